@@ -1,0 +1,19 @@
+// Custody events (seed 001 §6) the heartbeat records per Golem. Addresses and hashes only: never key
+// material, so events may go to logs, the store and the indexer.
+import type { Address, Hex } from 'viem'
+
+export type CustodyEvent =
+  | { type: 'DelegationGranted'; at: bigint; delegationHash: Hex; caveats: readonly string[]; expiresAt: bigint }
+  | { type: 'SessionKeyRotated'; at: bigint; oldAddress: Address; newAddress: Address; reason: string }
+  | { type: 'DelegationRevoked'; at: bigint; delegationHash: Hex; cause: 'owner' | 'expired' | 'exhausted' | 'terminal' }
+  | { type: 'DelegationExpiringWarning'; at: bigint; delegationHash: Hex; hoursRemaining: number }
+  | { type: 'BudgetWarning'; at: bigint; remainingPct: number; estimatedOperationsLeft: number }
+  | { type: 'PhaseChanged'; at: bigint; from: number; to: number; survivalScoreBps: number }
+  | { type: 'RunwayRedeemed'; at: bigint; amount: bigint; txHash: Hex; period: bigint }
+  | { type: 'DeathProtocolStarted'; at: bigint; trigger: string; vitality: number }
+  | { type: 'DeathCompleted'; at: bigint; delegationHash: Hex; cause: string }
+
+/** Warn once a delegation has under a day left (seed 002's `critical` horizon). */
+export const EXPIRING_WARNING_SECONDS = 86_400n
+/** Warn once less than 20 % of the period's runway is left. */
+export const BUDGET_WARNING_BPS = 2_000n

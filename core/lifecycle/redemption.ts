@@ -1,0 +1,45 @@
+// How much runway a tick redeems: the phase multiplier applied to the period amount, bounded by what
+// the on-chain period enforcer still allows. Pure; the tick reads the inputs in one multicall.
+import { BardoError } from '../errors.ts'
+import { Phase, phaseMultiplierBps, phaseName } from './phase.ts'
+
+export type RedemptionPlanInput = {
+  phase: Phase
+  /** The period allowance the owner granted (e.g. USDC per day, 6 decimals). */
+  periodAmount: bigint
+  /** What the period enforcer reports as still available this period (createCaveatEnforcerClient). */
+  availableAmount: bigint
+  /** Reserved by in-flight redemptions of this Golem that are not yet confirmed. */
+  reservedAmount?: bigint
+  /** Whether the owner disabled the delegation, or it expired / ran out of calls. */
+  revoked: boolean
+}
+
+export type RedemptionPlan =
+  | { action: 'redeem'; amount: bigint; multiplierBps: bigint }
+  | { action: 'skip'; reason: 'revoked' | 'exhausted' | 'nothing-to-redeem' }
+  | { action: 'revoke'; reason: 'terminal' }
+
+export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
+  for (const [field, value] of [['periodAmount', input.periodAmount], ['availableAmount', input.availableAmount], ['reservedAmount', input.reservedAmount ?? 0n]] as const) {
+    if (value < 0n) throw new BardoError('INVALID_REDEMPTION_INPUT', `${field}: must not be negative, got ${value}`)
+  }
+  if (input.revoked) return { action: 'skip', reason: 'revoked' }
+  if (input.phase === Phase.Terminal) return { action: 'revoke', reason: 'terminal' }
+  const multiplierBps = phaseMultiplierBps[input.phase]
+  const wanted = (input.periodAmount * multiplierBps) / 10_000n
+  const free = input.availableAmount - (input.reservedAmount ?? 0n)
+  if (free <= 0n) return { action: 'skip', reason: 'exhausted' }
+  // The enforcer's available amount already counts what this period redeemed, so bounding by it
+  // keeps a second tick in the same period from taking more than the multiplier allows in total.
+  const alreadyTaken = input.periodAmount - input.availableAmount
+  const amount = wanted - alreadyTaken < free ? wanted - alreadyTaken : free
+  if (amount <= 0n) return { action: 'skip', reason: 'nothing-to-redeem' }
+  return { action: 'redeem', amount, multiplierBps }
+}
+
+export function describePlan(plan: RedemptionPlan, phase: Phase): string {
+  if (plan.action === 'redeem') return `redeem ${plan.amount} at ${Number(plan.multiplierBps) / 100}% (${phaseName(phase)})`
+  if (plan.action === 'revoke') return 'terminal: revoke instead of redeeming'
+  return `skip: ${plan.reason}`
+}

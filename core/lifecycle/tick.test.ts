@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { decideTick, type GolemObservation } from './tick.ts'
+import { Phase } from './phase.ts'
+
+const DAY = 86_400n
+const obs = (over: Partial<GolemObservation> = {}, permission: Partial<GolemObservation['permission']> = {}): GolemObservation => ({
+  golemId: 'g1',
+  delegationHash: '0x01',
+  now: 1n * DAY,
+  onChainPhase: Phase.Thriving,
+  registered: true,
+  dreaming: false,
+  bornAt: 0n,
+  runwayEndsAt: 30n * DAY,
+  runwayTotalSeconds: 30n * DAY,
+  lastInsightAt: 0n,
+  vitalityParameters: { shockProbabilityPerDay: 0 },
+  known: { revokedReported: false, expiringWarned: false },
+  permission: {
+    now: over.now ?? 1n * DAY,
+    disabled: false,
+    expiresAt: 30n * DAY,
+    periodAmount: 100n,
+    periodDuration: DAY,
+    availableInPeriod: 100n,
+    currentPeriodStart: 1n * DAY,
+    ...permission,
+  },
+  ...over,
+})
+
+describe('decideTick', () => {
+  it('redeems the full period in Thriving and posts nothing when the phase holds', () => {
+    const d = decideTick(obs())
+    expect(d.phase).toEqual({ current: Phase.Thriving, next: Phase.Thriving, post: false })
+    expect(d.redemption).toEqual({ action: 'redeem', amount: 100n, multiplierBps: 10_000n })
+    expect(d.period).toBe(1n)
+    expect(d.die).toBe(false)
+    expect(d.health.health).toBe('healthy')
+  })
+
+  it('posts a forward phase change and redeems at the new phase multiplier', () => {
+    const d = decideTick(obs({ now: 20n * DAY }, { now: 20n * DAY, currentPeriodStart: 20n * DAY }))
+    expect(d.phase.post).toBe(true)
+    expect(d.phase.next).toBeGreaterThan(Phase.Thriving)
+    expect(d.events.map((e) => e.type)).toContain('PhaseChanged')
+  })
+
+  it('starts the death protocol in Terminal instead of redeeming', () => {
+    const d = decideTick(obs({ now: 30n * DAY, onChainPhase: Phase.Declining }, { now: 30n * DAY, currentPeriodStart: 30n * DAY, expiresAt: 31n * DAY }))
+    expect(d.phase.next).toBe(Phase.Terminal)
+    expect(d.die).toBe(true)
+    expect(d.redemption).toEqual({ action: 'revoke', reason: 'terminal' })
+    expect(d.events.map((e) => e.type)).toContain('DeathProtocolStarted')
+  })
+
+  it('stops redeeming and reports an owner revocation once', () => {
+    const d = decideTick(obs({}, { disabled: true, disabledAt: 5n }))
+    expect(d.redemption).toEqual({ action: 'skip', reason: 'revoked' })
+    expect(d.health.health).toBe('revoked')
+    expect(d.events).toContainEqual(expect.objectContaining({ type: 'DelegationRevoked', cause: 'owner' }))
+    const again = decideTick(obs({ known: { revokedReported: true, expiringWarned: false } }, { disabled: true }))
+    expect(again.events.filter((e) => e.type === 'DelegationRevoked')).toHaveLength(0)
+  })
+
+  it('does nothing while dreaming or once deregistered', () => {
+    expect(decideTick(obs({ dreaming: true })).redemption.action).toBe('skip')
+    const dead = decideTick(obs({ registered: false, onChainPhase: Phase.Terminal }))
+    expect(dead.phase.post).toBe(false)
+    expect(dead.die).toBe(false)
+    expect(dead.redemption.action).toBe('skip')
+  })
+
+  it('warns when the delegation expires within a day and when the budget runs low', () => {
+    const d = decideTick(obs({ now: 29n * DAY + 3_600n }, { now: 29n * DAY + 3_600n, availableInPeriod: 10n, currentPeriodStart: 29n * DAY }))
+    const types = d.events.map((e) => e.type)
+    expect(types).toContain('DelegationExpiringWarning')
+    expect(types).toContain('BudgetWarning')
+  })
+})

@@ -1,0 +1,80 @@
+// `npm test`: builds the contract artifacts, typechecks, runs the Foundry suites (unit, fuzz,
+// invariant) and the vitest suites (unit, anvil, dynalite, indexer, API, end to end), then prints one
+// plain line `N passed, N failed` covering every suite it ran.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+process.env.DO_NOT_TRACK = '1'
+process.env.PONDER_TELEMETRY_DISABLED = 'true'
+
+type Counts = { passed: number; failed: number; skipped: number }
+
+function run(cmd: string, args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env })
+    let output = ''
+    const forward = (stream: NodeJS.WriteStream) => (d: Buffer) => {
+      output += d.toString()
+      stream.write(d)
+    }
+    child.stdout.on('data', forward(process.stdout))
+    child.stderr.on('data', forward(process.stderr))
+    child.on('close', (code) => resolve({ code: code ?? 1, output }))
+  })
+}
+
+async function step(name: string, cmd: string, args: string[]): Promise<Counts> {
+  process.stdout.write(`\n=== ${name} ===\n`)
+  const { code } = await run(cmd, args)
+  return code === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }
+}
+
+async function forge(): Promise<Counts> {
+  process.stdout.write('\n=== Foundry: unit, fuzz and invariant tests ===\n')
+  const { code, output } = await run('node_modules/@foundry-rs/forge-linux-amd64/bin/forge', ['test'])
+  const m = /(\d+) tests passed, (\d+) failed, (\d+) skipped/.exec(output)
+  if (!m) return { passed: 0, failed: 1, skipped: 0 }
+  const counts = { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3]) }
+  if (code !== 0 && counts.failed === 0) counts.failed = 1
+  return counts
+}
+
+async function vitest(filters: string[]): Promise<Counts> {
+  process.stdout.write('\n=== vitest: TypeScript suites ===\n')
+  const dir = mkdtempSync(join(tmpdir(), 'bardo-vitest-'))
+  const report = join(dir, 'report.json')
+  const { code } = await run('node_modules/.bin/vitest', [
+    'run', ...filters, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`,
+  ])
+  try {
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number
+      numFailedTestSuites: number
+    }
+    const counts = {
+      passed: json.numPassedTests,
+      failed: json.numFailedTests + json.numFailedTestSuites,
+      skipped: json.numPendingTests + json.numTodoTests,
+    }
+    if (code !== 0 && counts.failed === 0) counts.failed = 1
+    return counts
+  } catch {
+    return { passed: 0, failed: 1, skipped: 0 }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const filters = process.argv.slice(2)
+const results: Counts[] = []
+results.push(await step('contracts: build TypeScript artifacts', 'node_modules/.bin/tsx', ['contracts/build.ts']))
+if (filters.length === 0) {
+  results.push(await step('typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', '.']))
+  results.push(await forge())
+}
+results.push(await vitest(filters))
+const total = results.reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }))
+process.stdout.write(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped\n`)
+process.exit(total.failed > 0 ? 1 : 0)

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['core/**/*.test.ts', 'functions/**/*.test.ts', 'indexer/**/*.test.ts', 'local/**/*.test.ts', 'test/**/*.test.ts', 'stacks/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // Suites start their own anvil, dynalite and indexer processes; two cores, so run files in a small pool.
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    env: { DO_NOT_TRACK: '1', PONDER_TELEMETRY_DISABLED: 'true' },
+  },
+})
