@@ -1,0 +1,16 @@
+/**
+ * Base class for every error this project throws on purpose.
+ * `code` is stable (APIs and logs key on it); `details` is structured data for code and must never
+ * carry key material. The message names the field and the rule that was broken.
+ */
+export class BardoError extends Error {
+  readonly code: string
+  readonly details?: Record<string, unknown>
+
+  constructor(code: string, message: string, options?: { details?: Record<string, unknown>; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.name = new.target.name
+    this.code = code
+    if (options?.details !== undefined) this.details = options.details
+  }
+}

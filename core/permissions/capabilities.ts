@@ -1,0 +1,168 @@
+import { parseStrategyDocument } from './strategyDocument.ts'
+
+/** What a Golem's strategy may do on-chain; each one maps to protocols in the registry (seed 000 S9). */
+export const CAPABILITIES = [
+  'Swap',
+  'ProvideLiquidity',
+  'VaultManagement',
+  'Bridge',
+  'SpawnReplicants',
+  'LimitOrders',
+] as const
+export type Capability = (typeof CAPABILITIES)[number]
+
+/**
+ * The only surface forms that grant a capability from prose. A form is one token or a phrase of tokens
+ * separated by spaces. Tokens are whole words: hyphens and apostrophes join a word ("trade-off" and
+ * "lp-token" are single tokens and match nothing). Forms are the spec's words (S9) plus their present
+ * inflections; past tenses ("swapped", "bridged") describe history, not intent, and do not grant.
+ */
+export const CAPABILITY_LEXICON: Record<Capability, readonly string[]> = {
+  Swap: [
+    'swap', 'swaps', 'swapping', 'trade', 'trades', 'trading', 'dca', 'dcas', 'dca-ing', 'dcaing',
+    'dollar-cost averaging', 'dollar cost averaging', 'dollar-cost average', 'dollar cost average',
+  ],
+  ProvideLiquidity: ['liquidity', 'lp', 'lps', 'lping', "lp'ing", 'lp-ing', 'pool', 'pools'],
+  VaultManagement: ['vault', 'vaults', 'deposit', 'deposits', 'depositing', 'yield', 'yields'],
+  Bridge: ['bridge', 'bridges', 'bridging', 'cross-chain', 'crosschain', 'cross chain'],
+  SpawnReplicants: [
+    'replicant', 'replicants', 'sub-agent', 'sub-agents', 'subagent', 'subagents', 'sub agent', 'sub agents',
+  ],
+  LimitOrders: ['limit order', 'limit orders', 'limit-order', 'limit-orders', 'uniswapx'],
+}
+
+/** Words that make every capability mention in their clause a refusal ("never bridge", "vaults are forbidden"). */
+export const NEGATORS: ReadonlySet<string> = new Set([
+  'never', 'not', 'no', 'nor', 'neither', 'none', 'without', "don't", 'dont', "doesn't", 'doesnt', "didn't",
+  "won't", 'wont', 'cannot', "can't", 'cant', "mustn't", 'mustnt', "shouldn't", 'shouldnt', "isn't", "aren't",
+  'avoid', 'avoids', 'avoiding', 'forbid', 'forbids', 'forbidden', 'prohibit', 'prohibits', 'prohibited',
+  'disallow', 'disallowed', 'ban', 'bans', 'banned', 'exclude', 'excludes', 'excluded', 'excluding', 'refrain',
+])
+
+/** "no more than", "never exceed", "not only", "no matter": comparisons, not refusals. */
+const NEGATION_EXCEPTIONS: ReadonlySet<string> = new Set([
+  'more', 'less', 'fewer', 'later', 'earlier', 'longer', 'greater', 'higher', 'lower', 'exceed', 'exceeds',
+  'exceeding', 'above', 'below', 'over', 'under', 'only', 'matter',
+])
+
+/** Words that end a negation's clause: "never bridge but swap daily" grants Swap. */
+const CLAUSE_BREAKS: ReadonlySet<string> = new Set(['but', 'however', 'except', 'instead', 'whereas'])
+
+// A word is a run of letters, digits, marks, invisible format characters and underscores, joined by
+// internal hyphens or apostrophes. Marks and format characters stay inside the word on purpose: "he\u200Blp"
+// is one token, never "he" + "lp".
+const WORD = /[\p{L}\p{N}\p{M}\p{Cf}_]+(?:['-][\p{L}\p{N}\p{M}\p{Cf}_]+)*/gu
+
+export function tokenize(text: string): string[] {
+  return (text.toLowerCase().replace(/[\u2019\u02bc]/g, "'").match(WORD) ?? []) as string[]
+}
+
+export type CapabilityMention = { capability: Capability; form: string; line: number; negated: boolean }
+
+export type ProseAnalysis = {
+  /** Mentioned in at least one clause without a negator, and never negated anywhere. */
+  granted: Set<Capability>
+  /** Mentioned inside a negated clause somewhere (negation wins over any positive mention). */
+  negated: Set<Capability>
+  /** Both asked for and refused: refused (negation wins), and worth telling the owner. */
+  conflicted: Set<Capability>
+  mentions: CapabilityMention[]
+  /** Lookalike words that were not matched. */
+  warnings: string[]
+}
+
+const FORMS: { capability: Capability; form: string; tokens: string[] }[] = CAPABILITIES.flatMap((capability) =>
+  CAPABILITY_LEXICON[capability].map((form) => ({ capability, form, tokens: form.split(' ') })),
+).sort((a, b) => b.tokens.length - a.tokens.length)
+
+function clauseHasNegator(tokens: readonly string[]): boolean {
+  return tokens.some((t, i) => NEGATORS.has(t) && !NEGATION_EXCEPTIONS.has(tokens[i + 1] ?? ''))
+}
+
+function splitClauses(line: string): string[][] {
+  const clauses: string[][] = []
+  for (const sentence of line.split(/[.!?;]+(?=\s|$)/)) {
+    let current: string[] = []
+    for (const token of tokenize(sentence)) {
+      if (CLAUSE_BREAKS.has(token)) {
+        clauses.push(current)
+        current = []
+      } else current.push(token)
+    }
+    clauses.push(current)
+  }
+  return clauses
+}
+
+function findMentions(tokens: readonly string[]): { capability: Capability; form: string }[] {
+  const found: { capability: Capability; form: string }[] = []
+  for (let i = 0; i < tokens.length; i++) {
+    const hit = FORMS.find((f) => f.tokens.every((t, k) => tokens[i + k] === t))
+    if (hit !== undefined) {
+      found.push({ capability: hit.capability, form: hit.form })
+      i += hit.tokens.length - 1
+    }
+  }
+  return found
+}
+
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/
+
+/**
+ * Reads prose (front matter, code, comments and URLs already removed) clause by clause. A clause with a
+ * negator refuses every capability it mentions; a line like "Forbidden:" with a negator carries the refusal
+ * into the list items under it. One refusal anywhere beats any number of positive mentions: the worst a
+ * wrong refusal can do is deny service, a wrong grant could cost the owner money.
+ */
+export function analyzeProse(prose: string): ProseAnalysis {
+  const mentions: CapabilityMention[] = []
+  const warnings: string[] = []
+  let negatedList = false
+  prose.split('\n').forEach((line, index) => {
+    const isItem = LIST_ITEM.test(line)
+    if (line.trim() !== '' && !isItem) negatedList = false
+    for (const clause of splitClauses(line)) {
+      const negated = (isItem && negatedList) || clauseHasNegator(clause)
+      for (const m of findMentions(clause)) mentions.push({ ...m, line: index + 1, negated })
+    }
+    if (!isItem && /:\s*$/.test(line) && clauseHasNegator(tokenize(line))) negatedList = true
+    for (const token of tokenize(line)) {
+      const lookalike = lookalikeOf(token)
+      if (lookalike !== undefined) {
+        warnings.push(`line ${index + 1}: "${token}" looks like "${lookalike}" but contains non-ASCII or invisible characters; ignored`)
+      }
+    }
+  })
+  const negated = new Set(mentions.filter((m) => m.negated).map((m) => m.capability))
+  const granted = new Set(mentions.filter((m) => !m.negated && !negated.has(m.capability)).map((m) => m.capability))
+  const conflicted = new Set(mentions.filter((m) => !m.negated && negated.has(m.capability)).map((m) => m.capability))
+  return { granted, negated, conflicted, mentions, warnings }
+}
+
+// A small confusables fold (Cyrillic and Greek letters that render like Latin ones, plus NFKC for
+// full-width forms) used only to warn; matching itself never folds.
+const CONFUSABLES: Record<string, string> = {
+  'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'ѕ': 's', 'і': 'i', 'ԁ': 'd', 'у': 'y', 'х': 'x', 'ԝ': 'w',
+  'ӏ': 'l', 'ο': 'o', 'α': 'a', 'ν': 'v', 'ρ': 'p', 'ι': 'i', 'ɩ': 'l',
+}
+const ALL_FORMS: ReadonlySet<string> = new Set(FORMS.filter((f) => f.tokens.length === 1).map((f) => f.form))
+
+function lookalikeOf(token: string): string | undefined {
+  if (/^[\x00-\x7f]*$/.test(token)) return undefined
+  const folded = [...token.normalize('NFKC')]
+    .map((ch) => CONFUSABLES[ch] ?? ch)
+    .join('')
+    .replace(/[\p{M}\p{Cf}]/gu, '')
+  return folded !== token && ALL_FORMS.has(folded) ? folded : undefined
+}
+
+/**
+ * The capabilities a STRATEGY.md asks for. Front matter `capabilities:` is authoritative when present
+ * (prose cannot widen it); otherwise whole words in prose outside code, comments and URLs, minus any
+ * capability the prose refuses. Throws StrategyCompileError on malformed front matter.
+ */
+export function detectCapabilities(text: string): Set<Capability> {
+  const doc = parseStrategyDocument(text)
+  if (doc.frontMatter.capabilities !== undefined) return new Set(doc.frontMatter.capabilities)
+  return analyzeProse(doc.prose).granted
+}

@@ -1,0 +1,214 @@
+import { getAddress, isAddress, zeroAddress, type Address, type Hex } from 'viem'
+import { formatUsdc, parseBudget, USDC_UNIT } from './budget.ts'
+import { analyzeProse, CAPABILITIES, type Capability } from './capabilities.ts'
+import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
+import { SUPPORTED_CHAIN_IDS, type ContractCall, type ProtocolRegistry, type TokenApproval } from './protocolRegistry.ts'
+import { parseStrategyDocument } from './strategyDocument.ts'
+
+export const PERIOD_SECONDS = 86_400
+/** Seed 000 S9: every Golem gets 0.05 ETH/day for gas. */
+export const DAILY_GAS_CAP_WEI = 50_000_000_000_000_000n
+/** Seed 000 S9 caps, USDC base units per day. */
+export const BASE_DAILY_CAP = 100n * USDC_UNIT
+export const VAULT_DAILY_CAP = 1_000n * USDC_UNIT
+export const LP_DAILY_CAP = 500n * USDC_UNIT
+export const BRIDGE_DAILY_EXTRA = 200n * USDC_UNIT
+/** Seed 002 metamask_request_runway: above these an explicit owner override is required. */
+export const GUARDRAIL_MAX_RUNWAY_DAYS = 90
+export const GUARDRAIL_MAX_DAILY_CAP = 100n * USDC_UNIT
+/** Seed 002: "default to 7-day windows". */
+export const DEFAULT_RUNWAY_DAYS = 7
+/** Hard ceiling, override or not: ten years, the longest period the 7715 types accept. */
+export const MAX_RUNWAY_DAYS = 3_650
+export const MAX_STRATEGY_CHARS = 65_536
+
+export type CompileStrategyParameters = {
+  text: string
+  chainId: number
+  owner: Address
+  sessionKey: Address
+  /** From provisioning; must agree with front matter `runway_days` when both are given. */
+  runwayDays?: number
+  /** Unix seconds; the permission starts here and expires runwayDays later. */
+  now: number
+  registry: ProtocolRegistry
+}
+
+export type PermissionPlan = {
+  readonly chainId: number
+  readonly owner: Address
+  readonly sessionKey: Address
+  /** In CAPABILITIES order. */
+  readonly capabilities: readonly Capability[]
+  readonly usdc: Address
+  /** USDC base units (6 decimals) per period. */
+  readonly dailyUsdcCap: bigint
+  readonly budgetSource: 'explicit' | 'capabilities'
+  /** Wei per period. */
+  readonly dailyGasCap: bigint
+  /** Union of call targets (AllowedTargets), sorted. */
+  readonly targets: readonly Address[]
+  /** Union of selectors (AllowedMethods), sorted. */
+  readonly selectors: readonly Hex[]
+  /** The finer map target -> selectors, for enforcers that can bind pairs. */
+  readonly calls: readonly { readonly target: Address; readonly selectors: readonly Hex[] }[]
+  /** approve() spenders per token: a caller should pin them (AllowedCalldata) since AllowedMethods cannot. */
+  readonly approvals: readonly TokenApproval[]
+  readonly startTime: number
+  readonly expiry: number
+  readonly runwayDays: number
+  readonly period: typeof PERIOD_SECONDS
+  readonly override: boolean
+  readonly warnings: readonly string[]
+}
+
+/** Seed 000 S9's estimate_daily_spend, without the explicit budget (that is applied by the caller). */
+export function capabilityDailyCap(capabilities: ReadonlySet<Capability>): bigint {
+  let cap = BASE_DAILY_CAP
+  if (capabilities.has('VaultManagement')) cap = cap > VAULT_DAILY_CAP ? cap : VAULT_DAILY_CAP
+  if (capabilities.has('ProvideLiquidity')) cap = cap > LP_DAILY_CAP ? cap : LP_DAILY_CAP
+  if (capabilities.has('Bridge')) cap += BRIDGE_DAILY_EXTRA
+  return cap
+}
+
+function checkParty(field: string, value: unknown): Address {
+  if (typeof value !== 'string' || !isAddress(value) || value.toLowerCase() === zeroAddress) {
+    throw new StrategyCompileError(field, `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`)
+  }
+  return getAddress(value)
+}
+
+function checkInputs(p: CompileStrategyParameters): { owner: Address; sessionKey: Address } {
+  if (typeof p.text !== 'string' || p.text.trim() === '') throw new StrategyCompileError('text', 'must be a non-empty strategy')
+  if (p.text.length > MAX_STRATEGY_CHARS) throw new StrategyCompileError('text', `must be at most ${MAX_STRATEGY_CHARS} characters, got ${p.text.length}`)
+  if (!Number.isSafeInteger(p.chainId) || !SUPPORTED_CHAIN_IDS.includes(p.chainId)) {
+    throw new StrategyCompileError('chainId', `unknown chain ${String(p.chainId)}; supported: ${SUPPORTED_CHAIN_IDS.join(', ')}`)
+  }
+  if (p.registry?.chainId !== p.chainId) {
+    throw new StrategyCompileError('registry', `is for chain ${String(p.registry?.chainId)}, not ${p.chainId}`)
+  }
+  if (!Number.isSafeInteger(p.now) || p.now <= 0) throw new StrategyCompileError('now', `must be positive unix seconds, got ${String(p.now)}`)
+  const owner = checkParty('owner', p.owner)
+  const sessionKey = checkParty('sessionKey', p.sessionKey)
+  if (owner === sessionKey) throw new StrategyCompileError('sessionKey', 'must differ from owner')
+  return { owner, sessionKey }
+}
+
+function resolveRunwayDays(param: number | undefined, declared: number | undefined): number {
+  if (param !== undefined && (!Number.isSafeInteger(param) || param <= 0)) {
+    throw new StrategyCompileError('runwayDays', `must be a positive whole number of days, got ${String(param)}`)
+  }
+  if (param !== undefined && declared !== undefined && param !== declared) {
+    throw new StrategyCompileError('runwayDays', `caller asks ${param} days but front matter runway_days says ${declared}; they must agree`)
+  }
+  const days = param ?? declared ?? DEFAULT_RUNWAY_DAYS
+  if (days <= 0) throw new StrategyCompileError('runway_days', `must be at least 1 day, got ${days}`)
+  if (days > MAX_RUNWAY_DAYS) throw new StrategyCompileError('runwayDays', `${days} days is above the hard ceiling of ${MAX_RUNWAY_DAYS}`)
+  return days
+}
+
+function mergeCalls(calls: readonly ContractCall[]): { target: Address; selectors: Hex[] }[] {
+  const byTarget = new Map<string, { target: Address; selectors: Set<Hex> }>()
+  for (const call of calls) {
+    const entry = byTarget.get(call.target.toLowerCase()) ?? { target: getAddress(call.target), selectors: new Set<Hex>() }
+    for (const s of call.selectors) entry.selectors.add(s.toLowerCase() as Hex)
+    byTarget.set(call.target.toLowerCase(), entry)
+  }
+  return [...byTarget.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, e]) => ({ target: e.target, selectors: [...e.selectors].sort() }))
+}
+
+/**
+ * STRATEGY.md -> the minimal permission plan (seed 000 S9 with errata 7, seed 002's guardrail).
+ * Pure: the clock comes in as `now`, the chain as `registry`. Throws StrategyCompileError for bad input
+ * and StrategyGuardrailError when the plan needs an owner override it does not have.
+ */
+export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
+  const { owner, sessionKey } = checkInputs(p)
+  const doc = parseStrategyDocument(p.text)
+  const warnings = [...doc.warnings]
+  if (doc.hiddenBudgets.length > 0) {
+    throw new StrategyCompileError('budget', 'declared inside code, a comment or a URL; write it in front matter or as a prose line "budget: $X/day"')
+  }
+
+  const prose = analyzeProse(doc.prose)
+  warnings.push(...prose.warnings)
+  let capabilities: Set<Capability>
+  if (doc.frontMatter.capabilities !== undefined) {
+    capabilities = new Set(doc.frontMatter.capabilities)
+    for (const c of prose.granted) if (!capabilities.has(c)) warnings.push(`text mentions ${c} but front matter capabilities are authoritative; not granted`)
+    for (const c of prose.negated) if (capabilities.has(c)) warnings.push(`text refuses ${c} but front matter declares it; front matter wins`)
+  } else {
+    capabilities = prose.granted
+    for (const c of CAPABILITIES) {
+      if (prose.conflicted.has(c)) warnings.push(`text both asks for and refuses ${c}; the refusal wins and ${c} is not granted`)
+      else if (prose.negated.has(c)) warnings.push(`text refuses ${c}; not granted`)
+    }
+  }
+
+  const declarations = [
+    ...(doc.frontMatter.budget === undefined ? [] : [{ raw: doc.frontMatter.budget, where: 'front matter' }]),
+    ...doc.inlineBudgets,
+  ].map((d) => ({ ...d, units: parseBudget(d.raw) }))
+  const distinct = [...new Set(declarations.map((d) => d.units))]
+  if (distinct.length > 1) {
+    throw new StrategyCompileError('budget', `declared ${declarations.length} times with different values (${declarations.map((d) => `${formatUsdc(d.units)} in ${d.where}`).join(', ')}); declare it once`)
+  }
+  const explicit = distinct[0]
+  const dailyUsdcCap = explicit ?? capabilityDailyCap(capabilities)
+  const runwayDays = resolveRunwayDays(p.runwayDays, doc.frontMatter.runwayDays)
+  const override = doc.frontMatter.override === true
+
+  const calls: ContractCall[] = [...p.registry.runway]
+  const approvals: TokenApproval[] = []
+  const ordered = CAPABILITIES.filter((c) => capabilities.has(c))
+  for (const c of ordered) {
+    const served = p.registry.capabilities[c]
+    if (served === undefined) {
+      throw new StrategyCompileError('capabilities', `${c} is not available on chain ${p.chainId} (${p.registry.name}): its protocol registry has no contract for it`)
+    }
+    calls.push(...served.calls)
+    for (const a of served.approvals) {
+      if (!approvals.some((x) => x.token === a.token && x.spender === a.spender)) approvals.push(a)
+    }
+  }
+  const violations: { field: string; rule: string }[] = []
+  if (dailyUsdcCap > GUARDRAIL_MAX_DAILY_CAP) {
+    violations.push({ field: 'dailyUsdcCap', rule: `${formatUsdc(dailyUsdcCap)} USDC/day is over the ${formatUsdc(GUARDRAIL_MAX_DAILY_CAP)} USDC/day runway guardrail` })
+  }
+  if (runwayDays > GUARDRAIL_MAX_RUNWAY_DAYS) {
+    violations.push({ field: 'runwayDays', rule: `${runwayDays} days is over the ${GUARDRAIL_MAX_RUNWAY_DAYS}-day runway guardrail` })
+  }
+  const first = violations[0]
+  if (first !== undefined && !override) {
+    throw new StrategyGuardrailError(first.field, `${first.rule}; the owner must set "override: true" in front matter`, {
+      violations,
+      dailyUsdcCap: dailyUsdcCap.toString(),
+      runwayDays,
+    })
+  }
+  if (override && first === undefined) warnings.push('override: true is set but nothing needs it')
+
+  const merged = mergeCalls(calls)
+  return {
+    chainId: p.chainId,
+    owner,
+    sessionKey,
+    capabilities: ordered,
+    usdc: getAddress(p.registry.usdc),
+    dailyUsdcCap,
+    budgetSource: explicit === undefined ? 'capabilities' : 'explicit',
+    dailyGasCap: DAILY_GAS_CAP_WEI,
+    targets: merged.map((c) => c.target),
+    selectors: [...new Set(merged.flatMap((c) => c.selectors))].sort(),
+    calls: merged,
+    approvals,
+    startTime: p.now,
+    expiry: p.now + runwayDays * PERIOD_SECONDS,
+    runwayDays,
+    period: PERIOD_SECONDS,
+    override,
+    warnings,
+  }
+}

@@ -1,0 +1,33 @@
+// Public surface of the strategy compiler (see docs/strategy-compiler.md).
+export { CAPABILITIES, CAPABILITY_LEXICON, detectCapabilities, type Capability } from './capabilities.ts'
+export { formatUsdc, parseBudget, MAX_DAILY_BUDGET_USDC, USDC_DECIMALS } from './budget.ts'
+export {
+  capabilityDailyCap,
+  compileStrategy,
+  DAILY_GAS_CAP_WEI,
+  DEFAULT_RUNWAY_DAYS,
+  GUARDRAIL_MAX_DAILY_CAP,
+  GUARDRAIL_MAX_RUNWAY_DAYS,
+  PERIOD_SECONDS,
+  type CompileStrategyParameters,
+  type PermissionPlan,
+} from './compileStrategy.ts'
+export {
+  parseErc7715Request,
+  runwayRequestsSchema,
+  runwayTermsFromErc7715Request,
+  toErc7715Request,
+  toKitPermissionRequests,
+  type RunwayPermissionRequests,
+  type RunwayTerms,
+} from './erc7715.ts'
+export { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
+export {
+  localRegistry,
+  publicRegistry,
+  PUBLIC_ADDRESSES,
+  SUPPORTED_CHAIN_IDS,
+  type LocalAssetAddresses,
+  type ProtocolRegistry,
+} from './protocolRegistry.ts'
+export { SELECTORS } from './selectors.ts'

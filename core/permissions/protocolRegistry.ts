@@ -1,0 +1,182 @@
+import { getAddress, isAddress, zeroAddress, type Address, type Hex } from 'viem'
+import type { Capability } from './capabilities.ts'
+import { StrategyCompileError } from './errors.ts'
+import { SELECTORS } from './selectors.ts'
+
+/** One contract the Golem may call and the functions it may call on it. */
+export type ContractCall = { readonly name: string; readonly target: Address; readonly selectors: readonly Hex[] }
+/** An ERC-20 approval a capability needs: `token.approve(spender, ...)`; spender is pinned for callers that can. */
+export type TokenApproval = { readonly token: Address; readonly spender: Address }
+export type CapabilityProtocols = { readonly calls: readonly ContractCall[]; readonly approvals: readonly TokenApproval[] }
+
+export type ProtocolRegistry = {
+  readonly chainId: number
+  readonly name: string
+  /** The runway token: the 7715 erc20-token-periodic permission and the runway transfer are in it. */
+  readonly usdc: Address
+  readonly weth: Address
+  readonly priceFeed?: Address
+  /** Every call the runway itself needs, whatever the strategy. */
+  readonly runway: readonly ContractCall[]
+  /** A capability missing here cannot be served on this chain: compiling a strategy that asks for it fails. */
+  readonly capabilities: Partial<Record<Capability, CapabilityProtocols>>
+}
+
+export const BASE_CHAIN_ID = 8453
+export const BASE_SEPOLIA_CHAIN_ID = 84532
+export const LOCAL_CHAIN_ID = 31337
+export const SUPPORTED_CHAIN_IDS: readonly number[] = [BASE_CHAIN_ID, BASE_SEPOLIA_CHAIN_ID, LOCAL_CHAIN_ID]
+
+/**
+ * Public deployments, each checked against a published source (docs/strategy-compiler.md has the table).
+ * Bridge is Circle CCTP V2: USDC is the runway token, and CCTP burns and mints native USDC with no pool
+ * or third-party liquidity in between.
+ */
+export const PUBLIC_ADDRESSES = {
+  [BASE_CHAIN_ID]: {
+    name: 'Base',
+    usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    weth: '0x4200000000000000000000000000000000000006',
+    swapRouter02: '0x2626664c2603336E57B271c5C0b26F421741e481',
+    positionManager: '0x03a520b32C04BF3bEEf7BEb72E919cf822Ed34f1',
+    cctpTokenMessengerV2: '0x28b5a0e9C621a5BadaA536219b3a228C8168cf5d',
+  },
+  [BASE_SEPOLIA_CHAIN_ID]: {
+    name: 'Base Sepolia',
+    usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    weth: '0x4200000000000000000000000000000000000006',
+    swapRouter02: '0x94cC0AaC535CCDB3C01d6787D6413C739ae12bc4',
+    positionManager: '0x27F971cb582BF9E50F397e4d29a5C7A34f11faA2',
+    cctpTokenMessengerV2: '0x8FE6B999Dc680CcFDD5Bf7EB0974218be2542DAA',
+  },
+} as const satisfies Record<number, Record<string, string>>
+
+const erc20 = (name: string, token: Address, selectors: readonly Hex[]): ContractCall => ({ name, target: token, selectors })
+
+/** Calls for a capability: the protocol's own functions plus `approve` on every token it must pull. */
+function protocols(calls: ContractCall[], approvals: TokenApproval[]): CapabilityProtocols {
+  const approveCalls = approvals.map((a) => erc20(`approve ${a.token} for ${a.spender}`, a.token, [SELECTORS.erc20Approve]))
+  return { calls: [...approveCalls, ...calls], approvals }
+}
+
+function swap(usdc: Address, weth: Address, router: Address): CapabilityProtocols {
+  return protocols(
+    [{ name: 'Uniswap SwapRouter02', target: router, selectors: [SELECTORS.exactInputSingle, SELECTORS.exactInput] }],
+    [{ token: usdc, spender: router }, { token: weth, spender: router }],
+  )
+}
+
+function liquidity(usdc: Address, weth: Address, manager: Address): CapabilityProtocols {
+  return protocols(
+    [{
+      name: 'Uniswap V3 NonfungiblePositionManager',
+      target: manager,
+      selectors: [SELECTORS.positionMint, SELECTORS.increaseLiquidity, SELECTORS.decreaseLiquidity, SELECTORS.collect],
+    }],
+    [{ token: usdc, spender: manager }, { token: weth, spender: manager }],
+  )
+}
+
+function vaults(usdc: Address, addresses: readonly Address[]): CapabilityProtocols {
+  return protocols(
+    addresses.map((vault) => ({
+      name: 'ERC-4626 vault',
+      target: vault,
+      selectors: [SELECTORS.vaultDeposit, SELECTORS.vaultWithdraw, SELECTORS.vaultRedeem, SELECTORS.vaultMint],
+    })),
+    addresses.map((vault) => ({ token: usdc, spender: vault })),
+  )
+}
+
+function bridge(usdc: Address, messenger: Address): CapabilityProtocols {
+  return protocols(
+    [{ name: 'Circle CCTP V2 TokenMessengerV2', target: messenger, selectors: [SELECTORS.cctpDepositForBurn] }],
+    [{ token: usdc, spender: messenger }],
+  )
+}
+
+/** Replicants are sub-delegations signed off-chain; they add no call target (their budget is a caveat). */
+const REPLICANTS: CapabilityProtocols = { calls: [], approvals: [] }
+
+function checkAddress(field: string, value: unknown): Address {
+  if (typeof value !== 'string' || !isAddress(value) || value.toLowerCase() === zeroAddress) {
+    throw new StrategyCompileError(field, `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`)
+  }
+  return getAddress(value)
+}
+
+export type PublicRegistryOptions = {
+  /**
+   * ERC-4626 vaults the owner allows. No vault is canonical on Base, so VaultManagement is served only
+   * when the owner names the vaults; without them a vault strategy fails to compile.
+   */
+  vaults?: readonly Address[]
+}
+
+/** The registry for Base (8453) or Base Sepolia (84532). */
+export function publicRegistry(chainId: number, options: PublicRegistryOptions = {}): ProtocolRegistry {
+  if (chainId !== BASE_CHAIN_ID && chainId !== BASE_SEPOLIA_CHAIN_ID) {
+    throw new StrategyCompileError('chainId', `no public registry for chain ${chainId}; supported: ${BASE_CHAIN_ID}, ${BASE_SEPOLIA_CHAIN_ID}`)
+  }
+  const a = PUBLIC_ADDRESSES[chainId]
+  const vaultList = (options.vaults ?? []).map((v, i) => checkAddress(`vaults[${i}]`, v))
+  return {
+    chainId,
+    name: a.name,
+    usdc: a.usdc,
+    weth: a.weth,
+    runway: [erc20('USDC runway transfer', a.usdc, [SELECTORS.erc20Transfer])],
+    capabilities: {
+      Swap: swap(a.usdc, a.weth, a.swapRouter02),
+      ProvideLiquidity: liquidity(a.usdc, a.weth, a.positionManager),
+      ...(vaultList.length > 0 ? { VaultManagement: vaults(a.usdc, vaultList) } : {}),
+      Bridge: bridge(a.usdc, a.cctpTokenMessengerV2),
+      SpawnReplicants: REPLICANTS,
+      // LimitOrders is absent on purpose: UniswapX orders are Permit2 signatures by the swapper, and a
+      // delegation lets the Golem execute calls from the owner's account, not sign (ERC-1271) for it.
+    },
+  }
+}
+
+/** What the local devnet deployed (contracts/src/test-assets). */
+export type LocalAssetAddresses = {
+  usdc: Address
+  /** WETH-like token paired with USDC in the local router. */
+  weth: Address
+  /** Uniswap-style router exposing SwapRouter02's exactInputSingle/exactInput selectors. */
+  router: Address
+  /** ERC-4626 vault over the local USDC. */
+  vault: Address
+  /** Read-only (never a call target); optional because the devnet deploys one feed per token. */
+  priceFeed?: Address
+  /** Optional: a NonfungiblePositionManager-shaped contract, if the devnet deploys one. */
+  positionManager?: Address
+  /** Optional: a CCTP TokenMessengerV2-shaped contract, if the devnet deploys one. */
+  bridge?: Address
+}
+
+/** The registry for the local chain (31337), built at runtime from the deployed addresses. */
+export function localRegistry(addresses: LocalAssetAddresses): ProtocolRegistry {
+  const usdc = checkAddress('addresses.usdc', addresses.usdc)
+  const weth = checkAddress('addresses.weth', addresses.weth)
+  const router = checkAddress('addresses.router', addresses.router)
+  const vault = checkAddress('addresses.vault', addresses.vault)
+  const priceFeed = addresses.priceFeed === undefined ? undefined : checkAddress('addresses.priceFeed', addresses.priceFeed)
+  const manager = addresses.positionManager === undefined ? undefined : checkAddress('addresses.positionManager', addresses.positionManager)
+  const messenger = addresses.bridge === undefined ? undefined : checkAddress('addresses.bridge', addresses.bridge)
+  return {
+    chainId: LOCAL_CHAIN_ID,
+    name: 'Local devnet',
+    usdc,
+    weth,
+    ...(priceFeed === undefined ? {} : { priceFeed }),
+    runway: [erc20('USDC runway transfer', usdc, [SELECTORS.erc20Transfer])],
+    capabilities: {
+      Swap: swap(usdc, weth, router),
+      VaultManagement: vaults(usdc, [vault]),
+      ...(manager === undefined ? {} : { ProvideLiquidity: liquidity(usdc, weth, manager) }),
+      ...(messenger === undefined ? {} : { Bridge: bridge(usdc, messenger) }),
+      SpawnReplicants: REPLICANTS,
+    },
+  }
+}
