@@ -2,6 +2,10 @@
  * Base class for every error this project throws on purpose.
  * `code` is stable (APIs and logs key on it); `details` is structured data for code and must never
  * carry key material. The message names the field and the rule that was broken.
+ *
+ * Interop note: viem treats `err.details` of an error thrown inside a viem account callback
+ * (signTransaction, signTypedData) as a string and calls .toLowerCase() on it; an error that can be
+ * thrown there must leave `details` unset and carry its data in named fields instead.
  */
 export class BardoError extends Error {
   readonly code: string

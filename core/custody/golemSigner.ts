@@ -1,0 +1,116 @@
+import type { Delegation } from '@metamask/smart-accounts-kit'
+import { SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
+import { hashTypedData, keccak256, type Address, type Hash, type Hex, type LocalAccount, type TransactionSerializable, type TypedDataDefinition } from 'viem'
+import { toAccount } from 'viem/accounts'
+import { SignerPolicyError } from './errors.ts'
+import {
+  assertPolicyConfig,
+  checkDelegationTypedData,
+  classifyTransaction,
+  type SignerPolicyConfig,
+  type SigningPurpose,
+  type TransactionPurpose,
+} from './policy.ts'
+import type { RawSigner, RawSignerKind, SignTransactionOptions } from './rawSigner.ts'
+import { redact } from './redact.ts'
+
+/** Told about every signature a GolemSigner produces (a SessionKey counts and budgets them). */
+export interface OperationRecorder {
+  assertUsable(): void
+  recordOperation(op: { opHash: Hash; purpose: SigningPurpose; spent: bigint }): void
+}
+
+export type GolemSignerParameters = {
+  signer: RawSigner
+  policy: SignerPolicyConfig
+  recorder?: OperationRecorder | undefined
+}
+
+export type UnsignedDelegation = Omit<Delegation, 'signature'> & { signature?: Hex }
+
+/**
+ * The only signer the rest of the system gets. It signs exactly what a Golem may sign: delegation
+ * redemptions, disables of its own sub-delegations, updates to its own oracles, and Replicant
+ * sub-delegations. There is no message, raw-hash or authorization path; `account` is a viem Account
+ * whose transaction and typed-data signing run through the same checks.
+ */
+export class GolemSigner {
+  readonly address: Address
+  readonly kind: RawSignerKind
+  readonly account: LocalAccount
+  readonly policy: Readonly<SignerPolicyConfig>
+  #raw: RawSigner
+  #recorder: OperationRecorder | undefined
+
+  constructor({ signer, policy, recorder }: GolemSignerParameters) {
+    assertPolicyConfig(policy)
+    this.#raw = signer
+    this.#recorder = recorder
+    this.address = signer.address
+    this.kind = signer.kind
+    this.policy = Object.freeze({ ...policy, oracles: Object.freeze({ ...policy.oracles }) })
+    const refuse = (what: string) => async (): Promise<never> => {
+      throw new SignerPolicyError('no-arbitrary-signing', `${what} is not a signing path of a Golem`)
+    }
+    const account = toAccount({
+      address: signer.address,
+      sign: refuse('sign (raw hash)'),
+      signMessage: refuse('signMessage'),
+      signAuthorization: refuse('signAuthorization (EIP-7702)'),
+      signTransaction: (tx, options) => this.#signTransaction(tx as TransactionSerializable, undefined, 0n, options as SignTransactionOptions),
+      signTypedData: (td) => this.#signTypedData(td as unknown as TypedDataDefinition),
+    })
+    this.account = { ...account, ...(signer.publicKey === undefined ? {} : { publicKey: signer.publicKey }) } as LocalAccount
+    redact(this, () => ({ kind: this.kind, address: this.address }))
+  }
+
+  /** A redeemDelegations call to the DelegationManager. `spent` is what the planner expects it to move. */
+  signRedemptionTransaction(tx: TransactionSerializable, options: { spent?: bigint } & SignTransactionOptions = {}): Promise<Hex> {
+    return this.#signTransaction(tx, 'redemption', options.spent ?? 0n, options)
+  }
+
+  /** A disableDelegation call for a delegation this signer made (death protocol, Replicant cleanup). */
+  signDisableDelegation(tx: TransactionSerializable, options: SignTransactionOptions = {}): Promise<Hex> {
+    return this.#signTransaction(tx, 'disable-delegation', 0n, options)
+  }
+
+  /** Any call to one of this Golem's own oracles (VitalityOracle, DreamOracle, DaimonOracle). */
+  signOracleUpdate(tx: TransactionSerializable, options: SignTransactionOptions = {}): Promise<Hex> {
+    return this.#signTransaction(tx, 'oracle-update', 0n, options)
+  }
+
+  /** Signs a sub-delegation from this signer (EIP-712, DelegationManager domain) and returns it signed. */
+  async signDelegation(delegation: UnsignedDelegation): Promise<Delegation> {
+    const signature = await this.#signTypedData(this.delegationTypedData(delegation))
+    return { ...delegation, signature }
+  }
+
+  /** The EIP-712 payload signDelegation signs, built as the smart-accounts-kit builds it. */
+  delegationTypedData(delegation: UnsignedDelegation): TypedDataDefinition {
+    return {
+      domain: { name: 'DelegationManager', version: '1', chainId: this.policy.chainId, verifyingContract: this.policy.delegationManager },
+      types: SIGNABLE_DELEGATION_TYPED_DATA,
+      primaryType: 'Delegation',
+      message: toDelegationStruct({ ...delegation, signature: '0x' }),
+    } as TypedDataDefinition
+  }
+
+  async #signTransaction(tx: TransactionSerializable, expected: TransactionPurpose | undefined, spent: bigint, options?: SignTransactionOptions): Promise<Hex> {
+    this.#recorder?.assertUsable()
+    const purpose = classifyTransaction(tx, this.policy, this.address)
+    if (expected !== undefined && purpose !== expected)
+      throw new SignerPolicyError('purpose-mismatch', `transaction is a ${purpose}, not a ${expected}`)
+    if (spent < 0n) throw new SignerPolicyError('spent', 'spent must not be negative')
+    const signed = await this.#raw.signTransaction(tx, options)
+    this.#recorder?.recordOperation({ opHash: keccak256(signed), purpose, spent })
+    return signed
+  }
+
+  async #signTypedData(td: TypedDataDefinition): Promise<Hex> {
+    this.#recorder?.assertUsable()
+    checkDelegationTypedData(td as never, this.policy, this.address)
+    const signature = await this.#raw.signTypedData(td)
+    this.#recorder?.recordOperation({ opHash: hashTypedData(td), purpose: 'sub-delegation', spent: 0n })
+    return signature
+  }
+}
