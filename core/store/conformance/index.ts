@@ -1,0 +1,19 @@
+// One conformance suite for every Store implementation: the same calls, the same answers.
+import { budgetSuite } from './budget.ts'
+import type { Backend } from './fixtures.ts'
+import { golemSuite } from './golems.ts'
+import { paymentSuite } from './payments.ts'
+import { counterSuite, historySuite, nonceSuite } from './records.ts'
+import { slotSuite } from './slots.ts'
+
+export type { Backend } from './fixtures.ts'
+
+export function storeConformance(backend: Backend): void {
+  golemSuite(backend)
+  slotSuite(backend)
+  budgetSuite(backend)
+  paymentSuite(backend)
+  nonceSuite(backend)
+  counterSuite(backend)
+  historySuite(backend)
+}

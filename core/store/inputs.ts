@@ -1,0 +1,224 @@
+// One parser per Store method: both implementations call these first, so a bad input is refused the
+// same way everywhere and before anything is read or written.
+import { StoreInputError } from './errors.ts'
+import {
+  CUSTODY_MODES, DEATH_SETTLEMENT_KINDS, GOLEM_STATUSES, PAYMENT_KINDS, PHASE_NAMES, SLOT_OUTCOMES,
+  type JsonObject, type LastTick, type SlotRef,
+} from './records.ts'
+import type {
+  AppendEventInput, ClaimPaymentInput, ClaimSlotInput, CommitReservationInput, CompleteSlotInput, CounterInput,
+  CreateGolemInput, CreditPaymentInput, GolemPatch, IssueNonceInput, ListDueInput, ListEventsInput, PaymentRef,
+  RecordDeathInput, RecordSlotTxInput, ReleasePaymentInput, ReleaseSlotInput, ReservationRef, ReserveBudgetInput,
+  RotateSnapTokenInput, UpdateGolemInput,
+} from './store.ts'
+import * as v from './validate.ts'
+
+const MAX_LEASE_MS = 24 * 3600 * 1000
+const MAX_WINDOW_SECONDS = 31 * 24 * 3600
+export const DEFAULT_PAGE_LIMIT = 100
+const MAX_PAGE_LIMIT = 1000
+
+export function parseCreateGolem(raw: CreateGolemInput): Required<CreateGolemInput> {
+  const i = v.object(raw, 'input')
+  return {
+    golemId: v.golemId(i.golemId),
+    owner: v.address(i.owner, 'owner'),
+    sessionKeyAddress: v.address(i.sessionKeyAddress, 'sessionKeyAddress'),
+    custodyMode: v.oneOf(i.custodyMode, CUSTODY_MODES, 'custodyMode'),
+    delegation: i.delegation === undefined || i.delegation === null ? null : v.jsonText(i.delegation, 'delegation'),
+    phase: i.phase === undefined ? 'Thriving' : v.oneOf(i.phase, PHASE_NAMES, 'phase'),
+    nextTickAt: v.time(i.nextTickAt, 'nextTickAt'),
+    now: v.time(i.now, 'now'),
+  }
+}
+
+function parseLastTick(raw: unknown): LastTick | null {
+  if (raw === null) return null
+  const t = v.object(raw, 'patch.lastTick')
+  return {
+    at: v.time(t.at, 'patch.lastTick.at'),
+    period: v.period(t.period, 'patch.lastTick.period'),
+    outcome: v.shortText(t.outcome, 'patch.lastTick.outcome', 64),
+    txHash: t.txHash === undefined || t.txHash === null ? null : v.hex32(t.txHash, 'patch.lastTick.txHash'),
+  }
+}
+
+export function parseUpdateGolem(raw: UpdateGolemInput): UpdateGolemInput {
+  const i = v.object(raw, 'input')
+  const p = v.object(i.patch, 'patch')
+  const patch: GolemPatch = {}
+  if (p.status !== undefined) patch.status = v.oneOf(p.status, GOLEM_STATUSES, 'patch.status')
+  if (p.phase !== undefined) patch.phase = v.oneOf(p.phase, PHASE_NAMES, 'patch.phase')
+  if (p.nextTickAt !== undefined) patch.nextTickAt = v.time(p.nextTickAt, 'patch.nextTickAt')
+  if (p.lastTick !== undefined) patch.lastTick = parseLastTick(p.lastTick)
+  if (p.sessionKeyAddress !== undefined) patch.sessionKeyAddress = v.address(p.sessionKeyAddress, 'patch.sessionKeyAddress')
+  if (p.delegation !== undefined) patch.delegation = p.delegation === null ? null : v.jsonText(p.delegation, 'patch.delegation')
+  const known = new Set(['status', 'phase', 'nextTickAt', 'lastTick', 'sessionKeyAddress', 'delegation'])
+  for (const k of Object.keys(p)) if (!known.has(k)) throw new StoreInputError(`patch.${k}`, 'is not a field a Golem update may change')
+  if (Object.keys(patch).length === 0) throw new StoreInputError('patch', 'must change at least one field')
+  return { golemId: v.golemId(i.golemId), expectedVersion: v.positiveInt(i.expectedVersion, 'expectedVersion'), patch, now: v.time(i.now, 'now') }
+}
+
+export function parseListDue(raw: ListDueInput): { now: number; limit: number; cursor: string | null } {
+  const i = v.object(raw, 'input')
+  return {
+    now: v.time(i.now, 'now'),
+    limit: i.limit === undefined ? DEFAULT_PAGE_LIMIT : v.positiveInt(i.limit, 'limit', MAX_PAGE_LIMIT),
+    cursor: i.cursor === undefined || i.cursor === null ? null : v.shortText(i.cursor, 'cursor', 1024),
+  }
+}
+
+export function parseSlotRef(raw: SlotRef): SlotRef {
+  const i = v.object(raw, 'input')
+  return { golemId: v.golemId(i.golemId), period: v.period(i.period), step: v.step(i.step) }
+}
+
+export function parseClaimSlot(raw: ClaimSlotInput): ClaimSlotInput {
+  const i = v.object(raw, 'input')
+  return { ...parseSlotRef(raw), owner: v.owner(i.owner), now: v.time(i.now, 'now'), leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS) }
+}
+
+export function parseRecordSlotTx(raw: RecordSlotTxInput): RecordSlotTxInput {
+  const i = v.object(raw, 'input')
+  const out: RecordSlotTxInput = { ...parseSlotRef(raw), owner: v.owner(i.owner), txHash: v.hex32(i.txHash, 'txHash'), nonce: v.nonNegativeInt(i.nonce, 'nonce'), now: v.time(i.now, 'now') }
+  if (i.rawTx !== undefined) out.rawTx = v.hexData(i.rawTx, 'rawTx')
+  return out
+}
+
+export function parseCompleteSlot(raw: CompleteSlotInput): Omit<CompleteSlotInput, 'detail'> & { detail: JsonObject | null } {
+  const i = v.object(raw, 'input')
+  const out = {
+    ...parseSlotRef(raw),
+    owner: v.owner(i.owner),
+    outcome: v.oneOf(i.outcome, SLOT_OUTCOMES, 'outcome'),
+    now: v.time(i.now, 'now'),
+    detail: i.detail === undefined ? null : v.jsonObject(i.detail, 'detail'),
+  }
+  return i.txHash === undefined ? out : { ...out, txHash: v.hex32(i.txHash, 'txHash') }
+}
+
+export function parseReleaseSlot(raw: ReleaseSlotInput): ReleaseSlotInput {
+  const i = v.object(raw, 'input')
+  return { ...parseSlotRef(raw), owner: v.owner(i.owner), now: v.time(i.now, 'now') }
+}
+
+export function parseReserve(raw: ReserveBudgetInput): ReserveBudgetInput {
+  const i = v.object(raw, 'input')
+  return {
+    golemId: v.golemId(i.golemId),
+    period: v.period(i.period),
+    amount: v.amount(i.amount, 'amount'),
+    cap: v.amount(i.cap, 'cap', 0n),
+    reservationId: v.id(i.reservationId, 'reservationId'),
+    now: v.time(i.now, 'now'),
+  }
+}
+
+export function parseReservationRef(raw: ReservationRef): ReservationRef {
+  const i = v.object(raw, 'input')
+  return { golemId: v.golemId(i.golemId), period: v.period(i.period), reservationId: v.id(i.reservationId, 'reservationId'), now: v.time(i.now, 'now') }
+}
+
+export function parseCommit(raw: CommitReservationInput): CommitReservationInput {
+  const ref = parseReservationRef(raw)
+  return raw.spent === undefined ? ref : { ...ref, spent: v.amount(raw.spent, 'spent', 0n) }
+}
+
+export function parsePaymentRef(raw: PaymentRef): PaymentRef {
+  const i = v.object(raw, 'input')
+  return { payer: v.address(i.payer, 'payer'), nonce: v.hex32(i.nonce, 'nonce') }
+}
+
+function parsePayment(raw: CreditPaymentInput | ClaimPaymentInput) {
+  const i = v.object(raw, 'input')
+  return { ...parsePaymentRef(raw), golemId: v.golemId(i.golemId), amount: v.amount(i.amount, 'amount'), kind: v.oneOf(i.kind, PAYMENT_KINDS, 'kind') }
+}
+
+export function parseClaimPayment(raw: ClaimPaymentInput): ClaimPaymentInput {
+  const i = v.object(raw, 'input')
+  return { ...parsePayment(raw), owner: v.owner(i.owner), now: v.time(i.now, 'now'), leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS) }
+}
+
+export function parseCreditPayment(raw: CreditPaymentInput): CreditPaymentInput {
+  const i = v.object(raw, 'input')
+  const out: CreditPaymentInput = { ...parsePayment(raw), now: v.time(i.now, 'now') }
+  if (i.txHash !== undefined) out.txHash = v.hex32(i.txHash, 'txHash')
+  if (i.owner !== undefined) out.owner = v.owner(i.owner)
+  return out
+}
+
+export function parseReleasePayment(raw: ReleasePaymentInput): ReleasePaymentInput {
+  return { ...parsePaymentRef(raw), owner: v.owner(v.object(raw, 'input').owner) }
+}
+
+export function parseIssueNonce(raw: IssueNonceInput): { nonce: string; issuedAt: number; expiresAt: number; meta: JsonObject | null } {
+  const i = v.object(raw, 'input')
+  const issuedAt = v.time(i.issuedAt, 'issuedAt')
+  const expiresAt = v.time(i.expiresAt, 'expiresAt')
+  if (expiresAt <= issuedAt) throw new StoreInputError('expiresAt', 'must be later than issuedAt')
+  return { nonce: v.nonceText(i.nonce), issuedAt, expiresAt, meta: i.meta === undefined ? null : v.jsonObject(i.meta, 'meta') }
+}
+
+export function parseConsumeNonce(raw: { nonce: string; now: number }): { nonce: string; now: number } {
+  const i = v.object(raw, 'input')
+  return { nonce: v.nonceText(i.nonce), now: v.time(i.now, 'now') }
+}
+
+export function parseCounter(raw: CounterInput): CounterInput & { resetAt: number } {
+  const i = v.object(raw, 'input')
+  const windowStart = v.time(i.windowStart, 'windowStart')
+  const windowSeconds = v.positiveInt(i.windowSeconds, 'windowSeconds', MAX_WINDOW_SECONDS)
+  const now = v.time(i.now, 'now')
+  if (now < windowStart) throw new StoreInputError('windowStart', 'must not be later than now')
+  return { key: v.counterKey(i.key), windowStart, windowSeconds, now, resetAt: windowStart + windowSeconds * 1000 }
+}
+
+export function parseAppendEvent(raw: AppendEventInput): { golemId: string; type: string; at: number; data: JsonObject; eventId: string | undefined } {
+  const i = v.object(raw, 'input')
+  return {
+    golemId: v.golemId(i.golemId),
+    type: v.eventType(i.type),
+    at: v.time(i.at, 'at'),
+    data: i.data === undefined ? {} : v.jsonObject(i.data, 'data'),
+    eventId: i.eventId === undefined ? undefined : v.id(i.eventId, 'eventId'),
+  }
+}
+
+export function parseListEvents(raw: ListEventsInput) {
+  const i = v.object(raw, 'input')
+  return {
+    golemId: v.golemId(i.golemId),
+    limit: i.limit === undefined ? DEFAULT_PAGE_LIMIT : v.positiveInt(i.limit, 'limit', MAX_PAGE_LIMIT),
+    cursor: i.cursor === undefined || i.cursor === null ? null : v.shortText(i.cursor, 'cursor', 1024),
+    since: i.since === undefined ? null : v.time(i.since, 'since'),
+    order: i.order === undefined ? ('asc' as const) : v.oneOf(i.order, ['asc', 'desc'] as const, 'order'),
+  }
+}
+
+export function parseRecordDeath(raw: RecordDeathInput) {
+  const i = v.object(raw, 'input')
+  return {
+    golemId: v.golemId(i.golemId),
+    kind: v.oneOf(i.kind, DEATH_SETTLEMENT_KINDS, 'kind'),
+    settlement: v.jsonObject(i.settlement, 'settlement'),
+    settledAt: v.time(i.settledAt, 'settledAt'),
+  }
+}
+
+export function parseScope(raw: unknown): string {
+  return raw === undefined ? 'default' : v.id(raw, 'scope')
+}
+
+export function parseRotateSnap(raw: RotateSnapTokenInput) {
+  const i = v.object(raw, 'input')
+  const tokenHash = v.hex32(i.tokenHash, 'tokenHash')
+  const expectedHash = i.expectedHash === null ? null : v.hex32(i.expectedHash, 'expectedHash')
+  if (expectedHash === tokenHash) throw new StoreInputError('tokenHash', 'must differ from expectedHash (a rotation changes the token)')
+  return {
+    scope: parseScope(i.scope),
+    tokenHash,
+    expectedHash,
+    now: v.time(i.now, 'now'),
+    graceMs: i.graceMs === undefined ? 0 : v.nonNegativeInt(i.graceMs, 'graceMs'),
+  }
+}

@@ -1,0 +1,184 @@
+// What the store holds, as the rest of Bardo sees it. Amounts are bigint, addresses lowercased, times
+// unix milliseconds (number). On the table, bigints are decimal strings (see docs/store.md).
+import type { Address, Hex } from 'viem'
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+export type JsonObject = { [key: string]: JsonValue }
+/** JSON that may also carry bigints; the store writes them as decimal strings (and reads back strings). */
+export type JsonInputValue = string | number | boolean | null | bigint | JsonInputValue[] | { [key: string]: JsonInputValue }
+export type JsonInputObject = { [key: string]: JsonInputValue }
+
+export const CUSTODY_MODES = ['Delegation', 'LocalKey', 'Embedded'] as const
+export type CustodyModeName = (typeof CUSTODY_MODES)[number]
+
+/** alive -> dying -> dead, never backwards: the death protocol is irreversible (003 §10). */
+export const GOLEM_STATUSES = ['alive', 'dying', 'dead'] as const
+export type GolemStatus = (typeof GOLEM_STATUSES)[number]
+
+export const PHASE_NAMES = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] as const
+export type StoredPhase = (typeof PHASE_NAMES)[number]
+
+export type LastTick = {
+  at: number
+  period: bigint
+  /** Short word for what the tick did: 'redeemed', 'skipped', 'failed', ... */
+  outcome: string
+  txHash: Hex | null
+}
+
+export type GolemRecord = {
+  golemId: string
+  /** The owner's smart account. */
+  owner: Address
+  sessionKeyAddress: Address
+  custodyMode: CustodyModeName
+  /** The signed delegation as JSON text: public data. Never key material (the store refuses it). */
+  delegation: string | null
+  status: GolemStatus
+  phase: StoredPhase
+  /** When the heartbeat should tick this Golem next. */
+  nextTickAt: number
+  lastTick: LastTick | null
+  createdAt: number
+  updatedAt: number
+  /** Bumped by every write; updates are conditional on it. */
+  version: number
+}
+
+/** One row of the heartbeat's due list. The Golem record is the truth; this is its index entry. */
+export type DueGolem = { golemId: string; dueAt: number; status: GolemStatus; version: number }
+
+/** claimed -> sent -> confirmed | failed | reconciled; claimed -> failed | reconciled (no tx). */
+export const SLOT_STATUSES = ['claimed', 'sent', 'confirmed', 'failed', 'reconciled'] as const
+export type SlotStatus = (typeof SLOT_STATUSES)[number]
+export const SLOT_OUTCOMES = ['confirmed', 'failed', 'reconciled'] as const
+export type SlotOutcome = (typeof SLOT_OUTCOMES)[number]
+
+export type SlotRef = { golemId: string; period: bigint; step: string }
+
+export type TickSlot = SlotRef & {
+  status: SlotStatus
+  /** Invocation id of the current holder (Lambda request id, or a local runner id). */
+  owner: string
+  claimedAt: number
+  /** The claim lapses at this time if no transaction was recorded. */
+  leaseUntil: number
+  /** How many times the slot was claimed (1 + re-claims after a lapsed lease). */
+  claims: number
+  txHash: Hex | null
+  /** The sender's account nonce of the recorded transaction, for reconciliation. */
+  txNonce: number | null
+  /**
+   * The signed transaction (public data, never the key). Lets a reconciler re-broadcast exactly the
+   * same transaction after a crash between record and broadcast: one hash, one nonce, mined once.
+   */
+  rawTx: Hex | null
+  sentAt: number | null
+  completedAt: number | null
+  completedBy: string | null
+  detail: JsonObject | null
+  version: number
+}
+
+export const RESERVATION_STATES = ['reserved', 'committed', 'released'] as const
+export type ReservationState = (typeof RESERVATION_STATES)[number]
+
+export type Reservation = {
+  reservationId: string
+  amount: bigint
+  state: ReservationState
+  /** What was actually spent on commit (at most `amount`); null until committed. */
+  spent: bigint | null
+  at: number
+}
+
+export type BudgetRecord = {
+  golemId: string
+  period: bigint
+  /** Sum of amounts in state 'reserved'. */
+  reserved: bigint
+  /** Sum of `spent` of committed reservations. */
+  spent: bigint
+  /** The cap given by the latest reservation. */
+  cap: bigint
+  reservations: Reservation[]
+  version: number
+}
+
+export const PAYMENT_KINDS = ['extend', 'feed'] as const
+export type PaymentKind = (typeof PAYMENT_KINDS)[number]
+export type PaymentStatus = 'pending' | 'settled'
+
+export type PaymentRecord = {
+  /** EIP-3009 authorization nonce. With `payer` it identifies the payment (nonces are per authorizer). */
+  nonce: Hex
+  payer: Address
+  golemId: string
+  amount: bigint
+  kind: PaymentKind
+  status: PaymentStatus
+  /** Who holds (or held) the pending claim. */
+  owner: string | null
+  /** A pending claim lapses at this time; a lapsed pending payment counts as absent. */
+  leaseUntil: number | null
+  txHash: Hex | null
+  claimedAt: number | null
+  creditedAt: number | null
+  version: number
+}
+
+export type NonceRecord = {
+  nonce: string
+  issuedAt: number
+  expiresAt: number
+  usedAt: number | null
+  meta: JsonObject | null
+}
+
+export type CounterValue = { count: number; resetAt: number }
+
+/** Custody events (001 §4, §6) and lifecycle events; `type` is an UpperCamel event name. */
+export const GOLEM_EVENT_TYPES = [
+  'DelegationGranted',
+  'SessionKeyRotated',
+  'DelegationRevoked',
+  'DelegationExpiringWarning',
+  'BudgetWarning',
+  'PhaseChanged',
+  'RunwayRedeemed',
+  'StatusChanged',
+  'PaymentCredited',
+  'DeathProtocolStarted',
+  'PositionsUnwound',
+  'DeathCompleted',
+] as const
+
+export type GolemEvent = {
+  golemId: string
+  eventId: string
+  type: string
+  at: number
+  data: JsonObject
+}
+
+/** Seed 001 §7: how the Golem's financial state resolved at death. */
+export const DEATH_SETTLEMENT_KINDS = ['DelegationExpiry', 'PrivySweep', 'EconomicExhaustion'] as const
+export type DeathSettlementKind = (typeof DEATH_SETTLEMENT_KINDS)[number]
+
+export type DeathSettlementRecord = {
+  golemId: string
+  kind: DeathSettlementKind
+  settlement: JsonObject
+  settledAt: number
+}
+
+export type SnapTokenRecord = {
+  scope: string
+  /** Hash of the current bearer token; the token itself is never stored. */
+  tokenHash: Hex
+  rotatedAt: number
+  /** The token before the last rotation, still accepted until `previousValidUntil`. */
+  previousHash: Hex | null
+  previousValidUntil: number | null
+  version: number
+}

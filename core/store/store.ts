@@ -1,0 +1,195 @@
+// The persistence interface the rest of Bardo depends on. Two implementations: DynamoStore (one
+// DynamoDB table, conditional writes only) and InMemoryStore (same semantics, for unit tests).
+// Expected races (a slot already claimed, a payment already credited) are results; broken rules and
+// bad input are thrown (StoreInputError, StoreConflictError, KeyMaterialError). Times: unix ms.
+import type { Address, Hex } from 'viem'
+import type {
+  BudgetRecord, CounterValue, CustodyModeName, DeathSettlementKind, DeathSettlementRecord, DueGolem, GolemEvent,
+  GolemRecord, GolemStatus, JsonInputObject, LastTick, NonceRecord, PaymentKind, PaymentRecord, Reservation,
+  SlotOutcome, SlotRef, SnapTokenRecord, StoredPhase, TickSlot,
+} from './records.ts'
+
+// ---- Golems ----------------------------------------------------------------------------------
+
+export type CreateGolemInput = {
+  golemId: string
+  owner: Address
+  sessionKeyAddress: Address
+  custodyMode: CustodyModeName
+  delegation?: string | null
+  phase?: StoredPhase
+  nextTickAt: number
+  now: number
+}
+export type GolemPatch = {
+  status?: GolemStatus
+  phase?: StoredPhase
+  nextTickAt?: number
+  lastTick?: LastTick | null
+  sessionKeyAddress?: Address
+  delegation?: string | null
+}
+export type UpdateGolemInput = { golemId: string; expectedVersion: number; patch: GolemPatch; now: number }
+export type CreateGolemResult = { created: true; golem: GolemRecord } | { created: false; existing: GolemRecord }
+export type UpdateGolemResult =
+  | { updated: true; golem: GolemRecord }
+  | { updated: false; reason: 'missing' | 'version'; current: GolemRecord | null }
+export type ListDueInput = { now: number; limit?: number; cursor?: string | null }
+export type ListDueResult = { golems: DueGolem[]; cursor: string | null }
+
+export interface GolemStore {
+  createGolem(input: CreateGolemInput): Promise<CreateGolemResult>
+  getGolem(golemId: string): Promise<GolemRecord | null>
+  /** Optimistic: applies `patch` only if the record is still at `expectedVersion`. */
+  updateGolem(input: UpdateGolemInput): Promise<UpdateGolemResult>
+  /** Golems with nextTickAt <= now that are not dead, paged. Pass `cursor` back until it is null. */
+  listDueGolems(input: ListDueInput): Promise<ListDueResult>
+}
+
+// ---- Tick slots (exactly-once) ---------------------------------------------------------------
+
+export type ClaimSlotInput = SlotRef & { owner: string; now: number; leaseMs: number }
+export type RecordSlotTxInput = SlotRef & { owner: string; txHash: Hex; nonce: number; now: number; rawTx?: Hex }
+export type CompleteSlotInput = SlotRef & {
+  /** Who completes: the holder, or (for a slot in 'sent') any reconciler. */
+  owner: string
+  outcome: SlotOutcome
+  now: number
+  /** When given, the recorded transaction must be this one. */
+  txHash?: Hex
+  detail?: JsonInputObject
+}
+export type ReleaseSlotInput = SlotRef & { owner: string; now: number }
+
+export type ClaimSlotResult =
+  | { claimed: true; slot: TickSlot }
+  /** leased: another invocation holds a live lease. sent: a tx is recorded, reconcile from the chain. */
+  | { claimed: false; reason: 'leased' | 'sent' | 'completed'; slot: TickSlot }
+export type RecordSlotTxResult =
+  | { recorded: true; slot: TickSlot }
+  | { recorded: false; reason: 'missing' | 'notOwner' | 'alreadySent' | 'completed'; slot: TickSlot | null }
+export type CompleteSlotResult =
+  | { completed: true; slot: TickSlot }
+  | { completed: false; reason: 'missing' | 'notOwner' | 'notSent' | 'txMismatch' | 'completed'; slot: TickSlot | null }
+export type ReleaseSlotResult =
+  | { released: true; slot: TickSlot }
+  | { released: false; reason: 'missing' | 'notOwner' | 'sent' | 'completed'; slot: TickSlot | null }
+
+export interface SlotStore {
+  claimSlot(input: ClaimSlotInput): Promise<ClaimSlotResult>
+  /** Record the signed transaction BEFORE broadcasting it; broadcast only if recorded. */
+  recordSlotTx(input: RecordSlotTxInput): Promise<RecordSlotTxResult>
+  completeSlot(input: CompleteSlotInput): Promise<CompleteSlotResult>
+  /** Give a claim without a transaction back (lease ends now) so a later retry may claim it. */
+  releaseSlot(input: ReleaseSlotInput): Promise<ReleaseSlotResult>
+  getSlot(ref: SlotRef): Promise<TickSlot | null>
+}
+
+// ---- Budget reservations ---------------------------------------------------------------------
+
+export type ReserveBudgetInput = { golemId: string; period: bigint; amount: bigint; cap: bigint; reservationId: string; now: number }
+export type ReservationRef = { golemId: string; period: bigint; reservationId: string; now: number }
+/** `spent` defaults to the reserved amount; less releases the difference. */
+export type CommitReservationInput = ReservationRef & { spent?: bigint }
+
+export type ReserveBudgetResult =
+  | { reserved: true; reservation: Reservation; budget: BudgetRecord }
+  | { reserved: false; reason: 'cap' | 'released'; available: bigint; budget: BudgetRecord | null }
+export type CommitReservationResult =
+  | { committed: true; reservation: Reservation; budget: BudgetRecord }
+  | { committed: false; reason: 'unknown' | 'released'; budget: BudgetRecord | null }
+export type ReleaseReservationResult =
+  | { released: true; reservation: Reservation; budget: BudgetRecord }
+  | { released: false; reason: 'unknown' | 'committed'; budget: BudgetRecord | null }
+
+export interface BudgetStore {
+  /** Keeps reserved + spent <= cap. Idempotent by reservationId. */
+  reserveBudget(input: ReserveBudgetInput): Promise<ReserveBudgetResult>
+  commitReservation(input: CommitReservationInput): Promise<CommitReservationResult>
+  releaseReservation(input: ReservationRef): Promise<ReleaseReservationResult>
+  getBudget(golemId: string, period: bigint): Promise<BudgetRecord | null>
+}
+
+// ---- Payments (x402 extend / feed) -----------------------------------------------------------
+
+export type PaymentRef = { payer: Address; nonce: Hex }
+export type PaymentInput = PaymentRef & { golemId: string; amount: bigint; kind: PaymentKind }
+export type ClaimPaymentInput = PaymentInput & { owner: string; now: number; leaseMs: number }
+export type CreditPaymentInput = PaymentInput & { now: number; txHash?: Hex; owner?: string }
+export type ReleasePaymentInput = PaymentRef & { owner: string }
+
+export type ClaimPaymentResult = { claimed: true; payment: PaymentRecord } | { claimed: false; existing: PaymentRecord }
+export type CreditPaymentResult = { credited: true; payment: PaymentRecord } | { credited: false; existing: PaymentRecord }
+export type ReleasePaymentResult = { released: true } | { released: false; existing: PaymentRecord | null }
+
+export interface PaymentStore {
+  /** Mark the payment pending before settling it, so a concurrent duplicate does not settle too. */
+  claimPayment(input: ClaimPaymentInput): Promise<ClaimPaymentResult>
+  /** Credit once per (payer, nonce): completes the caller's pending claim, or creates the record. */
+  creditPaymentOnce(input: CreditPaymentInput): Promise<CreditPaymentResult>
+  /** The settle failed: drop the caller's pending claim so the payment can be retried. */
+  releasePayment(input: ReleasePaymentInput): Promise<ReleasePaymentResult>
+  getPayment(ref: PaymentRef): Promise<PaymentRecord | null>
+}
+
+// ---- Single-use nonces (Clade challenges) ----------------------------------------------------
+
+export type IssueNonceInput = { nonce: string; issuedAt: number; expiresAt: number; meta?: JsonInputObject }
+export type ConsumeNonceResult =
+  | { consumed: true; record: NonceRecord }
+  | { consumed: false; reason: 'unknown' | 'used' | 'expired' }
+
+export interface NonceStore {
+  /** Throws StoreConflictError if the nonce was ever issued. */
+  issueNonce(input: IssueNonceInput): Promise<NonceRecord>
+  /** Succeeds once: the nonce exists, is unused and `now < expiresAt`. */
+  consumeNonce(input: { nonce: string; now: number }): Promise<ConsumeNonceResult>
+}
+
+// ---- Rate-limit counters ---------------------------------------------------------------------
+
+export type CounterInput = { key: string; windowStart: number; windowSeconds: number; now: number }
+
+export interface CounterStore {
+  /** Atomic +1 in the fixed window opened at `windowStart`; `now` must fall inside the window. */
+  incrementCounter(input: CounterInput): Promise<CounterValue>
+  /** The window's count, 0 once `now` has passed its reset. */
+  getCounter(input: CounterInput): Promise<CounterValue>
+}
+
+// ---- Events, death settlement, Snap token -----------------------------------------------------
+
+export type AppendEventInput = { golemId: string; type: string; at: number; data?: JsonInputObject; eventId?: string }
+export type ListEventsInput = { golemId: string; limit?: number; cursor?: string | null; since?: number; order?: 'asc' | 'desc' }
+export type RecordDeathInput = { golemId: string; kind: DeathSettlementKind; settlement: JsonInputObject; settledAt: number }
+export type RotateSnapTokenInput = {
+  scope?: string
+  tokenHash: Hex
+  /** The hash this rotation replaces; null for the first token. The rotation is conditional on it. */
+  expectedHash: Hex | null
+  now: number
+  /** How long the replaced token stays valid (requests in flight). Default 0. */
+  graceMs?: number
+}
+
+export type AppendEventResult = { appended: boolean; event: GolemEvent }
+export type ListEventsResult = { events: GolemEvent[]; cursor: string | null }
+export type RecordDeathResult = { written: true; record: DeathSettlementRecord } | { written: false; existing: DeathSettlementRecord }
+export type RotateSnapTokenResult = { rotated: true; token: SnapTokenRecord } | { rotated: false; current: SnapTokenRecord | null }
+
+export interface EventStore {
+  /** Idempotent by (at, eventId): a retry with the same pair does not append twice. */
+  appendEvent(input: AppendEventInput): Promise<AppendEventResult>
+  listEvents(input: ListEventsInput): Promise<ListEventsResult>
+  /** Write-once per Golem. */
+  recordDeathSettlement(input: RecordDeathInput): Promise<RecordDeathResult>
+  getDeathSettlement(golemId: string): Promise<DeathSettlementRecord | null>
+}
+
+export interface SnapTokenStore {
+  /** `previousHash` is returned only while its grace period lasts at `now`. */
+  getSnapToken(input: { scope?: string; now: number }): Promise<SnapTokenRecord | null>
+  rotateSnapToken(input: RotateSnapTokenInput): Promise<RotateSnapTokenResult>
+}
+
+export interface Store extends GolemStore, SlotStore, BudgetStore, PaymentStore, NonceStore, CounterStore, EventStore, SnapTokenStore {}
