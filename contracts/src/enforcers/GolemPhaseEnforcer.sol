@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.23;
+
+import { CaveatEnforcer } from "./CaveatEnforcer.sol";
+import { ExecutionLib, Execution } from "../libraries/ExecutionLib.sol";
+import { IVitalityOracle } from "../interfaces/IVitalityOracle.sol";
+
+/// @title GolemPhaseEnforcer
+/// @notice Lets a delegation act only in the ways the Golem's current behavioral phase allows, as
+///         reported by the VitalityOracle: Thriving does everything, Stable spawns no Replicants,
+///         Conservation and Declining open nothing new, Terminal only settles. An unregistered or dead
+///         Golem can do nothing, and a call the selector table does not classify is refused.
+/// @dev Terms: `abi.encodePacked(address golem)` (20 bytes), or
+///      `abi.encodePacked(address golem, bytes5 phaseMasks)` (25 bytes) where byte i is the set of action
+///      classes phase i allows for this delegation (overriding the defaults). Every execution (batch
+///      included) needs all bits of its class, plus SUBDELEGATION when `redeemer != golem`, in the
+///      mask of the current phase. The selector -> class table is seeded with real selectors and kept
+///      up to date by `admin` without redeploying. Stateless, so try-mode is accepted.
+contract GolemPhaseEnforcer is CaveatEnforcer {
+    uint8 public constant OPEN = 0x01;
+    uint8 public constant CLOSE = 0x02;
+    uint8 public constant TRANSFER = 0x04;
+    uint8 public constant SUBDELEGATION = 0x08;
+    uint8 public constant SETTLEMENT = 0x10;
+    uint8 internal constant ALL_CLASSES = 0x1F;
+
+    /// @notice Default masks, byte i for phase i: Thriving 0x1F, Stable 0x17, Conservation 0x16,
+    ///         Declining 0x16, Terminal 0x10.
+    bytes5 public constant DEFAULT_PHASE_MASKS = 0x1F17161610;
+
+    IVitalityOracle public immutable vitalityOracle;
+    address public admin;
+
+    /// @dev The key bytes4(0) stands for empty calldata (a plain native transfer).
+    mapping(bytes4 selector => uint8 classMask) private _actionClass;
+
+    event ActionClassSet(bytes4 indexed selector, uint8 classMask);
+    event AdminTransferred(address indexed previousAdmin, address indexed newAdmin);
+
+    error NotAdmin(address caller);
+    error ZeroAddress();
+    error InvalidClassMask(uint8 classMask);
+    error InvalidTermsLength(uint256 length);
+    error GolemNotRegistered(address golem);
+    error UnclassifiedAction(address target, bytes4 selector);
+    error ActionNotAllowedInPhase(address golem, uint8 phase, bytes4 selector, uint8 requiredClasses);
+
+    /// @param vitalityOracle_ The oracle the phase is read from.
+    /// @param admin_ The key that may reclassify selectors (errata 2: selectors are configuration).
+    constructor(address vitalityOracle_, address admin_) {
+        if (vitalityOracle_ == address(0) || admin_ == address(0)) revert ZeroAddress();
+        vitalityOracle = IVitalityOracle(vitalityOracle_);
+        admin = admin_;
+        emit AdminTransferred(address(0), admin_);
+
+        // ERC-20
+        _setActionClass(0xa9059cbb, TRANSFER); // transfer(address,uint256)
+        _setActionClass(0x23b872dd, TRANSFER); // transferFrom(address,address,uint256)
+        _setActionClass(0x095ea7b3, OPEN); // approve(address,uint256)
+        // ERC-4626
+        _setActionClass(0x6e553f65, OPEN); // deposit(uint256,address)
+        _setActionClass(0x94bf804d, OPEN); // mint(uint256,address)
+        _setActionClass(0xb460af94, CLOSE); // withdraw(uint256,address,address)
+        _setActionClass(0xba087652, SETTLEMENT); // redeem(uint256,address,address)
+        // Uniswap SwapRouter02
+        _setActionClass(0x04e45aaf, OPEN); // exactInputSingle
+        _setActionClass(0xb858183f, OPEN); // exactInput
+        _setActionClass(0x5023b4df, OPEN); // exactOutputSingle
+        _setActionClass(0x09b81346, OPEN); // exactOutput
+        // Uniswap SwapRouter v1 (with deadline)
+        _setActionClass(0x414bf389, OPEN); // exactInputSingle
+        _setActionClass(0xc04b8d59, OPEN); // exactInput
+        // Uniswap V2 router
+        _setActionClass(0x38ed1739, OPEN); // swapExactTokensForTokens
+        _setActionClass(0xe8e33700, OPEN); // addLiquidity
+        _setActionClass(0xbaa2abde, CLOSE); // removeLiquidity
+        // Uniswap V3 NonfungiblePositionManager
+        _setActionClass(0x88316456, OPEN); // mint
+        _setActionClass(0x219f5d17, OPEN); // increaseLiquidity
+        _setActionClass(0x0c49ccbe, CLOSE); // decreaseLiquidity
+        _setActionClass(0xfc6f7865, SETTLEMENT); // collect
+        _setActionClass(0x42966c68, SETTLEMENT); // burn(uint256)
+        // DelegationManager: creating or disabling delegations is re-delegation authority
+        _setActionClass(0x3ed01015, SUBDELEGATION); // enableDelegation(Delegation)
+        _setActionClass(0x49934047, SUBDELEGATION); // disableDelegation(Delegation)
+        // Empty calldata: plain native transfer (runway, payments)
+        _setActionClass(bytes4(0), TRANSFER);
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Hook
+    // ----------------------------------------------------------------------------------------------
+
+    /// @notice Refuses the execution unless the Golem is registered and every call's action class
+    ///         (plus SUBDELEGATION when redeemed through a sub-delegation) is allowed in its phase.
+    /// @dev Terms: 20 bytes `golem` or 25 bytes `golem, bytes5 phaseMasks` packed. One oracle staticcall and
+    ///      one table SLOAD per call. Reverts `InvalidTermsLength`, `GolemNotRegistered`,
+    ///      `UnclassifiedAction`, `ActionNotAllowedInPhase`, and ExecutionLib's call-type errors.
+    function beforeHook(
+        bytes calldata terms,
+        bytes calldata,
+        bytes32 mode,
+        bytes calldata executionCallData,
+        bytes32,
+        address,
+        address redeemer
+    )
+        public
+        view
+        override
+    {
+        (address golem, bytes5 masks) = getTermsInfo(terms);
+        (bool registered, uint8 phase) = vitalityOracle.getPhase(golem);
+        if (!registered) revert GolemNotRegistered(golem);
+        uint8 mask = _maskFor(masks, phase);
+        uint8 extra = redeemer == golem ? 0 : SUBDELEGATION;
+
+        bytes1 callType = ExecutionLib.callType(mode);
+        if (callType == ExecutionLib.CALLTYPE_SINGLE) {
+            (address target,, bytes calldata callData) = ExecutionLib.decodeSingle(executionCallData);
+            bytes4 selector = callData.length >= 4 ? bytes4(callData[:4]) : bytes4(0);
+            _check(golem, phase, mask, extra, target, selector, callData.length);
+        } else if (callType == ExecutionLib.CALLTYPE_BATCH) {
+            Execution[] memory executions = ExecutionLib.decodeBatch(executionCallData);
+            for (uint256 i; i < executions.length; ++i) {
+                bytes memory callData = executions[i].callData;
+                _check(
+                    golem, phase, mask, extra, executions[i].target, ExecutionLib.selectorOf(callData), callData.length
+                );
+            }
+        } else {
+            revert ExecutionLib.UnsupportedCallType(callType);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Admin
+    // ----------------------------------------------------------------------------------------------
+
+    /// @notice Sets the action classes a selector requires (0 unclassifies it, so it is refused).
+    /// @dev `bytes4(0)` is empty calldata. Reverts `NotAdmin`, `InvalidClassMask` (bits outside 0x1F).
+    function setActionClass(bytes4 selector, uint8 classMask) external {
+        if (msg.sender != admin) revert NotAdmin(msg.sender);
+        if (classMask & ~ALL_CLASSES != 0) revert InvalidClassMask(classMask);
+        _setActionClass(selector, classMask);
+    }
+
+    /// @notice Hands the table's admin role to `newAdmin`.
+    /// @dev Reverts `NotAdmin`, `ZeroAddress`.
+    function transferAdmin(address newAdmin) external {
+        if (msg.sender != admin) revert NotAdmin(msg.sender);
+        if (newAdmin == address(0)) revert ZeroAddress();
+        emit AdminTransferred(admin, newAdmin);
+        admin = newAdmin;
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Views
+    // ----------------------------------------------------------------------------------------------
+
+    /// @notice The classes a selector requires; 0 means unclassified (refused). `bytes4(0)` is empty calldata.
+    function actionClassOf(bytes4 selector) external view returns (uint8) {
+        return _actionClass[selector];
+    }
+
+    /// @notice Decodes terms into the Golem and the effective per-phase masks (the defaults for 20-byte terms).
+    /// @dev Reverts `InvalidTermsLength` unless terms are 20 or 25 bytes.
+    function getTermsInfo(bytes calldata terms) public pure returns (address golem, bytes5 phaseMasks) {
+        // The length is checked, so bytes20 takes exactly the packed address.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        if (terms.length == 20) return (address(bytes20(terms)), DEFAULT_PHASE_MASKS);
+        if (terms.length == 25) return (address(bytes20(terms[:20])), bytes5(terms[20:25]));
+        revert InvalidTermsLength(terms.length);
+    }
+
+    /// @notice What the delegation may do right now: registration, phase and the classes that phase allows.
+    function allowedClasses(bytes calldata terms) external view returns (bool registered, uint8 phase, uint8 mask) {
+        (address golem, bytes5 masks) = getTermsInfo(terms);
+        (registered, phase) = vitalityOracle.getPhase(golem);
+        mask = registered ? _maskFor(masks, phase) : 0;
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Internal
+    // ----------------------------------------------------------------------------------------------
+
+    function _check(
+        address golem,
+        uint8 phase,
+        uint8 mask,
+        uint8 extra,
+        address target,
+        bytes4 selector,
+        uint256 callDataLength
+    )
+        private
+        view
+    {
+        // Non-empty calldata whose selector reads as 0 is a real call, not a plain transfer: refuse it
+        // rather than let it borrow the empty-calldata class.
+        if (callDataLength != 0 && selector == bytes4(0)) revert UnclassifiedAction(target, selector);
+        uint8 required = _actionClass[selector];
+        if (required == 0) revert UnclassifiedAction(target, selector);
+        required |= extra;
+        if (required & mask != required) revert ActionNotAllowedInPhase(golem, phase, selector, required);
+    }
+
+    /// @dev A phase outside 0..4 (only a faulty oracle could report one) allows nothing.
+    function _maskFor(bytes5 masks, uint8 phase) private pure returns (uint8) {
+        if (phase > 4) return 0;
+        return uint8(masks[phase]);
+    }
+
+    function _setActionClass(bytes4 selector, uint8 classMask) private {
+        _actionClass[selector] = classMask;
+        emit ActionClassSet(selector, classMask);
+    }
+}

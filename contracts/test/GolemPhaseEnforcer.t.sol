@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.23;
+
+import { GolemHookTest } from "./lib/GolemHookTest.sol";
+import { GolemPhaseEnforcer } from "../src/enforcers/GolemPhaseEnforcer.sol";
+import { VitalityOracle } from "../src/oracles/VitalityOracle.sol";
+import { IVitalityOracle } from "../src/interfaces/IVitalityOracle.sol";
+import { ICaveatEnforcer } from "../src/interfaces/ICaveatEnforcer.sol";
+import { IERC20 } from "../src/interfaces/IERC20.sol";
+import { IERC4626 } from "../src/interfaces/IERC4626.sol";
+import { ExecutionLib, Execution } from "../src/libraries/ExecutionLib.sol";
+
+// The protocol surfaces the seeded selector table must match, declared from their published ABIs so the
+// selectors are computed by the compiler rather than copied as hex.
+interface PhaseSwapRouter02 {
+    struct ExactInputSingleParams {
+        address tokenIn;
+        address tokenOut;
+        uint24 fee;
+        address recipient;
+        uint256 amountIn;
+        uint256 amountOutMinimum;
+        uint160 sqrtPriceLimitX96;
+    }
+
+    struct ExactInputParams {
+        bytes path;
+        address recipient;
+        uint256 amountIn;
+        uint256 amountOutMinimum;
+    }
+
+    struct ExactOutputSingleParams {
+        address tokenIn;
+        address tokenOut;
+        uint24 fee;
+        address recipient;
+        uint256 amountOut;
+        uint256 amountInMaximum;
+        uint160 sqrtPriceLimitX96;
+    }
+
+    struct ExactOutputParams {
+        bytes path;
+        address recipient;
+        uint256 amountOut;
+        uint256 amountInMaximum;
+    }
+
+    function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256);
+    function exactInput(ExactInputParams calldata params) external payable returns (uint256);
+    function exactOutputSingle(ExactOutputSingleParams calldata params) external payable returns (uint256);
+    function exactOutput(ExactOutputParams calldata params) external payable returns (uint256);
+}
+
+interface PhaseSwapRouterV1 {
+    struct ExactInputSingleParams {
+        address tokenIn;
+        address tokenOut;
+        uint24 fee;
+        address recipient;
+        uint256 deadline;
+        uint256 amountIn;
+        uint256 amountOutMinimum;
+        uint160 sqrtPriceLimitX96;
+    }
+
+    struct ExactInputParams {
+        bytes path;
+        address recipient;
+        uint256 deadline;
+        uint256 amountIn;
+        uint256 amountOutMinimum;
+    }
+
+    function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256);
+    function exactInput(ExactInputParams calldata params) external payable returns (uint256);
+}
+
+interface PhaseV2Router {
+    function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] calldata path, address to, uint256 deadline)
+        external
+        returns (uint256[] memory);
+    function addLiquidity(
+        address tokenA,
+        address tokenB,
+        uint256 amountADesired,
+        uint256 amountBDesired,
+        uint256 amountAMin,
+        uint256 amountBMin,
+        address to,
+        uint256 deadline
+    )
+        external
+        returns (uint256, uint256, uint256);
+    function removeLiquidity(
+        address tokenA,
+        address tokenB,
+        uint256 liquidity,
+        uint256 amountAMin,
+        uint256 amountBMin,
+        address to,
+        uint256 deadline
+    )
+        external
+        returns (uint256, uint256);
+}
+
+interface PhasePositionManager {
+    struct MintParams {
+        address token0;
+        address token1;
+        uint24 fee;
+        int24 tickLower;
+        int24 tickUpper;
+        uint256 amount0Desired;
+        uint256 amount1Desired;
+        uint256 amount0Min;
+        uint256 amount1Min;
+        address recipient;
+        uint256 deadline;
+    }
+
+    struct IncreaseLiquidityParams {
+        uint256 tokenId;
+        uint256 amount0Desired;
+        uint256 amount1Desired;
+        uint256 amount0Min;
+        uint256 amount1Min;
+        uint256 deadline;
+    }
+
+    struct DecreaseLiquidityParams {
+        uint256 tokenId;
+        uint128 liquidity;
+        uint256 amount0Min;
+        uint256 amount1Min;
+        uint256 deadline;
+    }
+
+    struct CollectParams {
+        uint256 tokenId;
+        address recipient;
+        uint128 amount0Max;
+        uint128 amount1Max;
+    }
+
+    function mint(MintParams calldata params) external payable returns (uint256, uint128, uint256, uint256);
+    function increaseLiquidity(IncreaseLiquidityParams calldata params) external payable returns (uint128, uint256, uint256);
+    function decreaseLiquidity(DecreaseLiquidityParams calldata params) external payable returns (uint256, uint256);
+    function collect(CollectParams calldata params) external payable returns (uint256, uint256);
+    function burn(uint256 tokenId) external payable;
+}
+
+interface PhaseDelegationManager {
+    struct Caveat {
+        address enforcer;
+        bytes terms;
+        bytes args;
+    }
+
+    struct Delegation {
+        address delegate;
+        address delegator;
+        bytes32 authority;
+        Caveat[] caveats;
+        uint256 salt;
+        bytes signature;
+    }
+
+    function enableDelegation(Delegation calldata delegation) external;
+    function disableDelegation(Delegation calldata delegation) external;
+}
+
+/// An oracle that reports whatever it is told, to reach the enforcer's defensive branches.
+contract PhaseRiggedOracle {
+    bool public registered = true;
+    uint8 public phase;
+
+    function set(bool registered_, uint8 phase_) external {
+        registered = registered_;
+        phase = phase_;
+    }
+
+    function getPhase(address) external view returns (bool, uint8) {
+        return (registered, phase);
+    }
+}
+
+contract GolemPhaseEnforcerTest is GolemHookTest {
+    uint8 internal constant OPEN = 0x01;
+    uint8 internal constant CLOSE = 0x02;
+    uint8 internal constant TRANSFER = 0x04;
+    uint8 internal constant SUB = 0x08;
+    uint8 internal constant SETTLE = 0x10;
+
+    address internal constant OWNER = address(0x0A);
+    address internal constant ADMIN = address(0xAD);
+    address internal constant TARGET = address(0x7A46E7);
+    address internal constant REPLICANT = address(0x4E91);
+
+    VitalityOracle internal oracle;
+    GolemPhaseEnforcer internal enforcer;
+    address[5] internal golemIn; // golemIn[p] is registered and sits in phase p
+
+    struct Entry {
+        bytes4 selector;
+        uint8 class;
+        string name;
+    }
+
+    function setUp() public {
+        oracle = new VitalityOracle(OWNER);
+        enforcer = new GolemPhaseEnforcer(address(oracle), ADMIN);
+        for (uint8 p; p < 5; ++p) {
+            address g = address(uint160(0x6000 + p));
+            golemIn[p] = g;
+            vm.prank(OWNER);
+            oracle.registerGolem(g);
+            vm.prank(g);
+            oracle.updatePhase(p, 10_000 - uint16(p) * 2_000);
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    function _terms(address golem) internal pure returns (bytes memory) {
+        return abi.encodePacked(golem);
+    }
+
+    function _hook(bytes memory terms, bytes32 mode, bytes memory execution, address redeemer) internal {
+        _before(ICaveatEnforcer(address(enforcer)), terms, mode, execution, redeemer);
+    }
+
+    function _ok(address golem, bytes memory callData) internal returns (bool) {
+        return _passes(ICaveatEnforcer(address(enforcer)), _terms(golem), SINGLE, _single(TARGET, 0, callData), golem);
+    }
+
+    function _call(bytes4 selector) internal pure returns (bytes memory) {
+        return abi.encodePacked(selector, uint256(1), uint256(2));
+    }
+
+    function _notAllowed(address golem, uint8 phase, bytes4 selector, uint8 required) internal pure returns (bytes memory) {
+        return abi.encodeWithSelector(GolemPhaseEnforcer.ActionNotAllowedInPhase.selector, golem, phase, selector, required);
+    }
+
+    function _defaultMask(uint8 phase) internal pure returns (uint8) {
+        return [uint8(0x1F), 0x17, 0x16, 0x16, 0x10][phase];
+    }
+
+    /// The seeded table, with selectors computed from the protocol interfaces.
+    function _table() internal pure returns (Entry[] memory t) {
+        t = new Entry[](24);
+        t[0] = Entry(IERC20.transfer.selector, TRANSFER, "ERC20.transfer");
+        t[1] = Entry(IERC20.transferFrom.selector, TRANSFER, "ERC20.transferFrom");
+        t[2] = Entry(IERC20.approve.selector, OPEN, "ERC20.approve");
+        t[3] = Entry(IERC4626.deposit.selector, OPEN, "ERC4626.deposit");
+        t[4] = Entry(IERC4626.mint.selector, OPEN, "ERC4626.mint");
+        t[5] = Entry(IERC4626.withdraw.selector, CLOSE, "ERC4626.withdraw");
+        t[6] = Entry(IERC4626.redeem.selector, SETTLE, "ERC4626.redeem");
+        t[7] = Entry(PhaseSwapRouter02.exactInputSingle.selector, OPEN, "SwapRouter02.exactInputSingle");
+        t[8] = Entry(PhaseSwapRouter02.exactInput.selector, OPEN, "SwapRouter02.exactInput");
+        t[9] = Entry(PhaseSwapRouter02.exactOutputSingle.selector, OPEN, "SwapRouter02.exactOutputSingle");
+        t[10] = Entry(PhaseSwapRouter02.exactOutput.selector, OPEN, "SwapRouter02.exactOutput");
+        t[11] = Entry(PhaseSwapRouterV1.exactInputSingle.selector, OPEN, "SwapRouter.exactInputSingle");
+        t[12] = Entry(PhaseSwapRouterV1.exactInput.selector, OPEN, "SwapRouter.exactInput");
+        t[13] = Entry(PhaseV2Router.swapExactTokensForTokens.selector, OPEN, "V2.swapExactTokensForTokens");
+        t[14] = Entry(PhaseV2Router.addLiquidity.selector, OPEN, "V2.addLiquidity");
+        t[15] = Entry(PhaseV2Router.removeLiquidity.selector, CLOSE, "V2.removeLiquidity");
+        t[16] = Entry(PhasePositionManager.mint.selector, OPEN, "NPM.mint");
+        t[17] = Entry(PhasePositionManager.increaseLiquidity.selector, OPEN, "NPM.increaseLiquidity");
+        t[18] = Entry(PhasePositionManager.decreaseLiquidity.selector, CLOSE, "NPM.decreaseLiquidity");
+        t[19] = Entry(PhasePositionManager.collect.selector, SETTLE, "NPM.collect");
+        t[20] = Entry(PhasePositionManager.burn.selector, SETTLE, "NPM.burn");
+        t[21] = Entry(PhaseDelegationManager.enableDelegation.selector, SUB, "DM.enableDelegation");
+        t[22] = Entry(PhaseDelegationManager.disableDelegation.selector, SUB, "DM.disableDelegation");
+        t[23] = Entry(bytes4(0), TRANSFER, "empty calldata");
+    }
+
+    // ---------------------------------------------------------------- construction and table
+
+    function test_constructor_revertsOnZeroOracle() public {
+        vm.expectRevert(GolemPhaseEnforcer.ZeroAddress.selector);
+        new GolemPhaseEnforcer(address(0), ADMIN);
+    }
+
+    function test_constructor_revertsOnZeroAdmin() public {
+        vm.expectRevert(GolemPhaseEnforcer.ZeroAddress.selector);
+        new GolemPhaseEnforcer(address(oracle), address(0));
+    }
+
+    function test_constructor_emitsTheSeededTable() public {
+        vm.recordLogs();
+        new GolemPhaseEnforcer(address(oracle), ADMIN);
+        // AdminTransferred + one ActionClassSet per seeded entry.
+        assertEq(vm.getRecordedLogs().length, 1 + _table().length);
+    }
+
+    function test_seededTable_matchesRealSelectors() public view {
+        Entry[] memory t = _table();
+        for (uint256 i; i < t.length; ++i) {
+            assertEq(uint256(enforcer.actionClassOf(t[i].selector)), t[i].class, t[i].name);
+        }
+        // Spot-check the hex the docs quote, so docs and code cannot drift apart.
+        assertEq(bytes32(PhaseSwapRouter02.exactInputSingle.selector), bytes32(bytes4(0x04e45aaf)));
+        assertEq(bytes32(PhasePositionManager.collect.selector), bytes32(bytes4(0xfc6f7865)));
+        assertEq(bytes32(PhaseDelegationManager.enableDelegation.selector), bytes32(bytes4(0x3ed01015)));
+        assertEq(bytes32(PhaseDelegationManager.disableDelegation.selector), bytes32(bytes4(0x49934047)));
+    }
+
+    function test_constants() public view {
+        assertEq(uint256(enforcer.OPEN()), OPEN);
+        assertEq(uint256(enforcer.CLOSE()), CLOSE);
+        assertEq(uint256(enforcer.TRANSFER()), TRANSFER);
+        assertEq(uint256(enforcer.SUBDELEGATION()), SUB);
+        assertEq(uint256(enforcer.SETTLEMENT()), SETTLE);
+        assertEq(bytes32(enforcer.DEFAULT_PHASE_MASKS()), bytes32(bytes5(0x1F17161610)));
+        assertEq(address(enforcer.vitalityOracle()), address(oracle));
+        assertEq(enforcer.admin(), ADMIN);
+    }
+
+    // ---------------------------------------------------------------- default phase rules
+
+    /// Every seeded selector against every phase: passes exactly when its class is in the default mask.
+    function test_defaultMatrix_everySelectorEveryPhase() public {
+        Entry[] memory t = _table();
+        for (uint8 p; p < 5; ++p) {
+            for (uint256 i; i < t.length; ++i) {
+                bytes memory callData = t[i].selector == bytes4(0) ? bytes("") : _call(t[i].selector);
+                bool expected = t[i].class & _defaultMask(p) == t[i].class;
+                assertEq(_ok(golemIn[p], callData), expected, t[i].name);
+            }
+        }
+    }
+
+    function test_thriving_allowsEverything() public {
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(IERC4626.deposit.selector)), golemIn[0]);
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(PhaseDelegationManager.enableDelegation.selector)), golemIn[0]);
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 1 ether, ""), golemIn[0]);
+    }
+
+    function test_stable_refusesSubdelegation() public {
+        bytes4 sel = PhaseDelegationManager.enableDelegation.selector;
+        vm.expectRevert(_notAllowed(golemIn[1], 1, sel, SUB));
+        _hook(_terms(golemIn[1]), SINGLE, _single(TARGET, 0, _call(sel)), golemIn[1]);
+    }
+
+    function test_conservation_refusesNewPositions() public {
+        bytes4 sel = PhaseSwapRouter02.exactInputSingle.selector;
+        vm.expectRevert(_notAllowed(golemIn[2], 2, sel, OPEN));
+        _hook(_terms(golemIn[2]), SINGLE, _single(TARGET, 0, _call(sel)), golemIn[2]);
+        // ...but closes, transfers and settles.
+        _hook(_terms(golemIn[2]), SINGLE, _single(TARGET, 0, _call(IERC4626.withdraw.selector)), golemIn[2]);
+        _hook(_terms(golemIn[2]), SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[2]);
+        _hook(_terms(golemIn[2]), SINGLE, _single(TARGET, 0, _call(IERC4626.redeem.selector)), golemIn[2]);
+    }
+
+    function test_declining_refusesApprove() public {
+        bytes4 sel = IERC20.approve.selector;
+        vm.expectRevert(_notAllowed(golemIn[3], 3, sel, OPEN));
+        _hook(_terms(golemIn[3]), SINGLE, _single(TARGET, 0, _call(sel)), golemIn[3]);
+    }
+
+    function test_terminal_onlySettles() public {
+        _hook(_terms(golemIn[4]), SINGLE, _single(TARGET, 0, _call(PhasePositionManager.collect.selector)), golemIn[4]);
+        bytes4 sel = IERC4626.withdraw.selector;
+        vm.expectRevert(_notAllowed(golemIn[4], 4, sel, CLOSE));
+        _hook(_terms(golemIn[4]), SINGLE, _single(TARGET, 0, _call(sel)), golemIn[4]);
+    }
+
+    function test_terminal_refusesPlainNativeTransfer() public {
+        vm.expectRevert(_notAllowed(golemIn[4], 4, bytes4(0), TRANSFER));
+        _hook(_terms(golemIn[4]), SINGLE, _single(TARGET, 1 ether, ""), golemIn[4]);
+    }
+
+    // ---------------------------------------------------------------- registration
+
+    function test_revertsForUnregisteredGolem() public {
+        address ghost = address(0xD00D);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.GolemNotRegistered.selector, ghost));
+        _hook(_terms(ghost), SINGLE, _single(TARGET, 0, _call(IERC4626.redeem.selector)), ghost);
+    }
+
+    function test_revertsForDeregisteredGolem() public {
+        vm.prank(OWNER);
+        oracle.deregisterGolem(golemIn[4]);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.GolemNotRegistered.selector, golemIn[4]));
+        _hook(_terms(golemIn[4]), SINGLE, _single(TARGET, 0, _call(IERC4626.redeem.selector)), golemIn[4]);
+    }
+
+    function test_followsKeyRotation() public {
+        address fresh = address(0xF8E5);
+        vm.prank(OWNER);
+        oracle.rotateGolemKey(golemIn[2], fresh);
+        // Delegations naming the old key die; the new key carries the phase.
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.GolemNotRegistered.selector, golemIn[2]));
+        _hook(_terms(golemIn[2]), SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[2]);
+        bytes4 sel = IERC20.approve.selector;
+        vm.expectRevert(_notAllowed(fresh, 2, sel, OPEN));
+        _hook(_terms(fresh), SINGLE, _single(TARGET, 0, _call(sel)), fresh);
+    }
+
+    function test_followsOwnerReset() public {
+        bytes4 sel = IERC4626.deposit.selector;
+        assertFalse(_ok(golemIn[3], _call(sel)));
+        vm.prank(OWNER);
+        oracle.resetPhase(golemIn[3], 0, "fed");
+        assertTrue(_ok(golemIn[3], _call(sel)));
+    }
+
+    // ---------------------------------------------------------------- unclassified calls
+
+    function test_revertsOnUnclassifiedSelector() public {
+        bytes4 sel = bytes4(keccak256("launchRocket(uint256)"));
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, TARGET, sel));
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(sel)), golemIn[0]);
+    }
+
+    function test_revertsOnShortNonEmptyCalldata() public {
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, TARGET, bytes4(0)));
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, hex"a905"), golemIn[0]);
+    }
+
+    function test_revertsOnZeroSelectorWithData() public {
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, TARGET, bytes4(0)));
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, abi.encodePacked(bytes4(0), uint256(5))), golemIn[0]);
+    }
+
+    function testFuzz_unknownSelectorIsRefusedInEveryPhase(bytes4 sel, uint8 phase) public {
+        vm.assume(enforcer.actionClassOf(sel) == 0);
+        phase = uint8(bound(phase, 0, 4));
+        bytes memory callData = _call(sel);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, TARGET, sel));
+        _hook(_terms(golemIn[phase]), SINGLE, _single(TARGET, 0, callData), golemIn[phase]);
+    }
+
+    // ---------------------------------------------------------------- sub-delegation
+
+    function test_subdelegation_allowedWhileThriving() public {
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), REPLICANT);
+    }
+
+    function test_subdelegation_refusedFromStable() public {
+        bytes4 sel = IERC20.transfer.selector;
+        vm.expectRevert(_notAllowed(golemIn[1], 1, sel, TRANSFER | SUB));
+        _hook(_terms(golemIn[1]), SINGLE, _single(TARGET, 0, _call(sel)), REPLICANT);
+    }
+
+    function testFuzz_matchesModel(uint8 phase, uint256 entry, bool viaReplicant, uint96 value) public {
+        phase = uint8(bound(phase, 0, 4));
+        Entry[] memory t = _table();
+        Entry memory e = t[bound(entry, 0, t.length - 1)];
+        address golem = golemIn[phase];
+        address redeemer = viaReplicant ? REPLICANT : golem;
+        uint8 required = e.class | (viaReplicant ? SUB : 0);
+        bytes memory callData = e.selector == bytes4(0) ? bytes("") : _call(e.selector);
+        if (required & _defaultMask(phase) != required) {
+            vm.expectRevert(_notAllowed(golem, phase, e.selector, required));
+        }
+        _hook(_terms(golem), SINGLE, _single(TARGET, value, callData), redeemer);
+    }
+
+    // ---------------------------------------------------------------- per-delegation masks
+
+    function test_customMasks_overrideDefaults() public {
+        // Terminal may also move runway (TRANSFER) for this delegation; Thriving may only close.
+        bytes memory terms = abi.encodePacked(golemIn[4], bytes5(0x0217161614));
+        _hook(terms, SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[4]);
+
+        bytes memory strict = abi.encodePacked(golemIn[0], bytes5(0x0217161610));
+        bytes4 sel = IERC4626.deposit.selector;
+        vm.expectRevert(_notAllowed(golemIn[0], 0, sel, OPEN));
+        _hook(strict, SINGLE, _single(TARGET, 0, _call(sel)), golemIn[0]);
+        _hook(strict, SINGLE, _single(TARGET, 0, _call(IERC4626.withdraw.selector)), golemIn[0]);
+    }
+
+    function testFuzz_customMasks(bytes5 masks, uint8 phase, uint256 entry, bool viaReplicant) public {
+        phase = uint8(bound(phase, 0, 4));
+        Entry[] memory t = _table();
+        Entry memory e = t[bound(entry, 0, t.length - 1)];
+        address golem = golemIn[phase];
+        uint8 required = e.class | (viaReplicant ? SUB : 0);
+        uint8 mask = uint8(masks[phase]);
+        bytes memory callData = e.selector == bytes4(0) ? bytes("") : _call(e.selector);
+        bool ok = _passes(
+            ICaveatEnforcer(address(enforcer)),
+            abi.encodePacked(golem, masks),
+            SINGLE,
+            _single(TARGET, 0, callData),
+            viaReplicant ? REPLICANT : golem
+        );
+        assertEq(ok, required & mask == required);
+    }
+
+    // ---------------------------------------------------------------- terms
+
+    function test_getTermsInfo_defaultsAndCustom() public view {
+        (address g, bytes5 m) = enforcer.getTermsInfo(_terms(golemIn[1]));
+        assertEq(g, golemIn[1]);
+        assertEq(bytes32(m), bytes32(bytes5(0x1F17161610)));
+        (g, m) = enforcer.getTermsInfo(abi.encodePacked(golemIn[2], bytes5(0x0102030405)));
+        assertEq(g, golemIn[2]);
+        assertEq(bytes32(m), bytes32(bytes5(0x0102030405)));
+    }
+
+    function testFuzz_invalidTermsLength(bytes calldata terms) public {
+        vm.assume(terms.length != 20 && terms.length != 25);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
+        enforcer.getTermsInfo(terms);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
+        _hook(terms, SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+    }
+
+    function test_invalidTermsLength_abiEncodedAddress() public {
+        // abi.encode(address) is 32 bytes: the packed layout is required.
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, uint256(32)));
+        _hook(abi.encode(golemIn[0]), SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+    }
+
+    function test_allowedClasses() public {
+        (bool registered, uint8 phase, uint8 mask) = enforcer.allowedClasses(_terms(golemIn[2]));
+        assertTrue(registered);
+        assertEq(uint256(phase), 2);
+        assertEq(uint256(mask), 0x16);
+        (registered, phase, mask) = enforcer.allowedClasses(abi.encodePacked(golemIn[3], bytes5(0x0000000A00)));
+        assertEq(uint256(mask), 0x0A);
+        vm.prank(OWNER);
+        oracle.deregisterGolem(golemIn[3]);
+        (registered, phase, mask) = enforcer.allowedClasses(_terms(golemIn[3]));
+        assertFalse(registered);
+        assertEq(uint256(phase), 3);
+        assertEq(uint256(mask), 0);
+    }
+
+    // ---------------------------------------------------------------- batch and modes
+
+    function test_batch_allAllowedPasses() public {
+        Execution[] memory ex = new Execution[](3);
+        ex[0] = _exec(TARGET, _call(IERC4626.withdraw.selector));
+        ex[1] = _exec(TARGET, _call(IERC20.transfer.selector));
+        ex[2] = Execution(TARGET, 1 ether, "");
+        _hook(_terms(golemIn[2]), BATCH, _batch(ex), golemIn[2]);
+    }
+
+    function test_batch_oneForbiddenCallBlocksAll() public {
+        Execution[] memory ex = new Execution[](3);
+        ex[0] = _exec(TARGET, _call(IERC4626.withdraw.selector));
+        ex[1] = _exec(TARGET, _call(PhaseSwapRouter02.exactInput.selector));
+        ex[2] = _exec(TARGET, _call(IERC20.transfer.selector));
+        vm.expectRevert(_notAllowed(golemIn[2], 2, PhaseSwapRouter02.exactInput.selector, OPEN));
+        _hook(_terms(golemIn[2]), BATCH, _batch(ex), golemIn[2]);
+    }
+
+    function test_batch_unclassifiedCallBlocksAll() public {
+        Execution[] memory ex = new Execution[](2);
+        ex[0] = _exec(TARGET, _call(IERC20.transfer.selector));
+        ex[1] = _exec(address(0xBEEF), hex"deadbeef");
+        vm.expectRevert(
+            abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, address(0xBEEF), bytes4(0xdeadbeef))
+        );
+        _hook(_terms(golemIn[0]), BATCH, _batch(ex), golemIn[0]);
+    }
+
+    function test_batch_subdelegationAppliesToEveryCall() public {
+        Execution[] memory ex = new Execution[](1);
+        ex[0] = _exec(TARGET, _call(IERC4626.redeem.selector));
+        vm.expectRevert(_notAllowed(golemIn[4], 4, IERC4626.redeem.selector, SETTLE | SUB));
+        _hook(_terms(golemIn[4]), BATCH, _batch(ex), REPLICANT);
+    }
+
+    function test_batch_empty_passesForRegisteredGolem() public {
+        _hook(_terms(golemIn[4]), BATCH, _batch(new Execution[](0)), golemIn[4]);
+    }
+
+    function testFuzz_batch_failsIffAnyCallFails(uint8 phase, uint256 seed, uint8 count) public {
+        phase = uint8(bound(phase, 0, 4));
+        count = uint8(bound(count, 1, 6));
+        Entry[] memory t = _table();
+        Execution[] memory ex = new Execution[](count);
+        bool expected = true;
+        for (uint256 i; i < count; ++i) {
+            Entry memory e = t[uint256(keccak256(abi.encode(seed, i))) % t.length];
+            ex[i] = _exec(TARGET, e.selector == bytes4(0) ? bytes("") : _call(e.selector));
+            if (e.class & _defaultMask(phase) != e.class) expected = false;
+        }
+        bool ok = _passes(ICaveatEnforcer(address(enforcer)), _terms(golemIn[phase]), BATCH, _batch(ex), golemIn[phase]);
+        assertEq(ok, expected);
+    }
+
+    function test_tryMode_isAccepted() public {
+        _hook(_terms(golemIn[0]), SINGLE_TRY, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+    }
+
+    function test_revertsOnDelegatecallMode() public {
+        vm.expectRevert(abi.encodeWithSelector(ExecutionLib.UnsupportedCallType.selector, bytes1(0xff)));
+        _hook(_terms(golemIn[0]), DELEGATECALL, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+    }
+
+    function test_revertsOnMalformedSingle() public {
+        vm.expectRevert(abi.encodeWithSelector(ExecutionLib.MalformedExecution.selector, uint256(40)));
+        _hook(_terms(golemIn[0]), SINGLE, new bytes(40), golemIn[0]);
+    }
+
+    function test_otherHooksAreNoops() public {
+        // Only beforeHook checks; the other hooks never revert even for a dead Golem.
+        address ghost = address(0xD00D);
+        bytes memory ex = _single(TARGET, 0, _call(IERC20.approve.selector));
+        vm.startPrank(MANAGER);
+        enforcer.beforeAllHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
+        enforcer.afterHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
+        enforcer.afterAllHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
+        vm.stopPrank();
+    }
+
+    function test_phaseOutOfRangeFromFaultyOracleAllowsNothing() public {
+        PhaseRiggedOracle rigged = new PhaseRiggedOracle();
+        GolemPhaseEnforcer e = new GolemPhaseEnforcer(address(rigged), ADMIN);
+        rigged.set(true, 7);
+        bytes4 sel = IERC4626.redeem.selector;
+        vm.expectRevert(_notAllowed(golemIn[0], 7, sel, SETTLE));
+        _before(ICaveatEnforcer(address(e)), _terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(sel)), golemIn[0]);
+        (, uint8 phase, uint8 mask) = e.allowedClasses(_terms(golemIn[0]));
+        assertEq(uint256(phase), 7);
+        assertEq(uint256(mask), 0);
+    }
+
+    // ---------------------------------------------------------------- admin
+
+    function test_setActionClass_reclassifiesWithoutRedeploy() public {
+        bytes4 sel = bytes4(keccak256("harvest()"));
+        vm.expectEmit(true, true, true, true);
+        emit GolemPhaseEnforcer.ActionClassSet(sel, SETTLE);
+        vm.prank(ADMIN);
+        enforcer.setActionClass(sel, SETTLE);
+        assertEq(uint256(enforcer.actionClassOf(sel)), SETTLE);
+        _hook(_terms(golemIn[4]), SINGLE, _single(TARGET, 0, abi.encodePacked(sel)), golemIn[4]);
+
+        // Tighten approve to OPEN|CLOSE: now nothing but Thriving/Stable may approve.
+        vm.prank(ADMIN);
+        enforcer.setActionClass(IERC20.approve.selector, OPEN | CLOSE);
+        assertTrue(_ok(golemIn[1], _call(IERC20.approve.selector)));
+        assertFalse(_ok(golemIn[2], _call(IERC20.approve.selector)));
+    }
+
+    function test_setActionClass_zeroUnclassifies() public {
+        vm.prank(ADMIN);
+        enforcer.setActionClass(IERC20.transfer.selector, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, TARGET, IERC20.transfer.selector)
+        );
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+    }
+
+    function test_setActionClass_emptyCalldataKey() public {
+        vm.prank(ADMIN);
+        enforcer.setActionClass(bytes4(0), SETTLE);
+        _hook(_terms(golemIn[4]), SINGLE, _single(TARGET, 1 ether, ""), golemIn[4]);
+    }
+
+    function test_setActionClass_revertsForNonAdmin() public {
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotAdmin.selector, OWNER));
+        vm.prank(OWNER);
+        enforcer.setActionClass(IERC20.approve.selector, SETTLE);
+    }
+
+    function testFuzz_setActionClass_rejectsUnknownBits(uint8 mask) public {
+        vm.prank(ADMIN);
+        if (mask > 0x1F) vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidClassMask.selector, mask));
+        enforcer.setActionClass(0x12345678, mask);
+        if (mask <= 0x1F) assertEq(uint256(enforcer.actionClassOf(0x12345678)), mask);
+    }
+
+    function test_transferAdmin() public {
+        address next = address(0xAE);
+        vm.expectEmit(true, true, true, true);
+        emit GolemPhaseEnforcer.AdminTransferred(ADMIN, next);
+        vm.prank(ADMIN);
+        enforcer.transferAdmin(next);
+        assertEq(enforcer.admin(), next);
+
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotAdmin.selector, ADMIN));
+        vm.prank(ADMIN);
+        enforcer.setActionClass(0x12345678, OPEN);
+        vm.prank(next);
+        enforcer.setActionClass(0x12345678, OPEN);
+    }
+
+    function test_transferAdmin_revertsForNonAdmin() public {
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotAdmin.selector, OWNER));
+        vm.prank(OWNER);
+        enforcer.transferAdmin(OWNER);
+    }
+
+    function test_transferAdmin_revertsOnZero() public {
+        vm.expectRevert(GolemPhaseEnforcer.ZeroAddress.selector);
+        vm.prank(ADMIN);
+        enforcer.transferAdmin(address(0));
+    }
+
+    // ---------------------------------------------------------------- gas
+
+    event log_named_uint(string key, uint256 val);
+
+    /// Logs the hook's own cost (forge test -vv): one oracle staticcall plus one table SLOAD per call.
+    function test_gas_beforeHook() public {
+        bytes memory terms = _terms(golemIn[2]);
+        bytes memory single = _single(TARGET, 0, _call(IERC20.transfer.selector));
+        Execution[] memory ex = new Execution[](3);
+        ex[0] = _exec(TARGET, _call(IERC4626.withdraw.selector));
+        ex[1] = _exec(TARGET, _call(IERC20.transfer.selector));
+        ex[2] = _exec(TARGET, _call(IERC4626.redeem.selector));
+        bytes memory batch = _batch(ex);
+
+        vm.prank(MANAGER);
+        uint256 g = gasleft();
+        enforcer.beforeHook(terms, "", SINGLE, single, HASH, DELEGATOR, golemIn[2]);
+        emit log_named_uint("GolemPhase.beforeHook single (cold)", g - gasleft());
+
+        vm.prank(MANAGER);
+        g = gasleft();
+        enforcer.beforeHook(terms, "", BATCH, batch, HASH, DELEGATOR, golemIn[2]);
+        emit log_named_uint("GolemPhase.beforeHook batch of 3 (warm oracle)", g - gasleft());
+    }
+}
