@@ -1,0 +1,72 @@
+// Reads the on-chain state of many Golems at once: one block read and one deployless multicall for the
+// whole batch, so an idle heartbeat costs two JSON-RPC requests however many Golems it looks at.
+import type { Address, Hex, PublicClient } from 'viem'
+import { DelegationManager as DelegationManagerAbi, ERC20PeriodTransferEnforcer as PeriodAbi } from '@metamask/delegation-abis'
+import { DreamOracleAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import type { BardoDeployment } from '../../core/deployment.ts'
+import type { Phase } from '../../core/lifecycle/phase.ts'
+
+export type GolemReadRequest = {
+  golemId: string
+  /** The Golem's session key: its identity on the oracles. */
+  golemKey: Address
+  /** Hashes of every delegation in the redemption chain (leaf first): any disabled one stops it. */
+  chainHashes: readonly Hex[]
+  /** The delegation that carries the ERC20 period caveat, and that caveat's terms. */
+  periodDelegationHash: Hex
+  periodTerms: Hex
+}
+
+export type GolemChainState = {
+  golemId: string
+  phase: Phase
+  registered: boolean
+  dead: boolean
+  survivalScoreBps: number
+  dreaming: boolean
+  disabled: boolean
+  availableInPeriod: bigint
+  isNewPeriod: boolean
+  currentPeriod: bigint
+}
+
+export type GolemBatchRead = { blockNumber: bigint; timestamp: bigint; golems: GolemChainState[] }
+
+export async function readGolems(
+  client: PublicClient,
+  deployment: BardoDeployment,
+  requests: readonly GolemReadRequest[],
+): Promise<GolemBatchRead> {
+  const block = await client.getBlock({ blockTag: 'latest' })
+  if (requests.length === 0) return { blockNumber: block.number, timestamp: block.timestamp, golems: [] }
+  const dm = deployment.environment.DelegationManager
+  const period = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
+  const contracts = requests.flatMap((r) => [
+    { address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getState', args: [r.golemKey] } as const,
+    { address: deployment.dreamOracle, abi: DreamOracleAbi, functionName: 'isDreaming', args: [r.golemKey] } as const,
+    { address: period, abi: PeriodAbi, functionName: 'getAvailableAmount', args: [r.periodDelegationHash, dm, r.periodTerms] } as const,
+    ...r.chainHashes.map((h) => ({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [h] }) as const),
+  ])
+  const results = await client.multicall({ contracts, allowFailure: false, deployless: true, blockNumber: block.number })
+  let i = 0
+  const golems = requests.map((r) => {
+    const state = results[i++] as { phase: number; registered: boolean; dead: boolean; survivalScore: number }
+    const dreaming = results[i++] as boolean
+    const [availableInPeriod, isNewPeriod, currentPeriod] = results[i++] as readonly [bigint, boolean, bigint]
+    let disabled = false
+    for (let k = 0; k < r.chainHashes.length; k++) disabled = (results[i++] as boolean) || disabled
+    return {
+      golemId: r.golemId,
+      phase: state.phase as Phase,
+      registered: state.registered,
+      dead: state.dead,
+      survivalScoreBps: Number(state.survivalScore),
+      dreaming,
+      disabled,
+      availableInPeriod,
+      isNewPeriod,
+      currentPeriod,
+    }
+  })
+  return { blockNumber: block.number, timestamp: block.timestamp, golems }
+}

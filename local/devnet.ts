@@ -1,0 +1,239 @@
+// The local chain harness used by tests, `npm start` and benchmarks: anvil on a free loopback port, the
+// real MetaMask Delegation Framework, the Bardo contracts and the local test assets, and owner
+// MetaMask Hybrid smart accounts funded with test USDC and ETH. Stops everything it started.
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  parseEther,
+  parseUnits,
+  type Abi,
+  type Account,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
+import { Implementation, toMetaMaskSmartAccount, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+import * as artifacts from '../contracts/artifacts/index.ts'
+import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
+import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
+
+/** Anvil's well-known test mnemonic: its accounts are funded with 10,000 ETH on every local chain. */
+const TEST_MNEMONIC = 'test test test test test test test test test test test junk'
+
+export type DevnetClients = {
+  chain: Chain
+  publicClient: PublicClient<Transport, Chain>
+  /** Deploys contracts and funds accounts (anvil account 0). */
+  deployer: WalletClient<Transport, Chain, Account>
+  /** The platform's operator key: owns the VitalityOracle and the GolemPhase action table (anvil account 1). */
+  operator: WalletClient<Transport, Chain, Account>
+}
+
+export type OwnerAccount = {
+  /** The owner's MetaMask Hybrid smart account (holds every token). */
+  smartAccount: MetaMaskSmartAccount
+  address: Address
+  /** The EOA that controls the smart account (the owner's MetaMask key, local only). */
+  signer: PrivateKeyAccount
+}
+
+export type Devnet = DevnetClients & {
+  anvil: Anvil
+  rpcUrl: string
+  deployment: BardoDeployment & { assets: LocalAssets }
+  /** A new owner smart account, deployed and funded (defaults: 10,000 USDC and 10 ETH). */
+  createOwner(funding?: { usdc?: bigint; eth?: bigint }): Promise<OwnerAccount>
+  /** A funded EOA on the devnet (for Golem session keys, payers, ...). */
+  fundedAccount(eth?: bigint): Promise<PrivateKeyAccount>
+  mintUsdc(to: Address, amount: bigint): Promise<void>
+  /** Moves chain time forward and mines a block. */
+  increaseTime(seconds: number | bigint): Promise<bigint>
+  stop(): Promise<void>
+}
+
+export function localChain(rpcUrl: string, chainId = 31337): Chain {
+  return defineChain({
+    id: chainId,
+    name: 'Bardo devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  })
+}
+
+export function devnetClients(rpcUrl: string, chainId = 31337): DevnetClients {
+  const chain = localChain(rpcUrl, chainId)
+  // Local blocks arrive in milliseconds; viem's default 4 s polling would dominate every test.
+  const transport = http(rpcUrl, { batch: false })
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 25 }) as PublicClient<Transport, Chain>
+  const deployer = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }), chain, transport, pollingInterval: 25 })
+  const operator = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }), chain, transport, pollingInterval: 25 })
+  return { chain, publicClient, deployer, operator }
+}
+
+type Deployable = { abi: Abi; bytecode: Hex }
+
+async function deployAll(
+  clients: DevnetClients,
+  items: { name: string; artifact: Deployable; args: readonly unknown[] }[],
+): Promise<Record<string, Address>> {
+  const { publicClient, deployer } = clients
+  // Send every deployment back to back with explicit nonces, then wait once: anvil mines each at once.
+  let nonce = await publicClient.getTransactionCount({ address: deployer.account.address, blockTag: 'pending' })
+  const hashes = await Promise.all(
+    items.map((item) =>
+      deployer.deployContract({ abi: item.artifact.abi, bytecode: item.artifact.bytecode, args: item.args as never, nonce: nonce++ }),
+    ),
+  )
+  const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
+  const out: Record<string, Address> = {}
+  receipts.forEach((r, i) => {
+    const item = items[i]!
+    if (r.status !== 'success' || !r.contractAddress) throw new Error(`deploying ${item.name} failed`)
+    out[item.name] = r.contractAddress
+  })
+  return out
+}
+
+function art(abi: Abi, bytecode: Hex): Deployable {
+  return { abi, bytecode }
+}
+
+/** Deploys the Bardo contracts and local assets onto a chain that already has the framework. */
+export async function deployBardo(clients: DevnetClients): Promise<Omit<BardoDeployment, 'environment' | 'chainId'> & { assets: LocalAssets }> {
+  const a = artifacts
+  const operator = clients.operator.account.address
+  const startBlock = await clients.publicClient.getBlockNumber()
+  const first = await deployAll(clients, [
+    { name: 'vitalityOracle', artifact: art(a.VitalityOracleAbi, a.VitalityOracleBytecode), args: [operator] },
+    { name: 'dreamOracle', artifact: art(a.DreamOracleAbi, a.DreamOracleBytecode), args: [] },
+    { name: 'daimonOracle', artifact: art(a.DaimonOracleAbi, a.DaimonOracleBytecode), args: [] },
+    { name: 'usdc', artifact: art(a.TestUSDCAbi, a.TestUSDCBytecode), args: [] },
+    { name: 'weth', artifact: art(a.TestTokenAbi, a.TestTokenBytecode), args: ['Wrapped Ether', 'WETH', 18] },
+    { name: 'ethUsdFeed', artifact: art(a.MockPriceFeedAbi, a.MockPriceFeedBytecode), args: [8, 3_000n * 10n ** 8n, 'ETH / USD'] },
+    { name: 'usdcUsdFeed', artifact: art(a.MockPriceFeedAbi, a.MockPriceFeedBytecode), args: [8, 10n ** 8n, 'USDC / USD'] },
+    { name: 'mortalityTimeWindow', artifact: art(a.MortalityTimeWindowEnforcerAbi, a.MortalityTimeWindowEnforcerBytecode), args: [] },
+    { name: 'vaultNav', artifact: art(a.VaultNAVEnforcerAbi, a.VaultNAVEnforcerBytecode), args: [] },
+    { name: 'replicantBudget', artifact: art(a.ReplicantBudgetEnforcerAbi, a.ReplicantBudgetEnforcerBytecode), args: [] },
+    { name: 'maxSlippage', artifact: art(a.MaxSlippageEnforcerAbi, a.MaxSlippageEnforcerBytecode), args: [] },
+    { name: 'dailySpendLimit', artifact: art(a.DailySpendLimitEnforcerAbi, a.DailySpendLimitEnforcerBytecode), args: [] },
+    { name: 'knowledgeRoyalty', artifact: art(a.KnowledgeRoyaltyEnforcerAbi, a.KnowledgeRoyaltyEnforcerBytecode), args: [] },
+  ])
+  const second = await deployAll(clients, [
+    { name: 'golemPhase', artifact: art(a.GolemPhaseEnforcerAbi, a.GolemPhaseEnforcerBytecode), args: [first.vitalityOracle, operator] },
+    { name: 'dreamMode', artifact: art(a.DreamModeEnforcerAbi, a.DreamModeEnforcerBytecode), args: [first.dreamOracle] },
+    { name: 'emotionalState', artifact: art(a.EmotionalStateEnforcerAbi, a.EmotionalStateEnforcerBytecode), args: [first.daimonOracle] },
+    { name: 'vault', artifact: art(a.TestVaultAbi, a.TestVaultBytecode), args: [first.usdc] },
+    { name: 'router', artifact: art(a.TestSwapRouterAbi, a.TestSwapRouterBytecode), args: [] },
+  ])
+  const addr = (name: string): Address => {
+    const v = first[name] ?? second[name]
+    if (!v) throw new Error(`missing deployment ${name}`)
+    return v
+  }
+  const assets: LocalAssets = {
+    usdc: addr('usdc'),
+    weth: addr('weth'),
+    ethUsdFeed: addr('ethUsdFeed'),
+    usdcUsdFeed: addr('usdcUsdFeed'),
+    vault: addr('vault'),
+    router: addr('router'),
+  }
+  await configureRouter(clients, assets)
+  return {
+    vitalityOracle: addr('vitalityOracle'),
+    dreamOracle: addr('dreamOracle'),
+    daimonOracle: addr('daimonOracle'),
+    enforcers: {
+      golemPhase: addr('golemPhase'),
+      mortalityTimeWindow: addr('mortalityTimeWindow'),
+      dreamMode: addr('dreamMode'),
+      vaultNav: addr('vaultNav'),
+      replicantBudget: addr('replicantBudget'),
+      maxSlippage: addr('maxSlippage'),
+      dailySpendLimit: addr('dailySpendLimit'),
+      emotionalState: addr('emotionalState'),
+      knowledgeRoyalty: addr('knowledgeRoyalty'),
+    },
+    startBlock,
+    assets,
+  }
+}
+
+/** Gives the swap router its price feeds and liquidity so local swaps settle at feed prices. */
+async function configureRouter(clients: DevnetClients, assets: LocalAssets): Promise<void> {
+  const { publicClient, deployer } = clients
+  let nonce = await publicClient.getTransactionCount({ address: deployer.account.address, blockTag: 'pending' })
+  const hashes = await Promise.all([
+    deployer.writeContract({ address: assets.router, abi: artifacts.TestSwapRouterAbi, functionName: 'setFeed', args: [assets.usdc, assets.usdcUsdFeed], nonce: nonce++ }),
+    deployer.writeContract({ address: assets.router, abi: artifacts.TestSwapRouterAbi, functionName: 'setFeed', args: [assets.weth, assets.ethUsdFeed], nonce: nonce++ }),
+    deployer.writeContract({ address: assets.usdc, abi: artifacts.TestUSDCAbi, functionName: 'mint', args: [assets.router, parseUnits('10000000', 6)], nonce: nonce++ }),
+    deployer.writeContract({ address: assets.weth, abi: artifacts.TestTokenAbi, functionName: 'mint', args: [assets.router, parseEther('10000')], nonce: nonce++ }),
+  ])
+  await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
+}
+
+export type StartDevnetOptions = StartAnvilOptions
+
+/** Starts anvil and deploys the framework, the Bardo contracts and the local assets. */
+export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
+  const anvil = await startAnvil(options)
+  try {
+    const clients = devnetClients(anvil.rpcUrl, anvil.chainId)
+    const environment = await deploySmartAccountsEnvironment(clients.deployer as never, clients.publicClient as never, clients.chain)
+    const bardo = await deployBardo(clients)
+    const deployment = { chainId: anvil.chainId, environment, ...bardo }
+    return { ...clients, anvil, rpcUrl: anvil.rpcUrl, deployment, ...devnetActions(clients, deployment), stop: anvil.stop }
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
+}
+
+export function devnetActions(clients: DevnetClients, deployment: BardoDeployment & { assets: LocalAssets }) {
+  const { publicClient, deployer } = clients
+  const send = async (tx: Promise<Hex>) => {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash: await tx })
+    if (receipt.status !== 'success') throw new Error(`transaction ${receipt.transactionHash} reverted`)
+  }
+  const mintUsdc = (to: Address, amount: bigint) =>
+    send(deployer.writeContract({ address: deployment.assets.usdc, abi: artifacts.TestUSDCAbi, functionName: 'mint', args: [to, amount] }))
+  return {
+    mintUsdc,
+    async fundedAccount(eth: bigint = parseEther('1')): Promise<PrivateKeyAccount> {
+      const account = privateKeyToAccount(generatePrivateKey())
+      if (eth > 0n) await send(deployer.sendTransaction({ to: account.address, value: eth }))
+      return account
+    },
+    async createOwner(funding: { usdc?: bigint; eth?: bigint } = {}): Promise<OwnerAccount> {
+      const signer = privateKeyToAccount(generatePrivateKey())
+      const smartAccount = await toMetaMaskSmartAccount({
+        client: publicClient as never,
+        implementation: Implementation.Hybrid,
+        deployParams: [signer.address, [], [], []],
+        deploySalt: '0x',
+        signer: { account: signer },
+        environment: deployment.environment,
+      })
+      const { factory, factoryData } = await smartAccount.getFactoryArgs()
+      if (!factory || !factoryData) throw new Error('smart account has no factory data')
+      await send(deployer.sendTransaction({ to: factory, data: factoryData }))
+      const usdc = funding.usdc ?? parseUnits('10000', 6)
+      const eth = funding.eth ?? parseEther('10')
+      if (usdc > 0n) await mintUsdc(smartAccount.address, usdc)
+      if (eth > 0n) await send(deployer.sendTransaction({ to: smartAccount.address, value: eth }))
+      return { smartAccount, address: smartAccount.address, signer }
+    },
+    async increaseTime(seconds: number | bigint): Promise<bigint> {
+      await publicClient.request({ method: 'evm_increaseTime' as never, params: [Number(seconds)] as never })
+      await publicClient.request({ method: 'evm_mine' as never, params: [] as never })
+      return (await publicClient.getBlock()).timestamp
+    },
+  }
+}

@@ -1,0 +1,64 @@
+// Owner-side calls from a MetaMask Hybrid smart account, the way a wallet sends them: a user operation
+// signed by the owner's key and submitted to EntryPoint.handleOps by any funded account (no bundler
+// runs locally). Used for revocation (disableDelegation) and other owner acts in tests and the demo.
+import { encodeFunctionData, type Address, type Hex, type PublicClient, type WalletClient, type Transport, type Chain, type Account, type TransactionReceipt } from 'viem'
+import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
+import { contracts, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+
+export type OwnerCall = { to: Address; value?: bigint; data?: Hex }
+
+export async function sendOwnerCalls(params: {
+  publicClient: PublicClient
+  submitter: WalletClient<Transport, Chain, Account>
+  smartAccount: MetaMaskSmartAccount
+  calls: readonly OwnerCall[]
+}): Promise<TransactionReceipt> {
+  const { publicClient, submitter, smartAccount } = params
+  const callData = await smartAccount.encodeCalls(params.calls.map((c) => ({ to: c.to, value: c.value ?? 0n, data: c.data ?? '0x' })))
+  const nonce = await smartAccount.getNonce()
+  const fees = await publicClient.estimateFeesPerGas()
+  const userOperation: UserOperation<'0.7'> = {
+    sender: smartAccount.address,
+    nonce,
+    callData,
+    callGasLimit: 1_000_000n,
+    verificationGasLimit: 1_000_000n,
+    preVerificationGas: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    signature: '0x',
+  }
+  const chainId = await publicClient.getChainId()
+  const signature = await smartAccount.signUserOperation({ ...userOperation, chainId })
+  const packed = toPackedUserOperation({ ...userOperation, signature })
+  const entryPoint = smartAccount.entryPoint.address
+  const hash = await submitter.writeContract({
+    address: entryPoint,
+    abi: entryPoint07Abi,
+    functionName: 'handleOps',
+    args: [[packed], submitter.account.address],
+  })
+  const receipt = await publicClient.waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success') throw new Error(`handleOps ${hash} reverted`)
+  // handleOps succeeds even when the inner call reverts; the EntryPoint reports it in UserOperationEvent.
+  const failed = receipt.logs.some((log) => {
+    if (log.address.toLowerCase() !== entryPoint.toLowerCase()) return false
+    // UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, ...)
+    if (log.topics[0] !== '0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f') return false
+    const success = BigInt(`0x${log.data.slice(2 + 64, 2 + 128)}`)
+    return success === 0n
+  })
+  if (failed) throw new Error(`user operation in ${hash} reverted`)
+  return receipt
+}
+
+/** The owner revokes a delegation in one transaction (seed 001 §2.3). */
+export function disableDelegationCall(delegationManager: Address, delegation: Delegation): OwnerCall {
+  return { to: delegationManager, data: contracts.DelegationManager.encode.disableDelegation({ delegation }) }
+}
+
+export function encodeCall(to: Address, data: Hex, value = 0n): OwnerCall {
+  return { to, data, value }
+}
+
+export { encodeFunctionData }
