@@ -1,0 +1,140 @@
+import { bytesToHex, getAddress, zeroAddress, type Address, type Hex } from 'viem'
+import { readAbiTerms, termsBytes, type Field, type WordValue } from './abiWords.ts'
+import { InvalidTermsError } from './errors.ts'
+import { isBardoCaveatType, type BardoCaveatOf, type BardoCaveatType, type PhaseMasks, type TokenFeed } from './types.ts'
+
+const FEED: readonly Field[] = [
+  ['token', 'address'],
+  ['decimals', 'uint8'],
+  ['feed', 'address'],
+]
+
+/** The enforcers' UsdValuation.validateFeeds: a feed must exist, and native ETH (token 0x0) has 18 decimals. */
+const toFeeds = (caveat: string, items: WordValue[][]): TokenFeed[] =>
+  items.map(([token, decimals, feed], i) => {
+    if ((feed as Address) === zeroAddress) throw new InvalidTermsError(caveat, `feeds[${i}].feed`, 'must not be the zero address')
+    if ((token as Address) === zeroAddress && decimals !== 18) {
+      throw new InvalidTermsError(caveat, `feeds[${i}].decimals`, `must be 18 for native ETH (token 0x0), got ${decimals}`)
+    }
+    return { token: token as Address, decimals: decimals as number, feed: feed as Address }
+  })
+
+function packedGolem(caveat: 'golemPhase' | 'dreamMode', terms: Hex): { golem: Address; rest: Uint8Array } {
+  const bytes = termsBytes(caveat, terms)
+  const allowed = caveat === 'golemPhase' ? '20 (golem) or 25 (golem, phaseMasks)' : '20 (golem)'
+  if (bytes.length < 20) {
+    throw new InvalidTermsError(caveat, 'golem', `is missing or truncated: terms are ${bytes.length} bytes, need ${allowed}`, { length: bytes.length })
+  }
+  return { golem: getAddress(bytesToHex(bytes.subarray(0, 20))), rest: bytes.subarray(20) }
+}
+
+/**
+ * Decodes terms bytes into the typed caveat, refusing exactly what the enforcer's getTermsInfo refuses.
+ * Errors name the first field that is missing or wrong.
+ */
+export function decodeBardoTerms<T extends BardoCaveatType>(type: T, terms: Hex): BardoCaveatOf<T>
+export function decodeBardoTerms(type: BardoCaveatType, terms: Hex): BardoCaveatOf<BardoCaveatType> {
+  if (!isBardoCaveatType(type)) throw new InvalidTermsError(String(type), 'type', 'is not one of the nine Bardo caveats')
+  switch (type) {
+    case 'golemPhase': {
+      const { golem, rest } = packedGolem(type, terms)
+      if (rest.length === 0) return { type, golem }
+      if (rest.length < 5) throw new InvalidTermsError(type, 'phaseMasks', `must be 5 bytes, got ${rest.length}`, { length: 20 + rest.length })
+      if (rest.length > 5) {
+        throw new InvalidTermsError(type, 'phaseMasks', `is followed by ${rest.length - 5} unexpected bytes: terms must be 20 or 25 bytes`, {
+          length: 20 + rest.length,
+        })
+      }
+      return { type, golem, phaseMasks: Array.from(rest) as unknown as PhaseMasks }
+    }
+    case 'dreamMode': {
+      const { golem, rest } = packedGolem(type, terms)
+      if (rest.length !== 0) throw new InvalidTermsError(type, 'golem', `is followed by ${rest.length} unexpected bytes: terms must be exactly 20 bytes`)
+      return { type, golem }
+    }
+    case 'mortalityTimeWindow': {
+      const { head } = readAbiTerms(type, terms, [
+        ['startTime', 'uint256'],
+        ['endTime', 'uint256'],
+      ])
+      const [startTime, endTime] = head as [bigint, bigint]
+      if (endTime <= startTime) throw new InvalidTermsError(type, 'endTime', `must be after startTime (${startTime}), got ${endTime}`)
+      return { type, startTime, endTime }
+    }
+    case 'emotionalState': {
+      const { head, items } = readAbiTerms(
+        type,
+        terms,
+        [
+          ['golem', 'address'],
+          ['minPleasure', 'int8'],
+          ['maxArousal', 'int8'],
+          ['minDominance', 'int8'],
+        ],
+        { field: 'restrictedSelectors', element: [['', 'bytes4']] },
+      )
+      const [golem, minPleasure, maxArousal, minDominance] = head as [Address, number, number, number]
+      return { type, golem, minPleasure, maxArousal, minDominance, restrictedSelectors: items.map(([s]) => s as Hex) }
+    }
+    case 'vaultNav': {
+      const { head } = readAbiTerms(type, terms, [
+        ['vault', 'address'],
+        ['maxNavBps', 'uint16'],
+      ])
+      const [vault, maxNavBps] = head as [Address, number]
+      if (maxNavBps < 1 || maxNavBps > 10_000) throw new InvalidTermsError(type, 'maxNavBps', `must be from 1 to 10000, got ${maxNavBps}`)
+      return { type, vault, maxNavBps }
+    }
+    case 'dailySpendLimit': {
+      const { head, items } = readAbiTerms(
+        type,
+        terms,
+        [
+          ['dailyLimitUsd', 'uint256'],
+          ['maxPriceAge', 'uint32'],
+        ],
+        { field: 'feeds', element: FEED },
+      )
+      const [dailyLimitUsd, maxPriceAge] = head as [bigint, number]
+      return { type, dailyLimitUsd, maxPriceAge, feeds: toFeeds(type, items) }
+    }
+    case 'replicantBudget': {
+      const { head, items } = readAbiTerms(
+        type,
+        terms,
+        [
+          ['maxBudgetUsd', 'uint256'],
+          ['maxLifespanSeconds', 'uint64'],
+          ['maxPriceAge', 'uint32'],
+        ],
+        { field: 'feeds', element: FEED },
+      )
+      const [maxBudgetUsd, maxLifespanSeconds, maxPriceAge] = head as [bigint, bigint, number]
+      return { type, maxBudgetUsd, maxLifespanSeconds, maxPriceAge, feeds: toFeeds(type, items) }
+    }
+    case 'maxSlippage': {
+      const { head, items } = readAbiTerms(
+        type,
+        terms,
+        [
+          ['maxSlippageBps', 'uint16'],
+          ['maxPriceAge', 'uint32'],
+        ],
+        { field: 'feeds', element: FEED },
+      )
+      const [maxSlippageBps, maxPriceAge] = head as [number, number]
+      if (maxSlippageBps > 10_000) throw new InvalidTermsError(type, 'maxSlippageBps', `must be at most 10000, got ${maxSlippageBps}`)
+      return { type, maxSlippageBps, maxPriceAge, feeds: toFeeds(type, items) }
+    }
+    case 'knowledgeRoyalty': {
+      const { head } = readAbiTerms(type, terms, [
+        ['token', 'address'],
+        ['author', 'address'],
+        ['royaltyBps', 'uint16'],
+      ])
+      const [token, author, royaltyBps] = head as [Address, Address, number]
+      if (royaltyBps > 10_000) throw new InvalidTermsError(type, 'royaltyBps', `must be at most 10000, got ${royaltyBps}`)
+      return { type, token, author, royaltyBps }
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import type { Address } from 'viem'
+import type { DecodedCaveat } from './caveat.ts'
+import { bracket, formatBps, formatDate, formatDuration, formatTokenAmount, formatUsd, labelAddress, labelSelector, perPeriod, type Labels } from './format.ts'
+import { DEFAULT_PHASE_MASKS, type PhaseMasks } from './types.ts'
+
+/**
+ * Shared meaning of caveats for attenuation, contradiction and summary code: which caveats are "the
+ * same one" (kind + key), what time window a caveat allows, and a short value for one-sentence errors.
+ */
+
+/** Caveats of one kind with the same key constrain the same thing; different keys are independent. */
+export function caveatKey(c: DecodedCaveat): string {
+  switch (c.type) {
+    case 'erc20PeriodTransfer':
+    case 'erc20TransferAmount':
+      return `${c.type}:${c.tokenAddress.toLowerCase()}`
+    case 'vaultNav':
+      return `${c.type}:${c.vault.toLowerCase()}`
+    case 'golemPhase':
+    case 'dreamMode':
+    case 'emotionalState':
+      return `${c.type}:${c.golem.toLowerCase()}`
+    case 'knowledgeRoyalty':
+      return `${c.type}:${c.token.toLowerCase()}:${c.author.toLowerCase()}`
+    case 'otherStandard':
+    case 'unknown':
+      return `${c.type}:${c.enforcer.toLowerCase()}:${c.terms.toLowerCase()}`
+    default:
+      return c.type
+  }
+}
+
+/** An inclusive range of unix seconds in which a caveat lets executions through; undefined = unbounded. */
+export type TimeWindow = { from?: bigint; until?: bigint }
+
+/**
+ * TimestampEnforcer passes when `now > after` and `now < before` (0 = no bound); MortalityTimeWindow
+ * when `start <= now <= end`. Both become inclusive ranges so they can be compared with each other.
+ */
+export function timeWindowOf(c: DecodedCaveat): TimeWindow | undefined {
+  if (c.type === 'timestamp') {
+    return {
+      ...(c.afterThreshold > 0n ? { from: c.afterThreshold + 1n } : {}),
+      ...(c.beforeThreshold > 0n ? { until: c.beforeThreshold - 1n } : {}),
+    }
+  }
+  if (c.type === 'mortalityTimeWindow') return { from: c.startTime, until: c.endTime }
+  return undefined
+}
+
+/** The displayed start and end of a time caveat (the caveat's own numbers, not the inclusive range). */
+export function windowBounds(c: DecodedCaveat): { start?: bigint; end?: bigint } {
+  if (c.type === 'timestamp') {
+    return { ...(c.afterThreshold > 0n ? { start: c.afterThreshold } : {}), ...(c.beforeThreshold > 0n ? { end: c.beforeThreshold } : {}) }
+  }
+  if (c.type === 'mortalityTimeWindow') return { start: c.startTime, end: c.endTime }
+  return {}
+}
+
+export const effectiveMasks = (masks: PhaseMasks | undefined): PhaseMasks => masks ?? DEFAULT_PHASE_MASKS
+
+const hex2 = (n: number) => `0x${n.toString(16).padStart(2, '0')}`
+
+/** The value half of "Child dailySpendLimit $2,000.00/day exceeds ...". */
+export function describeValue(c: DecodedCaveat, labels: Labels = {}): string {
+  switch (c.type) {
+    case 'erc20PeriodTransfer':
+      return `${formatTokenAmount(c.periodAmount, c.tokenAddress, labels)}${perPeriod(c.periodDuration)}`
+    case 'nativeTokenPeriodTransfer':
+      return `${formatTokenAmount(c.periodAmount, 'native')}${perPeriod(c.periodDuration)}`
+    case 'erc20TransferAmount':
+      return `${formatTokenAmount(c.maxAmount, c.tokenAddress, labels)} in total`
+    case 'nativeTokenTransferAmount':
+      return `${formatTokenAmount(c.maxAmount, 'native')} in total`
+    case 'allowedTargets':
+      return bracket(c.targets.map((t) => labelAddress(t, labels)))
+    case 'allowedMethods':
+      return bracket(c.selectors.map((s) => labelSelector(s, labels)))
+    case 'redeemer':
+      return bracket(c.redeemers.map((r) => labelAddress(r, labels)))
+    case 'valueLte':
+      return formatTokenAmount(c.maxValue, 'native')
+    case 'limitedCalls':
+      return `${c.limit} call${c.limit === 1n ? '' : 's'}`
+    case 'timestamp':
+    case 'mortalityTimeWindow': {
+      const { start, end } = windowBounds(c)
+      if (start !== undefined && end !== undefined) return `from ${formatDate(start)} to ${formatDate(end)}`
+      if (end !== undefined) return `until ${formatDate(end)}`
+      if (start !== undefined) return `from ${formatDate(start)}`
+      return 'with no bound'
+    }
+    case 'blockNumber':
+      return `blocks ${c.afterThreshold} to ${c.beforeThreshold === 0n ? 'any' : c.beforeThreshold}`
+    case 'exactCalldata':
+      return c.calldata
+    case 'dailySpendLimit':
+      return `${formatUsd(c.dailyLimitUsd)}/day`
+    case 'replicantBudget':
+      return `${formatUsd(c.maxBudgetUsd)} over ${formatDuration(c.maxLifespanSeconds)}`
+    case 'maxSlippage':
+      return formatBps(c.maxSlippageBps)
+    case 'vaultNav':
+      return `${formatBps(c.maxNavBps)} of ${labelAddress(c.vault, labels)}`
+    case 'knowledgeRoyalty':
+      return `${formatBps(c.royaltyBps)} to ${labelAddress(c.author, labels)}`
+    case 'golemPhase':
+      return bracket(effectiveMasks(c.phaseMasks).map(hex2))
+    case 'dreamMode':
+      return labelAddress(c.golem, labels)
+    case 'emotionalState':
+      return `pleasure >= ${c.minPleasure}, arousal <= ${c.maxArousal}, dominance >= ${c.minDominance} on ${bracket(c.restrictedSelectors.map((s) => labelSelector(s, labels)))}`
+    case 'otherStandard':
+      return `${c.name} ${c.terms}`
+    case 'unknown':
+      return `${c.enforcer} ${c.terms}`
+  }
+}
+
+export const sameAddress = (a: Address, b: Address): boolean => a.toLowerCase() === b.toLowerCase()
+export const includesAddress = (list: readonly Address[], a: Address): boolean => list.some((x) => sameAddress(x, a))

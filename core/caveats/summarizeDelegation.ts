@@ -1,0 +1,199 @@
+import type { Delegation, SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { decodeDelegationCaveats, type DecodedCaveat } from './caveat.ts'
+import {
+  formatBps,
+  formatDate,
+  formatDuration,
+  formatPeriod,
+  formatTokenAmount,
+  formatUsd,
+  labelAddress,
+  labelSelector,
+  labelToken,
+  listPhrase,
+  type Labels,
+} from './format.ts'
+import { caveatKey, effectiveMasks, windowBounds } from './semantics.ts'
+import { ACTION_CLASS, PHASES, type BardoDeployment, type PhaseMasks } from './types.ts'
+
+export type SummarizeOptions = {
+  deployment: BardoDeployment
+  environment: SmartAccountsEnvironment
+  tokens?: Labels['tokens']
+  targets?: Labels['targets']
+  methods?: Labels['methods']
+  /** When given, a window start already in the past is left out ("expires ..." only). */
+  now?: bigint
+}
+
+/** The order a reader wants: how much, where, under which conditions, until when. */
+const ORDER: readonly DecodedCaveat['type'][] = [
+  'erc20PeriodTransfer',
+  'nativeTokenPeriodTransfer',
+  'erc20TransferAmount',
+  'nativeTokenTransferAmount',
+  'dailySpendLimit',
+  'replicantBudget',
+  'allowedTargets',
+  'allowedMethods',
+  'exactCalldata',
+  'valueLte',
+  'limitedCalls',
+  'maxSlippage',
+  'vaultNav',
+  'knowledgeRoyalty',
+  'redeemer',
+  'golemPhase',
+  'dreamMode',
+  'emotionalState',
+  'blockNumber',
+  'timestamp',
+  'mortalityTimeWindow',
+  'otherStandard',
+  'unknown',
+]
+
+const CLASS_NOUNS: readonly (readonly [number, string])[] = [
+  [ACTION_CLASS.SUBDELEGATION, 'Replicants'],
+  [ACTION_CLASS.OPEN, 'new positions'],
+  [ACTION_CLASS.CLOSE, 'closing positions'],
+  [ACTION_CLASS.TRANSFER, 'transfers'],
+  [ACTION_CLASS.SETTLEMENT, 'settlement'],
+]
+
+/** "no Replicants after Thriving, no new positions after Stable, settlement only in Terminal". */
+export function describePhaseMasks(masks: PhaseMasks): string[] {
+  // The first phase from which only settlement is left (the death protocol), if any.
+  const count: number = masks.length
+  let settleFrom = count
+  while (settleFrom > 0 && masks[settleFrom - 1] === ACTION_CLASS.SETTLEMENT) settleFrom--
+  const clauses: { at: number; text: string }[] = []
+  if (settleFrom > 0 && settleFrom < count) {
+    const phase = PHASES[settleFrom as 0 | 1 | 2 | 3 | 4]
+    clauses.push({ at: settleFrom - 0.5, text: settleFrom === count - 1 ? `settlement only in ${phase}` : `settlement only from ${phase} on` })
+  }
+  if (settleFrom === 0) return ['settlement only, in every phase']
+  for (const [bit, noun] of CLASS_NOUNS) {
+    const allowed = masks.map((m) => (m & bit) !== 0)
+    if (allowed.every(Boolean)) continue
+    if (!allowed.some(Boolean)) {
+      clauses.push({ at: -1, text: `no ${noun}` })
+      continue
+    }
+    const last = allowed.lastIndexOf(true)
+    const isPrefix = allowed.slice(0, last + 1).every(Boolean)
+    if (isPrefix) {
+      if (last === settleFrom - 1) continue // already said by "settlement only in ..."
+      clauses.push({ at: last, text: `no ${noun} after ${PHASES[last]}` })
+    } else {
+      clauses.push({ at: 5, text: `${noun} only in ${listPhrase(PHASES.filter((_, i) => allowed[i]))}` })
+    }
+  }
+  return clauses.sort((a, b) => a.at - b.at).map((c) => c.text)
+}
+
+function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): string[] {
+  switch (c.type) {
+    case 'erc20PeriodTransfer':
+      return [`up to ${formatTokenAmount(c.periodAmount, c.tokenAddress, labels)} ${formatPeriod(c.periodDuration)}`]
+    case 'nativeTokenPeriodTransfer':
+      return [`up to ${formatTokenAmount(c.periodAmount, 'native')} ${formatPeriod(c.periodDuration)}`]
+    case 'erc20TransferAmount':
+      return [`up to ${formatTokenAmount(c.maxAmount, c.tokenAddress, labels)} in total`]
+    case 'nativeTokenTransferAmount':
+      return [`up to ${formatTokenAmount(c.maxAmount, 'native')} in total`]
+    case 'dailySpendLimit':
+      return [`up to ${formatUsd(c.dailyLimitUsd)} a day in USD value${c.feeds.length ? ` of ${listPhrase(c.feeds.map((f) => labelToken(f.token, labels)))}` : ''}`]
+    case 'replicantBudget':
+      return [`a ${formatUsd(c.maxBudgetUsd)} budget for ${formatDuration(c.maxLifespanSeconds)} from first use`]
+    case 'allowedTargets':
+      return [`only ${listPhrase(c.targets.map((t) => labelAddress(t, labels)))}`]
+    case 'allowedMethods':
+      return [`only ${listPhrase(c.selectors.map((s) => labelSelector(s, labels)), 'or')} calls`]
+    case 'exactCalldata':
+      return [c.calldata === '0x' ? 'plain transfers without calldata only' : `only the exact calldata ${c.calldata}`]
+    case 'valueLte':
+      return [c.maxValue === 0n ? 'no ETH sent with calls' : `at most ${formatTokenAmount(c.maxValue, 'native')} per call`]
+    case 'limitedCalls':
+      return [`at most ${c.limit} call${c.limit === 1n ? '' : 's'}`]
+    case 'maxSlippage':
+      return [`swaps with at most ${formatBps(c.maxSlippageBps)} slippage`]
+    case 'vaultNav':
+      return [`at most ${formatBps(c.maxNavBps)} of ${labelAddress(c.vault, labels)}'s assets per redemption`]
+    case 'knowledgeRoyalty':
+      return [`a ${formatBps(c.royaltyBps)} royalty in ${labelAddress(c.token, labels)} to ${labelAddress(c.author, labels)}`]
+    case 'redeemer':
+      return [`redeemable only by ${listPhrase(c.redeemers.map((r) => labelAddress(r, labels)), 'or')}`]
+    case 'golemPhase':
+      return describePhaseMasks(effectiveMasks(c.phaseMasks))
+    case 'dreamMode':
+      return ['paused while the Golem dreams']
+    case 'emotionalState':
+      return [
+        `${listPhrase(c.restrictedSelectors.map((s) => labelSelector(s, labels)))} refused when pleasure < ${c.minPleasure}, arousal > ${c.maxArousal} or dominance < ${c.minDominance}`,
+      ]
+    case 'blockNumber':
+      return [`only ${c.afterThreshold > 0n ? `after block ${c.afterThreshold}` : ''}${c.afterThreshold > 0n && c.beforeThreshold > 0n ? ' and ' : ''}${c.beforeThreshold > 0n ? `before block ${c.beforeThreshold}` : ''}`]
+    case 'timestamp':
+    case 'mortalityTimeWindow': {
+      const { start, end } = windowBounds(c)
+      const out: string[] = []
+      if (start !== undefined && start > 0n && (now === undefined || start > now)) out.push(`${c.type === 'timestamp' ? 'valid after' : 'starts'} ${formatDate(start)}`)
+      if (end !== undefined) out.push(`expires ${formatDate(end)}`)
+      return out
+    }
+    case 'otherStandard':
+      return [`plus a ${c.name} caveat`]
+    case 'unknown':
+      return [`plus an unrecognised caveat at ${c.enforcer}`]
+  }
+}
+
+/** English for a list of decoded caveats, in reading order, deterministic (dates in UTC). */
+export function summarizeCaveats(caveats: readonly DecodedCaveat[], labels: Labels = {}, now?: bigint): string {
+  const sorted = [...caveats].sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type))
+  const parts = sorted.flatMap((c) => phrase(c, labels, now))
+  // Two expiries (a timestamp and a mortality window) read as the earlier one.
+  const expiries = parts.filter((p) => p.startsWith('expires '))
+  const kept = expiries.length > 1 ? parts.filter((p) => !p.startsWith('expires ') || p === earliest(sorted)) : parts
+  return [...new Set(kept)].join(', ')
+}
+
+function earliest(caveats: readonly DecodedCaveat[]): string {
+  const ends = caveats.map((c) => windowBounds(c).end).filter((e): e is bigint => e !== undefined)
+  return `expires ${formatDate(ends.reduce((a, b) => (b < a ? b : a)))}`
+}
+
+const labelsOf = (options: SummarizeOptions): Labels => ({
+  ...(options.tokens ? { tokens: options.tokens } : {}),
+  ...(options.targets ? { targets: options.targets } : {}),
+  ...(options.methods ? { methods: options.methods } : {}),
+})
+
+/**
+ * "up to 100 USDC a day, only the Uniswap router and WETH, no new positions after Stable, expires
+ * 21 Dec 2026": what a delegation lets its delegate do, for owners, dashboards and the Snap.
+ */
+export function summarizeDelegation(delegation: Pick<Delegation, 'caveats'>, options: SummarizeOptions): string {
+  const decoded = decodeDelegationCaveats(delegation, options.deployment, options.environment)
+  return summarizeCaveats(decoded, labelsOf(options), options.now)
+}
+
+/**
+ * What the leaf of a redemption chain (leaf first, as `tree.chain(hash)` returns it) can do: every
+ * caveat of every level runs, and the tree already checked each child within its parents, so on a
+ * kind they share the leaf-most caveat is the binding one; kinds only an ancestor has are added.
+ */
+export function summarizeChain(chain: readonly Pick<Delegation, 'caveats'>[], options: SummarizeOptions): string {
+  const seen = new Set<string>()
+  const effective: DecodedCaveat[] = []
+  for (const delegation of chain) {
+    for (const c of decodeDelegationCaveats(delegation, options.deployment, options.environment)) {
+      const key = caveatKey(c)
+      if (seen.has(key)) continue
+      seen.add(key)
+      effective.push(c)
+    }
+  }
+  return summarizeCaveats(effective, labelsOf(options), options.now)
+}

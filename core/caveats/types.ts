@@ -1,0 +1,95 @@
+import type { Address, Hex } from 'viem'
+import type { BardoDeployment as FullDeployment, BardoEnforcerName } from '../deployment.ts'
+
+/**
+ * The part of core/deployment.ts's BardoDeployment that caveats need (oracles and the nine enforcer
+ * addresses). Derived from it so the two never drift; a full deployment object fits as is.
+ */
+export type BardoDeployment = Pick<FullDeployment, 'vitalityOracle' | 'dreamOracle' | 'daimonOracle' | 'enforcers'>
+
+/** Phases as the VitalityOracle numbers them. */
+export const PHASES = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] as const
+export type PhaseName = (typeof PHASES)[number]
+
+/** GolemPhaseEnforcer action classes (bit masks), docs/contracts.md. */
+export const ACTION_CLASS = {
+  OPEN: 0x01,
+  CLOSE: 0x02,
+  TRANSFER: 0x04,
+  SUBDELEGATION: 0x08,
+  SETTLEMENT: 0x10,
+} as const
+export const ALL_ACTION_CLASSES = 0x1f
+
+/** One mask per phase, Thriving first: byte i of the 25-byte GolemPhase terms. */
+export type PhaseMasks = readonly [number, number, number, number, number]
+
+/** The enforcer's defaults when the terms carry no masks (20-byte form). */
+export const DEFAULT_PHASE_MASKS: PhaseMasks = [0x1f, 0x17, 0x16, 0x16, 0x10]
+
+/** A token the USD enforcers can price; `token` 0x0 is native ETH (decimals 18). */
+export type TokenFeed = { token: Address; decimals: number; feed: Address }
+
+export type GolemPhaseCaveat = { type: 'golemPhase'; golem: Address; phaseMasks?: PhaseMasks }
+export type MortalityTimeWindowCaveat = { type: 'mortalityTimeWindow'; startTime: bigint; endTime: bigint }
+export type DreamModeCaveat = { type: 'dreamMode'; golem: Address }
+export type EmotionalStateCaveat = {
+  type: 'emotionalState'
+  golem: Address
+  minPleasure: number
+  maxArousal: number
+  minDominance: number
+  restrictedSelectors: readonly Hex[]
+}
+export type VaultNavCaveat = { type: 'vaultNav'; vault: Address; maxNavBps: number }
+export type DailySpendLimitCaveat = {
+  type: 'dailySpendLimit'
+  /** USD with 6 decimals ($100 = 100_000_000n). */
+  dailyLimitUsd: bigint
+  maxPriceAge: number
+  feeds: readonly TokenFeed[]
+}
+export type ReplicantBudgetCaveat = {
+  type: 'replicantBudget'
+  maxBudgetUsd: bigint
+  maxLifespanSeconds: bigint
+  maxPriceAge: number
+  feeds: readonly TokenFeed[]
+}
+export type MaxSlippageCaveat = { type: 'maxSlippage'; maxSlippageBps: number; maxPriceAge: number; feeds: readonly TokenFeed[] }
+export type KnowledgeRoyaltyCaveat = { type: 'knowledgeRoyalty'; token: Address; author: Address; royaltyBps: number }
+
+/** The terms of one of the nine Bardo enforcers, typed. */
+export type BardoCaveat =
+  | GolemPhaseCaveat
+  | MortalityTimeWindowCaveat
+  | DreamModeCaveat
+  | EmotionalStateCaveat
+  | VaultNavCaveat
+  | DailySpendLimitCaveat
+  | ReplicantBudgetCaveat
+  | MaxSlippageCaveat
+  | KnowledgeRoyaltyCaveat
+
+export type BardoCaveatType = BardoCaveat['type']
+export type BardoCaveatOf<T extends BardoCaveatType> = Extract<BardoCaveat, { type: T }>
+
+export const BARDO_CAVEAT_TYPES = [
+  'golemPhase',
+  'mortalityTimeWindow',
+  'dreamMode',
+  'emotionalState',
+  'vaultNav',
+  'dailySpendLimit',
+  'replicantBudget',
+  'maxSlippage',
+  'knowledgeRoyalty',
+] as const satisfies readonly BardoCaveatType[]
+
+export const isBardoCaveatType = (type: string): type is BardoCaveatType =>
+  (BARDO_CAVEAT_TYPES as readonly string[]).includes(type)
+
+// The caveat types are exactly the deployment's enforcer names (a compile error here means they drifted).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const namesMatch: Same<BardoCaveatType, BardoEnforcerName> = true
+void namesMatch

@@ -1,0 +1,7 @@
+export * from './errors.ts'
+export * from './signers.ts'
+export * from './tree.ts'
+export * from './buildGolemDelegation.ts'
+export * from './buildRunwayRedelegation.ts'
+export * from './buildReplicantDelegation.ts'
+export * from './redeem.ts'
