@@ -1,0 +1,74 @@
+// The x402 extend/feed service as the API uses it: configuration, ledger, facilitator and clock
+// bound once; one call per request. Framework-free: the outcome converts to a web Response, which is
+// what a Hono handler returns (see docs/x402.md for the wiring into functions/api).
+import type { PaymentRequirements } from '@x402/core/types'
+import type { PaymentFacilitator } from './facilitator.ts'
+import type { PaymentLedger } from './ledger.ts'
+import type { PaymentKind } from './pricing.ts'
+import { processPayment, type PayableGolem, type PaymentOutcome } from './processPayment.ts'
+import { requirementsFor, resolveX402Config, type ResolvedX402Config, type X402Config } from './requirements.ts'
+
+export type X402PaymentsOptions = {
+  config: X402Config
+  ledger: PaymentLedger
+  facilitator: PaymentFacilitator
+  /** Unix ms; defaults to Date.now. */
+  now?: () => number
+  leaseMs?: number
+  onUnexpectedError?: (error: unknown) => void
+}
+
+export type PayRequest = {
+  header: string | null | undefined
+  golemId: string
+  golem: PayableGolem | undefined
+  /** The resource being paid for, echoed in PAYMENT-REQUIRED (the request URL). */
+  resourceUrl: string
+}
+
+export type X402Payments = {
+  readonly config: ResolvedX402Config
+  requirements(kind: PaymentKind, hours?: number): PaymentRequirements
+  /** POST /api/v1/extend: at least `hours` (default 1) hours of runtime cost. */
+  extend(request: PayRequest & { hours?: number }): Promise<PaymentOutcome>
+  /** POST /api/v1/feed: at least the death reserve. */
+  feed(request: PayRequest): Promise<PaymentOutcome>
+}
+
+const descriptions: Record<PaymentKind, string> = {
+  extend: 'Extend a Golem\'s life by runtime hours (seed 003 §6.1)',
+  feed: 'Feed a Golem: reprieve funding at death (seed 003 §6.1)',
+}
+
+export function createX402Payments(options: X402PaymentsOptions): X402Payments {
+  const config = resolveX402Config(options.config)
+  const now = options.now ?? Date.now
+  const pay = (kind: PaymentKind, request: PayRequest, hours = 1) =>
+    processPayment({
+      header: request.header,
+      golemId: request.golemId,
+      golem: request.golem,
+      kind,
+      requirements: requirementsFor(config, kind, hours),
+      pricing: config.pricing,
+      resource: { url: request.resourceUrl, description: descriptions[kind], mimeType: 'application/json' },
+      ledger: options.ledger,
+      facilitator: options.facilitator,
+      now: now(),
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.onUnexpectedError === undefined ? {} : { onUnexpectedError: options.onUnexpectedError }),
+    })
+  return {
+    config,
+    requirements: (kind, hours = 1) => requirementsFor(config, kind, hours),
+    extend: (request) => pay('extend', request, request.hours ?? 1),
+    feed: (request) => pay('feed', request),
+  }
+}
+
+/** The outcome as an HTTP response: JSON body, x402 headers (PAYMENT-RESPONSE or PAYMENT-REQUIRED). */
+export function toResponse(outcome: PaymentOutcome): Response {
+  const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', ...outcome.headers })
+  if (outcome.status === 402) headers.set('cache-control', 'no-store')
+  return new Response(JSON.stringify(outcome.body), { status: outcome.status, headers })
+}

@@ -1,0 +1,248 @@
+// One x402-paid request, start to finish: refuse what cannot be credited, claim the payment in the
+// ledger, verify and settle it with the facilitator, record the credit once. Every refusal changes
+// nothing: a claim taken for a payment that then fails is released, and no credit is ever recorded
+// without a settled transfer to the operator. The chain, ledger and clock come in as arguments.
+import { randomUUID } from 'node:crypto'
+import { encodePaymentResponseHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettleResponse } from '@x402/core/types'
+import { getAddress, isAddressEqual, type Address, type Hex } from 'viem'
+import { codeForFacilitatorReason, shortMessage, x402ErrorStatus, type X402ErrorCode } from './errors.ts'
+import type { PaymentFacilitator } from './facilitator.ts'
+import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER, parsePaymentHeader } from './header.ts'
+import type { PaymentLedger, PaymentRef } from './ledger.ts'
+import { creditFor, type Credit, type GolemPricing, type PaymentKind } from './pricing.ts'
+import { X402_VERSION, paymentRequiredHeader } from './requirements.ts'
+
+/** The part of a Golem record a payment cares about (the API's GolemRecord fits). */
+export type PayableGolem = { id: string; lifecycle: 'alive' | 'dying' | 'dead' }
+
+export type ProcessPaymentInput = {
+  /** The PAYMENT-SIGNATURE header as received (absent: answer 402 with the requirements). */
+  header: string | null | undefined
+  /** The Golem the request names, and what the registry returned for it (undefined: unknown). */
+  golemId: string
+  golem: PayableGolem | undefined
+  kind: PaymentKind
+  /** From requirementsFor(): `amount` is the minimum price; a payment may carry more. */
+  requirements: PaymentRequirements
+  pricing: GolemPricing
+  resource: ResourceInfo
+  ledger: PaymentLedger
+  facilitator: PaymentFacilitator
+  /** Unix ms, for the ledger's claim lease and records. (x402 checks validity on the wall clock.) */
+  now: number
+  /** How long a claim holds before it lapses (a crashed request must not block a payment forever). */
+  leaseMs?: number
+  /** Told about facilitator and RPC exceptions; the client only hears FACILITATOR_UNAVAILABLE. */
+  onUnexpectedError?: (error: unknown) => void
+}
+
+export type PaymentAccepted = {
+  ok: true
+  status: 200
+  credit: Credit
+  payer: Address
+  nonce: Hex
+  txHash: Hex
+  /** True when the transfer was found on-chain instead of sent by this request (crash recovery). */
+  reconciled: boolean
+  settlement: SettleResponse
+  headers: Record<string, string>
+  body: Record<string, unknown>
+}
+
+export type PaymentRefused = {
+  ok: false
+  status: (typeof x402ErrorStatus)[X402ErrorCode]
+  code: X402ErrorCode
+  message: string
+  details: Record<string, unknown>
+  headers: Record<string, string>
+  body: { code: X402ErrorCode; message: string; details: Record<string, unknown> }
+}
+
+export type PaymentOutcome = PaymentAccepted | PaymentRefused
+
+export const DEFAULT_CLAIM_LEASE_MS = 5 * 60_000
+
+type Ctx = ProcessPaymentInput & { leaseMs: number }
+
+function refuse(ctx: Ctx, code: X402ErrorCode, message: string, details: Record<string, unknown> = {}): PaymentRefused {
+  const status = x402ErrorStatus[code]
+  const headers: Record<string, string> = {}
+  // Every 402 repeats the requirements, so a standard x402 client can pay correctly and retry.
+  if (status === 402) headers[PAYMENT_REQUIRED_HEADER] = paymentRequiredHeader(ctx.requirements, ctx.resource, code)
+  if (code === 'PAYMENT_SETTLEMENT_PENDING') headers['Retry-After'] = String(Math.ceil(ctx.leaseMs / 1000))
+  return { ok: false, status, code, message, details, headers, body: { code, message, details } }
+}
+
+export async function processPayment(input: ProcessPaymentInput): Promise<PaymentOutcome> {
+  const ctx: Ctx = { ...input, leaseMs: input.leaseMs ?? DEFAULT_CLAIM_LEASE_MS }
+  const { golem, golemId, requirements: req } = ctx
+
+  // Never ask for (or take) a payment that cannot be credited.
+  if (golem === undefined) return refuse(ctx, 'GOLEM_NOT_FOUND', `golemId: no Golem ${golemId}`, { golemId })
+  if (golem.lifecycle === 'dead') return refuse(ctx, 'GOLEM_DEAD', `golemId: ${golemId} is dead; it cannot be extended or fed`, { golemId })
+  if (golem.lifecycle === 'dying') {
+    return refuse(ctx, 'GOLEM_DYING', `golemId: ${golemId} is running its death protocol; payments are refused`, { golemId })
+  }
+  if (ctx.header === undefined || ctx.header === null || ctx.header === '') {
+    return refuse(ctx, 'PAYMENT_REQUIRED', `${PAYMENT_SIGNATURE_HEADER}: required; pay as the ${PAYMENT_REQUIRED_HEADER} header says`, {
+      amount: req.amount,
+      asset: req.asset,
+      payTo: req.payTo,
+      network: req.network,
+    })
+  }
+
+  const parsed = parsePaymentHeader(ctx.header)
+  if (!parsed.ok) return refuse(ctx, parsed.code, parsed.message, parsed.field === undefined ? {} : { field: parsed.field })
+  const { accepted, payload } = parsed.payload
+  const auth = payload.authorization
+  if (parsed.payload.x402Version !== X402_VERSION) {
+    return refuse(ctx, 'PAYMENT_VERSION_UNSUPPORTED', `x402Version: must be ${X402_VERSION}, got ${parsed.payload.x402Version}`)
+  }
+  if (accepted.scheme !== req.scheme) return refuse(ctx, 'PAYMENT_SCHEME_UNSUPPORTED', `accepted.scheme: must be "${req.scheme}"`, { scheme: accepted.scheme })
+  if (accepted.network !== req.network) {
+    return refuse(ctx, 'PAYMENT_WRONG_NETWORK', `accepted.network: must be ${req.network}, got ${accepted.network}`, { expected: req.network, got: accepted.network })
+  }
+  if (!isAddressEqual(accepted.asset, req.asset as Address)) {
+    return refuse(ctx, 'PAYMENT_WRONG_ASSET', `accepted.asset: must be ${req.asset}, got ${accepted.asset}`, { expected: req.asset, got: accepted.asset })
+  }
+  for (const [field, to] of [['accepted.payTo', accepted.payTo], ['payload.authorization.to', auth.to]] as const) {
+    if (!isAddressEqual(to, req.payTo as Address)) {
+      return refuse(ctx, 'PAYMENT_WRONG_PAY_TO', `${field}: must be the operator ${req.payTo}, got ${to}`, { expected: req.payTo, got: to })
+    }
+  }
+  const value = BigInt(auth.value)
+  if (value !== BigInt(accepted.amount)) {
+    return refuse(ctx, 'PAYMENT_AMOUNT_MISMATCH', `payload.authorization.value: must equal accepted.amount (${accepted.amount}), got ${auth.value}`)
+  }
+  const price = BigInt(req.amount)
+  if (value < price) {
+    return refuse(ctx, 'PAYMENT_UNDERPAID', `payload.authorization.value: must be at least ${price} for ${ctx.kind}, got ${value}`, {
+      required: price.toString(),
+      offered: value.toString(),
+    })
+  }
+
+  const ref: PaymentRef = { payer: getAddress(auth.from), nonce: auth.nonce }
+  const owner = randomUUID()
+  let claim
+  try {
+    claim = await ctx.ledger.claim(ref, { golemId, kind: ctx.kind, amount: value, owner, now: ctx.now, leaseMs: ctx.leaseMs })
+  } catch (error) {
+    ctx.onUnexpectedError?.(error)
+    return refuse(ctx, 'PAYMENT_LEDGER_UNAVAILABLE', 'ledger: could not claim the payment; nothing was charged, retry later')
+  }
+  if (claim === 'duplicate') return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
+  if (claim === 'pending-elsewhere') {
+    return refuse(ctx, 'PAYMENT_IN_PROGRESS', 'payload.authorization.nonce: this payment is being settled by another request', { ...ref })
+  }
+
+  const x402Payload: PaymentPayload = {
+    x402Version: X402_VERSION,
+    accepted: { ...accepted, extra: accepted.extra ?? {} },
+    payload: { signature: payload.signature, authorization: { ...auth } },
+  }
+  // The facilitator checks value == amount; the payer may pay more than the price, so the
+  // requirements handed to it carry the signed value (already checked to be >= the price).
+  const effective: PaymentRequirements = { ...req, amount: auth.value }
+  const afterClaim = { ctx, ref, owner, value }
+
+  let verified
+  try {
+    verified = await ctx.facilitator.verify(x402Payload, effective)
+  } catch (error) {
+    ctx.onUnexpectedError?.(error)
+    await release(afterClaim)
+    return refuse(ctx, 'FACILITATOR_UNAVAILABLE', 'facilitator: could not verify the payment; nothing was charged, retry later')
+  }
+  if (!verified.isValid) {
+    return failAfterClaim(afterClaim, codeForFacilitatorReason(verified.invalidReason, verified.invalidMessage), verified.invalidReason, verified.invalidMessage)
+  }
+
+  let settlement: SettleResponse
+  try {
+    settlement = await ctx.facilitator.settle(x402Payload, effective)
+  } catch (error) {
+    // The exact scheme turns every failure after broadcasting into a result, so a throw means
+    // nothing was sent (and if something was, a retry reconciles it from the chain).
+    ctx.onUnexpectedError?.(error)
+    await release(afterClaim)
+    return refuse(ctx, 'FACILITATOR_UNAVAILABLE', 'facilitator: could not settle the payment; nothing was charged, retry later')
+  }
+  if (!settlement.success) {
+    if (settlement.errorReason === 'settlement_pending' && settlement.transaction !== '') {
+      // Sent but unconfirmed: keep the claim. A retry after the lease reconciles from the chain.
+      return refuse(ctx, 'PAYMENT_SETTLEMENT_PENDING', `settlement: transaction ${settlement.transaction} is not confirmed yet; retry the same payment later`, {
+        transaction: settlement.transaction,
+      })
+    }
+    const code = codeForFacilitatorReason(settlement.errorReason, settlement.errorMessage)
+    return failAfterClaim(afterClaim, code === 'PAYMENT_INVALID' ? 'PAYMENT_SETTLEMENT_FAILED' : code, settlement.errorReason, settlement.errorMessage)
+  }
+  return recordCredit(afterClaim, settlement, false)
+}
+
+type AfterClaim = { ctx: Ctx; ref: PaymentRef; owner: string; value: bigint }
+
+async function release({ ctx, ref, owner }: AfterClaim): Promise<void> {
+  try {
+    await ctx.ledger.release(ref, owner)
+  } catch {
+    // The claim lapses on its own after the lease; nothing was credited either way.
+  }
+}
+
+async function failAfterClaim(a: AfterClaim, code: X402ErrorCode, reason: string | undefined, message: string | undefined): Promise<PaymentOutcome> {
+  // "Nonce used" or "expired" may hide a transfer that did reach the operator (a crash or a lost
+  // receipt before the credit was recorded). If the chain has it, credit it now, once.
+  if (code === 'PAYMENT_REPLAYED' || code === 'PAYMENT_EXPIRED') {
+    const found = await a.ctx.facilitator.findSettlement({ asset: a.ctx.requirements.asset as Address, payer: a.ref.payer, nonce: a.ref.nonce }).catch((error: unknown) => {
+      a.ctx.onUnexpectedError?.(error)
+      return null
+    })
+    if (found && isAddressEqual(found.to, a.ctx.requirements.payTo as Address) && found.value === a.value) {
+      const settlement: SettleResponse = { success: true, transaction: found.txHash, network: a.ctx.requirements.network, payer: a.ref.payer }
+      return recordCredit(a, settlement, true)
+    }
+  }
+  await release(a)
+  const details: Record<string, unknown> = { payer: a.ref.payer }
+  if (reason !== undefined) details.reason = reason
+  const short = shortMessage(message)
+  if (short !== undefined) details.facilitatorMessage = short
+  const what = code === 'PAYMENT_REPLAYED' ? 'the authorization nonce is already used or canceled on-chain' : (reason ?? 'invalid payment')
+  return refuse(a.ctx, code, `payment: ${what}; nothing was credited`, details)
+}
+
+async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconciled: boolean): Promise<PaymentOutcome> {
+  const { ctx, ref, owner } = a
+  const txHash = settlement.transaction as Hex
+  const credit = creditFor(ctx.kind, ctx.golemId, a.value, ctx.pricing)
+  let recorded
+  try {
+    recorded = await ctx.ledger.markSettled(ref, { txHash, credit, owner, now: ctx.now })
+  } catch (error) {
+    ctx.onUnexpectedError?.(error)
+    // The transfer happened; the claim stays so a retry after the lease reconciles and credits it.
+    return refuse(ctx, 'PAYMENT_SETTLEMENT_PENDING', `ledger: transaction ${txHash} settled but the credit was not recorded; retry the same payment later`, {
+      transaction: txHash,
+    })
+  }
+  if (recorded === 'duplicate') return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
+  const creditJson = credit.kind === 'extend' ? { kind: credit.kind, seconds: credit.seconds.toString(), amount: credit.amount.toString() } : { kind: credit.kind, amount: credit.amount.toString() }
+  return {
+    ok: true,
+    status: 200,
+    credit,
+    payer: ref.payer,
+    nonce: ref.nonce,
+    txHash,
+    reconciled,
+    settlement,
+    headers: { [PAYMENT_RESPONSE_HEADER]: encodePaymentResponseHeader(settlement) },
+    body: { golemId: ctx.golemId, credit: creditJson, payer: ref.payer, transaction: txHash, network: settlement.network, reconciled },
+  }
+}

@@ -1,0 +1,76 @@
+// What the operator asks for: x402 v2 PaymentRequirements for /extend and /feed (scheme `exact`,
+// CAIP-2 network, the chain's USDC, the operator as payTo) and the 402 PaymentRequired around them.
+import type { PaymentRequired, PaymentRequirements, ResourceInfo } from '@x402/core/types'
+import { encodePaymentRequiredHeader } from '@x402/core/http'
+import { getAddress, isAddress, type Address } from 'viem'
+import { X402ConfigError } from './errors.ts'
+import { assertPricing, priceFor, type GolemPricing, type PaymentKind } from './pricing.ts'
+
+export type X402Config = {
+  chainId: number
+  /** The chain's USDC (locally the EIP-3009 TestUSDC). */
+  asset: Address
+  /** Who is paid: the operator. */
+  payTo: Address
+  pricing: GolemPricing
+  /** EIP-712 domain of the asset; USDC's is ("USD Coin", "2") on most chains ("USDC" on some: check). */
+  tokenName?: string
+  tokenVersion?: string
+  /** How long a signed authorization may stay valid (clients set validBefore = now + this). */
+  maxTimeoutSeconds?: number
+}
+
+export type ResolvedX402Config = Required<X402Config> & { network: `eip155:${number}` }
+
+export const X402_VERSION = 2
+export const DEFAULT_MAX_TIMEOUT_SECONDS = 300
+
+/** x402 v2 names EVM chains by CAIP-2: `eip155:<chainId>`. */
+export function networkOf(chainId: number): `eip155:${number}` {
+  return `eip155:${chainId}`
+}
+
+export function resolveX402Config(config: X402Config): ResolvedX402Config {
+  if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new X402ConfigError('chainId', 'must be a positive integer')
+  if (!isAddress(config.asset, { strict: false })) throw new X402ConfigError('asset', 'must be an address')
+  if (!isAddress(config.payTo, { strict: false })) throw new X402ConfigError('payTo', 'must be an address')
+  const maxTimeoutSeconds = config.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS
+  if (!Number.isSafeInteger(maxTimeoutSeconds) || maxTimeoutSeconds < 10) throw new X402ConfigError('maxTimeoutSeconds', 'must be an integer of at least 10')
+  return {
+    chainId: config.chainId,
+    network: networkOf(config.chainId),
+    asset: getAddress(config.asset),
+    payTo: getAddress(config.payTo),
+    pricing: assertPricing(config.pricing),
+    tokenName: config.tokenName ?? 'USD Coin',
+    tokenVersion: config.tokenVersion ?? '2',
+    maxTimeoutSeconds,
+  }
+}
+
+/** The requirements for one payment of at least `amount`. */
+export function buildPaymentRequirements(config: ResolvedX402Config, amount: bigint): PaymentRequirements {
+  return {
+    scheme: 'exact',
+    network: config.network,
+    asset: config.asset,
+    amount: amount.toString(),
+    payTo: config.payTo,
+    maxTimeoutSeconds: config.maxTimeoutSeconds,
+    // The asset's EIP-712 domain: the payer signs TransferWithAuthorization under it.
+    extra: { name: config.tokenName, version: config.tokenVersion },
+  }
+}
+
+export function requirementsFor(config: ResolvedX402Config, kind: PaymentKind, hours = 1): PaymentRequirements {
+  return buildPaymentRequirements(config, priceFor(kind, config.pricing, hours))
+}
+
+export function buildPaymentRequired(requirements: PaymentRequirements, resource: ResourceInfo, error?: string): PaymentRequired {
+  return { x402Version: X402_VERSION, ...(error === undefined ? {} : { error }), resource, accepts: [requirements] }
+}
+
+/** The PAYMENT-REQUIRED header value (base64 JSON) every 402 carries, so a client can pay and retry. */
+export function paymentRequiredHeader(requirements: PaymentRequirements, resource: ResourceInfo, error?: string): string {
+  return encodePaymentRequiredHeader(buildPaymentRequired(requirements, resource, error))
+}
