@@ -1,0 +1,44 @@
+// SST v3 app: Bardo Custody on AWS. `npx sst deploy --stage <stage>` (docs/deploy.md). The platform
+// types (normally .sst/platform/config.d.ts) are declared in stacks/sst-env.d.ts. Stacks are imported
+// inside run(), as SST requires: sst.config.ts itself may not import at the top level.
+
+export default $config({
+  app(input) {
+    const production = input?.stage === 'production'
+    return {
+      name: 'bardo-custody',
+      home: 'aws',
+      // Production keeps its data (table, database, keys) when the stage is removed, and refuses
+      // `sst remove` outright; other stages clean up after themselves.
+      removal: production ? 'retain' : 'remove',
+      protect: production,
+      providers: { aws: { region: process.env.BARDO_AWS_REGION ?? 'us-east-1' } },
+    }
+  },
+  async run() {
+    const { loadStackConfig } = await import('./stacks/config.ts')
+    const { createSecrets } = await import('./stacks/secrets.ts')
+    const { createStorage } = await import('./stacks/storage.ts')
+    const { createKeyPool } = await import('./stacks/keys.ts')
+    const { createIndexer } = await import('./stacks/indexer.ts')
+    const { createFunctions } = await import('./stacks/functions.ts')
+    const { createAlarms } = await import('./stacks/alarms.ts')
+
+    const config = loadStackConfig(process.env, $app.stage)
+    const secrets = createSecrets()
+    const storage = createStorage(config)
+    const keyPool = createKeyPool(config)
+    const indexer = createIndexer(config, secrets)
+    const fns = createFunctions({ config, secrets, storage, keyPool, indexerUrl: indexer.url })
+    const { topic } = createAlarms(config, fns, storage, indexer)
+
+    return {
+      chainId: config.chainId,
+      api: fns.api.url,
+      indexer: indexer.url,
+      table: storage.table.name,
+      sessionKeys: keyPool.arnList,
+      alarms: topic.arn,
+    }
+  },
+})

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { loadStackConfig, StackConfigError } from './config.ts'
+
+const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
+const DEPLOYMENT = JSON.stringify({ vitalityOracle: addr(1), dreamOracle: addr(2), daimonOracle: addr(3), startBlock: 99 })
+const env = (extra: Record<string, string> = {}) => ({ BARDO_DEPLOYMENT: DEPLOYMENT, ...extra })
+
+const refusal = (e: Record<string, string | undefined>, stage = 'production') => {
+  try {
+    loadStackConfig(e, stage)
+  } catch (error) {
+    expect(error).toBeInstanceOf(StackConfigError)
+    return { field: (error as StackConfigError).field, message: (error as Error).message }
+  }
+  throw new Error('expected a refusal')
+}
+
+describe('loadStackConfig', () => {
+  it('defaults to Base Sepolia, a pool of two keys and a schema per stage', () => {
+    const config = loadStackConfig(env(), 'production')
+    expect(config).toMatchObject({ production: true, chainId: 84532, keyPoolSize: 2, startBlock: 99, indexerSchema: 'bardo_production', allowedOrigins: '' })
+    expect(JSON.parse(config.deploymentJson).vitalityOracle.toLowerCase()).toBe(addr(1))
+    expect(loadStackConfig(env(), 'pr-42').indexerSchema).toBe('bardo_pr_42')
+  })
+
+  it('takes Base, the pool size, the schema and the origins from the environment', () => {
+    const config = loadStackConfig(env({ BARDO_CHAIN_ID: '8453', BARDO_KEY_POOL_SIZE: '12', BARDO_INDEXER_SCHEMA: 'bardo_v2', BARDO_ALLOWED_ORIGINS: 'https://a.example, https://b.example', BARDO_START_BLOCK: '5' }), 'dev')
+    expect(config).toMatchObject({ production: false, chainId: 8453, keyPoolSize: 12, indexerSchema: 'bardo_v2', allowedOrigins: 'https://a.example,https://b.example', startBlock: 5 })
+  })
+
+  it('refuses a deploy without the Bardo contracts, naming the variable', () => {
+    expect(refusal({})).toMatchObject({ field: 'BARDO_DEPLOYMENT', message: expect.stringContaining('is required') })
+    expect(refusal({ BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: addr(1) }) })).toMatchObject({ field: 'BARDO_DEPLOYMENT.dreamOracle' })
+    expect(refusal({ BARDO_DEPLOYMENT: '{"vitalityOracle":"0x12"}' })).toMatchObject({ field: 'BARDO_DEPLOYMENT', message: expect.stringContaining('vitalityOracle') })
+  })
+
+  it('refuses values outside the rules, naming the variable and the rule', () => {
+    expect(refusal(env({ BARDO_CHAIN_ID: '1' }))).toMatchObject({ field: 'BARDO_CHAIN_ID', message: expect.stringContaining('84532') })
+    expect(refusal(env({ BARDO_KEY_POOL_SIZE: '0' }))).toMatchObject({ field: 'BARDO_KEY_POOL_SIZE', message: expect.stringContaining('from 1 to 100') })
+    expect(refusal(env({ BARDO_INDEXER_SCHEMA: 'Bardo-1' }))).toMatchObject({ field: 'BARDO_INDEXER_SCHEMA' })
+    expect(refusal(env({ BARDO_ALLOWED_ORIGINS: 'example.com' }))).toMatchObject({ field: 'BARDO_ALLOWED_ORIGINS' })
+    expect(refusal(env({ BARDO_ALARM_EMAIL: 'ops' }))).toMatchObject({ field: 'BARDO_ALARM_EMAIL' })
+  })
+})

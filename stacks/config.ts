@@ -1,0 +1,117 @@
+// Deploy-time settings for the stacks, read from the environment of `sst deploy`. A bad value fails
+// the deploy before anything is created, with an error that names the variable and the rule.
+// Nothing here is secret: secrets are `sst secret set` values (stacks/secrets.ts), never env vars.
+import { BardoError } from '../core/errors.ts'
+import { parseDeployment, type IndexerDeployment } from '../indexer/lib/settings.ts'
+
+/** The chains this stack deploys to: where getSmartAccountsEnvironment(chainId) knows the framework. */
+export const SUPPORTED_CHAINS = { 84532: 'Base Sepolia', 8453: 'Base' } as const
+export type SupportedChainId = keyof typeof SUPPORTED_CHAINS
+
+export const DEFAULT_KEY_POOL_SIZE = 2
+export const MAX_KEY_POOL_SIZE = 100
+/** Ponder's port inside the container (its default). */
+export const INDEXER_PORT = 42069
+
+export type StackConfig = {
+  stage: string
+  production: boolean
+  chainId: SupportedChainId
+  /** The Bardo contracts on that chain, as parsed from BARDO_DEPLOYMENT. */
+  deployment: IndexerDeployment
+  /** The same, as compact JSON: what functions and the indexer receive in BARDO_DEPLOYMENT. */
+  deploymentJson: string
+  startBlock: number
+  /** Number of KMS SessionKeys (ECC_SECG_P256K1) to create; one per live Golem plus spares. */
+  keyPoolSize: number
+  /** Ponder database schema; a new one per indexer release (Ponder refuses another build's schema). */
+  indexerSchema: string
+  indexerDomain: string | undefined
+  alarmEmail: string | undefined
+  allowedOrigins: string
+}
+
+export class StackConfigError extends BardoError {
+  readonly field: string
+  constructor(field: string, rule: string) {
+    super('STACK_CONFIG_INVALID', `${field}: ${rule}`, { details: { field } })
+    this.field = field
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+const present = (env: Env, name: string) => {
+  const value = env[name]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
+
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = present(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new StackConfigError(name, `must be a whole number from ${min} to ${max}`)
+  return Number(raw)
+}
+
+function chainId(env: Env): SupportedChainId {
+  const raw = present(env, 'BARDO_CHAIN_ID') ?? '84532'
+  const id = Number(raw)
+  if (!(id in SUPPORTED_CHAINS)) throw new StackConfigError('BARDO_CHAIN_ID', `must be one of ${Object.keys(SUPPORTED_CHAINS).join(', ')} (Base Sepolia, Base)`)
+  return id as SupportedChainId
+}
+
+function deployment(env: Env): IndexerDeployment {
+  const raw = present(env, 'BARDO_DEPLOYMENT')
+  if (raw === undefined) throw new StackConfigError('BARDO_DEPLOYMENT', 'is required: the Bardo contract addresses (JSON, or the path of the JSON file the contract deploy wrote)')
+  let parsed: IndexerDeployment
+  try {
+    parsed = parseDeployment(raw)
+  } catch (error) {
+    // parseDeployment names the field; keep its sentence, under our code.
+    throw new StackConfigError('BARDO_DEPLOYMENT', error instanceof Error ? error.message : 'must be valid')
+  }
+  for (const name of ['vitalityOracle', 'dreamOracle', 'daimonOracle'] as const) {
+    if (parsed[name] === undefined) throw new StackConfigError(`BARDO_DEPLOYMENT.${name}`, 'is required (deploy the Bardo contracts first)')
+  }
+  return parsed
+}
+
+function schema(env: Env, stage: string): string {
+  const value = present(env, 'BARDO_INDEXER_SCHEMA') ?? `bardo_${stage.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`
+  // Ponder's limit is 45 characters; Postgres identifiers stay unquoted with this alphabet.
+  if (!/^[a-z_][a-z0-9_]{0,44}$/.test(value)) throw new StackConfigError('BARDO_INDEXER_SCHEMA', 'must be 1-45 characters of a-z, 0-9 and _, not starting with a digit')
+  return value
+}
+
+function optionalMatch(env: Env, name: string, pattern: RegExp, rule: string): string | undefined {
+  const value = present(env, name)
+  if (value !== undefined && !pattern.test(value)) throw new StackConfigError(name, rule)
+  return value
+}
+
+function origins(env: Env): string {
+  const list = (present(env, 'BARDO_ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  for (const origin of list) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new StackConfigError('BARDO_ALLOWED_ORIGINS', 'must be a comma-separated list of origins like https://app.example.com')
+  }
+  return list.join(',')
+}
+
+/** Reads and checks every deploy-time setting. `stage` is `$app.stage`. */
+export function loadStackConfig(env: Env, stage: string): StackConfig {
+  const parsed = deployment(env)
+  const production = stage === 'production'
+  return {
+    stage,
+    production,
+    chainId: chainId(env),
+    deployment: parsed,
+    deploymentJson: JSON.stringify(parsed),
+    startBlock: wholeNumber(env, 'BARDO_START_BLOCK', parsed.startBlock ?? 0, 0, Number.MAX_SAFE_INTEGER),
+    keyPoolSize: wholeNumber(env, 'BARDO_KEY_POOL_SIZE', DEFAULT_KEY_POOL_SIZE, 1, MAX_KEY_POOL_SIZE),
+    indexerSchema: schema(env, stage),
+    indexerDomain: optionalMatch(env, 'BARDO_INDEXER_DOMAIN', /^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z]{2,}$/i, 'must be a domain name like indexer.example.com'),
+    alarmEmail: optionalMatch(env, 'BARDO_ALARM_EMAIL', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address'),
+    allowedOrigins: origins(env),
+  }
+}

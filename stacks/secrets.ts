@@ -1,0 +1,26 @@
+// Every secret value is an SST secret (`npx sst secret set <Name> <value> --stage <stage>`), stored
+// encrypted by SST and handed to a function only through `link` (encrypted into its bundle, read at
+// runtime as Resource.<Name>.value). None of them is ever an environment variable.
+//
+// Who gets which secret (the least-privilege matrix; docs/deploy.md explains each line):
+//   RpcUrl            heartbeat, tick, api, indexer (indexer: through an SSM SecureString)
+//   OperatorKey       tick only: the VitalityOracle owner key (deregisterGolem at death,
+//                     rotateGolemKey at rotation, the audited resetPhase after a credited feed)
+//   SettlementKey     api only: a gas-only EOA that submits x402 transferWithAuthorization
+//   CladeHmacSecret   api only: signs Clade session tokens
+//   ReadApiKeyHashes  api only: SHA-256 hashes of the read-tier API keys
+
+export const SECRET_NAMES = ['RpcUrl', 'OperatorKey', 'SettlementKey', 'CladeHmacSecret', 'ReadApiKeyHashes'] as const
+export type SecretName = (typeof SECRET_NAMES)[number]
+export type Secrets = Record<SecretName, Sst.Secret>
+
+export function createSecrets(): Secrets {
+  return {
+    RpcUrl: new sst.Secret('RpcUrl'),
+    OperatorKey: new sst.Secret('OperatorKey'),
+    SettlementKey: new sst.Secret('SettlementKey'),
+    CladeHmacSecret: new sst.Secret('CladeHmacSecret'),
+    // Optional: with no read keys the read tier is simply closed.
+    ReadApiKeyHashes: new sst.Secret('ReadApiKeyHashes', ''),
+  }
+}

@@ -1,0 +1,39 @@
+// The one DynamoDB table behind core/store's DynamoStore: string `pk` and `sk`, no secondary index
+// (the due list is a sharded partition, DUE#<n>), no TTL (expiry is an attribute checked on read).
+// The table is not `link`ed anywhere: SST's Dynamo link grants dynamodb:* on it. Functions get the
+// exact actions the store sends instead.
+import type { StackConfig } from './config.ts'
+
+/** The key schema core/store/dynamo/table.ts reads and writes. */
+export const TABLE_FIELDS = { pk: 'string', sk: 'string' } as const
+export const TABLE_PRIMARY_INDEX = { hashKey: 'pk', rangeKey: 'sk' } as const
+
+/** What DynamoStore's read paths send (getGolem, listDueGolems, list/get of history). */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const
+/** Every command DynamoStore sends: conditional single-item writes, no Scan, Batch or Transact. */
+export const TABLE_READ_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const
+
+export type Storage = {
+  table: Sst.Dynamo
+  read: Sst.Permission
+  readWrite: Sst.Permission
+}
+
+export function createStorage(config: StackConfig): Storage {
+  const table = new sst.aws.Dynamo('Store', {
+    fields: { ...TABLE_FIELDS },
+    primaryIndex: { ...TABLE_PRIMARY_INDEX },
+    transform: {
+      // SST already turns on point-in-time recovery; production also refuses DeleteTable.
+      table: (args) => {
+        args.deletionProtectionEnabled = config.production
+      },
+    },
+  })
+  // The table ARN alone: there is no index, so no `${arn}/index/*` resource is needed.
+  return {
+    table,
+    read: { actions: [...TABLE_READ_ACTIONS], resources: [table.arn] },
+    readWrite: { actions: [...TABLE_READ_WRITE_ACTIONS], resources: [table.arn] },
+  }
+}

@@ -1,0 +1,247 @@
+// Runs sst.config.ts against recording stand-ins for SST's globals (the sst CLI downloads Pulumi, so
+// it cannot run here) and checks the stack: handlers, schedule, IAM, secrets, the indexer, alarms.
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { effectiveStatements, installStandIns, secretLeak, strings, type Recorded, type StandIns } from '../stacks/testing.ts'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const POOL = 3
+const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
+const DEPLOYMENT = {
+  vitalityOracle: addr(0x1001),
+  dreamOracle: addr(0x1002),
+  daimonOracle: addr(0x1003),
+  enforcers: { golemPhase: addr(0x2001), dailySpendLimit: addr(0x2002), replicantBudget: addr(0x2003) },
+  startBlock: 123_456,
+}
+// The three Lambda entry points (lead: these files must export `handler`).
+const EXPECTED_HANDLERS = ['functions/heartbeat/handler.handler', 'functions/tick/handler.handler', 'functions/api/handler.handler']
+
+type SstConfig = { app(input: { stage?: string }): Record<string, unknown>; run(): Promise<Record<string, unknown>> }
+
+async function runStack(stage: string): Promise<{ standIns: StandIns; outputs: Record<string, unknown> }> {
+  const standIns = installStandIns({ stage })
+  const { default: config } = (await import('../sst.config.ts')) as unknown as { default: SstConfig }
+  return { standIns, outputs: await config.run() }
+}
+
+let s: StandIns
+let outputs: Record<string, unknown>
+const fn = (name: string) => s.one('sst:aws:Function', name)
+const kmsActions = (r: Recorded) => effectiveStatements(s, r).flatMap((st) => st.actions).filter((a) => a.startsWith('kms:'))
+const statementsFor = (r: Recorded, prefix: string) => effectiveStatements(s, r).filter((st) => st.actions.some((a) => a.startsWith(prefix)))
+
+beforeAll(async () => {
+  vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify(DEPLOYMENT))
+  vi.stubEnv('BARDO_CHAIN_ID', '84532')
+  vi.stubEnv('BARDO_KEY_POOL_SIZE', String(POOL))
+  vi.stubEnv('BARDO_ALARM_EMAIL', 'ops@example.com')
+  ;({ standIns: s, outputs } = await runStack('production'))
+})
+afterAll(() => {
+  s?.uninstall()
+  vi.unstubAllEnvs()
+})
+
+describe('app()', () => {
+  it('lives on AWS; production is protected and retained, other stages are removed', async () => {
+    const { default: config } = (await import('../sst.config.ts')) as unknown as { default: SstConfig }
+    expect(config.app({ stage: 'production' })).toMatchObject({ name: 'bardo-custody', home: 'aws', protect: true, removal: 'retain' })
+    expect(config.app({ stage: 'dev' })).toMatchObject({ home: 'aws', protect: false, removal: 'remove' })
+  })
+})
+
+describe('handlers', () => {
+  it('wires exactly the three entry points', () => {
+    expect(s.byType('sst:aws:Function').map((r) => r.args.handler).sort()).toEqual([...EXPECTED_HANDLERS].sort())
+  })
+
+  it.each(EXPECTED_HANDLERS)('%s: the file exists and exports the handler function', async (handler) => {
+    const dot = handler.lastIndexOf('.')
+    const [file, exportName] = [handler.slice(0, dot), handler.slice(dot + 1)]
+    const path = ['.ts', '.mts', '.js', '.mjs'].map((ext) => join(ROOT, file + ext)).find((p) => existsSync(p))
+    expect(path, `${file}.ts should exist and export \`${exportName}\``).toBeDefined()
+    const mod = (await import(/* @vite-ignore */ pathToFileURL(path!).href)) as Record<string, unknown>
+    expect(typeof mod[exportName], `${file} should export a function named \`${exportName}\``).toBe('function')
+  })
+})
+
+describe('heartbeat schedule', () => {
+  it('runs the heartbeat function every minute', () => {
+    const crons = s.byType('sst:aws:Cron')
+    expect(crons).toHaveLength(1)
+    expect(crons[0]!.args).toMatchObject({ schedule: 'rate(1 minute)', function: '{{Heartbeat.arn}}' })
+  })
+
+  it('never retries a heartbeat; retries a tick a bounded number of times', () => {
+    const invoke = (name: string) => s.byType('aws:lambda/functionEventInvokeConfig:FunctionEventInvokeConfig').find((r) => r.args.functionName === `{{${name}.name}}`)?.args
+    expect(invoke('Heartbeat')).toMatchObject({ maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 })
+    expect(invoke('Tick')).toMatchObject({ maximumRetryAttempts: 2 })
+  })
+})
+
+describe('IAM: least privilege', () => {
+  it('grants no wildcard action or resource to any function (permissions and links)', () => {
+    for (const f of s.byType('sst:aws:Function')) {
+      for (const st of effectiveStatements(s, f)) {
+        expect(st.actions.filter((a) => a.includes('*')), `${f.name} actions`).toEqual([])
+        expect(st.resources.filter((r) => r === '*' || r.endsWith('/*')), `${f.name} resources`).toEqual([])
+      }
+    }
+  })
+
+  it('lets only the tick use KMS: kms:Sign and kms:GetPublicKey on exactly the pool keys', () => {
+    const keyArns = s.byType('aws:kms/key:Key').map((k) => `{{${k.name}.arn}}`)
+    expect(keyArns).toHaveLength(POOL)
+    const kms = statementsFor(fn('Tick'), 'kms:')
+    expect(kms).toHaveLength(1)
+    expect([...kms[0]!.actions].sort()).toEqual(['kms:GetPublicKey', 'kms:Sign'])
+    expect([...kms[0]!.resources].sort()).toEqual([...keyArns].sort())
+    expect(kmsActions(fn('Heartbeat'))).toEqual([])
+    expect(kmsActions(fn('Api'))).toEqual([])
+  })
+
+  it('lets the heartbeat invoke the tick and nothing else, and only read the table', () => {
+    const heartbeat = fn('Heartbeat')
+    expect(statementsFor(heartbeat, 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
+    expect(statementsFor(heartbeat, 'dynamodb:')).toEqual([{ actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: ['{{Store.arn}}'] }])
+    expect(statementsFor(fn('Tick'), 'lambda:')).toEqual([])
+    expect(statementsFor(fn('Api'), 'lambda:')).toEqual([])
+  })
+
+  it('gives tick and api the store actions DynamoStore sends, on the table only', () => {
+    for (const name of ['Tick', 'Api']) {
+      const dynamo = statementsFor(fn(name), 'dynamodb:')
+      expect(dynamo).toHaveLength(1)
+      expect([...dynamo[0]!.actions].sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'])
+      expect(dynamo[0]!.resources).toEqual(['{{Store.arn}}'])
+    }
+  })
+})
+
+describe('KMS keys', () => {
+  it('creates the SessionKey pool as secp256k1 signing keys with aliases', () => {
+    const keys = s.byType('aws:kms/key:Key')
+    for (const key of keys) {
+      expect(key.args).toMatchObject({ keyUsage: 'SIGN_VERIFY', customerMasterKeySpec: 'ECC_SECG_P256K1', enableKeyRotation: false, deletionWindowInDays: 30 })
+    }
+    expect(s.byType('aws:kms/alias:Alias').map((a) => a.args.name)).toEqual(keys.map((_, i) => `alias/bardo-custody-production-session-${i}`))
+    expect(fn('Tick').args.environment.BARDO_KMS_KEY_ARNS).toBe(keys.map((k) => `{{${k.name}.arn}}`).join(','))
+  })
+})
+
+describe('DynamoDB table', () => {
+  it('is the single pk/sk table core/store uses, with no secondary index', () => {
+    const tables = s.byType('sst:aws:Dynamo')
+    expect(tables).toHaveLength(1)
+    expect(tables[0]!.args).toMatchObject({ fields: { pk: 'string', sk: 'string' }, primaryIndex: { hashKey: 'pk', rangeKey: 'sk' } })
+    expect(Object.keys(tables[0]!.args.fields)).toEqual(['pk', 'sk'])
+    expect(tables[0]!.args.globalIndexes).toBeUndefined()
+    const table: Record<string, unknown> = {}
+    tables[0]!.args.transform.table(table)
+    expect(table.deletionProtectionEnabled).toBe(true)
+  })
+
+  it('is never linked (SST would grant dynamodb:*); functions get its name as plain config', () => {
+    const table = s.one('sst:aws:Dynamo', 'Store').resource
+    for (const f of s.byType('sst:aws:Function')) {
+      expect(f.args.link).not.toContain(table)
+      expect(f.args.environment.BARDO_TABLE_NAME).toBe('{{Store.name}}')
+    }
+  })
+})
+
+describe('API', () => {
+  it('has a public function URL and hands it out', () => {
+    expect(fn('Api').args.url).toMatchObject({ authorization: 'none' })
+    expect(outputs.api).toBe('{{Api.url}}')
+  })
+})
+
+describe('secrets', () => {
+  const linkedSecrets = (name: string) =>
+    (fn(name).args.link as object[]).map((l) => s.byType('sst:sst:Secret').find((r) => r.resource === l)?.name).filter(Boolean).sort()
+
+  it('are SST secrets, each linked only where it is needed', () => {
+    expect(s.byType('sst:sst:Secret').map((r) => r.name).sort()).toEqual(['CladeHmacSecret', 'OperatorKey', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
+    expect(linkedSecrets('Heartbeat')).toEqual(['RpcUrl'])
+    expect(linkedSecrets('Tick')).toEqual(['OperatorKey', 'RpcUrl'])
+    expect(linkedSecrets('Api')).toEqual(['CladeHmacSecret', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
+  })
+
+  it('never appear in a function environment, nor anything that looks like key material', () => {
+    for (const f of s.byType('sst:aws:Function')) {
+      for (const { path, value } of strings(f.args.environment)) expect(secretLeak(value), `${f.name} environment.${path}`).toBeUndefined()
+    }
+  })
+
+  it('reach the indexer container only as SecureString SSM parameters, never as env or links', () => {
+    const indexer = s.one('sst:aws:Service', 'Indexer').args
+    expect(indexer.link ?? []).toEqual([])
+    for (const { path, value } of strings(indexer.environment)) expect(secretLeak(value), `Indexer environment.${path}`).toBeUndefined()
+    const params = s.byType('aws:ssm/parameter:Parameter')
+    expect(params.every((p) => p.args.type === 'SecureString')).toBe(true)
+    expect(params.find((p) => p.name === 'IndexerRpcUrl')?.args.value).toBe('{{secret:RpcUrl.value}}')
+    expect(decodeURIComponent(params.find((p) => p.name === 'IndexerDatabaseUrl')?.args.value)).toMatch(/^postgres:\/\/.*\{\{secret:Database\.password\}\}@.*sslmode=verify-full/)
+    expect(indexer.ssm).toEqual({ BARDO_RPC_URL: '{{IndexerRpcUrl.arn}}', DATABASE_URL: '{{IndexerDatabaseUrl.arn}}' })
+    const role: Record<string, any> = { inlinePolicies: [{ name: 'inline', policy: 'SST default: ssm:* on *' }] }
+    indexer.transform.executionRole(role)
+    expect(JSON.parse(role.inlinePolicies[0].policy).Statement).toEqual([
+      { Sid: 'ReadIndexerParameters', Effect: 'Allow', Action: ['ssm:GetParameters'], Resource: ['{{IndexerRpcUrl.arn}}', '{{IndexerDatabaseUrl.arn}}'] },
+    ])
+  })
+})
+
+describe('indexer service', () => {
+  const indexer = () => s.one('sst:aws:Service', 'Indexer').args
+
+  it('runs `ponder start` from stacks/indexer.Dockerfile', () => {
+    expect(indexer().image).toEqual({ context: '.', dockerfile: 'stacks/indexer.Dockerfile' })
+    const dockerfile = readFileSync(join(ROOT, 'stacks/indexer.Dockerfile'), 'utf8')
+    expect(dockerfile).toMatch(/CMD \["node_modules\/\.bin\/ponder", "start", "--root", "indexer"/)
+  })
+
+  it('is health-checked on /health by ECS and by the load balancer', () => {
+    expect(indexer().health.command.join(' ')).toContain('http://127.0.0.1:42069/health')
+    expect(indexer().loadBalancer.rules).toEqual([{ listen: '80/http', forward: '42069/http' }])
+    expect(indexer().loadBalancer.health['42069/http']).toMatchObject({ path: '/health' })
+  })
+
+  it('keeps Postgres in the VPC and points the API and heartbeat at the indexer URL', () => {
+    expect(s.one('sst:aws:Postgres', 'Database').args.vpc).toBe(s.one('sst:aws:Vpc', 'Vpc').resource)
+    expect(indexer().environment).toMatchObject({ BARDO_CHAIN_ID: '84532', BARDO_START_BLOCK: '123456', DATABASE_SCHEMA: 'bardo_production' })
+    expect(JSON.parse(indexer().environment.BARDO_DEPLOYMENT).vitalityOracle.toLowerCase()).toBe(DEPLOYMENT.vitalityOracle)
+    expect(fn('Api').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
+    expect(fn('Heartbeat').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
+  })
+})
+
+describe('alarms', () => {
+  it('watch every failure an operator must hear about, to one topic that mails BARDO_ALARM_EMAIL', () => {
+    const alarms = s.byType('aws:cloudwatch/metricAlarm:MetricAlarm')
+    const watched = alarms.map((a) => `${a.args.namespace}/${a.args.metricName}`)
+    for (const metric of ['AWS/Lambda/Errors', 'AWS/Lambda/Invocations', 'Bardo/SlotReconciled', 'Bardo/RedemptionReverted', 'Bardo/PermissionHealthCritical', 'Bardo/KmsThrottled', 'Bardo/IndexerLagBlocks', 'AWS/DynamoDB/ReadThrottleEvents', 'AWS/DynamoDB/WriteThrottleEvents']) {
+      expect(watched).toContain(metric)
+    }
+    expect(alarms.find((a) => a.args.metricName === 'Errors' && a.args.dimensions.FunctionName === '{{Tick.name}}')).toBeDefined()
+    for (const a of alarms) expect(a.args.alarmActions).toEqual(['{{Alarms.arn}}'])
+    expect(s.byType('aws:sns/topicSubscription:TopicSubscription')[0]?.args).toMatchObject({ protocol: 'email', endpoint: 'ops@example.com' })
+  })
+})
+
+describe('other stages', () => {
+  it('a dev stage may be deleted: no table protection, 7-day key deletion window', async () => {
+    s.uninstall() // the production records stay readable; only the globals go
+    const dev = await runStack('dev')
+    try {
+      const table: Record<string, unknown> = {}
+      dev.standIns.one('sst:aws:Dynamo', 'Store').args.transform.table(table)
+      expect(table.deletionProtectionEnabled).toBe(false)
+      expect(dev.standIns.byType('aws:kms/key:Key').every((k) => k.args.deletionWindowInDays === 7)).toBe(true)
+    } finally {
+      dev.standIns.uninstall()
+    }
+  })
+})
