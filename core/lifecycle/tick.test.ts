@@ -71,10 +71,16 @@ describe('decideTick', () => {
     expect(dead.redemption.action).toBe('skip')
   })
 
-  it('warns when the delegation expires within a day and when the budget runs low', () => {
+  it('warns when the delegation expires within a day and when the whole budget runs low, once', () => {
     const d = decideTick(obs({ now: 29n * DAY + 3_600n }, { now: 29n * DAY + 3_600n, availableInPeriod: 10n, currentPeriodStart: 29n * DAY }))
     const types = d.events.map((e) => e.type)
     expect(types).toContain('DelegationExpiringWarning')
     expect(types).toContain('BudgetWarning')
+    const again = decideTick(obs({ now: 29n * DAY + 3_600n, known: { revokedReported: false, expiringWarned: true, budgetWarnedPeriod: 29n } }, { now: 29n * DAY + 3_600n, availableInPeriod: 10n, currentPeriodStart: 29n * DAY }))
+    expect(again.events.map((e) => e.type).filter((t) => t === 'BudgetWarning' || t === 'DelegationExpiringWarning')).toEqual([])
+  })
+
+  it('does not warn about the budget when a Thriving Golem takes its full daily cap', () => {
+    expect(decideTick(obs()).events.map((e) => e.type)).not.toContain('BudgetWarning')
   })
 })

@@ -85,11 +85,16 @@ export function decideTick(o: GolemObservation): TickDecision {
     events.push({ type: 'DelegationExpiringWarning', at, delegationHash: o.delegationHash, hoursRemaining: Number(secondsLeft) / 3600 })
   }
   const period = currentPeriod(o.permission)
-  const afterRedeem = o.permission.availableInPeriod - (redemption.action === 'redeem' ? redemption.amount : 0n)
-  const remainingBps = (afterRedeem * 10_000n) / o.permission.periodAmount
-  if (!revoked && remainingBps < BUDGET_WARNING_BPS && o.known.budgetWarnedPeriod !== period) {
-    const perOp = redemption.action === 'redeem' && redemption.amount > 0n ? redemption.amount : o.permission.periodAmount
-    events.push({ type: 'BudgetWarning', at, remainingPct: Number(remainingBps) / 100, estimatedOperationsLeft: Number(afterRedeem / perOp) })
+  // BudgetWarning concerns the whole grant (seed 001 §4 remaining_pct), not today's cap: a Thriving
+  // Golem takes its full daily cap every day, which is not a warning. Reported once.
+  const redeemedNow = redemption.action === 'redeem' ? redemption.amount : 0n
+  const periods = (o.runwayTotalSeconds + o.permission.periodDuration - 1n) / o.permission.periodDuration
+  const granted = periods * o.permission.periodAmount
+  const left = BigInt(health.total_remaining) - redeemedNow
+  const remainingBps = granted > 0n ? (left * 10_000n) / granted : 0n
+  if (!revoked && remainingBps < BUDGET_WARNING_BPS && o.known.budgetWarnedPeriod === undefined) {
+    const perOp = redeemedNow > 0n ? redeemedNow : o.permission.periodAmount
+    events.push({ type: 'BudgetWarning', at, remainingPct: Number(remainingBps) / 100, estimatedOperationsLeft: Number(left / perOp) })
   }
   if (die) events.push({ type: 'DeathProtocolStarted', at, trigger: 'terminal', vitality: vitality.vitality })
   return { vitality, phase: { current: o.onChainPhase, next, post }, redemption, period, health, events, die }

@@ -28,7 +28,7 @@ export function golemToItem(g: GolemRecord): Item {
   return compact({
     pk: k.golemPk(g.golemId), sk: k.SK.golem, entity: 'golem',
     golemId: g.golemId, owner: g.owner, sessionKeyAddress: g.sessionKeyAddress, custodyMode: g.custodyMode,
-    delegation: g.delegation, status: g.status, phase: g.phase, nextTickAt: g.nextTickAt,
+    profile: g.profile, status: g.status, phase: g.phase, nextTickAt: g.nextTickAt,
     lastTick: g.lastTick === null ? null : compact({ at: g.lastTick.at, period: g.lastTick.period.toString(), outcome: g.lastTick.outcome, txHash: g.lastTick.txHash }),
     createdAt: g.createdAt, updatedAt: g.updatedAt, version: g.version,
   })
@@ -38,7 +38,7 @@ export function golemFromItem(i: Item): GolemRecord {
   const t = i.lastTick as Item | undefined
   return {
     golemId: str(i.golemId), owner: i.owner as Address, sessionKeyAddress: i.sessionKeyAddress as Address,
-    custodyMode: i.custodyMode as GolemRecord['custodyMode'], delegation: orNull(i.delegation, str),
+    custodyMode: i.custodyMode as GolemRecord['custodyMode'], profile: orNull(i.profile, str),
     status: i.status as GolemRecord['status'], phase: i.phase as GolemRecord['phase'], nextTickAt: num(i.nextTickAt),
     lastTick: t === undefined ? null : { at: num(t.at), period: big(t.period), outcome: str(t.outcome), txHash: orNull(t.txHash, (h) => h as Hex) },
     createdAt: num(i.createdAt), updatedAt: num(i.updatedAt), version: num(i.version),

@@ -25,7 +25,7 @@ export function parseCreateGolem(raw: CreateGolemInput): Required<CreateGolemInp
     owner: v.address(i.owner, 'owner'),
     sessionKeyAddress: v.address(i.sessionKeyAddress, 'sessionKeyAddress'),
     custodyMode: v.oneOf(i.custodyMode, CUSTODY_MODES, 'custodyMode'),
-    delegation: i.delegation === undefined || i.delegation === null ? null : v.jsonText(i.delegation, 'delegation'),
+    profile: i.profile === undefined || i.profile === null ? null : v.jsonText(i.profile, 'profile'),
     phase: i.phase === undefined ? 'Thriving' : v.oneOf(i.phase, PHASE_NAMES, 'phase'),
     nextTickAt: v.time(i.nextTickAt, 'nextTickAt'),
     now: v.time(i.now, 'now'),
@@ -52,8 +52,8 @@ export function parseUpdateGolem(raw: UpdateGolemInput): UpdateGolemInput {
   if (p.nextTickAt !== undefined) patch.nextTickAt = v.time(p.nextTickAt, 'patch.nextTickAt')
   if (p.lastTick !== undefined) patch.lastTick = parseLastTick(p.lastTick)
   if (p.sessionKeyAddress !== undefined) patch.sessionKeyAddress = v.address(p.sessionKeyAddress, 'patch.sessionKeyAddress')
-  if (p.delegation !== undefined) patch.delegation = p.delegation === null ? null : v.jsonText(p.delegation, 'patch.delegation')
-  const known = new Set(['status', 'phase', 'nextTickAt', 'lastTick', 'sessionKeyAddress', 'delegation'])
+  if (p.profile !== undefined) patch.profile = p.profile === null ? null : v.jsonText(p.profile, 'patch.profile')
+  const known = new Set(['status', 'phase', 'nextTickAt', 'lastTick', 'sessionKeyAddress', 'profile'])
   for (const k of Object.keys(p)) if (!known.has(k)) throw new StoreInputError(`patch.${k}`, 'is not a field a Golem update may change')
   if (Object.keys(patch).length === 0) throw new StoreInputError('patch', 'must change at least one field')
   return { golemId: v.golemId(i.golemId), expectedVersion: v.positiveInt(i.expectedVersion, 'expectedVersion'), patch, now: v.time(i.now, 'now') }

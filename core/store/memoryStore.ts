@@ -43,7 +43,7 @@ export class InMemoryStore implements S.Store {
     const existing = this.#golems.get(i.golemId)
     if (existing) return { created: false, existing: clone(existing) }
     const golem: GolemRecord = {
-      golemId: i.golemId, owner: i.owner, sessionKeyAddress: i.sessionKeyAddress, custodyMode: i.custodyMode, delegation: i.delegation,
+      golemId: i.golemId, owner: i.owner, sessionKeyAddress: i.sessionKeyAddress, custodyMode: i.custodyMode, profile: i.profile,
       status: 'alive', phase: i.phase, nextTickAt: i.nextTickAt, lastTick: null, createdAt: i.now, updatedAt: i.now, version: 1,
     }
     assertNoKeyMaterial(codec.golemToItem(golem))

@@ -32,8 +32,11 @@ export type GolemRecord = {
   owner: Address
   sessionKeyAddress: Address
   custodyMode: CustodyModeName
-  /** The signed delegation as JSON text: public data. Never key material (the store refuses it). */
-  delegation: string | null
+  /**
+   * The Golem's custody profile as JSON text: its signed delegations, runway and the reference to its
+   * signer (a KMS key id or keystore path). Public data; never key material (the store refuses it).
+   */
+  profile: string | null
   status: GolemStatus
   phase: StoredPhase
   /** When the heartbeat should tick this Golem next. */

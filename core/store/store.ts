@@ -16,7 +16,7 @@ export type CreateGolemInput = {
   owner: Address
   sessionKeyAddress: Address
   custodyMode: CustodyModeName
-  delegation?: string | null
+  profile?: string | null
   phase?: StoredPhase
   nextTickAt: number
   now: number
@@ -27,7 +27,7 @@ export type GolemPatch = {
   nextTickAt?: number
   lastTick?: LastTick | null
   sessionKeyAddress?: Address
-  delegation?: string | null
+  profile?: string | null
 }
 export type UpdateGolemInput = { golemId: string; expectedVersion: number; patch: GolemPatch; now: number }
 export type CreateGolemResult = { created: true; golem: GolemRecord } | { created: false; existing: GolemRecord }

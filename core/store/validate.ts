@@ -108,7 +108,7 @@ export function counterKey(value: unknown, field = 'key'): string {
   return shortText(value, field, 512)
 }
 
-/** Signed delegation JSON text: must parse as a JSON object or array. */
+/** JSON text (the Golem profile, a signed delegation): must parse as a JSON object or array. */
 export function jsonText(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new StoreInputError(field, 'must be JSON text')
   if (Buffer.byteLength(value) > MAX_JSON_BYTES) throw new StoreInputError(field, `must be at most ${MAX_JSON_BYTES} bytes`)

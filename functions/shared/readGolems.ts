@@ -36,8 +36,10 @@ export async function readGolems(
   client: PublicClient,
   deployment: BardoDeployment,
   requests: readonly GolemReadRequest[],
+  /** The block to read at; by default the latest (one extra request). */
+  at?: { number: bigint; timestamp: bigint },
 ): Promise<GolemBatchRead> {
-  const block = await client.getBlock({ blockTag: 'latest' })
+  const block = at ?? (await client.getBlock({ blockTag: 'latest' }))
   if (requests.length === 0) return { blockNumber: block.number, timestamp: block.timestamp, golems: [] }
   const dm = deployment.environment.DelegationManager
   const period = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address

@@ -22,7 +22,7 @@ export function golemInput(golemId: string, overrides: Partial<CreateGolemInput>
     owner: addr(1),
     sessionKeyAddress: addr(2),
     custodyMode: 'Delegation',
-    delegation: JSON.stringify({ delegate: addr(2), delegator: addr(1), authority: hex32(0xff), caveats: [], salt: '0x01', signature: `0x${'ab'.repeat(65)}` }),
+    profile: JSON.stringify({ delegate: addr(2), delegator: addr(1), authority: hex32(0xff), caveats: [], salt: '0x01', signature: `0x${'ab'.repeat(65)}` }),
     nextTickAt: T0,
     now: T0 - 60_000,
     ...overrides,

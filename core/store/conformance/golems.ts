@@ -10,7 +10,7 @@ export function golemSuite(backend: Backend): void {
       expect(result.created).toBe(true)
       const golem = await store.getGolem('g-1')
       expect(golem).toMatchObject({ golemId: 'g-1', owner: CHECKSUMMED.toLowerCase(), status: 'alive', phase: 'Stable', version: 1, lastTick: null })
-      expect(JSON.parse(golem!.delegation!)).toMatchObject({ delegate: addr(2) })
+      expect(JSON.parse(golem!.profile!)).toMatchObject({ delegate: addr(2) })
     })
 
     it('refuses a second create with the same id and returns the existing record', async () => {
@@ -83,7 +83,7 @@ export function golemSuite(backend: Backend): void {
         [{ owner: 'not-an-address' }, 'owner'],
         [{ sessionKeyAddress: '0x1234' }, 'sessionKeyAddress'],
         [{ custodyMode: 'Custodial' }, 'custodyMode'],
-        [{ delegation: '{not json' }, 'delegation'],
+        [{ profile: '{not json' }, 'profile'],
         [{ nextTickAt: -1 }, 'nextTickAt'],
       ]
       for (const [override, field] of cases) {
@@ -98,16 +98,16 @@ export function golemSuite(backend: Backend): void {
       expect(await store.getGolem('g-1')).toMatchObject({ version: 1 })
     })
 
-    it('refuses a delegation that carries key material, and writes nothing', async () => {
+    it('refuses a profile that carries key material, and writes nothing', async () => {
       const store = await backend.newStore()
-      const delegation = JSON.stringify({ delegate: addr(2), caveats: [{ enforcer: addr(3), terms: '0x', privateKey: KEY_LIKE }] })
-      const err = await store.createGolem(golemInput('g-1', { delegation })).catch((e: unknown) => e)
+      const profile = JSON.stringify({ delegate: addr(2), caveats: [{ enforcer: addr(3), terms: '0x', privateKey: KEY_LIKE }] })
+      const err = await store.createGolem(golemInput('g-1', { profile })).catch((e: unknown) => e)
       expect(err).toBeInstanceOf(KeyMaterialError)
       expect((err as Error).message).not.toContain(KEY_LIKE.slice(2, 20))
       expect(await store.getGolem('g-1')).toBeNull()
       await store.createGolem(golemInput('g-2'))
       await expect(
-        store.updateGolem({ golemId: 'g-2', expectedVersion: 1, patch: { delegation: JSON.stringify({ signingKey: KEY_LIKE }) }, now: T0 }),
+        store.updateGolem({ golemId: 'g-2', expectedVersion: 1, patch: { profile: JSON.stringify({ signingKey: KEY_LIKE }) }, now: T0 }),
       ).rejects.toThrow(KeyMaterialError)
       expect(await store.getGolem('g-2')).toMatchObject({ version: 1 })
     })

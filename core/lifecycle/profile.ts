@@ -1,0 +1,88 @@
+// The Golem's custody profile: what a tick needs besides the chain. Public data only (signed
+// delegations, addresses, times, a reference to where the key lives); the store refuses key material.
+import { z } from 'zod/v4'
+import { isAddress, isHex, type Address, type Hex } from 'viem'
+import type { Delegation } from '@metamask/smart-accounts-kit'
+import { BardoError } from '../errors.ts'
+
+const address = z.string().refine((v) => isAddress(v, { strict: false }), 'must be an address').transform((v) => v as Address)
+const hex = z.string().refine((v) => isHex(v), 'must be 0x-prefixed hex').transform((v) => v as Hex)
+const uint = z.string().regex(/^\d+$/, 'must be a non-negative integer in decimal').transform((v) => BigInt(v))
+
+const delegation = z.object({
+  delegate: address,
+  delegator: address,
+  authority: hex,
+  caveats: z.array(z.object({ enforcer: address, terms: hex, args: hex })),
+  salt: hex,
+  signature: hex,
+})
+
+/** Where the Golem's key lives. The key itself never enters the profile. */
+const signerRef = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('memory'), ref: z.string().min(1) }),
+  z.object({ kind: z.literal('keystore'), path: z.string().min(1) }),
+  z.object({ kind: z.literal('kms'), keyId: z.string().min(1) }),
+])
+
+const profileSchema = z.object({
+  v: z.literal(1),
+  chainId: z.number().int().positive(),
+  golemKey: address,
+  signer: signerRef,
+  /** The runway chain, leaf first (a direct grant has one delegation; the 7715 shape has two). */
+  runway: z.object({
+    chain: z.array(delegation).min(1),
+    token: address,
+    periodAmount: uint,
+    periodDuration: uint,
+    /** The period enforcer's startDate: period n starts at periodStart + (n - 1) * periodDuration. */
+    periodStart: uint,
+    /** The delegation holding the ERC20PeriodTransfer caveat, and that caveat's terms. */
+    periodDelegationHash: hex,
+    periodTerms: hex,
+    /** Hash of every delegation in the chain, leaf first (any disabled one stops redemption). */
+    chainHashes: z.array(hex).min(1),
+    /** The MortalityTimeWindow end: the delegation's hard deadline. */
+    expiresAt: uint,
+  }),
+  life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),
+  /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
+  replicants: z.array(z.object({ hash: hex, delegation })).default([]),
+  known: z
+    .object({ revokedReported: z.boolean(), expiringWarned: z.boolean(), budgetWarnedPeriod: uint.nullable() })
+    .default({ revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null }),
+})
+
+export type GolemProfile = z.output<typeof profileSchema>
+export type SignerRef = GolemProfile['signer']
+
+export class ProfileError extends BardoError {
+  constructor(message: string) {
+    super('INVALID_GOLEM_PROFILE', message)
+  }
+}
+
+export function parseGolemProfile(text: string | null): GolemProfile {
+  if (text === null) throw new ProfileError('profile: the Golem has no custody profile')
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch {
+    throw new ProfileError('profile: must be JSON')
+  }
+  const parsed = profileSchema.safeParse(raw)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new ProfileError(`profile.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`)
+  }
+  return parsed.data
+}
+
+export function serializeGolemProfile(profile: GolemProfile): string {
+  return JSON.stringify(profile, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
+}
+
+export function toDelegations(chain: GolemProfile['runway']['chain']): Delegation[] {
+  return chain.map((d) => ({ ...d }))
+}

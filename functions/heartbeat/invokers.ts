@@ -1,0 +1,50 @@
+// How the heartbeat hands ticks over: in-process (local stack, tests) or as asynchronous Lambda
+// invocations (AWS). Both carry the same payload, so the tick handler sees the same thing either way.
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda'
+import type { TickDeps, TickResult } from '../tick/types.ts'
+import { runTick } from '../tick/runTick.ts'
+import type { TickInvoker, TickRequest } from './heartbeat.ts'
+import { decodeTickPayload, encodeTickPayload } from './payload.ts'
+
+/** Runs ticks in this process, a few at a time; errors are reported, never thrown past the heartbeat. */
+export class LocalInvoker implements TickInvoker {
+  readonly results: TickResult[] = []
+  constructor(
+    private readonly deps: (requestId: string) => TickDeps,
+    private readonly options: { concurrency?: number; onResult?: (r: TickResult) => void; onError?: (golemId: string, e: unknown) => void } = {},
+  ) {}
+
+  async invoke(requests: readonly TickRequest[]): Promise<void> {
+    // Round-trip through the wire format so local runs exercise exactly what Lambda receives.
+    const decoded = decodeTickPayload(encodeTickPayload(requests))
+    const concurrency = this.options.concurrency ?? 4
+    let next = 0
+    const worker = async () => {
+      while (next < decoded.length) {
+        const request = decoded[next++]!
+        try {
+          const result = await runTick(this.deps(`local-${request.golemId}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`), request)
+          this.results.push(result)
+          this.options.onResult?.(result)
+        } catch (error) {
+          this.options.onError?.(request.golemId, error)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(concurrency, decoded.length) }, worker))
+  }
+}
+
+/** Invokes the tick function asynchronously (InvocationType Event): AWS retries failed ticks. */
+export class LambdaInvoker implements TickInvoker {
+  constructor(
+    private readonly lambda: Pick<LambdaClient, 'send'>,
+    private readonly functionName: string,
+  ) {}
+
+  async invoke(requests: readonly TickRequest[]): Promise<void> {
+    await this.lambda.send(
+      new InvokeCommand({ FunctionName: this.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(encodeTickPayload(requests)) }),
+    )
+  }
+}

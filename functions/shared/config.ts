@@ -1,0 +1,42 @@
+// Configuration of the deployed functions: plain values from the environment (set by stacks/), secrets
+// from SST links. Read lazily, on the first invocation, so importing a handler needs no configuration.
+import { createPublicClient, http, isHex, type Hex, type PublicClient } from 'viem'
+import { privateKeyToAccount, type LocalAccount } from 'viem/accounts'
+import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import type { BardoDeployment } from '../../core/deployment.ts'
+import { DynamoStore, type Store } from '../../core/store/index.ts'
+import { secret } from './resource.ts'
+
+export type FunctionConfig = { chainId: number; deployment: BardoDeployment; store: Store; client: PublicClient; operator: () => LocalAccount }
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const v = env[name]
+  if (!v) throw new Error(`config: ${name} must be set`)
+  return v
+}
+
+export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): FunctionConfig {
+  const chainId = Number(required(env, 'BARDO_CHAIN_ID'))
+  const addresses = JSON.parse(required(env, 'BARDO_DEPLOYMENT')) as Omit<BardoDeployment, 'environment' | 'chainId' | 'startBlock'> & { startBlock?: string }
+  const deployment: BardoDeployment = {
+    ...addresses,
+    chainId,
+    environment: getSmartAccountsEnvironment(chainId),
+    startBlock: BigInt(addresses.startBlock ?? 0),
+  }
+  const store = new DynamoStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }), tableName: required(env, 'BARDO_TABLE_NAME') })
+  const client = createPublicClient({ transport: http(secret('RpcUrl', env)) }) as PublicClient
+  return {
+    chainId,
+    deployment,
+    store,
+    client,
+    operator: () => {
+      const key = secret('OperatorKey', env)
+      if (!isHex(key) || key.length !== 66) throw new Error('config: OperatorKey must be a 32-byte hex key')
+      return privateKeyToAccount(key as Hex)
+    },
+  }
+}

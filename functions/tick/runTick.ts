@@ -1,0 +1,196 @@
+// One Golem's tick: read (or take the heartbeat's batched read), decide (core/lifecycle), then carry the
+// decision out exactly once: post the phase, redeem the runway, record events, and in Terminal run
+// the death protocol. Every transaction goes through a store slot (sendOnce).
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { encodeRedemptions } from '../../core/delegations/index.ts'
+import { parseGolemProfile, serializeGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { decideTick, type GolemObservation, type TickDecision } from '../../core/lifecycle/tick.ts'
+import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
+import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
+import { readGolems } from '../shared/readGolems.ts'
+import { runDeathProtocol } from './death.ts'
+import { sendOnce } from './sendOnce.ts'
+import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
+
+const DEFAULT_LEASE_MS = 120_000
+const DEFAULT_INTERVAL_S = 60
+
+export function readRequestOf(golemId: string, profile: GolemProfile) {
+  return {
+    golemId,
+    golemKey: profile.golemKey,
+    chainHashes: profile.runway.chainHashes,
+    periodDelegationHash: profile.runway.periodDelegationHash,
+    periodTerms: profile.runway.periodTerms,
+  }
+}
+
+export function observationOf(golemId: string, profile: GolemProfile, read: ObservedGolem, reserved: bigint): GolemObservation {
+  const r = profile.runway
+  const periodIndex = read.currentPeriod > 0n ? read.currentPeriod - 1n : 0n
+  return {
+    golemId,
+    delegationHash: r.chainHashes[0] as Hex,
+    now: read.timestamp,
+    onChainPhase: read.phase,
+    registered: read.registered,
+    dreaming: read.dreaming,
+    bornAt: profile.life.bornAt,
+    runwayEndsAt: profile.life.runwayEndsAt,
+    runwayTotalSeconds: profile.life.runwayTotalSeconds,
+    lastInsightAt: profile.life.lastInsightAt,
+    reservedAmount: reserved,
+    known: {
+      revokedReported: profile.known.revokedReported,
+      expiringWarned: profile.known.expiringWarned,
+      ...(profile.known.budgetWarnedPeriod === null ? {} : { budgetWarnedPeriod: profile.known.budgetWarnedPeriod }),
+    },
+    permission: {
+      now: read.timestamp,
+      disabled: read.disabled,
+      expiresAt: r.expiresAt,
+      periodAmount: r.periodAmount,
+      periodDuration: r.periodDuration,
+      availableInPeriod: read.availableInPeriod,
+      currentPeriodStart: r.periodStart + periodIndex * r.periodDuration,
+    },
+  }
+}
+
+/** Events are keyed so that a retried tick appends each one once. */
+function eventKey(e: CustodyEvent, decision: TickDecision): string {
+  switch (e.type) {
+    case 'PhaseChanged':
+      return `phase:${e.to}`
+    case 'BudgetWarning':
+    case 'RunwayRedeemed':
+      return `${e.type}:${decision.period}`
+    default:
+      return e.type
+  }
+}
+
+function jsonData(e: CustodyEvent): JsonInputObject {
+  const out: JsonInputObject = {}
+  for (const [k, v] of Object.entries(e)) if (k !== 'type' && k !== 'at') out[k] = Array.isArray(v) ? [...(v as string[])] : (v as JsonInputValue)
+  return out
+}
+
+export async function appendEvents(store: Store, golemId: string, events: readonly CustodyEvent[], keyOf: (e: CustodyEvent) => string): Promise<void> {
+  for (const e of events) {
+    await store.appendEvent({ golemId, type: e.type, at: Number(e.at) * 1000, eventId: keyOf(e), data: jsonData(e) })
+  }
+}
+
+async function takeLease(deps: TickDeps, golem: GolemRecord, nowMs: number): Promise<GolemRecord | null> {
+  const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
+  const last = golem.lastTick
+  if (last?.outcome === 'running' && nowMs < last.at + leaseMs) return null
+  const updated = await deps.store.updateGolem({
+    golemId: golem.golemId,
+    expectedVersion: golem.version,
+    patch: { lastTick: { at: nowMs, period: last?.period ?? 0n, outcome: 'running', txHash: last?.txHash ?? null } },
+    now: nowMs,
+  })
+  return updated.updated ? updated.golem : null
+}
+
+export async function runTick(deps: TickDeps, input: { golemId: string; observed?: ObservedGolem }): Promise<TickResult> {
+  const { store } = deps
+  const golemId = input.golemId
+  const record = await store.getGolem(golemId)
+  if (!record) return { golemId, outcome: 'unknown' }
+  if (record.status === 'dead') return { golemId, outcome: 'dead' }
+  const profile = parseGolemProfile(record.profile)
+  let read = input.observed
+  if (!read) {
+    const batch = await readGolems(deps.client, deps.deployment, [readRequestOf(golemId, profile)])
+    read = { ...batch.golems[0]!, timestamp: batch.timestamp }
+  }
+  const nowMs = Number(read.timestamp) * 1000
+  const golem = await takeLease(deps, record, nowMs)
+  if (!golem) return { golemId, outcome: 'busy' }
+  if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
+
+  const period = read.currentPeriod
+  const budget = await store.getBudget(golemId, period)
+  const decision = decideTick({ ...observationOf(golemId, profile, read, budget?.reserved ?? 0n), ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
+  const { signer } = await deps.signers.resolve(profile)
+  const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
+  const slotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs }
+  const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health }
+  const events: CustodyEvent[] = [...decision.events]
+
+  let phaseNow: Phase = decision.phase.current
+  if (decision.phase.post) {
+    const sent = await sendOnce({
+      ...slotBase,
+      slot: { golemId, period: 0n, step: `phase-${decision.phase.next}` },
+      afterBroadcast: () => deps.afterBroadcast?.('phase'),
+      build: async () => ({
+        sender: signer.address,
+        to: deps.deployment.vitalityOracle,
+        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'updatePhase', args: [decision.phase.next, decision.vitality.survivalScoreBps] }),
+        sign: (tx) => signer.signOracleUpdate(tx),
+      }),
+    })
+    if (sent.status === 'confirmed' || sent.status === 'busy') phaseNow = decision.phase.next
+    result.phase = { from: decision.phase.current, to: decision.phase.next, posted: sent.status === 'confirmed' }
+  }
+
+  if (decision.die && phaseNow === decision.phase.next) {
+    await appendEvents(store, golemId, events, (e) => eventKey(e, decision))
+    const dying = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: { status: 'dying', phase: phaseNames[phaseNow] }, now: nowMs })
+    if (!dying.updated) return { ...result, outcome: 'busy' }
+    const died = await runDeathProtocol(deps, dying.golem, profile, read, nowMs)
+    return { ...died, vitality: result.vitality ?? 0, ...(result.phase ? { phase: result.phase } : {}), events: events.map((e) => e.type) }
+  }
+
+  let txHash: Hex | null = null
+  const plan = decision.redemption
+  if (plan.action === 'redeem') {
+    const sent = await sendOnce({
+      ...slotBase,
+      slot: { golemId, period, step: 'runway' },
+      reserve: { amount: plan.amount, cap: profile.runway.periodAmount },
+      afterBroadcast: () => deps.afterBroadcast?.('runway'),
+      build: async () => ({
+        sender: signer.address,
+        to: deps.deployment.environment.DelegationManager,
+        data: encodeRedemptions([
+          {
+            chain: toDelegations(profile.runway.chain),
+            executions: [{ target: profile.runway.token, value: 0n, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [profile.golemKey, plan.amount] }) }],
+          },
+        ]),
+        sign: (tx) => signer.signRedemptionTransaction(tx, { spent: plan.amount }),
+      }),
+    })
+    txHash = 'txHash' in sent ? sent.txHash : null
+    result.redemption = { status: sent.status, amount: plan.amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
+    if (sent.status === 'confirmed') events.push({ type: 'RunwayRedeemed', at: read.timestamp, amount: plan.amount, txHash: sent.txHash, period })
+  } else {
+    result.redemption = { status: plan.action === 'revoke' ? 'revoke' : 'skipped', reason: plan.reason }
+  }
+
+  await appendEvents(store, golemId, events, (e) => eventKey(e, decision))
+  const known = {
+    revokedReported: profile.known.revokedReported || events.some((e) => e.type === 'DelegationRevoked'),
+    expiringWarned: profile.known.expiringWarned || events.some((e) => e.type === 'DelegationExpiringWarning'),
+    budgetWarnedPeriod: events.some((e) => e.type === 'BudgetWarning') ? decision.period : profile.known.budgetWarnedPeriod,
+  }
+  await store.updateGolem({
+    golemId,
+    expectedVersion: golem.version,
+    patch: {
+      phase: phaseNames[phaseNow],
+      nextTickAt: nowMs + (deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S) * 1000,
+      lastTick: { at: nowMs, period, outcome: result.redemption?.status ?? 'ticked', txHash },
+      profile: serializeGolemProfile({ ...profile, known }),
+    },
+    now: nowMs,
+  })
+  return { ...result, events: events.map((e) => e.type) }
+}

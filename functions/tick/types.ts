@@ -1,0 +1,45 @@
+import type { LocalAccount, PublicClient } from 'viem'
+import type { CustodySigner } from '../../core/custody/index.ts'
+import type { BardoDeployment } from '../../core/deployment.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
+import type { Store } from '../../core/store/index.ts'
+import type { GolemChainState } from '../shared/readGolems.ts'
+
+/** Finds the Golem's signer from the reference in its profile (memory, keystore, KMS), and retires it. */
+export interface SignerResolver {
+  resolve(profile: GolemProfile): Promise<CustodySigner>
+  /** Zero the key material for good (death). Idempotent. */
+  retire(profile: GolemProfile): Promise<void>
+}
+
+export type TickDeps = {
+  store: Store
+  client: PublicClient
+  deployment: BardoDeployment
+  signers: SignerResolver
+  /** The operator key: deregisters dead Golems on the VitalityOracle (its owner). */
+  operator: LocalAccount
+  /** Invocation id (Lambda request id, or a local id): the owner of the slots this tick claims. */
+  invocationId: string
+  /** Seconds until the Golem's next tick. */
+  tickIntervalSeconds?: number
+  /** How long a tick owns a Golem and its slots before a retry may take over (ms). */
+  leaseMs?: number
+  vitalityParameters?: Partial<VitalityParameters>
+  /** Test hook: runs right after each broadcast (crash injection). */
+  afterBroadcast?: (step: string) => Promise<void> | void
+}
+
+/** What the heartbeat already read for this Golem in its batch (saves the tick a read). */
+export type ObservedGolem = GolemChainState & { timestamp: bigint }
+
+export type TickResult = {
+  golemId: string
+  outcome: 'unknown' | 'dead' | 'busy' | 'ticked' | 'died'
+  phase?: { from: number; to: number; posted: boolean }
+  vitality?: number
+  health?: string
+  redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
+  events?: string[]
+}

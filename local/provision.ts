@@ -1,0 +1,130 @@
+// Provisions a Golem on the local devnet the way the onboarding flow does (seed 001 §6): compile its
+// STRATEGY.md into the minimal permission plan, generate its session key, have the owner's smart
+// account sign the runway grant (direct ERC-7710), register the Golem on the VitalityOracle with the
+// operator key, and store its custody profile. Production onboarding differs only in who signs: the
+// owner's MetaMask instead of the local owner key.
+import { encodeFunctionData, isAddressEqual, parseEther, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
+import type { Delegation } from '@metamask/smart-accounts-kit'
+import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
+import { SessionKey } from '../core/custody/index.ts'
+import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
+import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../core/delegations/index.ts'
+import { serializeGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
+import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
+import type { Store } from '../core/store/index.ts'
+import type { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
+import type { OwnerAccount, DevnetClients } from './devnet.ts'
+
+export type ProvisionGolemParams = {
+  clients: DevnetClients
+  deployment: BardoDeployment & { assets: LocalAssets }
+  store: Store
+  signers: MemorySignerResolver
+  owner: OwnerAccount
+  golemId: string
+  strategy: string
+  runwayDays?: number
+  /** Overrides the compiled daily cap (tests). */
+  periodAmount?: bigint
+  /** ETH sent to the session key for gas (the local stand-in for a gas grant). */
+  gasFunding?: bigint
+}
+
+export type ProvisionedGolem = {
+  golemId: string
+  golemKey: Address
+  sessionKey: SessionKey
+  plan: PermissionPlan
+  runway: { hash: Hex; delegation: Delegation }
+  profile: GolemProfile
+}
+
+export async function provisionGolem(p: ProvisionGolemParams): Promise<ProvisionedGolem> {
+  const { clients, deployment, store } = p
+  const client = clients.publicClient as PublicClient
+  const now = (await client.getBlock()).timestamp
+  const runwayDays = p.runwayDays ?? 30
+  const expiresAt = now + BigInt(runwayDays) * 86_400n
+  const sessionKey = SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
+  const golemKey = sessionKey.address
+  const plan = compileStrategy({
+    text: p.strategy,
+    chainId: deployment.chainId,
+    owner: p.owner.address,
+    sessionKey: golemKey,
+    runwayDays,
+    now: Number(now),
+    registry: localRegistry(deployment.assets),
+  })
+  const periodAmount = p.periodAmount ?? plan.dailyUsdcCap
+  const tree = new DelegationTree({ environment: deployment.environment, deployment, now: () => now })
+  const grant = buildGolemDelegation({
+    tree,
+    owner: p.owner.address,
+    golem: golemKey,
+    bardo: [
+      { type: 'golemPhase', golem: golemKey },
+      { type: 'mortalityTimeWindow', startTime: now, endTime: expiresAt },
+      { type: 'dreamMode', golem: golemKey },
+    ],
+    runway: { token: deployment.assets.usdc, periodAmount, periodDuration: 86_400, startDate: Number(now) },
+  })
+  if (!grant.runway) throw new Error('provision: the grant has no runway delegation')
+  const signed = await tree.sign(grant.runway.hash, smartAccountSigner(p.owner.smartAccount))
+  const periodEnforcer = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
+  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
+  if (!periodCaveat) throw new Error('provision: the runway delegation has no ERC20PeriodTransfer caveat')
+
+  await sendAndWait(clients, clients.operator.account as LocalAccount, deployment.vitalityOracle, encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golemKey] }))
+  const gas = p.gasFunding ?? parseEther('1')
+  if (gas > 0n) await client.waitForTransactionReceipt({ hash: await clients.deployer.sendTransaction({ to: golemKey, value: gas }) })
+
+  const ref = `session-key:${p.golemId}`
+  p.signers.hold(ref, sessionKey)
+  const profile: GolemProfile = {
+    v: 1,
+    chainId: deployment.chainId,
+    golemKey,
+    signer: { kind: 'memory', ref },
+    runway: {
+      chain: [signed],
+      token: deployment.assets.usdc,
+      periodAmount,
+      periodDuration: 86_400n,
+      periodStart: now,
+      periodDelegationHash: grant.runway.hash,
+      periodTerms: periodCaveat.terms,
+      chainHashes: [grant.runway.hash],
+      expiresAt,
+    },
+    life: { bornAt: now, runwayEndsAt: expiresAt, runwayTotalSeconds: expiresAt - now, lastInsightAt: now },
+    replicants: [],
+    known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
+  }
+  const nowMs = Number(now) * 1000
+  const created = await store.createGolem({
+    golemId: p.golemId,
+    owner: p.owner.address,
+    sessionKeyAddress: golemKey,
+    custodyMode: 'Delegation',
+    profile: serializeGolemProfile(profile),
+    phase: 'Thriving',
+    nextTickAt: nowMs,
+    now: nowMs,
+  })
+  if (!created.created) throw new Error(`provision: Golem ${p.golemId} already exists`)
+  await store.appendEvent({
+    golemId: p.golemId,
+    type: 'DelegationGranted',
+    at: nowMs,
+    eventId: 'DelegationGranted',
+    data: { delegationHash: grant.runway.hash, caveats: signed.caveats.map((c) => c.enforcer), expiresAt: expiresAt.toString() },
+  })
+  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: grant.runway.hash, delegation: signed }, profile }
+}
+
+async function sendAndWait(clients: DevnetClients, account: LocalAccount, to: Address, data: Hex): Promise<void> {
+  const hash = await clients.operator.sendTransaction({ account, to, data, chain: clients.chain })
+  const receipt = await clients.publicClient.waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success') throw new Error(`provision: transaction to ${to} reverted`)
+}
