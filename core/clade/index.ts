@@ -1,0 +1,7 @@
+export * from './errors.ts'
+export * from './secret.ts'
+export * from './challenge.ts'
+export * from './sessionToken.ts'
+export * from './operatorRegistry.ts'
+export * from './nonceStore.ts'
+export * from './verify.ts'

@@ -1,0 +1,45 @@
+// API key tiers (seed 003 §11): which tier a request claims from its headers, and each tier's limit.
+// Verifying a claim (is this key known, is this token valid) is the caller's job; this stays pure.
+import { createHash } from 'node:crypto'
+import type { Hex } from 'viem'
+
+export type Tier = 'public' | 'read' | 'authenticated'
+
+/** Requests per minute: public per IP, read per key, authenticated per user (seed 003 §11). */
+export const TIER_LIMITS: Readonly<Record<Tier, number>> = { public: 30, read: 300, authenticated: 1000 }
+
+/** `GET /clade/v1/challenge` is unauthenticated by nature and limited on its own (seed 003 §5.3). */
+export const CLADE_CHALLENGE_LIMIT = 30
+
+export const READ_KEY_PREFIX = 'bardo_read_'
+
+export type TierClaim =
+  | { tier: 'public' }
+  | { tier: 'read'; apiKey: string }
+  | { tier: 'authenticated'; bearerToken: string }
+
+/**
+ * The tier a request asks for. A bearer token wins over an API key (the higher tier; a portal user who
+ * also pasted a key expects their own limit). Headers are expected already format-checked.
+ */
+export function claimTier(headers: { apiKey?: string | undefined; bearerToken?: string | undefined }): TierClaim {
+  if (headers.bearerToken !== undefined) return { tier: 'authenticated', bearerToken: headers.bearerToken }
+  if (headers.apiKey !== undefined) return { tier: 'read', apiKey: headers.apiKey }
+  return { tier: 'public' }
+}
+
+/**
+ * SHA-256 of an API key. Configuration and counters hold only this, so neither the environment nor the
+ * store ever contains a usable key.
+ */
+export function hashApiKey(apiKey: string): Hex {
+  return `0x${createHash('sha256').update(apiKey, 'utf8').digest('hex')}`
+}
+
+/**
+ * The counter name for a verified principal. Keys and tokens enter only as a hash prefix: counters
+ * live in the store, and a store dump must not hand out credentials.
+ */
+export function rateLimitBucket(tier: Tier | 'clade-challenge' | 'clade', subject: string): string {
+  return `rl:${tier}:${subject}`
+}

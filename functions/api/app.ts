@@ -1,0 +1,49 @@
+// The one Hono app: Lambda (handler.ts) and the local runner (server.ts) wrap the same thing.
+import { Hono } from 'hono'
+import { CladeSecret } from '../../core/clade/secret.ts'
+import { golemWriteRules } from './deathRules.ts'
+import type { ApiDeps } from './deps.ts'
+import type { ApiEnv } from './env.ts'
+import { errorResponse, handleApiError } from './errors.ts'
+import { buildOpenApiDocument, RouteDocs } from './openapi.ts'
+import { tierRateLimit } from './rateLimit.ts'
+import { registerCladeRoutes } from './routes/clade.ts'
+import { registerGolemRoutes } from './routes/golems.ts'
+import { registerPaymentRoutes } from './routes/payments.ts'
+import { registerSnapRoutes } from './routes/snap.ts'
+
+export const API_VERSION = '1.0.0'
+
+export type ApiApp = Hono<ApiEnv> & { routeDocs: RouteDocs }
+
+export function createApp(deps: ApiDeps): ApiApp {
+  const secret = new CladeSecret(deps.config.clade.hmacSecret)
+  const app = new Hono<ApiEnv>()
+  const docs = new RouteDocs()
+
+  app.onError(handleApiError(deps.onUnexpectedError))
+  app.notFound((c) => errorResponse(c, 'NOT_FOUND', `path: no route ${c.req.method} ${c.req.path}`))
+
+  // Order matters: limits first (every response carries the headers), then the death rules for writes.
+  app.use('*', tierRateLimit(deps))
+  app.use('/api/v1/golems/:id/*', golemWriteRules(deps))
+
+  registerGolemRoutes(app, deps, docs)
+  registerPaymentRoutes(app, deps, docs)
+  registerSnapRoutes(app, deps, docs)
+  registerCladeRoutes(app, deps, docs, secret)
+
+  docs.add({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'This document',
+    tags: ['meta'],
+    security: 'tier',
+    responses: { 200: { description: 'OpenAPI 3.1 document' } },
+  })
+  let document: unknown
+  app.get('/openapi.json', (c) => c.json((document ??= buildOpenApiDocument(docs.routes, { title: 'Bardo Custody API', version: API_VERSION }))))
+
+  return Object.assign(app, { routeDocs: docs })
+}

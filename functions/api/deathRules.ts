@@ -1,0 +1,45 @@
+// Death-protocol rules (seed 003 §10): no new writes to a Golem whose death protocol has begun;
+// reads keep working so the owner can watch the settlement.
+import type { Context, MiddlewareHandler } from 'hono'
+import type { ApiDeps, GolemRecord } from './deps.ts'
+import type { ApiEnv } from './env.ts'
+import { ApiError } from './errors.ts'
+import { golemParams } from './schemas.ts'
+import { validationError } from './validation.ts'
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+export async function findGolem(deps: ApiDeps, id: string): Promise<GolemRecord> {
+  const golem = await deps.golems.getGolem(id)
+  if (!golem) throw new ApiError('GOLEM_NOT_FOUND', `id: no Golem ${id}`, { golemId: id })
+  return golem
+}
+
+/**
+ * Refuses a write to a dying Golem with 503 GOLEM_DYING (seed 003 §10) and to a dead one with 410
+ * GOLEM_DEAD: the death protocol is irreversible, so for a dead Golem no retry can ever succeed, and
+ * 410 says so where a 503 would invite retries. Puts the Golem on the context for the handler.
+ */
+export function refuseWritesToDying(deps: ApiDeps, golemIdOf: (c: Context<ApiEnv>) => string): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const golem = await findGolem(deps, golemIdOf(c))
+    if (golem.lifecycle === 'dying') {
+      throw new ApiError('GOLEM_DYING', `${golem.id}: the death protocol is running; writes are refused, reads still work`, { golemId: golem.id, lifecycle: golem.lifecycle })
+    }
+    if (golem.lifecycle === 'dead') {
+      throw new ApiError('GOLEM_DEAD', `${golem.id}: the Golem is dead; it accepts no writes`, { golemId: golem.id, lifecycle: golem.lifecycle })
+    }
+    c.set('golem', golem)
+    await next()
+  }
+}
+
+/** Every non-read method under /api/v1/golems/:id/* (today none; Steer and FollowUp land here later). */
+export function golemWriteRules(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
+  const guard = refuseWritesToDying(deps, (c) => {
+    const params = golemParams.safeParse({ id: c.req.param('id') })
+    if (!params.success) throw validationError('param', params.error.issues)
+    return params.data.id
+  })
+  return async (c, next) => (READ_METHODS.has(c.req.method) ? next() : guard(c, next))
+}

@@ -1,0 +1,148 @@
+// What the API needs from the world, as small interfaces: tests build the app with fakes, the local
+// runner and the Lambda handler with the real store, indexer and chain readers.
+import type { Context, MiddlewareHandler } from 'hono'
+import type { Address, Hex } from 'viem'
+import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
+import type { PermissionHealthResult } from '../../core/health/permissionHealth.ts'
+import type { PhaseName } from '../../core/lifecycle/phase.ts'
+import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
+import type { CladeService } from './cladeService.ts'
+import type { ExtendRequest, FeedRequest } from './schemas.ts'
+import type { SnapTokenStore } from './snapToken.ts'
+
+/** Milliseconds since the epoch, like Date.now; injected so tests move time instead of waiting. */
+export interface Clock {
+  now(): number
+}
+
+/** Where a Golem is in its life as far as the API cares; `dying` = the death protocol has begun. */
+export type GolemLifecycle = 'alive' | 'dying' | 'dead'
+
+export type GolemRecord = {
+  /** Stable id used in URLs (survives key rotation). */
+  id: string
+  name: string
+  /** The Golem's current key, the VitalityOracle's index. */
+  address: Address
+  owner: Address
+  phase: PhaseName
+  /** Vitality in [0, 1] from the last tick. */
+  vitality: number
+  lifecycle: GolemLifecycle
+  /** Unix seconds of the last completed heartbeat tick, null before the first. */
+  lastHeartbeatAt: number | null
+}
+
+export interface GolemRegistry {
+  /** By id or by (current) address; undefined when unknown. */
+  getGolem(idOrAddress: string): Promise<GolemRecord | undefined>
+  listGolemsByOwner(owner: Address): Promise<GolemRecord[]>
+}
+
+/** Seed 002 metamask_check_permission_health, classified by core/health from on-chain facts. */
+export interface PermissionHealthService {
+  check(golem: GolemRecord): Promise<PermissionHealthResult>
+}
+
+export type PageRequest = { limit: number; cursor?: string | undefined }
+export type Page<T> = { items: T[]; nextCursor: string | null }
+
+export type PhaseTransitionRecord = {
+  from: PhaseName
+  to: PhaseName
+  survivalScore: number
+  /** `reset` is the oracle owner's audited resetPhase (errata 5). */
+  kind: 'transition' | 'reset'
+  blockNumber: bigint
+  transactionHash: Hex
+  timestamp: number
+}
+
+export type RedemptionRecord = {
+  delegationHash: Hex
+  delegator: Address
+  redeemer: Address
+  /** Null for native value. */
+  token: Address | null
+  amount: bigint
+  /** USD with 6 decimals when the indexer could price it. */
+  usd6: bigint | null
+  blockNumber: bigint
+  transactionHash: Hex
+  timestamp: number
+}
+
+export type SpendPeriodRecord = { periodStart: number; periodSeconds: number; spentUsd6: bigint; redemptionCount: number }
+
+/** History comes from the indexer (Ponder). */
+export interface GolemHistoryService {
+  phaseTransitions(golem: GolemRecord, page: PageRequest): Promise<Page<PhaseTransitionRecord>>
+  redemptions(golem: GolemRecord, page: PageRequest): Promise<Page<RedemptionRecord>>
+  spendByPeriod(golem: GolemRecord, page: PageRequest): Promise<Page<SpendPeriodRecord>>
+}
+
+export type ChainPhaseState = { registered: boolean; phase: PhaseName; survivalScore: number; blockNumber: bigint }
+export type ChainSpendState = { periodStart: number; periodSeconds: number; spentUsd6: bigint; limitUsd6: bigint; remainingUsd6: bigint; blockNumber: bigint }
+
+/** Current state comes from the chain (the indexer may lag by a few blocks). */
+export interface GolemChainService {
+  currentPhase(golem: GolemRecord): Promise<ChainPhaseState>
+  currentSpend(golem: GolemRecord): Promise<ChainSpendState>
+}
+
+/** Portal users' bearer tokens (e.g. a Privy JWT verifier); the API only asks who the token belongs to. */
+export interface BearerVerifier {
+  verifyBearer(token: string): Promise<{ subject: string } | undefined>
+}
+
+/**
+ * One x402-paid route, supplied by the payments module. `middleware` runs after validation and the
+ * death rules (no payment is taken for a dying Golem) and before `handle`.
+ */
+export type PaidRoute<B> = {
+  middleware?: MiddlewareHandler[]
+  handle(input: { body: B; golem: GolemRecord; c: Context }): Promise<Response>
+}
+
+export type PaymentRoutes = { extend: PaidRoute<ExtendRequest>; feed: PaidRoute<FeedRequest> }
+
+export type ApiConfig = {
+  chainId: number
+  /** Browser origins allowed to call /api/snap/status (the Portal). */
+  allowedOrigins: readonly string[]
+  /**
+   * How many proxies in front of the API append to X-Forwarded-For. 0 (the default, right for Lambda
+   * function URLs and API Gateway, whose source IP is read from the event) ignores the header.
+   */
+  trustedProxyHops: number
+  /** SHA-256 (hashApiKey) of each valid `bardo_read_*` key; the keys themselves are never configured. */
+  readApiKeyHashes: readonly Hex[]
+  clade: {
+    /** At least 32 bytes; signs nonces and session tokens. */
+    hmacSecret: Uint8Array
+    /** The Golem this API answers for when a challenge request names no target. */
+    self?: Address | undefined
+    challengeTtlSeconds?: number
+    sessionTtlSeconds?: number
+  }
+  /** Overrides of the seed 003 §11 limits (the bench raises them to measure the route, not the 429). */
+  rateLimits?: Partial<{ public: number; read: number; authenticated: number; cladeChallenge: number; clade: number }>
+}
+
+export type ApiDeps = {
+  config: ApiConfig
+  clock: Clock
+  stores: { rateLimits: RateLimitCounterStore; nonces: NonceStore; snapTokens: SnapTokenStore }
+  golems: GolemRegistry
+  health: PermissionHealthService
+  history: GolemHistoryService
+  chain: GolemChainService
+  operators: OperatorRegistry
+  clade: CladeService
+  /** Absent until the x402 module is wired: /extend and /feed answer 501 NOT_IMPLEMENTED. */
+  payments?: PaymentRoutes
+  /** Absent: every `Authorization: Bearer` other than a Snap token is refused (401 INVALID_TOKEN). */
+  bearer?: BearerVerifier
+  /** Told about unexpected errors (5xx); the response itself never carries their text. */
+  onUnexpectedError?: (err: unknown) => void
+}

@@ -1,0 +1,64 @@
+// JSON errors with stable codes: { code, message, details }. One table so docs and tests agree.
+import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { CladeAuthError } from '../../core/clade/errors.ts'
+import { BardoError } from '../../core/errors.ts'
+
+export const apiErrorStatus = {
+  VALIDATION_FAILED: 400,
+  INVALID_API_KEY: 401,
+  INVALID_TOKEN: 401,
+  SNAP_AUTH_REQUIRED: 401,
+  CLADE_AUTH_REQUIRED: 401,
+  CLADE_CHALLENGE_NOT_ISSUED: 401,
+  CLADE_BAD_SIGNATURE: 401,
+  CLADE_CHALLENGE_EXPIRED: 401,
+  CLADE_NONCE_REUSED: 401,
+  CLADE_UNKNOWN_AGENT: 401,
+  CLADE_OPERATOR_MISMATCH: 401,
+  CLADE_TOKEN_INVALID: 401,
+  CLADE_TOKEN_EXPIRED: 401,
+  ORIGIN_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  GOLEM_NOT_FOUND: 404,
+  GOLEM_DEAD: 410,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  GOLEM_DYING: 503,
+} as const satisfies Record<string, ContentfulStatusCode>
+
+export type ApiErrorCode = keyof typeof apiErrorStatus
+
+export type ApiErrorBody = { code: ApiErrorCode; message: string; details: Record<string, unknown> }
+
+export class ApiError extends BardoError {
+  declare readonly code: ApiErrorCode
+  readonly status: ContentfulStatusCode
+  constructor(code: ApiErrorCode, message: string, details?: Record<string, unknown>) {
+    super(code, message, details === undefined ? undefined : { details })
+    this.status = apiErrorStatus[code]
+  }
+}
+
+export function errorResponse(c: Context, code: ApiErrorCode, message: string, details: Record<string, unknown> = {}): Response {
+  const body: ApiErrorBody = { code, message, details }
+  return c.json(body, apiErrorStatus[code])
+}
+
+/**
+ * Maps anything thrown to the JSON error shape. Headers already set on the context (rate-limit
+ * headers) stay on the error response. Unexpected errors say only "internal error": their text may
+ * come from an RPC or the store and is not ours to show.
+ */
+export function handleApiError(onUnexpected?: (err: unknown) => void) {
+  return (err: unknown, c: Context): Response => {
+    if (err instanceof ApiError) return errorResponse(c, err.code, err.message, err.details)
+    if (err instanceof CladeAuthError) return errorResponse(c, err.code, err.message, err.details)
+    // Hono's own validator throws this for a body that claims to be JSON and is not.
+    if (err instanceof HTTPException && err.status === 400) return errorResponse(c, 'VALIDATION_FAILED', `body: ${err.message}`, { issues: [] })
+    onUnexpected?.(err)
+    return errorResponse(c, 'INTERNAL_ERROR', 'internal error')
+  }
+}

@@ -1,0 +1,123 @@
+// Tiers and limits (seed 003 §11) as middleware: identify the caller, count in the store, put
+// X-RateLimit-* on the response (errors included), refuse with 429 + Retry-After.
+import type { Context, MiddlewareHandler } from 'hono'
+import { z } from 'zod/v4'
+import {
+  CLADE_CHALLENGE_LIMIT,
+  claimTier,
+  consumeRateLimit,
+  hashApiKey,
+  rateLimitBucket,
+  rateLimitHeaders,
+  TIER_LIMITS,
+  type RateLimitDecision,
+  type Tier,
+} from '../../core/ratelimit/index.ts'
+import { clientAddress } from './clientAddress.ts'
+import type { ApiDeps } from './deps.ts'
+import type { ApiEnv, Principal } from './env.ts'
+import { ApiError } from './errors.ts'
+import { isSnapTokenShaped, verifySnapToken } from './snapToken.ts'
+import { validationError } from './validation.ts'
+
+export const tierHeaders = z.object({
+  'x-api-key': z
+    .string()
+    .regex(/^bardo_read_[A-Za-z0-9_-]{16,128}$/, "must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
+    .optional()
+    .meta({ description: 'read key: 300 requests/min/key' }),
+  authorization: z
+    .string()
+    .regex(/^Bearer [A-Za-z0-9._~+/=-]{1,4096}$/, "must be 'Bearer <token>'")
+    .optional()
+    .meta({ description: 'Bearer <token>: 1000 requests/min/user' }),
+})
+
+type Limits = { public: number; read: number; authenticated: number; cladeChallenge: number; clade: number }
+
+export function limitsOf(deps: ApiDeps): Limits {
+  return { ...TIER_LIMITS, cladeChallenge: CLADE_CHALLENGE_LIMIT, clade: TIER_LIMITS.authenticated, ...deps.config.rateLimits }
+}
+
+/** Counts one request, sets the headers, and throws RATE_LIMITED when the window is used up. */
+export async function charge(c: Context, deps: ApiDeps, tier: Tier | 'clade-challenge' | 'clade', subject: string, limit: number): Promise<RateLimitDecision> {
+  const decision = await consumeRateLimit(deps.stores.rateLimits, rateLimitBucket(tier, subject), limit, deps.clock.now())
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value)
+  if (!decision.allowed) {
+    throw new ApiError('RATE_LIMITED', `rate limit: ${decision.limit} requests per minute for the ${tier} tier; retry after ${decision.retryAfter} s`, {
+      tier,
+      limit: decision.limit,
+      retryAfter: decision.retryAfter,
+      resetAt: decision.resetAt,
+    })
+  }
+  return decision
+}
+
+/**
+ * Puts the headers on the final response as well: c.header() reaches responses built with c.json(),
+ * but not a Response a handler or a third-party middleware (x402's 402) constructs itself.
+ */
+export function keepRateLimitHeaders(c: Context, decision: RateLimitDecision): void {
+  const missing = Object.entries(rateLimitHeaders(decision)).filter(([name]) => !c.res.headers.has(name))
+  if (missing.length === 0) return
+  try {
+    for (const [name, value] of missing) c.res.headers.set(name, value)
+  } catch {
+    // Immutable headers (a Response from fetch): copy once, then set.
+    c.res = new Response(c.res.body, c.res)
+    for (const [name, value] of missing) c.res.headers.set(name, value)
+  }
+}
+
+/**
+ * Charges a refused credential to the caller's IP, public tier, before refusing it: the response still
+ * carries the headers, and guessing keys or tokens is throttled like any anonymous traffic.
+ */
+async function refuse(c: Context, deps: ApiDeps, ip: string, error: ApiError): Promise<never> {
+  await charge(c, deps, 'public', ip, limitsOf(deps).public)
+  throw error
+}
+
+async function identify(c: Context<ApiEnv>, deps: ApiDeps, ip: string): Promise<{ principal: Principal; tier: Tier; subject: string }> {
+  const parsed = tierHeaders.safeParse({ 'x-api-key': c.req.header('x-api-key'), authorization: c.req.header('authorization') })
+  if (!parsed.success) return refuse(c, deps, ip, validationError('header', parsed.error.issues))
+  const claim = claimTier({ apiKey: parsed.data['x-api-key'], bearerToken: parsed.data.authorization?.slice('Bearer '.length) })
+  if (claim.tier === 'read') {
+    const hash = hashApiKey(claim.apiKey)
+    if (!deps.config.readApiKeyHashes.some((h) => h.toLowerCase() === hash)) {
+      return refuse(c, deps, ip, new ApiError('INVALID_API_KEY', 'x-api-key: is not a known read key'))
+    }
+    const keyId = hash.slice(2, 18)
+    return { principal: { kind: 'read', keyId }, tier: 'read', subject: keyId }
+  }
+  if (claim.tier === 'authenticated') {
+    // Snap tokens are bearer tokens too (seed 002); they authenticate one owner's Snap.
+    if (isSnapTokenShaped(claim.bearerToken)) {
+      const owner = await verifySnapToken(deps.stores.snapTokens, claim.bearerToken)
+      if (!owner) return refuse(c, deps, ip, new ApiError('INVALID_TOKEN', 'authorization: Snap token is unknown or was rotated away'))
+      return { principal: { kind: 'snap', owner }, tier: 'authenticated', subject: `snap:${owner}` }
+    }
+    const user = await deps.bearer?.verifyBearer(claim.bearerToken)
+    if (!user) return refuse(c, deps, ip, new ApiError('INVALID_TOKEN', 'authorization: bearer token is not valid'))
+    // Subjects come from an identity provider in any shape; the bucket holds a short hash of it.
+    return { principal: { kind: 'user', subject: user.subject }, tier: 'authenticated', subject: `user:${hashApiKey(user.subject).slice(2, 18)}` }
+  }
+  return { principal: { kind: 'public', ip }, tier: 'public', subject: ip }
+}
+
+/** The Clade routes authenticate Golems, not users, and limit themselves (cladeAuth.ts). */
+const CLADE_ROUTES = /^\/clade\/v1\/(challenge|ingest|entries|status|sync|alert)$/
+
+/** Every other path, unknown ones (404) included, so that every response carries the headers. */
+export function tierRateLimit(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    if (CLADE_ROUTES.test(c.req.path)) return next()
+    const ip = clientAddress(c, deps.config.trustedProxyHops)
+    const { principal, tier, subject } = await identify(c, deps, ip)
+    const decision = await charge(c, deps, tier, subject, limitsOf(deps)[tier])
+    c.set('principal', principal)
+    await next()
+    keepRateLimitHeaders(c, decision)
+  }
+}

@@ -1,0 +1,112 @@
+// Read routes per Golem: permission health, phases, redemptions, spend. History from the indexer,
+// current state from the chain. Reads work in every lifecycle state, dying and dead included.
+import type { Hono } from 'hono'
+import type { PermissionHealthResult } from '../../../core/health/permissionHealth.ts'
+import { findGolem } from '../deathRules.ts'
+import type { ApiDeps } from '../deps.ts'
+import type { ApiEnv } from '../env.ts'
+import type { RouteDocs } from '../openapi.ts'
+import { golemParams, pageQuery, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from '../schemas.ts'
+import { tierHeaders } from '../rateLimit.ts'
+import { validate } from '../validation.ts'
+
+const notFound = { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN' }
+
+/** core/health's result as JSON: bigints in the revocation state become decimal strings. */
+export function permissionHealthJson(r: PermissionHealthResult) {
+  const revocation = Object.fromEntries(Object.entries(r.revocation).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))
+  return {
+    health: r.health,
+    remaining_today: r.remaining_today,
+    days_remaining: r.days_remaining,
+    last_redemption_at: r.last_redemption_at,
+    total_remaining: r.total_remaining,
+    revocation,
+  }
+}
+
+export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
+  const base = '/api/v1/golems/:id'
+  const params = validate('param', golemParams)
+  const page = validate('query', pageQuery)
+  const common = { tags: ['golems'], security: 'tier' as const, errors: notFound }
+
+  docs.add({
+    ...common,
+    method: 'get',
+    path: `${base}/permission-health`,
+    operationId: 'getPermissionHealth',
+    summary: 'Permission health (seed 002 metamask_check_permission_health): healthy / low / critical / revoked',
+    request: { params: golemParams, headers: tierHeaders },
+    responses: { 200: { description: 'the classification and the numbers behind it', schema: permissionHealthResponse } },
+  })
+  app.get(`${base}/permission-health`, params, async (c) => {
+    const golem = await findGolem(deps, c.req.valid('param').id)
+    return c.json({ golemId: golem.id, ...permissionHealthJson(await deps.health.check(golem)) })
+  })
+
+  docs.add({
+    ...common,
+    method: 'get',
+    path: `${base}/phases`,
+    operationId: 'getPhases',
+    summary: 'Current phase (chain) and phase transitions, newest first (indexer)',
+    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
+    responses: { 200: { description: 'current phase and history', schema: phasesResponse } },
+  })
+  app.get(`${base}/phases`, params, page, async (c) => {
+    const golem = await findGolem(deps, c.req.valid('param').id)
+    const [current, history] = await Promise.all([deps.chain.currentPhase(golem), deps.history.phaseTransitions(golem, c.req.valid('query'))])
+    return c.json({
+      golemId: golem.id,
+      current: { ...current, blockNumber: current.blockNumber.toString() },
+      transitions: history.items.map((t) => ({ ...t, blockNumber: t.blockNumber.toString() })),
+      nextCursor: history.nextCursor,
+    })
+  })
+
+  docs.add({
+    ...common,
+    method: 'get',
+    path: `${base}/redemptions`,
+    operationId: 'getRedemptions',
+    summary: 'Delegation redemptions by this Golem, newest first (indexer)',
+    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
+    responses: { 200: { description: 'redemptions', schema: redemptionsResponse } },
+  })
+  app.get(`${base}/redemptions`, params, page, async (c) => {
+    const golem = await findGolem(deps, c.req.valid('param').id)
+    const history = await deps.history.redemptions(golem, c.req.valid('query'))
+    return c.json({
+      golemId: golem.id,
+      redemptions: history.items.map((r) => ({ ...r, amount: r.amount.toString(), usd6: r.usd6?.toString() ?? null, blockNumber: r.blockNumber.toString() })),
+      nextCursor: history.nextCursor,
+    })
+  })
+
+  docs.add({
+    ...common,
+    method: 'get',
+    path: `${base}/spend`,
+    operationId: 'getSpend',
+    summary: 'Spend in the current period (chain, DailySpendLimit) and per past period (indexer), USD with 6 decimals',
+    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
+    responses: { 200: { description: 'spend', schema: spendResponse } },
+  })
+  app.get(`${base}/spend`, params, page, async (c) => {
+    const golem = await findGolem(deps, c.req.valid('param').id)
+    const [current, history] = await Promise.all([deps.chain.currentSpend(golem), deps.history.spendByPeriod(golem, c.req.valid('query'))])
+    return c.json({
+      golemId: golem.id,
+      current: {
+        ...current,
+        spentUsd6: current.spentUsd6.toString(),
+        limitUsd6: current.limitUsd6.toString(),
+        remainingUsd6: current.remainingUsd6.toString(),
+        blockNumber: current.blockNumber.toString(),
+      },
+      periods: history.items.map((p) => ({ ...p, spentUsd6: p.spentUsd6.toString() })),
+      nextCursor: history.nextCursor,
+    })
+  })
+}

@@ -1,0 +1,65 @@
+// GET /api/snap/status (seed 002 Snap cron): the owner's Golems with phase, vitality, permission health
+// and last heartbeat. Guarded twice ("Metadata leakage via Snap"): a bearer token that rotates on every
+// heartbeat, and an Origin allowlist (the Portal).
+import type { Hono, MiddlewareHandler } from 'hono'
+import { cors } from 'hono/cors'
+import { z } from 'zod/v4'
+import type { ApiDeps } from '../deps.ts'
+import type { ApiEnv } from '../env.ts'
+import { ApiError } from '../errors.ts'
+import type { RouteDocs } from '../openapi.ts'
+import { snapStatusResponse } from '../schemas.ts'
+import { validate } from '../validation.ts'
+import { permissionHealthJson } from './golems.ts'
+
+const snapHeaders = z.object({
+  // Optional here so that a missing token is a 401 (below), not a 400.
+  authorization: z.string().regex(/^Bearer bardo_snap_\S+$/, "must be 'Bearer bardo_snap_<token>'").optional().meta({ description: 'the current Snap token' }),
+  origin: z.string().max(2048, 'must be at most 2048 characters').optional().meta({ description: 'must be on the allowlist (the Portal)' }),
+})
+
+/**
+ * Exact-match allowlist. A missing Origin is refused too: the Snap's fetch and the Portal are browsers
+ * and always send one; a caller that omits it is not the Snap. (A non-browser can forge Origin, so
+ * this keeps other web pages out; the rotating token is what keeps everyone else out.)
+ */
+function originAllowlist(allowed: readonly string[]): MiddlewareHandler<ApiEnv> {
+  const set = new Set(allowed)
+  return async (c, next) => {
+    const origin = c.req.header('origin')
+    if (origin === undefined || !set.has(origin)) {
+      throw new ApiError('ORIGIN_NOT_ALLOWED', `origin: ${origin === undefined ? 'is required' : `${origin} is not on the allowlist`}`, { origin: origin ?? null })
+    }
+    await next()
+  }
+}
+
+export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
+  const path = '/api/snap/status'
+  // CORS for the allowlisted origins only; the preflight carries no token and is answered here.
+  app.use(path, cors({ origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null), allowHeaders: ['Authorization'], allowMethods: ['GET'], maxAge: 600 }))
+  docs.add({
+    method: 'get',
+    path,
+    operationId: 'getSnapStatus',
+    summary: 'Status of the token owner\'s Golems for the MetaMask Snap cron',
+    tags: ['snap'],
+    security: 'snap',
+    request: { headers: snapHeaders },
+    responses: { 200: { description: 'the owner\'s Golems', schema: snapStatusResponse } },
+    errors: { 401: 'SNAP_AUTH_REQUIRED (no token) | INVALID_TOKEN (unknown or rotated token)', 403: 'ORIGIN_NOT_ALLOWED' },
+  })
+  app.get(path, validate('header', snapHeaders), originAllowlist(deps.config.allowedOrigins), async (c) => {
+    const principal = c.get('principal')
+    if (principal.kind !== 'snap') throw new ApiError('SNAP_AUTH_REQUIRED', 'authorization: must carry the current Snap token')
+    const golems = await deps.golems.listGolemsByOwner(principal.owner)
+    const entries = await Promise.all(
+      golems.map(async (g) => {
+        // One unreadable permission must not blank the whole panel; the Snap shows "unknown" for it.
+        const permission = await deps.health.check(g).then(permissionHealthJson, () => null)
+        return { id: g.id, name: g.name, phase: g.phase, vitality: g.vitality, lifecycle: g.lifecycle, lastHeartbeatAt: g.lastHeartbeatAt, permission }
+      }),
+    )
+    return c.json({ owner: principal.owner, generatedAt: Math.floor(deps.clock.now() / 1000), golems: entries })
+  })
+}

@@ -1,0 +1,100 @@
+// Request and response schemas of the HTTP API. Requests are validated with them at runtime; responses
+// are documented with them in /openapi.json (and checked against them in tests).
+import { getAddress, isAddress, type Address } from 'viem'
+import { z } from 'zod/v4'
+import { phaseNames } from '../../core/lifecycle/phase.ts'
+
+export const addressSchema = z
+  .string()
+  .refine((v) => isAddress(v, { strict: false }), { message: 'must be a 20-byte 0x-prefixed hex address', abort: true })
+  .transform((v): Address => getAddress(v))
+  .meta({ description: '20-byte hex address (any case; answered checksummed)', example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })
+
+const decimal = z.string().regex(/^\d+$/, 'must be a non-negative integer in decimal').meta({ description: 'unsigned integer as a decimal string (bigint)' })
+const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex')
+const unixSeconds = z.number().int().nonnegative().meta({ description: 'unix seconds' })
+
+export const golemIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "must be 1-64 letters, digits, '-' or '_' (a Golem id or its address)")
+export const golemParams = z.object({ id: golemIdSchema })
+
+export const pageQuery = z.strictObject({
+  limit: z.coerce.number('must be a number').int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
+  cursor: z.string().min(1).max(512, 'must be at most 512 characters').optional(),
+})
+
+export const errorSchema = z
+  .object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'Error', description: 'Every error: a stable code, a message naming the field and the rule, structured details.' })
+
+const phaseName = z.enum(phaseNames)
+
+export const permissionHealthResponse = z.object({
+  golemId: z.string(),
+  health: z.enum(['healthy', 'low', 'critical', 'revoked']),
+  remaining_today: decimal,
+  days_remaining: z.number().int().nonnegative(),
+  last_redemption_at: unixSeconds.meta({ description: 'unix seconds; 0 = never redeemed (seed 002)' }),
+  total_remaining: decimal,
+  revocation: z.object({ kind: z.enum(['Active', 'RevokedByOwner', 'Expired', 'Exhausted']) }).catchall(z.string()),
+})
+
+export const phasesResponse = z.object({
+  golemId: z.string(),
+  current: z.object({ registered: z.boolean(), phase: phaseName, survivalScore: z.number().int(), blockNumber: decimal }),
+  transitions: z.array(
+    z.object({ from: phaseName, to: phaseName, survivalScore: z.number().int(), kind: z.enum(['transition', 'reset']), blockNumber: decimal, transactionHash: hash, timestamp: unixSeconds }),
+  ),
+  nextCursor: z.string().nullable(),
+})
+
+export const redemptionsResponse = z.object({
+  golemId: z.string(),
+  redemptions: z.array(
+    z.object({
+      delegationHash: hash,
+      delegator: z.string(),
+      redeemer: z.string(),
+      token: z.string().nullable(),
+      amount: decimal,
+      usd6: decimal.nullable(),
+      blockNumber: decimal,
+      transactionHash: hash,
+      timestamp: unixSeconds,
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+})
+
+export const spendResponse = z.object({
+  golemId: z.string(),
+  current: z.object({ periodStart: unixSeconds, periodSeconds: z.number().int(), spentUsd6: decimal, limitUsd6: decimal, remainingUsd6: decimal, blockNumber: decimal }),
+  periods: z.array(z.object({ periodStart: unixSeconds, periodSeconds: z.number().int(), spentUsd6: decimal, redemptionCount: z.number().int() })),
+  nextCursor: z.string().nullable(),
+})
+
+export const extendRequest = z.strictObject({
+  golemId: golemIdSchema,
+  hours: z.number('must be a number').int('must be an integer').min(1, 'must be at least 1 (seed 003 §6.1: one hour minimum)').max(24 * 90, 'must be at most 2160 (90 days)'),
+})
+export type ExtendRequest = z.output<typeof extendRequest>
+
+export const feedRequest = z.strictObject({ golemId: golemIdSchema })
+export type FeedRequest = z.output<typeof feedRequest>
+
+export const snapStatusResponse = z.object({
+  owner: z.string(),
+  generatedAt: unixSeconds,
+  golems: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      phase: phaseName,
+      vitality: z.number().min(0).max(1),
+      lifecycle: z.enum(['alive', 'dying', 'dead']),
+      lastHeartbeatAt: unixSeconds.nullable(),
+      permission: permissionHealthResponse.omit({ golemId: true }).nullable().meta({ description: 'null when health could not be read this time' }),
+    }),
+  ),
+})

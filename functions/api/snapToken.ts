@@ -1,0 +1,57 @@
+// Snap bearer tokens (seed 002 "Metadata leakage via Snap"): one current token per owner, stored only
+// as a hash, replaced on every heartbeat so that the previous one stops working at once.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { getAddress, type Address, type Hex } from 'viem'
+
+export interface SnapTokenStore {
+  getSnapTokenHash(owner: Address): Promise<Hex | undefined>
+  /** Replaces the owner's token hash: after this resolves, only the new token is accepted. */
+  setSnapTokenHash(owner: Address, tokenHash: Hex, rotatedAt: number): Promise<void>
+}
+
+export class MemorySnapTokenStore implements SnapTokenStore {
+  readonly #hashes = new Map<Address, Hex>()
+  async getSnapTokenHash(owner: Address): Promise<Hex | undefined> {
+    return this.#hashes.get(getAddress(owner))
+  }
+  async setSnapTokenHash(owner: Address, tokenHash: Hex): Promise<void> {
+    this.#hashes.set(getAddress(owner), tokenHash)
+  }
+}
+
+const PREFIX = 'bardo_snap_'
+// The owner rides in the token so verification is one keyed read (no index over hashes in the store);
+// it is public on-chain anyway. The 32 random bytes are the secret.
+const TOKEN = /^bardo_snap_([0-9a-f]{40})\.([A-Za-z0-9_-]{43})$/
+
+export function hashSnapToken(token: string): Hex {
+  return `0x${createHash('sha256').update(token, 'utf8').digest('hex')}`
+}
+
+/**
+ * Issues the owner's next Snap token and makes it the only valid one. The heartbeat calls this every
+ * tick and hands the token to the Snap (Portal's `updateAuthToken` RPC); the token is returned once
+ * and never stored in clear.
+ */
+export async function rotateSnapToken(store: SnapTokenStore, owner: Address, nowMs: number): Promise<string> {
+  const token = `${PREFIX}${getAddress(owner).slice(2).toLowerCase()}.${randomBytes(32).toString('base64url')}`
+  await store.setSnapTokenHash(owner, hashSnapToken(token), Math.floor(nowMs / 1000))
+  return token
+}
+
+/** True for a string shaped like a Snap token (so the tier middleware knows which verifier to ask). */
+export function isSnapTokenShaped(token: string): boolean {
+  return token.startsWith(PREFIX)
+}
+
+/** The owner whose *current* token this is, or undefined (unknown, malformed or rotated away). */
+export async function verifySnapToken(store: SnapTokenStore, token: string): Promise<Address | undefined> {
+  const m = TOKEN.exec(token)
+  if (!m) return undefined
+  const owner = getAddress(`0x${m[1]}`)
+  const stored = await store.getSnapTokenHash(owner)
+  if (stored === undefined) return undefined
+  const given = Buffer.from(hashSnapToken(token).slice(2), 'hex')
+  const expected = Buffer.from(stored.slice(2), 'hex')
+  return given.byteLength === expected.byteLength && timingSafeEqual(given, expected) ? owner : undefined
+}

@@ -1,0 +1,60 @@
+// The API on core/store's real Store (in-memory implementation; DynamoStore passes the same conformance
+// suite): rate limits across two apps, Clade replay, Snap rotation.
+import { privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import { cladeChallengeTypedData, type CladeChallenge } from '../../core/clade/challenge.ts'
+import { InMemoryStore } from '../../core/store/memoryStore.ts'
+import { createApp } from './app.ts'
+import type { ApiDeps } from './deps.ts'
+import { rotateSnapToken } from './snapToken.ts'
+import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
+import { ManualClock, sampleGolem, testApiDeps } from './testing.ts'
+
+const alice = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d')
+const bob = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a')
+const op = '0x00000000000000000000000000000000000000A1'
+
+function appsOnOneStore() {
+  const store = new InMemoryStore()
+  const clock = new ManualClock(1_750_000_000_000)
+  const stores: ApiDeps['stores'] = { rateLimits: rateLimitCountersFromStore(store), nonces: cladeNoncesFromStore(store), snapTokens: snapTokensFromStore(store, clock) }
+  const make = () =>
+    createApp({ ...testApiDeps({ clock, golems: [sampleGolem({ address: bob.address })], operators: { [alice.address]: op, [bob.address]: op }, config: { clade: { hmacSecret: new Uint8Array(32).fill(3), self: bob.address } } }), stores })
+  return { a: make(), b: make(), stores, clock }
+}
+
+describe('API on core/store', () => {
+  it('shares rate-limit counters between two apps', async () => {
+    const { a, b } = appsOnOneStore()
+    const headers = { 'x-forwarded-for': '198.51.100.30' }
+    for (let i = 0; i < 15; i++) {
+      expect((await a.request('/api/v1/golems/atlas/spend', { headers })).status).toBe(200)
+      expect((await b.request('/api/v1/golems/atlas/spend', { headers })).status).toBe(200)
+    }
+    const refused = await b.request('/api/v1/golems/atlas/spend', { headers })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).not.toBeNull()
+  })
+
+  it('refuses a Clade challenge replayed against the other app', async () => {
+    const { a, b } = appsOnOneStore()
+    const { challenge } = (await (await a.request(`/clade/v1/challenge?caller=${alice.address}`)).json()) as { challenge: CladeChallenge }
+    const headers = { authorization: `CladeChallenge ${await alice.signTypedData(cladeChallengeTypedData(challenge, 31337))}`, 'x-clade-challenge': JSON.stringify(challenge) }
+    expect((await a.request('/clade/v1/status', { headers })).status).toBe(200)
+    const replay = await b.request('/clade/v1/status', { headers })
+    expect(replay.status).toBe(401)
+    expect(await replay.json()).toMatchObject({ code: 'CLADE_NONCE_REUSED' })
+  })
+
+  it('rotates the Snap token in the store: the old one is refused at once', async () => {
+    const { a, stores, clock } = appsOnOneStore()
+    const owner = sampleGolem().owner
+    const get = (token: string) => a.request('/api/snap/status', { headers: { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' } })
+    const first = await rotateSnapToken(stores.snapTokens, owner, clock.now())
+    expect((await get(first)).status).toBe(200)
+    clock.advance(60_000)
+    const second = await rotateSnapToken(stores.snapTokens, owner, clock.now())
+    expect((await get(first)).status).toBe(401)
+    expect((await get(second)).status).toBe(200)
+  })
+})

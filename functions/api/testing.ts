@@ -1,0 +1,152 @@
+// Fakes for the API's services: tests and the bench build a complete app with these, no chain needed.
+import type { Address } from 'viem'
+import { MemoryNonceStore } from '../../core/clade/nonceStore.ts'
+import { ConfigOperatorRegistry } from '../../core/clade/operatorRegistry.ts'
+import { classifyPermissionHealth } from '../../core/health/permissionHealth.ts'
+import { MemoryRateLimitCounterStore } from '../../core/ratelimit/counterStore.ts'
+import { MemoryCladeService } from './cladeService.ts'
+import type {
+  ApiConfig,
+  ApiDeps,
+  Clock,
+  GolemChainService,
+  GolemHistoryService,
+  GolemRecord,
+  GolemRegistry,
+  PermissionHealthService,
+} from './deps.ts'
+import { MemorySnapTokenStore } from './snapToken.ts'
+
+export class ManualClock implements Clock {
+  constructor(public ms: number) {}
+  now(): number {
+    return this.ms
+  }
+  advance(ms: number): void {
+    this.ms += ms
+  }
+}
+
+export class MemoryGolemRegistry implements GolemRegistry {
+  readonly #golems = new Map<string, GolemRecord>()
+  constructor(golems: GolemRecord[] = []) {
+    for (const g of golems) this.put(g)
+  }
+  put(golem: GolemRecord): void {
+    this.#golems.set(golem.id, golem)
+  }
+  async getGolem(idOrAddress: string): Promise<GolemRecord | undefined> {
+    const byId = this.#golems.get(idOrAddress)
+    if (byId) return byId
+    for (const g of this.#golems.values()) if (g.address.toLowerCase() === idOrAddress.toLowerCase()) return g
+    return undefined
+  }
+  async listGolemsByOwner(owner: Address): Promise<GolemRecord[]> {
+    return [...this.#golems.values()].filter((g) => g.owner.toLowerCase() === owner.toLowerCase())
+  }
+}
+
+/** Health from core/health with fixed facts: 8.2 of 10 USDC left today, 4 days to go -> `low`. */
+export function fakeHealthService(clock: Clock): PermissionHealthService {
+  return {
+    async check() {
+      const now = BigInt(Math.floor(clock.now() / 1000))
+      return classifyPermissionHealth({
+        now,
+        disabled: false,
+        expiresAt: now + 4n * 86_400n + 3600n,
+        periodAmount: 10_000_000n,
+        periodDuration: 86_400n,
+        availableInPeriod: 8_200_000n,
+        currentPeriodStart: now - 3600n,
+        lastRedemptionAt: now - 3600n,
+      })
+    },
+  }
+}
+
+export const fakeHistoryService: GolemHistoryService = {
+  async phaseTransitions(_g, page) {
+    const items = [
+      { from: 'Thriving' as const, to: 'Stable' as const, survivalScore: 6800, kind: 'transition' as const, blockNumber: 120n, transactionHash: `0x${'ab'.repeat(32)}` as const, timestamp: 1_750_000_000 },
+    ]
+    return { items: items.slice(0, page.limit), nextCursor: null }
+  },
+  async redemptions(g, page) {
+    const items = [
+      {
+        delegationHash: `0x${'cd'.repeat(32)}` as const,
+        delegator: g.owner,
+        redeemer: g.address,
+        token: null,
+        amount: 1_000_000n,
+        usd6: 1_000_000n,
+        blockNumber: 121n,
+        transactionHash: `0x${'ef'.repeat(32)}` as const,
+        timestamp: 1_750_000_100,
+      },
+    ]
+    return { items: items.slice(0, page.limit), nextCursor: null }
+  },
+  async spendByPeriod(_g, page) {
+    return { items: [{ periodStart: 1_749_945_600, periodSeconds: 86_400, spentUsd6: 1_800_000n, redemptionCount: 2 }].slice(0, page.limit), nextCursor: null }
+  },
+}
+
+export const fakeChainService: GolemChainService = {
+  async currentPhase(g) {
+    return { registered: g.lifecycle !== 'dead', phase: g.phase, survivalScore: 6800, blockNumber: 130n }
+  },
+  async currentSpend() {
+    return { periodStart: 1_749_945_600, periodSeconds: 86_400, spentUsd6: 1_800_000n, limitUsd6: 10_000_000n, remainingUsd6: 8_200_000n, blockNumber: 130n }
+  },
+}
+
+export function sampleGolem(overrides: Partial<GolemRecord> = {}): GolemRecord {
+  return {
+    id: 'atlas',
+    name: 'Atlas',
+    address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    owner: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    phase: 'Stable',
+    vitality: 0.68,
+    lifecycle: 'alive',
+    lastHeartbeatAt: 1_749_999_940,
+    ...overrides,
+  }
+}
+
+export const TEST_HMAC_SECRET = new Uint8Array(32).fill(0x42)
+
+export type TestDepsOptions = {
+  golems?: GolemRecord[]
+  operators?: Record<string, string>
+  config?: Partial<ApiConfig>
+  clock?: ManualClock
+  overrides?: Partial<ApiDeps>
+}
+
+/** A complete ApiDeps over memory stores and fakes; pass `overrides.stores` to share stores between apps. */
+export function testApiDeps(o: TestDepsOptions = {}): ApiDeps & { clock: ManualClock; golems: MemoryGolemRegistry } {
+  const clock = o.clock ?? new ManualClock(1_750_000_000_000)
+  const config: ApiConfig = {
+    chainId: 31337,
+    allowedOrigins: ['https://bardo.ai', 'http://localhost:3003'],
+    trustedProxyHops: 1,
+    readApiKeyHashes: [],
+    clade: { hmacSecret: TEST_HMAC_SECRET },
+    ...o.config,
+  }
+  return {
+    config,
+    clock,
+    stores: { rateLimits: new MemoryRateLimitCounterStore(), nonces: new MemoryNonceStore(), snapTokens: new MemorySnapTokenStore() },
+    golems: new MemoryGolemRegistry(o.golems ?? []),
+    health: fakeHealthService(clock),
+    history: fakeHistoryService,
+    chain: fakeChainService,
+    operators: new ConfigOperatorRegistry(o.operators ?? {}),
+    clade: new MemoryCladeService(),
+    ...o.overrides,
+  } as ApiDeps & { clock: ManualClock; golems: MemoryGolemRegistry }
+}
