@@ -1,0 +1,219 @@
+// Gas bench (issue 5): what each Bardo enforcer adds to a USDC runway redemption, and what the Golem's
+// complete runway policy costs next to MetaMask's own `erc20PeriodTransfer` scope alone, all measured in
+// one run on one deterministic devnet (see bench/lib/gasDevnet.ts). Every number is a receipt's gasUsed
+// for an EOA Golem key calling DelegationManager.redeemDelegations with one USDC `transfer`; "first" is
+// a delegation's first redemption (its enforcers create their storage), "repeat" the second in the
+// same period and day (warm storage, the steady state of a heartbeat). Goal: repeat <= 1.25x bare.
+//   npx tsx bench/gas.ts        (or: npm run bench -- gas)
+import type { Delegation } from '@metamask/smart-accounts-kit'
+import { encodePacked, type Address, type Hex } from 'viem'
+import { pathToFileURL } from 'node:url'
+import { toCaveat } from '../core/caveats/caveat.ts'
+import type { BardoCaveat, BardoCaveatType } from '../core/caveats/types.ts'
+import { buildGolemDelegation } from '../core/delegations/buildGolemDelegation.ts'
+import { smartAccountSigner } from '../core/delegations/signers.ts'
+import { DelegationTree } from '../core/delegations/tree.ts'
+import { BENCH_T0, DAY, RUNWAY, startGasChain, type GasChain, type GasPair } from './lib/gasDevnet.ts'
+import { formatDelta, formatInt, formatRatio, formatTable, ratio, verdict } from './lib/table.ts'
+
+export type { GasPair } from './lib/gasDevnet.ts'
+
+export type EnforcerGas = {
+  caveat: BardoCaveatType
+  /** What the enforcer checked on this redemption. */
+  work: string
+  /** Period scope + this caveat. */
+  gas: GasPair
+  /** gas - (period scope + NoopEnforcer): the enforcer's own work beyond the per-caveat hook overhead. */
+  marginal: GasPair
+  /** gas - bare period scope: everything adding this caveat costs (hook overhead included). */
+  overBare: GasPair
+}
+
+export type PolicyGas = {
+  name: string
+  /** Every caveat of the delegation, in order, by name. */
+  caveats: string[]
+  gas: GasPair
+  ratio: { first: number; repeat: number }
+  verdict: 'PASS' | 'MISS'
+}
+
+export type GasBenchResult = {
+  /** ValueLte(0) + ERC20PeriodTransfer: MetaMask's `erc20PeriodTransfer` scope alone. */
+  bare: GasPair
+  /** Bare scope + NoopEnforcer (empty terms). */
+  noop: GasPair
+  /** noop - bare: what the DelegationManager spends to call one caveat's four hooks. */
+  hookOverhead: GasPair
+  enforcers: EnforcerGas[]
+  /** The first entry is the headline: the runway delegation exactly as buildGolemDelegation builds it. */
+  policies: PolicyGas[]
+  goal: number
+  /** bare.repeat * goal: the most a repeat redemption of the complete policy may cost. */
+  budgetRepeat: bigint
+}
+
+const GOAL = 1.25
+const sub = (a: GasPair, b: GasPair): GasPair => ({ first: a.first - b.first, repeat: a.repeat - b.repeat, calldata: a.calldata - b.calldata })
+
+/** Terms for each of the nine enforcers that pass a 1 USDC runway transfer while doing their real work. */
+function enforcerCases(c: GasChain): { caveat: BardoCaveat; work: string }[] {
+  const { usdc, usdcUsdFeed, vault } = c.devnet.deployment.assets
+  const golem = c.golem.address
+  const feeds = [{ token: usdc, decimals: 6, feed: usdcUsdFeed }]
+  return [
+    { caveat: { type: 'golemPhase', golem }, work: 'VitalityOracle.getPhase (Thriving) + selector-table SLOAD: transfer is TRANSFER' },
+    { caveat: { type: 'mortalityTimeWindow', startTime: BENCH_T0 - 3_600n, endTime: BENCH_T0 + 365n * DAY }, work: 'block.timestamp inside [start, end], no external call' },
+    { caveat: { type: 'dreamMode', golem }, work: 'DreamOracle.dreamingSince: awake' },
+    {
+      caveat: { type: 'emotionalState', golem, minPleasure: -50, maxArousal: 50, minDominance: -50, restrictedSelectors: ['0xa9059cbb'] },
+      work: 'transfer is restricted: DaimonOracle.getPAD (20, 10, 30) inside bounds',
+    },
+    { caveat: { type: 'vaultNav', vault, maxNavBps: 1_000 }, work: 'USDC is the vault asset: vault.asset() + totalAssets(), 1 USDC <= 10% of 1M' },
+    {
+      caveat: { type: 'dailySpendLimit', dailyLimitUsd: 1_000_000_000n, maxPriceAge: 3_600, feeds },
+      work: 'USDC/USD feed read, $1 recorded in today\'s slot (SSTORE + event)',
+    },
+    {
+      caveat: { type: 'replicantBudget', maxBudgetUsd: 1_000_000_000n, maxLifespanSeconds: 30n * DAY, maxPriceAge: 3_600, feeds },
+      work: 'lifespan activated on first use, feed read, $1 added to spent (SSTORE + event)',
+    },
+    { caveat: { type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 3_600, feeds }, work: 'execution decoded; not a swap, so it passes without a feed read' },
+    {
+      caveat: { type: 'knowledgeRoyalty', token: usdc, author: golem, royaltyBps: 1_000 },
+      work: 'USDC transfers summed; the only one pays the author (royalty), no sale to charge',
+    },
+  ]
+}
+
+/**
+ * Runway policies. The first is the headline: the runway delegation exactly as buildGolemDelegation
+ * builds it with the Bardo caveats it requires (golemPhase + mortalityTimeWindow). The folded rows swap
+ * the separate Bardo caveats for the bench-only BenchFoldedGolemEnforcer (same checks, one caveat).
+ */
+async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promise<PolicyGas[]> {
+  const d = c.devnet.deployment
+  const golem = c.golem.address
+  const window = { startTime: BENCH_T0 - 3_600n, endTime: BENCH_T0 + 365n * DAY }
+  const required: BardoCaveat[] = [{ type: 'golemPhase', golem }, { type: 'mortalityTimeWindow', ...window }]
+  const dailySpendLimit: BardoCaveat = {
+    type: 'dailySpendLimit',
+    dailyLimitUsd: 1_000_000_000n,
+    maxPriceAge: 3_600,
+    feeds: [{ token: d.assets.usdc, decimals: 6, feed: d.assets.usdcUsdFeed }],
+  }
+  const foldedTerms = encodePacked(['address', 'uint64', 'uint64'], [golem, window.startTime, window.endTime])
+  const now = (await c.devnet.publicClient.getBlock()).timestamp
+  const tree = new DelegationTree({ environment: d.environment, deployment: d, now: () => now })
+  const signer = smartAccountSigner(c.owner.smartAccount)
+
+  // Caveat names are read back from the signed delegation's enforcer addresses, so the table reports
+  // exactly what was redeemed.
+  const names = new Map<string, string>([
+    ...Object.entries(d.environment.caveatEnforcers).map(([name, address]) => [address.toLowerCase(), name.replace(/Enforcer$/, '')] as const),
+    ...Object.entries(d.enforcers).map(([name, address]) => [address.toLowerCase(), name] as const),
+    [c.foldedEnforcer.toLowerCase(), 'BenchFolded(phase+window+dream)'],
+    [c.foldedNoDreamEnforcer.toLowerCase(), 'BenchFolded(phase+window)'],
+  ])
+  const measured = async (name: string, delegation: Delegation) => ({
+    name,
+    caveats: delegation.caveats.map((x) => names.get(x.enforcer.toLowerCase()) ?? x.enforcer),
+    gas: await c.measureChain(name, [delegation]),
+  })
+  const built = async (name: string, extra: BardoCaveat[]) => {
+    const grant = buildGolemDelegation({ tree, owner: c.owner.address, golem, bardo: required, runway: { token: d.assets.usdc, ...RUNWAY, bardo: extra }, salt: nextSalt() })
+    await tree.sign(grant.runway!.hash, signer)
+    const chain = tree.chain(grant.runway!.hash)
+    if (chain.length !== 1) throw new Error('gas bench: the runway grant is expected to be a root delegation')
+    return measured(name, chain[0]!)
+  }
+  const folded = async (name: string, enforcer: Address, extra: BardoCaveat[]) =>
+    measured(name, await c.sign([{ enforcer, terms: foldedTerms, args: '0x' }, ...extra.map((x) => toCaveat(x, d))], nextSalt()))
+  const rows = [
+    await built('runway as built (complete Bardo policy)', []),
+    await folded('same checks folded into one caveat', c.foldedNoDreamEnforcer, []),
+    await folded('folded, plus the dream check', c.foldedEnforcer, []),
+    await built('runway + dreamMode + dailySpendLimit', [{ type: 'dreamMode', golem }, dailySpendLimit]),
+    await folded('folded (with dream) + dailySpendLimit', c.foldedEnforcer, [dailySpendLimit]),
+  ]
+  return rows.map((r) => {
+    const rr = { first: ratio(r.gas.first, bare.first), repeat: ratio(r.gas.repeat, bare.repeat) }
+    return { ...r, ratio: rr, verdict: verdict(rr.repeat, GOAL) }
+  })
+}
+
+export async function runGasBench(options: { log?: (line: string) => void } = {}): Promise<GasBenchResult> {
+  process.env.DO_NOT_TRACK ??= '1' // the kit's createDelegation reports usage unless told not to
+  const log = options.log ?? (() => {})
+  const c = await startGasChain()
+  try {
+    let caseIndex = 0
+    const nextSalt = () => c.salt(caseIndex++)
+    const d = c.devnet.deployment
+    log('bare scope and NoopEnforcer baseline')
+    const bare = await c.measure('bare erc20PeriodTransfer scope', [], nextSalt())
+    const noop = await c.measure('NoopEnforcer', [{ enforcer: c.noopEnforcer, terms: '0x', args: '0x' }], nextSalt())
+    const enforcers: EnforcerGas[] = []
+    for (const { caveat, work } of enforcerCases(c)) {
+      log(caveat.type)
+      const gas = await c.measure(caveat.type, [toCaveat(caveat, d)], nextSalt())
+      enforcers.push({ caveat: caveat.type, work, gas, marginal: sub(gas, noop), overBare: sub(gas, bare) })
+    }
+    log('runway policies')
+    return {
+      bare,
+      noop,
+      hookOverhead: sub(noop, bare),
+      enforcers,
+      policies: await policies(c, bare, nextSalt),
+      goal: GOAL,
+      budgetRepeat: (bare.repeat * BigInt(Math.round(GOAL * 100))) / 100n,
+    }
+  } finally {
+    await c.stop()
+  }
+}
+
+export function formatGasBench(r: GasBenchResult): string {
+  const right = (header: string) => ({ header, align: 'right' as const })
+  const pair = (g: GasPair) => [formatInt(g.first), formatInt(g.repeat)]
+  const marginal = formatTable(
+    ['delegation (period scope + ...)', ...['first', 'repeat', 'marginal first', 'marginal repeat', 'over bare repeat', 'of which calldata'].map(right), 'work done'],
+    [
+      ['nothing (bare erc20PeriodTransfer scope)', ...pair(r.bare), '', '', '', '', 'baseline'],
+      ['NoopEnforcer', ...pair(r.noop), '0', '0', formatDelta(r.hookOverhead.repeat), formatDelta(r.hookOverhead.calldata), 'none: the four hook calls alone'],
+      ...r.enforcers.map((e) => [
+        e.caveat,
+        ...pair(e.gas),
+        formatDelta(e.marginal.first),
+        formatDelta(e.marginal.repeat),
+        formatDelta(e.overBare.repeat),
+        formatDelta(e.overBare.calldata),
+        e.work,
+      ]),
+    ],
+  )
+  const policy = formatTable(
+    ['runway delegation', ...['first', 'repeat', 'first vs bare', 'repeat vs bare'].map(right), `goal <= ${r.goal}x`, 'caveats'],
+    r.policies.map((p) => [p.name, ...pair(p.gas), formatRatio(p.ratio.first, 4), formatRatio(p.ratio.repeat, 4), p.verdict, p.caveats.join(', ')]),
+  )
+  const head = r.policies[0]!
+  const over = head.gas.repeat - r.budgetRepeat
+  return [
+    'Gas: one USDC runway redemption (EOA Golem key -> DelegationManager.redeemDelegations), gasUsed from receipts',
+    `Per-caveat hook overhead (NoopEnforcer - bare): first ${formatDelta(r.hookOverhead.first)}, repeat ${formatDelta(r.hookOverhead.repeat)} ` +
+      `(${formatDelta(r.hookOverhead.calldata)} of it calldata). Marginal = enforcer - NoopEnforcer; "over bare" = enforcer - bare scope.`,
+    '',
+    marginal,
+    '',
+    policy,
+    '',
+    `Complete Bardo runway policy: repeat ${formatInt(head.gas.repeat)} = ${formatRatio(head.ratio.repeat, 4)} bare (goal <= ${r.goal}x, budget ${formatInt(r.budgetRepeat)}): ${head.verdict}` +
+      (over > 0n ? `, ${formatInt(over)} gas over budget` : `, ${formatInt(-over)} gas to spare`),
+  ].join('\n')
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(formatGasBench(await runGasBench({ log: (l) => console.error(l) })))
+}

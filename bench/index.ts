@@ -1,0 +1,80 @@
+// `npm run bench` runs every benchmark module that exists, one after another, each printing its table;
+// `npm run bench -- gas x402` runs only the named ones. A module is bench/<name>.ts exporting
+// `run<Name>Bench(options?)` that returns its numbers (each measures its own baseline in the same run);
+// it may also export `format<Name>Bench(result): string` for its table, otherwise the result is printed
+// as a field/value table. A module whose file or run export is missing is skipped with a note, so
+// benchmarks can land one at a time. Progress goes to stderr, tables to stdout.
+import { existsSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { formatResultTable } from './lib/table.ts'
+
+type BenchModule = { name: string; file: string; run: string; format: string; about: string }
+
+export const BENCHMARKS: readonly BenchModule[] = [
+  { name: 'gas', file: './gas.ts', run: 'runGasBench', format: 'formatGasBench', about: 'enforcer and runway-policy gas vs the bare erc20PeriodTransfer scope' },
+  { name: 'heartbeat', file: './heartbeat.ts', run: 'runHeartbeatBench', format: 'formatHeartbeatBench', about: 'heartbeat tick' },
+  { name: 'api', file: './api.ts', run: 'runApiBench', format: 'formatApiBench', about: 'permission-health route vs a bare Hono route' },
+  { name: 'indexer', file: './indexer.ts', run: 'runIndexerBench', format: 'formatIndexerBench', about: 'indexer backfill vs an empty-handler Ponder app' },
+  { name: 'x402', file: './x402.ts', run: 'runX402Bench', format: 'formatX402Bench', about: 'x402 verify+settle vs a plain ERC-20 transfer' },
+]
+
+export type BenchOutcome = { name: string; status: 'ran' | 'skipped' | 'failed'; note?: string; result?: unknown; seconds?: number }
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+/** Runs one module; never throws (a failure is reported and the next benchmark still runs). */
+async function runOne(bench: BenchModule, print: (text: string) => void): Promise<BenchOutcome> {
+  const path = fileURLToPath(new URL(bench.file, import.meta.url))
+  print(`## ${bench.name} (bench/${bench.file.slice(2)}): ${bench.about}\n`)
+  if (!existsSync(path)) {
+    print(`skipped: bench/${bench.file.slice(2)} does not exist yet\n`)
+    return { name: bench.name, status: 'skipped', note: 'file missing' }
+  }
+  const started = performance.now()
+  try {
+    const mod = (await import(bench.file)) as Record<string, unknown>
+    const run = mod[bench.run]
+    if (typeof run !== 'function') {
+      print(`skipped: bench/${bench.file.slice(2)} has no ${bench.run} export\n`)
+      return { name: bench.name, status: 'skipped', note: `no ${bench.run} export` }
+    }
+    const result: unknown = await run({ log: (line: string) => log(`  [${bench.name}] ${line}`) })
+    const format = mod[bench.format]
+    print(typeof format === 'function' ? String(format(result)) : formatResultTable(result))
+    const seconds = (performance.now() - started) / 1000
+    print(`\n(${bench.name}: ${seconds.toFixed(1)} s wall time)\n`)
+    return { name: bench.name, status: 'ran', result, seconds }
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    print(`FAILED: ${message}\n`)
+    return { name: bench.name, status: 'failed', note: error instanceof Error ? error.message : String(error) }
+  }
+}
+
+/** Runs the named benchmarks (all when `names` is empty), in the order of BENCHMARKS. */
+export async function runBenchmarks(names: readonly string[] = [], print: (text: string) => void = (t) => console.log(t)): Promise<BenchOutcome[]> {
+  const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n))
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`)
+  process.env.DO_NOT_TRACK ??= '1' // the MetaMask kit reports usage unless told not to
+  const selected = names.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => names.includes(b.name))
+  const outcomes: BenchOutcome[] = []
+  for (const bench of selected) outcomes.push(await runOne(bench, print))
+  print(`# summary: ${outcomes.map((o) => `${o.name} ${o.status}${o.note ? ` (${o.note})` : ''}`).join(', ')}`)
+  return outcomes
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2).filter((a) => a !== '--')
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(`usage: npm run bench [-- <name> ...]\n${BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.about}`).join('\n')}`)
+  } else {
+    try {
+      const outcomes = await runBenchmarks(args)
+      if (outcomes.some((o) => o.status === 'failed')) process.exitCode = 1
+    } catch (error) {
+      console.error(error instanceof Error ? error.message : String(error))
+      process.exitCode = 2
+    }
+  }
+}
