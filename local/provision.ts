@@ -13,6 +13,7 @@ import { serializeGolemProfile, type GolemProfile } from '../core/lifecycle/prof
 import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
 import type { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
+import type { RenewedRunway } from '../functions/tick/types.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
 
 export type ProvisionGolemParams = {
@@ -28,6 +29,8 @@ export type ProvisionGolemParams = {
   periodAmount?: bigint
   /** ETH sent to the session key for gas (the local stand-in for a gas grant). */
   gasFunding?: bigint
+  /** A key made elsewhere (a LocalKey loaded from its keystore, a test that hands it to another process); default a fresh one. */
+  sessionKey?: SessionKey
 }
 
 export type ProvisionedGolem = {
@@ -45,7 +48,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
   const now = (await client.getBlock()).timestamp
   const runwayDays = p.runwayDays ?? 30
   const expiresAt = now + BigInt(runwayDays) * 86_400n
-  const sessionKey = SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
+  const sessionKey = p.sessionKey ?? SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
   const golemKey = sessionKey.address
   const plan = compileStrategy({
     text: p.strategy,
@@ -57,24 +60,16 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     registry: localRegistry(deployment.assets),
   })
   const periodAmount = p.periodAmount ?? plan.dailyUsdcCap
-  const tree = new DelegationTree({ environment: deployment.environment, deployment, now: () => now })
-  const grant = buildGolemDelegation({
-    tree,
-    owner: p.owner.address,
-    golem: golemKey,
-    bardo: [
-      { type: 'golemPhase', golem: golemKey },
-      { type: 'mortalityTimeWindow', startTime: now, endTime: expiresAt },
-      { type: 'dreamMode', golem: golemKey },
-    ],
-    runway: { token: deployment.assets.usdc, periodAmount, periodDuration: 86_400, startDate: Number(now) },
+  const runway = await signRunwayGrant({
+    deployment,
+    owner: p.owner,
+    golemKey,
+    token: deployment.assets.usdc,
+    periodAmount,
+    startDate: now,
+    expiresAt,
+    now,
   })
-  if (!grant.runway) throw new Error('provision: the grant has no runway delegation')
-  const signed = await tree.sign(grant.runway.hash, smartAccountSigner(p.owner.smartAccount))
-  const periodEnforcer = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
-  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
-  if (!periodCaveat) throw new Error('provision: the runway delegation has no ERC20PeriodTransfer caveat')
-
   await sendAndWait(clients, clients.operator.account as LocalAccount, deployment.vitalityOracle, encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golemKey] }))
   const gas = p.gasFunding ?? parseEther('1')
   if (gas > 0n) await client.waitForTransactionReceipt({ hash: await clients.deployer.sendTransaction({ to: golemKey, value: gas }) })
@@ -87,14 +82,10 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     golemKey,
     signer: { kind: 'memory', ref },
     runway: {
-      chain: [signed],
+      ...runway,
       token: deployment.assets.usdc,
       periodAmount,
       periodDuration: 86_400n,
-      periodStart: now,
-      periodDelegationHash: grant.runway.hash,
-      periodTerms: periodCaveat.terms,
-      chainHashes: [grant.runway.hash],
       expiresAt,
     },
     life: { bornAt: now, runwayEndsAt: expiresAt, runwayTotalSeconds: expiresAt - now, lastInsightAt: now },
@@ -118,9 +109,43 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     type: 'DelegationGranted',
     at: nowMs,
     eventId: 'DelegationGranted',
-    data: { delegationHash: grant.runway.hash, caveats: signed.caveats.map((c) => c.enforcer), expiresAt: expiresAt.toString() },
+    data: { delegationHash: runway.periodDelegationHash, caveats: runway.chain[0]!.caveats.map((c) => c.enforcer), expiresAt: expiresAt.toString() },
   })
-  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: grant.runway.hash, delegation: signed }, profile }
+  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
+}
+
+/**
+ * The Golem's runway grant (direct ERC-7710): USDC per day from the owner's smart account to the Golem
+ * key, gated by its phase, its mortality window and its dreams. Signed by the owner's smart account.
+ */
+export async function signRunwayGrant(p: {
+  deployment: BardoDeployment
+  owner: OwnerAccount
+  golemKey: Address
+  token: Address
+  periodAmount: bigint
+  startDate: bigint
+  expiresAt: bigint
+  now: bigint
+}): Promise<RenewedRunway> {
+  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
+  const grant = buildGolemDelegation({
+    tree,
+    owner: p.owner.address,
+    golem: p.golemKey,
+    bardo: [
+      { type: 'golemPhase', golem: p.golemKey },
+      { type: 'mortalityTimeWindow', startTime: p.now, endTime: p.expiresAt },
+      { type: 'dreamMode', golem: p.golemKey },
+    ],
+    runway: { token: p.token, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },
+  })
+  if (!grant.runway) throw new Error('provision: the grant has no runway delegation')
+  const signed = await tree.sign(grant.runway.hash, smartAccountSigner(p.owner.smartAccount))
+  const periodEnforcer = p.deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
+  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
+  if (!periodCaveat) throw new Error('provision: the runway delegation has no ERC20PeriodTransfer caveat')
+  return { chain: [signed], periodDelegationHash: grant.runway.hash, periodTerms: periodCaveat.terms, chainHashes: [grant.runway.hash], periodStart: p.startDate }
 }
 
 async function sendAndWait(clients: DevnetClients, account: LocalAccount, to: Address, data: Hex): Promise<void> {

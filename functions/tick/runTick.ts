@@ -5,13 +5,14 @@ import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { parseGolemProfile, serializeGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import { decideTick, type GolemObservation, type TickDecision } from '../../core/lifecycle/tick.ts'
+import { currentPeriod, decideTick, type GolemObservation, type TickDecision } from '../../core/lifecycle/tick.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
 import { readGolems } from '../shared/readGolems.ts'
 import { runDeathProtocol } from './death.ts'
 import { sendOnce } from './sendOnce.ts'
+import { rotateSessionKey } from './rotate.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
 const DEFAULT_LEASE_MS = 120_000
@@ -114,9 +115,12 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   if (!golem) return { golemId, outcome: 'busy' }
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
-  const period = read.currentPeriod
+  // Slots and budgets are keyed by the absolute period (period start / duration), not the enforcer's
+  // per-delegation counter: a rotated key's new grant must never reopen a period already redeemed.
+  const observation = observationOf(golemId, profile, read, 0n)
+  const period = currentPeriod(observation.permission)
   const budget = await store.getBudget(golemId, period)
-  const decision = decideTick({ ...observationOf(golemId, profile, read, budget?.reserved ?? 0n), ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
+  const decision = decideTick({ ...observation, reservedAmount: budget?.reserved ?? 0n, ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
   const { signer } = await deps.signers.resolve(profile)
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
   const slotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs }
@@ -144,7 +148,8 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
     await appendEvents(store, golemId, events, (e) => eventKey(e, decision))
     const dying = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: { status: 'dying', phase: phaseNames[phaseNow] }, now: nowMs })
     if (!dying.updated) return { ...result, outcome: 'busy' }
-    const died = await runDeathProtocol(deps, dying.golem, profile, read, nowMs)
+    // The read predates this tick's phase post: the death record must name the phase the Golem died in.
+    const died = await runDeathProtocol(deps, dying.golem, profile, { ...read, phase: phaseNow }, nowMs)
     return { ...died, vitality: result.vitality ?? 0, ...(result.phase ? { phase: result.phase } : {}), events: events.map((e) => e.type) }
   }
 
@@ -192,5 +197,25 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
     },
     now: nowMs,
   })
-  return { ...result, events: events.map((e) => e.type) }
+  const rotated = await maybeRotate(deps, golemId, decision, read)
+  return { ...result, events: events.map((e) => e.type), ...(rotated ? { rotated } : {}) }
+}
+
+async function maybeRotate(deps: TickDeps, golemId: string, decision: TickDecision, read: ObservedGolem) {
+  if (!deps.rotation || decision.die || !read.registered) return null
+  const record = await deps.store.getGolem(golemId)
+  if (!record || record.status !== 'alive') return null
+  const profile = parseGolemProfile(record.profile)
+  const { sessionKey } = await deps.signers.resolve(profile)
+  const due = sessionKey?.shouldRotate(Number(read.timestamp))
+  if (!due?.rotate) return null
+  // The renewed grant starts on the old grant's next period boundary: the same period grid, and the
+  // current period (already redeemed by the old key) cannot be redeemed again by the new one.
+  const nextPeriodStart = observationOf(golemId, profile, read, 0n).permission.currentPeriodStart + profile.runway.periodDuration
+  return rotateSessionKey({ ...deps, rotation: deps.rotation }, record, profile, {
+    now: read.timestamp,
+    nowMs: Number(read.timestamp) * 1000,
+    reason: due.reason,
+    nextPeriodStart,
+  })
 }

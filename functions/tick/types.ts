@@ -1,4 +1,4 @@
-import type { LocalAccount, PublicClient } from 'viem'
+import type { Address, LocalAccount, PublicClient } from 'viem'
 import type { CustodySigner } from '../../core/custody/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -11,6 +11,20 @@ export interface SignerResolver {
   resolve(profile: GolemProfile): Promise<CustodySigner>
   /** Zero the key material for good (death). Idempotent. */
   retire(profile: GolemProfile): Promise<void>
+}
+
+/** The runway part of a profile that a renewed grant replaces. */
+export type RenewedRunway = Pick<GolemProfile['runway'], 'chain' | 'periodDelegationHash' | 'periodTerms' | 'chainHashes' | 'periodStart'>
+
+/**
+ * Key rotation (seed 001 §4): a fresh key and the delegator's fresh grant to it. Locally the owner's
+ * smart account signs; in production the grant comes from the owner's wallet (or the Session Account
+ * of the 7715 shape). The renewed grant starts at the next period boundary, so it never reopens a
+ * period the old key already redeemed.
+ */
+export interface KeyRotation {
+  newKey(profile: GolemProfile, now: bigint): Promise<{ address: Address; signer: GolemProfile['signer'] }>
+  renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway>
 }
 
 export type TickDeps = {
@@ -27,6 +41,8 @@ export type TickDeps = {
   /** How long a tick owns a Golem and its slots before a retry may take over (ms). */
   leaseMs?: number
   vitalityParameters?: Partial<VitalityParameters>
+  /** When present, keys rotate as the rotation policy says (10,000 ops, 7 days, budget floor). */
+  rotation?: KeyRotation
   /** Test hook: runs right after each broadcast (crash injection). */
   afterBroadcast?: (step: string) => Promise<void> | void
 }
@@ -42,4 +58,5 @@ export type TickResult = {
   health?: string
   redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
   events?: string[]
+  rotated?: { from: Address; to: Address; reason: string }
 }

@@ -1,0 +1,60 @@
+// Session-key rotation (seed 001 §4): generate a new key, get the delegator's grant to it, move the
+// Golem's identity on the VitalityOracle (operator: rotateGolemKey keeps phase and score, marks the old
+// key dead, so every grant naming the old key stops working), swap the profile, zero the old key.
+import { encodeFunctionData, type Address } from 'viem'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { GolemRecord } from '../../core/store/index.ts'
+import { sendOnce } from './sendOnce.ts'
+import type { KeyRotation, TickDeps } from './types.ts'
+
+export async function rotateSessionKey(
+  deps: TickDeps & { rotation: KeyRotation },
+  golem: GolemRecord,
+  profile: GolemProfile,
+  input: { now: bigint; nowMs: number; reason: string; nextPeriodStart: bigint },
+): Promise<{ from: Address; to: Address; reason: string } | null> {
+  const fresh = await deps.rotation.newKey(profile, input.now)
+  const renewed = await deps.rotation.renew(profile, fresh.address, input.nextPeriodStart)
+  const sent = await sendOnce({
+    store: deps.store,
+    client: deps.client,
+    chainId: deps.deployment.chainId,
+    owner: deps.invocationId,
+    now: input.nowMs,
+    leaseMs: deps.leaseMs ?? 120_000,
+    slot: { golemId: golem.golemId, period: 0n, step: `rotate-${profile.golemKey.slice(2).toLowerCase()}` },
+    build: async () => ({
+      sender: deps.operator.address,
+      to: deps.deployment.vitalityOracle,
+      data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'rotateGolemKey', args: [profile.golemKey, fresh.address] }),
+      sign: (tx) => deps.operator.signTransaction(tx),
+    }),
+  })
+  if (sent.status !== 'confirmed') return null
+  const next: GolemProfile = {
+    ...profile,
+    golemKey: fresh.address,
+    signer: fresh.signer,
+    runway: { ...profile.runway, ...renewed },
+    known: { ...profile.known, revokedReported: false },
+  }
+  const latest = await deps.store.getGolem(golem.golemId)
+  if (!latest) return null
+  const updated = await deps.store.updateGolem({
+    golemId: golem.golemId,
+    expectedVersion: latest.version,
+    patch: { sessionKeyAddress: fresh.address, profile: serializeGolemProfile(next) },
+    now: input.nowMs,
+  })
+  if (!updated.updated) return null
+  await deps.signers.retire(profile)
+  await deps.store.appendEvent({
+    golemId: golem.golemId,
+    type: 'SessionKeyRotated',
+    at: input.nowMs,
+    eventId: `SessionKeyRotated:${fresh.address.toLowerCase()}`,
+    data: { oldAddress: profile.golemKey, newAddress: fresh.address, reason: input.reason },
+  })
+  return { from: profile.golemKey, to: fresh.address, reason: input.reason }
+}

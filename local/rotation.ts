@@ -1,0 +1,43 @@
+// Key rotation on the local stack: a fresh in-memory session key, and the owner's smart account signing
+// the same runway grant to it (starting at the next period boundary). In production the owner's wallet
+// or the 7715 Session Account answers the renewal instead.
+import type { Address } from 'viem'
+import { SessionKey } from '../core/custody/index.ts'
+import type { BardoDeployment } from '../core/deployment.ts'
+import type { GolemProfile } from '../core/lifecycle/profile.ts'
+import type { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
+import type { KeyRotation, RenewedRunway } from '../functions/tick/types.ts'
+import type { OwnerAccount } from './devnet.ts'
+import { signRunwayGrant } from './provision.ts'
+
+export class LocalKeyRotation implements KeyRotation {
+  #generation = 0
+  constructor(
+    private readonly deployment: BardoDeployment,
+    private readonly owner: OwnerAccount,
+    private readonly signers: MemorySignerResolver,
+    /** Gives the new key gas money (locally the deployer; on a real chain the Golem's gas grant). */
+    private readonly fund: (address: Address) => Promise<void>,
+  ) {}
+
+  async newKey(profile: GolemProfile, now: bigint): Promise<{ address: Address; signer: GolemProfile['signer'] }> {
+    const key = SessionKey.generate({ expiresAt: Number(profile.runway.expiresAt), initialBudget: 0n, now: Number(now) })
+    const ref = `${profile.signer.kind === 'memory' ? profile.signer.ref : 'session-key'}#${++this.#generation}`
+    this.signers.hold(ref, key)
+    await this.fund(key.address)
+    return { address: key.address, signer: { kind: 'memory', ref } }
+  }
+
+  renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway> {
+    return signRunwayGrant({
+      deployment: this.deployment,
+      owner: this.owner,
+      golemKey: newKey,
+      token: profile.runway.token,
+      periodAmount: profile.runway.periodAmount,
+      startDate: startAt,
+      expiresAt: profile.runway.expiresAt,
+      now: startAt,
+    })
+  }
+}
