@@ -6,11 +6,19 @@ export type Redemption = {
   /** Leaf first, root last (`tree.chain(hash)`), every delegation signed. */
   chain: readonly Delegation[]
   executions: readonly ExecutionStruct[]
+  /**
+   * How several executions are redeemed. `split` (the default): one single-call redemption per execution
+   * on the same chain, in the same transaction; the framework's period, ValueLte, AllowedTargets and
+   * AllowedMethods enforcers admit single calls only, so this is the mode every Golem grant can use.
+   * `batch`: one batch execution, for caveats that must see the whole batch (KnowledgeRoyalty) on
+   * delegations without single-call-only enforcers.
+   */
+  mode?: 'split' | 'batch'
 }
 
 /**
- * Calldata for DelegationManager.redeemDelegations: one entry per redemption, single default mode for
- * one execution, batch default for more. Default (not try) mode because the stateful enforcers refuse
+ * Calldata for DelegationManager.redeemDelegations: single default mode per execution (several
+ * executions are split into single-call redemptions on the same chain unless `mode: 'batch'`). Default (not try) mode because the stateful enforcers refuse
  * try-mode: a try call could fail after an enforcer already counted it.
  */
 export function encodeRedemptions(redemptions: readonly Redemption[]): Hex {
@@ -20,9 +28,14 @@ export function encodeRedemptions(redemptions: readonly Redemption[]): Hex {
     const unsigned = r.chain.findIndex((d) => d.signature === '0x')
     if (unsigned >= 0) throw new DelegationShapeError(`redemptions[${i}].chain[${unsigned}]`, 'is unsigned; sign it through the tree first')
   })
+  const entries = redemptions.flatMap((r) =>
+    r.executions.length > 1 && r.mode === 'batch'
+      ? [{ chain: r.chain, mode: ExecutionMode.BatchDefault, executions: [...r.executions] }]
+      : r.executions.map((e) => ({ chain: r.chain, mode: ExecutionMode.SingleDefault, executions: [e] })),
+  )
   return contracts.DelegationManager.encode.redeemDelegations({
-    delegations: redemptions.map((r) => [...r.chain]),
-    modes: redemptions.map((r) => (r.executions.length === 1 ? ExecutionMode.SingleDefault : ExecutionMode.BatchDefault)),
-    executions: redemptions.map((r) => [...r.executions]),
+    delegations: entries.map((e) => [...e.chain]),
+    modes: entries.map((e) => e.mode),
+    executions: entries.map((e) => e.executions),
   })
 }

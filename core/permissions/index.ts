@@ -31,3 +31,4 @@ export {
   type ProtocolRegistry,
 } from './protocolRegistry.ts'
 export { SELECTORS } from './selectors.ts'
+export * from './localOwnerWallet.ts'

@@ -1,0 +1,121 @@
+// The ERC-7715 path end to end on anvil: the compiled runway request -> the local owner wallet's grant
+// (as MetaMask grants it) -> the Session Account re-delegates to the Golem's execution key adding the
+// Bardo caveats (core/delegations buildRunwayRedelegation) -> the execution key redeems [child, parent].
+import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
+import { NonceEnforcer } from '@metamask/delegation-abis'
+import { readFile } from 'node:fs/promises'
+import { encodeFunctionData, parseEther, type Address } from 'viem'
+import type { PrivateKeyAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildRunwayRedelegation } from '../../core/delegations/index.ts'
+import { compileStrategy, localRegistry, toErc7715Request, type PermissionPlan } from '../../core/permissions/index.ts'
+import { createLocalOwnerWallet, type LocalOwnerWallet, type PeriodicPermissionResponse } from '../../core/permissions/localOwnerWallet.ts'
+import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
+import { encodeCall } from '../../local/ownerActions.ts'
+import { PHASE, SELECTOR, USDC, chainNow, expectRefused, keySigner, newGolem, newKey, newTree, ownerCalls, redeem, redeemRefused, transferCall, updatePhase, usdcBalance } from './harness.ts'
+
+let devnet: Devnet
+let owner: OwnerAccount
+let session: { privateKey: `0x${string}`; account: PrivateKeyAccount }
+let golem: PrivateKeyAccount
+let plan: PermissionPlan
+let wallet: LocalOwnerWallet
+let clock: bigint
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  owner = await devnet.createOwner()
+  session = await newKey(devnet)
+  golem = await newGolem(devnet)
+  clock = await chainNow(devnet)
+  plan = compileStrategy({
+    text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+    chainId: devnet.chain.id,
+    owner: owner.address,
+    sessionKey: session.account.address,
+    now: Number(clock),
+    registry: localRegistry(devnet.deployment.assets),
+  })
+  wallet = createLocalOwnerWallet({
+    smartAccount: owner.smartAccount,
+    environment: devnet.deployment.environment,
+    chainId: devnet.chain.id,
+    publicClient: devnet.publicClient,
+    now: () => Number(clock),
+  })
+})
+afterAll(async () => devnet?.stop())
+
+const grant = async (): Promise<PeriodicPermissionResponse[]> =>
+  (await wallet.request({ method: 'wallet_requestExecutionPermissions', params: toErc7715Request(plan) })) as PeriodicPermissionResponse[]
+
+/** The Session Account re-delegates a granted permission to the Golem's execution key with the Bardo caveats. */
+async function redelegate(response: PeriodicPermissionResponse, executionKey: Address = golem.address, endTime = BigInt(plan.expiry - 1)) {
+  clock = await chainNow(devnet)
+  const tree = newTree(devnet, clock)
+  const r = buildRunwayRedelegation({
+    tree,
+    permission: { context: decodeDelegations(response.context) },
+    executionKey,
+    bardo: [
+      { type: 'golemPhase', golem: executionKey },
+      { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime },
+    ],
+  })
+  await tree.sign(r.child.hash, keySigner(devnet, session.privateKey))
+  return r.chain()
+}
+
+describe('ERC-7715 runway + Bardo re-delegation on anvil', () => {
+  let usdcChain: Awaited<ReturnType<typeof redelegate>>
+
+  it('the local wallet grants the compiled request; the Session Account re-delegates; the execution key moves USDC through [child, parent]', async () => {
+    const [usdcGrant] = await grant()
+    expect(usdcGrant!.delegationManager).toBe(devnet.deployment.environment.DelegationManager)
+    usdcChain = await redelegate(usdcGrant!)
+    expect(usdcChain).toHaveLength(2)
+    expect(usdcChain[0]!.delegate).toBe(golem.address)
+    const { usdc } = devnet.deployment.assets
+    const ownerBefore = await usdcBalance(devnet, owner.address)
+    await redeem(devnet, golem, usdcChain, [transferCall(usdc, golem.address, USDC(10))])
+    expect(await usdcBalance(devnet, golem.address)).toBe(USDC(10))
+    expect(await usdcBalance(devnet, owner.address)).toBe(ownerBefore - USDC(10))
+  })
+
+  it('the permission\'s period binds through the child: more than 25 USDC in the day is refused by the parent', async () => {
+    const e = await redeemRefused(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, USDC(16))])
+    expect(e).toMatchObject({ name: 'Error', args: ['ERC20PeriodTransferEnforcer:transfer-amount-exceeded'] })
+    await redeem(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, USDC(15))])
+  })
+
+  it('the native-token-periodic grant pays the execution key its gas through its own [child, parent]', async () => {
+    const [, gasGrant] = wallet.grantedPermissions()
+    const gasChain = await redelegate(gasGrant!)
+    const before = await devnet.publicClient.getBalance({ address: owner.address })
+    await redeem(devnet, golem, gasChain, [{ target: golem.address, value: parseEther('0.01'), callData: '0x' }])
+    expect(await devnet.publicClient.getBalance({ address: owner.address })).toBe(before - parseEther('0.01'))
+  })
+
+  it('a re-delegation that outlives the permission is refused off-chain (MortalityTimeWindow end must be before the exclusive expiry)', async () => {
+    const [usdcGrant] = wallet.grantedPermissions()
+    await expect(redelegate(usdcGrant!, golem.address, BigInt(plan.expiry))).rejects.toThrow(/mortalityTimeWindow end .* is after parent timestamp end/)
+  })
+
+  it('the owner revokes every grant at once (NonceEnforcer.incrementNonce, as MetaMask does); a new grant works again', async () => {
+    const { NonceEnforcer: nonceEnforcer } = devnet.deployment.environment.caveatEnforcers
+    const dm = devnet.deployment.environment.DelegationManager
+    await ownerCalls(devnet, owner, [encodeCall(nonceEnforcer!, encodeFunctionData({ abi: NonceEnforcer, functionName: 'incrementNonce', args: [dm] }))])
+    // 0 USDC: the day's runway is spent, and the period caveat runs before the nonce caveat.
+    const e = await redeemRefused(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, 0n)])
+    expect(e).toMatchObject({ name: 'Error', args: ['NonceEnforcer:invalid-nonce'] })
+    const [fresh] = await grant()
+    usdcChain = await redelegate(fresh!)
+    await redeem(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, 1n)])
+  })
+
+  it('the Bardo caveat on the child binds: a Terminal Golem is refused (GolemPhase), though the permission allows the transfer', async () => {
+    await updatePhase(devnet, golem, PHASE.Terminal, 0)
+    await expectRefused(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, 1n)], 'ActionNotAllowedInPhase', [golem.address, PHASE.Terminal, SELECTOR.transfer, 0x04])
+  })
+})
+
