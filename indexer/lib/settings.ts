@@ -1,0 +1,273 @@
+// Reads the indexer's network, addresses and database from environment variables, so one Ponder app
+// serves the local anvil devnet, Base Sepolia and Base without code changes.
+import { readFileSync } from 'node:fs'
+import { getAddress, isAddress, type Address } from 'viem'
+import { BardoError } from '../../core/errors.ts'
+import type { BardoDeployment } from '../../core/deployment.ts'
+
+/** Where the Bardo contracts (and the framework pieces the indexer reads) live on the indexed chain. */
+export type IndexerDeployment = {
+  vitalityOracle?: Address
+  dreamOracle?: Address
+  daimonOracle?: Address
+  delegationManager?: Address
+  /**
+   * Keyed by name, with or without "Enforcer", any case (`dailySpendLimit`, `DailySpendLimitEnforcer`);
+   * stored lower-cased. List all nine Bardo enforcers: any of them in a delegation's caveats marks it
+   * as Bardo's.
+   */
+  enforcers?: Record<string, Address>
+  /** First block to index (BARDO_START_BLOCK overrides it). */
+  startBlock?: number
+}
+
+export const ENFORCER_NAMES = [
+  'dailySpendLimit',
+  'replicantBudget',
+  'golemPhase',
+  'erc20PeriodTransfer',
+  'nativeTokenPeriodTransfer',
+] as const
+export type EnforcerName = (typeof ENFORCER_NAMES)[number]
+/** The nine Bardo caveat enforcers (normalised names); framework enforcers are not Bardo's. */
+export const BARDO_ENFORCER_NAMES: readonly string[] = [
+  'golemPhase',
+  'mortalityTimeWindow',
+  'dreamMode',
+  'vaultNAV',
+  'replicantBudget',
+  'maxSlippage',
+  'dailySpendLimit',
+  'emotionalState',
+  'knowledgeRoyalty',
+]
+
+export type ResolvedAddresses = {
+  vitalityOracle: Address
+  dreamOracle: Address
+  daimonOracle: Address
+  delegationManager: Address
+  enforcers: Record<EnforcerName, Address>
+}
+
+export type IndexerSettings = {
+  chainId: number
+  chainName: string
+  rpcUrl: string
+  startBlock: number
+  pollingInterval: number
+  ethGetLogsBlockRange?: number
+  addresses: ResolvedAddresses
+  /** Every Bardo enforcer address in the deployment (not the framework's), for the relevance rule. */
+  bardoEnforcers: Address[]
+  /** Contracts that had no address and therefore index nothing (see UNCONFIGURED). */
+  unconfigured: string[]
+  /** Store every delegation/redemption seen on the DelegationManager, not only Bardo's. */
+  indexAllDelegations: boolean
+  database: { kind: 'pglite'; directory: string } | { kind: 'postgres'; connectionString: string }
+}
+
+/**
+ * Stand-in for a contract with no configured address. Ponder indexes a contract's events from every
+ * address when `address` is omitted (on Base that would be every DelegationManager-shaped log), so a
+ * missing address is pinned to one that never emits instead.
+ */
+export const UNCONFIGURED: Address = '0x000000000000000000000000000000000000dEaD'
+
+export const LOCAL_CHAIN_ID = 31337
+const CHAIN_NAMES: Record<number, string> = { 31337: 'anvil', 8453: 'base', 84532: 'baseSepolia' }
+
+export type FrameworkLookup = (chainId: number) => { DelegationManager: Address; caveatEnforcers: Record<string, Address> }
+
+function fail(field: string, rule: string, details?: Record<string, unknown>): never {
+  throw new BardoError('INDEXER_CONFIG_INVALID', `${field}: ${rule}`, details === undefined ? undefined : { details })
+}
+
+function parseInteger(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw)) fail(name, `must be a whole number >= ${min}`, { value: raw })
+  const value = Number(raw)
+  if (!Number.isSafeInteger(value) || value < min) fail(name, `must be a whole number >= ${min}`, { value: raw })
+  return value
+}
+
+/** `DailySpendLimitEnforcer`, `dailySpendLimit` and `dailyspendlimit` all name the same enforcer. */
+function normaliseEnforcerKey(key: string): string {
+  return (key.endsWith('Enforcer') ? key.slice(0, -'Enforcer'.length) : key).toLowerCase()
+}
+
+function address(field: string, value: unknown): Address {
+  if (typeof value !== 'string' || !isAddress(value, { strict: false })) fail(field, 'must be a 0x-prefixed 20-byte address', { value })
+  return getAddress(value)
+}
+
+/** Parses BARDO_DEPLOYMENT: inline JSON, or a path to a JSON file. */
+export function parseDeployment(raw: string | undefined): IndexerDeployment {
+  if (raw === undefined || raw.trim() === '') return {}
+  let text = raw.trim()
+  if (!text.startsWith('{')) {
+    try {
+      text = readFileSync(text, 'utf8')
+    } catch (error) {
+      fail('BARDO_DEPLOYMENT', 'must be JSON or the path of a readable JSON file', { path: raw, cause: String(error) })
+    }
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    fail('BARDO_DEPLOYMENT', 'must be valid JSON')
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('BARDO_DEPLOYMENT', 'must be a JSON object')
+  const obj = json as Record<string, unknown>
+  const out: IndexerDeployment = {}
+  for (const key of ['vitalityOracle', 'dreamOracle', 'daimonOracle', 'delegationManager'] as const) {
+    if (obj[key] !== undefined && obj[key] !== null) out[key] = address(`BARDO_DEPLOYMENT.${key}`, obj[key])
+  }
+  const enforcers: Record<string, Address> = {}
+  // The devnet's BardoDeployment carries the framework as `environment` (DelegationManager, caveatEnforcers).
+  const environment = obj.environment as { DelegationManager?: unknown; caveatEnforcers?: Record<string, unknown> } | undefined
+  if (typeof environment === 'object' && environment !== null) {
+    if (out.delegationManager === undefined && environment.DelegationManager !== undefined) {
+      out.delegationManager = address('BARDO_DEPLOYMENT.environment.DelegationManager', environment.DelegationManager)
+    }
+    for (const name of ['ERC20PeriodTransferEnforcer', 'NativeTokenPeriodTransferEnforcer']) {
+      const value = environment.caveatEnforcers?.[name]
+      if (value !== undefined) enforcers[normaliseEnforcerKey(name)] = address(`BARDO_DEPLOYMENT.environment.caveatEnforcers.${name}`, value)
+    }
+  }
+  if (obj.enforcers !== undefined && obj.enforcers !== null) {
+    if (typeof obj.enforcers !== 'object' || Array.isArray(obj.enforcers)) fail('BARDO_DEPLOYMENT.enforcers', 'must be an object of name -> address')
+    for (const [key, value] of Object.entries(obj.enforcers as Record<string, unknown>)) {
+      if (value !== undefined && value !== null) enforcers[normaliseEnforcerKey(key)] = address(`BARDO_DEPLOYMENT.enforcers.${key}`, value)
+    }
+  }
+  if (Object.keys(enforcers).length > 0) out.enforcers = enforcers
+  if (obj.startBlock !== undefined && obj.startBlock !== null) {
+    const value = Number(obj.startBlock)
+    if (!Number.isSafeInteger(value) || value < 0) fail('BARDO_DEPLOYMENT.startBlock', 'must be a whole number >= 0', { value: obj.startBlock })
+    out.startBlock = value
+  }
+  return out
+}
+
+/**
+ * Builds the settings from the environment. `framework` returns the MetaMask framework's addresses for
+ * public chains (getSmartAccountsEnvironment); it is not called for the local chain, whose framework is
+ * deployed per run and must come from BARDO_DEPLOYMENT.
+ */
+export function loadIndexerSettings(env: Record<string, string | undefined>, framework?: FrameworkLookup): IndexerSettings {
+  const chainId = parseInteger(env, 'BARDO_CHAIN_ID', LOCAL_CHAIN_ID, 1)
+  const rpcUrl = env.BARDO_RPC_URL ?? (chainId === LOCAL_CHAIN_ID ? 'http://127.0.0.1:8545' : undefined)
+  if (rpcUrl === undefined || !/^(https?|wss?):\/\//.test(rpcUrl)) fail('BARDO_RPC_URL', 'must be an http(s) or ws(s) URL', { chainId })
+  const deployment = parseDeployment(env.BARDO_DEPLOYMENT)
+
+  let defaults: { delegationManager?: Address; enforcers: Partial<Record<EnforcerName, Address>> } = { enforcers: {} }
+  if (chainId !== LOCAL_CHAIN_ID && framework !== undefined) {
+    let fw: ReturnType<FrameworkLookup> | undefined
+    try {
+      fw = framework(chainId)
+    } catch {
+      fw = undefined // unknown chain: every address must come from BARDO_DEPLOYMENT
+    }
+    if (fw !== undefined) {
+      defaults = {
+        delegationManager: fw.DelegationManager,
+        enforcers: {
+          erc20PeriodTransfer: fw.caveatEnforcers.ERC20PeriodTransferEnforcer,
+          nativeTokenPeriodTransfer: fw.caveatEnforcers.NativeTokenPeriodTransferEnforcer,
+        },
+      }
+    }
+  }
+
+  const unconfigured: string[] = []
+  const pick = (name: string, ...candidates: (Address | undefined)[]): Address => {
+    const found = candidates.find((c) => c !== undefined)
+    if (found === undefined) unconfigured.push(name)
+    return found ?? UNCONFIGURED
+  }
+  const enforcers = Object.fromEntries(
+    ENFORCER_NAMES.map((name) => [name, pick(`enforcers.${name}`, deployment.enforcers?.[name.toLowerCase()], defaults.enforcers[name])]),
+  ) as Record<EnforcerName, Address>
+  const addresses: ResolvedAddresses = {
+    vitalityOracle: pick('vitalityOracle', deployment.vitalityOracle),
+    dreamOracle: pick('dreamOracle', deployment.dreamOracle),
+    daimonOracle: pick('daimonOracle', deployment.daimonOracle),
+    delegationManager: pick('delegationManager', deployment.delegationManager, defaults.delegationManager),
+    enforcers,
+  }
+
+  const pgliteDir = env.BARDO_INDEXER_PGLITE_DIR
+  const databaseUrl = env.DATABASE_URL ?? env.DATABASE_PRIVATE_URL
+  const database: IndexerSettings['database'] =
+    databaseUrl !== undefined && databaseUrl !== '' && (pgliteDir === undefined || pgliteDir === '')
+      ? { kind: 'postgres', connectionString: databaseUrl }
+      : { kind: 'pglite', directory: pgliteDir && pgliteDir !== '' ? pgliteDir : '.ponder/pglite' }
+
+  const blockRange = env.BARDO_ETH_GETLOGS_BLOCK_RANGE
+  const settings: IndexerSettings = {
+    chainId,
+    chainName: CHAIN_NAMES[chainId] ?? `chain${chainId}`,
+    rpcUrl,
+    startBlock: parseInteger(env, 'BARDO_START_BLOCK', deployment.startBlock ?? 0, 0),
+    pollingInterval: parseInteger(env, 'BARDO_POLLING_INTERVAL_MS', chainId === LOCAL_CHAIN_ID ? 250 : 1_000, 100),
+    addresses,
+    bardoEnforcers: Object.entries(deployment.enforcers ?? {})
+      .filter(([name]) => BARDO_ENFORCER_NAMES.some((n) => n.toLowerCase() === name))
+      .map(([, a]) => a),
+    unconfigured,
+    indexAllDelegations: parseBoolean(env, 'BARDO_INDEX_ALL_DELEGATIONS', false),
+    database,
+  }
+  if (blockRange !== undefined && blockRange !== '') settings.ethGetLogsBlockRange = parseInteger(env, 'BARDO_ETH_GETLOGS_BLOCK_RANGE', 0, 1)
+  return settings
+}
+
+function parseBoolean(env: Record<string, string | undefined>, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'true' || raw === '1') return true
+  if (raw === 'false' || raw === '0') return false
+  fail(name, 'must be true or false', { value: raw })
+}
+
+/** What the indexer needs from the devnet's (or a real chain's) BardoDeployment, JSON-safe. */
+export function toIndexerDeployment(d: Pick<BardoDeployment, 'vitalityOracle' | 'dreamOracle' | 'daimonOracle' | 'enforcers' | 'environment'> & { startBlock?: bigint | number }): IndexerDeployment {
+  const out: IndexerDeployment = {
+    vitalityOracle: d.vitalityOracle,
+    dreamOracle: d.dreamOracle,
+    daimonOracle: d.daimonOracle,
+    delegationManager: d.environment.DelegationManager,
+    enforcers: { ...d.enforcers },
+  }
+  const framework = d.environment.caveatEnforcers
+  if (framework.ERC20PeriodTransferEnforcer !== undefined) out.enforcers!.erc20PeriodTransfer = framework.ERC20PeriodTransferEnforcer
+  if (framework.NativeTokenPeriodTransferEnforcer !== undefined) out.enforcers!.nativeTokenPeriodTransfer = framework.NativeTokenPeriodTransferEnforcer
+  if (d.startBlock !== undefined) out.startBlock = Number(d.startBlock)
+  return out
+}
+
+/** The environment a child `ponder start` needs for these inputs (used by tests, the bench and the runner). */
+export function indexerEnv(input: {
+  chainId: number
+  rpcUrl: string
+  deployment: IndexerDeployment
+  startBlock?: number | bigint
+  pgliteDir?: string
+  pollingInterval?: number
+  indexAllDelegations?: boolean
+}): Record<string, string> {
+  const env: Record<string, string> = {
+    BARDO_CHAIN_ID: String(input.chainId),
+    BARDO_RPC_URL: input.rpcUrl,
+    BARDO_DEPLOYMENT: JSON.stringify(input.deployment),
+  }
+  // Without an explicit start block the deployment's own startBlock (or 0) applies.
+  if (input.startBlock !== undefined) env.BARDO_START_BLOCK = String(input.startBlock)
+  if (input.pgliteDir !== undefined) env.BARDO_INDEXER_PGLITE_DIR = input.pgliteDir
+  if (input.pollingInterval !== undefined) env.BARDO_POLLING_INTERVAL_MS = String(input.pollingInterval)
+  if (input.indexAllDelegations !== undefined) env.BARDO_INDEX_ALL_DELEGATIONS = String(input.indexAllDelegations)
+  return env
+}

@@ -1,0 +1,283 @@
+// Tables the Bardo indexer writes. Names follow the spec (Golem, Phase, Delegation, Replicant); amounts
+// are bigint (USD6 or token base units), block numbers and unix-second times are bigint as Ponder reads
+// them. docs/indexer.md describes every column.
+import { index, onchainTable, primaryKey, relations } from 'ponder'
+
+/** One row per Golem key seen by the VitalityOracle (or the Dream/Daimon oracles). */
+export const golem = onchainTable(
+  'golem',
+  (t) => ({
+    address: t.hex().primaryKey(),
+    registered: t.boolean().notNull(),
+    dead: t.boolean().notNull(),
+    registrar: t.hex(),
+    registeredAt: t.bigint(),
+    registeredBlock: t.bigint(),
+    phase: t.integer().notNull(),
+    survivalScore: t.integer().notNull(),
+    lastReportAt: t.bigint(),
+    lastReportBlock: t.bigint(),
+    reportCount: t.integer().notNull(),
+    transitionCount: t.integer().notNull(),
+    dreaming: t.boolean().notNull(),
+    dreamingSince: t.bigint(),
+    dreamCount: t.integer().notNull(),
+    dreamSeconds: t.bigint().notNull(),
+    pleasure: t.integer(),
+    arousal: t.integer(),
+    dominance: t.integer(),
+    deregisteredAt: t.bigint(),
+    deregisteredBlock: t.bigint(),
+    finalPhase: t.integer(),
+    rotatedFrom: t.hex(),
+    rotatedTo: t.hex(),
+    updatedBlock: t.bigint().notNull(),
+  }),
+  (table) => ({ phaseIdx: index().on(table.phase) }),
+)
+
+/** Every phase move: the Golem's own forward reports and the owner's audited resets. */
+export const phaseTransition = onchainTable(
+  'phase_transition',
+  (t) => ({
+    id: t.text().primaryKey(),
+    golem: t.hex().notNull(),
+    kind: t.text().$type<'transition' | 'reset'>().notNull(),
+    fromPhase: t.integer().notNull(),
+    toPhase: t.integer().notNull(),
+    /** Null for resets: the oracle keeps the last reported score. */
+    survivalScore: t.integer(),
+    by: t.hex(),
+    reason: t.text(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+  }),
+  (table) => ({ golemIdx: index().on(table.golem, table.blockNumber) }),
+)
+
+/** A dream from DreamStarted to DreamEnded (open while `endedAt` is null); id `<golem>-<number>`. */
+export const dreamCycle = onchainTable(
+  'dream_cycle',
+  (t) => ({
+    id: t.text().primaryKey(),
+    golem: t.hex().notNull(),
+    /** 1 for the Golem's first dream, then 2, 3, ... */
+    number: t.integer().notNull(),
+    startedAt: t.bigint().notNull(),
+    endedAt: t.bigint(),
+    duration: t.bigint(),
+    /** Null when the dream started before the indexer's start block. */
+    startBlock: t.bigint(),
+    endBlock: t.bigint(),
+    startTx: t.hex(),
+    endTx: t.hex(),
+  }),
+  (table) => ({ golemIdx: index().on(table.golem, table.startedAt) }),
+)
+
+/** A delegation the DelegationManager has seen (redeemed, enabled or disabled). */
+export const delegation = onchainTable(
+  'delegation',
+  (t) => ({
+    hash: t.hex().primaryKey(),
+    delegator: t.hex().notNull(),
+    delegate: t.hex().notNull(),
+    authority: t.hex().notNull(),
+    salt: t.bigint().notNull(),
+    caveats: t.json().$type<{ enforcer: string; terms: string; args: string }[]>().notNull(),
+    /** False after DisabledDelegation, true again after EnabledDelegation. */
+    enabled: t.boolean().notNull(),
+    /** Block of the last enable/disable, null if it never changed. */
+    statusBlock: t.bigint(),
+    statusTx: t.hex(),
+    firstSeenBlock: t.bigint().notNull(),
+    redemptionCount: t.integer().notNull(),
+    lastRedeemedBlock: t.bigint(),
+  }),
+  (table) => ({ delegatorIdx: index().on(table.delegator), delegateIdx: index().on(table.delegate) }),
+)
+
+/** Every EnabledDelegation / DisabledDelegation, in order. */
+export const delegationStatusChange = onchainTable(
+  'delegation_status_change',
+  (t) => ({
+    id: t.text().primaryKey(),
+    delegationHash: t.hex().notNull(),
+    enabled: t.boolean().notNull(),
+    delegator: t.hex().notNull(),
+    delegate: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+  }),
+  (table) => ({ hashIdx: index().on(table.delegationHash) }),
+)
+
+/** One RedeemedDelegation: one delegation of a redeemed chain (a [child, parent] chain gives two rows). */
+export const redemption = onchainTable(
+  'redemption',
+  (t) => ({
+    id: t.text().primaryKey(),
+    rootDelegator: t.hex().notNull(),
+    redeemer: t.hex().notNull(),
+    delegationHash: t.hex().notNull(),
+    delegator: t.hex().notNull(),
+    delegate: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+  }),
+  (table) => ({
+    redeemerIdx: index().on(table.redeemer, table.blockNumber),
+    rootIdx: index().on(table.rootDelegator),
+    hashIdx: index().on(table.delegationHash),
+  }),
+)
+
+export type SpendSource = 'daily-spend-limit' | 'replicant-budget' | 'erc20-period' | 'native-period'
+
+/** Each spend an enforcer recorded, attributed to the redeemer (the Golem or Replicant key that acted). */
+export const spendEvent = onchainTable(
+  'spend_event',
+  (t) => ({
+    id: t.text().primaryKey(),
+    golem: t.hex().notNull(),
+    source: t.text().$type<SpendSource>().notNull(),
+    enforcer: t.hex().notNull(),
+    delegationHash: t.hex().notNull(),
+    /** 'usd' for USD6 amounts, else the token address (0x000...0 for native ETH). */
+    asset: t.text().notNull(),
+    amount: t.bigint().notNull(),
+    periodStart: t.bigint().notNull(),
+    periodEnd: t.bigint(),
+    spentInPeriod: t.bigint().notNull(),
+    periodLimit: t.bigint().notNull(),
+    /** UTC day number (unix seconds / 86400) of the block. */
+    day: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+  }),
+  (table) => ({ golemDayIdx: index().on(table.golem, table.day), hashIdx: index().on(table.delegationHash) }),
+)
+
+/** Spend per Golem per enforcer period (UTC day, replicant lifetime, or the period enforcer's window). */
+export const golemSpend = onchainTable(
+  'golem_spend',
+  (t) => ({
+    golem: t.hex().notNull(),
+    source: t.text().$type<SpendSource>().notNull(),
+    asset: t.text().notNull(),
+    periodStart: t.bigint().notNull(),
+    periodEnd: t.bigint(),
+    amount: t.bigint().notNull(),
+    eventCount: t.integer().notNull(),
+    lastBlock: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.golem, table.source, table.asset, table.periodStart] }) }),
+)
+
+/** The enforcer's own per-delegation counter for a period (mirrors its on-chain state). */
+export const delegationSpend = onchainTable(
+  'delegation_spend',
+  (t) => ({
+    enforcer: t.hex().notNull(),
+    delegationHash: t.hex().notNull(),
+    periodStart: t.bigint().notNull(),
+    source: t.text().$type<SpendSource>().notNull(),
+    asset: t.text().notNull(),
+    periodEnd: t.bigint(),
+    spent: t.bigint().notNull(),
+    periodLimit: t.bigint().notNull(),
+    lastBlock: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.enforcer, table.delegationHash, table.periodStart] }) }),
+)
+
+/** ReplicantBudget lifetimes, from the first redemption (ReplicantActivated). */
+export const replicant = onchainTable(
+  'replicant',
+  (t) => ({
+    enforcer: t.hex().notNull(),
+    delegationHash: t.hex().notNull(),
+    activatedAt: t.bigint().notNull(),
+    expiresAt: t.bigint().notNull(),
+    spentUsd: t.bigint().notNull(),
+    maxBudgetUsd: t.bigint(),
+    activatedBlock: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.enforcer, table.delegationHash] }) }),
+)
+
+/**
+ * Spend events wait here until the RedeemedDelegation of the same transaction (emitted after every
+ * hook) says who redeemed; keyed by delegation hash, `items` is empty between transactions. (Ponder's
+ * delete always goes to the database, so resolved rows are emptied, not deleted: one row per delegation.)
+ */
+export const pendingSpend = onchainTable('pending_spend', (t) => ({
+  delegationHash: t.hex().primaryKey(),
+  items: t.json().$type<PendingSpendItem[]>().notNull(),
+}))
+
+export type PendingSpendItem = {
+  txHash: string
+  source: SpendSource
+  enforcer: string
+  delegationHash: string
+  asset: string
+  /** Null for the period-transfer enforcers: the step is derived from their running total on resolution. */
+  amount: string | null
+  periodStart: string
+  periodEnd: string | null
+  spentInPeriod: string
+  periodLimit: string
+  logIndex: number
+}
+
+/** GolemPhaseEnforcer's selector -> action-class table (ActionClassSet). */
+export const actionClass = onchainTable(
+  'action_class',
+  (t) => ({
+    enforcer: t.hex().notNull(),
+    selector: t.hex().notNull(),
+    classMask: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.enforcer, table.selector] }) }),
+)
+
+export const golemRelations = relations(golem, ({ many }) => ({
+  phaseTransitions: many(phaseTransition),
+  dreamCycles: many(dreamCycle),
+  redemptions: many(redemption),
+  spendEvents: many(spendEvent),
+  spend: many(golemSpend),
+}))
+export const phaseTransitionRelations = relations(phaseTransition, ({ one }) => ({
+  golem: one(golem, { fields: [phaseTransition.golem], references: [golem.address] }),
+}))
+export const dreamCycleRelations = relations(dreamCycle, ({ one }) => ({
+  golem: one(golem, { fields: [dreamCycle.golem], references: [golem.address] }),
+}))
+export const delegationRelations = relations(delegation, ({ many }) => ({
+  redemptions: many(redemption),
+  statusChanges: many(delegationStatusChange),
+}))
+export const delegationStatusChangeRelations = relations(delegationStatusChange, ({ one }) => ({
+  delegation: one(delegation, { fields: [delegationStatusChange.delegationHash], references: [delegation.hash] }),
+}))
+export const redemptionRelations = relations(redemption, ({ one }) => ({
+  delegation: one(delegation, { fields: [redemption.delegationHash], references: [delegation.hash] }),
+  golem: one(golem, { fields: [redemption.redeemer], references: [golem.address] }),
+}))
+export const spendEventRelations = relations(spendEvent, ({ one }) => ({
+  golem: one(golem, { fields: [spendEvent.golem], references: [golem.address] }),
+  delegation: one(delegation, { fields: [spendEvent.delegationHash], references: [delegation.hash] }),
+}))
+export const golemSpendRelations = relations(golemSpend, ({ one }) => ({
+  golem: one(golem, { fields: [golemSpend.golem], references: [golem.address] }),
+}))

@@ -1,0 +1,211 @@
+// /v1 routes for dashboards and the Bardo HTTP API. Read-only; addresses and hashes are answered
+// lower-case; bigint columns are decimal strings; lists are pages { items, nextCursor }.
+import { db } from 'ponder:api'
+import { delegation, delegationStatusChange, dreamCycle, golem, golemSpend, phaseTransition, redemption, spendEvent } from 'ponder:schema'
+import { Hono } from 'hono'
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, min, or, sum } from 'ponder'
+import type { Address } from 'viem'
+import { encodeCursor } from '../../lib/cursor.ts'
+import { groupRedemptions } from '../../lib/redemptions.ts'
+import { dayLabel, utcDay } from '../../lib/spend.ts'
+import { BadParam, addressParam, blockParam, cursorParam, dayParam, errorResponse, hashParam, json, limitParam, optionalAddress } from './params.ts'
+
+export const routes = new Hono()
+
+routes.onError((error, c) => errorResponse(c, error))
+
+/** The key and the keys it was rotated from, newest first (a Golem keeps its history across rotations). */
+async function lineage(address: Address): Promise<Address[]> {
+  const keys: Address[] = [address]
+  let current = address
+  for (let hop = 0; hop < 32; hop++) {
+    const row = (await db.select({ rotatedFrom: golem.rotatedFrom }).from(golem).where(eq(golem.address, current)))[0]
+    if (row?.rotatedFrom == null || keys.includes(row.rotatedFrom)) break
+    current = row.rotatedFrom
+    keys.push(current)
+  }
+  return keys
+}
+
+function page<T>(rows: T[], limit: number, position: (row: T) => { blockNumber: bigint; logIndex: number }) {
+  const items = rows.slice(0, limit)
+  const last = items[items.length - 1]
+  return { items, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null }
+}
+
+routes.get('/golems', async (c) => {
+  const limit = limitParam(c.req.query('limit'))
+  const filters: ReturnType<typeof eq>[] = []
+  const phase = c.req.query('phase')
+  if (phase !== undefined) {
+    if (!/^[0-4]$/.test(phase)) throw new BadParam('phase', 'must be 0 to 4')
+    filters.push(eq(golem.phase, Number(phase)))
+  }
+  const registered = c.req.query('registered')
+  if (registered !== undefined) filters.push(eq(golem.registered, registered === 'true'))
+  const rows = await db.select().from(golem).where(and(...filters)).orderBy(asc(golem.address)).limit(limit)
+  return json(c, { items: rows })
+})
+
+routes.get('/golems/:address', async (c) => {
+  const address = addressParam(c.req.param('address'), 'address')
+  const row = (await db.select().from(golem).where(eq(golem.address, address)))[0]
+  if (row === undefined) return c.json({ code: 'GOLEM_NOT_FOUND', message: `address: no Golem ${address} indexed` }, 404)
+  return json(c, { golem: row, lineage: await lineage(address) })
+})
+
+// Phase history across the Golem's key rotations (unless ?lineage=false); oldest first, ?order=desc for newest first.
+routes.get('/golems/:address/phases', async (c) => {
+  const address = addressParam(c.req.param('address'), 'address')
+  const limit = limitParam(c.req.query('limit'))
+  const cursor = cursorParam(c.req.query('cursor'))
+  const order = c.req.query('order') ?? 'asc'
+  if (order !== 'asc' && order !== 'desc') throw new BadParam('order', 'must be asc or desc')
+  const keys = c.req.query('lineage') === 'false' ? [address] : await lineage(address)
+  const beyond = order === 'asc' ? gt : lt
+  const sort = order === 'asc' ? asc : desc
+  const rows = await db
+    .select()
+    .from(phaseTransition)
+    .where(
+      and(
+        inArray(phaseTransition.golem, keys),
+        cursor === undefined
+          ? undefined
+          : or(
+              beyond(phaseTransition.blockNumber, cursor.blockNumber),
+              and(eq(phaseTransition.blockNumber, cursor.blockNumber), beyond(phaseTransition.logIndex, cursor.logIndex)),
+            ),
+      ),
+    )
+    .orderBy(sort(phaseTransition.blockNumber), sort(phaseTransition.logIndex))
+    .limit(limit + 1)
+  return json(c, { golem: address, keys, ...page(rows, limit, (r) => r) })
+})
+
+routes.get('/golems/:address/dreams', async (c) => {
+  const address = addressParam(c.req.param('address'), 'address')
+  const rows = await db
+    .select()
+    .from(dreamCycle)
+    .where(eq(dreamCycle.golem, address))
+    .orderBy(desc(dreamCycle.startedAt))
+    .limit(limitParam(c.req.query('limit')))
+  return json(c, { golem: address, items: rows })
+})
+
+// Redemptions by the Golem's key, one item per transaction, newest first.
+routes.get('/golems/:address/redemptions', async (c) => {
+  const address = addressParam(c.req.param('address'), 'address')
+  const limit = limitParam(c.req.query('limit'))
+  const before = cursorParam(c.req.query('cursor'))
+  const firstLog = min(redemption.logIndex)
+  const txs = await db
+    .select({ txHash: redemption.txHash, blockNumber: redemption.blockNumber, firstLog })
+    .from(redemption)
+    .where(
+      and(
+        eq(redemption.redeemer, address),
+        // A transaction's logs are contiguous, so cutting at its first log never splits another one.
+        before === undefined
+          ? undefined
+          : or(
+              lt(redemption.blockNumber, before.blockNumber),
+              and(eq(redemption.blockNumber, before.blockNumber), lt(redemption.logIndex, before.logIndex)),
+            ),
+      ),
+    )
+    .groupBy(redemption.txHash, redemption.blockNumber)
+    .orderBy(desc(redemption.blockNumber), desc(firstLog))
+    .limit(limit + 1)
+  const { items: pageTxs, nextCursor } = page(txs, limit, (t) => ({ blockNumber: t.blockNumber, logIndex: t.firstLog ?? 0 }))
+  const hashes = pageTxs.map((t) => t.txHash)
+  if (hashes.length === 0) return json(c, { golem: address, items: [], nextCursor })
+  const [rows, spends] = await Promise.all([
+    db.select().from(redemption).where(and(eq(redemption.redeemer, address), inArray(redemption.txHash, hashes))),
+    db.select().from(spendEvent).where(and(eq(spendEvent.golem, address), inArray(spendEvent.txHash, hashes))),
+  ])
+  const grouped = groupRedemptions(rows, spends)
+  const order = new Map<string, number>(hashes.map((h, i) => [h, i]))
+  grouped.sort((a, b) => order.get(a.txHash)! - order.get(b.txHash)!)
+  return json(c, { golem: address, items: grouped, nextCursor })
+})
+
+// Spend by UTC day, source and asset; ?from and ?to are YYYY-MM-DD (default: the last 30 days).
+routes.get('/golems/:address/spend/daily', async (c) => {
+  const address = addressParam(c.req.param('address'), 'address')
+  const to = dayParam(c.req.query('to'), 'to', utcDay(BigInt(Math.floor(Date.now() / 1000))))
+  const from = dayParam(c.req.query('from'), 'from', to - 29)
+  if (from > to) throw new BadParam('from', 'must not be after to')
+  if (to - from > 366) throw new BadParam('from', 'must be at most 366 days before to')
+  const rows = await db
+    .select({ day: spendEvent.day, source: spendEvent.source, asset: spendEvent.asset, amount: sum(spendEvent.amount), events: count() })
+    .from(spendEvent)
+    .where(and(eq(spendEvent.golem, address), gte(spendEvent.day, from), lte(spendEvent.day, to)))
+    .groupBy(spendEvent.day, spendEvent.source, spendEvent.asset)
+    .orderBy(asc(spendEvent.day), asc(spendEvent.source), asc(spendEvent.asset))
+  const items = rows.map((r) => ({ date: dayLabel(r.day), day: r.day, source: r.source, asset: r.asset, amount: r.amount ?? '0', events: r.events }))
+  return json(c, { golem: address, from: dayLabel(from), to: dayLabel(to), items })
+})
+
+// Per-period totals as the enforcers count them (UTC day, Replicant lifetime, period-transfer window).
+routes.get('/golems/:address/spend/periods', async (c) => {
+  const address = addressParam(c.req.param('address'), 'address')
+  const source = c.req.query('source')
+  const asset = c.req.query('asset')
+  const rows = await db
+    .select()
+    .from(golemSpend)
+    .where(
+      and(
+        eq(golemSpend.golem, address),
+        source === undefined ? undefined : eq(golemSpend.source, source as never),
+        asset === undefined ? undefined : eq(golemSpend.asset, asset.toLowerCase()),
+      ),
+    )
+    .orderBy(desc(golemSpend.periodStart))
+    .limit(limitParam(c.req.query('limit')))
+  return json(c, { golem: address, items: rows })
+})
+
+// Raw RedeemedDelegation rows (one per delegation of a chain), newest first.
+routes.get('/redemptions', async (c) => {
+  const redeemer = optionalAddress(c.req.query('redeemer'), 'redeemer')
+  const rootDelegator = optionalAddress(c.req.query('rootDelegator'), 'rootDelegator')
+  const hash = c.req.query('delegationHash')
+  const limit = limitParam(c.req.query('limit'))
+  const before = cursorParam(c.req.query('cursor'))
+  const beforeBlock = blockParam(c.req.query('beforeBlock'), 'beforeBlock')
+  const rows = await db
+    .select()
+    .from(redemption)
+    .where(
+      and(
+        redeemer === undefined ? undefined : eq(redemption.redeemer, redeemer),
+        rootDelegator === undefined ? undefined : eq(redemption.rootDelegator, rootDelegator),
+        hash === undefined ? undefined : eq(redemption.delegationHash, hashParam(hash, 'delegationHash')),
+        beforeBlock === undefined ? undefined : lt(redemption.blockNumber, beforeBlock),
+        before === undefined
+          ? undefined
+          : or(
+              lt(redemption.blockNumber, before.blockNumber),
+              and(eq(redemption.blockNumber, before.blockNumber), lt(redemption.logIndex, before.logIndex)),
+            ),
+      ),
+    )
+    .orderBy(desc(redemption.blockNumber), desc(redemption.logIndex))
+    .limit(limit + 1)
+  return json(c, page(rows, limit, (r) => r))
+})
+
+routes.get('/delegations/:hash', async (c) => {
+  const hash = hashParam(c.req.param('hash'), 'hash')
+  const row = (await db.select().from(delegation).where(eq(delegation.hash, hash)))[0]
+  if (row === undefined) return c.json({ code: 'DELEGATION_NOT_FOUND', message: `hash: no delegation ${hash} indexed` }, 404)
+  const statusChanges = await db
+    .select()
+    .from(delegationStatusChange)
+    .where(eq(delegationStatusChange.delegationHash, hash))
+    .orderBy(asc(delegationStatusChange.blockNumber))
+  return json(c, { delegation: row, statusChanges })
+})
