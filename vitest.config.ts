@@ -8,6 +8,6 @@ export default defineConfig({
     // Suites start their own anvil, dynalite and indexer processes; two cores, so run files in a small pool.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    env: { DO_NOT_TRACK: '1', PONDER_TELEMETRY_DISABLED: 'true' },
+    env: { DO_NOT_TRACK: '1', PONDER_TELEMETRY_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 })

@@ -1,18 +1,27 @@
-// Bench: GET /api/v1/golems/:id/permission-health (rate limit counted in the store, zod validation,
-// registry lookup, core/health classification, JSON) next to a bare Hono route, same machine, same run.
-// Load is a bounded loop of concurrent fetches against 127.0.0.1 only. Both servers run in one child
-// process (this file with --serve), so the client's fetch overhead does not share their event loop.
+// Bench: GET /api/v1/golems/:id/permission-health with the REAL services (createLocalApi: the Golem
+// from the store, one real chain read per request on a local anvil devnet through readGolems, i.e. a
+// block read and a deployless multicall, then core/health) next to the same route with a stubbed chain
+// read (functions/api/testing.ts fakes) and a bare Hono route: same machine, same run. Load is a
+// bounded loop of concurrent fetches against 127.0.0.1 only. The servers and the devnet's client run
+// in one child process (this file with --serve), so the load generator does not share their event loop.
+// The x402 verify+settle cost is measured by bench/x402.ts (bench/index.ts runs both).
 //   npx tsx bench/api.ts [--requests 4000] [--concurrency 16] [--rounds 8]
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Hono } from 'hono'
+import { InMemoryStore } from '../core/store/index.ts'
 import { createApp } from '../functions/api/app.ts'
+import { createLocalApi } from '../functions/api/local.ts'
 import { serveApi } from '../functions/api/server.ts'
 import { sampleGolem, testApiDeps } from '../functions/api/testing.ts'
+import { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
+import { startDevnet } from '../local/devnet.ts'
+import { provisionGolem } from '../local/provision.ts'
 
 export type RouteStats = { requests: number; rps: number; p50Ms: number; p99Ms: number; errors: number }
 
@@ -21,11 +30,16 @@ export type ApiBenchResult = {
   requests: number
   concurrency: number
   rounds: number
+  /** The real route: store read, one chain read (anvil, 2 JSON-RPC calls), core/health. */
   permissionHealth: RouteStats
+  /** The same route with the chain read and the store replaced by in-memory fakes. */
+  permissionHealthStubbed: RouteStats
   bare: RouteStats
   /** permission-health divided by bare: the share of raw Hono throughput the real route keeps, and its p99 cost. */
   rpsRatio: number
   p99Ratio: number
+  /** The stubbed route divided by bare: what the HTTP layer alone (limits, validation, JSON) keeps. */
+  stubbedRpsRatio: number
 }
 
 export type ApiBenchOptions = { requests?: number; concurrency?: number; rounds?: number; warmup?: number }
@@ -69,24 +83,35 @@ function stats(runs: { latencies: number[]; wallMs: number; errors: number }[]):
   }
 }
 
-/** Child side: serve both apps on 127.0.0.1, print their URLs, live until the parent closes stdin. */
+type BenchUrls = { api: string; stubbed: string; bare: string }
+
+/** Child side: a devnet with one provisioned Golem, the three apps on 127.0.0.1; lives until stdin closes. */
 async function serveBenchApps(): Promise<void> {
+  process.env.DO_NOT_TRACK ??= '1'
+  const devnet = await startDevnet()
+  const store = new InMemoryStore()
+  const owner = await devnet.createOwner()
+  const strategy = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'STRATEGY.md'), 'utf8')
+  await provisionGolem({ clients: devnet, deployment: devnet.deployment, store, signers: new MemorySignerResolver(devnet.deployment), owner, golemId: 'atlas', strategy, runwayDays: 30 })
   // The limiter still counts every request in the store; only its ceiling is lifted, so the bench
   // measures the route and not a wall of 429s.
-  const deps = testApiDeps({ golems: [sampleGolem()], config: { trustedProxyHops: 0, rateLimits: { public: Number.MAX_SAFE_INTEGER } } })
+  const rateLimits = { public: Number.MAX_SAFE_INTEGER }
+  const real = createLocalApi({ store, publicClient: devnet.publicClient, deployment: devnet.deployment, operator: devnet.operator.account, settlement: devnet.operator, config: { rateLimits } })
+  const stubbedApp = createApp(testApiDeps({ golems: [sampleGolem()], config: { trustedProxyHops: 0, rateLimits } }))
   const bareApp = new Hono()
   bareApp.get('/bare', (c) => c.json({ ok: true }))
-  const api = await serveApi(createApp(deps))
-  const bare = await serveApi(bareApp)
-  process.stdout.write(`${JSON.stringify({ api: `${api.url}/api/v1/golems/atlas/permission-health`, bare: `${bare.url}/bare` })}\n`)
+  const [api, stubbed, bare] = await Promise.all([serveApi(real), serveApi(stubbedApp), serveApi(bareApp)])
+  const urls: BenchUrls = { api: `${api.url}/api/v1/golems/atlas/permission-health`, stubbed: `${stubbed.url}/api/v1/golems/atlas/permission-health`, bare: `${bare.url}/bare` }
+  process.stdout.write(`${JSON.stringify(urls)}\n`)
   process.stdin.resume()
   await once(process.stdin, 'end')
-  await Promise.all([api.close(), bare.close()])
+  await Promise.all([api.close(), stubbed.close(), bare.close()])
+  await devnet.stop()
   process.exit(0)
 }
 
 /** Parent side: start the child with tsx and wait for the URLs it prints. */
-async function startBenchServers(): Promise<{ urls: { api: string; bare: string }; stop: () => Promise<void> }> {
+async function startBenchServers(): Promise<{ urls: BenchUrls; stop: () => Promise<void> }> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..')
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] })
   const exited = once(child, 'exit')
@@ -98,7 +123,7 @@ async function startBenchServers(): Promise<{ urls: { api: string; bare: string 
     child.stdin!.end() // the child closes its servers and exits on stdin end
     await exited
   }
-  return { urls: JSON.parse(first) as { api: string; bare: string }, stop }
+  return { urls: JSON.parse(first) as BenchUrls, stop }
 }
 
 export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResult> {
@@ -108,34 +133,50 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
   const warmup = o.warmup ?? 300
   const servers = await startBenchServers()
   try {
-    const apiUrl = servers.urls.api
-    const bareUrl = servers.urls.bare
-    await load(apiUrl, warmup, concurrency)
-    await load(bareUrl, warmup, concurrency)
-    const apiRuns = []
-    const bareRuns = []
-    // Alternate the two in short rounds, swapping who goes first, so that a busy moment on the machine
-    // lands on both rather than on whichever happened to run then.
+    const { api, stubbed, bare } = servers.urls
+    for (const url of [api, stubbed, bare]) await load(url, warmup, concurrency)
+    const runs: Record<keyof BenchUrls, Awaited<ReturnType<typeof load>>[]> = { api: [], stubbed: [], bare: [] }
+    // Rotate the three in short rounds, changing who goes first, so that a busy moment on the machine
+    // lands on all of them rather than on whichever happened to run then.
     const perRound = Math.max(1, Math.floor(requests / rounds))
+    const order: (keyof BenchUrls)[] = ['bare', 'api', 'stubbed']
     for (let r = 0; r < rounds; r++) {
-      if (r % 2 === 0) bareRuns.push(await load(bareUrl, perRound, concurrency))
-      apiRuns.push(await load(apiUrl, perRound, concurrency))
-      if (r % 2 === 1) bareRuns.push(await load(bareUrl, perRound, concurrency))
+      for (let k = 0; k < order.length; k++) {
+        const name = order[(r + k) % order.length]!
+        runs[name].push(await load(servers.urls[name], perRound, concurrency))
+      }
     }
-    const permissionHealth = stats(apiRuns)
-    const bareStats = stats(bareRuns)
+    const permissionHealth = stats(runs.api)
+    const permissionHealthStubbed = stats(runs.stubbed)
+    const bareStats = stats(runs.bare)
+    const ratio = (a: number, b: number) => Math.round((a / Math.max(b, 0.01)) * 1000) / 1000
     return {
       requests,
       concurrency,
       rounds,
       permissionHealth,
+      permissionHealthStubbed,
       bare: bareStats,
-      rpsRatio: Math.round((permissionHealth.rps / bareStats.rps) * 1000) / 1000,
-      p99Ratio: Math.round((permissionHealth.p99Ms / Math.max(bareStats.p99Ms, 0.01)) * 1000) / 1000,
+      rpsRatio: ratio(permissionHealth.rps, bareStats.rps),
+      p99Ratio: ratio(permissionHealth.p99Ms, bareStats.p99Ms),
+      stubbedRpsRatio: ratio(permissionHealthStubbed.rps, bareStats.rps),
     }
   } finally {
     await servers.stop()
   }
+}
+
+/** The table bench/index.ts prints. */
+export function formatApiBench(r: ApiBenchResult): string {
+  const row = (name: string, s: RouteStats) => `${name.padEnd(34)} ${String(s.rps).padStart(8)} ${s.p50Ms.toFixed(2).padStart(8)} ${s.p99Ms.toFixed(2).padStart(8)} ${String(s.errors).padStart(7)}`
+  return [
+    `API bench: ${r.permissionHealth.requests} requests per route in ${r.rounds} rotating rounds, concurrency ${r.concurrency}, 127.0.0.1`,
+    `${'route'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`,
+    row('bare Hono', r.bare),
+    row('permission-health, stubbed chain', r.permissionHealthStubbed),
+    row('permission-health, real (anvil)', r.permissionHealth),
+    `real permission-health keeps ${(r.rpsRatio * 100).toFixed(1)}% of bare throughput (p99 ${r.p99Ratio.toFixed(2)}x bare); with the chain read stubbed ${(r.stubbedRpsRatio * 100).toFixed(1)}%`,
+  ].join('\n')
 }
 
 function arg(name: string): number | undefined {
@@ -148,10 +189,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href &
   await serveBenchApps()
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await runApiBench({ requests: arg('requests'), concurrency: arg('concurrency'), rounds: arg('rounds') })
-  const row = (name: string, s: RouteStats) => `${name.padEnd(20)} ${String(s.rps).padStart(8)} ${s.p50Ms.toFixed(2).padStart(8)} ${s.p99Ms.toFixed(2).padStart(8)} ${String(s.errors).padStart(7)}`
-  console.log(`API bench: ${r.permissionHealth.requests} requests per route in ${r.rounds} alternating rounds, concurrency ${r.concurrency}, 127.0.0.1`)
-  console.log(`${'route'.padEnd(20)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`)
-  console.log(row('bare Hono', r.bare))
-  console.log(row('permission-health', r.permissionHealth))
-  console.log(`permission-health keeps ${(r.rpsRatio * 100).toFixed(1)}% of bare throughput; p99 is ${r.p99Ratio.toFixed(2)}x bare`)
+  console.log(formatApiBench(r))
 }

@@ -58,6 +58,11 @@ export type Devnet = DevnetClients & {
   stop(): Promise<void>
 }
 
+/** Anvil's funded test account `index` (0 deploys, 1 is the operator, 2 settles x402 payments). */
+export function devnetAccount(index: number) {
+  return mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index })
+}
+
 export function localChain(rpcUrl: string, chainId = 31337): Chain {
   return defineChain({
     id: chainId,

@@ -1,11 +1,60 @@
-// The local runner: brings the devnet up, deploys everything, prints the addresses and stays up until
-// SIGINT/SIGTERM, then stops every process it started.
+// The local runner behind `npm start`: the whole system on 127.0.0.1 — anvil with the real MetaMask
+// framework and the Bardo contracts, dynalite, the Ponder indexer on PGlite, the HTTP API and the
+// heartbeat scheduler — plus a demo Golem provisioned from examples/STRATEGY.md whose life runs in
+// accelerated chain time. SIGINT/SIGTERM stop every process it started.
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { formatUnits } from 'viem'
+import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
+import { parseGolemProfile } from '../core/lifecycle/profile.ts'
+import { DynamoStore } from '../core/store/index.ts'
+import { runHeartbeat } from '../functions/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../functions/heartbeat/invokers.ts'
+import { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
+import type { TickResult } from '../functions/tick/types.ts'
+import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { startDevnet, type Devnet } from './devnet.ts'
+import { createTable, documentClient, localDynamoClient, startDynalite } from './dynalite.ts'
+import { provisionGolem } from './provision.ts'
+import { startLocalApi, type LocalApi } from './api.ts'
+import { LocalKeyRotation } from './rotation.ts'
 
 export type RunLocalStackOptions = {
   log: (line: string) => void
   /** Resolves when the stack should stop; defaults to the first SIGINT or SIGTERM. */
   until?: Promise<void>
+  env?: NodeJS.ProcessEnv
+}
+
+export type LocalStackSettings = {
+  stateDir: string
+  /** Chain seconds each heartbeat moves time forward (accelerated life); 0 for real time. */
+  secondsPerBeat: number
+  beatMs: number
+  apiPort: number | undefined
+  strategyPath: string
+  runwayDays: number
+  indexer: boolean
+}
+
+/** Reads the documented environment variables (README "Configuration"). */
+export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalStackSettings {
+  const int = (name: string, fallback: number) => {
+    const raw = env[name]
+    if (raw === undefined || raw === '') return fallback
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${name}: must be a non-negative integer, got ${raw}`)
+    return n
+  }
+  return {
+    stateDir: resolve(env.BARDO_STATE_DIR ?? '.bardo'),
+    secondsPerBeat: int('BARDO_SECONDS_PER_BEAT', 6 * 3600),
+    beatMs: int('BARDO_BEAT_MS', 1500),
+    apiPort: env.BARDO_API_PORT ? int('BARDO_API_PORT', 0) : undefined,
+    strategyPath: resolve(env.BARDO_STRATEGY ?? 'examples/STRATEGY.md'),
+    runwayDays: int('BARDO_RUNWAY_DAYS', 30),
+    indexer: env.BARDO_INDEXER !== '0',
+  }
 }
 
 function signalled(): Promise<void> {
@@ -15,36 +64,138 @@ function signalled(): Promise<void> {
   })
 }
 
-export function describeDeployment(devnet: Devnet): string[] {
-  const d = devnet.deployment
-  const rows: [string, string][] = [
-    ['RPC', devnet.rpcUrl],
-    ['chain id', String(d.chainId)],
-    ['DelegationManager', d.environment.DelegationManager],
-    ['EntryPoint', d.environment.EntryPoint],
-    ['VitalityOracle', d.vitalityOracle],
-    ['DreamOracle', d.dreamOracle],
-    ['DaimonOracle', d.daimonOracle],
-    ...Object.entries(d.enforcers).map(([k, v]) => [`enforcer ${k}`, v] as [string, string]),
-    ...Object.entries(d.assets).map(([k, v]) => [`asset ${k}`, v] as [string, string]),
+const usdc = (v: bigint) => `${formatUnits(v, 6)} USDC`
+
+export function progressLine(day: number, r: TickResult | undefined, extra: { runwayLeftDays: number; redeemedTotal: bigint }): string {
+  if (!r) return `day ${day.toFixed(2)}  (no tick yet)`
+  const phase = r.phase ? `${phaseNames[r.phase.from as Phase]} -> ${phaseNames[r.phase.to as Phase]}` : ''
+  const redemption = r.redemption?.status === 'confirmed' ? `redeemed ${usdc(r.redemption.amount ?? 0n)}` : (r.redemption?.status ?? '')
+  return [
+    `day ${day.toFixed(2).padStart(6)}`,
+    `outcome ${r.outcome.padEnd(6)}`,
+    phase ? `phase ${phase}` : '',
+    r.vitality === undefined ? '' : `vitality ${r.vitality.toFixed(3)}`,
+    `runway ${extra.runwayLeftDays.toFixed(1)} d`,
+    r.health ? `health ${r.health}` : '',
+    redemption ? `last redemption ${redemption}` : '',
+    `total redeemed ${usdc(extra.redeemedTotal)}`,
   ]
-  const width = Math.max(...rows.map(([k]) => k.length))
-  return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`)
+    .filter(Boolean)
+    .join(' | ')
 }
 
 export async function runLocalStack(options: RunLocalStackOptions): Promise<void> {
   const { log } = options
-  const started = Date.now()
-  log('Bardo Custody: starting the local devnet (anvil, MetaMask Delegation Framework, Bardo contracts)')
-  const devnet = await startDevnet()
+  const settings = localStackSettings(options.env)
+  mkdirSync(settings.stateDir, { recursive: true, mode: 0o700 })
+  const stops: (() => Promise<void>)[] = []
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`stop failed: ${String(e)}`))
+  }
+  const until = options.until ?? signalled()
+  let stopping = false
+  void until.then(() => {
+    stopping = true
+  })
   try {
-    log(`deployed in ${Date.now() - started} ms`)
-    for (const line of describeDeployment(devnet)) log(line)
-    log('running; press Ctrl-C to stop')
-    await (options.until ?? signalled())
+    const started = Date.now()
+    log('Bardo Custody: starting the local stack on 127.0.0.1')
+    const devnet: Devnet = await startDevnet()
+    stops.push(devnet.stop)
+    log(`  chain        anvil ${devnet.rpcUrl} (chain ${devnet.deployment.chainId}), MetaMask framework + Bardo contracts deployed`)
+
+    const dynalite = await startDynalite()
+    stops.push(dynalite.stop)
+    const tableName = 'bardo'
+    await createTable(localDynamoClient(dynalite.endpoint), tableName)
+    const store = new DynamoStore({ client: documentClient(localDynamoClient(dynalite.endpoint)), tableName })
+    log(`  store        dynalite ${dynalite.endpoint} (table ${tableName})`)
+
+    let indexer: RunningIndexer | undefined
+    if (settings.indexer) {
+      indexer = await startIndexer({
+        rpcUrl: devnet.rpcUrl,
+        chainId: devnet.deployment.chainId,
+        deployment: {
+          delegationManager: devnet.deployment.environment.DelegationManager,
+          vitalityOracle: devnet.deployment.vitalityOracle,
+          dreamOracle: devnet.deployment.dreamOracle,
+          daimonOracle: devnet.deployment.daimonOracle,
+          enforcers: devnet.deployment.enforcers,
+        },
+        startBlock: devnet.deployment.startBlock,
+        pgliteDir: join(settings.stateDir, `pglite-${Date.now()}`),
+        pollingInterval: 250,
+      })
+      stops.push(indexer.stop)
+      log(`  indexer      Ponder on PGlite ${indexer.url}`)
+    }
+
+    const signers = new MemorySignerResolver(devnet.deployment)
+    const api: LocalApi = await startLocalApi({ devnet, store, indexerUrl: indexer?.url, port: settings.apiPort })
+    stops.push(api.stop)
+
+    const owner = await devnet.createOwner()
+    const golem = await provisionGolem({
+      clients: devnet,
+      deployment: devnet.deployment,
+      store,
+      signers,
+      owner,
+      golemId: 'demo',
+      strategy: readFileSync(settings.strategyPath, 'utf8'),
+      runwayDays: settings.runwayDays,
+    })
+    log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
+    log(`               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.plan.dailyUsdcCap)}/day for ${golem.plan.runwayDays} days`)
+    log('')
+    log(`  API          ${api.url}/api/v1/golems/demo/permission-health`)
+    log(`  OpenAPI      ${api.url}/openapi.json`)
+    if (indexer) log(`  GraphQL      ${indexer.url}/graphql`)
+    log(`  ready in ${Date.now() - started} ms; the demo life runs ${settings.secondsPerBeat / 3600} h of chain time per beat. Ctrl-C stops everything.`)
+    log('')
+
+    const fund = async (address: `0x${string}`) => {
+      await devnet.publicClient.waitForTransactionReceipt({ hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }) })
+    }
+    const rotation = new LocalKeyRotation(devnet.deployment, owner, signers, fund)
+    const invoker = new LocalInvoker(
+      (invocationId) => ({ store, client: devnet.publicClient, deployment: devnet.deployment, signers, operator: devnet.operator.account as never, invocationId, rotation }),
+      { onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`) },
+    )
+    let dead = false
+    let redeemedTotal = 0n
+    let seen = 0
+    while (!stopping) {
+      try {
+        const beat = await runHeartbeat({ store, client: devnet.publicClient, deployment: devnet.deployment, invoker })
+        const result = invoker.results.at(-1)
+        if (!dead && beat.invoked > 0) {
+          const record = await store.getGolem('demo')
+          const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
+          const now = beat.timestamp
+          const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now) / 86_400) : 0
+          for (const r of invoker.results.slice(seen)) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
+          seen = invoker.results.length
+          const day = Number(now - golem.profile.life.bornAt) / 86_400
+          log(progressLine(day, result, { runwayLeftDays: left, redeemedTotal }))
+          if (result?.rotated) log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
+          if (record?.status === 'dead') {
+            dead = true
+            const death = await store.getDeathSettlement('demo')
+            log(`the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`)
+          }
+        }
+      } catch (error) {
+        log(`heartbeat failed: ${error instanceof Error ? error.message : String(error)} (retrying)`)
+      }
+      await Promise.race([until, new Promise((r) => setTimeout(r, settings.beatMs))])
+      if (stopping) break
+      if (settings.secondsPerBeat > 0 && !dead) await devnet.increaseTime(settings.secondsPerBeat)
+    }
   } finally {
-    log('stopping')
-    await devnet.stop()
+    log('stopping: scheduler, API, indexer, dynalite, anvil')
+    await stopAll()
     log('stopped')
   }
 }

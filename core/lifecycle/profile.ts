@@ -52,6 +52,23 @@ const profileSchema = z.object({
   known: z
     .object({ revokedReported: z.boolean(), expiringWarned: z.boolean(), budgetWarnedPeriod: uint.nullable() })
     .default({ revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null }),
+  /**
+   * A paid feed (x402 /feed, seed 003 §6.1) asks the operator for an audited phase reset (errata 5);
+   * the tick performs it and clears this. Optional: profiles written before it parse unchanged.
+   */
+  reprieve: z.object({ requestedAt: uint, amount: uint, payer: address }).optional(),
+  /**
+   * Bumped by every reprieve (an audited phase reset): phase-post slots are keyed by it, so a Golem
+   * that was reset from Declining to Stable can post Conservation again.
+   */
+  phaseEpoch: z.number().int().nonnegative().optional(),
+  /**
+   * x402 payments already applied to this profile (core/lifecycle/credit.ts), so a retried credit is
+   * applied once. Bounded: the oldest ids are dropped and `horizonMs` remembers the newest dropped one.
+   */
+  credits: z
+    .object({ applied: z.array(z.object({ id: z.string().regex(/^0x[0-9a-f]{32}$/, 'must be a payment credit id'), creditedAtMs: uint })), horizonMs: uint })
+    .optional(),
 })
 
 export type GolemProfile = z.output<typeof profileSchema>

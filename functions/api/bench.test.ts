@@ -1,13 +1,15 @@
-// The bench runs end to end (child server on 127.0.0.1, both routes, numbers out). No timing asserted.
+// The bench runs end to end (child process with a devnet and three servers on 127.0.0.1, numbers out).
+// No timing asserted.
 import { describe, expect, it } from 'vitest'
 import { runApiBench } from '../../bench/api.ts'
 
 describe('runApiBench', () => {
-  it('measures permission-health and a bare Hono route in one run', async () => {
+  it('measures permission-health (real chain read and stubbed) and a bare Hono route in one run', async () => {
     const r = await runApiBench({ requests: 40, concurrency: 4, rounds: 2, warmup: 4 })
     expect(r.permissionHealth).toMatchObject({ requests: 40, errors: 0 })
+    expect(r.permissionHealthStubbed).toMatchObject({ requests: 40, errors: 0 })
     expect(r.bare).toMatchObject({ requests: 40, errors: 0 })
-    for (const s of [r.permissionHealth, r.bare]) {
+    for (const s of [r.permissionHealth, r.permissionHealthStubbed, r.bare]) {
       expect(s.rps).toBeGreaterThan(0)
       expect(s.p99Ms).toBeGreaterThanOrEqual(s.p50Ms)
     }

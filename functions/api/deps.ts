@@ -5,6 +5,7 @@ import type { Address, Hex } from 'viem'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { PermissionHealthResult } from '../../core/health/permissionHealth.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
 import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
@@ -31,6 +32,10 @@ export type GolemRecord = {
   lifecycle: GolemLifecycle
   /** Unix seconds of the last completed heartbeat tick, null before the first. */
   lastHeartbeatAt: number | null
+  /** The custody profile when the registry read it from the store (saves the health check a read). */
+  profile?: GolemProfile
+  /** Unix seconds of the last redemption the store knows of (the last tick's, when it redeemed). */
+  lastRedeemedAt?: number
 }
 
 export interface GolemRegistry {
@@ -50,29 +55,35 @@ export type Page<T> = { items: T[]; nextCursor: string | null }
 export type PhaseTransitionRecord = {
   from: PhaseName
   to: PhaseName
-  survivalScore: number
+  /** Basis points; null for a reset (the oracle keeps the last reported score). */
+  survivalScore: number | null
   /** `reset` is the oracle owner's audited resetPhase (errata 5). */
   kind: 'transition' | 'reset'
+  /** The reset's stated reason; null for the Golem's own transitions. */
+  reason: string | null
   blockNumber: bigint
   transactionHash: Hex
   timestamp: number
 }
 
+/** One redemption transaction (a [child, parent] chain is one redemption). */
 export type RedemptionRecord = {
+  /** The leaf delegation. */
   delegationHash: Hex
+  /** The root delegator: the owner's smart account. */
   delegator: Address
   redeemer: Address
-  /** Null for native value. */
-  token: Address | null
-  amount: bigint
-  /** USD with 6 decimals when the indexer could price it. */
+  /** Token amounts the period enforcers recorded; `token` null for native value. */
+  transfers: { token: Address | null; amount: bigint }[]
+  /** USD with 6 decimals when a Bardo USD enforcer valued it. */
   usd6: bigint | null
   blockNumber: bigint
   transactionHash: Hex
   timestamp: number
 }
 
-export type SpendPeriodRecord = { periodStart: number; periodSeconds: number; spentUsd6: bigint; redemptionCount: number }
+/** Spend per enforcer period (indexer `golem_spend`): `asset` is a token address or `usd` (USD6). */
+export type SpendPeriodRecord = { source: string; asset: Address | 'usd'; periodStart: number; periodEnd: number | null; amount: bigint; eventCount: number }
 
 /** History comes from the indexer (Ponder). */
 export interface GolemHistoryService {
@@ -82,7 +93,8 @@ export interface GolemHistoryService {
 }
 
 export type ChainPhaseState = { registered: boolean; phase: PhaseName; survivalScore: number; blockNumber: bigint }
-export type ChainSpendState = { periodStart: number; periodSeconds: number; spentUsd6: bigint; limitUsd6: bigint; remainingUsd6: bigint; blockNumber: bigint }
+/** The runway's ERC20PeriodTransfer period as the enforcer sees it now, in the token's units. */
+export type ChainSpendState = { token: Address; periodStart: number; periodSeconds: number; spent: bigint; limit: bigint; remaining: bigint; blockNumber: bigint }
 
 /** Current state comes from the chain (the indexer may lag by a few blocks). */
 export interface GolemChainService {

@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { CladeAuthError } from '../../core/clade/errors.ts'
 import { BardoError } from '../../core/errors.ts'
+import { IndexerParameterError, IndexerUnavailableError } from './indexerClient.ts'
 
 export const apiErrorStatus = {
   VALIDATION_FAILED: 400,
@@ -27,6 +28,7 @@ export const apiErrorStatus = {
   INTERNAL_ERROR: 500,
   NOT_IMPLEMENTED: 501,
   GOLEM_DYING: 503,
+  INDEXER_UNAVAILABLE: 503,
 } as const satisfies Record<string, ContentfulStatusCode>
 
 export type ApiErrorCode = keyof typeof apiErrorStatus
@@ -56,6 +58,16 @@ export function handleApiError(onUnexpected?: (err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     if (err instanceof ApiError) return errorResponse(c, err.code, err.message, err.details)
     if (err instanceof CladeAuthError) return errorResponse(c, err.code, err.message, err.details)
+    // The indexer refused a query parameter we passed through (a cursor it did not issue).
+    if (err instanceof IndexerParameterError) {
+      return errorResponse(c, 'VALIDATION_FAILED', err.message, { issues: [{ location: 'query', path: err.param, rule: err.message.replace(/^[\w.]+: /, ''), code: 'custom' }] })
+    }
+    // History only: current state still comes from the chain, so the caller may retry shortly.
+    if (err instanceof IndexerUnavailableError) {
+      onUnexpected?.(err)
+      c.header('Retry-After', '5')
+      return errorResponse(c, 'INDEXER_UNAVAILABLE', 'indexer: history is unavailable right now; retry shortly')
+    }
     // Hono's own validator throws this for a body that claims to be JSON and is not.
     if (err instanceof HTTPException && err.status === 400) return errorResponse(c, 'VALIDATION_FAILED', `body: ${err.message}`, { issues: [] })
     onUnexpected?.(err)

@@ -44,8 +44,17 @@ export const phasesResponse = z.object({
   golemId: z.string(),
   current: z.object({ registered: z.boolean(), phase: phaseName, survivalScore: z.number().int(), blockNumber: decimal }),
   transitions: z.array(
-    z.object({ from: phaseName, to: phaseName, survivalScore: z.number().int(), kind: z.enum(['transition', 'reset']), blockNumber: decimal, transactionHash: hash, timestamp: unixSeconds }),
-  ),
+    z.object({
+      from: phaseName,
+      to: phaseName,
+      survivalScore: z.number().int().nullable().meta({ description: 'basis points; null for a reset' }),
+      kind: z.enum(['transition', 'reset']),
+      reason: z.string().nullable().meta({ description: "the operator's reason for a reset" }),
+      blockNumber: decimal,
+      transactionHash: hash,
+      timestamp: unixSeconds,
+    }),
+  ).meta({ description: 'newest first, across key rotations' }),
   nextCursor: z.string().nullable(),
 })
 
@@ -54,10 +63,9 @@ export const redemptionsResponse = z.object({
   redemptions: z.array(
     z.object({
       delegationHash: hash,
-      delegator: z.string(),
+      delegator: z.string().meta({ description: "the root delegator (the owner's smart account)" }),
       redeemer: z.string(),
-      token: z.string().nullable(),
-      amount: decimal,
+      transfers: z.array(z.object({ token: z.string().nullable().meta({ description: 'null for native value' }), amount: decimal })),
       usd6: decimal.nullable(),
       blockNumber: decimal,
       transactionHash: hash,
@@ -69,8 +77,12 @@ export const redemptionsResponse = z.object({
 
 export const spendResponse = z.object({
   golemId: z.string(),
-  current: z.object({ periodStart: unixSeconds, periodSeconds: z.number().int(), spentUsd6: decimal, limitUsd6: decimal, remainingUsd6: decimal, blockNumber: decimal }),
-  periods: z.array(z.object({ periodStart: unixSeconds, periodSeconds: z.number().int(), spentUsd6: decimal, redemptionCount: z.number().int() })),
+  current: z
+    .object({ token: z.string(), periodStart: unixSeconds, periodSeconds: z.number().int(), spent: decimal, limit: decimal, remaining: decimal, blockNumber: decimal })
+    .meta({ description: "the runway's ERC20PeriodTransfer period now (chain), in the token's units" }),
+  periods: z
+    .array(z.object({ source: z.string(), asset: z.string().meta({ description: "token address, or 'usd' for USD with 6 decimals" }), periodStart: unixSeconds, periodEnd: unixSeconds.nullable(), amount: decimal, eventCount: z.number().int() }))
+    .meta({ description: 'per enforcer period, newest first (indexer)' }),
   nextCursor: z.string().nullable(),
 })
 
@@ -97,4 +109,5 @@ export const snapStatusResponse = z.object({
       permission: permissionHealthResponse.omit({ golemId: true }).nullable().meta({ description: 'null when health could not be read this time' }),
     }),
   ),
+  nextToken: z.string().meta({ description: 'the Snap token for the next call; the token of this call was retired by it' }),
 })

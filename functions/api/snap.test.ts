@@ -1,7 +1,10 @@
-// /api/snap/status: a bearer token that rotates on every heartbeat, and the Portal origin allowlist.
+// /api/snap/status: a bearer token that rotates on every heartbeat (every successful status call returns
+// the next token and retires the one it used; the Golem heartbeat may rotate too), and the Portal
+// origin allowlist.
 import { describe, expect, it } from 'vitest'
 import { createApp } from './app.ts'
 import { snapStatusResponse } from './schemas.ts'
+import { NEXT_TOKEN_HEADER } from './routes/snap.ts'
 import { hashSnapToken, rotateSnapToken } from './snapToken.ts'
 import { sampleGolem, testApiDeps } from './testing.ts'
 
@@ -47,14 +50,57 @@ describe('/api/snap/status', () => {
     const { app, deps } = setup()
     const old = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
     expect((await get(app, { authorization: `Bearer ${old}`, origin: portal })).status).toBe(200)
+    // The Golem heartbeat's explicit rotation.
     const next = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
     expect(next).not.toBe(old)
+    // Only the hash is stored.
+    expect(await deps.stores.snapTokens.getSnapTokenHash(owner)).toBe(hashSnapToken(next))
     const refused = await get(app, { authorization: `Bearer ${old}`, origin: portal })
     expect(refused.status).toBe(401)
     expect(await refused.json()).toMatchObject({ code: 'INVALID_TOKEN' })
     expect((await get(app, { authorization: `Bearer ${next}`, origin: portal })).status).toBe(200)
-    // Only the hash is stored.
-    expect(await deps.stores.snapTokens.getSnapTokenHash(owner)).toBe(hashSnapToken(next))
+  })
+
+  it('rotates on every successful call: returns the next token (body and header), and the used one is refused at once', async () => {
+    const { app, deps } = setup()
+    let token = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
+    const used: string[] = []
+    for (let beat = 0; beat < 3; beat++) {
+      const res = await get(app, { authorization: `Bearer ${token}`, origin: portal })
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { nextToken: string }
+      expect(res.headers.get(NEXT_TOKEN_HEADER)).toBe(body.nextToken)
+      expect(res.headers.get('cache-control')).toBe('no-store')
+      expect(res.headers.get('access-control-expose-headers')).toContain(NEXT_TOKEN_HEADER)
+      expect(body.nextToken).toMatch(/^bardo_snap_[0-9a-f]{40}\.[A-Za-z0-9_-]{43}$/)
+      expect(await deps.stores.snapTokens.getSnapTokenHash(owner)).toBe(hashSnapToken(body.nextToken))
+      used.push(token)
+      token = body.nextToken
+    }
+    for (const old of used) {
+      const res = await get(app, { authorization: `Bearer ${old}`, origin: portal })
+      expect(res.status).toBe(401)
+      expect(await res.json()).toMatchObject({ code: 'INVALID_TOKEN' })
+    }
+    expect((await get(app, { authorization: `Bearer ${token}`, origin: portal })).status).toBe(200)
+  })
+
+  it('gives two concurrent calls with one token one successor: the other call is refused', async () => {
+    const { app, deps } = setup()
+    const token = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
+    const [a, b] = await Promise.all([get(app, { authorization: `Bearer ${token}`, origin: portal }), get(app, { authorization: `Bearer ${token}`, origin: portal })])
+    expect([a.status, b.status].sort()).toEqual([200, 401])
+    const winner = (await (a.status === 200 ? a : b).json()) as { nextToken: string }
+    expect(await deps.stores.snapTokens.getSnapTokenHash(owner)).toBe(hashSnapToken(winner.nextToken))
+  })
+
+  it('keeps the token when the call fails (nothing was returned, so nothing is retired)', async () => {
+    const { deps } = setup()
+    const broken = createApp({ ...deps, golems: { ...deps.golems, getGolem: deps.golems.getGolem.bind(deps.golems), listGolemsByOwner: async () => Promise.reject(new Error('store down')) } })
+    const token = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
+    expect((await get(broken, { authorization: `Bearer ${token}`, origin: portal })).status).toBe(500)
+    expect(await deps.stores.snapTokens.getSnapTokenHash(owner)).toBe(hashSnapToken(token))
+    expect((await get(createApp(deps), { authorization: `Bearer ${token}`, origin: portal })).status).toBe(200)
   })
 
   it('refuses another origin, and a missing one, with 403 ORIGIN_NOT_ALLOWED', async () => {

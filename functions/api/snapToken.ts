@@ -1,5 +1,7 @@
 // Snap bearer tokens (seed 002 "Metadata leakage via Snap"): one current token per owner, stored only
-// as a hash, replaced on every heartbeat so that the previous one stops working at once.
+// as a hash. The Snap's own cron ("heartbeat", every 5 minutes) calls /api/snap/status, and every
+// successful call replaces the token with the next one it returns (refresh-token rotation); the
+// previous token stops working at once, with no grace. The Golem heartbeat may rotate too.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { getAddress, type Address, type Hex } from 'viem'
 
@@ -7,6 +9,11 @@ export interface SnapTokenStore {
   getSnapTokenHash(owner: Address): Promise<Hex | undefined>
   /** Replaces the owner's token hash: after this resolves, only the new token is accepted. */
   setSnapTokenHash(owner: Address, tokenHash: Hex, rotatedAt: number): Promise<void>
+  /**
+   * Compare-and-swap: replaces the hash only if it is still `expectedHash`. False when another
+   * rotation came first (then `tokenHash` is not valid and the caller's token is not either).
+   */
+  replaceSnapTokenHash(owner: Address, expectedHash: Hex, tokenHash: Hex, rotatedAt: number): Promise<boolean>
 }
 
 export class MemorySnapTokenStore implements SnapTokenStore {
@@ -16,6 +23,11 @@ export class MemorySnapTokenStore implements SnapTokenStore {
   }
   async setSnapTokenHash(owner: Address, tokenHash: Hex): Promise<void> {
     this.#hashes.set(getAddress(owner), tokenHash)
+  }
+  async replaceSnapTokenHash(owner: Address, expectedHash: Hex, tokenHash: Hex): Promise<boolean> {
+    if (this.#hashes.get(getAddress(owner)) !== expectedHash) return false
+    this.#hashes.set(getAddress(owner), tokenHash)
+    return true
   }
 }
 
@@ -34,9 +46,24 @@ export function hashSnapToken(token: string): Hex {
  * and never stored in clear.
  */
 export async function rotateSnapToken(store: SnapTokenStore, owner: Address, nowMs: number): Promise<string> {
-  const token = `${PREFIX}${getAddress(owner).slice(2).toLowerCase()}.${randomBytes(32).toString('base64url')}`
+  const token = newSnapToken(owner)
   await store.setSnapTokenHash(owner, hashSnapToken(token), Math.floor(nowMs / 1000))
   return token
+}
+
+function newSnapToken(owner: Address): string {
+  return `${PREFIX}${getAddress(owner).slice(2).toLowerCase()}.${randomBytes(32).toString('base64url')}`
+}
+
+/**
+ * The status call's rotation: replaces `presented` (the token that authenticated the call) with the
+ * next one, only if `presented` is still current. Undefined when another call rotated it first: two
+ * concurrent calls with one token get one successor, so a leaked token cannot fork the chain.
+ */
+export async function rotateSnapTokenFrom(store: SnapTokenStore, owner: Address, presented: string, nowMs: number): Promise<string | undefined> {
+  const token = newSnapToken(owner)
+  const replaced = await store.replaceSnapTokenHash(owner, hashSnapToken(presented), hashSnapToken(token), Math.floor(nowMs / 1000))
+  return replaced ? token : undefined
 }
 
 /** True for a string shaped like a Snap token (so the tier middleware knows which verifier to ask). */

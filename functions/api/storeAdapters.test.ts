@@ -57,4 +57,19 @@ describe('API on core/store', () => {
     expect((await get(first)).status).toBe(401)
     expect((await get(second)).status).toBe(200)
   })
+
+  it('rotates on the status call through the store: one successor per token, even across two apps', async () => {
+    const { a, b, stores, clock } = appsOnOneStore()
+    const owner = sampleGolem().owner
+    const get = (app: typeof a, token: string) => app.request('/api/snap/status', { headers: { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' } })
+    const first = await rotateSnapToken(stores.snapTokens, owner, clock.now())
+    const [ra, rb] = await Promise.all([get(a, first), get(b, first)])
+    expect([ra.status, rb.status].sort()).toEqual([200, 401])
+    const { nextToken } = (await (ra.status === 200 ? ra : rb).json()) as { nextToken: string }
+    expect((await get(b, first)).status).toBe(401)
+    const res = await get(a, nextToken)
+    expect(res.status).toBe(200)
+    expect((await get(b, nextToken)).status).toBe(401)
+    expect((await get(b, ((await res.json()) as { nextToken: string }).nextToken)).status).toBe(200)
+  })
 })

@@ -54,5 +54,9 @@ export function snapTokensFromStore(store: StoreSnapTokens, clock: Clock): SnapT
       }
       throw new StoreConflictError('snapToken', 'was rotated concurrently twice; retry the rotation', { owner })
     },
+    async replaceSnapTokenHash(owner, expectedHash, tokenHash, rotatedAt) {
+      const result = await store.rotateSnapToken({ scope: scopeOf(owner), tokenHash, expectedHash, now: rotatedAt * 1000, graceMs: 0 })
+      return result.rotated
+    },
   }
 }

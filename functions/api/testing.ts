@@ -68,7 +68,7 @@ export function fakeHealthService(clock: Clock): PermissionHealthService {
 export const fakeHistoryService: GolemHistoryService = {
   async phaseTransitions(_g, page) {
     const items = [
-      { from: 'Thriving' as const, to: 'Stable' as const, survivalScore: 6800, kind: 'transition' as const, blockNumber: 120n, transactionHash: `0x${'ab'.repeat(32)}` as const, timestamp: 1_750_000_000 },
+      { from: 'Thriving' as const, to: 'Stable' as const, survivalScore: 6800, kind: 'transition' as const, reason: null, blockNumber: 120n, transactionHash: `0x${'ab'.repeat(32)}` as const, timestamp: 1_750_000_000 },
     ]
     return { items: items.slice(0, page.limit), nextCursor: null }
   },
@@ -78,8 +78,7 @@ export const fakeHistoryService: GolemHistoryService = {
         delegationHash: `0x${'cd'.repeat(32)}` as const,
         delegator: g.owner,
         redeemer: g.address,
-        token: null,
-        amount: 1_000_000n,
+        transfers: [{ token: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, amount: 1_000_000n }],
         usd6: 1_000_000n,
         blockNumber: 121n,
         transactionHash: `0x${'ef'.repeat(32)}` as const,
@@ -89,7 +88,8 @@ export const fakeHistoryService: GolemHistoryService = {
     return { items: items.slice(0, page.limit), nextCursor: null }
   },
   async spendByPeriod(_g, page) {
-    return { items: [{ periodStart: 1_749_945_600, periodSeconds: 86_400, spentUsd6: 1_800_000n, redemptionCount: 2 }].slice(0, page.limit), nextCursor: null }
+    const items = [{ source: 'erc20-period', asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, periodStart: 1_749_945_600, periodEnd: 1_750_032_000, amount: 1_800_000n, eventCount: 2 }]
+    return { items: items.slice(0, page.limit), nextCursor: null }
   },
 }
 
@@ -98,7 +98,7 @@ export const fakeChainService: GolemChainService = {
     return { registered: g.lifecycle !== 'dead', phase: g.phase, survivalScore: 6800, blockNumber: 130n }
   },
   async currentSpend() {
-    return { periodStart: 1_749_945_600, periodSeconds: 86_400, spentUsd6: 1_800_000n, limitUsd6: 10_000_000n, remainingUsd6: 8_200_000n, blockNumber: 130n }
+    return { token: '0x5FbDB2315678afecb367f032d93F642f64180aa3', periodStart: 1_749_945_600, periodSeconds: 86_400, spent: 1_800_000n, limit: 10_000_000n, remaining: 8_200_000n, blockNumber: 130n }
   },
 }
 

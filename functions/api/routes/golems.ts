@@ -11,6 +11,7 @@ import { tierHeaders } from '../rateLimit.ts'
 import { validate } from '../validation.ts'
 
 const notFound = { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN' }
+const history = { ...notFound, 503: 'INDEXER_UNAVAILABLE: the indexer did not answer; see Retry-After' }
 
 /** core/health's result as JSON: bigints in the revocation state become decimal strings. */
 export function permissionHealthJson(r: PermissionHealthResult) {
@@ -50,7 +51,8 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     method: 'get',
     path: `${base}/phases`,
     operationId: 'getPhases',
-    summary: 'Current phase (chain) and phase transitions, newest first (indexer)',
+    errors: history,
+    summary: 'Current phase (chain) and phase transitions, newest first, across key rotations (indexer)',
     request: { params: golemParams, query: pageQuery, headers: tierHeaders },
     responses: { 200: { description: 'current phase and history', schema: phasesResponse } },
   })
@@ -70,6 +72,7 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     method: 'get',
     path: `${base}/redemptions`,
     operationId: 'getRedemptions',
+    errors: history,
     summary: 'Delegation redemptions by this Golem, newest first (indexer)',
     request: { params: golemParams, query: pageQuery, headers: tierHeaders },
     responses: { 200: { description: 'redemptions', schema: redemptionsResponse } },
@@ -79,7 +82,12 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     const history = await deps.history.redemptions(golem, c.req.valid('query'))
     return c.json({
       golemId: golem.id,
-      redemptions: history.items.map((r) => ({ ...r, amount: r.amount.toString(), usd6: r.usd6?.toString() ?? null, blockNumber: r.blockNumber.toString() })),
+      redemptions: history.items.map((r) => ({
+        ...r,
+        transfers: r.transfers.map((t) => ({ token: t.token, amount: t.amount.toString() })),
+        usd6: r.usd6?.toString() ?? null,
+        blockNumber: r.blockNumber.toString(),
+      })),
       nextCursor: history.nextCursor,
     })
   })
@@ -89,7 +97,8 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     method: 'get',
     path: `${base}/spend`,
     operationId: 'getSpend',
-    summary: 'Spend in the current period (chain, DailySpendLimit) and per past period (indexer), USD with 6 decimals',
+    errors: history,
+    summary: "Spend in the runway's current period (chain) and per enforcer period (indexer)",
     request: { params: golemParams, query: pageQuery, headers: tierHeaders },
     responses: { 200: { description: 'spend', schema: spendResponse } },
   })
@@ -100,12 +109,12 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
       golemId: golem.id,
       current: {
         ...current,
-        spentUsd6: current.spentUsd6.toString(),
-        limitUsd6: current.limitUsd6.toString(),
-        remainingUsd6: current.remainingUsd6.toString(),
+        spent: current.spent.toString(),
+        limit: current.limit.toString(),
+        remaining: current.remaining.toString(),
         blockNumber: current.blockNumber.toString(),
       },
-      periods: history.items.map((p) => ({ ...p, spentUsd6: p.spentUsd6.toString() })),
+      periods: history.items.map((p) => ({ ...p, amount: p.amount.toString() })),
       nextCursor: history.nextCursor,
     })
   })

@@ -2,6 +2,7 @@
 // itself lives in the payments module (deps.payments); this file fixes the order that makes it safe:
 // validate the body, refuse a dying or dead Golem, only then take the payment, then credit.
 import type { Context, Hono, MiddlewareHandler } from 'hono'
+import { cors } from 'hono/cors'
 import { z } from 'zod/v4'
 import { refuseWritesToDying } from '../deathRules.ts'
 import type { ApiDeps, PaidRoute } from '../deps.ts'
@@ -36,7 +37,15 @@ function registerPaidRoute<S extends z.ZodType<{ golemId: string }>>(
     security: 'x402',
     request: { body: schema, headers: paymentHeaders },
     responses: { 200: { description: 'credited once, after settlement', schema: paidResponse, headers: { 'PAYMENT-RESPONSE': 'x402 settlement receipt' } } },
-    errors: { 402: 'payment required (x402 PAYMENT-REQUIRED header)', 404: 'GOLEM_NOT_FOUND', 410: 'GOLEM_DEAD', 501: 'NOT_IMPLEMENTED: payments are not wired', 503: 'GOLEM_DYING' },
+    errors: {
+      400: 'PAYMENT_HEADER_TOO_LARGE | PAYMENT_HEADER_NOT_BASE64 | PAYMENT_HEADER_NOT_JSON | PAYMENT_HEADER_INVALID | PAYMENT_VERSION_UNSUPPORTED',
+      402: 'PAYMENT_REQUIRED and every refused payment (x402 PAYMENT-REQUIRED header; code in the body, docs/x402.md)',
+      404: 'GOLEM_NOT_FOUND',
+      409: 'PAYMENT_REPLAYED (already credited) | PAYMENT_IN_PROGRESS (another request is settling it)',
+      410: 'GOLEM_DEAD',
+      501: 'NOT_IMPLEMENTED: payments are not wired',
+      503: 'GOLEM_DYING | PAYMENT_SETTLEMENT_PENDING (Retry-After) | FACILITATOR_UNAVAILABLE | PAYMENT_LEDGER_UNAVAILABLE',
+    },
   })
   // The body is read back with the schema's type: Hono's typed overloads cannot follow the x402
   // middleware list, whose length is only known at runtime.
@@ -58,6 +67,19 @@ function registerPaidRoute<S extends z.ZodType<{ golemId: string }>>(
 }
 
 export function registerPaymentRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
+  // Browsers on the allowlisted origins (the Portal) may pay; x402's headers must be readable there.
+  for (const path of ['/api/v1/extend', '/api/v1/feed']) {
+    app.use(
+      path,
+      cors({
+        origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null),
+        allowMethods: ['POST'],
+        allowHeaders: ['Content-Type', 'PAYMENT-SIGNATURE'],
+        exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'Retry-After'],
+        maxAge: 600,
+      }),
+    )
+  }
   registerPaidRoute(app, deps, docs, 'extend', extendRequest, "Extend a Golem's TTL, paid with x402 (minimum: one hour of runtime cost)", deps.payments?.extend)
   registerPaidRoute(app, deps, docs, 'feed', feedRequest, 'Feed a Golem (reprieve funding), paid with x402 (minimum: the death reserve)', deps.payments?.feed)
 }

@@ -1,6 +1,7 @@
 // GET /api/snap/status (seed 002 Snap cron): the owner's Golems with phase, vitality, permission health
 // and last heartbeat. Guarded twice ("Metadata leakage via Snap"): a bearer token that rotates on every
-// heartbeat, and an Origin allowlist (the Portal).
+// heartbeat (each successful call returns the next token and retires the one it used), and an Origin
+// allowlist (the Portal).
 import type { Hono, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { z } from 'zod/v4'
@@ -9,8 +10,11 @@ import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import type { RouteDocs } from '../openapi.ts'
 import { snapStatusResponse } from '../schemas.ts'
+import { rotateSnapTokenFrom } from '../snapToken.ts'
 import { validate } from '../validation.ts'
 import { permissionHealthJson } from './golems.ts'
+
+export const NEXT_TOKEN_HEADER = 'X-Bardo-Next-Token'
 
 const snapHeaders = z.object({
   // Optional here so that a missing token is a 401 (below), not a 400.
@@ -37,7 +41,10 @@ function originAllowlist(allowed: readonly string[]): MiddlewareHandler<ApiEnv> 
 export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
   const path = '/api/snap/status'
   // CORS for the allowlisted origins only; the preflight carries no token and is answered here.
-  app.use(path, cors({ origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null), allowHeaders: ['Authorization'], allowMethods: ['GET'], maxAge: 600 }))
+  app.use(
+    path,
+    cors({ origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null), allowHeaders: ['Authorization'], allowMethods: ['GET'], exposeHeaders: [NEXT_TOKEN_HEADER], maxAge: 600 }),
+  )
   docs.add({
     method: 'get',
     path,
@@ -46,8 +53,14 @@ export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
     tags: ['snap'],
     security: 'snap',
     request: { headers: snapHeaders },
-    responses: { 200: { description: 'the owner\'s Golems', schema: snapStatusResponse } },
-    errors: { 401: 'SNAP_AUTH_REQUIRED (no token) | INVALID_TOKEN (unknown or rotated token)', 403: 'ORIGIN_NOT_ALLOWED' },
+    responses: {
+      200: {
+        description: "the owner's Golems, and the next Snap token: the token of this call is no longer valid",
+        schema: snapStatusResponse,
+        headers: { [NEXT_TOKEN_HEADER]: 'the next Snap token (also in the body as nextToken)' },
+      },
+    },
+    errors: { 401: 'SNAP_AUTH_REQUIRED (no token) | INVALID_TOKEN (unknown or rotated token, including one rotated by a concurrent call)', 403: 'ORIGIN_NOT_ALLOWED' },
   })
   app.get(path, validate('header', snapHeaders), originAllowlist(deps.config.allowedOrigins), async (c) => {
     const principal = c.get('principal')
@@ -60,6 +73,12 @@ export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
         return { id: g.id, name: g.name, phase: g.phase, vitality: g.vitality, lifecycle: g.lifecycle, lastHeartbeatAt: g.lastHeartbeatAt, permission }
       }),
     )
-    return c.json({ owner: principal.owner, generatedAt: Math.floor(deps.clock.now() / 1000), golems: entries })
+    // Rotate last: if anything above failed, the Snap keeps its token and retries on its next cron.
+    const presented = (c.req.valid('header' as never) as { authorization?: string }).authorization?.slice('Bearer '.length) ?? ''
+    const nextToken = await rotateSnapTokenFrom(deps.stores.snapTokens, principal.owner, presented, deps.clock.now())
+    if (nextToken === undefined) throw new ApiError('INVALID_TOKEN', 'authorization: Snap token was rotated by a concurrent call')
+    c.header(NEXT_TOKEN_HEADER, nextToken)
+    c.header('Cache-Control', 'no-store')
+    return c.json({ owner: principal.owner, generatedAt: Math.floor(deps.clock.now() / 1000), golems: entries, nextToken })
   })
 }

@@ -1,0 +1,109 @@
+// Applies a settled x402 payment to the Golem's profile in the store, exactly once. Order: the ledger
+// records the payment first (processPayment's markSettled: the proof of credit), then this journals
+// a PaymentCredited event and folds the credit into the profile with a compare-and-swap on the Golem
+// record's version, re-reading and re-deciding on every conflict. The profile remembers the payment's
+// id (core/lifecycle/credit.ts), so a retry, a concurrent duplicate or a later repair cannot apply it
+// twice.
+import type { Address, Hex } from 'viem'
+import { applyCredit, paymentCreditId, runwaySecondsFor, type ProfileCredit } from '../../core/lifecycle/credit.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { StoreContentionError } from '../../core/store/errors.ts'
+import type { EventStore, GolemStore, PaymentRecord, PaymentStore } from '../../core/store/index.ts'
+
+export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> & Pick<EventStore, 'appendEvent' | 'listEvents'> & Pick<PaymentStore, 'getPayment'>
+
+export type CreditOptions = {
+  store: CreditStore
+  runtimeCostPerHour: bigint
+  /** Chain time, unix seconds: the base an ended runway is extended from. */
+  chainNow: () => Promise<bigint>
+  /** Compare-and-swap attempts before giving up (each re-reads the Golem). Default 20. */
+  maxAttempts?: number
+  /** Waits between attempts (tests pass a no-op). Default: full jitter up to 2^attempt * 5 ms. */
+  sleep?: (ms: number) => Promise<void>
+}
+
+export type CreditApplied =
+  | { applied: true; runwayEndsAt: bigint; seconds: bigint; reprieveRequested: boolean; attempts: number }
+  | { applied: false; reason: 'already' | 'beforeHorizon' | 'golemMissing' | 'golemDead' | 'notSettled' | 'otherGolem'; runwayEndsAt: bigint | null; attempts: number }
+
+export const PAYMENT_CREDITED_EVENT = 'PaymentCredited'
+
+/** The credit a settled payment record stands for (extend and feed buy runway at the same rate). */
+export function creditOfPayment(payment: PaymentRecord, runtimeCostPerHour: bigint): ProfileCredit {
+  return {
+    kind: payment.kind,
+    id: paymentCreditId(payment.payer, payment.nonce),
+    payer: payment.payer,
+    amount: payment.amount,
+    seconds: runwaySecondsFor(payment.amount, runtimeCostPerHour),
+    creditedAtMs: payment.creditedAt ?? 0,
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/**
+ * Applies the settled payment (payer, nonce) to `golemId`. Safe to call any number of times, from any
+ * number of processes: only the first call that wins the compare-and-swap changes the profile.
+ */
+export async function applyPaymentCredit(o: CreditOptions, golemId: string, ref: { payer: Address; nonce: Hex }): Promise<CreditApplied> {
+  const payment = await o.store.getPayment(ref)
+  if (!payment || payment.status !== 'settled' || payment.creditedAt === null) return { applied: false, reason: 'notSettled', runwayEndsAt: null, attempts: 0 }
+  if (payment.golemId !== golemId) return { applied: false, reason: 'otherGolem', runwayEndsAt: null, attempts: 0 }
+  const credit = creditOfPayment(payment, o.runtimeCostPerHour)
+
+  // The journal: idempotent by (at, eventId), both fixed by the payment, so a retry appends nothing.
+  await o.store.appendEvent({
+    golemId,
+    type: PAYMENT_CREDITED_EVENT,
+    at: credit.creditedAtMs,
+    eventId: `payment-${credit.id}`,
+    data: { kind: credit.kind, payer: credit.payer, nonce: payment.nonce, amount: credit.amount, seconds: credit.seconds, txHash: payment.txHash },
+  })
+
+  const now = await o.chainNow()
+  const sleep = o.sleep ?? defaultSleep
+  const maxAttempts = o.maxAttempts ?? 20
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const record = await o.store.getGolem(golemId)
+    if (!record) return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
+    const profile = parseGolemProfile(record.profile)
+    // Dead is final (the store refuses any change); the payment stays recorded in the ledger and the journal.
+    if (record.status === 'dead') return { applied: false, reason: 'golemDead', runwayEndsAt: profile.life.runwayEndsAt, attempts: attempt }
+    const result = applyCredit(profile, credit, now)
+    if (!result.applied) return { applied: false, reason: result.reason, runwayEndsAt: profile.life.runwayEndsAt, attempts: attempt }
+    const updated = await o.store.updateGolem({ golemId, expectedVersion: record.version, patch: { profile: serializeGolemProfile(result.profile) }, now: Number(now) * 1000 })
+    if (updated.updated) {
+      return { applied: true, runwayEndsAt: result.profile.life.runwayEndsAt, seconds: credit.seconds, reprieveRequested: credit.kind === 'feed', attempts: attempt }
+    }
+    if (updated.reason === 'missing') return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
+    // Someone else wrote the Golem (a tick, another credit): read again and decide again.
+    await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt))
+  }
+  throw new StoreContentionError('updateGolem', maxAttempts)
+}
+
+/**
+ * Repair for a crash between journaling a credit and updating the profile: re-applies every
+ * PaymentCredited event of the Golem since `sinceMs` (idempotent; already applied ones are skipped).
+ * For the heartbeat or an operator script; a request never needs it for its own payment.
+ */
+export async function reconcileCredits(o: CreditOptions, golemId: string, sinceMs: number): Promise<{ checked: number; applied: number }> {
+  let cursor: string | null = null
+  let checked = 0
+  let applied = 0
+  do {
+    const page = await o.store.listEvents({ golemId, since: sinceMs, order: 'asc', limit: 100, cursor })
+    for (const e of page.events) {
+      if (e.type !== PAYMENT_CREDITED_EVENT) continue
+      const payer = e.data.payer
+      const nonce = e.data.nonce
+      if (typeof payer !== 'string' || typeof nonce !== 'string') continue
+      checked++
+      if ((await applyPaymentCredit(o, golemId, { payer: payer as Address, nonce: nonce as Hex })).applied) applied++
+    }
+    cursor = page.cursor
+  } while (cursor !== null)
+  return { checked, applied }
+}

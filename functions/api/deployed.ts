@@ -1,0 +1,109 @@
+// ApiWiring for the deployed Lambda: plain values from BARDO_* (stacks/functions.ts), secrets from SST
+// links (functions/shared/resource.ts): RpcUrl, SettlementKey, CladeHmacSecret, ReadApiKeyHashes. The
+// API never holds the OperatorKey; it pays x402 gas with the SettlementKey and names the operator as
+// payTo. Errors name the variable or secret, never a value.
+import { getDefaultAsset } from '@x402/evm'
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, isAddress, isHex, type Address, type Chain, type Hex, type PublicClient, type Transport } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { base, baseSepolia } from 'viem/chains'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { BardoError } from '../../core/errors.ts'
+import { loadFunctionConfig } from '../shared/config.ts'
+import { linkedResources, secret } from '../shared/resource.ts'
+import { loadApiConfig } from './config.ts'
+import type { ApiPaymentWiring, ApiWiring } from './wiring.ts'
+
+const configError = (field: string, rule: string) => new BardoError('INVALID_API_CONFIG', `${field}: ${rule}`, { details: { field } })
+
+function chainFor(chainId: number, rpcUrl: string): Chain {
+  if (chainId === base.id) return base
+  if (chainId === baseSepolia.id) return baseSepolia
+  return defineChain({ id: chainId, name: `chain ${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
+}
+
+function atomic(env: NodeJS.ProcessEnv, name: string, fallback: bigint): bigint {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d{1,30}$/.test(raw) || BigInt(raw) === 0n) throw configError(name, 'must be a positive integer in the asset\'s atomic units')
+  return BigInt(raw)
+}
+
+function optionalAddress(env: NodeJS.ProcessEnv, name: string): Address | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  if (!isAddress(raw, { strict: false })) throw configError(name, 'must be a 20-byte hex address')
+  return getAddress(raw)
+}
+
+/** A secret that may be empty (ReadApiKeyHashes has '' as its default). */
+function optionalSecret(name: string, env: NodeJS.ProcessEnv): string {
+  return linkedResources(env)[name]?.value ?? env[`BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`] ?? ''
+}
+
+/**
+ * Payment settings. Everything has a default on Base and Base Sepolia:
+ * - BARDO_PAY_TO: the operator; default the VitalityOracle's owner (one read at cold start)
+ * - BARDO_USDC, BARDO_USDC_NAME, BARDO_USDC_VERSION: default the chain's USDC from @x402/evm
+ * - BARDO_RUNTIME_COST_PER_HOUR (default 500000 = $0.50), BARDO_DEATH_RESERVE (default 12000000 = 24 h)
+ * - BARDO_X402_CONFIRMATION_TIMEOUT_MS (default 20000, under the function's 30 s)
+ */
+export async function loadPaymentWiring(
+  env: NodeJS.ProcessEnv,
+  chainId: number,
+  publicClient: PublicClient<Transport, Chain>,
+  vitalityOracle: Address,
+  usdcFallback?: Address,
+): Promise<ApiPaymentWiring> {
+  const key = secret('SettlementKey', env)
+  if (!isHex(key) || key.length !== 66) throw configError('SettlementKey', 'must be a 32-byte hex key')
+  const settlement = createWalletClient({ account: privateKeyToAccount(key as Hex), chain: publicClient.chain, transport: http(secret('RpcUrl', env)) })
+  let known: { asset: string; name: string; version: string } | undefined
+  try {
+    known = getDefaultAsset(`eip155:${chainId}`)
+  } catch {
+    known = undefined
+  }
+  const asset = optionalAddress(env, 'BARDO_USDC') ?? (known ? getAddress(known.asset) : usdcFallback)
+  if (!asset) throw configError('BARDO_USDC', `must be set: chain ${chainId} has no known USDC`)
+  const useKnownDomain = known !== undefined && getAddress(known.asset) === asset
+  const payTo =
+    optionalAddress(env, 'BARDO_PAY_TO') ?? (await publicClient.readContract({ address: vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }))
+  const timeout = Number(env.BARDO_X402_CONFIRMATION_TIMEOUT_MS ?? 20_000)
+  if (!Number.isSafeInteger(timeout) || timeout < 1000) throw configError('BARDO_X402_CONFIRMATION_TIMEOUT_MS', 'must be an integer of at least 1000')
+  const tokenName = env.BARDO_USDC_NAME || (useKnownDomain ? known!.name : undefined)
+  const tokenVersion = env.BARDO_USDC_VERSION || (useKnownDomain ? known!.version : undefined)
+  return {
+    settlement,
+    payTo: getAddress(payTo),
+    asset,
+    ...(tokenName ? { tokenName } : {}),
+    ...(tokenVersion ? { tokenVersion } : {}),
+    pricing: { runtimeCostPerHour: atomic(env, 'BARDO_RUNTIME_COST_PER_HOUR', 500_000n), deathReserve: atomic(env, 'BARDO_DEATH_RESERVE', 12_000_000n) },
+    confirmationTimeoutMs: timeout,
+  }
+}
+
+/** Everything the deployed API needs, read once per cold start. */
+export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): Promise<ApiWiring> {
+  const fn = loadFunctionConfig(env)
+  const rpcUrl = secret('RpcUrl', env)
+  const publicClient = createPublicClient({ chain: chainFor(fn.chainId, rpcUrl), transport: http(rpcUrl) }) as PublicClient<Transport, Chain>
+  const config = loadApiConfig({ ...env, BARDO_CLADE_HMAC_SECRET: secret('CladeHmacSecret', env), BARDO_READ_API_KEY_HASHES: optionalSecret('ReadApiKeyHashes', env) })
+  const payments = await loadPaymentWiring(env, fn.chainId, publicClient, fn.deployment.vitalityOracle, fn.deployment.assets?.usdc)
+  return {
+    config,
+    store: fn.store,
+    publicClient,
+    deployment: fn.deployment,
+    indexerUrl: env.BARDO_INDEXER_URL || undefined,
+    payments,
+    onUnexpectedError: logUnexpected,
+  }
+}
+
+/** One JSON line per unexpected error: name, code and a message with URLs cut (an RPC URL may carry a key). */
+export function logUnexpected(error: unknown): void {
+  const e = error instanceof Error ? error : new Error(String(error))
+  const message = e.message.replace(/\b\w+:\/\/\S+/g, '[url]').replace(/(?<![0-9a-fA-Fx])(0x)?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g, '[redacted]').split('\n')[0]!.slice(0, 300)
+  process.stdout.write(`${JSON.stringify({ apiError: { name: e.name, code: (e as { code?: unknown }).code ?? null, message } })}\n`)
+}

@@ -1,0 +1,56 @@
+// The API for the local runner: the same app and services as on Lambda, wired from what the runner
+// holds in memory (the devnet's clients and deployment, the dynalite store, the indexer's URL).
+// Serve it with serveApi(createLocalApi(...)) from ./server.ts.
+import { randomBytes } from 'node:crypto'
+import type { Account, Address, Chain, PublicClient, Transport, WalletClient } from 'viem'
+import type { BardoDeployment, LocalAssets } from '../../core/deployment.ts'
+import type { Store } from '../../core/store/index.ts'
+import type { GolemPricing } from '../../core/x402/index.ts'
+import { createApp, type ApiApp } from './app.ts'
+import type { ApiConfig, Clock } from './deps.ts'
+import { createApiDeps, walletOver } from './wiring.ts'
+
+/** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
+export const DEFAULT_PRICING: GolemPricing = { runtimeCostPerHour: 500_000n, deathReserve: 12_000_000n }
+
+export type LocalApiOptions = {
+  store: Store
+  publicClient: PublicClient<Transport, Chain>
+  /** The devnet's deployment: TestUSDC (`assets.usdc`) is the payment asset. */
+  deployment: BardoDeployment & { assets: LocalAssets }
+  /** The operator: x402 payments go to it, and it is every local Golem's Clade operator. */
+  operator: Address | Account
+  /** Submits transferWithAuthorization and pays the gas: an account (sent through publicClient) or a wallet. */
+  settlement: Account | WalletClient<Transport, Chain, Account>
+  indexerUrl?: string | undefined
+  pricing?: GolemPricing
+  /** Overrides of the local defaults (origins of a local Portal, a fixed Clade secret, limits). */
+  config?: Partial<ApiConfig>
+  clock?: Clock
+  onUnexpectedError?: (error: unknown) => void
+}
+
+export function createLocalApi(o: LocalApiOptions): ApiApp {
+  const operator = typeof o.operator === 'string' ? o.operator : o.operator.address
+  const settlement = 'account' in o.settlement && o.settlement.account !== undefined && 'sendTransaction' in o.settlement ? o.settlement : walletOver(o.publicClient, o.settlement as Account)
+  const config: ApiConfig = {
+    chainId: o.deployment.chainId,
+    allowedOrigins: ['http://localhost:3003', 'http://127.0.0.1:3003'],
+    trustedProxyHops: 0,
+    readApiKeyHashes: [],
+    // A fresh secret per run: Clade tokens of a previous local run are not valid in this one.
+    clade: { hmacSecret: new Uint8Array(randomBytes(32)) },
+    ...o.config,
+  }
+  const deps = createApiDeps({
+    config,
+    store: o.store,
+    publicClient: o.publicClient,
+    deployment: o.deployment,
+    indexerUrl: o.indexerUrl,
+    payments: { settlement, payTo: operator, asset: o.deployment.assets.usdc, pricing: o.pricing ?? DEFAULT_PRICING, confirmationTimeoutMs: 20_000 },
+    ...(o.clock ? { clock: o.clock } : {}),
+    onUnexpectedError: o.onUnexpectedError ?? ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),
+  })
+  return createApp(deps)
+}

@@ -1,0 +1,105 @@
+// Current state of Golems from the chain: permission health (core/health over facts from the profile
+// and one batched read), the oracle phase, and the runway period's spend. The read is the tick's own
+// (functions/shared/readGolems: one block read and one deployless multicall), so the API classifies
+// a permission from exactly the facts the heartbeat sees.
+import type { Address, PublicClient } from 'viem'
+import type { BardoDeployment } from '../../../core/deployment.ts'
+import { classifyPermissionHealth, type PermissionFacts, type PermissionHealthResult } from '../../../core/health/permissionHealth.ts'
+import { phaseNames } from '../../../core/lifecycle/phase.ts'
+import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
+import type { GolemStore } from '../../../core/store/index.ts'
+import { readGolems, type GolemChainState } from '../../shared/readGolems.ts'
+import type { ChainPhaseState, ChainSpendState, GolemChainService, GolemRecord, PermissionHealthService } from '../deps.ts'
+
+export type ChainGolemStateOptions = {
+  client: PublicClient
+  deployment: BardoDeployment
+  /** Reads the profile when the registry did not attach it. */
+  store: Pick<GolemStore, 'getGolem'>
+  /** The newest redemption's time (unix s), e.g. from the indexer; failures fall back to the store. */
+  lastRedemptionAt?: (golem: GolemRecord) => Promise<bigint | undefined>
+  /** Told when the lastRedemptionAt source failed (the answer still comes, from the store). */
+  onUnexpectedError?: (error: unknown) => void
+}
+
+type Observed = GolemChainState & { timestamp: bigint; blockNumber: bigint }
+
+/** The permission facts the tick classifies (functions/tick/runTick.ts observationOf), from one read. */
+export function permissionFactsOf(profile: GolemProfile, read: GolemChainState & { timestamp: bigint }, lastRedemptionAt?: bigint): PermissionFacts {
+  const r = profile.runway
+  // The period enforcer counts periods from 1; period n starts at periodStart + (n - 1) * duration.
+  const periodIndex = read.currentPeriod > 0n ? read.currentPeriod - 1n : 0n
+  return {
+    now: read.timestamp,
+    disabled: read.disabled,
+    expiresAt: r.expiresAt,
+    periodAmount: r.periodAmount,
+    periodDuration: r.periodDuration,
+    availableInPeriod: read.availableInPeriod,
+    currentPeriodStart: r.periodStart + periodIndex * r.periodDuration,
+    ...(lastRedemptionAt === undefined ? {} : { lastRedemptionAt }),
+  }
+}
+
+export class ChainGolemState implements PermissionHealthService, GolemChainService {
+  readonly #o: ChainGolemStateOptions
+
+  constructor(options: ChainGolemStateOptions) {
+    this.#o = options
+  }
+
+  async check(golem: GolemRecord): Promise<PermissionHealthResult> {
+    const profile = await this.#profile(golem)
+    const [read, indexed] = await Promise.all([this.#read(golem, profile), this.#indexedRedemption(golem)])
+    const hint = golem.lastRedeemedAt === undefined ? undefined : BigInt(golem.lastRedeemedAt)
+    // The indexer may lag a block or two behind a redemption the store already saw, and vice versa.
+    const last = indexed === undefined ? hint : hint === undefined || indexed > hint ? indexed : hint
+    return classifyPermissionHealth(permissionFactsOf(profile, read, last))
+  }
+
+  async currentPhase(golem: GolemRecord): Promise<ChainPhaseState> {
+    const read = await this.#read(golem, await this.#profile(golem))
+    return { registered: read.registered, phase: phaseNames[read.phase], survivalScore: read.survivalScoreBps, blockNumber: read.blockNumber }
+  }
+
+  async currentSpend(golem: GolemRecord): Promise<ChainSpendState> {
+    const profile = await this.#profile(golem)
+    const read = await this.#read(golem, profile)
+    const facts = permissionFactsOf(profile, read)
+    const limit = profile.runway.periodAmount
+    const remaining = read.availableInPeriod
+    return {
+      token: profile.runway.token as Address,
+      periodStart: Number(facts.currentPeriodStart),
+      periodSeconds: Number(profile.runway.periodDuration),
+      spent: limit > remaining ? limit - remaining : 0n,
+      limit,
+      remaining,
+      blockNumber: read.blockNumber,
+    }
+  }
+
+  async #profile(golem: GolemRecord): Promise<GolemProfile> {
+    if (golem.profile) return golem.profile
+    const record = await this.#o.store.getGolem(golem.id)
+    return parseGolemProfile(record?.profile ?? null)
+  }
+
+  async #read(golem: GolemRecord, profile: GolemProfile): Promise<Observed> {
+    const r = profile.runway
+    const batch = await readGolems(this.#o.client, this.#o.deployment, [
+      { golemId: golem.id, golemKey: profile.golemKey, chainHashes: r.chainHashes, periodDelegationHash: r.periodDelegationHash, periodTerms: r.periodTerms },
+    ])
+    return { ...batch.golems[0]!, timestamp: batch.timestamp, blockNumber: batch.blockNumber }
+  }
+
+  async #indexedRedemption(golem: GolemRecord): Promise<bigint | undefined> {
+    if (!this.#o.lastRedemptionAt) return undefined
+    try {
+      return await this.#o.lastRedemptionAt(golem)
+    } catch (error) {
+      this.#o.onUnexpectedError?.(error)
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,19 @@
+// History from the indexer (Ponder /v1 routes), keyed on the Golem's current key. Phase history
+// follows the key's rotation lineage on the indexer's side; redemptions and spend are by this key.
+import type { GolemHistoryService } from '../deps.ts'
+import { IndexerUnavailableError, type IndexerClient } from '../indexerClient.ts'
+
+export function indexerHistory(client: IndexerClient): GolemHistoryService {
+  return {
+    phaseTransitions: (golem, page) => client.phaseTransitions(golem.address, page),
+    redemptions: (golem, page) => client.redemptions(golem.address, page),
+    spendByPeriod: (golem, page) => client.spendPeriods(golem.address, page),
+  }
+}
+
+/** When no indexer is configured (a local run with BARDO_INDEXER=0): history answers 503, state still works. */
+export const noIndexerHistory: GolemHistoryService = {
+  phaseTransitions: () => Promise.reject(new IndexerUnavailableError('indexer: not configured')),
+  redemptions: () => Promise.reject(new IndexerUnavailableError('indexer: not configured')),
+  spendByPeriod: () => Promise.reject(new IndexerUnavailableError('indexer: not configured')),
+}

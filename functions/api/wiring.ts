@@ -1,0 +1,121 @@
+// The real services behind ApiDeps, built from a store, a chain client, the deployment and (for x402)
+// a settlement wallet. The Lambda handler and the local runner both call createApiDeps; only where the
+// pieces come from differs (SST secrets and env vs the devnet in memory).
+import { createWalletClient, custom, getAddress, type Account, type Address, type Chain, type PublicClient, type Transport, type WalletClient } from 'viem'
+import type { OperatorRegistry } from '../../core/clade/operatorRegistry.ts'
+import type { BardoDeployment } from '../../core/deployment.ts'
+import type { Store } from '../../core/store/index.ts'
+import { createInProcessFacilitator, createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
+import { MemoryCladeService, type CladeService } from './cladeService.ts'
+import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry } from './deps.ts'
+import { IndexerClient } from './indexerClient.ts'
+import { createX402PaymentRoutes } from './payments.ts'
+import { ChainGolemState } from './services/chainState.ts'
+import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
+import { StoreGolemRegistry } from './services/storeRegistry.ts'
+import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
+
+export type ApiPaymentWiring = {
+  /** Submits transferWithAuthorization and pays its gas (deployed: the SettlementKey account). */
+  settlement: WalletClient<Transport, Chain, Account>
+  /** Who is paid: the operator. */
+  payTo: Address
+  /** The chain's USDC (locally TestUSDC) and its EIP-712 domain. */
+  asset: Address
+  tokenName?: string
+  tokenVersion?: string
+  pricing: GolemPricing
+  /** Keep it under the function's deadline: a slow chain then answers 503 pending instead of being killed. */
+  confirmationTimeoutMs?: number
+}
+
+export type ApiWiring = {
+  config: ApiConfig
+  store: Store
+  publicClient: PublicClient<Transport, Chain>
+  deployment: BardoDeployment
+  /** The indexer's base URL; without it history routes answer 503 INDEXER_UNAVAILABLE. */
+  indexerUrl?: string | undefined
+  /** Without it /extend and /feed answer 501 NOT_IMPLEMENTED. */
+  payments?: ApiPaymentWiring | undefined
+  /** The platform operator for Clade's same-operator check (every Golem in the store has it). */
+  cladeOperator?: Address | undefined
+  clock?: Clock
+  clade?: CladeService
+  bearer?: BearerVerifier
+  onUnexpectedError?: (error: unknown) => void
+}
+
+/**
+ * One operator runs every Golem of this deployment: a Golem is a Clade member while the store knows
+ * it by its current key and it is not dead. (An ERC-8004 registry replaces this for multi-operator
+ * Clades: core/clade erc8004OperatorRegistry.)
+ */
+export function storeOperatorRegistry(golems: GolemRegistry, operator: Address): OperatorRegistry {
+  const op = getAddress(operator)
+  return {
+    async operatorOf(agent) {
+      const golem = await golems.getGolem(agent)
+      return golem && golem.lifecycle !== 'dead' && golem.address.toLowerCase() === agent.toLowerCase() ? op : undefined
+    },
+  }
+}
+
+/** A wallet that sends through the given public client's transport (one RPC configuration). */
+export function walletOver(publicClient: PublicClient<Transport, Chain>, account: Account): WalletClient<Transport, Chain, Account> {
+  const transport = custom({ request: (args) => publicClient.request(args as never) })
+  return createWalletClient({ chain: publicClient.chain, transport, account, pollingInterval: publicClient.pollingInterval }) as WalletClient<Transport, Chain, Account>
+}
+
+export function createApiDeps(w: ApiWiring): ApiDeps {
+  const clock: Clock = w.clock ?? { now: () => Date.now() }
+  const golems = new StoreGolemRegistry({ store: w.store, now: () => clock.now() })
+  const indexer = w.indexerUrl ? new IndexerClient({ baseUrl: w.indexerUrl }) : undefined
+  const state = new ChainGolemState({
+    client: w.publicClient as PublicClient,
+    deployment: w.deployment,
+    store: w.store,
+    ...(indexer ? { lastRedemptionAt: (g) => indexer.latestRedemptionAt(g.address) } : {}),
+    ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
+  })
+  const chainNow = async () => (await w.publicClient.getBlock({ blockTag: 'latest' })).timestamp
+  let payments: ApiDeps['payments']
+  if (w.payments) {
+    const p = w.payments
+    const x402 = createX402Payments({
+      config: {
+        chainId: w.config.chainId,
+        asset: p.asset,
+        payTo: p.payTo,
+        pricing: p.pricing,
+        ...(p.tokenName === undefined ? {} : { tokenName: p.tokenName }),
+        ...(p.tokenVersion === undefined ? {} : { tokenVersion: p.tokenVersion }),
+      },
+      ledger: paymentLedgerFromStore(w.store),
+      facilitator: createInProcessFacilitator({
+        publicClient: w.publicClient,
+        walletClient: p.settlement,
+        networks: [`eip155:${w.config.chainId}`],
+        confirmationTimeoutMs: p.confirmationTimeoutMs ?? 20_000,
+      }),
+      now: () => clock.now(),
+      ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
+    })
+    payments = createX402PaymentRoutes({ payments: x402, credit: { store: w.store, chainNow }, ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}) })
+  }
+  const cladeOperator = w.cladeOperator ?? w.payments?.payTo
+  return {
+    config: w.config,
+    clock,
+    stores: { rateLimits: rateLimitCountersFromStore(w.store), nonces: cladeNoncesFromStore(w.store), snapTokens: snapTokensFromStore(w.store, clock) },
+    golems,
+    health: state,
+    history: indexer ? indexerHistory(indexer) : noIndexerHistory,
+    chain: state,
+    operators: cladeOperator ? storeOperatorRegistry(golems, cladeOperator) : { operatorOf: async () => undefined },
+    clade: w.clade ?? new MemoryCladeService(),
+    ...(payments ? { payments } : {}),
+    ...(w.bearer ? { bearer: w.bearer } : {}),
+    ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
+  }
+}
