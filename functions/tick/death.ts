@@ -8,7 +8,7 @@ import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
-import { sendOnce, type SlotSendOutcome } from './sendOnce.ts'
+import { sendOnce, type SendOnceParams, type SlotSendOutcome } from './sendOnce.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
 const done = (s: SlotSendOutcome) => s.status === 'confirmed' || s.status === 'reconciled' || (s.status === 'busy' && s.reason === 'completed')
@@ -48,33 +48,22 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
     }
   }
 
-  // 3. Zero the key: after this nothing can be signed for the Golem, ever.
+  // Step 3 is reached only once every sub-delegation is disabled, so a resumed protocol lists them all.
+  if (keyRetired) disabled.push(...profile.replicants.map((r) => r.hash))
+
+  // 3. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
+  //    runs on every attempt: a process that still holds a copy of a memory key zeroes it too.
+  await deps.signers.retire(profile)
   if (!keyRetired) {
-    await deps.signers.retire(profile)
     await store.claimSlot({ golemId, period: 0n, step: 'death-key-zeroed', owner: deps.invocationId, now: nowMs, leaseMs: 1 })
     await store.completeSlot({ golemId, period: 0n, step: 'death-key-zeroed', owner: deps.invocationId, outcome: 'reconciled', now: nowMs })
   }
 
   // 4. Deregister on the VitalityOracle with the operator key (its owner). After this every Bardo
   //    delegation of the Golem refuses everything (GolemPhase: GolemNotRegistered).
-  let deregisterTx: Hex | null = null
-  if (read.registered) {
-    const sent = await sendOnce({
-      ...slotBase,
-      slot: { golemId, period: 0n, step: 'death-deregister' },
-      afterBroadcast: () => deps.afterBroadcast?.('deregister'),
-      build: async () => ({
-        sender: deps.operator.address,
-        to: deps.deployment.vitalityOracle,
-        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'deregisterGolem', args: [profile.golemKey] }),
-        sign: (tx) => deps.operator.signTransaction(tx),
-      }),
-    })
-    if (!done(sent) && !(sent.status === 'refused' && sent.reason === 'GolemNotRegistered')) {
-      return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: `deregister: ${sent.status}` } }
-    }
-    deregisterTx = 'txHash' in sent ? sent.txHash : null
-  }
+  const deregistration = await deregister(deps, slotBase, golemId, profile, read.registered)
+  if (!deregistration.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: deregistration.reason } }
+  const deregisterTx = deregistration.txHash
 
   // 5. The DeathSettlement record (write-once), then the Golem is dead.
   const cause = read.disabled ? 'OwnerRevocation' : 'NaturalExpiry'
@@ -99,4 +88,48 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
     await store.updateGolem({ golemId, expectedVersion: latest.version, patch: { status: 'dead', phase: 'Terminal', lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx } }, now: nowMs })
   }
   return { golemId, outcome: 'died', phase: { from: read.phase, to: 4, posted: false }, redemption: { status: 'revoke' } }
+}
+
+/**
+ * Deregistration is exactly-once by the oracle itself (a second one reverts GolemNotRegistered). The
+ * operator key is shared by every tick, so an attempt can lose its nonce to another operator
+ * transaction (the slot then ends `reconciled`, nothing deregistered): it is retried under a fresh
+ * slot while the oracle still lists the Golem. An attempt sent but never seen through (after a crash
+ * or a lost answer: the read then already says unregistered) is settled from the chain first, so the
+ * record names the transaction that did it.
+ */
+async function deregister(
+  deps: TickDeps,
+  slotBase: Omit<SendOnceParams, 'slot' | 'build'>,
+  golemId: string,
+  profile: GolemProfile,
+  registeredAtRead: boolean,
+): Promise<{ done: true; txHash: Hex | null } | { done: false; reason: string }> {
+  const oracle = deps.deployment.vitalityOracle
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const slot = { golemId, period: 0n, step: attempt === 0 ? 'death-deregister' : `death-deregister-${attempt}` }
+    const existing = await deps.store.getSlot(slot)
+    if (existing?.status === 'confirmed') return { done: true, txHash: existing.txHash }
+    if (existing?.status === 'failed' || existing?.status === 'reconciled') continue
+    if (existing?.status !== 'sent') {
+      const registered = attempt === 0 ? registeredAtRead : (await deps.client.readContract({ address: oracle, abi: VitalityOracleAbi, functionName: 'getState', args: [profile.golemKey] })).registered
+      if (!registered) return { done: true, txHash: null }
+    }
+    const sent = await sendOnce({
+      ...slotBase,
+      slot,
+      afterBroadcast: () => deps.afterBroadcast?.('deregister'),
+      build: async () => ({
+        sender: deps.operator.address,
+        to: oracle,
+        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'deregisterGolem', args: [profile.golemKey] }),
+        sign: (tx) => deps.operator.signTransaction(tx),
+      }),
+    })
+    if (sent.status === 'confirmed') return { done: true, txHash: sent.txHash }
+    if (sent.status === 'refused' && sent.reason === 'GolemNotRegistered') return { done: true, txHash: null }
+    if (sent.status === 'reconciled' || sent.status === 'failed') continue
+    return { done: false, reason: `deregister: ${sent.status}` }
+  }
+  return { done: false, reason: 'deregister: no attempt confirmed' }
 }

@@ -12,6 +12,7 @@ import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../
 import { readGolems } from '../shared/readGolems.ts'
 import { runDeathProtocol } from './death.ts'
 import { sendOnce } from './sendOnce.ts'
+import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
 import { rotateSessionKey } from './rotate.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
@@ -119,19 +120,29 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   // per-delegation counter: a rotated key's new grant must never reopen a period already redeemed.
   const observation = observationOf(golemId, profile, read, 0n)
   const period = currentPeriod(observation.permission)
-  const budget = await store.getBudget(golemId, period)
-  const decision = decideTick({ ...observation, reservedAmount: budget?.reserved ?? 0n, ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
-  const { signer } = await deps.signers.resolve(profile)
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
   const slotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs }
-  const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health }
-  const events: CustodyEvent[] = [...decision.events]
+  // A transaction an earlier tick recorded but never saw through is settled first (functions/tick/reconcile.ts).
+  const pending = await settlePendingSlots(slotBase, golem, read, period)
+  const decision = decideTick({ ...observation, reservedAmount: pending.reservedAmount, ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
+  const { signer } = await deps.signers.resolve(profile)
+  const revocation = decision.health.revocation
+  const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health, revocation: revocation.kind }
+  // PhaseChanged is written from the chain once the post confirms (below), not from this decision.
+  // DelegationRevoked carries the RevocationState (seed 001 §2.3), so the store says RevokedByOwner, not just "owner".
+  const events: CustodyEvent[] = [
+    ...pending.events,
+    ...decision.events
+      .filter((e) => e.type !== 'PhaseChanged')
+      .map((e) => (e.type === 'DelegationRevoked' ? ({ ...e, revocation: revocation.kind, detectedAt: read.timestamp } as CustodyEvent) : e)),
+  ]
 
   let phaseNow: Phase = decision.phase.current
   if (decision.phase.post) {
+    const phaseSlot = { golemId, period: 0n, step: `phase-${decision.phase.next}` }
     const sent = await sendOnce({
       ...slotBase,
-      slot: { golemId, period: 0n, step: `phase-${decision.phase.next}` },
+      slot: phaseSlot,
       afterBroadcast: () => deps.afterBroadcast?.('phase'),
       build: async () => ({
         sender: signer.address,
@@ -140,7 +151,12 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
         sign: (tx) => signer.signOracleUpdate(tx),
       }),
     })
-    if (sent.status === 'confirmed' || sent.status === 'busy') phaseNow = decision.phase.next
+    // The transaction that confirmed may be an earlier tick's (its signed bytes re-broadcast from the
+    // slot), carrying that tick's score: record what the chain did, timed as the tick that signed it.
+    const completed = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed')
+    const posted = completed ? await phaseChangedEvent(deps.client, store, phaseSlot, sent.status === 'confirmed' ? sent.receipt : undefined) : null
+    if (posted) events.push(posted)
+    if (posted || (sent.status === 'busy' && sent.reason === 'leased')) phaseNow = decision.phase.next
     result.phase = { from: decision.phase.current, to: decision.phase.next, posted: sent.status === 'confirmed' }
   }
 
@@ -155,7 +171,11 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
 
   let txHash: Hex | null = null
   const plan = decision.redemption
-  if (plan.action === 'redeem') {
+  if (pending.runway) {
+    // This period's redemption was sent by an earlier tick and is settled now: never a second one.
+    txHash = pending.runway.txHash
+    result.redemption = { status: pending.runway.status, amount: pending.runway.amount, txHash, reason: 'settled from an earlier tick' }
+  } else if (plan.action === 'redeem') {
     const sent = await sendOnce({
       ...slotBase,
       slot: { golemId, period, step: 'runway' },

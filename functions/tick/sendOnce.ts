@@ -2,7 +2,7 @@
 // (docs/store.md "Tick slots"): claim -> reserve -> simulate -> sign -> record the signed transaction ->
 // broadcast -> receipt -> complete. A retry that finds the slot `sent` reconciles from the chain
 // (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
-import { keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt, type TransactionSerializable } from 'viem'
+import { keccak256, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient, type TransactionReceipt, type TransactionSerializable } from 'viem'
 import type { SlotRef, Store, TickSlot } from '../../core/store/index.ts'
 import { decodeChainError, type DecodedChainError } from '../shared/decodeChainError.ts'
 
@@ -37,7 +37,12 @@ export type SendOnceParams = {
   afterBroadcast?: (txHash: Hex) => Promise<void> | void
 }
 
-const reservationIdOf = (slot: SlotRef) => `${slot.period}:${slot.step}`
+/**
+ * One reservation per claim of a slot. A released reservation id can never reserve again (the store's
+ * rule), so a slot re-claimed after a failed or crashed attempt needs a fresh id; the first claim keeps
+ * the plain `${period}:${step}`.
+ */
+export const reservationIdOf = (slot: SlotRef, claims: number) => (claims <= 1 ? `${slot.period}:${slot.step}` : `${slot.period}:${slot.step}:${claims}`)
 
 export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   const claim = await p.store.claimSlot({ ...p.slot, owner: p.owner, now: p.now, leaseMs: p.leaseMs })
@@ -45,8 +50,13 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
     if (claim.reason === 'sent') return reconcile(p, claim.slot)
     return { status: 'busy', reason: claim.reason }
   }
-  const reservationId = reservationIdOf(p.slot)
+  const reservationId = reservationIdOf(p.slot, claim.slot.claims)
   if (p.reserve) {
+    // An earlier claim that failed or crashed before recording a transaction may have left its
+    // reservation behind: give it back, or it would count against the cap forever.
+    for (let k = 1; k < claim.slot.claims; k++) {
+      await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId: reservationIdOf(p.slot, k), now: p.now })
+    }
     const r = await p.store.reserveBudget({ golemId: p.slot.golemId, period: p.slot.period, amount: p.reserve.amount, cap: p.reserve.cap, reservationId, now: p.now })
     if (!r.reserved) {
       await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
@@ -57,63 +67,103 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
     if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
     await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
   }
-  let raw: Hex
-  let nonce: number
+  let t: SlotTransaction
+  let gas: bigint
   try {
-    const t = await p.build()
+    t = await p.build()
     // Simulating first turns a caveat refusal into a decoded reason instead of a reverted transaction.
-    const gas = await p.client.estimateGas({ account: t.sender, to: t.to, data: t.data })
-    const [fees, pendingNonce] = await Promise.all([
-      p.client.estimateFeesPerGas(),
-      p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
-    ])
-    nonce = pendingNonce
-    raw = await t.sign({
-      type: 'eip1559',
-      chainId: p.chainId,
-      nonce,
-      to: t.to,
-      data: t.data,
-      value: 0n,
-      gas: (gas * 13n) / 10n,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    })
+    gas = await p.client.estimateGas({ account: t.sender, to: t.to, data: t.data })
   } catch (error) {
-    await release()
-    const decoded = decodeChainError(error)
-    if (decoded) return { status: 'refused', reason: decoded.name, error: decoded }
-    throw error
+    return refuseOrThrow(error, release)
   }
-  const txHash = keccak256(raw)
-  const recorded = await p.store.recordSlotTx({ ...p.slot, owner: p.owner, txHash, nonce, now: p.now, rawTx: raw })
-  if (!recorded.recorded) {
-    // We lost the lease: another invocation owns the slot now; never broadcast.
-    if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
-    return { status: 'busy', reason: 'leased' }
-  }
-  await broadcast(p.client, raw)
-  await p.afterBroadcast?.(txHash)
-  return finish(p, txHash)
+  const sent = await withSenderLock(t.sender, async (): Promise<SlotSendOutcome | { txHash: Hex }> => {
+    let raw: Hex
+    let nonce: number
+    try {
+      const [fees, pendingNonce] = await Promise.all([
+        p.client.estimateFeesPerGas(),
+        p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
+      ])
+      nonce = pendingNonce
+      raw = await t.sign({
+        type: 'eip1559',
+        chainId: p.chainId,
+        nonce,
+        to: t.to,
+        data: t.data,
+        value: 0n,
+        gas: (gas * 13n) / 10n,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      })
+    } catch (error) {
+      return refuseOrThrow(error, release)
+    }
+    const txHash = keccak256(raw)
+    const recorded = await p.store.recordSlotTx({ ...p.slot, owner: p.owner, txHash, nonce, now: p.now, rawTx: raw })
+    if (!recorded.recorded) {
+      // We lost the lease: another invocation owns the slot now; never broadcast.
+      if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
+      return { status: 'busy', reason: 'leased' }
+    }
+    if ((await broadcast(p.client, raw)) === 'nonceTooLow') {
+      // Another process signed with the same nonce first: settle from the chain what happened.
+      const slot = await p.store.getSlot(p.slot)
+      if (slot) return reconcile(p, slot, false)
+    }
+    return { txHash }
+  })
+  if ('status' in sent) return sent
+  await p.afterBroadcast?.(sent.txHash)
+  return finish(p, sent.txHash, reservationId)
 }
 
-async function broadcast(client: PublicClient, raw: Hex): Promise<void> {
+async function refuseOrThrow(error: unknown, release: () => Promise<void>): Promise<SlotSendOutcome> {
+  await release()
+  const decoded = decodeChainError(error)
+  if (decoded) return { status: 'refused', reason: decoded.name, error: decoded }
+  throw error
+}
+
+/**
+ * Transactions of one sender are priced, signed, recorded and broadcast one at a time in this process:
+ * ticks that share a key (the operator's) would otherwise read the same pending nonce.
+ */
+const senderLocks = new Map<string, Promise<void>>()
+async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise<T> {
+  const key = sender.toLowerCase()
+  const previous = senderLocks.get(key) ?? Promise.resolve()
+  let unlock!: () => void
+  const mine = previous.then(() => new Promise<void>((resolve) => (unlock = resolve)))
+  senderLocks.set(key, mine)
+  await previous
+  try {
+    return await fn()
+  } finally {
+    unlock()
+    if (senderLocks.get(key) === mine) senderLocks.delete(key)
+  }
+}
+
+/** `nonceTooLow`: the node refused the nonce; the transaction may be ours, mined, or another one's. */
+async function broadcast(client: PublicClient, raw: Hex): Promise<'sent' | 'nonceTooLow'> {
   try {
     await client.sendRawTransaction({ serializedTransaction: raw })
+    return 'sent'
   } catch (error) {
     // The node already has it (a re-broadcast, or a lost response to our first send): fine.
-    if (/already known|known transaction|nonce too low|already imported/i.test(String(error))) return
+    if (/already known|known transaction|already imported/i.test(String(error))) return 'sent'
+    if (/nonce too low/i.test(String(error))) return 'nonceTooLow'
     throw error
   }
 }
 
-async function finish(p: SendOnceParams, txHash: Hex): Promise<SlotSendOutcome> {
+async function finish(p: SendOnceParams, txHash: Hex, reservationId: string): Promise<SlotSendOutcome> {
   const receipt = await p.client.waitForTransactionReceipt({ hash: txHash, timeout: 60_000 })
-  return complete(p, txHash, receipt)
+  return complete(p, txHash, receipt, reservationId)
 }
 
-async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionReceipt): Promise<SlotSendOutcome> {
-  const reservationId = reservationIdOf(p.slot)
+async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionReceipt, reservationId: string): Promise<SlotSendOutcome> {
   if (receipt.status === 'success') {
     await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'confirmed', txHash, now: p.now })
     if (p.reserve) await p.store.commitReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
@@ -125,23 +175,29 @@ async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionRece
 }
 
 /** A slot with a recorded transaction: find out from the chain what happened to it. */
-async function reconcile(p: SendOnceParams, slot: TickSlot): Promise<SlotSendOutcome> {
+async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = true): Promise<SlotSendOutcome> {
   const txHash = slot.txHash
   if (!txHash) return { status: 'busy', reason: 'completed' }
-  const receipt = await p.client.getTransactionReceipt({ hash: txHash }).catch(() => null)
-  if (receipt) return complete(p, txHash, receipt)
+  const reservationId = reservationIdOf(p.slot, slot.claims)
+  // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
+  // not be read as "not mined": the nonce check below would then call a mined redemption reconciled.
+  const receipt = await p.client.getTransactionReceipt({ hash: txHash }).catch((error: unknown) => {
+    if (error instanceof TransactionReceiptNotFoundError) return null
+    throw error
+  })
+  if (receipt) return complete(p, txHash, receipt, reservationId)
   const sender = slot.rawTx ? await senderOf(p, slot) : null
   const latest = sender ? await p.client.getTransactionCount({ address: sender, blockTag: 'latest' }) : null
   if (latest !== null && slot.txNonce !== null && latest > slot.txNonce) {
     // Another transaction took the nonce: ours can never be mined. Nothing was redeemed by it.
     await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'reconciled', txHash, now: p.now, detail: { why: 'nonce-used' } })
-    if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId: reservationIdOf(p.slot), now: p.now })
+    if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
     return { status: 'reconciled', txHash, reason: 'nonce used by another transaction' }
   }
-  if (!slot.rawTx) return { status: 'busy', reason: 'leased' }
+  if (!slot.rawTx || !mayRebroadcast) return { status: 'busy', reason: 'leased' }
   // Crashed between recording and broadcasting (or the broadcast was lost): send the same bytes.
-  await broadcast(p.client, slot.rawTx)
-  return finish(p, txHash)
+  if ((await broadcast(p.client, slot.rawTx)) === 'nonceTooLow') return reconcile(p, slot, false)
+  return finish(p, txHash, reservationId)
 }
 
 async function senderOf(p: SendOnceParams, slot: TickSlot): Promise<Address | null> {

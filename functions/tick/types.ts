@@ -58,5 +58,7 @@ export type TickResult = {
   health?: string
   redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
   events?: string[]
+  /** RevocationState kind of the runway delegation (Active, RevokedByOwner, Expired, Exhausted). */
+  revocation?: string
   rotated?: { from: Address; to: Address; reason: string }
 }

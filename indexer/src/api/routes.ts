@@ -94,9 +94,10 @@ routes.get('/golems/:address/dreams', async (c) => {
   return json(c, { golem: address, items: rows })
 })
 
-// Redemptions by the Golem's key, one item per transaction, newest first.
+// Redemptions by the Golem's key and the keys it was rotated from, one item per transaction, newest first.
 routes.get('/golems/:address/redemptions', async (c) => {
   const address = addressParam(c.req.param('address'), 'address')
+  const keys = await lineage(address)
   const limit = limitParam(c.req.query('limit'))
   const before = cursorParam(c.req.query('cursor'))
   const firstLog = min(redemption.logIndex)
@@ -105,7 +106,7 @@ routes.get('/golems/:address/redemptions', async (c) => {
     .from(redemption)
     .where(
       and(
-        eq(redemption.redeemer, address),
+        inArray(redemption.redeemer, keys),
         // A transaction's logs are contiguous, so cutting at its first log never splits another one.
         before === undefined
           ? undefined
@@ -120,15 +121,15 @@ routes.get('/golems/:address/redemptions', async (c) => {
     .limit(limit + 1)
   const { items: pageTxs, nextCursor } = page(txs, limit, (t) => ({ blockNumber: t.blockNumber, logIndex: t.firstLog ?? 0 }))
   const hashes = pageTxs.map((t) => t.txHash)
-  if (hashes.length === 0) return json(c, { golem: address, items: [], nextCursor })
+  if (hashes.length === 0) return json(c, { golem: address, keys, items: [], nextCursor })
   const [rows, spends] = await Promise.all([
-    db.select().from(redemption).where(and(eq(redemption.redeemer, address), inArray(redemption.txHash, hashes))),
-    db.select().from(spendEvent).where(and(eq(spendEvent.golem, address), inArray(spendEvent.txHash, hashes))),
+    db.select().from(redemption).where(and(inArray(redemption.redeemer, keys), inArray(redemption.txHash, hashes))),
+    db.select().from(spendEvent).where(and(inArray(spendEvent.golem, keys), inArray(spendEvent.txHash, hashes))),
   ])
   const grouped = groupRedemptions(rows, spends)
   const order = new Map<string, number>(hashes.map((h, i) => [h, i]))
   grouped.sort((a, b) => order.get(a.txHash)! - order.get(b.txHash)!)
-  return json(c, { golem: address, items: grouped, nextCursor })
+  return json(c, { golem: address, keys, items: grouped, nextCursor })
 })
 
 // Spend by UTC day, source and asset; ?from and ?to are YYYY-MM-DD (default: the last 30 days).

@@ -1,0 +1,218 @@
+// Heartbeat bench: ticks per minute for 100 and 1,000 Golems on this machine against anvil, with the
+// in-memory store and with the real DynamoStore on dynalite, and JSON-RPC requests per idle tick.
+// Baseline, measured in the same run on the same Golems: the per-Golem read a tick does when it is not
+// handed the heartbeat's batched observation (readGolems for one Golem: a block read and its own
+// multicall). Every request is counted by a transport wrapper around viem's http transport.
+//   busy tick: a new period; every Golem redeems its runway (simulate, price, sign, send, receipt)
+//   idle tick: the same period a minute later; already redeemed, nothing to send
+// `npx tsx bench/heartbeat.ts [--sizes 100,1000] [--stores memory,dynalite]`, or `npm run bench -- heartbeat`.
+import { randomUUID } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { createPublicClient, http, type LocalAccount, type PublicClient, type Transport } from 'viem'
+import { DynamoStore, InMemoryStore, type Store } from '../core/store/index.ts'
+import { runHeartbeat, type TickInvoker, type TickRequest } from '../functions/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../functions/heartbeat/invokers.ts'
+import { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
+import { runTick } from '../functions/tick/runTick.ts'
+import type { TickDeps } from '../functions/tick/types.ts'
+import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
+import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../local/dynalite.ts'
+import { provisionFleet } from '../test/heartbeat/fleet.ts'
+import { formatInt, formatRatio, formatTable, verdict } from './lib/table.ts'
+
+export type StoreKind = 'memory' | 'dynalite'
+export type HeartbeatBenchOptions = { log?: (line: string) => void; sizes?: readonly number[]; stores?: readonly StoreKind[]; concurrency?: number }
+
+export type PhaseNumbers = { ticks: number; seconds: number; ticksPerMinute: number; rpc: number; rpcPerTick: number; rpcByMethod: Record<string, number> }
+export type HeartbeatBenchRow = {
+  store: StoreKind
+  golems: number
+  busy: PhaseNumbers
+  idle: PhaseNumbers
+  /** Baseline: idle ticks that each read their own Golem (no batched observation). */
+  idlePerGolemRead: PhaseNumbers
+  /** idle.rpcPerTick / idlePerGolemRead.rpcPerTick. */
+  rpcRatio: number
+}
+export type HeartbeatBenchResult = {
+  concurrency: number
+  /** Goal: JSON-RPC requests per idle tick well under one per Golem (<= 0.05). */
+  goalRpcPerIdleTick: number
+  rows: HeartbeatBenchRow[]
+  provisionSeconds: number
+}
+
+const GOAL_RPC_PER_IDLE_TICK = 0.05
+const USDC = (n: number) => BigInt(n) * 1_000_000n
+
+/** viem's http transport with every request counted by method (no proxy hop, nothing added to timings). */
+function countingTransport(url: string, counts: Map<string, number>): Transport {
+  const inner = http(url, { batch: false })
+  return ((config: Parameters<Transport>[0]) => {
+    const t = inner(config)
+    return {
+      ...t,
+      request: (async (args: { method: string }) => {
+        counts.set(args.method, (counts.get(args.method) ?? 0) + 1)
+        return (t.request as (a: unknown) => Promise<unknown>)(args)
+      }) as typeof t.request,
+    }
+  }) as Transport
+}
+
+/** Hands the ticks over without the heartbeat's observation: each tick reads its own Golem. */
+class PerGolemReadInvoker implements TickInvoker {
+  constructor(private readonly inner: LocalInvoker) {}
+  invoke(requests: readonly TickRequest[]): Promise<void> {
+    return this.inner.invoke(requests.map((r) => ({ golemId: r.golemId })))
+  }
+}
+
+type Env = { devnet: Devnet; client: PublicClient; counts: Map<string, number>; owner: OwnerAccount; dynalite?: Dynalite }
+
+async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; close: () => void }> {
+  if (kind === 'memory') return { store: new InMemoryStore(), close: () => {} }
+  env.dynalite ??= await startDynalite()
+  const raw = localDynamoClient(env.dynalite.endpoint)
+  const tableName = `bench-${randomUUID().slice(0, 8)}`
+  await createTable(raw, tableName)
+  return { store: new DynamoStore({ client: documentClient(raw), tableName }), close: () => raw.destroy() }
+}
+
+async function measure(env: Env, expectTicks: number, run: () => Promise<number>): Promise<PhaseNumbers> {
+  env.counts.clear()
+  const started = performance.now()
+  const ticks = await run()
+  const seconds = (performance.now() - started) / 1000
+  if (ticks !== expectTicks) throw new Error(`heartbeat bench: ${ticks} ticks ran, ${expectTicks} expected`)
+  const rpcByMethod = Object.fromEntries([...env.counts.entries()].sort())
+  const rpc = [...env.counts.values()].reduce((a, b) => a + b, 0)
+  return { ticks, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / ticks, rpcByMethod }
+}
+
+async function benchRow(env: Env, kind: StoreKind, golems: number, concurrency: number, log: (l: string) => void): Promise<HeartbeatBenchRow> {
+  const { store, close } = await openStore(kind, env)
+  try {
+    const signers = new MemorySignerResolver(env.devnet.deployment)
+    const fleet = await provisionFleet({ devnet: env.devnet, store, signers, owner: env.owner, count: golems, idPrefix: `${kind}${golems}`, periodAmount: USDC(10), log })
+    const failures: unknown[] = []
+    const deps = (invocationId: string): TickDeps => ({
+      store,
+      client: env.client,
+      deployment: env.devnet.deployment,
+      signers,
+      operator: env.devnet.operator.account as LocalAccount,
+      invocationId,
+      vitalityParameters: { shockProbabilityPerDay: 0 },
+    })
+    const invoker = new LocalInvoker(deps, { concurrency, onError: (_id, e) => failures.push(e) })
+    const heartbeat = (via: TickInvoker = invoker) => async () => {
+      const before = invoker.results.length
+      await runHeartbeat({ store, client: env.client, deployment: env.devnet.deployment, invoker: via })
+      if (failures.length > 0) throw new Error(`heartbeat bench: ${failures.length} ticks failed: ${String(failures[0])}`)
+      return invoker.results.length - before
+    }
+    const redeemed = () => invoker.results.slice(-fleet.length).filter((r) => r.redemption?.status === 'confirmed').length
+
+    // Warm-up: the first period's redemptions (first writes of every enforcer slot), not measured.
+    await heartbeat()()
+    await env.devnet.increaseTime(86_400)
+    const busy = await measure(env, golems, heartbeat())
+    if (redeemed() !== golems) throw new Error(`heartbeat bench: ${redeemed()} of ${golems} busy ticks redeemed`)
+    log(`${kind} ${golems}: busy ${busy.ticksPerMinute.toFixed(0)} ticks/min, ${busy.rpcPerTick.toFixed(2)} RPC/tick`)
+    await env.devnet.increaseTime(61)
+    const idle = await measure(env, golems, heartbeat())
+    if (redeemed() !== 0) throw new Error('heartbeat bench: an idle tick redeemed')
+    log(`${kind} ${golems}: idle ${idle.ticksPerMinute.toFixed(0)} ticks/min, ${idle.rpc} RPC`)
+    await env.devnet.increaseTime(61)
+    const idlePerGolemRead = await measure(env, golems, heartbeat(new PerGolemReadInvoker(invoker)))
+    log(`${kind} ${golems}: idle with per-Golem reads ${idlePerGolemRead.ticksPerMinute.toFixed(0)} ticks/min, ${idlePerGolemRead.rpc} RPC`)
+    return { store: kind, golems, busy, idle, idlePerGolemRead, rpcRatio: idle.rpcPerTick / idlePerGolemRead.rpcPerTick }
+  } finally {
+    close()
+  }
+}
+
+export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Promise<HeartbeatBenchResult> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const sizes = options.sizes ?? [100, 1000]
+  const stores = options.stores ?? ['memory', 'dynalite']
+  const concurrency = options.concurrency ?? 8
+  process.env.DO_NOT_TRACK ??= '1'
+  const devnet = await startDevnet()
+  const env: Env = { devnet, client: devnet.publicClient as PublicClient, counts: new Map(), owner: undefined as never }
+  try {
+    env.client = createPublicClient({ chain: devnet.chain, transport: countingTransport(devnet.rpcUrl, env.counts), pollingInterval: 25 }) as PublicClient
+    env.owner = await devnet.createOwner({ usdc: USDC(10_000_000) })
+    const rows: HeartbeatBenchRow[] = []
+    let provisionSeconds = 0
+    for (const kind of stores) {
+      for (const golems of sizes) {
+        const started = performance.now()
+        rows.push(await benchRow(env, kind, golems, concurrency, log))
+        provisionSeconds += (performance.now() - started) / 1000 - rows.at(-1)!.busy.seconds - rows.at(-1)!.idle.seconds - rows.at(-1)!.idlePerGolemRead.seconds
+      }
+    }
+    return { concurrency, goalRpcPerIdleTick: GOAL_RPC_PER_IDLE_TICK, rows, provisionSeconds }
+  } finally {
+    await env.dynalite?.stop()
+    await devnet.stop()
+  }
+}
+
+export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
+  const n = (v: number, digits = 0) => (digits === 0 ? formatInt(v) : v.toFixed(digits))
+  const speed = formatTable(
+    ['store', { header: 'Golems', align: 'right' }, { header: 'busy ticks/min', align: 'right' }, { header: 'RPC per busy tick', align: 'right' }, { header: 'idle ticks/min', align: 'right' }, { header: 'idle ticks/min, per-Golem reads', align: 'right' }],
+    result.rows.map((r) => [r.store, n(r.golems), n(r.busy.ticksPerMinute), n(r.busy.rpcPerTick, 2), n(r.idle.ticksPerMinute), n(r.idlePerGolemRead.ticksPerMinute)]),
+  )
+  const rpc = formatTable(
+    [
+      'store',
+      { header: 'Golems', align: 'right' },
+      { header: 'RPC per idle heartbeat', align: 'right' },
+      { header: 'per Golem', align: 'right' },
+      { header: 'baseline: per-Golem reads', align: 'right' },
+      { header: 'per Golem', align: 'right' },
+      { header: 'batched / baseline', align: 'right' },
+      `goal <= ${result.goalRpcPerIdleTick}/Golem`,
+    ],
+    result.rows.map((r) => [
+      r.store,
+      n(r.golems),
+      n(r.idle.rpc),
+      n(r.idle.rpcPerTick, 4),
+      n(r.idlePerGolemRead.rpc),
+      n(r.idlePerGolemRead.rpcPerTick, 2),
+      formatRatio(r.rpcRatio, 4),
+      verdict(r.idle.rpcPerTick, result.goalRpcPerIdleTick),
+    ]),
+  )
+  const methods = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ')
+  const largest = result.rows.at(-1)
+  return [
+    `Ticks per minute (LocalInvoker, ${result.concurrency} ticks in flight; anvil automine; this machine):`,
+    '',
+    speed,
+    '',
+    'JSON-RPC requests per idle tick (same period, nothing to redeem):',
+    '',
+    rpc,
+    ...(largest
+      ? ['', `${largest.store} ${largest.golems}: idle ${methods(largest.idle.rpcByMethod)}; per-Golem reads ${methods(largest.idlePerGolemRead.rpcByMethod)}; busy ${methods(largest.busy.rpcByMethod)}`]
+      : []),
+  ].join('\n')
+}
+
+function argList(name: string): string[] | undefined {
+  const i = process.argv.indexOf(name)
+  return i >= 0 ? (process.argv[i + 1] ?? '').split(',').filter(Boolean) : undefined
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const sizes = argList('--sizes')?.map(Number)
+  const stores = argList('--stores') as StoreKind[] | undefined
+  const result = await runHeartbeatBench({ ...(sizes ? { sizes } : {}), ...(stores ? { stores } : {}) })
+  console.log(formatHeartbeatBench(result))
+}

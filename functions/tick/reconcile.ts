@@ -1,0 +1,79 @@
+// Settles what an earlier tick of this Golem left half-done, before this tick decides anything. A tick
+// that crashed, or lost an RPC answer, after recording a transaction leaves its slot `sent`, and the
+// chain may well have mined it: the observation then shows the phase already posted or the allowance
+// already used, so a tick that decided first would never touch the slot again (receipt unrecorded,
+// reservation never committed, PhaseChanged / RunwayRedeemed never written). Each pending slot is
+// reconciled through sendOnce (receipt, account nonce, or a re-broadcast of the identical signed bytes:
+// never a second signature) and its event is timed as the tick that sent it, so an event that tick did
+// write is not written twice (events are idempotent by time and key).
+import { parseEventLogs, type Hex, type PublicClient, type TransactionReceipt } from 'viem'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
+import { phaseNames } from '../../core/lifecycle/phase.ts'
+import type { GolemRecord, SlotRef, Store, TickSlot } from '../../core/store/index.ts'
+import { reservationIdOf, sendOnce, type SendOnceParams } from './sendOnce.ts'
+import type { ObservedGolem } from './types.ts'
+
+export type SlotBase = Pick<SendOnceParams, 'store' | 'client' | 'chainId' | 'owner' | 'now' | 'leaseMs'>
+
+export type PendingSettlement = {
+  /** Events of the slots settled here, at the time of the tick that sent them. */
+  events: CustodyEvent[]
+  /** This period's runway slot, when it was settled here: this tick must not plan another one. */
+  runway?: { status: string; amount: bigint; txHash: Hex | null }
+  /**
+   * What the redemption planner must count as in flight. Only a recorded, unsettled transaction is;
+   * a reservation left by a claim that never recorded one is stale (sendOnce releases it on re-claim).
+   */
+  reservedAmount: bigint
+}
+
+const neverSignAgain = async (): Promise<never> => {
+  throw new Error('reconcile: a slot with a recorded transaction is settled from the chain, never signed again')
+}
+
+/** The chain time (s) of the tick that recorded the slot's transaction. */
+const sentAtSeconds = (slot: TickSlot): bigint => BigInt(Math.floor((slot.sentAt ?? slot.claimedAt) / 1000))
+
+/**
+ * The PhaseChanged event of a confirmed phase slot, as the chain recorded it (the PhaseTransition log),
+ * timed at the tick that signed the transaction. Every tick that records it (the one that posted, a
+ * duplicate, a later settle) writes the same event, so the store keeps it once.
+ */
+export async function phaseChangedEvent(client: PublicClient, store: Store, ref: SlotRef, receipt?: TransactionReceipt): Promise<CustodyEvent | null> {
+  const slot = await store.getSlot(ref)
+  if (slot?.status !== 'confirmed' || !slot.txHash) return null
+  const logs = (receipt ?? (await client.getTransactionReceipt({ hash: slot.txHash }))).logs
+  const [log] = parseEventLogs({ abi: VitalityOracleAbi, logs, eventName: 'PhaseTransition' })
+  if (!log) return null
+  return { type: 'PhaseChanged', at: sentAtSeconds(slot), from: log.args.fromPhase, to: log.args.toPhase, survivalScoreBps: log.args.survivalScore }
+}
+
+export async function settlePendingSlots(base: SlotBase, golem: GolemRecord, read: ObservedGolem, period: bigint): Promise<PendingSettlement> {
+  const store: Store = base.store
+  const golemId = golem.golemId
+  const events: CustodyEvent[] = []
+
+  // Phase: the chain is ahead of the store only when a post landed that no tick finished recording.
+  const stored = phaseNames.indexOf(golem.phase)
+  if (stored >= 0 && read.phase > stored) {
+    const ref: SlotRef = { golemId, period: 0n, step: `phase-${read.phase}` }
+    const slot = await store.getSlot(ref)
+    if (slot?.txHash) {
+      const settled = slot.status === 'sent' ? await sendOnce({ ...base, slot: ref, build: neverSignAgain }) : null
+      const event = await phaseChangedEvent(base.client, store, ref, settled?.status === 'confirmed' ? settled.receipt : undefined)
+      if (event) events.push(event)
+    }
+  }
+
+  const ref: SlotRef = { golemId, period, step: 'runway' }
+  const slot = await store.getSlot(ref)
+  if (slot?.status !== 'sent' || !slot.txHash) return { events, reservedAmount: 0n }
+  const budget = await store.getBudget(golemId, period)
+  const amount = budget?.reservations.find((r) => r.reservationId === reservationIdOf(ref, slot.claims))?.amount ?? 0n
+  const settled = await sendOnce({ ...base, slot: ref, reserve: { amount, cap: amount }, build: neverSignAgain })
+  const txHash = 'txHash' in settled ? settled.txHash : slot.txHash
+  if (settled.status === 'confirmed') events.push({ type: 'RunwayRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period })
+  const stillInFlight = settled.status === 'busy' && settled.reason === 'leased'
+  return { events, runway: { status: settled.status, amount, txHash }, reservedAmount: stillInFlight ? amount : 0n }
+}

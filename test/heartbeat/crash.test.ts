@@ -1,0 +1,168 @@
+// A crash between sending and recording: a worker process runs a tick against the same anvil and
+// dynalite and is SIGKILLed right after broadcasting (crashWorker.ts), before it sees a receipt or
+// writes anything more. The next tick, in this process with another invocation id and after the
+// lease, must reconcile from the chain and the store: the slot ends confirmed with the crashed tick's
+// transaction, its event is written once, and no second transaction is ever sent.
+import { spawn } from 'node:child_process'
+import { bytesToHex, getAbiItem, type Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { SessionKey } from '../../core/custody/index.ts'
+import { MemoryKey } from '../../core/custody/memoryKey.ts'
+import { runTick } from '../../functions/tick/runTick.ts'
+import type { OwnerAccount } from '../../local/devnet.ts'
+import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { CrashArgs } from './crashWorker.ts'
+import { DAY, USDC, allEvents, chainNow, periodAt, phaseTransitions, redemptionsBy, sentCount, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+const CHILD_LEASE_MS = 60_000
+const STRATEGY = '---\nname: crash-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+
+let env: HeartbeatEnv
+let owner: OwnerAccount
+/** The key hex of each Golem, handed to the worker only (never printed). */
+const keys = new Map<string, Hex>()
+
+async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem> {
+  const now = await chainNow(env.client)
+  const memoryKey = MemoryKey.generate()
+  const bytes = memoryKey.exportBytesForKeystore()
+  keys.set(golemId, bytesToHex(bytes))
+  bytes.fill(0)
+  const sessionKey = SessionKey.fromMemoryKey(memoryKey, { expiresAt: Number(now) + 5 * DAY, initialBudget: 0n, now: Number(now) })
+  return provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId, strategy: STRATEGY, runwayDays: 5, sessionKey })
+}
+
+/** Runs one tick in a worker process that kills itself right after broadcasting `crashAfter`. */
+function crashingTick(golemId: string, crashAfter: CrashArgs['crashAfter']): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  const args: CrashArgs = {
+    rpcUrl: env.devnet.rpcUrl,
+    chainId: env.devnet.deployment.chainId,
+    dynamoEndpoint: env.dynalite.endpoint,
+    tableName: env.tableName,
+    deployment: JSON.parse(JSON.stringify(env.devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))),
+    golemId,
+    invocationId: `worker-${golemId}-${crashAfter}`,
+    crashAfter,
+    leaseMs: CHILD_LEASE_MS,
+  }
+  const worker = new URL('./crashWorker.ts', import.meta.url).pathname
+  const child = spawn(process.execPath, ['--import', 'tsx', worker], {
+    env: { ...process.env, BARDO_CRASH_ARGS: JSON.stringify(args), BARDO_TEST_SESSION_KEY: keys.get(golemId)! },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, output })))
+}
+
+const dm = () => env.devnet.deployment.environment.DelegationManager
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  owner = await env.devnet.createOwner()
+})
+afterAll(async () => env?.stop())
+
+describe('a worker killed right after broadcasting the runway redemption', () => {
+  let golem: ProvisionedGolem
+  let crashedTx: Hex
+
+  it('dies with the transaction mined, the slot sent, the Golem leased, and nothing else recorded', async () => {
+    golem = await provisionWithKnownKey('crash-runway')
+    const exit = await crashingTick(golem.golemId, 'runway')
+    expect(exit.signal, exit.output).toBe('SIGKILL')
+    const redemptions = await redemptionsBy(env.client, dm(), golem.golemKey)
+    expect(redemptions).toHaveLength(1)
+    crashedTx = redemptions[0]!.txHash
+    const period = periodAt(golem.profile, redemptions[0]!.timestamp)
+    expect(await env.store.getSlot({ golemId: golem.golemId, period, step: 'runway' })).toMatchObject({ status: 'sent', txHash: crashedTx })
+    expect((await env.store.getBudget(golem.golemId, period))?.reserved).toBe(USDC(20))
+    expect((await env.store.getGolem(golem.golemId))?.lastTick?.outcome).toBe('running')
+    expect((await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')).toHaveLength(0)
+    expect(await sentCount(env.client, golem.golemKey)).toBe(1)
+  })
+
+  it('a tick inside the lease leaves the Golem alone', async () => {
+    await env.devnet.increaseTime(10)
+    expect((await runTick(env.deps('parent-early'), { golemId: golem.golemId })).outcome).toBe('busy')
+  })
+
+  it('the next tick after the lease reconciles it: slot confirmed with the crashed tx, budget committed, one event, no second send', async () => {
+    await env.devnet.increaseTime(120)
+    const result = await runTick(env.deps('parent-after-lease'), { golemId: golem.golemId })
+    expect(result.outcome).toBe('ticked')
+    expect(result.redemption).toMatchObject({ status: 'confirmed', txHash: crashedTx, amount: USDC(20) })
+    expect(await sentCount(env.client, golem.golemKey)).toBe(1)
+    const redemptions = await redemptionsBy(env.client, dm(), golem.golemKey)
+    expect(redemptions.map((r) => r.txHash)).toEqual([crashedTx])
+    const period = periodAt(golem.profile, redemptions[0]!.timestamp)
+    expect(await env.store.getSlot({ golemId: golem.golemId, period, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: crashedTx, claims: 1 })
+    expect(await env.store.getBudget(golem.golemId, period)).toMatchObject({ reserved: 0n, spent: USDC(20) })
+    const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')
+    expect(events.map((e) => e.data.txHash)).toEqual([crashedTx])
+    expect((await env.store.getGolem(golem.golemId))?.lastTick).toMatchObject({ outcome: 'confirmed', txHash: crashedTx })
+  })
+
+  it('and a retry of that tick (same observation time) sends nothing either; the next period redeems once', async () => {
+    await env.devnet.increaseTime(120)
+    const again = await runTick(env.deps('parent-retry'), { golemId: golem.golemId })
+    expect(again.redemption?.status).toBe('skipped')
+    expect(await sentCount(env.client, golem.golemKey)).toBe(1)
+    await env.devnet.increaseTime(DAY)
+    const next = await runTick(env.deps('parent-next-day'), { golemId: golem.golemId })
+    expect(next.redemption?.status).toBe('confirmed')
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+  })
+})
+
+describe('a worker killed right after broadcasting a phase update', () => {
+  it('the next tick records the transition from the chain once, then redeems at the new phase; the key sent two txs in all', async () => {
+    const golem = await provisionWithKnownKey('crash-phase')
+    await env.devnet.increaseTime(3 * DAY) // day 3 of a 5-day runway: Stable
+    const exit = await crashingTick(golem.golemId, 'phase')
+    expect(exit.signal, exit.output).toBe('SIGKILL')
+    const transitions = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
+    expect(transitions.map((t) => [t.from, t.to])).toEqual([[0, 1]])
+    expect((await env.store.getGolem(golem.golemId))?.phase).toBe('Thriving')
+    expect(await sentCount(env.client, golem.golemKey)).toBe(1)
+
+    await env.devnet.increaseTime(120)
+    const result = await runTick(env.deps('parent-phase'), { golemId: golem.golemId })
+    expect(result.outcome).toBe('ticked')
+    expect(result.phase).toBeUndefined() // nothing left to post: the chain already has it
+    expect(result.redemption).toMatchObject({ status: 'confirmed', amount: USDC(15) }) // Stable: 0.75 x 20
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+    expect((await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey))).toHaveLength(1)
+    const stored = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'PhaseChanged')
+    expect(stored.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps])).toEqual([[0, 1, transitions[0]!.survivalScore]])
+    expect((await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: 'phase-1' }))?.status).toBe('confirmed')
+    expect((await env.store.getGolem(golem.golemId))?.phase).toBe('Stable')
+  })
+})
+
+describe('a worker killed right after broadcasting the deregistration (death protocol)', () => {
+  it('the next tick finishes the death from where it stopped: one deregistration, its tx in the record, the key zeroed here too', async () => {
+    const golem = await provisionWithKnownKey('crash-death')
+    const operator = env.devnet.operator.account.address
+    await env.devnet.increaseTime(5 * DAY + 60) // the runway has ended: Terminal
+    const operatorBefore = await sentCount(env.client, operator)
+    const exit = await crashingTick(golem.golemId, 'deregister')
+    expect(exit.signal, exit.output).toBe('SIGKILL')
+    expect((await env.store.getGolem(golem.golemId))?.status).toBe('dying')
+    expect(await env.store.getDeathSettlement(golem.golemId)).toBeNull()
+    expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
+
+    await env.devnet.increaseTime(120)
+    const result = await runTick(env.deps('parent-death'), { golemId: golem.golemId })
+    expect(result.outcome).toBe('died')
+    expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
+    const deregistered = await env.client.getLogs({ address: env.devnet.deployment.vitalityOracle, event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }), args: { golem: golem.golemKey }, fromBlock: 0n })
+    expect(deregistered).toHaveLength(1)
+    expect((await env.store.getDeathSettlement(golem.golemId))?.settlement).toMatchObject({ deregisterTx: deregistered[0]!.transactionHash, finalPhase: 'Terminal', sessionKeyZeroed: true })
+    expect((await env.store.getGolem(golem.golemId))?.status).toBe('dead')
+    expect(golem.sessionKey.zeroed).toBe(true)
+    expect((await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'DeathCompleted')).toHaveLength(1)
+  })
+})

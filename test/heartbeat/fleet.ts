@@ -1,0 +1,143 @@
+// Provisions many Golems at once for the duplicate suite and the heartbeat bench. Same profile as
+// local/provision.ts (direct ERC-7710 runway grant with golemPhase + mortalityTimeWindow + dreamMode),
+// but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
+// back to back with explicit nonces, and gas money is set with anvil_setBalance instead of a transfer
+// each. provisionGolem takes ~20 ms a Golem; this takes ~5.
+import { encodeFunctionData, isAddressEqual, numberToHex, parseEther, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { SessionKey } from '../../core/custody/index.ts'
+import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../../core/delegations/index.ts'
+import { serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { Store } from '../../core/store/index.ts'
+import type { MemorySignerResolver } from '../../functions/shared/memorySigners.ts'
+import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
+
+export type FleetGolem = { golemId: string; golemKey: Address; sessionKey: SessionKey; runwayHash: Hex; profile: GolemProfile }
+
+export type ProvisionFleetParams = {
+  devnet: Devnet
+  store: Store
+  signers: MemorySignerResolver
+  owner: OwnerAccount
+  count: number
+  idPrefix: string
+  periodAmount: bigint
+  runwayDays?: number
+  gasFunding?: bigint
+  /** Store writes in flight (dynalite answers in ~9 ms each). */
+  concurrency?: number
+  log?: (line: string) => void
+}
+
+async function inBatches<T, R>(items: readonly T[], size: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map((item, k) => fn(item, i + k)))))
+  return out
+}
+
+export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGolem[]> {
+  const { devnet, store } = p
+  const client = devnet.publicClient as PublicClient
+  const deployment = devnet.deployment
+  const now = (await client.getBlock()).timestamp
+  const expiresAt = now + BigInt(p.runwayDays ?? 30) * 86_400n
+  const tree = new DelegationTree({ environment: deployment.environment, deployment, now: () => now })
+  const periodEnforcer = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
+  const ids = Array.from({ length: p.count }, (_, i) => `${p.idPrefix}-${String(i).padStart(5, '0')}`)
+
+  // 1. Keys and owner-signed runway grants (local signing, no RPC).
+  const golems = await inBatches(ids, 50, async (golemId): Promise<FleetGolem> => {
+    const sessionKey = SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
+    const golemKey = sessionKey.address
+    const grant = buildGolemDelegation({
+      tree,
+      owner: p.owner.address,
+      golem: golemKey,
+      bardo: [
+        { type: 'golemPhase', golem: golemKey },
+        { type: 'mortalityTimeWindow', startTime: now, endTime: expiresAt },
+        { type: 'dreamMode', golem: golemKey },
+      ],
+      runway: { token: deployment.assets.usdc, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(now) },
+    })
+    if (!grant.runway) throw new Error('fleet: the grant has no runway delegation')
+    const signed = await tree.sign(grant.runway.hash, smartAccountSigner(p.owner.smartAccount))
+    const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
+    if (!periodCaveat) throw new Error('fleet: the runway delegation has no ERC20PeriodTransfer caveat')
+    const ref = `session-key:${golemId}`
+    p.signers.hold(ref, sessionKey)
+    const profile: GolemProfile = {
+      v: 1,
+      chainId: deployment.chainId,
+      golemKey,
+      signer: { kind: 'memory', ref },
+      runway: {
+        chain: [signed],
+        token: deployment.assets.usdc,
+        periodAmount: p.periodAmount,
+        periodDuration: 86_400n,
+        periodStart: now,
+        periodDelegationHash: grant.runway.hash,
+        periodTerms: periodCaveat.terms,
+        chainHashes: [grant.runway.hash],
+        expiresAt,
+      },
+      life: { bornAt: now, runwayEndsAt: expiresAt, runwayTotalSeconds: expiresAt - now, lastInsightAt: now },
+      replicants: [],
+      known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
+    }
+    return { golemId, golemKey, sessionKey, runwayHash: grant.runway.hash, profile }
+  })
+  p.log?.(`fleet: ${golems.length} grants signed`)
+
+  // 2. Registration on the VitalityOracle: back to back with explicit nonces, then one wait per batch.
+  const operator = devnet.operator
+  let nonce = await client.getTransactionCount({ address: operator.account.address, blockTag: 'pending' })
+  const fees = await client.estimateFeesPerGas()
+  for (let i = 0; i < golems.length; i += 100) {
+    const hashes = await inBatches(golems.slice(i, i + 100), 100, (g) =>
+      operator.sendTransaction({
+        account: operator.account as LocalAccount,
+        chain: devnet.chain,
+        to: deployment.vitalityOracle,
+        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [g.golemKey] }),
+        nonce: nonce++,
+        gas: 200_000n,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      }),
+    )
+    const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash })))
+    const failed = receipts.find((r) => r.status !== 'success')
+    if (failed) throw new Error(`fleet: registerGolem ${failed.transactionHash} reverted`)
+  }
+  // 3. Gas money for each session key (the local stand-in for a gas grant).
+  const gas = numberToHex(p.gasFunding ?? parseEther('1'))
+  await inBatches(golems, 50, (g) => client.request({ method: 'anvil_setBalance' as never, params: [g.golemKey, gas] as never }))
+  p.log?.(`fleet: ${golems.length} Golems registered and funded`)
+
+  // 4. The store: the Golem record (due now) and its DelegationGranted event.
+  const nowMs = Number(now) * 1000
+  await inBatches(golems, p.concurrency ?? 16, async (g) => {
+    const created = await store.createGolem({
+      golemId: g.golemId,
+      owner: p.owner.address,
+      sessionKeyAddress: g.golemKey,
+      custodyMode: 'Delegation',
+      profile: serializeGolemProfile(g.profile),
+      phase: 'Thriving',
+      nextTickAt: nowMs,
+      now: nowMs,
+    })
+    if (!created.created) throw new Error(`fleet: Golem ${g.golemId} already exists`)
+    await store.appendEvent({
+      golemId: g.golemId,
+      type: 'DelegationGranted',
+      at: nowMs,
+      eventId: 'DelegationGranted',
+      data: { delegationHash: g.runwayHash, expiresAt: expiresAt.toString() },
+    })
+  })
+  p.log?.(`fleet: ${golems.length} Golems stored`)
+  return golems
+}

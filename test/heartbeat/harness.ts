@@ -1,0 +1,130 @@
+// Shared pieces of the heartbeat suites: a devnet plus dynalite (the real DynamoStore) per suite, tick
+// dependencies, and the on-chain truth the suites check the store against (RedeemedDelegation logs,
+// USDC transfers out of the owner, VitalityOracle phase transitions).
+import { randomUUID } from 'node:crypto'
+import { erc20Abi, getAbiItem, isAddressEqual, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
+import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import { DynamoStore, type GolemEvent, type Store } from '../../core/store/index.ts'
+import { MemorySignerResolver } from '../../functions/shared/memorySigners.ts'
+import type { TickDeps } from '../../functions/tick/types.ts'
+import { startDevnet, type Devnet } from '../../local/devnet.ts'
+import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
+
+export const USDC = (n: number | bigint) => BigInt(n) * 1_000_000n
+export const DAY = 86_400
+
+/** Fixed parameters: no stochastic shocks, so every run of a suite decides the same phases. */
+export const noShocks = { shockProbabilityPerDay: 0 } as const
+
+export type HeartbeatEnv = {
+  devnet: Devnet
+  dynalite: Dynalite
+  store: DynamoStore
+  tableName: string
+  signers: MemorySignerResolver
+  client: PublicClient
+  /** Tick dependencies for one invocation id. */
+  deps(invocationId?: string, overrides?: Partial<TickDeps>): TickDeps
+  stop(): Promise<void>
+}
+
+export async function startHeartbeatEnv(): Promise<HeartbeatEnv> {
+  const [devnet, dynalite] = await Promise.all([startDevnet(), startDynalite()])
+  const raw = localDynamoClient(dynalite.endpoint)
+  const tableName = `bardo-${randomUUID().slice(0, 8)}`
+  await createTable(raw, tableName)
+  const store = new DynamoStore({ client: documentClient(raw), tableName })
+  const signers = new MemorySignerResolver(devnet.deployment)
+  const client = devnet.publicClient as PublicClient
+  const base = { store, client, deployment: devnet.deployment, signers, operator: devnet.operator.account as LocalAccount, vitalityParameters: noShocks }
+  return {
+    devnet,
+    dynalite,
+    store,
+    tableName,
+    signers,
+    client,
+    deps: (invocationId = `inv-${randomUUID()}`, overrides = {}) => ({ ...base, invocationId, ...overrides }),
+    async stop() {
+      raw.destroy()
+      await Promise.allSettled([devnet.stop(), dynalite.stop()])
+    },
+  }
+}
+
+export const chainNow = async (client: PublicClient): Promise<bigint> => (await client.getBlock()).timestamp
+
+/**
+ * The period a chain time falls in, as the store keys slots and budgets: the absolute period (the
+ * runway period's start / its duration, runTick), not the enforcer's per-delegation counter.
+ */
+export function periodAt(profile: GolemProfile, timestamp: bigint): bigint {
+  const { periodStart, periodDuration } = profile.runway
+  return (periodStart + ((timestamp - periodStart) / periodDuration) * periodDuration) / periodDuration
+}
+
+export type OnChainRedemption = { txHash: Hex; redeemer: Address; blockNumber: bigint; timestamp: bigint; delegationHashes: number }
+
+const redeemedEvent = getAbiItem({ abi: DelegationManagerAbi, name: 'RedeemedDelegation' })
+
+/**
+ * Every confirmed redemption transaction with the given redeemer (one per tx, however long its chain:
+ * the DelegationManager logs RedeemedDelegation once per delegation in the chain).
+ */
+export async function redemptionsBy(client: PublicClient, delegationManager: Address, redeemer: Address): Promise<OnChainRedemption[]> {
+  const logs = await client.getLogs({ address: delegationManager, event: redeemedEvent, args: { redeemer }, fromBlock: 0n, toBlock: 'latest' })
+  const byTx = new Map<Hex, OnChainRedemption>()
+  for (const log of logs) {
+    const known = byTx.get(log.transactionHash)
+    if (known) {
+      known.delegationHashes += 1
+      continue
+    }
+    const block = await client.getBlock({ blockNumber: log.blockNumber })
+    byTx.set(log.transactionHash, { txHash: log.transactionHash, redeemer, blockNumber: log.blockNumber, timestamp: block.timestamp, delegationHashes: 1 })
+  }
+  return [...byTx.values()]
+}
+
+/** USDC Transfer logs out of an account: who received what, in which transaction. */
+export async function usdcTransfersFrom(client: PublicClient, usdc: Address, from: Address): Promise<{ to: Address; value: bigint; txHash: Hex }[]> {
+  const logs = await client.getLogs({ address: usdc, event: getAbiItem({ abi: erc20Abi, name: 'Transfer' }), args: { from }, fromBlock: 0n, toBlock: 'latest' })
+  return logs.map((l) => ({ to: l.args.to!, value: l.args.value!, txHash: l.transactionHash }))
+}
+
+export async function usdcBalance(client: PublicClient, usdc: Address, account: Address): Promise<bigint> {
+  return client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account] })
+}
+
+export type OnChainPhaseTransition = { from: number; to: number; survivalScore: number; txHash: Hex; blockNumber: bigint }
+
+export async function phaseTransitions(client: PublicClient, vitalityOracle: Address, golem: Address): Promise<OnChainPhaseTransition[]> {
+  const logs = await client.getLogs({
+    address: vitalityOracle,
+    event: getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseTransition' }),
+    args: { golem },
+    fromBlock: 0n,
+    toBlock: 'latest',
+  })
+  return logs.map((l) => ({ from: Number(l.args.fromPhase), to: Number(l.args.toPhase), survivalScore: Number(l.args.survivalScore), txHash: l.transactionHash, blockNumber: l.blockNumber }))
+}
+
+export async function allEvents(store: Store, golemId: string): Promise<GolemEvent[]> {
+  const out: GolemEvent[] = []
+  let cursor: string | null = null
+  do {
+    const page = await store.listEvents({ golemId, limit: 100, cursor, order: 'asc' })
+    out.push(...page.events)
+    cursor = page.cursor
+  } while (cursor !== null)
+  return out
+}
+
+/** Transactions a key sent that were mined (its account nonce). */
+export const sentCount = (client: PublicClient, address: Address) => client.getTransactionCount({ address, blockTag: 'latest' })
+
+export function sameAddress(a: string, b: string): boolean {
+  return isAddressEqual(a as Address, b as Address)
+}
