@@ -14,6 +14,8 @@ import { runDeathProtocol } from './death.ts'
 import { sendOnce } from './sendOnce.ts'
 import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
 import { rotateSessionKey } from './rotate.ts'
+import { serveReprieve } from './reprieve.ts'
+import { finishTick } from './finish.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
 const DEFAULT_LEASE_MS = 120_000
@@ -124,7 +126,15 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   const slotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs }
   // A transaction an earlier tick recorded but never saw through is settled first (functions/tick/reconcile.ts).
   const pending = await settlePendingSlots(slotBase, golem, read, period)
-  const decision = decideTick({ ...observation, reservedAmount: pending.reservedAmount, ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
+  const decide = (o: GolemObservation) => decideTick({ ...o, reservedAmount: pending.reservedAmount, ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
+  let decision = decide(observation)
+  // A paid feed's reprieve is served first: the tick then decides from the reset phase.
+  const reprieve = await serveReprieve(deps, slotBase, golemId, profile, read, decision.vitality.vitality)
+  let phaseEpoch = profile.phaseEpoch ?? 0
+  if (reprieve.resetTo !== undefined) {
+    phaseEpoch += 1
+    decision = decide({ ...observation, onChainPhase: reprieve.resetTo })
+  }
   const { signer } = await deps.signers.resolve(profile)
   const revocation = decision.health.revocation
   const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health, revocation: revocation.kind }
@@ -139,7 +149,8 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
 
   let phaseNow: Phase = decision.phase.current
   if (decision.phase.post) {
-    const phaseSlot = { golemId, period: 0n, step: `phase-${decision.phase.next}` }
+    // Keyed by the phase epoch: after a reprieve reset, the Golem may post a phase it posted before.
+    const phaseSlot = { golemId, period: 0n, step: phaseEpoch === 0 ? `phase-${decision.phase.next}` : `phase-${decision.phase.next}-e${phaseEpoch}` }
     const sent = await sendOnce({
       ...slotBase,
       slot: phaseSlot,
@@ -201,21 +212,19 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   }
 
   await appendEvents(store, golemId, events, (e) => eventKey(e, decision))
-  const known = {
-    revokedReported: profile.known.revokedReported || events.some((e) => e.type === 'DelegationRevoked'),
-    expiringWarned: profile.known.expiringWarned || events.some((e) => e.type === 'DelegationExpiringWarning'),
-    budgetWarnedPeriod: events.some((e) => e.type === 'BudgetWarning') ? decision.period : profile.known.budgetWarnedPeriod,
-  }
-  await store.updateGolem({
-    golemId,
-    expectedVersion: golem.version,
-    patch: {
-      phase: phaseNames[phaseNow],
-      nextTickAt: nowMs + (deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S) * 1000,
-      lastTick: { at: nowMs, period, outcome: result.redemption?.status ?? 'ticked', txHash },
-      profile: serializeGolemProfile({ ...profile, known }),
-    },
-    now: nowMs,
+  await finishTick({
+    store,
+    golem,
+    profile,
+    events,
+    phase: phaseNow,
+    period,
+    nowMs,
+    nextTickAt: nowMs + (deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S) * 1000,
+    outcome: result.redemption?.status ?? 'ticked',
+    txHash,
+    servedReprieve: reprieve.served ? profile.reprieve : undefined,
+    phaseEpoch,
   })
   const rotated = await maybeRotate(deps, golemId, decision, read)
   return { ...result, events: events.map((e) => e.type), ...(rotated ? { rotated } : {}) }

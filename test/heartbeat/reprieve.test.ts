@@ -1,0 +1,83 @@
+// A paid feed (x402 /feed) records a reprieve in the Golem's profile; the next tick serves it: the
+// operator's audited resetPhase back to the phase the fed vitality points to, exactly once, after which
+// the Golem moves forward again from there (and may post a phase it posted before its reset).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
+import type { TickResult } from '../../functions/tick/types.ts'
+import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import { DAY, USDC, allEvents, chainNow, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+const STRATEGY = '---\nname: fed-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
+
+let env: HeartbeatEnv
+let golem: ProvisionedGolem
+let invoker: LocalInvoker
+const errors: unknown[] = []
+
+const beat = async (): Promise<TickResult> => {
+  const before = invoker.results.length
+  await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+  expect(invoker.results.length - before).toBe(1)
+  return invoker.results.at(-1)!
+}
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  const owner = await env.devnet.createOwner()
+  golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'fed', strategy: STRATEGY, runwayDays: 30 })
+  invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
+})
+afterAll(async () => env?.stop())
+
+async function feed(seconds: bigint, nonceByte: string) {
+  const record = (await env.store.getGolem('fed'))!
+  const now = await chainNow(env.client)
+  const payer = '0x00000000000000000000000000000000000000fe' as const
+  const credit = applyCredit(parseGolemProfile(record.profile), { kind: 'feed', id: paymentCreditId(payer, `0x${nonceByte.repeat(32)}`), seconds, amount: USDC(12), payer, creditedAtMs: Number(now) * 1000 } as never, now)
+  expect(credit.applied).toBe(true)
+  const updated = await env.store.updateGolem({ golemId: 'fed', expectedVersion: record.version, patch: { profile: serializeGolemProfile(credit.profile) }, now: Number(now) * 1000 })
+  expect(updated.updated).toBe(true)
+}
+
+describe('reprieve', () => {
+  it('resets a Declining Golem to the phase its fed vitality points to, once, and it moves on from there', async () => {
+    let r = await beat()
+    for (let day = 1; day <= 26; day++) {
+      await env.devnet.increaseTime(DAY)
+      r = await beat()
+    }
+    expect(parseGolemProfile((await env.store.getGolem('fed'))!.profile).reprieve).toBeUndefined()
+    const before = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
+    expect(before.map((t) => t.to)).toEqual([1, 2, 3])
+
+    // Fed 15 more days of runway at day 27: economic 18/30, vitality ~0.63, so the operator resets
+    // Declining -> Stable (docs/vitality.md thresholds).
+    await feed(15n * BigInt(DAY), 'ab')
+    await env.devnet.increaseTime(DAY)
+    r = await beat()
+    expect(errors).toEqual([])
+    const after = (await env.store.getGolem('fed'))!
+    const profile = parseGolemProfile(after.profile)
+    expect(profile.reprieve).toBeUndefined()
+    expect(profile.phaseEpoch).toBe(1)
+    expect(after.phase).toBe('Stable')
+    const events = await allEvents(env.store, 'fed')
+    expect(events.filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
+    expect(r.outcome).toBe('ticked')
+
+    // Later ticks do not reset again, and the Golem can post Conservation a second time (new epoch).
+    for (let day = 0; day < 12; day++) {
+      await env.devnet.increaseTime(DAY)
+      r = await beat()
+    }
+    expect(errors).toEqual([])
+    expect((await allEvents(env.store, 'fed')).filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
+    const transitions = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
+    expect(transitions.map((t) => t.to).slice(0, 3)).toEqual([1, 2, 3])
+    expect(transitions.map((t) => t.to)).toContain(2)
+    expect(transitions.filter((t) => t.to === 2).length).toBe(2)
+  }, 120_000)
+})
