@@ -7,14 +7,14 @@ import { join, resolve } from 'node:path'
 import { formatUnits } from 'viem'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
-import { DynamoStore } from '../core/store/index.ts'
 import { runHeartbeat } from '../functions/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../functions/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
 import type { TickResult } from '../functions/tick/types.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
-import { startDevnet, type Devnet } from './devnet.ts'
-import { createTable, documentClient, localDynamoClient, startDynalite } from './dynalite.ts'
+import type { OwnerAccount } from './devnet.ts'
+import { connectChain } from './chain.ts'
+import { openStore } from './store.ts'
 import { provisionGolem } from './provision.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
@@ -54,6 +54,16 @@ export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalS
     strategyPath: resolve(env.BARDO_STRATEGY ?? 'examples/STRATEGY.md'),
     runwayDays: int('BARDO_RUNWAY_DAYS', 30),
     indexer: env.BARDO_INDEXER !== '0',
+  }
+}
+
+/** Shows a URL without credentials (RPC URLs often carry an API key). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.protocol}//${u.host}${u.pathname.length > 1 ? '/…' : ''}`
+  } catch {
+    return '(configured RPC)'
   }
 }
 
@@ -100,67 +110,77 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
   try {
     const started = Date.now()
     log('Bardo Custody: starting the local stack on 127.0.0.1')
-    const devnet: Devnet = await startDevnet()
-    stops.push(devnet.stop)
-    log(`  chain        anvil ${devnet.rpcUrl} (chain ${devnet.deployment.chainId}), MetaMask framework + Bardo contracts deployed`)
+    const env = options.env ?? process.env
+    const chain = await connectChain(env)
+    stops.push(chain.stop)
+    const devnet = chain.devnet
+    log(devnet
+      ? `  chain        anvil ${chain.rpcUrl} (chain ${chain.deployment.chainId}), MetaMask framework + Bardo contracts deployed`
+      : `  chain        ${redactUrl(chain.rpcUrl)} (chain ${chain.deployment.chainId}), Bardo contracts from BARDO_DEPLOYMENT`)
 
-    const dynalite = await startDynalite()
-    stops.push(dynalite.stop)
-    const tableName = 'bardo'
-    await createTable(localDynamoClient(dynalite.endpoint), tableName)
-    const store = new DynamoStore({ client: documentClient(localDynamoClient(dynalite.endpoint)), tableName })
-    log(`  store        dynalite ${dynalite.endpoint} (table ${tableName})`)
+    const { store, describe: storeLine, stop: stopStore } = await openStore(env)
+    stops.push(stopStore)
+    log(`  store        ${storeLine}`)
 
     let indexer: RunningIndexer | undefined
     if (settings.indexer) {
+      const databaseUrl = env.DATABASE_URL
       indexer = await startIndexer({
-        rpcUrl: devnet.rpcUrl,
-        chainId: devnet.deployment.chainId,
+        rpcUrl: chain.rpcUrl,
+        chainId: chain.deployment.chainId,
         deployment: {
-          delegationManager: devnet.deployment.environment.DelegationManager,
-          vitalityOracle: devnet.deployment.vitalityOracle,
-          dreamOracle: devnet.deployment.dreamOracle,
-          daimonOracle: devnet.deployment.daimonOracle,
-          enforcers: devnet.deployment.enforcers,
+          delegationManager: chain.deployment.environment.DelegationManager,
+          vitalityOracle: chain.deployment.vitalityOracle,
+          dreamOracle: chain.deployment.dreamOracle,
+          daimonOracle: chain.deployment.daimonOracle,
+          enforcers: chain.deployment.enforcers,
         },
-        startBlock: devnet.deployment.startBlock,
-        pgliteDir: join(settings.stateDir, `pglite-${Date.now()}`),
-        pollingInterval: 250,
+        startBlock: chain.deployment.startBlock,
+        ...(databaseUrl ? { databaseUrl } : { pgliteDir: join(settings.stateDir, `pglite-${Date.now()}`) }),
+        pollingInterval: devnet ? 250 : 2_000,
       })
       stops.push(indexer.stop)
-      log(`  indexer      Ponder on PGlite ${indexer.url}`)
+      log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
     }
 
-    const signers = new MemorySignerResolver(devnet.deployment)
-    const api: LocalApi = await startLocalApi({ devnet, store, indexerUrl: indexer?.url, port: settings.apiPort })
+    const signers = new MemorySignerResolver(chain.deployment)
+    const api: LocalApi = await startLocalApi({ chain, store, indexerUrl: indexer?.url, port: settings.apiPort })
     stops.push(api.stop)
 
-    const owner = await devnet.createOwner()
-    const golem = await provisionGolem({
-      clients: devnet,
-      deployment: devnet.deployment,
-      store,
-      signers,
-      owner,
-      golemId: 'demo',
-      strategy: readFileSync(settings.strategyPath, 'utf8'),
-      runwayDays: settings.runwayDays,
-    })
-    log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
-    log(`               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.plan.dailyUsdcCap)}/day for ${golem.plan.runwayDays} days`)
+    let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
+    if (devnet) {
+      const owner = await devnet.createOwner()
+      const golem = await provisionGolem({
+        clients: devnet,
+        deployment: devnet.deployment,
+        store,
+        signers,
+        owner,
+        golemId: 'demo',
+        strategy: readFileSync(settings.strategyPath, 'utf8'),
+        runwayDays: settings.runwayDays,
+      })
+      demo = { golem, owner }
+      log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
+      log(`               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.plan.dailyUsdcCap)}/day for ${golem.plan.runwayDays} days`)
+    } else {
+      log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
+    }
     log('')
     log(`  API          ${api.url}/api/v1/golems/demo/permission-health`)
     log(`  OpenAPI      ${api.url}/openapi.json`)
     if (indexer) log(`  GraphQL      ${indexer.url}/graphql`)
-    log(`  ready in ${Date.now() - started} ms; the demo life runs ${settings.secondsPerBeat / 3600} h of chain time per beat. Ctrl-C stops everything.`)
+    const accelerated = devnet !== undefined && settings.secondsPerBeat > 0
+    log(`  ready in ${Date.now() - started} ms; ${accelerated ? `the demo life runs ${settings.secondsPerBeat / 3600} h of chain time per beat` : 'chain time runs at its own pace'}. Ctrl-C stops everything.`)
     log('')
 
-    const fund = async (address: `0x${string}`) => {
-      await devnet.publicClient.waitForTransactionReceipt({ hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }) })
-    }
-    const rotation = new LocalKeyRotation(devnet.deployment, owner, signers, fund)
+    const rotation = devnet && demo
+      ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
+          await devnet.publicClient.waitForTransactionReceipt({ hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }) })
+        })
+      : undefined
     const invoker = new LocalInvoker(
-      (invocationId) => ({ store, client: devnet.publicClient, deployment: devnet.deployment, signers, operator: devnet.operator.account as never, invocationId, rotation }),
+      (invocationId) => ({ store, client: chain.publicClient, deployment: chain.deployment, signers, operator: chain.operator as never, invocationId, ...(rotation ? { rotation } : {}) }),
       { onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`) },
     )
     let dead = false
@@ -168,16 +188,16 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     let seen = 0
     while (!stopping) {
       try {
-        const beat = await runHeartbeat({ store, client: devnet.publicClient, deployment: devnet.deployment, invoker })
+        const beat = await runHeartbeat({ store, client: chain.publicClient, deployment: chain.deployment, invoker })
         const result = invoker.results.at(-1)
-        if (!dead && beat.invoked > 0) {
+        if (demo && !dead && beat.invoked > 0) {
           const record = await store.getGolem('demo')
           const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
           const now = beat.timestamp
           const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now) / 86_400) : 0
           for (const r of invoker.results.slice(seen)) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
           seen = invoker.results.length
-          const day = Number(now - golem.profile.life.bornAt) / 86_400
+          const day = Number(now - demo.golem.profile.life.bornAt) / 86_400
           log(progressLine(day, result, { runwayLeftDays: left, redeemedTotal }))
           if (result?.rotated) log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
           if (record?.status === 'dead') {
@@ -189,9 +209,11 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       } catch (error) {
         log(`heartbeat failed: ${error instanceof Error ? error.message : String(error)} (retrying)`)
       }
-      await Promise.race([until, new Promise((r) => setTimeout(r, settings.beatMs))])
+      // A real chain beats like the cron on AWS: once a minute unless BARDO_BEAT_MS says otherwise.
+      const beatMs = devnet || env.BARDO_BEAT_MS ? settings.beatMs : 60_000
+      await Promise.race([until, new Promise((r) => setTimeout(r, beatMs))])
       if (stopping) break
-      if (settings.secondsPerBeat > 0 && !dead) await devnet.increaseTime(settings.secondsPerBeat)
+      if (accelerated && devnet && !dead) await devnet.increaseTime(settings.secondsPerBeat)
     }
   } finally {
     log('stopping: scheduler, API, indexer, dynalite, anvil')

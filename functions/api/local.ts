@@ -3,7 +3,7 @@
 // Serve it with serveApi(createLocalApi(...)) from ./server.ts.
 import { randomBytes } from 'node:crypto'
 import type { Account, Address, Chain, PublicClient, Transport, WalletClient } from 'viem'
-import type { BardoDeployment, LocalAssets } from '../../core/deployment.ts'
+import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { GolemPricing } from '../../core/x402/index.ts'
 import { createApp, type ApiApp } from './app.ts'
@@ -16,8 +16,9 @@ export const DEFAULT_PRICING: GolemPricing = { runtimeCostPerHour: 500_000n, dea
 export type LocalApiOptions = {
   store: Store
   publicClient: PublicClient<Transport, Chain>
-  /** The devnet's deployment: TestUSDC (`assets.usdc`) is the payment asset. */
-  deployment: BardoDeployment & { assets: LocalAssets }
+  deployment: BardoDeployment
+  /** The x402 payment asset: the chain's USDC (TestUSDC on the devnet); defaults to `deployment.assets.usdc`. */
+  asset?: Address
   /** The operator: x402 payments go to it, and it is every local Golem's Clade operator. */
   operator: Address | Account
   /** Submits transferWithAuthorization and pays the gas: an account (sent through publicClient) or a wallet. */
@@ -28,6 +29,12 @@ export type LocalApiOptions = {
   config?: Partial<ApiConfig>
   clock?: Clock
   onUnexpectedError?: (error: unknown) => void
+}
+
+function paymentAsset(o: LocalApiOptions): Address {
+  const asset = o.asset ?? o.deployment.assets?.usdc
+  if (!asset) throw new Error('asset: the x402 payment asset (the chain\'s USDC) must be given for a chain without local assets')
+  return asset
 }
 
 export function createLocalApi(o: LocalApiOptions): ApiApp {
@@ -48,7 +55,7 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     publicClient: o.publicClient,
     deployment: o.deployment,
     indexerUrl: o.indexerUrl,
-    payments: { settlement, payTo: operator, asset: o.deployment.assets.usdc, pricing: o.pricing ?? DEFAULT_PRICING, confirmationTimeoutMs: 20_000 },
+    payments: { settlement, payTo: operator, asset: paymentAsset(o), pricing: o.pricing ?? DEFAULT_PRICING, confirmationTimeoutMs: 20_000 },
     ...(o.clock ? { clock: o.clock } : {}),
     onUnexpectedError: o.onUnexpectedError ?? ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),
   })

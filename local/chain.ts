@@ -1,0 +1,85 @@
+// Where the local runner's chain comes from: a fresh local devnet (the default), or an existing chain
+// named by configuration (BARDO_RPC_URL, BARDO_DEPLOYMENT, BARDO_OPERATOR_KEY): then nothing is
+// deployed, no demo Golem is provisioned (an owner's consent is needed for that) and time runs at its
+// real pace.
+import { readFileSync } from 'node:fs'
+import { createPublicClient, http, isAddress, isHex, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import type { BardoDeployment, BardoEnforcerName } from '../core/deployment.ts'
+import { bardoEnforcerNames } from '../core/deployment.ts'
+import { PUBLIC_ADDRESSES } from '../core/permissions/index.ts'
+import { devnetAccount, localChain, startDevnet, type Devnet } from './devnet.ts'
+
+export type StackChain = {
+  rpcUrl: string
+  publicClient: PublicClient<Transport, Chain>
+  deployment: BardoDeployment
+  /** The chain's USDC: the runway token and the x402 payment asset. */
+  usdc: Address
+  operator: Account
+  settlement: Account
+  /** Present on the local devnet only. */
+  devnet?: Devnet
+  stop(): Promise<void>
+}
+
+function key(env: NodeJS.ProcessEnv, name: string): Account {
+  const value = env[name]
+  if (!value || !isHex(value) || value.length !== 66) throw new Error(`${name}: must be a 32-byte hex private key`)
+  return privateKeyToAccount(value as Hex)
+}
+
+/** Reads a deployment file: `{ vitalityOracle, dreamOracle, daimonOracle, enforcers: {...}, startBlock }`. */
+export function readDeploymentFile(path: string, chainId: number): BardoDeployment {
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
+  const address = (field: string, v: unknown): Address => {
+    if (typeof v !== 'string' || !isAddress(v, { strict: false })) throw new Error(`BARDO_DEPLOYMENT ${field}: must be an address`)
+    return v as Address
+  }
+  const enforcers = (raw.enforcers ?? {}) as Record<string, unknown>
+  return {
+    chainId,
+    // The framework's addresses: the kit knows every public chain; a private chain's file carries them.
+    environment: (raw.environment as BardoDeployment['environment'] | undefined) ?? getSmartAccountsEnvironment(chainId),
+    vitalityOracle: address('vitalityOracle', raw.vitalityOracle),
+    dreamOracle: address('dreamOracle', raw.dreamOracle),
+    daimonOracle: address('daimonOracle', raw.daimonOracle),
+    enforcers: Object.fromEntries(bardoEnforcerNames.map((n) => [n, address(`enforcers.${n}`, enforcers[n])])) as Record<BardoEnforcerName, Address>,
+    startBlock: BigInt(String(raw.startBlock ?? 0)),
+  }
+}
+
+export async function connectChain(env: NodeJS.ProcessEnv): Promise<StackChain> {
+  const rpcUrl = env.BARDO_RPC_URL
+  if (!rpcUrl) {
+    const devnet = await startDevnet()
+    return {
+      rpcUrl: devnet.rpcUrl,
+      publicClient: devnet.publicClient,
+      deployment: devnet.deployment,
+      usdc: devnet.deployment.assets.usdc,
+      operator: devnet.operator.account,
+      settlement: devnetAccount(2),
+      devnet,
+      stop: devnet.stop,
+    }
+  }
+  const probe = createPublicClient({ transport: http(rpcUrl) })
+  const chainId = await probe.getChainId()
+  const deploymentPath = env.BARDO_DEPLOYMENT
+  if (!deploymentPath) throw new Error('BARDO_DEPLOYMENT: must name the deployment file when BARDO_RPC_URL is set')
+  const publicAddresses = (PUBLIC_ADDRESSES as Record<number, { usdc: string } | undefined>)[chainId]
+  const usdc = env.BARDO_USDC ?? publicAddresses?.usdc
+  if (!usdc || !isAddress(usdc, { strict: false })) throw new Error(`BARDO_USDC: chain ${chainId} has no known USDC (Base 8453, Base Sepolia 84532); set its address`)
+  const operator = key(env, 'BARDO_OPERATOR_KEY')
+  return {
+    rpcUrl,
+    publicClient: createPublicClient({ chain: localChain(rpcUrl, chainId), transport: http(rpcUrl) }) as PublicClient<Transport, Chain>,
+    deployment: readDeploymentFile(deploymentPath, chainId),
+    usdc: usdc as Address,
+    operator,
+    settlement: env.BARDO_SETTLEMENT_KEY ? key(env, 'BARDO_SETTLEMENT_KEY') : operator,
+    stop: async () => {},
+  }
+}
