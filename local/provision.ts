@@ -92,26 +92,35 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     replicants: [],
     known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
   }
-  const nowMs = Number(now) * 1000
+  await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
+  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
+}
+
+/** Stores a provisioned Golem (due at once) and its DelegationGranted event. */
+export async function recordProvisionedGolem(store: Store, g: { golemId: string; owner: Address; profile: GolemProfile; now: bigint }): Promise<void> {
+  const nowMs = Number(g.now) * 1000
   const created = await store.createGolem({
-    golemId: p.golemId,
-    owner: p.owner.address,
-    sessionKeyAddress: golemKey,
+    golemId: g.golemId,
+    owner: g.owner,
+    sessionKeyAddress: g.profile.golemKey,
     custodyMode: 'Delegation',
-    profile: serializeGolemProfile(profile),
+    profile: serializeGolemProfile(g.profile),
     phase: 'Thriving',
     nextTickAt: nowMs,
     now: nowMs,
   })
-  if (!created.created) throw new Error(`provision: Golem ${p.golemId} already exists`)
+  if (!created.created) throw new Error(`provision: Golem ${g.golemId} already exists`)
   await store.appendEvent({
-    golemId: p.golemId,
+    golemId: g.golemId,
     type: 'DelegationGranted',
     at: nowMs,
     eventId: 'DelegationGranted',
-    data: { delegationHash: runway.periodDelegationHash, caveats: runway.chain[0]!.caveats.map((c) => c.enforcer), expiresAt: expiresAt.toString() },
+    data: {
+      delegationHash: g.profile.runway.periodDelegationHash,
+      caveats: g.profile.runway.chain[0]!.caveats.map((c) => c.enforcer),
+      expiresAt: g.profile.runway.expiresAt.toString(),
+    },
   })
-  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
 }
 
 /**

@@ -1,45 +1,69 @@
-// Names a revert: walks viem's error chain for revert data and decodes it against every Bardo contract
-// and the DelegationManager, so callers see `ActionNotAllowedInPhase(golem, 2, 0x04e45aaf, 1)` rather
-// than hex.
-import { BaseError, decodeErrorResult, type Abi, type Hex } from 'viem'
+// Names a revert: finds the revert data in an error's cause chain (estimateGas, call and writeContract
+// wrap it differently: `data` on RPC errors, `raw` on ContractFunctionRevertedError) and decodes it
+// against every Bardo contract and the DelegationManager, so callers see
+// `ActionNotAllowedInPhase(golem, 2, 0x04e45aaf, 1)` rather than hex.
+import { BaseError, decodeErrorResult, isHex, toFunctionSelector, type Abi, type Hex } from 'viem'
+import { formatAbiItem } from 'viem/utils'
 import { DelegationManager } from '@metamask/delegation-abis'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 
+type AbiError = Extract<Abi[number], { type: 'error' }>
+
 export type DecodedChainError = { name: string; args: readonly unknown[]; data: Hex }
 
-const abi: Abi = (() => {
-  const items = new Map<string, Abi[number]>()
-  const add = (list: readonly unknown[]) => {
-    for (const item of list as Abi) if (item.type === 'error') items.set(`${item.name}(${item.inputs.map((i) => i.type).join(',')})`, item)
-  }
-  for (const [name, value] of Object.entries(artifacts)) if (name.endsWith('Abi')) add(value as readonly unknown[])
-  add(DelegationManager)
-  return [...items.values()]
+/** Every custom error a redemption or oracle call can surface, one per signature. */
+export const chainErrorsAbi: readonly AbiError[] = (() => {
+  const sources: Abi[] = [
+    ...Object.entries(artifacts)
+      .filter(([name]) => name.endsWith('Abi'))
+      .map(([, abi]) => abi as Abi),
+    DelegationManager as Abi,
+  ]
+  // Several contracts declare the same error (InvalidTermsLength, ZeroAddress, ...): keep one per signature.
+  const bySignature = new Map<string, AbiError>()
+  for (const abi of sources) for (const item of abi) if (item.type === 'error') bySignature.set(formatAbiItem(item), item)
+  return [...bySignature.values()]
 })()
 
-function revertData(error: unknown): Hex | undefined {
-  if (!(error instanceof BaseError)) return undefined
-  let data: Hex | undefined
-  error.walk((e) => {
-    const d = (e as { data?: unknown }).data
-    if (typeof d === 'string' && d.startsWith('0x') && d.length >= 10) data = d as Hex
-    else if (d && typeof d === 'object' && typeof (d as { data?: unknown }).data === 'string') data = (d as { data: Hex }).data
-    return false
-  })
-  return data
+const knownSelectors = new Set<string>(chainErrorsAbi.map((e) => toFunctionSelector(formatAbiItem(e))))
+// Error(string) and Panic(uint256) decode through viem's built-ins.
+knownSelectors.add('0x08c379a0')
+knownSelectors.add('0x4e487b71')
+
+function revertDataOf(value: unknown): Hex | undefined {
+  if (typeof value === 'string' && isHex(value) && value.length >= 10) return value
+  if (value && typeof value === 'object' && 'data' in value) return revertDataOf((value as { data: unknown }).data)
+  return undefined
+}
+
+/** The first revert data in the cause chain. */
+export function findRevertData(error: unknown): Hex | undefined {
+  let found: Hex | undefined
+  const visit = (e: unknown): boolean => {
+    const candidate = revertDataOf((e as { raw?: unknown })?.raw) ?? revertDataOf((e as { data?: unknown })?.data)
+    if (candidate) found = candidate
+    return candidate !== undefined
+  }
+  if (error instanceof BaseError) error.walk(visit)
+  else {
+    let at: unknown = error
+    while (at && !visit(at)) at = (at as { cause?: unknown }).cause
+  }
+  return found
 }
 
 export function decodeRevertData(data: Hex): DecodedChainError | undefined {
+  if (!knownSelectors.has(data.slice(0, 10))) return undefined
   try {
-    const decoded = decodeErrorResult({ abi: [...abi, { type: 'error', name: 'Error', inputs: [{ type: 'string', name: 'message' }] }], data })
+    const decoded = decodeErrorResult({ abi: chainErrorsAbi, data })
     return { name: decoded.errorName, args: decoded.args ?? [], data }
   } catch {
     return undefined
   }
 }
 
-/** The named revert behind an error from viem, or undefined when it was not a revert we know. */
+/** The named revert behind an error, or undefined when it carries no revert data we know. */
 export function decodeChainError(error: unknown): DecodedChainError | undefined {
-  const data = revertData(error)
+  const data = findRevertData(error)
   return data ? decodeRevertData(data) : undefined
 }

@@ -4,7 +4,7 @@
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
-import { parseGolemProfile, serializeGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { currentPeriod, decideTick, type GolemObservation, type TickDecision } from '../../core/lifecycle/tick.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'

@@ -7,10 +7,11 @@ import { encodeFunctionData, isAddressEqual, numberToHex, parseEther, type Addre
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { SessionKey } from '../../core/custody/index.ts'
 import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../../core/delegations/index.ts'
-import { serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { MemorySignerResolver } from '../../functions/shared/memorySigners.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
+import { recordProvisionedGolem } from '../../local/provision.ts'
 
 export type FleetGolem = { golemId: string; golemKey: Address; sessionKey: SessionKey; runwayHash: Hex; profile: GolemProfile }
 
@@ -117,27 +118,7 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
   p.log?.(`fleet: ${golems.length} Golems registered and funded`)
 
   // 4. The store: the Golem record (due now) and its DelegationGranted event.
-  const nowMs = Number(now) * 1000
-  await inBatches(golems, p.concurrency ?? 16, async (g) => {
-    const created = await store.createGolem({
-      golemId: g.golemId,
-      owner: p.owner.address,
-      sessionKeyAddress: g.golemKey,
-      custodyMode: 'Delegation',
-      profile: serializeGolemProfile(g.profile),
-      phase: 'Thriving',
-      nextTickAt: nowMs,
-      now: nowMs,
-    })
-    if (!created.created) throw new Error(`fleet: Golem ${g.golemId} already exists`)
-    await store.appendEvent({
-      golemId: g.golemId,
-      type: 'DelegationGranted',
-      at: nowMs,
-      eventId: 'DelegationGranted',
-      data: { delegationHash: g.runwayHash, expiresAt: expiresAt.toString() },
-    })
-  })
+  await inBatches(golems, p.concurrency ?? 16, (g) => recordProvisionedGolem(store, { golemId: g.golemId, owner: p.owner.address, profile: g.profile, now }))
   p.log?.(`fleet: ${golems.length} Golems stored`)
   return golems
 }
