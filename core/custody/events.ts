@@ -1,13 +1,10 @@
 import type { Address, Hash } from 'viem'
+import type { RevocationState } from '../health/permissionHealth.ts'
 import type { SigningPurpose } from './policy.ts'
 import type { RotationReason } from './rotation.ts'
 
-/** Lifecycle of a delegation (001 §2.3). */
-export type RevocationState =
-  | { type: 'Active' }
-  | { type: 'RevokedByOwner'; revokedAt: number; txHash: Hash }
-  | { type: 'Expired'; expiredAt: number }
-  | { type: 'Exhausted'; totalCalls: number }
+/** Lifecycle of a delegation (001 §2.3): one definition, in core/health. */
+export type { RevocationState }
 
 /**
  * Session-key events (001 §4). Every variant names the session key by address and carries the
@@ -18,7 +15,7 @@ export type SessionKeyEvent =
   | { type: 'DelegationGranted'; at: number; address: Address; delegationHash: Hash; caveats: readonly string[] }
   | { type: 'OperationSigned'; at: number; address: Address; opHash: Hash; purpose: SigningPurpose; spent: bigint; remainingBudget: bigint }
   | { type: 'RotationTriggered'; at: number; address: Address; reasons: readonly RotationReason[]; reason: string; oldAddress: Address; newAddress: Address }
-  | { type: 'Revoked'; at: number; address: Address; cause: Exclude<RevocationState, { type: 'Active' }> }
+  | { type: 'Revoked'; at: number; address: Address; cause: Exclude<RevocationState, { kind: 'Active' }> }
   | { type: 'BudgetWarning'; at: number; address: Address; remainingPct: number; estimatedOperationsLeft: number }
 
 export type SessionKeyEventListener = (event: SessionKeyEvent) => void

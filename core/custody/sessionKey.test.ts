@@ -113,12 +113,12 @@ describe('SessionKey lifecycle', () => {
   it('DelegationGranted and Revoked carry hashes, caveat names and causes', () => {
     const { sk, events } = make()
     sk.delegationGranted({ delegationHash: PARENT_HASH, caveats: ['GolemPhase', 'DailySpendLimit'], now: T0 })
-    sk.revoked({ type: 'RevokedByOwner', revokedAt: T0 + 5, txHash: PARENT_HASH }, T0 + 5)
-    sk.revoked({ type: 'Expired', expiredAt: T0 + 30 * DAY })
-    sk.revoked({ type: 'Exhausted', totalCalls: 500 })
+    sk.revoked({ kind: 'RevokedByOwner', revokedAt: BigInt(T0 + 5), txHash: PARENT_HASH }, T0 + 5)
+    sk.revoked({ kind: 'Expired', expiredAt: BigInt(T0 + 30 * DAY) })
+    sk.revoked({ kind: 'Exhausted', totalCalls: 500n })
     expect(events.map((e) => e.type)).toEqual(['Generated', 'DelegationGranted', 'Revoked', 'Revoked', 'Revoked'])
     expect(events[1]).toEqual({ type: 'DelegationGranted', at: T0, address: sk.address, delegationHash: PARENT_HASH, caveats: ['GolemPhase', 'DailySpendLimit'] })
-    expect(events[2]).toMatchObject({ cause: { type: 'RevokedByOwner', txHash: PARENT_HASH } })
+    expect(events[2]).toMatchObject({ cause: { kind: 'RevokedByOwner', txHash: PARENT_HASH } })
   })
 
   it('a throwing listener cannot block signing', async () => {

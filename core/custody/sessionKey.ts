@@ -132,7 +132,7 @@ export class SessionKey implements OperationRecorder {
   }
 
   /** Records that the delegation behind this key ended (owner revoked, expired, calls exhausted). */
-  revoked(cause: Exclude<RevocationState, { type: 'Active' }>, now?: number): void {
+  revoked(cause: Exclude<RevocationState, { kind: 'Active' }>, now?: number): void {
     this.#emit({ type: 'Revoked', at: now ?? nowSeconds(), address: this.address, cause })
   }
 
