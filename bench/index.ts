@@ -57,6 +57,8 @@ export async function runBenchmarks(names: readonly string[] = [], print: (text:
   const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n))
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`)
   process.env.DO_NOT_TRACK ??= '1' // the MetaMask kit reports usage unless told not to
+  process.env.PONDER_TELEMETRY_DISABLED ??= 'true'
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true' // Node 20 is supported; the 2027 notice is noise here
   const selected = names.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => names.includes(b.name))
   const outcomes: BenchOutcome[] = []
   for (const bench of selected) outcomes.push(await runOne(bench, print))
