@@ -67,10 +67,16 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * Resolves on the first SIGINT or SIGTERM and keeps the handlers installed: a Ctrl-C reaches this
+ * process twice (from the terminal's process group and relayed by tsx), and a second signal without a
+ * handler would kill the runner halfway through stopping what it started.
+ */
 function signalled(): Promise<void> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve())
-    process.once('SIGTERM', () => resolve())
+    const stop = () => resolve()
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
   })
 }
 

@@ -109,6 +109,8 @@ describe('npm start', () => {
         for (const p of started) if (alive(p)) process.kill(p, 'SIGKILL')
         throw e
       })
+      // Processes can be gone while their last lines are still in the pipe: read to the end of the stream.
+      if (!child.stdout.readableEnded) await Promise.race([new Promise((r) => child.stdout.once('end', r)), new Promise((r) => setTimeout(r, 10_000))])
       expect(output).toContain('stopped')
     }
   }, 420_000)
