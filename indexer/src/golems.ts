@@ -1,7 +1,18 @@
 // VitalityOracle, DreamOracle and DaimonOracle: the Golem row, its phase history and its dreams.
-import { ponder } from 'ponder:registry'
+import { ponder, type Context } from 'ponder:registry'
 import { dreamCycle, golem, phaseTransition } from 'ponder:schema'
+import type { Address } from 'viem'
 import { newGolemRow } from '../lib/golemRow.ts'
+
+type GolemPatch = Partial<typeof golem.$inferInsert>
+
+/** Creates the Golem's row with `patch` applied, or applies `patch` to the row it already has. */
+function upsertGolem(context: Context, address: Address, blockNumber: bigint, patch: GolemPatch) {
+  return context.db
+    .insert(golem)
+    .values({ ...newGolemRow(address, blockNumber), ...patch })
+    .onConflictDoUpdate(patch)
+}
 
 ponder.on('VitalityOracle:GolemRegistered', async ({ event, context }) => {
   const registration = {
@@ -14,10 +25,7 @@ ponder.on('VitalityOracle:GolemRegistered', async ({ event, context }) => {
     survivalScore: 10_000,
     updatedBlock: event.block.number,
   }
-  await context.db
-    .insert(golem)
-    .values({ ...newGolemRow(event.args.golem, event.block.number), ...registration })
-    .onConflictDoUpdate(registration)
+  await upsertGolem(context, event.args.golem, event.block.number, registration)
 })
 
 // Emitted on every heartbeat; PhaseTransition follows it in the same transaction when the phase moved.
@@ -99,10 +107,7 @@ ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
     finalPhase: inherited.phase,
     updatedBlock: event.block.number,
   }
-  await context.db
-    .insert(golem)
-    .values({ ...newGolemRow(from, event.block.number), ...retired })
-    .onConflictDoUpdate(retired)
+  await upsertGolem(context, from, event.block.number, retired)
 })
 
 ponder.on('VitalityOracle:GolemDeregistered', async ({ event, context }) => {
@@ -116,10 +121,7 @@ ponder.on('VitalityOracle:GolemDeregistered', async ({ event, context }) => {
     deregisteredBlock: event.block.number,
     updatedBlock: event.block.number,
   }
-  await context.db
-    .insert(golem)
-    .values({ ...newGolemRow(address, event.block.number), ...death })
-    .onConflictDoUpdate(death)
+  await upsertGolem(context, address, event.block.number, death)
 })
 
 // Cycles are numbered per Golem (`<golem>-<n>`): a start, end and restart can share one block and time.
@@ -136,10 +138,7 @@ ponder.on('DreamOracle:DreamStarted', async ({ event, context }) => {
     startTx: event.transaction.hash,
   })
   const dreaming = { dreaming: true, dreamingSince: at, dreamCount: number, updatedBlock: event.block.number }
-  await context.db
-    .insert(golem)
-    .values({ ...newGolemRow(address, event.block.number), ...dreaming })
-    .onConflictDoUpdate(dreaming)
+  await upsertGolem(context, address, event.block.number, dreaming)
 })
 
 ponder.on('DreamOracle:DreamEnded', async ({ event, context }) => {
@@ -159,17 +158,11 @@ ponder.on('DreamOracle:DreamEnded', async ({ event, context }) => {
     dreamSeconds: (row?.dreamSeconds ?? 0n) + duration,
     updatedBlock: event.block.number,
   }
-  await context.db
-    .insert(golem)
-    .values({ ...newGolemRow(address, event.block.number), ...awake })
-    .onConflictDoUpdate(awake)
+  await upsertGolem(context, address, event.block.number, awake)
 })
 
 ponder.on('DaimonOracle:PADUpdated', async ({ event, context }) => {
   const { golem: address, pleasure, arousal, dominance } = event.args
   const pad = { pleasure, arousal, dominance, updatedBlock: event.block.number }
-  await context.db
-    .insert(golem)
-    .values({ ...newGolemRow(address, event.block.number), ...pad })
-    .onConflictDoUpdate(pad)
+  await upsertGolem(context, address, event.block.number, pad)
 })
