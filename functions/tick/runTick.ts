@@ -5,6 +5,7 @@ import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { permissionFactsOf } from '../../core/lifecycle/permissionFacts.ts'
 import { currentPeriod, decideTick, type GolemObservation, type TickDecision } from '../../core/lifecycle/tick.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
@@ -32,11 +33,9 @@ export function readRequestOf(golemId: string, profile: GolemProfile) {
 }
 
 export function observationOf(golemId: string, profile: GolemProfile, read: ObservedGolem, reserved: bigint): GolemObservation {
-  const r = profile.runway
-  const periodIndex = read.currentPeriod > 0n ? read.currentPeriod - 1n : 0n
   return {
     golemId,
-    delegationHash: r.chainHashes[0] as Hex,
+    delegationHash: profile.runway.chainHashes[0] as Hex,
     now: read.timestamp,
     onChainPhase: read.phase,
     registered: read.registered,
@@ -51,15 +50,7 @@ export function observationOf(golemId: string, profile: GolemProfile, read: Obse
       expiringWarned: profile.known.expiringWarned,
       ...(profile.known.budgetWarnedPeriod === null ? {} : { budgetWarnedPeriod: profile.known.budgetWarnedPeriod }),
     },
-    permission: {
-      now: read.timestamp,
-      disabled: read.disabled,
-      expiresAt: r.expiresAt,
-      periodAmount: r.periodAmount,
-      periodDuration: r.periodDuration,
-      availableInPeriod: read.availableInPeriod,
-      currentPeriodStart: r.periodStart + periodIndex * r.periodDuration,
-    },
+    permission: permissionFactsOf(profile, read),
   }
 }
 

@@ -2,9 +2,10 @@
 // and one batched read), the oracle phase, and the runway period's spend. The read is the tick's own
 // (functions/shared/readGolems: one block read and one deployless multicall), so the API classifies
 // a permission from exactly the facts the heartbeat sees.
+import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
-import { classifyPermissionHealth, type PermissionFacts, type PermissionHealthResult } from '../../../core/health/permissionHealth.ts'
+import { classifyPermissionHealth, type PermissionHealthResult } from '../../../core/health/permissionHealth.ts'
 import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
@@ -24,22 +25,8 @@ export type ChainGolemStateOptions = {
 
 type Observed = GolemChainState & { timestamp: bigint; blockNumber: bigint }
 
-/** The permission facts the tick classifies (functions/tick/runTick.ts observationOf), from one read. */
-export function permissionFactsOf(profile: GolemProfile, read: GolemChainState & { timestamp: bigint }, lastRedemptionAt?: bigint): PermissionFacts {
-  const r = profile.runway
-  // The period enforcer counts periods from 1; period n starts at periodStart + (n - 1) * duration.
-  const periodIndex = read.currentPeriod > 0n ? read.currentPeriod - 1n : 0n
-  return {
-    now: read.timestamp,
-    disabled: read.disabled,
-    expiresAt: r.expiresAt,
-    periodAmount: r.periodAmount,
-    periodDuration: r.periodDuration,
-    availableInPeriod: read.availableInPeriod,
-    currentPeriodStart: r.periodStart + periodIndex * r.periodDuration,
-    ...(lastRedemptionAt === undefined ? {} : { lastRedemptionAt }),
-  }
-}
+/** The same facts the tick decides from (core/lifecycle/permissionFacts.ts). */
+export { permissionFactsOf }
 
 export class ChainGolemState implements PermissionHealthService, GolemChainService {
   readonly #o: ChainGolemStateOptions
