@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { createPublicClient, http, type LocalAccount, type PublicClient, type Transport } from 'viem'
 import { DynamoStore, InMemoryStore, type Store } from '../core/store/index.ts'
+import { withReceiptPolling } from '../core/chain/receipts.ts'
 import { runHeartbeat, type TickInvoker, type TickRequest } from '../functions/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../functions/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
@@ -143,7 +144,7 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
   const devnet = await startDevnet()
   const env: Env = { devnet, client: devnet.publicClient as PublicClient, counts: new Map(), owner: undefined as never }
   try {
-    env.client = createPublicClient({ chain: devnet.chain, transport: countingTransport(devnet.rpcUrl, env.counts), pollingInterval: 25 }) as PublicClient
+    env.client = withReceiptPolling(createPublicClient({ chain: devnet.chain, transport: countingTransport(devnet.rpcUrl, env.counts), pollingInterval: 25 }) as PublicClient)
     env.owner = await devnet.createOwner({ usdc: USDC(10_000_000) })
     const rows: HeartbeatBenchRow[] = []
     let provisionSeconds = 0

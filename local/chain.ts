@@ -7,6 +7,7 @@ import { createPublicClient, http, isAddress, isHex, type Account, type Address,
 import { privateKeyToAccount } from 'viem/accounts'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import type { BardoDeployment, BardoEnforcerName } from '../core/deployment.ts'
+import { withReceiptPolling } from '../core/chain/receipts.ts'
 import { bardoEnforcerNames } from '../core/deployment.ts'
 import { PUBLIC_ADDRESSES } from '../core/permissions/index.ts'
 import { devnetAccount, localChain, startDevnet, type Devnet } from './devnet.ts'
@@ -75,7 +76,7 @@ export async function connectChain(env: NodeJS.ProcessEnv): Promise<StackChain> 
   const operator = key(env, 'BARDO_OPERATOR_KEY')
   return {
     rpcUrl,
-    publicClient: createPublicClient({ chain: localChain(rpcUrl, chainId), transport: http(rpcUrl) }) as PublicClient<Transport, Chain>,
+    publicClient: withReceiptPolling(createPublicClient({ chain: localChain(rpcUrl, chainId), transport: http(rpcUrl) }) as PublicClient<Transport, Chain>),
     deployment: readDeploymentFile(deploymentPath, chainId),
     usdc: usdc as Address,
     operator,

@@ -22,6 +22,7 @@ import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/uti
 import { Implementation, toMetaMaskSmartAccount, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 import * as artifacts from '../contracts/artifacts/index.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
+import { withReceiptPolling } from '../core/chain/receipts.ts'
 import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
 
 /** Anvil's well-known test mnemonic: its accounts are funded with 10,000 ETH on every local chain. */
@@ -76,7 +77,7 @@ export function devnetClients(rpcUrl: string, chainId = 31337): DevnetClients {
   const chain = localChain(rpcUrl, chainId)
   // Local blocks arrive in milliseconds; viem's default 4 s polling would dominate every test.
   const transport = http(rpcUrl, { batch: false })
-  const publicClient = createPublicClient({ chain, transport, pollingInterval: 25 }) as PublicClient<Transport, Chain>
+  const publicClient = withReceiptPolling(createPublicClient({ chain, transport, pollingInterval: 25 }) as PublicClient<Transport, Chain>)
   const deployer = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }), chain, transport, pollingInterval: 25 })
   const operator = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }), chain, transport, pollingInterval: 25 })
   return { chain, publicClient, deployer, operator }

@@ -51,11 +51,14 @@ async function vitest(filters: string[]): Promise<Counts> {
   try {
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
       numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number
-      numFailedTestSuites: number
+      testResults: { status: string; assertionResults: { status: string }[] }[]
     }
+    // A file that failed without a failing test (it did not load, or a hook threw) counts once; a file
+    // whose tests failed is already counted by its tests.
+    const brokenFiles = json.testResults.filter((f) => f.status === 'failed' && !f.assertionResults.some((a) => a.status === 'failed')).length
     const counts = {
       passed: json.numPassedTests,
-      failed: json.numFailedTests + json.numFailedTestSuites,
+      failed: json.numFailedTests + brokenFiles,
       skipped: json.numPendingTests + json.numTodoTests,
     }
     if (code !== 0 && counts.failed === 0) counts.failed = 1

@@ -2,6 +2,7 @@
 // golemSigner.account, sending to the real DelegationManager on anvil.
 import { DelegationManager } from '@metamask/delegation-abis'
 import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
+import { withReceiptPolling } from '../chain/receipts.ts'
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, parseEther, parseEventLogs, recoverTypedDataAddress, type Chain } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -21,7 +22,7 @@ beforeAll(async () => {
   anvil = await startAnvil()
   chain = defineChain({ id: anvil.chainId, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.rpcUrl] } } })
   const deployer = createWalletClient({ account: ANVIL_0, chain, transport: http(anvil.rpcUrl) })
-  const publicClient = createPublicClient({ chain, transport: http(anvil.rpcUrl) })
+  const publicClient = withReceiptPolling(createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 25 }))
   const env = await deploySmartAccountsEnvironment(deployer, publicClient as never, chain)
   delegationManager = env.DelegationManager
 })
@@ -33,7 +34,7 @@ describe('GolemSigner.account in a viem WalletClient', () => {
   it('sends redeemDelegations and disableDelegation to the DelegationManager; refuses anything else', async () => {
     const sk = SessionKey.generate({ expiresAt: 4_000_000_000, initialBudget: 0n })
     const golem = new GolemSigner({ signer: sk.signer, policy: { chainId: chain.id, delegationManager, oracles: {} }, recorder: sk })
-    const publicClient = createPublicClient({ chain, transport: http(anvil.rpcUrl) })
+    const publicClient = withReceiptPolling(createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 25 }))
     const funder = createWalletClient({ account: ANVIL_0, chain, transport: http(anvil.rpcUrl) })
     await publicClient.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: golem.address, value: parseEther('1') }) })
 

@@ -18,6 +18,7 @@ import {
   type Transport,
   type WalletClient,
 } from 'viem'
+import { pollTransactionReceipt } from '../chain/receipts.ts'
 
 /** A settlement of one authorization found on-chain (for reconciling after a crash or a lost receipt). */
 export type OnChainSettlement = { txHash: Hex; from: Address; to: Address; value: bigint; blockNumber: bigint }
@@ -91,7 +92,7 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
       verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
       writeContract: send,
       sendTransaction: sendRaw,
-      waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
+      waitForTransactionReceipt: (args) => pollTransactionReceipt(publicClient, args),
       getCode: (args) => publicClient.getCode(args),
     },
     { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },

@@ -4,6 +4,7 @@
 // (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
 import { keccak256, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient, type TransactionReceipt, type TransactionSerializable } from 'viem'
 import type { SlotRef, Store, TickSlot } from '../../core/store/index.ts'
+import { pollTransactionReceipt } from '../../core/chain/receipts.ts'
 import { decodeChainError, type DecodedChainError } from '../shared/decodeChainError.ts'
 
 export type SlotSendOutcome =
@@ -159,7 +160,7 @@ async function broadcast(client: PublicClient, raw: Hex): Promise<'sent' | 'nonc
 }
 
 async function finish(p: SendOnceParams, txHash: Hex, reservationId: string): Promise<SlotSendOutcome> {
-  const receipt = await p.client.waitForTransactionReceipt({ hash: txHash, timeout: 60_000 })
+  const receipt = await pollTransactionReceipt(p.client, { hash: txHash, timeout: 60_000 })
   return complete(p, txHash, receipt, reservationId)
 }
 

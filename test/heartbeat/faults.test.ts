@@ -8,6 +8,7 @@
 import { createPublicClient, getAbiItem, http, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { withReceiptPolling } from '../../core/chain/receipts.ts'
 import { nextPhase, phaseMultiplierBps, Phase } from '../../core/lifecycle/phase.ts'
 import { computeVitality } from '../../core/lifecycle/vitality.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
@@ -50,7 +51,7 @@ beforeAll(async () => {
     seed: Number(process.env.BARDO_FAULT_SEED ?? 20_261_121),
     scripted: { eth_sendRawTransaction: ['loseResponse', 'drop', 'fail', 'loseResponse'] },
   })
-  faulty = createPublicClient({ chain: env.devnet.chain, transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }), pollingInterval: 25 }) as PublicClient
+  faulty = withReceiptPolling(createPublicClient({ chain: env.devnet.chain, transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }), pollingInterval: 25 }) as PublicClient)
   owner = await env.devnet.createOwner()
   fleet = await provisionFleet({ devnet: env.devnet, store: env.store, signers: env.signers, owner, count: GOLEMS, idPrefix: 'fault', periodAmount: PERIOD_AMOUNT, runwayDays: RUNWAY_DAYS })
 
