@@ -66,14 +66,32 @@ export async function settlePendingSlots(base: SlotBase, golem: GolemRecord, rea
     }
   }
 
-  const ref: SlotRef = { golemId, period, step: 'runway' }
-  const slot = await store.getSlot(ref)
-  if (slot?.status !== 'sent' || !slot.txHash) return { events, reservedAmount: 0n }
-  const budget = await store.getBudget(golemId, period)
+  // Runway slots of earlier periods: a tick that crashed after sending, followed by a next tick in a
+  // later period (a crash near the boundary, or a scheduler that stopped for a while). The crashed tick
+  // ran in the period of the last finished tick or a later one, and ticks come every minute, so the
+  // last finished tick's period and the one just before this cover it without scanning history.
+  const earlier = [...new Set([golem.lastTick?.period, period - 1n])].filter((p): p is bigint => p !== undefined && p >= 0n && p < period)
+  for (const p of earlier.sort((a, b) => (a < b ? -1 : 1))) {
+    const settled = await settleRunwaySlot(base, { golemId, period: p, step: 'runway' })
+    if (settled?.event) events.push(settled.event)
+  }
+
+  const current = await settleRunwaySlot(base, { golemId, period, step: 'runway' })
+  if (!current) return { events, reservedAmount: 0n }
+  if (current.event) events.push(current.event)
+  const stillInFlight = current.status === 'busy' && current.reason === 'leased'
+  return { events, runway: { status: current.status, amount: current.amount, txHash: current.txHash }, reservedAmount: stillInFlight ? current.amount : 0n }
+}
+
+/** Settles one runway slot left `sent` with a recorded transaction; null when there is nothing to settle. */
+async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
+  const slot = await base.store.getSlot(ref)
+  if (slot?.status !== 'sent' || !slot.txHash) return null
+  const budget = await base.store.getBudget(ref.golemId, ref.period)
   const amount = budget?.reservations.find((r) => r.reservationId === reservationIdOf(ref, slot.claims))?.amount ?? 0n
   const settled = await sendOnce({ ...base, slot: ref, reserve: { amount, cap: amount }, build: neverSignAgain })
   const txHash = 'txHash' in settled ? settled.txHash : slot.txHash
-  if (settled.status === 'confirmed') events.push({ type: 'RunwayRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period })
-  const stillInFlight = settled.status === 'busy' && settled.reason === 'leased'
-  return { events, runway: { status: settled.status, amount, txHash }, reservedAmount: stillInFlight ? amount : 0n }
+  const event: CustodyEvent | undefined =
+    settled.status === 'confirmed' ? { type: 'RunwayRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period } : undefined
+  return { status: settled.status, reason: 'reason' in settled ? settled.reason : undefined, amount, txHash, event }
 }

@@ -60,8 +60,10 @@ function eventKey(e: CustodyEvent, decision: TickDecision): string {
     case 'PhaseChanged':
       return `phase:${e.to}`
     case 'BudgetWarning':
-    case 'RunwayRedeemed':
       return `${e.type}:${decision.period}`
+    case 'RunwayRedeemed':
+      // Its own period: a redemption settled from an earlier period is not this period's.
+      return `${e.type}:${e.period}`
     default:
       return e.type
   }

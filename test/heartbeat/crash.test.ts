@@ -117,6 +117,42 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
   })
 })
 
+describe('a worker killed right after broadcasting, with the next tick in the next period', () => {
+  it('settles the earlier period\'s slot from the chain (confirmed, budget committed, its own event) and redeems the new period once', async () => {
+    const golem = await provisionWithKnownKey('crash-boundary')
+    const exit = await crashingTick(golem.golemId, 'runway')
+    expect(exit.signal, exit.output).toBe('SIGKILL')
+    const [crashed] = await redemptionsBy(env.client, dm(), golem.golemKey)
+    const crashedPeriod = periodAt(golem.profile, crashed!.timestamp)
+
+    await env.devnet.increaseTime(DAY)
+    const result = await runTick(env.deps('parent-next-period'), { golemId: golem.golemId })
+    expect(result.outcome).toBe('ticked')
+    expect(result.redemption?.status).toBe('confirmed')
+    expect(result.redemption?.txHash).not.toBe(crashed!.txHash)
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+
+    const redemptions = await redemptionsBy(env.client, dm(), golem.golemKey)
+    expect(redemptions.map((r) => r.txHash)).toEqual([crashed!.txHash, result.redemption!.txHash])
+    const nextPeriod = periodAt(golem.profile, redemptions[1]!.timestamp)
+    expect(nextPeriod).toBe(crashedPeriod + 1n)
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: crashedPeriod, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: crashed!.txHash })
+    expect(await env.store.getBudget(golem.golemId, crashedPeriod)).toMatchObject({ reserved: 0n, spent: USDC(20) })
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: nextPeriod, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: result.redemption!.txHash })
+    const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')
+    expect(events.map((e) => [e.data.period, e.data.txHash])).toEqual([
+      [crashedPeriod.toString(), crashed!.txHash],
+      [nextPeriod.toString(), result.redemption!.txHash],
+    ])
+
+    // A retry in the new period sends nothing and writes no event again.
+    await env.devnet.increaseTime(120)
+    expect((await runTick(env.deps('parent-next-period-retry'), { golemId: golem.golemId })).redemption?.status).toBe('skipped')
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+    expect((await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')).toHaveLength(2)
+  })
+})
+
 describe('a worker killed right after broadcasting a phase update', () => {
   it('the next tick records the transition from the chain once, then redeems at the new phase; the key sent two txs in all', async () => {
     const golem = await provisionWithKnownKey('crash-phase')
