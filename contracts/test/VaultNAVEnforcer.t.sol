@@ -154,6 +154,31 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         _hook(terms, BATCH, batch(e));
     }
 
+    function test_approveToTheVaultCountsOnlyThroughItsDeposit() public {
+        bytes memory approveVault = abi.encodeWithSelector(0x095ea7b3, address(vault), 1000e6);
+        _call(address(usdc), approveVault); // alone it moves nothing
+        _call(address(usdc), abi.encodeWithSelector(0x095ea7b3, address(vault), type(uint256).max));
+        Execution[] memory e = execs(Execution(address(usdc), 0, approveVault), Execution(address(vault), 0, _deposit(1000e6)));
+        _hook(terms, BATCH, batch(e)); // 1000e6 once: at the cap, not 2000e6
+        e[1] = Execution(address(vault), 0, _deposit(1000e6 + 1));
+        vm.expectRevert(_exceeds(1000e6 + 1, 1000e6, 10_000e6));
+        _hook(terms, BATCH, batch(e));
+        // Any other spender still counts.
+        e[0] = Execution(address(usdc), 0, approveCall(1));
+        e[1] = Execution(address(vault), 0, _deposit(1000e6));
+        vm.expectRevert(_exceeds(1000e6 + 1, 1000e6, 10_000e6));
+        _hook(terms, BATCH, batch(e));
+    }
+
+    function testFuzz_approveToTheVaultNeverCounts(uint256 amount, uint256 deposit) public view {
+        deposit = bound(deposit, 0, 1000e6);
+        Execution[] memory e = execs(
+            Execution(address(usdc), 0, abi.encodeWithSelector(0x095ea7b3, address(vault), amount)),
+            Execution(address(vault), 0, _deposit(deposit))
+        );
+        _hook(terms, BATCH, batch(e));
+    }
+
     function test_tryModeAllowed() public view {
         _hook(terms, SINGLE_TRY, single(address(vault), 0, _withdraw(1000e6)));
     }

@@ -13,7 +13,10 @@ import { IERC4626 } from "../interfaces/IERC4626.sol";
 ///      The amount, in the vault's asset units, is summed over all executions of the redemption:
 ///      to the vault: deposit(assets,..) and withdraw(assets,..) count assets, mint(shares,..) counts
 ///      previewMint(shares), redeem(shares,..) and share transfer / transferFrom / approve count
-///      convertToAssets(shares); to the vault's asset: transfer / transferFrom / approve count the amount.
+///      convertToAssets(shares); to the vault's asset: transfer / transferFrom / approve count the amount,
+///      except an approve whose spender is the vault itself, which counts 0: the vault can only pull
+///      those assets through a deposit or mint the delegator makes, and that call is counted (so the
+///      usual approve + deposit batch counts its assets once, not twice).
 ///      A share or asset amount of type(uint256).max is unlimited. Everything else counts 0.
 ///      maxAmount = totalAssets * maxNavBps / 10000 (floored). Stateless: try-mode is allowed.
 contract VaultNAVEnforcer is CaveatEnforcer {
@@ -25,6 +28,7 @@ contract VaultNAVEnforcer is CaveatEnforcer {
     bytes4 internal constant MINT = 0x94bf804d; // mint(uint256,address)
     bytes4 internal constant WITHDRAW = 0xb460af94; // withdraw(uint256,address,address)
     bytes4 internal constant REDEEM = 0xba087652; // redeem(uint256,address,address)
+    bytes4 internal constant APPROVE = 0x095ea7b3; // approve(address,uint256)
 
     /// @notice Refuses a redemption that moves more than the allowed share of the vault's total assets.
     /// @dev Reverts ExceedsVaultNAV (also when totalAssets is 0 and anything moves), InvalidTermsLength,
@@ -82,6 +86,8 @@ contract VaultNAVEnforcer is CaveatEnforcer {
                 if (!moves || value == 0) continue;
                 if (asset == address(0)) asset = vault.asset();
                 if (executions[i].target != asset) continue;
+                // forge-lint: disable-next-line(unsafe-typecast) -- the spender word's low 20 bytes
+                if (sel == APPROVE && address(uint160(UsdValuation.wordAt(cd, 4))) == address(vault)) continue;
                 assets = value;
             }
             amount = UsdValuation.satAdd(amount, assets);
