@@ -4,7 +4,7 @@
 import type { Address, Hex } from 'viem'
 import * as k from './keys.ts'
 import type {
-  BudgetRecord, CounterValue, DeathSettlementRecord, DueGolem, GolemEvent, GolemRecord, JsonObject, NonceRecord,
+  BudgetRecord, CounterValue, DeathSettlementRecord, DueGolem, GolemEvent, GolemRecord, JsonObject, LogRecord, NonceRecord,
   PaymentRecord, Reservation, SnapTokenRecord, TickSlot,
 } from './records.ts'
 
@@ -126,6 +126,14 @@ export function eventToItem(e: GolemEvent): Item {
 
 export function eventFromItem(i: Item): GolemEvent {
   return { golemId: str(i.golemId), eventId: str(i.eventId), type: str(i.type), at: num(i.at), data: (i.data ?? {}) as JsonObject }
+}
+
+export function logRecordToItem(r: LogRecord): Item {
+  return { pk: k.logPk(r.log), sk: k.logSk(r.seq), entity: 'log', log: r.log, seq: r.seq, at: r.at, data: r.data }
+}
+
+export function logRecordFromItem(i: Item): LogRecord {
+  return { log: str(i.log), seq: num(i.seq), at: num(i.at), data: (i.data ?? {}) as JsonObject }
 }
 
 export function deathToItem(d: DeathSettlementRecord): Item {

@@ -6,12 +6,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import * as budget from './dynamo/budget.ts'
 import * as golems from './dynamo/golems.ts'
 import * as history from './dynamo/history.ts'
+import * as logs from './dynamo/log.ts'
 import * as nonces from './dynamo/nonces.ts'
 import * as payments from './dynamo/payments.ts'
 import * as slots from './dynamo/slots.ts'
 import { DynamoTable } from './dynamo/table.ts'
 import { DEFAULT_DUE_SHARDS } from './keys.ts'
-import type { BudgetRecord, CounterValue, DeathSettlementRecord, GolemRecord, NonceRecord, PaymentRecord, SlotRef, SnapTokenRecord, TickSlot } from './records.ts'
+import type { BudgetRecord, CounterValue, DeathSettlementRecord, GolemRecord, LogRecord, NonceRecord, PaymentRecord, SlotRef, SnapTokenRecord, TickSlot } from './records.ts'
 import type * as S from './store.ts'
 import * as v from './validate.ts'
 
@@ -68,4 +69,8 @@ export class DynamoStore implements S.Store {
   getDeathSettlement(golemId: string): Promise<DeathSettlementRecord | null> { return history.getDeathSettlement(this.#table, golemId) }
   getSnapToken(input: { scope?: string; now: number }): Promise<SnapTokenRecord | null> { return history.getSnapToken(this.#table, input) }
   rotateSnapToken(input: S.RotateSnapTokenInput): Promise<S.RotateSnapTokenResult> { return history.rotateSnapToken(this.#table, input) }
+
+  appendLog(input: S.AppendLogInput): Promise<S.AppendLogResult> { return logs.appendLog(this.#table, input) }
+  readLog(input: S.ReadLogInput): Promise<LogRecord[]> { return logs.readLog(this.#table, input) }
+  lastLogRecord(log: string): Promise<LogRecord | null> { return logs.lastLogRecord(this.#table, log) }
 }

@@ -9,7 +9,7 @@ import type {
   AppendEventInput, ClaimPaymentInput, ClaimSlotInput, CommitReservationInput, CompleteSlotInput, CounterInput,
   CreateGolemInput, CreditPaymentInput, GolemPatch, IssueNonceInput, ListDueInput, ListEventsInput, PaymentRef,
   RecordDeathInput, RecordSlotTxInput, ReleasePaymentInput, ReleaseSlotInput, ReservationRef, ReserveBudgetInput,
-  RotateSnapTokenInput, UpdateGolemInput,
+  AppendLogInput, ReadLogInput, RotateSnapTokenInput, UpdateGolemInput,
 } from './store.ts'
 import * as v from './validate.ts'
 
@@ -220,5 +220,32 @@ export function parseRotateSnap(raw: RotateSnapTokenInput) {
     expectedHash,
     now: v.time(i.now, 'now'),
     graceMs: i.graceMs === undefined ? 0 : v.nonNegativeInt(i.graceMs, 'graceMs'),
+  }
+}
+
+/** At most this many records per append (one ingest request). */
+export const MAX_LOG_APPEND = 100
+
+export function parseAppendLog(raw: AppendLogInput): { log: string; records: JsonObject[]; now: number } {
+  const i = v.object(raw, 'input')
+  if (!Array.isArray(i.records) || i.records.length === 0) throw new StoreInputError('records', 'must be a non-empty array')
+  if (i.records.length > MAX_LOG_APPEND) throw new StoreInputError('records', `must hold at most ${MAX_LOG_APPEND} records`)
+  return {
+    log: v.id(i.log, 'log'),
+    records: i.records.map((r: unknown, n: number) => v.jsonObject(r, `records[${n}]`)),
+    now: v.time(i.now, 'now'),
+  }
+}
+
+export function parseReadLog(raw: ReadLogInput): { log: string; after: number; before: number; limit: number; order: 'asc' | 'desc' } {
+  const i = v.object(raw, 'input')
+  const after = i.after === undefined ? 0 : v.nonNegativeInt(i.after, 'after')
+  const before = i.before === undefined ? Number.MAX_SAFE_INTEGER : v.positiveInt(i.before, 'before')
+  return {
+    log: v.id(i.log, 'log'),
+    after,
+    before,
+    limit: i.limit === undefined ? DEFAULT_PAGE_LIMIT : v.positiveInt(i.limit, 'limit', MAX_PAGE_LIMIT),
+    order: i.order === undefined ? 'asc' : v.oneOf(i.order, ['asc', 'desc'] as const, 'order'),
   }
 }

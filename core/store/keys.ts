@@ -27,6 +27,11 @@ export const noncePk = (nonce: string) => `NONCE#${nonce}`
 /** The window start comes first: it is digits, so a key containing '#' stays unambiguous. */
 export const counterPk = (key: string, windowStart: number) => `RATE#${windowStart}#${key}`
 export const snapPk = (scope: string) => `SNAP#${scope}`
+export const LOG_PREFIX = 'SEQ#'
+export const logPk = (log: string) => `LOG#${log}`
+/** Twelve digits: a log holds at most MAX_LOG_SEQ records. */
+export const logSk = (seq: number) => `${LOG_PREFIX}${String(seq).padStart(12, '0')}`
+export const MAX_LOG_SEQ = 999_999_999_999
 
 /** Default event id: random, so two events in the same millisecond do not collide. */
 export const randomEventId = () => randomBytes(8).toString('hex')

@@ -7,7 +7,7 @@ import * as parse from './inputs.ts'
 import { assertNoKeyMaterial } from './keyGuard.ts'
 import * as k from './keys.ts'
 import type {
-  BudgetRecord, CounterValue, DeathSettlementRecord, DueGolem, GolemEvent, GolemRecord, NonceRecord, PaymentRecord,
+  BudgetRecord, CounterValue, DeathSettlementRecord, DueGolem, GolemEvent, GolemRecord, LogRecord, NonceRecord, PaymentRecord,
   SlotRef, SnapTokenRecord, TickSlot,
 } from './records.ts'
 import * as rules from './rules.ts'
@@ -30,6 +30,7 @@ export class InMemoryStore implements S.Store {
   readonly #events = new Map<string, GolemEvent>()
   readonly #deaths = new Map<string, DeathSettlementRecord>()
   readonly #snap = new Map<string, SnapTokenRecord>()
+  readonly #logs = new Map<string, LogRecord[]>()
   readonly #shards: number
 
   constructor(options: InMemoryStoreOptions = {}) {
@@ -299,5 +300,27 @@ export class InMemoryStore implements S.Store {
     assertNoKeyMaterial(codec.snapToItem(next))
     this.#snap.set(i.scope, next)
     return { rotated: true, token: codec.snapFromItem(codec.snapToItem(next), i.now) }
+  }
+
+  // ---- Append-only logs ----------------------------------------------------------------------
+
+  async appendLog(raw: S.AppendLogInput): Promise<S.AppendLogResult> {
+    const i = parse.parseAppendLog(raw)
+    const log = this.#logs.get(i.log) ?? []
+    if (log.length + i.records.length > k.MAX_LOG_SEQ) throw new StoreConflictError('log', `is full: it holds at most ${k.MAX_LOG_SEQ} records`)
+    const records = i.records.map((data, n): LogRecord => ({ log: i.log, seq: log.length + n + 1, at: i.now, data }))
+    for (const r of records) assertNoKeyMaterial(codec.logRecordToItem(r))
+    this.#logs.set(i.log, [...log, ...records])
+    return { records: clone(records) }
+  }
+
+  async readLog(raw: S.ReadLogInput): Promise<LogRecord[]> {
+    const i = parse.parseReadLog(raw)
+    const inRange = (this.#logs.get(i.log) ?? []).filter((r) => r.seq > i.after && r.seq < i.before)
+    return clone((i.order === 'asc' ? inRange : inRange.reverse()).slice(0, i.limit))
+  }
+
+  async lastLogRecord(log: string): Promise<LogRecord | null> {
+    return clone(this.#logs.get(v.id(log, 'log'))?.at(-1) ?? null)
   }
 }

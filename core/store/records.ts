@@ -164,6 +164,14 @@ export type GolemEvent = {
   data: JsonObject
 }
 
+/** One record of an append-only log (docs/store.md): its place in the log, when it was written, its data. */
+export type LogRecord = {
+  log: string
+  seq: number
+  at: number
+  data: JsonObject
+}
+
 /** Seed 001 §7: how the Golem's financial state resolved at death. */
 export const DEATH_SETTLEMENT_KINDS = ['DelegationExpiry', 'PrivySweep', 'EconomicExhaustion'] as const
 export type DeathSettlementKind = (typeof DEATH_SETTLEMENT_KINDS)[number]

@@ -5,7 +5,7 @@
 import type { Address, Hex } from 'viem'
 import type {
   BudgetRecord, CounterValue, CustodyModeName, DeathSettlementKind, DeathSettlementRecord, DueGolem, GolemEvent,
-  GolemRecord, GolemStatus, JsonInputObject, LastTick, NonceRecord, PaymentKind, PaymentRecord, Reservation,
+  GolemRecord, GolemStatus, JsonInputObject, LastTick, LogRecord, NonceRecord, PaymentKind, PaymentRecord, Reservation,
   SlotOutcome, SlotRef, SnapTokenRecord, StoredPhase, TickSlot,
 } from './records.ts'
 
@@ -192,4 +192,24 @@ export interface SnapTokenStore {
   rotateSnapToken(input: RotateSnapTokenInput): Promise<RotateSnapTokenResult>
 }
 
-export interface Store extends GolemStore, SlotStore, BudgetStore, PaymentStore, NonceStore, CounterStore, EventStore, SnapTokenStore {}
+// ---- Append-only logs (Clade entries and alerts) ------------------------------------------------
+
+export type AppendLogInput = { log: string; records: readonly JsonInputObject[]; now: number }
+export type AppendLogResult = { records: LogRecord[] }
+/** Records with after < seq < before, oldest first (`asc`) or newest first (`desc`), at most `limit`. */
+export type ReadLogInput = { log: string; after?: number; before?: number; limit?: number; order?: 'asc' | 'desc' }
+
+export interface LogStore {
+  /**
+   * Appends each record at the next sequence number (1, 2, 3, ...). Concurrent appenders never share
+   * a number and never leave a gap: a record is written at `seq` only after `seq - 1` exists, so a
+   * reader that has seen `seq` has seen everything before it. One appender's records keep their order;
+   * concurrent appenders' records may interleave.
+   */
+  appendLog(input: AppendLogInput): Promise<AppendLogResult>
+  readLog(input: ReadLogInput): Promise<LogRecord[]>
+  /** The newest record, or null for an empty log. */
+  lastLogRecord(log: string): Promise<LogRecord | null>
+}
+
+export interface Store extends GolemStore, SlotStore, BudgetStore, PaymentStore, NonceStore, CounterStore, EventStore, SnapTokenStore, LogStore {}

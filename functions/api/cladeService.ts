@@ -1,7 +1,8 @@
 // What Clade siblings exchange (seed 003 §5.3): knowledge entries, alerts, a sync cursor. The interface
-// is what the routes need; the memory implementation serves tests and the local runner.
+// is what the routes need; StoreCladeService keeps it in the store, so every API instance shares it.
 import type { Address } from 'viem'
 import { z } from 'zod/v4'
+import type { LogRecord, LogStore } from '../../core/store/index.ts'
 import { addressSchema } from './schemas.ts'
 
 /** Grimoire entry kinds (seed 003 §7) plus the death testament siblings receive (§10). */
@@ -50,58 +51,76 @@ export interface CladeService {
   status(target: Address): Promise<{ specialization: string | null; entryCount: number; lastIngestAt: number | null }>
 }
 
-/** Per-target append-only log; `seq` is the sync cursor. */
-export class MemoryCladeService implements CladeService {
-  readonly #logs = new Map<Address, CladeEntry[]>()
-  readonly #alerts: { id: string; target: Address; from: Address; alert: CladeAlertInput; receivedAt: number }[] = []
+/** Entry records hold the entry plus its sender; alerts their sender and body. */
+type EntryData = CladeEntryInput & { from: Address }
+
+const entriesLog = (target: Address) => `clade-entries:${target.toLowerCase()}`
+const alertsLog = (target: Address) => `clade-alerts:${target.toLowerCase()}`
+/** Entries are filtered by kind and topic in pages of this many records, newest first. */
+const SCAN_PAGE = 100
+
+const toEntry = (r: LogRecord): CladeEntry => {
+  const d = r.data as unknown as EntryData
+  return {
+    kind: d.kind, topic: d.topic, content: d.content, ...(d.confidence === undefined ? {} : { confidence: d.confidence }),
+    seq: r.seq, from: d.from, receivedAt: Math.floor(r.at / 1000),
+  }
+}
+
+/**
+ * Per-target append-only logs in the store (core/store LogStore: DynamoDB in AWS, so every Lambda
+ * instance sees the same entries). `seq` is the log's gap-free sequence number and the sync cursor.
+ */
+export class StoreCladeService implements CladeService {
+  readonly #store: LogStore
   readonly #specializations: Record<string, string>
 
-  constructor(specializations: Record<string, string> = {}) {
+  constructor(store: LogStore, specializations: Record<string, string> = {}) {
+    this.#store = store
     this.#specializations = specializations
   }
 
-  #log(target: Address): CladeEntry[] {
-    let log = this.#logs.get(target)
-    if (!log) this.#logs.set(target, (log = []))
-    return log
-  }
-
   async ingest(target: Address, from: Address, entries: CladeEntryInput[], nowSeconds: number) {
-    const log = this.#log(target)
-    for (const e of entries) log.push({ ...e, seq: log.length + 1, from, receivedAt: nowSeconds })
-    return { accepted: entries.length, lastSeq: log.length }
+    const records = entries.map((e): EntryData => ({ ...e, from }))
+    const { records: written } = await this.#store.appendLog({ log: entriesLog(target), records, now: nowSeconds * 1000 })
+    return { accepted: written.length, lastSeq: written.at(-1)!.seq }
   }
 
   async entries(target: Address, q: CladeEntriesQuery) {
     // Newest first; the cursor is the seq to continue below.
-    const before = q.cursor === undefined ? Infinity : Number(q.cursor)
-    const matching = this.#log(target)
-      .filter((e) => e.seq < before && (q.kind === undefined || e.kind === q.kind) && (q.topic === undefined || e.topic === q.topic))
-      .reverse()
-    const page = matching.slice(0, q.limit)
-    const last = page.at(-1)
-    return { entries: page, nextCursor: matching.length > q.limit && last ? String(last.seq) : null }
+    const matches = (e: CladeEntry) => (q.kind === undefined || e.kind === q.kind) && (q.topic === undefined || e.topic === q.topic)
+    const found: CladeEntry[] = []
+    let before = q.cursor === undefined ? undefined : Number(q.cursor)
+    while (found.length <= q.limit) {
+      const page = await this.#store.readLog({ log: entriesLog(target), order: 'desc', limit: SCAN_PAGE, ...(before === undefined ? {} : { before }) })
+      found.push(...page.map(toEntry).filter(matches))
+      if (page.length < SCAN_PAGE) break
+      before = page.at(-1)!.seq
+    }
+    const entries = found.slice(0, q.limit)
+    const last = entries.at(-1)
+    return { entries, nextCursor: found.length > q.limit && last ? String(last.seq) : null }
   }
 
   async sync(target: Address, since: number, limit: number) {
-    const log = this.#log(target)
-    const entries = log.slice(since, since + limit)
-    return { entries, lastSeq: entries.at(-1)?.seq ?? since, hasMore: since + limit < log.length }
+    const page = await this.#store.readLog({ log: entriesLog(target), after: since, limit: limit + 1 })
+    const entries = page.slice(0, limit).map(toEntry)
+    return { entries, lastSeq: entries.at(-1)?.seq ?? since, hasMore: page.length > limit }
   }
 
   async alert(target: Address, from: Address, alert: CladeAlertInput, nowSeconds: number) {
-    const id = `alert-${this.#alerts.length + 1}`
-    this.#alerts.push({ id, target, from, alert, receivedAt: nowSeconds })
-    return { id }
+    const { records } = await this.#store.appendLog({ log: alertsLog(target), records: [{ ...alert, from }], now: nowSeconds * 1000 })
+    return { id: `alert-${records[0]!.seq}` }
   }
 
   async status(target: Address) {
-    const log = this.#log(target)
-    return { specialization: this.#specializations[target] ?? null, entryCount: log.length, lastIngestAt: log.at(-1)?.receivedAt ?? null }
+    const last = await this.#store.lastLogRecord(entriesLog(target))
+    return { specialization: this.#specializations[target] ?? null, entryCount: last?.seq ?? 0, lastIngestAt: last ? Math.floor(last.at / 1000) : null }
   }
 
-  /** For tests and the local runner's progress output. */
-  alertsFor(target: Address) {
-    return this.#alerts.filter((a) => a.target === target)
+  /** The alerts sent to `target`, oldest first (for tests and the local runner's progress output). */
+  async alertsFor(target: Address) {
+    const records = await this.#store.readLog({ log: alertsLog(target), limit: 1000 })
+    return records.map((r) => ({ id: `alert-${r.seq}`, target, ...(r.data as unknown as CladeAlertInput & { from: Address }), receivedAt: Math.floor(r.at / 1000) }))
   }
 }

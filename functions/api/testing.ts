@@ -4,7 +4,8 @@ import { MemoryNonceStore } from '../../core/clade/nonceStore.ts'
 import { ConfigOperatorRegistry } from '../../core/clade/operatorRegistry.ts'
 import { classifyPermissionHealth } from '../../core/health/permissionHealth.ts'
 import { MemoryRateLimitCounterStore } from '../../core/ratelimit/counterStore.ts'
-import { MemoryCladeService } from './cladeService.ts'
+import { InMemoryStore } from '../../core/store/index.ts'
+import { StoreCladeService } from './cladeService.ts'
 import type {
   ApiConfig,
   ApiDeps,
@@ -146,7 +147,7 @@ export function testApiDeps(o: TestDepsOptions = {}): ApiDeps & { clock: ManualC
     history: fakeHistoryService,
     chain: fakeChainService,
     operators: new ConfigOperatorRegistry(o.operators ?? {}),
-    clade: new MemoryCladeService(),
+    clade: new StoreCladeService(new InMemoryStore()),
     ...o.overrides,
   } as ApiDeps & { clock: ManualClock; golems: MemoryGolemRegistry }
 }

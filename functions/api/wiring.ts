@@ -6,7 +6,7 @@ import type { OperatorRegistry } from '../../core/clade/operatorRegistry.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
 import { createInProcessFacilitator, createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
-import { MemoryCladeService, type CladeService } from './cladeService.ts'
+import { StoreCladeService, type CladeService } from './cladeService.ts'
 import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry } from './deps.ts'
 import { IndexerClient } from './indexerClient.ts'
 import { createX402PaymentRoutes } from './payments.ts'
@@ -113,7 +113,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     history: indexer ? indexerHistory(indexer) : noIndexerHistory,
     chain: state,
     operators: cladeOperator ? storeOperatorRegistry(golems, cladeOperator) : { operatorOf: async () => undefined },
-    clade: w.clade ?? new MemoryCladeService(),
+    clade: w.clade ?? new StoreCladeService(w.store),
     ...(payments ? { payments } : {}),
     ...(w.bearer ? { bearer: w.bearer } : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),

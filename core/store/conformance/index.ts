@@ -2,6 +2,7 @@
 import { budgetSuite } from './budget.ts'
 import type { Backend } from './fixtures.ts'
 import { golemSuite } from './golems.ts'
+import { logSuite } from './log.ts'
 import { paymentSuite } from './payments.ts'
 import { counterSuite, historySuite, nonceSuite } from './records.ts'
 import { slotSuite } from './slots.ts'
@@ -16,4 +17,5 @@ export function storeConformance(backend: Backend): void {
   nonceSuite(backend)
   counterSuite(backend)
   historySuite(backend)
+  logSuite(backend)
 }
