@@ -1,4 +1,4 @@
-import { getAddress } from 'viem'
+import { getAddress, pad, type Address } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { findAttenuationViolation, type AncestorCaveats } from './attenuation.ts'
 import type { DecodedCaveat } from './caveat.ts'
@@ -28,6 +28,8 @@ const SWAP = '0x04e45aaf'
 const APPROVE = '0x095ea7b3'
 const TRANSFER = '0xa9059cbb'
 const AUTHOR = getAddress('0x00000000000000000000000000000000000a0770')
+const SPENDER = getAddress('0x000000000000000000000000000000000000a77a')
+const pin = (spender: Address): DecodedCaveat => ({ type: 'allowedCalldata', startIndex: 4n, value: pad(spender) })
 
 type Case = [name: string, parent: DecodedCaveat[], child: DecodedCaveat[], refusal: string | null]
 
@@ -130,6 +132,14 @@ const cases: Case[] = [
     [{ type: 'knowledgeRoyalty', token: USDC, author: AUTHOR, royaltyBps: 500 }],
     `Child knowledgeRoyalty 5% to ${AUTHOR} is below parent knowledgeRoyalty 10% to ${AUTHOR}.`,
   ],
+  // allowedCalldata pins (an approval's spender): a child must carry each one, same byte and value.
+  ['allowedCalldata: the same pin', [pin(ROUTER)], [pin(ROUTER.toLowerCase() as Address)], null],
+  ['allowedCalldata: the same pin and one more', [pin(ROUTER)], [pin(ROUTER), { type: 'allowedCalldata', startIndex: 36n, value: pad('0x01') }], null],
+  ['allowedCalldata: another spender', [pin(ROUTER)], [pin(SPENDER)], `Child allowedCalldata ${SPENDER} at byte 4 differs from parent allowedCalldata the Uniswap router at byte 4.`],
+  ['allowedCalldata: dropped', [pin(ROUTER), { type: 'allowedMethods', selectors: [APPROVE] }], [{ type: 'allowedMethods', selectors: [APPROVE] }], 'Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.'],
+  ['allowedCalldata: moved to another byte', [pin(ROUTER)], [{ type: 'allowedCalldata', startIndex: 36n, value: pad(ROUTER) }], 'Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.'],
+  ['allowedCalldata: a value that is not an address word', [{ type: 'allowedCalldata', startIndex: 36n, value: '0x01' }], [{ type: 'allowedCalldata', startIndex: 36n, value: '0x02' }], 'Child allowedCalldata 0x02 at byte 36 differs from parent allowedCalldata 0x01 at byte 36.'],
+  ['allowedCalldata: the child adds a pin the parent lacks', [{ type: 'allowedMethods', selectors: [APPROVE] }], [pin(ROUTER)], null],
   ['exactCalldata: different calldata', [{ type: 'exactCalldata', calldata: '0x' }], [{ type: 'exactCalldata', calldata: '0x1234' }], 'Child exactCalldata 0x1234 differs from parent exactCalldata 0x.'],
   // Missing caveats on either side.
   ['the parent has a caveat the child lacks', [daily(1000), { type: 'limitedCalls', limit: 5n }], [usdcPeriod(1)], null],
@@ -157,6 +167,17 @@ describe('ancestors beyond the parent', () => {
       { relation: 'ancestor', caveats: [daily(1000)] },
     ]
     expect(findAttenuationViolation([daily(2000)], layers, LABELS)?.message).toBe('Child dailySpendLimit $2,000.00/day exceeds ancestor dailySpendLimit $1,000.00/day.')
+  })
+
+  it('refuses a child that drops a grandparent\'s allowedCalldata pin the parent carried, calling it ancestor', () => {
+    const layers: AncestorCaveats[] = [
+      { relation: 'parent', caveats: [{ type: 'limitedCalls', limit: 10n }] },
+      { relation: 'ancestor', caveats: [pin(ROUTER)] },
+    ]
+    const error = findAttenuationViolation([{ type: 'limitedCalls', limit: 5n }], layers, LABELS)
+    expect(error?.message).toBe('Child has no allowedCalldata at byte 4, so it drops ancestor allowedCalldata the Uniswap router at byte 4.')
+    expect(error?.caveat).toBe('allowedCalldata')
+    expect(findAttenuationViolation([{ type: 'limitedCalls', limit: 5n }, pin(ROUTER)], layers, LABELS)).toBeUndefined()
   })
 
   it('without labels, names tokens by address and base units', () => {

@@ -146,6 +146,28 @@ function crossKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: La
   return undefined
 }
 
+/**
+ * An allowedCalldata pin (an approval's spender, say) is the point of the delegation that holds it, so
+ * unlike other caveats a child may not leave it out: every ancestor's pin must appear in the child with
+ * the same startIndex and value. On-chain the ancestor's pin still runs; the child is refused because
+ * it would read as "may approve anyone".
+ */
+function droppedPin(child: readonly DecodedCaveat[], ancestors: readonly AncestorCaveats[], labels: Labels): AttenuationError | undefined {
+  const pins = child.filter((c): c is DecodedCaveatOf<'allowedCalldata'> => c.type === 'allowedCalldata')
+  for (const { relation, caveats } of ancestors) {
+    for (const p of caveats) {
+      if (p.type !== 'allowedCalldata') continue
+      if (pins.some((c) => c.startIndex === p.startIndex && c.value.toLowerCase() === p.value.toLowerCase())) continue
+      const changed = pins.find((c) => c.startIndex === p.startIndex)
+      const parent = `${relation} ${p.type} ${describeValue(p, labels)}`
+      const details = { relation, parentCaveat: p.type }
+      if (changed) return new AttenuationError(p.type, `Child ${p.type} ${describeValue(changed, labels)} differs from ${parent}.`, details)
+      return new AttenuationError(p.type, `Child has no ${p.type} at byte ${p.startIndex}, so it drops ${parent}.`, details)
+    }
+  }
+  return undefined
+}
+
 /** The first way `child` asks for more than an ancestor grants, or undefined when it is within all of them. */
 export function findAttenuationViolation(
   child: readonly DecodedCaveat[],
@@ -161,7 +183,7 @@ export function findAttenuationViolation(
       }
     }
   }
-  return undefined
+  return droppedPin(child, ancestors, labels)
 }
 
 /** Throws the AttenuationError findAttenuationViolation finds. */

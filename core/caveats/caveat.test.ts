@@ -1,6 +1,7 @@
 import { createCaveat } from '@metamask/smart-accounts-kit'
 import { createCaveatBuilder } from '@metamask/smart-accounts-kit/utils'
 import fc from 'fast-check'
+import { pad, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { createBardoCaveatBuilder, fromCaveat, toAnyCaveat, toCaveat, toStandardCaveat, type StandardCaveat } from './caveat.ts'
 import { encodeBardoTerms } from './encodeBardoTerms.ts'
@@ -34,12 +35,24 @@ describe('toCaveat / fromCaveat', () => {
     { type: 'erc20TransferAmount', tokenAddress: USDC, maxAmount: 5n },
     { type: 'nativeTokenTransferAmount', maxAmount: 7n },
     { type: 'exactCalldata', calldata: '0x' },
+    { type: 'allowedCalldata', startIndex: 4n, value: pad(ROUTER.toLowerCase() as Hex) },
     { type: 'redeemer', redeemers: [GOLEM] },
   ]
   it.each(standard)('builds $type with the kit builder and decodes it back with the kit decoder', (c) => {
     const caveat = toStandardCaveat(c, ENV)
     expect(fromCaveat(caveat, DEPLOYMENT, ENV)).toEqual(c)
     expect(toAnyCaveat(c, DEPLOYMENT, ENV)).toEqual(caveat)
+  })
+
+  it('decodes allowedCalldata with a bigint startIndex and lower-case value, and refuses a value of half a byte', () => {
+    const caveat = createCaveatBuilder(ENV).addCaveat('allowedCalldata', { startIndex: 36, value: '0xABCD' }).build()[0]!
+    expect(fromCaveat(caveat, DEPLOYMENT, ENV)).toEqual({ type: 'allowedCalldata', startIndex: 36n, value: '0xabcd' })
+    expect(() => toStandardCaveat({ type: 'allowedCalldata', startIndex: 4n, value: '0xabc' }, ENV)).toThrowError(
+      'allowedCalldata.value must be 0x-prefixed hex of whole bytes, got 0xabc',
+    )
+    expect(() => fromCaveat(createCaveat(ENV.caveatEnforcers.AllowedCalldataEnforcer!, '0x0004'), DEPLOYMENT, ENV)).toThrowError(
+      'AllowedCalldataEnforcer terms: terms cannot be decoded: Invalid AllowedCalldata terms: must be at least 32 bytes',
+    )
   })
 
   it('keeps standard enforcers it does not model as otherStandard, unknown addresses as unknown', () => {

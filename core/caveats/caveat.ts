@@ -1,6 +1,6 @@
 import { createCaveat, type Caveat, type Delegation, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { createCaveatBuilder, decodeCaveat } from '@metamask/smart-accounts-kit/utils'
-import { getAddress, type Address, type Hex } from 'viem'
+import { getAddress, isHex, type Address, type Hex } from 'viem'
 import { decodeBardoTerms } from './decodeBardoTerms.ts'
 import { encodeBardoTerms } from './encodeBardoTerms.ts'
 import { CaveatConfigError, InvalidTermsError } from './errors.ts'
@@ -23,6 +23,8 @@ export type StandardCaveat =
   | { type: 'erc20TransferAmount'; tokenAddress: Address; maxAmount: bigint }
   | { type: 'nativeTokenTransferAmount'; maxAmount: bigint }
   | { type: 'exactCalldata'; calldata: Hex }
+  /** Calldata bytes `startIndex .. startIndex + len(value) - 1` must equal `value` (startIndex counts the selector). */
+  | { type: 'allowedCalldata'; startIndex: bigint; value: Hex }
   | { type: 'redeemer'; redeemers: Address[] }
 
 /** A standard enforcer the kit knows but this module does not reason about (it still runs on-chain). */
@@ -97,6 +99,9 @@ export function toStandardCaveat(c: StandardCaveat, environment: SmartAccountsEn
       return b.addCaveat('nativeTokenTransferAmount', { maxAmount: c.maxAmount }).build()[0]!
     case 'exactCalldata':
       return b.addCaveat('exactCalldata', { calldata: c.calldata }).build()[0]!
+    case 'allowedCalldata':
+      if (!isHex(c.value, { strict: true }) || c.value.length % 2 !== 0) throw new CaveatConfigError(c.type, 'value', `must be 0x-prefixed hex of whole bytes, got ${String(c.value)}`)
+      return b.addCaveat('allowedCalldata', { startIndex: safe(c.type, 'startIndex', c.startIndex), value: c.value }).build()[0]!
     case 'redeemer':
       return b.addCaveat('redeemer', { redeemers: c.redeemers }).build()[0]!
   }
@@ -155,6 +160,8 @@ function normaliseStandard(decoded: Record<string, unknown> & { type: string }, 
       return { type: 'nativeTokenTransferAmount', maxAmount: big(d.maxAmount as bigint | number) }
     case 'exactCalldata':
       return { type: 'exactCalldata', calldata: (d.calldata as Hex).toLowerCase() as Hex }
+    case 'allowedCalldata':
+      return { type: 'allowedCalldata', startIndex: big(d.startIndex as bigint | number), value: (d.value as Hex).toLowerCase() as Hex }
     case 'redeemer':
       return { type: 'redeemer', redeemers: (d.redeemers as Hex[]).map((a) => getAddress(a)) }
     default:

@@ -1,4 +1,4 @@
-import { zeroAddress } from 'viem'
+import { pad, zeroAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { DecodedCaveat } from './caveat.ts'
 import { assertConsistent, findContradiction } from './contradictions.ts'
@@ -33,6 +33,13 @@ const cases: Case[] = [
   ['period amount 0', [{ ...usdcPeriod, periodAmount: 0n } as DecodedCaveat], 'erc20PeriodTransfer periodAmount is 0, so nothing can ever be transferred.'],
   ['native period duration 0', [{ ...gas, periodDuration: 0n } as DecodedCaveat], 'nativeTokenPeriodTransfer periodDuration is 0 seconds, which the enforcer refuses.'],
   ['limitedCalls 0', [{ type: 'limitedCalls', limit: 0n }], 'limitedCalls is 0, so no call can pass.'],
+  ['allowedCalldata pinning no bytes', [{ type: 'allowedCalldata', startIndex: 4n, value: '0x' }], 'allowedCalldata pins no bytes at byte 4, so it restricts nothing.'],
+  [
+    'two allowedCalldata pins at one byte disagree',
+    [{ type: 'allowedCalldata', startIndex: 4n, value: pad(ROUTER) }, { type: 'allowedCalldata', startIndex: 4n, value: pad(VAULT) }],
+    'Two allowedCalldata caveats disagree: the Uniswap router at byte 4 and the USDC vault at byte 4.',
+  ],
+  ['allowedCalldata pins at different bytes are independent', [{ type: 'allowedCalldata', startIndex: 4n, value: pad(ROUTER) }, { type: 'allowedCalldata', startIndex: 36n, value: pad('0x01') }], null],
   ['golemPhase masks all zero', [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0, 0, 0, 0, 0] }], 'golemPhase allows no action class in any phase.'],
   ['replicantBudget lifespan 0', [{ type: 'replicantBudget', maxBudgetUsd: USD(5), maxLifespanSeconds: 0n, maxPriceAge: 60, feeds: FEEDS }], 'replicantBudget maxLifespanSeconds is 0, so it expires at its first use.'],
   ['dailySpendLimit pricing nothing', [daily(1000, [])], 'dailySpendLimit prices no token (feeds is empty), so it caps nothing.'],

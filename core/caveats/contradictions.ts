@@ -36,6 +36,8 @@ function intrinsic(c: DecodedCaveat, now: bigint, labels: Labels): Contradiction
       return c.redeemers.length === 0 ? refuse(c, 'redeemer is empty, so nobody can redeem.') : undefined
     case 'limitedCalls':
       return c.limit === 0n ? refuse(c, 'limitedCalls is 0, so no call can pass.') : undefined
+    case 'allowedCalldata':
+      return c.value === '0x' ? refuse(c, `allowedCalldata pins no bytes at byte ${c.startIndex}, so it restricts nothing.`) : undefined
     case 'erc20PeriodTransfer':
     case 'nativeTokenPeriodTransfer':
       if (c.periodAmount === 0n) return refuse(c, `${c.type} periodAmount is 0, so nothing can ever be transferred.`)

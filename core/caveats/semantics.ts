@@ -1,5 +1,5 @@
-import type { Address } from 'viem'
-import type { DecodedCaveat } from './caveat.ts'
+import { getAddress, type Address } from 'viem'
+import type { DecodedCaveat, DecodedCaveatOf } from './caveat.ts'
 import { bracket, formatBps, formatDate, formatDuration, formatTokenAmount, formatUsd, labelAddress, labelSelector, perPeriod, type Labels } from './format.ts'
 import { DEFAULT_PHASE_MASKS, type PhaseMasks } from './types.ts'
 
@@ -22,6 +22,8 @@ export function caveatKey(c: DecodedCaveat): string {
       return `${c.type}:${c.golem.toLowerCase()}`
     case 'knowledgeRoyalty':
       return `${c.type}:${c.token.toLowerCase()}:${c.author.toLowerCase()}`
+    case 'allowedCalldata':
+      return `${c.type}:${c.startIndex}`
     case 'otherStandard':
     case 'unknown':
       return `${c.type}:${c.enforcer.toLowerCase()}:${c.terms.toLowerCase()}`
@@ -94,6 +96,10 @@ export function describeValue(c: DecodedCaveat, labels: Labels = {}): string {
       return `blocks ${c.afterThreshold} to ${c.beforeThreshold === 0n ? 'any' : c.beforeThreshold}`
     case 'exactCalldata':
       return c.calldata
+    case 'allowedCalldata': {
+      const address = pinnedAddress(c)
+      return `${address === undefined ? c.value : labelAddress(address, labels)} at byte ${c.startIndex}`
+    }
     case 'dailySpendLimit':
       return `${formatUsd(c.dailyLimitUsd)}/day`
     case 'replicantBudget':
@@ -115,6 +121,12 @@ export function describeValue(c: DecodedCaveat, labels: Labels = {}): string {
     case 'unknown':
       return `${c.enforcer} ${c.terms}`
   }
+}
+
+/** The address an allowedCalldata pin fixes, when its value is one ABI word holding an address (12 zero bytes, then 20). */
+export function pinnedAddress(c: DecodedCaveatOf<'allowedCalldata'>): Address | undefined {
+  if (c.value.length !== 66 || !/^0x0{24}/i.test(c.value)) return undefined
+  return getAddress(`0x${c.value.slice(26)}`)
 }
 
 export const sameAddress = (a: Address, b: Address): boolean => a.toLowerCase() === b.toLowerCase()

@@ -1,4 +1,5 @@
 import { createCaveat, ROOT_AUTHORITY, type Caveat, type Delegation } from '@metamask/smart-accounts-kit'
+import { pad } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { createBardoCaveatBuilder } from './caveat.ts'
 import { describePhaseMasks, summarizeCaveats, summarizeDelegation } from './summarizeDelegation.ts'
@@ -47,6 +48,31 @@ describe('summarizeDelegation', () => {
         'paused while the Golem dreams',
         'expires 21 Dec 2026 13:45 UTC',
       ].join(', '),
+    )
+  })
+
+  it('reads an approval delegation as the one spender it may approve', () => {
+    const caveats = builder()
+      .addCaveat('allowedTargets', { targets: [USDC, WETH] })
+      .addCaveat('allowedMethods', { selectors: ['0x095ea7b3'] })
+      .addCaveat('valueLte', { maxValue: 0n })
+      .addCaveat('allowedCalldata', { startIndex: 4, value: pad(ROUTER) })
+      .addCaveat('mortalityTimeWindow', { startTime: NOW, endTime: DEC_21_2026 })
+      .build()
+    expect(summarizeDelegation(delegation(caveats), { ...options, now: NOW })).toBe(
+      'may approve only the Uniswap router to spend USDC and WETH, no ETH sent with calls, expires 21 Dec 2026',
+    )
+  })
+
+  it('reads an allowedCalldata pin that is not an approval spender as the bytes it fixes', () => {
+    const caveats = builder()
+      .addCaveat('allowedTargets', { targets: [VAULT] })
+      .addCaveat('allowedMethods', { selectors: ['0x6e553f65'] })
+      .addCaveat('allowedCalldata', { startIndex: 36, value: pad(OWNER) })
+      .addCaveat('allowedCalldata', { startIndex: 68, value: '0xabcd' })
+      .build()
+    expect(summarizeDelegation(delegation(caveats), options)).toBe(
+      `only the USDC vault, only deposit calls, only calls whose calldata bytes 36-67 are ${OWNER}, only calls whose calldata bytes 68-69 are 0xabcd`,
     )
   })
 

@@ -1,5 +1,6 @@
 import type { Delegation, SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
-import { decodeDelegationCaveats, type DecodedCaveat } from './caveat.ts'
+import { size, toFunctionSelector } from 'viem'
+import { decodeDelegationCaveats, type DecodedCaveat, type DecodedCaveatOf } from './caveat.ts'
 import {
   formatBps,
   formatDate,
@@ -13,7 +14,7 @@ import {
   listPhrase,
   type Labels,
 } from './format.ts'
-import { caveatKey, effectiveMasks, windowBounds } from './semantics.ts'
+import { caveatKey, effectiveMasks, pinnedAddress, windowBounds } from './semantics.ts'
 import { ACTION_CLASS, PHASES, type BardoDeployment, type PhaseMasks } from './types.ts'
 
 export type SummarizeOptions = {
@@ -36,6 +37,7 @@ const ORDER: readonly DecodedCaveat['type'][] = [
   'replicantBudget',
   'allowedTargets',
   'allowedMethods',
+  'allowedCalldata',
   'exactCalldata',
   'valueLte',
   'limitedCalls',
@@ -110,6 +112,11 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
       return [`only ${listPhrase(c.targets.map((t) => labelAddress(t, labels)))}`]
     case 'allowedMethods':
       return [`only ${listPhrase(c.selectors.map((s) => labelSelector(s, labels)), 'or')} calls`]
+    case 'allowedCalldata': {
+      const end = c.startIndex + BigInt(size(c.value)) - 1n
+      const address = pinnedAddress(c)
+      return [`only calls whose calldata bytes ${c.startIndex}-${end} are ${address === undefined ? c.value : labelAddress(address, labels)}`]
+    }
     case 'exactCalldata':
       return [c.calldata === '0x' ? 'plain transfers without calldata only' : `only the exact calldata ${c.calldata}`]
     case 'valueLte':
@@ -149,10 +156,31 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
   }
 }
 
+const APPROVE = toFunctionSelector('function approve(address,uint256)')
+
+/**
+ * An approval delegation (only `approve`, its first argument pinned by allowedCalldata at byte 4) reads
+ * as one clause, "may approve only the Uniswap router to spend USDC and WETH", in place of the three.
+ */
+function approvalClause(caveats: readonly DecodedCaveat[], labels: Labels): { clause: string; replaces: readonly DecodedCaveat[] } | undefined {
+  const methods = caveats.filter((c): c is DecodedCaveatOf<'allowedMethods'> => c.type === 'allowedMethods')
+  if (methods.length !== 1 || methods[0]!.selectors.length !== 1 || methods[0]!.selectors[0]!.toLowerCase() !== APPROVE) return undefined
+  const pins = caveats.filter((c): c is DecodedCaveatOf<'allowedCalldata'> => c.type === 'allowedCalldata' && c.startIndex === 4n)
+  const spender = pins.length === 1 ? pinnedAddress(pins[0]!) : undefined
+  if (spender === undefined) return undefined
+  const targets = caveats.filter((c): c is DecodedCaveatOf<'allowedTargets'> => c.type === 'allowedTargets')
+  const tokens = targets.length === 1 ? listPhrase(targets[0]!.targets.map((t) => labelToken(t, labels))) : 'any token'
+  return { clause: `may approve only ${labelAddress(spender, labels)} to spend ${tokens}`, replaces: [methods[0]!, pins[0]!, ...targets] }
+}
+
 /** English for a list of decoded caveats, in reading order, deterministic (dates in UTC). */
 export function summarizeCaveats(caveats: readonly DecodedCaveat[], labels: Labels = {}, now?: bigint): string {
   const sorted = [...caveats].sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type))
-  const parts = sorted.flatMap((c) => phrase(c, labels, now))
+  const approval = approvalClause(sorted, labels)
+  const parts = sorted.flatMap((c) => {
+    if (!approval?.replaces.includes(c)) return phrase(c, labels, now)
+    return c === approval.replaces[0] ? [approval.clause] : []
+  })
   // Two expiries (a timestamp and a mortality window) read as the earlier one.
   const expiries = parts.filter((p) => p.startsWith('expires '))
   const kept = expiries.length > 1 ? parts.filter((p) => !p.startsWith('expires ') || p === earliest(sorted)) : parts

@@ -1,6 +1,6 @@
 import { createDelegation, type Caveat, type Delegation } from '@metamask/smart-accounts-kit'
 import { generateSalt } from '@metamask/smart-accounts-kit/utils'
-import { isAddressEqual, type Address, type Hex } from 'viem'
+import { getAddress, isAddress, isAddressEqual, pad, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem'
 import { toAnyCaveat, toCaveat, type StandardCaveat } from '../caveats/caveat.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
 import { DelegationShapeError } from './errors.ts'
@@ -36,6 +36,30 @@ export type ActionsSlot = {
   caveats?: readonly StandardCaveat[]
 }
 
+/**
+ * ERC-20 approvals for one spender: AllowedTargets(tokens), AllowedMethods(approve), ValueLte(0) (the
+ * `functionCall` scope) and AllowedCalldata pinning approve's first argument to `spender`.
+ */
+export type ApprovalsSlot = {
+  spender: Address
+  /** The tokens `spender` may be approved to pull (the delegation's targets). */
+  tokens: readonly Address[]
+  bardo?: readonly BardoCaveat[]
+  caveats?: readonly StandardCaveat[]
+}
+
+export const APPROVE_SELECTOR: Hex = toFunctionSelector('function approve(address,uint256)')
+/** Allowance setters an actions delegation may not hold: with them a leaked key could name any spender. */
+const ALLOWANCE_SELECTORS: readonly { selector: Hex; name: string }[] = [
+  { selector: APPROVE_SELECTOR, name: 'approve' },
+  { selector: toFunctionSelector('function increaseAllowance(address,uint256)'), name: 'increaseAllowance' },
+]
+
+/** The AllowedCalldata pin of `approve(spender, amount)`: the spender's ABI word, right after the 4-byte selector. */
+export function approveSpenderPin(spender: Address): { startIndex: number; value: Hex } {
+  return { startIndex: 4, value: pad(spender.toLowerCase() as Hex, { size: 32 }) }
+}
+
 export type BuildGolemDelegationParameters = {
   tree: DelegationTree
   /** The owner's MetaMask smart account (delegator). */
@@ -47,11 +71,14 @@ export type BuildGolemDelegationParameters = {
   runway?: RunwaySlot
   gas?: GasSlot
   actions?: ActionsSlot
+  /** One delegation per spender; a spender appears once, with every token it may be approved for. */
+  approvals?: readonly ApprovalsSlot[]
   /** Salt for every delegation of the grant (they differ by caveats); default a fresh random salt each. */
   salt?: Hex
 }
 
-export type GolemGrant = { runway?: GrantedDelegation; gas?: GrantedDelegation; actions?: GrantedDelegation }
+export type ApprovalDelegation = GrantedDelegation & { spender: Address; tokens: Address[] }
+export type GolemGrant = { runway?: GrantedDelegation; gas?: GrantedDelegation; actions?: GrantedDelegation; approvals?: ApprovalDelegation[] }
 
 /** Every Golem delegation carries its phase gate and its death deadline: the promise to the owner. */
 export function requireGolemCaveats(field: string, bardo: readonly BardoCaveat[], golem: Address): void {
@@ -67,25 +94,62 @@ export function extraCaveats(tree: DelegationTree, bardo: readonly BardoCaveat[]
   return [...standard.map((c) => toAnyCaveat(c, tree.deployment, tree.environment)), ...bardo.map((c) => toCaveat(c, tree.deployment))]
 }
 
+function checkAddress(field: string, value: unknown): Address {
+  if (typeof value !== 'string' || !isAddress(value) || isAddressEqual(value, zeroAddress)) {
+    throw new DelegationShapeError(field, `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`)
+  }
+  return getAddress(value)
+}
+
+function checkActions(a: ActionsSlot): void {
+  for (const { selector, name } of ALLOWANCE_SELECTORS) {
+    if (a.selectors.some((s) => s.toLowerCase() === selector)) {
+      throw new DelegationShapeError('actions.selectors', `must not include ${name} (${selector}): AllowedMethods cannot pin the spender, so a leaked key could approve anyone; put approvals in \`approvals\`, one delegation per spender`)
+    }
+  }
+}
+
+function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spender: Address; tokens: Address[] }[] {
+  const seen = new Map<string, number>()
+  return slots.map((slot, i) => {
+    const spender = checkAddress(`approvals[${i}].spender`, slot.spender)
+    if (isAddressEqual(spender, golem)) {
+      throw new DelegationShapeError(`approvals[${i}].spender`, `must not be the Golem ${golem}: an allowance to the Golem's own key would let a leaked key pull the tokens`)
+    }
+    const earlier = seen.get(spender)
+    if (earlier !== undefined) throw new DelegationShapeError(`approvals[${i}].spender`, `${spender} is already approvals[${earlier}]; list each spender once, with all its tokens`)
+    seen.set(spender, i)
+    if (!Array.isArray(slot.tokens) || slot.tokens.length === 0) throw new DelegationShapeError(`approvals[${i}].tokens`, 'must list at least one token')
+    const tokens = slot.tokens.map((t, k) => checkAddress(`approvals[${i}].tokens[${k}]`, t))
+    const twice = tokens.findIndex((t, k) => tokens.indexOf(t) !== k)
+    if (twice >= 0) throw new DelegationShapeError(`approvals[${i}].tokens[${twice}]`, `${tokens[twice]} is listed twice`)
+    return { spender, tokens }
+  })
+}
+
 /**
  * Shape 1, direct ERC-7710: the owner's smart account grants the Golem's session key its full policy.
  *
- * One grant is up to three sibling delegations, because the framework's period enforcers admit only
+ * One grant is several sibling delegations, because the framework's period enforcers admit only
  * transfers: ERC20PeriodTransfer refuses any call that is not `token.transfer` with zero value, so a
  * delegation holding it cannot also swap, and cannot spend native gas. Runway, gas and actions are
- * therefore separate delegations, each carrying the shared Bardo caveats (phase, mortality, ...).
- * Each is checked by the tree (no contradictions, never empty) and returned unsigned; sign with
- * `tree.sign(hash, smartAccountSigner(owner))`.
+ * therefore separate delegations, and so is each approval spender: AllowedMethods cannot say whom
+ * `approve` may name, so approvals never sit in actions; each spender gets its own delegation whose
+ * AllowedCalldata pins approve's first argument. All carry the shared Bardo caveats (phase,
+ * mortality, ...), are checked by the tree (no contradictions, never empty) and come back unsigned;
+ * sign with `tree.sign(hash, smartAccountSigner(owner))`.
  */
 export function buildGolemDelegation(params: BuildGolemDelegationParameters): GolemGrant {
   const { tree, owner, golem, bardo } = params
-  if (!params.runway && !params.gas && !params.actions) {
-    throw new DelegationShapeError('runway|gas|actions', 'at least one is required: a Golem grant with nothing in it is not a grant')
+  if (!params.runway && !params.gas && !params.actions && !params.approvals?.length) {
+    throw new DelegationShapeError('runway|gas|actions|approvals', 'at least one is required: a Golem grant with nothing in it is not a grant')
   }
   requireGolemCaveats('bardo', bardo, golem)
+  if (params.actions) checkActions(params.actions)
+  const approvals = checkApprovals(params.approvals ?? [], golem)
   const environment = tree.environment
   const salt = () => params.salt ?? generateSalt()
-  const built: { slot: keyof GolemGrant; delegation: Delegation }[] = []
+  const built: { slot: Exclude<keyof GolemGrant, 'approvals'>; delegation: Delegation }[] = []
 
   if (params.runway) {
     const r = params.runway
@@ -128,9 +192,24 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
       }),
     })
   }
+  const approvalDelegations = approvals.map(({ spender, tokens }, i) => {
+    const s = params.approvals![i]!
+    const delegation = createDelegation({
+      environment,
+      from: owner,
+      to: golem,
+      scope: { type: 'functionCall', targets: tokens, selectors: [APPROVE_SELECTOR], valueLte: { maxValue: 0n }, allowedCalldata: [approveSpenderPin(spender)] },
+      caveats: extraCaveats(tree, [...bardo, ...(s.bardo ?? [])], s.caveats),
+      salt: salt(),
+    })
+    return { spender, tokens, delegation }
+  })
   // All or nothing: check every delegation before any joins the tree.
-  for (const { delegation } of built) tree.check(delegation)
+  for (const { delegation } of [...built, ...approvalDelegations]) tree.check(delegation)
   const grant: GolemGrant = {}
   for (const { slot, delegation } of built) grant[slot] = { hash: tree.add(delegation), delegation }
+  if (approvalDelegations.length > 0) {
+    grant.approvals = approvalDelegations.map(({ spender, tokens, delegation }) => ({ spender, tokens, hash: tree.add(delegation), delegation }))
+  }
   return grant
 }

@@ -31,7 +31,8 @@ export type BuildReplicantDelegationParameters = {
 /**
  * Shape 3, a Replicant: the Golem re-delegates a strictly narrower slice of its own delegation:
  * ReplicantBudget (USD budget and lifespan from first use), MortalityTimeWindow (hard deadline),
- * LimitedCalls, AllowedTargets within the parent's, and "no further delegation", expressed as the
+ * LimitedCalls, AllowedTargets within the parent's, every ancestor's AllowedCalldata pin (an approval
+ * delegation's spender), and "no further delegation", expressed as the
  * framework's RedeemerEnforcer naming the Replicant: every caveat in a chain sees the final redeemer,
  * so a chain one level deeper (redeemed by someone else) fails this caveat. The parent chain's
  * GolemPhase additionally gates every redemption through a Replicant by the SUBDELEGATION class.
@@ -60,10 +61,16 @@ export function buildReplicantDelegation(params: BuildReplicantDelegationParamet
   const window = params.window ?? { startTime: now, endTime: now + budget.maxLifespanSeconds }
   const parentTargets = inherited.find((c): c is DecodedCaveatOf<'allowedTargets'> => c.type === 'allowedTargets')?.targets
   const targets = params.targets ?? parentTargets
+  // An ancestor's allowedCalldata pin (an approval's spender) must reappear in the child, so it is carried.
+  const pins = inherited.filter(
+    (c, i): c is DecodedCaveatOf<'allowedCalldata'> =>
+      c.type === 'allowedCalldata' && inherited.findIndex((x) => x.type === 'allowedCalldata' && x.startIndex === c.startIndex && x.value === c.value) === i,
+  )
   const standard: StandardCaveat[] = [
     { type: 'limitedCalls', limit: BigInt(params.maxCalls) },
     ...(targets ? [{ type: 'allowedTargets' as const, targets: [...targets] }] : []),
     ...(params.selectors ? [{ type: 'allowedMethods' as const, selectors: [...params.selectors] }] : []),
+    ...pins,
     ...(params.runway
       ? [
           { type: 'valueLte' as const, maxValue: 0n },

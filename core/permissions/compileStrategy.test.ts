@@ -48,6 +48,8 @@ describe('strategy corpus', () => {
     expect(plan.dailyGasCap).toBe(DAILY_GAS_CAP_WEI)
     expect(plan.targets).toEqual(expected.targets)
     expect(plan.selectors).toEqual(expected.selectors)
+    expect(plan.approvals).toEqual(expected.approvals)
+    expect(plan.selectors).not.toContain(SELECTORS.erc20Approve)
     expect(plan.expiry).toBe(expected.expiry)
     expect(plan.startTime).toBe(NOW)
     expect(plan.period).toBe(86_400)
@@ -69,18 +71,45 @@ describe('compileStrategy', () => {
     }
   })
 
-  it('pairs each target with only its own selectors and lists the approve spenders', () => {
+  it('pairs each target with only its own selectors, without approve, and lists the approvals per spender', () => {
     const plan = compileStrategy({ ...base, text: 'Swap USDC for WETH.' })
     const r = REGISTRIES.local()
     expect(plan.calls).toEqual([
-      { target: r.usdc, selectors: [SELECTORS.erc20Approve, SELECTORS.erc20Transfer] },
-      { target: r.weth, selectors: [SELECTORS.erc20Approve] },
+      { target: r.usdc, selectors: [SELECTORS.erc20Transfer] },
       { target: '0x3000000000000000000000000000000000000003', selectors: [SELECTORS.exactInputSingle, SELECTORS.exactInput] },
     ])
-    expect(plan.approvals).toEqual([
-      { token: r.usdc, spender: '0x3000000000000000000000000000000000000003' },
-      { token: r.weth, spender: '0x3000000000000000000000000000000000000003' },
-    ])
+    expect(plan.approvals).toEqual([{ spender: '0x3000000000000000000000000000000000000003', tokens: [r.usdc, r.weth] }])
+  })
+
+  it('merges the approvals of several capabilities: one entry per spender, each token once', () => {
+    const shared = '0x3000000000000000000000000000000000000003'
+    const registry = REGISTRIES.local()
+    const twice = {
+      ...registry,
+      capabilities: {
+        ...registry.capabilities,
+        // A second capability pulling through the same router: still one spender entry.
+        VaultManagement: { calls: [], approvals: [{ token: registry.usdc, spender: shared.toLowerCase() as `0x${string}` }] },
+      },
+    }
+    const plan = compileStrategy({ ...base, registry: twice, text: 'Swap, and deposit into the vault. budget: $50/day' })
+    expect(plan.capabilities).toEqual(['Swap', 'VaultManagement'])
+    expect(plan.approvals).toEqual([{ spender: shared, tokens: [registry.usdc, registry.weth] }])
+  })
+
+  it.each([
+    ['approve', SELECTORS.erc20Approve],
+    ['increaseAllowance', SELECTORS.erc20IncreaseAllowance],
+  ] as const)('refuses a registry that lists %s as a call, naming the registry', (_name, selector) => {
+    const registry = REGISTRIES.local()
+    const leaky = {
+      ...registry,
+      capabilities: { ...registry.capabilities, Swap: { calls: [{ name: 'token allowance', target: registry.usdc, selectors: [selector] }], approvals: [] } },
+    }
+    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(StrategyCompileError)
+    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(
+      `registry: token allowance lists ${selector} on ${registry.usdc} as a call; an approval must be a (token, spender) pair in approvals, so its spender can be pinned`,
+    )
   })
 
   it('checksums lower-case owner and session key', () => {

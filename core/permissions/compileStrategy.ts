@@ -3,6 +3,7 @@ import { formatUsdc, parseBudget, USDC_UNIT } from './budget.ts'
 import { analyzeProse, CAPABILITIES, type Capability } from './capabilities.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 import { SUPPORTED_CHAIN_IDS, type ContractCall, type ProtocolRegistry, type TokenApproval } from './protocolRegistry.ts'
+import { SELECTORS } from './selectors.ts'
 import { parseStrategyDocument } from './strategyDocument.ts'
 
 export const PERIOD_SECONDS = 86_400
@@ -34,6 +35,12 @@ export type CompileStrategyParameters = {
   registry: ProtocolRegistry
 }
 
+/**
+ * The tokens one spender may be approved to pull. Each becomes its own delegation (buildGolemDelegation
+ * `approvals`): approve only, on these tokens, its first argument pinned to `spender` by AllowedCalldata.
+ */
+export type SpenderApproval = { readonly spender: Address; readonly tokens: readonly Address[] }
+
 export type PermissionPlan = {
   readonly chainId: number
   readonly owner: Address
@@ -46,14 +53,14 @@ export type PermissionPlan = {
   readonly budgetSource: 'explicit' | 'capabilities'
   /** Wei per period. */
   readonly dailyGasCap: bigint
-  /** Union of call targets (AllowedTargets), sorted. */
+  /** Union of call targets (AllowedTargets of the actions delegation), sorted. Never an approve. */
   readonly targets: readonly Address[]
-  /** Union of selectors (AllowedMethods), sorted. */
+  /** Union of selectors (AllowedMethods of the actions delegation), sorted. Never approve or increaseAllowance. */
   readonly selectors: readonly Hex[]
   /** The finer map target -> selectors, for enforcers that can bind pairs. */
   readonly calls: readonly { readonly target: Address; readonly selectors: readonly Hex[] }[]
-  /** approve() spenders per token: a caller should pin them (AllowedCalldata) since AllowedMethods cannot. */
-  readonly approvals: readonly TokenApproval[]
+  /** One entry per spender (sorted), its tokens sorted: each is one approvals delegation with the spender pinned. */
+  readonly approvals: readonly SpenderApproval[]
   readonly startTime: number
   readonly expiry: number
   readonly runwayDays: number
@@ -105,6 +112,31 @@ function resolveRunwayDays(param: number | undefined, declared: number | undefin
   if (days <= 0) throw new StrategyCompileError('runway_days', `must be at least 1 day, got ${days}`)
   if (days > MAX_RUNWAY_DAYS) throw new StrategyCompileError('runwayDays', `${days} days is above the hard ceiling of ${MAX_RUNWAY_DAYS}`)
   return days
+}
+
+const byLowerCase = (a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0)
+const ALLOWANCE_SELECTORS: readonly Hex[] = [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance]
+
+/** A registry that lists approve as a call would put an unpinned approve in the actions delegation. */
+function refuseAllowanceCalls(calls: readonly ContractCall[]): void {
+  for (const call of calls) {
+    const selector = call.selectors.find((s) => ALLOWANCE_SELECTORS.includes(s.toLowerCase() as Hex))
+    if (selector !== undefined) {
+      throw new StrategyCompileError('registry', `${call.name} lists ${selector} on ${call.target} as a call; an approval must be a (token, spender) pair in approvals, so its spender can be pinned`)
+    }
+  }
+}
+
+function groupApprovals(pairs: readonly TokenApproval[]): SpenderApproval[] {
+  const bySpender = new Map<string, { spender: Address; tokens: Map<string, Address> }>()
+  for (const { token, spender } of pairs) {
+    const entry = bySpender.get(spender.toLowerCase()) ?? { spender: getAddress(spender), tokens: new Map<string, Address>() }
+    entry.tokens.set(token.toLowerCase(), getAddress(token))
+    bySpender.set(spender.toLowerCase(), entry)
+  }
+  return [...bySpender.values()]
+    .sort((a, b) => byLowerCase(a.spender, b.spender))
+    .map((e) => ({ spender: e.spender, tokens: [...e.tokens.values()].sort(byLowerCase) }))
 }
 
 function mergeCalls(calls: readonly ContractCall[]): { target: Address; selectors: Hex[] }[] {
@@ -161,7 +193,7 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   const override = doc.frontMatter.override === true
 
   const calls: ContractCall[] = [...p.registry.runway]
-  const approvals: TokenApproval[] = []
+  const pairs: TokenApproval[] = []
   const ordered = CAPABILITIES.filter((c) => capabilities.has(c))
   for (const c of ordered) {
     const served = p.registry.capabilities[c]
@@ -169,10 +201,9 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
       throw new StrategyCompileError('capabilities', `${c} is not available on chain ${p.chainId} (${p.registry.name}): its protocol registry has no contract for it`)
     }
     calls.push(...served.calls)
-    for (const a of served.approvals) {
-      if (!approvals.some((x) => x.token === a.token && x.spender === a.spender)) approvals.push(a)
-    }
+    pairs.push(...served.approvals)
   }
+  refuseAllowanceCalls(calls)
   const violations: { field: string; rule: string }[] = []
   if (dailyUsdcCap > GUARDRAIL_MAX_DAILY_CAP) {
     violations.push({ field: 'dailyUsdcCap', rule: `${formatUsdc(dailyUsdcCap)} USDC/day is over the ${formatUsdc(GUARDRAIL_MAX_DAILY_CAP)} USDC/day runway guardrail` })
@@ -203,7 +234,7 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
     targets: merged.map((c) => c.target),
     selectors: [...new Set(merged.flatMap((c) => c.selectors))].sort(),
     calls: merged,
-    approvals,
+    approvals: groupApprovals(pairs),
     startTime: p.now,
     expiry: p.now + runwayDays * PERIOD_SECONDS,
     runwayDays,

@@ -11,6 +11,7 @@ export {
   PERIOD_SECONDS,
   type CompileStrategyParameters,
   type PermissionPlan,
+  type SpenderApproval,
 } from './compileStrategy.ts'
 export {
   parseErc7715Request,
@@ -29,6 +30,7 @@ export {
   SUPPORTED_CHAIN_IDS,
   type LocalAssetAddresses,
   type ProtocolRegistry,
+  type TokenApproval,
 } from './protocolRegistry.ts'
 export { SELECTORS } from './selectors.ts'
 export * from './localOwnerWallet.ts'

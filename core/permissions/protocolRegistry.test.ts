@@ -11,7 +11,7 @@ describe('selectors', () => {
 
   it('match the constants named in the issue', () => {
     expect(SELECTORS).toMatchObject({
-      erc20Transfer: '0xa9059cbb', erc20Approve: '0x095ea7b3', exactInputSingle: '0x04e45aaf', exactInput: '0xb858183f',
+      erc20Transfer: '0xa9059cbb', erc20Approve: '0x095ea7b3', erc20IncreaseAllowance: '0x39509351', exactInputSingle: '0x04e45aaf', exactInput: '0xb858183f',
       vaultDeposit: '0x6e553f65', vaultWithdraw: '0xb460af94', vaultRedeem: '0xba087652', vaultMint: '0x94bf804d',
       positionMint: '0x88316456', increaseLiquidity: '0x219f5d17', decreaseLiquidity: '0x0c49ccbe', collect: '0xfc6f7865',
       cctpDepositForBurn: '0x8e0250ee',
@@ -50,19 +50,23 @@ describe('public registry addresses', () => {
       expect(Object.keys(r.capabilities).sort()).toEqual(['Bridge', 'ProvideLiquidity', 'SpawnReplicants', 'Swap'])
       expect(r.runway).toEqual([{ name: 'USDC runway transfer', target: r.usdc, selectors: [SELECTORS.erc20Transfer] }])
       const withVault = publicRegistry(chainId, { vaults: ['0x6000000000000000000000000000000000000006'] })
-      expect(withVault.capabilities.VaultManagement?.calls.map((c) => c.target)).toEqual([r.usdc, '0x6000000000000000000000000000000000000006'])
+      expect(withVault.capabilities.VaultManagement?.calls.map((c) => c.target)).toEqual(['0x6000000000000000000000000000000000000006'])
+      expect(withVault.capabilities.VaultManagement?.approvals).toEqual([{ token: r.usdc, spender: '0x6000000000000000000000000000000000000006' }])
     }
   })
 
-  it('approve calls exist only for the spenders a capability needs', () => {
+  it('lists approvals only for the spenders a capability needs, and never approve as a call', () => {
     const r = publicRegistry(8453)
     const a = PUBLIC_ADDRESSES[8453]
     expect(r.capabilities.Swap?.approvals).toEqual([{ token: a.usdc, spender: a.swapRouter02 }, { token: a.weth, spender: a.swapRouter02 }])
     expect(r.capabilities.Bridge?.approvals).toEqual([{ token: a.usdc, spender: a.cctpTokenMessengerV2 }])
     expect(r.capabilities.Bridge?.calls).toEqual([
-      { name: `approve ${a.usdc} for ${a.cctpTokenMessengerV2}`, target: a.usdc, selectors: [SELECTORS.erc20Approve] },
       { name: 'Circle CCTP V2 TokenMessengerV2', target: a.cctpTokenMessengerV2, selectors: [SELECTORS.cctpDepositForBurn] },
     ])
+    for (const registry of [r, publicRegistry(84532, { vaults: ['0x6000000000000000000000000000000000000006'] })]) {
+      const selectors = [...registry.runway, ...Object.values(registry.capabilities).flatMap((c) => c.calls)].flatMap((c) => c.selectors)
+      expect(selectors).not.toContain(SELECTORS.erc20Approve)
+    }
   })
 
   it('refuses unknown chains and bad vault addresses', () => {

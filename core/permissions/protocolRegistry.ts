@@ -5,8 +5,13 @@ import { SELECTORS } from './selectors.ts'
 
 /** One contract the Golem may call and the functions it may call on it. */
 export type ContractCall = { readonly name: string; readonly target: Address; readonly selectors: readonly Hex[] }
-/** An ERC-20 approval a capability needs: `token.approve(spender, ...)`; spender is pinned for callers that can. */
+/** An ERC-20 approval a capability needs: `token.approve(spender, ...)`. */
 export type TokenApproval = { readonly token: Address; readonly spender: Address }
+/**
+ * What a capability needs: its protocol calls, and the approvals the protocol pulls with. `approve` is
+ * never one of the calls: AllowedMethods cannot say whom it may name, so each spender gets a delegation
+ * of its own with the spender pinned (core/delegations buildGolemDelegation `approvals`).
+ */
 export type CapabilityProtocols = { readonly calls: readonly ContractCall[]; readonly approvals: readonly TokenApproval[] }
 
 export type ProtocolRegistry = {
@@ -53,10 +58,9 @@ export const PUBLIC_ADDRESSES = {
 
 const erc20 = (name: string, token: Address, selectors: readonly Hex[]): ContractCall => ({ name, target: token, selectors })
 
-/** Calls for a capability: the protocol's own functions plus `approve` on every token it must pull. */
+/** A capability's own protocol calls, and the (token, spender) approvals the protocol pulls with. */
 function protocols(calls: ContractCall[], approvals: TokenApproval[]): CapabilityProtocols {
-  const approveCalls = approvals.map((a) => erc20(`approve ${a.token} for ${a.spender}`, a.token, [SELECTORS.erc20Approve]))
-  return { calls: [...approveCalls, ...calls], approvals }
+  return { calls, approvals }
 }
 
 function swap(usdc: Address, weth: Address, router: Address): CapabilityProtocols {

@@ -7,8 +7,10 @@ import type { Hex } from 'viem'
 export const SELECTORS = {
   /** ERC-20 transfer(address,uint256): the runway pull. */
   erc20Transfer: '0xa9059cbb',
-  /** ERC-20 approve(address,uint256). */
+  /** ERC-20 approve(address,uint256): only in an approvals delegation, its spender pinned. */
   erc20Approve: '0x095ea7b3',
+  /** ERC-20 increaseAllowance(address,uint256): never granted (it names a spender like approve). */
+  erc20IncreaseAllowance: '0x39509351',
   /** SwapRouter02 exactInputSingle((address,address,uint24,address,uint256,uint256,uint160)). */
   exactInputSingle: '0x04e45aaf',
   /** SwapRouter02 exactInput((bytes,address,uint256,uint256)). */
@@ -37,6 +39,7 @@ export const SELECTORS = {
 export const SELECTOR_SIGNATURES: Record<keyof typeof SELECTORS, string> = {
   erc20Transfer: 'transfer(address,uint256)',
   erc20Approve: 'approve(address,uint256)',
+  erc20IncreaseAllowance: 'increaseAllowance(address,uint256)',
   exactInputSingle: 'exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))',
   exactInput: 'exactInput((bytes,address,uint256,uint256))',
   vaultDeposit: 'deposit(uint256,address)',

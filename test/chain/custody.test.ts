@@ -66,17 +66,22 @@ describe('a compiled strategy on-chain', () => {
       ],
       runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime },
       actions: { targets: [...plan.targets], selectors: [...plan.selectors] },
+      approvals: plan.approvals,
     })
+    expect(grant.approvals).toHaveLength(1)
     await tree.sign(grant.runway!.hash, smartAccountSigner(owner.smartAccount))
     await tree.sign(grant.actions!.hash, smartAccountSigner(owner.smartAccount))
+    await tree.sign(grant.approvals![0]!.hash, smartAccountSigner(owner.smartAccount))
     const signedRunway = tree.chain(grant.runway!.hash)
     const signedActions = tree.chain(grant.actions!.hash)
+    const signedApprovals = tree.chain(grant.approvals![0]!.hash)
 
-    // Allowed: the day's runway to the Golem key, and a swap (approve and swap: two single-call redemptions).
+    // Allowed: the day's runway to the Golem key, and a swap (approve through the router's approvals
+    // delegation, the swap through actions: two single-call redemptions).
     await redeem(devnet, golem, signedRunway, [transferCall(usdc, golem.address, USDC(25))])
     expect(await usdcBalance(devnet, golem.address)).toBe(USDC(25))
     await redeemAll(devnet, golem, [
-      { chain: signedActions, executions: [approveCall(usdc, router, USDC(30))] },
+      { chain: signedApprovals, executions: [approveCall(usdc, router, USDC(30))] },
       { chain: signedActions, executions: [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(30), amountOutMinimum: 0n, recipient: owner.address })] },
     ])
     expect(await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })).toBeGreaterThan(0n)
@@ -85,7 +90,7 @@ describe('a compiled strategy on-chain', () => {
     expect(await redeemRefused(devnet, golem, signedActions, [depositCall(devnet, USDC(1), owner.address)])).toMatchObject({ name: 'Error', args: ['AllowedTargetsEnforcer:target-address-not-allowed'] })
     expect(await redeemRefused(devnet, golem, signedRunway, [transferCall(usdc, golem.address, 1n)])).toMatchObject({ name: 'Error', args: ['ERC20PeriodTransferEnforcer:transfer-amount-exceeded'] })
     await updatePhase(devnet, golem, PHASE.Terminal, 0)
-    expect(await redeemRefused(devnet, golem, signedActions, [approveCall(usdc, router, 1n)])).toMatchObject({
+    expect(await redeemRefused(devnet, golem, signedApprovals, [approveCall(usdc, router, 1n)])).toMatchObject({
       name: 'ActionNotAllowedInPhase',
       args: [golem.address, PHASE.Terminal, SELECTOR.approve, 0x01],
     })

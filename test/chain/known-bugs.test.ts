@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DelegationShapeError, buildGolemDelegation, encodeRedemptions, smartAccountSigner } from '../../core/delegations/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
-import { SELECTOR, USDC, approveCall, chainNow, newGolem, newTree, redeemAll, transferCall } from './harness.ts'
+import { SELECTOR, USDC, chainNow, newGolem, newTree, redeemAll, transferCall } from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -23,7 +23,7 @@ describe('core/delegations/redeem.ts encodeRedemptions', () => {
     const golem = await newGolem(devnet)
     const now = await chainNow(devnet)
     const tree = newTree(devnet, now)
-    const { usdc, router } = devnet.deployment.assets
+    const { usdc } = devnet.deployment.assets
     const { actions } = buildGolemDelegation({
       tree,
       owner: owner.address,
@@ -32,11 +32,11 @@ describe('core/delegations/redeem.ts encodeRedemptions', () => {
         { type: 'golemPhase', golem: golem.address },
         { type: 'mortalityTimeWindow', startTime: now, endTime: now + 86_400n },
       ],
-      actions: { targets: [usdc], selectors: [SELECTOR.approve, SELECTOR.transfer] },
+      actions: { targets: [usdc], selectors: [SELECTOR.transfer] },
     })
     await tree.sign(actions!.hash, smartAccountSigner(owner.smartAccount))
     const chain = tree.chain(actions!.hash)
-    const executions = [approveCall(usdc, router, USDC(1)), transferCall(usdc, golem.address, USDC(1))]
+    const executions = [transferCall(usdc, golem.address, USDC(1)), transferCall(usdc, golem.address, USDC(2))]
     let encoded = false
     try {
       encodeRedemptions([{ chain, executions }])

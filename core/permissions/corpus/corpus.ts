@@ -12,14 +12,18 @@ export { NOW, OWNER, REGISTRIES, SESSION_KEY } from './fixtures.ts'
  */
 const B = PUBLIC_ADDRESSES[8453]
 
-const RUNWAY_ONLY = { targets: [L.usdc], selectors: [SEL.transfer] }
+// `approve` is never a call target or selector (the actions delegation): each spender gets its own
+// approvals delegation, the spender pinned. WETH is a target of no call, only an approved token.
+const RUNWAY_ONLY = { targets: [L.usdc], selectors: [SEL.transfer], approvals: [] }
 const LOCAL_SWAP = {
-  targets: [L.usdc, L.weth, L.router],
-  selectors: [SEL.exactInputSingle, SEL.approve, SEL.transfer, SEL.exactInput],
+  targets: [L.usdc, L.router],
+  selectors: [SEL.exactInputSingle, SEL.transfer, SEL.exactInput],
+  approvals: [{ spender: L.router, tokens: [L.usdc, L.weth] }],
 }
 const LOCAL_VAULT = {
   targets: [L.usdc, L.vault],
-  selectors: [SEL.approve, SEL.deposit, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.redeem],
+  selectors: [SEL.deposit, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.redeem],
+  approvals: [{ spender: L.vault, tokens: [L.usdc] }],
 }
 
 export type Expected =
@@ -28,6 +32,8 @@ export type Expected =
       dailyUsdcCap: bigint
       targets: Address[]
       selectors: Hex[]
+      /** One entry per spender: one approvals delegation each. */
+      approvals: { spender: Address; tokens: Address[] }[]
       expiry: number
       warnings?: RegExp[]
     }
@@ -229,8 +235,9 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Swap WETH to USDC, then deposit the USDC into the vault.`,
     expect: {
       capabilities: ['Swap', 'VaultManagement'], dailyUsdcCap: usdc(1000),
-      targets: [L.usdc, L.weth, L.router, L.vault],
-      selectors: [SEL.exactInputSingle, SEL.approve, SEL.deposit, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.exactInput, SEL.redeem],
+      targets: [L.usdc, L.router, L.vault],
+      selectors: [SEL.exactInputSingle, SEL.deposit, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.exactInput, SEL.redeem],
+      approvals: [{ spender: L.router, tokens: [L.usdc, L.weth] }, { spender: L.vault, tokens: [L.usdc] }],
       expiry: days(7),
     },
   },
@@ -246,8 +253,9 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Provide liquidity to the USDC/WETH 0.05% pool and collect fees.`,
     expect: {
       capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500),
-      targets: [B.positionManager, B.weth, B.usdc],
-      selectors: [SEL.approve, SEL.decrease, SEL.increase, SEL.lpMint, SEL.transfer, SEL.collect],
+      targets: [B.positionManager, B.usdc],
+      selectors: [SEL.decrease, SEL.increase, SEL.lpMint, SEL.transfer, SEL.collect],
+      approvals: [{ spender: B.positionManager, tokens: [B.weth, B.usdc] }],
       expiry: days(7),
     },
   },
@@ -258,8 +266,9 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Trade USDC for WETH and bridge profits cross-chain with CCTP.`,
     expect: {
       capabilities: ['Swap', 'Bridge'], dailyUsdcCap: usdc(300),
-      targets: [B.swapRouter02, B.cctpTokenMessengerV2, B.weth, B.usdc],
-      selectors: [SEL.exactInputSingle, SEL.approve, SEL.burn, SEL.transfer, SEL.exactInput],
+      targets: [B.swapRouter02, B.cctpTokenMessengerV2, B.usdc],
+      selectors: [SEL.exactInputSingle, SEL.burn, SEL.transfer, SEL.exactInput],
+      approvals: [{ spender: B.swapRouter02, tokens: [B.weth, B.usdc] }, { spender: B.cctpTokenMessengerV2, tokens: [B.usdc] }],
       expiry: days(7),
     },
   },
@@ -270,8 +279,13 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Rotate between the vault, an LP position and cross-chain opportunities.`,
     expect: {
       capabilities: ['ProvideLiquidity', 'VaultManagement', 'Bridge'], dailyUsdcCap: usdc(1200),
-      targets: [B.positionManager, B.cctpTokenMessengerV2, B.weth, BASE_VAULT, B.usdc],
-      selectors: [SEL.approve, SEL.decrease, SEL.increase, SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.redeem, SEL.collect],
+      targets: [B.positionManager, B.cctpTokenMessengerV2, BASE_VAULT, B.usdc],
+      selectors: [SEL.decrease, SEL.increase, SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.redeem, SEL.collect],
+      approvals: [
+        { spender: B.positionManager, tokens: [B.weth, B.usdc] },
+        { spender: B.cctpTokenMessengerV2, tokens: [B.usdc] },
+        { spender: BASE_VAULT, tokens: [B.usdc] },
+      ],
       expiry: days(7),
     },
   },

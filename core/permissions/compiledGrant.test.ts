@@ -1,0 +1,79 @@
+// The compiler's plan, built into a Golem grant the way a caller does: the actions delegation holds no
+// approve, and each spender the plan names gets one approvals delegation pinned to it.
+import { pad, type Hex } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
+import { DEPLOYMENT, ENV } from '../caveats/testing/fixtures.ts'
+import { buildGolemDelegation, DelegationTree, type GolemGrant } from '../delegations/index.ts'
+import { compileStrategy, type PermissionPlan } from './compileStrategy.ts'
+import { CORPUS, NOW, OWNER, REGISTRIES, SESSION_KEY, type CorpusCase } from './corpus/corpus.ts'
+import { SELECTORS } from './selectors.ts'
+
+const compiled = CORPUS.filter((c) => !('error' in c.expect))
+
+function compile(c: CorpusCase): PermissionPlan {
+  return compileStrategy({
+    text: c.text,
+    chainId: c.chainId ?? 31337,
+    owner: (c.owner ?? OWNER) as `0x${string}`,
+    sessionKey: SESSION_KEY,
+    ...(c.runwayDays === undefined ? {} : { runwayDays: c.runwayDays }),
+    now: NOW,
+    registry: REGISTRIES[c.registry ?? 'local'](),
+  })
+}
+
+function grantOf(plan: PermissionPlan): GolemGrant {
+  const tree = new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => BigInt(NOW) })
+  return buildGolemDelegation({
+    tree,
+    owner: plan.owner,
+    golem: plan.sessionKey,
+    bardo: [
+      { type: 'golemPhase', golem: plan.sessionKey },
+      { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
+    ],
+    runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime },
+    actions: { targets: plan.targets, selectors: plan.selectors },
+    approvals: plan.approvals,
+  })
+}
+
+const decoded = (d: Parameters<typeof decodeDelegationCaveats>[0]): DecodedCaveat[] => decodeDelegationCaveats(d, DEPLOYMENT, ENV)
+const methodsOf = (caveats: DecodedCaveat[]) => caveats.filter((c) => c.type === 'allowedMethods').flatMap((c) => c.selectors)
+
+describe('compiled strategies as Golem grants', () => {
+  it.each(compiled.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const expected = c.expect as Extract<CorpusCase['expect'], { approvals: unknown }>
+    const plan = compile(c)
+    const grant = grantOf(plan)
+
+    // The actions delegation: exactly the plan's calls, and no allowance setter at all.
+    const actions = decoded(grant.actions!.delegation)
+    expect(methodsOf(actions)).toEqual(plan.selectors)
+    expect(methodsOf(actions)).not.toContain(SELECTORS.erc20Approve)
+    expect(methodsOf(actions)).not.toContain(SELECTORS.erc20IncreaseAllowance)
+    expect(actions.some((c) => c.type === 'allowedCalldata')).toBe(false)
+
+    // One approvals delegation per spender, approve only on its tokens, approve's first argument pinned to it.
+    expect(grant.approvals ?? []).toHaveLength(expected.approvals.length)
+    for (const [i, { spender, tokens }] of expected.approvals.entries()) {
+      const a = grant.approvals![i]!
+      expect(a.spender).toBe(spender)
+      expect(decoded(a.delegation)).toEqual([
+        { type: 'allowedTargets', targets: tokens },
+        { type: 'allowedMethods', selectors: [SELECTORS.erc20Approve] },
+        { type: 'valueLte', maxValue: 0n },
+        { type: 'allowedCalldata', startIndex: 4n, value: pad(spender.toLowerCase() as Hex) },
+        { type: 'golemPhase', golem: plan.sessionKey },
+        { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
+      ])
+    }
+  })
+
+  it('adversarial texts that grant no capability get no approvals delegation at all', () => {
+    const nothing = compiled.filter((c) => c.adversarial && (c.expect as { capabilities: unknown[] }).capabilities.length === 0)
+    expect(nothing.length).toBeGreaterThanOrEqual(4)
+    for (const c of nothing) expect(grantOf(compile(c)).approvals, c.name).toBeUndefined()
+  })
+})
