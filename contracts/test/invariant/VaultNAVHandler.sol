@@ -223,6 +223,11 @@ contract VaultNAVHandler is HookHandlerBase {
         return spender == address(vault) ? 0 : amount;
     }
 
+    /// Whether the model lets approve(vault, x) + deposit(x) count x once (the coverage test asks).
+    function approveToVaultIsFree() external view returns (bool) {
+        return _assetApprovalCounts(address(vault), 1) == 0;
+    }
+
     /// previewMint for a mint, convertToAssets otherwise; type(uint256).max shares are unlimited.
     function _shareValue(uint256 shares, bool isMint) internal view returns (uint256, bool, bytes memory) {
         if (shares == MAX) return (MAX, false, "");
