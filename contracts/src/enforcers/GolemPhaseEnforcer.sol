@@ -192,19 +192,26 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
         returns (address golem, bytes5 phaseMasks, uint64 startTime, uint64 endTime)
     {
         uint256 length = terms.length;
-        if (length != 20 && length != 25 && length != 36 && length != 41) revert InvalidTermsLength(length);
-        // The length is checked, so bytes20 takes exactly the packed address.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        golem = address(bytes20(terms[:20]));
-        uint256 windowAt = 20;
-        phaseMasks = DEFAULT_PHASE_MASKS;
-        if (length == 25 || length == 41) {
-            phaseMasks = bytes5(terms[20:25]);
-            windowAt = 25;
+        // The address is the first 20 bytes, the masks the next 5 when present, the window the last 16.
+        // Read straight from calldata (no slice bounds checks: every runway redemption pays this), and a
+        // value is used only once the length is known to hold it.
+        assembly ("memory-safe") {
+            golem := shr(96, calldataload(terms.offset))
         }
-        if (length < 36) return (golem, phaseMasks, 0, NO_END);
-        startTime = uint64(bytes8(terms[windowAt:windowAt + 8]));
-        endTime = uint64(bytes8(terms[windowAt + 8:windowAt + 16]));
+        if (length == 20) return (golem, DEFAULT_PHASE_MASKS, 0, NO_END);
+        if (length == 36) {
+            phaseMasks = DEFAULT_PHASE_MASKS;
+        } else if (length == 25 || length == 41) {
+            phaseMasks = bytes5(terms[20:25]);
+            if (length == 25) return (golem, phaseMasks, 0, NO_END);
+        } else {
+            revert InvalidTermsLength(length);
+        }
+        assembly ("memory-safe") {
+            let window := add(terms.offset, sub(length, 16))
+            startTime := shr(192, calldataload(window))
+            endTime := shr(192, calldataload(add(window, 8)))
+        }
         if (startTime > endTime) revert InvalidWindow(startTime, endTime);
     }
 
