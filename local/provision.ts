@@ -125,7 +125,8 @@ export async function recordProvisionedGolem(store: Store, g: { golemId: string;
 
 /**
  * The Golem's runway grant (direct ERC-7710): USDC per day from the owner's smart account to the Golem
- * key, gated by its phase, its mortality window and its dreams. Signed by the owner's smart account.
+ * key, gated by its phase and life window (one golemPhase caveat) and its dreams. Signed by the owner's
+ * smart account.
  */
 export async function signRunwayGrant(p: {
   deployment: BardoDeployment
@@ -143,8 +144,8 @@ export async function signRunwayGrant(p: {
     owner: p.owner.address,
     golem: p.golemKey,
     bardo: [
-      { type: 'golemPhase', golem: p.golemKey },
-      { type: 'mortalityTimeWindow', startTime: p.now, endTime: p.expiresAt },
+      // The phase gate carries the life window: one caveat instead of two on every runway redemption.
+      { type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt },
       { type: 'dreamMode', golem: p.golemKey },
     ],
     runway: { token: p.token, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },

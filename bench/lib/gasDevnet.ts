@@ -1,15 +1,14 @@
 // The deterministic chain behind the gas bench: a devnet whose clock starts at a fixed instant, fixed
-// keys for the owner and the Golem (anvil's public test mnemonic), the NoopEnforcer baseline and the
-// bench-only folded prototype, and one helper that signs a USDC runway delegation and redeems it twice.
+// keys for the owner and the Golem (anvil's public test mnemonic), the NoopEnforcer baseline, and one
+// helper that signs a USDC runway delegation and redeems it twice.
 // With the clock (one second per block), keys, salts and amounts fixed, every calldata byte and every storage slot is the same
 // on each run, so gasUsed is too.
 import { createDelegation, Implementation, toMetaMaskSmartAccount, type Caveat, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
-import { createWalletClient, encodeFunctionData, http, toHex, zeroAddress, type Address, type Hex } from 'viem'
+import { createWalletClient, encodeFunctionData, http, toHex, type Address, type Hex } from 'viem'
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts'
 import { DaimonOracleAbi, MockPriceFeedAbi, NoopEnforcerAbi, NoopEnforcerBytecode, TestUSDCAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import { startDevnet, type Devnet } from '../../local/devnet.ts'
-import { compileContract } from './solc.ts'
 
 /** Anvil's well-known public test mnemonic; its keys hold nothing outside a local chain. */
 const TEST_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -37,10 +36,6 @@ export type GasChain = {
   golem: HDAccount
   owner: { address: Address; smartAccount: MetaMaskSmartAccount }
   noopEnforcer: Address
-  /** BenchFoldedGolemEnforcer: GolemPhase + DreamMode + MortalityTimeWindow in one caveat. */
-  foldedEnforcer: Address
-  /** The same contract without a dream oracle: GolemPhase + MortalityTimeWindow in one caveat. */
-  foldedNoDreamEnforcer: Address
   /** The erc20PeriodTransfer scope the kit builds (ValueLte(0) + ERC20PeriodTransfer), as every case uses it. */
   scope: { type: 'erc20PeriodTransfer'; tokenAddress: Address; periodAmount: bigint; periodDuration: number; startDate: number }
   /** A fixed, distinct salt per case (one non-zero byte each, so every salt costs the same calldata gas). */
@@ -77,9 +72,6 @@ export async function startGasChain(): Promise<GasChain> {
       return receipt.contractAddress
     }
     const noopEnforcer = await deploy('NoopEnforcer', NoopEnforcerAbi, NoopEnforcerBytecode, [])
-    const folded = compileContract('src/test-assets/BenchFoldedGolemEnforcer.sol', 'BenchFoldedGolemEnforcer')
-    const foldedEnforcer = await deploy('BenchFoldedGolemEnforcer', folded.abi, folded.bytecode, [deployment.vitalityOracle, deployment.dreamOracle])
-    const foldedNoDreamEnforcer = await deploy('BenchFoldedGolemEnforcer (no dream)', folded.abi, folded.bytecode, [deployment.vitalityOracle, zeroAddress])
 
     // Oracle and asset state every enforcer needs to pass while doing its real work.
     await wait('registerGolem', operator.writeContract({ address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golem.address] }))
@@ -129,8 +121,6 @@ export async function startGasChain(): Promise<GasChain> {
       golem,
       owner: { address: smartAccount.address, smartAccount },
       noopEnforcer,
-      foldedEnforcer,
-      foldedNoDreamEnforcer,
       scope,
       salt(caseIndex) {
         if (!Number.isInteger(caseIndex) || caseIndex < 0 || caseIndex > 254) throw new Error(`gas bench: case index ${caseIndex} is outside 0..254`)

@@ -187,6 +187,15 @@ contract PhaseRiggedOracle {
     }
 }
 
+/// An oracle whose every read fails, to show the window is checked before the oracle is called.
+contract PhaseUnreachableOracle {
+    error OracleCalled();
+
+    function getPhase(address) external pure returns (bool, uint8) {
+        revert OracleCalled();
+    }
+}
+
 contract GolemPhaseEnforcerTest is GolemHookTest {
     uint8 internal constant OPEN = 0x01;
     uint8 internal constant CLOSE = 0x02;
@@ -495,20 +504,36 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     // ---------------------------------------------------------------- terms
 
     function test_getTermsInfo_defaultsAndCustom() public view {
-        (address g, bytes5 m) = enforcer.getTermsInfo(_terms(golemIn[1]));
+        (address g, bytes5 m, uint64 start, uint64 end) = enforcer.getTermsInfo(_terms(golemIn[1]));
         assertEq(g, golemIn[1]);
         assertEq(bytes32(m), bytes32(bytes5(0x1F17161610)));
-        (g, m) = enforcer.getTermsInfo(abi.encodePacked(golemIn[2], bytes5(0x0102030405)));
+        assertEq(uint256(start), 0, "no window starts at 0");
+        assertEq(uint256(end), type(uint64).max, "no window never ends");
+        (g, m, start, end) = enforcer.getTermsInfo(abi.encodePacked(golemIn[2], bytes5(0x0102030405)));
         assertEq(g, golemIn[2]);
         assertEq(bytes32(m), bytes32(bytes5(0x0102030405)));
+        assertEq(uint256(start), 0);
+        assertEq(uint256(end), type(uint64).max);
     }
 
     function testFuzz_invalidTermsLength(bytes calldata terms) public {
-        vm.assume(terms.length != 20 && terms.length != 25);
+        vm.assume(terms.length != 20 && terms.length != 25 && terms.length != 36 && terms.length != 41);
         vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
         enforcer.getTermsInfo(terms);
         vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
         _hook(terms, SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
+        enforcer.allowedClasses(terms);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
+        enforcer.timeRemaining(terms);
+    }
+
+    function test_invalidTermsLength_neighboursOfEveryValidLength() public {
+        uint256[8] memory lengths = [uint256(19), 21, 24, 26, 35, 37, 40, 42];
+        for (uint256 i; i < lengths.length; ++i) {
+            vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, lengths[i]));
+            enforcer.getTermsInfo(new bytes(lengths[i]));
+        }
     }
 
     function test_invalidTermsLength_abiEncodedAddress() public {
@@ -530,6 +555,284 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         assertFalse(registered);
         assertEq(uint256(phase), 3);
         assertEq(uint256(mask), 0);
+    }
+
+    // ---------------------------------------------------------------- life window (36 and 41 bytes)
+
+    uint64 internal constant START = 1_700_000_000;
+    uint64 internal constant END = START + 30 days;
+
+    function _windowed(address golem, uint64 start, uint64 end) internal pure returns (bytes memory) {
+        return abi.encodePacked(golem, start, end);
+    }
+
+    function _windowed(address golem, bytes5 masks, uint64 start, uint64 end) internal pure returns (bytes memory) {
+        return abi.encodePacked(golem, masks, start, end);
+    }
+
+    function _transfer() internal pure returns (bytes memory) {
+        return _single(TARGET, 0, _call(IERC20.transfer.selector));
+    }
+
+    function _notYet(uint256 current, uint256 start) internal pure returns (bytes memory) {
+        return abi.encodeWithSelector(GolemPhaseEnforcer.DelegationNotYetActive.selector, current, start);
+    }
+
+    function _expired(uint256 current, uint256 end) internal pure returns (bytes memory) {
+        return abi.encodeWithSelector(GolemPhaseEnforcer.DelegationExpired.selector, current, end);
+    }
+
+    function _invalidWindow(uint256 start, uint256 end) internal pure returns (bytes memory) {
+        return abi.encodeWithSelector(GolemPhaseEnforcer.InvalidWindow.selector, start, end);
+    }
+
+    function test_getTermsInfo_window36() public view {
+        bytes memory terms = _windowed(golemIn[1], START, END);
+        assertEq(terms.length, 36);
+        (address g, bytes5 m, uint64 start, uint64 end) = enforcer.getTermsInfo(terms);
+        assertEq(g, golemIn[1]);
+        assertEq(bytes32(m), bytes32(bytes5(0x1F17161610)), "36 bytes keep the default masks");
+        assertEq(uint256(start), START);
+        assertEq(uint256(end), END);
+    }
+
+    function test_getTermsInfo_window41() public view {
+        bytes memory terms = _windowed(golemIn[2], bytes5(0x0102030405), START, END);
+        assertEq(terms.length, 41);
+        (address g, bytes5 m, uint64 start, uint64 end) = enforcer.getTermsInfo(terms);
+        assertEq(g, golemIn[2]);
+        assertEq(bytes32(m), bytes32(bytes5(0x0102030405)));
+        assertEq(uint256(start), START);
+        assertEq(uint256(end), END);
+    }
+
+    function testFuzz_getTermsInfo_readsWhatWasPacked(
+        address golem,
+        bytes5 masks,
+        uint64 start,
+        uint64 end,
+        bool withMasks
+    )
+        public
+        view
+    {
+        vm.assume(start <= end);
+        bytes memory terms = withMasks ? _windowed(golem, masks, start, end) : _windowed(golem, start, end);
+        (address g, bytes5 m, uint64 s, uint64 e) = enforcer.getTermsInfo(terms);
+        assertEq(g, golem);
+        assertEq(bytes32(m), bytes32(withMasks ? masks : bytes5(0x1F17161610)));
+        assertEq(uint256(s), start);
+        assertEq(uint256(e), end);
+    }
+
+    function test_window36_passesInsideIncludingBothEdges() public {
+        bytes memory terms = _windowed(golemIn[0], START, END);
+        vm.warp(START);
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+        vm.warp(START + 1 days);
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+        vm.warp(END);
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_window36_revertsBeforeStart() public {
+        vm.warp(START - 1);
+        vm.expectRevert(_notYet(START - 1, START));
+        _hook(_windowed(golemIn[0], START, END), SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_window36_revertsAfterEnd() public {
+        vm.warp(END + 1);
+        vm.expectRevert(_expired(END + 1, END));
+        _hook(_windowed(golemIn[0], START, END), SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_window41_revertsBeforeStartAndAfterEnd() public {
+        bytes memory terms = _windowed(golemIn[0], bytes5(0x1F1F1F1F1F), START, END);
+        vm.warp(START - 1);
+        vm.expectRevert(_notYet(START - 1, START));
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+        vm.warp(END + 1);
+        vm.expectRevert(_expired(END + 1, END));
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_window41_masksStillApplyInsideTheWindow() public {
+        // Terminal may move runway for this delegation, but only until END.
+        bytes memory terms = _windowed(golemIn[4], bytes5(0x0217161614), START, END);
+        vm.warp(END);
+        _hook(terms, SINGLE, _transfer(), golemIn[4]);
+        bytes4 sel = IERC4626.withdraw.selector;
+        vm.expectRevert(_notAllowed(golemIn[4], 4, sel, CLOSE));
+        _hook(terms, SINGLE, _single(TARGET, 0, _call(sel)), golemIn[4]);
+        vm.warp(END + 1);
+        vm.expectRevert(_expired(END + 1, END));
+        _hook(terms, SINGLE, _transfer(), golemIn[4]);
+    }
+
+    function test_window_revertsOnInvertedWindow() public {
+        vm.expectRevert(_invalidWindow(END, START));
+        enforcer.getTermsInfo(_windowed(golemIn[0], END, START));
+        vm.expectRevert(_invalidWindow(END, START));
+        enforcer.getTermsInfo(_windowed(golemIn[0], bytes5(0x1F17161610), END, START));
+        vm.warp(START + 1);
+        vm.expectRevert(_invalidWindow(START + 1, START));
+        _hook(_windowed(golemIn[0], START + 1, START), SINGLE, _transfer(), golemIn[0]);
+        vm.expectRevert(_invalidWindow(START + 1, START));
+        _hook(_windowed(golemIn[0], bytes5(0x1F17161610), START + 1, START), SINGLE, _transfer(), golemIn[0]);
+        vm.expectRevert(_invalidWindow(END, START));
+        enforcer.allowedClasses(_windowed(golemIn[0], END, START));
+        vm.expectRevert(_invalidWindow(END, START));
+        enforcer.timeRemaining(_windowed(golemIn[0], END, START));
+    }
+
+    function test_window_oneSecondWindowIsValidForThatSecondOnly() public {
+        bytes memory terms = _windowed(golemIn[0], START, START);
+        vm.warp(START - 1);
+        vm.expectRevert(_notYet(START - 1, START));
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+        vm.warp(START);
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+        vm.warp(START + 1);
+        vm.expectRevert(_expired(START + 1, START));
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_window_isCheckedBeforeTheOracle() public {
+        GolemPhaseEnforcer e = new GolemPhaseEnforcer(address(new PhaseUnreachableOracle()), ADMIN);
+        address ghost = address(0xD00D);
+        vm.warp(END + 1);
+        vm.expectRevert(_expired(END + 1, END));
+        _before(ICaveatEnforcer(address(e)), _windowed(ghost, START, END), SINGLE, _transfer(), ghost);
+        vm.warp(START - 1);
+        vm.expectRevert(_notYet(START - 1, START));
+        _before(ICaveatEnforcer(address(e)), _windowed(ghost, START, END), SINGLE, _transfer(), ghost);
+        // Inside the window the oracle is read (and here it fails).
+        vm.warp(START);
+        vm.expectRevert(PhaseUnreachableOracle.OracleCalled.selector);
+        _before(ICaveatEnforcer(address(e)), _windowed(ghost, START, END), SINGLE, _transfer(), ghost);
+    }
+
+    function test_window_deadGolemInsideTheWindowIsStillRefused() public {
+        vm.prank(OWNER);
+        oracle.deregisterGolem(golemIn[0]);
+        vm.warp(START);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.GolemNotRegistered.selector, golemIn[0]));
+        _hook(_windowed(golemIn[0], START, END), SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_window_gatesBatchAndSubdelegation() public {
+        Execution[] memory ex = new Execution[](2);
+        ex[0] = _exec(TARGET, _call(IERC20.transfer.selector));
+        ex[1] = Execution(TARGET, 1 ether, "");
+        bytes memory terms = _windowed(golemIn[0], START, END);
+        vm.warp(END);
+        _hook(terms, BATCH, _batch(ex), golemIn[0]);
+        _hook(terms, SINGLE, _transfer(), REPLICANT);
+        vm.warp(END + 1);
+        vm.expectRevert(_expired(END + 1, END));
+        _hook(terms, BATCH, _batch(ex), golemIn[0]);
+        vm.expectRevert(_expired(END + 1, END));
+        _hook(terms, SINGLE, _transfer(), REPLICANT);
+    }
+
+    function testFuzz_noWindowNeverExpires(uint64 now_, bool withMasks) public {
+        vm.warp(now_);
+        bytes memory terms = withMasks ? abi.encodePacked(golemIn[0], bytes5(0x1F17161610)) : _terms(golemIn[0]);
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+    }
+
+    /// Any window, any time: the hook refuses exactly as MortalityTimeWindowEnforcer would, first.
+    function testFuzz_windowModel(uint64 start, uint64 end, uint64 now_, bool withMasks) public {
+        vm.warp(now_);
+        bytes memory terms =
+            withMasks ? _windowed(golemIn[0], bytes5(0x1F17161610), start, end) : _windowed(golemIn[0], start, end);
+        if (start > end) vm.expectRevert(_invalidWindow(start, end));
+        else if (now_ < start) vm.expectRevert(_notYet(now_, start));
+        else if (now_ > end) vm.expectRevert(_expired(now_, end));
+        _hook(terms, SINGLE, _transfer(), golemIn[0]);
+    }
+
+    /// Window bounds chosen around the current time so every edge (now - 1, now, now + 1) is reached often.
+    function testFuzz_windowEdges(uint64 now_, int8 startOffset, int8 endOffset) public {
+        now_ = uint64(bound(now_, 200, type(uint64).max - 200));
+        vm.warp(now_);
+        uint64 start = uint64(int64(now_) + int64(startOffset % 3));
+        uint64 end = uint64(int64(now_) + int64(endOffset % 3));
+        bool ok = _passes(
+            ICaveatEnforcer(address(enforcer)), _windowed(golemIn[0], start, end), SINGLE, _transfer(), golemIn[0]
+        );
+        assertEq(ok, start <= now_ && now_ <= end);
+    }
+
+    /// Window and phase together: a redemption passes iff it is inside the window and the phase allows it.
+    function testFuzz_windowAndPhase(
+        uint64 start,
+        uint64 end,
+        uint64 now_,
+        uint8 phase,
+        uint256 entry,
+        bool viaReplicant,
+        bytes5 masks
+    )
+        public
+    {
+        vm.assume(start <= end);
+        vm.warp(now_);
+        phase = uint8(bound(phase, 0, 4));
+        Entry memory e = _table()[bound(entry, 0, 23)];
+        address redeemer = viaReplicant ? REPLICANT : golemIn[phase];
+        bool ok = _passesWindowed(_windowed(golemIn[phase], masks, start, end), e.selector, redeemer);
+        uint8 required = e.class | (viaReplicant ? SUB : 0);
+        assertEq(ok, start <= now_ && now_ <= end && required & uint8(masks[phase]) == required);
+    }
+
+    function _passesWindowed(bytes memory terms, bytes4 selector, address redeemer) internal returns (bool) {
+        bytes memory callData = selector == bytes4(0) ? bytes("") : _call(selector);
+        return _passes(ICaveatEnforcer(address(enforcer)), terms, SINGLE, _single(TARGET, 0, callData), redeemer);
+    }
+
+    function test_allowedClasses_isZeroOutsideTheWindow() public {
+        bytes memory terms = _windowed(golemIn[2], START, END);
+        vm.warp(START - 1);
+        (bool registered, uint8 phase, uint8 mask) = enforcer.allowedClasses(terms);
+        assertTrue(registered);
+        assertEq(uint256(phase), 2);
+        assertEq(uint256(mask), 0, "not yet active");
+        vm.warp(START);
+        (,, mask) = enforcer.allowedClasses(terms);
+        assertEq(uint256(mask), 0x16);
+        vm.warp(END);
+        (,, mask) = enforcer.allowedClasses(terms);
+        assertEq(uint256(mask), 0x16);
+        vm.warp(END + 1);
+        (,, mask) = enforcer.allowedClasses(terms);
+        assertEq(uint256(mask), 0, "expired");
+        (,, mask) = enforcer.allowedClasses(_windowed(golemIn[3], bytes5(0x0000000A00), START, END + 1));
+        assertEq(uint256(mask), 0x0A);
+    }
+
+    function test_timeRemaining() public {
+        bytes memory terms = _windowed(golemIn[0], START, END);
+        vm.warp(START - 100);
+        assertEq(enforcer.timeRemaining(terms), END - START + 100, "counts to end before start");
+        vm.warp(START + 1 days);
+        assertEq(enforcer.timeRemaining(terms), 29 days);
+        assertEq(enforcer.timeRemaining(_windowed(golemIn[0], bytes5(0x1F17161610), START, END)), 29 days);
+        vm.warp(END);
+        assertEq(enforcer.timeRemaining(terms), 0);
+        vm.warp(END + 5);
+        assertEq(enforcer.timeRemaining(terms), 0);
+        // Without a window it counts to NO_END.
+        assertEq(enforcer.timeRemaining(_terms(golemIn[0])), uint256(type(uint64).max) - (END + 5));
+        assertEq(uint256(enforcer.NO_END()), type(uint64).max);
+    }
+
+    function testFuzz_timeRemaining(uint64 start, uint64 end, uint64 now_) public {
+        vm.assume(start <= end);
+        vm.warp(now_);
+        uint256 remaining = enforcer.timeRemaining(_windowed(golemIn[0], start, end));
+        assertEq(remaining, now_ >= end ? 0 : uint256(end) - now_);
     }
 
     // ---------------------------------------------------------------- batch and modes
@@ -720,5 +1023,12 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         g = gasleft();
         enforcer.beforeHook(terms, "", BATCH, batch, HASH, DELEGATOR, golemIn[2]);
         emit log_named_uint("GolemPhase.beforeHook batch of 3 (warm oracle)", g - gasleft());
+
+        vm.warp(START + 1);
+        bytes memory windowed = _windowed(golemIn[1], START, END);
+        vm.prank(MANAGER);
+        g = gasleft();
+        enforcer.beforeHook(windowed, "", SINGLE, single, HASH, DELEGATOR, golemIn[1]);
+        emit log_named_uint("GolemPhase.beforeHook single with window (other golem)", g - gasleft());
     }
 }

@@ -16,6 +16,8 @@ const usdcPeriod = (amount: number, duration: bigint = DAY): DecodedCaveat => ({
 const daily = (dollars: number): DecodedCaveat => ({ type: 'dailySpendLimit', dailyLimitUsd: USD(dollars), maxPriceAge: 3600, feeds: FEEDS })
 const budget = (dollars: number, lifespan: bigint): DecodedCaveat => ({ type: 'replicantBudget', maxBudgetUsd: USD(dollars), maxLifespanSeconds: lifespan, maxPriceAge: 3600, feeds: FEEDS })
 const mortality = (start: bigint, end: bigint): DecodedCaveat => ({ type: 'mortalityTimeWindow', startTime: start, endTime: end })
+/** golemPhase carrying the life window (36-byte terms), as Bardo builds a Golem's delegations. */
+const gate = (start: bigint, end: bigint, golem = GOLEM): DecodedCaveat => ({ type: 'golemPhase', golem, startTime: start, endTime: end })
 const emotion = (p: number, a: number, d: number, selectors: `0x${string}`[]): DecodedCaveat => ({
   type: 'emotionalState',
   golem: GOLEM,
@@ -89,6 +91,28 @@ const cases: Case[] = [
     'Child mortalityTimeWindow end 21 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
   ],
   ['window: a bound the child does not set is inherited', [mortality(NOW, DEC_21_2026)], [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }], null],
+  // golemPhase's window is a time window like any other, whichever side carries it.
+  ['golemPhase window: inside a parent golemPhase window', [gate(NOW, DEC_21_2026)], [gate(NOW + DAY, DEC_21_2026)], null],
+  ['golemPhase window: ends after a parent golemPhase window', [gate(NOW, DEC_21_2026)], [gate(NOW, DEC_21_2026 + DAY)], 'Child golemPhase end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.'],
+  ['golemPhase window: starts before a parent golemPhase window', [gate(NOW, DEC_21_2026)], [gate(NOW - DAY, DEC_21_2026)], 'Child golemPhase start 31 Dec 2025 is before parent golemPhase start 1 Jan 2026.'],
+  ['golemPhase window: inside a parent mortality window', [mortality(NOW, DEC_21_2026)], [gate(NOW, DEC_21_2026 - DAY)], null],
+  ['golemPhase window: ends after a parent mortality window', [mortality(NOW, DEC_21_2026)], [gate(NOW, DEC_21_2026 + DAY)], 'Child golemPhase end 22 Dec 2026 is after parent mortalityTimeWindow end 21 Dec 2026.'],
+  ['mortality window: ends after a parent golemPhase window', [gate(NOW, DEC_21_2026)], [mortality(NOW, DEC_21_2026 + DAY)], 'Child mortalityTimeWindow end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.'],
+  ['mortality window: inside a parent golemPhase window', [gate(NOW, DEC_21_2026)], [mortality(NOW + DAY, NOW + 2n * DAY)], null],
+  [
+    'golemPhase window: ends after a parent timestamp expiry (exclusive)',
+    [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }],
+    [gate(NOW, DEC_21_2026)],
+    'Child golemPhase end 21 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
+  ],
+  ['golemPhase window: another Golem\'s window still bounds time', [gate(NOW, DEC_21_2026, REPLICANT)], [gate(NOW, DEC_21_2026 + DAY)], 'Child golemPhase end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.'],
+  ['golemPhase without a window under a windowed one (the parent\'s window still runs)', [gate(NOW, DEC_21_2026)], [{ type: 'golemPhase', golem: GOLEM }], null],
+  [
+    'golemPhase window inside, but masks wider',
+    [gate(NOW, DEC_21_2026)],
+    [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x16, 0x16, 0x10], startTime: NOW, endTime: DEC_21_2026 }],
+    'Child golemPhase mask 0x1f for Stable exceeds parent golemPhase mask 0x17 for Stable.',
+  ],
   // USD caps and budgets.
   ['dailySpendLimit: larger (the spec example)', [daily(1000)], [daily(2000)], 'Child dailySpendLimit $2,000.00/day exceeds parent dailySpendLimit $1,000.00/day.'],
   ['dailySpendLimit: smaller', [daily(1000)], [daily(500)], null],
@@ -102,6 +126,13 @@ const cases: Case[] = [
     [budget(50, 60n * DAY)],
     'Child replicantBudget lifespan 60 days exceeds parent mortalityTimeWindow from 1 Jan 2026 to 31 Jan 2026 (30 days).',
   ],
+  [
+    'replicantBudget: lifespan longer than the parent golemPhase window',
+    [gate(NOW, NOW + 10n * DAY)],
+    [budget(50, 30n * DAY)],
+    'Child replicantBudget lifespan 30 days exceeds parent golemPhase from 1 Jan 2026 to 11 Jan 2026 (10 days).',
+  ],
+  ['replicantBudget: lifespan within the parent golemPhase window', [gate(NOW, NOW + 10n * DAY)], [budget(50, 10n * DAY)], null],
   // Bps caps.
   ['maxSlippage: looser', [{ type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 60, feeds: FEEDS }], [{ type: 'maxSlippage', maxSlippageBps: 100, maxPriceAge: 60, feeds: FEEDS }], 'Child maxSlippage 1% exceeds parent maxSlippage 0.5%.'],
   ['vaultNav: same vault, larger share', [{ type: 'vaultNav', vault: VAULT, maxNavBps: 500 }], [{ type: 'vaultNav', vault: VAULT, maxNavBps: 1000 }], 'Child vaultNav 10% of the USDC vault exceeds parent vaultNav 5% of the USDC vault.'],

@@ -1,7 +1,7 @@
 import type { DecodedCaveat, DecodedCaveatOf } from './caveat.ts'
 import { AttenuationError } from './errors.ts'
 import { formatDate, formatDuration, formatTokenAmount, formatUsd, perPeriod, type Labels } from './format.ts'
-import { caveatKey, describeValue, effectiveMasks, includesAddress, timeWindowOf } from './semantics.ts'
+import { caveatKey, describeValue, describeWindow, effectiveMasks, includesAddress, lifeWindowOf, timeWindowOf } from './semantics.ts'
 import { PHASES } from './types.ts'
 
 /**
@@ -13,7 +13,6 @@ import { PHASES } from './types.ts'
 export type AncestorCaveats = { relation: 'parent' | 'ancestor'; caveats: readonly DecodedCaveat[] }
 
 type Relation = AncestorCaveats['relation']
-const TIME = new Set(['timestamp', 'mortalityTimeWindow'])
 
 function sentence(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, childPart: string, verb: string, parentPart: string, details: Record<string, unknown> = {}) {
   return new AttenuationError(c.type, `Child ${c.type} ${childPart} ${verb} ${rel} ${p.type} ${parentPart}.`, { relation: rel, parentCaveat: p.type, ...details })
@@ -125,7 +124,6 @@ function sameKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: Lab
 
 /** Rules between different kinds that bound the same thing (a period under a total, a day under a budget). */
 function crossKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: Labels): AttenuationError | undefined {
-  if (TIME.has(c.type) && TIME.has(p.type)) return timeWithin(c, p, rel)
   const dc = () => describeValue(c, labels)
   const dp = () => describeValue(p, labels)
   if (c.type === 'erc20PeriodTransfer' && p.type === 'erc20TransferAmount' && includesAddress([p.tokenAddress], c.tokenAddress)) {
@@ -137,10 +135,11 @@ function crossKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: La
   if (c.type === 'dailySpendLimit' && p.type === 'replicantBudget') {
     return c.dailyLimitUsd > p.maxBudgetUsd ? sentence(c, p, rel, dc(), 'exceeds', dp()) : undefined
   }
-  if (c.type === 'replicantBudget' && p.type === 'mortalityTimeWindow') {
-    const life = p.endTime - p.startTime
+  const window = lifeWindowOf(p)
+  if (c.type === 'replicantBudget' && window) {
+    const life = window.endTime - window.startTime
     return c.maxLifespanSeconds > life
-      ? sentence(c, p, rel, `lifespan ${formatDuration(c.maxLifespanSeconds)}`, 'exceeds', `${dp()} (${formatDuration(life)})`)
+      ? sentence(c, p, rel, `lifespan ${formatDuration(c.maxLifespanSeconds)}`, 'exceeds', `${describeWindow(p)} (${formatDuration(life)})`)
       : undefined
   }
   return undefined
@@ -177,8 +176,10 @@ export function findAttenuationViolation(
   for (const c of child) {
     for (const { relation, caveats } of ancestors) {
       for (const p of caveats) {
+        // Time is compared whichever caveats carry it (timestamp, mortalityTimeWindow, golemPhase's window).
+        const time = timeWindowOf(c) && timeWindowOf(p) ? timeWithin(c, p, relation) : undefined
         const error =
-          c.type === p.type && caveatKey(c) === caveatKey(p) && !TIME.has(c.type) ? sameKind(c, p, relation, labels) : crossKind(c, p, relation, labels)
+          time ?? (c.type === p.type && caveatKey(c) === caveatKey(p) ? sameKind(c, p, relation, labels) : crossKind(c, p, relation, labels))
         if (error) return error
       }
     }

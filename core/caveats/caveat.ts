@@ -107,6 +107,9 @@ export function toStandardCaveat(c: StandardCaveat, environment: SmartAccountsEn
   }
 }
 
+/** A caveat's fields without its `type`, member by member (golemPhase's window stays "both or neither"). */
+type ConfigOf<C> = C extends unknown ? Omit<C, 'type'> : never
+
 /**
  * The kit's caveat builder extended with the nine Bardo caveats, so one fluent chain composes both:
  * `createBardoCaveatBuilder(env, dep).addCaveat('allowedTargets', {targets}).addCaveat('golemPhase', {golem}).build()`.
@@ -114,7 +117,7 @@ export function toStandardCaveat(c: StandardCaveat, environment: SmartAccountsEn
 export function createBardoCaveatBuilder(environment: SmartAccountsEnvironment, deployment: BardoDeployment) {
   const bardo =
     <T extends BardoCaveatType>(type: T) =>
-    (_env: SmartAccountsEnvironment, config: Omit<BardoCaveatOf<T>, 'type'>): Caveat =>
+    (_env: SmartAccountsEnvironment, config: ConfigOf<BardoCaveatOf<T>>): Caveat =>
       toCaveat({ ...config, type } as unknown as BardoCaveat, deployment)
   return createCaveatBuilder(environment)
     .extend('golemPhase', bardo('golemPhase'))

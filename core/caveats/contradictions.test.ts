@@ -41,6 +41,33 @@ const cases: Case[] = [
   ],
   ['allowedCalldata pins at different bytes are independent', [{ type: 'allowedCalldata', startIndex: 4n, value: pad(ROUTER) }, { type: 'allowedCalldata', startIndex: 36n, value: pad('0x01') }], null],
   ['golemPhase masks all zero', [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0, 0, 0, 0, 0] }], 'golemPhase allows no action class in any phase.'],
+  // golemPhase with its window reads like a mortalityTimeWindow.
+  ['golemPhase window empty (built by hand: the decoder refuses it)', [{ type: 'golemPhase', golem: GOLEM, startTime: DEC_21_2026, endTime: NOW }], 'golemPhase window is empty: from 21 Dec 2026 to 1 Jan 2026.'],
+  ['golemPhase window already expired', [{ type: 'golemPhase', golem: GOLEM, startTime: NOW - DAY, endTime: NOW - 1n }], 'golemPhase window already expired at 31 Dec 2025 23:59:59 UTC, before now (1 Jan 2026).'],
+  ['golemPhase window ending this very second is still valid', [{ type: 'golemPhase', golem: GOLEM, startTime: NOW - DAY, endTime: NOW }], null],
+  ['golemPhase one-second window now is valid', [{ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: NOW }], null],
+  [
+    'golemPhase window disjoint from a timestamp',
+    [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: FEB_1 }, { type: 'golemPhase', golem: GOLEM, startTime: MAR_1, endTime: DEC_21_2026 }],
+    'timestamp until 1 Feb 2026 and golemPhase from 1 Mar 2026 to 21 Dec 2026 do not overlap, so no moment satisfies both.',
+  ],
+  [
+    'golemPhase window disjoint from a mortality window',
+    [{ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: FEB_1 }, { type: 'mortalityTimeWindow', startTime: MAR_1, endTime: DEC_21_2026 }],
+    'golemPhase from 1 Jan 2026 to 1 Feb 2026 and mortalityTimeWindow from 1 Mar 2026 to 21 Dec 2026 do not overlap, so no moment satisfies both.',
+  ],
+  [
+    'a child mortality window disjoint from an inherited golemPhase window',
+    [{ type: 'mortalityTimeWindow', startTime: MAR_1, endTime: DEC_21_2026 }],
+    'golemPhase from 1 Jan 2026 to 1 Feb 2026 and mortalityTimeWindow from 1 Mar 2026 to 21 Dec 2026 do not overlap, so no moment satisfies both.',
+    [{ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: FEB_1 }],
+  ],
+  [
+    'two golemPhase caveats for one Golem with different windows disagree',
+    [{ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: DEC_21_2026 }, { type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: FEB_1 }],
+    'Two golemPhase caveats disagree: [0x1f, 0x17, 0x16, 0x16, 0x10] from 1 Jan 2026 to 21 Dec 2026 and [0x1f, 0x17, 0x16, 0x16, 0x10] from 1 Jan 2026 to 1 Feb 2026.',
+  ],
+  ['golemPhase window overlapping a mortality window', [{ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: MAR_1 }, { type: 'mortalityTimeWindow', startTime: FEB_1, endTime: DEC_21_2026 }], null],
   ['replicantBudget lifespan 0', [{ type: 'replicantBudget', maxBudgetUsd: USD(5), maxLifespanSeconds: 0n, maxPriceAge: 60, feeds: FEEDS }], 'replicantBudget maxLifespanSeconds is 0, so it expires at its first use.'],
   ['dailySpendLimit pricing nothing', [daily(1000, [])], 'dailySpendLimit prices no token (feeds is empty), so it caps nothing.'],
   ['maxSlippage pricing nothing', [{ type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 60, feeds: [] }], 'maxSlippage prices no token (feeds is empty), so every swap it sees is refused.'],

@@ -3,7 +3,7 @@ import type { DecodedCaveat, DecodedCaveatOf } from './caveat.ts'
 import { encodeBardoTerms } from './encodeBardoTerms.ts'
 import { ContradictionError } from './errors.ts'
 import { formatDate, labelAddress, labelSelector, type Labels } from './format.ts'
-import { caveatKey, describeValue, effectiveMasks, includesAddress, timeWindowOf } from './semantics.ts'
+import { caveatKey, describeValue, describeWindow, effectiveMasks, includesAddress, timeWindowOf } from './semantics.ts'
 import { isBardoCaveatType, type BardoCaveat } from './types.ts'
 
 /**
@@ -59,7 +59,12 @@ function intrinsic(c: DecodedCaveat, now: bigint, labels: Labels): Contradiction
       if (c.endTime < now) return refuse(c, `mortalityTimeWindow already expired at ${formatDate(c.endTime)}, before now (${formatDate(now)}).`)
       return undefined
     case 'golemPhase':
-      return effectiveMasks(c.phaseMasks).every((m) => m === 0) ? refuse(c, 'golemPhase allows no action class in any phase.') : undefined
+      if (effectiveMasks(c.phaseMasks).every((m) => m === 0)) return refuse(c, 'golemPhase allows no action class in any phase.')
+      if (c.startTime === undefined) return undefined
+      // The decoder already refuses an inverted window; a caveat built by hand is checked all the same.
+      if (c.endTime < c.startTime) return refuse(c, `golemPhase window is empty: ${describeWindow(c)}.`)
+      if (c.endTime < now) return refuse(c, `golemPhase window already expired at ${formatDate(c.endTime)}, before now (${formatDate(now)}).`)
+      return undefined
     case 'replicantBudget':
       if (c.maxLifespanSeconds === 0n) return refuse(c, 'replicantBudget maxLifespanSeconds is 0, so it expires at its first use.')
       return c.feeds.length === 0 ? refuse(c, 'replicantBudget prices no token (feeds is empty), so it caps nothing.') : undefined
@@ -111,7 +116,7 @@ function* crossKind(all: readonly DecodedCaveat[], labels: Labels): Generator<{ 
       const wa = timeWindowOf(a)!
       const wb = timeWindowOf(b)!
       if (wa.until !== undefined && wb.from !== undefined && wa.until < wb.from) {
-        yield found([a, b], b.type, `${a.type} ${v(a)} and ${b.type} ${v(b)} do not overlap, so no moment satisfies both.`)
+        yield found([a, b], b.type, `${a.type} ${describeWindow(a)} and ${b.type} ${describeWindow(b)} do not overlap, so no moment satisfies both.`)
       }
     }
   }

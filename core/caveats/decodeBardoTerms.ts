@@ -1,7 +1,7 @@
 import { bytesToHex, getAddress, zeroAddress, type Address, type Hex } from 'viem'
 import { readAbiTerms, termsBytes, type Field, type WordValue } from './abiWords.ts'
 import { InvalidTermsError } from './errors.ts'
-import { isBardoCaveatType, type BardoCaveatOf, type BardoCaveatType, type PhaseMasks, type TokenFeed } from './types.ts'
+import { isBardoCaveatType, type BardoCaveatOf, type BardoCaveatType, type GolemPhaseCaveat, type PhaseMasks, type TokenFeed } from './types.ts'
 
 const FEED: readonly Field[] = [
   ['token', 'address'],
@@ -19,13 +19,40 @@ const toFeeds = (caveat: string, items: WordValue[][]): TokenFeed[] =>
     return { token: token as Address, decimals: decimals as number, feed: feed as Address }
   })
 
+const GOLEM_PHASE_LENGTHS = '20, 25, 36 or 41'
+
 function packedGolem(caveat: 'golemPhase' | 'dreamMode', terms: Hex): { golem: Address; rest: Uint8Array } {
   const bytes = termsBytes(caveat, terms)
-  const allowed = caveat === 'golemPhase' ? '20 (golem) or 25 (golem, phaseMasks)' : '20 (golem)'
+  const allowed = caveat === 'golemPhase' ? `${GOLEM_PHASE_LENGTHS} (golem[, phaseMasks][, startTime, endTime])` : '20 (golem)'
   if (bytes.length < 20) {
     throw new InvalidTermsError(caveat, 'golem', `is missing or truncated: terms are ${bytes.length} bytes, need ${allowed}`, { length: bytes.length })
   }
   return { golem: getAddress(bytesToHex(bytes.subarray(0, 20))), rest: bytes.subarray(20) }
+}
+
+const uint64At = (bytes: Uint8Array, at: number): bigint => BigInt(bytesToHex(bytes.subarray(at, at + 8)))
+
+/** GolemPhase's packed terms by length: 20, 25 (+ phaseMasks), 36 (+ window), 41 (+ both). */
+function golemPhase(terms: Hex): GolemPhaseCaveat {
+  const type = 'golemPhase'
+  const { golem, rest } = packedGolem(type, terms)
+  const length = 20 + rest.length
+  const wrong = (field: string, rule: string) => new InvalidTermsError(type, field, `${rule}: terms are ${length} bytes, must be ${GOLEM_PHASE_LENGTHS}`, { length })
+  if (rest.length === 0) return { type, golem }
+  if (rest.length < 5) throw wrong('phaseMasks', 'is truncated')
+  if (rest.length === 5) return { type, golem, phaseMasks: Array.from(rest) as unknown as PhaseMasks }
+  // From here a window follows the Golem (36 bytes) or its masks (41 bytes).
+  if (rest.length > 21) throw wrong('endTime', `is followed by ${rest.length - 21} unexpected bytes`)
+  const masks = rest.length === 21 ? rest.subarray(0, 5) : undefined
+  const window = rest.length === 21 ? rest.subarray(5) : rest
+  if (rest.length < 8) throw wrong('startTime', 'is truncated')
+  if (window.length !== 16) throw wrong('endTime', 'is truncated')
+  const startTime = uint64At(window, 0)
+  const endTime = uint64At(window, 8)
+  if (endTime < startTime) throw new InvalidTermsError(type, 'endTime', `must not be before startTime (${startTime}), got ${endTime}`, { length })
+  return masks === undefined
+    ? { type, golem, startTime, endTime }
+    : { type, golem, phaseMasks: Array.from(masks) as unknown as PhaseMasks, startTime, endTime }
 }
 
 /**
@@ -36,17 +63,8 @@ export function decodeBardoTerms<T extends BardoCaveatType>(type: T, terms: Hex)
 export function decodeBardoTerms(type: BardoCaveatType, terms: Hex): BardoCaveatOf<BardoCaveatType> {
   if (!isBardoCaveatType(type)) throw new InvalidTermsError(String(type), 'type', 'is not one of the nine Bardo caveats')
   switch (type) {
-    case 'golemPhase': {
-      const { golem, rest } = packedGolem(type, terms)
-      if (rest.length === 0) return { type, golem }
-      if (rest.length < 5) throw new InvalidTermsError(type, 'phaseMasks', `must be 5 bytes, got ${rest.length}`, { length: 20 + rest.length })
-      if (rest.length > 5) {
-        throw new InvalidTermsError(type, 'phaseMasks', `is followed by ${rest.length - 5} unexpected bytes: terms must be 20 or 25 bytes`, {
-          length: 20 + rest.length,
-        })
-      }
-      return { type, golem, phaseMasks: Array.from(rest) as unknown as PhaseMasks }
-    }
+    case 'golemPhase':
+      return golemPhase(terms)
     case 'dreamMode': {
       const { golem, rest } = packedGolem(type, terms)
       if (rest.length !== 0) throw new InvalidTermsError(type, 'golem', `is followed by ${rest.length} unexpected bytes: terms must be exactly 20 bytes`)

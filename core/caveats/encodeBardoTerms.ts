@@ -1,6 +1,6 @@
 import { bytesToHex, encodeAbiParameters, encodePacked, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem'
 import { CaveatConfigError } from './errors.ts'
-import { ALL_ACTION_CLASSES, type BardoCaveat, type TokenFeed } from './types.ts'
+import { ALL_ACTION_CLASSES, type BardoCaveat, type GolemPhaseCaveat, type TokenFeed } from './types.ts'
 
 /** ABI parameter lists exactly as docs/contracts.md writes the terms. */
 export const TOKEN_FEED_TUPLE = {
@@ -13,6 +13,7 @@ export const TOKEN_FEED_TUPLE = {
 } as const
 
 const MAX_UINT256 = (1n << 256n) - 1n
+const MAX_UINT64 = (1n << 64n) - 1n
 
 function address(caveat: string, field: string, value: Address): Address {
   if (!isAddress(value, { strict: false })) throw new CaveatConfigError(caveat, field, 'must be a 20-byte address')
@@ -51,17 +52,32 @@ function feeds(caveat: string, list: readonly TokenFeed[]): { token: Address; de
   })
 }
 
+/** `encodePacked(golem[, bytes5 phaseMasks][, uint64 startTime, uint64 endTime])`: 20, 25, 36 or 41 bytes. */
+function golemPhaseTerms(c: GolemPhaseCaveat): Hex {
+  const t = c.type
+  const golem = address(t, 'golem', c.golem)
+  let packed: Hex = golem
+  if (c.phaseMasks !== undefined) {
+    if (c.phaseMasks.length !== 5) throw new CaveatConfigError(t, 'phaseMasks', `must have 5 entries (one per phase), got ${c.phaseMasks.length}`)
+    const masks = c.phaseMasks.map((m, i) => int(t, `phaseMasks[${i}]`, m, 0, ALL_ACTION_CLASSES))
+    packed = encodePacked(['address', 'bytes5'], [golem, bytesToHex(Uint8Array.from(masks))])
+  }
+  if (c.startTime === undefined && c.endTime === undefined) return packed.toLowerCase() as Hex
+  // A window has both bounds; one alone would silently mean "unbounded" on the other side.
+  if (c.startTime === undefined) throw new CaveatConfigError(t, 'startTime', 'must be given with endTime (a window has both bounds, or none)')
+  if (c.endTime === undefined) throw new CaveatConfigError(t, 'endTime', 'must be given with startTime (a window has both bounds, or none)')
+  const start = big(t, 'startTime', c.startTime, MAX_UINT64)
+  const end = big(t, 'endTime', c.endTime, MAX_UINT64)
+  if (end < start) throw new CaveatConfigError(t, 'endTime', `must not be before startTime (${start}), got ${end}`)
+  return encodePacked(['bytes', 'uint64', 'uint64'], [packed, start, end]).toLowerCase() as Hex
+}
+
 /** The terms bytes of a Bardo caveat, byte for byte what the enforcer's getTermsInfo decodes. */
 export function encodeBardoTerms(c: BardoCaveat): Hex {
   const t = c.type
   switch (c.type) {
-    case 'golemPhase': {
-      const golem = address(t, 'golem', c.golem)
-      if (c.phaseMasks === undefined) return encodePacked(['address'], [golem]).toLowerCase() as Hex
-      if (c.phaseMasks.length !== 5) throw new CaveatConfigError(t, 'phaseMasks', `must have 5 entries (one per phase), got ${c.phaseMasks.length}`)
-      const masks = c.phaseMasks.map((m, i) => int(t, `phaseMasks[${i}]`, m, 0, ALL_ACTION_CLASSES))
-      return encodePacked(['address', 'bytes5'], [golem, bytesToHex(Uint8Array.from(masks))]).toLowerCase() as Hex
-    }
+    case 'golemPhase':
+      return golemPhaseTerms(c)
     case 'mortalityTimeWindow': {
       const start = big(t, 'startTime', c.startTime)
       const end = big(t, 'endTime', c.endTime)

@@ -1,7 +1,7 @@
 import { getAddress, type Address } from 'viem'
 import type { DecodedCaveat, DecodedCaveatOf } from './caveat.ts'
 import { bracket, formatBps, formatDate, formatDuration, formatTokenAmount, formatUsd, labelAddress, labelSelector, perPeriod, type Labels } from './format.ts'
-import { DEFAULT_PHASE_MASKS, type PhaseMasks } from './types.ts'
+import { DEFAULT_PHASE_MASKS, type LifeWindow, type PhaseMasks } from './types.ts'
 
 /**
  * Shared meaning of caveats for attenuation, contradiction and summary code: which caveats are "the
@@ -35,9 +35,17 @@ export function caveatKey(c: DecodedCaveat): string {
 /** An inclusive range of unix seconds in which a caveat lets executions through; undefined = unbounded. */
 export type TimeWindow = { from?: bigint; until?: bigint }
 
+/** The life window a caveat carries in MortalityTimeWindow's form: its own, or golemPhase's when it has one. */
+export function lifeWindowOf(c: DecodedCaveat): LifeWindow | undefined {
+  if (c.type === 'mortalityTimeWindow') return { startTime: c.startTime, endTime: c.endTime }
+  if (c.type === 'golemPhase' && c.startTime !== undefined) return { startTime: c.startTime, endTime: c.endTime }
+  return undefined
+}
+
 /**
- * TimestampEnforcer passes when `now > after` and `now < before` (0 = no bound); MortalityTimeWindow
- * when `start <= now <= end`. Both become inclusive ranges so they can be compared with each other.
+ * TimestampEnforcer passes when `now > after` and `now < before` (0 = no bound); MortalityTimeWindow,
+ * and GolemPhase with a window, when `start <= now <= end`. All become inclusive ranges so they can be
+ * compared with each other.
  */
 export function timeWindowOf(c: DecodedCaveat): TimeWindow | undefined {
   if (c.type === 'timestamp') {
@@ -46,8 +54,8 @@ export function timeWindowOf(c: DecodedCaveat): TimeWindow | undefined {
       ...(c.beforeThreshold > 0n ? { until: c.beforeThreshold - 1n } : {}),
     }
   }
-  if (c.type === 'mortalityTimeWindow') return { from: c.startTime, until: c.endTime }
-  return undefined
+  const life = lifeWindowOf(c)
+  return life && { from: life.startTime, until: life.endTime }
 }
 
 /** The displayed start and end of a time caveat (the caveat's own numbers, not the inclusive range). */
@@ -55,8 +63,17 @@ export function windowBounds(c: DecodedCaveat): { start?: bigint; end?: bigint }
   if (c.type === 'timestamp') {
     return { ...(c.afterThreshold > 0n ? { start: c.afterThreshold } : {}), ...(c.beforeThreshold > 0n ? { end: c.beforeThreshold } : {}) }
   }
-  if (c.type === 'mortalityTimeWindow') return { start: c.startTime, end: c.endTime }
-  return {}
+  const life = lifeWindowOf(c)
+  return life ? { start: life.startTime, end: life.endTime } : {}
+}
+
+/** "from 1 Jan 2026 to 21 Dec 2026", "until ...": the time half of a caveat, for one-sentence errors. */
+export function describeWindow(c: DecodedCaveat): string {
+  const { start, end } = windowBounds(c)
+  if (start !== undefined && end !== undefined) return `from ${formatDate(start)} to ${formatDate(end)}`
+  if (end !== undefined) return `until ${formatDate(end)}`
+  if (start !== undefined) return `from ${formatDate(start)}`
+  return 'with no bound'
 }
 
 export const effectiveMasks = (masks: PhaseMasks | undefined): PhaseMasks => masks ?? DEFAULT_PHASE_MASKS
@@ -85,13 +102,8 @@ export function describeValue(c: DecodedCaveat, labels: Labels = {}): string {
     case 'limitedCalls':
       return `${c.limit} call${c.limit === 1n ? '' : 's'}`
     case 'timestamp':
-    case 'mortalityTimeWindow': {
-      const { start, end } = windowBounds(c)
-      if (start !== undefined && end !== undefined) return `from ${formatDate(start)} to ${formatDate(end)}`
-      if (end !== undefined) return `until ${formatDate(end)}`
-      if (start !== undefined) return `from ${formatDate(start)}`
-      return 'with no bound'
-    }
+    case 'mortalityTimeWindow':
+      return describeWindow(c)
     case 'blockNumber':
       return `blocks ${c.afterThreshold} to ${c.beforeThreshold === 0n ? 'any' : c.beforeThreshold}`
     case 'exactCalldata':
@@ -110,8 +122,10 @@ export function describeValue(c: DecodedCaveat, labels: Labels = {}): string {
       return `${formatBps(c.maxNavBps)} of ${labelAddress(c.vault, labels)}`
     case 'knowledgeRoyalty':
       return `${formatBps(c.royaltyBps)} to ${labelAddress(c.author, labels)}`
-    case 'golemPhase':
-      return bracket(effectiveMasks(c.phaseMasks).map(hex2))
+    case 'golemPhase': {
+      const masks = bracket(effectiveMasks(c.phaseMasks).map(hex2))
+      return c.startTime === undefined ? masks : `${masks} ${describeWindow(c)}`
+    }
     case 'dreamMode':
       return labelAddress(c.golem, labels)
     case 'emotionalState':

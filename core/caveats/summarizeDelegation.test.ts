@@ -2,7 +2,7 @@ import { createCaveat, ROOT_AUTHORITY, type Caveat, type Delegation } from '@met
 import { pad } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { createBardoCaveatBuilder } from './caveat.ts'
-import { describePhaseMasks, summarizeCaveats, summarizeDelegation } from './summarizeDelegation.ts'
+import { describePhaseMasks, summarizeCaveats, summarizeChain, summarizeDelegation } from './summarizeDelegation.ts'
 import { DAY, DEC_21_2026, DEPLOYMENT, ENV, FEEDS, GOLEM, LABELS, NOW, OWNER, REPLICANT, ROUTER, USD, USDC, VAULT, WETH } from './testing/fixtures.ts'
 
 const delegation = (caveats: Caveat[]): Delegation => ({ delegate: GOLEM, delegator: OWNER, authority: ROOT_AUTHORITY, caveats, salt: '0x01', signature: '0x' })
@@ -51,6 +51,7 @@ describe('summarizeDelegation', () => {
     )
   })
 
+<<<<<<< HEAD
   it('reads an approval delegation as the one spender it may approve', () => {
     const caveats = builder()
       .addCaveat('allowedTargets', { targets: [USDC, WETH] })
@@ -74,6 +75,26 @@ describe('summarizeDelegation', () => {
     expect(summarizeDelegation(delegation(caveats), options)).toBe(
       `only the USDC vault, only deposit calls, only calls whose calldata bytes 36-67 are ${OWNER}, only calls whose calldata bytes 68-69 are 0xabcd`,
     )
+=======
+  it('reads golemPhase\'s window as an expiry, last, like a mortality window', () => {
+    const caveats = builder()
+      .addCaveat('erc20PeriodTransfer', { tokenAddress: USDC, periodAmount: 100_000_000n, periodDuration: 86_400, startDate: Number(NOW) })
+      .addCaveat('golemPhase', { golem: GOLEM, startTime: NOW - DAY, endTime: DEC_21_2026 })
+      .addCaveat('dreamMode', { golem: GOLEM })
+      .build()
+    expect(summarizeDelegation(delegation(caveats), { ...options, now: NOW })).toBe(
+      'up to 100 USDC a day, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, paused while the Golem dreams, expires 21 Dec 2026',
+    )
+    const later = builder().addCaveat('golemPhase', { golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x1f, 0x1f, 0x1f], startTime: NOW + DAY, endTime: DEC_21_2026 }).build()
+    expect(summarizeDelegation(delegation(later), options)).toBe('starts 2 Jan 2026, expires 21 Dec 2026')
+    expect(summarizeDelegation(delegation(later), { ...options, now: NOW + 2n * DAY })).toBe('expires 21 Dec 2026')
+  })
+
+  it('reads the earlier of golemPhase\'s window and another expiry', () => {
+    const gate = { type: 'golemPhase', golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x1f, 0x1f, 0x1f], startTime: NOW, endTime: NOW + 30n * DAY } as const
+    expect(summarizeCaveats([gate, { type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }], LABELS, NOW)).toBe('expires 31 Jan 2026')
+    expect(summarizeCaveats([{ ...gate, endTime: DEC_21_2026 + DAY }, { type: 'mortalityTimeWindow', startTime: NOW, endTime: DEC_21_2026 }], LABELS, NOW)).toBe('expires 21 Dec 2026')
+>>>>>>> gas
   })
 
   it('mentions a window start only while it is in the future', () => {
@@ -130,6 +151,19 @@ describe('summarizeDelegation', () => {
     ).toBe(
       `up to 1,234.5 USDC in total, a 10% royalty in USDC to ${REPLICANT}, exactInputSingle and approve refused when pleasure < -20, arousal > 60 or dominance < -30, expires 31 Jan 2026`,
     )
+  })
+})
+
+describe('summarizeChain', () => {
+  it('keeps an ancestor golemPhase window when the leaf\'s golemPhase has none (both run on-chain)', () => {
+    const root = delegation(builder().addCaveat('golemPhase', { golem: GOLEM, startTime: NOW, endTime: DEC_21_2026 }).build())
+    const leaf = delegation(
+      builder()
+        .addCaveat('limitedCalls', { limit: 3 })
+        .addCaveat('golemPhase', { golem: GOLEM, phaseMasks: [0x1f, 0x10, 0x10, 0x10, 0x10] })
+        .build(),
+    )
+    expect(summarizeChain([leaf, root], { ...options, now: NOW })).toBe('at most 3 calls, settlement only from Stable on, expires 21 Dec 2026')
   })
 })
 

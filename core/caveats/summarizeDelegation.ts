@@ -132,6 +132,7 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
     case 'redeemer':
       return [`redeemable only by ${listPhrase(c.redeemers.map((r) => labelAddress(r, labels)), 'or')}`]
     case 'golemPhase':
+      // Its window, if any, is read in the time position (see summarizeCaveats).
       return describePhaseMasks(effectiveMasks(c.phaseMasks))
     case 'dreamMode':
       return ['paused while the Golem dreams']
@@ -142,13 +143,8 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
     case 'blockNumber':
       return [`only ${c.afterThreshold > 0n ? `after block ${c.afterThreshold}` : ''}${c.afterThreshold > 0n && c.beforeThreshold > 0n ? ' and ' : ''}${c.beforeThreshold > 0n ? `before block ${c.beforeThreshold}` : ''}`]
     case 'timestamp':
-    case 'mortalityTimeWindow': {
-      const { start, end } = windowBounds(c)
-      const out: string[] = []
-      if (start !== undefined && start > 0n && (now === undefined || start > now)) out.push(`${c.type === 'timestamp' ? 'valid after' : 'starts'} ${formatDate(start)}`)
-      if (end !== undefined) out.push(`expires ${formatDate(end)}`)
-      return out
-    }
+    case 'mortalityTimeWindow':
+      return windowPhrases(c, now)
     case 'otherStandard':
       return [`plus a ${c.name} caveat`]
     case 'unknown':
@@ -156,6 +152,7 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
   }
 }
 
+<<<<<<< HEAD
 const APPROVE = toFunctionSelector('function approve(address,uint256)')
 
 /**
@@ -171,17 +168,41 @@ function approvalClause(caveats: readonly DecodedCaveat[], labels: Labels): { cl
   const targets = caveats.filter((c): c is DecodedCaveatOf<'allowedTargets'> => c.type === 'allowedTargets')
   const tokens = targets.length === 1 ? listPhrase(targets[0]!.targets.map((t) => labelToken(t, labels))) : 'any token'
   return { clause: `may approve only ${labelAddress(spender, labels)} to spend ${tokens}`, replaces: [methods[0]!, pins[0]!, ...targets] }
+=======
+/** "starts 1 Feb 2026", "expires 21 Dec 2026": when a time caveat (or golemPhase's window) lets things through. */
+function windowPhrases(c: DecodedCaveat, now: bigint | undefined): string[] {
+  const { start, end } = windowBounds(c)
+  const out: string[] = []
+  if (start !== undefined && start > 0n && (now === undefined || start > now)) out.push(`${c.type === 'timestamp' ? 'valid after' : 'starts'} ${formatDate(start)}`)
+  if (end !== undefined) out.push(`expires ${formatDate(end)}`)
+  return out
+}
+
+/** Phrases with their place in ORDER; golemPhase's window reads where a mortalityTimeWindow would (last: "until when"). */
+function placed(c: DecodedCaveat, labels: Labels, now: bigint | undefined): { at: number; parts: string[] }[] {
+  const own = { at: ORDER.indexOf(c.type), parts: phrase(c, labels, now) }
+  if (c.type !== 'golemPhase' || c.startTime === undefined) return [own]
+  return [own, { at: ORDER.indexOf('mortalityTimeWindow'), parts: windowPhrases(c, now) }]
+>>>>>>> gas
 }
 
 /** English for a list of decoded caveats, in reading order, deterministic (dates in UTC). */
 export function summarizeCaveats(caveats: readonly DecodedCaveat[], labels: Labels = {}, now?: bigint): string {
   const sorted = [...caveats].sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type))
+<<<<<<< HEAD
   const approval = approvalClause(sorted, labels)
   const parts = sorted.flatMap((c) => {
     if (!approval?.replaces.includes(c)) return phrase(c, labels, now)
     return c === approval.replaces[0] ? [approval.clause] : []
   })
   // Two expiries (a timestamp and a mortality window) read as the earlier one.
+=======
+  const parts = sorted
+    .flatMap((c) => placed(c, labels, now))
+    .sort((a, b) => a.at - b.at)
+    .flatMap((p) => p.parts)
+  // Two expiries (a timestamp, a mortality window, golemPhase's window) read as the earlier one.
+>>>>>>> gas
   const expiries = parts.filter((p) => p.startsWith('expires '))
   const kept = expiries.length > 1 ? parts.filter((p) => !p.startsWith('expires ') || p === earliest(sorted)) : parts
   return [...new Set(kept)].join(', ')
@@ -213,14 +234,22 @@ export function summarizeDelegation(delegation: Pick<Delegation, 'caveats'>, opt
  * kind they share the leaf-most caveat is the binding one; kinds only an ancestor has are added.
  */
 export function summarizeChain(chain: readonly Pick<Delegation, 'caveats'>[], options: SummarizeOptions): string {
-  const seen = new Set<string>()
+  const seen = new Map<string, number>()
   const effective: DecodedCaveat[] = []
   for (const delegation of chain) {
     for (const c of decodeDelegationCaveats(delegation, options.deployment, options.environment)) {
       const key = caveatKey(c)
-      if (seen.has(key)) continue
-      seen.add(key)
-      effective.push(c)
+      const at = seen.get(key)
+      if (at === undefined) {
+        seen.set(key, effective.length)
+        effective.push(c)
+        continue
+      }
+      // A leaf-most golemPhase without a window does not lift an ancestor's window: both run on-chain.
+      const kept = effective[at]!
+      if (kept.type === 'golemPhase' && kept.startTime === undefined && c.type === 'golemPhase' && c.startTime !== undefined) {
+        effective[at] = { ...kept, startTime: c.startTime, endTime: c.endTime }
+      }
     }
   }
   return summarizeCaveats(effective, labelsOf(options), options.now)

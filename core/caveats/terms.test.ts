@@ -5,7 +5,7 @@ import { decodeBardoTerms } from './decodeBardoTerms.ts'
 import { encodeBardoTerms } from './encodeBardoTerms.ts'
 import { CaveatConfigError, InvalidTermsError } from './errors.ts'
 import { bardoCaveatOf } from './testing/arbitraries.ts'
-import { BARDO_CAVEAT_TYPES, type BardoCaveatType } from './types.ts'
+import { BARDO_CAVEAT_TYPES, type BardoCaveat, type BardoCaveatType } from './types.ts'
 
 const GOLEM = '0x1111111111111111111111111111111111111111'
 const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
@@ -20,7 +20,7 @@ const leftWord = (v: Hex): Hex => padHex(v, { size: 32, dir: 'right' })
 
 /** Every field name a decoder may blame, per caveat (the "names the field" promise). */
 const FIELDS: Record<BardoCaveatType, string[]> = {
-  golemPhase: ['golem', 'phaseMasks'],
+  golemPhase: ['golem', 'phaseMasks', 'startTime', 'endTime'],
   mortalityTimeWindow: ['startTime', 'endTime'],
   dreamMode: ['golem'],
   emotionalState: ['golem', 'minPleasure', 'maxArousal', 'minDominance', 'restrictedSelectors', 'restrictedSelectors.length'],
@@ -76,7 +76,7 @@ describe.each(BARDO_CAVEAT_TYPES)('%s terms', (type) => {
         const bytes = (terms.length - 2) / 2
         const keep = cut % bytes
         const truncated = `0x${terms.slice(2, 2 + keep * 2)}` as Hex
-        fc.pre(!isValid(type, truncated)) // a 25-byte golemPhase cut to 20 bytes is the valid short form
+        fc.pre(!isValid(type, truncated)) // a 25-byte golemPhase cut to 20 bytes is the valid short form (41 to 36 or 25 may be too)
         expectFieldError(type, truncated)
       }),
       { numRuns: 100 },
@@ -87,7 +87,7 @@ describe.each(BARDO_CAVEAT_TYPES)('%s terms', (type) => {
     fc.assert(
       fc.property(arb, fc.uint8Array({ minLength: 1, maxLength: 70 }), (c, extra) => {
         const longer = concatHex([encodeBardoTerms(c), bytesToHex(extra)])
-        fc.pre(!isValid(type, longer)) // 20-byte golemPhase + 5 bytes is the valid long form
+        fc.pre(!isValid(type, longer)) // 20-byte golemPhase + 5 or 16 bytes is a valid longer form
         expectFieldError(type, longer)
       }),
       { numRuns: 100 },
@@ -102,6 +102,21 @@ describe('layouts match docs/contracts.md byte for byte', () => {
     expect(encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, phaseMasks: [1, 2, 3, 4, 5] })).toBe(
       encodePacked(['address', 'bytes5'], [GOLEM, '0x0102030405']),
     )
+  })
+
+  it('GolemPhase with a window: abi.encodePacked(address golem[, bytes5 phaseMasks], uint64 startTime, uint64 endTime)', () => {
+    const window = { startTime: 1_780_000_000n, endTime: 1_797_811_200n }
+    const t36 = encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, ...window })
+    expect(t36).toBe(`${GOLEM.toLowerCase()}${'000000006a18a500'}${'000000006b286c00'}`)
+    expect(t36).toBe(encodePacked(['address', 'uint64', 'uint64'], [GOLEM, window.startTime, window.endTime]).toLowerCase())
+    expect((t36.length - 2) / 2).toBe(36)
+    const t41 = encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, phaseMasks: [1, 2, 3, 4, 5], ...window })
+    expect(t41).toBe(encodePacked(['address', 'bytes5', 'uint64', 'uint64'], [GOLEM, '0x0102030405', window.startTime, window.endTime]).toLowerCase())
+    expect((t41.length - 2) / 2).toBe(41)
+    // The extremes of uint64 and a one-second window (inclusive, so valid).
+    const max = (1n << 64n) - 1n
+    expect(encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, startTime: 0n, endTime: max })).toBe(`${GOLEM.toLowerCase()}${'0'.repeat(16)}${'f'.repeat(16)}`)
+    expect(decodeBardoTerms('golemPhase', encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, startTime: 7n, endTime: 7n }))).toEqual({ type: 'golemPhase', golem: GOLEM, startTime: 7n, endTime: 7n })
   })
 
   it('MortalityTimeWindow: abi.encode(uint256 startTime, uint256 endTime), 64 bytes', () => {
@@ -190,8 +205,14 @@ describe('layouts match docs/contracts.md byte for byte', () => {
 
 describe('decoders refuse what getTermsInfo refuses, naming the field', () => {
   const cases: [BardoCaveatType, Hex, string, string][] = [
-    ['golemPhase', '0x1111', 'golem', 'golemPhase terms: golem is missing or truncated: terms are 2 bytes, need 20 (golem) or 25 (golem, phaseMasks)'],
-    ['golemPhase', `${GOLEM}0102`, 'phaseMasks', 'golemPhase terms: phaseMasks must be 5 bytes, got 2'],
+    ['golemPhase', '0x1111', 'golem', 'golemPhase terms: golem is missing or truncated: terms are 2 bytes, need 20, 25, 36 or 41 (golem[, phaseMasks][, startTime, endTime])'],
+    ['golemPhase', `${GOLEM}0102`, 'phaseMasks', 'golemPhase terms: phaseMasks is truncated: terms are 22 bytes, must be 20, 25, 36 or 41'],
+    ['golemPhase', `${GOLEM}1f1716161000`, 'startTime', 'golemPhase terms: startTime is truncated: terms are 26 bytes, must be 20, 25, 36 or 41'],
+    ['golemPhase', `${GOLEM}000000006a18a500000000`, 'endTime', 'golemPhase terms: endTime is truncated: terms are 31 bytes, must be 20, 25, 36 or 41'],
+    ['golemPhase', `${GOLEM}000000006a18a500000000006b286c0000`, 'endTime', 'golemPhase terms: endTime is truncated: terms are 37 bytes, must be 20, 25, 36 or 41'],
+    ['golemPhase', `${GOLEM}1f17161610000000006a18a500000000006b286c0000`, 'endTime', 'golemPhase terms: endTime is followed by 1 unexpected bytes: terms are 42 bytes, must be 20, 25, 36 or 41'],
+    ['golemPhase', `${GOLEM}000000006b286c00000000006a18a500`, 'endTime', 'golemPhase terms: endTime must not be before startTime (1797811200), got 1780000000'],
+    ['golemPhase', `${GOLEM}1f17161610000000006b286c00000000006a18a500`, 'endTime', 'golemPhase terms: endTime must not be before startTime (1797811200), got 1780000000'],
     ['dreamMode', `${GOLEM}00`, 'golem', 'dreamMode terms: golem is followed by 1 unexpected bytes: terms must be exactly 20 bytes'],
     ['mortalityTimeWindow', concatHex([word(10), word(10)]), 'endTime', 'mortalityTimeWindow terms: endTime must be after startTime (10), got 10'],
     ['mortalityTimeWindow', word(10), 'endTime', 'mortalityTimeWindow terms: endTime is missing or truncated: terms are 32 bytes, the head needs 64'],
@@ -225,6 +246,10 @@ describe('encoders refuse values the enforcer would refuse', () => {
     [{ type: 'mortalityTimeWindow', startTime: 5n, endTime: 5n }, 'mortalityTimeWindow.endTime must be after startTime (5), got 5'],
     [{ type: 'vaultNav', vault: VAULT, maxNavBps: 0 }, 'vaultNav.maxNavBps must be an integer from 1 to 10000, got 0'],
     [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x1f, 0x20, 0, 0, 0] }, 'golemPhase.phaseMasks[1] must be an integer from 0 to 31, got 32'],
+    [{ type: 'golemPhase', golem: GOLEM, startTime: 6n, endTime: 5n }, 'golemPhase.endTime must not be before startTime (6), got 5'],
+    [{ type: 'golemPhase', golem: GOLEM, startTime: 0n, endTime: 1n << 64n }, 'golemPhase.endTime must be a bigint from 0 to 18446744073709551615, got 18446744073709551616'],
+    [{ type: 'golemPhase', golem: GOLEM, startTime: 5n } as unknown as BardoCaveat, 'golemPhase.endTime must be given with startTime (a window has both bounds, or none)'],
+    [{ type: 'golemPhase', golem: GOLEM, endTime: 5n } as unknown as BardoCaveat, 'golemPhase.startTime must be given with endTime (a window has both bounds, or none)'],
     [{ type: 'emotionalState', golem: GOLEM, minPleasure: 0, maxArousal: 0, minDominance: 0, restrictedSelectors: ['0x1234'] }, 'emotionalState.restrictedSelectors[0] must be a 4-byte selector'],
     [{ type: 'dailySpendLimit', dailyLimitUsd: 1n, maxPriceAge: 1, feeds: [{ token: zeroAddress, decimals: 6, feed: FEED_ETH }] }, 'dailySpendLimit.feeds[0].decimals must be 18 for native ETH (token 0x0)'],
     [

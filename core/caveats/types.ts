@@ -30,7 +30,14 @@ export const DEFAULT_PHASE_MASKS: PhaseMasks = [0x1f, 0x17, 0x16, 0x16, 0x10]
 /** A token the USD enforcers can price; `token` 0x0 is native ETH (decimals 18). */
 export type TokenFeed = { token: Address; decimals: number; feed: Address }
 
-export type GolemPhaseCaveat = { type: 'golemPhase'; golem: Address; phaseMasks?: PhaseMasks }
+/**
+ * The delegation's life window as GolemPhase's 36/41-byte terms carry it: unix seconds, inclusive at both
+ * ends (MortalityTimeWindow's rule), each a uint64, `startTime <= endTime`.
+ */
+export type LifeWindow = { startTime: bigint; endTime: bigint }
+
+/** The phase gate, optionally with the life window (both bounds or neither). */
+export type GolemPhaseCaveat = { type: 'golemPhase'; golem: Address; phaseMasks?: PhaseMasks } & (LifeWindow | { startTime?: undefined; endTime?: undefined })
 export type MortalityTimeWindowCaveat = { type: 'mortalityTimeWindow'; startTime: bigint; endTime: bigint }
 export type DreamModeCaveat = { type: 'dreamMode'; golem: Address }
 export type EmotionalStateCaveat = {

@@ -9,7 +9,7 @@ import { redact } from './redact.ts'
 import { resolveRotationPolicy, shouldRotate, type RotationDecision, type RotationPolicy } from './rotation.ts'
 
 export type SessionKeyParameters = {
-  /** Unix seconds; the delegation's MortalityTimeWindow end. */
+  /** Unix seconds; the delegation's life window end (golemPhase's window). */
   expiresAt: number
   /** Budget the delegation grants this key, in the delegation's unit (e.g. USDC base units). 0n: untracked. */
   initialBudget: bigint

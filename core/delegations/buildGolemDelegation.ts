@@ -2,6 +2,7 @@ import { createDelegation, type Caveat, type Delegation } from '@metamask/smart-
 import { generateSalt } from '@metamask/smart-accounts-kit/utils'
 import { getAddress, isAddress, isAddressEqual, pad, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem'
 import { toAnyCaveat, toCaveat, type StandardCaveat } from '../caveats/caveat.ts'
+import { lifeWindowOf } from '../caveats/semantics.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
 import { DelegationShapeError } from './errors.ts'
 import type { DelegationTree } from './tree.ts'
@@ -66,7 +67,10 @@ export type BuildGolemDelegationParameters = {
   owner: Address
   /** The Golem's session key (delegate), the address registered in the VitalityOracle. */
   golem: Address
-  /** On every delegation of the grant; must hold golemPhase for `golem` and a mortalityTimeWindow. */
+  /**
+   * On every delegation of the grant; must hold golemPhase for `golem` and a deadline: golemPhase's own
+   * window (`startTime`, `endTime`: one caveat, the runway's shape) or a mortalityTimeWindow.
+   */
   bardo: readonly BardoCaveat[]
   runway?: RunwaySlot
   gas?: GasSlot
@@ -80,13 +84,20 @@ export type BuildGolemDelegationParameters = {
 export type ApprovalDelegation = GrantedDelegation & { spender: Address; tokens: Address[] }
 export type GolemGrant = { runway?: GrantedDelegation; gas?: GrantedDelegation; actions?: GrantedDelegation; approvals?: ApprovalDelegation[] }
 
-/** Every Golem delegation carries its phase gate and its death deadline: the promise to the owner. */
+/**
+ * Every Golem delegation carries its phase gate and its death deadline: the promise to the owner. The
+ * deadline is golemPhase's window (Bardo's shape: one caveat, one hook overhead) or, as delegations
+ * signed before it, a separate mortalityTimeWindow.
+ */
 export function requireGolemCaveats(field: string, bardo: readonly BardoCaveat[], golem: Address): void {
   if (!bardo.some((c) => c.type === 'golemPhase' && isAddressEqual(c.golem, golem))) {
     throw new DelegationShapeError(field, `must include a golemPhase caveat for the Golem ${golem}, so it cannot act out of phase or after death`)
   }
-  if (!bardo.some((c) => c.type === 'mortalityTimeWindow')) {
-    throw new DelegationShapeError(field, 'must include a mortalityTimeWindow caveat, the Golem\'s hard deadline')
+  if (!bardo.some((c) => lifeWindowOf(c) !== undefined)) {
+    throw new DelegationShapeError(
+      field,
+      'must give the Golem a hard deadline: a window on its golemPhase caveat (startTime and endTime) or a mortalityTimeWindow caveat',
+    )
   }
 }
 
@@ -133,11 +144,18 @@ function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spen
  * One grant is several sibling delegations, because the framework's period enforcers admit only
  * transfers: ERC20PeriodTransfer refuses any call that is not `token.transfer` with zero value, so a
  * delegation holding it cannot also swap, and cannot spend native gas. Runway, gas and actions are
+<<<<<<< HEAD
  * therefore separate delegations, and so is each approval spender: AllowedMethods cannot say whom
  * `approve` may name, so approvals never sit in actions; each spender gets its own delegation whose
  * AllowedCalldata pins approve's first argument. All carry the shared Bardo caveats (phase,
  * mortality, ...), are checked by the tree (no contradictions, never empty) and come back unsigned;
  * sign with `tree.sign(hash, smartAccountSigner(owner))`.
+=======
+ * therefore separate delegations, each carrying the shared Bardo caveats (the phase gate with its life
+ * window, ...).
+ * Each is checked by the tree (no contradictions, never empty) and returned unsigned; sign with
+ * `tree.sign(hash, smartAccountSigner(owner))`.
+>>>>>>> gas
  */
 export function buildGolemDelegation(params: BuildGolemDelegationParameters): GolemGrant {
   const { tree, owner, golem, bardo } = params

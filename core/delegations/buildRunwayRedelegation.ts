@@ -31,7 +31,7 @@ export type BuildRunwayRedelegationParameters = {
   permission: { context: readonly Delegation[] } | LocalRunwayPermission
   /** The Golem's execution key (delegate of the re-delegation, registered in the VitalityOracle). */
   executionKey: Address
-  /** Bardo caveats the Session Account adds; must hold golemPhase for the key and a mortalityTimeWindow. */
+  /** Bardo caveats the Session Account adds; must hold golemPhase for the key and a deadline (its window, or a mortalityTimeWindow). */
   bardo: readonly BardoCaveat[]
   /** Further standard caveats on the re-delegation (e.g. limitedCalls). */
   caveats?: readonly StandardCaveat[]

@@ -34,7 +34,10 @@ const GOLEM = account(golemKey)
 const REPLICANT = account(generatePrivateKey())
 
 const tree = () => new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => NOW, labels: LABELS })
-const golemBardo = (golem: Address = GOLEM, end = DEC_21_2026): BardoCaveat[] => [
+/** The Golem's phase gate carrying its life window: one caveat, as Bardo builds it. */
+const golemBardo = (golem: Address = GOLEM, end = DEC_21_2026): BardoCaveat[] => [{ type: 'golemPhase', golem, startTime: NOW, endTime: end }]
+/** The shape signed before GolemPhase carried the window: the gate and a separate mortalityTimeWindow. */
+const previousBardo = (golem: Address = GOLEM, end = DEC_21_2026): BardoCaveat[] => [
   { type: 'golemPhase', golem },
   { type: 'mortalityTimeWindow', startTime: NOW, endTime: end },
 ]
@@ -72,15 +75,15 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       expect(slot.delegation).toMatchObject({ delegator: OWNER, delegate: GOLEM, authority: ROOT_AUTHORITY, salt: '0x01', signature: '0x' })
       expect(slot.hash).toBe(hashDelegation(slot.delegation))
     }
-    expect(enforcerNames(grant.runway!.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'golemPhase', 'mortalityTimeWindow'])
-    expect(enforcerNames(grant.gas!.delegation)).toEqual(['ExactCalldataEnforcer', 'NativeTokenPeriodTransferEnforcer', 'AllowedTargetsEnforcer', 'golemPhase', 'mortalityTimeWindow'])
+    expect(enforcerNames(grant.runway!.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'golemPhase'])
+    expect(enforcerNames(grant.gas!.delegation)).toEqual(['ExactCalldataEnforcer', 'NativeTokenPeriodTransferEnforcer', 'AllowedTargetsEnforcer', 'golemPhase'])
+    expect(decodeDelegationCaveats(grant.runway!.delegation, DEPLOYMENT, ENV).at(-1)).toEqual({ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: DEC_21_2026 })
     expect(enforcerNames(grant.actions!.delegation)).toEqual([
       'AllowedTargetsEnforcer',
       'AllowedMethodsEnforcer',
       'ValueLteEnforcer',
       'LimitedCallsEnforcer',
       'golemPhase',
-      'mortalityTimeWindow',
       'dreamMode',
       'dailySpendLimit',
       'maxSlippage',
@@ -124,9 +127,42 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       `bardo must include a golemPhase caveat for the Golem ${GOLEM}, so it cannot act out of phase or after death`,
     )
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: [{ type: 'golemPhase', golem: GOLEM }], actions })).toThrowError(
-      "bardo must include a mortalityTimeWindow caveat, the Golem's hard deadline",
+      'bardo must give the Golem a hard deadline: a window on its golemPhase caveat (startTime and endTime) or a mortalityTimeWindow caveat',
     )
+    // A window on another Golem's gate still bounds time, but this Golem's gate is what is required.
+    expect(() =>
+      buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: [{ type: 'dreamMode', golem: GOLEM }, ...golemBardo(REPLICANT)], actions }),
+    ).toThrowError(`bardo must include a golemPhase caveat for the Golem ${GOLEM}`)
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo() })).toThrowError(DelegationShapeError)
+  })
+
+  it('still accepts the previous shape: golemPhase and a separate mortalityTimeWindow', () => {
+    const t = tree()
+    const grant = buildGolemDelegation({
+      tree: t,
+      owner: OWNER,
+      golem: GOLEM,
+      bardo: previousBardo(),
+      runway: { token: USDC, periodAmount: 100_000_000n, periodDuration: 86_400, startDate: Number(NOW) },
+    })
+    expect(enforcerNames(grant.runway!.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'golemPhase', 'mortalityTimeWindow'])
+    expect(summary(grant.runway!.delegation)).toBe('up to 100 USDC a day, no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026')
+  })
+
+  it('refuses a golemPhase window that has already ended, and one disjoint from a mortalityTimeWindow beside it', () => {
+    const actions = { targets: [ROUTER], selectors: ['0x04e45aaf'] as Hex[] }
+    const ended: BardoCaveat[] = [{ type: 'golemPhase', golem: GOLEM, startTime: NOW - DAY, endTime: NOW - 1n }]
+    expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: ended, actions })).toThrowError(
+      'golemPhase window already expired at 31 Dec 2025 23:59:59 UTC, before now (1 Jan 2026).',
+    )
+    // An inverted window never reaches the tree: the encoder refuses it, naming the field.
+    expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo(GOLEM, NOW - 1n), actions })).toThrowError(
+      'golemPhase.endTime must not be before startTime (1767225600), got 1767225599',
+    )
+    const bardo: BardoCaveat[] = [...golemBardo(GOLEM, NOW + DAY), { type: 'mortalityTimeWindow', startTime: NOW + 2n * DAY, endTime: DEC_21_2026 }]
+    expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo, actions })).toThrowError(
+      'golemPhase from 1 Jan 2026 to 2 Jan 2026 and mortalityTimeWindow from 3 Jan 2026 to 21 Dec 2026 do not overlap, so no moment satisfies both.',
+    )
   })
 
   it('is all or nothing: one refused slot leaves the tree empty', () => {
@@ -150,12 +186,12 @@ describe('buildRunwayRedelegation (ERC-7715 runway + Bardo re-delegation)', () =
 
   it('chains Session Account -> execution key under the owner permission; redemption carries [child, parent]', async () => {
     const t = tree()
-    // The permission's expiry is exclusive (TimestampEnforcer), the mortality end inclusive: end one second earlier.
+    // The permission's expiry is exclusive (TimestampEnforcer), the golemPhase window's end inclusive: end one second earlier.
     const r = buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: golemBardo(GOLEM, DEC_21_2026 - 1n), caveats: [{ type: 'limitedCalls', limit: 1000n }], salt: '0x08' })
     expect(enforcerNames(r.parent.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'TimestampEnforcer'])
     expect(r.parent.delegation).toMatchObject({ delegator: OWNER, delegate: SESSION, authority: ROOT_AUTHORITY })
     expect(r.child.delegation).toMatchObject({ delegator: SESSION, delegate: GOLEM, authority: r.parent.hash })
-    expect(enforcerNames(r.child.delegation)).toEqual(['LimitedCallsEnforcer', 'golemPhase', 'mortalityTimeWindow'])
+    expect(enforcerNames(r.child.delegation)).toEqual(['LimitedCallsEnforcer', 'golemPhase'])
     expect(r.chain()).toEqual([r.child.delegation, r.parent.delegation])
     expect(summarizeChain(r.chain(), { deployment: DEPLOYMENT, environment: ENV, tokens: LABELS.tokens!, now: NOW })).toBe(
       'up to 10 USDC a day, no ETH sent with calls, at most 1000 calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 20 Dec 2026 23:59:59 UTC',
@@ -173,9 +209,13 @@ describe('buildRunwayRedelegation (ERC-7715 runway + Bardo re-delegation)', () =
   it('refuses a re-delegation that outlives the permission, and leaves no local draft behind', () => {
     const t = tree()
     expect(() => buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: golemBardo(GOLEM, DEC_21_2026 + DAY) })).toThrowError(
-      'Child mortalityTimeWindow end 22 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
+      'Child golemPhase end 22 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
     )
     expect(t.nodes()).toHaveLength(0)
+    // The same rule holds for the previous shape's separate window.
+    expect(() => buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: previousBardo(GOLEM, DEC_21_2026 + DAY) })).toThrowError(
+      'Child mortalityTimeWindow end 22 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
+    )
   })
 
   it('accepts the wallet-signed permission context and refuses a child that could never spend under it', async () => {
@@ -233,7 +273,7 @@ describe('buildReplicantDelegation', () => {
     const short = buildGolemDelegation({ tree: t, owner: OWNER, golem: GOLEM, bardo: golemBardo(GOLEM, NOW + 10n * DAY), actions: { targets: [ROUTER], selectors: ['0x04e45aaf'] } })
     expect(() =>
       buildReplicantDelegation({ tree: t, parent: short.actions!.hash, replicant: REPLICANT, budget: { ...budget, maxLifespanSeconds: 30n * DAY }, maxCalls: 10 }),
-    ).toThrowError('Child replicantBudget lifespan 30 days exceeds parent mortalityTimeWindow from 1 Jan 2026 to 11 Jan 2026 (10 days).')
+    ).toThrowError('Child replicantBudget lifespan 30 days exceeds parent golemPhase from 1 Jan 2026 to 11 Jan 2026 (10 days).')
     const runway = { token: USDC, periodDuration: 86_400, startDate: Number(NOW) }
     expect(() => buildReplicantDelegation({ tree: t, parent: grant.runway!.hash, replicant: REPLICANT, budget, maxCalls: 10, runway: { ...runway, periodAmount: 200_000_000n } })).toThrowError(
       'Child erc20PeriodTransfer 200 USDC/day exceeds parent erc20PeriodTransfer 100 USDC/day.',
@@ -248,7 +288,7 @@ describe('buildReplicantDelegation', () => {
       tree: t,
       owner: OWNER,
       golem: GOLEM,
-      bardo: [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x17, 0x17, 0x16, 0x16, 0x10] }, golemBardo()[1]!],
+      bardo: [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x17, 0x17, 0x16, 0x16, 0x10], startTime: NOW, endTime: DEC_21_2026 }],
       actions: { targets: [ROUTER], selectors: ['0x04e45aaf'] },
     })
     expect(() => buildReplicantDelegation({ tree: t, parent: noSub.actions!.hash, replicant: REPLICANT, budget, maxCalls: 10 })).toThrowError(

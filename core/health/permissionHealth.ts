@@ -16,7 +16,7 @@ export type PermissionFacts = {
   disabled: boolean
   disabledAt?: bigint
   disabledTxHash?: string
-  /** The delegation's end (MortalityTimeWindow / timestamp caveat). */
+  /** The delegation's end (golemPhase's window, a MortalityTimeWindow or a timestamp caveat: semantics' windowBounds). */
   expiresAt: bigint
   periodAmount: bigint
   periodDuration: bigint

@@ -43,7 +43,7 @@ const profileSchema = z.object({
     periodTerms: hex,
     /** Hash of every delegation in the chain, leaf first (any disabled one stops redemption). */
     chainHashes: z.array(hex).min(1),
-    /** The MortalityTimeWindow end: the delegation's hard deadline. */
+    /** The life window's end (golemPhase's window; a MortalityTimeWindow on older grants): the delegation's hard deadline. */
     expiresAt: uint,
   }),
   life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),

@@ -8,7 +8,7 @@ export type VitalityInputs = {
   now: bigint
   /** When the Golem was born (its first tick / delegation start). */
   bornAt: bigint
-  /** When its runway ends: the delegation's MortalityTimeWindow end, moved by paid extensions. */
+  /** When its runway ends: the delegation's life window end (golemPhase's window), moved by paid extensions. */
   runwayEndsAt: bigint
   /** Runway length at birth (runwayEndsAt - bornAt at provisioning), the economic clock's full scale. */
   runwayTotalSeconds: bigint

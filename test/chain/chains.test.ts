@@ -49,10 +49,7 @@ describe('depth-2 chain owner -> Golem -> Replicant', () => {
       tree,
       owner: owner.address,
       golem,
-      bardo: [
-        { type: 'golemPhase', golem },
-        { type: 'mortalityTimeWindow', startTime: now, endTime: now + 30n * 86_400n },
-      ],
+      bardo: [{ type: 'golemPhase', golem, startTime: now, endTime: now + 30n * 86_400n }],
       actions: {
         targets: [devnet.deployment.assets.usdc],
         selectors: [SELECTOR.transfer],

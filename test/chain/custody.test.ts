@@ -60,10 +60,7 @@ describe('a compiled strategy on-chain', () => {
       tree,
       owner: owner.address,
       golem: golem.address,
-      bardo: [
-        { type: 'golemPhase', golem: golem.address },
-        { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
-      ],
+      bardo: [{ type: 'golemPhase', golem: golem.address, startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) }],
       runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime },
       actions: { targets: [...plan.targets], selectors: [...plan.selectors] },
       approvals: plan.approvals,

@@ -45,6 +45,25 @@ describe('GolemPhaseEnforcer', () => {
     await expectRefused(devnet, golem, [d], [tenUsdcSwap], 'ActionNotAllowedInPhase', [golem.address, PHASE.Conservation, SELECTOR.exactInputSingle, 0x01])
     await redeem(devnet, golem, [d], transferTo(USDC(1)))
   })
+
+  it('with its life window (36-byte terms): refuses before the window opens and after it closes, with MortalityTimeWindow\'s errors', async () => {
+    const early = await newGolem(devnet)
+    const startTime = (await chainNow(devnet)) + 3_600n
+    const notYet = await ownerDelegation(devnet, owner, early.address, { ...usdcTransfers(), bardo: [{ type: 'golemPhase', golem: early.address, startTime, endTime: startTime + 3_600n }] })
+    const e = await expectRefused(devnet, early, [notYet], transferTo(USDC(1)), 'DelegationNotYetActive')
+    expect(e.args[1]).toBe(startTime)
+    expect(e.args[0] as bigint).toBeLessThan(startTime)
+
+    const golem = await newGolem(devnet)
+    const now = await chainNow(devnet)
+    const endTime = now + 120n
+    const d = await ownerDelegation(devnet, owner, golem.address, { ...usdcTransfers(), bardo: [{ type: 'golemPhase', golem: golem.address, startTime: now, endTime }] })
+    await redeem(devnet, golem, [d], transferTo(USDC(1)))
+    await devnet.increaseTime(300)
+    const late = await expectRefused(devnet, golem, [d], transferTo(USDC(1)), 'DelegationExpired')
+    expect(late.args[1]).toBe(endTime)
+    expect(late.args[0] as bigint).toBeGreaterThan(endTime)
+  })
 })
 
 describe('MortalityTimeWindowEnforcer', () => {

@@ -57,10 +57,7 @@ async function redelegate(response: PeriodicPermissionResponse, executionKey: Ad
     tree,
     permission: { context: decodeDelegations(response.context) },
     executionKey,
-    bardo: [
-      { type: 'golemPhase', golem: executionKey },
-      { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime },
-    ],
+    bardo: [{ type: 'golemPhase', golem: executionKey, startTime: BigInt(plan.startTime), endTime }],
   })
   await tree.sign(r.child.hash, keySigner(devnet, session.privateKey))
   return r.chain()
@@ -96,9 +93,9 @@ describe('ERC-7715 runway + Bardo re-delegation on anvil', () => {
     expect(await devnet.publicClient.getBalance({ address: owner.address })).toBe(before - parseEther('0.01'))
   })
 
-  it('a re-delegation that outlives the permission is refused off-chain (MortalityTimeWindow end must be before the exclusive expiry)', async () => {
+  it('a re-delegation that outlives the permission is refused off-chain (the golemPhase window end must be before the exclusive expiry)', async () => {
     const [usdcGrant] = wallet.grantedPermissions()
-    await expect(redelegate(usdcGrant!, golem.address, BigInt(plan.expiry))).rejects.toThrow(/mortalityTimeWindow end .* is after parent timestamp end/)
+    await expect(redelegate(usdcGrant!, golem.address, BigInt(plan.expiry))).rejects.toThrow(/golemPhase end .* is after parent timestamp end/)
   })
 
   it('the owner revokes every grant at once (NonceEnforcer.incrementNonce, as MetaMask does); a new grant works again', async () => {

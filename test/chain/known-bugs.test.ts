@@ -28,10 +28,7 @@ describe('core/delegations/redeem.ts encodeRedemptions', () => {
       tree,
       owner: owner.address,
       golem: golem.address,
-      bardo: [
-        { type: 'golemPhase', golem: golem.address },
-        { type: 'mortalityTimeWindow', startTime: now, endTime: now + 86_400n },
-      ],
+      bardo: [{ type: 'golemPhase', golem: golem.address, startTime: now, endTime: now + 86_400n }],
       actions: { targets: [usdc], selectors: [SELECTOR.transfer] },
     })
     await tree.sign(actions!.hash, smartAccountSigner(owner.smartAccount))

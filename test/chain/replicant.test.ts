@@ -48,10 +48,7 @@ beforeAll(async () => {
     tree,
     owner: owner.address,
     golem: golem.address,
-    bardo: [
-      { type: 'golemPhase', golem: golem.address },
-      { type: 'mortalityTimeWindow', startTime: now, endTime },
-    ],
+    bardo: [{ type: 'golemPhase', golem: golem.address, startTime: now, endTime }],
     actions: { targets: [assets.usdc], selectors: [SELECTOR.transfer] },
   })
   parentHash = actions!.hash

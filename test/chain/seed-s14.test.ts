@@ -1,6 +1,7 @@
 // Seed 000 S14.2, the integration list, on anvil: the deployment, a Golem registered by the operator
 // and reporting its own phase, and a Golem grant built by core/delegations (buildGolemDelegation,
-// signed by the owner's smart account) refused out of phase, after its MortalityTimeWindow, while
+// signed by the owner's smart account) refused out of phase, after its life window (GolemPhase's own
+// terms, as Bardo builds it; and a separate MortalityTimeWindow, as delegations signed before), while
 // dreaming, and over the VaultNAV limit.
 import { parseEventLogs, type Address } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
@@ -24,8 +25,11 @@ beforeAll(async () => {
 })
 afterAll(async () => devnet?.stop())
 
-/** The owner grants a Golem its actions (USDC transfers, vault deposits) with the S14 caveats, signed. */
-async function grant(golem: Address, lifetimeSeconds = 30n * 86_400n) {
+/**
+ * The owner grants a Golem its actions (USDC transfers, vault deposits) with the S14 caveats, signed. The
+ * life window rides on golemPhase (Bardo's shape) or, `previous`, on a separate mortalityTimeWindow.
+ */
+async function grant(golem: Address, lifetimeSeconds = 30n * 86_400n, previous = false) {
   const now = await chainNow(devnet)
   const tree = newTree(devnet, now)
   const { usdc, vault } = devnet.deployment.assets
@@ -34,10 +38,12 @@ async function grant(golem: Address, lifetimeSeconds = 30n * 86_400n) {
     tree,
     owner: owner.address,
     golem,
-    bardo: [
-      { type: 'golemPhase', golem },
-      { type: 'mortalityTimeWindow', startTime: now, endTime },
-    ],
+    bardo: previous
+      ? [
+          { type: 'golemPhase', golem },
+          { type: 'mortalityTimeWindow', startTime: now, endTime },
+        ]
+      : [{ type: 'golemPhase', golem, startTime: now, endTime }],
     actions: {
       targets: [usdc, vault],
       selectors: [SELECTOR.transfer, SELECTOR.deposit],
@@ -95,9 +101,12 @@ describe('seed 000 S14.2: integration on anvil', () => {
     await redeem(devnet, golem, chain, pay(USDC(1)))
   })
 
-  it('an action after the MortalityTimeWindow expiry reverts', async () => {
+  it.each([
+    ['the golemPhase window (as Bardo builds it)', false],
+    ['a separate MortalityTimeWindow (delegations signed before)', true],
+  ])('an action after %s expires reverts', async (_shape, previous) => {
     const mortal = await newGolem(devnet)
-    const { chain, endTime } = await grant(mortal.address, 600n)
+    const { chain, endTime } = await grant(mortal.address, 600n, previous)
     await redeem(devnet, mortal, chain, pay(USDC(1)))
     await devnet.increaseTime(601 + 60)
     const e = await expectRefused(devnet, mortal, chain, pay(USDC(1)), 'DelegationExpired')

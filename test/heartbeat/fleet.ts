@@ -1,5 +1,5 @@
 // Provisions many Golems at once for the duplicate suite and the heartbeat bench. Same profile as
-// local/provision.ts (direct ERC-7710 runway grant with golemPhase + mortalityTimeWindow + dreamMode),
+// local/provision.ts (direct ERC-7710 runway grant with golemPhase carrying the life window + dreamMode),
 // but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
 // back to back with explicit nonces, and gas money is set with anvil_setBalance instead of a transfer
 // each. provisionGolem takes ~20 ms a Golem; this takes ~5.
@@ -55,8 +55,7 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
       owner: p.owner.address,
       golem: golemKey,
       bardo: [
-        { type: 'golemPhase', golem: golemKey },
-        { type: 'mortalityTimeWindow', startTime: now, endTime: expiresAt },
+        { type: 'golemPhase', golem: golemKey, startTime: now, endTime: expiresAt },
         { type: 'dreamMode', golem: golemKey },
       ],
       runway: { token: deployment.assets.usdc, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(now) },

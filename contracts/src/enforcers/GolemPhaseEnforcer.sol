@@ -9,13 +9,22 @@ import { IVitalityOracle } from "../interfaces/IVitalityOracle.sol";
 /// @notice Lets a delegation act only in the ways the Golem's current behavioral phase allows, as
 ///         reported by the VitalityOracle: Thriving does everything, Stable spawns no Replicants,
 ///         Conservation and Declining open nothing new, Terminal only settles. An unregistered or dead
-///         Golem can do nothing, and a call the selector table does not classify is refused.
-/// @dev Terms: `abi.encodePacked(address golem)` (20 bytes), or
-///      `abi.encodePacked(address golem, bytes5 phaseMasks)` (25 bytes) where byte i is the set of action
-///      classes phase i allows for this delegation (overriding the defaults). Every execution (batch
-///      included) needs all bits of its class, plus SUBDELEGATION when `redeemer != golem`, in the
-///      mask of the current phase. The selector -> class table is seeded with real selectors and kept
-///      up to date by `admin` without redeploying. Stateless, so try-mode is accepted.
+///         Golem can do nothing, and a call the selector table does not classify is refused. The terms
+///         may also carry the delegation's life window, so one caveat keeps the whole promise "the Golem
+///         may not act out of phase or after death": nothing executes before `startTime` or after
+///         `endTime` (inclusive, as MortalityTimeWindowEnforcer).
+/// @dev Terms, all `abi.encodePacked`:
+///      - 20 bytes `(address golem)`;
+///      - 25 bytes `(address golem, bytes5 phaseMasks)`;
+///      - 36 bytes `(address golem, uint64 startTime, uint64 endTime)`;
+///      - 41 bytes `(address golem, bytes5 phaseMasks, uint64 startTime, uint64 endTime)`.
+///      Byte i of `phaseMasks` is the set of action classes phase i allows for this delegation
+///      (overriding the defaults). Without a window the delegation is unbounded in time (start 0, end
+///      `type(uint64).max`); `startTime > endTime` is refused, `startTime == endTime` is one valid second.
+///      Every execution (batch included) needs all bits of its class, plus SUBDELEGATION when
+///      `redeemer != golem`, in the mask of the current phase. The selector -> class table is seeded
+///      with real selectors and kept up to date by `admin` without redeploying. Stateless, so try-mode
+///      is accepted.
 contract GolemPhaseEnforcer is CaveatEnforcer {
     uint8 public constant OPEN = 0x01;
     uint8 public constant CLOSE = 0x02;
@@ -27,6 +36,9 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
     /// @notice Default masks, byte i for phase i: Thriving 0x1F, Stable 0x17, Conservation 0x16,
     ///         Declining 0x16, Terminal 0x10.
     bytes5 public constant DEFAULT_PHASE_MASKS = 0x1F17161610;
+
+    /// @notice The end `getTermsInfo` reports for terms without a window: never.
+    uint64 public constant NO_END = type(uint64).max;
 
     IVitalityOracle public immutable vitalityOracle;
     address public admin;
@@ -44,6 +56,10 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
     error GolemNotRegistered(address golem);
     error UnclassifiedAction(address target, bytes4 selector);
     error ActionNotAllowedInPhase(address golem, uint8 phase, bytes4 selector, uint8 requiredClasses);
+    // The window errors are MortalityTimeWindowEnforcer's, same names and arguments (so same selectors).
+    error InvalidWindow(uint256 startTime, uint256 endTime);
+    error DelegationNotYetActive(uint256 current, uint256 startTime);
+    error DelegationExpired(uint256 current, uint256 endTime);
 
     /// @param vitalityOracle_ The oracle the phase is read from.
     /// @param admin_ The key that may reclassify selectors (errata 2: selectors are configuration).
@@ -91,11 +107,14 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
     // Hook
     // ----------------------------------------------------------------------------------------------
 
-    /// @notice Refuses the execution unless the Golem is registered and every call's action class
-    ///         (plus SUBDELEGATION when redeemed through a sub-delegation) is allowed in its phase.
-    /// @dev Terms: 20 bytes `golem` or 25 bytes `golem, bytes5 phaseMasks` packed. One oracle staticcall and
-    ///      one table SLOAD per call. Reverts `InvalidTermsLength`, `GolemNotRegistered`,
-    ///      `UnclassifiedAction`, `ActionNotAllowedInPhase`, and ExecutionLib's call-type errors.
+    /// @notice Refuses the execution outside the delegation's window, or unless the Golem is registered
+    ///         and every call's action class (plus SUBDELEGATION when redeemed through a sub-delegation)
+    ///         is allowed in its phase.
+    /// @dev Terms: see the contract (20, 25, 36 or 41 bytes packed). The window is checked first (no
+    ///      external call), then one oracle staticcall and one table SLOAD per call. Reverts
+    ///      `InvalidTermsLength`, `InvalidWindow`, `DelegationNotYetActive(now, start)`,
+    ///      `DelegationExpired(now, end)`, `GolemNotRegistered`, `UnclassifiedAction`,
+    ///      `ActionNotAllowedInPhase`, and ExecutionLib's call-type errors.
     function beforeHook(
         bytes calldata terms,
         bytes calldata,
@@ -109,7 +128,7 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
         view
         override
     {
-        (address golem, bytes5 masks) = getTermsInfo(terms);
+        (address golem, bytes5 masks) = _termsInsideWindow(terms);
         (bool registered, uint8 phase) = vitalityOracle.getPhase(golem);
         if (!registered) revert GolemNotRegistered(golem);
         uint8 mask = _maskFor(masks, phase);
@@ -163,26 +182,74 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
         return _actionClass[selector];
     }
 
-    /// @notice Decodes terms into the Golem and the effective per-phase masks (the defaults for 20-byte terms).
-    /// @dev Reverts `InvalidTermsLength` unless terms are 20 or 25 bytes.
-    function getTermsInfo(bytes calldata terms) public pure returns (address golem, bytes5 phaseMasks) {
-        // The length is checked, so bytes20 takes exactly the packed address.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        if (terms.length == 20) return (address(bytes20(terms)), DEFAULT_PHASE_MASKS);
-        if (terms.length == 25) return (address(bytes20(terms[:20])), bytes5(terms[20:25]));
-        revert InvalidTermsLength(terms.length);
+    /// @notice Decodes terms into the Golem, the effective per-phase masks (the defaults without masks) and
+    ///         the window (`0, NO_END` without one).
+    /// @dev Reverts `InvalidTermsLength` unless terms are 20, 25, 36 or 41 bytes, `InvalidWindow` when
+    ///      `startTime > endTime`.
+    function getTermsInfo(bytes calldata terms)
+        public
+        pure
+        returns (address golem, bytes5 phaseMasks, uint64 startTime, uint64 endTime)
+    {
+        uint256 length = terms.length;
+        // The address is the first 20 bytes, the masks the next 5 when present, the window the last 16.
+        // Read straight from calldata (no slice bounds checks: every runway redemption pays this), and a
+        // value is used only once the length is known to hold it.
+        assembly ("memory-safe") {
+            golem := shr(96, calldataload(terms.offset))
+        }
+        if (length == 20) return (golem, DEFAULT_PHASE_MASKS, 0, NO_END);
+        if (length == 36) {
+            phaseMasks = DEFAULT_PHASE_MASKS;
+        } else if (length == 25 || length == 41) {
+            phaseMasks = bytes5(terms[20:25]);
+            if (length == 25) return (golem, phaseMasks, 0, NO_END);
+        } else {
+            revert InvalidTermsLength(length);
+        }
+        assembly ("memory-safe") {
+            let window := add(terms.offset, sub(length, 16))
+            startTime := shr(192, calldataload(window))
+            endTime := shr(192, calldataload(add(window, 8)))
+        }
+        if (startTime > endTime) revert InvalidWindow(startTime, endTime);
     }
 
-    /// @notice What the delegation may do right now: registration, phase and the classes that phase allows.
+    /// @notice What the delegation may do right now: registration, phase and the classes that phase allows
+    ///         (mask 0 outside the window, for an unregistered or dead Golem, or a phase above 4).
     function allowedClasses(bytes calldata terms) external view returns (bool registered, uint8 phase, uint8 mask) {
-        (address golem, bytes5 masks) = getTermsInfo(terms);
+        (address golem, bytes5 masks, uint64 startTime, uint64 endTime) = getTermsInfo(terms);
         (registered, phase) = vitalityOracle.getPhase(golem);
-        mask = registered ? _maskFor(masks, phase) : 0;
+        // forge-lint: disable-next-line(block-timestamp)
+        bool inWindow = block.timestamp >= startTime && block.timestamp <= endTime;
+        mask = registered && inWindow ? _maskFor(masks, phase) : 0;
+    }
+
+    /// @notice Seconds until the window closes (`endTime - now`), 0 once expired, as
+    ///         MortalityTimeWindowEnforcer's: before `startTime` it still counts to `endTime`, and at
+    ///         `now == endTime` it is 0 though that second is still valid. Without a window it counts to
+    ///         `NO_END`.
+    function timeRemaining(bytes calldata terms) external view returns (uint256) {
+        (,,, uint64 endTime) = getTermsInfo(terms);
+        // forge-lint: disable-next-line(block-timestamp)
+        return block.timestamp >= endTime ? 0 : endTime - block.timestamp;
     }
 
     // ----------------------------------------------------------------------------------------------
     // Internal
     // ----------------------------------------------------------------------------------------------
+
+    /// @dev Decodes the terms and refuses a redemption outside the window; returns what the phase check needs.
+    function _termsInsideWindow(bytes calldata terms) private view returns (address golem, bytes5 masks) {
+        uint64 startTime;
+        uint64 endTime;
+        (golem, masks, startTime, endTime) = getTermsInfo(terms);
+        // A lifespan window is a timestamp rule by design; seconds of validator drift do not matter here.
+        // forge-lint: disable-next-line(block-timestamp)
+        if (block.timestamp < startTime) revert DelegationNotYetActive(block.timestamp, startTime);
+        // forge-lint: disable-next-line(block-timestamp)
+        if (block.timestamp > endTime) revert DelegationExpired(block.timestamp, endTime);
+    }
 
     function _check(
         address golem,

@@ -12,7 +12,9 @@ import { Execution } from "../../src/libraries/ExecutionLib.sol";
 
 /// Drives the Golem lifecycle at random (register, heartbeat including attempts to go back, owner
 /// resets, key rotation, death, dreams, time) and tries redemptions through the three lifecycle
-/// caveats the way the DelegationManager would. It keeps its own model of every key (ghost state) and
+/// caveats the way the DelegationManager would, and through GolemPhase with the life window folded
+/// into its terms (the runway as built): over the handler's fixed window and over random windows
+/// around the current time. It keeps its own model of every key (ghost state) and
 /// counts every moment the contracts disagree with the rules; the invariant suite asserts the counts
 /// stay zero.
 contract PhaseHandler {
@@ -50,6 +52,7 @@ contract PhaseHandler {
     uint256 public passedTerminalNonSettlement;
     uint256 public passedOutsidePhaseRules; // any class outside the default mask
     uint256 public refusedWithinRules; // the enforcer refused what the rules allow
+    uint256 public foldedDisagreements; // golemPhase with a window differs from golemPhase + mortalityTimeWindow
 
     // Coverage counters.
     uint256 public redemptionsPassed;
@@ -58,6 +61,8 @@ contract PhaseHandler {
     uint256 public resets;
     uint256 public terminalAttempts;
     uint256 public registeredAttempts;
+    uint256 public windowedPassed; // random-window redemptions that passed (inside their window)
+    uint256 public windowedRefusedByWindow; // random-window redemptions outside their window
 
     struct Action {
         bytes4 selector;
@@ -214,12 +219,12 @@ contract PhaseHandler {
         bool phaseOk = _passes(phaseEnforcer, abi.encodePacked(golem), mode, execution, redeemer);
         bool windowOk = _passes(windowEnforcer, abi.encode(windowStart, windowEnd), mode, execution, redeemer);
         bool dreamOk = _passes(dreamEnforcer, abi.encodePacked(golem), mode, execution, redeemer);
+        bool foldedOk = _passes(phaseEnforcer, _folded(golem, windowStart, windowEnd), mode, execution, redeemer);
 
         if (ghostRegistered[golem]) registeredAttempts++;
         if (ghostRegistered[golem] && ghostPhase[golem] == 4) terminalAttempts++;
         // Per-caveat rules.
-        uint8 required = a.class | (viaReplicant ? 0x08 : 0);
-        bool phaseAllowed = ghostRegistered[golem] && a.class != 0 && required & _mask(ghostPhase[golem]) == required;
+        bool phaseAllowed = _phaseAllows(golem, a, viaReplicant);
         if (phaseOk) {
             if (!ghostRegistered[golem]) passedUnregistered++;
             if (ghostRegistered[golem] && ghostPhase[golem] == 4 && a.class != SETTLEMENT) passedTerminalNonSettlement++;
@@ -232,6 +237,8 @@ contract PhaseHandler {
             if (windowOk) passedOutsideWindow++;
             else refusedWithinRules++;
         }
+        if (foldedOk && !inWindow) passedOutsideWindow++;
+        if (foldedOk != (phaseOk && windowOk)) foldedDisagreements++;
         if (dreamOk == ghostDreaming[golem]) {
             if (dreamOk) passedWhileDreaming++;
             else refusedWithinRules++;
@@ -239,6 +246,42 @@ contract PhaseHandler {
 
         if (phaseOk && windowOk && dreamOk) redemptionsPassed++;
         else redemptionsRefused++;
+    }
+
+    /// One redemption through GolemPhase with a random window whose bounds land near now: often exactly
+    /// one second before, at or after it (the inclusive edges), otherwise up to three days away; an
+    /// inverted window is included (it must refuse everything).
+    function redeemWindowed(
+        uint256 k,
+        uint256 actionSeed,
+        int32 startOffset,
+        int32 endOffset,
+        bool viaReplicant,
+        bool asBatch
+    )
+        external
+    {
+        address golem = _key(k);
+        Action memory a = _action(actionSeed);
+        address redeemer = viaReplicant ? REPLICANT : golem;
+        (bytes32 mode, bytes memory execution) = _execution(a.selector, asBatch);
+        uint256 start = _near(startOffset);
+        uint256 end = _near(endOffset);
+
+        bool ok = _passes(phaseEnforcer, _folded(golem, start, end), mode, execution, redeemer);
+        bool inWindow = start <= block.timestamp && block.timestamp <= end;
+        bool phaseAllowed = _phaseAllows(golem, a, viaReplicant);
+        if (ok && !inWindow) passedOutsideWindow++;
+        if (ok && !phaseAllowed) passedOutsidePhaseRules++;
+        if (!ok && inWindow && phaseAllowed) refusedWithinRules++;
+        // Against the two separate caveats, where MortalityTimeWindow can express the window (end > start).
+        if (end > start) {
+            bool phaseOk = _passes(phaseEnforcer, abi.encodePacked(golem), mode, execution, redeemer);
+            bool windowOk = _passes(windowEnforcer, abi.encode(start, end), mode, execution, redeemer);
+            if (ok != (phaseOk && windowOk)) foldedDisagreements++;
+        }
+        if (ok) windowedPassed++;
+        if (!inWindow) windowedRefusedByWindow++;
     }
 
     // ------------------------------------------------------------------ helpers
@@ -262,6 +305,21 @@ contract PhaseHandler {
         if (registered != ghostRegistered[key]) modelMismatches++;
         if (registered && phase != ghostPhase[key]) modelMismatches++;
         if (ghostDead[key] && (registered || !oracle.getState(key).dead)) deadResurrected++;
+    }
+
+    /// The 36-byte GolemPhase terms: the Golem and its life window, default masks.
+    function _folded(address golem, uint256 start, uint256 end) internal pure returns (bytes memory) {
+        return abi.encodePacked(golem, uint64(start), uint64(end));
+    }
+
+    function _near(int32 offset) internal view returns (uint256) {
+        int256 span = offset & 1 == 0 ? int256(2) : int256(3 days);
+        return uint256(int256(block.timestamp) + int256(offset) % span);
+    }
+
+    function _phaseAllows(address golem, Action memory a, bool viaReplicant) internal view returns (bool) {
+        uint8 required = a.class | (viaReplicant ? 0x08 : 0);
+        return ghostRegistered[golem] && a.class != 0 && required & _mask(ghostPhase[golem]) == required;
     }
 
     function _mask(uint8 phase) internal pure returns (uint8) {

@@ -9,8 +9,8 @@ import { DreamOracle } from "../../src/oracles/DreamOracle.sol";
 /// Invariants of the Golem lifecycle caveats under random register / heartbeat (including attempts to
 /// go back) / reset / rotate / kill / dream / warp sequences with redemption attempts in between:
 /// a phase never goes back except through the owner's resetPhase, a dead key never lives again, and
-/// nothing executes while dreaming, outside the window, when unregistered, or in Terminal except
-/// settlement.
+/// nothing executes while dreaming, outside the window (whether MortalityTimeWindow or GolemPhase's
+/// own terms carry it), when unregistered, or in Terminal except settlement.
 contract PhaseInvariantsTest is Test {
     PhaseHandler internal handler;
     VitalityOracle internal oracle;
@@ -54,6 +54,10 @@ contract PhaseInvariantsTest is Test {
         assertEq(handler.passedOutsideWindow(), 0, "passed outside the mortality window");
     }
 
+    function invariant_foldedWindowActsAsTheSeparateCaveats() public view {
+        assertEq(handler.foldedDisagreements(), 0, "golemPhase window differs from golemPhase + mortalityTimeWindow");
+    }
+
     function invariant_nothingExecutesWhenUnregistered() public view {
         assertEq(handler.passedUnregistered(), 0, "passed for an unregistered or dead golem");
     }
@@ -73,7 +77,7 @@ contract PhaseInvariantsTest is Test {
     function test_handlerWalkCoversTheLifecycle() public {
         for (uint256 i; i < 400; ++i) {
             uint256 r = uint256(keccak256(abi.encode("walk", i)));
-            uint256 op = r % 9;
+            uint256 op = r % 10;
             if (op == 0) handler.register(r >> 8);
             else if (op == 1 || op == 2) handler.heartbeat(r >> 8, uint8(r >> 16), uint16(r >> 24));
             else if (op == 3) handler.reset(r >> 8, uint8(r >> 16));
@@ -81,13 +85,18 @@ contract PhaseInvariantsTest is Test {
             else if (op == 5) handler.kill(r >> 8, uint8(r >> 16));
             else if (op == 6) handler.dream(r >> 8);
             else if (op == 7) handler.warp(uint32(r >> 8) % 6 hours);
-            else handler.redeem(r >> 8, (r >> 16) % 3 == 0, (r >> 24) % 2 == 0);
+            else if (op == 8) handler.redeem(r >> 8, (r >> 16) % 3 == 0, (r >> 24) % 2 == 0);
+            else handler.redeemWindowed(
+                r >> 8, r >> 16, int32(uint32(r >> 24)), int32(uint32(r >> 56)), (r >> 88) % 3 == 0, (r >> 96) % 2 == 0
+            );
         }
         assertGt(handler.redemptionsPassed(), 0, "some redemptions pass");
         assertGt(handler.redemptionsRefused(), 0, "some redemptions are refused");
         assertGt(handler.terminalAttempts(), 0, "Terminal Golems are exercised");
         assertGt(handler.backwardsAttempts(), 0, "backwards heartbeats are exercised");
         assertGt(handler.resets(), 0, "resets are exercised");
+        assertGt(handler.windowedPassed(), 0, "random windows let some redemptions through");
+        assertGt(handler.windowedRefusedByWindow(), 0, "random windows refuse some redemptions");
         _assertClean();
     }
 
@@ -96,6 +105,7 @@ contract PhaseInvariantsTest is Test {
         assertEq(handler.passedWhileDreaming() + handler.passedOutsideWindow() + handler.passedUnregistered(), 0, "gates");
         assertEq(handler.passedTerminalNonSettlement() + handler.passedOutsidePhaseRules(), 0, "phase rules");
         assertEq(handler.refusedWithinRules(), 0, "over-refusal");
+        assertEq(handler.foldedDisagreements(), 0, "folded window");
     }
 
     event log_named_uint(string key, uint256 val);
@@ -107,5 +117,7 @@ contract PhaseInvariantsTest is Test {
         emit log_named_uint("resets", handler.resets());
         emit log_named_uint("registeredAttempts", handler.registeredAttempts());
         emit log_named_uint("terminalAttempts", handler.terminalAttempts());
+        emit log_named_uint("windowedPassed", handler.windowedPassed());
+        emit log_named_uint("windowedRefusedByWindow", handler.windowedRefusedByWindow());
     }
 }

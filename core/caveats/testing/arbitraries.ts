@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { bytesToHex, getAddress, zeroAddress, type Address, type Hex } from 'viem'
-import type { BardoCaveat, BardoCaveatType, PhaseMasks, TokenFeed } from '../types.ts'
+import type { BardoCaveat, BardoCaveatType, GolemPhaseCaveat, LifeWindow, PhaseMasks, TokenFeed } from '../types.ts'
 
 /** fast-check generators for valid values of every Bardo caveat (test helpers only). */
 export const address = (): fc.Arbitrary<Address> => fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(bytesToHex(b)))
@@ -21,11 +21,18 @@ export const tokenFeeds = (): fc.Arbitrary<TokenFeed[]> =>
 
 const masks = (): fc.Arbitrary<PhaseMasks> => fc.tuple(...Array.from({ length: 5 }, () => fc.integer({ min: 0, max: 0x1f }))) as unknown as fc.Arbitrary<PhaseMasks>
 
+/** GolemPhase's window: uint64 bounds, start <= end (a one-second window included). */
+export const lifeWindow = (): fc.Arbitrary<LifeWindow> =>
+  fc.tuple(uint(64), uint(64)).map(([a, b]) => ({ startTime: a < b ? a : b, endTime: a < b ? b : a }))
+
 export const bardoCaveatOf: { [T in BardoCaveatType]: () => fc.Arbitrary<Extract<BardoCaveat, { type: T }>> } = {
   golemPhase: () =>
     fc
-      .record({ golem: address(), phaseMasks: fc.option(masks(), { nil: undefined }) })
-      .map(({ golem, phaseMasks }) => (phaseMasks === undefined ? { type: 'golemPhase', golem } : { type: 'golemPhase', golem, phaseMasks })),
+      .record({ golem: address(), phaseMasks: fc.option(masks(), { nil: undefined }), window: fc.option(lifeWindow(), { nil: undefined }) })
+      .map(({ golem, phaseMasks, window }): GolemPhaseCaveat => {
+        const gate = { type: 'golemPhase' as const, golem, ...(phaseMasks === undefined ? {} : { phaseMasks }) }
+        return window === undefined ? gate : { ...gate, ...window }
+      }),
   mortalityTimeWindow: () =>
     fc
       .tuple(uint(256), uint(256))
