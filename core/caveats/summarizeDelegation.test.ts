@@ -51,7 +51,6 @@ describe('summarizeDelegation', () => {
     )
   })
 
-<<<<<<< HEAD
   it('reads an approval delegation as the one spender it may approve', () => {
     const caveats = builder()
       .addCaveat('allowedTargets', { targets: [USDC, WETH] })
@@ -75,7 +74,8 @@ describe('summarizeDelegation', () => {
     expect(summarizeDelegation(delegation(caveats), options)).toBe(
       `only the USDC vault, only deposit calls, only calls whose calldata bytes 36-67 are ${OWNER}, only calls whose calldata bytes 68-69 are 0xabcd`,
     )
-=======
+  })
+
   it('reads golemPhase\'s window as an expiry, last, like a mortality window', () => {
     const caveats = builder()
       .addCaveat('erc20PeriodTransfer', { tokenAddress: USDC, periodAmount: 100_000_000n, periodDuration: 86_400, startDate: Number(NOW) })
@@ -94,7 +94,6 @@ describe('summarizeDelegation', () => {
     const gate = { type: 'golemPhase', golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x1f, 0x1f, 0x1f], startTime: NOW, endTime: NOW + 30n * DAY } as const
     expect(summarizeCaveats([gate, { type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }], LABELS, NOW)).toBe('expires 31 Jan 2026')
     expect(summarizeCaveats([{ ...gate, endTime: DEC_21_2026 + DAY }, { type: 'mortalityTimeWindow', startTime: NOW, endTime: DEC_21_2026 }], LABELS, NOW)).toBe('expires 21 Dec 2026')
->>>>>>> gas
   })
 
   it('mentions a window start only while it is in the future', () => {

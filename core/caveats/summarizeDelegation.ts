@@ -152,7 +152,6 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
   }
 }
 
-<<<<<<< HEAD
 const APPROVE = toFunctionSelector('function approve(address,uint256)')
 
 /**
@@ -168,7 +167,8 @@ function approvalClause(caveats: readonly DecodedCaveat[], labels: Labels): { cl
   const targets = caveats.filter((c): c is DecodedCaveatOf<'allowedTargets'> => c.type === 'allowedTargets')
   const tokens = targets.length === 1 ? listPhrase(targets[0]!.targets.map((t) => labelToken(t, labels))) : 'any token'
   return { clause: `may approve only ${labelAddress(spender, labels)} to spend ${tokens}`, replaces: [methods[0]!, pins[0]!, ...targets] }
-=======
+}
+
 /** "starts 1 Feb 2026", "expires 21 Dec 2026": when a time caveat (or golemPhase's window) lets things through. */
 function windowPhrases(c: DecodedCaveat, now: bigint | undefined): string[] {
   const { start, end } = windowBounds(c)
@@ -183,26 +183,20 @@ function placed(c: DecodedCaveat, labels: Labels, now: bigint | undefined): { at
   const own = { at: ORDER.indexOf(c.type), parts: phrase(c, labels, now) }
   if (c.type !== 'golemPhase' || c.startTime === undefined) return [own]
   return [own, { at: ORDER.indexOf('mortalityTimeWindow'), parts: windowPhrases(c, now) }]
->>>>>>> gas
 }
 
 /** English for a list of decoded caveats, in reading order, deterministic (dates in UTC). */
 export function summarizeCaveats(caveats: readonly DecodedCaveat[], labels: Labels = {}, now?: bigint): string {
   const sorted = [...caveats].sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type))
-<<<<<<< HEAD
   const approval = approvalClause(sorted, labels)
-  const parts = sorted.flatMap((c) => {
-    if (!approval?.replaces.includes(c)) return phrase(c, labels, now)
-    return c === approval.replaces[0] ? [approval.clause] : []
-  })
-  // Two expiries (a timestamp and a mortality window) read as the earlier one.
-=======
   const parts = sorted
-    .flatMap((c) => placed(c, labels, now))
+    .flatMap((c) => {
+      if (!approval?.replaces.includes(c)) return placed(c, labels, now)
+      return c === approval.replaces[0] ? [{ at: ORDER.indexOf(c.type), parts: [approval.clause] }] : []
+    })
     .sort((a, b) => a.at - b.at)
     .flatMap((p) => p.parts)
   // Two expiries (a timestamp, a mortality window, golemPhase's window) read as the earlier one.
->>>>>>> gas
   const expiries = parts.filter((p) => p.startsWith('expires '))
   const kept = expiries.length > 1 ? parts.filter((p) => !p.startsWith('expires ') || p === earliest(sorted)) : parts
   return [...new Set(kept)].join(', ')

@@ -144,18 +144,11 @@ function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spen
  * One grant is several sibling delegations, because the framework's period enforcers admit only
  * transfers: ERC20PeriodTransfer refuses any call that is not `token.transfer` with zero value, so a
  * delegation holding it cannot also swap, and cannot spend native gas. Runway, gas and actions are
-<<<<<<< HEAD
  * therefore separate delegations, and so is each approval spender: AllowedMethods cannot say whom
  * `approve` may name, so approvals never sit in actions; each spender gets its own delegation whose
- * AllowedCalldata pins approve's first argument. All carry the shared Bardo caveats (phase,
- * mortality, ...), are checked by the tree (no contradictions, never empty) and come back unsigned;
- * sign with `tree.sign(hash, smartAccountSigner(owner))`.
-=======
- * therefore separate delegations, each carrying the shared Bardo caveats (the phase gate with its life
- * window, ...).
- * Each is checked by the tree (no contradictions, never empty) and returned unsigned; sign with
- * `tree.sign(hash, smartAccountSigner(owner))`.
->>>>>>> gas
+ * AllowedCalldata pins approve's first argument. All carry the shared Bardo caveats (the phase gate
+ * with its life window, ...), are checked by the tree (no contradictions, never empty) and come back
+ * unsigned; sign with `tree.sign(hash, smartAccountSigner(owner))`.
  */
 export function buildGolemDelegation(params: BuildGolemDelegationParameters): GolemGrant {
   const { tree, owner, golem, bardo } = params

@@ -30,16 +30,11 @@ export type BuildReplicantDelegationParameters = {
 
 /**
  * Shape 3, a Replicant: the Golem re-delegates a strictly narrower slice of its own delegation:
-<<<<<<< HEAD
- * ReplicantBudget (USD budget and lifespan from first use), MortalityTimeWindow (hard deadline),
- * LimitedCalls, AllowedTargets within the parent's, every ancestor's AllowedCalldata pin (an approval
- * delegation's spender), and "no further delegation", expressed as the
-=======
  * ReplicantBudget (USD budget and lifespan from first use), MortalityTimeWindow (hard deadline: a
  * Replicant's delegation has no phase gate of its own, the root's GolemPhase already runs for every
  * redemption through it, so the stand-alone window is the cheaper caveat, with no oracle read),
- * LimitedCalls, AllowedTargets within the parent's, and "no further delegation", expressed as the
->>>>>>> gas
+ * LimitedCalls, AllowedTargets within the parent's, every ancestor's AllowedCalldata pin (an approval
+ * delegation's spender), and "no further delegation", expressed as the
  * framework's RedeemerEnforcer naming the Replicant: every caveat in a chain sees the final redeemer,
  * so a chain one level deeper (redeemed by someone else) fails this caveat. The parent chain's
  * GolemPhase additionally gates every redemption through a Replicant by the SUBDELEGATION class.
