@@ -139,7 +139,7 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
   const rows = [
     await built('runway as built (complete Bardo policy)', folded, []),
     await built('previous shape: golemPhase + mortalityTimeWindow', previous, []),
-    await built('runway + dreamMode (as local/provision.ts grants it)', folded, [dreamMode]),
+    await built('runway + dreamMode', folded, [dreamMode]),
     await built('runway + dreamMode + dailySpendLimit', folded, [dreamMode, dailySpendLimit]),
     await built('previous shape + dreamMode + dailySpendLimit', previous, [dreamMode, dailySpendLimit]),
   ]

@@ -125,8 +125,11 @@ export async function recordProvisionedGolem(store: Store, g: { golemId: string;
 
 /**
  * The Golem's runway grant (direct ERC-7710): USDC per day from the owner's smart account to the Golem
- * key, gated by its phase and life window (one golemPhase caveat) and its dreams. Signed by the owner's
- * smart account.
+ * key, gated by its phase and life window (one golemPhase caveat). Signed by the owner's smart account.
+ * No dreamMode here: dream atonia stops the Golem's own actions (docs/delegations.md puts it on actions
+ * and approvals); the runway is the heartbeat's top-up, which the tick already skips while the Golem
+ * dreams, and the period cap, not a dream, bounds what a leaked key could redeem. Leaving it off keeps a
+ * runway redemption at 1.22x MetaMask's bare period scope instead of 1.40x (docs/benchmarks.md).
  */
 export async function signRunwayGrant(p: {
   deployment: BardoDeployment
@@ -146,7 +149,6 @@ export async function signRunwayGrant(p: {
     bardo: [
       // The phase gate carries the life window: one caveat instead of two on every runway redemption.
       { type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt },
-      { type: 'dreamMode', golem: p.golemKey },
     ],
     runway: { token: p.token, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },
   })

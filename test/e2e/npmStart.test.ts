@@ -49,9 +49,22 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
     } catch (e) {
       last = e
     }
-    await new Promise((r) => setTimeout(r, 250))
+    await new Promise((r) => setTimeout(r, 1000))
   }
   throw new Error(`${what} not seen in time (last error: ${String(last)})${tail ? `\n--- output ---\n${tail()}` : ''}`)
+}
+
+/**
+ * A GET as a polite client makes it: the API's public tier allows 30 requests a minute per IP, so on
+ * 429 it waits the Retry-After the API sends, then asks again.
+ */
+async function get(url: string): Promise<Response> {
+  for (;;) {
+    const res = await fetch(url)
+    if (res.status !== 429) return res
+    const seconds = Number(res.headers.get('retry-after') ?? '1')
+    await new Promise((r) => setTimeout(r, Math.max(1, seconds) * 1000))
+  }
 }
 
 describe('npm start', () => {
@@ -74,11 +87,11 @@ describe('npm start', () => {
       const api = await waitFor('the API URL', async () => /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], 120_000)
       expect(output).toMatch(/OpenAPI\s+http:\/\/127\.0\.0\.1:\d+\/openapi\.json/)
       expect(output).toMatch(/GraphQL\s+http:\/\/127\.0\.0\.1:\d+\/graphql/)
-      const openapi = await fetch(`${api}/openapi.json`)
+      const openapi = await get(`${api}/openapi.json`)
       expect(openapi.status).toBe(200)
 
       const redemption = await waitFor('the first redemption', async () => {
-        const res = await fetch(`${api}/api/v1/golems/demo/redemptions`)
+        const res = await get(`${api}/api/v1/golems/demo/redemptions`)
         if (res.status !== 200) return undefined
         const body = (await res.json()) as { redemptions: { transactionHash: string }[] }
         return body.redemptions[0]
@@ -86,14 +99,14 @@ describe('npm start', () => {
       expect(redemption.transactionHash).toMatch(/^0x[0-9a-f]{64}$/)
 
       const phase = await waitFor('the first phase change', async () => {
-        const res = await fetch(`${api}/api/v1/golems/demo/phases`)
+        const res = await get(`${api}/api/v1/golems/demo/phases`)
         if (res.status !== 200) return undefined
         const body = (await res.json()) as { transitions: { from: string; to: string; kind: string }[] }
         return body.transitions.find((t) => t.kind === 'transition' && t.from === 'Thriving')
       })
       expect(phase).toMatchObject({ from: 'Thriving', to: 'Stable' })
 
-      const health = await fetch(`${api}/api/v1/golems/demo/permission-health`)
+      const health = await get(`${api}/api/v1/golems/demo/permission-health`)
       expect(health.status).toBe(200)
       expect(await health.json()).toHaveProperty('health')
     } finally {

@@ -56,7 +56,6 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
       golem: golemKey,
       bardo: [
         { type: 'golemPhase', golem: golemKey, startTime: now, endTime: expiresAt },
-        { type: 'dreamMode', golem: golemKey },
       ],
       runway: { token: deployment.assets.usdc, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(now) },
     })
