@@ -68,10 +68,26 @@ describe('summarizeDelegation', () => {
     const caveats = builder()
       .addCaveat('allowedTargets', { targets: [VAULT] })
       .addCaveat('allowedMethods', { selectors: ['0x6e553f65'] })
-      .addCaveat('allowedCalldata', { startIndex: 36, value: pad(OWNER) })
+      .addCaveat('allowedCalldata', { startIndex: 36, value: pad(REPLICANT) })
       .addCaveat('allowedCalldata', { startIndex: 68, value: '0xabcd' })
       .build()
     expect(summarizeDelegation(delegation(caveats), options)).toBe(
+      `only the USDC vault, only deposit calls, only calls whose calldata bytes 36-67 are ${REPLICANT}, only calls whose calldata bytes 68-69 are 0xabcd`,
+    )
+  })
+
+  it('reads a pin holding the delegator (the owner\'s account) as the receiver of the calls, in one clause', () => {
+    const caveats = builder()
+      .addCaveat('allowedTargets', { targets: [VAULT] })
+      .addCaveat('allowedMethods', { selectors: ['0x6e553f65'] })
+      .addCaveat('allowedCalldata', { startIndex: 36, value: pad(OWNER) })
+      .addCaveat('allowedCalldata', { startIndex: 68, value: '0xabcd' })
+      .build()
+    expect(summarizeDelegation({ ...delegation(caveats), delegator: OWNER }, options)).toBe(
+      "may call deposit on the USDC vault only with the owner's account as receiver, only calls whose calldata bytes 68-69 are 0xabcd",
+    )
+    // Without the delegator nothing says whose account the pin holds.
+    expect(summarizeDelegation({ caveats }, options)).toBe(
       `only the USDC vault, only deposit calls, only calls whose calldata bytes 36-67 are ${OWNER}, only calls whose calldata bytes 68-69 are 0xabcd`,
     )
   })

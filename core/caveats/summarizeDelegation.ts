@@ -1,5 +1,5 @@
 import type { Delegation, SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
-import { size, toFunctionSelector } from 'viem'
+import { hexToBigInt, size, toFunctionSelector, type Address } from 'viem'
 import { decodeDelegationCaveats, type DecodedCaveat, type DecodedCaveatOf } from './caveat.ts'
 import {
   formatBps,
@@ -185,10 +185,32 @@ function placed(c: DecodedCaveat, labels: Labels, now: bigint | undefined): { at
   return [own, { at: ORDER.indexOf('mortalityTimeWindow'), parts: windowPhrases(c, now) }]
 }
 
-/** English for a list of decoded caveats, in reading order, deterministic (dates in UTC). */
-export function summarizeCaveats(caveats: readonly DecodedCaveat[], labels: Labels = {}, now?: bigint): string {
+/**
+ * An actions delegation whose calldata pins hold the delegator (the owner's account) reads as one
+ * clause, "may call exactInputSingle on the Uniswap router only with the owner's account as receiver",
+ * in place of its methods, targets and pins; a small constant pinned beside it (a tuple's ABI offset)
+ * is named in the same clause.
+ */
+function receiverClause(caveats: readonly DecodedCaveat[], labels: Labels, owner: Address | undefined): { clause: string; replaces: readonly DecodedCaveat[] } | undefined {
+  if (owner === undefined) return undefined
+  const methods = caveats.filter((c): c is DecodedCaveatOf<'allowedMethods'> => c.type === 'allowedMethods')
+  if (methods.length !== 1 || methods[0]!.selectors.some((s) => s.toLowerCase() === APPROVE)) return undefined
+  const pins = caveats.filter((c): c is DecodedCaveatOf<'allowedCalldata'> => c.type === 'allowedCalldata')
+  const receivers = pins.filter((p) => pinnedAddress(p)?.toLowerCase() === owner.toLowerCase())
+  if (receivers.length === 0) return undefined
+  const fixed = pins.filter((p) => !receivers.includes(p) && size(p.value) === 32 && hexToBigInt(p.value) < 0x10000n)
+  const targets = caveats.filter((c): c is DecodedCaveatOf<'allowedTargets'> => c.type === 'allowedTargets')
+  const where = targets.length === 1 ? ` on ${listPhrase(targets[0]!.targets.map((t) => labelAddress(t, labels)))}` : ''
+  const calls = listPhrase(methods[0]!.selectors.map((s) => labelSelector(s, labels)), 'or')
+  const offsets = fixed.map((p) => `bytes ${p.startIndex}-${p.startIndex + 31n} fixed to ${hexToBigInt(p.value)}`)
+  const clause = `may call ${calls}${where} only with the owner's account as receiver${offsets.length ? ` (${offsets.join(', ')})` : ''}`
+  return { clause, replaces: [...targets, methods[0]!, ...receivers, ...fixed] }
+}
+
+/** English for a list of decoded caveats, in reading order, deterministic (dates in UTC). `owner` is the delegator of the root. */
+export function summarizeCaveats(caveats: readonly DecodedCaveat[], labels: Labels = {}, now?: bigint, owner?: Address): string {
   const sorted = [...caveats].sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type))
-  const approval = approvalClause(sorted, labels)
+  const approval = approvalClause(sorted, labels) ?? receiverClause(sorted, labels, owner)
   const parts = sorted
     .flatMap((c) => {
       if (!approval?.replaces.includes(c)) return placed(c, labels, now)
@@ -217,9 +239,9 @@ const labelsOf = (options: SummarizeOptions): Labels => ({
  * "up to 100 USDC a day, only the Uniswap router and WETH, no new positions after Stable, expires
  * 21 Dec 2026": what a delegation lets its delegate do, for owners, dashboards and the Snap.
  */
-export function summarizeDelegation(delegation: Pick<Delegation, 'caveats'>, options: SummarizeOptions): string {
+export function summarizeDelegation(delegation: Pick<Delegation, 'caveats'> & { delegator?: Address }, options: SummarizeOptions): string {
   const decoded = decodeDelegationCaveats(delegation, options.deployment, options.environment)
-  return summarizeCaveats(decoded, labelsOf(options), options.now)
+  return summarizeCaveats(decoded, labelsOf(options), options.now, delegation.delegator)
 }
 
 /**
@@ -227,7 +249,7 @@ export function summarizeDelegation(delegation: Pick<Delegation, 'caveats'>, opt
  * caveat of every level runs, and the tree already checked each child within its parents, so on a
  * kind they share the leaf-most caveat is the binding one; kinds only an ancestor has are added.
  */
-export function summarizeChain(chain: readonly Pick<Delegation, 'caveats'>[], options: SummarizeOptions): string {
+export function summarizeChain(chain: readonly (Pick<Delegation, 'caveats'> & { delegator?: Address })[], options: SummarizeOptions): string {
   const seen = new Map<string, number>()
   const effective: DecodedCaveat[] = []
   for (const delegation of chain) {
@@ -246,5 +268,5 @@ export function summarizeChain(chain: readonly Pick<Delegation, 'caveats'>[], op
       }
     }
   }
-  return summarizeCaveats(effective, labelsOf(options), options.now)
+  return summarizeCaveats(effective, labelsOf(options), options.now, chain[chain.length - 1]?.delegator)
 }

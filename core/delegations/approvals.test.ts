@@ -35,7 +35,10 @@ const grantWithApprovals = (t: DelegationTree) =>
     owner: OWNER,
     golem: GOLEM,
     bardo,
-    actions: { targets: [ROUTER, VAULT], selectors: [SWAP, DEPOSIT], bardo: [{ type: 'dreamMode', golem: GOLEM }] },
+    actions: [
+      { targets: [ROUTER], selectors: [SWAP], receivers: [100], bardo: [{ type: 'dreamMode', golem: GOLEM }] },
+      { targets: [VAULT], selectors: [DEPOSIT], receivers: [36], bardo: [{ type: 'dreamMode', golem: GOLEM }] },
+    ],
     approvals,
   })
 
@@ -43,7 +46,7 @@ describe('buildGolemDelegation approvals', () => {
   it('builds one root delegation per spender: its tokens, approve only, the spender pinned at byte 4, the shared Bardo caveats', () => {
     const t = tree()
     const grant = grantWithApprovals(t)
-    expect(t.nodes()).toHaveLength(3)
+    expect(t.nodes()).toHaveLength(4)
     expect(grant.approvals?.map((a) => [a.spender, a.tokens])).toEqual([[ROUTER, [USDC, WETH]], [VAULT, [USDC]]])
     const [router, vault] = grant.approvals!
     for (const a of grant.approvals!) {
@@ -65,11 +68,13 @@ describe('buildGolemDelegation approvals', () => {
     )
   })
 
-  it('leaves approve out of the actions delegation', () => {
+  it('leaves approve out of the actions delegations; their only pins are the owner as receiver', () => {
     const grant = grantWithApprovals(tree())
-    const caveats = decodeDelegationCaveats(grant.actions!.delegation, DEPLOYMENT, ENV)
-    expect(caveats.find((c) => c.type === 'allowedMethods')).toEqual({ type: 'allowedMethods', selectors: [SWAP, DEPOSIT] })
-    expect(caveats.some((c) => c.type === 'allowedCalldata')).toBe(false)
+    const [swap, deposit] = grant.actions!.map((a) => decodeDelegationCaveats(a.delegation, DEPLOYMENT, ENV))
+    expect(swap!.find((c) => c.type === 'allowedMethods')).toEqual({ type: 'allowedMethods', selectors: [SWAP] })
+    expect(deposit!.find((c) => c.type === 'allowedMethods')).toEqual({ type: 'allowedMethods', selectors: [DEPOSIT] })
+    expect(swap!.filter((c) => c.type === 'allowedCalldata')).toEqual([{ type: 'allowedCalldata', startIndex: 100n, value: pad(OWNER.toLowerCase() as Hex) }])
+    expect(deposit!.filter((c) => c.type === 'allowedCalldata')).toEqual([{ type: 'allowedCalldata', startIndex: 36n, value: pad(OWNER.toLowerCase() as Hex) }])
   })
 
   it('pins approve(spender, amount) exactly: startIndex 4 and the spender as one ABI word', () => {
@@ -83,8 +88,8 @@ describe('buildGolemDelegation approvals', () => {
   })
 
   it.each([
-    ['approve in actions', { actions: { targets: [USDC], selectors: [SWAP, APPROVE_SELECTOR] } }, 'actions.selectors must not include approve (0x095ea7b3)'],
-    ['increaseAllowance in actions', { actions: { targets: [USDC], selectors: ['0x39509351' as Hex] } }, 'actions.selectors must not include increaseAllowance (0x39509351)'],
+    ['approve in actions', { actions: [{ targets: [USDC], selectors: [SWAP, APPROVE_SELECTOR], receivers: [100] }] }, 'actions[0].selectors must not include approve (0x095ea7b3)'],
+    ['increaseAllowance in actions', { actions: [{ targets: [USDC], selectors: ['0x39509351' as Hex] }] }, 'actions[0].selectors must not include increaseAllowance (0x39509351)'],
     ['a spender listed twice', { approvals: [{ spender: ROUTER, tokens: [USDC] }, { spender: ROUTER.toLowerCase() as Address, tokens: [WETH] }] }, `approvals[1].spender ${ROUTER} is already approvals[0]; list each spender once, with all its tokens`],
     ['the Golem as spender', { approvals: [{ spender: GOLEM, tokens: [USDC] }] }, `approvals[0].spender must not be the Golem ${GOLEM}`],
     ['the zero address as spender', { approvals: [{ spender: '0x0000000000000000000000000000000000000000' as Address, tokens: [USDC] }] }, 'approvals[0].spender must be a non-zero 20-byte hex address'],
@@ -107,7 +112,7 @@ describe('buildGolemDelegation approvals', () => {
         owner: OWNER,
         golem: GOLEM,
         bardo,
-        actions: { targets: [ROUTER], selectors: [SWAP] },
+        actions: [{ targets: [ROUTER], selectors: [SWAP], receivers: [100] }],
         approvals: [{ spender: ROUTER, tokens: [USDC], bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(5), maxPriceAge: 60, feeds: [] }] }],
       }),
     ).toThrowError('dailySpendLimit prices no token (feeds is empty), so it caps nothing.')

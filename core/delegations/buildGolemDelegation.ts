@@ -4,6 +4,7 @@ import { getAddress, isAddress, isAddressEqual, pad, toFunctionSelector, zeroAdd
 import { toAnyCaveat, toCaveat, type StandardCaveat } from '../caveats/caveat.ts'
 import { lifeWindowOf } from '../caveats/semantics.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
+import { layoutOfSelector, receiverOffsets } from '../permissions/callLayouts.ts'
 import { DelegationShapeError } from './errors.ts'
 import type { DelegationTree } from './tree.ts'
 
@@ -27,10 +28,22 @@ export type GasSlot = {
   bardo?: readonly BardoCaveat[]
   caveats?: readonly StandardCaveat[]
 }
-/** Calls from the owner's account: AllowedTargets + AllowedMethods + ValueLte (the `functionCall` scope), LimitedCalls. */
+/**
+ * Calls from the owner's account: AllowedTargets + AllowedMethods + ValueLte (the `functionCall` scope),
+ * one AllowedCalldata pin per receiver word (the owner's account) and per fixed word, LimitedCalls.
+ */
 export type ActionsSlot = {
+  /** For people: "Swap: exactInputSingle". Default: the selectors. */
+  name?: string
   targets: readonly Address[]
   selectors: readonly Hex[]
+  /**
+   * Byte offsets (selector included) of the ABI words that name who receives the output; each is pinned
+   * to the owner's smart account. Every call of the slot must have its receivers exactly here.
+   */
+  receivers?: readonly number[]
+  /** Words pinned to a constant so the receivers are read where they are pinned (exactInput's tuple offset). */
+  calldata?: readonly CalldataPin[]
   maxValue?: bigint
   maxCalls?: number
   bardo?: readonly BardoCaveat[]
@@ -56,6 +69,8 @@ const ALLOWANCE_SELECTORS: readonly { selector: Hex; name: string }[] = [
   { selector: toFunctionSelector('function increaseAllowance(address,uint256)'), name: 'increaseAllowance' },
 ]
 
+export type CalldataPin = { startIndex: number; value: Hex }
+
 /** The AllowedCalldata pin of `approve(spender, amount)`: the spender's ABI word, right after the 4-byte selector. */
 export function approveSpenderPin(spender: Address): { startIndex: number; value: Hex } {
   return { startIndex: 4, value: pad(spender.toLowerCase() as Hex, { size: 32 }) }
@@ -74,7 +89,8 @@ export type BuildGolemDelegationParameters = {
   bardo: readonly BardoCaveat[]
   runway?: RunwaySlot
   gas?: GasSlot
-  actions?: ActionsSlot
+  /** One delegation per receiver layout (compileStrategy's `plan.actions` is this list). */
+  actions?: readonly ActionsSlot[]
   /** One delegation per spender; a spender appears once, with every token it may be approved for. */
   approvals?: readonly ApprovalsSlot[]
   /** Salt for every delegation of the grant (they differ by caveats); default a fresh random salt each. */
@@ -82,7 +98,9 @@ export type BuildGolemDelegationParameters = {
 }
 
 export type ApprovalDelegation = GrantedDelegation & { spender: Address; tokens: Address[] }
-export type GolemGrant = { runway?: GrantedDelegation; gas?: GrantedDelegation; actions?: GrantedDelegation; approvals?: ApprovalDelegation[] }
+/** An actions delegation and its AllowedCalldata pins (receivers resolved to the owner's word, fixed words as given). */
+export type ActionDelegation = GrantedDelegation & { name: string; targets: Address[]; selectors: Hex[]; pins: CalldataPin[] }
+export type GolemGrant = { runway?: GrantedDelegation; gas?: GrantedDelegation; actions?: ActionDelegation[]; approvals?: ApprovalDelegation[] }
 
 /**
  * Every Golem delegation carries its phase gate and its death deadline: the promise to the owner. The
@@ -112,12 +130,60 @@ function checkAddress(field: string, value: unknown): Address {
   return getAddress(value)
 }
 
-function checkActions(a: ActionsSlot): void {
+/** Token movers an actions delegation may not hold: AllowedMethods cannot pin the recipient. */
+const TRANSFER_SELECTORS: readonly { selector: Hex; name: string }[] = [
+  { selector: toFunctionSelector('function transfer(address,uint256)'), name: 'transfer' },
+  { selector: toFunctionSelector('function transferFrom(address,address,uint256)'), name: 'transferFrom' },
+]
+
+const sortedNumbers = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)
+const sameNumbers = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i])
+
+/** The slot's AllowedCalldata pins: the owner's word at each receiver, then the fixed words. */
+function checkActions(a: ActionsSlot, i: number, owner: Address): CalldataPin[] {
+  const field = `actions[${i}]`
+  if (!Array.isArray(a.targets) || a.targets.length === 0) throw new DelegationShapeError(`${field}.targets`, 'must list at least one target')
+  if (!Array.isArray(a.selectors) || a.selectors.length === 0) throw new DelegationShapeError(`${field}.selectors`, 'must list at least one selector')
   for (const { selector, name } of ALLOWANCE_SELECTORS) {
     if (a.selectors.some((s) => s.toLowerCase() === selector)) {
-      throw new DelegationShapeError('actions.selectors', `must not include ${name} (${selector}): AllowedMethods cannot pin the spender, so a leaked key could approve anyone; put approvals in \`approvals\`, one delegation per spender`)
+      throw new DelegationShapeError(`${field}.selectors`, `must not include ${name} (${selector}): AllowedMethods cannot pin the spender, so a leaked key could approve anyone; put approvals in \`approvals\`, one delegation per spender`)
     }
   }
+  for (const { selector, name } of TRANSFER_SELECTORS) {
+    if (a.selectors.some((s) => s.toLowerCase() === selector)) {
+      throw new DelegationShapeError(`${field}.selectors`, `must not include ${name} (${selector}): token movement from the owner's account goes through the runway's capped delegation (\`runway\`), and AllowedMethods cannot pin the recipient, so a leaked key could send the tokens anywhere`)
+    }
+  }
+  const receivers = sortedNumbers(a.receivers ?? [])
+  const fixed = [...(a.calldata ?? [])].sort((x, y) => x.startIndex - y.startIndex)
+  const offsets = [...receivers, ...fixed.map((p) => p.startIndex)]
+  for (const o of offsets) {
+    if (!Number.isSafeInteger(o) || o < 4) throw new DelegationShapeError(`${field}.receivers`, `a pinned word must start at a whole byte offset of at least 4 (after the selector), got ${String(o)}`)
+  }
+  const twice = offsets.find((o, k) => offsets.indexOf(o) !== k)
+  if (twice !== undefined) throw new DelegationShapeError(`${field}.receivers`, `byte ${twice} is pinned twice; a word is either a receiver (the owner) or a fixed value`)
+  for (const [k, p] of fixed.entries()) {
+    if (typeof p.value !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(p.value)) throw new DelegationShapeError(`${field}.calldata[${k}].value`, `must be non-empty hex bytes, got ${JSON.stringify(p.value)}`)
+  }
+  // Every call whose receiver layout is known must have exactly that layout here: a receiver left
+  // unpinned lets a leaked key name itself; a different layout would pin the wrong bytes.
+  for (const selector of a.selectors) {
+    const known = layoutOfSelector(selector)
+    if (known === undefined) continue
+    const { name, layout } = known
+    if (layout.kind === 'unpinnable') throw new DelegationShapeError(`${field}.selectors`, `must not include ${name} (${selector.toLowerCase()}): ${layout.why}`)
+    const expected = receiverOffsets(layout)
+    if (!sameNumbers(expected, receivers)) {
+      const needs = expected.length === 0 ? 'names no receiver, so it cannot share a delegation with receiver pins' : `names its receivers at bytes [${expected.join(', ')}]; they must be pinned to the owner's account`
+      throw new DelegationShapeError(`${field}.receivers`, `${name} (${selector.toLowerCase()}) ${needs} (receivers is [${receivers.join(', ')}])`)
+    }
+    for (const w of layout.kind === 'receivers' ? (layout.fixed ?? []) : []) {
+      if (!fixed.some((p) => p.startIndex === w.startIndex && p.value.toLowerCase() === w.value.toLowerCase())) {
+        throw new DelegationShapeError(`${field}.calldata`, `${name} (${selector.toLowerCase()}) needs byte ${w.startIndex} fixed to ${w.value} (${w.argument}), or its receiver could be read from elsewhere`)
+      }
+    }
+  }
+  return [...receivers.map((startIndex) => ({ startIndex, value: pad(owner.toLowerCase() as Hex, { size: 32 }) })), ...fixed.map((p) => ({ startIndex: p.startIndex, value: p.value.toLowerCase() as Hex }))]
 }
 
 function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spender: Address; tokens: Address[] }[] {
@@ -152,15 +218,15 @@ function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spen
  */
 export function buildGolemDelegation(params: BuildGolemDelegationParameters): GolemGrant {
   const { tree, owner, golem, bardo } = params
-  if (!params.runway && !params.gas && !params.actions && !params.approvals?.length) {
+  if (!params.runway && !params.gas && !params.actions?.length && !params.approvals?.length) {
     throw new DelegationShapeError('runway|gas|actions|approvals', 'at least one is required: a Golem grant with nothing in it is not a grant')
   }
   requireGolemCaveats('bardo', bardo, golem)
-  if (params.actions) checkActions(params.actions)
+  const actions = (params.actions ?? []).map((a, i) => ({ slot: a, pins: checkActions(a, i, owner) }))
   const approvals = checkApprovals(params.approvals ?? [], golem)
   const environment = tree.environment
   const salt = () => params.salt ?? generateSalt()
-  const built: { slot: Exclude<keyof GolemGrant, 'approvals'>; delegation: Delegation }[] = []
+  const built: { slot: 'runway' | 'gas'; delegation: Delegation }[] = []
 
   if (params.runway) {
     const r = params.runway
@@ -189,20 +255,24 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
       }),
     })
   }
-  if (params.actions) {
-    const a = params.actions
+  const actionDelegations = actions.map(({ slot: a, pins }) => {
     const limit: StandardCaveat[] = a.maxCalls === undefined ? [] : [{ type: 'limitedCalls', limit: BigInt(a.maxCalls) }]
-    built.push({ slot: 'actions', delegation: 
-      createDelegation({
-        environment,
-        from: owner,
-        to: golem,
-        scope: { type: 'functionCall', targets: [...a.targets], selectors: [...a.selectors], valueLte: { maxValue: a.maxValue ?? 0n } },
-        caveats: extraCaveats(tree, [...bardo, ...(a.bardo ?? [])], [...limit, ...(a.caveats ?? [])]),
-        salt: salt(),
-      }),
+    const delegation = createDelegation({
+      environment,
+      from: owner,
+      to: golem,
+      scope: {
+        type: 'functionCall',
+        targets: [...a.targets],
+        selectors: [...a.selectors],
+        valueLte: { maxValue: a.maxValue ?? 0n },
+        ...(pins.length > 0 ? { allowedCalldata: pins } : {}),
+      },
+      caveats: extraCaveats(tree, [...bardo, ...(a.bardo ?? [])], [...limit, ...(a.caveats ?? [])]),
+      salt: salt(),
     })
-  }
+    return { name: a.name ?? a.selectors.join(', '), targets: a.targets.map((t) => getAddress(t)), selectors: a.selectors.map((s) => s.toLowerCase() as Hex), pins, delegation }
+  })
   const approvalDelegations = approvals.map(({ spender, tokens }, i) => {
     const s = params.approvals![i]!
     const delegation = createDelegation({
@@ -216,9 +286,10 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
     return { spender, tokens, delegation }
   })
   // All or nothing: check every delegation before any joins the tree.
-  for (const { delegation } of [...built, ...approvalDelegations]) tree.check(delegation)
+  for (const { delegation } of [...built, ...actionDelegations, ...approvalDelegations]) tree.check(delegation)
   const grant: GolemGrant = {}
   for (const { slot, delegation } of built) grant[slot] = { hash: tree.add(delegation), delegation }
+  if (actionDelegations.length > 0) grant.actions = actionDelegations.map((a) => ({ ...a, hash: tree.add(a.delegation) }))
   if (approvalDelegations.length > 0) {
     grant.approvals = approvalDelegations.map(({ spender, tokens, delegation }) => ({ spender, tokens, hash: tree.add(delegation), delegation }))
   }

@@ -1,7 +1,7 @@
 import { DelegationManager } from '@metamask/delegation-abis'
 import { Implementation, ROOT_AUTHORITY, signDelegation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
 import { encodeDelegations, hashDelegation, SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
-import { createPublicClient, custom, decodeFunctionData, encodeFunctionData, erc20Abi, recoverTypedDataAddress, type Address, type Hex } from 'viem'
+import { createPublicClient, custom, decodeFunctionData, encodeFunctionData, erc20Abi, pad, recoverTypedDataAddress, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { baseSepolia } from 'viem/chains'
 import { describe, expect, it } from 'vitest'
@@ -53,16 +53,18 @@ const fullGrant = (t: DelegationTree) =>
     bardo: golemBardo(),
     runway: { token: USDC, periodAmount: 100_000_000n, periodDuration: 86_400, startDate: Number(NOW) },
     gas: { periodAmount: 10n ** 16n, periodDuration: 86_400, startDate: Number(NOW) },
-    actions: {
+    // ERC-4626 deposit and mint share one layout: the receiver at byte 36, pinned to the owner.
+    actions: [{
       targets: [ROUTER, VAULT],
-      selectors: ['0x04e45aaf', '0x6e553f65', '0xb460af94'],
+      selectors: ['0x6e553f65', '0x94bf804d'],
+      receivers: [36],
       maxCalls: 1000,
       bardo: [
         { type: 'dreamMode', golem: GOLEM },
         { type: 'dailySpendLimit', dailyLimitUsd: USD(1000), maxPriceAge: 3600, feeds: FEEDS },
         { type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 600, feeds: FEEDS },
       ],
-    },
+    }],
     salt: '0x01',
   })
 
@@ -71,17 +73,18 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
     const t = tree()
     const grant = fullGrant(t)
     expect(t.nodes()).toHaveLength(3)
-    for (const slot of [grant.runway!, grant.gas!, grant.actions!]) {
+    for (const slot of [grant.runway!, grant.gas!, grant.actions![0]!]) {
       expect(slot.delegation).toMatchObject({ delegator: OWNER, delegate: GOLEM, authority: ROOT_AUTHORITY, salt: '0x01', signature: '0x' })
       expect(slot.hash).toBe(hashDelegation(slot.delegation))
     }
     expect(enforcerNames(grant.runway!.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'golemPhase'])
     expect(enforcerNames(grant.gas!.delegation)).toEqual(['ExactCalldataEnforcer', 'NativeTokenPeriodTransferEnforcer', 'AllowedTargetsEnforcer', 'golemPhase'])
     expect(decodeDelegationCaveats(grant.runway!.delegation, DEPLOYMENT, ENV).at(-1)).toEqual({ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: DEC_21_2026 })
-    expect(enforcerNames(grant.actions!.delegation)).toEqual([
+    expect(enforcerNames(grant.actions![0]!.delegation)).toEqual([
       'AllowedTargetsEnforcer',
       'AllowedMethodsEnforcer',
       'ValueLteEnforcer',
+      'AllowedCalldataEnforcer',
       'LimitedCallsEnforcer',
       'golemPhase',
       'dreamMode',
@@ -107,8 +110,8 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       environment: ENV,
     })
     const t = tree()
-    const grant = buildGolemDelegation({ tree: t, owner: smartAccount.address, golem: GOLEM, bardo: golemBardo(), actions: { targets: [ROUTER], selectors: ['0x04e45aaf'] } })
-    const signed = await t.sign(grant.actions!.hash, smartAccountSigner(smartAccount))
+    const grant = buildGolemDelegation({ tree: t, owner: smartAccount.address, golem: GOLEM, bardo: golemBardo(), actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }] })
+    const signed = await t.sign(grant.actions![0]!.hash, smartAccountSigner(smartAccount))
     const { signature, ...message } = toDelegationStruct(signed)
     // A Hybrid DeleGator validates its EOA owner's ECDSA signature over the DelegationManager domain.
     const signer = await recoverTypedDataAddress({
@@ -122,7 +125,7 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
   })
 
   it('refuses a grant without the phase gate or the deadline, or with nothing in it', () => {
-    const actions = { targets: [ROUTER], selectors: ['0x04e45aaf'] as Hex[] }
+    const actions = [{ targets: [ROUTER], selectors: ['0x04e45aaf'] as Hex[], receivers: [100] }]
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo(REPLICANT), actions })).toThrowError(
       `bardo must include a golemPhase caveat for the Golem ${GOLEM}, so it cannot act out of phase or after death`,
     )
@@ -150,7 +153,7 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
   })
 
   it('refuses a golemPhase window that has already ended, and one disjoint from a mortalityTimeWindow beside it', () => {
-    const actions = { targets: [ROUTER], selectors: ['0x04e45aaf'] as Hex[] }
+    const actions = [{ targets: [ROUTER], selectors: ['0x04e45aaf'] as Hex[], receivers: [100] }]
     const ended: BardoCaveat[] = [{ type: 'golemPhase', golem: GOLEM, startTime: NOW - DAY, endTime: NOW - 1n }]
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: ended, actions })).toThrowError(
       'golemPhase window already expired at 31 Dec 2025 23:59:59 UTC, before now (1 Jan 2026).',
@@ -174,7 +177,7 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
         golem: GOLEM,
         bardo: golemBardo(),
         runway: { token: USDC, periodAmount: 1n, periodDuration: 86_400, startDate: Number(NOW) },
-        actions: { targets: [ROUTER], selectors: ['0x04e45aaf'], bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(5), maxPriceAge: 60, feeds: [] }] },
+        actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100], bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(5), maxPriceAge: 60, feeds: [] }] }],
       }),
     ).toThrowError('dailySpendLimit prices no token (feeds is empty), so it caps nothing.')
     expect(t.nodes()).toHaveLength(0)
@@ -249,16 +252,18 @@ describe('buildReplicantDelegation', () => {
   it('re-delegates a strictly narrower slice that only the Replicant can redeem', async () => {
     const t = tree()
     const grant = fullGrant(t)
-    const r = buildReplicantDelegation({ tree: t, parent: grant.actions!.hash, replicant: REPLICANT, budget, maxCalls: 100, salt: '0x09' })
-    expect(r.delegation).toMatchObject({ delegator: GOLEM, delegate: REPLICANT, authority: grant.actions!.hash })
+    const r = buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 100, salt: '0x09' })
+    expect(r.delegation).toMatchObject({ delegator: GOLEM, delegate: REPLICANT, authority: grant.actions![0]!.hash })
     expect(decodeDelegationCaveats(r.delegation, DEPLOYMENT, ENV)).toEqual([
       { type: 'limitedCalls', limit: 100n },
       { type: 'allowedTargets', targets: [ROUTER, VAULT] },
+      // The parent's receiver pin is carried: a Replicant, too, deposits only for the owner.
+      { type: 'allowedCalldata', startIndex: 36n, value: pad(OWNER.toLowerCase() as Hex) },
       { type: 'redeemer', redeemers: [REPLICANT] },
       { type: 'replicantBudget', ...budget },
       { type: 'mortalityTimeWindow', startTime: NOW, endTime: NOW + DAY },
     ])
-    expect(t.chain(r.hash)).toEqual([r.delegation, grant.actions!.delegation])
+    expect(t.chain(r.hash)).toEqual([r.delegation, grant.actions![0]!.delegation])
     const signed = await t.sign(r.hash, keySigner(golemKey))
     expect(signed.signature).not.toBe('0x')
   })
@@ -266,13 +271,13 @@ describe('buildReplicantDelegation', () => {
   it('refuses targets outside the parent, a lifespan past the parent deadline, and a wider runway slice', () => {
     const t = tree()
     const grant = fullGrant(t)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] })).toThrowError(AttenuationError)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] })).toThrowError(
+    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] })).toThrowError(AttenuationError)
+    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] })).toThrowError(
       'Child allowedTargets [WETH] is not within parent allowedTargets [the Uniswap router, the USDC vault].',
     )
-    const short = buildGolemDelegation({ tree: t, owner: OWNER, golem: GOLEM, bardo: golemBardo(GOLEM, NOW + 10n * DAY), actions: { targets: [ROUTER], selectors: ['0x04e45aaf'] } })
+    const short = buildGolemDelegation({ tree: t, owner: OWNER, golem: GOLEM, bardo: golemBardo(GOLEM, NOW + 10n * DAY), actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }] })
     expect(() =>
-      buildReplicantDelegation({ tree: t, parent: short.actions!.hash, replicant: REPLICANT, budget: { ...budget, maxLifespanSeconds: 30n * DAY }, maxCalls: 10 }),
+      buildReplicantDelegation({ tree: t, parent: short.actions![0]!.hash, replicant: REPLICANT, budget: { ...budget, maxLifespanSeconds: 30n * DAY }, maxCalls: 10 }),
     ).toThrowError('Child replicantBudget lifespan 30 days exceeds parent golemPhase from 1 Jan 2026 to 11 Jan 2026 (10 days).')
     const runway = { token: USDC, periodDuration: 86_400, startDate: Number(NOW) }
     expect(() => buildReplicantDelegation({ tree: t, parent: grant.runway!.hash, replicant: REPLICANT, budget, maxCalls: 10, runway: { ...runway, periodAmount: 200_000_000n } })).toThrowError(
@@ -289,9 +294,9 @@ describe('buildReplicantDelegation', () => {
       owner: OWNER,
       golem: GOLEM,
       bardo: [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x17, 0x17, 0x16, 0x16, 0x10], startTime: NOW, endTime: DEC_21_2026 }],
-      actions: { targets: [ROUTER], selectors: ['0x04e45aaf'] },
+      actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }],
     })
-    expect(() => buildReplicantDelegation({ tree: t, parent: noSub.actions!.hash, replicant: REPLICANT, budget, maxCalls: 10 })).toThrowError(
+    expect(() => buildReplicantDelegation({ tree: t, parent: noSub.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10 })).toThrowError(
       `parent golemPhase for ${GOLEM} allows sub-delegation in no phase, so a Replicant could never redeem`,
     )
   })
@@ -299,8 +304,8 @@ describe('buildReplicantDelegation', () => {
   it('refuses the Golem as its own Replicant and a non-positive call limit', () => {
     const t = tree()
     const grant = fullGrant(t)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions!.hash, replicant: GOLEM, budget, maxCalls: 10 })).toThrowError(DelegationShapeError)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions!.hash, replicant: REPLICANT, budget, maxCalls: 0 })).toThrowError('maxCalls must be a positive integer, got 0')
+    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: GOLEM, budget, maxCalls: 10 })).toThrowError(DelegationShapeError)
+    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 0 })).toThrowError('maxCalls must be a positive integer, got 0')
   })
 })
 
@@ -308,7 +313,7 @@ describe('encodeRedemptions', () => {
   it('refuses unsigned chains and empty execution lists', () => {
     const t = tree()
     const grant = fullGrant(t)
-    expect(() => encodeRedemptions([{ chain: t.chain(grant.actions!.hash), executions: [{ target: ROUTER, value: 0n, callData: '0x' }] }])).toThrowError(
+    expect(() => encodeRedemptions([{ chain: t.chain(grant.actions![0]!.hash), executions: [{ target: ROUTER, value: 0n, callData: '0x' }] }])).toThrowError(
       'redemptions[0].chain[0] is unsigned; sign it through the tree first',
     )
     expect(() => encodeRedemptions([{ chain: [], executions: [] }])).toThrowError('redemptions[0].executions must hold at least one execution')

@@ -3,6 +3,8 @@ import { compileStrategy, DAILY_GAS_CAP_WEI, type PermissionPlan } from './compi
 import { CORPUS, NOW, OWNER, REGISTRIES, SESSION_KEY, type CorpusCase } from './corpus/corpus.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 import { SELECTORS } from './selectors.ts'
+import { layoutOfSelector, type CallLayout } from './callLayouts.ts'
+import type { ContractCall, ProtocolRegistry } from './protocolRegistry.ts'
 import { BardoError } from '../errors.ts'
 
 function compileCase(c: CorpusCase): PermissionPlan {
@@ -48,8 +50,22 @@ describe('strategy corpus', () => {
     expect(plan.dailyGasCap).toBe(DAILY_GAS_CAP_WEI)
     expect(plan.targets).toEqual(expected.targets)
     expect(plan.selectors).toEqual(expected.selectors)
+    expect(plan.actions.map(({ name, targets, selectors, receivers, calldata }) => ({ name, targets, selectors, receivers, calldata }))).toEqual(expected.actions)
     expect(plan.approvals).toEqual(expected.approvals)
-    expect(plan.selectors).not.toContain(SELECTORS.erc20Approve)
+    for (const s of [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance, SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom]) {
+      expect(plan.selectors).not.toContain(s)
+      for (const a of plan.actions) expect(a.selectors).not.toContain(s)
+    }
+    // Every call that names a receiver is in an entry pinning exactly its receiver words (and fixed words).
+    for (const a of plan.actions) {
+      for (const s of a.selectors) {
+        const layout = layoutOfSelector(s)?.layout
+        expect(layout, `${a.name} ${s} has a known layout`).toBeDefined()
+        expect(layout!.kind).not.toBe('unpinnable')
+        expect(a.receivers).toEqual(layout!.kind === 'receivers' ? layout!.receivers.map((r) => r.startIndex).sort((x, y) => x - y) : [])
+        expect(a.calldata).toEqual(layout!.kind === 'receivers' ? (layout!.fixed ?? []).map(({ startIndex, value }) => ({ startIndex, value })) : [])
+      }
+    }
     expect(plan.expiry).toBe(expected.expiry)
     expect(plan.startTime).toBe(NOW)
     expect(plan.period).toBe(86_400)
@@ -75,8 +91,11 @@ describe('compileStrategy', () => {
     const plan = compileStrategy({ ...base, text: 'Swap USDC for WETH.' })
     const r = REGISTRIES.local()
     expect(plan.calls).toEqual([
-      { target: r.usdc, selectors: [SELECTORS.erc20Transfer] },
       { target: '0x3000000000000000000000000000000000000003', selectors: [SELECTORS.exactInputSingle, SELECTORS.exactInput] },
+    ])
+    expect(plan.actions.map((a) => a.calls)).toEqual([
+      [{ target: '0x3000000000000000000000000000000000000003', selectors: [SELECTORS.exactInputSingle] }],
+      [{ target: '0x3000000000000000000000000000000000000003', selectors: [SELECTORS.exactInput] }],
     ])
     expect(plan.approvals).toEqual([{ spender: '0x3000000000000000000000000000000000000003', tokens: [r.usdc, r.weth] }])
   })
@@ -97,18 +116,55 @@ describe('compileStrategy', () => {
     expect(plan.approvals).toEqual([{ spender: shared, tokens: [registry.usdc, registry.weth] }])
   })
 
-  it.each([
-    ['approve', SELECTORS.erc20Approve],
-    ['increaseAllowance', SELECTORS.erc20IncreaseAllowance],
-  ] as const)('refuses a registry that lists %s as a call, naming the registry', (_name, selector) => {
+  const withSwapCalls = (calls: ContractCall[]): ProtocolRegistry => {
     const registry = REGISTRIES.local()
-    const leaky = {
-      ...registry,
-      capabilities: { ...registry.capabilities, Swap: { calls: [{ name: 'token allowance', target: registry.usdc, selectors: [selector] }], approvals: [] } },
-    }
+    return { ...registry, capabilities: { ...registry.capabilities, Swap: { calls, approvals: [] } } }
+  }
+  const noReceiver = { kind: 'none', why: 'test' } as const
+
+  it.each([
+    ['approve', SELECTORS.erc20Approve, 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned'],
+    ['increaseAllowance', SELECTORS.erc20IncreaseAllowance, 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned'],
+    ['transfer', SELECTORS.erc20Transfer, "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient"],
+    ['transferFrom', SELECTORS.erc20TransferFrom, "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient"],
+  ] as const)('refuses a registry that lists %s as a call, naming the registry and the rule', (name, selector, rule) => {
+    const usdc = REGISTRIES.local().usdc
+    const leaky = withSwapCalls([{ name: 'token', target: usdc, functions: [{ name, selector, layout: noReceiver }] }])
     expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(StrategyCompileError)
-    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(
-      `registry: token allowance lists ${selector} on ${registry.usdc} as a call; an approval must be a (token, spender) pair in approvals, so its spender can be pinned`,
+    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(`registry: token ${name} (${selector}) on ${usdc} is listed as a call; ${rule}`)
+  })
+
+  it.each([
+    ['no layout', undefined],
+    ['an unknown kind', { kind: 'maybe' }],
+    ['receivers with no word', { kind: 'receivers', receivers: [] }],
+    ['a receiver inside the selector', { kind: 'receivers', receivers: [{ argument: 'to', startIndex: 2 }] }],
+    ['a fixed word that is not 32 bytes', { kind: 'receivers', receivers: [{ argument: 'to', startIndex: 36 }], fixed: [{ argument: 'offset', startIndex: 4, value: '0x20' }] }],
+  ])('refuses a call whose receiver layout is unknown (%s): never granted unpinned', (_name, layout) => {
+    const router = '0x3000000000000000000000000000000000000003'
+    const registry = withSwapCalls([{ name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: layout as unknown as CallLayout }] }])
+    expect(() => compileStrategy({ ...base, registry, text: 'Swap.' })).toThrowError(
+      `registry: router swap (0x12345678) on ${router} states no valid receiver layout; every call must state where its receivers sit or that it has none, so that none is granted unpinned`,
+    )
+  })
+
+  it('leaves an unpinnable call out with a warning, and refuses a capability left with nothing callable', () => {
+    const router = '0x3000000000000000000000000000000000000003'
+    const unpinnable = { kind: 'unpinnable', why: 'its receiver moves' } as const
+    const some = withSwapCalls([{ name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: unpinnable }, { name: 'sweep', selector: '0x87654321', layout: noReceiver }] }])
+    const plan = compileStrategy({ ...base, registry: some, text: 'Swap.' })
+    expect(plan.selectors).toEqual(['0x87654321'])
+    expect(plan.warnings).toContain('Swap: swap on router is not granted: its receiver moves')
+    const none = withSwapCalls([{ name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: unpinnable }] }])
+    expect(() => compileStrategy({ ...base, registry: none, text: 'Swap.' })).toThrowError(
+      "capabilities: Swap has no call whose receiver can be pinned to the owner's account, so it is not granted",
+    )
+  })
+
+  it('the Base LP plan warns that increaseLiquidity is not granted', () => {
+    const plan = compileStrategy({ ...base, chainId: 8453, registry: REGISTRIES.base(), text: '---\noverride: true\n---\nProvide liquidity.' })
+    expect(plan.warnings).toContain(
+      "ProvideLiquidity: increaseLiquidity on Uniswap V3 NonfungiblePositionManager is not granted: it adds the owner's tokens to any tokenId, including a position someone else owns, and which positions are the owner's is not a calldata word",
     )
   })
 

@@ -1,8 +1,9 @@
-import { getAddress, isAddress, zeroAddress, type Address, type Hex } from 'viem'
+import { getAddress, isAddress, isHex, size, zeroAddress, type Address, type Hex } from 'viem'
 import { formatUsdc, parseBudget, USDC_UNIT } from './budget.ts'
+import type { CallLayout } from './callLayouts.ts'
 import { analyzeProse, CAPABILITIES, type Capability } from './capabilities.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
-import { SUPPORTED_CHAIN_IDS, type ContractCall, type ProtocolRegistry, type TokenApproval } from './protocolRegistry.ts'
+import { SUPPORTED_CHAIN_IDS, type ContractCall, type ProtocolFunction, type ProtocolRegistry, type TokenApproval } from './protocolRegistry.ts'
 import { SELECTORS } from './selectors.ts'
 import { parseStrategyDocument } from './strategyDocument.ts'
 
@@ -41,6 +42,28 @@ export type CompileStrategyParameters = {
  */
 export type SpenderApproval = { readonly spender: Address; readonly tokens: readonly Address[] }
 
+/**
+ * Calls of one capability that share one receiver layout: one actions delegation (buildGolemDelegation
+ * `actions[i]`), AllowedTargets + AllowedMethods + an AllowedCalldata pin per receiver word, each holding
+ * the owner's smart account. An AllowedCalldata caveat applies to every call of its delegation, hence
+ * one delegation per layout.
+ */
+export type ActionCallSet = {
+  /** "Swap: exactInputSingle". */
+  readonly name: string
+  readonly capability: Capability
+  /** Sorted. */
+  readonly targets: readonly Address[]
+  /** Sorted. */
+  readonly selectors: readonly Hex[]
+  /** Byte offsets of the ABI words that must hold the owner's smart account; empty for calls with no receiver. */
+  readonly receivers: readonly number[]
+  /** Words that must hold a constant so each receiver is read where it is pinned (a dynamic tuple's offset). */
+  readonly calldata: readonly { readonly startIndex: number; readonly value: Hex }[]
+  /** The finer map target -> selectors. */
+  readonly calls: readonly { readonly target: Address; readonly selectors: readonly Hex[] }[]
+}
+
 export type PermissionPlan = {
   readonly chainId: number
   readonly owner: Address
@@ -53,11 +76,16 @@ export type PermissionPlan = {
   readonly budgetSource: 'explicit' | 'capabilities'
   /** Wei per period. */
   readonly dailyGasCap: bigint
-  /** Union of call targets (AllowedTargets of the actions delegation), sorted. Never an approve. */
+  /**
+   * The capabilities' calls, one entry per (capability, receiver layout): each is one actions delegation
+   * with its receivers pinned to `owner`. Never the runway's transfer, an approve or a transferFrom.
+   */
+  readonly actions: readonly ActionCallSet[]
+  /** Union of every actions entry's targets, sorted: for display. Build delegations from `actions`. */
   readonly targets: readonly Address[]
-  /** Union of selectors (AllowedMethods of the actions delegation), sorted. Never approve or increaseAllowance. */
+  /** Union of every actions entry's selectors, sorted: for display. Build delegations from `actions`. */
   readonly selectors: readonly Hex[]
-  /** The finer map target -> selectors, for enforcers that can bind pairs. */
+  /** The union as a map target -> selectors, for display. */
   readonly calls: readonly { readonly target: Address; readonly selectors: readonly Hex[] }[]
   /** One entry per spender (sorted), its tokens sorted: each is one approvals delegation with the spender pinned. */
   readonly approvals: readonly SpenderApproval[]
@@ -115,16 +143,77 @@ function resolveRunwayDays(param: number | undefined, declared: number | undefin
 }
 
 const byLowerCase = (a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0)
-const ALLOWANCE_SELECTORS: readonly Hex[] = [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance]
+/** Never a capability's call: allowance setters name a spender, transfers a recipient, and AllowedMethods pins neither. */
+const REFUSED_CALLS: readonly { selector: Hex; rule: string }[] = [
+  { selector: SELECTORS.erc20Approve, rule: 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned' },
+  { selector: SELECTORS.erc20IncreaseAllowance, rule: 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned' },
+  { selector: SELECTORS.erc20Transfer, rule: 'token movement from the owner\'s account goes through the runway\'s capped delegation; AllowedMethods cannot pin the recipient' },
+  { selector: SELECTORS.erc20TransferFrom, rule: 'token movement from the owner\'s account goes through the runway\'s capped delegation; AllowedMethods cannot pin the recipient' },
+]
 
-/** A registry that lists approve as a call would put an unpinned approve in the actions delegation. */
-function refuseAllowanceCalls(calls: readonly ContractCall[]): void {
+const isOffset = (n: unknown, min: number): n is number => Number.isSafeInteger(n) && (n as number) >= min
+
+/** A layout the compiler can act on, or a StrategyCompileError: a call whose receiver is not stated is never granted. */
+function checkLayout(call: ContractCall, f: ProtocolFunction): CallLayout {
+  const where = `${call.name} ${f.name} (${f.selector}) on ${call.target}`
+  const refused = REFUSED_CALLS.find((r) => r.selector === f.selector.toLowerCase())
+  if (refused !== undefined) throw new StrategyCompileError('registry', `${where} is listed as a call; ${refused.rule}`)
+  const layout = f.layout as CallLayout | undefined
+  const unknown = () => new StrategyCompileError('registry', `${where} states no valid receiver layout; every call must state where its receivers sit or that it has none, so that none is granted unpinned`)
+  if (layout === undefined || layout === null || typeof layout !== 'object') throw unknown()
+  if (layout.kind === 'none' || layout.kind === 'unpinnable') return layout
+  if (layout.kind !== 'receivers' || !Array.isArray(layout.receivers) || layout.receivers.length === 0) throw unknown()
+  // A pinned word starts after the selector, and a receiver word is never also a fixed word.
+  const offsets = [...layout.receivers.map((r) => r.startIndex), ...(layout.fixed ?? []).map((w) => w.startIndex)]
+  if (!offsets.every((o) => isOffset(o, 4)) || new Set(offsets).size !== offsets.length) throw unknown()
+  if (!(layout.fixed ?? []).every((w) => isHex(w.value) && size(w.value) === 32)) throw unknown()
+  return layout
+}
+
+const layoutKey = (layout: CallLayout): string =>
+  layout.kind !== 'receivers'
+    ? 'none'
+    : JSON.stringify([
+        layout.receivers.map((r) => r.startIndex).sort((a, b) => a - b),
+        [...(layout.fixed ?? [])].sort((a, b) => a.startIndex - b.startIndex).map((w) => [w.startIndex, w.value.toLowerCase()]),
+      ])
+
+/**
+ * A capability's calls grouped by receiver layout, one ActionCallSet each. Groups do not span
+ * capabilities, so a target is never callable with another protocol's selector. An unpinnable function
+ * is left out with a warning; a capability left with nothing callable is refused.
+ */
+function actionSets(capability: Capability, calls: readonly ContractCall[], warnings: string[]): ActionCallSet[] {
+  const groups = new Map<string, { layout: CallLayout; names: string[]; calls: { target: Address; selectors: Hex[] }[] }>()
   for (const call of calls) {
-    const selector = call.selectors.find((s) => ALLOWANCE_SELECTORS.includes(s.toLowerCase() as Hex))
-    if (selector !== undefined) {
-      throw new StrategyCompileError('registry', `${call.name} lists ${selector} on ${call.target} as a call; an approval must be a (token, spender) pair in approvals, so its spender can be pinned`)
+    for (const f of call.functions) {
+      const layout = checkLayout(call, f)
+      if (layout.kind === 'unpinnable') {
+        warnings.push(`${capability}: ${f.name} on ${call.name} is not granted: ${layout.why}`)
+        continue
+      }
+      const key = layoutKey(layout)
+      const group = groups.get(key) ?? { layout, names: [], calls: [] }
+      if (!group.names.includes(f.name)) group.names.push(f.name)
+      group.calls.push({ target: call.target, selectors: [f.selector] })
+      groups.set(key, group)
     }
   }
+  if (calls.some((c) => c.functions.length > 0) && groups.size === 0) {
+    throw new StrategyCompileError('capabilities', `${capability} has no call whose receiver can be pinned to the owner's account, so it is not granted`)
+  }
+  return [...groups.values()].map(({ layout, names, calls: grouped }) => {
+    const merged = mergeCalls(grouped)
+    return {
+      name: `${capability}: ${names.join(', ')}`,
+      capability,
+      targets: merged.map((c) => c.target),
+      selectors: [...new Set(merged.flatMap((c) => c.selectors))].sort(),
+      receivers: layout.kind === 'receivers' ? layout.receivers.map((r) => r.startIndex).sort((a, b) => a - b) : [],
+      calldata: layout.kind === 'receivers' ? [...(layout.fixed ?? [])].sort((a, b) => a.startIndex - b.startIndex).map((w) => ({ startIndex: w.startIndex, value: w.value.toLowerCase() as Hex })) : [],
+      calls: merged,
+    }
+  })
 }
 
 function groupApprovals(pairs: readonly TokenApproval[]): SpenderApproval[] {
@@ -139,7 +228,7 @@ function groupApprovals(pairs: readonly TokenApproval[]): SpenderApproval[] {
     .map((e) => ({ spender: e.spender, tokens: [...e.tokens.values()].sort(byLowerCase) }))
 }
 
-function mergeCalls(calls: readonly ContractCall[]): { target: Address; selectors: Hex[] }[] {
+function mergeCalls(calls: readonly { target: Address; selectors: readonly Hex[] }[]): { target: Address; selectors: Hex[] }[] {
   const byTarget = new Map<string, { target: Address; selectors: Set<Hex> }>()
   for (const call of calls) {
     const entry = byTarget.get(call.target.toLowerCase()) ?? { target: getAddress(call.target), selectors: new Set<Hex>() }
@@ -192,7 +281,7 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   const runwayDays = resolveRunwayDays(p.runwayDays, doc.frontMatter.runwayDays)
   const override = doc.frontMatter.override === true
 
-  const calls: ContractCall[] = [...p.registry.runway]
+  const actions: ActionCallSet[] = []
   const pairs: TokenApproval[] = []
   const ordered = CAPABILITIES.filter((c) => capabilities.has(c))
   for (const c of ordered) {
@@ -200,10 +289,9 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
     if (served === undefined) {
       throw new StrategyCompileError('capabilities', `${c} is not available on chain ${p.chainId} (${p.registry.name}): its protocol registry has no contract for it`)
     }
-    calls.push(...served.calls)
+    actions.push(...actionSets(c, served.calls, warnings))
     pairs.push(...served.approvals)
   }
-  refuseAllowanceCalls(calls)
   const violations: { field: string; rule: string }[] = []
   if (dailyUsdcCap > GUARDRAIL_MAX_DAILY_CAP) {
     violations.push({ field: 'dailyUsdcCap', rule: `${formatUsdc(dailyUsdcCap)} USDC/day is over the ${formatUsdc(GUARDRAIL_MAX_DAILY_CAP)} USDC/day runway guardrail` })
@@ -221,7 +309,7 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   }
   if (override && first === undefined) warnings.push('override: true is set but nothing needs it')
 
-  const merged = mergeCalls(calls)
+  const merged = mergeCalls(actions.flatMap((a) => a.calls))
   return {
     chainId: p.chainId,
     owner,
@@ -234,6 +322,7 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
     targets: merged.map((c) => c.target),
     selectors: [...new Set(merged.flatMap((c) => c.selectors))].sort(),
     calls: merged,
+    actions,
     approvals: groupApprovals(pairs),
     startTime: p.now,
     expiry: p.now + runwayDays * PERIOD_SECONDS,

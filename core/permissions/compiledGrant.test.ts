@@ -1,5 +1,6 @@
-// The compiler's plan, built into a Golem grant the way a caller does: the actions delegation holds no
-// approve, and each spender the plan names gets one approvals delegation pinned to it.
+// The compiler's plan, built into a Golem grant the way a caller does: the actions delegations hold no
+// approve and no transfer, every receiver word is pinned to the owner's account, and each spender the
+// plan names gets one approvals delegation pinned to it.
 import { pad, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
@@ -34,7 +35,7 @@ function grantOf(plan: PermissionPlan): GolemGrant {
       { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
     ],
     runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime },
-    actions: { targets: plan.targets, selectors: plan.selectors },
+    actions: plan.actions,
     approvals: plan.approvals,
   })
 }
@@ -48,12 +49,30 @@ describe('compiled strategies as Golem grants', () => {
     const plan = compile(c)
     const grant = grantOf(plan)
 
-    // The actions delegation: exactly the plan's calls, and no allowance setter at all.
-    const actions = decoded(grant.actions!.delegation)
-    expect(methodsOf(actions)).toEqual(plan.selectors)
-    expect(methodsOf(actions)).not.toContain(SELECTORS.erc20Approve)
-    expect(methodsOf(actions)).not.toContain(SELECTORS.erc20IncreaseAllowance)
-    expect(actions.some((c) => c.type === 'allowedCalldata')).toBe(false)
+    // One actions delegation per plan entry: exactly its calls, no allowance setter or transfer, and one
+    // AllowedCalldata pin per receiver word holding the owner's account (plus the fixed words).
+    expect(grant.actions ?? []).toHaveLength(expected.actions.length)
+    const ownerWord = pad(plan.owner.toLowerCase() as Hex)
+    for (const [i, e] of expected.actions.entries()) {
+      const caveats = decoded(grant.actions![i]!.delegation)
+      expect(grant.actions![i]!.name).toBe(e.name)
+      expect(caveats.slice(0, 3)).toEqual([
+        { type: 'allowedTargets', targets: e.targets },
+        { type: 'allowedMethods', selectors: e.selectors },
+        { type: 'valueLte', maxValue: 0n },
+      ])
+      expect(caveats.filter((c) => c.type === 'allowedCalldata')).toEqual([
+        ...e.receivers.map((r) => ({ type: 'allowedCalldata', startIndex: BigInt(r), value: ownerWord })),
+        ...e.calldata.map((w) => ({ type: 'allowedCalldata', startIndex: BigInt(w.startIndex), value: w.value })),
+      ])
+      expect(caveats.slice(-2)).toEqual([
+        { type: 'golemPhase', golem: plan.sessionKey },
+        { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
+      ])
+      for (const s of [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance, SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom]) expect(methodsOf(caveats)).not.toContain(s)
+    }
+    // The runway's USDC moves only through its period-capped delegation.
+    expect(decoded(grant.runway!.delegation).find((c) => c.type === 'erc20PeriodTransfer')).toMatchObject({ tokenAddress: plan.usdc, periodAmount: plan.dailyUsdcCap })
 
     // One approvals delegation per spender, approve only on its tokens, approve's first argument pinned to it.
     expect(grant.approvals ?? []).toHaveLength(expected.approvals.length)
@@ -71,9 +90,13 @@ describe('compiled strategies as Golem grants', () => {
     }
   })
 
-  it('adversarial texts that grant no capability get no approvals delegation at all', () => {
+  it('adversarial texts that grant no capability get no actions and no approvals delegation at all', () => {
     const nothing = compiled.filter((c) => c.adversarial && (c.expect as { capabilities: unknown[] }).capabilities.length === 0)
     expect(nothing.length).toBeGreaterThanOrEqual(4)
-    for (const c of nothing) expect(grantOf(compile(c)).approvals, c.name).toBeUndefined()
+    for (const c of nothing) {
+      const grant = grantOf(compile(c))
+      expect(grant.approvals, c.name).toBeUndefined()
+      expect(grant.actions, c.name).toBeUndefined()
+    }
   })
 })

@@ -9,6 +9,7 @@ export {
   GUARDRAIL_MAX_DAILY_CAP,
   GUARDRAIL_MAX_RUNWAY_DAYS,
   PERIOD_SECONDS,
+  type ActionCallSet,
   type CompileStrategyParameters,
   type PermissionPlan,
   type SpenderApproval,
@@ -28,9 +29,12 @@ export {
   publicRegistry,
   PUBLIC_ADDRESSES,
   SUPPORTED_CHAIN_IDS,
+  type ContractCall,
   type LocalAssetAddresses,
+  type ProtocolFunction,
   type ProtocolRegistry,
   type TokenApproval,
 } from './protocolRegistry.ts'
 export { SELECTORS } from './selectors.ts'
+export { CALL_LAYOUTS, layoutOfSelector, TUPLE_OFFSET_WORD, type CallLayout, type FixedWord, type ReceiverWord } from './callLayouts.ts'
 export * from './localOwnerWallet.ts'

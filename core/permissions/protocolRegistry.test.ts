@@ -1,5 +1,6 @@
 import { getAddress, toFunctionSelector } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { CALL_LAYOUTS, layoutOfSelector } from './callLayouts.ts'
 import { StrategyCompileError } from './errors.ts'
 import { localRegistry, publicRegistry, PUBLIC_ADDRESSES } from './protocolRegistry.ts'
 import { SELECTOR_SIGNATURES, SELECTORS } from './selectors.ts'
@@ -48,7 +49,8 @@ describe('public registry addresses', () => {
     for (const chainId of [8453, 84532]) {
       const r = publicRegistry(chainId)
       expect(Object.keys(r.capabilities).sort()).toEqual(['Bridge', 'ProvideLiquidity', 'SpawnReplicants', 'Swap'])
-      expect(r.runway).toEqual([{ name: 'USDC runway transfer', target: r.usdc, selectors: [SELECTORS.erc20Transfer] }])
+      // The runway is the registry's usdc, moved by its own capped delegation: no registry call holds a transfer.
+      expect('runway' in r).toBe(false)
       const withVault = publicRegistry(chainId, { vaults: ['0x6000000000000000000000000000000000000006'] })
       expect(withVault.capabilities.VaultManagement?.calls.map((c) => c.target)).toEqual(['0x6000000000000000000000000000000000000006'])
       expect(withVault.capabilities.VaultManagement?.approvals).toEqual([{ token: r.usdc, spender: '0x6000000000000000000000000000000000000006' }])
@@ -61,11 +63,15 @@ describe('public registry addresses', () => {
     expect(r.capabilities.Swap?.approvals).toEqual([{ token: a.usdc, spender: a.swapRouter02 }, { token: a.weth, spender: a.swapRouter02 }])
     expect(r.capabilities.Bridge?.approvals).toEqual([{ token: a.usdc, spender: a.cctpTokenMessengerV2 }])
     expect(r.capabilities.Bridge?.calls).toEqual([
-      { name: 'Circle CCTP V2 TokenMessengerV2', target: a.cctpTokenMessengerV2, selectors: [SELECTORS.cctpDepositForBurn] },
+      { name: 'Circle CCTP V2 TokenMessengerV2', target: a.cctpTokenMessengerV2, functions: [{ name: 'depositForBurn', selector: SELECTORS.cctpDepositForBurn, layout: CALL_LAYOUTS.cctpDepositForBurn }] },
     ])
-    for (const registry of [r, publicRegistry(84532, { vaults: ['0x6000000000000000000000000000000000000006'] })]) {
-      const selectors = [...registry.runway, ...Object.values(registry.capabilities).flatMap((c) => c.calls)].flatMap((c) => c.selectors)
-      expect(selectors).not.toContain(SELECTORS.erc20Approve)
+    for (const registry of [r, publicRegistry(84532, { vaults: ['0x6000000000000000000000000000000000000006'] }), localRegistry({ usdc: a.usdc, weth: a.weth, router: a.swapRouter02, vault: '0x6000000000000000000000000000000000000006', positionManager: a.positionManager, bridge: a.cctpTokenMessengerV2 })]) {
+      const functions = Object.values(registry.capabilities).flatMap((c) => c.calls).flatMap((c) => c.functions)
+      for (const s of [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance, SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom]) {
+        expect(functions.map((f) => f.selector)).not.toContain(s)
+      }
+      // Every function states its receiver layout, the one CALL_LAYOUTS verifies against the ABI encoding.
+      for (const f of functions) expect(f.layout).toBe(layoutOfSelector(f.selector)?.layout)
     }
   })
 
@@ -89,7 +95,7 @@ describe('localRegistry', () => {
     const r = localRegistry(addresses)
     expect(r.chainId).toBe(31337)
     expect(Object.keys(r.capabilities).sort()).toEqual(['SpawnReplicants', 'Swap', 'VaultManagement'])
-    expect(r.capabilities.Swap?.calls.at(-1)).toEqual({ name: 'Uniswap SwapRouter02', target: addresses.router, selectors: [SELECTORS.exactInputSingle, SELECTORS.exactInput] })
+    expect(r.capabilities.Swap?.calls.at(-1)).toEqual({ name: 'Uniswap SwapRouter02', target: addresses.router, functions: (['exactInputSingle', 'exactInput'] as const).map((key) => ({ name: key, selector: SELECTORS[key], layout: CALL_LAYOUTS[key] })) })
     const full = localRegistry({ ...addresses, positionManager: '0x7000000000000000000000000000000000000007', bridge: '0x8000000000000000000000000000000000000008' })
     expect(Object.keys(full.capabilities).sort()).toEqual(['Bridge', 'ProvideLiquidity', 'SpawnReplicants', 'Swap', 'VaultManagement'])
   })

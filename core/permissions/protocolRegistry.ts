@@ -1,10 +1,16 @@
 import { getAddress, isAddress, zeroAddress, type Address, type Hex } from 'viem'
 import type { Capability } from './capabilities.ts'
+import { CALL_LAYOUTS, type CallLayout, type ProtocolFunctionName } from './callLayouts.ts'
 import { StrategyCompileError } from './errors.ts'
-import { SELECTORS } from './selectors.ts'
+import { SELECTOR_SIGNATURES, SELECTORS } from './selectors.ts'
 
+/**
+ * A function the Golem may call and where it names its receiver. The layout is required: the compiler
+ * refuses a function whose layout is missing, so no receiver-bearing call is ever granted unpinned.
+ */
+export type ProtocolFunction = { readonly name: string; readonly selector: Hex; readonly layout: CallLayout }
 /** One contract the Golem may call and the functions it may call on it. */
-export type ContractCall = { readonly name: string; readonly target: Address; readonly selectors: readonly Hex[] }
+export type ContractCall = { readonly name: string; readonly target: Address; readonly functions: readonly ProtocolFunction[] }
 /** An ERC-20 approval a capability needs: `token.approve(spender, ...)`. */
 export type TokenApproval = { readonly token: Address; readonly spender: Address }
 /**
@@ -17,12 +23,13 @@ export type CapabilityProtocols = { readonly calls: readonly ContractCall[]; rea
 export type ProtocolRegistry = {
   readonly chainId: number
   readonly name: string
-  /** The runway token: the 7715 erc20-token-periodic permission and the runway transfer are in it. */
+  /**
+   * The runway token: the 7715 erc20-token-periodic permission (or the grant's runway delegation) moves
+   * it. Its `transfer` is never a call of a capability: AllowedMethods cannot pin the recipient.
+   */
   readonly usdc: Address
   readonly weth: Address
   readonly priceFeed?: Address
-  /** Every call the runway itself needs, whatever the strategy. */
-  readonly runway: readonly ContractCall[]
   /** A capability missing here cannot be served on this chain: compiling a strategy that asks for it fails. */
   readonly capabilities: Partial<Record<Capability, CapabilityProtocols>>
 }
@@ -56,7 +63,12 @@ export const PUBLIC_ADDRESSES = {
   },
 } as const satisfies Record<number, Record<string, string>>
 
-const erc20 = (name: string, token: Address, selectors: readonly Hex[]): ContractCall => ({ name, target: token, selectors })
+/** A function of CALL_LAYOUTS, by its ABI name, with its selector and receiver layout. */
+const fn = (key: ProtocolFunctionName): ProtocolFunction => ({
+  name: SELECTOR_SIGNATURES[key].slice(0, SELECTOR_SIGNATURES[key].indexOf('(')),
+  selector: SELECTORS[key],
+  layout: CALL_LAYOUTS[key],
+})
 
 /** A capability's own protocol calls, and the (token, spender) approvals the protocol pulls with. */
 function protocols(calls: ContractCall[], approvals: TokenApproval[]): CapabilityProtocols {
@@ -65,7 +77,7 @@ function protocols(calls: ContractCall[], approvals: TokenApproval[]): Capabilit
 
 function swap(usdc: Address, weth: Address, router: Address): CapabilityProtocols {
   return protocols(
-    [{ name: 'Uniswap SwapRouter02', target: router, selectors: [SELECTORS.exactInputSingle, SELECTORS.exactInput] }],
+    [{ name: 'Uniswap SwapRouter02', target: router, functions: [fn('exactInputSingle'), fn('exactInput')] }],
     [{ token: usdc, spender: router }, { token: weth, spender: router }],
   )
 }
@@ -75,7 +87,8 @@ function liquidity(usdc: Address, weth: Address, manager: Address): CapabilityPr
     [{
       name: 'Uniswap V3 NonfungiblePositionManager',
       target: manager,
-      selectors: [SELECTORS.positionMint, SELECTORS.increaseLiquidity, SELECTORS.decreaseLiquidity, SELECTORS.collect],
+      // increaseLiquidity is listed as unpinnable: the compiler leaves it out with a warning.
+      functions: [fn('positionMint'), fn('increaseLiquidity'), fn('decreaseLiquidity'), fn('collect')],
     }],
     [{ token: usdc, spender: manager }, { token: weth, spender: manager }],
   )
@@ -86,7 +99,7 @@ function vaults(usdc: Address, addresses: readonly Address[]): CapabilityProtoco
     addresses.map((vault) => ({
       name: 'ERC-4626 vault',
       target: vault,
-      selectors: [SELECTORS.vaultDeposit, SELECTORS.vaultWithdraw, SELECTORS.vaultRedeem, SELECTORS.vaultMint],
+      functions: [fn('vaultDeposit'), fn('vaultWithdraw'), fn('vaultRedeem'), fn('vaultMint')],
     })),
     addresses.map((vault) => ({ token: usdc, spender: vault })),
   )
@@ -94,7 +107,7 @@ function vaults(usdc: Address, addresses: readonly Address[]): CapabilityProtoco
 
 function bridge(usdc: Address, messenger: Address): CapabilityProtocols {
   return protocols(
-    [{ name: 'Circle CCTP V2 TokenMessengerV2', target: messenger, selectors: [SELECTORS.cctpDepositForBurn] }],
+    [{ name: 'Circle CCTP V2 TokenMessengerV2', target: messenger, functions: [fn('cctpDepositForBurn')] }],
     [{ token: usdc, spender: messenger }],
   )
 }
@@ -129,7 +142,6 @@ export function publicRegistry(chainId: number, options: PublicRegistryOptions =
     name: a.name,
     usdc: a.usdc,
     weth: a.weth,
-    runway: [erc20('USDC runway transfer', a.usdc, [SELECTORS.erc20Transfer])],
     capabilities: {
       Swap: swap(a.usdc, a.weth, a.swapRouter02),
       ProvideLiquidity: liquidity(a.usdc, a.weth, a.positionManager),
@@ -174,7 +186,6 @@ export function localRegistry(addresses: LocalAssetAddresses): ProtocolRegistry 
     usdc,
     weth,
     ...(priceFeed === undefined ? {} : { priceFeed }),
-    runway: [erc20('USDC runway transfer', usdc, [SELECTORS.erc20Transfer])],
     capabilities: {
       Swap: swap(usdc, weth, router),
       VaultManagement: vaults(usdc, [vault]),

@@ -5,8 +5,10 @@ import type { Hex } from 'viem'
  * protocolRegistry.test.ts recomputes every one with viem's toFunctionSelector from its signature.
  */
 export const SELECTORS = {
-  /** ERC-20 transfer(address,uint256): the runway pull. */
+  /** ERC-20 transfer(address,uint256): the runway pull, only through the runway's period-capped delegation. */
   erc20Transfer: '0xa9059cbb',
+  /** ERC-20 transferFrom(address,address,uint256): never granted (it names a recipient). */
+  erc20TransferFrom: '0x23b872dd',
   /** ERC-20 approve(address,uint256): only in an approvals delegation, its spender pinned. */
   erc20Approve: '0x095ea7b3',
   /** ERC-20 increaseAllowance(address,uint256): never granted (it names a spender like approve). */
@@ -38,6 +40,7 @@ export const SELECTORS = {
 /** The signature each selector is computed from (kept beside the constant so the test can prove it). */
 export const SELECTOR_SIGNATURES: Record<keyof typeof SELECTORS, string> = {
   erc20Transfer: 'transfer(address,uint256)',
+  erc20TransferFrom: 'transferFrom(address,address,uint256)',
   erc20Approve: 'approve(address,uint256)',
   erc20IncreaseAllowance: 'increaseAllowance(address,uint256)',
   exactInputSingle: 'exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))',

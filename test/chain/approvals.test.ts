@@ -52,12 +52,13 @@ beforeAll(async () => {
       { type: 'golemPhase', golem: golem.address },
       { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
     ],
-    actions: { targets: plan.targets, selectors: plan.selectors },
+    actions: plan.actions,
     approvals: plan.approvals,
   })
-  await tree.sign(grant.actions!.hash, smartAccountSigner(owner.smartAccount))
+  for (const a of grant.actions!) await tree.sign(a.hash, smartAccountSigner(owner.smartAccount))
   await tree.sign(grant.approvals![0]!.hash, smartAccountSigner(owner.smartAccount))
-  actions = tree.chain(grant.actions!.hash)
+  // The exactInputSingle delegation (its recipient pinned to the owner).
+  actions = tree.chain(grant.actions![0]!.hash)
   approvals = tree.chain(grant.approvals![0]!.hash)
 })
 afterAll(async () => devnet?.stop())
@@ -86,10 +87,12 @@ describe('a compiled swap strategy\'s approvals on-chain', () => {
     expect(await allowance(usdc, router)).toBe(USDC(30))
   })
 
-  it('approve through the actions delegation reverts in AllowedMethodsEnforcer, for any spender; no allowance changes', async () => {
+  it('approve through an actions delegation reverts (USDC is not even its target), for any spender; no allowance changes', async () => {
     const { usdc, router } = devnet.deployment.assets
-    await expectRefused(devnet, golem, actions, [approveCall(usdc, attacker, USDC(1_000))], 'Error', ['AllowedMethodsEnforcer:method-not-allowed'])
-    await expectRefused(devnet, golem, actions, [approveCall(usdc, router, USDC(1_000))], 'Error', ['AllowedMethodsEnforcer:method-not-allowed'])
+    await expectRefused(devnet, golem, actions, [approveCall(usdc, attacker, USDC(1_000))], 'Error', ['AllowedTargetsEnforcer:target-address-not-allowed'])
+    await expectRefused(devnet, golem, actions, [approveCall(usdc, router, USDC(1_000))], 'Error', ['AllowedTargetsEnforcer:target-address-not-allowed'])
+    // On the router itself (a target), approve is not a method.
+    await expectRefused(devnet, golem, actions, [approveCall(router, attacker, USDC(1_000))], 'Error', ['AllowedMethodsEnforcer:method-not-allowed'])
     expect(await allowance(usdc, attacker)).toBe(0n)
     expect(await allowance(usdc, router)).toBe(USDC(30))
   })

@@ -45,18 +45,22 @@ describe('depth-2 chain owner -> Golem -> Replicant', () => {
     const now = await chainNow(devnet)
     tree = newTree(devnet, now)
     const golem = golemKey.account.address
-    const { actions } = buildGolemDelegation({
+    const { runway } = buildGolemDelegation({
       tree,
       owner: owner.address,
       golem,
       bardo: [{ type: 'golemPhase', golem, startTime: now, endTime: now + 30n * 86_400n }],
-      actions: {
-        targets: [devnet.deployment.assets.usdc],
-        selectors: [SELECTOR.transfer],
+      // USDC leaves the owner's account only through the runway (a transfer in actions is refused);
+      // its period is loose here so that the DailySpendLimit is what binds.
+      runway: {
+        token: devnet.deployment.assets.usdc,
+        periodAmount: USDC(1_000),
+        periodDuration: 86_400,
+        startDate: Number(now),
         bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(100), maxPriceAge: 86_400, feeds }],
       },
     })
-    parent = await tree.sign(actions!.hash, smartAccountSigner(owner.smartAccount))
+    parent = await tree.sign(runway!.hash, smartAccountSigner(owner.smartAccount))
   })
 
   it('core/delegations refuses a child whose cap is looser than the parent\'s (off-chain)', () => {

@@ -62,15 +62,16 @@ describe('a compiled strategy on-chain', () => {
       golem: golem.address,
       bardo: [{ type: 'golemPhase', golem: golem.address, startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) }],
       runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime },
-      actions: { targets: [...plan.targets], selectors: [...plan.selectors] },
+      actions: plan.actions,
       approvals: plan.approvals,
     })
     expect(grant.approvals).toHaveLength(1)
     await tree.sign(grant.runway!.hash, smartAccountSigner(owner.smartAccount))
-    await tree.sign(grant.actions!.hash, smartAccountSigner(owner.smartAccount))
+    for (const a of grant.actions!) await tree.sign(a.hash, smartAccountSigner(owner.smartAccount))
     await tree.sign(grant.approvals![0]!.hash, smartAccountSigner(owner.smartAccount))
     const signedRunway = tree.chain(grant.runway!.hash)
-    const signedActions = tree.chain(grant.actions!.hash)
+    // The exactInputSingle delegation: its recipient pinned to the owner's account.
+    const signedActions = tree.chain(grant.actions!.find((a) => a.name === 'Swap: exactInputSingle')!.hash)
     const signedApprovals = tree.chain(grant.approvals![0]!.hash)
 
     // Allowed: the day's runway to the Golem key, and a swap (approve through the router's approvals

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DelegationShapeError, buildGolemDelegation, encodeRedemptions, smartAccountSigner } from '../../core/delegations/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
-import { SELECTOR, USDC, chainNow, newGolem, newTree, redeemAll, transferCall } from './harness.ts'
+import { USDC, chainNow, newGolem, newTree, redeemAll, transferCall } from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -19,20 +19,20 @@ describe('core/delegations/redeem.ts encodeRedemptions', () => {
   // AllowedMethods, ValueLte, ERC20PeriodTransfer: "CaveatEnforcer:invalid-call-type"), as does every
   // ERC-7715 grant. encodeRedemptions now splits into single-call redemptions on the same chain unless
   // `mode: 'batch'` is asked for.
-  it('a two-call redemption through a Golem grant\'s actions slot is either refused off-chain or succeeds on-chain', async () => {
+  it('a two-call redemption through a Golem grant\'s runway slot is either refused off-chain or succeeds on-chain', async () => {
     const golem = await newGolem(devnet)
     const now = await chainNow(devnet)
     const tree = newTree(devnet, now)
     const { usdc } = devnet.deployment.assets
-    const { actions } = buildGolemDelegation({
+    const { runway } = buildGolemDelegation({
       tree,
       owner: owner.address,
       golem: golem.address,
       bardo: [{ type: 'golemPhase', golem: golem.address, startTime: now, endTime: now + 86_400n }],
-      actions: { targets: [usdc], selectors: [SELECTOR.transfer] },
+      runway: { token: usdc, periodAmount: USDC(10), periodDuration: 86_400, startDate: Number(now) },
     })
-    await tree.sign(actions!.hash, smartAccountSigner(owner.smartAccount))
-    const chain = tree.chain(actions!.hash)
+    await tree.sign(runway!.hash, smartAccountSigner(owner.smartAccount))
+    const chain = tree.chain(runway!.hash)
     const executions = [transferCall(usdc, golem.address, USDC(1)), transferCall(usdc, golem.address, USDC(2))]
     let encoded = false
     try {

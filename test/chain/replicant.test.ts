@@ -42,16 +42,16 @@ beforeAll(async () => {
   await registerGolem(devnet, golem.address)
   feeds = [{ token: assets.usdc, decimals: 6, feed: assets.usdcUsdFeed }]
 
-  // The owner's grant to the Golem: USDC transfers, its phase gate and its deadline.
+  // The owner's grant to the Golem: its USDC runway (transfers, period-capped), its phase gate and its deadline.
   tree = newTree(devnet, now)
-  const { actions } = buildGolemDelegation({
+  const { runway } = buildGolemDelegation({
     tree,
     owner: owner.address,
     golem: golem.address,
     bardo: [{ type: 'golemPhase', golem: golem.address, startTime: now, endTime }],
-    actions: { targets: [assets.usdc], selectors: [SELECTOR.transfer] },
+    runway: { token: assets.usdc, periodAmount: USDC(1_000), periodDuration: 86_400, startDate: Number(now) },
   })
-  parentHash = actions!.hash
+  parentHash = runway!.hash
   await tree.sign(parentHash, smartAccountSigner(owner.smartAccount))
 })
 afterAll(async () => devnet?.stop())

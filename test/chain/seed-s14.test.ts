@@ -26,35 +26,31 @@ beforeAll(async () => {
 afterAll(async () => devnet?.stop())
 
 /**
- * The owner grants a Golem its actions (USDC transfers, vault deposits) with the S14 caveats, signed. The
- * life window rides on golemPhase (Bardo's shape) or, `previous`, on a separate mortalityTimeWindow.
+ * The owner grants a Golem its USDC runway (transfers, period-capped) and its vault deposits (receiver
+ * pinned to the owner's account) with the S14 caveats, signed: two sibling delegations. The life window
+ * rides on golemPhase (Bardo's shape) or, `previous`, on a separate mortalityTimeWindow.
  */
 async function grant(golem: Address, lifetimeSeconds = 30n * 86_400n, previous = false) {
   const now = await chainNow(devnet)
   const tree = newTree(devnet, now)
   const { usdc, vault } = devnet.deployment.assets
   const endTime = now + lifetimeSeconds
-  const { actions } = buildGolemDelegation({
+  const { runway, actions } = buildGolemDelegation({
     tree,
     owner: owner.address,
     golem,
-    bardo: previous
-      ? [
-          { type: 'golemPhase', golem },
-          { type: 'mortalityTimeWindow', startTime: now, endTime },
-        ]
-      : [{ type: 'golemPhase', golem, startTime: now, endTime }],
-    actions: {
-      targets: [usdc, vault],
-      selectors: [SELECTOR.transfer, SELECTOR.deposit],
-      bardo: [
-        { type: 'dreamMode', golem },
-        { type: 'vaultNav', vault, maxNavBps: 1_000 },
-      ],
-    },
+    bardo: [
+      ...(previous
+        ? [{ type: 'golemPhase', golem } as const, { type: 'mortalityTimeWindow', startTime: now, endTime } as const]
+        : [{ type: 'golemPhase', golem, startTime: now, endTime } as const]),
+      { type: 'dreamMode', golem },
+    ],
+    runway: { token: usdc, periodAmount: USDC(1_000), periodDuration: 86_400, startDate: Number(now) },
+    actions: [{ targets: [vault], selectors: [SELECTOR.deposit], receivers: [36], bardo: [{ type: 'vaultNav', vault, maxNavBps: 1_000 }] }],
   })
-  const signed = await tree.sign(actions!.hash, smartAccountSigner(owner.smartAccount))
-  return { chain: tree.chain(actions!.hash), signed, endTime }
+  const signed = await tree.sign(actions![0]!.hash, smartAccountSigner(owner.smartAccount))
+  await tree.sign(runway!.hash, smartAccountSigner(owner.smartAccount))
+  return { chain: tree.chain(actions![0]!.hash), runway: tree.chain(runway!.hash), signed, endTime }
 }
 
 const pay = (amount: bigint) => [transferCall(devnet.deployment.assets.usdc, owner.signer.address, amount)]
@@ -94,11 +90,11 @@ describe('seed 000 S14.2: integration on anvil', () => {
   })
 
   it('an out-of-phase action reverts (Conservation: no deposits), an in-phase one passes', async () => {
-    const { chain } = await grant(golem.address)
+    const { chain, runway } = await grant(golem.address)
     await redeem(devnet, golem, chain, [depositCall(devnet, USDC(100), owner.address)]) // Stable still opens positions
     await updatePhase(devnet, golem, PHASE.Conservation, 4_000)
     await expectRefused(devnet, golem, chain, [depositCall(devnet, USDC(100), owner.address)], 'ActionNotAllowedInPhase', [golem.address, PHASE.Conservation, SELECTOR.deposit, 0x01])
-    await redeem(devnet, golem, chain, pay(USDC(1)))
+    await redeem(devnet, golem, runway, pay(USDC(1)))
   })
 
   it.each([
@@ -106,22 +102,25 @@ describe('seed 000 S14.2: integration on anvil', () => {
     ['a separate MortalityTimeWindow (delegations signed before)', true],
   ])('an action after %s expires reverts', async (_shape, previous) => {
     const mortal = await newGolem(devnet)
-    const { chain, endTime } = await grant(mortal.address, 600n, previous)
-    await redeem(devnet, mortal, chain, pay(USDC(1)))
+    const { chain, runway, endTime } = await grant(mortal.address, 600n, previous)
+    await redeem(devnet, mortal, runway, pay(USDC(1)))
+    await redeem(devnet, mortal, chain, [depositCall(devnet, USDC(1), owner.address)])
     await devnet.increaseTime(601 + 60)
-    const e = await expectRefused(devnet, mortal, chain, pay(USDC(1)), 'DelegationExpired')
+    const e = await expectRefused(devnet, mortal, runway, pay(USDC(1)), 'DelegationExpired')
+    await expectRefused(devnet, mortal, chain, [depositCall(devnet, USDC(1), owner.address)], 'DelegationExpired')
     expect(e.args[1]).toBe(endTime)
     expect(e.args[0] as bigint).toBeGreaterThan(endTime)
   })
 
   it('DreamMode: once the Golem sets dreaming, its actions revert', async () => {
     const dreamer = await newGolem(devnet)
-    const { chain } = await grant(dreamer.address)
-    await redeem(devnet, dreamer, chain, pay(USDC(1)))
+    const { chain, runway } = await grant(dreamer.address)
+    await redeem(devnet, dreamer, runway, pay(USDC(1)))
     const { dreamOracle } = devnet.deployment
     await waitOk(devnet, walletFor(devnet, dreamer).writeContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'startDream' }))
     const since = await devnet.publicClient.readContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'dreamingSince', args: [dreamer.address] })
-    await expectRefused(devnet, dreamer, chain, pay(USDC(1)), 'GolemDreaming', [dreamer.address, since])
+    await expectRefused(devnet, dreamer, runway, pay(USDC(1)), 'GolemDreaming', [dreamer.address, since])
+    await expectRefused(devnet, dreamer, chain, [depositCall(devnet, USDC(1), owner.address)], 'GolemDreaming', [dreamer.address, since])
   })
 
   it('VaultNAV: a deposit over 10% of the vault reverts, one within passes', async () => {

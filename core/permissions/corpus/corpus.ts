@@ -12,17 +12,41 @@ export { NOW, OWNER, REGISTRIES, SESSION_KEY } from './fixtures.ts'
  */
 const B = PUBLIC_ADDRESSES[8453]
 
-// `approve` is never a call target or selector (the actions delegation): each spender gets its own
-// approvals delegation, the spender pinned. WETH is a target of no call, only an approved token.
-const RUNWAY_ONLY = { targets: [L.usdc], selectors: [SEL.transfer], approvals: [] }
+// `approve` is never a call target or selector (the actions delegations): each spender gets its own
+// approvals delegation, the spender pinned. WETH is a target of no call, only an approved token. The
+// runway's USDC `transfer` is never an action either: it has its own period-capped delegation.
+// Each actions entry is one delegation: calls of one capability whose receivers sit at the same bytes,
+// every receiver word pinned to the owner's account.
+const TUPLE_OFFSET: Hex = '0x0000000000000000000000000000000000000000000000000000000000000020'
+type Actions = Extract<Expected, { actions: unknown }>['actions']
+const swapActions = (router: Address): Actions => [
+  { name: 'Swap: exactInputSingle', targets: [router], selectors: [SEL.exactInputSingle], receivers: [100], calldata: [] },
+  { name: 'Swap: exactInput', targets: [router], selectors: [SEL.exactInput], receivers: [68], calldata: [{ startIndex: 4, value: TUPLE_OFFSET }] },
+]
+const vaultActions = (vault: Address): Actions => [
+  { name: 'VaultManagement: deposit, mint', targets: [vault], selectors: [SEL.deposit, SEL.mint4626], receivers: [36], calldata: [] },
+  { name: 'VaultManagement: withdraw, redeem', targets: [vault], selectors: [SEL.withdraw, SEL.redeem], receivers: [36, 68], calldata: [] },
+]
+// increaseLiquidity is never granted (it can add the owner's tokens to anyone's position): a warning says so.
+const lpActions = (manager: Address): Actions => [
+  { name: 'ProvideLiquidity: mint', targets: [manager], selectors: [SEL.lpMint], receivers: [292], calldata: [] },
+  { name: 'ProvideLiquidity: decreaseLiquidity', targets: [manager], selectors: [SEL.decrease], receivers: [], calldata: [] },
+  { name: 'ProvideLiquidity: collect', targets: [manager], selectors: [SEL.collect], receivers: [36], calldata: [] },
+]
+const bridgeActions = (messenger: Address): Actions => [
+  { name: 'Bridge: depositForBurn', targets: [messenger], selectors: [SEL.burn], receivers: [68], calldata: [] },
+]
+const RUNWAY_ONLY = { targets: [], selectors: [], actions: [], approvals: [] }
 const LOCAL_SWAP = {
-  targets: [L.usdc, L.router],
-  selectors: [SEL.exactInputSingle, SEL.transfer, SEL.exactInput],
+  targets: [L.router],
+  selectors: [SEL.exactInputSingle, SEL.exactInput],
+  actions: swapActions(L.router),
   approvals: [{ spender: L.router, tokens: [L.usdc, L.weth] }],
 }
 const LOCAL_VAULT = {
-  targets: [L.usdc, L.vault],
-  selectors: [SEL.deposit, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.redeem],
+  targets: [L.vault],
+  selectors: [SEL.deposit, SEL.mint4626, SEL.withdraw, SEL.redeem],
+  actions: vaultActions(L.vault),
   approvals: [{ spender: L.vault, tokens: [L.usdc] }],
 }
 
@@ -32,6 +56,8 @@ export type Expected =
       dailyUsdcCap: bigint
       targets: Address[]
       selectors: Hex[]
+      /** One entry per actions delegation, in order. */
+      actions: { name: string; targets: Address[]; selectors: Hex[]; receivers: number[]; calldata: { startIndex: number; value: Hex }[] }[]
       /** One entry per spender: one approvals delegation each. */
       approvals: { spender: Address; tokens: Address[] }[]
       expiry: number
@@ -235,8 +261,9 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Swap WETH to USDC, then deposit the USDC into the vault.`,
     expect: {
       capabilities: ['Swap', 'VaultManagement'], dailyUsdcCap: usdc(1000),
-      targets: [L.usdc, L.router, L.vault],
-      selectors: [SEL.exactInputSingle, SEL.deposit, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.exactInput, SEL.redeem],
+      targets: [L.router, L.vault],
+      selectors: [SEL.exactInputSingle, SEL.deposit, SEL.mint4626, SEL.withdraw, SEL.exactInput, SEL.redeem],
+      actions: [...swapActions(L.router), ...vaultActions(L.vault)],
       approvals: [{ spender: L.router, tokens: [L.usdc, L.weth] }, { spender: L.vault, tokens: [L.usdc] }],
       expiry: days(7),
     },
@@ -253,8 +280,9 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Provide liquidity to the USDC/WETH 0.05% pool and collect fees.`,
     expect: {
       capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500),
-      targets: [B.positionManager, B.usdc],
-      selectors: [SEL.decrease, SEL.increase, SEL.lpMint, SEL.transfer, SEL.collect],
+      targets: [B.positionManager],
+      selectors: [SEL.decrease, SEL.lpMint, SEL.collect],
+      actions: lpActions(B.positionManager),
       approvals: [{ spender: B.positionManager, tokens: [B.weth, B.usdc] }],
       expiry: days(7),
     },
@@ -266,8 +294,9 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Trade USDC for WETH and bridge profits cross-chain with CCTP.`,
     expect: {
       capabilities: ['Swap', 'Bridge'], dailyUsdcCap: usdc(300),
-      targets: [B.swapRouter02, B.cctpTokenMessengerV2, B.usdc],
-      selectors: [SEL.exactInputSingle, SEL.burn, SEL.transfer, SEL.exactInput],
+      targets: [B.swapRouter02, B.cctpTokenMessengerV2],
+      selectors: [SEL.exactInputSingle, SEL.burn, SEL.exactInput],
+      actions: [...swapActions(B.swapRouter02), ...bridgeActions(B.cctpTokenMessengerV2)],
       approvals: [{ spender: B.swapRouter02, tokens: [B.weth, B.usdc] }, { spender: B.cctpTokenMessengerV2, tokens: [B.usdc] }],
       expiry: days(7),
     },
@@ -279,8 +308,9 @@ export const CORPUS: CorpusCase[] = [
     text: `${OVERRIDE}Rotate between the vault, an LP position and cross-chain opportunities.`,
     expect: {
       capabilities: ['ProvideLiquidity', 'VaultManagement', 'Bridge'], dailyUsdcCap: usdc(1200),
-      targets: [B.positionManager, B.cctpTokenMessengerV2, BASE_VAULT, B.usdc],
-      selectors: [SEL.decrease, SEL.increase, SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.transfer, SEL.withdraw, SEL.redeem, SEL.collect],
+      targets: [B.positionManager, B.cctpTokenMessengerV2, BASE_VAULT],
+      selectors: [SEL.decrease, SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.withdraw, SEL.redeem, SEL.collect],
+      actions: [...lpActions(B.positionManager), ...vaultActions(BASE_VAULT), ...bridgeActions(B.cctpTokenMessengerV2)],
       approvals: [
         { spender: B.positionManager, tokens: [B.weth, B.usdc] },
         { spender: B.cctpTokenMessengerV2, tokens: [B.usdc] },
