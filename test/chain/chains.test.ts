@@ -10,7 +10,7 @@ import { AttenuationError, toCaveat, type TokenFeed } from '../../core/caveats/i
 import { buildGolemDelegation, smartAccountSigner, type DelegationTree } from '../../core/delegations/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
-  SELECTOR, USD, USDC, chainNow, expectRefused, keySigner, newKey, newTree, redeem, refreshFeeds, registerGolem, revoke, transferCall,
+  USD, USDC, chainNow, expectRefused, keySigner, newKey, newTree, redeem, refreshFeeds, registerGolem, revoke, transferCall,
   usdcBalance, waitOk, walletFor,
 } from './harness.ts'
 
