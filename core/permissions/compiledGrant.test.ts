@@ -1,12 +1,13 @@
-// The compiler's plan, built into a Golem grant the way a caller does: the actions delegations hold no
+// The compiler's plan, built into a Golem grant by buildPlanGrant: the actions delegations hold no
 // approve and no transfer, every receiver word is pinned to the owner's account, and each spender the
 // plan names gets one approvals delegation pinned to it.
 import { pad, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
 import { DEPLOYMENT, ENV } from '../caveats/testing/fixtures.ts'
-import { buildGolemDelegation, DelegationTree, type GolemGrant } from '../delegations/index.ts'
+import { DelegationTree, type GolemGrant } from '../delegations/index.ts'
 import { compileStrategy, type PermissionPlan } from './compileStrategy.ts'
+import { buildPlanGrant } from './planGrant.ts'
 import { CORPUS, NOW, OWNER, REGISTRIES, SESSION_KEY, type CorpusCase } from './corpus/corpus.ts'
 import { SELECTORS } from './selectors.ts'
 
@@ -25,21 +26,11 @@ function compile(c: CorpusCase): PermissionPlan {
 }
 
 function grantOf(plan: PermissionPlan): GolemGrant {
-  const tree = new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => BigInt(NOW) })
-  return buildGolemDelegation({
-    tree,
-    owner: plan.owner,
-    golem: plan.sessionKey,
-    bardo: [
-      { type: 'golemPhase', golem: plan.sessionKey },
-      { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
-    ],
-    runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime },
-    actions: plan.actions,
-    approvals: plan.approvals,
-  })
+  return buildPlanGrant({ tree: new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => BigInt(NOW) }), plan })
 }
 
+/** The one Bardo caveat of every delegation of a plan's grant: the phase gate carrying the life window. */
+const lifeGate = (plan: PermissionPlan) => ({ type: 'golemPhase', golem: plan.sessionKey, startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) })
 const decoded = (d: Parameters<typeof decodeDelegationCaveats>[0]): DecodedCaveat[] => decodeDelegationCaveats(d, DEPLOYMENT, ENV)
 const methodsOf = (caveats: DecodedCaveat[]) => caveats.filter((c) => c.type === 'allowedMethods').flatMap((c) => c.selectors)
 
@@ -65,10 +56,7 @@ describe('compiled strategies as Golem grants', () => {
         ...e.receivers.map((r) => ({ type: 'allowedCalldata', startIndex: BigInt(r), value: ownerWord })),
         ...e.calldata.map((w) => ({ type: 'allowedCalldata', startIndex: BigInt(w.startIndex), value: w.value })),
       ])
-      expect(caveats.slice(-2)).toEqual([
-        { type: 'golemPhase', golem: plan.sessionKey },
-        { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
-      ])
+      expect(caveats.at(-1)).toEqual(lifeGate(plan))
       for (const s of [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance, SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom]) expect(methodsOf(caveats)).not.toContain(s)
     }
     // The runway's USDC moves only through its period-capped delegation.
@@ -84,8 +72,7 @@ describe('compiled strategies as Golem grants', () => {
         { type: 'allowedMethods', selectors: [SELECTORS.erc20Approve] },
         { type: 'valueLte', maxValue: 0n },
         { type: 'allowedCalldata', startIndex: 4n, value: pad(spender.toLowerCase() as Hex) },
-        { type: 'golemPhase', golem: plan.sessionKey },
-        { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
+        lifeGate(plan),
       ])
     }
   })

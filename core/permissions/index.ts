@@ -24,6 +24,7 @@ export {
   type RunwayTerms,
 } from './erc7715.ts'
 export { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
+export { buildPlanGrant, type BuildPlanGrantParameters } from './planGrant.ts'
 export {
   localRegistry,
   publicRegistry,

@@ -7,8 +7,8 @@ import { erc20Abi, getAddress, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AttenuationError } from '../../core/caveats/index.ts'
-import { APPROVE_SELECTOR, buildGolemDelegation, smartAccountSigner, type DelegationTree, type GolemGrant } from '../../core/delegations/index.ts'
-import { compileStrategy, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
+import { APPROVE_SELECTOR, smartAccountSigner, type DelegationTree, type GolemGrant } from '../../core/delegations/index.ts'
+import { buildPlanGrant, compileStrategy, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
   USDC, approveCall, chainNow, expectRefused, keySigner, newKey, newTree, redeem, redeemAll, registerGolem, swapCall, usdcBalance,
@@ -44,17 +44,7 @@ beforeAll(async () => {
     registry: localRegistry(devnet.deployment.assets),
   })
   tree = newTree(devnet, now)
-  grant = buildGolemDelegation({
-    tree,
-    owner: owner.address,
-    golem: golem.address,
-    bardo: [
-      { type: 'golemPhase', golem: golem.address },
-      { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
-    ],
-    actions: plan.actions,
-    approvals: plan.approvals,
-  })
+  grant = buildPlanGrant({ tree, plan, runway: false })
   for (const a of grant.actions!) await tree.sign(a.hash, smartAccountSigner(owner.smartAccount))
   await tree.sign(grant.approvals![0]!.hash, smartAccountSigner(owner.smartAccount))
   // The exactInputSingle delegation (its recipient pinned to the owner).

@@ -7,8 +7,8 @@ import { concat, decodeFunctionData, encodeFunctionData, encodePacked, erc20Abi,
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as artifacts from '../../contracts/artifacts/index.ts'
-import { buildGolemDelegation, smartAccountSigner, type GolemGrant } from '../../core/delegations/index.ts'
-import { compileStrategy, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
+import { smartAccountSigner, type GolemGrant } from '../../core/delegations/index.ts'
+import { buildPlanGrant, compileStrategy, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, swapCall, transferCall, usdcBalance } from './harness.ts'
 
@@ -67,18 +67,7 @@ beforeAll(async () => {
     registry: localRegistry(devnet.deployment.assets),
   })
   const tree = newTree(devnet, now)
-  grant = buildGolemDelegation({
-    tree,
-    owner: owner.address,
-    golem: golem.address,
-    bardo: [
-      { type: 'golemPhase', golem: golem.address },
-      { type: 'mortalityTimeWindow', startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) },
-    ],
-    runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime },
-    actions: plan.actions,
-    approvals: plan.approvals,
-  })
+  grant = buildPlanGrant({ tree, plan })
   const sign = (hash: Hex) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
   for (const a of grant.actions!) {
     await sign(a.hash)
