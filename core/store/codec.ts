@@ -49,6 +49,11 @@ export function dueToItem(g: GolemRecord, shards: number): Item {
   return { pk: k.duePk(k.dueShard(g.golemId, shards)), sk: k.dueSk(g.golemId), entity: 'due', golemId: g.golemId, dueAt: g.nextTickAt, status: g.status, version: g.version }
 }
 
+/** A lookup entry (OWNER#<owner> or KEY#<sessionKey>) pointing at a Golem; the Golem record is the truth. */
+export function lookupToItem(pk: string, golemId: string, createdAt: number): Item {
+  return { pk, sk: k.dueSk(golemId), entity: 'lookup', golemId, createdAt }
+}
+
 export function dueFromItem(i: Item): DueGolem {
   return { golemId: str(i.golemId), dueAt: num(i.dueAt), status: i.status as DueGolem['status'], version: num(i.version) }
 }

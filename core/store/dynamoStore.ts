@@ -41,6 +41,7 @@ export class DynamoStore implements S.Store {
   getGolem(golemId: string): Promise<GolemRecord | null> { return golems.getGolem(this.#table, golemId) }
   updateGolem(input: S.UpdateGolemInput): Promise<S.UpdateGolemResult> { return golems.updateGolem(this.#table, this.#shards, input) }
   listDueGolems(input: S.ListDueInput): Promise<S.ListDueResult> { return golems.listDueGolems(this.#table, this.#shards, input) }
+  findGolems(input: S.FindGolemsInput): Promise<GolemRecord[]> { return golems.findGolems(this.#table, input) }
 
   claimSlot(input: S.ClaimSlotInput): Promise<S.ClaimSlotResult> { return slots.claimSlot(this.#table, input) }
   recordSlotTx(input: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> { return slots.recordSlotTx(this.#table, input) }

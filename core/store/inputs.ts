@@ -9,7 +9,7 @@ import type {
   AppendEventInput, ClaimPaymentInput, ClaimSlotInput, CommitReservationInput, CompleteSlotInput, CounterInput,
   CreateGolemInput, CreditPaymentInput, GolemPatch, IssueNonceInput, ListDueInput, ListEventsInput, PaymentRef,
   RecordDeathInput, RecordSlotTxInput, ReleasePaymentInput, ReleaseSlotInput, ReservationRef, ReserveBudgetInput,
-  AppendLogInput, ReadLogInput, RotateSnapTokenInput, UpdateGolemInput,
+  AppendLogInput, FindGolemsInput, ReadLogInput, RotateSnapTokenInput, UpdateGolemInput,
 } from './store.ts'
 import * as v from './validate.ts'
 
@@ -248,4 +248,12 @@ export function parseReadLog(raw: ReadLogInput): { log: string; after: number; b
     limit: i.limit === undefined ? DEFAULT_PAGE_LIMIT : v.positiveInt(i.limit, 'limit', MAX_PAGE_LIMIT),
     order: i.order === undefined ? 'asc' : v.oneOf(i.order, ['asc', 'desc'] as const, 'order'),
   }
+}
+
+export function parseFindGolems(raw: FindGolemsInput): { by: 'owner' | 'sessionKey'; address: string } {
+  const i = v.object(raw, 'input')
+  const hasOwner = i.owner !== undefined
+  const hasKey = i.sessionKey !== undefined
+  if (hasOwner === hasKey) throw new StoreInputError('input', 'must name exactly one of owner or sessionKey')
+  return hasOwner ? { by: 'owner', address: v.address(i.owner, 'owner').toLowerCase() } : { by: 'sessionKey', address: v.address(i.sessionKey, 'sessionKey').toLowerCase() }
 }

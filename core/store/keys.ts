@@ -21,6 +21,11 @@ export const budgetSk = (period: bigint) => `${BUDGET_PREFIX}${padPeriod(period)
 export const eventSk = (at: number, eventId: string) => `${EVENT_PREFIX}${padTime(at)}#${eventId}`
 export const eventSkFrom = (at: number) => `${EVENT_PREFIX}${padTime(at)}#`
 export const duePk = (shard: number) => `DUE#${shard}`
+/** Lookup entries: an owner's Golems, and the Golem behind a session key (docs/store.md). */
+export const ownerPk = (owner: string) => `OWNER#${owner.toLowerCase()}`
+export const keyPk = (sessionKey: string) => `KEY#${sessionKey.toLowerCase()}`
+/** The most Golems one lookup returns. */
+export const MAX_GOLEMS_PER_LOOKUP = 1000
 export const dueSk = (golemId: string) => `GOLEM#${golemId}`
 export const paymentPk = (payer: string, nonce: string) => `PAYMENT#${payer}#${nonce}`
 export const noncePk = (nonce: string) => `NONCE#${nonce}`

@@ -82,6 +82,15 @@ export class InMemoryStore implements S.Store {
     return { golems, cursor: page.length === i.limit && last ? k.encodeCursor({ shard: last.shard, after: last.sk }) : null }
   }
 
+  async findGolems(raw: S.FindGolemsInput): Promise<GolemRecord[]> {
+    const i = parse.parseFindGolems(raw)
+    return [...this.#golems.values()]
+      .filter((g) => (i.by === 'owner' ? g.owner : g.sessionKeyAddress).toLowerCase() === i.address)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.golemId < b.golemId ? -1 : 1))
+      .slice(0, k.MAX_GOLEMS_PER_LOOKUP)
+      .map(clone)
+  }
+
   // ---- Tick slots ----------------------------------------------------------------------------
 
   async claimSlot(raw: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {

@@ -35,6 +35,8 @@ export type UpdateGolemResult =
   | { updated: true; golem: GolemRecord }
   | { updated: false; reason: 'missing' | 'version'; current: GolemRecord | null }
 export type ListDueInput = { now: number; limit?: number; cursor?: string | null }
+/** Whose Golems: the owner's smart account, or the Golem's current session key. */
+export type FindGolemsInput = { owner: Address } | { sessionKey: Address }
 export type ListDueResult = { golems: DueGolem[]; cursor: string | null }
 
 export interface GolemStore {
@@ -44,6 +46,11 @@ export interface GolemStore {
   updateGolem(input: UpdateGolemInput): Promise<UpdateGolemResult>
   /** Golems with nextTickAt <= now that are not dead, paged. Pass `cursor` back until it is null. */
   listDueGolems(input: ListDueInput): Promise<ListDueResult>
+  /**
+   * Every Golem of an owner, or the Golem whose current session key is this address, dead ones
+   * included, oldest first (at most MAX_GOLEMS_PER_LOOKUP). A rotated-away key finds nothing.
+   */
+  findGolems(input: FindGolemsInput): Promise<GolemRecord[]>
 }
 
 // ---- Tick slots (exactly-once) ---------------------------------------------------------------

@@ -69,7 +69,7 @@ export function walletOver(publicClient: PublicClient<Transport, Chain>, account
 
 export function createApiDeps(w: ApiWiring): ApiDeps {
   const clock: Clock = w.clock ?? { now: () => Date.now() }
-  const golems = new StoreGolemRegistry({ store: w.store, now: () => clock.now() })
+  const golems = new StoreGolemRegistry({ store: w.store })
   const indexer = w.indexerUrl ? new IndexerClient({ baseUrl: w.indexerUrl }) : undefined
   const state = new ChainGolemState({
     client: w.publicClient as PublicClient,

@@ -148,13 +148,15 @@ describe('API services on anvil', () => {
     expect(stranger.status).toBe(404)
   })
 
-  it('a dead Golem keeps its reads by id; its key no longer resolves (it left the due list)', async () => {
+  it('a dead Golem keeps its reads, by id and by its last key, but is no Clade member any more', async () => {
     const g = (await stack.store.getGolem('ghost'))!
     await stack.store.updateGolem({ golemId: 'ghost', expectedVersion: g.version, patch: { status: 'dead' }, now: g.updatedAt + 1 })
     const app = stack.app()
     const byId = await getJson(app, '/api/v1/golems/ghost/permission-health')
     expect(byId.status).toBe(200)
-    expect((await getJson(app, `/api/v1/golems/${golems.ghost!.golemKey}/permission-health`)).status).toBe(404)
+    expect((await getJson(app, `/api/v1/golems/${golems.ghost!.golemKey}/permission-health`)).status).toBe(200)
+    const clade = await getJson(app, `/clade/v1/challenge?caller=${golems.echo!.golemKey}&target=${golems.ghost!.golemKey}`)
+    expect(clade.status).toBe(404)
   })
 
   it('runs out of time with the chain clock: under one day left is critical', async () => {

@@ -41,6 +41,41 @@ export function golemSuite(backend: Backend): void {
       expect(await store.getGolem('g-1')).toMatchObject({ status: 'dead', version: 3 })
     })
 
+    it('finds an owner\'s Golems (dead ones too) and the Golem behind its current session key only', async () => {
+      const store = await backend.newStore()
+      await store.createGolem(golemInput('g-1', { owner: CHECKSUMMED, sessionKeyAddress: addr(11), now: T0 }))
+      await store.createGolem(golemInput('g-2', { owner: CHECKSUMMED, sessionKeyAddress: addr(12), now: T0 + 1 }))
+      await store.createGolem(golemInput('other', { owner: addr(5), sessionKeyAddress: addr(13), now: T0 }))
+      const ids = async (input: Parameters<typeof store.findGolems>[0]) => (await store.findGolems(input)).map((g) => g.golemId)
+      expect(await ids({ owner: CHECKSUMMED })).toEqual(['g-1', 'g-2'])
+      expect(await ids({ owner: CHECKSUMMED.toLowerCase() as `0x${string}` })).toEqual(['g-1', 'g-2'])
+      expect(await ids({ sessionKey: addr(12) })).toEqual(['g-2'])
+      expect(await ids({ owner: addr(99) })).toEqual([])
+      // A refused create (the id exists) leaves no Golem findable under the owner and key it named.
+      await store.createGolem(golemInput('g-1', { owner: addr(9), sessionKeyAddress: addr(19) }))
+      expect(await ids({ owner: addr(9) })).toEqual([])
+      expect(await ids({ sessionKey: addr(19) })).toEqual([])
+
+      // Rotation: the new key finds the Golem, the old one nothing.
+      await store.updateGolem({ golemId: 'g-2', expectedVersion: 1, patch: { sessionKeyAddress: addr(22) }, now: T0 + 2 })
+      expect(await ids({ sessionKey: addr(22) })).toEqual(['g-2'])
+      expect(await ids({ sessionKey: addr(12) })).toEqual([])
+
+      // Death removes a Golem from the due list, not from its owner's list or its key.
+      await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { status: 'dying' }, now: T0 + 3 })
+      await store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { status: 'dead' }, now: T0 + 4 })
+      expect((await store.findGolems({ owner: CHECKSUMMED })).map((g) => [g.golemId, g.status])).toEqual([['g-1', 'dead'], ['g-2', 'alive']])
+      expect(await ids({ sessionKey: addr(11) })).toEqual(['g-1'])
+    })
+
+    it('refuses a lookup that names neither or both, or a malformed address', async () => {
+      const store = await backend.newStore()
+      await expect(store.findGolems({} as never)).rejects.toMatchObject({ field: 'input' })
+      await expect(store.findGolems({ owner: addr(1), sessionKey: addr(2) } as never)).rejects.toMatchObject({ field: 'input' })
+      await expect(store.findGolems({ owner: '0x1234' as never })).rejects.toMatchObject({ field: 'owner' })
+      await expect(store.findGolems({ sessionKey: 'not an address' as never })).rejects.toThrow(StoreInputError)
+    })
+
     it('lists due Golems in pages: due and not dead only, each once', async () => {
       const store = await backend.newStore()
       const due = Array.from({ length: 20 }, (_, i) => `due-${i}`)

@@ -26,6 +26,8 @@ export async function createGolem(table: DynamoTable, shards: number, raw: S.Cre
     golemId: i.golemId, owner: i.owner, sessionKeyAddress: i.sessionKeyAddress, custodyMode: i.custodyMode, profile: i.profile,
     status: 'alive', phase: i.phase, nextTickAt: i.nextTickAt, lastTick: null, createdAt: i.now, updatedAt: i.now, version: 1,
   }
+  // Lookup entries first: one whose record never lands points at nothing and is skipped on read.
+  await putLookups(table, golem.golemId, [k.ownerPk(golem.owner), k.keyPk(golem.sessionKeyAddress)], i.now)
   const created = await table.put(codec.golemToItem(golem), { expression: 'attribute_not_exists(pk)' })
   const current = created ? golem : await getGolem(table, i.golemId)
   if (current === null) throw new StoreConflictError('golemId', 'the record vanished while it was being created (Golem records are never deleted)')
@@ -44,6 +46,7 @@ export async function updateGolem(table: DynamoTable, shards: number, raw: S.Upd
   }
   rules.checkGolemPatch(current, i.patch)
   const next = rules.applyGolemPatch(current, i.patch, i.now)
+  if (next.sessionKeyAddress !== current.sessionKeyAddress) await putLookups(table, next.golemId, [k.keyPk(next.sessionKeyAddress)], i.now)
   const written = await table.put(codec.golemToItem(next), {
     expression: '#version = :expected',
     names: { '#version': 'version' },
@@ -88,4 +91,18 @@ export async function listDueGolems(table: DynamoTable, shards: number, raw: S.L
     }
   }
   return { golems, cursor: null }
+}
+
+/** Idempotent: the same entry rewritten says the same thing. */
+async function putLookups(table: DynamoTable, golemId: string, pks: string[], now: number): Promise<void> {
+  for (const pk of pks) await table.put(codec.lookupToItem(pk, golemId, now))
+}
+
+export async function findGolems(table: DynamoTable, raw: S.FindGolemsInput): Promise<GolemRecord[]> {
+  const i = parse.parseFindGolems(raw)
+  const page = await table.query({ pk: i.by === 'owner' ? k.ownerPk(i.address) : k.keyPk(i.address), skBeginsWith: 'GOLEM#', limit: k.MAX_GOLEMS_PER_LOOKUP })
+  const records = await Promise.all(page.items.map((item) => getGolem(table, item.golemId as string)))
+  return records
+    .filter((r): r is GolemRecord => r !== null && (i.by === 'owner' ? r.owner : r.sessionKeyAddress).toLowerCase() === i.address)
+    .sort((a, b) => a.createdAt - b.createdAt || (a.golemId < b.golemId ? -1 : 1))
 }
