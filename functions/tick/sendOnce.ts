@@ -146,16 +146,29 @@ async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise
   }
 }
 
-/** `nonceTooLow`: the node refused the nonce; the transaction may be ours, mined, or another one's. */
+/**
+ * What a node's refusal of a raw transaction means for the slot:
+ * - `sent`: it already has this very transaction (a re-broadcast, or a lost response to our first send);
+ * - `nonceTooLow`: the nonce is taken, by a mined transaction ("nonce too low") or by a pending one from
+ *   another process signing for the same key ("replacement transaction underpriced", geth's and
+ *   anvil's words for a different transaction at a pending nonce); ours may never be mined;
+ * - `unknown`: anything else, for the caller to throw.
+ */
+export function classifyBroadcastError(error: unknown): 'sent' | 'nonceTooLow' | 'unknown' {
+  const text = String(error)
+  if (/already known|known transaction|already imported/i.test(text)) return 'sent'
+  if (/nonce too low|replacement transaction underpriced|replacement fee too low/i.test(text)) return 'nonceTooLow'
+  return 'unknown'
+}
+
 async function broadcast(client: PublicClient, raw: Hex): Promise<'sent' | 'nonceTooLow'> {
   try {
     await client.sendRawTransaction({ serializedTransaction: raw })
     return 'sent'
   } catch (error) {
-    // The node already has it (a re-broadcast, or a lost response to our first send): fine.
-    if (/already known|known transaction|already imported/i.test(String(error))) return 'sent'
-    if (/nonce too low/i.test(String(error))) return 'nonceTooLow'
-    throw error
+    const kind = classifyBroadcastError(error)
+    if (kind === 'unknown') throw error
+    return kind
   }
 }
 
