@@ -14,6 +14,8 @@ export async function rotateSessionKey(
   profile: GolemProfile,
   input: { now: bigint; nowMs: number; reason: string; nextPeriodStart: bigint },
 ): Promise<{ from: Address; to: Address; reason: string } | null> {
+  const step = await rotationStep(deps, golem.golemId, profile.golemKey)
+  if (step === null) return null
   const fresh = await deps.rotation.newKey(profile, input.now)
   const renewed = await deps.rotation.renew(profile, fresh.address, input.nextPeriodStart)
   const sent = await sendOnce({
@@ -23,7 +25,7 @@ export async function rotateSessionKey(
     owner: deps.invocationId,
     now: input.nowMs,
     leaseMs: deps.leaseMs ?? 120_000,
-    slot: { golemId: golem.golemId, period: 0n, step: `rotate-${profile.golemKey.slice(2).toLowerCase()}` },
+    slot: { golemId: golem.golemId, period: 0n, step },
     build: async () => ({
       sender: deps.operator.address,
       to: deps.deployment.vitalityOracle,
@@ -57,4 +59,24 @@ export async function rotateSessionKey(
     data: { oldAddress: profile.golemKey, newAddress: fresh.address, reason: input.reason },
   })
   return { from: profile.golemKey, to: fresh.address, reason: input.reason }
+}
+
+/** Attempts at rotating one key before the tick stops trying (each is one operator transaction at most). */
+export const MAX_ROTATION_ATTEMPTS = 5
+
+/**
+ * The slot step for this rotation attempt: `rotate-<key>` first, `rot<n>-<key>` after an attempt that
+ * ended without rotating (`reconciled`: another operator transaction took its nonce; `failed`:
+ * reverted), so a lost attempt is retried under a fresh slot instead of blocking the key's rotation
+ * for good. Null once MAX_ROTATION_ATTEMPTS have ended that way.
+ */
+export async function rotationStep(deps: Pick<TickDeps, 'store'>, golemId: string, oldKey: Address): Promise<string | null> {
+  const key = oldKey.slice(2).toLowerCase()
+  for (let attempt = 0; attempt < MAX_ROTATION_ATTEMPTS; attempt++) {
+    const step = attempt === 0 ? `rotate-${key}` : `rot${attempt}-${key}`
+    const slot = await deps.store.getSlot({ golemId, period: 0n, step })
+    if (slot?.status === 'reconciled' || slot?.status === 'failed') continue
+    return step
+  }
+  return null
 }

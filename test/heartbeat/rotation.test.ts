@@ -1,0 +1,91 @@
+// Session-key rotation by the tick (seed 001 §4), on anvil and dynalite: a key past its maximum age is
+// replaced. The operator moves the Golem's identity on the VitalityOracle (same phase, old key dead),
+// the owner's renewed grant to the new key starts at the next period boundary, the profile and the
+// store's key lookup switch, the old key is zeroed, and the current period is never redeemed twice.
+// An attempt that ends without rotating (its operator nonce taken by another instance) is retried
+// under a fresh slot instead of blocking the key's rotation for good.
+import { parseEther, type Address } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { runTick } from '../../functions/tick/runTick.ts'
+import type { OwnerAccount } from '../../local/devnet.ts'
+import { provisionGolem } from '../../local/provision.ts'
+import { LocalKeyRotation } from '../../local/rotation.ts'
+import { DAY, allEvents, redemptionsBy, sentCount, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+const STRATEGY = '---\nname: rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
+
+let env: HeartbeatEnv
+let owner: OwnerAccount
+let rotation: LocalKeyRotation
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  owner = await env.devnet.createOwner()
+  rotation = new LocalKeyRotation(env.devnet.deployment, owner, env.signers, async (address: Address) => {
+    await env.client.waitForTransactionReceipt({ hash: await env.devnet.deployer.sendTransaction({ to: address, value: parseEther('1') }) })
+  })
+})
+afterAll(async () => env?.stop())
+
+const tick = (golemId: string, invocation: string) => runTick(env.deps(invocation, { rotation }), { golemId })
+const phaseOf = (key: Address) =>
+  env.client.readContract({ address: env.devnet.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getPhase', args: [key] })
+const dm = () => env.devnet.deployment.environment.DelegationManager
+
+describe('session-key rotation in the tick', () => {
+  it('rotates a key past its maximum age: identity moved on-chain, profile and lookup switched, old key zeroed, no period redeemed twice', async () => {
+    const golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'rot-age', strategy: STRATEGY, runwayDays: 30 })
+    const first = await tick(golem.golemId, 'day-0')
+    expect(first.redemption?.status).toBe('confirmed')
+    expect(first.rotated).toBeUndefined()
+
+    await env.devnet.increaseTime(7 * DAY + 60)
+    const rotated = await tick(golem.golemId, 'day-7')
+    expect(rotated.redemption?.status).toBe('confirmed') // day 7, still by the old key
+    expect(rotated.rotated).toMatchObject({ from: golem.golemKey })
+    const newKey = rotated.rotated!.to
+    expect(newKey).not.toBe(golem.golemKey)
+
+    expect(await phaseOf(golem.golemKey)).toEqual([false, 0])
+    expect(await phaseOf(newKey)).toEqual([true, 0])
+    expect(golem.sessionKey.zeroed).toBe(true)
+    const record = await env.store.getGolem(golem.golemId)
+    expect(record?.sessionKeyAddress).toBe(newKey.toLowerCase())
+    expect((await env.store.findGolems({ sessionKey: newKey })).map((g) => g.golemId)).toEqual([golem.golemId])
+    expect(await env.store.findGolems({ sessionKey: golem.golemKey })).toEqual([])
+    const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'SessionKeyRotated')
+    expect(events.map((e) => [e.data.oldAddress, e.data.newAddress])).toEqual([[golem.golemKey, newKey]])
+
+    // Same period: the new key's grant starts at the next boundary, and the old key already redeemed.
+    await env.devnet.increaseTime(120)
+    expect((await tick(golem.golemId, 'day-7-later')).redemption?.status).toBe('skipped')
+    expect(await redemptionsBy(env.client, dm(), newKey)).toHaveLength(0)
+
+    // Next period: the new key redeems, once.
+    await env.devnet.increaseTime(DAY)
+    const next = await tick(golem.golemId, 'day-8')
+    expect(next.redemption?.status).toBe('confirmed')
+    expect(next.rotated).toBeUndefined()
+    expect(await redemptionsBy(env.client, dm(), newKey)).toHaveLength(1)
+    expect(await redemptionsBy(env.client, dm(), golem.golemKey)).toHaveLength(2)
+  })
+
+  it('retries a rotation whose earlier attempt ended reconciled, under a fresh slot', async () => {
+    const golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'rot-retry', strategy: STRATEGY, runwayDays: 30 })
+    await tick(golem.golemId, 'retry-day-0')
+    // An earlier attempt lost its operator nonce to another instance: its slot ended reconciled.
+    const step = `rotate-${golem.golemKey.slice(2).toLowerCase()}`
+    const nowMs = Date.now()
+    await env.store.claimSlot({ golemId: golem.golemId, period: 0n, step, owner: 'other-instance', now: nowMs, leaseMs: 1 })
+    await env.store.completeSlot({ golemId: golem.golemId, period: 0n, step, owner: 'other-instance', outcome: 'reconciled', now: nowMs })
+
+    await env.devnet.increaseTime(7 * DAY + 60)
+    const operatorBefore = await sentCount(env.client, env.devnet.operator.account.address)
+    const rotated = await tick(golem.golemId, 'retry-day-7')
+    expect(rotated.rotated).toMatchObject({ from: golem.golemKey })
+    expect(await sentCount(env.client, env.devnet.operator.account.address)).toBe(operatorBefore + 1)
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: `rot1-${golem.golemKey.slice(2).toLowerCase()}` })).toMatchObject({ status: 'confirmed' })
+    expect(await phaseOf(rotated.rotated!.to)).toEqual([true, 0])
+  })
+})
