@@ -63,6 +63,26 @@ const profileSchema = z.object({
    */
   phaseEpoch: z.number().int().nonnegative().optional(),
   /**
+   * A session-key rotation in flight (functions/tick/rotate.ts): the new key, where it lives and the
+   * owner's renewed grant to it, written before the operator's rotateGolemKey is sent, so a tick that
+   * crashes after the oracle moved the Golem's identity finishes the swap to the same key instead of
+   * stranding the Golem on a dead key. Cleared when the profile switches to the new key.
+   */
+  pendingRotation: z
+    .object({
+      to: address,
+      signer: signerRef,
+      reason: z.string(),
+      runway: z.object({
+        chain: z.array(delegation).min(1),
+        periodDelegationHash: hex,
+        periodTerms: hex,
+        chainHashes: z.array(hex).min(1),
+        periodStart: uint,
+      }),
+    })
+    .optional(),
+  /**
    * x402 payments already applied to this profile (core/lifecycle/credit.ts), so a retried credit is
    * applied once. Bounded: the oldest ids are dropped and `horizonMs` remembers the newest dropped one.
    */

@@ -16,8 +16,24 @@ export async function rotateSessionKey(
 ): Promise<{ from: Address; to: Address; reason: string } | null> {
   const step = await rotationStep(deps, golem.golemId, profile.golemKey)
   if (step === null) return null
-  const fresh = await deps.rotation.newKey(profile, input.now)
-  const renewed = await deps.rotation.renew(profile, fresh.address, input.nextPeriodStart)
+  // The new key and the renewed grant are recorded before the oracle moves the identity, and reused by
+  // every later attempt: a crash after the move finishes the swap to this key (see profile.ts).
+  let current = golem
+  let pending = profile.pendingRotation
+  if (!pending) {
+    const fresh = await deps.rotation.newKey(profile, input.now)
+    const renewed = await deps.rotation.renew(profile, fresh.address, input.nextPeriodStart)
+    pending = { to: fresh.address, signer: fresh.signer, reason: input.reason, runway: renewed }
+    const saved = await deps.store.updateGolem({
+      golemId: golem.golemId,
+      expectedVersion: golem.version,
+      patch: { profile: serializeGolemProfile({ ...profile, pendingRotation: pending }) },
+      now: input.nowMs,
+    })
+    if (!saved.updated) return null
+    current = saved.golem
+  }
+  const to = pending.to
   const sent = await sendOnce({
     store: deps.store,
     client: deps.client,
@@ -29,24 +45,26 @@ export async function rotateSessionKey(
     build: async () => ({
       sender: deps.operator.address,
       to: deps.deployment.vitalityOracle,
-      data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'rotateGolemKey', args: [profile.golemKey, fresh.address] }),
+      data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'rotateGolemKey', args: [profile.golemKey, to] }),
       sign: (tx) => deps.operator.signTransaction(tx),
     }),
   })
-  if (sent.status !== 'confirmed') return null
+  // Confirmed now, or by an earlier attempt that crashed before switching the profile.
+  const moved = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed' && (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step }))?.status === 'confirmed')
+  if (!moved) return null
+  const { pendingRotation: _done, ...rest } = profile
   const next: GolemProfile = {
-    ...profile,
-    golemKey: fresh.address,
-    signer: fresh.signer,
-    runway: { ...profile.runway, ...renewed },
+    ...rest,
+    golemKey: to,
+    signer: pending.signer,
+    runway: { ...profile.runway, ...pending.runway },
     known: { ...profile.known, revokedReported: false },
   }
-  const latest = await deps.store.getGolem(golem.golemId)
-  if (!latest) return null
+  const latest = (await deps.store.getGolem(golem.golemId)) ?? current
   const updated = await deps.store.updateGolem({
     golemId: golem.golemId,
     expectedVersion: latest.version,
-    patch: { sessionKeyAddress: fresh.address, profile: serializeGolemProfile(next) },
+    patch: { sessionKeyAddress: to, profile: serializeGolemProfile(next) },
     now: input.nowMs,
   })
   if (!updated.updated) return null
@@ -55,10 +73,10 @@ export async function rotateSessionKey(
     golemId: golem.golemId,
     type: 'SessionKeyRotated',
     at: input.nowMs,
-    eventId: `SessionKeyRotated:${fresh.address.toLowerCase()}`,
-    data: { oldAddress: profile.golemKey, newAddress: fresh.address, reason: input.reason },
+    eventId: `SessionKeyRotated:${to.toLowerCase()}`,
+    data: { oldAddress: profile.golemKey, newAddress: to, reason: pending.reason },
   })
-  return { from: profile.golemKey, to: fresh.address, reason: input.reason }
+  return { from: profile.golemKey, to, reason: pending.reason }
 }
 
 /** Attempts at rotating one key before the tick stops trying (each is one operator transaction at most). */

@@ -224,20 +224,27 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
 }
 
 async function maybeRotate(deps: TickDeps, golemId: string, decision: TickDecision, read: ObservedGolem) {
-  if (!deps.rotation || decision.die || !read.registered) return null
+  if (!deps.rotation || decision.die) return null
   const record = await deps.store.getGolem(golemId)
   if (!record || record.status !== 'alive') return null
   const profile = parseGolemProfile(record.profile)
-  const { sessionKey } = await deps.signers.resolve(profile)
-  const due = sessionKey?.shouldRotate(Number(read.timestamp))
-  if (!due?.rotate) return null
+  // A rotation in flight is finished whatever the old key's state: the oracle may already have moved
+  // the identity (the old key then reads unregistered).
+  let reason = profile.pendingRotation?.reason
+  if (reason === undefined) {
+    if (!read.registered) return null
+    const { sessionKey } = await deps.signers.resolve(profile)
+    const due = sessionKey?.shouldRotate(Number(read.timestamp))
+    if (!due?.rotate) return null
+    reason = due.reason
+  }
   // The renewed grant starts on the old grant's next period boundary: the same period grid, and the
   // current period (already redeemed by the old key) cannot be redeemed again by the new one.
   const nextPeriodStart = observationOf(golemId, profile, read, 0n).permission.currentPeriodStart + profile.runway.periodDuration
   return rotateSessionKey({ ...deps, rotation: deps.rotation }, record, profile, {
     now: read.timestamp,
     nowMs: Number(read.timestamp) * 1000,
-    reason: due.reason,
+    reason,
     nextPeriodStart,
   })
 }

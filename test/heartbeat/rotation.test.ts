@@ -3,10 +3,13 @@
 // the owner's renewed grant to the new key starts at the next period boundary, the profile and the
 // store's key lookup switch, the old key is zeroed, and the current period is never redeemed twice.
 // An attempt that ends without rotating (its operator nonce taken by another instance) is retried
-// under a fresh slot instead of blocking the key's rotation for good.
+// under a fresh slot instead of blocking the key's rotation for good, and a tick that dies after the
+// oracle moved the identity is finished by the next one with the same new key.
 import { parseEther, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
+import type { Store } from '../../core/store/index.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
@@ -87,5 +90,47 @@ describe('session-key rotation in the tick', () => {
     expect(await sentCount(env.client, env.devnet.operator.account.address)).toBe(operatorBefore + 1)
     expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: `rot1-${golem.golemKey.slice(2).toLowerCase()}` })).toMatchObject({ status: 'confirmed' })
     expect(await phaseOf(rotated.rotated!.to)).toEqual([true, 0])
+  })
+
+  it('a tick that dies after the oracle moved the identity, before the profile switched, is finished by the next tick: same new key, no second oracle transaction', async () => {
+    const golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'rot-crash', strategy: STRATEGY, runwayDays: 30 })
+    await tick(golem.golemId, 'crash-day-0')
+    await env.devnet.increaseTime(7 * DAY + 60)
+    const operator = env.devnet.operator.account.address
+    const operatorBefore = await sentCount(env.client, operator)
+
+    // The store refuses the one write that switches the Golem to its new key: the tick dies there.
+    const dying: Store = new Proxy(env.store, {
+      get(target, name, receiver) {
+        if (name === 'updateGolem') {
+          return (input: Parameters<Store['updateGolem']>[0]) => {
+            if (input.patch.sessionKeyAddress !== undefined) return Promise.reject(new Error('crash before the profile switch'))
+            return target.updateGolem(input)
+          }
+        }
+        const value = Reflect.get(target, name, receiver) as unknown
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    await expect(runTick(env.deps('crash-day-7', { rotation, store: dying }), { golemId: golem.golemId })).rejects.toThrow(/crash before the profile switch/)
+    const pending = parseGolemProfile((await env.store.getGolem(golem.golemId))!.profile).pendingRotation
+    expect(pending).toBeDefined()
+    expect(await phaseOf(golem.golemKey)).toEqual([false, 0]) // the oracle already moved the identity
+    expect(await phaseOf(pending!.to)).toEqual([true, 0])
+    expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
+
+    // The next tick: the old key reads unregistered, and the rotation in flight is finished.
+    await env.devnet.increaseTime(120)
+    const next = await tick(golem.golemId, 'crash-day-7-next')
+    expect(next.rotated).toMatchObject({ from: golem.golemKey, to: pending!.to })
+    expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
+    const profile = parseGolemProfile((await env.store.getGolem(golem.golemId))!.profile)
+    expect(profile.golemKey).toBe(pending!.to)
+    expect(profile.pendingRotation).toBeUndefined()
+
+    // And the Golem lives on with it: the next period is redeemed by the new key.
+    await env.devnet.increaseTime(DAY)
+    expect((await tick(golem.golemId, 'crash-day-8')).redemption?.status).toBe('confirmed')
+    expect(await redemptionsBy(env.client, dm(), pending!.to)).toHaveLength(1)
   })
 })
