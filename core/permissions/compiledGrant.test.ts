@@ -1,13 +1,14 @@
 // The compiler's plan, built into a Golem grant by buildPlanGrant: the actions delegations hold no
 // approve and no transfer, every receiver word is pinned to the owner's account, and each spender the
 // plan names gets one approvals delegation pinned to it.
-import { pad, type Hex } from 'viem'
+import { getAddress, pad, toHex, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
+import type { TokenFeed } from '../caveats/types.ts'
 import { DEPLOYMENT, ENV } from '../caveats/testing/fixtures.ts'
 import { DelegationTree, type GolemGrant } from '../delegations/index.ts'
 import { compileStrategy, type PermissionPlan } from './compileStrategy.ts'
-import { buildPlanGrant } from './planGrant.ts'
+import { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS } from './planGrant.ts'
 import { CORPUS, NOW, OWNER, REGISTRIES, SESSION_KEY, type CorpusCase } from './corpus/corpus.ts'
 import { SELECTORS } from './selectors.ts'
 
@@ -25,8 +26,17 @@ function compile(c: CorpusCase): PermissionPlan {
   })
 }
 
+const tree = () => new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => BigInt(NOW) })
+
+/** A synthetic feed for every token the plan approves (and its USDC), so the grant can be bounded. */
+function feedsOf(plan: PermissionPlan): TokenFeed[] {
+  const tokens = [...new Set([plan.usdc, ...plan.approvals.flatMap((a) => a.tokens)].map((t) => getAddress(t)))]
+  return tokens.map((token, i) => ({ token, decimals: token === getAddress(plan.usdc) ? 6 : 18, feed: getAddress(pad(toHex(0xfeed00 + i), { size: 20 })) }))
+}
+const usdCaps = (plan: PermissionPlan) => ({ feeds: feedsOf(plan), maxPriceAge: 3_600 })
+
 function grantOf(plan: PermissionPlan): GolemGrant {
-  return buildPlanGrant({ tree: new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => BigInt(NOW) }), plan })
+  return buildPlanGrant({ tree: tree(), plan, usdCaps: usdCaps(plan) })
 }
 
 /** The one Bardo caveat of every delegation of a plan's grant: the phase gate carrying the life window. */
@@ -56,7 +66,12 @@ describe('compiled strategies as Golem grants', () => {
         ...e.receivers.map((r) => ({ type: 'allowedCalldata', startIndex: BigInt(r), value: ownerWord })),
         ...e.calldata.map((w) => ({ type: 'allowedCalldata', startIndex: BigInt(w.startIndex), value: w.value })),
       ])
-      expect(caveats.at(-1)).toEqual(lifeGate(plan))
+      // The phase gate with the life window, and on a swap the slippage bound against the feeds.
+      const swaps = e.selectors.some((x) => x === SELECTORS.exactInputSingle || x === SELECTORS.exactInput)
+      expect(caveats.slice(swaps ? -2 : -1)).toEqual([
+        lifeGate(plan),
+        ...(swaps ? [{ type: 'maxSlippage', maxSlippageBps: DEFAULT_MAX_SLIPPAGE_BPS, maxPriceAge: 3_600, feeds: feedsOf(plan) }] : []),
+      ])
       for (const s of [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance, SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom]) expect(methodsOf(caveats)).not.toContain(s)
     }
     // The runway's USDC moves only through its period-capped delegation.
@@ -73,6 +88,8 @@ describe('compiled strategies as Golem grants', () => {
         { type: 'valueLte', maxValue: 0n },
         { type: 'allowedCalldata', startIndex: 4n, value: pad(spender.toLowerCase() as Hex) },
         lifeGate(plan),
+        // The plan's daily budget, split between the spenders: together they never approve more a day.
+        { type: 'dailySpendLimit', dailyLimitUsd: plan.dailyUsdcCap / BigInt(expected.approvals.length), maxPriceAge: 3_600, feeds: feedsOf(plan) },
       ])
     }
   })
@@ -85,5 +102,16 @@ describe('compiled strategies as Golem grants', () => {
       expect(grant.approvals, c.name).toBeUndefined()
       expect(grant.actions, c.name).toBeUndefined()
     }
+  })
+
+  it('refuses to grant a plan\'s actions and approvals without USD bounds, unless told unbounded; and a feed missing for an approved token', () => {
+    const plan = compile(compiled.find((c) => (c.expect as { approvals: unknown[] }).approvals.length > 0)!)
+    expect(() => buildPlanGrant({ tree: tree(), plan })).toThrow(/usdCaps: must be given for a plan with actions or approvals: without price feeds/)
+    const unbounded = buildPlanGrant({ tree: tree(), plan, unbounded: true })
+    expect(decoded(unbounded.approvals![0]!.delegation).some((c) => c.type === 'dailySpendLimit')).toBe(false)
+    const missing = { feeds: feedsOf(plan).filter((f) => f.token !== getAddress(plan.approvals[0]!.tokens.at(-1)!)), maxPriceAge: 3_600 }
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: missing })).toThrow(/usdCaps.feeds: has no feed for 0x[0-9a-fA-F]{40}, which 0x[0-9a-fA-F]{40} may be approved to pull/)
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds: [], maxPriceAge: 3_600 } })).toThrow(/usdCaps.feeds: must list at least one token feed/)
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds: feedsOf(plan), maxPriceAge: 0 } })).toThrow(/usdCaps.maxPriceAge: must be a positive whole number of seconds, got 0/)
   })
 })

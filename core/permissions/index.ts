@@ -24,7 +24,7 @@ export {
   type RunwayTerms,
 } from './erc7715.ts'
 export { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
-export { buildPlanGrant, type BuildPlanGrantParameters } from './planGrant.ts'
+export { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS, type BuildPlanGrantParameters, type PlanUsdCaps } from './planGrant.ts'
 export {
   localRegistry,
   publicRegistry,

@@ -1,31 +1,93 @@
 // The compiler's plan as the Golem grant it asks for: the period-capped USDC runway, one actions
 // delegation per receiver layout (receivers pinned to the owner's account) and one approvals delegation
 // per spender, every one gated by golemPhase carrying the plan's life window (docs/strategy-compiler.md).
-import type { BardoCaveat } from '../caveats/types.ts'
+//
+// Pinned receivers keep a swap's output in the owner's account, but not its value: a leaked key could
+// still approve the router for everything and swap it through a pool of its own at any price. So the
+// plan's budget bounds the approvals (DailySpendLimit, the daily cap split between the spenders) and
+// every swap carries MaxSlippage against the price feeds. Without feeds there is no such bound, and
+// the builder refuses to grant actions or approvals unless the caller says `unbounded: true`.
+import { getAddress, type Address } from 'viem'
+import type { BardoCaveat, TokenFeed } from '../caveats/types.ts'
 import { buildGolemDelegation, type GolemGrant } from '../delegations/buildGolemDelegation.ts'
 import type { DelegationTree } from '../delegations/tree.ts'
 import type { PermissionPlan } from './compileStrategy.ts'
+import { StrategyCompileError } from './errors.ts'
+import { SELECTORS } from './selectors.ts'
+
+/** How a plan's actions and approvals are bounded in USD. */
+export type PlanUsdCaps = {
+  /** Chainlink-style feeds for every token the plan approves or swaps. */
+  feeds: readonly TokenFeed[]
+  /** Seconds a price may be old before the enforcers refuse it. */
+  maxPriceAge: number
+  /** Largest accepted gap between a swap's minimum output and the feed price, in bps. Default 100 (1%). */
+  maxSlippageBps?: number
+}
 
 export type BuildPlanGrantParameters = {
   tree: DelegationTree
   plan: PermissionPlan
-  /** More Bardo caveats on every delegation of the grant (dreamMode, dailySpendLimit, ...). */
+  /** USD bounds for the actions and approvals; required when the plan has any, unless `unbounded`. */
+  usdCaps?: PlanUsdCaps
+  /** Grant actions and approvals with no USD bound (phase gate and life window only). Say it to mean it. */
+  unbounded?: true
+  /** More Bardo caveats on every delegation of the grant (dreamMode, ...). */
   bardo?: readonly BardoCaveat[]
   /** Leave the runway out (a caller that grants it through ERC-7715 instead). Default: included. */
   runway?: boolean
 }
 
+export const DEFAULT_MAX_SLIPPAGE_BPS = 100
+const SWAP_SELECTORS: readonly string[] = [SELECTORS.exactInputSingle, SELECTORS.exactInput]
+
 export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
   const { plan } = p
+  const bounded = plan.actions.length > 0 || plan.approvals.length > 0
+  if (bounded && p.usdCaps === undefined && p.unbounded !== true) {
+    throw new StrategyCompileError('usdCaps', 'must be given for a plan with actions or approvals: without price feeds nothing bounds what its approvals and swaps can move (pass unbounded: true to grant them anyway)')
+  }
+  const caps = p.usdCaps === undefined ? undefined : checkCaps(p.usdCaps, plan)
   // The plan's expiry is the first second the grant is over; golemPhase's window is inclusive.
   const life: BardoCaveat = { type: 'golemPhase', golem: plan.sessionKey, startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) }
+  // DailySpendLimit keeps its count per delegation: split the budget so all spenders together stay within it.
+  const perSpender = plan.approvals.length > 0 ? plan.dailyUsdcCap / BigInt(plan.approvals.length) : 0n
   return buildGolemDelegation({
     tree: p.tree,
     owner: plan.owner,
     golem: plan.sessionKey,
     bardo: [life, ...(p.bardo ?? [])],
     ...(p.runway === false ? {} : { runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime } }),
-    ...(plan.actions.length > 0 ? { actions: plan.actions } : {}),
-    ...(plan.approvals.length > 0 ? { approvals: plan.approvals } : {}),
+    ...(plan.actions.length > 0
+      ? {
+          actions: plan.actions.map((a) => {
+            const swaps = a.selectors.some((s) => SWAP_SELECTORS.includes(s.toLowerCase()))
+            if (!caps || !swaps) return a
+            const slippage: BardoCaveat = { type: 'maxSlippage', maxSlippageBps: caps.maxSlippageBps ?? DEFAULT_MAX_SLIPPAGE_BPS, maxPriceAge: caps.maxPriceAge, feeds: caps.feeds }
+            return { ...a, bardo: [slippage] }
+          }),
+        }
+      : {}),
+    ...(plan.approvals.length > 0
+      ? {
+          approvals: plan.approvals.map((a) => {
+            if (!caps) return a
+            const limit: BardoCaveat = { type: 'dailySpendLimit', dailyLimitUsd: perSpender, maxPriceAge: caps.maxPriceAge, feeds: caps.feeds }
+            return { ...a, bardo: [limit] }
+          }),
+        }
+      : {}),
   })
+}
+
+/** Every approved token needs a feed, or DailySpendLimit would count its approvals as $0. */
+function checkCaps(caps: PlanUsdCaps, plan: PermissionPlan): PlanUsdCaps {
+  if (caps.feeds.length === 0) throw new StrategyCompileError('usdCaps.feeds', 'must list at least one token feed')
+  if (!Number.isSafeInteger(caps.maxPriceAge) || caps.maxPriceAge <= 0) throw new StrategyCompileError('usdCaps.maxPriceAge', `must be a positive whole number of seconds, got ${String(caps.maxPriceAge)}`)
+  const priced = new Set(caps.feeds.map((f) => getAddress(f.token)))
+  for (const { spender, tokens } of plan.approvals) {
+    const missing = tokens.find((t: Address) => !priced.has(getAddress(t)))
+    if (missing) throw new StrategyCompileError('usdCaps.feeds', `has no feed for ${missing}, which ${spender} may be approved to pull: its approvals would count as $0`)
+  }
+  return caps
 }

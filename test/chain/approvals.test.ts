@@ -44,7 +44,7 @@ beforeAll(async () => {
     registry: localRegistry(devnet.deployment.assets),
   })
   tree = newTree(devnet, now)
-  grant = buildPlanGrant({ tree, plan, runway: false })
+  grant = buildPlanGrant({ tree, plan, runway: false, unbounded: true }) // pins only; USD caps: planCaps.test.ts
   for (const a of grant.actions!) await tree.sign(a.hash, smartAccountSigner(owner.smartAccount))
   await tree.sign(grant.approvals![0]!.hash, smartAccountSigner(owner.smartAccount))
   // The exactInputSingle delegation (its recipient pinned to the owner).
