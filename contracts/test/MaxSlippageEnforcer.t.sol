@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.23;
 
+import { V1ExactInputSingleParams, V1ExactInputParams } from "./helpers/SwapRouterV1.sol";
 import { PricedAssetsTest } from "./helpers/PricedAssetsTest.sol";
 import { Execution, ExecutionLib } from "../src/libraries/ExecutionLib.sol";
 import { UsdValuation, TokenFeed } from "../src/libraries/UsdValuation.sol";
@@ -8,26 +9,6 @@ import { MaxSlippageEnforcer } from "../src/enforcers/MaxSlippageEnforcer.sol";
 import { TestSwapRouter } from "../src/test-assets/TestSwapRouter.sol";
 
 contract MaxSlippageEnforcerTest is PricedAssetsTest {
-    // SwapRouter (v1) parameter structs: the SwapRouter02 ones plus a deadline.
-    struct V1ExactInputSingleParams {
-        address tokenIn;
-        address tokenOut;
-        uint24 fee;
-        address recipient;
-        uint256 deadline;
-        uint256 amountIn;
-        uint256 amountOutMinimum;
-        uint160 sqrtPriceLimitX96;
-    }
-
-    struct V1ExactInputParams {
-        bytes path;
-        address recipient;
-        uint256 deadline;
-        uint256 amountIn;
-        uint256 amountOutMinimum;
-    }
-
     MaxSlippageEnforcer enforcer;
     uint16 constant MAX_BPS = 50; // 0.5 %
     bytes terms;

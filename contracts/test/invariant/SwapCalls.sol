@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.23;
 
+import { V1ExactInputSingleParams, V1ExactInputParams } from "../helpers/SwapRouterV1.sol";
 import { TestSwapRouter } from "../../src/test-assets/TestSwapRouter.sol";
 
 /// Calldata for the five swaps MaxSlippageEnforcer decodes, well-formed or broken in a way that is
@@ -13,26 +14,6 @@ abstract contract SwapCalls {
     bytes4 internal constant SWAP_EXACT_TOKENS_V2 = 0x38ed1739;
     address internal constant RECIPIENT = address(0xA11CE);
     uint256 internal constant DEADLINE = 1e10;
-
-    // SwapRouter (v1) parameter structs: the SwapRouter02 ones plus a deadline.
-    struct V1ExactInputSingleParams {
-        address tokenIn;
-        address tokenOut;
-        uint24 fee;
-        address recipient;
-        uint256 deadline;
-        uint256 amountIn;
-        uint256 amountOutMinimum;
-        uint160 sqrtPriceLimitX96;
-    }
-
-    struct V1ExactInputParams {
-        bytes path;
-        address recipient;
-        uint256 deadline;
-        uint256 amountIn;
-        uint256 amountOutMinimum;
-    }
 
     /// A swap as the handler built it: what the enforcer must read from the calldata.
     struct Swap {
