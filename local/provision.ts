@@ -76,24 +76,35 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
 
   const ref = `session-key:${p.golemId}`
   p.signers.hold(ref, sessionKey)
-  const profile: GolemProfile = {
+  const profile = localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount, expiresAt, now })
+  await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
+  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
+}
+
+/**
+ * The custody profile of a locally provisioned Golem: its key held in memory under `signerRef`, its daily
+ * runway grant, and a life from `now` to `expiresAt` (the runway's end).
+ */
+export function localGolemProfile(p: {
+  chainId: number
+  golemKey: Address
+  signerRef: string
+  runway: RenewedRunway
+  token: Address
+  periodAmount: bigint
+  expiresAt: bigint
+  now: bigint
+}): GolemProfile {
+  return {
     v: 1,
-    chainId: deployment.chainId,
-    golemKey,
-    signer: { kind: 'memory', ref },
-    runway: {
-      ...runway,
-      token: deployment.assets.usdc,
-      periodAmount,
-      periodDuration: 86_400n,
-      expiresAt,
-    },
-    life: { bornAt: now, runwayEndsAt: expiresAt, runwayTotalSeconds: expiresAt - now, lastInsightAt: now },
+    chainId: p.chainId,
+    golemKey: p.golemKey,
+    signer: { kind: 'memory', ref: p.signerRef },
+    runway: { ...p.runway, token: p.token, periodAmount: p.periodAmount, periodDuration: 86_400n, expiresAt: p.expiresAt },
+    life: { bornAt: p.now, runwayEndsAt: p.expiresAt, runwayTotalSeconds: p.expiresAt - p.now, lastInsightAt: p.now },
     replicants: [],
     known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
   }
-  await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
-  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
 }
 
 /** Stores a provisioned Golem (due at once) and its DelegationGranted event. */

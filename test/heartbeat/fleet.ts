@@ -1,17 +1,16 @@
-// Provisions many Golems at once for the duplicate suite and the heartbeat bench. Same profile as
-// local/provision.ts (direct ERC-7710 runway grant with golemPhase carrying the life window + dreamMode),
-// but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
+// Provisions many Golems at once for the duplicate suite and the heartbeat bench. Same grant and profile
+// as local/provision.ts (signRunwayGrant, localGolemProfile: a direct ERC-7710 runway grant with
+// golemPhase carrying the life window), but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
 // back to back with explicit nonces, and gas money is set with anvil_setBalance instead of a transfer
 // each. provisionGolem takes ~20 ms a Golem; this takes ~5.
-import { encodeFunctionData, isAddressEqual, numberToHex, parseEther, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
+import { encodeFunctionData, numberToHex, parseEther, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { SessionKey } from '../../core/custody/index.ts'
-import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../../core/delegations/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { MemorySignerResolver } from '../../functions/shared/memorySigners.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
-import { recordProvisionedGolem } from '../../local/provision.ts'
+import { localGolemProfile, recordProvisionedGolem, signRunwayGrant } from '../../local/provision.ts'
 
 export type FleetGolem = { golemId: string; golemKey: Address; sessionKey: SessionKey; runwayHash: Hex; profile: GolemProfile }
 
@@ -42,50 +41,17 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
   const deployment = devnet.deployment
   const now = (await client.getBlock()).timestamp
   const expiresAt = now + BigInt(p.runwayDays ?? 30) * 86_400n
-  const tree = new DelegationTree({ environment: deployment.environment, deployment, now: () => now })
-  const periodEnforcer = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
   const ids = Array.from({ length: p.count }, (_, i) => `${p.idPrefix}-${String(i).padStart(5, '0')}`)
 
-  // 1. Keys and owner-signed runway grants (local signing, no RPC).
+  // 1. Keys and owner-signed runway grants (local signing, no RPC), as local/provision.ts makes them.
   const golems = await inBatches(ids, 50, async (golemId): Promise<FleetGolem> => {
     const sessionKey = SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
     const golemKey = sessionKey.address
-    const grant = buildGolemDelegation({
-      tree,
-      owner: p.owner.address,
-      golem: golemKey,
-      bardo: [
-        { type: 'golemPhase', golem: golemKey, startTime: now, endTime: expiresAt },
-      ],
-      runway: { token: deployment.assets.usdc, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(now) },
-    })
-    if (!grant.runway) throw new Error('fleet: the grant has no runway delegation')
-    const signed = await tree.sign(grant.runway.hash, smartAccountSigner(p.owner.smartAccount))
-    const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
-    if (!periodCaveat) throw new Error('fleet: the runway delegation has no ERC20PeriodTransfer caveat')
+    const runway = await signRunwayGrant({ deployment, owner: p.owner, golemKey, token: deployment.assets.usdc, periodAmount: p.periodAmount, startDate: now, expiresAt, now })
     const ref = `session-key:${golemId}`
     p.signers.hold(ref, sessionKey)
-    const profile: GolemProfile = {
-      v: 1,
-      chainId: deployment.chainId,
-      golemKey,
-      signer: { kind: 'memory', ref },
-      runway: {
-        chain: [signed],
-        token: deployment.assets.usdc,
-        periodAmount: p.periodAmount,
-        periodDuration: 86_400n,
-        periodStart: now,
-        periodDelegationHash: grant.runway.hash,
-        periodTerms: periodCaveat.terms,
-        chainHashes: [grant.runway.hash],
-        expiresAt,
-      },
-      life: { bornAt: now, runwayEndsAt: expiresAt, runwayTotalSeconds: expiresAt - now, lastInsightAt: now },
-      replicants: [],
-      known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
-    }
-    return { golemId, golemKey, sessionKey, runwayHash: grant.runway.hash, profile }
+    const profile = localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount: p.periodAmount, expiresAt, now })
+    return { golemId, golemKey, sessionKey, runwayHash: runway.periodDelegationHash, profile }
   })
   p.log?.(`fleet: ${golems.length} grants signed`)
 
