@@ -49,7 +49,18 @@ export async function phaseChangedEvent(client: PublicClient, store: Store, ref:
   return { type: 'PhaseChanged', at: sentAtSeconds(slot), from: log.args.fromPhase, to: log.args.toPhase, survivalScoreBps: log.args.survivalScore }
 }
 
-export async function settlePendingSlots(base: SlotBase, golem: GolemRecord, read: ObservedGolem, period: bigint): Promise<PendingSettlement> {
+/**
+ * `previousTickUnfinished`: the tick before this one never wrote its outcome (it crashed or threw after
+ * taking its lease). Only then can an earlier period hold a slot left `sent`, so only then are earlier
+ * periods read: a tick that follows a finished one pays no extra store read.
+ */
+export async function settlePendingSlots(
+  base: SlotBase,
+  golem: GolemRecord,
+  read: ObservedGolem,
+  period: bigint,
+  previousTickUnfinished: boolean,
+): Promise<PendingSettlement> {
   const store: Store = base.store
   const golemId = golem.golemId
   const events: CustodyEvent[] = []
@@ -70,7 +81,9 @@ export async function settlePendingSlots(base: SlotBase, golem: GolemRecord, rea
   // later period (a crash near the boundary, or a scheduler that stopped for a while). The crashed tick
   // ran in the period of the last finished tick or a later one, and ticks come every minute, so the
   // last finished tick's period and the one just before this cover it without scanning history.
-  const earlier = [...new Set([golem.lastTick?.period, period - 1n])].filter((p): p is bigint => p !== undefined && p >= 0n && p < period)
+  const earlier = previousTickUnfinished
+    ? [...new Set([golem.lastTick?.period, period - 1n])].filter((p): p is bigint => p !== undefined && p >= 0n && p < period)
+    : []
   for (const p of earlier.sort((a, b) => (a < b ? -1 : 1))) {
     const settled = await settleRunwaySlot(base, { golemId, period: p, step: 'runway' })
     if (settled?.event) events.push(settled.event)

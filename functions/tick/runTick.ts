@@ -118,7 +118,8 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
   const slotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs }
   // A transaction an earlier tick recorded but never saw through is settled first (functions/tick/reconcile.ts).
-  const pending = await settlePendingSlots(slotBase, golem, read, period)
+  // The record as it was before this tick's lease: 'running' there means the last tick never finished.
+  const pending = await settlePendingSlots(slotBase, golem, read, period, record.lastTick?.outcome === 'running')
   const decide = (o: GolemObservation) => decideTick({ ...o, reservedAmount: pending.reservedAmount, ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
   let decision = decide(observation)
   // A paid feed's reprieve is served first: the tick then decides from the reset phase.
