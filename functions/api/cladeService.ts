@@ -117,10 +117,4 @@ export class StoreCladeService implements CladeService {
     const last = await this.#store.lastLogRecord(entriesLog(target))
     return { specialization: this.#specializations[target] ?? null, entryCount: last?.seq ?? 0, lastIngestAt: last ? Math.floor(last.at / 1000) : null }
   }
-
-  /** The alerts sent to `target`, oldest first (for tests and the local runner's progress output). */
-  async alertsFor(target: Address) {
-    const records = await this.#store.readLog({ log: alertsLog(target), limit: 1000 })
-    return records.map((r) => ({ id: `alert-${r.seq}`, target, ...(r.data as unknown as CladeAlertInput & { from: Address }), receivedAt: Math.floor(r.at / 1000) }))
-  }
 }
