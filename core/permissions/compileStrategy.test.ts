@@ -1,23 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { compileStrategy, DAILY_GAS_CAP_WEI, type PermissionPlan } from './compileStrategy.ts'
-import { CORPUS, NOW, OWNER, REGISTRIES, SESSION_KEY, type CorpusCase } from './corpus/corpus.ts'
+import { CORPUS, compileCorpusCase, NOW, OWNER, REGISTRIES, SESSION_KEY } from './corpus/corpus.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 import { SELECTORS } from './selectors.ts'
 import { layoutOfSelector, type CallLayout } from './callLayouts.ts'
 import type { ContractCall, ProtocolRegistry } from './protocolRegistry.ts'
 import { BardoError } from '../errors.ts'
 
-function compileCase(c: CorpusCase): PermissionPlan {
-  return compileStrategy({
-    text: c.text,
-    chainId: c.chainId ?? 31337,
-    owner: (c.owner ?? OWNER) as `0x${string}`,
-    sessionKey: SESSION_KEY,
-    ...(c.runwayDays === undefined ? {} : { runwayDays: c.runwayDays }),
-    now: NOW,
-    registry: REGISTRIES[c.registry ?? 'local'](),
-  })
-}
 
 describe('strategy corpus', () => {
   it('has at least 20 cases, adversarial ones included', () => {
@@ -31,7 +20,7 @@ describe('strategy corpus', () => {
     if ('error' in expected) {
       let thrown: unknown
       try {
-        compileCase(c)
+        compileCorpusCase(c)
       } catch (e) {
         thrown = e
       }
@@ -44,7 +33,7 @@ describe('strategy corpus', () => {
       expect(err.details?.['rule']).toBe(err.rule)
       return
     }
-    const plan = compileCase(c)
+    const plan = compileCorpusCase(c)
     expect(plan.capabilities).toEqual(expected.capabilities)
     expect(plan.dailyUsdcCap).toBe(expected.dailyUsdcCap)
     expect(plan.dailyGasCap).toBe(DAILY_GAS_CAP_WEI)

@@ -7,24 +7,13 @@ import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.t
 import type { TokenFeed } from '../caveats/types.ts'
 import { DEPLOYMENT, ENV } from '../caveats/testing/fixtures.ts'
 import { DelegationTree, type GolemGrant } from '../delegations/index.ts'
-import { compileStrategy, type PermissionPlan } from './compileStrategy.ts'
+import type { PermissionPlan } from './compileStrategy.ts'
 import { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS } from './planGrant.ts'
-import { CORPUS, NOW, OWNER, REGISTRIES, SESSION_KEY, type CorpusCase } from './corpus/corpus.ts'
+import { CORPUS, compileCorpusCase, NOW, type CorpusCase } from './corpus/corpus.ts'
 import { SELECTORS } from './selectors.ts'
 
 const compiled = CORPUS.filter((c) => !('error' in c.expect))
 
-function compile(c: CorpusCase): PermissionPlan {
-  return compileStrategy({
-    text: c.text,
-    chainId: c.chainId ?? 31337,
-    owner: (c.owner ?? OWNER) as `0x${string}`,
-    sessionKey: SESSION_KEY,
-    ...(c.runwayDays === undefined ? {} : { runwayDays: c.runwayDays }),
-    now: NOW,
-    registry: REGISTRIES[c.registry ?? 'local'](),
-  })
-}
 
 const tree = () => new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => BigInt(NOW) })
 
@@ -47,7 +36,7 @@ const methodsOf = (caveats: DecodedCaveat[]) => caveats.filter((c) => c.type ===
 describe('compiled strategies as Golem grants', () => {
   it.each(compiled.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const expected = c.expect as Extract<CorpusCase['expect'], { approvals: unknown }>
-    const plan = compile(c)
+    const plan = compileCorpusCase(c)
     const grant = grantOf(plan)
 
     // One actions delegation per plan entry: exactly its calls, no allowance setter or transfer, and one
@@ -98,14 +87,14 @@ describe('compiled strategies as Golem grants', () => {
     const nothing = compiled.filter((c) => c.adversarial && (c.expect as { capabilities: unknown[] }).capabilities.length === 0)
     expect(nothing.length).toBeGreaterThanOrEqual(4)
     for (const c of nothing) {
-      const grant = grantOf(compile(c))
+      const grant = grantOf(compileCorpusCase(c))
       expect(grant.approvals, c.name).toBeUndefined()
       expect(grant.actions, c.name).toBeUndefined()
     }
   })
 
   it('refuses to grant a plan\'s actions and approvals without USD bounds, unless told unbounded; and a feed missing for an approved token', () => {
-    const plan = compile(compiled.find((c) => (c.expect as { approvals: unknown[] }).approvals.length > 0)!)
+    const plan = compileCorpusCase(compiled.find((c) => (c.expect as { approvals: unknown[] }).approvals.length > 0)!)
     expect(() => buildPlanGrant({ tree: tree(), plan })).toThrow(/usdCaps: must be given for a plan with actions or approvals: without price feeds/)
     const unbounded = buildPlanGrant({ tree: tree(), plan, unbounded: true })
     expect(decoded(unbounded.approvals![0]!.delegation).some((c) => c.type === 'dailySpendLimit')).toBe(false)

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import type { Address, Hex } from 'viem'
 import type { Capability } from '../capabilities.ts'
+import { compileStrategy, type PermissionPlan } from '../compileStrategy.ts'
 import { PUBLIC_ADDRESSES } from '../protocolRegistry.ts'
-import { BASE_VAULT, DAY, L, NOW, REGISTRIES, SEL } from './fixtures.ts'
+import { BASE_VAULT, DAY, L, NOW, OWNER, REGISTRIES, SEL, SESSION_KEY } from './fixtures.ts'
 
 export { NOW, OWNER, REGISTRIES, SESSION_KEY } from './fixtures.ts'
 
@@ -396,3 +397,16 @@ export const CORPUS: CorpusCase[] = [
     expect: { error: 'StrategyCompileError', field: 'owner' },
   },
 ]
+
+/** Compiles a corpus case exactly as its expectations were written for (throws what the compiler throws). */
+export function compileCorpusCase(c: CorpusCase): PermissionPlan {
+  return compileStrategy({
+    text: c.text,
+    chainId: c.chainId ?? 31337,
+    owner: (c.owner ?? OWNER) as `0x${string}`,
+    sessionKey: SESSION_KEY,
+    ...(c.runwayDays === undefined ? {} : { runwayDays: c.runwayDays }),
+    now: NOW,
+    registry: REGISTRIES[c.registry ?? 'local'](),
+  })
+}
