@@ -8,10 +8,10 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AttenuationError } from '../../core/caveats/index.ts'
 import { APPROVE_SELECTOR, smartAccountSigner, type DelegationTree, type GolemGrant } from '../../core/delegations/index.ts'
-import { buildPlanGrant, compileStrategy, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
+import { buildPlanGrant, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
-  USDC, approveCall, chainNow, expectRefused, keySigner, newKey, newTree, redeem, redeemAll, registerGolem, swapCall, usdcBalance,
+  USDC, approveCall, compileLocalPlan, chainNow, expectRefused, keySigner, newKey, newTree, redeem, redeemAll, registerGolem, swapCall, usdcBalance,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -35,14 +35,7 @@ beforeAll(async () => {
   golem = golemKey.account
   await registerGolem(devnet, golem.address)
   const now = await chainNow(devnet)
-  plan = compileStrategy({
-    text: 'Swap USDC for WETH on dips.\nbudget: $50/day',
-    chainId: devnet.chain.id,
-    owner: owner.address,
-    sessionKey: golem.address,
-    now: Number(now),
-    registry: localRegistry(devnet.deployment.assets),
-  })
+  plan = compileLocalPlan(devnet, { text: 'Swap USDC for WETH on dips.\nbudget: $50/day', owner: owner.address, sessionKey: golem.address, now: now })
   tree = newTree(devnet, now)
   grant = buildPlanGrant({ tree, plan, runway: false, unbounded: true }) // pins only; USD caps: planCaps.test.ts
   for (const a of grant.actions!) await tree.sign(a.hash, smartAccountSigner(owner.smartAccount))

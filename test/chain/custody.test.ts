@@ -14,11 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildGolemDelegation, smartAccountSigner } from '../../core/delegations/index.ts'
 import { createGolemSigner, KeystorePassphraseError, type CustodyMode, type SignerPolicyConfig } from '../../core/custody/index.ts'
 import { encodeSecp256k1Spki, encodeDerSignature } from '../../core/custody/testing/der.ts'
-import { compileStrategy, localRegistry } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
   PHASE, SELECTOR, USDC, approveCall, chainNow, depositCall, newGolem, newTree, ownerDelegation, redeem, redeemAll, redeemRefused,
-  registerGolem, swapCall, transferCall, updatePhase, usdcBalance, waitOk,
+  compileLocalPlan, registerGolem, swapCall, transferCall, updatePhase, usdcBalance, waitOk,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -44,14 +43,7 @@ describe('a compiled strategy on-chain', () => {
     const golem = await newGolem(devnet)
     const { usdc, weth, router } = devnet.deployment.assets
     const now = await chainNow(devnet)
-    const plan = compileStrategy({
-      text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
-      chainId: devnet.chain.id,
-      owner: owner.address,
-      sessionKey: golem.address,
-      now: Number(now),
-      registry: localRegistry(devnet.deployment.assets),
-    })
+    const plan = compileLocalPlan(devnet, { text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'), owner: owner.address, sessionKey: golem.address, now: now })
     expect(plan.capabilities).toEqual(['Swap'])
     expect(plan.dailyUsdcCap).toBe(USDC(25))
 

@@ -8,11 +8,11 @@ import { encodeFunctionData, parseEther, type Address } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRunwayRedelegation } from '../../core/delegations/index.ts'
-import { compileStrategy, localRegistry, toErc7715Request, type PermissionPlan } from '../../core/permissions/index.ts'
+import { toErc7715Request, type PermissionPlan } from '../../core/permissions/index.ts'
 import { createLocalOwnerWallet, type LocalOwnerWallet, type PeriodicPermissionResponse } from '../../core/permissions/localOwnerWallet.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { encodeCall } from '../../local/ownerActions.ts'
-import { PHASE, SELECTOR, USDC, chainNow, expectRefused, keySigner, newGolem, newKey, newTree, ownerCalls, redeem, redeemRefused, transferCall, updatePhase, usdcBalance } from './harness.ts'
+import { compileLocalPlan, PHASE, SELECTOR, USDC, chainNow, expectRefused, keySigner, newGolem, newKey, newTree, ownerCalls, redeem, redeemRefused, transferCall, updatePhase, usdcBalance } from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -28,14 +28,7 @@ beforeAll(async () => {
   session = await newKey(devnet)
   golem = await newGolem(devnet)
   clock = await chainNow(devnet)
-  plan = compileStrategy({
-    text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
-    chainId: devnet.chain.id,
-    owner: owner.address,
-    sessionKey: session.account.address,
-    now: Number(clock),
-    registry: localRegistry(devnet.deployment.assets),
-  })
+  plan = compileLocalPlan(devnet, { text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'), owner: owner.address, sessionKey: session.account.address, now: clock })
   wallet = createLocalOwnerWallet({
     smartAccount: owner.smartAccount,
     environment: devnet.deployment.environment,

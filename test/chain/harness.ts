@@ -26,6 +26,7 @@ import * as artifacts from '../../contracts/artifacts/index.ts'
 import { toCaveat } from '../../core/caveats/index.ts'
 import type { BardoCaveat } from '../../core/caveats/index.ts'
 import { DelegationTree, encodeRedemptions, type DelegationSigner, type Redemption } from '../../core/delegations/index.ts'
+import { compileStrategy, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
 import { disableDelegationCall, encodeCall, sendOwnerCalls, type OwnerCall } from '../../local/ownerActions.ts'
 import { decodeRedemptionError, type DecodedRedemptionError } from './decodeRedemptionError.ts'
@@ -249,3 +250,8 @@ export const keySigner =
   (devnet: Devnet, privateKey: Hex): DelegationSigner =>
   (delegation) =>
     signDelegation({ privateKey, delegation, delegationManager: devnet.deployment.environment.DelegationManager, chainId: devnet.chain.id })
+
+/** Compiles a strategy against the devnet's protocol registry: `owner`'s account granting `sessionKey`. */
+export function compileLocalPlan(devnet: Devnet, p: { text: string; owner: Address; sessionKey: Address; now: bigint }): PermissionPlan {
+  return compileStrategy({ text: p.text, chainId: devnet.chain.id, owner: p.owner, sessionKey: p.sessionKey, now: Number(p.now), registry: localRegistry(devnet.deployment.assets) })
+}

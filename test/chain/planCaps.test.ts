@@ -7,9 +7,9 @@ import { erc20Abi, getAddress, type Address } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { smartAccountSigner, type GolemGrant } from '../../core/delegations/index.ts'
-import { buildPlanGrant, compileStrategy, DEFAULT_MAX_SLIPPAGE_BPS, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
+import { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
-import { USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, refreshFeeds, swapCall } from './harness.ts'
+import { compileLocalPlan, USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, refreshFeeds, swapCall } from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -31,14 +31,7 @@ beforeAll(async () => {
   await refreshFeeds(devnet)
   const now = await chainNow(devnet)
   const { usdc, weth, usdcUsdFeed, ethUsdFeed } = devnet.deployment.assets
-  plan = compileStrategy({
-    text: 'Swap USDC for WETH on dips.\nbudget: $50/day',
-    chainId: devnet.chain.id,
-    owner: owner.address,
-    sessionKey: golem.address,
-    now: Number(now),
-    registry: localRegistry(devnet.deployment.assets),
-  })
+  plan = compileLocalPlan(devnet, { text: 'Swap USDC for WETH on dips.\nbudget: $50/day', owner: owner.address, sessionKey: golem.address, now: now })
   const tree = newTree(devnet, now)
   const feeds = [
     { token: usdc, decimals: 6, feed: usdcUsdFeed },

@@ -8,9 +8,9 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import { smartAccountSigner, type GolemGrant } from '../../core/delegations/index.ts'
-import { buildPlanGrant, compileStrategy, localRegistry, type PermissionPlan } from '../../core/permissions/index.ts'
+import { buildPlanGrant, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
-import { USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, swapCall, transferCall, usdcBalance } from './harness.ts'
+import { compileLocalPlan, USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, swapCall, transferCall, usdcBalance } from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -58,14 +58,7 @@ beforeAll(async () => {
   owner = await devnet.createOwner({ usdc: USDC(10_000) })
   golem = await newGolem(devnet)
   const now = await chainNow(devnet)
-  plan = compileStrategy({
-    text: 'Swap USDC for WETH, and deposit the rest into the vault.\nbudget: $50/day',
-    chainId: devnet.chain.id,
-    owner: owner.address,
-    sessionKey: golem.address,
-    now: Number(now),
-    registry: localRegistry(devnet.deployment.assets),
-  })
+  plan = compileLocalPlan(devnet, { text: 'Swap USDC for WETH, and deposit the rest into the vault.\nbudget: $50/day', owner: owner.address, sessionKey: golem.address, now: now })
   const tree = newTree(devnet, now)
   grant = buildPlanGrant({ tree, plan, unbounded: true }) // receivers and pins only; USD caps: planCaps.test.ts
   const sign = (hash: Hex) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
