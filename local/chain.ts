@@ -7,7 +7,7 @@ import { createPublicClient, http, isAddress, isHex, type Account, type Address,
 import { privateKeyToAccount } from 'viem/accounts'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import type { BardoDeployment, BardoEnforcerName } from '../core/deployment.ts'
-import { withReceiptPolling } from '../core/chain/receipts.ts'
+import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { bardoEnforcerNames } from '../core/deployment.ts'
 import { PUBLIC_ADDRESSES } from '../core/permissions/index.ts'
 import { devnetAccount, localChain, startDevnet, type Devnet } from './devnet.ts'

@@ -22,7 +22,7 @@ import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/uti
 import { Implementation, toMetaMaskSmartAccount, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 import * as artifacts from '../contracts/artifacts/index.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
-import { withReceiptPolling } from '../core/chain/receipts.ts'
+import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
 
 /** Anvil's well-known test mnemonic: its accounts are funded with 10,000 ETH on every local chain. */

@@ -12,7 +12,7 @@ import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../cor
 import { serializeGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
-import type { MemorySignerResolver } from '../functions/shared/memorySigners.ts'
+import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { RenewedRunway } from '../functions/tick/types.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
 

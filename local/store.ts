@@ -2,7 +2,8 @@
 // BARDO_TABLE_NAME is set (AWS credentials and region from the usual AWS environment; an endpoint from
 // BARDO_DYNAMODB_ENDPOINT, for DynamoDB Local and the like).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoStore, type Store } from '../core/store/index.ts'
+import { DynamoStore } from '../adapters/store/index.ts'
+import type { Store } from '../core/store/index.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite } from './dynalite.ts'
 
 export async function openStore(env: NodeJS.ProcessEnv): Promise<{ store: Store; describe: string; stop(): Promise<void> }> {

@@ -3,8 +3,8 @@
 // sends must be one the stack grants (the heartbeat's read paths: one the read grant allows).
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { golemInput, hex32, addr, T0 } from '../core/store/conformance/fixtures.ts'
-import { DynamoStore } from '../core/store/dynamoStore.ts'
+import { golemInput, hex32, addr, T0 } from '../adapters/store/conformance/fixtures.ts'
+import { DynamoStore } from '../adapters/store/dynamoStore.ts'
 import { documentClient, localDynamoClient, startDynalite, type Dynalite } from '../local/dynalite.ts'
 import type { StackConfig } from './config.ts'
 import { createStorage } from './storage.ts'

@@ -4,7 +4,7 @@
 // exact actions the store sends instead.
 import type { StackConfig } from './config.ts'
 
-/** The key schema core/store/dynamo/table.ts reads and writes. */
+/** The key schema adapters/store/dynamo/table.ts reads and writes. */
 export const TABLE_FIELDS = { pk: 'string', sk: 'string' } as const
 export const TABLE_PRIMARY_INDEX = { hashKey: 'pk', rangeKey: 'sk' } as const
 

@@ -4,7 +4,7 @@ import { getAddress, isAddressEqual, recoverTypedDataAddress, type Address, type
 import { cladeChallengeTypedData, isIssuedCladeChallenge, type CladeChallenge } from './challenge.ts'
 import { CladeAuthError } from './errors.ts'
 import type { NonceStore } from './nonceStore.ts'
-import type { OperatorRegistry } from './operatorRegistry.ts'
+import type { OperatorRegistry } from './operators.ts'
 import type { CladeSecret } from './secret.ts'
 
 export type VerifyCladeChallengeParameters = {

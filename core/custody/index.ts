@@ -1,6 +1,6 @@
 // Public surface of custody. Raw signers (memory, keystore, KMS, Privy) are deliberately not
 // exported here: the rest of the system only ever gets a GolemSigner.
-export { createGolemSigner, type CustodyDependencies, type CustodyMode, type CustodySigner, type DelegationBounds } from './custodyMode.ts'
+export type { CustodyMode, CustodySigner, DelegationBounds } from './custodyMode.ts'
 export { GolemSigner, type OperationRecorder, type UnsignedDelegation } from './golemSigner.ts'
 export {
   DISABLE_DELEGATION_SELECTOR,
@@ -12,8 +12,6 @@ export {
 export { SessionKey, rotateSessionKey, type SessionKeyParameters } from './sessionKey.ts'
 export { DEFAULT_ROTATION_POLICY, resolveRotationPolicy, shouldRotate, type RotationDecision, type RotationPolicy, type RotationReason } from './rotation.ts'
 export type { RevocationState, SessionKeyEvent, SessionKeyEventListener } from './events.ts'
-export { provisionLocalKey } from './provision.ts'
-export { defaultKeystorePath } from './keystore.ts'
 export {
   CustodyConfigError,
   KeystoreFormatError,

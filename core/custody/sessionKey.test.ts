@@ -1,6 +1,6 @@
 import { recoverTransactionAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { createGolemSigner } from './custodyMode.ts'
+import { createGolemSigner } from '../../adapters/signers/createGolemSigner.ts'
 import { SessionKeyZeroedError } from './errors.ts'
 import type { SessionKeyEvent } from './events.ts'
 import { GolemSigner } from './golemSigner.ts'

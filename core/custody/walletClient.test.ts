@@ -2,7 +2,7 @@
 // golemSigner.account, sending to the real DelegationManager on anvil.
 import { DelegationManager } from '@metamask/delegation-abis'
 import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
-import { withReceiptPolling } from '../chain/receipts.ts'
+import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, parseEther, parseEventLogs, recoverTypedDataAddress, type Chain } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,6 +1,4 @@
 export type * from './store.ts'
 export * from './records.ts'
 export * from './errors.ts'
-export { DynamoStore, type DynamoStoreOptions } from './dynamoStore.ts'
-export { InMemoryStore, type InMemoryStoreOptions } from './memoryStore.ts'
 export { assertNoKeyMaterial } from './keyGuard.ts'

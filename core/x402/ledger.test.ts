@@ -1,7 +1,7 @@
 // The PaymentLedger contract, run against both implementations: the in-memory reference and the
 // adapter over core/store (here its InMemoryStore; DynamoStore shares its rules).
 import { describe, expect, test } from 'vitest'
-import { InMemoryStore } from '../store/memoryStore.ts'
+import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
 import { InMemoryPaymentLedger, type PaymentLedger } from './ledger.ts'
 import { paymentLedgerFromStore } from './storeLedger.ts'
 

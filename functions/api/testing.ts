@@ -1,10 +1,10 @@
 // Fakes for the API's services: tests and the bench build a complete app with these, no chain needed.
 import type { Address } from 'viem'
 import { MemoryNonceStore } from '../../core/clade/nonceStore.ts'
-import { ConfigOperatorRegistry } from '../../core/clade/operatorRegistry.ts'
+import { ConfigOperatorRegistry } from '../../adapters/registry/operatorRegistry.ts'
 import { classifyPermissionHealth } from '../../core/health/permissionHealth.ts'
 import { MemoryRateLimitCounterStore } from '../../core/ratelimit/counterStore.ts'
-import { InMemoryStore } from '../../core/store/index.ts'
+import { InMemoryStore } from '../../adapters/store/index.ts'
 import { StoreCladeService } from './cladeService.ts'
 import type {
   ApiConfig,

@@ -2,10 +2,11 @@
 // a settlement wallet. The Lambda handler and the local runner both call createApiDeps; only where the
 // pieces come from differs (SST secrets and env vs the devnet in memory).
 import { createWalletClient, custom, getAddress, type Account, type Address, type Chain, type PublicClient, type Transport, type WalletClient } from 'viem'
-import type { OperatorRegistry } from '../../core/clade/operatorRegistry.ts'
+import type { OperatorRegistry } from '../../core/clade/operators.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
-import { createInProcessFacilitator, createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
+import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
+import { createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
 import { StoreCladeService, type CladeService } from './cladeService.ts'
 import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry } from './deps.ts'
 import { IndexerClient } from './indexerClient.ts'

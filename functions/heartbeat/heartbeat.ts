@@ -5,7 +5,7 @@ import type { PublicClient } from 'viem'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
-import { readGolems } from '../shared/readGolems.ts'
+import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { readRequestOf } from '../tick/runTick.ts'
 import type { ObservedGolem } from '../tick/types.ts'
 

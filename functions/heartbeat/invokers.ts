@@ -4,7 +4,7 @@ import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda'
 import type { TickDeps, TickResult } from '../tick/types.ts'
 import { runTick } from '../tick/runTick.ts'
 import type { TickInvoker, TickRequest } from './heartbeat.ts'
-import { decodeTickPayload, encodeTickPayload } from './payload.ts'
+import { decodeTickPayload, encodeTickPayload } from '../shared/tickPayload.ts'
 
 /** Runs ticks in this process, a few at a time; errors are reported, never thrown past the heartbeat. */
 export class LocalInvoker implements TickInvoker {

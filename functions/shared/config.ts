@@ -6,7 +6,8 @@ import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { BardoDeployment } from '../../core/deployment.ts'
-import { DynamoStore, type Store } from '../../core/store/index.ts'
+import { DynamoStore } from '../../adapters/store/index.ts'
+import type { Store } from '../../core/store/index.ts'
 import { secret } from './resource.ts'
 
 export type FunctionConfig = { chainId: number; deployment: BardoDeployment; store: Store; client: PublicClient; operator: () => LocalAccount }

@@ -8,7 +8,7 @@ import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
-import { sendOnce, type SendOnceParams, type SlotSendOutcome } from './sendOnce.ts'
+import { sendOnce, type SendOnceParams, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
 const done = (s: SlotSendOutcome) => s.status === 'confirmed' || s.status === 'reconciled' || (s.status === 'busy' && s.reason === 'completed')

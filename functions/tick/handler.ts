@@ -1,7 +1,7 @@
 // AWS Lambda entry: one or a few Golems' ticks, invoked asynchronously by the heartbeat.
-import { decodeTickPayload } from '../heartbeat/payload.ts'
+import { decodeTickPayload } from '../shared/tickPayload.ts'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
-import { KmsSignerResolver } from '../shared/kmsSigners.ts'
+import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import { runTick } from './runTick.ts'
 import type { TickResult } from './types.ts'
 

@@ -11,7 +11,7 @@ import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { GolemRecord, SlotRef, Store, TickSlot } from '../../core/store/index.ts'
-import { reservationIdOf, sendOnce, type SendOnceParams } from './sendOnce.ts'
+import { reservationIdOf, sendOnce, type SendOnceParams } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from './types.ts'
 
 export type SlotBase = Pick<SendOnceParams, 'store' | 'client' | 'chainId' | 'owner' | 'now' | 'leaseMs'>

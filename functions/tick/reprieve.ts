@@ -5,7 +5,7 @@ import { encodeFunctionData } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { phaseForVitality, type Phase } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
-import { sendOnce } from './sendOnce.ts'
+import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem, TickDeps } from './types.ts'
 
 export type ReprieveOutcome = { served: boolean; resetTo?: Phase }

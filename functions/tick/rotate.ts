@@ -5,7 +5,7 @@ import { encodeFunctionData, type Address } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
-import { sendOnce } from './sendOnce.ts'
+import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { KeyRotation, TickDeps } from './types.ts'
 
 export async function rotateSessionKey(

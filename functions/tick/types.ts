@@ -1,31 +1,10 @@
 import type { Address, LocalAccount, PublicClient } from 'viem'
-import type { CustodySigner } from '../../core/custody/index.ts'
+import type { KeyRotation, SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { Store } from '../../core/store/index.ts'
-import type { GolemChainState } from '../shared/readGolems.ts'
-
-/** Finds the Golem's signer from the reference in its profile (memory, keystore, KMS), and retires it. */
-export interface SignerResolver {
-  resolve(profile: GolemProfile): Promise<CustodySigner>
-  /** Zero the key material for good (death). Idempotent. */
-  retire(profile: GolemProfile): Promise<void>
-}
-
-/** The runway part of a profile that a renewed grant replaces. */
-export type RenewedRunway = Pick<GolemProfile['runway'], 'chain' | 'periodDelegationHash' | 'periodTerms' | 'chainHashes' | 'periodStart'>
-
-/**
- * Key rotation (seed 001 §4): a fresh key and the delegator's fresh grant to it. Locally the owner's
- * smart account signs; in production the grant comes from the owner's wallet (or the Session Account
- * of the 7715 shape). The renewed grant starts at the next period boundary, so it never reopens a
- * period the old key already redeemed.
- */
-export interface KeyRotation {
-  newKey(profile: GolemProfile, now: bigint): Promise<{ address: Address; signer: GolemProfile['signer'] }>
-  renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway>
-}
+import type { GolemChainState } from '../../adapters/chain/readGolems.ts'
 
 export type TickDeps = {
   store: Store
@@ -62,3 +41,5 @@ export type TickResult = {
   revocation?: string
   rotated?: { from: Address; to: Address; reason: string }
 }
+
+export type { KeyRotation, RenewedRunway, SignerResolver } from '../../core/custody/signerResolver.ts'

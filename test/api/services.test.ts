@@ -10,7 +10,7 @@ import { permissionHealthResponse, phasesResponse, snapStatusResponse, spendResp
 import { permissionFactsOf } from '../../functions/api/services/chainState.ts'
 import { rotateSnapToken } from '../../functions/api/snapToken.ts'
 import { snapTokensFromStore } from '../../functions/api/storeAdapters.ts'
-import { readGolems } from '../../functions/shared/readGolems.ts'
+import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { observationOf, readRequestOf, runTick } from '../../functions/tick/runTick.ts'
 import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
 import type { ProvisionedGolem } from '../../local/provision.ts'

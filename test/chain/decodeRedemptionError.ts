@@ -1,6 +1,6 @@
 // The on-chain suites' strict form of functions/shared/decodeChainError: a test that expects a named
 // refusal must not pass on an out-of-gas or an RPC failure, so anything unnamed throws.
-import { decodeRevertData, findRevertData, chainErrorsAbi, type DecodedChainError } from '../../functions/shared/decodeChainError.ts'
+import { decodeRevertData, findRevertData, chainErrorsAbi, type DecodedChainError } from '../../adapters/chain/decodeChainError.ts'
 
 export type DecodedRedemptionError = DecodedChainError
 export const redemptionErrorsAbi = chainErrorsAbi

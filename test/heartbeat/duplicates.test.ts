@@ -4,7 +4,7 @@
 // stale observation). Exactly one redemption per (Golem, period), on-chain and in the store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat, type TickInvoker, type TickRequest } from '../../functions/heartbeat/heartbeat.ts'
-import { decodeTickPayload, encodeTickPayload } from '../../functions/heartbeat/payload.ts'
+import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'

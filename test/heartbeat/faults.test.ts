@@ -8,7 +8,7 @@
 import { createPublicClient, getAbiItem, http, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import { withReceiptPolling } from '../../core/chain/receipts.ts'
+import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { nextPhase, phaseMultiplierBps, Phase } from '../../core/lifecycle/phase.ts'
 import { computeVitality } from '../../core/lifecycle/vitality.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'

@@ -8,7 +8,7 @@ import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { SessionKey } from '../../core/custody/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
-import type { MemorySignerResolver } from '../../functions/shared/memorySigners.ts'
+import type { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
 import { localGolemProfile, recordProvisionedGolem, signRunwayGrant } from '../../local/provision.ts'
 

@@ -12,7 +12,7 @@ import { DelegationTree, buildReplicantDelegation, encodeRedemptions, signedDele
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
-import { decodeChainError, type DecodedChainError } from '../../functions/shared/decodeChainError.ts'
+import { decodeChainError, type DecodedChainError } from '../../adapters/chain/decodeChainError.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'

@@ -1,6 +1,6 @@
 // Current state of Golems from the chain: permission health (core/health over facts from the profile
 // and one batched read), the oracle phase, and the runway period's spend. The read is the tick's own
-// (functions/shared/readGolems: one block read and one deployless multicall), so the API classifies
+// (adapters/chain/readGolems: one block read and one deployless multicall), so the API classifies
 // a permission from exactly the facts the heartbeat sees.
 import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
@@ -9,7 +9,7 @@ import { classifyPermissionHealth, type PermissionHealthResult } from '../../../
 import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
-import { readGolems, type GolemChainState } from '../../shared/readGolems.ts'
+import { readGolems, type GolemChainState } from '../../../adapters/chain/readGolems.ts'
 import type { ChainPhaseState, ChainSpendState, GolemChainService, GolemRecord, PermissionHealthService } from '../deps.ts'
 
 export type ChainGolemStateOptions = {

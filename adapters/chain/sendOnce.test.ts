@@ -1,0 +1,51 @@
+// How sendOnce reads a node's refusal of a raw transaction, checked against anvil's real answers: the
+// same bytes again are "already known" (sent), and another transaction at a nonce that is taken, pending
+// (another process signing for the operator key) or mined, means ours may never be mined.
+import { createWalletClient, http, parseEther, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { withReceiptPolling } from './receipts.ts'
+import { startAnvil, type Anvil } from '../../local/anvil.ts'
+import { devnetClients } from '../../local/devnet.ts'
+import { classifyBroadcastError } from './sendOnce.ts'
+
+let anvil: Anvil
+beforeAll(async () => {
+  anvil = await startAnvil()
+})
+afterAll(async () => anvil?.stop())
+
+async function refusal(send: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await send()
+  } catch (error) {
+    return error
+  }
+  throw new Error('the node accepted the transaction')
+}
+
+describe('classifyBroadcastError', () => {
+  it('reads the refusals of anvil: the same bytes are sent, another transaction at a pending or mined nonce is nonceTooLow', async () => {
+    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+    const client = withReceiptPolling(publicClient)
+    const key = privateKeyToAccount(`0x${'42'.repeat(32)}` as Hex)
+    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const wallet = createWalletClient({ account: key, chain: client.chain, transport: http(anvil.rpcUrl) })
+    const fees = { maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }
+    const sign = (data: Hex) => wallet.signTransaction({ to: deployer.account.address, data, nonce: 0, gas: 50_000n, ...fees, chain: client.chain })
+    const [ours, theirs] = await Promise.all([sign('0x01'), sign('0x02')])
+
+    await client.request({ method: 'evm_setAutomine' as never, params: [false] as never })
+    await client.sendRawTransaction({ serializedTransaction: ours })
+    expect(classifyBroadcastError(await refusal(() => client.sendRawTransaction({ serializedTransaction: ours })))).toBe('sent')
+    const pending = await refusal(() => client.sendRawTransaction({ serializedTransaction: theirs }))
+    expect(String(pending)).toMatch(/replacement transaction underpriced/i)
+    expect(classifyBroadcastError(pending)).toBe('nonceTooLow')
+
+    await client.request({ method: 'evm_mine' as never, params: [] as never })
+    await client.request({ method: 'evm_setAutomine' as never, params: [true] as never })
+    const mined = await refusal(() => client.sendRawTransaction({ serializedTransaction: theirs }))
+    expect(classifyBroadcastError(mined)).toBe('nonceTooLow')
+    expect(classifyBroadcastError(new Error('insufficient funds for gas * price + value'))).toBe('unknown')
+  })
+})

@@ -1,0 +1,224 @@
+// Sends one transaction for one tick slot exactly once, following the store's slot protocol
+// (docs/store.md "Tick slots"): claim -> reserve -> simulate -> sign -> record the signed transaction ->
+// broadcast -> receipt -> complete. A retry that finds the slot `sent` reconciles from the chain
+// (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
+import { keccak256, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient, type TransactionReceipt, type TransactionSerializable } from 'viem'
+import type { SlotRef, Store, TickSlot } from '../../core/store/index.ts'
+import { pollTransactionReceipt } from './receipts.ts'
+import { decodeChainError, type DecodedChainError } from './decodeChainError.ts'
+
+export type SlotSendOutcome =
+  | { status: 'confirmed'; txHash: Hex; receipt: TransactionReceipt }
+  | { status: 'failed'; txHash: Hex | null; reason: string; error?: DecodedChainError }
+  | { status: 'refused'; reason: string; error?: DecodedChainError }
+  | { status: 'busy'; reason: 'leased' | 'completed' }
+  | { status: 'reconciled'; txHash: Hex | null; reason: string }
+
+export type SlotTransaction = {
+  sender: Address
+  to: Address
+  data: Hex
+  /** Signs the fully populated transaction through the only signer allowed to sign it. */
+  sign(tx: TransactionSerializable): Promise<Hex>
+}
+
+export type SendOnceParams = {
+  store: Store
+  client: PublicClient
+  chainId: number
+  slot: SlotRef
+  owner: string
+  /** Store time (ms); chain time drives everything, so accelerated lives stay consistent. */
+  now: number
+  leaseMs: number
+  build(): Promise<SlotTransaction>
+  /** Reserve this much of the period budget before signing; released if the transaction fails. */
+  reserve?: { amount: bigint; cap: bigint }
+  /** Test hook: runs right after the broadcast, before the receipt (crash injection). */
+  afterBroadcast?: (txHash: Hex) => Promise<void> | void
+}
+
+/**
+ * One reservation per claim of a slot. A released reservation id can never reserve again (the store's
+ * rule), so a slot re-claimed after a failed or crashed attempt needs a fresh id; the first claim keeps
+ * the plain `${period}:${step}`.
+ */
+export const reservationIdOf = (slot: SlotRef, claims: number) => (claims <= 1 ? `${slot.period}:${slot.step}` : `${slot.period}:${slot.step}:${claims}`)
+
+export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
+  const claim = await p.store.claimSlot({ ...p.slot, owner: p.owner, now: p.now, leaseMs: p.leaseMs })
+  if (!claim.claimed) {
+    if (claim.reason === 'sent') return reconcile(p, claim.slot)
+    return { status: 'busy', reason: claim.reason }
+  }
+  const reservationId = reservationIdOf(p.slot, claim.slot.claims)
+  if (p.reserve) {
+    // An earlier claim that failed or crashed before recording a transaction may have left its
+    // reservation behind: give it back, or it would count against the cap forever.
+    for (let k = 1; k < claim.slot.claims; k++) {
+      await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId: reservationIdOf(p.slot, k), now: p.now })
+    }
+    const r = await p.store.reserveBudget({ golemId: p.slot.golemId, period: p.slot.period, amount: p.reserve.amount, cap: p.reserve.cap, reservationId, now: p.now })
+    if (!r.reserved) {
+      await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
+      return { status: 'refused', reason: `budget: ${r.reason}` }
+    }
+  }
+  const release = async () => {
+    if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
+    await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
+  }
+  let t: SlotTransaction
+  let gas: bigint
+  try {
+    t = await p.build()
+    // Simulating first turns a caveat refusal into a decoded reason instead of a reverted transaction.
+    gas = await p.client.estimateGas({ account: t.sender, to: t.to, data: t.data })
+  } catch (error) {
+    return refuseOrThrow(error, release)
+  }
+  const sent = await withSenderLock(t.sender, async (): Promise<SlotSendOutcome | { txHash: Hex }> => {
+    let raw: Hex
+    let nonce: number
+    try {
+      const [fees, pendingNonce] = await Promise.all([
+        p.client.estimateFeesPerGas(),
+        p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
+      ])
+      nonce = pendingNonce
+      raw = await t.sign({
+        type: 'eip1559',
+        chainId: p.chainId,
+        nonce,
+        to: t.to,
+        data: t.data,
+        value: 0n,
+        gas: (gas * 13n) / 10n,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      })
+    } catch (error) {
+      return refuseOrThrow(error, release)
+    }
+    const txHash = keccak256(raw)
+    const recorded = await p.store.recordSlotTx({ ...p.slot, owner: p.owner, txHash, nonce, now: p.now, rawTx: raw })
+    if (!recorded.recorded) {
+      // We lost the lease: another invocation owns the slot now; never broadcast.
+      if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
+      return { status: 'busy', reason: 'leased' }
+    }
+    if ((await broadcast(p.client, raw)) === 'nonceTooLow') {
+      // Another process signed with the same nonce first: settle from the chain what happened.
+      const slot = await p.store.getSlot(p.slot)
+      if (slot) return reconcile(p, slot, false)
+    }
+    return { txHash }
+  })
+  if ('status' in sent) return sent
+  await p.afterBroadcast?.(sent.txHash)
+  return finish(p, sent.txHash, reservationId)
+}
+
+async function refuseOrThrow(error: unknown, release: () => Promise<void>): Promise<SlotSendOutcome> {
+  await release()
+  const decoded = decodeChainError(error)
+  if (decoded) return { status: 'refused', reason: decoded.name, error: decoded }
+  throw error
+}
+
+/**
+ * Transactions of one sender are priced, signed, recorded and broadcast one at a time in this process:
+ * ticks that share a key (the operator's) would otherwise read the same pending nonce.
+ */
+const senderLocks = new Map<string, Promise<void>>()
+async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise<T> {
+  const key = sender.toLowerCase()
+  const previous = senderLocks.get(key) ?? Promise.resolve()
+  let unlock!: () => void
+  const mine = previous.then(() => new Promise<void>((resolve) => (unlock = resolve)))
+  senderLocks.set(key, mine)
+  await previous
+  try {
+    return await fn()
+  } finally {
+    unlock()
+    if (senderLocks.get(key) === mine) senderLocks.delete(key)
+  }
+}
+
+/**
+ * What a node's refusal of a raw transaction means for the slot:
+ * - `sent`: it already has this very transaction (a re-broadcast, or a lost response to our first send);
+ * - `nonceTooLow`: the nonce is taken, by a mined transaction ("nonce too low") or by a pending one from
+ *   another process signing for the same key ("replacement transaction underpriced", geth's and
+ *   anvil's words for a different transaction at a pending nonce); ours may never be mined;
+ * - `unknown`: anything else, for the caller to throw.
+ */
+export function classifyBroadcastError(error: unknown): 'sent' | 'nonceTooLow' | 'unknown' {
+  const text = String(error)
+  if (/already known|known transaction|already imported/i.test(text)) return 'sent'
+  if (/nonce too low|replacement transaction underpriced|replacement fee too low/i.test(text)) return 'nonceTooLow'
+  return 'unknown'
+}
+
+async function broadcast(client: PublicClient, raw: Hex): Promise<'sent' | 'nonceTooLow'> {
+  try {
+    await client.sendRawTransaction({ serializedTransaction: raw })
+    return 'sent'
+  } catch (error) {
+    const kind = classifyBroadcastError(error)
+    if (kind === 'unknown') throw error
+    return kind
+  }
+}
+
+async function finish(p: SendOnceParams, txHash: Hex, reservationId: string): Promise<SlotSendOutcome> {
+  const receipt = await pollTransactionReceipt(p.client, { hash: txHash, timeout: 60_000 })
+  return complete(p, txHash, receipt, reservationId)
+}
+
+async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionReceipt, reservationId: string): Promise<SlotSendOutcome> {
+  if (receipt.status === 'success') {
+    await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'confirmed', txHash, now: p.now })
+    if (p.reserve) await p.store.commitReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
+    return { status: 'confirmed', txHash, receipt }
+  }
+  await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'failed', txHash, now: p.now })
+  if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
+  return { status: 'failed', txHash, reason: 'reverted' }
+}
+
+/** A slot with a recorded transaction: find out from the chain what happened to it. */
+async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = true): Promise<SlotSendOutcome> {
+  const txHash = slot.txHash
+  if (!txHash) return { status: 'busy', reason: 'completed' }
+  const reservationId = reservationIdOf(p.slot, slot.claims)
+  // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
+  // not be read as "not mined": the nonce check below would then call a mined redemption reconciled.
+  const receipt = await p.client.getTransactionReceipt({ hash: txHash }).catch((error: unknown) => {
+    if (error instanceof TransactionReceiptNotFoundError) return null
+    throw error
+  })
+  if (receipt) return complete(p, txHash, receipt, reservationId)
+  const sender = slot.rawTx ? await senderOf(p, slot) : null
+  const latest = sender ? await p.client.getTransactionCount({ address: sender, blockTag: 'latest' }) : null
+  if (latest !== null && slot.txNonce !== null && latest > slot.txNonce) {
+    // Another transaction took the nonce: ours can never be mined. Nothing was redeemed by it.
+    await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'reconciled', txHash, now: p.now, detail: { why: 'nonce-used' } })
+    if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
+    return { status: 'reconciled', txHash, reason: 'nonce used by another transaction' }
+  }
+  if (!slot.rawTx || !mayRebroadcast) return { status: 'busy', reason: 'leased' }
+  // Crashed between recording and broadcasting (or the broadcast was lost): send the same bytes.
+  if ((await broadcast(p.client, slot.rawTx)) === 'nonceTooLow') return reconcile(p, slot, false)
+  return finish(p, txHash, reservationId)
+}
+
+async function senderOf(p: SendOnceParams, slot: TickSlot): Promise<Address | null> {
+  const { recoverTransactionAddress } = await import('viem')
+  try {
+    return await recoverTransactionAddress({ serializedTransaction: slot.rawTx as never })
+  } catch {
+    return null
+  }
+}

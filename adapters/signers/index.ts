@@ -1,0 +1,3 @@
+export { createGolemSigner, type CustodyDependencies } from './createGolemSigner.ts'
+export { provisionLocalKey } from './provisionLocalKey.ts'
+export { defaultKeystorePath } from './keystore.ts'

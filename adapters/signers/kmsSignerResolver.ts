@@ -1,0 +1,43 @@
+// A SignerResolver for Golem keys held in AWS KMS (ECC_SECG_P256K1): the key never leaves KMS. At death
+// the reference is dropped; the tick has no permission to delete keys (least privilege), so the key
+// returns to the pool's retired list through the operator runbook (docs/deploy.md).
+import { KMSClient } from '@aws-sdk/client-kms'
+import type { CustodySigner } from '../../core/custody/index.ts'
+import { createGolemSigner } from './createGolemSigner.ts'
+import type { BardoDeployment } from '../../core/deployment.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+
+export class KmsSignerResolver implements SignerResolver {
+  readonly #retired = new Set<string>()
+  // A KMS signer reads its public key once (GetPublicKey); keep it per key for the life of the instance
+  // instead of asking KMS again on every tick.
+  readonly #signers = new Map<string, Promise<CustodySigner>>()
+  constructor(
+    private readonly deployment: BardoDeployment,
+    private readonly kms: Pick<KMSClient, 'send'> = new KMSClient({}),
+  ) {}
+
+  async resolve(profile: GolemProfile): Promise<CustodySigner> {
+    if (profile.signer.kind !== 'kms') throw new Error(`signer: this resolver holds KMS keys only, the profile names ${profile.signer.kind}`)
+    if (this.#retired.has(profile.signer.keyId)) throw new Error('signer: the Golem key was retired at death')
+    const keyId = profile.signer.keyId
+    const cached = this.#signers.get(keyId)
+    if (cached) return cached
+    const d = this.deployment
+    const signer = createGolemSigner(
+      { mode: 'Delegation', smartAccount: profile.runway.chain[profile.runway.chain.length - 1]!.delegator, caveatEnforcers: [], key: { source: 'kms', keyId } },
+      { kmsClient: this.kms, policy: { chainId: d.chainId, delegationManager: d.environment.DelegationManager, oracles: { vitality: d.vitalityOracle, dream: d.dreamOracle, daimon: d.daimonOracle } } },
+    )
+    this.#signers.set(keyId, signer)
+    // A failed lookup (throttling, a transient error) is not cached: the next tick asks again.
+    signer.catch(() => this.#signers.delete(keyId))
+    return signer
+  }
+
+  async retire(profile: GolemProfile): Promise<void> {
+    if (profile.signer.kind !== 'kms') return
+    this.#retired.add(profile.signer.keyId)
+    this.#signers.delete(profile.signer.keyId)
+  }
+}

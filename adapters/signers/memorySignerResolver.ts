@@ -1,0 +1,35 @@
+// A SignerResolver for session keys held in this process's memory (seed 000 S7: hosted mode keeps the
+// key in process memory, never on disk). Used by the local stack and tests; AWS uses KMS keys.
+import { GolemSigner, type CustodySigner, type SessionKey } from '../../core/custody/index.ts'
+import type { BardoDeployment } from '../../core/deployment.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+
+export class MemorySignerResolver implements SignerResolver {
+  readonly #keys = new Map<string, SessionKey>()
+  constructor(private readonly deployment: BardoDeployment) {}
+
+  /** Keeps a session key under `ref` (the profile's signer.ref). */
+  hold(ref: string, key: SessionKey): void {
+    this.#keys.set(ref, key)
+  }
+
+  policy() {
+    const d = this.deployment
+    return { chainId: d.chainId, delegationManager: d.environment.DelegationManager, oracles: { vitality: d.vitalityOracle, dream: d.dreamOracle, daimon: d.daimonOracle } }
+  }
+
+  async resolve(profile: GolemProfile): Promise<CustodySigner> {
+    if (profile.signer.kind !== 'memory') throw new Error(`signer: this resolver holds memory keys only, the profile names ${profile.signer.kind}`)
+    const key = this.#keys.get(profile.signer.ref)
+    if (!key) throw new Error(`signer: no session key in memory for ${profile.golemKey}`)
+    return { signer: new GolemSigner({ signer: key.signer, policy: this.policy(), recorder: key }), sessionKey: key }
+  }
+
+  async retire(profile: GolemProfile): Promise<void> {
+    if (profile.signer.kind !== 'memory') return
+    const key = this.#keys.get(profile.signer.ref)
+    key?.zero()
+    this.#keys.delete(profile.signer.ref)
+  }
+}

@@ -1,0 +1,108 @@
+// Golem records and the heartbeat's due index on DynamoDB.
+// The due index is one small item per Golem in one of `shards` partitions (DUE#<n>), read with a
+// filter on dueAt: no GSI, no per-minute buckets to miss. The Golem record is the truth; its due
+// entry is written after it, guarded by version so a slow writer never rolls the entry back.
+import * as codec from '../codec.ts'
+import { StoreConflictError } from '../../../core/store/errors.ts'
+import * as parse from '../../../core/store/inputs.ts'
+import * as k from '../keys.ts'
+import type { DueGolem, GolemRecord } from '../../../core/store/records.ts'
+import * as rules from '../../../core/store/rules.ts'
+import type * as S from '../../../core/store/store.ts'
+import * as v from '../../../core/store/validate.ts'
+import type { DynamoTable } from './table.ts'
+
+/** Items read per Query while collecting a page of due Golems. */
+const DUE_QUERY_BATCH = 200
+
+export async function getGolem(table: DynamoTable, golemId: string): Promise<GolemRecord | null> {
+  const item = await table.get({ pk: k.golemPk(v.golemId(golemId)), sk: k.SK.golem })
+  return item ? codec.golemFromItem(item) : null
+}
+
+export async function createGolem(table: DynamoTable, shards: number, raw: S.CreateGolemInput): Promise<S.CreateGolemResult> {
+  const i = parse.parseCreateGolem(raw)
+  const golem: GolemRecord = {
+    golemId: i.golemId, owner: i.owner, sessionKeyAddress: i.sessionKeyAddress, custodyMode: i.custodyMode, profile: i.profile,
+    status: 'alive', phase: i.phase, nextTickAt: i.nextTickAt, lastTick: null, createdAt: i.now, updatedAt: i.now, version: 1,
+  }
+  // Lookup entries first: one whose record never lands points at nothing and is skipped on read.
+  await putLookups(table, golem.golemId, [k.ownerPk(golem.owner), k.keyPk(golem.sessionKeyAddress)], i.now)
+  const created = await table.put(codec.golemToItem(golem), { expression: 'attribute_not_exists(pk)' })
+  const current = created ? golem : await getGolem(table, i.golemId)
+  if (current === null) throw new StoreConflictError('golemId', 'the record vanished while it was being created (Golem records are never deleted)')
+  // Also on "exists": a create retried after a crash between the two writes repairs the due entry.
+  await syncDueEntry(table, shards, current)
+  return created ? { created: true, golem } : { created: false, existing: current }
+}
+
+export async function updateGolem(table: DynamoTable, shards: number, raw: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
+  const i = parse.parseUpdateGolem(raw)
+  const current = await getGolem(table, i.golemId)
+  if (current === null) return { updated: false, reason: 'missing', current: null }
+  if (current.version !== i.expectedVersion) {
+    await syncDueEntry(table, shards, current)
+    return { updated: false, reason: 'version', current }
+  }
+  rules.checkGolemPatch(current, i.patch)
+  const next = rules.applyGolemPatch(current, i.patch, i.now)
+  if (next.sessionKeyAddress !== current.sessionKeyAddress) await putLookups(table, next.golemId, [k.keyPk(next.sessionKeyAddress)], i.now)
+  const written = await table.put(codec.golemToItem(next), {
+    expression: '#version = :expected',
+    names: { '#version': 'version' },
+    values: { ':expected': i.expectedVersion },
+  })
+  if (!written) {
+    const latest = await getGolem(table, i.golemId)
+    return latest === null ? { updated: false, reason: 'missing', current: null } : { updated: false, reason: 'version', current: latest }
+  }
+  await syncDueEntry(table, shards, next)
+  return { updated: true, golem: next }
+}
+
+/** Writes the Golem's due entry unless a newer version is already there. Idempotent. */
+export async function syncDueEntry(table: DynamoTable, shards: number, golem: GolemRecord): Promise<void> {
+  await table.put(codec.dueToItem(golem, shards), {
+    expression: 'attribute_not_exists(pk) OR #version < :version',
+    names: { '#version': 'version' },
+    values: { ':version': golem.version },
+  })
+}
+
+export async function listDueGolems(table: DynamoTable, shards: number, raw: S.ListDueInput): Promise<S.ListDueResult> {
+  const i = parse.parseListDue(raw)
+  const from = k.decodeDueCursor(i.cursor, shards)
+  const golems: DueGolem[] = []
+  for (let shard = from.shard; shard < shards; shard++) {
+    let after = shard === from.shard ? from.after : null
+    for (;;) {
+      const page = await table.query({
+        pk: k.duePk(shard),
+        filter: { expression: '#dueAt <= :now AND #status <> :dead', names: { '#dueAt': 'dueAt', '#status': 'status' }, values: { ':now': i.now, ':dead': 'dead' } },
+        limit: DUE_QUERY_BATCH,
+        after,
+      })
+      for (const item of page.items) {
+        golems.push(codec.dueFromItem(item))
+        if (golems.length === i.limit) return { golems, cursor: k.encodeCursor({ shard, after: item.sk as string }) }
+      }
+      if (page.lastSk === null) break
+      after = page.lastSk
+    }
+  }
+  return { golems, cursor: null }
+}
+
+/** Idempotent: the same entry rewritten says the same thing. */
+async function putLookups(table: DynamoTable, golemId: string, pks: string[], now: number): Promise<void> {
+  for (const pk of pks) await table.put(codec.lookupToItem(pk, golemId, now))
+}
+
+export async function findGolems(table: DynamoTable, raw: S.FindGolemsInput): Promise<GolemRecord[]> {
+  const i = parse.parseFindGolems(raw)
+  const page = await table.query({ pk: i.by === 'owner' ? k.ownerPk(i.address) : k.keyPk(i.address), skBeginsWith: 'GOLEM#', limit: k.MAX_GOLEMS_PER_LOOKUP })
+  const records = await Promise.all(page.items.map((item) => getGolem(table, item.golemId as string)))
+  return records
+    .filter((r): r is GolemRecord => r !== null && (i.by === 'owner' ? r.owner : r.sessionKeyAddress).toLowerCase() === i.address)
+    .sort((a, b) => a.createdAt - b.createdAt || (a.golemId < b.golemId ? -1 : 1))
+}

@@ -1,0 +1,174 @@
+// A thin wrapper over the DocumentClient for one table: conditional put/update/delete that answer
+// false/null when the condition fails (instead of throwing), the key guard on every write, and
+// consistent reads. No TransactWrite and no TTL: dynalite has neither, and nothing here needs them.
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import type { Item } from '../codec.ts'
+import { StoreBackendError } from '../../../core/store/errors.ts'
+import { assertNoKeyMaterial } from '../../../core/store/keyGuard.ts'
+
+export type Key = { pk: string; sk: string }
+export type Condition = { expression: string; names?: Record<string, string>; values?: Record<string, unknown> }
+export type UpdateSpec = {
+  /** Top-level attributes to SET. */
+  set?: Item
+  /** Top-level numeric attributes to ADD to (created at the value if absent). */
+  add?: Record<string, number>
+  /** Top-level attributes to SET only if absent. */
+  setIfAbsent?: Item
+  /** Top-level attributes to REMOVE. */
+  remove?: string[]
+}
+export type QuerySpec = {
+  pk: string
+  /** Inclusive lower and upper bounds on sk. */
+  skFrom?: string
+  skTo?: string
+  skBeginsWith?: string
+  filter?: Condition
+  limit: number
+  /** Continue after this sk (exclusive). */
+  after?: string | null
+  forward?: boolean
+}
+
+const isConditionFailure = (err: unknown) => err instanceof Error && err.name === 'ConditionalCheckFailedException'
+
+export class DynamoTable {
+  constructor(
+    readonly doc: DynamoDBDocumentClient,
+    readonly tableName: string,
+  ) {}
+
+  async get(key: Key): Promise<Item | null> {
+    const out = await this.#call('GetItem', () => this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })))
+    return (out.Item as Item | undefined) ?? null
+  }
+
+  /** Writes the whole item; false if `condition` failed. */
+  async put(item: Item, condition?: Condition): Promise<boolean> {
+    assertNoKeyMaterial(item)
+    try {
+      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ...expression(condition) }))
+      return true
+    } catch (err) {
+      if (isConditionFailure(err)) return false
+      throw new StoreBackendError('PutItem', err)
+    }
+  }
+
+  /** Updates (creating if absent) and returns the new item; null if `condition` failed. */
+  async update(key: Key, spec: UpdateSpec, condition?: Condition): Promise<Item | null> {
+    assertNoKeyMaterial({ ...spec.set, ...spec.add, ...spec.setIfAbsent })
+    const names: Record<string, string> = { ...condition?.names }
+    const values: Record<string, unknown> = { ...condition?.values }
+    const sets: string[] = []
+    const adds: string[] = []
+    let n = 0
+    const bind = (attr: string, value: unknown) => {
+      const id = n++
+      names[`#u${id}`] = attr
+      values[`:u${id}`] = value
+      return id
+    }
+    for (const [attr, value] of Object.entries(spec.set ?? {})) {
+      const id = bind(attr, value)
+      sets.push(`#u${id} = :u${id}`)
+    }
+    for (const [attr, value] of Object.entries(spec.setIfAbsent ?? {})) {
+      const id = bind(attr, value)
+      sets.push(`#u${id} = if_not_exists(#u${id}, :u${id})`)
+    }
+    for (const [attr, value] of Object.entries(spec.add ?? {})) {
+      const id = bind(attr, value)
+      adds.push(`#u${id} :u${id}`)
+    }
+    const removes = (spec.remove ?? []).map((attr) => {
+      const id = n++
+      names[`#u${id}`] = attr
+      return `#u${id}`
+    })
+    const updateExpression = [
+      sets.length ? `SET ${sets.join(', ')}` : '',
+      adds.length ? `ADD ${adds.join(', ')}` : '',
+      removes.length ? `REMOVE ${removes.join(', ')}` : '',
+    ].filter(Boolean).join(' ')
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: updateExpression,
+          ...(condition ? { ConditionExpression: condition.expression } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      )
+      return (out.Attributes as Item | undefined) ?? null
+    } catch (err) {
+      if (isConditionFailure(err)) return null
+      throw new StoreBackendError('UpdateItem', err)
+    }
+  }
+
+  async delete(key: Key, condition?: Condition): Promise<boolean> {
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: key, ...expression(condition) }))
+      return true
+    } catch (err) {
+      if (isConditionFailure(err)) return false
+      throw new StoreBackendError('DeleteItem', err)
+    }
+  }
+
+  /** One Query page: the items that pass the filter, and the sk to continue after (null at the end). */
+  async query(q: QuerySpec): Promise<{ items: Item[]; lastSk: string | null }> {
+    const names: Record<string, string> = { '#pk': 'pk', ...q.filter?.names }
+    const values: Record<string, unknown> = { ':pk': q.pk, ...q.filter?.values }
+    let keyCondition = '#pk = :pk'
+    if (q.skBeginsWith !== undefined) {
+      names['#sk'] = 'sk'
+      values[':skp'] = q.skBeginsWith
+      keyCondition += ' AND begins_with(#sk, :skp)'
+    } else if (q.skFrom !== undefined && q.skTo !== undefined) {
+      names['#sk'] = 'sk'
+      values[':skf'] = q.skFrom
+      values[':skt'] = q.skTo
+      keyCondition += ' AND #sk BETWEEN :skf AND :skt'
+    }
+    const out = await this.#call('Query', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: keyCondition,
+          ...(q.filter ? { FilterExpression: q.filter.expression } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          Limit: q.limit,
+          ConsistentRead: true,
+          ScanIndexForward: q.forward ?? true,
+          ...(q.after ? { ExclusiveStartKey: { pk: q.pk, sk: q.after } } : {}),
+        }),
+      ),
+    )
+    const lastSk = (out.LastEvaluatedKey?.sk as string | undefined) ?? null
+    return { items: (out.Items as Item[] | undefined) ?? [], lastSk }
+  }
+
+  async #call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (err) {
+      throw new StoreBackendError(operation, err)
+    }
+  }
+}
+
+function expression(condition: Condition | undefined) {
+  if (!condition) return {}
+  return {
+    ConditionExpression: condition.expression,
+    ...(condition.names && Object.keys(condition.names).length ? { ExpressionAttributeNames: condition.names } : {}),
+    ...(condition.values && Object.keys(condition.values).length ? { ExpressionAttributeValues: condition.values } : {}),
+  }
+}

@@ -1,0 +1,335 @@
+// The Store in process memory, with DynamoStore's conditional semantics: each method decides and
+// writes without awaiting in between, so it is atomic the way a conditional write is. For unit tests
+// and the bench; the conformance suite runs against both implementations.
+import * as codec from './codec.ts'
+import { StoreConflictError } from '../../core/store/errors.ts'
+import * as parse from '../../core/store/inputs.ts'
+import { assertNoKeyMaterial } from '../../core/store/keyGuard.ts'
+import * as k from './keys.ts'
+import type {
+  BudgetRecord, CounterValue, DeathSettlementRecord, DueGolem, GolemEvent, GolemRecord, LogRecord, NonceRecord, PaymentRecord,
+  SlotRef, SnapTokenRecord, TickSlot,
+} from '../../core/store/records.ts'
+import * as rules from '../../core/store/rules.ts'
+import type * as S from '../../core/store/store.ts'
+import * as v from '../../core/store/validate.ts'
+
+const clone = <T>(value: T): T => structuredClone(value)
+const slotKey = (r: SlotRef) => `${r.golemId}|${k.slotSk(r.period, r.step)}`
+const budgetKey = (golemId: string, period: bigint) => `${golemId}|${k.budgetSk(period)}`
+
+export type InMemoryStoreOptions = { dueShards?: number }
+
+export class InMemoryStore implements S.Store {
+  readonly #golems = new Map<string, GolemRecord>()
+  readonly #slots = new Map<string, TickSlot>()
+  readonly #budgets = new Map<string, BudgetRecord>()
+  readonly #payments = new Map<string, PaymentRecord>()
+  readonly #nonces = new Map<string, NonceRecord>()
+  readonly #counters = new Map<string, CounterValue>()
+  readonly #events = new Map<string, GolemEvent>()
+  readonly #deaths = new Map<string, DeathSettlementRecord>()
+  readonly #snap = new Map<string, SnapTokenRecord>()
+  readonly #logs = new Map<string, LogRecord[]>()
+  readonly #shards: number
+
+  constructor(options: InMemoryStoreOptions = {}) {
+    this.#shards = options.dueShards ?? k.DEFAULT_DUE_SHARDS
+  }
+
+  // ---- Golems --------------------------------------------------------------------------------
+
+  async createGolem(raw: S.CreateGolemInput): Promise<S.CreateGolemResult> {
+    const i = parse.parseCreateGolem(raw)
+    const existing = this.#golems.get(i.golemId)
+    if (existing) return { created: false, existing: clone(existing) }
+    const golem: GolemRecord = {
+      golemId: i.golemId, owner: i.owner, sessionKeyAddress: i.sessionKeyAddress, custodyMode: i.custodyMode, profile: i.profile,
+      status: 'alive', phase: i.phase, nextTickAt: i.nextTickAt, lastTick: null, createdAt: i.now, updatedAt: i.now, version: 1,
+    }
+    assertNoKeyMaterial(codec.golemToItem(golem))
+    this.#golems.set(golem.golemId, golem)
+    return { created: true, golem: clone(golem) }
+  }
+
+  async getGolem(golemId: string): Promise<GolemRecord | null> {
+    return clone(this.#golems.get(v.golemId(golemId)) ?? null)
+  }
+
+  async updateGolem(raw: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
+    const i = parse.parseUpdateGolem(raw)
+    const current = this.#golems.get(i.golemId)
+    if (!current) return { updated: false, reason: 'missing', current: null }
+    if (current.version !== i.expectedVersion) return { updated: false, reason: 'version', current: clone(current) }
+    rules.checkGolemPatch(current, i.patch)
+    const next = rules.applyGolemPatch(current, i.patch, i.now)
+    assertNoKeyMaterial(codec.golemToItem(next))
+    this.#golems.set(next.golemId, next)
+    return { updated: true, golem: clone(next) }
+  }
+
+  async listDueGolems(raw: S.ListDueInput): Promise<S.ListDueResult> {
+    const i = parse.parseListDue(raw)
+    const from = k.decodeDueCursor(i.cursor, this.#shards)
+    const rows = [...this.#golems.values()]
+      .map((g) => ({ shard: k.dueShard(g.golemId, this.#shards), sk: k.dueSk(g.golemId), g }))
+      .filter((r) => r.shard > from.shard || (r.shard === from.shard && (from.after === null || r.sk > from.after)))
+      .filter((r) => r.g.nextTickAt <= i.now && r.g.status !== 'dead')
+      .sort((a, b) => a.shard - b.shard || (a.sk < b.sk ? -1 : 1))
+    const page = rows.slice(0, i.limit)
+    const golems: DueGolem[] = page.map(({ g }) => ({ golemId: g.golemId, dueAt: g.nextTickAt, status: g.status, version: g.version }))
+    const last = page.at(-1)
+    return { golems, cursor: page.length === i.limit && last ? k.encodeCursor({ shard: last.shard, after: last.sk }) : null }
+  }
+
+  async findGolems(raw: S.FindGolemsInput): Promise<GolemRecord[]> {
+    const i = parse.parseFindGolems(raw)
+    return [...this.#golems.values()]
+      .filter((g) => (i.by === 'owner' ? g.owner : g.sessionKeyAddress).toLowerCase() === i.address)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.golemId < b.golemId ? -1 : 1))
+      .slice(0, k.MAX_GOLEMS_PER_LOOKUP)
+      .map(clone)
+  }
+
+  // ---- Tick slots ----------------------------------------------------------------------------
+
+  async claimSlot(raw: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {
+    const i = parse.parseClaimSlot(raw)
+    const existing = this.#slots.get(slotKey(i)) ?? null
+    const refusal = rules.slotClaimRefusal(existing, i.owner, i.now)
+    if (refusal !== null && existing) return { claimed: false, reason: refusal, slot: clone(existing) }
+    return { claimed: true, slot: this.#putSlot(rules.claimedSlot(existing, i)) }
+  }
+
+  async recordSlotTx(raw: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> {
+    const i = parse.parseRecordSlotTx(raw)
+    const s = this.#slots.get(slotKey(i)) ?? null
+    if (s === null) return { recorded: false, reason: 'missing', slot: null }
+    const d = rules.recordTxDecision(s, i)
+    if (d === 'idempotent') return { recorded: true, slot: clone(s) }
+    if (d !== 'write') return { recorded: false, reason: d, slot: clone(s) }
+    return { recorded: true, slot: this.#putSlot({ ...s, status: 'sent', txHash: i.txHash, txNonce: i.nonce, rawTx: i.rawTx ?? null, sentAt: i.now, version: s.version + 1 }) }
+  }
+
+  async completeSlot(raw: S.CompleteSlotInput): Promise<S.CompleteSlotResult> {
+    const i = parse.parseCompleteSlot(raw)
+    const s = this.#slots.get(slotKey(i)) ?? null
+    if (s === null) return { completed: false, reason: 'missing', slot: null }
+    const d = rules.completeDecision(s, i)
+    if (d === 'idempotent') return { completed: true, slot: clone(s) }
+    if (d !== 'write') return { completed: false, reason: d, slot: clone(s) }
+    const next: TickSlot = { ...s, status: i.outcome, completedAt: i.now, completedBy: i.owner, detail: i.detail, version: s.version + 1 }
+    return { completed: true, slot: this.#putSlot(next) }
+  }
+
+  async releaseSlot(raw: S.ReleaseSlotInput): Promise<S.ReleaseSlotResult> {
+    const i = parse.parseReleaseSlot(raw)
+    const s = this.#slots.get(slotKey(i)) ?? null
+    if (s === null) return { released: false, reason: 'missing', slot: null }
+    const d = rules.releaseSlotDecision(s, i.owner)
+    if (d === 'idempotent') return { released: true, slot: clone(s) }
+    if (d !== 'write') return { released: false, reason: d, slot: clone(s) }
+    return { released: true, slot: this.#putSlot({ ...s, leaseUntil: i.now, version: s.version + 1 }) }
+  }
+
+  async getSlot(ref: SlotRef): Promise<TickSlot | null> {
+    return clone(this.#slots.get(slotKey(parse.parseSlotRef(ref))) ?? null)
+  }
+
+  #putSlot(slot: TickSlot): TickSlot {
+    assertNoKeyMaterial(codec.slotToItem(slot))
+    this.#slots.set(slotKey(slot), slot)
+    return clone(slot)
+  }
+
+  // ---- Budget --------------------------------------------------------------------------------
+
+  async reserveBudget(raw: S.ReserveBudgetInput): Promise<S.ReserveBudgetResult> {
+    const i = parse.parseReserve(raw)
+    return this.#applyBudget(i.golemId, i.period, i.now, (b) => rules.planReserve(b, i))
+  }
+
+  async commitReservation(raw: S.CommitReservationInput): Promise<S.CommitReservationResult> {
+    const i = parse.parseCommit(raw)
+    return this.#applyBudget(i.golemId, i.period, i.now, (b) => rules.planCommit(b, i))
+  }
+
+  async releaseReservation(raw: S.ReservationRef): Promise<S.ReleaseReservationResult> {
+    const i = parse.parseReservationRef(raw)
+    return this.#applyBudget(i.golemId, i.period, i.now, (b) => rules.planRelease(b, i))
+  }
+
+  async getBudget(golemId: string, period: bigint): Promise<BudgetRecord | null> {
+    return clone(this.#budgets.get(budgetKey(v.golemId(golemId), v.period(period))) ?? null)
+  }
+
+  #applyBudget<R>(golemId: string, period: bigint, now: number, plan: (b: BudgetRecord | null) => rules.BudgetPlan<R>): R {
+    const key = budgetKey(golemId, period)
+    const { next, result } = plan(clone(this.#budgets.get(key) ?? null))
+    if (next) {
+      assertNoKeyMaterial(codec.budgetToItem(next, now))
+      this.#budgets.set(key, clone(next))
+    }
+    return clone(result)
+  }
+
+  // ---- Payments ------------------------------------------------------------------------------
+
+  async claimPayment(raw: S.ClaimPaymentInput): Promise<S.ClaimPaymentResult> {
+    const i = parse.parseClaimPayment(raw)
+    const key = k.paymentPk(i.payer, i.nonce)
+    const existing = this.#payments.get(key) ?? null
+    if (!rules.mayClaimPayment(existing, i) && existing) return { claimed: false, existing: clone(existing) }
+    return { claimed: true, payment: this.#putPayment(key, rules.claimedPayment(existing, i)) }
+  }
+
+  async creditPaymentOnce(raw: S.CreditPaymentInput): Promise<S.CreditPaymentResult> {
+    const i = parse.parseCreditPayment(raw)
+    const key = k.paymentPk(i.payer, i.nonce)
+    const existing = this.#payments.get(key) ?? null
+    if (rules.creditDecision(existing, i) === 'refuse' && existing) return { credited: false, existing: clone(existing) }
+    return { credited: true, payment: this.#putPayment(key, rules.creditedPayment(existing, i)) }
+  }
+
+  async releasePayment(raw: S.ReleasePaymentInput): Promise<S.ReleasePaymentResult> {
+    const i = parse.parseReleasePayment(raw)
+    const key = k.paymentPk(i.payer, i.nonce)
+    const existing = this.#payments.get(key) ?? null
+    if (existing?.status !== 'pending' || existing.owner !== i.owner) return { released: false, existing: clone(existing) }
+    this.#payments.delete(key)
+    return { released: true }
+  }
+
+  async getPayment(ref: S.PaymentRef): Promise<PaymentRecord | null> {
+    const i = parse.parsePaymentRef(ref)
+    return clone(this.#payments.get(k.paymentPk(i.payer, i.nonce)) ?? null)
+  }
+
+  #putPayment(key: string, p: PaymentRecord): PaymentRecord {
+    assertNoKeyMaterial(codec.paymentToItem(p))
+    this.#payments.set(key, p)
+    return clone(p)
+  }
+
+  // ---- Nonces, counters ----------------------------------------------------------------------
+
+  async issueNonce(raw: S.IssueNonceInput): Promise<NonceRecord> {
+    const i = parse.parseIssueNonce(raw)
+    if (this.#nonces.has(i.nonce)) throw new StoreConflictError('nonce', 'was already issued; nonces are single-use')
+    const record: NonceRecord = { ...i, usedAt: null }
+    assertNoKeyMaterial(codec.nonceToItem(record))
+    this.#nonces.set(i.nonce, record)
+    return clone(record)
+  }
+
+  async consumeNonce(raw: { nonce: string; now: number }): Promise<S.ConsumeNonceResult> {
+    const i = parse.parseConsumeNonce(raw)
+    const n = this.#nonces.get(i.nonce)
+    if (!n) return { consumed: false, reason: 'unknown' }
+    if (n.usedAt !== null) return { consumed: false, reason: 'used' }
+    if (i.now >= n.expiresAt) return { consumed: false, reason: 'expired' }
+    n.usedAt = i.now
+    return { consumed: true, record: clone(n) }
+  }
+
+  async incrementCounter(raw: S.CounterInput): Promise<CounterValue> {
+    const i = parse.parseCounter(raw)
+    const key = k.counterPk(i.key, i.windowStart)
+    const value = { count: (this.#counters.get(key)?.count ?? 0) + 1, resetAt: i.resetAt }
+    assertNoKeyMaterial(codec.counterToItem(i.key, i.windowStart, value))
+    this.#counters.set(key, value)
+    return { ...value }
+  }
+
+  async getCounter(raw: S.CounterInput): Promise<CounterValue> {
+    const i = parse.parseCounter(raw)
+    const value = this.#counters.get(k.counterPk(i.key, i.windowStart))
+    if (!value || i.now >= value.resetAt) return { count: 0, resetAt: i.resetAt }
+    return { ...value }
+  }
+
+  // ---- Events, death, Snap -------------------------------------------------------------------
+
+  async appendEvent(raw: S.AppendEventInput): Promise<S.AppendEventResult> {
+    const i = parse.parseAppendEvent(raw)
+    const event: GolemEvent = { golemId: i.golemId, eventId: i.eventId ?? k.randomEventId(), type: i.type, at: i.at, data: i.data }
+    const key = `${i.golemId}|${k.eventSk(event.at, event.eventId)}`
+    const existing = this.#events.get(key)
+    if (existing) return { appended: false, event: clone(existing) }
+    assertNoKeyMaterial(codec.eventToItem(event))
+    this.#events.set(key, event)
+    return { appended: true, event: clone(event) }
+  }
+
+  async listEvents(raw: S.ListEventsInput): Promise<S.ListEventsResult> {
+    const i = parse.parseListEvents(raw)
+    const after = k.decodeSkCursor(i.cursor)
+    const from = i.since === null ? null : k.eventSkFrom(i.since)
+    const asc = i.order === 'asc'
+    const rows = [...this.#events.values()]
+      .filter((e) => e.golemId === i.golemId)
+      .map((e) => ({ sk: k.eventSk(e.at, e.eventId), e }))
+      .filter((r) => (from === null || r.sk >= from) && (after === null || (asc ? r.sk > after : r.sk < after)))
+      .sort((a, b) => (a.sk < b.sk ? -1 : 1) * (asc ? 1 : -1))
+    const page = rows.slice(0, i.limit)
+    const last = page.at(-1)
+    return { events: page.map((r) => clone(r.e)), cursor: page.length === i.limit && last ? k.encodeCursor({ after: last.sk }) : null }
+  }
+
+  async recordDeathSettlement(raw: S.RecordDeathInput): Promise<S.RecordDeathResult> {
+    const record = parse.parseRecordDeath(raw)
+    const existing = this.#deaths.get(record.golemId)
+    if (existing) return { written: false, existing: clone(existing) }
+    assertNoKeyMaterial(codec.deathToItem(record))
+    this.#deaths.set(record.golemId, record)
+    return { written: true, record: clone(record) }
+  }
+
+  async getDeathSettlement(golemId: string): Promise<DeathSettlementRecord | null> {
+    return clone(this.#deaths.get(v.golemId(golemId)) ?? null)
+  }
+
+  async getSnapToken(raw: { scope?: string; now: number }): Promise<SnapTokenRecord | null> {
+    const i = v.object(raw, 'input')
+    const scope = parse.parseScope(i.scope)
+    const now = v.time(i.now, 'now')
+    const record = this.#snap.get(scope)
+    return record ? codec.snapFromItem(codec.snapToItem(record), now) : null
+  }
+
+  async rotateSnapToken(raw: S.RotateSnapTokenInput): Promise<S.RotateSnapTokenResult> {
+    const i = parse.parseRotateSnap(raw)
+    const current = this.#snap.get(i.scope) ?? null
+    const matches = i.expectedHash === null ? current === null : current?.tokenHash === i.expectedHash
+    if (!matches) return { rotated: false, current: current ? codec.snapFromItem(codec.snapToItem(current), i.now) : null }
+    const next: SnapTokenRecord = {
+      scope: i.scope, tokenHash: i.tokenHash, rotatedAt: i.now, previousHash: i.expectedHash,
+      previousValidUntil: i.expectedHash === null ? null : i.now + i.graceMs, version: (current?.version ?? 0) + 1,
+    }
+    assertNoKeyMaterial(codec.snapToItem(next))
+    this.#snap.set(i.scope, next)
+    return { rotated: true, token: codec.snapFromItem(codec.snapToItem(next), i.now) }
+  }
+
+  // ---- Append-only logs ----------------------------------------------------------------------
+
+  async appendLog(raw: S.AppendLogInput): Promise<S.AppendLogResult> {
+    const i = parse.parseAppendLog(raw)
+    const log = this.#logs.get(i.log) ?? []
+    if (log.length + i.records.length > k.MAX_LOG_SEQ) throw new StoreConflictError('log', `is full: it holds at most ${k.MAX_LOG_SEQ} records`)
+    const records = i.records.map((data, n): LogRecord => ({ log: i.log, seq: log.length + n + 1, at: i.now, data }))
+    for (const r of records) assertNoKeyMaterial(codec.logRecordToItem(r))
+    this.#logs.set(i.log, [...log, ...records])
+    return { records: clone(records) }
+  }
+
+  async readLog(raw: S.ReadLogInput): Promise<LogRecord[]> {
+    const i = parse.parseReadLog(raw)
+    const inRange = (this.#logs.get(i.log) ?? []).filter((r) => r.seq > i.after && r.seq < i.before)
+    return clone((i.order === 'asc' ? inRange : inRange.reverse()).slice(0, i.limit))
+  }
+
+  async lastLogRecord(log: string): Promise<LogRecord | null> {
+    return clone(this.#logs.get(v.id(log, 'log'))?.at(-1) ?? null)
+  }
+}

@@ -1,0 +1,124 @@
+// The in-process x402 facilitator: @x402/core's x402Facilitator with @x402/evm's `exact` scheme,
+// verifying with a public client and settling with the operator's wallet (the operator submits
+// transferWithAuthorization and pays its gas). No HTTP hop to a third-party facilitator.
+import { x402Facilitator } from '@x402/core/facilitator'
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import {
+  getAddress,
+  isAddressEqual,
+  parseAbiItem,
+  parseEventLogs,
+  type Account,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
+import { pollTransactionReceipt } from '../chain/receipts.ts'
+import type { OnChainSettlement, PaymentFacilitator } from '../../core/x402/facilitator.ts'
+
+export type InProcessFacilitatorOptions = {
+  publicClient: PublicClient<Transport, Chain>
+  /** The operator's wallet: submits transferWithAuthorization and pays the gas. */
+  walletClient: WalletClient<Transport, Chain, Account>
+  /** CAIP-2 networks served, e.g. ['eip155:8453']. */
+  networks: `${string}:${string}`[]
+  /** Bound on each receipt wait; keep it under the platform's request deadline. Default 60 s. */
+  confirmationTimeoutMs?: number
+  /** How far back to search for a settlement when reconciling. Default 50,000 blocks. */
+  reconcileLookbackBlocks?: bigint
+}
+
+export type InProcessFacilitator = PaymentFacilitator & { readonly facilitator: x402Facilitator; readonly signerAddress: Address }
+
+const authorizationUsedEvent = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)')
+const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
+
+/**
+ * One sender, one nonce sequence: concurrent settles from the operator key would otherwise race for
+ * the same account nonce. Only the submission is serialized; receipt waits run in parallel.
+ */
+function serialized<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  let tail: Promise<unknown> = Promise.resolve()
+  return (...args: A) => {
+    const run = tail.then(() => fn(...args))
+    tail = run.catch(() => undefined)
+    return run
+  }
+}
+
+export function createInProcessFacilitator(options: InProcessFacilitatorOptions): InProcessFacilitator {
+  const { publicClient, walletClient } = options
+  const account = walletClient.account
+  const send = serialized(
+    async (args: { address: Address; abi: readonly unknown[]; functionName: string; args: readonly unknown[]; gas?: bigint; dataSuffix?: Hex }) => {
+      const hash = await walletClient.writeContract({
+        address: args.address,
+        abi: args.abi as never,
+        functionName: args.functionName as never,
+        args: args.args as never,
+        account,
+        chain: walletClient.chain,
+        ...(args.gas === undefined ? {} : { gas: args.gas }),
+        ...(args.dataSuffix === undefined ? {} : { dataSuffix: args.dataSuffix }),
+      } as never)
+      return hash
+    },
+  )
+  const sendRaw = serialized(async (args: { to: Address; data: Hex }) =>
+    walletClient.sendTransaction({ to: args.to, data: args.data, account, chain: walletClient.chain }),
+  )
+  const signer: FacilitatorEvmSigner = toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      readContract: (args) => publicClient.readContract(args as never),
+      verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
+      writeContract: send,
+      sendTransaction: sendRaw,
+      waitForTransactionReceipt: (args) => pollTransactionReceipt(publicClient, args),
+      getCode: (args) => publicClient.getCode(args),
+    },
+    { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
+  )
+  // Only v2 and only EIP-3009 assets are in play; registerExactEvmScheme would also add v1 networks.
+  const facilitator = new x402Facilitator().register(options.networks, new ExactEvmScheme(signer))
+  const lookback = options.reconcileLookbackBlocks ?? 50_000n
+
+  return {
+    facilitator,
+    signerAddress: account.address,
+    verify: (payload, requirements) => facilitator.verify(payload, requirements),
+    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    async findSettlement({ asset, payer, nonce }) {
+      const latest = await publicClient.getBlockNumber()
+      const logs = await publicClient.getLogs({
+        address: asset,
+        event: authorizationUsedEvent,
+        args: { authorizer: payer, nonce },
+        fromBlock: latest > lookback ? latest - lookback : 0n,
+        toBlock: latest,
+      })
+      for (const log of logs) {
+        if (log.transactionHash === null) continue
+        const receipt = await publicClient.getTransactionReceipt({ hash: log.transactionHash })
+        if (receipt.status !== 'success') continue
+        const transfers = parseEventLogs({ abi: [transferEvent], logs: receipt.logs.filter((l) => isAddressEqual(l.address, asset)) })
+        // The Transfer that the same call emitted right after AuthorizationUsed.
+        const transfer = transfers.find((t) => t.logIndex > log.logIndex! && isAddressEqual(t.args.from, payer))
+        if (!transfer) continue
+        return {
+          txHash: receipt.transactionHash,
+          from: getAddress(transfer.args.from),
+          to: getAddress(transfer.args.to),
+          value: transfer.args.value,
+          blockNumber: receipt.blockNumber,
+        }
+      }
+      return null
+    },
+  }
+}

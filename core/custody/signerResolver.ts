@@ -1,0 +1,26 @@
+// What a tick needs from custody: the Golem's signer from the reference in its profile, and, where
+// keys rotate, a fresh key with the delegator's fresh grant to it. Implemented in adapters/signers.
+import type { Address } from 'viem'
+import type { GolemProfile } from '../lifecycle/profile.ts'
+import type { CustodySigner } from './custodyMode.ts'
+
+/** Finds the Golem's signer from the reference in its profile (memory, keystore, KMS), and retires it. */
+export interface SignerResolver {
+  resolve(profile: GolemProfile): Promise<CustodySigner>
+  /** Zero the key material for good (death). Idempotent. */
+  retire(profile: GolemProfile): Promise<void>
+}
+
+/** The runway part of a profile that a renewed grant replaces. */
+export type RenewedRunway = Pick<GolemProfile['runway'], 'chain' | 'periodDelegationHash' | 'periodTerms' | 'chainHashes' | 'periodStart'>
+
+/**
+ * Key rotation (seed 001 §4): a fresh key and the delegator's fresh grant to it. Locally the owner's
+ * smart account signs; in production the grant comes from the owner's wallet (or the Session Account
+ * of the 7715 shape). The renewed grant starts at the next period boundary, so it never reopens a
+ * period the old key already redeemed.
+ */
+export interface KeyRotation {
+  newKey(profile: GolemProfile, now: bigint): Promise<{ address: Address; signer: GolemProfile['signer'] }>
+  renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway>
+}

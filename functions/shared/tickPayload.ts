@@ -1,0 +1,28 @@
+// The heartbeat -> tick payload: JSON with bigints as decimal strings, validated on arrival.
+import { z } from 'zod/v4'
+import type { TickRequest } from '../heartbeat/heartbeat.ts'
+
+const big = z.string().regex(/^\d+$/).transform((v) => BigInt(v))
+const observed = z.object({
+  golemId: z.string().min(1),
+  phase: z.number().int().min(0).max(4),
+  registered: z.boolean(),
+  dead: z.boolean(),
+  survivalScoreBps: z.number().int(),
+  dreaming: z.boolean(),
+  disabled: z.boolean(),
+  availableInPeriod: big,
+  isNewPeriod: z.boolean(),
+  currentPeriod: big,
+  timestamp: big,
+})
+const payload = z.object({ requests: z.array(z.object({ golemId: z.string().min(1), observed: observed.optional() })).min(1) })
+
+export function encodeTickPayload(requests: readonly TickRequest[]): string {
+  return JSON.stringify({ requests }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
+}
+
+export function decodeTickPayload(text: string): TickRequest[] {
+  const parsed = payload.parse(JSON.parse(text))
+  return parsed.requests.map((r) => (r.observed ? { golemId: r.golemId, observed: { ...r.observed, phase: r.observed.phase as 0 | 1 | 2 | 3 | 4 } } : { golemId: r.golemId }))
+}
