@@ -1,8 +1,7 @@
 // Starts and stops an anvil process from the @foundry-rs/anvil npm binary on a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { foundryBinary } from './foundryBinary.ts'
 
 export type Anvil = {
   rpcUrl: string
@@ -23,9 +22,7 @@ export type StartAnvilOptions = {
 }
 
 export function anvilBinary(): string {
-  const require = createRequire(import.meta.url)
-  const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json')
-  return join(dirname(pkg), 'bin', 'anvil')
+  return foundryBinary('anvil')
 }
 
 /** Asks the OS for a free port on 127.0.0.1. */

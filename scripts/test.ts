@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { foundryBinary } from '../local/foundryBinary.ts'
 
 process.env.DO_NOT_TRACK = '1'
 process.env.PONDER_TELEMETRY_DISABLED = 'true'
@@ -33,7 +34,7 @@ async function step(name: string, cmd: string, args: string[]): Promise<Counts> 
 
 async function forge(): Promise<Counts> {
   process.stdout.write('\n=== Foundry: unit, fuzz and invariant tests ===\n')
-  const { code, output } = await run('node_modules/@foundry-rs/forge-linux-amd64/bin/forge', ['test'])
+  const { code, output } = await run(foundryBinary('forge'), ['test'])
   const m = /(\d+) tests passed, (\d+) failed, (\d+) skipped/.exec(output)
   if (!m) return { passed: 0, failed: 1, skipped: 0 }
   const counts = { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3]) }
