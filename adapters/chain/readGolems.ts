@@ -5,31 +5,10 @@ import type { Address, Hex, PublicClient } from 'viem'
 import { DelegationManager as DelegationManagerAbi, ERC20PeriodTransferEnforcer as PeriodAbi } from '@metamask/delegation-abis'
 import { DreamOracleAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
+import type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
 
-export type GolemReadRequest = {
-  golemId: string
-  /** The Golem's session key: its identity on the oracles. */
-  golemKey: Address
-  /** Hashes of every delegation in the redemption chain (leaf first): any disabled one stops it. */
-  chainHashes: readonly Hex[]
-  /** The delegation that carries the ERC20 period caveat, and that caveat's terms. */
-  periodDelegationHash: Hex
-  periodTerms: Hex
-}
-
-export type GolemChainState = {
-  golemId: string
-  phase: Phase
-  registered: boolean
-  dead: boolean
-  survivalScoreBps: number
-  dreaming: boolean
-  disabled: boolean
-  availableInPeriod: bigint
-  isNewPeriod: boolean
-  currentPeriod: bigint
-}
+export type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
 
 /** Calldata per eth_call of the batched read (see readGolems). */
 export const MAX_MULTICALL_CALLDATA_BYTES = 128 * 1024

@@ -6,8 +6,7 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
-import { readRequestOf } from '../tick/runTick.ts'
-import type { ObservedGolem } from '../tick/types.ts'
+import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 
 export type TickRequest = { golemId: string; observed?: ObservedGolem }
 

@@ -1,12 +1,10 @@
-// The death protocol (seed 001 §7, seed 002 "Death Protocol integration"), run once a Golem is Terminal.
-// Irreversible and resumable: every step is a store slot, so a crashed or retried tick continues where
-// the last one stopped. Order: settlement-only actions -> disable the Golem's own sub-delegations ->
-// zero the key -> deregister with the operator key -> write the DeathSettlement record -> dead.
+// Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal. Every
+// step is a store slot, so a crashed or retried tick continues where the last one stopped.
 import { encodeFunctionData, type Hex } from 'viem'
 import { contracts } from '@metamask/smart-accounts-kit'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
-import { phaseNames } from '../../core/lifecycle/phase.ts'
+import { deathCause, deathSettlementOf, deregisterStep, disableSteps, KEY_ZEROED_STEP, MAX_DEREGISTER_ATTEMPTS } from '../../core/lifecycle/deathPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce, type SendOnceParams, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
@@ -23,40 +21,39 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
   //    here (GolemPhase allows only the SETTLEMENT class in Terminal).
   const positionsSettled: string[] = []
 
-  // 2. Disable every sub-delegation this Golem signed (its Replicants die with it).
+  // 2. Disable every sub-delegation this Golem signed.
   const disabled: Hex[] = []
-  const keyRetired = await store.getSlot({ golemId, period: 0n, step: 'death-key-zeroed' })
-  if (!keyRetired && profile.replicants.length > 0) {
+  const keyRetired = await store.getSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP })
+  const subDelegations = disableSteps(profile)
+  if (!keyRetired && subDelegations.length > 0) {
     const { signer } = await deps.signers.resolve(profile)
-    for (const [index, r] of profile.replicants.entries()) {
+    for (const d of subDelegations) {
       const sent = await sendOnce({
         ...slotBase,
-        slot: { golemId, period: 0n, step: `death-disable-${index}` },
+        slot: { golemId, period: 0n, step: d.step },
         afterBroadcast: () => deps.afterBroadcast?.('disable'),
         build: async () => ({
           sender: signer.address,
           to: deps.deployment.environment.DelegationManager,
-          data: contracts.DelegationManager.encode.disableDelegation({ delegation: { ...r.delegation } }),
+          data: contracts.DelegationManager.encode.disableDelegation({ delegation: { ...d.delegation } }),
           sign: (tx) => signer.signDisableDelegation(tx),
         }),
       })
       // Already disabled (e.g. by an earlier attempt whose record was lost) counts as done.
       if (!done(sent) && !(sent.status === 'refused' && sent.reason === 'AlreadyDisabled')) {
-        return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: `disable ${r.hash}: ${sent.status}` } }
+        return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: `disable ${d.hash}: ${sent.status}` } }
       }
-      disabled.push(r.hash)
+      disabled.push(d.hash)
     }
   }
-
-  // Step 3 is reached only once every sub-delegation is disabled, so a resumed protocol lists them all.
-  if (keyRetired) disabled.push(...profile.replicants.map((r) => r.hash))
+  if (keyRetired) disabled.push(...subDelegations.map((d) => d.hash))
 
   // 3. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
   //    runs on every attempt: a process that still holds a copy of a memory key zeroes it too.
   await deps.signers.retire(profile)
   if (!keyRetired) {
-    await store.claimSlot({ golemId, period: 0n, step: 'death-key-zeroed', owner: deps.invocationId, now: nowMs, leaseMs: 1 })
-    await store.completeSlot({ golemId, period: 0n, step: 'death-key-zeroed', owner: deps.invocationId, outcome: 'reconciled', now: nowMs })
+    await store.claimSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP, owner: deps.invocationId, now: nowMs, leaseMs: 1 })
+    await store.completeSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP, owner: deps.invocationId, outcome: 'reconciled', now: nowMs })
   }
 
   // 4. Deregister on the VitalityOracle with the operator key (its owner). After this every Bardo
@@ -66,26 +63,19 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
   const deregisterTx = deregistration.txHash
 
   // 5. The DeathSettlement record (write-once), then the Golem is dead.
-  const cause = read.disabled ? 'OwnerRevocation' : 'NaturalExpiry'
+  const cause = deathCause(read)
   await store.recordDeathSettlement({
     golemId,
     kind: 'DelegationExpiry',
     settledAt: nowMs,
-    settlement: {
-      delegationHash: profile.runway.chainHashes[0] as string,
-      expiryCause: cause,
-      positionsSettled,
-      subDelegationsDisabled: disabled,
-      deregisterTx,
-      sessionKeyZeroed: true,
-      finalPhase: phaseNames[read.phase > 4 ? 4 : read.phase] ?? 'Terminal',
-      sessionKey: profile.golemKey,
-    },
+    settlement: deathSettlementOf(profile, read, { positionsSettled, subDelegationsDisabled: disabled, deregisterTx }),
   })
   await store.appendEvent({ golemId, type: 'DeathCompleted', at: nowMs, eventId: 'DeathCompleted', data: { delegationHash: profile.runway.chainHashes[0] as string, cause } })
-  const latest = await store.getGolem(golemId)
-  if (latest && latest.status !== 'dead') {
-    await store.updateGolem({ golemId, expectedVersion: latest.version, patch: { status: 'dead', phase: 'Terminal', lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx } }, now: nowMs })
+  // The record this tick holds; a conflict answer (a credit landed meanwhile) carries the current one.
+  const deadPatch = { status: 'dead' as const, phase: 'Terminal' as const, lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx } }
+  const marked = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: deadPatch, now: nowMs })
+  if (!marked.updated && marked.current && marked.current.status !== 'dead') {
+    await store.updateGolem({ golemId, expectedVersion: marked.current.version, patch: deadPatch, now: nowMs })
   }
   return { golemId, outcome: 'died', phase: { from: read.phase, to: 4, posted: false }, redemption: { status: 'revoke' } }
 }
@@ -106,8 +96,8 @@ async function deregister(
   registeredAtRead: boolean,
 ): Promise<{ done: true; txHash: Hex | null } | { done: false; reason: string }> {
   const oracle = deps.deployment.vitalityOracle
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const slot = { golemId, period: 0n, step: attempt === 0 ? 'death-deregister' : `death-deregister-${attempt}` }
+  for (let attempt = 0; attempt < MAX_DEREGISTER_ATTEMPTS; attempt++) {
+    const slot = { golemId, period: 0n, step: deregisterStep(attempt) }
     const existing = await deps.store.getSlot(slot)
     if (existing?.status === 'confirmed') return { done: true, txHash: existing.txHash }
     if (existing?.status === 'failed' || existing?.status === 'reconciled') continue

@@ -1,12 +1,17 @@
-// The tick's last write: phase, next tick time, last tick, and the profile's "already reported" flags.
-// Credits (x402 extend/feed) may land while the tick runs, so it merges into the current profile and
-// retries on a version conflict instead of overwriting it; that also always releases the tick's lease.
+// The tick's last write: phase, next tick time, last tick, and the profile with the tick's findings
+// merged in (core/lifecycle/tickPlan.ts mergeTickOutcome). Credits may land while the tick runs, so on
+// a version conflict it merges into the record the store answered with and tries again; that also
+// always releases the tick's lease. No extra read: a conflict answer carries the current record.
 import type { Hex } from 'viem'
+import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
+import { mergeTickOutcome } from '../../core/lifecycle/tickPlan.ts'
 import type { GolemRecord, Store } from '../../core/store/index.ts'
 
+const MAX_ATTEMPTS = 5
+
+/** The record as written, or null when the Golem left `alive` meanwhile or the conflicts did not end. */
 export async function finishTick(p: {
   store: Store
   golem: GolemRecord
@@ -21,28 +26,20 @@ export async function finishTick(p: {
   /** The reprieve this tick served, cleared unless a newer feed arrived meanwhile. */
   servedReprieve: GolemProfile['reprieve']
   phaseEpoch: number
-}): Promise<void> {
+}): Promise<GolemRecord | null> {
   const patch = {
     phase: phaseNames[p.phase],
     nextTickAt: p.nextTickAt,
     lastTick: { at: p.nowMs, period: p.period, outcome: p.outcome, txHash: p.txHash },
   }
+  const outcome = { events: p.events, period: p.period, phaseEpoch: p.phaseEpoch, ...(p.servedReprieve ? { servedReprieve: p.servedReprieve } : {}) }
   let current: GolemRecord | null = p.golem
-  for (let attempt = 0; attempt < 5 && current && current.status === 'alive'; attempt++) {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS && current && current.status === 'alive'; attempt++) {
     const base = attempt === 0 ? p.profile : parseGolemProfile(current.profile)
-    const merged: GolemProfile = {
-      ...base,
-      known: {
-        revokedReported: base.known.revokedReported || p.events.some((e) => e.type === 'DelegationRevoked'),
-        expiringWarned: base.known.expiringWarned || p.events.some((e) => e.type === 'DelegationExpiringWarning'),
-        budgetWarnedPeriod: p.events.some((e) => e.type === 'BudgetWarning') ? p.period : base.known.budgetWarnedPeriod,
-      },
-    }
-    if (p.phaseEpoch > (base.phaseEpoch ?? 0)) merged.phaseEpoch = p.phaseEpoch
-    const served = p.servedReprieve
-    if (served && merged.reprieve && merged.reprieve.requestedAt === served.requestedAt && merged.reprieve.amount === served.amount) delete merged.reprieve
+    const merged = mergeTickOutcome(base, outcome)
     const updated = await p.store.updateGolem({ golemId: p.golem.golemId, expectedVersion: current.version, patch: { ...patch, profile: serializeGolemProfile(merged) }, now: p.nowMs })
-    if (updated.updated) return
+    if (updated.updated) return updated.golem
     current = updated.current
   }
+  return null
 }

@@ -1,9 +1,11 @@
-// Session-key rotation (seed 001 §4): generate a new key, get the delegator's grant to it, move the
-// Golem's identity on the VitalityOracle (operator: rotateGolemKey keeps phase and score, marks the old
-// key dead, so every grant naming the old key stops working), swap the profile, zero the old key.
+// Session-key rotation, as core/lifecycle/rotationPlan.ts decides it: generate a new key, get the
+// delegator's grant to it, move the Golem's identity on the VitalityOracle (operator: rotateGolemKey
+// keeps phase and score, marks the old key dead, so every grant naming the old key stops working),
+// swap the profile, zero the old key.
 import { encodeFunctionData, type Address } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import { serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { KeyRotation, TickDeps } from './types.ts'
@@ -52,21 +54,23 @@ export async function rotateSessionKey(
   // Confirmed now, or by an earlier attempt that crashed before switching the profile.
   const moved = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed' && (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step }))?.status === 'confirmed')
   if (!moved) return null
-  const { pendingRotation: _done, ...rest } = profile
-  const next: GolemProfile = {
-    ...rest,
-    golemKey: to,
-    signer: pending.signer,
-    runway: { ...profile.runway, ...pending.runway },
-    known: { ...profile.known, revokedReported: false },
-  }
-  const latest = (await deps.store.getGolem(golem.golemId)) ?? current
-  const updated = await deps.store.updateGolem({
+  const next = profileAfterRotation(profile, pending)
+  let updated = await deps.store.updateGolem({
     golemId: golem.golemId,
-    expectedVersion: latest.version,
+    expectedVersion: current.version,
     patch: { sessionKeyAddress: to, profile: serializeGolemProfile(next) },
     now: input.nowMs,
   })
+  // A credit may have landed meanwhile: the conflict answer carries the record to switch instead.
+  if (!updated.updated && updated.reason === 'version' && updated.current?.status === 'alive') {
+    const latest = updated.current
+    updated = await deps.store.updateGolem({
+      golemId: golem.golemId,
+      expectedVersion: latest.version,
+      patch: { sessionKeyAddress: to, profile: serializeGolemProfile(profileAfterRotation(parseGolemProfile(latest.profile), pending)) },
+      now: input.nowMs,
+    })
+  }
   if (!updated.updated) return null
   await deps.signers.retire(profile)
   await deps.store.appendEvent({
@@ -79,19 +83,13 @@ export async function rotateSessionKey(
   return { from: profile.golemKey, to, reason: pending.reason }
 }
 
-/** Attempts at rotating one key before the tick stops trying (each is one operator transaction at most). */
-export const MAX_ROTATION_ATTEMPTS = 5
-
 /**
- * The slot step for this rotation attempt: `rotate-<key>` first, `rot<n>-<key>` after an attempt that
- * ended without rotating (`reconciled`: another operator transaction took its nonce; `failed`:
- * reverted), so a lost attempt is retried under a fresh slot instead of blocking the key's rotation
- * for good. Null once MAX_ROTATION_ATTEMPTS have ended that way.
+ * The slot step for this rotation attempt (rotationStepName), skipping attempts that ended without
+ * rotating. Null once MAX_ROTATION_ATTEMPTS have ended that way.
  */
 export async function rotationStep(deps: Pick<TickDeps, 'store'>, golemId: string, oldKey: Address): Promise<string | null> {
-  const key = oldKey.slice(2).toLowerCase()
   for (let attempt = 0; attempt < MAX_ROTATION_ATTEMPTS; attempt++) {
-    const step = attempt === 0 ? `rotate-${key}` : `rot${attempt}-${key}`
+    const step = rotationStepName(oldKey, attempt)
     const slot = await deps.store.getSlot({ golemId, period: 0n, step })
     if (slot?.status === 'reconciled' || slot?.status === 'failed') continue
     return step

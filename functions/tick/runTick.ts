@@ -1,73 +1,30 @@
-// One Golem's tick: read (or take the heartbeat's batched read), decide (core/lifecycle), then carry the
-// decision out exactly once: post the phase, redeem the runway, record events, and in Terminal run
-// the death protocol. Every transaction goes through a store slot (sendOnce).
+// One Golem's tick, in one direction: observe (the record, read once, and the heartbeat's batched chain
+// read), plan (core/lifecycle/tickPlan.ts), execute the plan's effects exactly once through store slots
+// (sendOnce), and write the outcome back once.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
-import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import { permissionFactsOf } from '../../core/lifecycle/permissionFacts.ts'
-import { currentPeriod, decideTick, type GolemObservation, type TickDecision } from '../../core/lifecycle/tick.ts'
-import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
+import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
+import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { planReprieve } from '../../core/lifecycle/reprievePlan.ts'
+import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
+import { eventKey, planTick, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
-import { runDeathProtocol } from './death.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
-import { rotateSessionKey } from './rotate.ts'
-import { serveReprieve } from './reprieve.ts'
+import { runDeathProtocol } from './death.ts'
 import { finishTick } from './finish.ts'
-import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
+import { phaseChangedEvent, settlePendingSlots, type SlotBase } from './reconcile.ts'
+import { serveReprieve } from './reprieve.ts'
+import { rotateSessionKey } from './rotate.ts'
+import type { TickDeps, TickResult } from './types.ts'
+
+export { observationOf, readRequestOf } from '../../core/lifecycle/observation.ts'
 
 const DEFAULT_LEASE_MS = 120_000
 const DEFAULT_INTERVAL_S = 60
-
-export function readRequestOf(golemId: string, profile: GolemProfile) {
-  return {
-    golemId,
-    golemKey: profile.golemKey,
-    chainHashes: profile.runway.chainHashes,
-    periodDelegationHash: profile.runway.periodDelegationHash,
-    periodTerms: profile.runway.periodTerms,
-  }
-}
-
-export function observationOf(golemId: string, profile: GolemProfile, read: ObservedGolem, reserved: bigint): GolemObservation {
-  return {
-    golemId,
-    delegationHash: profile.runway.chainHashes[0] as Hex,
-    now: read.timestamp,
-    onChainPhase: read.phase,
-    registered: read.registered,
-    dreaming: read.dreaming,
-    bornAt: profile.life.bornAt,
-    runwayEndsAt: profile.life.runwayEndsAt,
-    runwayTotalSeconds: profile.life.runwayTotalSeconds,
-    lastInsightAt: profile.life.lastInsightAt,
-    reservedAmount: reserved,
-    known: {
-      revokedReported: profile.known.revokedReported,
-      expiringWarned: profile.known.expiringWarned,
-      ...(profile.known.budgetWarnedPeriod === null ? {} : { budgetWarnedPeriod: profile.known.budgetWarnedPeriod }),
-    },
-    permission: permissionFactsOf(profile, read),
-  }
-}
-
-/** Events are keyed so that a retried tick appends each one once. */
-function eventKey(e: CustodyEvent, decision: TickDecision): string {
-  switch (e.type) {
-    case 'PhaseChanged':
-      return `phase:${e.to}`
-    case 'BudgetWarning':
-      return `${e.type}:${decision.period}`
-    case 'RunwayRedeemed':
-      // Its own period: a redemption settled from an earlier period is not this period's.
-      return `${e.type}:${e.period}`
-    default:
-      return e.type
-  }
-}
 
 function jsonData(e: CustodyEvent): JsonInputObject {
   const out: JsonInputObject = {}
@@ -81,6 +38,7 @@ export async function appendEvents(store: Store, golemId: string, events: readon
   }
 }
 
+/** A tick owns its Golem for the lease; a tick still running within its lease makes this one `busy`. */
 async function takeLease(deps: TickDeps, golem: GolemRecord, nowMs: number): Promise<GolemRecord | null> {
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
   const last = golem.lastTick
@@ -97,6 +55,7 @@ async function takeLease(deps: TickDeps, golem: GolemRecord, nowMs: number): Pro
 export async function runTick(deps: TickDeps, input: { golemId: string; observed?: ObservedGolem }): Promise<TickResult> {
   const { store } = deps
   const golemId = input.golemId
+  // Observe: the record once, the chain once (unless the heartbeat already read it).
   const record = await store.getGolem(golemId)
   if (!record) return { golemId, outcome: 'unknown' }
   if (record.status === 'dead') return { golemId, outcome: 'dead' }
@@ -111,40 +70,26 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   if (!golem) return { golemId, outcome: 'busy' }
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
-  // Slots and budgets are keyed by the absolute period (period start / duration), not the enforcer's
-  // per-delegation counter: a rotated key's new grant must never reopen a period already redeemed.
-  const observation = observationOf(golemId, profile, read, 0n)
-  const period = currentPeriod(observation.permission)
-  const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
-  const slotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs }
-  // A transaction an earlier tick recorded but never saw through is settled first (functions/tick/reconcile.ts).
+  const slotBase: SlotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS }
+  const vitalityParameters = deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}
+  // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
-  const pending = await settlePendingSlots(slotBase, golem, read, period, record.lastTick?.outcome === 'running')
-  const decide = (o: GolemObservation) => decideTick({ ...o, reservedAmount: pending.reservedAmount, ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}) })
-  let decision = decide(observation)
-  // A paid feed's reprieve is served first: the tick then decides from the reset phase.
-  const reprieve = await serveReprieve(deps, slotBase, golemId, profile, read, decision.vitality.vitality)
-  let phaseEpoch = profile.phaseEpoch ?? 0
-  if (reprieve.resetTo !== undefined) {
-    phaseEpoch += 1
-    decision = decide({ ...observation, onChainPhase: reprieve.resetTo })
-  }
+  const first = planTick({ golemId, profile, read, pending: { events: [], reservedAmount: 0n }, ...vitalityParameters })
+  const pending = await settlePendingSlots(slotBase, golem, read, first.period, record.lastTick?.outcome === 'running')
+  // A paid feed's reprieve is served first: the tick then plans from the reset phase.
+  const reprieve = planReprieve(profile, read, first.decision.vitality.vitality)
+  const resetTo = await serveReprieve(deps, slotBase, golemId, profile, reprieve)
+  const plan = planTick({ golemId, profile, read, pending, ...(resetTo === undefined ? {} : { resetTo }), ...vitalityParameters })
+  const { decision } = plan
+
   const { signer } = await deps.signers.resolve(profile)
-  const revocation = decision.health.revocation
-  const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health, revocation: revocation.kind }
-  // PhaseChanged is written from the chain once the post confirms (below), not from this decision.
-  // DelegationRevoked carries the RevocationState (seed 001 §2.3), so the store says RevokedByOwner, not just "owner".
-  const events: CustodyEvent[] = [
-    ...pending.events,
-    ...decision.events
-      .filter((e) => e.type !== 'PhaseChanged')
-      .map((e) => (e.type === 'DelegationRevoked' ? ({ ...e, revocation: revocation.kind, detectedAt: read.timestamp } as CustodyEvent) : e)),
-  ]
+  const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health, revocation: decision.health.revocation.kind }
+  const events = [...plan.events]
 
   let phaseNow: Phase = decision.phase.current
-  if (decision.phase.post) {
-    // Keyed by the phase epoch: after a reprieve reset, the Golem may post a phase it posted before.
-    const phaseSlot = { golemId, period: 0n, step: phaseEpoch === 0 ? `phase-${decision.phase.next}` : `phase-${decision.phase.next}-e${phaseEpoch}` }
+  if (plan.postPhase) {
+    const post = plan.postPhase
+    const phaseSlot = { golemId, period: 0n, step: post.step }
     const sent = await sendOnce({
       ...slotBase,
       slot: phaseSlot,
@@ -152,7 +97,7 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
       build: async () => ({
         sender: signer.address,
         to: deps.deployment.vitalityOracle,
-        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'updatePhase', args: [decision.phase.next, decision.vitality.survivalScoreBps] }),
+        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'updatePhase', args: [post.next, post.survivalScoreBps] }),
         sign: (tx) => signer.signOracleUpdate(tx),
       }),
     })
@@ -161,12 +106,12 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
     const completed = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed')
     const posted = completed ? await phaseChangedEvent(deps.client, store, phaseSlot, sent.status === 'confirmed' ? sent.receipt : undefined) : null
     if (posted) events.push(posted)
-    if (posted || (sent.status === 'busy' && sent.reason === 'leased')) phaseNow = decision.phase.next
-    result.phase = { from: decision.phase.current, to: decision.phase.next, posted: sent.status === 'confirmed' }
+    if (posted || (sent.status === 'busy' && sent.reason === 'leased')) phaseNow = post.next
+    result.phase = { from: decision.phase.current, to: post.next, posted: sent.status === 'confirmed' }
   }
 
-  if (decision.die && phaseNow === decision.phase.next) {
-    await appendEvents(store, golemId, events, (e) => eventKey(e, decision))
+  if (plan.die && phaseNow === decision.phase.next) {
+    await appendEvents(store, golemId, events, (e) => eventKey(e, plan.period))
     const dying = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: { status: 'dying', phase: phaseNames[phaseNow] }, now: nowMs })
     if (!dying.updated) return { ...result, outcome: 'busy' }
     // The read predates this tick's phase post: the death record must name the phase the Golem died in.
@@ -174,78 +119,79 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
     return { ...died, vitality: result.vitality ?? 0, ...(result.phase ? { phase: result.phase } : {}), events: events.map((e) => e.type) }
   }
 
-  let txHash: Hex | null = null
-  const plan = decision.redemption
-  if (pending.runway) {
-    // This period's redemption was sent by an earlier tick and is settled now: never a second one.
-    txHash = pending.runway.txHash
-    result.redemption = { status: pending.runway.status, amount: pending.runway.amount, txHash, reason: 'settled from an earlier tick' }
-  } else if (plan.action === 'redeem') {
-    const sent = await sendOnce({
-      ...slotBase,
-      slot: { golemId, period, step: 'runway' },
-      reserve: { amount: plan.amount, cap: profile.runway.periodAmount },
-      afterBroadcast: () => deps.afterBroadcast?.('runway'),
-      build: async () => ({
-        sender: signer.address,
-        to: deps.deployment.environment.DelegationManager,
-        data: encodeRedemptions([
-          {
-            chain: toDelegations(profile.runway.chain),
-            executions: [{ target: profile.runway.token, value: 0n, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [profile.golemKey, plan.amount] }) }],
-          },
-        ]),
-        sign: (tx) => signer.signRedemptionTransaction(tx, { spent: plan.amount }),
-      }),
-    })
-    txHash = 'txHash' in sent ? sent.txHash : null
-    result.redemption = { status: sent.status, amount: plan.amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
-    if (sent.status === 'confirmed') events.push({ type: 'RunwayRedeemed', at: read.timestamp, amount: plan.amount, txHash: sent.txHash, period })
-  } else {
-    result.redemption = { status: plan.action === 'revoke' ? 'revoke' : 'skipped', reason: plan.reason }
-  }
+  const redeemed = await redeemRunway(deps, slotBase, golemId, profile, plan, signer, read.timestamp)
+  result.redemption = redeemed.result
+  if (redeemed.event) events.push(redeemed.event)
 
-  await appendEvents(store, golemId, events, (e) => eventKey(e, decision))
-  await finishTick({
+  await appendEvents(store, golemId, events, (e) => eventKey(e, plan.period))
+  const finished = await finishTick({
     store,
     golem,
     profile,
     events,
     phase: phaseNow,
-    period,
+    period: plan.period,
     nowMs,
     nextTickAt: nowMs + (deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S) * 1000,
     outcome: result.redemption?.status ?? 'ticked',
-    txHash,
-    servedReprieve: reprieve.served ? profile.reprieve : undefined,
-    phaseEpoch,
+    txHash: redeemed.txHash,
+    servedReprieve: resetTo !== undefined || reprieve.kind === 'served' ? profile.reprieve : undefined,
+    phaseEpoch: plan.phaseEpoch,
   })
-  const rotated = await maybeRotate(deps, golemId, decision, read)
+  const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished, read)
   return { ...result, events: events.map((e) => e.type), ...(rotated ? { rotated } : {}) }
 }
 
-async function maybeRotate(deps: TickDeps, golemId: string, decision: TickDecision, read: ObservedGolem) {
-  if (!deps.rotation || decision.die) return null
-  const record = await deps.store.getGolem(golemId)
-  if (!record || record.status !== 'alive') return null
-  const profile = parseGolemProfile(record.profile)
-  // A rotation in flight is finished whatever the old key's state: the oracle may already have moved
-  // the identity (the old key then reads unregistered).
-  let reason = profile.pendingRotation?.reason
-  if (reason === undefined) {
-    if (!read.registered) return null
-    const { sessionKey } = await deps.signers.resolve(profile)
-    const due = sessionKey?.shouldRotate(Number(read.timestamp))
-    if (!due?.rotate) return null
-    reason = due.reason
+async function redeemRunway(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  plan: TickPlan,
+  signer: Awaited<ReturnType<TickDeps['signers']['resolve']>>['signer'],
+  at: bigint,
+): Promise<{ result: NonNullable<TickResult['redemption']>; txHash: Hex | null; event?: CustodyEvent }> {
+  const step = plan.runway
+  if (step.kind === 'settled') {
+    // This period's redemption was sent by an earlier tick and is settled now: never a second one.
+    return { result: { status: step.status, amount: step.amount, txHash: step.txHash, reason: 'settled from an earlier tick' }, txHash: step.txHash }
   }
-  // The renewed grant starts on the old grant's next period boundary: the same period grid, and the
-  // current period (already redeemed by the old key) cannot be redeemed again by the new one.
-  const nextPeriodStart = observationOf(golemId, profile, read, 0n).permission.currentPeriodStart + profile.runway.periodDuration
+  if (step.kind === 'none') return { result: { status: step.status, reason: step.reason }, txHash: null }
+  const sent = await sendOnce({
+    ...slotBase,
+    slot: { golemId, ...step.slot },
+    reserve: { amount: step.amount, cap: step.cap },
+    afterBroadcast: () => deps.afterBroadcast?.('runway'),
+    build: async () => ({
+      sender: signer.address,
+      to: deps.deployment.environment.DelegationManager,
+      data: encodeRedemptions([
+        {
+          chain: toDelegations(profile.runway.chain),
+          executions: [{ target: step.token, value: 0n, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [step.recipient, step.amount] }) }],
+        },
+      ]),
+      sign: (tx) => signer.signRedemptionTransaction(tx, { spent: step.amount }),
+    }),
+  })
+  const txHash = 'txHash' in sent ? sent.txHash : null
+  const result = { status: sent.status, amount: step.amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
+  if (sent.status !== 'confirmed') return { result, txHash }
+  return { result, txHash, event: { type: 'RunwayRedeemed', at, amount: step.amount, txHash: sent.txHash, period: step.slot.period } }
+}
+
+async function maybeRotate(deps: TickDeps, record: GolemRecord, read: ObservedGolem) {
+  if (!deps.rotation || record.status !== 'alive') return null
+  const profile = parseGolemProfile(record.profile)
+  // The key's policy is asked only when there is no rotation in flight and the Golem is registered.
+  if (!profile.pendingRotation && !read.registered) return null
+  const sessionKey = profile.pendingRotation ? undefined : (await deps.signers.resolve(profile)).sessionKey
+  const rotation = planRotation(record.golemId, profile, read, (now) => sessionKey?.shouldRotate(now))
+  if (!rotation) return null
   return rotateSessionKey({ ...deps, rotation: deps.rotation }, record, profile, {
     now: read.timestamp,
     nowMs: Number(read.timestamp) * 1000,
-    reason,
-    nextPeriodStart,
+    reason: rotation.reason,
+    nextPeriodStart: rotation.nextPeriodStart,
   })
 }

@@ -4,7 +4,6 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { Store } from '../../core/store/index.ts'
-import type { GolemChainState } from '../../adapters/chain/readGolems.ts'
 
 export type TickDeps = {
   store: Store
@@ -27,7 +26,7 @@ export type TickDeps = {
 }
 
 /** What the heartbeat already read for this Golem in its batch (saves the tick a read). */
-export type ObservedGolem = GolemChainState & { timestamp: bigint }
+export type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 
 export type TickResult = {
   golemId: string

@@ -1,0 +1,56 @@
+// When a session key rotates, and what the profile becomes once the oracle has moved the Golem's
+// identity to the new key. The policy itself (operations, age, budget floor) is SessionKey's; this
+// decides for a tick.
+import type { Address } from 'viem'
+import { observationOf, type ObservedGolem } from './observation.ts'
+import type { GolemProfile } from './profile.ts'
+
+/** Attempts at rotating one key before the tick stops trying (each is one operator transaction at most). */
+export const MAX_ROTATION_ATTEMPTS = 5
+
+/**
+ * The slot step of one rotation attempt: `rotate-<key>` first, `rot<n>-<key>` after an attempt that
+ * ended without rotating (`reconciled`: another operator transaction took its nonce; `failed`:
+ * reverted), so a lost attempt is retried under a fresh slot instead of blocking the rotation for good.
+ */
+export function rotationStepName(oldKey: Address, attempt: number): string {
+  const key = oldKey.slice(2).toLowerCase()
+  return attempt === 0 ? `rotate-${key}` : `rot${attempt}-${key}`
+}
+
+export type RotationPlan = { reason: string; nextPeriodStart: bigint }
+
+/**
+ * A rotation in flight is finished whatever the old key's state (the oracle may already have moved the
+ * identity, and the old key then reads unregistered); otherwise a registered Golem rotates when its
+ * key's policy says so. The renewed grant starts on the old grant's next period boundary: the same
+ * period grid, and the current period (already redeemed by the old key) cannot be redeemed again.
+ */
+export function planRotation(
+  golemId: string,
+  profile: GolemProfile,
+  read: ObservedGolem,
+  due: (now: number) => { rotate: boolean; reason?: string } | undefined,
+): RotationPlan | null {
+  let reason = profile.pendingRotation?.reason
+  if (reason === undefined) {
+    if (!read.registered) return null
+    const decision = due(Number(read.timestamp))
+    if (!decision?.rotate) return null
+    reason = decision.reason ?? 'policy'
+  }
+  const nextPeriodStart = observationOf(golemId, profile, read, 0n).permission.currentPeriodStart + profile.runway.periodDuration
+  return { reason, nextPeriodStart }
+}
+
+/** The profile once the identity moved: the new key, its signer and grant; the old key's reports reset. */
+export function profileAfterRotation(profile: GolemProfile, pending: NonNullable<GolemProfile['pendingRotation']>): GolemProfile {
+  const { pendingRotation: _done, ...rest } = profile
+  return {
+    ...rest,
+    golemKey: pending.to,
+    signer: pending.signer,
+    runway: { ...profile.runway, ...pending.runway },
+    known: { ...profile.known, revokedReported: false },
+  }
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest'
+import type { CustodyEvent } from './custodyEvents.ts'
+import { deathCause, deathSettlementOf, deregisterStep, disableSteps, KEY_ZEROED_STEP } from './deathPlan.ts'
+import type { ObservedGolem } from './observation.ts'
+import { Phase } from './phase.ts'
+import { planReprieve } from './reprievePlan.ts'
+import { planRotation, profileAfterRotation, rotationStepName } from './rotationPlan.ts'
+import { eventKey, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
+import { born, DAY_S, golemKey, hex32, testProfile } from './testing/profile.ts'
+
+const noShocks = { shockProbabilityPerDay: 0 }
+
+function read(o: Partial<ObservedGolem> = {}): ObservedGolem {
+  return {
+    golemId: 'g',
+    phase: Phase.Thriving,
+    registered: true,
+    dead: false,
+    survivalScoreBps: 10_000,
+    dreaming: false,
+    disabled: false,
+    availableInPeriod: 10n,
+    isNewPeriod: true,
+    currentPeriod: 2n,
+    timestamp: born + DAY_S + 60n,
+    ...o,
+  }
+}
+
+const none = { events: [], reservedAmount: 0n }
+
+describe('planTick', () => {
+  it('redeems the period allowance to the Golem key in a fresh period, keyed by the absolute period', () => {
+    const plan = planTick({ golemId: 'g', profile: testProfile(), read: read(), pending: none, vitalityParameters: noShocks })
+    expect(plan.runway).toEqual({ kind: 'redeem', slot: { period: (born + DAY_S) / DAY_S, step: 'runway' }, amount: 10n, cap: 10n, token: golemKey, recipient: golemKey })
+    expect(plan.period).toBe((born + DAY_S) / DAY_S)
+    expect(plan.die).toBe(false)
+  })
+
+  it('plans no second redemption when an earlier tick already sent this period', () => {
+    const pending = { events: [], reservedAmount: 0n, runway: { status: 'confirmed', amount: 10n, txHash: hex32('cd') } }
+    const plan = planTick({ golemId: 'g', profile: testProfile(), read: read(), pending, vitalityParameters: noShocks })
+    expect(plan.runway).toEqual({ kind: 'settled', status: 'confirmed', amount: 10n, txHash: hex32('cd') })
+  })
+
+  it('skips the redemption while dreaming and when nothing is left in the period', () => {
+    expect(planTick({ golemId: 'g', profile: testProfile(), read: read({ dreaming: true }), pending: none }).runway.kind).toBe('none')
+    expect(planTick({ golemId: 'g', profile: testProfile(), read: read({ availableInPeriod: 0n }), pending: none }).runway.kind).toBe('none')
+  })
+
+  it('plans the phase post from the reset phase after a reprieve, under the next phase epoch', () => {
+    const late = read({ timestamp: born + 29n * DAY_S, phase: Phase.Declining })
+    const plain = planTick({ golemId: 'g', profile: testProfile(), read: late, pending: none, vitalityParameters: noShocks })
+    const reset = planTick({ golemId: 'g', profile: testProfile(), read: late, pending: none, resetTo: Phase.Stable, vitalityParameters: noShocks })
+    expect(plain.phaseEpoch).toBe(0)
+    expect(reset.phaseEpoch).toBe(1)
+    expect(reset.decision.phase.current).toBe(Phase.Stable)
+    if (reset.postPhase) expect(reset.postPhase.step).toBe(phaseStep(reset.postPhase.next, 1))
+  })
+
+  it('records a revocation with its RevocationState and the time it was seen', () => {
+    const plan = planTick({ golemId: 'g', profile: testProfile(), read: read({ disabled: true }), pending: none })
+    const revoked = plan.events.find((e) => e.type === 'DelegationRevoked') as Extract<CustodyEvent, { type: 'DelegationRevoked' }> & { revocation: string }
+    expect(revoked.revocation).toBe('RevokedByOwner')
+    expect(plan.runway).toMatchObject({ kind: 'none', status: 'skipped', reason: 'revoked' })
+  })
+
+  it('never plans PhaseChanged itself: the chain writes it once the post confirms', () => {
+    const plan = planTick({ golemId: 'g', profile: testProfile(), read: read({ timestamp: born + 29n * DAY_S }), pending: none, vitalityParameters: noShocks })
+    expect(plan.events.some((e) => e.type === 'PhaseChanged')).toBe(false)
+  })
+})
+
+describe('event keys and slot names', () => {
+  it('keys a phase change by its target, a budget warning by the tick period and a redemption by its own period', () => {
+    expect(eventKey({ type: 'PhaseChanged', at: 1n, from: 0, to: 2, survivalScoreBps: 1 }, 9n)).toBe('phase:2')
+    expect(eventKey({ type: 'BudgetWarning', at: 1n, remainingPct: 1, estimatedOperationsLeft: 1 }, 9n)).toBe('BudgetWarning:9')
+    expect(eventKey({ type: 'RunwayRedeemed', at: 1n, amount: 1n, txHash: hex32('aa'), period: 7n }, 9n)).toBe('RunwayRedeemed:7')
+  })
+
+  it('names phase, rotation and deregistration slots so existing first-attempt slots keep their names', () => {
+    expect(phaseStep(Phase.Stable, 0)).toBe('phase-1')
+    expect(phaseStep(Phase.Stable, 2)).toBe('phase-1-e2')
+    expect(rotationStepName(golemKey, 0)).toBe(`rotate-${golemKey.slice(2).toLowerCase()}`)
+    expect(rotationStepName(golemKey, 3)).toBe(`rot3-${golemKey.slice(2).toLowerCase()}`)
+    expect(deregisterStep(0)).toBe('death-deregister')
+    expect(deregisterStep(2)).toBe('death-deregister-2')
+  })
+})
+
+describe('mergeTickOutcome', () => {
+  it('keeps what was reported, adds what this tick reported, and clears only the reprieve it served', () => {
+    const reprieve = { requestedAt: 5n, amount: 1n, payer: golemKey }
+    const current = testProfile({ reprieve })
+    const merged = mergeTickOutcome(current, { events: [{ type: 'DelegationRevoked', at: 1n, delegationHash: hex32('ab'), cause: 'owner' }], period: 3n, phaseEpoch: 1, servedReprieve: reprieve })
+    expect(merged.known.revokedReported).toBe(true)
+    expect(merged.phaseEpoch).toBe(1)
+    expect(merged.reprieve).toBeUndefined()
+    const newer = mergeTickOutcome(testProfile({ reprieve: { ...reprieve, amount: 2n } }), { events: [], period: 3n, phaseEpoch: 0, servedReprieve: reprieve })
+    expect(newer.reprieve?.amount).toBe(2n)
+  })
+})
+
+describe('planReprieve', () => {
+  it('resets only down to the fed vitality, never for an unregistered Golem', () => {
+    const p = testProfile({ reprieve: { requestedAt: 5n, amount: 1n, payer: golemKey } })
+    expect(planReprieve(testProfile(), { registered: true, phase: Phase.Declining }, 0.9).kind).toBe('none')
+    expect(planReprieve(p, { registered: false, phase: Phase.Declining }, 0.9).kind).toBe('none')
+    expect(planReprieve(p, { registered: true, phase: Phase.Thriving }, 0.9).kind).toBe('served')
+    expect(planReprieve(p, { registered: true, phase: Phase.Declining }, 0.9)).toMatchObject({ kind: 'reset', step: 'reprieve-5', from: Phase.Declining })
+  })
+})
+
+describe('planRotation', () => {
+  it('rotates a registered Golem when its key policy says so, from the next period boundary', () => {
+    const p = testProfile()
+    expect(planRotation('g', p, read(), () => ({ rotate: false }))).toBeNull()
+    expect(planRotation('g', p, read({ registered: false }), () => ({ rotate: true, reason: 'age' }))).toBeNull()
+    expect(planRotation('g', p, read(), () => ({ rotate: true, reason: 'age' }))).toEqual({ reason: 'age', nextPeriodStart: born + 2n * DAY_S })
+  })
+
+  it('finishes a rotation in flight even when the old key already reads unregistered', () => {
+    const pending = { to: golemKey, signer: { kind: 'memory' as const, ref: 'n' }, reason: 'operations', runway: { chain: testProfile().runway.chain, periodDelegationHash: hex32('cc'), periodTerms: '0x' as const, chainHashes: [hex32('cc')], periodStart: born } }
+    const p = testProfile({ pendingRotation: pending })
+    expect(planRotation('g', p, read({ registered: false }), () => undefined)?.reason).toBe('operations')
+    const after = profileAfterRotation(p, pending)
+    expect(after.pendingRotation).toBeUndefined()
+    expect(after.runway.chainHashes).toEqual([hex32('cc')])
+    expect(after.signer).toEqual({ kind: 'memory', ref: 'n' })
+  })
+})
+
+describe('the death plan', () => {
+  it('disables every sub-delegation in order, then names the cause and the final phase', () => {
+    const delegation = testProfile().runway.chain[0]!
+    const p = testProfile({ replicants: [{ hash: hex32('01'), delegation }, { hash: hex32('02'), delegation }] })
+    expect(disableSteps(p).map((d) => d.step)).toEqual(['death-disable-0', 'death-disable-1'])
+    expect(KEY_ZEROED_STEP).toBe('death-key-zeroed')
+    expect(deathCause({ disabled: true })).toBe('OwnerRevocation')
+    const settlement = deathSettlementOf(p, { disabled: false, phase: Phase.Terminal }, { positionsSettled: [], subDelegationsDisabled: [hex32('01')], deregisterTx: null })
+    expect(settlement).toMatchObject({ expiryCause: 'NaturalExpiry', finalPhase: 'Terminal', sessionKeyZeroed: true, subDelegationsDisabled: [hex32('01')] })
+  })
+})

@@ -1,0 +1,132 @@
+// A tick's plan: from one observation of a Golem (its stored profile, one chain read, and what earlier
+// ticks left in flight), the ordered effects the tick carries out. Pure: functions/tick executes the
+// plan through exactly-once slots and writes the outcome back once.
+//
+// Order of effects: a paid feed's phase reset first (the decision is then made from the reset phase),
+// then the phase post, then either the death protocol (the Golem reached Terminal and its post landed)
+// or the runway redemption, then the events, then the profile patch, then a key rotation if one is due.
+import type { Address, Hex } from 'viem'
+import type { CustodyEvent } from './custodyEvents.ts'
+import { observationOf, type ObservedGolem } from './observation.ts'
+import type { Phase } from './phase.ts'
+import type { GolemProfile } from './profile.ts'
+import { currentPeriod, decideTick, type TickDecision } from './tick.ts'
+import type { VitalityParameters } from './vitality.ts'
+
+/** What earlier ticks of this Golem left in flight, as settled at the start of this tick. */
+export type PendingWork = {
+  /** Events of the slots settled before deciding, timed as the tick that sent them. */
+  events: readonly CustodyEvent[]
+  /** This period's runway slot, when an earlier tick sent it: this tick must not plan another. */
+  runway?: { status: string; amount: bigint; txHash: Hex | null }
+  /** What the redemption planner must count as in flight. */
+  reservedAmount: bigint
+}
+
+export type TickPlanInput = {
+  golemId: string
+  profile: GolemProfile
+  read: ObservedGolem
+  pending: PendingWork
+  /** The phase a paid feed's reset moved the Golem to this tick, when it did. */
+  resetTo?: Phase
+  vitalityParameters?: Partial<VitalityParameters>
+}
+
+export type RunwayStep =
+  | { kind: 'settled'; status: string; amount: bigint; txHash: Hex | null }
+  | { kind: 'redeem'; slot: { period: bigint; step: 'runway' }; amount: bigint; cap: bigint; token: Address; recipient: Address }
+  | { kind: 'none'; status: 'revoke' | 'skipped'; reason: string }
+
+export type TickPlan = {
+  decision: TickDecision
+  /** The absolute period (period start / duration): the key of this period's runway slot and budget. */
+  period: bigint
+  phaseEpoch: number
+  /** The phase post, keyed by the phase epoch so a reset Golem may post a phase again. */
+  postPhase?: { step: string; next: Phase; survivalScoreBps: number }
+  /** Events to append besides what the phase post writes once it confirms. */
+  events: CustodyEvent[]
+  runway: RunwayStep
+  /** The death protocol runs this tick once the phase post to Terminal has landed. */
+  die: boolean
+}
+
+/** The slot step of a phase post: the first epoch keeps the plain name so existing slots stay valid. */
+export function phaseStep(next: Phase, phaseEpoch: number): string {
+  return phaseEpoch === 0 ? `phase-${next}` : `phase-${next}-e${phaseEpoch}`
+}
+
+/**
+ * An event's idempotency key within its Golem: a retried or duplicated tick appends each event once.
+ * A phase change is keyed by its target, a budget warning by its period, a redemption by its own
+ * period (one settled from an earlier period is not this period's); everything else once per Golem.
+ */
+export function eventKey(e: CustodyEvent, period: bigint): string {
+  switch (e.type) {
+    case 'PhaseChanged':
+      return `phase:${e.to}`
+    case 'BudgetWarning':
+      return `${e.type}:${period}`
+    case 'RunwayRedeemed':
+      return `${e.type}:${e.period}`
+    default:
+      return e.type
+  }
+}
+
+export function planTick(input: TickPlanInput): TickPlan {
+  const { golemId, profile, read, pending } = input
+  const phaseEpoch = (profile.phaseEpoch ?? 0) + (input.resetTo === undefined ? 0 : 1)
+  const observation = observationOf(golemId, profile, input.resetTo === undefined ? read : { ...read, phase: input.resetTo }, 0n)
+  const decision = decideTick({
+    ...observation,
+    reservedAmount: pending.reservedAmount,
+    ...(input.vitalityParameters ? { vitalityParameters: input.vitalityParameters } : {}),
+  })
+  // Slots and budgets are keyed by the absolute period, not the enforcer's per-delegation counter: a
+  // rotated key's new grant must never reopen a period already redeemed.
+  const period = currentPeriod(observation.permission)
+  const revocation = decision.health.revocation
+  // PhaseChanged is written from the chain once the post confirms, not from this decision; a revocation
+  // carries its RevocationState, so the history says RevokedByOwner rather than just "owner".
+  const events: CustodyEvent[] = [
+    ...pending.events,
+    ...decision.events
+      .filter((e) => e.type !== 'PhaseChanged')
+      .map((e) => (e.type === 'DelegationRevoked' ? ({ ...e, revocation: revocation.kind, detectedAt: read.timestamp } as CustodyEvent) : e)),
+  ]
+  const postPhase = decision.phase.post
+    ? { step: phaseStep(decision.phase.next, phaseEpoch), next: decision.phase.next, survivalScoreBps: decision.vitality.survivalScoreBps }
+    : undefined
+  const plan = decision.redemption
+  const runway: RunwayStep = pending.runway
+    ? { kind: 'settled', ...pending.runway }
+    : plan.action === 'redeem'
+      ? { kind: 'redeem', slot: { period, step: 'runway' }, amount: plan.amount, cap: profile.runway.periodAmount, token: profile.runway.token, recipient: profile.golemKey }
+      : { kind: 'none', status: plan.action === 'revoke' ? 'revoke' : 'skipped', reason: plan.reason }
+  return { decision, period, phaseEpoch, ...(postPhase ? { postPhase } : {}), events, runway, die: decision.die }
+}
+
+/**
+ * The tick's profile patch, merged into the profile as it is now: x402 credits may land while a tick
+ * runs, so the tick's own findings are folded in rather than its stale copy written back. What it
+ * reported once stays reported; a served reprieve is cleared unless a newer feed arrived meanwhile.
+ */
+export function mergeTickOutcome(
+  current: GolemProfile,
+  outcome: { events: readonly CustodyEvent[]; period: bigint; phaseEpoch: number; servedReprieve?: GolemProfile['reprieve'] },
+): GolemProfile {
+  const merged: GolemProfile = {
+    ...current,
+    known: {
+      revokedReported: current.known.revokedReported || outcome.events.some((e) => e.type === 'DelegationRevoked'),
+      expiringWarned: current.known.expiringWarned || outcome.events.some((e) => e.type === 'DelegationExpiringWarning'),
+      budgetWarnedPeriod: outcome.events.some((e) => e.type === 'BudgetWarning') ? outcome.period : current.known.budgetWarnedPeriod,
+    },
+  }
+  if (outcome.phaseEpoch > (current.phaseEpoch ?? 0)) merged.phaseEpoch = outcome.phaseEpoch
+  const served = outcome.servedReprieve
+  if (served && merged.reprieve && merged.reprieve.requestedAt === served.requestedAt && merged.reprieve.amount === served.amount) delete merged.reprieve
+  return merged
+}

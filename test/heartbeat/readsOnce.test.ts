@@ -1,0 +1,80 @@
+// A tick reads its Golem's record once and writes it twice (the lease, then the outcome), on every
+// beat of a whole life: no re-reads between planning and executing. Counted on the real DynamoStore.
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Store } from '../../core/store/index.ts'
+import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
+import type { TickInvoker, TickRequest } from '../../functions/heartbeat/heartbeat.ts'
+import { runTick } from '../../functions/tick/runTick.ts'
+import type { TickResult } from '../../functions/tick/types.ts'
+import { provisionGolem } from '../../local/provision.ts'
+import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+type Counts = Record<string, number>
+
+/** The store, with every call counted by method name. */
+function counting(store: Store, counts: Counts): Store {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        counts[String(name)] = (counts[String(name)] ?? 0) + 1
+        return value.apply(target, args)
+      }
+    },
+  })
+}
+
+let env: HeartbeatEnv
+const beats: { result: TickResult; counts: Counts }[] = []
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  const owner = await env.devnet.createOwner()
+  await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'once',
+    strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+  })
+  // The heartbeat reads the chain for the tick; the tick gets its own counted store.
+  const invoker: TickInvoker = {
+    async invoke(requests: readonly TickRequest[]) {
+      for (const request of requests) {
+        const counts: Counts = {}
+        const result = await runTick(env.deps(undefined, { store: counting(env.store, counts) }), request)
+        beats.push({ result, counts })
+      }
+    },
+  }
+  for (let day = 0; day < 40; day++) {
+    await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+    if ((await env.store.getGolem('once'))?.status === 'dead') break
+    await env.devnet.increaseTime(DAY)
+  }
+})
+afterAll(async () => env?.stop())
+
+describe('a tick', () => {
+  it('lived a whole life, redeeming and posting phases on the way', () => {
+    expect(beats.length).toBeGreaterThan(20)
+    expect(beats.some((b) => b.result.redemption?.status === 'confirmed')).toBe(true)
+    expect(beats.some((b) => b.result.phase?.posted)).toBe(true)
+    expect(beats.at(-1)!.result.outcome).toBe('died')
+  })
+
+  it('reads its record once on every beat, the beat it dies included', () => {
+    for (const [i, b] of beats.entries()) expect(b.counts.getGolem ?? 0, `beat ${i} (${b.result.outcome})`).toBe(1)
+  })
+
+  it('writes the record twice on a living beat: the lease and the outcome', () => {
+    for (const [i, b] of beats.entries()) {
+      if (b.result.outcome !== 'ticked') continue
+      expect(b.counts.updateGolem, `beat ${i}`).toBe(2)
+    }
+  })
+})
