@@ -18,6 +18,7 @@ import { openStore } from './store.ts'
 import { provisionGolem } from './provision.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
+import { DEFAULT_PRICING } from '../functions/api/local.ts'
 
 export type RunLocalStackOptions = {
   log: (line: string) => void
@@ -186,7 +187,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         })
       : undefined
     const invoker = new LocalInvoker(
-      (invocationId) => ({ store, client: chain.publicClient, deployment: chain.deployment, signers, operator: chain.operator as never, invocationId, ...(rotation ? { rotation } : {}) }),
+      (invocationId) => ({ store, client: chain.publicClient, deployment: chain.deployment, signers, operator: chain.operator as never, invocationId, credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour }, ...(rotation ? { rotation } : {}) }),
       { onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`) },
     )
     let dead = false

@@ -9,7 +9,7 @@ import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
 import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
-import type { SnapTokenStore } from './snapToken.ts'
+import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 
 /** Milliseconds since the epoch, like Date.now; injected so tests move time instead of waiting. */
 export interface Clock {

@@ -5,7 +5,7 @@
 import type { Context } from 'hono'
 import type { Address, Hex } from 'viem'
 import { toResponse, type PaymentOutcome, type X402Payments } from '../../core/x402/index.ts'
-import { applyPaymentCredit, type CreditApplied, type CreditOptions } from './credits.ts'
+import { applyPaymentCredit, type CreditApplied, type CreditOptions } from '../../core/lifecycle/applyPaymentCredit.ts'
 import type { GolemRecord, PaymentRoutes } from './deps.ts'
 
 export type X402PaymentRoutesOptions = {

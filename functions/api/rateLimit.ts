@@ -17,7 +17,7 @@ import { clientAddress } from './clientAddress.ts'
 import type { ApiDeps } from './deps.ts'
 import type { ApiEnv, Principal } from './env.ts'
 import { ApiError } from './errors.ts'
-import { isSnapTokenShaped, verifySnapToken } from './snapToken.ts'
+import { isSnapTokenShaped, verifySnapToken } from '../../core/snap/snapToken.ts'
 import { validationError } from './validation.ts'
 
 export const tierHeaders = z.object({

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { createApp } from './app.ts'
 import { snapStatusResponse } from './schemas.ts'
 import { NEXT_TOKEN_HEADER } from './routes/snap.ts'
-import { hashSnapToken, rotateSnapToken } from './snapToken.ts'
+import { hashSnapToken, rotateSnapToken } from '../../core/snap/snapToken.ts'
 import { sampleGolem, testApiDeps } from './testing.ts'
 
 const owner = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'

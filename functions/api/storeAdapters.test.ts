@@ -11,7 +11,7 @@ import { createTable, documentClient, localDynamoClient, startDynalite, type Dyn
 import { createApp } from './app.ts'
 import { StoreCladeService } from './cladeService.ts'
 import type { ApiDeps } from './deps.ts'
-import { rotateSnapToken } from './snapToken.ts'
+import { rotateSnapToken } from '../../core/snap/snapToken.ts'
 import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
 import { ManualClock, sampleGolem, testApiDeps } from './testing.ts'
 

@@ -6,7 +6,7 @@ import type { RateLimitCounterStore } from '../../core/ratelimit/counterStore.ts
 import { StoreConflictError } from '../../core/store/errors.ts'
 import type { CounterStore, NonceStore as StoreNonces, SnapTokenStore as StoreSnapTokens } from '../../core/store/store.ts'
 import type { Clock } from './deps.ts'
-import type { SnapTokenStore } from './snapToken.ts'
+import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 
 export function rateLimitCountersFromStore(store: CounterStore): RateLimitCounterStore {
   return {

@@ -16,7 +16,7 @@ import type {
   GolemRegistry,
   PermissionHealthService,
 } from './deps.ts'
-import { MemorySnapTokenStore } from './snapToken.ts'
+import { MemorySnapTokenStore } from '../../core/snap/snapToken.ts'
 
 export class ManualClock implements Clock {
   constructor(public ms: number) {}

@@ -10,7 +10,15 @@ import { DynamoStore } from '../../adapters/store/index.ts'
 import type { Store } from '../../core/store/index.ts'
 import { secret } from './resource.ts'
 
-export type FunctionConfig = { chainId: number; deployment: BardoDeployment; store: Store; client: PublicClient; operator: () => LocalAccount }
+export type FunctionConfig = {
+  chainId: number
+  deployment: BardoDeployment
+  store: Store
+  client: PublicClient
+  operator: () => LocalAccount
+  /** The x402 runtime price (atomic units of the asset per hour), as the API charges it. */
+  runtimeCostPerHour: bigint
+}
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name]
@@ -29,11 +37,14 @@ export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): Functi
   }
   const store = new DynamoStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }), tableName: required(env, 'BARDO_TABLE_NAME') })
   const client = createPublicClient({ transport: http(secret('RpcUrl', env)) }) as PublicClient
+  const price = env.BARDO_RUNTIME_COST_PER_HOUR ?? '500000'
+  if (!/^[1-9]\d*$/.test(price)) throw new Error('config: BARDO_RUNTIME_COST_PER_HOUR must be a positive integer (atomic units of the asset per hour)')
   return {
     chainId,
     deployment,
     store,
     client,
+    runtimeCostPerHour: BigInt(price),
     operator: () => {
       const key = secret('OperatorKey', env)
       if (!isHex(key) || key.length !== 66) throw new Error('config: OperatorKey must be a 32-byte hex key')

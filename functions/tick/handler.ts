@@ -15,7 +15,15 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
   const results: TickResult[] = []
   for (const request of requests) {
     const result = await runTick(
-      { store: config.store, client: config.client, deployment: config.deployment, signers, operator: config.operator(), invocationId: context?.awsRequestId ?? `tick-${Date.now()}` },
+      {
+        store: config.store,
+        client: config.client,
+        deployment: config.deployment,
+        signers,
+        operator: config.operator(),
+        invocationId: context?.awsRequestId ?? `tick-${Date.now()}`,
+        credits: { runtimeCostPerHour: config.runtimeCostPerHour },
+      },
       request,
     )
     results.push(result)

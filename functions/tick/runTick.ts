@@ -9,6 +9,7 @@ import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observat
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { planReprieve } from '../../core/lifecycle/reprievePlan.ts'
+import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
 import { eventKey, planTick, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
@@ -76,6 +77,7 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
   const first = planTick({ golemId, profile, read, pending: { events: [], reservedAmount: 0n }, ...vitalityParameters })
   const pending = await settlePendingSlots(slotBase, golem, read, first.period, record.lastTick?.outcome === 'running')
+  await repairCredits(deps, golem, profile, first.period)
   // A paid feed's reprieve is served first: the tick then plans from the reset phase.
   const reprieve = planReprieve(profile, read, first.decision.vitality.vitality)
   const resetTo = await serveReprieve(deps, slotBase, golemId, profile, reprieve)
@@ -140,6 +142,18 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   })
   const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished, read)
   return { ...result, events: events.map((e) => e.type), ...(rotated ? { rotated } : {}) }
+}
+
+/**
+ * Once a period (the first tick of a new period), credits journaled since the previous period began
+ * and missing from the profile are applied. A repair changes the record, so this tick's outcome is
+ * merged into the new version when it is written (finishTick).
+ */
+async function repairCredits(deps: TickDeps, golem: GolemRecord, profile: GolemProfile, period: bigint): Promise<void> {
+  const last = golem.lastTick
+  if (!deps.credits || !last || last.period === period) return
+  const sinceMs = last.at - Number(profile.runway.periodDuration) * 1000
+  await reconcileCredits({ store: deps.store, runtimeCostPerHour: deps.credits.runtimeCostPerHour, chainNow: async () => BigInt(golem.lastTick!.at / 1000) }, golem.golemId, sinceMs, profile)
 }
 
 async function redeemRunway(

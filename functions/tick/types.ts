@@ -19,6 +19,11 @@ export type TickDeps = {
   /** How long a tick owns a Golem and its slots before a retry may take over (ms). */
   leaseMs?: number
   vitalityParameters?: Partial<VitalityParameters>
+  /**
+   * The runtime price: when present, the tick re-applies once a period any paid credit that was
+   * journaled but never reached the profile (a crash between the two writes).
+   */
+  credits?: { runtimeCostPerHour: bigint }
   /** When present, keys rotate as the rotation policy says (10,000 ops, 7 days, budget floor). */
   rotation?: KeyRotation
   /** Test hook: runs right after each broadcast (crash injection). */

@@ -10,7 +10,7 @@ import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import type { RouteDocs } from '../openapi.ts'
 import { snapStatusResponse } from '../schemas.ts'
-import { rotateSnapTokenFrom } from '../snapToken.ts'
+import { rotateSnapTokenFrom } from '../../../core/snap/snapToken.ts'
 import { validate } from '../validation.ts'
 import { permissionHealthJson } from './golems.ts'
 

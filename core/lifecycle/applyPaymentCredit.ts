@@ -2,13 +2,13 @@
 // records the payment first (processPayment's markSettled: the proof of credit), then this journals
 // a PaymentCredited event and folds the credit into the profile with a compare-and-swap on the Golem
 // record's version, re-reading and re-deciding on every conflict. The profile remembers the payment's
-// id (core/lifecycle/credit.ts), so a retry, a concurrent duplicate or a later repair cannot apply it
-// twice.
+// id (credit.ts), so a retry, a concurrent duplicate or a later repair cannot apply it twice. The
+// store comes in as a port: the API and the tick pass theirs.
 import type { Address, Hex } from 'viem'
-import { applyCredit, paymentCreditId, runwaySecondsFor, type ProfileCredit } from '../../core/lifecycle/credit.ts'
-import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
-import { StoreContentionError } from '../../core/store/errors.ts'
-import type { EventStore, GolemStore, PaymentRecord, PaymentStore } from '../../core/store/index.ts'
+import { applyCredit, isCreditApplied, paymentCreditId, runwaySecondsFor, type ProfileCredit } from './credit.ts'
+import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from './profile.ts'
+import { StoreContentionError } from '../store/errors.ts'
+import type { EventStore, GolemStore, PaymentRecord, PaymentStore } from '../store/index.ts'
 
 export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> & Pick<EventStore, 'appendEvent' | 'listEvents'> & Pick<PaymentStore, 'getPayment'>
 
@@ -86,10 +86,16 @@ export async function applyPaymentCredit(o: CreditOptions, golemId: string, ref:
 
 /**
  * Repair for a crash between journaling a credit and updating the profile: re-applies every
- * PaymentCredited event of the Golem since `sinceMs` (idempotent; already applied ones are skipped).
- * For the heartbeat or an operator script; a request never needs it for its own payment.
+ * PaymentCredited event of the Golem since `sinceMs` (idempotent). Credits the caller's copy of the
+ * profile already holds are skipped without a read. The tick runs it once a period; a payer who
+ * replays the payment repairs it at once (the API answers 409 and applies it).
  */
-export async function reconcileCredits(o: CreditOptions, golemId: string, sinceMs: number): Promise<{ checked: number; applied: number }> {
+export async function reconcileCredits(
+  o: CreditOptions,
+  golemId: string,
+  sinceMs: number,
+  known?: GolemProfile,
+): Promise<{ checked: number; applied: number }> {
   let cursor: string | null = null
   let checked = 0
   let applied = 0
@@ -101,6 +107,7 @@ export async function reconcileCredits(o: CreditOptions, golemId: string, sinceM
       const nonce = e.data.nonce
       if (typeof payer !== 'string' || typeof nonce !== 'string') continue
       checked++
+      if (known && isCreditApplied(known, paymentCreditId(payer as Address, nonce as Hex))) continue
       if ((await applyPaymentCredit(o, golemId, { payer: payer as Address, nonce: nonce as Hex })).applied) applied++
     }
     cursor = page.cursor

@@ -1,0 +1,65 @@
+// A paid credit that was journaled but never reached the profile (the API crashed between the two
+// writes, and the payer never replayed the payment) is applied by the first tick of the next period,
+// once. Anvil and dynalite.
+import { readFileSync } from 'node:fs'
+import type { Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { applyPaymentCredit } from '../../core/lifecycle/applyPaymentCredit.ts'
+import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
+import type { Store } from '../../core/store/index.ts'
+import { runTick } from '../../functions/tick/runTick.ts'
+import { provisionGolem } from '../../local/provision.ts'
+import { DAY, chainNow, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+const PRICE = 500_000n
+let env: HeartbeatEnv
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  const owner = await env.devnet.createOwner()
+  await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'fed',
+    strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+  })
+})
+afterAll(async () => env?.stop())
+
+const runwayEndsAt = async () => parseGolemProfile((await env.store.getGolem('fed'))!.profile).life.runwayEndsAt
+const tick = () => runTick(env.deps(undefined, { credits: { runtimeCostPerHour: PRICE } }), { golemId: 'fed' })
+
+describe('a journaled credit lost before the profile', () => {
+  it('is applied by the first tick of the next period, and never again', async () => {
+    expect((await tick()).outcome).toBe('ticked')
+    const payer = env.devnet.deployer.account.address
+    const nonce = `0x${'7'.repeat(64)}` as Hex
+    const now = Number(await chainNow(env.client)) * 1000
+    await env.store.creditPaymentOnce({ payer, nonce, golemId: 'fed', amount: 3n * PRICE, kind: 'extend', now })
+    // The API journals the credit, then its profile write fails.
+    const crashing = new Proxy(env.store, {
+      get: (t, name) => {
+        if (name === 'updateGolem') return async () => Promise.reject(new Error('store outage'))
+        const value = Reflect.get(t, name)
+        return typeof value === 'function' ? value.bind(t) : value
+      },
+    }) as Store
+    await expect(applyPaymentCredit({ store: crashing, runtimeCostPerHour: PRICE, chainNow: () => chainNow(env.client), sleep: async () => {} }, 'fed', { payer, nonce })).rejects.toThrow('store outage')
+    const before = await runwayEndsAt()
+
+    // Same period: nothing to repair yet.
+    expect((await tick()).outcome).toBe('ticked')
+    expect(await runwayEndsAt()).toBe(before)
+
+    await env.devnet.increaseTime(DAY)
+    expect((await tick()).outcome).toBe('ticked')
+    expect(await runwayEndsAt()).toBe(before + 3n * 3600n)
+
+    await env.devnet.increaseTime(DAY)
+    expect((await tick()).outcome).toBe('ticked')
+    expect(await runwayEndsAt()).toBe(before + 3n * 3600n)
+  })
+})
