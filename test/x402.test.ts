@@ -10,7 +10,8 @@ import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { TestUSDCAbi } from '../contracts/artifacts/index.ts'
 import { InMemoryPaymentLedger } from '../core/x402/ledger.ts'
-import { createX402Payments, toResponse, type X402Payments } from '../core/x402/payments.ts'
+import { createX402Payments, type X402Payments } from '../core/x402/payments.ts'
+import { toResponse } from '../functions/api/paymentResponse.ts'
 import type { PayableGolem, PaymentOutcome } from '../core/x402/processPayment.ts'
 import { countingFacilitator, payWithX402Client, signPayment, signedHeader, startX402Chain, type X402Chain } from './x402.harness.ts'
 

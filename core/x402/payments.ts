@@ -1,6 +1,6 @@
 // The x402 extend/feed service as the API uses it: configuration, ledger, facilitator and clock
-// bound once; one call per request. Framework-free: the outcome converts to a web Response, which is
-// what a Hono handler returns (see docs/x402.md for the wiring into functions/api).
+// bound once; one call per request. Framework-free: it returns an outcome, and the API turns it into
+// an HTTP answer (functions/api/paymentResponse.ts).
 import type { PaymentRequirements } from '@x402/core/types'
 import type { PaymentFacilitator } from './facilitator.ts'
 import type { PaymentLedger } from './ledger.ts'
@@ -64,11 +64,4 @@ export function createX402Payments(options: X402PaymentsOptions): X402Payments {
     extend: (request) => pay('extend', request, request.hours ?? 1),
     feed: (request) => pay('feed', request),
   }
-}
-
-/** The outcome as an HTTP response: JSON body, x402 headers (PAYMENT-RESPONSE or PAYMENT-REQUIRED). */
-export function toResponse(outcome: PaymentOutcome): Response {
-  const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', ...outcome.headers })
-  if (outcome.status === 402) headers.set('cache-control', 'no-store')
-  return new Response(JSON.stringify(outcome.body), { status: outcome.status, headers })
 }

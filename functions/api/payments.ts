@@ -4,7 +4,8 @@
 // (validation, death rules, then payment) lives in routes/payments.ts.
 import type { Context } from 'hono'
 import type { Address, Hex } from 'viem'
-import { toResponse, type PaymentOutcome, type X402Payments } from '../../core/x402/index.ts'
+import type { PaymentOutcome, X402Payments } from '../../core/x402/index.ts'
+import { toResponse } from './paymentResponse.ts'
 import { applyPaymentCredit, type CreditApplied, type CreditOptions } from '../../core/lifecycle/applyPaymentCredit.ts'
 import type { GolemRecord, PaymentRoutes } from './deps.ts'
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { getAddress, isAddress, type Address } from 'viem'
 import { BardoError } from '../../core/errors.ts'
-import type { BardoDeployment } from '../../core/deployment.ts'
+import { bardoEnforcerNames, type BardoDeployment } from '../../core/deployment.ts'
 
 /** Where the Bardo contracts (and the framework pieces the indexer reads) live on the indexed chain. */
 export type IndexerDeployment = {
@@ -29,18 +29,6 @@ export const ENFORCER_NAMES = [
   'nativeTokenPeriodTransfer',
 ] as const
 export type EnforcerName = (typeof ENFORCER_NAMES)[number]
-/** The nine Bardo caveat enforcers (normalised names); framework enforcers are not Bardo's. */
-export const BARDO_ENFORCER_NAMES: readonly string[] = [
-  'golemPhase',
-  'mortalityTimeWindow',
-  'dreamMode',
-  'vaultNAV',
-  'replicantBudget',
-  'maxSlippage',
-  'dailySpendLimit',
-  'emotionalState',
-  'knowledgeRoyalty',
-]
 
 export type ResolvedAddresses = {
   vitalityOracle: Address
@@ -215,7 +203,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     pollingInterval: parseInteger(env, 'BARDO_POLLING_INTERVAL_MS', chainId === LOCAL_CHAIN_ID ? 250 : 1_000, 100),
     addresses,
     bardoEnforcers: Object.entries(deployment.enforcers ?? {})
-      .filter(([name]) => BARDO_ENFORCER_NAMES.some((n) => n.toLowerCase() === name))
+      .filter(([name]) => bardoEnforcerNames.some((n) => n.toLowerCase() === name))
       .map(([, a]) => a),
     unconfigured,
     indexAllDelegations: parseBoolean(env, 'BARDO_INDEX_ALL_DELEGATIONS', false),
