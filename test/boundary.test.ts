@@ -1,0 +1,59 @@
+// The house rule, enforced: core/ decides and holds no I/O. Probe files are linted with the project's own
+// biome.json in a scratch directory laid out like the repository; a bad import must fail the lint.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const biome = join(root, 'node_modules', '.bin', 'biome')
+let dir: string
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bardo-boundary-'))
+  const config = JSON.parse(readFileSync(join(root, 'biome.json'), 'utf8')) as Record<string, unknown>
+  // The scratch directory is no git checkout and has no node_modules to take the schema from.
+  delete config.vcs
+  delete config.$schema
+  writeFileSync(join(dir, 'biome.json'), JSON.stringify(config))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function lint(path: string, source: string): { ok: boolean; output: string } {
+  const file = join(dir, path)
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, source)
+  const run = spawnSync(biome, ['lint', '--only=style/noRestrictedImports', path], { cwd: dir, encoding: 'utf8' })
+  rmSync(file)
+  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` }
+}
+
+describe('the core/ import boundary', () => {
+  it.each([
+    ['an adapter', "import { DynamoStore } from '../../adapters/store/index.ts'"],
+    ['functions/', "import { runTick } from '../../functions/tick/runTick.ts'"],
+    ['local/', "import { startAnvil } from '../../local/anvil.ts'"],
+    ['indexer/', "import { settings } from '../../indexer/lib/settings.ts'"],
+    ['the AWS SDK', "import { KMSClient } from '@aws-sdk/client-kms'"],
+    ['hono', "import { Hono } from 'hono'"],
+    ["node's fs", "import { readFileSync } from 'node:fs'"],
+    ["node's net", "import { createServer } from 'node:net'"],
+    ["node's http", "import { request } from 'node:http'"],
+  ])('fails when core/ imports %s', (_what, line) => {
+    const result = lint('core/lifecycle/probe.ts', `${line}\nexport const probe = 1\n`)
+    expect(result.ok).toBe(false)
+    expect(result.output).toMatch(/noRestrictedImports/)
+  })
+
+  it('passes core/ importing core/, viem and zod', () => {
+    const source = "import { parseGolemProfile } from './profile.ts'\nimport { isAddress } from 'viem'\nimport { z } from 'zod/v4'\nexport const probe = [parseGolemProfile, isAddress, z]\n"
+    expect(lint('core/lifecycle/probe.ts', source)).toMatchObject({ ok: true })
+  })
+
+  it('lets the edges and core tests do I/O', () => {
+    expect(lint('adapters/store/probe.ts', "import { readFileSync } from 'node:fs'\nexport const probe = readFileSync\n")).toMatchObject({ ok: true })
+    expect(lint('core/lifecycle/probe.test.ts', "import { DynamoStore } from '../../adapters/store/index.ts'\nexport const probe = DynamoStore\n")).toMatchObject({ ok: true })
+  })
+})
