@@ -1,6 +1,7 @@
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { ctr } from '@noble/ciphers/aes'
 import { scrypt as nobleScrypt } from '@noble/hashes/scrypt'
 import { bytesToHex, concat, hexToBytes, keccak256, recoverTransactionAddress } from 'viem'
@@ -49,18 +50,99 @@ const PBKDF2_VECTOR = {
   version: 3,
 }
 
+// Written by the node:crypto implementation this module had before it moved to noble, with a
+// throwaway key generated for the fixture (it guards nothing).
+const LEGACY_FIXTURE = fileURLToPath(new URL('./testdata/legacy-keystore-v3.json', import.meta.url))
+const LEGACY_KEY = '0x6a5a8de717e282a94bddb85c95103b7469880fd5214d51f4e3152b35dbbcd693'
+const LEGACY_ADDRESS = '0xbd0b4F82d1968794e53285ea18E556b90Aa347Fc'
+
 describe('Web3 Secret Storage v3', () => {
+  it('decrypts a keystore written by the earlier node:crypto implementation', async () => {
+    const legacy = JSON.parse(await readFile(LEGACY_FIXTURE, 'utf8'))
+    expect(bytesToHex(decryptKeystore(legacy, 'throwaway passphrase'))).toBe(LEGACY_KEY)
+    expect(() => decryptKeystore(legacy, 'throwaway passphrasE')).toThrow(KeystorePassphraseError)
+  })
+
+  it("loads the earlier implementation's file through the signer, address check included", async () => {
+    const path = join(dir, 'legacy.json')
+    await writeFile(path, await readFile(LEGACY_FIXTURE, 'utf8'), { mode: 0o600 })
+    await chmod(path, 0o600)
+    const loaded = await loadKeystoreKey(path, 'throwaway passphrase')
+    expect(loaded.key.address).toBe(LEGACY_ADDRESS)
+    loaded.key.zero()
+  })
+
+  it('writes what an independent scrypt/AES/keccak check decrypts (format compatibility)', () => {
+    const key = MemoryKey.generate()
+    const bytes = key.exportBytesForKeystore()
+    const ks = encryptKeystore(bytes, key.address, 'pw', FAST)
+    const c = ks.crypto
+    const p = c.kdfparams as { n: number; r: number; p: number; salt: string }
+    const dk = nobleScrypt('pw', hexToBytes(`0x${p.salt}`), { N: p.n, r: p.r, p: p.p, dkLen: 32 })
+    expect(keccak256(concat([dk.subarray(16, 32), hexToBytes(`0x${c.ciphertext}`)])).slice(2)).toBe(c.mac)
+    expect(ctr(dk.subarray(0, 16), hexToBytes(`0x${c.cipherparams.iv}`)).decrypt(hexToBytes(`0x${c.ciphertext}`))).toEqual(bytes)
+    expect(p.salt).toMatch(/^[0-9a-f]{64}$/)
+    expect(c.cipherparams.iv).toMatch(/^[0-9a-f]{32}$/)
+  })
+
+  it('reads upper-case hex as the earlier implementation did', async () => {
+    const legacy = JSON.parse(await readFile(LEGACY_FIXTURE, 'utf8'))
+    const c = legacy.crypto
+    const upper = {
+      ...legacy,
+      crypto: {
+        ...c,
+        ciphertext: c.ciphertext.toUpperCase(),
+        mac: c.mac.toUpperCase(),
+        cipherparams: { iv: c.cipherparams.iv.toUpperCase() },
+        kdfparams: { ...c.kdfparams, salt: c.kdfparams.salt.toUpperCase() },
+      },
+    }
+    expect(bytesToHex(decryptKeystore(upper, 'throwaway passphrase'))).toBe(LEGACY_KEY)
+  })
+
+  it('refuses malformed byte fields and scrypt parameters beyond its limits, naming the field and the rule', async () => {
+    const legacy = JSON.parse(await readFile(LEGACY_FIXTURE, 'utf8'))
+    const c = legacy.crypto
+    const withCrypto = (patch: object) => ({ ...legacy, crypto: { ...c, ...patch } })
+    const cases: [object, RegExp][] = [
+      [{ ciphertext: `${c.ciphertext}0` }, /keystore crypto.ciphertext: must be non-empty hex/],
+      [{ ciphertext: `${c.ciphertext}00` }, /keystore crypto.ciphertext: must decrypt to 32 bytes/],
+      [{ mac: c.mac.slice(0, 62) }, /keystore crypto.mac: must be 32 bytes/],
+      [{ mac: `${c.mac.slice(0, 62)}zz` }, /keystore crypto.mac: must be non-empty hex/],
+      [{ cipherparams: { iv: 'abcd' } }, /keystore crypto.cipherparams.iv: must be 16 bytes/],
+      [{ kdfparams: { ...c.kdfparams, salt: 'abc' } }, /keystore crypto.kdfparams.salt: must be hex/],
+      [{ kdfparams: { ...c.kdfparams, dklen: 16 } }, /keystore crypto.kdfparams.dklen: must be 32/],
+      [{ kdfparams: { ...c.kdfparams, n: 1000 } }, /keystore crypto.kdfparams.n: must be a power of two/],
+      [{ kdfparams: { ...c.kdfparams, r: 0 } }, /keystore crypto.kdfparams: n, r, p must be positive integers/],
+      [{ kdfparams: { ...c.kdfparams, n: 2 ** 30 } }, /keystore crypto.kdfparams: scrypt refuses them: .*maxmem/],
+      [{ kdf: 'pbkdf2', kdfparams: { dklen: 32, c: 1, prf: 'hmac-sha512', salt: '00' } }, /crypto.kdfparams.prf: only hmac-sha256/],
+      [{ kdf: 'pbkdf2', kdfparams: { dklen: 32, c: 0, prf: 'hmac-sha256', salt: '00' } }, /crypto.kdfparams.c: must be a positive/],
+    ]
+    for (const [patch, message] of cases) {
+      const err = (() => {
+        try {
+          decryptKeystore(withCrypto(patch), 'throwaway passphrase')
+        } catch (e) {
+          return e as Error
+        }
+      })()
+      expect(err, String(message)).toBeInstanceOf(KeystoreFormatError)
+      expect(err!.message).toMatch(message)
+      expect(err!.message).not.toContain('throwaway passphrase')
+    }
+  })
   it('decrypts the spec pbkdf2 test vector', () => {
     expect(bytesToHex(decryptKeystore(PBKDF2_VECTOR, 'testpassword'))).toBe(VECTOR_KEY)
   })
 
-  it('names the RFC 7914 rule for the spec scrypt vector (r = 1, n = 2^18), which node:crypto cannot run', () => {
+  it('refuses the spec scrypt vector (r = 1, n = 2^18) by the RFC 7914 rule n < 2^(16 r) it breaks', () => {
     // The vector itself is right (an independent scrypt decrypts it) ...
     const c = SCRYPT_VECTOR.crypto
     const dk = nobleScrypt('testpassword', hexToBytes(`0x${c.kdfparams.salt}`), { N: c.kdfparams.n, r: 1, p: 8, dkLen: 32 })
     const plain = ctr(dk.subarray(0, 16), hexToBytes(`0x${c.cipherparams.iv}`)).decrypt(hexToBytes(`0x${c.ciphertext}`))
     expect(bytesToHex(plain)).toBe(VECTOR_KEY)
-    // ... but OpenSSL enforces n < 2^(16 r); we refuse with that sentence, not OpenSSL's "memory limit".
+    // ... but it breaks RFC 7914's n < 2^(16 r), which no wallet writes; we refuse it by that rule.
     expect(() => decryptKeystore(SCRYPT_VECTOR, 'testpassword')).toThrow(/breaks RFC 7914/)
   })
 
@@ -95,13 +177,13 @@ describe('Web3 Secret Storage v3', () => {
     expect(decryptKeystore(ks, 'correct horse')).toEqual(bytes)
   })
 
-  it('a wrong passphrase is a clear error that carries no key bytes', () => {
+  it('a wrong passphrase is a clear error that carries neither key bytes nor either passphrase', () => {
     const key = MemoryKey.generate()
     const bytes = key.exportBytesForKeystore()
-    const ks = encryptKeystore(bytes, key.address, 'right', FAST)
+    const ks = encryptKeystore(bytes, key.address, 'right-passphrase-31c9', FAST)
     const err = (() => {
       try {
-        decryptKeystore(ks, 'wrong')
+        decryptKeystore(ks, 'wrong-passphrase-7f3a')
       } catch (e) {
         return e as KeystorePassphraseError
       }
@@ -109,7 +191,10 @@ describe('Web3 Secret Storage v3', () => {
     expect(err).toBeInstanceOf(KeystorePassphraseError)
     expect(err!.message).toBe('keystore passphrase is wrong: MAC mismatch')
     expect(err!.code).toBe('KEYSTORE_PASSPHRASE')
-    expect(JSON.stringify({ ...err, message: err!.message, stack: err!.stack })).not.toContain(bytesToHex(bytes).slice(2))
+    const rendered = JSON.stringify({ ...err, message: err!.message, stack: err!.stack })
+    expect(rendered).not.toContain(bytesToHex(bytes).slice(2))
+    expect(rendered).not.toContain('passphrase-7f3a')
+    expect(rendered).not.toContain('passphrase-31c9')
   })
 
   it('refuses unsupported ciphers and malformed files, naming the field', () => {

@@ -1,10 +1,20 @@
-import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { chmod, mkdir, open, rename, stat, unlink, readFile } from 'node:fs/promises'
 import { dirname, join, basename } from 'node:path'
-import { keccak256, type Hex } from 'viem'
+import { ctr } from '@noble/ciphers/aes'
+import { equalBytes } from '@noble/ciphers/utils'
+import { pbkdf2 } from '@noble/hashes/pbkdf2'
+import { scrypt } from '@noble/hashes/scrypt'
+import { sha256 } from '@noble/hashes/sha2'
+import { keccak_256 } from '@noble/hashes/sha3'
+import { bytesToHex, concatBytes, hexToBytes, randomBytes } from '@noble/hashes/utils'
 import { KeystoreFormatError, KeystorePassphraseError, KeystorePermissionError } from '../../core/custody/errors.ts'
 
-/** Web3 Secret Storage v3 (the geth / ethers / MetaMask keystore format). */
+/**
+ * Web3 Secret Storage v3 (the geth / ethers / MetaMask keystore format). The primitives are noble's
+ * (scrypt, pbkdf2-hmac-sha256, keccak256, AES-128-CTR); this module holds the format's composition,
+ * the validation that names each field and rule, and the file handling.
+ */
 export type KeystoreV3 = {
   version: 3
   id: string
@@ -30,23 +40,22 @@ export function encryptKeystore(privateKey: Uint8Array, address: string, passphr
   assertPassphrase(passphrase)
   const n = options.scryptN ?? DEFAULT_SCRYPT_N
   if (!Number.isInteger(n) || n < 2 || (n & (n - 1)) !== 0) throw new KeystoreFormatError('kdfparams.n', 'must be a power of two >= 2')
-  const salt = randomBytes(32)
+  const kdfparams: ScryptParams = { dklen: 32, n, r: 8, p: 1, salt: bytesToHex(randomBytes(32)) }
   const iv = randomBytes(16)
-  const derived = scryptKey(passphrase, salt, n, 8, 1, 32)
+  const derived = deriveKey('scrypt', kdfparams, passphrase)
   try {
-    const cipher = createCipheriv('aes-128-ctr', derived.subarray(0, 16), iv)
-    const ciphertext = Buffer.concat([cipher.update(privateKey), cipher.final()])
+    const ciphertext = ctr(derived.subarray(0, 16), iv).encrypt(privateKey)
     return {
       version: 3,
       id: randomUUID(),
       address: address.toLowerCase().replace(/^0x/, ''),
       crypto: {
         cipher: 'aes-128-ctr',
-        cipherparams: { iv: iv.toString('hex') },
-        ciphertext: ciphertext.toString('hex'),
+        cipherparams: { iv: bytesToHex(iv) },
+        ciphertext: bytesToHex(ciphertext),
         kdf: 'scrypt',
-        kdfparams: { dklen: 32, n, r: 8, p: 1, salt: salt.toString('hex') },
-        mac: mac(derived, ciphertext).slice(2),
+        kdfparams,
+        mac: bytesToHex(mac(derived, ciphertext)),
       },
     }
   } finally {
@@ -56,18 +65,13 @@ export function encryptKeystore(privateKey: Uint8Array, address: string, passphr
 
 /** Returns the 32 key bytes; the caller owns (and should zero) them. */
 export function decryptKeystore(json: unknown, passphrase: string, path?: string): Uint8Array {
-  const ks = parseKeystore(json, path)
-  const c = ks.crypto
+  const c = parseKeystore(json, path).crypto
+  const ciphertext = hexToBytes(c.ciphertext)
   const derived = deriveKey(c.kdf, c.kdfparams, passphrase, path)
   try {
-    const ciphertext = Buffer.from(c.ciphertext, 'hex')
-    const expected = Buffer.from(mac(derived, ciphertext).slice(2), 'hex')
-    const actual = Buffer.from(c.mac, 'hex')
-    if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw new KeystorePassphraseError(path)
-    const decipher = createDecipheriv('aes-128-ctr', derived.subarray(0, 16), Buffer.from(c.cipherparams.iv, 'hex'))
-    const key = new Uint8Array(Buffer.concat([decipher.update(ciphertext), decipher.final()]))
-    if (key.length !== 32) throw new KeystoreFormatError('crypto.ciphertext', 'must decrypt to 32 bytes', path)
-    return key
+    // equalBytes compares in constant time.
+    if (!equalBytes(mac(derived, ciphertext), hexToBytes(c.mac))) throw new KeystorePassphraseError(path)
+    return ctr(derived.subarray(0, 16), hexToBytes(c.cipherparams.iv)).decrypt(ciphertext)
   } finally {
     derived.fill(0)
   }
@@ -140,39 +144,48 @@ function parseKeystore(json: unknown, path?: string): KeystoreV3 {
   if (typeof c !== 'object' || c === null) return fail('crypto', 'is missing')
   if (c.cipher !== 'aes-128-ctr') fail('crypto.cipher', 'only aes-128-ctr is supported')
   for (const [field, value] of [['crypto.ciphertext', c.ciphertext], ['crypto.mac', c.mac], ['crypto.cipherparams.iv', c.cipherparams?.iv]] as const) {
-    if (typeof value !== 'string' || !/^[0-9a-fA-F]*$/.test(value) || value.length === 0) fail(field, 'must be non-empty hex')
+    if (!isHex(value) || value.length === 0) fail(field, 'must be non-empty hex')
   }
+  if (c.ciphertext.length !== 64) fail('crypto.ciphertext', 'must decrypt to 32 bytes')
+  if (c.mac.length !== 64) fail('crypto.mac', 'must be 32 bytes (keccak256)')
+  if (c.cipherparams.iv.length !== 32) fail('crypto.cipherparams.iv', 'must be 16 bytes')
   if (c.kdf !== 'scrypt' && c.kdf !== 'pbkdf2') fail('crypto.kdf', 'only scrypt and pbkdf2 are supported')
   return { ...(ks as KeystoreV3), crypto: c }
 }
 
-function deriveKey(kdf: 'scrypt' | 'pbkdf2', params: ScryptParams | Pbkdf2Params, passphrase: string, path?: string): Buffer {
+function deriveKey(kdf: 'scrypt' | 'pbkdf2', params: ScryptParams | Pbkdf2Params, passphrase: string, path?: string): Uint8Array {
   assertPassphrase(passphrase)
-  if (typeof params?.salt !== 'string') throw new KeystoreFormatError('crypto.kdfparams.salt', 'must be hex', path)
-  const salt = Buffer.from(params.salt, 'hex')
+  if (!isHex(params?.salt)) throw new KeystoreFormatError('crypto.kdfparams.salt', 'must be hex', path)
+  const salt = hexToBytes(params.salt)
   if (params.dklen !== 32) throw new KeystoreFormatError('crypto.kdfparams.dklen', 'must be 32', path)
   if (kdf === 'scrypt') {
     const { n, r, p } = params as ScryptParams
     if (![n, r, p].every((v) => Number.isInteger(v) && v > 0)) throw new KeystoreFormatError('crypto.kdfparams', 'n, r, p must be positive integers', path)
     if (n < 2 || (n & (n - 1)) !== 0) throw new KeystoreFormatError('crypto.kdfparams.n', 'must be a power of two >= 2', path)
-    // RFC 7914 requires n < 2^(16 r); OpenSSL (node:crypto) enforces it, so say so instead of
-    // surfacing OpenSSL's misleading "memory limit exceeded".
+    // RFC 7914 requires n < 2^(16 r). noble would run such parameters anyway; geth, ethers and
+    // MetaMask never write them, so a file that breaks the RFC is refused with the rule's name.
     if (Math.log2(n) >= 16 * r) throw new KeystoreFormatError('crypto.kdfparams', `n = ${n} with r = ${r} breaks RFC 7914 (n < 2^(16 r)); re-encrypt the key with r = 8`, path)
-    return scryptKey(passphrase, salt, n, r, p, 32)
+    try {
+      return scrypt(passphrase, salt, { N: n, r, p, dkLen: 32 })
+    } catch (err) {
+      // noble refuses parameters past its limits (p too large, memory over 1 GiB); its message names them.
+      throw new KeystoreFormatError('crypto.kdfparams', `scrypt refuses them: ${(err as Error).message}`, path)
+    }
   }
   const { c, prf } = params as Pbkdf2Params
   if (prf !== 'hmac-sha256') throw new KeystoreFormatError('crypto.kdfparams.prf', 'only hmac-sha256 is supported', path)
   if (!Number.isInteger(c) || c <= 0) throw new KeystoreFormatError('crypto.kdfparams.c', 'must be a positive integer', path)
-  return pbkdf2Sync(passphrase, salt, c, 32, 'sha256')
+  return pbkdf2(sha256, passphrase, salt, { c, dkLen: 32 })
 }
 
-function scryptKey(passphrase: string, salt: Buffer, n: number, r: number, p: number, dklen: number): Buffer {
-  // Node's default maxmem (32 MiB) is below what n = 2^18 needs (128 * n * r = 256 MiB).
-  return scryptSync(passphrase, salt, dklen, { N: n, r, p, maxmem: 128 * n * r * 2 + 1024 * 1024 })
+/** MAC = keccak256(derived[16..32] ‖ ciphertext), the Web3 Secret Storage rule. */
+function mac(derived: Uint8Array, ciphertext: Uint8Array): Uint8Array {
+  return keccak_256(concatBytes(derived.subarray(16, 32), ciphertext))
 }
 
-function mac(derived: Buffer, ciphertext: Buffer): Hex {
-  return keccak256(new Uint8Array(Buffer.concat([derived.subarray(16, 32), ciphertext])))
+/** Even-length hex without a prefix: what Web3 Secret Storage writes for every byte field. */
+function isHex(value: unknown): value is string {
+  return typeof value === 'string' && value.length % 2 === 0 && /^[0-9a-fA-F]*$/.test(value)
 }
 
 function assertPassphrase(passphrase: string): void {

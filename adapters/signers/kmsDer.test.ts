@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import fc from 'fast-check'
 import { bytesToHex, hexToBytes, keccak256, toHex } from 'viem'
@@ -59,16 +60,22 @@ describe('parseDerSignature', () => {
     expect(() => parseDerSignature(hexToBytes(hex as `0x${string}`))).toThrow(DerError)
   })
 
-  it('rejects r >= n', () => {
-    expect(() => parseDerSignature(encodeDerSignature(SECP256K1_N, 1n))).toThrow(/r out of range/)
+  it('rejects r >= n and s >= n, naming the rule', () => {
+    const rule = /DER signature: must be .* 0 < r, s < n \(invalid signature r: out of range/
+    expect(() => parseDerSignature(encodeDerSignature(SECP256K1_N, 1n))).toThrow(rule)
+    expect(() => parseDerSignature(encodeDerSignature(1n, SECP256K1_N))).toThrow(/invalid signature s: out of range/)
+  })
+
+  it('rejects a non-minimal long-form length', () => {
+    expect(() => parseDerSignature(hexToBytes('0x30810602010102010101'))).toThrow(DerError)
   })
 })
 
 describe('normalizeLowS', () => {
   it('flips s above n/2 and keeps s at or below it', () => {
-    expect(normalizeLowS(SECP256K1_HALF_N)).toEqual({ s: SECP256K1_HALF_N, flipped: false })
-    expect(normalizeLowS(SECP256K1_HALF_N + 1n)).toEqual({ s: SECP256K1_N - SECP256K1_HALF_N - 1n, flipped: true })
-    expect(normalizeLowS(SECP256K1_N - 1n)).toEqual({ s: 1n, flipped: true })
+    expect(normalizeLowS({ r: 7n, s: SECP256K1_HALF_N })).toEqual({ r: 7n, s: SECP256K1_HALF_N, flipped: false })
+    expect(normalizeLowS({ r: 7n, s: SECP256K1_HALF_N + 1n })).toEqual({ r: 7n, s: SECP256K1_N - SECP256K1_HALF_N - 1n, flipped: true })
+    expect(normalizeLowS({ r: 7n, s: SECP256K1_N - 1n })).toEqual({ r: 7n, s: 1n, flipped: true })
   })
 
   it('a flipped high-s signature is the same signature Ethereum accepts (property)', () => {
@@ -77,7 +84,7 @@ describe('normalizeLowS', () => {
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (digest) => {
         const low = secp256k1.sign(digest, pk)
         const high = SECP256K1_N - low.s
-        const { s, flipped } = normalizeLowS(high)
+        const { s, flipped } = normalizeLowS({ r: low.r, s: high })
         expect(flipped).toBe(true)
         expect(s).toBe(low.s)
         expect(s <= SECP256K1_HALF_N).toBe(true)
@@ -99,15 +106,33 @@ describe('parseSpkiPublicKey', () => {
     // 1.2.840.10045.3.1.7 (prime256v1) would be refused too; here the last OID byte changes to another curve.
     const tampered = Uint8Array.from(spki)
     tampered[19] = 0x0b // 1.3.132.0.11 instead of .10
-    expect(() => parseSpkiPublicKey(tampered)).toThrow(/not secp256k1/)
+    expect(() => parseSpkiPublicKey(tampered)).toThrow(/SPKI: must be a SubjectPublicKeyInfo of a secp256k1 key/)
+  })
+
+  it('rejects a real P-256 key and a real Ed25519 key, naming the curve and the key type', () => {
+    const p256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'der' })
+    expect(() => parseSpkiPublicKey(p256)).toThrow(/SPKI curve: is prime256v1, must be secp256k1/)
+    const ed25519 = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' })
+    expect(() => parseSpkiPublicKey(ed25519)).toThrow(/SPKI key type: is ed25519, must be ec/)
   })
 
   it('rejects a compressed point and trailing garbage', () => {
     const account = privateKeyToAccount(generatePrivateKey())
     const spki = encodeSecp256k1Spki(account.publicKey)
-    const compressed = Uint8Array.from(spki)
-    compressed[23] = 0x02
-    expect(() => parseSpkiPublicKey(compressed)).toThrow(/uncompressed/)
-    expect(() => parseSpkiPublicKey(new Uint8Array([...spki, 0]))).toThrow(DerError)
+    const malformed = Uint8Array.from(spki)
+    malformed[23] = 0x02 // a compressed prefix in front of 64 bytes: no valid point
+    expect(() => parseSpkiPublicKey(malformed)).toThrow(/uncompressed/)
+    // A well-formed compressed SPKI of the same key: Node reads it, our byte-for-byte check refuses it.
+    const compressedPoint = secp256k1.ProjectivePoint.fromHex(account.publicKey.slice(2)).toBytes(true)
+    const compressed = hexToBytes(`0x3036301006072a8648ce3d020106052b8104000a032200${bytesToHex(compressedPoint).slice(2)}`)
+    expect(() => parseSpkiPublicKey(compressed)).toThrow(/SPKI: must be exactly the DER KMS sends: an uncompressed secp256k1 point/)
+    expect(() => parseSpkiPublicKey(new Uint8Array([...spki, 0]))).toThrow(/nothing after it/)
+  })
+
+  it('rejects a point that is not on the curve', () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    const offCurve = Uint8Array.from(encodeSecp256k1Spki(account.publicKey))
+    offCurve[offCurve.length - 1]! ^= 1
+    expect(() => parseSpkiPublicKey(offCurve)).toThrow(DerError)
   })
 })

@@ -1,85 +1,60 @@
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto'
+import { secp256k1 } from '@noble/curves/secp256k1'
 import { bytesToHex, type Hex } from 'viem'
 
 /** secp256k1 group order and half of it: Ethereum accepts only s <= n/2 (EIP-2). */
-export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+export const SECP256K1_N = secp256k1.CURVE.n
 export const SECP256K1_HALF_N = SECP256K1_N >> 1n
 
-// OIDs as their DER content bytes: id-ecPublicKey 1.2.840.10045.2.1 and secp256k1 1.3.132.0.10.
-const OID_EC_PUBLIC_KEY = '2a8648ce3d0201'
-const OID_SECP256K1 = '2b8104000a'
-
-export class DerError extends Error {}
-
-type Tlv = { tag: number; content: Uint8Array; end: number }
-
-/** One DER TLV at `offset`. Definite lengths only (short or long form), as DER requires. */
-function readTlv(bytes: Uint8Array, offset: number): Tlv {
-  if (offset + 2 > bytes.length) throw new DerError('truncated TLV header')
-  const tag = bytes[offset]!
-  let len = bytes[offset + 1]!
-  let pos = offset + 2
-  if (len & 0x80) {
-    const count = len & 0x7f
-    if (count === 0 || count > 2) throw new DerError('unsupported length form')
-    if (pos + count > bytes.length) throw new DerError('truncated length')
-    len = 0
-    for (let i = 0; i < count; i++) len = (len << 8) | bytes[pos + i]!
-    if (len < 0x80) throw new DerError('non-minimal length')
-    pos += count
+/** KMS returned bytes that are not the key or signature shape we accept. `field` names what. */
+export class DerError extends Error {
+  readonly field: string
+  constructor(field: string, rule: string) {
+    super(`${field}: ${rule}`)
+    this.field = field
   }
-  if (pos + len > bytes.length) throw new DerError('length runs past the end')
-  return { tag, content: bytes.subarray(pos, pos + len), end: pos + len }
-}
-
-/** A DER INTEGER's content as a positive bigint, rejecting negatives and non-minimal encodings. */
-function readPositiveInteger(content: Uint8Array): bigint {
-  if (content.length === 0) throw new DerError('empty INTEGER')
-  if (content[0]! & 0x80) throw new DerError('negative INTEGER')
-  if (content.length > 1 && content[0] === 0 && !(content[1]! & 0x80)) throw new DerError('non-minimal INTEGER')
-  return BigInt(bytesToHex(content))
 }
 
 /**
- * Parses KMS's ECDSA signature: SEQUENCE { INTEGER r, INTEGER s }. r and s may be shorter than
- * 32 bytes (leading zeros dropped) or 33 (a 0x00 pad before a high bit); both are range-checked.
+ * Parses KMS's ECDSA signature, SEQUENCE { INTEGER r, INTEGER s }, with noble's strict DER reader
+ * (definite minimal lengths, no negative or zero-padded INTEGERs, nothing trailing, 0 < r, s < n).
  */
 export function parseDerSignature(der: Uint8Array): { r: bigint; s: bigint } {
-  const seq = readTlv(der, 0)
-  if (seq.tag !== 0x30) throw new DerError('signature is not a SEQUENCE')
-  if (seq.end !== der.length) throw new DerError('trailing bytes after signature')
-  const rTlv = readTlv(seq.content, 0)
-  const sTlv = readTlv(seq.content, rTlv.end)
-  if (rTlv.tag !== 0x02 || sTlv.tag !== 0x02) throw new DerError('r and s must be INTEGERs')
-  if (sTlv.end !== seq.content.length) throw new DerError('trailing bytes inside signature')
-  const r = readPositiveInteger(rTlv.content)
-  const s = readPositiveInteger(sTlv.content)
-  if (r === 0n || r >= SECP256K1_N) throw new DerError('r out of range')
-  if (s === 0n || s >= SECP256K1_N) throw new DerError('s out of range')
-  return { r, s }
+  try {
+    const { r, s } = secp256k1.Signature.fromDER(der)
+    return { r, s }
+  } catch (err) {
+    throw new DerError('DER signature', `must be a minimal SEQUENCE { INTEGER r, INTEGER s } with 0 < r, s < n (${(err as Error).message})`)
+  }
 }
 
 /** s > n/2 -> n - s. Both are valid ECDSA signatures; Ethereum only accepts the low one. */
-export function normalizeLowS(s: bigint): { s: bigint; flipped: boolean } {
-  return s > SECP256K1_HALF_N ? { s: SECP256K1_N - s, flipped: true } : { s, flipped: false }
+export function normalizeLowS(signature: { r: bigint; s: bigint }): { r: bigint; s: bigint; flipped: boolean } {
+  const sig = new secp256k1.Signature(signature.r, signature.s)
+  const flipped = sig.hasHighS()
+  return { r: sig.r, s: flipped ? sig.normalizeS().s : sig.s, flipped }
 }
 
 /**
- * Extracts the uncompressed point from KMS's SubjectPublicKeyInfo:
- * SEQUENCE { SEQUENCE { OID ecPublicKey, OID secp256k1 }, BIT STRING 00 04||X||Y }.
+ * The uncompressed point (04‖X‖Y) of KMS's SubjectPublicKeyInfo, read by node:crypto. Node also
+ * accepts compressed points and ignores trailing bytes, so the input must equal, byte for byte, the
+ * canonical encoding Node writes for the same key: anything else is not what KMS sends.
  */
 export function parseSpkiPublicKey(spki: Uint8Array): Hex {
-  const outer = readTlv(spki, 0)
-  if (outer.tag !== 0x30 || outer.end !== spki.length) throw new DerError('SPKI is not a single SEQUENCE')
-  const algorithm = readTlv(outer.content, 0)
-  if (algorithm.tag !== 0x30) throw new DerError('SPKI algorithm is not a SEQUENCE')
-  const keyType = readTlv(algorithm.content, 0)
-  const curve = readTlv(algorithm.content, keyType.end)
-  if (keyType.tag !== 0x06 || bytesToHex(keyType.content).slice(2) !== OID_EC_PUBLIC_KEY) throw new DerError('SPKI key is not id-ecPublicKey')
-  if (curve.tag !== 0x06 || bytesToHex(curve.content).slice(2) !== OID_SECP256K1) throw new DerError('SPKI curve is not secp256k1')
-  const bits = readTlv(outer.content, algorithm.end)
-  if (bits.tag !== 0x03 || bits.end !== outer.content.length) throw new DerError('SPKI key is not a BIT STRING')
-  if (bits.content[0] !== 0x00) throw new DerError('SPKI BIT STRING has unused bits')
-  const point = bits.content.subarray(1)
-  if (point.length !== 65 || point[0] !== 0x04) throw new DerError('SPKI point is not an uncompressed secp256k1 point')
-  return bytesToHex(point)
+  let key: KeyObject
+  try {
+    key = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' })
+  } catch (err) {
+    throw new DerError('SPKI', `must be a SubjectPublicKeyInfo of a secp256k1 key with an uncompressed point (${(err as Error).message})`)
+  }
+  if (key.asymmetricKeyType !== 'ec') throw new DerError('SPKI key type', `is ${key.asymmetricKeyType ?? 'unknown'}, must be ec`)
+  const curve = key.asymmetricKeyDetails?.namedCurve
+  if (curve !== 'secp256k1') throw new DerError('SPKI curve', `is ${curve ?? 'unknown'}, must be secp256k1`)
+  const jwk = key.export({ format: 'jwk' }) as JsonWebKey & { x: string; y: string }
+  // A key built from JWK exports with the uncompressed point, whatever form the input had.
+  const canonical = createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'der' })
+  if (!canonical.equals(spki)) {
+    throw new DerError('SPKI', 'must be exactly the DER KMS sends: an uncompressed secp256k1 point and nothing after it')
+  }
+  return bytesToHex(new Uint8Array([0x04, ...Buffer.from(jwk.x, 'base64url'), ...Buffer.from(jwk.y, 'base64url')]))
 }

@@ -1,6 +1,7 @@
 import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms'
+import { secp256k1 } from '@noble/curves/secp256k1'
 import { publicKeyToAddress } from 'viem/accounts'
-import { hexToBytes, numberToHex, recoverAddress, type Address, type Hash, type Hex, type Signature } from 'viem'
+import { bytesToHex, hexToBytes, numberToHex, type Address, type Hash, type Hex, type Signature } from 'viem'
 import { KmsSignerError } from '../../core/custody/errors.ts'
 import { DerError, normalizeLowS, parseDerSignature, parseSpkiPublicKey } from './kmsDer.ts'
 import { fromDigestSigner, type RawSigner } from '../../core/custody/rawSigner.ts'
@@ -49,21 +50,29 @@ export async function createKmsSigner({ keyId, client }: KmsSignerParameters): P
 
 /** DER -> (r, low s, yParity) that recovers to `address`. Exported for tests. */
 export async function toEthereumSignature(keyId: string, address: Address, digest: Hash, der: Uint8Array): Promise<Signature> {
-  let r: bigint
-  let s: bigint
+  let low: { r: bigint; s: bigint }
   try {
-    ;({ r, s } = parseDerSignature(der))
+    low = normalizeLowS(parseDerSignature(der))
   } catch (err) {
     throw new KmsSignerError(keyId, `signature is not valid DER: ${(err as Error).message}`)
   }
-  const low = normalizeLowS(s).s
-  const rHex = numberToHex(r, { size: 32 })
-  const sHex = numberToHex(low, { size: 32 })
+  const message = hexToBytes(digest)
   for (const yParity of [0, 1] as const) {
-    const recovered = await recoverAddress({ hash: digest, signature: { r: rHex, s: sHex, yParity } })
-    if (recovered === address) return { r: rHex, s: sHex, yParity, v: BigInt(27 + yParity) }
+    if (recoversTo(low, yParity, message) === address) {
+      return { r: numberToHex(low.r, { size: 32 }), s: numberToHex(low.s, { size: 32 }), yParity, v: BigInt(27 + yParity) }
+    }
   }
   throw new KmsSignerError(keyId, `signature does not recover to ${address} with either recovery id`)
+}
+
+/** The address (r, s, yParity) recovers to over `digest`, or undefined where no point recovers. */
+function recoversTo({ r, s }: { r: bigint; s: bigint }, yParity: 0 | 1, digest: Uint8Array): Address | undefined {
+  try {
+    const point = new secp256k1.Signature(r, s).addRecoveryBit(yParity).recoverPublicKey(digest)
+    return publicKeyToAddress(bytesToHex(point.toBytes(false)))
+  } catch {
+    return undefined
+  }
 }
 
 function wrap(keyId: string, what: string, err: unknown): KmsSignerError {
