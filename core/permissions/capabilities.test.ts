@@ -166,3 +166,14 @@ describe('properties', () => {
     )
   })
 })
+
+describe('detectCapabilities: multi-word forms', () => {
+  it.each(['limit-->order', 'limit/order', 'limit:order', 'limit(order'])('%s grants nothing: the words are not separated by whitespace', (text) => {
+    expect([...detectCapabilities(text)]).toEqual([])
+  })
+
+  it('still grants a form across several spaces, and the hyphenated form', () => {
+    expect([...detectCapabilities('a limit   order')]).toEqual(['LimitOrders'])
+    expect([...detectCapabilities('a limit-order')]).toEqual(['LimitOrders'])
+  })
+})

@@ -75,18 +75,31 @@ const FORMS: { capability: Capability; form: string; tokens: string[] }[] = CAPA
   CAPABILITY_LEXICON[capability].map((form) => ({ capability, form, tokens: form.split(' ') })),
 ).sort((a, b) => b.tokens.length - a.tokens.length)
 
-function clauseHasNegator(tokens: readonly string[]): boolean {
+/**
+ * Stands between two words joined by anything but whitespace ("limit-->order", "limit/order"): a
+ * multi-word form matches only words separated by whitespace, as a reader would write it.
+ */
+const JOIN_BREAK = ''
+
+function clauseHasNegator(clause: readonly string[]): boolean {
+  const tokens = clause.filter((t) => t !== JOIN_BREAK)
   return tokens.some((t, i) => NEGATORS.has(t) && !NEGATION_EXCEPTIONS.has(tokens[i + 1] ?? ''))
 }
 
 function splitClauses(line: string): string[][] {
   const clauses: string[][] = []
   for (const sentence of line.split(/[.!?;]+(?=\s|$)/)) {
+    const text = sentence.toLowerCase().replace(/[\u2019\u02bc]/g, "'")
     let current: string[] = []
-    for (const token of tokenize(sentence)) {
+    let end = -1
+    for (const match of text.matchAll(WORD)) {
+      const token = match[0]
+      if (end >= 0 && /\S/u.test(text.slice(end, match.index))) current.push(JOIN_BREAK)
+      end = match.index + token.length
       if (CLAUSE_BREAKS.has(token)) {
         clauses.push(current)
         current = []
+        end = -1
       } else current.push(token)
     }
     clauses.push(current)
