@@ -6,6 +6,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import {
+  concatHex,
   getAddress,
   isAddressEqual,
   parseAbiItem,
@@ -20,18 +21,26 @@ import {
 } from 'viem'
 import { pollTransactionReceipt } from '../chain/receipts.ts'
 
-/** A settlement of one authorization found on-chain (for reconciling after a crash or a lost receipt). */
-export type OnChainSettlement = { txHash: Hex; from: Address; to: Address; value: bigint; blockNumber: bigint }
+/**
+ * A settlement of one authorization found on-chain (for reconciling after a crash or a lost receipt):
+ * `from`/`to`/`value` are the Transfer's, `submitter` and `input` the transaction's sender and calldata.
+ */
+export type OnChainSettlement = { txHash: Hex; from: Address; to: Address; value: bigint; blockNumber: bigint; submitter: Address; input: Hex }
+
+/** `tag` is appended to the settlement calldata, binding the transfer to the claim it was sent for. */
+export type SettleOptions = { tag?: Hex }
 
 /** What processPayment needs from a facilitator; tests may pass a recording wrapper around the real one. */
 export interface PaymentFacilitator {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>
-  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
+  settle(payload: PaymentPayload, requirements: PaymentRequirements, options?: SettleOptions): Promise<SettleResponse>
   /**
    * The successful transferWithAuthorization that used (payer, nonce) on `asset`, if any. Used only
    * when the token says the nonce is spent but the ledger has no credit for it.
    */
   findSettlement(query: { asset: Address; payer: Address; nonce: Hex }): Promise<OnChainSettlement | null>
+  /** The account that submits this facilitator's settlements: reconciliation accepts no other sender. */
+  readonly settlementAccount: Address
 }
 
 export type InProcessFacilitatorOptions = {
@@ -67,8 +76,14 @@ function serialized<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (..
 export function createInProcessFacilitator(options: InProcessFacilitatorOptions): InProcessFacilitator {
   const { publicClient, walletClient } = options
   const account = walletClient.account
+  // Settlement tags by authorization (payer, nonce), set for the duration of one settle call; the
+  // ledger's claim makes one settle per authorization at a time.
+  const tags = new Map<string, Hex>()
+  const authKey = (payer: unknown, nonce: unknown) => `${String(payer).toLowerCase()}:${String(nonce).toLowerCase()}`
   const send = serialized(
     async (args: { address: Address; abi: readonly unknown[]; functionName: string; args: readonly unknown[]; gas?: bigint; dataSuffix?: Hex }) => {
+      const tag = args.functionName === 'transferWithAuthorization' ? tags.get(authKey(args.args[0], args.args[5])) : undefined
+      const dataSuffix = tag === undefined ? args.dataSuffix : args.dataSuffix === undefined ? tag : concatHex([args.dataSuffix, tag])
       const hash = await walletClient.writeContract({
         address: args.address,
         abi: args.abi as never,
@@ -77,7 +92,7 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
         account,
         chain: walletClient.chain,
         ...(args.gas === undefined ? {} : { gas: args.gas }),
-        ...(args.dataSuffix === undefined ? {} : { dataSuffix: args.dataSuffix }),
+        ...(dataSuffix === undefined ? {} : { dataSuffix }),
       } as never)
       return hash
     },
@@ -104,8 +119,19 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
   return {
     facilitator,
     signerAddress: account.address,
+    settlementAccount: account.address,
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    async settle(payload, requirements, settleOptions) {
+      const auth = payload.payload.authorization as { from?: unknown; nonce?: unknown } | undefined
+      if (settleOptions?.tag === undefined || auth === undefined) return facilitator.settle(payload, requirements)
+      const key = authKey(auth.from, auth.nonce)
+      tags.set(key, settleOptions.tag)
+      try {
+        return await facilitator.settle(payload, requirements)
+      } finally {
+        tags.delete(key)
+      }
+    },
     async findSettlement({ asset, payer, nonce }) {
       const latest = await publicClient.getBlockNumber()
       const logs = await publicClient.getLogs({
@@ -123,7 +149,10 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
         // The Transfer that the same call emitted right after AuthorizationUsed.
         const transfer = transfers.find((t) => t.logIndex > log.logIndex! && isAddressEqual(t.args.from, payer))
         if (!transfer) continue
+        const tx = await publicClient.getTransaction({ hash: receipt.transactionHash })
         return {
+          submitter: getAddress(tx.from),
+          input: tx.input,
           txHash: receipt.transactionHash,
           from: getAddress(transfer.args.from),
           to: getAddress(transfer.args.to),
