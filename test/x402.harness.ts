@@ -154,8 +154,9 @@ export function countingFacilitator(inner: PaymentFacilitator): PaymentFacilitat
   const calls = { verify: 0, settle: 0, findSettlement: 0 }
   return {
     calls,
+    settlementAccount: inner.settlementAccount,
     verify: (p, r) => (calls.verify++, inner.verify(p, r)),
-    settle: (p, r) => (calls.settle++, inner.settle(p, r)),
+    settle: (p, r, o) => (calls.settle++, inner.settle(p, r, o)),
     findSettlement: (q) => (calls.findSettlement++, inner.findSettlement(q)),
   }
 }

@@ -5,11 +5,13 @@ import { x402Client } from '@x402/core/client'
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader, x402HTTPClient } from '@x402/core/http'
 import type { PaymentRequirements } from '@x402/core/types'
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client'
-import { getAddress, type Address } from 'viem'
+import { getAddress, type Address, type Hex } from 'viem'
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { TestUSDCAbi } from '../contracts/artifacts/index.ts'
 import { InMemoryPaymentLedger } from '../core/x402/ledger.ts'
+import { DEFAULT_LEDGER_ID } from '../core/x402/requirements.ts'
+import { settlementTag } from '../core/x402/settlementTag.ts'
 import { createX402Payments, type X402Payments } from '../core/x402/payments.ts'
 import { toResponse } from '../functions/api/paymentResponse.ts'
 import type { PayableGolem, PaymentOutcome } from '../core/x402/processPayment.ts'
@@ -198,8 +200,11 @@ describe('x402 extend/feed on anvil', () => {
   test('a payment settled but never recorded (a crash) is reconciled from the chain and credited once', async () => {
     const payer = await chain.newPayer()
     const payload = await signPayment(payer, req())
-    // The facilitator settles, then the process "dies" before the ledger hears of it.
-    const settled = await chain.facilitator.settle(payload, req())
+    // The facilitator settles (tagged for this ledger's claim, as processPayment sends it), then the
+    // process "dies" before the ledger hears of it.
+    const auth = payload.payload.authorization as { from: Address; nonce: Hex }
+    const tag = settlementTag({ ledgerId: DEFAULT_LEDGER_ID, payer: auth.from, nonce: auth.nonce, golemId: 'golem-1', kind: 'extend', amount: 500_000n })
+    const settled = await chain.facilitator.settle(payload, req(), { tag })
     expect(settled.success).toBe(true)
     const outcome = await extend(encodePaymentSignatureHeader(payload))
     expect(outcome.ok && { reconciled: outcome.reconciled, txHash: outcome.txHash, credit: outcome.credit }).toEqual({
@@ -211,6 +216,18 @@ describe('x402 extend/feed on anvil', () => {
     const again = await extend(encodePaymentSignatureHeader(payload))
     expect(again.ok || again.code).toBe('PAYMENT_REPLAYED')
     expect(ledger.settled()).toHaveLength(1)
+  })
+
+  test('a transfer the settlement account sent without this claim\'s tag is not credited by reconciliation', async () => {
+    const payer = await chain.newPayer()
+    const payload = await signPayment(payer, req())
+    expect((await chain.facilitator.settle(payload, req())).success).toBe(true)
+    const outcome = await extend(encodePaymentSignatureHeader(payload))
+    expect(outcome.ok || { code: outcome.code, reconciliation: outcome.details.reconciliation }).toEqual({
+      code: 'PAYMENT_REPLAYED',
+      reconciliation: 'transaction.input must carry the settlement tag of this ledger, Golem and kind; the transfer was submitted for another claim',
+    })
+    expect(ledger.entries()).toEqual([])
   })
 
   test('an authorization the payer canceled on-chain is refused as replayed, with no credit', async () => {

@@ -6,6 +6,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import {
+  concatHex,
   getAddress,
   isAddressEqual,
   parseAbiItem,
@@ -54,8 +55,14 @@ function serialized<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (..
 export function createInProcessFacilitator(options: InProcessFacilitatorOptions): InProcessFacilitator {
   const { publicClient, walletClient } = options
   const account = walletClient.account
+  // Settlement tags by authorization (payer, nonce), set for the duration of one settle call; the
+  // ledger's claim makes one settle per authorization at a time.
+  const tags = new Map<string, Hex>()
+  const authKey = (payer: unknown, nonce: unknown) => `${String(payer).toLowerCase()}:${String(nonce).toLowerCase()}`
   const send = serialized(
     async (args: { address: Address; abi: readonly unknown[]; functionName: string; args: readonly unknown[]; gas?: bigint; dataSuffix?: Hex }) => {
+      const tag = args.functionName === 'transferWithAuthorization' ? tags.get(authKey(args.args[0], args.args[5])) : undefined
+      const dataSuffix = tag === undefined ? args.dataSuffix : args.dataSuffix === undefined ? tag : concatHex([args.dataSuffix, tag])
       const hash = await walletClient.writeContract({
         address: args.address,
         abi: args.abi as never,
@@ -64,7 +71,7 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
         account,
         chain: walletClient.chain,
         ...(args.gas === undefined ? {} : { gas: args.gas }),
-        ...(args.dataSuffix === undefined ? {} : { dataSuffix: args.dataSuffix }),
+        ...(dataSuffix === undefined ? {} : { dataSuffix }),
       } as never)
       return hash
     },
@@ -91,8 +98,19 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
   return {
     facilitator,
     signerAddress: account.address,
+    settlementAccount: account.address,
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    async settle(payload, requirements, settleOptions) {
+      const auth = payload.payload.authorization as { from?: unknown; nonce?: unknown } | undefined
+      if (settleOptions?.tag === undefined || auth === undefined) return facilitator.settle(payload, requirements)
+      const key = authKey(auth.from, auth.nonce)
+      tags.set(key, settleOptions.tag)
+      try {
+        return await facilitator.settle(payload, requirements)
+      } finally {
+        tags.delete(key)
+      }
+    },
     async findSettlement({ asset, payer, nonce }) {
       const latest = await publicClient.getBlockNumber()
       const logs = await publicClient.getLogs({
@@ -110,7 +128,10 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
         // The Transfer that the same call emitted right after AuthorizationUsed.
         const transfer = transfers.find((t) => t.logIndex > log.logIndex! && isAddressEqual(t.args.from, payer))
         if (!transfer) continue
+        const tx = await publicClient.getTransaction({ hash: receipt.transactionHash })
         return {
+          submitter: getAddress(tx.from),
+          input: tx.input,
           txHash: receipt.transactionHash,
           from: getAddress(transfer.args.from),
           to: getAddress(transfer.args.to),

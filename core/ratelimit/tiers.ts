@@ -1,15 +1,26 @@
-// API key tiers (seed 003 §11): which tier a request claims from its headers, and each tier's limit.
+// API key tiers: which tier a request claims from its headers, and each tier's limit.
 // Verifying a claim (is this key known, is this token valid) is the caller's job; this stays pure.
 import { createHash } from 'node:crypto'
 import type { Hex } from 'viem'
 
 export type Tier = 'public' | 'read' | 'authenticated'
 
-/** Requests per minute: public per IP, read per key, authenticated per user (seed 003 §11). */
+/** Requests per minute: public per IP, read per key, authenticated per user. */
 export const TIER_LIMITS: Readonly<Record<Tier, number>> = { public: 30, read: 300, authenticated: 1000 }
 
-/** `GET /clade/v1/challenge` is unauthenticated by nature and limited on its own (seed 003 §5.3). */
+/** `GET /clade/v1/challenge` is unauthenticated by nature and limited on its own, per IP. */
 export const CLADE_CHALLENGE_LIMIT = 30
+
+/**
+ * Buckets that are charged before a credential is checked, per client address: `credential` for
+ * bearer and Snap tokens (a verifier call or a store read), `clade-handshake` for CladeChallenge
+ * signatures (signature recovery, two registry reads, a nonce write). Charging first means a flood of
+ * bad credentials costs its sender the budget and reaches the verifier no more often than it allows.
+ */
+export type PreAuthBucket = 'credential' | 'clade-handshake'
+
+/** Every kind of counter: the tiers, the anonymous and authenticated Clade budgets, the pre-auth ones. */
+export type RateLimitBucketKind = Tier | 'clade-challenge' | 'clade' | PreAuthBucket
 
 export const READ_KEY_PREFIX = 'bardo_read_'
 
@@ -40,6 +51,6 @@ export function hashApiKey(apiKey: string): Hex {
  * The counter name for a verified principal. Keys and tokens enter only as a hash prefix: counters
  * live in the store, and a store dump must not hand out credentials.
  */
-export function rateLimitBucket(tier: Tier | 'clade-challenge' | 'clade', subject: string): string {
+export function rateLimitBucket(tier: RateLimitBucketKind, subject: string): string {
   return `rl:${tier}:${subject}`
 }

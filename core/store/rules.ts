@@ -135,9 +135,12 @@ const lapsed = (p: PaymentRecord, now: number) => p.status === 'pending' && (p.l
 const sameTerms = (p: PaymentRecord, i: { golemId: string; amount: bigint; kind: string }) =>
   p.golemId === i.golemId && p.amount === i.amount && p.kind === i.kind
 
-/** A lapsed pending claim counts as absent; the caller's own pending claim may be renewed. */
+/**
+ * A lapsed pending claim may be taken over and the caller's own pending claim renewed, but only for
+ * the terms it was first made for: its settlement may already be on-chain, so it never rebinds.
+ */
 export function mayClaimPayment(p: PaymentRecord | null, i: ClaimPaymentInput): boolean {
-  return p === null || lapsed(p, i.now) || (p.status === 'pending' && p.owner === i.owner)
+  return p === null || (p.status === 'pending' && sameTerms(p, i) && (lapsed(p, i.now) || p.owner === i.owner))
 }
 
 /** 'write' or 'refuse'; throws when the caller's own pending claim was for other terms. */

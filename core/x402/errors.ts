@@ -21,6 +21,8 @@ export const x402ErrorStatus = {
   PAYMENT_UNDERPAID: 402,
   PAYMENT_REPLAYED: 409,
   PAYMENT_IN_PROGRESS: 409,
+  /** The payment was first presented for another Golem, kind or amount; it never rebinds. */
+  PAYMENT_BOUND_ELSEWHERE: 409,
   PAYMENT_SIGNATURE_INVALID: 402,
   PAYMENT_EXPIRED: 402,
   PAYMENT_NOT_YET_VALID: 402,

@@ -3,16 +3,24 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 
-/** A settlement of one authorization found on-chain (for reconciling after a crash or a lost receipt). */
-export type OnChainSettlement = { txHash: Hex; from: Address; to: Address; value: bigint; blockNumber: bigint }
+/**
+ * A settlement of one authorization found on-chain (for reconciling after a crash or a lost receipt):
+ * `from`/`to`/`value` are the Transfer's, `submitter` and `input` the transaction's sender and calldata.
+ */
+export type OnChainSettlement = { txHash: Hex; from: Address; to: Address; value: bigint; blockNumber: bigint; submitter: Address; input: Hex }
+
+/** `tag` is appended to the settlement calldata, binding the transfer to the claim it was sent for. */
+export type SettleOptions = { tag?: Hex }
 
 /** What processPayment needs from a facilitator; tests may pass a recording wrapper around the real one. */
 export interface PaymentFacilitator {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>
-  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
+  settle(payload: PaymentPayload, requirements: PaymentRequirements, options?: SettleOptions): Promise<SettleResponse>
   /**
    * The successful transferWithAuthorization that used (payer, nonce) on `asset`, if any. Used only
    * when the token says the nonce is spent but the ledger has no credit for it.
    */
   findSettlement(query: { asset: Address; payer: Address; nonce: Hex }): Promise<OnChainSettlement | null>
+  /** The account that submits this facilitator's settlements: reconciliation accepts no other sender. */
+  readonly settlementAccount: Address
 }

@@ -51,6 +51,21 @@ describe.each(ledgers)('%s', (_, make) => {
     expect(await ledger.markSettled(ref, settled('owner-b', 2200))).toBe('settled')
   })
 
+  test('a claim never rebinds: another Golem, kind or amount is refused, before and after the lease lapses and once settled', async () => {
+    const ledger = make()
+    expect(await ledger.claim(ref, claim('owner-a', 0))).toBe('claimed')
+    for (const now of [500, 5000]) {
+      expect(await ledger.claim(ref, { ...claim('owner-b', now), golemId: 'golem-2' })).toEqual({ boundTo: 'golemId' })
+      expect(await ledger.claim(ref, { ...claim('owner-b', now), kind: 'extend' })).toEqual({ boundTo: 'kind' })
+      expect(await ledger.claim(ref, { ...claim('owner-b', now), amount: 6n })).toEqual({ boundTo: 'amount' })
+    }
+    // The first terms still take the lapsed claim over.
+    expect(await ledger.claim(ref, claim('owner-c', 5000))).toBe('claimed')
+    expect(await ledger.markSettled(ref, settled('owner-c', 5001))).toBe('settled')
+    expect(await ledger.claim(ref, { ...claim('owner-d', 9000), golemId: 'golem-2' })).toEqual({ boundTo: 'golemId' })
+    expect(await ledger.claim(ref, claim('owner-d', 9000))).toBe('duplicate')
+  })
+
   test('concurrent claims: exactly one wins', async () => {
     const ledger = make()
     const outcomes = await Promise.all(Array.from({ length: 25 }, (_, i) => ledger.claim(ref, claim(`owner-${i}`, 0))))

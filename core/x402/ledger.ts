@@ -20,12 +20,26 @@ export type PaymentClaim = {
   leaseMs: number
 }
 
+/** What a claim is bound to: the Golem, the kind and the signed amount it was first made for. */
+export type ClaimTerms = Pick<PaymentClaim, 'golemId' | 'kind' | 'amount'>
+export type ClaimField = keyof ClaimTerms
+
 /**
  * - claimed: this request now holds the payment and may settle it
  * - duplicate: the payment was already settled and credited (a replay)
  * - pending-elsewhere: another request holds an unexpired claim on it (a concurrent duplicate)
+ * - { boundTo }: the payment was first claimed for other terms (another Golem, kind or amount); a
+ *   claim never rebinds, even after its lease lapsed, because its settlement may already be on-chain
  */
-export type ClaimOutcome = 'claimed' | 'duplicate' | 'pending-elsewhere'
+export type ClaimOutcome = 'claimed' | 'duplicate' | 'pending-elsewhere' | { boundTo: ClaimField }
+
+/** The first term in which `claim` differs from the payment's existing binding, or null. */
+export function boundField(existing: ClaimTerms, claim: ClaimTerms): ClaimField | null {
+  if (existing.golemId !== claim.golemId) return 'golemId'
+  if (existing.kind !== claim.kind) return 'kind'
+  if (existing.amount !== claim.amount) return 'amount'
+  return null
+}
 
 export type SettledPayment = { txHash: Hex; credit: Credit; owner: string; now: number }
 
@@ -57,6 +71,8 @@ export class InMemoryPaymentLedger implements PaymentLedger {
   async claim(ref: PaymentRef, claim: PaymentClaim): Promise<ClaimOutcome> {
     const key = keyOf(ref)
     const existing = this.#entries.get(key)
+    const bound = existing === undefined ? null : boundField(existing.status === 'settled' ? existing.credit : existing.claim, claim)
+    if (bound !== null) return { boundTo: bound }
     if (existing?.status === 'settled') return 'duplicate'
     if (existing?.status === 'pending' && existing.leaseUntil > claim.now && existing.claim.owner !== claim.owner) {
       return 'pending-elsewhere'

@@ -36,8 +36,8 @@ export type X402Payments = {
 }
 
 const descriptions: Record<PaymentKind, string> = {
-  extend: 'Extend a Golem\'s life by runtime hours (seed 003 §6.1)',
-  feed: 'Feed a Golem: reprieve funding at death (seed 003 §6.1)',
+  extend: 'Extend a Golem\'s life by runtime hours',
+  feed: 'Feed a Golem: reprieve funding at death',
 }
 
 export function createX402Payments(options: X402PaymentsOptions): X402Payments {
@@ -53,6 +53,7 @@ export function createX402Payments(options: X402PaymentsOptions): X402Payments {
       pricing: config.pricing,
       resource: { url: request.resourceUrl, description: descriptions[kind], mimeType: 'application/json' },
       ledger: options.ledger,
+      ledgerId: config.ledgerId,
       facilitator: options.facilitator,
       now: now(),
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),

@@ -12,6 +12,7 @@ import { processPayment, type PaymentOutcome, type ProcessPaymentInput } from '.
 import { createX402Payments } from './payments.ts'
 import { toResponse } from '../../functions/api/paymentResponse.ts'
 import { requirementsFor, resolveX402Config } from './requirements.ts'
+import { settlementTag } from './settlementTag.ts'
 
 const OPERATOR: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const USDC: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
@@ -19,6 +20,10 @@ const PAYER: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 const TX: Hex = `0x${'cd'.repeat(32)}`
 const config = resolveX402Config({ chainId: 31337, asset: USDC, payTo: OPERATOR, pricing: { runtimeCostPerHour: 500_000n, deathReserve: 5_000_000n } })
 const golem = { id: 'golem-1', lifecycle: 'alive' as const }
+const LEDGER_ID = 'unit-ledger'
+/** What the settlement account's transaction carries: transferWithAuthorization calldata, then the tag. */
+const ourInput = (nonce: Hex, o: { golemId?: string; kind?: 'extend' | 'feed'; amount?: bigint; ledgerId?: string } = {}) =>
+  `0xe3ee160e${'00'.repeat(64)}${settlementTag({ ledgerId: o.ledgerId ?? LEDGER_ID, payer: PAYER, nonce, golemId: o.golemId ?? golem.id, kind: o.kind ?? 'extend', amount: o.amount ?? 500_000n }).slice(2)}` as Hex
 
 function header(o: { value?: bigint; nonce?: Hex; accepted?: Record<string, unknown>; x402Version?: number } = {}, kind: 'extend' | 'feed' = 'extend'): string {
   const req = requirementsFor(config, kind)
@@ -43,6 +48,7 @@ type Script = {
 function fakeFacilitator(script: Script = {}) {
   const calls = { verify: 0, settle: 0, findSettlement: 0 }
   const facilitator: PaymentFacilitator = {
+    settlementAccount: OPERATOR,
     async verify() {
       calls.verify++
       const v = script.verify ?? { isValid: true, payer: PAYER }
@@ -70,6 +76,7 @@ function run(over: Partial<ProcessPaymentInput> & { header: string | undefined }
     pricing: config.pricing,
     resource: { url: 'http://127.0.0.1/api/v1/extend' },
     ledger,
+    ledgerId: LEDGER_ID,
     facilitator,
     now,
     ...over,
@@ -193,7 +200,8 @@ describe('processPayment', () => {
 
   test('a lost receipt keeps the claim; after the lease a retry reconciles from the chain and credits once', async () => {
     const ledger = new InMemoryPaymentLedger()
-    const h = header()
+    const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
+    const h = header({ nonce })
     const pending = fakeFacilitator({ settle: { success: false, errorReason: 'settlement_pending', transaction: TX, network: config.network } })
     const first = await run({ header: h, leaseMs: 60_000 }, ledger, pending.facilitator, 1_000_000)
     expectRefused(first, 503, 'PAYMENT_SETTLEMENT_PENDING')
@@ -204,7 +212,7 @@ describe('processPayment', () => {
     expectRefused(await run({ header: h, leaseMs: 60_000 }, ledger, pending.facilitator, 1_030_000), 409, 'PAYMENT_IN_PROGRESS')
 
     // The transfer did land: the token now says the nonce is used, and the chain has the transfer.
-    const found = { txHash: TX, from: PAYER, to: getAddress(OPERATOR), value: 500_000n, blockNumber: 7n }
+    const found = { txHash: TX, from: PAYER, to: getAddress(OPERATOR), value: 500_000n, blockNumber: 7n, submitter: OPERATOR, input: ourInput(nonce) }
     const chain = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found })
     const retry = await run({ header: h, leaseMs: 60_000 }, ledger, chain.facilitator, 1_061_000)
     expect(retry.ok && { reconciled: retry.reconciled, txHash: retry.txHash, credit: retry.credit }).toEqual({
@@ -219,11 +227,12 @@ describe('processPayment', () => {
 
   test('a used nonce whose transfer went elsewhere (or for another value) is a replay, not a credit', async () => {
     const ledger = new InMemoryPaymentLedger()
-    const found = { txHash: TX, from: PAYER, to: getAddress(PAYER), value: 500_000n, blockNumber: 7n }
+    const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
+    const found = { txHash: TX, from: PAYER, to: getAddress(PAYER), value: 500_000n, blockNumber: 7n, submitter: OPERATOR, input: ourInput(nonce) }
     const { facilitator } = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found })
-    expectRefused(await run({ header: header() }, ledger, facilitator), 409, 'PAYMENT_REPLAYED')
+    expectRefused(await run({ header: header({ nonce }) }, ledger, facilitator), 409, 'PAYMENT_REPLAYED')
     const other = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found: { ...found, to: getAddress(OPERATOR), value: 1n } })
-    expectRefused(await run({ header: header() }, ledger, other.facilitator), 409, 'PAYMENT_REPLAYED')
+    expectRefused(await run({ header: header({ nonce }) }, ledger, other.facilitator), 409, 'PAYMENT_REPLAYED')
     expect(ledger.entries()).toEqual([])
   })
 
@@ -232,6 +241,48 @@ describe('processPayment', () => {
     const flaky: PaymentLedger = { claim: (r, c) => inner.claim(r, c), release: (r, o) => inner.release(r, o), markSettled: () => Promise.reject(new Error('store down')) }
     expectRefused(await run({ header: header() }, flaky, fakeFacilitator().facilitator), 503, 'PAYMENT_SETTLEMENT_PENDING')
     expect(inner.entries()).toMatchObject([{ status: 'pending' }])
+  })
+
+  test('after a crash the payment stays bound: another Golem or kind -> 409 PAYMENT_BOUND_ELSEWHERE, nothing verified or credited; the first terms reconcile', async () => {
+    const inner = new InMemoryPaymentLedger()
+    const flaky: PaymentLedger = { claim: (r, c) => inner.claim(r, c), release: (r, o) => inner.release(r, o), markSettled: () => Promise.reject(new Error('store down')) }
+    const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
+    const h = header({ nonce, value: 5_000_000n })
+    const tags: (Hex | undefined)[] = []
+    const first = fakeFacilitator()
+    const settle = first.facilitator.settle.bind(first.facilitator)
+    first.facilitator.settle = (p, r, o) => (tags.push(o?.tag), settle(p, r, o))
+    expectRefused(await run({ header: h, leaseMs: 1000 }, flaky, first.facilitator, 0), 503, 'PAYMENT_SETTLEMENT_PENDING')
+    expect(tags).toEqual([settlementTag({ ledgerId: LEDGER_ID, payer: PAYER, nonce, golemId: golem.id, kind: 'extend', amount: 5_000_000n })])
+
+    const found = { txHash: TX, from: PAYER, to: OPERATOR, value: 5_000_000n, blockNumber: 7n, submitter: OPERATOR, input: ourInput(nonce, { amount: 5_000_000n }) }
+    const chain = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found })
+    const other = await run({ header: h, golemId: 'golem-2', golem: { id: 'golem-2', lifecycle: 'alive' } }, inner, chain.facilitator, 5000)
+    expectRefused(other, 409, 'PAYMENT_BOUND_ELSEWHERE')
+    expect(other.ok || other.message).toBe('golemId: this payment was first presented with another golemId; a payment is credited only to the Golem and kind it was first presented for, never rebound')
+    const feed = await run({ header: h, kind: 'feed', requirements: requirementsFor(config, 'feed') }, inner, chain.facilitator, 5000)
+    expectRefused(feed, 409, 'PAYMENT_BOUND_ELSEWHERE')
+    expect(feed.ok || feed.message).toMatch(/^kind: /)
+    expect(chain.calls).toEqual({ verify: 0, settle: 0, findSettlement: 0 })
+    expect(inner.entries()).toMatchObject([{ status: 'pending', claim: { golemId: 'golem-1', kind: 'extend' } }])
+
+    const own = await run({ header: h }, inner, chain.facilitator, 5000)
+    expect(own.ok && own.reconciled && own.credit).toEqual({ kind: 'extend', golemId: 'golem-1', seconds: 36_000n, amount: 5_000_000n })
+  })
+
+  test.each([
+    ['submitted by another account', { submitter: PAYER }, /^transaction\.from /],
+    ['tagged for another Golem', { golemId: 'golem-2' }, /^transaction\.input /],
+    ['tagged for another ledger', { ledgerId: 'other-stage' }, /^transaction\.input /],
+  ] as const)('a used nonce whose settlement was %s is a replay, not a credit', async (_, over, reason) => {
+    const ledger = new InMemoryPaymentLedger()
+    const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
+    const input = ourInput(nonce, 'submitter' in over ? {} : over)
+    const found = { txHash: TX, from: PAYER, to: OPERATOR, value: 500_000n, blockNumber: 7n, submitter: 'submitter' in over ? over.submitter : OPERATOR, input }
+    const outcome = await run({ header: header({ nonce }) }, ledger, fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found }).facilitator)
+    expectRefused(outcome, 409, 'PAYMENT_REPLAYED')
+    expect(outcome.ok || outcome.details.reconciliation).toMatch(reason)
+    expect(ledger.entries()).toEqual([])
   })
 
   test('twenty concurrent copies of one payment: one settle, one credit, nineteen 409s', async () => {

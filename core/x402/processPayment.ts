@@ -1,7 +1,9 @@
 // One x402-paid request, start to finish: refuse what cannot be credited, claim the payment in the
 // ledger, verify and settle it with the facilitator, record the credit once. Every refusal changes
 // nothing: a claim taken for a payment that then fails is released, and no credit is ever recorded
-// without a settled transfer to the operator. The chain, ledger and clock come in as arguments.
+// without a settled transfer to the operator. A payment stays bound to the Golem, kind and amount it
+// was first claimed for, and crash recovery credits only a transfer this deployment's settlement
+// account submitted, tagged for that claim. The chain, ledger and clock come in as arguments.
 import { randomUUID } from 'node:crypto'
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettleResponse } from '@x402/core/types'
@@ -9,9 +11,11 @@ import { getAddress, isAddressEqual, type Address, type Hex } from 'viem'
 import { codeForFacilitatorReason, shortMessage, x402ErrorStatus, type X402ErrorCode } from './errors.ts'
 import type { PaymentFacilitator } from './facilitator.ts'
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER, parsePaymentHeader } from './header.ts'
-import type { PaymentLedger, PaymentRef } from './ledger.ts'
+import type { ClaimField, PaymentLedger, PaymentRef } from './ledger.ts'
 import { creditFor, type Credit, type GolemPricing, type PaymentKind } from './pricing.ts'
+import { reconcileSettlement } from './reconcile.ts'
 import { X402_VERSION, paymentRequiredHeader } from './requirements.ts'
+import { settlementTag } from './settlementTag.ts'
 
 /** The part of a Golem record a payment cares about (the API's GolemRecord fits). */
 export type PayableGolem = { id: string; lifecycle: 'alive' | 'dying' | 'dead' }
@@ -28,6 +32,8 @@ export type ProcessPaymentInput = {
   pricing: GolemPricing
   resource: ResourceInfo
   ledger: PaymentLedger
+  /** Names this deployment's ledger in every settlement tag (see settlementTag.ts). */
+  ledgerId: string
   facilitator: PaymentFacilitator
   /** Unix ms, for the ledger's claim lease and records. (x402 checks validity on the wall clock.) */
   now: number
@@ -139,6 +145,10 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   if (claim === 'pending-elsewhere') {
     return refuse(ctx, 'PAYMENT_IN_PROGRESS', 'payload.authorization.nonce: this payment is being settled by another request', { ...ref })
   }
+  if (typeof claim === 'object') {
+    const field = boundFieldNames[claim.boundTo]
+    return refuse(ctx, 'PAYMENT_BOUND_ELSEWHERE', `${field}: this payment was first presented with another ${field}; a payment is credited only to the Golem and kind it was first presented for, never rebound`, { ...ref, field })
+  }
 
   const x402Payload: PaymentPayload = {
     x402Version: X402_VERSION,
@@ -148,7 +158,8 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   // The facilitator checks value == amount; the payer may pay more than the price, so the
   // requirements handed to it carry the signed value (already checked to be >= the price).
   const effective: PaymentRequirements = { ...req, amount: auth.value }
-  const afterClaim = { ctx, ref, owner, value }
+  const tag = settlementTag({ ledgerId: ctx.ledgerId, payer: ref.payer, nonce: ref.nonce, golemId, kind: ctx.kind, amount: value })
+  const afterClaim = { ctx, ref, owner, value, tag }
 
   let verified
   try {
@@ -164,7 +175,7 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
 
   let settlement: SettleResponse
   try {
-    settlement = await ctx.facilitator.settle(x402Payload, effective)
+    settlement = await ctx.facilitator.settle(x402Payload, effective, { tag })
   } catch (error) {
     // The exact scheme turns every failure after broadcasting into a result, so a throw means
     // nothing was sent (and if something was, a retry reconciles it from the chain).
@@ -185,7 +196,9 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   return recordCredit(afterClaim, settlement, false)
 }
 
-type AfterClaim = { ctx: Ctx; ref: PaymentRef; owner: string; value: bigint }
+type AfterClaim = { ctx: Ctx; ref: PaymentRef; owner: string; value: bigint; tag: Hex }
+
+const boundFieldNames: Record<ClaimField, string> = { golemId: 'golemId', kind: 'kind', amount: 'payload.authorization.value' }
 
 async function release({ ctx, ref, owner }: AfterClaim): Promise<void> {
   try {
@@ -197,15 +210,21 @@ async function release({ ctx, ref, owner }: AfterClaim): Promise<void> {
 
 async function failAfterClaim(a: AfterClaim, code: X402ErrorCode, reason: string | undefined, message: string | undefined): Promise<PaymentOutcome> {
   // "Nonce used" or "expired" may hide a transfer that did reach the operator (a crash or a lost
-  // receipt before the credit was recorded). If the chain has it, credit it now, once.
+  // receipt before the credit was recorded). If the chain has it, and it is this deployment's own
+  // settlement for this claim, credit it now, once.
+  let unreconciled: string | undefined
   if (code === 'PAYMENT_REPLAYED' || code === 'PAYMENT_EXPIRED') {
     const found = await a.ctx.facilitator.findSettlement({ asset: a.ctx.requirements.asset as Address, payer: a.ref.payer, nonce: a.ref.nonce }).catch((error: unknown) => {
       a.ctx.onUnexpectedError?.(error)
       return null
     })
-    if (found && isAddressEqual(found.to, a.ctx.requirements.payTo as Address) && found.value === a.value) {
-      const settlement: SettleResponse = { success: true, transaction: found.txHash, network: a.ctx.requirements.network, payer: a.ref.payer }
-      return recordCredit(a, settlement, true)
+    if (found) {
+      const decision = reconcileSettlement(found, { settlementAccount: a.ctx.facilitator.settlementAccount, payTo: a.ctx.requirements.payTo as Address, value: a.value, tag: a.tag })
+      if (decision.accept) {
+        const settlement: SettleResponse = { success: true, transaction: found.txHash, network: a.ctx.requirements.network, payer: a.ref.payer }
+        return recordCredit(a, settlement, true)
+      }
+      unreconciled = `${decision.field} ${decision.rule}`
     }
   }
   await release(a)
@@ -213,6 +232,7 @@ async function failAfterClaim(a: AfterClaim, code: X402ErrorCode, reason: string
   if (reason !== undefined) details.reason = reason
   const short = shortMessage(message)
   if (short !== undefined) details.facilitatorMessage = short
+  if (unreconciled !== undefined) details.reconciliation = unreconciled
   const what = code === 'PAYMENT_REPLAYED' ? 'the authorization nonce is already used or canceled on-chain' : (reason ?? 'invalid payment')
   return refuse(a.ctx, code, `payment: ${what}; nothing was credited`, details)
 }

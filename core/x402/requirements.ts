@@ -18,12 +18,19 @@ export type X402Config = {
   tokenVersion?: string
   /** How long a signed authorization may stay valid (clients set validBefore = now + this). */
   maxTimeoutSeconds?: number
+  /**
+   * Names this deployment's payment ledger inside every settlement tag, so that two deployments on one
+   * chain, token and operator never credit each other's settlements (deployed: the stage's table).
+   * Default `bardo`; deployments that share a settlement account must set distinct ids.
+   */
+  ledgerId?: string
 }
 
 export type ResolvedX402Config = Required<X402Config> & { network: `eip155:${number}` }
 
 export const X402_VERSION = 2
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 300
+export const DEFAULT_LEDGER_ID = 'bardo'
 
 /** x402 v2 names EVM chains by CAIP-2: `eip155:<chainId>`. */
 export function networkOf(chainId: number): `eip155:${number}` {
@@ -36,6 +43,8 @@ export function resolveX402Config(config: X402Config): ResolvedX402Config {
   if (!isAddress(config.payTo, { strict: false })) throw new X402ConfigError('payTo', 'must be an address')
   const maxTimeoutSeconds = config.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS
   if (!Number.isSafeInteger(maxTimeoutSeconds) || maxTimeoutSeconds < 10) throw new X402ConfigError('maxTimeoutSeconds', 'must be an integer of at least 10')
+  const ledgerId = config.ledgerId ?? DEFAULT_LEDGER_ID
+  if (typeof ledgerId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(ledgerId)) throw new X402ConfigError('ledgerId', 'must be 1 to 128 printable ASCII characters without spaces')
   return {
     chainId: config.chainId,
     network: networkOf(config.chainId),
@@ -45,6 +54,7 @@ export function resolveX402Config(config: X402Config): ResolvedX402Config {
     tokenName: config.tokenName ?? 'USD Coin',
     tokenVersion: config.tokenVersion ?? '2',
     maxTimeoutSeconds,
+    ledgerId,
   }
 }
 

@@ -1,13 +1,15 @@
 // The durable ledger: PaymentLedger over core/store's PaymentStore (conditional writes on one
 // DynamoDB item per (payer, nonce)), so "credited once" holds across Lambda instances and restarts.
 import type { PaymentStore } from '../store/store.ts'
-import type { ClaimOutcome, PaymentLedger } from './ledger.ts'
+import { boundField, type ClaimOutcome, type PaymentLedger } from './ledger.ts'
 
 export function paymentLedgerFromStore(store: PaymentStore): PaymentLedger {
   return {
     async claim(ref, claim): Promise<ClaimOutcome> {
       const result = await store.claimPayment({ ...ref, golemId: claim.golemId, kind: claim.kind, amount: claim.amount, owner: claim.owner, now: claim.now, leaseMs: claim.leaseMs })
       if (result.claimed) return 'claimed'
+      const bound = boundField(result.existing, claim)
+      if (bound !== null) return { boundTo: bound }
       return result.existing.status === 'settled' ? 'duplicate' : 'pending-elsewhere'
     },
     async markSettled(ref, settled) {

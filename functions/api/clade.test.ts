@@ -1,4 +1,4 @@
-// Clade auth over HTTP (seed 003 §5): real viem EIP-712 signatures, injected clock.
+// Clade auth over HTTP: real viem EIP-712 signatures, injected clock.
 import { privateKeyToAccount } from 'viem/accounts'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { cladeChallengeTypedData, cladeDomain, type CladeChallenge } from '../../core/clade/challenge.ts'
@@ -148,6 +148,28 @@ describe('Clade challenge-response', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
     expect((await app.request(`/clade/v1/challenge?caller=${alice.address}`, { headers: ip(10) })).status).toBe(200)
+  })
+
+  it('charges a CladeChallenge to the IP before checking it: a flood reaches the registry no more often than the budget allows', async () => {
+    let lookups = 0
+    const registry = deps.operators
+    const counted = createApp({ ...deps, config: { ...deps.config, rateLimits: { cladeChallenge: 5 } }, operators: { operatorOf: (a) => (lookups++, registry.operatorOf(a)) } })
+    const issued = await counted.request(`/clade/v1/challenge?caller=${mallory.address}`, { headers: ip(30) })
+    const { challenge } = (await issued.json()) as { challenge: CladeChallenge }
+    lookups = 0
+    // Validly signed by a Golem of another operator: each check reads the registry twice, then refuses.
+    const signed = { ...challengeHeaders(challenge, await mallory.signTypedData(cladeChallengeTypedData(challenge, chainId))), ...ip(31) }
+    const statuses: number[] = []
+    for (let i = 0; i < 12; i++) statuses.push((await counted.request('/clade/v1/status', { headers: signed })).status)
+    expect(statuses.slice(0, 5).every((s) => s === 401 || s === 403)).toBe(true)
+    expect(statuses.slice(5)).toEqual(Array(7).fill(429))
+    expect(lookups).toBe(5 * 2)
+    // Forged signatures from another IP: refused, then 429 after the same budget.
+    const forged = { ...challengeHeaders(challenge, await alice.signTypedData(cladeChallengeTypedData(challenge, chainId))), ...ip(32) }
+    const forgedStatuses: number[] = []
+    for (let i = 0; i < 8; i++) forgedStatuses.push((await counted.request('/clade/v1/status', { headers: forged })).status)
+    expect(forgedStatuses).toEqual([...Array(5).fill(401), ...Array(3).fill(429)])
+    expect(lookups).toBe(5 * 2)
   })
 
   it('validates Clade bodies and queries after authentication, naming field and rule', async () => {

@@ -1,5 +1,5 @@
-// Clade authentication at the edge (seed 003 §5.2): `CladeChallenge <sig>` + `X-Clade-Challenge` buys
-// an `X-Clade-Token`; `CladeToken <token>` spends it. core/clade decides; this wires headers and limits.
+// Clade authentication at the edge: `CladeChallenge <sig>` + `X-Clade-Challenge` buys an
+// `X-Clade-Token`; `CladeToken <token>` spends it. core/clade decides; this wires headers and limits.
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Hex } from 'viem'
 import type { RateLimitDecision } from '../../core/ratelimit/window.ts'
@@ -65,16 +65,22 @@ async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecr
 }
 
 /**
- * Authenticates a sibling Golem. A refusal is charged to the caller's IP (anonymous Clade budget) so
- * that forging is throttled; a success is charged to the caller's address at the authenticated limit.
+ * Authenticates a sibling Golem. A CladeChallenge signature (signature recovery, registry reads, a nonce
+ * write) is charged to the caller's IP before any of that work, so a flood of forged or unregistered
+ * handshakes reaches the registry no more often than the budget allows. A CladeToken is an HMAC
+ * checked in memory, cheaper than the counter write itself: it is checked first, a refusal is charged
+ * to the IP's anonymous Clade budget, and a success to the caller's address at the authenticated limit.
  */
 export function cladeAuth(deps: ApiDeps, secret: CladeSecret): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
+    const handshake = c.req.header('authorization')?.startsWith('CladeChallenge ') === true
+    if (handshake) await charge(c, deps, 'clade-handshake', clientAddress(c, deps.config.trustedProxyHops), limitsOf(deps).cladeHandshake)
     let session: CladeSession
     try {
       session = await authenticate(c, deps, secret)
     } catch (err) {
-      await chargeAnonymousClade(c, deps)
+      // A handshake already paid; anything else (no credential, a bad token) pays now.
+      if (!handshake) await chargeAnonymousClade(c, deps)
       throw err
     }
     const decision = await charge(c, deps, 'clade', session.sub, limitsOf(deps).clade)

@@ -46,6 +46,8 @@ function optionalSecret(name: string, env: NodeJS.ProcessEnv): string {
  * - BARDO_USDC, BARDO_USDC_NAME, BARDO_USDC_VERSION: default the chain's USDC from @x402/evm
  * - BARDO_RUNTIME_COST_PER_HOUR (default 500000 = $0.50), BARDO_DEATH_RESERVE (default 12000000 = 24 h)
  * - BARDO_X402_CONFIRMATION_TIMEOUT_MS (default 20000, under the function's 30 s)
+ * - BARDO_X402_LEDGER_ID: names the payment ledger in settlement tags; default the table name, so two
+ *   stages on one chain never credit each other's settlements
  */
 export async function loadPaymentWiring(
   env: NodeJS.ProcessEnv,
@@ -70,6 +72,7 @@ export async function loadPaymentWiring(
     optionalAddress(env, 'BARDO_PAY_TO') ?? (await publicClient.readContract({ address: vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }))
   const timeout = Number(env.BARDO_X402_CONFIRMATION_TIMEOUT_MS ?? 20_000)
   if (!Number.isSafeInteger(timeout) || timeout < 1000) throw configError('BARDO_X402_CONFIRMATION_TIMEOUT_MS', 'must be an integer of at least 1000')
+  const ledgerId = env.BARDO_X402_LEDGER_ID || env.BARDO_TABLE_NAME
   const tokenName = env.BARDO_USDC_NAME || (useKnownDomain ? known!.name : undefined)
   const tokenVersion = env.BARDO_USDC_VERSION || (useKnownDomain ? known!.version : undefined)
   return {
@@ -80,6 +83,7 @@ export async function loadPaymentWiring(
     ...(tokenVersion ? { tokenVersion } : {}),
     pricing: { runtimeCostPerHour: atomic(env, 'BARDO_RUNTIME_COST_PER_HOUR', 500_000n), deathReserve: atomic(env, 'BARDO_DEATH_RESERVE', 12_000_000n) },
     confirmationTimeoutMs: timeout,
+    ...(ledgerId ? { ledgerId } : {}),
   }
 }
 

@@ -1,5 +1,6 @@
-// Tiers and limits (seed 003 §11) as middleware: identify the caller, count in the store, put
-// X-RateLimit-* on the response (errors included), refuse with 429 + Retry-After.
+// Tiers and limits as middleware: identify the caller, count in the store, put X-RateLimit-* on the
+// response (errors included), refuse with 429 + Retry-After. A bearer or Snap token is charged to the
+// client address before it is checked, so refused credentials never cost more checks than the budget.
 import type { Context, MiddlewareHandler } from 'hono'
 import { z } from 'zod/v4'
 import {
@@ -10,6 +11,7 @@ import {
   rateLimitBucket,
   rateLimitHeaders,
   TIER_LIMITS,
+  type RateLimitBucketKind,
   type RateLimitDecision,
   type Tier,
 } from '../../core/ratelimit/index.ts'
@@ -33,14 +35,19 @@ export const tierHeaders = z.object({
     .meta({ description: 'Bearer <token>: 1000 requests/min/user' }),
 })
 
-type Limits = { public: number; read: number; authenticated: number; cladeChallenge: number; clade: number }
+type Limits = { public: number; read: number; authenticated: number; cladeChallenge: number; clade: number; credential: number; cladeHandshake: number }
 
+/**
+ * The pre-auth budgets follow the limits they guard: an address may present as many tokens as one
+ * authenticated user may send, and as many CladeChallenge signatures as it may fetch challenges.
+ */
 export function limitsOf(deps: ApiDeps): Limits {
-  return { ...TIER_LIMITS, cladeChallenge: CLADE_CHALLENGE_LIMIT, clade: TIER_LIMITS.authenticated, ...deps.config.rateLimits }
+  const limits = { ...TIER_LIMITS, cladeChallenge: CLADE_CHALLENGE_LIMIT, clade: TIER_LIMITS.authenticated, ...deps.config.rateLimits }
+  return { ...limits, credential: limits.authenticated, cladeHandshake: limits.cladeChallenge }
 }
 
 /** Counts one request, sets the headers, and throws RATE_LIMITED when the window is used up. */
-export async function charge(c: Context, deps: ApiDeps, tier: Tier | 'clade-challenge' | 'clade', subject: string, limit: number): Promise<RateLimitDecision> {
+export async function charge(c: Context, deps: ApiDeps, tier: RateLimitBucketKind, subject: string, limit: number): Promise<RateLimitDecision> {
   const decision = await consumeRateLimit(deps.stores.rateLimits, rateLimitBucket(tier, subject), limit, deps.clock.now())
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value)
   if (!decision.allowed) {
@@ -92,7 +99,9 @@ async function identify(c: Context<ApiEnv>, deps: ApiDeps, ip: string): Promise<
     return { principal: { kind: 'read', keyId }, tier: 'read', subject: keyId }
   }
   if (claim.tier === 'authenticated') {
-    // Snap tokens are bearer tokens too (seed 002); they authenticate one owner's Snap.
+    // Charged before the store read or the verifier call: past this budget a token is not even looked at.
+    await charge(c, deps, 'credential', ip, limitsOf(deps).credential)
+    // Snap tokens are bearer tokens too; they authenticate one owner's Snap.
     if (isSnapTokenShaped(claim.bearerToken)) {
       const owner = await verifySnapToken(deps.stores.snapTokens, claim.bearerToken)
       if (!owner) return refuse(c, deps, ip, new ApiError('INVALID_TOKEN', 'authorization: Snap token is unknown or was rotated away'))

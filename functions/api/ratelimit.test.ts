@@ -1,4 +1,4 @@
-// Tiers and limits (seed 003 §11) through the app, with an injected clock and store.
+// Tiers and limits through the app, with an injected clock and store.
 import { describe, expect, it } from 'vitest'
 import { hashApiKey } from '../../core/ratelimit/tiers.ts'
 import { createApp } from './app.ts'
@@ -97,6 +97,39 @@ describe('tiers', () => {
       expect(res.status).toBeGreaterThanOrEqual(400)
       expect(res.headers.get('x-ratelimit-limit')).toBe('30')
     }
+  })
+})
+
+describe('charged before the credential is checked', () => {
+  function flooded() {
+    const calls = { bearer: 0, snap: 0 }
+    const deps = testApiDeps({
+      golems: [sampleGolem()],
+      clock: new ManualClock(T0),
+      // The public budget is larger here, so only the pre-check budget can answer 429.
+      config: { trustedProxyHops: 1, rateLimits: { authenticated: 5, public: 100 } },
+      overrides: { bearer: { verifyBearer: async () => (calls.bearer++, undefined) } },
+    })
+    const lookup = deps.stores.snapTokens.getSnapTokenHash.bind(deps.stores.snapTokens)
+    deps.stores.snapTokens.getSnapTokenHash = (owner) => (calls.snap++, lookup(owner))
+    return { app: createApp(deps), calls }
+  }
+
+  it.each([
+    ['bearer tokens', 'bearer', (i: number) => `Bearer forged-${i}`],
+    ['Snap tokens', 'snap', (i: number) => `Bearer bardo_snap_${'ab'.repeat(20)}.${String(i).padStart(43, 'x')}`],
+  ] as const)('a flood of bad %s is refused 429 after the budget; the verifier runs no more often than the budget allows', async (_, which, token) => {
+    const { app, calls } = flooded()
+    const statuses: number[] = []
+    for (let i = 0; i < 12; i++) {
+      const res = await app.request(path, { headers: { authorization: token(i), 'x-forwarded-for': '198.51.100.20' } })
+      statuses.push(res.status)
+      if (res.status === 429) expect(await res.json()).toMatchObject({ code: 'RATE_LIMITED', details: { tier: 'credential', limit: 5 } })
+    }
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)])
+    expect(calls[which]).toBe(5)
+    // Another address has its own budget.
+    expect((await app.request(path, { headers: { authorization: token(99), 'x-forwarded-for': '198.51.100.21' } })).status).toBe(401)
   })
 })
 

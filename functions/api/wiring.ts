@@ -28,6 +28,8 @@ export type ApiPaymentWiring = {
   pricing: GolemPricing
   /** Keep it under the function's deadline: a slow chain then answers 503 pending instead of being killed. */
   confirmationTimeoutMs?: number
+  /** Names this deployment's payment ledger in settlement tags; distinct per stage (see core/x402/settlementTag.ts). */
+  ledgerId?: string
 }
 
 export type ApiWiring = {
@@ -91,6 +93,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
         pricing: p.pricing,
         ...(p.tokenName === undefined ? {} : { tokenName: p.tokenName }),
         ...(p.tokenVersion === undefined ? {} : { tokenVersion: p.tokenVersion }),
+        ...(p.ledgerId === undefined ? {} : { ledgerId: p.ledgerId }),
       },
       ledger: paymentLedgerFromStore(w.store),
       facilitator: createInProcessFacilitator({

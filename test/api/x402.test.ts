@@ -207,6 +207,43 @@ describe('exactly once when the profile update is retried or interrupted', () =>
     expect((await local.profile('phoenix')).life.runwayEndsAt).toBe(repaired.life.runwayEndsAt)
   })
 
+  it('crash then replay through the API: recording fails after settlement (503), the lease lapses, the payment presented for another Golem is 409 PAYMENT_BOUND_ELSEWHERE; the payer\'s retry is credited to its Golem', async () => {
+    const local = await startApiStackOnSameChain()
+    await provisionGolem({ clients: stack.devnet, deployment: stack.devnet.deployment, store: local.store, signers: stack.signers, owner: stack.owner, golemId: 'thief', strategy: STRATEGY, runwayDays: 30, periodAmount: 10_000_000n })
+    let failures = 1
+    const crashing = new Proxy(local.store, {
+      get(target, prop, receiver) {
+        if (prop === 'creditPaymentOnce') {
+          return async (input: Parameters<Store['creditPaymentOnce']>[0]) => {
+            if (failures-- > 0) throw new Error('store outage')
+            return target.creditPaymentOnce(input)
+          }
+        }
+        const value = Reflect.get(target, prop, receiver) as unknown
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    let now = Date.now()
+    const app = stack.app({ store: crashing, clock: { now: () => now } })
+    const phoenixBefore = await local.profile('phoenix')
+    const thiefBefore = await local.profile('thief')
+    const { header, res } = await pay(app, '/api/v1/extend', { golemId: 'phoenix', hours: 2 })
+    expect(res.status).toBe(503)
+    expect(await res.json()).toMatchObject({ code: 'PAYMENT_SETTLEMENT_PENDING' })
+
+    now += 5 * 60_000 + 1 // the claim's lease lapsed
+    const attack = await postJson(app, '/api/v1/extend', { golemId: 'thief', hours: 2 }, { 'payment-signature': header })
+    expect(attack.status).toBe(409)
+    expect(await attack.json()).toMatchObject({ code: 'PAYMENT_BOUND_ELSEWHERE', message: expect.stringMatching(/^golemId: /) })
+    expect((await local.profile('thief')).life.runwayEndsAt).toBe(thiefBefore.life.runwayEndsAt)
+
+    const retry = await postJson(app, '/api/v1/extend', { golemId: 'phoenix', hours: 2 }, { 'payment-signature': header })
+    expect(retry.status).toBe(200)
+    expect(await retry.json()).toMatchObject({ golemId: 'phoenix', reconciled: true, profile: { applied: true, seconds: '7200' } })
+    expect((await local.profile('phoenix')).life.runwayEndsAt).toBe(phoenixBefore.life.runwayEndsAt + 7200n)
+    expect((await local.profile('thief')).life.runwayEndsAt).toBe(thiefBefore.life.runwayEndsAt)
+  })
+
   it('reconcileCredits applies a journaled credit that never reached the profile, once', async () => {
     const local = await startApiStackOnSameChain()
     const failing = interfering(local.store, async () => {

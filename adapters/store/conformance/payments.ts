@@ -56,6 +56,16 @@ export function paymentSuite(backend: Backend): void {
       expect(stale).toMatchObject({ credited: true, payment: { status: 'settled', owner: null } })
     })
 
+    it('never rebinds a pending claim to other terms, even after its lease lapsed', async () => {
+      const store = await backend.newStore()
+      await claimAs(store, 'req-a')
+      for (const other of [{ golemId: 'g-2' }, { kind: 'feed' as const }, { amount: 2n }]) {
+        const taken = await store.claimPayment({ ...payment, ...other, owner: 'req-b', now: T0 + 2 * LEASE, leaseMs: LEASE })
+        expect(taken).toMatchObject({ claimed: false, existing: { status: 'pending', owner: 'req-a', golemId: 'g-1', kind: 'extend', amount: 1_000_000n } })
+      }
+      expect(await claimAs(store, 'req-c', T0 + 2 * LEASE)).toMatchObject({ claimed: true, payment: { owner: 'req-c', golemId: 'g-1' } })
+    })
+
     it('refuses to credit the owner\'s own pending claim with other terms', async () => {
       const store = await backend.newStore()
       await claimAs(store, 'req-a')

@@ -26,9 +26,10 @@ export async function claimPayment(table: DynamoTable, raw: S.ClaimPaymentInput)
       keyOf(i),
       { set: { ...terms(i), status: 'pending', owner: i.owner, leaseUntil: i.now + i.leaseMs, claimedAt: i.now }, add: { version: 1 } },
       {
-        expression: 'attribute_not_exists(pk) OR (#status = :pending AND (#owner = :owner OR #leaseUntil <= :now))',
-        names: { '#status': 'status', '#owner': 'owner', '#leaseUntil': 'leaseUntil' },
-        values: { ':pending': 'pending', ':owner': i.owner, ':now': i.now },
+        // A claim keeps the terms it was first made for: a lapsed one is taken over, never rebound.
+        expression: 'attribute_not_exists(pk) OR (#status = :pending AND #golemId = :golemId AND #kind = :kind AND #amount = :amount AND (#owner = :owner OR #leaseUntil <= :now))',
+        names: { '#status': 'status', '#owner': 'owner', '#leaseUntil': 'leaseUntil', '#golemId': 'golemId', '#kind': 'kind', '#amount': 'amount' },
+        values: { ':pending': 'pending', ':owner': i.owner, ':now': i.now, ':golemId': i.golemId, ':kind': i.kind, ':amount': i.amount.toString() },
       },
     )
     if (item) return { claimed: true, payment: codec.paymentFromItem(item) }
