@@ -30,7 +30,7 @@ export type CreditApplied =
 export const PAYMENT_CREDITED_EVENT = 'PaymentCredited'
 
 /** The credit a settled payment record stands for (extend and feed buy runway at the same rate). */
-export function creditOfPayment(payment: PaymentRecord, runtimeCostPerHour: bigint): ProfileCredit {
+export function creditOfPayment(payment: Pick<PaymentRecord, 'payer' | 'nonce' | 'kind' | 'amount' | 'creditedAt'>, runtimeCostPerHour: bigint): ProfileCredit {
   return {
     kind: payment.kind,
     id: paymentCreditId(payment.payer, payment.nonce),
@@ -43,12 +43,21 @@ export function creditOfPayment(payment: PaymentRecord, runtimeCostPerHour: bigi
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
+/** The settled payment as the request that recorded it knows it: no need to read it back. */
+export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & { status: 'settled' }
+
 /**
  * Applies the settled payment (payer, nonce) to `golemId`. Safe to call any number of times, from any
- * number of processes: only the first call that wins the compare-and-swap changes the profile.
+ * number of processes: only the first call that wins the compare-and-swap changes the profile. The
+ * request that just recorded the payment passes it in; a repair reads it from the ledger.
  */
-export async function applyPaymentCredit(o: CreditOptions, golemId: string, ref: { payer: Address; nonce: Hex }): Promise<CreditApplied> {
-  const payment = await o.store.getPayment(ref)
+export async function applyPaymentCredit(
+  o: CreditOptions,
+  golemId: string,
+  ref: { payer: Address; nonce: Hex },
+  settled?: SettledPaymentRecord,
+): Promise<CreditApplied> {
+  const payment = settled ?? (await o.store.getPayment(ref))
   if (!payment || payment.status !== 'settled' || payment.creditedAt === null) return { applied: false, reason: 'notSettled', runwayEndsAt: null, attempts: 0 }
   if (payment.golemId !== golemId) return { applied: false, reason: 'otherGolem', runwayEndsAt: null, attempts: 0 }
   const credit = creditOfPayment(payment, o.runtimeCostPerHour)

@@ -52,6 +52,8 @@ export type PaymentAccepted = {
   txHash: Hex
   /** True when the transfer was found on-chain instead of sent by this request (crash recovery). */
   reconciled: boolean
+  /** When the ledger recorded the credit (unix ms): the settled record's `creditedAt`. */
+  creditedAt: number
   settlement: SettleResponse
   headers: Record<string, string>
   body: Record<string, unknown>
@@ -261,6 +263,7 @@ async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconcile
     nonce: ref.nonce,
     txHash,
     reconciled,
+    creditedAt: ctx.now,
     settlement,
     headers: { [PAYMENT_RESPONSE_HEADER]: encodePaymentResponseHeader(settlement) },
     body: { golemId: ctx.golemId, credit: creditJson, payer: ref.payer, transaction: txHash, network: settlement.network, reconciled },

@@ -36,7 +36,17 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
     if (outcome.ok) {
       let applied: CreditApplied
       try {
-        applied = await applyPaymentCredit(creditOptions, golem.id, { payer: outcome.payer, nonce: outcome.nonce })
+        const settled = {
+          status: 'settled' as const,
+          payer: outcome.payer,
+          nonce: outcome.nonce,
+          golemId: outcome.credit.golemId,
+          kind: outcome.credit.kind,
+          amount: outcome.credit.amount,
+          txHash: outcome.txHash,
+          creditedAt: outcome.creditedAt,
+        }
+        applied = await applyPaymentCredit(creditOptions, golem.id, { payer: outcome.payer, nonce: outcome.nonce }, settled)
       } catch (error) {
         // The payment is settled and recorded, so the payer is told it was paid; the profile update is
         // repaired by replaying the same payment (409 + repair) or by reconcileCredits.

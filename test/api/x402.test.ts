@@ -142,6 +142,27 @@ describe('x402 extend and feed through the API on anvil', () => {
   })
 })
 
+describe('one direction for a payment', () => {
+  it('credits the payment it just recorded without reading it back, and reads the Golem once to apply it', async () => {
+    const counts: Record<string, number> = {}
+    const counted = new Proxy(stack.store, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop) as unknown
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          counts[String(prop)] = (counts[String(prop)] ?? 0) + 1
+          return (value as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    }) as Store
+    const { res } = await pay(stack.app({ store: counted }), '/api/v1/extend', { golemId: 'atlas', hours: 1 })
+    expect(res.status).toBe(200)
+    expect(counts.getPayment ?? 0).toBe(0)
+    expect(counts.creditPaymentOnce).toBe(1)
+    expect(counts.updateGolem).toBe(1)
+  })
+})
+
 describe('exactly once when the profile update is retried or interrupted', () => {
   /** A store whose updateGolem runs `before` first on the calls it selects (a racing tick, an outage). */
   function interfering(store: Store, before: (call: number) => Promise<void>): Store {
