@@ -52,7 +52,7 @@ export async function sendOwnerCalls(params: {
   return receipt
 }
 
-/** The owner revokes a delegation in one transaction (seed 001 §2.3). */
+/** The owner revokes a delegation in one transaction. */
 export function disableDelegationCall(delegationManager: Address, delegation: Delegation): OwnerCall {
   return { to: delegationManager, data: contracts.DelegationManager.encode.disableDelegation({ delegation }) }
 }

@@ -128,7 +128,7 @@ export async function readKeystoreFile(path: string): Promise<KeystoreV3> {
   return parseKeystore(json, path)
 }
 
-/** Spec 003 §4.3: the LocalKey key lives at $GOLEM_DATA/session-key.json. */
+/** the LocalKey key lives at $GOLEM_DATA/session-key.json. */
 export function defaultKeystorePath(golemData: string): string {
   return join(golemData, 'session-key.json')
 }

@@ -1,4 +1,4 @@
-// The EIP-712 CladeChallenge (seed 003 §5.2): its domain, types, issuance and the JSON form callers echo.
+// The EIP-712 CladeChallenge: its domain, types, issuance and the JSON form callers echo.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { bytesToHex, concat, getAddress, hexToBytes, isAddress, numberToBytes, type Address, type Hex } from 'viem'
 import { z } from 'zod/v4'

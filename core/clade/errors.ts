@@ -1,6 +1,6 @@
 import { BardoError } from '../errors.ts'
 
-/** Why a Clade caller was refused. Every one of them is an HTTP 401 at the edge (seed 003 §5). */
+/** Why a Clade caller was refused. Every one of them is an HTTP 401 at the edge. */
 export type CladeAuthCode =
   | 'CLADE_AUTH_REQUIRED'
   | 'CLADE_CHALLENGE_NOT_ISSUED'

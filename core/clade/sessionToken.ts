@@ -1,4 +1,4 @@
-// Clade session tokens (seed 003 §5.2): HMAC-SHA256 over the claims, 5-minute TTL, so a sibling pays
+// Clade session tokens: HMAC-SHA256 over the claims, 5-minute TTL, so a sibling pays
 // for one ecrecover and one operator lookup per five minutes instead of per call.
 import { timingSafeEqual } from 'node:crypto'
 import { getAddress, isAddress, type Address } from 'viem'

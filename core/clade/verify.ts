@@ -1,4 +1,4 @@
-// Verifies a signed CladeChallenge (seed 003 §5.2) and issues nothing: the caller decides what a
+// Verifies a signed CladeChallenge and issues nothing: the caller decides what a
 // success buys (a session token at the edge).
 import { getAddress, isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 'viem'
 import { cladeChallengeTypedData, isIssuedCladeChallenge, type CladeChallenge } from './challenge.ts'

@@ -3,7 +3,7 @@ import type { Address } from 'viem'
 import type { GolemSigner } from './golemSigner.ts'
 import type { SessionKey } from './sessionKey.ts'
 
-/** Hard limits of a LocalKey Golem's delegation (001 §1). USD amounts in micro-USD (6 decimals). */
+/** Hard limits of a LocalKey Golem's delegation. USD amounts in micro-USD (6 decimals). */
 export type DelegationBounds = {
   maxDailySpendUsd: bigint
   maxTotalCalls: number
@@ -13,7 +13,7 @@ export type DelegationBounds = {
 }
 
 /**
- * How a Golem holds its key (001 §1, 003 §1). Chosen once at provisioning. Plain data (no
+ * How a Golem holds its key. Chosen once at provisioning. Plain data (no
  * secrets): passphrases, the Privy app secret and clients come to the factory separately.
  */
 export type CustodyMode =

@@ -3,11 +3,11 @@ import type { RevocationState } from '../health/permissionHealth.ts'
 import type { SigningPurpose } from './policy.ts'
 import type { RotationReason } from './rotation.ts'
 
-/** Lifecycle of a delegation (001 §2.3): one definition, in core/health. */
+/** Lifecycle of a delegation: one definition, in core/health. */
 export type { RevocationState }
 
 /**
- * Session-key events (001 §4). Every variant names the session key by address and carries the
+ * Session-key events. Every variant names the session key by address and carries the
  * time (unix seconds); none carries key material, so events can go to logs, the store and the indexer.
  */
 export type SessionKeyEvent =

@@ -6,7 +6,7 @@ const DAY = 86_400
 const T0 = 1_750_000_000
 const fresh = (over: Partial<RotationState> = {}): RotationState => ({ grantedAt: T0, operationsSigned: 0, initialBudget: 1_000_000_000n, remainingBudget: 1_000_000_000n, ...over })
 
-describe('RotationPolicy defaults (001 §4)', () => {
+describe('RotationPolicy defaults', () => {
   it('is 10,000 operations, 7 days, 10% budget floor', () => {
     expect(DEFAULT_ROTATION_POLICY).toEqual({ maxOperations: 10_000, maxAgeSeconds: 7 * DAY, budgetFloorFraction: 0.1 })
   })

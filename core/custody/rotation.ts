@@ -1,6 +1,6 @@
 import { CustodyConfigError } from './errors.ts'
 
-/** When a session key is replaced (001 §4). */
+/** When a session key is replaced. */
 export type RotationPolicy = {
   /** Signatures before a forced rotation. Default 10,000. */
   maxOperations: number

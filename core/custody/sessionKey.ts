@@ -24,7 +24,7 @@ export type SessionKeyParameters = {
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /**
- * The Golem's ephemeral key and its lifecycle (000 S7, 001 §4): generated at boot, counted and
+ * The Golem's ephemeral key and its lifecycle: generated at boot, counted and
  * budgeted as it signs, rotated by policy, zeroed at death. The key bytes sit in a MemoryKey;
  * nothing here ever serialises them.
  */
@@ -184,7 +184,7 @@ export class SessionKey implements OperationRecorder {
 }
 
 /**
- * Rotation (001 §4): generate the next key, announce the switch, zero the old key. The caller then
+ * Rotation: generate the next key, announce the switch, zero the old key. The caller then
  * asks the owner for a delegation to `next.address`; until it lands the Golem cannot redeem, which
  * the spec accepts (the heartbeat skips a tick). Listeners move to the new key.
  */

@@ -15,7 +15,7 @@ export interface SignerResolver {
 export type RenewedRunway = Pick<GolemProfile['runway'], 'chain' | 'periodDelegationHash' | 'periodTerms' | 'chainHashes' | 'periodStart'>
 
 /**
- * Key rotation (seed 001 §4): a fresh key and the delegator's fresh grant to it. Locally the owner's
+ * Key rotation: a fresh key and the delegator's fresh grant to it. Locally the owner's
  * smart account signs; in production the grant comes from the owner's wallet (or the Session Account
  * of the 7715 shape). The renewed grant starts at the next period boundary, so it never reopens a
  * period the old key already redeemed.

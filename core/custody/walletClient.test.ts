@@ -1,4 +1,4 @@
-// The path the lead's on-chain redemption will take: a viem WalletClient whose account is
+// The path an on-chain redemption takes: a viem WalletClient whose account is
 // golemSigner.account, sending to the real DelegationManager on anvil.
 import { DelegationManager } from '@metamask/delegation-abis'
 import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'

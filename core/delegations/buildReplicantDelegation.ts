@@ -21,7 +21,7 @@ export type BuildReplicantDelegationParameters = {
   /** Default: the nearest ancestor's allowedTargets, if any. Must lie within them. */
   targets?: readonly Address[]
   selectors?: readonly Hex[]
-  /** A slice of the parent's runway (seed 002: 2 of 10 USDC/day). */
+  /** A slice of the parent's runway (2 of 10 USDC/day). */
   runway?: { token: Address; periodAmount: bigint; periodDuration: number; startDate: number }
   /** More Bardo caveats (a Replicant's own golemPhase, dreamMode, ...). */
   bardo?: readonly BardoCaveat[]

@@ -1,4 +1,4 @@
-// Permission health (seed 002 metamask_check_permission_health) and RevocationState (seed 001 §2.3),
+// Permission health (what the wallet's permission-health check shows the owner) and RevocationState,
 // classified from on-chain facts the caller reads. Pure.
 import { BardoError } from '../errors.ts'
 
@@ -33,14 +33,14 @@ export type PermissionFacts = {
 export type PermissionHealthResult = {
   health: PermissionHealth
   revocation: RevocationState
-  /** Seed 002 fields. Amounts as decimal strings in token units (6 decimals for USDC). */
+  /** Amounts as decimal strings in token units (6 decimals for USDC). */
   remaining_today: string
   days_remaining: number
   last_redemption_at: number
   total_remaining: string
 }
 
-/** Seed 002 thresholds. */
+/** Where healthy, low and critical begin (days left on the grant, share of the period cap left). */
 export const healthThresholds = {
   healthyMinShareBps: 5_000n, // >50% of the period cap left
   healthyMinSeconds: 7n * 86_400n, // >7 days left
@@ -70,7 +70,7 @@ export function totalRemaining(f: PermissionFacts): bigint {
 }
 
 /**
- * Classifies health. Seed 002 leaves a gap (3-7 days left with more than half the cap): anything that is
+ * Classifies health. The thresholds leave a gap (3-7 days left with more than half the cap): anything that is
  * not healthy and not critical is `low`, so the classification is total. Expired or exhausted
  * permissions are `critical` (nothing left, but not revoked by the owner); only an owner revocation is
  * `revoked`.

@@ -1,4 +1,4 @@
-// What a settled x402 payment does to a Golem's profile (seed 003 §6.1). Pure: the API applies the
+// What a settled x402 payment does to a Golem's profile. Pure: the API applies the
 // result with a compare-and-swap on the store's Golem record and retries on a version conflict, so
 // the function must give the same answer for the same inputs, and must recognise a credit it has
 // already applied (exactly once, keyed on the payment).

@@ -30,7 +30,7 @@ describe('phases', () => {
     )
   })
 
-  it('uses the seed multipliers and 0.75 for Stable', () => {
+  it('uses the phase multipliers: 1.0, 0.75 for Stable, 0.5, 0.1, 0', () => {
     expect(phaseMultiplierBps).toEqual({ 0: 10_000n, 1: 7_500n, 2: 5_000n, 3: 1_000n, 4: 0n })
   })
 })

@@ -40,14 +40,14 @@ export function phaseForVitality(vitality: number): Phase {
 
 /**
  * The next phase: phases only move forward for the Golem itself (the oracle refuses anything else), so
- * a Golem whose vitality recovers stays where it is until the owner resets it (errata 5).
+ * a Golem whose vitality recovers stays where it is until the owner resets it.
  */
 export function nextPhase(current: Phase, vitality: number): Phase {
   return Math.max(current, phaseForVitality(vitality)) as Phase
 }
 
 /**
- * How much of the daily runway a redemption may take in each phase (seed 002): Thriving 1.0,
+ * How much of the daily runway a redemption may take in each phase: Thriving 1.0,
  * Conservation 0.5, Declining 0.1 (inference only), Terminal 0 (revoke instead). Stable is not in the
  * seed; we choose 0.75 — between Thriving and Conservation, because Stable still trades but no longer
  * spawns Replicants, so it needs most but not all of its runway. Expressed in basis points so amounts

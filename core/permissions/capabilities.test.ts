@@ -15,7 +15,7 @@ describe('tokenize', () => {
   })
 })
 
-describe('detectCapabilities: whole words only (errata 7)', () => {
+describe('detectCapabilities: whole words only', () => {
   it.each([
     ['help', []], ['alpha', []], ['helpful', []], ['LP', ['ProvideLiquidity']], ['LPs', ['ProvideLiquidity']],
     ['swapped', []], ['swapping', ['Swap']], ['swaps', ['Swap']], ['trade-off', []], ['trader', []],

@@ -1,6 +1,6 @@
 import { parseStrategyDocument } from './strategyDocument.ts'
 
-/** What a Golem's strategy may do on-chain; each one maps to protocols in the registry (seed 000 S9). */
+/** What a Golem's strategy may do on-chain; each one maps to protocols in the registry. */
 export const CAPABILITIES = [
   'Swap',
   'ProvideLiquidity',

@@ -69,7 +69,7 @@ export const runwayRequestsSchema = z
     message: 'expiry must be after startTime',
   })
 
-/** Human-legible, as seed 002 asks the wallet to show it. */
+/** Human-legible: the wallet shows it to the owner in the consent dialog. */
 export function runwayJustification(plan: PermissionPlan): string {
   const what = plan.capabilities.length === 0 ? 'runway only' : plan.capabilities.join(', ')
   return `Bardo runway subscription: ${formatUsdc(plan.dailyUsdcCap)} USDC/day for ${plan.runwayDays} days (${what})`
@@ -80,7 +80,7 @@ export function gasJustification(plan: PermissionPlan): string {
 }
 
 /**
- * The plan as today's ERC-7715 request (errata 8: no `signer`; `to` is the Golem's session account,
+ * The plan as today's ERC-7715 request (no `signer`; `to` is the Golem's session account,
  * `from` the owner's smart account, the expiry a rule). `isAdjustmentAllowed` is false: the plan is the
  * compiled minimum and the Bardo re-delegation's caveats are derived from the same numbers.
  */

@@ -16,7 +16,7 @@ export class StrategyCompileError extends BardoError {
 }
 
 /**
- * A well-formed strategy that asks for more than seed 002's runway guardrail allows without an explicit
+ * A well-formed strategy that asks for more than the runway guardrail allows without an explicit
  * owner override (`override: true` in front matter): a runway over 90 days or a cap over 100 USDC/day.
  */
 export class StrategyGuardrailError extends BardoError {

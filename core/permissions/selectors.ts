@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 
 /**
- * Real 4-byte selectors of the functions a Golem may call (errata 2: no placeholders).
+ * Real 4-byte selectors of the functions a Golem may call (no placeholders).
  * protocolRegistry.test.ts recomputes every one with viem's toFunctionSelector from its signature.
  */
 export const SELECTORS = {

@@ -25,7 +25,7 @@ describe('fixed windows', () => {
 })
 
 describe('tiers', () => {
-  it('has the seed limits and prefers a bearer token over a key', () => {
+  it('has the tier limits and prefers a bearer token over a key', () => {
     expect(TIER_LIMITS).toEqual({ public: 30, read: 300, authenticated: 1000 })
     expect(claimTier({})).toEqual({ tier: 'public' })
     expect(claimTier({ apiKey: 'bardo_read_x' })).toEqual({ tier: 'read', apiKey: 'bardo_read_x' })

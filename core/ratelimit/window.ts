@@ -1,6 +1,6 @@
-// Fixed-window rate limiting (seed 003 §11): the decision and the headers, given a count. Pure.
+// Fixed-window rate limiting: the decision and the headers, given a count. Pure.
 
-/** Seed 003 §11 counts requests per minute. */
+/** Limits count requests per minute. */
 export const RATE_LIMIT_WINDOW_SECONDS = 60
 
 export type RateLimitWindow = {
@@ -43,7 +43,7 @@ export function decideRateLimit(count: number, limit: number, nowMs: number, win
   return { allowed, limit, remaining, resetAt: window.resetAt, retryAfter }
 }
 
-/** The headers seed 003 §11 puts on every response; `Retry-After` only on a refusal. */
+/** The X-RateLimit-* headers on every response; `Retry-After` only on a refusal. */
 export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
   const headers: Record<string, string> = {
     'X-RateLimit-Limit': String(d.limit),

@@ -1,4 +1,4 @@
-// Snap bearer tokens (seed 002 "Metadata leakage via Snap"): one current token per owner, stored only
+// Snap bearer tokens (a leaked token must not expose the owner's Golems for long): one current token per owner, stored only
 // as a hash. The Snap's own cron ("heartbeat", every 5 minutes) calls /api/snap/status, and every
 // successful call replaces the token with the next one it returns (refresh-token rotation); the
 // previous token stops working at once, with no grace. The Golem heartbeat may rotate too.

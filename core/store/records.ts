@@ -11,7 +11,7 @@ export type JsonInputObject = { [key: string]: JsonInputValue }
 export const CUSTODY_MODES = ['Delegation', 'LocalKey', 'Embedded'] as const
 export type CustodyModeName = (typeof CUSTODY_MODES)[number]
 
-/** alive -> dying -> dead, never backwards: the death protocol is irreversible (003 §10). */
+/** alive -> dying -> dead, never backwards: the death protocol is irreversible. */
 export const GOLEM_STATUSES = ['alive', 'dying', 'dead'] as const
 export type GolemStatus = (typeof GOLEM_STATUSES)[number]
 
@@ -140,7 +140,7 @@ export type NonceRecord = {
 
 export type CounterValue = { count: number; resetAt: number }
 
-/** Custody events (001 §4, §6) and lifecycle events; `type` is an UpperCamel event name. */
+/** Custody events and lifecycle events; `type` is an UpperCamel event name. */
 export const GOLEM_EVENT_TYPES = [
   'DelegationGranted',
   'SessionKeyRotated',
@@ -172,7 +172,7 @@ export type LogRecord = {
   data: JsonObject
 }
 
-/** Seed 001 §7: how the Golem's financial state resolved at death. */
+/** how the Golem's financial state resolved at death. */
 export const DEATH_SETTLEMENT_KINDS = ['DelegationExpiry', 'PrivySweep', 'EconomicExhaustion'] as const
 export type DeathSettlementKind = (typeof DEATH_SETTLEMENT_KINDS)[number]
 

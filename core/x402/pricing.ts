@@ -1,4 +1,4 @@
-// What extend and feed cost (seed 003 §6.1) and what a settled payment buys. Pure.
+// What extend and feed cost and what a settled payment buys. Pure.
 import { X402ConfigError } from './errors.ts'
 
 export type PaymentKind = 'extend' | 'feed'
@@ -13,7 +13,7 @@ export type GolemPricing = {
 
 /**
  * What a settled payment is worth to the Golem. The heartbeat applies it: `extend` adds runway
- * seconds, `feed` adds runway and asks the operator to reset the phase (errata 5).
+ * seconds, `feed` adds runway and asks the operator to reset the phase.
  */
 export type Credit =
   | { kind: 'extend'; golemId: string; seconds: bigint; amount: bigint }

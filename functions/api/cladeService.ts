@@ -1,11 +1,11 @@
-// What Clade siblings exchange (seed 003 §5.3): knowledge entries, alerts, a sync cursor. The interface
+// What Clade siblings exchange: knowledge entries, alerts, a sync cursor. The interface
 // is what the routes need; StoreCladeService keeps it in the store, so every API instance shares it.
 import type { Address } from 'viem'
 import { z } from 'zod/v4'
 import type { LogRecord, LogStore } from '../../core/store/index.ts'
 import { addressSchema } from './schemas.ts'
 
-/** Grimoire entry kinds (seed 003 §7) plus the death testament siblings receive (§10). */
+/** Grimoire entry kinds plus the death testament siblings receive when a Golem dies. */
 export const cladeEntryKinds = ['episode', 'insight', 'heuristic', 'causal_link', 'warning', 'death_testament'] as const
 
 export const cladeEntryInput = z.strictObject({

@@ -1,4 +1,4 @@
-// Death-protocol rules (seed 003 §10): writes to a dying Golem get 503 GOLEM_DYING, reads keep working.
+// Death-protocol rules: writes to a dying Golem get 503 GOLEM_DYING, reads keep working.
 import { describe, expect, it, vi } from 'vitest'
 import { createApp } from './app.ts'
 import type { GolemLifecycle, PaymentRoutes } from './deps.ts'

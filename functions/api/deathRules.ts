@@ -1,4 +1,4 @@
-// Death-protocol rules (seed 003 §10): no new writes to a Golem whose death protocol has begun;
+// Death-protocol rules: no new writes to a Golem whose death protocol has begun;
 // reads keep working so the owner can watch the settlement.
 import type { Context, MiddlewareHandler } from 'hono'
 import type { ApiDeps, GolemRecord } from './deps.ts'
@@ -16,7 +16,7 @@ export async function findGolem(deps: ApiDeps, id: string): Promise<GolemRecord>
 }
 
 /**
- * Refuses a write to a dying Golem with 503 GOLEM_DYING (seed 003 §10) and to a dead one with 410
+ * Refuses a write to a dying Golem with 503 GOLEM_DYING and to a dead one with 410
  * GOLEM_DEAD: the death protocol is irreversible, so for a dead Golem no retry can ever succeed, and
  * 410 says so where a 503 would invite retries. Puts the Golem on the context for the handler.
  */

@@ -42,7 +42,7 @@ afterAll(async () => env?.stop())
 
 describe('the owner revokes mid-life', () => {
   it('before: two days of ticks, two redemptions, the delegation Active', async () => {
-    // A 5-day runway is `low` from the start (seed 002: healthy needs > 7 days left), never `revoked`.
+    // A 5-day runway is `low` from the start (healthy needs > 7 days left), never `revoked`.
     expect(await beat()).toMatchObject({ health: 'low', revocation: 'Active', redemption: { status: 'confirmed' } })
     await env.devnet.increaseTime(DAY)
     expect((await beat()).redemption?.status).toBe('confirmed')

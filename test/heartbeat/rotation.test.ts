@@ -1,4 +1,4 @@
-// Session-key rotation by the tick (seed 001 §4), on anvil and dynalite: a key past its maximum age is
+// Session-key rotation by the tick, on anvil and dynalite: a key past its maximum age is
 // replaced. The operator moves the Golem's identity on the VitalityOracle (same phase, old key dead),
 // the owner's renewed grant to the new key starts at the next period boundary, the profile and the
 // store's key lookup switch, the old key is zeroed, and the current period is never redeemed twice.

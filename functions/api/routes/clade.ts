@@ -1,5 +1,5 @@
-// /clade/v1/* (seed 003 §5.3): Golem-to-Golem routes. Clade auth stays active while a Golem dies
-// (seed 003 §10: siblings must receive the death testament), so no death rules here.
+// /clade/v1/*: Golem-to-Golem routes. Clade auth stays active while a Golem dies
+// (siblings must receive the death testament), so no death rules here.
 import type { Hono } from 'hono'
 import { z } from 'zod/v4'
 import { cladeDomain, cladeChallengeTypes, issueCladeChallenge } from '../../../core/clade/challenge.ts'

@@ -1,4 +1,4 @@
-// POST /api/v1/extend and /api/v1/feed (seed 003 §6): permissionless, paid with x402. The payment
+// POST /api/v1/extend and /api/v1/feed: permissionless, paid with x402. The payment
 // itself lives in the payments module (deps.payments); this file fixes the order that makes it safe:
 // validate the body, refuse a dying or dead Golem, only then take the payment, then credit.
 import type { Context, Hono, MiddlewareHandler } from 'hono'
