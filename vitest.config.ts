@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['core/**/*.test.ts', 'adapters/**/*.test.ts', 'functions/**/*.test.ts', 'indexer/**/*.test.ts', 'local/**/*.test.ts', 'test/**/*.test.ts', 'stacks/**/*.test.ts', 'bench/**/*.test.ts'],
+    // snap/ is its own workspace tested with jest (snaps-jest); its suites never run here.
+    exclude: ['**/node_modules/**', 'snap/**'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Suites start their own anvil, dynalite and indexer processes; two cores, so run files in a small pool.

@@ -11,6 +11,7 @@ import { registerCladeRoutes } from './routes/clade.ts'
 import { registerGolemRoutes } from './routes/golems.ts'
 import { registerPaymentRoutes } from './routes/payments.ts'
 import { registerSnapRoutes } from './routes/snap.ts'
+import { registerSnapPairingRoutes } from './routes/snapPairing.ts'
 
 export const API_VERSION = '1.0.0'
 
@@ -31,6 +32,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   registerGolemRoutes(app, deps, docs)
   registerPaymentRoutes(app, deps, docs)
   registerSnapRoutes(app, deps, docs)
+  registerSnapPairingRoutes(app, deps, docs)
   registerCladeRoutes(app, deps, docs, secret)
 
   docs.add({

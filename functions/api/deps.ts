@@ -1,7 +1,9 @@
 // What the API needs from the world, as small interfaces: tests build the app with fakes, the local
 // runner and the Lambda handler with the real store, indexer and chain readers.
 import type { Context, MiddlewareHandler } from 'hono'
+import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import type { Address, Hex } from 'viem'
+import type { BardoEnforcerName } from '../../core/deployment.ts'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { PermissionHealthResult } from '../../core/health/permissionHealth.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
@@ -102,6 +104,26 @@ export interface GolemChainService {
   currentSpend(golem: GolemRecord): Promise<ChainSpendState>
 }
 
+/**
+ * Checks an owner's signature of a text on the chain: an EOA, an ERC-1271 smart account or an
+ * ERC-6492 counterfactual one (viem's verifyMessage), so the owner's smart account itself can pair.
+ */
+export interface OwnerSignatureVerifier {
+  verifyMessage(p: { address: Address; message: string; signature: Hex }): Promise<boolean>
+}
+
+/** Public addresses the Snap needs to recognise Bardo in transactions and signatures; handed over at pairing. */
+export type SnapDeploymentInfo = {
+  chainId: number
+  environment: SmartAccountsEnvironment
+  vitalityOracle: Address
+  dreamOracle: Address
+  daimonOracle: Address
+  enforcers: Record<BardoEnforcerName, Address>
+  /** Token labels for amounts in descriptions (the chain's USDC). */
+  tokens: Record<string, { symbol: string; decimals: number }>
+}
+
 /** Portal users' bearer tokens (e.g. a Privy JWT verifier); the API only asks who the token belongs to. */
 export interface BearerVerifier {
   verifyBearer(token: string): Promise<{ subject: string } | undefined>
@@ -153,6 +175,9 @@ export type ApiDeps = {
   clade: CladeService
   /** Absent until the x402 module is wired: /extend and /feed answer 501 NOT_IMPLEMENTED. */
   payments?: PaymentRoutes
+  /** Absent: Snap pairing answers 501 NOT_IMPLEMENTED (both are wired from the chain client). */
+  ownerSignatures?: OwnerSignatureVerifier
+  snapDeployment?: SnapDeploymentInfo
   /** Absent: every `Authorization: Bearer` other than a Snap token is refused (401 INVALID_TOKEN). */
   bearer?: BearerVerifier
   /** Told about unexpected errors (5xx); the response itself never carries their text. */

@@ -42,7 +42,8 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
   const settlement = 'account' in o.settlement && o.settlement.account !== undefined && 'sendTransaction' in o.settlement ? o.settlement : walletOver(o.publicClient, o.settlement as Account)
   const config: ApiConfig = {
     chainId: o.deployment.chainId,
-    allowedOrigins: ['http://localhost:3003', 'http://127.0.0.1:3003'],
+    // 'null' is the Snap: MetaMask runs it in a sandboxed iframe whose requests carry Origin: null.
+    allowedOrigins: ['http://localhost:3003', 'http://127.0.0.1:3003', 'null'],
     trustedProxyHops: 0,
     readApiKeyHashes: [],
     // A fresh secret per run: Clade tokens of a previous local run are not valid in this one.

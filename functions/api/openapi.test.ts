@@ -17,7 +17,7 @@ describe('/openapi.json', () => {
     const served = [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`))]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(14) // 13 API routes and /openapi.json
+    expect(served).toHaveLength(16) // 15 API routes and /openapi.json
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -26,6 +26,8 @@ describe('/openapi.json', () => {
       '/api/v1/extend',
       '/api/v1/feed',
       '/api/snap/status',
+      '/api/snap/pairing/challenge',
+      '/api/snap/pairing',
       '/clade/v1/challenge',
       '/clade/v1/ingest',
       '/clade/v1/entries',

@@ -8,7 +8,7 @@ import type { Store } from '../../core/store/index.ts'
 import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
 import { createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
 import { StoreCladeService, type CladeService } from './cladeService.ts'
-import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry } from './deps.ts'
+import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry, SnapDeploymentInfo } from './deps.ts'
 import { IndexerClient } from './indexerClient.ts'
 import { createX402PaymentRoutes } from './payments.ts'
 import { ChainGolemState } from './services/chainState.ts'
@@ -70,6 +70,21 @@ export function walletOver(publicClient: PublicClient<Transport, Chain>, account
   return createWalletClient({ chain: publicClient.chain, transport, account, pollingInterval: publicClient.pollingInterval }) as WalletClient<Transport, Chain, Account>
 }
 
+/** What the Snap is told at pairing: addresses only (the deployment block and local assets stay here). */
+export function snapDeploymentInfo(d: BardoDeployment, usdc: Address | undefined): SnapDeploymentInfo {
+  const token = usdc ?? d.assets?.usdc
+  return {
+    chainId: d.chainId,
+    environment: d.environment,
+    vitalityOracle: d.vitalityOracle,
+    dreamOracle: d.dreamOracle,
+    daimonOracle: d.daimonOracle,
+    enforcers: d.enforcers,
+    // The payment and runway token is the chain's USDC (6 decimals).
+    tokens: token ? { [token.toLowerCase()]: { symbol: 'USDC', decimals: 6 } } : {},
+  }
+}
+
 export function createApiDeps(w: ApiWiring): ApiDeps {
   const clock: Clock = w.clock ?? { now: () => Date.now() }
   const golems = new StoreGolemRegistry({ store: w.store })
@@ -119,6 +134,8 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     operators: cladeOperator ? storeOperatorRegistry(golems, cladeOperator) : { operatorOf: async () => undefined },
     clade: w.clade ?? new StoreCladeService(w.store),
     ...(payments ? { payments } : {}),
+    ownerSignatures: { verifyMessage: (p) => w.publicClient.verifyMessage(p) },
+    snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
     ...(w.bearer ? { bearer: w.bearer } : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
   }

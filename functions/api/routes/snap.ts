@@ -27,7 +27,7 @@ const snapHeaders = z.object({
  * and always send one; a caller that omits it is not the Snap. (A non-browser can forge Origin, so
  * this keeps other web pages out; the rotating token is what keeps everyone else out.)
  */
-function originAllowlist(allowed: readonly string[]): MiddlewareHandler<ApiEnv> {
+export function originAllowlist(allowed: readonly string[]): MiddlewareHandler<ApiEnv> {
   const set = new Set(allowed)
   return async (c, next) => {
     const origin = c.req.header('origin')

@@ -1,0 +1,10 @@
+// Jest lives in this workspace only (the repository's own suites run on vitest). snaps-jest installs the
+// built bundle (dist/, so `npm run build` first) in its simulator and calls its handlers.
+module.exports = {
+  preset: '@metamask/snaps-jest',
+  testMatch: ['<rootDir>/test/**/*.test.tsx'],
+  transform: {
+    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: '@metamask/snaps-sdk' } } } }],
+  },
+  testTimeout: 60_000,
+}

@@ -1,0 +1,76 @@
+// What the Snap reads from the Bardo API and keeps in its managed state. The API is the source of these
+// shapes (functions/api/schemas.ts snapStatusResponse); the Snap reads them as plain JSON.
+
+export type Phase = 'Thriving' | 'Stable' | 'Conservation' | 'Declining' | 'Terminal'
+export type PermissionHealth = 'healthy' | 'low' | 'critical' | 'revoked'
+
+export type GolemPermission = {
+  health: PermissionHealth
+  /** Token units (USDC: 6 decimals) still available in the current period, as a decimal string. */
+  remaining_today: string
+  days_remaining: number
+  last_redemption_at: number
+  total_remaining: string
+}
+
+export type GolemStatus = {
+  id: string
+  name: string
+  phase: Phase
+  /** In [0, 1]. */
+  vitality: number
+  lifecycle: 'alive' | 'dying' | 'dead'
+  lastHeartbeatAt: number | null
+  permission: GolemPermission | null
+  /** Seconds between heartbeats when the API says so; otherwise the scheduler's default applies. */
+  heartbeatIntervalSeconds?: number
+  /** The owner's grant: when it ends and whether the owner must sign a renewal to keep the Golem alive. */
+  grant?: { endsAt?: number; renewalNeeded?: boolean }
+}
+
+export type SnapStatus = { owner: string; generatedAt: number; golems: GolemStatus[]; nextToken: string }
+
+/** Public addresses the API hands over at pairing (functions/api/deps.ts SnapDeploymentInfo). */
+export type SnapDeployment = {
+  chainId: number
+  environment: { DelegationManager: `0x${string}`; EntryPoint: `0x${string}`; SimpleFactory: `0x${string}`; implementations: Record<string, `0x${string}`>; caveatEnforcers: Record<string, `0x${string}`> }
+  vitalityOracle: `0x${string}`
+  dreamOracle: `0x${string}`
+  daimonOracle: `0x${string}`
+  enforcers: Record<string, `0x${string}`>
+  tokens: Record<string, { symbol: string; decimals: number }>
+}
+
+export type PendingPairing = { challenge: Record<string, unknown> & { owner: string; expiresAt: number }; message: string }
+
+export type SnapState = {
+  /** The API this Snap talks to; null means the build's BARDO_API_URL. Only the Snap itself writes its state. */
+  apiUrl: string | null
+  /** The current Snap token; every successful status call replaces it. */
+  authToken: string | null
+  /** Why the last status call did not authenticate (the owner must pair again), if it did not. */
+  authProblem: 'refused' | null
+  owner: string | null
+  golems: GolemStatus[]
+  /** Conditions that were true at the last fetch ("atlas:phase:Declining"): a notification is sent only on entry. */
+  activeAlerts: string[]
+  /** Unix seconds of the last successful fetch (the API's clock). */
+  lastFetchAt: number
+  deployment: SnapDeployment | null
+  pairing: PendingPairing | null
+  /** Golems the owner confirmed revoking; the Portal has the owner sign the disableDelegation calls. */
+  revokeRequest: { golems: string[]; at: number } | null
+}
+
+export const emptyState = (): SnapState => ({
+  apiUrl: null,
+  authToken: null,
+  authProblem: null,
+  owner: null,
+  golems: [],
+  activeAlerts: [],
+  lastFetchAt: 0,
+  deployment: null,
+  pairing: null,
+  revokeRequest: null,
+})
