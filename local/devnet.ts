@@ -8,6 +8,7 @@ import {
   http,
   parseEther,
   parseUnits,
+  zeroAddress,
   type Abi,
   type Account,
   type Address,
@@ -33,8 +34,10 @@ export type DevnetClients = {
   publicClient: PublicClient<Transport, Chain>
   /** Deploys contracts and funds accounts (anvil account 0). */
   deployer: WalletClient<Transport, Chain, Account>
-  /** The platform's operator key: owns the VitalityOracle and the GolemPhase action table (anvil account 1). */
+  /** The platform's operator key: owns the VitalityOracle (anvil account 1). */
   operator: WalletClient<Transport, Chain, Account>
+  /** Owns GolemPhase's action table (anvil account 4): a separate key, so one leak does not carry both roles. */
+  phaseTableAdmin: WalletClient<Transport, Chain, Account>
 }
 
 export type OwnerAccount = {
@@ -59,7 +62,10 @@ export type Devnet = DevnetClients & {
   stop(): Promise<void>
 }
 
-/** Anvil's funded test account `index` (0 deploys, 1 is the operator, 2 settles x402 payments). */
+/**
+ * Anvil's funded test account `index` (0 deploys, 1 is the operator, 2 settles x402 payments, 4 owns
+ * GolemPhase's action table).
+ */
 export function devnetAccount(index: number) {
   return mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index })
 }
@@ -80,7 +86,8 @@ export function devnetClients(rpcUrl: string, chainId = 31337): DevnetClients {
   const publicClient = withReceiptPolling(createPublicClient({ chain, transport, pollingInterval: 25 }) as PublicClient<Transport, Chain>)
   const deployer = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }), chain, transport, pollingInterval: 25 })
   const operator = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }), chain, transport, pollingInterval: 25 })
-  return { chain, publicClient, deployer, operator }
+  const phaseTableAdmin = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }), chain, transport, pollingInterval: 25 })
+  return { chain, publicClient, deployer, operator, phaseTableAdmin }
 }
 
 type Deployable = { abi: Abi; bytecode: Hex }
@@ -126,13 +133,14 @@ export async function deployBardo(clients: DevnetClients): Promise<Omit<BardoDep
     { name: 'usdcUsdFeed', artifact: art(a.MockPriceFeedAbi, a.MockPriceFeedBytecode), args: [8, 10n ** 8n, 'USDC / USD'] },
     { name: 'mortalityTimeWindow', artifact: art(a.MortalityTimeWindowEnforcerAbi, a.MortalityTimeWindowEnforcerBytecode), args: [] },
     { name: 'vaultNav', artifact: art(a.VaultNAVEnforcerAbi, a.VaultNAVEnforcerBytecode), args: [] },
-    { name: 'replicantBudget', artifact: art(a.ReplicantBudgetEnforcerAbi, a.ReplicantBudgetEnforcerBytecode), args: [] },
+    // No sequencer uptime feed on a local chain (zero address: no check); production passes the chain's.
+    { name: 'replicantBudget', artifact: art(a.ReplicantBudgetEnforcerAbi, a.ReplicantBudgetEnforcerBytecode), args: [zeroAddress, 0n] },
     { name: 'maxSlippage', artifact: art(a.MaxSlippageEnforcerAbi, a.MaxSlippageEnforcerBytecode), args: [] },
-    { name: 'dailySpendLimit', artifact: art(a.DailySpendLimitEnforcerAbi, a.DailySpendLimitEnforcerBytecode), args: [] },
+    { name: 'dailySpendLimit', artifact: art(a.DailySpendLimitEnforcerAbi, a.DailySpendLimitEnforcerBytecode), args: [zeroAddress, 0n] },
     { name: 'knowledgeRoyalty', artifact: art(a.KnowledgeRoyaltyEnforcerAbi, a.KnowledgeRoyaltyEnforcerBytecode), args: [] },
   ])
   const second = await deployAll(clients, [
-    { name: 'golemPhase', artifact: art(a.GolemPhaseEnforcerAbi, a.GolemPhaseEnforcerBytecode), args: [first.vitalityOracle, operator] },
+    { name: 'golemPhase', artifact: art(a.GolemPhaseEnforcerAbi, a.GolemPhaseEnforcerBytecode), args: [first.vitalityOracle, clients.phaseTableAdmin.account.address] },
     { name: 'dreamMode', artifact: art(a.DreamModeEnforcerAbi, a.DreamModeEnforcerBytecode), args: [first.dreamOracle] },
     { name: 'emotionalState', artifact: art(a.EmotionalStateEnforcerAbi, a.EmotionalStateEnforcerBytecode), args: [first.daimonOracle] },
     { name: 'vault', artifact: art(a.TestVaultAbi, a.TestVaultBytecode), args: [first.usdc] },

@@ -5,6 +5,7 @@ import { PricedAssetsTest } from "./helpers/PricedAssetsTest.sol";
 import { Execution, ExecutionLib } from "../src/libraries/ExecutionLib.sol";
 import { UsdValuation, TokenFeed } from "../src/libraries/UsdValuation.sol";
 import { DailySpendLimitEnforcer } from "../src/enforcers/DailySpendLimitEnforcer.sol";
+import { MockPriceFeed } from "../src/test-assets/MockPriceFeed.sol";
 
 contract DailySpendLimitEnforcerTest is PricedAssetsTest {
     event SpendRecorded(
@@ -23,7 +24,7 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
 
     function setUp() public {
         setUpAssets();
-        enforcer = new DailySpendLimitEnforcer();
+        enforcer = new DailySpendLimitEnforcer(address(0), 0);
         terms = abi.encode(LIMIT, MAX_AGE, allFeeds());
         day0 = T0 / 1 days;
     }
@@ -373,5 +374,79 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
         }
         _hook(t, SINGLE, single(address(usdc), 0, transferCall(spend)), HASH);
         assertEq(enforcer.spentOn(MANAGER, HASH, day0), spend > limit ? 0 : spend);
+    }
+}
+
+/// On an L2 the enforcer is deployed with the chain's sequencer uptime feed: no price is used while the
+/// sequencer is down or within the grace period after it returns, and nothing is recorded.
+contract DailySpendLimitSequencerTest is PricedAssetsTest {
+    DailySpendLimitEnforcer enforcer;
+    MockPriceFeed uptime; // answer 0 = up, 1 = down; startedAt = when the status last changed
+    uint256 constant GRACE = 3600;
+    bytes terms;
+
+    function setUp() public {
+        setUpAssets();
+        uptime = new MockPriceFeed(0, 0, "L2 Sequencer Uptime");
+        uptime.setRoundData(0, T0 - 2 days); // up for two days
+        enforcer = new DailySpendLimitEnforcer(address(uptime), GRACE);
+        terms = abi.encode(uint256(1000e6), MAX_AGE, allFeeds());
+    }
+
+    function _spend(uint256 usdcAmount) internal {
+        vm.prank(MANAGER);
+        enforcer.beforeHook(terms, "", SINGLE, single(address(usdc), 0, transferCall(usdcAmount)), HASH, DELEGATOR, REDEEMER);
+    }
+
+    function test_constructorKeepsTheFeedAndGrace() public view {
+        assertEq(enforcer.sequencerUptimeFeed(), address(uptime));
+        assertEq(enforcer.sequencerGracePeriod(), GRACE);
+    }
+
+    function test_upPastTheGracePeriodPasses() public {
+        _spend(100e6);
+        assertEq(enforcer.spentOn(MANAGER, HASH, T0 / 1 days), 100e6);
+    }
+
+    function test_downIsRefusedAndRecordsNothing() public {
+        uptime.setRoundData(1, T0 - 60);
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.SequencerDown.selector, address(uptime), T0 - 60));
+        _spend(100e6);
+        assertEq(enforcer.spentOn(MANAGER, HASH, T0 / 1 days), 0);
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.SequencerDown.selector, address(uptime), T0 - 60));
+        enforcer.valueOf(terms, SINGLE, single(address(usdc), 0, transferCall(1)));
+    }
+
+    function test_withinTheGracePeriodIsRefusedUpToItsLastSecond() public {
+        uptime.setRoundData(0, T0 - GRACE); // back up exactly GRACE seconds ago: still inside
+        vm.expectRevert(
+            abi.encodeWithSelector(UsdValuation.SequencerGracePeriodNotOver.selector, address(uptime), T0 - GRACE, GRACE)
+        );
+        _spend(100e6);
+        vm.warp(T0 + 1);
+        usdcFeed.setAnswer(1e8);
+        _spend(100e6);
+    }
+
+    function test_aRoundThatNeverStartedIsRefused() public {
+        uptime.setRoundData(0, 0);
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.SequencerGracePeriodNotOver.selector, address(uptime), 0, GRACE));
+        _spend(100e6);
+    }
+
+    function test_aRedemptionWorthNothingNeedsNoSequencer() public {
+        uptime.setRoundData(1, T0 - 60);
+        vm.prank(MANAGER);
+        enforcer.beforeHook(terms, "", SINGLE, single(PAYEE, 0, ""), HASH, DELEGATOR, REDEEMER);
+    }
+
+    /// Any status and change time: passes exactly when up for longer than the grace period.
+    function testFuzz_passesOnlyWhenUpPastTheGrace(int256 status, uint256 changedAt) public {
+        status = status % 3;
+        changedAt = bound(changedAt, 0, T0 + 1 days);
+        uptime.setRoundData(status, changedAt);
+        bool ok = status == 0 && changedAt != 0 && T0 > changedAt + GRACE;
+        if (!ok) vm.expectRevert();
+        _spend(1e6);
     }
 }

@@ -3,6 +3,7 @@ pragma solidity ^0.8.23;
 
 import { GolemHookTest } from "./lib/GolemHookTest.sol";
 import { GolemPhaseEnforcer } from "../src/enforcers/GolemPhaseEnforcer.sol";
+import { Ownable2Step } from "../src/access/Ownable2Step.sol";
 import { VitalityOracle } from "../src/oracles/VitalityOracle.sol";
 import { IVitalityOracle } from "../src/interfaces/IVitalityOracle.sol";
 import { ICaveatEnforcer } from "../src/interfaces/ICaveatEnforcer.sol";
@@ -152,6 +153,19 @@ interface PhasePositionManager {
     function burn(uint256 tokenId) external payable;
 }
 
+interface PhaseTokenMessengerV2 {
+    function depositForBurn(
+        uint256 amount,
+        uint32 destinationDomain,
+        bytes32 mintRecipient,
+        address burnToken,
+        bytes32 destinationCaller,
+        uint256 maxFee,
+        uint32 minFinalityThreshold
+    )
+        external;
+}
+
 interface PhaseDelegationManager {
     struct Caveat {
         address enforcer;
@@ -259,7 +273,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
 
     /// The seeded table, with selectors computed from the protocol interfaces.
     function _table() internal pure returns (Entry[] memory t) {
-        t = new Entry[](24);
+        t = new Entry[](25);
         t[0] = Entry(IERC20.transfer.selector, TRANSFER, "ERC20.transfer");
         t[1] = Entry(IERC20.transferFrom.selector, TRANSFER, "ERC20.transferFrom");
         t[2] = Entry(IERC20.approve.selector, OPEN, "ERC20.approve");
@@ -284,6 +298,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         t[21] = Entry(PhaseDelegationManager.enableDelegation.selector, SUB, "DM.enableDelegation");
         t[22] = Entry(PhaseDelegationManager.disableDelegation.selector, SUB, "DM.disableDelegation");
         t[23] = Entry(bytes4(0), TRANSFER, "empty calldata");
+        t[24] = Entry(PhaseTokenMessengerV2.depositForBurn.selector, OPEN, "CCTP.depositForBurn");
     }
 
     // ---------------------------------------------------------------- construction and table
@@ -301,7 +316,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     function test_constructor_emitsTheSeededTable() public {
         vm.recordLogs();
         new GolemPhaseEnforcer(address(oracle), ADMIN);
-        // AdminTransferred + one ActionClassSet per seeded entry.
+        // OwnershipTransferred + one ActionClassSet per seeded entry.
         assertEq(vm.getRecordedLogs().length, 1 + _table().length);
     }
 
@@ -325,7 +340,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         assertEq(uint256(enforcer.SETTLEMENT()), SETTLE);
         assertEq(bytes32(enforcer.DEFAULT_PHASE_MASKS()), bytes32(bytes5(0x1F17161610)));
         assertEq(address(enforcer.vitalityOracle()), address(oracle));
-        assertEq(enforcer.admin(), ADMIN);
+        assertEq(enforcer.owner(), ADMIN);
     }
 
     // ---------------------------------------------------------------- default phase rules
@@ -961,7 +976,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     }
 
     function test_setActionClass_revertsForNonAdmin() public {
-        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotAdmin.selector, OWNER));
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, OWNER));
         vm.prank(OWNER);
         enforcer.setActionClass(IERC20.approve.selector, SETTLE);
     }
@@ -973,31 +988,139 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         if (mask <= 0x1F) assertEq(uint256(enforcer.actionClassOf(0x12345678)), mask);
     }
 
-    function test_transferAdmin() public {
+    function test_transferOwnership_movesTheTableOnlyOnAcceptance() public {
         address next = address(0xAE);
         vm.expectEmit(true, true, true, true);
-        emit GolemPhaseEnforcer.AdminTransferred(ADMIN, next);
+        emit Ownable2Step.OwnershipTransferStarted(ADMIN, next);
         vm.prank(ADMIN);
-        enforcer.transferAdmin(next);
-        assertEq(enforcer.admin(), next);
+        enforcer.transferOwnership(next);
+        assertEq(enforcer.owner(), ADMIN);
+        vm.prank(ADMIN); // still the table's owner until next accepts
+        enforcer.setActionClass(0x12345678, OPEN);
 
-        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotAdmin.selector, ADMIN));
+        vm.expectEmit(true, true, true, true);
+        emit Ownable2Step.OwnershipTransferred(ADMIN, next);
+        vm.prank(next);
+        enforcer.acceptOwnership();
+        assertEq(enforcer.owner(), next);
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, ADMIN));
         vm.prank(ADMIN);
         enforcer.setActionClass(0x12345678, OPEN);
         vm.prank(next);
-        enforcer.setActionClass(0x12345678, OPEN);
+        enforcer.setActionClass(0x12345678, CLOSE);
     }
 
-    function test_transferAdmin_revertsForNonAdmin() public {
-        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotAdmin.selector, OWNER));
+    function test_transferOwnership_revertsForNonOwner() public {
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, OWNER));
         vm.prank(OWNER);
-        enforcer.transferAdmin(OWNER);
+        enforcer.transferOwnership(OWNER);
     }
 
-    function test_transferAdmin_revertsOnZero() public {
-        vm.expectRevert(GolemPhaseEnforcer.ZeroAddress.selector);
+    // ---------------------------------------------------------------- protected targets
+
+    function _protected(address target, bytes4 selector) internal pure returns (bytes memory) {
+        return abi.encodeWithSelector(GolemPhaseEnforcer.ProtectedTarget.selector, target, selector, DELEGATOR, MANAGER);
+    }
+
+    /// enableDelegation is SUBDELEGATION in the table and Thriving allows it, but sent to the manager it
+    /// would re-enable a delegation the owner disabled: refused whatever the table says.
+    function test_protectedTarget_enableDelegationOnTheManager() public {
+        bytes4 sel = PhaseDelegationManager.enableDelegation.selector;
+        vm.expectRevert(_protected(MANAGER, sel));
+        _hook(_terms(golemIn[0]), SINGLE, _single(MANAGER, 0, _call(sel)), golemIn[0]);
+    }
+
+    /// The owner's DeleGator exposes enableDelegation too (it calls the manager as itself).
+    function test_protectedTarget_enableDelegationOnTheDelegator() public {
+        bytes4 sel = PhaseDelegationManager.enableDelegation.selector;
+        vm.expectRevert(_protected(DELEGATOR, sel));
+        _hook(_terms(golemIn[0]), SINGLE, _single(DELEGATOR, 0, _call(sel)), golemIn[0]);
+    }
+
+    /// Even a call the admin classified for every phase, and a plain native transfer, are refused there.
+    function test_protectedTarget_refusedEvenWhenTheTableAllowsEverything() public {
         vm.prank(ADMIN);
-        enforcer.transferAdmin(address(0));
+        enforcer.setActionClass(IERC20.transfer.selector, TRANSFER);
+        bytes memory terms = abi.encodePacked(golemIn[0], bytes5(0x1F1F1F1F1F));
+        vm.expectRevert(_protected(DELEGATOR, IERC20.transfer.selector));
+        _hook(terms, SINGLE, _single(DELEGATOR, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+        vm.expectRevert(_protected(MANAGER, bytes4(0)));
+        _hook(terms, SINGLE, _single(MANAGER, 1 ether, ""), golemIn[0]);
+    }
+
+    /// One protected call anywhere in a batch refuses the whole batch.
+    function test_protectedTarget_insideABatch() public {
+        bytes4 sel = PhaseDelegationManager.disableDelegation.selector;
+        Execution[] memory ex = new Execution[](3);
+        ex[0] = _exec(TARGET, _call(IERC20.transfer.selector));
+        ex[1] = _exec(TARGET, _call(IERC4626.deposit.selector));
+        ex[2] = _exec(MANAGER, _call(sel));
+        vm.expectRevert(_protected(MANAGER, sel));
+        _hook(_terms(golemIn[0]), BATCH, _batch(ex), golemIn[0]);
+    }
+
+    /// The same calls to any other target still pass in Thriving (the rule is about the target only).
+    function test_protectedTarget_otherTargetsUnaffected() public {
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(PhaseDelegationManager.enableDelegation.selector)), golemIn[0]);
+        _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 1 ether, ""), golemIn[0]);
+    }
+
+    /// Any selector, any phase, any redeemer, single or batch, through any terms: a call to the delegator
+    /// or the manager never passes, and the error names the target and both protected addresses.
+    function testFuzz_protectedTargetNeverPasses(
+        bytes4 sel,
+        uint8 phase,
+        bool toManager,
+        bool viaReplicant,
+        bool asBatch,
+        bytes5 masks
+    )
+        public
+    {
+        phase = uint8(bound(phase, 0, 4));
+        if (sel != bytes4(0)) {
+            vm.prank(ADMIN);
+            enforcer.setActionClass(sel, (uint8(uint32(sel)) & 0x1F) | 0x01);
+        }
+        address target = toManager ? MANAGER : DELEGATOR;
+        bytes memory callData = sel == bytes4(0) ? bytes("") : abi.encodePacked(sel, uint256(7));
+        bytes memory terms = abi.encodePacked(golemIn[phase], masks | bytes5(0x1F1F1F1F1F));
+        address redeemer = viaReplicant ? REPLICANT : golemIn[phase];
+        bytes memory execution;
+        bytes32 mode = SINGLE;
+        if (asBatch) {
+            Execution[] memory ex = new Execution[](2);
+            ex[0] = _exec(TARGET, "");
+            ex[1] = _exec(target, callData);
+            execution = _batch(ex);
+            mode = BATCH;
+        } else {
+            execution = _single(target, 0, callData);
+        }
+        vm.expectRevert(_protected(target, sel));
+        _hook(terms, mode, execution, redeemer);
+    }
+
+    /// The rule reads the hook's own arguments: the manager is whoever calls the hook, the delegator is
+    /// the delegation's, so a second manager or another owner is protected the same way.
+    function testFuzz_protectedTargetFollowsTheCallerAndTheDelegator(address manager, address delegator) public {
+        vm.assume(manager != TARGET && delegator != TARGET && manager != address(0) && delegator != address(0));
+        bytes memory ex = _single(delegator, 0, _call(IERC20.transfer.selector));
+        vm.prank(manager);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                GolemPhaseEnforcer.ProtectedTarget.selector, delegator, IERC20.transfer.selector, delegator, manager
+            )
+        );
+        enforcer.beforeHook(_terms(golemIn[0]), "", SINGLE, ex, HASH, delegator, golemIn[0]);
+        ex = _single(manager, 0, _call(IERC20.transfer.selector));
+        vm.prank(manager);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                GolemPhaseEnforcer.ProtectedTarget.selector, manager, IERC20.transfer.selector, delegator, manager
+            )
+        );
+        enforcer.beforeHook(_terms(golemIn[0]), "", SINGLE, ex, HASH, delegator, golemIn[0]);
     }
 
     // ---------------------------------------------------------------- gas

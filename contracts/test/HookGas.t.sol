@@ -32,8 +32,8 @@ contract HookGasTest is PricedAssetsTest {
 
     function setUp() public {
         setUpAssets();
-        daily = new DailySpendLimitEnforcer();
-        replicant = new ReplicantBudgetEnforcer();
+        daily = new DailySpendLimitEnforcer(address(0), 0);
+        replicant = new ReplicantBudgetEnforcer(address(0), 0);
         slippage = new MaxSlippageEnforcer();
         nav = new VaultNAVEnforcer();
         royalty = new KnowledgeRoyaltyEnforcer();

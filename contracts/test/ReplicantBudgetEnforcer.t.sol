@@ -5,6 +5,7 @@ import { PricedAssetsTest } from "./helpers/PricedAssetsTest.sol";
 import { Execution, ExecutionLib } from "../src/libraries/ExecutionLib.sol";
 import { UsdValuation, TokenFeed } from "../src/libraries/UsdValuation.sol";
 import { ReplicantBudgetEnforcer } from "../src/enforcers/ReplicantBudgetEnforcer.sol";
+import { MockPriceFeed } from "../src/test-assets/MockPriceFeed.sol";
 
 contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
     event ReplicantActivated(
@@ -25,7 +26,7 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
 
     function setUp() public {
         setUpAssets();
-        enforcer = new ReplicantBudgetEnforcer();
+        enforcer = new ReplicantBudgetEnforcer(address(0), 0);
         terms = abi.encode(BUDGET, LIFESPAN, MAX_AGE, allFeeds());
     }
 
@@ -325,5 +326,45 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
         _hook(t, SINGLE, single(address(weth), 0, transferFromCall(amount)), HASH);
         (, uint256 spent) = _state(MANAGER, HASH);
         assertEq(spent, refUsd(amount, price, 18, 8));
+    }
+}
+
+/// ReplicantBudget on an L2: no spend is priced while the sequencer is down or in its grace period, and a
+/// refused first redemption does not start the lifespan.
+contract ReplicantBudgetSequencerTest is PricedAssetsTest {
+    ReplicantBudgetEnforcer enforcer;
+    MockPriceFeed uptime;
+    uint256 constant GRACE = 3600;
+    bytes terms;
+
+    function setUp() public {
+        setUpAssets();
+        uptime = new MockPriceFeed(0, 0, "L2 Sequencer Uptime");
+        uptime.setRoundData(0, T0 - 2 days);
+        enforcer = new ReplicantBudgetEnforcer(address(uptime), GRACE);
+        terms = abi.encode(uint256(500e6), uint64(7 days), MAX_AGE, allFeeds());
+    }
+
+    function _spend(uint256 usdcAmount) internal {
+        vm.prank(MANAGER);
+        enforcer.beforeHook(terms, "", SINGLE, single(address(usdc), 0, transferCall(usdcAmount)), HASH, DELEGATOR, REDEEMER);
+    }
+
+    function test_refusedWhileDownOrInGrace_passesAfter() public {
+        uptime.setRoundData(1, T0 - 10);
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.SequencerDown.selector, address(uptime), T0 - 10));
+        _spend(100e6);
+        (uint64 activatedAt,) = enforcer.replicants(MANAGER, HASH);
+        assertEq(uint256(activatedAt), 0, "a refused redemption does not start the lifespan");
+        uptime.setRoundData(0, T0 - 10);
+        vm.expectRevert(
+            abi.encodeWithSelector(UsdValuation.SequencerGracePeriodNotOver.selector, address(uptime), T0 - 10, GRACE)
+        );
+        _spend(100e6);
+        vm.warp(T0 + GRACE);
+        usdcFeed.setAnswer(1e8);
+        _spend(100e6);
+        (, uint192 spent) = enforcer.replicants(MANAGER, HASH);
+        assertEq(uint256(spent), 100e6);
     }
 }

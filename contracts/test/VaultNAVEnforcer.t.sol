@@ -6,6 +6,42 @@ import { Execution, ExecutionLib } from "../src/libraries/ExecutionLib.sol";
 import { VaultNAVEnforcer } from "../src/enforcers/VaultNAVEnforcer.sol";
 import { TestVault } from "../src/test-assets/TestVault.sol";
 
+/// Stands in for the DelegationManager's first loop over a redeemDelegations call: beforeAllHook for every
+/// redemption, in order, before anything executes. Several `redeemAll` inside one top-level call are
+/// several redeemDelegations calls in one transaction.
+contract VaultNAVManager {
+    function redeemAll(VaultNAVEnforcer enforcer, bytes memory terms, address delegator, bytes[] memory executions)
+        public
+    {
+        for (uint256 i; i < executions.length; ++i) {
+            enforcer.beforeAllHook(terms, "", bytes32(0), executions[i], keccak256(abi.encode(i)), delegator, address(0xB0B));
+        }
+    }
+
+    /// Two redeemDelegations calls in one transaction, with `between` run on `target` in between (an
+    /// execution of the first that changes the vault).
+    function redeemTwice(
+        VaultNAVEnforcer enforcer,
+        bytes memory terms,
+        address delegator,
+        bytes[] memory first,
+        address target,
+        bytes memory between,
+        bytes[] memory second
+    )
+        external
+    {
+        redeemAll(enforcer, terms, delegator, first);
+        (bool ok,) = target.call(between);
+        require(ok, "between");
+        redeemAll(enforcer, terms, delegator, second);
+    }
+}
+
+/// Every top-level call is its own transaction here (isolate), as each redemption in production is, so
+/// the running total the enforcer keeps in transient storage starts at zero for every `_hook`; the
+/// transaction-wide cap is tested through VaultNAVManager, which makes many redemptions in one call.
+/// forge-config: default.isolate = true
 contract VaultNAVEnforcerTest is PricedAssetsTest {
     VaultNAVEnforcer enforcer;
     TestVault vault;
@@ -30,11 +66,11 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         usdc.mint(address(vault), assets);
     }
 
-    function _hook(bytes memory t, bytes32 mode, bytes memory execution) internal view {
-        enforcer.beforeHook(t, "", mode, execution, HASH, DELEGATOR, REDEEMER);
+    function _hook(bytes memory t, bytes32 mode, bytes memory execution) internal {
+        enforcer.beforeAllHook(t, "", mode, execution, HASH, DELEGATOR, REDEEMER);
     }
 
-    function _call(address target, bytes memory callData) internal view {
+    function _call(address target, bytes memory callData) internal {
         _hook(terms, SINGLE, single(target, 0, callData));
     }
 
@@ -130,7 +166,7 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         _call(address(usdc), approveCall(1000e6 + 1));
     }
 
-    function test_otherCallsCountZero() public view {
+    function test_otherCallsCountZero() public {
         _call(address(dai), transferCall(1e30)); // another token
         _call(address(usdc), approveCall(0));
         _call(address(vault), abi.encodeWithSignature("balanceOf(address)", DELEGATOR));
@@ -170,7 +206,7 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         _hook(terms, BATCH, batch(e));
     }
 
-    function testFuzz_approveToTheVaultNeverCounts(uint256 amount, uint256 deposit) public view {
+    function testFuzz_approveToTheVaultNeverCounts(uint256 amount, uint256 deposit) public {
         deposit = bound(deposit, 0, 1000e6);
         Execution[] memory e = execs(
             Execution(address(usdc), 0, abi.encodeWithSelector(0x095ea7b3, address(vault), amount)),
@@ -179,7 +215,7 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         _hook(terms, BATCH, batch(e));
     }
 
-    function test_tryModeAllowed() public view {
+    function test_tryModeAllowed() public {
         _hook(terms, SINGLE_TRY, single(address(vault), 0, _withdraw(1000e6)));
     }
 
@@ -265,5 +301,130 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         );
         if (amount > total * BPS / 10_000) vm.expectRevert(_exceeds(amount, total * BPS / 10_000, total));
         _hook(terms, BATCH, batch(e));
+    }
+
+    // ------------------------------------------------------------------ one transaction, many redemptions
+
+    function _withdrawals(uint256 n, uint256 each) internal view returns (bytes[] memory ex) {
+        ex = new bytes[](n);
+        for (uint256 i; i < n; ++i) {
+            ex[i] = single(address(vault), 0, _withdraw(each));
+        }
+    }
+
+    /// The audit's case: forty withdrawals of 10% of what is left (each alone within the cap) would move
+    /// 98.5% of the vault; the second already takes the transaction past 10% of the vault it found.
+    function test_transaction_fortyTenPercentWithdrawalsAreRefused() public {
+        VaultNAVManager manager = new VaultNAVManager();
+        bytes[] memory ex = new bytes[](40);
+        uint256 left = 10_000e6;
+        for (uint256 i; i < 40; ++i) {
+            ex[i] = single(address(vault), 0, _withdraw(left / 10));
+            left -= left / 10;
+        }
+        vm.expectRevert(_exceeds(1000e6 + 900e6, 1000e6, 10_000e6));
+        manager.redeemAll(enforcer, terms, DELEGATOR, ex);
+    }
+
+    /// Forty withdrawals of 0.25% sum to exactly the cap and pass; one more unit anywhere is refused.
+    function test_transaction_manySmallRedemptionsUpToTheCap() public {
+        VaultNAVManager manager = new VaultNAVManager();
+        manager.redeemAll(enforcer, terms, DELEGATOR, _withdrawals(40, 25e6));
+        bytes[] memory ex = _withdrawals(40, 25e6);
+        ex[39] = single(address(vault), 0, _withdraw(25e6 + 1));
+        vm.expectRevert(_exceeds(1000e6 + 1, 1000e6, 10_000e6));
+        manager.redeemAll(enforcer, terms, DELEGATOR, ex);
+    }
+
+    /// The next transaction starts again from zero (each top-level call here is one).
+    function test_transaction_theNextTransactionStartsAfresh() public {
+        VaultNAVManager manager = new VaultNAVManager();
+        manager.redeemAll(enforcer, terms, DELEGATOR, _withdrawals(4, 250e6));
+        manager.redeemAll(enforcer, terms, DELEGATOR, _withdrawals(4, 250e6));
+    }
+
+    /// Two redeemDelegations calls in one transaction share the total, and the cap stays the one the
+    /// first found, even if the vault grew in between (a donation cannot raise it mid-transaction).
+    function test_transaction_spansRedeemDelegationsCallsAndKeepsTheFirstTotal() public {
+        VaultNAVManager manager = new VaultNAVManager();
+        usdc.mint(address(manager), 90_000e6);
+        bytes memory donate = abi.encodeWithSignature("transfer(address,uint256)", address(vault), 90_000e6);
+        vm.expectRevert(_exceeds(1000e6 + 1, 1000e6, 10_000e6));
+        manager.redeemTwice(enforcer, terms, DELEGATOR, _withdrawals(1, 600e6), address(usdc), donate, _withdrawals(1, 400e6 + 1));
+        manager.redeemTwice(enforcer, terms, DELEGATOR, _withdrawals(1, 600e6), address(usdc), donate, _withdrawals(1, 400e6));
+    }
+
+    /// Another delegator's delegations, or another manager, keep their own totals.
+    function test_transaction_totalsAreKeptPerManagerAndDelegator() public {
+        VaultNAVManager manager = new VaultNAVManager();
+        VaultNAVManager other = new VaultNAVManager();
+        Batch b = new Batch();
+        b.add(address(manager), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, DELEGATOR, _withdrawals(1, 1000e6))));
+        b.add(address(manager), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, PAYEE, _withdrawals(1, 1000e6))));
+        b.add(address(other), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, DELEGATOR, _withdrawals(1, 1000e6))));
+        b.run(); // three full caps in one transaction, one per (manager, delegator)
+        b.add(address(manager), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, PAYEE, _withdrawals(1, 1000e6))));
+        b.add(address(other), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, DELEGATOR, _withdrawals(1, 1000e6))));
+        b.add(address(manager), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, DELEGATOR, _withdrawals(1, 1000e6))));
+        b.add(address(manager), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, DELEGATOR, _withdrawals(1, 1))));
+        vm.expectRevert(_exceeds(1000e6 + 1, 1000e6, 10_000e6));
+        b.run();
+    }
+
+    /// Caveats naming the same vault share one total, each checking it against its own cap.
+    function test_transaction_capsOfDifferentCaveatsShareTheTotal() public {
+        VaultNAVManager manager = new VaultNAVManager();
+        Batch b = new Batch();
+        bytes memory wide = abi.encode(address(vault), uint16(5000));
+        b.add(address(manager), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, wide, DELEGATOR, _withdrawals(1, 2000e6))));
+        b.add(address(manager), abi.encodeCall(VaultNAVManager.redeemAll, (enforcer, terms, DELEGATOR, _withdrawals(1, 1))));
+        vm.expectRevert(_exceeds(2000e6 + 1, 1000e6, 10_000e6));
+        b.run();
+    }
+
+    /// Any split of a transaction into redemptions: accepted while the running sum is within the cap of
+    /// the vault as first found; the redemption that passes it is refused with the running sum.
+    function testFuzz_transaction_runningSumAgainstTheFirstTotal(uint256[8] memory amounts, uint256 donation) public {
+        donation = bound(donation, 0, 1e12);
+        _donate(donation);
+        uint256 total = 10_000e6 + donation;
+        uint256 cap = total * BPS / 10_000;
+        bytes[] memory ex = new bytes[](8);
+        uint256 sum;
+        uint256 refusedAt = type(uint256).max;
+        uint256 refusedSum;
+        for (uint256 i; i < 8; ++i) {
+            amounts[i] = bound(amounts[i], 0, cap / 3);
+            ex[i] = single(address(vault), 0, _withdraw(amounts[i]));
+            sum += amounts[i];
+            if (sum > cap && refusedAt == type(uint256).max) (refusedAt, refusedSum) = (i, sum);
+        }
+        VaultNAVManager manager = new VaultNAVManager();
+        if (refusedAt != type(uint256).max) vm.expectRevert(_exceeds(refusedSum, cap, total));
+        manager.redeemAll(enforcer, terms, DELEGATOR, ex);
+    }
+}
+
+/// Several calls in one transaction (one top-level call of the test).
+contract Batch {
+    address[] internal targets;
+    bytes[] internal data;
+
+    function add(address target, bytes memory callData) external {
+        targets.push(target);
+        data.push(callData);
+    }
+
+    function run() external {
+        for (uint256 i; i < targets.length; ++i) {
+            (bool ok, bytes memory err) = targets[i].call(data[i]);
+            if (!ok) {
+                assembly ("memory-safe") {
+                    revert(add(err, 32), mload(err))
+                }
+            }
+        }
+        delete targets;
+        delete data;
     }
 }

@@ -3,6 +3,7 @@ pragma solidity ^0.8.23;
 
 import { Test, Vm } from "./lib/Test.sol";
 import { VitalityOracle } from "../src/oracles/VitalityOracle.sol";
+import { Ownable2Step } from "../src/access/Ownable2Step.sol";
 import { IVitalityOracle } from "../src/interfaces/IVitalityOracle.sol";
 
 contract VitalityOracleTest is Test {
@@ -36,7 +37,7 @@ contract VitalityOracleTest is Test {
 
     function test_constructor_setsOwnerAndEmits() public {
         vm.expectEmit(true, true, true, true);
-        emit IVitalityOracle.OwnershipTransferred(address(0), OWNER);
+        emit Ownable2Step.OwnershipTransferred(address(0), OWNER);
         VitalityOracle o = new VitalityOracle(OWNER);
         assertEq(o.owner(), OWNER);
     }
@@ -46,15 +47,23 @@ contract VitalityOracleTest is Test {
         new VitalityOracle(address(0));
     }
 
-    function test_transferOwnership_movesEveryOwnerPower() public {
+    function test_transferOwnership_movesEveryOwnerPowerOnAcceptance() public {
         address next = address(0x0B);
         vm.expectEmit(true, true, true, true);
-        emit IVitalityOracle.OwnershipTransferred(OWNER, next);
+        emit Ownable2Step.OwnershipTransferStarted(OWNER, next);
         vm.prank(OWNER);
         oracle.transferOwnership(next);
-        assertEq(oracle.owner(), next);
+        assertEq(oracle.owner(), OWNER);
+        assertEq(oracle.pendingOwner(), next);
 
-        vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.NotOwner.selector, OWNER));
+        vm.expectEmit(true, true, true, true);
+        emit Ownable2Step.OwnershipTransferred(OWNER, next);
+        vm.prank(next);
+        oracle.acceptOwnership();
+        assertEq(oracle.owner(), next);
+        assertEq(oracle.pendingOwner(), address(0));
+
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, OWNER));
         vm.prank(OWNER);
         oracle.registerGolem(GOLEM);
 
@@ -65,15 +74,22 @@ contract VitalityOracleTest is Test {
     }
 
     function test_transferOwnership_revertsForNonOwner() public {
-        vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.NotOwner.selector, STRANGER));
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, STRANGER));
         vm.prank(STRANGER);
         oracle.transferOwnership(STRANGER);
     }
 
-    function test_transferOwnership_revertsOnZero() public {
-        vm.expectRevert(IVitalityOracle.ZeroAddress.selector);
+    /// Naming zero cancels a pending transfer: the named address can no longer accept.
+    function test_transferOwnership_toZeroCancels() public {
+        vm.prank(OWNER);
+        oracle.transferOwnership(STRANGER);
         vm.prank(OWNER);
         oracle.transferOwnership(address(0));
+        assertEq(oracle.pendingOwner(), address(0));
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotPendingOwner.selector, STRANGER, address(0)));
+        vm.prank(STRANGER);
+        oracle.acceptOwnership();
+        assertEq(oracle.owner(), OWNER);
     }
 
     // ---------------------------------------------------------------- registerGolem
@@ -96,7 +112,7 @@ contract VitalityOracleTest is Test {
     }
 
     function test_register_revertsForNonOwner() public {
-        vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.NotOwner.selector, GOLEM));
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, GOLEM));
         vm.prank(GOLEM);
         oracle.registerGolem(GOLEM);
     }
@@ -256,7 +272,7 @@ contract VitalityOracleTest is Test {
 
     function test_reset_revertsForNonOwner() public {
         _register(GOLEM);
-        vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.NotOwner.selector, GOLEM));
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, GOLEM));
         vm.prank(GOLEM);
         oracle.resetPhase(GOLEM, 0, "self-heal");
     }
@@ -320,7 +336,7 @@ contract VitalityOracleTest is Test {
 
     function test_rotate_revertsForNonOwner() public {
         _register(GOLEM);
-        vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.NotOwner.selector, GOLEM));
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, GOLEM));
         vm.prank(GOLEM);
         oracle.rotateGolemKey(GOLEM, GOLEM2);
     }
@@ -379,7 +395,7 @@ contract VitalityOracleTest is Test {
 
     function test_deregister_revertsForNonOwner() public {
         _register(GOLEM);
-        vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.NotOwner.selector, STRANGER));
+        vm.expectRevert(abi.encodeWithSelector(Ownable2Step.NotOwner.selector, STRANGER));
         vm.prank(STRANGER);
         oracle.deregisterGolem(GOLEM);
     }

@@ -27,7 +27,7 @@ const slots: ActionsSlot[] = [
   { name: 'Swap: exactInput', targets: [ROUTER], selectors: [S.exactInput], receivers: [68], calldata: [{ startIndex: 4, value: TUPLE_OFFSET_WORD }] },
   { name: 'VaultManagement: deposit, mint', targets: [VAULT], selectors: [S.vaultDeposit, S.vaultMint], receivers: [36] },
   { name: 'VaultManagement: withdraw, redeem', targets: [VAULT], selectors: [S.vaultWithdraw, S.vaultRedeem], receivers: [68, 36] },
-  { name: 'ProvideLiquidity: decreaseLiquidity', targets: [VAULT], selectors: [S.decreaseLiquidity] },
+  { name: 'Other: a call of no known layout', targets: [VAULT], selectors: ['0x12345678'] },
 ]
 
 describe('buildGolemDelegation actions', () => {
@@ -40,7 +40,7 @@ describe('buildGolemDelegation actions', () => {
       ['Swap: exactInput', [{ startIndex: 68, value: ownerWord }, { startIndex: 4, value: TUPLE_OFFSET_WORD }]],
       ['VaultManagement: deposit, mint', [{ startIndex: 36, value: ownerWord }]],
       ['VaultManagement: withdraw, redeem', [{ startIndex: 36, value: ownerWord }, { startIndex: 68, value: ownerWord }]],
-      ['ProvideLiquidity: decreaseLiquidity', []],
+      ['Other: a call of no known layout', []],
     ])
     expect(decodeDelegationCaveats(grant.actions![3]!.delegation, DEPLOYMENT, ENV)).toEqual([
       { type: 'allowedTargets', targets: [VAULT] },
@@ -81,7 +81,8 @@ describe('buildGolemDelegation actions', () => {
     ['a deposit pinned at the wrong byte', { ...base, selectors: [S.vaultDeposit], receivers: [68] }, 'actions[0].receivers vaultDeposit (0x6e553f65) names its receivers at bytes [36]'],
     ['withdraw with only the receiver pinned, not the owner', { ...base, selectors: [S.vaultWithdraw], receivers: [36] }, 'actions[0].receivers vaultWithdraw (0xb460af94) names its receivers at bytes [36, 68]'],
     ['two layouts in one delegation', { ...base, selectors: [S.vaultDeposit, S.exactInputSingle], receivers: [36] }, 'actions[0].receivers exactInputSingle (0x04e45aaf) names its receivers at bytes [100]'],
-    ['a no-receiver call beside receiver pins', { ...base, selectors: [S.decreaseLiquidity, S.vaultDeposit], receivers: [36] }, 'actions[0].receivers decreaseLiquidity (0x0c49ccbe) names no receiver, so it cannot share a delegation with receiver pins'],
+    ['decreaseLiquidity (liquidity removal, minimums free)', { ...base, selectors: [S.decreaseLiquidity] }, 'actions[0].selectors must not include decreaseLiquidity (0x0c49ccbe): its minimum amounts are free words no caveat checks against a price feed'],
+    ['depositForBurn with only its recipient pinned', { ...base, selectors: [S.cctpDepositForBurn], receivers: [68] }, 'actions[0].calldata depositForBurn leaves destinationDomain (byte 36), burnToken (byte 100), destinationCaller (byte 132), maxFee (byte 164) free'],
     ['exactInput without its tuple offset fixed', { ...base, selectors: [S.exactInput], receivers: [68] }, 'actions[0].calldata exactInput (0xb858183f) needs byte 4 fixed to 0x0000000000000000000000000000000000000000000000000000000000000020 (params (tuple offset))'],
     ['increaseLiquidity', { ...base, selectors: [S.increaseLiquidity] }, 'actions[0].selectors must not include increaseLiquidity (0x219f5d17): it adds the owner\'s tokens to any tokenId'],
     ['a receiver inside the selector', { ...base, selectors: ['0x12345678' as Hex], receivers: [0] }, 'actions[0].receivers a pinned word must start at a whole byte offset of at least 4'],

@@ -4,7 +4,8 @@ import { getAddress, isAddress, isAddressEqual, pad, toFunctionSelector, zeroAdd
 import { toAnyCaveat, toCaveat, type StandardCaveat } from '../caveats/caveat.ts'
 import { lifeWindowOf } from '../caveats/semantics.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
-import { layoutOfSelector, receiverOffsets } from '../permissions/callLayouts.ts'
+import { BRIDGE_PIN_RULE, CCTP_PINNED_WORDS, layoutOfSelector, receiverOffsets } from '../permissions/callLayouts.ts'
+import { SELECTORS } from '../permissions/selectors.ts'
 import { DelegationShapeError } from './errors.ts'
 import type { DelegationTree } from './tree.ts'
 
@@ -176,6 +177,11 @@ function checkActions(a: ActionsSlot, i: number, owner: Address): CalldataPin[] 
     if (!sameNumbers(expected, receivers)) {
       const needs = expected.length === 0 ? 'names no receiver, so it cannot share a delegation with receiver pins' : `names its receivers at bytes [${expected.join(', ')}]; they must be pinned to the owner's account`
       throw new DelegationShapeError(`${field}.receivers`, `${name} (${selector.toLowerCase()}) ${needs} (receivers is [${receivers.join(', ')}])`)
+    }
+    // A bridge transfer's destination words are the owner's configuration, not constants: any value, but pinned.
+    if (selector.toLowerCase() === SELECTORS.cctpDepositForBurn) {
+      const free = Object.entries(CCTP_PINNED_WORDS).filter(([, at]) => !fixed.some((p) => p.startIndex === at))
+      if (free.length > 0) throw new DelegationShapeError(`${field}.calldata`, `depositForBurn leaves ${free.map(([n, at]) => `${n} (byte ${at})`).join(', ')} free; ${BRIDGE_PIN_RULE}`)
     }
     for (const w of layout.kind === 'receivers' ? (layout.fixed ?? []) : []) {
       if (!fixed.some((p) => p.startIndex === w.startIndex && p.value.toLowerCase() === w.value.toLowerCase())) {

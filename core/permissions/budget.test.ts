@@ -70,7 +70,7 @@ describe('caps property (seed 000 S9)', () => {
   ])
   // Every capability served locally, so only the cap rule decides the outcome.
   const registry = {
-    ...localRegistry({ usdc: '0x1000000000000000000000000000000000000001', weth: '0x2000000000000000000000000000000000000002', router: '0x3000000000000000000000000000000000000003', vault: '0x4000000000000000000000000000000000000004', positionManager: '0x5000000000000000000000000000000000000005', bridge: '0x6000000000000000000000000000000000000006' }),
+    ...localRegistry({ usdc: '0x1000000000000000000000000000000000000001', weth: '0x2000000000000000000000000000000000000002', router: '0x3000000000000000000000000000000000000003', vault: '0x4000000000000000000000000000000000000004', positionManager: '0x5000000000000000000000000000000000000005', bridge: '0x6000000000000000000000000000000000000006' }, { bridge: { destinationDomain: 3 } }),
   }
   const withLimitOrders = { ...registry, capabilities: { ...registry.capabilities, LimitOrders: { calls: [], approvals: [] } } }
   const words = fc.constantFrom(...CAPABILITIES.flatMap((c) => CAPABILITY_LEXICON[c]), 'never', 'help', 'and', '.', 'hold')

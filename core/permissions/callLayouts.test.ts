@@ -82,7 +82,7 @@ describe('CALL_LAYOUTS', () => {
       vaultRedeem: ['receiver@36', 'owner@68'],
       positionMint: ['params.recipient@292'],
       collect: ['params.recipient@36'],
-      decreaseLiquidity: 'none',
+      decreaseLiquidity: 'unpinnable',
       increaseLiquidity: 'unpinnable',
       cctpDepositForBurn: ['mintRecipient@68'],
     })

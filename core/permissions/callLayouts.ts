@@ -1,4 +1,4 @@
-import { type Hex } from 'viem'
+import { numberToHex, pad, type Address, type Hex } from 'viem'
 import { SELECTORS } from './selectors.ts'
 
 /**
@@ -12,7 +12,8 @@ import { SELECTORS } from './selectors.ts'
  *   it free, calldata could put the owner at the pinned bytes and the real tuple, with another recipient,
  *   further on).
  * - `none`: the call names no receiver (what it produces stays with the owner's account or its position).
- * - `unpinnable`: the call can benefit someone else in a way no calldata pin can stop; never granted.
+ * - `unpinnable`: the call can benefit someone else, or lose value, in a way no calldata pin can stop;
+ *   never granted.
  *
  * callLayouts.test.ts checks every offset against viem's encodeFunctionData of the real signature.
  */
@@ -51,9 +52,11 @@ export const CALL_LAYOUTS: Record<ProtocolFunctionName, CallLayout> = {
   positionMint: { kind: 'receivers', receivers: [{ argument: 'params.recipient', startIndex: 292 }] },
   // collect((tokenId, recipient, amount0Max, amount1Max)).
   collect: { kind: 'receivers', receivers: [{ argument: 'params.recipient', startIndex: 36 }] },
+  // Never granted (the compiler refuses it by selector, LIQUIDITY_REMOVAL_RULE): its minimum amounts are
+  // free and it reaches every position the owner's account controls.
   decreaseLiquidity: {
-    kind: 'none',
-    why: 'only for a position the owner\'s account may manage (isAuthorizedForToken); the tokens stay owed to that position until collect',
+    kind: 'unpinnable',
+    why: 'its minimum amounts are free words no caveat checks against a price feed, so a leaked key could move the pool\'s price and remove liquidity at it in one transaction; and it acts on any position the owner\'s account controls, including ones minted outside Bardo',
   },
   increaseLiquidity: {
     kind: 'unpinnable',
@@ -61,7 +64,34 @@ export const CALL_LAYOUTS: Record<ProtocolFunctionName, CallLayout> = {
   },
   // depositForBurn(amount, destinationDomain, mintRecipient, burnToken, destinationCaller, maxFee,
   // minFinalityThreshold): mintRecipient is a bytes32 holding the address left-padded, like an address word.
+  // The destination words are the owner's configuration, not constants: bridgeLayout adds their pins.
   cctpDepositForBurn: { kind: 'receivers', receivers: [{ argument: 'mintRecipient', startIndex: 68 }] },
+}
+
+/** Why a bridge call must pin more than its mint recipient. */
+export const BRIDGE_PIN_RULE = 'a bridge transfer must pin its destination domain, burnt token, destination caller and maximum fee, or a leaked key could send the owner\'s USDC to a chain where the owner\'s address is not theirs, hand the mint to a relayer of its own, or pay any fee'
+
+/** depositForBurn's words besides mintRecipient that decide where the USDC goes and what it pays. */
+export const CCTP_PINNED_WORDS = { destinationDomain: 36, burnToken: 100, destinationCaller: 132, maxFee: 164 } as const
+
+/**
+ * depositForBurn's layout for one configured destination: mintRecipient pinned to the owner, and the
+ * destination domain, the burnt token, the destination caller and the maximum fee pinned to the
+ * configuration, so a leaked key cannot send the owner's USDC to another chain (or a non-EVM one, where
+ * the owner's address means nothing), hand the mint to a relayer of its own, or pay a larger fee.
+ */
+export function bridgeLayout(p: { usdc: Address; destinationDomain: number; destinationCaller: Address; maxFee: bigint }): CallLayout {
+  const base = CALL_LAYOUTS.cctpDepositForBurn
+  if (base.kind !== 'receivers') throw new Error('cctpDepositForBurn has a receivers layout')
+  return {
+    ...base,
+    fixed: [
+      { argument: 'destinationDomain', startIndex: CCTP_PINNED_WORDS.destinationDomain, value: numberToHex(p.destinationDomain, { size: 32 }) },
+      { argument: 'burnToken', startIndex: CCTP_PINNED_WORDS.burnToken, value: pad(p.usdc.toLowerCase() as Hex) },
+      { argument: 'destinationCaller', startIndex: CCTP_PINNED_WORDS.destinationCaller, value: pad(p.destinationCaller.toLowerCase() as Hex) },
+      { argument: 'maxFee', startIndex: CCTP_PINNED_WORDS.maxFee, value: numberToHex(p.maxFee, { size: 32 }) },
+    ],
+  }
 }
 
 /** The layout of a selector, if it is one of CALL_LAYOUTS's functions. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { compileStrategy, DAILY_GAS_CAP_WEI, type PermissionPlan } from './compileStrategy.ts'
+import { compileStrategy, DAILY_GAS_CAP_WEI, LIQUIDITY_REMOVAL_RULE, type PermissionPlan } from './compileStrategy.ts'
 import { CORPUS, compileCorpusCase, NOW, OWNER, REGISTRIES, SESSION_KEY } from './corpus/corpus.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 import { SELECTORS } from './selectors.ts'
-import { layoutOfSelector, type CallLayout } from './callLayouts.ts'
+import { BRIDGE_PIN_RULE, CALL_LAYOUTS, CCTP_PINNED_WORDS, layoutOfSelector, type CallLayout } from './callLayouts.ts'
 import type { ContractCall, ProtocolRegistry } from './protocolRegistry.ts'
 import { BardoError } from '../errors.ts'
 
@@ -52,7 +52,12 @@ describe('strategy corpus', () => {
         expect(layout, `${a.name} ${s} has a known layout`).toBeDefined()
         expect(layout!.kind).not.toBe('unpinnable')
         expect(a.receivers).toEqual(layout!.kind === 'receivers' ? layout!.receivers.map((r) => r.startIndex).sort((x, y) => x - y) : [])
-        expect(a.calldata).toEqual(layout!.kind === 'receivers' ? (layout!.fixed ?? []).map(({ startIndex, value }) => ({ startIndex, value })) : [])
+        if (s === SELECTORS.cctpDepositForBurn) {
+          // The destination words are the owner's configuration: pinned, whatever their values.
+          expect(a.calldata.map((w) => w.startIndex)).toEqual(Object.values(CCTP_PINNED_WORDS))
+        } else {
+          expect(a.calldata).toEqual(layout!.kind === 'receivers' ? (layout!.fixed ?? []).map(({ startIndex, value }) => ({ startIndex, value })) : [])
+        }
       }
     }
     expect(plan.expiry).toBe(expected.expiry)
@@ -148,6 +153,39 @@ describe('compileStrategy', () => {
     expect(() => compileStrategy({ ...base, registry: none, text: 'Swap.' })).toThrowError(
       "capabilities: Swap has no call whose receiver can be pinned to the owner's account, so it is not granted",
     )
+  })
+
+  it.each([
+    ['decreaseLiquidity', SELECTORS.decreaseLiquidity],
+    ['removeLiquidity', '0xbaa2abde'],
+    ['removeLiquidityETH', '0x02751cec'],
+  ] as const)('refuses a registry that lists liquidity removal (%s) as a call, naming the rule', (name, selector) => {
+    const manager = '0x7000000000000000000000000000000000000007'
+    const leaky = withSwapCalls([{ name: 'manager', target: manager, functions: [{ name, selector, layout: noReceiver }] }])
+    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(`registry: manager ${name} (${selector}) on ${manager} is listed as a call; ${LIQUIDITY_REMOVAL_RULE}`)
+  })
+
+  it('refuses a registry whose depositForBurn pins only the mint recipient, naming the free words and the rule', () => {
+    const messenger = '0x8000000000000000000000000000000000000008'
+    const registry = REGISTRIES.local()
+    const loose = { ...registry, capabilities: { ...registry.capabilities, Bridge: { calls: [{ name: 'messenger', target: messenger, functions: [{ name: 'depositForBurn', selector: SELECTORS.cctpDepositForBurn, layout: CALL_LAYOUTS.cctpDepositForBurn }] }], approvals: [] } } } as ProtocolRegistry
+    expect(() => compileStrategy({ ...base, registry: loose, text: 'Bridge cross-chain.' })).toThrowError(
+      `registry: messenger depositForBurn (${SELECTORS.cctpDepositForBurn}) on ${messenger} leaves destinationDomain (byte 36), burnToken (byte 100), destinationCaller (byte 132), maxFee (byte 164) free; ${BRIDGE_PIN_RULE}`,
+    )
+  })
+
+  it('a bridge strategy on a registry without a destination fails, saying what the owner must name', () => {
+    expect(() => compileStrategy({ ...base, chainId: 8453, registry: REGISTRIES.base(), text: '---\noverride: true\n---\nBridge cross-chain.' })).toThrowError(
+      'capabilities: Bridge is not available on chain 8453 (Base): the owner must name the bridge destination',
+    )
+  })
+
+  it('the Base LP plan grants no liquidity removal and says why', () => {
+    const plan = compileStrategy({ ...base, chainId: 8453, registry: REGISTRIES.base(), text: '---\noverride: true\n---\nProvide liquidity.' })
+    expect(plan.selectors).not.toContain(SELECTORS.decreaseLiquidity)
+    expect(plan.actions.flatMap((a) => a.selectors)).not.toContain(SELECTORS.decreaseLiquidity)
+    expect(plan.warnings).toContain(`ProvideLiquidity: ${LIQUIDITY_REMOVAL_RULE}`)
+    expect(LIQUIDITY_REMOVAL_RULE).toMatch(/^liquidity removal is never granted: its minimum amounts are free/)
   })
 
   it('the Base LP plan warns that increaseLiquidity is not granted', () => {

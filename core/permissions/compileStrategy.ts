@@ -1,6 +1,6 @@
 import { getAddress, isAddress, isHex, size, zeroAddress, type Address, type Hex } from 'viem'
 import { formatUsdc, parseBudget, USDC_UNIT } from './budget.ts'
-import type { CallLayout } from './callLayouts.ts'
+import { BRIDGE_PIN_RULE, CCTP_PINNED_WORDS, type CallLayout } from './callLayouts.ts'
 import { analyzeProse, CAPABILITIES, type Capability } from './capabilities.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 import { SUPPORTED_CHAIN_IDS, type ContractCall, type ProtocolFunction, type ProtocolRegistry, type TokenApproval } from './protocolRegistry.ts'
@@ -142,6 +142,24 @@ function resolveRunwayDays(param: number | undefined, declared: number | undefin
   return days
 }
 
+/**
+ * Why no liquidity removal is ever granted. A removal's minimum amounts are free calldata words and no
+ * caveat checks them against a price feed, so a leaked key could move the pool's price and remove
+ * liquidity at it in one transaction (a sandwich); and it acts on any position the owner's account
+ * controls, including ones minted outside Bardo. The owner removes liquidity from their own account.
+ */
+export const LIQUIDITY_REMOVAL_RULE = 'liquidity removal is never granted: its minimum amounts are free, so a leaked key could move the pool\'s price and remove liquidity at it, from any position the owner\'s account controls; the owner removes liquidity from their own account'
+/** Liquidity removal on the protocols the registries know: V3 NonfungiblePositionManager and V2 routers. */
+const LIQUIDITY_REMOVAL_SELECTORS: readonly Hex[] = [
+  SELECTORS.decreaseLiquidity,
+  '0xbaa2abde', // V2 removeLiquidity(address,address,uint256,uint256,uint256,address,uint256)
+  '0x02751cec', // V2 removeLiquidityETH(address,uint256,uint256,uint256,address,uint256)
+  '0x2195995c', // V2 removeLiquidityWithPermit
+  '0xded9382a', // V2 removeLiquidityETHWithPermit
+  '0xaf2979eb', // V2 removeLiquidityETHSupportingFeeOnTransferTokens
+  '0x5b0d5984', // V2 removeLiquidityETHWithPermitSupportingFeeOnTransferTokens
+]
+
 const byLowerCase = (a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0)
 /** Never a capability's call: allowance setters name a spender, transfers a recipient, and AllowedMethods pins neither. */
 const REFUSED_CALLS: readonly { selector: Hex; rule: string }[] = [
@@ -149,6 +167,7 @@ const REFUSED_CALLS: readonly { selector: Hex; rule: string }[] = [
   { selector: SELECTORS.erc20IncreaseAllowance, rule: 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned' },
   { selector: SELECTORS.erc20Transfer, rule: 'token movement from the owner\'s account goes through the runway\'s capped delegation; AllowedMethods cannot pin the recipient' },
   { selector: SELECTORS.erc20TransferFrom, rule: 'token movement from the owner\'s account goes through the runway\'s capped delegation; AllowedMethods cannot pin the recipient' },
+  ...LIQUIDITY_REMOVAL_SELECTORS.map((selector) => ({ selector, rule: LIQUIDITY_REMOVAL_RULE })),
 ]
 
 const isOffset = (n: unknown, min: number): n is number => Number.isSafeInteger(n) && (n as number) >= min
@@ -167,6 +186,11 @@ function checkLayout(call: ContractCall, f: ProtocolFunction): CallLayout {
   const offsets = [...layout.receivers.map((r) => r.startIndex), ...(layout.fixed ?? []).map((w) => w.startIndex)]
   if (!offsets.every((o) => isOffset(o, 4)) || new Set(offsets).size !== offsets.length) throw unknown()
   if (!(layout.fixed ?? []).every((w) => isHex(w.value) && size(w.value) === 32)) throw unknown()
+  if (f.selector.toLowerCase() === SELECTORS.cctpDepositForBurn) {
+    const pinned = new Set((layout.fixed ?? []).map((w) => w.startIndex))
+    const free = Object.entries(CCTP_PINNED_WORDS).filter(([, at]) => !pinned.has(at)).map(([name, at]) => `${name} (byte ${at})`)
+    if (free.length > 0) throw new StrategyCompileError('registry', `${where} leaves ${free.join(', ')} free; ${BRIDGE_PIN_RULE}`)
+  }
   return layout
 }
 
@@ -287,10 +311,12 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   for (const c of ordered) {
     const served = p.registry.capabilities[c]
     if (served === undefined) {
-      throw new StrategyCompileError('capabilities', `${c} is not available on chain ${p.chainId} (${p.registry.name}): its protocol registry has no contract for it`)
+      const why = p.registry.unserved?.[c] ?? 'its protocol registry has no contract for it'
+      throw new StrategyCompileError('capabilities', `${c} is not available on chain ${p.chainId} (${p.registry.name}): ${why}`)
     }
     actions.push(...actionSets(c, served.calls, warnings))
     pairs.push(...served.approvals)
+    if (c === 'ProvideLiquidity') warnings.push(`ProvideLiquidity: ${LIQUIDITY_REMOVAL_RULE}`)
   }
   const violations: { field: string; rule: string }[] = []
   if (dailyUsdcCap > GUARDRAIL_MAX_DAILY_CAP) {

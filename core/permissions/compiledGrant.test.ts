@@ -22,7 +22,8 @@ function feedsOf(plan: PermissionPlan): TokenFeed[] {
   const tokens = [...new Set([plan.usdc, ...plan.approvals.flatMap((a) => a.tokens)].map((t) => getAddress(t)))]
   return tokens.map((token, i) => ({ token, decimals: token === getAddress(plan.usdc) ? 6 : 18, feed: getAddress(pad(toHex(0xfeed00 + i), { size: 20 })) }))
 }
-const usdCaps = (plan: PermissionPlan) => ({ feeds: feedsOf(plan), maxPriceAge: 3_600 })
+const decimalsOf = (feeds: readonly TokenFeed[]) => feeds.map(({ token, decimals }) => ({ token, decimals }))
+const usdCaps = (plan: PermissionPlan) => ({ feeds: feedsOf(plan), tokenDecimals: decimalsOf(feedsOf(plan)), maxPriceAge: 3_600 })
 
 function grantOf(plan: PermissionPlan): GolemGrant {
   return buildPlanGrant({ tree: tree(), plan, usdCaps: usdCaps(plan) })
@@ -98,9 +99,29 @@ describe('compiled strategies as Golem grants', () => {
     expect(() => buildPlanGrant({ tree: tree(), plan })).toThrow(/usdCaps: must be given for a plan with actions or approvals: without price feeds/)
     const unbounded = buildPlanGrant({ tree: tree(), plan, unbounded: true })
     expect(decoded(unbounded.approvals![0]!.delegation).some((c) => c.type === 'dailySpendLimit')).toBe(false)
-    const missing = { feeds: feedsOf(plan).filter((f) => f.token !== getAddress(plan.approvals[0]!.tokens.at(-1)!)), maxPriceAge: 3_600 }
+    const kept = feedsOf(plan).filter((f) => f.token !== getAddress(plan.approvals[0]!.tokens.at(-1)!))
+    const missing = { feeds: kept, tokenDecimals: decimalsOf(kept), maxPriceAge: 3_600 }
     expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: missing })).toThrow(/usdCaps.feeds: has no feed for 0x[0-9a-fA-F]{40}, which 0x[0-9a-fA-F]{40} may be approved to pull/)
-    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds: [], maxPriceAge: 3_600 } })).toThrow(/usdCaps.feeds: must list at least one token feed/)
-    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds: feedsOf(plan), maxPriceAge: 0 } })).toThrow(/usdCaps.maxPriceAge: must be a positive whole number of seconds, got 0/)
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds: [], tokenDecimals: [], maxPriceAge: 3_600 } })).toThrow(/usdCaps.feeds: must list at least one token feed/)
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { ...usdCaps(plan), maxPriceAge: 0 } })).toThrow(/usdCaps.maxPriceAge: must be a positive whole number of seconds, got 0/)
+  })
+
+  it('refuses a feed entry whose decimals differ from the token\'s own decimals(), or a token whose decimals() was not read; builds nothing', () => {
+    const plan = compileCorpusCase(compiled.find((c) => (c.expect as { approvals: unknown[] }).approvals.length > 0)!)
+    const feeds = feedsOf(plan)
+    const usdc = getAddress(plan.usdc)
+    // The token says 6 decimals; an entry claiming 18 would value a million dollars of it as one.
+    const wrong = feeds.map((f) => (f.token === usdc ? { ...f, decimals: 18 } : f))
+    const i = wrong.findIndex((f) => f.token === usdc)
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds: wrong, tokenDecimals: decimalsOf(feeds), maxPriceAge: 3_600 } })).toThrow(
+      `usdCaps.feeds[${i}].decimals: says 18 for ${usdc}, but the token's decimals() is 6: every amount would be valued 10^12 times too low`,
+    )
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds, tokenDecimals: decimalsOf(feeds).filter((t) => t.token !== usdc), maxPriceAge: 3_600 } })).toThrow(
+      `usdCaps.tokenDecimals: has no decimals() for ${usdc}`,
+    )
+    const native = [...feeds, { token: '0x0000000000000000000000000000000000000000' as const, decimals: 8, feed: feeds[0]!.feed }]
+    expect(() => buildPlanGrant({ tree: tree(), plan, usdCaps: { feeds: native, tokenDecimals: decimalsOf(feeds), maxPriceAge: 3_600 } })).toThrow(
+      `usdCaps.feeds[${feeds.length}].decimals: native ETH has 18 decimals, got 8`,
+    )
   })
 })

@@ -8,6 +8,7 @@ export {
   DEFAULT_RUNWAY_DAYS,
   GUARDRAIL_MAX_DAILY_CAP,
   GUARDRAIL_MAX_RUNWAY_DAYS,
+  LIQUIDITY_REMOVAL_RULE,
   PERIOD_SECONDS,
   type ActionCallSet,
   type CompileStrategyParameters,
@@ -24,12 +25,13 @@ export {
   type RunwayTerms,
 } from './erc7715.ts'
 export { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
-export { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS, type BuildPlanGrantParameters, type PlanUsdCaps } from './planGrant.ts'
+export { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS, type BuildPlanGrantParameters, type PlanUsdCaps, type TokenDecimals } from './planGrant.ts'
 export {
   localRegistry,
   publicRegistry,
   PUBLIC_ADDRESSES,
   SUPPORTED_CHAIN_IDS,
+  type BridgeDestination,
   type ContractCall,
   type LocalAssetAddresses,
   type ProtocolFunction,
@@ -37,5 +39,5 @@ export {
   type TokenApproval,
 } from './protocolRegistry.ts'
 export { SELECTORS } from './selectors.ts'
-export { CALL_LAYOUTS, layoutOfSelector, TUPLE_OFFSET_WORD, type CallLayout, type FixedWord, type ReceiverWord } from './callLayouts.ts'
+export { BRIDGE_PIN_RULE, bridgeLayout, CALL_LAYOUTS, CCTP_PINNED_WORDS, layoutOfSelector, TUPLE_OFFSET_WORD, type CallLayout, type FixedWord, type ReceiverWord } from './callLayouts.ts'
 export * from './localOwnerWallet.ts'

@@ -7,7 +7,7 @@
 // plan's budget bounds the approvals (DailySpendLimit, the daily cap split between the spenders) and
 // every swap carries MaxSlippage against the price feeds. Without feeds there is no such bound, and
 // the builder refuses to grant actions or approvals unless the caller says `unbounded: true`.
-import { getAddress, type Address } from 'viem'
+import { getAddress, isAddressEqual, zeroAddress, type Address } from 'viem'
 import type { BardoCaveat, TokenFeed } from '../caveats/types.ts'
 import { buildGolemDelegation, type GolemGrant } from '../delegations/buildGolemDelegation.ts'
 import type { DelegationTree } from '../delegations/tree.ts'
@@ -15,10 +15,19 @@ import type { PermissionPlan } from './compileStrategy.ts'
 import { StrategyCompileError } from './errors.ts'
 import { SELECTORS } from './selectors.ts'
 
+/** What a token's own `decimals()` returns, read on-chain by the caller (reading it is I/O). */
+export type TokenDecimals = { readonly token: Address; readonly decimals: number }
+
 /** How a plan's actions and approvals are bounded in USD. */
 export type PlanUsdCaps = {
   /** Chainlink-style feeds for every token the plan approves or swaps. */
   feeds: readonly TokenFeed[]
+  /**
+   * The `decimals()` of every ERC-20 in `feeds`, as the token itself reports it. A feed entry's decimals
+   * are what the enforcers value amounts with; a wrong one misprices by powers of ten (a 6-decimal token
+   * entered as 18 counts a million dollars as one), so the grant is refused unless each agrees.
+   */
+  tokenDecimals: readonly TokenDecimals[]
   /** Seconds a price may be old before the enforcers refuse it. */
   maxPriceAge: number
   /** Largest accepted gap between a swap's minimum output and the feed price, in bps. Default 100 (1%). */
@@ -83,6 +92,7 @@ export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
 /** Every approved token needs a feed, or DailySpendLimit would count its approvals as $0. */
 function checkCaps(caps: PlanUsdCaps, plan: PermissionPlan): PlanUsdCaps {
   if (caps.feeds.length === 0) throw new StrategyCompileError('usdCaps.feeds', 'must list at least one token feed')
+  checkFeedDecimals(caps)
   if (!Number.isSafeInteger(caps.maxPriceAge) || caps.maxPriceAge <= 0) throw new StrategyCompileError('usdCaps.maxPriceAge', `must be a positive whole number of seconds, got ${String(caps.maxPriceAge)}`)
   const priced = new Set(caps.feeds.map((f) => getAddress(f.token)))
   for (const { spender, tokens } of plan.approvals) {
@@ -90,4 +100,23 @@ function checkCaps(caps: PlanUsdCaps, plan: PermissionPlan): PlanUsdCaps {
     if (missing) throw new StrategyCompileError('usdCaps.feeds', `has no feed for ${missing}, which ${spender} may be approved to pull: its approvals would count as $0`)
   }
   return caps
+}
+
+/** Each feed entry's token decimals must be what the token reports (native ETH: 18, as the enforcers require). */
+function checkFeedDecimals(caps: PlanUsdCaps): void {
+  const reported = new Map((caps.tokenDecimals ?? []).map((t) => [getAddress(t.token), t.decimals]))
+  caps.feeds.forEach((f, i) => {
+    const field = `usdCaps.feeds[${i}].decimals`
+    if (isAddressEqual(f.token, zeroAddress)) {
+      if (f.decimals !== 18) throw new StrategyCompileError(field, `native ETH has 18 decimals, got ${f.decimals}`)
+      return
+    }
+    const actual = reported.get(getAddress(f.token))
+    if (actual === undefined) {
+      throw new StrategyCompileError('usdCaps.tokenDecimals', `has no decimals() for ${getAddress(f.token)}: a feed entry's decimals are checked against the token's own before the grant is built`)
+    }
+    if (actual !== f.decimals) {
+      throw new StrategyCompileError(field, `says ${f.decimals} for ${getAddress(f.token)}, but the token's decimals() is ${actual}: every amount would be valued 10^${Math.abs(actual - f.decimals)} times too ${f.decimals > actual ? 'low' : 'high'}`)
+    }
+  })
 }

@@ -1,6 +1,6 @@
-import { getAddress, toFunctionSelector } from 'viem'
+import { encodeFunctionData, getAddress, pad, parseAbiItem, slice, toFunctionSelector, zeroAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { CALL_LAYOUTS, layoutOfSelector } from './callLayouts.ts'
+import { bridgeLayout, CALL_LAYOUTS, layoutOfSelector } from './callLayouts.ts'
 import { StrategyCompileError } from './errors.ts'
 import { localRegistry, publicRegistry, PUBLIC_ADDRESSES } from './protocolRegistry.ts'
 import { SELECTOR_SIGNATURES, SELECTORS } from './selectors.ts'
@@ -45,10 +45,14 @@ describe('public registry addresses', () => {
     }
   })
 
-  it('serve swap, LP, bridge and replicants; vaults only when the owner names them; never limit orders', () => {
+  it('serve swap, LP and replicants; vaults and the bridge only when the owner names them; never limit orders', () => {
     for (const chainId of [8453, 84532]) {
       const r = publicRegistry(chainId)
-      expect(Object.keys(r.capabilities).sort()).toEqual(['Bridge', 'ProvideLiquidity', 'SpawnReplicants', 'Swap'])
+      expect(Object.keys(r.capabilities).sort()).toEqual(['ProvideLiquidity', 'SpawnReplicants', 'Swap'])
+      expect(r.unserved?.Bridge).toMatch(/^the owner must name the bridge destination/)
+      const bridging = publicRegistry(chainId, { bridge: { destinationDomain: 3 } })
+      expect(Object.keys(bridging.capabilities).sort()).toEqual(['Bridge', 'ProvideLiquidity', 'SpawnReplicants', 'Swap'])
+      expect(bridging.unserved).toBeUndefined()
       // The runway is the registry's usdc, moved by its own capped delegation: no registry call holds a transfer.
       expect('runway' in r).toBe(false)
       const withVault = publicRegistry(chainId, { vaults: ['0x6000000000000000000000000000000000000006'] })
@@ -58,21 +62,52 @@ describe('public registry addresses', () => {
   })
 
   it('lists approvals only for the spenders a capability needs, and never approve as a call', () => {
-    const r = publicRegistry(8453)
+    const destination = { destinationDomain: 3 }
+    const r = publicRegistry(8453, { bridge: destination })
     const a = PUBLIC_ADDRESSES[8453]
     expect(r.capabilities.Swap?.approvals).toEqual([{ token: a.usdc, spender: a.swapRouter02 }, { token: a.weth, spender: a.swapRouter02 }])
     expect(r.capabilities.Bridge?.approvals).toEqual([{ token: a.usdc, spender: a.cctpTokenMessengerV2 }])
+    const pinned = bridgeLayout({ usdc: a.usdc, destinationDomain: 3, destinationCaller: zeroAddress, maxFee: 0n })
     expect(r.capabilities.Bridge?.calls).toEqual([
-      { name: 'Circle CCTP V2 TokenMessengerV2', target: a.cctpTokenMessengerV2, functions: [{ name: 'depositForBurn', selector: SELECTORS.cctpDepositForBurn, layout: CALL_LAYOUTS.cctpDepositForBurn }] },
+      { name: 'Circle CCTP V2 TokenMessengerV2', target: a.cctpTokenMessengerV2, functions: [{ name: 'depositForBurn', selector: SELECTORS.cctpDepositForBurn, layout: pinned }] },
     ])
-    for (const registry of [r, publicRegistry(84532, { vaults: ['0x6000000000000000000000000000000000000006'] }), localRegistry({ usdc: a.usdc, weth: a.weth, router: a.swapRouter02, vault: '0x6000000000000000000000000000000000000006', positionManager: a.positionManager, bridge: a.cctpTokenMessengerV2 })]) {
+    for (const registry of [r, publicRegistry(84532, { vaults: ['0x6000000000000000000000000000000000000006'] }), localRegistry({ usdc: a.usdc, weth: a.weth, router: a.swapRouter02, vault: '0x6000000000000000000000000000000000000006', positionManager: a.positionManager, bridge: a.cctpTokenMessengerV2 }, { bridge: destination })]) {
       const functions = Object.values(registry.capabilities).flatMap((c) => c.calls).flatMap((c) => c.functions)
       for (const s of [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance, SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom]) {
         expect(functions.map((f) => f.selector)).not.toContain(s)
       }
       // Every function states its receiver layout, the one CALL_LAYOUTS verifies against the ABI encoding.
-      for (const f of functions) expect(f.layout).toBe(layoutOfSelector(f.selector)?.layout)
+      // The bridge's adds the configured destination pins to it.
+      for (const f of functions) {
+        if (f.selector === SELECTORS.cctpDepositForBurn) expect(f.layout).toEqual({ ...CALL_LAYOUTS.cctpDepositForBurn, fixed: (f.layout as { fixed: unknown }).fixed })
+        else expect(f.layout).toBe(layoutOfSelector(f.selector)?.layout)
+      }
     }
+  })
+
+  it('pins the words depositForBurn really holds: domain, token, caller and fee where viem encodes them', () => {
+    const a = PUBLIC_ADDRESSES[8453]
+    const caller = '0x9000000000000000000000000000000000000009'
+    const layout = bridgeLayout({ usdc: a.usdc, destinationDomain: 3, destinationCaller: caller, maxFee: 1_234n })
+    const data = encodeFunctionData({
+      abi: [parseAbiItem('function depositForBurn(uint256 amount, uint32 destinationDomain, bytes32 mintRecipient, address burnToken, bytes32 destinationCaller, uint256 maxFee, uint32 minFinalityThreshold)')],
+      args: [5n, 3, pad(a.usdc), a.usdc, pad(caller), 1_234n, 2_000],
+    })
+    expect(layout.kind === 'receivers' && layout.fixed!.map((w) => [w.argument, slice(data, w.startIndex, w.startIndex + 32) === w.value])).toEqual([
+      ['destinationDomain', true], ['burnToken', true], ['destinationCaller', true], ['maxFee', true],
+    ])
+  })
+
+  it.each([
+    ['a domain that is not a uint32', { destinationDomain: -1 }, 'bridge.destinationDomain: must be a uint32 CCTP domain, got -1'],
+    ['Solana', { destinationDomain: 5 }, "bridge.destinationDomain: 5 is Solana, not an EVM chain: the mint recipient is pinned to the owner's EVM account, which is not theirs there"],
+    ['Noble', { destinationDomain: 4 }, 'bridge.destinationDomain: 4 is Noble, not an EVM chain'],
+    ['Base itself', { destinationDomain: 6 }, "bridge.destinationDomain: 6 is this chain's own CCTP domain; a bridge must go elsewhere"],
+    ['a bad caller', { destinationDomain: 3, destinationCaller: '0xnope' as `0x${string}` }, 'bridge.destinationCaller: must be a 20-byte hex address'],
+    ['a negative fee', { destinationDomain: 3, maxFee: -1n }, 'bridge.maxFee: must be a non-negative bigint'],
+  ])('refuses a bridge destination with %s, naming the field and the rule', (_name, bridge, message) => {
+    expect(() => publicRegistry(8453, { bridge })).toThrowError(StrategyCompileError)
+    expect(() => publicRegistry(8453, { bridge })).toThrowError(message)
   })
 
   it('refuses unknown chains and bad vault addresses', () => {
@@ -96,7 +131,10 @@ describe('localRegistry', () => {
     expect(r.chainId).toBe(31337)
     expect(Object.keys(r.capabilities).sort()).toEqual(['SpawnReplicants', 'Swap', 'VaultManagement'])
     expect(r.capabilities.Swap?.calls.at(-1)).toEqual({ name: 'Uniswap SwapRouter02', target: addresses.router, functions: (['exactInputSingle', 'exactInput'] as const).map((key) => ({ name: key, selector: SELECTORS[key], layout: CALL_LAYOUTS[key] })) })
-    const full = localRegistry({ ...addresses, positionManager: '0x7000000000000000000000000000000000000007', bridge: '0x8000000000000000000000000000000000000008' })
+    const deployed = { ...addresses, positionManager: '0x7000000000000000000000000000000000000007', bridge: '0x8000000000000000000000000000000000000008' } as const
+    expect(Object.keys(localRegistry(deployed).capabilities).sort()).toEqual(['ProvideLiquidity', 'SpawnReplicants', 'Swap', 'VaultManagement'])
+    expect(localRegistry(deployed).unserved?.Bridge).toMatch(/destination/)
+    const full = localRegistry(deployed, { bridge: { destinationDomain: 0 } })
     expect(Object.keys(full.capabilities).sort()).toEqual(['Bridge', 'ProvideLiquidity', 'SpawnReplicants', 'Swap', 'VaultManagement'])
   })
 

@@ -1,6 +1,6 @@
 import { getAddress, isAddress, zeroAddress, type Address, type Hex } from 'viem'
 import type { Capability } from './capabilities.ts'
-import { CALL_LAYOUTS, type CallLayout, type ProtocolFunctionName } from './callLayouts.ts'
+import { bridgeLayout, CALL_LAYOUTS, type CallLayout, type ProtocolFunctionName } from './callLayouts.ts'
 import { StrategyCompileError } from './errors.ts'
 import { SELECTOR_SIGNATURES, SELECTORS } from './selectors.ts'
 
@@ -32,6 +32,52 @@ export type ProtocolRegistry = {
   readonly priceFeed?: Address
   /** A capability missing here cannot be served on this chain: compiling a strategy that asks for it fails. */
   readonly capabilities: Partial<Record<Capability, CapabilityProtocols>>
+  /** Why a capability this chain could serve is not served by this registry (what the owner must configure). */
+  readonly unserved?: Partial<Record<Capability, string>>
+}
+
+/**
+ * Where the Golem may bridge the owner's USDC. Every depositForBurn is pinned to it, and the mint
+ * recipient to the owner's own account, so the owner must name a destination where that account is theirs.
+ */
+export type BridgeDestination = {
+  /** CCTP domain of the destination chain (0 Ethereum, 2 OP Mainnet, 3 Arbitrum, 6 Base, ...). */
+  readonly destinationDomain: number
+  /** The only account that may relay the message on the destination; default the zero address: anyone. */
+  readonly destinationCaller?: Address
+  /**
+   * The fee every transfer names as its maximum, USDC base units; default 0 (a standard transfer, no
+   * fee). CCTP takes at most this, and refuses a transfer of an amount not above it.
+   */
+  readonly maxFee?: bigint
+}
+
+/** CCTP's own domain for the public chains (a bridge to itself is refused). */
+const CCTP_DOMAIN: Record<number, number> = { [8453]: 6, [84532]: 6 }
+/** CCTP domains that are not EVM chains: the owner's EVM account, pinned as mint recipient, is not theirs there. */
+const NON_EVM_CCTP_DOMAINS: Record<number, string> = { 4: 'Noble', 5: 'Solana' }
+const BRIDGE_UNSERVED = 'the owner must name the bridge destination (CCTP destination domain, and optionally the destination caller and maximum fee): every transfer is pinned to it'
+
+function checkBridgeDestination(field: string, d: BridgeDestination, ownDomain: number | undefined): Required<BridgeDestination> {
+  if (!Number.isSafeInteger(d.destinationDomain) || d.destinationDomain < 0 || d.destinationDomain > 0xffff_ffff) {
+    throw new StrategyCompileError(`${field}.destinationDomain`, `must be a uint32 CCTP domain, got ${String(d.destinationDomain)}`)
+  }
+  const nonEvm = NON_EVM_CCTP_DOMAINS[d.destinationDomain]
+  if (nonEvm !== undefined) {
+    throw new StrategyCompileError(`${field}.destinationDomain`, `${d.destinationDomain} is ${nonEvm}, not an EVM chain: the mint recipient is pinned to the owner's EVM account, which is not theirs there`)
+  }
+  if (ownDomain !== undefined && d.destinationDomain === ownDomain) {
+    throw new StrategyCompileError(`${field}.destinationDomain`, `${d.destinationDomain} is this chain's own CCTP domain; a bridge must go elsewhere`)
+  }
+  const destinationCaller = d.destinationCaller === undefined ? zeroAddress : d.destinationCaller
+  if (typeof destinationCaller !== 'string' || !isAddress(destinationCaller)) {
+    throw new StrategyCompileError(`${field}.destinationCaller`, `must be a 20-byte hex address (the zero address lets anyone relay), got ${JSON.stringify(destinationCaller)}`)
+  }
+  const maxFee = d.maxFee ?? 0n
+  if (typeof maxFee !== 'bigint' || maxFee < 0n || maxFee >= 2n ** 256n) {
+    throw new StrategyCompileError(`${field}.maxFee`, `must be a non-negative bigint of USDC base units, got ${String(maxFee)}`)
+  }
+  return { destinationDomain: d.destinationDomain, destinationCaller: getAddress(destinationCaller), maxFee }
 }
 
 export const BASE_CHAIN_ID = 8453
@@ -87,8 +133,9 @@ function liquidity(usdc: Address, weth: Address, manager: Address): CapabilityPr
     [{
       name: 'Uniswap V3 NonfungiblePositionManager',
       target: manager,
-      // increaseLiquidity is listed as unpinnable: the compiler leaves it out with a warning.
-      functions: [fn('positionMint'), fn('increaseLiquidity'), fn('decreaseLiquidity'), fn('collect')],
+      // increaseLiquidity is listed as unpinnable: the compiler leaves it out with a warning. Liquidity
+      // removal (decreaseLiquidity) is not listed: the compiler refuses it (LIQUIDITY_REMOVAL_RULE).
+      functions: [fn('positionMint'), fn('increaseLiquidity'), fn('collect')],
     }],
     [{ token: usdc, spender: manager }, { token: weth, spender: manager }],
   )
@@ -105,11 +152,9 @@ function vaults(usdc: Address, addresses: readonly Address[]): CapabilityProtoco
   )
 }
 
-function bridge(usdc: Address, messenger: Address): CapabilityProtocols {
-  return protocols(
-    [{ name: 'Circle CCTP V2 TokenMessengerV2', target: messenger, functions: [fn('cctpDepositForBurn')] }],
-    [{ token: usdc, spender: messenger }],
-  )
+function bridge(usdc: Address, messenger: Address, destination: Required<BridgeDestination>): CapabilityProtocols {
+  const depositForBurn: ProtocolFunction = { ...fn('cctpDepositForBurn'), layout: bridgeLayout({ usdc, ...destination }) }
+  return protocols([{ name: 'Circle CCTP V2 TokenMessengerV2', target: messenger, functions: [depositForBurn] }], [{ token: usdc, spender: messenger }])
 }
 
 /** Replicants are sub-delegations signed off-chain; they add no call target (their budget is a caveat). */
@@ -128,6 +173,8 @@ export type PublicRegistryOptions = {
    * when the owner names the vaults; without them a vault strategy fails to compile.
    */
   vaults?: readonly Address[]
+  /** Where the Golem may bridge USDC; without it Bridge is not served. */
+  bridge?: BridgeDestination
 }
 
 /** The registry for Base (8453) or Base Sepolia (84532). */
@@ -137,16 +184,18 @@ export function publicRegistry(chainId: number, options: PublicRegistryOptions =
   }
   const a = PUBLIC_ADDRESSES[chainId]
   const vaultList = (options.vaults ?? []).map((v, i) => checkAddress(`vaults[${i}]`, v))
+  const destination = options.bridge === undefined ? undefined : checkBridgeDestination('bridge', options.bridge, CCTP_DOMAIN[chainId])
   return {
     chainId,
     name: a.name,
     usdc: a.usdc,
     weth: a.weth,
+    ...(destination === undefined ? { unserved: { Bridge: BRIDGE_UNSERVED } } : {}),
     capabilities: {
       Swap: swap(a.usdc, a.weth, a.swapRouter02),
       ProvideLiquidity: liquidity(a.usdc, a.weth, a.positionManager),
       ...(vaultList.length > 0 ? { VaultManagement: vaults(a.usdc, vaultList) } : {}),
-      Bridge: bridge(a.usdc, a.cctpTokenMessengerV2),
+      ...(destination === undefined ? {} : { Bridge: bridge(a.usdc, a.cctpTokenMessengerV2, destination) }),
       SpawnReplicants: REPLICANTS,
       // LimitOrders is absent on purpose: UniswapX orders are Permit2 signatures by the swapper, and a
       // delegation lets the Golem execute calls from the owner's account, not sign (ERC-1271) for it.
@@ -172,7 +221,7 @@ export type LocalAssetAddresses = {
 }
 
 /** The registry for the local chain (31337), built at runtime from the deployed addresses. */
-export function localRegistry(addresses: LocalAssetAddresses): ProtocolRegistry {
+export function localRegistry(addresses: LocalAssetAddresses, options: { bridge?: BridgeDestination } = {}): ProtocolRegistry {
   const usdc = checkAddress('addresses.usdc', addresses.usdc)
   const weth = checkAddress('addresses.weth', addresses.weth)
   const router = checkAddress('addresses.router', addresses.router)
@@ -180,17 +229,20 @@ export function localRegistry(addresses: LocalAssetAddresses): ProtocolRegistry 
   const priceFeed = addresses.priceFeed === undefined ? undefined : checkAddress('addresses.priceFeed', addresses.priceFeed)
   const manager = addresses.positionManager === undefined ? undefined : checkAddress('addresses.positionManager', addresses.positionManager)
   const messenger = addresses.bridge === undefined ? undefined : checkAddress('addresses.bridge', addresses.bridge)
+  const destination = options.bridge === undefined ? undefined : checkBridgeDestination('bridge', options.bridge, undefined)
+  const served = messenger !== undefined && destination !== undefined
   return {
     chainId: LOCAL_CHAIN_ID,
     name: 'Local devnet',
     usdc,
     weth,
     ...(priceFeed === undefined ? {} : { priceFeed }),
+    ...(messenger !== undefined && destination === undefined ? { unserved: { Bridge: BRIDGE_UNSERVED } } : {}),
     capabilities: {
       Swap: swap(usdc, weth, router),
       VaultManagement: vaults(usdc, [vault]),
       ...(manager === undefined ? {} : { ProvideLiquidity: liquidity(usdc, weth, manager) }),
-      ...(messenger === undefined ? {} : { Bridge: bridge(usdc, messenger) }),
+      ...(served ? { Bridge: bridge(usdc, messenger, destination) } : {}),
       SpawnReplicants: REPLICANTS,
     },
   }

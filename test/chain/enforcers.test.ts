@@ -1,13 +1,15 @@
 // Each of the nine Bardo enforcers through the real DelegationManager: one redemption that passes and
 // one that reverts with the enforcer's custom error, decoded by name with its numbers checked.
-import { erc20Abi, parseEther, parseEventLogs, type Address, type Hex } from 'viem'
+import { encodeFunctionData, erc20Abi, parseEther, parseEventLogs, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { contracts } from '@metamask/smart-accounts-kit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import type { TokenFeed } from '../../core/caveats/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
+import { encodeCall } from '../../local/ownerActions.ts'
 import {
-  PHASE, SELECTOR, USD, USDC, approveCall, chainNow, depositCall, expectRefused, newGolem, ownerDelegation, redeem, redeemAll, redeemRefused,
+  PHASE, SELECTOR, USD, USDC, approveCall, chainNow, depositCall, expectRefused, newGolem, ownerCalls, ownerDelegation, redeem, redeemAll, redeemRefused,
   refreshFeeds, refusal, revoke, seedVault, swapCall, transferCall, updatePhase, usdcBalance, waitOk, walletFor,
 } from './harness.ts'
 
@@ -66,6 +68,21 @@ describe('GolemPhaseEnforcer', () => {
   })
 })
 
+describe('GolemPhaseEnforcer protected targets', () => {
+  it('refuses a call that would re-enable the owner\'s revoked delegation, through the manager or the owner\'s own account', async () => {
+    const golem = await newGolem(devnet)
+    const dm = devnet.deployment.environment.DelegationManager
+    const revoked = await ownerDelegation(devnet, owner, golem.address, usdcTransfers())
+    await revoke(devnet, owner, revoked)
+    // Thriving allows SUBDELEGATION, so the selector table alone admits enableDelegation (0x3ed01015).
+    const gated = await ownerDelegation(devnet, owner, golem.address, { bardo: [{ type: 'golemPhase', golem: golem.address }] })
+    const enable = contracts.DelegationManager.encode.enableDelegation({ delegation: revoked })
+    await expectRefused(devnet, golem, [gated], [{ target: dm, value: 0n, callData: enable }], 'ProtectedTarget', [dm, '0x3ed01015', owner.address, dm])
+    await expectRefused(devnet, golem, [gated], [{ target: owner.address, value: 0n, callData: enable }], 'ProtectedTarget', [owner.address, '0x3ed01015', owner.address, dm])
+    expect((await refusal(redeem(devnet, golem, [revoked], transferTo(1n)))).name).toBe('CannotUseADisabledDelegation')
+  })
+})
+
 describe('MortalityTimeWindowEnforcer', () => {
   it('refuses before the window opens', async () => {
     const golem = await newGolem(devnet)
@@ -112,6 +129,32 @@ describe('VaultNAVEnforcer', () => {
     await redeem(devnet, golem, [d], deposit(USDC(5_000)))
     // 105,000 in the vault now: 10% is 10,500.
     await expectRefused(devnet, golem, [d], deposit(USDC(20_000)), 'ExceedsVaultNAV', [vault, USDC(20_000), USDC(10_500), USDC(105_000)])
+  })
+
+  it('holds the cap across one redeemDelegations call: forty 10% withdrawals are refused, nothing moves; forty 0.25% ones pass', async () => {
+    // A vault the owner alone holds, so the withdrawals could really take 98.5% of it.
+    const deployed = await waitOk(devnet, devnet.deployer.deployContract({ abi: artifacts.TestVaultAbi, bytecode: artifacts.TestVaultBytecode, args: [usdc] }))
+    const vault = deployed.contractAddress!
+    const call = (functionName: 'approve' | 'deposit', args: readonly [Address, bigint] | readonly [bigint, Address]) =>
+      encodeCall(functionName === 'approve' ? usdc : vault, encodeFunctionData({ abi: artifacts.TestVaultAbi, functionName, args } as never))
+    await ownerCalls(devnet, owner, [call('approve', [vault, USDC(100_000)]), call('deposit', [USDC(100_000), owner.address])])
+    const golem = await newGolem(devnet)
+    const d = await ownerDelegation(devnet, owner, golem.address, { targets: [vault], selectors: ['0xb460af94'], bardo: [{ type: 'vaultNav', vault, maxNavBps: 1_000 }] })
+    const withdraw = (assets: bigint) => ({
+      chain: [d],
+      executions: [{ target: vault, value: 0n, callData: encodeFunctionData({ abi: artifacts.TestVaultAbi, functionName: 'withdraw', args: [assets, owner.address, owner.address] }) }],
+    })
+    const shares = () => devnet.publicClient.readContract({ address: vault, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    // Each withdrawal is 10% of what the previous left: alone, each is within the cap.
+    const tenPercents: bigint[] = []
+    for (let left = USDC(100_000), i = 0; i < 40; i++, left -= left / 10n) tenPercents.push(left / 10n)
+    const before = await shares()
+    const refused = await refusal(redeemAll(devnet, golem, tenPercents.map(withdraw)))
+    expect(refused.name).toBe('ExceedsVaultNAV')
+    expect(refused.args.slice(1)).toEqual([USDC(10_000) + USDC(9_000), USDC(10_000), USDC(100_000)])
+    expect(await shares()).toBe(before)
+    await redeemAll(devnet, golem, Array.from({ length: 40 }, () => withdraw(USDC(250))))
+    expect(await shares()).toBe(before - USDC(10_000))
   })
 })
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { smartAccountSigner, type GolemGrant } from '../../core/delegations/index.ts'
 import { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
+import { readTokenDecimals } from '../../local/tokenDecimals.ts'
 import { compileLocalPlan, USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, refreshFeeds, swapCall } from './harness.ts'
 
 let devnet: Devnet
@@ -37,7 +38,7 @@ beforeAll(async () => {
     { token: usdc, decimals: 6, feed: usdcUsdFeed },
     { token: weth, decimals: 18, feed: ethUsdFeed },
   ]
-  grant = buildPlanGrant({ tree, plan, usdCaps: { feeds, maxPriceAge: 3_600 } })
+  grant = buildPlanGrant({ tree, plan, usdCaps: { feeds, tokenDecimals: await readTokenDecimals(devnet.publicClient, feeds.map((f) => f.token)), maxPriceAge: 3_600 } })
   const sign = (hash: `0x${string}`) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
   await sign(grant.approvals![0]!.hash)
   approvals = tree.chain(grant.approvals![0]!.hash)
@@ -70,5 +71,15 @@ describe('a compiled swap plan\'s grant, bounded by its budget', () => {
     const fair = 10n ** 18n / 300n
     await redeem(devnet, golem, swaps, [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: (fair * 995n) / 1000n, recipient: owner.address })])
     expect((await balanceOf(weth, owner.address)) - before).toBeGreaterThanOrEqual((fair * 995n) / 1000n)
+  })
+
+  it('refuses to build a grant whose WETH feed entry says 6 decimals when the token\'s own decimals() says 18', async () => {
+    const { usdc, weth, usdcUsdFeed, ethUsdFeed } = devnet.deployment.assets
+    const feeds = [{ token: usdc, decimals: 6, feed: usdcUsdFeed }, { token: weth, decimals: 6, feed: ethUsdFeed }]
+    const tokenDecimals = await readTokenDecimals(devnet.publicClient, [usdc, weth])
+    expect(tokenDecimals).toEqual([{ token: getAddress(usdc), decimals: 6 }, { token: getAddress(weth), decimals: 18 }])
+    expect(() => buildPlanGrant({ tree: newTree(devnet, BigInt(plan.startTime)), plan, usdCaps: { feeds, tokenDecimals, maxPriceAge: 3_600 } })).toThrow(
+      `usdCaps.feeds[1].decimals: says 6 for ${getAddress(weth)}, but the token's decimals() is 18`,
+    )
   })
 })

@@ -4,7 +4,7 @@
 // terms, as Bardo builds it; and a separate MortalityTimeWindow, as delegations signed before), while
 // dreaming, and over the VaultNAV limit.
 import { parseEventLogs, type Address } from 'viem'
-import type { PrivateKeyAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import { buildGolemDelegation, smartAccountSigner } from '../../core/delegations/index.ts'
@@ -58,16 +58,27 @@ const pay = (amount: bigint) => [transferCall(devnet.deployment.assets.usdc, own
 describe('seed 000 S14.2: integration on anvil', () => {
   let golem: PrivateKeyAccount
 
-  it('deploys VitalityOracle, GolemPhaseEnforcer and MortalityTimeWindowEnforcer, wired to the operator', async () => {
+  it('deploys VitalityOracle, GolemPhaseEnforcer and MortalityTimeWindowEnforcer: the oracle owned by the operator, the phase table by its own key', async () => {
     const { vitalityOracle, enforcers } = devnet.deployment
     for (const address of [vitalityOracle, enforcers.golemPhase, enforcers.mortalityTimeWindow]) {
       expect((await devnet.publicClient.getCode({ address }))?.length ?? 0).toBeGreaterThan(2)
     }
-    const read = <T>(functionName: 'vitalityOracle' | 'admin') =>
+    const read = <T>(functionName: 'vitalityOracle' | 'owner') =>
       devnet.publicClient.readContract({ address: enforcers.golemPhase, abi: artifacts.GolemPhaseEnforcerAbi, functionName }) as Promise<T>
     expect((await read<Address>('vitalityOracle')).toLowerCase()).toBe(vitalityOracle.toLowerCase())
-    expect(await read<Address>('admin')).toBe(devnet.operator.account.address)
+    expect(await read<Address>('owner')).toBe(devnet.phaseTableAdmin.account.address)
+    expect(devnet.phaseTableAdmin.account.address).not.toBe(devnet.operator.account.address)
     expect(await devnet.publicClient.readContract({ ...oracle(), functionName: 'owner' })).toBe(devnet.operator.account.address)
+  })
+
+  it('keeps the two platform roles apart: the operator cannot reclassify a selector, the table admin cannot register a Golem', async () => {
+    const { enforcers } = devnet.deployment
+    const setClass = { address: enforcers.golemPhase, abi: artifacts.GolemPhaseEnforcerAbi, functionName: 'setActionClass', args: ['0x12345678', 1] } as const
+    const byOperator = await refusal(devnet.operator.writeContract(setClass))
+    expect(byOperator).toMatchObject({ name: 'NotOwner', args: [devnet.operator.account.address] })
+    const stranger = privateKeyToAccount(generatePrivateKey()).address
+    const byAdmin = await refusal(devnet.phaseTableAdmin.writeContract({ ...oracle(), functionName: 'registerGolem', args: [stranger] }))
+    expect(byAdmin).toMatchObject({ name: 'NotOwner', args: [devnet.phaseTableAdmin.account.address] })
   })
 
   it('registers a Golem (operator only); it starts Thriving', async () => {

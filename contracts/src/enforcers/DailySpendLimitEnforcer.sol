@@ -4,18 +4,21 @@ pragma solidity ^0.8.23;
 import { CaveatEnforcer } from "./CaveatEnforcer.sol";
 import { ExecutionLib, Execution } from "../libraries/ExecutionLib.sol";
 import { UsdValuation, TokenFeed } from "../libraries/UsdValuation.sol";
+import { SequencerUptimeCheck } from "./SequencerUptimeCheck.sol";
 
 /// @title DailySpendLimitEnforcer
 /// @notice Caps the USD value a delegation can move out of the owner's account per UTC day, across native
-///         ETH and every listed ERC-20, priced with Chainlink-style feeds that must be fresh.
+///         ETH and every listed ERC-20, priced with Chainlink-style feeds that must be fresh (and, on an L2,
+///         only while the sequencer is up and past its grace period).
 /// @dev Terms: abi.encode(uint256 dailyLimitUsd, uint32 maxPriceAge, TokenFeed[] feeds), USD in 6 decimals.
-///      Day = block.timestamp / 86400. Spend is recorded in beforeHook, keyed by
+///      Day = block.timestamp / 86400: a calendar UTC day, not a rolling 24 hours, so up to twice the limit
+///      can move within minutes across midnight (the limit before 00:00 and again after it). Spend is recorded in beforeHook, keyed by
 ///      (msg.sender = DelegationManager, delegationHash) in one slot holding (day, spent): a new day
 ///      overwrites the old one, which costs ~5k gas instead of ~22k for a fresh slot per day. So spentOn is
 ///      exact for today and later days; earlier days live in SpendRecorded events. Limits above
 ///      type(uint192).max act as type(uint192).max. Try-mode is refused: a try-mode execution could fail
 ///      after it was counted. Valuation rules: UsdValuation and docs/contracts.md.
-contract DailySpendLimitEnforcer is CaveatEnforcer {
+contract DailySpendLimitEnforcer is CaveatEnforcer, SequencerUptimeCheck {
     struct DailySpend {
         uint64 day;
         uint192 spentUsd;
@@ -34,6 +37,12 @@ contract DailySpendLimitEnforcer is CaveatEnforcer {
 
     mapping(address delegationManager => mapping(bytes32 delegationHash => DailySpend)) private _spends;
 
+    /// @param sequencerUptimeFeed_ The chain's L2 sequencer uptime feed (zero: none, no check).
+    /// @param sequencerGracePeriod_ Seconds after the sequencer returns during which prices are refused.
+    constructor(address sequencerUptimeFeed_, uint256 sequencerGracePeriod_)
+        SequencerUptimeCheck(sequencerUptimeFeed_, sequencerGracePeriod_)
+    { }
+
     /// @notice USD6 recorded for a delegation on a UTC day. Exact for the day of the latest spend and any
     ///         later day (0); an earlier day reads 0 (see SpendRecorded events for history).
     function spentOn(address delegationManager, bytes32 delegationHash, uint256 day) public view returns (uint256) {
@@ -42,8 +51,9 @@ contract DailySpendLimitEnforcer is CaveatEnforcer {
     }
 
     /// @notice Values the redemption and records it against today's limit, or reverts with the numbers.
-    /// @dev Reverts DailySpendLimitExceeded, StalePrice, InvalidPrice, UnpricedAsset, UnsupportedExecType,
-    ///      UnsupportedCallType, InvalidTermsLength or InvalidTokenFeed. A redemption worth 0 writes nothing.
+    /// @dev Reverts DailySpendLimitExceeded, StalePrice, InvalidPrice, UnpricedAsset, SequencerDown,
+    ///      SequencerGracePeriodNotOver, UnsupportedExecType, UnsupportedCallType, InvalidTermsLength or
+    ///      InvalidTokenFeed. A redemption worth 0 writes nothing (and needs no sequencer).
     function beforeHook(
         bytes calldata terms,
         bytes calldata,
@@ -57,6 +67,7 @@ contract DailySpendLimitEnforcer is CaveatEnforcer {
         (uint256 limit, uint32 maxPriceAge, TokenFeed[] memory feeds) = _decodeTerms(terms);
         uint256 usd = UsdValuation.valueOf(ExecutionLib.decode(mode, executionCallData), feeds, maxPriceAge);
         if (usd == 0) return;
+        _requireSequencerUp();
 
         uint256 day = block.timestamp / 1 days;
         DailySpend memory s = _spends[msg.sender][delegationHash];
@@ -104,7 +115,8 @@ contract DailySpendLimitEnforcer is CaveatEnforcer {
     {
         (, uint32 maxPriceAge, TokenFeed[] memory feeds) = _decodeTerms(terms);
         Execution[] memory executions = ExecutionLib.decode(mode, executionCallData);
-        return UsdValuation.valueOf(executions, feeds, maxPriceAge);
+        usd = UsdValuation.valueOf(executions, feeds, maxPriceAge);
+        if (usd != 0) _requireSequencerUp();
     }
 
     function _decodeTerms(bytes calldata terms)

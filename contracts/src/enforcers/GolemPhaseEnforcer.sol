@@ -4,6 +4,7 @@ pragma solidity ^0.8.23;
 import { CaveatEnforcer } from "./CaveatEnforcer.sol";
 import { ExecutionLib, Execution } from "../libraries/ExecutionLib.sol";
 import { IVitalityOracle } from "../interfaces/IVitalityOracle.sol";
+import { Ownable2Step } from "../access/Ownable2Step.sol";
 
 /// @title GolemPhaseEnforcer
 /// @notice Lets a delegation act only in the ways the Golem's current behavioral phase allows, as
@@ -12,7 +13,10 @@ import { IVitalityOracle } from "../interfaces/IVitalityOracle.sol";
 ///         Golem can do nothing, and a call the selector table does not classify is refused. The terms
 ///         may also carry the delegation's life window, so one caveat keeps the whole promise "the Golem
 ///         may not act out of phase or after death": nothing executes before `startTime` or after
-///         `endTime` (inclusive, as MortalityTimeWindowEnforcer).
+///         `endTime` (inclusive, as MortalityTimeWindowEnforcer). Whatever the selector table says, no
+///         execution may target the delegator's own account or the DelegationManager calling the hook:
+///         those are where delegations are enabled and disabled, so a Golem could otherwise undo the
+///         owner's revocation or grant itself new authority.
 /// @dev Terms, all `abi.encodePacked`:
 ///      - 20 bytes `(address golem)`;
 ///      - 25 bytes `(address golem, bytes5 phaseMasks)`;
@@ -23,9 +27,10 @@ import { IVitalityOracle } from "../interfaces/IVitalityOracle.sol";
 ///      `type(uint64).max`); `startTime > endTime` is refused, `startTime == endTime` is one valid second.
 ///      Every execution (batch included) needs all bits of its class, plus SUBDELEGATION when
 ///      `redeemer != golem`, in the mask of the current phase. The selector -> class table is seeded
-///      with real selectors and kept up to date by `admin` without redeploying. Stateless, so try-mode
-///      is accepted.
-contract GolemPhaseEnforcer is CaveatEnforcer {
+///      with real selectors and kept up to date by the owner (the phase-table admin, a different key from
+///      the VitalityOracle's owner) without redeploying; the role moves in two steps (Ownable2Step).
+///      Stateless, so try-mode is accepted.
+contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
     uint8 public constant OPEN = 0x01;
     uint8 public constant CLOSE = 0x02;
     uint8 public constant TRANSFER = 0x04;
@@ -41,20 +46,18 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
     uint64 public constant NO_END = type(uint64).max;
 
     IVitalityOracle public immutable vitalityOracle;
-    address public admin;
 
     /// @dev The key bytes4(0) stands for empty calldata (a plain native transfer).
     mapping(bytes4 selector => uint8 classMask) private _actionClass;
 
     event ActionClassSet(bytes4 indexed selector, uint8 classMask);
-    event AdminTransferred(address indexed previousAdmin, address indexed newAdmin);
 
-    error NotAdmin(address caller);
     error ZeroAddress();
     error InvalidClassMask(uint8 classMask);
     error InvalidTermsLength(uint256 length);
     error GolemNotRegistered(address golem);
     error UnclassifiedAction(address target, bytes4 selector);
+    error ProtectedTarget(address target, bytes4 selector, address delegator, address delegationManager);
     error ActionNotAllowedInPhase(address golem, uint8 phase, bytes4 selector, uint8 requiredClasses);
     // The window errors are MortalityTimeWindowEnforcer's, same names and arguments (so same selectors).
     error InvalidWindow(uint256 startTime, uint256 endTime);
@@ -62,12 +65,10 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
     error DelegationExpired(uint256 current, uint256 endTime);
 
     /// @param vitalityOracle_ The oracle the phase is read from.
-    /// @param admin_ The key that may reclassify selectors (errata 2: selectors are configuration).
-    constructor(address vitalityOracle_, address admin_) {
-        if (vitalityOracle_ == address(0) || admin_ == address(0)) revert ZeroAddress();
+    /// @param tableOwner The key that may reclassify selectors: selectors are configuration, not code.
+    constructor(address vitalityOracle_, address tableOwner) Ownable2Step(tableOwner) {
+        if (vitalityOracle_ == address(0) || tableOwner == address(0)) revert ZeroAddress();
         vitalityOracle = IVitalityOracle(vitalityOracle_);
-        admin = admin_;
-        emit AdminTransferred(address(0), admin_);
 
         // ERC-20
         _setActionClass(0xa9059cbb, TRANSFER); // transfer(address,uint256)
@@ -96,6 +97,8 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
         _setActionClass(0x0c49ccbe, CLOSE); // decreaseLiquidity
         _setActionClass(0xfc6f7865, SETTLEMENT); // collect
         _setActionClass(0x42966c68, SETTLEMENT); // burn(uint256)
+        // Circle CCTP V2 TokenMessengerV2: moving funds to another chain starts something new there
+        _setActionClass(0x8e0250ee, OPEN); // depositForBurn(uint256,uint32,bytes32,address,bytes32,uint256,uint32)
         // DelegationManager: creating or disabling delegations is re-delegation authority
         _setActionClass(0x3ed01015, SUBDELEGATION); // enableDelegation(Delegation)
         _setActionClass(0x49934047, SUBDELEGATION); // disableDelegation(Delegation)
@@ -107,21 +110,22 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
     // Hook
     // ----------------------------------------------------------------------------------------------
 
-    /// @notice Refuses the execution outside the delegation's window, or unless the Golem is registered
-    ///         and every call's action class (plus SUBDELEGATION when redeemed through a sub-delegation)
-    ///         is allowed in its phase.
+    /// @notice Refuses the execution outside the delegation's window, when any call targets the delegator
+    ///         or the DelegationManager, or unless the Golem is registered and every call's action class
+    ///         (plus SUBDELEGATION when redeemed through a sub-delegation) is allowed in its phase.
     /// @dev Terms: see the contract (20, 25, 36 or 41 bytes packed). The window is checked first (no
     ///      external call), then one oracle staticcall and one table SLOAD per call. Reverts
     ///      `InvalidTermsLength`, `InvalidWindow`, `DelegationNotYetActive(now, start)`,
-    ///      `DelegationExpired(now, end)`, `GolemNotRegistered`, `UnclassifiedAction`,
-    ///      `ActionNotAllowedInPhase`, and ExecutionLib's call-type errors.
+    ///      `DelegationExpired(now, end)`, `GolemNotRegistered`, `ProtectedTarget(target, selector,
+    ///      delegator, manager)`, `UnclassifiedAction`, `ActionNotAllowedInPhase`, and ExecutionLib's
+    ///      call-type errors.
     function beforeHook(
         bytes calldata terms,
         bytes calldata,
         bytes32 mode,
         bytes calldata executionCallData,
         bytes32,
-        address,
+        address delegator,
         address redeemer
     )
         public
@@ -138,14 +142,15 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
         if (callType == ExecutionLib.CALLTYPE_SINGLE) {
             (address target,, bytes calldata callData) = ExecutionLib.decodeSingle(executionCallData);
             bytes4 selector = callData.length >= 4 ? bytes4(callData[:4]) : bytes4(0);
+            _refuseProtectedTarget(delegator, target, selector);
             _check(golem, phase, mask, extra, target, selector, callData.length);
         } else if (callType == ExecutionLib.CALLTYPE_BATCH) {
             Execution[] memory executions = ExecutionLib.decodeBatch(executionCallData);
             for (uint256 i; i < executions.length; ++i) {
                 bytes memory callData = executions[i].callData;
-                _check(
-                    golem, phase, mask, extra, executions[i].target, ExecutionLib.selectorOf(callData), callData.length
-                );
+                bytes4 selector = ExecutionLib.selectorOf(callData);
+                _refuseProtectedTarget(delegator, executions[i].target, selector);
+                _check(golem, phase, mask, extra, executions[i].target, selector, callData.length);
             }
         } else {
             revert ExecutionLib.UnsupportedCallType(callType);
@@ -157,20 +162,10 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
     // ----------------------------------------------------------------------------------------------
 
     /// @notice Sets the action classes a selector requires (0 unclassifies it, so it is refused).
-    /// @dev `bytes4(0)` is empty calldata. Reverts `NotAdmin`, `InvalidClassMask` (bits outside 0x1F).
-    function setActionClass(bytes4 selector, uint8 classMask) external {
-        if (msg.sender != admin) revert NotAdmin(msg.sender);
+    /// @dev `bytes4(0)` is empty calldata. Reverts `NotOwner`, `InvalidClassMask` (bits outside 0x1F).
+    function setActionClass(bytes4 selector, uint8 classMask) external onlyOwner {
         if (classMask & ~ALL_CLASSES != 0) revert InvalidClassMask(classMask);
         _setActionClass(selector, classMask);
-    }
-
-    /// @notice Hands the table's admin role to `newAdmin`.
-    /// @dev Reverts `NotAdmin`, `ZeroAddress`.
-    function transferAdmin(address newAdmin) external {
-        if (msg.sender != admin) revert NotAdmin(msg.sender);
-        if (newAdmin == address(0)) revert ZeroAddress();
-        emit AdminTransferred(admin, newAdmin);
-        admin = newAdmin;
     }
 
     // ----------------------------------------------------------------------------------------------
@@ -270,6 +265,14 @@ contract GolemPhaseEnforcer is CaveatEnforcer {
         if (required == 0) revert UnclassifiedAction(target, selector);
         required |= extra;
         if (required & mask != required) revert ActionNotAllowedInPhase(golem, phase, selector, required);
+    }
+
+    /// @dev The delegator's account and the manager are where delegations are enabled and disabled: a call
+    ///      there could re-enable a revoked delegation, so no class in any table admits it.
+    function _refuseProtectedTarget(address delegator, address target, bytes4 selector) private view {
+        if (target == delegator || target == msg.sender) {
+            revert ProtectedTarget(target, selector, delegator, msg.sender);
+        }
     }
 
     /// @dev A phase outside 0..4 (only a faulty oracle could report one) allows nothing.

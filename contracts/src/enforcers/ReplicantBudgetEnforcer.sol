@@ -4,17 +4,18 @@ pragma solidity ^0.8.23;
 import { CaveatEnforcer } from "./CaveatEnforcer.sol";
 import { ExecutionLib } from "../libraries/ExecutionLib.sol";
 import { UsdValuation, TokenFeed } from "../libraries/UsdValuation.sol";
+import { SequencerUptimeCheck } from "./SequencerUptimeCheck.sol";
 
 /// @title ReplicantBudgetEnforcer
 /// @notice A Replicant (child agent) can neither outspend nor outlive its allocation: cumulative USD spend
 ///         over the delegation's life is capped, and the delegation dies maxLifespanSeconds after its
-///         first redemption.
+///         first redemption. On an L2, nothing is priced while the sequencer is down or in its grace period.
 /// @dev Terms: abi.encode(uint256 maxBudgetUsd, uint64 maxLifespanSeconds, uint32 maxPriceAge,
 ///      TokenFeed[] feeds), USD in 6 decimals. State is one slot per (msg.sender = DelegationManager,
 ///      delegationHash): activation time and USD spent. The redemption at exactly expiresAt is the last one
 ///      allowed. Try-mode is refused. Budgets above type(uint192).max are treated as type(uint192).max
 ///      (the width of the packed spend counter; about 6e51 USD).
-contract ReplicantBudgetEnforcer is CaveatEnforcer {
+contract ReplicantBudgetEnforcer is CaveatEnforcer, SequencerUptimeCheck {
     struct Replicant {
         uint64 activatedAt; // 0 until the first redemption
         uint192 spentUsd;
@@ -37,10 +38,17 @@ contract ReplicantBudgetEnforcer is CaveatEnforcer {
     /// @notice Activation time and cumulative USD6 spend per DelegationManager and delegation hash.
     mapping(address delegationManager => mapping(bytes32 delegationHash => Replicant)) public replicants;
 
+    /// @param sequencerUptimeFeed_ The chain's L2 sequencer uptime feed (zero: none, no check).
+    /// @param sequencerGracePeriod_ Seconds after the sequencer returns during which prices are refused.
+    constructor(address sequencerUptimeFeed_, uint256 sequencerGracePeriod_)
+        SequencerUptimeCheck(sequencerUptimeFeed_, sequencerGracePeriod_)
+    { }
+
     /// @notice Starts the lifespan on first use, refuses expired Replicants, and records spend against the
     ///         lifetime budget.
     /// @dev Reverts ReplicantExpired, ReplicantBudgetExceeded, StalePrice, InvalidPrice, UnpricedAsset,
-    ///      UnsupportedExecType, UnsupportedCallType, InvalidTermsLength or InvalidTokenFeed.
+    ///      SequencerDown, SequencerGracePeriodNotOver (only when something is priced), UnsupportedExecType,
+    ///      UnsupportedCallType, InvalidTermsLength or InvalidTokenFeed.
     function beforeHook(
         bytes calldata terms,
         bytes calldata,
@@ -65,6 +73,7 @@ contract ReplicantBudgetEnforcer is CaveatEnforcer {
 
         uint256 usd = UsdValuation.valueOf(ExecutionLib.decode(mode, executionCallData), feeds, maxPriceAge);
         if (usd != 0) {
+            _requireSequencerUp();
             uint256 cap = budget > type(uint192).max ? type(uint192).max : budget;
             uint256 spent = r.spentUsd;
             if (spent > cap || usd > cap - spent) revert ReplicantBudgetExceeded(spent, usd, budget);

@@ -7,8 +7,11 @@ import { UsdValuation } from "../libraries/UsdValuation.sol";
 import { IERC4626 } from "../interfaces/IERC4626.sol";
 
 /// @title VaultNAVEnforcer
-/// @notice Circuit breaker: one redemption may not move more than maxNavBps of an ERC-4626 vault's total
-///         assets, so a rogue key cannot drain the vault in a single transaction.
+/// @notice Circuit breaker: in one transaction, everything a delegator's delegations move through an
+///         ERC-4626 vault (summed over every redemption of a redeemDelegations call, and over every such
+///         call in the transaction) is at most maxNavBps of the vault's total assets as the first of those
+///         redemptions found it. So a rogue key cannot drain the vault in one transaction, whether in one
+///         redemption or forty.
 /// @dev Terms: abi.encode(address vault, uint16 maxNavBps), 64 bytes, 1 <= maxNavBps <= 10000.
 ///      The amount, in the vault's asset units, is summed over all executions of the redemption:
 ///      to the vault: deposit(assets,..) and withdraw(assets,..) count assets, mint(shares,..) counts
@@ -18,10 +21,18 @@ import { IERC4626 } from "../interfaces/IERC4626.sol";
 ///      those assets through a deposit or mint the delegator makes, and that call is counted (so the
 ///      usual approve + deposit batch counts its assets once, not twice).
 ///      A share or asset amount of type(uint256).max is unlimited. Everything else counts 0.
-///      maxAmount = totalAssets * maxNavBps / 10000 (floored). Stateless: try-mode is allowed.
+///      The check runs in beforeAllHook, which the DelegationManager calls for every redemption of a
+///      redeemDelegations call before it executes any of them, so every amount is valued on the vault
+///      as the transaction found it. The running total and the first totalAssets are kept in transient
+///      storage keyed by (DelegationManager, delegator, vault): they last exactly one transaction, and
+///      every caveat naming the same vault under the same delegator shares them (each checks the shared
+///      total against its own cap). maxAmount = firstTotalAssets * maxNavBps / 10000 (floored). A
+///      try-mode execution that fails still counts, so try-mode is allowed.
 contract VaultNAVEnforcer is CaveatEnforcer {
     error InvalidTermsLength(uint256 length);
     error InvalidNavBps(uint16 maxNavBps);
+    /// @dev `amount` is what this transaction has moved including this redemption; `totalAssets` is the
+    ///      vault's total when the transaction's first counted redemption was checked.
     error ExceedsVaultNAV(address vault, uint256 amount, uint256 maxAmount, uint256 totalAssets);
 
     bytes4 internal constant DEPOSIT = 0x6e553f65; // deposit(uint256,address)
@@ -30,24 +41,29 @@ contract VaultNAVEnforcer is CaveatEnforcer {
     bytes4 internal constant REDEEM = 0xba087652; // redeem(uint256,address,address)
     bytes4 internal constant APPROVE = 0x095ea7b3; // approve(address,uint256)
 
-    /// @notice Refuses a redemption that moves more than the allowed share of the vault's total assets.
+    /// @notice Refuses a redemption that would take what the transaction moves through the vault past the
+    ///         allowed share of the vault's total assets.
     /// @dev Reverts ExceedsVaultNAV (also when totalAssets is 0 and anything moves), InvalidTermsLength,
     ///      InvalidNavBps or UnsupportedCallType; reverts of the vault's own views bubble up.
-    function beforeHook(
+    function beforeAllHook(
         bytes calldata terms,
         bytes calldata,
         bytes32 mode,
         bytes calldata executionCallData,
         bytes32,
-        address,
+        address delegator,
         address
-    ) public view override {
+    ) public override {
         (address vault, uint16 maxNavBps) = _decodeTerms(terms);
         uint256 amount = _amountOf(IERC4626(vault), ExecutionLib.decode(mode, executionCallData));
         if (amount == 0) return;
-        uint256 totalAssets = IERC4626(vault).totalAssets();
+        uint256 slot = _transactionSlot(delegator, vault);
+        (bool seen, uint256 totalAssets, uint256 moved) = _loadTransaction(slot);
+        if (!seen) totalAssets = IERC4626(vault).totalAssets();
+        moved = UsdValuation.satAdd(moved, amount);
         uint256 maxAmount = UsdValuation.mulDiv(totalAssets, maxNavBps, 10_000, false);
-        if (amount > maxAmount) revert ExceedsVaultNAV(vault, amount, maxAmount, totalAssets);
+        if (moved > maxAmount) revert ExceedsVaultNAV(vault, moved, maxAmount, totalAssets);
+        _storeTransaction(slot, totalAssets, moved);
     }
 
     /// @notice Decodes terms exactly as the hook does; reverts InvalidTermsLength or InvalidNavBps.
@@ -55,7 +71,7 @@ contract VaultNAVEnforcer is CaveatEnforcer {
         return _decodeTerms(terms);
     }
 
-    /// @notice The most asset units one redemption may move right now.
+    /// @notice The most asset units a transaction that has moved nothing through the vault yet may move.
     function maxActionAssets(bytes calldata terms) external view returns (uint256) {
         (address vault, uint16 maxNavBps) = _decodeTerms(terms);
         return UsdValuation.mulDiv(IERC4626(vault).totalAssets(), maxNavBps, 10_000, false);
@@ -98,6 +114,27 @@ contract VaultNAVEnforcer is CaveatEnforcer {
         if (shares == 0) return 0;
         if (shares == type(uint256).max) return type(uint256).max;
         return isMint ? vault.previewMint(shares) : vault.convertToAssets(shares);
+    }
+
+    /// @dev Three consecutive transient slots: seen (1), the first totalAssets, the running total.
+    function _transactionSlot(address delegator, address vault) private view returns (uint256) {
+        return uint256(keccak256(abi.encode(msg.sender, delegator, vault, "VaultNAV.transaction")));
+    }
+
+    function _loadTransaction(uint256 slot) private view returns (bool seen, uint256 totalAssets, uint256 moved) {
+        assembly ("memory-safe") {
+            seen := tload(slot)
+            totalAssets := tload(add(slot, 1))
+            moved := tload(add(slot, 2))
+        }
+    }
+
+    function _storeTransaction(uint256 slot, uint256 totalAssets, uint256 moved) private {
+        assembly ("memory-safe") {
+            tstore(slot, 1)
+            tstore(add(slot, 1), totalAssets)
+            tstore(add(slot, 2), moved)
+        }
     }
 
     function _decodeTerms(bytes calldata terms) private pure returns (address vault, uint16 maxNavBps) {

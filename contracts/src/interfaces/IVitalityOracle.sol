@@ -19,9 +19,7 @@ interface IVitalityOracle {
     event VitalityReported(address indexed golem, uint8 phase, uint16 survivalScore);
     event PhaseReset(address indexed golem, uint8 fromPhase, uint8 toPhase, address indexed by, string reason);
     event GolemKeyRotated(address indexed from, address indexed to);
-    event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
 
-    error NotOwner(address caller);
     error ZeroAddress();
     error GolemNotRegistered(address golem);
     error GolemAlreadyRegistered(address golem);

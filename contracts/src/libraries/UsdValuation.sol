@@ -26,6 +26,10 @@ library UsdValuation {
     error InvalidTermsLength(uint256 length);
     /// @dev A TokenFeed entry with no feed, or a native entry whose decimals are not 18.
     error InvalidTokenFeed(uint256 index, address token, uint8 decimals, address feed);
+    /// @dev The L2 sequencer uptime feed reports the sequencer down (answer 1) since `since`.
+    error SequencerDown(address uptimeFeed, uint256 since);
+    /// @dev The sequencer is up again since `upSince`, but for no longer than `gracePeriod` seconds.
+    error SequencerGracePeriodNotOver(address uptimeFeed, uint256 upSince, uint256 gracePeriod);
 
     bytes4 internal constant TRANSFER = 0xa9059cbb; // transfer(address,uint256)
     bytes4 internal constant TRANSFER_FROM = 0x23b872dd; // transferFrom(address,address,uint256)
@@ -67,6 +71,22 @@ library UsdValuation {
     }
 
     // ---------------------------------------------------------------- prices
+
+    /// @notice Refuses to price while an L2's sequencer is down or back up for `gracePeriod` seconds or
+    ///         less: feeds cannot update while it is down, so their last prices look fresher than they are,
+    ///         and the first transactions after it returns may be the ones that queued while it was down.
+    /// @dev Chainlink's sequencer uptime feed: answer 0 is up, anything else down; startedAt is when the
+    ///      status last changed (0 for a round that never started). `uptimeFeed == address(0)`: no check
+    ///      (an L1 or a local chain).
+    function requireSequencerUp(address uptimeFeed, uint256 gracePeriod) internal view {
+        if (uptimeFeed == address(0)) return;
+        (, int256 answer, uint256 startedAt,,) = IPriceFeed(uptimeFeed).latestRoundData();
+        if (answer != 0) revert SequencerDown(uptimeFeed, startedAt);
+        // forge-lint: disable-next-line(block-timestamp) -- a grace period in seconds is the rule itself
+        if (startedAt == 0 || block.timestamp <= satAdd(startedAt, gracePeriod)) {
+            revert SequencerGracePeriodNotOver(uptimeFeed, startedAt, gracePeriod);
+        }
+    }
 
     /// @notice The feed's answer as a positive integer, refusing an answer <= 0 or one older than maxAge.
     /// @dev An updatedAt in the future (sequencer clock skew) counts as age 0 rather than underflowing.

@@ -2,31 +2,26 @@
 pragma solidity ^0.8.23;
 
 import { IVitalityOracle } from "../interfaces/IVitalityOracle.sol";
+import { Ownable2Step } from "../access/Ownable2Step.sol";
 
 /// @title VitalityOracle
 /// @notice The on-chain record of each Golem's behavioral phase, read by GolemPhaseEnforcer on every
 ///         redemption. Guarantees: a Golem's own key can only move its phase forward (Thriving 0 ->
 ///         Terminal 4); only the owner (operator key) can move it back, through the evented
 ///         `resetPhase`; a deregistered or rotated-away key is dead and can never be registered again, so a
-///         phase never restarts at Thriving under the same key.
+///         phase never restarts at Thriving under the same key. The owner role moves in two steps
+///         (Ownable2Step), and is a different key from GolemPhaseEnforcer's table owner.
 /// @dev The whole GolemState packs into one storage slot, so `getPhase` costs one cold SLOAD.
-contract VitalityOracle is IVitalityOracle {
+contract VitalityOracle is IVitalityOracle, Ownable2Step {
     uint8 internal constant MAX_PHASE = 4;
     uint16 internal constant MAX_SURVIVAL_SCORE = 10_000;
 
-    address private _owner;
     mapping(address golem => GolemState) private _golems;
 
-    modifier onlyOwner() {
-        if (msg.sender != _owner) revert NotOwner(msg.sender);
-        _;
-    }
-
     /// @param owner_ The operator key allowed to register, reset, rotate and deregister Golems.
-    constructor(address owner_) {
+    /// @dev Reverts `ZeroAddress`.
+    constructor(address owner_) Ownable2Step(owner_) {
         if (owner_ == address(0)) revert ZeroAddress();
-        _owner = owner_;
-        emit OwnershipTransferred(address(0), owner_);
     }
 
     /// @notice Registers a Golem key at Thriving with survival score 10000.
@@ -111,19 +106,6 @@ contract VitalityOracle is IVitalityOracle {
         state.dead = true;
         state.lastUpdated = uint64(block.timestamp);
         emit GolemDeregistered(golem, state.phase);
-    }
-
-    /// @notice Hands the operator role to `newOwner`.
-    /// @dev Reverts `NotOwner`, `ZeroAddress` (renouncing would freeze registration and resets forever).
-    function transferOwnership(address newOwner) external onlyOwner {
-        if (newOwner == address(0)) revert ZeroAddress();
-        emit OwnershipTransferred(_owner, newOwner);
-        _owner = newOwner;
-    }
-
-    /// @notice The operator key.
-    function owner() external view returns (address) {
-        return _owner;
     }
 
     /// @notice What enforcers read: whether the Golem is registered and alive, and its phase.

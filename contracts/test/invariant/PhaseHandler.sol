@@ -23,6 +23,7 @@ contract PhaseHandler {
     address internal constant MANAGER = address(0xDE1E);
     address internal constant REPLICANT = address(0x4E91);
     address internal constant TARGET = address(0x7A46E7);
+    address internal constant DELEGATOR = address(0xA11CE);
     uint8 internal constant SETTLEMENT = 0x10;
     uint256 internal constant KEYS = 6;
 
@@ -53,6 +54,7 @@ contract PhaseHandler {
     uint256 public passedOutsidePhaseRules; // any class outside the default mask
     uint256 public refusedWithinRules; // the enforcer refused what the rules allow
     uint256 public foldedDisagreements; // golemPhase with a window differs from golemPhase + mortalityTimeWindow
+    uint256 public passedAtProtectedTarget; // a call to the delegator or the manager passed GolemPhase
 
     // Coverage counters.
     uint256 public redemptionsPassed;
@@ -63,6 +65,8 @@ contract PhaseHandler {
     uint256 public registeredAttempts;
     uint256 public windowedPassed; // random-window redemptions that passed (inside their window)
     uint256 public windowedRefusedByWindow; // random-window redemptions outside their window
+    uint256 public protectedAttempts; // redemptions with a call to the delegator or the manager
+    uint256 public protectedAttemptsPhaseAllowed; // of those, ones the phase rules alone would have let pass
 
     struct Action {
         bytes4 selector;
@@ -284,6 +288,33 @@ contract PhaseHandler {
         if (!inWindow) windowedRefusedByWindow++;
     }
 
+    /// One redemption whose calls (one, or the second of a batch) go to the delegator's own account or to
+    /// the DelegationManager, with any action (enableDelegation included), in any phase, windowed or not.
+    /// GolemPhase must refuse every one, even where the phase rules alone would allow the action.
+    function redeemProtected(uint256 k, uint256 actionSeed, bool toManager, bool viaReplicant, bool asBatch) external {
+        address golem = _key(k);
+        Action memory a = _action(actionSeed);
+        address redeemer = viaReplicant ? REPLICANT : golem;
+        address target = toManager ? MANAGER : DELEGATOR;
+        bytes memory callData = a.selector == bytes4(0) ? bytes("") : abi.encodePacked(a.selector, uint256(1));
+        bytes32 mode;
+        bytes memory execution;
+        if (asBatch) {
+            Execution[] memory ex = new Execution[](2);
+            ex[0] = Execution(TARGET, 0, "");
+            ex[1] = Execution(target, 0, callData);
+            (mode, execution) = (bytes32(bytes1(0x01)), abi.encode(ex));
+        } else {
+            (mode, execution) = (bytes32(0), abi.encodePacked(target, uint256(0), callData));
+        }
+        protectedAttempts++;
+        if (_phaseAllows(golem, a, viaReplicant)) protectedAttemptsPhaseAllowed++;
+        if (_passes(phaseEnforcer, abi.encodePacked(golem), mode, execution, redeemer)) passedAtProtectedTarget++;
+        if (_passes(phaseEnforcer, _folded(golem, windowStart, windowEnd), mode, execution, redeemer)) {
+            passedAtProtectedTarget++;
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     function keyAt(uint256 i) external view returns (address) {
@@ -353,7 +384,7 @@ contract PhaseHandler {
         returns (bool ok)
     {
         vm.prank(MANAGER);
-        try enforcer.beforeHook(terms, "", mode, execution, keccak256("d"), address(0xA11CE), redeemer) {
+        try enforcer.beforeHook(terms, "", mode, execution, keccak256("d"), DELEGATOR, redeemer) {
             ok = true;
         } catch {
             ok = false;

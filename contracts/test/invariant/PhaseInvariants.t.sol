@@ -10,7 +10,8 @@ import { DreamOracle } from "../../src/oracles/DreamOracle.sol";
 /// go back) / reset / rotate / kill / dream / warp sequences with redemption attempts in between:
 /// a phase never goes back except through the owner's resetPhase, a dead key never lives again, and
 /// nothing executes while dreaming, outside the window (whether MortalityTimeWindow or GolemPhase's
-/// own terms carry it), when unregistered, or in Terminal except settlement.
+/// own terms carry it), when unregistered, or in Terminal except settlement; and no call to the
+/// delegator's own account or to the DelegationManager ever passes GolemPhase, whatever the phase.
 contract PhaseInvariantsTest is Test {
     PhaseHandler internal handler;
     VitalityOracle internal oracle;
@@ -67,6 +68,10 @@ contract PhaseInvariantsTest is Test {
         assertEq(handler.passedOutsidePhaseRules(), 0, "passed outside the phase rules");
     }
 
+    function invariant_nothingReachesTheDelegatorOrTheManager() public view {
+        assertEq(handler.passedAtProtectedTarget(), 0, "a call to the delegator or the manager passed");
+    }
+
     function invariant_enforcersAllowWhatTheRulesAllow() public view {
         assertEq(handler.refusedWithinRules(), 0, "refused an allowed action");
     }
@@ -86,7 +91,9 @@ contract PhaseInvariantsTest is Test {
             else if (op == 6) handler.dream(r >> 8);
             else if (op == 7) handler.warp(uint32(r >> 8) % 6 hours);
             else if (op == 8) handler.redeem(r >> 8, (r >> 16) % 3 == 0, (r >> 24) % 2 == 0);
-            else handler.redeemWindowed(
+            else if (op == 9 && (r >> 8) % 3 == 0) {
+                handler.redeemProtected(r >> 16, r >> 24, (r >> 32) % 2 == 0, (r >> 40) % 3 == 0, (r >> 48) % 2 == 0);
+            } else handler.redeemWindowed(
                 r >> 8, r >> 16, int32(uint32(r >> 24)), int32(uint32(r >> 56)), (r >> 88) % 3 == 0, (r >> 96) % 2 == 0
             );
         }
@@ -97,6 +104,7 @@ contract PhaseInvariantsTest is Test {
         assertGt(handler.resets(), 0, "resets are exercised");
         assertGt(handler.windowedPassed(), 0, "random windows let some redemptions through");
         assertGt(handler.windowedRefusedByWindow(), 0, "random windows refuse some redemptions");
+        assertGt(handler.protectedAttemptsPhaseAllowed(), 0, "protected targets tried where the phase allows the action");
         _assertClean();
     }
 
@@ -106,6 +114,7 @@ contract PhaseInvariantsTest is Test {
         assertEq(handler.passedTerminalNonSettlement() + handler.passedOutsidePhaseRules(), 0, "phase rules");
         assertEq(handler.refusedWithinRules(), 0, "over-refusal");
         assertEq(handler.foldedDisagreements(), 0, "folded window");
+        assertEq(handler.passedAtProtectedTarget(), 0, "protected target");
     }
 
     event log_named_uint(string key, uint256 val);
@@ -119,5 +128,6 @@ contract PhaseInvariantsTest is Test {
         emit log_named_uint("terminalAttempts", handler.terminalAttempts());
         emit log_named_uint("windowedPassed", handler.windowedPassed());
         emit log_named_uint("windowedRefusedByWindow", handler.windowedRefusedByWindow());
+        emit log_named_uint("protectedAttempts", handler.protectedAttempts());
     }
 }

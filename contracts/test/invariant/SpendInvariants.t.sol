@@ -14,7 +14,7 @@ contract DailySpendInvariants is Test {
     DailySpendHandler handler;
 
     function setUp() public {
-        enforcer = new DailySpendLimitEnforcer();
+        enforcer = new DailySpendLimitEnforcer(address(0), 0);
         handler = new DailySpendHandler(enforcer);
         bytes4[] memory selectors = new bytes4[](8);
         selectors[0] = handler.redeem.selector;
@@ -69,7 +69,7 @@ contract ReplicantBudgetInvariants is Test {
     ReplicantBudgetHandler handler;
 
     function setUp() public {
-        enforcer = new ReplicantBudgetEnforcer();
+        enforcer = new ReplicantBudgetEnforcer(address(0), 0);
         handler = new ReplicantBudgetHandler(enforcer);
         bytes4[] memory selectors = new bytes4[](8);
         selectors[0] = handler.redeem.selector;
@@ -127,7 +127,7 @@ contract SpendHandlerCoverage is Test {
     }
 
     function test_dailyHandlerReachesEveryOutcome() public {
-        DailySpendHandler h = new DailySpendHandler(new DailySpendLimitEnforcer());
+        DailySpendHandler h = new DailySpendHandler(new DailySpendLimitEnforcer(address(0), 0));
         _walk(address(h), 1500, true);
         assertEq(h.mismatches(), 0, h.lastMismatch());
         assertGt(h.accepted(), 50, "accepted");
@@ -140,7 +140,7 @@ contract SpendHandlerCoverage is Test {
     }
 
     function test_replicantHandlerReachesEveryOutcome() public {
-        ReplicantBudgetHandler h = new ReplicantBudgetHandler(new ReplicantBudgetEnforcer());
+        ReplicantBudgetHandler h = new ReplicantBudgetHandler(new ReplicantBudgetEnforcer(address(0), 0));
         _walk(address(h), 1500, false);
         assertEq(h.mismatches(), 0, h.lastMismatch());
         assertGt(h.accepted(), 20, "accepted");
@@ -154,7 +154,7 @@ contract SpendHandlerCoverage is Test {
 
     /// Probes one Replicant at expiresAt - 1, expiresAt and expiresAt + 1 with many random redemptions.
     function test_replicantHandlerProbesTheExpiryBoundary() public {
-        ReplicantBudgetHandler h = new ReplicantBudgetHandler(new ReplicantBudgetEnforcer());
+        ReplicantBudgetHandler h = new ReplicantBudgetHandler(new ReplicantBudgetEnforcer(address(0), 0));
         h.redeemRemaining(0, 0); // activates key 0, spending the whole budget at exactly the cap
         assertEq(h.acceptedAtCap(), 1);
         uint256 acceptedAtExpiry;

@@ -43,6 +43,11 @@ contract VaultNAVHandler is HookHandlerBase {
     uint256 public refusedBadTerms;
     uint256 public refusedCallType;
 
+    // One transaction of many redemptions (redeemMany).
+    uint256 public transactionsOverCap; // a transaction whose accepted redemptions moved more than the cap
+    uint256 public transactionsAccepted; // every redemption of a multi-redemption transaction passed
+    uint256 public transactionsRefusedLater; // refused at a redemption that alone would have passed
+
     struct Call {
         bytes terms;
         uint16 bps;
@@ -138,6 +143,85 @@ contract VaultNAVHandler is HookHandlerBase {
         }
         c.mode = _mode(c.asBatch ? BATCH : SINGLE, (seed >> 30) % 2 == 0 ? DEFAULT_EXEC : TRY_EXEC);
         _execute(c, variant == 1);
+    }
+
+    /// One transaction of 2 to 40 redemptions under one caveat, as redeemDelegations runs them: every
+    /// redemption's beforeAllHook first, then the other hooks; now and then the vault changes in between
+    /// (a second redeemDelegations call after the first one's executions). The model keeps the running
+    /// sum and the vault's total at the first counted redemption: the first redemption that takes the
+    /// sum past that total's cap is refused, with the running sum, and with it the whole transaction.
+    function redeemMany(uint256 seed) external {
+        Many memory t;
+        t.bps = _bps(seed);
+        t.terms = abi.encode(address(vault), t.bps);
+        t.aloneWithinCap = true;
+        uint256 n = 2 + (seed >> 16) % 39;
+        // Half the transactions split about the cap into n plain withdrawals (so many pass, and some fail
+        // only because of the ones before them); the rest draw every call shape around a larger share.
+        bool plain = (seed >> 30) % 2 == 0;
+        uint256 cap = usdc.balanceOf(address(vault)) * t.bps / 10_000;
+        uint256 share = plain ? cap / n : cap / (1 + (seed >> 24) % 4);
+        for (uint256 i; i < n && t.got.length == 0; ++i) {
+            uint256 r = _rand(seed, i);
+            if ((r >> 250) % 8 == 0) _changeVault(r >> 100);
+            Execution memory x = plain
+                ? Execution(address(vault), 0, _withdrawCall(bound(r >> 8, share / 2, share + share / 4 + 1)))
+                : _execution(r, share);
+            _redeemOne(t, x);
+            if (t.got.length == 0 && t.want.length != 0) break; // accepted what the model refuses
+        }
+        calls++;
+        if (t.got.length == 0 && t.want.length == 0) {
+            accepted++;
+            transactionsAccepted++;
+        } else if (t.got.length == 0) {
+            if (_selector(t.want) == VaultNAVEnforcer.ExceedsVaultNAV.selector) transactionsOverCap++;
+            _mismatch(string.concat("transaction accepted; the model refuses with ", _hex(t.want)));
+        } else if (keccak256(t.got) != keccak256(t.want)) {
+            _mismatch(string.concat("transaction refused with ", _hex(t.got), "; the model refuses with ", _hex(t.want)));
+        } else if (_selector(t.want) == VaultNAVEnforcer.ExceedsVaultNAV.selector && t.aloneWithinCap) {
+            transactionsRefusedLater++;
+        }
+    }
+
+    struct Many {
+        uint16 bps;
+        bytes terms;
+        bool seen;
+        uint256 first; // totalAssets at the first counted redemption
+        uint256 moved;
+        bytes want; // the model's refusal, once there is one
+        bytes got; // the enforcer's refusal, once there is one
+        bool aloneWithinCap; // the refused redemption would have passed in a transaction of its own
+    }
+
+    function _redeemOne(Many memory t, Execution memory x) internal {
+        (uint256 amount, bool reverted, bytes memory err) = _assetsOf(x);
+        if (reverted) {
+            t.want = err;
+        } else if (amount != 0) {
+            uint256 total = usdc.balanceOf(address(vault));
+            if (!t.seen) (t.seen, t.first) = (true, total);
+            t.moved = amount > MAX - t.moved ? MAX : t.moved + amount;
+            uint256 cap = t.first * t.bps / 10_000;
+            if (t.moved > cap) {
+                t.want = abi.encodeWithSelector(VaultNAVEnforcer.ExceedsVaultNAV.selector, address(vault), t.moved, cap, t.first);
+                t.aloneWithinCap = amount <= total * t.bps / 10_000;
+            }
+        }
+        Execution[] memory one = new Execution[](1);
+        one[0] = x;
+        vm.prank(MANAGER);
+        (bool ok, bytes memory e) = address(enforcer).call(
+            abi.encodeCall(enforcer.beforeAllHook, (t.terms, "", bytes32(0), _encode(one, false), HASH, DELEGATOR, REDEEMER))
+        );
+        if (!ok) t.got = e.length == 0 ? bytes("empty revert") : e;
+    }
+
+    /// An execution of an earlier redeemDelegations call in the same transaction: assets arrive or leave.
+    function _changeVault(uint256 r) internal {
+        if (r % 2 == 0) usdc.mint(address(vault), 1 + _logAmount(r >> 1, 12));
+        else _deposit(1 + _logAmount(r >> 1, 12));
     }
 
     function _execute(Call memory c, bool approveAndDeposit) internal {

@@ -4,16 +4,18 @@ pragma solidity ^0.8.23;
 import { Test } from "../lib/Test.sol";
 import { VaultNAVHandler } from "./VaultNAVHandler.sol";
 
-/// VaultNAV is a per-redemption circuit breaker: under random redemptions (every counted and uncounted
-/// call shape, single and batch, try-mode) while the vault's share price and size move at random, no
-/// accepted redemption moves more than maxNavBps of the vault's total assets, and every outcome is the
-/// model's.
+/// VaultNAV is a per-transaction circuit breaker: under random redemptions (every counted and uncounted
+/// call shape, single and batch, try-mode) and random transactions of up to forty redemptions, while the
+/// vault's share price and size move at random, no accepted redemption and no accepted transaction moves
+/// more than maxNavBps of the vault's total assets as the transaction found it, and every outcome is the
+/// model's. Each handler call is one transaction, so the enforcer's transient running total starts at
+/// zero for each.
 contract VaultNAVInvariants is Test {
     VaultNAVHandler handler;
 
     function setUp() public {
         handler = new VaultNAVHandler();
-        bytes4[] memory selectors = new bytes4[](9);
+        bytes4[] memory selectors = new bytes4[](11);
         selectors[0] = handler.redeem.selector;
         selectors[1] = handler.redeem.selector; // random redemptions three times as likely as each other action
         selectors[2] = handler.redeem.selector;
@@ -23,6 +25,8 @@ contract VaultNAVInvariants is Test {
         selectors[6] = handler.exit.selector;
         selectors[7] = handler.donate.selector;
         selectors[8] = handler.loss.selector;
+        selectors[9] = handler.redeemMany.selector;
+        selectors[10] = handler.redeemMany.selector;
         targetSelector(FuzzSelector(address(handler), selectors));
         targetContract(address(handler));
     }
@@ -39,6 +43,11 @@ contract VaultNAVInvariants is Test {
         }
     }
 
+    /// No transaction of many redemptions moved more than the cap of the vault it found.
+    function invariant_noTransactionMovesMoreThanTheCap() public view {
+        assertEq(handler.transactionsOverCap(), 0, "a transaction over the NAV cap was accepted");
+    }
+
     /// Every redemption passed or was refused (with the exact error data) as the model says.
     function invariant_everyOutcomeAsModelled() public view {
         if (handler.mismatches() != 0) fail(handler.lastMismatch());
@@ -46,14 +55,17 @@ contract VaultNAVInvariants is Test {
 }
 
 /// The handler must reach every outcome, or the invariants above prove little: a fixed pseudo-random walk
-/// through the same actions, then counts per outcome.
+/// through the same actions, then counts per outcome. Each handler call is its own transaction (isolate),
+/// as in the invariant run.
+/// forge-config: default.isolate = true
 contract VaultNAVHandlerCoverage is Test {
     function test_handlerReachesEveryOutcome() public {
         VaultNAVHandler h = new VaultNAVHandler();
         for (uint256 i; i < 800; ++i) {
             uint256 r = uint256(keccak256(abi.encode("walk", i)));
-            uint256 action = r % 8;
-            if (action < 3) h.redeem(r >> 8);
+            uint256 action = r % 9;
+            if (action == 8) h.redeemMany(r >> 8);
+            else if (action < 3) h.redeem(r >> 8);
             else if (action == 3) h.redeemAtCap(r >> 8);
             else if (action == 4) h.deposit(r >> 8);
             else if (action == 5) h.donate(r >> 8);
@@ -74,5 +86,7 @@ contract VaultNAVHandlerCoverage is Test {
         assertGt(h.refusedVaultView(), 0, "a vault view reverted and bubbled up");
         assertGt(h.refusedBadTerms(), 5, "refused bad terms");
         assertGt(h.refusedCallType(), 2, "refused an unsupported call type");
+        assertGt(h.transactionsAccepted(), 5, "multi-redemption transactions accepted");
+        assertGt(h.transactionsRefusedLater(), 5, "refused a redemption only because of the ones before it");
     }
 }

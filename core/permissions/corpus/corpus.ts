@@ -28,14 +28,28 @@ const vaultActions = (vault: Address): Actions => [
   { name: 'VaultManagement: deposit, mint', targets: [vault], selectors: [SEL.deposit, SEL.mint4626], receivers: [36], calldata: [] },
   { name: 'VaultManagement: withdraw, redeem', targets: [vault], selectors: [SEL.withdraw, SEL.redeem], receivers: [36, 68], calldata: [] },
 ]
-// increaseLiquidity is never granted (it can add the owner's tokens to anyone's position): a warning says so.
+// increaseLiquidity is never granted (it can add the owner's tokens to anyone's position), nor is
+// decreaseLiquidity (its minimums are free, so removal could be sandwiched): warnings say so.
 const lpActions = (manager: Address): Actions => [
   { name: 'ProvideLiquidity: mint', targets: [manager], selectors: [SEL.lpMint], receivers: [292], calldata: [] },
-  { name: 'ProvideLiquidity: decreaseLiquidity', targets: [manager], selectors: [SEL.decrease], receivers: [], calldata: [] },
   { name: 'ProvideLiquidity: collect', targets: [manager], selectors: [SEL.collect], receivers: [36], calldata: [] },
 ]
+// Besides the mint recipient: destination domain 3 (Arbitrum), burnt token USDC, destination caller zero
+// (anyone relays), maximum fee 0.
+const word = (hex: string): Hex => `0x${hex.replace(/^0x/, '').toLowerCase().padStart(64, '0')}`
 const bridgeActions = (messenger: Address): Actions => [
-  { name: 'Bridge: depositForBurn', targets: [messenger], selectors: [SEL.burn], receivers: [68], calldata: [] },
+  {
+    name: 'Bridge: depositForBurn',
+    targets: [messenger],
+    selectors: [SEL.burn],
+    receivers: [68],
+    calldata: [
+      { startIndex: 36, value: word('03') },
+      { startIndex: 100, value: word(B.usdc) },
+      { startIndex: 132, value: word('00') },
+      { startIndex: 164, value: word('00') },
+    ],
+  },
 ]
 const RUNWAY_ONLY = { targets: [], selectors: [], actions: [], approvals: [] }
 const LOCAL_SWAP = {
@@ -282,15 +296,16 @@ export const CORPUS: CorpusCase[] = [
     expect: {
       capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500),
       targets: [B.positionManager],
-      selectors: [SEL.decrease, SEL.lpMint, SEL.collect],
+      selectors: [SEL.lpMint, SEL.collect],
       actions: lpActions(B.positionManager),
       approvals: [{ spender: B.positionManager, tokens: [B.weth, B.usdc] }],
       expiry: days(7),
+      warnings: [/increaseLiquidity .* is not granted/, /ProvideLiquidity: liquidity removal is never granted/],
     },
   },
   {
     name: 'swap and bridge on Base: base cap plus the bridge extra',
-    registry: 'base',
+    registry: 'baseWithBridge',
     chainId: 8453,
     text: `${OVERRIDE}Trade USDC for WETH and bridge profits cross-chain with CCTP.`,
     expect: {
@@ -310,7 +325,7 @@ export const CORPUS: CorpusCase[] = [
     expect: {
       capabilities: ['ProvideLiquidity', 'VaultManagement', 'Bridge'], dailyUsdcCap: usdc(1200),
       targets: [B.positionManager, B.cctpTokenMessengerV2, BASE_VAULT],
-      selectors: [SEL.decrease, SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.withdraw, SEL.redeem, SEL.collect],
+      selectors: [SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.withdraw, SEL.redeem, SEL.collect],
       actions: [...lpActions(B.positionManager), ...vaultActions(BASE_VAULT), ...bridgeActions(B.cctpTokenMessengerV2)],
       approvals: [
         { spender: B.positionManager, tokens: [B.weth, B.usdc] },
@@ -319,6 +334,13 @@ export const CORPUS: CorpusCase[] = [
       ],
       expiry: days(7),
     },
+  },
+  {
+    name: 'a bridge strategy on Base without a named destination fails',
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Bridge profits cross-chain with CCTP.`,
+    expect: { error: 'StrategyCompileError', field: 'capabilities' },
   },
   {
     name: 'a vault strategy on Base without a named vault fails',

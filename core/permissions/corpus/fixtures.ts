@@ -16,11 +16,15 @@ export const L = {
 } as const satisfies Record<string, Address>
 export const BASE_VAULT: Address = '0x6000000000000000000000000000000000000006'
 
+/** The bridge destination the corpus's bridging owners name: Arbitrum (CCTP domain 3), anyone relays, no fee. */
+export const ARBITRUM_DOMAIN = 3
+
 export const REGISTRIES = {
   local: () => localRegistry(L),
   base: () => publicRegistry(8453),
-  baseWithVault: () => publicRegistry(8453, { vaults: [BASE_VAULT] }),
-  baseSepolia: () => publicRegistry(84532),
+  baseWithBridge: () => publicRegistry(8453, { bridge: { destinationDomain: ARBITRUM_DOMAIN } }),
+  baseWithVault: () => publicRegistry(8453, { vaults: [BASE_VAULT], bridge: { destinationDomain: ARBITRUM_DOMAIN } }),
+  baseSepolia: () => publicRegistry(84532, { bridge: { destinationDomain: ARBITRUM_DOMAIN } }),
 } satisfies Record<string, () => ProtocolRegistry>
 
 /** Written out (not imported from selectors.ts) so the corpus is an independent statement. */

@@ -1,0 +1,114 @@
+// Liquidity removal on anvil with the real MetaMask framework: a compiled LP strategy's grant lets the
+// Golem open positions for the owner and collect them, but no delegation of the grant can remove
+// liquidity (decreaseLiquidity with free minimums could be sandwiched, and it reaches positions the
+// owner minted outside Bardo). The owner still removes liquidity from their own account.
+import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
+import { encodeFunctionData, erc20Abi, getAddress, maxUint128, parseEther, type Address, type Hex } from 'viem'
+import type { PrivateKeyAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as artifacts from '../../contracts/artifacts/index.ts'
+import { smartAccountSigner, type GolemGrant } from '../../core/delegations/index.ts'
+import { buildPlanGrant, compileStrategy, localRegistry, SELECTORS, type PermissionPlan } from '../../core/permissions/index.ts'
+import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
+import { readTokenDecimals } from '../../local/tokenDecimals.ts'
+import { encodeCall } from '../../local/ownerActions.ts'
+import { USDC, approveCall, chainNow, newGolem, newTree, ownerCalls, redeem, redeemRefused, refreshFeeds, waitOk } from './harness.ts'
+
+let devnet: Devnet
+let owner: OwnerAccount
+let golem: PrivateKeyAccount
+let manager: Address
+let plan: PermissionPlan
+let grant: GolemGrant
+let ownersPosition: bigint
+const chains = new Map<string, Delegation[]>()
+const abi = artifacts.TestPositionManagerAbi
+
+const positionOf = async (tokenId: bigint) => {
+  const [owner_, , , liquidity, , , owed0, owed1] = await devnet.publicClient.readContract({ address: manager, abi, functionName: 'positions', args: [tokenId] })
+  return { owner: owner_, liquidity, owed0, owed1 }
+}
+const mintData = (recipient: Address, amount0: bigint, amount1: bigint): Hex => {
+  const { usdc, weth } = devnet.deployment.assets
+  return encodeFunctionData({
+    abi,
+    functionName: 'mint',
+    args: [{ token0: usdc, token1: weth, fee: 500, tickLower: -600, tickUpper: 600, amount0Desired: amount0, amount1Desired: amount1, amount0Min: 0n, amount1Min: 0n, recipient, deadline: 2n ** 40n }],
+  })
+}
+const decreaseData = (tokenId: bigint, liquidity: bigint): Hex =>
+  encodeFunctionData({ abi, functionName: 'decreaseLiquidity', args: [{ tokenId, liquidity, amount0Min: 0n, amount1Min: 0n, deadline: 2n ** 40n }] })
+const collectData = (tokenId: bigint, recipient: Address): Hex =>
+  encodeFunctionData({ abi, functionName: 'collect', args: [{ tokenId, recipient, amount0Max: maxUint128, amount1Max: maxUint128 }] })
+const onManager = (callData: Hex): ExecutionStruct => ({ target: manager, value: 0n, callData })
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  owner = await devnet.createOwner({ usdc: USDC(10_000) })
+  golem = await newGolem(devnet)
+  await refreshFeeds(devnet)
+  const { usdc, weth, usdcUsdFeed, ethUsdFeed } = devnet.deployment.assets
+  await waitOk(devnet, devnet.deployer.writeContract({ address: weth, abi: artifacts.TestTokenAbi, functionName: 'mint', args: [owner.address, parseEther('10')] }))
+  manager = (await waitOk(devnet, devnet.deployer.deployContract({ abi, bytecode: artifacts.TestPositionManagerBytecode }))).contractAddress!
+  // A position the owner minted from their own account, outside Bardo.
+  const approve = (token: Address) => encodeCall(token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [manager, 2n ** 255n] }))
+  await ownerCalls(devnet, owner, [approve(usdc), approve(weth), encodeCall(manager, mintData(owner.address, USDC(1_000), parseEther('1')))])
+  ownersPosition = 1n
+  const now = await chainNow(devnet)
+  plan = compileStrategy({
+    text: 'Provide liquidity to the USDC/WETH pool and collect fees.\nbudget: $50/day',
+    chainId: devnet.chain.id,
+    owner: owner.address,
+    sessionKey: golem.address,
+    now: Number(now),
+    registry: localRegistry({ ...devnet.deployment.assets, positionManager: manager }),
+  })
+  const tree = newTree(devnet, now)
+  const feeds = [{ token: usdc, decimals: 6, feed: usdcUsdFeed }, { token: weth, decimals: 18, feed: ethUsdFeed }]
+  grant = buildPlanGrant({ tree, plan, usdCaps: { feeds, tokenDecimals: await readTokenDecimals(devnet.publicClient, feeds.map((f) => f.token)), maxPriceAge: 3_600 } })
+  const sign = (hash: Hex) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
+  for (const a of grant.actions!) {
+    await sign(a.hash)
+    chains.set(a.name, tree.chain(a.hash))
+  }
+  for (const a of grant.approvals!) {
+    await sign(a.hash)
+    chains.set(`approvals ${a.spender}`, tree.chain(a.hash))
+  }
+  await sign(grant.runway!.hash)
+  chains.set('runway', tree.chain(grant.runway!.hash))
+})
+afterAll(async () => devnet?.stop())
+
+describe('a compiled LP grant on-chain', () => {
+  it('holds no liquidity removal: no delegation names decreaseLiquidity, and the plan says why', () => {
+    expect(grant.actions!.map((a) => a.name)).toEqual(['ProvideLiquidity: mint', 'ProvideLiquidity: collect'])
+    expect(plan.selectors).not.toContain(SELECTORS.decreaseLiquidity)
+    expect(plan.warnings.some((w) => w.startsWith('ProvideLiquidity: liquidity removal is never granted'))).toBe(true)
+  })
+
+  it('refuses decreaseLiquidity with free minimums through every delegation of the grant, on the owner\'s own position; nothing moves', async () => {
+    const before = await positionOf(ownersPosition)
+    expect(before.liquidity).toBeGreaterThan(0n)
+    for (const [name, chain] of chains) {
+      const refused = await redeemRefused(devnet, golem, chain, [onManager(decreaseData(ownersPosition, before.liquidity))])
+      expect(refused.name, name).toBe('Error')
+      expect(refused.args[0], name).toMatch(/AllowedMethodsEnforcer:method-not-allowed|AllowedTargetsEnforcer:target-address-not-allowed|ERC20PeriodTransferEnforcer/)
+    }
+    expect(await positionOf(ownersPosition)).toEqual(before)
+  })
+
+  it('still lets the Golem open a position for the owner and collect it, and the owner remove liquidity from their own account', async () => {
+    const { usdc } = devnet.deployment.assets
+    await redeem(devnet, golem, chains.get(`approvals ${getAddress(manager)}`)!, [approveCall(usdc, manager, USDC(20))])
+    await redeem(devnet, golem, chains.get('ProvideLiquidity: mint')!, [onManager(mintData(owner.address, USDC(20), 0n))])
+    const opened = await positionOf(2n)
+    expect(opened.owner).toBe(owner.address)
+    expect(opened.liquidity).toBe(USDC(20))
+    await ownerCalls(devnet, owner, [encodeCall(manager, decreaseData(2n, USDC(20)))])
+    const usdcBefore = await devnet.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    await redeem(devnet, golem, chains.get('ProvideLiquidity: collect')!, [onManager(collectData(2n, owner.address))])
+    const usdcAfter = await devnet.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    expect(usdcAfter - usdcBefore).toBe(USDC(20))
+  })
+})
