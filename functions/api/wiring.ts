@@ -11,6 +11,7 @@ import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry } from '.
 import { IndexerClient } from './indexerClient.ts'
 import { createX402PaymentRoutes } from './payments.ts'
 import { ChainGolemState } from './services/chainState.ts'
+import { StoreRenewalService } from './services/renewal.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemRegistry } from './services/storeRegistry.ts'
 import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
@@ -115,6 +116,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     operators: cladeOperator ? storeOperatorRegistry(golems, cladeOperator) : { operatorOf: async () => undefined },
     clade: w.clade ?? new StoreCladeService(w.store),
     ...(payments ? { payments } : {}),
+    renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     ...(w.bearer ? { bearer: w.bearer } : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
   }

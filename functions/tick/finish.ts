@@ -7,6 +7,12 @@ import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import type { GolemRecord, Store } from '../../core/store/index.ts'
 
+function renewalRequestedFor(events: readonly CustodyEvent[], known: bigint | undefined): { renewalRequestedFor?: bigint } {
+  const requested = events.find((e) => e.type === 'RenewalRequested')
+  const value = requested?.type === 'RenewalRequested' ? requested.grantEndsAt : known
+  return value === undefined ? {} : { renewalRequestedFor: value }
+}
+
 export async function finishTick(p: {
   store: Store
   golem: GolemRecord
@@ -36,6 +42,7 @@ export async function finishTick(p: {
         revokedReported: base.known.revokedReported || p.events.some((e) => e.type === 'DelegationRevoked'),
         expiringWarned: base.known.expiringWarned || p.events.some((e) => e.type === 'DelegationExpiringWarning'),
         budgetWarnedPeriod: p.events.some((e) => e.type === 'BudgetWarning') ? p.period : base.known.budgetWarnedPeriod,
+        ...renewalRequestedFor(p.events, base.known.renewalRequestedFor),
       },
     }
     if (p.phaseEpoch > (base.phaseEpoch ?? 0)) merged.phaseEpoch = p.phaseEpoch

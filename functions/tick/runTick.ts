@@ -17,6 +17,7 @@ import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
 import { rotateSessionKey } from './rotate.ts'
 import { serveReprieve } from './reprieve.ts'
 import { finishTick } from './finish.ts'
+import { rotationFitsGrant } from '../../core/lifecycle/renewal.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
 const DEFAULT_LEASE_MS = 120_000
@@ -49,6 +50,7 @@ export function observationOf(golemId: string, profile: GolemProfile, read: Obse
       revokedReported: profile.known.revokedReported,
       expiringWarned: profile.known.expiringWarned,
       ...(profile.known.budgetWarnedPeriod === null ? {} : { budgetWarnedPeriod: profile.known.budgetWarnedPeriod }),
+      ...(profile.known.renewalRequestedFor === undefined ? {} : { renewalRequestedFor: profile.known.renewalRequestedFor }),
     },
     permission: permissionFactsOf(profile, read),
   }
@@ -61,6 +63,9 @@ function eventKey(e: CustodyEvent, decision: TickDecision): string {
       return `phase:${e.to}`
     case 'BudgetWarning':
       return `${e.type}:${decision.period}`
+    case 'RenewalRequested':
+      // Once per grant end: a renewed grant that still ends too early asks again.
+      return `${e.type}:${e.grantEndsAt}`
     case 'RunwayRedeemed':
       // Its own period: a redemption settled from an earlier period is not this period's.
       return `${e.type}:${e.period}`
@@ -242,6 +247,8 @@ async function maybeRotate(deps: TickDeps, golemId: string, decision: TickDecisi
   // The renewed grant starts on the old grant's next period boundary: the same period grid, and the
   // current period (already redeemed by the old key) cannot be redeemed again by the new one.
   const nextPeriodStart = observationOf(golemId, profile, read, 0n).permission.currentPeriodStart + profile.runway.periodDuration
+  // A rotation already in flight is finished; a new one needs grant left to hand over.
+  if (!profile.pendingRotation && !rotationFitsGrant(nextPeriodStart, profile.runway.expiresAt)) return null
   return rotateSessionKey({ ...deps, rotation: deps.rotation }, record, profile, {
     now: read.timestamp,
     nowMs: Number(read.timestamp) * 1000,
