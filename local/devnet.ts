@@ -59,6 +59,8 @@ export type Devnet = DevnetClients & {
   mintUsdc(to: Address, amount: bigint): Promise<void>
   /** Moves chain time forward and mines a block. */
   increaseTime(seconds: number | bigint): Promise<bigint>
+  /** Mines an empty block at the current time (anvil mines only on transactions), returns its timestamp. */
+  mine(): Promise<bigint>
   stop(): Promise<void>
 }
 
@@ -243,6 +245,10 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
       if (usdc > 0n) await mintUsdc(smartAccount.address, usdc)
       if (eth > 0n) await send(deployer.sendTransaction({ to: smartAccount.address, value: eth }))
       return { smartAccount, address: smartAccount.address, signer }
+    },
+    async mine(): Promise<bigint> {
+      await publicClient.request({ method: 'evm_mine' as never, params: [] as never })
+      return (await publicClient.getBlock()).timestamp
     },
     async increaseTime(seconds: number | bigint): Promise<bigint> {
       await publicClient.request({ method: 'evm_increaseTime' as never, params: [Number(seconds)] as never })

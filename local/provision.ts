@@ -25,6 +25,13 @@ export type ProvisionGolemParams = {
   golemId: string
   strategy: string
   runwayDays?: number
+  /**
+   * The Golem's life window in seconds (the grant's end and the runway's length); defaults to
+   * `runwayDays`. The local demo lives for minutes on an honest clock instead of moving chain time.
+   */
+  lifeSeconds?: bigint
+  /** The runway's period in seconds (ERC20PeriodTransfer's periodDuration); default a day. */
+  periodSeconds?: bigint
   /** Overrides the compiled daily cap (tests). */
   periodAmount?: bigint
   /** ETH sent to the session key for gas (the local stand-in for a gas grant). */
@@ -46,8 +53,14 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
   const { clients, deployment, store } = p
   const client = clients.publicClient as PublicClient
   const now = (await client.getBlock()).timestamp
-  const runwayDays = p.runwayDays ?? 30
-  const expiresAt = now + BigInt(runwayDays) * 86_400n
+  const lifeSeconds = p.lifeSeconds ?? BigInt(p.runwayDays ?? 30) * 86_400n
+  if (lifeSeconds <= 0n) throw new Error(`provision: lifeSeconds must be greater than 0, got ${lifeSeconds}`)
+  const periodSeconds = p.periodSeconds ?? 86_400n
+  if (periodSeconds <= 0n) throw new Error(`provision: periodSeconds must be greater than 0, got ${periodSeconds}`)
+  // The compiler plans in whole days: a life of minutes keeps the strategy's own runway_days for the
+  // plan and takes the daily budget per period.
+  const runwayDays = p.runwayDays ?? (p.lifeSeconds === undefined ? 30 : undefined)
+  const expiresAt = now + lifeSeconds
   const sessionKey = p.sessionKey ?? SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
   const golemKey = sessionKey.address
   const plan = compileStrategy({
@@ -55,7 +68,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     chainId: deployment.chainId,
     owner: p.owner.address,
     sessionKey: golemKey,
-    runwayDays,
+    ...(runwayDays === undefined ? {} : { runwayDays }),
     now: Number(now),
     registry: localRegistry(deployment.assets),
   })
@@ -66,6 +79,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     golemKey,
     token: deployment.assets.usdc,
     periodAmount,
+    periodDuration: periodSeconds,
     startDate: now,
     expiresAt,
     now,
@@ -76,7 +90,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
 
   const ref = `session-key:${p.golemId}`
   p.signers.hold(ref, sessionKey)
-  const profile = localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount, expiresAt, now })
+  const profile = localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount, periodDuration: periodSeconds, expiresAt, now })
   await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
   return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
 }
@@ -92,6 +106,8 @@ export function localGolemProfile(p: {
   runway: RenewedRunway
   token: Address
   periodAmount: bigint
+  /** Seconds per runway period; default a day. */
+  periodDuration?: bigint
   expiresAt: bigint
   now: bigint
 }): GolemProfile {
@@ -100,7 +116,7 @@ export function localGolemProfile(p: {
     chainId: p.chainId,
     golemKey: p.golemKey,
     signer: { kind: 'memory', ref: p.signerRef },
-    runway: { ...p.runway, token: p.token, periodAmount: p.periodAmount, periodDuration: 86_400n, expiresAt: p.expiresAt },
+    runway: { ...p.runway, token: p.token, periodAmount: p.periodAmount, periodDuration: p.periodDuration ?? 86_400n, expiresAt: p.expiresAt },
     life: { bornAt: p.now, runwayEndsAt: p.expiresAt, runwayTotalSeconds: p.expiresAt - p.now, lastInsightAt: p.now },
     replicants: [],
     known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
@@ -148,9 +164,13 @@ export async function signRunwayGrant(p: {
   golemKey: Address
   token: Address
   periodAmount: bigint
+  /** Seconds per period; default a day. */
+  periodDuration?: bigint
   startDate: bigint
   expiresAt: bigint
   now: bigint
+  /** The grant's salt; a renewal must use one above the grant it supersedes. Default random. */
+  salt?: Hex
 }): Promise<RenewedRunway> {
   const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
   const grant = buildGolemDelegation({
@@ -161,7 +181,8 @@ export async function signRunwayGrant(p: {
       // The phase gate carries the life window: one caveat instead of two on every runway redemption.
       { type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt },
     ],
-    runway: { token: p.token, periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },
+    runway: { token: p.token, periodAmount: p.periodAmount, periodDuration: Number(p.periodDuration ?? 86_400n), startDate: Number(p.startDate) },
+    ...(p.salt ? { salt: p.salt } : {}),
   })
   if (!grant.runway) throw new Error('provision: the grant has no runway delegation')
   const signed = await tree.sign(grant.runway.hash, smartAccountSigner(p.owner.smartAccount))

@@ -35,6 +35,7 @@ export class LocalKeyRotation implements KeyRotation {
       golemKey: newKey,
       token: profile.runway.token,
       periodAmount: profile.runway.periodAmount,
+      periodDuration: profile.runway.periodDuration,
       startDate: startAt,
       expiresAt: profile.runway.expiresAt,
       now: startAt,

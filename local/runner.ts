@@ -1,8 +1,8 @@
 // The local runner behind `npm start`: the whole system on 127.0.0.1 — anvil with the real MetaMask
 // framework and the Bardo contracts, dynalite, the Ponder indexer on PGlite, the HTTP API and the
-// heartbeat scheduler — plus a demo Golem provisioned from examples/STRATEGY.md whose life runs in
-// accelerated chain time. SIGINT/SIGTERM stop every process it started.
-import { mkdirSync, readFileSync } from 'node:fs'
+// heartbeat scheduler — plus a demo Golem provisioned from examples/STRATEGY.md whose life is minutes
+// long on an honest chain clock. SIGINT/SIGTERM stop every process it started.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { formatUnits } from 'viem'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
@@ -29,31 +29,54 @@ export type RunLocalStackOptions = {
 
 export type LocalStackSettings = {
   stateDir: string
-  /** Chain seconds each heartbeat moves time forward (accelerated life); 0 for real time. */
+  /**
+   * Chain seconds each heartbeat moves time forward; 0 (the default) keeps the chain clock with the
+   * wall clock. Anything else breaks every client that signs with its own clock (x402 payers).
+   */
   secondsPerBeat: number
   beatMs: number
   apiPort: number | undefined
   strategyPath: string
-  runwayDays: number
+  /** The demo Golem's life window (its grant's end and its runway), in seconds. */
+  lifeSeconds: number
+  /** The demo Golem's runway period (one allowance per period), in seconds. */
+  periodSeconds: number
+  /** Seconds between a Golem's ticks (chain time). */
+  tickSeconds: number
   indexer: boolean
 }
 
+/** Where the running stack writes its addresses for `npm run faucet` and clients (removed at stop). */
+export const STACK_FILE = 'stack.json'
+
+/** Anvil's test accounts the stack uses; a payer must bring another key (the faucet funds any address). */
+export const reservedDevnetAccounts = [
+  { index: 0, role: 'deployer: deploys the contracts, mints test USDC, funds session keys' },
+  { index: 1, role: 'operator: owns the VitalityOracle, receives x402 payments' },
+  { index: 2, role: 'settlement: submits x402 transferWithAuthorization' },
+] as const
+
 /** Reads the documented environment variables (README "Configuration"). */
 export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalStackSettings {
-  const int = (name: string, fallback: number) => {
+  const int = (name: string, fallback: number, min = 0) => {
     const raw = env[name]
     if (raw === undefined || raw === '') return fallback
     const n = Number(raw)
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${name}: must be a non-negative integer, got ${raw}`)
+    if (!Number.isInteger(n) || n < min) throw new Error(`${name}: must be an integer of at least ${min}, got ${raw}`)
     return n
   }
+  const lifeSeconds = int('BARDO_LIFE_SECONDS', 12 * 60, 1)
+  const periodSeconds = int('BARDO_PERIOD_SECONDS', 60, 1)
+  if (periodSeconds > lifeSeconds) throw new Error(`BARDO_PERIOD_SECONDS: must not exceed BARDO_LIFE_SECONDS (${lifeSeconds}), got ${periodSeconds}`)
   return {
     stateDir: resolve(env.BARDO_STATE_DIR ?? '.bardo'),
-    secondsPerBeat: int('BARDO_SECONDS_PER_BEAT', 6 * 3600),
-    beatMs: int('BARDO_BEAT_MS', 1500),
+    secondsPerBeat: int('BARDO_SECONDS_PER_BEAT', 0),
+    beatMs: int('BARDO_BEAT_MS', 1000),
     apiPort: env.BARDO_API_PORT ? int('BARDO_API_PORT', 0) : undefined,
     strategyPath: resolve(env.BARDO_STRATEGY ?? 'examples/STRATEGY.md'),
-    runwayDays: int('BARDO_RUNWAY_DAYS', 30),
+    lifeSeconds,
+    periodSeconds,
+    tickSeconds: int('BARDO_TICK_SECONDS', 5, 1),
     indexer: env.BARDO_INDEXER !== '0',
   }
 }
@@ -69,13 +92,23 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Resolves on the first SIGINT or SIGTERM and keeps the handlers installed: a Ctrl-C reaches this
- * process twice (from the terminal's process group and relayed by tsx), and a second signal without a
- * handler would kill the runner halfway through stopping what it started.
+ * Resolves on the first SIGINT or SIGTERM, or when the process that started this one is gone, and keeps
+ * the handlers installed: a Ctrl-C reaches this process twice (from the terminal's process group and
+ * relayed by tsx), and a second signal without a handler would kill the runner halfway through stopping
+ * what it started. A parent that died without relaying anything (SIGKILL, a shell that does not forward
+ * signals) leaves this process orphaned: that is a stop too, never a stack left running on its own.
  */
 function signalled(): Promise<void> {
   return new Promise((resolve) => {
-    const stop = () => resolve()
+    const parent = process.ppid
+    const watch = setInterval(() => {
+      if (process.ppid !== parent) stop()
+    }, 500)
+    watch.unref()
+    const stop = () => {
+      clearInterval(watch)
+      resolve()
+    }
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
@@ -83,17 +116,30 @@ function signalled(): Promise<void> {
 
 const usdc = (v: bigint) => `${formatUnits(v, 6)} USDC`
 
-export function progressLine(day: number, r: TickResult | undefined, extra: { runwayLeftDays: number; redeemedTotal: bigint }): string {
-  if (!r) return `day ${day.toFixed(2)}  (no tick yet)`
+/** A span of chain time as people read it: `4m05s`, `2h10m`, `3.5 d`. */
+export function formatSpan(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds))
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+  if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+  return `${(s / 86_400).toFixed(1)} d`
+}
+
+/**
+ * One console line per tick. `health` is the tick's own verdict (core/health/golemHealth.ts, the
+ * function the API and the Snap status use too); `runway` is the paid TTL and `grant` the owner's grant.
+ */
+export function progressLine(ageSeconds: number, r: TickResult | undefined, extra: { runwayLeftSeconds: number; grantLeftSeconds?: number; redeemedTotal: bigint }): string {
+  if (!r) return `age ${formatSpan(ageSeconds)}  (no tick yet)`
   const phase = r.phase ? `${phaseNames[r.phase.from as Phase]} -> ${phaseNames[r.phase.to as Phase]}` : ''
   const redemption = r.redemption?.status === 'confirmed' ? `redeemed ${usdc(r.redemption.amount ?? 0n)}` : (r.redemption?.status ?? '')
   return [
-    `day ${day.toFixed(2).padStart(6)}`,
+    `age ${formatSpan(ageSeconds).padStart(6)}`,
     `outcome ${r.outcome.padEnd(6)}`,
     phase ? `phase ${phase}` : '',
     r.vitality === undefined ? '' : `vitality ${r.vitality.toFixed(3)}`,
-    `runway ${extra.runwayLeftDays.toFixed(1)} d`,
-    r.health ? `health ${r.health}` : '',
+    `runway ${formatSpan(extra.runwayLeftSeconds)}`,
+    extra.grantLeftSeconds === undefined ? '' : `grant ${formatSpan(extra.grantLeftSeconds)}`,
+    r.outcome === 'died' || r.outcome === 'dead' ? 'health dead' : r.health ? `health ${r.health}` : '',
     redemption ? `last redemption ${redemption}` : '',
     `total redeemed ${usdc(extra.redeemedTotal)}`,
   ]
@@ -106,6 +152,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
   const settings = localStackSettings(options.env)
   mkdirSync(settings.stateDir, { recursive: true, mode: 0o700 })
   const stops: (() => Promise<void>)[] = []
+  const stackFile = join(settings.stateDir, STACK_FILE)
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`stop failed: ${String(e)}`))
   }
@@ -165,11 +212,12 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         owner,
         golemId: 'demo',
         strategy: readFileSync(settings.strategyPath, 'utf8'),
-        runwayDays: settings.runwayDays,
+        lifeSeconds: BigInt(settings.lifeSeconds),
+        periodSeconds: BigInt(settings.periodSeconds),
       })
       demo = { golem, owner }
       log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
-      log(`               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.plan.dailyUsdcCap)}/day for ${golem.plan.runwayDays} days`)
+      log(`               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.profile.runway.periodAmount)} per ${formatSpan(settings.periodSeconds)} period, a life of ${formatSpan(settings.lifeSeconds)}`)
     } else {
       log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
     }
@@ -177,8 +225,13 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     log(`  API          ${api.url}/api/v1/golems/demo/permission-health`)
     log(`  OpenAPI      ${api.url}/openapi.json`)
     if (indexer) log(`  GraphQL      ${indexer.url}/graphql`)
+    if (devnet) {
+      writeFileSync(stackFile, `${JSON.stringify({ rpcUrl: chain.rpcUrl, chainId: chain.deployment.chainId, usdc: chain.usdc, apiUrl: api.url, network: `eip155:${chain.deployment.chainId}` }, null, 2)}\n`, { mode: 0o600 })
+      stops.push(async () => rmSync(stackFile, { force: true }))
+      log(`  pay locally  npm run faucet -- <your address> (test USDC ${chain.usdc} and ETH); anvil accounts ${reservedDevnetAccounts.map((a) => a.index).join(', ')} are the stack's`)
+    }
     const accelerated = devnet !== undefined && settings.secondsPerBeat > 0
-    log(`  ready in ${Date.now() - started} ms; ${accelerated ? `the demo life runs ${settings.secondsPerBeat / 3600} h of chain time per beat` : 'chain time runs at its own pace'}. Ctrl-C stops everything.`)
+    log(`  ready in ${Date.now() - started} ms; ${accelerated ? `chain time moves ${formatSpan(settings.secondsPerBeat)} per beat (BARDO_SECONDS_PER_BEAT): clients that sign with their own clock, x402 payers included, will be refused` : 'chain time follows the wall clock'}. Ctrl-C stops everything.`)
     log('')
 
     const rotation = devnet && demo
@@ -187,7 +240,17 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         })
       : undefined
     const invoker = new LocalInvoker(
-      (invocationId) => ({ store, client: chain.publicClient, deployment: chain.deployment, signers, operator: chain.operator as never, invocationId, credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour }, ...(rotation ? { rotation } : {}) }),
+      (invocationId) => ({
+        store,
+        client: chain.publicClient,
+        deployment: chain.deployment,
+        signers,
+        operator: chain.operator as never,
+        invocationId,
+        credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
+        tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
+        ...(rotation ? { rotation } : {}),
+      }),
       { onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`) },
     )
     let dead = false
@@ -201,11 +264,11 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           const record = await store.getGolem('demo')
           const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
           const now = beat.timestamp
-          const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now) / 86_400) : 0
+          const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now)) : 0
+          const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
           for (const r of invoker.results.slice(seen)) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
           seen = invoker.results.length
-          const day = Number(now - demo.golem.profile.life.bornAt) / 86_400
-          log(progressLine(day, result, { runwayLeftDays: left, redeemedTotal }))
+          log(progressLine(Number(now - demo.golem.profile.life.bornAt), result, { runwayLeftSeconds: left, grantLeftSeconds: grantLeft, redeemedTotal }))
           if (result?.rotated) log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
           if (record?.status === 'dead') {
             dead = true
@@ -220,7 +283,9 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       const beatMs = devnet || env.BARDO_BEAT_MS ? settings.beatMs : 60_000
       await Promise.race([until, new Promise((r) => setTimeout(r, beatMs))])
       if (stopping) break
-      if (accelerated && devnet && !dead) await devnet.increaseTime(settings.secondsPerBeat)
+      // Anvil mines only on transactions: a block per beat keeps chain time with the wall clock (or
+      // moves it on, when BARDO_SECONDS_PER_BEAT asks for an accelerated life).
+      if (devnet) await (accelerated && !dead ? devnet.increaseTime(settings.secondsPerBeat) : devnet.mine()).catch(() => undefined)
     }
   } finally {
     log('stopping: scheduler, API, indexer, dynalite, anvil')

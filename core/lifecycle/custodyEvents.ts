@@ -12,6 +12,8 @@ export type CustodyEvent =
   | { type: 'RunwayRedeemed'; at: bigint; amount: bigint; txHash: Hex; period: bigint }
   | { type: 'DeathProtocolStarted'; at: bigint; trigger: string; vitality: number }
   | { type: 'DeathCompleted'; at: bigint; delegationHash: Hex; cause: string }
+  /** The owner's grant ends before the Golem's TTL: the owner is asked to sign a superseding grant. */
+  | { type: 'RenewalRequested'; at: bigint; delegationHash: Hex; grantEndsAt: bigint; runwayEndsAt: bigint; secondsLeft: bigint }
 
 /** Warn once a delegation has under a day left (seed 002's `critical` horizon). */
 export const EXPIRING_WARNING_SECONDS = 86_400n

@@ -61,6 +61,7 @@ export function observationOf(golemId: string, profile: GolemProfile, read: Obse
       revokedReported: profile.known.revokedReported,
       expiringWarned: profile.known.expiringWarned,
       ...(profile.known.budgetWarnedPeriod === null ? {} : { budgetWarnedPeriod: profile.known.budgetWarnedPeriod }),
+      ...(profile.known.renewalRequestedFor === undefined ? {} : { renewalRequestedFor: profile.known.renewalRequestedFor }),
     },
     permission: permissionFactsOf(profile, read),
   }

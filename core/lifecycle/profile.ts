@@ -50,7 +50,13 @@ const profileSchema = z.object({
   /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
   replicants: z.array(z.object({ hash: hex, delegation })).default([]),
   known: z
-    .object({ revokedReported: z.boolean(), expiringWarned: z.boolean(), budgetWarnedPeriod: uint.nullable() })
+    .object({
+      revokedReported: z.boolean(),
+      expiringWarned: z.boolean(),
+      budgetWarnedPeriod: uint.nullable(),
+      /** The grant end a RenewalRequested event was recorded for (once per grant end). */
+      renewalRequestedFor: uint.optional(),
+    })
     .default({ revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null }),
   /**
    * A paid feed (x402 /feed, seed 003 §6.1) asks the operator for an audited phase reset (errata 5);

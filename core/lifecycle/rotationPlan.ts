@@ -4,6 +4,7 @@
 import type { Address } from 'viem'
 import { observationOf, type ObservedGolem } from './observation.ts'
 import type { GolemProfile } from './profile.ts'
+import { rotationFitsGrant } from './renewal.ts'
 
 /** Attempts at rotating one key before the tick stops trying (each is one operator transaction at most). */
 export const MAX_ROTATION_ATTEMPTS = 5
@@ -40,6 +41,8 @@ export function planRotation(
     reason = decision.reason ?? 'policy'
   }
   const nextPeriodStart = observationOf(golemId, profile, read, 0n).permission.currentPeriodStart + profile.runway.periodDuration
+  // A rotation already in flight is finished; a new one needs grant left to hand over.
+  if (!profile.pendingRotation && !rotationFitsGrant(nextPeriodStart, profile.runway.expiresAt)) return null
   return { reason, nextPeriodStart }
 }
 

@@ -83,4 +83,35 @@ describe('decideTick', () => {
   it('does not warn about the budget when a Thriving Golem takes its full daily cap', () => {
     expect(decideTick(obs()).events.map((e) => e.type)).not.toContain('BudgetWarning')
   })
+
+  it('asks for renewal once per grant end when the paid runway outlives the grant', () => {
+    const extended = { runwayEndsAt: 60n * DAY }
+    const first = decideTick(obs(extended))
+    expect(first.health.renewal).toMatchObject({ reason: 'grant-ends-before-runway', grant_ends_at: Number(30n * DAY), runway_ends_at: Number(60n * DAY) })
+    expect(first.events.filter((e) => e.type === 'RenewalRequested')).toEqual([
+      { type: 'RenewalRequested', at: DAY, delegationHash: '0x01', grantEndsAt: 30n * DAY, runwayEndsAt: 60n * DAY, secondsLeft: 29n * DAY },
+    ])
+    const again = decideTick(obs({ ...extended, known: { revokedReported: false, expiringWarned: false, renewalRequestedFor: 30n * DAY } }))
+    expect(again.events.map((e) => e.type)).not.toContain('RenewalRequested')
+    // A renewed grant that still ends before the TTL asks again, for its own end.
+    const renewed = decideTick(obs({ ...extended, known: { revokedReported: false, expiringWarned: false, renewalRequestedFor: 30n * DAY } }, { expiresAt: 40n * DAY }))
+    expect(renewed.events.find((e) => e.type === 'RenewalRequested')).toMatchObject({ grantEndsAt: 40n * DAY })
+    expect(decideTick(obs()).events.map((e) => e.type)).not.toContain('RenewalRequested')
+  })
+
+  it('dies by delegation expiry at the first tick after an unrenewed grant ended, whatever the paid runway', () => {
+    const d = decideTick(obs({ now: 31n * DAY, runwayEndsAt: 60n * DAY }, { now: 31n * DAY, currentPeriodStart: 31n * DAY, expiresAt: 30n * DAY }))
+    expect(d.die).toBe(true)
+    expect(d.redemption).toEqual({ action: 'skip', reason: 'revoked' })
+    expect(d.events.find((e) => e.type === 'DeathProtocolStarted')).toMatchObject({ trigger: 'delegation-expired' })
+    expect(d.health).toMatchObject({ health: 'critical', revocation: { kind: 'Expired' } })
+    // Not before the end.
+    expect(decideTick(obs({ now: 30n * DAY - 1n, runwayEndsAt: 60n * DAY }, { now: 30n * DAY - 1n, currentPeriodStart: 29n * DAY })).die).toBe(false)
+  })
+
+  it('reports the health the chain shows once its redemption lands: a redeemed period is not critical', () => {
+    const d = decideTick(obs())
+    expect(d.redemption).toMatchObject({ action: 'redeem', amount: 100n })
+    expect(d.health).toMatchObject({ health: 'healthy', remaining_today: '0', reason: "this period's planned allowance is redeemed" })
+  })
 })

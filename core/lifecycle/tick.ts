@@ -1,7 +1,8 @@
 // One Golem's heartbeat decision: from one observation of its on-chain and stored state, what this
 // tick does (post a phase, redeem, warn, rotate, die). Pure: functions/tick carries it out.
 import type { Hex } from 'viem'
-import { classifyPermissionHealth, type PermissionFacts, type PermissionHealthResult } from '../health/permissionHealth.ts'
+import { golemHealth, type GolemHealth } from '../health/golemHealth.ts'
+import { revocationState, type PermissionFacts } from '../health/permissionHealth.ts'
 import { BUDGET_WARNING_BPS, EXPIRING_WARNING_SECONDS, type CustodyEvent } from './custodyEvents.ts'
 import { nextPhase, Phase } from './phase.ts'
 import { planRedemption, type RedemptionPlan } from './redemption.ts'
@@ -25,7 +26,7 @@ export type GolemObservation = {
   /** Permission facts read from the DelegationManager and the period enforcer. */
   permission: PermissionFacts
   /** What the store already knows, so warnings and revocations are reported once. */
-  known: { revokedReported: boolean; expiringWarned: boolean; budgetWarnedPeriod?: bigint }
+  known: { revokedReported: boolean; expiringWarned: boolean; budgetWarnedPeriod?: bigint; renewalRequestedFor?: bigint }
   /** In-flight reservations not yet confirmed. */
   reservedAmount?: bigint
   vitalityParameters?: Partial<VitalityParameters>
@@ -37,7 +38,8 @@ export type TickDecision = {
   redemption: RedemptionPlan
   /** The exactly-once slot for the redemption: one per delegation period. */
   period: bigint
-  health: PermissionHealthResult
+  /** The Golem's health once this tick's plan is carried out (core/health/golemHealth.ts). */
+  health: GolemHealth
   events: CustodyEvent[]
   /** Run the death protocol this tick. */
   die: boolean
@@ -57,12 +59,15 @@ export function decideTick(o: GolemObservation): TickDecision {
     seed: o.golemId,
     ...(o.vitalityParameters ? { parameters: o.vitalityParameters } : {}),
   })
-  const health = classifyPermissionHealth(o.permission)
-  const revoked = health.revocation.kind !== 'Active'
+  const revocation = revocationState(o.permission)
+  const revoked = revocation.kind !== 'Active'
   // An unregistered Golem has been deregistered (dead) or never registered: it does nothing.
   const next = o.registered ? nextPhase(o.onChainPhase, vitality.vitality) : o.onChainPhase
   const post = o.registered && next !== o.onChainPhase
-  const die = o.registered && next === Phase.Terminal
+  // A grant that ended without a renewal leaves the Golem nothing to live on: it dies by delegation
+  // expiry at its first tick after the end, whatever runway (TTL) payments bought it.
+  const expired = o.registered && revocation.kind === 'Expired'
+  const die = o.registered && (next === Phase.Terminal || expired)
   const redemption: RedemptionPlan =
     !o.registered || o.dreaming
       ? { action: 'skip', reason: 'nothing-to-redeem' }
@@ -73,11 +78,20 @@ export function decideTick(o: GolemObservation): TickDecision {
           reservedAmount: o.reservedAmount ?? 0n,
           revoked,
         })
+  const redeemedNow = redemption.action === 'redeem' ? redemption.amount : 0n
+  // Health as it stands once this tick's redemption lands, so the tick's report and a read of the
+  // chain right after it agree.
+  const health = golemHealth({
+    facts: { ...o.permission, availableInPeriod: o.permission.availableInPeriod - redeemedNow },
+    lifecycle: 'alive',
+    phase: next,
+    runwayEndsAt: o.runwayEndsAt,
+  })
   const events: CustodyEvent[] = []
   const at = o.now
   if (post) events.push({ type: 'PhaseChanged', at, from: o.onChainPhase, to: next, survivalScoreBps: vitality.survivalScoreBps })
   if (revoked && !o.known.revokedReported) {
-    const cause = health.revocation.kind === 'RevokedByOwner' ? 'owner' : health.revocation.kind === 'Expired' ? 'expired' : 'exhausted'
+    const cause = revocation.kind === 'RevokedByOwner' ? 'owner' : revocation.kind === 'Expired' ? 'expired' : 'exhausted'
     events.push({ type: 'DelegationRevoked', at, delegationHash: o.delegationHash, cause })
   }
   const secondsLeft = o.permission.expiresAt - o.now
@@ -87,15 +101,18 @@ export function decideTick(o: GolemObservation): TickDecision {
   const period = currentPeriod(o.permission)
   // BudgetWarning concerns the whole grant (seed 001 §4 remaining_pct), not today's cap: a Thriving
   // Golem takes its full daily cap every day, which is not a warning. Reported once.
-  const redeemedNow = redemption.action === 'redeem' ? redemption.amount : 0n
   const periods = (o.runwayTotalSeconds + o.permission.periodDuration - 1n) / o.permission.periodDuration
   const granted = periods * o.permission.periodAmount
-  const left = BigInt(health.total_remaining) - redeemedNow
+  const left = BigInt(health.total_remaining)
   const remainingBps = granted > 0n ? (left * 10_000n) / granted : 0n
   if (!revoked && remainingBps < BUDGET_WARNING_BPS && o.known.budgetWarnedPeriod === undefined) {
     const perOp = redeemedNow > 0n ? redeemedNow : o.permission.periodAmount
     events.push({ type: 'BudgetWarning', at, remainingPct: Number(remainingBps) / 100, estimatedOperationsLeft: Number(left / perOp) })
   }
-  if (die) events.push({ type: 'DeathProtocolStarted', at, trigger: 'terminal', vitality: vitality.vitality })
+  // The renewal request is recorded once per grant end: a renewed grant that still ends before the TTL asks again.
+  if (!revoked && health.renewal && o.known.renewalRequestedFor !== o.permission.expiresAt) {
+    events.push({ type: 'RenewalRequested', at, delegationHash: o.delegationHash, grantEndsAt: o.permission.expiresAt, runwayEndsAt: o.runwayEndsAt, secondsLeft: BigInt(health.renewal.seconds_left) })
+  }
+  if (die) events.push({ type: 'DeathProtocolStarted', at, trigger: next === Phase.Terminal ? 'terminal' : 'delegation-expired', vitality: vitality.vitality })
   return { vitality, phase: { current: o.onChainPhase, next, post }, redemption, period, health, events, die }
 }

@@ -68,6 +68,9 @@ export function eventKey(e: CustodyEvent, period: bigint): string {
       return `phase:${e.to}`
     case 'BudgetWarning':
       return `${e.type}:${period}`
+    case 'RenewalRequested':
+      // Once per grant end: a renewed grant that still ends too early asks again.
+      return `${e.type}:${e.grantEndsAt}`
     case 'RunwayRedeemed':
       return `${e.type}:${e.period}`
     default:
@@ -108,6 +111,13 @@ export function planTick(input: TickPlanInput): TickPlan {
   return { decision, period, phaseEpoch, ...(postPhase ? { postPhase } : {}), events, runway, die: decision.die }
 }
 
+/** The grant end a renewal was last requested for: this tick's request, or the one already known. */
+function renewalRequestedFor(events: readonly CustodyEvent[], known: bigint | undefined): { renewalRequestedFor?: bigint } {
+  const requested = events.find((e) => e.type === 'RenewalRequested')
+  const value = requested?.type === 'RenewalRequested' ? requested.grantEndsAt : known
+  return value === undefined ? {} : { renewalRequestedFor: value }
+}
+
 /**
  * The tick's profile patch, merged into the profile as it is now: x402 credits may land while a tick
  * runs, so the tick's own findings are folded in rather than its stale copy written back. What it
@@ -123,6 +133,7 @@ export function mergeTickOutcome(
       revokedReported: current.known.revokedReported || outcome.events.some((e) => e.type === 'DelegationRevoked'),
       expiringWarned: current.known.expiringWarned || outcome.events.some((e) => e.type === 'DelegationExpiringWarning'),
       budgetWarnedPeriod: outcome.events.some((e) => e.type === 'BudgetWarning') ? outcome.period : current.known.budgetWarnedPeriod,
+      ...renewalRequestedFor(outcome.events, current.known.renewalRequestedFor),
     },
   }
   if (outcome.phaseEpoch > (current.phaseEpoch ?? 0)) merged.phaseEpoch = outcome.phaseEpoch

@@ -1,5 +1,6 @@
 // The one Hono app: Lambda (handler.ts) and the local runner (server.ts) wrap the same thing.
 import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
 import { CladeSecret } from '../../core/clade/secret.ts'
 import { golemWriteRules } from './deathRules.ts'
 import type { ApiDeps } from './deps.ts'
@@ -10,10 +11,17 @@ import { tierRateLimit } from './rateLimit.ts'
 import { registerCladeRoutes } from './routes/clade.ts'
 import { registerGolemRoutes } from './routes/golems.ts'
 import { registerPaymentRoutes } from './routes/payments.ts'
+import { registerRenewalRoutes } from './routes/renewal.ts'
 import { registerSnapRoutes } from './routes/snap.ts'
 import { registerSnapPairingRoutes } from './routes/snapPairing.ts'
 
 export const API_VERSION = '1.0.0'
+
+/**
+ * The largest request body any route accepts, in bytes. The biggest legitimate body (a renewal carrying
+ * a signed delegation chain) is a few KiB; everything above this is refused before it is read whole.
+ */
+export const MAX_BODY_BYTES = 64 * 1024
 
 export type ApiApp = Hono<ApiEnv> & { routeDocs: RouteDocs }
 
@@ -25,12 +33,21 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.onError(handleApiError(deps.onUnexpectedError))
   app.notFound((c) => errorResponse(c, 'NOT_FOUND', `path: no route ${c.req.method} ${c.req.path}`))
 
-  // Order matters: limits first (every response carries the headers), then the death rules for writes.
+  // Order matters: rate limits first (every response carries the headers), then the body size limit (a
+  // body over it is refused before it is read whole), then the death rules for writes.
   app.use('*', tierRateLimit(deps))
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => errorResponse(c, 'PAYLOAD_TOO_LARGE', `body: must be at most ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES }),
+    }),
+  )
   app.use('/api/v1/golems/:id/*', golemWriteRules(deps))
 
   registerGolemRoutes(app, deps, docs)
   registerPaymentRoutes(app, deps, docs)
+  registerRenewalRoutes(app, deps, docs)
   registerSnapRoutes(app, deps, docs)
   registerSnapPairingRoutes(app, deps, docs)
   registerCladeRoutes(app, deps, docs, secret)

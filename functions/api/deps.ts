@@ -5,7 +5,8 @@ import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import type { Address, Hex } from 'viem'
 import type { BardoEnforcerName } from '../../core/deployment.ts'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
-import type { PermissionHealthResult } from '../../core/health/permissionHealth.ts'
+import type { GolemHealth } from '../../core/health/golemHealth.ts'
+import type { RenewalService } from './services/renewal.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
@@ -48,7 +49,7 @@ export interface GolemRegistry {
 
 /** Seed 002 metamask_check_permission_health, classified by core/health from on-chain facts. */
 export interface PermissionHealthService {
-  check(golem: GolemRecord): Promise<PermissionHealthResult>
+  check(golem: GolemRecord): Promise<GolemHealth>
 }
 
 export type PageRequest = { limit: number; cursor?: string | undefined }
@@ -178,6 +179,8 @@ export type ApiDeps = {
   /** Absent: Snap pairing answers 501 NOT_IMPLEMENTED (both are wired from the chain client). */
   ownerSignatures?: OwnerSignatureVerifier
   snapDeployment?: SnapDeploymentInfo
+  /** Absent: POST /api/v1/golems/:id/renewal answers 501 NOT_IMPLEMENTED. */
+  renewals?: RenewalService
   /** Absent: every `Authorization: Bearer` other than a Snap token is refused (401 INVALID_TOKEN). */
   bearer?: BearerVerifier
   /** Told about unexpected errors (5xx); the response itself never carries their text. */

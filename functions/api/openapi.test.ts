@@ -17,12 +17,13 @@ describe('/openapi.json', () => {
     const served = [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`))]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(16) // 15 API routes and /openapi.json
+    expect(served).toHaveLength(17) // 16 API routes and /openapi.json
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
       '/api/v1/golems/{id}/redemptions',
       '/api/v1/golems/{id}/spend',
+      '/api/v1/golems/{id}/renewal',
       '/api/v1/extend',
       '/api/v1/feed',
       '/api/snap/status',

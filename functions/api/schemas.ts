@@ -32,12 +32,19 @@ const phaseName = z.enum(phaseNames)
 
 export const permissionHealthResponse = z.object({
   golemId: z.string(),
-  health: z.enum(['healthy', 'low', 'critical', 'revoked']),
+  health: z.enum(['healthy', 'low', 'critical', 'revoked', 'dead']),
+  reason: z.string().meta({ description: 'why, in one sentence (the same verdict the heartbeat logs)' }),
   remaining_today: decimal,
   days_remaining: z.number().int().nonnegative(),
   last_redemption_at: unixSeconds.meta({ description: 'unix seconds; 0 = never redeemed (seed 002)' }),
   total_remaining: decimal,
   revocation: z.object({ kind: z.enum(['Active', 'RevokedByOwner', 'Expired', 'Exhausted']) }).catchall(z.string()),
+  grant_ends_at: unixSeconds.meta({ description: "the owner's grant ends (its life window), unix seconds" }),
+  runway_ends_at: unixSeconds.meta({ description: "the Golem's TTL (moved by paid extensions), unix seconds" }),
+  renewal: z
+    .object({ reason: z.literal('grant-ends-before-runway'), grant_ends_at: unixSeconds, runway_ends_at: unixSeconds, seconds_left: z.number().int().nonnegative(), days_left: z.number().nonnegative() })
+    .nullable()
+    .meta({ description: 'present when the grant ends before the TTL: the Golem asks its owner to renew (POST /api/v1/golems/{id}/renewal)' }),
 })
 
 export const phasesResponse = z.object({
@@ -93,6 +100,28 @@ export const extendRequest = z.strictObject({
 export type ExtendRequest = z.output<typeof extendRequest>
 
 export const feedRequest = z.strictObject({ golemId: golemIdSchema })
+
+const hexBytes = (max: number) => z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes').max(2 + max * 2, `must be at most ${max} bytes`)
+
+/** A signed delegation as the MetaMask kit serialises it (hex strings, no bigints). */
+export const signedDelegationSchema = z.strictObject({
+  delegate: addressSchema,
+  delegator: addressSchema,
+  authority: hash,
+  caveats: z.array(z.strictObject({ enforcer: addressSchema, terms: hexBytes(4096), args: hexBytes(4096) })).min(1, 'must hold at least one caveat').max(16, 'must hold at most 16 caveats'),
+  salt: hexBytes(32),
+  signature: hexBytes(4096),
+})
+
+export const renewalRequest = z.strictObject({ delegation: signedDelegationSchema })
+
+export const renewalResponse = z.object({
+  golemId: z.string(),
+  delegationHash: hash,
+  replaced: hash.meta({ description: 'the grant it supersedes: never redeemed again' }),
+  grant_ends_at: unixSeconds,
+  periodStart: unixSeconds.meta({ description: "the renewed grant's first period (on the old grant's grid)" }),
+})
 export type FeedRequest = z.output<typeof feedRequest>
 
 export const snapStatusResponse = z.object({

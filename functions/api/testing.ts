@@ -2,7 +2,7 @@
 import type { Address } from 'viem'
 import { MemoryNonceStore } from '../../core/clade/nonceStore.ts'
 import { ConfigOperatorRegistry } from '../../adapters/registry/operatorRegistry.ts'
-import { classifyPermissionHealth } from '../../core/health/permissionHealth.ts'
+import { golemHealth, phaseOfName } from '../../core/health/golemHealth.ts'
 import { MemoryRateLimitCounterStore } from '../../core/ratelimit/counterStore.ts'
 import { InMemoryStore } from '../../adapters/store/index.ts'
 import { StoreCladeService } from './cladeService.ts'
@@ -50,18 +50,20 @@ export class MemoryGolemRegistry implements GolemRegistry {
 /** Health from core/health with fixed facts: 8.2 of 10 USDC left today, 4 days to go -> `low`. */
 export function fakeHealthService(clock: Clock): PermissionHealthService {
   return {
-    async check() {
+    async check(golem) {
       const now = BigInt(Math.floor(clock.now() / 1000))
-      return classifyPermissionHealth({
+      const expiresAt = now + 4n * 86_400n + 3600n
+      const facts = {
         now,
         disabled: false,
-        expiresAt: now + 4n * 86_400n + 3600n,
+        expiresAt,
         periodAmount: 10_000_000n,
         periodDuration: 86_400n,
         availableInPeriod: 8_200_000n,
         currentPeriodStart: now - 3600n,
         lastRedemptionAt: now - 3600n,
-      })
+      }
+      return golemHealth({ facts, lifecycle: golem.lifecycle, phase: phaseOfName(golem.phase), runwayEndsAt: expiresAt })
     },
   }
 }

@@ -12,6 +12,7 @@ import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry, SnapDepl
 import { IndexerClient } from './indexerClient.ts'
 import { createX402PaymentRoutes } from './payments.ts'
 import { ChainGolemState } from './services/chainState.ts'
+import { StoreRenewalService } from './services/renewal.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemRegistry } from './services/storeRegistry.ts'
 import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
@@ -136,6 +137,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     ...(payments ? { payments } : {}),
     ownerSignatures: { verifyMessage: (p) => w.publicClient.verifyMessage(p) },
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
+    renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     ...(w.bearer ? { bearer: w.bearer } : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
   }

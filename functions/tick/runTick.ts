@@ -77,7 +77,7 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
   const first = planTick({ golemId, profile, read, pending: { events: [], reservedAmount: 0n }, ...vitalityParameters })
   const pending = await settlePendingSlots(slotBase, golem, read, first.period, record.lastTick?.outcome === 'running')
-  await repairCredits(deps, golem, profile, first.period)
+  await repairCredits(deps, record, profile, first.period)
   // A paid feed's reprieve is served first: the tick then plans from the reset phase.
   const reprieve = planReprieve(profile, read, first.decision.vitality.vitality)
   const resetTo = await serveReprieve(deps, slotBase, golemId, profile, reprieve)
@@ -145,15 +145,17 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
 }
 
 /**
- * Once a period (the first tick of a new period), credits journaled since the previous period began
- * and missing from the profile are applied. A repair changes the record, so this tick's outcome is
+ * Once a period (the first tick of a new period), credits journaled since a period before the previous
+ * tick and missing from the profile are applied. `before` is the record as this tick read it, before
+ * its lease: its lastTick is the previous tick. A repair changes the record, so this tick's outcome is
  * merged into the new version when it is written (finishTick).
  */
-async function repairCredits(deps: TickDeps, golem: GolemRecord, profile: GolemProfile, period: bigint): Promise<void> {
-  const last = golem.lastTick
+async function repairCredits(deps: TickDeps, before: GolemRecord, profile: GolemProfile, period: bigint): Promise<void> {
+  const last = before.lastTick
   if (!deps.credits || !last || last.period === period) return
   const sinceMs = last.at - Number(profile.runway.periodDuration) * 1000
-  await reconcileCredits({ store: deps.store, runtimeCostPerHour: deps.credits.runtimeCostPerHour, chainNow: async () => BigInt(golem.lastTick!.at / 1000) }, golem.golemId, sinceMs, profile)
+  const chainNow = async () => BigInt(Math.floor(last.at / 1000))
+  await reconcileCredits({ store: deps.store, runtimeCostPerHour: deps.credits.runtimeCostPerHour, chainNow }, before.golemId, sinceMs, profile)
 }
 
 async function redeemRunway(

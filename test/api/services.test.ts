@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { classifyPermissionHealth } from '../../core/health/permissionHealth.ts'
+import { golemHealth, phaseOfName } from '../../core/health/golemHealth.ts'
 import { permissionHealthResponse, phasesResponse, snapStatusResponse, spendResponse } from '../../functions/api/schemas.ts'
 import { permissionFactsOf } from '../../functions/api/services/chainState.ts'
 import { rotateSnapToken } from '../../core/snap/snapToken.ts'
@@ -51,7 +51,8 @@ async function expectedHealth(id: string, lastRedemptionAt?: bigint) {
   const read = { ...batch.golems[0]!, timestamp: batch.timestamp }
   // The API's facts are the tick's facts.
   expect(permissionFactsOf(profile, read)).toEqual(observationOf(id, profile, read, 0n).permission)
-  const r = classifyPermissionHealth(permissionFactsOf(profile, read, lastRedemptionAt))
+  const record = await stack.store.getGolem(id)
+  const r = golemHealth({ facts: permissionFactsOf(profile, read, lastRedemptionAt), lifecycle: record!.status, phase: phaseOfName(record!.phase), runwayEndsAt: profile.life.runwayEndsAt })
   return { health: r.health, remaining_today: r.remaining_today, days_remaining: r.days_remaining, total_remaining: r.total_remaining, last_redemption_at: r.last_redemption_at }
 }
 
@@ -76,7 +77,7 @@ describe('API services on anvil', () => {
     expect(body).toMatchObject({ golemId: 'echo', ...(await expectedHealth('echo')), health: 'healthy', remaining_today: '10000000', last_redemption_at: 0, revocation: { kind: 'Active' } })
   })
 
-  it('after a tick redeems the period: critical (nothing left today), last redemption from the store, or the indexer when newer', async () => {
+  it('after a tick redeems the period: healthy (its planned allowance is redeemed, nothing left today), last redemption from the store, or the indexer when newer', async () => {
     const tick = await runTick(
       { store: stack.store, client: stack.devnet.publicClient as never, deployment: stack.devnet.deployment, signers: stack.signers, operator: stack.devnet.operator.account as never, invocationId: 'test-tick' },
       { golemId: 'atlas' },
@@ -85,7 +86,7 @@ describe('API services on anvil', () => {
     const lastTickAt = BigInt(Math.floor((await stack.store.getGolem('atlas'))!.lastTick!.at / 1000))
     const app = stack.app()
     const { body } = await getJson(app, '/api/v1/golems/atlas/permission-health')
-    expect(body).toMatchObject({ ...(await expectedHealth('atlas', lastTickAt)), health: 'critical', remaining_today: '0', last_redemption_at: Number(lastTickAt) })
+    expect(body).toMatchObject({ ...(await expectedHealth('atlas', lastTickAt)), health: 'healthy', reason: "this period's planned allowance is redeemed", remaining_today: '0', last_redemption_at: Number(lastTickAt) })
 
     const spend = await getJson(app, '/api/v1/golems/atlas/spend')
     // No indexer configured: current state answers, history does not.
@@ -134,7 +135,7 @@ describe('API services on anvil', () => {
     expect(status).toBe(200)
     expect(snapStatusResponse.safeParse(body).error).toBeUndefined()
     const listed = (body.golems as { id: string; permission: { health: string } | null }[]).map((g) => `${g.id}:${g.permission?.health}`)
-    expect(listed.sort()).toEqual(['atlas:critical', 'echo:healthy', 'ghost:healthy', 'revoked:revoked'])
+    expect(listed.sort()).toEqual(['atlas:healthy', 'echo:healthy', 'ghost:healthy', 'revoked:revoked'])
     expect(res.headers.get('x-bardo-next-token')).toBe(body.nextToken)
     expect((await getJson(app, '/api/snap/status', { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' })).status).toBe(401)
     expect((await getJson(app, '/api/snap/status', { authorization: `Bearer ${String(body.nextToken)}`, origin: 'https://bardo.ai' })).status).toBe(200)

@@ -1,14 +1,23 @@
-// `npm start` as a new user runs it: a child process with fresh state, the demo Golem's first
-// redemption and first phase change seen through the API, then SIGINT and no process left behind.
-import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+// `npm start` as a new user runs it: a child process with fresh state and the default honest clock
+// (chain time is the wall clock), the demo Golem's first redemption and phase change seen through the
+// API, a payer with a fresh key funded by `npm run faucet` paying extend and feed with the stock x402
+// client (@x402/fetch + @x402/evm, unmodified), the demo Golem dying by delegation expiry with clean
+// beats, then SIGTERM to the npm process alone (what a process manager sends) and nothing left behind.
+import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPublicClient, erc20Abi, http, type Address, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch'
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
 
 const root = join(import.meta.dirname, '..', '..')
 
-/** Every process whose command line mentions the state dir or descends from the child. */
+/** Every process that descends from `pid`. */
 function descendants(pid: number): number[] {
   const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
   const children = new Map<number, number[]>()
@@ -37,7 +46,19 @@ function alive(pid: number): boolean {
   }
 }
 
-let tail: (() => string) | undefined
+function portOpen(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+let output = ''
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -49,82 +70,175 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
     } catch (e) {
       last = e
     }
-    await new Promise((r) => setTimeout(r, 1000))
+    // Slow enough for the public tier's 30 requests a minute, so a poll never waits out a 429.
+    await new Promise((r) => setTimeout(r, 2_500))
   }
-  throw new Error(`${what} not seen in time (last error: ${String(last)})${tail ? `\n--- output ---\n${tail()}` : ''}`)
+  throw new Error(`${what} not seen in time (last error: ${String(last)})\n--- output ---\n${output.slice(-3000)}`)
 }
 
 /**
- * A GET as a polite client makes it: the API's public tier allows 30 requests a minute per IP, so on
- * 429 it waits the Retry-After the API sends, then asks again.
+ * A request as a polite client makes it: the API's public tier allows 30 requests a minute per IP, so
+ * on 429 it waits the Retry-After the API sends, then asks again.
  */
-async function get(url: string): Promise<Response> {
+async function polite(request: () => Promise<Response>): Promise<Response> {
   for (;;) {
-    const res = await fetch(url)
+    const res = await request()
     if (res.status !== 429) return res
     const seconds = Number(res.headers.get('retry-after') ?? '1')
     await new Promise((r) => setTimeout(r, Math.max(1, seconds) * 1000))
   }
 }
+const get = (url: string) => polite(() => fetch(url))
+
+type Health = { health: string; reason: string; runway_ends_at: number; grant_ends_at: number; renewal: { reason: string; days_left: number; seconds_left: number } | null }
 
 describe('npm start', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'bardo-start-'))
-  afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
+  let child: ChildProcess
+  let api: string
+  let stack: { rpcUrl: string; chainId: number; usdc: Address; apiUrl: string; network: `${string}:${string}` }
+  const health = async () => (await (await get(`${api}/api/v1/golems/demo/permission-health`)).json()) as Health
 
-  it('runs the demo Golem, serves it through the API and stops everything on SIGINT', async () => {
-    const child = spawn('npm', ['start'], {
+  beforeAll(async () => {
+    child = spawn('npm', ['start'], {
       cwd: root,
-      env: { ...process.env, BARDO_STATE_DIR: stateDir, BARDO_SECONDS_PER_BEAT: '86400', BARDO_BEAT_MS: '150', DO_NOT_TRACK: '1', PONDER_TELEMETRY_DISABLED: 'true' },
+      // The demo's own life is short (75 s, 5 s periods); the chain clock is left alone (the default).
+      // The phase change comes before the payments below: a paid TTL keeps the Golem Thriving.
+      env: {
+        ...process.env,
+        BARDO_STATE_DIR: stateDir,
+        BARDO_LIFE_SECONDS: '75',
+        BARDO_PERIOD_SECONDS: '5',
+        BARDO_TICK_SECONDS: '1',
+        BARDO_BEAT_MS: '250',
+        DO_NOT_TRACK: '1',
+        PONDER_TELEMETRY_DISABLED: 'true',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group: Ctrl-C in a terminal signals the whole foreground group, so do the same.
+      // Its own process group, as under a process manager; only the npm process is signalled below.
       detached: true,
     })
-    let output = ''
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()))
-    tail = () => output.slice(-3000)
-    try {
-      const api = await waitFor('the API URL', async () => /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], 120_000)
-      expect(output).toMatch(/OpenAPI\s+http:\/\/127\.0\.0\.1:\d+\/openapi\.json/)
-      expect(output).toMatch(/GraphQL\s+http:\/\/127\.0\.0\.1:\d+\/graphql/)
-      const openapi = await get(`${api}/openapi.json`)
-      expect(openapi.status).toBe(200)
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
+    api = await waitFor('the API URL', async () => /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], 120_000)
+    await waitFor('ready', async () => (output.includes('ready in') ? true : undefined))
+    stack = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as typeof stack
+  }, 180_000)
 
-      const redemption = await waitFor('the first redemption', async () => {
-        const res = await get(`${api}/api/v1/golems/demo/redemptions`)
-        if (res.status !== 200) return undefined
-        const body = (await res.json()) as { redemptions: { transactionHash: string }[] }
-        return body.redemptions[0]
-      })
-      expect(redemption.transactionHash).toMatch(/^0x[0-9a-f]{64}$/)
+  afterAll(() => {
+    // Only if the last test did not get that far: never leave a stack running.
+    if (child.exitCode === null && child.pid) for (const p of [child.pid, ...descendants(child.pid)]) if (alive(p)) process.kill(p, 'SIGKILL')
+    rmSync(stateDir, { recursive: true, force: true })
+  })
 
-      const phase = await waitFor('the first phase change', async () => {
-        const res = await get(`${api}/api/v1/golems/demo/phases`)
-        if (res.status !== 200) return undefined
-        const body = (await res.json()) as { transitions: { from: string; to: string; kind: string }[] }
-        return body.transitions.find((t) => t.kind === 'transition' && t.from === 'Thriving')
-      })
-      expect(phase).toMatchObject({ from: 'Thriving', to: 'Stable' })
+  it('keeps the chain clock with the wall clock and prints how to pay locally', async () => {
+    expect(output).toContain('chain time follows the wall clock')
+    expect(output).toMatch(/pay locally\s+npm run faucet -- <your address>/)
+    expect(output).toMatch(/OpenAPI\s+http:\/\/127\.0\.0\.1:\d+\/openapi\.json/)
+    expect(output).toMatch(/GraphQL\s+http:\/\/127\.0\.0\.1:\d+\/graphql/)
+    const client = createPublicClient({ transport: http(stack.rpcUrl) })
+    const block = await client.getBlock()
+    // Within a minute of the wall clock (anvil mines a block per beat); an accelerated run is days off.
+    expect(Math.abs(Number(block.timestamp) - Date.now() / 1000)).toBeLessThan(60)
+  })
 
-      const health = await get(`${api}/api/v1/golems/demo/permission-health`)
-      expect(health.status).toBe(200)
-      expect(await health.json()).toHaveProperty('health')
-    } finally {
-      const started = [child.pid!, ...descendants(child.pid!)]
-      // What Ctrl-C does: SIGINT to the foreground process group (npm, its shell and the runner); the
-      // runner stops anvil, dynalite, the indexer and the API.
-      process.kill(-child.pid!, 'SIGINT')
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        child.once('exit', () => resolve())
-      })
-      await waitFor('every started process to exit', async () => (started.every((p) => !alive(p)) ? true : undefined), 20_000).catch((e: unknown) => {
-        for (const p of started) if (alive(p)) process.kill(p, 'SIGKILL')
-        throw e
-      })
-      // Processes can be gone while their last lines are still in the pipe: read to the end of the stream.
-      if (!child.stdout.readableEnded) await Promise.race([new Promise((r) => child.stdout.once('end', r)), new Promise((r) => setTimeout(r, 10_000))])
-      expect(output).toContain('stopped')
+  it('runs the demo life: redemptions and a phase change through the API', async () => {
+    const redemption = await waitFor('the first redemption', async () => {
+      const res = await get(`${api}/api/v1/golems/demo/redemptions`)
+      if (res.status !== 200) return undefined
+      return ((await res.json()) as { redemptions: { transactionHash: Hex }[] }).redemptions[0]
+    })
+    expect(redemption.transactionHash).toMatch(/^0x[0-9a-f]{64}$/)
+    const phase = await waitFor('the first phase change', async () => {
+      const res = await get(`${api}/api/v1/golems/demo/phases`)
+      if (res.status !== 200) return undefined
+      const body = (await res.json()) as { transitions: { from: string; to: string; kind: string }[] }
+      return body.transitions.find((t) => t.kind === 'transition' && t.from === 'Thriving')
+    })
+    expect(phase).toMatchObject({ from: 'Thriving', to: 'Stable' })
+  }, 120_000)
+
+  it('pays extend and feed with the stock x402 client from a fresh address funded by the faucet', async () => {
+    const payer = privateKeyToAccount(generatePrivateKey())
+    await promisify(execFile)('npm', ['run', '-s', 'faucet', '--', payer.address, '30', '0'], { cwd: root, env: { ...process.env, BARDO_STATE_DIR: stateDir } })
+    const chain = createPublicClient({ transport: http(stack.rpcUrl) })
+    const balance = () => chain.readContract({ address: stack.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [payer.address] })
+    expect(await balance()).toBe(30_000_000n)
+
+    // The stock client, as README "Paying locally" sets it up: the local TestUSDC is not one of the
+    // client's default assets, so it is allowed explicitly, with a per-payment cap.
+    const client = new x402Client()
+    registerExactEvmScheme(client, { signer: payer })
+    client.setSpendControls({ allowedAssets: [{ network: stack.network, asset: stack.usdc, maxAmountPerPayment: '20000000' }] })
+    const sent: Headers[] = []
+    const recording: typeof fetch = (input, init) => {
+      sent.push(new Headers(input instanceof Request ? input.headers : init?.headers))
+      return fetch(input, init)
     }
-  }, 420_000)
+    const pay = wrapFetchWithPayment(recording, client)
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) => polite(() => fetch(`${api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }))
+
+    const before = await health()
+    const extend = await polite(() => pay(`${api}/api/v1/extend`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ golemId: 'demo', hours: 1 }) }))
+    expect(extend.status).toBe(200)
+    const extended = (await extend.json()) as { credit: { kind: string; seconds: string; amount: string }; profile: { applied: boolean; runwayEndsAt: string } }
+    expect(extended.credit).toEqual({ kind: 'extend', seconds: '3600', amount: '500000' })
+    expect(decodePaymentResponseHeader(extend.headers.get('payment-response')!)).toMatchObject({ success: true, network: stack.network, payer: payer.address })
+    expect(await balance()).toBe(29_500_000n)
+    const afterExtend = await health()
+    expect(afterExtend.runway_ends_at).toBe(before.runway_ends_at + 3600)
+    expect(Number(extended.profile.runwayEndsAt)).toBe(afterExtend.runway_ends_at)
+    // The paid TTL now outlives the owner's grant: the Golem asks its owner to renew.
+    expect(afterExtend.grant_ends_at).toBe(before.grant_ends_at)
+    expect(afterExtend.renewal).toMatchObject({ reason: 'grant-ends-before-runway' })
+
+    // Replay: the very same PAYMENT-SIGNATURE again is refused, nothing moves.
+    const signature = sent.map((h) => h.get('payment-signature')).find((v): v is string => Boolean(v))!
+    const replay = await post('/api/v1/extend', { golemId: 'demo', hours: 1 }, { 'payment-signature': signature })
+    expect(replay.status).toBe(409)
+    expect(await replay.json()).toMatchObject({ code: 'PAYMENT_REPLAYED' })
+
+    // Underpayment and expiry: the stock client signs what it is told; the server refuses both.
+    const httpClient = new x402HTTPClient(client)
+    const offer = await post('/api/v1/extend', { golemId: 'demo', hours: 2 })
+    expect(offer.status).toBe(402)
+    const required = httpClient.getPaymentRequiredResponse((n) => offer.headers.get(n), await offer.json())
+    const signed = async (change: (a: (typeof required.accepts)[number]) => (typeof required.accepts)[number]) =>
+      httpClient.encodePaymentSignatureHeader(await httpClient.createPaymentPayload({ ...required, accepts: required.accepts.map(change) }))
+    const under = await post('/api/v1/extend', { golemId: 'demo', hours: 2 }, await signed((a) => ({ ...a, amount: '999999' })))
+    expect(under.status).toBe(402)
+    expect(await under.json()).toMatchObject({ code: 'PAYMENT_UNDERPAID' })
+    const expiring = await post('/api/v1/extend', { golemId: 'demo', hours: 2 }, await signed((a) => ({ ...a, maxTimeoutSeconds: 1 })))
+    expect(expiring.status).toBe(402)
+    expect(await expiring.json()).toMatchObject({ code: 'PAYMENT_EXPIRED' })
+    expect(await balance()).toBe(29_500_000n)
+    expect((await health()).runway_ends_at).toBe(afterExtend.runway_ends_at)
+
+    // Feed: the death reserve (12 USDC) buys 24 hours of runway at $0.50/h.
+    const feed = await polite(() => pay(`${api}/api/v1/feed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ golemId: 'demo' }) }))
+    expect(feed.status).toBe(200)
+    expect(((await feed.json()) as { credit: { kind: string } }).credit).toMatchObject({ kind: 'feed' })
+    expect(await balance()).toBe(17_500_000n)
+    expect((await health()).runway_ends_at).toBe(afterExtend.runway_ends_at + 86_400)
+  }, 120_000)
+
+  it('dies by delegation expiry when the grant ends unrenewed, every beat clean', async () => {
+    const dead = await waitFor('the death', async () => ((await health()).health === 'dead' ? true : undefined), 120_000)
+    expect(dead).toBe(true)
+    expect(output).toMatch(/the demo Golem died: DelegationExpiry/)
+    expect(output).not.toMatch(/tick demo failed|heartbeat failed/)
+  }, 150_000)
+
+  it('stops every process and frees every port on SIGTERM to the npm process alone', async () => {
+    const started = [child.pid!, ...descendants(child.pid!)]
+    expect(started.length).toBeGreaterThan(2)
+    const urls = [api, stack.rpcUrl, /dynalite (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!, /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!]
+    for (const url of urls) expect(await portOpen(url)).toBe(true)
+    process.kill(child.pid!, 'SIGTERM')
+    await waitFor('every started process to exit', async () => (started.every((p) => !alive(p)) ? true : undefined), 30_000)
+    for (const url of urls) expect(await portOpen(url)).toBe(false)
+    // Processes can be gone while their last lines are still in the pipe: read to the end of the stream.
+    if (!child.stdout!.readableEnded) await Promise.race([new Promise((r) => child.stdout!.once('end', r)), new Promise((r) => setTimeout(r, 10_000))])
+    expect(output).toContain('stopped')
+  }, 60_000)
 })

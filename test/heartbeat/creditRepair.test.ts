@@ -50,7 +50,8 @@ describe('a journaled credit lost before the profile', () => {
     await expect(applyPaymentCredit({ store: crashing, runtimeCostPerHour: PRICE, chainNow: () => chainNow(env.client), sleep: async () => {} }, 'fed', { payer, nonce })).rejects.toThrow('store outage')
     const before = await runwayEndsAt()
 
-    // Same period: nothing to repair yet.
+    // Same period, a minute later: nothing to repair yet.
+    await env.devnet.increaseTime(60)
     expect((await tick()).outcome).toBe('ticked')
     expect(await runwayEndsAt()).toBe(before)
 

@@ -53,9 +53,9 @@ describe('reprieve', () => {
     const before = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
     expect(before.map((t) => t.to)).toEqual([1, 2, 3])
 
-    // Fed 15 more days of runway at day 27: economic 18/30, vitality ~0.63, so the operator resets
-    // Declining -> Stable (docs/vitality.md thresholds).
-    await feed(15n * BigInt(DAY), 'ab')
+    // Fed 11 more days of runway at day 27: at day 28 economic 13/30, vitality ~0.52, so the operator
+    // resets Declining -> Stable (docs/vitality.md thresholds).
+    await feed(11n * BigInt(DAY), 'ab')
     await env.devnet.increaseTime(DAY)
     r = await beat()
     expect(errors).toEqual([])
@@ -68,11 +68,15 @@ describe('reprieve', () => {
     expect(events.filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
     expect(r.outcome).toBe('ticked')
 
-    // Later ticks do not reset again, and the Golem can post Conservation a second time (new epoch).
-    for (let day = 0; day < 12; day++) {
+    // Later ticks do not reset again, and the Golem can post Conservation a second time (new epoch,
+    // at day 29). The feed bought runtime, not authority: when the owner's 30-day grant ends unrenewed,
+    // the Golem dies by delegation expiry.
+    for (let day = 0; day < 12 && r.outcome !== 'died'; day++) {
       await env.devnet.increaseTime(DAY)
       r = await beat()
     }
+    expect(r.outcome).toBe('died')
+    expect(await env.store.getDeathSettlement('fed')).toMatchObject({ kind: 'DelegationExpiry', settlement: { expiryCause: 'NaturalExpiry' } })
     expect(errors).toEqual([])
     expect((await allEvents(env.store, 'fed')).filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
     const transitions = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)

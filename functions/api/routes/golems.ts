@@ -1,7 +1,7 @@
 // Read routes per Golem: permission health, phases, redemptions, spend. History from the indexer,
 // current state from the chain. Reads work in every lifecycle state, dying and dead included.
 import type { Hono } from 'hono'
-import type { PermissionHealthResult } from '../../../core/health/permissionHealth.ts'
+import type { GolemHealth } from '../../../core/health/golemHealth.ts'
 import { findGolem } from '../deathRules.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
@@ -14,15 +14,19 @@ const notFound = { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN
 const history = { ...notFound, 503: 'INDEXER_UNAVAILABLE: the indexer did not answer; see Retry-After' }
 
 /** core/health's result as JSON: bigints in the revocation state become decimal strings. */
-export function permissionHealthJson(r: PermissionHealthResult) {
+export function permissionHealthJson(r: GolemHealth) {
   const revocation = Object.fromEntries(Object.entries(r.revocation).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))
   return {
     health: r.health,
+    reason: r.reason,
     remaining_today: r.remaining_today,
     days_remaining: r.days_remaining,
     last_redemption_at: r.last_redemption_at,
     total_remaining: r.total_remaining,
     revocation,
+    grant_ends_at: r.grant_ends_at,
+    runway_ends_at: r.runway_ends_at,
+    renewal: r.renewal,
   }
 }
 

@@ -5,7 +5,7 @@
 import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
-import { classifyPermissionHealth, type PermissionHealthResult } from '../../../core/health/permissionHealth.ts'
+import { golemHealth, phaseOfName, type GolemHealth } from '../../../core/health/golemHealth.ts'
 import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
@@ -35,13 +35,15 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     this.#o = options
   }
 
-  async check(golem: GolemRecord): Promise<PermissionHealthResult> {
+  async check(golem: GolemRecord): Promise<GolemHealth> {
     const profile = await this.#profile(golem)
     const [read, indexed] = await Promise.all([this.#read(golem, profile), this.#indexedRedemption(golem)])
     const hint = golem.lastRedeemedAt === undefined ? undefined : BigInt(golem.lastRedeemedAt)
     // The indexer may lag a block or two behind a redemption the store already saw, and vice versa.
     const last = indexed === undefined ? hint : hint === undefined || indexed > hint ? indexed : hint
-    return classifyPermissionHealth(permissionFactsOf(profile, read, last))
+    // The tick's own verdict (core/health/golemHealth.ts) from the same facts: the phase and the
+    // lifecycle the last tick stored, the TTL the payments moved.
+    return golemHealth({ facts: permissionFactsOf(profile, read, last), lifecycle: golem.lifecycle, phase: phaseOfName(golem.phase), runwayEndsAt: profile.life.runwayEndsAt })
   }
 
   async currentPhase(golem: GolemRecord): Promise<ChainPhaseState> {

@@ -1,0 +1,61 @@
+// The local faucet behind `npm run faucet -- <address> [usdc] [eth]`: mints test USDC and sends ETH to any
+// address on the running local stack, so a payer with a fresh key can pay the API with a stock x402
+// client. It reads the stack's addresses from <BARDO_STATE_DIR>/stack.json, written by `npm start`.
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createPublicClient, createWalletClient, http, isAddress, getAddress, parseEther, parseUnits, type Address } from 'viem'
+import { TestUSDCAbi } from '../contracts/artifacts/index.ts'
+import { devnetAccount, localChain } from './devnet.ts'
+
+export type FaucetRequest = { to: Address; usdc: bigint; eth: bigint }
+
+/** What a running local stack publishes for clients (see runner.ts). */
+export type StackInfo = { rpcUrl: string; chainId: number; usdc: Address; apiUrl: string; network: string }
+
+export const DEFAULT_FAUCET_USDC = '100'
+export const DEFAULT_FAUCET_ETH = '1'
+/** Caps keep a typo from minting absurd amounts into a demo. */
+const MAX_USDC = parseUnits('1000000', 6)
+const MAX_ETH = parseEther('100')
+
+export class FaucetUsageError extends Error {}
+
+/** Parses `<address> [usdc] [eth]` (decimal amounts in token units). */
+export function parseFaucetArgs(args: readonly string[]): FaucetRequest {
+  const [to, usdc = DEFAULT_FAUCET_USDC, eth = DEFAULT_FAUCET_ETH] = args
+  if (!to || !isAddress(to, { strict: false })) throw new FaucetUsageError(`address: must be a 20-byte hex address, got ${to ?? '(nothing)'}`)
+  const amount = (field: string, raw: string, decimals: number, max: bigint) => {
+    if (!/^\d+(\.\d+)?$/.test(raw)) throw new FaucetUsageError(`${field}: must be a decimal amount, got ${raw}`)
+    const v = parseUnits(raw, decimals)
+    if (v > max) throw new FaucetUsageError(`${field}: must be at most ${max / 10n ** BigInt(decimals)}, got ${raw}`)
+    return v
+  }
+  return { to: getAddress(to), usdc: amount('usdc', usdc, 6, MAX_USDC), eth: amount('eth', eth, 18, MAX_ETH) }
+}
+
+export function readStackInfo(stateDir: string = resolve(process.env.BARDO_STATE_DIR ?? '.bardo')): StackInfo {
+  const file = join(stateDir, 'stack.json')
+  if (!existsSync(file)) throw new FaucetUsageError(`${file}: not found; start the local stack first (npm start), with the same BARDO_STATE_DIR`)
+  return JSON.parse(readFileSync(file, 'utf8')) as StackInfo
+}
+
+/** Mints with the local minter (anvil account 0, the deployer) and waits for both transactions. */
+export async function fund(stack: StackInfo, request: FaucetRequest): Promise<{ usdcBalance: bigint; ethBalance: bigint }> {
+  const chain = localChain(stack.rpcUrl, stack.chainId)
+  const transport = http(stack.rpcUrl)
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 })
+  const wallet = createWalletClient({ account: devnetAccount(0), chain, transport })
+  if (request.usdc > 0n) {
+    const hash = await wallet.writeContract({ address: stack.usdc, abi: TestUSDCAbi, functionName: 'mint', args: [request.to, request.usdc] })
+    await publicClient.waitForTransactionReceipt({ hash })
+  }
+  if (request.eth > 0n) {
+    const hash = await wallet.sendTransaction({ to: request.to, value: request.eth })
+    await publicClient.waitForTransactionReceipt({ hash })
+  }
+  const [usdcBalance, ethBalance] = await Promise.all([
+    publicClient.readContract({ address: stack.usdc, abi: TestUSDCAbi, functionName: 'balanceOf', args: [request.to] }) as Promise<bigint>,
+    publicClient.getBalance({ address: request.to }),
+  ])
+  return { usdcBalance, ethBalance }
+}
