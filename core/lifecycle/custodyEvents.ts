@@ -1,4 +1,4 @@
-// Custody events (seed 001 §6) the heartbeat records per Golem. Addresses and hashes only: never key
+// Custody events the heartbeat records per Golem. Addresses and hashes only: never key
 // material, so events may go to logs, the store and the indexer.
 import type { Address, Hex } from 'viem'
 
@@ -15,7 +15,7 @@ export type CustodyEvent =
   /** The owner's grant ends before the Golem's TTL: the owner is asked to sign a superseding grant. */
   | { type: 'RenewalRequested'; at: bigint; delegationHash: Hex; grantEndsAt: bigint; runwayEndsAt: bigint; secondsLeft: bigint }
 
-/** Warn once a delegation has under a day left (seed 002's `critical` horizon). */
+/** Warn once a delegation has under a day left (where permission health turns `critical`). */
 export const EXPIRING_WARNING_SECONDS = 86_400n
 /** Warn once less than 20 % of the period's runway is left. */
 export const BUDGET_WARNING_BPS = 2_000n

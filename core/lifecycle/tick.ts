@@ -99,7 +99,7 @@ export function decideTick(o: GolemObservation): TickDecision {
     events.push({ type: 'DelegationExpiringWarning', at, delegationHash: o.delegationHash, hoursRemaining: Number(secondsLeft) / 3600 })
   }
   const period = currentPeriod(o.permission)
-  // BudgetWarning concerns the whole grant (seed 001 §4 remaining_pct), not today's cap: a Thriving
+  // BudgetWarning concerns the whole grant (the share of the granted total left), not today's cap: a Thriving
   // Golem takes its full daily cap every day, which is not a warning. Reported once.
   const periods = (o.runwayTotalSeconds + o.permission.periodDuration - 1n) / o.permission.periodDuration
   const granted = periods * o.permission.periodAmount

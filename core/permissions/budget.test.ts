@@ -59,7 +59,7 @@ describe('parseBudget', () => {
   })
 })
 
-describe('caps property (seed 000 S9)', () => {
+describe('caps property', () => {
   const DOCUMENTED = new Set([
     BASE_DAILY_CAP, // 100
     BASE_DAILY_CAP + BRIDGE_DAILY_EXTRA, // 300

@@ -8,17 +8,17 @@ import { SELECTORS } from './selectors.ts'
 import { parseStrategyDocument } from './strategyDocument.ts'
 
 export const PERIOD_SECONDS = 86_400
-/** Seed 000 S9: every Golem gets 0.05 ETH/day for gas. */
+/** Every Golem gets a gas allowance: 0.05 ETH a day. */
 export const DAILY_GAS_CAP_WEI = 50_000_000_000_000_000n
-/** Seed 000 S9 caps, USDC base units per day. */
+/** Daily caps by capability, USDC base units per day. */
 export const BASE_DAILY_CAP = 100n * USDC_UNIT
 export const VAULT_DAILY_CAP = 1_000n * USDC_UNIT
 export const LP_DAILY_CAP = 500n * USDC_UNIT
 export const BRIDGE_DAILY_EXTRA = 200n * USDC_UNIT
-/** Seed 002 metamask_request_runway: above these an explicit owner override is required. */
+/** The runway guardrail: above these an explicit owner override is required. */
 export const GUARDRAIL_MAX_RUNWAY_DAYS = 90
 export const GUARDRAIL_MAX_DAILY_CAP = 100n * USDC_UNIT
-/** Seed 002: "default to 7-day windows". */
+/** A runway without an explicit length gets a 7-day window. */
 export const DEFAULT_RUNWAY_DAYS = 7
 /** Hard ceiling, override or not: ten years, the longest period the 7715 types accept. */
 export const MAX_RUNWAY_DAYS = 3_650
@@ -97,7 +97,7 @@ export type PermissionPlan = {
   readonly warnings: readonly string[]
 }
 
-/** Seed 000 S9's estimate_daily_spend, without the explicit budget (that is applied by the caller). */
+/** The estimated daily spend of the capabilities, without the explicit budget (that is applied by the caller). */
 export function capabilityDailyCap(capabilities: ReadonlySet<Capability>): bigint {
   let cap = BASE_DAILY_CAP
   if (capabilities.has('VaultManagement')) cap = cap > VAULT_DAILY_CAP ? cap : VAULT_DAILY_CAP
@@ -265,7 +265,7 @@ function mergeCalls(calls: readonly { target: Address; selectors: readonly Hex[]
 }
 
 /**
- * STRATEGY.md -> the minimal permission plan (seed 000 S9 with errata 7, seed 002's guardrail).
+ * STRATEGY.md -> the minimal permission plan: only what the text asks for, in whole words, within the guardrail.
  * Pure: the clock comes in as `now`, the chain as `registry`. Throws StrategyCompileError for bad input
  * and StrategyGuardrailError when the plan needs an owner override it does not have.
  */

@@ -1,6 +1,6 @@
 // The API's real services on anvil: the Golem registry from the store, permission health from one
 // batched chain read classified by core/health, current phase and spend from the chain, history from
-// the indexer's routes (a stub here; the lead runs the real indexer end to end), Snap status on the
+// the indexer's routes (a stub here; test/indexer.test.ts runs the real indexer end to end), Snap status on the
 // store, and Clade membership from the store. Chain time only moves when a test moves it.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,4 +1,4 @@
-// GET /api/snap/status (seed 002 Snap cron): the owner's Golems with phase, vitality, permission health
+// GET /api/snap/status (the Snap's cron): the owner's Golems with phase, vitality, permission health
 // and last heartbeat. Guarded twice ("Metadata leakage via Snap"): a bearer token that rotates on every
 // heartbeat (each successful call returns the next token and retires the one it used), and an Origin
 // allowlist (the Portal).

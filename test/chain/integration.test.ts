@@ -1,4 +1,4 @@
-// Seed 000 S14.2, the integration list, on anvil: the deployment, a Golem registered by the operator
+// The integration list, on anvil: the deployment, a Golem registered by the operator
 // and reporting its own phase, and a Golem grant built by core/delegations (buildGolemDelegation,
 // signed by the owner's smart account) refused out of phase, after its life window (GolemPhase's own
 // terms, as Bardo builds it; and a separate MortalityTimeWindow, as delegations signed before), while
@@ -55,7 +55,7 @@ async function grant(golem: Address, lifetimeSeconds = 30n * 86_400n, previous =
 
 const pay = (amount: bigint) => [transferCall(devnet.deployment.assets.usdc, owner.signer.address, amount)]
 
-describe('seed 000 S14.2: integration on anvil', () => {
+describe('integration on anvil', () => {
   let golem: PrivateKeyAccount
 
   it('deploys VitalityOracle, GolemPhaseEnforcer and MortalityTimeWindowEnforcer: the oracle owned by the operator, the phase table by its own key', async () => {
