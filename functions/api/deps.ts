@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Address, Hex } from 'viem'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { PermissionHealthResult } from '../../core/health/permissionHealth.ts'
+import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
@@ -102,6 +103,12 @@ export interface GolemChainService {
   currentSpend(golem: GolemRecord): Promise<ChainSpendState>
 }
 
+/** The Golem's own journal in the store: what the chain and the indexer cannot say (x402 credits). */
+export interface GolemJournal {
+  /** x402 credits (payer, kind, amount, runway seconds), newest first. */
+  payments(golem: GolemRecord, req: PageRequest): Promise<Page<PaymentCredit>>
+}
+
 /** Portal users' bearer tokens (e.g. a Privy JWT verifier); the API only asks who the token belongs to. */
 export interface BearerVerifier {
   verifyBearer(token: string): Promise<{ subject: string } | undefined>
@@ -148,6 +155,7 @@ export type ApiDeps = {
   golems: GolemRegistry
   health: PermissionHealthService
   history: GolemHistoryService
+  journal: GolemJournal
   chain: GolemChainService
   operators: OperatorRegistry
   clade: CladeService

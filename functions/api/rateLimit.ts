@@ -9,6 +9,7 @@ import {
   hashApiKey,
   rateLimitBucket,
   rateLimitHeaders,
+  READ_KEY_PATTERN,
   TIER_LIMITS,
   type RateLimitDecision,
   type Tier,
@@ -23,7 +24,7 @@ import { validationError } from './validation.ts'
 export const tierHeaders = z.object({
   'x-api-key': z
     .string()
-    .regex(/^bardo_read_[A-Za-z0-9_-]{16,128}$/, "must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
+    .regex(READ_KEY_PATTERN, "must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
     .optional()
     .meta({ description: 'read key: 300 requests/min/key' }),
   authorization: z

@@ -109,6 +109,23 @@ describe('npm start', () => {
       const health = await get(`${api}/api/v1/golems/demo/permission-health`)
       expect(health.status).toBe(200)
       expect(await health.json()).toHaveProperty('health')
+
+      // The indexer npm start runs records the runway's spend with its USD value (its own configuration,
+      // toIndexerDeployment, includes the framework's period enforcers and the devnet's price feeds).
+      const graphql = /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)\/graphql/.exec(output)![1]!
+      const spend = await waitFor('a spend row with a USD value', async () => {
+        const res = await fetch(`${graphql}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ spendEvents(limit: 1) { items { source amount usd6 golemId } } }' }) })
+        const body = (await res.json()) as { data?: { spendEvents: { items: { source: string; amount: string; usd6: string | null; golemId: string }[] } } }
+        return body.data?.spendEvents.items[0]
+      })
+      expect(spend).toMatchObject({ source: 'erc20-period', usd6: spend.amount })
+
+      // The printed read key lifts the dashboard tier; the API answers it with the read limit.
+      const readKey = /read key\s+(bardo_read_[A-Za-z0-9_-]+)/.exec(output)?.[1]
+      expect(readKey).toBeDefined()
+      const keyed = await fetch(`${api}/api/v1/golems/demo/permission-health`, { headers: { 'x-api-key': readKey! } })
+      expect(keyed.status).toBe(200)
+      expect(keyed.headers.get('x-ratelimit-limit')).toBe('300')
     } finally {
       const started = [child.pid!, ...descendants(child.pid!)]
       // What Ctrl-C does: SIGINT to the foreground process group (npm, its shell and the runner); the
