@@ -8,6 +8,8 @@ export const golem = onchainTable(
   'golem',
   (t) => ({
     address: t.hex().primaryKey(),
+    /** The Golem's stable id across key rotations: the address of its first key. */
+    golemId: t.hex().notNull(),
     registered: t.boolean().notNull(),
     dead: t.boolean().notNull(),
     registrar: t.hex(),
@@ -33,7 +35,7 @@ export const golem = onchainTable(
     rotatedTo: t.hex(),
     updatedBlock: t.bigint().notNull(),
   }),
-  (table) => ({ phaseIdx: index().on(table.phase) }),
+  (table) => ({ phaseIdx: index().on(table.phase), golemIdIdx: index().on(table.golemId) }),
 )
 
 /** Every phase move: the Golem's own forward reports and the owner's audited resets. */
@@ -42,6 +44,7 @@ export const phaseTransition = onchainTable(
   (t) => ({
     id: t.text().primaryKey(),
     golem: t.hex().notNull(),
+    golemId: t.hex().notNull(),
     kind: t.text().$type<'transition' | 'reset'>().notNull(),
     fromPhase: t.integer().notNull(),
     toPhase: t.integer().notNull(),
@@ -54,7 +57,7 @@ export const phaseTransition = onchainTable(
     txHash: t.hex().notNull(),
     logIndex: t.integer().notNull(),
   }),
-  (table) => ({ golemIdx: index().on(table.golem, table.blockNumber) }),
+  (table) => ({ golemIdx: index().on(table.golem, table.blockNumber), golemIdIdx: index().on(table.golemId, table.blockNumber) }),
 )
 
 /** A dream from DreamStarted to DreamEnded (open while `endedAt` is null); id `<golem>-<number>`. */
@@ -84,6 +87,8 @@ export const delegation = onchainTable(
     hash: t.hex().primaryKey(),
     delegator: t.hex().notNull(),
     delegate: t.hex().notNull(),
+    /** The delegate's Golem id when the delegate is a known Golem key (a grant to the Golem), else null. */
+    golemId: t.hex(),
     authority: t.hex().notNull(),
     salt: t.bigint().notNull(),
     caveats: t.json().$type<{ enforcer: string; terms: string; args: string }[]>().notNull(),
@@ -96,8 +101,23 @@ export const delegation = onchainTable(
     redemptionCount: t.integer().notNull(),
     lastRedeemedBlock: t.bigint(),
   }),
-  (table) => ({ delegatorIdx: index().on(table.delegator), delegateIdx: index().on(table.delegate) }),
+  (table) => ({ delegatorIdx: index().on(table.delegator), delegateIdx: index().on(table.delegate), golemIdIdx: index().on(table.golemId) }),
 )
+
+/** A Golem's death (deregistration by the operator), one per Golem id; key rotations are not deaths. */
+export const golemDeath = onchainTable('golem_death', (t) => ({
+  golemId: t.hex().primaryKey(),
+  /** The key that was current when the Golem died. */
+  key: t.hex().notNull(),
+  finalPhase: t.integer().notNull(),
+  /** Registration of the Golem's first key (null if it predates the start block). */
+  bornAt: t.bigint(),
+  diedAt: t.bigint().notNull(),
+  /** diedAt - bornAt, in seconds (null when bornAt is unknown). */
+  lifeSeconds: t.bigint(),
+  blockNumber: t.bigint().notNull(),
+  txHash: t.hex().notNull(),
+}))
 
 /** Every EnabledDelegation / DisabledDelegation, in order. */
 export const delegationStatusChange = onchainTable(
@@ -122,6 +142,8 @@ export const redemption = onchainTable(
     id: t.text().primaryKey(),
     rootDelegator: t.hex().notNull(),
     redeemer: t.hex().notNull(),
+    /** The redeemer's Golem id (its first key); a key the oracle never registered (a Replicant) is its own id. */
+    golemId: t.hex().notNull(),
     delegationHash: t.hex().notNull(),
     delegator: t.hex().notNull(),
     delegate: t.hex().notNull(),
@@ -132,6 +154,7 @@ export const redemption = onchainTable(
   }),
   (table) => ({
     redeemerIdx: index().on(table.redeemer, table.blockNumber),
+    golemIdIdx: index().on(table.golemId, table.blockNumber),
     rootIdx: index().on(table.rootDelegator),
     hashIdx: index().on(table.delegationHash),
   }),
@@ -145,12 +168,15 @@ export const spendEvent = onchainTable(
   (t) => ({
     id: t.text().primaryKey(),
     golem: t.hex().notNull(),
+    golemId: t.hex().notNull(),
     source: t.text().$type<SpendSource>().notNull(),
     enforcer: t.hex().notNull(),
     delegationHash: t.hex().notNull(),
     /** 'usd' for USD6 amounts, else the token address (0x000...0 for native ETH). */
     asset: t.text().notNull(),
     amount: t.bigint().notNull(),
+    /** The amount in USD6: itself for USD sources, the token priced at the block, null if unpriced. */
+    usd6: t.bigint(),
     periodStart: t.bigint().notNull(),
     periodEnd: t.bigint(),
     spentInPeriod: t.bigint().notNull(),
@@ -162,7 +188,11 @@ export const spendEvent = onchainTable(
     txHash: t.hex().notNull(),
     logIndex: t.integer().notNull(),
   }),
-  (table) => ({ golemDayIdx: index().on(table.golem, table.day), hashIdx: index().on(table.delegationHash) }),
+  (table) => ({
+    golemDayIdx: index().on(table.golem, table.day),
+    golemIdDayIdx: index().on(table.golemId, table.day),
+    hashIdx: index().on(table.delegationHash),
+  }),
 )
 
 /** Spend per Golem per enforcer period (UTC day, replicant lifetime, or the period enforcer's window). */
@@ -170,15 +200,18 @@ export const golemSpend = onchainTable(
   'golem_spend',
   (t) => ({
     golem: t.hex().notNull(),
+    golemId: t.hex().notNull(),
     source: t.text().$type<SpendSource>().notNull(),
     asset: t.text().notNull(),
     periodStart: t.bigint().notNull(),
     periodEnd: t.bigint(),
     amount: t.bigint().notNull(),
+    /** Sum of the events' USD6 values; null while none of them could be priced. */
+    usd6: t.bigint(),
     eventCount: t.integer().notNull(),
     lastBlock: t.bigint().notNull(),
   }),
-  (table) => ({ pk: primaryKey({ columns: [table.golem, table.source, table.asset, table.periodStart] }) }),
+  (table) => ({ pk: primaryKey({ columns: [table.golem, table.source, table.asset, table.periodStart] }), golemIdIdx: index().on(table.golemId) }),
 )
 
 /** The enforcer's own per-delegation counter for a period (mirrors its on-chain state). */

@@ -12,12 +12,14 @@ import { LocalInvoker } from '../functions/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { TickResult } from '../functions/tick/types.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
+import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import type { OwnerAccount } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
 import { provisionGolem } from './provision.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
+import { localReadKey } from './readKey.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
 
 export type RunLocalStackOptions = {
@@ -180,25 +182,16 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     if (settings.indexer) {
       const databaseUrl = env.DATABASE_URL
       indexer = await startIndexer({
-        rpcUrl: chain.rpcUrl,
-        chainId: chain.deployment.chainId,
-        deployment: {
-          delegationManager: chain.deployment.environment.DelegationManager,
-          vitalityOracle: chain.deployment.vitalityOracle,
-          dreamOracle: chain.deployment.dreamOracle,
-          daimonOracle: chain.deployment.daimonOracle,
-          enforcers: chain.deployment.enforcers,
-        },
-        startBlock: chain.deployment.startBlock,
+        ...stackIndexerOptions(chain, { local: devnet !== undefined }),
         ...(databaseUrl ? { databaseUrl } : { pgliteDir: join(settings.stateDir, `pglite-${Date.now()}`) }),
-        pollingInterval: devnet ? 250 : 2_000,
       })
       stops.push(indexer.stop)
       log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
     }
 
     const signers = new MemorySignerResolver(chain.deployment)
-    const api: LocalApi = await startLocalApi({ chain, store, indexerUrl: indexer?.url, port: settings.apiPort })
+    const readApiKey = localReadKey(env)
+    const api: LocalApi = await startLocalApi({ chain, store, indexerUrl: indexer?.url, port: settings.apiPort, readApiKey })
     stops.push(api.stop)
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
@@ -230,6 +223,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       stops.push(async () => rmSync(stackFile, { force: true }))
       log(`  pay locally  npm run faucet -- <your address> (test USDC ${chain.usdc} and ETH); anvil accounts ${reservedDevnetAccounts.map((a) => a.index).join(', ')} are the stack's`)
     }
+    log(`  read key     ${readApiKey} (header x-api-key: 300 requests/min for dashboards; 30/min per IP without it)`)
     const accelerated = devnet !== undefined && settings.secondsPerBeat > 0
     log(`  ready in ${Date.now() - started} ms; ${accelerated ? `chain time moves ${formatSpan(settings.secondsPerBeat)} per beat (BARDO_SECONDS_PER_BEAT): clients that sign with their own clock, x402 payers included, will be refused` : 'chain time follows the wall clock'}. Ctrl-C stops everything.`)
     log('')

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { loadIndexerSettings } from '../indexer/lib/settings.ts'
 import { loadStackConfig, StackConfigError } from './config.ts'
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
@@ -26,6 +28,25 @@ describe('loadStackConfig', () => {
   it('takes Base, the pool size, the schema and the origins from the environment', () => {
     const config = loadStackConfig(env({ BARDO_CHAIN_ID: '8453', BARDO_KEY_POOL_SIZE: '12', BARDO_INDEXER_SCHEMA: 'bardo_v2', BARDO_ALLOWED_ORIGINS: 'https://a.example, https://b.example', BARDO_START_BLOCK: '5' }), 'dev')
     expect(config).toMatchObject({ production: false, chainId: 8453, keyPoolSize: 12, indexerSchema: 'bardo_v2', allowedOrigins: 'https://a.example,https://b.example', startBlock: 5 })
+  })
+
+  it('gives the indexer the configuration toIndexerDeployment builds: the framework period enforcers and USDC at par', () => {
+    const kit = getSmartAccountsEnvironment(84532)
+    const config = loadStackConfig(env(), 'production')
+    const settings = loadIndexerSettings({ BARDO_CHAIN_ID: '84532', BARDO_RPC_URL: 'https://rpc.example', BARDO_DEPLOYMENT: config.indexerDeploymentJson })
+    expect(settings.unconfigured.filter((n) => n.includes('PeriodTransfer') || n === 'delegationManager')).toEqual([])
+    expect(settings.addresses.delegationManager).toBe(kit.DelegationManager)
+    expect(settings.addresses.enforcers.erc20PeriodTransfer).toBe(kit.caveatEnforcers.ERC20PeriodTransferEnforcer)
+    expect(settings.addresses.enforcers.nativeTokenPeriodTransfer).toBe(kit.caveatEnforcers.NativeTokenPeriodTransferEnforcer)
+    expect(settings.prices).toEqual({ '0x036cbd53842c5426634e7929541ec2318f3dcf7e': { decimals: 6 } })
+    // A feed named in BARDO_DEPLOYMENT is added; an address given there wins over the kit's.
+    const withFeed = loadStackConfig(
+      env({ BARDO_DEPLOYMENT: JSON.stringify({ ...JSON.parse(DEPLOYMENT), prices: { [addr(0)]: { decimals: 18, feed: addr(9) } }, enforcers: { erc20PeriodTransfer: addr(8) } }) }),
+      'dev',
+    )
+    const parsed = JSON.parse(withFeed.indexerDeploymentJson)
+    expect(parsed.prices[addr(0)]).toEqual({ decimals: 18, feed: addr(9) })
+    expect(parsed.enforcers.erc20PeriodTransfer.toLowerCase()).toBe(addr(8))
   })
 
   it('refuses a deploy without the Bardo contracts, naming the variable', () => {

@@ -1,7 +1,9 @@
 // Deploy-time settings for the stacks, read from the environment of `sst deploy`. A bad value fails
 // the deploy before anything is created, with an error that names the variable and the rule.
 // Nothing here is secret: secrets are `sst secret set` values (stacks/secrets.ts), never env vars.
+import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { BardoError } from '../core/errors.ts'
+import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
 import { parseDeployment, type IndexerDeployment } from '../indexer/lib/settings.ts'
 
 /** The chains this stack deploys to: where getSmartAccountsEnvironment(chainId) knows the framework. */
@@ -19,8 +21,13 @@ export type StackConfig = {
   chainId: SupportedChainId
   /** The Bardo contracts on that chain, as parsed from BARDO_DEPLOYMENT. */
   deployment: IndexerDeployment
-  /** The same, as compact JSON: what functions and the indexer receive in BARDO_DEPLOYMENT. */
+  /** The same, as compact JSON: what the functions receive in BARDO_DEPLOYMENT. */
   deploymentJson: string
+  /**
+   * What the indexer receives in BARDO_DEPLOYMENT: built by toIndexerDeployment, the function `npm start`
+   * and the tests use, with the framework's addresses on this chain and the USD prices.
+   */
+  indexerDeploymentJson: string
   startBlock: number
   /** Number of KMS SessionKeys (ECC_SECG_P256K1) to create; one per live Golem plus spares. */
   keyPoolSize: number
@@ -97,16 +104,44 @@ function origins(env: Env): string {
   return list.join(',')
 }
 
+/**
+ * The indexer's deployment: the framework on `chainId` (getSmartAccountsEnvironment), where an address in
+ * BARDO_DEPLOYMENT overrides the kit's, then the one builder every run of the indexer goes through.
+ */
+export function indexerDeploymentFor(chainId: SupportedChainId, parsed: IndexerDeployment): IndexerDeployment {
+  const kit = getSmartAccountsEnvironment(chainId)
+  const given = parsed.enforcers ?? {}
+  const caveatEnforcers = {
+    ...kit.caveatEnforcers,
+    ...(given.erc20periodtransfer === undefined ? {} : { ERC20PeriodTransferEnforcer: given.erc20periodtransfer }),
+    ...(given.nativetokenperiodtransfer === undefined ? {} : { NativeTokenPeriodTransferEnforcer: given.nativetokenperiodtransfer }),
+  }
+  const { erc20periodtransfer: _erc20, nativetokenperiodtransfer: _native, ...bardo } = given
+  return toIndexerDeployment({
+    chainId,
+    environment: { DelegationManager: kit.DelegationManager, caveatEnforcers },
+    vitalityOracle: parsed.vitalityOracle,
+    dreamOracle: parsed.dreamOracle,
+    daimonOracle: parsed.daimonOracle,
+    delegationManager: parsed.delegationManager,
+    enforcers: bardo,
+    startBlock: parsed.startBlock,
+    prices: parsed.prices,
+  })
+}
+
 /** Reads and checks every deploy-time setting. `stage` is `$app.stage`. */
 export function loadStackConfig(env: Env, stage: string): StackConfig {
   const parsed = deployment(env)
   const production = stage === 'production'
+  const chain = chainId(env)
   return {
     stage,
     production,
-    chainId: chainId(env),
+    chainId: chain,
     deployment: parsed,
     deploymentJson: JSON.stringify(parsed),
+    indexerDeploymentJson: JSON.stringify(indexerDeploymentFor(chain, parsed)),
     startBlock: wholeNumber(env, 'BARDO_START_BLOCK', parsed.startBlock ?? 0, 0, Number.MAX_SAFE_INTEGER),
     keyPoolSize: wholeNumber(env, 'BARDO_KEY_POOL_SIZE', DEFAULT_KEY_POOL_SIZE, 1, MAX_KEY_POOL_SIZE),
     indexerSchema: schema(env, stage),

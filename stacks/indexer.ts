@@ -59,7 +59,7 @@ export function createIndexer(config: StackConfig, secrets: Secrets): Indexer {
     image: { context: '.', dockerfile: 'stacks/indexer.Dockerfile' },
     environment: {
       BARDO_CHAIN_ID: String(config.chainId),
-      BARDO_DEPLOYMENT: config.deploymentJson,
+      BARDO_DEPLOYMENT: config.indexerDeploymentJson,
       BARDO_START_BLOCK: String(config.startBlock),
       DATABASE_SCHEMA: config.indexerSchema,
       NODE_ENV: 'production',

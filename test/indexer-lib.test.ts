@@ -13,7 +13,11 @@ import { createDelegationHasher, delegationHash } from '../indexer/lib/delegatio
 import { decodeCursor, encodeCursor } from '../indexer/lib/cursor.ts'
 import { groupRedemptions, type RedemptionRow, type SpendRow } from '../indexer/lib/redemptions.ts'
 import { bardoEnforcerSet, hasBardoCaveat } from '../indexer/lib/relevance.ts'
-import { UNCONFIGURED, indexerEnv, loadIndexerSettings, parseDeployment, toIndexerDeployment } from '../indexer/lib/settings.ts'
+import { UNCONFIGURED, indexerEnv, loadIndexerSettings, parseDeployment } from '../indexer/lib/settings.ts'
+import { defaultPrices, toIndexerDeployment } from '../indexer/lib/deployment.ts'
+import { usdAtPar, usdValue } from '../indexer/lib/usd.ts'
+import { grantTimeline, type GrantRow } from '../indexer/lib/grants.ts'
+import { remainingReads } from '../indexer/lib/remaining.ts'
 import { dayLabel, dayPeriod, parseDayLabel, periodDelta, transferPeriod, utcDay } from '../indexer/lib/spend.ts'
 import { createEmptyApp, registeredEvents } from '../bench/indexer.ts'
 import { DEFAULT_MIX, eventsPerGolem } from '../bench/indexer-events.ts'
@@ -115,6 +119,7 @@ describe('settings', () => {
 
   it('round-trips a devnet deployment through the child-process environment', () => {
     const deployment = toIndexerDeployment({
+      chainId: 31337,
       vitalityOracle: A(1),
       dreamOracle: A(2),
       daimonOracle: A(3),
@@ -212,6 +217,82 @@ describe('spend periods', () => {
   })
 })
 
+describe('USD values', () => {
+  it('prices token amounts in USD6 from a feed, rounding up like the enforcers, or at par', () => {
+    expect(usdValue(25_000_000n, 6, 10n ** 8n, 8)).toBe(25_000_000n)
+    expect(usdValue(10n ** 18n, 18, 3_000n * 10n ** 8n, 8)).toBe(3_000_000_000n)
+    expect(usdValue(1n, 18, 3_000n * 10n ** 8n, 8)).toBe(1n) // a wei is worth less than a micro-dollar: rounds up
+    expect(usdValue(0n, 18, 3_000n * 10n ** 8n, 8)).toBe(0n)
+    expect(usdValue(5n, 6, 0n, 8)).toBeNull()
+    expect(usdValue(5n, 6, -1n, 8)).toBeNull()
+    expect(usdAtPar(1_500_000n, 6)).toBe(1_500_000n)
+    expect(usdAtPar(10n ** 18n, 18)).toBe(1_000_000n)
+  })
+
+  it('defaults prices: the devnet feeds, USDC at par on Base and Base Sepolia, nothing elsewhere', () => {
+    const assets = { usdc: A(20), weth: A(21), ethUsdFeed: A(22), usdcUsdFeed: A(23), vault: A(24), router: A(25) }
+    expect(defaultPrices(31337, assets)).toEqual({
+      [A(20).toLowerCase()]: { decimals: 6, feed: A(23) },
+      [A(21).toLowerCase()]: { decimals: 18, feed: A(22) },
+      '0x0000000000000000000000000000000000000000': { decimals: 18, feed: A(22) },
+    })
+    expect(defaultPrices(8453)).toEqual({ '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913': { decimals: 6 } })
+    expect(defaultPrices(84532)).toEqual({ '0x036cbd53842c5426634e7929541ec2318f3dcf7e': { decimals: 6 } })
+    expect(defaultPrices(1)).toEqual({})
+  })
+
+  it('reads prices from BARDO_DEPLOYMENT and refuses a bad one, naming the field', () => {
+    const s = loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ prices: { [A(30)]: { decimals: 18, feed: A(31) }, [A(32)]: { decimals: 6 } } }) }, lookup)
+    expect(s.prices).toEqual({ [A(30).toLowerCase()]: { decimals: 18, feed: A(31) }, [A(32).toLowerCase()]: { decimals: 6 } })
+    for (const [prices, field] of [
+      [{ '0x12': { decimals: 6 } }, 'BARDO_DEPLOYMENT.prices.0x12'],
+      [{ [A(30)]: { decimals: 99 } }, `BARDO_DEPLOYMENT.prices.${A(30)}.decimals`],
+      [{ [A(30)]: { decimals: 6, feed: 'nope' } }, `BARDO_DEPLOYMENT.prices.${A(30)}.feed`],
+      [[1], 'BARDO_DEPLOYMENT.prices'],
+    ] as const) {
+      expect(() => loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ prices }) }, lookup)).toThrow(new RegExp(`^${field.replace(/\./g, '\\.')}:`))
+    }
+  })
+})
+
+describe('grant timeline', () => {
+  const grant = (hash: string, delegator: string, block: bigint, enabled = true): GrantRow => ({
+    hash, delegator, delegate: '0xkey', enabled, firstSeenBlock: block, statusBlock: null, redemptionCount: 1, lastRedeemedBlock: block, caveats: [],
+  })
+
+  it('orders grants, links renewals from the same delegator, and lets a revocation win', () => {
+    const timeline = grantTimeline([grant('0xc', '0xowner', 30n), grant('0xa', '0xowner', 10n), grant('0xb', '0xother', 20n, false), grant('0xd', '0xowner', 40n, false)])
+    expect(timeline.map((g) => [g.hash, g.kind, g.status, g.supersededBy])).toEqual([
+      ['0xa', 'grant', 'superseded', '0xc'],
+      ['0xb', 'grant', 'revoked', null],
+      ['0xc', 'renewal', 'superseded', '0xd'],
+      ['0xd', 'renewal', 'revoked', null],
+    ])
+    expect(grantTimeline([])).toEqual([])
+  })
+})
+
+describe('remaining-budget reads', () => {
+  it('plans one view call per caveat whose enforcer has one, and none for the others', () => {
+    const names = { [A(1).toLowerCase()]: 'dailyspendlimit', [A(2).toLowerCase()]: 'erc20periodtransfer', [A(3).toLowerCase()]: 'golemphase' }
+    const hash = `0x${'11'.repeat(32)}` as Hex
+    const reads = remainingReads(
+      [{ enforcer: A(1), terms: '0x01' }, { enforcer: A(9), terms: '0x02' }, { enforcer: A(2).toLowerCase(), terms: '0x03' }, { enforcer: A(3), terms: '0x04' }],
+      names,
+      A(7),
+      hash,
+    )
+    expect(reads.map((r) => [r.request.functionName, r.request.args])).toEqual([
+      ['remainingToday', [A(7), hash, '0x01']],
+      ['getAvailableAmount', [hash, A(7), '0x03']],
+      ['timeRemaining', ['0x04']],
+    ])
+    expect(reads[0]!.shape([5n, 86_400n])).toEqual({ kind: 'daily-spend-limit', enforcer: A(1), remainingUsd6: 5n, resetsAt: 86_400n })
+    expect(reads[1]!.shape([7n, true, 3n])).toMatchObject({ kind: 'erc20-period', availableAmount: 7n, isNewPeriod: true, currentPeriod: 3n })
+    expect(reads[2]!.shape(60n)).toMatchObject({ kind: 'golem-phase', timeRemaining: 60n })
+  })
+})
+
 describe('redemption grouping', () => {
   const row = (tx: string, logIndex: number, hash: string, extra: Partial<RedemptionRow> = {}): RedemptionRow => ({
     rootDelegator: '0xowner',
@@ -241,9 +322,23 @@ describe('redemption grouping', () => {
     expect(t1!.delegations.map((d) => d.hash)).toEqual(['0xchild', '0xparent'])
     expect(t2).toMatchObject({ txHash: '0xt2', usd6: null })
     expect(t2!.transfers).toEqual([
-      { asset: '0x0000000000000000000000000000000000000000', amount: 1n },
-      { asset: '0xusdc', amount: 3n },
+      { asset: '0x0000000000000000000000000000000000000000', amount: 1n, usd6: null },
+      { asset: '0xusdc', amount: 3n, usd6: null },
     ])
+  })
+
+  it('values a runway redemption by its priced transfers when no USD enforcer ran', () => {
+    const priced = (tx: string, asset: string, amount: bigint, usd6: bigint | null): SpendRow => ({ ...spend(tx, asset === '0xusdc' ? 'erc20-period' : 'native-period', asset, amount, '0xh'), usd6 })
+    const [runway] = groupRedemptions([row('0xt', 1, '0xh')], [priced('0xt', '0xusdc', 25_000_000n, 25_000_000n)])
+    expect(runway).toMatchObject({ usd6: 25_000_000n, transfers: [{ asset: '0xusdc', amount: 25_000_000n, usd6: 25_000_000n }] })
+    const [both] = groupRedemptions([row('0xt', 1, '0xh')], [priced('0xt', '0xusdc', 2_000_000n, 2_000_000n), priced('0xt', '0x0000000000000000000000000000000000000000', 10n ** 15n, 3_000_000n)])
+    expect(both!.usd6).toBe(5_000_000n)
+    // One unpriced transfer leaves the total unknown rather than understated.
+    const [partial] = groupRedemptions([row('0xt', 1, '0xh')], [priced('0xt', '0xusdc', 2_000_000n, 2_000_000n), priced('0xt', '0x0000000000000000000000000000000000000000', 1n, null)])
+    expect(partial!.usd6).toBeNull()
+    // A USD enforcer's count wins over the price of the transfers.
+    const [enforced] = groupRedemptions([row('0xt', 1, '0xh')], [spend('0xt', 'daily-spend-limit', 'usd', 7n, '0xh'), priced('0xt', '0xusdc', 6n, 6n)])
+    expect(enforced!.usd6).toBe(7n)
   })
 
   it('sums a batch of executions under one delegation', () => {

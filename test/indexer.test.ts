@@ -9,7 +9,7 @@ import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { DaimonOracleAbi, DreamOracleAbi, TestUSDCAbi, VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
 import { sendOwnerCalls } from '../local/ownerActions.ts'
-import { toIndexerDeployment } from '../indexer/lib/settings.ts'
+import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { getJson, graphqlQuery, sqlQuery, waitForIndexed } from '../indexer/testing.ts'
 
@@ -168,8 +168,8 @@ describe('delegations, redemptions and spend', () => {
     const { body: page } = await getJson(`${url}/v1/golems/${golem.address}/redemptions`)
     const usdc = lc(devnet.deployment.assets.usdc)
     expect(page.items.map((r: any) => [r.txHash, r.usd6, r.transfers])).toEqual([
-      [second.transactionHash, '15000000', [{ asset: usdc, amount: '15000000' }]],
-      [first.transactionHash, '10000000', [{ asset: usdc, amount: '10000000' }]],
+      [second.transactionHash, '15000000', [{ asset: usdc, amount: '15000000', usd6: '15000000' }]],
+      [first.transactionHash, '10000000', [{ asset: usdc, amount: '10000000', usd6: '10000000' }]],
     ])
     expect(page.items[0]).toMatchObject({ redeemer: lc(golem.address), rootDelegator: lc(owner.address), delegationHash: hash })
 
@@ -180,8 +180,8 @@ describe('delegations, redemptions and spend', () => {
     const today = new Date(Number((await devnet.publicClient.getBlock()).timestamp) * 1000).toISOString().slice(0, 10)
     const daily = await getJson(`${url}/v1/golems/${golem.address}/spend/daily?from=${today}&to=${today}`)
     expect(daily.body.items).toEqual([
-      { date: today, day: expect.any(Number), source: 'daily-spend-limit', asset: 'usd', amount: '25000000', events: 2 },
-      { date: today, day: expect.any(Number), source: 'erc20-period', asset: usdc, amount: '25000000', events: 2 },
+      { date: today, day: expect.any(Number), source: 'daily-spend-limit', asset: 'usd', amount: '25000000', usd6: '25000000', events: 2 },
+      { date: today, day: expect.any(Number), source: 'erc20-period', asset: usdc, amount: '25000000', usd6: '25000000', events: 2 },
     ])
     const periods = await getJson(`${url}/v1/golems/${golem.address}/spend/periods?source=daily-spend-limit`)
     expect(periods.body.items).toHaveLength(1)
@@ -245,7 +245,7 @@ describe('delegations, redemptions and spend', () => {
     const item = page.items[0]
     expect(item).toMatchObject({ txHash: receipt.transactionHash, redeemer: lc(replicantKey.address), rootDelegator: lc(owner.address), delegationHash: hashDelegation(signedChild), usd6: '5000000' })
     expect(item.delegations.map((x: any) => x.hash)).toEqual([hashDelegation(signedChild), hash])
-    expect(item.transfers).toEqual([{ asset: lc(devnet.deployment.assets.usdc), amount: '5000000' }])
+    expect(item.transfers).toEqual([{ asset: lc(devnet.deployment.assets.usdc), amount: '5000000', usd6: '5000000' }])
 
     const periods = await getJson(`${url}/v1/golems/${replicantKey.address}/spend/periods`)
     expect(periods.body.items.map((p: any) => [p.source, p.amount]).sort()).toEqual([
@@ -263,6 +263,20 @@ describe('delegations, redemptions and spend', () => {
     // The parent's daily counter counts the Replicant's spend too (parent caveats bind every child).
     const [parentDay] = await sqlQuery<{ spent: string }>(url, 'select spent from delegation_spend where delegation_hash = $1 and source = $2', [hash, 'daily-spend-limit'])
     expect(parentDay!.spent).toBe('30000000')
+
+    // What each delegation still allows, from the enforcers' own views.
+    const { body: parentLeft } = await getJson(`${url}/v1/delegations/${hash}/remaining`)
+    const byKind = (views: { kind: string }[]) => Object.fromEntries(views.map((v) => [v.kind, v])) as Record<string, Record<string, string>>
+    const parentViews = byKind(parentLeft.views)
+    expect(parentViews['daily-spend-limit']).toMatchObject({ enforcer: devnet.deployment.enforcers.dailySpendLimit, remainingUsd6: '20000000' })
+    expect(BigInt(parentViews['daily-spend-limit']!.resetsAt!) % 86_400n).toBe(0n)
+    expect(parentViews['erc20-period']).toMatchObject({ availableAmount: String(parseUnits('70', 6)), isNewPeriod: false })
+    const { body: childLeft } = await getJson(`${url}/v1/delegations/${hashDelegation(signedChild)}/remaining`)
+    expect(childLeft.views).toEqual([
+      { kind: 'replicant-budget', enforcer: devnet.deployment.enforcers.replicantBudget, remainingUsd6: '15000000', remainingSeconds: expect.any(String) },
+    ])
+    expect(BigInt(childLeft.views[0].remainingSeconds)).toBeLessThanOrEqual(3_600n)
+    expect((await getJson(`${url}/v1/delegations/0x${'ab'.repeat(32)}/remaining`)).status).toBe(404)
   })
 
   it('leaves out delegations that do not touch Bardo, and serves GraphQL', async () => {
@@ -317,6 +331,17 @@ describe('key rotation and death', () => {
     ])
     const own = await getJson(`${url}/v1/golems/${next.address}/phases?lineage=false`)
     expect(own.body.items).toHaveLength(1)
+
+    // One death record for the Golem, asked for by either key; the rotation was not a death.
+    const registeredAt = BigInt(old.golem.registeredAt)
+    for (const key of [golem.address, next.address]) {
+      const { body } = await getJson(`${url}/v1/golems/${key}`)
+      expect(body.golemId).toBe(lc(golem.address))
+      expect(body.death).toMatchObject({ golemId: lc(golem.address), key: lc(next.address), finalPhase: 4, bornAt: String(registeredAt), txHash: death.transactionHash })
+      expect(BigInt(body.death.lifeSeconds)).toBe(BigInt(body.death.diedAt) - registeredAt)
+    }
+    const deaths = (await getJson(`${url}/v1/deaths`)).body.items
+    expect(deaths.map((d: { golemId: string }) => d.golemId)).toEqual([lc(golem.address)])
   })
 })
 

@@ -24,6 +24,23 @@ export type RateLimitBucketKind = Tier | 'clade-challenge' | 'clade' | PreAuthBu
 
 export const READ_KEY_PREFIX = 'bardo_read_'
 
+/** A read key as the API accepts it in `x-api-key`: the prefix, then 16-128 URL-safe characters. */
+export const READ_KEY_PATTERN = /^bardo_read_[A-Za-z0-9_-]{16,128}$/
+
+/** Whether `value` has a read key's shape (not whether the key is known). */
+export function isReadKeyShaped(value: string): boolean {
+  return READ_KEY_PATTERN.test(value)
+}
+
+/**
+ * A read key from at least 16 random bytes (base64url, so it needs no escaping in a header or a URL).
+ * The caller brings the randomness: this module does no I/O.
+ */
+export function readKeyFromBytes(bytes: Uint8Array): string {
+  if (bytes.length < 16 || bytes.length > 96) throw new RangeError(`bytes: must be 16 to 96 random bytes, got ${bytes.length}`)
+  return `${READ_KEY_PREFIX}${Buffer.from(bytes).toString('base64url')}`
+}
+
 export type TierClaim =
   | { tier: 'public' }
   | { tier: 'read'; apiKey: string }

@@ -7,6 +7,8 @@ import type { BardoEnforcerName } from '../../core/deployment.ts'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { GolemHealth } from '../../core/health/golemHealth.ts'
 import type { RenewalService } from './services/renewal.ts'
+import type { PermissionHealthResult } from '../../core/health/permissionHealth.ts'
+import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
@@ -125,6 +127,12 @@ export type SnapDeploymentInfo = {
   tokens: Record<string, { symbol: string; decimals: number }>
 }
 
+/** The Golem's own journal in the store: what the chain and the indexer cannot say (x402 credits). */
+export interface GolemJournal {
+  /** x402 credits (payer, kind, amount, runway seconds), newest first. */
+  payments(golem: GolemRecord, req: PageRequest): Promise<Page<PaymentCredit>>
+}
+
 /** Portal users' bearer tokens (e.g. a Privy JWT verifier); the API only asks who the token belongs to. */
 export interface BearerVerifier {
   verifyBearer(token: string): Promise<{ subject: string } | undefined>
@@ -171,6 +179,7 @@ export type ApiDeps = {
   golems: GolemRegistry
   health: PermissionHealthService
   history: GolemHistoryService
+  journal: GolemJournal
   chain: GolemChainService
   operators: OperatorRegistry
   clade: CladeService

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod/v4'
+import type { z } from 'zod/v4'
 import { createApp } from './app.ts'
 import { apiErrorStatus } from './errors.ts'
-import { permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from './schemas.ts'
+import { paymentsResponse, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from './schemas.ts'
 import { sampleGolem, testApiDeps } from './testing.ts'
 
 const golem = sampleGolem()
@@ -17,13 +17,14 @@ describe('/openapi.json', () => {
     const served = [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`))]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(17) // 16 API routes and /openapi.json
+    expect(served).toHaveLength(18) // 17 API routes and /openapi.json
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
       '/api/v1/golems/{id}/redemptions',
       '/api/v1/golems/{id}/spend',
       '/api/v1/golems/{id}/renewal',
+      '/api/v1/golems/{id}/payments',
       '/api/v1/extend',
       '/api/v1/feed',
       '/api/snap/status',
@@ -55,6 +56,7 @@ describe('/openapi.json', () => {
       ['phases', phasesResponse],
       ['redemptions', redemptionsResponse],
       ['spend', spendResponse],
+      ['payments', paymentsResponse],
     ]
     for (const [route, schema] of cases) {
       const res = await app.request(`/api/v1/golems/atlas/${route}`)

@@ -10,6 +10,7 @@ import {
   hashApiKey,
   rateLimitBucket,
   rateLimitHeaders,
+  READ_KEY_PATTERN,
   TIER_LIMITS,
   type RateLimitBucketKind,
   type RateLimitDecision,
@@ -25,7 +26,7 @@ import { validationError } from './validation.ts'
 export const tierHeaders = z.object({
   'x-api-key': z
     .string()
-    .regex(/^bardo_read_[A-Za-z0-9_-]{16,128}$/, "must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
+    .regex(READ_KEY_PATTERN, "must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
     .optional()
     .meta({ description: 'read key: 300 requests/min/key' }),
   authorization: z

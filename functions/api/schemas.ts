@@ -93,6 +93,22 @@ export const spendResponse = z.object({
   nextCursor: z.string().nullable(),
 })
 
+export const paymentsResponse = z.object({
+  golemId: z.string(),
+  payments: z.array(
+    z.object({
+      kind: z.enum(['extend', 'feed']).meta({ description: 'extend buys runtime; feed buys runtime and asks for a reprieve' }),
+      payer: z.string().meta({ description: 'the address that signed the EIP-3009 authorization' }),
+      amount: decimal.meta({ description: "the payment asset's atomic units (USDC: 6 decimals)" }),
+      seconds: decimal.meta({ description: 'runway seconds credited' }),
+      nonce: hash,
+      transactionHash: hash.nullable(),
+      creditedAt: z.number().int().nonnegative().meta({ description: 'unix milliseconds the credit was journaled' }),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+})
+
 export const extendRequest = z.strictObject({
   golemId: golemIdSchema,
   hours: z.number('must be a number').int('must be an integer').min(1, 'must be at least 1 (seed 003 §6.1: one hour minimum)').max(24 * 90, 'must be at most 2160 (90 days)'),

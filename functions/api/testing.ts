@@ -17,6 +17,7 @@ import type {
   PermissionHealthService,
 } from './deps.ts'
 import { MemorySnapTokenStore } from '../../core/snap/snapToken.ts'
+import { StoreGolemJournal } from './services/journal.ts'
 
 export class ManualClock implements Clock {
   constructor(public ms: number) {}
@@ -147,6 +148,7 @@ export function testApiDeps(o: TestDepsOptions = {}): ApiDeps & { clock: ManualC
     golems: new MemoryGolemRegistry(o.golems ?? []),
     health: fakeHealthService(clock),
     history: fakeHistoryService,
+    journal: new StoreGolemJournal(new InMemoryStore()),
     chain: fakeChainService,
     operators: new ConfigOperatorRegistry(o.operators ?? {}),
     clade: new StoreCladeService(new InMemoryStore()),

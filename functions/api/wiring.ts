@@ -14,6 +14,7 @@ import { createX402PaymentRoutes } from './payments.ts'
 import { ChainGolemState } from './services/chainState.ts'
 import { StoreRenewalService } from './services/renewal.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
+import { StoreGolemJournal } from './services/journal.ts'
 import { StoreGolemRegistry } from './services/storeRegistry.ts'
 import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
 
@@ -131,6 +132,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     golems,
     health: state,
     history: indexer ? indexerHistory(indexer) : noIndexerHistory,
+    journal: new StoreGolemJournal(w.store),
     chain: state,
     operators: cladeOperator ? storeOperatorRegistry(golems, cladeOperator) : { operatorOf: async () => undefined },
     clade: w.clade ?? new StoreCladeService(w.store),

@@ -5,6 +5,8 @@ import type { Address } from 'viem'
 export function newGolemRow(address: Address, blockNumber: bigint) {
   return {
     address,
+    // A key's own address is its Golem id until a rotation says it continues an older Golem.
+    golemId: address,
     registered: false,
     dead: false,
     phase: 0,

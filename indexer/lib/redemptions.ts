@@ -17,6 +17,8 @@ export type SpendRow = {
   source: string
   asset: string
   amount: bigint
+  /** The amount in USD6 (itself for USD sources; null for a token without a price). */
+  usd6?: bigint | null
   delegationHash: string
   txHash: string
   logIndex: number
@@ -31,10 +33,13 @@ export type GroupedRedemption = {
   /** The leaf delegation (the DelegationManager emits the leaf of each chain first). */
   delegationHash: string
   delegations: { hash: string; delegator: string; delegate: string; rootDelegator: string }[]
-  /** USD6 value the Bardo USD enforcers recorded, counted once (see largestPerDelegation); null if none. */
+  /**
+   * USD6 value, counted once (see largestPerDelegation): what the Bardo USD enforcers recorded, else the
+   * sum of the priced transfers; null when neither is known (a transfer in a token without a price).
+   */
   usd6: bigint | null
-  /** Token amounts the framework's period enforcers recorded, by asset (0x0...0 is native ETH). */
-  transfers: { asset: string; amount: bigint }[]
+  /** Token amounts the framework's period enforcers recorded, by asset (0x0...0 is native ETH), with their USD6 value. */
+  transfers: { asset: string; amount: bigint; usd6: bigint | null }[]
 }
 
 /**
@@ -42,12 +47,18 @@ export type GroupedRedemption = {
  * run on a Replicant's redemption), so amounts are summed per delegation and the largest is taken. A
  * batch that redeems different delegations in one transaction is therefore counted by its largest part.
  */
-function largestPerDelegation(spends: SpendRow[]): bigint | null {
+function largestPerDelegation(spends: SpendRow[], value: (s: SpendRow) => bigint = (s) => s.amount): bigint | null {
   const perDelegation = new Map<string, bigint>()
-  for (const s of spends) perDelegation.set(`${s.source}:${s.delegationHash}`, (perDelegation.get(`${s.source}:${s.delegationHash}`) ?? 0n) + s.amount)
+  for (const s of spends) perDelegation.set(`${s.source}:${s.delegationHash}`, (perDelegation.get(`${s.source}:${s.delegationHash}`) ?? 0n) + value(s))
   let best: bigint | null = null
   for (const v of perDelegation.values()) if (best === null || v > best) best = v
   return best
+}
+
+/** A transfer's USD6, or null when any of its spend rows has no price. */
+function transferUsd6(spends: SpendRow[]): bigint | null {
+  if (spends.some((s) => s.usd6 === undefined || s.usd6 === null)) return null
+  return largestPerDelegation(spends, (s) => s.usd6 ?? 0n)
 }
 
 /** `rows` in any order; output in the order of each transaction's first row in `rows`. */
@@ -70,6 +81,12 @@ export function groupRedemptions(rows: RedemptionRow[], spends: SpendRow[]): Gro
     const txSpends = spendByTx.get(txHash) ?? []
     const usd = txSpends.filter((s) => s.asset === 'usd')
     const assets = [...new Set(txSpends.filter((s) => s.asset !== 'usd').map((s) => s.asset))].sort()
+    const transfers = assets.map((asset) => {
+      const rows = txSpends.filter((s) => s.asset === asset)
+      return { asset, amount: largestPerDelegation(rows) ?? 0n, usd6: transferUsd6(rows) }
+    })
+    // The USD enforcers' own count wins: they price every execution, not only the runway's token.
+    const priced = transfers.every((t) => t.usd6 !== null) && transfers.length > 0 ? transfers.reduce((sum, t) => sum + t.usd6!, 0n) : null
     return {
       txHash,
       blockNumber: first.blockNumber,
@@ -78,8 +95,8 @@ export function groupRedemptions(rows: RedemptionRow[], spends: SpendRow[]): Gro
       rootDelegator: first.rootDelegator,
       delegationHash: first.delegationHash,
       delegations: ordered.map((r) => ({ hash: r.delegationHash, delegator: r.delegator, delegate: r.delegate, rootDelegator: r.rootDelegator })),
-      usd6: largestPerDelegation(usd),
-      transfers: assets.map((asset) => ({ asset, amount: largestPerDelegation(txSpends.filter((s) => s.asset === asset)) ?? 0n })),
+      usd6: largestPerDelegation(usd) ?? priced,
+      transfers,
     }
   })
 }

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs'
 import { getAddress, isAddress, type Address } from 'viem'
 import { BardoError } from '../../core/errors.ts'
-import { bardoEnforcerNames, type BardoDeployment } from '../../core/deployment.ts'
+import { bardoEnforcerNames } from '../../core/deployment.ts'
+import type { TokenPrice } from './usd.ts'
 
 /** Where the Bardo contracts (and the framework pieces the indexer reads) live on the indexed chain. */
 export type IndexerDeployment = {
@@ -19,6 +20,11 @@ export type IndexerDeployment = {
   enforcers?: Record<string, Address>
   /** First block to index (BARDO_START_BLOCK overrides it). */
   startBlock?: number
+  /**
+   * How token spend is valued in USD, by token address (`0x000…0` is native ETH): `{ decimals, feed }`
+   * reads a Chainlink-style feed at the spend's block; without `feed` the token counts at par ($1).
+   */
+  prices?: Record<string, TokenPrice>
 }
 
 export const ENFORCER_NAMES = [
@@ -48,10 +54,14 @@ export type IndexerSettings = {
   addresses: ResolvedAddresses
   /** Every Bardo enforcer address in the deployment (not the framework's), for the relevance rule. */
   bardoEnforcers: Address[]
+  /** Normalised enforcer name (`dailyspendlimit`, `erc20periodtransfer`, …) by lower-case address, for the remaining-budget views. */
+  enforcerNames: Record<string, string>
   /** Contracts that had no address and therefore index nothing (see UNCONFIGURED). */
   unconfigured: string[]
   /** Store every delegation/redemption seen on the DelegationManager, not only Bardo's. */
   indexAllDelegations: boolean
+  /** USD pricing by lower-case token address; a token not listed has no USD value. */
+  prices: Record<string, TokenPrice>
   database: { kind: 'pglite'; directory: string } | { kind: 'postgres'; connectionString: string }
 }
 
@@ -132,10 +142,25 @@ export function parseDeployment(raw: string | undefined): IndexerDeployment {
     }
   }
   if (Object.keys(enforcers).length > 0) out.enforcers = enforcers
+  if (obj.prices !== undefined && obj.prices !== null) out.prices = parsePrices(obj.prices)
   if (obj.startBlock !== undefined && obj.startBlock !== null) {
     const value = Number(obj.startBlock)
     if (!Number.isSafeInteger(value) || value < 0) fail('BARDO_DEPLOYMENT.startBlock', 'must be a whole number >= 0', { value: obj.startBlock })
     out.startBlock = value
+  }
+  return out
+}
+
+function parsePrices(raw: unknown): Record<string, TokenPrice> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('BARDO_DEPLOYMENT.prices', 'must be an object of token address -> { decimals, feed? }')
+  const out: Record<string, TokenPrice> = {}
+  for (const [token, value] of Object.entries(raw as Record<string, unknown>)) {
+    const field = `BARDO_DEPLOYMENT.prices.${token}`
+    const key = address(field, token).toLowerCase()
+    if (typeof value !== 'object' || value === null) fail(field, 'must be { decimals, feed? }')
+    const { decimals, feed } = value as { decimals?: unknown; feed?: unknown }
+    if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 36) fail(`${field}.decimals`, 'must be a whole number from 0 to 36')
+    out[key] = feed === undefined || feed === null ? { decimals } : { decimals, feed: address(`${field}.feed`, feed) }
   }
   return out
 }
@@ -205,12 +230,21 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     bardoEnforcers: Object.entries(deployment.enforcers ?? {})
       .filter(([name]) => bardoEnforcerNames.some((n) => n.toLowerCase() === name))
       .map(([, a]) => a),
+    enforcerNames: enforcerNames(deployment.enforcers ?? {}, enforcers),
     unconfigured,
     indexAllDelegations: parseBoolean(env, 'BARDO_INDEX_ALL_DELEGATIONS', false),
+    prices: deployment.prices ?? {},
     database,
   }
   if (blockRange !== undefined && blockRange !== '') settings.ethGetLogsBlockRange = parseInteger(env, 'BARDO_ETH_GETLOGS_BLOCK_RANGE', 0, 1)
   return settings
+}
+
+function enforcerNames(given: Record<string, Address>, resolved: Record<EnforcerName, Address>): Record<string, string> {
+  const names: Record<string, string> = {}
+  for (const [name, a] of Object.entries(given)) names[a.toLowerCase()] = name
+  for (const [name, a] of Object.entries(resolved)) if (a !== UNCONFIGURED) names[a.toLowerCase()] = name.toLowerCase()
+  return names
 }
 
 function parseBoolean(env: Record<string, string | undefined>, name: string, fallback: boolean): boolean {
@@ -219,22 +253,6 @@ function parseBoolean(env: Record<string, string | undefined>, name: string, fal
   if (raw === 'true' || raw === '1') return true
   if (raw === 'false' || raw === '0') return false
   fail(name, 'must be true or false', { value: raw })
-}
-
-/** What the indexer needs from the devnet's (or a real chain's) BardoDeployment, JSON-safe. */
-export function toIndexerDeployment(d: Pick<BardoDeployment, 'vitalityOracle' | 'dreamOracle' | 'daimonOracle' | 'enforcers' | 'environment'> & { startBlock?: bigint | number }): IndexerDeployment {
-  const out: IndexerDeployment = {
-    vitalityOracle: d.vitalityOracle,
-    dreamOracle: d.dreamOracle,
-    daimonOracle: d.daimonOracle,
-    delegationManager: d.environment.DelegationManager,
-    enforcers: { ...d.enforcers },
-  }
-  const framework = d.environment.caveatEnforcers
-  if (framework.ERC20PeriodTransferEnforcer !== undefined) out.enforcers!.erc20PeriodTransfer = framework.ERC20PeriodTransferEnforcer
-  if (framework.NativeTokenPeriodTransferEnforcer !== undefined) out.enforcers!.nativeTokenPeriodTransfer = framework.NativeTokenPeriodTransferEnforcer
-  if (d.startBlock !== undefined) out.startBlock = Number(d.startBlock)
-  return out
 }
 
 /** The environment a child `ponder start` needs for these inputs (used by tests, the bench and the runner). */

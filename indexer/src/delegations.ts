@@ -7,6 +7,7 @@ import { settings } from '../ponder.config.ts'
 import { createDelegationHasher, type DelegationStruct } from '../lib/delegationHash.ts'
 import { bardoEnforcerSet, hasBardoCaveat } from '../lib/relevance.ts'
 import { UNCONFIGURED } from '../lib/settings.ts'
+import { golemIdOf } from './golemId.ts'
 import { recordSpend } from './spendWrites.ts'
 
 const bardoEnforcers = bardoEnforcerSet(settings.bardoEnforcers, UNCONFIGURED)
@@ -21,11 +22,17 @@ async function isRelevant(context: Context, d: DelegationStruct, hash: Hex, rede
   return (await context.db.find(delegation, { hash })) !== null
 }
 
-function delegationRow(d: DelegationStruct, hash: Hex, blockNumber: bigint) {
+/** The Golem a delegation grants to: its delegate's Golem id when the delegate is a known Golem key. */
+async function grantee(context: Context, delegate: Address): Promise<Address | null> {
+  return (await context.db.find(golem, { address: delegate }))?.golemId ?? null
+}
+
+function delegationRow(d: DelegationStruct, hash: Hex, blockNumber: bigint, golemId: Address | null) {
   return {
     hash,
     delegator: d.delegator,
     delegate: d.delegate,
+    golemId,
     authority: d.authority,
     salt: d.salt,
     caveats: d.caveats.map((c) => ({ enforcer: c.enforcer, terms: c.terms, args: c.args })),
@@ -45,12 +52,14 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
 
   await context.db
     .insert(delegation)
-    .values({ ...delegationRow(d, hash, event.block.number), redemptionCount: 1, lastRedeemedBlock: event.block.number })
+    .values({ ...delegationRow(d, hash, event.block.number, await grantee(context, d.delegate)), redemptionCount: 1, lastRedeemedBlock: event.block.number })
     .onConflictDoUpdate((row) => ({ redemptionCount: row.redemptionCount + 1, lastRedeemedBlock: event.block.number }))
+  const golemId = await golemIdOf(context, redeemer)
   await context.db.insert(redemption).values({
     id: `${event.transaction.hash}-${event.log.logIndex}`,
     rootDelegator,
     redeemer,
+    golemId,
     delegationHash: hash,
     delegator: d.delegator,
     delegate: d.delegate,
@@ -59,7 +68,7 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
     txHash: event.transaction.hash,
     logIndex: event.log.logIndex,
   })
-  for (const item of items) await recordSpend(context, event, redeemer, item)
+  for (const item of items) await recordSpend(context, event, { redeemer, golemId }, item)
 })
 
 async function statusChanged(
@@ -72,7 +81,7 @@ async function statusChanged(
   const status = { enabled, statusBlock: event.block.number, statusTx: event.transaction.hash }
   await context.db
     .insert(delegation)
-    .values({ ...delegationRow(d, hash, event.block.number), ...status })
+    .values({ ...delegationRow(d, hash, event.block.number, await grantee(context, d.delegate)), ...status })
     .onConflictDoUpdate(status)
   await context.db.insert(delegationStatusChange).values({
     id: `${event.transaction.hash}-${event.log.logIndex}`,

@@ -1,8 +1,9 @@
 // VitalityOracle, DreamOracle and DaimonOracle: the Golem row, its phase history and its dreams.
 import { ponder, type Context } from 'ponder:registry'
-import { dreamCycle, golem, phaseTransition } from 'ponder:schema'
+import { dreamCycle, golem, golemDeath, phaseTransition } from 'ponder:schema'
 import type { Address } from 'viem'
 import { newGolemRow } from '../lib/golemRow.ts'
+import { golemIdOf } from './golemId.ts'
 
 type GolemPatch = Partial<typeof golem.$inferInsert>
 
@@ -43,6 +44,7 @@ ponder.on('VitalityOracle:PhaseTransition', async ({ event, context }) => {
   await context.db.insert(phaseTransition).values({
     id: `${event.transaction.hash}-${event.log.logIndex}`,
     golem: address,
+    golemId: await golemIdOf(context, address),
     kind: 'transition',
     fromPhase,
     toPhase,
@@ -64,6 +66,7 @@ ponder.on('VitalityOracle:PhaseReset', async ({ event, context }) => {
   await context.db.insert(phaseTransition).values({
     id: `${event.transaction.hash}-${event.log.logIndex}`,
     golem: address,
+    golemId: await golemIdOf(context, address),
     kind: 'reset',
     fromPhase,
     toPhase,
@@ -80,7 +83,8 @@ ponder.on('VitalityOracle:PhaseReset', async ({ event, context }) => {
     .onConflictDoUpdate((row) => ({ phase: toPhase, transitionCount: row.transitionCount + 1, updatedBlock: event.block.number }))
 })
 
-// The new key inherits the old key's state; the old key is dead for good (keys are single-life).
+// The new key inherits the old key's state and its Golem id (one identity across rotations); the old key
+// is dead for good (keys are single-life).
 ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
   const { from, to } = event.args
   const previous = await context.db.find(golem, { address: from })
@@ -93,11 +97,12 @@ ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
       registrar: previous?.registrar ?? null,
       registeredAt: previous?.registeredAt ?? event.block.timestamp,
       registeredBlock: previous?.registeredBlock ?? event.block.number,
+      golemId: inherited.golemId,
       phase: inherited.phase,
       survivalScore: inherited.survivalScore,
       rotatedFrom: from,
     })
-    .onConflictDoUpdate({ registered: true, phase: inherited.phase, survivalScore: inherited.survivalScore, rotatedFrom: from })
+    .onConflictDoUpdate({ registered: true, golemId: inherited.golemId, phase: inherited.phase, survivalScore: inherited.survivalScore, rotatedFrom: from })
   const retired = {
     registered: false,
     dead: true,
@@ -110,8 +115,21 @@ ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
   await upsertGolem(context, from, event.block.number, retired)
 })
 
+// Deregistration is the Golem's death (a rotation retires a key without one): one record per Golem id.
 ponder.on('VitalityOracle:GolemDeregistered', async ({ event, context }) => {
   const { golem: address, finalPhase } = event.args
+  const golemId = await golemIdOf(context, address)
+  const bornAt = (await context.db.find(golem, { address: golemId }))?.registeredAt ?? null
+  const record = {
+    key: address,
+    finalPhase,
+    bornAt,
+    diedAt: event.block.timestamp,
+    lifeSeconds: bornAt === null ? null : event.block.timestamp - bornAt,
+    blockNumber: event.block.number,
+    txHash: event.transaction.hash,
+  }
+  await context.db.insert(golemDeath).values({ golemId, ...record }).onConflictDoUpdate(record)
   const death = {
     registered: false,
     dead: true,

@@ -1,13 +1,41 @@
 // Writes one resolved spend: the event row, the enforcer's per-delegation counter and the per-Golem
-// period total. Called from the RedeemedDelegation handler, once the redeemer is known.
+// period total, each with its USD value. Called from the RedeemedDelegation handler, once the redeemer
+// is known.
 import type { Context } from 'ponder:registry'
 import { delegationSpend, golemSpend, spendEvent, type PendingSpendItem } from 'ponder:schema'
-import type { Address, Hex } from 'viem'
-import { periodDelta, utcDay } from '../lib/spend.ts'
+import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, type Address, type Hex } from 'viem'
+import { IPriceFeedAbi } from '../../contracts/artifacts/index.ts'
+import { settings } from '../ponder.config.ts'
+import { USD_ASSET, periodDelta, utcDay } from '../lib/spend.ts'
+import { usdAtPar, usdValue } from '../lib/usd.ts'
 
 type EventInfo = { block: { number: bigint; timestamp: bigint }; transaction: { hash: Hex } }
 
-export async function recordSpend(context: Context, event: EventInfo, redeemer: Address, item: PendingSpendItem) {
+/**
+ * USD6 of a token amount at the spend's block, from the deployment's prices: a feed read (Ponder caches
+ * it per block), or par for a USD-pegged token without a feed; null for a token with no price.
+ */
+async function usd6Of(context: Context, asset: string, amount: bigint, blockNumber: bigint): Promise<bigint | null> {
+  if (asset === USD_ASSET) return amount
+  const price = settings.prices[asset]
+  if (price === undefined) return null
+  if (price.feed === undefined) return usdAtPar(amount, price.decimals)
+  try {
+    const [feedDecimals, round] = await Promise.all([
+      context.client.readContract({ abi: IPriceFeedAbi, address: price.feed, functionName: 'decimals', cache: 'immutable' }),
+      context.client.readContract({ abi: IPriceFeedAbi, address: price.feed, functionName: 'latestRoundData', blockNumber }),
+    ])
+    return usdValue(amount, price.decimals, round[1], feedDecimals)
+  } catch (error) {
+    // A feed that reverts (no round yet) or has no code (a wrong address) leaves the value unknown; it must not stop
+    // the indexer. Anything else (the RPC down after Ponder's retries) is Ponder's to handle.
+    if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null) return null
+    throw error
+  }
+}
+
+export async function recordSpend(context: Context, event: EventInfo, who: { redeemer: Address; golemId: Address }, item: PendingSpendItem) {
+  const { redeemer, golemId } = who
   const enforcer = item.enforcer as Hex
   const delegationHash = item.delegationHash as Hex
   const periodStart = BigInt(item.periodStart)
@@ -26,6 +54,8 @@ export async function recordSpend(context: Context, event: EventInfo, redeemer: 
     amount = periodDelta(previous?.spent, spentInPeriod)
   }
 
+  const usd6 = await usd6Of(context, item.asset, amount, event.block.number)
+
   const counter = { spent: spentInPeriod, periodLimit, periodEnd, lastBlock: event.block.number }
   await context.db
     .insert(delegationSpend)
@@ -35,11 +65,13 @@ export async function recordSpend(context: Context, event: EventInfo, redeemer: 
   await context.db.insert(spendEvent).values({
     id: `${event.transaction.hash}-${item.logIndex}`,
     golem: redeemer,
+    golemId,
     source: item.source,
     enforcer,
     delegationHash,
     asset: item.asset,
     amount,
+    usd6,
     periodStart,
     periodEnd,
     spentInPeriod,
@@ -55,16 +87,19 @@ export async function recordSpend(context: Context, event: EventInfo, redeemer: 
     .insert(golemSpend)
     .values({
       golem: redeemer,
+      golemId,
       source: item.source,
       asset: item.asset,
       periodStart,
       periodEnd,
       amount,
+      usd6,
       eventCount: 1,
       lastBlock: event.block.number,
     })
     .onConflictDoUpdate((row) => ({
       amount: row.amount + amount,
+      usd6: usd6 === null ? row.usd6 : (row.usd6 ?? 0n) + usd6,
       eventCount: row.eventCount + 1,
       periodEnd,
       lastBlock: event.block.number,

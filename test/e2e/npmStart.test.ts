@@ -158,6 +158,24 @@ describe('npm start', () => {
     expect(phase).toMatchObject({ from: 'Thriving', to: 'Stable' })
   }, 120_000)
 
+  it("indexes the runway's spend with its USD value and lifts the read tier for the printed read key", async () => {
+    // The indexer npm start runs records the runway's spend with its USD value (its own configuration,
+    // toIndexerDeployment, includes the framework's period enforcers and the devnet's price feeds).
+    const graphql = /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)\/graphql/.exec(output)![1]!
+    const spend = await waitFor('a spend row with a USD value', async () => {
+      const res = await fetch(`${graphql}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ spendEvents(limit: 1) { items { source amount usd6 golemId } } }' }) })
+      const body = (await res.json()) as { data?: { spendEvents: { items: { source: string; amount: string; usd6: string | null; golemId: string }[] } } }
+      return body.data?.spendEvents.items[0]
+    })
+    expect(spend).toMatchObject({ source: 'erc20-period', usd6: spend.amount })
+
+    const readKey = /read key\s+(bardo_read_[A-Za-z0-9_-]+)/.exec(output)?.[1]
+    expect(readKey).toBeDefined()
+    const keyed = await fetch(`${api}/api/v1/golems/demo/permission-health`, { headers: { 'x-api-key': readKey! } })
+    expect(keyed.status).toBe(200)
+    expect(keyed.headers.get('x-ratelimit-limit')).toBe('300')
+  }, 120_000)
+
   it('pays extend and feed with the stock x402 client from a fresh address funded by the faucet', async () => {
     const payer = privateKeyToAccount(generatePrivateKey())
     await promisify(execFile)('npm', ['run', '-s', 'faucet', '--', payer.address, '30', '0'], { cwd: root, env: { ...process.env, BARDO_STATE_DIR: stateDir } })

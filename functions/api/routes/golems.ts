@@ -1,12 +1,12 @@
-// Read routes per Golem: permission health, phases, redemptions, spend. History from the indexer,
-// current state from the chain. Reads work in every lifecycle state, dying and dead included.
+// Read routes per Golem: permission health, phases, redemptions, spend, payments. History from the
+// indexer, payments from the Golem's journal, current state from the chain. Reads work in every lifecycle state, dying and dead included.
 import type { Hono } from 'hono'
 import type { GolemHealth } from '../../../core/health/golemHealth.ts'
 import { findGolem } from '../deathRules.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
 import type { RouteDocs } from '../openapi.ts'
-import { golemParams, pageQuery, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from '../schemas.ts'
+import { golemParams, pageQuery, paymentsResponse, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from '../schemas.ts'
 import { tierHeaders } from '../rateLimit.ts'
 import { validate } from '../validation.ts'
 
@@ -120,6 +120,33 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
       },
       periods: history.items.map((p) => ({ ...p, amount: p.amount.toString() })),
       nextCursor: history.nextCursor,
+    })
+  })
+
+  docs.add({
+    ...common,
+    method: 'get',
+    path: `${base}/payments`,
+    operationId: 'getPayments',
+    summary: 'x402 credits (extend and feed) with payer, kind, amount and runway seconds, newest first (journal)',
+    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
+    responses: { 200: { description: 'payments', schema: paymentsResponse } },
+  })
+  app.get(`${base}/payments`, params, page, async (c) => {
+    const golem = await findGolem(deps, c.req.valid('param').id)
+    const credits = await deps.journal.payments(golem, c.req.valid('query'))
+    return c.json({
+      golemId: golem.id,
+      payments: credits.items.map((p) => ({
+        kind: p.kind,
+        payer: p.payer,
+        amount: p.amount.toString(),
+        seconds: p.seconds.toString(),
+        nonce: p.nonce,
+        transactionHash: p.txHash,
+        creditedAt: p.creditedAt,
+      })),
+      nextCursor: credits.nextCursor,
     })
   })
 }

@@ -1,5 +1,5 @@
-// History from the indexer (Ponder /v1 routes), keyed on the Golem's current key. Phase history
-// follows the key's rotation lineage on the indexer's side; redemptions and spend are by this key.
+// History from the indexer (Ponder /v1 routes), asked for with the Golem's current key. The indexer
+// answers for the whole Golem (its id across key rotations): phases, redemptions and spend of every key.
 import type { GolemHistoryService } from '../deps.ts'
 import { IndexerUnavailableError, type IndexerClient } from '../indexerClient.ts'
 

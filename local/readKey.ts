@@ -1,0 +1,20 @@
+// The local stack's read key for dashboards (the read tier: 300 requests a minute per key, where the
+// public tier allows 30 per IP). A fresh key per run, printed with the URLs; BARDO_READ_API_KEY fixes
+// it across restarts (a dashboard's saved settings). Only its hash reaches the API's configuration.
+import { randomBytes } from 'node:crypto'
+import { BardoError } from '../core/errors.ts'
+import { isReadKeyShaped, readKeyFromBytes } from '../core/ratelimit/tiers.ts'
+
+/** The configured key is not a read key; the message names the variable, never the value. */
+export class ReadKeyConfigError extends BardoError {
+  constructor(rule: string) {
+    super('READ_KEY_INVALID', `BARDO_READ_API_KEY: ${rule}`)
+  }
+}
+
+export function localReadKey(env: NodeJS.ProcessEnv = process.env): string {
+  const given = env.BARDO_READ_API_KEY
+  if (given === undefined || given === '') return readKeyFromBytes(new Uint8Array(randomBytes(24)))
+  if (!isReadKeyShaped(given)) throw new ReadKeyConfigError("must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
+  return given
+}
