@@ -49,7 +49,7 @@ export interface GolemRegistry {
   listGolemsByOwner(owner: Address): Promise<GolemRecord[]>
 }
 
-/** Seed 002 metamask_check_permission_health, classified by core/health from on-chain facts. */
+/** Permission health as the wallet's check shows it, classified by core/health from on-chain facts. */
 export interface PermissionHealthService {
   check(golem: GolemRecord): Promise<GolemHealth>
 }
@@ -62,7 +62,7 @@ export type PhaseTransitionRecord = {
   to: PhaseName
   /** Basis points; null for a reset (the oracle keeps the last reported score). */
   survivalScore: number | null
-  /** `reset` is the oracle owner's audited resetPhase (errata 5). */
+  /** `reset` is the oracle owner's audited resetPhase. */
   kind: 'transition' | 'reset'
   /** The reset's stated reason; null for the Golem's own transitions. */
   reason: string | null
@@ -168,7 +168,7 @@ export type ApiConfig = {
     challengeTtlSeconds?: number
     sessionTtlSeconds?: number
   }
-  /** Overrides of the seed 003 §11 limits (the bench raises them to measure the route, not the 429). */
+  /** Overrides of the tier limits (the bench raises them to measure the route, not the 429). */
   rateLimits?: Partial<{ public: number; read: number; authenticated: number; cladeChallenge: number; clade: number }>
 }
 

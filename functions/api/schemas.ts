@@ -36,7 +36,7 @@ export const permissionHealthResponse = z.object({
   reason: z.string().meta({ description: 'why, in one sentence (the same verdict the heartbeat logs)' }),
   remaining_today: decimal,
   days_remaining: z.number().int().nonnegative(),
-  last_redemption_at: unixSeconds.meta({ description: 'unix seconds; 0 = never redeemed (seed 002)' }),
+  last_redemption_at: unixSeconds.meta({ description: 'unix seconds; 0 = never redeemed' }),
   total_remaining: decimal,
   revocation: z.object({ kind: z.enum(['Active', 'RevokedByOwner', 'Expired', 'Exhausted']) }).catchall(z.string()),
   grant_ends_at: unixSeconds.meta({ description: "the owner's grant ends (its life window), unix seconds" }),
@@ -111,7 +111,7 @@ export const paymentsResponse = z.object({
 
 export const extendRequest = z.strictObject({
   golemId: golemIdSchema,
-  hours: z.number('must be a number').int('must be an integer').min(1, 'must be at least 1 (seed 003 §6.1: one hour minimum)').max(24 * 90, 'must be at most 2160 (90 days)'),
+  hours: z.number('must be a number').int('must be an integer').min(1, 'must be at least 1 (one hour minimum)').max(24 * 90, 'must be at most 2160 (90 days)'),
 })
 export type ExtendRequest = z.output<typeof extendRequest>
 

@@ -41,7 +41,7 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     method: 'get',
     path: `${base}/permission-health`,
     operationId: 'getPermissionHealth',
-    summary: 'Permission health (seed 002 metamask_check_permission_health): healthy / low / critical / revoked',
+    summary: 'Permission health: healthy / low / critical / revoked',
     request: { params: golemParams, headers: tierHeaders },
     responses: { 200: { description: 'the classification and the numbers behind it', schema: permissionHealthResponse } },
   })
