@@ -15,6 +15,7 @@ import type { Store } from '../core/store/index.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { RenewedRunway } from '../functions/tick/types.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
+import { sendOwnerCalls } from './ownerActions.ts'
 
 export type ProvisionGolemParams = {
   clients: DevnetClients
@@ -34,8 +35,17 @@ export type ProvisionGolemParams = {
   periodSeconds?: bigint
   /** Overrides the compiled daily cap (tests). */
   periodAmount?: bigint
-  /** ETH sent to the session key for gas (the local stand-in for a gas grant). */
+  /**
+   * ETH sent to the session key by hand from the deployer, instead of the owner's gas grant. Default:
+   * none; the owner grants gas (see `gas`).
+   */
   gasFunding?: bigint
+  /**
+   * The owner's native-token gas grant (period-capped) and the first gas the owner sends the key with
+   * it, since a key with no ETH cannot pay for its first redemption. Default: the compiled daily gas
+   * cap, and one period's allowance up front. `false`: no grant (gasFunding then funds the key).
+   */
+  gas?: false | { periodAmount?: bigint; bootstrap?: bigint }
   /** A key made elsewhere (a LocalKey loaded from its keystore, a test that hands it to another process); default a fresh one. */
   sessionKey?: SessionKey
 }
@@ -85,12 +95,13 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     now,
   })
   await sendAndWait(clients, clients.operator.account as LocalAccount, deployment.vitalityOracle, encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golemKey] }))
-  const gas = p.gasFunding ?? parseEther('1')
+  const gas = p.gasFunding ?? (p.gas === false ? parseEther('1') : 0n)
   if (gas > 0n) await client.waitForTransactionReceipt({ hash: await clients.deployer.sendTransaction({ to: golemKey, value: gas }) })
+  const gasGrant = p.gas === false ? undefined : await grantGas(clients, { deployment, owner: p.owner, golemKey, periodAmount: p.gas?.periodAmount ?? plan.dailyGasCap, bootstrap: p.gas?.bootstrap, startDate: now, expiresAt, now })
 
   const ref = `session-key:${p.golemId}`
   p.signers.hold(ref, sessionKey)
-  const profile = localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount, periodDuration: periodSeconds, expiresAt, now })
+  const profile = { ...localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount, periodDuration: periodSeconds, expiresAt, now }), ...(gasGrant ? { gas: gasGrant } : {}) }
   await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
   return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
 }
@@ -196,4 +207,50 @@ async function sendAndWait(clients: DevnetClients, account: LocalAccount, to: Ad
   const hash = await clients.operator.sendTransaction({ account, to, data, chain: clients.chain })
   const receipt = await clients.publicClient.waitForTransactionReceipt({ hash })
   if (receipt.status !== 'success') throw new Error(`provision: transaction to ${to} reverted`)
+}
+
+const ownerOps = new Map<string, Promise<void>>()
+
+/**
+ * The owner's gas grant (the kit's native-token periodic scope: NativeTokenPeriodTransfer, plain
+ * transfers to the Golem's key only, gated by the same phase window as the runway), and the owner's
+ * first gas to the key, sent from the owner's smart account: the key redeems the grant itself, so it
+ * needs gas for its first redemption.
+ */
+export async function grantGas(
+  clients: DevnetClients,
+  p: { deployment: BardoDeployment; owner: OwnerAccount; golemKey: Address; periodAmount: bigint; bootstrap?: bigint | undefined; startDate: bigint; expiresAt: bigint; now: bigint },
+): Promise<NonNullable<GolemProfile['gas']>> {
+  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
+  const grant = buildGolemDelegation({
+    tree,
+    owner: p.owner.address,
+    golem: p.golemKey,
+    bardo: [{ type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt }],
+    gas: { periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },
+  })
+  if (!grant.gas) throw new Error('provision: the grant has no gas delegation')
+  const signed = await tree.sign(grant.gas.hash, smartAccountSigner(p.owner.smartAccount))
+  const periodEnforcer = p.deployment.environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address
+  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
+  if (!periodCaveat) throw new Error('provision: the gas delegation has no NativeTokenPeriodTransfer caveat')
+  const bootstrap = p.bootstrap ?? p.periodAmount
+  if (bootstrap > 0n) {
+    // One user operation at a time per owner: concurrent ones would read the same EntryPoint nonce.
+    const key = p.owner.address.toLowerCase()
+    const send = (ownerOps.get(key) ?? Promise.resolve()).then(() =>
+      sendOwnerCalls({ publicClient: clients.publicClient as PublicClient, submitter: clients.deployer, smartAccount: p.owner.smartAccount, calls: [{ to: p.golemKey, value: bootstrap }] }),
+    )
+    ownerOps.set(key, send.then(() => undefined, () => undefined))
+    await send
+  }
+  return {
+    chain: [signed],
+    periodAmount: p.periodAmount,
+    periodDuration: 86_400n,
+    periodStart: p.startDate,
+    periodDelegationHash: grant.gas.hash,
+    periodTerms: periodCaveat.terms,
+    chainHashes: [grant.gas.hash],
+  }
 }

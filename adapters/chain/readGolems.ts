@@ -1,8 +1,8 @@
 // Reads the on-chain state of many Golems at once: one block read and one deployless multicall for the
 // whole batch (one eth_call per 128 KiB of calldata, about 340 Golems), so an idle heartbeat costs two
 // JSON-RPC requests per page of Golems, not one or more per Golem.
-import type { Address, Hex, PublicClient } from 'viem'
-import { DelegationManager as DelegationManagerAbi, ERC20PeriodTransferEnforcer as PeriodAbi } from '@metamask/delegation-abis'
+import { multicall3Abi, type Address, type PublicClient } from 'viem'
+import { DelegationManager as DelegationManagerAbi, ERC20PeriodTransferEnforcer as PeriodAbi, NativeTokenPeriodTransferEnforcer as NativePeriodAbi } from '@metamask/delegation-abis'
 import { DreamOracleAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
@@ -12,6 +12,14 @@ export type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/obs
 
 /** Calldata per eth_call of the batched read (see readGolems). */
 export const MAX_MULTICALL_CALLDATA_BYTES = 128 * 1024
+
+/**
+ * Where the deployless multicall's Multicall3 lives during the call: viem's deployless helper is created
+ * by the call's sender (the zero address, nonce 0) and CREATE2s viem's Multicall3 creation code with a
+ * zero salt, so the address is fixed for a viem version (test/heartbeat/ledger.test.ts reads a key's balance through it). Its
+ * `getEthBalance` reads any account's balance inside the same eth_call; a wrong address fails the read.
+ */
+export const DEPLOYLESS_MULTICALL3: Address = '0x692E573A74DA7bb6F190c815E682FA6D50d5937D'
 
 export type GolemBatchRead = { blockNumber: bigint; timestamp: bigint; golems: GolemChainState[] }
 
@@ -27,11 +35,14 @@ export async function readGolems(
   if (requests.length === 0) return { blockNumber: block.number, timestamp: block.timestamp, golems: [] }
   const dm = deployment.environment.DelegationManager
   const period = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
+  const nativePeriod = deployment.environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address
   const contracts = requests.flatMap((r) => [
     { address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getState', args: [r.golemKey] } as const,
     { address: deployment.dreamOracle, abi: DreamOracleAbi, functionName: 'isDreaming', args: [r.golemKey] } as const,
     { address: period, abi: PeriodAbi, functionName: 'getAvailableAmount', args: [r.periodDelegationHash, dm, r.periodTerms] } as const,
     ...r.chainHashes.map((h) => ({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [h] }) as const),
+    { address: DEPLOYLESS_MULTICALL3, abi: multicall3Abi, functionName: 'getEthBalance', args: [r.golemKey] } as const,
+    ...(r.gas ? [{ address: nativePeriod, abi: NativePeriodAbi, functionName: 'getAvailableAmount', args: [r.gas.periodDelegationHash, dm, r.gas.periodTerms] } as const] : []),
   ])
   // viem splits a multicall into 1 KiB chunks by default (about three Golems each, one eth_call per
   // chunk): far from one request per batch. Chunk at 128 KiB instead: a 200-Golem page (~76 KB of
@@ -45,6 +56,8 @@ export async function readGolems(
     const [availableInPeriod, isNewPeriod, currentPeriod] = results[i++] as readonly [bigint, boolean, bigint]
     let disabled = false
     for (let k = 0; k < r.chainHashes.length; k++) disabled = (results[i++] as boolean) || disabled
+    const ethBalance = results[i++] as bigint
+    const gasAvailableInPeriod = r.gas ? (results[i++] as readonly [bigint, boolean, bigint])[0] : null
     return {
       golemId: r.golemId,
       phase: state.phase as Phase,
@@ -56,6 +69,8 @@ export async function readGolems(
       availableInPeriod,
       isNewPeriod,
       currentPeriod,
+      ethBalance,
+      gasAvailableInPeriod,
     }
   })
   return { blockNumber: block.number, timestamp: block.timestamp, golems }

@@ -20,6 +20,11 @@ export type SlotTransaction = {
   data: Hex
   /** Signs the fully populated transaction through the only signer allowed to sign it. */
   sign(tx: TransactionSerializable): Promise<Hex>
+  /**
+   * Native value, given the most the transaction can cost in gas (its gas limit times maxFeePerGas):
+   * a sweep sends what is left after its own gas. Zero or less sends nothing (the slot is released).
+   */
+  valueAfterGas?: (maxGasCost: bigint) => bigint
 }
 
 export type SendOnceParams = {
@@ -73,7 +78,7 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   try {
     t = await p.build()
     // Simulating first turns a caveat refusal into a decoded reason instead of a reverted transaction.
-    gas = await p.client.estimateGas({ account: t.sender, to: t.to, data: t.data })
+    gas = await p.client.estimateGas({ account: t.sender, to: t.to, data: t.data, ...(t.valueAfterGas ? { value: 1n } : {}) })
   } catch (error) {
     return refuseOrThrow(error, release)
   }
@@ -86,14 +91,20 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
         p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
       ])
       nonce = pendingNonce
+      const gasLimit = (gas * 13n) / 10n
+      const value = t.valueAfterGas ? t.valueAfterGas(gasLimit * fees.maxFeePerGas) : 0n
+      if (value < 0n || (t.valueAfterGas && value === 0n)) {
+        await release()
+        return { status: 'refused', reason: 'value: nothing left after gas' } as const
+      }
       raw = await t.sign({
         type: 'eip1559',
         chainId: p.chainId,
         nonce,
         to: t.to,
         data: t.data,
-        value: 0n,
-        gas: (gas * 13n) / 10n,
+        value,
+        gas: gasLimit,
         maxFeePerGas: fees.maxFeePerGas,
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       })

@@ -12,8 +12,9 @@ const client = new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 
 const account = privateKeyToAccount(generatePrivateKey())
 const A = '0x1111111111111111111111111111111111111111' as const
 const deployment = { chainId: 31337, environment: { DelegationManager: A }, vitalityOracle: A, dreamOracle: A, daimonOracle: A } as unknown as BardoDeployment
+const TOKEN = '0x2222222222222222222222222222222222222222' as const
 const profile = (keyId: string) =>
-  ({ signer: { kind: 'kms', keyId }, runway: { chain: [{ delegator: A }] } }) as unknown as GolemProfile
+  ({ signer: { kind: 'kms', keyId }, runway: { chain: [{ delegator: A }], token: TOKEN } }) as unknown as GolemProfile
 const publicKey = { KeyId: 'k', KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['ECDSA_SHA_256'], PublicKey: encodeSecp256k1Spki(account.publicKey) }
 
 beforeEach(() => kms.reset())
@@ -40,7 +41,9 @@ describe('KmsSignerResolver', () => {
   it('refuses a key retired at death, even one it had cached', async () => {
     kms.on(GetPublicKeyCommand).resolves(publicKey as never)
     const resolver = new KmsSignerResolver(deployment, client)
-    await resolver.resolve(profile('key-3'))
+    const resolved = await resolver.resolve(profile('key-3'))
+    // The Golem's policy: its owner (the root delegator) and its runway token, what it may hand back.
+    expect(resolved.signer.policy).toMatchObject({ owner: A, returnTokens: [TOKEN] })
     await resolver.retire(profile('key-3'))
     await expect(resolver.resolve(profile('key-3'))).rejects.toThrow(/retired at death/)
   })

@@ -7,6 +7,7 @@ import { createGolemSigner } from './createGolemSigner.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+import { golemSignerPolicy, ownerOf } from '../../core/custody/golemPolicy.ts'
 
 export class KmsSignerResolver implements SignerResolver {
   readonly #retired = new Set<string>()
@@ -26,8 +27,8 @@ export class KmsSignerResolver implements SignerResolver {
     if (cached) return cached
     const d = this.deployment
     const signer = createGolemSigner(
-      { mode: 'Delegation', smartAccount: profile.runway.chain[profile.runway.chain.length - 1]!.delegator, caveatEnforcers: [], key: { source: 'kms', keyId } },
-      { kmsClient: this.kms, policy: { chainId: d.chainId, delegationManager: d.environment.DelegationManager, oracles: { vitality: d.vitalityOracle, dream: d.dreamOracle, daimon: d.daimonOracle } } },
+      { mode: 'Delegation', smartAccount: ownerOf(profile), caveatEnforcers: [], key: { source: 'kms', keyId } },
+      { kmsClient: this.kms, policy: golemSignerPolicy(d, profile) },
     )
     this.#signers.set(keyId, signer)
     // A failed lookup (throttling, a transient error) is not cached: the next tick asks again.

@@ -4,6 +4,7 @@ import { GolemSigner, type CustodySigner, type SessionKey } from '../../core/cus
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
 
 export class MemorySignerResolver implements SignerResolver {
   readonly #keys = new Map<string, SessionKey>()
@@ -14,8 +15,10 @@ export class MemorySignerResolver implements SignerResolver {
     this.#keys.set(ref, key)
   }
 
-  policy() {
+  /** The deployment's contracts, and for a Golem its owner and runway token (what it may hand back). */
+  policy(profile?: GolemProfile) {
     const d = this.deployment
+    if (profile) return golemSignerPolicy(d, profile)
     return { chainId: d.chainId, delegationManager: d.environment.DelegationManager, oracles: { vitality: d.vitalityOracle, dream: d.dreamOracle, daimon: d.daimonOracle } }
   }
 
@@ -23,7 +26,7 @@ export class MemorySignerResolver implements SignerResolver {
     if (profile.signer.kind !== 'memory') throw new Error(`signer: this resolver holds memory keys only, the profile names ${profile.signer.kind}`)
     const key = this.#keys.get(profile.signer.ref)
     if (!key) throw new Error(`signer: no session key in memory for ${profile.golemKey}`)
-    return { signer: new GolemSigner({ signer: key.signer, policy: this.policy(), recorder: key }), sessionKey: key }
+    return { signer: new GolemSigner({ signer: key.signer, policy: this.policy(profile), recorder: key }), sessionKey: key }
   }
 
   async retire(profile: GolemProfile): Promise<void> {

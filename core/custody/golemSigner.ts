@@ -12,6 +12,7 @@ import {
   type TransactionPurpose,
 } from './policy.ts'
 import type { RawSigner, RawSignerKind, SignTransactionOptions } from './rawSigner.ts'
+import { checkPaymentTypedData, MemoryPaymentLedger, paymentTypedData, type PaymentAuthorization, type PaymentLedger } from './paymentPolicy.ts'
 import { redact } from './redact.ts'
 
 /** Told about every signature a GolemSigner produces (a SessionKey counts and budgets them). */
@@ -24,14 +25,19 @@ export type GolemSignerParameters = {
   signer: RawSigner
   policy: SignerPolicyConfig
   recorder?: OperationRecorder | undefined
+  /** What the key already authorized per payment period; default a ledger of this signer alone. */
+  paymentLedger?: PaymentLedger | undefined
+  /** The clock the payment window and period are judged by (unix seconds); default the wall clock. */
+  now?: (() => bigint) | undefined
 }
 
 export type UnsignedDelegation = Omit<Delegation, 'signature'> & { signature?: Hex }
 
 /**
  * The only signer the rest of the system gets. It signs exactly what a Golem may sign: delegation
- * redemptions, disables of its own sub-delegations, updates to its own oracles, and Replicant
- * sub-delegations. There is no message, raw-hash or authorization path; `account` is a viem Account
+ * redemptions, disables of its own sub-delegations, updates to its own oracles, transfers of its
+ * unspent funds back to its owner, Replicant sub-delegations, and EIP-3009 payments of its own costs
+ * to configured payees within bounds. There is no message, raw-hash or authorization path; `account` is a viem Account
  * whose transaction and typed-data signing run through the same checks.
  */
 export class GolemSigner {
@@ -41,14 +47,23 @@ export class GolemSigner {
   readonly policy: Readonly<SignerPolicyConfig>
   #raw: RawSigner
   #recorder: OperationRecorder | undefined
+  #ledger: PaymentLedger
+  #now: () => bigint
 
-  constructor({ signer, policy, recorder }: GolemSignerParameters) {
+  constructor({ signer, policy, recorder, paymentLedger, now }: GolemSignerParameters) {
     assertPolicyConfig(policy)
     this.#raw = signer
     this.#recorder = recorder
+    this.#ledger = paymentLedger ?? new MemoryPaymentLedger()
+    this.#now = now ?? (() => BigInt(Math.floor(Date.now() / 1000)))
     this.address = signer.address
     this.kind = signer.kind
-    this.policy = Object.freeze({ ...policy, oracles: Object.freeze({ ...policy.oracles }) })
+    this.policy = Object.freeze({
+      ...policy,
+      ...(policy.payments === undefined ? {} : { payments: Object.freeze({ ...policy.payments, payees: Object.freeze([...policy.payments.payees]) }) }),
+      oracles: Object.freeze({ ...policy.oracles }),
+      ...(policy.returnTokens === undefined ? {} : { returnTokens: Object.freeze([...policy.returnTokens]) }),
+    })
     const refuse = (what: string) => async (): Promise<never> => {
       throw new SignerPolicyError('no-arbitrary-signing', `${what} is not a signing path of a Golem`)
     }
@@ -77,6 +92,26 @@ export class GolemSigner {
   /** Any call to one of this Golem's own oracles (VitalityOracle, DreamOracle, DaimonOracle). */
   signOracleUpdate(tx: TransactionSerializable, options: SignTransactionOptions = {}): Promise<Hex> {
     return this.#signTransaction(tx, 'oracle-update', 0n, options)
+  }
+
+  /** An ERC-20 transfer of a configured token to the owner's account (unspent runway going home). */
+  signTokenReturn(tx: TransactionSerializable, options: SignTransactionOptions = {}): Promise<Hex> {
+    return this.#signTransaction(tx, 'token-return', 0n, options)
+  }
+
+  /** A plain native transfer to the owner's account (unspent gas going home). */
+  signNativeReturn(tx: TransactionSerializable, options: SignTransactionOptions = {}): Promise<Hex> {
+    return this.#signTransaction(tx, 'native-return', 0n, options)
+  }
+
+  /**
+   * An x402 payment: EIP-3009 TransferWithAuthorization of the configured asset from this key to a
+   * configured payee, within the per-payment and per-period bounds. Returns the signature.
+   */
+  signPaymentAuthorization(authorization: PaymentAuthorization): Promise<Hex> {
+    const payments = this.policy.payments
+    if (!payments) return Promise.reject(new SignerPolicyError('payments-configured', 'this Golem has no payment policy: it signs no payment'))
+    return this.#signTypedData(paymentTypedData(payments, this.policy.chainId, this.address, authorization) as unknown as TypedDataDefinition)
   }
 
   /** Signs a sub-delegation from this signer (EIP-712, DelegationManager domain) and returns it signed. */
@@ -108,6 +143,14 @@ export class GolemSigner {
 
   async #signTypedData(td: TypedDataDefinition): Promise<Hex> {
     this.#recorder?.assertUsable()
+    // Two typed-data shapes exist, told apart by their primary type: a payment, and a sub-delegation.
+    if ((td as { primaryType?: string }).primaryType === 'TransferWithAuthorization') {
+      const payment = checkPaymentTypedData(td as never, this.policy.payments, this.policy.chainId, this.address, this.#now(), (p) => this.#ledger.spent(p))
+      const signature = await this.#raw.signTypedData(td)
+      this.#ledger.record(payment.period, payment.amount)
+      this.#recorder?.recordOperation({ opHash: hashTypedData(td), purpose: 'payment', spent: payment.amount })
+      return signature
+    }
     checkDelegationTypedData(td as never, this.policy, this.address)
     const signature = await this.#raw.signTypedData(td)
     this.#recorder?.recordOperation({ opHash: hashTypedData(td), purpose: 'sub-delegation', spent: 0n })

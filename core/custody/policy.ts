@@ -3,6 +3,8 @@ import { ANY_BENEFICIARY, ROOT_AUTHORITY, type Delegation } from '@metamask/smar
 import { SIGNABLE_DELEGATION_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
 import {
   decodeFunctionData,
+  erc20Abi,
+  getAbiItem,
   isAddress,
   isAddressEqual,
   isHex,
@@ -14,6 +16,7 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { CustodyConfigError, SignerPolicyError } from './errors.ts'
+import { assertPaymentPolicy, type PaymentPolicy } from './paymentPolicy.ts'
 
 /** Where a Golem may send transactions and for which chain and DelegationManager it signs. */
 export type SignerPolicyConfig = {
@@ -23,10 +26,19 @@ export type SignerPolicyConfig = {
   oracles: { vitality?: Address | undefined; dream?: Address | undefined; daimon?: Address | undefined }
   /** Optional ceiling on maxFeePerGas / gasPrice, so a bad fee estimate cannot drain the gas balance. */
   maxFeePerGas?: bigint | undefined
+  /**
+   * The owner's account (the root delegator of the Golem's grant): the only recipient of a token or
+   * native transfer from the key. Without it the key transfers nothing at all.
+   */
+  owner?: Address | undefined
+  /** ERC-20 tokens the key may hand back to the owner (the runway token). */
+  returnTokens?: readonly Address[] | undefined
+  /** The Golem's own payments (EIP-3009 on one asset, to configured payees, bounded); none without it. */
+  payments?: PaymentPolicy | undefined
 }
 
-export type TransactionPurpose = 'redemption' | 'disable-delegation' | 'oracle-update'
-export type SigningPurpose = TransactionPurpose | 'sub-delegation'
+export type TransactionPurpose = 'redemption' | 'disable-delegation' | 'oracle-update' | 'token-return' | 'native-return'
+export type SigningPurpose = TransactionPurpose | 'sub-delegation' | 'payment'
 
 const selectorOf = (name: 'redeemDelegations' | 'disableDelegation'): Hex => {
   const item = DelegationManager.find((i) => i.type === 'function' && i.name === name)
@@ -35,6 +47,7 @@ const selectorOf = (name: 'redeemDelegations' | 'disableDelegation'): Hex => {
 }
 export const REDEEM_DELEGATIONS_SELECTOR = selectorOf('redeemDelegations')
 export const DISABLE_DELEGATION_SELECTOR = selectorOf('disableDelegation')
+export const ERC20_TRANSFER_SELECTOR = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: 'transfer' }))
 
 export function assertPolicyConfig(config: SignerPolicyConfig): void {
   if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new CustodyConfigError('policy.chainId', 'must be a positive integer')
@@ -43,12 +56,20 @@ export function assertPolicyConfig(config: SignerPolicyConfig): void {
     if (value !== undefined && !isAddress(value, { strict: false })) throw new CustodyConfigError(`policy.oracles.${name}`, 'must be an address')
   }
   if (config.maxFeePerGas !== undefined && config.maxFeePerGas <= 0n) throw new CustodyConfigError('policy.maxFeePerGas', 'must be positive')
+  if (config.owner !== undefined && !isAddress(config.owner, { strict: false })) throw new CustodyConfigError('policy.owner', 'must be an address')
+  for (const token of config.returnTokens ?? []) {
+    if (!isAddress(token, { strict: false })) throw new CustodyConfigError('policy.returnTokens', 'must be a list of addresses')
+  }
+  if ((config.returnTokens ?? []).length > 0 && config.owner === undefined) throw new CustodyConfigError('policy.owner', 'is required when returnTokens are set')
+  if (config.payments !== undefined) assertPaymentPolicy(config.payments)
 }
 
 /**
  * Decides what a transaction is for, or refuses it. The only transactions a Golem signs are
- * redemptions and disables at the DelegationManager and calls to its own oracles, on one chain,
- * moving no native value, and never installing code (7702) or carrying blobs.
+ * redemptions and disables at the DelegationManager, calls to its own oracles, and handing funds back
+ * to its owner (an ERC-20 `transfer` of a configured token to the owner, a plain native transfer to
+ * the owner), on one chain, never installing code (7702) or carrying blobs. Native value goes to the
+ * owner only.
  */
 export function classifyTransaction(tx: TransactionSerializable, config: SignerPolicyConfig, signer: Address): TransactionPurpose {
   if (tx.type === 'eip7702' || tx.authorizationList !== undefined)
@@ -58,12 +79,21 @@ export function classifyTransaction(tx: TransactionSerializable, config: SignerP
   if (tx.chainId !== config.chainId)
     throw new SignerPolicyError('chain-id', `transaction.chainId must be ${config.chainId}, got ${String(tx.chainId)}`)
   if (!tx.to) throw new SignerPolicyError('no-contract-creation', 'transaction.to is missing: contract creation is never signed')
-  if ((tx.value ?? 0n) !== 0n) throw new SignerPolicyError('no-value', 'transaction.value must be 0: a Golem moves no native value from its key')
   const fee = tx.maxFeePerGas ?? tx.gasPrice
   if (config.maxFeePerGas !== undefined && fee !== undefined && fee > config.maxFeePerGas)
     throw new SignerPolicyError('fee-cap', `transaction.maxFeePerGas ${fee} exceeds the cap ${config.maxFeePerGas}`)
 
   const data = tx.data ?? '0x'
+  const value = tx.value ?? 0n
+  const toOwner = config.owner !== undefined && isAddressEqual(tx.to, config.owner)
+  if (value !== 0n) {
+    if (!toOwner) throw new SignerPolicyError('no-value', `transaction.value must be 0: native value goes only to the owner's account, not ${tx.to}`)
+    if (size(data) !== 0) throw new SignerPolicyError('native-return-plain', "transaction.data must be empty: a native transfer to the owner calls nothing on the owner's account")
+    return 'native-return'
+  }
+  if (toOwner) throw new SignerPolicyError('native-return-plain', "transaction to the owner's account must be a plain native transfer with a positive value")
+  const returnToken = (config.returnTokens ?? []).find((t) => isAddressEqual(t, tx.to!))
+  if (returnToken !== undefined) return classifyTokenReturn(data, config)
   if (isAddressEqual(tx.to, config.delegationManager)) {
     const selector = size(data) >= 4 ? slice(data, 0, 4) : '0x'
     if (selector !== REDEEM_DELEGATIONS_SELECTOR && selector !== DISABLE_DELEGATION_SELECTOR)
@@ -91,7 +121,27 @@ export function classifyTransaction(tx: TransactionSerializable, config: SignerP
     if (size(data) < 4) throw new SignerPolicyError('oracle-call', 'transaction.data to an oracle must call a function (at least a 4-byte selector)')
     return 'oracle-update'
   }
-  throw new SignerPolicyError('allowed-target', `transaction.to ${tx.to} is neither the DelegationManager nor one of this Golem's oracles`)
+  throw new SignerPolicyError('allowed-target', `transaction.to ${tx.to} is neither the DelegationManager, one of this Golem's oracles, nor a token it returns to its owner`)
+}
+
+/** An ERC-20 call to a configured token: only `transfer(owner, amount)` is a Golem's to sign. */
+function classifyTokenReturn(data: Hex, config: SignerPolicyConfig): TransactionPurpose {
+  const selector = size(data) >= 4 ? slice(data, 0, 4) : '0x'
+  if (selector !== ERC20_TRANSFER_SELECTOR)
+    throw new SignerPolicyError('token-transfer-only', `transaction.data selector ${selector} is not ERC-20 transfer (${ERC20_TRANSFER_SELECTOR})`)
+  let recipient: Address
+  let amount: bigint
+  try {
+    const decoded = decodeFunctionData({ abi: erc20Abi, data })
+    if (decoded.functionName !== 'transfer') throw new Error('not a transfer')
+    ;[recipient, amount] = decoded.args
+  } catch {
+    throw new SignerPolicyError('calldata-decodes', 'transaction.data does not decode as ERC-20 transfer(address,uint256)')
+  }
+  if (!isAddressEqual(recipient, config.owner!))
+    throw new SignerPolicyError('owner-only-recipient', `transfer recipient ${recipient} is not the owner's account ${config.owner}`)
+  if (amount === 0n) throw new SignerPolicyError('token-return-amount', 'transfer amount must be positive')
+  return 'token-return'
 }
 
 export function oracleAddresses(config: SignerPolicyConfig): Address[] {

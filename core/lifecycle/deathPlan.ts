@@ -2,12 +2,16 @@
 // slot, so a crashed or retried tick continues where the last one stopped. The order is the rule:
 //   1. settle positions (settlement-only actions)
 //   2. disable every sub-delegation the Golem signed (its Replicants die with it)
-//   3. zero the key: after this nothing can be signed for the Golem, ever
-//   4. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
+//   3. return the key's unspent funds to the owner's account: every runway token first (their gas is
+//      paid from the key's ETH), the ETH last, less that transfer's own gas
+//   4. zero the key: after this nothing can be signed for the Golem, ever
+//   5. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
 //      refuses everything (GolemPhase: GolemNotRegistered)
-//   5. write the DeathSettlement record (write-once), then the Golem is dead
-// Step 3 is reached only once every sub-delegation is disabled, so a resumed protocol lists them all.
-import type { Hex } from 'viem'
+//   6. write the DeathSettlement record (write-once), then the Golem is dead
+// Step 4 is reached only once every sub-delegation is disabled and every return is settled, so a
+// resumed protocol lists them all.
+import type { Address, Hex } from 'viem'
+import { ownerOf } from '../custody/golemPolicy.ts'
 import { phaseNames, type Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
 
@@ -24,7 +28,7 @@ export function disableSteps(profile: GolemProfile): DisableStep[] {
 }
 
 /**
- * Step 4's slot for one attempt. The operator key is shared by every tick, so an attempt can lose its
+ * Step 5's slot for one attempt. The operator key is shared by every tick, so an attempt can lose its
  * nonce to another operator transaction (its slot ends `reconciled`, nothing deregistered): the next
  * attempt gets a fresh slot while the oracle still lists the Golem.
  */
@@ -32,12 +36,61 @@ export function deregisterStep(attempt: number): string {
   return attempt === 0 ? 'death-deregister' : `death-deregister-${attempt}`
 }
 
+/** Step 3's attempts per asset: an attempt whose nonce another transaction took moved nothing, so a fresh one may follow. */
+export const MAX_RETURN_ATTEMPTS = 3
+
+export type ReturnAsset = { kind: 'token'; token: Address } | { kind: 'native' }
+
+/** Step 3's assets in order: the runway token, then the key's ETH (which pays for the token's transfer). */
+export function returnAssets(profile: Pick<GolemProfile, 'runway'>): ReturnAsset[] {
+  return [{ kind: 'token', token: profile.runway.token }, { kind: 'native' }]
+}
+
+/** The slot of one return attempt (a token by its address prefix: steps are short); the first attempt keeps the plain name. */
+export function returnStep(asset: ReturnAsset, attempt: number): string {
+  const base = asset.kind === 'native' ? 'death-return-native' : `death-return-token-${asset.token.slice(2, 10).toLowerCase()}`
+  return attempt === 0 ? base : `${base}-${attempt}`
+}
+
+/**
+ * Whether a token return is worth sending: nothing to send when the key holds none, and a transfer the
+ * key cannot pay gas for is never broadcast (it would sit unmined and hold the death open); the tokens
+ * are then recorded as stranded on the retired key.
+ */
+export function tokenReturnDecision(p: { balance: bigint; ethBalance: bigint; maxGasCost: bigint }): 'send' | 'empty' | 'no-gas' {
+  if (p.balance === 0n) return 'empty'
+  if (p.ethBalance < p.maxGasCost) return 'no-gas'
+  return 'send'
+}
+
+/** The ETH a native return sends: the whole balance less the most its own gas can cost; dust stays. */
+export function nativeReturnValue(balance: bigint, maxGasCost: bigint): bigint {
+  return balance > maxGasCost ? balance - maxGasCost : 0n
+}
+
+/** One asset's line of the DeathSettlement record. Amounts are decimal strings of base units. */
+export type FundsReturn = {
+  asset: Address | 'native'
+  status: 'returned' | 'empty' | 'stranded'
+  amount: string
+  txHash: Hex | null
+  reason?: string
+}
+
+export function returnedLine(asset: ReturnAsset, amount: bigint, txHash: Hex): FundsReturn {
+  return { asset: asset.kind === 'native' ? 'native' : asset.token, status: 'returned', amount: amount.toString(), txHash }
+}
+
+export function unsentLine(asset: ReturnAsset, status: 'empty' | 'stranded', amount: bigint, reason?: string): FundsReturn {
+  return { asset: asset.kind === 'native' ? 'native' : asset.token, status, amount: amount.toString(), txHash: null, ...(reason === undefined ? {} : { reason }) }
+}
+
 /** An owner's disable of the grant killed it; otherwise its life ran out. */
 export function deathCause(read: { disabled: boolean }): 'OwnerRevocation' | 'NaturalExpiry' {
   return read.disabled ? 'OwnerRevocation' : 'NaturalExpiry'
 }
 
-/** What a DelegationExpiry death settled, as the DeathSettlement record of step 5 holds it. */
+/** What a DelegationExpiry death settled, as the DeathSettlement record of step 6 holds it. */
 export type DelegationExpirySettlement = {
   delegationHash: string
   expiryCause: 'OwnerRevocation' | 'NaturalExpiry'
@@ -47,13 +100,16 @@ export type DelegationExpirySettlement = {
   sessionKeyZeroed: true
   finalPhase: string
   sessionKey: string
+  /** The owner's account the unspent funds went to, and what each asset's return did. */
+  owner: Address
+  fundsReturned: FundsReturn[]
 }
 
-/** The DeathSettlement record of step 5. */
+/** The DeathSettlement record of step 6. */
 export function deathSettlementOf(
   profile: GolemProfile,
   read: { disabled: boolean; phase: Phase },
-  done: { positionsSettled: readonly string[]; subDelegationsDisabled: readonly Hex[]; deregisterTx: Hex | null },
+  done: { positionsSettled: readonly string[]; subDelegationsDisabled: readonly Hex[]; deregisterTx: Hex | null; fundsReturned: readonly FundsReturn[] },
 ): DelegationExpirySettlement {
   return {
     delegationHash: profile.runway.chainHashes[0] as string,
@@ -64,5 +120,7 @@ export function deathSettlementOf(
     sessionKeyZeroed: true,
     finalPhase: phaseNames[Math.min(read.phase, 4)] ?? 'Terminal',
     sessionKey: profile.golemKey,
+    owner: ownerOf(profile),
+    fundsReturned: done.fundsReturned.map((f) => ({ ...f })),
   }
 }

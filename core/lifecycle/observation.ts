@@ -16,6 +16,8 @@ export type GolemReadRequest = {
   /** The delegation that carries the ERC20 period caveat, and that caveat's terms. */
   periodDelegationHash: Hex
   periodTerms: Hex
+  /** The gas grant's NativeTokenPeriodTransfer delegation and terms, when the Golem has one. */
+  gas?: { periodDelegationHash: Hex; periodTerms: Hex }
 }
 
 export type GolemChainState = {
@@ -29,6 +31,10 @@ export type GolemChainState = {
   availableInPeriod: bigint
   isNewPeriod: boolean
   currentPeriod: bigint
+  /** The key's native balance (pays its gas); read by the batched read, absent in older observations. */
+  ethBalance?: bigint
+  /** What the gas grant still allows this period (null without a gas grant). */
+  gasAvailableInPeriod?: bigint | null
 }
 
 /** What the heartbeat (or the tick itself) read for one Golem, with the chain time of the read. */
@@ -41,6 +47,7 @@ export function readRequestOf(golemId: string, profile: GolemProfile): GolemRead
     chainHashes: profile.runway.chainHashes,
     periodDelegationHash: profile.runway.periodDelegationHash,
     periodTerms: profile.runway.periodTerms,
+    ...(profile.gas ? { gas: { periodDelegationHash: profile.gas.periodDelegationHash, periodTerms: profile.gas.periodTerms } } : {}),
   }
 }
 

@@ -46,6 +46,22 @@ const profileSchema = z.object({
     /** The life window's end (golemPhase's window; a MortalityTimeWindow on older grants): the delegation's hard deadline. */
     expiresAt: uint,
   }),
+  /**
+   * The owner's native-token gas grant (NativeTokenPeriodTransfer, plain transfers to the Golem's key
+   * only): the tick tops the key up from it once a period when its balance runs low. Optional: profiles
+   * written before it parse unchanged, and a Golem without it is funded by hand.
+   */
+  gas: z
+    .object({
+      chain: z.array(delegation).min(1),
+      periodAmount: uint,
+      periodDuration: uint,
+      periodStart: uint,
+      periodDelegationHash: hex,
+      periodTerms: hex,
+      chainHashes: z.array(hex).min(1),
+    })
+    .optional(),
   life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),
   /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
   replicants: z.array(z.object({ hash: hex, delegation })).default([]),

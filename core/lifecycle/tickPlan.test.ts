@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CustodyEvent } from './custodyEvents.ts'
-import { deathCause, deathSettlementOf, deregisterStep, disableSteps, KEY_ZEROED_STEP } from './deathPlan.ts'
+import { deathCause, deathSettlementOf, deregisterStep, disableSteps, KEY_ZEROED_STEP, nativeReturnValue, returnAssets, returnedLine, returnStep, tokenReturnDecision, unsentLine } from './deathPlan.ts'
+import { ownerOf } from '../custody/golemPolicy.ts'
 import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
 import { planReprieve } from './reprievePlan.ts'
@@ -137,7 +138,37 @@ describe('the death plan', () => {
     expect(disableSteps(p).map((d) => d.step)).toEqual(['death-disable-0', 'death-disable-1'])
     expect(KEY_ZEROED_STEP).toBe('death-key-zeroed')
     expect(deathCause({ disabled: true })).toBe('OwnerRevocation')
-    const settlement = deathSettlementOf(p, { disabled: false, phase: Phase.Terminal }, { positionsSettled: [], subDelegationsDisabled: [hex32('01')], deregisterTx: null })
+    const settlement = deathSettlementOf(p, { disabled: false, phase: Phase.Terminal }, { positionsSettled: [], subDelegationsDisabled: [hex32('01')], deregisterTx: null, fundsReturned: [] })
     expect(settlement).toMatchObject({ expiryCause: 'NaturalExpiry', finalPhase: 'Terminal', sessionKeyZeroed: true, subDelegationsDisabled: [hex32('01')] })
+  })
+
+  it("returns the runway token first and the ETH last, to the root delegator (the owner's account)", () => {
+    const p = testProfile()
+    const assets = returnAssets(p)
+    expect(assets).toEqual([{ kind: 'token', token: p.runway.token }, { kind: 'native' }])
+    expect(assets.map((a) => returnStep(a, 0))).toEqual([`death-return-token-${p.runway.token.slice(2, 10).toLowerCase()}`, 'death-return-native'])
+    expect(returnStep({ kind: 'native' }, 2)).toBe('death-return-native-2')
+    const root = p.runway.chain[p.runway.chain.length - 1]!.delegator
+    expect(ownerOf(p)).toBe(root)
+    const settlement = deathSettlementOf(p, { disabled: false, phase: Phase.Terminal }, {
+      positionsSettled: [],
+      subDelegationsDisabled: [],
+      deregisterTx: null,
+      fundsReturned: [returnedLine(assets[0]!, 5n, hex32('aa')), unsentLine({ kind: 'native' }, 'empty', 0n)],
+    })
+    expect(settlement.owner).toBe(root)
+    expect(settlement.fundsReturned).toEqual([
+      { asset: p.runway.token, status: 'returned', amount: '5', txHash: hex32('aa') },
+      { asset: 'native', status: 'empty', amount: '0', txHash: null },
+    ])
+  })
+
+  it('sends a token only when there is some and the key can pay its gas; the ETH less its own gas, never less than nothing', () => {
+    expect(tokenReturnDecision({ balance: 0n, ethBalance: 10n, maxGasCost: 1n })).toBe('empty')
+    expect(tokenReturnDecision({ balance: 5n, ethBalance: 0n, maxGasCost: 1n })).toBe('no-gas')
+    expect(tokenReturnDecision({ balance: 5n, ethBalance: 1n, maxGasCost: 1n })).toBe('send')
+    expect(nativeReturnValue(100n, 30n)).toBe(70n)
+    expect(nativeReturnValue(30n, 30n)).toBe(0n)
+    expect(nativeReturnValue(10n, 30n)).toBe(0n)
   })
 })

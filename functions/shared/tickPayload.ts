@@ -14,6 +14,8 @@ const observed = z.object({
   availableInPeriod: big,
   isNewPeriod: z.boolean(),
   currentPeriod: big,
+  ethBalance: big.optional(),
+  gasAvailableInPeriod: big.nullable().optional(),
   timestamp: big,
 })
 const payload = z.object({ requests: z.array(z.object({ golemId: z.string().min(1), observed: observed.optional() })).min(1) })
@@ -24,5 +26,18 @@ export function encodeTickPayload(requests: readonly TickRequest[]): string {
 
 export function decodeTickPayload(text: string): TickRequest[] {
   const parsed = payload.parse(JSON.parse(text))
-  return parsed.requests.map((r) => (r.observed ? { golemId: r.golemId, observed: { ...r.observed, phase: r.observed.phase as 0 | 1 | 2 | 3 | 4 } } : { golemId: r.golemId }))
+  return parsed.requests.map((r) => {
+    if (!r.observed) return { golemId: r.golemId }
+    // Optional reads are left out rather than set to undefined (exact optional properties).
+    const { ethBalance, gasAvailableInPeriod, ...rest } = r.observed
+    return {
+      golemId: r.golemId,
+      observed: {
+        ...rest,
+        phase: r.observed.phase as 0 | 1 | 2 | 3 | 4,
+        ...(ethBalance === undefined ? {} : { ethBalance }),
+        ...(gasAvailableInPeriod === undefined ? {} : { gasAvailableInPeriod }),
+      },
+    }
+  })
 }

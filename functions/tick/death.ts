@@ -4,9 +4,11 @@ import { encodeFunctionData, type Hex } from 'viem'
 import { contracts } from '@metamask/smart-accounts-kit'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { deathCause, deathSettlementOf, deregisterStep, disableSteps, KEY_ZEROED_STEP, MAX_DEREGISTER_ATTEMPTS } from '../../core/lifecycle/deathPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce, type SendOnceParams, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
+import { returnFunds } from './returnFunds.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
 const done = (s: SlotSendOutcome) => s.status === 'confirmed' || s.status === 'reconciled' || (s.status === 'busy' && s.reason === 'completed')
@@ -25,8 +27,10 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
   const disabled: Hex[] = []
   const keyRetired = await store.getSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP })
   const subDelegations = disableSteps(profile)
+  let resolved: Promise<GolemSigner> | undefined
+  const signerOf = () => (resolved ??= deps.signers.resolve(profile).then((s) => s.signer))
   if (!keyRetired && subDelegations.length > 0) {
-    const { signer } = await deps.signers.resolve(profile)
+    const signer = await signerOf()
     for (const d of subDelegations) {
       const sent = await sendOnce({
         ...slotBase,
@@ -48,7 +52,12 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
   }
   if (keyRetired) disabled.push(...subDelegations.map((d) => d.hash))
 
-  // 3. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
+  // 3. Return the key's unspent funds to the owner, token first and ETH last, before the key that can
+  //    move them is zeroed. Once the key is zeroed every return is settled and only read back.
+  const returned = await returnFunds(deps, slotBase, golemId, profile, keyRetired ? null : signerOf)
+  if (!returned.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: returned.reason } }
+
+  // 4. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
   //    runs on every attempt: a process that still holds a copy of a memory key zeroes it too.
   await deps.signers.retire(profile)
   if (!keyRetired) {
@@ -56,19 +65,19 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
     await store.completeSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP, owner: deps.invocationId, outcome: 'reconciled', now: nowMs })
   }
 
-  // 4. Deregister on the VitalityOracle with the operator key (its owner). After this every Bardo
+  // 5. Deregister on the VitalityOracle with the operator key (its owner). After this every Bardo
   //    delegation of the Golem refuses everything (GolemPhase: GolemNotRegistered).
   const deregistration = await deregister(deps, slotBase, golemId, profile, read.registered)
   if (!deregistration.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: deregistration.reason } }
   const deregisterTx = deregistration.txHash
 
-  // 5. The DeathSettlement record (write-once), then the Golem is dead.
+  // 6. The DeathSettlement record (write-once), then the Golem is dead.
   const cause = deathCause(read)
   await store.recordDeathSettlement({
     golemId,
     kind: 'DelegationExpiry',
     settledAt: nowMs,
-    settlement: deathSettlementOf(profile, read, { positionsSettled, subDelegationsDisabled: disabled, deregisterTx }),
+    settlement: deathSettlementOf(profile, read, { positionsSettled, subDelegationsDisabled: disabled, deregisterTx, fundsReturned: returned.lines }),
   })
   await store.appendEvent({ golemId, type: 'DeathCompleted', at: nowMs, eventId: 'DeathCompleted', data: { delegationHash: profile.runway.chainHashes[0] as string, cause } })
   // The record this tick holds; a conflict answer (a credit landed meanwhile) carries the current one.

@@ -12,10 +12,12 @@ import { planReprieve } from '../../core/lifecycle/reprievePlan.ts'
 import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
 import { eventKey, planTick, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
+import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { runDeathProtocol } from './death.ts'
+import { topUpGas } from './gas.ts'
 import { finishTick } from './finish.ts'
 import { phaseChangedEvent, settlePendingSlots, type SlotBase } from './reconcile.ts'
 import { serveReprieve } from './reprieve.ts'
@@ -87,6 +89,8 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   const { signer } = await deps.signers.resolve(profile)
   const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health, revocation: decision.health.revocation.kind }
   const events = [...plan.events]
+  // Gas first: every other transaction of the tick is paid from it.
+  if (profile.gas) result.gas = await topUpGas(deps, slotBase, golemId, profile, planGas(profile, read, plan.die), signer)
 
   let phaseNow: Phase = decision.phase.current
   if (plan.postPhase) {

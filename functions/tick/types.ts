@@ -40,6 +40,8 @@ export type TickResult = {
   vitality?: number
   health?: string
   redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
+  /** The gas top-up from the owner's gas grant, when the Golem has one. */
+  gas?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
   events?: string[]
   /** RevocationState kind of the runway delegation (Active, RevokedByOwner, Expired, Exhausted). */
   revocation?: string

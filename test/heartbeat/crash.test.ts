@@ -13,7 +13,7 @@ import { runTick } from '../../functions/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import type { CrashArgs } from './crashWorker.ts'
-import { DAY, USDC, allEvents, chainNow, periodAt, phaseTransitions, redemptionsBy, sentCount, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, allEvents, chainNow, periodAt, phaseTransitions, redemptionsBy, sentCount, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
 
 const CHILD_LEASE_MS = 60_000
 const STRATEGY = '---\nname: crash-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -202,3 +202,48 @@ describe('a worker killed right after broadcasting the deregistration (death pro
     expect((await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'DeathCompleted')).toHaveLength(1)
   })
 })
+
+describe('a worker killed inside the death settlement, right after broadcasting a return to the owner', () => {
+  it.each(['return-token', 'return-native'] as const)('%s: the next tick settles that transfer from the chain, sends no second one, and loses nothing', async (step) => {
+    const golem = await provisionWithKnownKey(`crash-${step}`)
+    const usdc = env.devnet.deployment.assets.usdc
+    const ownerUsdcStart = await usdcBalance(env.client, usdc, owner.address)
+    await env.devnet.increaseTime(DAY)
+    expect((await runTick(env.deps(`${step}-day1`), { golemId: golem.golemId })).redemption?.status).toBe('confirmed')
+    const held = await usdcBalance(env.client, usdc, golem.golemKey)
+    expect(held).toBeGreaterThan(0n)
+    await env.devnet.increaseTime(5 * DAY + 60) // the runway has ended: Terminal
+    const sentBefore = await sentCount(env.client, golem.golemKey)
+
+    const exit = await crashingTick(golem.golemId, step)
+    expect(exit.signal, exit.output).toBe('SIGKILL')
+    expect((await env.store.getGolem(golem.golemId))?.status).toBe('dying')
+    expect(await env.store.getDeathSettlement(golem.golemId)).toBeNull()
+    expect(golem.sessionKey.zeroed).toBe(false)
+    const crashedSends = await sentCount(env.client, golem.golemKey)
+
+    await env.devnet.increaseTime(120)
+    const result = await runTick(env.deps(`parent-${step}`), { golemId: golem.golemId })
+    expect(result.outcome).toBe('died')
+    const returnedUsdc = await usdcTransfersFrom(env.client, usdc, golem.golemKey)
+    expect(returnedUsdc).toHaveLength(1)
+    expect(returnedUsdc[0]).toMatchObject({ to: owner.address, value: held })
+    expect(await usdcBalance(env.client, usdc, golem.golemKey)).toBe(0n)
+    expect(await usdcBalance(env.client, usdc, owner.address)).toBe(ownerUsdcStart - (await redeemedFrom(golem.golemKey)) + held)
+    // The crashed worker's transfer is the one the record names; the parent sent only what was left.
+    const settlement = (await env.store.getDeathSettlement(golem.golemId))?.settlement as { fundsReturned: { asset: string; status: string; txHash: string | null }[] }
+    expect(settlement.fundsReturned.map((f) => [f.asset, f.status])).toEqual([[usdc, 'returned'], ['native', 'returned']])
+    expect(settlement.fundsReturned[0]!.txHash).toBe(returnedUsdc[0]!.txHash)
+    const total = await sentCount(env.client, golem.golemKey)
+    // The phase post to Terminal, the token return and the ETH return: three in all, whichever of them
+    // the worker broadcast before it died.
+    expect(total).toBe(sentBefore + 3)
+    expect(crashedSends).toBe(sentBefore + (step === 'return-token' ? 2 : 3))
+    expect(golem.sessionKey.zeroed).toBe(true)
+  })
+})
+
+async function redeemedFrom(golemKey: Hex): Promise<bigint> {
+  const transfers = await usdcTransfersFrom(env.client, env.devnet.deployment.assets.usdc, owner.address)
+  return transfers.filter((t) => t.to.toLowerCase() === golemKey.toLowerCase()).reduce((a, t) => a + t.value, 0n)
+}

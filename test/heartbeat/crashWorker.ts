@@ -1,6 +1,6 @@
 // A tick worker that dies mid-tick, for test/heartbeat/crash.test.ts: runs one Golem's tick against the
 // test's anvil and dynalite and SIGKILLs itself right after broadcasting the step it is told to
-// (`runway`, `phase` or `deregister`): no receipt, no completeSlot, no events, no finally blocks.
+// (`runway`, `phase`, `deregister`, or a death return: `return-token`, `return-native`): no receipt, no completeSlot, no events, no finally blocks.
 // Input: BARDO_CRASH_ARGS (JSON, public data only) and BARDO_TEST_SESSION_KEY (the Golem's key, hex:
 // a memory key lives in one process, so the test hands it over; test-only, read once, never printed).
 import { hexToBytes, type Hex, type LocalAccount, type PublicClient } from 'viem'
@@ -23,7 +23,7 @@ export type CrashArgs = {
   deployment: unknown
   golemId: string
   invocationId: string
-  crashAfter: 'runway' | 'phase' | 'deregister'
+  crashAfter: 'runway' | 'phase' | 'deregister' | 'return-token' | 'return-native'
   leaseMs: number
 }
 

@@ -72,16 +72,21 @@ describe('the owner revokes mid-life', () => {
 
   it('every later tick stays revoked, redeems nothing and reports the revocation only once; the owner keeps the rest', async () => {
     const ownerAfterRevoke = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)
+    const keyHeld = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, golem.golemKey)
+    let died = false
     for (let day = 0; day < 4; day++) {
       await env.devnet.increaseTime(DAY)
       const r = await beat()
-      if (r.outcome === 'died') break
+      died = r.outcome === 'died'
+      if (died) break
       expect(r).toMatchObject({ health: 'revoked', redemption: { status: 'skipped', reason: 'revoked' } })
       expect(r.events ?? []).not.toContain('DelegationRevoked')
     }
     expect(errors).toEqual([])
     expect(await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, golem.golemKey)).toHaveLength(2)
-    expect(await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)).toBe(ownerAfterRevoke)
+    // Nothing more was redeemed; a death hands back what the key still held.
+    expect(await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)).toBe(ownerAfterRevoke + (died ? keyHeld : 0n))
+    if (died) expect(await usdcBalance(env.client, env.devnet.deployment.assets.usdc, golem.golemKey)).toBe(0n)
     expect((await allEvents(env.store, 'revoked')).filter((e) => e.type === 'DelegationRevoked')).toHaveLength(1)
   })
 

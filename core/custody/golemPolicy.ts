@@ -1,0 +1,26 @@
+// The signing policy of one Golem: the deployment's contracts, and the owner it may hand funds back to.
+import type { Address } from 'viem'
+import type { BardoDeployment } from '../deployment.ts'
+import type { GolemProfile } from '../lifecycle/profile.ts'
+import type { SignerPolicyConfig } from './policy.ts'
+
+/**
+ * The owner's account: the delegator of the root of the runway chain. It is read from the signed
+ * delegation rather than from a separate field, so the recipient of a return can only be the account
+ * whose signature grants the runway.
+ */
+export function ownerOf(profile: Pick<GolemProfile, 'runway'>): Address {
+  const root = profile.runway.chain[profile.runway.chain.length - 1]
+  if (!root) throw new Error('profile.runway.chain: must hold the owner-signed root delegation')
+  return root.delegator
+}
+
+export function golemSignerPolicy(deployment: BardoDeployment, profile: Pick<GolemProfile, 'runway'>): SignerPolicyConfig {
+  return {
+    chainId: deployment.chainId,
+    delegationManager: deployment.environment.DelegationManager,
+    oracles: { vitality: deployment.vitalityOracle, dream: deployment.dreamOracle, daimon: deployment.daimonOracle },
+    owner: ownerOf(profile),
+    returnTokens: [profile.runway.token],
+  }
+}

@@ -1,0 +1,124 @@
+// The one payment a Golem may sign: an EIP-3009 TransferWithAuthorization of the configured asset (the
+// x402 exact scheme's typed data), from its own key, to a configured payee, within a per-payment and a
+// per-period bound. It pays the Golem's own costs (runtime bought from the platform) out of the runway
+// it redeemed; anything else a typed-data signature could move is refused.
+import { authorizationTypes } from '@x402/evm'
+import { isAddress, isAddressEqual, isHex, size, type Address, type Hex } from 'viem'
+import { CustodyConfigError, SignerPolicyError } from './errors.ts'
+
+export type PaymentPolicy = {
+  /** The ERC-20 that implements EIP-3009 (USDC), and its EIP-712 domain name and version. */
+  asset: Address
+  assetName: string
+  assetVersion: string
+  /** Who may be paid (the platform's x402 payTo). */
+  payees: readonly Address[]
+  maxPerPayment: bigint
+  maxPerPeriod: bigint
+  /** The period of `maxPerPeriod`, in seconds (periods start at multiples of it). */
+  periodSeconds: bigint
+  /** The longest validity window (validBefore - now) an authorization may carry. */
+  maxValiditySeconds: bigint
+}
+
+export type PaymentAuthorization = { to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex }
+
+/** What the signer already authorized in a period: it counts each signature it makes. */
+export interface PaymentLedger {
+  spent(period: bigint): bigint
+  record(period: bigint, amount: bigint): void
+}
+
+/** A ledger in this process's memory: one per key, held by whoever holds the key. */
+export class MemoryPaymentLedger implements PaymentLedger {
+  readonly #spent = new Map<bigint, bigint>()
+  spent(period: bigint): bigint {
+    return this.#spent.get(period) ?? 0n
+  }
+  record(period: bigint, amount: bigint): void {
+    this.#spent.set(period, this.spent(period) + amount)
+  }
+}
+
+export function assertPaymentPolicy(p: PaymentPolicy): void {
+  if (!isAddress(p.asset, { strict: false })) throw new CustodyConfigError('policy.payments.asset', 'must be an address')
+  if (!p.assetName || !p.assetVersion) throw new CustodyConfigError('policy.payments.assetName', 'the EIP-712 domain name and version are required')
+  if (p.payees.length === 0 || !p.payees.every((a) => isAddress(a, { strict: false }))) throw new CustodyConfigError('policy.payments.payees', 'must list at least one address')
+  if (p.maxPerPayment <= 0n) throw new CustodyConfigError('policy.payments.maxPerPayment', 'must be positive')
+  if (p.maxPerPeriod < p.maxPerPayment) throw new CustodyConfigError('policy.payments.maxPerPeriod', 'must be at least maxPerPayment')
+  if (p.periodSeconds <= 0n) throw new CustodyConfigError('policy.payments.periodSeconds', 'must be positive')
+  if (p.maxValiditySeconds <= 0n) throw new CustodyConfigError('policy.payments.maxValiditySeconds', 'must be positive')
+}
+
+export const paymentPeriod = (p: Pick<PaymentPolicy, 'periodSeconds'>, now: bigint) => now / p.periodSeconds
+
+/** The typed data of one authorization, as the x402 exact scheme signs it. */
+export function paymentTypedData(p: PaymentPolicy, chainId: number, from: Address, a: PaymentAuthorization) {
+  return {
+    domain: { name: p.assetName, version: p.assetVersion, chainId, verifyingContract: p.asset },
+    types: authorizationTypes,
+    primaryType: 'TransferWithAuthorization' as const,
+    message: { from, to: a.to, value: a.value, validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce },
+  }
+}
+
+type TypedDataLike = { domain?: Record<string, unknown> | undefined; types?: Record<string, unknown> | undefined; primaryType?: string | undefined; message?: Record<string, unknown> | undefined }
+
+/**
+ * Checks a TransferWithAuthorization against the policy and the period's spending, and returns the
+ * period and amount to record once it is signed. Bad input changes nothing: the ledger is written by
+ * the caller only after the signature exists.
+ */
+export function checkPaymentTypedData(
+  td: TypedDataLike,
+  policy: PaymentPolicy | undefined,
+  chainId: number,
+  signer: Address,
+  now: bigint,
+  spentInPeriod: (period: bigint) => bigint,
+): { period: bigint; amount: bigint } {
+  if (!policy) throw new SignerPolicyError('payments-configured', 'this Golem has no payment policy: it signs no payment')
+  const types = { ...(td.types ?? {}) }
+  delete types.EIP712Domain
+  if (td.primaryType !== 'TransferWithAuthorization' || JSON.stringify(types) !== JSON.stringify(authorizationTypes))
+    throw new SignerPolicyError('payment-is-eip3009', 'typedData must be exactly an EIP-3009 TransferWithAuthorization')
+  const d = td.domain ?? {}
+  if (
+    d.name !== policy.assetName ||
+    d.version !== policy.assetVersion ||
+    Number(d.chainId) !== chainId ||
+    typeof d.verifyingContract !== 'string' ||
+    !isAddress(d.verifyingContract, { strict: false }) ||
+    !isAddressEqual(d.verifyingContract, policy.asset)
+  )
+    throw new SignerPolicyError('payment-asset', `typedData.domain must be the configured asset ${policy.asset} (${policy.assetName} v${policy.assetVersion}) on chain ${chainId}`)
+  const m = td.message ?? {}
+  const from = m.from
+  if (typeof from !== 'string' || !isAddress(from, { strict: false }) || !isAddressEqual(from, signer))
+    throw new SignerPolicyError('payment-from-self', `authorization.from ${String(from)} is not this signer ${signer}`)
+  const to = m.to
+  if (typeof to !== 'string' || !isAddress(to, { strict: false }) || !policy.payees.some((p) => isAddressEqual(p, to)))
+    throw new SignerPolicyError('payee-allowed', `authorization.to ${String(to)} is not a configured payee`)
+  const value = toBigInt(m.value)
+  const validAfter = toBigInt(m.validAfter)
+  const validBefore = toBigInt(m.validBefore)
+  if (value === null || value <= 0n) throw new SignerPolicyError('payment-amount', 'authorization.value must be a positive integer')
+  if (value > policy.maxPerPayment) throw new SignerPolicyError('payment-bound', `authorization.value ${value} exceeds the per-payment bound ${policy.maxPerPayment}`)
+  if (validAfter === null || validBefore === null || validBefore <= now || validBefore <= validAfter)
+    throw new SignerPolicyError('payment-window', 'authorization validBefore must be after now and after validAfter')
+  if (validBefore - now > policy.maxValiditySeconds)
+    throw new SignerPolicyError('payment-window', `authorization validBefore is more than ${policy.maxValiditySeconds}s away`)
+  if (typeof m.nonce !== 'string' || !isHex(m.nonce) || size(m.nonce) !== 32) throw new SignerPolicyError('payment-nonce', 'authorization.nonce must be 32 bytes')
+  const period = paymentPeriod(policy, now)
+  const spent = spentInPeriod(period)
+  if (spent + value > policy.maxPerPeriod)
+    throw new SignerPolicyError('payment-period-bound', `authorization.value ${value} with ${spent} already authorized this period exceeds the per-period bound ${policy.maxPerPeriod}`)
+  return { period, amount: value }
+}
+
+function toBigInt(v: unknown): bigint | null {
+  if (typeof v === 'bigint') return v
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v)
+  if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v)
+  return null
+}

@@ -1,0 +1,36 @@
+// Executes the gas step core/lifecycle/gasPlan.ts plans: one redemption of the owner's native-token gas
+// grant to the Golem's own key, through the period's `gas` slot (sendOnce), so duplicate or retried
+// ticks top up at most once a period.
+import type { GolemSigner } from '../../core/custody/golemSigner.ts'
+import { encodeRedemptions } from '../../core/delegations/index.ts'
+import type { GasStep } from '../../core/lifecycle/gasPlan.ts'
+import { toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { sendOnce } from '../../adapters/chain/sendOnce.ts'
+import type { SlotBase } from './reconcile.ts'
+import type { TickDeps, TickResult } from './types.ts'
+
+export async function topUpGas(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  step: GasStep,
+  signer: GolemSigner,
+): Promise<NonNullable<TickResult['gas']>> {
+  if (step.kind === 'none' || !profile.gas) return { status: 'skipped', reason: step.kind === 'none' ? step.reason : 'no gas grant' }
+  const chain = toDelegations(profile.gas.chain)
+  const sent = await sendOnce({
+    ...slotBase,
+    slot: { golemId, ...step.slot },
+    afterBroadcast: () => deps.afterBroadcast?.('gas'),
+    build: async () => ({
+      sender: signer.address,
+      to: deps.deployment.environment.DelegationManager,
+      // The kit's native-token periodic shape: a plain value transfer to the key, no calldata.
+      data: encodeRedemptions([{ chain, executions: [{ target: step.recipient, value: step.amount, callData: '0x' }] }]),
+      sign: (tx) => signer.signRedemptionTransaction(tx),
+    }),
+  })
+  const txHash = 'txHash' in sent ? sent.txHash : null
+  return { status: sent.status, amount: step.amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
+}
