@@ -2,7 +2,16 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['core/**/*.test.ts', 'adapters/**/*.test.ts', 'functions/**/*.test.ts', 'indexer/**/*.test.ts', 'local/**/*.test.ts', 'test/**/*.test.ts', 'stacks/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: [
+      'core/**/*.test.ts',
+      'adapters/**/*.test.ts',
+      'functions/**/*.test.ts',
+      'indexer/**/*.test.ts',
+      'local/**/*.test.ts',
+      'test/**/*.test.ts',
+      'stacks/**/*.test.ts',
+      'bench/**/*.test.ts',
+    ],
     // snap/ is its own workspace tested with jest (snaps-jest); its suites never run here.
     exclude: ['**/node_modules/**', 'snap/**'],
     testTimeout: 120_000,

@@ -92,16 +92,36 @@ async function serveBenchApps(): Promise<void> {
   const store = new InMemoryStore()
   const owner = await devnet.createOwner()
   const strategy = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'STRATEGY.md'), 'utf8')
-  await provisionGolem({ clients: devnet, deployment: devnet.deployment, store, signers: new MemorySignerResolver(devnet.deployment), owner, golemId: 'atlas', strategy, runwayDays: 30 })
+  await provisionGolem({
+    clients: devnet,
+    deployment: devnet.deployment,
+    store,
+    signers: new MemorySignerResolver(devnet.deployment),
+    owner,
+    golemId: 'atlas',
+    strategy,
+    runwayDays: 30,
+  })
   // The limiter still counts every request in the store; only its ceiling is lifted, so the bench
   // measures the route and not a wall of 429s.
   const rateLimits = { public: Number.MAX_SAFE_INTEGER }
-  const real = createLocalApi({ store, publicClient: devnet.publicClient, deployment: devnet.deployment, operator: devnet.operator.account, settlement: devnet.operator, config: { rateLimits } })
+  const real = createLocalApi({
+    store,
+    publicClient: devnet.publicClient,
+    deployment: devnet.deployment,
+    operator: devnet.operator.account,
+    settlement: devnet.operator,
+    config: { rateLimits },
+  })
   const stubbedApp = createApp(testApiDeps({ golems: [sampleGolem()], config: { trustedProxyHops: 0, rateLimits } }))
   const bareApp = new Hono()
   bareApp.get('/bare', (c) => c.json({ ok: true }))
   const [api, stubbed, bare] = await Promise.all([serveApi(real), serveApi(stubbedApp), serveApi(bareApp)])
-  const urls: BenchUrls = { api: `${api.url}/api/v1/golems/atlas/permission-health`, stubbed: `${stubbed.url}/api/v1/golems/atlas/permission-health`, bare: `${bare.url}/bare` }
+  const urls: BenchUrls = {
+    api: `${api.url}/api/v1/golems/atlas/permission-health`,
+    stubbed: `${stubbed.url}/api/v1/golems/atlas/permission-health`,
+    bare: `${bare.url}/bare`,
+  }
   process.stdout.write(`${JSON.stringify(urls)}\n`)
   process.stdin.resume()
   await once(process.stdin, 'end')
@@ -113,7 +133,10 @@ async function serveBenchApps(): Promise<void> {
 /** Parent side: start the child with tsx and wait for the URLs it prints. */
 async function startBenchServers(): Promise<{ urls: BenchUrls; stop: () => Promise<void> }> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
   const exited = once(child, 'exit')
   const lines = createInterface({ input: child.stdout! })
   const first = await Promise.race([once(lines, 'line').then(([l]) => String(l)), exited.then(() => undefined)])
@@ -168,7 +191,8 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
 
 /** The table bench/index.ts prints. */
 export function formatApiBench(r: ApiBenchResult): string {
-  const row = (name: string, s: RouteStats) => `${name.padEnd(34)} ${String(s.rps).padStart(8)} ${s.p50Ms.toFixed(2).padStart(8)} ${s.p99Ms.toFixed(2).padStart(8)} ${String(s.errors).padStart(7)}`
+  const row = (name: string, s: RouteStats) =>
+    `${name.padEnd(34)} ${String(s.rps).padStart(8)} ${s.p50Ms.toFixed(2).padStart(8)} ${s.p99Ms.toFixed(2).padStart(8)} ${String(s.errors).padStart(7)}`
   return [
     `API bench: ${r.permissionHealth.requests} requests per route in ${r.rounds} rotating rounds, concurrency ${r.concurrency}, 127.0.0.1`,
     `${'route'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`,

@@ -48,13 +48,23 @@ describe('gas bench', () => {
     expect(previous!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase', 'mortalityTimeWindow'])
     expect(withDream!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase+window', 'dreamMode'])
     expect(withDreamAndCap!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase+window', 'dreamMode', 'dailySpendLimit'])
-    expect(previousWithDreamAndCap!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase', 'mortalityTimeWindow', 'dreamMode', 'dailySpendLimit'])
+    expect(previousWithDreamAndCap!.caveats).toEqual([
+      'ValueLte',
+      'ERC20PeriodTransfer',
+      'golemPhase',
+      'mortalityTimeWindow',
+      'dreamMode',
+      'dailySpendLimit',
+    ])
     for (const p of first.policies) {
       expect(p.ratio.repeat, p.name).toBeCloseTo(Number(p.gas.repeat) / Number(first.bare.repeat), 12)
       expect(p.verdict, p.name).toBe(p.ratio.repeat <= first.goal ? 'PASS' : 'MISS')
     }
     // One caveat fewer saves at least one hook overhead, on a bare runway and with more caveats alike.
-    for (const [folded, separate] of [[built!, previous!], [withDreamAndCap!, previousWithDreamAndCap!]] as const) {
+    for (const [folded, separate] of [
+      [built!, previous!],
+      [withDreamAndCap!, previousWithDreamAndCap!],
+    ] as const) {
       expect(separate.gas.repeat - folded.gas.repeat, folded.name).toBeGreaterThan(first.hookOverhead.repeat)
       expect(separate.gas.first - folded.gas.first, folded.name).toBeGreaterThan(first.hookOverhead.first)
     }

@@ -60,7 +60,11 @@ export type GasBenchResult = {
 const GOAL = 1.25
 /** The runway's life window in every case: open an hour before BENCH_T0, closing a year later. */
 const WINDOW = { startTime: BENCH_T0 - 3_600n, endTime: BENCH_T0 + 365n * DAY }
-const sub = (a: GasPair, b: GasPair): GasPair => ({ first: a.first - b.first, repeat: a.repeat - b.repeat, calldata: a.calldata - b.calldata })
+const sub = (a: GasPair, b: GasPair): GasPair => ({
+  first: a.first - b.first,
+  repeat: a.repeat - b.repeat,
+  calldata: a.calldata - b.calldata,
+})
 
 /** Terms for each of the nine enforcers that pass a 1 USDC runway transfer while doing their real work. */
 function enforcerCases(c: GasChain): { caveat: BardoCaveat; label?: string; work: string }[] {
@@ -74,22 +78,31 @@ function enforcerCases(c: GasChain): { caveat: BardoCaveat; label?: string; work
       label: 'golemPhase+window',
       work: 'as golemPhase, after block.timestamp inside [start, end] (36-byte terms)',
     },
-    { caveat: { type: 'mortalityTimeWindow', startTime: BENCH_T0 - 3_600n, endTime: BENCH_T0 + 365n * DAY }, work: 'block.timestamp inside [start, end], no external call' },
+    {
+      caveat: { type: 'mortalityTimeWindow', startTime: BENCH_T0 - 3_600n, endTime: BENCH_T0 + 365n * DAY },
+      work: 'block.timestamp inside [start, end], no external call',
+    },
     { caveat: { type: 'dreamMode', golem }, work: 'DreamOracle.dreamingSince: awake' },
     {
       caveat: { type: 'emotionalState', golem, minPleasure: -50, maxArousal: 50, minDominance: -50, restrictedSelectors: ['0xa9059cbb'] },
       work: 'transfer is restricted: DaimonOracle.getPAD (20, 10, 30) inside bounds',
     },
-    { caveat: { type: 'vaultNav', vault, maxNavBps: 1_000 }, work: 'USDC is the vault asset: vault.asset() + totalAssets(), 1 USDC <= 10% of 1M' },
+    {
+      caveat: { type: 'vaultNav', vault, maxNavBps: 1_000 },
+      work: 'USDC is the vault asset: vault.asset() + totalAssets(), 1 USDC <= 10% of 1M',
+    },
     {
       caveat: { type: 'dailySpendLimit', dailyLimitUsd: 1_000_000_000n, maxPriceAge: 3_600, feeds },
-      work: 'USDC/USD feed read, $1 recorded in today\'s slot (SSTORE + event)',
+      work: "USDC/USD feed read, $1 recorded in today's slot (SSTORE + event)",
     },
     {
       caveat: { type: 'replicantBudget', maxBudgetUsd: 1_000_000_000n, maxLifespanSeconds: 30n * DAY, maxPriceAge: 3_600, feeds },
       work: 'lifespan activated on first use, feed read, $1 added to spent (SSTORE + event)',
     },
-    { caveat: { type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 3_600, feeds }, work: 'execution decoded; not a swap, so it passes without a feed read' },
+    {
+      caveat: { type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 3_600, feeds },
+      work: 'execution decoded; not a swap, so it passes without a feed read',
+    },
     {
       caveat: { type: 'knowledgeRoyalty', token: usdc, author: golem, royaltyBps: 1_000 },
       work: 'USDC transfers summed; the only one pays the author (royalty), no sale to charge',
@@ -107,7 +120,10 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
   const d = c.devnet.deployment
   const golem = c.golem.address
   const folded: BardoCaveat[] = [{ type: 'golemPhase', golem, ...WINDOW }]
-  const previous: BardoCaveat[] = [{ type: 'golemPhase', golem }, { type: 'mortalityTimeWindow', ...WINDOW }]
+  const previous: BardoCaveat[] = [
+    { type: 'golemPhase', golem },
+    { type: 'mortalityTimeWindow', ...WINDOW },
+  ]
   const dreamMode: BardoCaveat = { type: 'dreamMode', golem }
   const dailySpendLimit: BardoCaveat = {
     type: 'dailySpendLimit',
@@ -122,7 +138,9 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
   // Caveat names are read back from the signed delegation (enforcer address, and the window a golemPhase
   // carries), so the table reports exactly what was redeemed.
   const names = new Map<string, string>([
-    ...Object.entries(d.environment.caveatEnforcers).map(([name, address]) => [address.toLowerCase(), name.replace(/Enforcer$/, '')] as const),
+    ...Object.entries(d.environment.caveatEnforcers).map(
+      ([name, address]) => [address.toLowerCase(), name.replace(/Enforcer$/, '')] as const,
+    ),
     ...Object.entries(d.enforcers).map(([name, address]) => [address.toLowerCase(), name] as const),
   ])
   const nameOf = (x: Caveat) => {
@@ -130,7 +148,14 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
     return name === 'golemPhase' && lifeWindowOf(fromCaveat(x, d, d.environment)) ? 'golemPhase+window' : name
   }
   const built = async (name: string, bardo: BardoCaveat[], extra: BardoCaveat[]): Promise<Omit<PolicyGas, 'ratio' | 'verdict'>> => {
-    const grant = buildGolemDelegation({ tree, owner: c.owner.address, golem, bardo, runway: { token: d.assets.usdc, ...RUNWAY, bardo: extra }, salt: nextSalt() })
+    const grant = buildGolemDelegation({
+      tree,
+      owner: c.owner.address,
+      golem,
+      bardo,
+      runway: { token: d.assets.usdc, ...RUNWAY, bardo: extra },
+      salt: nextSalt(),
+    })
     await tree.sign(grant.runway!.hash, signer)
     const chain = tree.chain(grant.runway!.hash)
     if (chain.length !== 1) throw new Error('gas bench: the runway grant is expected to be a root delegation')
@@ -185,10 +210,22 @@ export function formatGasBench(r: GasBenchResult): string {
   const right = (header: string) => ({ header, align: 'right' as const })
   const pair = (g: GasPair) => [formatInt(g.first), formatInt(g.repeat)]
   const marginal = formatTable(
-    ['delegation (period scope + ...)', ...['first', 'repeat', 'marginal first', 'marginal repeat', 'over bare repeat', 'of which calldata'].map(right), 'work done'],
+    [
+      'delegation (period scope + ...)',
+      ...['first', 'repeat', 'marginal first', 'marginal repeat', 'over bare repeat', 'of which calldata'].map(right),
+      'work done',
+    ],
     [
       ['nothing (bare erc20PeriodTransfer scope)', ...pair(r.bare), '', '', '', '', 'baseline'],
-      ['NoopEnforcer', ...pair(r.noop), '0', '0', formatDelta(r.hookOverhead.repeat), formatDelta(r.hookOverhead.calldata), 'none: the four hook calls alone'],
+      [
+        'NoopEnforcer',
+        ...pair(r.noop),
+        '0',
+        '0',
+        formatDelta(r.hookOverhead.repeat),
+        formatDelta(r.hookOverhead.calldata),
+        'none: the four hook calls alone',
+      ],
       ...r.enforcers.map((e) => [
         e.label,
         ...pair(e.gas),
@@ -202,7 +239,14 @@ export function formatGasBench(r: GasBenchResult): string {
   )
   const policy = formatTable(
     ['runway delegation', ...['first', 'repeat', 'first vs bare', 'repeat vs bare'].map(right), `goal <= ${r.goal}x`, 'caveats'],
-    r.policies.map((p) => [p.name, ...pair(p.gas), formatRatio(p.ratio.first, 4), formatRatio(p.ratio.repeat, 4), p.verdict, p.caveats.join(', ')]),
+    r.policies.map((p) => [
+      p.name,
+      ...pair(p.gas),
+      formatRatio(p.ratio.first, 4),
+      formatRatio(p.ratio.repeat, 4),
+      p.verdict,
+      p.caveats.join(', '),
+    ]),
   )
   const head = r.policies[0]!
   const previous = r.policies[1]!

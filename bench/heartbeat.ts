@@ -16,7 +16,6 @@ import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { runHeartbeat, type TickInvoker, type TickRequest } from '../functions/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../functions/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import { runTick } from '../functions/tick/runTick.ts'
 import type { TickDeps } from '../functions/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../local/dynalite.ts'
@@ -24,9 +23,21 @@ import { provisionFleet } from '../test/heartbeat/fleet.ts'
 import { formatInt, formatRatio, formatTable, verdict } from './lib/table.ts'
 
 export type StoreKind = 'memory' | 'dynalite'
-export type HeartbeatBenchOptions = { log?: (line: string) => void; sizes?: readonly number[]; stores?: readonly StoreKind[]; concurrency?: number }
+export type HeartbeatBenchOptions = {
+  log?: (line: string) => void
+  sizes?: readonly number[]
+  stores?: readonly StoreKind[]
+  concurrency?: number
+}
 
-export type PhaseNumbers = { ticks: number; seconds: number; ticksPerMinute: number; rpc: number; rpcPerTick: number; rpcByMethod: Record<string, number> }
+export type PhaseNumbers = {
+  ticks: number
+  seconds: number
+  ticksPerMinute: number
+  rpc: number
+  rpcPerTick: number
+  rpcByMethod: Record<string, number>
+}
 export type HeartbeatBenchRow = {
   store: StoreKind
   golems: number
@@ -93,11 +104,26 @@ async function measure(env: Env, expectTicks: number, run: () => Promise<number>
   return { ticks, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / ticks, rpcByMethod }
 }
 
-async function benchRow(env: Env, kind: StoreKind, golems: number, concurrency: number, log: (l: string) => void): Promise<HeartbeatBenchRow> {
+async function benchRow(
+  env: Env,
+  kind: StoreKind,
+  golems: number,
+  concurrency: number,
+  log: (l: string) => void,
+): Promise<HeartbeatBenchRow> {
   const { store, close } = await openStore(kind, env)
   try {
     const signers = new MemorySignerResolver(env.devnet.deployment)
-    const fleet = await provisionFleet({ devnet: env.devnet, store, signers, owner: env.owner, count: golems, idPrefix: `${kind}${golems}`, periodAmount: USDC(10), log })
+    const fleet = await provisionFleet({
+      devnet: env.devnet,
+      store,
+      signers,
+      owner: env.owner,
+      count: golems,
+      idPrefix: `${kind}${golems}`,
+      periodAmount: USDC(10),
+      log,
+    })
     const failures: unknown[] = []
     const deps = (invocationId: string): TickDeps => ({
       store,
@@ -109,12 +135,14 @@ async function benchRow(env: Env, kind: StoreKind, golems: number, concurrency: 
       vitalityParameters: { shockProbabilityPerDay: 0 },
     })
     const invoker = new LocalInvoker(deps, { concurrency, onError: (_id, e) => failures.push(e) })
-    const heartbeat = (via: TickInvoker = invoker) => async () => {
-      const before = invoker.results.length
-      await runHeartbeat({ store, client: env.client, deployment: env.devnet.deployment, invoker: via })
-      if (failures.length > 0) throw new Error(`heartbeat bench: ${failures.length} ticks failed: ${String(failures[0])}`)
-      return invoker.results.length - before
-    }
+    const heartbeat =
+      (via: TickInvoker = invoker) =>
+      async () => {
+        const before = invoker.results.length
+        await runHeartbeat({ store, client: env.client, deployment: env.devnet.deployment, invoker: via })
+        if (failures.length > 0) throw new Error(`heartbeat bench: ${failures.length} ticks failed: ${String(failures[0])}`)
+        return invoker.results.length - before
+      }
     const redeemed = () => invoker.results.slice(-fleet.length).filter((r) => r.redemption?.status === 'confirmed').length
 
     // Warm-up: the first period's redemptions (first writes of every enforcer slot), not measured.
@@ -145,7 +173,13 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
   const devnet = await startDevnet()
   const env: Env = { devnet, client: devnet.publicClient as PublicClient, counts: new Map(), owner: undefined as never }
   try {
-    env.client = withReceiptPolling(createPublicClient({ chain: devnet.chain, transport: countingTransport(devnet.rpcUrl, env.counts), pollingInterval: 25 }) as PublicClient)
+    env.client = withReceiptPolling(
+      createPublicClient({
+        chain: devnet.chain,
+        transport: countingTransport(devnet.rpcUrl, env.counts),
+        pollingInterval: 25,
+      }) as PublicClient,
+    )
     env.owner = await devnet.createOwner({ usdc: USDC(10_000_000) })
     const rows: HeartbeatBenchRow[] = []
     let provisionSeconds = 0
@@ -153,7 +187,11 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
       for (const golems of sizes) {
         const started = performance.now()
         rows.push(await benchRow(env, kind, golems, concurrency, log))
-        provisionSeconds += (performance.now() - started) / 1000 - rows.at(-1)!.busy.seconds - rows.at(-1)!.idle.seconds - rows.at(-1)!.idlePerGolemRead.seconds
+        provisionSeconds +=
+          (performance.now() - started) / 1000 -
+          rows.at(-1)!.busy.seconds -
+          rows.at(-1)!.idle.seconds -
+          rows.at(-1)!.idlePerGolemRead.seconds
       }
     }
     return { concurrency, goalRpcPerIdleTick: GOAL_RPC_PER_IDLE_TICK, rows, provisionSeconds }
@@ -166,8 +204,22 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
 export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
   const n = (v: number, digits = 0) => (digits === 0 ? formatInt(v) : v.toFixed(digits))
   const speed = formatTable(
-    ['store', { header: 'Golems', align: 'right' }, { header: 'busy ticks/min', align: 'right' }, { header: 'RPC per busy tick', align: 'right' }, { header: 'idle ticks/min', align: 'right' }, { header: 'idle ticks/min, per-Golem reads', align: 'right' }],
-    result.rows.map((r) => [r.store, n(r.golems), n(r.busy.ticksPerMinute), n(r.busy.rpcPerTick, 2), n(r.idle.ticksPerMinute), n(r.idlePerGolemRead.ticksPerMinute)]),
+    [
+      'store',
+      { header: 'Golems', align: 'right' },
+      { header: 'busy ticks/min', align: 'right' },
+      { header: 'RPC per busy tick', align: 'right' },
+      { header: 'idle ticks/min', align: 'right' },
+      { header: 'idle ticks/min, per-Golem reads', align: 'right' },
+    ],
+    result.rows.map((r) => [
+      r.store,
+      n(r.golems),
+      n(r.busy.ticksPerMinute),
+      n(r.busy.rpcPerTick, 2),
+      n(r.idle.ticksPerMinute),
+      n(r.idlePerGolemRead.ticksPerMinute),
+    ]),
   )
   const rpc = formatTable(
     [
@@ -191,7 +243,10 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
       verdict(r.idle.rpcPerTick, result.goalRpcPerIdleTick),
     ]),
   )
-  const methods = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ')
+  const methods = (m: Record<string, number>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')
   const largest = result.rows.at(-1)
   return [
     `Ticks per minute (LocalInvoker, ${result.concurrency} ticks in flight; anvil automine; this machine):`,
@@ -202,7 +257,10 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
     '',
     rpc,
     ...(largest
-      ? ['', `${largest.store} ${largest.golems}: idle ${methods(largest.idle.rpcByMethod)}; per-Golem reads ${methods(largest.idlePerGolemRead.rpcByMethod)}; busy ${methods(largest.busy.rpcByMethod)}`]
+      ? [
+          '',
+          `${largest.store} ${largest.golems}: idle ${methods(largest.idle.rpcByMethod)}; per-Golem reads ${methods(largest.idlePerGolemRead.rpcByMethod)}; busy ${methods(largest.busy.rpcByMethod)}`,
+        ]
       : []),
   ].join('\n')
 }

@@ -12,11 +12,29 @@ import { formatResultTable } from './lib/table.ts'
 type BenchModule = { name: string; file: string; run: string; format: string; about: string }
 
 export const BENCHMARKS: readonly BenchModule[] = [
-  { name: 'gas', file: './gas.ts', run: 'runGasBench', format: 'formatGasBench', about: 'enforcer and runway-policy gas vs the bare erc20PeriodTransfer scope' },
+  {
+    name: 'gas',
+    file: './gas.ts',
+    run: 'runGasBench',
+    format: 'formatGasBench',
+    about: 'enforcer and runway-policy gas vs the bare erc20PeriodTransfer scope',
+  },
   { name: 'heartbeat', file: './heartbeat.ts', run: 'runHeartbeatBench', format: 'formatHeartbeatBench', about: 'heartbeat tick' },
   { name: 'api', file: './api.ts', run: 'runApiBench', format: 'formatApiBench', about: 'permission-health route vs a bare Hono route' },
-  { name: 'indexer', file: './indexer.ts', run: 'runIndexerBench', format: 'formatIndexerBench', about: 'indexer backfill vs an empty-handler Ponder app' },
-  { name: 'x402', file: './x402.ts', run: 'runX402Bench', format: 'formatX402Bench', about: 'x402 verify+settle vs a plain ERC-20 transfer' },
+  {
+    name: 'indexer',
+    file: './indexer.ts',
+    run: 'runIndexerBench',
+    format: 'formatIndexerBench',
+    about: 'indexer backfill vs an empty-handler Ponder app',
+  },
+  {
+    name: 'x402',
+    file: './x402.ts',
+    run: 'runX402Bench',
+    format: 'formatX402Bench',
+    about: 'x402 verify+settle vs a plain ERC-20 transfer',
+  },
 ]
 
 export type BenchOutcome = { name: string; status: 'ran' | 'skipped' | 'failed'; note?: string; result?: unknown; seconds?: number }
@@ -53,7 +71,10 @@ async function runOne(bench: BenchModule, print: (text: string) => void): Promis
 }
 
 /** Runs the named benchmarks (all when `names` is empty), in the order of BENCHMARKS. */
-export async function runBenchmarks(names: readonly string[] = [], print: (text: string) => void = (t) => console.log(t)): Promise<BenchOutcome[]> {
+export async function runBenchmarks(
+  names: readonly string[] = [],
+  print: (text: string) => void = (t) => console.log(t),
+): Promise<BenchOutcome[]> {
   const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n))
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`)
   process.env.DO_NOT_TRACK ??= '1' // the MetaMask kit reports usage unless told not to

@@ -21,7 +21,11 @@ export function eventsPerGolem(mix: EventMix): number {
 type Tx = { from: Address; to: Address; data: Hex }
 
 async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
   const body = (await res.json()) as { result?: T; error?: { message: string } }
   if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
   return body.result as T
@@ -32,7 +36,13 @@ async function mineBatch(url: string, txs: Tx[], nonces: Map<Address, number>): 
   const requests = txs.map((tx, id) => {
     const nonce = nonces.get(tx.from) ?? 0
     nonces.set(tx.from, nonce + 1)
-    const params = { ...tx, gas: numberToHex(1_000_000), maxFeePerGas: numberToHex(50_000_000_000n), maxPriorityFeePerGas: '0x1', nonce: numberToHex(nonce) }
+    const params = {
+      ...tx,
+      gas: numberToHex(1_000_000),
+      maxFeePerGas: numberToHex(50_000_000_000n),
+      maxPriorityFeePerGas: '0x1',
+      nonce: numberToHex(nonce),
+    }
     return { jsonrpc: '2.0', id, method: 'eth_sendTransaction', params: [params] }
   })
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(requests) })
@@ -43,7 +53,11 @@ async function mineBatch(url: string, txs: Tx[], nonces: Map<Address, number>): 
 }
 
 /** Generates the events (the indexer's own logs count them); leaves automine on. */
-export async function generateIndexerEvents(devnet: Devnet, mix: EventMix = DEFAULT_MIX, txsPerBlock = 100): Promise<{ transactions: number; blocks: number }> {
+export async function generateIndexerEvents(
+  devnet: Devnet,
+  mix: EventMix = DEFAULT_MIX,
+  txsPerBlock = 100,
+): Promise<{ transactions: number; blocks: number }> {
   const url = devnet.rpcUrl
   const d = devnet.deployment
   const operator = devnet.operator.account.address
@@ -55,7 +69,11 @@ export async function generateIndexerEvents(devnet: Devnet, mix: EventMix = DEFA
   const owner = await devnet.createOwner({ usdc: parseUnits('1000000', 6) })
   const now = Number((await devnet.publicClient.getBlock()).timestamp)
   const limitTerms = encodeAbiParameters(
-    [{ type: 'uint256' }, { type: 'uint32' }, { type: 'tuple[]', components: [{ type: 'address' }, { type: 'uint8' }, { type: 'address' }] }],
+    [
+      { type: 'uint256' },
+      { type: 'uint32' },
+      { type: 'tuple[]', components: [{ type: 'address' }, { type: 'uint8' }, { type: 'address' }] },
+    ],
     [10n ** 15n, 10 * 365 * 86_400, [[d.assets.usdc, 6, d.assets.usdcUsdFeed]]],
   )
   const redeemData = new Map<Address, Hex>()
@@ -64,14 +82,24 @@ export async function generateIndexerEvents(devnet: Devnet, mix: EventMix = DEFA
       environment: d.environment,
       from: owner.address,
       to: g,
-      scope: { type: 'erc20PeriodTransfer', tokenAddress: d.assets.usdc, periodAmount: parseUnits('100000', 6), periodDuration: 86_400, startDate: now - 60 },
+      scope: {
+        type: 'erc20PeriodTransfer',
+        tokenAddress: d.assets.usdc,
+        periodAmount: parseUnits('100000', 6),
+        periodDuration: 86_400,
+        startDate: now - 60,
+      },
       caveats: [{ enforcer: d.enforcers.dailySpendLimit, terms: limitTerms, args: '0x' }],
     })
     const signed = { ...delegation, signature: await owner.smartAccount.signDelegation({ delegation }) }
     const callData = encodeFunctionData({ abi: TestUSDCAbi, functionName: 'transfer', args: [g, 1_000_000n] })
     redeemData.set(
       g,
-      contracts.DelegationManager.encode.redeemDelegations({ delegations: [[signed]], modes: [ExecutionMode.SingleDefault], executions: [[{ target: d.assets.usdc, value: 0n, callData }]] }),
+      contracts.DelegationManager.encode.redeemDelegations({
+        delegations: [[signed]],
+        modes: [ExecutionMode.SingleDefault],
+        executions: [[{ target: d.assets.usdc, value: 0n, callData }]],
+      }),
     )
   }
 
@@ -81,7 +109,11 @@ export async function generateIndexerEvents(devnet: Devnet, mix: EventMix = DEFA
   let transactions = 0
   let blocks = 0
   try {
-    const registrations = golems.map((g) => ({ from: operator, to: d.vitalityOracle, data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [g] }) }))
+    const registrations = golems.map((g) => ({
+      from: operator,
+      to: d.vitalityOracle,
+      data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [g] }),
+    }))
     await mineBatch(url, registrations, nonces)
     transactions += registrations.length
     blocks++
@@ -89,7 +121,8 @@ export async function generateIndexerEvents(devnet: Devnet, mix: EventMix = DEFA
     // Each Golem's own sequence, in nonce order; Golems are interleaved so every block holds many.
     const perGolem = golems.map((g, i) => golemSequence(g, i, mix, d, redeemData.get(g)!))
     const queue: Tx[] = []
-    for (let step = 0; perGolem.some((list) => step < list.length); step++) for (const list of perGolem) if (step < list.length) queue.push(list[step]!)
+    for (let step = 0; perGolem.some((list) => step < list.length); step++)
+      for (const list of perGolem) if (step < list.length) queue.push(list[step]!)
     for (let i = 0; i < queue.length; i += txsPerBlock) {
       await mineBatch(url, queue.slice(i, i + txsPerBlock), nonces)
       blocks++
@@ -104,17 +137,36 @@ export async function generateIndexerEvents(devnet: Devnet, mix: EventMix = DEFA
 function golemSequence(g: Address, index: number, mix: EventMix, d: Devnet['deployment'], redeem: Hex): Tx[] {
   const txs: Tx[] = []
   const phaseAt = (k: number) => Math.min(4, Math.floor((k * 5) / mix.heartbeats)) // 0..4, four transitions
-  const toggled = { delegate: privateKeyToAccount(generatePrivateKey()).address, delegator: g, authority: ROOT_AUTHORITY, caveats: [], salt: numberToHex(index + 1), signature: '0x' as Hex }
+  const toggled = {
+    delegate: privateKeyToAccount(generatePrivateKey()).address,
+    delegator: g,
+    authority: ROOT_AUTHORITY,
+    caveats: [],
+    salt: numberToHex(index + 1),
+    signature: '0x' as Hex,
+  }
   const total = Math.max(mix.heartbeats, 2 * mix.dreams, mix.pads, 2 * mix.toggles, mix.redemptions)
   for (let k = 0; k < total; k++) {
     if (k < mix.heartbeats) {
-      txs.push({ from: g, to: d.vitalityOracle, data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'updatePhase', args: [phaseAt(k), 10_000 - k] }) })
+      txs.push({
+        from: g,
+        to: d.vitalityOracle,
+        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'updatePhase', args: [phaseAt(k), 10_000 - k] }),
+      })
     }
     if (k < 2 * mix.dreams) {
-      txs.push({ from: g, to: d.dreamOracle, data: encodeFunctionData({ abi: DreamOracleAbi, functionName: k % 2 === 0 ? 'startDream' : 'endDream' }) })
+      txs.push({
+        from: g,
+        to: d.dreamOracle,
+        data: encodeFunctionData({ abi: DreamOracleAbi, functionName: k % 2 === 0 ? 'startDream' : 'endDream' }),
+      })
     }
     if (k < mix.pads) {
-      txs.push({ from: g, to: d.daimonOracle, data: encodeFunctionData({ abi: DaimonOracleAbi, functionName: 'setPAD', args: [k % 100, -(k % 50), 5] }) })
+      txs.push({
+        from: g,
+        to: d.daimonOracle,
+        data: encodeFunctionData({ abi: DaimonOracleAbi, functionName: 'setPAD', args: [k % 100, -(k % 50), 5] }),
+      })
     }
     if (k < 2 * mix.toggles) {
       const data =

@@ -57,7 +57,11 @@ export function createEmptyApp(): { root: string; remove(): void } {
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) }
 }
 
-async function timeBackfill(app: 'bardo' | 'empty', root: string | undefined, input: { rpcUrl: string; deployment: ReturnType<typeof toIndexerDeployment> }): Promise<BackfillRun> {
+async function timeBackfill(
+  app: 'bardo' | 'empty',
+  root: string | undefined,
+  input: { rpcUrl: string; deployment: ReturnType<typeof toIndexerDeployment> },
+): Promise<BackfillRun> {
   const indexer = await startIndexer({ rpcUrl: input.rpcUrl, deployment: input.deployment, ...(root === undefined ? {} : { root }) })
   try {
     const done = await indexer.waitForLog((l) => l.msg === 'Completed backfill indexing across all chains', 600_000)
@@ -69,7 +73,9 @@ async function timeBackfill(app: 'bardo' | 'empty', root: string | undefined, in
   }
 }
 
-export async function runIndexerBench(options: { rounds?: number; mix?: Partial<EventMix>; log?: (line: string) => void } = {}): Promise<IndexerBenchResult> {
+export async function runIndexerBench(
+  options: { rounds?: number; mix?: Partial<EventMix>; log?: (line: string) => void } = {},
+): Promise<IndexerBenchResult> {
   const log = options.log ?? (() => {})
   const mix = { ...DEFAULT_MIX, ...options.mix }
   const rounds = options.rounds ?? 3
@@ -91,9 +97,13 @@ export async function runIndexerBench(options: { rounds?: number; mix?: Partial<
         runs.push(run)
       }
     }
-    const best = (app: 'bardo' | 'empty') => runs.filter((r) => r.app === app).reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a))
+    const best = (app: 'bardo' | 'empty') =>
+      runs.filter((r) => r.app === app).reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a))
     const median = (app: 'bardo' | 'empty') => {
-      const rates = runs.filter((r) => r.app === app).map((r) => r.eventsPerSecond).sort((a, b) => a - b)
+      const rates = runs
+        .filter((r) => r.app === app)
+        .map((r) => r.eventsPerSecond)
+        .sort((a, b) => a - b)
       const mid = Math.floor(rates.length / 2)
       return rates.length % 2 === 1 ? rates[mid]! : (rates[mid - 1]! + rates[mid]!) / 2
     }
@@ -140,6 +150,10 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     return i >= 0 ? Number(process.argv[i + 1]) : undefined
   }
   const golems = arg('golems')
-  const result = await runIndexerBench({ rounds: arg('rounds') ?? 3, ...(golems === undefined ? {} : { mix: { golems } }), log: (l) => console.error(l) })
+  const result = await runIndexerBench({
+    rounds: arg('rounds') ?? 3,
+    ...(golems === undefined ? {} : { mix: { golems } }),
+    log: (l) => console.error(l),
+  })
   console.log(formatIndexerBench(result))
 }

@@ -46,8 +46,14 @@ export async function runX402Bench(options: { iterations?: number } = {}): Promi
     const transferPayer = await chain.newPayer(amount * BigInt(iterations + 10))
     const fund = await deployer.sendTransaction({ to: transferPayer.address, value: parseEther('1') })
     await publicClient.waitForTransactionReceipt({ hash: fund })
-    const wallet = createWalletClient({ account: transferPayer, chain: chain.chain, transport: http(chain.anvil.rpcUrl), pollingInterval: 25 })
-    const sendTransfer = async (): Promise<Hex> => wallet.writeContract({ address: chain.usdc, abi: TestUSDCAbi, functionName: 'transfer', args: [operator, amount] })
+    const wallet = createWalletClient({
+      account: transferPayer,
+      chain: chain.chain,
+      transport: http(chain.anvil.rpcUrl),
+      pollingInterval: 25,
+    })
+    const sendTransfer = async (): Promise<Hex> =>
+      wallet.writeContract({ address: chain.usdc, abi: TestUSDCAbi, functionName: 'transfer', args: [operator, amount] })
     await publicClient.waitForTransactionReceipt({ hash: await sendTransfer() })
     const warm = await signPayment(x402Payer, requirements)
     await facilitator.verify(warm, requirements)
@@ -76,7 +82,12 @@ export async function runX402Bench(options: { iterations?: number } = {}): Promi
 
       const header = encodePaymentSignatureHeader(await signPayment(x402Payer, requirements))
       t0 = performance.now()
-      const outcome = await payments.extend({ header, golemId: 'bench', golem: { id: 'bench', lifecycle: 'alive' }, resourceUrl: 'http://127.0.0.1/api/v1/extend' })
+      const outcome = await payments.extend({
+        header,
+        golemId: 'bench',
+        golem: { id: 'bench', lifecycle: 'alive' },
+        resourceUrl: 'http://127.0.0.1/api/v1/extend',
+      })
       pipelineMs.push(performance.now() - t0)
       if (!outcome.ok) throw new Error(`bench pipeline failed: ${outcome.code}`)
     }
@@ -101,6 +112,10 @@ export async function runX402Bench(options: { iterations?: number } = {}): Promi
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = await runX402Bench()
-  console.log(`x402 verify+settle: ${r.msPerVerifySettle.toFixed(1)} ms (processPayment ${r.msPerProcessPayment.toFixed(1)} ms) vs ERC-20 transfer ${r.msPerTransfer.toFixed(1)} ms -> x${r.msRatio.toFixed(2)}`)
-  console.log(`gas: transferWithAuthorization ${r.settleGas} vs transfer ${r.transferGas} -> x${r.gasRatio.toFixed(2)} (median of ${r.iterations})`)
+  console.log(
+    `x402 verify+settle: ${r.msPerVerifySettle.toFixed(1)} ms (processPayment ${r.msPerProcessPayment.toFixed(1)} ms) vs ERC-20 transfer ${r.msPerTransfer.toFixed(1)} ms -> x${r.msRatio.toFixed(2)}`,
+  )
+  console.log(
+    `gas: transferWithAuthorization ${r.settleGas} vs transfer ${r.transferGas} -> x${r.gasRatio.toFixed(2)} (median of ${r.iterations})`,
+  )
 }

@@ -101,7 +101,11 @@ export const delegation = onchainTable(
     redemptionCount: t.integer().notNull(),
     lastRedeemedBlock: t.bigint(),
   }),
-  (table) => ({ delegatorIdx: index().on(table.delegator), delegateIdx: index().on(table.delegate), golemIdIdx: index().on(table.golemId) }),
+  (table) => ({
+    delegatorIdx: index().on(table.delegator),
+    delegateIdx: index().on(table.delegate),
+    golemIdIdx: index().on(table.golemId),
+  }),
 )
 
 /** A Golem's death (deregistration by the operator), one per Golem id; key rotations are not deaths. */
@@ -211,7 +215,10 @@ export const golemSpend = onchainTable(
     eventCount: t.integer().notNull(),
     lastBlock: t.bigint().notNull(),
   }),
-  (table) => ({ pk: primaryKey({ columns: [table.golem, table.source, table.asset, table.periodStart] }), golemIdIdx: index().on(table.golemId) }),
+  (table) => ({
+    pk: primaryKey({ columns: [table.golem, table.source, table.asset, table.periodStart] }),
+    golemIdIdx: index().on(table.golemId),
+  }),
 )
 
 /** The enforcer's own per-delegation counter for a period (mirrors its on-chain state). */

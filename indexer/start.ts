@@ -58,7 +58,9 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   const port = options.port ?? (await freePort())
   // The child's configuration comes from these options only, never from BARDO_* or DATABASE_* in our env.
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('BARDO_') && k !== 'DATABASE_URL' && k !== 'DATABASE_PRIVATE_URL'),
+    Object.entries(process.env).filter(
+      ([k, v]) => v !== undefined && !k.startsWith('BARDO_') && k !== 'DATABASE_URL' && k !== 'DATABASE_PRIVATE_URL',
+    ),
   ) as Record<string, string>
   const env: Record<string, string> = {
     ...inherited,
@@ -138,7 +140,11 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
       const waiter = { predicate, resolve: (l: PonderLogLine) => (clearTimeout(timer), resolve(l)) }
       const timer = setTimeout(() => {
         waiters.splice(waiters.indexOf(waiter), 1)
-        reject(new BardoError('INDEXER_TIMEOUT', `indexer log: no matching line within ${timeoutMs} ms`, { details: { stderr: stderr.slice(-2_000) } }))
+        reject(
+          new BardoError('INDEXER_TIMEOUT', `indexer log: no matching line within ${timeoutMs} ms`, {
+            details: { stderr: stderr.slice(-2_000) },
+          }),
+        )
       }, timeoutMs)
       waiters.push(waiter)
       void exited.then(() => {

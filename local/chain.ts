@@ -3,7 +3,18 @@
 // deployed, no demo Golem is provisioned (an owner's consent is needed for that) and time runs at its
 // real pace.
 import { readFileSync } from 'node:fs'
-import { createPublicClient, http, isAddress, isHex, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport } from 'viem'
+import {
+  createPublicClient,
+  http,
+  isAddress,
+  isHex,
+  type Account,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type Transport,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import type { BardoDeployment, BardoEnforcerName } from '../core/deployment.ts'
@@ -46,7 +57,10 @@ export function readDeploymentFile(path: string, chainId: number): BardoDeployme
     vitalityOracle: address('vitalityOracle', raw.vitalityOracle),
     dreamOracle: address('dreamOracle', raw.dreamOracle),
     daimonOracle: address('daimonOracle', raw.daimonOracle),
-    enforcers: Object.fromEntries(bardoEnforcerNames.map((n) => [n, address(`enforcers.${n}`, enforcers[n])])) as Record<BardoEnforcerName, Address>,
+    enforcers: Object.fromEntries(bardoEnforcerNames.map((n) => [n, address(`enforcers.${n}`, enforcers[n])])) as Record<
+      BardoEnforcerName,
+      Address
+    >,
     startBlock: BigInt(String(raw.startBlock ?? 0)),
   }
 }
@@ -72,11 +86,14 @@ export async function connectChain(env: NodeJS.ProcessEnv): Promise<StackChain> 
   if (!deploymentPath) throw new Error('BARDO_DEPLOYMENT: must name the deployment file when BARDO_RPC_URL is set')
   const publicAddresses = (PUBLIC_ADDRESSES as Record<number, { usdc: string } | undefined>)[chainId]
   const usdc = env.BARDO_USDC ?? publicAddresses?.usdc
-  if (!usdc || !isAddress(usdc, { strict: false })) throw new Error(`BARDO_USDC: chain ${chainId} has no known USDC (Base 8453, Base Sepolia 84532); set its address`)
+  if (!usdc || !isAddress(usdc, { strict: false }))
+    throw new Error(`BARDO_USDC: chain ${chainId} has no known USDC (Base 8453, Base Sepolia 84532); set its address`)
   const operator = key(env, 'BARDO_OPERATOR_KEY')
   return {
     rpcUrl,
-    publicClient: withReceiptPolling(createPublicClient({ chain: localChain(rpcUrl, chainId), transport: http(rpcUrl) }) as PublicClient<Transport, Chain>),
+    publicClient: withReceiptPolling(
+      createPublicClient({ chain: localChain(rpcUrl, chainId), transport: http(rpcUrl) }) as PublicClient<Transport, Chain>,
+    ),
     deployment: readDeploymentFile(deploymentPath, chainId),
     usdc: usdc as Address,
     operator,

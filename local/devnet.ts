@@ -86,9 +86,24 @@ export function devnetClients(rpcUrl: string, chainId = 31337): DevnetClients {
   // Local blocks arrive in milliseconds; viem's default 4 s polling would dominate every test.
   const transport = http(rpcUrl, { batch: false })
   const publicClient = withReceiptPolling(createPublicClient({ chain, transport, pollingInterval: 25 }) as PublicClient<Transport, Chain>)
-  const deployer = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }), chain, transport, pollingInterval: 25 })
-  const operator = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }), chain, transport, pollingInterval: 25 })
-  const phaseTableAdmin = createWalletClient({ account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }), chain, transport, pollingInterval: 25 })
+  const deployer = createWalletClient({
+    account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }),
+    chain,
+    transport,
+    pollingInterval: 25,
+  })
+  const operator = createWalletClient({
+    account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }),
+    chain,
+    transport,
+    pollingInterval: 25,
+  })
+  const phaseTableAdmin = createWalletClient({
+    account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }),
+    chain,
+    transport,
+    pollingInterval: 25,
+  })
   return { chain, publicClient, deployer, operator, phaseTableAdmin }
 }
 
@@ -121,7 +136,9 @@ function art(abi: Abi, bytecode: Hex): Deployable {
 }
 
 /** Deploys the Bardo contracts and local assets onto a chain that already has the framework. */
-export async function deployBardo(clients: DevnetClients): Promise<Omit<BardoDeployment, 'environment' | 'chainId'> & { assets: LocalAssets }> {
+export async function deployBardo(
+  clients: DevnetClients,
+): Promise<Omit<BardoDeployment, 'environment' | 'chainId'> & { assets: LocalAssets }> {
   const a = artifacts
   const operator = clients.operator.account.address
   const startBlock = await clients.publicClient.getBlockNumber()
@@ -142,7 +159,11 @@ export async function deployBardo(clients: DevnetClients): Promise<Omit<BardoDep
     { name: 'knowledgeRoyalty', artifact: art(a.KnowledgeRoyaltyEnforcerAbi, a.KnowledgeRoyaltyEnforcerBytecode), args: [] },
   ])
   const second = await deployAll(clients, [
-    { name: 'golemPhase', artifact: art(a.GolemPhaseEnforcerAbi, a.GolemPhaseEnforcerBytecode), args: [first.vitalityOracle, clients.phaseTableAdmin.account.address] },
+    {
+      name: 'golemPhase',
+      artifact: art(a.GolemPhaseEnforcerAbi, a.GolemPhaseEnforcerBytecode),
+      args: [first.vitalityOracle, clients.phaseTableAdmin.account.address],
+    },
     { name: 'dreamMode', artifact: art(a.DreamModeEnforcerAbi, a.DreamModeEnforcerBytecode), args: [first.dreamOracle] },
     { name: 'emotionalState', artifact: art(a.EmotionalStateEnforcerAbi, a.EmotionalStateEnforcerBytecode), args: [first.daimonOracle] },
     { name: 'vault', artifact: art(a.TestVaultAbi, a.TestVaultBytecode), args: [first.usdc] },
@@ -187,10 +208,34 @@ async function configureRouter(clients: DevnetClients, assets: LocalAssets): Pro
   const { publicClient, deployer } = clients
   let nonce = await publicClient.getTransactionCount({ address: deployer.account.address, blockTag: 'pending' })
   const hashes = await Promise.all([
-    deployer.writeContract({ address: assets.router, abi: artifacts.TestSwapRouterAbi, functionName: 'setFeed', args: [assets.usdc, assets.usdcUsdFeed], nonce: nonce++ }),
-    deployer.writeContract({ address: assets.router, abi: artifacts.TestSwapRouterAbi, functionName: 'setFeed', args: [assets.weth, assets.ethUsdFeed], nonce: nonce++ }),
-    deployer.writeContract({ address: assets.usdc, abi: artifacts.TestUSDCAbi, functionName: 'mint', args: [assets.router, parseUnits('10000000', 6)], nonce: nonce++ }),
-    deployer.writeContract({ address: assets.weth, abi: artifacts.TestTokenAbi, functionName: 'mint', args: [assets.router, parseEther('10000')], nonce: nonce++ }),
+    deployer.writeContract({
+      address: assets.router,
+      abi: artifacts.TestSwapRouterAbi,
+      functionName: 'setFeed',
+      args: [assets.usdc, assets.usdcUsdFeed],
+      nonce: nonce++,
+    }),
+    deployer.writeContract({
+      address: assets.router,
+      abi: artifacts.TestSwapRouterAbi,
+      functionName: 'setFeed',
+      args: [assets.weth, assets.ethUsdFeed],
+      nonce: nonce++,
+    }),
+    deployer.writeContract({
+      address: assets.usdc,
+      abi: artifacts.TestUSDCAbi,
+      functionName: 'mint',
+      args: [assets.router, parseUnits('10000000', 6)],
+      nonce: nonce++,
+    }),
+    deployer.writeContract({
+      address: assets.weth,
+      abi: artifacts.TestTokenAbi,
+      functionName: 'mint',
+      args: [assets.router, parseEther('10000')],
+      nonce: nonce++,
+    }),
   ])
   await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
 }

@@ -47,7 +47,12 @@ export async function startDynalite(): Promise<Dynalite> {
  * fixing them (and the region) keeps the SDK from looking for real ones on this machine.
  */
 export function localDynamoClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 3 })
+  return new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 3,
+  })
 }
 
 /** The DocumentClient the store expects: undefined attributes are dropped, never sent. */

@@ -23,7 +23,8 @@ export class FaucetUsageError extends Error {}
 /** Parses `<address> [usdc] [eth]` (decimal amounts in token units). */
 export function parseFaucetArgs(args: readonly string[]): FaucetRequest {
   const [to, usdc = DEFAULT_FAUCET_USDC, eth = DEFAULT_FAUCET_ETH] = args
-  if (!to || !isAddress(to, { strict: false })) throw new FaucetUsageError(`address: must be a 20-byte hex address, got ${to ?? '(nothing)'}`)
+  if (!to || !isAddress(to, { strict: false }))
+    throw new FaucetUsageError(`address: must be a 20-byte hex address, got ${to ?? '(nothing)'}`)
   const amount = (field: string, raw: string, decimals: number, max: bigint) => {
     if (!/^\d+(\.\d+)?$/.test(raw)) throw new FaucetUsageError(`${field}: must be a decimal amount, got ${raw}`)
     const v = parseUnits(raw, decimals)
@@ -35,7 +36,8 @@ export function parseFaucetArgs(args: readonly string[]): FaucetRequest {
 
 export function readStackInfo(stateDir: string = resolve(process.env.BARDO_STATE_DIR ?? '.bardo')): StackInfo {
   const file = join(stateDir, 'stack.json')
-  if (!existsSync(file)) throw new FaucetUsageError(`${file}: not found; start the local stack first (npm start), with the same BARDO_STATE_DIR`)
+  if (!existsSync(file))
+    throw new FaucetUsageError(`${file}: not found; start the local stack first (npm start), with the same BARDO_STATE_DIR`)
   return JSON.parse(readFileSync(file, 'utf8')) as StackInfo
 }
 
@@ -46,7 +48,12 @@ export async function fund(stack: StackInfo, request: FaucetRequest): Promise<{ 
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 })
   const wallet = createWalletClient({ account: devnetAccount(0), chain, transport })
   if (request.usdc > 0n) {
-    const hash = await wallet.writeContract({ address: stack.usdc, abi: TestUSDCAbi, functionName: 'mint', args: [request.to, request.usdc] })
+    const hash = await wallet.writeContract({
+      address: stack.usdc,
+      abi: TestUSDCAbi,
+      functionName: 'mint',
+      args: [request.to, request.usdc],
+    })
     await publicClient.waitForTransactionReceipt({ hash })
   }
   if (request.eth > 0n) {

@@ -8,7 +8,11 @@ export type FoundryTool = 'anvil' | 'forge'
 const ARCH: Partial<Record<NodeJS.Architecture, string>> = { x64: 'amd64', arm64: 'arm64' }
 const OS: Partial<Record<NodeJS.Platform, string>> = { linux: 'linux', darwin: 'darwin', win32: 'win32' }
 
-export function foundryPackage(tool: FoundryTool, platform: NodeJS.Platform = process.platform, arch: NodeJS.Architecture = process.arch): string {
+export function foundryPackage(
+  tool: FoundryTool,
+  platform: NodeJS.Platform = process.platform,
+  arch: NodeJS.Architecture = process.arch,
+): string {
   const os = OS[platform]
   const cpu = ARCH[arch]
   if (!os || !cpu) throw new Error(`${tool}: Foundry publishes no binary for ${platform}/${arch} (linux, darwin and win32 on x64 or arm64)`)

@@ -1,7 +1,17 @@
 // Owner-side calls from a MetaMask Hybrid smart account, the way a wallet sends them: a user operation
 // signed by the owner's key and submitted to EntryPoint.handleOps by any funded account (no bundler
 // runs locally). Used for revocation (disableDelegation) and other owner acts in tests and the demo.
-import { encodeFunctionData, type Address, type Hex, type PublicClient, type WalletClient, type Transport, type Chain, type Account, type TransactionReceipt } from 'viem'
+import {
+  encodeFunctionData,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+  type Transport,
+  type Chain,
+  type Account,
+  type TransactionReceipt,
+} from 'viem'
 import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { contracts, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 

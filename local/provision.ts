@@ -94,16 +94,53 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     expiresAt,
     now,
   })
-  await sendAndWait(clients, clients.operator.account as LocalAccount, deployment.vitalityOracle, encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golemKey] }))
+  await sendAndWait(
+    clients,
+    clients.operator.account as LocalAccount,
+    deployment.vitalityOracle,
+    encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golemKey] }),
+  )
   const gas = p.gasFunding ?? (p.gas === false ? parseEther('1') : 0n)
   if (gas > 0n) await client.waitForTransactionReceipt({ hash: await clients.deployer.sendTransaction({ to: golemKey, value: gas }) })
-  const gasGrant = p.gas === false ? undefined : await grantGas(clients, { deployment, owner: p.owner, golemKey, periodAmount: p.gas?.periodAmount ?? plan.dailyGasCap, bootstrap: p.gas?.bootstrap, startDate: now, expiresAt, now })
+  const gasGrant =
+    p.gas === false
+      ? undefined
+      : await grantGas(clients, {
+          deployment,
+          owner: p.owner,
+          golemKey,
+          periodAmount: p.gas?.periodAmount ?? plan.dailyGasCap,
+          bootstrap: p.gas?.bootstrap,
+          startDate: now,
+          expiresAt,
+          now,
+        })
 
   const ref = `session-key:${p.golemId}`
   p.signers.hold(ref, sessionKey)
-  const profile = { ...localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount, periodDuration: periodSeconds, expiresAt, now }), ...(gasGrant ? { gas: gasGrant } : {}) }
+  const profile = {
+    ...localGolemProfile({
+      chainId: deployment.chainId,
+      golemKey,
+      signerRef: ref,
+      runway,
+      token: deployment.assets.usdc,
+      periodAmount,
+      periodDuration: periodSeconds,
+      expiresAt,
+      now,
+    }),
+    ...(gasGrant ? { gas: gasGrant } : {}),
+  }
   await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
-  return { golemId: p.golemId, golemKey, sessionKey, plan, runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! }, profile }
+  return {
+    golemId: p.golemId,
+    golemKey,
+    sessionKey,
+    plan,
+    runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! },
+    profile,
+  }
 }
 
 /**
@@ -127,7 +164,13 @@ export function localGolemProfile(p: {
     chainId: p.chainId,
     golemKey: p.golemKey,
     signer: { kind: 'memory', ref: p.signerRef },
-    runway: { ...p.runway, token: p.token, periodAmount: p.periodAmount, periodDuration: p.periodDuration ?? 86_400n, expiresAt: p.expiresAt },
+    runway: {
+      ...p.runway,
+      token: p.token,
+      periodAmount: p.periodAmount,
+      periodDuration: p.periodDuration ?? 86_400n,
+      expiresAt: p.expiresAt,
+    },
     life: { bornAt: p.now, runwayEndsAt: p.expiresAt, runwayTotalSeconds: p.expiresAt - p.now, lastInsightAt: p.now },
     replicants: [],
     known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
@@ -135,7 +178,10 @@ export function localGolemProfile(p: {
 }
 
 /** Stores a provisioned Golem (due at once) and its DelegationGranted event. */
-export async function recordProvisionedGolem(store: Store, g: { golemId: string; owner: Address; profile: GolemProfile; now: bigint }): Promise<void> {
+export async function recordProvisionedGolem(
+  store: Store,
+  g: { golemId: string; owner: Address; profile: GolemProfile; now: bigint },
+): Promise<void> {
   const nowMs = Number(g.now) * 1000
   const created = await store.createGolem({
     golemId: g.golemId,
@@ -192,7 +238,12 @@ export async function signRunwayGrant(p: {
       // The phase gate carries the life window: one caveat instead of two on every runway redemption.
       { type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt },
     ],
-    runway: { token: p.token, periodAmount: p.periodAmount, periodDuration: Number(p.periodDuration ?? 86_400n), startDate: Number(p.startDate) },
+    runway: {
+      token: p.token,
+      periodAmount: p.periodAmount,
+      periodDuration: Number(p.periodDuration ?? 86_400n),
+      startDate: Number(p.startDate),
+    },
     ...(p.salt ? { salt: p.salt } : {}),
   })
   if (!grant.runway) throw new Error('provision: the grant has no runway delegation')
@@ -200,7 +251,13 @@ export async function signRunwayGrant(p: {
   const periodEnforcer = p.deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
   const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
   if (!periodCaveat) throw new Error('provision: the runway delegation has no ERC20PeriodTransfer caveat')
-  return { chain: [signed], periodDelegationHash: grant.runway.hash, periodTerms: periodCaveat.terms, chainHashes: [grant.runway.hash], periodStart: p.startDate }
+  return {
+    chain: [signed],
+    periodDelegationHash: grant.runway.hash,
+    periodTerms: periodCaveat.terms,
+    chainHashes: [grant.runway.hash],
+    periodStart: p.startDate,
+  }
 }
 
 async function sendAndWait(clients: DevnetClients, account: LocalAccount, to: Address, data: Hex): Promise<void> {
@@ -219,7 +276,16 @@ const ownerOps = new Map<string, Promise<void>>()
  */
 export async function grantGas(
   clients: DevnetClients,
-  p: { deployment: BardoDeployment; owner: OwnerAccount; golemKey: Address; periodAmount: bigint; bootstrap?: bigint | undefined; startDate: bigint; expiresAt: bigint; now: bigint },
+  p: {
+    deployment: BardoDeployment
+    owner: OwnerAccount
+    golemKey: Address
+    periodAmount: bigint
+    bootstrap?: bigint | undefined
+    startDate: bigint
+    expiresAt: bigint
+    now: bigint
+  },
 ): Promise<NonNullable<GolemProfile['gas']>> {
   const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
   const grant = buildGolemDelegation({
@@ -239,9 +305,20 @@ export async function grantGas(
     // One user operation at a time per owner: concurrent ones would read the same EntryPoint nonce.
     const key = p.owner.address.toLowerCase()
     const send = (ownerOps.get(key) ?? Promise.resolve()).then(() =>
-      sendOwnerCalls({ publicClient: clients.publicClient as PublicClient, submitter: clients.deployer, smartAccount: p.owner.smartAccount, calls: [{ to: p.golemKey, value: bootstrap }] }),
+      sendOwnerCalls({
+        publicClient: clients.publicClient as PublicClient,
+        submitter: clients.deployer,
+        smartAccount: p.owner.smartAccount,
+        calls: [{ to: p.golemKey, value: bootstrap }],
+      }),
     )
-    ownerOps.set(key, send.then(() => undefined, () => undefined))
+    ownerOps.set(
+      key,
+      send.then(
+        () => undefined,
+        () => undefined,
+      ),
+    )
     await send
   }
   return {

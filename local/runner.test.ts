@@ -9,11 +9,15 @@ describe('npm start settings', () => {
 
   it('refuses settings that cannot make a life, naming the variable', () => {
     expect(() => localStackSettings({ BARDO_LIFE_SECONDS: '0' })).toThrow('BARDO_LIFE_SECONDS: must be an integer of at least 1, got 0')
-    expect(() => localStackSettings({ BARDO_LIFE_SECONDS: '60', BARDO_PERIOD_SECONDS: '120' })).toThrow('BARDO_PERIOD_SECONDS: must not exceed BARDO_LIFE_SECONDS (60), got 120')
+    expect(() => localStackSettings({ BARDO_LIFE_SECONDS: '60', BARDO_PERIOD_SECONDS: '120' })).toThrow(
+      'BARDO_PERIOD_SECONDS: must not exceed BARDO_LIFE_SECONDS (60), got 120',
+    )
   })
 
   it('prints ages and spans as people read them, and a dead Golem as dead', () => {
     expect([formatSpan(65), formatSpan(7_500), formatSpan(86_400 * 1.5)]).toEqual(['1m05s', '2h05m', '1.5 d'])
-    expect(progressLine(10, { golemId: 'demo', outcome: 'died' }, { runwayLeftSeconds: 0, grantLeftSeconds: 0, redeemedTotal: 0n })).toContain('health dead')
+    expect(
+      progressLine(10, { golemId: 'demo', outcome: 'died' }, { runwayLeftSeconds: 0, grantLeftSeconds: 0, redeemedTotal: 0n }),
+    ).toContain('health dead')
   })
 })

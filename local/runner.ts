@@ -69,7 +69,8 @@ export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalS
   }
   const lifeSeconds = int('BARDO_LIFE_SECONDS', 12 * 60, 1)
   const periodSeconds = int('BARDO_PERIOD_SECONDS', 60, 1)
-  if (periodSeconds > lifeSeconds) throw new Error(`BARDO_PERIOD_SECONDS: must not exceed BARDO_LIFE_SECONDS (${lifeSeconds}), got ${periodSeconds}`)
+  if (periodSeconds > lifeSeconds)
+    throw new Error(`BARDO_PERIOD_SECONDS: must not exceed BARDO_LIFE_SECONDS (${lifeSeconds}), got ${periodSeconds}`)
   return {
     stateDir: resolve(env.BARDO_STATE_DIR ?? '.bardo'),
     secondsPerBeat: int('BARDO_SECONDS_PER_BEAT', 0),
@@ -130,7 +131,11 @@ export function formatSpan(seconds: number): string {
  * One console line per tick. `health` is the tick's own verdict (core/health/golemHealth.ts, the
  * function the API and the Snap status use too); `runway` is the paid TTL and `grant` the owner's grant.
  */
-export function progressLine(ageSeconds: number, r: TickResult | undefined, extra: { runwayLeftSeconds: number; grantLeftSeconds?: number; redeemedTotal: bigint }): string {
+export function progressLine(
+  ageSeconds: number,
+  r: TickResult | undefined,
+  extra: { runwayLeftSeconds: number; grantLeftSeconds?: number; redeemedTotal: bigint },
+): string {
   if (!r) return `age ${formatSpan(ageSeconds)}  (no tick yet)`
   const phase = r.phase ? `${phaseNames[r.phase.from as Phase]} -> ${phaseNames[r.phase.to as Phase]}` : ''
   const redemption = r.redemption?.status === 'confirmed' ? `redeemed ${usdc(r.redemption.amount ?? 0n)}` : (r.redemption?.status ?? '')
@@ -170,9 +175,11 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     const chain = await connectChain(env)
     stops.push(chain.stop)
     const devnet = chain.devnet
-    log(devnet
-      ? `  chain        anvil ${chain.rpcUrl} (chain ${chain.deployment.chainId}), MetaMask framework + Bardo contracts deployed`
-      : `  chain        ${redactUrl(chain.rpcUrl)} (chain ${chain.deployment.chainId}), Bardo contracts from BARDO_DEPLOYMENT`)
+    log(
+      devnet
+        ? `  chain        anvil ${chain.rpcUrl} (chain ${chain.deployment.chainId}), MetaMask framework + Bardo contracts deployed`
+        : `  chain        ${redactUrl(chain.rpcUrl)} (chain ${chain.deployment.chainId}), Bardo contracts from BARDO_DEPLOYMENT`,
+    )
 
     const { store, describe: storeLine, stop: stopStore } = await openStore(env)
     stops.push(stopStore)
@@ -210,7 +217,9 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       })
       demo = { golem, owner }
       log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
-      log(`               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.profile.runway.periodAmount)} per ${formatSpan(settings.periodSeconds)} period, a life of ${formatSpan(settings.lifeSeconds)}`)
+      log(
+        `               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.profile.runway.periodAmount)} per ${formatSpan(settings.periodSeconds)} period, a life of ${formatSpan(settings.lifeSeconds)}`,
+      )
     } else {
       log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
     }
@@ -219,20 +228,31 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     log(`  OpenAPI      ${api.url}/openapi.json`)
     if (indexer) log(`  GraphQL      ${indexer.url}/graphql`)
     if (devnet) {
-      writeFileSync(stackFile, `${JSON.stringify({ rpcUrl: chain.rpcUrl, chainId: chain.deployment.chainId, usdc: chain.usdc, apiUrl: api.url, network: `eip155:${chain.deployment.chainId}` }, null, 2)}\n`, { mode: 0o600 })
+      writeFileSync(
+        stackFile,
+        `${JSON.stringify({ rpcUrl: chain.rpcUrl, chainId: chain.deployment.chainId, usdc: chain.usdc, apiUrl: api.url, network: `eip155:${chain.deployment.chainId}` }, null, 2)}\n`,
+        { mode: 0o600 },
+      )
       stops.push(async () => rmSync(stackFile, { force: true }))
-      log(`  pay locally  npm run faucet -- <your address> (test USDC ${chain.usdc} and ETH); anvil accounts ${reservedDevnetAccounts.map((a) => a.index).join(', ')} are the stack's`)
+      log(
+        `  pay locally  npm run faucet -- <your address> (test USDC ${chain.usdc} and ETH); anvil accounts ${reservedDevnetAccounts.map((a) => a.index).join(', ')} are the stack's`,
+      )
     }
     log(`  read key     ${readApiKey} (header x-api-key: 300 requests/min for dashboards; 30/min per IP without it)`)
     const accelerated = devnet !== undefined && settings.secondsPerBeat > 0
-    log(`  ready in ${Date.now() - started} ms; ${accelerated ? `chain time moves ${formatSpan(settings.secondsPerBeat)} per beat (BARDO_SECONDS_PER_BEAT): clients that sign with their own clock, x402 payers included, will be refused` : 'chain time follows the wall clock'}. Ctrl-C stops everything.`)
+    log(
+      `  ready in ${Date.now() - started} ms; ${accelerated ? `chain time moves ${formatSpan(settings.secondsPerBeat)} per beat (BARDO_SECONDS_PER_BEAT): clients that sign with their own clock, x402 payers included, will be refused` : 'chain time follows the wall clock'}. Ctrl-C stops everything.`,
+    )
     log('')
 
-    const rotation = devnet && demo
-      ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
-          await devnet.publicClient.waitForTransactionReceipt({ hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }) })
-        })
-      : undefined
+    const rotation =
+      devnet && demo
+        ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
+            await devnet.publicClient.waitForTransactionReceipt({
+              hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }),
+            })
+          })
+        : undefined
     const invoker = new LocalInvoker(
       (invocationId) => ({
         store,
@@ -262,12 +282,21 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
           for (const r of invoker.results.slice(seen)) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
           seen = invoker.results.length
-          log(progressLine(Number(now - demo.golem.profile.life.bornAt), result, { runwayLeftSeconds: left, grantLeftSeconds: grantLeft, redeemedTotal }))
-          if (result?.rotated) log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
+          log(
+            progressLine(Number(now - demo.golem.profile.life.bornAt), result, {
+              runwayLeftSeconds: left,
+              grantLeftSeconds: grantLeft,
+              redeemedTotal,
+            }),
+          )
+          if (result?.rotated)
+            log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
           if (record?.status === 'dead') {
             dead = true
             const death = await store.getDeathSettlement('demo')
-            log(`the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`)
+            log(
+              `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
+            )
           }
         }
       } catch (error) {

@@ -11,7 +11,11 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<{ store: Store;
   if (table) {
     const endpoint = env.BARDO_DYNAMODB_ENDPOINT
     const client = new DynamoDBClient(endpoint ? { endpoint } : {})
-    return { store: new DynamoStore({ client: documentClient(client), tableName: table }), describe: `DynamoDB table ${table}${endpoint ? ` at ${endpoint}` : ''}`, stop: async () => client.destroy() }
+    return {
+      store: new DynamoStore({ client: documentClient(client), tableName: table }),
+      describe: `DynamoDB table ${table}${endpoint ? ` at ${endpoint}` : ''}`,
+      stop: async () => client.destroy(),
+    }
   }
   const dynalite = await startDynalite()
   const raw = localDynamoClient(dynalite.endpoint)

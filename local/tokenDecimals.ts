@@ -6,5 +6,10 @@ import type { TokenDecimals } from '../core/permissions/index.ts'
 /** The decimals() of every token (native ETH, the zero address, is skipped: it has no contract). */
 export async function readTokenDecimals(client: Pick<PublicClient, 'readContract'>, tokens: readonly Address[]): Promise<TokenDecimals[]> {
   const erc20s = [...new Set(tokens.filter((t) => !isAddressEqual(t, zeroAddress)).map((t) => getAddress(t)))]
-  return Promise.all(erc20s.map(async (token) => ({ token, decimals: await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }) })))
+  return Promise.all(
+    erc20s.map(async (token) => ({
+      token,
+      decimals: await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }),
+    })),
+  )
 }

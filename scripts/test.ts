@@ -48,16 +48,25 @@ async function vitest(filters: string[]): Promise<Counts> {
   const dir = mkdtempSync(join(tmpdir(), 'bardo-vitest-'))
   const report = join(dir, 'report.json')
   const { code } = await run('node_modules/.bin/vitest', [
-    'run', ...filters, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`,
+    'run',
+    ...filters,
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
   ])
   try {
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
-      numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number
+      numPassedTests: number
+      numFailedTests: number
+      numPendingTests: number
+      numTodoTests: number
       testResults: { status: string; assertionResults: { status: string }[] }[]
     }
     // A file that failed without a failing test (it did not load, or a hook threw) counts once; a file
     // whose tests failed is already counted by its tests.
-    const brokenFiles = json.testResults.filter((f) => f.status === 'failed' && !f.assertionResults.some((a) => a.status === 'failed')).length
+    const brokenFiles = json.testResults.filter(
+      (f) => f.status === 'failed' && !f.assertionResults.some((a) => a.status === 'failed'),
+    ).length
     const counts = {
       passed: json.numPassedTests,
       failed: json.numFailedTests + brokenFiles,
@@ -79,8 +88,18 @@ async function snapJest(): Promise<Counts> {
   const report = join(dir, 'report.json')
   const { code } = await run(resolve('node_modules/.bin/jest'), ['--json', `--outputFile=${report}`], 'snap')
   try {
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number; numRuntimeErrorTestSuites: number }
-    const counts = { passed: json.numPassedTests, failed: json.numFailedTests + json.numRuntimeErrorTestSuites, skipped: json.numPendingTests + json.numTodoTests }
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      numPassedTests: number
+      numFailedTests: number
+      numPendingTests: number
+      numTodoTests: number
+      numRuntimeErrorTestSuites: number
+    }
+    const counts = {
+      passed: json.numPassedTests,
+      failed: json.numFailedTests + json.numRuntimeErrorTestSuites,
+      skipped: json.numPendingTests + json.numTodoTests,
+    }
     if (code !== 0 && counts.failed === 0) counts.failed = 1
     return counts
   } catch {
@@ -95,6 +114,9 @@ const results: Counts[] = []
 results.push(await step('contracts: build TypeScript artifacts', 'node_modules/.bin/tsx', ['contracts/build.ts']))
 if (filters.length === 0) {
   results.push(await step('typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', '.']))
+  // Lint and format (biome, with the core/ import boundary) and the Solidity format.
+  results.push(await step('lint and format: biome ci', 'node_modules/.bin/biome', ['ci', '--colors=off', '.']))
+  results.push(await step('Solidity format: forge fmt --check', foundryBinary('forge'), ['fmt', '--check']))
   results.push(await forge())
   results.push(await step('Snap: typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', 'snap']))
   results.push(await step('Snap: manifest', resolve('node_modules/.bin/tsx'), ['manifest.ts'], 'snap'))

@@ -4,7 +4,15 @@ module.exports = {
   preset: '@metamask/snaps-jest',
   testMatch: ['<rootDir>/test/**/*.test.tsx'],
   transform: {
-    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: '@metamask/snaps-sdk' } } } }],
+    '^.+\\.(t|j)sx?$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', tsx: true },
+          transform: { react: { runtime: 'automatic', importSource: '@metamask/snaps-sdk' } },
+        },
+      },
+    ],
   },
   testTimeout: 60_000,
 }

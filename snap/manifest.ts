@@ -11,7 +11,9 @@ const here = new URL('.', import.meta.url)
 const source = JSON.parse(readFileSync(new URL('manifest.source.json', here), 'utf8')) as {
   source: { shasum: string; location: { npm: Record<string, string> } }
 }
-const registry = process.env.npm_config_registry || execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', cwd: tmpdir(), stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+const registry =
+  process.env.npm_config_registry ||
+  execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', cwd: tmpdir(), stdio: ['ignore', 'pipe', 'ignore'] }).trim()
 if (!/^https?:\/\//.test(registry)) throw new Error(`snap manifest: npm's registry must be an http(s) URL, got ${JSON.stringify(registry)}`)
 source.source.location.npm.registry = registry
 const target = new URL('snap.manifest.json', here)

@@ -20,20 +20,47 @@ const refusal = (e: Record<string, string | undefined>, stage = 'production') =>
 describe('loadStackConfig', () => {
   it('defaults to Base Sepolia, a pool of two keys and a schema per stage', () => {
     const config = loadStackConfig(env(), 'production')
-    expect(config).toMatchObject({ production: true, chainId: 84532, keyPoolSize: 2, startBlock: 99, indexerSchema: 'bardo_production', allowedOrigins: '' })
+    expect(config).toMatchObject({
+      production: true,
+      chainId: 84532,
+      keyPoolSize: 2,
+      startBlock: 99,
+      indexerSchema: 'bardo_production',
+      allowedOrigins: '',
+    })
     expect(JSON.parse(config.deploymentJson).vitalityOracle.toLowerCase()).toBe(addr(1))
     expect(loadStackConfig(env(), 'pr-42').indexerSchema).toBe('bardo_pr_42')
   })
 
   it('takes Base, the pool size, the schema and the origins from the environment', () => {
-    const config = loadStackConfig(env({ BARDO_CHAIN_ID: '8453', BARDO_KEY_POOL_SIZE: '12', BARDO_INDEXER_SCHEMA: 'bardo_v2', BARDO_ALLOWED_ORIGINS: 'https://a.example, https://b.example', BARDO_START_BLOCK: '5' }), 'dev')
-    expect(config).toMatchObject({ production: false, chainId: 8453, keyPoolSize: 12, indexerSchema: 'bardo_v2', allowedOrigins: 'https://a.example,https://b.example', startBlock: 5 })
+    const config = loadStackConfig(
+      env({
+        BARDO_CHAIN_ID: '8453',
+        BARDO_KEY_POOL_SIZE: '12',
+        BARDO_INDEXER_SCHEMA: 'bardo_v2',
+        BARDO_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
+        BARDO_START_BLOCK: '5',
+      }),
+      'dev',
+    )
+    expect(config).toMatchObject({
+      production: false,
+      chainId: 8453,
+      keyPoolSize: 12,
+      indexerSchema: 'bardo_v2',
+      allowedOrigins: 'https://a.example,https://b.example',
+      startBlock: 5,
+    })
   })
 
   it('gives the indexer the configuration toIndexerDeployment builds: the framework period enforcers and USDC at par', () => {
     const kit = getSmartAccountsEnvironment(84532)
     const config = loadStackConfig(env(), 'production')
-    const settings = loadIndexerSettings({ BARDO_CHAIN_ID: '84532', BARDO_RPC_URL: 'https://rpc.example', BARDO_DEPLOYMENT: config.indexerDeploymentJson })
+    const settings = loadIndexerSettings({
+      BARDO_CHAIN_ID: '84532',
+      BARDO_RPC_URL: 'https://rpc.example',
+      BARDO_DEPLOYMENT: config.indexerDeploymentJson,
+    })
     expect(settings.unconfigured.filter((n) => n.includes('PeriodTransfer') || n === 'delegationManager')).toEqual([])
     expect(settings.addresses.delegationManager).toBe(kit.DelegationManager)
     expect(settings.addresses.enforcers.erc20PeriodTransfer).toBe(kit.caveatEnforcers.ERC20PeriodTransferEnforcer)
@@ -41,7 +68,13 @@ describe('loadStackConfig', () => {
     expect(settings.prices).toEqual({ '0x036cbd53842c5426634e7929541ec2318f3dcf7e': { decimals: 6 } })
     // A feed named in BARDO_DEPLOYMENT is added; an address given there wins over the kit's.
     const withFeed = loadStackConfig(
-      env({ BARDO_DEPLOYMENT: JSON.stringify({ ...JSON.parse(DEPLOYMENT), prices: { [addr(0)]: { decimals: 18, feed: addr(9) } }, enforcers: { erc20PeriodTransfer: addr(8) } }) }),
+      env({
+        BARDO_DEPLOYMENT: JSON.stringify({
+          ...JSON.parse(DEPLOYMENT),
+          prices: { [addr(0)]: { decimals: 18, feed: addr(9) } },
+          enforcers: { erc20PeriodTransfer: addr(8) },
+        }),
+      }),
       'dev',
     )
     const parsed = JSON.parse(withFeed.indexerDeploymentJson)
@@ -51,13 +84,21 @@ describe('loadStackConfig', () => {
 
   it('refuses a deploy without the Bardo contracts, naming the variable', () => {
     expect(refusal({})).toMatchObject({ field: 'BARDO_DEPLOYMENT', message: expect.stringContaining('is required') })
-    expect(refusal({ BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: addr(1) }) })).toMatchObject({ field: 'BARDO_DEPLOYMENT.dreamOracle' })
-    expect(refusal({ BARDO_DEPLOYMENT: '{"vitalityOracle":"0x12"}' })).toMatchObject({ field: 'BARDO_DEPLOYMENT', message: expect.stringContaining('vitalityOracle') })
+    expect(refusal({ BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: addr(1) }) })).toMatchObject({
+      field: 'BARDO_DEPLOYMENT.dreamOracle',
+    })
+    expect(refusal({ BARDO_DEPLOYMENT: '{"vitalityOracle":"0x12"}' })).toMatchObject({
+      field: 'BARDO_DEPLOYMENT',
+      message: expect.stringContaining('vitalityOracle'),
+    })
   })
 
   it('refuses values outside the rules, naming the variable and the rule', () => {
     expect(refusal(env({ BARDO_CHAIN_ID: '1' }))).toMatchObject({ field: 'BARDO_CHAIN_ID', message: expect.stringContaining('84532') })
-    expect(refusal(env({ BARDO_KEY_POOL_SIZE: '0' }))).toMatchObject({ field: 'BARDO_KEY_POOL_SIZE', message: expect.stringContaining('from 1 to 100') })
+    expect(refusal(env({ BARDO_KEY_POOL_SIZE: '0' }))).toMatchObject({
+      field: 'BARDO_KEY_POOL_SIZE',
+      message: expect.stringContaining('from 1 to 100'),
+    })
     expect(refusal(env({ BARDO_INDEXER_SCHEMA: 'Bardo-1' }))).toMatchObject({ field: 'BARDO_INDEXER_SCHEMA' })
     expect(refusal(env({ BARDO_ALLOWED_ORIGINS: 'example.com' }))).toMatchObject({ field: 'BARDO_ALLOWED_ORIGINS' })
     expect(refusal(env({ BARDO_ALARM_EMAIL: 'ops' }))).toMatchObject({ field: 'BARDO_ALARM_EMAIL' })

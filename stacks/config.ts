@@ -56,20 +56,26 @@ const present = (env: Env, name: string) => {
 function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = present(env, name)
   if (raw === undefined) return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new StackConfigError(name, `must be a whole number from ${min} to ${max}`)
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new StackConfigError(name, `must be a whole number from ${min} to ${max}`)
   return Number(raw)
 }
 
 function chainId(env: Env): SupportedChainId {
   const raw = present(env, 'BARDO_CHAIN_ID') ?? '84532'
   const id = Number(raw)
-  if (!(id in SUPPORTED_CHAINS)) throw new StackConfigError('BARDO_CHAIN_ID', `must be one of ${Object.keys(SUPPORTED_CHAINS).join(', ')} (Base Sepolia, Base)`)
+  if (!(id in SUPPORTED_CHAINS))
+    throw new StackConfigError('BARDO_CHAIN_ID', `must be one of ${Object.keys(SUPPORTED_CHAINS).join(', ')} (Base Sepolia, Base)`)
   return id as SupportedChainId
 }
 
 function deployment(env: Env): IndexerDeployment {
   const raw = present(env, 'BARDO_DEPLOYMENT')
-  if (raw === undefined) throw new StackConfigError('BARDO_DEPLOYMENT', 'is required: the Bardo contract addresses (JSON, or the path of the JSON file the contract deploy wrote)')
+  if (raw === undefined)
+    throw new StackConfigError(
+      'BARDO_DEPLOYMENT',
+      'is required: the Bardo contract addresses (JSON, or the path of the JSON file the contract deploy wrote)',
+    )
   let parsed: IndexerDeployment
   try {
     parsed = parseDeployment(raw)
@@ -86,7 +92,8 @@ function deployment(env: Env): IndexerDeployment {
 function schema(env: Env, stage: string): string {
   const value = present(env, 'BARDO_INDEXER_SCHEMA') ?? `bardo_${stage.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`
   // Ponder's limit is 45 characters; Postgres identifiers stay unquoted with this alphabet.
-  if (!/^[a-z_][a-z0-9_]{0,44}$/.test(value)) throw new StackConfigError('BARDO_INDEXER_SCHEMA', 'must be 1-45 characters of a-z, 0-9 and _, not starting with a digit')
+  if (!/^[a-z_][a-z0-9_]{0,44}$/.test(value))
+    throw new StackConfigError('BARDO_INDEXER_SCHEMA', 'must be 1-45 characters of a-z, 0-9 and _, not starting with a digit')
   return value
 }
 
@@ -97,9 +104,13 @@ function optionalMatch(env: Env, name: string, pattern: RegExp, rule: string): s
 }
 
 function origins(env: Env): string {
-  const list = (present(env, 'BARDO_ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const list = (present(env, 'BARDO_ALLOWED_ORIGINS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const origin of list) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new StackConfigError('BARDO_ALLOWED_ORIGINS', 'must be a comma-separated list of origins like https://app.example.com')
+    if (!/^https?:\/\/[^/\s]+$/.test(origin))
+      throw new StackConfigError('BARDO_ALLOWED_ORIGINS', 'must be a comma-separated list of origins like https://app.example.com')
   }
   return list.join(',')
 }
@@ -145,7 +156,12 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
     startBlock: wholeNumber(env, 'BARDO_START_BLOCK', parsed.startBlock ?? 0, 0, Number.MAX_SAFE_INTEGER),
     keyPoolSize: wholeNumber(env, 'BARDO_KEY_POOL_SIZE', DEFAULT_KEY_POOL_SIZE, 1, MAX_KEY_POOL_SIZE),
     indexerSchema: schema(env, stage),
-    indexerDomain: optionalMatch(env, 'BARDO_INDEXER_DOMAIN', /^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z]{2,}$/i, 'must be a domain name like indexer.example.com'),
+    indexerDomain: optionalMatch(
+      env,
+      'BARDO_INDEXER_DOMAIN',
+      /^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z]{2,}$/i,
+      'must be a domain name like indexer.example.com',
+    ),
     alarmEmail: optionalMatch(env, 'BARDO_ALARM_EMAIL', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address'),
     allowedOrigins: origins(env),
   }

@@ -93,7 +93,11 @@ export function createFunctions({ config, secrets, storage, keyPool, indexerUrl 
   new sst.aws.Cron('HeartbeatSchedule', { schedule: HEARTBEAT_SCHEDULE, function: heartbeat.arn })
 
   // A missed minute is replaced by the next one: never retry a heartbeat or deliver it late.
-  new aws.lambda.FunctionEventInvokeConfig('HeartbeatAsync', { functionName: heartbeat.name, maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 })
+  new aws.lambda.FunctionEventInvokeConfig('HeartbeatAsync', {
+    functionName: heartbeat.name,
+    maximumRetryAttempts: 0,
+    maximumEventAgeInSeconds: 60,
+  })
   // Ticks are idempotent (slot claims, reconcile from the chain), so AWS's retries are safe; past
   // ten minutes the heartbeat has dispatched fresher ticks anyway.
   new aws.lambda.FunctionEventInvokeConfig('TickAsync', { functionName: tick.name, maximumRetryAttempts: 2, maximumEventAgeInSeconds: 600 })

@@ -71,10 +71,15 @@ export function createIndexer(config: StackConfig, secrets: Secrets): Indexer {
     loadBalancer: {
       ...(https ? { domain: config.indexerDomain } : {}),
       rules: https
-        ? [{ listen: '80/http', redirect: '443/https' }, { listen: '443/https', forward: `${INDEXER_PORT}/http` }]
+        ? [
+            { listen: '80/http', redirect: '443/https' },
+            { listen: '443/https', forward: `${INDEXER_PORT}/http` },
+          ]
         : [{ listen: '80/http', forward: `${INDEXER_PORT}/http` }],
       // Ponder answers /health with 503 until the backfill is done (or its 240 s grace has passed).
-      health: { [`${INDEXER_PORT}/http`]: { path: INDEXER_HEALTH_PATH, interval: '30 seconds', healthyThreshold: 2, unhealthyThreshold: 5 } },
+      health: {
+        [`${INDEXER_PORT}/http`]: { path: INDEXER_HEALTH_PATH, interval: '30 seconds', healthyThreshold: 2, unhealthyThreshold: 5 },
+      },
     },
     // One instance: a Ponder schema has one writer. Zero-downtime needs a new schema per release.
     scaling: { min: 1, max: 1 },
@@ -88,7 +93,9 @@ export function createIndexer(config: StackConfig, secrets: Secrets): Indexer {
             name: 'inline',
             policy: $jsonStringify({
               Version: '2012-10-17',
-              Statement: [{ Sid: 'ReadIndexerParameters', Effect: 'Allow', Action: ['ssm:GetParameters'], Resource: [rpcUrl.arn, databaseUrl.arn] }],
+              Statement: [
+                { Sid: 'ReadIndexerParameters', Effect: 'Allow', Action: ['ssm:GetParameters'], Resource: [rpcUrl.arn, databaseUrl.arn] },
+              ],
             }),
           },
         ]

@@ -142,7 +142,17 @@ declare namespace Sst {
       rules?: Input<{ listen: Input<Port>; forward?: Input<Port>; redirect?: Input<Port> }[]>
       /** Keyed by the forwarded `port/protocol`: the load balancer's target health check. */
       health?: Input<
-        Record<string, Input<{ path?: Input<string>; interval?: Input<Duration>; timeout?: Input<Duration>; healthyThreshold?: Input<number>; unhealthyThreshold?: Input<number>; successCodes?: Input<string> }>>
+        Record<
+          string,
+          Input<{
+            path?: Input<string>
+            interval?: Input<Duration>
+            timeout?: Input<Duration>
+            healthyThreshold?: Input<number>
+            unhealthyThreshold?: Input<number>
+            successCodes?: Input<string>
+          }>
+        >
       >
     }>
     scaling?: Input<{ min?: Input<number>; max?: Input<number> }>
@@ -195,14 +205,26 @@ declare namespace PulumiAws {
   }
   namespace ssm {
     class Parameter {
-      constructor(name: string, args: { name?: Input<string>; type: Input<'String' | 'StringList' | 'SecureString'>; value: Input<string>; description?: Input<string>; tags?: Input<Record<string, Input<string>>> })
+      constructor(
+        name: string,
+        args: {
+          name?: Input<string>
+          type: Input<'String' | 'StringList' | 'SecureString'>
+          value: Input<string>
+          description?: Input<string>
+          tags?: Input<Record<string, Input<string>>>
+        },
+      )
       readonly arn: Output<string>
       readonly name: Output<string>
     }
   }
   namespace lambda {
     class FunctionEventInvokeConfig {
-      constructor(name: string, args: { functionName: Input<string>; maximumRetryAttempts?: Input<number>; maximumEventAgeInSeconds?: Input<number> })
+      constructor(
+        name: string,
+        args: { functionName: Input<string>; maximumRetryAttempts?: Input<number>; maximumEventAgeInSeconds?: Input<number> },
+      )
     }
   }
   namespace sns {
@@ -226,7 +248,9 @@ declare namespace PulumiAws {
       evaluationPeriods: Input<number>
       datapointsToAlarm?: Input<number>
       threshold: Input<number>
-      comparisonOperator: Input<'GreaterThanOrEqualToThreshold' | 'GreaterThanThreshold' | 'LessThanThreshold' | 'LessThanOrEqualToThreshold'>
+      comparisonOperator: Input<
+        'GreaterThanOrEqualToThreshold' | 'GreaterThanThreshold' | 'LessThanThreshold' | 'LessThanOrEqualToThreshold'
+      >
       treatMissingData?: Input<'missing' | 'ignore' | 'breaching' | 'notBreaching'>
       alarmActions?: Input<Input<string>[]>
       okActions?: Input<Input<string>[]>
@@ -243,9 +267,15 @@ declare const $config: (input: Sst.Config) => Sst.Config
 declare const $app: Readonly<{ name: string; stage: string }>
 declare const $dev: boolean
 declare function $interpolate(literals: TemplateStringsArray, ...placeholders: unknown[]): Sst.Output<string>
-declare function $jsonStringify(value: unknown, replacer?: (key: string, value: unknown) => unknown, space?: string | number): Sst.Output<string>
+declare function $jsonStringify(
+  value: unknown,
+  replacer?: (key: string, value: unknown) => unknown,
+  space?: string | number,
+): Sst.Output<string>
 /** pulumi.all: waits for every value, then `.apply` sees them plain. */
-declare function $resolve<const T extends readonly unknown[]>(values: T): Sst.Output<{ -readonly [K in keyof T]: T[K] extends Sst.Output<infer U> ? U : Awaited<T[K]> }>
+declare function $resolve<const T extends readonly unknown[]>(
+  values: T,
+): Sst.Output<{ -readonly [K in keyof T]: T[K] extends Sst.Output<infer U> ? U : Awaited<T[K]> }>
 
 declare const sst: {
   Secret: typeof Sst.Secret

@@ -22,22 +22,30 @@ beforeAll(async () => {
   dynalite = await startDynalite()
   client = localDynamoClient(dynalite.endpoint)
   // Record every DynamoDB operation the store sends, as the IAM action it needs.
-  client.middlewareStack.add((next, context) => async (args) => {
-    sent.add(`dynamodb:${String((context as { commandName?: string }).commandName).replace(/Command$/, '')}`)
-    return next(args)
-  }, { step: 'initialize', name: 'recordActions' })
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.add(`dynamodb:${String((context as { commandName?: string }).commandName).replace(/Command$/, '')}`)
+      return next(args)
+    },
+    { step: 'initialize', name: 'recordActions' },
+  )
   // The table exactly as the stack declares it.
   const { args } = standIns.one('sst:aws:Dynamo', 'Store')
   const types = { string: 'S', number: 'N', binary: 'B' } as const
-  await client.send(new CreateTableCommand({
-    TableName: 'bardo-stack',
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: Object.entries(args.fields as Record<string, keyof typeof types>).map(([AttributeName, t]) => ({ AttributeName, AttributeType: types[t] })),
-    KeySchema: [
-      { AttributeName: args.primaryIndex.hashKey, KeyType: 'HASH' },
-      ...(args.primaryIndex.rangeKey ? [{ AttributeName: args.primaryIndex.rangeKey, KeyType: 'RANGE' as const }] : []),
-    ],
-  }))
+  await client.send(
+    new CreateTableCommand({
+      TableName: 'bardo-stack',
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: Object.entries(args.fields as Record<string, keyof typeof types>).map(([AttributeName, t]) => ({
+        AttributeName,
+        AttributeType: types[t],
+      })),
+      KeySchema: [
+        { AttributeName: args.primaryIndex.hashKey, KeyType: 'HASH' },
+        ...(args.primaryIndex.rangeKey ? [{ AttributeName: args.primaryIndex.rangeKey, KeyType: 'RANGE' as const }] : []),
+      ],
+    }),
+  )
   sent.clear()
 })
 afterAll(async () => {

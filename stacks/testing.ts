@@ -28,7 +28,10 @@ export function installStandIns(options: { stage: string; appName?: string }): S
   const resources: Recorded[] = []
   const links = new WeakMap<object, LinkDefinition>()
 
-  type Shape = { outputs?: (name: string, args: Record<string, any>) => Record<string, unknown>; link?: (name: string, args: Record<string, any>, self: Record<string, any>) => LinkDefinition }
+  type Shape = {
+    outputs?: (name: string, args: Record<string, any>) => Record<string, unknown>
+    link?: (name: string, args: Record<string, any>, self: Record<string, any>) => LinkDefinition
+  }
   const component = (type: string, shape: Shape = {}) =>
     class {
       constructor(name: string, args: Record<string, any> = {}) {
@@ -48,7 +51,10 @@ export function installStandIns(options: { stage: string; appName?: string }): S
     }),
     Linkable: component('sst:sst:Linkable', {
       outputs: (name, args) => ({ name, properties: args.properties }),
-      link: (_n, args) => ({ properties: args.properties, include: (args.include ?? []).filter((i: { type?: string }) => i.type === 'aws.permission') }),
+      link: (_n, args) => ({
+        properties: args.properties,
+        include: (args.include ?? []).filter((i: { type?: string }) => i.type === 'aws.permission'),
+      }),
     }),
     aws: {
       permission: (args: Statement) => ({ type: 'aws.permission', ...args }),
@@ -69,19 +75,40 @@ export function installStandIns(options: { stage: string; appName?: string }): S
       // SST's Dynamo link grants dynamodb:* on the table and its indexes.
       Dynamo: component('sst:aws:Dynamo', {
         outputs: arnName,
-        link: (name) => ({ properties: { name: ref(name, 'name') }, include: [{ actions: ['dynamodb:*'], resources: [ref(name, 'arn'), `${ref(name, 'arn')}/*`] }] }),
+        link: (name) => ({
+          properties: { name: ref(name, 'name') },
+          include: [{ actions: ['dynamodb:*'], resources: [ref(name, 'arn'), `${ref(name, 'arn')}/*`] }],
+        }),
       }),
       Vpc: component('sst:aws:Vpc', {
-        outputs: (name) => ({ id: ref(name, 'id'), publicSubnets: [ref(name, 'publicSubnet')], privateSubnets: [ref(name, 'privateSubnet')], securityGroups: [ref(name, 'securityGroup')] }),
+        outputs: (name) => ({
+          id: ref(name, 'id'),
+          publicSubnets: [ref(name, 'publicSubnet')],
+          privateSubnets: [ref(name, 'privateSubnet')],
+          securityGroups: [ref(name, 'securityGroup')],
+        }),
       }),
       // Postgres' link carries the password in clear: never link it to a container.
       Postgres: component('sst:aws:Postgres', {
-        outputs: (name) => ({ host: ref(name, 'host'), port: ref(name, 'port'), username: ref(name, 'username'), password: secretRef(name, 'password'), database: ref(name, 'database') }),
-        link: (_n, _a, self) => ({ properties: { host: self.host, port: self.port, username: self.username, password: self.password, database: self.database }, include: [] }),
+        outputs: (name) => ({
+          host: ref(name, 'host'),
+          port: ref(name, 'port'),
+          username: ref(name, 'username'),
+          password: secretRef(name, 'password'),
+          database: ref(name, 'database'),
+        }),
+        link: (_n, _a, self) => ({
+          properties: { host: self.host, port: self.port, username: self.username, password: self.password, database: self.database },
+          include: [],
+        }),
       }),
       Cluster: component('sst:aws:Cluster', { outputs: (name) => ({ nodes: { cluster: arnName(name) } }) }),
       Service: component('sst:aws:Service', {
-        outputs: (name) => ({ url: ref(name, 'url'), service: ref(name, 'service'), nodes: { loadBalancer: { arn: ref(name, 'loadBalancer.arn'), arnSuffix: ref(name, 'loadBalancer.arnSuffix') } } }),
+        outputs: (name) => ({
+          url: ref(name, 'url'),
+          service: ref(name, 'service'),
+          nodes: { loadBalancer: { arn: ref(name, 'loadBalancer.arn'), arnSuffix: ref(name, 'loadBalancer.arnSuffix') } },
+        }),
         link: (name) => ({ properties: { url: ref(name, 'url'), service: ref(name, 'service') }, include: [] }),
       }),
     },
@@ -106,8 +133,10 @@ export function installStandIns(options: { stage: string; appName?: string }): S
     $config: (config: unknown) => config,
     $app: { name: options.appName ?? 'bardo-custody', stage: options.stage },
     $dev: false,
-    $interpolate: (literals: TemplateStringsArray, ...values: unknown[]) => literals.reduce((out, s, i) => out + s + (i < values.length ? String(values[i]) : ''), ''),
-    $jsonStringify: (value: unknown, replacer?: (k: string, v: unknown) => unknown, space?: string | number) => JSON.stringify(value, replacer, space),
+    $interpolate: (literals: TemplateStringsArray, ...values: unknown[]) =>
+      literals.reduce((out, s, i) => out + s + (i < values.length ? String(values[i]) : ''), ''),
+    $jsonStringify: (value: unknown, replacer?: (k: string, v: unknown) => unknown, space?: string | number) =>
+      JSON.stringify(value, replacer, space),
     // Outputs are plain values here, so "after deploy" is now.
     $resolve: (values: unknown[]) => ({ apply: (fn: (v: unknown[]) => unknown) => fn(values) }),
     sst: sstGlobal,

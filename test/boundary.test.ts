@@ -48,12 +48,20 @@ describe('the core/ import boundary', () => {
   })
 
   it('passes core/ importing core/, viem and zod', () => {
-    const source = "import { parseGolemProfile } from './profile.ts'\nimport { isAddress } from 'viem'\nimport { z } from 'zod/v4'\nexport const probe = [parseGolemProfile, isAddress, z]\n"
+    const source =
+      "import { parseGolemProfile } from './profile.ts'\nimport { isAddress } from 'viem'\nimport { z } from 'zod/v4'\nexport const probe = [parseGolemProfile, isAddress, z]\n"
     expect(lint('core/lifecycle/probe.ts', source)).toMatchObject({ ok: true })
   })
 
   it('lets the edges and core tests do I/O', () => {
-    expect(lint('adapters/store/probe.ts', "import { readFileSync } from 'node:fs'\nexport const probe = readFileSync\n")).toMatchObject({ ok: true })
-    expect(lint('core/lifecycle/probe.test.ts', "import { DynamoStore } from '../../adapters/store/index.ts'\nexport const probe = DynamoStore\n")).toMatchObject({ ok: true })
+    expect(lint('adapters/store/probe.ts', "import { readFileSync } from 'node:fs'\nexport const probe = readFileSync\n")).toMatchObject({
+      ok: true,
+    })
+    expect(
+      lint(
+        'core/lifecycle/probe.test.ts',
+        "import { DynamoStore } from '../../adapters/store/index.ts'\nexport const probe = DynamoStore\n",
+      ),
+    ).toMatchObject({ ok: true })
   })
 })

@@ -28,7 +28,13 @@ const lookup = (chainId: number) => getSmartAccountsEnvironment(chainId)
 describe('settings', () => {
   it('defaults to the local anvil chain and PGlite', () => {
     const s = loadIndexerSettings({}, lookup)
-    expect(s).toMatchObject({ chainId: 31337, chainName: 'anvil', rpcUrl: 'http://127.0.0.1:8545', startBlock: 0, indexAllDelegations: false })
+    expect(s).toMatchObject({
+      chainId: 31337,
+      chainName: 'anvil',
+      rpcUrl: 'http://127.0.0.1:8545',
+      startBlock: 0,
+      indexAllDelegations: false,
+    })
     expect(s.database).toEqual({ kind: 'pglite', directory: '.ponder/pglite' })
     // Nothing configured: every contract is pinned to an address that never emits.
     expect(s.addresses.vitalityOracle).toBe(UNCONFIGURED)
@@ -43,7 +49,10 @@ describe('settings', () => {
       delegationManager: A(3),
       enforcers: { DailySpendLimitEnforcer: A(4), replicantBudget: A(5), vaultNav: A(6), AllowedTargetsEnforcer: A(7) },
     }
-    const s = loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify(deployment), BARDO_START_BLOCK: '42', BARDO_INDEXER_PGLITE_DIR: '/tmp/x' }, lookup)
+    const s = loadIndexerSettings(
+      { BARDO_DEPLOYMENT: JSON.stringify(deployment), BARDO_START_BLOCK: '42', BARDO_INDEXER_PGLITE_DIR: '/tmp/x' },
+      lookup,
+    )
     expect(s.addresses.vitalityOracle).toBe(A(1))
     expect(s.addresses.enforcers.dailySpendLimit).toBe(A(4))
     expect(s.addresses.enforcers.replicantBudget).toBe(A(5))
@@ -58,8 +67,14 @@ describe('settings', () => {
   it('reads BARDO_DEPLOYMENT from a file, and the devnet BardoDeployment shape', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bardo-settings-'))
     const file = join(dir, 'deployment.json')
-    const environment = { DelegationManager: A(9), caveatEnforcers: { ERC20PeriodTransferEnforcer: A(10), NativeTokenPeriodTransferEnforcer: A(11) } }
-    writeFileSync(file, JSON.stringify({ chainId: 31337, environment, vitalityOracle: A(1), enforcers: { golemPhase: A(12) }, startBlock: '77' }))
+    const environment = {
+      DelegationManager: A(9),
+      caveatEnforcers: { ERC20PeriodTransferEnforcer: A(10), NativeTokenPeriodTransferEnforcer: A(11) },
+    }
+    writeFileSync(
+      file,
+      JSON.stringify({ chainId: 31337, environment, vitalityOracle: A(1), enforcers: { golemPhase: A(12) }, startBlock: '77' }),
+    )
     try {
       const s = loadIndexerSettings({ BARDO_DEPLOYMENT: file }, lookup)
       expect(s.addresses.delegationManager).toBe(A(9))
@@ -80,7 +95,12 @@ describe('settings', () => {
   ])('takes the framework addresses for chain %i from getSmartAccountsEnvironment', (chainId, name) => {
     const env = getSmartAccountsEnvironment(chainId)
     const s = loadIndexerSettings(
-      { BARDO_CHAIN_ID: String(chainId), BARDO_RPC_URL: 'https://rpc.example', BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: A(1) }), DATABASE_URL: 'postgres://db/bardo' },
+      {
+        BARDO_CHAIN_ID: String(chainId),
+        BARDO_RPC_URL: 'https://rpc.example',
+        BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: A(1) }),
+        DATABASE_URL: 'postgres://db/bardo',
+      },
       lookup,
     )
     expect(s.chainName).toBe(name)
@@ -92,7 +112,10 @@ describe('settings', () => {
   })
 
   it('lets the deployment override the framework address on a public chain', () => {
-    const s = loadIndexerSettings({ BARDO_CHAIN_ID: '8453', BARDO_RPC_URL: 'https://rpc.example', BARDO_DEPLOYMENT: JSON.stringify({ delegationManager: A(3) }) }, lookup)
+    const s = loadIndexerSettings(
+      { BARDO_CHAIN_ID: '8453', BARDO_RPC_URL: 'https://rpc.example', BARDO_DEPLOYMENT: JSON.stringify({ delegationManager: A(3) }) },
+      lookup,
+    )
     expect(s.addresses.delegationManager).toBe(A(3))
   })
 
@@ -123,18 +146,39 @@ describe('settings', () => {
       vitalityOracle: A(1),
       dreamOracle: A(2),
       daimonOracle: A(3),
-      enforcers: { golemPhase: A(4), mortalityTimeWindow: A(5), dreamMode: A(6), vaultNav: A(7), replicantBudget: A(8), maxSlippage: A(9), dailySpendLimit: A(10), emotionalState: A(11), knowledgeRoyalty: A(12) },
-      environment: { DelegationManager: A(13), caveatEnforcers: { ERC20PeriodTransferEnforcer: A(14), NativeTokenPeriodTransferEnforcer: A(15) } } as never,
+      enforcers: {
+        golemPhase: A(4),
+        mortalityTimeWindow: A(5),
+        dreamMode: A(6),
+        vaultNav: A(7),
+        replicantBudget: A(8),
+        maxSlippage: A(9),
+        dailySpendLimit: A(10),
+        emotionalState: A(11),
+        knowledgeRoyalty: A(12),
+      },
+      environment: {
+        DelegationManager: A(13),
+        caveatEnforcers: { ERC20PeriodTransferEnforcer: A(14), NativeTokenPeriodTransferEnforcer: A(15) },
+      } as never,
       startBlock: 7n,
     })
     const env = indexerEnv({ chainId: 31337, rpcUrl: 'http://127.0.0.1:1', deployment, pgliteDir: '/tmp/p' })
     const s = loadIndexerSettings(env, lookup)
     expect(s.unconfigured).toEqual([])
-    expect(s.addresses.enforcers).toEqual({ dailySpendLimit: A(10), replicantBudget: A(8), golemPhase: A(4), erc20PeriodTransfer: A(14), nativeTokenPeriodTransfer: A(15) })
+    expect(s.addresses.enforcers).toEqual({
+      dailySpendLimit: A(10),
+      replicantBudget: A(8),
+      golemPhase: A(4),
+      erc20PeriodTransfer: A(14),
+      nativeTokenPeriodTransfer: A(15),
+    })
     expect(s.bardoEnforcers).toHaveLength(9)
     expect(s.startBlock).toBe(7) // the deployment's, since no start block was given
     expect(parseDeployment(env.BARDO_DEPLOYMENT).startBlock).toBe(7)
-    expect(loadIndexerSettings(indexerEnv({ chainId: 31337, rpcUrl: 'http://127.0.0.1:1', deployment, startBlock: 3n }), lookup).startBlock).toBe(3)
+    expect(
+      loadIndexerSettings(indexerEnv({ chainId: 31337, rpcUrl: 'http://127.0.0.1:1', deployment, startBlock: 3n }), lookup).startBlock,
+    ).toBe(3)
   })
 })
 
@@ -153,7 +197,11 @@ describe('ponder.config.ts', () => {
     const { default: config } = await import('../indexer/ponder.config.ts')
     expect(Object.keys(config.chains)).toEqual(['base'])
     expect(config.chains.base).toMatchObject({ id: 8453, rpc: 'https://rpc.example' })
-    expect(config.contracts.DelegationManager).toMatchObject({ chain: 'base', address: getSmartAccountsEnvironment(8453).DelegationManager, startBlock: 30_000_000 })
+    expect(config.contracts.DelegationManager).toMatchObject({
+      chain: 'base',
+      address: getSmartAccountsEnvironment(8453).DelegationManager,
+      startBlock: 30_000_000,
+    })
     expect(config.contracts.VitalityOracle.address).toBe(A(1))
     expect(config.contracts.DailySpendLimitEnforcer.address).toBe(A(3))
     expect(config.contracts.DaimonOracle.address).toBe(UNCONFIGURED)
@@ -201,12 +249,17 @@ describe('spend periods', () => {
 
   it('finds the period-transfer window containing a time', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 2n ** 40n }), fc.bigInt({ min: 1n, max: 10n ** 7n }), fc.bigInt({ min: 0n, max: 2n ** 40n }), (start, duration, offset) => {
-        const { periodStart, periodEnd } = transferPeriod(start, duration, start + offset)
-        expect(periodEnd - periodStart).toBe(duration)
-        expect(periodStart <= start + offset && start + offset < periodEnd).toBe(true)
-        expect((periodStart - start) % duration).toBe(0n)
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 2n ** 40n }),
+        fc.bigInt({ min: 1n, max: 10n ** 7n }),
+        fc.bigInt({ min: 0n, max: 2n ** 40n }),
+        (start, duration, offset) => {
+          const { periodStart, periodEnd } = transferPeriod(start, duration, start + offset)
+          expect(periodEnd - periodStart).toBe(duration)
+          expect(periodStart <= start + offset && start + offset < periodEnd).toBe(true)
+          expect((periodStart - start) % duration).toBe(0n)
+        },
+      ),
     )
   })
 
@@ -242,7 +295,10 @@ describe('USD values', () => {
   })
 
   it('reads prices from BARDO_DEPLOYMENT and refuses a bad one, naming the field', () => {
-    const s = loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ prices: { [A(30)]: { decimals: 18, feed: A(31) }, [A(32)]: { decimals: 6 } } }) }, lookup)
+    const s = loadIndexerSettings(
+      { BARDO_DEPLOYMENT: JSON.stringify({ prices: { [A(30)]: { decimals: 18, feed: A(31) }, [A(32)]: { decimals: 6 } } }) },
+      lookup,
+    )
     expect(s.prices).toEqual({ [A(30).toLowerCase()]: { decimals: 18, feed: A(31) }, [A(32).toLowerCase()]: { decimals: 6 } })
     for (const [prices, field] of [
       [{ '0x12': { decimals: 6 } }, 'BARDO_DEPLOYMENT.prices.0x12'],
@@ -250,18 +306,33 @@ describe('USD values', () => {
       [{ [A(30)]: { decimals: 6, feed: 'nope' } }, `BARDO_DEPLOYMENT.prices.${A(30)}.feed`],
       [[1], 'BARDO_DEPLOYMENT.prices'],
     ] as const) {
-      expect(() => loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ prices }) }, lookup)).toThrow(new RegExp(`^${field.replace(/\./g, '\\.')}:`))
+      expect(() => loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ prices }) }, lookup)).toThrow(
+        new RegExp(`^${field.replace(/\./g, '\\.')}:`),
+      )
     }
   })
 })
 
 describe('grant timeline', () => {
   const grant = (hash: string, delegator: string, block: bigint, enabled = true): GrantRow => ({
-    hash, delegator, delegate: '0xkey', enabled, firstSeenBlock: block, statusBlock: null, redemptionCount: 1, lastRedeemedBlock: block, caveats: [],
+    hash,
+    delegator,
+    delegate: '0xkey',
+    enabled,
+    firstSeenBlock: block,
+    statusBlock: null,
+    redemptionCount: 1,
+    lastRedeemedBlock: block,
+    caveats: [],
   })
 
   it('orders grants, links renewals from the same delegator, and lets a revocation win', () => {
-    const timeline = grantTimeline([grant('0xc', '0xowner', 30n), grant('0xa', '0xowner', 10n), grant('0xb', '0xother', 20n, false), grant('0xd', '0xowner', 40n, false)])
+    const timeline = grantTimeline([
+      grant('0xc', '0xowner', 30n),
+      grant('0xa', '0xowner', 10n),
+      grant('0xb', '0xother', 20n, false),
+      grant('0xd', '0xowner', 40n, false),
+    ])
     expect(timeline.map((g) => [g.hash, g.kind, g.status, g.supersededBy])).toEqual([
       ['0xa', 'grant', 'superseded', '0xc'],
       ['0xb', 'grant', 'revoked', null],
@@ -274,10 +345,19 @@ describe('grant timeline', () => {
 
 describe('remaining-budget reads', () => {
   it('plans one view call per caveat whose enforcer has one, and none for the others', () => {
-    const names = { [A(1).toLowerCase()]: 'dailyspendlimit', [A(2).toLowerCase()]: 'erc20periodtransfer', [A(3).toLowerCase()]: 'golemphase' }
+    const names = {
+      [A(1).toLowerCase()]: 'dailyspendlimit',
+      [A(2).toLowerCase()]: 'erc20periodtransfer',
+      [A(3).toLowerCase()]: 'golemphase',
+    }
     const hash = `0x${'11'.repeat(32)}` as Hex
     const reads = remainingReads(
-      [{ enforcer: A(1), terms: '0x01' }, { enforcer: A(9), terms: '0x02' }, { enforcer: A(2).toLowerCase(), terms: '0x03' }, { enforcer: A(3), terms: '0x04' }],
+      [
+        { enforcer: A(1), terms: '0x01' },
+        { enforcer: A(9), terms: '0x02' },
+        { enforcer: A(2).toLowerCase(), terms: '0x03' },
+        { enforcer: A(3), terms: '0x04' },
+      ],
       names,
       A(7),
       hash,
@@ -288,7 +368,12 @@ describe('remaining-budget reads', () => {
       ['timeRemaining', ['0x04']],
     ])
     expect(reads[0]!.shape([5n, 86_400n])).toEqual({ kind: 'daily-spend-limit', enforcer: A(1), remainingUsd6: 5n, resetsAt: 86_400n })
-    expect(reads[1]!.shape([7n, true, 3n])).toMatchObject({ kind: 'erc20-period', availableAmount: 7n, isNewPeriod: true, currentPeriod: 3n })
+    expect(reads[1]!.shape([7n, true, 3n])).toMatchObject({
+      kind: 'erc20-period',
+      availableAmount: 7n,
+      isNewPeriod: true,
+      currentPeriod: 3n,
+    })
     expect(reads[2]!.shape(60n)).toMatchObject({ kind: 'golem-phase', timeRemaining: 60n })
   })
 })
@@ -306,7 +391,14 @@ describe('redemption grouping', () => {
     logIndex,
     ...extra,
   })
-  const spend = (tx: string, source: string, asset: string, amount: bigint, hash: string, logIndex = 0): SpendRow => ({ txHash: tx, source, asset, amount, delegationHash: hash, logIndex })
+  const spend = (tx: string, source: string, asset: string, amount: bigint, hash: string, logIndex = 0): SpendRow => ({
+    txHash: tx,
+    source,
+    asset,
+    amount,
+    delegationHash: hash,
+    logIndex,
+  })
 
   it('gives one item per transaction, leaf first, with USD counted once across a chain', () => {
     const rows = [row('0xt1', 5, '0xparent'), row('0xt1', 4, '0xchild'), row('0xt2', 9, '0xsolo')]
@@ -328,21 +420,39 @@ describe('redemption grouping', () => {
   })
 
   it('values a runway redemption by its priced transfers when no USD enforcer ran', () => {
-    const priced = (tx: string, asset: string, amount: bigint, usd6: bigint | null): SpendRow => ({ ...spend(tx, asset === '0xusdc' ? 'erc20-period' : 'native-period', asset, amount, '0xh'), usd6 })
+    const priced = (tx: string, asset: string, amount: bigint, usd6: bigint | null): SpendRow => ({
+      ...spend(tx, asset === '0xusdc' ? 'erc20-period' : 'native-period', asset, amount, '0xh'),
+      usd6,
+    })
     const [runway] = groupRedemptions([row('0xt', 1, '0xh')], [priced('0xt', '0xusdc', 25_000_000n, 25_000_000n)])
     expect(runway).toMatchObject({ usd6: 25_000_000n, transfers: [{ asset: '0xusdc', amount: 25_000_000n, usd6: 25_000_000n }] })
-    const [both] = groupRedemptions([row('0xt', 1, '0xh')], [priced('0xt', '0xusdc', 2_000_000n, 2_000_000n), priced('0xt', '0x0000000000000000000000000000000000000000', 10n ** 15n, 3_000_000n)])
+    const [both] = groupRedemptions(
+      [row('0xt', 1, '0xh')],
+      [
+        priced('0xt', '0xusdc', 2_000_000n, 2_000_000n),
+        priced('0xt', '0x0000000000000000000000000000000000000000', 10n ** 15n, 3_000_000n),
+      ],
+    )
     expect(both!.usd6).toBe(5_000_000n)
     // One unpriced transfer leaves the total unknown rather than understated.
-    const [partial] = groupRedemptions([row('0xt', 1, '0xh')], [priced('0xt', '0xusdc', 2_000_000n, 2_000_000n), priced('0xt', '0x0000000000000000000000000000000000000000', 1n, null)])
+    const [partial] = groupRedemptions(
+      [row('0xt', 1, '0xh')],
+      [priced('0xt', '0xusdc', 2_000_000n, 2_000_000n), priced('0xt', '0x0000000000000000000000000000000000000000', 1n, null)],
+    )
     expect(partial!.usd6).toBeNull()
     // A USD enforcer's count wins over the price of the transfers.
-    const [enforced] = groupRedemptions([row('0xt', 1, '0xh')], [spend('0xt', 'daily-spend-limit', 'usd', 7n, '0xh'), priced('0xt', '0xusdc', 6n, 6n)])
+    const [enforced] = groupRedemptions(
+      [row('0xt', 1, '0xh')],
+      [spend('0xt', 'daily-spend-limit', 'usd', 7n, '0xh'), priced('0xt', '0xusdc', 6n, 6n)],
+    )
     expect(enforced!.usd6).toBe(7n)
   })
 
   it('sums a batch of executions under one delegation', () => {
-    const [t] = groupRedemptions([row('0xt', 3, '0xh')], [spend('0xt', 'daily-spend-limit', 'usd', 2n, '0xh', 1), spend('0xt', 'daily-spend-limit', 'usd', 7n, '0xh', 2)])
+    const [t] = groupRedemptions(
+      [row('0xt', 3, '0xh')],
+      [spend('0xt', 'daily-spend-limit', 'usd', 2n, '0xh', 1), spend('0xt', 'daily-spend-limit', 'usd', 7n, '0xh', 2)],
+    )
     expect(t!.usd6).toBe(9n)
   })
 })
@@ -369,7 +479,12 @@ describe('relevance and cursors', () => {
 describe('delegation hasher memo', () => {
   it('returns the same hashes as the plain function and stays bounded', () => {
     const hasher = createDelegationHasher(2)
-    const base = { delegate: A(1), delegator: A(2), authority: `0x${'ff'.repeat(32)}` as Hex, caveats: [{ enforcer: A(3), terms: '0x01' as Hex, args: '0x' as Hex }] }
+    const base = {
+      delegate: A(1),
+      delegator: A(2),
+      authority: `0x${'ff'.repeat(32)}` as Hex,
+      caveats: [{ enforcer: A(3), terms: '0x01' as Hex, args: '0x' as Hex }],
+    }
     for (const salt of [1n, 2n, 3n, 1n, 1n]) expect(hasher({ ...base, salt })).toBe(delegationHash({ ...base, salt }))
     // Terms are part of the key: same parties and salt, different terms, different hash.
     expect(hasher({ ...base, salt: 1n, caveats: [{ enforcer: A(3), terms: '0x02', args: '0x' }] })).not.toBe(hasher({ ...base, salt: 1n }))

@@ -32,7 +32,16 @@ beforeAll(async () => {
   // What the runner does, minus its PGlite directory under .bardo: startIndexer makes a fresh one.
   indexer = await startIndexer(stackIndexerOptions({ rpcUrl: env.devnet.rpcUrl, deployment: env.devnet.deployment }, { local: true }))
   owner = await env.devnet.createOwner()
-  demo = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'demo', strategy: STRATEGY, runwayDays: 30 })
+  demo = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'demo',
+    strategy: STRATEGY,
+    runwayDays: 30,
+  })
   const rotation = new LocalKeyRotation(env.devnet.deployment, owner, env.signers, async (address: Address) => {
     await env.client.waitForTransactionReceipt({ hash: await env.devnet.deployer.sendTransaction({ to: address, value: parseEther('1') }) })
   })
@@ -48,7 +57,7 @@ afterAll(async () => {
   await env?.stop()
 })
 
-describe('the indexer under npm start\'s configuration', () => {
+describe("the indexer under npm start's configuration", () => {
   it('indexes every runway redemption with its USDC transfer and USD value, and spend rows', async () => {
     const rotated = results.find((r) => r.rotated !== undefined)?.rotated
     expect(rotated).toMatchObject({ from: demo.golemKey })
@@ -57,7 +66,7 @@ describe('the indexer under npm start\'s configuration', () => {
     const onChain = (await Promise.all(keys.map((k) => redemptionsBy(env.client, dm, k)))).flat()
     expect(onChain.length).toBeGreaterThanOrEqual(8)
     expect(onChain.some((r) => lc(r.redeemer) === lc(rotated!.to))).toBe(true)
-    await waitForIndexed(indexer.url, (await env.client.getBlockNumber()))
+    await waitForIndexed(indexer.url, await env.client.getBlockNumber())
 
     const usdc = lc(env.devnet.deployment.assets.usdc)
     const spend = await sqlQuery<{ golem: string; golem_id: string; source: string; asset: string; amount: string; usd6: string | null }>(
@@ -126,12 +135,14 @@ describe('the indexer under npm start\'s configuration', () => {
         redemptions(where: { golemId: $id }) { totalCount } golems(where: { golemId: $id }) { items { address dead } } }`,
       { id },
     )
-    expect(new Set(data.spendEvents.items.map((s: { golem: { address: string } }) => s.golem.address))).toEqual(new Set([id, lc(rotated.to)]))
+    expect(new Set(data.spendEvents.items.map((s: { golem: { address: string } }) => s.golem.address))).toEqual(
+      new Set([id, lc(rotated.to)]),
+    )
     expect(data.redemptions.totalCount).toBe(data.spendEvents.totalCount)
     expect(data.golems.items).toHaveLength(2)
   })
 
-  it('reads what the current runway grant still allows from its enforcers\' views', async () => {
+  it("reads what the current runway grant still allows from its enforcers' views", async () => {
     const record = await env.store.getGolem('demo')
     const profile = parseGolemProfile(record!.profile!)
     const { body } = await getJson(`${indexer.url}/v1/delegations/${profile.runway.periodDelegationHash}/remaining`)

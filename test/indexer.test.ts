@@ -37,25 +37,47 @@ async function operatorCall(data: Hex) {
   return receipt
 }
 
-const vitality = (functionName: 'updatePhase', args: readonly [number, number]) => encodeFunctionData({ abi: VitalityOracleAbi, functionName, args })
+const vitality = (functionName: 'updatePhase', args: readonly [number, number]) =>
+  encodeFunctionData({ abi: VitalityOracleAbi, functionName, args })
 const register = (g: Address) => operatorCall(encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [g] }))
 
 /** DailySpendLimit terms (docs/contracts.md): abi.encode(uint256 limitUsd, uint32 maxPriceAge, TokenFeed[]). */
 function dailySpendLimitTerms(limitUsd: bigint): Hex {
   const { usdc, usdcUsdFeed } = devnet.deployment.assets
   return encodeAbiParameters(
-    [{ type: 'uint256' }, { type: 'uint32' }, { type: 'tuple[]', components: [{ type: 'address', name: 'token' }, { type: 'uint8', name: 'decimals' }, { type: 'address', name: 'feed' }] }],
+    [
+      { type: 'uint256' },
+      { type: 'uint32' },
+      {
+        type: 'tuple[]',
+        components: [
+          { type: 'address', name: 'token' },
+          { type: 'uint8', name: 'decimals' },
+          { type: 'address', name: 'feed' },
+        ],
+      },
+    ],
     [limitUsd, 10 * 365 * 86_400, [{ token: usdc, decimals: 6, feed: usdcUsdFeed }]],
   )
 }
 
-async function signedDelegation(from: OwnerAccount, to: Address, extraCaveats: { enforcer: Address; terms: Hex; args: Hex }[]): Promise<Delegation> {
+async function signedDelegation(
+  from: OwnerAccount,
+  to: Address,
+  extraCaveats: { enforcer: Address; terms: Hex; args: Hex }[],
+): Promise<Delegation> {
   const now = Number((await devnet.publicClient.getBlock()).timestamp)
   const delegation = createDelegation({
     environment: devnet.deployment.environment,
     from: from.address,
     to,
-    scope: { type: 'erc20PeriodTransfer', tokenAddress: devnet.deployment.assets.usdc, periodAmount: parseUnits('100', 6), periodDuration: 86_400, startDate: now - 60 },
+    scope: {
+      type: 'erc20PeriodTransfer',
+      tokenAddress: devnet.deployment.assets.usdc,
+      periodAmount: parseUnits('100', 6),
+      periodDuration: 86_400,
+      startDate: now - 60,
+    },
     caveats: extraCaveats,
   })
   return { ...delegation, signature: await from.smartAccount.signDelegation({ delegation }) }
@@ -95,7 +117,9 @@ describe('Golems and phase history', () => {
     await send(golem, oracle, vitality('updatePhase', [1, 8000]))
     await send(golem, oracle, vitality('updatePhase', [1, 7000])) // a report without a transition
     const moved = await send(golem, oracle, vitality('updatePhase', [3, 3000]))
-    const reset = await operatorCall(encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'resetPhase', args: [golem.address, 1, 'fed by owner'] }))
+    const reset = await operatorCall(
+      encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'resetPhase', args: [golem.address, 1, 'fed by owner'] }),
+    )
     await waitForIndexed(url, reset.blockNumber)
 
     const { body: history } = await getJson(`${url}/v1/golems/${golem.address}/phases`)
@@ -159,7 +183,9 @@ describe('delegations, redemptions and spend', () => {
 
   it('indexes redemptions with the spend the enforcers recorded', async () => {
     const dailyLimit = devnet.deployment.enforcers.dailySpendLimit
-    delegation = await signedDelegation(owner, golem.address, [{ enforcer: dailyLimit, terms: dailySpendLimitTerms(50_000_000n), args: '0x' }])
+    delegation = await signedDelegation(owner, golem.address, [
+      { enforcer: dailyLimit, terms: dailySpendLimitTerms(50_000_000n), args: '0x' },
+    ])
     hash = hashDelegation(delegation)
     const first = await redeem(golem, delegation, parseUnits('10', 6))
     const second = await redeem(golem, delegation, parseUnits('15', 6))
@@ -202,7 +228,12 @@ describe('delegations, redemptions and spend', () => {
   it('records a revocation and a re-enable with the block each happened in', async () => {
     const dm = devnet.deployment.environment.DelegationManager
     const disable = { to: dm, data: contracts.DelegationManager.encode.disableDelegation({ delegation }) }
-    const disabled = await sendOwnerCalls({ publicClient: devnet.publicClient, submitter: devnet.deployer, smartAccount: owner.smartAccount, calls: [disable] })
+    const disabled = await sendOwnerCalls({
+      publicClient: devnet.publicClient,
+      submitter: devnet.deployer,
+      smartAccount: owner.smartAccount,
+      calls: [disable],
+    })
     await waitForIndexed(url, disabled.blockNumber)
     const { body: off } = await getJson(`${url}/v1/delegations/${hash}`)
     expect(off.delegation.enabled).toBe(false)
@@ -210,7 +241,12 @@ describe('delegations, redemptions and spend', () => {
     expect(off.delegation.statusTx).toBe(disabled.transactionHash)
 
     const enable = { to: dm, data: contracts.DelegationManager.encode.enableDelegation({ delegation }) }
-    const enabled = await sendOwnerCalls({ publicClient: devnet.publicClient, submitter: devnet.deployer, smartAccount: owner.smartAccount, calls: [enable] })
+    const enabled = await sendOwnerCalls({
+      publicClient: devnet.publicClient,
+      submitter: devnet.deployer,
+      smartAccount: owner.smartAccount,
+      calls: [enable],
+    })
     await waitForIndexed(url, enabled.blockNumber)
     const { body: on } = await getJson(`${url}/v1/delegations/${hash}`)
     expect(on.delegation.enabled).toBe(true)
@@ -225,7 +261,12 @@ describe('delegations, redemptions and spend', () => {
     const replicantKey = privateKeyToAccount(generatePrivateKey())
     await devnet.publicClient.request({ method: 'anvil_setBalance' as never, params: [replicantKey.address, '0xde0b6b3a7640000'] as never })
     const budgetTerms = encodeAbiParameters(
-      [{ type: 'uint256' }, { type: 'uint64' }, { type: 'uint32' }, { type: 'tuple[]', components: [{ type: 'address' }, { type: 'uint8' }, { type: 'address' }] }],
+      [
+        { type: 'uint256' },
+        { type: 'uint64' },
+        { type: 'uint32' },
+        { type: 'tuple[]', components: [{ type: 'address' }, { type: 'uint8' }, { type: 'address' }] },
+      ],
       [20_000_000n, 3_600n, 10 * 365 * 86_400, [[devnet.deployment.assets.usdc, 6, devnet.deployment.assets.usdcUsdFeed]]],
     )
     const child = createDelegation({
@@ -235,7 +276,12 @@ describe('delegations, redemptions and spend', () => {
       parentDelegation: delegation,
       caveats: [{ enforcer: devnet.deployment.enforcers.replicantBudget, terms: budgetTerms, args: '0x' }],
     })
-    const signature = await signDelegation({ privateKey: golemKey, delegation: child, delegationManager: devnet.deployment.environment.DelegationManager, chainId: devnet.chain.id })
+    const signature = await signDelegation({
+      privateKey: golemKey,
+      delegation: child,
+      delegationManager: devnet.deployment.environment.DelegationManager,
+      chainId: devnet.chain.id,
+    })
     const signedChild = { ...child, signature }
     const receipt = await redeem(replicantKey, [signedChild, delegation], parseUnits('5', 6))
     await waitForIndexed(url, receipt.blockNumber)
@@ -243,7 +289,13 @@ describe('delegations, redemptions and spend', () => {
     const { body: page } = await getJson(`${url}/v1/golems/${replicantKey.address}/redemptions`)
     expect(page.items).toHaveLength(1)
     const item = page.items[0]
-    expect(item).toMatchObject({ txHash: receipt.transactionHash, redeemer: lc(replicantKey.address), rootDelegator: lc(owner.address), delegationHash: hashDelegation(signedChild), usd6: '5000000' })
+    expect(item).toMatchObject({
+      txHash: receipt.transactionHash,
+      redeemer: lc(replicantKey.address),
+      rootDelegator: lc(owner.address),
+      delegationHash: hashDelegation(signedChild),
+      usd6: '5000000',
+    })
     expect(item.delegations.map((x: any) => x.hash)).toEqual([hashDelegation(signedChild), hash])
     expect(item.transfers).toEqual([{ asset: lc(devnet.deployment.assets.usdc), amount: '5000000', usd6: '5000000' }])
 
@@ -261,19 +313,32 @@ describe('delegations, redemptions and spend', () => {
     expect(lifetime).toMatchObject({ spent_usd: '5000000', max_budget_usd: '20000000' })
     expect(BigInt(lifetime!.expires_at) - BigInt(lifetime!.activated_at)).toBe(3_600n)
     // The parent's daily counter counts the Replicant's spend too (parent caveats bind every child).
-    const [parentDay] = await sqlQuery<{ spent: string }>(url, 'select spent from delegation_spend where delegation_hash = $1 and source = $2', [hash, 'daily-spend-limit'])
+    const [parentDay] = await sqlQuery<{ spent: string }>(
+      url,
+      'select spent from delegation_spend where delegation_hash = $1 and source = $2',
+      [hash, 'daily-spend-limit'],
+    )
     expect(parentDay!.spent).toBe('30000000')
 
     // What each delegation still allows, from the enforcers' own views.
     const { body: parentLeft } = await getJson(`${url}/v1/delegations/${hash}/remaining`)
-    const byKind = (views: { kind: string }[]) => Object.fromEntries(views.map((v) => [v.kind, v])) as Record<string, Record<string, string>>
+    const byKind = (views: { kind: string }[]) =>
+      Object.fromEntries(views.map((v) => [v.kind, v])) as Record<string, Record<string, string>>
     const parentViews = byKind(parentLeft.views)
-    expect(parentViews['daily-spend-limit']).toMatchObject({ enforcer: devnet.deployment.enforcers.dailySpendLimit, remainingUsd6: '20000000' })
+    expect(parentViews['daily-spend-limit']).toMatchObject({
+      enforcer: devnet.deployment.enforcers.dailySpendLimit,
+      remainingUsd6: '20000000',
+    })
     expect(BigInt(parentViews['daily-spend-limit']!.resetsAt!) % 86_400n).toBe(0n)
     expect(parentViews['erc20-period']).toMatchObject({ availableAmount: String(parseUnits('70', 6)), isNewPeriod: false })
     const { body: childLeft } = await getJson(`${url}/v1/delegations/${hashDelegation(signedChild)}/remaining`)
     expect(childLeft.views).toEqual([
-      { kind: 'replicant-budget', enforcer: devnet.deployment.enforcers.replicantBudget, remainingUsd6: '15000000', remainingSeconds: expect.any(String) },
+      {
+        kind: 'replicant-budget',
+        enforcer: devnet.deployment.enforcers.replicantBudget,
+        remainingUsd6: '15000000',
+        remainingSeconds: expect.any(String),
+      },
     ])
     expect(BigInt(childLeft.views[0].remainingSeconds)).toBeLessThanOrEqual(3_600n)
     expect((await getJson(`${url}/v1/delegations/0x${'ab'.repeat(32)}/remaining`)).status).toBe(404)
@@ -337,7 +402,13 @@ describe('key rotation and death', () => {
     for (const key of [golem.address, next.address]) {
       const { body } = await getJson(`${url}/v1/golems/${key}`)
       expect(body.golemId).toBe(lc(golem.address))
-      expect(body.death).toMatchObject({ golemId: lc(golem.address), key: lc(next.address), finalPhase: 4, bornAt: String(registeredAt), txHash: death.transactionHash })
+      expect(body.death).toMatchObject({
+        golemId: lc(golem.address),
+        key: lc(next.address),
+        finalPhase: 4,
+        bornAt: String(registeredAt),
+        txHash: death.transactionHash,
+      })
       expect(BigInt(body.death.lifeSeconds)).toBe(BigInt(body.death.diedAt) - registeredAt)
     }
     const deaths = (await getJson(`${url}/v1/deaths`)).body.items
@@ -363,7 +434,11 @@ describe('reorg', () => {
     expect(canonical.blockNumber).toBe(orphan.blockNumber)
     await devnet.publicClient.request({ method: 'anvil_mine' as never, params: ['0x1'] as never })
     // Past the orphaned tip: /status keeps the old tip's checkpoint until a block after the reorg is indexed.
-    const later = await send(g, devnet.deployment.daimonOracle, encodeFunctionData({ abi: DaimonOracleAbi, functionName: 'setPAD', args: [1, 2, 3] }))
+    const later = await send(
+      g,
+      devnet.deployment.daimonOracle,
+      encodeFunctionData({ abi: DaimonOracleAbi, functionName: 'setPAD', args: [1, 2, 3] }),
+    )
     expect(later.blockNumber).toBe(dream.blockNumber + 1n)
 
     // Ponder saw a reorg (not, say, a restart) and rolled back to a block before the orphans...
@@ -373,7 +448,9 @@ describe('reorg', () => {
     await waitForIndexed(url, later.blockNumber)
 
     const { body: history } = await getJson(`${url}/v1/golems/${g.address}/phases`)
-    expect(history.items.map((t: any) => [t.txHash, t.fromPhase, t.toPhase, t.survivalScore])).toEqual([[canonical.transactionHash, 0, 2, 4000]])
+    expect(history.items.map((t: any) => [t.txHash, t.fromPhase, t.toPhase, t.survivalScore])).toEqual([
+      [canonical.transactionHash, 0, 2, 4000],
+    ])
     expect(await sqlQuery(url, 'select id from phase_transition where tx_hash = $1', [orphan.transactionHash])).toEqual([])
     const { body } = await getJson(`${url}/v1/golems/${g.address}`)
     expect(body.golem).toMatchObject({ phase: 2, survivalScore: 4000, dreaming: false, dreamCount: 0, reportCount: 1, pleasure: 1 })

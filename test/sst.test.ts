@@ -30,8 +30,12 @@ async function runStack(stage: string): Promise<{ standIns: StandIns; outputs: R
 let s: StandIns
 let outputs: Record<string, unknown>
 const fn = (name: string) => s.one('sst:aws:Function', name)
-const kmsActions = (r: Recorded) => effectiveStatements(s, r).flatMap((st) => st.actions).filter((a) => a.startsWith('kms:'))
-const statementsFor = (r: Recorded, prefix: string) => effectiveStatements(s, r).filter((st) => st.actions.some((a) => a.startsWith(prefix)))
+const kmsActions = (r: Recorded) =>
+  effectiveStatements(s, r)
+    .flatMap((st) => st.actions)
+    .filter((a) => a.startsWith('kms:'))
+const statementsFor = (r: Recorded, prefix: string) =>
+  effectiveStatements(s, r).filter((st) => st.actions.some((a) => a.startsWith(prefix)))
 
 beforeAll(async () => {
   vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify(DEPLOYMENT))
@@ -55,7 +59,12 @@ describe('app()', () => {
 
 describe('handlers', () => {
   it('wires exactly the three entry points', () => {
-    expect(s.byType('sst:aws:Function').map((r) => r.args.handler).sort()).toEqual([...EXPECTED_HANDLERS].sort())
+    expect(
+      s
+        .byType('sst:aws:Function')
+        .map((r) => r.args.handler)
+        .sort(),
+    ).toEqual([...EXPECTED_HANDLERS].sort())
   })
 
   it.each(EXPECTED_HANDLERS)('%s: the file exists and exports the handler function', async (handler) => {
@@ -76,7 +85,9 @@ describe('heartbeat schedule', () => {
   })
 
   it('never retries a heartbeat; retries a tick a bounded number of times', () => {
-    const invoke = (name: string) => s.byType('aws:lambda/functionEventInvokeConfig:FunctionEventInvokeConfig').find((r) => r.args.functionName === `{{${name}.name}}`)?.args
+    const invoke = (name: string) =>
+      s.byType('aws:lambda/functionEventInvokeConfig:FunctionEventInvokeConfig').find((r) => r.args.functionName === `{{${name}.name}}`)
+        ?.args
     expect(invoke('Heartbeat')).toMatchObject({ maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 })
     expect(invoke('Tick')).toMatchObject({ maximumRetryAttempts: 2 })
   })
@@ -86,8 +97,14 @@ describe('IAM: least privilege', () => {
   it('grants no wildcard action or resource to any function (permissions and links)', () => {
     for (const f of s.byType('sst:aws:Function')) {
       for (const st of effectiveStatements(s, f)) {
-        expect(st.actions.filter((a) => a.includes('*')), `${f.name} actions`).toEqual([])
-        expect(st.resources.filter((r) => r === '*' || r.endsWith('/*')), `${f.name} resources`).toEqual([])
+        expect(
+          st.actions.filter((a) => a.includes('*')),
+          `${f.name} actions`,
+        ).toEqual([])
+        expect(
+          st.resources.filter((r) => r === '*' || r.endsWith('/*')),
+          `${f.name} resources`,
+        ).toEqual([])
       }
     }
   })
@@ -106,7 +123,9 @@ describe('IAM: least privilege', () => {
   it('lets the heartbeat invoke the tick and nothing else, and only read the table', () => {
     const heartbeat = fn('Heartbeat')
     expect(statementsFor(heartbeat, 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
-    expect(statementsFor(heartbeat, 'dynamodb:')).toEqual([{ actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: ['{{Store.arn}}'] }])
+    expect(statementsFor(heartbeat, 'dynamodb:')).toEqual([
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: ['{{Store.arn}}'] },
+    ])
     expect(statementsFor(fn('Tick'), 'lambda:')).toEqual([])
     expect(statementsFor(fn('Api'), 'lambda:')).toEqual([])
   })
@@ -115,7 +134,13 @@ describe('IAM: least privilege', () => {
     for (const name of ['Tick', 'Api']) {
       const dynamo = statementsFor(fn(name), 'dynamodb:')
       expect(dynamo).toHaveLength(1)
-      expect([...dynamo[0]!.actions].sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'])
+      expect([...dynamo[0]!.actions].sort()).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ])
       expect(dynamo[0]!.resources).toEqual(['{{Store.arn}}'])
     }
   })
@@ -125,9 +150,16 @@ describe('KMS keys', () => {
   it('creates the SessionKey pool as secp256k1 signing keys with aliases', () => {
     const keys = s.byType('aws:kms/key:Key')
     for (const key of keys) {
-      expect(key.args).toMatchObject({ keyUsage: 'SIGN_VERIFY', customerMasterKeySpec: 'ECC_SECG_P256K1', enableKeyRotation: false, deletionWindowInDays: 30 })
+      expect(key.args).toMatchObject({
+        keyUsage: 'SIGN_VERIFY',
+        customerMasterKeySpec: 'ECC_SECG_P256K1',
+        enableKeyRotation: false,
+        deletionWindowInDays: 30,
+      })
     }
-    expect(s.byType('aws:kms/alias:Alias').map((a) => a.args.name)).toEqual(keys.map((_, i) => `alias/bardo-custody-production-session-${i}`))
+    expect(s.byType('aws:kms/alias:Alias').map((a) => a.args.name)).toEqual(
+      keys.map((_, i) => `alias/bardo-custody-production-session-${i}`),
+    )
     expect(fn('Tick').args.environment.BARDO_KMS_KEY_ARNS).toBe(keys.map((k) => `{{${k.name}.arn}}`).join(','))
   })
 })
@@ -162,10 +194,18 @@ describe('API', () => {
 
 describe('secrets', () => {
   const linkedSecrets = (name: string) =>
-    (fn(name).args.link as object[]).map((l) => s.byType('sst:sst:Secret').find((r) => r.resource === l)?.name).filter(Boolean).sort()
+    (fn(name).args.link as object[])
+      .map((l) => s.byType('sst:sst:Secret').find((r) => r.resource === l)?.name)
+      .filter(Boolean)
+      .sort()
 
   it('are SST secrets, each linked only where it is needed', () => {
-    expect(s.byType('sst:sst:Secret').map((r) => r.name).sort()).toEqual(['CladeHmacSecret', 'OperatorKey', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
+    expect(
+      s
+        .byType('sst:sst:Secret')
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['CladeHmacSecret', 'OperatorKey', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
     expect(linkedSecrets('Heartbeat')).toEqual(['RpcUrl'])
     expect(linkedSecrets('Tick')).toEqual(['OperatorKey', 'RpcUrl'])
     expect(linkedSecrets('Api')).toEqual(['CladeHmacSecret', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
@@ -184,12 +224,19 @@ describe('secrets', () => {
     const params = s.byType('aws:ssm/parameter:Parameter')
     expect(params.every((p) => p.args.type === 'SecureString')).toBe(true)
     expect(params.find((p) => p.name === 'IndexerRpcUrl')?.args.value).toBe('{{secret:RpcUrl.value}}')
-    expect(decodeURIComponent(params.find((p) => p.name === 'IndexerDatabaseUrl')?.args.value)).toMatch(/^postgres:\/\/.*\{\{secret:Database\.password\}\}@.*sslmode=verify-full/)
+    expect(decodeURIComponent(params.find((p) => p.name === 'IndexerDatabaseUrl')?.args.value)).toMatch(
+      /^postgres:\/\/.*\{\{secret:Database\.password\}\}@.*sslmode=verify-full/,
+    )
     expect(indexer.ssm).toEqual({ BARDO_RPC_URL: '{{IndexerRpcUrl.arn}}', DATABASE_URL: '{{IndexerDatabaseUrl.arn}}' })
     const role: Record<string, any> = { inlinePolicies: [{ name: 'inline', policy: 'SST default: ssm:* on *' }] }
     indexer.transform.executionRole(role)
     expect(JSON.parse(role.inlinePolicies[0].policy).Statement).toEqual([
-      { Sid: 'ReadIndexerParameters', Effect: 'Allow', Action: ['ssm:GetParameters'], Resource: ['{{IndexerRpcUrl.arn}}', '{{IndexerDatabaseUrl.arn}}'] },
+      {
+        Sid: 'ReadIndexerParameters',
+        Effect: 'Allow',
+        Action: ['ssm:GetParameters'],
+        Resource: ['{{IndexerRpcUrl.arn}}', '{{IndexerDatabaseUrl.arn}}'],
+      },
     ])
   })
 })
@@ -211,7 +258,11 @@ describe('indexer service', () => {
 
   it('keeps Postgres in the VPC and points the API and heartbeat at the indexer URL', () => {
     expect(s.one('sst:aws:Postgres', 'Database').args.vpc).toBe(s.one('sst:aws:Vpc', 'Vpc').resource)
-    expect(indexer().environment).toMatchObject({ BARDO_CHAIN_ID: '84532', BARDO_START_BLOCK: '123456', DATABASE_SCHEMA: 'bardo_production' })
+    expect(indexer().environment).toMatchObject({
+      BARDO_CHAIN_ID: '84532',
+      BARDO_START_BLOCK: '123456',
+      DATABASE_SCHEMA: 'bardo_production',
+    })
     expect(JSON.parse(indexer().environment.BARDO_DEPLOYMENT).vitalityOracle.toLowerCase()).toBe(DEPLOYMENT.vitalityOracle)
     expect(fn('Api').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
     expect(fn('Heartbeat').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
@@ -222,12 +273,25 @@ describe('alarms', () => {
   it('watch every failure an operator must hear about, to one topic that mails BARDO_ALARM_EMAIL', () => {
     const alarms = s.byType('aws:cloudwatch/metricAlarm:MetricAlarm')
     const watched = alarms.map((a) => `${a.args.namespace}/${a.args.metricName}`)
-    for (const metric of ['AWS/Lambda/Errors', 'AWS/Lambda/Invocations', 'Bardo/SlotReconciled', 'Bardo/RedemptionReverted', 'Bardo/PermissionHealthCritical', 'Bardo/KmsThrottled', 'Bardo/IndexerLagBlocks', 'AWS/DynamoDB/ReadThrottleEvents', 'AWS/DynamoDB/WriteThrottleEvents']) {
+    for (const metric of [
+      'AWS/Lambda/Errors',
+      'AWS/Lambda/Invocations',
+      'Bardo/SlotReconciled',
+      'Bardo/RedemptionReverted',
+      'Bardo/PermissionHealthCritical',
+      'Bardo/KmsThrottled',
+      'Bardo/IndexerLagBlocks',
+      'AWS/DynamoDB/ReadThrottleEvents',
+      'AWS/DynamoDB/WriteThrottleEvents',
+    ]) {
       expect(watched).toContain(metric)
     }
     expect(alarms.find((a) => a.args.metricName === 'Errors' && a.args.dimensions.FunctionName === '{{Tick.name}}')).toBeDefined()
     for (const a of alarms) expect(a.args.alarmActions).toEqual(['{{Alarms.arn}}'])
-    expect(s.byType('aws:sns/topicSubscription:TopicSubscription')[0]?.args).toMatchObject({ protocol: 'email', endpoint: 'ops@example.com' })
+    expect(s.byType('aws:sns/topicSubscription:TopicSubscription')[0]?.args).toMatchObject({
+      protocol: 'email',
+      endpoint: 'ops@example.com',
+    })
   })
 })
 

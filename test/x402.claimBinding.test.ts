@@ -91,7 +91,13 @@ type Deployment = { payments: X402Payments; clock: { now: number } }
 function deployment(ledger: PaymentLedger, o: { facilitator?: PaymentFacilitator; ledgerId?: string } = {}): Deployment {
   const clock = { now: T0 }
   const payments = createX402Payments({
-    config: { chainId: chain.anvil.chainId, asset: chain.usdc, payTo: chain.operator.account.address, pricing: chain.config.pricing, ...(o.ledgerId ? { ledgerId: o.ledgerId } : {}) },
+    config: {
+      chainId: chain.anvil.chainId,
+      asset: chain.usdc,
+      payTo: chain.operator.account.address,
+      pricing: chain.config.pricing,
+      ...(o.ledgerId ? { ledgerId: o.ledgerId } : {}),
+    },
     ledger,
     facilitator: o.facilitator ?? chain.facilitator,
     now: () => clock.now,
@@ -100,11 +106,15 @@ function deployment(ledger: PaymentLedger, o: { facilitator?: PaymentFacilitator
   return { payments, clock }
 }
 
-const extend = (d: Deployment, golemId: string, header: string) => d.payments.extend({ header, golemId, golem: alive(golemId), resourceUrl: 'http://127.0.0.1/api/v1/extend' })
-const feed = (d: Deployment, golemId: string, header: string) => d.payments.feed({ header, golemId, golem: alive(golemId), resourceUrl: 'http://127.0.0.1/api/v1/feed' })
+const extend = (d: Deployment, golemId: string, header: string) =>
+  d.payments.extend({ header, golemId, golem: alive(golemId), resourceUrl: 'http://127.0.0.1/api/v1/extend' })
+const feed = (d: Deployment, golemId: string, header: string) =>
+  d.payments.feed({ header, golemId, golem: alive(golemId), resourceUrl: 'http://127.0.0.1/api/v1/feed' })
 
 function refusal(outcome: PaymentOutcome) {
-  return outcome.ok ? { status: outcome.status, credited: outcome.credit.golemId } : { status: outcome.status, code: outcome.code, message: outcome.message }
+  return outcome.ok
+    ? { status: outcome.status, credited: outcome.credit.golemId }
+    : { status: outcome.status, code: outcome.code, message: outcome.message }
 }
 
 /** Anyone can do this: read the settlement transaction and rebuild the x402 header from its calldata. */
@@ -112,7 +122,17 @@ async function headerFromCalldata(txHash: Hex, requirements: PaymentRequirements
   const tx = await chain.publicClient.getTransaction({ hash: txHash })
   // transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s): 4 + 9 * 32 bytes.
   const { args } = decodeFunctionData({ abi: TestUSDCAbi, data: sliceHex(tx.input, 0, 4 + 9 * 32) })
-  const [from, to, value, validAfter, validBefore, nonce, v, r, s] = args as readonly [Address, Address, bigint, bigint, bigint, Hex, number, Hex, Hex]
+  const [from, to, value, validAfter, validBefore, nonce, v, r, s] = args as readonly [
+    Address,
+    Address,
+    bigint,
+    bigint,
+    bigint,
+    Hex,
+    number,
+    Hex,
+    Hex,
+  ]
   return encodePaymentSignatureHeader({
     x402Version: 2,
     accepted: { ...requirements, amount: value.toString() },
@@ -143,7 +163,7 @@ async function crashAfterSettlement(d: Deployment, payer: PrivateKeyAccount) {
 }
 
 describe.each(ledgers)('x402 claim binding: %s', (_, make) => {
-  test('crash then replay: the rebuilt header is refused for another Golem (409, nothing credited); the payer\'s retry gets its credit', async () => {
+  test("crash then replay: the rebuilt header is refused for another Golem (409, nothing credited); the payer's retry gets its credit", async () => {
     const { ledger, creditedTo } = await make()
     const d = deployment(crashingOnRecord(ledger))
     const { header, txHash, ref } = await crashAfterSettlement(d, await chain.newPayer())
@@ -154,11 +174,16 @@ describe.each(ledgers)('x402 claim binding: %s', (_, make) => {
     expect(refusal(attack)).toEqual({
       status: 409,
       code: 'PAYMENT_BOUND_ELSEWHERE',
-      message: 'golemId: this payment was first presented with another golemId; a payment is credited only to the Golem and kind it was first presented for, never rebound',
+      message:
+        'golemId: this payment was first presented with another golemId; a payment is credited only to the Golem and kind it was first presented for, never rebound',
     })
     expect(await creditedTo(ref)).toBeNull()
     // Nor for another kind on the payer's own Golem.
-    expect(refusal(await feed(d, 'golem-payer', attackerHeader))).toMatchObject({ status: 409, code: 'PAYMENT_BOUND_ELSEWHERE', message: expect.stringMatching(/^kind: /) })
+    expect(refusal(await feed(d, 'golem-payer', attackerHeader))).toMatchObject({
+      status: 409,
+      code: 'PAYMENT_BOUND_ELSEWHERE',
+      message: expect.stringMatching(/^kind: /),
+    })
 
     const retry = await extend(d, 'golem-payer', header)
     expect(retry.ok && { reconciled: retry.reconciled, txHash: retry.txHash, credit: retry.credit }).toEqual({
@@ -189,7 +214,9 @@ describe.each(ledgers)('x402 claim binding: %s', (_, make) => {
     // The settlement on-chain is tagged for golem-payer's extension, so it reconciles for nothing else.
     const attack = await extend(d, 'golem-attacker', encodePaymentSignatureHeader(rebuilt))
     expect(refusal(attack)).toMatchObject({ status: 409, code: 'PAYMENT_REPLAYED' })
-    expect((attack as { details: Record<string, unknown> }).details.reconciliation).toMatch(/^transaction\.input must carry the settlement tag/)
+    expect((attack as { details: Record<string, unknown> }).details.reconciliation).toMatch(
+      /^transaction\.input must carry the settlement tag/,
+    )
     expect(await creditedTo(ref)).toBeNull()
 
     const retry = await extend(d, 'golem-payer', header)
@@ -204,7 +231,12 @@ describe.each(ledgers)('x402 claim binding: %s', (_, make) => {
     // Stage B settles with its own account (the deployer here) but is paid to the same operator.
     const b = deployment(stageB.ledger, {
       ledgerId: 'stage-b',
-      facilitator: createInProcessFacilitator({ publicClient: chain.publicClient, walletClient: chain.deployer, networks: [chain.config.network], confirmationTimeoutMs: 30_000 }),
+      facilitator: createInProcessFacilitator({
+        publicClient: chain.publicClient,
+        walletClient: chain.deployer,
+        networks: [chain.config.network],
+        confirmationTimeoutMs: 30_000,
+      }),
     })
     const payer = await chain.newPayer()
     const header = await signedHeader(payer, a.payments.requirements('extend'))
@@ -213,7 +245,9 @@ describe.each(ledgers)('x402 claim binding: %s', (_, make) => {
 
     const other = await extend(b, 'golem-1', header)
     expect(refusal(other)).toMatchObject({ status: 409, code: 'PAYMENT_REPLAYED' })
-    expect((other as { details: Record<string, unknown> }).details.reconciliation).toMatch(/^transaction\.from must be this deployment's settlement account/)
+    expect((other as { details: Record<string, unknown> }).details.reconciliation).toMatch(
+      /^transaction\.from must be this deployment's settlement account/,
+    )
     expect(await stageB.creditedTo(ref)).toBeNull()
 
     a.clock.now += LEASE_MS + 1
@@ -235,7 +269,9 @@ describe.each(ledgers)('x402 claim binding: %s', (_, make) => {
 
     const other = await extend(b, 'golem-1', header)
     expect(refusal(other)).toMatchObject({ status: 409, code: 'PAYMENT_REPLAYED' })
-    expect((other as { details: Record<string, unknown> }).details.reconciliation).toMatch(/^transaction\.input must carry the settlement tag/)
+    expect((other as { details: Record<string, unknown> }).details.reconciliation).toMatch(
+      /^transaction\.input must carry the settlement tag/,
+    )
     expect(await restored.creditedTo(ref)).toBeNull()
     expect(await stageA.creditedTo(ref)).toEqual({ golemId: 'golem-1', kind: 'extend' })
   })

@@ -29,7 +29,11 @@ beforeAll(async () => {
   chain = await startX402Chain()
   ledger = new InMemoryPaymentLedger()
   facilitator = countingFacilitator(chain.facilitator)
-  payments = createX402Payments({ config: { chainId: chain.anvil.chainId, asset: chain.usdc, payTo: chain.operator.account.address, pricing: chain.config.pricing }, ledger, facilitator })
+  payments = createX402Payments({
+    config: { chainId: chain.anvil.chainId, asset: chain.usdc, payTo: chain.operator.account.address, pricing: chain.config.pricing },
+    ledger,
+    facilitator,
+  })
   const req = payments.requirements('extend')
   const broke = await Promise.all(Array.from({ length: 4 }, () => chain.newPayer(0n)))
   funded = await Promise.all(Array.from({ length: 4 }, () => chain.newPayer(50_000_000n)))
@@ -40,7 +44,12 @@ beforeAll(async () => {
 afterAll(async () => chain?.stop())
 
 async function submit(header: string): Promise<PaymentOutcome> {
-  const outcome = await payments.extend({ header, golemId: 'golem-1', golem: { id: 'golem-1', lifecycle: 'alive' }, resourceUrl: 'http://127.0.0.1/api/v1/extend' })
+  const outcome = await payments.extend({
+    header,
+    golemId: 'golem-1',
+    golem: { id: 'golem-1', lifecycle: 'alive' },
+    resourceUrl: 'http://127.0.0.1/api/v1/extend',
+  })
   seen.inputs++
   const key = outcome.ok ? 'CREDITED' : outcome.code
   seen.byCode.set(key, (seen.byCode.get(key) ?? 0) + 1)
@@ -68,7 +77,12 @@ const flipHex = (value: string) =>
 /** A different decimal string for a uint field. */
 const otherUint = (value: string) =>
   fc
-    .oneof(fc.constant(BigInt(value) + 1n), fc.constant(BigInt(value) > 0n ? BigInt(value) - 1n : 2n), fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.constant(BigInt(value) * 10n))
+    .oneof(
+      fc.constant(BigInt(value) + 1n),
+      fc.constant(BigInt(value) > 0n ? BigInt(value) - 1n : 2n),
+      fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
+      fc.constant(BigInt(value) * 10n),
+    )
     .filter((v) => v.toString() !== value)
     .map((v) => v.toString())
 
@@ -88,7 +102,16 @@ const signedPaths: Path[] = [
   ['accepted', 'scheme'],
   ['x402Version'],
 ]
-const anyPaths: Path[] = [...signedPaths, ['accepted'], ['payload'], ['payload', 'authorization'], ['resource'], ['accepted', 'extra'], ['accepted', 'maxTimeoutSeconds'], ['extensions']]
+const anyPaths: Path[] = [
+  ...signedPaths,
+  ['accepted'],
+  ['payload'],
+  ['payload', 'authorization'],
+  ['resource'],
+  ['accepted', 'extra'],
+  ['accepted', 'maxTimeoutSeconds'],
+  ['extensions'],
+]
 
 function getAt(root: unknown, path: Path): unknown {
   return path.reduce<unknown>((node, k) => (node as Record<string, unknown> | undefined)?.[k], root)
@@ -107,7 +130,8 @@ function mutateSigned(original: unknown): fc.Arbitrary<unknown> {
   if (typeof original === 'string' && /^0x[0-9a-fA-F]+$/.test(original)) return flipHex(original)
   if (typeof original === 'string' && /^[0-9]+$/.test(original)) return otherUint(original)
   if (original === 'exact') return fc.constantFrom('upto', 'EXACT', 'exact ', 'batch-settlement')
-  if (typeof original === 'string') return fc.constantFrom('eip155:1', 'eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'eip155:031337')
+  if (typeof original === 'string')
+    return fc.constantFrom('eip155:1', 'eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'eip155:031337')
   return fc.oneof(fc.integer(), fc.constant(1), fc.constant('2')).filter((v) => v !== original)
 }
 
@@ -119,24 +143,46 @@ describe('PAYMENT-SIGNATURE fuzz through processPayment on anvil', () => {
       fc.base64String({ maxLength: 400 }),
       fc.constantFrom('', ' ', '=', '====', 'null', 'e30=', 'W10='),
     )
-    await fc.assert(fc.asyncProperty(header, async (h) => void (await submit(h))), { numRuns: 1500 })
+    await fc.assert(
+      fc.asyncProperty(header, async (h) => void (await submit(h))),
+      { numRuns: 1500 },
+    )
   })
 
   test('base64 of arbitrary JSON, including payment-shaped JSON with arbitrary leaves (1,500)', async () => {
     const hexUnit = fc.constantFrom(...'0123456789abcdefABCDEF')
     // Hex of the lengths that matter (address, nonce, signature) or any length, so some inputs pass the schema.
-    const hex = fc.oneof(fc.constantFrom(40, 64, 130), fc.nat({ max: 140 })).chain((n) => fc.string({ unit: hexUnit, minLength: n, maxLength: n })).map((h) => `0x${h}`)
+    const hex = fc
+      .oneof(fc.constantFrom(40, 64, 130), fc.nat({ max: 140 }))
+      .chain((n) => fc.string({ unit: hexUnit, minLength: n, maxLength: n }))
+      .map((h) => `0x${h}`)
     const leaf = fc.oneof(fc.jsonValue({ maxDepth: 2 }), hex, fc.bigInt({ min: -1n, max: 2n ** 257n }).map(String))
     const shaped = fc.record({
       x402Version: fc.oneof(fc.constant(2), leaf),
       accepted: fc.oneof(
         fc.constant(structuredClone(payments.requirements('extend')) as unknown),
-        fc.record({ scheme: fc.oneof(fc.constant('exact'), leaf), network: fc.oneof(fc.constant(`eip155:${chain.anvil.chainId}`), leaf), asset: leaf, amount: leaf, payTo: leaf, maxTimeoutSeconds: leaf }),
+        fc.record({
+          scheme: fc.oneof(fc.constant('exact'), leaf),
+          network: fc.oneof(fc.constant(`eip155:${chain.anvil.chainId}`), leaf),
+          asset: leaf,
+          amount: leaf,
+          payTo: leaf,
+          maxTimeoutSeconds: leaf,
+        }),
       ),
-      payload: fc.record({ signature: leaf, authorization: fc.record({ from: leaf, to: leaf, value: leaf, validAfter: leaf, validBefore: leaf, nonce: leaf }) }),
+      payload: fc.record({
+        signature: leaf,
+        authorization: fc.record({ from: leaf, to: leaf, value: leaf, validAfter: leaf, validBefore: leaf, nonce: leaf }),
+      }),
     })
-    const json = fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'), shaped.map((v) => JSON.stringify(v)))
-    await fc.assert(fc.asyncProperty(json, async (j) => void (await submit(b64(j)))), { numRuns: 1500 })
+    const json = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'),
+      shaped.map((v) => JSON.stringify(v)),
+    )
+    await fc.assert(
+      fc.asyncProperty(json, async (j) => void (await submit(b64(j)))),
+      { numRuns: 1500 },
+    )
   })
 
   test('mutated valid headers: bytes of the base64 text (1,000)', async () => {
@@ -151,11 +197,15 @@ describe('PAYMENT-SIGNATURE fuzz through processPayment on anvil', () => {
         const h = encodePaymentSignatureHeader(brokePayloads[which % brokePayloads.length]!)
         const i = at % h.length
         const mutated =
-          kind === 'replace' ? h.slice(0, i) + text + h.slice(i + text.length)
-          : kind === 'delete' ? h.slice(0, i) + h.slice(i + text.length)
-          : kind === 'insert' ? h.slice(0, i) + text + h.slice(i)
-          : kind === 'truncate' ? h.slice(0, i)
-          : h.slice(0, i) + h.slice(i + 1, i + 2) + h.slice(i, i + 1) + h.slice(i + 2)
+          kind === 'replace'
+            ? h.slice(0, i) + text + h.slice(i + text.length)
+            : kind === 'delete'
+              ? h.slice(0, i) + h.slice(i + text.length)
+              : kind === 'insert'
+                ? h.slice(0, i) + text + h.slice(i)
+                : kind === 'truncate'
+                  ? h.slice(0, i)
+                  : h.slice(0, i) + h.slice(i + 1, i + 2) + h.slice(i, i + 1) + h.slice(i + 2)
         await submit(mutated)
       }),
       { numRuns: 1000 },
@@ -163,7 +213,12 @@ describe('PAYMENT-SIGNATURE fuzz through processPayment on anvil', () => {
   })
 
   test('mutated valid headers: any JSON field replaced or removed, unfunded payers (700)', async () => {
-    const mutation = fc.record({ which: fc.nat(), path: fc.constantFrom(...anyPaths), value: fc.jsonValue({ maxDepth: 2 }), remove: fc.boolean() })
+    const mutation = fc.record({
+      which: fc.nat(),
+      path: fc.constantFrom(...anyPaths),
+      value: fc.jsonValue({ maxDepth: 2 }),
+      remove: fc.boolean(),
+    })
     await fc.assert(
       fc.asyncProperty(mutation, async ({ which, path, value, remove }) => {
         await submit(b64(JSON.stringify(setAt(brokePayloads[which % brokePayloads.length]!, path, value, remove))))
@@ -173,13 +228,14 @@ describe('PAYMENT-SIGNATURE fuzz through processPayment on anvil', () => {
   })
 
   test('mutated valid headers: one signed or checked field changed, funded payers (800)', async () => {
-    const mutation = fc
-      .record({ which: fc.nat(), path: fc.constantFrom(...signedPaths) })
-      .chain(({ which, path }) => {
-        const payload = fundedPayloads[which % fundedPayloads.length]!
-        return mutateSigned(getAt(payload, path)).map((value) => setAt(payload, path, value))
-      })
-    await fc.assert(fc.asyncProperty(mutation, async (mutated) => void (await submit(b64(JSON.stringify(mutated))))), { numRuns: 800 })
+    const mutation = fc.record({ which: fc.nat(), path: fc.constantFrom(...signedPaths) }).chain(({ which, path }) => {
+      const payload = fundedPayloads[which % fundedPayloads.length]!
+      return mutateSigned(getAt(payload, path)).map((value) => setAt(payload, path, value))
+    })
+    await fc.assert(
+      fc.asyncProperty(mutation, async (mutated) => void (await submit(b64(JSON.stringify(mutated))))),
+      { numRuns: 800 },
+    )
   })
 
   test('afterwards: at least 5,000 inputs, nothing settled, nothing claimed, no USDC moved', async () => {
@@ -190,8 +246,16 @@ describe('PAYMENT-SIGNATURE fuzz through processPayment on anvil', () => {
     expect(ledger.entries()).toEqual([])
     for (const [address, before] of balancesBefore) expect(await chain.balanceOf(address as `0x${string}`)).toBe(before)
     // The untouched originals are still payable: the fuzz refused mutations, not the payers.
-    const fine = await payments.extend({ header: encodePaymentSignatureHeader(fundedPayloads[0]!), golemId: 'golem-1', golem: { id: 'golem-1', lifecycle: 'alive' }, resourceUrl: 'http://127.0.0.1/api/v1/extend' })
+    const fine = await payments.extend({
+      header: encodePaymentSignatureHeader(fundedPayloads[0]!),
+      golemId: 'golem-1',
+      golem: { id: 'golem-1', lifecycle: 'alive' },
+      resourceUrl: 'http://127.0.0.1/api/v1/extend',
+    })
     expect(fine.ok).toBe(true)
-    console.log(`x402 fuzz: ${seen.inputs} inputs, ${facilitator.calls.verify} reached the facilitator;`, Object.fromEntries([...seen.byCode].sort((a, b) => b[1] - a[1])))
+    console.log(
+      `x402 fuzz: ${seen.inputs} inputs, ${facilitator.calls.verify} reached the facilitator;`,
+      Object.fromEntries([...seen.byCode].sort((a, b) => b[1] - a[1])),
+    )
   })
 })

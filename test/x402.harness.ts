@@ -44,8 +44,14 @@ export async function startX402Chain(): Promise<X402Chain> {
     const usdc = receipt.contractAddress
     await installMulticall3(anvil.rpcUrl)
     const config = resolveX402Config({ chainId: anvil.chainId, asset: usdc, payTo: operator.account.address, pricing: PRICING })
-    const facilitator = createInProcessFacilitator({ publicClient, walletClient: operator, networks: [config.network], confirmationTimeoutMs: 30_000 })
-    const balanceOf = (address: Address) => publicClient.readContract({ address: usdc, abi: TestUSDCAbi, functionName: 'balanceOf', args: [address] })
+    const facilitator = createInProcessFacilitator({
+      publicClient,
+      walletClient: operator,
+      networks: [config.network],
+      confirmationTimeoutMs: 30_000,
+    })
+    const balanceOf = (address: Address) =>
+      publicClient.readContract({ address: usdc, abi: TestUSDCAbi, functionName: 'balanceOf', args: [address] })
     // Mints go one at a time: concurrent sends from the deployer key would race for its nonce.
     let minting: Promise<unknown> = Promise.resolve()
     const newPayer = async (amount = 100_000_000n) => {
@@ -86,7 +92,10 @@ async function installMulticall3(rpcUrl: string): Promise<void> {
 /** The standard client path: @x402/core's x402Client with @x402/evm's exact client scheme. */
 export async function payWithX402Client(payer: PrivateKeyAccount, requirements: PaymentRequirements, resourceUrl: string): Promise<string> {
   // Spend controls allow only well-known assets by default; TestUSDC is local, so they are off.
-  const client = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmClientScheme(payer) }], spendControls: false })
+  const client = x402Client.fromConfig({
+    schemes: [{ network: 'eip155:*', client: new ExactEvmClientScheme(payer) }],
+    spendControls: false,
+  })
   const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: resourceUrl }, accepts: [requirements] })
   return encodePaymentSignatureHeader(payload)
 }
@@ -106,7 +115,11 @@ export type AuthorizationOverrides = {
 }
 
 /** An x402 v2 exact payload signed field by field, so tests can get each field wrong on purpose. */
-export async function signPayment(payer: PrivateKeyAccount, requirements: PaymentRequirements, o: AuthorizationOverrides = {}): Promise<PaymentPayload> {
+export async function signPayment(
+  payer: PrivateKeyAccount,
+  requirements: PaymentRequirements,
+  o: AuthorizationOverrides = {},
+): Promise<PaymentPayload> {
   const now = BigInt(Math.floor(Date.now() / 1000))
   const authorization = {
     from: payer.address,
@@ -145,12 +158,18 @@ export async function signPayment(payer: PrivateKeyAccount, requirements: Paymen
   }
 }
 
-export async function signedHeader(payer: PrivateKeyAccount, requirements: PaymentRequirements, o: AuthorizationOverrides = {}): Promise<string> {
+export async function signedHeader(
+  payer: PrivateKeyAccount,
+  requirements: PaymentRequirements,
+  o: AuthorizationOverrides = {},
+): Promise<string> {
   return encodePaymentSignatureHeader(await signPayment(payer, requirements, o))
 }
 
 /** Wraps a facilitator to count calls (exactly-once assertions look at settle). */
-export function countingFacilitator(inner: PaymentFacilitator): PaymentFacilitator & { calls: { verify: number; settle: number; findSettlement: number } } {
+export function countingFacilitator(
+  inner: PaymentFacilitator,
+): PaymentFacilitator & { calls: { verify: number; settle: number; findSettlement: number } } {
   const calls = { verify: 0, settle: 0, findSettlement: 0 }
   return {
     calls,

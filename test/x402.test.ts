@@ -34,7 +34,11 @@ afterAll(async () => chain?.stop())
 beforeEach(() => {
   ledger = new InMemoryPaymentLedger()
   facilitator = countingFacilitator(chain.facilitator)
-  payments = createX402Payments({ config: { chainId: chain.anvil.chainId, asset: chain.usdc, payTo: operator, pricing: chain.config.pricing }, ledger, facilitator })
+  payments = createX402Payments({
+    config: { chainId: chain.anvil.chainId, asset: chain.usdc, payTo: operator, pricing: chain.config.pricing },
+    ledger,
+    facilitator,
+  })
 })
 
 /** `null` stands for "no such Golem" (the registry returned undefined). */
@@ -46,7 +50,13 @@ async function balances(payer: Address) {
 }
 
 /** The refusal contract: this status and code, no credit, nothing in the ledger, no money moved. */
-async function expectRefusedCleanly(outcome: PaymentOutcome, status: number, code: string, payer: PrivateKeyAccount, before: { payer: bigint; operator: bigint }) {
+async function expectRefusedCleanly(
+  outcome: PaymentOutcome,
+  status: number,
+  code: string,
+  payer: PrivateKeyAccount,
+  before: { payer: bigint; operator: bigint },
+) {
   expect(outcome.ok, JSON.stringify(outcome.ok ? outcome.body : outcome.body)).toBe(false)
   if (outcome.ok) return
   expect({ status: outcome.status, code: outcome.code }).toEqual({ status, code })
@@ -71,7 +81,12 @@ describe('x402 extend/feed on anvil', () => {
     expect(receipt.status).toBe('success')
     expect(getAddress(receipt.from)).toBe(getAddress(operator)) // the operator submitted and paid gas
     const settlement = decodePaymentResponseHeader(outcome.headers['PAYMENT-RESPONSE']!)
-    expect(settlement).toEqual({ success: true, transaction: outcome.txHash, network: `eip155:${chain.anvil.chainId}`, payer: payer.address })
+    expect(settlement).toEqual({
+      success: true,
+      transaction: outcome.txHash,
+      network: `eip155:${chain.anvil.chainId}`,
+      payer: payer.address,
+    })
     expect(ledger.settled()).toMatchObject([{ txHash: outcome.txHash, credit: outcome.credit }])
     expect(facilitator.calls).toEqual({ verify: 1, settle: 1, findSettlement: 0 })
 
@@ -88,9 +103,11 @@ describe('x402 extend/feed on anvil', () => {
     expect(facilitator.calls.settle).toBe(1)
   })
 
-  test('the full x402 HTTP loop with @x402/core\'s client: 402 + PAYMENT-REQUIRED, pay, 200 + PAYMENT-RESPONSE', async () => {
+  test("the full x402 HTTP loop with @x402/core's client: 402 + PAYMENT-REQUIRED, pay, 200 + PAYMENT-RESPONSE", async () => {
     const payer = await chain.newPayer()
-    const client = new x402HTTPClient(x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmClientScheme(payer) }], spendControls: false }))
+    const client = new x402HTTPClient(
+      x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmClientScheme(payer) }], spendControls: false }),
+    )
     const unpaid = toResponse(await extend(undefined))
     expect(unpaid.status).toBe(402)
     const required = client.getPaymentRequiredResponse((name) => unpaid.headers.get(name), await unpaid.json())
@@ -122,20 +139,35 @@ describe('x402 extend/feed on anvil', () => {
   const otherChainRequirements = (): PaymentRequirements => ({ ...req(), network: 'eip155:1' })
 
   const cases: [string, number, string, (payer: PrivateKeyAccount) => Promise<string>, bigint?][] = [
-    ['forged signature (signed by another key)', 402, 'PAYMENT_SIGNATURE_INVALID', (p) => signedHeader(p, req(), { signer: privateKeyToAccount(generatePrivateKey()) })],
+    [
+      'forged signature (signed by another key)',
+      402,
+      'PAYMENT_SIGNATURE_INVALID',
+      (p) => signedHeader(p, req(), { signer: privateKeyToAccount(generatePrivateKey()) }),
+    ],
     ['signed for another chain id', 402, 'PAYMENT_SIGNATURE_INVALID', (p) => signedHeader(p, req(), { domain: { chainId: 1 } })],
-    ['malleated signature (high s)', 402, 'PAYMENT_SIGNATURE_INVALID', async (p) => {
-      // The same signature's twin (n - s, flipped v) recovers the same key; USDC refuses it.
-      const payload = await signPayment(p, req())
-      const sig = payload.payload.signature as string
-      const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-      const s = BigInt(`0x${sig.slice(66, 130)}`)
-      const v = Number.parseInt(sig.slice(130, 132), 16)
-      payload.payload.signature = `${sig.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${(v === 27 ? 28 : 27).toString(16)}`
-      return encodePaymentSignatureHeader(payload)
-    }],
+    [
+      'malleated signature (high s)',
+      402,
+      'PAYMENT_SIGNATURE_INVALID',
+      async (p) => {
+        // The same signature's twin (n - s, flipped v) recovers the same key; USDC refuses it.
+        const payload = await signPayment(p, req())
+        const sig = payload.payload.signature as string
+        const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+        const s = BigInt(`0x${sig.slice(66, 130)}`)
+        const v = Number.parseInt(sig.slice(130, 132), 16)
+        payload.payload.signature = `${sig.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${(v === 27 ? 28 : 27).toString(16)}`
+        return encodePaymentSignatureHeader(payload)
+      },
+    ],
     ['expired', 402, 'PAYMENT_EXPIRED', (p) => signedHeader(p, req(), { validBefore: now() - 60n })],
-    ['not yet valid', 402, 'PAYMENT_NOT_YET_VALID', (p) => signedHeader(p, req(), { validAfter: now() + 3600n, validBefore: now() + 7200n })],
+    [
+      'not yet valid',
+      402,
+      'PAYMENT_NOT_YET_VALID',
+      (p) => signedHeader(p, req(), { validAfter: now() + 3600n, validBefore: now() + 7200n }),
+    ],
     ['underpaid by one unit', 402, 'PAYMENT_UNDERPAID', (p) => signedHeader(p, req(), { value: 499_999n })],
     ['wrong payTo (authorization.to)', 402, 'PAYMENT_WRONG_PAY_TO', (p) => signedHeader(p, req(), { to: p.address })],
     ['wrong payTo (accepted.payTo)', 402, 'PAYMENT_WRONG_PAY_TO', (p) => signedHeader(p, { ...req(), payTo: p.address }, { to: operator })],
@@ -143,11 +175,16 @@ describe('x402 extend/feed on anvil', () => {
     ['wrong network', 402, 'PAYMENT_WRONG_NETWORK', (p) => signedHeader(p, otherChainRequirements())],
     ['malformed: bad base64', 400, 'PAYMENT_HEADER_NOT_BASE64', async () => 'eyJ4NDAyVmVyc2lvbiI6Mn0*'],
     ['malformed: bad JSON', 400, 'PAYMENT_HEADER_NOT_JSON', async () => Buffer.from('{"x402Version":2,"accepted":').toString('base64')],
-    ['malformed: missing fields', 400, 'PAYMENT_HEADER_INVALID', async (p) => {
-      const payload = await signPayment(p, req())
-      delete (payload.payload.authorization as Record<string, unknown>).nonce
-      return encodePaymentSignatureHeader(payload)
-    }],
+    [
+      'malformed: missing fields',
+      400,
+      'PAYMENT_HEADER_INVALID',
+      async (p) => {
+        const payload = await signPayment(p, req())
+        delete (payload.payload.authorization as Record<string, unknown>).nonce
+        return encodePaymentSignatureHeader(payload)
+      },
+    ],
     ['insufficient balance', 402, 'PAYMENT_INSUFFICIENT_BALANCE', (p) => signedHeader(p, req()), 100_000n],
   ]
 
@@ -203,7 +240,14 @@ describe('x402 extend/feed on anvil', () => {
     // The facilitator settles (tagged for this ledger's claim, as processPayment sends it), then the
     // process "dies" before the ledger hears of it.
     const auth = payload.payload.authorization as { from: Address; nonce: Hex }
-    const tag = settlementTag({ ledgerId: DEFAULT_LEDGER_ID, payer: auth.from, nonce: auth.nonce, golemId: 'golem-1', kind: 'extend', amount: 500_000n })
+    const tag = settlementTag({
+      ledgerId: DEFAULT_LEDGER_ID,
+      payer: auth.from,
+      nonce: auth.nonce,
+      golemId: 'golem-1',
+      kind: 'extend',
+      amount: 500_000n,
+    })
     const settled = await chain.facilitator.settle(payload, req(), { tag })
     expect(settled.success).toBe(true)
     const outcome = await extend(encodePaymentSignatureHeader(payload))
@@ -218,14 +262,15 @@ describe('x402 extend/feed on anvil', () => {
     expect(ledger.settled()).toHaveLength(1)
   })
 
-  test('a transfer the settlement account sent without this claim\'s tag is not credited by reconciliation', async () => {
+  test("a transfer the settlement account sent without this claim's tag is not credited by reconciliation", async () => {
     const payer = await chain.newPayer()
     const payload = await signPayment(payer, req())
     expect((await chain.facilitator.settle(payload, req())).success).toBe(true)
     const outcome = await extend(encodePaymentSignatureHeader(payload))
     expect(outcome.ok || { code: outcome.code, reconciliation: outcome.details.reconciliation }).toEqual({
       code: 'PAYMENT_REPLAYED',
-      reconciliation: 'transaction.input must carry the settlement tag of this ledger, Golem and kind; the transfer was submitted for another claim',
+      reconciliation:
+        'transaction.input must carry the settlement tag of this ledger, Golem and kind; the transfer was submitted for another claim',
     })
     expect(ledger.entries()).toEqual([])
   })
@@ -236,11 +281,21 @@ describe('x402 extend/feed on anvil', () => {
     const nonce = (payload.payload.authorization as { nonce: `0x${string}` }).nonce
     const signature = await payer.signTypedData({
       domain: { name: 'USD Coin', version: '2', chainId: chain.anvil.chainId, verifyingContract: chain.usdc },
-      types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
       primaryType: 'CancelAuthorization',
       message: { authorizer: payer.address, nonce },
     })
-    const hash = await chain.deployer.writeContract({ address: chain.usdc, abi: TestUSDCAbi, functionName: 'cancelAuthorization', args: [payer.address, nonce, signature] })
+    const hash = await chain.deployer.writeContract({
+      address: chain.usdc,
+      abi: TestUSDCAbi,
+      functionName: 'cancelAuthorization',
+      args: [payer.address, nonce, signature],
+    })
     await chain.publicClient.waitForTransactionReceipt({ hash })
     const before = await balances(payer.address)
     await expectRefusedCleanly(await extend(encodePaymentSignatureHeader(payload)), 409, 'PAYMENT_REPLAYED', payer, before)

@@ -2,7 +2,11 @@
 // whole batch (one eth_call per 128 KiB of calldata, about 340 Golems), so an idle heartbeat costs two
 // JSON-RPC requests per page of Golems, not one or more per Golem.
 import { multicall3Abi, type Address, type PublicClient } from 'viem'
-import { DelegationManager as DelegationManagerAbi, ERC20PeriodTransferEnforcer as PeriodAbi, NativeTokenPeriodTransferEnforcer as NativePeriodAbi } from '@metamask/delegation-abis'
+import {
+  DelegationManager as DelegationManagerAbi,
+  ERC20PeriodTransferEnforcer as PeriodAbi,
+  NativeTokenPeriodTransferEnforcer as NativePeriodAbi,
+} from '@metamask/delegation-abis'
 import { DreamOracleAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
@@ -42,7 +46,16 @@ export async function readGolems(
     { address: period, abi: PeriodAbi, functionName: 'getAvailableAmount', args: [r.periodDelegationHash, dm, r.periodTerms] } as const,
     ...r.chainHashes.map((h) => ({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [h] }) as const),
     { address: DEPLOYLESS_MULTICALL3, abi: multicall3Abi, functionName: 'getEthBalance', args: [r.golemKey] } as const,
-    ...(r.gas ? [{ address: nativePeriod, abi: NativePeriodAbi, functionName: 'getAvailableAmount', args: [r.gas.periodDelegationHash, dm, r.gas.periodTerms] } as const] : []),
+    ...(r.gas
+      ? [
+          {
+            address: nativePeriod,
+            abi: NativePeriodAbi,
+            functionName: 'getAvailableAmount',
+            args: [r.gas.periodDelegationHash, dm, r.gas.periodTerms],
+          } as const,
+        ]
+      : []),
   ])
   // viem splits a multicall into 1 KiB chunks by default (about three Golems each, one eth_call per
   // chunk): far from one request per batch. Chunk at 128 KiB instead: a 200-Golem page (~76 KB of

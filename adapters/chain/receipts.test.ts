@@ -11,14 +11,41 @@ const to = `0x${'22'.repeat(20)}`
 const blockHash = `0x${'cd'.repeat(32)}`
 
 const rpcReceipt = {
-  transactionHash: hash, transactionIndex: '0x0', blockHash, blockNumber: '0x5', from, to,
-  cumulativeGasUsed: '0x5208', gasUsed: '0x5208', effectiveGasPrice: '0x1', contractAddress: null,
-  logs: [], logsBloom: `0x${'00'.repeat(256)}`, status: '0x1', type: '0x2',
+  transactionHash: hash,
+  transactionIndex: '0x0',
+  blockHash,
+  blockNumber: '0x5',
+  from,
+  to,
+  cumulativeGasUsed: '0x5208',
+  gasUsed: '0x5208',
+  effectiveGasPrice: '0x1',
+  contractAddress: null,
+  logs: [],
+  logsBloom: `0x${'00'.repeat(256)}`,
+  status: '0x1',
+  type: '0x2',
 }
 const rpcTransaction = {
-  hash, nonce: '0x0', blockHash, blockNumber: '0x5', transactionIndex: '0x0', from, to, value: '0x0',
-  gas: '0x5208', maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1', input: '0x', type: '0x2', chainId: '0x7a69',
-  v: '0x0', r: '0x1', s: '0x1', yParity: '0x0', accessList: [],
+  hash,
+  nonce: '0x0',
+  blockHash,
+  blockNumber: '0x5',
+  transactionIndex: '0x0',
+  from,
+  to,
+  value: '0x0',
+  gas: '0x5208',
+  maxFeePerGas: '0x1',
+  maxPriorityFeePerGas: '0x1',
+  input: '0x',
+  type: '0x2',
+  chainId: '0x7a69',
+  v: '0x0',
+  r: '0x1',
+  s: '0x1',
+  yParity: '0x0',
+  accessList: [],
 }
 
 /** Block 5 forever; the receipt is null for the first `lateBy` lookups. */
@@ -37,9 +64,11 @@ function lateReceiptNode(lateBy: number) {
 }
 
 describe('pollTransactionReceipt', () => {
-  it('gets a receipt that becomes readable after its block, where viem\'s waiter waits for a next block that never comes', async () => {
+  it("gets a receipt that becomes readable after its block, where viem's waiter waits for a next block that never comes", async () => {
     const viemWaits = lateReceiptNode(2)
-    await expect(viemWaits.client.waitForTransactionReceipt({ hash, timeout: 300 })).rejects.toBeInstanceOf(WaitForTransactionReceiptTimeoutError)
+    await expect(viemWaits.client.waitForTransactionReceipt({ hash, timeout: 300 })).rejects.toBeInstanceOf(
+      WaitForTransactionReceiptTimeoutError,
+    )
     expect(viemWaits.calls.receipt).toBe(2) // it asked twice, then only watched the block number
 
     const polls = lateReceiptNode(2)
@@ -54,7 +83,7 @@ describe('pollTransactionReceipt', () => {
     expect(receipt.status).toBe('success')
   })
 
-  it('gives up with viem\'s timeout error naming the hash', async () => {
+  it("gives up with viem's timeout error naming the hash", async () => {
     const { client } = lateReceiptNode(Number.POSITIVE_INFINITY)
     const error = await pollTransactionReceipt(client, { hash, timeout: 30 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(WaitForTransactionReceiptTimeoutError)

@@ -26,7 +26,10 @@ export type PollReceiptParameters = {
   pollingInterval?: number
 }
 
-export async function pollTransactionReceipt(client: Client<Transport, Chain | undefined>, p: PollReceiptParameters): Promise<TransactionReceipt> {
+export async function pollTransactionReceipt(
+  client: Client<Transport, Chain | undefined>,
+  p: PollReceiptParameters,
+): Promise<TransactionReceipt> {
   const timeout = p.timeout ?? 180_000
   const interval = p.pollingInterval ?? client.pollingInterval
   const deadline = Date.now() + timeout

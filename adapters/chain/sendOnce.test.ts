@@ -32,7 +32,8 @@ describe('classifyBroadcastError', () => {
     await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
     const wallet = createWalletClient({ account: key, chain: client.chain, transport: http(anvil.rpcUrl) })
     const fees = { maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }
-    const sign = (data: Hex) => wallet.signTransaction({ to: deployer.account.address, data, nonce: 0, gas: 50_000n, ...fees, chain: client.chain })
+    const sign = (data: Hex) =>
+      wallet.signTransaction({ to: deployer.account.address, data, nonce: 0, gas: 50_000n, ...fees, chain: client.chain })
     const [ours, theirs] = await Promise.all([sign('0x01'), sign('0x02')])
 
     await client.request({ method: 'evm_setAutomine' as never, params: [false] as never })

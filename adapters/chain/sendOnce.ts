@@ -2,7 +2,15 @@
 // (docs/store.md "Tick slots"): claim -> reserve -> simulate -> sign -> record the signed transaction ->
 // broadcast -> receipt -> complete. A retry that finds the slot `sent` reconciles from the chain
 // (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
-import { keccak256, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient, type TransactionReceipt, type TransactionSerializable } from 'viem'
+import {
+  keccak256,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+  type TransactionSerializable,
+} from 'viem'
 import type { SlotRef, Store, TickSlot } from '../../core/store/index.ts'
 import { pollTransactionReceipt } from './receipts.ts'
 import { decodeChainError, type DecodedChainError } from './decodeChainError.ts'
@@ -48,7 +56,8 @@ export type SendOnceParams = {
  * rule), so a slot re-claimed after a failed or crashed attempt needs a fresh id; the first claim keeps
  * the plain `${period}:${step}`.
  */
-export const reservationIdOf = (slot: SlotRef, claims: number) => (claims <= 1 ? `${slot.period}:${slot.step}` : `${slot.period}:${slot.step}:${claims}`)
+export const reservationIdOf = (slot: SlotRef, claims: number) =>
+  claims <= 1 ? `${slot.period}:${slot.step}` : `${slot.period}:${slot.step}:${claims}`
 
 export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   const claim = await p.store.claimSlot({ ...p.slot, owner: p.owner, now: p.now, leaseMs: p.leaseMs })
@@ -61,9 +70,21 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
     // An earlier claim that failed or crashed before recording a transaction may have left its
     // reservation behind: give it back, or it would count against the cap forever.
     for (let k = 1; k < claim.slot.claims; k++) {
-      await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId: reservationIdOf(p.slot, k), now: p.now })
+      await p.store.releaseReservation({
+        golemId: p.slot.golemId,
+        period: p.slot.period,
+        reservationId: reservationIdOf(p.slot, k),
+        now: p.now,
+      })
     }
-    const r = await p.store.reserveBudget({ golemId: p.slot.golemId, period: p.slot.period, amount: p.reserve.amount, cap: p.reserve.cap, reservationId, now: p.now })
+    const r = await p.store.reserveBudget({
+      golemId: p.slot.golemId,
+      period: p.slot.period,
+      amount: p.reserve.amount,
+      cap: p.reserve.cap,
+      reservationId,
+      now: p.now,
+    })
     if (!r.reserved) {
       await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
       return { status: 'refused', reason: `budget: ${r.reason}` }

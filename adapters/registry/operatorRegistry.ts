@@ -3,7 +3,6 @@ import { BaseError, ContractFunctionRevertedError, getAddress, zeroAddress, type
 import { readContract } from 'viem/actions'
 import type { OperatorRegistry } from '../../core/clade/operators.ts'
 
-
 /**
  * Operators from configuration (golem address -> operator address). The default: it works on a local
  * chain and for a single-operator deployment without an identity contract.

@@ -29,7 +29,11 @@ beforeAll(async () => {
   const privy = await startPrivyStandIn({ appId: 'app', appSecret: 'secret', walletId: 'wallet' })
   stopPrivy = privy.close
   privyUrl = privy.url
-  kms.on(GetPublicKeyCommand).resolves({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', PublicKey: encodeSecp256k1Spki(privateKeyToAccount(kmsKey).publicKey) })
+  kms.on(GetPublicKeyCommand).resolves({
+    KeySpec: 'ECC_SECG_P256K1',
+    KeyUsage: 'SIGN_VERIFY',
+    PublicKey: encodeSecp256k1Spki(privateKeyToAccount(kmsKey).publicKey),
+  })
   // Always high-s, as KMS may return: the signer must normalise every one.
   kms.on(SignCommand).callsFake((input: SignCommandInput) => {
     const sig = secp256k1.sign(input.Message!, hexToBytes(kmsKey))
@@ -43,10 +47,34 @@ afterAll(async () => {
 })
 
 const backends: Array<[string, () => Promise<[CustodyMode, CustodyDependencies]>]> = [
-  ['memory (Delegation, session key)', async () => [{ mode: 'Delegation', smartAccount: SMART_ACCOUNT, caveatEnforcers: [] }, { policy: policy(), sessionKey: SessionKey.generate({ expiresAt: 2_000_000_000, initialBudget: 0n }) }]],
-  ['keystore (LocalKey)', async () => [{ mode: 'LocalKey', privateKeyPath: join(dir, 'each', 'session-key.json'), delegationBounds: BOUNDS }, { policy: policy(), keystorePassphrase: 'pw', createKeystoreIfMissing: true, scryptN: 1024 }]],
-  ['kms (Delegation, KMS key)', async () => [{ mode: 'Delegation', smartAccount: SMART_ACCOUNT, caveatEnforcers: [], key: { source: 'kms', keyId: 'alias/golem-1' } }, { policy: policy(), kmsClient: new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }) }]],
-  ['privy (Embedded)', async () => [{ mode: 'Embedded', privyAppId: 'app', serverWalletId: 'wallet' }, { policy: policy(), privy: { appSecret: 'secret', baseUrl: privyUrl } }]],
+  [
+    'memory (Delegation, session key)',
+    async () => [
+      { mode: 'Delegation', smartAccount: SMART_ACCOUNT, caveatEnforcers: [] },
+      { policy: policy(), sessionKey: SessionKey.generate({ expiresAt: 2_000_000_000, initialBudget: 0n }) },
+    ],
+  ],
+  [
+    'keystore (LocalKey)',
+    async () => [
+      { mode: 'LocalKey', privateKeyPath: join(dir, 'each', 'session-key.json'), delegationBounds: BOUNDS },
+      { policy: policy(), keystorePassphrase: 'pw', createKeystoreIfMissing: true, scryptN: 1024 },
+    ],
+  ],
+  [
+    'kms (Delegation, KMS key)',
+    async () => [
+      { mode: 'Delegation', smartAccount: SMART_ACCOUNT, caveatEnforcers: [], key: { source: 'kms', keyId: 'alias/golem-1' } },
+      { policy: policy(), kmsClient: new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }) },
+    ],
+  ],
+  [
+    'privy (Embedded)',
+    async () => [
+      { mode: 'Embedded', privyAppId: 'app', serverWalletId: 'wallet' },
+      { policy: policy(), privy: { appSecret: 'secret', baseUrl: privyUrl } },
+    ],
+  ],
 ]
 
 describe.each(backends)('every backend through the same GolemSigner: %s', (_name, build) => {
@@ -54,7 +82,8 @@ describe.each(backends)('every backend through the same GolemSigner: %s', (_name
   beforeAll(async () => {
     golem = (await createGolemSigner(...(await build()))).signer
   })
-  const recovers = async (signed: `0x${string}`) => expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(golem.address)
+  const recovers = async (signed: `0x${string}`) =>
+    expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(golem.address)
 
   it('signs a redemption, a disable of its own delegation and an oracle update that verify', async () => {
     await recovers(await golem.signRedemptionTransaction(tx()))
@@ -77,7 +106,12 @@ describe.each(backends)('every backend through the same GolemSigner: %s', (_name
 describe('createGolemSigner', () => {
   it('LocalKey: a key written once is the same key after a restart; mode 0600', async () => {
     const mode: CustodyMode = { mode: 'LocalKey', privateKeyPath: join(dir, 'restart', 'session-key.json'), delegationBounds: BOUNDS }
-    const first = await createGolemSigner(mode, { policy: policy(), keystorePassphrase: 'pw', createKeystoreIfMissing: true, scryptN: 1024 })
+    const first = await createGolemSigner(mode, {
+      policy: policy(),
+      keystorePassphrase: 'pw',
+      createKeystoreIfMissing: true,
+      scryptN: 1024,
+    })
     expect((await stat(mode.privateKeyPath)).mode & 0o777).toBe(0o600)
     const second = await createGolemSigner(mode, { policy: policy(), keystorePassphrase: 'pw' })
     expect(second.signer.address).toBe(first.signer.address)
@@ -99,12 +133,37 @@ describe('createGolemSigner', () => {
   })
 
   it.each<[string, CustodyMode, Partial<CustodyDependencies>, RegExp]>([
-    ['LocalKey without a file', { mode: 'LocalKey', privateKeyPath: '/nonexistent/bardo/key.json', delegationBounds: BOUNDS }, { keystorePassphrase: 'pw' }, /no keystore at/],
-    ['LocalKey without a passphrase', { mode: 'LocalKey', privateKeyPath: '/tmp/x.json', delegationBounds: BOUNDS }, {}, /keystorePassphrase/],
-    ['Delegation/KMS without a client', { mode: 'Delegation', smartAccount: SMART_ACCOUNT, caveatEnforcers: [], key: { source: 'kms', keyId: 'k' } }, {}, /kmsClient/],
-    ['Delegation with a bad smart account', { mode: 'Delegation', smartAccount: '0x12' as Address, caveatEnforcers: [] }, {}, /custody.smartAccount/],
+    [
+      'LocalKey without a file',
+      { mode: 'LocalKey', privateKeyPath: '/nonexistent/bardo/key.json', delegationBounds: BOUNDS },
+      { keystorePassphrase: 'pw' },
+      /no keystore at/,
+    ],
+    [
+      'LocalKey without a passphrase',
+      { mode: 'LocalKey', privateKeyPath: '/tmp/x.json', delegationBounds: BOUNDS },
+      {},
+      /keystorePassphrase/,
+    ],
+    [
+      'Delegation/KMS without a client',
+      { mode: 'Delegation', smartAccount: SMART_ACCOUNT, caveatEnforcers: [], key: { source: 'kms', keyId: 'k' } },
+      {},
+      /kmsClient/,
+    ],
+    [
+      'Delegation with a bad smart account',
+      { mode: 'Delegation', smartAccount: '0x12' as Address, caveatEnforcers: [] },
+      {},
+      /custody.smartAccount/,
+    ],
     ['Embedded without the app secret', { mode: 'Embedded', privyAppId: 'app', serverWalletId: 'wallet' }, {}, /privy.appSecret/],
-    ['LocalKey with bad bounds', { mode: 'LocalKey', privateKeyPath: '/tmp/x.json', delegationBounds: { ...BOUNDS, maxTotalCalls: 0 } }, { keystorePassphrase: 'pw' }, /delegationBounds.maxTotalCalls/],
+    [
+      'LocalKey with bad bounds',
+      { mode: 'LocalKey', privateKeyPath: '/tmp/x.json', delegationBounds: { ...BOUNDS, maxTotalCalls: 0 } },
+      { keystorePassphrase: 'pw' },
+      /delegationBounds.maxTotalCalls/,
+    ],
     ['an unknown mode', { mode: 'Custodial' } as unknown as CustodyMode, {}, /custody.mode/],
   ])('refuses %s, naming the field', async (_why, mode, deps, message) => {
     await expect(createGolemSigner(mode, { policy: policy(), ...deps })).rejects.toThrow(message)

@@ -1,6 +1,6 @@
 import type { KMSClient } from '@aws-sdk/client-kms'
 import { stat } from 'node:fs/promises'
-import { isAddress, type Address } from 'viem'
+import { isAddress } from 'viem'
 import { CustodyConfigError } from '../../core/custody/errors.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { createKmsSigner } from './kmsSigner.ts'
@@ -29,7 +29,6 @@ export type CustodyDependencies = {
   privy?: { appSecret: string; baseUrl?: string; fetch?: typeof fetch }
 }
 
-
 /** Builds the GolemSigner for a custody mode. The result is the only signing object to hand out. */
 export async function createGolemSigner(mode: CustodyMode, deps: CustodyDependencies): Promise<CustodySigner> {
   switch (mode.mode) {
@@ -39,7 +38,9 @@ export async function createGolemSigner(mode: CustodyMode, deps: CustodyDependen
       if (key.source === 'kms') {
         if (!key.keyId) throw new CustodyConfigError('custody.key.keyId', 'must name a KMS key')
         if (!deps.kmsClient) throw new CustodyConfigError('kmsClient', 'Delegation mode with a KMS key needs a KMS client')
-        return { signer: new GolemSigner({ signer: await createKmsSigner({ keyId: key.keyId, client: deps.kmsClient }), policy: deps.policy }) }
+        return {
+          signer: new GolemSigner({ signer: await createKmsSigner({ keyId: key.keyId, client: deps.kmsClient }), policy: deps.policy }),
+        }
       }
       const sessionKey = deps.sessionKey
       if (!sessionKey) throw new CustodyConfigError('sessionKey', 'Delegation mode with a session key needs one (SessionKey.generate)')
@@ -50,9 +51,15 @@ export async function createGolemSigner(mode: CustodyMode, deps: CustodyDependen
       assertDelegationBounds(mode.delegationBounds)
       const passphrase = deps.keystorePassphrase
       if (!passphrase) throw new CustodyConfigError('keystorePassphrase', 'LocalKey mode needs the keystore passphrase')
-      const present = await stat(mode.privateKeyPath).then(() => true, () => false)
+      const present = await stat(mode.privateKeyPath).then(
+        () => true,
+        () => false,
+      )
       if (!present && !deps.createKeystoreIfMissing)
-        throw new CustodyConfigError('custody.privateKeyPath', `no keystore at ${mode.privateKeyPath} (set createKeystoreIfMissing to generate one)`)
+        throw new CustodyConfigError(
+          'custody.privateKeyPath',
+          `no keystore at ${mode.privateKeyPath} (set createKeystoreIfMissing to generate one)`,
+        )
       const loaded = present
         ? await loadKeystoreKey(mode.privateKeyPath, passphrase)
         : await createKeystoreKey(mode.privateKeyPath, passphrase, deps.scryptN === undefined ? {} : { scryptN: deps.scryptN })
@@ -77,7 +84,10 @@ export async function createGolemSigner(mode: CustodyMode, deps: CustodyDependen
     }
     default: {
       const unknownMode: never = mode
-      throw new CustodyConfigError('custody.mode', `must be Delegation, Embedded or LocalKey, got ${String((unknownMode as { mode?: unknown }).mode)}`)
+      throw new CustodyConfigError(
+        'custody.mode',
+        `must be Delegation, Embedded or LocalKey, got ${String((unknownMode as { mode?: unknown }).mode)}`,
+      )
     }
   }
 }
@@ -85,9 +95,12 @@ export async function createGolemSigner(mode: CustodyMode, deps: CustodyDependen
 /** The bounds are enforced on-chain by the owner's delegation; here they are only checked for shape. */
 function assertDelegationBounds(b: DelegationBounds | undefined): void {
   if (!b) throw new CustodyConfigError('custody.delegationBounds', 'is required for LocalKey')
-  if (typeof b.maxDailySpendUsd !== 'bigint' || b.maxDailySpendUsd < 0n) throw new CustodyConfigError('custody.delegationBounds.maxDailySpendUsd', 'must be a non-negative bigint (micro-USD)')
-  if (!Number.isSafeInteger(b.maxTotalCalls) || b.maxTotalCalls <= 0) throw new CustodyConfigError('custody.delegationBounds.maxTotalCalls', 'must be a positive integer')
-  if (!Number.isSafeInteger(b.expiresAt) || b.expiresAt <= 0) throw new CustodyConfigError('custody.delegationBounds.expiresAt', 'must be unix seconds')
+  if (typeof b.maxDailySpendUsd !== 'bigint' || b.maxDailySpendUsd < 0n)
+    throw new CustodyConfigError('custody.delegationBounds.maxDailySpendUsd', 'must be a non-negative bigint (micro-USD)')
+  if (!Number.isSafeInteger(b.maxTotalCalls) || b.maxTotalCalls <= 0)
+    throw new CustodyConfigError('custody.delegationBounds.maxTotalCalls', 'must be a positive integer')
+  if (!Number.isSafeInteger(b.expiresAt) || b.expiresAt <= 0)
+    throw new CustodyConfigError('custody.delegationBounds.expiresAt', 'must be unix seconds')
   if (!Array.isArray(b.allowedTargets) || !b.allowedTargets.every((a) => isAddress(a, { strict: false })))
     throw new CustodyConfigError('custody.delegationBounds.allowedTargets', 'must be a list of addresses')
 }

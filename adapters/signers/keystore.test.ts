@@ -199,7 +199,9 @@ describe('Web3 Secret Storage v3', () => {
 
   it('refuses unsupported ciphers and malformed files, naming the field', () => {
     expect(() => decryptKeystore({ ...SCRYPT_VECTOR, version: 1 }, 'x')).toThrow(/keystore version: must be 3/)
-    expect(() => decryptKeystore({ ...SCRYPT_VECTOR, crypto: { ...SCRYPT_VECTOR.crypto, cipher: 'aes-256-gcm' } }, 'x')).toThrow(/crypto.cipher/)
+    expect(() => decryptKeystore({ ...SCRYPT_VECTOR, crypto: { ...SCRYPT_VECTOR.crypto, cipher: 'aes-256-gcm' } }, 'x')).toThrow(
+      /crypto.cipher/,
+    )
     expect(() => decryptKeystore({ ...SCRYPT_VECTOR, crypto: { ...SCRYPT_VECTOR.crypto, kdf: 'argon2' } }, 'x')).toThrow(/crypto.kdf/)
     expect(() => decryptKeystore('nope', 'x')).toThrow(KeystoreFormatError)
     expect(() => encryptKeystore(new Uint8Array(32).fill(1), '0x00', '', FAST)).toThrow(/passphrase/)

@@ -36,7 +36,12 @@ export const DEFAULT_SCRYPT_N = 262_144
 
 export type EncryptKeystoreOptions = { scryptN?: number }
 
-export function encryptKeystore(privateKey: Uint8Array, address: string, passphrase: string, options: EncryptKeystoreOptions = {}): KeystoreV3 {
+export function encryptKeystore(
+  privateKey: Uint8Array,
+  address: string,
+  passphrase: string,
+  options: EncryptKeystoreOptions = {},
+): KeystoreV3 {
   assertPassphrase(passphrase)
   const n = options.scryptN ?? DEFAULT_SCRYPT_N
   if (!Number.isInteger(n) || n < 2 || (n & (n - 1)) !== 0) throw new KeystoreFormatError('kdfparams.n', 'must be a power of two >= 2')
@@ -143,7 +148,11 @@ function parseKeystore(json: unknown, path?: string): KeystoreV3 {
   const c = ks.crypto ?? (json as { Crypto?: KeystoreV3['crypto'] }).Crypto
   if (typeof c !== 'object' || c === null) return fail('crypto', 'is missing')
   if (c.cipher !== 'aes-128-ctr') fail('crypto.cipher', 'only aes-128-ctr is supported')
-  for (const [field, value] of [['crypto.ciphertext', c.ciphertext], ['crypto.mac', c.mac], ['crypto.cipherparams.iv', c.cipherparams?.iv]] as const) {
+  for (const [field, value] of [
+    ['crypto.ciphertext', c.ciphertext],
+    ['crypto.mac', c.mac],
+    ['crypto.cipherparams.iv', c.cipherparams?.iv],
+  ] as const) {
     if (!isHex(value) || value.length === 0) fail(field, 'must be non-empty hex')
   }
   if (c.ciphertext.length !== 64) fail('crypto.ciphertext', 'must decrypt to 32 bytes')
@@ -160,11 +169,17 @@ function deriveKey(kdf: 'scrypt' | 'pbkdf2', params: ScryptParams | Pbkdf2Params
   if (params.dklen !== 32) throw new KeystoreFormatError('crypto.kdfparams.dklen', 'must be 32', path)
   if (kdf === 'scrypt') {
     const { n, r, p } = params as ScryptParams
-    if (![n, r, p].every((v) => Number.isInteger(v) && v > 0)) throw new KeystoreFormatError('crypto.kdfparams', 'n, r, p must be positive integers', path)
+    if (![n, r, p].every((v) => Number.isInteger(v) && v > 0))
+      throw new KeystoreFormatError('crypto.kdfparams', 'n, r, p must be positive integers', path)
     if (n < 2 || (n & (n - 1)) !== 0) throw new KeystoreFormatError('crypto.kdfparams.n', 'must be a power of two >= 2', path)
     // RFC 7914 requires n < 2^(16 r). noble would run such parameters anyway; geth, ethers and
     // MetaMask never write them, so a file that breaks the RFC is refused with the rule's name.
-    if (Math.log2(n) >= 16 * r) throw new KeystoreFormatError('crypto.kdfparams', `n = ${n} with r = ${r} breaks RFC 7914 (n < 2^(16 r)); re-encrypt the key with r = 8`, path)
+    if (Math.log2(n) >= 16 * r)
+      throw new KeystoreFormatError(
+        'crypto.kdfparams',
+        `n = ${n} with r = ${r} breaks RFC 7914 (n < 2^(16 r)); re-encrypt the key with r = 8`,
+        path,
+      )
     try {
       return scrypt(passphrase, salt, { N: n, r, p, dkLen: 32 })
     } catch (err) {
@@ -200,4 +215,3 @@ async function exists(path: string): Promise<boolean> {
     return false
   }
 }
-

@@ -1,7 +1,17 @@
 import { GetPublicKeyCommand, KMSClient, SignCommand, type SignCommandInput } from '@aws-sdk/client-kms'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { mockClient } from 'aws-sdk-client-mock'
-import { hexToBigInt, hexToBytes, keccak256, parseSignature, parseTransaction, recoverTransactionAddress, recoverTypedDataAddress, toHex, type Hex } from 'viem'
+import {
+  hexToBigInt,
+  hexToBytes,
+  keccak256,
+  parseSignature,
+  parseTransaction,
+  recoverTransactionAddress,
+  recoverTypedDataAddress,
+  toHex,
+  type Hex,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { KmsSignerError } from '../../core/custody/errors.ts'

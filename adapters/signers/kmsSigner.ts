@@ -22,7 +22,8 @@ export async function createKmsSigner({ keyId, client }: KmsSignerParameters): P
   let publicKey: Hex
   try {
     const out = await client.send(new GetPublicKeyCommand({ KeyId: keyId }))
-    if (out.KeySpec !== 'ECC_SECG_P256K1') throw new KmsSignerError(keyId, `KeySpec is ${out.KeySpec ?? 'missing'}, must be ECC_SECG_P256K1`)
+    if (out.KeySpec !== 'ECC_SECG_P256K1')
+      throw new KmsSignerError(keyId, `KeySpec is ${out.KeySpec ?? 'missing'}, must be ECC_SECG_P256K1`)
     if (out.KeyUsage !== 'SIGN_VERIFY') throw new KmsSignerError(keyId, `KeyUsage is ${out.KeyUsage ?? 'missing'}, must be SIGN_VERIFY`)
     if (!out.PublicKey) throw new KmsSignerError(keyId, 'GetPublicKey returned no PublicKey')
     publicKey = parseSpkiPublicKey(out.PublicKey)

@@ -11,16 +11,28 @@ const kms = mockClient(KMSClient)
 const client = new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })
 const account = privateKeyToAccount(generatePrivateKey())
 const A = '0x1111111111111111111111111111111111111111' as const
-const deployment = { chainId: 31337, environment: { DelegationManager: A }, vitalityOracle: A, dreamOracle: A, daimonOracle: A } as unknown as BardoDeployment
+const deployment = {
+  chainId: 31337,
+  environment: { DelegationManager: A },
+  vitalityOracle: A,
+  dreamOracle: A,
+  daimonOracle: A,
+} as unknown as BardoDeployment
 const TOKEN = '0x2222222222222222222222222222222222222222' as const
 const profile = (keyId: string) =>
   ({ signer: { kind: 'kms', keyId }, runway: { chain: [{ delegator: A }], token: TOKEN } }) as unknown as GolemProfile
-const publicKey = { KeyId: 'k', KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['ECDSA_SHA_256'], PublicKey: encodeSecp256k1Spki(account.publicKey) }
+const publicKey = {
+  KeyId: 'k',
+  KeySpec: 'ECC_SECG_P256K1',
+  KeyUsage: 'SIGN_VERIFY',
+  SigningAlgorithms: ['ECDSA_SHA_256'],
+  PublicKey: encodeSecp256k1Spki(account.publicKey),
+}
 
 beforeEach(() => kms.reset())
 
 describe('KmsSignerResolver', () => {
-  it('asks KMS for a key\'s public key once, not on every tick', async () => {
+  it("asks KMS for a key's public key once, not on every tick", async () => {
     kms.on(GetPublicKeyCommand).resolves(publicKey as never)
     const resolver = new KmsSignerResolver(deployment, client)
     const first = await resolver.resolve(profile('key-1'))
@@ -31,7 +43,10 @@ describe('KmsSignerResolver', () => {
   })
 
   it('does not keep a failed lookup: the next tick asks again', async () => {
-    kms.on(GetPublicKeyCommand).rejectsOnce(new Error('ThrottlingException')).resolves(publicKey as never)
+    kms
+      .on(GetPublicKeyCommand)
+      .rejectsOnce(new Error('ThrottlingException'))
+      .resolves(publicKey as never)
     const resolver = new KmsSignerResolver(deployment, client)
     await expect(resolver.resolve(profile('key-2'))).rejects.toThrow()
     expect((await resolver.resolve(profile('key-2'))).signer.address).toBe(account.address)

@@ -20,7 +20,8 @@ export class KmsSignerResolver implements SignerResolver {
   ) {}
 
   async resolve(profile: GolemProfile): Promise<CustodySigner> {
-    if (profile.signer.kind !== 'kms') throw new Error(`signer: this resolver holds KMS keys only, the profile names ${profile.signer.kind}`)
+    if (profile.signer.kind !== 'kms')
+      throw new Error(`signer: this resolver holds KMS keys only, the profile names ${profile.signer.kind}`)
     if (this.#retired.has(profile.signer.keyId)) throw new Error('signer: the Golem key was retired at death')
     const keyId = profile.signer.keyId
     const cached = this.#signers.get(keyId)

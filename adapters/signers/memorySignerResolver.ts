@@ -19,11 +19,16 @@ export class MemorySignerResolver implements SignerResolver {
   policy(profile?: GolemProfile) {
     const d = this.deployment
     if (profile) return golemSignerPolicy(d, profile)
-    return { chainId: d.chainId, delegationManager: d.environment.DelegationManager, oracles: { vitality: d.vitalityOracle, dream: d.dreamOracle, daimon: d.daimonOracle } }
+    return {
+      chainId: d.chainId,
+      delegationManager: d.environment.DelegationManager,
+      oracles: { vitality: d.vitalityOracle, dream: d.dreamOracle, daimon: d.daimonOracle },
+    }
   }
 
   async resolve(profile: GolemProfile): Promise<CustodySigner> {
-    if (profile.signer.kind !== 'memory') throw new Error(`signer: this resolver holds memory keys only, the profile names ${profile.signer.kind}`)
+    if (profile.signer.kind !== 'memory')
+      throw new Error(`signer: this resolver holds memory keys only, the profile names ${profile.signer.kind}`)
     const key = this.#keys.get(profile.signer.ref)
     if (!key) throw new Error(`signer: no session key in memory for ${profile.golemKey}`)
     return { signer: new GolemSigner({ signer: key.signer, policy: this.policy(profile), recorder: key }), sessionKey: key }

@@ -45,7 +45,10 @@ describe('Privy server-wallet adapter (over real HTTP to a local stand-in)', () 
       method: 'eth_signTransaction',
       params: { transaction: { type: 2, chain_id: 31337, nonce: 7, gas_limit: '0x493e0', to: tx().to } },
     })
-    expect(server.requests[2]!.body).toMatchObject({ method: 'eth_signTypedData_v4', params: { typed_data: { primary_type: 'Delegation' } } })
+    expect(server.requests[2]!.body).toMatchObject({
+      method: 'eth_signTypedData_v4',
+      params: { typed_data: { primary_type: 'Delegation' } },
+    })
   })
 
   it('signs a legacy transaction too', async () => {

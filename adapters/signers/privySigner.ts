@@ -68,13 +68,15 @@ export async function createPrivySigner(params: PrivySignerParameters): Promise<
       const reason = typeof (json as { error?: unknown })?.error === 'string' ? (json as { error: string }).error : text.slice(0, 200)
       throw new PrivySignerError(walletId, `${method} ${path} answered ${res.status}: ${scrub(reason)}`, res.status)
     }
-    if (typeof json !== 'object' || json === null) throw new PrivySignerError(walletId, `${method} ${path} answered a non-JSON body`, res.status)
+    if (typeof json !== 'object' || json === null)
+      throw new PrivySignerError(walletId, `${method} ${path} answered a non-JSON body`, res.status)
     return json as Record<string, unknown>
   }
 
   const wallet = await call('GET', `/v1/wallets/${encodeURIComponent(walletId)}`)
   if (wallet.chain_type !== 'ethereum') throw new PrivySignerError(walletId, `chain_type is ${String(wallet.chain_type)}, must be ethereum`)
-  if (typeof wallet.address !== 'string' || !isAddress(wallet.address, { strict: false })) throw new PrivySignerError(walletId, 'wallet has no valid address')
+  if (typeof wallet.address !== 'string' || !isAddress(wallet.address, { strict: false }))
+    throw new PrivySignerError(walletId, 'wallet has no valid address')
   const address = getAddress(wallet.address)
   const rpcPath = `/v1/wallets/${encodeURIComponent(walletId)}/rpc`
 
@@ -95,8 +97,12 @@ export async function createPrivySigner(params: PrivySignerParameters): Promise<
       const signature = (out.data as { signature?: unknown } | undefined)?.signature
       if (out.method !== 'eth_signTypedData_v4' || typeof signature !== 'string' || !signature.startsWith('0x'))
         throw new PrivySignerError(walletId, 'eth_signTypedData_v4 answered without data.signature')
-      const recovered = await recoverTypedDataAddress({ ...(td as Parameters<typeof recoverTypedDataAddress>[0]), signature: signature as Hex })
-      if (!isAddressEqual(recovered, address)) throw new PrivySignerError(walletId, `typed-data signature recovers to ${recovered}, not the wallet ${address}`)
+      const recovered = await recoverTypedDataAddress({
+        ...(td as Parameters<typeof recoverTypedDataAddress>[0]),
+        signature: signature as Hex,
+      })
+      if (!isAddressEqual(recovered, address))
+        throw new PrivySignerError(walletId, `typed-data signature recovers to ${recovered}, not the wallet ${address}`)
       return signature as Hex
     },
   }
@@ -109,7 +115,8 @@ const TYPE_NUMBER = { legacy: 0, eip2930: 1, eip1559: 2 } as const
 export function toPrivyTransaction(walletId: string, tx: TransactionSerializable): Record<string, unknown> {
   const type = tx.type ?? (tx.maxFeePerGas !== undefined ? 'eip1559' : tx.gasPrice !== undefined ? 'legacy' : 'eip1559')
   if (!(type in TYPE_NUMBER)) throw new PrivySignerError(walletId, `transaction type ${type} is not supported by the Privy adapter`)
-  if (tx.accessList !== undefined && tx.accessList.length > 0) throw new PrivySignerError(walletId, 'access lists are not supported by the Privy adapter')
+  if (tx.accessList !== undefined && tx.accessList.length > 0)
+    throw new PrivySignerError(walletId, 'access lists are not supported by the Privy adapter')
   const hex = (v: bigint | undefined) => (v === undefined ? undefined : numberToHex(v))
   const out: Record<string, unknown> = {
     type: TYPE_NUMBER[type as keyof typeof TYPE_NUMBER],
@@ -147,8 +154,11 @@ async function assertSameTransaction(walletId: string, address: Address, tx: Tra
   for (const [field, want, got] of expect) {
     if (want !== got) throw new PrivySignerError(walletId, `signed transaction differs from the request in ${field}`)
   }
-  const signer = await recoverTransactionAddress({ serializedTransaction: signed as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] })
-  if (!isAddressEqual(signer, address)) throw new PrivySignerError(walletId, `signed transaction recovers to ${signer}, not the wallet ${address}`)
+  const signer = await recoverTransactionAddress({
+    serializedTransaction: signed as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'],
+  })
+  if (!isAddressEqual(signer, address))
+    throw new PrivySignerError(walletId, `signed transaction recovers to ${signer}, not the wallet ${address}`)
 }
 
 /** JSON cannot carry bigint; EIP-712 clients accept uints as hex strings. */

@@ -4,8 +4,19 @@
 import type { Address, Hex } from 'viem'
 import * as k from './keys.ts'
 import type {
-  BudgetRecord, CounterValue, DeathSettlementRecord, DueGolem, GolemEvent, GolemRecord, JsonObject, LogRecord, NonceRecord,
-  PaymentRecord, Reservation, SnapTokenRecord, TickSlot,
+  BudgetRecord,
+  CounterValue,
+  DeathSettlementRecord,
+  DueGolem,
+  GolemEvent,
+  GolemRecord,
+  JsonObject,
+  LogRecord,
+  NonceRecord,
+  PaymentRecord,
+  Reservation,
+  SnapTokenRecord,
+  TickSlot,
 } from '../../core/store/records.ts'
 
 export type Item = Record<string, unknown>
@@ -26,27 +37,56 @@ export const ttlSeconds = (ms: number) => Math.ceil(ms / 1000)
 
 export function golemToItem(g: GolemRecord): Item {
   return compact({
-    pk: k.golemPk(g.golemId), sk: k.SK.golem, entity: 'golem',
-    golemId: g.golemId, owner: g.owner, sessionKeyAddress: g.sessionKeyAddress, custodyMode: g.custodyMode,
-    profile: g.profile, status: g.status, phase: g.phase, nextTickAt: g.nextTickAt,
-    lastTick: g.lastTick === null ? null : compact({ at: g.lastTick.at, period: g.lastTick.period.toString(), outcome: g.lastTick.outcome, txHash: g.lastTick.txHash }),
-    createdAt: g.createdAt, updatedAt: g.updatedAt, version: g.version,
+    pk: k.golemPk(g.golemId),
+    sk: k.SK.golem,
+    entity: 'golem',
+    golemId: g.golemId,
+    owner: g.owner,
+    sessionKeyAddress: g.sessionKeyAddress,
+    custodyMode: g.custodyMode,
+    profile: g.profile,
+    status: g.status,
+    phase: g.phase,
+    nextTickAt: g.nextTickAt,
+    lastTick:
+      g.lastTick === null
+        ? null
+        : compact({ at: g.lastTick.at, period: g.lastTick.period.toString(), outcome: g.lastTick.outcome, txHash: g.lastTick.txHash }),
+    createdAt: g.createdAt,
+    updatedAt: g.updatedAt,
+    version: g.version,
   })
 }
 
 export function golemFromItem(i: Item): GolemRecord {
   const t = i.lastTick as Item | undefined
   return {
-    golemId: str(i.golemId), owner: i.owner as Address, sessionKeyAddress: i.sessionKeyAddress as Address,
-    custodyMode: i.custodyMode as GolemRecord['custodyMode'], profile: orNull(i.profile, str),
-    status: i.status as GolemRecord['status'], phase: i.phase as GolemRecord['phase'], nextTickAt: num(i.nextTickAt),
-    lastTick: t === undefined ? null : { at: num(t.at), period: big(t.period), outcome: str(t.outcome), txHash: orNull(t.txHash, (h) => h as Hex) },
-    createdAt: num(i.createdAt), updatedAt: num(i.updatedAt), version: num(i.version),
+    golemId: str(i.golemId),
+    owner: i.owner as Address,
+    sessionKeyAddress: i.sessionKeyAddress as Address,
+    custodyMode: i.custodyMode as GolemRecord['custodyMode'],
+    profile: orNull(i.profile, str),
+    status: i.status as GolemRecord['status'],
+    phase: i.phase as GolemRecord['phase'],
+    nextTickAt: num(i.nextTickAt),
+    lastTick:
+      t === undefined ? null : { at: num(t.at), period: big(t.period), outcome: str(t.outcome), txHash: orNull(t.txHash, (h) => h as Hex) },
+    createdAt: num(i.createdAt),
+    updatedAt: num(i.updatedAt),
+    version: num(i.version),
   }
 }
 
 export function dueToItem(g: GolemRecord, shards: number): Item {
-  return { pk: k.duePk(k.dueShard(g.golemId, shards)), sk: k.dueSk(g.golemId), entity: 'due', golemId: g.golemId, dueAt: g.nextTickAt, status: g.status, version: g.version }
+  return {
+    pk: k.duePk(k.dueShard(g.golemId, shards)),
+    sk: k.dueSk(g.golemId),
+    entity: 'due',
+    golemId: g.golemId,
+    dueAt: g.nextTickAt,
+    status: g.status,
+    version: g.version,
+  }
 }
 
 /** A lookup entry (OWNER#<owner> or KEY#<sessionKey>) pointing at a Golem; the Golem record is the truth. */
@@ -60,73 +100,173 @@ export function dueFromItem(i: Item): DueGolem {
 
 export function slotToItem(s: TickSlot): Item {
   return compact({
-    pk: k.golemPk(s.golemId), sk: k.slotSk(s.period, s.step), entity: 'slot',
-    golemId: s.golemId, period: s.period.toString(), step: s.step, status: s.status, owner: s.owner,
-    claimedAt: s.claimedAt, leaseUntil: s.leaseUntil, claims: s.claims, txHash: s.txHash, txNonce: s.txNonce, rawTx: s.rawTx,
-    sentAt: s.sentAt, completedAt: s.completedAt, completedBy: s.completedBy, detail: s.detail, version: s.version,
+    pk: k.golemPk(s.golemId),
+    sk: k.slotSk(s.period, s.step),
+    entity: 'slot',
+    golemId: s.golemId,
+    period: s.period.toString(),
+    step: s.step,
+    status: s.status,
+    owner: s.owner,
+    claimedAt: s.claimedAt,
+    leaseUntil: s.leaseUntil,
+    claims: s.claims,
+    txHash: s.txHash,
+    txNonce: s.txNonce,
+    rawTx: s.rawTx,
+    sentAt: s.sentAt,
+    completedAt: s.completedAt,
+    completedBy: s.completedBy,
+    detail: s.detail,
+    version: s.version,
   })
 }
 
 export function slotFromItem(i: Item): TickSlot {
   return {
-    golemId: str(i.golemId), period: big(i.period), step: str(i.step), status: i.status as TickSlot['status'], owner: str(i.owner),
-    claimedAt: num(i.claimedAt), leaseUntil: num(i.leaseUntil), claims: num(i.claims),
-    txHash: orNull(i.txHash, (h) => h as Hex), txNonce: orNull(i.txNonce, num), rawTx: orNull(i.rawTx, (h) => h as Hex), sentAt: orNull(i.sentAt, num),
-    completedAt: orNull(i.completedAt, num), completedBy: orNull(i.completedBy, str), detail: orNull(i.detail, (d) => d as JsonObject),
+    golemId: str(i.golemId),
+    period: big(i.period),
+    step: str(i.step),
+    status: i.status as TickSlot['status'],
+    owner: str(i.owner),
+    claimedAt: num(i.claimedAt),
+    leaseUntil: num(i.leaseUntil),
+    claims: num(i.claims),
+    txHash: orNull(i.txHash, (h) => h as Hex),
+    txNonce: orNull(i.txNonce, num),
+    rawTx: orNull(i.rawTx, (h) => h as Hex),
+    sentAt: orNull(i.sentAt, num),
+    completedAt: orNull(i.completedAt, num),
+    completedBy: orNull(i.completedBy, str),
+    detail: orNull(i.detail, (d) => d as JsonObject),
     version: num(i.version),
   }
 }
 
 export function budgetToItem(b: BudgetRecord, now: number): Item {
   const reservations: Item = {}
-  for (const r of b.reservations) reservations[r.reservationId] = compact({ amount: r.amount.toString(), state: r.state, spent: r.spent?.toString(), at: r.at })
+  for (const r of b.reservations)
+    reservations[r.reservationId] = compact({ amount: r.amount.toString(), state: r.state, spent: r.spent?.toString(), at: r.at })
   return {
-    pk: k.golemPk(b.golemId), sk: k.budgetSk(b.period), entity: 'budget', golemId: b.golemId, period: b.period.toString(),
-    reserved: b.reserved.toString(), spent: b.spent.toString(), cap: b.cap.toString(), reservations, version: b.version, updatedAt: now,
+    pk: k.golemPk(b.golemId),
+    sk: k.budgetSk(b.period),
+    entity: 'budget',
+    golemId: b.golemId,
+    period: b.period.toString(),
+    reserved: b.reserved.toString(),
+    spent: b.spent.toString(),
+    cap: b.cap.toString(),
+    reservations,
+    version: b.version,
+    updatedAt: now,
   }
 }
 
 export function budgetFromItem(i: Item): BudgetRecord {
   const reservations: Reservation[] = Object.entries((i.reservations ?? {}) as Record<string, Item>).map(([reservationId, r]) => ({
-    reservationId, amount: big(r.amount), state: r.state as Reservation['state'], spent: orNull(r.spent, big), at: num(r.at),
+    reservationId,
+    amount: big(r.amount),
+    state: r.state as Reservation['state'],
+    spent: orNull(r.spent, big),
+    at: num(r.at),
   }))
   reservations.sort((a, b) => a.at - b.at || (a.reservationId < b.reservationId ? -1 : 1))
-  return { golemId: str(i.golemId), period: big(i.period), reserved: big(i.reserved), spent: big(i.spent), cap: big(i.cap), reservations, version: num(i.version) }
+  return {
+    golemId: str(i.golemId),
+    period: big(i.period),
+    reserved: big(i.reserved),
+    spent: big(i.spent),
+    cap: big(i.cap),
+    reservations,
+    version: num(i.version),
+  }
 }
 
 export function paymentToItem(p: PaymentRecord): Item {
   return compact({
-    pk: k.paymentPk(p.payer, p.nonce), sk: k.SK.payment, entity: 'payment',
-    payer: p.payer, nonce: p.nonce, golemId: p.golemId, amount: p.amount.toString(), kind: p.kind, status: p.status,
-    owner: p.owner, leaseUntil: p.leaseUntil, txHash: p.txHash, claimedAt: p.claimedAt, creditedAt: p.creditedAt, version: p.version,
+    pk: k.paymentPk(p.payer, p.nonce),
+    sk: k.SK.payment,
+    entity: 'payment',
+    payer: p.payer,
+    nonce: p.nonce,
+    golemId: p.golemId,
+    amount: p.amount.toString(),
+    kind: p.kind,
+    status: p.status,
+    owner: p.owner,
+    leaseUntil: p.leaseUntil,
+    txHash: p.txHash,
+    claimedAt: p.claimedAt,
+    creditedAt: p.creditedAt,
+    version: p.version,
   })
 }
 
 export function paymentFromItem(i: Item): PaymentRecord {
   return {
-    payer: i.payer as Address, nonce: i.nonce as Hex, golemId: str(i.golemId), amount: big(i.amount), kind: i.kind as PaymentRecord['kind'],
-    status: i.status as PaymentRecord['status'], owner: orNull(i.owner, str), leaseUntil: orNull(i.leaseUntil, num),
-    txHash: orNull(i.txHash, (h) => h as Hex), claimedAt: orNull(i.claimedAt, num), creditedAt: orNull(i.creditedAt, num), version: num(i.version),
+    payer: i.payer as Address,
+    nonce: i.nonce as Hex,
+    golemId: str(i.golemId),
+    amount: big(i.amount),
+    kind: i.kind as PaymentRecord['kind'],
+    status: i.status as PaymentRecord['status'],
+    owner: orNull(i.owner, str),
+    leaseUntil: orNull(i.leaseUntil, num),
+    txHash: orNull(i.txHash, (h) => h as Hex),
+    claimedAt: orNull(i.claimedAt, num),
+    creditedAt: orNull(i.creditedAt, num),
+    version: num(i.version),
   }
 }
 
 export function nonceToItem(n: NonceRecord): Item {
   return compact({
-    pk: k.noncePk(n.nonce), sk: k.SK.nonce, entity: 'nonce', nonce: n.nonce, issuedAt: n.issuedAt, expiresAt: n.expiresAt,
-    usedAt: n.usedAt, meta: n.meta, ttl: ttlSeconds(n.expiresAt),
+    pk: k.noncePk(n.nonce),
+    sk: k.SK.nonce,
+    entity: 'nonce',
+    nonce: n.nonce,
+    issuedAt: n.issuedAt,
+    expiresAt: n.expiresAt,
+    usedAt: n.usedAt,
+    meta: n.meta,
+    ttl: ttlSeconds(n.expiresAt),
   })
 }
 
 export function nonceFromItem(i: Item): NonceRecord {
-  return { nonce: str(i.nonce), issuedAt: num(i.issuedAt), expiresAt: num(i.expiresAt), usedAt: orNull(i.usedAt, num), meta: orNull(i.meta, (m) => m as JsonObject) }
+  return {
+    nonce: str(i.nonce),
+    issuedAt: num(i.issuedAt),
+    expiresAt: num(i.expiresAt),
+    usedAt: orNull(i.usedAt, num),
+    meta: orNull(i.meta, (m) => m as JsonObject),
+  }
 }
 
 export function counterToItem(key: string, windowStart: number, value: CounterValue): Item {
-  return { pk: k.counterPk(key, windowStart), sk: k.SK.counter, entity: 'counter', bucket: key, windowStart, count: value.count, resetAt: value.resetAt, ttl: ttlSeconds(value.resetAt) }
+  return {
+    pk: k.counterPk(key, windowStart),
+    sk: k.SK.counter,
+    entity: 'counter',
+    bucket: key,
+    windowStart,
+    count: value.count,
+    resetAt: value.resetAt,
+    ttl: ttlSeconds(value.resetAt),
+  }
 }
 
 export function eventToItem(e: GolemEvent): Item {
-  return { pk: k.golemPk(e.golemId), sk: k.eventSk(e.at, e.eventId), entity: 'event', golemId: e.golemId, eventId: e.eventId, type: e.type, at: e.at, data: e.data }
+  return {
+    pk: k.golemPk(e.golemId),
+    sk: k.eventSk(e.at, e.eventId),
+    entity: 'event',
+    golemId: e.golemId,
+    eventId: e.eventId,
+    type: e.type,
+    at: e.at,
+    data: e.data,
+  }
 }
 
 export function eventFromItem(i: Item): GolemEvent {
@@ -142,17 +282,37 @@ export function logRecordFromItem(i: Item): LogRecord {
 }
 
 export function deathToItem(d: DeathSettlementRecord): Item {
-  return { pk: k.golemPk(d.golemId), sk: k.SK.death, entity: 'death', golemId: d.golemId, kind: d.kind, settlement: d.settlement, settledAt: d.settledAt }
+  return {
+    pk: k.golemPk(d.golemId),
+    sk: k.SK.death,
+    entity: 'death',
+    golemId: d.golemId,
+    kind: d.kind,
+    settlement: d.settlement,
+    settledAt: d.settledAt,
+  }
 }
 
 export function deathFromItem(i: Item): DeathSettlementRecord {
-  return { golemId: str(i.golemId), kind: i.kind as DeathSettlementRecord['kind'], settlement: i.settlement as JsonObject, settledAt: num(i.settledAt) }
+  return {
+    golemId: str(i.golemId),
+    kind: i.kind as DeathSettlementRecord['kind'],
+    settlement: i.settlement as JsonObject,
+    settledAt: num(i.settledAt),
+  }
 }
 
 export function snapToItem(s: SnapTokenRecord): Item {
   return compact({
-    pk: k.snapPk(s.scope), sk: k.SK.snap, entity: 'snap', scope: s.scope, tokenHash: s.tokenHash, rotatedAt: s.rotatedAt,
-    previousHash: s.previousHash, previousValidUntil: s.previousValidUntil, version: s.version,
+    pk: k.snapPk(s.scope),
+    sk: k.SK.snap,
+    entity: 'snap',
+    scope: s.scope,
+    tokenHash: s.tokenHash,
+    rotatedAt: s.rotatedAt,
+    previousHash: s.previousHash,
+    previousValidUntil: s.previousValidUntil,
+    version: s.version,
   })
 }
 
@@ -161,7 +321,11 @@ export function snapFromItem(i: Item, now: number): SnapTokenRecord {
   const until = orNull(i.previousValidUntil, num)
   const live = until !== null && now < until
   return {
-    scope: str(i.scope), tokenHash: i.tokenHash as Hex, rotatedAt: num(i.rotatedAt),
-    previousHash: live ? orNull(i.previousHash, (h) => h as Hex) : null, previousValidUntil: live ? until : null, version: num(i.version),
+    scope: str(i.scope),
+    tokenHash: i.tokenHash as Hex,
+    rotatedAt: num(i.rotatedAt),
+    previousHash: live ? orNull(i.previousHash, (h) => h as Hex) : null,
+    previousValidUntil: live ? until : null,
+    version: num(i.version),
   }
 }

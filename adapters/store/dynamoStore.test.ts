@@ -30,7 +30,8 @@ async function freshStore(dueShards = 2): Promise<{ store: DynamoStore; tableNam
   return { store: new DynamoStore({ client: doc, tableName, dueShards }), tableName }
 }
 
-const raw = async (tableName: string, pk: string, sk: string) => (await doc.send(new GetCommand({ TableName: tableName, Key: { pk, sk } }))).Item
+const raw = async (tableName: string, pk: string, sk: string) =>
+  (await doc.send(new GetCommand({ TableName: tableName, Key: { pk, sk } }))).Item
 
 describe('local dynalite', () => {
   it('creates the single table (pk/sk strings, no secondary index); creating it again is fine', async () => {
@@ -40,7 +41,10 @@ describe('local dynalite', () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }))
     expect(Table).toMatchObject({
       TableStatus: 'ACTIVE',
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
     })
     expect(Table?.GlobalSecondaryIndexes ?? []).toEqual([])
   })
@@ -62,7 +66,14 @@ describe('DynamoStore on the table', () => {
   it('stores bigints as decimal strings and addresses lowercased', async () => {
     const { store, tableName } = await freshStore()
     await store.createGolem(golemInput('g-1', { owner: CHECKSUMMED }))
-    await store.reserveBudget({ golemId: 'g-1', period: 9n, amount: 12_345_678_901_234_567_890n, cap: 10n ** 30n, reservationId: 'r1', now: T0 })
+    await store.reserveBudget({
+      golemId: 'g-1',
+      period: 9n,
+      amount: 12_345_678_901_234_567_890n,
+      cap: 10n ** 30n,
+      reservationId: 'r1',
+      now: T0,
+    })
     await store.creditPaymentOnce({ nonce: hex32(1), payer: CHECKSUMMED, golemId: 'g-1', amount: 2n ** 100n, kind: 'feed', now: T0 })
     expect(await raw(tableName, k.golemPk('g-1'), k.SK.golem)).toMatchObject({ entity: 'golem', owner: CHECKSUMMED.toLowerCase() })
     const budget = await raw(tableName, k.golemPk('g-1'), k.budgetSk(9n))
@@ -91,7 +102,10 @@ describe('DynamoStore on the table', () => {
     expect((await store.listDueGolems({ now: T0 })).golems).toMatchObject([{ golemId: 'g-1', version: 1 }])
     await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { nextTickAt: T0 + 5 }, now: T0 })
     await doc.send(new DeleteCommand({ TableName: tableName, Key: dueKey }))
-    expect(await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { phase: 'Stable' }, now: T0 })).toMatchObject({ updated: false, reason: 'version' })
+    expect(await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { phase: 'Stable' }, now: T0 })).toMatchObject({
+      updated: false,
+      reason: 'version',
+    })
     expect((await store.listDueGolems({ now: T0 + 5 })).golems).toMatchObject([{ golemId: 'g-1', dueAt: T0 + 5, version: 2 }])
   })
 
@@ -106,7 +120,9 @@ describe('DynamoStore on the table', () => {
 
   it('reports a missing table as a StoreBackendError naming the operation', async () => {
     const store = new DynamoStore({ client: doc, tableName: 'no-such-table' })
-    const err = await store.claimSlot({ golemId: 'g-1', period: 1n, step: 'redeem', owner: 'a', now: T0, leaseMs: 1000 }).catch((e: unknown) => e)
+    const err = await store
+      .claimSlot({ golemId: 'g-1', period: 1n, step: 'redeem', owner: 'a', now: T0, leaseMs: 1000 })
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(StoreBackendError)
     expect(err).toMatchObject({ code: 'STORE_BACKEND', details: { operation: 'UpdateItem', error: 'ResourceNotFoundException' } })
   })

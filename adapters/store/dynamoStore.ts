@@ -12,7 +12,18 @@ import * as payments from './dynamo/payments.ts'
 import * as slots from './dynamo/slots.ts'
 import { DynamoTable } from './dynamo/table.ts'
 import { DEFAULT_DUE_SHARDS } from './keys.ts'
-import type { BudgetRecord, CounterValue, DeathSettlementRecord, GolemRecord, LogRecord, NonceRecord, PaymentRecord, SlotRef, SnapTokenRecord, TickSlot } from '../../core/store/records.ts'
+import type {
+  BudgetRecord,
+  CounterValue,
+  DeathSettlementRecord,
+  GolemRecord,
+  LogRecord,
+  NonceRecord,
+  PaymentRecord,
+  SlotRef,
+  SnapTokenRecord,
+  TickSlot,
+} from '../../core/store/records.ts'
 import type * as S from '../../core/store/store.ts'
 import * as v from '../../core/store/validate.ts'
 
@@ -37,41 +48,103 @@ export class DynamoStore implements S.Store {
     this.#cas = { ...budget.DEFAULT_CAS, ...options.cas }
   }
 
-  createGolem(input: S.CreateGolemInput): Promise<S.CreateGolemResult> { return golems.createGolem(this.#table, this.#shards, input) }
-  getGolem(golemId: string): Promise<GolemRecord | null> { return golems.getGolem(this.#table, golemId) }
-  updateGolem(input: S.UpdateGolemInput): Promise<S.UpdateGolemResult> { return golems.updateGolem(this.#table, this.#shards, input) }
-  listDueGolems(input: S.ListDueInput): Promise<S.ListDueResult> { return golems.listDueGolems(this.#table, this.#shards, input) }
-  findGolems(input: S.FindGolemsInput): Promise<GolemRecord[]> { return golems.findGolems(this.#table, input) }
+  createGolem(input: S.CreateGolemInput): Promise<S.CreateGolemResult> {
+    return golems.createGolem(this.#table, this.#shards, input)
+  }
+  getGolem(golemId: string): Promise<GolemRecord | null> {
+    return golems.getGolem(this.#table, golemId)
+  }
+  updateGolem(input: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
+    return golems.updateGolem(this.#table, this.#shards, input)
+  }
+  listDueGolems(input: S.ListDueInput): Promise<S.ListDueResult> {
+    return golems.listDueGolems(this.#table, this.#shards, input)
+  }
+  findGolems(input: S.FindGolemsInput): Promise<GolemRecord[]> {
+    return golems.findGolems(this.#table, input)
+  }
 
-  claimSlot(input: S.ClaimSlotInput): Promise<S.ClaimSlotResult> { return slots.claimSlot(this.#table, input) }
-  recordSlotTx(input: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> { return slots.recordSlotTx(this.#table, input) }
-  completeSlot(input: S.CompleteSlotInput): Promise<S.CompleteSlotResult> { return slots.completeSlot(this.#table, input) }
-  releaseSlot(input: S.ReleaseSlotInput): Promise<S.ReleaseSlotResult> { return slots.releaseSlot(this.#table, input) }
-  getSlot(ref: SlotRef): Promise<TickSlot | null> { return slots.getSlot(this.#table, ref) }
+  claimSlot(input: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {
+    return slots.claimSlot(this.#table, input)
+  }
+  recordSlotTx(input: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> {
+    return slots.recordSlotTx(this.#table, input)
+  }
+  completeSlot(input: S.CompleteSlotInput): Promise<S.CompleteSlotResult> {
+    return slots.completeSlot(this.#table, input)
+  }
+  releaseSlot(input: S.ReleaseSlotInput): Promise<S.ReleaseSlotResult> {
+    return slots.releaseSlot(this.#table, input)
+  }
+  getSlot(ref: SlotRef): Promise<TickSlot | null> {
+    return slots.getSlot(this.#table, ref)
+  }
 
-  reserveBudget(input: S.ReserveBudgetInput): Promise<S.ReserveBudgetResult> { return budget.reserveBudget(this.#table, this.#cas, input) }
-  commitReservation(input: S.CommitReservationInput): Promise<S.CommitReservationResult> { return budget.commitReservation(this.#table, this.#cas, input) }
-  releaseReservation(input: S.ReservationRef): Promise<S.ReleaseReservationResult> { return budget.releaseReservation(this.#table, this.#cas, input) }
-  getBudget(golemId: string, period: bigint): Promise<BudgetRecord | null> { return budget.getBudget(this.#table, golemId, period) }
+  reserveBudget(input: S.ReserveBudgetInput): Promise<S.ReserveBudgetResult> {
+    return budget.reserveBudget(this.#table, this.#cas, input)
+  }
+  commitReservation(input: S.CommitReservationInput): Promise<S.CommitReservationResult> {
+    return budget.commitReservation(this.#table, this.#cas, input)
+  }
+  releaseReservation(input: S.ReservationRef): Promise<S.ReleaseReservationResult> {
+    return budget.releaseReservation(this.#table, this.#cas, input)
+  }
+  getBudget(golemId: string, period: bigint): Promise<BudgetRecord | null> {
+    return budget.getBudget(this.#table, golemId, period)
+  }
 
-  claimPayment(input: S.ClaimPaymentInput): Promise<S.ClaimPaymentResult> { return payments.claimPayment(this.#table, input) }
-  creditPaymentOnce(input: S.CreditPaymentInput): Promise<S.CreditPaymentResult> { return payments.creditPaymentOnce(this.#table, input) }
-  releasePayment(input: S.ReleasePaymentInput): Promise<S.ReleasePaymentResult> { return payments.releasePayment(this.#table, input) }
-  getPayment(ref: S.PaymentRef): Promise<PaymentRecord | null> { return payments.getPayment(this.#table, ref) }
+  claimPayment(input: S.ClaimPaymentInput): Promise<S.ClaimPaymentResult> {
+    return payments.claimPayment(this.#table, input)
+  }
+  creditPaymentOnce(input: S.CreditPaymentInput): Promise<S.CreditPaymentResult> {
+    return payments.creditPaymentOnce(this.#table, input)
+  }
+  releasePayment(input: S.ReleasePaymentInput): Promise<S.ReleasePaymentResult> {
+    return payments.releasePayment(this.#table, input)
+  }
+  getPayment(ref: S.PaymentRef): Promise<PaymentRecord | null> {
+    return payments.getPayment(this.#table, ref)
+  }
 
-  issueNonce(input: S.IssueNonceInput): Promise<NonceRecord> { return nonces.issueNonce(this.#table, input) }
-  consumeNonce(input: { nonce: string; now: number }): Promise<S.ConsumeNonceResult> { return nonces.consumeNonce(this.#table, input) }
-  incrementCounter(input: S.CounterInput): Promise<CounterValue> { return nonces.incrementCounter(this.#table, input) }
-  getCounter(input: S.CounterInput): Promise<CounterValue> { return nonces.getCounter(this.#table, input) }
+  issueNonce(input: S.IssueNonceInput): Promise<NonceRecord> {
+    return nonces.issueNonce(this.#table, input)
+  }
+  consumeNonce(input: { nonce: string; now: number }): Promise<S.ConsumeNonceResult> {
+    return nonces.consumeNonce(this.#table, input)
+  }
+  incrementCounter(input: S.CounterInput): Promise<CounterValue> {
+    return nonces.incrementCounter(this.#table, input)
+  }
+  getCounter(input: S.CounterInput): Promise<CounterValue> {
+    return nonces.getCounter(this.#table, input)
+  }
 
-  appendEvent(input: S.AppendEventInput): Promise<S.AppendEventResult> { return history.appendEvent(this.#table, input) }
-  listEvents(input: S.ListEventsInput): Promise<S.ListEventsResult> { return history.listEvents(this.#table, input) }
-  recordDeathSettlement(input: S.RecordDeathInput): Promise<S.RecordDeathResult> { return history.recordDeathSettlement(this.#table, input) }
-  getDeathSettlement(golemId: string): Promise<DeathSettlementRecord | null> { return history.getDeathSettlement(this.#table, golemId) }
-  getSnapToken(input: { scope?: string; now: number }): Promise<SnapTokenRecord | null> { return history.getSnapToken(this.#table, input) }
-  rotateSnapToken(input: S.RotateSnapTokenInput): Promise<S.RotateSnapTokenResult> { return history.rotateSnapToken(this.#table, input) }
+  appendEvent(input: S.AppendEventInput): Promise<S.AppendEventResult> {
+    return history.appendEvent(this.#table, input)
+  }
+  listEvents(input: S.ListEventsInput): Promise<S.ListEventsResult> {
+    return history.listEvents(this.#table, input)
+  }
+  recordDeathSettlement(input: S.RecordDeathInput): Promise<S.RecordDeathResult> {
+    return history.recordDeathSettlement(this.#table, input)
+  }
+  getDeathSettlement(golemId: string): Promise<DeathSettlementRecord | null> {
+    return history.getDeathSettlement(this.#table, golemId)
+  }
+  getSnapToken(input: { scope?: string; now: number }): Promise<SnapTokenRecord | null> {
+    return history.getSnapToken(this.#table, input)
+  }
+  rotateSnapToken(input: S.RotateSnapTokenInput): Promise<S.RotateSnapTokenResult> {
+    return history.rotateSnapToken(this.#table, input)
+  }
 
-  appendLog(input: S.AppendLogInput): Promise<S.AppendLogResult> { return logs.appendLog(this.#table, input) }
-  readLog(input: S.ReadLogInput): Promise<LogRecord[]> { return logs.readLog(this.#table, input) }
-  lastLogRecord(log: string): Promise<LogRecord | null> { return logs.lastLogRecord(this.#table, log) }
+  appendLog(input: S.AppendLogInput): Promise<S.AppendLogResult> {
+    return logs.appendLog(this.#table, input)
+  }
+  readLog(input: S.ReadLogInput): Promise<LogRecord[]> {
+    return logs.readLog(this.#table, input)
+  }
+  lastLogRecord(log: string): Promise<LogRecord | null> {
+    return logs.lastLogRecord(this.#table, log)
+  }
 }

@@ -7,8 +7,18 @@ import * as parse from '../../core/store/inputs.ts'
 import { assertNoKeyMaterial } from '../../core/store/keyGuard.ts'
 import * as k from './keys.ts'
 import type {
-  BudgetRecord, CounterValue, DeathSettlementRecord, DueGolem, GolemEvent, GolemRecord, LogRecord, NonceRecord, PaymentRecord,
-  SlotRef, SnapTokenRecord, TickSlot,
+  BudgetRecord,
+  CounterValue,
+  DeathSettlementRecord,
+  DueGolem,
+  GolemEvent,
+  GolemRecord,
+  LogRecord,
+  NonceRecord,
+  PaymentRecord,
+  SlotRef,
+  SnapTokenRecord,
+  TickSlot,
 } from '../../core/store/records.ts'
 import * as rules from '../../core/store/rules.ts'
 import type * as S from '../../core/store/store.ts'
@@ -44,8 +54,18 @@ export class InMemoryStore implements S.Store {
     const existing = this.#golems.get(i.golemId)
     if (existing) return { created: false, existing: clone(existing) }
     const golem: GolemRecord = {
-      golemId: i.golemId, owner: i.owner, sessionKeyAddress: i.sessionKeyAddress, custodyMode: i.custodyMode, profile: i.profile,
-      status: 'alive', phase: i.phase, nextTickAt: i.nextTickAt, lastTick: null, createdAt: i.now, updatedAt: i.now, version: 1,
+      golemId: i.golemId,
+      owner: i.owner,
+      sessionKeyAddress: i.sessionKeyAddress,
+      custodyMode: i.custodyMode,
+      profile: i.profile,
+      status: 'alive',
+      phase: i.phase,
+      nextTickAt: i.nextTickAt,
+      lastTick: null,
+      createdAt: i.now,
+      updatedAt: i.now,
+      version: 1,
     }
     assertNoKeyMaterial(codec.golemToItem(golem))
     this.#golems.set(golem.golemId, golem)
@@ -108,7 +128,18 @@ export class InMemoryStore implements S.Store {
     const d = rules.recordTxDecision(s, i)
     if (d === 'idempotent') return { recorded: true, slot: clone(s) }
     if (d !== 'write') return { recorded: false, reason: d, slot: clone(s) }
-    return { recorded: true, slot: this.#putSlot({ ...s, status: 'sent', txHash: i.txHash, txNonce: i.nonce, rawTx: i.rawTx ?? null, sentAt: i.now, version: s.version + 1 }) }
+    return {
+      recorded: true,
+      slot: this.#putSlot({
+        ...s,
+        status: 'sent',
+        txHash: i.txHash,
+        txNonce: i.nonce,
+        rawTx: i.rawTx ?? null,
+        sentAt: i.now,
+        version: s.version + 1,
+      }),
+    }
   }
 
   async completeSlot(raw: S.CompleteSlotInput): Promise<S.CompleteSlotResult> {
@@ -303,8 +334,12 @@ export class InMemoryStore implements S.Store {
     const matches = i.expectedHash === null ? current === null : current?.tokenHash === i.expectedHash
     if (!matches) return { rotated: false, current: current ? codec.snapFromItem(codec.snapToItem(current), i.now) : null }
     const next: SnapTokenRecord = {
-      scope: i.scope, tokenHash: i.tokenHash, rotatedAt: i.now, previousHash: i.expectedHash,
-      previousValidUntil: i.expectedHash === null ? null : i.now + i.graceMs, version: (current?.version ?? 0) + 1,
+      scope: i.scope,
+      tokenHash: i.tokenHash,
+      rotatedAt: i.now,
+      previousHash: i.expectedHash,
+      previousValidUntil: i.expectedHash === null ? null : i.now + i.graceMs,
+      version: (current?.version ?? 0) + 1,
     }
     assertNoKeyMaterial(codec.snapToItem(next))
     this.#snap.set(i.scope, next)
@@ -316,7 +351,8 @@ export class InMemoryStore implements S.Store {
   async appendLog(raw: S.AppendLogInput): Promise<S.AppendLogResult> {
     const i = parse.parseAppendLog(raw)
     const log = this.#logs.get(i.log) ?? []
-    if (log.length + i.records.length > k.MAX_LOG_SEQ) throw new StoreConflictError('log', `is full: it holds at most ${k.MAX_LOG_SEQ} records`)
+    if (log.length + i.records.length > k.MAX_LOG_SEQ)
+      throw new StoreConflictError('log', `is full: it holds at most ${k.MAX_LOG_SEQ} records`)
     const records = i.records.map((data, n): LogRecord => ({ log: i.log, seq: log.length + n + 1, at: i.now, data }))
     for (const r of records) assertNoKeyMaterial(codec.logRecordToItem(r))
     this.#logs.set(i.log, [...log, ...records])

@@ -2,7 +2,6 @@
 // verifying with a public client and settling with the operator's wallet (the operator submits
 // transferWithAuthorization and pays its gas). No HTTP hop to a third-party facilitator.
 import { x402Facilitator } from '@x402/core/facilitator'
-import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import {
@@ -20,7 +19,7 @@ import {
   type WalletClient,
 } from 'viem'
 import { pollTransactionReceipt } from '../chain/receipts.ts'
-import type { OnChainSettlement, PaymentFacilitator } from '../../core/x402/facilitator.ts'
+import type { PaymentFacilitator } from '../../core/x402/facilitator.ts'
 
 export type InProcessFacilitatorOptions = {
   publicClient: PublicClient<Transport, Chain>
@@ -60,7 +59,14 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
   const tags = new Map<string, Hex>()
   const authKey = (payer: unknown, nonce: unknown) => `${String(payer).toLowerCase()}:${String(nonce).toLowerCase()}`
   const send = serialized(
-    async (args: { address: Address; abi: readonly unknown[]; functionName: string; args: readonly unknown[]; gas?: bigint; dataSuffix?: Hex }) => {
+    async (args: {
+      address: Address
+      abi: readonly unknown[]
+      functionName: string
+      args: readonly unknown[]
+      gas?: bigint
+      dataSuffix?: Hex
+    }) => {
       const tag = args.functionName === 'transferWithAuthorization' ? tags.get(authKey(args.args[0], args.args[5])) : undefined
       const dataSuffix = tag === undefined ? args.dataSuffix : args.dataSuffix === undefined ? tag : concatHex([args.dataSuffix, tag])
       const hash = await walletClient.writeContract({

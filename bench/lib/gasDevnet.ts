@@ -3,10 +3,24 @@
 // helper that signs a USDC runway delegation and redeems it twice.
 // With the clock (one second per block), keys, salts and amounts fixed, every calldata byte and every storage slot is the same
 // on each run, so gasUsed is too.
-import { createDelegation, Implementation, toMetaMaskSmartAccount, type Caveat, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+import {
+  createDelegation,
+  Implementation,
+  toMetaMaskSmartAccount,
+  type Caveat,
+  type Delegation,
+  type MetaMaskSmartAccount,
+} from '@metamask/smart-accounts-kit'
 import { createWalletClient, encodeFunctionData, http, toHex, type Address, type Hex } from 'viem'
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts'
-import { DaimonOracleAbi, MockPriceFeedAbi, NoopEnforcerAbi, NoopEnforcerBytecode, TestUSDCAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import {
+  DaimonOracleAbi,
+  MockPriceFeedAbi,
+  NoopEnforcerAbi,
+  NoopEnforcerBytecode,
+  TestUSDCAbi,
+  VitalityOracleAbi,
+} from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import { startDevnet, type Devnet } from '../../local/devnet.ts'
 
@@ -74,9 +88,23 @@ export async function startGasChain(): Promise<GasChain> {
     const noopEnforcer = await deploy('NoopEnforcer', NoopEnforcerAbi, NoopEnforcerBytecode, [])
 
     // Oracle and asset state every enforcer needs to pass while doing its real work.
-    await wait('registerGolem', operator.writeContract({ address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golem.address] }))
-    await wait('setPAD', golemWallet.writeContract({ address: deployment.daimonOracle, abi: DaimonOracleAbi, functionName: 'setPAD', args: [20, 10, 30] }))
-    await wait('feed', deployer.writeContract({ address: usdcUsdFeed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [100_000_000n] }))
+    await wait(
+      'registerGolem',
+      operator.writeContract({
+        address: deployment.vitalityOracle,
+        abi: VitalityOracleAbi,
+        functionName: 'registerGolem',
+        args: [golem.address],
+      }),
+    )
+    await wait(
+      'setPAD',
+      golemWallet.writeContract({ address: deployment.daimonOracle, abi: DaimonOracleAbi, functionName: 'setPAD', args: [20, 10, 30] }),
+    )
+    await wait(
+      'feed',
+      deployer.writeContract({ address: usdcUsdFeed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [100_000_000n] }),
+    )
     // The vault's totalAssets is its USDC balance: 1,000,000 USDC.
     await devnet.mintUsdc(vault, 1_000_000_000_000n)
     // A non-zero Golem balance before the first case, so no case pays for creating the recipient's slot.
@@ -112,7 +140,14 @@ export async function startGasChain(): Promise<GasChain> {
     }
 
     const sign = async (caveats: readonly Caveat[], salt: Hex): Promise<Delegation> => {
-      const delegation = createDelegation({ environment: deployment.environment, from: smartAccount.address, to: golem.address, scope, caveats: [...caveats], salt })
+      const delegation = createDelegation({
+        environment: deployment.environment,
+        from: smartAccount.address,
+        to: golem.address,
+        scope,
+        caveats: [...caveats],
+        salt,
+      })
       return { ...delegation, signature: await smartAccount.signDelegation({ delegation }) }
     }
 
@@ -123,7 +158,8 @@ export async function startGasChain(): Promise<GasChain> {
       noopEnforcer,
       scope,
       salt(caseIndex) {
-        if (!Number.isInteger(caseIndex) || caseIndex < 0 || caseIndex > 254) throw new Error(`gas bench: case index ${caseIndex} is outside 0..254`)
+        if (!Number.isInteger(caseIndex) || caseIndex < 0 || caseIndex > 254)
+          throw new Error(`gas bench: case index ${caseIndex} is outside 0..254`)
         return toHex(caseIndex + 1, { size: 32 })
       },
       sign,

@@ -21,7 +21,13 @@ describe('bench table helpers', () => {
   })
 
   it('prints a padded markdown table with right-aligned number columns', () => {
-    const table = formatTable(['name', { header: 'gas', align: 'right' }], [['bare', '150,509'], ['noop', '170,826']])
+    const table = formatTable(
+      ['name', { header: 'gas', align: 'right' }],
+      [
+        ['bare', '150,509'],
+        ['noop', '170,826'],
+      ],
+    )
     expect(table.split('\n')).toEqual(['| name |     gas |', '|------|--------:|', '| bare | 150,509 |', '| noop | 170,826 |'])
   })
 

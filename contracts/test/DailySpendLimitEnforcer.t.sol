@@ -29,16 +29,27 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
         day0 = T0 / 1 days;
     }
 
-    function _hook(bytes memory t, bytes32 mode, bytes memory execution, bytes32 hash) internal {
+    function _hook(
+        bytes memory t,
+        bytes32 mode,
+        bytes memory execution,
+        bytes32 hash
+    ) internal {
         enforcer.beforeHook(t, "", mode, execution, hash, DELEGATOR, REDEEMER);
     }
 
-    function _spend(uint256 usdcAmount) internal {
+    function _spend(
+        uint256 usdcAmount
+    ) internal {
         vm.prank(MANAGER);
         _hook(terms, SINGLE, single(address(usdc), 0, transferCall(usdcAmount)), HASH);
     }
 
-    function _exceeded(uint256 day, uint256 spent, uint256 requested) internal pure returns (bytes memory) {
+    function _exceeded(
+        uint256 day,
+        uint256 spent,
+        uint256 requested
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(DailySpendLimitEnforcer.DailySpendLimitExceeded.selector, day, spent, requested, LIMIT);
     }
 
@@ -124,9 +135,7 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
         vm.prank(MANAGER);
         _hook(t, SINGLE, single(address(usdc), 0, transferCall(1e6)), HASH);
         vm.expectRevert(
-            abi.encodeWithSelector(
-                DailySpendLimitEnforcer.DailySpendLimitExceeded.selector, day0, 1e6, type(uint256).max, huge
-            )
+            abi.encodeWithSelector(DailySpendLimitEnforcer.DailySpendLimitExceeded.selector, day0, 1e6, type(uint256).max, huge)
         );
         vm.prank(MANAGER);
         _hook(t, SINGLE, single(address(usdc), 0, approveCall(type(uint256).max)), HASH);
@@ -220,9 +229,7 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
 
     function test_stalePrice() public {
         usdcFeed.setRoundData(1e8, T0 - MAX_AGE - 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(usdcFeed), T0 - MAX_AGE - 1, MAX_AGE)
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(usdcFeed), T0 - MAX_AGE - 1, MAX_AGE));
         _spend(1);
     }
 
@@ -291,9 +298,7 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
         TokenFeed[] memory f = allFeeds();
         f[0].decimals = 8;
         bytes memory t = abi.encode(LIMIT, MAX_AGE, f);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 0, address(0), uint8(8), address(ethFeed))
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 0, address(0), uint8(8), address(ethFeed)));
         vm.prank(MANAGER);
         _hook(t, SINGLE, single(address(usdc), 0, transferCall(1)), HASH);
     }
@@ -311,9 +316,8 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
 
     function test_valueOfPreview() public view {
         assertEq(enforcer.valueOf(terms, SINGLE, single(PAYEE, 1 ether, "")), 3000e6);
-        Execution[] memory e = execs(
-            Execution(address(usdc), 0, transferCall(1e6)), Execution(address(dai), 0, approveCall(1e18))
-        );
+        Execution[] memory e =
+            execs(Execution(address(usdc), 0, transferCall(1e6)), Execution(address(dai), 0, approveCall(1e18)));
         assertEq(enforcer.valueOf(terms, BATCH, batch(e)), 2e6);
     }
 
@@ -330,7 +334,9 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
 
     /// Any sequence of USDC spends within one day: recorded total never passes the limit, and each call
     /// passes exactly when it fits.
-    function testFuzz_spendSequenceNeverExceedsLimit(uint256[8] memory amounts) public {
+    function testFuzz_spendSequenceNeverExceedsLimit(
+        uint256[8] memory amounts
+    ) public {
         uint256 model;
         for (uint256 i; i < amounts.length; ++i) {
             uint256 a = bound(amounts[i], 0, 600e6);
@@ -346,9 +352,12 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
         }
     }
 
-    function testFuzz_valuationMatchesReference(uint256 wei_, uint256 ethPrice, uint256 daiAmount, uint256 daiPrice)
-        public
-    {
+    function testFuzz_valuationMatchesReference(
+        uint256 wei_,
+        uint256 ethPrice,
+        uint256 daiAmount,
+        uint256 daiPrice
+    ) public {
         wei_ = bound(wei_, 0, 1e24);
         ethPrice = bound(ethPrice, 1, 1e13);
         daiAmount = bound(daiAmount, 0, 1e24);
@@ -364,13 +373,18 @@ contract DailySpendLimitEnforcerTest is PricedAssetsTest {
         assertEq(enforcer.spentOn(MANAGER, HASH, day0), expected);
     }
 
-    function testFuzz_boundary(uint256 limit, uint256 spend) public {
+    function testFuzz_boundary(
+        uint256 limit,
+        uint256 spend
+    ) public {
         limit = bound(limit, 0, 1e15);
         spend = bound(spend, 0, 2e15);
         bytes memory t = abi.encode(limit, MAX_AGE, allFeeds());
         vm.prank(MANAGER);
         if (spend > limit) {
-            vm.expectRevert(abi.encodeWithSelector(DailySpendLimitEnforcer.DailySpendLimitExceeded.selector, day0, 0, spend, limit));
+            vm.expectRevert(
+                abi.encodeWithSelector(DailySpendLimitEnforcer.DailySpendLimitExceeded.selector, day0, 0, spend, limit)
+            );
         }
         _hook(t, SINGLE, single(address(usdc), 0, transferCall(spend)), HASH);
         assertEq(enforcer.spentOn(MANAGER, HASH, day0), spend > limit ? 0 : spend);
@@ -393,7 +407,9 @@ contract DailySpendLimitSequencerTest is PricedAssetsTest {
         terms = abi.encode(uint256(1000e6), MAX_AGE, allFeeds());
     }
 
-    function _spend(uint256 usdcAmount) internal {
+    function _spend(
+        uint256 usdcAmount
+    ) internal {
         vm.prank(MANAGER);
         enforcer.beforeHook(terms, "", SINGLE, single(address(usdc), 0, transferCall(usdcAmount)), HASH, DELEGATOR, REDEEMER);
     }
@@ -441,7 +457,10 @@ contract DailySpendLimitSequencerTest is PricedAssetsTest {
     }
 
     /// Any status and change time: passes exactly when up for longer than the grace period.
-    function testFuzz_passesOnlyWhenUpPastTheGrace(int256 status, uint256 changedAt) public {
+    function testFuzz_passesOnlyWhenUpPastTheGrace(
+        int256 status,
+        uint256 changedAt
+    ) public {
         status = status % 3;
         changedAt = bound(changedAt, 0, T0 + 1 days);
         uptime.setRoundData(status, changedAt);

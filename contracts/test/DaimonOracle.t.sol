@@ -14,7 +14,9 @@ contract DaimonOracleTest is Test {
         oracle = new DaimonOracle();
     }
 
-    function _pad(address golem) internal view returns (int256 p, int256 a, int256 d) {
+    function _pad(
+        address golem
+    ) internal view returns (int256 p, int256 a, int256 d) {
         (int8 p8, int8 a8, int8 d8) = oracle.getPAD(golem);
         return (p8, a8, d8);
     }
@@ -68,7 +70,11 @@ contract DaimonOracleTest is Test {
         oracle.setPAD(0, 0, -128);
     }
 
-    function testFuzz_setPAD(int8 p, int8 a, int8 d) public {
+    function testFuzz_setPAD(
+        int8 p,
+        int8 a,
+        int8 d
+    ) public {
         bool valid = p >= -100 && p <= 100 && a >= -100 && a <= 100 && d >= -100 && d <= 100;
         if (!valid) vm.expectRevert(abi.encodeWithSelector(IDaimonOracle.PADOutOfRange.selector, p, a, d));
         vm.prank(GOLEM);

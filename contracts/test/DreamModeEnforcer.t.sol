@@ -20,11 +20,17 @@ contract DreamModeEnforcerTest is GolemHookTest {
         enforcer = new DreamModeEnforcer(address(oracle));
     }
 
-    function _hook(address golem, bytes32 mode, bytes memory execution) internal {
+    function _hook(
+        address golem,
+        bytes32 mode,
+        bytes memory execution
+    ) internal {
         _before(ICaveatEnforcer(address(enforcer)), abi.encodePacked(golem), mode, execution, golem);
     }
 
-    function _dream(address golem) internal {
+    function _dream(
+        address golem
+    ) internal {
         vm.prank(golem);
         oracle.startDream();
     }
@@ -73,19 +79,23 @@ contract DreamModeEnforcerTest is GolemHookTest {
         _hook(GOLEM, SINGLE, _single(TARGET, 0, hex"a9059cbb"));
     }
 
-    function testFuzz_revertsOnWrongLength(bytes calldata terms) public {
+    function testFuzz_revertsOnWrongLength(
+        bytes calldata terms
+    ) public {
         vm.assume(terms.length != 20);
         vm.expectRevert(abi.encodeWithSelector(DreamModeEnforcer.InvalidTermsLength.selector, terms.length));
         _before(ICaveatEnforcer(address(enforcer)), terms, SINGLE, _single(TARGET, 0, ""), GOLEM);
     }
 
-    function testFuzz_blocksIffDreaming(address golem, bool dreaming, uint32 elapsed) public {
+    function testFuzz_blocksIffDreaming(
+        address golem,
+        bool dreaming,
+        uint32 elapsed
+    ) public {
         vm.assume(golem != address(0));
         if (dreaming) _dream(golem);
         vm.warp(block.timestamp + elapsed);
-        bool ok = _passes(
-            ICaveatEnforcer(address(enforcer)), abi.encodePacked(golem), SINGLE, _single(TARGET, 0, ""), golem
-        );
+        bool ok = _passes(ICaveatEnforcer(address(enforcer)), abi.encodePacked(golem), SINGLE, _single(TARGET, 0, ""), golem);
         assertEq(ok, !dreaming);
     }
 

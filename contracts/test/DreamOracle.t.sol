@@ -72,7 +72,11 @@ contract DreamOracleTest is Test {
         assertEq(uint256(oracle.dreamingSince(GOLEM)), block.timestamp);
     }
 
-    function testFuzz_cycle(address golem, uint32 start, uint32 length) public {
+    function testFuzz_cycle(
+        address golem,
+        uint32 start,
+        uint32 length
+    ) public {
         vm.assume(golem != address(0));
         uint256 startAt = bound(start, 1, type(uint32).max);
         vm.warp(startAt);

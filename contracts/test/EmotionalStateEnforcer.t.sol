@@ -37,20 +37,35 @@ contract EmotionalStateEnforcerTest is GolemHookTest {
         return abi.encode(GOLEM, int8(-20), int8(60), int8(-30), _selectors2());
     }
 
-    function _feel(int8 p, int8 a, int8 d) internal {
+    function _feel(
+        int8 p,
+        int8 a,
+        int8 d
+    ) internal {
         vm.prank(GOLEM);
         oracle.setPAD(p, a, d);
     }
 
-    function _hook(bytes memory terms, bytes32 mode, bytes memory execution) internal {
+    function _hook(
+        bytes memory terms,
+        bytes32 mode,
+        bytes memory execution
+    ) internal {
         _before(ICaveatEnforcer(address(enforcer)), terms, mode, execution, GOLEM);
     }
 
-    function _restriction(int8 p, int8 a, int8 d, bytes4 sel) internal pure returns (bytes memory) {
+    function _restriction(
+        int8 p,
+        int8 a,
+        int8 d,
+        bytes4 sel
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(EmotionalStateEnforcer.EmotionalStateRestriction.selector, p, a, d, sel);
     }
 
-    function _call(bytes4 sel) internal pure returns (bytes memory) {
+    function _call(
+        bytes4 sel
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(sel, uint256(1));
     }
 
@@ -175,7 +190,13 @@ contract EmotionalStateEnforcerTest is GolemHookTest {
         assertEq(bytes32(s[1]), bytes32(DEPOSIT));
     }
 
-    function testFuzz_getTermsInfo_roundTrip(address g, int8 p, int8 a, int8 d, bytes4[] memory s) public view {
+    function testFuzz_getTermsInfo_roundTrip(
+        address g,
+        int8 p,
+        int8 a,
+        int8 d,
+        bytes4[] memory s
+    ) public view {
         (address g2, int8 p2, int8 a2, int8 d2, bytes4[] memory s2) = enforcer.getTermsInfo(abi.encode(g, p, a, d, s));
         assertEq(g2, g);
         assertEq(int256(p2), p);
@@ -236,8 +257,7 @@ contract EmotionalStateEnforcerTest is GolemHookTest {
     }
 
     function test_revertsOnDirtySelectorWord() public {
-        bytes memory terms =
-            abi.encode(GOLEM, int8(0), int8(0), int8(0), uint256(160), uint256(2), SWAP, uint256(0xdead));
+        bytes memory terms = abi.encode(GOLEM, int8(0), int8(0), int8(0), uint256(160), uint256(2), SWAP, uint256(0xdead));
         vm.expectRevert(abi.encodeWithSelector(EmotionalStateEnforcer.InvalidTermsEncoding.selector, uint256(7)));
         enforcer.getTermsInfo(terms);
         // The hook meets the bad word while scanning for an unlisted selector.
@@ -247,7 +267,15 @@ contract EmotionalStateEnforcerTest is GolemHookTest {
 
     // ---------------------------------------------------------------- model fuzz and view
 
-    function testFuzz_matchesModel(int8 p, int8 a, int8 d, int8 minP, int8 maxA, int8 minD, bool restricted) public {
+    function testFuzz_matchesModel(
+        int8 p,
+        int8 a,
+        int8 d,
+        int8 minP,
+        int8 maxA,
+        int8 minD,
+        bool restricted
+    ) public {
         // Bounded into [-100, 100] first, so the casts cannot truncate.
         // forge-lint: disable-next-line(unsafe-typecast)
         p = int8(int256(bound(uint256(int256(p) + 128), 28, 228)) - 128);

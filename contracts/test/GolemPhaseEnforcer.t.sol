@@ -48,10 +48,18 @@ interface PhaseSwapRouter02 {
         uint256 amountInMaximum;
     }
 
-    function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256);
-    function exactInput(ExactInputParams calldata params) external payable returns (uint256);
-    function exactOutputSingle(ExactOutputSingleParams calldata params) external payable returns (uint256);
-    function exactOutput(ExactOutputParams calldata params) external payable returns (uint256);
+    function exactInputSingle(
+        ExactInputSingleParams calldata params
+    ) external payable returns (uint256);
+    function exactInput(
+        ExactInputParams calldata params
+    ) external payable returns (uint256);
+    function exactOutputSingle(
+        ExactOutputSingleParams calldata params
+    ) external payable returns (uint256);
+    function exactOutput(
+        ExactOutputParams calldata params
+    ) external payable returns (uint256);
 }
 
 interface PhaseSwapRouterV1 {
@@ -74,14 +82,22 @@ interface PhaseSwapRouterV1 {
         uint256 amountOutMinimum;
     }
 
-    function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256);
-    function exactInput(ExactInputParams calldata params) external payable returns (uint256);
+    function exactInputSingle(
+        ExactInputSingleParams calldata params
+    ) external payable returns (uint256);
+    function exactInput(
+        ExactInputParams calldata params
+    ) external payable returns (uint256);
 }
 
 interface PhaseV2Router {
-    function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] calldata path, address to, uint256 deadline)
-        external
-        returns (uint256[] memory);
+    function swapExactTokensForTokens(
+        uint256 amountIn,
+        uint256 amountOutMin,
+        address[] calldata path,
+        address to,
+        uint256 deadline
+    ) external returns (uint256[] memory);
     function addLiquidity(
         address tokenA,
         address tokenB,
@@ -91,9 +107,7 @@ interface PhaseV2Router {
         uint256 amountBMin,
         address to,
         uint256 deadline
-    )
-        external
-        returns (uint256, uint256, uint256);
+    ) external returns (uint256, uint256, uint256);
     function removeLiquidity(
         address tokenA,
         address tokenB,
@@ -102,9 +116,7 @@ interface PhaseV2Router {
         uint256 amountBMin,
         address to,
         uint256 deadline
-    )
-        external
-        returns (uint256, uint256);
+    ) external returns (uint256, uint256);
 }
 
 interface PhasePositionManager {
@@ -146,11 +158,21 @@ interface PhasePositionManager {
         uint128 amount1Max;
     }
 
-    function mint(MintParams calldata params) external payable returns (uint256, uint128, uint256, uint256);
-    function increaseLiquidity(IncreaseLiquidityParams calldata params) external payable returns (uint128, uint256, uint256);
-    function decreaseLiquidity(DecreaseLiquidityParams calldata params) external payable returns (uint256, uint256);
-    function collect(CollectParams calldata params) external payable returns (uint256, uint256);
-    function burn(uint256 tokenId) external payable;
+    function mint(
+        MintParams calldata params
+    ) external payable returns (uint256, uint128, uint256, uint256);
+    function increaseLiquidity(
+        IncreaseLiquidityParams calldata params
+    ) external payable returns (uint128, uint256, uint256);
+    function decreaseLiquidity(
+        DecreaseLiquidityParams calldata params
+    ) external payable returns (uint256, uint256);
+    function collect(
+        CollectParams calldata params
+    ) external payable returns (uint256, uint256);
+    function burn(
+        uint256 tokenId
+    ) external payable;
 }
 
 interface PhaseTokenMessengerV2 {
@@ -162,8 +184,7 @@ interface PhaseTokenMessengerV2 {
         bytes32 destinationCaller,
         uint256 maxFee,
         uint32 minFinalityThreshold
-    )
-        external;
+    ) external;
 }
 
 interface PhaseDelegationManager {
@@ -182,8 +203,12 @@ interface PhaseDelegationManager {
         bytes signature;
     }
 
-    function enableDelegation(Delegation calldata delegation) external;
-    function disableDelegation(Delegation calldata delegation) external;
+    function enableDelegation(
+        Delegation calldata delegation
+    ) external;
+    function disableDelegation(
+        Delegation calldata delegation
+    ) external;
 }
 
 /// An oracle that reports whatever it is told, to reach the enforcer's defensive branches.
@@ -191,12 +216,17 @@ contract PhaseRiggedOracle {
     bool public registered = true;
     uint8 public phase;
 
-    function set(bool registered_, uint8 phase_) external {
+    function set(
+        bool registered_,
+        uint8 phase_
+    ) external {
         registered = registered_;
         phase = phase_;
     }
 
-    function getPhase(address) external view returns (bool, uint8) {
+    function getPhase(
+        address
+    ) external view returns (bool, uint8) {
         return (registered, phase);
     }
 }
@@ -205,7 +235,9 @@ contract PhaseRiggedOracle {
 contract PhaseUnreachableOracle {
     error OracleCalled();
 
-    function getPhase(address) external pure returns (bool, uint8) {
+    function getPhase(
+        address
+    ) external pure returns (bool, uint8) {
         revert OracleCalled();
     }
 }
@@ -241,33 +273,52 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
             vm.prank(OWNER);
             oracle.registerGolem(g);
             vm.prank(g);
-            oracle.updatePhase(p, 10_000 - uint16(p) * 2_000);
+            oracle.updatePhase(p, 10_000 - uint16(p) * 2000);
         }
     }
 
     // ---------------------------------------------------------------- helpers
 
-    function _terms(address golem) internal pure returns (bytes memory) {
+    function _terms(
+        address golem
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(golem);
     }
 
-    function _hook(bytes memory terms, bytes32 mode, bytes memory execution, address redeemer) internal {
+    function _hook(
+        bytes memory terms,
+        bytes32 mode,
+        bytes memory execution,
+        address redeemer
+    ) internal {
         _before(ICaveatEnforcer(address(enforcer)), terms, mode, execution, redeemer);
     }
 
-    function _ok(address golem, bytes memory callData) internal returns (bool) {
+    function _ok(
+        address golem,
+        bytes memory callData
+    ) internal returns (bool) {
         return _passes(ICaveatEnforcer(address(enforcer)), _terms(golem), SINGLE, _single(TARGET, 0, callData), golem);
     }
 
-    function _call(bytes4 selector) internal pure returns (bytes memory) {
+    function _call(
+        bytes4 selector
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(selector, uint256(1), uint256(2));
     }
 
-    function _notAllowed(address golem, uint8 phase, bytes4 selector, uint8 required) internal pure returns (bytes memory) {
+    function _notAllowed(
+        address golem,
+        uint8 phase,
+        bytes4 selector,
+        uint8 required
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(GolemPhaseEnforcer.ActionNotAllowedInPhase.selector, golem, phase, selector, required);
     }
 
-    function _defaultMask(uint8 phase) internal pure returns (uint8) {
+    function _defaultMask(
+        uint8 phase
+    ) internal pure returns (uint8) {
         return [uint8(0x1F), 0x17, 0x16, 0x16, 0x10][phase];
     }
 
@@ -450,7 +501,10 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, abi.encodePacked(bytes4(0), uint256(5))), golemIn[0]);
     }
 
-    function testFuzz_unknownSelectorIsRefusedInEveryPhase(bytes4 sel, uint8 phase) public {
+    function testFuzz_unknownSelectorIsRefusedInEveryPhase(
+        bytes4 sel,
+        uint8 phase
+    ) public {
         vm.assume(enforcer.actionClassOf(sel) == 0);
         phase = uint8(bound(phase, 0, 4));
         bytes memory callData = _call(sel);
@@ -470,7 +524,12 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         _hook(_terms(golemIn[1]), SINGLE, _single(TARGET, 0, _call(sel)), REPLICANT);
     }
 
-    function testFuzz_matchesModel(uint8 phase, uint256 entry, bool viaReplicant, uint96 value) public {
+    function testFuzz_matchesModel(
+        uint8 phase,
+        uint256 entry,
+        bool viaReplicant,
+        uint96 value
+    ) public {
         phase = uint8(bound(phase, 0, 4));
         Entry[] memory t = _table();
         Entry memory e = t[bound(entry, 0, t.length - 1)];
@@ -498,7 +557,12 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         _hook(strict, SINGLE, _single(TARGET, 0, _call(IERC4626.withdraw.selector)), golemIn[0]);
     }
 
-    function testFuzz_customMasks(bytes5 masks, uint8 phase, uint256 entry, bool viaReplicant) public {
+    function testFuzz_customMasks(
+        bytes5 masks,
+        uint8 phase,
+        uint256 entry,
+        bool viaReplicant
+    ) public {
         phase = uint8(bound(phase, 0, 4));
         Entry[] memory t = _table();
         Entry memory e = t[bound(entry, 0, t.length - 1)];
@@ -531,7 +595,9 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         assertEq(uint256(end), type(uint64).max);
     }
 
-    function testFuzz_invalidTermsLength(bytes calldata terms) public {
+    function testFuzz_invalidTermsLength(
+        bytes calldata terms
+    ) public {
         vm.assume(terms.length != 20 && terms.length != 25 && terms.length != 36 && terms.length != 41);
         vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
         enforcer.getTermsInfo(terms);
@@ -577,11 +643,20 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     uint64 internal constant START = 1_700_000_000;
     uint64 internal constant END = START + 30 days;
 
-    function _windowed(address golem, uint64 start, uint64 end) internal pure returns (bytes memory) {
+    function _windowed(
+        address golem,
+        uint64 start,
+        uint64 end
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(golem, start, end);
     }
 
-    function _windowed(address golem, bytes5 masks, uint64 start, uint64 end) internal pure returns (bytes memory) {
+    function _windowed(
+        address golem,
+        bytes5 masks,
+        uint64 start,
+        uint64 end
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(golem, masks, start, end);
     }
 
@@ -589,15 +664,24 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         return _single(TARGET, 0, _call(IERC20.transfer.selector));
     }
 
-    function _notYet(uint256 current, uint256 start) internal pure returns (bytes memory) {
+    function _notYet(
+        uint256 current,
+        uint256 start
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(GolemPhaseEnforcer.DelegationNotYetActive.selector, current, start);
     }
 
-    function _expired(uint256 current, uint256 end) internal pure returns (bytes memory) {
+    function _expired(
+        uint256 current,
+        uint256 end
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(GolemPhaseEnforcer.DelegationExpired.selector, current, end);
     }
 
-    function _invalidWindow(uint256 start, uint256 end) internal pure returns (bytes memory) {
+    function _invalidWindow(
+        uint256 start,
+        uint256 end
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(GolemPhaseEnforcer.InvalidWindow.selector, start, end);
     }
 
@@ -627,10 +711,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         uint64 start,
         uint64 end,
         bool withMasks
-    )
-        public
-        view
-    {
+    ) public view {
         vm.assume(start <= end);
         bytes memory terms = withMasks ? _windowed(golem, masks, start, end) : _windowed(golem, start, end);
         (address g, bytes5 m, uint64 s, uint64 e) = enforcer.getTermsInfo(terms);
@@ -751,14 +832,22 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         _hook(terms, SINGLE, _transfer(), REPLICANT);
     }
 
-    function testFuzz_noWindowNeverExpires(uint64 now_, bool withMasks) public {
+    function testFuzz_noWindowNeverExpires(
+        uint64 now_,
+        bool withMasks
+    ) public {
         vm.warp(now_);
         bytes memory terms = withMasks ? abi.encodePacked(golemIn[0], bytes5(0x1F17161610)) : _terms(golemIn[0]);
         _hook(terms, SINGLE, _transfer(), golemIn[0]);
     }
 
     /// Any window, any time: the hook refuses exactly as MortalityTimeWindowEnforcer would, first.
-    function testFuzz_windowModel(uint64 start, uint64 end, uint64 now_, bool withMasks) public {
+    function testFuzz_windowModel(
+        uint64 start,
+        uint64 end,
+        uint64 now_,
+        bool withMasks
+    ) public {
         vm.warp(now_);
         bytes memory terms =
             withMasks ? _windowed(golemIn[0], bytes5(0x1F17161610), start, end) : _windowed(golemIn[0], start, end);
@@ -769,14 +858,16 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     }
 
     /// Window bounds chosen around the current time so every edge (now - 1, now, now + 1) is reached often.
-    function testFuzz_windowEdges(uint64 now_, int8 startOffset, int8 endOffset) public {
+    function testFuzz_windowEdges(
+        uint64 now_,
+        int8 startOffset,
+        int8 endOffset
+    ) public {
         now_ = uint64(bound(now_, 200, type(uint64).max - 200));
         vm.warp(now_);
         uint64 start = uint64(int64(now_) + int64(startOffset % 3));
         uint64 end = uint64(int64(now_) + int64(endOffset % 3));
-        bool ok = _passes(
-            ICaveatEnforcer(address(enforcer)), _windowed(golemIn[0], start, end), SINGLE, _transfer(), golemIn[0]
-        );
+        bool ok = _passes(ICaveatEnforcer(address(enforcer)), _windowed(golemIn[0], start, end), SINGLE, _transfer(), golemIn[0]);
         assertEq(ok, start <= now_ && now_ <= end);
     }
 
@@ -789,9 +880,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         uint256 entry,
         bool viaReplicant,
         bytes5 masks
-    )
-        public
-    {
+    ) public {
         vm.assume(start <= end);
         vm.warp(now_);
         phase = uint8(bound(phase, 0, 4));
@@ -802,7 +891,11 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         assertEq(ok, start <= now_ && now_ <= end && required & uint8(masks[phase]) == required);
     }
 
-    function _passesWindowed(bytes memory terms, bytes4 selector, address redeemer) internal returns (bool) {
+    function _passesWindowed(
+        bytes memory terms,
+        bytes4 selector,
+        address redeemer
+    ) internal returns (bool) {
         bytes memory callData = selector == bytes4(0) ? bytes("") : _call(selector);
         return _passes(ICaveatEnforcer(address(enforcer)), terms, SINGLE, _single(TARGET, 0, callData), redeemer);
     }
@@ -843,7 +936,11 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         assertEq(uint256(enforcer.NO_END()), type(uint64).max);
     }
 
-    function testFuzz_timeRemaining(uint64 start, uint64 end, uint64 now_) public {
+    function testFuzz_timeRemaining(
+        uint64 start,
+        uint64 end,
+        uint64 now_
+    ) public {
         vm.assume(start <= end);
         vm.warp(now_);
         uint256 remaining = enforcer.timeRemaining(_windowed(golemIn[0], start, end));
@@ -890,7 +987,11 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         _hook(_terms(golemIn[4]), BATCH, _batch(new Execution[](0)), golemIn[4]);
     }
 
-    function testFuzz_batch_failsIffAnyCallFails(uint8 phase, uint256 seed, uint8 count) public {
+    function testFuzz_batch_failsIffAnyCallFails(
+        uint8 phase,
+        uint256 seed,
+        uint8 count
+    ) public {
         phase = uint8(bound(phase, 0, 4));
         count = uint8(bound(count, 1, 6));
         Entry[] memory t = _table();
@@ -963,9 +1064,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     function test_setActionClass_zeroUnclassifies() public {
         vm.prank(ADMIN);
         enforcer.setActionClass(IERC20.transfer.selector, 0);
-        vm.expectRevert(
-            abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, TARGET, IERC20.transfer.selector)
-        );
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.UnclassifiedAction.selector, TARGET, IERC20.transfer.selector));
         _hook(_terms(golemIn[0]), SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
     }
 
@@ -981,7 +1080,9 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         enforcer.setActionClass(IERC20.approve.selector, SETTLE);
     }
 
-    function testFuzz_setActionClass_rejectsUnknownBits(uint8 mask) public {
+    function testFuzz_setActionClass_rejectsUnknownBits(
+        uint8 mask
+    ) public {
         vm.prank(ADMIN);
         if (mask > 0x1F) vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidClassMask.selector, mask));
         enforcer.setActionClass(0x12345678, mask);
@@ -1018,7 +1119,10 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
 
     // ---------------------------------------------------------------- protected targets
 
-    function _protected(address target, bytes4 selector) internal pure returns (bytes memory) {
+    function _protected(
+        address target,
+        bytes4 selector
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(GolemPhaseEnforcer.ProtectedTarget.selector, target, selector, DELEGATOR, MANAGER);
     }
 
@@ -1074,9 +1178,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         bool viaReplicant,
         bool asBatch,
         bytes5 masks
-    )
-        public
-    {
+    ) public {
         phase = uint8(bound(phase, 0, 4));
         if (sel != bytes4(0)) {
             vm.prank(ADMIN);
@@ -1103,7 +1205,10 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
 
     /// The rule reads the hook's own arguments: the manager is whoever calls the hook, the delegator is
     /// the delegation's, so a second manager or another owner is protected the same way.
-    function testFuzz_protectedTargetFollowsTheCallerAndTheDelegator(address manager, address delegator) public {
+    function testFuzz_protectedTargetFollowsTheCallerAndTheDelegator(
+        address manager,
+        address delegator
+    ) public {
         vm.assume(manager != TARGET && delegator != TARGET && manager != address(0) && delegator != address(0));
         bytes memory ex = _single(delegator, 0, _call(IERC20.transfer.selector));
         vm.prank(manager);

@@ -13,7 +13,9 @@ import { TestSwapRouter } from "../src/test-assets/TestSwapRouter.sol";
 import { TestVault } from "../src/test-assets/TestVault.sol";
 
 interface VmCool {
-    function cool(address target) external;
+    function cool(
+        address target
+    ) external;
 }
 
 /// Gas of each beforeHook as the DelegationManager pays it (external CALL included; every account and slot
@@ -43,12 +45,13 @@ contract HookGasTest is PricedAssetsTest {
         vault.deposit(10_000e6, address(this));
     }
 
-    function _gas(address enforcer, bytes memory terms, bytes32 mode, bytes memory execution)
-        internal
-        returns (uint256 used)
-    {
-        bytes memory data =
-            abi.encodeCall(ICaveatEnforcer.beforeHook, (terms, "", mode, execution, HASH, DELEGATOR, REDEEMER));
+    function _gas(
+        address enforcer,
+        bytes memory terms,
+        bytes32 mode,
+        bytes memory execution
+    ) internal returns (uint256 used) {
+        bytes memory data = abi.encodeCall(ICaveatEnforcer.beforeHook, (terms, "", mode, execution, HASH, DELEGATOR, REDEEMER));
         _coolAll();
         vm.prank(MANAGER);
         uint256 before = gasleft();
@@ -59,27 +62,55 @@ contract HookGasTest is PricedAssetsTest {
 
     function _coolAll() internal {
         address[13] memory all = [
-            address(daily), address(replicant), address(slippage), address(nav), address(royalty), address(vault),
-            address(usdc), address(weth), address(dai), address(ethFeed), address(usdcFeed), address(wethFeed),
+            address(daily),
+            address(replicant),
+            address(slippage),
+            address(nav),
+            address(royalty),
+            address(vault),
+            address(usdc),
+            address(weth),
+            address(dai),
+            address(ethFeed),
+            address(usdcFeed),
+            address(wethFeed),
             address(daiFeed)
         ];
-        for (uint256 i; i < all.length; ++i) VmCool(address(vm)).cool(all[i]);
+        for (uint256 i; i < all.length; ++i) {
+            VmCool(address(vm)).cool(all[i]);
+        }
     }
 
-    function _report(string memory name, uint256 used, uint256 ceiling) internal {
+    function _report(
+        string memory name,
+        uint256 used,
+        uint256 ceiling
+    ) internal {
         emit log_named_uint(name, used);
         assertLe(used, ceiling, name);
     }
 
     function test_gas_dailySpendLimit() public {
         bytes memory terms = abi.encode(uint256(1_000_000e6), MAX_AGE, allFeeds());
-        _report("DailySpendLimit single transfer, first ever", _gas(address(daily), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))), 60_000);
-        _report("DailySpendLimit single transfer, later the same day", _gas(address(daily), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))), 45_000);
+        _report(
+            "DailySpendLimit single transfer, first ever",
+            _gas(address(daily), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))),
+            60_000
+        );
+        _report(
+            "DailySpendLimit single transfer, later the same day",
+            _gas(address(daily), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))),
+            45_000
+        );
         vm.warp(block.timestamp + 1 days);
         usdcFeed.setAnswer(1e8);
         ethFeed.setAnswer(3000e8);
         daiFeed.setAnswer(1e18);
-        _report("DailySpendLimit single transfer, first of a later day", _gas(address(daily), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))), 45_000);
+        _report(
+            "DailySpendLimit single transfer, first of a later day",
+            _gas(address(daily), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))),
+            45_000
+        );
         _report("DailySpendLimit native", _gas(address(daily), terms, SINGLE, single(PAYEE, 1e15, "")), 45_000);
         Execution[] memory e = execs(
             Execution(PAYEE, 1e15, ""),
@@ -87,13 +118,25 @@ contract HookGasTest is PricedAssetsTest {
             Execution(address(dai), 0, transferCall(1e18))
         );
         _report("DailySpendLimit batch of 3 (ETH, USDC, DAI)", _gas(address(daily), terms, BATCH, batch(e)), 70_000);
-        _report("DailySpendLimit zero-value call", _gas(address(daily), terms, SINGLE, single(address(usdc), 0, approveCall(0))), 20_000);
+        _report(
+            "DailySpendLimit zero-value call",
+            _gas(address(daily), terms, SINGLE, single(address(usdc), 0, approveCall(0))),
+            20_000
+        );
     }
 
     function test_gas_replicantBudget() public {
         bytes memory terms = abi.encode(uint256(1_000_000e6), uint64(7 days), MAX_AGE, allFeeds());
-        _report("ReplicantBudget first redemption (activation)", _gas(address(replicant), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))), 60_000);
-        _report("ReplicantBudget later redemption", _gas(address(replicant), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))), 45_000);
+        _report(
+            "ReplicantBudget first redemption (activation)",
+            _gas(address(replicant), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))),
+            60_000
+        );
+        _report(
+            "ReplicantBudget later redemption",
+            _gas(address(replicant), terms, SINGLE, single(address(usdc), 0, transferCall(1e6))),
+            45_000
+        );
     }
 
     function test_gas_maxSlippage() public {
@@ -102,13 +145,19 @@ contract HookGasTest is PricedAssetsTest {
             TestSwapRouter.exactInputSingle.selector,
             TestSwapRouter.ExactInputSingleParams(address(usdc), address(weth), 500, DELEGATOR, 3000e6, 1e18, 0)
         );
-        _report("MaxSlippage exactInputSingle", _gas(address(slippage), terms, SINGLE, single(address(0x5e7e), 0, single02)), 45_000);
+        _report(
+            "MaxSlippage exactInputSingle", _gas(address(slippage), terms, SINGLE, single(address(0x5e7e), 0, single02)), 45_000
+        );
         bytes memory path = abi.encodePacked(address(usdc), uint24(500), address(weth), uint24(3000), address(dai));
         bytes memory multi = abi.encodeWithSelector(
             TestSwapRouter.exactInput.selector, TestSwapRouter.ExactInputParams(path, DELEGATOR, 3000e6, 3000e18)
         );
-        _report("MaxSlippage exactInput 2 hops", _gas(address(slippage), terms, SINGLE, single(address(0x5e7e), 0, multi)), 45_000);
-        _report("MaxSlippage non-swap call", _gas(address(slippage), terms, SINGLE, single(address(usdc), 0, transferCall(1))), 15_000);
+        _report(
+            "MaxSlippage exactInput 2 hops", _gas(address(slippage), terms, SINGLE, single(address(0x5e7e), 0, multi)), 45_000
+        );
+        _report(
+            "MaxSlippage non-swap call", _gas(address(slippage), terms, SINGLE, single(address(usdc), 0, transferCall(1))), 15_000
+        );
     }
 
     function test_gas_vaultNAV() public {

@@ -18,19 +18,31 @@ contract KnowledgeRoyaltyEnforcerTest is PricedAssetsTest {
         terms = abi.encode(address(usdc), AUTHOR, BPS);
     }
 
-    function _pay(address to, uint256 amount) internal view returns (Execution memory) {
+    function _pay(
+        address to,
+        uint256 amount
+    ) internal view returns (Execution memory) {
         return Execution(address(usdc), 0, abi.encodeWithSelector(0xa9059cbb, to, amount));
     }
 
-    function _payFrom(address to, uint256 amount) internal view returns (Execution memory) {
+    function _payFrom(
+        address to,
+        uint256 amount
+    ) internal view returns (Execution memory) {
         return Execution(address(usdc), 0, abi.encodeWithSelector(0x23b872dd, DELEGATOR, to, amount));
     }
 
-    function _run(bytes32 mode, bytes memory execution) internal view {
+    function _run(
+        bytes32 mode,
+        bytes memory execution
+    ) internal view {
         enforcer.beforeHook(terms, "", mode, execution, HASH, DELEGATOR, REDEEMER);
     }
 
-    function _unpaid(uint256 required, uint256 paid) internal pure returns (bytes memory) {
+    function _unpaid(
+        uint256 required,
+        uint256 paid
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(KnowledgeRoyaltyEnforcer.RoyaltyUnpaid.selector, required, paid);
     }
 
@@ -122,14 +134,21 @@ contract KnowledgeRoyaltyEnforcerTest is PricedAssetsTest {
         vm.expectRevert(abi.encodeWithSelector(KnowledgeRoyaltyEnforcer.InvalidTermsLength.selector, uint256(64)));
         enforcer.getTermsInfo(abi.encode(address(usdc), AUTHOR));
         vm.expectRevert(abi.encodeWithSelector(KnowledgeRoyaltyEnforcer.InvalidTermsLength.selector, uint256(42)));
-        enforcer.beforeHook(abi.encodePacked(address(usdc), AUTHOR, BPS), "", BATCH, batch(new Execution[](0)), HASH, DELEGATOR, REDEEMER);
+        enforcer.beforeHook(
+            abi.encodePacked(address(usdc), AUTHOR, BPS), "", BATCH, batch(new Execution[](0)), HASH, DELEGATOR, REDEEMER
+        );
         vm.expectRevert(abi.encodeWithSelector(KnowledgeRoyaltyEnforcer.InvalidRoyaltyBps.selector, uint16(10_001)));
         enforcer.requiredRoyalty(abi.encode(address(usdc), AUTHOR, uint16(10_001)), 1);
     }
 
     // ------------------------------------------------------------------ fuzz
 
-    function testFuzz_royaltyRule(uint256 sale1, uint256 sale2, uint256 royalty, uint16 bps) public {
+    function testFuzz_royaltyRule(
+        uint256 sale1,
+        uint256 sale2,
+        uint256 royalty,
+        uint16 bps
+    ) public {
         sale1 = bound(sale1, 0, 1e30);
         sale2 = bound(sale2, 0, 1e30);
         royalty = bound(royalty, 0, 1e30);

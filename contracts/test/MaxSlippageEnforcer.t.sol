@@ -22,62 +22,111 @@ contract MaxSlippageEnforcerTest is PricedAssetsTest {
 
     // ------------------------------------------------------------------ encoders
 
-    function _single02(address tIn, address tOut, uint256 amountIn, uint256 minOut) internal pure returns (bytes memory) {
+    function _single02(
+        address tIn,
+        address tOut,
+        uint256 amountIn,
+        uint256 minOut
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(
             TestSwapRouter.exactInputSingle.selector,
             TestSwapRouter.ExactInputSingleParams(tIn, tOut, 500, DELEGATOR, amountIn, minOut, 0)
         );
     }
 
-    function _path(address a, address b, address c) internal pure returns (bytes memory) {
+    function _path(
+        address a,
+        address b,
+        address c
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(a, uint24(500), b, uint24(3000), c);
     }
 
-    function _input02(bytes memory path, uint256 amountIn, uint256 minOut) internal pure returns (bytes memory) {
+    function _input02(
+        bytes memory path,
+        uint256 amountIn,
+        uint256 minOut
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(
             TestSwapRouter.exactInput.selector, TestSwapRouter.ExactInputParams(path, DELEGATOR, amountIn, minOut)
         );
     }
 
-    function _singleV1(address tIn, address tOut, uint256 amountIn, uint256 minOut) internal pure returns (bytes memory) {
+    function _singleV1(
+        address tIn,
+        address tOut,
+        uint256 amountIn,
+        uint256 minOut
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(
             bytes4(0x414bf389), V1ExactInputSingleParams(tIn, tOut, 3000, DELEGATOR, 1e10, amountIn, minOut, 0)
         );
     }
 
-    function _inputV1(bytes memory path, uint256 amountIn, uint256 minOut) internal pure returns (bytes memory) {
+    function _inputV1(
+        bytes memory path,
+        uint256 amountIn,
+        uint256 minOut
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(bytes4(0xc04b8d59), V1ExactInputParams(path, DELEGATOR, 1e10, amountIn, minOut));
     }
 
-    function _v2(address[] memory path, uint256 amountIn, uint256 minOut) internal pure returns (bytes memory) {
+    function _v2(
+        address[] memory path,
+        uint256 amountIn,
+        uint256 minOut
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(bytes4(0x38ed1739), amountIn, minOut, path, DELEGATOR, uint256(1e10));
     }
 
-    function _addrs(address a, address b, address c) internal pure returns (address[] memory p) {
+    function _addrs(
+        address a,
+        address b,
+        address c
+    ) internal pure returns (address[] memory p) {
         p = new address[](3);
         (p[0], p[1], p[2]) = (a, b, c);
     }
 
-    function _hook(bytes memory t, bytes32 mode, bytes memory execution) internal view {
+    function _hook(
+        bytes memory t,
+        bytes32 mode,
+        bytes memory execution
+    ) internal view {
         enforcer.beforeHook(t, "", mode, execution, HASH, DELEGATOR, REDEEMER);
     }
 
-    function _swap(bytes memory callData) internal view {
+    function _swap(
+        bytes memory callData
+    ) internal view {
         _hook(terms, SINGLE, single(ROUTER, 0, callData));
     }
 
-    function _exceeded(uint256 expected, uint256 minOut, uint256 bps) internal pure returns (bytes memory) {
+    function _exceeded(
+        uint256 expected,
+        uint256 minOut,
+        uint256 bps
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(MaxSlippageEnforcer.SlippageExceeded.selector, expected, minOut, bps, MAX_BPS);
     }
 
     // ------------------------------------------------------------------ selectors
 
     function test_selectorsAreTheRealOnes() public pure {
-        assertEq(bytes32(bytes4(keccak256("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))"))), bytes32(bytes4(0x04e45aaf)));
+        assertEq(
+            bytes32(bytes4(keccak256("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))"))),
+            bytes32(bytes4(0x04e45aaf))
+        );
         assertEq(bytes32(bytes4(keccak256("exactInput((bytes,address,uint256,uint256))"))), bytes32(bytes4(0xb858183f)));
-        assertEq(bytes32(bytes4(keccak256("exactInputSingle((address,address,uint24,address,uint256,uint256,uint256,uint160))"))), bytes32(bytes4(0x414bf389)));
+        assertEq(
+            bytes32(bytes4(keccak256("exactInputSingle((address,address,uint24,address,uint256,uint256,uint256,uint160))"))),
+            bytes32(bytes4(0x414bf389))
+        );
         assertEq(bytes32(bytes4(keccak256("exactInput((bytes,address,uint256,uint256,uint256))"))), bytes32(bytes4(0xc04b8d59)));
-        assertEq(bytes32(bytes4(keccak256("swapExactTokensForTokens(uint256,uint256,address[],address,uint256)"))), bytes32(bytes4(0x38ed1739)));
+        assertEq(
+            bytes32(bytes4(keccak256("swapExactTokensForTokens(uint256,uint256,address[],address,uint256)"))),
+            bytes32(bytes4(0x38ed1739))
+        );
         assertEq(bytes32(TestSwapRouter.exactInputSingle.selector), bytes32(bytes4(0x04e45aaf)));
         assertEq(bytes32(TestSwapRouter.exactInput.selector), bytes32(bytes4(0xb858183f)));
     }
@@ -207,9 +256,7 @@ contract MaxSlippageEnforcerTest is PricedAssetsTest {
 
     function test_stalePrice() public {
         wethFeed.setRoundData(3000e8, T0 - MAX_AGE - 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(wethFeed), T0 - MAX_AGE - 1, MAX_AGE)
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(wethFeed), T0 - MAX_AGE - 1, MAX_AGE));
         _swap(_single02(address(usdc), address(weth), IN, EXPECTED));
     }
 
@@ -235,16 +282,27 @@ contract MaxSlippageEnforcerTest is PricedAssetsTest {
 
     // ------------------------------------------------------------------ malformed calldata
 
-    function _expectMalformed(bytes4 sel) internal {
+    function _expectMalformed(
+        bytes4 sel
+    ) internal {
         vm.expectRevert(abi.encodeWithSelector(MaxSlippageEnforcer.MalformedSwap.selector, sel));
     }
 
-    function _cut(bytes memory b, uint256 n) internal pure returns (bytes memory r) {
+    function _cut(
+        bytes memory b,
+        uint256 n
+    ) internal pure returns (bytes memory r) {
         r = new bytes(b.length - n);
-        for (uint256 i; i < r.length; ++i) r[i] = b[i];
+        for (uint256 i; i < r.length; ++i) {
+            r[i] = b[i];
+        }
     }
 
-    function _setWord(bytes memory b, uint256 offset, uint256 value) internal pure returns (bytes memory) {
+    function _setWord(
+        bytes memory b,
+        uint256 offset,
+        uint256 value
+    ) internal pure returns (bytes memory) {
         assembly {
             mstore(add(add(b, 32), offset), value)
         }
@@ -336,9 +394,7 @@ contract MaxSlippageEnforcerTest is PricedAssetsTest {
         enforcer.getTermsInfo(abi.encode(MAX_BPS));
         TokenFeed[] memory f = tokenFeedsOnly();
         f[0].feed = address(0);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 0, address(usdc), uint8(6), address(0))
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 0, address(usdc), uint8(6), address(0)));
         enforcer.getTermsInfo(abi.encode(MAX_BPS, MAX_AGE, f));
     }
 
@@ -350,16 +406,20 @@ contract MaxSlippageEnforcerTest is PricedAssetsTest {
         router.setFeed(address(weth), address(wethFeed));
         uint256 out = router.quoteHop(address(usdc), address(weth), 3000, IN); // 0.3 % fee
         bytes memory t = abi.encode(uint16(30), MAX_AGE, tokenFeedsOnly());
-        (, , uint256 bps) = enforcer.quote(t, _single02(address(usdc), address(weth), IN, out));
+        (,, uint256 bps) = enforcer.quote(t, _single02(address(usdc), address(weth), IN, out));
         assertEq(bps, 30);
         _hook(t, SINGLE, single(address(router), 0, _single02(address(usdc), address(weth), IN, out)));
     }
 
     // ------------------------------------------------------------------ fuzz
 
-    function testFuzz_slippageMatchesReference(uint256 amountIn, uint256 minOut, uint256 pIn, uint256 pOut, uint16 maxBps)
-        public
-    {
+    function testFuzz_slippageMatchesReference(
+        uint256 amountIn,
+        uint256 minOut,
+        uint256 pIn,
+        uint256 pOut,
+        uint16 maxBps
+    ) public {
         amountIn = bound(amountIn, 0, 1e30);
         pIn = bound(pIn, 1, 1e20);
         pOut = bound(pOut, 1, 1e20);
@@ -383,7 +443,10 @@ contract MaxSlippageEnforcerTest is PricedAssetsTest {
         _hook(t, SINGLE, single(ROUTER, 0, cd));
     }
 
-    function testFuzz_decodersAgree(uint256 amountIn, uint256 minOut) public view {
+    function testFuzz_decodersAgree(
+        uint256 amountIn,
+        uint256 minOut
+    ) public view {
         amountIn = bound(amountIn, 0, 1e40);
         minOut = bound(minOut, 0, 1e40);
         bytes memory path = _path(address(weth), address(dai), address(usdc));

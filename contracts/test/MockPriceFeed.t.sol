@@ -57,8 +57,12 @@ contract MockPriceFeedTest is Test {
         feed.setAnswer(42);
     }
 
-    function testFuzz_roundsAccumulate(int256[5] memory answers) public {
-        for (uint256 i; i < answers.length; ++i) feed.setAnswer(answers[i]);
+    function testFuzz_roundsAccumulate(
+        int256[5] memory answers
+    ) public {
+        for (uint256 i; i < answers.length; ++i) {
+            feed.setAnswer(answers[i]);
+        }
         for (uint256 i; i < answers.length; ++i) {
             (, int256 a,,,) = feed.getRoundData(uint80(i + 2));
             assertEq(a, answers[i]);

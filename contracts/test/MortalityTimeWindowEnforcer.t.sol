@@ -17,11 +17,16 @@ contract MortalityTimeWindowEnforcerTest is GolemHookTest {
         enforcer = new MortalityTimeWindowEnforcer();
     }
 
-    function _terms(uint256 start, uint256 end) internal pure returns (bytes memory) {
+    function _terms(
+        uint256 start,
+        uint256 end
+    ) internal pure returns (bytes memory) {
         return abi.encode(start, end);
     }
 
-    function _hook(bytes memory terms) internal {
+    function _hook(
+        bytes memory terms
+    ) internal {
         _before(ICaveatEnforcer(address(enforcer)), terms, SINGLE, _single(TARGET, 0, hex"a9059cbb"), GOLEM);
     }
 
@@ -36,9 +41,7 @@ contract MortalityTimeWindowEnforcerTest is GolemHookTest {
 
     function test_revertsBeforeStart() public {
         vm.warp(START - 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(MortalityTimeWindowEnforcer.DelegationNotYetActive.selector, START - 1, START)
-        );
+        vm.expectRevert(abi.encodeWithSelector(MortalityTimeWindowEnforcer.DelegationNotYetActive.selector, START - 1, START));
         _hook(_terms(START, END));
     }
 
@@ -58,7 +61,9 @@ contract MortalityTimeWindowEnforcerTest is GolemHookTest {
         enforcer.getTermsInfo(_terms(END, START));
     }
 
-    function testFuzz_revertsOnWrongLength(bytes calldata terms) public {
+    function testFuzz_revertsOnWrongLength(
+        bytes calldata terms
+    ) public {
         vm.assume(terms.length != 64);
         vm.expectRevert(abi.encodeWithSelector(MortalityTimeWindowEnforcer.InvalidTermsLength.selector, terms.length));
         _hook(terms);
@@ -72,15 +77,17 @@ contract MortalityTimeWindowEnforcerTest is GolemHookTest {
         _before(ICaveatEnforcer(address(enforcer)), _terms(START, END), BATCH, _batch(ex), GOLEM);
     }
 
-    function testFuzz_windowModel(uint64 start, uint64 end, uint64 now_) public {
+    function testFuzz_windowModel(
+        uint64 start,
+        uint64 end,
+        uint64 now_
+    ) public {
         vm.warp(now_);
         bytes memory terms = _terms(start, end);
         if (end <= start) {
             vm.expectRevert(abi.encodeWithSelector(MortalityTimeWindowEnforcer.InvalidWindow.selector, start, end));
         } else if (now_ < start) {
-            vm.expectRevert(
-                abi.encodeWithSelector(MortalityTimeWindowEnforcer.DelegationNotYetActive.selector, now_, start)
-            );
+            vm.expectRevert(abi.encodeWithSelector(MortalityTimeWindowEnforcer.DelegationNotYetActive.selector, now_, start));
         } else if (now_ > end) {
             vm.expectRevert(abi.encodeWithSelector(MortalityTimeWindowEnforcer.DelegationExpired.selector, now_, end));
         }
@@ -105,7 +112,10 @@ contract MortalityTimeWindowEnforcerTest is GolemHookTest {
         assertEq(enforcer.timeRemaining(terms), 0);
     }
 
-    function testFuzz_timeRemaining(uint64 end, uint64 now_) public {
+    function testFuzz_timeRemaining(
+        uint64 end,
+        uint64 now_
+    ) public {
         vm.assume(end > 0);
         vm.warp(now_);
         uint256 remaining = enforcer.timeRemaining(_terms(0, end));

@@ -29,7 +29,10 @@ contract Ownable2StepTest is Test {
     }
 
     /// Does `who` hold the contract's owner powers right now (tried, then rolled back)?
-    function _canUseRole(uint256 i, address who) internal returns (bool ok) {
+    function _canUseRole(
+        uint256 i,
+        address who
+    ) internal returns (bool ok) {
         uint256 snapshot = vm.snapshotState();
         vm.prank(who);
         if (i == 0) (ok,) = address(oracle).call(abi.encodeCall(VitalityOracle.registerGolem, (address(0x6001))));
@@ -115,7 +118,11 @@ contract Ownable2StepTest is Test {
 
     /// Any caller, any named address: the role is held by exactly the owner until the named address (and
     /// only it) accepts.
-    function testFuzz_roleMovesOnlyToTheAcceptingPendingOwner(address caller, address named, bool table) public {
+    function testFuzz_roleMovesOnlyToTheAcceptingPendingOwner(
+        address caller,
+        address named,
+        bool table
+    ) public {
         vm.assume(named != address(0) && caller != address(0));
         uint256 i = table ? 1 : 0;
         (Ownable2Step[2] memory r, address[2] memory owners) = _roles();

@@ -30,21 +30,33 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
         terms = abi.encode(BUDGET, LIFESPAN, MAX_AGE, allFeeds());
     }
 
-    function _hook(bytes memory t, bytes32 mode, bytes memory execution, bytes32 hash) internal {
+    function _hook(
+        bytes memory t,
+        bytes32 mode,
+        bytes memory execution,
+        bytes32 hash
+    ) internal {
         enforcer.beforeHook(t, "", mode, execution, hash, DELEGATOR, REDEEMER);
     }
 
-    function _spend(uint256 usdcAmount) internal {
+    function _spend(
+        uint256 usdcAmount
+    ) internal {
         vm.prank(MANAGER);
         _hook(terms, SINGLE, single(address(usdc), 0, transferCall(usdcAmount)), HASH);
     }
 
-    function _warp(uint256 t) internal {
+    function _warp(
+        uint256 t
+    ) internal {
         vm.warp(t);
         usdcFeed.setAnswer(1e8); // keep the price fresh across the warp
     }
 
-    function _state(address manager, bytes32 hash) internal view returns (uint256 activatedAt, uint256 spent) {
+    function _state(
+        address manager,
+        bytes32 hash
+    ) internal view returns (uint256 activatedAt, uint256 spent) {
         (uint64 a, uint192 s) = enforcer.replicants(manager, hash);
         return (a, s);
     }
@@ -134,9 +146,7 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
     }
 
     function test_failedFirstRedemptionDoesNotActivate() public {
-        vm.expectRevert(
-            abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, 0, BUDGET + 1, BUDGET)
-        );
+        vm.expectRevert(abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, 0, BUDGET + 1, BUDGET));
         _spend(BUDGET + 1);
         (uint256 activatedAt,) = _state(MANAGER, HASH);
         assertEq(activatedAt, 0);
@@ -152,9 +162,7 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
         _spend(100e6); // exactly the budget
         (, uint256 spent) = _state(MANAGER, HASH);
         assertEq(spent, BUDGET);
-        vm.expectRevert(
-            abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, BUDGET, 1, BUDGET)
-        );
+        vm.expectRevert(abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, BUDGET, 1, BUDGET));
         _spend(1);
     }
 
@@ -176,9 +184,7 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
         (uint256 usd,) = enforcer.remaining(MANAGER, HASH, t);
         assertEq(usd, type(uint192).max);
         vm.expectRevert(
-            abi.encodeWithSelector(
-                ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, 0, type(uint256).max, huge
-            )
+            abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, 0, type(uint256).max, huge)
         );
         vm.prank(MANAGER);
         _hook(t, SINGLE, single(address(usdc), 0, approveCall(type(uint256).max)), HASH);
@@ -188,9 +194,7 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
         bytes memory big = abi.encode(uint256(5000e6), LIFESPAN, MAX_AGE, allFeeds());
         vm.prank(MANAGER);
         _hook(big, SINGLE, single(address(usdc), 0, transferCall(BUDGET + 1)), HASH);
-        vm.expectRevert(
-            abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, BUDGET + 1, 1, BUDGET)
-        );
+        vm.expectRevert(abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, BUDGET + 1, 1, BUDGET));
         _spend(1);
         (uint256 usd,) = enforcer.remaining(MANAGER, HASH, terms);
         assertEq(usd, 0);
@@ -230,9 +234,7 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
 
     function test_stalePrice() public {
         wethFeed.setRoundData(3000e8, T0 - MAX_AGE - 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(wethFeed), T0 - MAX_AGE - 1, MAX_AGE)
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(wethFeed), T0 - MAX_AGE - 1, MAX_AGE));
         vm.prank(MANAGER);
         _hook(terms, SINGLE, single(address(weth), 0, transferCall(1)), HASH);
     }
@@ -277,15 +279,16 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
         TokenFeed[] memory f = allFeeds();
         f[1].feed = address(0);
         bytes memory t = abi.encode(BUDGET, LIFESPAN, MAX_AGE, f);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 1, address(usdc), uint8(6), address(0))
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 1, address(usdc), uint8(6), address(0)));
         enforcer.getTermsInfo(t);
     }
 
     // ------------------------------------------------------------------ fuzz
 
-    function testFuzz_lifetimeSpendNeverExceedsBudget(uint256[10] memory amounts, uint256[10] memory gaps) public {
+    function testFuzz_lifetimeSpendNeverExceedsBudget(
+        uint256[10] memory amounts,
+        uint256[10] memory gaps
+    ) public {
         uint256 model;
         uint256 activatedAt;
         for (uint256 i; i < amounts.length; ++i) {
@@ -317,7 +320,10 @@ contract ReplicantBudgetEnforcerTest is PricedAssetsTest {
         }
     }
 
-    function testFuzz_valuationMatchesReference(uint256 amount, uint256 price) public {
+    function testFuzz_valuationMatchesReference(
+        uint256 amount,
+        uint256 price
+    ) public {
         amount = bound(amount, 0, 1e30);
         price = bound(price, 1, 1e14);
         wethFeed.setAnswer(int256(price));
@@ -345,7 +351,9 @@ contract ReplicantBudgetSequencerTest is PricedAssetsTest {
         terms = abi.encode(uint256(500e6), uint64(7 days), MAX_AGE, allFeeds());
     }
 
-    function _spend(uint256 usdcAmount) internal {
+    function _spend(
+        uint256 usdcAmount
+    ) internal {
         vm.prank(MANAGER);
         enforcer.beforeHook(terms, "", SINGLE, single(address(usdc), 0, transferCall(usdcAmount)), HASH, DELEGATOR, REDEEMER);
     }

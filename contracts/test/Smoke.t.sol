@@ -5,7 +5,10 @@ import { Test } from "./lib/Test.sol";
 import { ExecutionLib, Execution } from "../src/libraries/ExecutionLib.sol";
 
 contract ExecutionLibHarness {
-    function decode(bytes32 mode, bytes calldata data) external pure returns (Execution[] memory) {
+    function decode(
+        bytes32 mode,
+        bytes calldata data
+    ) external pure returns (Execution[] memory) {
         return ExecutionLib.decode(mode, data);
     }
 }
@@ -13,7 +16,11 @@ contract ExecutionLibHarness {
 contract ExecutionLibTest is Test {
     ExecutionLibHarness h = new ExecutionLibHarness();
 
-    function testFuzz_singleRoundTrip(address target, uint256 value, bytes calldata callData) public view {
+    function testFuzz_singleRoundTrip(
+        address target,
+        uint256 value,
+        bytes calldata callData
+    ) public view {
         Execution[] memory e = h.decode(bytes32(0), abi.encodePacked(target, value, callData));
         assertEq(e.length, 1);
         assertEq(e[0].target, target);

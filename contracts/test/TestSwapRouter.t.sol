@@ -23,11 +23,14 @@ contract TestSwapRouterTest is PricedAssetsTest {
         usdc.approve(address(router), type(uint256).max);
     }
 
-    function _single(address tIn, address tOut, uint24 fee, address to, uint256 amountIn, uint256 minOut)
-        internal
-        pure
-        returns (TestSwapRouter.ExactInputSingleParams memory)
-    {
+    function _single(
+        address tIn,
+        address tOut,
+        uint24 fee,
+        address to,
+        uint256 amountIn,
+        uint256 minOut
+    ) internal pure returns (TestSwapRouter.ExactInputSingleParams memory) {
         return TestSwapRouter.ExactInputSingleParams(tIn, tOut, fee, to, amountIn, minOut, 0);
     }
 
@@ -122,7 +125,11 @@ contract TestSwapRouterTest is PricedAssetsTest {
         assertEq(abi.decode(ret, (uint256)), out);
     }
 
-    function testFuzz_outputMatchesReference(uint256 amountIn, uint24 fee, uint256 ethPrice) public {
+    function testFuzz_outputMatchesReference(
+        uint256 amountIn,
+        uint24 fee,
+        uint256 ethPrice
+    ) public {
         amountIn = bound(amountIn, 0, 100_000e6);
         fee = uint24(bound(fee, 0, 999_999));
         ethPrice = bound(ethPrice, 1e8, 1e13);

@@ -8,11 +8,16 @@ import { TestUSDC } from "../src/test-assets/TestUSDC.sol";
 contract USDCTestWallet {
     address public immutable owner;
 
-    constructor(address owner_) {
+    constructor(
+        address owner_
+    ) {
         owner = owner_;
     }
 
-    function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
+    function isValidSignature(
+        bytes32 hash,
+        bytes calldata signature
+    ) external view returns (bytes4) {
         if (signature.length != 65) return 0xffffffff;
         bytes32 r = bytes32(signature[0:32]);
         bytes32 s = bytes32(signature[32:64]);
@@ -25,11 +30,16 @@ contract USDCTestWallet {
 contract USDCTestBadWallet {
     bool public reverts;
 
-    constructor(bool reverts_) {
+    constructor(
+        bool reverts_
+    ) {
         reverts = reverts_;
     }
 
-    function isValidSignature(bytes32, bytes calldata) external view returns (bytes4) {
+    function isValidSignature(
+        bytes32,
+        bytes calldata
+    ) external view returns (bytes4) {
         require(!reverts, "nope");
         return bytes4(uint32(0x1626ba7e ^ 0xffffffff));
     }
@@ -48,8 +58,7 @@ contract TestUSDCTest is Test {
     // Signatures exactly as @x402/evm's eip3009ABI declares them.
     string internal constant TWA_VRS =
         "transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)";
-    string internal constant TWA_BYTES =
-        "transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)";
+    string internal constant TWA_BYTES = "transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)";
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
@@ -59,37 +68,54 @@ contract TestUSDCTest is Test {
         vm.warp(NOW);
         usdc = new TestUSDC();
         payer = vm.addr(PAYER_KEY);
-        usdc.mint(payer, 1_000e6);
+        usdc.mint(payer, 1000e6);
     }
 
     // ---------------------------------------------------------------- signing helpers
 
-    function _digest(bytes32 structHash) internal view returns (bytes32) {
+    function _digest(
+        bytes32 structHash
+    ) internal view returns (bytes32) {
         return keccak256(abi.encodePacked("\x19\x01", usdc.DOMAIN_SEPARATOR(), structHash));
     }
 
-    function _authHash(bytes32 typeHash, address from, address to, uint256 value, uint256 after_, uint256 before_, bytes32 nonce)
-        internal
-        pure
-        returns (bytes32)
-    {
+    function _authHash(
+        bytes32 typeHash,
+        address from,
+        address to,
+        uint256 value,
+        uint256 after_,
+        uint256 before_,
+        bytes32 nonce
+    ) internal pure returns (bytes32) {
         return keccak256(abi.encode(typeHash, from, to, value, after_, before_, nonce));
     }
 
-    function _signTransfer(uint256 key, address from, address to, uint256 value, uint256 after_, uint256 before_, bytes32 nonce)
-        internal
-        view
-        returns (uint8 v, bytes32 r, bytes32 s)
-    {
+    function _signTransfer(
+        uint256 key,
+        address from,
+        address to,
+        uint256 value,
+        uint256 after_,
+        uint256 before_,
+        bytes32 nonce
+    ) internal view returns (uint8 v, bytes32 r, bytes32 s) {
         bytes32 h = _authHash(usdc.TRANSFER_WITH_AUTHORIZATION_TYPEHASH(), from, to, value, after_, before_, nonce);
         return vm.sign(key, _digest(h));
     }
 
-    function _packed(uint8 v, bytes32 r, bytes32 s) internal pure returns (bytes memory) {
+    function _packed(
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(r, s, v);
     }
 
-    function _pay(uint256 value, bytes32 nonce) internal {
+    function _pay(
+        uint256 value,
+        bytes32 nonce
+    ) internal {
         (uint8 v, bytes32 r, bytes32 s) = _signTransfer(PAYER_KEY, payer, PAYEE, value, 0, NOW + 1 hours, nonce);
         usdc.transferWithAuthorization(payer, PAYEE, value, 0, NOW + 1 hours, nonce, v, r, s);
     }
@@ -219,9 +245,9 @@ contract TestUSDCTest is Test {
     }
 
     function test_revertsOnInsufficientBalance() public {
-        (uint8 v, bytes32 r, bytes32 s) = _signTransfer(PAYER_KEY, payer, PAYEE, 1_001e6, 0, NOW + 60, NONCE);
+        (uint8 v, bytes32 r, bytes32 s) = _signTransfer(PAYER_KEY, payer, PAYEE, 1001e6, 0, NOW + 60, NONCE);
         vm.expectRevert(bytes("ERC20: transfer amount exceeds balance"));
-        usdc.transferWithAuthorization(payer, PAYEE, 1_001e6, 0, NOW + 60, NONCE, v, r, s);
+        usdc.transferWithAuthorization(payer, PAYEE, 1001e6, 0, NOW + 60, NONCE, v, r, s);
     }
 
     function test_revertsOnBadSignatureLength() public {
@@ -248,9 +274,14 @@ contract TestUSDCTest is Test {
         usdc.transferWithAuthorization(payer, PAYEE, 1e6, 0, NOW + 60, NONCE, 27, bytes32(0), bytes32(uint256(1)));
     }
 
-    function testFuzz_transferWithAuthorization(uint256 value, bytes32 nonce, uint32 window, address to) public {
+    function testFuzz_transferWithAuthorization(
+        uint256 value,
+        bytes32 nonce,
+        uint32 window,
+        address to
+    ) public {
         vm.assume(to != address(0) && to != payer);
-        value = bound(value, 0, 1_000e6);
+        value = bound(value, 0, 1000e6);
         uint256 before_ = NOW + bound(window, 1, type(uint32).max);
         (uint8 v, bytes32 r, bytes32 s) = _signTransfer(PAYER_KEY, payer, to, value, 0, before_, nonce);
         usdc.transferWithAuthorization(payer, to, value, 0, before_, nonce, _packed(v, r, s));
@@ -262,7 +293,10 @@ contract TestUSDCTest is Test {
 
     // ---------------------------------------------------------------- receiveWithAuthorization
 
-    function _signReceive(uint256 value, bytes32 nonce) internal view returns (uint8, bytes32, bytes32) {
+    function _signReceive(
+        uint256 value,
+        bytes32 nonce
+    ) internal view returns (uint8, bytes32, bytes32) {
         bytes32 h = _authHash(usdc.RECEIVE_WITH_AUTHORIZATION_TYPEHASH(), payer, PAYEE, value, 0, NOW + 60, nonce);
         return vm.sign(PAYER_KEY, _digest(h));
     }
@@ -303,7 +337,10 @@ contract TestUSDCTest is Test {
 
     // ---------------------------------------------------------------- cancelAuthorization
 
-    function _signCancel(uint256 key, bytes32 nonce) internal view returns (uint8, bytes32, bytes32) {
+    function _signCancel(
+        uint256 key,
+        bytes32 nonce
+    ) internal view returns (uint8, bytes32, bytes32) {
         return vm.sign(key, _digest(keccak256(abi.encode(usdc.CANCEL_AUTHORIZATION_TYPEHASH(), payer, nonce))));
     }
 
@@ -341,7 +378,11 @@ contract TestUSDCTest is Test {
 
     // ---------------------------------------------------------------- ERC-1271 payers
 
-    function _walletPays(address wallet, uint256 key, bytes32 nonce) internal {
+    function _walletPays(
+        address wallet,
+        uint256 key,
+        bytes32 nonce
+    ) internal {
         bytes32 h = _authHash(usdc.TRANSFER_WITH_AUTHORIZATION_TYPEHASH(), wallet, PAYEE, 2e6, 0, NOW + 60, nonce);
         (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, _digest(h));
         usdc.transferWithAuthorization(wallet, PAYEE, 2e6, 0, NOW + 60, nonce, _packed(v, r, s));
@@ -381,7 +422,11 @@ contract TestUSDCTest is Test {
         usdc.transferWithAuthorization(address(wallet), PAYEE, 2e6, 0, NOW + 60, NONCE, new bytes(100));
     }
 
-    function walletPaysExternal(address wallet, uint256 key, bytes32 nonce) external {
+    function walletPaysExternal(
+        address wallet,
+        uint256 key,
+        bytes32 nonce
+    ) external {
         _walletPays(wallet, key, nonce);
     }
 

@@ -125,7 +125,11 @@ contract TestVaultTest is Test {
         vault.deposit(1, address(0));
     }
 
-    function testFuzz_roundTripNeverProfits(uint256 seed, uint256 donation, uint256 amount) public {
+    function testFuzz_roundTripNeverProfits(
+        uint256 seed,
+        uint256 donation,
+        uint256 amount
+    ) public {
         seed = bound(seed, 1, 1e12);
         donation = bound(donation, 0, 1e12);
         amount = bound(amount, 0, 1e12);

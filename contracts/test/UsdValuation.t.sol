@@ -7,31 +7,56 @@ import { UsdValuation, TokenFeed } from "../src/libraries/UsdValuation.sol";
 import { MockPriceFeed } from "../src/test-assets/MockPriceFeed.sol";
 
 contract UsdValuationHarness {
-    function toUsd(uint256 amount, uint256 price, uint256 td, uint256 fd) external pure returns (uint256) {
+    function toUsd(
+        uint256 amount,
+        uint256 price,
+        uint256 td,
+        uint256 fd
+    ) external pure returns (uint256) {
         return UsdValuation.toUsd(amount, price, td, fd);
     }
 
-    function mulDiv(uint256 x, uint256 y, uint256 d, bool up) external pure returns (uint256) {
+    function mulDiv(
+        uint256 x,
+        uint256 y,
+        uint256 d,
+        bool up
+    ) external pure returns (uint256) {
         return UsdValuation.mulDiv(x, y, d, up);
     }
 
-    function readPrice(address feed, uint256 maxAge) external view returns (uint256, uint8) {
+    function readPrice(
+        address feed,
+        uint256 maxAge
+    ) external view returns (uint256, uint8) {
         return UsdValuation.readPrice(feed, maxAge);
     }
 
-    function valueOf(Execution[] memory e, TokenFeed[] memory feeds, uint256 maxAge) external view returns (uint256) {
+    function valueOf(
+        Execution[] memory e,
+        TokenFeed[] memory feeds,
+        uint256 maxAge
+    ) external view returns (uint256) {
         return UsdValuation.valueOf(e, feeds, maxAge);
     }
 
-    function requireFeedsLayout(bytes calldata terms, uint256 headWords) external pure {
+    function requireFeedsLayout(
+        bytes calldata terms,
+        uint256 headWords
+    ) external pure {
         UsdValuation.requireFeedsLayout(terms, headWords);
     }
 
-    function validateFeeds(TokenFeed[] memory feeds) external pure {
+    function validateFeeds(
+        TokenFeed[] memory feeds
+    ) external pure {
         UsdValuation.validateFeeds(feeds);
     }
 
-    function wordAt(bytes memory data, uint256 offset) external pure returns (uint256) {
+    function wordAt(
+        bytes memory data,
+        uint256 offset
+    ) external pure returns (uint256) {
         return UsdValuation.wordAt(data, offset);
     }
 }
@@ -79,7 +104,12 @@ contract UsdValuationTest is PricedAssetsTest {
         assertEq(h.toUsd(type(uint256).max - 1, 2 ** 254, 200, 200), 1, "k - 77 >= 77");
     }
 
-    function testFuzz_toUsd_matchesReference(uint256 amount, uint256 answer, uint8 td, uint8 fd) public view {
+    function testFuzz_toUsd_matchesReference(
+        uint256 amount,
+        uint256 answer,
+        uint8 td,
+        uint8 fd
+    ) public view {
         amount = bound(amount, 0, type(uint128).max);
         answer = bound(answer, 1, 2 ** 100);
         td = uint8(bound(td, 0, 30));
@@ -87,7 +117,12 @@ contract UsdValuationTest is PricedAssetsTest {
         assertEq(h.toUsd(amount, answer, td, fd), refUsd(amount, answer, td, fd), "toUsd");
     }
 
-    function testFuzz_toUsd_isExactCeiling(uint256 amount, uint256 answer, uint8 td, uint8 fd) public view {
+    function testFuzz_toUsd_isExactCeiling(
+        uint256 amount,
+        uint256 answer,
+        uint8 td,
+        uint8 fd
+    ) public view {
         amount = bound(amount, 1, 2 ** 160);
         answer = bound(answer, 1, 2 ** 90);
         td = uint8(bound(td, 0, 40));
@@ -100,27 +135,39 @@ contract UsdValuationTest is PricedAssetsTest {
     }
 
     /// Same value written with j more token decimals must cost the same, also past 10**77 (two-step path).
-    function testFuzz_toUsd_scaleInvariant(uint256 amount, uint256 answer, uint8 td, uint8 fd, uint8 j) public view {
+    function testFuzz_toUsd_scaleInvariant(
+        uint256 amount,
+        uint256 answer,
+        uint8 td,
+        uint8 fd,
+        uint8 j
+    ) public view {
         amount = bound(amount, 0, 2 ** 100);
         answer = bound(answer, 1, 2 ** 60);
         td = uint8(bound(td, 0, 30));
         fd = uint8(bound(fd, 0, 50));
         j = uint8(bound(j, 0, 45));
-        assertEq(
-            h.toUsd(amount * 10 ** j, answer, uint256(td) + j, fd), h.toUsd(amount, answer, td, fd), "scale invariance"
-        );
+        assertEq(h.toUsd(amount * 10 ** j, answer, uint256(td) + j, fd), h.toUsd(amount, answer, td, fd), "scale invariance");
     }
 
     // ------------------------------------------------------------------ mulDiv
 
-    function testFuzz_mulDiv_matchesNative(uint128 x, uint128 y, uint256 d) public view {
+    function testFuzz_mulDiv_matchesNative(
+        uint128 x,
+        uint128 y,
+        uint256 d
+    ) public view {
         d = bound(d, 1, type(uint256).max);
         uint256 p = uint256(x) * y;
         assertEq(h.mulDiv(x, y, d, false), p / d, "floor");
         assertEq(h.mulDiv(x, y, d, true), p / d + (p % d == 0 ? 0 : 1), "ceil");
     }
 
-    function testFuzz_mulDiv_512bit(uint256 x, uint256 y, uint256 d) public view {
+    function testFuzz_mulDiv_512bit(
+        uint256 x,
+        uint256 y,
+        uint256 d
+    ) public view {
         d = bound(d, 1, type(uint256).max);
         uint256 r = h.mulDiv(x, y, d, false);
         if (r == type(uint256).max) return; // saturated (or exactly max)
@@ -154,9 +201,7 @@ contract UsdValuationTest is PricedAssetsTest {
         ethFeed.setRoundData(3000e8, T0 - MAX_AGE);
         h.readPrice(address(ethFeed), MAX_AGE); // exactly maxAge old: accepted
         ethFeed.setRoundData(3000e8, T0 - MAX_AGE - 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(ethFeed), T0 - MAX_AGE - 1, MAX_AGE)
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(ethFeed), T0 - MAX_AGE - 1, MAX_AGE));
         h.readPrice(address(ethFeed), MAX_AGE);
     }
 
@@ -193,9 +238,7 @@ contract UsdValuationTest is PricedAssetsTest {
 
     function test_readPrice_staleCheckedBeforeSign() public {
         ethFeed.setRoundData(-5, T0 - MAX_AGE - 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(ethFeed), T0 - MAX_AGE - 1, MAX_AGE)
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.StalePrice.selector, address(ethFeed), T0 - MAX_AGE - 1, MAX_AGE));
         h.readPrice(address(ethFeed), MAX_AGE);
     }
 
@@ -243,8 +286,7 @@ contract UsdValuationTest is PricedAssetsTest {
 
     function test_valueOf_sumOverflowIsUnlimited() public view {
         Execution[] memory e = execs(
-            Execution(address(usdc), 0, transferCall(type(uint256).max - 1)),
-            Execution(address(usdc), 0, approveCall(2))
+            Execution(address(usdc), 0, transferCall(type(uint256).max - 1)), Execution(address(usdc), 0, approveCall(2))
         );
         assertEq(h.valueOf(e, allFeeds(), MAX_AGE), type(uint256).max);
     }
@@ -271,9 +313,13 @@ contract UsdValuationTest is PricedAssetsTest {
         assertEq(h.valueOf(execs(Execution(address(usdc), 0, transferCall(1e6))), f, MAX_AGE), 10e6);
     }
 
-    function testFuzz_valueOf_matchesReference(uint256 eth, uint256 u, uint256 w, uint256 d, uint256 priceSeed)
-        public
-    {
+    function testFuzz_valueOf_matchesReference(
+        uint256 eth,
+        uint256 u,
+        uint256 w,
+        uint256 d,
+        uint256 priceSeed
+    ) public {
         eth = bound(eth, 0, 1e30);
         u = bound(u, 0, 1e24);
         w = bound(w, 0, 1e30);
@@ -287,8 +333,8 @@ contract UsdValuationTest is PricedAssetsTest {
         e[1] = Execution(address(usdc), 0, transferCall(u));
         e[2] = Execution(address(weth), 0, approveCall(w));
         e[3] = Execution(address(dai), 0, transferFromCall(d));
-        uint256 expected = refUsd(eth, ethPrice, 18, 8) + refUsd(u, 1e8, 6, 8) + refUsd(w, 3000e8, 18, 8)
-            + refUsd(d, daiPrice, 18, 18);
+        uint256 expected =
+            refUsd(eth, ethPrice, 18, 8) + refUsd(u, 1e8, 6, 8) + refUsd(w, 3000e8, 18, 8) + refUsd(d, daiPrice, 18, 18);
         assertEq(h.valueOf(e, allFeeds(), MAX_AGE), expected, "valueOf");
     }
 
@@ -307,7 +353,9 @@ contract UsdValuationTest is PricedAssetsTest {
         _expectLayout(bytes.concat(good, new bytes(1)), 3); // trailing byte
         _expectLayout(bytes.concat(good, new bytes(96)), 3); // trailing entry
         bytes memory shortBy32 = new bytes(good.length - 32);
-        for (uint256 i; i < shortBy32.length; ++i) shortBy32[i] = good[i];
+        for (uint256 i; i < shortBy32.length; ++i) {
+            shortBy32[i] = good[i];
+        }
         _expectLayout(shortBy32, 3);
         bytes memory badOffset = bytes.concat(good);
         badOffset[95] = 0x80;
@@ -318,7 +366,10 @@ contract UsdValuationTest is PricedAssetsTest {
         _expectLayout(good, 4); // wrong head size
     }
 
-    function _expectLayout(bytes memory terms, uint256 head) private {
+    function _expectLayout(
+        bytes memory terms,
+        uint256 head
+    ) private {
         vm.expectRevert(abi.encodeWithSelector(UsdValuation.InvalidTermsLength.selector, terms.length));
         h.requireFeedsLayout(terms, head);
     }
@@ -327,15 +378,11 @@ contract UsdValuationTest is PricedAssetsTest {
         TokenFeed[] memory f = allFeeds();
         h.validateFeeds(f);
         f[2].feed = address(0);
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 2, address(weth), uint8(18), address(0))
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 2, address(weth), uint8(18), address(0)));
         h.validateFeeds(f);
         f = allFeeds();
         f[0].decimals = 6; // native must be 18
-        vm.expectRevert(
-            abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 0, address(0), uint8(6), address(ethFeed))
-        );
+        vm.expectRevert(abi.encodeWithSelector(UsdValuation.InvalidTokenFeed.selector, 0, address(0), uint8(6), address(ethFeed)));
         h.validateFeeds(f);
     }
 

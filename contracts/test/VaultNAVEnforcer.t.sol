@@ -10,9 +10,12 @@ import { TestVault } from "../src/test-assets/TestVault.sol";
 /// redemption, in order, before anything executes. Several `redeemAll` inside one top-level call are
 /// several redeemDelegations calls in one transaction.
 contract VaultNAVManager {
-    function redeemAll(VaultNAVEnforcer enforcer, bytes memory terms, address delegator, bytes[] memory executions)
-        public
-    {
+    function redeemAll(
+        VaultNAVEnforcer enforcer,
+        bytes memory terms,
+        address delegator,
+        bytes[] memory executions
+    ) public {
         for (uint256 i; i < executions.length; ++i) {
             enforcer.beforeAllHook(terms, "", bytes32(0), executions[i], keccak256(abi.encode(i)), delegator, address(0xB0B));
         }
@@ -28,9 +31,7 @@ contract VaultNAVManager {
         address target,
         bytes memory between,
         bytes[] memory second
-    )
-        external
-    {
+    ) external {
         redeemAll(enforcer, terms, delegator, first);
         (bool ok,) = target.call(between);
         require(ok, "between");
@@ -56,41 +57,64 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         _seed(10_000e6); // 10,000 USDC in, 10,000 shares out
     }
 
-    function _seed(uint256 assets) internal {
+    function _seed(
+        uint256 assets
+    ) internal {
         usdc.mint(address(this), assets);
         usdc.approve(address(vault), assets);
         vault.deposit(assets, address(this));
     }
 
-    function _donate(uint256 assets) internal {
+    function _donate(
+        uint256 assets
+    ) internal {
         usdc.mint(address(vault), assets);
     }
 
-    function _hook(bytes memory t, bytes32 mode, bytes memory execution) internal {
+    function _hook(
+        bytes memory t,
+        bytes32 mode,
+        bytes memory execution
+    ) internal {
         enforcer.beforeAllHook(t, "", mode, execution, HASH, DELEGATOR, REDEEMER);
     }
 
-    function _call(address target, bytes memory callData) internal {
+    function _call(
+        address target,
+        bytes memory callData
+    ) internal {
         _hook(terms, SINGLE, single(target, 0, callData));
     }
 
-    function _exceeds(uint256 amount, uint256 maxAmount, uint256 total) internal view returns (bytes memory) {
+    function _exceeds(
+        uint256 amount,
+        uint256 maxAmount,
+        uint256 total
+    ) internal view returns (bytes memory) {
         return abi.encodeWithSelector(VaultNAVEnforcer.ExceedsVaultNAV.selector, address(vault), amount, maxAmount, total);
     }
 
-    function _deposit(uint256 a) internal pure returns (bytes memory) {
+    function _deposit(
+        uint256 a
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSignature("deposit(uint256,address)", a, DELEGATOR);
     }
 
-    function _mint(uint256 s) internal pure returns (bytes memory) {
+    function _mint(
+        uint256 s
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSignature("mint(uint256,address)", s, DELEGATOR);
     }
 
-    function _withdraw(uint256 a) internal pure returns (bytes memory) {
+    function _withdraw(
+        uint256 a
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSignature("withdraw(uint256,address,address)", a, DELEGATOR, DELEGATOR);
     }
 
-    function _redeem(uint256 s) internal pure returns (bytes memory) {
+    function _redeem(
+        uint256 s
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSignature("redeem(uint256,address,address)", s, DELEGATOR, DELEGATOR);
     }
 
@@ -206,7 +230,10 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         _hook(terms, BATCH, batch(e));
     }
 
-    function testFuzz_approveToTheVaultNeverCounts(uint256 amount, uint256 deposit) public {
+    function testFuzz_approveToTheVaultNeverCounts(
+        uint256 amount,
+        uint256 deposit
+    ) public {
         deposit = bound(deposit, 0, 1000e6);
         Execution[] memory e = execs(
             Execution(address(usdc), 0, abi.encodeWithSelector(0x095ea7b3, address(vault), amount)),
@@ -268,7 +295,11 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
 
     // ------------------------------------------------------------------ fuzz
 
-    function testFuzz_redeemAtAnySharePrice(uint256 donation, uint256 shares, uint16 bps) public {
+    function testFuzz_redeemAtAnySharePrice(
+        uint256 donation,
+        uint256 shares,
+        uint16 bps
+    ) public {
         donation = bound(donation, 0, 1e15);
         shares = bound(shares, 0, 10_000e6);
         bps = uint16(bound(bps, 1, 10_000));
@@ -285,7 +316,12 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
         _hook(t, SINGLE, single(address(vault), 0, _redeem(shares)));
     }
 
-    function testFuzz_mixedBatch(uint256 dep, uint256 mintShares, uint256 assetTransfer, uint256 donation) public {
+    function testFuzz_mixedBatch(
+        uint256 dep,
+        uint256 mintShares,
+        uint256 assetTransfer,
+        uint256 donation
+    ) public {
         dep = bound(dep, 0, 5000e6);
         mintShares = bound(mintShares, 0, 5000e6);
         assetTransfer = bound(assetTransfer, 0, 5000e6);
@@ -305,7 +341,10 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
 
     // ------------------------------------------------------------------ one transaction, many redemptions
 
-    function _withdrawals(uint256 n, uint256 each) internal view returns (bytes[] memory ex) {
+    function _withdrawals(
+        uint256 n,
+        uint256 each
+    ) internal view returns (bytes[] memory ex) {
         ex = new bytes[](n);
         for (uint256 i; i < n; ++i) {
             ex[i] = single(address(vault), 0, _withdraw(each));
@@ -384,7 +423,10 @@ contract VaultNAVEnforcerTest is PricedAssetsTest {
 
     /// Any split of a transaction into redemptions: accepted while the running sum is within the cap of
     /// the vault as first found; the redemption that passes it is refused with the running sum.
-    function testFuzz_transaction_runningSumAgainstTheFirstTotal(uint256[8] memory amounts, uint256 donation) public {
+    function testFuzz_transaction_runningSumAgainstTheFirstTotal(
+        uint256[8] memory amounts,
+        uint256 donation
+    ) public {
         donation = bound(donation, 0, 1e12);
         _donate(donation);
         uint256 total = 10_000e6 + donation;
@@ -410,7 +452,10 @@ contract Batch {
     address[] internal targets;
     bytes[] internal data;
 
-    function add(address target, bytes memory callData) external {
+    function add(
+        address target,
+        bytes memory callData
+    ) external {
         targets.push(target);
         data.push(callData);
     }

@@ -18,17 +18,25 @@ contract VitalityOracleTest is Test {
         oracle = new VitalityOracle(OWNER);
     }
 
-    function _register(address golem) internal {
+    function _register(
+        address golem
+    ) internal {
         vm.prank(OWNER);
         oracle.registerGolem(golem);
     }
 
-    function _update(address golem, uint8 phase, uint16 score) internal {
+    function _update(
+        address golem,
+        uint8 phase,
+        uint16 score
+    ) internal {
         vm.prank(golem);
         oracle.updatePhase(phase, score);
     }
 
-    function _phase(address golem) internal view returns (bool registered, uint256 phase) {
+    function _phase(
+        address golem
+    ) internal view returns (bool registered, uint256 phase) {
         (bool r, uint8 p) = oracle.getPhase(golem);
         return (r, p);
     }
@@ -155,14 +163,14 @@ contract VitalityOracleTest is Test {
         _register(GOLEM);
         vm.warp(block.timestamp + 100);
         vm.expectEmit(true, true, true, true);
-        emit IVitalityOracle.VitalityReported(GOLEM, 2, 4_200);
+        emit IVitalityOracle.VitalityReported(GOLEM, 2, 4200);
         vm.expectEmit(true, true, true, true);
-        emit IVitalityOracle.PhaseTransition(GOLEM, 0, 2, 4_200);
-        _update(GOLEM, 2, 4_200);
+        emit IVitalityOracle.PhaseTransition(GOLEM, 0, 2, 4200);
+        _update(GOLEM, 2, 4200);
 
         IVitalityOracle.GolemState memory s = oracle.getState(GOLEM);
         assertEq(uint256(s.phase), 2);
-        assertEq(uint256(s.survivalScore), 4_200);
+        assertEq(uint256(s.survivalScore), 4200);
         assertEq(uint256(s.lastUpdated), block.timestamp);
         assertEq(uint256(s.registeredAt), block.timestamp - 100);
     }
@@ -170,16 +178,16 @@ contract VitalityOracleTest is Test {
     function test_update_samePhaseReportsWithoutTransition() public {
         _register(GOLEM);
         vm.recordLogs();
-        _update(GOLEM, 0, 9_000);
+        _update(GOLEM, 0, 9000);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         assertEq(logs.length, 1, "only VitalityReported");
         assertEq(logs[0].topics[0], IVitalityOracle.VitalityReported.selector);
-        assertEq(uint256(oracle.getState(GOLEM).survivalScore), 9_000);
+        assertEq(uint256(oracle.getState(GOLEM).survivalScore), 9000);
     }
 
     function test_update_revertsForUnregisteredKey() public {
         vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.GolemNotRegistered.selector, STRANGER));
-        _update(STRANGER, 1, 5_000);
+        _update(STRANGER, 1, 5000);
     }
 
     function test_update_revertsForDeadKey() public {
@@ -193,7 +201,7 @@ contract VitalityOracleTest is Test {
     function test_update_revertsOnInvalidPhase() public {
         _register(GOLEM);
         vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.InvalidPhase.selector, uint8(5)));
-        _update(GOLEM, 5, 5_000);
+        _update(GOLEM, 5, 5000);
     }
 
     function test_update_revertsOnInvalidScore() public {
@@ -204,9 +212,9 @@ contract VitalityOracleTest is Test {
 
     function test_update_revertsWhenGoingBack() public {
         _register(GOLEM);
-        _update(GOLEM, 3, 1_000);
+        _update(GOLEM, 3, 1000);
         vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.PhaseNotMonotonic.selector, uint8(3), uint8(2)));
-        _update(GOLEM, 2, 9_000);
+        _update(GOLEM, 2, 9000);
     }
 
     function test_update_onlyWritesCallersOwnState() public {
@@ -217,7 +225,11 @@ contract VitalityOracleTest is Test {
         assertEq(other, 0);
     }
 
-    function testFuzz_update_isMonotonic(uint8 first, uint8 second, uint16 score) public {
+    function testFuzz_update_isMonotonic(
+        uint8 first,
+        uint8 second,
+        uint16 score
+    ) public {
         first = uint8(bound(first, 0, 4));
         second = uint8(bound(second, 0, 4));
         score = uint16(bound(score, 0, 10_000));
@@ -235,7 +247,10 @@ contract VitalityOracleTest is Test {
         }
     }
 
-    function testFuzz_update_validatesInputs(uint8 phase, uint16 score) public {
+    function testFuzz_update_validatesInputs(
+        uint8 phase,
+        uint16 score
+    ) public {
         _register(GOLEM);
         vm.prank(GOLEM);
         if (phase > 4) {
@@ -255,7 +270,7 @@ contract VitalityOracleTest is Test {
 
     function test_reset_movesBackAndIsEvented() public {
         _register(GOLEM);
-        _update(GOLEM, 3, 1_500);
+        _update(GOLEM, 3, 1500);
         vm.expectEmit(true, true, true, true);
         emit IVitalityOracle.PhaseReset(GOLEM, 3, 1, OWNER, "fed 500 USDC");
         vm.prank(OWNER);
@@ -263,11 +278,11 @@ contract VitalityOracleTest is Test {
 
         (, uint256 phase) = _phase(GOLEM);
         assertEq(phase, 1);
-        assertEq(uint256(oracle.getState(GOLEM).survivalScore), 1_500, "score kept until next report");
+        assertEq(uint256(oracle.getState(GOLEM).survivalScore), 1500, "score kept until next report");
         // Monotonic again from the new phase.
         vm.expectRevert(abi.encodeWithSelector(IVitalityOracle.PhaseNotMonotonic.selector, uint8(1), uint8(0)));
         _update(GOLEM, 0, 10_000);
-        _update(GOLEM, 1, 8_000);
+        _update(GOLEM, 1, 8000);
     }
 
     function test_reset_revertsForNonOwner() public {
@@ -310,7 +325,7 @@ contract VitalityOracleTest is Test {
         _register(GOLEM);
         uint256 registeredAt = block.timestamp;
         vm.warp(block.timestamp + 1 days);
-        _update(GOLEM, 2, 3_000);
+        _update(GOLEM, 2, 3000);
 
         vm.expectEmit(true, true, true, true);
         emit IVitalityOracle.GolemKeyRotated(GOLEM, GOLEM2);
@@ -321,7 +336,7 @@ contract VitalityOracleTest is Test {
         assertTrue(next.registered);
         assertFalse(next.dead);
         assertEq(uint256(next.phase), 2);
-        assertEq(uint256(next.survivalScore), 3_000);
+        assertEq(uint256(next.survivalScore), 3000);
         assertEq(uint256(next.registeredAt), registeredAt);
         IVitalityOracle.GolemState memory old = oracle.getState(GOLEM);
         assertFalse(old.registered);
@@ -413,7 +428,9 @@ contract VitalityOracleTest is Test {
         oracle.deregisterGolem(GOLEM);
     }
 
-    function testFuzz_unknownKeyReadsUnregistered(address who) public view {
+    function testFuzz_unknownKeyReadsUnregistered(
+        address who
+    ) public view {
         (bool registered, uint256 phase) = _phase(who);
         assertFalse(registered);
         assertEq(phase, 0);

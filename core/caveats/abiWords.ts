@@ -29,7 +29,8 @@ function readWord(caveat: string, field: string, type: WordType, w: bigint): Wor
       if (w >> 160n !== 0n) throw new InvalidTermsError(caveat, field, 'is not a clean address word (the high 12 bytes must be zero)')
       return getAddress(`0x${w.toString(16).padStart(40, '0')}`)
     case 'bytes4':
-      if ((w & ((1n << 224n) - 1n)) !== 0n) throw new InvalidTermsError(caveat, field, 'is not a clean bytes4 word (the low 28 bytes must be zero)')
+      if ((w & ((1n << 224n) - 1n)) !== 0n)
+        throw new InvalidTermsError(caveat, field, 'is not a clean bytes4 word (the low 28 bytes must be zero)')
       return `0x${(w >> 224n).toString(16).padStart(8, '0')}`
     case 'int8':
       if (w < 128n) return Number(w)
@@ -68,9 +69,14 @@ export function readAbiTerms(
   if (!tail) {
     if (bytes.length !== headLength) {
       const last = head[head.length - 1]![0]
-      throw new InvalidTermsError(caveat, last, `is followed by ${bytes.length - headLength} unexpected bytes: terms must be exactly ${headLength} bytes`, {
-        length: bytes.length,
-      })
+      throw new InvalidTermsError(
+        caveat,
+        last,
+        `is followed by ${bytes.length - headLength} unexpected bytes: terms must be exactly ${headLength} bytes`,
+        {
+          length: bytes.length,
+        },
+      )
     }
     return { head: values, items: [] }
   }
@@ -79,7 +85,11 @@ export function readAbiTerms(
     throw new InvalidTermsError(caveat, tail.field, `offset must be ${headLength}, got ${offset}`)
   }
   if (bytes.length < headLength + 32) {
-    throw new InvalidTermsError(caveat, `${tail.field}.length`, `is missing: terms are ${bytes.length} bytes, need at least ${headLength + 32}`)
+    throw new InvalidTermsError(
+      caveat,
+      `${tail.field}.length`,
+      `is missing: terms are ${bytes.length} bytes, need at least ${headLength + 32}`,
+    )
   }
   const count = wordAt(bytes, headWords)
   const elementBytes = BigInt(tail.element.length * 32)

@@ -13,8 +13,19 @@ const usdcPeriod = (amount: number, duration: bigint = DAY): DecodedCaveat => ({
   periodDuration: duration,
   startDate: NOW,
 })
-const daily = (dollars: number): DecodedCaveat => ({ type: 'dailySpendLimit', dailyLimitUsd: USD(dollars), maxPriceAge: 3600, feeds: FEEDS })
-const budget = (dollars: number, lifespan: bigint): DecodedCaveat => ({ type: 'replicantBudget', maxBudgetUsd: USD(dollars), maxLifespanSeconds: lifespan, maxPriceAge: 3600, feeds: FEEDS })
+const daily = (dollars: number): DecodedCaveat => ({
+  type: 'dailySpendLimit',
+  dailyLimitUsd: USD(dollars),
+  maxPriceAge: 3600,
+  feeds: FEEDS,
+})
+const budget = (dollars: number, lifespan: bigint): DecodedCaveat => ({
+  type: 'replicantBudget',
+  maxBudgetUsd: USD(dollars),
+  maxLifespanSeconds: lifespan,
+  maxPriceAge: 3600,
+  feeds: FEEDS,
+})
 const mortality = (start: bigint, end: bigint): DecodedCaveat => ({ type: 'mortalityTimeWindow', startTime: start, endTime: end })
 /** golemPhase carrying the life window (36-byte terms), as Bardo builds a Golem's delegations. */
 const gate = (start: bigint, end: bigint, golem = GOLEM): DecodedCaveat => ({ type: 'golemPhase', golem, startTime: start, endTime: end })
@@ -38,12 +49,32 @@ type Case = [name: string, parent: DecodedCaveat[], child: DecodedCaveat[], refu
 const cases: Case[] = [
   // Period caps (same token): amount per period and per-second rate.
   ['period: smaller daily amount', [usdcPeriod(100)], [usdcPeriod(50)], null],
-  ['period: larger daily amount', [usdcPeriod(100)], [usdcPeriod(200)], 'Child erc20PeriodTransfer 200 USDC/day exceeds parent erc20PeriodTransfer 100 USDC/day.'],
-  ['period: hourly that adds up to more a day', [usdcPeriod(100)], [usdcPeriod(10, 3600n)], 'Child erc20PeriodTransfer 10 USDC/hour (240 USDC/day) exceeds parent erc20PeriodTransfer 100 USDC/day.'],
+  [
+    'period: larger daily amount',
+    [usdcPeriod(100)],
+    [usdcPeriod(200)],
+    'Child erc20PeriodTransfer 200 USDC/day exceeds parent erc20PeriodTransfer 100 USDC/day.',
+  ],
+  [
+    'period: hourly that adds up to more a day',
+    [usdcPeriod(100)],
+    [usdcPeriod(10, 3600n)],
+    'Child erc20PeriodTransfer 10 USDC/hour (240 USDC/day) exceeds parent erc20PeriodTransfer 100 USDC/day.',
+  ],
   ['period: hourly within the daily rate', [usdcPeriod(100)], [usdcPeriod(2, 3600n)], null],
   ['period: weekly amount equal to the daily one', [usdcPeriod(100)], [usdcPeriod(100, 7n * DAY)], null],
-  ['period: weekly amount above the daily one', [usdcPeriod(100)], [usdcPeriod(700, 7n * DAY)], 'Child erc20PeriodTransfer 700 USDC/week exceeds parent erc20PeriodTransfer 100 USDC/day.'],
-  ['period: a different token is not shared', [usdcPeriod(100)], [{ type: 'erc20PeriodTransfer', tokenAddress: WETH, periodAmount: ETH, periodDuration: DAY, startDate: NOW }], null],
+  [
+    'period: weekly amount above the daily one',
+    [usdcPeriod(100)],
+    [usdcPeriod(700, 7n * DAY)],
+    'Child erc20PeriodTransfer 700 USDC/week exceeds parent erc20PeriodTransfer 100 USDC/day.',
+  ],
+  [
+    'period: a different token is not shared',
+    [usdcPeriod(100)],
+    [{ type: 'erc20PeriodTransfer', tokenAddress: WETH, periodAmount: ETH, periodDuration: DAY, startDate: NOW }],
+    null,
+  ],
   [
     'native period: larger',
     [{ type: 'nativeTokenPeriodTransfer', periodAmount: ETH / 100n, periodDuration: DAY, startDate: NOW }],
@@ -57,7 +88,12 @@ const cases: Case[] = [
     [{ type: 'erc20TransferAmount', tokenAddress: USDC, maxAmount: 600_000_000n }],
     'Child erc20TransferAmount 600 USDC in total exceeds parent erc20TransferAmount 500 USDC in total.',
   ],
-  ['native total: larger', [{ type: 'nativeTokenTransferAmount', maxAmount: ETH }], [{ type: 'nativeTokenTransferAmount', maxAmount: 2n * ETH }], 'Child nativeTokenTransferAmount 2 ETH in total exceeds parent nativeTokenTransferAmount 1 ETH in total.'],
+  [
+    'native total: larger',
+    [{ type: 'nativeTokenTransferAmount', maxAmount: ETH }],
+    [{ type: 'nativeTokenTransferAmount', maxAmount: 2n * ETH }],
+    'Child nativeTokenTransferAmount 2 ETH in total exceeds parent nativeTokenTransferAmount 1 ETH in total.',
+  ],
   [
     'period under a total: a period above the whole total',
     [{ type: 'erc20TransferAmount', tokenAddress: USDC, maxAmount: 500_000_000n }],
@@ -66,18 +102,53 @@ const cases: Case[] = [
   ],
   // Targets and methods.
   ['targets: subset', [{ type: 'allowedTargets', targets: [ROUTER, WETH] }], [{ type: 'allowedTargets', targets: [WETH] }], null],
-  ['targets: subset in another letter case', [{ type: 'allowedTargets', targets: [ROUTER] }], [{ type: 'allowedTargets', targets: [ROUTER.toLowerCase() as `0x${string}`] }], null],
-  ['targets: wider', [{ type: 'allowedTargets', targets: [WETH] }], [{ type: 'allowedTargets', targets: [ROUTER, WETH] }], 'Child allowedTargets [the Uniswap router, WETH] is not within parent allowedTargets [WETH].'],
+  [
+    'targets: subset in another letter case',
+    [{ type: 'allowedTargets', targets: [ROUTER] }],
+    [{ type: 'allowedTargets', targets: [ROUTER.toLowerCase() as `0x${string}`] }],
+    null,
+  ],
+  [
+    'targets: wider',
+    [{ type: 'allowedTargets', targets: [WETH] }],
+    [{ type: 'allowedTargets', targets: [ROUTER, WETH] }],
+    'Child allowedTargets [the Uniswap router, WETH] is not within parent allowedTargets [WETH].',
+  ],
   ['methods: subset', [{ type: 'allowedMethods', selectors: [SWAP, APPROVE] }], [{ type: 'allowedMethods', selectors: [SWAP] }], null],
-  ['methods: wider', [{ type: 'allowedMethods', selectors: [APPROVE] }], [{ type: 'allowedMethods', selectors: [TRANSFER] }], 'Child allowedMethods [transfer] is not within parent allowedMethods [approve].'],
-  ['redeemer: another redeemer', [{ type: 'redeemer', redeemers: [GOLEM] }], [{ type: 'redeemer', redeemers: [REPLICANT] }], `Child redeemer [${REPLICANT}] is not within parent redeemer [${GOLEM}].`],
+  [
+    'methods: wider',
+    [{ type: 'allowedMethods', selectors: [APPROVE] }],
+    [{ type: 'allowedMethods', selectors: [TRANSFER] }],
+    'Child allowedMethods [transfer] is not within parent allowedMethods [approve].',
+  ],
+  [
+    'redeemer: another redeemer',
+    [{ type: 'redeemer', redeemers: [GOLEM] }],
+    [{ type: 'redeemer', redeemers: [REPLICANT] }],
+    `Child redeemer [${REPLICANT}] is not within parent redeemer [${GOLEM}].`,
+  ],
   // Value, calls.
-  ['valueLte: larger', [{ type: 'valueLte', maxValue: ETH / 10n }], [{ type: 'valueLte', maxValue: ETH / 5n }], 'Child valueLte 0.2 ETH exceeds parent valueLte 0.1 ETH.'],
+  [
+    'valueLte: larger',
+    [{ type: 'valueLte', maxValue: ETH / 10n }],
+    [{ type: 'valueLte', maxValue: ETH / 5n }],
+    'Child valueLte 0.2 ETH exceeds parent valueLte 0.1 ETH.',
+  ],
   ['valueLte: zero under a cap', [{ type: 'valueLte', maxValue: ETH / 10n }], [{ type: 'valueLte', maxValue: 0n }], null],
-  ['limitedCalls: more calls', [{ type: 'limitedCalls', limit: 100n }], [{ type: 'limitedCalls', limit: 1000n }], 'Child limitedCalls 1000 calls exceeds parent limitedCalls 100 calls.'],
+  [
+    'limitedCalls: more calls',
+    [{ type: 'limitedCalls', limit: 100n }],
+    [{ type: 'limitedCalls', limit: 1000n }],
+    'Child limitedCalls 1000 calls exceeds parent limitedCalls 100 calls.',
+  ],
   // Time windows (timestamp and MortalityTimeWindow compare with each other).
   ['window: inside', [mortality(NOW, DEC_21_2026)], [mortality(NOW + DAY, DEC_21_2026 - DAY)], null],
-  ['window: ends later', [mortality(NOW, DEC_21_2026)], [mortality(NOW, DEC_21_2026 + DAY)], 'Child mortalityTimeWindow end 22 Dec 2026 is after parent mortalityTimeWindow end 21 Dec 2026.'],
+  [
+    'window: ends later',
+    [mortality(NOW, DEC_21_2026)],
+    [mortality(NOW, DEC_21_2026 + DAY)],
+    'Child mortalityTimeWindow end 22 Dec 2026 is after parent mortalityTimeWindow end 21 Dec 2026.',
+  ],
   [
     'window: timestamp starts before the mortality window',
     [mortality(NOW, DEC_21_2026)],
@@ -90,14 +161,39 @@ const cases: Case[] = [
     [mortality(NOW, DEC_21_2026)],
     'Child mortalityTimeWindow end 21 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
   ],
-  ['window: a bound the child does not set is inherited', [mortality(NOW, DEC_21_2026)], [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }], null],
+  [
+    'window: a bound the child does not set is inherited',
+    [mortality(NOW, DEC_21_2026)],
+    [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }],
+    null,
+  ],
   // golemPhase's window is a time window like any other, whichever side carries it.
   ['golemPhase window: inside a parent golemPhase window', [gate(NOW, DEC_21_2026)], [gate(NOW + DAY, DEC_21_2026)], null],
-  ['golemPhase window: ends after a parent golemPhase window', [gate(NOW, DEC_21_2026)], [gate(NOW, DEC_21_2026 + DAY)], 'Child golemPhase end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.'],
-  ['golemPhase window: starts before a parent golemPhase window', [gate(NOW, DEC_21_2026)], [gate(NOW - DAY, DEC_21_2026)], 'Child golemPhase start 31 Dec 2025 is before parent golemPhase start 1 Jan 2026.'],
+  [
+    'golemPhase window: ends after a parent golemPhase window',
+    [gate(NOW, DEC_21_2026)],
+    [gate(NOW, DEC_21_2026 + DAY)],
+    'Child golemPhase end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.',
+  ],
+  [
+    'golemPhase window: starts before a parent golemPhase window',
+    [gate(NOW, DEC_21_2026)],
+    [gate(NOW - DAY, DEC_21_2026)],
+    'Child golemPhase start 31 Dec 2025 is before parent golemPhase start 1 Jan 2026.',
+  ],
   ['golemPhase window: inside a parent mortality window', [mortality(NOW, DEC_21_2026)], [gate(NOW, DEC_21_2026 - DAY)], null],
-  ['golemPhase window: ends after a parent mortality window', [mortality(NOW, DEC_21_2026)], [gate(NOW, DEC_21_2026 + DAY)], 'Child golemPhase end 22 Dec 2026 is after parent mortalityTimeWindow end 21 Dec 2026.'],
-  ['mortality window: ends after a parent golemPhase window', [gate(NOW, DEC_21_2026)], [mortality(NOW, DEC_21_2026 + DAY)], 'Child mortalityTimeWindow end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.'],
+  [
+    'golemPhase window: ends after a parent mortality window',
+    [mortality(NOW, DEC_21_2026)],
+    [gate(NOW, DEC_21_2026 + DAY)],
+    'Child golemPhase end 22 Dec 2026 is after parent mortalityTimeWindow end 21 Dec 2026.',
+  ],
+  [
+    'mortality window: ends after a parent golemPhase window',
+    [gate(NOW, DEC_21_2026)],
+    [mortality(NOW, DEC_21_2026 + DAY)],
+    'Child mortalityTimeWindow end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.',
+  ],
   ['mortality window: inside a parent golemPhase window', [gate(NOW, DEC_21_2026)], [mortality(NOW + DAY, NOW + 2n * DAY)], null],
   [
     'golemPhase window: ends after a parent timestamp expiry (exclusive)',
@@ -105,8 +201,18 @@ const cases: Case[] = [
     [gate(NOW, DEC_21_2026)],
     'Child golemPhase end 21 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
   ],
-  ['golemPhase window: another Golem\'s window still bounds time', [gate(NOW, DEC_21_2026, REPLICANT)], [gate(NOW, DEC_21_2026 + DAY)], 'Child golemPhase end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.'],
-  ['golemPhase without a window under a windowed one (the parent\'s window still runs)', [gate(NOW, DEC_21_2026)], [{ type: 'golemPhase', golem: GOLEM }], null],
+  [
+    "golemPhase window: another Golem's window still bounds time",
+    [gate(NOW, DEC_21_2026, REPLICANT)],
+    [gate(NOW, DEC_21_2026 + DAY)],
+    'Child golemPhase end 22 Dec 2026 is after parent golemPhase end 21 Dec 2026.',
+  ],
+  [
+    "golemPhase without a window under a windowed one (the parent's window still runs)",
+    [gate(NOW, DEC_21_2026)],
+    [{ type: 'golemPhase', golem: GOLEM }],
+    null,
+  ],
   [
     'golemPhase window inside, but masks wider',
     [gate(NOW, DEC_21_2026)],
@@ -114,11 +220,31 @@ const cases: Case[] = [
     'Child golemPhase mask 0x1f for Stable exceeds parent golemPhase mask 0x17 for Stable.',
   ],
   // USD caps and budgets.
-  ['dailySpendLimit: larger (the spec example)', [daily(1000)], [daily(2000)], 'Child dailySpendLimit $2,000.00/day exceeds parent dailySpendLimit $1,000.00/day.'],
+  [
+    'dailySpendLimit: larger (the spec example)',
+    [daily(1000)],
+    [daily(2000)],
+    'Child dailySpendLimit $2,000.00/day exceeds parent dailySpendLimit $1,000.00/day.',
+  ],
   ['dailySpendLimit: smaller', [daily(1000)], [daily(500)], null],
-  ['dailySpendLimit under a Replicant budget', [budget(50, DAY)], [daily(100)], 'Child dailySpendLimit $100.00/day exceeds parent replicantBudget $50.00 over 24 hours.'],
-  ['replicantBudget: larger budget', [budget(50, DAY)], [budget(100, DAY)], 'Child replicantBudget budget $100.00 exceeds parent replicantBudget budget $50.00.'],
-  ['replicantBudget: longer lifespan', [budget(50, DAY)], [budget(50, 2n * DAY)], 'Child replicantBudget lifespan 2 days exceeds parent replicantBudget lifespan 24 hours.'],
+  [
+    'dailySpendLimit under a Replicant budget',
+    [budget(50, DAY)],
+    [daily(100)],
+    'Child dailySpendLimit $100.00/day exceeds parent replicantBudget $50.00 over 24 hours.',
+  ],
+  [
+    'replicantBudget: larger budget',
+    [budget(50, DAY)],
+    [budget(100, DAY)],
+    'Child replicantBudget budget $100.00 exceeds parent replicantBudget budget $50.00.',
+  ],
+  [
+    'replicantBudget: longer lifespan',
+    [budget(50, DAY)],
+    [budget(50, 2n * DAY)],
+    'Child replicantBudget lifespan 2 days exceeds parent replicantBudget lifespan 24 hours.',
+  ],
   ['replicantBudget: within budget and lifespan', [budget(50, DAY)], [budget(20, 3600n)], null],
   [
     'replicantBudget: lifespan longer than the parent window',
@@ -134,23 +260,58 @@ const cases: Case[] = [
   ],
   ['replicantBudget: lifespan within the parent golemPhase window', [gate(NOW, NOW + 10n * DAY)], [budget(50, 10n * DAY)], null],
   // Bps caps.
-  ['maxSlippage: looser', [{ type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 60, feeds: FEEDS }], [{ type: 'maxSlippage', maxSlippageBps: 100, maxPriceAge: 60, feeds: FEEDS }], 'Child maxSlippage 1% exceeds parent maxSlippage 0.5%.'],
-  ['vaultNav: same vault, larger share', [{ type: 'vaultNav', vault: VAULT, maxNavBps: 500 }], [{ type: 'vaultNav', vault: VAULT, maxNavBps: 1000 }], 'Child vaultNav 10% of the USDC vault exceeds parent vaultNav 5% of the USDC vault.'],
-  ['vaultNav: another vault is not shared', [{ type: 'vaultNav', vault: VAULT, maxNavBps: 500 }], [{ type: 'vaultNav', vault: WETH, maxNavBps: 1000 }], null],
+  [
+    'maxSlippage: looser',
+    [{ type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 60, feeds: FEEDS }],
+    [{ type: 'maxSlippage', maxSlippageBps: 100, maxPriceAge: 60, feeds: FEEDS }],
+    'Child maxSlippage 1% exceeds parent maxSlippage 0.5%.',
+  ],
+  [
+    'vaultNav: same vault, larger share',
+    [{ type: 'vaultNav', vault: VAULT, maxNavBps: 500 }],
+    [{ type: 'vaultNav', vault: VAULT, maxNavBps: 1000 }],
+    'Child vaultNav 10% of the USDC vault exceeds parent vaultNav 5% of the USDC vault.',
+  ],
+  [
+    'vaultNav: another vault is not shared',
+    [{ type: 'vaultNav', vault: VAULT, maxNavBps: 500 }],
+    [{ type: 'vaultNav', vault: WETH, maxNavBps: 1000 }],
+    null,
+  ],
   // Phase masks: the child's classes per phase must be a subset.
   ['golemPhase: defaults under defaults', [{ type: 'golemPhase', golem: GOLEM }], [{ type: 'golemPhase', golem: GOLEM }], null],
-  ['golemPhase: narrower masks', [{ type: 'golemPhase', golem: GOLEM }], [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x17, 0x16, 0x16, 0x16, 0x10] }], null],
+  [
+    'golemPhase: narrower masks',
+    [{ type: 'golemPhase', golem: GOLEM }],
+    [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x17, 0x16, 0x16, 0x16, 0x10] }],
+    null,
+  ],
   [
     'golemPhase: sub-delegation in Stable',
     [{ type: 'golemPhase', golem: GOLEM }],
     [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x16, 0x16, 0x10] }],
     'Child golemPhase mask 0x1f for Stable exceeds parent golemPhase mask 0x17 for Stable.',
   ],
-  ['golemPhase: another Golem is not shared', [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [1, 1, 1, 1, 1] }], [{ type: 'golemPhase', golem: REPLICANT }], null],
+  [
+    'golemPhase: another Golem is not shared',
+    [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [1, 1, 1, 1, 1] }],
+    [{ type: 'golemPhase', golem: REPLICANT }],
+    null,
+  ],
   // Emotional state: at least as strict.
   ['emotionalState: stricter', [emotion(-20, 60, -30, [SWAP])], [emotion(0, 40, -10, [SWAP, APPROVE])], null],
-  ['emotionalState: lower pleasure floor', [emotion(-20, 60, -30, [SWAP])], [emotion(-50, 60, -30, [SWAP])], 'Child emotionalState minPleasure -50 is looser than parent emotionalState minPleasure -20.'],
-  ['emotionalState: higher arousal ceiling', [emotion(-20, 60, -30, [SWAP])], [emotion(-20, 80, -30, [SWAP])], 'Child emotionalState maxArousal 80 is looser than parent emotionalState maxArousal 60.'],
+  [
+    'emotionalState: lower pleasure floor',
+    [emotion(-20, 60, -30, [SWAP])],
+    [emotion(-50, 60, -30, [SWAP])],
+    'Child emotionalState minPleasure -50 is looser than parent emotionalState minPleasure -20.',
+  ],
+  [
+    'emotionalState: higher arousal ceiling',
+    [emotion(-20, 60, -30, [SWAP])],
+    [emotion(-20, 80, -30, [SWAP])],
+    'Child emotionalState maxArousal 80 is looser than parent emotionalState maxArousal 60.',
+  ],
   [
     'emotionalState: restricts fewer selectors',
     [emotion(-20, 60, -30, [SWAP, APPROVE])],
@@ -165,13 +326,43 @@ const cases: Case[] = [
   ],
   // allowedCalldata pins (an approval's spender): a child must carry each one, same byte and value.
   ['allowedCalldata: the same pin', [pin(ROUTER)], [pin(ROUTER.toLowerCase() as Address)], null],
-  ['allowedCalldata: the same pin and one more', [pin(ROUTER)], [pin(ROUTER), { type: 'allowedCalldata', startIndex: 36n, value: pad('0x01') }], null],
-  ['allowedCalldata: another spender', [pin(ROUTER)], [pin(SPENDER)], `Child allowedCalldata ${SPENDER} at byte 4 differs from parent allowedCalldata the Uniswap router at byte 4.`],
-  ['allowedCalldata: dropped', [pin(ROUTER), { type: 'allowedMethods', selectors: [APPROVE] }], [{ type: 'allowedMethods', selectors: [APPROVE] }], 'Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.'],
-  ['allowedCalldata: moved to another byte', [pin(ROUTER)], [{ type: 'allowedCalldata', startIndex: 36n, value: pad(ROUTER) }], 'Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.'],
-  ['allowedCalldata: a value that is not an address word', [{ type: 'allowedCalldata', startIndex: 36n, value: '0x01' }], [{ type: 'allowedCalldata', startIndex: 36n, value: '0x02' }], 'Child allowedCalldata 0x02 at byte 36 differs from parent allowedCalldata 0x01 at byte 36.'],
+  [
+    'allowedCalldata: the same pin and one more',
+    [pin(ROUTER)],
+    [pin(ROUTER), { type: 'allowedCalldata', startIndex: 36n, value: pad('0x01') }],
+    null,
+  ],
+  [
+    'allowedCalldata: another spender',
+    [pin(ROUTER)],
+    [pin(SPENDER)],
+    `Child allowedCalldata ${SPENDER} at byte 4 differs from parent allowedCalldata the Uniswap router at byte 4.`,
+  ],
+  [
+    'allowedCalldata: dropped',
+    [pin(ROUTER), { type: 'allowedMethods', selectors: [APPROVE] }],
+    [{ type: 'allowedMethods', selectors: [APPROVE] }],
+    'Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.',
+  ],
+  [
+    'allowedCalldata: moved to another byte',
+    [pin(ROUTER)],
+    [{ type: 'allowedCalldata', startIndex: 36n, value: pad(ROUTER) }],
+    'Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.',
+  ],
+  [
+    'allowedCalldata: a value that is not an address word',
+    [{ type: 'allowedCalldata', startIndex: 36n, value: '0x01' }],
+    [{ type: 'allowedCalldata', startIndex: 36n, value: '0x02' }],
+    'Child allowedCalldata 0x02 at byte 36 differs from parent allowedCalldata 0x01 at byte 36.',
+  ],
   ['allowedCalldata: the child adds a pin the parent lacks', [{ type: 'allowedMethods', selectors: [APPROVE] }], [pin(ROUTER)], null],
-  ['exactCalldata: different calldata', [{ type: 'exactCalldata', calldata: '0x' }], [{ type: 'exactCalldata', calldata: '0x1234' }], 'Child exactCalldata 0x1234 differs from parent exactCalldata 0x.'],
+  [
+    'exactCalldata: different calldata',
+    [{ type: 'exactCalldata', calldata: '0x' }],
+    [{ type: 'exactCalldata', calldata: '0x1234' }],
+    'Child exactCalldata 0x1234 differs from parent exactCalldata 0x.',
+  ],
   // Missing caveats on either side.
   ['the parent has a caveat the child lacks', [daily(1000), { type: 'limitedCalls', limit: 5n }], [usdcPeriod(1)], null],
   ['the child adds a caveat the parent lacks', [usdcPeriod(100)], [usdcPeriod(100), { type: 'limitedCalls', limit: 10n }], null],
@@ -197,16 +388,20 @@ describe('ancestors beyond the parent', () => {
       { relation: 'parent', caveats: [{ type: 'limitedCalls', limit: 10n }] },
       { relation: 'ancestor', caveats: [daily(1000)] },
     ]
-    expect(findAttenuationViolation([daily(2000)], layers, LABELS)?.message).toBe('Child dailySpendLimit $2,000.00/day exceeds ancestor dailySpendLimit $1,000.00/day.')
+    expect(findAttenuationViolation([daily(2000)], layers, LABELS)?.message).toBe(
+      'Child dailySpendLimit $2,000.00/day exceeds ancestor dailySpendLimit $1,000.00/day.',
+    )
   })
 
-  it('refuses a child that drops a grandparent\'s allowedCalldata pin the parent carried, calling it ancestor', () => {
+  it("refuses a child that drops a grandparent's allowedCalldata pin the parent carried, calling it ancestor", () => {
     const layers: AncestorCaveats[] = [
       { relation: 'parent', caveats: [{ type: 'limitedCalls', limit: 10n }] },
       { relation: 'ancestor', caveats: [pin(ROUTER)] },
     ]
     const error = findAttenuationViolation([{ type: 'limitedCalls', limit: 5n }], layers, LABELS)
-    expect(error?.message).toBe('Child has no allowedCalldata at byte 4, so it drops ancestor allowedCalldata the Uniswap router at byte 4.')
+    expect(error?.message).toBe(
+      'Child has no allowedCalldata at byte 4, so it drops ancestor allowedCalldata the Uniswap router at byte 4.',
+    )
     expect(error?.caveat).toBe('allowedCalldata')
     expect(findAttenuationViolation([{ type: 'limitedCalls', limit: 5n }, pin(ROUTER)], layers, LABELS)).toBeUndefined()
   })

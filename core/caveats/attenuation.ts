@@ -14,8 +14,20 @@ export type AncestorCaveats = { relation: 'parent' | 'ancestor'; caveats: readon
 
 type Relation = AncestorCaveats['relation']
 
-function sentence(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, childPart: string, verb: string, parentPart: string, details: Record<string, unknown> = {}) {
-  return new AttenuationError(c.type, `Child ${c.type} ${childPart} ${verb} ${rel} ${p.type} ${parentPart}.`, { relation: rel, parentCaveat: p.type, ...details })
+function sentence(
+  c: DecodedCaveat,
+  p: DecodedCaveat,
+  rel: Relation,
+  childPart: string,
+  verb: string,
+  parentPart: string,
+  details: Record<string, unknown> = {},
+) {
+  return new AttenuationError(c.type, `Child ${c.type} ${childPart} ${verb} ${rel} ${p.type} ${parentPart}.`, {
+    relation: rel,
+    parentCaveat: p.type,
+    ...details,
+  })
 }
 
 function subset(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, child: readonly string[], parent: readonly string[], labels: Labels) {
@@ -84,9 +96,17 @@ function sameKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: Lab
       return over(c.maxNavBps, (p as typeof c).maxNavBps)
     case 'replicantBudget': {
       const q = p as typeof c
-      if (c.maxBudgetUsd > q.maxBudgetUsd) return sentence(c, p, rel, `budget ${formatUsd(c.maxBudgetUsd)}`, 'exceeds', `budget ${formatUsd(q.maxBudgetUsd)}`)
+      if (c.maxBudgetUsd > q.maxBudgetUsd)
+        return sentence(c, p, rel, `budget ${formatUsd(c.maxBudgetUsd)}`, 'exceeds', `budget ${formatUsd(q.maxBudgetUsd)}`)
       if (c.maxLifespanSeconds > q.maxLifespanSeconds) {
-        return sentence(c, p, rel, `lifespan ${formatDuration(c.maxLifespanSeconds)}`, 'exceeds', `lifespan ${formatDuration(q.maxLifespanSeconds)}`)
+        return sentence(
+          c,
+          p,
+          rel,
+          `lifespan ${formatDuration(c.maxLifespanSeconds)}`,
+          'exceeds',
+          `lifespan ${formatDuration(q.maxLifespanSeconds)}`,
+        )
       }
       return undefined
     }
@@ -100,9 +120,12 @@ function sameKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: Lab
     }
     case 'emotionalState': {
       const q = p as typeof c
-      if (c.minPleasure < q.minPleasure) return sentence(c, p, rel, `minPleasure ${c.minPleasure}`, 'is looser than', `minPleasure ${q.minPleasure}`)
-      if (c.maxArousal > q.maxArousal) return sentence(c, p, rel, `maxArousal ${c.maxArousal}`, 'is looser than', `maxArousal ${q.maxArousal}`)
-      if (c.minDominance < q.minDominance) return sentence(c, p, rel, `minDominance ${c.minDominance}`, 'is looser than', `minDominance ${q.minDominance}`)
+      if (c.minPleasure < q.minPleasure)
+        return sentence(c, p, rel, `minPleasure ${c.minPleasure}`, 'is looser than', `minPleasure ${q.minPleasure}`)
+      if (c.maxArousal > q.maxArousal)
+        return sentence(c, p, rel, `maxArousal ${c.maxArousal}`, 'is looser than', `maxArousal ${q.maxArousal}`)
+      if (c.minDominance < q.minDominance)
+        return sentence(c, p, rel, `minDominance ${c.minDominance}`, 'is looser than', `minDominance ${q.minDominance}`)
       const mine = new Set(c.restrictedSelectors.map((s) => s.toLowerCase()))
       if (q.restrictedSelectors.every((s) => mine.has(s.toLowerCase()))) return undefined
       return sentence(c, p, rel, dc(), 'does not cover', dp())
@@ -110,7 +133,9 @@ function sameKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: Lab
     case 'knowledgeRoyalty':
       return c.royaltyBps < (p as typeof c).royaltyBps ? sentence(c, p, rel, dc(), 'is below', dp()) : undefined
     case 'exactCalldata':
-      return c.calldata.toLowerCase() === (p as typeof c).calldata.toLowerCase() ? undefined : sentence(c, p, rel, dc(), 'differs from', dp())
+      return c.calldata.toLowerCase() === (p as typeof c).calldata.toLowerCase()
+        ? undefined
+        : sentence(c, p, rel, dc(), 'differs from', dp())
     case 'blockNumber': {
       const q = p as typeof c
       if (q.afterThreshold > 0n && c.afterThreshold < q.afterThreshold) return sentence(c, p, rel, dc(), 'starts before', dp())
@@ -179,7 +204,8 @@ export function findAttenuationViolation(
         // Time is compared whichever caveats carry it (timestamp, mortalityTimeWindow, golemPhase's window).
         const time = timeWindowOf(c) && timeWindowOf(p) ? timeWithin(c, p, relation) : undefined
         const error =
-          time ?? (c.type === p.type && caveatKey(c) === caveatKey(p) ? sameKind(c, p, relation, labels) : crossKind(c, p, relation, labels))
+          time ??
+          (c.type === p.type && caveatKey(c) === caveatKey(p) ? sameKind(c, p, relation, labels) : crossKind(c, p, relation, labels))
         if (error) return error
       }
     }

@@ -17,7 +17,9 @@ describe('toCaveat / fromCaveat', () => {
         expect(caveat).toEqual({ enforcer: DEPLOYMENT.enforcers[c.type], terms: encodeBardoTerms(c), args: '0x00' })
         expect(fromCaveat(caveat, DEPLOYMENT, ENV)).toEqual(c)
         // Enforcer addresses match whatever their case.
-        expect(fromCaveat({ ...caveat, enforcer: caveat.enforcer.toUpperCase().replace('0X', '0x') as `0x${string}` }, DEPLOYMENT, ENV)).toEqual(c)
+        expect(
+          fromCaveat({ ...caveat, enforcer: caveat.enforcer.toUpperCase().replace('0X', '0x') as `0x${string}` }, DEPLOYMENT, ENV),
+        ).toEqual(c)
       }),
       { numRuns: 200 },
     )
@@ -57,20 +59,33 @@ describe('toCaveat / fromCaveat', () => {
 
   it('keeps standard enforcers it does not model as otherStandard, unknown addresses as unknown', () => {
     const nonce = createCaveatBuilder(ENV).addCaveat('nonce', { nonce: '0x01' }).build()[0]!
-    expect(fromCaveat(nonce, DEPLOYMENT, ENV)).toEqual({ type: 'otherStandard', name: 'nonce', enforcer: ENV.caveatEnforcers.NonceEnforcer, terms: nonce.terms })
+    expect(fromCaveat(nonce, DEPLOYMENT, ENV)).toEqual({
+      type: 'otherStandard',
+      name: 'nonce',
+      enforcer: ENV.caveatEnforcers.NonceEnforcer,
+      terms: nonce.terms,
+    })
     const stranger = createCaveat('0x000000000000000000000000000000000000dEaD', '0x1234')
-    expect(fromCaveat(stranger, DEPLOYMENT, ENV)).toEqual({ type: 'unknown', enforcer: '0x000000000000000000000000000000000000dEaD', terms: '0x1234' })
+    expect(fromCaveat(stranger, DEPLOYMENT, ENV)).toEqual({
+      type: 'unknown',
+      enforcer: '0x000000000000000000000000000000000000dEaD',
+      terms: '0x1234',
+    })
   })
 
   it('refuses malformed standard terms naming the enforcer', () => {
     const bad = createCaveat(ENV.caveatEnforcers.LimitedCallsEnforcer!, '0x0102')
     expect(() => fromCaveat(bad, DEPLOYMENT, ENV)).toThrowError(InvalidTermsError)
-    expect(() => fromCaveat(bad, DEPLOYMENT, ENV)).toThrowError('LimitedCallsEnforcer terms: terms cannot be decoded: Invalid LimitedCalls terms: must be exactly 32 bytes')
+    expect(() => fromCaveat(bad, DEPLOYMENT, ENV)).toThrowError(
+      'LimitedCallsEnforcer terms: terms cannot be decoded: Invalid LimitedCalls terms: must be exactly 32 bytes',
+    )
   })
 
   it('refuses malformed Bardo terms naming the field', () => {
     const bad = createCaveat(DEPLOYMENT.enforcers.vaultNav, '0x00')
-    expect(() => fromCaveat(bad, DEPLOYMENT, ENV)).toThrowError('vaultNav terms: vault is missing or truncated: terms are 1 bytes, the head needs 64')
+    expect(() => fromCaveat(bad, DEPLOYMENT, ENV)).toThrowError(
+      'vaultNav terms: vault is missing or truncated: terms are 1 bytes, the head needs 64',
+    )
   })
 })
 

@@ -51,7 +51,8 @@ export function toCaveat(c: BardoCaveat, deployment: BardoDeployment): Caveat {
 }
 
 const safe = (caveat: string, field: string, v: bigint): number => {
-  if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw new CaveatConfigError(caveat, field, `must fit a safe integer for the kit's builder, got ${v}`)
+  if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new CaveatConfigError(caveat, field, `must fit a safe integer for the kit's builder, got ${v}`)
   return Number(v)
 }
 
@@ -100,7 +101,8 @@ export function toStandardCaveat(c: StandardCaveat, environment: SmartAccountsEn
     case 'exactCalldata':
       return b.addCaveat('exactCalldata', { calldata: c.calldata }).build()[0]!
     case 'allowedCalldata':
-      if (!isHex(c.value, { strict: true }) || c.value.length % 2 !== 0) throw new CaveatConfigError(c.type, 'value', `must be 0x-prefixed hex of whole bytes, got ${String(c.value)}`)
+      if (!isHex(c.value, { strict: true }) || c.value.length % 2 !== 0)
+        throw new CaveatConfigError(c.type, 'value', `must be 0x-prefixed hex of whole bytes, got ${String(c.value)}`)
       return b.addCaveat('allowedCalldata', { startIndex: safe(c.type, 'startIndex', c.startIndex), value: c.value }).build()[0]!
     case 'redeemer':
       return b.addCaveat('redeemer', { redeemers: c.redeemers }).build()[0]!
@@ -133,7 +135,11 @@ export function createBardoCaveatBuilder(environment: SmartAccountsEnvironment, 
 
 const big = (v: number | bigint): bigint => BigInt(v)
 
-function normaliseStandard(decoded: Record<string, unknown> & { type: string }, enforcer: Address, terms: Hex): StandardCaveat | OtherStandardCaveat {
+function normaliseStandard(
+  decoded: Record<string, unknown> & { type: string },
+  enforcer: Address,
+  terms: Hex,
+): StandardCaveat | OtherStandardCaveat {
   const d = decoded as Record<string, unknown>
   switch (decoded.type) {
     case 'allowedTargets':
@@ -146,7 +152,11 @@ function normaliseStandard(decoded: Record<string, unknown> & { type: string }, 
       return { type: 'limitedCalls', limit: big(d.limit as bigint | number) }
     case 'timestamp':
     case 'blockNumber':
-      return { type: decoded.type, afterThreshold: big(d.afterThreshold as bigint | number), beforeThreshold: big(d.beforeThreshold as bigint | number) }
+      return {
+        type: decoded.type,
+        afterThreshold: big(d.afterThreshold as bigint | number),
+        beforeThreshold: big(d.beforeThreshold as bigint | number),
+      }
     case 'erc20PeriodTransfer':
       return {
         type: 'erc20PeriodTransfer',
@@ -156,9 +166,18 @@ function normaliseStandard(decoded: Record<string, unknown> & { type: string }, 
         startDate: big(d.startDate as bigint | number),
       }
     case 'nativeTokenPeriodTransfer':
-      return { type: 'nativeTokenPeriodTransfer', periodAmount: big(d.periodAmount as bigint | number), periodDuration: big(d.periodDuration as bigint | number), startDate: big(d.startDate as bigint | number) }
+      return {
+        type: 'nativeTokenPeriodTransfer',
+        periodAmount: big(d.periodAmount as bigint | number),
+        periodDuration: big(d.periodDuration as bigint | number),
+        startDate: big(d.startDate as bigint | number),
+      }
     case 'erc20TransferAmount':
-      return { type: 'erc20TransferAmount', tokenAddress: getAddress(d.tokenAddress as Hex), maxAmount: big(d.maxAmount as bigint | number) }
+      return {
+        type: 'erc20TransferAmount',
+        tokenAddress: getAddress(d.tokenAddress as Hex),
+        maxAmount: big(d.maxAmount as bigint | number),
+      }
     case 'nativeTokenTransferAmount':
       return { type: 'nativeTokenTransferAmount', maxAmount: big(d.maxAmount as bigint | number) }
     case 'exactCalldata':

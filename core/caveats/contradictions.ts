@@ -52,18 +52,21 @@ function intrinsic(c: DecodedCaveat, now: bigint, labels: Labels): Contradiction
       if (c.beforeThreshold !== 0n && c.afterThreshold >= c.beforeThreshold) {
         return refuse(c, `timestamp window is empty: after ${formatDate(c.afterThreshold)} is not before ${formatDate(c.beforeThreshold)}.`)
       }
-      if (c.beforeThreshold !== 0n && c.beforeThreshold <= now) return refuse(c, `timestamp expired at ${formatDate(c.beforeThreshold)}, before now (${formatDate(now)}).`)
+      if (c.beforeThreshold !== 0n && c.beforeThreshold <= now)
+        return refuse(c, `timestamp expired at ${formatDate(c.beforeThreshold)}, before now (${formatDate(now)}).`)
       return undefined
     case 'mortalityTimeWindow':
       if (c.endTime <= c.startTime) return refuse(c, `mortalityTimeWindow is empty: ${v()}.`)
-      if (c.endTime < now) return refuse(c, `mortalityTimeWindow already expired at ${formatDate(c.endTime)}, before now (${formatDate(now)}).`)
+      if (c.endTime < now)
+        return refuse(c, `mortalityTimeWindow already expired at ${formatDate(c.endTime)}, before now (${formatDate(now)}).`)
       return undefined
     case 'golemPhase':
       if (effectiveMasks(c.phaseMasks).every((m) => m === 0)) return refuse(c, 'golemPhase allows no action class in any phase.')
       if (c.startTime === undefined) return undefined
       // The decoder already refuses an inverted window; a caveat built by hand is checked all the same.
       if (c.endTime < c.startTime) return refuse(c, `golemPhase window is empty: ${describeWindow(c)}.`)
-      if (c.endTime < now) return refuse(c, `golemPhase window already expired at ${formatDate(c.endTime)}, before now (${formatDate(now)}).`)
+      if (c.endTime < now)
+        return refuse(c, `golemPhase window already expired at ${formatDate(c.endTime)}, before now (${formatDate(now)}).`)
       return undefined
     case 'replicantBudget':
       if (c.maxLifespanSeconds === 0n) return refuse(c, 'replicantBudget maxLifespanSeconds is 0, so it expires at its first use.')
@@ -116,18 +119,27 @@ function* crossKind(all: readonly DecodedCaveat[], labels: Labels): Generator<{ 
       const wa = timeWindowOf(a)!
       const wb = timeWindowOf(b)!
       if (wa.until !== undefined && wb.from !== undefined && wa.until < wb.from) {
-        yield found([a, b], b.type, `${a.type} ${describeWindow(a)} and ${b.type} ${describeWindow(b)} do not overlap, so no moment satisfies both.`)
+        yield found(
+          [a, b],
+          b.type,
+          `${a.type} ${describeWindow(a)} and ${b.type} ${describeWindow(b)} do not overlap, so no moment satisfies both.`,
+        )
       }
     }
   }
   const erc20 = all.filter((c): c is Erc20Family => c.type === 'erc20PeriodTransfer' || c.type === 'erc20TransferAmount')
-  const native = all.filter((c): c is NativeFamily => (c.type === 'nativeTokenPeriodTransfer' || c.type === 'nativeTokenTransferAmount'))
+  const native = all.filter((c): c is NativeFamily => c.type === 'nativeTokenPeriodTransfer' || c.type === 'nativeTokenTransferAmount')
   const nativeSpend = native.filter((c) => (c.type === 'nativeTokenPeriodTransfer' ? c.periodAmount : c.maxAmount) > 0n)
   for (const n of nativeSpend) {
     const zero = all.find((c): c is DecodedCaveatOf<'valueLte'> => c.type === 'valueLte' && c.maxValue === 0n)
     if (zero) yield found([zero, n], n.type, `valueLte 0 ETH forbids native value, so ${n.type} ${v(n)} can never be spent.`)
     const e = erc20[0]
-    if (e) yield found([e, n], n.type, `${e.type} admits only zero-value transfers of ${labelAddress(e.tokenAddress, labels)}, so ${n.type} ${v(n)} can never be spent.`)
+    if (e)
+      yield found(
+        [e, n],
+        n.type,
+        `${e.type} admits only zero-value transfers of ${labelAddress(e.tokenAddress, labels)}, so ${n.type} ${v(n)} can never be spent.`,
+      )
     for (const u of all.filter((c): c is UsdCaveat => c.type === 'dailySpendLimit' || c.type === 'replicantBudget')) {
       if (u.feeds.length > 0 && !hasFeedFor(u, zeroAddress)) {
         yield found([u, n], u.type, `${u.type} has no price feed for native ETH, so ${n.type} ${v(n)} can never be spent.`)
@@ -138,30 +150,55 @@ function* crossKind(all: readonly DecodedCaveat[], labels: Labels): Generator<{ 
     const token = labelAddress(e.tokenAddress, labels)
     const other = erc20.find((x) => !includesAddress([x.tokenAddress], e.tokenAddress))
     if (other) {
-      yield found([e, other], other.type, `${e.type} on ${token} and ${other.type} on ${labelAddress(other.tokenAddress, labels)} each admit only transfers of their own token, so no call satisfies both.`)
+      yield found(
+        [e, other],
+        other.type,
+        `${e.type} on ${token} and ${other.type} on ${labelAddress(other.tokenAddress, labels)} each admit only transfers of their own token, so no call satisfies both.`,
+      )
     }
     for (const c of all) {
       if (c.type === 'allowedTargets') {
-        if (!includesAddress(c.targets, e.tokenAddress)) yield found([e, c], c.type, `allowedTargets ${v(c)} excludes ${token}, the only target ${e.type} admits.`)
+        if (!includesAddress(c.targets, e.tokenAddress))
+          yield found([e, c], c.type, `allowedTargets ${v(c)} excludes ${token}, the only target ${e.type} admits.`)
         const extra = c.targets.find((t) => !includesAddress([e.tokenAddress], t))
-        if (extra) yield found([e, c], c.type, `allowedTargets lists ${labelAddress(extra, labels)}, but ${e.type} admits only transfer() calls on ${token}.`)
+        if (extra)
+          yield found(
+            [e, c],
+            c.type,
+            `allowedTargets lists ${labelAddress(extra, labels)}, but ${e.type} admits only transfer() calls on ${token}.`,
+          )
       }
       if (c.type === 'allowedMethods') {
-        if (!c.selectors.some((s) => s.toLowerCase() === TRANSFER)) yield found([e, c], c.type, `allowedMethods ${v(c)} excludes transfer, the only function ${e.type} admits.`)
+        if (!c.selectors.some((s) => s.toLowerCase() === TRANSFER))
+          yield found([e, c], c.type, `allowedMethods ${v(c)} excludes transfer, the only function ${e.type} admits.`)
         const extra = c.selectors.find((s) => s.toLowerCase() !== TRANSFER)
-        if (extra) yield found([e, c], c.type, `allowedMethods lists ${labelSelector(extra, labels)}, but ${e.type} admits only transfer() calls on ${token}.`)
+        if (extra)
+          yield found(
+            [e, c],
+            c.type,
+            `allowedMethods lists ${labelSelector(extra, labels)}, but ${e.type} admits only transfer() calls on ${token}.`,
+          )
       }
       if (c.type === 'exactCalldata' && !c.calldata.toLowerCase().startsWith(TRANSFER)) {
         yield found([e, c], c.type, `exactCalldata ${c.calldata} is not a transfer() call, the only call ${e.type} admits.`)
       }
       if ((c.type === 'dailySpendLimit' || c.type === 'replicantBudget') && c.feeds.length > 0 && !hasFeedFor(c, e.tokenAddress)) {
-        yield found([e, c], c.type, `${c.type} has no price feed for ${token}, the token ${e.type} moves, so those transfers would count $0.00.`)
+        yield found(
+          [e, c],
+          c.type,
+          `${c.type} has no price feed for ${token}, the token ${e.type} moves, so those transfers would count $0.00.`,
+        )
       }
     }
   }
   const plain = all.find((c): c is DecodedCaveatOf<'exactCalldata'> => c.type === 'exactCalldata' && c.calldata === '0x')
   const methods = all.find((c): c is DecodedCaveatOf<'allowedMethods'> => c.type === 'allowedMethods')
-  if (plain && methods) yield found([plain, methods], methods.type, `allowedMethods ${v(methods)} cannot match: exactCalldata 0x admits only calls without calldata.`)
+  if (plain && methods)
+    yield found(
+      [plain, methods],
+      methods.type,
+      `allowedMethods ${v(methods)} cannot match: exactCalldata 0x admits only calls without calldata.`,
+    )
 }
 
 /**
@@ -170,7 +207,8 @@ function* crossKind(all: readonly DecodedCaveat[], labels: Labels): Generator<{ 
  */
 export function findContradiction(own: readonly DecodedCaveat[], options: ContradictionOptions): ContradictionError | undefined {
   const labels = options.labels ?? {}
-  if (own.length === 0) return new ContradictionError('none', 'An empty caveat set grants unrestricted authority, and Bardo never signs one.')
+  if (own.length === 0)
+    return new ContradictionError('none', 'An empty caveat set grants unrestricted authority, and Bardo never signs one.')
   for (const c of own) {
     const error = intrinsic(c, options.now, labels)
     if (error) return error

@@ -1,7 +1,14 @@
 import { bytesToHex, getAddress, zeroAddress, type Address, type Hex } from 'viem'
 import { readAbiTerms, termsBytes, type Field, type WordValue } from './abiWords.ts'
 import { InvalidTermsError } from './errors.ts'
-import { isBardoCaveatType, type BardoCaveatOf, type BardoCaveatType, type GolemPhaseCaveat, type PhaseMasks, type TokenFeed } from './types.ts'
+import {
+  isBardoCaveatType,
+  type BardoCaveatOf,
+  type BardoCaveatType,
+  type GolemPhaseCaveat,
+  type PhaseMasks,
+  type TokenFeed,
+} from './types.ts'
 
 const FEED: readonly Field[] = [
   ['token', 'address'],
@@ -25,7 +32,9 @@ function packedGolem(caveat: 'golemPhase' | 'dreamMode', terms: Hex): { golem: A
   const bytes = termsBytes(caveat, terms)
   const allowed = caveat === 'golemPhase' ? `${GOLEM_PHASE_LENGTHS} (golem[, phaseMasks][, startTime, endTime])` : '20 (golem)'
   if (bytes.length < 20) {
-    throw new InvalidTermsError(caveat, 'golem', `is missing or truncated: terms are ${bytes.length} bytes, need ${allowed}`, { length: bytes.length })
+    throw new InvalidTermsError(caveat, 'golem', `is missing or truncated: terms are ${bytes.length} bytes, need ${allowed}`, {
+      length: bytes.length,
+    })
   }
   return { golem: getAddress(bytesToHex(bytes.subarray(0, 20))), rest: bytes.subarray(20) }
 }
@@ -37,7 +46,8 @@ function golemPhase(terms: Hex): GolemPhaseCaveat {
   const type = 'golemPhase'
   const { golem, rest } = packedGolem(type, terms)
   const length = 20 + rest.length
-  const wrong = (field: string, rule: string) => new InvalidTermsError(type, field, `${rule}: terms are ${length} bytes, must be ${GOLEM_PHASE_LENGTHS}`, { length })
+  const wrong = (field: string, rule: string) =>
+    new InvalidTermsError(type, field, `${rule}: terms are ${length} bytes, must be ${GOLEM_PHASE_LENGTHS}`, { length })
   if (rest.length === 0) return { type, golem }
   if (rest.length < 5) throw wrong('phaseMasks', 'is truncated')
   if (rest.length === 5) return { type, golem, phaseMasks: Array.from(rest) as unknown as PhaseMasks }
@@ -49,7 +59,8 @@ function golemPhase(terms: Hex): GolemPhaseCaveat {
   if (window.length !== 16) throw wrong('endTime', 'is truncated')
   const startTime = uint64At(window, 0)
   const endTime = uint64At(window, 8)
-  if (endTime < startTime) throw new InvalidTermsError(type, 'endTime', `must not be before startTime (${startTime}), got ${endTime}`, { length })
+  if (endTime < startTime)
+    throw new InvalidTermsError(type, 'endTime', `must not be before startTime (${startTime}), got ${endTime}`, { length })
   return masks === undefined
     ? { type, golem, startTime, endTime }
     : { type, golem, phaseMasks: Array.from(masks) as unknown as PhaseMasks, startTime, endTime }
@@ -67,7 +78,8 @@ export function decodeBardoTerms(type: BardoCaveatType, terms: Hex): BardoCaveat
       return golemPhase(terms)
     case 'dreamMode': {
       const { golem, rest } = packedGolem(type, terms)
-      if (rest.length !== 0) throw new InvalidTermsError(type, 'golem', `is followed by ${rest.length} unexpected bytes: terms must be exactly 20 bytes`)
+      if (rest.length !== 0)
+        throw new InvalidTermsError(type, 'golem', `is followed by ${rest.length} unexpected bytes: terms must be exactly 20 bytes`)
       return { type, golem }
     }
     case 'mortalityTimeWindow': {

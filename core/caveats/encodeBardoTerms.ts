@@ -58,13 +58,15 @@ function golemPhaseTerms(c: GolemPhaseCaveat): Hex {
   const golem = address(t, 'golem', c.golem)
   let packed: Hex = golem
   if (c.phaseMasks !== undefined) {
-    if (c.phaseMasks.length !== 5) throw new CaveatConfigError(t, 'phaseMasks', `must have 5 entries (one per phase), got ${c.phaseMasks.length}`)
+    if (c.phaseMasks.length !== 5)
+      throw new CaveatConfigError(t, 'phaseMasks', `must have 5 entries (one per phase), got ${c.phaseMasks.length}`)
     const masks = c.phaseMasks.map((m, i) => int(t, `phaseMasks[${i}]`, m, 0, ALL_ACTION_CLASSES))
     packed = encodePacked(['address', 'bytes5'], [golem, bytesToHex(Uint8Array.from(masks))])
   }
   if (c.startTime === undefined && c.endTime === undefined) return packed.toLowerCase() as Hex
   // A window has both bounds; one alone would silently mean "unbounded" on the other side.
-  if (c.startTime === undefined) throw new CaveatConfigError(t, 'startTime', 'must be given with endTime (a window has both bounds, or none)')
+  if (c.startTime === undefined)
+    throw new CaveatConfigError(t, 'startTime', 'must be given with endTime (a window has both bounds, or none)')
   if (c.endTime === undefined) throw new CaveatConfigError(t, 'endTime', 'must be given with startTime (a window has both bounds, or none)')
   const start = big(t, 'startTime', c.startTime, MAX_UINT64)
   const end = big(t, 'endTime', c.endTime, MAX_UINT64)

@@ -55,7 +55,8 @@ export const labelAddress = (address: Address, labels: Labels = {}): string =>
   lookup(labels.targets, address) ?? lookup(labels.tokens, address)?.symbol ?? getAddress(address)
 
 /** A token by symbol when known; address(0) is native ETH, as the USD enforcers' feeds use it. */
-export const labelToken = (token: Address, labels: Labels = {}): string => (token.toLowerCase() === zeroAddress ? 'ETH' : labelAddress(token, labels))
+export const labelToken = (token: Address, labels: Labels = {}): string =>
+  token.toLowerCase() === zeroAddress ? 'ETH' : labelAddress(token, labels)
 
 export const labelSelector = (selector: Hex, labels: Labels = {}): string =>
   lookup(labels.methods, selector) ?? KNOWN_SELECTORS[selector.toLowerCase()] ?? selector.toLowerCase()
@@ -126,7 +127,9 @@ export function formatDate(seconds: bigint): string {
 /** 50 -> "0.5%", 500 -> "5%", 1234 -> "12.34%". */
 export function formatBps(bps: number): string {
   const whole = Math.floor(bps / 100)
-  const frac = String(bps % 100).padStart(2, '0').replace(/0+$/, '')
+  const frac = String(bps % 100)
+    .padStart(2, '0')
+    .replace(/0+$/, '')
   return `${whole}${frac ? `.${frac}` : ''}%`
 }
 

@@ -1,6 +1,17 @@
 import { getAddress, type Address } from 'viem'
 import type { DecodedCaveat, DecodedCaveatOf } from './caveat.ts'
-import { bracket, formatBps, formatDate, formatDuration, formatTokenAmount, formatUsd, labelAddress, labelSelector, perPeriod, type Labels } from './format.ts'
+import {
+  bracket,
+  formatBps,
+  formatDate,
+  formatDuration,
+  formatTokenAmount,
+  formatUsd,
+  labelAddress,
+  labelSelector,
+  perPeriod,
+  type Labels,
+} from './format.ts'
 import { DEFAULT_PHASE_MASKS, type LifeWindow, type PhaseMasks } from './types.ts'
 
 /**

@@ -3,9 +3,32 @@ import { pad } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { createBardoCaveatBuilder } from './caveat.ts'
 import { describePhaseMasks, summarizeCaveats, summarizeChain, summarizeDelegation } from './summarizeDelegation.ts'
-import { DAY, DEC_21_2026, DEPLOYMENT, ENV, FEEDS, GOLEM, LABELS, NOW, OWNER, REPLICANT, ROUTER, USD, USDC, VAULT, WETH } from './testing/fixtures.ts'
+import {
+  DAY,
+  DEC_21_2026,
+  DEPLOYMENT,
+  ENV,
+  FEEDS,
+  GOLEM,
+  LABELS,
+  NOW,
+  OWNER,
+  REPLICANT,
+  ROUTER,
+  USD,
+  USDC,
+  VAULT,
+  WETH,
+} from './testing/fixtures.ts'
 
-const delegation = (caveats: Caveat[]): Delegation => ({ delegate: GOLEM, delegator: OWNER, authority: ROOT_AUTHORITY, caveats, salt: '0x01', signature: '0x' })
+const delegation = (caveats: Caveat[]): Delegation => ({
+  delegate: GOLEM,
+  delegator: OWNER,
+  authority: ROOT_AUTHORITY,
+  caveats,
+  salt: '0x01',
+  signature: '0x',
+})
 const options = { deployment: DEPLOYMENT, environment: ENV, tokens: LABELS.tokens!, targets: LABELS.targets! }
 const builder = () => createBardoCaveatBuilder(ENV, DEPLOYMENT)
 
@@ -17,7 +40,9 @@ describe('summarizeDelegation', () => {
       .addCaveat('golemPhase', { golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x1e, 0x1e, 0x1e] })
       .addCaveat('timestamp', { afterThreshold: 0, beforeThreshold: Number(DEC_21_2026) })
       .build()
-    expect(summarizeDelegation(delegation(caveats), options)).toBe('up to 100 USDC a day, only the Uniswap router and WETH, no new positions after Stable, expires 21 Dec 2026')
+    expect(summarizeDelegation(delegation(caveats), options)).toBe(
+      'up to 100 USDC a day, only the Uniswap router and WETH, no new positions after Stable, expires 21 Dec 2026',
+    )
   })
 
   it('reads a full actions delegation in a fixed order whatever the caveat order', () => {
@@ -76,7 +101,7 @@ describe('summarizeDelegation', () => {
     )
   })
 
-  it('reads a pin holding the delegator (the owner\'s account) as the receiver of the calls, in one clause', () => {
+  it("reads a pin holding the delegator (the owner's account) as the receiver of the calls, in one clause", () => {
     const caveats = builder()
       .addCaveat('allowedTargets', { targets: [VAULT] })
       .addCaveat('allowedMethods', { selectors: ['0x6e553f65'] })
@@ -92,7 +117,7 @@ describe('summarizeDelegation', () => {
     )
   })
 
-  it('reads golemPhase\'s window as an expiry, last, like a mortality window', () => {
+  it("reads golemPhase's window as an expiry, last, like a mortality window", () => {
     const caveats = builder()
       .addCaveat('erc20PeriodTransfer', { tokenAddress: USDC, periodAmount: 100_000_000n, periodDuration: 86_400, startDate: Number(NOW) })
       .addCaveat('golemPhase', { golem: GOLEM, startTime: NOW - DAY, endTime: DEC_21_2026 })
@@ -101,19 +126,40 @@ describe('summarizeDelegation', () => {
     expect(summarizeDelegation(delegation(caveats), { ...options, now: NOW })).toBe(
       'up to 100 USDC a day, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, paused while the Golem dreams, expires 21 Dec 2026',
     )
-    const later = builder().addCaveat('golemPhase', { golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x1f, 0x1f, 0x1f], startTime: NOW + DAY, endTime: DEC_21_2026 }).build()
+    const later = builder()
+      .addCaveat('golemPhase', { golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x1f, 0x1f, 0x1f], startTime: NOW + DAY, endTime: DEC_21_2026 })
+      .build()
     expect(summarizeDelegation(delegation(later), options)).toBe('starts 2 Jan 2026, expires 21 Dec 2026')
     expect(summarizeDelegation(delegation(later), { ...options, now: NOW + 2n * DAY })).toBe('expires 21 Dec 2026')
   })
 
-  it('reads the earlier of golemPhase\'s window and another expiry', () => {
-    const gate = { type: 'golemPhase', golem: GOLEM, phaseMasks: [0x1f, 0x1f, 0x1f, 0x1f, 0x1f], startTime: NOW, endTime: NOW + 30n * DAY } as const
-    expect(summarizeCaveats([gate, { type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }], LABELS, NOW)).toBe('expires 31 Jan 2026')
-    expect(summarizeCaveats([{ ...gate, endTime: DEC_21_2026 + DAY }, { type: 'mortalityTimeWindow', startTime: NOW, endTime: DEC_21_2026 }], LABELS, NOW)).toBe('expires 21 Dec 2026')
+  it("reads the earlier of golemPhase's window and another expiry", () => {
+    const gate = {
+      type: 'golemPhase',
+      golem: GOLEM,
+      phaseMasks: [0x1f, 0x1f, 0x1f, 0x1f, 0x1f],
+      startTime: NOW,
+      endTime: NOW + 30n * DAY,
+    } as const
+    expect(summarizeCaveats([gate, { type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 }], LABELS, NOW)).toBe(
+      'expires 31 Jan 2026',
+    )
+    expect(
+      summarizeCaveats(
+        [
+          { ...gate, endTime: DEC_21_2026 + DAY },
+          { type: 'mortalityTimeWindow', startTime: NOW, endTime: DEC_21_2026 },
+        ],
+        LABELS,
+        NOW,
+      ),
+    ).toBe('expires 21 Dec 2026')
   })
 
   it('mentions a window start only while it is in the future', () => {
-    const caveats = builder().addCaveat('mortalityTimeWindow', { startTime: NOW + DAY, endTime: DEC_21_2026 }).build()
+    const caveats = builder()
+      .addCaveat('mortalityTimeWindow', { startTime: NOW + DAY, endTime: DEC_21_2026 })
+      .build()
     expect(summarizeDelegation(delegation(caveats), options)).toBe('starts 2 Jan 2026, expires 21 Dec 2026')
     expect(summarizeDelegation(delegation(caveats), { ...options, now: NOW + 2n * DAY })).toBe('expires 21 Dec 2026')
   })
@@ -124,7 +170,9 @@ describe('summarizeDelegation', () => {
       .addCaveat('nativeTokenPeriodTransfer', { periodAmount: 10n ** 16n, periodDuration: 86_400, startDate: Number(NOW) })
       .addCaveat('allowedTargets', { targets: [GOLEM] })
       .build()
-    expect(summarizeDelegation(delegation(caveats), options)).toBe(`up to 0.01 ETH a day, only ${GOLEM}, plain transfers without calldata only`)
+    expect(summarizeDelegation(delegation(caveats), options)).toBe(
+      `up to 0.01 ETH a day, only ${GOLEM}, plain transfers without calldata only`,
+    )
   })
 
   it('reads a Replicant delegation', () => {
@@ -156,7 +204,14 @@ describe('summarizeDelegation', () => {
         [
           { type: 'erc20TransferAmount', tokenAddress: USDC, maxAmount: 1_234_500_000n },
           { type: 'knowledgeRoyalty', token: USDC, author: REPLICANT, royaltyBps: 1000 },
-          { type: 'emotionalState', golem: GOLEM, minPleasure: -20, maxArousal: 60, minDominance: -30, restrictedSelectors: ['0x04e45aaf', '0x095ea7b3'] },
+          {
+            type: 'emotionalState',
+            golem: GOLEM,
+            minPleasure: -20,
+            maxArousal: 60,
+            minDominance: -30,
+            restrictedSelectors: ['0x04e45aaf', '0x095ea7b3'],
+          },
           { type: 'timestamp', afterThreshold: 0n, beforeThreshold: DEC_21_2026 },
           { type: 'mortalityTimeWindow', startTime: NOW, endTime: NOW + 30n * DAY },
         ],
@@ -170,7 +225,7 @@ describe('summarizeDelegation', () => {
 })
 
 describe('summarizeChain', () => {
-  it('keeps an ancestor golemPhase window when the leaf\'s golemPhase has none (both run on-chain)', () => {
+  it("keeps an ancestor golemPhase window when the leaf's golemPhase has none (both run on-chain)", () => {
     const root = delegation(builder().addCaveat('golemPhase', { golem: GOLEM, startTime: NOW, endTime: DEC_21_2026 }).build())
     const leaf = delegation(
       builder()
@@ -178,18 +233,35 @@ describe('summarizeChain', () => {
         .addCaveat('golemPhase', { golem: GOLEM, phaseMasks: [0x1f, 0x10, 0x10, 0x10, 0x10] })
         .build(),
     )
-    expect(summarizeChain([leaf, root], { ...options, now: NOW })).toBe('at most 3 calls, settlement only from Stable on, expires 21 Dec 2026')
+    expect(summarizeChain([leaf, root], { ...options, now: NOW })).toBe(
+      'at most 3 calls, settlement only from Stable on, expires 21 Dec 2026',
+    )
   })
 })
 
 describe('describePhaseMasks', () => {
   it.each([
-    [[0x1f, 0x17, 0x16, 0x16, 0x10], ['no Replicants after Thriving', 'no new positions after Stable', 'settlement only in Terminal']],
+    [
+      [0x1f, 0x17, 0x16, 0x16, 0x10],
+      ['no Replicants after Thriving', 'no new positions after Stable', 'settlement only in Terminal'],
+    ],
     [[0x1f, 0x1f, 0x1f, 0x1f, 0x1f], []],
     [[0x10, 0x10, 0x10, 0x10, 0x10], ['settlement only, in every phase']],
-    [[0x17, 0x17, 0x10, 0x10, 0x10], ['no Replicants', 'settlement only from Conservation on']],
+    [
+      [0x17, 0x17, 0x10, 0x10, 0x10],
+      ['no Replicants', 'settlement only from Conservation on'],
+    ],
     [[0x1f, 0x1e, 0x1f, 0x1e, 0x1e], ['new positions only in Thriving and Conservation']],
-    [[0x1f, 0x17, 0x16, 0x16, 0x00], ['no Replicants after Thriving', 'no new positions after Stable', 'no closing positions after Declining', 'no transfers after Declining', 'no settlement after Declining']],
+    [
+      [0x1f, 0x17, 0x16, 0x16, 0x00],
+      [
+        'no Replicants after Thriving',
+        'no new positions after Stable',
+        'no closing positions after Declining',
+        'no transfers after Declining',
+        'no settlement after Declining',
+      ],
+    ],
   ] as const)('%o', (masks, clauses) => {
     expect(describePhaseMasks(masks)).toEqual(clauses)
   })

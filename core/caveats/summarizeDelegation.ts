@@ -72,7 +72,10 @@ export function describePhaseMasks(masks: PhaseMasks): string[] {
   const clauses: { at: number; text: string }[] = []
   if (settleFrom > 0 && settleFrom < count) {
     const phase = PHASES[settleFrom as 0 | 1 | 2 | 3 | 4]
-    clauses.push({ at: settleFrom - 0.5, text: settleFrom === count - 1 ? `settlement only in ${phase}` : `settlement only from ${phase} on` })
+    clauses.push({
+      at: settleFrom - 0.5,
+      text: settleFrom === count - 1 ? `settlement only in ${phase}` : `settlement only from ${phase} on`,
+    })
   }
   if (settleFrom === 0) return ['settlement only, in every phase']
   for (const [bit, noun] of CLASS_NOUNS) {
@@ -105,17 +108,26 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
     case 'nativeTokenTransferAmount':
       return [`up to ${formatTokenAmount(c.maxAmount, 'native')} in total`]
     case 'dailySpendLimit':
-      return [`up to ${formatUsd(c.dailyLimitUsd)} a day in USD value${c.feeds.length ? ` of ${listPhrase(c.feeds.map((f) => labelToken(f.token, labels)))}` : ''}`]
+      return [
+        `up to ${formatUsd(c.dailyLimitUsd)} a day in USD value${c.feeds.length ? ` of ${listPhrase(c.feeds.map((f) => labelToken(f.token, labels)))}` : ''}`,
+      ]
     case 'replicantBudget':
       return [`a ${formatUsd(c.maxBudgetUsd)} budget for ${formatDuration(c.maxLifespanSeconds)} from first use`]
     case 'allowedTargets':
       return [`only ${listPhrase(c.targets.map((t) => labelAddress(t, labels)))}`]
     case 'allowedMethods':
-      return [`only ${listPhrase(c.selectors.map((s) => labelSelector(s, labels)), 'or')} calls`]
+      return [
+        `only ${listPhrase(
+          c.selectors.map((s) => labelSelector(s, labels)),
+          'or',
+        )} calls`,
+      ]
     case 'allowedCalldata': {
       const end = c.startIndex + BigInt(size(c.value)) - 1n
       const address = pinnedAddress(c)
-      return [`only calls whose calldata bytes ${c.startIndex}-${end} are ${address === undefined ? c.value : labelAddress(address, labels)}`]
+      return [
+        `only calls whose calldata bytes ${c.startIndex}-${end} are ${address === undefined ? c.value : labelAddress(address, labels)}`,
+      ]
     }
     case 'exactCalldata':
       return [c.calldata === '0x' ? 'plain transfers without calldata only' : `only the exact calldata ${c.calldata}`]
@@ -130,7 +142,12 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
     case 'knowledgeRoyalty':
       return [`a ${formatBps(c.royaltyBps)} royalty in ${labelAddress(c.token, labels)} to ${labelAddress(c.author, labels)}`]
     case 'redeemer':
-      return [`redeemable only by ${listPhrase(c.redeemers.map((r) => labelAddress(r, labels)), 'or')}`]
+      return [
+        `redeemable only by ${listPhrase(
+          c.redeemers.map((r) => labelAddress(r, labels)),
+          'or',
+        )}`,
+      ]
     case 'golemPhase':
       // Its window, if any, is read in the time position (see summarizeCaveats).
       return describePhaseMasks(effectiveMasks(c.phaseMasks))
@@ -141,7 +158,9 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
         `${listPhrase(c.restrictedSelectors.map((s) => labelSelector(s, labels)))} refused when pleasure < ${c.minPleasure}, arousal > ${c.maxArousal} or dominance < ${c.minDominance}`,
       ]
     case 'blockNumber':
-      return [`only ${c.afterThreshold > 0n ? `after block ${c.afterThreshold}` : ''}${c.afterThreshold > 0n && c.beforeThreshold > 0n ? ' and ' : ''}${c.beforeThreshold > 0n ? `before block ${c.beforeThreshold}` : ''}`]
+      return [
+        `only ${c.afterThreshold > 0n ? `after block ${c.afterThreshold}` : ''}${c.afterThreshold > 0n && c.beforeThreshold > 0n ? ' and ' : ''}${c.beforeThreshold > 0n ? `before block ${c.beforeThreshold}` : ''}`,
+      ]
     case 'timestamp':
     case 'mortalityTimeWindow':
       return windowPhrases(c, now)
@@ -158,7 +177,10 @@ const APPROVE = toFunctionSelector('function approve(address,uint256)')
  * An approval delegation (only `approve`, its first argument pinned by allowedCalldata at byte 4) reads
  * as one clause, "may approve only the Uniswap router to spend USDC and WETH", in place of the three.
  */
-function approvalClause(caveats: readonly DecodedCaveat[], labels: Labels): { clause: string; replaces: readonly DecodedCaveat[] } | undefined {
+function approvalClause(
+  caveats: readonly DecodedCaveat[],
+  labels: Labels,
+): { clause: string; replaces: readonly DecodedCaveat[] } | undefined {
   const methods = caveats.filter((c): c is DecodedCaveatOf<'allowedMethods'> => c.type === 'allowedMethods')
   if (methods.length !== 1 || methods[0]!.selectors.length !== 1 || methods[0]!.selectors[0]!.toLowerCase() !== APPROVE) return undefined
   const pins = caveats.filter((c): c is DecodedCaveatOf<'allowedCalldata'> => c.type === 'allowedCalldata' && c.startIndex === 4n)
@@ -173,7 +195,8 @@ function approvalClause(caveats: readonly DecodedCaveat[], labels: Labels): { cl
 function windowPhrases(c: DecodedCaveat, now: bigint | undefined): string[] {
   const { start, end } = windowBounds(c)
   const out: string[] = []
-  if (start !== undefined && start > 0n && (now === undefined || start > now)) out.push(`${c.type === 'timestamp' ? 'valid after' : 'starts'} ${formatDate(start)}`)
+  if (start !== undefined && start > 0n && (now === undefined || start > now))
+    out.push(`${c.type === 'timestamp' ? 'valid after' : 'starts'} ${formatDate(start)}`)
   if (end !== undefined) out.push(`expires ${formatDate(end)}`)
   return out
 }
@@ -191,7 +214,11 @@ function placed(c: DecodedCaveat, labels: Labels, now: bigint | undefined): { at
  * in place of its methods, targets and pins; a small constant pinned beside it (a tuple's ABI offset)
  * is named in the same clause.
  */
-function receiverClause(caveats: readonly DecodedCaveat[], labels: Labels, owner: Address | undefined): { clause: string; replaces: readonly DecodedCaveat[] } | undefined {
+function receiverClause(
+  caveats: readonly DecodedCaveat[],
+  labels: Labels,
+  owner: Address | undefined,
+): { clause: string; replaces: readonly DecodedCaveat[] } | undefined {
   if (owner === undefined) return undefined
   const methods = caveats.filter((c): c is DecodedCaveatOf<'allowedMethods'> => c.type === 'allowedMethods')
   if (methods.length !== 1 || methods[0]!.selectors.some((s) => s.toLowerCase() === APPROVE)) return undefined
@@ -201,7 +228,10 @@ function receiverClause(caveats: readonly DecodedCaveat[], labels: Labels, owner
   const fixed = pins.filter((p) => !receivers.includes(p) && size(p.value) === 32 && hexToBigInt(p.value) < 0x10000n)
   const targets = caveats.filter((c): c is DecodedCaveatOf<'allowedTargets'> => c.type === 'allowedTargets')
   const where = targets.length === 1 ? ` on ${listPhrase(targets[0]!.targets.map((t) => labelAddress(t, labels)))}` : ''
-  const calls = listPhrase(methods[0]!.selectors.map((s) => labelSelector(s, labels)), 'or')
+  const calls = listPhrase(
+    methods[0]!.selectors.map((s) => labelSelector(s, labels)),
+    'or',
+  )
   const offsets = fixed.map((p) => `bytes ${p.startIndex}-${p.startIndex + 31n} fixed to ${hexToBigInt(p.value)}`)
   const clause = `may call ${calls}${where} only with the owner's account as receiver${offsets.length ? ` (${offsets.join(', ')})` : ''}`
   return { clause, replaces: [...targets, methods[0]!, ...receivers, ...fixed] }
@@ -249,7 +279,10 @@ export function summarizeDelegation(delegation: Pick<Delegation, 'caveats'> & { 
  * caveat of every level runs, and the tree already checked each child within its parents, so on a
  * kind they share the leaf-most caveat is the binding one; kinds only an ancestor has are added.
  */
-export function summarizeChain(chain: readonly (Pick<Delegation, 'caveats'> & { delegator?: Address })[], options: SummarizeOptions): string {
+export function summarizeChain(
+  chain: readonly (Pick<Delegation, 'caveats'> & { delegator?: Address })[],
+  options: SummarizeOptions,
+): string {
   const seen = new Map<string, number>()
   const effective: DecodedCaveat[] = []
   for (const delegation of chain) {

@@ -37,7 +37,10 @@ export type TokenFeed = { token: Address; decimals: number; feed: Address }
 export type LifeWindow = { startTime: bigint; endTime: bigint }
 
 /** The phase gate, optionally with the life window (both bounds or neither). */
-export type GolemPhaseCaveat = { type: 'golemPhase'; golem: Address; phaseMasks?: PhaseMasks } & (LifeWindow | { startTime?: undefined; endTime?: undefined })
+export type GolemPhaseCaveat = { type: 'golemPhase'; golem: Address; phaseMasks?: PhaseMasks } & (
+  | LifeWindow
+  | { startTime?: undefined; endTime?: undefined }
+)
 export type MortalityTimeWindowCaveat = { type: 'mortalityTimeWindow'; startTime: bigint; endTime: bigint }
 export type DreamModeCaveat = { type: 'dreamMode'; golem: Address }
 export type EmotionalStateCaveat = {
@@ -93,8 +96,7 @@ export const BARDO_CAVEAT_TYPES = [
   'knowledgeRoyalty',
 ] as const satisfies readonly BardoCaveatType[]
 
-export const isBardoCaveatType = (type: string): type is BardoCaveatType =>
-  (BARDO_CAVEAT_TYPES as readonly string[]).includes(type)
+export const isBardoCaveatType = (type: string): type is BardoCaveatType => (BARDO_CAVEAT_TYPES as readonly string[]).includes(type)
 
 // The caveat types are exactly the deployment's enforcer names (a compile error here means they drifted).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false

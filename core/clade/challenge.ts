@@ -58,11 +58,18 @@ const address = z
   .string()
   .refine((v) => isAddress(v, { strict: false }), { message: 'must be a 20-byte hex address', abort: true })
   .transform((v) => getAddress(v))
-const unixSeconds = z.number().int('must be an integer (unix seconds)').nonnegative('must not be negative').max(2 ** 53 - 1)
+const unixSeconds = z
+  .number()
+  .int('must be an integer (unix seconds)')
+  .nonnegative('must not be negative')
+  .max(2 ** 53 - 1)
 
 /** The JSON a caller sends back in `X-Clade-Challenge`. */
 export const cladeChallengeSchema = z.strictObject({
-  nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex').transform((v) => v.toLowerCase() as Hex),
+  nonce: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex')
+    .transform((v) => v.toLowerCase() as Hex),
   issuedAt: unixSeconds,
   expiresAt: unixSeconds,
   target: address,

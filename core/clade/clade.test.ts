@@ -1,7 +1,14 @@
 import { inspect } from 'node:util'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { cladeChallengeSchema, cladeChallengeTypedData, cladeDomain, issueCladeChallenge, isIssuedCladeChallenge, type CladeChallenge } from './challenge.ts'
+import {
+  cladeChallengeSchema,
+  cladeChallengeTypedData,
+  cladeDomain,
+  issueCladeChallenge,
+  isIssuedCladeChallenge,
+  type CladeChallenge,
+} from './challenge.ts'
 import { CladeAuthError } from './errors.ts'
 import { MemoryNonceStore } from './nonceStore.ts'
 import { ConfigOperatorRegistry } from '../../adapters/registry/operatorRegistry.ts'
@@ -25,7 +32,15 @@ function challengeFor(caller = alice.address, nowMs = T0): CladeChallenge {
 }
 
 async function verify(challenge: CladeChallenge, signature: `0x${string}`, opts: { nowMs?: number; nonces?: MemoryNonceStore } = {}) {
-  return verifyCladeChallenge({ challenge, signature, secret, chainId, nowMs: opts.nowMs ?? T0 + 5_000, operators, nonces: opts.nonces ?? new MemoryNonceStore() })
+  return verifyCladeChallenge({
+    challenge,
+    signature,
+    secret,
+    chainId,
+    nowMs: opts.nowMs ?? T0 + 5_000,
+    operators,
+    nonces: opts.nonces ?? new MemoryNonceStore(),
+  })
 }
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
@@ -55,7 +70,10 @@ describe('CladeChallenge', () => {
     const bad = cladeChallengeSchema.safeParse({ ...c, nonce: '0x12' })
     expect(bad.success).toBe(false)
     expect(bad.error?.issues[0]?.path).toEqual(['nonce'])
-    expect(cladeChallengeSchema.safeParse({ ...c, caller: '0x1234' }).error?.issues[0]).toMatchObject({ path: ['caller'], message: 'must be a 20-byte hex address' })
+    expect(cladeChallengeSchema.safeParse({ ...c, caller: '0x1234' }).error?.issues[0]).toMatchObject({
+      path: ['caller'],
+      message: 'must be a 20-byte hex address',
+    })
   })
 
   it('refuses a secret shorter than 32 bytes and never prints one', () => {
@@ -70,7 +88,11 @@ describe('verifyCladeChallenge', () => {
   it('accepts a viem-signed challenge from a same-operator sibling', async () => {
     const c = challengeFor()
     const signature = await alice.signTypedData(cladeChallengeTypedData(c, chainId))
-    await expect(verify(c, signature)).resolves.toEqual({ caller: alice.address, target: bob.address, operator: '0x00000000000000000000000000000000000000A1' })
+    await expect(verify(c, signature)).resolves.toEqual({
+      caller: alice.address,
+      target: bob.address,
+      operator: '0x00000000000000000000000000000000000000A1',
+    })
   })
 
   it('refuses a replay of the same nonce', async () => {
@@ -109,7 +131,9 @@ describe('verifyCladeChallenge', () => {
     expect(await codeOf(verify(c, await mallory.signTypedData(cladeChallengeTypedData(c, chainId))))).toBe('CLADE_BAD_SIGNATURE')
     expect(await codeOf(verify(c, `0x${'11'.repeat(65)}`))).toBe('CLADE_BAD_SIGNATURE')
     const altered = { ...c, expiresAt: c.expiresAt + 3600 }
-    expect(await codeOf(verify(altered, await alice.signTypedData(cladeChallengeTypedData(altered, chainId))))).toBe('CLADE_CHALLENGE_NOT_ISSUED')
+    expect(await codeOf(verify(altered, await alice.signTypedData(cladeChallengeTypedData(altered, chainId))))).toBe(
+      'CLADE_CHALLENGE_NOT_ISSUED',
+    )
   })
 
   it('does not burn the nonce when a request fails before the last check', async () => {
@@ -133,10 +157,16 @@ describe('Clade session token', () => {
   it('refuses a token with a changed payload, a foreign secret or a bad shape', () => {
     const { token } = issueCladeSessionToken(secret, claims, T0)
     const [payload, mac] = token.split('.') as [string, string]
-    const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace(/"exp":\d+/, '"exp":9999999999')).toString('base64url')
+    const forged = Buffer.from(
+      Buffer.from(payload, 'base64url')
+        .toString()
+        .replace(/"exp":\d+/, '"exp":9999999999'),
+    ).toString('base64url')
     for (const t of [`${forged}.${mac}`, 'abc', `${payload}.`, `${payload}.AAAA`]) {
       expect(() => verifyCladeSessionToken(secret, t, T0)).toThrow(expect.objectContaining({ code: 'CLADE_TOKEN_INVALID' }))
     }
-    expect(() => verifyCladeSessionToken(new CladeSecret(new Uint8Array(32).fill(9)), token, T0)).toThrow(expect.objectContaining({ code: 'CLADE_TOKEN_INVALID' }))
+    expect(() => verifyCladeSessionToken(new CladeSecret(new Uint8Array(32).fill(9)), token, T0)).toThrow(
+      expect.objectContaining({ code: 'CLADE_TOKEN_INVALID' }),
+    )
   })
 })

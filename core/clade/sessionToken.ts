@@ -58,7 +58,10 @@ export function verifyCladeSessionToken(secret: CladeSecret, token: string, nowM
   if (v !== 1 || !isAddr(sub) || !isAddr(aud) || !isAddr(op) || !isTime(iat) || !isTime(exp)) throw invalid('payload has an unknown shape')
   const now = Math.floor(nowMs / 1000)
   if (now >= exp) {
-    throw new CladeAuthError('CLADE_TOKEN_EXPIRED', `CladeToken: expired at ${exp}, now ${now}; answer a new challenge`, { expiredAt: exp, now })
+    throw new CladeAuthError('CLADE_TOKEN_EXPIRED', `CladeToken: expired at ${exp}, now ${now}; answer a new challenge`, {
+      expiredAt: exp,
+      now,
+    })
   }
   return { sub: getAddress(sub), aud: getAddress(aud), op: getAddress(op), iat, exp }
 }

@@ -31,7 +31,10 @@ export type VerifiedCladeCaller = { caller: Address; target: Address; operator: 
 export async function verifyCladeChallenge(p: VerifyCladeChallengeParameters): Promise<VerifiedCladeCaller> {
   const { challenge } = p
   if (!isIssuedCladeChallenge(p.secret, challenge, p.chainId)) {
-    throw new CladeAuthError('CLADE_CHALLENGE_NOT_ISSUED', 'X-Clade-Challenge: was not issued by this server or was altered; request a new one from GET /clade/v1/challenge')
+    throw new CladeAuthError(
+      'CLADE_CHALLENGE_NOT_ISSUED',
+      'X-Clade-Challenge: was not issued by this server or was altered; request a new one from GET /clade/v1/challenge',
+    )
   }
   let recovered: Address
   try {
@@ -40,21 +43,35 @@ export async function verifyCladeChallenge(p: VerifyCladeChallengeParameters): P
     throw new CladeAuthError('CLADE_BAD_SIGNATURE', 'CladeChallenge signature: is not a valid secp256k1 signature')
   }
   if (!isAddressEqual(recovered, challenge.caller)) {
-    throw new CladeAuthError('CLADE_BAD_SIGNATURE', `CladeChallenge signature: must be by caller ${challenge.caller} over the Bardo Clade domain of chain ${p.chainId}`, { caller: challenge.caller, chainId: p.chainId })
+    throw new CladeAuthError(
+      'CLADE_BAD_SIGNATURE',
+      `CladeChallenge signature: must be by caller ${challenge.caller} over the Bardo Clade domain of chain ${p.chainId}`,
+      { caller: challenge.caller, chainId: p.chainId },
+    )
   }
   const now = Math.floor(p.nowMs / 1000)
   if (now >= challenge.expiresAt) {
-    throw new CladeAuthError('CLADE_CHALLENGE_EXPIRED', `X-Clade-Challenge: expired at ${challenge.expiresAt}, now ${now}`, { expiresAt: challenge.expiresAt, now })
+    throw new CladeAuthError('CLADE_CHALLENGE_EXPIRED', `X-Clade-Challenge: expired at ${challenge.expiresAt}, now ${now}`, {
+      expiresAt: challenge.expiresAt,
+      now,
+    })
   }
   const [callerOp, targetOp] = await Promise.all([p.operators.operatorOf(challenge.caller), p.operators.operatorOf(challenge.target)])
   if (callerOp === undefined) {
-    throw new CladeAuthError('CLADE_UNKNOWN_AGENT', `caller: ${challenge.caller} has no operator in the registry`, { caller: challenge.caller })
+    throw new CladeAuthError('CLADE_UNKNOWN_AGENT', `caller: ${challenge.caller} has no operator in the registry`, {
+      caller: challenge.caller,
+    })
   }
   if (targetOp === undefined) {
-    throw new CladeAuthError('CLADE_UNKNOWN_AGENT', `target: ${challenge.target} has no operator in the registry`, { target: challenge.target })
+    throw new CladeAuthError('CLADE_UNKNOWN_AGENT', `target: ${challenge.target} has no operator in the registry`, {
+      target: challenge.target,
+    })
   }
   if (!isAddressEqual(callerOp, targetOp)) {
-    throw new CladeAuthError('CLADE_OPERATOR_MISMATCH', `caller: operator ${callerOp} must equal the target's operator ${targetOp}`, { callerOperator: callerOp, targetOperator: targetOp })
+    throw new CladeAuthError('CLADE_OPERATOR_MISMATCH', `caller: operator ${callerOp} must equal the target's operator ${targetOp}`, {
+      callerOperator: callerOp,
+      targetOperator: targetOp,
+    })
   }
   if (!(await p.nonces.useNonce(challenge.nonce, challenge.expiresAt, now))) {
     throw new CladeAuthError('CLADE_NONCE_REUSED', 'X-Clade-Challenge: nonce was already used; request a new challenge')

@@ -14,7 +14,15 @@ export type SessionKeyEvent =
   | { type: 'Generated'; at: number; address: Address; expiresAt: number }
   | { type: 'DelegationGranted'; at: number; address: Address; delegationHash: Hash; caveats: readonly string[] }
   | { type: 'OperationSigned'; at: number; address: Address; opHash: Hash; purpose: SigningPurpose; spent: bigint; remainingBudget: bigint }
-  | { type: 'RotationTriggered'; at: number; address: Address; reasons: readonly RotationReason[]; reason: string; oldAddress: Address; newAddress: Address }
+  | {
+      type: 'RotationTriggered'
+      at: number
+      address: Address
+      reasons: readonly RotationReason[]
+      reason: string
+      oldAddress: Address
+      newAddress: Address
+    }
   | { type: 'Revoked'; at: number; address: Address; cause: Exclude<RevocationState, { kind: 'Active' }> }
   | { type: 'BudgetWarning'; at: number; address: Address; remainingPct: number; estimatedOperationsLeft: number }
 

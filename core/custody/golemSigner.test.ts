@@ -73,7 +73,12 @@ describe('GolemSigner: what a Golem may sign', () => {
     const unsigned = subDelegation(golem.address)
     const signed = await golem.signDelegation(unsigned)
     const bytes = key.exportBytesForKeystore()
-    const kit = await kitSignDelegation({ privateKey: bytesToHex(bytes), delegation: unsigned, delegationManager: DELEGATION_MANAGER, chainId: CHAIN_ID })
+    const kit = await kitSignDelegation({
+      privateKey: bytesToHex(bytes),
+      delegation: unsigned,
+      delegationManager: DELEGATION_MANAGER,
+      chainId: CHAIN_ID,
+    })
     bytes.fill(0)
     expect(signed.signature).toBe(kit)
     const td = golem.delegationTypedData(unsigned)
@@ -87,7 +92,9 @@ describe('GolemSigner: refusals name the rule', () => {
     expect(await rule(golem.account.signMessage({ message: 'gm' }))).toBe('no-arbitrary-signing')
     expect(await rule(golem.account.signMessage({ message: { raw: '0x1234' } }))).toBe('no-arbitrary-signing')
     expect(await rule(golem.account.sign!({ hash: `0x${'11'.repeat(32)}` }))).toBe('no-arbitrary-signing')
-    expect(await rule(golem.account.signAuthorization!({ address: RANDOM_TARGET, chainId: CHAIN_ID, nonce: 0 }))).toBe('no-arbitrary-signing')
+    expect(await rule(golem.account.signAuthorization!({ address: RANDOM_TARGET, chainId: CHAIN_ID, nonce: 0 }))).toBe(
+      'no-arbitrary-signing',
+    )
     expect(Object.keys(golem).some((k) => /sign(Message|Hash|Bytes)/.test(k))).toBe(false)
   })
 
@@ -129,7 +136,15 @@ describe('GolemSigner: refusals name the rule', () => {
     const { golem } = setup()
     const permit = {
       domain: { name: 'USD Coin', version: '2', chainId: CHAIN_ID, verifyingContract: RANDOM_TARGET },
-      types: { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] },
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
       primaryType: 'Permit',
       message: { owner: golem.address, spender: RANDOM_TARGET, value: 10n ** 30n, nonce: 0n, deadline: 2n ** 255n },
     } as const
@@ -157,12 +172,16 @@ describe('GolemSigner: refusals name the rule', () => {
     const { golem } = setup()
     const td = golem.delegationTypedData(subDelegation(golem.address)) as { domain: Record<string, unknown> }
     expect(await rule(golem.account.signTypedData({ ...td, domain: { ...td.domain, chainId: 1 } } as never))).toBe('delegation-domain')
-    expect(await rule(golem.account.signTypedData({ ...td, domain: { ...td.domain, verifyingContract: RANDOM_TARGET } } as never))).toBe('delegation-domain')
+    expect(await rule(golem.account.signTypedData({ ...td, domain: { ...td.domain, verifyingContract: RANDOM_TARGET } } as never))).toBe(
+      'delegation-domain',
+    )
   })
 
   it('viem account signTransaction and signTypedData run the same policy and succeed on allowed input', async () => {
     const { golem } = setup()
-    const signed = await golem.account.signTransaction(tx({ data: encodeFunctionData({ abi: DelegationManager, functionName: 'redeemDelegations', args: [[], [], []] }) }))
+    const signed = await golem.account.signTransaction(
+      tx({ data: encodeFunctionData({ abi: DelegationManager, functionName: 'redeemDelegations', args: [[], [], []] }) }),
+    )
     expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(golem.address)
     const td = golem.delegationTypedData(subDelegation(golem.address))
     const sig = await golem.account.signTypedData(td as never)
@@ -174,6 +193,8 @@ describe('GolemSigner: refusals name the rule', () => {
   it('rejects an invalid policy config, naming the field', () => {
     const key = MemoryKey.generate()
     expect(() => new GolemSigner({ signer: key.toRawSigner(), policy: policy({ chainId: 0 }) })).toThrow(/policy.chainId/)
-    expect(() => new GolemSigner({ signer: key.toRawSigner(), policy: policy({ delegationManager: '0x12' as Address }) })).toThrow(/policy.delegationManager/)
+    expect(() => new GolemSigner({ signer: key.toRawSigner(), policy: policy({ delegationManager: '0x12' as Address }) })).toThrow(
+      /policy.delegationManager/,
+    )
   })
 })

@@ -1,6 +1,15 @@
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
-import { hashTypedData, keccak256, type Address, type Hash, type Hex, type LocalAccount, type TransactionSerializable, type TypedDataDefinition } from 'viem'
+import {
+  hashTypedData,
+  keccak256,
+  type Address,
+  type Hash,
+  type Hex,
+  type LocalAccount,
+  type TransactionSerializable,
+  type TypedDataDefinition,
+} from 'viem'
 import { toAccount } from 'viem/accounts'
 import { SignerPolicyError } from './errors.ts'
 import {
@@ -12,7 +21,13 @@ import {
   type TransactionPurpose,
 } from './policy.ts'
 import type { RawSigner, RawSignerKind, SignTransactionOptions } from './rawSigner.ts'
-import { checkPaymentTypedData, MemoryPaymentLedger, paymentTypedData, type PaymentAuthorization, type PaymentLedger } from './paymentPolicy.ts'
+import {
+  checkPaymentTypedData,
+  MemoryPaymentLedger,
+  paymentTypedData,
+  type PaymentAuthorization,
+  type PaymentLedger,
+} from './paymentPolicy.ts'
 import { redact } from './redact.ts'
 
 /** Told about every signature a GolemSigner produces (a SessionKey counts and budgets them). */
@@ -60,7 +75,9 @@ export class GolemSigner {
     this.kind = signer.kind
     this.policy = Object.freeze({
       ...policy,
-      ...(policy.payments === undefined ? {} : { payments: Object.freeze({ ...policy.payments, payees: Object.freeze([...policy.payments.payees]) }) }),
+      ...(policy.payments === undefined
+        ? {}
+        : { payments: Object.freeze({ ...policy.payments, payees: Object.freeze([...policy.payments.payees]) }) }),
       oracles: Object.freeze({ ...policy.oracles }),
       ...(policy.returnTokens === undefined ? {} : { returnTokens: Object.freeze([...policy.returnTokens]) }),
     })
@@ -72,7 +89,8 @@ export class GolemSigner {
       sign: refuse('sign (raw hash)'),
       signMessage: refuse('signMessage'),
       signAuthorization: refuse('signAuthorization (EIP-7702)'),
-      signTransaction: (tx, options) => this.#signTransaction(tx as TransactionSerializable, undefined, 0n, options as SignTransactionOptions),
+      signTransaction: (tx, options) =>
+        this.#signTransaction(tx as TransactionSerializable, undefined, 0n, options as SignTransactionOptions),
       signTypedData: (td) => this.#signTypedData(td as unknown as TypedDataDefinition),
     })
     this.account = { ...account, ...(signer.publicKey === undefined ? {} : { publicKey: signer.publicKey }) } as LocalAccount
@@ -110,8 +128,11 @@ export class GolemSigner {
    */
   signPaymentAuthorization(authorization: PaymentAuthorization): Promise<Hex> {
     const payments = this.policy.payments
-    if (!payments) return Promise.reject(new SignerPolicyError('payments-configured', 'this Golem has no payment policy: it signs no payment'))
-    return this.#signTypedData(paymentTypedData(payments, this.policy.chainId, this.address, authorization) as unknown as TypedDataDefinition)
+    if (!payments)
+      return Promise.reject(new SignerPolicyError('payments-configured', 'this Golem has no payment policy: it signs no payment'))
+    return this.#signTypedData(
+      paymentTypedData(payments, this.policy.chainId, this.address, authorization) as unknown as TypedDataDefinition,
+    )
   }
 
   /** Signs a sub-delegation from this signer (EIP-712, DelegationManager domain) and returns it signed. */
@@ -130,7 +151,12 @@ export class GolemSigner {
     } as TypedDataDefinition
   }
 
-  async #signTransaction(tx: TransactionSerializable, expected: TransactionPurpose | undefined, spent: bigint, options?: SignTransactionOptions): Promise<Hex> {
+  async #signTransaction(
+    tx: TransactionSerializable,
+    expected: TransactionPurpose | undefined,
+    spent: bigint,
+    options?: SignTransactionOptions,
+  ): Promise<Hex> {
     this.#recorder?.assertUsable()
     const purpose = classifyTransaction(tx, this.policy, this.address)
     if (expected !== undefined && purpose !== expected)
@@ -145,7 +171,9 @@ export class GolemSigner {
     this.#recorder?.assertUsable()
     // Two typed-data shapes exist, told apart by their primary type: a payment, and a sub-delegation.
     if ((td as { primaryType?: string }).primaryType === 'TransferWithAuthorization') {
-      const payment = checkPaymentTypedData(td as never, this.policy.payments, this.policy.chainId, this.address, this.#now(), (p) => this.#ledger.spent(p))
+      const payment = checkPaymentTypedData(td as never, this.policy.payments, this.policy.chainId, this.address, this.#now(), (p) =>
+        this.#ledger.spent(p),
+      )
       const signature = await this.#raw.signTypedData(td)
       this.#ledger.record(payment.period, payment.amount)
       this.#recorder?.recordOperation({ opHash: hashTypedData(td), purpose: 'payment', spent: payment.amount })

@@ -11,9 +11,22 @@ export {
   type TransactionPurpose,
 } from './policy.ts'
 export { golemSignerPolicy, ownerOf } from './golemPolicy.ts'
-export { MemoryPaymentLedger, paymentTypedData, type PaymentAuthorization, type PaymentLedger, type PaymentPolicy } from './paymentPolicy.ts'
+export {
+  MemoryPaymentLedger,
+  paymentTypedData,
+  type PaymentAuthorization,
+  type PaymentLedger,
+  type PaymentPolicy,
+} from './paymentPolicy.ts'
 export { SessionKey, rotateSessionKey, type SessionKeyParameters } from './sessionKey.ts'
-export { DEFAULT_ROTATION_POLICY, resolveRotationPolicy, shouldRotate, type RotationDecision, type RotationPolicy, type RotationReason } from './rotation.ts'
+export {
+  DEFAULT_ROTATION_POLICY,
+  resolveRotationPolicy,
+  shouldRotate,
+  type RotationDecision,
+  type RotationPolicy,
+  type RotationReason,
+} from './rotation.ts'
 export type { RevocationState, SessionKeyEvent, SessionKeyEventListener } from './events.ts'
 export {
   CustodyConfigError,

@@ -1,7 +1,15 @@
 // What a Golem may sign to hand its unspent funds back: an ERC-20 `transfer` of its runway token to the
 // owner's account, and a plain native transfer to the owner. Every other transfer is refused, naming
 // the rule it broke.
-import { encodeFunctionData, erc20Abi, parseTransaction, recoverTransactionAddress, type Address, type Hex, type TransactionSerializable } from 'viem'
+import {
+  encodeFunctionData,
+  erc20Abi,
+  parseTransaction,
+  recoverTransactionAddress,
+  type Address,
+  type Hex,
+  type TransactionSerializable,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
 import { SignerPolicyError } from './errors.ts'
 import { GolemSigner } from './golemSigner.ts'
@@ -47,7 +55,18 @@ describe('GolemSigner: unspent funds go home to the owner', () => {
     const p = testProfile()
     const root = p.runway.chain.at(-1)!.delegator
     expect(ownerOf(p)).toBe(root)
-    const config = golemSignerPolicy({ chainId: 1, environment: { DelegationManager: DELEGATION_MANAGER } as never, vitalityOracle: VITALITY_ORACLE, dreamOracle: VITALITY_ORACLE, daimonOracle: VITALITY_ORACLE, enforcers: {} as never, startBlock: 0n }, p)
+    const config = golemSignerPolicy(
+      {
+        chainId: 1,
+        environment: { DelegationManager: DELEGATION_MANAGER } as never,
+        vitalityOracle: VITALITY_ORACLE,
+        dreamOracle: VITALITY_ORACLE,
+        daimonOracle: VITALITY_ORACLE,
+        enforcers: {} as never,
+        startBlock: 0n,
+      },
+      p,
+    )
     expect(config).toMatchObject({ owner: root, returnTokens: [p.runway.token] })
   })
 })
@@ -57,7 +76,10 @@ describe('GolemSigner: every other transfer is refused, naming the rule', () => 
     ['owner-only-recipient', { to: USDC, data: transfer(RANDOM_TARGET, 1n) }],
     ['token-return-amount', { to: USDC, data: transfer(OWNER, 0n) }],
     ['token-transfer-only', { to: USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [OWNER, 1n] }) }],
-    ['token-transfer-only', { to: USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [OWNER, OWNER, 1n] }) }],
+    [
+      'token-transfer-only',
+      { to: USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [OWNER, OWNER, 1n] }) },
+    ],
     ['calldata-decodes', { to: USDC, data: `${ERC20_TRANSFER_SELECTOR}00` }],
     ['allowed-target', { to: OTHER_TOKEN, data: transfer(OWNER, 1n) }],
     ['no-value', { to: RANDOM_TARGET, data: undefined, value: 1n }],

@@ -24,13 +24,25 @@ const payments: PaymentPolicy = {
   maxValiditySeconds: 3_600n,
 }
 const nonce = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}`
-const auth = (o: Partial<PaymentAuthorization> = {}): PaymentAuthorization => ({ to: PLATFORM, value: 1_000_000n, validAfter: NOW - 60n, validBefore: NOW + 600n, nonce: nonce(1), ...o })
+const auth = (o: Partial<PaymentAuthorization> = {}): PaymentAuthorization => ({
+  to: PLATFORM,
+  value: 1_000_000n,
+  validAfter: NOW - 60n,
+  validBefore: NOW + 600n,
+  nonce: nonce(1),
+  ...o,
+})
 
 const setup = (p: Partial<PaymentPolicy> | null = {}) => {
   const key = MemoryKey.generate()
   const ledger = new MemoryPaymentLedger()
   let now = NOW
-  const golem = new GolemSigner({ signer: key.toRawSigner(), policy: policy(p === null ? {} : { payments: { ...payments, ...p } }), paymentLedger: ledger, now: () => now })
+  const golem = new GolemSigner({
+    signer: key.toRawSigner(),
+    policy: policy(p === null ? {} : { payments: { ...payments, ...p } }),
+    paymentLedger: ledger,
+    now: () => now,
+  })
   return { golem, ledger, setNow: (t: bigint) => (now = t) }
 }
 const rule = async (p: Promise<unknown>) => {
@@ -78,7 +90,9 @@ describe('GolemSigner.signPaymentAuthorization', () => {
     expect(await rule(golem.signPaymentAuthorization(auth({ value: 1n, nonce: nonce(4) })))).toBe('payment-period-bound')
     const tomorrow = NOW + 86_400n
     setNow(tomorrow)
-    await golem.signPaymentAuthorization(auth({ value: 5_000_000n, validAfter: tomorrow - 60n, validBefore: tomorrow + 600n, nonce: nonce(5) }))
+    await golem.signPaymentAuthorization(
+      auth({ value: 5_000_000n, validAfter: tomorrow - 60n, validBefore: tomorrow + 600n, nonce: nonce(5) }),
+    )
     expect(ledger.spent(tomorrow / 86_400n)).toBe(5_000_000n)
   })
 
@@ -98,15 +112,21 @@ describe('GolemSigner.signPaymentAuthorization', () => {
     expect(await rule(sign({ ...td, domain: { ...td.domain, chainId: 1 } }))).toBe('payment-asset')
     expect(await rule(sign({ ...td, domain: { ...td.domain, name: 'Other' } }))).toBe('payment-asset')
     expect(await rule(sign({ ...td, message: { ...td.message, from: RANDOM_TARGET } }))).toBe('payment-from-self')
-    const extra = { ...td, types: { ...td.types, TransferWithAuthorization: [...td.types.TransferWithAuthorization, { name: 'extra', type: 'uint256' }] } }
+    const extra = {
+      ...td,
+      types: { ...td.types, TransferWithAuthorization: [...td.types.TransferWithAuthorization, { name: 'extra', type: 'uint256' }] },
+    }
     expect(await rule(sign(extra))).toBe('payment-is-eip3009')
     // An ERC-20 Permit (an allowance to anyone) is neither a payment nor a delegation.
-    expect(await rule(sign({ ...td, primaryType: 'Permit', types: { Permit: [{ name: 'owner', type: 'address' }] } }))).toBe('typed-data-is-delegation')
+    expect(await rule(sign({ ...td, primaryType: 'Permit', types: { Permit: [{ name: 'owner', type: 'address' }] } }))).toBe(
+      'typed-data-is-delegation',
+    )
   })
 
   it('rejects a malformed payment policy, naming the field', () => {
     const key = MemoryKey.generate()
-    const make = (p: Partial<PaymentPolicy>) => () => new GolemSigner({ signer: key.toRawSigner(), policy: policy({ payments: { ...payments, ...p } }) })
+    const make = (p: Partial<PaymentPolicy>) => () =>
+      new GolemSigner({ signer: key.toRawSigner(), policy: policy({ payments: { ...payments, ...p } }) })
     expect(make({ payees: [] })).toThrow(/policy.payments.payees/)
     expect(make({ maxPerPayment: 0n })).toThrow(/policy.payments.maxPerPayment/)
     expect(make({ maxPerPeriod: 1n })).toThrow(/policy.payments.maxPerPeriod/)

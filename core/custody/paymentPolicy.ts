@@ -42,8 +42,10 @@ export class MemoryPaymentLedger implements PaymentLedger {
 
 export function assertPaymentPolicy(p: PaymentPolicy): void {
   if (!isAddress(p.asset, { strict: false })) throw new CustodyConfigError('policy.payments.asset', 'must be an address')
-  if (!p.assetName || !p.assetVersion) throw new CustodyConfigError('policy.payments.assetName', 'the EIP-712 domain name and version are required')
-  if (p.payees.length === 0 || !p.payees.every((a) => isAddress(a, { strict: false }))) throw new CustodyConfigError('policy.payments.payees', 'must list at least one address')
+  if (!p.assetName || !p.assetVersion)
+    throw new CustodyConfigError('policy.payments.assetName', 'the EIP-712 domain name and version are required')
+  if (p.payees.length === 0 || !p.payees.every((a) => isAddress(a, { strict: false })))
+    throw new CustodyConfigError('policy.payments.payees', 'must list at least one address')
   if (p.maxPerPayment <= 0n) throw new CustodyConfigError('policy.payments.maxPerPayment', 'must be positive')
   if (p.maxPerPeriod < p.maxPerPayment) throw new CustodyConfigError('policy.payments.maxPerPeriod', 'must be at least maxPerPayment')
   if (p.periodSeconds <= 0n) throw new CustodyConfigError('policy.payments.periodSeconds', 'must be positive')
@@ -62,7 +64,12 @@ export function paymentTypedData(p: PaymentPolicy, chainId: number, from: Addres
   }
 }
 
-type TypedDataLike = { domain?: Record<string, unknown> | undefined; types?: Record<string, unknown> | undefined; primaryType?: string | undefined; message?: Record<string, unknown> | undefined }
+type TypedDataLike = {
+  domain?: Record<string, unknown> | undefined
+  types?: Record<string, unknown> | undefined
+  primaryType?: string | undefined
+  message?: Record<string, unknown> | undefined
+}
 
 /**
  * Checks a TransferWithAuthorization against the policy and the period's spending, and returns the
@@ -91,7 +98,10 @@ export function checkPaymentTypedData(
     !isAddress(d.verifyingContract, { strict: false }) ||
     !isAddressEqual(d.verifyingContract, policy.asset)
   )
-    throw new SignerPolicyError('payment-asset', `typedData.domain must be the configured asset ${policy.asset} (${policy.assetName} v${policy.assetVersion}) on chain ${chainId}`)
+    throw new SignerPolicyError(
+      'payment-asset',
+      `typedData.domain must be the configured asset ${policy.asset} (${policy.assetName} v${policy.assetVersion}) on chain ${chainId}`,
+    )
   const m = td.message ?? {}
   const from = m.from
   if (typeof from !== 'string' || !isAddress(from, { strict: false }) || !isAddressEqual(from, signer))
@@ -103,16 +113,21 @@ export function checkPaymentTypedData(
   const validAfter = toBigInt(m.validAfter)
   const validBefore = toBigInt(m.validBefore)
   if (value === null || value <= 0n) throw new SignerPolicyError('payment-amount', 'authorization.value must be a positive integer')
-  if (value > policy.maxPerPayment) throw new SignerPolicyError('payment-bound', `authorization.value ${value} exceeds the per-payment bound ${policy.maxPerPayment}`)
+  if (value > policy.maxPerPayment)
+    throw new SignerPolicyError('payment-bound', `authorization.value ${value} exceeds the per-payment bound ${policy.maxPerPayment}`)
   if (validAfter === null || validBefore === null || validBefore <= now || validBefore <= validAfter)
     throw new SignerPolicyError('payment-window', 'authorization validBefore must be after now and after validAfter')
   if (validBefore - now > policy.maxValiditySeconds)
     throw new SignerPolicyError('payment-window', `authorization validBefore is more than ${policy.maxValiditySeconds}s away`)
-  if (typeof m.nonce !== 'string' || !isHex(m.nonce) || size(m.nonce) !== 32) throw new SignerPolicyError('payment-nonce', 'authorization.nonce must be 32 bytes')
+  if (typeof m.nonce !== 'string' || !isHex(m.nonce) || size(m.nonce) !== 32)
+    throw new SignerPolicyError('payment-nonce', 'authorization.nonce must be 32 bytes')
   const period = paymentPeriod(policy, now)
   const spent = spentInPeriod(period)
   if (spent + value > policy.maxPerPeriod)
-    throw new SignerPolicyError('payment-period-bound', `authorization.value ${value} with ${spent} already authorized this period exceeds the per-period bound ${policy.maxPerPeriod}`)
+    throw new SignerPolicyError(
+      'payment-period-bound',
+      `authorization.value ${value} with ${spent} already authorized this period exceeds the per-period bound ${policy.maxPerPeriod}`,
+    )
   return { period, amount: value }
 }
 

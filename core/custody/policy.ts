@@ -42,7 +42,7 @@ export type SigningPurpose = TransactionPurpose | 'sub-delegation' | 'payment'
 
 const selectorOf = (name: 'redeemDelegations' | 'disableDelegation'): Hex => {
   const item = DelegationManager.find((i) => i.type === 'function' && i.name === name)
-  if (!item || item.type !== 'function') throw new Error(`DelegationManager ABI has no ${name}`)
+  if (item?.type !== 'function') throw new Error(`DelegationManager ABI has no ${name}`)
   return toFunctionSelector(item)
 }
 export const REDEEM_DELEGATIONS_SELECTOR = selectorOf('redeemDelegations')
@@ -50,17 +50,23 @@ export const DISABLE_DELEGATION_SELECTOR = selectorOf('disableDelegation')
 export const ERC20_TRANSFER_SELECTOR = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: 'transfer' }))
 
 export function assertPolicyConfig(config: SignerPolicyConfig): void {
-  if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new CustodyConfigError('policy.chainId', 'must be a positive integer')
-  if (!isAddress(config.delegationManager, { strict: false })) throw new CustodyConfigError('policy.delegationManager', 'must be an address')
+  if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0)
+    throw new CustodyConfigError('policy.chainId', 'must be a positive integer')
+  if (!isAddress(config.delegationManager, { strict: false }))
+    throw new CustodyConfigError('policy.delegationManager', 'must be an address')
   for (const [name, value] of Object.entries(config.oracles ?? {})) {
-    if (value !== undefined && !isAddress(value, { strict: false })) throw new CustodyConfigError(`policy.oracles.${name}`, 'must be an address')
+    if (value !== undefined && !isAddress(value, { strict: false }))
+      throw new CustodyConfigError(`policy.oracles.${name}`, 'must be an address')
   }
-  if (config.maxFeePerGas !== undefined && config.maxFeePerGas <= 0n) throw new CustodyConfigError('policy.maxFeePerGas', 'must be positive')
-  if (config.owner !== undefined && !isAddress(config.owner, { strict: false })) throw new CustodyConfigError('policy.owner', 'must be an address')
+  if (config.maxFeePerGas !== undefined && config.maxFeePerGas <= 0n)
+    throw new CustodyConfigError('policy.maxFeePerGas', 'must be positive')
+  if (config.owner !== undefined && !isAddress(config.owner, { strict: false }))
+    throw new CustodyConfigError('policy.owner', 'must be an address')
   for (const token of config.returnTokens ?? []) {
     if (!isAddress(token, { strict: false })) throw new CustodyConfigError('policy.returnTokens', 'must be a list of addresses')
   }
-  if ((config.returnTokens ?? []).length > 0 && config.owner === undefined) throw new CustodyConfigError('policy.owner', 'is required when returnTokens are set')
+  if ((config.returnTokens ?? []).length > 0 && config.owner === undefined)
+    throw new CustodyConfigError('policy.owner', 'is required when returnTokens are set')
   if (config.payments !== undefined) assertPaymentPolicy(config.payments)
 }
 
@@ -87,11 +93,20 @@ export function classifyTransaction(tx: TransactionSerializable, config: SignerP
   const value = tx.value ?? 0n
   const toOwner = config.owner !== undefined && isAddressEqual(tx.to, config.owner)
   if (value !== 0n) {
-    if (!toOwner) throw new SignerPolicyError('no-value', `transaction.value must be 0: native value goes only to the owner's account, not ${tx.to}`)
-    if (size(data) !== 0) throw new SignerPolicyError('native-return-plain', "transaction.data must be empty: a native transfer to the owner calls nothing on the owner's account")
+    if (!toOwner)
+      throw new SignerPolicyError('no-value', `transaction.value must be 0: native value goes only to the owner's account, not ${tx.to}`)
+    if (size(data) !== 0)
+      throw new SignerPolicyError(
+        'native-return-plain',
+        "transaction.data must be empty: a native transfer to the owner calls nothing on the owner's account",
+      )
     return 'native-return'
   }
-  if (toOwner) throw new SignerPolicyError('native-return-plain', "transaction to the owner's account must be a plain native transfer with a positive value")
+  if (toOwner)
+    throw new SignerPolicyError(
+      'native-return-plain',
+      "transaction to the owner's account must be a plain native transfer with a positive value",
+    )
   const returnToken = (config.returnTokens ?? []).find((t) => isAddressEqual(t, tx.to!))
   if (returnToken !== undefined) return classifyTokenReturn(data, config)
   if (isAddressEqual(tx.to, config.delegationManager)) {
@@ -105,7 +120,10 @@ export function classifyTransaction(tx: TransactionSerializable, config: SignerP
     try {
       decoded = decodeFunctionData({ abi: DelegationManager, data })
     } catch {
-      throw new SignerPolicyError('calldata-decodes', `transaction.data does not decode as DelegationManager.${selector === REDEEM_DELEGATIONS_SELECTOR ? 'redeemDelegations' : 'disableDelegation'}`)
+      throw new SignerPolicyError(
+        'calldata-decodes',
+        `transaction.data does not decode as DelegationManager.${selector === REDEEM_DELEGATIONS_SELECTOR ? 'redeemDelegations' : 'disableDelegation'}`,
+      )
     }
     if (decoded.functionName === 'redeemDelegations') return 'redemption'
     if (decoded.functionName === 'disableDelegation') {
@@ -118,17 +136,24 @@ export function classifyTransaction(tx: TransactionSerializable, config: SignerP
     }
   }
   if (oracleAddresses(config).some((o) => isAddressEqual(o, tx.to!))) {
-    if (size(data) < 4) throw new SignerPolicyError('oracle-call', 'transaction.data to an oracle must call a function (at least a 4-byte selector)')
+    if (size(data) < 4)
+      throw new SignerPolicyError('oracle-call', 'transaction.data to an oracle must call a function (at least a 4-byte selector)')
     return 'oracle-update'
   }
-  throw new SignerPolicyError('allowed-target', `transaction.to ${tx.to} is neither the DelegationManager, one of this Golem's oracles, nor a token it returns to its owner`)
+  throw new SignerPolicyError(
+    'allowed-target',
+    `transaction.to ${tx.to} is neither the DelegationManager, one of this Golem's oracles, nor a token it returns to its owner`,
+  )
 }
 
 /** An ERC-20 call to a configured token: only `transfer(owner, amount)` is a Golem's to sign. */
 function classifyTokenReturn(data: Hex, config: SignerPolicyConfig): TransactionPurpose {
   const selector = size(data) >= 4 ? slice(data, 0, 4) : '0x'
   if (selector !== ERC20_TRANSFER_SELECTOR)
-    throw new SignerPolicyError('token-transfer-only', `transaction.data selector ${selector} is not ERC-20 transfer (${ERC20_TRANSFER_SELECTOR})`)
+    throw new SignerPolicyError(
+      'token-transfer-only',
+      `transaction.data selector ${selector} is not ERC-20 transfer (${ERC20_TRANSFER_SELECTOR})`,
+    )
   let recipient: Address
   let amount: bigint
   try {
@@ -161,11 +186,15 @@ export type DelegationTypedDataInput = {
  * delegate (never open), with at least one caveat: the shape of a Replicant sub-delegation.
  */
 export function checkDelegationTypedData(td: DelegationTypedDataInput, config: SignerPolicyConfig, signer: Address): void {
-  if (td.primaryType !== 'Delegation') throw new SignerPolicyError('typed-data-is-delegation', `typedData.primaryType must be Delegation, got ${String(td.primaryType)}`)
+  if (td.primaryType !== 'Delegation')
+    throw new SignerPolicyError('typed-data-is-delegation', `typedData.primaryType must be Delegation, got ${String(td.primaryType)}`)
   const types = { ...(td.types ?? {}) }
   delete types.EIP712Domain
   if (JSON.stringify(sortKeys(types)) !== JSON.stringify(sortKeys(SIGNABLE_DELEGATION_TYPED_DATA)))
-    throw new SignerPolicyError('typed-data-is-delegation', 'typedData.types must be exactly the DelegationManager Delegation and Caveat types')
+    throw new SignerPolicyError(
+      'typed-data-is-delegation',
+      'typedData.types must be exactly the DelegationManager Delegation and Caveat types',
+    )
   const d = td.domain ?? {}
   const domainKeys = Object.keys(d).sort().join(',')
   if (
@@ -177,7 +206,10 @@ export function checkDelegationTypedData(td: DelegationTypedDataInput, config: S
     !isAddress(d.verifyingContract, { strict: false }) ||
     !isAddressEqual(d.verifyingContract, config.delegationManager)
   )
-    throw new SignerPolicyError('delegation-domain', `typedData.domain must be DelegationManager v1 on chain ${config.chainId} at ${config.delegationManager}`)
+    throw new SignerPolicyError(
+      'delegation-domain',
+      `typedData.domain must be DelegationManager v1 on chain ${config.chainId} at ${config.delegationManager}`,
+    )
   const m = (td.message ?? {}) as Partial<Record<keyof Delegation, unknown>>
   if (typeof m.delegator !== 'string' || !isAddress(m.delegator, { strict: false }) || !isAddressEqual(m.delegator, signer))
     throw new SignerPolicyError('own-delegation', `delegation.delegator ${String(m.delegator)} is not this signer ${signer}`)
@@ -192,6 +224,10 @@ export function checkDelegationTypedData(td: DelegationTypedDataInput, config: S
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys)
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]))
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    )
   return value
 }

@@ -38,12 +38,7 @@ export type DigestSigner = (digest: Hash) => Promise<Signature>
  * Builds the transaction and typed-data halves of a RawSigner from a digest signer, exactly as
  * viem's own private-key account does, so every backend produces byte-identical encodings.
  */
-export function fromDigestSigner(params: {
-  kind: RawSignerKind
-  address: Address
-  publicKey?: Hex
-  signDigest: DigestSigner
-}): RawSigner {
+export function fromDigestSigner(params: { kind: RawSignerKind; address: Address; publicKey?: Hex; signDigest: DigestSigner }): RawSigner {
   const { signDigest } = params
   return {
     kind: params.kind,

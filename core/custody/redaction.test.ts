@@ -79,7 +79,11 @@ describe('key material never reaches JSON, inspect, String() or errors', () => {
     dirs.push(dir)
     const path = join(dir, 'session-key.json')
     const { signer } = await createGolemSigner(
-      { mode: 'LocalKey', privateKeyPath: path, delegationBounds: { maxDailySpendUsd: 1_000_000_000n, maxTotalCalls: 500, expiresAt: 2_000_000_000, allowedTargets: [] } },
+      {
+        mode: 'LocalKey',
+        privateKeyPath: path,
+        delegationBounds: { maxDailySpendUsd: 1_000_000_000n, maxTotalCalls: 500, expiresAt: 2_000_000_000, allowedTargets: [] },
+      },
       { policy: policy(), keystorePassphrase: 'pw', createKeystoreIfMissing: true, scryptN: 1024 },
     )
     const bytes = decryptKeystore(JSON.parse(await readFile(path, 'utf8')), 'pw')

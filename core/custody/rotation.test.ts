@@ -4,7 +4,13 @@ import { DEFAULT_ROTATION_POLICY, resolveRotationPolicy, shouldRotate, type Rota
 
 const DAY = 86_400
 const T0 = 1_750_000_000
-const fresh = (over: Partial<RotationState> = {}): RotationState => ({ grantedAt: T0, operationsSigned: 0, initialBudget: 1_000_000_000n, remainingBudget: 1_000_000_000n, ...over })
+const fresh = (over: Partial<RotationState> = {}): RotationState => ({
+  grantedAt: T0,
+  operationsSigned: 0,
+  initialBudget: 1_000_000_000n,
+  remainingBudget: 1_000_000_000n,
+  ...over,
+})
 
 describe('RotationPolicy defaults', () => {
   it('is 10,000 operations, 7 days, 10% budget floor', () => {
@@ -72,29 +78,49 @@ describe('shouldRotate (properties)', () => {
 
   it('once due, stays due as time passes, operations grow and budget shrinks (monotone)', () => {
     fc.assert(
-      fc.property(stateArb, policyArb, nowArb, fc.nat(10 * DAY), fc.nat(1000), fc.bigInt({ min: 0n, max: 10n ** 24n }), (s, p, now, dt, dops, dspend) => {
-        fc.pre(shouldRotate(s, p, now).rotate)
-        const later = { ...s, operationsSigned: s.operationsSigned + dops, remainingBudget: s.remainingBudget > dspend ? s.remainingBudget - dspend : 0n }
-        expect(shouldRotate(later, p, now + dt).rotate).toBe(true)
-      }),
+      fc.property(
+        stateArb,
+        policyArb,
+        nowArb,
+        fc.nat(10 * DAY),
+        fc.nat(1000),
+        fc.bigInt({ min: 0n, max: 10n ** 24n }),
+        (s, p, now, dt, dops, dspend) => {
+          fc.pre(shouldRotate(s, p, now).rotate)
+          const later = {
+            ...s,
+            operationsSigned: s.operationsSigned + dops,
+            remainingBudget: s.remainingBudget > dspend ? s.remainingBudget - dspend : 0n,
+          }
+          expect(shouldRotate(later, p, now + dt).rotate).toBe(true)
+        },
+      ),
       { numRuns: 1000 },
     )
   })
 
   it('a fresh key with an untouched budget is never due, and a clock behind grantedAt counts as age 0', () => {
     fc.assert(
-      fc.property(policyArb, fc.integer({ min: 0, max: 2_000_000_000 }), fc.bigInt({ min: 0n, max: 10n ** 24n }), fc.nat(1_000_000), (p, t, budget, skew) => {
-        const s = { grantedAt: t, operationsSigned: 0, initialBudget: budget, remainingBudget: budget }
-        expect(shouldRotate(s, p, t).rotate).toBe(false)
-        expect(shouldRotate(s, p, t - skew).rotate).toBe(false)
-      }),
+      fc.property(
+        policyArb,
+        fc.integer({ min: 0, max: 2_000_000_000 }),
+        fc.bigInt({ min: 0n, max: 10n ** 24n }),
+        fc.nat(1_000_000),
+        (p, t, budget, skew) => {
+          const s = { grantedAt: t, operationsSigned: 0, initialBudget: budget, remainingBudget: budget }
+          expect(shouldRotate(s, p, t).rotate).toBe(false)
+          expect(shouldRotate(s, p, t - skew).rotate).toBe(false)
+        },
+      ),
     )
   })
 
   it('with no budget (initialBudget 0) the floor never triggers', () => {
     fc.assert(
       fc.property(policyArb, (p) => {
-        expect(shouldRotate({ grantedAt: T0, operationsSigned: 0, initialBudget: 0n, remainingBudget: 0n }, p, T0).reasons).not.toContain('budget-floor')
+        expect(shouldRotate({ grantedAt: T0, operationsSigned: 0, initialBudget: 0n, remainingBudget: 0n }, p, T0).reasons).not.toContain(
+          'budget-floor',
+        )
       }),
     )
   })

@@ -11,7 +11,13 @@ const T0 = 1_750_000_000
 const DAY = 86_400
 const make = (over: Partial<Parameters<typeof SessionKey.generate>[0]> = {}) => {
   const events: SessionKeyEvent[] = []
-  const sk = SessionKey.generate({ expiresAt: T0 + 30 * DAY, initialBudget: 1_000_000_000n, now: T0, onEvent: (e) => events.push(e), ...over })
+  const sk = SessionKey.generate({
+    expiresAt: T0 + 30 * DAY,
+    initialBudget: 1_000_000_000n,
+    now: T0,
+    onEvent: (e) => events.push(e),
+    ...over,
+  })
   const golem = new GolemSigner({ signer: sk.signer, policy: policy(), recorder: sk })
   return { sk, golem, events }
 }
@@ -117,7 +123,13 @@ describe('SessionKey lifecycle', () => {
     sk.revoked({ kind: 'Expired', expiredAt: BigInt(T0 + 30 * DAY) })
     sk.revoked({ kind: 'Exhausted', totalCalls: 500n })
     expect(events.map((e) => e.type)).toEqual(['Generated', 'DelegationGranted', 'Revoked', 'Revoked', 'Revoked'])
-    expect(events[1]).toEqual({ type: 'DelegationGranted', at: T0, address: sk.address, delegationHash: PARENT_HASH, caveats: ['GolemPhase', 'DailySpendLimit'] })
+    expect(events[1]).toEqual({
+      type: 'DelegationGranted',
+      at: T0,
+      address: sk.address,
+      delegationHash: PARENT_HASH,
+      caveats: ['GolemPhase', 'DailySpendLimit'],
+    })
     expect(events[2]).toMatchObject({ cause: { kind: 'RevokedByOwner', txHash: PARENT_HASH } })
   })
 
@@ -151,6 +163,8 @@ describe('SessionKey lifecycle', () => {
     expect(signer.address).toBe(sk.address)
     await signer.signRedemptionTransaction(tx())
     expect(sk.operationsSigned).toBe(1)
-    await expect(createGolemSigner({ mode: 'Delegation', smartAccount: DELEGATION_MANAGER, caveatEnforcers: [] }, { policy: policy() })).rejects.toThrow(/sessionKey/)
+    await expect(
+      createGolemSigner({ mode: 'Delegation', smartAccount: DELEGATION_MANAGER, caveatEnforcers: [] }, { policy: policy() }),
+    ).rejects.toThrow(/sessionKey/)
   })
 })

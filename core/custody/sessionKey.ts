@@ -92,7 +92,13 @@ export class SessionKey implements OperationRecorder {
   }
 
   delegationGranted(params: { delegationHash: Hash; caveats: readonly string[]; now?: number }): void {
-    this.#emit({ type: 'DelegationGranted', at: params.now ?? nowSeconds(), address: this.address, delegationHash: params.delegationHash, caveats: [...params.caveats] })
+    this.#emit({
+      type: 'DelegationGranted',
+      at: params.now ?? nowSeconds(),
+      address: this.address,
+      delegationHash: params.delegationHash,
+      caveats: [...params.caveats],
+    })
   }
 
   assertUsable(): void {
@@ -108,7 +114,15 @@ export class SessionKey implements OperationRecorder {
       this.#spendingOps += 1
       this.#remainingBudget = this.#remainingBudget > op.spent ? this.#remainingBudget - op.spent : 0n
     }
-    this.#emit({ type: 'OperationSigned', at, address: this.address, opHash: op.opHash, purpose: op.purpose, spent: op.spent, remainingBudget: this.#remainingBudget })
+    this.#emit({
+      type: 'OperationSigned',
+      at,
+      address: this.address,
+      opHash: op.opHash,
+      purpose: op.purpose,
+      spent: op.spent,
+      remainingBudget: this.#remainingBudget,
+    })
     this.#checkBudgetWarning(at)
   }
 
@@ -121,7 +135,12 @@ export class SessionKey implements OperationRecorder {
 
   shouldRotate(now: number = nowSeconds()): RotationDecision {
     return shouldRotate(
-      { grantedAt: this.grantedAt, operationsSigned: this.#operationsSigned, initialBudget: this.initialBudget, remainingBudget: this.#remainingBudget },
+      {
+        grantedAt: this.grantedAt,
+        operationsSigned: this.#operationsSigned,
+        initialBudget: this.initialBudget,
+        remainingBudget: this.#remainingBudget,
+      },
       this.rotationPolicy,
       now,
     )
@@ -207,7 +226,15 @@ export function rotateSessionKey(
   })
   const reasons = decision.rotate ? decision.reasons : []
   const reason = decision.rotate ? decision.reason : 'forced'
-  old.emitRotation({ type: 'RotationTriggered', at: now, address: old.address, reasons, reason, oldAddress: old.address, newAddress: next.address })
+  old.emitRotation({
+    type: 'RotationTriggered',
+    at: now,
+    address: old.address,
+    reasons,
+    reason,
+    oldAddress: old.address,
+    newAddress: next.address,
+  })
   old.zero()
   return { rotated: true, decision, next }
 }

@@ -3,7 +3,17 @@
 import { DelegationManager } from '@metamask/delegation-abis'
 import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
 import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
-import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, parseEther, parseEventLogs, recoverTypedDataAddress, type Chain } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  http,
+  parseEther,
+  parseEventLogs,
+  recoverTypedDataAddress,
+  type Chain,
+} from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
@@ -20,7 +30,12 @@ let delegationManager: `0x${string}`
 
 beforeAll(async () => {
   anvil = await startAnvil()
-  chain = defineChain({ id: anvil.chainId, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.rpcUrl] } } })
+  chain = defineChain({
+    id: anvil.chainId,
+    name: 'anvil',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [anvil.rpcUrl] } },
+  })
   const deployer = createWalletClient({ account: ANVIL_0, chain, transport: http(anvil.rpcUrl) })
   const publicClient = withReceiptPolling(createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 25 }))
   const env = await deploySmartAccountsEnvironment(deployer, publicClient as never, chain)
@@ -78,7 +93,10 @@ describe('GolemSigner.account in a viem WalletClient', () => {
     // Zeroed (death): the wallet client can no longer send.
     sk.zero()
     const dead = await wallet
-      .sendTransaction({ to: delegationManager, data: encodeFunctionData({ abi: DelegationManager, functionName: 'redeemDelegations', args: [[], [], []] }) })
+      .sendTransaction({
+        to: delegationManager,
+        data: encodeFunctionData({ abi: DelegationManager, functionName: 'redeemDelegations', args: [[], [], []] }),
+      })
       .catch((e) => e)
     expect(dead.message).toMatch(/was zeroed/)
     expect(dead.walk((e: unknown) => e instanceof SessionKeyZeroedError)).toBeInstanceOf(SessionKeyZeroedError)

@@ -4,7 +4,22 @@ import { pad, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeDelegationCaveats } from '../caveats/caveat.ts'
 import { summarizeChain, summarizeDelegation } from '../caveats/summarizeDelegation.ts'
-import { DAY, DEC_21_2026, DEPLOYMENT, ENV, GOLEM, LABELS, NOW, OWNER, REPLICANT, ROUTER, USD, USDC, VAULT, FEEDS } from '../caveats/testing/fixtures.ts'
+import {
+  DAY,
+  DEC_21_2026,
+  DEPLOYMENT,
+  ENV,
+  GOLEM,
+  LABELS,
+  NOW,
+  OWNER,
+  REPLICANT,
+  ROUTER,
+  USD,
+  USDC,
+  VAULT,
+  FEEDS,
+} from '../caveats/testing/fixtures.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
 import { SELECTORS } from '../permissions/selectors.ts'
 import { TUPLE_OFFSET_WORD } from '../permissions/callLayouts.ts'
@@ -24,7 +39,13 @@ const S = SELECTORS
 
 const slots: ActionsSlot[] = [
   { name: 'Swap: exactInputSingle', targets: [ROUTER], selectors: [S.exactInputSingle], receivers: [100] },
-  { name: 'Swap: exactInput', targets: [ROUTER], selectors: [S.exactInput], receivers: [68], calldata: [{ startIndex: 4, value: TUPLE_OFFSET_WORD }] },
+  {
+    name: 'Swap: exactInput',
+    targets: [ROUTER],
+    selectors: [S.exactInput],
+    receivers: [68],
+    calldata: [{ startIndex: 4, value: TUPLE_OFFSET_WORD }],
+  },
   { name: 'VaultManagement: deposit, mint', targets: [VAULT], selectors: [S.vaultDeposit, S.vaultMint], receivers: [36] },
   { name: 'VaultManagement: withdraw, redeem', targets: [VAULT], selectors: [S.vaultWithdraw, S.vaultRedeem], receivers: [68, 36] },
   { name: 'Other: a call of no known layout', targets: [VAULT], selectors: ['0x12345678'] },
@@ -37,9 +58,21 @@ describe('buildGolemDelegation actions', () => {
     expect(t.nodes()).toHaveLength(5)
     expect(grant.actions!.map((a) => [a.name, a.pins])).toEqual([
       ['Swap: exactInputSingle', [{ startIndex: 100, value: ownerWord }]],
-      ['Swap: exactInput', [{ startIndex: 68, value: ownerWord }, { startIndex: 4, value: TUPLE_OFFSET_WORD }]],
+      [
+        'Swap: exactInput',
+        [
+          { startIndex: 68, value: ownerWord },
+          { startIndex: 4, value: TUPLE_OFFSET_WORD },
+        ],
+      ],
       ['VaultManagement: deposit, mint', [{ startIndex: 36, value: ownerWord }]],
-      ['VaultManagement: withdraw, redeem', [{ startIndex: 36, value: ownerWord }, { startIndex: 68, value: ownerWord }]],
+      [
+        'VaultManagement: withdraw, redeem',
+        [
+          { startIndex: 36, value: ownerWord },
+          { startIndex: 68, value: ownerWord },
+        ],
+      ],
       ['Other: a call of no known layout', []],
     ])
     expect(decodeDelegationCaveats(grant.actions![3]!.delegation, DEPLOYMENT, ENV)).toEqual([
@@ -55,12 +88,17 @@ describe('buildGolemDelegation actions', () => {
 
   it('reads as "only with the owner\'s account as receiver"', () => {
     const grant = buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo, actions: slots })
-    const tail = 'no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026'
-    expect(summarizeDelegation(grant.actions![0]!.delegation, summaryOptions)).toBe(`may call exactInputSingle on the Uniswap router only with the owner's account as receiver, ${tail}`)
+    const tail =
+      'no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026'
+    expect(summarizeDelegation(grant.actions![0]!.delegation, summaryOptions)).toBe(
+      `may call exactInputSingle on the Uniswap router only with the owner's account as receiver, ${tail}`,
+    )
     expect(summarizeDelegation(grant.actions![1]!.delegation, summaryOptions)).toBe(
       `may call exactInput on the Uniswap router only with the owner's account as receiver (bytes 4-35 fixed to 32), ${tail}`,
     )
-    expect(summarizeDelegation(grant.actions![3]!.delegation, summaryOptions)).toBe(`may call withdraw or redeem on the USDC vault only with the owner's account as receiver, ${tail}`)
+    expect(summarizeDelegation(grant.actions![3]!.delegation, summaryOptions)).toBe(
+      `may call withdraw or redeem on the USDC vault only with the owner's account as receiver, ${tail}`,
+    )
   })
 
   it('a Replicant of an actions delegation carries its receiver pins, and its chain reads the same', () => {
@@ -68,37 +106,108 @@ describe('buildGolemDelegation actions', () => {
     const parent = buildGolemDelegation({ tree: t, owner: OWNER, golem: GOLEM, bardo, actions: [slots[2]!] }).actions![0]!
     const budget = { maxBudgetUsd: USD(5), maxLifespanSeconds: DAY, maxPriceAge: 600, feeds: FEEDS }
     const r = buildReplicantDelegation({ tree: t, parent: parent.hash, replicant: REPLICANT, budget, maxCalls: 3 })
-    expect(decodeDelegationCaveats(r.delegation, DEPLOYMENT, ENV)).toContainEqual({ type: 'allowedCalldata', startIndex: 36n, value: ownerWord })
-    expect(summarizeChain(t.chain(r.hash), summaryOptions)).toMatch(/may call deposit or mint on the USDC vault only with the owner's account as receiver/)
+    expect(decodeDelegationCaveats(r.delegation, DEPLOYMENT, ENV)).toContainEqual({
+      type: 'allowedCalldata',
+      startIndex: 36n,
+      value: ownerWord,
+    })
+    expect(summarizeChain(t.chain(r.hash), summaryOptions)).toMatch(
+      /may call deposit or mint on the USDC vault only with the owner's account as receiver/,
+    )
   })
 
   const base = { targets: [ROUTER] as Address[] }
   it.each([
-    ['transfer', { ...base, targets: [USDC], selectors: [S.erc20Transfer] }, 'actions[0].selectors must not include transfer (0xa9059cbb): token movement from the owner\'s account goes through the runway\'s capped delegation (`runway`), and AllowedMethods cannot pin the recipient'],
-    ['transferFrom', { ...base, targets: [USDC], selectors: [S.erc20TransferFrom] }, 'actions[0].selectors must not include transferFrom (0x23b872dd): token movement'],
-    ['transfer beside a pinned swap', { ...base, selectors: [S.exactInputSingle, S.erc20Transfer], receivers: [100] }, 'actions[0].selectors must not include transfer (0xa9059cbb)'],
-    ['a swap with its recipient unpinned', { ...base, selectors: [S.exactInputSingle] }, "actions[0].receivers exactInputSingle (0x04e45aaf) names its receivers at bytes [100]; they must be pinned to the owner's account (receivers is [])"],
-    ['a deposit pinned at the wrong byte', { ...base, selectors: [S.vaultDeposit], receivers: [68] }, 'actions[0].receivers vaultDeposit (0x6e553f65) names its receivers at bytes [36]'],
-    ['withdraw with only the receiver pinned, not the owner', { ...base, selectors: [S.vaultWithdraw], receivers: [36] }, 'actions[0].receivers vaultWithdraw (0xb460af94) names its receivers at bytes [36, 68]'],
-    ['two layouts in one delegation', { ...base, selectors: [S.vaultDeposit, S.exactInputSingle], receivers: [36] }, 'actions[0].receivers exactInputSingle (0x04e45aaf) names its receivers at bytes [100]'],
-    ['decreaseLiquidity (liquidity removal, minimums free)', { ...base, selectors: [S.decreaseLiquidity] }, 'actions[0].selectors must not include decreaseLiquidity (0x0c49ccbe): its minimum amounts are free words no caveat checks against a price feed'],
-    ['depositForBurn with only its recipient pinned', { ...base, selectors: [S.cctpDepositForBurn], receivers: [68] }, 'actions[0].calldata depositForBurn leaves destinationDomain (byte 36), burnToken (byte 100), destinationCaller (byte 132), maxFee (byte 164) free'],
-    ['exactInput without its tuple offset fixed', { ...base, selectors: [S.exactInput], receivers: [68] }, 'actions[0].calldata exactInput (0xb858183f) needs byte 4 fixed to 0x0000000000000000000000000000000000000000000000000000000000000020 (params (tuple offset))'],
-    ['increaseLiquidity', { ...base, selectors: [S.increaseLiquidity] }, 'actions[0].selectors must not include increaseLiquidity (0x219f5d17): it adds the owner\'s tokens to any tokenId'],
-    ['a receiver inside the selector', { ...base, selectors: ['0x12345678' as Hex], receivers: [0] }, 'actions[0].receivers a pinned word must start at a whole byte offset of at least 4'],
-    ['a word pinned twice', { ...base, selectors: ['0x12345678' as Hex], receivers: [36], calldata: [{ startIndex: 36, value: TUPLE_OFFSET_WORD }] }, 'actions[0].receivers byte 36 is pinned twice'],
+    [
+      'transfer',
+      { ...base, targets: [USDC], selectors: [S.erc20Transfer] },
+      "actions[0].selectors must not include transfer (0xa9059cbb): token movement from the owner's account goes through the runway's capped delegation (`runway`), and AllowedMethods cannot pin the recipient",
+    ],
+    [
+      'transferFrom',
+      { ...base, targets: [USDC], selectors: [S.erc20TransferFrom] },
+      'actions[0].selectors must not include transferFrom (0x23b872dd): token movement',
+    ],
+    [
+      'transfer beside a pinned swap',
+      { ...base, selectors: [S.exactInputSingle, S.erc20Transfer], receivers: [100] },
+      'actions[0].selectors must not include transfer (0xa9059cbb)',
+    ],
+    [
+      'a swap with its recipient unpinned',
+      { ...base, selectors: [S.exactInputSingle] },
+      "actions[0].receivers exactInputSingle (0x04e45aaf) names its receivers at bytes [100]; they must be pinned to the owner's account (receivers is [])",
+    ],
+    [
+      'a deposit pinned at the wrong byte',
+      { ...base, selectors: [S.vaultDeposit], receivers: [68] },
+      'actions[0].receivers vaultDeposit (0x6e553f65) names its receivers at bytes [36]',
+    ],
+    [
+      'withdraw with only the receiver pinned, not the owner',
+      { ...base, selectors: [S.vaultWithdraw], receivers: [36] },
+      'actions[0].receivers vaultWithdraw (0xb460af94) names its receivers at bytes [36, 68]',
+    ],
+    [
+      'two layouts in one delegation',
+      { ...base, selectors: [S.vaultDeposit, S.exactInputSingle], receivers: [36] },
+      'actions[0].receivers exactInputSingle (0x04e45aaf) names its receivers at bytes [100]',
+    ],
+    [
+      'decreaseLiquidity (liquidity removal, minimums free)',
+      { ...base, selectors: [S.decreaseLiquidity] },
+      'actions[0].selectors must not include decreaseLiquidity (0x0c49ccbe): its minimum amounts are free words no caveat checks against a price feed',
+    ],
+    [
+      'depositForBurn with only its recipient pinned',
+      { ...base, selectors: [S.cctpDepositForBurn], receivers: [68] },
+      'actions[0].calldata depositForBurn leaves destinationDomain (byte 36), burnToken (byte 100), destinationCaller (byte 132), maxFee (byte 164) free',
+    ],
+    [
+      'exactInput without its tuple offset fixed',
+      { ...base, selectors: [S.exactInput], receivers: [68] },
+      'actions[0].calldata exactInput (0xb858183f) needs byte 4 fixed to 0x0000000000000000000000000000000000000000000000000000000000000020 (params (tuple offset))',
+    ],
+    [
+      'increaseLiquidity',
+      { ...base, selectors: [S.increaseLiquidity] },
+      "actions[0].selectors must not include increaseLiquidity (0x219f5d17): it adds the owner's tokens to any tokenId",
+    ],
+    [
+      'a receiver inside the selector',
+      { ...base, selectors: ['0x12345678' as Hex], receivers: [0] },
+      'actions[0].receivers a pinned word must start at a whole byte offset of at least 4',
+    ],
+    [
+      'a word pinned twice',
+      { ...base, selectors: ['0x12345678' as Hex], receivers: [36], calldata: [{ startIndex: 36, value: TUPLE_OFFSET_WORD }] },
+      'actions[0].receivers byte 36 is pinned twice',
+    ],
     ['no targets', { targets: [], selectors: [S.vaultDeposit], receivers: [36] }, 'actions[0].targets must list at least one target'],
   ] as const)('refuses %s, naming the field and the rule, and adds nothing', (_name, slot, message) => {
     const t = tree()
-    const params = { tree: t, owner: OWNER, golem: GOLEM, bardo, runway: { token: USDC, periodAmount: 1n, periodDuration: 86_400, startDate: Number(NOW) }, actions: [slot as ActionsSlot] }
+    const params = {
+      tree: t,
+      owner: OWNER,
+      golem: GOLEM,
+      bardo,
+      runway: { token: USDC, periodAmount: 1n, periodDuration: 86_400, startDate: Number(NOW) },
+      actions: [slot as ActionsSlot],
+    }
     expect(() => buildGolemDelegation(params)).toThrowError(DelegationShapeError)
     expect(() => buildGolemDelegation(params)).toThrowError(message)
     expect(t.nodes()).toHaveLength(0)
   })
 
   it('names the index of the refused slot', () => {
-    expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo, actions: [slots[0]!, { targets: [USDC], selectors: [S.erc20Transfer] }] })).toThrowError(
-      'actions[1].selectors must not include transfer',
-    )
+    expect(() =>
+      buildGolemDelegation({
+        tree: tree(),
+        owner: OWNER,
+        golem: GOLEM,
+        bardo,
+        actions: [slots[0]!, { targets: [USDC], selectors: [S.erc20Transfer] }],
+      }),
+    ).toThrowError('actions[1].selectors must not include transfer')
   })
 })

@@ -5,7 +5,23 @@ import { describe, expect, it } from 'vitest'
 import { decodeDelegationCaveats } from '../caveats/caveat.ts'
 import { AttenuationError } from '../caveats/errors.ts'
 import { summarizeChain, summarizeDelegation } from '../caveats/summarizeDelegation.ts'
-import { DAY, DEC_21_2026, DEPLOYMENT, ENV, FEEDS, GOLEM, LABELS, NOW, OWNER, REPLICANT, ROUTER, USD, USDC, VAULT, WETH } from '../caveats/testing/fixtures.ts'
+import {
+  DAY,
+  DEC_21_2026,
+  DEPLOYMENT,
+  ENV,
+  FEEDS,
+  GOLEM,
+  LABELS,
+  NOW,
+  OWNER,
+  REPLICANT,
+  ROUTER,
+  USD,
+  USDC,
+  VAULT,
+  WETH,
+} from '../caveats/testing/fixtures.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
 import { APPROVE_SELECTOR, approveSpenderPin, buildGolemDelegation, type ApprovalsSlot } from './buildGolemDelegation.ts'
 import { buildReplicantDelegation } from './buildReplicantDelegation.ts'
@@ -23,7 +39,10 @@ const bardo: BardoCaveat[] = [
   { type: 'mortalityTimeWindow', startTime: NOW, endTime: DEC_21_2026 },
 ]
 const enforcerNames = (d: Delegation) =>
-  d.caveats.map((c) => Object.entries({ ...ENV.caveatEnforcers, ...DEPLOYMENT.enforcers }).find(([, a]) => a.toLowerCase() === c.enforcer.toLowerCase())![0])
+  d.caveats.map(
+    (c) =>
+      Object.entries({ ...ENV.caveatEnforcers, ...DEPLOYMENT.enforcers }).find(([, a]) => a.toLowerCase() === c.enforcer.toLowerCase())![0],
+  )
 const summaryOptions = { deployment: DEPLOYMENT, environment: ENV, tokens: LABELS.tokens!, targets: LABELS.targets!, now: NOW }
 const approvals: ApprovalsSlot[] = [
   { spender: ROUTER, tokens: [USDC, WETH] },
@@ -47,13 +66,23 @@ describe('buildGolemDelegation approvals', () => {
     const t = tree()
     const grant = grantWithApprovals(t)
     expect(t.nodes()).toHaveLength(4)
-    expect(grant.approvals?.map((a) => [a.spender, a.tokens])).toEqual([[ROUTER, [USDC, WETH]], [VAULT, [USDC]]])
+    expect(grant.approvals?.map((a) => [a.spender, a.tokens])).toEqual([
+      [ROUTER, [USDC, WETH]],
+      [VAULT, [USDC]],
+    ])
     const [router, vault] = grant.approvals!
     for (const a of grant.approvals!) {
       expect(a.delegation).toMatchObject({ delegator: OWNER, delegate: GOLEM, authority: ROOT_AUTHORITY, signature: '0x' })
       expect(a.hash).toBe(hashDelegation(a.delegation))
     }
-    expect(enforcerNames(router!.delegation)).toEqual(['AllowedTargetsEnforcer', 'AllowedMethodsEnforcer', 'ValueLteEnforcer', 'AllowedCalldataEnforcer', 'golemPhase', 'mortalityTimeWindow'])
+    expect(enforcerNames(router!.delegation)).toEqual([
+      'AllowedTargetsEnforcer',
+      'AllowedMethodsEnforcer',
+      'ValueLteEnforcer',
+      'AllowedCalldataEnforcer',
+      'golemPhase',
+      'mortalityTimeWindow',
+    ])
     expect(decodeDelegationCaveats(router!.delegation, DEPLOYMENT, ENV)).toEqual([
       { type: 'allowedTargets', targets: [USDC, WETH] },
       { type: 'allowedMethods', selectors: [APPROVE_SELECTOR] },
@@ -73,8 +102,12 @@ describe('buildGolemDelegation approvals', () => {
     const [swap, deposit] = grant.actions!.map((a) => decodeDelegationCaveats(a.delegation, DEPLOYMENT, ENV))
     expect(swap!.find((c) => c.type === 'allowedMethods')).toEqual({ type: 'allowedMethods', selectors: [SWAP] })
     expect(deposit!.find((c) => c.type === 'allowedMethods')).toEqual({ type: 'allowedMethods', selectors: [DEPOSIT] })
-    expect(swap!.filter((c) => c.type === 'allowedCalldata')).toEqual([{ type: 'allowedCalldata', startIndex: 100n, value: pad(OWNER.toLowerCase() as Hex) }])
-    expect(deposit!.filter((c) => c.type === 'allowedCalldata')).toEqual([{ type: 'allowedCalldata', startIndex: 36n, value: pad(OWNER.toLowerCase() as Hex) }])
+    expect(swap!.filter((c) => c.type === 'allowedCalldata')).toEqual([
+      { type: 'allowedCalldata', startIndex: 100n, value: pad(OWNER.toLowerCase() as Hex) },
+    ])
+    expect(deposit!.filter((c) => c.type === 'allowedCalldata')).toEqual([
+      { type: 'allowedCalldata', startIndex: 36n, value: pad(OWNER.toLowerCase() as Hex) },
+    ])
   })
 
   it('pins approve(spender, amount) exactly: startIndex 4 and the spender as one ABI word', () => {
@@ -82,23 +115,65 @@ describe('buildGolemDelegation approvals', () => {
   })
 
   it('accepts a grant of approvals alone', () => {
-    const grant = buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo, approvals: [{ spender: ROUTER, tokens: [USDC] }] })
+    const grant = buildGolemDelegation({
+      tree: tree(),
+      owner: OWNER,
+      golem: GOLEM,
+      bardo,
+      approvals: [{ spender: ROUTER, tokens: [USDC] }],
+    })
     expect(Object.keys(grant)).toEqual(['approvals'])
     expect(grant.approvals).toHaveLength(1)
   })
 
   it.each([
-    ['approve in actions', { actions: [{ targets: [USDC], selectors: [SWAP, APPROVE_SELECTOR], receivers: [100] }] }, 'actions[0].selectors must not include approve (0x095ea7b3)'],
-    ['increaseAllowance in actions', { actions: [{ targets: [USDC], selectors: ['0x39509351' as Hex] }] }, 'actions[0].selectors must not include increaseAllowance (0x39509351)'],
-    ['a spender listed twice', { approvals: [{ spender: ROUTER, tokens: [USDC] }, { spender: ROUTER.toLowerCase() as Address, tokens: [WETH] }] }, `approvals[1].spender ${ROUTER} is already approvals[0]; list each spender once, with all its tokens`],
+    [
+      'approve in actions',
+      { actions: [{ targets: [USDC], selectors: [SWAP, APPROVE_SELECTOR], receivers: [100] }] },
+      'actions[0].selectors must not include approve (0x095ea7b3)',
+    ],
+    [
+      'increaseAllowance in actions',
+      { actions: [{ targets: [USDC], selectors: ['0x39509351' as Hex] }] },
+      'actions[0].selectors must not include increaseAllowance (0x39509351)',
+    ],
+    [
+      'a spender listed twice',
+      {
+        approvals: [
+          { spender: ROUTER, tokens: [USDC] },
+          { spender: ROUTER.toLowerCase() as Address, tokens: [WETH] },
+        ],
+      },
+      `approvals[1].spender ${ROUTER} is already approvals[0]; list each spender once, with all its tokens`,
+    ],
     ['the Golem as spender', { approvals: [{ spender: GOLEM, tokens: [USDC] }] }, `approvals[0].spender must not be the Golem ${GOLEM}`],
-    ['the zero address as spender', { approvals: [{ spender: '0x0000000000000000000000000000000000000000' as Address, tokens: [USDC] }] }, 'approvals[0].spender must be a non-zero 20-byte hex address'],
-    ['a spender that is not an address', { approvals: [{ spender: '0x1234' as Address, tokens: [USDC] }] }, 'approvals[0].spender must be a non-zero 20-byte hex address (checksum-valid if mixed case), got "0x1234"'],
+    [
+      'the zero address as spender',
+      { approvals: [{ spender: '0x0000000000000000000000000000000000000000' as Address, tokens: [USDC] }] },
+      'approvals[0].spender must be a non-zero 20-byte hex address',
+    ],
+    [
+      'a spender that is not an address',
+      { approvals: [{ spender: '0x1234' as Address, tokens: [USDC] }] },
+      'approvals[0].spender must be a non-zero 20-byte hex address (checksum-valid if mixed case), got "0x1234"',
+    ],
     ['no tokens', { approvals: [{ spender: ROUTER, tokens: [] }] }, 'approvals[0].tokens must list at least one token'],
-    ['a token listed twice', { approvals: [{ spender: ROUTER, tokens: [USDC, WETH, USDC] }] }, `approvals[0].tokens[2] ${USDC} is listed twice`],
+    [
+      'a token listed twice',
+      { approvals: [{ spender: ROUTER, tokens: [USDC, WETH, USDC] }] },
+      `approvals[0].tokens[2] ${USDC} is listed twice`,
+    ],
   ] as const)('refuses %s, naming the field, and adds nothing', (_name, patch, message) => {
     const t = tree()
-    const params = { tree: t, owner: OWNER, golem: GOLEM, bardo, runway: { token: USDC, periodAmount: 1n, periodDuration: 86_400, startDate: Number(NOW) }, ...patch }
+    const params = {
+      tree: t,
+      owner: OWNER,
+      golem: GOLEM,
+      bardo,
+      runway: { token: USDC, periodAmount: 1n, periodDuration: 86_400, startDate: Number(NOW) },
+      ...patch,
+    }
     expect(() => buildGolemDelegation(params as Parameters<typeof buildGolemDelegation>[0])).toThrowError(DelegationShapeError)
     expect(() => buildGolemDelegation(params as Parameters<typeof buildGolemDelegation>[0])).toThrowError(message)
     expect(t.nodes()).toHaveLength(0)
@@ -113,7 +188,9 @@ describe('buildGolemDelegation approvals', () => {
         golem: GOLEM,
         bardo,
         actions: [{ targets: [ROUTER], selectors: [SWAP], receivers: [100] }],
-        approvals: [{ spender: ROUTER, tokens: [USDC], bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(5), maxPriceAge: 60, feeds: [] }] }],
+        approvals: [
+          { spender: ROUTER, tokens: [USDC], bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(5), maxPriceAge: 60, feeds: [] }] },
+        ],
       }),
     ).toThrowError('dailySpendLimit prices no token (feeds is empty), so it caps nothing.')
     expect(t.nodes()).toHaveLength(0)
@@ -136,7 +213,9 @@ describe('sub-delegations of an approvals delegation', () => {
     const t = tree()
     const parent = grantWithApprovals(t).approvals![0]!.delegation
     expect(() => t.add(child(t, parent))).toThrowError(AttenuationError)
-    expect(() => t.add(child(t, parent))).toThrowError('Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.')
+    expect(() => t.add(child(t, parent))).toThrowError(
+      'Child has no allowedCalldata at byte 4, so it drops parent allowedCalldata the Uniswap router at byte 4.',
+    )
     expect(() => t.add(child(t, parent, approveSpenderPin(ATTACKER)))).toThrowError(
       `Child allowedCalldata ${ATTACKER} at byte 4 differs from parent allowedCalldata the Uniswap router at byte 4.`,
     )
@@ -149,6 +228,10 @@ describe('sub-delegations of an approvals delegation', () => {
     const parent = grantWithApprovals(t).approvals![0]!
     const budget = { maxBudgetUsd: USD(5), maxLifespanSeconds: DAY, maxPriceAge: 600, feeds: FEEDS }
     const r = buildReplicantDelegation({ tree: t, parent: parent.hash, replicant: REPLICANT, budget, maxCalls: 3, targets: [USDC] })
-    expect(decodeDelegationCaveats(r.delegation, DEPLOYMENT, ENV)).toContainEqual({ type: 'allowedCalldata', startIndex: 4n, value: pad(ROUTER.toLowerCase() as Hex) })
+    expect(decodeDelegationCaveats(r.delegation, DEPLOYMENT, ENV)).toContainEqual({
+      type: 'allowedCalldata',
+      startIndex: 4n,
+      value: pad(ROUTER.toLowerCase() as Hex),
+    })
   })
 })

@@ -101,7 +101,12 @@ export type BuildGolemDelegationParameters = {
 export type ApprovalDelegation = GrantedDelegation & { spender: Address; tokens: Address[] }
 /** An actions delegation and its AllowedCalldata pins (receivers resolved to the owner's word, fixed words as given). */
 export type ActionDelegation = GrantedDelegation & { name: string; targets: Address[]; selectors: Hex[]; pins: CalldataPin[] }
-export type GolemGrant = { runway?: GrantedDelegation; gas?: GrantedDelegation; actions?: ActionDelegation[]; approvals?: ApprovalDelegation[] }
+export type GolemGrant = {
+  runway?: GrantedDelegation
+  gas?: GrantedDelegation
+  actions?: ActionDelegation[]
+  approvals?: ApprovalDelegation[]
+}
 
 /**
  * Every Golem delegation carries its phase gate and its death deadline: the promise to the owner. The
@@ -110,7 +115,10 @@ export type GolemGrant = { runway?: GrantedDelegation; gas?: GrantedDelegation; 
  */
 export function requireGolemCaveats(field: string, bardo: readonly BardoCaveat[], golem: Address): void {
   if (!bardo.some((c) => c.type === 'golemPhase' && isAddressEqual(c.golem, golem))) {
-    throw new DelegationShapeError(field, `must include a golemPhase caveat for the Golem ${golem}, so it cannot act out of phase or after death`)
+    throw new DelegationShapeError(
+      field,
+      `must include a golemPhase caveat for the Golem ${golem}, so it cannot act out of phase or after death`,
+    )
   }
   if (!bardo.some((c) => lifeWindowOf(c) !== undefined)) {
     throw new DelegationShapeError(
@@ -126,7 +134,10 @@ export function extraCaveats(tree: DelegationTree, bardo: readonly BardoCaveat[]
 
 function checkAddress(field: string, value: unknown): Address {
   if (typeof value !== 'string' || !isAddress(value) || isAddressEqual(value, zeroAddress)) {
-    throw new DelegationShapeError(field, `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`)
+    throw new DelegationShapeError(
+      field,
+      `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`,
+    )
   }
   return getAddress(value)
 }
@@ -143,28 +154,45 @@ const sameNumbers = (a: readonly number[], b: readonly number[]) => a.length ===
 /** The slot's AllowedCalldata pins: the owner's word at each receiver, then the fixed words. */
 function checkActions(a: ActionsSlot, i: number, owner: Address): CalldataPin[] {
   const field = `actions[${i}]`
-  if (!Array.isArray(a.targets) || a.targets.length === 0) throw new DelegationShapeError(`${field}.targets`, 'must list at least one target')
-  if (!Array.isArray(a.selectors) || a.selectors.length === 0) throw new DelegationShapeError(`${field}.selectors`, 'must list at least one selector')
+  if (!Array.isArray(a.targets) || a.targets.length === 0)
+    throw new DelegationShapeError(`${field}.targets`, 'must list at least one target')
+  if (!Array.isArray(a.selectors) || a.selectors.length === 0)
+    throw new DelegationShapeError(`${field}.selectors`, 'must list at least one selector')
   for (const { selector, name } of ALLOWANCE_SELECTORS) {
     if (a.selectors.some((s) => s.toLowerCase() === selector)) {
-      throw new DelegationShapeError(`${field}.selectors`, `must not include ${name} (${selector}): AllowedMethods cannot pin the spender, so a leaked key could approve anyone; put approvals in \`approvals\`, one delegation per spender`)
+      throw new DelegationShapeError(
+        `${field}.selectors`,
+        `must not include ${name} (${selector}): AllowedMethods cannot pin the spender, so a leaked key could approve anyone; put approvals in \`approvals\`, one delegation per spender`,
+      )
     }
   }
   for (const { selector, name } of TRANSFER_SELECTORS) {
     if (a.selectors.some((s) => s.toLowerCase() === selector)) {
-      throw new DelegationShapeError(`${field}.selectors`, `must not include ${name} (${selector}): token movement from the owner's account goes through the runway's capped delegation (\`runway\`), and AllowedMethods cannot pin the recipient, so a leaked key could send the tokens anywhere`)
+      throw new DelegationShapeError(
+        `${field}.selectors`,
+        `must not include ${name} (${selector}): token movement from the owner's account goes through the runway's capped delegation (\`runway\`), and AllowedMethods cannot pin the recipient, so a leaked key could send the tokens anywhere`,
+      )
     }
   }
   const receivers = sortedNumbers(a.receivers ?? [])
   const fixed = [...(a.calldata ?? [])].sort((x, y) => x.startIndex - y.startIndex)
   const offsets = [...receivers, ...fixed.map((p) => p.startIndex)]
   for (const o of offsets) {
-    if (!Number.isSafeInteger(o) || o < 4) throw new DelegationShapeError(`${field}.receivers`, `a pinned word must start at a whole byte offset of at least 4 (after the selector), got ${String(o)}`)
+    if (!Number.isSafeInteger(o) || o < 4)
+      throw new DelegationShapeError(
+        `${field}.receivers`,
+        `a pinned word must start at a whole byte offset of at least 4 (after the selector), got ${String(o)}`,
+      )
   }
   const twice = offsets.find((o, k) => offsets.indexOf(o) !== k)
-  if (twice !== undefined) throw new DelegationShapeError(`${field}.receivers`, `byte ${twice} is pinned twice; a word is either a receiver (the owner) or a fixed value`)
+  if (twice !== undefined)
+    throw new DelegationShapeError(
+      `${field}.receivers`,
+      `byte ${twice} is pinned twice; a word is either a receiver (the owner) or a fixed value`,
+    )
   for (const [k, p] of fixed.entries()) {
-    if (typeof p.value !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(p.value)) throw new DelegationShapeError(`${field}.calldata[${k}].value`, `must be non-empty hex bytes, got ${JSON.stringify(p.value)}`)
+    if (typeof p.value !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(p.value))
+      throw new DelegationShapeError(`${field}.calldata[${k}].value`, `must be non-empty hex bytes, got ${JSON.stringify(p.value)}`)
   }
   // Every call whose receiver layout is known must have exactly that layout here: a receiver left
   // unpinned lets a leaked key name itself; a different layout would pin the wrong bytes.
@@ -172,24 +200,41 @@ function checkActions(a: ActionsSlot, i: number, owner: Address): CalldataPin[] 
     const known = layoutOfSelector(selector)
     if (known === undefined) continue
     const { name, layout } = known
-    if (layout.kind === 'unpinnable') throw new DelegationShapeError(`${field}.selectors`, `must not include ${name} (${selector.toLowerCase()}): ${layout.why}`)
+    if (layout.kind === 'unpinnable')
+      throw new DelegationShapeError(`${field}.selectors`, `must not include ${name} (${selector.toLowerCase()}): ${layout.why}`)
     const expected = receiverOffsets(layout)
     if (!sameNumbers(expected, receivers)) {
-      const needs = expected.length === 0 ? 'names no receiver, so it cannot share a delegation with receiver pins' : `names its receivers at bytes [${expected.join(', ')}]; they must be pinned to the owner's account`
-      throw new DelegationShapeError(`${field}.receivers`, `${name} (${selector.toLowerCase()}) ${needs} (receivers is [${receivers.join(', ')}])`)
+      const needs =
+        expected.length === 0
+          ? 'names no receiver, so it cannot share a delegation with receiver pins'
+          : `names its receivers at bytes [${expected.join(', ')}]; they must be pinned to the owner's account`
+      throw new DelegationShapeError(
+        `${field}.receivers`,
+        `${name} (${selector.toLowerCase()}) ${needs} (receivers is [${receivers.join(', ')}])`,
+      )
     }
     // A bridge transfer's destination words are the owner's configuration, not constants: any value, but pinned.
     if (selector.toLowerCase() === SELECTORS.cctpDepositForBurn) {
       const free = Object.entries(CCTP_PINNED_WORDS).filter(([, at]) => !fixed.some((p) => p.startIndex === at))
-      if (free.length > 0) throw new DelegationShapeError(`${field}.calldata`, `depositForBurn leaves ${free.map(([n, at]) => `${n} (byte ${at})`).join(', ')} free; ${BRIDGE_PIN_RULE}`)
+      if (free.length > 0)
+        throw new DelegationShapeError(
+          `${field}.calldata`,
+          `depositForBurn leaves ${free.map(([n, at]) => `${n} (byte ${at})`).join(', ')} free; ${BRIDGE_PIN_RULE}`,
+        )
     }
     for (const w of layout.kind === 'receivers' ? (layout.fixed ?? []) : []) {
       if (!fixed.some((p) => p.startIndex === w.startIndex && p.value.toLowerCase() === w.value.toLowerCase())) {
-        throw new DelegationShapeError(`${field}.calldata`, `${name} (${selector.toLowerCase()}) needs byte ${w.startIndex} fixed to ${w.value} (${w.argument}), or its receiver could be read from elsewhere`)
+        throw new DelegationShapeError(
+          `${field}.calldata`,
+          `${name} (${selector.toLowerCase()}) needs byte ${w.startIndex} fixed to ${w.value} (${w.argument}), or its receiver could be read from elsewhere`,
+        )
       }
     }
   }
-  return [...receivers.map((startIndex) => ({ startIndex, value: pad(owner.toLowerCase() as Hex, { size: 32 }) })), ...fixed.map((p) => ({ startIndex: p.startIndex, value: p.value.toLowerCase() as Hex }))]
+  return [
+    ...receivers.map((startIndex) => ({ startIndex, value: pad(owner.toLowerCase() as Hex, { size: 32 }) })),
+    ...fixed.map((p) => ({ startIndex: p.startIndex, value: p.value.toLowerCase() as Hex })),
+  ]
 }
 
 function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spender: Address; tokens: Address[] }[] {
@@ -197,12 +242,20 @@ function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spen
   return slots.map((slot, i) => {
     const spender = checkAddress(`approvals[${i}].spender`, slot.spender)
     if (isAddressEqual(spender, golem)) {
-      throw new DelegationShapeError(`approvals[${i}].spender`, `must not be the Golem ${golem}: an allowance to the Golem's own key would let a leaked key pull the tokens`)
+      throw new DelegationShapeError(
+        `approvals[${i}].spender`,
+        `must not be the Golem ${golem}: an allowance to the Golem's own key would let a leaked key pull the tokens`,
+      )
     }
     const earlier = seen.get(spender)
-    if (earlier !== undefined) throw new DelegationShapeError(`approvals[${i}].spender`, `${spender} is already approvals[${earlier}]; list each spender once, with all its tokens`)
+    if (earlier !== undefined)
+      throw new DelegationShapeError(
+        `approvals[${i}].spender`,
+        `${spender} is already approvals[${earlier}]; list each spender once, with all its tokens`,
+      )
     seen.set(spender, i)
-    if (!Array.isArray(slot.tokens) || slot.tokens.length === 0) throw new DelegationShapeError(`approvals[${i}].tokens`, 'must list at least one token')
+    if (!Array.isArray(slot.tokens) || slot.tokens.length === 0)
+      throw new DelegationShapeError(`approvals[${i}].tokens`, 'must list at least one token')
     const tokens = slot.tokens.map((t, k) => checkAddress(`approvals[${i}].tokens[${k}]`, t))
     const twice = tokens.findIndex((t, k) => tokens.indexOf(t) !== k)
     if (twice >= 0) throw new DelegationShapeError(`approvals[${i}].tokens[${twice}]`, `${tokens[twice]} is listed twice`)
@@ -225,7 +278,10 @@ function checkApprovals(slots: readonly ApprovalsSlot[], golem: Address): { spen
 export function buildGolemDelegation(params: BuildGolemDelegationParameters): GolemGrant {
   const { tree, owner, golem, bardo } = params
   if (!params.runway && !params.gas && !params.actions?.length && !params.approvals?.length) {
-    throw new DelegationShapeError('runway|gas|actions|approvals', 'at least one is required: a Golem grant with nothing in it is not a grant')
+    throw new DelegationShapeError(
+      'runway|gas|actions|approvals',
+      'at least one is required: a Golem grant with nothing in it is not a grant',
+    )
   }
   requireGolemCaveats('bardo', bardo, golem)
   const actions = (params.actions ?? []).map((a, i) => ({ slot: a, pins: checkActions(a, i, owner) }))
@@ -236,12 +292,19 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
 
   if (params.runway) {
     const r = params.runway
-    built.push({ slot: 'runway', delegation: 
-      createDelegation({
+    built.push({
+      slot: 'runway',
+      delegation: createDelegation({
         environment,
         from: owner,
         to: golem,
-        scope: { type: 'erc20PeriodTransfer', tokenAddress: r.token, periodAmount: r.periodAmount, periodDuration: r.periodDuration, startDate: r.startDate },
+        scope: {
+          type: 'erc20PeriodTransfer',
+          tokenAddress: r.token,
+          periodAmount: r.periodAmount,
+          periodDuration: r.periodDuration,
+          startDate: r.startDate,
+        },
         caveats: extraCaveats(tree, [...bardo, ...(r.bardo ?? [])], r.caveats),
         salt: salt(),
       }),
@@ -250,13 +313,23 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
   if (params.gas) {
     const g = params.gas
     const recipients = g.recipients ?? [golem]
-    built.push({ slot: 'gas', delegation: 
-      createDelegation({
+    built.push({
+      slot: 'gas',
+      delegation: createDelegation({
         environment,
         from: owner,
         to: golem,
-        scope: { type: 'nativeTokenPeriodTransfer', periodAmount: g.periodAmount, periodDuration: g.periodDuration, startDate: g.startDate },
-        caveats: extraCaveats(tree, [...bardo, ...(g.bardo ?? [])], [{ type: 'allowedTargets', targets: [...recipients] }, ...(g.caveats ?? [])]),
+        scope: {
+          type: 'nativeTokenPeriodTransfer',
+          periodAmount: g.periodAmount,
+          periodDuration: g.periodDuration,
+          startDate: g.startDate,
+        },
+        caveats: extraCaveats(
+          tree,
+          [...bardo, ...(g.bardo ?? [])],
+          [{ type: 'allowedTargets', targets: [...recipients] }, ...(g.caveats ?? [])],
+        ),
         salt: salt(),
       }),
     })
@@ -277,7 +350,13 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
       caveats: extraCaveats(tree, [...bardo, ...(a.bardo ?? [])], [...limit, ...(a.caveats ?? [])]),
       salt: salt(),
     })
-    return { name: a.name ?? a.selectors.join(', '), targets: a.targets.map((t) => getAddress(t)), selectors: a.selectors.map((s) => s.toLowerCase() as Hex), pins, delegation }
+    return {
+      name: a.name ?? a.selectors.join(', '),
+      targets: a.targets.map((t) => getAddress(t)),
+      selectors: a.selectors.map((s) => s.toLowerCase() as Hex),
+      pins,
+      delegation,
+    }
   })
   const approvalDelegations = approvals.map(({ spender, tokens }, i) => {
     const s = params.approvals![i]!
@@ -285,7 +364,13 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
       environment,
       from: owner,
       to: golem,
-      scope: { type: 'functionCall', targets: tokens, selectors: [APPROVE_SELECTOR], valueLte: { maxValue: 0n }, allowedCalldata: [approveSpenderPin(spender)] },
+      scope: {
+        type: 'functionCall',
+        targets: tokens,
+        selectors: [APPROVE_SELECTOR],
+        valueLte: { maxValue: 0n },
+        allowedCalldata: [approveSpenderPin(spender)],
+      },
       caveats: extraCaveats(tree, [...bardo, ...(s.bardo ?? [])], s.caveats),
       salt: salt(),
     })
@@ -297,7 +382,12 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
   for (const { slot, delegation } of built) grant[slot] = { hash: tree.add(delegation), delegation }
   if (actionDelegations.length > 0) grant.actions = actionDelegations.map((a) => ({ ...a, hash: tree.add(a.delegation) }))
   if (approvalDelegations.length > 0) {
-    grant.approvals = approvalDelegations.map(({ spender, tokens, delegation }) => ({ spender, tokens, hash: tree.add(delegation), delegation }))
+    grant.approvals = approvalDelegations.map(({ spender, tokens, delegation }) => ({
+      spender,
+      tokens,
+      hash: tree.add(delegation),
+      delegation,
+    }))
   }
   return grant
 }

@@ -56,7 +56,10 @@ export function buildReplicantDelegation(params: BuildReplicantDelegationParamet
   const phaseGates = inherited.filter((c): c is DecodedCaveatOf<'golemPhase'> => c.type === 'golemPhase')
   const closed = phaseGates.find((g) => effectiveMasks(g.phaseMasks).every((m) => (m & ACTION_CLASS.SUBDELEGATION) === 0))
   if (closed) {
-    throw new DelegationShapeError('parent', `golemPhase for ${closed.golem} allows sub-delegation in no phase, so a Replicant could never redeem`)
+    throw new DelegationShapeError(
+      'parent',
+      `golemPhase for ${closed.golem} allows sub-delegation in no phase, so a Replicant could never redeem`,
+    )
   }
 
   const now = tree.nowSeconds()
@@ -66,7 +69,8 @@ export function buildReplicantDelegation(params: BuildReplicantDelegationParamet
   // An ancestor's allowedCalldata pin (an approval's spender) must reappear in the child, so it is carried.
   const pins = inherited.filter(
     (c, i): c is DecodedCaveatOf<'allowedCalldata'> =>
-      c.type === 'allowedCalldata' && inherited.findIndex((x) => x.type === 'allowedCalldata' && x.startIndex === c.startIndex && x.value === c.value) === i,
+      c.type === 'allowedCalldata' &&
+      inherited.findIndex((x) => x.type === 'allowedCalldata' && x.startIndex === c.startIndex && x.value === c.value) === i,
   )
   const standard: StandardCaveat[] = [
     { type: 'limitedCalls', limit: BigInt(params.maxCalls) },

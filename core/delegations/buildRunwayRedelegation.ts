@@ -50,9 +50,21 @@ export type RunwayRedelegation = {
 function localPermission(tree: DelegationTree, p: LocalRunwayPermission): Delegation {
   const scope =
     p.token === undefined
-      ? ({ type: 'nativeTokenPeriodTransfer', periodAmount: p.periodAmount, periodDuration: p.periodDuration, startDate: p.startTime } as const)
-      : ({ type: 'erc20PeriodTransfer', tokenAddress: p.token, periodAmount: p.periodAmount, periodDuration: p.periodDuration, startDate: p.startTime } as const)
-  const expiry: StandardCaveat[] = p.expiry === undefined ? [] : [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: BigInt(p.expiry) }]
+      ? ({
+          type: 'nativeTokenPeriodTransfer',
+          periodAmount: p.periodAmount,
+          periodDuration: p.periodDuration,
+          startDate: p.startTime,
+        } as const)
+      : ({
+          type: 'erc20PeriodTransfer',
+          tokenAddress: p.token,
+          periodAmount: p.periodAmount,
+          periodDuration: p.periodDuration,
+          startDate: p.startTime,
+        } as const)
+  const expiry: StandardCaveat[] =
+    p.expiry === undefined ? [] : [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: BigInt(p.expiry) }]
   return createDelegation({
     environment: tree.environment,
     from: p.owner,

@@ -1,7 +1,17 @@
 import { DelegationManager } from '@metamask/delegation-abis'
 import { Implementation, ROOT_AUTHORITY, signDelegation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
 import { encodeDelegations, hashDelegation, SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
-import { createPublicClient, custom, decodeFunctionData, encodeFunctionData, erc20Abi, pad, recoverTypedDataAddress, type Address, type Hex } from 'viem'
+import {
+  createPublicClient,
+  custom,
+  decodeFunctionData,
+  encodeFunctionData,
+  erc20Abi,
+  pad,
+  recoverTypedDataAddress,
+  type Address,
+  type Hex,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { baseSepolia } from 'viem/chains'
 import { describe, expect, it } from 'vitest'
@@ -35,15 +45,27 @@ const REPLICANT = account(generatePrivateKey())
 
 const tree = () => new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => NOW, labels: LABELS })
 /** The Golem's phase gate carrying its life window: one caveat, as Bardo builds it. */
-const golemBardo = (golem: Address = GOLEM, end = DEC_21_2026): BardoCaveat[] => [{ type: 'golemPhase', golem, startTime: NOW, endTime: end }]
+const golemBardo = (golem: Address = GOLEM, end = DEC_21_2026): BardoCaveat[] => [
+  { type: 'golemPhase', golem, startTime: NOW, endTime: end },
+]
 /** The shape signed before GolemPhase carried the window: the gate and a separate mortalityTimeWindow. */
 const previousBardo = (golem: Address = GOLEM, end = DEC_21_2026): BardoCaveat[] => [
   { type: 'golemPhase', golem },
   { type: 'mortalityTimeWindow', startTime: NOW, endTime: end },
 ]
 const enforcerNames = (d: Delegation) =>
-  d.caveats.map((c) => Object.entries({ ...ENV.caveatEnforcers, ...DEPLOYMENT.enforcers }).find(([, a]) => a.toLowerCase() === c.enforcer.toLowerCase())![0])
-const summary = (d: Delegation, golem: Address = GOLEM) => summarizeDelegation(d, { deployment: DEPLOYMENT, environment: ENV, tokens: LABELS.tokens!, targets: { ...LABELS.targets, [golem]: 'the Golem key' }, now: NOW })
+  d.caveats.map(
+    (c) =>
+      Object.entries({ ...ENV.caveatEnforcers, ...DEPLOYMENT.enforcers }).find(([, a]) => a.toLowerCase() === c.enforcer.toLowerCase())![0],
+  )
+const summary = (d: Delegation, golem: Address = GOLEM) =>
+  summarizeDelegation(d, {
+    deployment: DEPLOYMENT,
+    environment: ENV,
+    tokens: LABELS.tokens!,
+    targets: { ...LABELS.targets, [golem]: 'the Golem key' },
+    now: NOW,
+  })
 
 const fullGrant = (t: DelegationTree) =>
   buildGolemDelegation({
@@ -54,17 +76,19 @@ const fullGrant = (t: DelegationTree) =>
     runway: { token: USDC, periodAmount: 100_000_000n, periodDuration: 86_400, startDate: Number(NOW) },
     gas: { periodAmount: 10n ** 16n, periodDuration: 86_400, startDate: Number(NOW) },
     // ERC-4626 deposit and mint share one layout: the receiver at byte 36, pinned to the owner.
-    actions: [{
-      targets: [ROUTER, VAULT],
-      selectors: ['0x6e553f65', '0x94bf804d'],
-      receivers: [36],
-      maxCalls: 1000,
-      bardo: [
-        { type: 'dreamMode', golem: GOLEM },
-        { type: 'dailySpendLimit', dailyLimitUsd: USD(1000), maxPriceAge: 3600, feeds: FEEDS },
-        { type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 600, feeds: FEEDS },
-      ],
-    }],
+    actions: [
+      {
+        targets: [ROUTER, VAULT],
+        selectors: ['0x6e553f65', '0x94bf804d'],
+        receivers: [36],
+        maxCalls: 1000,
+        bardo: [
+          { type: 'dreamMode', golem: GOLEM },
+          { type: 'dailySpendLimit', dailyLimitUsd: USD(1000), maxPriceAge: 3600, feeds: FEEDS },
+          { type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 600, feeds: FEEDS },
+        ],
+      },
+    ],
     salt: '0x01',
   })
 
@@ -78,8 +102,18 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       expect(slot.hash).toBe(hashDelegation(slot.delegation))
     }
     expect(enforcerNames(grant.runway!.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'golemPhase'])
-    expect(enforcerNames(grant.gas!.delegation)).toEqual(['ExactCalldataEnforcer', 'NativeTokenPeriodTransferEnforcer', 'AllowedTargetsEnforcer', 'golemPhase'])
-    expect(decodeDelegationCaveats(grant.runway!.delegation, DEPLOYMENT, ENV).at(-1)).toEqual({ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: DEC_21_2026 })
+    expect(enforcerNames(grant.gas!.delegation)).toEqual([
+      'ExactCalldataEnforcer',
+      'NativeTokenPeriodTransferEnforcer',
+      'AllowedTargetsEnforcer',
+      'golemPhase',
+    ])
+    expect(decodeDelegationCaveats(grant.runway!.delegation, DEPLOYMENT, ENV).at(-1)).toEqual({
+      type: 'golemPhase',
+      golem: GOLEM,
+      startTime: NOW,
+      endTime: DEC_21_2026,
+    })
     expect(enforcerNames(grant.actions![0]!.delegation)).toEqual([
       'AllowedTargetsEnforcer',
       'AllowedMethodsEnforcer',
@@ -91,14 +125,19 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       'dailySpendLimit',
       'maxSlippage',
     ])
-    expect(summary(grant.runway!.delegation)).toBe('up to 100 USDC a day, no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026')
+    expect(summary(grant.runway!.delegation)).toBe(
+      'up to 100 USDC a day, no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026',
+    )
     expect(summary(grant.gas!.delegation)).toBe(
       'up to 0.01 ETH a day, only the Golem key, plain transfers without calldata only, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026',
     )
   })
 
   it('is signed by the owner smart account through the kit (smartAccountSigner)', async () => {
-    const client = createPublicClient({ chain: baseSepolia, transport: custom({ request: async () => Promise.reject(new Error('offline')) }) })
+    const client = createPublicClient({
+      chain: baseSepolia,
+      transport: custom({ request: async () => Promise.reject(new Error('offline')) }),
+    })
     const ownerEoa = privateKeyToAccount(ownerKey)
     const smartAccount = await toMetaMaskSmartAccount({
       // The kit resolves its own viem copy's types; the client is the same at runtime.
@@ -110,7 +149,13 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       environment: ENV,
     })
     const t = tree()
-    const grant = buildGolemDelegation({ tree: t, owner: smartAccount.address, golem: GOLEM, bardo: golemBardo(), actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }] })
+    const grant = buildGolemDelegation({
+      tree: t,
+      owner: smartAccount.address,
+      golem: GOLEM,
+      bardo: golemBardo(),
+      actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }],
+    })
     const signed = await t.sign(grant.actions![0]!.hash, smartAccountSigner(smartAccount))
     const { signature, ...message } = toDelegationStruct(signed)
     // A Hybrid DeleGator validates its EOA owner's ECDSA signature over the DelegationManager domain.
@@ -129,12 +174,20 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo(REPLICANT), actions })).toThrowError(
       `bardo must include a golemPhase caveat for the Golem ${GOLEM}, so it cannot act out of phase or after death`,
     )
-    expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: [{ type: 'golemPhase', golem: GOLEM }], actions })).toThrowError(
+    expect(() =>
+      buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: [{ type: 'golemPhase', golem: GOLEM }], actions }),
+    ).toThrowError(
       'bardo must give the Golem a hard deadline: a window on its golemPhase caveat (startTime and endTime) or a mortalityTimeWindow caveat',
     )
     // A window on another Golem's gate still bounds time, but this Golem's gate is what is required.
     expect(() =>
-      buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: [{ type: 'dreamMode', golem: GOLEM }, ...golemBardo(REPLICANT)], actions }),
+      buildGolemDelegation({
+        tree: tree(),
+        owner: OWNER,
+        golem: GOLEM,
+        bardo: [{ type: 'dreamMode', golem: GOLEM }, ...golemBardo(REPLICANT)],
+        actions,
+      }),
     ).toThrowError(`bardo must include a golemPhase caveat for the Golem ${GOLEM}`)
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo() })).toThrowError(DelegationShapeError)
   })
@@ -148,8 +201,15 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       bardo: previousBardo(),
       runway: { token: USDC, periodAmount: 100_000_000n, periodDuration: 86_400, startDate: Number(NOW) },
     })
-    expect(enforcerNames(grant.runway!.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'golemPhase', 'mortalityTimeWindow'])
-    expect(summary(grant.runway!.delegation)).toBe('up to 100 USDC a day, no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026')
+    expect(enforcerNames(grant.runway!.delegation)).toEqual([
+      'ValueLteEnforcer',
+      'ERC20PeriodTransferEnforcer',
+      'golemPhase',
+      'mortalityTimeWindow',
+    ])
+    expect(summary(grant.runway!.delegation)).toBe(
+      'up to 100 USDC a day, no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026',
+    )
   })
 
   it('refuses a golemPhase window that has already ended, and one disjoint from a mortalityTimeWindow beside it', () => {
@@ -159,10 +219,13 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       'golemPhase window already expired at 31 Dec 2025 23:59:59 UTC, before now (1 Jan 2026).',
     )
     // An inverted window never reaches the tree: the encoder refuses it, naming the field.
-    expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo(GOLEM, NOW - 1n), actions })).toThrowError(
-      'golemPhase.endTime must not be before startTime (1767225600), got 1767225599',
-    )
-    const bardo: BardoCaveat[] = [...golemBardo(GOLEM, NOW + DAY), { type: 'mortalityTimeWindow', startTime: NOW + 2n * DAY, endTime: DEC_21_2026 }]
+    expect(() =>
+      buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo(GOLEM, NOW - 1n), actions }),
+    ).toThrowError('golemPhase.endTime must not be before startTime (1767225600), got 1767225599')
+    const bardo: BardoCaveat[] = [
+      ...golemBardo(GOLEM, NOW + DAY),
+      { type: 'mortalityTimeWindow', startTime: NOW + 2n * DAY, endTime: DEC_21_2026 },
+    ]
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo, actions })).toThrowError(
       'golemPhase from 1 Jan 2026 to 2 Jan 2026 and mortalityTimeWindow from 3 Jan 2026 to 21 Dec 2026 do not overlap, so no moment satisfies both.',
     )
@@ -177,7 +240,14 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
         golem: GOLEM,
         bardo: golemBardo(),
         runway: { token: USDC, periodAmount: 1n, periodDuration: 86_400, startDate: Number(NOW) },
-        actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100], bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(5), maxPriceAge: 60, feeds: [] }] }],
+        actions: [
+          {
+            targets: [ROUTER],
+            selectors: ['0x04e45aaf'],
+            receivers: [100],
+            bardo: [{ type: 'dailySpendLimit', dailyLimitUsd: USD(5), maxPriceAge: 60, feeds: [] }],
+          },
+        ],
       }),
     ).toThrowError('dailySpendLimit prices no token (feeds is empty), so it caps nothing.')
     expect(t.nodes()).toHaveLength(0)
@@ -185,12 +255,28 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
 })
 
 describe('buildRunwayRedelegation (ERC-7715 runway + Bardo re-delegation)', () => {
-  const permission = { owner: OWNER, sessionAccount: SESSION, token: USDC, periodAmount: 10_000_000n, periodDuration: 86_400, startTime: Number(NOW), expiry: Number(DEC_21_2026), salt: '0x07' as Hex }
+  const permission = {
+    owner: OWNER,
+    sessionAccount: SESSION,
+    token: USDC,
+    periodAmount: 10_000_000n,
+    periodDuration: 86_400,
+    startTime: Number(NOW),
+    expiry: Number(DEC_21_2026),
+    salt: '0x07' as Hex,
+  }
 
   it('chains Session Account -> execution key under the owner permission; redemption carries [child, parent]', async () => {
     const t = tree()
     // The permission's expiry is exclusive (TimestampEnforcer), the golemPhase window's end inclusive: end one second earlier.
-    const r = buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: golemBardo(GOLEM, DEC_21_2026 - 1n), caveats: [{ type: 'limitedCalls', limit: 1000n }], salt: '0x08' })
+    const r = buildRunwayRedelegation({
+      tree: t,
+      permission,
+      executionKey: GOLEM,
+      bardo: golemBardo(GOLEM, DEC_21_2026 - 1n),
+      caveats: [{ type: 'limitedCalls', limit: 1000n }],
+      salt: '0x08',
+    })
     expect(enforcerNames(r.parent.delegation)).toEqual(['ValueLteEnforcer', 'ERC20PeriodTransferEnforcer', 'TimestampEnforcer'])
     expect(r.parent.delegation).toMatchObject({ delegator: OWNER, delegate: SESSION, authority: ROOT_AUTHORITY })
     expect(r.child.delegation).toMatchObject({ delegator: SESSION, delegate: GOLEM, authority: r.parent.hash })
@@ -211,14 +297,14 @@ describe('buildRunwayRedelegation (ERC-7715 runway + Bardo re-delegation)', () =
 
   it('refuses a re-delegation that outlives the permission, and leaves no local draft behind', () => {
     const t = tree()
-    expect(() => buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: golemBardo(GOLEM, DEC_21_2026 + DAY) })).toThrowError(
-      'Child golemPhase end 22 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
-    )
+    expect(() =>
+      buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: golemBardo(GOLEM, DEC_21_2026 + DAY) }),
+    ).toThrowError('Child golemPhase end 22 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.')
     expect(t.nodes()).toHaveLength(0)
     // The same rule holds for the previous shape's separate window.
-    expect(() => buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: previousBardo(GOLEM, DEC_21_2026 + DAY) })).toThrowError(
-      'Child mortalityTimeWindow end 22 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.',
-    )
+    expect(() =>
+      buildRunwayRedelegation({ tree: t, permission, executionKey: GOLEM, bardo: previousBardo(GOLEM, DEC_21_2026 + DAY) }),
+    ).toThrowError('Child mortalityTimeWindow end 22 Dec 2026 is after parent timestamp end 20 Dec 2026 23:59:59 UTC.')
   })
 
   it('accepts the wallet-signed permission context and refuses a child that could never spend under it', async () => {
@@ -252,7 +338,14 @@ describe('buildReplicantDelegation', () => {
   it('re-delegates a strictly narrower slice that only the Replicant can redeem', async () => {
     const t = tree()
     const grant = fullGrant(t)
-    const r = buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 100, salt: '0x09' })
+    const r = buildReplicantDelegation({
+      tree: t,
+      parent: grant.actions![0]!.hash,
+      replicant: REPLICANT,
+      budget,
+      maxCalls: 100,
+      salt: '0x09',
+    })
     expect(r.delegation).toMatchObject({ delegator: GOLEM, delegate: REPLICANT, authority: grant.actions![0]!.hash })
     expect(decodeDelegationCaveats(r.delegation, DEPLOYMENT, ENV)).toEqual([
       { type: 'limitedCalls', limit: 100n },
@@ -271,19 +364,47 @@ describe('buildReplicantDelegation', () => {
   it('refuses targets outside the parent, a lifespan past the parent deadline, and a wider runway slice', () => {
     const t = tree()
     const grant = fullGrant(t)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] })).toThrowError(AttenuationError)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] })).toThrowError(
-      'Child allowedTargets [WETH] is not within parent allowedTargets [the Uniswap router, the USDC vault].',
-    )
-    const short = buildGolemDelegation({ tree: t, owner: OWNER, golem: GOLEM, bardo: golemBardo(GOLEM, NOW + 10n * DAY), actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }] })
     expect(() =>
-      buildReplicantDelegation({ tree: t, parent: short.actions![0]!.hash, replicant: REPLICANT, budget: { ...budget, maxLifespanSeconds: 30n * DAY }, maxCalls: 10 }),
+      buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] }),
+    ).toThrowError(AttenuationError)
+    expect(() =>
+      buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10, targets: [WETH] }),
+    ).toThrowError('Child allowedTargets [WETH] is not within parent allowedTargets [the Uniswap router, the USDC vault].')
+    const short = buildGolemDelegation({
+      tree: t,
+      owner: OWNER,
+      golem: GOLEM,
+      bardo: golemBardo(GOLEM, NOW + 10n * DAY),
+      actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }],
+    })
+    expect(() =>
+      buildReplicantDelegation({
+        tree: t,
+        parent: short.actions![0]!.hash,
+        replicant: REPLICANT,
+        budget: { ...budget, maxLifespanSeconds: 30n * DAY },
+        maxCalls: 10,
+      }),
     ).toThrowError('Child replicantBudget lifespan 30 days exceeds parent golemPhase from 1 Jan 2026 to 11 Jan 2026 (10 days).')
     const runway = { token: USDC, periodDuration: 86_400, startDate: Number(NOW) }
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.runway!.hash, replicant: REPLICANT, budget, maxCalls: 10, runway: { ...runway, periodAmount: 200_000_000n } })).toThrowError(
-      'Child erc20PeriodTransfer 200 USDC/day exceeds parent erc20PeriodTransfer 100 USDC/day.',
-    )
-    const slice = buildReplicantDelegation({ tree: t, parent: grant.runway!.hash, replicant: REPLICANT, budget, maxCalls: 10, runway: { ...runway, periodAmount: 20_000_000n } })
+    expect(() =>
+      buildReplicantDelegation({
+        tree: t,
+        parent: grant.runway!.hash,
+        replicant: REPLICANT,
+        budget,
+        maxCalls: 10,
+        runway: { ...runway, periodAmount: 200_000_000n },
+      }),
+    ).toThrowError('Child erc20PeriodTransfer 200 USDC/day exceeds parent erc20PeriodTransfer 100 USDC/day.')
+    const slice = buildReplicantDelegation({
+      tree: t,
+      parent: grant.runway!.hash,
+      replicant: REPLICANT,
+      budget,
+      maxCalls: 10,
+      runway: { ...runway, periodAmount: 20_000_000n },
+    })
     expect(t.chain(slice.hash)).toHaveLength(2)
   })
 
@@ -296,16 +417,20 @@ describe('buildReplicantDelegation', () => {
       bardo: [{ type: 'golemPhase', golem: GOLEM, phaseMasks: [0x17, 0x17, 0x16, 0x16, 0x10], startTime: NOW, endTime: DEC_21_2026 }],
       actions: [{ targets: [ROUTER], selectors: ['0x04e45aaf'], receivers: [100] }],
     })
-    expect(() => buildReplicantDelegation({ tree: t, parent: noSub.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10 })).toThrowError(
-      `parent golemPhase for ${GOLEM} allows sub-delegation in no phase, so a Replicant could never redeem`,
-    )
+    expect(() =>
+      buildReplicantDelegation({ tree: t, parent: noSub.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 10 }),
+    ).toThrowError(`parent golemPhase for ${GOLEM} allows sub-delegation in no phase, so a Replicant could never redeem`)
   })
 
   it('refuses the Golem as its own Replicant and a non-positive call limit', () => {
     const t = tree()
     const grant = fullGrant(t)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: GOLEM, budget, maxCalls: 10 })).toThrowError(DelegationShapeError)
-    expect(() => buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 0 })).toThrowError('maxCalls must be a positive integer, got 0')
+    expect(() =>
+      buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: GOLEM, budget, maxCalls: 10 }),
+    ).toThrowError(DelegationShapeError)
+    expect(() =>
+      buildReplicantDelegation({ tree: t, parent: grant.actions![0]!.hash, replicant: REPLICANT, budget, maxCalls: 0 }),
+    ).toThrowError('maxCalls must be a positive integer, got 0')
   })
 })
 
@@ -313,9 +438,11 @@ describe('encodeRedemptions', () => {
   it('refuses unsigned chains and empty execution lists', () => {
     const t = tree()
     const grant = fullGrant(t)
-    expect(() => encodeRedemptions([{ chain: t.chain(grant.actions![0]!.hash), executions: [{ target: ROUTER, value: 0n, callData: '0x' }] }])).toThrowError(
-      'redemptions[0].chain[0] is unsigned; sign it through the tree first',
+    expect(() =>
+      encodeRedemptions([{ chain: t.chain(grant.actions![0]!.hash), executions: [{ target: ROUTER, value: 0n, callData: '0x' }] }]),
+    ).toThrowError('redemptions[0].chain[0] is unsigned; sign it through the tree first')
+    expect(() => encodeRedemptions([{ chain: [], executions: [] }])).toThrowError(
+      'redemptions[0].executions must hold at least one execution',
     )
-    expect(() => encodeRedemptions([{ chain: [], executions: [] }])).toThrowError('redemptions[0].executions must hold at least one execution')
   })
 })

@@ -42,8 +42,12 @@ const root = (daily = 1000, salt: Hex = '0x01'): Delegation =>
     salt,
   })
 
-const child = (parent: Delegation, build: (b: ReturnType<typeof caveats>) => ReturnType<typeof caveats>, to = REPLICANT, from = GOLEM): Delegation =>
-  createDelegation({ environment: ENV, from, to, parentDelegation: parent, caveats: build(caveats()), salt: '0x02' })
+const child = (
+  parent: Delegation,
+  build: (b: ReturnType<typeof caveats>) => ReturnType<typeof caveats>,
+  to = REPLICANT,
+  from = GOLEM,
+): Delegation => createDelegation({ environment: ENV, from, to, parentDelegation: parent, caveats: build(caveats()), salt: '0x02' })
 
 describe('DelegationTree hashing', () => {
   it("uses the kit's hashDelegation, which is the EIP-712 struct hash of the Delegation type", () => {
@@ -76,7 +80,9 @@ describe('DelegationTree checks', () => {
 
   it('refuses a child whose parent is not in the tree', () => {
     const d = child(root(), (b) => b.addCaveat('limitedCalls', { limit: 1 }))
-    expect(() => newTree().add(d)).toThrowError(`authority ${hashDelegation(root())} names no delegation in this tree; add the parent first`)
+    expect(() => newTree().add(d)).toThrowError(
+      `authority ${hashDelegation(root())} names no delegation in this tree; add the parent first`,
+    )
   })
 
   it("refuses a child whose delegator is not the parent's delegate", () => {
@@ -101,7 +107,12 @@ describe('DelegationTree checks', () => {
     tree.add(root(1000))
     const mid = child(root(1000), (b) => b.addCaveat('limitedCalls', { limit: 50 }))
     tree.add(mid)
-    const leaf = child(mid, (b) => b.addCaveat('dailySpendLimit', { dailyLimitUsd: USD(1500), maxPriceAge: 3600, feeds: FEEDS }), GOLEM, REPLICANT)
+    const leaf = child(
+      mid,
+      (b) => b.addCaveat('dailySpendLimit', { dailyLimitUsd: USD(1500), maxPriceAge: 3600, feeds: FEEDS }),
+      GOLEM,
+      REPLICANT,
+    )
     expect(() => tree.add(leaf)).toThrowError('Child dailySpendLimit $1,500.00/day exceeds ancestor dailySpendLimit $1,000.00/day.')
     const ok = child(mid, (b) => b.addCaveat('limitedCalls', { limit: 10 }), GOLEM, REPLICANT)
     const hash = tree.add(ok)
@@ -112,8 +123,12 @@ describe('DelegationTree checks', () => {
   it('refuses a child that contradicts what it inherits', () => {
     const tree = newTree()
     tree.add(root())
-    const gasChild = child(root(), (b) => b.addCaveat('nativeTokenPeriodTransfer', { periodAmount: 10n ** 16n, periodDuration: 86_400, startDate: Number(NOW) }))
-    expect(() => tree.add(gasChild)).toThrowError('valueLte 0 ETH forbids native value, so nativeTokenPeriodTransfer 0.01 ETH/day can never be spent.')
+    const gasChild = child(root(), (b) =>
+      b.addCaveat('nativeTokenPeriodTransfer', { periodAmount: 10n ** 16n, periodDuration: 86_400, startDate: Number(NOW) }),
+    )
+    expect(() => tree.add(gasChild)).toThrowError(
+      'valueLte 0 ETH forbids native value, so nativeTokenPeriodTransfer 0.01 ETH/day can never be spent.',
+    )
   })
 })
 
@@ -172,8 +187,13 @@ describe('DelegationTree signing', () => {
   })
 
   it('refuses undecodable terms before anything is signed', () => {
-    const bad = { ...root(), caveats: [...root().caveats, { enforcer: DEPLOYMENT.enforcers.mortalityTimeWindow, terms: '0x01' as Hex, args: '0x00' as Hex }] }
-    expect(() => newTree().add(bad)).toThrowError('mortalityTimeWindow terms: startTime is missing or truncated: terms are 1 bytes, the head needs 64')
+    const bad = {
+      ...root(),
+      caveats: [...root().caveats, { enforcer: DEPLOYMENT.enforcers.mortalityTimeWindow, terms: '0x01' as Hex, args: '0x00' as Hex }],
+    }
+    expect(() => newTree().add(bad)).toThrowError(
+      'mortalityTimeWindow terms: startTime is missing or truncated: terms are 1 bytes, the head needs 64',
+    )
   })
 
   it('uses the injected clock for defaults', () => {

@@ -29,7 +29,13 @@ export type DelegationNode = {
 }
 
 const isRoot = (d: Pick<Delegation, 'authority'>) => d.authority.toLowerCase() === ROOT_AUTHORITY.toLowerCase()
-const unsigned = (d: Delegation): UnsignedDelegation => ({ delegate: d.delegate, delegator: d.delegator, authority: d.authority, caveats: d.caveats, salt: d.salt })
+const unsigned = (d: Delegation): UnsignedDelegation => ({
+  delegate: d.delegate,
+  delegator: d.delegator,
+  authority: d.authority,
+  caveats: d.caveats,
+  salt: d.salt,
+})
 
 /**
  * The delegations a Golem's authority is made of, keyed by their hash (the kit's hashDelegation). A
@@ -94,7 +100,8 @@ export class DelegationTree {
     let parent: DelegationNode | undefined
     if (!isRoot(delegation)) {
       parent = this.get(delegation.authority)
-      if (!parent) throw new DelegationTreeError('authority', `${delegation.authority} names no delegation in this tree; add the parent first`)
+      if (!parent)
+        throw new DelegationTreeError('authority', `${delegation.authority} names no delegation in this tree; add the parent first`)
       const parentDelegate = parent.delegation.delegate
       if (!isAddressEqual(parentDelegate, ANY_BENEFICIARY) && !isAddressEqual(parentDelegate, delegation.delegator)) {
         throw new DelegationTreeError('delegator', `${delegation.delegator} is not the parent's delegate ${parentDelegate}`)
@@ -139,14 +146,24 @@ export class DelegationTree {
     if (context.length === 0) throw new DelegationTreeError('context', 'must hold at least one delegation')
     let leaf: Hex | undefined
     for (const delegation of [...context].reverse()) {
-      if (delegation.signature === '0x') throw new DelegationTreeError('context', `delegation ${this.hash(delegation)} is unsigned; a granted chain arrives signed`)
+      if (delegation.signature === '0x')
+        throw new DelegationTreeError('context', `delegation ${this.hash(delegation)} is unsigned; a granted chain arrives signed`)
       const hash = this.hash(delegation)
       if (!isRoot(delegation) && !this.get(delegation.authority)) {
-        throw new DelegationTreeError('context', `delegation ${hash} names parent ${delegation.authority}, which is not earlier in the chain`)
+        throw new DelegationTreeError(
+          'context',
+          `delegation ${hash} names parent ${delegation.authority}, which is not earlier in the chain`,
+        )
       }
       if (!this.get(hash)) {
         const caveats = decodeDelegationCaveats(delegation, this.deployment, this.environment)
-        this.#nodes.set(hash.toLowerCase(), { hash, delegation, caveats, ...(isRoot(delegation) ? {} : { parent: delegation.authority }), granted: true })
+        this.#nodes.set(hash.toLowerCase(), {
+          hash,
+          delegation,
+          caveats,
+          ...(isRoot(delegation) ? {} : { parent: delegation.authority }),
+          granted: true,
+        })
       }
       leaf = hash
     }
@@ -179,7 +196,8 @@ export class DelegationTree {
   remove(hash: Hex): void {
     const node = this.get(hash)
     if (!node) return
-    if (node.granted || this.isSigned(hash)) throw new DelegationTreeError('hash', `${hash} is signed; disable it on-chain instead of forgetting it`)
+    if (node.granted || this.isSigned(hash))
+      throw new DelegationTreeError('hash', `${hash} is signed; disable it on-chain instead of forgetting it`)
     if (this.children(hash).length > 0) throw new DelegationTreeError('hash', `${hash} has children; remove them first`)
     this.#nodes.delete(hash.toLowerCase())
   }

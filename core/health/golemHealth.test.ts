@@ -23,9 +23,15 @@ const input = (over: Partial<PermissionFacts> = {}, rest: Partial<Omit<GolemHeal
 })
 
 describe('golem health: one verdict for the tick, the API and the Snap', () => {
-  it('is healthy, not critical, once the period\'s planned allowance is redeemed', () => {
+  it("is healthy, not critical, once the period's planned allowance is redeemed", () => {
     const r = golemHealth(input({ availableInPeriod: 0n }))
-    expect(r).toMatchObject({ health: 'healthy', reason: "this period's planned allowance is redeemed", remaining_today: '0', days_remaining: 20, renewal: null })
+    expect(r).toMatchObject({
+      health: 'healthy',
+      reason: "this period's planned allowance is redeemed",
+      remaining_today: '0',
+      days_remaining: 20,
+      renewal: null,
+    })
     // A Conservation Golem plans half the cap: with half taken it has what it needs.
     expect(golemHealth(input({ availableInPeriod: 50_000_000n }, { phase: Phase.Conservation })).health).toBe('healthy')
   })
@@ -35,8 +41,14 @@ describe('golem health: one verdict for the tick, the API and the Snap', () => {
     expect(stillNeededInPeriod(facts({ availableInPeriod: 30_000_000n }), Phase.Stable)).toBe(5_000_000n)
     expect(stillNeededInPeriod(facts({ availableInPeriod: 0n }), Phase.Stable)).toBe(0n)
     // Before and after the period's redemption the verdict is the same; only the reason says which.
-    expect(golemHealth(input({ availableInPeriod: 100_000_000n }))).toMatchObject({ health: 'healthy', reason: "this period's planned allowance is available" })
-    expect(golemHealth(input({ availableInPeriod: 0n }))).toMatchObject({ health: 'healthy', reason: "this period's planned allowance is redeemed" })
+    expect(golemHealth(input({ availableInPeriod: 100_000_000n }))).toMatchObject({
+      health: 'healthy',
+      reason: "this period's planned allowance is available",
+    })
+    expect(golemHealth(input({ availableInPeriod: 0n }))).toMatchObject({
+      health: 'healthy',
+      reason: "this period's planned allowance is redeemed",
+    })
   })
 
   it('counts time in runway periods: under one period critical, up to seven low', () => {
@@ -52,21 +64,39 @@ describe('golem health: one verdict for the tick, the API and the Snap', () => {
 
   it('says dead for a dead Golem and revoked for an owner revocation, whatever the numbers', () => {
     expect(golemHealth(input({}, { lifecycle: 'dead' }))).toMatchObject({ health: 'dead', reason: 'the Golem is dead', renewal: null })
-    expect(golemHealth(input({ disabled: true }))).toMatchObject({ health: 'revoked', revocation: { kind: 'RevokedByOwner' }, remaining_today: '0', total_remaining: '0' })
+    expect(golemHealth(input({ disabled: true }))).toMatchObject({
+      health: 'revoked',
+      revocation: { kind: 'RevokedByOwner' },
+      remaining_today: '0',
+      total_remaining: '0',
+    })
     expect(golemHealth(input({ disabled: true }, { lifecycle: 'dead' })).health).toBe('dead')
-    expect(golemHealth(input({ now: 1_021n * DAY }))).toMatchObject({ health: 'critical', reason: 'the grant ended', revocation: { kind: 'Expired' } })
+    expect(golemHealth(input({ now: 1_021n * DAY }))).toMatchObject({
+      health: 'critical',
+      reason: 'the grant ended',
+      revocation: { kind: 'Expired' },
+    })
     expect(golemHealth(input({}, { lifecycle: 'dying' })).health).toBe('critical')
   })
 
   it('asks for renewal when the grant ends before the paid runway, with the days left', () => {
     const r = golemHealth(input({ expiresAt: 1_002n * DAY + 43_200n }, { runwayEndsAt: 1_040n * DAY }))
-    expect(r.renewal).toEqual({ reason: 'grant-ends-before-runway', grant_ends_at: Number(1_002n * DAY + 43_200n), runway_ends_at: Number(1_040n * DAY), seconds_left: 216_000, days_left: 2.5 })
+    expect(r.renewal).toEqual({
+      reason: 'grant-ends-before-runway',
+      grant_ends_at: Number(1_002n * DAY + 43_200n),
+      runway_ends_at: Number(1_040n * DAY),
+      seconds_left: 216_000,
+      days_left: 2.5,
+    })
     expect(r.reason).toBe('the grant ends within 7 periods; renewal requested')
     expect(r.grant_ends_at).toBe(Number(1_002n * DAY + 43_200n))
     expect(r.runway_ends_at).toBe(Number(1_040n * DAY))
     expect(renewalRequestOf(facts(), 1_020n * DAY)).toBeNull()
     // After the end it still asks (0 left) until the Golem dies; an owner revocation never asks.
-    expect(golemHealth(input({ now: 1_030n * DAY }, { runwayEndsAt: 1_040n * DAY })).renewal).toMatchObject({ seconds_left: 0, days_left: 0 })
+    expect(golemHealth(input({ now: 1_030n * DAY }, { runwayEndsAt: 1_040n * DAY })).renewal).toMatchObject({
+      seconds_left: 0,
+      days_left: 0,
+    })
     expect(golemHealth(input({ disabled: true }, { runwayEndsAt: 1_040n * DAY })).renewal).toBeNull()
   })
 })

@@ -94,9 +94,15 @@ export function golemHealth(input: GolemHealthInput): GolemHealth {
   else if (revocation.kind === 'Expired') [health, reason] = ['critical', `the grant ended${renewNote}`]
   else if (revocation.kind === 'Exhausted') [health, reason] = ['critical', 'the grant has no calls left']
   else if (input.lifecycle === 'dying') [health, reason] = ['critical', 'the death protocol is running']
-  else if (secondsLeft < golemHealthThresholds.criticalPeriods * period) [health, reason] = ['critical', `the grant ends within one period${renewNote}`]
-  else if (secondsLeft <= golemHealthThresholds.healthyMinPeriods * period) [health, reason] = ['low', `the grant ends within ${golemHealthThresholds.healthyMinPeriods} periods${renewNote}`]
-  else [health, reason] = ['healthy', needed === 0n ? "this period's planned allowance is redeemed" : "this period's planned allowance is available"]
+  else if (secondsLeft < golemHealthThresholds.criticalPeriods * period)
+    [health, reason] = ['critical', `the grant ends within one period${renewNote}`]
+  else if (secondsLeft <= golemHealthThresholds.healthyMinPeriods * period)
+    [health, reason] = ['low', `the grant ends within ${golemHealthThresholds.healthyMinPeriods} periods${renewNote}`]
+  else
+    [health, reason] = [
+      'healthy',
+      needed === 0n ? "this period's planned allowance is redeemed" : "this period's planned allowance is available",
+    ]
 
   return {
     health,

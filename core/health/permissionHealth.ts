@@ -77,8 +77,10 @@ export function totalRemaining(f: PermissionFacts): bigint {
  */
 export function classifyPermissionHealth(f: PermissionFacts): PermissionHealthResult {
   if (f.periodAmount <= 0n) throw new BardoError('INVALID_PERMISSION_FACTS', `periodAmount: must be greater than 0, got ${f.periodAmount}`)
-  if (f.periodDuration <= 0n) throw new BardoError('INVALID_PERMISSION_FACTS', `periodDuration: must be greater than 0, got ${f.periodDuration}`)
-  if (f.availableInPeriod < 0n) throw new BardoError('INVALID_PERMISSION_FACTS', `availableInPeriod: must not be negative, got ${f.availableInPeriod}`)
+  if (f.periodDuration <= 0n)
+    throw new BardoError('INVALID_PERMISSION_FACTS', `periodDuration: must be greater than 0, got ${f.periodDuration}`)
+  if (f.availableInPeriod < 0n)
+    throw new BardoError('INVALID_PERMISSION_FACTS', `availableInPeriod: must not be negative, got ${f.availableInPeriod}`)
   const revocation = revocationState(f)
   const secondsLeft = f.expiresAt > f.now ? f.expiresAt - f.now : 0n
   const active = revocation.kind === 'Active'

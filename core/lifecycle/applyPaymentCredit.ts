@@ -10,7 +10,9 @@ import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from './p
 import { StoreContentionError } from '../store/errors.ts'
 import type { EventStore, GolemStore, PaymentRecord, PaymentStore } from '../store/index.ts'
 
-export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> & Pick<EventStore, 'appendEvent' | 'listEvents'> & Pick<PaymentStore, 'getPayment'>
+export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> &
+  Pick<EventStore, 'appendEvent' | 'listEvents'> &
+  Pick<PaymentStore, 'getPayment'>
 
 export type CreditOptions = {
   store: CreditStore
@@ -25,12 +27,20 @@ export type CreditOptions = {
 
 export type CreditApplied =
   | { applied: true; runwayEndsAt: bigint; seconds: bigint; reprieveRequested: boolean; attempts: number }
-  | { applied: false; reason: 'already' | 'beforeHorizon' | 'golemMissing' | 'golemDead' | 'notSettled' | 'otherGolem'; runwayEndsAt: bigint | null; attempts: number }
+  | {
+      applied: false
+      reason: 'already' | 'beforeHorizon' | 'golemMissing' | 'golemDead' | 'notSettled' | 'otherGolem'
+      runwayEndsAt: bigint | null
+      attempts: number
+    }
 
 export const PAYMENT_CREDITED_EVENT = 'PaymentCredited'
 
 /** The credit a settled payment record stands for (extend and feed buy runway at the same rate). */
-export function creditOfPayment(payment: Pick<PaymentRecord, 'payer' | 'nonce' | 'kind' | 'amount' | 'creditedAt'>, runtimeCostPerHour: bigint): ProfileCredit {
+export function creditOfPayment(
+  payment: Pick<PaymentRecord, 'payer' | 'nonce' | 'kind' | 'amount' | 'creditedAt'>,
+  runtimeCostPerHour: bigint,
+): ProfileCredit {
   return {
     kind: payment.kind,
     id: paymentCreditId(payment.payer, payment.nonce),
@@ -44,7 +54,9 @@ export function creditOfPayment(payment: Pick<PaymentRecord, 'payer' | 'nonce' |
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** The settled payment as the request that recorded it knows it: no need to read it back. */
-export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & { status: 'settled' }
+export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & {
+  status: 'settled'
+}
 
 /**
  * Applies the settled payment (payer, nonce) to `golemId`. Safe to call any number of times, from any
@@ -58,7 +70,8 @@ export async function applyPaymentCredit(
   settled?: SettledPaymentRecord,
 ): Promise<CreditApplied> {
   const payment = settled ?? (await o.store.getPayment(ref))
-  if (!payment || payment.status !== 'settled' || payment.creditedAt === null) return { applied: false, reason: 'notSettled', runwayEndsAt: null, attempts: 0 }
+  if (payment?.status !== 'settled' || payment.creditedAt === null)
+    return { applied: false, reason: 'notSettled', runwayEndsAt: null, attempts: 0 }
   if (payment.golemId !== golemId) return { applied: false, reason: 'otherGolem', runwayEndsAt: null, attempts: 0 }
   const credit = creditOfPayment(payment, o.runtimeCostPerHour)
 
@@ -68,7 +81,14 @@ export async function applyPaymentCredit(
     type: PAYMENT_CREDITED_EVENT,
     at: credit.creditedAtMs,
     eventId: `payment-${credit.id}`,
-    data: { kind: credit.kind, payer: credit.payer, nonce: payment.nonce, amount: credit.amount, seconds: credit.seconds, txHash: payment.txHash },
+    data: {
+      kind: credit.kind,
+      payer: credit.payer,
+      nonce: payment.nonce,
+      amount: credit.amount,
+      seconds: credit.seconds,
+      txHash: payment.txHash,
+    },
   })
 
   const now = await o.chainNow()
@@ -82,9 +102,20 @@ export async function applyPaymentCredit(
     if (record.status === 'dead') return { applied: false, reason: 'golemDead', runwayEndsAt: profile.life.runwayEndsAt, attempts: attempt }
     const result = applyCredit(profile, credit, now)
     if (!result.applied) return { applied: false, reason: result.reason, runwayEndsAt: profile.life.runwayEndsAt, attempts: attempt }
-    const updated = await o.store.updateGolem({ golemId, expectedVersion: record.version, patch: { profile: serializeGolemProfile(result.profile) }, now: Number(now) * 1000 })
+    const updated = await o.store.updateGolem({
+      golemId,
+      expectedVersion: record.version,
+      patch: { profile: serializeGolemProfile(result.profile) },
+      now: Number(now) * 1000,
+    })
     if (updated.updated) {
-      return { applied: true, runwayEndsAt: result.profile.life.runwayEndsAt, seconds: credit.seconds, reprieveRequested: credit.kind === 'feed', attempts: attempt }
+      return {
+        applied: true,
+        runwayEndsAt: result.profile.life.runwayEndsAt,
+        seconds: credit.seconds,
+        reprieveRequested: credit.kind === 'feed',
+        attempts: attempt,
+      }
     }
     if (updated.reason === 'missing') return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
     // Someone else wrote the Golem (a tick, another credit): read again and decide again.

@@ -9,14 +9,31 @@ const payer: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
 const born = 1_750_000_000n
 
 function profile(overrides: Partial<GolemProfile['life']> = {}): GolemProfile {
-  const delegation = { delegate: payer, delegator: payer, authority: hex32('ff'), caveats: [], salt: '0x00' as const, signature: '0x01' as const }
+  const delegation = {
+    delegate: payer,
+    delegator: payer,
+    authority: hex32('ff'),
+    caveats: [],
+    salt: '0x00' as const,
+    signature: '0x01' as const,
+  }
   return parseGolemProfile(
     serializeGolemProfile({
       v: 1,
       chainId: 31337,
       golemKey: payer,
       signer: { kind: 'memory', ref: 'k' },
-      runway: { chain: [delegation], token: payer, periodAmount: 10n, periodDuration: 86_400n, periodStart: born, periodDelegationHash: hex32('ab'), periodTerms: '0x', chainHashes: [hex32('ab')], expiresAt: born + 30n * 86_400n },
+      runway: {
+        chain: [delegation],
+        token: payer,
+        periodAmount: 10n,
+        periodDuration: 86_400n,
+        periodStart: born,
+        periodDelegationHash: hex32('ab'),
+        periodTerms: '0x',
+        chainHashes: [hex32('ab')],
+        expiresAt: born + 30n * 86_400n,
+      },
       life: { bornAt: born, runwayEndsAt: born + 30n * 86_400n, runwayTotalSeconds: 30n * 86_400n, lastInsightAt: born, ...overrides },
       replicants: [],
       known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
@@ -27,7 +44,15 @@ function profile(overrides: Partial<GolemProfile['life']> = {}): GolemProfile {
 let n = 0
 function credit(o: Partial<ProfileCredit> = {}): ProfileCredit {
   n++
-  return { kind: 'extend', id: paymentCreditId(payer, `0x${n.toString(16).padStart(64, '0')}`), payer, amount: 500_000n, seconds: 3600n, creditedAtMs: 1_750_000_100_000 + n, ...o }
+  return {
+    kind: 'extend',
+    id: paymentCreditId(payer, `0x${n.toString(16).padStart(64, '0')}`),
+    payer,
+    amount: 500_000n,
+    seconds: 3600n,
+    creditedAtMs: 1_750_000_100_000 + n,
+    ...o,
+  }
 }
 
 describe('applyCredit', () => {
@@ -83,17 +108,20 @@ describe('applyCredit', () => {
 
   it('property: any sequence of credits with retries and reorderings adds each payment exactly once', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 1, max: 10_000 })), { minLength: 1, maxLength: 60 }), (steps) => {
-        const credits = Array.from({ length: 8 }, (_, i) => credit({ seconds: BigInt(i + 1) * 1000n }))
-        let p = profile()
-        const seen = new Set<number>()
-        for (const [i] of steps) {
-          p = applyCredit(p, credits[i]!, born).profile
-          seen.add(i)
-        }
-        const expected = [...seen].reduce((s, i) => s + BigInt(i + 1) * 1000n, 0n)
-        return p.life.runwayEndsAt === born + 30n * 86_400n + expected
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 1, max: 10_000 })), { minLength: 1, maxLength: 60 }),
+        (steps) => {
+          const credits = Array.from({ length: 8 }, (_, i) => credit({ seconds: BigInt(i + 1) * 1000n }))
+          let p = profile()
+          const seen = new Set<number>()
+          for (const [i] of steps) {
+            p = applyCredit(p, credits[i]!, born).profile
+            seen.add(i)
+          }
+          const expected = [...seen].reduce((s, i) => s + BigInt(i + 1) * 1000n, 0n)
+          return p.life.runwayEndsAt === born + 30n * 86_400n + expected
+        },
+      ),
     )
   })
 
@@ -116,7 +144,9 @@ describe('profile compatibility', () => {
 describe('paymentCreditId and runwaySecondsFor', () => {
   it('is per (payer, nonce), case-insensitive', () => {
     const nonce = hex32('0a')
-    expect(paymentCreditId(payer, nonce)).toBe(paymentCreditId(payer.toLowerCase() as never, nonce.toUpperCase().replace('0X', '0x') as never))
+    expect(paymentCreditId(payer, nonce)).toBe(
+      paymentCreditId(payer.toLowerCase() as never, nonce.toUpperCase().replace('0X', '0x') as never),
+    )
     expect(paymentCreditId(payer, nonce)).not.toBe(paymentCreditId('0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65', nonce))
     expect(paymentCreditId(payer, nonce)).toMatch(/^0x[0-9a-f]{32}$/)
   })

@@ -62,7 +62,8 @@ export function applyCredit(profile: GolemProfile, credit: ProfileCredit, now: b
   if (credit.seconds < 0n) throw new BardoError('INVALID_CREDIT', `seconds: must not be negative, got ${credit.seconds}`)
   if (credit.amount <= 0n) throw new BardoError('INVALID_CREDIT', `amount: must be positive, got ${credit.amount}`)
   if (!/^0x[0-9a-f]{32}$/.test(credit.id)) throw new BardoError('INVALID_CREDIT', 'id: must be paymentCreditId(payer, nonce)')
-  if (!Number.isSafeInteger(credit.creditedAtMs) || credit.creditedAtMs < 0) throw new BardoError('INVALID_CREDIT', 'creditedAtMs: must be unix milliseconds')
+  if (!Number.isSafeInteger(credit.creditedAtMs) || credit.creditedAtMs < 0)
+    throw new BardoError('INVALID_CREDIT', 'creditedAtMs: must be unix milliseconds')
 
   const credits = profile.credits ?? { applied: [], horizonMs: 0n }
   if (credits.applied.some((c) => c.id === credit.id)) return { applied: false, reason: 'already', profile }
@@ -73,7 +74,9 @@ export function applyCredit(profile: GolemProfile, credit: ProfileCredit, now: b
   const base = profile.life.runwayEndsAt > now ? profile.life.runwayEndsAt : now
   const life = { ...profile.life, runwayEndsAt: base + credit.seconds }
 
-  const applied = [...credits.applied, { id: credit.id, creditedAtMs: at }].sort((a, b) => (a.creditedAtMs < b.creditedAtMs ? -1 : a.creditedAtMs > b.creditedAtMs ? 1 : a.id < b.id ? -1 : 1))
+  const applied = [...credits.applied, { id: credit.id, creditedAtMs: at }].sort((a, b) =>
+    a.creditedAtMs < b.creditedAtMs ? -1 : a.creditedAtMs > b.creditedAtMs ? 1 : a.id < b.id ? -1 : 1,
+  )
   let horizonMs = credits.horizonMs
   while (applied.length > MAX_APPLIED_CREDITS) {
     const dropped = applied.shift()!

@@ -82,7 +82,13 @@ export function returnedLine(asset: ReturnAsset, amount: bigint, txHash: Hex): F
 }
 
 export function unsentLine(asset: ReturnAsset, status: 'empty' | 'stranded', amount: bigint, reason?: string): FundsReturn {
-  return { asset: asset.kind === 'native' ? 'native' : asset.token, status, amount: amount.toString(), txHash: null, ...(reason === undefined ? {} : { reason }) }
+  return {
+    asset: asset.kind === 'native' ? 'native' : asset.token,
+    status,
+    amount: amount.toString(),
+    txHash: null,
+    ...(reason === undefined ? {} : { reason }),
+  }
 }
 
 /** An owner's disable of the grant killed it; otherwise its life ran out. */
@@ -109,7 +115,12 @@ export type DelegationExpirySettlement = {
 export function deathSettlementOf(
   profile: GolemProfile,
   read: { disabled: boolean; phase: Phase },
-  done: { positionsSettled: readonly string[]; subDelegationsDisabled: readonly Hex[]; deregisterTx: Hex | null; fundsReturned: readonly FundsReturn[] },
+  done: {
+    positionsSettled: readonly string[]
+    subDelegationsDisabled: readonly Hex[]
+    deregisterTx: Hex | null
+    fundsReturned: readonly FundsReturn[]
+  },
 ): DelegationExpirySettlement {
   return {
     delegationHash: profile.runway.chainHashes[0] as string,

@@ -42,14 +42,25 @@ describe('the gas top-up rule', () => {
   it('redeems what the period allows once the balance is below half a period allowance, in the gas slot of its period', () => {
     expect(GAS_THRESHOLD_BPS).toBe(5_000n)
     expect(gasThreshold(ALLOWANCE)).toBe(5_000n)
-    expect(planGas(withGas(), read(), false)).toEqual({ kind: 'redeem', slot: { period: born / DAY_S + 1n, step: 'gas' }, amount: ALLOWANCE, recipient: golemKey })
+    expect(planGas(withGas(), read(), false)).toEqual({
+      kind: 'redeem',
+      slot: { period: born / DAY_S + 1n, step: 'gas' },
+      amount: ALLOWANCE,
+      recipient: golemKey,
+    })
     expect(planGas(withGas(), read({ gasAvailableInPeriod: 300n }), false)).toMatchObject({ kind: 'redeem', amount: 300n })
     expect(gasPeriodAt(withGas().gas!, born + 3n * DAY_S)).toBe(born / DAY_S + 3n)
   })
 
   it('does nothing at or above the threshold, with the period spent, without a grant or a read', () => {
-    expect(planGas(withGas(), read({ ethBalance: 5_000n }), false)).toMatchObject({ kind: 'none', reason: expect.stringMatching(/threshold/) })
-    expect(planGas(withGas(), read({ gasAvailableInPeriod: 0n }), false)).toMatchObject({ kind: 'none', reason: expect.stringMatching(/spent/) })
+    expect(planGas(withGas(), read({ ethBalance: 5_000n }), false)).toMatchObject({
+      kind: 'none',
+      reason: expect.stringMatching(/threshold/),
+    })
+    expect(planGas(withGas(), read({ gasAvailableInPeriod: 0n }), false)).toMatchObject({
+      kind: 'none',
+      reason: expect.stringMatching(/spent/),
+    })
     expect(planGas(testProfile(), read(), false)).toMatchObject({ kind: 'none', reason: 'no gas grant' })
     const { ethBalance: _, ...unread } = read()
     expect(planGas(withGas(), unread, false)).toMatchObject({ kind: 'none', reason: expect.stringMatching(/no read/) })
@@ -58,6 +69,9 @@ describe('the gas top-up rule', () => {
   it('never tops up a dying or Terminal Golem, nor through a grant to another key', () => {
     expect(planGas(withGas(), read(), true).kind).toBe('none')
     expect(planGas(withGas(), read({ phase: Phase.Terminal }), false).kind).toBe('none')
-    expect(planGas(withGas('0x000000000000000000000000000000000000dEaD'), read(), false)).toMatchObject({ kind: 'none', reason: expect.stringMatching(/another key/) })
+    expect(planGas(withGas('0x000000000000000000000000000000000000dEaD'), read(), false)).toMatchObject({
+      kind: 'none',
+      reason: expect.stringMatching(/another key/),
+    })
   })
 })

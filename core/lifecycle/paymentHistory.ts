@@ -21,7 +21,8 @@ export type PaymentCredit = {
   creditedAt: number
 }
 
-const whole = (v: unknown): bigint | undefined => (typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : undefined)
+const whole = (v: unknown): bigint | undefined =>
+  typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : undefined
 const hex = (v: unknown): v is Hex => typeof v === 'string' && /^0x[0-9a-fA-F]*$/.test(v)
 
 /** The credit an event records, or undefined for any other event (or a malformed one, which is skipped rather than shown wrong). */
@@ -30,8 +31,24 @@ export function paymentCreditOf(event: GolemEvent): PaymentCredit | undefined {
   const d = event.data
   const amount = whole(d.amount)
   const seconds = whole(d.seconds)
-  if ((d.kind !== 'extend' && d.kind !== 'feed') || !hex(d.payer) || d.payer.length !== 42 || !hex(d.nonce) || amount === undefined || seconds === undefined) return undefined
-  return { kind: d.kind, payer: getAddress(d.payer), amount, seconds, nonce: d.nonce, txHash: hex(d.txHash) ? d.txHash : null, creditedAt: event.at }
+  if (
+    (d.kind !== 'extend' && d.kind !== 'feed') ||
+    !hex(d.payer) ||
+    d.payer.length !== 42 ||
+    !hex(d.nonce) ||
+    amount === undefined ||
+    seconds === undefined
+  )
+    return undefined
+  return {
+    kind: d.kind,
+    payer: getAddress(d.payer),
+    amount,
+    seconds,
+    nonce: d.nonce,
+    txHash: hex(d.txHash) ? d.txHash : null,
+    creditedAt: event.at,
+  }
 }
 
 /** The credits among `events`, in their order. */

@@ -5,9 +5,18 @@ import { isAddress, isHex, type Address, type Hex } from 'viem'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { BardoError } from '../errors.ts'
 
-const address = z.string().refine((v) => isAddress(v, { strict: false }), 'must be an address').transform((v) => v as Address)
-const hex = z.string().refine((v) => isHex(v), 'must be 0x-prefixed hex').transform((v) => v as Hex)
-const uint = z.string().regex(/^\d+$/, 'must be a non-negative integer in decimal').transform((v) => BigInt(v))
+const address = z
+  .string()
+  .refine((v) => isAddress(v, { strict: false }), 'must be an address')
+  .transform((v) => v as Address)
+const hex = z
+  .string()
+  .refine((v) => isHex(v), 'must be 0x-prefixed hex')
+  .transform((v) => v as Hex)
+const uint = z
+  .string()
+  .regex(/^\d+$/, 'must be a non-negative integer in decimal')
+  .transform((v) => BigInt(v))
 
 const delegation = z.object({
   delegate: address,
@@ -109,7 +118,10 @@ const profileSchema = z.object({
    * applied once. Bounded: the oldest ids are dropped and `horizonMs` remembers the newest dropped one.
    */
   credits: z
-    .object({ applied: z.array(z.object({ id: z.string().regex(/^0x[0-9a-f]{32}$/, 'must be a payment credit id'), creditedAtMs: uint })), horizonMs: uint })
+    .object({
+      applied: z.array(z.object({ id: z.string().regex(/^0x[0-9a-f]{32}$/, 'must be a payment credit id'), creditedAtMs: uint })),
+      horizonMs: uint,
+    })
     .optional(),
 })
 

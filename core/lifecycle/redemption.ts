@@ -21,7 +21,11 @@ export type RedemptionPlan =
   | { action: 'revoke'; reason: 'terminal' }
 
 export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
-  for (const [field, value] of [['periodAmount', input.periodAmount], ['availableAmount', input.availableAmount], ['reservedAmount', input.reservedAmount ?? 0n]] as const) {
+  for (const [field, value] of [
+    ['periodAmount', input.periodAmount],
+    ['availableAmount', input.availableAmount],
+    ['reservedAmount', input.reservedAmount ?? 0n],
+  ] as const) {
     if (value < 0n) throw new BardoError('INVALID_REDEMPTION_INPUT', `${field}: must not be negative, got ${value}`)
   }
   if (input.revoked) return { action: 'skip', reason: 'revoked' }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { nextPeriodBoundary, rotationFitsGrant } from './renewal.ts'
 
 describe('renewal rules', () => {
-  it('starts a replacement grant on the old grant\'s next period boundary', () => {
+  it("starts a replacement grant on the old grant's next period boundary", () => {
     expect(nextPeriodBoundary(1_000n, 60n, 1_000n)).toBe(1_060n)
     expect(nextPeriodBoundary(1_000n, 60n, 1_059n)).toBe(1_060n)
     expect(nextPeriodBoundary(1_000n, 60n, 1_060n)).toBe(1_120n)

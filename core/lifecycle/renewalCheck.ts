@@ -44,7 +44,13 @@ export type CheckRenewalInput = {
 const isWindow = (c: DecodedCaveat) => c.type === 'mortalityTimeWindow' || c.type === 'timestamp'
 /** The policy without its life window: a renewal may move the end, nothing else. */
 const withoutWindow = (caveats: readonly DecodedCaveat[]): DecodedCaveat[] =>
-  caveats.filter((c) => !isWindow(c)).map((c) => (c.type === 'golemPhase' ? ({ type: 'golemPhase', golem: c.golem, ...(c.phaseMasks ? { phaseMasks: c.phaseMasks } : {}) } as DecodedCaveat) : c))
+  caveats
+    .filter((c) => !isWindow(c))
+    .map((c) =>
+      c.type === 'golemPhase'
+        ? ({ type: 'golemPhase', golem: c.golem, ...(c.phaseMasks ? { phaseMasks: c.phaseMasks } : {}) } as DecodedCaveat)
+        : c,
+    )
 
 /**
  * Returns the grant to install, or throws RenewalError naming the field and the rule. Only direct
@@ -53,12 +59,17 @@ const withoutWindow = (caveats: readonly DecodedCaveat[]): DecodedCaveat[] =>
  */
 export function checkRenewal(input: CheckRenewalInput): RenewedGrant {
   const { profile, candidate, now } = input
-  if (profile.runway.chain.length !== 1) throw new RenewalError('delegation', 'only a direct runway grant (one delegation) is renewed by submitting a superseding delegation')
+  if (profile.runway.chain.length !== 1)
+    throw new RenewalError('delegation', 'only a direct runway grant (one delegation) is renewed by submitting a superseding delegation')
   const current = profile.runway.chain[0]!
-  if (!isAddressEqual(candidate.delegator, current.delegator)) throw new RenewalError('delegation.delegator', `must be the owner's account ${current.delegator}`)
-  if (!isAddressEqual(candidate.delegate, profile.golemKey)) throw new RenewalError('delegation.delegate', `must be the Golem's session key ${profile.golemKey}`)
-  if (candidate.authority.toLowerCase() !== current.authority.toLowerCase()) throw new RenewalError('delegation.authority', `must be ${current.authority}, the current grant's authority`)
-  if (BigInt(candidate.salt) <= BigInt(current.salt)) throw new RenewalError('delegation.salt', `must be greater than the current grant's salt ${current.salt}`)
+  if (!isAddressEqual(candidate.delegator, current.delegator))
+    throw new RenewalError('delegation.delegator', `must be the owner's account ${current.delegator}`)
+  if (!isAddressEqual(candidate.delegate, profile.golemKey))
+    throw new RenewalError('delegation.delegate', `must be the Golem's session key ${profile.golemKey}`)
+  if (candidate.authority.toLowerCase() !== current.authority.toLowerCase())
+    throw new RenewalError('delegation.authority', `must be ${current.authority}, the current grant's authority`)
+  if (BigInt(candidate.salt) <= BigInt(current.salt))
+    throw new RenewalError('delegation.salt', `must be greater than the current grant's salt ${current.salt}`)
   if (candidate.signature === '0x') throw new RenewalError('delegation.signature', "must be the owner's signature")
 
   let next: DecodedCaveat[]
@@ -72,23 +83,33 @@ export function checkRenewal(input: CheckRenewalInput): RenewedGrant {
 
   // The life window: golemPhase's, for the same Golem, ending after the current end.
   const phase = next.find((c) => c.type === 'golemPhase')
-  if (!phase || phase.type !== 'golemPhase') throw new RenewalError('delegation.caveats', 'must hold a golemPhase caveat')
-  if (!isAddressEqual(phase.golem, profile.golemKey)) throw new RenewalError('golemPhase.golem', `must be the Golem's session key ${profile.golemKey}`)
+  if (phase?.type !== 'golemPhase') throw new RenewalError('delegation.caveats', 'must hold a golemPhase caveat')
+  if (!isAddressEqual(phase.golem, profile.golemKey))
+    throw new RenewalError('golemPhase.golem', `must be the Golem's session key ${profile.golemKey}`)
   if (phase.endTime === undefined) throw new RenewalError('golemPhase.endTime', 'must carry the life window')
-  if (phase.endTime <= profile.runway.expiresAt) throw new RenewalError('golemPhase.endTime', `must be after the current grant's end ${profile.runway.expiresAt}`)
+  if (phase.endTime <= profile.runway.expiresAt)
+    throw new RenewalError('golemPhase.endTime', `must be after the current grant's end ${profile.runway.expiresAt}`)
   if (phase.endTime <= now) throw new RenewalError('golemPhase.endTime', `must be in the future (chain time ${now})`)
 
   // The runway: same token and period, on the current grant's period grid, from the next boundary on.
   const period = next.find((c) => c.type === 'erc20PeriodTransfer')
-  if (!period || period.type !== 'erc20PeriodTransfer') throw new RenewalError('delegation.caveats', 'must hold an ERC20PeriodTransfer caveat')
-  if (!isAddressEqual(period.tokenAddress, profile.runway.token)) throw new RenewalError('erc20PeriodTransfer.tokenAddress', `must be the runway token ${profile.runway.token}`)
-  if (period.periodDuration !== profile.runway.periodDuration) throw new RenewalError('erc20PeriodTransfer.periodDuration', `must be ${profile.runway.periodDuration}, the current grant's period`)
+  if (period?.type !== 'erc20PeriodTransfer') throw new RenewalError('delegation.caveats', 'must hold an ERC20PeriodTransfer caveat')
+  if (!isAddressEqual(period.tokenAddress, profile.runway.token))
+    throw new RenewalError('erc20PeriodTransfer.tokenAddress', `must be the runway token ${profile.runway.token}`)
+  if (period.periodDuration !== profile.runway.periodDuration)
+    throw new RenewalError('erc20PeriodTransfer.periodDuration', `must be ${profile.runway.periodDuration}, the current grant's period`)
   const first = nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)
-  const onGrid = period.startDate >= profile.runway.periodStart && (period.startDate - profile.runway.periodStart) % profile.runway.periodDuration === 0n
+  const onGrid =
+    period.startDate >= profile.runway.periodStart && (period.startDate - profile.runway.periodStart) % profile.runway.periodDuration === 0n
   if (!onGrid || period.startDate < first) {
-    throw new RenewalError('erc20PeriodTransfer.startDate', `must be on the current grant's period grid at or after ${first}, so no period is paid twice`, { earliest: first.toString() })
+    throw new RenewalError(
+      'erc20PeriodTransfer.startDate',
+      `must be on the current grant's period grid at or after ${first}, so no period is paid twice`,
+      { earliest: first.toString() },
+    )
   }
-  if (phase.startTime !== undefined && phase.startTime > period.startDate) throw new RenewalError('golemPhase.startTime', `must not be after the runway's first period ${period.startDate}`)
+  if (phase.startTime !== undefined && phase.startTime > period.startDate)
+    throw new RenewalError('golemPhase.startTime', `must not be after the runway's first period ${period.startDate}`)
 
   // Nothing wider than the grant it replaces, and nothing of it dropped.
   const violation = findAttenuationViolation(withoutWindow(next), [{ relation: 'parent', caveats: withoutWindow(old) }])
@@ -97,7 +118,9 @@ export function checkRenewal(input: CheckRenewalInput): RenewedGrant {
   const dropped = withoutWindow(old).find((c) => !kept.has(caveatKey(c)))
   if (dropped) throw new RenewalError('delegation.caveats', `must keep the current grant's ${dropped.type} caveat`)
 
-  const periodCaveat = candidate.caveats.find((c) => isAddressEqual(c.enforcer, input.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as `0x${string}`))!
+  const periodCaveat = candidate.caveats.find((c) =>
+    isAddressEqual(c.enforcer, input.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as `0x${string}`),
+  )!
   return {
     chain: [candidate],
     periodDelegationHash: input.candidateHash,

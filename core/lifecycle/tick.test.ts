@@ -47,7 +47,9 @@ describe('decideTick', () => {
   })
 
   it('starts the death protocol in Terminal instead of redeeming', () => {
-    const d = decideTick(obs({ now: 30n * DAY, onChainPhase: Phase.Declining }, { now: 30n * DAY, currentPeriodStart: 30n * DAY, expiresAt: 31n * DAY }))
+    const d = decideTick(
+      obs({ now: 30n * DAY, onChainPhase: Phase.Declining }, { now: 30n * DAY, currentPeriodStart: 30n * DAY, expiresAt: 31n * DAY }),
+    )
     expect(d.phase.next).toBe(Phase.Terminal)
     expect(d.die).toBe(true)
     expect(d.redemption).toEqual({ action: 'revoke', reason: 'terminal' })
@@ -72,11 +74,18 @@ describe('decideTick', () => {
   })
 
   it('warns when the delegation expires within a day and when the whole budget runs low, once', () => {
-    const d = decideTick(obs({ now: 29n * DAY + 3_600n }, { now: 29n * DAY + 3_600n, availableInPeriod: 10n, currentPeriodStart: 29n * DAY }))
+    const d = decideTick(
+      obs({ now: 29n * DAY + 3_600n }, { now: 29n * DAY + 3_600n, availableInPeriod: 10n, currentPeriodStart: 29n * DAY }),
+    )
     const types = d.events.map((e) => e.type)
     expect(types).toContain('DelegationExpiringWarning')
     expect(types).toContain('BudgetWarning')
-    const again = decideTick(obs({ now: 29n * DAY + 3_600n, known: { revokedReported: false, expiringWarned: true, budgetWarnedPeriod: 29n } }, { now: 29n * DAY + 3_600n, availableInPeriod: 10n, currentPeriodStart: 29n * DAY }))
+    const again = decideTick(
+      obs(
+        { now: 29n * DAY + 3_600n, known: { revokedReported: false, expiringWarned: true, budgetWarnedPeriod: 29n } },
+        { now: 29n * DAY + 3_600n, availableInPeriod: 10n, currentPeriodStart: 29n * DAY },
+      ),
+    )
     expect(again.events.map((e) => e.type).filter((t) => t === 'BudgetWarning' || t === 'DelegationExpiringWarning')).toEqual([])
   })
 
@@ -87,26 +96,46 @@ describe('decideTick', () => {
   it('asks for renewal once per grant end when the paid runway outlives the grant', () => {
     const extended = { runwayEndsAt: 60n * DAY }
     const first = decideTick(obs(extended))
-    expect(first.health.renewal).toMatchObject({ reason: 'grant-ends-before-runway', grant_ends_at: Number(30n * DAY), runway_ends_at: Number(60n * DAY) })
+    expect(first.health.renewal).toMatchObject({
+      reason: 'grant-ends-before-runway',
+      grant_ends_at: Number(30n * DAY),
+      runway_ends_at: Number(60n * DAY),
+    })
     expect(first.events.filter((e) => e.type === 'RenewalRequested')).toEqual([
-      { type: 'RenewalRequested', at: DAY, delegationHash: '0x01', grantEndsAt: 30n * DAY, runwayEndsAt: 60n * DAY, secondsLeft: 29n * DAY },
+      {
+        type: 'RenewalRequested',
+        at: DAY,
+        delegationHash: '0x01',
+        grantEndsAt: 30n * DAY,
+        runwayEndsAt: 60n * DAY,
+        secondsLeft: 29n * DAY,
+      },
     ])
     const again = decideTick(obs({ ...extended, known: { revokedReported: false, expiringWarned: false, renewalRequestedFor: 30n * DAY } }))
     expect(again.events.map((e) => e.type)).not.toContain('RenewalRequested')
     // A renewed grant that still ends before the TTL asks again, for its own end.
-    const renewed = decideTick(obs({ ...extended, known: { revokedReported: false, expiringWarned: false, renewalRequestedFor: 30n * DAY } }, { expiresAt: 40n * DAY }))
+    const renewed = decideTick(
+      obs(
+        { ...extended, known: { revokedReported: false, expiringWarned: false, renewalRequestedFor: 30n * DAY } },
+        { expiresAt: 40n * DAY },
+      ),
+    )
     expect(renewed.events.find((e) => e.type === 'RenewalRequested')).toMatchObject({ grantEndsAt: 40n * DAY })
     expect(decideTick(obs()).events.map((e) => e.type)).not.toContain('RenewalRequested')
   })
 
   it('dies by delegation expiry at the first tick after an unrenewed grant ended, whatever the paid runway', () => {
-    const d = decideTick(obs({ now: 31n * DAY, runwayEndsAt: 60n * DAY }, { now: 31n * DAY, currentPeriodStart: 31n * DAY, expiresAt: 30n * DAY }))
+    const d = decideTick(
+      obs({ now: 31n * DAY, runwayEndsAt: 60n * DAY }, { now: 31n * DAY, currentPeriodStart: 31n * DAY, expiresAt: 30n * DAY }),
+    )
     expect(d.die).toBe(true)
     expect(d.redemption).toEqual({ action: 'skip', reason: 'revoked' })
     expect(d.events.find((e) => e.type === 'DeathProtocolStarted')).toMatchObject({ trigger: 'delegation-expired' })
     expect(d.health).toMatchObject({ health: 'critical', revocation: { kind: 'Expired' } })
     // Not before the end.
-    expect(decideTick(obs({ now: 30n * DAY - 1n, runwayEndsAt: 60n * DAY }, { now: 30n * DAY - 1n, currentPeriodStart: 29n * DAY })).die).toBe(false)
+    expect(
+      decideTick(obs({ now: 30n * DAY - 1n, runwayEndsAt: 60n * DAY }, { now: 30n * DAY - 1n, currentPeriodStart: 29n * DAY })).die,
+    ).toBe(false)
   })
 
   it('reports the health the chain shows once its redemption lands: a redeemed period is not critical', () => {

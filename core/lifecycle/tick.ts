@@ -111,8 +111,21 @@ export function decideTick(o: GolemObservation): TickDecision {
   }
   // The renewal request is recorded once per grant end: a renewed grant that still ends before the TTL asks again.
   if (!revoked && health.renewal && o.known.renewalRequestedFor !== o.permission.expiresAt) {
-    events.push({ type: 'RenewalRequested', at, delegationHash: o.delegationHash, grantEndsAt: o.permission.expiresAt, runwayEndsAt: o.runwayEndsAt, secondsLeft: BigInt(health.renewal.seconds_left) })
+    events.push({
+      type: 'RenewalRequested',
+      at,
+      delegationHash: o.delegationHash,
+      grantEndsAt: o.permission.expiresAt,
+      runwayEndsAt: o.runwayEndsAt,
+      secondsLeft: BigInt(health.renewal.seconds_left),
+    })
   }
-  if (die) events.push({ type: 'DeathProtocolStarted', at, trigger: next === Phase.Terminal ? 'terminal' : 'delegation-expired', vitality: vitality.vitality })
+  if (die)
+    events.push({
+      type: 'DeathProtocolStarted',
+      at,
+      trigger: next === Phase.Terminal ? 'terminal' : 'delegation-expired',
+      vitality: vitality.vitality,
+    })
   return { vitality, phase: { current: o.onChainPhase, next, post }, redemption, period, health, events, die }
 }

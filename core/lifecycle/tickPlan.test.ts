@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import type { CustodyEvent } from './custodyEvents.ts'
-import { deathCause, deathSettlementOf, deregisterStep, disableSteps, KEY_ZEROED_STEP, nativeReturnValue, returnAssets, returnedLine, returnStep, tokenReturnDecision, unsentLine } from './deathPlan.ts'
+import {
+  deathCause,
+  deathSettlementOf,
+  deregisterStep,
+  disableSteps,
+  KEY_ZEROED_STEP,
+  nativeReturnValue,
+  returnAssets,
+  returnedLine,
+  returnStep,
+  tokenReturnDecision,
+  unsentLine,
+} from './deathPlan.ts'
 import { ownerOf } from '../custody/golemPolicy.ts'
 import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
@@ -33,7 +45,14 @@ const none = { events: [], reservedAmount: 0n }
 describe('planTick', () => {
   it('redeems the period allowance to the Golem key in a fresh period, keyed by the absolute period', () => {
     const plan = planTick({ golemId: 'g', profile: testProfile(), read: read(), pending: none, vitalityParameters: noShocks })
-    expect(plan.runway).toEqual({ kind: 'redeem', slot: { period: (born + DAY_S) / DAY_S, step: 'runway' }, amount: 10n, cap: 10n, token: golemKey, recipient: golemKey })
+    expect(plan.runway).toEqual({
+      kind: 'redeem',
+      slot: { period: (born + DAY_S) / DAY_S, step: 'runway' },
+      amount: 10n,
+      cap: 10n,
+      token: golemKey,
+      recipient: golemKey,
+    })
     expect(plan.period).toBe((born + DAY_S) / DAY_S)
     expect(plan.die).toBe(false)
   })
@@ -46,13 +65,22 @@ describe('planTick', () => {
 
   it('skips the redemption while dreaming and when nothing is left in the period', () => {
     expect(planTick({ golemId: 'g', profile: testProfile(), read: read({ dreaming: true }), pending: none }).runway.kind).toBe('none')
-    expect(planTick({ golemId: 'g', profile: testProfile(), read: read({ availableInPeriod: 0n }), pending: none }).runway.kind).toBe('none')
+    expect(planTick({ golemId: 'g', profile: testProfile(), read: read({ availableInPeriod: 0n }), pending: none }).runway.kind).toBe(
+      'none',
+    )
   })
 
   it('plans the phase post from the reset phase after a reprieve, under the next phase epoch', () => {
     const late = read({ timestamp: born + 29n * DAY_S, phase: Phase.Declining })
     const plain = planTick({ golemId: 'g', profile: testProfile(), read: late, pending: none, vitalityParameters: noShocks })
-    const reset = planTick({ golemId: 'g', profile: testProfile(), read: late, pending: none, resetTo: Phase.Stable, vitalityParameters: noShocks })
+    const reset = planTick({
+      golemId: 'g',
+      profile: testProfile(),
+      read: late,
+      pending: none,
+      resetTo: Phase.Stable,
+      vitalityParameters: noShocks,
+    })
     expect(plain.phaseEpoch).toBe(0)
     expect(reset.phaseEpoch).toBe(1)
     expect(reset.decision.phase.current).toBe(Phase.Stable)
@@ -61,13 +89,21 @@ describe('planTick', () => {
 
   it('records a revocation with its RevocationState and the time it was seen', () => {
     const plan = planTick({ golemId: 'g', profile: testProfile(), read: read({ disabled: true }), pending: none })
-    const revoked = plan.events.find((e) => e.type === 'DelegationRevoked') as Extract<CustodyEvent, { type: 'DelegationRevoked' }> & { revocation: string }
+    const revoked = plan.events.find((e) => e.type === 'DelegationRevoked') as Extract<CustodyEvent, { type: 'DelegationRevoked' }> & {
+      revocation: string
+    }
     expect(revoked.revocation).toBe('RevokedByOwner')
     expect(plan.runway).toMatchObject({ kind: 'none', status: 'skipped', reason: 'revoked' })
   })
 
   it('never plans PhaseChanged itself: the chain writes it once the post confirms', () => {
-    const plan = planTick({ golemId: 'g', profile: testProfile(), read: read({ timestamp: born + 29n * DAY_S }), pending: none, vitalityParameters: noShocks })
+    const plan = planTick({
+      golemId: 'g',
+      profile: testProfile(),
+      read: read({ timestamp: born + 29n * DAY_S }),
+      pending: none,
+      vitalityParameters: noShocks,
+    })
     expect(plan.events.some((e) => e.type === 'PhaseChanged')).toBe(false)
   })
 })
@@ -93,11 +129,21 @@ describe('mergeTickOutcome', () => {
   it('keeps what was reported, adds what this tick reported, and clears only the reprieve it served', () => {
     const reprieve = { requestedAt: 5n, amount: 1n, payer: golemKey }
     const current = testProfile({ reprieve })
-    const merged = mergeTickOutcome(current, { events: [{ type: 'DelegationRevoked', at: 1n, delegationHash: hex32('ab'), cause: 'owner' }], period: 3n, phaseEpoch: 1, servedReprieve: reprieve })
+    const merged = mergeTickOutcome(current, {
+      events: [{ type: 'DelegationRevoked', at: 1n, delegationHash: hex32('ab'), cause: 'owner' }],
+      period: 3n,
+      phaseEpoch: 1,
+      servedReprieve: reprieve,
+    })
     expect(merged.known.revokedReported).toBe(true)
     expect(merged.phaseEpoch).toBe(1)
     expect(merged.reprieve).toBeUndefined()
-    const newer = mergeTickOutcome(testProfile({ reprieve: { ...reprieve, amount: 2n } }), { events: [], period: 3n, phaseEpoch: 0, servedReprieve: reprieve })
+    const newer = mergeTickOutcome(testProfile({ reprieve: { ...reprieve, amount: 2n } }), {
+      events: [],
+      period: 3n,
+      phaseEpoch: 0,
+      servedReprieve: reprieve,
+    })
     expect(newer.reprieve?.amount).toBe(2n)
   })
 })
@@ -108,7 +154,11 @@ describe('planReprieve', () => {
     expect(planReprieve(testProfile(), { registered: true, phase: Phase.Declining }, 0.9).kind).toBe('none')
     expect(planReprieve(p, { registered: false, phase: Phase.Declining }, 0.9).kind).toBe('none')
     expect(planReprieve(p, { registered: true, phase: Phase.Thriving }, 0.9).kind).toBe('served')
-    expect(planReprieve(p, { registered: true, phase: Phase.Declining }, 0.9)).toMatchObject({ kind: 'reset', step: 'reprieve-5', from: Phase.Declining })
+    expect(planReprieve(p, { registered: true, phase: Phase.Declining }, 0.9)).toMatchObject({
+      kind: 'reset',
+      step: 'reprieve-5',
+      from: Phase.Declining,
+    })
   })
 })
 
@@ -117,11 +167,25 @@ describe('planRotation', () => {
     const p = testProfile()
     expect(planRotation('g', p, read(), () => ({ rotate: false }))).toBeNull()
     expect(planRotation('g', p, read({ registered: false }), () => ({ rotate: true, reason: 'age' }))).toBeNull()
-    expect(planRotation('g', p, read(), () => ({ rotate: true, reason: 'age' }))).toEqual({ reason: 'age', nextPeriodStart: born + 2n * DAY_S })
+    expect(planRotation('g', p, read(), () => ({ rotate: true, reason: 'age' }))).toEqual({
+      reason: 'age',
+      nextPeriodStart: born + 2n * DAY_S,
+    })
   })
 
   it('finishes a rotation in flight even when the old key already reads unregistered', () => {
-    const pending = { to: golemKey, signer: { kind: 'memory' as const, ref: 'n' }, reason: 'operations', runway: { chain: testProfile().runway.chain, periodDelegationHash: hex32('cc'), periodTerms: '0x' as const, chainHashes: [hex32('cc')], periodStart: born } }
+    const pending = {
+      to: golemKey,
+      signer: { kind: 'memory' as const, ref: 'n' },
+      reason: 'operations',
+      runway: {
+        chain: testProfile().runway.chain,
+        periodDelegationHash: hex32('cc'),
+        periodTerms: '0x' as const,
+        chainHashes: [hex32('cc')],
+        periodStart: born,
+      },
+    }
     const p = testProfile({ pendingRotation: pending })
     expect(planRotation('g', p, read({ registered: false }), () => undefined)?.reason).toBe('operations')
     const after = profileAfterRotation(p, pending)
@@ -134,28 +198,49 @@ describe('planRotation', () => {
 describe('the death plan', () => {
   it('disables every sub-delegation in order, then names the cause and the final phase', () => {
     const delegation = testProfile().runway.chain[0]!
-    const p = testProfile({ replicants: [{ hash: hex32('01'), delegation }, { hash: hex32('02'), delegation }] })
+    const p = testProfile({
+      replicants: [
+        { hash: hex32('01'), delegation },
+        { hash: hex32('02'), delegation },
+      ],
+    })
     expect(disableSteps(p).map((d) => d.step)).toEqual(['death-disable-0', 'death-disable-1'])
     expect(KEY_ZEROED_STEP).toBe('death-key-zeroed')
     expect(deathCause({ disabled: true })).toBe('OwnerRevocation')
-    const settlement = deathSettlementOf(p, { disabled: false, phase: Phase.Terminal }, { positionsSettled: [], subDelegationsDisabled: [hex32('01')], deregisterTx: null, fundsReturned: [] })
-    expect(settlement).toMatchObject({ expiryCause: 'NaturalExpiry', finalPhase: 'Terminal', sessionKeyZeroed: true, subDelegationsDisabled: [hex32('01')] })
+    const settlement = deathSettlementOf(
+      p,
+      { disabled: false, phase: Phase.Terminal },
+      { positionsSettled: [], subDelegationsDisabled: [hex32('01')], deregisterTx: null, fundsReturned: [] },
+    )
+    expect(settlement).toMatchObject({
+      expiryCause: 'NaturalExpiry',
+      finalPhase: 'Terminal',
+      sessionKeyZeroed: true,
+      subDelegationsDisabled: [hex32('01')],
+    })
   })
 
   it("returns the runway token first and the ETH last, to the root delegator (the owner's account)", () => {
     const p = testProfile()
     const assets = returnAssets(p)
     expect(assets).toEqual([{ kind: 'token', token: p.runway.token }, { kind: 'native' }])
-    expect(assets.map((a) => returnStep(a, 0))).toEqual([`death-return-token-${p.runway.token.slice(2, 10).toLowerCase()}`, 'death-return-native'])
+    expect(assets.map((a) => returnStep(a, 0))).toEqual([
+      `death-return-token-${p.runway.token.slice(2, 10).toLowerCase()}`,
+      'death-return-native',
+    ])
     expect(returnStep({ kind: 'native' }, 2)).toBe('death-return-native-2')
     const root = p.runway.chain[p.runway.chain.length - 1]!.delegator
     expect(ownerOf(p)).toBe(root)
-    const settlement = deathSettlementOf(p, { disabled: false, phase: Phase.Terminal }, {
-      positionsSettled: [],
-      subDelegationsDisabled: [],
-      deregisterTx: null,
-      fundsReturned: [returnedLine(assets[0]!, 5n, hex32('aa')), unsentLine({ kind: 'native' }, 'empty', 0n)],
-    })
+    const settlement = deathSettlementOf(
+      p,
+      { disabled: false, phase: Phase.Terminal },
+      {
+        positionsSettled: [],
+        subDelegationsDisabled: [],
+        deregisterTx: null,
+        fundsReturned: [returnedLine(assets[0]!, 5n, hex32('aa')), unsentLine({ kind: 'native' }, 'empty', 0n)],
+      },
+    )
     expect(settlement.owner).toBe(root)
     expect(settlement.fundsReturned).toEqual([
       { asset: p.runway.token, status: 'returned', amount: '5', txHash: hex32('aa') },

@@ -97,7 +97,9 @@ export function planTick(input: TickPlanInput): TickPlan {
     ...pending.events,
     ...decision.events
       .filter((e) => e.type !== 'PhaseChanged')
-      .map((e) => (e.type === 'DelegationRevoked' ? ({ ...e, revocation: revocation.kind, detectedAt: read.timestamp } as CustodyEvent) : e)),
+      .map((e) =>
+        e.type === 'DelegationRevoked' ? ({ ...e, revocation: revocation.kind, detectedAt: read.timestamp } as CustodyEvent) : e,
+      ),
   ]
   const postPhase = decision.phase.post
     ? { step: phaseStep(decision.phase.next, phaseEpoch), next: decision.phase.next, survivalScoreBps: decision.vitality.survivalScoreBps }
@@ -106,7 +108,14 @@ export function planTick(input: TickPlanInput): TickPlan {
   const runway: RunwayStep = pending.runway
     ? { kind: 'settled', ...pending.runway }
     : plan.action === 'redeem'
-      ? { kind: 'redeem', slot: { period, step: 'runway' }, amount: plan.amount, cap: profile.runway.periodAmount, token: profile.runway.token, recipient: profile.golemKey }
+      ? {
+          kind: 'redeem',
+          slot: { period, step: 'runway' },
+          amount: plan.amount,
+          cap: profile.runway.periodAmount,
+          token: profile.runway.token,
+          recipient: profile.golemKey,
+        }
       : { kind: 'none', status: plan.action === 'revoke' ? 'revoke' : 'skipped', reason: plan.reason }
   return { decision, period, phaseEpoch, ...(postPhase ? { postPhase } : {}), events, runway, die: decision.die }
 }
@@ -138,6 +147,7 @@ export function mergeTickOutcome(
   }
   if (outcome.phaseEpoch > (current.phaseEpoch ?? 0)) merged.phaseEpoch = outcome.phaseEpoch
   const served = outcome.servedReprieve
-  if (served && merged.reprieve && merged.reprieve.requestedAt === served.requestedAt && merged.reprieve.amount === served.amount) delete merged.reprieve
+  if (served && merged.reprieve && merged.reprieve.requestedAt === served.requestedAt && merged.reprieve.amount === served.amount)
+    delete merged.reprieve
   return merged
 }

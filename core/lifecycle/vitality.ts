@@ -63,7 +63,7 @@ export function economicClock(now: bigint, runwayEndsAt: bigint, runwayTotalSeco
 /** Epistemic clock: halves every half-life without new insight. */
 export function epistemicClock(now: bigint, lastInsightAt: bigint, halfLifeSeconds: number): number {
   const age = now > lastInsightAt ? Number(now - lastInsightAt) : 0
-  return clamp01(Math.pow(0.5, age / halfLifeSeconds))
+  return clamp01(0.5 ** (age / halfLifeSeconds))
 }
 
 /**
@@ -91,6 +91,8 @@ export function computeVitality(inputs: VitalityInputs): Vitality {
   const vitality =
     economic === 0 || epistemic === 0 || stochastic === 0
       ? 0
-      : clamp01(Math.exp((w.economic * Math.log(economic) + w.epistemic * Math.log(epistemic) + w.stochastic * Math.log(stochastic)) / total))
+      : clamp01(
+          Math.exp((w.economic * Math.log(economic) + w.epistemic * Math.log(epistemic) + w.stochastic * Math.log(stochastic)) / total),
+        )
   return { economic, epistemic, stochastic, vitality, survivalScoreBps: Math.round(vitality * 10_000) }
 }

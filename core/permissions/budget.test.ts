@@ -70,7 +70,17 @@ describe('caps property', () => {
   ])
   // Every capability served locally, so only the cap rule decides the outcome.
   const registry = {
-    ...localRegistry({ usdc: '0x1000000000000000000000000000000000000001', weth: '0x2000000000000000000000000000000000000002', router: '0x3000000000000000000000000000000000000003', vault: '0x4000000000000000000000000000000000000004', positionManager: '0x5000000000000000000000000000000000000005', bridge: '0x6000000000000000000000000000000000000006' }, { bridge: { destinationDomain: 3 } }),
+    ...localRegistry(
+      {
+        usdc: '0x1000000000000000000000000000000000000001',
+        weth: '0x2000000000000000000000000000000000000002',
+        router: '0x3000000000000000000000000000000000000003',
+        vault: '0x4000000000000000000000000000000000000004',
+        positionManager: '0x5000000000000000000000000000000000000005',
+        bridge: '0x6000000000000000000000000000000000000006',
+      },
+      { bridge: { destinationDomain: 3 } },
+    ),
   }
   const withLimitOrders = { ...registry, capabilities: { ...registry.capabilities, LimitOrders: { calls: [], approvals: [] } } }
   const words = fc.constantFrom(...CAPABILITIES.flatMap((c) => CAPABILITY_LEXICON[c]), 'never', 'help', 'and', '.', 'hold')
@@ -82,7 +92,11 @@ describe('caps property', () => {
         const line = budget === undefined ? '' : `\nbudget: ${formatUsdc(budget)}/day`
         const plan = compileStrategy({
           text: `---\noverride: true\n---\nhold ${text}${line}`,
-          chainId: 31337, owner: OWNER, sessionKey: SESSION_KEY, now: NOW, registry: withLimitOrders,
+          chainId: 31337,
+          owner: OWNER,
+          sessionKey: SESSION_KEY,
+          now: NOW,
+          registry: withLimitOrders,
         })
         if (budget === undefined) {
           expect(DOCUMENTED.has(plan.dailyUsdcCap)).toBe(true)

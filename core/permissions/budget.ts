@@ -11,10 +11,30 @@ export const MAX_DAILY_BUDGET_USDC = 1_000_000n * USDC_UNIT
 
 const DAY_UNITS = new Set(['day', 'd', '24h'])
 const OTHER_PERIODS = new Set([
-  'week', 'wk', 'w', 'month', 'mo', 'year', 'yr', 'y', 'hour', 'hr', 'h', 'minute', 'min', 'second', 's', 'fortnight',
+  'week',
+  'wk',
+  'w',
+  'month',
+  'mo',
+  'year',
+  'yr',
+  'y',
+  'hour',
+  'hr',
+  'h',
+  'minute',
+  'min',
+  'second',
+  's',
+  'fortnight',
 ])
 const ADVERBS: Record<string, string> = {
-  daily: 'day', weekly: 'week', monthly: 'month', yearly: 'year', annually: 'year', hourly: 'hour',
+  daily: 'day',
+  weekly: 'week',
+  monthly: 'month',
+  yearly: 'year',
+  annually: 'year',
+  hourly: 'hour',
 }
 
 const GRAMMAR =
@@ -53,7 +73,10 @@ export function parseBudget(raw: string, field = 'budget'): bigint {
   const units = BigInt(intPart.replace(/,/g, '')) * USDC_UNIT + BigInt(fracPart.padEnd(USDC_DECIMALS, '0') || '0')
   if (units === 0n) throw new StrategyCompileError(field, `must be greater than 0, got "${raw}"`)
   if (units > MAX_DAILY_BUDGET_USDC) {
-    throw new StrategyCompileError(field, `${formatUsdc(units)} USDC/day is above the hard ceiling of ${formatUsdc(MAX_DAILY_BUDGET_USDC)} USDC/day`)
+    throw new StrategyCompileError(
+      field,
+      `${formatUsdc(units)} USDC/day is above the hard ceiling of ${formatUsdc(MAX_DAILY_BUDGET_USDC)} USDC/day`,
+    )
   }
   return units
 }

@@ -11,13 +11,29 @@ const word = (a: Address): Hex => pad(a.toLowerCase() as Hex)
 
 // Arguments with every receiver = RECEIVER and every other address = OTHER, numbers distinct and small.
 const ARGS: Record<ProtocolFunctionName, (r: Address) => readonly unknown[]> = {
-  exactInputSingle: (r) => [{ tokenIn: OTHER, tokenOut: OTHER, fee: 500, recipient: r, amountIn: 7n, amountOutMinimum: 8n, sqrtPriceLimitX96: 9n }],
+  exactInputSingle: (r) => [
+    { tokenIn: OTHER, tokenOut: OTHER, fee: 500, recipient: r, amountIn: 7n, amountOutMinimum: 8n, sqrtPriceLimitX96: 9n },
+  ],
   exactInput: (r) => [{ path: `0x${'ab'.repeat(43)}`, recipient: r, amountIn: 7n, amountOutMinimum: 8n }],
   vaultDeposit: (r) => [7n, r],
   vaultMint: (r) => [7n, r],
   vaultWithdraw: (r) => [7n, r, r],
   vaultRedeem: (r) => [7n, r, r],
-  positionMint: (r) => [{ token0: OTHER, token1: OTHER, fee: 500, tickLower: -10, tickUpper: 10, amount0Desired: 1n, amount1Desired: 2n, amount0Min: 3n, amount1Min: 4n, recipient: r, deadline: 5n }],
+  positionMint: (r) => [
+    {
+      token0: OTHER,
+      token1: OTHER,
+      fee: 500,
+      tickLower: -10,
+      tickUpper: 10,
+      amount0Desired: 1n,
+      amount1Desired: 2n,
+      amount0Min: 3n,
+      amount1Min: 4n,
+      recipient: r,
+      deadline: 5n,
+    },
+  ],
   collect: (r) => [{ tokenId: 7n, recipient: r, amount0Max: 8n, amount1Max: 9n }],
   decreaseLiquidity: () => [{ tokenId: 7n, liquidity: 8n, amount0Min: 1n, amount1Min: 2n, deadline: 3n }],
   increaseLiquidity: () => [{ tokenId: 7n, amount0Desired: 1n, amount1Desired: 2n, amount0Min: 3n, amount1Min: 4n, deadline: 5n }],
@@ -26,17 +42,22 @@ const ARGS: Record<ProtocolFunctionName, (r: Address) => readonly unknown[]> = {
 
 // Named ABI items (the tuple component names matter only to viem's argument objects).
 const ABI: Record<ProtocolFunctionName, string> = {
-  exactInputSingle: 'function exactInputSingle((address tokenIn, address tokenOut, uint24 fee, address recipient, uint256 amountIn, uint256 amountOutMinimum, uint160 sqrtPriceLimitX96) params)',
+  exactInputSingle:
+    'function exactInputSingle((address tokenIn, address tokenOut, uint24 fee, address recipient, uint256 amountIn, uint256 amountOutMinimum, uint160 sqrtPriceLimitX96) params)',
   exactInput: 'function exactInput((bytes path, address recipient, uint256 amountIn, uint256 amountOutMinimum) params)',
   vaultDeposit: 'function deposit(uint256 assets, address receiver)',
   vaultMint: 'function mint(uint256 shares, address receiver)',
   vaultWithdraw: 'function withdraw(uint256 assets, address receiver, address owner)',
   vaultRedeem: 'function redeem(uint256 shares, address receiver, address owner)',
-  positionMint: 'function mint((address token0, address token1, uint24 fee, int24 tickLower, int24 tickUpper, uint256 amount0Desired, uint256 amount1Desired, uint256 amount0Min, uint256 amount1Min, address recipient, uint256 deadline) params)',
+  positionMint:
+    'function mint((address token0, address token1, uint24 fee, int24 tickLower, int24 tickUpper, uint256 amount0Desired, uint256 amount1Desired, uint256 amount0Min, uint256 amount1Min, address recipient, uint256 deadline) params)',
   collect: 'function collect((uint256 tokenId, address recipient, uint128 amount0Max, uint128 amount1Max) params)',
-  decreaseLiquidity: 'function decreaseLiquidity((uint256 tokenId, uint128 liquidity, uint256 amount0Min, uint256 amount1Min, uint256 deadline) params)',
-  increaseLiquidity: 'function increaseLiquidity((uint256 tokenId, uint256 amount0Desired, uint256 amount1Desired, uint256 amount0Min, uint256 amount1Min, uint256 deadline) params)',
-  cctpDepositForBurn: 'function depositForBurn(uint256 amount, uint32 destinationDomain, bytes32 mintRecipient, address burnToken, bytes32 destinationCaller, uint256 maxFee, uint32 minFinalityThreshold)',
+  decreaseLiquidity:
+    'function decreaseLiquidity((uint256 tokenId, uint128 liquidity, uint256 amount0Min, uint256 amount1Min, uint256 deadline) params)',
+  increaseLiquidity:
+    'function increaseLiquidity((uint256 tokenId, uint256 amount0Desired, uint256 amount1Desired, uint256 amount0Min, uint256 amount1Min, uint256 deadline) params)',
+  cctpDepositForBurn:
+    'function depositForBurn(uint256 amount, uint32 destinationDomain, bytes32 mintRecipient, address burnToken, bytes32 destinationCaller, uint256 maxFee, uint32 minFinalityThreshold)',
 }
 
 const encode = (name: ProtocolFunctionName, r: Address): Hex => {
@@ -70,7 +91,12 @@ describe('CALL_LAYOUTS', () => {
     const table = Object.fromEntries(
       (Object.entries(CALL_LAYOUTS) as [ProtocolFunctionName, (typeof CALL_LAYOUTS)[ProtocolFunctionName]][]).map(([name, l]) => [
         name,
-        l.kind === 'receivers' ? [...l.receivers.map((r) => `${r.argument}@${r.startIndex}`), ...(l.fixed ?? []).map((f) => `${f.argument}@${f.startIndex}=0x20`)] : l.kind,
+        l.kind === 'receivers'
+          ? [
+              ...l.receivers.map((r) => `${r.argument}@${r.startIndex}`),
+              ...(l.fixed ?? []).map((f) => `${f.argument}@${f.startIndex}=0x20`),
+            ]
+          : l.kind,
       ]),
     )
     expect(table).toEqual({
@@ -90,6 +116,7 @@ describe('CALL_LAYOUTS', () => {
   })
 
   it('has no layout for the calls that are never granted as actions', () => {
-    for (const s of [SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom, SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance]) expect(layoutOfSelector(s)).toBeUndefined()
+    for (const s of [SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom, SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance])
+      expect(layoutOfSelector(s)).toBeUndefined()
   })
 })

@@ -29,7 +29,10 @@ export type FixedWord = { readonly argument: string; readonly startIndex: number
 /** The head word of a single dynamic tuple argument: its offset, 0x20, as every standard encoder writes it. */
 export const TUPLE_OFFSET_WORD: Hex = `0x${'20'.padStart(64, '0')}`
 
-export type ProtocolFunctionName = Exclude<keyof typeof SELECTORS, 'erc20Transfer' | 'erc20TransferFrom' | 'erc20Approve' | 'erc20IncreaseAllowance'>
+export type ProtocolFunctionName = Exclude<
+  keyof typeof SELECTORS,
+  'erc20Transfer' | 'erc20TransferFrom' | 'erc20Approve' | 'erc20IncreaseAllowance'
+>
 
 /** The layout of every protocol function a capability may call. A function missing here cannot be granted. */
 export const CALL_LAYOUTS: Record<ProtocolFunctionName, CallLayout> = {
@@ -46,8 +49,20 @@ export const CALL_LAYOUTS: Record<ProtocolFunctionName, CallLayout> = {
   vaultDeposit: { kind: 'receivers', receivers: [{ argument: 'receiver', startIndex: 36 }] },
   vaultMint: { kind: 'receivers', receivers: [{ argument: 'receiver', startIndex: 36 }] },
   // withdraw/redeem(amount, receiver, owner): the assets go to receiver, the shares burnt are owner's.
-  vaultWithdraw: { kind: 'receivers', receivers: [{ argument: 'receiver', startIndex: 36 }, { argument: 'owner', startIndex: 68 }] },
-  vaultRedeem: { kind: 'receivers', receivers: [{ argument: 'receiver', startIndex: 36 }, { argument: 'owner', startIndex: 68 }] },
+  vaultWithdraw: {
+    kind: 'receivers',
+    receivers: [
+      { argument: 'receiver', startIndex: 36 },
+      { argument: 'owner', startIndex: 68 },
+    ],
+  },
+  vaultRedeem: {
+    kind: 'receivers',
+    receivers: [
+      { argument: 'receiver', startIndex: 36 },
+      { argument: 'owner', startIndex: 68 },
+    ],
+  },
   // NonfungiblePositionManager mint(MintParams): a static tuple of 11 words; recipient is the 10th.
   positionMint: { kind: 'receivers', receivers: [{ argument: 'params.recipient', startIndex: 292 }] },
   // collect((tokenId, recipient, amount0Max, amount1Max)).
@@ -56,11 +71,11 @@ export const CALL_LAYOUTS: Record<ProtocolFunctionName, CallLayout> = {
   // free and it reaches every position the owner's account controls.
   decreaseLiquidity: {
     kind: 'unpinnable',
-    why: 'its minimum amounts are free words no caveat checks against a price feed, so a leaked key could move the pool\'s price and remove liquidity at it in one transaction; and it acts on any position the owner\'s account controls, including ones minted outside Bardo',
+    why: "its minimum amounts are free words no caveat checks against a price feed, so a leaked key could move the pool's price and remove liquidity at it in one transaction; and it acts on any position the owner's account controls, including ones minted outside Bardo",
   },
   increaseLiquidity: {
     kind: 'unpinnable',
-    why: 'it adds the owner\'s tokens to any tokenId, including a position someone else owns, and which positions are the owner\'s is not a calldata word',
+    why: "it adds the owner's tokens to any tokenId, including a position someone else owns, and which positions are the owner's is not a calldata word",
   },
   // depositForBurn(amount, destinationDomain, mintRecipient, burnToken, destinationCaller, maxFee,
   // minFinalityThreshold): mintRecipient is a bytes32 holding the address left-padded, like an address word.
@@ -69,7 +84,8 @@ export const CALL_LAYOUTS: Record<ProtocolFunctionName, CallLayout> = {
 }
 
 /** Why a bridge call must pin more than its mint recipient. */
-export const BRIDGE_PIN_RULE = 'a bridge transfer must pin its destination domain, burnt token, destination caller and maximum fee, or a leaked key could send the owner\'s USDC to a chain where the owner\'s address is not theirs, hand the mint to a relayer of its own, or pay any fee'
+export const BRIDGE_PIN_RULE =
+  "a bridge transfer must pin its destination domain, burnt token, destination caller and maximum fee, or a leaked key could send the owner's USDC to a chain where the owner's address is not theirs, hand the mint to a relayer of its own, or pay any fee"
 
 /** depositForBurn's words besides mintRecipient that decide where the USDC goes and what it pays. */
 export const CCTP_PINNED_WORDS = { destinationDomain: 36, burnToken: 100, destinationCaller: 132, maxFee: 164 } as const
@@ -86,9 +102,17 @@ export function bridgeLayout(p: { usdc: Address; destinationDomain: number; dest
   return {
     ...base,
     fixed: [
-      { argument: 'destinationDomain', startIndex: CCTP_PINNED_WORDS.destinationDomain, value: numberToHex(p.destinationDomain, { size: 32 }) },
+      {
+        argument: 'destinationDomain',
+        startIndex: CCTP_PINNED_WORDS.destinationDomain,
+        value: numberToHex(p.destinationDomain, { size: 32 }),
+      },
       { argument: 'burnToken', startIndex: CCTP_PINNED_WORDS.burnToken, value: pad(p.usdc.toLowerCase() as Hex) },
-      { argument: 'destinationCaller', startIndex: CCTP_PINNED_WORDS.destinationCaller, value: pad(p.destinationCaller.toLowerCase() as Hex) },
+      {
+        argument: 'destinationCaller',
+        startIndex: CCTP_PINNED_WORDS.destinationCaller,
+        value: pad(p.destinationCaller.toLowerCase() as Hex),
+      },
       { argument: 'maxFee', startIndex: CCTP_PINNED_WORDS.maxFee, value: numberToHex(p.maxFee, { size: 32 }) },
     ],
   }

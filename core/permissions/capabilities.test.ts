@@ -17,13 +17,36 @@ describe('tokenize', () => {
 
 describe('detectCapabilities: whole words only', () => {
   it.each([
-    ['help', []], ['alpha', []], ['helpful', []], ['LP', ['ProvideLiquidity']], ['LPs', ['ProvideLiquidity']],
-    ['swapped', []], ['swapping', ['Swap']], ['swaps', ['Swap']], ['trade-off', []], ['trader', []],
-    ['pooling', []], ['pool', ['ProvideLiquidity']], ['vaulted', []], ['yield', ['VaultManagement']],
-    ['cross chain', ['Bridge']], ['cross-chain', ['Bridge']], ['crosschain', ['Bridge']], ['bridged', []],
-    ['sub-agents', ['SpawnReplicants']], ['sub agent', ['SpawnReplicants']], ['replicant', ['SpawnReplicants']],
-    ['limit order', ['LimitOrders']], ['limit', []], ['order', []], ['UniswapX', ['LimitOrders']], ['uniswap', []],
-    ['dollar-cost averaging', ['Swap']], ['dollar cost average', ['Swap']], ['DCA', ['Swap']], ['dcaf', []],
+    ['help', []],
+    ['alpha', []],
+    ['helpful', []],
+    ['LP', ['ProvideLiquidity']],
+    ['LPs', ['ProvideLiquidity']],
+    ['swapped', []],
+    ['swapping', ['Swap']],
+    ['swaps', ['Swap']],
+    ['trade-off', []],
+    ['trader', []],
+    ['pooling', []],
+    ['pool', ['ProvideLiquidity']],
+    ['vaulted', []],
+    ['yield', ['VaultManagement']],
+    ['cross chain', ['Bridge']],
+    ['cross-chain', ['Bridge']],
+    ['crosschain', ['Bridge']],
+    ['bridged', []],
+    ['sub-agents', ['SpawnReplicants']],
+    ['sub agent', ['SpawnReplicants']],
+    ['replicant', ['SpawnReplicants']],
+    ['limit order', ['LimitOrders']],
+    ['limit', []],
+    ['order', []],
+    ['UniswapX', ['LimitOrders']],
+    ['uniswap', []],
+    ['dollar-cost averaging', ['Swap']],
+    ['dollar cost average', ['Swap']],
+    ['DCA', ['Swap']],
+    ['dcaf', []],
   ] as const)('%s -> %j', (text, expected) => {
     expect(granted(text)).toEqual([...expected].sort())
   })
@@ -35,7 +58,7 @@ describe('detectCapabilities: negation', () => {
     ['I will never bridge', []],
     ['no liquidity', []],
     ['do not use vaults', []],
-    ["don’t trade", []],
+    ['don’t trade', []],
     ['bridging is forbidden', []],
     ['vaults are not allowed', []],
     ['no bridging, vaults or LP', []],
@@ -110,8 +133,57 @@ function occursAsWholeWord(text: string, form: string): boolean {
 }
 
 const ALL_FORMS = CAPABILITIES.flatMap((c) => CAPABILITY_LEXICON[c])
-const NEAR_MISSES = ['help', 'alpha', 'helpful', 'swapped', 'trade-off', 'lp-token', 'vaulted', 'bridged', 'pooled', 'limit', 'order', 'cross', 'chain', 'sub', 'agent', 'dollar', 'cost', 'h\u0435lp', '\u0455wap', 'ｓｗａｐ', 's\u200Bwap', 'LPx', 'xlp', 'liquidityy']
-const PUNCT = [' ', ' ', ' ', '\n', '. ', ', ', '; ', '-', "'", '’', '`', '/', ':', '\n- ', '!', '?', '(', ')', '\u200B', '```\n', '<!--', '-->', 'https://x.org/']
+const NEAR_MISSES = [
+  'help',
+  'alpha',
+  'helpful',
+  'swapped',
+  'trade-off',
+  'lp-token',
+  'vaulted',
+  'bridged',
+  'pooled',
+  'limit',
+  'order',
+  'cross',
+  'chain',
+  'sub',
+  'agent',
+  'dollar',
+  'cost',
+  'h\u0435lp',
+  '\u0455wap',
+  'ｓｗａｐ',
+  's\u200Bwap',
+  'LPx',
+  'xlp',
+  'liquidityy',
+]
+const PUNCT = [
+  ' ',
+  ' ',
+  ' ',
+  '\n',
+  '. ',
+  ', ',
+  '; ',
+  '-',
+  "'",
+  '’',
+  '`',
+  '/',
+  ':',
+  '\n- ',
+  '!',
+  '?',
+  '(',
+  ')',
+  '\u200B',
+  '```\n',
+  '<!--',
+  '-->',
+  'https://x.org/',
+]
 const piece = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...ALL_FORMS, ...ALL_FORMS.map((f) => f.toUpperCase())) },
   { weight: 3, arbitrary: fc.constantFrom(...NEAR_MISSES) },
@@ -134,7 +206,10 @@ describe('properties', () => {
           throw e
         }
         for (const c of caps) {
-          expect(CAPABILITY_LEXICON[c].some((f) => occursAsWholeWord(text, f)), `${c} in ${JSON.stringify(text)}`).toBe(true)
+          expect(
+            CAPABILITY_LEXICON[c].some((f) => occursAsWholeWord(text, f)),
+            `${c} in ${JSON.stringify(text)}`,
+          ).toBe(true)
         }
       }),
       { numRuns: Number(process.env['PROPERTY_RUNS'] ?? 3000) },
@@ -154,8 +229,12 @@ describe('properties', () => {
 
   it('front matter capabilities are exactly the grant, whatever the prose says', () => {
     const names: Record<Capability, string> = {
-      Swap: 'swap', ProvideLiquidity: 'provide_liquidity', VaultManagement: 'vault', Bridge: 'bridge',
-      SpawnReplicants: 'spawn_replicants', LimitOrders: 'limit_orders',
+      Swap: 'swap',
+      ProvideLiquidity: 'provide_liquidity',
+      VaultManagement: 'vault',
+      Bridge: 'bridge',
+      SpawnReplicants: 'spawn_replicants',
+      LimitOrders: 'limit_orders',
     }
     fc.assert(
       fc.property(fc.subarray([...CAPABILITIES]), prose, (declared, text) => {
@@ -168,9 +247,12 @@ describe('properties', () => {
 })
 
 describe('detectCapabilities: multi-word forms', () => {
-  it.each(['limit-->order', 'limit/order', 'limit:order', 'limit(order'])('%s grants nothing: the words are not separated by whitespace', (text) => {
-    expect([...detectCapabilities(text)]).toEqual([])
-  })
+  it.each(['limit-->order', 'limit/order', 'limit:order', 'limit(order'])(
+    '%s grants nothing: the words are not separated by whitespace',
+    (text) => {
+      expect([...detectCapabilities(text)]).toEqual([])
+    },
+  )
 
   it('still grants a form across several spaces, and the hyphenated form', () => {
     expect([...detectCapabilities('a limit   order')]).toEqual(['LimitOrders'])

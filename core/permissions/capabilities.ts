@@ -1,14 +1,7 @@
 import { parseStrategyDocument } from './strategyDocument.ts'
 
 /** What a Golem's strategy may do on-chain; each one maps to protocols in the registry. */
-export const CAPABILITIES = [
-  'Swap',
-  'ProvideLiquidity',
-  'VaultManagement',
-  'Bridge',
-  'SpawnReplicants',
-  'LimitOrders',
-] as const
+export const CAPABILITIES = ['Swap', 'ProvideLiquidity', 'VaultManagement', 'Bridge', 'SpawnReplicants', 'LimitOrders'] as const
 export type Capability = (typeof CAPABILITIES)[number]
 
 /**
@@ -19,30 +12,94 @@ export type Capability = (typeof CAPABILITIES)[number]
  */
 export const CAPABILITY_LEXICON: Record<Capability, readonly string[]> = {
   Swap: [
-    'swap', 'swaps', 'swapping', 'trade', 'trades', 'trading', 'dca', 'dcas', 'dca-ing', 'dcaing',
-    'dollar-cost averaging', 'dollar cost averaging', 'dollar-cost average', 'dollar cost average',
+    'swap',
+    'swaps',
+    'swapping',
+    'trade',
+    'trades',
+    'trading',
+    'dca',
+    'dcas',
+    'dca-ing',
+    'dcaing',
+    'dollar-cost averaging',
+    'dollar cost averaging',
+    'dollar-cost average',
+    'dollar cost average',
   ],
   ProvideLiquidity: ['liquidity', 'lp', 'lps', 'lping', "lp'ing", 'lp-ing', 'pool', 'pools'],
   VaultManagement: ['vault', 'vaults', 'deposit', 'deposits', 'depositing', 'yield', 'yields'],
   Bridge: ['bridge', 'bridges', 'bridging', 'cross-chain', 'crosschain', 'cross chain'],
-  SpawnReplicants: [
-    'replicant', 'replicants', 'sub-agent', 'sub-agents', 'subagent', 'subagents', 'sub agent', 'sub agents',
-  ],
+  SpawnReplicants: ['replicant', 'replicants', 'sub-agent', 'sub-agents', 'subagent', 'subagents', 'sub agent', 'sub agents'],
   LimitOrders: ['limit order', 'limit orders', 'limit-order', 'limit-orders', 'uniswapx'],
 }
 
 /** Words that make every capability mention in their clause a refusal ("never bridge", "vaults are forbidden"). */
 export const NEGATORS: ReadonlySet<string> = new Set([
-  'never', 'not', 'no', 'nor', 'neither', 'none', 'without', "don't", 'dont', "doesn't", 'doesnt', "didn't",
-  "won't", 'wont', 'cannot', "can't", 'cant', "mustn't", 'mustnt', "shouldn't", 'shouldnt', "isn't", "aren't",
-  'avoid', 'avoids', 'avoiding', 'forbid', 'forbids', 'forbidden', 'prohibit', 'prohibits', 'prohibited',
-  'disallow', 'disallowed', 'ban', 'bans', 'banned', 'exclude', 'excludes', 'excluded', 'excluding', 'refrain',
+  'never',
+  'not',
+  'no',
+  'nor',
+  'neither',
+  'none',
+  'without',
+  "don't",
+  'dont',
+  "doesn't",
+  'doesnt',
+  "didn't",
+  "won't",
+  'wont',
+  'cannot',
+  "can't",
+  'cant',
+  "mustn't",
+  'mustnt',
+  "shouldn't",
+  'shouldnt',
+  "isn't",
+  "aren't",
+  'avoid',
+  'avoids',
+  'avoiding',
+  'forbid',
+  'forbids',
+  'forbidden',
+  'prohibit',
+  'prohibits',
+  'prohibited',
+  'disallow',
+  'disallowed',
+  'ban',
+  'bans',
+  'banned',
+  'exclude',
+  'excludes',
+  'excluded',
+  'excluding',
+  'refrain',
 ])
 
 /** "no more than", "never exceed", "not only", "no matter": comparisons, not refusals. */
 const NEGATION_EXCEPTIONS: ReadonlySet<string> = new Set([
-  'more', 'less', 'fewer', 'later', 'earlier', 'longer', 'greater', 'higher', 'lower', 'exceed', 'exceeds',
-  'exceeding', 'above', 'below', 'over', 'under', 'only', 'matter',
+  'more',
+  'less',
+  'fewer',
+  'later',
+  'earlier',
+  'longer',
+  'greater',
+  'higher',
+  'lower',
+  'exceed',
+  'exceeds',
+  'exceeding',
+  'above',
+  'below',
+  'over',
+  'under',
+  'only',
+  'matter',
 ])
 
 /** Words that end a negation's clause: "never bridge but swap daily" grants Swap. */
@@ -54,7 +111,10 @@ const CLAUSE_BREAKS: ReadonlySet<string> = new Set(['but', 'however', 'except', 
 const WORD = /[\p{L}\p{N}\p{M}\p{Cf}_]+(?:['-][\p{L}\p{N}\p{M}\p{Cf}_]+)*/gu
 
 export function tokenize(text: string): string[] {
-  return (text.toLowerCase().replace(/[\u2019\u02bc]/g, "'").match(WORD) ?? []) as string[]
+  return (text
+    .toLowerCase()
+    .replace(/[\u2019\u02bc]/g, "'")
+    .match(WORD) ?? []) as string[]
 }
 
 export type CapabilityMention = { capability: Capability; form: string; line: number; negated: boolean }
@@ -155,12 +215,29 @@ export function analyzeProse(prose: string): ProseAnalysis {
 // A small confusables fold (Cyrillic and Greek letters that render like Latin ones, plus NFKC for
 // full-width forms) used only to warn; matching itself never folds.
 const CONFUSABLES: Record<string, string> = {
-  'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'ѕ': 's', 'і': 'i', 'ԁ': 'd', 'у': 'y', 'х': 'x', 'ԝ': 'w',
-  'ӏ': 'l', 'ο': 'o', 'α': 'a', 'ν': 'v', 'ρ': 'p', 'ι': 'i', 'ɩ': 'l',
+  а: 'a',
+  е: 'e',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  ѕ: 's',
+  і: 'i',
+  ԁ: 'd',
+  у: 'y',
+  х: 'x',
+  ԝ: 'w',
+  ӏ: 'l',
+  ο: 'o',
+  α: 'a',
+  ν: 'v',
+  ρ: 'p',
+  ι: 'i',
+  ɩ: 'l',
 }
 const ALL_FORMS: ReadonlySet<string> = new Set(FORMS.filter((f) => f.tokens.length === 1).map((f) => f.form))
 
 function lookalikeOf(token: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII on purpose; a lookalike has a character outside it
   if (/^[\x00-\x7f]*$/.test(token)) return undefined
   const folded = [...token.normalize('NFKC')]
     .map((ch) => CONFUSABLES[ch] ?? ch)

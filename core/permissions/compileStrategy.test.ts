@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { compileStrategy, DAILY_GAS_CAP_WEI, LIQUIDITY_REMOVAL_RULE, type PermissionPlan } from './compileStrategy.ts'
+import { compileStrategy, DAILY_GAS_CAP_WEI, LIQUIDITY_REMOVAL_RULE } from './compileStrategy.ts'
 import { CORPUS, compileCorpusCase, NOW, OWNER, REGISTRIES, SESSION_KEY } from './corpus/corpus.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 import { SELECTORS } from './selectors.ts'
 import { BRIDGE_PIN_RULE, CALL_LAYOUTS, CCTP_PINNED_WORDS, layoutOfSelector, type CallLayout } from './callLayouts.ts'
 import type { ContractCall, ProtocolRegistry } from './protocolRegistry.ts'
 import { BardoError } from '../errors.ts'
-
 
 describe('strategy corpus', () => {
   it('has at least 20 cases, adversarial ones included', () => {
@@ -39,7 +38,9 @@ describe('strategy corpus', () => {
     expect(plan.dailyGasCap).toBe(DAILY_GAS_CAP_WEI)
     expect(plan.targets).toEqual(expected.targets)
     expect(plan.selectors).toEqual(expected.selectors)
-    expect(plan.actions.map(({ name, targets, selectors, receivers, calldata }) => ({ name, targets, selectors, receivers, calldata }))).toEqual(expected.actions)
+    expect(
+      plan.actions.map(({ name, targets, selectors, receivers, calldata }) => ({ name, targets, selectors, receivers, calldata })),
+    ).toEqual(expected.actions)
     expect(plan.approvals).toEqual(expected.approvals)
     for (const s of [SELECTORS.erc20Approve, SELECTORS.erc20IncreaseAllowance, SELECTORS.erc20Transfer, SELECTORS.erc20TransferFrom]) {
       expect(plan.selectors).not.toContain(s)
@@ -56,7 +57,9 @@ describe('strategy corpus', () => {
           // The destination words are the owner's configuration: pinned, whatever their values.
           expect(a.calldata.map((w) => w.startIndex)).toEqual(Object.values(CCTP_PINNED_WORDS))
         } else {
-          expect(a.calldata).toEqual(layout!.kind === 'receivers' ? (layout!.fixed ?? []).map(({ startIndex, value }) => ({ startIndex, value })) : [])
+          expect(a.calldata).toEqual(
+            layout!.kind === 'receivers' ? (layout!.fixed ?? []).map(({ startIndex, value }) => ({ startIndex, value })) : [],
+          )
         }
       }
     }
@@ -65,7 +68,11 @@ describe('strategy corpus', () => {
     expect(plan.period).toBe(86_400)
     if (expected.warnings !== undefined) {
       if (expected.warnings.length === 0) expect(plan.warnings).toEqual([])
-      for (const w of expected.warnings) expect(plan.warnings.some((x) => w.test(x)), `warning ${w} in ${JSON.stringify(plan.warnings)}`).toBe(true)
+      for (const w of expected.warnings)
+        expect(
+          plan.warnings.some((x) => w.test(x)),
+          `warning ${w} in ${JSON.stringify(plan.warnings)}`,
+        ).toBe(true)
     }
   })
 })
@@ -75,8 +82,17 @@ describe('compileStrategy', () => {
 
   it('is minimal: a swap-only strategy gets no LP, vault or bridge selectors', () => {
     const plan = compileStrategy({ ...base, text: 'Swap USDC for WETH.' })
-    for (const s of [SELECTORS.vaultDeposit, SELECTORS.vaultWithdraw, SELECTORS.vaultRedeem, SELECTORS.vaultMint,
-      SELECTORS.positionMint, SELECTORS.increaseLiquidity, SELECTORS.decreaseLiquidity, SELECTORS.collect, SELECTORS.cctpDepositForBurn]) {
+    for (const s of [
+      SELECTORS.vaultDeposit,
+      SELECTORS.vaultWithdraw,
+      SELECTORS.vaultRedeem,
+      SELECTORS.vaultMint,
+      SELECTORS.positionMint,
+      SELECTORS.increaseLiquidity,
+      SELECTORS.decreaseLiquidity,
+      SELECTORS.collect,
+      SELECTORS.cctpDepositForBurn,
+    ]) {
       expect(plan.selectors).not.toContain(s)
     }
   })
@@ -118,14 +134,28 @@ describe('compileStrategy', () => {
 
   it.each([
     ['approve', SELECTORS.erc20Approve, 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned'],
-    ['increaseAllowance', SELECTORS.erc20IncreaseAllowance, 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned'],
-    ['transfer', SELECTORS.erc20Transfer, "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient"],
-    ['transferFrom', SELECTORS.erc20TransferFrom, "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient"],
+    [
+      'increaseAllowance',
+      SELECTORS.erc20IncreaseAllowance,
+      'an approval must be a (token, spender) pair in approvals, so its spender can be pinned',
+    ],
+    [
+      'transfer',
+      SELECTORS.erc20Transfer,
+      "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient",
+    ],
+    [
+      'transferFrom',
+      SELECTORS.erc20TransferFrom,
+      "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient",
+    ],
   ] as const)('refuses a registry that lists %s as a call, naming the registry and the rule', (name, selector, rule) => {
     const usdc = REGISTRIES.local().usdc
     const leaky = withSwapCalls([{ name: 'token', target: usdc, functions: [{ name, selector, layout: noReceiver }] }])
     expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(StrategyCompileError)
-    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(`registry: token ${name} (${selector}) on ${usdc} is listed as a call; ${rule}`)
+    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(
+      `registry: token ${name} (${selector}) on ${usdc} is listed as a call; ${rule}`,
+    )
   })
 
   it.each([
@@ -133,10 +163,15 @@ describe('compileStrategy', () => {
     ['an unknown kind', { kind: 'maybe' }],
     ['receivers with no word', { kind: 'receivers', receivers: [] }],
     ['a receiver inside the selector', { kind: 'receivers', receivers: [{ argument: 'to', startIndex: 2 }] }],
-    ['a fixed word that is not 32 bytes', { kind: 'receivers', receivers: [{ argument: 'to', startIndex: 36 }], fixed: [{ argument: 'offset', startIndex: 4, value: '0x20' }] }],
+    [
+      'a fixed word that is not 32 bytes',
+      { kind: 'receivers', receivers: [{ argument: 'to', startIndex: 36 }], fixed: [{ argument: 'offset', startIndex: 4, value: '0x20' }] },
+    ],
   ])('refuses a call whose receiver layout is unknown (%s): never granted unpinned', (_name, layout) => {
     const router = '0x3000000000000000000000000000000000000003'
-    const registry = withSwapCalls([{ name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: layout as unknown as CallLayout }] }])
+    const registry = withSwapCalls([
+      { name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: layout as unknown as CallLayout }] },
+    ])
     expect(() => compileStrategy({ ...base, registry, text: 'Swap.' })).toThrowError(
       `registry: router swap (0x12345678) on ${router} states no valid receiver layout; every call must state where its receivers sit or that it has none, so that none is granted unpinned`,
     )
@@ -145,11 +180,22 @@ describe('compileStrategy', () => {
   it('leaves an unpinnable call out with a warning, and refuses a capability left with nothing callable', () => {
     const router = '0x3000000000000000000000000000000000000003'
     const unpinnable = { kind: 'unpinnable', why: 'its receiver moves' } as const
-    const some = withSwapCalls([{ name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: unpinnable }, { name: 'sweep', selector: '0x87654321', layout: noReceiver }] }])
+    const some = withSwapCalls([
+      {
+        name: 'router',
+        target: router,
+        functions: [
+          { name: 'swap', selector: '0x12345678', layout: unpinnable },
+          { name: 'sweep', selector: '0x87654321', layout: noReceiver },
+        ],
+      },
+    ])
     const plan = compileStrategy({ ...base, registry: some, text: 'Swap.' })
     expect(plan.selectors).toEqual(['0x87654321'])
     expect(plan.warnings).toContain('Swap: swap on router is not granted: its receiver moves')
-    const none = withSwapCalls([{ name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: unpinnable }] }])
+    const none = withSwapCalls([
+      { name: 'router', target: router, functions: [{ name: 'swap', selector: '0x12345678', layout: unpinnable }] },
+    ])
     expect(() => compileStrategy({ ...base, registry: none, text: 'Swap.' })).toThrowError(
       "capabilities: Swap has no call whose receiver can be pinned to the owner's account, so it is not granted",
     )
@@ -162,26 +208,48 @@ describe('compileStrategy', () => {
   ] as const)('refuses a registry that lists liquidity removal (%s) as a call, naming the rule', (name, selector) => {
     const manager = '0x7000000000000000000000000000000000000007'
     const leaky = withSwapCalls([{ name: 'manager', target: manager, functions: [{ name, selector, layout: noReceiver }] }])
-    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(`registry: manager ${name} (${selector}) on ${manager} is listed as a call; ${LIQUIDITY_REMOVAL_RULE}`)
+    expect(() => compileStrategy({ ...base, registry: leaky, text: 'Swap.' })).toThrowError(
+      `registry: manager ${name} (${selector}) on ${manager} is listed as a call; ${LIQUIDITY_REMOVAL_RULE}`,
+    )
   })
 
   it('refuses a registry whose depositForBurn pins only the mint recipient, naming the free words and the rule', () => {
     const messenger = '0x8000000000000000000000000000000000000008'
     const registry = REGISTRIES.local()
-    const loose = { ...registry, capabilities: { ...registry.capabilities, Bridge: { calls: [{ name: 'messenger', target: messenger, functions: [{ name: 'depositForBurn', selector: SELECTORS.cctpDepositForBurn, layout: CALL_LAYOUTS.cctpDepositForBurn }] }], approvals: [] } } } as ProtocolRegistry
+    const loose = {
+      ...registry,
+      capabilities: {
+        ...registry.capabilities,
+        Bridge: {
+          calls: [
+            {
+              name: 'messenger',
+              target: messenger,
+              functions: [{ name: 'depositForBurn', selector: SELECTORS.cctpDepositForBurn, layout: CALL_LAYOUTS.cctpDepositForBurn }],
+            },
+          ],
+          approvals: [],
+        },
+      },
+    } as ProtocolRegistry
     expect(() => compileStrategy({ ...base, registry: loose, text: 'Bridge cross-chain.' })).toThrowError(
       `registry: messenger depositForBurn (${SELECTORS.cctpDepositForBurn}) on ${messenger} leaves destinationDomain (byte 36), burnToken (byte 100), destinationCaller (byte 132), maxFee (byte 164) free; ${BRIDGE_PIN_RULE}`,
     )
   })
 
   it('a bridge strategy on a registry without a destination fails, saying what the owner must name', () => {
-    expect(() => compileStrategy({ ...base, chainId: 8453, registry: REGISTRIES.base(), text: '---\noverride: true\n---\nBridge cross-chain.' })).toThrowError(
-      'capabilities: Bridge is not available on chain 8453 (Base): the owner must name the bridge destination',
-    )
+    expect(() =>
+      compileStrategy({ ...base, chainId: 8453, registry: REGISTRIES.base(), text: '---\noverride: true\n---\nBridge cross-chain.' }),
+    ).toThrowError('capabilities: Bridge is not available on chain 8453 (Base): the owner must name the bridge destination')
   })
 
   it('the Base LP plan grants no liquidity removal and says why', () => {
-    const plan = compileStrategy({ ...base, chainId: 8453, registry: REGISTRIES.base(), text: '---\noverride: true\n---\nProvide liquidity.' })
+    const plan = compileStrategy({
+      ...base,
+      chainId: 8453,
+      registry: REGISTRIES.base(),
+      text: '---\noverride: true\n---\nProvide liquidity.',
+    })
     expect(plan.selectors).not.toContain(SELECTORS.decreaseLiquidity)
     expect(plan.actions.flatMap((a) => a.selectors)).not.toContain(SELECTORS.decreaseLiquidity)
     expect(plan.warnings).toContain(`ProvideLiquidity: ${LIQUIDITY_REMOVAL_RULE}`)
@@ -189,7 +257,12 @@ describe('compileStrategy', () => {
   })
 
   it('the Base LP plan warns that increaseLiquidity is not granted', () => {
-    const plan = compileStrategy({ ...base, chainId: 8453, registry: REGISTRIES.base(), text: '---\noverride: true\n---\nProvide liquidity.' })
+    const plan = compileStrategy({
+      ...base,
+      chainId: 8453,
+      registry: REGISTRIES.base(),
+      text: '---\noverride: true\n---\nProvide liquidity.',
+    })
     expect(plan.warnings).toContain(
       "ProvideLiquidity: increaseLiquidity on Uniswap V3 NonfungiblePositionManager is not granted: it adds the owner's tokens to any tokenId, including a position someone else owns, and which positions are the owner's is not a calldata word",
     )

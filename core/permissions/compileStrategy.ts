@@ -3,7 +3,13 @@ import { formatUsdc, parseBudget, USDC_UNIT } from './budget.ts'
 import { BRIDGE_PIN_RULE, CCTP_PINNED_WORDS, type CallLayout } from './callLayouts.ts'
 import { analyzeProse, CAPABILITIES, type Capability } from './capabilities.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
-import { SUPPORTED_CHAIN_IDS, type ContractCall, type ProtocolFunction, type ProtocolRegistry, type TokenApproval } from './protocolRegistry.ts'
+import {
+  SUPPORTED_CHAIN_IDS,
+  type ContractCall,
+  type ProtocolFunction,
+  type ProtocolRegistry,
+  type TokenApproval,
+} from './protocolRegistry.ts'
 import { SELECTORS } from './selectors.ts'
 import { parseStrategyDocument } from './strategyDocument.ts'
 
@@ -108,21 +114,26 @@ export function capabilityDailyCap(capabilities: ReadonlySet<Capability>): bigin
 
 function checkParty(field: string, value: unknown): Address {
   if (typeof value !== 'string' || !isAddress(value) || value.toLowerCase() === zeroAddress) {
-    throw new StrategyCompileError(field, `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`)
+    throw new StrategyCompileError(
+      field,
+      `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`,
+    )
   }
   return getAddress(value)
 }
 
 function checkInputs(p: CompileStrategyParameters): { owner: Address; sessionKey: Address } {
   if (typeof p.text !== 'string' || p.text.trim() === '') throw new StrategyCompileError('text', 'must be a non-empty strategy')
-  if (p.text.length > MAX_STRATEGY_CHARS) throw new StrategyCompileError('text', `must be at most ${MAX_STRATEGY_CHARS} characters, got ${p.text.length}`)
+  if (p.text.length > MAX_STRATEGY_CHARS)
+    throw new StrategyCompileError('text', `must be at most ${MAX_STRATEGY_CHARS} characters, got ${p.text.length}`)
   if (!Number.isSafeInteger(p.chainId) || !SUPPORTED_CHAIN_IDS.includes(p.chainId)) {
     throw new StrategyCompileError('chainId', `unknown chain ${String(p.chainId)}; supported: ${SUPPORTED_CHAIN_IDS.join(', ')}`)
   }
   if (p.registry?.chainId !== p.chainId) {
     throw new StrategyCompileError('registry', `is for chain ${String(p.registry?.chainId)}, not ${p.chainId}`)
   }
-  if (!Number.isSafeInteger(p.now) || p.now <= 0) throw new StrategyCompileError('now', `must be positive unix seconds, got ${String(p.now)}`)
+  if (!Number.isSafeInteger(p.now) || p.now <= 0)
+    throw new StrategyCompileError('now', `must be positive unix seconds, got ${String(p.now)}`)
   const owner = checkParty('owner', p.owner)
   const sessionKey = checkParty('sessionKey', p.sessionKey)
   if (owner === sessionKey) throw new StrategyCompileError('sessionKey', 'must differ from owner')
@@ -148,7 +159,8 @@ function resolveRunwayDays(param: number | undefined, declared: number | undefin
  * liquidity at it in one transaction (a sandwich); and it acts on any position the owner's account
  * controls, including ones minted outside Bardo. The owner removes liquidity from their own account.
  */
-export const LIQUIDITY_REMOVAL_RULE = 'liquidity removal is never granted: its minimum amounts are free, so a leaked key could move the pool\'s price and remove liquidity at it, from any position the owner\'s account controls; the owner removes liquidity from their own account'
+export const LIQUIDITY_REMOVAL_RULE =
+  "liquidity removal is never granted: its minimum amounts are free, so a leaked key could move the pool's price and remove liquidity at it, from any position the owner's account controls; the owner removes liquidity from their own account"
 /** Liquidity removal on the protocols the registries know: V3 NonfungiblePositionManager and V2 routers. */
 const LIQUIDITY_REMOVAL_SELECTORS: readonly Hex[] = [
   SELECTORS.decreaseLiquidity,
@@ -164,9 +176,18 @@ const byLowerCase = (a: string, b: string) => (a.toLowerCase() < b.toLowerCase()
 /** Never a capability's call: allowance setters name a spender, transfers a recipient, and AllowedMethods pins neither. */
 const REFUSED_CALLS: readonly { selector: Hex; rule: string }[] = [
   { selector: SELECTORS.erc20Approve, rule: 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned' },
-  { selector: SELECTORS.erc20IncreaseAllowance, rule: 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned' },
-  { selector: SELECTORS.erc20Transfer, rule: 'token movement from the owner\'s account goes through the runway\'s capped delegation; AllowedMethods cannot pin the recipient' },
-  { selector: SELECTORS.erc20TransferFrom, rule: 'token movement from the owner\'s account goes through the runway\'s capped delegation; AllowedMethods cannot pin the recipient' },
+  {
+    selector: SELECTORS.erc20IncreaseAllowance,
+    rule: 'an approval must be a (token, spender) pair in approvals, so its spender can be pinned',
+  },
+  {
+    selector: SELECTORS.erc20Transfer,
+    rule: "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient",
+  },
+  {
+    selector: SELECTORS.erc20TransferFrom,
+    rule: "token movement from the owner's account goes through the runway's capped delegation; AllowedMethods cannot pin the recipient",
+  },
   ...LIQUIDITY_REMOVAL_SELECTORS.map((selector) => ({ selector, rule: LIQUIDITY_REMOVAL_RULE })),
 ]
 
@@ -178,7 +199,11 @@ function checkLayout(call: ContractCall, f: ProtocolFunction): CallLayout {
   const refused = REFUSED_CALLS.find((r) => r.selector === f.selector.toLowerCase())
   if (refused !== undefined) throw new StrategyCompileError('registry', `${where} is listed as a call; ${refused.rule}`)
   const layout = f.layout as CallLayout | undefined
-  const unknown = () => new StrategyCompileError('registry', `${where} states no valid receiver layout; every call must state where its receivers sit or that it has none, so that none is granted unpinned`)
+  const unknown = () =>
+    new StrategyCompileError(
+      'registry',
+      `${where} states no valid receiver layout; every call must state where its receivers sit or that it has none, so that none is granted unpinned`,
+    )
   if (layout === undefined || layout === null || typeof layout !== 'object') throw unknown()
   if (layout.kind === 'none' || layout.kind === 'unpinnable') return layout
   if (layout.kind !== 'receivers' || !Array.isArray(layout.receivers) || layout.receivers.length === 0) throw unknown()
@@ -188,7 +213,9 @@ function checkLayout(call: ContractCall, f: ProtocolFunction): CallLayout {
   if (!(layout.fixed ?? []).every((w) => isHex(w.value) && size(w.value) === 32)) throw unknown()
   if (f.selector.toLowerCase() === SELECTORS.cctpDepositForBurn) {
     const pinned = new Set((layout.fixed ?? []).map((w) => w.startIndex))
-    const free = Object.entries(CCTP_PINNED_WORDS).filter(([, at]) => !pinned.has(at)).map(([name, at]) => `${name} (byte ${at})`)
+    const free = Object.entries(CCTP_PINNED_WORDS)
+      .filter(([, at]) => !pinned.has(at))
+      .map(([name, at]) => `${name} (byte ${at})`)
     if (free.length > 0) throw new StrategyCompileError('registry', `${where} leaves ${free.join(', ')} free; ${BRIDGE_PIN_RULE}`)
   }
   return layout
@@ -224,7 +251,10 @@ function actionSets(capability: Capability, calls: readonly ContractCall[], warn
     }
   }
   if (calls.some((c) => c.functions.length > 0) && groups.size === 0) {
-    throw new StrategyCompileError('capabilities', `${capability} has no call whose receiver can be pinned to the owner's account, so it is not granted`)
+    throw new StrategyCompileError(
+      'capabilities',
+      `${capability} has no call whose receiver can be pinned to the owner's account, so it is not granted`,
+    )
   }
   return [...groups.values()].map(({ layout, names, calls: grouped }) => {
     const merged = mergeCalls(grouped)
@@ -234,7 +264,12 @@ function actionSets(capability: Capability, calls: readonly ContractCall[], warn
       targets: merged.map((c) => c.target),
       selectors: [...new Set(merged.flatMap((c) => c.selectors))].sort(),
       receivers: layout.kind === 'receivers' ? layout.receivers.map((r) => r.startIndex).sort((a, b) => a - b) : [],
-      calldata: layout.kind === 'receivers' ? [...(layout.fixed ?? [])].sort((a, b) => a.startIndex - b.startIndex).map((w) => ({ startIndex: w.startIndex, value: w.value.toLowerCase() as Hex })) : [],
+      calldata:
+        layout.kind === 'receivers'
+          ? [...(layout.fixed ?? [])]
+              .sort((a, b) => a.startIndex - b.startIndex)
+              .map((w) => ({ startIndex: w.startIndex, value: w.value.toLowerCase() as Hex }))
+          : [],
       calls: merged,
     }
   })
@@ -274,7 +309,10 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   const doc = parseStrategyDocument(p.text)
   const warnings = [...doc.warnings]
   if (doc.hiddenBudgets.length > 0) {
-    throw new StrategyCompileError('budget', 'declared inside code, a comment or a URL; write it in front matter or as a prose line "budget: $X/day"')
+    throw new StrategyCompileError(
+      'budget',
+      'declared inside code, a comment or a URL; write it in front matter or as a prose line "budget: $X/day"',
+    )
   }
 
   const prose = analyzeProse(doc.prose)
@@ -282,8 +320,10 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   let capabilities: Set<Capability>
   if (doc.frontMatter.capabilities !== undefined) {
     capabilities = new Set(doc.frontMatter.capabilities)
-    for (const c of prose.granted) if (!capabilities.has(c)) warnings.push(`text mentions ${c} but front matter capabilities are authoritative; not granted`)
-    for (const c of prose.negated) if (capabilities.has(c)) warnings.push(`text refuses ${c} but front matter declares it; front matter wins`)
+    for (const c of prose.granted)
+      if (!capabilities.has(c)) warnings.push(`text mentions ${c} but front matter capabilities are authoritative; not granted`)
+    for (const c of prose.negated)
+      if (capabilities.has(c)) warnings.push(`text refuses ${c} but front matter declares it; front matter wins`)
   } else {
     capabilities = prose.granted
     for (const c of CAPABILITIES) {
@@ -298,7 +338,10 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   ].map((d) => ({ ...d, units: parseBudget(d.raw) }))
   const distinct = [...new Set(declarations.map((d) => d.units))]
   if (distinct.length > 1) {
-    throw new StrategyCompileError('budget', `declared ${declarations.length} times with different values (${declarations.map((d) => `${formatUsdc(d.units)} in ${d.where}`).join(', ')}); declare it once`)
+    throw new StrategyCompileError(
+      'budget',
+      `declared ${declarations.length} times with different values (${declarations.map((d) => `${formatUsdc(d.units)} in ${d.where}`).join(', ')}); declare it once`,
+    )
   }
   const explicit = distinct[0]
   const dailyUsdcCap = explicit ?? capabilityDailyCap(capabilities)
@@ -320,7 +363,10 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
   }
   const violations: { field: string; rule: string }[] = []
   if (dailyUsdcCap > GUARDRAIL_MAX_DAILY_CAP) {
-    violations.push({ field: 'dailyUsdcCap', rule: `${formatUsdc(dailyUsdcCap)} USDC/day is over the ${formatUsdc(GUARDRAIL_MAX_DAILY_CAP)} USDC/day runway guardrail` })
+    violations.push({
+      field: 'dailyUsdcCap',
+      rule: `${formatUsdc(dailyUsdcCap)} USDC/day is over the ${formatUsdc(GUARDRAIL_MAX_DAILY_CAP)} USDC/day runway guardrail`,
+    })
   }
   if (runwayDays > GUARDRAIL_MAX_RUNWAY_DAYS) {
     violations.push({ field: 'runwayDays', rule: `${runwayDays} days is over the ${GUARDRAIL_MAX_RUNWAY_DAYS}-day runway guardrail` })

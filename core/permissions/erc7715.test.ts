@@ -17,7 +17,7 @@ const plan = (text: string, registry: keyof typeof REGISTRIES = 'local', chainId
   compileStrategy({ text, chainId, owner: OWNER, sessionKey: SESSION_KEY, now: NOW, registry: REGISTRIES[registry]() })
 
 describe('toErc7715Request', () => {
-  it('builds erc20-token-periodic (USDC runway) and native-token-periodic (gas) in today\'s shape', () => {
+  it("builds erc20-token-periodic (USDC runway) and native-token-periodic (gas) in today's shape", () => {
     const p = plan('---\nrunway_days: 30\n---\nSwap. budget: $25/day', 'base', 8453)
     const [usdc, gas] = toErc7715Request(p)
     // Compile-time: these are the package's own request types.
@@ -46,27 +46,41 @@ describe('toErc7715Request', () => {
       permission: {
         type: 'native-token-periodic',
         isAdjustmentAllowed: false,
-        data: { periodAmount: '0xb1a2bc2ec50000', periodDuration: 86400, startTime: NOW, justification: 'Bardo Golem gas: 0.05 ETH/day for 30 days' },
+        data: {
+          periodAmount: '0xb1a2bc2ec50000',
+          periodDuration: 86400,
+          startTime: NOW,
+          justification: 'Bardo Golem gas: 0.05 ETH/day for 30 days',
+        },
       },
       rules: [{ type: 'expiry', data: { timestamp: NOW + 30 * 86400 } }],
     })
     expect('signer' in usdc).toBe(false)
   })
 
-  it('round-trips through JSON and zod back to the plan\'s terms', () => {
+  it("round-trips through JSON and zod back to the plan's terms", () => {
     const p = plan('---\noverride: true\n---\nManage the vault.')
     const wire = JSON.parse(JSON.stringify(toErc7715Request(p))) as unknown
     expect(parseErc7715Request(wire)).toEqual(toErc7715Request(p))
     expect(runwayTermsFromErc7715Request(wire)).toEqual({
-      chainId: 31337, owner: p.owner, sessionKey: p.sessionKey, usdc: p.usdc, dailyUsdcCap: p.dailyUsdcCap,
-      dailyGasCap: p.dailyGasCap, period: 86400, startTime: p.startTime, expiry: p.expiry,
+      chainId: 31337,
+      owner: p.owner,
+      sessionKey: p.sessionKey,
+      usdc: p.usdc,
+      dailyUsdcCap: p.dailyUsdcCap,
+      dailyGasCap: p.dailyGasCap,
+      period: 86400,
+      startTime: p.startTime,
+      expiry: p.expiry,
     })
   })
 
   it('round-trips any cap and runway (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 90 }), fc.bigInt({ min: 1n, max: 100_000_000n }), (days, units) => {
-        const p = plan(`---\nrunway_days: ${days}\n---\nSwap.\nbudget: ${units / 1_000_000n}.${(units % 1_000_000n).toString().padStart(6, '0')}`)
+        const p = plan(
+          `---\nrunway_days: ${days}\n---\nSwap.\nbudget: ${units / 1_000_000n}.${(units % 1_000_000n).toString().padStart(6, '0')}`,
+        )
         const terms = runwayTermsFromErc7715Request(JSON.parse(JSON.stringify(toErc7715Request(p))))
         expect(terms.dailyUsdcCap).toBe(units)
         expect(terms.expiry).toBe(NOW + days * 86400)
@@ -93,17 +107,83 @@ describe('toErc7715Request', () => {
 describe('zod validation refuses malformed requests', () => {
   const good = () => JSON.parse(JSON.stringify(toErc7715Request(plan('Swap.')))) as any[]
   it.each([
-    ['zero period amount', (r: any[]) => { r[0].permission.data.periodAmount = '0x0' }, 'erc7715.0.permission.data.periodAmount'],
-    ['decimal amount', (r: any[]) => { r[0].permission.data.periodAmount = '100' }, 'erc7715.0.permission.data.periodAmount'],
-    ['padded hex amount', (r: any[]) => { r[1].permission.data.periodAmount = '0x00ff' }, 'erc7715.1.permission.data.periodAmount'],
-    ['bad token address', (r: any[]) => { r[0].permission.data.tokenAddress = '0x1234' }, 'erc7715.0.permission.data.tokenAddress'],
-    ['weekly period', (r: any[]) => { r[0].permission.data.periodDuration = 604800 }, 'erc7715.0.permission.data.periodDuration'],
-    ['legacy signer field', (r: any[]) => { r[0].signer = { type: 'key', data: { id: SESSION_KEY } } }, 'erc7715.0'],
-    ['legacy permission type', (r: any[]) => { r[0].permission.type = 'erc20-recurring-allowance' }, 'erc7715.0.permission.type'],
-    ['no expiry rule', (r: any[]) => { r[0].rules = [] }, 'erc7715.0.rules'],
-    ['wrong order', (r: any[]) => { r.reverse() }, 'erc7715.0.permission.type'],
-    ['mismatched expiries', (r: any[]) => { r[1].rules[0].data.timestamp += 1 }, 'erc7715.'],
-    ['mismatched session keys', (r: any[]) => { r[1].to = OWNER }, 'erc7715.'],
+    [
+      'zero period amount',
+      (r: any[]) => {
+        r[0].permission.data.periodAmount = '0x0'
+      },
+      'erc7715.0.permission.data.periodAmount',
+    ],
+    [
+      'decimal amount',
+      (r: any[]) => {
+        r[0].permission.data.periodAmount = '100'
+      },
+      'erc7715.0.permission.data.periodAmount',
+    ],
+    [
+      'padded hex amount',
+      (r: any[]) => {
+        r[1].permission.data.periodAmount = '0x00ff'
+      },
+      'erc7715.1.permission.data.periodAmount',
+    ],
+    [
+      'bad token address',
+      (r: any[]) => {
+        r[0].permission.data.tokenAddress = '0x1234'
+      },
+      'erc7715.0.permission.data.tokenAddress',
+    ],
+    [
+      'weekly period',
+      (r: any[]) => {
+        r[0].permission.data.periodDuration = 604800
+      },
+      'erc7715.0.permission.data.periodDuration',
+    ],
+    [
+      'legacy signer field',
+      (r: any[]) => {
+        r[0].signer = { type: 'key', data: { id: SESSION_KEY } }
+      },
+      'erc7715.0',
+    ],
+    [
+      'legacy permission type',
+      (r: any[]) => {
+        r[0].permission.type = 'erc20-recurring-allowance'
+      },
+      'erc7715.0.permission.type',
+    ],
+    [
+      'no expiry rule',
+      (r: any[]) => {
+        r[0].rules = []
+      },
+      'erc7715.0.rules',
+    ],
+    [
+      'wrong order',
+      (r: any[]) => {
+        r.reverse()
+      },
+      'erc7715.0.permission.type',
+    ],
+    [
+      'mismatched expiries',
+      (r: any[]) => {
+        r[1].rules[0].data.timestamp += 1
+      },
+      'erc7715.',
+    ],
+    [
+      'mismatched session keys',
+      (r: any[]) => {
+        r[1].to = OWNER
+      },
+      'erc7715.',
+    ],
   ])('%s', (_name, mutate, field) => {
     const r = good()
     mutate(r)

@@ -25,7 +25,13 @@ export {
   type RunwayTerms,
 } from './erc7715.ts'
 export { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
-export { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS, type BuildPlanGrantParameters, type PlanUsdCaps, type TokenDecimals } from './planGrant.ts'
+export {
+  buildPlanGrant,
+  DEFAULT_MAX_SLIPPAGE_BPS,
+  type BuildPlanGrantParameters,
+  type PlanUsdCaps,
+  type TokenDecimals,
+} from './planGrant.ts'
 export {
   localRegistry,
   publicRegistry,
@@ -39,5 +45,15 @@ export {
   type TokenApproval,
 } from './protocolRegistry.ts'
 export { SELECTORS } from './selectors.ts'
-export { BRIDGE_PIN_RULE, bridgeLayout, CALL_LAYOUTS, CCTP_PINNED_WORDS, layoutOfSelector, TUPLE_OFFSET_WORD, type CallLayout, type FixedWord, type ReceiverWord } from './callLayouts.ts'
+export {
+  BRIDGE_PIN_RULE,
+  bridgeLayout,
+  CALL_LAYOUTS,
+  CCTP_PINNED_WORDS,
+  layoutOfSelector,
+  TUPLE_OFFSET_WORD,
+  type CallLayout,
+  type FixedWord,
+  type ReceiverWord,
+} from './callLayouts.ts'
 export * from './localOwnerWallet.ts'

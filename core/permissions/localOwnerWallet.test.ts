@@ -12,7 +12,12 @@ import { describe, expect, it, vi } from 'vitest'
 import { ENV } from '../caveats/testing/fixtures.ts'
 import { compileStrategy } from './compileStrategy.ts'
 import { toErc7715Request, toKitPermissionRequests } from './erc7715.ts'
-import { createLocalOwnerWallet, LocalOwnerWalletError, type OwnerSmartAccount, type PeriodicPermissionRequest } from './localOwnerWallet.ts'
+import {
+  createLocalOwnerWallet,
+  LocalOwnerWalletError,
+  type OwnerSmartAccount,
+  type PeriodicPermissionRequest,
+} from './localOwnerWallet.ts'
 import { localRegistry } from './protocolRegistry.ts'
 
 const CHAIN_ID = 31337
@@ -39,12 +44,25 @@ function ownerAccount(deployed = true) {
 function wallet(opts: { deployed?: boolean; nonce?: bigint } = {}) {
   const { account, signDelegationSpy } = ownerAccount(opts.deployed)
   const readContract = vi.fn(async () => opts.nonce ?? 0n)
-  const w = createLocalOwnerWallet({ smartAccount: account, environment: ENV, chainId: CHAIN_ID, publicClient: { readContract } as never, now: () => NOW })
+  const w = createLocalOwnerWallet({
+    smartAccount: account,
+    environment: ENV,
+    chainId: CHAIN_ID,
+    publicClient: { readContract } as never,
+    now: () => NOW,
+  })
   return { w, signDelegationSpy, readContract }
 }
 
 const plan = () =>
-  compileStrategy({ text: '---\ncapabilities: [swap]\nbudget: $25/day\nrunway_days: 30\n---\n', chainId: CHAIN_ID, owner: OWNER, sessionKey: SESSION, now: NOW, registry: REGISTRY })
+  compileStrategy({
+    text: '---\ncapabilities: [swap]\nbudget: $25/day\nrunway_days: 30\n---\n',
+    chainId: CHAIN_ID,
+    owner: OWNER,
+    sessionKey: SESSION,
+    now: NOW,
+    registry: REGISTRY,
+  })
 
 const enforcersByName = () => {
   const e = ENV.caveatEnforcers as Record<string, Address>
@@ -72,7 +90,11 @@ function decodeAsMetaMask(delegation: Delegation) {
   for (const c of caveats) counts.set(c.enforcer, (counts.get(c.enforcer) ?? 0) + 1)
   const fits = (cfg: PermissionDecoderConfig) =>
     Object.entries(cfg.requiredEnforcers).every(([e, n]) => counts.get(getAddress(e)) === n) &&
-    [...counts.keys()].every((e) => getAddress(e) in Object.fromEntries(Object.keys(cfg.requiredEnforcers).map((k) => [getAddress(k), 1])) || cfg.optionalEnforcers.map((o) => getAddress(o)).includes(e as Address))
+    [...counts.keys()].every(
+      (e) =>
+        getAddress(e) in Object.fromEntries(Object.keys(cfg.requiredEnforcers).map((k) => [getAddress(k), 1])) ||
+        cfg.optionalEnforcers.map((o) => getAddress(o)).includes(e as Address),
+    )
   // Several types share enforcers (erc20-token-periodic and -allowance); the data decoder tells them apart.
   const decodes = (cfg: PermissionDecoderConfig) => {
     try {
@@ -85,7 +107,9 @@ function decodeAsMetaMask(delegation: Delegation) {
   const matches = makePermissionDecoderConfigs(contracts).filter((cfg) => fits(cfg) && decodes(cfg))
   expect(matches.map((m) => m.permissionType)).toHaveLength(1)
   const cfg = matches[0]!
-  const rules = cfg.rules.map((r) => r({ contractAddresses: cfg.contractAddresses, caveats, requiredEnforcers: new Map() })).filter((r) => r !== null)
+  const rules = cfg.rules
+    .map((r) => r({ contractAddresses: cfg.contractAddresses, caveats, requiredEnforcers: new Map() }))
+    .filter((r) => r !== null)
   return { type: cfg.permissionType, data: cfg.validateAndDecodeData(caveats, cfg.contractAddresses), rules }
 }
 
@@ -98,11 +122,22 @@ describe('createLocalOwnerWallet', () => {
     expect(readContract).toHaveBeenCalledTimes(1)
     for (const [i, response] of responses.entries()) {
       const request = requests[i]!
-      expect(response).toMatchObject({ chainId: request.chainId, from: OWNER, to: request.to, rules: request.rules, delegationManager: ENV.DelegationManager, dependencies: [] })
+      expect(response).toMatchObject({
+        chainId: request.chainId,
+        from: OWNER,
+        to: request.to,
+        rules: request.rules,
+        delegationManager: ENV.DelegationManager,
+        dependencies: [],
+      })
       const chain = decodeDelegations(response.context)
       expect(chain).toHaveLength(1)
       const [delegation] = chain as [Delegation]
-      expect({ ...delegation, delegator: getAddress(delegation.delegator), delegate: getAddress(delegation.delegate) }).toMatchObject({ delegator: OWNER, delegate: SESSION, authority: ROOT_AUTHORITY })
+      expect({ ...delegation, delegator: getAddress(delegation.delegator), delegate: getAddress(delegation.delegate) }).toMatchObject({
+        delegator: OWNER,
+        delegate: SESSION,
+        authority: ROOT_AUTHORITY,
+      })
       const decoded = decodeAsMetaMask(delegation)
       expect(decoded.type).toBe(request.permission.type)
       const { justification: _j, ...data } = request.permission.data
@@ -159,8 +194,16 @@ describe('createLocalOwnerWallet', () => {
     ['from another account', (r) => ({ ...r, from: SESSION }), 'requests[1].from'],
     ['to the owner itself', (r) => ({ ...r, to: OWNER }), 'requests[1].to'],
     ['a stream permission', (r) => ({ ...r, permission: { ...r.permission, type: 'erc20-token-stream' } }), 'requests[1].permission.type'],
-    ['a zero period amount', (r) => ({ ...r, permission: { ...r.permission, data: { ...r.permission.data, periodAmount: '0x0' } } }), 'requests[1].permission.data'],
-    ['an expiry in the past', (r) => ({ ...r, rules: [{ type: 'expiry', data: { timestamp: NOW - 1 } }] }), 'requests[1].rules[0].data.timestamp'],
+    [
+      'a zero period amount',
+      (r) => ({ ...r, permission: { ...r.permission, data: { ...r.permission.data, periodAmount: '0x0' } } }),
+      'requests[1].permission.data',
+    ],
+    [
+      'an expiry in the past',
+      (r) => ({ ...r, rules: [{ type: 'expiry', data: { timestamp: NOW - 1 } }] }),
+      'requests[1].rules[0].data.timestamp',
+    ],
     ['a payee rule', (r) => ({ ...r, rules: [{ type: 'payee', data: { addresses: [SESSION] } }] }), 'requests[1].rules[0].type'],
   ]
   it.each(bad)('refuses %s, naming the field, and signs nothing (all or nothing)', async (_what, mutate, field) => {

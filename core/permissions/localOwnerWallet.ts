@@ -90,10 +90,16 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
     if (!request || typeof request !== 'object') throw new LocalOwnerWalletError(`requests[${i}]`, 'must be a permission request object')
     if (!isHex(request.chainId) || hexToBigInt(request.chainId) !== BigInt(chainId))
       throw new LocalOwnerWalletError(field('chainId'), `must be ${toHex(chainId)}, the wallet's chain, got ${String(request.chainId)}`)
-    if (request.from !== undefined && request.from !== null && (!isAddress(request.from, { strict: false }) || !isAddressEqual(request.from, smartAccount.address)))
+    if (
+      request.from !== undefined &&
+      request.from !== null &&
+      (!isAddress(request.from, { strict: false }) || !isAddressEqual(request.from, smartAccount.address))
+    )
       throw new LocalOwnerWalletError(field('from'), `must be the wallet's account ${smartAccount.address}, got ${String(request.from)}`)
-    if (!isAddress(request.to, { strict: false })) throw new LocalOwnerWalletError(field('to'), `must be an address, got ${String(request.to)}`)
-    if (isAddressEqual(request.to, smartAccount.address)) throw new LocalOwnerWalletError(field('to'), 'must not be the wallet\'s own account')
+    if (!isAddress(request.to, { strict: false }))
+      throw new LocalOwnerWalletError(field('to'), `must be an address, got ${String(request.to)}`)
+    if (isAddressEqual(request.to, smartAccount.address))
+      throw new LocalOwnerWalletError(field('to'), "must not be the wallet's own account")
     const permission = request.permission
     const startTime = permission?.data?.startTime ?? now()
     const data = { ...permission?.data, startTime, justification: permission?.data?.justification ?? '' }
@@ -102,7 +108,10 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
       if (permission?.type === 'erc20-token-periodic') {
         caveats = createErc20TokenPeriodicCaveats({
           permission: { ...permission, data: data as Required<Erc20TokenPeriodicPermission['data']> } as never,
-          contracts: { erc20PeriodTransferEnforcer: need(enforcers.ERC20PeriodTransferEnforcer, 'ERC20PeriodTransferEnforcer'), valueLteEnforcer: need(enforcers.ValueLteEnforcer, 'ValueLteEnforcer') },
+          contracts: {
+            erc20PeriodTransferEnforcer: need(enforcers.ERC20PeriodTransferEnforcer, 'ERC20PeriodTransferEnforcer'),
+            valueLteEnforcer: need(enforcers.ValueLteEnforcer, 'ValueLteEnforcer'),
+          },
         }) as Caveat[]
       } else if (permission?.type === 'native-token-periodic') {
         caveats = createNativeTokenPeriodicCaveats({
@@ -113,7 +122,10 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
           },
         }) as Caveat[]
       } else {
-        throw new LocalOwnerWalletError(field('permission.type'), `must be erc20-token-periodic or native-token-periodic, got ${String((permission as { type?: unknown })?.type)}`)
+        throw new LocalOwnerWalletError(
+          field('permission.type'),
+          `must be erc20-token-periodic or native-token-periodic, got ${String((permission as { type?: unknown })?.type)}`,
+        )
       }
     } catch (error) {
       if (error instanceof LocalOwnerWalletError) throw error
@@ -127,14 +139,17 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
     const seen = new Set<string>()
     rules.forEach((rule, j) => {
       const at = field(`rules[${j}]`)
-      if (!SUPPORTED_RULES.includes(rule?.type as never)) throw new LocalOwnerWalletError(`${at}.type`, `must be one of ${SUPPORTED_RULES.join(', ')}, got ${String(rule?.type)}`)
+      if (!SUPPORTED_RULES.includes(rule?.type as never))
+        throw new LocalOwnerWalletError(`${at}.type`, `must be one of ${SUPPORTED_RULES.join(', ')}, got ${String(rule?.type)}`)
       if (seen.has(rule.type)) throw new LocalOwnerWalletError(`${at}.type`, `${rule.type} is given twice`)
       seen.add(rule.type)
       if (rule.type === 'expiry') {
         const timestamp = rule.data?.timestamp
-        if (!Number.isSafeInteger(timestamp) || timestamp <= 0) throw new LocalOwnerWalletError(`${at}.data.timestamp`, `must be unix seconds, got ${String(timestamp)}`)
+        if (!Number.isSafeInteger(timestamp) || timestamp <= 0)
+          throw new LocalOwnerWalletError(`${at}.data.timestamp`, `must be unix seconds, got ${String(timestamp)}`)
         if (timestamp <= now()) throw new LocalOwnerWalletError(`${at}.data.timestamp`, `${timestamp} is not in the future (now ${now()})`)
-        if (timestamp <= startTime) throw new LocalOwnerWalletError(`${at}.data.timestamp`, `${timestamp} must be after startTime ${startTime}`)
+        if (timestamp <= startTime)
+          throw new LocalOwnerWalletError(`${at}.data.timestamp`, `${timestamp} must be after startTime ${startTime}`)
         // TimestampEnforcer: valid while afterThreshold < now < beforeThreshold; 0 means no lower bound.
         builder.addCaveat('timestamp', { afterThreshold: 0, beforeThreshold: timestamp })
       } else {
@@ -148,10 +163,13 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
   }
 
   const requestExecutionPermissions = async (requests: readonly PeriodicPermissionRequest[]): Promise<PeriodicPermissionResponse[]> => {
-    if (!Array.isArray(requests) || requests.length === 0) throw new LocalOwnerWalletError('requests', 'must be a non-empty list of permission requests')
+    if (!Array.isArray(requests) || requests.length === 0)
+      throw new LocalOwnerWalletError('requests', 'must be a non-empty list of permission requests')
     const planned = requests.map((r, i) => ({ request: r, ...caveatsFor(r, i) }))
     const nonce = await currentNonce()
-    const nonceCaveat = createCaveatBuilder(environment).addCaveat('nonce', { nonce: toHex(nonce) }).build()
+    const nonceCaveat = createCaveatBuilder(environment)
+      .addCaveat('nonce', { nonce: toHex(nonce) })
+      .build()
     const deployed = await smartAccount.isDeployed()
     const dependencies: PeriodicPermissionResponse['dependencies'] = []
     if (!deployed) {
@@ -160,7 +178,13 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
     }
     const responses: PeriodicPermissionResponse[] = []
     for (const { request, caveats, startTime } of planned) {
-      const unsigned = { delegate: getAddress(request.to), delegator: smartAccount.address, authority: ROOT_AUTHORITY, caveats: [...caveats, ...nonceCaveat], salt: generateSalt() }
+      const unsigned = {
+        delegate: getAddress(request.to),
+        delegator: smartAccount.address,
+        authority: ROOT_AUTHORITY,
+        caveats: [...caveats, ...nonceCaveat],
+        salt: generateSalt(),
+      }
       const delegation: Delegation = { ...unsigned, signature: await smartAccount.signDelegation({ delegation: unsigned }) }
       responses.push({
         ...request,

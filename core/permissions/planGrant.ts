@@ -54,11 +54,19 @@ export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
   const { plan } = p
   const bounded = plan.actions.length > 0 || plan.approvals.length > 0
   if (bounded && p.usdCaps === undefined && p.unbounded !== true) {
-    throw new StrategyCompileError('usdCaps', 'must be given for a plan with actions or approvals: without price feeds nothing bounds what its approvals and swaps can move (pass unbounded: true to grant them anyway)')
+    throw new StrategyCompileError(
+      'usdCaps',
+      'must be given for a plan with actions or approvals: without price feeds nothing bounds what its approvals and swaps can move (pass unbounded: true to grant them anyway)',
+    )
   }
   const caps = p.usdCaps === undefined ? undefined : checkCaps(p.usdCaps, plan)
   // The plan's expiry is the first second the grant is over; golemPhase's window is inclusive.
-  const life: BardoCaveat = { type: 'golemPhase', golem: plan.sessionKey, startTime: BigInt(plan.startTime), endTime: BigInt(plan.expiry - 1) }
+  const life: BardoCaveat = {
+    type: 'golemPhase',
+    golem: plan.sessionKey,
+    startTime: BigInt(plan.startTime),
+    endTime: BigInt(plan.expiry - 1),
+  }
   // DailySpendLimit keeps its count per delegation: split the budget so all spenders together stay within it.
   const perSpender = plan.approvals.length > 0 ? plan.dailyUsdcCap / BigInt(plan.approvals.length) : 0n
   return buildGolemDelegation({
@@ -66,13 +74,20 @@ export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
     owner: plan.owner,
     golem: plan.sessionKey,
     bardo: [life, ...(p.bardo ?? [])],
-    ...(p.runway === false ? {} : { runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime } }),
+    ...(p.runway === false
+      ? {}
+      : { runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime } }),
     ...(plan.actions.length > 0
       ? {
           actions: plan.actions.map((a) => {
             const swaps = a.selectors.some((s) => SWAP_SELECTORS.includes(s.toLowerCase()))
             if (!caps || !swaps) return a
-            const slippage: BardoCaveat = { type: 'maxSlippage', maxSlippageBps: caps.maxSlippageBps ?? DEFAULT_MAX_SLIPPAGE_BPS, maxPriceAge: caps.maxPriceAge, feeds: caps.feeds }
+            const slippage: BardoCaveat = {
+              type: 'maxSlippage',
+              maxSlippageBps: caps.maxSlippageBps ?? DEFAULT_MAX_SLIPPAGE_BPS,
+              maxPriceAge: caps.maxPriceAge,
+              feeds: caps.feeds,
+            }
             return { ...a, bardo: [slippage] }
           }),
         }
@@ -81,7 +96,12 @@ export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
       ? {
           approvals: plan.approvals.map((a) => {
             if (!caps) return a
-            const limit: BardoCaveat = { type: 'dailySpendLimit', dailyLimitUsd: perSpender, maxPriceAge: caps.maxPriceAge, feeds: caps.feeds }
+            const limit: BardoCaveat = {
+              type: 'dailySpendLimit',
+              dailyLimitUsd: perSpender,
+              maxPriceAge: caps.maxPriceAge,
+              feeds: caps.feeds,
+            }
             return { ...a, bardo: [limit] }
           }),
         }
@@ -93,11 +113,16 @@ export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
 function checkCaps(caps: PlanUsdCaps, plan: PermissionPlan): PlanUsdCaps {
   if (caps.feeds.length === 0) throw new StrategyCompileError('usdCaps.feeds', 'must list at least one token feed')
   checkFeedDecimals(caps)
-  if (!Number.isSafeInteger(caps.maxPriceAge) || caps.maxPriceAge <= 0) throw new StrategyCompileError('usdCaps.maxPriceAge', `must be a positive whole number of seconds, got ${String(caps.maxPriceAge)}`)
+  if (!Number.isSafeInteger(caps.maxPriceAge) || caps.maxPriceAge <= 0)
+    throw new StrategyCompileError('usdCaps.maxPriceAge', `must be a positive whole number of seconds, got ${String(caps.maxPriceAge)}`)
   const priced = new Set(caps.feeds.map((f) => getAddress(f.token)))
   for (const { spender, tokens } of plan.approvals) {
     const missing = tokens.find((t: Address) => !priced.has(getAddress(t)))
-    if (missing) throw new StrategyCompileError('usdCaps.feeds', `has no feed for ${missing}, which ${spender} may be approved to pull: its approvals would count as $0`)
+    if (missing)
+      throw new StrategyCompileError(
+        'usdCaps.feeds',
+        `has no feed for ${missing}, which ${spender} may be approved to pull: its approvals would count as $0`,
+      )
   }
   return caps
 }
@@ -113,10 +138,16 @@ function checkFeedDecimals(caps: PlanUsdCaps): void {
     }
     const actual = reported.get(getAddress(f.token))
     if (actual === undefined) {
-      throw new StrategyCompileError('usdCaps.tokenDecimals', `has no decimals() for ${getAddress(f.token)}: a feed entry's decimals are checked against the token's own before the grant is built`)
+      throw new StrategyCompileError(
+        'usdCaps.tokenDecimals',
+        `has no decimals() for ${getAddress(f.token)}: a feed entry's decimals are checked against the token's own before the grant is built`,
+      )
     }
     if (actual !== f.decimals) {
-      throw new StrategyCompileError(field, `says ${f.decimals} for ${getAddress(f.token)}, but the token's decimals() is ${actual}: every amount would be valued 10^${Math.abs(actual - f.decimals)} times too ${f.decimals > actual ? 'low' : 'high'}`)
+      throw new StrategyCompileError(
+        field,
+        `says ${f.decimals} for ${getAddress(f.token)}, but the token's decimals() is ${actual}: every amount would be valued 10^${Math.abs(actual - f.decimals)} times too ${f.decimals > actual ? 'low' : 'high'}`,
+      )
     }
   })
 }

@@ -56,7 +56,8 @@ export type BridgeDestination = {
 const CCTP_DOMAIN: Record<number, number> = { [8453]: 6, [84532]: 6 }
 /** CCTP domains that are not EVM chains: the owner's EVM account, pinned as mint recipient, is not theirs there. */
 const NON_EVM_CCTP_DOMAINS: Record<number, string> = { 4: 'Noble', 5: 'Solana' }
-const BRIDGE_UNSERVED = 'the owner must name the bridge destination (CCTP destination domain, and optionally the destination caller and maximum fee): every transfer is pinned to it'
+const BRIDGE_UNSERVED =
+  'the owner must name the bridge destination (CCTP destination domain, and optionally the destination caller and maximum fee): every transfer is pinned to it'
 
 function checkBridgeDestination(field: string, d: BridgeDestination, ownDomain: number | undefined): Required<BridgeDestination> {
   if (!Number.isSafeInteger(d.destinationDomain) || d.destinationDomain < 0 || d.destinationDomain > 0xffff_ffff) {
@@ -64,14 +65,23 @@ function checkBridgeDestination(field: string, d: BridgeDestination, ownDomain: 
   }
   const nonEvm = NON_EVM_CCTP_DOMAINS[d.destinationDomain]
   if (nonEvm !== undefined) {
-    throw new StrategyCompileError(`${field}.destinationDomain`, `${d.destinationDomain} is ${nonEvm}, not an EVM chain: the mint recipient is pinned to the owner's EVM account, which is not theirs there`)
+    throw new StrategyCompileError(
+      `${field}.destinationDomain`,
+      `${d.destinationDomain} is ${nonEvm}, not an EVM chain: the mint recipient is pinned to the owner's EVM account, which is not theirs there`,
+    )
   }
   if (ownDomain !== undefined && d.destinationDomain === ownDomain) {
-    throw new StrategyCompileError(`${field}.destinationDomain`, `${d.destinationDomain} is this chain's own CCTP domain; a bridge must go elsewhere`)
+    throw new StrategyCompileError(
+      `${field}.destinationDomain`,
+      `${d.destinationDomain} is this chain's own CCTP domain; a bridge must go elsewhere`,
+    )
   }
   const destinationCaller = d.destinationCaller === undefined ? zeroAddress : d.destinationCaller
   if (typeof destinationCaller !== 'string' || !isAddress(destinationCaller)) {
-    throw new StrategyCompileError(`${field}.destinationCaller`, `must be a 20-byte hex address (the zero address lets anyone relay), got ${JSON.stringify(destinationCaller)}`)
+    throw new StrategyCompileError(
+      `${field}.destinationCaller`,
+      `must be a 20-byte hex address (the zero address lets anyone relay), got ${JSON.stringify(destinationCaller)}`,
+    )
   }
   const maxFee = d.maxFee ?? 0n
   if (typeof maxFee !== 'bigint' || maxFee < 0n || maxFee >= 2n ** 256n) {
@@ -124,20 +134,28 @@ function protocols(calls: ContractCall[], approvals: TokenApproval[]): Capabilit
 function swap(usdc: Address, weth: Address, router: Address): CapabilityProtocols {
   return protocols(
     [{ name: 'Uniswap SwapRouter02', target: router, functions: [fn('exactInputSingle'), fn('exactInput')] }],
-    [{ token: usdc, spender: router }, { token: weth, spender: router }],
+    [
+      { token: usdc, spender: router },
+      { token: weth, spender: router },
+    ],
   )
 }
 
 function liquidity(usdc: Address, weth: Address, manager: Address): CapabilityProtocols {
   return protocols(
-    [{
-      name: 'Uniswap V3 NonfungiblePositionManager',
-      target: manager,
-      // increaseLiquidity is listed as unpinnable: the compiler leaves it out with a warning. Liquidity
-      // removal (decreaseLiquidity) is not listed: the compiler refuses it (LIQUIDITY_REMOVAL_RULE).
-      functions: [fn('positionMint'), fn('increaseLiquidity'), fn('collect')],
-    }],
-    [{ token: usdc, spender: manager }, { token: weth, spender: manager }],
+    [
+      {
+        name: 'Uniswap V3 NonfungiblePositionManager',
+        target: manager,
+        // increaseLiquidity is listed as unpinnable: the compiler leaves it out with a warning. Liquidity
+        // removal (decreaseLiquidity) is not listed: the compiler refuses it (LIQUIDITY_REMOVAL_RULE).
+        functions: [fn('positionMint'), fn('increaseLiquidity'), fn('collect')],
+      },
+    ],
+    [
+      { token: usdc, spender: manager },
+      { token: weth, spender: manager },
+    ],
   )
 }
 
@@ -154,7 +172,10 @@ function vaults(usdc: Address, addresses: readonly Address[]): CapabilityProtoco
 
 function bridge(usdc: Address, messenger: Address, destination: Required<BridgeDestination>): CapabilityProtocols {
   const depositForBurn: ProtocolFunction = { ...fn('cctpDepositForBurn'), layout: bridgeLayout({ usdc, ...destination }) }
-  return protocols([{ name: 'Circle CCTP V2 TokenMessengerV2', target: messenger, functions: [depositForBurn] }], [{ token: usdc, spender: messenger }])
+  return protocols(
+    [{ name: 'Circle CCTP V2 TokenMessengerV2', target: messenger, functions: [depositForBurn] }],
+    [{ token: usdc, spender: messenger }],
+  )
 }
 
 /** Replicants are sub-delegations signed off-chain; they add no call target (their budget is a caveat). */
@@ -162,7 +183,10 @@ const REPLICANTS: CapabilityProtocols = { calls: [], approvals: [] }
 
 function checkAddress(field: string, value: unknown): Address {
   if (typeof value !== 'string' || !isAddress(value) || value.toLowerCase() === zeroAddress) {
-    throw new StrategyCompileError(field, `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`)
+    throw new StrategyCompileError(
+      field,
+      `must be a non-zero 20-byte hex address (checksum-valid if mixed case), got ${JSON.stringify(value)}`,
+    )
   }
   return getAddress(value)
 }
@@ -180,7 +204,10 @@ export type PublicRegistryOptions = {
 /** The registry for Base (8453) or Base Sepolia (84532). */
 export function publicRegistry(chainId: number, options: PublicRegistryOptions = {}): ProtocolRegistry {
   if (chainId !== BASE_CHAIN_ID && chainId !== BASE_SEPOLIA_CHAIN_ID) {
-    throw new StrategyCompileError('chainId', `no public registry for chain ${chainId}; supported: ${BASE_CHAIN_ID}, ${BASE_SEPOLIA_CHAIN_ID}`)
+    throw new StrategyCompileError(
+      'chainId',
+      `no public registry for chain ${chainId}; supported: ${BASE_CHAIN_ID}, ${BASE_SEPOLIA_CHAIN_ID}`,
+    )
   }
   const a = PUBLIC_ADDRESSES[chainId]
   const vaultList = (options.vaults ?? []).map((v, i) => checkAddress(`vaults[${i}]`, v))

@@ -67,10 +67,15 @@ function unquote(value: string): string {
 
 function parseCapabilityList(items: string[]): Capability[] {
   return items.map((item) => {
-    const name = unquote(item).toLowerCase().replace(/[-\s]+/g, '_')
+    const name = unquote(item)
+      .toLowerCase()
+      .replace(/[-\s]+/g, '_')
     const capability = CAPABILITY_NAMES[name]
     if (capability === undefined) {
-      throw new StrategyCompileError('capabilities', `unknown capability "${unquote(item)}"; known: ${[...new Set(Object.values(CAPABILITY_NAMES))].join(', ')}`)
+      throw new StrategyCompileError(
+        'capabilities',
+        `unknown capability "${unquote(item)}"; known: ${[...new Set(Object.values(CAPABILITY_NAMES))].join(', ')}`,
+      )
     }
     return capability
   })
@@ -160,7 +165,10 @@ const HIDDEN_SPANS: RegExp[] = [
  * Throws StrategyCompileError for malformed front matter.
  */
 export function parseStrategyDocument(text: string): StrategyDocument {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n')
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
   let frontMatter: FrontMatter = {}
   const warnings: string[] = []
   let body = lines

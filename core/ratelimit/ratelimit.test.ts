@@ -18,7 +18,12 @@ describe('fixed windows', () => {
     expect(decideRateLimit(30, 30, T0 + 48_000, w)).toEqual({ allowed: true, limit: 30, remaining: 0, resetAt: w.resetAt })
     const refused = decideRateLimit(31, 30, T0 + 48_000, w)
     expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfter: 12 })
-    expect(rateLimitHeaders(refused)).toEqual({ 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(w.resetAt), 'Retry-After': '12' })
+    expect(rateLimitHeaders(refused)).toEqual({
+      'X-RateLimit-Limit': '30',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(w.resetAt),
+      'Retry-After': '12',
+    })
     expect(rateLimitHeaders(decideRateLimit(13, 300, T0, w))).not.toHaveProperty('Retry-After')
     expect(decideRateLimit(31, 30, T0 + 59_999, w).retryAfter).toBe(1)
   })

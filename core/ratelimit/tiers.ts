@@ -41,10 +41,7 @@ export function readKeyFromBytes(bytes: Uint8Array): string {
   return `${READ_KEY_PREFIX}${Buffer.from(bytes).toString('base64url')}`
 }
 
-export type TierClaim =
-  | { tier: 'public' }
-  | { tier: 'read'; apiKey: string }
-  | { tier: 'authenticated'; bearerToken: string }
+export type TierClaim = { tier: 'public' } | { tier: 'read'; apiKey: string } | { tier: 'authenticated'; bearerToken: string }
 
 /**
  * The tier a request asks for. A bearer token wins over an API key (the higher tier; a portal user who

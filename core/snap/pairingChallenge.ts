@@ -31,14 +31,31 @@ export class SnapPairingSecret {
 }
 
 function nonceMac(secret: SnapPairingSecret, random: Uint8Array, c: Omit<SnapPairingChallenge, 'nonce'>): Uint8Array {
-  const data = concat([random, numberToBytes(c.chainId, { size: 8 }), hexToBytes(c.owner), numberToBytes(c.issuedAt, { size: 8 }), numberToBytes(c.expiresAt, { size: 8 })])
+  const data = concat([
+    random,
+    numberToBytes(c.chainId, { size: 8 }),
+    hexToBytes(c.owner),
+    numberToBytes(c.issuedAt, { size: 8 }),
+    numberToBytes(c.expiresAt, { size: 8 }),
+  ])
   return secret.mac(data).subarray(0, 32 - RANDOM_BYTES)
 }
 
-export function issueSnapPairingChallenge(p: { secret: SnapPairingSecret; owner: Address; chainId: number; nowMs: number; ttlSeconds?: number }): SnapPairingChallenge {
+export function issueSnapPairingChallenge(p: {
+  secret: SnapPairingSecret
+  owner: Address
+  chainId: number
+  nowMs: number
+  ttlSeconds?: number
+}): SnapPairingChallenge {
   const random = randomBytes(RANDOM_BYTES)
   const issuedAt = Math.floor(p.nowMs / 1000)
-  const fields = { owner: getAddress(p.owner), chainId: p.chainId, issuedAt, expiresAt: issuedAt + (p.ttlSeconds ?? SNAP_PAIRING_TTL_SECONDS) }
+  const fields = {
+    owner: getAddress(p.owner),
+    chainId: p.chainId,
+    issuedAt,
+    expiresAt: issuedAt + (p.ttlSeconds ?? SNAP_PAIRING_TTL_SECONDS),
+  }
   return { ...fields, nonce: bytesToHex(concat([random, nonceMac(p.secret, random, fields)])) }
 }
 
@@ -46,7 +63,10 @@ export function issueSnapPairingChallenge(p: { secret: SnapPairingSecret; owner:
 export function isIssuedSnapPairingChallenge(secret: SnapPairingSecret, c: SnapPairingChallenge): boolean {
   const nonce = hexToBytes(c.nonce)
   if (nonce.byteLength !== 32) return false
-  return timingSafeEqual(nonce.subarray(RANDOM_BYTES), nonceMac(secret, nonce.subarray(0, RANDOM_BYTES), { ...c, owner: getAddress(c.owner) }))
+  return timingSafeEqual(
+    nonce.subarray(RANDOM_BYTES),
+    nonceMac(secret, nonce.subarray(0, RANDOM_BYTES), { ...c, owner: getAddress(c.owner) }),
+  )
 }
 
 /**
@@ -66,4 +86,3 @@ export function snapPairingMessage(c: SnapPairingChallenge): string {
     `Expires at: ${new Date(c.expiresAt * 1000).toISOString()}`,
   ].join('\n')
 }
-

@@ -60,7 +60,12 @@ function newSnapToken(owner: Address): string {
  * next one, only if `presented` is still current. Undefined when another call rotated it first: two
  * concurrent calls with one token get one successor, so a leaked token cannot fork the chain.
  */
-export async function rotateSnapTokenFrom(store: SnapTokenStore, owner: Address, presented: string, nowMs: number): Promise<string | undefined> {
+export async function rotateSnapTokenFrom(
+  store: SnapTokenStore,
+  owner: Address,
+  presented: string,
+  nowMs: number,
+): Promise<string | undefined> {
   const token = newSnapToken(owner)
   const replaced = await store.replaceSnapTokenHash(owner, hashSnapToken(presented), hashSnapToken(token), Math.floor(nowMs / 1000))
   return replaced ? token : undefined

@@ -2,14 +2,41 @@
 // same way everywhere and before anything is read or written.
 import { StoreInputError } from './errors.ts'
 import {
-  CUSTODY_MODES, DEATH_SETTLEMENT_KINDS, GOLEM_STATUSES, PAYMENT_KINDS, PHASE_NAMES, SLOT_OUTCOMES,
-  type JsonObject, type LastTick, type SlotRef,
+  CUSTODY_MODES,
+  DEATH_SETTLEMENT_KINDS,
+  GOLEM_STATUSES,
+  PAYMENT_KINDS,
+  PHASE_NAMES,
+  SLOT_OUTCOMES,
+  type JsonObject,
+  type LastTick,
+  type SlotRef,
 } from './records.ts'
 import type {
-  AppendEventInput, ClaimPaymentInput, ClaimSlotInput, CommitReservationInput, CompleteSlotInput, CounterInput,
-  CreateGolemInput, CreditPaymentInput, GolemPatch, IssueNonceInput, ListDueInput, ListEventsInput, PaymentRef,
-  RecordDeathInput, RecordSlotTxInput, ReleasePaymentInput, ReleaseSlotInput, ReservationRef, ReserveBudgetInput,
-  AppendLogInput, FindGolemsInput, ReadLogInput, RotateSnapTokenInput, UpdateGolemInput,
+  AppendEventInput,
+  ClaimPaymentInput,
+  ClaimSlotInput,
+  CommitReservationInput,
+  CompleteSlotInput,
+  CounterInput,
+  CreateGolemInput,
+  CreditPaymentInput,
+  GolemPatch,
+  IssueNonceInput,
+  ListDueInput,
+  ListEventsInput,
+  PaymentRef,
+  RecordDeathInput,
+  RecordSlotTxInput,
+  ReleasePaymentInput,
+  ReleaseSlotInput,
+  ReservationRef,
+  ReserveBudgetInput,
+  AppendLogInput,
+  FindGolemsInput,
+  ReadLogInput,
+  RotateSnapTokenInput,
+  UpdateGolemInput,
 } from './store.ts'
 import * as v from './validate.ts'
 
@@ -56,7 +83,12 @@ export function parseUpdateGolem(raw: UpdateGolemInput): UpdateGolemInput {
   const known = new Set(['status', 'phase', 'nextTickAt', 'lastTick', 'sessionKeyAddress', 'profile'])
   for (const k of Object.keys(p)) if (!known.has(k)) throw new StoreInputError(`patch.${k}`, 'is not a field a Golem update may change')
   if (Object.keys(patch).length === 0) throw new StoreInputError('patch', 'must change at least one field')
-  return { golemId: v.golemId(i.golemId), expectedVersion: v.positiveInt(i.expectedVersion, 'expectedVersion'), patch, now: v.time(i.now, 'now') }
+  return {
+    golemId: v.golemId(i.golemId),
+    expectedVersion: v.positiveInt(i.expectedVersion, 'expectedVersion'),
+    patch,
+    now: v.time(i.now, 'now'),
+  }
 }
 
 export function parseListDue(raw: ListDueInput): { now: number; limit: number; cursor: string | null } {
@@ -75,12 +107,23 @@ export function parseSlotRef(raw: SlotRef): SlotRef {
 
 export function parseClaimSlot(raw: ClaimSlotInput): ClaimSlotInput {
   const i = v.object(raw, 'input')
-  return { ...parseSlotRef(raw), owner: v.owner(i.owner), now: v.time(i.now, 'now'), leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS) }
+  return {
+    ...parseSlotRef(raw),
+    owner: v.owner(i.owner),
+    now: v.time(i.now, 'now'),
+    leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS),
+  }
 }
 
 export function parseRecordSlotTx(raw: RecordSlotTxInput): RecordSlotTxInput {
   const i = v.object(raw, 'input')
-  const out: RecordSlotTxInput = { ...parseSlotRef(raw), owner: v.owner(i.owner), txHash: v.hex32(i.txHash, 'txHash'), nonce: v.nonNegativeInt(i.nonce, 'nonce'), now: v.time(i.now, 'now') }
+  const out: RecordSlotTxInput = {
+    ...parseSlotRef(raw),
+    owner: v.owner(i.owner),
+    txHash: v.hex32(i.txHash, 'txHash'),
+    nonce: v.nonNegativeInt(i.nonce, 'nonce'),
+    now: v.time(i.now, 'now'),
+  }
   if (i.rawTx !== undefined) out.rawTx = v.hexData(i.rawTx, 'rawTx')
   return out
 }
@@ -116,7 +159,12 @@ export function parseReserve(raw: ReserveBudgetInput): ReserveBudgetInput {
 
 export function parseReservationRef(raw: ReservationRef): ReservationRef {
   const i = v.object(raw, 'input')
-  return { golemId: v.golemId(i.golemId), period: v.period(i.period), reservationId: v.id(i.reservationId, 'reservationId'), now: v.time(i.now, 'now') }
+  return {
+    golemId: v.golemId(i.golemId),
+    period: v.period(i.period),
+    reservationId: v.id(i.reservationId, 'reservationId'),
+    now: v.time(i.now, 'now'),
+  }
 }
 
 export function parseCommit(raw: CommitReservationInput): CommitReservationInput {
@@ -131,12 +179,22 @@ export function parsePaymentRef(raw: PaymentRef): PaymentRef {
 
 function parsePayment(raw: CreditPaymentInput | ClaimPaymentInput) {
   const i = v.object(raw, 'input')
-  return { ...parsePaymentRef(raw), golemId: v.golemId(i.golemId), amount: v.amount(i.amount, 'amount'), kind: v.oneOf(i.kind, PAYMENT_KINDS, 'kind') }
+  return {
+    ...parsePaymentRef(raw),
+    golemId: v.golemId(i.golemId),
+    amount: v.amount(i.amount, 'amount'),
+    kind: v.oneOf(i.kind, PAYMENT_KINDS, 'kind'),
+  }
 }
 
 export function parseClaimPayment(raw: ClaimPaymentInput): ClaimPaymentInput {
   const i = v.object(raw, 'input')
-  return { ...parsePayment(raw), owner: v.owner(i.owner), now: v.time(i.now, 'now'), leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS) }
+  return {
+    ...parsePayment(raw),
+    owner: v.owner(i.owner),
+    now: v.time(i.now, 'now'),
+    leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS),
+  }
 }
 
 export function parseCreditPayment(raw: CreditPaymentInput): CreditPaymentInput {
@@ -173,7 +231,13 @@ export function parseCounter(raw: CounterInput): CounterInput & { resetAt: numbe
   return { key: v.counterKey(i.key), windowStart, windowSeconds, now, resetAt: windowStart + windowSeconds * 1000 }
 }
 
-export function parseAppendEvent(raw: AppendEventInput): { golemId: string; type: string; at: number; data: JsonObject; eventId: string | undefined } {
+export function parseAppendEvent(raw: AppendEventInput): {
+  golemId: string
+  type: string
+  at: number
+  data: JsonObject
+  eventId: string | undefined
+} {
   const i = v.object(raw, 'input')
   return {
     golemId: v.golemId(i.golemId),
@@ -255,5 +319,7 @@ export function parseFindGolems(raw: FindGolemsInput): { by: 'owner' | 'sessionK
   const hasOwner = i.owner !== undefined
   const hasKey = i.sessionKey !== undefined
   if (hasOwner === hasKey) throw new StoreInputError('input', 'must name exactly one of owner or sessionKey')
-  return hasOwner ? { by: 'owner', address: v.address(i.owner, 'owner').toLowerCase() } : { by: 'sessionKey', address: v.address(i.sessionKey, 'sessionKey').toLowerCase() }
+  return hasOwner
+    ? { by: 'owner', address: v.address(i.owner, 'owner').toLowerCase() }
+    : { by: 'sessionKey', address: v.address(i.sessionKey, 'sessionKey').toLowerCase() }
 }

@@ -27,7 +27,12 @@ describe('assertNoKeyMaterial', () => {
         tokenHash: HASH,
         sessionKeyAddress: `0x${'ab'.repeat(20)}`,
         publicKey: `0x04${'cd'.repeat(64)}`,
-        delegation: JSON.stringify({ authority: HASH, salt: HASH, caveats: [{ enforcer: `0x${'22'.repeat(20)}`, terms: HASH }], signature: `0x${'ef'.repeat(65)}` }),
+        delegation: JSON.stringify({
+          authority: HASH,
+          salt: HASH,
+          caveats: [{ enforcer: `0x${'22'.repeat(20)}`, terms: HASH }],
+          signature: `0x${'ef'.repeat(65)}`,
+        }),
         data: { delegationHash: HASH, amount: '1'.repeat(64), note: PHRASE, keys: ['rotation'] },
       }),
     ).not.toThrow()
@@ -46,7 +51,11 @@ describe('assertNoKeyMaterial', () => {
     ['a word phrase under a key-like name', { recoveryKey: PHRASE }, 'recoveryKey'],
     ['nested in a map', { detail: { signer: { privKey: `0x${KEY}` } } }, 'detail.signer.privKey'],
     ['in an array under a key-like name', { keys: ['a', `0x${KEY}`] }, 'keys[1]'],
-    ['inside JSON text', { delegation: JSON.stringify({ caveats: [{ args: '0x', privateKey: `0x${KEY}` }] }) }, 'delegation.caveats[0].privateKey'],
+    [
+      'inside JSON text',
+      { delegation: JSON.stringify({ caveats: [{ args: '0x', privateKey: `0x${KEY}` }] }) },
+      'delegation.caveats[0].privateKey',
+    ],
     ['32 raw bytes', { blob: new Uint8Array(32) }, 'blob'],
   ])('refuses %s and names the path', (_label, item, path) => {
     const err = refusal(item)
@@ -55,7 +64,12 @@ describe('assertNoKeyMaterial', () => {
   })
 
   it('never repeats the value in the message or details', () => {
-    for (const item of [{ privateKey: `0x${KEY}` }, { sessionKey: KEY }, { mnemonic: PHRASE }, { delegation: JSON.stringify({ secret: KEY }) }]) {
+    for (const item of [
+      { privateKey: `0x${KEY}` },
+      { sessionKey: KEY },
+      { mnemonic: PHRASE },
+      { delegation: JSON.stringify({ secret: KEY }) },
+    ]) {
       const err = refusal(item)
       const seen = `${err.message} ${JSON.stringify(err.details)} ${String(err.stack)}`
       expect(seen).not.toContain(KEY.slice(0, 16))

@@ -43,7 +43,7 @@ function walk(name: string, value: unknown, path: string, depth: number): void {
   }
   if (typeof value !== 'object' || depth >= 32) return
   if (Array.isArray(value)) {
-    value.forEach((item, i) => walk(name, item, `${path}[${i}]`, depth + 1))
+    for (const [i, item] of value.entries()) walk(name, item, `${path}[${i}]`, depth + 1)
     return
   }
   if (value instanceof Set) {

@@ -4,8 +4,18 @@
 import { StoreConflictError, StoreInputError } from './errors.ts'
 import type { BudgetRecord, GolemRecord, GolemStatus, PaymentRecord, Reservation, SlotStatus, TickSlot } from './records.ts'
 import type {
-  ClaimPaymentInput, ClaimSlotInput, CommitReservationInput, CommitReservationResult, CompleteSlotInput, CreditPaymentInput,
-  GolemPatch, RecordSlotTxInput, ReleaseReservationResult, ReservationRef, ReserveBudgetInput, ReserveBudgetResult,
+  ClaimPaymentInput,
+  ClaimSlotInput,
+  CommitReservationInput,
+  CommitReservationResult,
+  CompleteSlotInput,
+  CreditPaymentInput,
+  GolemPatch,
+  RecordSlotTxInput,
+  ReleaseReservationResult,
+  ReservationRef,
+  ReserveBudgetInput,
+  ReserveBudgetResult,
 } from './store.ts'
 
 const TERMINAL: ReadonlySet<SlotStatus> = new Set(['confirmed', 'failed', 'reconciled'])
@@ -24,9 +34,22 @@ export function slotClaimRefusal(s: TickSlot | null, owner: string, now: number)
 
 export function claimedSlot(existing: TickSlot | null, i: ClaimSlotInput): TickSlot {
   return {
-    golemId: i.golemId, period: i.period, step: i.step, status: 'claimed', owner: i.owner, claimedAt: i.now,
-    leaseUntil: i.now + i.leaseMs, claims: (existing?.claims ?? 0) + 1, txHash: null, txNonce: null, rawTx: null, sentAt: null,
-    completedAt: null, completedBy: null, detail: null, version: (existing?.version ?? 0) + 1,
+    golemId: i.golemId,
+    period: i.period,
+    step: i.step,
+    status: 'claimed',
+    owner: i.owner,
+    claimedAt: i.now,
+    leaseUntil: i.now + i.leaseMs,
+    claims: (existing?.claims ?? 0) + 1,
+    txHash: null,
+    txNonce: null,
+    rawTx: null,
+    sentAt: null,
+    completedAt: null,
+    completedBy: null,
+    detail: null,
+    version: (existing?.version ?? 0) + 1,
   }
 }
 
@@ -40,7 +63,8 @@ export function recordTxDecision(s: TickSlot | null, i: RecordSlotTxInput): Deci
 }
 
 /** Whether the 'claimed' branch of completion applies: only failed/reconciled, and no tx claimed. */
-export const completesFromClaimed = (i: Pick<CompleteSlotInput, 'outcome' | 'txHash'>) => i.outcome !== 'confirmed' && i.txHash === undefined
+export const completesFromClaimed = (i: Pick<CompleteSlotInput, 'outcome' | 'txHash'>) =>
+  i.outcome !== 'confirmed' && i.txHash === undefined
 
 export function completeDecision(
   s: TickSlot | null,
@@ -90,7 +114,8 @@ const headroom = (b: BudgetRecord | null, cap: bigint) => {
 export function planReserve(b: BudgetRecord | null, i: ReserveBudgetInput): BudgetPlan<ReserveBudgetResult> {
   const existing = find(b, i.reservationId)
   if (existing !== undefined && b !== null) {
-    if (existing.amount !== i.amount) throw new StoreConflictError('amount', `reservation ${i.reservationId} already exists with a different amount`)
+    if (existing.amount !== i.amount)
+      throw new StoreConflictError('amount', `reservation ${i.reservationId} already exists with a different amount`)
     if (existing.state === 'released') return { result: { reserved: false, reason: 'released', available: headroom(b, i.cap), budget: b } }
     return { result: { reserved: true, reservation: existing, budget: b } }
   }
@@ -98,8 +123,13 @@ export function planReserve(b: BudgetRecord | null, i: ReserveBudgetInput): Budg
   if (i.amount > available) return { result: { reserved: false, reason: 'cap', available, budget: b } }
   const reservation: Reservation = { reservationId: i.reservationId, amount: i.amount, state: 'reserved', spent: null, at: i.now }
   const next: BudgetRecord = {
-    golemId: i.golemId, period: i.period, reserved: (b?.reserved ?? 0n) + i.amount, spent: b?.spent ?? 0n, cap: i.cap,
-    reservations: [...(b?.reservations ?? []), reservation], version: (b?.version ?? 0) + 1,
+    golemId: i.golemId,
+    period: i.period,
+    reserved: (b?.reserved ?? 0n) + i.amount,
+    spent: b?.spent ?? 0n,
+    cap: i.cap,
+    reservations: [...(b?.reservations ?? []), reservation],
+    version: (b?.version ?? 0) + 1,
   }
   return { next, result: { reserved: true, reservation, budget: next } }
 }
@@ -111,11 +141,18 @@ export function planCommit(b: BudgetRecord | null, i: CommitReservationInput): B
   const spent = i.spent ?? r.amount
   if (spent > r.amount) throw new StoreInputError('spent', 'must not exceed the reserved amount')
   if (r.state === 'committed') {
-    if (i.spent !== undefined && r.spent !== i.spent) throw new StoreConflictError('spent', `reservation ${i.reservationId} was already committed with another amount`)
+    if (i.spent !== undefined && r.spent !== i.spent)
+      throw new StoreConflictError('spent', `reservation ${i.reservationId} was already committed with another amount`)
     return { result: { committed: true, reservation: r, budget: b } }
   }
   const updated: Reservation = { ...r, state: 'committed', spent }
-  const next: BudgetRecord = { ...b, reserved: b.reserved - r.amount, spent: b.spent + spent, reservations: replace(b, updated), version: b.version + 1 }
+  const next: BudgetRecord = {
+    ...b,
+    reserved: b.reserved - r.amount,
+    spent: b.spent + spent,
+    reservations: replace(b, updated),
+    version: b.version + 1,
+  }
   return { next, result: { committed: true, reservation: updated, budget: next } }
 }
 
@@ -159,15 +196,34 @@ export function creditDecision(p: PaymentRecord | null, i: CreditPaymentInput): 
 
 export function claimedPayment(existing: PaymentRecord | null, i: ClaimPaymentInput): PaymentRecord {
   return {
-    payer: i.payer, nonce: i.nonce, golemId: i.golemId, amount: i.amount, kind: i.kind, status: 'pending', owner: i.owner,
-    leaseUntil: i.now + i.leaseMs, txHash: null, claimedAt: i.now, creditedAt: null, version: (existing?.version ?? 0) + 1,
+    payer: i.payer,
+    nonce: i.nonce,
+    golemId: i.golemId,
+    amount: i.amount,
+    kind: i.kind,
+    status: 'pending',
+    owner: i.owner,
+    leaseUntil: i.now + i.leaseMs,
+    txHash: null,
+    claimedAt: i.now,
+    creditedAt: null,
+    version: (existing?.version ?? 0) + 1,
   }
 }
 
 export function creditedPayment(existing: PaymentRecord | null, i: CreditPaymentInput): PaymentRecord {
   return {
-    payer: i.payer, nonce: i.nonce, golemId: i.golemId, amount: i.amount, kind: i.kind, status: 'settled',
-    owner: i.owner ?? null, leaseUntil: null, txHash: i.txHash ?? null, claimedAt: existing?.claimedAt ?? null,
-    creditedAt: i.now, version: (existing?.version ?? 0) + 1,
+    payer: i.payer,
+    nonce: i.nonce,
+    golemId: i.golemId,
+    amount: i.amount,
+    kind: i.kind,
+    status: 'settled',
+    owner: i.owner ?? null,
+    leaseUntil: null,
+    txHash: i.txHash ?? null,
+    claimedAt: existing?.claimedAt ?? null,
+    creditedAt: i.now,
+    version: (existing?.version ?? 0) + 1,
   }
 }

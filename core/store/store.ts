@@ -4,9 +4,27 @@
 // bad input are thrown (StoreInputError, StoreConflictError, KeyMaterialError). Times: unix ms.
 import type { Address, Hex } from 'viem'
 import type {
-  BudgetRecord, CounterValue, CustodyModeName, DeathSettlementKind, DeathSettlementRecord, DueGolem, GolemEvent,
-  GolemRecord, GolemStatus, JsonInputObject, LastTick, LogRecord, NonceRecord, PaymentKind, PaymentRecord, Reservation,
-  SlotOutcome, SlotRef, SnapTokenRecord, StoredPhase, TickSlot,
+  BudgetRecord,
+  CounterValue,
+  CustodyModeName,
+  DeathSettlementKind,
+  DeathSettlementRecord,
+  DueGolem,
+  GolemEvent,
+  GolemRecord,
+  GolemStatus,
+  JsonInputObject,
+  LastTick,
+  LogRecord,
+  NonceRecord,
+  PaymentKind,
+  PaymentRecord,
+  Reservation,
+  SlotOutcome,
+  SlotRef,
+  SnapTokenRecord,
+  StoredPhase,
+  TickSlot,
 } from './records.ts'
 
 // ---- Golems ----------------------------------------------------------------------------------
@@ -142,9 +160,7 @@ export interface PaymentStore {
 // ---- Single-use nonces (Clade challenges) ----------------------------------------------------
 
 export type IssueNonceInput = { nonce: string; issuedAt: number; expiresAt: number; meta?: JsonInputObject }
-export type ConsumeNonceResult =
-  | { consumed: true; record: NonceRecord }
-  | { consumed: false; reason: 'unknown' | 'used' | 'expired' }
+export type ConsumeNonceResult = { consumed: true; record: NonceRecord } | { consumed: false; reason: 'unknown' | 'used' | 'expired' }
 
 export interface NonceStore {
   /** Throws StoreConflictError if the nonce was ever issued. */
@@ -219,4 +235,13 @@ export interface LogStore {
   lastLogRecord(log: string): Promise<LogRecord | null>
 }
 
-export interface Store extends GolemStore, SlotStore, BudgetStore, PaymentStore, NonceStore, CounterStore, EventStore, SnapTokenStore, LogStore {}
+export interface Store
+  extends GolemStore,
+    SlotStore,
+    BudgetStore,
+    PaymentStore,
+    NonceStore,
+    CounterStore,
+    EventStore,
+    SnapTokenStore,
+    LogStore {}

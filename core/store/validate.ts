@@ -16,7 +16,8 @@ const MAX_JSON_DEPTH = 16
 
 export function id(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.length === 0) throw new StoreInputError(field, 'must be a non-empty string')
-  if (!ID.test(value)) throw new StoreInputError(field, "must be 1-128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit")
+  if (!ID.test(value))
+    throw new StoreInputError(field, "must be 1-128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit")
   return value
 }
 
@@ -29,12 +30,14 @@ export function owner(value: unknown, field = 'owner'): string {
 }
 
 export function step(value: unknown, field = 'step'): string {
-  if (typeof value !== 'string' || !STEP.test(value)) throw new StoreInputError(field, 'must be a lowerCamel word of 1-48 letters, digits, - or _')
+  if (typeof value !== 'string' || !STEP.test(value))
+    throw new StoreInputError(field, 'must be a lowerCamel word of 1-48 letters, digits, - or _')
   return value
 }
 
 export function address(value: unknown, field: string): Address {
-  if (typeof value !== 'string' || !isAddress(value)) throw new StoreInputError(field, 'must be a 20-byte 0x address (valid checksum if mixed case)')
+  if (typeof value !== 'string' || !isAddress(value))
+    throw new StoreInputError(field, 'must be a 20-byte 0x address (valid checksum if mixed case)')
   return value.toLowerCase() as Address
 }
 
@@ -55,7 +58,8 @@ export function hexData(value: unknown, field: string): Hex {
 
 /** A Clade challenge nonce: hex is lowercased so 0xAB.. and 0xab.. are one nonce. */
 export function nonceText(value: unknown, field = 'nonce'): string {
-  if (typeof value !== 'string' || !NONCE.test(value)) throw new StoreInputError(field, "must be 8-256 letters, digits, '_', '.', ':' or '-'")
+  if (typeof value !== 'string' || !NONCE.test(value))
+    throw new StoreInputError(field, "must be 8-256 letters, digits, '_', '.', ':' or '-'")
   return /^0x[0-9a-fA-F]+$/.test(value) ? value.toLowerCase() : value
 }
 
@@ -72,17 +76,20 @@ export function period(value: unknown, field = 'period'): bigint {
 
 /** A point in time: unix milliseconds. */
 export function time(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new StoreInputError(field, 'must be unix milliseconds (a non-negative integer)')
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new StoreInputError(field, 'must be unix milliseconds (a non-negative integer)')
   return value
 }
 
 export function positiveInt(value: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > max) throw new StoreInputError(field, `must be an integer in [1, ${max}]`)
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > max)
+    throw new StoreInputError(field, `must be an integer in [1, ${max}]`)
   return value
 }
 
 export function nonNegativeInt(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new StoreInputError(field, 'must be a non-negative integer')
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new StoreInputError(field, 'must be a non-negative integer')
   return value
 }
 
@@ -92,11 +99,13 @@ export function oneOf<const T extends readonly string[]>(value: unknown, allowed
 }
 
 export function eventType(value: unknown, field = 'type'): string {
-  if (typeof value !== 'string' || !EVENT_TYPE.test(value)) throw new StoreInputError(field, 'must be an UpperCamel event name (e.g. PhaseChanged)')
+  if (typeof value !== 'string' || !EVENT_TYPE.test(value))
+    throw new StoreInputError(field, 'must be an UpperCamel event name (e.g. PhaseChanged)')
   return value
 }
 
 export function shortText(value: unknown, field: string, max = 256): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the rule
   if (typeof value !== 'string' || value.length === 0 || value.length > max || /[\u0000-\u001f]/.test(value)) {
     throw new StoreInputError(field, `must be 1-${max} characters without control characters`)
   }
@@ -126,7 +135,8 @@ export function jsonText(value: unknown, field: string): string {
 export function jsonObject(value: unknown, field: string): JsonObject {
   if (!isPlainObject(value)) throw new StoreInputError(field, 'must be a plain object')
   const out = toJson(value, field, 0) as JsonObject
-  if (Buffer.byteLength(JSON.stringify(out)) > MAX_JSON_BYTES) throw new StoreInputError(field, `must be at most ${MAX_JSON_BYTES} bytes as JSON`)
+  if (Buffer.byteLength(JSON.stringify(out)) > MAX_JSON_BYTES)
+    throw new StoreInputError(field, `must be at most ${MAX_JSON_BYTES} bytes as JSON`)
   return out
 }
 

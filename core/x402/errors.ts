@@ -88,7 +88,10 @@ export function codeForFacilitatorReason(reason: string | undefined, message?: s
 /** Facilitator and RPC messages can be long (calldata, request dumps); the client needs only the gist. */
 export function shortMessage(message: string | undefined, max = 200): string | undefined {
   if (message === undefined) return undefined
-  const lines = message.split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
   // viem puts the revert reason on the line after "... reverted with the following reason:".
   const first = lines[0]?.endsWith(':') && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : (lines[0] ?? '')
   // An RPC URL can carry a provider API key in its path; it never goes to a client.

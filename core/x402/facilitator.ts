@@ -7,7 +7,15 @@ import type { Address, Hex } from 'viem'
  * A settlement of one authorization found on-chain (for reconciling after a crash or a lost receipt):
  * `from`/`to`/`value` are the Transfer's, `submitter` and `input` the transaction's sender and calldata.
  */
-export type OnChainSettlement = { txHash: Hex; from: Address; to: Address; value: bigint; blockNumber: bigint; submitter: Address; input: Hex }
+export type OnChainSettlement = {
+  txHash: Hex
+  from: Address
+  to: Address
+  value: bigint
+  blockNumber: bigint
+  submitter: Address
+  input: Hex
+}
 
 /** `tag` is appended to the settlement calldata, binding the transfer to the claim it was sent for. */
 export type SettleOptions = { tag?: Hex }

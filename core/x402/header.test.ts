@@ -6,7 +6,7 @@ import { MAX_PAYMENT_HEADER_LENGTH, parsePaymentHeader } from './header.ts'
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 
-export function samplePayload(): PaymentPayload {
+function samplePayload(): PaymentPayload {
   return {
     x402Version: 2,
     resource: { url: 'http://127.0.0.1/api/v1/extend' },
@@ -118,7 +118,11 @@ describe('parsePaymentHeader', () => {
     ['accepted.maxTimeoutSeconds', -1],
     ['x402Version', '2'],
   ])('%s = %j -> PAYMENT_HEADER_INVALID', (path, value) => {
-    expect(parsePaymentHeader(b64(JSON.stringify(edit(samplePayload(), path, value))))).toMatchObject({ ok: false, code: 'PAYMENT_HEADER_INVALID', field: path })
+    expect(parsePaymentHeader(b64(JSON.stringify(edit(samplePayload(), path, value))))).toMatchObject({
+      ok: false,
+      code: 'PAYMENT_HEADER_INVALID',
+      field: path,
+    })
   })
 
   test('refuses __proto__ keys instead of copying them', () => {
@@ -133,10 +137,18 @@ describe('parsePaymentHeader', () => {
 
   test('never throws, whatever the input (property)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.base64String(), fc.jsonValue().map((v) => b64(JSON.stringify(v) ?? 'null'))), (header) => {
-        const result = parsePaymentHeader(header)
-        expect(typeof result.ok).toBe('boolean')
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'binary' }),
+          fc.base64String(),
+          fc.jsonValue().map((v) => b64(JSON.stringify(v) ?? 'null')),
+        ),
+        (header) => {
+          const result = parsePaymentHeader(header)
+          expect(typeof result.ok).toBe('boolean')
+        },
+      ),
       { numRuns: 3000 },
     )
   })

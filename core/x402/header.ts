@@ -92,7 +92,10 @@ export type ParsedPaymentPayload = z.output<typeof paymentPayloadSchema>
 
 export type HeaderRefusal = {
   ok: false
-  code: Extract<X402ErrorCode, 'PAYMENT_HEADER_TOO_LARGE' | 'PAYMENT_HEADER_NOT_BASE64' | 'PAYMENT_HEADER_NOT_JSON' | 'PAYMENT_HEADER_INVALID'>
+  code: Extract<
+    X402ErrorCode,
+    'PAYMENT_HEADER_TOO_LARGE' | 'PAYMENT_HEADER_NOT_BASE64' | 'PAYMENT_HEADER_NOT_JSON' | 'PAYMENT_HEADER_INVALID'
+  >
   message: string
   /** The JSON path of the first offending field, when the JSON parsed. */
   field?: string
@@ -123,27 +126,49 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 
 export function parsePaymentHeader(header: string): ParseHeaderResult {
   if (header.length > MAX_PAYMENT_HEADER_LENGTH) {
-    return { ok: false, code: 'PAYMENT_HEADER_TOO_LARGE', message: `${PAYMENT_SIGNATURE_HEADER}: must be at most ${MAX_PAYMENT_HEADER_LENGTH} characters, got ${header.length}` }
+    return {
+      ok: false,
+      code: 'PAYMENT_HEADER_TOO_LARGE',
+      message: `${PAYMENT_SIGNATURE_HEADER}: must be at most ${MAX_PAYMENT_HEADER_LENGTH} characters, got ${header.length}`,
+    }
   }
   if (header.length === 0 || header.length % 4 !== 0 || !BASE64.test(header)) {
-    return { ok: false, code: 'PAYMENT_HEADER_NOT_BASE64', message: `${PAYMENT_SIGNATURE_HEADER}: must be padded standard base64 (A-Z a-z 0-9 + /)` }
+    return {
+      ok: false,
+      code: 'PAYMENT_HEADER_NOT_BASE64',
+      message: `${PAYMENT_SIGNATURE_HEADER}: must be padded standard base64 (A-Z a-z 0-9 + /)`,
+    }
   }
   const bytes = Buffer.from(header, 'base64')
   // Non-zero padding bits decode silently; refusing them keeps one payment to one header spelling.
   if (bytes.toString('base64') !== header) {
-    return { ok: false, code: 'PAYMENT_HEADER_NOT_BASE64', message: `${PAYMENT_SIGNATURE_HEADER}: is not canonical base64 (non-zero padding bits)` }
+    return {
+      ok: false,
+      code: 'PAYMENT_HEADER_NOT_BASE64',
+      message: `${PAYMENT_SIGNATURE_HEADER}: is not canonical base64 (non-zero padding bits)`,
+    }
   }
   let json: unknown
   try {
     json = JSON.parse(utf8.decode(bytes), reviver)
   } catch (error) {
     if (error instanceof ForbiddenKeyError) {
-      return { ok: false, code: 'PAYMENT_HEADER_INVALID', message: `${PAYMENT_SIGNATURE_HEADER}: JSON must not contain the key "${error.message}"`, field: error.message }
+      return {
+        ok: false,
+        code: 'PAYMENT_HEADER_INVALID',
+        message: `${PAYMENT_SIGNATURE_HEADER}: JSON must not contain the key "${error.message}"`,
+        field: error.message,
+      }
     }
     return { ok: false, code: 'PAYMENT_HEADER_NOT_JSON', message: `${PAYMENT_SIGNATURE_HEADER}: must be base64 of UTF-8 JSON` }
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { ok: false, code: 'PAYMENT_HEADER_INVALID', message: `${PAYMENT_SIGNATURE_HEADER}: must be a JSON object (an x402 PaymentPayload)`, field: '' }
+    return {
+      ok: false,
+      code: 'PAYMENT_HEADER_INVALID',
+      message: `${PAYMENT_SIGNATURE_HEADER}: must be a JSON object (an x402 PaymentPayload)`,
+      field: '',
+    }
   }
   const parsed = paymentPayloadSchema.safeParse(json)
   if (!parsed.success) {

@@ -7,7 +7,12 @@ import { paymentLedgerFromStore } from './storeLedger.ts'
 
 const ref = { payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', nonce: `0x${'ab'.repeat(32)}` } as const
 const claim = (owner: string, now: number) => ({ golemId: 'golem-1', kind: 'feed' as const, amount: 5n, owner, now, leaseMs: 1000 })
-const settled = (owner: string, now: number) => ({ txHash: `0x${'01'.repeat(32)}` as const, credit: { kind: 'feed' as const, golemId: 'golem-1', amount: 5n }, owner, now })
+const settled = (owner: string, now: number) => ({
+  txHash: `0x${'01'.repeat(32)}` as const,
+  credit: { kind: 'feed' as const, golemId: 'golem-1', amount: 5n },
+  owner,
+  now,
+})
 
 const ledgers: [string, () => PaymentLedger][] = [
   ['InMemoryPaymentLedger', () => new InMemoryPaymentLedger()],

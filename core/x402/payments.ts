@@ -36,7 +36,7 @@ export type X402Payments = {
 }
 
 const descriptions: Record<PaymentKind, string> = {
-  extend: 'Extend a Golem\'s life by runtime hours',
+  extend: "Extend a Golem's life by runtime hours",
   feed: 'Feed a Golem: reprieve funding at death',
 }
 

@@ -4,7 +4,12 @@ import { creditFor, extendPrice, feedPrice } from './pricing.ts'
 import { buildPaymentRequirements, resolveX402Config } from './requirements.ts'
 
 const pricing = { runtimeCostPerHour: 500_000n, deathReserve: 5_000_000n }
-const base = { chainId: 8453, asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', payTo: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', pricing } as const
+const base = {
+  chainId: 8453,
+  asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+  payTo: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  pricing,
+} as const
 
 describe('pricing', () => {
   test('extend costs whole hours of runtime; feed costs the death reserve', () => {

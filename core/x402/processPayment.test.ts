@@ -18,14 +18,22 @@ const OPERATOR: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const USDC: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const PAYER: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 const TX: Hex = `0x${'cd'.repeat(32)}`
-const config = resolveX402Config({ chainId: 31337, asset: USDC, payTo: OPERATOR, pricing: { runtimeCostPerHour: 500_000n, deathReserve: 5_000_000n } })
+const config = resolveX402Config({
+  chainId: 31337,
+  asset: USDC,
+  payTo: OPERATOR,
+  pricing: { runtimeCostPerHour: 500_000n, deathReserve: 5_000_000n },
+})
 const golem = { id: 'golem-1', lifecycle: 'alive' as const }
 const LEDGER_ID = 'unit-ledger'
 /** What the settlement account's transaction carries: transferWithAuthorization calldata, then the tag. */
 const ourInput = (nonce: Hex, o: { golemId?: string; kind?: 'extend' | 'feed'; amount?: bigint; ledgerId?: string } = {}) =>
   `0xe3ee160e${'00'.repeat(64)}${settlementTag({ ledgerId: o.ledgerId ?? LEDGER_ID, payer: PAYER, nonce, golemId: o.golemId ?? golem.id, kind: o.kind ?? 'extend', amount: o.amount ?? 500_000n }).slice(2)}` as Hex
 
-function header(o: { value?: bigint; nonce?: Hex; accepted?: Record<string, unknown>; x402Version?: number } = {}, kind: 'extend' | 'feed' = 'extend'): string {
+function header(
+  o: { value?: bigint; nonce?: Hex; accepted?: Record<string, unknown>; x402Version?: number } = {},
+  kind: 'extend' | 'feed' = 'extend',
+): string {
   const req = requirementsFor(config, kind)
   const value = (o.value ?? BigInt(req.amount)).toString()
   const payload: PaymentPayload = {
@@ -33,7 +41,14 @@ function header(o: { value?: bigint; nonce?: Hex; accepted?: Record<string, unkn
     accepted: { ...req, amount: value, ...o.accepted },
     payload: {
       signature: `0x${'11'.repeat(65)}`,
-      authorization: { from: PAYER, to: OPERATOR, value, validAfter: '0', validBefore: '99999999999', nonce: o.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))) },
+      authorization: {
+        from: PAYER,
+        to: OPERATOR,
+        value,
+        validAfter: '0',
+        validBefore: '99999999999',
+        nonce: o.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+      },
     },
   }
   return encodePaymentSignatureHeader(payload)
@@ -56,7 +71,12 @@ function fakeFacilitator(script: Script = {}) {
     },
     async settle(payload) {
       calls.settle++
-      const s = script.settle ?? { success: true, transaction: TX, network: config.network, payer: (payload.payload.authorization as { from: string }).from }
+      const s = script.settle ?? {
+        success: true,
+        transaction: TX,
+        network: config.network,
+        payer: (payload.payload.authorization as { from: string }).from,
+      }
       return typeof s === 'function' ? s() : s
     },
     async findSettlement() {
@@ -67,7 +87,12 @@ function fakeFacilitator(script: Script = {}) {
   return { facilitator, calls }
 }
 
-function run(over: Partial<ProcessPaymentInput> & { header: string | undefined }, ledger: PaymentLedger, facilitator: PaymentFacilitator, now = 1_000_000): Promise<PaymentOutcome> {
+function run(
+  over: Partial<ProcessPaymentInput> & { header: string | undefined },
+  ledger: PaymentLedger,
+  facilitator: PaymentFacilitator,
+  now = 1_000_000,
+): Promise<PaymentOutcome> {
   return processPayment({
     golemId: golem.id,
     golem,
@@ -99,7 +124,11 @@ describe('processPayment', () => {
     expect(outcome.ok).toBe(true)
     if (!outcome.ok) return
     expect(outcome.credit).toEqual({ kind: 'extend', golemId: 'golem-1', seconds: 5400n, amount: 750_000n })
-    expect(decodePaymentResponseHeader(outcome.headers['PAYMENT-RESPONSE']!)).toMatchObject({ success: true, transaction: TX, network: 'eip155:31337' })
+    expect(decodePaymentResponseHeader(outcome.headers['PAYMENT-RESPONSE']!)).toMatchObject({
+      success: true,
+      transaction: TX,
+      network: 'eip155:31337',
+    })
     expect(calls).toEqual({ verify: 1, settle: 1, findSettlement: 0 })
     expect(ledger.settled()).toHaveLength(1)
     const response = toResponse(outcome)
@@ -109,7 +138,11 @@ describe('processPayment', () => {
 
   test('feed credits the amount paid', async () => {
     const ledger = new InMemoryPaymentLedger()
-    const outcome = await run({ header: header({}, 'feed'), kind: 'feed', requirements: requirementsFor(config, 'feed') }, ledger, fakeFacilitator().facilitator)
+    const outcome = await run(
+      { header: header({}, 'feed'), kind: 'feed', requirements: requirementsFor(config, 'feed') },
+      ledger,
+      fakeFacilitator().facilitator,
+    )
     expect(outcome.ok && outcome.credit).toEqual({ kind: 'feed', golemId: 'golem-1', amount: 5_000_000n })
   })
 
@@ -117,7 +150,19 @@ describe('processPayment', () => {
     const outcome = await run({ header: undefined }, new InMemoryPaymentLedger(), fakeFacilitator().facilitator)
     expectRefused(outcome, 402, 'PAYMENT_REQUIRED')
     const required = decodePaymentRequiredHeader(outcome.headers['PAYMENT-REQUIRED']!)
-    expect(required).toMatchObject({ x402Version: 2, accepts: [{ scheme: 'exact', network: 'eip155:31337', asset: USDC, payTo: OPERATOR, amount: '500000', extra: { name: 'USD Coin', version: '2' } }] })
+    expect(required).toMatchObject({
+      x402Version: 2,
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:31337',
+          asset: USDC,
+          payTo: OPERATOR,
+          amount: '500000',
+          extra: { name: 'USD Coin', version: '2' },
+        },
+      ],
+    })
   })
 
   test.each([
@@ -152,12 +197,18 @@ describe('processPayment', () => {
     ['invalid_exact_evm_insufficient_balance', undefined, 'PAYMENT_INSUFFICIENT_BALANCE'],
     ['invalid_exact_evm_nonce_already_used', undefined, 'PAYMENT_REPLAYED'],
     // No Multicall3 on the chain: the reason is generic, the revert string is not.
-    ['invalid_exact_evm_transaction_simulation_failed', 'reverted with the following reason:\nERC20: transfer amount exceeds balance', 'PAYMENT_INSUFFICIENT_BALANCE'],
+    [
+      'invalid_exact_evm_transaction_simulation_failed',
+      'reverted with the following reason:\nERC20: transfer amount exceeds balance',
+      'PAYMENT_INSUFFICIENT_BALANCE',
+    ],
     ['invalid_exact_evm_transaction_simulation_failed', "reverted: ECRecover: invalid signature 's' value", 'PAYMENT_SIGNATURE_INVALID'],
     ['invalid_exact_evm_token_name_mismatch', undefined, 'PAYMENT_INVALID'],
   ])('verify says %s -> %s, claim released, nothing settled', async (reason, message, code) => {
     const ledger = new InMemoryPaymentLedger()
-    const { facilitator, calls } = fakeFacilitator({ verify: { isValid: false, invalidReason: reason, ...(message ? { invalidMessage: message } : {}) } })
+    const { facilitator, calls } = fakeFacilitator({
+      verify: { isValid: false, invalidReason: reason, ...(message ? { invalidMessage: message } : {}) },
+    })
     const outcome = await run({ header: header() }, ledger, facilitator)
     expectRefused(outcome, code === 'PAYMENT_REPLAYED' ? 409 : 402, code)
     expect(calls.settle).toBe(0)
@@ -177,22 +228,30 @@ describe('processPayment', () => {
   })
 
   test('facilitator messages reach the client trimmed and without URLs', () => {
-    expect(shortMessage('The contract function "transferWithAuthorization" reverted with the following reason:\nERC20: transfer amount exceeds balance\n\nURL: http://x')).toBe(
-      'The contract function "transferWithAuthorization" reverted with the following reason: ERC20: transfer amount exceeds balance',
-    )
+    expect(
+      shortMessage(
+        'The contract function "transferWithAuthorization" reverted with the following reason:\nERC20: transfer amount exceeds balance\n\nURL: http://x',
+      ),
+    ).toBe('The contract function "transferWithAuthorization" reverted with the following reason: ERC20: transfer amount exceeds balance')
     expect(shortMessage('failed at https://rpc.example/v2/key-123 now')).toBe('failed at <url> now')
     expect(shortMessage('x'.repeat(500))).toHaveLength(200)
   })
 
   test('a reverted settlement -> 402 PAYMENT_SETTLEMENT_FAILED, claim released so the payer may retry', async () => {
     const ledger = new InMemoryPaymentLedger()
-    const { facilitator } = fakeFacilitator({ settle: { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: TX, network: config.network } })
+    const { facilitator } = fakeFacilitator({
+      settle: { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: TX, network: config.network },
+    })
     expectRefused(await run({ header: header() }, ledger, facilitator), 402, 'PAYMENT_SETTLEMENT_FAILED')
     expect(ledger.entries()).toEqual([])
   })
 
   test('the store refusing the claim -> 503, and the facilitator is never called', async () => {
-    const broken: PaymentLedger = { claim: () => Promise.reject(new Error('store down')), markSettled: () => Promise.reject(new Error('x')), release: async () => {} }
+    const broken: PaymentLedger = {
+      claim: () => Promise.reject(new Error('store down')),
+      markSettled: () => Promise.reject(new Error('x')),
+      release: async () => {},
+    }
     const { facilitator, calls } = fakeFacilitator()
     expectRefused(await run({ header: header() }, broken, facilitator), 503, 'PAYMENT_LEDGER_UNAVAILABLE')
     expect(calls.verify).toBe(0)
@@ -202,7 +261,9 @@ describe('processPayment', () => {
     const ledger = new InMemoryPaymentLedger()
     const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
     const h = header({ nonce })
-    const pending = fakeFacilitator({ settle: { success: false, errorReason: 'settlement_pending', transaction: TX, network: config.network } })
+    const pending = fakeFacilitator({
+      settle: { success: false, errorReason: 'settlement_pending', transaction: TX, network: config.network },
+    })
     const first = await run({ header: h, leaseMs: 60_000 }, ledger, pending.facilitator, 1_000_000)
     expectRefused(first, 503, 'PAYMENT_SETTLEMENT_PENDING')
     expect(first.headers['Retry-After']).toBe('60')
@@ -212,7 +273,15 @@ describe('processPayment', () => {
     expectRefused(await run({ header: h, leaseMs: 60_000 }, ledger, pending.facilitator, 1_030_000), 409, 'PAYMENT_IN_PROGRESS')
 
     // The transfer did land: the token now says the nonce is used, and the chain has the transfer.
-    const found = { txHash: TX, from: PAYER, to: getAddress(OPERATOR), value: 500_000n, blockNumber: 7n, submitter: OPERATOR, input: ourInput(nonce) }
+    const found = {
+      txHash: TX,
+      from: PAYER,
+      to: getAddress(OPERATOR),
+      value: 500_000n,
+      blockNumber: 7n,
+      submitter: OPERATOR,
+      input: ourInput(nonce),
+    }
     const chain = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found })
     const retry = await run({ header: h, leaseMs: 60_000 }, ledger, chain.facilitator, 1_061_000)
     expect(retry.ok && { reconciled: retry.reconciled, txHash: retry.txHash, credit: retry.credit }).toEqual({
@@ -228,24 +297,43 @@ describe('processPayment', () => {
   test('a used nonce whose transfer went elsewhere (or for another value) is a replay, not a credit', async () => {
     const ledger = new InMemoryPaymentLedger()
     const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
-    const found = { txHash: TX, from: PAYER, to: getAddress(PAYER), value: 500_000n, blockNumber: 7n, submitter: OPERATOR, input: ourInput(nonce) }
+    const found = {
+      txHash: TX,
+      from: PAYER,
+      to: getAddress(PAYER),
+      value: 500_000n,
+      blockNumber: 7n,
+      submitter: OPERATOR,
+      input: ourInput(nonce),
+    }
     const { facilitator } = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found })
     expectRefused(await run({ header: header({ nonce }) }, ledger, facilitator), 409, 'PAYMENT_REPLAYED')
-    const other = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found: { ...found, to: getAddress(OPERATOR), value: 1n } })
+    const other = fakeFacilitator({
+      verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' },
+      found: { ...found, to: getAddress(OPERATOR), value: 1n },
+    })
     expectRefused(await run({ header: header({ nonce }) }, ledger, other.facilitator), 409, 'PAYMENT_REPLAYED')
     expect(ledger.entries()).toEqual([])
   })
 
   test('recording the credit failing after settlement -> 503, claim kept for reconciliation', async () => {
     const inner = new InMemoryPaymentLedger()
-    const flaky: PaymentLedger = { claim: (r, c) => inner.claim(r, c), release: (r, o) => inner.release(r, o), markSettled: () => Promise.reject(new Error('store down')) }
+    const flaky: PaymentLedger = {
+      claim: (r, c) => inner.claim(r, c),
+      release: (r, o) => inner.release(r, o),
+      markSettled: () => Promise.reject(new Error('store down')),
+    }
     expectRefused(await run({ header: header() }, flaky, fakeFacilitator().facilitator), 503, 'PAYMENT_SETTLEMENT_PENDING')
     expect(inner.entries()).toMatchObject([{ status: 'pending' }])
   })
 
   test('after a crash the payment stays bound: another Golem or kind -> 409 PAYMENT_BOUND_ELSEWHERE, nothing verified or credited; the first terms reconcile', async () => {
     const inner = new InMemoryPaymentLedger()
-    const flaky: PaymentLedger = { claim: (r, c) => inner.claim(r, c), release: (r, o) => inner.release(r, o), markSettled: () => Promise.reject(new Error('store down')) }
+    const flaky: PaymentLedger = {
+      claim: (r, c) => inner.claim(r, c),
+      release: (r, o) => inner.release(r, o),
+      markSettled: () => Promise.reject(new Error('store down')),
+    }
     const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
     const h = header({ nonce, value: 5_000_000n })
     const tags: (Hex | undefined)[] = []
@@ -253,13 +341,25 @@ describe('processPayment', () => {
     const settle = first.facilitator.settle.bind(first.facilitator)
     first.facilitator.settle = (p, r, o) => (tags.push(o?.tag), settle(p, r, o))
     expectRefused(await run({ header: h, leaseMs: 1000 }, flaky, first.facilitator, 0), 503, 'PAYMENT_SETTLEMENT_PENDING')
-    expect(tags).toEqual([settlementTag({ ledgerId: LEDGER_ID, payer: PAYER, nonce, golemId: golem.id, kind: 'extend', amount: 5_000_000n })])
+    expect(tags).toEqual([
+      settlementTag({ ledgerId: LEDGER_ID, payer: PAYER, nonce, golemId: golem.id, kind: 'extend', amount: 5_000_000n }),
+    ])
 
-    const found = { txHash: TX, from: PAYER, to: OPERATOR, value: 5_000_000n, blockNumber: 7n, submitter: OPERATOR, input: ourInput(nonce, { amount: 5_000_000n }) }
+    const found = {
+      txHash: TX,
+      from: PAYER,
+      to: OPERATOR,
+      value: 5_000_000n,
+      blockNumber: 7n,
+      submitter: OPERATOR,
+      input: ourInput(nonce, { amount: 5_000_000n }),
+    }
     const chain = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found })
     const other = await run({ header: h, golemId: 'golem-2', golem: { id: 'golem-2', lifecycle: 'alive' } }, inner, chain.facilitator, 5000)
     expectRefused(other, 409, 'PAYMENT_BOUND_ELSEWHERE')
-    expect(other.ok || other.message).toBe('golemId: this payment was first presented with another golemId; a payment is credited only to the Golem and kind it was first presented for, never rebound')
+    expect(other.ok || other.message).toBe(
+      'golemId: this payment was first presented with another golemId; a payment is credited only to the Golem and kind it was first presented for, never rebound',
+    )
     const feed = await run({ header: h, kind: 'feed', requirements: requirementsFor(config, 'feed') }, inner, chain.facilitator, 5000)
     expectRefused(feed, 409, 'PAYMENT_BOUND_ELSEWHERE')
     expect(feed.ok || feed.message).toMatch(/^kind: /)
@@ -278,8 +378,20 @@ describe('processPayment', () => {
     const ledger = new InMemoryPaymentLedger()
     const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
     const input = ourInput(nonce, 'submitter' in over ? {} : over)
-    const found = { txHash: TX, from: PAYER, to: OPERATOR, value: 500_000n, blockNumber: 7n, submitter: 'submitter' in over ? over.submitter : OPERATOR, input }
-    const outcome = await run({ header: header({ nonce }) }, ledger, fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found }).facilitator)
+    const found = {
+      txHash: TX,
+      from: PAYER,
+      to: OPERATOR,
+      value: 500_000n,
+      blockNumber: 7n,
+      submitter: 'submitter' in over ? over.submitter : OPERATOR,
+      input,
+    }
+    const outcome = await run(
+      { header: header({ nonce }) },
+      ledger,
+      fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' }, found }).facilitator,
+    )
     expectRefused(outcome, 409, 'PAYMENT_REPLAYED')
     expect(outcome.ok || outcome.details.reconciliation).toMatch(reason)
     expect(ledger.entries()).toEqual([])
@@ -287,7 +399,12 @@ describe('processPayment', () => {
 
   test('twenty concurrent copies of one payment: one settle, one credit, nineteen 409s', async () => {
     const ledger = new InMemoryPaymentLedger()
-    const { facilitator, calls } = fakeFacilitator({ settle: async () => { await new Promise((r) => setTimeout(r, 20)); return { success: true, transaction: TX, network: config.network } } })
+    const { facilitator, calls } = fakeFacilitator({
+      settle: async () => {
+        await new Promise((r) => setTimeout(r, 20))
+        return { success: true, transaction: TX, network: config.network }
+      },
+    })
     const h = header()
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => run({ header: h }, ledger, facilitator)))
     expect(outcomes.filter((o) => o.ok)).toHaveLength(1)
@@ -298,12 +415,29 @@ describe('processPayment', () => {
 
   test('createX402Payments prices extend by the hour and feed by the death reserve', async () => {
     const ledger = new InMemoryPaymentLedger()
-    const payments = createX402Payments({ config: { chainId: 31337, asset: USDC, payTo: OPERATOR, pricing: config.pricing }, ledger, facilitator: fakeFacilitator().facilitator, now: () => 5 })
+    const payments = createX402Payments({
+      config: { chainId: 31337, asset: USDC, payTo: OPERATOR, pricing: config.pricing },
+      ledger,
+      facilitator: fakeFacilitator().facilitator,
+      now: () => 5,
+    })
     expect(payments.requirements('extend', 3).amount).toBe('1500000')
     expect(payments.requirements('feed').amount).toBe('5000000')
-    const under = await payments.extend({ header: header({ value: 1_000_000n }), golemId: 'golem-1', golem, hours: 3, resourceUrl: 'http://x/api/v1/extend' })
+    const under = await payments.extend({
+      header: header({ value: 1_000_000n }),
+      golemId: 'golem-1',
+      golem,
+      hours: 3,
+      resourceUrl: 'http://x/api/v1/extend',
+    })
     expectRefused(under, 402, 'PAYMENT_UNDERPAID')
-    const ok = await payments.extend({ header: header({ value: 1_500_000n }), golemId: 'golem-1', golem, hours: 3, resourceUrl: 'http://x/api/v1/extend' })
+    const ok = await payments.extend({
+      header: header({ value: 1_500_000n }),
+      golemId: 'golem-1',
+      golem,
+      hours: 3,
+      resourceUrl: 'http://x/api/v1/extend',
+    })
     expect(ok.ok && ok.credit).toMatchObject({ kind: 'extend', seconds: 10_800n })
   })
 })

@@ -110,21 +110,35 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   if (parsed.payload.x402Version !== X402_VERSION) {
     return refuse(ctx, 'PAYMENT_VERSION_UNSUPPORTED', `x402Version: must be ${X402_VERSION}, got ${parsed.payload.x402Version}`)
   }
-  if (accepted.scheme !== req.scheme) return refuse(ctx, 'PAYMENT_SCHEME_UNSUPPORTED', `accepted.scheme: must be "${req.scheme}"`, { scheme: accepted.scheme })
+  if (accepted.scheme !== req.scheme)
+    return refuse(ctx, 'PAYMENT_SCHEME_UNSUPPORTED', `accepted.scheme: must be "${req.scheme}"`, { scheme: accepted.scheme })
   if (accepted.network !== req.network) {
-    return refuse(ctx, 'PAYMENT_WRONG_NETWORK', `accepted.network: must be ${req.network}, got ${accepted.network}`, { expected: req.network, got: accepted.network })
+    return refuse(ctx, 'PAYMENT_WRONG_NETWORK', `accepted.network: must be ${req.network}, got ${accepted.network}`, {
+      expected: req.network,
+      got: accepted.network,
+    })
   }
   if (!isAddressEqual(accepted.asset, req.asset as Address)) {
-    return refuse(ctx, 'PAYMENT_WRONG_ASSET', `accepted.asset: must be ${req.asset}, got ${accepted.asset}`, { expected: req.asset, got: accepted.asset })
+    return refuse(ctx, 'PAYMENT_WRONG_ASSET', `accepted.asset: must be ${req.asset}, got ${accepted.asset}`, {
+      expected: req.asset,
+      got: accepted.asset,
+    })
   }
-  for (const [field, to] of [['accepted.payTo', accepted.payTo], ['payload.authorization.to', auth.to]] as const) {
+  for (const [field, to] of [
+    ['accepted.payTo', accepted.payTo],
+    ['payload.authorization.to', auth.to],
+  ] as const) {
     if (!isAddressEqual(to, req.payTo as Address)) {
       return refuse(ctx, 'PAYMENT_WRONG_PAY_TO', `${field}: must be the operator ${req.payTo}, got ${to}`, { expected: req.payTo, got: to })
     }
   }
   const value = BigInt(auth.value)
   if (value !== BigInt(accepted.amount)) {
-    return refuse(ctx, 'PAYMENT_AMOUNT_MISMATCH', `payload.authorization.value: must equal accepted.amount (${accepted.amount}), got ${auth.value}`)
+    return refuse(
+      ctx,
+      'PAYMENT_AMOUNT_MISMATCH',
+      `payload.authorization.value: must equal accepted.amount (${accepted.amount}), got ${auth.value}`,
+    )
   }
   const price = BigInt(req.amount)
   if (value < price) {
@@ -143,13 +157,19 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
     ctx.onUnexpectedError?.(error)
     return refuse(ctx, 'PAYMENT_LEDGER_UNAVAILABLE', 'ledger: could not claim the payment; nothing was charged, retry later')
   }
-  if (claim === 'duplicate') return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
+  if (claim === 'duplicate')
+    return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
   if (claim === 'pending-elsewhere') {
     return refuse(ctx, 'PAYMENT_IN_PROGRESS', 'payload.authorization.nonce: this payment is being settled by another request', { ...ref })
   }
   if (typeof claim === 'object') {
     const field = boundFieldNames[claim.boundTo]
-    return refuse(ctx, 'PAYMENT_BOUND_ELSEWHERE', `${field}: this payment was first presented with another ${field}; a payment is credited only to the Golem and kind it was first presented for, never rebound`, { ...ref, field })
+    return refuse(
+      ctx,
+      'PAYMENT_BOUND_ELSEWHERE',
+      `${field}: this payment was first presented with another ${field}; a payment is credited only to the Golem and kind it was first presented for, never rebound`,
+      { ...ref, field },
+    )
   }
 
   const x402Payload: PaymentPayload = {
@@ -172,7 +192,12 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
     return refuse(ctx, 'FACILITATOR_UNAVAILABLE', 'facilitator: could not verify the payment; nothing was charged, retry later')
   }
   if (!verified.isValid) {
-    return failAfterClaim(afterClaim, codeForFacilitatorReason(verified.invalidReason, verified.invalidMessage), verified.invalidReason, verified.invalidMessage)
+    return failAfterClaim(
+      afterClaim,
+      codeForFacilitatorReason(verified.invalidReason, verified.invalidMessage),
+      verified.invalidReason,
+      verified.invalidMessage,
+    )
   }
 
   let settlement: SettleResponse
@@ -188,12 +213,22 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   if (!settlement.success) {
     if (settlement.errorReason === 'settlement_pending' && settlement.transaction !== '') {
       // Sent but unconfirmed: keep the claim. A retry after the lease reconciles from the chain.
-      return refuse(ctx, 'PAYMENT_SETTLEMENT_PENDING', `settlement: transaction ${settlement.transaction} is not confirmed yet; retry the same payment later`, {
-        transaction: settlement.transaction,
-      })
+      return refuse(
+        ctx,
+        'PAYMENT_SETTLEMENT_PENDING',
+        `settlement: transaction ${settlement.transaction} is not confirmed yet; retry the same payment later`,
+        {
+          transaction: settlement.transaction,
+        },
+      )
     }
     const code = codeForFacilitatorReason(settlement.errorReason, settlement.errorMessage)
-    return failAfterClaim(afterClaim, code === 'PAYMENT_INVALID' ? 'PAYMENT_SETTLEMENT_FAILED' : code, settlement.errorReason, settlement.errorMessage)
+    return failAfterClaim(
+      afterClaim,
+      code === 'PAYMENT_INVALID' ? 'PAYMENT_SETTLEMENT_FAILED' : code,
+      settlement.errorReason,
+      settlement.errorMessage,
+    )
   }
   return recordCredit(afterClaim, settlement, false)
 }
@@ -210,20 +245,37 @@ async function release({ ctx, ref, owner }: AfterClaim): Promise<void> {
   }
 }
 
-async function failAfterClaim(a: AfterClaim, code: X402ErrorCode, reason: string | undefined, message: string | undefined): Promise<PaymentOutcome> {
+async function failAfterClaim(
+  a: AfterClaim,
+  code: X402ErrorCode,
+  reason: string | undefined,
+  message: string | undefined,
+): Promise<PaymentOutcome> {
   // "Nonce used" or "expired" may hide a transfer that did reach the operator (a crash or a lost
   // receipt before the credit was recorded). If the chain has it, and it is this deployment's own
   // settlement for this claim, credit it now, once.
   let unreconciled: string | undefined
   if (code === 'PAYMENT_REPLAYED' || code === 'PAYMENT_EXPIRED') {
-    const found = await a.ctx.facilitator.findSettlement({ asset: a.ctx.requirements.asset as Address, payer: a.ref.payer, nonce: a.ref.nonce }).catch((error: unknown) => {
-      a.ctx.onUnexpectedError?.(error)
-      return null
-    })
+    const found = await a.ctx.facilitator
+      .findSettlement({ asset: a.ctx.requirements.asset as Address, payer: a.ref.payer, nonce: a.ref.nonce })
+      .catch((error: unknown) => {
+        a.ctx.onUnexpectedError?.(error)
+        return null
+      })
     if (found) {
-      const decision = reconcileSettlement(found, { settlementAccount: a.ctx.facilitator.settlementAccount, payTo: a.ctx.requirements.payTo as Address, value: a.value, tag: a.tag })
+      const decision = reconcileSettlement(found, {
+        settlementAccount: a.ctx.facilitator.settlementAccount,
+        payTo: a.ctx.requirements.payTo as Address,
+        value: a.value,
+        tag: a.tag,
+      })
       if (decision.accept) {
-        const settlement: SettleResponse = { success: true, transaction: found.txHash, network: a.ctx.requirements.network, payer: a.ref.payer }
+        const settlement: SettleResponse = {
+          success: true,
+          transaction: found.txHash,
+          network: a.ctx.requirements.network,
+          payer: a.ref.payer,
+        }
         return recordCredit(a, settlement, true)
       }
       unreconciled = `${decision.field} ${decision.rule}`
@@ -249,12 +301,21 @@ async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconcile
   } catch (error) {
     ctx.onUnexpectedError?.(error)
     // The transfer happened; the claim stays so a retry after the lease reconciles and credits it.
-    return refuse(ctx, 'PAYMENT_SETTLEMENT_PENDING', `ledger: transaction ${txHash} settled but the credit was not recorded; retry the same payment later`, {
-      transaction: txHash,
-    })
+    return refuse(
+      ctx,
+      'PAYMENT_SETTLEMENT_PENDING',
+      `ledger: transaction ${txHash} settled but the credit was not recorded; retry the same payment later`,
+      {
+        transaction: txHash,
+      },
+    )
   }
-  if (recorded === 'duplicate') return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
-  const creditJson = credit.kind === 'extend' ? { kind: credit.kind, seconds: credit.seconds.toString(), amount: credit.amount.toString() } : { kind: credit.kind, amount: credit.amount.toString() }
+  if (recorded === 'duplicate')
+    return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
+  const creditJson =
+    credit.kind === 'extend'
+      ? { kind: credit.kind, seconds: credit.seconds.toString(), amount: credit.amount.toString() }
+      : { kind: credit.kind, amount: credit.amount.toString() }
   return {
     ok: true,
     status: 200,

@@ -23,12 +23,22 @@ export type ReconcileDecision = { accept: true } | { accept: false; field: strin
 
 export function reconcileSettlement(found: FoundSettlement, expected: ReconcileExpectation): ReconcileDecision {
   if (!isAddressEqual(found.submitter, expected.settlementAccount)) {
-    return { accept: false, field: 'transaction.from', rule: 'must be this deployment\'s settlement account; another party settled this authorization' }
+    return {
+      accept: false,
+      field: 'transaction.from',
+      rule: "must be this deployment's settlement account; another party settled this authorization",
+    }
   }
   if (!carriesSettlementTag(found.input, expected.tag)) {
-    return { accept: false, field: 'transaction.input', rule: 'must carry the settlement tag of this ledger, Golem and kind; the transfer was submitted for another claim' }
+    return {
+      accept: false,
+      field: 'transaction.input',
+      rule: 'must carry the settlement tag of this ledger, Golem and kind; the transfer was submitted for another claim',
+    }
   }
-  if (!isAddressEqual(found.to, expected.payTo)) return { accept: false, field: 'transfer.to', rule: `must be the operator ${expected.payTo}` }
-  if (found.value !== expected.value) return { accept: false, field: 'transfer.value', rule: `must equal the signed value ${expected.value}` }
+  if (!isAddressEqual(found.to, expected.payTo))
+    return { accept: false, field: 'transfer.to', rule: `must be the operator ${expected.payTo}` }
+  if (found.value !== expected.value)
+    return { accept: false, field: 'transfer.value', rule: `must equal the signed value ${expected.value}` }
   return { accept: true }
 }

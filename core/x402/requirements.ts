@@ -42,9 +42,11 @@ export function resolveX402Config(config: X402Config): ResolvedX402Config {
   if (!isAddress(config.asset, { strict: false })) throw new X402ConfigError('asset', 'must be an address')
   if (!isAddress(config.payTo, { strict: false })) throw new X402ConfigError('payTo', 'must be an address')
   const maxTimeoutSeconds = config.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS
-  if (!Number.isSafeInteger(maxTimeoutSeconds) || maxTimeoutSeconds < 10) throw new X402ConfigError('maxTimeoutSeconds', 'must be an integer of at least 10')
+  if (!Number.isSafeInteger(maxTimeoutSeconds) || maxTimeoutSeconds < 10)
+    throw new X402ConfigError('maxTimeoutSeconds', 'must be an integer of at least 10')
   const ledgerId = config.ledgerId ?? DEFAULT_LEDGER_ID
-  if (typeof ledgerId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(ledgerId)) throw new X402ConfigError('ledgerId', 'must be 1 to 128 printable ASCII characters without spaces')
+  if (typeof ledgerId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(ledgerId))
+    throw new X402ConfigError('ledgerId', 'must be 1 to 128 printable ASCII characters without spaces')
   return {
     chainId: config.chainId,
     network: networkOf(config.chainId),

@@ -6,7 +6,15 @@ import { boundField, type ClaimOutcome, type PaymentLedger } from './ledger.ts'
 export function paymentLedgerFromStore(store: PaymentStore): PaymentLedger {
   return {
     async claim(ref, claim): Promise<ClaimOutcome> {
-      const result = await store.claimPayment({ ...ref, golemId: claim.golemId, kind: claim.kind, amount: claim.amount, owner: claim.owner, now: claim.now, leaseMs: claim.leaseMs })
+      const result = await store.claimPayment({
+        ...ref,
+        golemId: claim.golemId,
+        kind: claim.kind,
+        amount: claim.amount,
+        owner: claim.owner,
+        now: claim.now,
+        leaseMs: claim.leaseMs,
+      })
       if (result.claimed) return 'claimed'
       const bound = boundField(result.existing, claim)
       if (bound !== null) return { boundTo: bound }

@@ -40,7 +40,8 @@ export function createApp(deps: ApiDeps): ApiApp {
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => errorResponse(c, 'PAYLOAD_TOO_LARGE', `body: must be at most ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES }),
+      onError: (c) =>
+        errorResponse(c, 'PAYLOAD_TOO_LARGE', `body: must be at most ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES }),
     }),
   )
   app.use('/api/v1/golems/:id/*', golemWriteRules(deps))
@@ -62,7 +63,9 @@ export function createApp(deps: ApiDeps): ApiApp {
     responses: { 200: { description: 'OpenAPI 3.1 document' } },
   })
   let document: unknown
-  app.get('/openapi.json', (c) => c.json((document ??= buildOpenApiDocument(docs.routes, { title: 'Bardo Custody API', version: API_VERSION }))))
+  app.get('/openapi.json', (c) =>
+    c.json((document ??= buildOpenApiDocument(docs.routes, { title: 'Bardo Custody API', version: API_VERSION }))),
+  )
 
   return Object.assign(app, { routeDocs: docs })
 }

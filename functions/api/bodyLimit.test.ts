@@ -15,12 +15,25 @@ const extendBody = (padding: number) => JSON.stringify({ golemId: 'atlas', hours
 describe('request body limit', () => {
   it('refuses a body over the limit with 413 and the limit in the JSON error (Content-Length known)', async () => {
     let handled = 0
-    const route = { handle: async () => { handled++; return new Response('{}') } }
+    const route = {
+      handle: async () => {
+        handled++
+        return new Response('{}')
+      },
+    }
     const deps = testApiDeps({ golems: [sampleGolem()], overrides: { payments: { extend: route, feed: route } } })
     const app = createApp(deps)
-    const res = await app.request('/api/v1/extend', { method: 'POST', headers: { 'content-type': 'application/json' }, body: extendBody(MAX_BODY_BYTES) })
+    const res = await app.request('/api/v1/extend', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: extendBody(MAX_BODY_BYTES),
+    })
     expect(res.status).toBe(413)
-    expect(await res.json()).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: `body: must be at most ${MAX_BODY_BYTES} bytes`, details: { limitBytes: MAX_BODY_BYTES } })
+    expect(await res.json()).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `body: must be at most ${MAX_BODY_BYTES} bytes`,
+      details: { limitBytes: MAX_BODY_BYTES },
+    })
     // The paid route never ran: nothing was asked for, taken or credited.
     expect(handled).toBe(0)
   })
@@ -36,7 +49,12 @@ describe('request body limit', () => {
         controller.enqueue(chunk)
       },
     })
-    const res = await fetch(`${running.url}/api/v1/feed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit)
+    const res = await fetch(`${running.url}/api/v1/feed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit)
     expect(res.status).toBe(413)
     expect(await res.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { limitBytes: MAX_BODY_BYTES } })
     expect(sent).toBeLessThan(50)
@@ -44,14 +62,22 @@ describe('request body limit', () => {
 
   it('lets a body under the limit through to validation', async () => {
     const app = createApp(testApiDeps({ golems: [sampleGolem()] }))
-    const res = await app.request('/api/v1/extend', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ golemId: 'atlas', hours: 0 }) })
+    const res = await app.request('/api/v1/extend', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ golemId: 'atlas', hours: 0 }),
+    })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ code: 'VALIDATION_FAILED' })
   })
 
   it('applies to every route, the Clade routes included', async () => {
     const app = createApp(testApiDeps({ golems: [sampleGolem()] }))
-    const res = await app.request('/clade/v1/challenge', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(MAX_BODY_BYTES + 1) })
+    const res = await app.request('/clade/v1/challenge', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(MAX_BODY_BYTES + 1),
+    })
     expect(res.status).toBe(413)
   })
 })

@@ -34,7 +34,9 @@ function challengeHeaders(challenge: CladeChallenge, signature: string) {
   return { ...ip(), authorization: `CladeChallenge ${signature}`, 'x-clade-challenge': JSON.stringify(challenge) }
 }
 
-const ingestBody = JSON.stringify({ entries: [{ kind: 'insight', topic: 'eth-usdc', content: 'Spreads widen after 22:00 UTC.', confidence: 0.7 }] })
+const ingestBody = JSON.stringify({
+  entries: [{ kind: 'insight', topic: 'eth-usdc', content: 'Spreads widen after 22:00 UTC.', confidence: 0.7 }],
+})
 
 async function ingest(headers: Record<string, string>) {
   return app.request('/clade/v1/ingest', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: ingestBody })
@@ -64,9 +66,18 @@ describe('Clade challenge-response', () => {
     expect(entries.status).toBe(200)
     expect(await entries.json()).toMatchObject({ entries: [{ seq: 1, from: alice.address, topic: 'eth-usdc' }], nextCursor: null })
     expect(entries.headers.get('x-clade-token')).toBeNull()
-    expect(await (await app.request('/clade/v1/status', { headers: auth })).json()).toMatchObject({ golem: bob.address, name: 'Bob', phase: 'Stable', entryCount: 1 })
+    expect(await (await app.request('/clade/v1/status', { headers: auth })).json()).toMatchObject({
+      golem: bob.address,
+      name: 'Bob',
+      phase: 'Stable',
+      entryCount: 1,
+    })
     expect(await (await app.request('/clade/v1/sync?since=0', { headers: auth })).json()).toMatchObject({ lastSeq: 1, hasMore: false })
-    const alert = await app.request('/clade/v1/alert', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ severity: 'critical', kind: 'oracle_stale', message: 'feed stale' }) })
+    const alert = await app.request('/clade/v1/alert', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ severity: 'critical', kind: 'oracle_stale', message: 'feed stale' }),
+    })
     expect(alert.status).toBe(202)
   })
 
@@ -133,15 +144,25 @@ describe('Clade challenge-response', () => {
     expect(none.status).toBe(401)
     expect(await errorCode(none)).toBe('CLADE_AUTH_REQUIRED')
     expect(none.headers.get('x-ratelimit-limit')).toBe('30')
-    const other = createApp(testApiDeps({ operators: { [alice.address]: operatorA, [bob.address]: operatorA }, config: { clade: { hmacSecret: new Uint8Array(32).fill(1), self: bob.address } } }))
-    const { challenge } = (await (await other.request(`/clade/v1/challenge?caller=${alice.address}`)).json()) as { challenge: CladeChallenge }
-    const res = await other.request('/clade/v1/status', { headers: challengeHeaders(challenge, await alice.signTypedData(cladeChallengeTypedData(challenge, chainId))) })
+    const other = createApp(
+      testApiDeps({
+        operators: { [alice.address]: operatorA, [bob.address]: operatorA },
+        config: { clade: { hmacSecret: new Uint8Array(32).fill(1), self: bob.address } },
+      }),
+    )
+    const { challenge } = (await (await other.request(`/clade/v1/challenge?caller=${alice.address}`)).json()) as {
+      challenge: CladeChallenge
+    }
+    const res = await other.request('/clade/v1/status', {
+      headers: challengeHeaders(challenge, await alice.signTypedData(cladeChallengeTypedData(challenge, chainId))),
+    })
     const foreign = await app.request('/clade/v1/status', { headers: { authorization: `CladeToken ${res.headers.get('x-clade-token')}` } })
     expect(await errorCode(foreign)).toBe('CLADE_TOKEN_INVALID')
   })
 
   it('limits GET /clade/v1/challenge to 30 per minute per IP (31st -> 429)', async () => {
-    for (let i = 0; i < 30; i++) expect((await app.request(`/clade/v1/challenge?caller=${alice.address}`, { headers: ip(9) })).status).toBe(200)
+    for (let i = 0; i < 30; i++)
+      expect((await app.request(`/clade/v1/challenge?caller=${alice.address}`, { headers: ip(9) })).status).toBe(200)
     const refused = await app.request(`/clade/v1/challenge?caller=${alice.address}`, { headers: ip(9) })
     expect(refused.status).toBe(429)
     expect(await errorCode(refused)).toBe('RATE_LIMITED')
@@ -153,7 +174,11 @@ describe('Clade challenge-response', () => {
   it('charges a CladeChallenge to the IP before checking it: a flood reaches the registry no more often than the budget allows', async () => {
     let lookups = 0
     const registry = deps.operators
-    const counted = createApp({ ...deps, config: { ...deps.config, rateLimits: { cladeChallenge: 5 } }, operators: { operatorOf: (a) => (lookups++, registry.operatorOf(a)) } })
+    const counted = createApp({
+      ...deps,
+      config: { ...deps.config, rateLimits: { cladeChallenge: 5 } },
+      operators: { operatorOf: (a) => (lookups++, registry.operatorOf(a)) },
+    })
     const issued = await counted.request(`/clade/v1/challenge?caller=${mallory.address}`, { headers: ip(30) })
     const { challenge } = (await issued.json()) as { challenge: CladeChallenge }
     lookups = 0
@@ -174,15 +199,29 @@ describe('Clade challenge-response', () => {
 
   it('validates Clade bodies and queries after authentication, naming field and rule', async () => {
     const { challenge } = await getChallenge()
-    const first = await app.request('/clade/v1/status', { headers: challengeHeaders(challenge, await alice.signTypedData(cladeChallengeTypedData(challenge, chainId))) })
+    const first = await app.request('/clade/v1/status', {
+      headers: challengeHeaders(challenge, await alice.signTypedData(cladeChallengeTypedData(challenge, chainId))),
+    })
     const auth = { authorization: `CladeToken ${first.headers.get('x-clade-token')}` }
     const json = { ...auth, 'content-type': 'application/json' }
     const cases: [string, RequestInit, string][] = [
       ['/clade/v1/entries?cursor=abc', { headers: auth }, 'cursor: must be a cursor from a previous page'],
       ['/clade/v1/entries?limit=101', { headers: auth }, 'limit: must be at most 100'],
       ['/clade/v1/sync?since=-1', { headers: auth }, 'since: must not be negative'],
-      ['/clade/v1/alert', { method: 'POST', headers: json, body: JSON.stringify({ severity: 'info', kind: 'Bad Kind', message: 'm' }) }, 'kind: must be snake_case, at most 64 characters'],
-      ['/clade/v1/ingest', { method: 'POST', headers: json, body: JSON.stringify({ entries: [{ kind: 'insight', topic: 't', content: 'c', confidence: 2 }] }) }, 'entries.0.confidence: must be in [0, 1]'],
+      [
+        '/clade/v1/alert',
+        { method: 'POST', headers: json, body: JSON.stringify({ severity: 'info', kind: 'Bad Kind', message: 'm' }) },
+        'kind: must be snake_case, at most 64 characters',
+      ],
+      [
+        '/clade/v1/ingest',
+        {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ entries: [{ kind: 'insight', topic: 't', content: 'c', confidence: 2 }] }),
+        },
+        'entries.0.confidence: must be in [0, 1]',
+      ],
     ]
     for (const [path, init, message] of cases) {
       const res = await app.request(path, init)
@@ -201,12 +240,20 @@ describe('Clade challenge-response', () => {
     deps.golems.put(sampleGolem({ id: 'bob', name: 'Bob', address: bob.address, lifecycle: 'dying', phase: 'Terminal' }))
     const { challenge } = await getChallenge()
     const headers = challengeHeaders(challenge, await alice.signTypedData(cladeChallengeTypedData(challenge, chainId)))
-    const bad = await app.request('/clade/v1/ingest', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"entries":[]}' })
+    const bad = await app.request('/clade/v1/ingest', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"entries":[]}',
+    })
     expect(bad.status).toBe(400)
     expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: 'entries: must hold at least one entry' })
     const token = bad.headers.get('x-clade-token')
     const testament = JSON.stringify({ entries: [{ kind: 'death_testament', topic: 'testament', content: 'What I learned.' }] })
-    const res = await app.request('/clade/v1/ingest', { method: 'POST', headers: { authorization: `CladeToken ${token}`, 'content-type': 'application/json' }, body: testament })
+    const res = await app.request('/clade/v1/ingest', {
+      method: 'POST',
+      headers: { authorization: `CladeToken ${token}`, 'content-type': 'application/json' },
+      body: testament,
+    })
     expect(res.status).toBe(200)
   })
 })

@@ -18,10 +18,17 @@ import { validationError } from './validation.ts'
 export const cladeAuthHeaders = z.object({
   authorization: z
     .string()
-    .regex(/^(CladeChallenge 0x[0-9a-fA-F]{130}|CladeToken [A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/, "must be 'CladeChallenge <65-byte hex signature>' or 'CladeToken <token>'")
+    .regex(
+      /^(CladeChallenge 0x[0-9a-fA-F]{130}|CladeToken [A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/,
+      "must be 'CladeChallenge <65-byte hex signature>' or 'CladeToken <token>'",
+    )
     .optional()
     .meta({ description: 'CladeChallenge <sig> (first call) or CladeToken <token> (later calls)' }),
-  'x-clade-challenge': z.string().max(1024, 'must be at most 1024 characters').optional().meta({ description: 'the challenge JSON from GET /clade/v1/challenge, with CladeChallenge' }),
+  'x-clade-challenge': z
+    .string()
+    .max(1024, 'must be at most 1024 characters')
+    .optional()
+    .meta({ description: 'the challenge JSON from GET /clade/v1/challenge, with CladeChallenge' }),
 })
 
 /** Anonymous Clade traffic (challenges and failed authentications) shares one per-IP budget. */
@@ -30,10 +37,17 @@ export async function chargeAnonymousClade(c: Context, deps: ApiDeps): Promise<R
 }
 
 async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecret): Promise<CladeSession> {
-  const headers = cladeAuthHeaders.safeParse({ authorization: c.req.header('authorization'), 'x-clade-challenge': c.req.header('x-clade-challenge') })
+  const headers = cladeAuthHeaders.safeParse({
+    authorization: c.req.header('authorization'),
+    'x-clade-challenge': c.req.header('x-clade-challenge'),
+  })
   if (!headers.success) throw validationError('header', headers.error.issues)
   const auth = headers.data.authorization
-  if (auth === undefined) throw new CladeAuthError('CLADE_AUTH_REQUIRED', "authorization: must be 'CladeChallenge <sig>' with X-Clade-Challenge, or 'CladeToken <token>'")
+  if (auth === undefined)
+    throw new CladeAuthError(
+      'CLADE_AUTH_REQUIRED',
+      "authorization: must be 'CladeChallenge <sig>' with X-Clade-Challenge, or 'CladeToken <token>'",
+    )
   const now = deps.clock.now()
   if (auth.startsWith('CladeToken ')) {
     const session = verifyCladeSessionToken(secret, auth.slice('CladeToken '.length), now)
@@ -48,7 +62,11 @@ async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecr
     throw validationError('header', [{ code: 'custom', path: ['x-clade-challenge'], message: 'must be the challenge JSON', input: raw }])
   }
   const challenge = cladeChallengeSchema.safeParse(json)
-  if (!challenge.success) throw validationError('header', challenge.error.issues.map((i) => ({ ...i, path: ['x-clade-challenge', ...i.path] })))
+  if (!challenge.success)
+    throw validationError(
+      'header',
+      challenge.error.issues.map((i) => ({ ...i, path: ['x-clade-challenge', ...i.path] })),
+    )
   const verified = await verifyCladeChallenge({
     challenge: challenge.data,
     signature: auth.slice('CladeChallenge '.length) as Hex,
@@ -58,7 +76,12 @@ async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecr
     operators: deps.operators,
     nonces: deps.stores.nonces,
   })
-  const { token, session } = issueCladeSessionToken(secret, { sub: verified.caller, aud: verified.target, op: verified.operator }, now, deps.config.clade.sessionTtlSeconds)
+  const { token, session } = issueCladeSessionToken(
+    secret,
+    { sub: verified.caller, aud: verified.target, op: verified.operator },
+    now,
+    deps.config.clade.sessionTtlSeconds,
+  )
   c.header('X-Clade-Token', token)
   c.header('X-Clade-Token-Expires', String(session.exp))
   return session

@@ -30,14 +30,24 @@ export type CladeAlertInput = z.output<typeof cladeAlertRequest>
 export const cladeEntriesQuery = z.strictObject({
   kind: z.enum(cladeEntryKinds).optional(),
   topic: z.string().min(1).max(128, 'must be at most 128 characters').optional(),
-  limit: z.coerce.number('must be a number').int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
+  limit: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(100, 'must be at most 100')
+    .default(50),
   cursor: z.string().regex(/^\d+$/, 'must be a cursor from a previous page').optional(),
 })
 export type CladeEntriesQuery = z.output<typeof cladeEntriesQuery>
 
 export const cladeSyncQuery = z.strictObject({
   since: z.coerce.number('must be a number').int('must be an integer').min(0, 'must not be negative').default(0),
-  limit: z.coerce.number('must be a number').int('must be an integer').min(1, 'must be at least 1').max(500, 'must be at most 500').default(100),
+  limit: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(500, 'must be at most 500')
+    .default(100),
 })
 
 export const cladeEntrySchema = cladeEntryInput.extend({ seq: z.number().int(), from: addressSchema, receivedAt: z.number().int() })
@@ -62,8 +72,13 @@ const SCAN_PAGE = 100
 const toEntry = (r: LogRecord): CladeEntry => {
   const d = r.data as unknown as EntryData
   return {
-    kind: d.kind, topic: d.topic, content: d.content, ...(d.confidence === undefined ? {} : { confidence: d.confidence }),
-    seq: r.seq, from: d.from, receivedAt: Math.floor(r.at / 1000),
+    kind: d.kind,
+    topic: d.topic,
+    content: d.content,
+    ...(d.confidence === undefined ? {} : { confidence: d.confidence }),
+    seq: r.seq,
+    from: d.from,
+    receivedAt: Math.floor(r.at / 1000),
   }
 }
 
@@ -92,7 +107,12 @@ export class StoreCladeService implements CladeService {
     const found: CladeEntry[] = []
     let before = q.cursor === undefined ? undefined : Number(q.cursor)
     while (found.length <= q.limit) {
-      const page = await this.#store.readLog({ log: entriesLog(target), order: 'desc', limit: SCAN_PAGE, ...(before === undefined ? {} : { before }) })
+      const page = await this.#store.readLog({
+        log: entriesLog(target),
+        order: 'desc',
+        limit: SCAN_PAGE,
+        ...(before === undefined ? {} : { before }),
+      })
       found.push(...page.map(toEntry).filter(matches))
       if (page.length < SCAN_PAGE) break
       before = page.at(-1)!.seq
@@ -115,6 +135,10 @@ export class StoreCladeService implements CladeService {
 
   async status(target: Address) {
     const last = await this.#store.lastLogRecord(entriesLog(target))
-    return { specialization: this.#specializations[target] ?? null, entryCount: last?.seq ?? 0, lastIngestAt: last ? Math.floor(last.at / 1000) : null }
+    return {
+      specialization: this.#specializations[target] ?? null,
+      entryCount: last?.seq ?? 0,
+      lastIngestAt: last ? Math.floor(last.at / 1000) : null,
+    }
   }
 }

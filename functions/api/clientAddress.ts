@@ -14,7 +14,10 @@ type RuntimeEnv = {
  */
 export function clientAddress(c: Context, trustedProxyHops: number): string {
   if (trustedProxyHops > 0) {
-    const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean)
+    const hops = (c.req.header('x-forwarded-for') ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean)
     const seen = hops[Math.max(0, hops.length - trustedProxyHops)]
     if (seen) return seen
   }

@@ -6,7 +6,11 @@ import { CLADE_SECRET_MIN_BYTES } from '../../core/clade/secret.ts'
 import { BardoError } from '../../core/errors.ts'
 import type { ApiConfig } from './deps.ts'
 
-const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 const isOrigin = (v: string) => {
   try {
     return new URL(v).origin === v
@@ -14,7 +18,10 @@ const isOrigin = (v: string) => {
     return false
   }
 }
-const address = z.string().refine((v) => isAddress(v, { strict: false }), { message: 'must be a 20-byte hex address', abort: true }).transform((v): Address => getAddress(v))
+const address = z
+  .string()
+  .refine((v) => isAddress(v, { strict: false }), { message: 'must be a 20-byte hex address', abort: true })
+  .transform((v): Address => getAddress(v))
 
 const envSchema = z.object({
   BARDO_CHAIN_ID: z.coerce.number('must be a number').int('must be an integer').positive('must be positive'),
@@ -27,9 +34,20 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform(list)
-    .pipe(z.array(z.string().refine(isOrigin, 'must be a comma-separated list of origins (scheme://host[:port], no path or trailing slash)'))),
-  BARDO_READ_API_KEY_HASHES: z.string().optional().transform(list).pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be SHA-256 hashes (0x + 64 hex), comma-separated'))),
-  BARDO_TRUSTED_PROXY_HOPS: z.coerce.number('must be a number').int('must be an integer').min(0, 'must not be negative').max(5, 'must be at most 5').default(0),
+    .pipe(
+      z.array(z.string().refine(isOrigin, 'must be a comma-separated list of origins (scheme://host[:port], no path or trailing slash)')),
+    ),
+  BARDO_READ_API_KEY_HASHES: z
+    .string()
+    .optional()
+    .transform(list)
+    .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be SHA-256 hashes (0x + 64 hex), comma-separated'))),
+  BARDO_TRUSTED_PROXY_HOPS: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(0, 'must not be negative')
+    .max(5, 'must be at most 5')
+    .default(0),
   BARDO_CLADE_SELF: address.optional(),
 })
 

@@ -5,7 +5,10 @@ import type { GolemLifecycle, PaymentRoutes } from './deps.ts'
 import { sampleGolem, testApiDeps } from './testing.ts'
 
 function setup(lifecycle: GolemLifecycle, payments?: PaymentRoutes) {
-  const deps = testApiDeps({ golems: [sampleGolem({ lifecycle, phase: lifecycle === 'alive' ? 'Stable' : 'Terminal' })], config: { rateLimits: { public: 10_000 } } })
+  const deps = testApiDeps({
+    golems: [sampleGolem({ lifecycle, phase: lifecycle === 'alive' ? 'Stable' : 'Terminal' })],
+    config: { rateLimits: { public: 10_000 } },
+  })
   const app = createApp({ ...deps, ...(payments ? { payments } : {}) })
   // A write route under /api/v1/golems/:id/* (Steer lands here later): the middleware covers it already.
   app.post('/api/v1/golems/:id/steer', (c) => c.json({ steered: c.req.param('id') }))
@@ -31,7 +34,11 @@ describe('death rules', () => {
   it('refuses writes to a dying Golem with 503 GOLEM_DYING before any payment is asked', async () => {
     const { payments, paid } = fakePayments()
     const app = setup('dying', payments)
-    for (const [path, body] of [['/api/v1/extend', { golemId: 'atlas', hours: 2 }], ['/api/v1/feed', { golemId: 'atlas' }], ['/api/v1/golems/atlas/steer', {}]] as const) {
+    for (const [path, body] of [
+      ['/api/v1/extend', { golemId: 'atlas', hours: 2 }],
+      ['/api/v1/feed', { golemId: 'atlas' }],
+      ['/api/v1/golems/atlas/steer', {}],
+    ] as const) {
       const res = await post(app, path, body)
       expect(res.status, path).toBe(503)
       expect(await res.json()).toMatchObject({ code: 'GOLEM_DYING', details: { golemId: 'atlas', lifecycle: 'dying' } })
@@ -71,7 +78,10 @@ describe('death rules', () => {
     const app = setup('alive')
     const res = await post(app, '/api/v1/feed', { golemId: 'atlas' })
     expect(res.status).toBe(501)
-    expect(await res.json()).toMatchObject({ code: 'NOT_IMPLEMENTED', message: 'feed: x402 payments are not configured on this deployment' })
+    expect(await res.json()).toMatchObject({
+      code: 'NOT_IMPLEMENTED',
+      message: 'feed: x402 payments are not configured on this deployment',
+    })
     expect((await post(app, '/api/v1/extend', { golemId: 'nobody', hours: 1 })).status).toBe(404)
   })
 })

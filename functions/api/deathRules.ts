@@ -24,10 +24,16 @@ export function refuseWritesToDying(deps: ApiDeps, golemIdOf: (c: Context<ApiEnv
   return async (c, next) => {
     const golem = await findGolem(deps, golemIdOf(c))
     if (golem.lifecycle === 'dying') {
-      throw new ApiError('GOLEM_DYING', `${golem.id}: the death protocol is running; writes are refused, reads still work`, { golemId: golem.id, lifecycle: golem.lifecycle })
+      throw new ApiError('GOLEM_DYING', `${golem.id}: the death protocol is running; writes are refused, reads still work`, {
+        golemId: golem.id,
+        lifecycle: golem.lifecycle,
+      })
     }
     if (golem.lifecycle === 'dead') {
-      throw new ApiError('GOLEM_DEAD', `${golem.id}: the Golem is dead; it accepts no writes`, { golemId: golem.id, lifecycle: golem.lifecycle })
+      throw new ApiError('GOLEM_DEAD', `${golem.id}: the Golem is dead; it accepts no writes`, {
+        golemId: golem.id,
+        lifecycle: golem.lifecycle,
+      })
     }
     c.set('golem', golem)
     await next()

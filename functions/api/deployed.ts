@@ -3,7 +3,20 @@
 // API never holds the OperatorKey; it pays x402 gas with the SettlementKey and names the operator as
 // payTo. Errors name the variable or secret, never a value.
 import { getDefaultAsset } from '@x402/evm'
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, isAddress, isHex, type Address, type Chain, type Hex, type PublicClient, type Transport } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  isAddress,
+  isHex,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type Transport,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { base, baseSepolia } from 'viem/chains'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
@@ -18,13 +31,18 @@ const configError = (field: string, rule: string) => new BardoError('INVALID_API
 function chainFor(chainId: number, rpcUrl: string): Chain {
   if (chainId === base.id) return base
   if (chainId === baseSepolia.id) return baseSepolia
-  return defineChain({ id: chainId, name: `chain ${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
+  return defineChain({
+    id: chainId,
+    name: `chain ${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  })
 }
 
 function atomic(env: NodeJS.ProcessEnv, name: string, fallback: bigint): bigint {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  if (!/^\d{1,30}$/.test(raw) || BigInt(raw) === 0n) throw configError(name, 'must be a positive integer in the asset\'s atomic units')
+  if (!/^\d{1,30}$/.test(raw) || BigInt(raw) === 0n) throw configError(name, "must be a positive integer in the asset's atomic units")
   return BigInt(raw)
 }
 
@@ -37,7 +55,11 @@ function optionalAddress(env: NodeJS.ProcessEnv, name: string): Address | undefi
 
 /** A secret that may be empty (ReadApiKeyHashes has '' as its default). */
 function optionalSecret(name: string, env: NodeJS.ProcessEnv): string {
-  return linkedResources(env)[name]?.value ?? env[`BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`] ?? ''
+  return (
+    linkedResources(env)[name]?.value ??
+    env[`BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`] ??
+    ''
+  )
 }
 
 /**
@@ -58,7 +80,11 @@ export async function loadPaymentWiring(
 ): Promise<ApiPaymentWiring> {
   const key = secret('SettlementKey', env)
   if (!isHex(key) || key.length !== 66) throw configError('SettlementKey', 'must be a 32-byte hex key')
-  const settlement = createWalletClient({ account: privateKeyToAccount(key as Hex), chain: publicClient.chain, transport: http(secret('RpcUrl', env)) })
+  const settlement = createWalletClient({
+    account: privateKeyToAccount(key as Hex),
+    chain: publicClient.chain,
+    transport: http(secret('RpcUrl', env)),
+  })
   let known: { asset: string; name: string; version: string } | undefined
   try {
     known = getDefaultAsset(`eip155:${chainId}`)
@@ -69,9 +95,11 @@ export async function loadPaymentWiring(
   if (!asset) throw configError('BARDO_USDC', `must be set: chain ${chainId} has no known USDC`)
   const useKnownDomain = known !== undefined && getAddress(known.asset) === asset
   const payTo =
-    optionalAddress(env, 'BARDO_PAY_TO') ?? (await publicClient.readContract({ address: vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }))
+    optionalAddress(env, 'BARDO_PAY_TO') ??
+    (await publicClient.readContract({ address: vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }))
   const timeout = Number(env.BARDO_X402_CONFIRMATION_TIMEOUT_MS ?? 20_000)
-  if (!Number.isSafeInteger(timeout) || timeout < 1000) throw configError('BARDO_X402_CONFIRMATION_TIMEOUT_MS', 'must be an integer of at least 1000')
+  if (!Number.isSafeInteger(timeout) || timeout < 1000)
+    throw configError('BARDO_X402_CONFIRMATION_TIMEOUT_MS', 'must be an integer of at least 1000')
   const ledgerId = env.BARDO_X402_LEDGER_ID || env.BARDO_TABLE_NAME
   const tokenName = env.BARDO_USDC_NAME || (useKnownDomain ? known!.name : undefined)
   const tokenVersion = env.BARDO_USDC_VERSION || (useKnownDomain ? known!.version : undefined)
@@ -81,7 +109,10 @@ export async function loadPaymentWiring(
     asset,
     ...(tokenName ? { tokenName } : {}),
     ...(tokenVersion ? { tokenVersion } : {}),
-    pricing: { runtimeCostPerHour: atomic(env, 'BARDO_RUNTIME_COST_PER_HOUR', 500_000n), deathReserve: atomic(env, 'BARDO_DEATH_RESERVE', 12_000_000n) },
+    pricing: {
+      runtimeCostPerHour: atomic(env, 'BARDO_RUNTIME_COST_PER_HOUR', 500_000n),
+      deathReserve: atomic(env, 'BARDO_DEATH_RESERVE', 12_000_000n),
+    },
     confirmationTimeoutMs: timeout,
     ...(ledgerId ? { ledgerId } : {}),
   }
@@ -91,8 +122,15 @@ export async function loadPaymentWiring(
 export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): Promise<ApiWiring> {
   const fn = loadFunctionConfig(env)
   const rpcUrl = secret('RpcUrl', env)
-  const publicClient = createPublicClient({ chain: chainFor(fn.chainId, rpcUrl), transport: http(rpcUrl) }) as PublicClient<Transport, Chain>
-  const config = loadApiConfig({ ...env, BARDO_CLADE_HMAC_SECRET: secret('CladeHmacSecret', env), BARDO_READ_API_KEY_HASHES: optionalSecret('ReadApiKeyHashes', env) })
+  const publicClient = createPublicClient({ chain: chainFor(fn.chainId, rpcUrl), transport: http(rpcUrl) }) as PublicClient<
+    Transport,
+    Chain
+  >
+  const config = loadApiConfig({
+    ...env,
+    BARDO_CLADE_HMAC_SECRET: secret('CladeHmacSecret', env),
+    BARDO_READ_API_KEY_HASHES: optionalSecret('ReadApiKeyHashes', env),
+  })
   const payments = await loadPaymentWiring(env, fn.chainId, publicClient, fn.deployment.vitalityOracle, fn.deployment.assets?.usdc)
   return {
     config,
@@ -108,6 +146,10 @@ export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): 
 /** One JSON line per unexpected error: name, code and a message with URLs cut (an RPC URL may carry a key). */
 export function logUnexpected(error: unknown): void {
   const e = error instanceof Error ? error : new Error(String(error))
-  const message = e.message.replace(/\b\w+:\/\/\S+/g, '[url]').replace(/(?<![0-9a-fA-Fx])(0x)?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g, '[redacted]').split('\n')[0]!.slice(0, 300)
+  const message = e.message
+    .replace(/\b\w+:\/\/\S+/g, '[url]')
+    .replace(/(?<![0-9a-fA-Fx])(0x)?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g, '[redacted]')
+    .split('\n')[0]!
+    .slice(0, 300)
   process.stdout.write(`${JSON.stringify({ apiError: { name: e.name, code: (e as { code?: unknown }).code ?? null, message } })}\n`)
 }

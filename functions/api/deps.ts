@@ -7,7 +7,6 @@ import type { BardoEnforcerName } from '../../core/deployment.ts'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { GolemHealth } from '../../core/health/golemHealth.ts'
 import type { RenewalService } from './services/renewal.ts'
-import type { PermissionHealthResult } from '../../core/health/permissionHealth.ts'
 import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -88,7 +87,14 @@ export type RedemptionRecord = {
 }
 
 /** Spend per enforcer period (indexer `golem_spend`): `asset` is a token address or `usd` (USD6). */
-export type SpendPeriodRecord = { source: string; asset: Address | 'usd'; periodStart: number; periodEnd: number | null; amount: bigint; eventCount: number }
+export type SpendPeriodRecord = {
+  source: string
+  asset: Address | 'usd'
+  periodStart: number
+  periodEnd: number | null
+  amount: bigint
+  eventCount: number
+}
 
 /** History comes from the indexer (Ponder). */
 export interface GolemHistoryService {
@@ -99,7 +105,15 @@ export interface GolemHistoryService {
 
 export type ChainPhaseState = { registered: boolean; phase: PhaseName; survivalScore: number; blockNumber: bigint }
 /** The runway's ERC20PeriodTransfer period as the enforcer sees it now, in the token's units. */
-export type ChainSpendState = { token: Address; periodStart: number; periodSeconds: number; spent: bigint; limit: bigint; remaining: bigint; blockNumber: bigint }
+export type ChainSpendState = {
+  token: Address
+  periodStart: number
+  periodSeconds: number
+  spent: bigint
+  limit: bigint
+  remaining: bigint
+  blockNumber: bigint
+}
 
 /** Current state comes from the chain (the indexer may lag by a few blocks). */
 export interface GolemChainService {

@@ -66,7 +66,9 @@ export function handleApiError(onUnexpected?: (err: unknown) => void) {
     if (err instanceof CladeAuthError) return errorResponse(c, err.code, err.message, err.details)
     // The indexer refused a query parameter we passed through (a cursor it did not issue).
     if (err instanceof IndexerParameterError) {
-      return errorResponse(c, 'VALIDATION_FAILED', err.message, { issues: [{ location: 'query', path: err.param, rule: err.message.replace(/^[\w.]+: /, ''), code: 'custom' }] })
+      return errorResponse(c, 'VALIDATION_FAILED', err.message, {
+        issues: [{ location: 'query', path: err.param, rule: err.message.replace(/^[\w.]+: /, ''), code: 'custom' }],
+      })
     }
     // History only: current state still comes from the chain, so the caller may retry shortly.
     if (err instanceof IndexerUnavailableError) {
@@ -75,7 +77,8 @@ export function handleApiError(onUnexpected?: (err: unknown) => void) {
       return errorResponse(c, 'INDEXER_UNAVAILABLE', 'indexer: history is unavailable right now; retry shortly')
     }
     // Hono's own validator throws this for a body that claims to be JSON and is not.
-    if (err instanceof HTTPException && err.status === 400) return errorResponse(c, 'VALIDATION_FAILED', `body: ${err.message}`, { issues: [] })
+    if (err instanceof HTTPException && err.status === 400)
+      return errorResponse(c, 'VALIDATION_FAILED', `body: ${err.message}`, { issues: [] })
     onUnexpected?.(err)
     return errorResponse(c, 'INTERNAL_ERROR', 'internal error')
   }

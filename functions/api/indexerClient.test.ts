@@ -31,8 +31,34 @@ const routes: Record<string, (url: URL) => unknown> = {
     golem: key,
     keys: [key],
     items: [
-      { id: 'a', golem: key, kind: 'transition', fromPhase: 0, toPhase: 1, survivalScore: 6900, by: key, reason: null, blockNumber: '12', timestamp: '1750000100', txHash: tx('aa'), logIndex: 0 },
-      { id: 'b', golem: key, kind: 'reset', fromPhase: 3, toPhase: 1, survivalScore: null, by: key, reason: 'fed', blockNumber: '20', timestamp: '1750000200', txHash: tx('bb'), logIndex: 2 },
+      {
+        id: 'a',
+        golem: key,
+        kind: 'transition',
+        fromPhase: 0,
+        toPhase: 1,
+        survivalScore: 6900,
+        by: key,
+        reason: null,
+        blockNumber: '12',
+        timestamp: '1750000100',
+        txHash: tx('aa'),
+        logIndex: 0,
+      },
+      {
+        id: 'b',
+        golem: key,
+        kind: 'reset',
+        fromPhase: 3,
+        toPhase: 1,
+        survivalScore: null,
+        by: key,
+        reason: 'fed',
+        blockNumber: '20',
+        timestamp: '1750000200',
+        txHash: tx('bb'),
+        logIndex: 2,
+      },
     ].slice(0, Number(url.searchParams.get('limit'))),
     nextCursor: url.searchParams.get('cursor') === null ? 'MjAuMg' : null,
   }),
@@ -58,7 +84,18 @@ const routes: Record<string, (url: URL) => unknown> = {
   }),
   [`/v1/golems/${key}/spend/periods`]: () => ({
     golem: key,
-    items: [{ golem: key, source: 'erc20-period', asset: usdc, periodStart: '1749945600', periodEnd: '1750032000', amount: '2500000', eventCount: 1, lastBlock: '30' }],
+    items: [
+      {
+        golem: key,
+        source: 'erc20-period',
+        asset: usdc,
+        periodStart: '1749945600',
+        periodEnd: '1750032000',
+        amount: '2500000',
+        eventCount: 1,
+        lastBlock: '30',
+      },
+    ],
   }),
 }
 
@@ -89,8 +126,26 @@ describe('IndexerClient', () => {
     const client = new IndexerClient({ baseUrl: base })
     const page = await client.phaseTransitions(golem.address, { limit: 2 })
     expect(page.items).toEqual([
-      { from: 'Thriving', to: 'Stable', survivalScore: 6900, kind: 'transition', reason: null, blockNumber: 12n, transactionHash: tx('aa'), timestamp: 1_750_000_100 },
-      { from: 'Declining', to: 'Stable', survivalScore: null, kind: 'reset', reason: 'fed', blockNumber: 20n, transactionHash: tx('bb'), timestamp: 1_750_000_200 },
+      {
+        from: 'Thriving',
+        to: 'Stable',
+        survivalScore: 6900,
+        kind: 'transition',
+        reason: null,
+        blockNumber: 12n,
+        transactionHash: tx('aa'),
+        timestamp: 1_750_000_100,
+      },
+      {
+        from: 'Declining',
+        to: 'Stable',
+        survivalScore: null,
+        kind: 'reset',
+        reason: 'fed',
+        blockNumber: 20n,
+        transactionHash: tx('bb'),
+        timestamp: 1_750_000_200,
+      },
     ])
     expect(page.nextCursor).toBe('MjAuMg')
     await client.phaseTransitions(golem.address, { limit: 5, cursor: 'MjAuMg' })
@@ -125,7 +180,16 @@ describe('IndexerClient', () => {
 
   it('reads spend per period', async () => {
     const page = await new IndexerClient({ baseUrl: base }).spendPeriods(golem.address, { limit: 3 })
-    expect(page.items).toEqual([{ source: 'erc20-period', asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3', periodStart: 1_749_945_600, periodEnd: 1_750_032_000, amount: 2_500_000n, eventCount: 1 }])
+    expect(page.items).toEqual([
+      {
+        source: 'erc20-period',
+        asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+        periodStart: 1_749_945_600,
+        periodEnd: 1_750_032_000,
+        amount: 2_500_000n,
+        eventCount: 1,
+      },
+    ])
   })
 
   it('says undefined for a Golem with no redemption indexed', async () => {
@@ -134,8 +198,11 @@ describe('IndexerClient', () => {
   })
 
   it('turns a refused parameter into IndexerParameterError naming it', async () => {
-    handler = (_q, res) => json(res, 400, { code: 'INVALID_PARAMETER', message: 'cursor: must be a nextCursor value returned by this API', param: 'cursor' })
-    const error = await new IndexerClient({ baseUrl: base }).phaseTransitions(golem.address, { limit: 1, cursor: 'zzz' }).catch((e: unknown) => e)
+    handler = (_q, res) =>
+      json(res, 400, { code: 'INVALID_PARAMETER', message: 'cursor: must be a nextCursor value returned by this API', param: 'cursor' })
+    const error = await new IndexerClient({ baseUrl: base })
+      .phaseTransitions(golem.address, { limit: 1, cursor: 'zzz' })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(IndexerParameterError)
     expect(error).toMatchObject({ param: 'cursor', message: 'cursor: must be a nextCursor value returned by this API' })
   })
@@ -168,11 +235,22 @@ describe('IndexerClient', () => {
 })
 
 describe('history routes on the indexer', () => {
-  const appWith = () => createApp(testApiDeps({ golems: [golem], config: { rateLimits: { public: 1000 } }, overrides: { history: indexerHistory(new IndexerClient({ baseUrl: base, timeoutMs: 500 })) } }))
+  const appWith = () =>
+    createApp(
+      testApiDeps({
+        golems: [golem],
+        config: { rateLimits: { public: 1000 } },
+        overrides: { history: indexerHistory(new IndexerClient({ baseUrl: base, timeoutMs: 500 })) },
+      }),
+    )
 
   it('serves phases, redemptions and spend in their documented shapes', async () => {
     const app = appWith()
-    for (const [route, schema] of [['phases', phasesResponse], ['redemptions', redemptionsResponse], ['spend', spendResponse]] as const) {
+    for (const [route, schema] of [
+      ['phases', phasesResponse],
+      ['redemptions', redemptionsResponse],
+      ['spend', spendResponse],
+    ] as const) {
       const res = await app.request(`/api/v1/golems/atlas/${route}?limit=2`)
       expect(res.status, route).toBe(200)
       expect(schema.safeParse(await res.json()).error, route).toBeUndefined()
@@ -184,10 +262,15 @@ describe('history routes on the indexer', () => {
 
   it('answers a cursor the indexer refuses with 400 VALIDATION_FAILED naming it, and an outage with 503 INDEXER_UNAVAILABLE', async () => {
     const app = appWith()
-    handler = (_q, res) => json(res, 400, { code: 'INVALID_PARAMETER', message: 'cursor: must be a nextCursor value returned by this API', param: 'cursor' })
+    handler = (_q, res) =>
+      json(res, 400, { code: 'INVALID_PARAMETER', message: 'cursor: must be a nextCursor value returned by this API', param: 'cursor' })
     const bad = await app.request('/api/v1/golems/atlas/phases?cursor=zzz')
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: 'cursor: must be a nextCursor value returned by this API', details: { issues: [{ location: 'query', path: 'cursor' }] } })
+    expect(await bad.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'cursor: must be a nextCursor value returned by this API',
+      details: { issues: [{ location: 'query', path: 'cursor' }] },
+    })
     handler = (_q, res) => json(res, 502, {})
     const down = await app.request('/api/v1/golems/atlas/redemptions')
     expect(down.status).toBe(503)

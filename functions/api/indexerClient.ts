@@ -81,7 +81,8 @@ export class IndexerClient {
     } catch {
       throw new BardoError('INVALID_INDEXER_URL', 'indexerUrl: must be an absolute http(s) URL')
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BardoError('INVALID_INDEXER_URL', 'indexerUrl: must be http or https')
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new BardoError('INVALID_INDEXER_URL', 'indexerUrl: must be http or https')
     this.#base = url.href.replace(/\/+$/, '')
     this.#timeoutMs = options.timeoutMs ?? 5_000
     this.#fetch = options.fetch ?? fetch
@@ -89,7 +90,11 @@ export class IndexerClient {
 
   /** Phase history across the key's rotations, newest first (`order=desc`; the cursor pages backwards). */
   async phaseTransitions(golem: Address, req: IndexerPageRequest): Promise<Page<PhaseTransitionRecord>> {
-    const body = await this.#get(`/v1/golems/${golem.toLowerCase()}/phases`, { limit: String(req.limit), cursor: req.cursor, order: 'desc' }, page(phaseRow))
+    const body = await this.#get(
+      `/v1/golems/${golem.toLowerCase()}/phases`,
+      { limit: String(req.limit), cursor: req.cursor, order: 'desc' },
+      page(phaseRow),
+    )
     return {
       items: body.items.map((r) => ({
         from: phaseNames[r.fromPhase]!,
@@ -107,7 +112,11 @@ export class IndexerClient {
 
   /** Redemptions by the key, one per transaction, newest first. */
   async redemptions(golem: Address, req: IndexerPageRequest): Promise<Page<RedemptionRecord>> {
-    const body = await this.#get(`/v1/golems/${golem.toLowerCase()}/redemptions`, { limit: String(req.limit), cursor: req.cursor }, page(redemptionRow))
+    const body = await this.#get(
+      `/v1/golems/${golem.toLowerCase()}/redemptions`,
+      { limit: String(req.limit), cursor: req.cursor },
+      page(redemptionRow),
+    )
     return {
       items: body.items.map((r) => ({
         delegationHash: r.delegationHash as Hex,
@@ -151,10 +160,14 @@ export class IndexerClient {
     const qs = params.toString()
     let res: Response
     try {
-      res = await this.#fetch(`${this.#base}${path}${qs === '' ? '' : `?${qs}`}`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.#timeoutMs) })
+      res = await this.#fetch(`${this.#base}${path}${qs === '' ? '' : `?${qs}`}`, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      })
     } catch (error) {
       // The URL may carry credentials in production; name only what failed.
-      const what = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${this.#timeoutMs} ms` : 'could not be reached'
+      const what =
+        error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${this.#timeoutMs} ms` : 'could not be reached'
       throw new IndexerUnavailableError(`indexer: ${path.split('/').slice(0, 3).join('/')}/… ${what}`)
     }
     const text = await res.text()
@@ -166,13 +179,18 @@ export class IndexerClient {
     }
     if (res.status === 400 && typeof json === 'object' && json !== null && (json as { code?: unknown }).code === 'INVALID_PARAMETER') {
       const param = String((json as { param?: unknown }).param ?? 'query')
-      throw new IndexerParameterError(param, `${param}: ${String((json as { message?: unknown }).message ?? 'refused by the indexer').replace(/^[\w.]+: /, '')}`)
+      throw new IndexerParameterError(
+        param,
+        `${param}: ${String((json as { message?: unknown }).message ?? 'refused by the indexer').replace(/^[\w.]+: /, '')}`,
+      )
     }
     if (!res.ok) throw new IndexerUnavailableError(`indexer: answered ${res.status}`, { status: res.status })
     const parsed = schema.safeParse(json)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
-      throw new IndexerUnavailableError(`indexer: unexpected response shape at ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`)
+      throw new IndexerUnavailableError(
+        `indexer: unexpected response shape at ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+      )
     }
     return parsed.data
   }

@@ -19,7 +19,20 @@ async function journalWith(entries: ('pay' | 'tick')[]) {
   for (const [i, e] of entries.entries()) {
     at += 1_000
     if (e === 'pay') {
-      await store.appendEvent({ golemId: golem.id, type: 'PaymentCredited', at, eventId: `payment-${i}`, data: { kind: i % 2 === 0 ? 'extend' : 'feed', payer, nonce: nonce(i), amount: 1_000_000n * BigInt(i + 1), seconds: 7_200n, txHash: nonce(1000 + i) } })
+      await store.appendEvent({
+        golemId: golem.id,
+        type: 'PaymentCredited',
+        at,
+        eventId: `payment-${i}`,
+        data: {
+          kind: i % 2 === 0 ? 'extend' : 'feed',
+          payer,
+          nonce: nonce(i),
+          amount: 1_000_000n * BigInt(i + 1),
+          seconds: 7_200n,
+          txHash: nonce(1000 + i),
+        },
+      })
     } else {
       await store.appendEvent({ golemId: golem.id, type: 'PhaseChanged', at, eventId: `tick-${i}`, data: { to: 'Stable' } })
     }
@@ -51,12 +64,18 @@ describe('payments from the journal', () => {
       if (page.nextCursor === null) break
       cursor = page.nextCursor
     }
-    const expected = entries.map((e, i) => (e === 'pay' ? nonce(i) : undefined)).filter((n) => n !== undefined).reverse()
+    const expected = entries
+      .map((e, i) => (e === 'pay' ? nonce(i) : undefined))
+      .filter((n) => n !== undefined)
+      .reverse()
     expect(seen).toEqual(expected)
   })
 
   it('stops scanning after its budget and hands back a cursor to continue', async () => {
-    const store = await journalWith([...Array.from({ length: 10 }, () => 'pay' as const), ...Array.from({ length: 12 }, () => 'tick' as const)])
+    const store = await journalWith([
+      ...Array.from({ length: 10 }, () => 'pay' as const),
+      ...Array.from({ length: 12 }, () => 'tick' as const),
+    ])
     const journal = new StoreGolemJournal(store, { pageSize: 4, maxPages: 2 })
     const first = await journal.payments(golem, { limit: 5 })
     expect(first.items).toEqual([])
@@ -72,12 +91,32 @@ describe('payments from the journal', () => {
   it('refuses a cursor it did not issue, and skips a malformed journal entry', async () => {
     const store = await journalWith(['pay'])
     const journal = new StoreGolemJournal(store)
-    for (const cursor of ['nope', Buffer.from('{"page":7,"skip":0}').toString('base64url'), Buffer.from('{"page":"forged","skip":0}').toString('base64url')]) {
+    for (const cursor of [
+      'nope',
+      Buffer.from('{"page":7,"skip":0}').toString('base64url'),
+      Buffer.from('{"page":"forged","skip":0}').toString('base64url'),
+    ]) {
       const error = await journal.payments(golem, { limit: 5, cursor }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ApiError)
       expect((error as ApiError).message).toBe('cursor: must be a nextCursor value returned by this API')
     }
-    expect(paymentCreditOf({ golemId: golem.id, eventId: 'x', type: 'PaymentCredited', at: 1, data: { kind: 'steal', payer, nonce: nonce(1), amount: '1', seconds: '1' } })).toBeUndefined()
-    expect(paymentCreditOf({ golemId: golem.id, eventId: 'y', type: 'PaymentCredited', at: 1, data: { kind: 'extend', payer: '0x12', nonce: nonce(1), amount: '1', seconds: '1' } })).toBeUndefined()
+    expect(
+      paymentCreditOf({
+        golemId: golem.id,
+        eventId: 'x',
+        type: 'PaymentCredited',
+        at: 1,
+        data: { kind: 'steal', payer, nonce: nonce(1), amount: '1', seconds: '1' },
+      }),
+    ).toBeUndefined()
+    expect(
+      paymentCreditOf({
+        golemId: golem.id,
+        eventId: 'y',
+        type: 'PaymentCredited',
+        at: 1,
+        data: { kind: 'extend', payer: '0x12', nonce: nonce(1), amount: '1', seconds: '1' },
+      }),
+    ).toBeUndefined()
   })
 })

@@ -33,13 +33,16 @@ export type LocalApiOptions = {
 
 function paymentAsset(o: LocalApiOptions): Address {
   const asset = o.asset ?? o.deployment.assets?.usdc
-  if (!asset) throw new Error('asset: the x402 payment asset (the chain\'s USDC) must be given for a chain without local assets')
+  if (!asset) throw new Error("asset: the x402 payment asset (the chain's USDC) must be given for a chain without local assets")
   return asset
 }
 
 export function createLocalApi(o: LocalApiOptions): ApiApp {
   const operator = typeof o.operator === 'string' ? o.operator : o.operator.address
-  const settlement = 'account' in o.settlement && o.settlement.account !== undefined && 'sendTransaction' in o.settlement ? o.settlement : walletOver(o.publicClient, o.settlement as Account)
+  const settlement =
+    'account' in o.settlement && o.settlement.account !== undefined && 'sendTransaction' in o.settlement
+      ? o.settlement
+      : walletOver(o.publicClient, o.settlement as Account)
   const config: ApiConfig = {
     chainId: o.deployment.chainId,
     // 'null' is the Snap: MetaMask runs it in a sandboxed iframe whose requests carry Origin: null.
@@ -58,7 +61,9 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     indexerUrl: o.indexerUrl,
     payments: { settlement, payTo: operator, asset: paymentAsset(o), pricing: o.pricing ?? DEFAULT_PRICING, confirmationTimeoutMs: 20_000 },
     ...(o.clock ? { clock: o.clock } : {}),
-    onUnexpectedError: o.onUnexpectedError ?? ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),
+    onUnexpectedError:
+      o.onUnexpectedError ??
+      ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),
   })
   return createApp(deps)
 }

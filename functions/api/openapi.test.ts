@@ -8,13 +8,24 @@ import { sampleGolem, testApiDeps } from './testing.ts'
 const golem = sampleGolem()
 const app = createApp(testApiDeps({ golems: [golem], config: { rateLimits: { public: 1000 } } }))
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown>; parameters: { name: string; in: string }[]; requestBody?: unknown }>> }
+type Doc = {
+  openapi: string
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId: string; responses: Record<string, unknown>; parameters: { name: string; in: string }[]; requestBody?: unknown }
+    >
+  >
+}
 
 describe('/openapi.json', () => {
   it('lists every route the app serves, and nothing else', async () => {
     const doc = (await (await app.request('/openapi.json')).json()) as Doc
     expect(doc.openapi).toBe('3.1.0')
-    const served = [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`))]
+    const served = [
+      ...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)),
+    ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
     expect(served).toHaveLength(18) // 17 API routes and /openapi.json
@@ -44,9 +55,13 @@ describe('/openapi.json', () => {
   it('describes parameters, bodies and the common errors from the zod schemas', async () => {
     const doc = (await (await app.request('/openapi.json')).json()) as Doc
     const phases = doc.paths['/api/v1/golems/{id}/phases']!.get!
-    expect(phases.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(['path:id', 'query:limit', 'query:cursor', 'header:x-api-key', 'header:authorization']))
+    expect(phases.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(['path:id', 'query:limit', 'query:cursor', 'header:x-api-key', 'header:authorization']),
+    )
     expect(Object.keys(phases.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '429']))
-    expect(doc.paths['/api/v1/extend']!.post!.requestBody).toMatchObject({ content: { 'application/json': { schema: { required: ['golemId', 'hours'] } } } })
+    expect(doc.paths['/api/v1/extend']!.post!.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { required: ['golemId', 'hours'] } } },
+    })
     expect(doc.paths['/clade/v1/challenge']!.get!.parameters.map((p) => p.name)).toEqual(['caller', 'target'])
   })
 
@@ -65,7 +80,13 @@ describe('/openapi.json', () => {
       expect(schema.safeParse(body).error, route).toBeUndefined()
     }
     const health = await (await app.request('/api/v1/golems/atlas/permission-health')).json()
-    expect(health).toMatchObject({ golemId: 'atlas', health: 'low', remaining_today: '8200000', days_remaining: 4, revocation: { kind: 'Active' } })
+    expect(health).toMatchObject({
+      golemId: 'atlas',
+      health: 'low',
+      remaining_today: '8200000',
+      days_remaining: 4,
+      revocation: { kind: 'Active' },
+    })
   })
 
   it('has one status per error code', () => {

@@ -94,10 +94,15 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[], info: { title:
       summary: r.summary,
       tags: r.tags,
       security: securityOf[r.security],
-      parameters: [...parameters('path', r.request?.params), ...parameters('query', r.request?.query), ...parameters('header', r.request?.headers)],
+      parameters: [
+        ...parameters('path', r.request?.params),
+        ...parameters('query', r.request?.query),
+        ...parameters('header', r.request?.headers),
+      ],
       responses,
     }
-    if (r.request?.body) operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.request.body, 'input') } } }
+    if (r.request?.body)
+      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.request.body, 'input') } } }
     ;(paths[path] ??= {})[r.method] = operation
   }
   return {
@@ -110,7 +115,12 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[], info: { title:
         readKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'bardo_read_* key: 300 requests/min/key' },
         bearer: { type: 'http', scheme: 'bearer', description: 'Portal user token: 1000 requests/min/user' },
         snapToken: { type: 'http', scheme: 'bearer', description: 'bardo_snap_* token, rotated on every heartbeat' },
-        cladeChallenge: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'CladeChallenge <EIP-712 signature> with X-Clade-Challenge: <challenge JSON>' },
+        cladeChallenge: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'CladeChallenge <EIP-712 signature> with X-Clade-Challenge: <challenge JSON>',
+        },
         cladeToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'CladeToken <session token from X-Clade-Token>' },
         x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'x402 v2 exact payment (EIP-3009)' },
       },

@@ -20,7 +20,12 @@ const header = (c: Context) => c.req.header('payment-signature')
 
 function creditJson(applied: CreditApplied) {
   return applied.applied
-    ? { applied: true, runwayEndsAt: applied.runwayEndsAt.toString(), seconds: applied.seconds.toString(), reprieveRequested: applied.reprieveRequested }
+    ? {
+        applied: true,
+        runwayEndsAt: applied.runwayEndsAt.toString(),
+        seconds: applied.seconds.toString(),
+        reprieveRequested: applied.reprieveRequested,
+      }
     : { applied: false, reason: applied.reason, runwayEndsAt: applied.runwayEndsAt?.toString() ?? null }
 }
 
@@ -56,7 +61,10 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
       return toResponse({ ...outcome, body: { ...outcome.body, profile: creditJson(applied) } })
     }
     if (outcome.code === 'PAYMENT_REPLAYED' && typeof outcome.details.payer === 'string' && typeof outcome.details.nonce === 'string') {
-      await applyPaymentCredit(creditOptions, golem.id, { payer: outcome.details.payer as Address, nonce: outcome.details.nonce as Hex }).catch((error: unknown) => o.onUnexpectedError?.(error))
+      await applyPaymentCredit(creditOptions, golem.id, {
+        payer: outcome.details.payer as Address,
+        nonce: outcome.details.nonce as Hex,
+      }).catch((error: unknown) => o.onUnexpectedError?.(error))
     }
     return toResponse(outcome)
   }
@@ -67,7 +75,8 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
         finish(golem, await o.payments.extend({ header: header(c), golemId: golem.id, golem, hours: body.hours, resourceUrl: c.req.url })),
     },
     feed: {
-      handle: async ({ golem, c }) => finish(golem, await o.payments.feed({ header: header(c), golemId: golem.id, golem, resourceUrl: c.req.url })),
+      handle: async ({ golem, c }) =>
+        finish(golem, await o.payments.feed({ header: header(c), golemId: golem.id, golem, resourceUrl: c.req.url })),
     },
   }
 }

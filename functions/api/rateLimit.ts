@@ -36,7 +36,15 @@ export const tierHeaders = z.object({
     .meta({ description: 'Bearer <token>: 1000 requests/min/user' }),
 })
 
-type Limits = { public: number; read: number; authenticated: number; cladeChallenge: number; clade: number; credential: number; cladeHandshake: number }
+type Limits = {
+  public: number
+  read: number
+  authenticated: number
+  cladeChallenge: number
+  clade: number
+  credential: number
+  cladeHandshake: number
+}
 
 /**
  * The pre-auth budgets follow the limits they guard: an address may present as many tokens as one
@@ -48,16 +56,26 @@ export function limitsOf(deps: ApiDeps): Limits {
 }
 
 /** Counts one request, sets the headers, and throws RATE_LIMITED when the window is used up. */
-export async function charge(c: Context, deps: ApiDeps, tier: RateLimitBucketKind, subject: string, limit: number): Promise<RateLimitDecision> {
+export async function charge(
+  c: Context,
+  deps: ApiDeps,
+  tier: RateLimitBucketKind,
+  subject: string,
+  limit: number,
+): Promise<RateLimitDecision> {
   const decision = await consumeRateLimit(deps.stores.rateLimits, rateLimitBucket(tier, subject), limit, deps.clock.now())
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value)
   if (!decision.allowed) {
-    throw new ApiError('RATE_LIMITED', `rate limit: ${decision.limit} requests per minute for the ${tier} tier; retry after ${decision.retryAfter} s`, {
-      tier,
-      limit: decision.limit,
-      retryAfter: decision.retryAfter,
-      resetAt: decision.resetAt,
-    })
+    throw new ApiError(
+      'RATE_LIMITED',
+      `rate limit: ${decision.limit} requests per minute for the ${tier} tier; retry after ${decision.retryAfter} s`,
+      {
+        tier,
+        limit: decision.limit,
+        retryAfter: decision.retryAfter,
+        resetAt: decision.resetAt,
+      },
+    )
   }
   return decision
 }
@@ -111,7 +129,11 @@ async function identify(c: Context<ApiEnv>, deps: ApiDeps, ip: string): Promise<
     const user = await deps.bearer?.verifyBearer(claim.bearerToken)
     if (!user) return refuse(c, deps, ip, new ApiError('INVALID_TOKEN', 'authorization: bearer token is not valid'))
     // Subjects come from an identity provider in any shape; the bucket holds a short hash of it.
-    return { principal: { kind: 'user', subject: user.subject }, tier: 'authenticated', subject: `user:${hashApiKey(user.subject).slice(2, 18)}` }
+    return {
+      principal: { kind: 'user', subject: user.subject },
+      tier: 'authenticated',
+      subject: `user:${hashApiKey(user.subject).slice(2, 18)}`,
+    }
   }
   return { principal: { kind: 'public', ip }, tier: 'public', subject: ip }
 }

@@ -86,7 +86,8 @@ describe('tiers', () => {
     expect(await token.json()).toMatchObject({ code: 'INVALID_TOKEN' })
     expect(token.headers.get('x-ratelimit-remaining')).toBe('28')
     // Guessing is throttled like anonymous traffic.
-    for (let i = 0; i < 28; i++) await app.request(path, { headers: { authorization: `Bearer guess-${i}`, 'x-forwarded-for': '198.51.100.6' } })
+    for (let i = 0; i < 28; i++)
+      await app.request(path, { headers: { authorization: `Bearer guess-${i}`, 'x-forwarded-for': '198.51.100.6' } })
     expect((await app.request(path, { headers: { authorization: 'Bearer guess-x', 'x-forwarded-for': '198.51.100.6' } })).status).toBe(429)
   })
 
@@ -118,19 +119,22 @@ describe('charged before the credential is checked', () => {
   it.each([
     ['bearer tokens', 'bearer', (i: number) => `Bearer forged-${i}`],
     ['Snap tokens', 'snap', (i: number) => `Bearer bardo_snap_${'ab'.repeat(20)}.${String(i).padStart(43, 'x')}`],
-  ] as const)('a flood of bad %s is refused 429 after the budget; the verifier runs no more often than the budget allows', async (_, which, token) => {
-    const { app, calls } = flooded()
-    const statuses: number[] = []
-    for (let i = 0; i < 12; i++) {
-      const res = await app.request(path, { headers: { authorization: token(i), 'x-forwarded-for': '198.51.100.20' } })
-      statuses.push(res.status)
-      if (res.status === 429) expect(await res.json()).toMatchObject({ code: 'RATE_LIMITED', details: { tier: 'credential', limit: 5 } })
-    }
-    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)])
-    expect(calls[which]).toBe(5)
-    // Another address has its own budget.
-    expect((await app.request(path, { headers: { authorization: token(99), 'x-forwarded-for': '198.51.100.21' } })).status).toBe(401)
-  })
+  ] as const)(
+    'a flood of bad %s is refused 429 after the budget; the verifier runs no more often than the budget allows',
+    async (_, which, token) => {
+      const { app, calls } = flooded()
+      const statuses: number[] = []
+      for (let i = 0; i < 12; i++) {
+        const res = await app.request(path, { headers: { authorization: token(i), 'x-forwarded-for': '198.51.100.20' } })
+        statuses.push(res.status)
+        if (res.status === 429) expect(await res.json()).toMatchObject({ code: 'RATE_LIMITED', details: { tier: 'credential', limit: 5 } })
+      }
+      expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)])
+      expect(calls[which]).toBe(5)
+      // Another address has its own budget.
+      expect((await app.request(path, { headers: { authorization: token(99), 'x-forwarded-for': '198.51.100.21' } })).status).toBe(401)
+    },
+  )
 })
 
 describe('store-backed counters', () => {

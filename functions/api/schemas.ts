@@ -10,7 +10,10 @@ export const addressSchema = z
   .transform((v): Address => getAddress(v))
   .meta({ description: '20-byte hex address (any case; answered checksummed)', example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })
 
-const decimal = z.string().regex(/^\d+$/, 'must be a non-negative integer in decimal').meta({ description: 'unsigned integer as a decimal string (bigint)' })
+const decimal = z
+  .string()
+  .regex(/^\d+$/, 'must be a non-negative integer in decimal')
+  .meta({ description: 'unsigned integer as a decimal string (bigint)' })
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex')
 const unixSeconds = z.number().int().nonnegative().meta({ description: 'unix seconds' })
 
@@ -20,7 +23,12 @@ export const golemIdSchema = z
 export const golemParams = z.object({ id: golemIdSchema })
 
 export const pageQuery = z.strictObject({
-  limit: z.coerce.number('must be a number').int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
+  limit: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(100, 'must be at most 100')
+    .default(50),
   cursor: z.string().min(1).max(512, 'must be at most 512 characters').optional(),
 })
 
@@ -42,26 +50,36 @@ export const permissionHealthResponse = z.object({
   grant_ends_at: unixSeconds.meta({ description: "the owner's grant ends (its life window), unix seconds" }),
   runway_ends_at: unixSeconds.meta({ description: "the Golem's TTL (moved by paid extensions), unix seconds" }),
   renewal: z
-    .object({ reason: z.literal('grant-ends-before-runway'), grant_ends_at: unixSeconds, runway_ends_at: unixSeconds, seconds_left: z.number().int().nonnegative(), days_left: z.number().nonnegative() })
+    .object({
+      reason: z.literal('grant-ends-before-runway'),
+      grant_ends_at: unixSeconds,
+      runway_ends_at: unixSeconds,
+      seconds_left: z.number().int().nonnegative(),
+      days_left: z.number().nonnegative(),
+    })
     .nullable()
-    .meta({ description: 'present when the grant ends before the TTL: the Golem asks its owner to renew (POST /api/v1/golems/{id}/renewal)' }),
+    .meta({
+      description: 'present when the grant ends before the TTL: the Golem asks its owner to renew (POST /api/v1/golems/{id}/renewal)',
+    }),
 })
 
 export const phasesResponse = z.object({
   golemId: z.string(),
   current: z.object({ registered: z.boolean(), phase: phaseName, survivalScore: z.number().int(), blockNumber: decimal }),
-  transitions: z.array(
-    z.object({
-      from: phaseName,
-      to: phaseName,
-      survivalScore: z.number().int().nullable().meta({ description: 'basis points; null for a reset' }),
-      kind: z.enum(['transition', 'reset']),
-      reason: z.string().nullable().meta({ description: "the operator's reason for a reset" }),
-      blockNumber: decimal,
-      transactionHash: hash,
-      timestamp: unixSeconds,
-    }),
-  ).meta({ description: 'newest first, across key rotations' }),
+  transitions: z
+    .array(
+      z.object({
+        from: phaseName,
+        to: phaseName,
+        survivalScore: z.number().int().nullable().meta({ description: 'basis points; null for a reset' }),
+        kind: z.enum(['transition', 'reset']),
+        reason: z.string().nullable().meta({ description: "the operator's reason for a reset" }),
+        blockNumber: decimal,
+        transactionHash: hash,
+        timestamp: unixSeconds,
+      }),
+    )
+    .meta({ description: 'newest first, across key rotations' }),
   nextCursor: z.string().nullable(),
 })
 
@@ -85,10 +103,27 @@ export const redemptionsResponse = z.object({
 export const spendResponse = z.object({
   golemId: z.string(),
   current: z
-    .object({ token: z.string(), periodStart: unixSeconds, periodSeconds: z.number().int(), spent: decimal, limit: decimal, remaining: decimal, blockNumber: decimal })
+    .object({
+      token: z.string(),
+      periodStart: unixSeconds,
+      periodSeconds: z.number().int(),
+      spent: decimal,
+      limit: decimal,
+      remaining: decimal,
+      blockNumber: decimal,
+    })
     .meta({ description: "the runway's ERC20PeriodTransfer period now (chain), in the token's units" }),
   periods: z
-    .array(z.object({ source: z.string(), asset: z.string().meta({ description: "token address, or 'usd' for USD with 6 decimals" }), periodStart: unixSeconds, periodEnd: unixSeconds.nullable(), amount: decimal, eventCount: z.number().int() }))
+    .array(
+      z.object({
+        source: z.string(),
+        asset: z.string().meta({ description: "token address, or 'usd' for USD with 6 decimals" }),
+        periodStart: unixSeconds,
+        periodEnd: unixSeconds.nullable(),
+        amount: decimal,
+        eventCount: z.number().int(),
+      }),
+    )
     .meta({ description: 'per enforcer period, newest first (indexer)' }),
   nextCursor: z.string().nullable(),
 })
@@ -111,20 +146,31 @@ export const paymentsResponse = z.object({
 
 export const extendRequest = z.strictObject({
   golemId: golemIdSchema,
-  hours: z.number('must be a number').int('must be an integer').min(1, 'must be at least 1 (one hour minimum)').max(24 * 90, 'must be at most 2160 (90 days)'),
+  hours: z
+    .number('must be a number')
+    .int('must be an integer')
+    .min(1, 'must be at least 1 (one hour minimum)')
+    .max(24 * 90, 'must be at most 2160 (90 days)'),
 })
 export type ExtendRequest = z.output<typeof extendRequest>
 
 export const feedRequest = z.strictObject({ golemId: golemIdSchema })
 
-const hexBytes = (max: number) => z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes').max(2 + max * 2, `must be at most ${max} bytes`)
+const hexBytes = (max: number) =>
+  z
+    .string()
+    .regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes')
+    .max(2 + max * 2, `must be at most ${max} bytes`)
 
 /** A signed delegation as the MetaMask kit serialises it (hex strings, no bigints). */
 export const signedDelegationSchema = z.strictObject({
   delegate: addressSchema,
   delegator: addressSchema,
   authority: hash,
-  caveats: z.array(z.strictObject({ enforcer: addressSchema, terms: hexBytes(4096), args: hexBytes(4096) })).min(1, 'must hold at least one caveat').max(16, 'must hold at most 16 caveats'),
+  caveats: z
+    .array(z.strictObject({ enforcer: addressSchema, terms: hexBytes(4096), args: hexBytes(4096) }))
+    .min(1, 'must hold at least one caveat')
+    .max(16, 'must hold at most 16 caveats'),
   salt: hexBytes(32),
   signature: hexBytes(4096),
 })
@@ -151,7 +197,10 @@ export const snapStatusResponse = z.object({
       vitality: z.number().min(0).max(1),
       lifecycle: z.enum(['alive', 'dying', 'dead']),
       lastHeartbeatAt: unixSeconds.nullable(),
-      permission: permissionHealthResponse.omit({ golemId: true }).nullable().meta({ description: 'null when health could not be read this time' }),
+      permission: permissionHealthResponse
+        .omit({ golemId: true })
+        .nullable()
+        .meta({ description: 'null when health could not be read this time' }),
     }),
   ),
   nextToken: z.string().meta({ description: 'the Snap token for the next call; the token of this call was retired by it' }),

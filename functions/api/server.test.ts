@@ -47,7 +47,17 @@ describe('Lambda handler', () => {
       rawPath: '/api/v1/golems/atlas/phases',
       rawQueryString: 'limit=5',
       headers: { host: 'api.example', 'x-forwarded-for': '10.0.0.9' },
-      requestContext: { http: { method: 'GET', path: '/api/v1/golems/atlas/phases', sourceIp: '203.0.113.50', protocol: 'HTTP/1.1', userAgent: 'test' }, requestId: 'r1', stage: '$default', domainName: 'api.example', accountId: '1', apiId: 'a', time: '', timeEpoch: 0, routeKey: '$default' },
+      requestContext: {
+        http: { method: 'GET', path: '/api/v1/golems/atlas/phases', sourceIp: '203.0.113.50', protocol: 'HTTP/1.1', userAgent: 'test' },
+        requestId: 'r1',
+        stage: '$default',
+        domainName: 'api.example',
+        accountId: '1',
+        apiId: 'a',
+        time: '',
+        timeEpoch: 0,
+        routeKey: '$default',
+      },
       body: null,
       isBase64Encoded: false,
     }
@@ -61,7 +71,12 @@ describe('Lambda handler', () => {
 describe('loadApiConfig', () => {
   it('reads the environment', () => {
     const config = loadApiConfig({ ...env, BARDO_CLADE_SELF: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' })
-    expect(config).toMatchObject({ chainId: 31337, allowedOrigins: ['https://bardo.ai', 'http://localhost:3003'], trustedProxyHops: 0, clade: { self: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' } })
+    expect(config).toMatchObject({
+      chainId: 31337,
+      allowedOrigins: ['https://bardo.ai', 'http://localhost:3003'],
+      trustedProxyHops: 0,
+      clade: { self: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+    })
     expect(config.readApiKeyHashes).toHaveLength(1)
     expect(config.clade.hmacSecret.byteLength).toBe(32)
   })
@@ -77,7 +92,9 @@ describe('loadApiConfig', () => {
     expect(error).toMatchObject({ code: 'INVALID_API_CONFIG', message: 'BARDO_CLADE_HMAC_SECRET: must be at least 32 bytes' })
     expect(JSON.stringify(error) + inspect(error)).not.toContain('5a5a')
     expect(() => loadApiConfig({ ...env, BARDO_CHAIN_ID: 'x' })).toThrow('BARDO_CHAIN_ID: must be a number')
-    expect(() => loadApiConfig({ ...env, BARDO_ALLOWED_ORIGINS: 'not a url' })).toThrow(/BARDO_ALLOWED_ORIGINS.0: must be a comma-separated list of origins/)
+    expect(() => loadApiConfig({ ...env, BARDO_ALLOWED_ORIGINS: 'not a url' })).toThrow(
+      /BARDO_ALLOWED_ORIGINS.0: must be a comma-separated list of origins/,
+    )
     expect(() => loadApiConfig({ ...env, BARDO_ALLOWED_ORIGINS: 'https://bardo.ai/' })).toThrow(/no path or trailing slash/)
     expect(() => loadApiConfig({ ...env, BARDO_CLADE_SELF: '0x12' })).toThrow('BARDO_CLADE_SELF: must be a 20-byte hex address')
   })

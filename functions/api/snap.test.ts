@@ -16,7 +16,14 @@ function setup() {
   const deps = testApiDeps({
     golems: [
       sampleGolem({ id: 'atlas', name: 'Atlas', owner, phase: 'Thriving', vitality: 0.98 }),
-      sampleGolem({ id: 'echo', name: 'Echo', owner, address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', phase: 'Conservation', vitality: 0.61 }),
+      sampleGolem({
+        id: 'echo',
+        name: 'Echo',
+        owner,
+        address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+        phase: 'Conservation',
+        vitality: 0.61,
+      }),
       sampleGolem({ id: 'stranger', name: 'Stranger', owner: otherOwner, address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65' }),
     ],
     overrides: { bearer: { verifyBearer: async (t) => (t === 'portal-user' ? { subject: 'u1' } : undefined) } },
@@ -24,7 +31,8 @@ function setup() {
   return { deps, app: createApp(deps) }
 }
 
-const get = (app: ReturnType<typeof createApp>, headers: Record<string, string>) => app.request('/api/snap/status', { headers: { 'x-forwarded-for': '198.51.100.20', ...headers } })
+const get = (app: ReturnType<typeof createApp>, headers: Record<string, string>) =>
+  app.request('/api/snap/status', { headers: { 'x-forwarded-for': '198.51.100.20', ...headers } })
 
 describe('/api/snap/status', () => {
   it("lists the token owner's Golems with phase, vitality, permission health and last heartbeat", async () => {
@@ -37,7 +45,13 @@ describe('/api/snap/status', () => {
     expect(body).toMatchObject({
       owner,
       golems: [
-        { id: 'atlas', phase: 'Thriving', vitality: 0.98, lastHeartbeatAt: 1_749_999_940, permission: { health: 'low', remaining_today: '8200000', days_remaining: 4 } },
+        {
+          id: 'atlas',
+          phase: 'Thriving',
+          vitality: 0.98,
+          lastHeartbeatAt: 1_749_999_940,
+          permission: { health: 'low', remaining_today: '8200000', days_remaining: 4 },
+        },
         { id: 'echo', phase: 'Conservation', vitality: 0.61 },
       ],
     })
@@ -88,7 +102,10 @@ describe('/api/snap/status', () => {
   it('gives two concurrent calls with one token one successor: the other call is refused', async () => {
     const { app, deps } = setup()
     const token = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
-    const [a, b] = await Promise.all([get(app, { authorization: `Bearer ${token}`, origin: portal }), get(app, { authorization: `Bearer ${token}`, origin: portal })])
+    const [a, b] = await Promise.all([
+      get(app, { authorization: `Bearer ${token}`, origin: portal }),
+      get(app, { authorization: `Bearer ${token}`, origin: portal }),
+    ])
     expect([a.status, b.status].sort()).toEqual([200, 401])
     const winner = (await (a.status === 200 ? a : b).json()) as { nextToken: string }
     expect(await deps.stores.snapTokens.getSnapTokenHash(owner)).toBe(hashSnapToken(winner.nextToken))
@@ -96,7 +113,14 @@ describe('/api/snap/status', () => {
 
   it('keeps the token when the call fails (nothing was returned, so nothing is retired)', async () => {
     const { deps } = setup()
-    const broken = createApp({ ...deps, golems: { ...deps.golems, getGolem: deps.golems.getGolem.bind(deps.golems), listGolemsByOwner: async () => Promise.reject(new Error('store down')) } })
+    const broken = createApp({
+      ...deps,
+      golems: {
+        ...deps.golems,
+        getGolem: deps.golems.getGolem.bind(deps.golems),
+        listGolemsByOwner: async () => Promise.reject(new Error('store down')),
+      },
+    })
     const token = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
     expect((await get(broken, { authorization: `Bearer ${token}`, origin: portal })).status).toBe(500)
     expect(await deps.stores.snapTokens.getSnapTokenHash(owner)).toBe(hashSnapToken(token))
@@ -130,7 +154,10 @@ describe('/api/snap/status', () => {
   it('answers the CORS preflight for the Portal only', async () => {
     const { app } = setup()
     const pre = (origin: string) =>
-      app.request('/api/snap/status', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } })
+      app.request('/api/snap/status', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      })
     const ok = await pre(portal)
     expect(ok.status).toBe(204)
     expect(ok.headers.get('access-control-allow-origin')).toBe(portal)
@@ -139,9 +166,14 @@ describe('/api/snap/status', () => {
 
   it('shows permission as null for a Golem whose health cannot be read, and the rest as usual', async () => {
     const { deps } = setup()
-    const app = createApp({ ...deps, health: { check: async (g) => (g.id === 'echo' ? Promise.reject(new Error('rpc down')) : deps.health.check(g)) } })
+    const app = createApp({
+      ...deps,
+      health: { check: async (g) => (g.id === 'echo' ? Promise.reject(new Error('rpc down')) : deps.health.check(g)) },
+    })
     const token = await rotateSnapToken(deps.stores.snapTokens, owner, deps.clock.now())
-    const body = (await (await get(app, { authorization: `Bearer ${token}`, origin: portal })).json()) as { golems: { id: string; permission: unknown }[] }
+    const body = (await (await get(app, { authorization: `Bearer ${token}`, origin: portal })).json()) as {
+      golems: { id: string; permission: unknown }[]
+    }
     expect(body.golems.find((g) => g.id === 'echo')?.permission).toBeNull()
     expect(body.golems.find((g) => g.id === 'atlas')?.permission).not.toBeNull()
   })

@@ -25,7 +25,11 @@ function setup() {
 
 type App = ReturnType<typeof createApp>
 const post = (app: App, path: string, body: unknown, origin = portal) =>
-  app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', origin, 'x-forwarded-for': '198.51.100.7' }, body: JSON.stringify(body) })
+  app.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin, 'x-forwarded-for': '198.51.100.7' },
+    body: JSON.stringify(body),
+  })
 
 async function challengeFor(app: App, address = owner.address) {
   const res = await post(app, '/api/snap/pairing/challenge', { owner: address })
@@ -103,7 +107,11 @@ describe('/api/snap/pairing', () => {
     const { app, deps } = setup()
     const pair = async () => {
       const { challenge, message } = await challengeFor(app)
-      return ((await (await post(app, '/api/snap/pairing', { challenge, signature: await owner.signMessage({ message }) })).json()) as { token: string }).token
+      return (
+        (await (await post(app, '/api/snap/pairing', { challenge, signature: await owner.signMessage({ message }) })).json()) as {
+          token: string
+        }
+      ).token
     }
     const first = await pair()
     const second = await pair()
@@ -112,16 +120,25 @@ describe('/api/snap/pairing', () => {
   })
 
   it("answers the CORS preflight of both routes for the allowlist only (the Snap's Origin is null)", async () => {
-    const deps = testApiDeps({ config: { allowedOrigins: ['null'] }, overrides: { ownerSignatures: { verifyMessage: (p) => verifyMessage(p) }, snapDeployment: deployment } })
+    const deps = testApiDeps({
+      config: { allowedOrigins: ['null'] },
+      overrides: { ownerSignatures: { verifyMessage: (p) => verifyMessage(p) }, snapDeployment: deployment },
+    })
     const app = createApp(deps)
     for (const path of ['/api/snap/pairing/challenge', '/api/snap/pairing']) {
-      const pre = (origin: string) => app.request(path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } })
+      const pre = (origin: string) =>
+        app.request(path, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        })
       const ok = await pre('null')
       expect(ok.status).toBe(204)
       expect(ok.headers.get('access-control-allow-origin')).toBe('null')
       expect((await pre('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull()
     }
-    const { challenge } = (await (await post(app, '/api/snap/pairing/challenge', { owner: owner.address }, 'null')).json()) as { challenge: unknown }
+    const { challenge } = (await (await post(app, '/api/snap/pairing/challenge', { owner: owner.address }, 'null')).json()) as {
+      challenge: unknown
+    }
     expect(challenge).toMatchObject({ owner: owner.address })
   })
 

@@ -21,11 +21,20 @@ const op = '0x00000000000000000000000000000000000000A1'
 
 function appsOnOneStore(store: Store = new InMemoryStore()) {
   const clock = new ManualClock(1_750_000_000_000)
-  const stores: ApiDeps['stores'] = { rateLimits: rateLimitCountersFromStore(store), nonces: cladeNoncesFromStore(store), snapTokens: snapTokensFromStore(store, clock) }
+  const stores: ApiDeps['stores'] = {
+    rateLimits: rateLimitCountersFromStore(store),
+    nonces: cladeNoncesFromStore(store),
+    snapTokens: snapTokensFromStore(store, clock),
+  }
   // Each app gets its own service object over the shared store, as each Lambda instance would.
   const make = () =>
     createApp({
-      ...testApiDeps({ clock, golems: [sampleGolem({ address: bob.address })], operators: { [alice.address]: op, [bob.address]: op }, config: { clade: { hmacSecret: new Uint8Array(32).fill(3), self: bob.address } } }),
+      ...testApiDeps({
+        clock,
+        golems: [sampleGolem({ address: bob.address })],
+        operators: { [alice.address]: op, [bob.address]: op },
+        config: { clade: { hmacSecret: new Uint8Array(32).fill(3), self: bob.address } },
+      }),
       stores,
       clade: new StoreCladeService(store),
     })
@@ -35,7 +44,10 @@ function appsOnOneStore(store: Store = new InMemoryStore()) {
 /** Signs a fresh challenge from `app` and sends `body` to `path` with it; returns the response. */
 async function cladeCall(app: ReturnType<typeof createApp>, path: string, body?: unknown) {
   const { challenge } = (await (await app.request(`/clade/v1/challenge?caller=${alice.address}`)).json()) as { challenge: CladeChallenge }
-  const headers = { authorization: `CladeChallenge ${await alice.signTypedData(cladeChallengeTypedData(challenge, 31337))}`, 'x-clade-challenge': JSON.stringify(challenge) }
+  const headers = {
+    authorization: `CladeChallenge ${await alice.signTypedData(cladeChallengeTypedData(challenge, 31337))}`,
+    'x-clade-challenge': JSON.stringify(challenge),
+  }
   return body === undefined
     ? app.request(path, { headers })
     : app.request(path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -50,15 +62,25 @@ function sharesCladeEntries(newStore: () => Promise<Store>) {
       cladeCall(b, '/clade/v1/ingest', { entries: [4, 5].map(entry) }),
     ])
     expect([r1.status, r2.status]).toEqual([200, 200])
-    const synced = (await (await cladeCall(b, '/clade/v1/sync?since=0')).json()) as { entries: { seq: number; content: string }[]; lastSeq: number; hasMore: boolean }
+    const synced = (await (await cladeCall(b, '/clade/v1/sync?since=0')).json()) as {
+      entries: { seq: number; content: string }[]
+      lastSeq: number
+      hasMore: boolean
+    }
     expect(synced.entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5])
     expect(synced.entries.map((e) => e.content).sort()).toEqual([1, 2, 3, 4, 5].map((n) => `observation ${n}`))
     expect(synced).toMatchObject({ lastSeq: 5, hasMore: false })
-    const page = (await (await cladeCall(a, '/clade/v1/entries?topic=t1&limit=2')).json()) as { entries: { topic: string }[]; nextCursor: string | null }
+    const page = (await (await cladeCall(a, '/clade/v1/entries?topic=t1&limit=2')).json()) as {
+      entries: { topic: string }[]
+      nextCursor: string | null
+    }
     expect(page.entries).toHaveLength(2)
     expect(page.entries.every((e) => e.topic === 't1')).toBe(true)
     expect(page.nextCursor).not.toBeNull()
-    const rest = (await (await cladeCall(b, `/clade/v1/entries?topic=t1&limit=2&cursor=${page.nextCursor}`)).json()) as { entries: unknown[]; nextCursor: string | null }
+    const rest = (await (await cladeCall(b, `/clade/v1/entries?topic=t1&limit=2&cursor=${page.nextCursor}`)).json()) as {
+      entries: unknown[]
+      nextCursor: string | null
+    }
     expect(rest).toMatchObject({ nextCursor: null })
     expect(rest.entries).toHaveLength(1)
     expect(await (await cladeCall(b, '/clade/v1/status')).json()).toMatchObject({ entryCount: 5 })
@@ -84,7 +106,10 @@ describe('API on core/store', () => {
   it('refuses a Clade challenge replayed against the other app', async () => {
     const { a, b } = appsOnOneStore()
     const { challenge } = (await (await a.request(`/clade/v1/challenge?caller=${alice.address}`)).json()) as { challenge: CladeChallenge }
-    const headers = { authorization: `CladeChallenge ${await alice.signTypedData(cladeChallengeTypedData(challenge, 31337))}`, 'x-clade-challenge': JSON.stringify(challenge) }
+    const headers = {
+      authorization: `CladeChallenge ${await alice.signTypedData(cladeChallengeTypedData(challenge, 31337))}`,
+      'x-clade-challenge': JSON.stringify(challenge),
+    }
     expect((await a.request('/clade/v1/status', { headers })).status).toBe(200)
     const replay = await b.request('/clade/v1/status', { headers })
     expect(replay.status).toBe(401)
@@ -94,7 +119,8 @@ describe('API on core/store', () => {
   it('rotates the Snap token in the store: the old one is refused at once', async () => {
     const { a, stores, clock } = appsOnOneStore()
     const owner = sampleGolem().owner
-    const get = (token: string) => a.request('/api/snap/status', { headers: { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' } })
+    const get = (token: string) =>
+      a.request('/api/snap/status', { headers: { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' } })
     const first = await rotateSnapToken(stores.snapTokens, owner, clock.now())
     expect((await get(first)).status).toBe(200)
     clock.advance(60_000)
@@ -106,7 +132,8 @@ describe('API on core/store', () => {
   it('rotates on the status call through the store: one successor per token, even across two apps', async () => {
     const { a, b, stores, clock } = appsOnOneStore()
     const owner = sampleGolem().owner
-    const get = (app: typeof a, token: string) => app.request('/api/snap/status', { headers: { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' } })
+    const get = (app: typeof a, token: string) =>
+      app.request('/api/snap/status', { headers: { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' } })
     const first = await rotateSnapToken(stores.snapTokens, owner, clock.now())
     const [ra, rb] = await Promise.all([get(a, first), get(b, first)])
     expect([ra.status, rb.status].sort()).toEqual([200, 401])
@@ -118,7 +145,10 @@ describe('API on core/store', () => {
     expect((await get(b, ((await res.json()) as { nextToken: string }).nextToken)).status).toBe(200)
   })
 
-  it('shares Clade entries between two apps: ingested on one, synced and paged on the other', sharesCladeEntries(async () => new InMemoryStore()))
+  it(
+    'shares Clade entries between two apps: ingested on one, synced and paged on the other',
+    sharesCladeEntries(async () => new InMemoryStore()),
+  )
 })
 
 describe('Clade entries on DynamoStore (dynalite)', () => {
@@ -133,8 +163,11 @@ describe('Clade entries on DynamoStore (dynalite)', () => {
     await dynalite?.stop()
   })
 
-  it('two apps over one table see the same gap-free log', sharesCladeEntries(async () => {
-    await createTable(client, 'bardo-clade')
-    return new DynamoStore({ client: documentClient(client), tableName: 'bardo-clade' })
-  }))
+  it(
+    'two apps over one table see the same gap-free log',
+    sharesCladeEntries(async () => {
+      await createTable(client, 'bardo-clade')
+      return new DynamoStore({ client: documentClient(client), tableName: 'bardo-clade' })
+    }),
+  )
 })

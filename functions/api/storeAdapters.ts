@@ -11,7 +11,12 @@ import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 export function rateLimitCountersFromStore(store: CounterStore): RateLimitCounterStore {
   return {
     async incrementRateLimitCounter(bucket, windowStart, expiresAt, nowMs) {
-      const value = await store.incrementCounter({ key: bucket, windowStart: windowStart * 1000, windowSeconds: expiresAt - windowStart, now: nowMs })
+      const value = await store.incrementCounter({
+        key: bucket,
+        windowStart: windowStart * 1000,
+        windowSeconds: expiresAt - windowStart,
+        now: nowMs,
+      })
       return value.count
     },
   }
@@ -49,7 +54,13 @@ export function snapTokensFromStore(store: StoreSnapTokens, clock: Clock): SnapT
       // (two heartbeats racing), after which the later one simply wins.
       for (let attempt = 0; attempt < 2; attempt++) {
         const current = await store.getSnapToken({ scope, now: rotatedAt * 1000 })
-        const result = await store.rotateSnapToken({ scope, tokenHash, expectedHash: current?.tokenHash ?? null, now: rotatedAt * 1000, graceMs: 0 })
+        const result = await store.rotateSnapToken({
+          scope,
+          tokenHash,
+          expectedHash: current?.tokenHash ?? null,
+          now: rotatedAt * 1000,
+          graceMs: 0,
+        })
         if (result.rotated) return
       }
       throw new StoreConflictError('snapToken', 'was rotated concurrently twice; retry the rotation', { owner })

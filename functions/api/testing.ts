@@ -72,7 +72,16 @@ export function fakeHealthService(clock: Clock): PermissionHealthService {
 export const fakeHistoryService: GolemHistoryService = {
   async phaseTransitions(_g, page) {
     const items = [
-      { from: 'Thriving' as const, to: 'Stable' as const, survivalScore: 6800, kind: 'transition' as const, reason: null, blockNumber: 120n, transactionHash: `0x${'ab'.repeat(32)}` as const, timestamp: 1_750_000_000 },
+      {
+        from: 'Thriving' as const,
+        to: 'Stable' as const,
+        survivalScore: 6800,
+        kind: 'transition' as const,
+        reason: null,
+        blockNumber: 120n,
+        transactionHash: `0x${'ab'.repeat(32)}` as const,
+        timestamp: 1_750_000_000,
+      },
     ]
     return { items: items.slice(0, page.limit), nextCursor: null }
   },
@@ -92,7 +101,16 @@ export const fakeHistoryService: GolemHistoryService = {
     return { items: items.slice(0, page.limit), nextCursor: null }
   },
   async spendByPeriod(_g, page) {
-    const items = [{ source: 'erc20-period', asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, periodStart: 1_749_945_600, periodEnd: 1_750_032_000, amount: 1_800_000n, eventCount: 2 }]
+    const items = [
+      {
+        source: 'erc20-period',
+        asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const,
+        periodStart: 1_749_945_600,
+        periodEnd: 1_750_032_000,
+        amount: 1_800_000n,
+        eventCount: 2,
+      },
+    ]
     return { items: items.slice(0, page.limit), nextCursor: null }
   },
 }
@@ -102,7 +120,15 @@ export const fakeChainService: GolemChainService = {
     return { registered: g.lifecycle !== 'dead', phase: g.phase, survivalScore: 6800, blockNumber: 130n }
   },
   async currentSpend() {
-    return { token: '0x5FbDB2315678afecb367f032d93F642f64180aa3', periodStart: 1_749_945_600, periodSeconds: 86_400, spent: 1_800_000n, limit: 10_000_000n, remaining: 8_200_000n, blockNumber: 130n }
+    return {
+      token: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      periodStart: 1_749_945_600,
+      periodSeconds: 86_400,
+      spent: 1_800_000n,
+      limit: 10_000_000n,
+      remaining: 8_200_000n,
+      blockNumber: 130n,
+    }
   },
 }
 

@@ -1,7 +1,17 @@
 // The real services behind ApiDeps, built from a store, a chain client, the deployment and (for x402)
 // a settlement wallet. The Lambda handler and the local runner both call createApiDeps; only where the
 // pieces come from differs (SST secrets and env vs the devnet in memory).
-import { createWalletClient, custom, getAddress, type Account, type Address, type Chain, type PublicClient, type Transport, type WalletClient } from 'viem'
+import {
+  createWalletClient,
+  custom,
+  getAddress,
+  type Account,
+  type Address,
+  type Chain,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
 import type { OperatorRegistry } from '../../core/clade/operators.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
@@ -69,7 +79,12 @@ export function storeOperatorRegistry(golems: GolemRegistry, operator: Address):
 /** A wallet that sends through the given public client's transport (one RPC configuration). */
 export function walletOver(publicClient: PublicClient<Transport, Chain>, account: Account): WalletClient<Transport, Chain, Account> {
   const transport = custom({ request: (args) => publicClient.request(args as never) })
-  return createWalletClient({ chain: publicClient.chain, transport, account, pollingInterval: publicClient.pollingInterval }) as WalletClient<Transport, Chain, Account>
+  return createWalletClient({
+    chain: publicClient.chain,
+    transport,
+    account,
+    pollingInterval: publicClient.pollingInterval,
+  }) as WalletClient<Transport, Chain, Account>
 }
 
 /** What the Snap is told at pairing: addresses only (the deployment block and local assets stay here). */
@@ -122,13 +137,21 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
       now: () => clock.now(),
       ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
     })
-    payments = createX402PaymentRoutes({ payments: x402, credit: { store: w.store, chainNow }, ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}) })
+    payments = createX402PaymentRoutes({
+      payments: x402,
+      credit: { store: w.store, chainNow },
+      ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
+    })
   }
   const cladeOperator = w.cladeOperator ?? w.payments?.payTo
   return {
     config: w.config,
     clock,
-    stores: { rateLimits: rateLimitCountersFromStore(w.store), nonces: cladeNoncesFromStore(w.store), snapTokens: snapTokensFromStore(w.store, clock) },
+    stores: {
+      rateLimits: rateLimitCountersFromStore(w.store),
+      nonces: cladeNoncesFromStore(w.store),
+      snapTokens: snapTokensFromStore(w.store, clock),
+    },
     golems,
     health: state,
     history: indexer ? indexerHistory(indexer) : noIndexerHistory,

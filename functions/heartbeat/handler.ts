@@ -14,6 +14,8 @@ export async function handler(): Promise<HeartbeatResult> {
   if (!tick) throw new Error('config: BARDO_TICK_FUNCTION_NAME must be set')
   invoker ??= new LambdaInvoker(new LambdaClient({}), tick)
   const result = await runHeartbeat({ store: config.store, client: config.client, deployment: config.deployment, invoker })
-  process.stdout.write(`${JSON.stringify({ heartbeat: { due: result.due, invoked: result.invoked, block: result.blockNumber.toString() } })}\n`)
+  process.stdout.write(
+    `${JSON.stringify({ heartbeat: { due: result.due, invoked: result.invoked, block: result.blockNumber.toString() } })}\n`,
+  )
   return result
 }

@@ -53,7 +53,12 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<HeartbeatResult
     })
     skipped += page.golems.length - readable.length
     if (readable.length === 0) continue
-    const batch = await readGolems(deps.client, deps.deployment, readable.map((g) => readRequestOf(g.golemId, g.profile)), { number: block.number, timestamp: block.timestamp })
+    const batch = await readGolems(
+      deps.client,
+      deps.deployment,
+      readable.map((g) => readRequestOf(g.golemId, g.profile)),
+      { number: block.number, timestamp: block.timestamp },
+    )
     const requests: TickRequest[] = batch.golems.map((g) => ({ golemId: g.golemId, observed: { ...g, timestamp: batch.timestamp } }))
     for (let i = 0; i < requests.length; i += batchSize) {
       const slice = requests.slice(i, i + batchSize)

@@ -11,7 +11,11 @@ export class LocalInvoker implements TickInvoker {
   readonly results: TickResult[] = []
   constructor(
     private readonly deps: (requestId: string) => TickDeps,
-    private readonly options: { concurrency?: number; onResult?: (r: TickResult) => void; onError?: (golemId: string, e: unknown) => void } = {},
+    private readonly options: {
+      concurrency?: number
+      onResult?: (r: TickResult) => void
+      onError?: (golemId: string, e: unknown) => void
+    } = {},
   ) {}
 
   async invoke(requests: readonly TickRequest[]): Promise<void> {
@@ -23,7 +27,10 @@ export class LocalInvoker implements TickInvoker {
       while (next < decoded.length) {
         const request = decoded[next++]!
         try {
-          const result = await runTick(this.deps(`local-${request.golemId}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`), request)
+          const result = await runTick(
+            this.deps(`local-${request.golemId}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`),
+            request,
+          )
           this.results.push(result)
           this.options.onResult?.(result)
         } catch (error) {
@@ -44,7 +51,11 @@ export class LambdaInvoker implements TickInvoker {
 
   async invoke(requests: readonly TickRequest[]): Promise<void> {
     await this.lambda.send(
-      new InvokeCommand({ FunctionName: this.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(encodeTickPayload(requests)) }),
+      new InvokeCommand({
+        FunctionName: this.functionName,
+        InvocationType: 'Event',
+        Payload: new TextEncoder().encode(encodeTickPayload(requests)),
+      }),
     )
   }
 }

@@ -28,17 +28,23 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
 
 export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): FunctionConfig {
   const chainId = Number(required(env, 'BARDO_CHAIN_ID'))
-  const addresses = JSON.parse(required(env, 'BARDO_DEPLOYMENT')) as Omit<BardoDeployment, 'environment' | 'chainId' | 'startBlock'> & { startBlock?: string }
+  const addresses = JSON.parse(required(env, 'BARDO_DEPLOYMENT')) as Omit<BardoDeployment, 'environment' | 'chainId' | 'startBlock'> & {
+    startBlock?: string
+  }
   const deployment: BardoDeployment = {
     ...addresses,
     chainId,
     environment: getSmartAccountsEnvironment(chainId),
     startBlock: BigInt(addresses.startBlock ?? 0),
   }
-  const store = new DynamoStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }), tableName: required(env, 'BARDO_TABLE_NAME') })
+  const store = new DynamoStore({
+    client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
+    tableName: required(env, 'BARDO_TABLE_NAME'),
+  })
   const client = createPublicClient({ transport: http(secret('RpcUrl', env)) }) as PublicClient
   const price = env.BARDO_RUNTIME_COST_PER_HOUR ?? '500000'
-  if (!/^[1-9]\d*$/.test(price)) throw new Error('config: BARDO_RUNTIME_COST_PER_HOUR must be a positive integer (atomic units of the asset per hour)')
+  if (!/^[1-9]\d*$/.test(price))
+    throw new Error('config: BARDO_RUNTIME_COST_PER_HOUR must be a positive integer (atomic units of the asset per hour)')
   return {
     chainId,
     deployment,

@@ -20,7 +20,8 @@ export function linkedResources(env: NodeJS.ProcessEnv = process.env): Record<st
 
 /** A secret by its SST name (RpcUrl, OperatorKey, ...); locally the same value may come from env. */
 export function secret(name: string, env: NodeJS.ProcessEnv = process.env): string {
-  const value = linkedResources(env)[name]?.value ?? env[`BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`]
+  const value =
+    linkedResources(env)[name]?.value ?? env[`BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`]
   if (!value) throw new Error(`config: secret ${name} is not linked to this function`)
   return value
 }

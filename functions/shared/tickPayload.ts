@@ -2,7 +2,10 @@
 import { z } from 'zod/v4'
 import type { TickRequest } from '../heartbeat/heartbeat.ts'
 
-const big = z.string().regex(/^\d+$/).transform((v) => BigInt(v))
+const big = z
+  .string()
+  .regex(/^\d+$/)
+  .transform((v) => BigInt(v))
 const observed = z.object({
   golemId: z.string().min(1),
   phase: z.number().int().min(0).max(4),

@@ -5,18 +5,39 @@ import { contracts } from '@metamask/smart-accounts-kit'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
-import { deathCause, deathSettlementOf, deregisterStep, disableSteps, KEY_ZEROED_STEP, MAX_DEREGISTER_ATTEMPTS } from '../../core/lifecycle/deathPlan.ts'
+import {
+  deathCause,
+  deathSettlementOf,
+  deregisterStep,
+  disableSteps,
+  KEY_ZEROED_STEP,
+  MAX_DEREGISTER_ATTEMPTS,
+} from '../../core/lifecycle/deathPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce, type SendOnceParams, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { returnFunds } from './returnFunds.ts'
 import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
 
-const done = (s: SlotSendOutcome) => s.status === 'confirmed' || s.status === 'reconciled' || (s.status === 'busy' && s.reason === 'completed')
+const done = (s: SlotSendOutcome) =>
+  s.status === 'confirmed' || s.status === 'reconciled' || (s.status === 'busy' && s.reason === 'completed')
 
-export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profile: GolemProfile, read: ObservedGolem, nowMs: number): Promise<TickResult> {
+export async function runDeathProtocol(
+  deps: TickDeps,
+  golem: GolemRecord,
+  profile: GolemProfile,
+  read: ObservedGolem,
+  nowMs: number,
+): Promise<TickResult> {
   const { store } = deps
   const golemId = golem.golemId
-  const slotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs: deps.leaseMs ?? 120_000 }
+  const slotBase = {
+    store,
+    client: deps.client,
+    chainId: deps.deployment.chainId,
+    owner: deps.invocationId,
+    now: nowMs,
+    leaseMs: deps.leaseMs ?? 120_000,
+  }
 
   // 1. Settlement-only actions. The runway grant moves USDC to the Golem's key and opens no position in
   //    the owner's account, so there is nothing to unwind; action grants with open positions would settle
@@ -77,11 +98,26 @@ export async function runDeathProtocol(deps: TickDeps, golem: GolemRecord, profi
     golemId,
     kind: 'DelegationExpiry',
     settledAt: nowMs,
-    settlement: deathSettlementOf(profile, read, { positionsSettled, subDelegationsDisabled: disabled, deregisterTx, fundsReturned: returned.lines }),
+    settlement: deathSettlementOf(profile, read, {
+      positionsSettled,
+      subDelegationsDisabled: disabled,
+      deregisterTx,
+      fundsReturned: returned.lines,
+    }),
   })
-  await store.appendEvent({ golemId, type: 'DeathCompleted', at: nowMs, eventId: 'DeathCompleted', data: { delegationHash: profile.runway.chainHashes[0] as string, cause } })
+  await store.appendEvent({
+    golemId,
+    type: 'DeathCompleted',
+    at: nowMs,
+    eventId: 'DeathCompleted',
+    data: { delegationHash: profile.runway.chainHashes[0] as string, cause },
+  })
   // The record this tick holds; a conflict answer (a credit landed meanwhile) carries the current one.
-  const deadPatch = { status: 'dead' as const, phase: 'Terminal' as const, lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx } }
+  const deadPatch = {
+    status: 'dead' as const,
+    phase: 'Terminal' as const,
+    lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx },
+  }
   const marked = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: deadPatch, now: nowMs })
   if (!marked.updated && marked.current && marked.current.status !== 'dead') {
     await store.updateGolem({ golemId, expectedVersion: marked.current.version, patch: deadPatch, now: nowMs })
@@ -111,7 +147,17 @@ async function deregister(
     if (existing?.status === 'confirmed') return { done: true, txHash: existing.txHash }
     if (existing?.status === 'failed' || existing?.status === 'reconciled') continue
     if (existing?.status !== 'sent') {
-      const registered = attempt === 0 ? registeredAtRead : (await deps.client.readContract({ address: oracle, abi: VitalityOracleAbi, functionName: 'getState', args: [profile.golemKey] })).registered
+      const registered =
+        attempt === 0
+          ? registeredAtRead
+          : (
+              await deps.client.readContract({
+                address: oracle,
+                abi: VitalityOracleAbi,
+                functionName: 'getState',
+                args: [profile.golemKey],
+              })
+            ).registered
       if (!registered) return { done: true, txHash: null }
     }
     const sent = await sendOnce({

@@ -32,12 +32,22 @@ export async function finishTick(p: {
     nextTickAt: p.nextTickAt,
     lastTick: { at: p.nowMs, period: p.period, outcome: p.outcome, txHash: p.txHash },
   }
-  const outcome = { events: p.events, period: p.period, phaseEpoch: p.phaseEpoch, ...(p.servedReprieve ? { servedReprieve: p.servedReprieve } : {}) }
+  const outcome = {
+    events: p.events,
+    period: p.period,
+    phaseEpoch: p.phaseEpoch,
+    ...(p.servedReprieve ? { servedReprieve: p.servedReprieve } : {}),
+  }
   let current: GolemRecord | null = p.golem
   for (let attempt = 0; attempt < MAX_ATTEMPTS && current && current.status === 'alive'; attempt++) {
     const base = attempt === 0 ? p.profile : parseGolemProfile(current.profile)
     const merged = mergeTickOutcome(base, outcome)
-    const updated = await p.store.updateGolem({ golemId: p.golem.golemId, expectedVersion: current.version, patch: { ...patch, profile: serializeGolemProfile(merged) }, now: p.nowMs })
+    const updated = await p.store.updateGolem({
+      golemId: p.golem.golemId,
+      expectedVersion: current.version,
+      patch: { ...patch, profile: serializeGolemProfile(merged) },
+      now: p.nowMs,
+    })
     if (updated.updated) return updated.golem
     current = updated.current
   }

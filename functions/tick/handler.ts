@@ -28,7 +28,9 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
     )
     results.push(result)
     // One structured line per tick (no key material): CloudWatch metric filters count outcomes.
-    process.stdout.write(`${JSON.stringify({ golemId: result.golemId, outcome: result.outcome, redemption: result.redemption?.status, health: result.health })}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ golemId: result.golemId, outcome: result.outcome, redemption: result.redemption?.status, health: result.health })}\n`,
+    )
   }
   return results
 }

@@ -40,13 +40,24 @@ const sentAtSeconds = (slot: TickSlot): bigint => BigInt(Math.floor((slot.sentAt
  * timed at the tick that signed the transaction. Every tick that records it (the one that posted, a
  * duplicate, a later settle) writes the same event, so the store keeps it once.
  */
-export async function phaseChangedEvent(client: PublicClient, store: Store, ref: SlotRef, receipt?: TransactionReceipt): Promise<CustodyEvent | null> {
+export async function phaseChangedEvent(
+  client: PublicClient,
+  store: Store,
+  ref: SlotRef,
+  receipt?: TransactionReceipt,
+): Promise<CustodyEvent | null> {
   const slot = await store.getSlot(ref)
   if (slot?.status !== 'confirmed' || !slot.txHash) return null
   const logs = (receipt ?? (await client.getTransactionReceipt({ hash: slot.txHash }))).logs
   const [log] = parseEventLogs({ abi: VitalityOracleAbi, logs, eventName: 'PhaseTransition' })
   if (!log) return null
-  return { type: 'PhaseChanged', at: sentAtSeconds(slot), from: log.args.fromPhase, to: log.args.toPhase, survivalScoreBps: log.args.survivalScore }
+  return {
+    type: 'PhaseChanged',
+    at: sentAtSeconds(slot),
+    from: log.args.fromPhase,
+    to: log.args.toPhase,
+    survivalScoreBps: log.args.survivalScore,
+  }
 }
 
 /**
@@ -93,7 +104,11 @@ export async function settlePendingSlots(
   if (!current) return { events, reservedAmount: 0n }
   if (current.event) events.push(current.event)
   const stillInFlight = current.status === 'busy' && current.reason === 'leased'
-  return { events, runway: { status: current.status, amount: current.amount, txHash: current.txHash }, reservedAmount: stillInFlight ? current.amount : 0n }
+  return {
+    events,
+    runway: { status: current.status, amount: current.amount, txHash: current.txHash },
+    reservedAmount: stillInFlight ? current.amount : 0n,
+  }
 }
 
 /** Settles one runway slot left `sent` with a recorded transaction; null when there is nothing to settle. */
@@ -105,6 +120,8 @@ async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
   const settled = await sendOnce({ ...base, slot: ref, reserve: { amount, cap: amount }, build: neverSignAgain })
   const txHash = 'txHash' in settled ? settled.txHash : slot.txHash
   const event: CustodyEvent | undefined =
-    settled.status === 'confirmed' ? { type: 'RunwayRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period } : undefined
+    settled.status === 'confirmed'
+      ? { type: 'RunwayRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period }
+      : undefined
   return { status: settled.status, reason: 'reason' in settled ? settled.reason : undefined, amount, txHash, event }
 }

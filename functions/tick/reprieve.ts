@@ -10,7 +10,13 @@ import type { SlotBase } from './reconcile.ts'
 import type { TickDeps } from './types.ts'
 
 /** The phase the Golem was reset to, or undefined when nothing was reset this tick. */
-export async function serveReprieve(deps: TickDeps, slotBase: SlotBase, golemId: string, profile: GolemProfile, plan: ReprievePlan): Promise<Phase | undefined> {
+export async function serveReprieve(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  plan: ReprievePlan,
+): Promise<Phase | undefined> {
   if (plan.kind !== 'reset') return undefined
   const sent = await sendOnce({
     ...slotBase,

@@ -33,7 +33,13 @@ const maxGasCost = (estimate: bigint, maxFeePerGas: bigint) => ((estimate * 13n)
  * return was settled before that, so only the slots are read. It is resolved only when there is
  * something to send, so an empty key dies without its signer.
  */
-export async function returnFunds(deps: TickDeps, slotBase: SlotBase, golemId: string, profile: GolemProfile, signer: (() => Promise<GolemSigner>) | null): Promise<ReturnOutcome> {
+export async function returnFunds(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  signer: (() => Promise<GolemSigner>) | null,
+): Promise<ReturnOutcome> {
   const lines: FundsReturn[] = []
   for (const asset of returnAssets(profile)) {
     const line = await returnAsset(deps, slotBase, golemId, profile, asset, signer)
@@ -80,7 +86,11 @@ async function returnAsset(
           ? {
               sender: key,
               to: asset.token,
-              data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [owner, await tokenBalance(client, asset.token, key)] }),
+              data: encodeFunctionData({
+                abi: erc20Abi,
+                functionName: 'transfer',
+                args: [owner, await tokenBalance(client, asset.token, key)],
+              }),
               sign: (tx) => signer.signTokenReturn(tx),
             }
           : await nativeBuild(client, key, owner, signer),
@@ -99,7 +109,10 @@ async function returnAsset(
     // the record says so, rather than holding the death open forever.
     const amount = asset.kind === 'native' ? await client.getBalance({ address: key }) : await tokenBalance(client, asset.token, key)
     const reason = sent.status === 'refused' ? sent.reason : `reverted: ${sent.reason}`
-    const line = sent.status === 'refused' && sent.reason.startsWith('value:') ? unsentLine(asset, 'empty', 0n, 'dust below the transfer\'s own gas') : unsentLine(asset, 'stranded', amount, reason)
+    const line =
+      sent.status === 'refused' && sent.reason.startsWith('value:')
+        ? unsentLine(asset, 'empty', 0n, "dust below the transfer's own gas")
+        : unsentLine(asset, 'stranded', amount, reason)
     if (sent.status === 'refused') await settleWithoutTx(deps, slotBase, slot, line)
     return line
   }
@@ -136,7 +149,9 @@ async function unsentDecision(client: PublicClient, asset: ReturnAsset, key: Add
   if (asset.kind === 'native') {
     if (ethBalance === 0n) return unsentLine(asset, 'empty', 0n)
     const gas = await client.estimateGas({ account: key, to: owner, value: 1n })
-    return nativeReturnValue(ethBalance, maxGasCost(gas, fees.maxFeePerGas)) === 0n ? unsentLine(asset, 'empty', 0n, "dust below the transfer's own gas") : null
+    return nativeReturnValue(ethBalance, maxGasCost(gas, fees.maxFeePerGas)) === 0n
+      ? unsentLine(asset, 'empty', 0n, "dust below the transfer's own gas")
+      : null
   }
   const balance = await tokenBalance(client, asset.token, key)
   if (balance === 0n) return unsentLine(asset, 'empty', 0n)
@@ -149,15 +164,28 @@ async function unsentDecision(client: PublicClient, asset: ReturnAsset, key: Add
 async function nativeBuild(client: PublicClient, key: Address, owner: Address, signer: GolemSigner) {
   // Read when the transfer is built, after the token's return paid its gas.
   const balance = await client.getBalance({ address: key })
-  return { sender: key, to: owner, data: '0x' as Hex, valueAfterGas: (cost: bigint) => nativeReturnValue(balance, cost), sign: signer.signNativeReturn.bind(signer) }
+  return {
+    sender: key,
+    to: owner,
+    data: '0x' as Hex,
+    valueAfterGas: (cost: bigint) => nativeReturnValue(balance, cost),
+    sign: signer.signNativeReturn.bind(signer),
+  }
 }
 
 /** Completes an attempt's slot with the record's line and no transaction, so a resumed protocol reads it back. */
 async function settleWithoutTx(deps: TickDeps, slotBase: SlotBase, slot: SlotRef, line: FundsReturn): Promise<void> {
   const claim = await deps.store.claimSlot({ ...slot, owner: slotBase.owner, now: slotBase.now, leaseMs: slotBase.leaseMs })
   if (!claim.claimed) return
-  await deps.store.completeSlot({ ...slot, owner: slotBase.owner, outcome: 'reconciled', now: slotBase.now, detail: { line: line as unknown as JsonInputObject } })
+  await deps.store.completeSlot({
+    ...slot,
+    owner: slotBase.owner,
+    outcome: 'reconciled',
+    now: slotBase.now,
+    detail: { line: line as unknown as JsonInputObject },
+  })
 }
 
-const tokenBalance = (client: PublicClient, token: Address, account: Address) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account] })
+const tokenBalance = (client: PublicClient, token: Address, account: Address) =>
+  client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account] })
 const describe = (asset: ReturnAsset) => (asset.kind === 'native' ? 'ETH' : asset.token)

@@ -52,7 +52,11 @@ export async function rotateSessionKey(
     }),
   })
   // Confirmed now, or by an earlier attempt that crashed before switching the profile.
-  const moved = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed' && (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step }))?.status === 'confirmed')
+  const moved =
+    sent.status === 'confirmed' ||
+    (sent.status === 'busy' &&
+      sent.reason === 'completed' &&
+      (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step }))?.status === 'confirmed')
   if (!moved) return null
   const next = profileAfterRotation(profile, pending)
   let updated = await deps.store.updateGolem({

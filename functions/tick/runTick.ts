@@ -31,11 +31,17 @@ const DEFAULT_INTERVAL_S = 60
 
 function jsonData(e: CustodyEvent): JsonInputObject {
   const out: JsonInputObject = {}
-  for (const [k, v] of Object.entries(e)) if (k !== 'type' && k !== 'at') out[k] = Array.isArray(v) ? [...(v as string[])] : (v as JsonInputValue)
+  for (const [k, v] of Object.entries(e))
+    if (k !== 'type' && k !== 'at') out[k] = Array.isArray(v) ? [...(v as string[])] : (v as JsonInputValue)
   return out
 }
 
-export async function appendEvents(store: Store, golemId: string, events: readonly CustodyEvent[], keyOf: (e: CustodyEvent) => string): Promise<void> {
+export async function appendEvents(
+  store: Store,
+  golemId: string,
+  events: readonly CustodyEvent[],
+  keyOf: (e: CustodyEvent) => string,
+): Promise<void> {
   for (const e of events) {
     await store.appendEvent({ golemId, type: e.type, at: Number(e.at) * 1000, eventId: keyOf(e), data: jsonData(e) })
   }
@@ -73,7 +79,14 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   if (!golem) return { golemId, outcome: 'busy' }
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
-  const slotBase: SlotBase = { store, client: deps.client, chainId: deps.deployment.chainId, owner: deps.invocationId, now: nowMs, leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS }
+  const slotBase: SlotBase = {
+    store,
+    client: deps.client,
+    chainId: deps.deployment.chainId,
+    owner: deps.invocationId,
+    now: nowMs,
+    leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS,
+  }
   const vitalityParameters = deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
@@ -87,7 +100,13 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   const { decision } = plan
 
   const { signer } = await deps.signers.resolve(profile)
-  const result: TickResult = { golemId, outcome: 'ticked', vitality: decision.vitality.vitality, health: decision.health.health, revocation: decision.health.revocation.kind }
+  const result: TickResult = {
+    golemId,
+    outcome: 'ticked',
+    vitality: decision.vitality.vitality,
+    health: decision.health.health,
+    revocation: decision.health.revocation.kind,
+  }
   const events = [...plan.events]
   // Gas first: every other transaction of the tick is paid from it.
   if (profile.gas) result.gas = await topUpGas(deps, slotBase, golemId, profile, planGas(profile, read, plan.die), signer)
@@ -110,7 +129,9 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
     // The transaction that confirmed may be an earlier tick's (its signed bytes re-broadcast from the
     // slot), carrying that tick's score: record what the chain did, timed as the tick that signed it.
     const completed = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed')
-    const posted = completed ? await phaseChangedEvent(deps.client, store, phaseSlot, sent.status === 'confirmed' ? sent.receipt : undefined) : null
+    const posted = completed
+      ? await phaseChangedEvent(deps.client, store, phaseSlot, sent.status === 'confirmed' ? sent.receipt : undefined)
+      : null
     if (posted) events.push(posted)
     if (posted || (sent.status === 'busy' && sent.reason === 'leased')) phaseNow = post.next
     result.phase = { from: decision.phase.current, to: post.next, posted: sent.status === 'confirmed' }
@@ -118,7 +139,12 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
 
   if (plan.die && phaseNow === decision.phase.next) {
     await appendEvents(store, golemId, events, (e) => eventKey(e, plan.period))
-    const dying = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: { status: 'dying', phase: phaseNames[phaseNow] }, now: nowMs })
+    const dying = await store.updateGolem({
+      golemId,
+      expectedVersion: golem.version,
+      patch: { status: 'dying', phase: phaseNames[phaseNow] },
+      now: nowMs,
+    })
     if (!dying.updated) return { ...result, outcome: 'busy' }
     // The read predates this tick's phase post: the death record must name the phase the Golem died in.
     const died = await runDeathProtocol(deps, dying.golem, profile, { ...read, phase: phaseNow }, nowMs)
@@ -159,7 +185,12 @@ async function repairCredits(deps: TickDeps, before: GolemRecord, profile: Golem
   if (!deps.credits || !last || last.period === period) return
   const sinceMs = last.at - Number(profile.runway.periodDuration) * 1000
   const chainNow = async () => BigInt(Math.floor(last.at / 1000))
-  await reconcileCredits({ store: deps.store, runtimeCostPerHour: deps.credits.runtimeCostPerHour, chainNow }, before.golemId, sinceMs, profile)
+  await reconcileCredits(
+    { store: deps.store, runtimeCostPerHour: deps.credits.runtimeCostPerHour, chainNow },
+    before.golemId,
+    sinceMs,
+    profile,
+  )
 }
 
 async function redeemRunway(
@@ -174,7 +205,10 @@ async function redeemRunway(
   const step = plan.runway
   if (step.kind === 'settled') {
     // This period's redemption was sent by an earlier tick and is settled now: never a second one.
-    return { result: { status: step.status, amount: step.amount, txHash: step.txHash, reason: 'settled from an earlier tick' }, txHash: step.txHash }
+    return {
+      result: { status: step.status, amount: step.amount, txHash: step.txHash, reason: 'settled from an earlier tick' },
+      txHash: step.txHash,
+    }
   }
   if (step.kind === 'none') return { result: { status: step.status, reason: step.reason }, txHash: null }
   const sent = await sendOnce({
@@ -188,7 +222,13 @@ async function redeemRunway(
       data: encodeRedemptions([
         {
           chain: toDelegations(profile.runway.chain),
-          executions: [{ target: step.token, value: 0n, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [step.recipient, step.amount] }) }],
+          executions: [
+            {
+              target: step.token,
+              value: 0n,
+              callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [step.recipient, step.amount] }),
+            },
+          ],
         },
       ]),
       sign: (tx) => signer.signRedemptionTransaction(tx, { spent: step.amount }),

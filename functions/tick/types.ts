@@ -1,7 +1,6 @@
 import type { Address, LocalAccount, PublicClient } from 'viem'
 import type { KeyRotation, SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
-import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { Store } from '../../core/store/index.ts'
 

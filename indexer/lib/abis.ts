@@ -2,11 +2,7 @@
 // (contracts/build.ts), the framework's from @metamask/delegation-abis; keeping only events keeps
 // Ponder's decoder small and makes the indexer independent of function or error changes.
 import type { Abi } from 'viem'
-import {
-  DelegationManager,
-  ERC20PeriodTransferEnforcer,
-  NativeTokenPeriodTransferEnforcer,
-} from '@metamask/delegation-abis'
+import { DelegationManager, ERC20PeriodTransferEnforcer, NativeTokenPeriodTransferEnforcer } from '@metamask/delegation-abis'
 import {
   DaimonOracleAbi,
   DailySpendLimitEnforcerAbi,

@@ -30,9 +30,7 @@ export function delegationHash(d: DelegationStruct): Hex {
     keccak256(encodeAbiParameters(CAVEAT_PARAMS, [CAVEAT_TYPEHASH, c.enforcer, keccak256(c.terms)])),
   )
   const caveatsHash = keccak256(caveatHashes.length === 0 ? '0x' : (`0x${caveatHashes.map((h) => h.slice(2)).join('')}` as Hex))
-  return keccak256(
-    encodeAbiParameters(DELEGATION_PARAMS, [DELEGATION_TYPEHASH, d.delegate, d.delegator, d.authority, caveatsHash, d.salt]),
-  )
+  return keccak256(encodeAbiParameters(DELEGATION_PARAMS, [DELEGATION_TYPEHASH, d.delegate, d.delegator, d.authority, caveatsHash, d.salt]))
 }
 
 /**

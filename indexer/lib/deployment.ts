@@ -46,7 +46,8 @@ export function toIndexerDeployment(d: IndexerSource): IndexerDeployment {
   for (const [name, value] of Object.entries(d.enforcers ?? {})) if (value !== undefined) enforcers[name] = value
   const framework = d.environment.caveatEnforcers
   if (framework.ERC20PeriodTransferEnforcer !== undefined) enforcers.erc20PeriodTransfer = framework.ERC20PeriodTransferEnforcer
-  if (framework.NativeTokenPeriodTransferEnforcer !== undefined) enforcers.nativeTokenPeriodTransfer = framework.NativeTokenPeriodTransferEnforcer
+  if (framework.NativeTokenPeriodTransferEnforcer !== undefined)
+    enforcers.nativeTokenPeriodTransfer = framework.NativeTokenPeriodTransferEnforcer
   const prices = { ...defaultPrices(d.chainId, d.assets) }
   for (const [token, price] of Object.entries(d.prices ?? {})) prices[token.toLowerCase()] = price
   const out: IndexerDeployment = { delegationManager: d.delegationManager ?? d.environment.DelegationManager, enforcers, prices }
@@ -61,7 +62,10 @@ export function toIndexerDeployment(d: IndexerSource): IndexerDeployment {
  * Everything but the database that `startIndexer` needs for a running stack: what `npm start` passes and
  * what the tests pass, so a test indexes exactly what a user's local stack indexes.
  */
-export function stackIndexerOptions(chain: { rpcUrl: string; deployment: IndexerSource & { startBlock: bigint } }, options: { local: boolean }) {
+export function stackIndexerOptions(
+  chain: { rpcUrl: string; deployment: IndexerSource & { startBlock: bigint } },
+  options: { local: boolean },
+) {
   return {
     rpcUrl: chain.rpcUrl,
     chainId: chain.deployment.chainId,

@@ -29,7 +29,9 @@ export type Grant = GrantRow & {
  * successor is `superseded`, and the newest is `active`.
  */
 export function grantTimeline(rows: readonly GrantRow[]): Grant[] {
-  const ordered = [...rows].sort((a, b) => (a.firstSeenBlock === b.firstSeenBlock ? a.hash.localeCompare(b.hash) : a.firstSeenBlock < b.firstSeenBlock ? -1 : 1))
+  const ordered = [...rows].sort((a, b) =>
+    a.firstSeenBlock === b.firstSeenBlock ? a.hash.localeCompare(b.hash) : a.firstSeenBlock < b.firstSeenBlock ? -1 : 1,
+  )
   return ordered.map((row, i) => {
     const earlier = ordered.slice(0, i).some((r) => r.delegator === row.delegator)
     const next = ordered.slice(i + 1).find((r) => r.delegator === row.delegator)

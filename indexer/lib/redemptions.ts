@@ -49,7 +49,8 @@ export type GroupedRedemption = {
  */
 function largestPerDelegation(spends: SpendRow[], value: (s: SpendRow) => bigint = (s) => s.amount): bigint | null {
   const perDelegation = new Map<string, bigint>()
-  for (const s of spends) perDelegation.set(`${s.source}:${s.delegationHash}`, (perDelegation.get(`${s.source}:${s.delegationHash}`) ?? 0n) + value(s))
+  for (const s of spends)
+    perDelegation.set(`${s.source}:${s.delegationHash}`, (perDelegation.get(`${s.source}:${s.delegationHash}`) ?? 0n) + value(s))
   let best: bigint | null = null
   for (const v of perDelegation.values()) if (best === null || v > best) best = v
   return best
@@ -94,7 +95,12 @@ export function groupRedemptions(rows: RedemptionRow[], spends: SpendRow[]): Gro
       redeemer: first.redeemer,
       rootDelegator: first.rootDelegator,
       delegationHash: first.delegationHash,
-      delegations: ordered.map((r) => ({ hash: r.delegationHash, delegator: r.delegator, delegate: r.delegate, rootDelegator: r.rootDelegator })),
+      delegations: ordered.map((r) => ({
+        hash: r.delegationHash,
+        delegator: r.delegator,
+        delegate: r.delegate,
+        rootDelegator: r.rootDelegator,
+      })),
       usd6: largestPerDelegation(usd) ?? priced,
       transfers,
     }

@@ -48,10 +48,18 @@ const VIEWS: Record<string, (enforcer: Address, terms: Hex, dm: Address, hash: H
     shape: (r) => ({ kind: 'mortality-time-window', enforcer, timeRemaining: r as bigint }),
   }),
   erc20periodtransfer: (enforcer, terms, dm, hash) => periodRead('erc20-period', ERC20PeriodTransferEnforcer, enforcer, terms, dm, hash),
-  nativetokenperiodtransfer: (enforcer, terms, dm, hash) => periodRead('native-period', NativeTokenPeriodTransferEnforcer, enforcer, terms, dm, hash),
+  nativetokenperiodtransfer: (enforcer, terms, dm, hash) =>
+    periodRead('native-period', NativeTokenPeriodTransferEnforcer, enforcer, terms, dm, hash),
 }
 
-function periodRead(kind: 'erc20-period' | 'native-period', abi: readonly unknown[], enforcer: Address, terms: Hex, dm: Address, hash: Hex): RemainingRead {
+function periodRead(
+  kind: 'erc20-period' | 'native-period',
+  abi: readonly unknown[],
+  enforcer: Address,
+  terms: Hex,
+  dm: Address,
+  hash: Hex,
+): RemainingRead {
   return {
     request: { address: enforcer, abi, functionName: 'getAvailableAmount', args: [hash, dm, terms] },
     shape: (r) => {

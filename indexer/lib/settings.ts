@@ -132,11 +132,13 @@ export function parseDeployment(raw: string | undefined): IndexerDeployment {
     }
     for (const name of ['ERC20PeriodTransferEnforcer', 'NativeTokenPeriodTransferEnforcer']) {
       const value = environment.caveatEnforcers?.[name]
-      if (value !== undefined) enforcers[normaliseEnforcerKey(name)] = address(`BARDO_DEPLOYMENT.environment.caveatEnforcers.${name}`, value)
+      if (value !== undefined)
+        enforcers[normaliseEnforcerKey(name)] = address(`BARDO_DEPLOYMENT.environment.caveatEnforcers.${name}`, value)
     }
   }
   if (obj.enforcers !== undefined && obj.enforcers !== null) {
-    if (typeof obj.enforcers !== 'object' || Array.isArray(obj.enforcers)) fail('BARDO_DEPLOYMENT.enforcers', 'must be an object of name -> address')
+    if (typeof obj.enforcers !== 'object' || Array.isArray(obj.enforcers))
+      fail('BARDO_DEPLOYMENT.enforcers', 'must be an object of name -> address')
     for (const [key, value] of Object.entries(obj.enforcers as Record<string, unknown>)) {
       if (value !== undefined && value !== null) enforcers[normaliseEnforcerKey(key)] = address(`BARDO_DEPLOYMENT.enforcers.${key}`, value)
     }
@@ -145,21 +147,24 @@ export function parseDeployment(raw: string | undefined): IndexerDeployment {
   if (obj.prices !== undefined && obj.prices !== null) out.prices = parsePrices(obj.prices)
   if (obj.startBlock !== undefined && obj.startBlock !== null) {
     const value = Number(obj.startBlock)
-    if (!Number.isSafeInteger(value) || value < 0) fail('BARDO_DEPLOYMENT.startBlock', 'must be a whole number >= 0', { value: obj.startBlock })
+    if (!Number.isSafeInteger(value) || value < 0)
+      fail('BARDO_DEPLOYMENT.startBlock', 'must be a whole number >= 0', { value: obj.startBlock })
     out.startBlock = value
   }
   return out
 }
 
 function parsePrices(raw: unknown): Record<string, TokenPrice> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('BARDO_DEPLOYMENT.prices', 'must be an object of token address -> { decimals, feed? }')
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    fail('BARDO_DEPLOYMENT.prices', 'must be an object of token address -> { decimals, feed? }')
   const out: Record<string, TokenPrice> = {}
   for (const [token, value] of Object.entries(raw as Record<string, unknown>)) {
     const field = `BARDO_DEPLOYMENT.prices.${token}`
     const key = address(field, token).toLowerCase()
     if (typeof value !== 'object' || value === null) fail(field, 'must be { decimals, feed? }')
     const { decimals, feed } = value as { decimals?: unknown; feed?: unknown }
-    if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 36) fail(`${field}.decimals`, 'must be a whole number from 0 to 36')
+    if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 36)
+      fail(`${field}.decimals`, 'must be a whole number from 0 to 36')
     out[key] = feed === undefined || feed === null ? { decimals } : { decimals, feed: address(`${field}.feed`, feed) }
   }
   return out
@@ -236,7 +241,8 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     prices: deployment.prices ?? {},
     database,
   }
-  if (blockRange !== undefined && blockRange !== '') settings.ethGetLogsBlockRange = parseInteger(env, 'BARDO_ETH_GETLOGS_BLOCK_RANGE', 0, 1)
+  if (blockRange !== undefined && blockRange !== '')
+    settings.ethGetLogsBlockRange = parseInteger(env, 'BARDO_ETH_GETLOGS_BLOCK_RANGE', 0, 1)
   return settings
 }
 

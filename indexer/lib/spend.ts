@@ -19,11 +19,7 @@ export function dayPeriod(day: bigint): { periodStart: bigint; periodEnd: bigint
  * The window the framework's ERC20/NativeTokenPeriodTransferEnforcer counts `timestamp` in:
  * periods of `periodDuration` seconds starting at `startDate`.
  */
-export function transferPeriod(
-  startDate: bigint,
-  periodDuration: bigint,
-  timestamp: bigint,
-): { periodStart: bigint; periodEnd: bigint } {
+export function transferPeriod(startDate: bigint, periodDuration: bigint, timestamp: bigint): { periodStart: bigint; periodEnd: bigint } {
   if (periodDuration <= 0n || timestamp < startDate) return { periodStart: startDate, periodEnd: startDate + periodDuration }
   const index = (timestamp - startDate) / periodDuration
   const periodStart = startDate + index * periodDuration

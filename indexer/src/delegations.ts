@@ -52,7 +52,11 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
 
   await context.db
     .insert(delegation)
-    .values({ ...delegationRow(d, hash, event.block.number, await grantee(context, d.delegate)), redemptionCount: 1, lastRedeemedBlock: event.block.number })
+    .values({
+      ...delegationRow(d, hash, event.block.number, await grantee(context, d.delegate)),
+      redemptionCount: 1,
+      lastRedeemedBlock: event.block.number,
+    })
     .onConflictDoUpdate((row) => ({ redemptionCount: row.redemptionCount + 1, lastRedeemedBlock: event.block.number }))
   const golemId = await golemIdOf(context, redeemer)
   await context.db.insert(redemption).values({
@@ -73,7 +77,12 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
 
 async function statusChanged(
   context: Context,
-  event: { args: { delegationHash: Hex; delegation: DelegationStruct }; block: { number: bigint; timestamp: bigint }; transaction: { hash: Hex }; log: { logIndex: number } },
+  event: {
+    args: { delegationHash: Hex; delegation: DelegationStruct }
+    block: { number: bigint; timestamp: bigint }
+    transaction: { hash: Hex }
+    log: { logIndex: number }
+  },
   enabled: boolean,
 ) {
   const { delegationHash: hash, delegation: d } = event.args

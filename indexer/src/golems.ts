@@ -102,7 +102,13 @@ ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
       survivalScore: inherited.survivalScore,
       rotatedFrom: from,
     })
-    .onConflictDoUpdate({ registered: true, golemId: inherited.golemId, phase: inherited.phase, survivalScore: inherited.survivalScore, rotatedFrom: from })
+    .onConflictDoUpdate({
+      registered: true,
+      golemId: inherited.golemId,
+      phase: inherited.phase,
+      survivalScore: inherited.survivalScore,
+      rotatedFrom: from,
+    })
   const retired = {
     registered: false,
     dead: true,
@@ -129,7 +135,10 @@ ponder.on('VitalityOracle:GolemDeregistered', async ({ event, context }) => {
     blockNumber: event.block.number,
     txHash: event.transaction.hash,
   }
-  await context.db.insert(golemDeath).values({ golemId, ...record }).onConflictDoUpdate(record)
+  await context.db
+    .insert(golemDeath)
+    .values({ golemId, ...record })
+    .onConflictDoUpdate(record)
   const death = {
     registered: false,
     dead: true,

@@ -88,8 +88,17 @@ ponder.on('ReplicantBudgetEnforcer:ReplicantSpend', async ({ event, context }) =
 })
 
 ponder.on('ERC20PeriodTransferEnforcer:TransferredInPeriod', async ({ event, context }) => {
-  const { sender, redeemer, delegationHash, token, periodAmount, periodDuration, startDate, transferredInCurrentPeriod, transferTimestamp } =
-    event.args
+  const {
+    sender,
+    redeemer,
+    delegationHash,
+    token,
+    periodAmount,
+    periodDuration,
+    startDate,
+    transferredInCurrentPeriod,
+    transferTimestamp,
+  } = event.args
   if (!isOurManager(sender) || !(await isBardoTransfer(context, redeemer, delegationHash))) return
   const { periodStart, periodEnd } = transferPeriod(startDate, periodDuration, transferTimestamp)
   await enqueue(context, event.transaction.hash, {

@@ -29,12 +29,21 @@ async function usd6Of(context: Context, asset: string, amount: bigint, blockNumb
   } catch (error) {
     // A feed that reverts (no round yet) or has no code (a wrong address) leaves the value unknown; it must not stop
     // the indexer. Anything else (the RPC down after Ponder's retries) is Ponder's to handle.
-    if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null) return null
+    if (
+      error instanceof BaseError &&
+      error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null
+    )
+      return null
     throw error
   }
 }
 
-export async function recordSpend(context: Context, event: EventInfo, who: { redeemer: Address; golemId: Address }, item: PendingSpendItem) {
+export async function recordSpend(
+  context: Context,
+  event: EventInfo,
+  who: { redeemer: Address; golemId: Address },
+  item: PendingSpendItem,
+) {
   const { redeemer, golemId } = who
   const enforcer = item.enforcer as Hex
   const delegationHash = item.delegationHash as Hex

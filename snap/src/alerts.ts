@@ -27,23 +27,56 @@ export function fitNative(name: string, rest: (n: string) => string): string {
 
 function conditionsOf(g: GolemStatus, now: number): Alert[] {
   const out: Alert[] = []
-  const add = (kind: string, rest: (n: string) => string, long: string) => out.push({ key: `${g.id}:${kind}`, short: fitNative(g.name, rest), long })
+  const add = (kind: string, rest: (n: string) => string, long: string) =>
+    out.push({ key: `${g.id}:${kind}`, short: fitNative(g.name, rest), long })
   if (g.lifecycle === 'dead') {
-    add('dead', (n) => `${n} has died`, `Golem ${g.name} has died. Its permissions are revoked and its remaining runway went back to your account.`)
+    add(
+      'dead',
+      (n) => `${n} has died`,
+      `Golem ${g.name} has died. Its permissions are revoked and its remaining runway went back to your account.`,
+    )
     return out
   }
-  if (g.phase === 'Declining') add('phase:Declining', (n) => `${n} entered Declining`, `Golem ${g.name} entered the Declining phase (vitality ${Math.round(g.vitality * 100)}). It now redeems a tenth of its runway and opens no new positions. Feed it to restore it.`)
-  if (g.phase === 'Terminal') add('phase:Terminal', (n) => `${n} reached Terminal`, `Golem ${g.name} has reached the Terminal phase. Its MetaMask permissions are being revoked and the death protocol has begun.`)
+  if (g.phase === 'Declining')
+    add(
+      'phase:Declining',
+      (n) => `${n} entered Declining`,
+      `Golem ${g.name} entered the Declining phase (vitality ${Math.round(g.vitality * 100)}). It now redeems a tenth of its runway and opens no new positions. Feed it to restore it.`,
+    )
+  if (g.phase === 'Terminal')
+    add(
+      'phase:Terminal',
+      (n) => `${n} reached Terminal`,
+      `Golem ${g.name} has reached the Terminal phase. Its MetaMask permissions are being revoked and the death protocol has begun.`,
+    )
   const p = g.permission
-  if (p?.health === 'critical') add('health:critical', (n) => `${n}: permission critical`, `Golem ${g.name}'s permission is critical: ${p.days_remaining} day(s) left. Renew or feed it in the Portal.`)
-  if (p?.health === 'revoked') add('health:revoked', (n) => `${n}: permission revoked`, `Golem ${g.name}'s permission was revoked. It can no longer redeem its runway.`)
+  if (p?.health === 'critical')
+    add(
+      'health:critical',
+      (n) => `${n}: permission critical`,
+      `Golem ${g.name}'s permission is critical: ${p.days_remaining} day(s) left. Renew or feed it in the Portal.`,
+    )
+  if (p?.health === 'revoked')
+    add(
+      'health:revoked',
+      (n) => `${n}: permission revoked`,
+      `Golem ${g.name}'s permission was revoked. It can no longer redeem its runway.`,
+    )
   const interval = g.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS
   if (g.lastHeartbeatAt !== null && now - g.lastHeartbeatAt > 2 * interval) {
-    add('heartbeat:missed', (n) => `${n}: heartbeat missed`, `Golem ${g.name} missed its heartbeat: the last one was ${Math.round((now - g.lastHeartbeatAt) / 60)} min ago (expected every ${Math.max(1, Math.round(interval / 60))} min).`)
+    add(
+      'heartbeat:missed',
+      (n) => `${n}: heartbeat missed`,
+      `Golem ${g.name} missed its heartbeat: the last one was ${Math.round((now - g.lastHeartbeatAt) / 60)} min ago (expected every ${Math.max(1, Math.round(interval / 60))} min).`,
+    )
   }
   if (g.grant?.renewalNeeded === true) {
     const ends = g.grant.endsAt === undefined ? '' : ` It ends ${new Date(g.grant.endsAt * 1000).toISOString().slice(0, 10)}.`
-    add('grant:renewal', (n) => `${n}: renew its grant`, `Golem ${g.name}'s grant needs your renewal, or it dies when the grant ends.${ends} Renew it in the Portal.`)
+    add(
+      'grant:renewal',
+      (n) => `${n}: renew its grant`,
+      `Golem ${g.name}'s grant needs your renewal, or it dies when the grant ends.${ends} Renew it in the Portal.`,
+    )
   }
   return out
 }
@@ -53,7 +86,10 @@ function conditionsOf(g: GolemStatus, now: number): Alert[] {
  * of true conditions. The API's own clock (`generatedAt`) judges heartbeats, so a wrong device clock
  * neither invents nor hides a missed heartbeat.
  */
-export function planAlerts(previouslyActive: readonly string[], status: Pick<SnapStatus, 'golems' | 'generatedAt'>): { alerts: Alert[]; active: string[] } {
+export function planAlerts(
+  previouslyActive: readonly string[],
+  status: Pick<SnapStatus, 'golems' | 'generatedAt'>,
+): { alerts: Alert[]; active: string[] } {
   const before = new Set(previouslyActive)
   const current = status.golems.flatMap((g) => conditionsOf(g, status.generatedAt))
   // Death supersedes the phase news of the same cron: one notification says it all.
@@ -68,5 +104,5 @@ export function planAlerts(previouslyActive: readonly string[], status: Pick<Sna
 export const pairAgainAlert: Alert = {
   key: 'auth:refused',
   short: 'Bardo: pair the Snap again',
-  long: 'The Bardo API no longer accepts this Snap\'s token (it was replaced or expired). Open the Portal and pair the Snap again to keep receiving Golem alerts.',
+  long: "The Bardo API no longer accepts this Snap's token (it was replaced or expired). Open the Portal and pair the Snap again to keep receiving Golem alerts.",
 }

@@ -13,7 +13,11 @@ export type CronjobIo = {
   notify(alert: Alert): Promise<void>
 }
 
-export type CronjobOutcome = { kind: 'no-token' } | { kind: 'refused'; code: string } | { kind: 'unavailable'; reason: string } | { kind: 'ok'; alerts: Alert[] }
+export type CronjobOutcome =
+  | { kind: 'no-token' }
+  | { kind: 'refused'; code: string }
+  | { kind: 'unavailable'; reason: string }
+  | { kind: 'ok'; alerts: Alert[] }
 
 export async function runCronjob(io: CronjobIo): Promise<CronjobOutcome> {
   const state = await io.getState()
@@ -29,7 +33,15 @@ export async function runCronjob(io: CronjobIo): Promise<CronjobOutcome> {
   const { status } = result
   const { alerts, active } = planAlerts(state.activeAlerts, status)
   // The token of this call is already retired: store its successor before anything else can fail.
-  await io.setState({ ...state, authToken: status.nextToken, authProblem: null, owner: status.owner, golems: status.golems, activeAlerts: active, lastFetchAt: status.generatedAt })
+  await io.setState({
+    ...state,
+    authToken: status.nextToken,
+    authProblem: null,
+    owner: status.owner,
+    golems: status.golems,
+    activeAlerts: active,
+    lastFetchAt: status.generatedAt,
+  })
   for (const alert of alerts) await io.notify(alert)
   return { kind: 'ok', alerts }
 }

@@ -20,7 +20,9 @@ export function golemLines(g: GolemStatus, now: number): { title: string; permis
   const p = g.permission
   return {
     title: `◆ ${g.name} [${g.lifecycle === 'dead' ? 'DEAD' : g.phase.toUpperCase()}] ${Math.round(g.vitality * 100)} vitality`,
-    permission: p ? `Permission: ${p.health} - ${usdc(p.remaining_today)} USDC/day remaining - ${p.days_remaining}d left` : 'Permission: unknown (not readable this time)',
+    permission: p
+      ? `Permission: ${p.health} - ${usdc(p.remaining_today)} USDC/day remaining - ${p.days_remaining}d left`
+      : 'Permission: unknown (not readable this time)',
     heartbeat: `Last heartbeat: ${g.lastHeartbeatAt === null ? 'never' : ago(Math.max(0, now - g.lastHeartbeatAt))}`,
   }
 }

@@ -36,7 +36,8 @@ export const onCronjob: OnCronjobHandler = async ({ request }) => {
 }
 
 /** MetaMask links only https pages; a local Portal (http://localhost) is shown as its address. */
-const PortalLink = () => (PORTAL_URL.startsWith('https:') ? <Link href={PORTAL_URL}>Open the Portal</Link> : <Text>{`Open the Portal: ${PORTAL_URL}`}</Text>)
+const PortalLink = () =>
+  PORTAL_URL.startsWith('https:') ? <Link href={PORTAL_URL}>Open the Portal</Link> : <Text>{`Open the Portal: ${PORTAL_URL}`}</Text>
 
 function Console({ state }: { state: SnapState }) {
   const now = state.lastFetchAt
@@ -45,7 +46,11 @@ function Console({ state }: { state: SnapState }) {
       <Heading>BARDO GOLEM CONSOLE</Heading>
       {state.authToken === null ? (
         <Banner title="Not paired" severity="warning">
-          <Text>{state.authProblem === 'refused' ? 'The API no longer accepts this Snap\'s token. Pair it again in the Portal.' : 'Pair this Snap in the Bardo Portal to see your Golems.'}</Text>
+          <Text>
+            {state.authProblem === 'refused'
+              ? "The API no longer accepts this Snap's token. Pair it again in the Portal."
+              : 'Pair this Snap in the Bardo Portal to see your Golems.'}
+          </Text>
           <PortalLink />
         </Banner>
       ) : null}
@@ -88,7 +93,10 @@ async function confirmRevoke(state: SnapState, golems: string[]): Promise<boolea
         <Box>
           <Heading>{`Revoke ${golems.length} Golem(s)?`}</Heading>
           <Text>{names.length > 0 ? names.join(', ') : golems.join(', ')}</Text>
-          <Text>Each Golem loses its authority over your account once you sign the revocation in the Portal. A revoked Golem dies when its runway ends; this cannot be undone.</Text>
+          <Text>
+            Each Golem loses its authority over your account once you sign the revocation in the Portal. A revoked Golem dies when its
+            runway ends; this cannot be undone.
+          </Text>
         </Box>
       ),
     },
@@ -100,7 +108,10 @@ async function confirmRevoke(state: SnapState, golems: string[]): Promise<boolea
 export const onUserInput: OnUserInputHandler = async ({ id, event }) => {
   if (event.type !== 'ButtonClickEvent' || event.name !== 'revoke-all') return
   const state = await getState()
-  await confirmRevoke(state, state.golems.filter((g) => g.lifecycle !== 'dead').map((g) => g.id))
+  await confirmRevoke(
+    state,
+    state.golems.filter((g) => g.lifecycle !== 'dead').map((g) => g.id),
+  )
   await snap.request({ method: 'snap_updateInterface', params: { id, ui: <Console state={await getState()} /> } })
 }
 
@@ -122,16 +133,35 @@ function InsightPanel({ insight }: { insight: Insight }) {
 }
 
 const insightResponse = (insight: Insight | null) =>
-  insight === null ? null : { content: <InsightPanel insight={insight} />, ...(insight.severity === 'critical' ? { severity: 'critical' as const } : {}) }
+  insight === null
+    ? null
+    : { content: <InsightPanel insight={insight} />, ...(insight.severity === 'critical' ? { severity: 'critical' as const } : {}) }
 
 export const onTransaction: OnTransactionHandler = async ({ transaction, chainId, transactionOrigin }) => {
   const { deployment } = await getState()
-  return insightResponse(describeTransaction({ to: transaction.to, data: transaction.data, chainId, origin: transactionOrigin, deployment, allowedOrigins: PORTAL_ORIGINS }))
+  return insightResponse(
+    describeTransaction({
+      to: transaction.to,
+      data: transaction.data,
+      chainId,
+      origin: transactionOrigin,
+      deployment,
+      allowedOrigins: PORTAL_ORIGINS,
+    }),
+  )
 }
 
 export const onSignature: OnSignatureHandler = async ({ signature, signatureOrigin }) => {
   const { deployment } = await getState()
-  return insightResponse(describeSignature({ signatureMethod: signature.signatureMethod, data: signature.data, origin: signatureOrigin, deployment, allowedOrigins: PORTAL_ORIGINS }))
+  return insightResponse(
+    describeSignature({
+      signatureMethod: signature.signatureMethod,
+      data: signature.data,
+      origin: signatureOrigin,
+      deployment,
+      allowedOrigins: PORTAL_ORIGINS,
+    }),
+  )
 }
 
 const TOKEN = /^bardo_snap_[0-9a-f]{40}\.[A-Za-z0-9_-]{43}$/u
@@ -143,7 +173,10 @@ function param<T>(params: unknown, name: string, check: (v: unknown) => v is T, 
   return value
 }
 const isString = (v: unknown): v is string => typeof v === 'string'
-const isText = (max: number) => (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= max
+const isText =
+  (max: number) =>
+  (v: unknown): v is string =>
+    typeof v === 'string' && v.length > 0 && v.length <= max
 
 export const onRpcRequest: OnRpcRequestHandler = async ({ origin, request }): Promise<Json> => {
   if (!PORTAL_ORIGINS.includes(origin)) throw new UnauthorizedError(`origin: ${origin} is not the Bardo Portal`)
@@ -151,19 +184,52 @@ export const onRpcRequest: OnRpcRequestHandler = async ({ origin, request }): Pr
   switch (request.method) {
     case 'getGolemsStatus': {
       const s = await getState()
-      return { paired: s.authToken !== null, authProblem: s.authProblem, owner: s.owner, lastFetchAt: s.lastFetchAt, golems: s.golems as unknown as Json[], revokeRequest: s.revokeRequest }
+      return {
+        paired: s.authToken !== null,
+        authProblem: s.authProblem,
+        owner: s.owner,
+        lastFetchAt: s.lastFetchAt,
+        golems: s.golems as unknown as Json[],
+        revokeRequest: s.revokeRequest,
+      }
     }
     case 'showApprovalDialog': {
       const title = param(params, 'title', isText(100), 'must be 1-100 characters')
       const body = param(params, 'body', isText(2000), 'must be 1-2000 characters')
-      const approved = await snap.request({ method: 'snap_dialog', params: { type: 'confirmation', content: <Box><Heading>{title}</Heading><Text>{body}</Text></Box> } })
+      const approved = await snap.request({
+        method: 'snap_dialog',
+        params: {
+          type: 'confirmation',
+          content: (
+            <Box>
+              <Heading>{title}</Heading>
+              <Text>{body}</Text>
+            </Box>
+          ),
+        },
+      })
       return { approved: approved === true }
     }
     case 'showPlanSummary': {
-      const plan = param(params, 'plan', (v): v is { golem: string; dailyCapUsdc: string; days: number; caveats: string[] } => {
-        const p = v as Record<string, unknown> | null
-        return p !== null && typeof p === 'object' && isText(64)(p.golem) && typeof p.dailyCapUsdc === 'string' && /^\d+(\.\d{1,6})?$/u.test(p.dailyCapUsdc) && Number.isInteger(p.days) && (p.days as number) > 0 && Array.isArray(p.caveats) && p.caveats.every(isText(300))
-      }, 'must be { golem, dailyCapUsdc (decimal), days (positive integer), caveats (strings) }')
+      const plan = param(
+        params,
+        'plan',
+        (v): v is { golem: string; dailyCapUsdc: string; days: number; caveats: string[] } => {
+          const p = v as Record<string, unknown> | null
+          return (
+            p !== null &&
+            typeof p === 'object' &&
+            isText(64)(p.golem) &&
+            typeof p.dailyCapUsdc === 'string' &&
+            /^\d+(\.\d{1,6})?$/u.test(p.dailyCapUsdc) &&
+            Number.isInteger(p.days) &&
+            (p.days as number) > 0 &&
+            Array.isArray(p.caveats) &&
+            p.caveats.every(isText(300))
+          )
+        },
+        'must be { golem, dailyCapUsdc (decimal), days (positive integer), caveats (strings) }',
+      )
       const approved = await snap.request({
         method: 'snap_dialog',
         params: {
@@ -183,13 +249,23 @@ export const onRpcRequest: OnRpcRequestHandler = async ({ origin, request }): Pr
     }
     case 'triggerRevoke': {
       const state = await getState()
-      const golems = param(params, 'golems', (v): v is string[] => Array.isArray(v) && v.length > 0 && v.every(isText(64)), 'must be a non-empty list of Golem ids')
+      const golems = param(
+        params,
+        'golems',
+        (v): v is string[] => Array.isArray(v) && v.length > 0 && v.every(isText(64)),
+        'must be a non-empty list of Golem ids',
+      )
       const unknown = golems.filter((id) => !state.golems.some((g) => g.id === id))
       if (unknown.length > 0) throw new InvalidParamsError(`golems: ${unknown.join(', ')} not among this owner's Golems`)
       return { approved: await confirmRevoke(state, golems), golems }
     }
     case 'updateAuthToken': {
-      const token = param(params, 'token', (v): v is string => isString(v) && TOKEN.test(v), "must be a Snap token 'bardo_snap_<owner>.<secret>'")
+      const token = param(
+        params,
+        'token',
+        (v): v is string => isString(v) && TOKEN.test(v),
+        "must be a Snap token 'bardo_snap_<owner>.<secret>'",
+      )
       await setState({ ...(await getState()), authToken: token, authProblem: null })
       return { updated: true }
     }
@@ -200,12 +276,24 @@ export const onRpcRequest: OnRpcRequestHandler = async ({ origin, request }): Pr
       return { message: pairing.message }
     }
     case 'completePairing': {
-      const signature = param(params, 'signature', (v): v is string => isString(v) && /^0x[0-9a-fA-F]+$/u.test(v), 'must be 0x-prefixed hex')
+      const signature = param(
+        params,
+        'signature',
+        (v): v is string => isString(v) && /^0x[0-9a-fA-F]+$/u.test(v),
+        'must be 0x-prefixed hex',
+      )
       const state = await getState()
       if (state.pairing === null) throw new InvalidParamsError('signature: no pairing was started (call startPairing first)')
       const paired = await completePairing(snapFetch, state.apiUrl ?? API_URL, state.pairing, signature).catch(rethrowPairing)
       // The token stays inside the Snap: the page that asked for pairing never sees it.
-      await setState({ ...state, authToken: paired.token, authProblem: null, owner: paired.owner, deployment: paired.deployment, pairing: null })
+      await setState({
+        ...state,
+        authToken: paired.token,
+        authProblem: null,
+        owner: paired.owner,
+        deployment: paired.deployment,
+        pairing: null,
+      })
       return { paired: true, owner: paired.owner }
     }
     default:

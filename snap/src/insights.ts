@@ -17,15 +17,28 @@ const PHASES = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] a
 const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase()
 const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
 
-type DelegationLike = { delegate: Address; delegator: Address; authority: Hex; caveats: { enforcer: Address; terms: Hex; args: Hex }[]; salt: bigint | string | number }
+type DelegationLike = {
+  delegate: Address
+  delegator: Address
+  authority: Hex
+  caveats: { enforcer: Address; terms: Hex; args: Hex }[]
+  salt: bigint | string | number
+}
 
 function bardoEnforcerNames(d: SnapDeployment, caveats: readonly { enforcer: string }[]): string[] {
-  return caveats.flatMap((c) => Object.entries(d.enforcers).filter(([, a]) => same(a, c.enforcer)).map(([name]) => name))
+  return caveats.flatMap((c) =>
+    Object.entries(d.enforcers)
+      .filter(([, a]) => same(a, c.enforcer))
+      .map(([name]) => name),
+  )
 }
 
 function summarize(d: SnapDeployment, chain: readonly DelegationLike[]): string {
   try {
-    return summarizeChain(chain.map((x) => ({ caveats: x.caveats, delegator: x.delegator })), { deployment: d, environment: d.environment, tokens: d.tokens })
+    return summarizeChain(
+      chain.map((x) => ({ caveats: x.caveats, delegator: x.delegator })),
+      { deployment: d, environment: d.environment, tokens: d.tokens },
+    )
   } catch (error) {
     // A caveat the decoder refuses is itself news: say so rather than hide the insight.
     return `caveats could not be read (${error instanceof Error ? error.message.split('\n')[0] : 'unknown error'})`
@@ -45,7 +58,10 @@ function describeDelegationManagerCall(d: SnapDeployment, data: Hex, originKnown
     return {
       severity: 'info',
       title: bardo ? 'Revokes a Bardo delegation' : 'Revokes a delegation',
-      lines: [`Delegate ${short(delegation.delegate)} loses this authority as soon as the transaction is mined.`, `It could: ${summarize(d, [delegation])}.`],
+      lines: [
+        `Delegate ${short(delegation.delegate)} loses this authority as soon as the transaction is mined.`,
+        `It could: ${summarize(d, [delegation])}.`,
+      ],
     }
   }
   if (call.functionName === 'redeemDelegations') {
@@ -61,7 +77,9 @@ function describeDelegationManagerCall(d: SnapDeployment, data: Hex, originKnown
     return {
       severity: originKnown ? 'warning' : 'critical',
       title: `Redeems ${contexts.length} Bardo delegation${contexts.length === 1 ? '' : 's'}`,
-      lines: originKnown ? lines : [...lines, 'A site that is not the Bardo Portal asks you to send this: a Golem redeems its own runway, an owner never needs to.'],
+      lines: originKnown
+        ? lines
+        : [...lines, 'A site that is not the Bardo Portal asks you to send this: a Golem redeems its own runway, an owner never needs to.'],
     }
   }
   return null
@@ -81,17 +99,44 @@ function describeVitalityOracleCall(data: Hex, originKnown: boolean): Insight | 
   })
   switch (call.functionName) {
     case 'registerGolem':
-      return owned('Registers a Golem with the VitalityOracle', [`Golem ${short(call.args[0])} starts life in Thriving; its phase-gated delegations begin to work.`], 'info')
+      return owned(
+        'Registers a Golem with the VitalityOracle',
+        [`Golem ${short(call.args[0])} starts life in Thriving; its phase-gated delegations begin to work.`],
+        'info',
+      )
     case 'deregisterGolem':
-      return owned('Deregisters a Golem', [`Golem ${short(call.args[0])} leaves the VitalityOracle: every phase-gated delegation to it stops working at once.`], 'warning')
+      return owned(
+        'Deregisters a Golem',
+        [`Golem ${short(call.args[0])} leaves the VitalityOracle: every phase-gated delegation to it stops working at once.`],
+        'warning',
+      )
     case 'resetPhase':
-      return owned('Resets a Golem\'s phase (audited)', [`Golem ${short(call.args[0])} goes back to ${PHASES[call.args[1]] ?? `phase ${call.args[1]}`}.`, `Reason recorded on-chain: "${call.args[2]}".`], 'warning')
+      return owned(
+        "Resets a Golem's phase (audited)",
+        [
+          `Golem ${short(call.args[0])} goes back to ${PHASES[call.args[1]] ?? `phase ${call.args[1]}`}.`,
+          `Reason recorded on-chain: "${call.args[2]}".`,
+        ],
+        'warning',
+      )
     case 'rotateGolemKey':
-      return owned('Rotates a Golem\'s key', [`The Golem's identity moves from ${short(call.args[0])} to ${short(call.args[1])}; the old key can no longer report its phase.`], 'warning')
+      return owned(
+        "Rotates a Golem's key",
+        [`The Golem's identity moves from ${short(call.args[0])} to ${short(call.args[1])}; the old key can no longer report its phase.`],
+        'warning',
+      )
     case 'updatePhase':
-      return { severity: 'info', title: 'A Golem reports its phase', lines: [`New phase: ${PHASES[call.args[0]] ?? call.args[0]}, survival score ${Number(call.args[1]) / 100}%.`] }
+      return {
+        severity: 'info',
+        title: 'A Golem reports its phase',
+        lines: [`New phase: ${PHASES[call.args[0]] ?? call.args[0]}, survival score ${Number(call.args[1]) / 100}%.`],
+      }
     case 'transferOwnership':
-      return { severity: 'critical', title: 'Transfers ownership of the VitalityOracle', lines: [`${short(call.args[0])} would control registration, resets and deregistration of every Golem.`] }
+      return {
+        severity: 'critical',
+        title: 'Transfers ownership of the VitalityOracle',
+        lines: [`${short(call.args[0])} would control registration, resets and deregistration of every Golem.`],
+      }
     default:
       return null
   }
@@ -111,7 +156,14 @@ function innerCall(to: string, data: Hex): { to: string; data: Hex } {
   return { to, data }
 }
 
-export function describeTransaction(p: { to: string | undefined; data: string | undefined; chainId: string; origin: string | undefined; deployment: SnapDeployment | null; allowedOrigins: readonly string[] }): Insight | null {
+export function describeTransaction(p: {
+  to: string | undefined
+  data: string | undefined
+  chainId: string
+  origin: string | undefined
+  deployment: SnapDeployment | null
+  allowedOrigins: readonly string[]
+}): Insight | null {
   const d = p.deployment
   if (!d || p.chainId !== `eip155:${d.chainId}` || !p.to || !p.data || !isHex(p.data) || p.data.length < 10) return null
   const originKnown = p.origin !== undefined && p.allowedOrigins.includes(p.origin)
@@ -121,7 +173,11 @@ export function describeTransaction(p: { to: string | undefined; data: string | 
   return null
 }
 
-type TypedData = { domain?: { name?: string; chainId?: number | string; verifyingContract?: string }; primaryType?: string; message?: Record<string, unknown> }
+type TypedData = {
+  domain?: { name?: string; chainId?: number | string; verifyingContract?: string }
+  primaryType?: string
+  message?: Record<string, unknown>
+}
 
 function parseTypedData(data: unknown): TypedData | null {
   if (typeof data === 'string') {
@@ -136,15 +192,29 @@ function parseTypedData(data: unknown): TypedData | null {
 
 const PAIRING_TEXT = 'Bardo Snap pairing'
 
-export function describeSignature(p: { signatureMethod: string; data: unknown; origin: string | undefined; deployment: SnapDeployment | null; allowedOrigins: readonly string[] }): Insight | null {
+export function describeSignature(p: {
+  signatureMethod: string
+  data: unknown
+  origin: string | undefined
+  deployment: SnapDeployment | null
+  allowedOrigins: readonly string[]
+}): Insight | null {
   const originKnown = p.origin !== undefined && p.allowedOrigins.includes(p.origin)
   const stranger = `${p.origin ?? 'An unknown site'} is not the Bardo Portal.`
   if (p.signatureMethod === 'personal_sign' && typeof p.data === 'string') {
     const text = isHex(p.data) ? hexToString(p.data) : p.data
     if (!text.startsWith(PAIRING_TEXT)) return null
     return originKnown
-      ? { severity: 'info', title: 'Pairs the Bardo Snap', lines: ['Lets this Snap read your Golems\' status. It moves no funds and grants nothing on-chain.'] }
-      : { severity: 'critical', title: 'Suspicious Bardo pairing request', lines: [stranger, 'Whoever holds this signature can read your Golems\' status. Pair only from the Bardo Portal.'] }
+      ? {
+          severity: 'info',
+          title: 'Pairs the Bardo Snap',
+          lines: ["Lets this Snap read your Golems' status. It moves no funds and grants nothing on-chain."],
+        }
+      : {
+          severity: 'critical',
+          title: 'Suspicious Bardo pairing request',
+          lines: [stranger, "Whoever holds this signature can read your Golems' status. Pair only from the Bardo Portal."],
+        }
   }
   if (p.signatureMethod !== 'eth_signTypedData_v4' && p.signatureMethod !== 'eth_signTypedData_v3') return null
   const typed = parseTypedData(p.data)
@@ -153,20 +223,46 @@ export function describeSignature(p: { signatureMethod: string; data: unknown; o
   const d = p.deployment
   if (typed.primaryType === 'Delegation' && domainName === 'DelegationManager' && d && typed.message) {
     const m = typed.message as Partial<DelegationLike>
-    const caveats = (Array.isArray(m.caveats) ? m.caveats : []).map((c) => ({ enforcer: getAddress(String(c.enforcer)), terms: String(c.terms) as Hex, args: '0x' as Hex }))
+    const caveats = (Array.isArray(m.caveats) ? m.caveats : []).map((c) => ({
+      enforcer: getAddress(String(c.enforcer)),
+      terms: String(c.terms) as Hex,
+      args: '0x' as Hex,
+    }))
     const names = bardoEnforcerNames(d, caveats)
     if (names.length === 0) return null
-    const delegation: DelegationLike = { delegate: getAddress(String(m.delegate)), delegator: getAddress(String(m.delegator)), authority: String(m.authority) as Hex, caveats, salt: String(m.salt ?? '0') }
+    const delegation: DelegationLike = {
+      delegate: getAddress(String(m.delegate)),
+      delegator: getAddress(String(m.delegator)),
+      authority: String(m.authority) as Hex,
+      caveats,
+      salt: String(m.salt ?? '0'),
+    }
     const wrongChain = typed.domain?.chainId !== undefined && Number(typed.domain.chainId) !== d.chainId
-    const lines = [`Delegate ${short(delegation.delegate)} may: ${summarize(d, [delegation])}.`, `Bardo caveats: ${[...new Set(names)].join(', ')}.`]
+    const lines = [
+      `Delegate ${short(delegation.delegate)} may: ${summarize(d, [delegation])}.`,
+      `Bardo caveats: ${[...new Set(names)].join(', ')}.`,
+    ]
     if (wrongChain) lines.push(`Signed for chain ${typed.domain?.chainId}, not the Bardo deployment's chain ${d.chainId}.`)
-    if (!originKnown) return { severity: 'critical', title: 'Unknown site asks for a Bardo delegation', lines: [stranger, ...lines, 'Sign a Golem\'s authority only in the Bardo Portal.'] }
+    if (!originKnown)
+      return {
+        severity: 'critical',
+        title: 'Unknown site asks for a Bardo delegation',
+        lines: [stranger, ...lines, "Sign a Golem's authority only in the Bardo Portal."],
+      }
     return { severity: wrongChain ? 'critical' : 'warning', title: 'Grants a Golem a Bardo delegation', lines }
   }
   if (/^bardo/i.test(domainName)) {
     return originKnown
-      ? { severity: 'warning', title: 'Unrecognised Bardo signature', lines: [`Domain "${domainName}", type ${typed.primaryType ?? 'unknown'}: verify the origin before signing.`] }
-      : { severity: 'critical', title: 'Unknown site asks for a Bardo signature', lines: [stranger, `Domain "${domainName}", type ${typed.primaryType ?? 'unknown'}.`] }
+      ? {
+          severity: 'warning',
+          title: 'Unrecognised Bardo signature',
+          lines: [`Domain "${domainName}", type ${typed.primaryType ?? 'unknown'}: verify the origin before signing.`],
+        }
+      : {
+          severity: 'critical',
+          title: 'Unknown site asks for a Bardo signature',
+          lines: [stranger, `Domain "${domainName}", type ${typed.primaryType ?? 'unknown'}.`],
+        }
   }
   return null
 }

@@ -2,7 +2,10 @@
 // passed in so the same code runs in the Snap and against the real API in tests.
 import type { PendingPairing, SnapDeployment, SnapStatus } from './types.ts'
 
-export type Fetch = (input: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) => Promise<{ status: number; json(): Promise<unknown> }>
+export type Fetch = (
+  input: string,
+  init?: { method?: string; headers?: Record<string, string>; body?: string },
+) => Promise<{ status: number; json(): Promise<unknown> }>
 
 export type StatusResult =
   | { kind: 'ok'; status: SnapStatus }
@@ -46,7 +49,8 @@ export class PairingError extends Error {
 async function postJson(fetchFn: Fetch, url: string, body: unknown): Promise<unknown> {
   const res = await fetchFn(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const json = (await res.json().catch(() => ({}))) as { code?: string; message?: string }
-  if (res.status !== 200) throw new PairingError(json.code ?? `HTTP_${res.status}`, json.message ?? `pairing: the API answered ${res.status}`)
+  if (res.status !== 200)
+    throw new PairingError(json.code ?? `HTTP_${res.status}`, json.message ?? `pairing: the API answered ${res.status}`)
   return json
 }
 
@@ -54,6 +58,15 @@ export async function requestPairingChallenge(fetchFn: Fetch, apiUrl: string, ow
   return (await postJson(fetchFn, `${apiUrl}/api/snap/pairing/challenge`, { owner })) as PendingPairing
 }
 
-export async function completePairing(fetchFn: Fetch, apiUrl: string, pairing: PendingPairing, signature: string): Promise<{ owner: string; token: string; deployment: SnapDeployment }> {
-  return (await postJson(fetchFn, `${apiUrl}/api/snap/pairing`, { challenge: pairing.challenge, signature })) as { owner: string; token: string; deployment: SnapDeployment }
+export async function completePairing(
+  fetchFn: Fetch,
+  apiUrl: string,
+  pairing: PendingPairing,
+  signature: string,
+): Promise<{ owner: string; token: string; deployment: SnapDeployment }> {
+  return (await postJson(fetchFn, `${apiUrl}/api/snap/pairing`, { challenge: pairing.challenge, signature })) as {
+    owner: string
+    token: string
+    deployment: SnapDeployment
+  }
 }

@@ -33,7 +33,13 @@ export type SnapStatus = { owner: string; generatedAt: number; golems: GolemStat
 /** Public addresses the API hands over at pairing (functions/api/deps.ts SnapDeploymentInfo). */
 export type SnapDeployment = {
   chainId: number
-  environment: { DelegationManager: `0x${string}`; EntryPoint: `0x${string}`; SimpleFactory: `0x${string}`; implementations: Record<string, `0x${string}`>; caveatEnforcers: Record<string, `0x${string}`> }
+  environment: {
+    DelegationManager: `0x${string}`
+    EntryPoint: `0x${string}`
+    SimpleFactory: `0x${string}`
+    implementations: Record<string, `0x${string}`>
+    caveatEnforcers: Record<string, `0x${string}`>
+  }
   vitalityOracle: `0x${string}`
   dreamOracle: `0x${string}`
   daimonOracle: `0x${string}`

@@ -28,7 +28,15 @@ const body = (req: IncomingMessage) =>
   })
 
 export async function startFakeApi(deployment: unknown): Promise<FakeApi> {
-  const api: FakeApi = { url: '', current: undefined, golems: [], generatedAt: 1_767_225_600, statusCalls: 0, deployment, stop: async () => undefined }
+  const api: FakeApi = {
+    url: '',
+    current: undefined,
+    golems: [],
+    generatedAt: 1_767_225_600,
+    statusCalls: 0,
+    deployment,
+    stop: async () => undefined,
+  }
   const server = createServer(async (req, res) => {
     const send = (status: number, json: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' })
@@ -37,17 +45,26 @@ export async function startFakeApi(deployment: unknown): Promise<FakeApi> {
     if (req.method === 'GET' && req.url === '/api/snap/status') {
       api.statusCalls++
       const presented = (req.headers.authorization ?? '').replace(/^Bearer /, '')
-      if (api.current === undefined || presented !== api.current) return send(401, { code: 'INVALID_TOKEN', message: 'authorization: unknown or rotated Snap token', details: {} })
+      if (api.current === undefined || presented !== api.current)
+        return send(401, { code: 'INVALID_TOKEN', message: 'authorization: unknown or rotated Snap token', details: {} })
       api.current = tokenFor(OWNER)
       return send(200, { owner: OWNER, generatedAt: api.generatedAt, golems: api.golems, nextToken: api.current })
     }
     if (req.method === 'POST' && req.url === '/api/snap/pairing/challenge') {
       const { owner } = (await body(req)) as { owner: string }
-      return send(200, { challenge: { owner, chainId: 84532, nonce: `0x${'11'.repeat(32)}`, issuedAt: api.generatedAt, expiresAt: api.generatedAt + 300 }, message: `Bardo Snap pairing\n\nOwner: ${owner}` })
+      return send(200, {
+        challenge: { owner, chainId: 84532, nonce: `0x${'11'.repeat(32)}`, issuedAt: api.generatedAt, expiresAt: api.generatedAt + 300 },
+        message: `Bardo Snap pairing\n\nOwner: ${owner}`,
+      })
     }
     if (req.method === 'POST' && req.url === '/api/snap/pairing') {
       const { challenge, signature } = (await body(req)) as { challenge: { owner: string }; signature: string }
-      if (signature !== GOOD_SIGNATURE) return send(401, { code: 'SNAP_PAIRING_BAD_SIGNATURE', message: `signature: is not the owner ${challenge.owner}'s signature of the challenge text`, details: {} })
+      if (signature !== GOOD_SIGNATURE)
+        return send(401, {
+          code: 'SNAP_PAIRING_BAD_SIGNATURE',
+          message: `signature: is not the owner ${challenge.owner}'s signature of the challenge text`,
+          details: {},
+        })
       api.current = tokenFor(challenge.owner)
       return send(200, { owner: challenge.owner, token: api.current, deployment: api.deployment })
     }

@@ -28,7 +28,13 @@ const golem = (over: Record<string, unknown> = {}) => ({
   vitality: 0.98,
   lifecycle: 'alive',
   lastHeartbeatAt: NOW - 30,
-  permission: { health: 'healthy', remaining_today: '8200000', days_remaining: 4, last_redemption_at: NOW - 600, total_remaining: '100000000' },
+  permission: {
+    health: 'healthy',
+    remaining_today: '8200000',
+    days_remaining: 4,
+    last_redemption_at: NOW - 600,
+    total_remaining: '100000000',
+  },
   ...over,
 })
 
@@ -43,7 +49,12 @@ async function pairedSnap(extra: Record<string, unknown> = {}) {
  * request, so it is read through a harmless request's getInterface, which waits for the open dialog.
  */
 const openDialog = async (snap: Awaited<ReturnType<typeof installSnap>>) =>
-  (await snap.request({ method: 'getGolemsStatus', origin: PORTAL }).getInterface()) as unknown as { type: string; content: unknown; ok(): Promise<void>; cancel(): Promise<void> }
+  (await snap.request({ method: 'getGolemsStatus', origin: PORTAL }).getInterface()) as unknown as {
+    type: string
+    content: unknown
+    ok(): Promise<void>
+    cancel(): Promise<void>
+  }
 
 const status = async (snap: Awaited<ReturnType<typeof installSnap>>) =>
   ((await snap.request({ method: 'getGolemsStatus', origin: PORTAL })).response as { result: Record<string, unknown> }).result
@@ -86,10 +97,24 @@ describe('onCronjob', () => {
     const snap = await pairedSnap()
     api.golems = [
       golem({ id: 'echo', name: 'Echo', phase: 'Terminal', permission: { ...golem().permission, health: 'revoked' } }),
-      golem({ id: 'iris', name: 'Iris', phase: 'Conservation', lastHeartbeatAt: NOW - 600, permission: { ...golem().permission, health: 'critical', days_remaining: 0 }, grant: { renewalNeeded: true, endsAt: NOW + 86_400 } }),
+      golem({
+        id: 'iris',
+        name: 'Iris',
+        phase: 'Conservation',
+        lastHeartbeatAt: NOW - 600,
+        permission: { ...golem().permission, health: 'critical', days_remaining: 0 },
+        grant: { renewalNeeded: true, endsAt: NOW + 86_400 },
+      }),
     ]
     const res = await snap.onCronjob({ method: 'heartbeat' })
-    for (const m of ['Echo reached Terminal', 'Echo: permission revoked', 'Iris: permission critical', 'Iris: heartbeat missed', 'Iris: renew its grant']) expect(res).toSendNotification(m, 'native')
+    for (const m of [
+      'Echo reached Terminal',
+      'Echo: permission revoked',
+      'Iris: permission critical',
+      'Iris: heartbeat missed',
+      'Iris: renew its grant',
+    ])
+      expect(res).toSendNotification(m, 'native')
     api.golems = [golem({ id: 'echo', name: 'Echo', phase: 'Terminal', lifecycle: 'dead' })]
     const death = await snap.onCronjob({ method: 'heartbeat' })
     expect(death).toSendNotification('Echo has died', 'native')
@@ -123,7 +148,20 @@ describe('onCronjob', () => {
 
 describe('onHomePage', () => {
   it("shows each Golem's name, phase, vitality, permission health with amount and days left, and last heartbeat", async () => {
-    const snap = await pairedSnap({ lastFetchAt: NOW, golems: [golem(), golem({ id: 'echo', name: 'Echo', phase: 'Conservation', vitality: 0.61, lastHeartbeatAt: NOW - 480, permission: { ...golem().permission, health: 'low', remaining_today: '2100000', days_remaining: 1 } })] })
+    const snap = await pairedSnap({
+      lastFetchAt: NOW,
+      golems: [
+        golem(),
+        golem({
+          id: 'echo',
+          name: 'Echo',
+          phase: 'Conservation',
+          vitality: 0.61,
+          lastHeartbeatAt: NOW - 480,
+          permission: { ...golem().permission, health: 'low', remaining_today: '2100000', days_remaining: 1 },
+        }),
+      ],
+    })
     const page = await snap.onHomePage()
     // The panel's optional parts (pairing banner, revocation banner) render as null when absent.
     expect(page.getInterface()).toRender(
@@ -198,7 +236,14 @@ const caveats = () =>
     .addCaveat('golemPhase', { golem: GOLEM, startTime: BigInt(NOW), endTime: BigInt(NOW + 30 * 86_400) })
     .build()
 
-const delegation = () => ({ delegate: GOLEM, delegator: DELEGATOR, authority: `0x${'ff'.repeat(32)}` as Hex, caveats: caveats(), salt: 1n, signature: '0x' as Hex })
+const delegation = () => ({
+  delegate: GOLEM,
+  delegator: DELEGATOR,
+  authority: `0x${'ff'.repeat(32)}` as Hex,
+  caveats: caveats(),
+  salt: 1n,
+  signature: '0x' as Hex,
+})
 
 describe('onTransaction', () => {
   it("describes the owner's disableDelegation of a Bardo delegation in words", async () => {
@@ -233,13 +278,33 @@ const typedData = () => {
   const d = delegation()
   return {
     types: {
-      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
-      Caveat: [{ name: 'enforcer', type: 'address' }, { name: 'terms', type: 'bytes' }],
-      Delegation: [{ name: 'delegate', type: 'address' }, { name: 'delegator', type: 'address' }, { name: 'authority', type: 'bytes32' }, { name: 'caveats', type: 'Caveat[]' }, { name: 'salt', type: 'uint256' }],
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      Caveat: [
+        { name: 'enforcer', type: 'address' },
+        { name: 'terms', type: 'bytes' },
+      ],
+      Delegation: [
+        { name: 'delegate', type: 'address' },
+        { name: 'delegator', type: 'address' },
+        { name: 'authority', type: 'bytes32' },
+        { name: 'caveats', type: 'Caveat[]' },
+        { name: 'salt', type: 'uint256' },
+      ],
     },
     primaryType: 'Delegation',
     domain: { name: 'DelegationManager', version: '1', chainId: 84532, verifyingContract: ENV.DelegationManager },
-    message: { delegate: d.delegate, delegator: d.delegator, authority: d.authority, caveats: d.caveats.map((c) => ({ enforcer: c.enforcer, terms: c.terms })), salt: '1' },
+    message: {
+      delegate: d.delegate,
+      delegator: d.delegator,
+      authority: d.authority,
+      caveats: d.caveats.map((c) => ({ enforcer: c.enforcer, terms: c.terms })),
+      salt: '1',
+    },
   }
 }
 
@@ -256,17 +321,33 @@ describe('onSignature', () => {
 
   it('flags an unknown origin asking to sign Bardo data as critical', async () => {
     const snap = await pairedSnap()
-    const res = await snap.onSignature({ signatureMethod: 'eth_signTypedData_v4', data: typedData(), origin: 'https://evil.example', from: DELEGATOR })
+    const res = await snap.onSignature({
+      signatureMethod: 'eth_signTypedData_v4',
+      data: typedData(),
+      origin: 'https://evil.example',
+      from: DELEGATOR,
+    })
     expect((res.response as { result: { severity?: string } }).result.severity).toBe('critical')
     expect(JSON.stringify(res.getInterface().content)).toContain('Unknown site asks for a Bardo delegation')
-    const pairing = await snap.onSignature({ signatureMethod: 'personal_sign', data: toHex('Bardo Snap pairing\n\nOwner: 0x..'), origin: 'https://evil.example', from: DELEGATOR })
+    const pairing = await snap.onSignature({
+      signatureMethod: 'personal_sign',
+      data: toHex('Bardo Snap pairing\n\nOwner: 0x..'),
+      origin: 'https://evil.example',
+      from: DELEGATOR,
+    })
     expect((pairing.response as { result: { severity?: string } }).result.severity).toBe('critical')
   })
 
   it('says nothing about typed data that is not Bardo', async () => {
     const snap = await pairedSnap()
-    const permit = { ...typedData(), primaryType: 'Permit', domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: USDC } }
-    await expect(snap.onSignature({ signatureMethod: 'eth_signTypedData_v4', data: permit, origin: 'https://evil.example', from: DELEGATOR })).rejects.toThrow(/getInterface -- Expected a function/)
+    const permit = {
+      ...typedData(),
+      primaryType: 'Permit',
+      domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: USDC },
+    }
+    await expect(
+      snap.onSignature({ signatureMethod: 'eth_signTypedData_v4', data: permit, origin: 'https://evil.example', from: DELEGATOR }),
+    ).rejects.toThrow(/getInterface -- Expected a function/)
   })
 })
 
@@ -275,7 +356,9 @@ describe('onRpcRequest', () => {
     const snap = await pairedSnap()
     for (const method of ['getGolemsStatus', 'updateAuthToken', 'triggerRevoke']) {
       const res = await snap.request({ method, origin: 'https://evil.example', params: {} })
-      expect(res).toRespondWithError(expect.objectContaining({ code: 4100, message: 'origin: https://evil.example is not the Bardo Portal' }))
+      expect(res).toRespondWithError(
+        expect.objectContaining({ code: 4100, message: 'origin: https://evil.example is not the Bardo Portal' }),
+      )
     }
   })
 
@@ -295,9 +378,13 @@ describe('onRpcRequest', () => {
 
   it('updateAuthToken stores a well-formed token and refuses anything else', async () => {
     const snap = await installSnap({ options: { state: { apiUrl: api.url } as never } })
-    expect(await snap.request({ method: 'updateAuthToken', origin: PORTAL, params: { token: 'hunter2' } })).toRespondWithError(expect.objectContaining({ code: -32602 }))
+    expect(await snap.request({ method: 'updateAuthToken', origin: PORTAL, params: { token: 'hunter2' } })).toRespondWithError(
+      expect.objectContaining({ code: -32602 }),
+    )
     api.current = tokenFor(OWNER)
-    expect(await snap.request({ method: 'updateAuthToken', origin: PORTAL, params: { token: api.current } })).toRespondWith({ updated: true })
+    expect(await snap.request({ method: 'updateAuthToken', origin: PORTAL, params: { token: api.current } })).toRespondWith({
+      updated: true,
+    })
     api.golems = [golem()]
     expect((await snap.onCronjob({ method: 'heartbeat' })).response).toMatchObject({ result: { kind: 'ok' } })
   })
@@ -307,12 +394,18 @@ describe('onRpcRequest', () => {
     const approval = snap.request({ method: 'showApprovalDialog', origin: PORTAL, params: { title: 'Feed Atlas', body: 'Top up 10 USDC' } })
     await ((await approval.getInterface()) as unknown as { ok(): Promise<void> }).ok()
     expect(await approval).toRespondWith({ approved: true })
-    const plan = snap.request({ method: 'showPlanSummary', origin: PORTAL, params: { plan: { golem: 'Atlas', dailyCapUsdc: '25', days: 30, caveats: ['phase-gated'] } } })
+    const plan = snap.request({
+      method: 'showPlanSummary',
+      origin: PORTAL,
+      params: { plan: { golem: 'Atlas', dailyCapUsdc: '25', days: 30, caveats: ['phase-gated'] } },
+    })
     const ui = (await plan.getInterface()) as unknown as { cancel(): Promise<void>; content: unknown }
     expect(JSON.stringify(ui.content)).toContain('25 USDC a day for 30 days (at most 750 USDC).')
     await ui.cancel()
     expect(await plan).toRespondWith({ approved: false })
-    expect(await snap.request({ method: 'showPlanSummary', origin: PORTAL, params: { plan: { golem: 'Atlas', days: -1 } } })).toRespondWithError(expect.objectContaining({ code: -32602 }))
+    expect(
+      await snap.request({ method: 'showPlanSummary', origin: PORTAL, params: { plan: { golem: 'Atlas', days: -1 } } }),
+    ).toRespondWithError(expect.objectContaining({ code: -32602 }))
   })
 
   it("triggerRevoke confirms the named Golems and refuses ids that are not the owner's", async () => {
@@ -320,6 +413,8 @@ describe('onRpcRequest', () => {
     const res = snap.request({ method: 'triggerRevoke', origin: PORTAL, params: { golems: ['atlas'] } })
     await ((await res.getInterface()) as unknown as { ok(): Promise<void> }).ok()
     expect(await res).toRespondWith({ approved: true, golems: ['atlas'] })
-    expect(await snap.request({ method: 'triggerRevoke', origin: PORTAL, params: { golems: ['stranger'] } })).toRespondWithError(expect.objectContaining({ message: 'golems: stranger not among this owner\'s Golems' }))
+    expect(await snap.request({ method: 'triggerRevoke', origin: PORTAL, params: { golems: ['stranger'] } })).toRespondWithError(
+      expect.objectContaining({ message: "golems: stranger not among this owner's Golems" }),
+    )
   })
 })

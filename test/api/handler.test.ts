@@ -34,7 +34,13 @@ function deployedEnv(chainId: number): Record<string, string> {
   const d = stack.devnet.deployment
   return {
     BARDO_CHAIN_ID: String(chainId),
-    BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: d.vitalityOracle, dreamOracle: d.dreamOracle, daimonOracle: d.daimonOracle, enforcers: d.enforcers, startBlock: d.startBlock.toString() }),
+    BARDO_DEPLOYMENT: JSON.stringify({
+      vitalityOracle: d.vitalityOracle,
+      dreamOracle: d.dreamOracle,
+      daimonOracle: d.daimonOracle,
+      enforcers: d.enforcers,
+      startBlock: d.startBlock.toString(),
+    }),
     BARDO_TABLE_NAME: 'bardo-test',
     BARDO_TRUSTED_PROXY_HOPS: '0',
     BARDO_ALLOWED_ORIGINS: 'https://bardo.ai',
@@ -55,7 +61,17 @@ const event = (path: string, query = '') => ({
   rawPath: path,
   rawQueryString: query,
   headers: { host: 'api.example' },
-  requestContext: { http: { method: 'GET', path, sourceIp: '203.0.113.7', protocol: 'HTTP/1.1', userAgent: 'test' }, requestId: 'r1', stage: '$default', domainName: 'api.example', accountId: '1', apiId: 'a', time: '', timeEpoch: 0, routeKey: '$default' },
+  requestContext: {
+    http: { method: 'GET', path, sourceIp: '203.0.113.7', protocol: 'HTTP/1.1', userAgent: 'test' },
+    requestId: 'r1',
+    stage: '$default',
+    domainName: 'api.example',
+    accountId: '1',
+    apiId: 'a',
+    time: '',
+    timeEpoch: 0,
+    routeKey: '$default',
+  },
   body: null,
   isBase64Encoded: false,
 })
@@ -81,16 +97,31 @@ describe('deployed configuration', () => {
   it('takes overrides, and names the variable (never the value) when one is wrong', async () => {
     const env = deployedEnv(84532)
     const custom = await loadPaymentWiring(
-      { ...env, BARDO_PAY_TO: '0x000000000000000000000000000000000000bEEF', BARDO_RUNTIME_COST_PER_HOUR: '250000', BARDO_DEATH_RESERVE: '9000000', BARDO_USDC: stack.devnet.deployment.assets.usdc },
+      {
+        ...env,
+        BARDO_PAY_TO: '0x000000000000000000000000000000000000bEEF',
+        BARDO_RUNTIME_COST_PER_HOUR: '250000',
+        BARDO_DEATH_RESERVE: '9000000',
+        BARDO_USDC: stack.devnet.deployment.assets.usdc,
+      },
       84532,
       stack.devnet.publicClient,
       stack.devnet.deployment.vitalityOracle,
     )
     // Another token than the known USDC: its domain is not assumed (core/x402's default applies).
-    expect(custom).toMatchObject({ payTo: '0x000000000000000000000000000000000000bEEF', pricing: { runtimeCostPerHour: 250_000n, deathReserve: 9_000_000n } })
+    expect(custom).toMatchObject({
+      payTo: '0x000000000000000000000000000000000000bEEF',
+      pricing: { runtimeCostPerHour: 250_000n, deathReserve: 9_000_000n },
+    })
     expect(custom.tokenName).toBeUndefined()
     // Chain 31337 has no known USDC: the deployment's TestUSDC is used.
-    const local = await loadPaymentWiring(env, 31337, stack.devnet.publicClient, stack.devnet.deployment.vitalityOracle, stack.devnet.deployment.assets.usdc)
+    const local = await loadPaymentWiring(
+      env,
+      31337,
+      stack.devnet.publicClient,
+      stack.devnet.deployment.vitalityOracle,
+      stack.devnet.deployment.assets.usdc,
+    )
     expect(local.asset).toBe(stack.devnet.deployment.assets.usdc)
     const refused = async (extra: Record<string, string>): Promise<Error> =>
       loadPaymentWiring({ ...env, ...extra }, 84532, stack.devnet.publicClient, stack.devnet.deployment.vitalityOracle).then(
@@ -98,7 +129,9 @@ describe('deployed configuration', () => {
         (e: unknown) => e as Error,
       )
     expect((await refused({ BARDO_PAY_TO: '0x12' })).message).toBe('BARDO_PAY_TO: must be a 20-byte hex address')
-    expect((await refused({ BARDO_DEATH_RESERVE: '-1' })).message).toBe("BARDO_DEATH_RESERVE: must be a positive integer in the asset's atomic units")
+    expect((await refused({ BARDO_DEATH_RESERVE: '-1' })).message).toBe(
+      "BARDO_DEATH_RESERVE: must be a positive integer in the asset's atomic units",
+    )
     const badKey = await refused({ BARDO_SECRET_SETTLEMENT_KEY: '0xabc' })
     expect(badKey.message).toBe('SettlementKey: must be a 32-byte hex key')
     expect(JSON.stringify(badKey)).not.toContain('abc')
@@ -125,7 +158,13 @@ describe('Lambda handler', () => {
     const wiring = async (): Promise<ApiWiring> => {
       calls++
       return {
-        config: { chainId: stack.devnet.deployment.chainId, allowedOrigins: [], trustedProxyHops: 0, readApiKeyHashes: [], clade: { hmacSecret: new Uint8Array(32).fill(7) } },
+        config: {
+          chainId: stack.devnet.deployment.chainId,
+          allowedOrigins: [],
+          trustedProxyHops: 0,
+          readApiKeyHashes: [],
+          clade: { hmacSecret: new Uint8Array(32).fill(7) },
+        },
         store: stack.store,
         publicClient: stack.devnet.publicClient,
         deployment: stack.devnet.deployment,
@@ -133,14 +172,25 @@ describe('Lambda handler', () => {
     }
     const lazy = createLazyApiHandler(wiring)
     expect(calls).toBe(0)
-    const [a, b] = (await Promise.all([lazy(event('/api/v1/golems/atlas/permission-health') as never), lazy(event('/api/v1/golems/atlas/permission-health') as never)])) as LambdaResult[]
+    const [a, b] = (await Promise.all([
+      lazy(event('/api/v1/golems/atlas/permission-health') as never),
+      lazy(event('/api/v1/golems/atlas/permission-health') as never),
+    ])) as LambdaResult[]
     expect(calls).toBe(1)
     for (const r of [a!, b!]) {
       expect(r.statusCode).toBe(200)
       expect(JSON.parse(r.body)).toMatchObject({ golemId: 'atlas', health: 'healthy', remaining_today: '10000000' })
     }
     // No payments wired in this wiring: 501, asked before any payment.
-    const extend = (await lazy({ ...event('/api/v1/extend'), requestContext: { ...event('/api/v1/extend').requestContext, http: { ...event('/api/v1/extend').requestContext.http, method: 'POST' } }, headers: { host: 'api.example', 'content-type': 'application/json' }, body: JSON.stringify({ golemId: 'atlas', hours: 1 }) } as never)) as LambdaResult
+    const extend = (await lazy({
+      ...event('/api/v1/extend'),
+      requestContext: {
+        ...event('/api/v1/extend').requestContext,
+        http: { ...event('/api/v1/extend').requestContext.http, method: 'POST' },
+      },
+      headers: { host: 'api.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ golemId: 'atlas', hours: 1 }),
+    } as never)) as LambdaResult
     expect(extend.statusCode).toBe(501)
   })
 

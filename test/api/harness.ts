@@ -69,7 +69,17 @@ export async function startApiStack(o: { store?: Store } = {}): Promise<ApiStack
           ...overrides,
         }),
       provision: (golemId, p = {}) =>
-        provisionGolem({ clients: devnet, deployment: devnet.deployment, store, signers, owner: p.owner ?? owner, golemId, strategy: STRATEGY, runwayDays: 30, periodAmount: 10_000_000n }),
+        provisionGolem({
+          clients: devnet,
+          deployment: devnet.deployment,
+          store,
+          signers,
+          owner: p.owner ?? owner,
+          golemId,
+          strategy: STRATEGY,
+          runwayDays: 30,
+          periodAmount: 10_000_000n,
+        }),
       profile: async (golemId) => parseGolemProfile((await store.getGolem(golemId))!.profile),
       async newPayer(usdc = 100_000_000n) {
         const payer = privateKeyToAccount(generatePrivateKey())
@@ -78,7 +88,13 @@ export async function startApiStack(o: { store?: Store } = {}): Promise<ApiStack
         await mint
         return payer
       },
-      usdcBalance: (address) => devnet.publicClient.readContract({ address: devnet.deployment.assets.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+      usdcBalance: (address) =>
+        devnet.publicClient.readContract({
+          address: devnet.deployment.assets.usdc,
+          abi: erc20Abi,
+          functionName: 'balanceOf',
+          args: [address],
+        }),
       stop: () => devnet.stop(),
     }
   } catch (error) {
@@ -94,5 +110,12 @@ export function requirementsOf(res: Response): PaymentRequirements {
   return decodePaymentRequiredHeader(header).accepts[0]!
 }
 
-export const postJson = (app: { request: (path: string, init: RequestInit) => Response | Promise<Response> }, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  Promise.resolve(app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }))
+export const postJson = (
+  app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) =>
+  Promise.resolve(
+    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+  )

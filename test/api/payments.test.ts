@@ -33,8 +33,24 @@ describe('payments', () => {
     expect(body.golemId).toBe('atlas')
     expect(body.nextCursor).toBeNull()
     expect(body.payments).toEqual([
-      { kind: 'feed', payer: feed.payer.address, amount: '5000000', seconds: '36000', nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/), transactionHash: feed.paid.transaction, creditedAt: expect.any(Number) },
-      { kind: 'extend', payer: extend.payer.address, amount: '1000000', seconds: '7200', nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/), transactionHash: extend.paid.transaction, creditedAt: expect.any(Number) },
+      {
+        kind: 'feed',
+        payer: feed.payer.address,
+        amount: '5000000',
+        seconds: '36000',
+        nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        transactionHash: feed.paid.transaction,
+        creditedAt: expect.any(Number),
+      },
+      {
+        kind: 'extend',
+        payer: extend.payer.address,
+        amount: '1000000',
+        seconds: '7200',
+        nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        transactionHash: extend.paid.transaction,
+        creditedAt: expect.any(Number),
+      },
     ])
 
     // Paged one at a time, the same two; a cursor the API did not issue is a 400 naming it.
@@ -43,7 +59,10 @@ describe('payments', () => {
     expect([...first.payments, ...second.payments].map((p) => p.kind)).toEqual(['feed', 'extend'])
     const bad = await app.request('/api/v1/golems/atlas/payments?cursor=forged')
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: 'cursor: must be a nextCursor value returned by this API' })
+    expect(await bad.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'cursor: must be a nextCursor value returned by this API',
+    })
     expect((await app.request('/api/v1/golems/nobody/payments')).status).toBe(404)
   })
 })

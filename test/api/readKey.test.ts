@@ -27,7 +27,15 @@ beforeAll(async () => {
   chain = await connectChain({})
   store = await openStore({})
   const devnet = chain.devnet!
-  await provisionGolem({ clients: devnet, deployment: devnet.deployment, store: store.store, signers: new MemorySignerResolver(devnet.deployment), owner: await devnet.createOwner(), golemId: 'demo', strategy: STRATEGY })
+  await provisionGolem({
+    clients: devnet,
+    deployment: devnet.deployment,
+    store: store.store,
+    signers: new MemorySignerResolver(devnet.deployment),
+    owner: await devnet.createOwner(),
+    golemId: 'demo',
+    strategy: STRATEGY,
+  })
   clock = new ManualClock(T0)
   api = await startLocalApi({ chain, store: store.store, indexerUrl: undefined, port: undefined, readApiKey: readKey, clock })
 }, 120_000)

@@ -28,7 +28,9 @@ beforeAll(async () => {
   // A stub of the indexer's /v1 redemptions route (the only one permission health reads).
   indexer = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ items: indexedRedemptionAt ? [{ timestamp: String(indexedRedemptionAt) }] : [], nextCursor: null, url: req.url }))
+    res.end(
+      JSON.stringify({ items: indexedRedemptionAt ? [{ timestamp: String(indexedRedemptionAt) }] : [], nextCursor: null, url: req.url }),
+    )
   })
   await new Promise<void>((r) => indexer.listen(0, '127.0.0.1', r))
   indexerUrl = `http://127.0.0.1:${(indexer.address() as AddressInfo).port}`
@@ -52,8 +54,19 @@ async function expectedHealth(id: string, lastRedemptionAt?: bigint) {
   // The API's facts are the tick's facts.
   expect(permissionFactsOf(profile, read)).toEqual(observationOf(id, profile, read, 0n).permission)
   const record = await stack.store.getGolem(id)
-  const r = golemHealth({ facts: permissionFactsOf(profile, read, lastRedemptionAt), lifecycle: record!.status, phase: phaseOfName(record!.phase), runwayEndsAt: profile.life.runwayEndsAt })
-  return { health: r.health, remaining_today: r.remaining_today, days_remaining: r.days_remaining, total_remaining: r.total_remaining, last_redemption_at: r.last_redemption_at }
+  const r = golemHealth({
+    facts: permissionFactsOf(profile, read, lastRedemptionAt),
+    lifecycle: record!.status,
+    phase: phaseOfName(record!.phase),
+    runwayEndsAt: profile.life.runwayEndsAt,
+  })
+  return {
+    health: r.health,
+    remaining_today: r.remaining_today,
+    days_remaining: r.days_remaining,
+    total_remaining: r.total_remaining,
+    last_redemption_at: r.last_redemption_at,
+  }
 }
 
 describe('API services on anvil', () => {
@@ -74,19 +87,39 @@ describe('API services on anvil', () => {
     const { status, body } = await getJson(app, '/api/v1/golems/echo/permission-health')
     expect(status).toBe(200)
     expect(permissionHealthResponse.safeParse(body).error).toBeUndefined()
-    expect(body).toMatchObject({ golemId: 'echo', ...(await expectedHealth('echo')), health: 'healthy', remaining_today: '10000000', last_redemption_at: 0, revocation: { kind: 'Active' } })
+    expect(body).toMatchObject({
+      golemId: 'echo',
+      ...(await expectedHealth('echo')),
+      health: 'healthy',
+      remaining_today: '10000000',
+      last_redemption_at: 0,
+      revocation: { kind: 'Active' },
+    })
   })
 
   it('after a tick redeems the period: healthy (its planned allowance is redeemed, nothing left today), last redemption from the store, or the indexer when newer', async () => {
     const tick = await runTick(
-      { store: stack.store, client: stack.devnet.publicClient as never, deployment: stack.devnet.deployment, signers: stack.signers, operator: stack.devnet.operator.account as never, invocationId: 'test-tick' },
+      {
+        store: stack.store,
+        client: stack.devnet.publicClient as never,
+        deployment: stack.devnet.deployment,
+        signers: stack.signers,
+        operator: stack.devnet.operator.account as never,
+        invocationId: 'test-tick',
+      },
       { golemId: 'atlas' },
     )
     expect(tick.redemption).toMatchObject({ status: 'confirmed', amount: 10_000_000n })
     const lastTickAt = BigInt(Math.floor((await stack.store.getGolem('atlas'))!.lastTick!.at / 1000))
     const app = stack.app()
     const { body } = await getJson(app, '/api/v1/golems/atlas/permission-health')
-    expect(body).toMatchObject({ ...(await expectedHealth('atlas', lastTickAt)), health: 'healthy', reason: "this period's planned allowance is redeemed", remaining_today: '0', last_redemption_at: Number(lastTickAt) })
+    expect(body).toMatchObject({
+      ...(await expectedHealth('atlas', lastTickAt)),
+      health: 'healthy',
+      reason: "this period's planned allowance is redeemed",
+      remaining_today: '0',
+      last_redemption_at: Number(lastTickAt),
+    })
 
     const spend = await getJson(app, '/api/v1/golems/atlas/spend')
     // No indexer configured: current state answers, history does not.
@@ -110,7 +143,13 @@ describe('API services on anvil', () => {
     const spend = await getJson(stub, '/api/v1/golems/atlas/spend')
     expect(spend.status).toBe(200)
     expect(spendResponse.safeParse(spend.body).error).toBeUndefined()
-    expect(spend.body.current).toMatchObject({ token: stack.devnet.deployment.assets.usdc, periodSeconds: 86_400, limit: '10000000', spent: '10000000', remaining: '0' })
+    expect(spend.body.current).toMatchObject({
+      token: stack.devnet.deployment.assets.usdc,
+      periodSeconds: 86_400,
+      limit: '10000000',
+      spent: '10000000',
+      remaining: '0',
+    })
     const echo = await getJson(stub, '/api/v1/golems/echo/spend')
     expect(echo.body.current).toMatchObject({ spent: '0', remaining: '10000000' })
   })
@@ -127,7 +166,7 @@ describe('API services on anvil', () => {
     expect(body).toMatchObject({ health: 'revoked', remaining_today: '0', total_remaining: '0', revocation: { kind: 'RevokedByOwner' } })
   })
 
-  it('Snap status on the store: the owner\'s Golems with permission health, and the next token', async () => {
+  it("Snap status on the store: the owner's Golems with permission health, and the next token", async () => {
     const app = stack.app()
     const clock = { now: () => Date.now() }
     const token = await rotateSnapToken(snapTokensFromStore(stack.store, clock), stack.owner.address, clock.now())
@@ -138,14 +177,19 @@ describe('API services on anvil', () => {
     expect(listed.sort()).toEqual(['atlas:healthy', 'echo:healthy', 'ghost:healthy', 'revoked:revoked'])
     expect(res.headers.get('x-bardo-next-token')).toBe(body.nextToken)
     expect((await getJson(app, '/api/snap/status', { authorization: `Bearer ${token}`, origin: 'https://bardo.ai' })).status).toBe(401)
-    expect((await getJson(app, '/api/snap/status', { authorization: `Bearer ${String(body.nextToken)}`, origin: 'https://bardo.ai' })).status).toBe(200)
+    expect(
+      (await getJson(app, '/api/snap/status', { authorization: `Bearer ${String(body.nextToken)}`, origin: 'https://bardo.ai' })).status,
+    ).toBe(200)
   })
 
   it('Clade membership from the store: two living Golems of this operator may talk; an unknown key may not', async () => {
     const app = stack.app()
     const ok = await getJson(app, `/clade/v1/challenge?caller=${golems.echo!.golemKey}&target=${golems.atlas!.golemKey}`)
     expect(ok.status).toBe(200)
-    const stranger = await getJson(app, `/clade/v1/challenge?caller=${golems.echo!.golemKey}&target=0x000000000000000000000000000000000000dEaD`)
+    const stranger = await getJson(
+      app,
+      `/clade/v1/challenge?caller=${golems.echo!.golemKey}&target=0x000000000000000000000000000000000000dEaD`,
+    )
     expect(stranger.status).toBe(404)
   })
 

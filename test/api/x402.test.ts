@@ -22,10 +22,21 @@ beforeAll(async () => {
 })
 afterAll(async () => stack?.stop())
 
-type Paid = { golemId: string; credit: { kind: string; amount: string; seconds?: string }; payer: string; transaction: string; profile: { applied: boolean; runwayEndsAt: string; seconds?: string; reason?: string } }
+type Paid = {
+  golemId: string
+  credit: { kind: string; amount: string; seconds?: string }
+  payer: string
+  transaction: string
+  profile: { applied: boolean; runwayEndsAt: string; seconds?: string; reason?: string }
+}
 
 /** Asks without paying (402), then pays what PAYMENT-REQUIRED says with the standard x402 client. */
-async function pay(app: ReturnType<ApiStack['app']>, path: '/api/v1/extend' | '/api/v1/feed', body: Record<string, unknown>, usdc?: bigint) {
+async function pay(
+  app: ReturnType<ApiStack['app']>,
+  path: '/api/v1/extend' | '/api/v1/feed',
+  body: Record<string, unknown>,
+  usdc?: bigint,
+) {
   const payer = await stack.newPayer(usdc)
   const ask = await postJson(app, path, body)
   expect(ask.status).toBe(402)
@@ -45,14 +56,24 @@ describe('x402 extend and feed through the API on anvil', () => {
     const golemRecordBefore = await stack.store.getGolem('atlas')
     const operatorBefore = await stack.usdcBalance(stack.operator)
     const { payer, requirements, header, res } = await pay(app, '/api/v1/extend', { golemId: 'atlas', hours: 2 })
-    expect(requirements).toMatchObject({ scheme: 'exact', amount: '1000000', payTo: stack.operator, asset: getAddress(stack.devnet.deployment.assets.usdc), network: `eip155:${stack.devnet.deployment.chainId}` })
+    expect(requirements).toMatchObject({
+      scheme: 'exact',
+      amount: '1000000',
+      payTo: stack.operator,
+      asset: getAddress(stack.devnet.deployment.assets.usdc),
+      network: `eip155:${stack.devnet.deployment.chainId}`,
+    })
 
     expect(res.status).toBe(200)
     const body = (await res.json()) as Paid
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
     expect(settlement).toMatchObject({ success: true, payer: payer.address, transaction: body.transaction })
     expect(res.headers.get('x-ratelimit-limit')).not.toBeNull()
-    expect(body).toMatchObject({ golemId: 'atlas', credit: { kind: 'extend', seconds: '7200', amount: '1000000' }, profile: { applied: true, seconds: '7200' } })
+    expect(body).toMatchObject({
+      golemId: 'atlas',
+      credit: { kind: 'extend', seconds: '7200', amount: '1000000' },
+      profile: { applied: true, seconds: '7200' },
+    })
 
     // The settlement key sent it and paid the gas; the operator received the USDC.
     const receipt = await stack.devnet.publicClient.getTransactionReceipt({ hash: body.transaction as `0x${string}` })
@@ -65,8 +86,15 @@ describe('x402 extend and feed through the API on anvil', () => {
     expect(after.life.runwayTotalSeconds).toBe(before.life.runwayTotalSeconds)
     expect(after.runway.expiresAt).toBe(before.runway.expiresAt)
     expect(body.profile.runwayEndsAt).toBe(after.life.runwayEndsAt.toString())
-    expect(after.credits?.applied.map((c) => c.id)).toEqual([paymentCreditId(payer.address, JSON.parse(Buffer.from(header, 'base64').toString()).payload.authorization.nonce)])
-    expect(await stack.store.getPayment({ payer: payer.address, nonce: JSON.parse(Buffer.from(header, 'base64').toString()).payload.authorization.nonce })).toMatchObject({ status: 'settled', golemId: 'atlas', kind: 'extend', amount: 1_000_000n })
+    expect(after.credits?.applied.map((c) => c.id)).toEqual([
+      paymentCreditId(payer.address, JSON.parse(Buffer.from(header, 'base64').toString()).payload.authorization.nonce),
+    ])
+    expect(
+      await stack.store.getPayment({
+        payer: payer.address,
+        nonce: JSON.parse(Buffer.from(header, 'base64').toString()).payload.authorization.nonce,
+      }),
+    ).toMatchObject({ status: 'settled', golemId: 'atlas', kind: 'extend', amount: 1_000_000n })
     expect(await paymentEvents('atlas')).toHaveLength(1)
     expect((await stack.store.getGolem('atlas'))!.version).toBe(golemRecordBefore!.version + 1)
 
@@ -89,19 +117,37 @@ describe('x402 extend and feed through the API on anvil', () => {
     // A valid payment for the price, signed before the Golem started dying.
     const requirements = requirementsOf(await postJson(app, '/api/v1/extend', { golemId: 'mortal', hours: 1 }))
     const header = await signedHeader(payer, requirements)
-    await stack.store.updateGolem({ golemId: 'mortal', expectedVersion: record.version, patch: { status: 'dying' }, now: record.updatedAt + 1 })
+    await stack.store.updateGolem({
+      golemId: 'mortal',
+      expectedVersion: record.version,
+      patch: { status: 'dying' },
+      now: record.updatedAt + 1,
+    })
     const profileBefore = await stack.profile('mortal')
-    for (const [path, body] of [['/api/v1/extend', { golemId: 'mortal', hours: 1 }], ['/api/v1/feed', { golemId: 'mortal' }]] as const) {
+    for (const [path, body] of [
+      ['/api/v1/extend', { golemId: 'mortal', hours: 1 }],
+      ['/api/v1/feed', { golemId: 'mortal' }],
+    ] as const) {
       const res = await postJson(app, path, body, { 'payment-signature': header })
       expect(res.status, path).toBe(503)
       expect(await res.json()).toMatchObject({ code: 'GOLEM_DYING' })
       expect(res.headers.get('payment-required')).toBeNull()
     }
     expect(await stack.usdcBalance(payer.address)).toBe(100_000_000n)
-    expect(await stack.store.getPayment({ payer: payer.address, nonce: JSON.parse(Buffer.from(header, 'base64').toString()).payload.authorization.nonce })).toBeNull()
+    expect(
+      await stack.store.getPayment({
+        payer: payer.address,
+        nonce: JSON.parse(Buffer.from(header, 'base64').toString()).payload.authorization.nonce,
+      }),
+    ).toBeNull()
     expect((await stack.profile('mortal')).life).toEqual(profileBefore.life)
     const dying = (await stack.store.getGolem('mortal'))!
-    await stack.store.updateGolem({ golemId: 'mortal', expectedVersion: dying.version, patch: { status: 'dead' }, now: dying.updatedAt + 1 })
+    await stack.store.updateGolem({
+      golemId: 'mortal',
+      expectedVersion: dying.version,
+      patch: { status: 'dead' },
+      now: dying.updatedAt + 1,
+    })
     const dead = await postJson(app, '/api/v1/feed', { golemId: 'mortal' }, { 'payment-signature': header })
     expect(dead.status).toBe(410)
     expect(await stack.usdcBalance(payer.address)).toBe(100_000_000n)
@@ -112,7 +158,10 @@ describe('x402 extend and feed through the API on anvil', () => {
     const before = await stack.profile('hungry')
     const { payer, res } = await pay(app, '/api/v1/feed', { golemId: 'hungry' })
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ credit: { kind: 'feed', amount: '5000000' }, profile: { applied: true, seconds: '36000', reprieveRequested: true } })
+    expect(await res.json()).toMatchObject({
+      credit: { kind: 'feed', amount: '5000000' },
+      profile: { applied: true, seconds: '36000', reprieveRequested: true },
+    })
     const after = await stack.profile('hungry')
     expect(after.life.runwayEndsAt).toBe(before.life.runwayEndsAt + 36_000n)
     expect(after.reprieve).toMatchObject({ amount: 5_000_000n, payer: payer.address })
@@ -120,7 +169,12 @@ describe('x402 extend and feed through the API on anvil', () => {
     // Underpaying the feed is refused before anything is claimed.
     const cheap = await stack.newPayer()
     const requirements = requirementsOf(await postJson(app, '/api/v1/feed', { golemId: 'hungry' }))
-    const low = await postJson(app, '/api/v1/feed', { golemId: 'hungry' }, { 'payment-signature': await signedHeader(cheap, requirements, { value: 4_999_999n }) })
+    const low = await postJson(
+      app,
+      '/api/v1/feed',
+      { golemId: 'hungry' },
+      { 'payment-signature': await signedHeader(cheap, requirements, { value: 4_999_999n }) },
+    )
     expect(low.status).toBe(402)
     expect(await low.json()).toMatchObject({ code: 'PAYMENT_UNDERPAID' })
     expect((await stack.profile('hungry')).reprieve).toEqual(after.reprieve)
@@ -133,7 +187,9 @@ describe('x402 extend and feed through the API on anvil', () => {
     const payers = await Promise.all(Array.from({ length: 4 }, () => stack.newPayer()))
     const headers = await Promise.all(payers.map((p) => signedHeader(p, requirements)))
     // The same header twice as well: one of those two is refused.
-    const results = await Promise.all([...headers, headers[0]!].map((h) => postJson(app, '/api/v1/extend', { golemId: 'racer', hours: 1 }, { 'payment-signature': h })))
+    const results = await Promise.all(
+      [...headers, headers[0]!].map((h) => postJson(app, '/api/v1/extend', { golemId: 'racer', hours: 1 }, { 'payment-signature': h })),
+    )
     const statuses = results.map((r) => r.status)
     expect(statuses.filter((s) => s === 200)).toHaveLength(4)
     expect(statuses.filter((s) => s === 409)).toHaveLength(1)
@@ -187,7 +243,12 @@ describe('exactly once when the profile update is retried or interrupted', () =>
       if (call > 2) return
       // A tick bumps the version (lastTick) right before each of the first two credit writes.
       const g = (await base.getGolem('fragile'))!
-      await base.updateGolem({ golemId: 'fragile', expectedVersion: g.version, patch: { nextTickAt: g.nextTickAt + 1 }, now: g.updatedAt + 1 })
+      await base.updateGolem({
+        golemId: 'fragile',
+        expectedVersion: g.version,
+        patch: { nextTickAt: g.nextTickAt + 1 },
+        now: g.updatedAt + 1,
+      })
     })
     const app = stack.app({ store })
     const before = await stack.profile('fragile')
@@ -228,9 +289,19 @@ describe('exactly once when the profile update is retried or interrupted', () =>
     expect((await local.profile('phoenix')).life.runwayEndsAt).toBe(repaired.life.runwayEndsAt)
   })
 
-  it('crash then replay through the API: recording fails after settlement (503), the lease lapses, the payment presented for another Golem is 409 PAYMENT_BOUND_ELSEWHERE; the payer\'s retry is credited to its Golem', async () => {
+  it("crash then replay through the API: recording fails after settlement (503), the lease lapses, the payment presented for another Golem is 409 PAYMENT_BOUND_ELSEWHERE; the payer's retry is credited to its Golem", async () => {
     const local = await startApiStackOnSameChain()
-    await provisionGolem({ clients: stack.devnet, deployment: stack.devnet.deployment, store: local.store, signers: stack.signers, owner: stack.owner, golemId: 'thief', strategy: STRATEGY, runwayDays: 30, periodAmount: 10_000_000n })
+    await provisionGolem({
+      clients: stack.devnet,
+      deployment: stack.devnet.deployment,
+      store: local.store,
+      signers: stack.signers,
+      owner: stack.owner,
+      golemId: 'thief',
+      strategy: STRATEGY,
+      runwayDays: 30,
+      periodAmount: 10_000_000n,
+    })
     let failures = 1
     const crashing = new Proxy(local.store, {
       get(target, prop, receiver) {
@@ -274,7 +345,11 @@ describe('exactly once when the profile update is retried or interrupted', () =>
     const { res } = await pay(stack.app({ store: failing }), '/api/v1/feed', { golemId: 'phoenix' })
     expect(res.status).toBe(200)
     expect((await local.profile('phoenix')).reprieve).toBeUndefined()
-    const credit = { store: local.store, runtimeCostPerHour: PRICING.runtimeCostPerHour, chainNow: async () => (await stack.devnet.publicClient.getBlock()).timestamp }
+    const credit = {
+      store: local.store,
+      runtimeCostPerHour: PRICING.runtimeCostPerHour,
+      chainNow: async () => (await stack.devnet.publicClient.getBlock()).timestamp,
+    }
     expect(await reconcileCredits(credit, 'phoenix', 0)).toEqual({ checked: 1, applied: 1 })
     expect(await reconcileCredits(credit, 'phoenix', 0)).toEqual({ checked: 1, applied: 0 })
     const after = await local.profile('phoenix')
@@ -286,6 +361,16 @@ describe('exactly once when the profile update is retried or interrupted', () =>
 /** A second store on the same chain with one fresh Golem 'phoenix' (so a broken store harms no other test). */
 async function startApiStackOnSameChain() {
   const store = new InMemoryStore()
-  await provisionGolem({ clients: stack.devnet, deployment: stack.devnet.deployment, store, signers: stack.signers, owner: stack.owner, golemId: 'phoenix', strategy: STRATEGY, runwayDays: 30, periodAmount: 10_000_000n })
+  await provisionGolem({
+    clients: stack.devnet,
+    deployment: stack.devnet.deployment,
+    store,
+    signers: stack.signers,
+    owner: stack.owner,
+    golemId: 'phoenix',
+    strategy: STRATEGY,
+    runwayDays: 30,
+    periodAmount: 10_000_000n,
+  })
   return { store, profile: async (id: string) => parseGolemProfile((await store.getGolem(id))!.profile) }
 }

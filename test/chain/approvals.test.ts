@@ -11,7 +11,19 @@ import { APPROVE_SELECTOR, smartAccountSigner, type DelegationTree, type GolemGr
 import { buildPlanGrant, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
-  USDC, approveCall, compileLocalPlan, chainNow, expectRefused, keySigner, newKey, newTree, redeem, redeemAll, registerGolem, swapCall, usdcBalance,
+  USDC,
+  approveCall,
+  compileLocalPlan,
+  chainNow,
+  expectRefused,
+  keySigner,
+  newKey,
+  newTree,
+  redeem,
+  redeemAll,
+  registerGolem,
+  swapCall,
+  usdcBalance,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -35,7 +47,12 @@ beforeAll(async () => {
   golem = golemKey.account
   await registerGolem(devnet, golem.address)
   const now = await chainNow(devnet)
-  plan = compileLocalPlan(devnet, { text: 'Swap USDC for WETH on dips.\nbudget: $50/day', owner: owner.address, sessionKey: golem.address, now: now })
+  plan = compileLocalPlan(devnet, {
+    text: 'Swap USDC for WETH on dips.\nbudget: $50/day',
+    owner: owner.address,
+    sessionKey: golem.address,
+    now: now,
+  })
   tree = newTree(devnet, now)
   grant = buildPlanGrant({ tree, plan, runway: false, unbounded: true }) // pins only; USD caps: planCaps.test.ts
   for (const a of grant.actions!) await tree.sign(a.hash, smartAccountSigner(owner.smartAccount))
@@ -46,7 +63,7 @@ beforeAll(async () => {
 })
 afterAll(async () => devnet?.stop())
 
-describe('a compiled swap strategy\'s approvals on-chain', () => {
+describe("a compiled swap strategy's approvals on-chain", () => {
   it('compiles to one approvals delegation, for the router, on USDC and WETH', () => {
     const { usdc, weth, router } = devnet.deployment.assets
     expect(plan.selectors).not.toContain(APPROVE_SELECTOR)
@@ -65,17 +82,25 @@ describe('a compiled swap strategy\'s approvals on-chain', () => {
 
   it('the same delegation naming another spender reverts in AllowedCalldataEnforcer; no allowance changes', async () => {
     const { usdc, router } = devnet.deployment.assets
-    await expectRefused(devnet, golem, approvals, [approveCall(usdc, attacker, USDC(1_000))], 'Error', ['AllowedCalldataEnforcer:invalid-calldata'])
+    await expectRefused(devnet, golem, approvals, [approveCall(usdc, attacker, USDC(1_000))], 'Error', [
+      'AllowedCalldataEnforcer:invalid-calldata',
+    ])
     expect(await allowance(usdc, attacker)).toBe(0n)
     expect(await allowance(usdc, router)).toBe(USDC(30))
   })
 
   it('approve through an actions delegation reverts (USDC is not even its target), for any spender; no allowance changes', async () => {
     const { usdc, router } = devnet.deployment.assets
-    await expectRefused(devnet, golem, actions, [approveCall(usdc, attacker, USDC(1_000))], 'Error', ['AllowedTargetsEnforcer:target-address-not-allowed'])
-    await expectRefused(devnet, golem, actions, [approveCall(usdc, router, USDC(1_000))], 'Error', ['AllowedTargetsEnforcer:target-address-not-allowed'])
+    await expectRefused(devnet, golem, actions, [approveCall(usdc, attacker, USDC(1_000))], 'Error', [
+      'AllowedTargetsEnforcer:target-address-not-allowed',
+    ])
+    await expectRefused(devnet, golem, actions, [approveCall(usdc, router, USDC(1_000))], 'Error', [
+      'AllowedTargetsEnforcer:target-address-not-allowed',
+    ])
     // On the router itself (a target), approve is not a method.
-    await expectRefused(devnet, golem, actions, [approveCall(router, attacker, USDC(1_000))], 'Error', ['AllowedMethodsEnforcer:method-not-allowed'])
+    await expectRefused(devnet, golem, actions, [approveCall(router, attacker, USDC(1_000))], 'Error', [
+      'AllowedMethodsEnforcer:method-not-allowed',
+    ])
     expect(await allowance(usdc, attacker)).toBe(0n)
     expect(await allowance(usdc, router)).toBe(USDC(30))
   })
@@ -85,7 +110,12 @@ describe('a compiled swap strategy\'s approvals on-chain', () => {
     const before = await usdcBalance(devnet, owner.address)
     await redeemAll(devnet, golem, [
       { chain: approvals, executions: [approveCall(usdc, router, USDC(20))] },
-      { chain: actions, executions: [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(20), amountOutMinimum: 0n, recipient: owner.address })] },
+      {
+        chain: actions,
+        executions: [
+          swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(20), amountOutMinimum: 0n, recipient: owner.address }),
+        ],
+      },
     ])
     expect(await usdcBalance(devnet, owner.address)).toBe(before - USDC(20))
     expect(await allowance(usdc, router)).toBe(0n)
@@ -114,11 +144,13 @@ describe('a sub-delegation of the approvals delegation', () => {
     )
   })
 
-  it('built and signed with the raw kit anyway, cannot approve anyone else: the parent\'s pin reverts it', async () => {
+  it("built and signed with the raw kit anyway, cannot approve anyone else: the parent's pin reverts it", async () => {
     const draft = unpinned()
     const child = { ...draft, signature: await keySigner(devnet, golemKey.privateKey)(draft) }
     const { usdc } = devnet.deployment.assets
-    await expectRefused(devnet, replicant, [child, ...approvals], [approveCall(usdc, attacker, USDC(1_000))], 'Error', ['AllowedCalldataEnforcer:invalid-calldata'])
+    await expectRefused(devnet, replicant, [child, ...approvals], [approveCall(usdc, attacker, USDC(1_000))], 'Error', [
+      'AllowedCalldataEnforcer:invalid-calldata',
+    ])
     expect(await allowance(usdc, attacker)).toBe(0n)
   })
 })

@@ -28,7 +28,15 @@ const attacker = privateKeyToAccount(generatePrivateKey()).address
 type Burn = { amount: bigint; domain: number; recipient: Address; token: Address; caller: Address; maxFee: bigint }
 const burnCall = (b: Partial<Burn>) => {
   const { usdc } = devnet.deployment.assets
-  const p: Burn = { amount: USDC(10), domain: ARBITRUM, recipient: owner.address, token: usdc, caller: '0x0000000000000000000000000000000000000000', maxFee: 0n, ...b }
+  const p: Burn = {
+    amount: USDC(10),
+    domain: ARBITRUM,
+    recipient: owner.address,
+    token: usdc,
+    caller: '0x0000000000000000000000000000000000000000',
+    maxFee: 0n,
+    ...b,
+  }
   const callData: Hex = encodeFunctionData({
     abi: artifacts.TestTokenMessengerAbi,
     functionName: 'depositForBurn',
@@ -43,8 +51,21 @@ beforeAll(async () => {
   golem = await newGolem(devnet)
   await refreshFeeds(devnet)
   const { usdc, usdcUsdFeed, weth } = devnet.deployment.assets
-  await waitOk(devnet, devnet.deployer.writeContract({ address: weth, abi: artifacts.TestTokenAbi, functionName: 'mint', args: [owner.address, parseEther('1')] }))
-  messenger = (await waitOk(devnet, devnet.deployer.deployContract({ abi: artifacts.TestTokenMessengerAbi, bytecode: artifacts.TestTokenMessengerBytecode }))).contractAddress!
+  await waitOk(
+    devnet,
+    devnet.deployer.writeContract({
+      address: weth,
+      abi: artifacts.TestTokenAbi,
+      functionName: 'mint',
+      args: [owner.address, parseEther('1')],
+    }),
+  )
+  messenger = (
+    await waitOk(
+      devnet,
+      devnet.deployer.deployContract({ abi: artifacts.TestTokenMessengerAbi, bytecode: artifacts.TestTokenMessengerBytecode }),
+    )
+  ).contractAddress!
   const now = await chainNow(devnet)
   const plan = compileStrategy({
     text: 'Bridge USDC cross-chain when yields are better there.\nbudget: $50/day',
@@ -55,7 +76,15 @@ beforeAll(async () => {
     registry: localRegistry({ ...devnet.deployment.assets, bridge: messenger }, { bridge: { destinationDomain: ARBITRUM } }),
   })
   const tree = newTree(devnet, now)
-  const grant = buildPlanGrant({ tree, plan, usdCaps: { feeds: [{ token: usdc, decimals: 6, feed: usdcUsdFeed }], tokenDecimals: await readTokenDecimals(devnet.publicClient, [usdc]), maxPriceAge: 3_600 } })
+  const grant = buildPlanGrant({
+    tree,
+    plan,
+    usdCaps: {
+      feeds: [{ token: usdc, decimals: 6, feed: usdcUsdFeed }],
+      tokenDecimals: await readTokenDecimals(devnet.publicClient, [usdc]),
+      maxPriceAge: 3_600,
+    },
+  })
   const sign = (hash: Hex) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
   const action = grant.actions!.find((a) => a.name === 'Bridge: depositForBurn')!
   await sign(action.hash)
@@ -69,7 +98,7 @@ afterAll(async () => devnet?.stop())
 describe('a compiled bridge grant on-chain', () => {
   it.each([
     ['another destination domain', { domain: ETHEREUM }],
-    ['a destination caller of the attacker\'s', { caller: '0x000000000000000000000000000000000000dEaD' as Address }],
+    ["a destination caller of the attacker's", { caller: '0x000000000000000000000000000000000000dEaD' as Address }],
     ['a maximum fee above the configured 0', { maxFee: 1n }],
     ['the attacker as mint recipient', { recipient: attacker }],
   ] as const)('refuses a transfer with %s, nothing moves', async (_name, change) => {
@@ -80,9 +109,16 @@ describe('a compiled bridge grant on-chain', () => {
 
   it('refuses burning another token than USDC, nothing moves', async () => {
     const { weth } = devnet.deployment.assets
-    const before = await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    const before = await devnet.publicClient.readContract({
+      address: weth,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner.address],
+    })
     await expectRefused(devnet, golem, burns, burnCall({ token: weth, amount: 10n }), 'Error', CALLDATA_REFUSED)
-    expect(await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })).toBe(before)
+    expect(await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })).toBe(
+      before,
+    )
   })
 
   it('passes the configured transfer: to the owner on the configured domain, anyone relays, no fee', async () => {

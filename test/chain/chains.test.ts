@@ -10,8 +10,21 @@ import { AttenuationError, toCaveat, type TokenFeed } from '../../core/caveats/i
 import { buildGolemDelegation, smartAccountSigner, type DelegationTree } from '../../core/delegations/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
-  USD, USDC, chainNow, expectRefused, keySigner, newKey, newTree, redeem, refreshFeeds, registerGolem, revoke, transferCall,
-  usdcBalance, waitOk, walletFor,
+  USD,
+  USDC,
+  chainNow,
+  expectRefused,
+  keySigner,
+  newKey,
+  newTree,
+  redeem,
+  refreshFeeds,
+  registerGolem,
+  revoke,
+  transferCall,
+  usdcBalance,
+  waitOk,
+  walletFor,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -63,13 +76,13 @@ describe('depth-2 chain owner -> Golem -> Replicant', () => {
     parent = await tree.sign(runway!.hash, smartAccountSigner(owner.smartAccount))
   })
 
-  it('core/delegations refuses a child whose cap is looser than the parent\'s (off-chain)', () => {
+  it("core/delegations refuses a child whose cap is looser than the parent's (off-chain)", () => {
     const looser = childDelegation(USD(1_000))
     expect(() => tree.add(looser)).toThrow(AttenuationError)
     expect(() => tree.add(looser)).toThrow('Child dailySpendLimit $1,000.00/day exceeds parent dailySpendLimit $100.00/day.')
   })
 
-  it('the looser child, built and signed with the raw kit, does not help: above the parent\'s cap reverts with the PARENT\'s limit', async () => {
+  it("the looser child, built and signed with the raw kit, does not help: above the parent's cap reverts with the PARENT's limit", async () => {
     const draft = childDelegation(USD(1_000))
     child = { ...draft, signature: await keySigner(devnet, golemKey.privateKey)(draft) }
     const day = (await chainNow(devnet)) / 86_400n
@@ -91,12 +104,15 @@ describe('revocation', () => {
   it('the Golem disables its own sub-delegation: the Replicant is refused, the Golem is not', async () => {
     const draft = childDelegation(USD(10))
     const own = { ...draft, signature: await keySigner(devnet, golemKey.privateKey)(draft) }
-    const receipt = await waitOk(devnet, walletFor(devnet, golemKey.account).writeContract({
-      address: devnet.deployment.environment.DelegationManager,
-      abi: DelegationManager,
-      functionName: 'disableDelegation',
-      args: [{ ...own, salt: BigInt(own.salt) }],
-    }))
+    const receipt = await waitOk(
+      devnet,
+      walletFor(devnet, golemKey.account).writeContract({
+        address: devnet.deployment.environment.DelegationManager,
+        abi: DelegationManager,
+        functionName: 'disableDelegation',
+        args: [{ ...own, salt: BigInt(own.salt) }],
+      }),
+    )
     expect(receipt.status).toBe('success')
     await expectRefused(devnet, replicant, [own, parent], pay(1n), 'CannotUseADisabledDelegation', [])
   })
@@ -104,7 +120,14 @@ describe('revocation', () => {
   it('the owner revokes the root through handleOps: the Golem and the Replicant through the child are both refused', async () => {
     await revoke(devnet, owner, parent)
     const dm = devnet.deployment.environment.DelegationManager
-    expect(await devnet.publicClient.readContract({ address: dm, abi: DelegationManager, functionName: 'disabledDelegations', args: [hashDelegation(parent)] })).toBe(true)
+    expect(
+      await devnet.publicClient.readContract({
+        address: dm,
+        abi: DelegationManager,
+        functionName: 'disabledDelegations',
+        args: [hashDelegation(parent)],
+      }),
+    ).toBe(true)
     await expectRefused(devnet, golemKey.account, [parent], pay(1n), 'CannotUseADisabledDelegation', [])
     await expectRefused(devnet, replicant, [child, parent], pay(1n), 'CannotUseADisabledDelegation', [])
   })

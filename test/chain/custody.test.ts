@@ -17,8 +17,25 @@ import { KeystorePassphraseError, type CustodyMode, type SignerPolicyConfig } fr
 import { encodeSecp256k1Spki, encodeDerSignature } from '../../core/custody/testing/der.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
-  PHASE, SELECTOR, USDC, approveCall, chainNow, depositCall, newGolem, newTree, ownerDelegation, redeem, redeemAll, redeemRefused,
-  compileLocalPlan, registerGolem, swapCall, transferCall, updatePhase, usdcBalance, waitOk,
+  PHASE,
+  SELECTOR,
+  USDC,
+  approveCall,
+  chainNow,
+  depositCall,
+  newGolem,
+  newTree,
+  ownerDelegation,
+  redeem,
+  redeemAll,
+  redeemRefused,
+  compileLocalPlan,
+  registerGolem,
+  swapCall,
+  transferCall,
+  updatePhase,
+  usdcBalance,
+  waitOk,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -31,7 +48,11 @@ beforeAll(async () => {
   devnet = await startDevnet()
   owner = await devnet.createOwner()
   const { environment, vitalityOracle, dreamOracle, daimonOracle } = devnet.deployment
-  policy = { chainId: devnet.chain.id, delegationManager: environment.DelegationManager, oracles: { vitality: vitalityOracle, dream: dreamOracle, daimon: daimonOracle } }
+  policy = {
+    chainId: devnet.chain.id,
+    delegationManager: environment.DelegationManager,
+    oracles: { vitality: vitalityOracle, dream: dreamOracle, daimon: daimonOracle },
+  }
   dir = await mkdtemp(join(tmpdir(), 'bardo-custody-chain-'))
 })
 afterAll(async () => {
@@ -44,7 +65,12 @@ describe('a compiled strategy on-chain', () => {
     const golem = await newGolem(devnet)
     const { usdc, weth, router } = devnet.deployment.assets
     const now = await chainNow(devnet)
-    const plan = compileLocalPlan(devnet, { text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'), owner: owner.address, sessionKey: golem.address, now: now })
+    const plan = compileLocalPlan(devnet, {
+      text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+      owner: owner.address,
+      sessionKey: golem.address,
+      now: now,
+    })
     expect(plan.capabilities).toEqual(['Swap'])
     expect(plan.dailyUsdcCap).toBe(USDC(25))
 
@@ -73,13 +99,26 @@ describe('a compiled strategy on-chain', () => {
     expect(await usdcBalance(devnet, golem.address)).toBe(USDC(25))
     await redeemAll(devnet, golem, [
       { chain: signedApprovals, executions: [approveCall(usdc, router, USDC(30))] },
-      { chain: signedActions, executions: [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(30), amountOutMinimum: 0n, recipient: owner.address })] },
+      {
+        chain: signedActions,
+        executions: [
+          swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(30), amountOutMinimum: 0n, recipient: owner.address }),
+        ],
+      },
     ])
-    expect(await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })).toBeGreaterThan(0n)
+    expect(
+      await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] }),
+    ).toBeGreaterThan(0n)
 
     // Refused: a vault the strategy never asked for, more runway than the day's cap, and anything in Terminal.
-    expect(await redeemRefused(devnet, golem, signedActions, [depositCall(devnet, USDC(1), owner.address)])).toMatchObject({ name: 'Error', args: ['AllowedTargetsEnforcer:target-address-not-allowed'] })
-    expect(await redeemRefused(devnet, golem, signedRunway, [transferCall(usdc, golem.address, 1n)])).toMatchObject({ name: 'Error', args: ['ERC20PeriodTransferEnforcer:transfer-amount-exceeded'] })
+    expect(await redeemRefused(devnet, golem, signedActions, [depositCall(devnet, USDC(1), owner.address)])).toMatchObject({
+      name: 'Error',
+      args: ['AllowedTargetsEnforcer:target-address-not-allowed'],
+    })
+    expect(await redeemRefused(devnet, golem, signedRunway, [transferCall(usdc, golem.address, 1n)])).toMatchObject({
+      name: 'Error',
+      args: ['ERC20PeriodTransferEnforcer:transfer-amount-exceeded'],
+    })
     await updatePhase(devnet, golem, PHASE.Terminal, 0)
     expect(await redeemRefused(devnet, golem, signedApprovals, [approveCall(usdc, router, 1n)])).toMatchObject({
       name: 'ActionNotAllowedInPhase',
@@ -94,7 +133,9 @@ describe('a KMS-held session key', () => {
     const kmsAccount = privateKeyToAccount(privateKey)
     const kms = mockClient(KMSClient)
     const signs: SignCommandInput[] = []
-    kms.on(GetPublicKeyCommand).resolves({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', PublicKey: encodeSecp256k1Spki(kmsAccount.publicKey) })
+    kms
+      .on(GetPublicKeyCommand)
+      .resolves({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', PublicKey: encodeSecp256k1Spki(kmsAccount.publicKey) })
     kms.on(SignCommand).callsFake((input: SignCommandInput) => {
       signs.push(input)
       const sig = secp256k1.sign(input.Message!, hexToBytes(privateKey), { lowS: false })
@@ -102,18 +143,29 @@ describe('a KMS-held session key', () => {
     })
     try {
       const client = new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })
-      const mode: CustodyMode = { mode: 'Delegation', smartAccount: owner.address, caveatEnforcers: [], key: { source: 'kms', keyId: 'alias/golem-kms' } }
+      const mode: CustodyMode = {
+        mode: 'Delegation',
+        smartAccount: owner.address,
+        caveatEnforcers: [],
+        key: { source: 'kms', keyId: 'alias/golem-kms' },
+      }
       const { signer } = await createGolemSigner(mode, { policy, kmsClient: client })
       expect(signer.address).toBe(kmsAccount.address)
       await waitOk(devnet, devnet.deployer.sendTransaction({ to: signer.address, value: parseEther('1') }))
       await registerGolem(devnet, signer.address)
       const { usdc } = devnet.deployment.assets
-      const d = await ownerDelegation(devnet, owner, signer.address, { targets: [usdc], selectors: [SELECTOR.transfer], bardo: [{ type: 'golemPhase', golem: signer.address }] })
+      const d = await ownerDelegation(devnet, owner, signer.address, {
+        targets: [usdc],
+        selectors: [SELECTOR.transfer],
+        bardo: [{ type: 'golemPhase', golem: signer.address }],
+      })
       const receipt = await redeem(devnet, signer.account, [d], [transferCall(usdc, payee, USDC(3))])
       expect(receipt.from.toLowerCase()).toBe(signer.address.toLowerCase())
       expect(await usdcBalance(devnet, payee)).toBe(USDC(3))
       expect(signs.length).toBeGreaterThanOrEqual(1)
-      expect(signs.every((s) => s.MessageType === 'DIGEST' && s.SigningAlgorithm === 'ECDSA_SHA_256' && s.KeyId === 'alias/golem-kms')).toBe(true)
+      expect(
+        signs.every((s) => s.MessageType === 'DIGEST' && s.SigningAlgorithm === 'ECDSA_SHA_256' && s.KeyId === 'alias/golem-kms'),
+      ).toBe(true)
     } finally {
       kms.restore()
     }
@@ -125,17 +177,32 @@ describe('a LocalKey keystore', () => {
   const mode = (): CustodyMode => ({
     mode: 'LocalKey',
     privateKeyPath: path(),
-    delegationBounds: { maxDailySpendUsd: 25_000_000n, maxTotalCalls: 100, expiresAt: 4_000_000_000, allowedTargets: [devnet.deployment.assets.usdc] },
+    delegationBounds: {
+      maxDailySpendUsd: 25_000_000n,
+      maxTotalCalls: 100,
+      expiresAt: 4_000_000_000,
+      allowedTargets: [devnet.deployment.assets.usdc],
+    },
   })
   let golemAddress: Address
 
   it('is created, delegated to, and redeems', async () => {
-    const first = await createGolemSigner(mode(), { policy, keystorePassphrase: 'correct horse battery staple', createKeystoreIfMissing: true, scryptN: 2 ** 12, localKeyLifecycle: { expiresAt: 4_000_000_000, initialBudget: 0n } })
+    const first = await createGolemSigner(mode(), {
+      policy,
+      keystorePassphrase: 'correct horse battery staple',
+      createKeystoreIfMissing: true,
+      scryptN: 2 ** 12,
+      localKeyLifecycle: { expiresAt: 4_000_000_000, initialBudget: 0n },
+    })
     golemAddress = first.signer.address
     await waitOk(devnet, devnet.deployer.sendTransaction({ to: golemAddress, value: parseEther('1') }))
     await registerGolem(devnet, golemAddress)
     const { usdc } = devnet.deployment.assets
-    const d = await ownerDelegation(devnet, owner, golemAddress, { targets: [usdc], selectors: [SELECTOR.transfer], bardo: [{ type: 'golemPhase', golem: golemAddress }] })
+    const d = await ownerDelegation(devnet, owner, golemAddress, {
+      targets: [usdc],
+      selectors: [SELECTOR.transfer],
+      bardo: [{ type: 'golemPhase', golem: golemAddress }],
+    })
     await redeem(devnet, first.signer.account, [d], [transferCall(usdc, payee, 1n)])
     first.sessionKey!.zero() // the process dies: this instance can never sign again
 
@@ -149,7 +216,10 @@ describe('a LocalKey keystore', () => {
 
   it('a wrong passphrase fails cleanly: a named error, no key material, nothing sent', async () => {
     const nonce = await devnet.publicClient.getTransactionCount({ address: golemAddress })
-    const error = await createGolemSigner(mode(), { policy, keystorePassphrase: 'wrong horse' }).then(() => undefined, (e: unknown) => e)
+    const error = await createGolemSigner(mode(), { policy, keystorePassphrase: 'wrong horse' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(KeystorePassphraseError)
     expect((error as Error).message).toBe('keystore passphrase is wrong: MAC mismatch')
     const rendered = `${JSON.stringify(error)} ${String(error)} ${(error as Error).stack ?? ''}`

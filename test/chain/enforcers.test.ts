@@ -9,8 +9,30 @@ import type { TokenFeed } from '../../core/caveats/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { encodeCall } from '../../local/ownerActions.ts'
 import {
-  PHASE, SELECTOR, USD, USDC, approveCall, chainNow, depositCall, expectRefused, newGolem, ownerCalls, ownerDelegation, redeem, redeemAll, redeemRefused,
-  refreshFeeds, refusal, revoke, seedVault, swapCall, transferCall, updatePhase, usdcBalance, waitOk, walletFor,
+  PHASE,
+  SELECTOR,
+  USD,
+  USDC,
+  approveCall,
+  chainNow,
+  depositCall,
+  expectRefused,
+  newGolem,
+  ownerCalls,
+  ownerDelegation,
+  redeem,
+  redeemAll,
+  redeemRefused,
+  refreshFeeds,
+  refusal,
+  revoke,
+  seedVault,
+  swapCall,
+  transferCall,
+  updatePhase,
+  usdcBalance,
+  waitOk,
+  walletFor,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -44,14 +66,22 @@ describe('GolemPhaseEnforcer', () => {
     await redeem(devnet, golem, [d], transferTo(USDC(1)))
     await updatePhase(devnet, golem, PHASE.Conservation)
     const tenUsdcSwap = swap(usdc, devnet.deployment.assets.weth, USDC(10), 0n)
-    await expectRefused(devnet, golem, [d], [tenUsdcSwap], 'ActionNotAllowedInPhase', [golem.address, PHASE.Conservation, SELECTOR.exactInputSingle, 0x01])
+    await expectRefused(devnet, golem, [d], [tenUsdcSwap], 'ActionNotAllowedInPhase', [
+      golem.address,
+      PHASE.Conservation,
+      SELECTOR.exactInputSingle,
+      0x01,
+    ])
     await redeem(devnet, golem, [d], transferTo(USDC(1)))
   })
 
-  it('with its life window (36-byte terms): refuses before the window opens and after it closes, with MortalityTimeWindow\'s errors', async () => {
+  it("with its life window (36-byte terms): refuses before the window opens and after it closes, with MortalityTimeWindow's errors", async () => {
     const early = await newGolem(devnet)
     const startTime = (await chainNow(devnet)) + 3_600n
-    const notYet = await ownerDelegation(devnet, owner, early.address, { ...usdcTransfers(), bardo: [{ type: 'golemPhase', golem: early.address, startTime, endTime: startTime + 3_600n }] })
+    const notYet = await ownerDelegation(devnet, owner, early.address, {
+      ...usdcTransfers(),
+      bardo: [{ type: 'golemPhase', golem: early.address, startTime, endTime: startTime + 3_600n }],
+    })
     const e = await expectRefused(devnet, early, [notYet], transferTo(USDC(1)), 'DelegationNotYetActive')
     expect(e.args[1]).toBe(startTime)
     expect(e.args[0] as bigint).toBeLessThan(startTime)
@@ -59,7 +89,10 @@ describe('GolemPhaseEnforcer', () => {
     const golem = await newGolem(devnet)
     const now = await chainNow(devnet)
     const endTime = now + 120n
-    const d = await ownerDelegation(devnet, owner, golem.address, { ...usdcTransfers(), bardo: [{ type: 'golemPhase', golem: golem.address, startTime: now, endTime }] })
+    const d = await ownerDelegation(devnet, owner, golem.address, {
+      ...usdcTransfers(),
+      bardo: [{ type: 'golemPhase', golem: golem.address, startTime: now, endTime }],
+    })
     await redeem(devnet, golem, [d], transferTo(USDC(1)))
     await devnet.increaseTime(300)
     const late = await expectRefused(devnet, golem, [d], transferTo(USDC(1)), 'DelegationExpired')
@@ -69,7 +102,7 @@ describe('GolemPhaseEnforcer', () => {
 })
 
 describe('GolemPhaseEnforcer protected targets', () => {
-  it('refuses a call that would re-enable the owner\'s revoked delegation, through the manager or the owner\'s own account', async () => {
+  it("refuses a call that would re-enable the owner's revoked delegation, through the manager or the owner's own account", async () => {
     const golem = await newGolem(devnet)
     const dm = devnet.deployment.environment.DelegationManager
     const revoked = await ownerDelegation(devnet, owner, golem.address, usdcTransfers())
@@ -77,8 +110,18 @@ describe('GolemPhaseEnforcer protected targets', () => {
     // Thriving allows SUBDELEGATION, so the selector table alone admits enableDelegation (0x3ed01015).
     const gated = await ownerDelegation(devnet, owner, golem.address, { bardo: [{ type: 'golemPhase', golem: golem.address }] })
     const enable = contracts.DelegationManager.encode.enableDelegation({ delegation: revoked })
-    await expectRefused(devnet, golem, [gated], [{ target: dm, value: 0n, callData: enable }], 'ProtectedTarget', [dm, '0x3ed01015', owner.address, dm])
-    await expectRefused(devnet, golem, [gated], [{ target: owner.address, value: 0n, callData: enable }], 'ProtectedTarget', [owner.address, '0x3ed01015', owner.address, dm])
+    await expectRefused(devnet, golem, [gated], [{ target: dm, value: 0n, callData: enable }], 'ProtectedTarget', [
+      dm,
+      '0x3ed01015',
+      owner.address,
+      dm,
+    ])
+    await expectRefused(devnet, golem, [gated], [{ target: owner.address, value: 0n, callData: enable }], 'ProtectedTarget', [
+      owner.address,
+      '0x3ed01015',
+      owner.address,
+      dm,
+    ])
     expect((await refusal(redeem(devnet, golem, [revoked], transferTo(1n)))).name).toBe('CannotUseADisabledDelegation')
   })
 })
@@ -87,7 +130,10 @@ describe('MortalityTimeWindowEnforcer', () => {
   it('refuses before the window opens', async () => {
     const golem = await newGolem(devnet)
     const startTime = (await chainNow(devnet)) + 3_600n
-    const d = await ownerDelegation(devnet, owner, golem.address, { ...usdcTransfers(), bardo: [{ type: 'mortalityTimeWindow', startTime, endTime: startTime + 3_600n }] })
+    const d = await ownerDelegation(devnet, owner, golem.address, {
+      ...usdcTransfers(),
+      bardo: [{ type: 'mortalityTimeWindow', startTime, endTime: startTime + 3_600n }],
+    })
     const e = await expectRefused(devnet, golem, [d], transferTo(USDC(1)), 'DelegationNotYetActive')
     expect(e.args[1]).toBe(startTime)
     expect(e.args[0] as bigint).toBeLessThan(startTime)
@@ -97,7 +143,10 @@ describe('MortalityTimeWindowEnforcer', () => {
     const golem = await newGolem(devnet)
     const now = await chainNow(devnet)
     const endTime = now + 120n
-    const d = await ownerDelegation(devnet, owner, golem.address, { ...usdcTransfers(), bardo: [{ type: 'mortalityTimeWindow', startTime: now, endTime }] })
+    const d = await ownerDelegation(devnet, owner, golem.address, {
+      ...usdcTransfers(),
+      bardo: [{ type: 'mortalityTimeWindow', startTime: now, endTime }],
+    })
     await redeem(devnet, golem, [d], transferTo(USDC(1)))
     await devnet.increaseTime(300)
     const e = await expectRefused(devnet, golem, [d], transferTo(USDC(1)), 'DelegationExpired')
@@ -109,11 +158,22 @@ describe('MortalityTimeWindowEnforcer', () => {
 describe('DreamModeEnforcer', () => {
   it('passes while awake; refuses once the Golem starts dreaming from its own key', async () => {
     const golem = await newGolem(devnet)
-    const d = await ownerDelegation(devnet, owner, golem.address, { ...usdcTransfers(), bardo: [{ type: 'dreamMode', golem: golem.address }] })
+    const d = await ownerDelegation(devnet, owner, golem.address, {
+      ...usdcTransfers(),
+      bardo: [{ type: 'dreamMode', golem: golem.address }],
+    })
     await redeem(devnet, golem, [d], transferTo(USDC(1)))
     const { dreamOracle } = devnet.deployment
-    await waitOk(devnet, walletFor(devnet, golem).writeContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'startDream' }))
-    const since = await devnet.publicClient.readContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'dreamingSince', args: [golem.address] })
+    await waitOk(
+      devnet,
+      walletFor(devnet, golem).writeContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'startDream' }),
+    )
+    const since = await devnet.publicClient.readContract({
+      address: dreamOracle,
+      abi: artifacts.DreamOracleAbi,
+      functionName: 'dreamingSince',
+      args: [golem.address],
+    })
     expect(since).toBeGreaterThan(0n)
     await expectRefused(devnet, golem, [d], transferTo(USDC(1)), 'GolemDreaming', [golem.address, since])
   })
@@ -124,7 +184,11 @@ describe('VaultNAVEnforcer', () => {
     const { vault } = devnet.deployment.assets
     await seedVault(devnet, owner, USDC(100_000))
     const golem = await newGolem(devnet)
-    const d = await ownerDelegation(devnet, owner, golem.address, { targets: [vault], selectors: [SELECTOR.deposit], bardo: [{ type: 'vaultNav', vault, maxNavBps: 1_000 }] })
+    const d = await ownerDelegation(devnet, owner, golem.address, {
+      targets: [vault],
+      selectors: [SELECTOR.deposit],
+      bardo: [{ type: 'vaultNav', vault, maxNavBps: 1_000 }],
+    })
     const deposit = (amount: bigint) => [depositCall(devnet, amount, owner.address)]
     await redeem(devnet, golem, [d], deposit(USDC(5_000)))
     // 105,000 in the vault now: 10% is 10,500.
@@ -133,18 +197,39 @@ describe('VaultNAVEnforcer', () => {
 
   it('holds the cap across one redeemDelegations call: forty 10% withdrawals are refused, nothing moves; forty 0.25% ones pass', async () => {
     // A vault the owner alone holds, so the withdrawals could really take 98.5% of it.
-    const deployed = await waitOk(devnet, devnet.deployer.deployContract({ abi: artifacts.TestVaultAbi, bytecode: artifacts.TestVaultBytecode, args: [usdc] }))
+    const deployed = await waitOk(
+      devnet,
+      devnet.deployer.deployContract({ abi: artifacts.TestVaultAbi, bytecode: artifacts.TestVaultBytecode, args: [usdc] }),
+    )
     const vault = deployed.contractAddress!
     const call = (functionName: 'approve' | 'deposit', args: readonly [Address, bigint] | readonly [bigint, Address]) =>
-      encodeCall(functionName === 'approve' ? usdc : vault, encodeFunctionData({ abi: artifacts.TestVaultAbi, functionName, args } as never))
+      encodeCall(
+        functionName === 'approve' ? usdc : vault,
+        encodeFunctionData({ abi: artifacts.TestVaultAbi, functionName, args } as never),
+      )
     await ownerCalls(devnet, owner, [call('approve', [vault, USDC(100_000)]), call('deposit', [USDC(100_000), owner.address])])
     const golem = await newGolem(devnet)
-    const d = await ownerDelegation(devnet, owner, golem.address, { targets: [vault], selectors: ['0xb460af94'], bardo: [{ type: 'vaultNav', vault, maxNavBps: 1_000 }] })
+    const d = await ownerDelegation(devnet, owner, golem.address, {
+      targets: [vault],
+      selectors: ['0xb460af94'],
+      bardo: [{ type: 'vaultNav', vault, maxNavBps: 1_000 }],
+    })
     const withdraw = (assets: bigint) => ({
       chain: [d],
-      executions: [{ target: vault, value: 0n, callData: encodeFunctionData({ abi: artifacts.TestVaultAbi, functionName: 'withdraw', args: [assets, owner.address, owner.address] }) }],
+      executions: [
+        {
+          target: vault,
+          value: 0n,
+          callData: encodeFunctionData({
+            abi: artifacts.TestVaultAbi,
+            functionName: 'withdraw',
+            args: [assets, owner.address, owner.address],
+          }),
+        },
+      ],
     })
-    const shares = () => devnet.publicClient.readContract({ address: vault, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    const shares = () =>
+      devnet.publicClient.readContract({ address: vault, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
     // Each withdrawal is 10% of what the previous left: alone, each is within the cap.
     const tenPercents: bigint[] = []
     for (let left = USDC(100_000), i = 0; i < 40; i++, left -= left / 10n) tenPercents.push(left / 10n)
@@ -153,7 +238,11 @@ describe('VaultNAVEnforcer', () => {
     expect(refused.name).toBe('ExceedsVaultNAV')
     expect(refused.args.slice(1)).toEqual([USDC(10_000) + USDC(9_000), USDC(10_000), USDC(100_000)])
     expect(await shares()).toBe(before)
-    await redeemAll(devnet, golem, Array.from({ length: 40 }, () => withdraw(USDC(250))))
+    await redeemAll(
+      devnet,
+      golem,
+      Array.from({ length: 40 }, () => withdraw(USDC(250))),
+    )
     expect(await shares()).toBe(before - USDC(10_000))
   })
 })
@@ -196,18 +285,35 @@ describe('MaxSlippageEnforcer', () => {
     const d = await ownerDelegation(devnet, owner, golem.address, {
       targets: [usdc, router],
       selectors: [SELECTOR.approve, SELECTOR.exactInputSingle],
-      bardo: [{ type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 3_600, feeds: [usdcFeed, { token: weth, decimals: 18, feed: ethUsdFeed }] }],
+      bardo: [
+        { type: 'maxSlippage', maxSlippageBps: 50, maxPriceAge: 3_600, feeds: [usdcFeed, { token: weth, decimals: 18, feed: ethUsdFeed }] },
+      ],
     })
-    const wethBefore = await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    const wethBefore = await devnet.publicClient.readContract({
+      address: weth,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner.address],
+    })
     // AllowedTargets/AllowedMethods admit single calls only, so approve and swap are two redemptions in one transaction.
     await redeemAll(devnet, golem, [
       { chain: [d], executions: [approveCall(usdc, router, USDC(3_000))] },
       { chain: [d], executions: [swap(usdc, weth, USDC(3_000), parseEther('0.999'))] },
     ])
-    const wethAfter = await devnet.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    const wethAfter = await devnet.publicClient.readContract({
+      address: weth,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner.address],
+    })
     expect(wethAfter - wethBefore).toBe(parseEther('0.9995')) // 1 WETH at feed prices minus the 0.05% pool fee
     // 3,000 USDC at $1 for WETH at $3,000 is 1 WETH expected; a 0.9 WETH minimum is 1,000 bps of slippage.
-    await expectRefused(devnet, golem, [d], [swap(usdc, weth, USDC(3_000), parseEther('0.9'))], 'SlippageExceeded', [parseEther('1'), parseEther('0.9'), 1_000n, 50n])
+    await expectRefused(devnet, golem, [d], [swap(usdc, weth, USDC(3_000), parseEther('0.9'))], 'SlippageExceeded', [
+      parseEther('1'),
+      parseEther('0.9'),
+      1_000n,
+      50n,
+    ])
   })
 })
 
@@ -230,7 +336,15 @@ describe('DailySpendLimitEnforcer', () => {
   it('refuses a stale price (feed updated two hours ago, maxPriceAge one hour)', async () => {
     const feed = await deployFeed(devnet)
     const updatedAt = (await chainNow(devnet)) - 7_200n
-    await waitOk(devnet, devnet.deployer.writeContract({ address: feed, abi: artifacts.MockPriceFeedAbi, functionName: 'setRoundData', args: [10n ** 8n, updatedAt] }))
+    await waitOk(
+      devnet,
+      devnet.deployer.writeContract({
+        address: feed,
+        abi: artifacts.MockPriceFeedAbi,
+        functionName: 'setRoundData',
+        args: [10n ** 8n, updatedAt],
+      }),
+    )
     const golem = await newGolem(devnet)
     const d = await ownerDelegation(devnet, owner, golem.address, {
       ...usdcTransfers(),
@@ -241,7 +355,14 @@ describe('DailySpendLimitEnforcer', () => {
 })
 
 async function deployFeed(devnet: Devnet): Promise<Address> {
-  const receipt = await waitOk(devnet, devnet.deployer.deployContract({ abi: artifacts.MockPriceFeedAbi, bytecode: artifacts.MockPriceFeedBytecode, args: [8, 10n ** 8n, 'USDC / USD (stale)'] }))
+  const receipt = await waitOk(
+    devnet,
+    devnet.deployer.deployContract({
+      abi: artifacts.MockPriceFeedAbi,
+      bytecode: artifacts.MockPriceFeedBytecode,
+      args: [8, 10n ** 8n, 'USDC / USD (stale)'],
+    }),
+  )
   return receipt.contractAddress!
 }
 
@@ -251,11 +372,28 @@ describe('EmotionalStateEnforcer', () => {
     const d = await ownerDelegation(devnet, owner, golem.address, {
       targets: [usdc],
       selectors: [SELECTOR.transfer, SELECTOR.approve],
-      bardo: [{ type: 'emotionalState', golem: golem.address, minPleasure: -50, maxArousal: 70, minDominance: -50, restrictedSelectors: [SELECTOR.transfer] }],
+      bardo: [
+        {
+          type: 'emotionalState',
+          golem: golem.address,
+          minPleasure: -50,
+          maxArousal: 70,
+          minDominance: -50,
+          restrictedSelectors: [SELECTOR.transfer],
+        },
+      ],
     })
     await redeem(devnet, golem, [d], transferTo(USDC(1)))
     const { daimonOracle } = devnet.deployment
-    await waitOk(devnet, walletFor(devnet, golem).writeContract({ address: daimonOracle, abi: artifacts.DaimonOracleAbi, functionName: 'setPAD', args: [-80, 90, -60] }))
+    await waitOk(
+      devnet,
+      walletFor(devnet, golem).writeContract({
+        address: daimonOracle,
+        abi: artifacts.DaimonOracleAbi,
+        functionName: 'setPAD',
+        args: [-80, 90, -60],
+      }),
+    )
     await expectRefused(devnet, golem, [d], transferTo(USDC(1)), 'EmotionalStateRestriction', [-80, 90, -60, SELECTOR.transfer])
     await redeem(devnet, golem, [d], [approveCall(usdc, payee, 0n)])
   })
@@ -275,8 +413,14 @@ describe('KnowledgeRoyaltyEnforcer (batch mode)', () => {
     })
     await redeem(devnet, golem, [d], [transferCall(usdc, payee, USDC(100)), transferCall(usdc, author, USDC(10))])
     expect(await usdcBalance(devnet, author)).toBe(USDC(10))
-    await expectRefused(devnet, golem, [d], [transferCall(usdc, payee, USDC(60)), transferCall(usdc, seller2, USDC(40))], 'RoyaltyUnpaid', [USDC(10), 0n])
-    await expectRefused(devnet, golem, [d], [transferCall(usdc, payee, USDC(100)), transferCall(usdc, author, USDC(5))], 'RoyaltyUnpaid', [USDC(10), USDC(5)])
+    await expectRefused(devnet, golem, [d], [transferCall(usdc, payee, USDC(60)), transferCall(usdc, seller2, USDC(40))], 'RoyaltyUnpaid', [
+      USDC(10),
+      0n,
+    ])
+    await expectRefused(devnet, golem, [d], [transferCall(usdc, payee, USDC(100)), transferCall(usdc, author, USDC(5))], 'RoyaltyUnpaid', [
+      USDC(10),
+      USDC(5),
+    ])
   })
 })
 

@@ -12,7 +12,24 @@ import { toErc7715Request, type PermissionPlan } from '../../core/permissions/in
 import { createLocalOwnerWallet, type LocalOwnerWallet, type PeriodicPermissionResponse } from '../../core/permissions/localOwnerWallet.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { encodeCall } from '../../local/ownerActions.ts'
-import { compileLocalPlan, PHASE, SELECTOR, USDC, chainNow, expectRefused, keySigner, newGolem, newKey, newTree, ownerCalls, redeem, redeemRefused, transferCall, updatePhase, usdcBalance } from './harness.ts'
+import {
+  compileLocalPlan,
+  PHASE,
+  SELECTOR,
+  USDC,
+  chainNow,
+  expectRefused,
+  keySigner,
+  newGolem,
+  newKey,
+  newTree,
+  ownerCalls,
+  redeem,
+  redeemRefused,
+  transferCall,
+  updatePhase,
+  usdcBalance,
+} from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -28,7 +45,12 @@ beforeAll(async () => {
   session = await newKey(devnet)
   golem = await newGolem(devnet)
   clock = await chainNow(devnet)
-  plan = compileLocalPlan(devnet, { text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'), owner: owner.address, sessionKey: session.account.address, now: clock })
+  plan = compileLocalPlan(devnet, {
+    text: await readFile(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+    owner: owner.address,
+    sessionKey: session.account.address,
+    now: clock,
+  })
   wallet = createLocalOwnerWallet({
     smartAccount: owner.smartAccount,
     environment: devnet.deployment.environment,
@@ -72,7 +94,7 @@ describe('ERC-7715 runway + Bardo re-delegation on anvil', () => {
     expect(await usdcBalance(devnet, owner.address)).toBe(ownerBefore - USDC(10))
   })
 
-  it('the permission\'s period binds through the child: more than 25 USDC in the day is refused by the parent', async () => {
+  it("the permission's period binds through the child: more than 25 USDC in the day is refused by the parent", async () => {
     const e = await redeemRefused(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, USDC(16))])
     expect(e).toMatchObject({ name: 'Error', args: ['ERC20PeriodTransferEnforcer:transfer-amount-exceeded'] })
     await redeem(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, USDC(15))])
@@ -88,13 +110,17 @@ describe('ERC-7715 runway + Bardo re-delegation on anvil', () => {
 
   it('a re-delegation that outlives the permission is refused off-chain (the golemPhase window end must be before the exclusive expiry)', async () => {
     const [usdcGrant] = wallet.grantedPermissions()
-    await expect(redelegate(usdcGrant!, golem.address, BigInt(plan.expiry))).rejects.toThrow(/golemPhase end .* is after parent timestamp end/)
+    await expect(redelegate(usdcGrant!, golem.address, BigInt(plan.expiry))).rejects.toThrow(
+      /golemPhase end .* is after parent timestamp end/,
+    )
   })
 
   it('the owner revokes every grant at once (NonceEnforcer.incrementNonce, as MetaMask does); a new grant works again', async () => {
     const { NonceEnforcer: nonceEnforcer } = devnet.deployment.environment.caveatEnforcers
     const dm = devnet.deployment.environment.DelegationManager
-    await ownerCalls(devnet, owner, [encodeCall(nonceEnforcer!, encodeFunctionData({ abi: NonceEnforcer, functionName: 'incrementNonce', args: [dm] }))])
+    await ownerCalls(devnet, owner, [
+      encodeCall(nonceEnforcer!, encodeFunctionData({ abi: NonceEnforcer, functionName: 'incrementNonce', args: [dm] })),
+    ])
     // 0 USDC: the day's runway is spent, and the period caveat runs before the nonce caveat.
     const e = await redeemRefused(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, 0n)])
     expect(e).toMatchObject({ name: 'Error', args: ['NonceEnforcer:invalid-nonce'] })
@@ -105,7 +131,13 @@ describe('ERC-7715 runway + Bardo re-delegation on anvil', () => {
 
   it('the Bardo caveat on the child binds: a Terminal Golem is refused (GolemPhase), though the permission allows the transfer', async () => {
     await updatePhase(devnet, golem, PHASE.Terminal, 0)
-    await expectRefused(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, 1n)], 'ActionNotAllowedInPhase', [golem.address, PHASE.Terminal, SELECTOR.transfer, 0x04])
+    await expectRefused(
+      devnet,
+      golem,
+      usdcChain,
+      [transferCall(devnet.deployment.assets.usdc, golem.address, 1n)],
+      'ActionNotAllowedInPhase',
+      [golem.address, PHASE.Terminal, SELECTOR.transfer, 0x04],
+    )
   })
 })
-

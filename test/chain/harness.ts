@@ -1,7 +1,14 @@
 // Shared helpers for the on-chain suites: one devnet per test file, Golem keys registered in the
 // VitalityOracle, owner-signed delegations, and redemptions sent by the delegate itself to the real
 // DelegationManager (a leaf-first chain), with reverts decoded by name.
-import { createDelegation, ROOT_AUTHORITY, signDelegation, type Caveat, type Delegation, type ExecutionStruct } from '@metamask/smart-accounts-kit'
+import {
+  createDelegation,
+  ROOT_AUTHORITY,
+  signDelegation,
+  type Caveat,
+  type Delegation,
+  type ExecutionStruct,
+} from '@metamask/smart-accounts-kit'
 import { generateSalt } from '@metamask/smart-accounts-kit/utils'
 import {
   createWalletClient,
@@ -53,7 +60,10 @@ export async function waitOk(devnet: Devnet, hash: Hex | Promise<Hex>): Promise<
     const tx = await devnet.publicClient.getTransaction({ hash: receipt.transactionHash })
     const replay = await devnet.publicClient
       .call({ account: tx.from, to: tx.to!, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n })
-      .then(() => 'replay succeeded', (e: unknown) => (e as Error).message.split('\n')[0])
+      .then(
+        () => 'replay succeeded',
+        (e: unknown) => (e as Error).message.split('\n')[0],
+      )
     throw new Error(`transaction ${receipt.transactionHash} reverted (gas ${receipt.gasUsed}/${tx.gas}; replay: ${replay})`)
   }
   return receipt
@@ -67,29 +77,46 @@ export async function newGolem(devnet: Devnet): Promise<PrivateKeyAccount> {
 }
 
 export async function registerGolem(devnet: Devnet, golem: Address): Promise<void> {
-  await waitOk(devnet, devnet.operator.writeContract({
-    address: devnet.deployment.vitalityOracle,
-    abi: artifacts.VitalityOracleAbi,
-    functionName: 'registerGolem',
-    args: [golem],
-  }))
+  await waitOk(
+    devnet,
+    devnet.operator.writeContract({
+      address: devnet.deployment.vitalityOracle,
+      abi: artifacts.VitalityOracleAbi,
+      functionName: 'registerGolem',
+      args: [golem],
+    }),
+  )
 }
 
 /** The Golem reports its own phase from its own key (phases only move forward). */
 export async function updatePhase(devnet: Devnet, golem: Account, phase: number, survivalScore = 5_000): Promise<void> {
-  await waitOk(devnet, walletFor(devnet, golem).writeContract({
-    address: devnet.deployment.vitalityOracle,
-    abi: artifacts.VitalityOracleAbi,
-    functionName: 'updatePhase',
-    args: [phase, survivalScore],
-  }))
+  await waitOk(
+    devnet,
+    walletFor(devnet, golem).writeContract({
+      address: devnet.deployment.vitalityOracle,
+      abi: artifacts.VitalityOracleAbi,
+      functionName: 'updatePhase',
+      args: [phase, survivalScore],
+    }),
+  )
 }
 
 /** Sets both price feeds to their devnet prices with updatedAt = now (after time travel). */
 export async function refreshFeeds(devnet: Devnet): Promise<void> {
   const { ethUsdFeed, usdcUsdFeed } = devnet.deployment.assets
-  await waitOk(devnet, devnet.deployer.writeContract({ address: ethUsdFeed, abi: artifacts.MockPriceFeedAbi, functionName: 'setAnswer', args: [3_000n * 10n ** 8n] }))
-  await waitOk(devnet, devnet.deployer.writeContract({ address: usdcUsdFeed, abi: artifacts.MockPriceFeedAbi, functionName: 'setAnswer', args: [10n ** 8n] }))
+  await waitOk(
+    devnet,
+    devnet.deployer.writeContract({
+      address: ethUsdFeed,
+      abi: artifacts.MockPriceFeedAbi,
+      functionName: 'setAnswer',
+      args: [3_000n * 10n ** 8n],
+    }),
+  )
+  await waitOk(
+    devnet,
+    devnet.deployer.writeContract({ address: usdcUsdFeed, abi: artifacts.MockPriceFeedAbi, functionName: 'setAnswer', args: [10n ** 8n] }),
+  )
 }
 
 export const usdcBalance = (devnet: Devnet, who: Address): Promise<bigint> =>
@@ -134,7 +161,12 @@ export async function ownerDelegation(
 }
 
 /** The delegate (an EOA) sends redeemDelegations itself; resolves with the successful receipt. */
-export function redeem(devnet: Devnet, redeemer: Account, chain: readonly Delegation[], executions: readonly ExecutionStruct[]): Promise<TransactionReceipt> {
+export function redeem(
+  devnet: Devnet,
+  redeemer: Account,
+  chain: readonly Delegation[],
+  executions: readonly ExecutionStruct[],
+): Promise<TransactionReceipt> {
   // The suites' multi-call redemptions are about batch mode itself (KnowledgeRoyalty, the framework's
   // refusal of batches), so the harness asks for it explicitly; core's default splits.
   return redeemAll(devnet, redeemer, [{ chain, executions, ...(executions.length > 1 ? { mode: 'batch' as const } : {}) }])
@@ -170,7 +202,12 @@ export async function refusal(pending: Promise<unknown>): Promise<DecodedRedempt
 }
 
 /** Redeems and expects a revert; returns the decoded custom error. */
-export function redeemRefused(devnet: Devnet, redeemer: Account, chain: readonly Delegation[], executions: readonly ExecutionStruct[]): Promise<DecodedRedemptionError> {
+export function redeemRefused(
+  devnet: Devnet,
+  redeemer: Account,
+  chain: readonly Delegation[],
+  executions: readonly ExecutionStruct[],
+): Promise<DecodedRedemptionError> {
   return refusal(redeem(devnet, redeemer, chain, executions))
 }
 
@@ -209,8 +246,13 @@ export async function seedVault(devnet: Devnet, owner: OwnerAccount, amount: big
   await devnet.mintUsdc(seeder.address, amount)
   const wallet = walletFor(devnet, seeder)
   await waitOk(devnet, wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: 'approve', args: [vault, amount] }))
-  await waitOk(devnet, wallet.writeContract({ address: vault, abi: artifacts.TestVaultAbi, functionName: 'deposit', args: [amount, seeder.address] }))
-  await ownerCalls(devnet, owner, [encodeCall(usdc, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [vault, maxUint256] }))])
+  await waitOk(
+    devnet,
+    wallet.writeContract({ address: vault, abi: artifacts.TestVaultAbi, functionName: 'deposit', args: [amount, seeder.address] }),
+  )
+  await ownerCalls(devnet, owner, [
+    encodeCall(usdc, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [vault, maxUint256] })),
+  ])
 }
 
 export const depositCall = (devnet: Devnet, amount: bigint, receiver: Address): ExecutionStruct => ({
@@ -253,5 +295,12 @@ export const keySigner =
 
 /** Compiles a strategy against the devnet's protocol registry: `owner`'s account granting `sessionKey`. */
 export function compileLocalPlan(devnet: Devnet, p: { text: string; owner: Address; sessionKey: Address; now: bigint }): PermissionPlan {
-  return compileStrategy({ text: p.text, chainId: devnet.chain.id, owner: p.owner, sessionKey: p.sessionKey, now: Number(p.now), registry: localRegistry(devnet.deployment.assets) })
+  return compileStrategy({
+    text: p.text,
+    chainId: devnet.chain.id,
+    owner: p.owner,
+    sessionKey: p.sessionKey,
+    now: Number(p.now),
+    registry: localRegistry(devnet.deployment.assets),
+  })
 }

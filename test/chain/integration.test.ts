@@ -10,8 +10,21 @@ import * as artifacts from '../../contracts/artifacts/index.ts'
 import { buildGolemDelegation, smartAccountSigner } from '../../core/delegations/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
-  PHASE, SELECTOR, USDC, chainNow, depositCall, expectRefused, newGolem, newTree, redeem, refusal, seedVault, transferCall, updatePhase,
-  waitOk, walletFor,
+  PHASE,
+  SELECTOR,
+  USDC,
+  chainNow,
+  depositCall,
+  expectRefused,
+  newGolem,
+  newTree,
+  redeem,
+  refusal,
+  seedVault,
+  transferCall,
+  updatePhase,
+  waitOk,
+  walletFor,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -73,7 +86,12 @@ describe('integration on anvil', () => {
 
   it('keeps the two platform roles apart: the operator cannot reclassify a selector, the table admin cannot register a Golem', async () => {
     const { enforcers } = devnet.deployment
-    const setClass = { address: enforcers.golemPhase, abi: artifacts.GolemPhaseEnforcerAbi, functionName: 'setActionClass', args: ['0x12345678', 1] } as const
+    const setClass = {
+      address: enforcers.golemPhase,
+      abi: artifacts.GolemPhaseEnforcerAbi,
+      functionName: 'setActionClass',
+      args: ['0x12345678', 1],
+    } as const
     const byOperator = await refusal(devnet.operator.writeContract(setClass))
     expect(byOperator).toMatchObject({ name: 'NotOwner', args: [devnet.operator.account.address] })
     const stranger = privateKeyToAccount(generatePrivateKey()).address
@@ -83,20 +101,37 @@ describe('integration on anvil', () => {
 
   it('registers a Golem (operator only); it starts Thriving', async () => {
     golem = await devnet.fundedAccount()
-    const byGolem = await refusal(walletFor(devnet, golem).writeContract({ ...oracle(), functionName: 'registerGolem', args: [golem.address] }))
+    const byGolem = await refusal(
+      walletFor(devnet, golem).writeContract({ ...oracle(), functionName: 'registerGolem', args: [golem.address] }),
+    )
     expect(byGolem).toMatchObject({ name: 'NotOwner', args: [golem.address] })
-    const receipt = await waitOk(devnet, devnet.operator.writeContract({ ...oracle(), functionName: 'registerGolem', args: [golem.address] }))
-    expect(parseEventLogs({ abi: artifacts.VitalityOracleAbi, logs: receipt.logs, eventName: 'GolemRegistered' })[0]?.args.golem).toBe(golem.address)
-    expect(await devnet.publicClient.readContract({ ...oracle(), functionName: 'getPhase', args: [golem.address] })).toEqual([true, PHASE.Thriving])
+    const receipt = await waitOk(
+      devnet,
+      devnet.operator.writeContract({ ...oracle(), functionName: 'registerGolem', args: [golem.address] }),
+    )
+    expect(parseEventLogs({ abi: artifacts.VitalityOracleAbi, logs: receipt.logs, eventName: 'GolemRegistered' })[0]?.args.golem).toBe(
+      golem.address,
+    )
+    expect(await devnet.publicClient.readContract({ ...oracle(), functionName: 'getPhase', args: [golem.address] })).toEqual([
+      true,
+      PHASE.Thriving,
+    ])
   })
 
   it('updates the phase from the Golem key; phases only move forward', async () => {
     await updatePhase(devnet, golem, PHASE.Stable, 7_000)
-    expect(await devnet.publicClient.readContract({ ...oracle(), functionName: 'getPhase', args: [golem.address] })).toEqual([true, PHASE.Stable])
-    const back = await refusal(walletFor(devnet, golem).writeContract({ ...oracle(), functionName: 'updatePhase', args: [PHASE.Thriving, 9_000] }))
+    expect(await devnet.publicClient.readContract({ ...oracle(), functionName: 'getPhase', args: [golem.address] })).toEqual([
+      true,
+      PHASE.Stable,
+    ])
+    const back = await refusal(
+      walletFor(devnet, golem).writeContract({ ...oracle(), functionName: 'updatePhase', args: [PHASE.Thriving, 9_000] }),
+    )
     expect(back).toMatchObject({ name: 'PhaseNotMonotonic', args: [PHASE.Stable, PHASE.Thriving] })
     const stranger = await devnet.fundedAccount()
-    const notGolem = await refusal(walletFor(devnet, stranger).writeContract({ ...oracle(), functionName: 'updatePhase', args: [PHASE.Terminal, 0] }))
+    const notGolem = await refusal(
+      walletFor(devnet, stranger).writeContract({ ...oracle(), functionName: 'updatePhase', args: [PHASE.Terminal, 0] }),
+    )
     expect(notGolem).toMatchObject({ name: 'GolemNotRegistered', args: [stranger.address] })
   })
 
@@ -104,7 +139,12 @@ describe('integration on anvil', () => {
     const { chain, runway } = await grant(golem.address)
     await redeem(devnet, golem, chain, [depositCall(devnet, USDC(100), owner.address)]) // Stable still opens positions
     await updatePhase(devnet, golem, PHASE.Conservation, 4_000)
-    await expectRefused(devnet, golem, chain, [depositCall(devnet, USDC(100), owner.address)], 'ActionNotAllowedInPhase', [golem.address, PHASE.Conservation, SELECTOR.deposit, 0x01])
+    await expectRefused(devnet, golem, chain, [depositCall(devnet, USDC(100), owner.address)], 'ActionNotAllowedInPhase', [
+      golem.address,
+      PHASE.Conservation,
+      SELECTOR.deposit,
+      0x01,
+    ])
     await redeem(devnet, golem, runway, pay(USDC(1)))
   })
 
@@ -128,8 +168,16 @@ describe('integration on anvil', () => {
     const { chain, runway } = await grant(dreamer.address)
     await redeem(devnet, dreamer, runway, pay(USDC(1)))
     const { dreamOracle } = devnet.deployment
-    await waitOk(devnet, walletFor(devnet, dreamer).writeContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'startDream' }))
-    const since = await devnet.publicClient.readContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'dreamingSince', args: [dreamer.address] })
+    await waitOk(
+      devnet,
+      walletFor(devnet, dreamer).writeContract({ address: dreamOracle, abi: artifacts.DreamOracleAbi, functionName: 'startDream' }),
+    )
+    const since = await devnet.publicClient.readContract({
+      address: dreamOracle,
+      abi: artifacts.DreamOracleAbi,
+      functionName: 'dreamingSince',
+      args: [dreamer.address],
+    })
     await expectRefused(devnet, dreamer, runway, pay(USDC(1)), 'GolemDreaming', [dreamer.address, since])
     await expectRefused(devnet, dreamer, chain, [depositCall(devnet, USDC(1), owner.address)], 'GolemDreaming', [dreamer.address, since])
   })
@@ -140,7 +188,12 @@ describe('integration on anvil', () => {
     const { vault } = devnet.deployment.assets
     const totalAssets = await devnet.publicClient.readContract({ address: vault, abi: artifacts.TestVaultAbi, functionName: 'totalAssets' })
     const max = totalAssets / 10n
-    await expectRefused(devnet, saver, chain, [depositCall(devnet, max + 1n, owner.address)], 'ExceedsVaultNAV', [vault, max + 1n, max, totalAssets])
+    await expectRefused(devnet, saver, chain, [depositCall(devnet, max + 1n, owner.address)], 'ExceedsVaultNAV', [
+      vault,
+      max + 1n,
+      max,
+      totalAssets,
+    ])
     await redeem(devnet, saver, chain, [depositCall(devnet, max, owner.address)])
   })
 })

@@ -19,7 +19,7 @@ describe('core/delegations/redeem.ts encodeRedemptions', () => {
   // AllowedMethods, ValueLte, ERC20PeriodTransfer: "CaveatEnforcer:invalid-call-type"), as does every
   // ERC-7715 grant. encodeRedemptions now splits into single-call redemptions on the same chain unless
   // `mode: 'batch'` is asked for.
-  it('a two-call redemption through a Golem grant\'s runway slot is either refused off-chain or succeeds on-chain', async () => {
+  it("a two-call redemption through a Golem grant's runway slot is either refused off-chain or succeeds on-chain", async () => {
     const golem = await newGolem(devnet)
     const now = await chainNow(devnet)
     const tree = newTree(devnet, now)

@@ -25,7 +25,12 @@ const chains = new Map<string, Delegation[]>()
 const abi = artifacts.TestPositionManagerAbi
 
 const positionOf = async (tokenId: bigint) => {
-  const [owner_, , , liquidity, , , owed0, owed1] = await devnet.publicClient.readContract({ address: manager, abi, functionName: 'positions', args: [tokenId] })
+  const [owner_, , , liquidity, , , owed0, owed1] = await devnet.publicClient.readContract({
+    address: manager,
+    abi,
+    functionName: 'positions',
+    args: [tokenId],
+  })
   return { owner: owner_, liquidity, owed0, owed1 }
 }
 const mintData = (recipient: Address, amount0: bigint, amount1: bigint): Hex => {
@@ -33,11 +38,29 @@ const mintData = (recipient: Address, amount0: bigint, amount1: bigint): Hex => 
   return encodeFunctionData({
     abi,
     functionName: 'mint',
-    args: [{ token0: usdc, token1: weth, fee: 500, tickLower: -600, tickUpper: 600, amount0Desired: amount0, amount1Desired: amount1, amount0Min: 0n, amount1Min: 0n, recipient, deadline: 2n ** 40n }],
+    args: [
+      {
+        token0: usdc,
+        token1: weth,
+        fee: 500,
+        tickLower: -600,
+        tickUpper: 600,
+        amount0Desired: amount0,
+        amount1Desired: amount1,
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient,
+        deadline: 2n ** 40n,
+      },
+    ],
   })
 }
 const decreaseData = (tokenId: bigint, liquidity: bigint): Hex =>
-  encodeFunctionData({ abi, functionName: 'decreaseLiquidity', args: [{ tokenId, liquidity, amount0Min: 0n, amount1Min: 0n, deadline: 2n ** 40n }] })
+  encodeFunctionData({
+    abi,
+    functionName: 'decreaseLiquidity',
+    args: [{ tokenId, liquidity, amount0Min: 0n, amount1Min: 0n, deadline: 2n ** 40n }],
+  })
 const collectData = (tokenId: bigint, recipient: Address): Hex =>
   encodeFunctionData({ abi, functionName: 'collect', args: [{ tokenId, recipient, amount0Max: maxUint128, amount1Max: maxUint128 }] })
 const onManager = (callData: Hex): ExecutionStruct => ({ target: manager, value: 0n, callData })
@@ -48,11 +71,25 @@ beforeAll(async () => {
   golem = await newGolem(devnet)
   await refreshFeeds(devnet)
   const { usdc, weth, usdcUsdFeed, ethUsdFeed } = devnet.deployment.assets
-  await waitOk(devnet, devnet.deployer.writeContract({ address: weth, abi: artifacts.TestTokenAbi, functionName: 'mint', args: [owner.address, parseEther('10')] }))
-  manager = (await waitOk(devnet, devnet.deployer.deployContract({ abi, bytecode: artifacts.TestPositionManagerBytecode }))).contractAddress!
+  await waitOk(
+    devnet,
+    devnet.deployer.writeContract({
+      address: weth,
+      abi: artifacts.TestTokenAbi,
+      functionName: 'mint',
+      args: [owner.address, parseEther('10')],
+    }),
+  )
+  manager = (await waitOk(devnet, devnet.deployer.deployContract({ abi, bytecode: artifacts.TestPositionManagerBytecode })))
+    .contractAddress!
   // A position the owner minted from their own account, outside Bardo.
-  const approve = (token: Address) => encodeCall(token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [manager, 2n ** 255n] }))
-  await ownerCalls(devnet, owner, [approve(usdc), approve(weth), encodeCall(manager, mintData(owner.address, USDC(1_000), parseEther('1')))])
+  const approve = (token: Address) =>
+    encodeCall(token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [manager, 2n ** 255n] }))
+  await ownerCalls(devnet, owner, [
+    approve(usdc),
+    approve(weth),
+    encodeCall(manager, mintData(owner.address, USDC(1_000), parseEther('1'))),
+  ])
   ownersPosition = 1n
   const now = await chainNow(devnet)
   plan = compileStrategy({
@@ -64,8 +101,22 @@ beforeAll(async () => {
     registry: localRegistry({ ...devnet.deployment.assets, positionManager: manager }),
   })
   const tree = newTree(devnet, now)
-  const feeds = [{ token: usdc, decimals: 6, feed: usdcUsdFeed }, { token: weth, decimals: 18, feed: ethUsdFeed }]
-  grant = buildPlanGrant({ tree, plan, usdCaps: { feeds, tokenDecimals: await readTokenDecimals(devnet.publicClient, feeds.map((f) => f.token)), maxPriceAge: 3_600 } })
+  const feeds = [
+    { token: usdc, decimals: 6, feed: usdcUsdFeed },
+    { token: weth, decimals: 18, feed: ethUsdFeed },
+  ]
+  grant = buildPlanGrant({
+    tree,
+    plan,
+    usdCaps: {
+      feeds,
+      tokenDecimals: await readTokenDecimals(
+        devnet.publicClient,
+        feeds.map((f) => f.token),
+      ),
+      maxPriceAge: 3_600,
+    },
+  })
   const sign = (hash: Hex) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
   for (const a of grant.actions!) {
     await sign(a.hash)
@@ -87,13 +138,15 @@ describe('a compiled LP grant on-chain', () => {
     expect(plan.warnings.some((w) => w.startsWith('ProvideLiquidity: liquidity removal is never granted'))).toBe(true)
   })
 
-  it('refuses decreaseLiquidity with free minimums through every delegation of the grant, on the owner\'s own position; nothing moves', async () => {
+  it("refuses decreaseLiquidity with free minimums through every delegation of the grant, on the owner's own position; nothing moves", async () => {
     const before = await positionOf(ownersPosition)
     expect(before.liquidity).toBeGreaterThan(0n)
     for (const [name, chain] of chains) {
       const refused = await redeemRefused(devnet, golem, chain, [onManager(decreaseData(ownersPosition, before.liquidity))])
       expect(refused.name, name).toBe('Error')
-      expect(refused.args[0], name).toMatch(/AllowedMethodsEnforcer:method-not-allowed|AllowedTargetsEnforcer:target-address-not-allowed|ERC20PeriodTransferEnforcer/)
+      expect(refused.args[0], name).toMatch(
+        /AllowedMethodsEnforcer:method-not-allowed|AllowedTargetsEnforcer:target-address-not-allowed|ERC20PeriodTransferEnforcer/,
+      )
     }
     expect(await positionOf(ownersPosition)).toEqual(before)
   })
@@ -106,9 +159,19 @@ describe('a compiled LP grant on-chain', () => {
     expect(opened.owner).toBe(owner.address)
     expect(opened.liquidity).toBe(USDC(20))
     await ownerCalls(devnet, owner, [encodeCall(manager, decreaseData(2n, USDC(20)))])
-    const usdcBefore = await devnet.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    const usdcBefore = await devnet.publicClient.readContract({
+      address: usdc,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner.address],
+    })
     await redeem(devnet, golem, chains.get('ProvideLiquidity: collect')!, [onManager(collectData(2n, owner.address))])
-    const usdcAfter = await devnet.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+    const usdcAfter = await devnet.publicClient.readContract({
+      address: usdc,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner.address],
+    })
     expect(usdcAfter - usdcBefore).toBe(USDC(20))
   })
 })

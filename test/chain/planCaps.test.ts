@@ -10,7 +10,18 @@ import { smartAccountSigner, type GolemGrant } from '../../core/delegations/inde
 import { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { readTokenDecimals } from '../../local/tokenDecimals.ts'
-import { compileLocalPlan, USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, refreshFeeds, swapCall } from './harness.ts'
+import {
+  compileLocalPlan,
+  USDC,
+  approveCall,
+  chainNow,
+  expectRefused,
+  newGolem,
+  newTree,
+  redeem,
+  refreshFeeds,
+  swapCall,
+} from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -32,13 +43,29 @@ beforeAll(async () => {
   await refreshFeeds(devnet)
   const now = await chainNow(devnet)
   const { usdc, weth, usdcUsdFeed, ethUsdFeed } = devnet.deployment.assets
-  plan = compileLocalPlan(devnet, { text: 'Swap USDC for WETH on dips.\nbudget: $50/day', owner: owner.address, sessionKey: golem.address, now: now })
+  plan = compileLocalPlan(devnet, {
+    text: 'Swap USDC for WETH on dips.\nbudget: $50/day',
+    owner: owner.address,
+    sessionKey: golem.address,
+    now: now,
+  })
   const tree = newTree(devnet, now)
   const feeds = [
     { token: usdc, decimals: 6, feed: usdcUsdFeed },
     { token: weth, decimals: 18, feed: ethUsdFeed },
   ]
-  grant = buildPlanGrant({ tree, plan, usdCaps: { feeds, tokenDecimals: await readTokenDecimals(devnet.publicClient, feeds.map((f) => f.token)), maxPriceAge: 3_600 } })
+  grant = buildPlanGrant({
+    tree,
+    plan,
+    usdCaps: {
+      feeds,
+      tokenDecimals: await readTokenDecimals(
+        devnet.publicClient,
+        feeds.map((f) => f.token),
+      ),
+      maxPriceAge: 3_600,
+    },
+  })
   const sign = (hash: `0x${string}`) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
   await sign(grant.approvals![0]!.hash)
   approvals = tree.chain(grant.approvals![0]!.hash)
@@ -48,7 +75,7 @@ beforeAll(async () => {
 })
 afterAll(async () => devnet?.stop())
 
-describe('a compiled swap plan\'s grant, bounded by its budget', () => {
+describe("a compiled swap plan's grant, bounded by its budget", () => {
   it('lets the one spender be approved up to the $50 daily budget, and refuses the approval past it, allowance unchanged', async () => {
     const { usdc, router } = devnet.deployment.assets
     expect(grant.approvals!.map((a) => a.spender)).toEqual([getAddress(router)])
@@ -64,22 +91,42 @@ describe('a compiled swap plan\'s grant, bounded by its budget', () => {
   it('refuses a swap that accepts any price (minimum output 0), and passes one within the slippage bound to the owner', async () => {
     const { usdc, weth } = devnet.deployment.assets
     const before = await balanceOf(weth, owner.address)
-    const refused = await expectRefused(devnet, golem, swaps, [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: 0n, recipient: owner.address })], 'SlippageExceeded')
+    const refused = await expectRefused(
+      devnet,
+      golem,
+      swaps,
+      [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: 0n, recipient: owner.address })],
+      'SlippageExceeded',
+    )
     expect(refused.args[3]).toBe(BigInt(DEFAULT_MAX_SLIPPAGE_BPS))
     expect(await balanceOf(weth, owner.address)).toBe(before)
     // $10 of USDC at $3,000 per WETH: 1/300 WETH at the feed price; ask for 0.5% less.
     const fair = 10n ** 18n / 300n
-    await redeem(devnet, golem, swaps, [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: (fair * 995n) / 1000n, recipient: owner.address })])
+    await redeem(devnet, golem, swaps, [
+      swapCall(devnet, {
+        tokenIn: usdc,
+        tokenOut: weth,
+        amountIn: USDC(10),
+        amountOutMinimum: (fair * 995n) / 1000n,
+        recipient: owner.address,
+      }),
+    ])
     expect((await balanceOf(weth, owner.address)) - before).toBeGreaterThanOrEqual((fair * 995n) / 1000n)
   })
 
-  it('refuses to build a grant whose WETH feed entry says 6 decimals when the token\'s own decimals() says 18', async () => {
+  it("refuses to build a grant whose WETH feed entry says 6 decimals when the token's own decimals() says 18", async () => {
     const { usdc, weth, usdcUsdFeed, ethUsdFeed } = devnet.deployment.assets
-    const feeds = [{ token: usdc, decimals: 6, feed: usdcUsdFeed }, { token: weth, decimals: 6, feed: ethUsdFeed }]
+    const feeds = [
+      { token: usdc, decimals: 6, feed: usdcUsdFeed },
+      { token: weth, decimals: 6, feed: ethUsdFeed },
+    ]
     const tokenDecimals = await readTokenDecimals(devnet.publicClient, [usdc, weth])
-    expect(tokenDecimals).toEqual([{ token: getAddress(usdc), decimals: 6 }, { token: getAddress(weth), decimals: 18 }])
-    expect(() => buildPlanGrant({ tree: newTree(devnet, BigInt(plan.startTime)), plan, usdCaps: { feeds, tokenDecimals, maxPriceAge: 3_600 } })).toThrow(
-      `usdCaps.feeds[1].decimals: says 6 for ${getAddress(weth)}, but the token's decimals() is 18`,
-    )
+    expect(tokenDecimals).toEqual([
+      { token: getAddress(usdc), decimals: 6 },
+      { token: getAddress(weth), decimals: 18 },
+    ])
+    expect(() =>
+      buildPlanGrant({ tree: newTree(devnet, BigInt(plan.startTime)), plan, usdCaps: { feeds, tokenDecimals, maxPriceAge: 3_600 } }),
+    ).toThrow(`usdCaps.feeds[1].decimals: says 6 for ${getAddress(weth)}, but the token's decimals() is 18`)
   })
 })

@@ -3,14 +3,37 @@
 // receiver and owner (AllowedCalldataEnforcer), refuse an attacker in any of those words with balances
 // unchanged, refuse exactInput calldata that moves its tuple past the pinned bytes, and hold no transfer.
 import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
-import { concat, decodeFunctionData, encodeFunctionData, encodePacked, erc20Abi, getAddress, pad, slice, type Address, type Hex } from 'viem'
+import {
+  concat,
+  decodeFunctionData,
+  encodeFunctionData,
+  encodePacked,
+  erc20Abi,
+  getAddress,
+  pad,
+  slice,
+  type Address,
+  type Hex,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import { smartAccountSigner, type GolemGrant } from '../../core/delegations/index.ts'
 import { buildPlanGrant, type PermissionPlan } from '../../core/permissions/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
-import { compileLocalPlan, USDC, approveCall, chainNow, expectRefused, newGolem, newTree, redeem, swapCall, transferCall, usdcBalance } from './harness.ts'
+import {
+  compileLocalPlan,
+  USDC,
+  approveCall,
+  chainNow,
+  expectRefused,
+  newGolem,
+  newTree,
+  redeem,
+  swapCall,
+  transferCall,
+  usdcBalance,
+} from './harness.ts'
 
 let devnet: Devnet
 let owner: OwnerAccount
@@ -58,7 +81,12 @@ beforeAll(async () => {
   owner = await devnet.createOwner({ usdc: USDC(10_000) })
   golem = await newGolem(devnet)
   const now = await chainNow(devnet)
-  plan = compileLocalPlan(devnet, { text: 'Swap USDC for WETH, and deposit the rest into the vault.\nbudget: $50/day', owner: owner.address, sessionKey: golem.address, now: now })
+  plan = compileLocalPlan(devnet, {
+    text: 'Swap USDC for WETH, and deposit the rest into the vault.\nbudget: $50/day',
+    owner: owner.address,
+    sessionKey: golem.address,
+    now: now,
+  })
   const tree = newTree(devnet, now)
   grant = buildPlanGrant({ tree, plan, unbounded: true }) // receivers and pins only; USD caps: planCaps.test.ts
   const sign = (hash: Hex) => tree.sign(hash, smartAccountSigner(owner.smartAccount))
@@ -80,9 +108,21 @@ describe('a compiled swap + vault grant on-chain', () => {
     const ownerWord = pad(owner.address.toLowerCase() as Hex)
     expect(grant.actions!.map((a) => [a.name, a.pins.map((p) => [p.startIndex, p.value === ownerWord ? 'owner' : p.value])])).toEqual([
       ['Swap: exactInputSingle', [[100, 'owner']]],
-      ['Swap: exactInput', [[68, 'owner'], [4, pad('0x20')]]],
+      [
+        'Swap: exactInput',
+        [
+          [68, 'owner'],
+          [4, pad('0x20')],
+        ],
+      ],
       ['VaultManagement: deposit, mint', [[36, 'owner']]],
-      ['VaultManagement: withdraw, redeem', [[36, 'owner'], [68, 'owner']]],
+      [
+        'VaultManagement: withdraw, redeem',
+        [
+          [36, 'owner'],
+          [68, 'owner'],
+        ],
+      ],
     ])
   })
 
@@ -90,10 +130,19 @@ describe('a compiled swap + vault grant on-chain', () => {
     const { usdc, weth } = devnet.deployment.assets
     const chain = chainOf('Swap: exactInputSingle')
     const before = await snapshot()
-    await expectRefused(devnet, golem, chain, [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: 0n, recipient: attacker })], 'Error', CALLDATA_REFUSED)
+    await expectRefused(
+      devnet,
+      golem,
+      chain,
+      [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: 0n, recipient: attacker })],
+      'Error',
+      CALLDATA_REFUSED,
+    )
     expect(await snapshot()).toEqual(before)
     const wethBefore = await balanceOf(weth, owner.address)
-    await redeem(devnet, golem, chain, [swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: 0n, recipient: owner.address })])
+    await redeem(devnet, golem, chain, [
+      swapCall(devnet, { tokenIn: usdc, tokenOut: weth, amountIn: USDC(10), amountOutMinimum: 0n, recipient: owner.address }),
+    ])
     expect(await usdcBalance(devnet, owner.address)).toBe(before[0]! - USDC(10))
     expect(await balanceOf(weth, owner.address)).toBeGreaterThan(wethBefore)
     expect(await balanceOf(weth, attacker)).toBe(0n)
@@ -131,7 +180,7 @@ describe('a compiled swap + vault grant on-chain', () => {
     expect(await usdcBalance(devnet, owner.address)).toBe(before[0]! - USDC(25))
   })
 
-  it('withdraw and redeem: receiver and owner both the owner\'s account passes; an attacker in either word reverts, nothing moves', async () => {
+  it("withdraw and redeem: receiver and owner both the owner's account passes; an attacker in either word reverts, nothing moves", async () => {
     const { vault } = devnet.deployment.assets
     const chain = chainOf('VaultManagement: withdraw, redeem')
     const before = await snapshot()
@@ -151,9 +200,13 @@ describe('a compiled swap + vault grant on-chain', () => {
     const before = await snapshot()
     for (const a of grant.actions!) {
       const chain = chainOf(a.name)
-      await expectRefused(devnet, golem, chain, [transferCall(usdc, attacker, USDC(1))], 'Error', ['AllowedTargetsEnforcer:target-address-not-allowed'])
+      await expectRefused(devnet, golem, chain, [transferCall(usdc, attacker, USDC(1))], 'Error', [
+        'AllowedTargetsEnforcer:target-address-not-allowed',
+      ])
       const target = a.name.startsWith('Swap') ? router : vault
-      await expectRefused(devnet, golem, chain, [transferCall(target, attacker, 1n)], 'Error', ['AllowedMethodsEnforcer:method-not-allowed'])
+      await expectRefused(devnet, golem, chain, [transferCall(target, attacker, 1n)], 'Error', [
+        'AllowedMethodsEnforcer:method-not-allowed',
+      ])
     }
     expect(await snapshot()).toEqual(before)
   })

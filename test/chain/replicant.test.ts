@@ -12,11 +12,32 @@ import * as artifacts from '../../contracts/artifacts/index.ts'
 import { toStandardCaveat, type TokenFeed } from '../../core/caveats/index.ts'
 import { createGolemSigner } from '../../adapters/signers/index.ts'
 import { SessionKey, type GolemSigner } from '../../core/custody/index.ts'
-import { buildGolemDelegation, buildReplicantDelegation, signedDelegationSigner, smartAccountSigner, type DelegationTree } from '../../core/delegations/index.ts'
+import {
+  buildGolemDelegation,
+  buildReplicantDelegation,
+  signedDelegationSigner,
+  smartAccountSigner,
+  type DelegationTree,
+} from '../../core/delegations/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
-  PHASE, SELECTOR, USD, USDC, chainNow, expectRefused, keySigner, newKey, newTree, redeem, redeemRefused, refreshFeeds, registerGolem,
-  transferCall, usdcBalance, waitOk, walletFor,
+  PHASE,
+  SELECTOR,
+  USD,
+  USDC,
+  chainNow,
+  expectRefused,
+  keySigner,
+  newKey,
+  newTree,
+  redeem,
+  redeemRefused,
+  refreshFeeds,
+  registerGolem,
+  transferCall,
+  usdcBalance,
+  waitOk,
+  walletFor,
 } from './harness.ts'
 
 let devnet: Devnet
@@ -37,7 +58,14 @@ beforeAll(async () => {
   const sessionKey = SessionKey.generate({ expiresAt: Number(endTime), initialBudget: 0n, now: Number(now) })
   ;({ signer: golem } = await createGolemSigner(
     { mode: 'Delegation', smartAccount: owner.address, caveatEnforcers: [] },
-    { sessionKey, policy: { chainId: devnet.chain.id, delegationManager: environment.DelegationManager, oracles: { vitality: vitalityOracle, dream: dreamOracle, daimon: daimonOracle } } },
+    {
+      sessionKey,
+      policy: {
+        chainId: devnet.chain.id,
+        delegationManager: environment.DelegationManager,
+        oracles: { vitality: vitalityOracle, dream: dreamOracle, daimon: daimonOracle },
+      },
+    },
   ))
   await waitOk(devnet, devnet.deployer.sendTransaction({ to: golem.address, value: parseEther('1') }))
   await registerGolem(devnet, golem.address)
@@ -125,8 +153,21 @@ describe('Replicant on anvil', () => {
     const lateChain = await spawn(late)
     await redeem(devnet, late, lateChain, pay(USDC(1)))
     // The Golem reports its phase from its own key, through the GolemSigner (an oracle update).
-    await waitOk(devnet, walletFor(devnet, golem.account).writeContract({ address: devnet.deployment.vitalityOracle, abi: artifacts.VitalityOracleAbi, functionName: 'updatePhase', args: [PHASE.Stable, 8_000] }))
-    await expectRefused(devnet, late, lateChain, pay(USDC(1)), 'ActionNotAllowedInPhase', [golem.address, PHASE.Stable, SELECTOR.transfer, 0x0c])
+    await waitOk(
+      devnet,
+      walletFor(devnet, golem.account).writeContract({
+        address: devnet.deployment.vitalityOracle,
+        abi: artifacts.VitalityOracleAbi,
+        functionName: 'updatePhase',
+        args: [PHASE.Stable, 8_000],
+      }),
+    )
+    await expectRefused(devnet, late, lateChain, pay(USDC(1)), 'ActionNotAllowedInPhase', [
+      golem.address,
+      PHASE.Stable,
+      SELECTOR.transfer,
+      0x0c,
+    ])
     await redeem(devnet, golem.account, tree.chain(parentHash), pay(USDC(1)))
   })
 })

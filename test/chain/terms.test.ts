@@ -29,10 +29,22 @@ async function onChain<T>(read: () => Promise<T>): Promise<T | undefined> {
 }
 
 const golemPhaseInfo = (terms: Hex) =>
-  onChain(() => devnet.publicClient.readContract({ address: devnet.deployment.enforcers.golemPhase, abi: artifacts.GolemPhaseEnforcerAbi, functionName: 'getTermsInfo', args: [terms] }))
+  onChain(() =>
+    devnet.publicClient.readContract({
+      address: devnet.deployment.enforcers.golemPhase,
+      abi: artifacts.GolemPhaseEnforcerAbi,
+      functionName: 'getTermsInfo',
+      args: [terms],
+    }),
+  )
 const mortalityInfo = (terms: Hex) =>
   onChain(() =>
-    devnet.publicClient.readContract({ address: devnet.deployment.enforcers.mortalityTimeWindow, abi: artifacts.MortalityTimeWindowEnforcerAbi, functionName: 'getTermsInfo', args: [terms] }),
+    devnet.publicClient.readContract({
+      address: devnet.deployment.enforcers.mortalityTimeWindow,
+      abi: artifacts.MortalityTimeWindowEnforcerAbi,
+      functionName: 'getTermsInfo',
+      args: [terms],
+    }),
   )
 
 function offChain<T extends 'golemPhase' | 'mortalityTimeWindow'>(type: T, terms: Hex): BardoCaveatOf<T> | undefined {
@@ -82,16 +94,19 @@ describe('GolemPhaseEnforcer.getTermsInfo agrees with core/caveats', () => {
     let valid = 0
     let invalid = 0
     await fc.assert(
-      fc.asyncProperty(bardoCaveatOf.golemPhase().chain((c) => mutated(encodeBardoTerms(c))), async (terms) => {
-        const chain = await golemPhaseInfo(terms)
-        const decoded = offChain('golemPhase', terms)
-        expect(chain === undefined, terms).toBe(decoded === undefined)
-        if (decoded === undefined) invalid++
-        else {
-          valid++
-          expect(chain).toEqual(expectedGolemPhase(decoded))
-        }
-      }),
+      fc.asyncProperty(
+        bardoCaveatOf.golemPhase().chain((c) => mutated(encodeBardoTerms(c))),
+        async (terms) => {
+          const chain = await golemPhaseInfo(terms)
+          const decoded = offChain('golemPhase', terms)
+          expect(chain === undefined, terms).toBe(decoded === undefined)
+          if (decoded === undefined) invalid++
+          else {
+            valid++
+            expect(chain).toEqual(expectedGolemPhase(decoded))
+          }
+        },
+      ),
       { numRuns: 500 },
     )
     // Both sides of the comparison were exercised.
@@ -118,12 +133,15 @@ describe('MortalityTimeWindowEnforcer.getTermsInfo agrees with core/caveats', ()
       { numRuns: 100 },
     )
     await fc.assert(
-      fc.asyncProperty(bardoCaveatOf.mortalityTimeWindow().chain((c) => mutated(encodeBardoTerms(c))), async (terms) => {
-        const chain = await mortalityInfo(terms)
-        const decoded = offChain('mortalityTimeWindow', terms)
-        expect(chain === undefined, terms).toBe(decoded === undefined)
-        if (decoded !== undefined) expect(chain).toEqual([decoded.startTime, decoded.endTime])
-      }),
+      fc.asyncProperty(
+        bardoCaveatOf.mortalityTimeWindow().chain((c) => mutated(encodeBardoTerms(c))),
+        async (terms) => {
+          const chain = await mortalityInfo(terms)
+          const decoded = offChain('mortalityTimeWindow', terms)
+          expect(chain === undefined, terms).toBe(decoded === undefined)
+          if (decoded !== undefined) expect(chain).toEqual([decoded.startTime, decoded.endTime])
+        },
+      ),
       { numRuns: 200 },
     )
   })

@@ -90,7 +90,13 @@ async function polite(request: () => Promise<Response>): Promise<Response> {
 }
 const get = (url: string) => polite(() => fetch(url))
 
-type Health = { health: string; reason: string; runway_ends_at: number; grant_ends_at: number; renewal: { reason: string; days_left: number; seconds_left: number } | null }
+type Health = {
+  health: string
+  reason: string
+  runway_ends_at: number
+  grant_ends_at: number
+  renewal: { reason: string; days_left: number; seconds_left: number } | null
+}
 
 describe('npm start', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'bardo-start-'))
@@ -127,7 +133,8 @@ describe('npm start', () => {
 
   afterAll(() => {
     // Only if the last test did not get that far: never leave a stack running.
-    if (child.exitCode === null && child.pid) for (const p of [child.pid, ...descendants(child.pid)]) if (alive(p)) process.kill(p, 'SIGKILL')
+    if (child.exitCode === null && child.pid)
+      for (const p of [child.pid, ...descendants(child.pid)]) if (alive(p)) process.kill(p, 'SIGKILL')
     rmSync(stateDir, { recursive: true, force: true })
   })
 
@@ -163,8 +170,14 @@ describe('npm start', () => {
     // toIndexerDeployment, includes the framework's period enforcers and the devnet's price feeds).
     const graphql = /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)\/graphql/.exec(output)![1]!
     const spend = await waitFor('a spend row with a USD value', async () => {
-      const res = await fetch(`${graphql}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ spendEvents(limit: 1) { items { source amount usd6 golemId } } }' }) })
-      const body = (await res.json()) as { data?: { spendEvents: { items: { source: string; amount: string; usd6: string | null; golemId: string }[] } } }
+      const res = await fetch(`${graphql}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ spendEvents(limit: 1) { items { source amount usd6 golemId } } }' }),
+      })
+      const body = (await res.json()) as {
+        data?: { spendEvents: { items: { source: string; amount: string; usd6: string | null; golemId: string }[] } }
+      }
       return body.data?.spendEvents.items[0]
     })
     expect(spend).toMatchObject({ source: 'erc20-period', usd6: spend.amount })
@@ -178,7 +191,10 @@ describe('npm start', () => {
 
   it('pays extend and feed with the stock x402 client from a fresh address funded by the faucet', async () => {
     const payer = privateKeyToAccount(generatePrivateKey())
-    await promisify(execFile)('npm', ['run', '-s', 'faucet', '--', payer.address, '30', '0'], { cwd: root, env: { ...process.env, BARDO_STATE_DIR: stateDir } })
+    await promisify(execFile)('npm', ['run', '-s', 'faucet', '--', payer.address, '30', '0'], {
+      cwd: root,
+      env: { ...process.env, BARDO_STATE_DIR: stateDir },
+    })
     const chain = createPublicClient({ transport: http(stack.rpcUrl) })
     const balance = () => chain.readContract({ address: stack.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [payer.address] })
     expect(await balance()).toBe(30_000_000n)
@@ -194,14 +210,30 @@ describe('npm start', () => {
       return fetch(input, init)
     }
     const pay = wrapFetchWithPayment(recording, client)
-    const post = (path: string, body: unknown, headers: Record<string, string> = {}) => polite(() => fetch(`${api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }))
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      polite(() =>
+        fetch(`${api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+      )
 
     const before = await health()
-    const extend = await polite(() => pay(`${api}/api/v1/extend`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ golemId: 'demo', hours: 1 }) }))
+    const extend = await polite(() =>
+      pay(`${api}/api/v1/extend`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ golemId: 'demo', hours: 1 }),
+      }),
+    )
     expect(extend.status).toBe(200)
-    const extended = (await extend.json()) as { credit: { kind: string; seconds: string; amount: string }; profile: { applied: boolean; runwayEndsAt: string } }
+    const extended = (await extend.json()) as {
+      credit: { kind: string; seconds: string; amount: string }
+      profile: { applied: boolean; runwayEndsAt: string }
+    }
     expect(extended.credit).toEqual({ kind: 'extend', seconds: '3600', amount: '500000' })
-    expect(decodePaymentResponseHeader(extend.headers.get('payment-response')!)).toMatchObject({ success: true, network: stack.network, payer: payer.address })
+    expect(decodePaymentResponseHeader(extend.headers.get('payment-response')!)).toMatchObject({
+      success: true,
+      network: stack.network,
+      payer: payer.address,
+    })
     expect(await balance()).toBe(29_500_000n)
     const afterExtend = await health()
     expect(afterExtend.runway_ends_at).toBe(before.runway_ends_at + 3600)
@@ -233,7 +265,13 @@ describe('npm start', () => {
     expect((await health()).runway_ends_at).toBe(afterExtend.runway_ends_at)
 
     // Feed: the death reserve (12 USDC) buys 24 hours of runway at $0.50/h.
-    const feed = await polite(() => pay(`${api}/api/v1/feed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ golemId: 'demo' }) }))
+    const feed = await polite(() =>
+      pay(`${api}/api/v1/feed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ golemId: 'demo' }),
+      }),
+    )
     expect(feed.status).toBe(200)
     expect(((await feed.json()) as { credit: { kind: string } }).credit).toMatchObject({ kind: 'feed' })
     expect(await balance()).toBe(17_500_000n)
@@ -250,13 +288,19 @@ describe('npm start', () => {
   it('stops every process and frees every port on SIGTERM to the npm process alone', async () => {
     const started = [child.pid!, ...descendants(child.pid!)]
     expect(started.length).toBeGreaterThan(2)
-    const urls = [api, stack.rpcUrl, /dynalite (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!, /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!]
+    const urls = [
+      api,
+      stack.rpcUrl,
+      /dynalite (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!,
+      /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!,
+    ]
     for (const url of urls) expect(await portOpen(url)).toBe(true)
     process.kill(child.pid!, 'SIGTERM')
     await waitFor('every started process to exit', async () => (started.every((p) => !alive(p)) ? true : undefined), 30_000)
     for (const url of urls) expect(await portOpen(url)).toBe(false)
     // Processes can be gone while their last lines are still in the pipe: read to the end of the stream.
-    if (!child.stdout!.readableEnded) await Promise.race([new Promise((r) => child.stdout!.once('end', r)), new Promise((r) => setTimeout(r, 10_000))])
+    if (!child.stdout!.readableEnded)
+      await Promise.race([new Promise((r) => child.stdout!.once('end', r)), new Promise((r) => setTimeout(r, 10_000))])
     expect(output).toContain('stopped')
   }, 60_000)
 })

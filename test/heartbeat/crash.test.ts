@@ -13,10 +13,24 @@ import { runTick } from '../../functions/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import type { CrashArgs } from './crashWorker.ts'
-import { DAY, USDC, allEvents, chainNow, periodAt, phaseTransitions, redemptionsBy, sentCount, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  chainNow,
+  periodAt,
+  phaseTransitions,
+  redemptionsBy,
+  sentCount,
+  startHeartbeatEnv,
+  usdcBalance,
+  usdcTransfersFrom,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const CHILD_LEASE_MS = 60_000
-const STRATEGY = '---\nname: crash-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: crash-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
 
 let env: HeartbeatEnv
 let owner: OwnerAccount
@@ -30,11 +44,24 @@ async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem>
   keys.set(golemId, bytesToHex(bytes))
   bytes.fill(0)
   const sessionKey = SessionKey.fromMemoryKey(memoryKey, { expiresAt: Number(now) + 5 * DAY, initialBudget: 0n, now: Number(now) })
-  return provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId, strategy: STRATEGY, runwayDays: 5, sessionKey })
+  return provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId,
+    strategy: STRATEGY,
+    runwayDays: 5,
+    sessionKey,
+  })
 }
 
 /** Runs one tick in a worker process that kills itself right after broadcasting `crashAfter`. */
-function crashingTick(golemId: string, crashAfter: CrashArgs['crashAfter']): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+function crashingTick(
+  golemId: string,
+  crashAfter: CrashArgs['crashAfter'],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   const args: CrashArgs = {
     rpcUrl: env.devnet.rpcUrl,
     chainId: env.devnet.deployment.chainId,
@@ -98,7 +125,11 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
     const redemptions = await redemptionsBy(env.client, dm(), golem.golemKey)
     expect(redemptions.map((r) => r.txHash)).toEqual([crashedTx])
     const period = periodAt(golem.profile, redemptions[0]!.timestamp)
-    expect(await env.store.getSlot({ golemId: golem.golemId, period, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: crashedTx, claims: 1 })
+    expect(await env.store.getSlot({ golemId: golem.golemId, period, step: 'runway' })).toMatchObject({
+      status: 'confirmed',
+      txHash: crashedTx,
+      claims: 1,
+    })
     expect(await env.store.getBudget(golem.golemId, period)).toMatchObject({ reserved: 0n, spent: USDC(20) })
     const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')
     expect(events.map((e) => e.data.txHash)).toEqual([crashedTx])
@@ -118,7 +149,7 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
 })
 
 describe('a worker killed right after broadcasting, with the next tick in the next period', () => {
-  it('settles the earlier period\'s slot from the chain (confirmed, budget committed, its own event) and redeems the new period once', async () => {
+  it("settles the earlier period's slot from the chain (confirmed, budget committed, its own event) and redeems the new period once", async () => {
     const golem = await provisionWithKnownKey('crash-boundary')
     const exit = await crashingTick(golem.golemId, 'runway')
     expect(exit.signal, exit.output).toBe('SIGKILL')
@@ -136,9 +167,15 @@ describe('a worker killed right after broadcasting, with the next tick in the ne
     expect(redemptions.map((r) => r.txHash)).toEqual([crashed!.txHash, result.redemption!.txHash])
     const nextPeriod = periodAt(golem.profile, redemptions[1]!.timestamp)
     expect(nextPeriod).toBe(crashedPeriod + 1n)
-    expect(await env.store.getSlot({ golemId: golem.golemId, period: crashedPeriod, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: crashed!.txHash })
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: crashedPeriod, step: 'runway' })).toMatchObject({
+      status: 'confirmed',
+      txHash: crashed!.txHash,
+    })
     expect(await env.store.getBudget(golem.golemId, crashedPeriod)).toMatchObject({ reserved: 0n, spent: USDC(20) })
-    expect(await env.store.getSlot({ golemId: golem.golemId, period: nextPeriod, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: result.redemption!.txHash })
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: nextPeriod, step: 'runway' })).toMatchObject({
+      status: 'confirmed',
+      txHash: result.redemption!.txHash,
+    })
     const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')
     expect(events.map((e) => [e.data.period, e.data.txHash])).toEqual([
       [crashedPeriod.toString(), crashed!.txHash],
@@ -170,7 +207,7 @@ describe('a worker killed right after broadcasting a phase update', () => {
     expect(result.phase).toBeUndefined() // nothing left to post: the chain already has it
     expect(result.redemption).toMatchObject({ status: 'confirmed', amount: USDC(15) }) // Stable: 0.75 x 20
     expect(await sentCount(env.client, golem.golemKey)).toBe(2)
-    expect((await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey))).toHaveLength(1)
+    expect(await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)).toHaveLength(1)
     const stored = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'PhaseChanged')
     expect(stored.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps])).toEqual([[0, 1, transitions[0]!.survivalScore]])
     expect((await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: 'phase-1' }))?.status).toBe('confirmed')
@@ -194,9 +231,18 @@ describe('a worker killed right after broadcasting the deregistration (death pro
     const result = await runTick(env.deps('parent-death'), { golemId: golem.golemId })
     expect(result.outcome).toBe('died')
     expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
-    const deregistered = await env.client.getLogs({ address: env.devnet.deployment.vitalityOracle, event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }), args: { golem: golem.golemKey }, fromBlock: 0n })
+    const deregistered = await env.client.getLogs({
+      address: env.devnet.deployment.vitalityOracle,
+      event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
+      args: { golem: golem.golemKey },
+      fromBlock: 0n,
+    })
     expect(deregistered).toHaveLength(1)
-    expect((await env.store.getDeathSettlement(golem.golemId))?.settlement).toMatchObject({ deregisterTx: deregistered[0]!.transactionHash, finalPhase: 'Terminal', sessionKeyZeroed: true })
+    expect((await env.store.getDeathSettlement(golem.golemId))?.settlement).toMatchObject({
+      deregisterTx: deregistered[0]!.transactionHash,
+      finalPhase: 'Terminal',
+      sessionKeyZeroed: true,
+    })
     expect((await env.store.getGolem(golem.golemId))?.status).toBe('dead')
     expect(golem.sessionKey.zeroed).toBe(true)
     expect((await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'DeathCompleted')).toHaveLength(1)
@@ -204,43 +250,51 @@ describe('a worker killed right after broadcasting the deregistration (death pro
 })
 
 describe('a worker killed inside the death settlement, right after broadcasting a return to the owner', () => {
-  it.each(['return-token', 'return-native'] as const)('%s: the next tick settles that transfer from the chain, sends no second one, and loses nothing', async (step) => {
-    const golem = await provisionWithKnownKey(`crash-${step}`)
-    const usdc = env.devnet.deployment.assets.usdc
-    const ownerUsdcStart = await usdcBalance(env.client, usdc, owner.address)
-    await env.devnet.increaseTime(DAY)
-    expect((await runTick(env.deps(`${step}-day1`), { golemId: golem.golemId })).redemption?.status).toBe('confirmed')
-    const held = await usdcBalance(env.client, usdc, golem.golemKey)
-    expect(held).toBeGreaterThan(0n)
-    await env.devnet.increaseTime(5 * DAY + 60) // the runway has ended: Terminal
-    const sentBefore = await sentCount(env.client, golem.golemKey)
+  it.each(['return-token', 'return-native'] as const)(
+    '%s: the next tick settles that transfer from the chain, sends no second one, and loses nothing',
+    async (step) => {
+      const golem = await provisionWithKnownKey(`crash-${step}`)
+      const usdc = env.devnet.deployment.assets.usdc
+      const ownerUsdcStart = await usdcBalance(env.client, usdc, owner.address)
+      await env.devnet.increaseTime(DAY)
+      expect((await runTick(env.deps(`${step}-day1`), { golemId: golem.golemId })).redemption?.status).toBe('confirmed')
+      const held = await usdcBalance(env.client, usdc, golem.golemKey)
+      expect(held).toBeGreaterThan(0n)
+      await env.devnet.increaseTime(5 * DAY + 60) // the runway has ended: Terminal
+      const sentBefore = await sentCount(env.client, golem.golemKey)
 
-    const exit = await crashingTick(golem.golemId, step)
-    expect(exit.signal, exit.output).toBe('SIGKILL')
-    expect((await env.store.getGolem(golem.golemId))?.status).toBe('dying')
-    expect(await env.store.getDeathSettlement(golem.golemId)).toBeNull()
-    expect(golem.sessionKey.zeroed).toBe(false)
-    const crashedSends = await sentCount(env.client, golem.golemKey)
+      const exit = await crashingTick(golem.golemId, step)
+      expect(exit.signal, exit.output).toBe('SIGKILL')
+      expect((await env.store.getGolem(golem.golemId))?.status).toBe('dying')
+      expect(await env.store.getDeathSettlement(golem.golemId)).toBeNull()
+      expect(golem.sessionKey.zeroed).toBe(false)
+      const crashedSends = await sentCount(env.client, golem.golemKey)
 
-    await env.devnet.increaseTime(120)
-    const result = await runTick(env.deps(`parent-${step}`), { golemId: golem.golemId })
-    expect(result.outcome).toBe('died')
-    const returnedUsdc = await usdcTransfersFrom(env.client, usdc, golem.golemKey)
-    expect(returnedUsdc).toHaveLength(1)
-    expect(returnedUsdc[0]).toMatchObject({ to: owner.address, value: held })
-    expect(await usdcBalance(env.client, usdc, golem.golemKey)).toBe(0n)
-    expect(await usdcBalance(env.client, usdc, owner.address)).toBe(ownerUsdcStart - (await redeemedFrom(golem.golemKey)) + held)
-    // The crashed worker's transfer is the one the record names; the parent sent only what was left.
-    const settlement = (await env.store.getDeathSettlement(golem.golemId))?.settlement as { fundsReturned: { asset: string; status: string; txHash: string | null }[] }
-    expect(settlement.fundsReturned.map((f) => [f.asset, f.status])).toEqual([[usdc, 'returned'], ['native', 'returned']])
-    expect(settlement.fundsReturned[0]!.txHash).toBe(returnedUsdc[0]!.txHash)
-    const total = await sentCount(env.client, golem.golemKey)
-    // The phase post to Terminal, the token return and the ETH return: three in all, whichever of them
-    // the worker broadcast before it died.
-    expect(total).toBe(sentBefore + 3)
-    expect(crashedSends).toBe(sentBefore + (step === 'return-token' ? 2 : 3))
-    expect(golem.sessionKey.zeroed).toBe(true)
-  })
+      await env.devnet.increaseTime(120)
+      const result = await runTick(env.deps(`parent-${step}`), { golemId: golem.golemId })
+      expect(result.outcome).toBe('died')
+      const returnedUsdc = await usdcTransfersFrom(env.client, usdc, golem.golemKey)
+      expect(returnedUsdc).toHaveLength(1)
+      expect(returnedUsdc[0]).toMatchObject({ to: owner.address, value: held })
+      expect(await usdcBalance(env.client, usdc, golem.golemKey)).toBe(0n)
+      expect(await usdcBalance(env.client, usdc, owner.address)).toBe(ownerUsdcStart - (await redeemedFrom(golem.golemKey)) + held)
+      // The crashed worker's transfer is the one the record names; the parent sent only what was left.
+      const settlement = (await env.store.getDeathSettlement(golem.golemId))?.settlement as {
+        fundsReturned: { asset: string; status: string; txHash: string | null }[]
+      }
+      expect(settlement.fundsReturned.map((f) => [f.asset, f.status])).toEqual([
+        [usdc, 'returned'],
+        ['native', 'returned'],
+      ])
+      expect(settlement.fundsReturned[0]!.txHash).toBe(returnedUsdc[0]!.txHash)
+      const total = await sentCount(env.client, golem.golemKey)
+      // The phase post to Terminal, the token return and the ETH return: three in all, whichever of them
+      // the worker broadcast before it died.
+      expect(total).toBe(sentBefore + 3)
+      expect(crashedSends).toBe(sentBefore + (step === 'return-token' ? 2 : 3))
+      expect(golem.sessionKey.zeroed).toBe(true)
+    },
+  )
 })
 
 async function redeemedFrom(golemKey: Hex): Promise<bigint> {

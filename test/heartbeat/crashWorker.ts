@@ -52,7 +52,10 @@ const signers = new MemorySignerResolver(deployment)
 const bytes = hexToBytes(keyHex)
 const key = MemoryKey.fromBytes(bytes)
 bytes.fill(0)
-signers.hold(profile.signer.ref, SessionKey.fromMemoryKey(key, { expiresAt: Number(profile.runway.expiresAt), initialBudget: 0n, now: Number(profile.life.bornAt) }))
+signers.hold(
+  profile.signer.ref,
+  SessionKey.fromMemoryKey(key, { expiresAt: Number(profile.runway.expiresAt), initialBudget: 0n, now: Number(profile.life.bornAt) }),
+)
 
 await runTick(
   {

@@ -47,7 +47,13 @@ describe('a journaled credit lost before the profile', () => {
         return typeof value === 'function' ? value.bind(t) : value
       },
     }) as Store
-    await expect(applyPaymentCredit({ store: crashing, runtimeCostPerHour: PRICE, chainNow: () => chainNow(env.client), sleep: async () => {} }, 'fed', { payer, nonce })).rejects.toThrow('store outage')
+    await expect(
+      applyPaymentCredit(
+        { store: crashing, runtimeCostPerHour: PRICE, chainNow: () => chainNow(env.client), sleep: async () => {} },
+        'fed',
+        { payer, nonce },
+      ),
+    ).rejects.toThrow('store outage')
     const before = await runwayEndsAt()
 
     // Same period, a minute later: nothing to repair yet.

@@ -9,7 +9,17 @@ import { runTick } from '../../functions/tick/runTick.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
-import { DAY, USDC, allEvents, periodAt, redemptionsBy, sentCount, startHeartbeatEnv, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  periodAt,
+  redemptionsBy,
+  sentCount,
+  startHeartbeatEnv,
+  usdcTransfersFrom,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const GOLEMS = 10
 const DAYS = 6
@@ -43,7 +53,15 @@ class DuplicatingInvoker implements TickInvoker {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner({ usdc: USDC(100_000) })
-  fleet = await provisionFleet({ devnet: env.devnet, store: env.store, signers: env.signers, owner, count: GOLEMS, idPrefix: 'dup', periodAmount: USDC(10) })
+  fleet = await provisionFleet({
+    devnet: env.devnet,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    count: GOLEMS,
+    idPrefix: 'dup',
+    periodAmount: USDC(10),
+  })
   const invoker = new DuplicatingInvoker()
   for (let day = 0; day < DAYS; day++) {
     invoker.day = day
@@ -96,7 +114,11 @@ describe(`duplicates: ${GOLEMS} Golems x ${DAYS} periods, each tick delivered ${
       const redemptions = await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, g.golemKey)
       for (const r of redemptions) {
         const period = periodAt(g.profile, r.timestamp)
-        expect(await env.store.getSlot({ golemId: g.golemId, period, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: r.txHash, claims: 1 })
+        expect(await env.store.getSlot({ golemId: g.golemId, period, step: 'runway' })).toMatchObject({
+          status: 'confirmed',
+          txHash: r.txHash,
+          claims: 1,
+        })
         const budget = await env.store.getBudget(g.golemId, period)
         expect(budget).toMatchObject({ reserved: 0n, spent: USDC(10) })
         expect(budget?.reservations).toHaveLength(1)

@@ -16,14 +16,15 @@ beforeAll(async () => {
 })
 afterAll(async () => anvil?.stop())
 
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 async function kindsFor(seed: number, faults: FaultRates, requests: number) {
   const proxy = await startRpcFaultProxy({ target: anvil.rpcUrl, seed, faults, delayMs: [1, 2] })
   const outcomes: string[] = []
   for (let i = 0; i < requests; i++) {
     const res = await post(proxy.url, { jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }).then(
-      async (r) => (r.status === 200 ? ((await r.json()) as { error?: unknown }).error ? 'rpc-error' : 'ok' : `http-${r.status}`),
+      async (r) => (r.status === 200 ? (((await r.json()) as { error?: unknown }).error ? 'rpc-error' : 'ok') : `http-${r.status}`),
       () => 'network-error',
     )
     outcomes.push(res)
@@ -65,7 +66,12 @@ describe('rpcFaultProxy', () => {
     const proxy = await startRpcFaultProxy({ target: anvil.rpcUrl, scripted: { eth_chainId: ['fail', 'drop'] } })
     const outcomes: string[] = []
     for (let i = 0; i < 3; i++) {
-      outcomes.push(await post(proxy.url, { jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }).then((r) => (r.ok ? 'ok' : 'failed'), () => 'dropped'))
+      outcomes.push(
+        await post(proxy.url, { jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }).then(
+          (r) => (r.ok ? 'ok' : 'failed'),
+          () => 'dropped',
+        ),
+      )
     }
     expect(outcomes.slice(1)).toEqual(['dropped', 'ok'])
     expect(proxy.stats.byKind).toMatchObject({ fail: 1, drop: 1, ok: 1 })
@@ -79,8 +85,22 @@ describe('rpcFaultProxy', () => {
 
   it('a dropped send never reaches the node; a send whose answer is lost lands while the client sees an error', async () => {
     const direct = createPublicClient({ chain: localChain(anvil.rpcUrl, anvil.chainId), transport: http(anvil.rpcUrl) })
-    const proxy = await startRpcFaultProxy({ target: anvil.rpcUrl, exempt: ['eth_chainId', 'eth_getTransactionCount', 'eth_estimateGas', 'eth_maxPriorityFeePerGas', 'eth_getBlockByNumber', 'eth_gasPrice'] })
-    const wallet = createWalletClient({ account: funded, chain: localChain(proxy.url, anvil.chainId), transport: http(proxy.url, { retryCount: 0 }) })
+    const proxy = await startRpcFaultProxy({
+      target: anvil.rpcUrl,
+      exempt: [
+        'eth_chainId',
+        'eth_getTransactionCount',
+        'eth_estimateGas',
+        'eth_maxPriorityFeePerGas',
+        'eth_getBlockByNumber',
+        'eth_gasPrice',
+      ],
+    })
+    const wallet = createWalletClient({
+      account: funded,
+      chain: localChain(proxy.url, anvil.chainId),
+      transport: http(proxy.url, { retryCount: 0 }),
+    })
     const to = privateKeyToAccount(generatePrivateKey()).address
     const nonce0 = await direct.getTransactionCount({ address: funded.address })
 

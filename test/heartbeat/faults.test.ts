@@ -16,7 +16,19 @@ import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpcFaultProxy.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
-import { DAY, USDC, allEvents, chainNow, noShocks, periodAt, phaseTransitions, redemptionsBy, startHeartbeatEnv, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  chainNow,
+  noShocks,
+  periodAt,
+  phaseTransitions,
+  redemptionsBy,
+  startHeartbeatEnv,
+  usdcTransfersFrom,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const GOLEMS = 3
 const RUNWAY_DAYS = 5
@@ -36,7 +48,15 @@ let tickErrors = 0
 function modelPhase(g: FleetGolem, day: number, offsetSeconds = 0): Phase {
   const life = g.profile.life
   const now = life.bornAt + BigInt(day * DAY + offsetSeconds)
-  const v = computeVitality({ now, bornAt: life.bornAt, runwayEndsAt: life.runwayEndsAt, runwayTotalSeconds: life.runwayTotalSeconds, lastInsightAt: life.lastInsightAt, seed: g.golemId, parameters: noShocks })
+  const v = computeVitality({
+    now,
+    bornAt: life.bornAt,
+    runwayEndsAt: life.runwayEndsAt,
+    runwayTotalSeconds: life.runwayTotalSeconds,
+    lastInsightAt: life.lastInsightAt,
+    seed: g.golemId,
+    parameters: noShocks,
+  })
   return nextPhase(Phase.Thriving, v.vitality)
 }
 const expectedPhases = (g: FleetGolem) => Array.from({ length: RUNWAY_DAYS + 1 }, (_, d) => modelPhase(g, d))
@@ -51,16 +71,33 @@ beforeAll(async () => {
     seed: Number(process.env.BARDO_FAULT_SEED ?? 20_261_121),
     scripted: { eth_sendRawTransaction: ['loseResponse', 'drop', 'fail', 'loseResponse'] },
   })
-  faulty = withReceiptPolling(createPublicClient({ chain: env.devnet.chain, transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }), pollingInterval: 25 }) as PublicClient)
+  faulty = withReceiptPolling(
+    createPublicClient({
+      chain: env.devnet.chain,
+      transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }),
+      pollingInterval: 25,
+    }) as PublicClient,
+  )
   owner = await env.devnet.createOwner()
-  fleet = await provisionFleet({ devnet: env.devnet, store: env.store, signers: env.signers, owner, count: GOLEMS, idPrefix: 'fault', periodAmount: PERIOD_AMOUNT, runwayDays: RUNWAY_DAYS })
+  fleet = await provisionFleet({
+    devnet: env.devnet,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    count: GOLEMS,
+    idPrefix: 'fault',
+    periodAmount: PERIOD_AMOUNT,
+    runwayDays: RUNWAY_DAYS,
+  })
 
   // 25 % of requests faulted (17 % fail outright); sends are hit harder, lost answers above all.
   proxy.setFaults(
     { drop: 0.06, delay: 0.08, fail: 0.06, loseResponse: 0.05 },
     { eth_sendRawTransaction: { loseResponse: 0.3, drop: 0.1, fail: 0.1 } },
   )
-  const invoker = new LocalInvoker((id) => env.deps(id, { client: faulty, leaseMs: 10_000, tickIntervalSeconds: 3_600 }), { onError: () => tickErrors++ })
+  const invoker = new LocalInvoker((id) => env.deps(id, { client: faulty, leaseMs: 10_000, tickIntervalSeconds: 3_600 }), {
+    onError: () => tickErrors++,
+  })
   for (let day = 0; day <= RUNWAY_DAYS; day++) {
     const dayStartMs = Number(await chainNow(env.client)) * 1000
     let rounds = 0
@@ -68,7 +105,9 @@ beforeAll(async () => {
       rounds++
       await runHeartbeat({ store: env.store, client: faulty, deployment: env.devnet.deployment, invoker }).catch(() => heartbeatErrors++)
       const records = await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))
-      const done = records.every((r) => r?.status === 'dead' || (r?.lastTick && r.lastTick.at >= dayStartMs && r.lastTick.outcome !== 'running'))
+      const done = records.every(
+        (r) => r?.status === 'dead' || (r?.lastTick && r.lastTick.at >= dayStartMs && r.lastTick.outcome !== 'running'),
+      )
       if (done || rounds >= MAX_ROUNDS_PER_DAY) break
       await env.devnet.increaseTime(30)
     }
@@ -121,7 +160,10 @@ describe('RPC faults: drops, delays, errors and lost answers on >= 20 % of reque
       expect(events.map((e) => e.data.txHash).sort(), g.golemId).toEqual(redemptions.map((r) => r.txHash).sort())
       for (const r of redemptions) {
         const period = periodAt(g.profile, r.timestamp)
-        expect(await env.store.getSlot({ golemId: g.golemId, period, step: 'runway' }), `${g.golemId} period ${period}`).toMatchObject({ status: 'confirmed', txHash: r.txHash })
+        expect(await env.store.getSlot({ golemId: g.golemId, period, step: 'runway' }), `${g.golemId} period ${period}`).toMatchObject({
+          status: 'confirmed',
+          txHash: r.txHash,
+        })
         expect(await env.store.getBudget(g.golemId, period)).toMatchObject({ reserved: 0n })
       }
     }
@@ -133,9 +175,15 @@ describe('RPC faults: drops, delays, errors and lost answers on >= 20 % of reque
       const expected: [number, number][] = []
       for (let d = 1; d < phases.length; d++) if (phases[d] !== phases[d - 1]) expected.push([phases[d - 1]!, phases[d]!])
       const onChain = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, g.golemKey)
-      expect(onChain.map((t) => [t.from, t.to]), g.golemId).toEqual(expected)
+      expect(
+        onChain.map((t) => [t.from, t.to]),
+        g.golemId,
+      ).toEqual(expected)
       const stored = (await allEvents(env.store, g.golemId)).filter((e) => e.type === 'PhaseChanged')
-      expect(stored.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps]), g.golemId).toEqual(onChain.map((t) => [t.from, t.to, t.survivalScore]))
+      expect(
+        stored.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps]),
+        g.golemId,
+      ).toEqual(onChain.map((t) => [t.from, t.to, t.survivalScore]))
       expect((await env.store.getGolem(g.golemId))?.phase).toBe('Terminal')
     }
   })
@@ -150,7 +198,11 @@ describe('RPC faults: drops, delays, errors and lost answers on >= 20 % of reque
       })
       expect(deregistered, g.golemId).toHaveLength(1)
       const death = await env.store.getDeathSettlement(g.golemId)
-      expect(death?.settlement, g.golemId).toMatchObject({ finalPhase: 'Terminal', sessionKeyZeroed: true, deregisterTx: deregistered[0]!.transactionHash })
+      expect(death?.settlement, g.golemId).toMatchObject({
+        finalPhase: 'Terminal',
+        sessionKeyZeroed: true,
+        deregisterTx: deregistered[0]!.transactionHash,
+      })
       expect(g.sessionKey.zeroed).toBe(true)
       expect((await allEvents(env.store, g.golemId)).filter((e) => e.type === 'DeathCompleted')).toHaveLength(1)
     }

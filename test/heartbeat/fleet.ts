@@ -47,10 +47,28 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
   const golems = await inBatches(ids, 50, async (golemId): Promise<FleetGolem> => {
     const sessionKey = SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
     const golemKey = sessionKey.address
-    const runway = await signRunwayGrant({ deployment, owner: p.owner, golemKey, token: deployment.assets.usdc, periodAmount: p.periodAmount, startDate: now, expiresAt, now })
+    const runway = await signRunwayGrant({
+      deployment,
+      owner: p.owner,
+      golemKey,
+      token: deployment.assets.usdc,
+      periodAmount: p.periodAmount,
+      startDate: now,
+      expiresAt,
+      now,
+    })
     const ref = `session-key:${golemId}`
     p.signers.hold(ref, sessionKey)
-    const profile = localGolemProfile({ chainId: deployment.chainId, golemKey, signerRef: ref, runway, token: deployment.assets.usdc, periodAmount: p.periodAmount, expiresAt, now })
+    const profile = localGolemProfile({
+      chainId: deployment.chainId,
+      golemKey,
+      signerRef: ref,
+      runway,
+      token: deployment.assets.usdc,
+      periodAmount: p.periodAmount,
+      expiresAt,
+      now,
+    })
     return { golemId, golemKey, sessionKey, runwayHash: runway.periodDelegationHash, profile }
   })
   p.log?.(`fleet: ${golems.length} grants signed`)
@@ -82,7 +100,9 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
   p.log?.(`fleet: ${golems.length} Golems registered and funded`)
 
   // 4. The store: the Golem record (due now) and its DelegationGranted event.
-  await inBatches(golems, p.concurrency ?? 16, (g) => recordProvisionedGolem(store, { golemId: g.golemId, owner: p.owner.address, profile: g.profile, now }))
+  await inBatches(golems, p.concurrency ?? 16, (g) =>
+    recordProvisionedGolem(store, { golemId: g.golemId, owner: p.owner.address, profile: g.profile, now }),
+  )
   p.log?.(`fleet: ${golems.length} Golems stored`)
   return golems
 }

@@ -39,7 +39,14 @@ export async function startHeartbeatEnv(): Promise<HeartbeatEnv> {
   const store = new DynamoStore({ client: documentClient(raw), tableName })
   const signers = new MemorySignerResolver(devnet.deployment)
   const client = devnet.publicClient as PublicClient
-  const base = { store, client, deployment: devnet.deployment, signers, operator: devnet.operator.account as LocalAccount, vitalityParameters: noShocks }
+  const base = {
+    store,
+    client,
+    deployment: devnet.deployment,
+    signers,
+    operator: devnet.operator.account as LocalAccount,
+    vitalityParameters: noShocks,
+  }
   return {
     devnet,
     dynalite,
@@ -75,7 +82,13 @@ const redeemedEvent = getAbiItem({ abi: DelegationManagerAbi, name: 'RedeemedDel
  * the DelegationManager logs RedeemedDelegation once per delegation in the chain).
  */
 export async function redemptionsBy(client: PublicClient, delegationManager: Address, redeemer: Address): Promise<OnChainRedemption[]> {
-  const logs = await client.getLogs({ address: delegationManager, event: redeemedEvent, args: { redeemer }, fromBlock: 0n, toBlock: 'latest' })
+  const logs = await client.getLogs({
+    address: delegationManager,
+    event: redeemedEvent,
+    args: { redeemer },
+    fromBlock: 0n,
+    toBlock: 'latest',
+  })
   const byTx = new Map<Hex, OnChainRedemption>()
   for (const log of logs) {
     const known = byTx.get(log.transactionHash)
@@ -84,14 +97,30 @@ export async function redemptionsBy(client: PublicClient, delegationManager: Add
       continue
     }
     const block = await client.getBlock({ blockNumber: log.blockNumber })
-    byTx.set(log.transactionHash, { txHash: log.transactionHash, redeemer, blockNumber: log.blockNumber, timestamp: block.timestamp, delegationHashes: 1 })
+    byTx.set(log.transactionHash, {
+      txHash: log.transactionHash,
+      redeemer,
+      blockNumber: log.blockNumber,
+      timestamp: block.timestamp,
+      delegationHashes: 1,
+    })
   }
   return [...byTx.values()]
 }
 
 /** USDC Transfer logs out of an account: who received what, in which transaction. */
-export async function usdcTransfersFrom(client: PublicClient, usdc: Address, from: Address): Promise<{ to: Address; value: bigint; txHash: Hex }[]> {
-  const logs = await client.getLogs({ address: usdc, event: getAbiItem({ abi: erc20Abi, name: 'Transfer' }), args: { from }, fromBlock: 0n, toBlock: 'latest' })
+export async function usdcTransfersFrom(
+  client: PublicClient,
+  usdc: Address,
+  from: Address,
+): Promise<{ to: Address; value: bigint; txHash: Hex }[]> {
+  const logs = await client.getLogs({
+    address: usdc,
+    event: getAbiItem({ abi: erc20Abi, name: 'Transfer' }),
+    args: { from },
+    fromBlock: 0n,
+    toBlock: 'latest',
+  })
   return logs.map((l) => ({ to: l.args.to!, value: l.args.value!, txHash: l.transactionHash }))
 }
 
@@ -109,7 +138,13 @@ export async function phaseTransitions(client: PublicClient, vitalityOracle: Add
     fromBlock: 0n,
     toBlock: 'latest',
   })
-  return logs.map((l) => ({ from: Number(l.args.fromPhase), to: Number(l.args.toPhase), survivalScore: Number(l.args.survivalScore), txHash: l.transactionHash, blockNumber: l.blockNumber }))
+  return logs.map((l) => ({
+    from: Number(l.args.fromPhase),
+    to: Number(l.args.toPhase),
+    survivalScore: Number(l.args.survivalScore),
+    txHash: l.transactionHash,
+    blockNumber: l.blockNumber,
+  }))
 }
 
 export async function allEvents(store: Store, golemId: string): Promise<GolemEvent[]> {

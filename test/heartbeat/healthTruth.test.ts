@@ -15,7 +15,8 @@ import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { progressLine } from '../../local/runner.ts'
 import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
-const STRATEGY = '---\nname: truthful-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 10\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: truthful-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 10\n---\n\nSwap a little USDC into WETH every day.\n'
 const ORIGIN = 'http://localhost:3003'
 
 let env: HeartbeatEnv
@@ -40,7 +41,10 @@ async function readings(result: TickResult) {
   const health = (await (await api.request('/api/v1/golems/truth/permission-health')).json()) as { health: string; reason: string }
   const snapRes = await api.request('/api/snap/status', { headers: { authorization: `Bearer ${snapToken}`, origin: ORIGIN } })
   expect(snapRes.status).toBe(200)
-  const snap = (await snapRes.json()) as { nextToken: string; golems: { id: string; permission: { health: string; reason: string } | null }[] }
+  const snap = (await snapRes.json()) as {
+    nextToken: string
+    golems: { id: string; permission: { health: string; reason: string } | null }[]
+  }
   snapToken = snap.nextToken
   expect(await env.client.getBlockNumber()).toBe(block)
   return { console, api: health.health, snap: snap.golems.find((g) => g.id === 'truth')?.permission?.health, reason: health.reason }
@@ -49,9 +53,25 @@ async function readings(result: TickResult) {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'truth', strategy: STRATEGY, runwayDays: 10 })
+  golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'truth',
+    strategy: STRATEGY,
+    runwayDays: 10,
+  })
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
-  api = createLocalApi({ store: env.store, publicClient: env.devnet.publicClient, deployment: env.devnet.deployment, operator: env.devnet.operator.account, settlement: devnetAccount(2), config: { allowedOrigins: [ORIGIN] } })
+  api = createLocalApi({
+    store: env.store,
+    publicClient: env.devnet.publicClient,
+    deployment: env.devnet.deployment,
+    operator: env.devnet.operator.account,
+    settlement: devnetAccount(2),
+    config: { allowedOrigins: [ORIGIN] },
+  })
   const clock = { now: () => Date.now() }
   snapToken = await rotateSnapToken(snapTokensFromStore(env.store, clock), owner.address, clock.now())
 }, 120_000)
@@ -61,7 +81,12 @@ describe('one health truth: console line, API and Snap status', () => {
   it('agree right after a redemption: healthy, because the planned allowance is redeemed', async () => {
     const r = await beat()
     expect(r.redemption?.status).toBe('confirmed')
-    expect(await readings(r)).toEqual({ console: 'healthy', api: 'healthy', snap: 'healthy', reason: "this period's planned allowance is redeemed" })
+    expect(await readings(r)).toEqual({
+      console: 'healthy',
+      api: 'healthy',
+      snap: 'healthy',
+      reason: "this period's planned allowance is redeemed",
+    })
   })
 
   it('agree as the grant runs low', async () => {
@@ -74,7 +99,12 @@ describe('one health truth: console line, API and Snap status', () => {
   })
 
   it('agree on revoked after the owner disables the grant', async () => {
-    await sendOwnerCalls({ publicClient: env.client, submitter: env.devnet.deployer, smartAccount: owner.smartAccount, calls: [disableDelegationCall(env.devnet.deployment.environment.DelegationManager, golem.runway.delegation)] })
+    await sendOwnerCalls({
+      publicClient: env.client,
+      submitter: env.devnet.deployer,
+      smartAccount: owner.smartAccount,
+      calls: [disableDelegationCall(env.devnet.deployment.environment.DelegationManager, golem.runway.delegation)],
+    })
     await env.devnet.increaseTime(DAY)
     const r = await beat()
     expect(await readings(r)).toEqual({ console: 'revoked', api: 'revoked', snap: 'revoked', reason: 'the owner revoked the grant' })

@@ -18,7 +18,8 @@ import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tic
 import { runTick } from '../../functions/tick/runTick.ts'
 import { DAY, USDC, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
 
-const STRATEGY = '---\nname: ledger-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: ledger-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
 const GAS_PER_DAY = parseEther('0.01')
 /** Below half a day's gas allowance: the first tick tops the key up from the grant. */
 const BOOTSTRAP = parseEther('0.001')
@@ -32,7 +33,11 @@ const days: TickResult[] = []
 const errors: unknown[] = []
 
 /** Every mined transaction sent by `from`, with what its gas cost. */
-async function transactionsFrom(client: PublicClient, from: Address, fromBlock: bigint): Promise<{ hash: Hex; to: Address | null; value: bigint; burned: bigint; gasLimit: bigint; maxFeePerGas: bigint }[]> {
+async function transactionsFrom(
+  client: PublicClient,
+  from: Address,
+  fromBlock: bigint,
+): Promise<{ hash: Hex; to: Address | null; value: bigint; burned: bigint; gasLimit: bigint; maxFeePerGas: bigint }[]> {
   const latest = await client.getBlockNumber()
   const out = []
   for (let n = fromBlock; n <= latest; n++) {
@@ -40,7 +45,14 @@ async function transactionsFrom(client: PublicClient, from: Address, fromBlock: 
     for (const tx of block.transactions) {
       if (tx.from.toLowerCase() !== from.toLowerCase()) continue
       const receipt = await client.getTransactionReceipt({ hash: tx.hash })
-      out.push({ hash: tx.hash, to: tx.to, value: tx.value, burned: receipt.gasUsed * receipt.effectiveGasPrice, gasLimit: tx.gas, maxFeePerGas: tx.maxFeePerGas ?? tx.gasPrice ?? 0n })
+      out.push({
+        hash: tx.hash,
+        to: tx.to,
+        value: tx.value,
+        burned: receipt.gasUsed * receipt.effectiveGasPrice,
+        gasLimit: tx.gas,
+        maxFeePerGas: tx.maxFeePerGas ?? tx.gasPrice ?? 0n,
+      })
     }
   }
   return out
@@ -151,7 +163,9 @@ describe('the gas top-up under duplicate deliveries', () => {
     })
     // One observation, delivered three times at once and once more after they finished (stale by then).
     const batch = await readGolems(env.client, env.devnet.deployment, [readRequestOf('gas-dup', dup.profile)])
-    const [request] = decodeTickPayload(encodeTickPayload([{ golemId: 'gas-dup', observed: { ...batch.golems[0]!, timestamp: batch.timestamp } }]))
+    const [request] = decodeTickPayload(
+      encodeTickPayload([{ golemId: 'gas-dup', observed: { ...batch.golems[0]!, timestamp: batch.timestamp } }]),
+    )
     expect(request!.observed?.ethBalance).toBe(BOOTSTRAP)
     observedAt = batch.timestamp
     results.push(...(await Promise.all([0, 1, 2].map((copy) => runTick(env.deps(`gas-dup-${copy}`), request!)))))
@@ -160,10 +174,17 @@ describe('the gas top-up under duplicate deliveries', () => {
   })
 
   it('redeems the gas grant exactly once: one confirmed top-up, the late stale copy finds the slot completed', async () => {
-    expect(results.slice(0, 3).map((r) => r.outcome).sort()).toEqual(['busy', 'busy', 'ticked'])
+    expect(
+      results
+        .slice(0, 3)
+        .map((r) => r.outcome)
+        .sort(),
+    ).toEqual(['busy', 'busy', 'ticked'])
     expect(results.filter((r) => r.gas?.status === 'confirmed')).toHaveLength(1)
     expect(results[3]!.gas).toMatchObject({ status: 'busy' })
-    const topUps = (await transactionsFrom(env.client, dup.golemKey, 0n)).filter((t) => t.to?.toLowerCase() === env.devnet.deployment.environment.DelegationManager.toLowerCase())
+    const topUps = (await transactionsFrom(env.client, dup.golemKey, 0n)).filter(
+      (t) => t.to?.toLowerCase() === env.devnet.deployment.environment.DelegationManager.toLowerCase(),
+    )
     // One runway redemption and one gas redemption, each once.
     expect(topUps).toHaveLength(2)
     const slot = await env.store.getSlot({ golemId: 'gas-dup', period: gasPeriodAt(dup.profile.gas!, observedAt), step: 'gas' })

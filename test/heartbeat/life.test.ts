@@ -16,7 +16,17 @@ import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import {
-  DAY, USDC, allEvents, periodAt, phaseTransitions, redemptionsBy, sameAddress, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv,
+  DAY,
+  USDC,
+  allEvents,
+  periodAt,
+  phaseTransitions,
+  redemptionsBy,
+  sameAddress,
+  startHeartbeatEnv,
+  usdcBalance,
+  usdcTransfersFrom,
+  type HeartbeatEnv,
 } from './harness.ts'
 
 let env: HeartbeatEnv
@@ -78,9 +88,16 @@ describe('a whole life in accelerated time', () => {
 
   it('puts every transition on-chain once, in order, and the store records each one with the same numbers', async () => {
     const onChain = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
-    expect(onChain.map((t) => [t.from, t.to])).toEqual([[0, 1], [1, 2], [2, 3], [3, 4]])
+    expect(onChain.map((t) => [t.from, t.to])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+    ])
     const stored = (await allEvents(env.store, 'life')).filter((e) => e.type === 'PhaseChanged')
-    expect(stored.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps])).toEqual(onChain.map((t) => [t.from, t.to, t.survivalScore]))
+    expect(stored.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps])).toEqual(
+      onChain.map((t) => [t.from, t.to, t.survivalScore]),
+    )
   })
 
   it('redeems exactly once per period at the phase multiplier (25, 18.75, 12.5, 2.5 USDC), never in Terminal', async () => {
@@ -146,7 +163,12 @@ describe('a whole life in accelerated time', () => {
     const types = (await allEvents(env.store, 'life')).map((e) => e.type)
     expect(types.filter((t) => t === 'DeathCompleted')).toHaveLength(1)
     expect(types.filter((t) => t === 'DeathProtocolStarted')).toHaveLength(1)
-    const state = await env.client.readContract({ address: env.devnet.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getState', args: [golem.golemKey] })
+    const state = await env.client.readContract({
+      address: env.devnet.deployment.vitalityOracle,
+      abi: VitalityOracleAbi,
+      functionName: 'getState',
+      args: [golem.golemKey],
+    })
     expect(state.registered).toBe(false)
   })
 
@@ -168,10 +190,19 @@ describe('a whole life in accelerated time', () => {
     const data: Hex = encodeRedemptions([
       {
         chain: toDelegations(golem.profile.runway.chain),
-        executions: [{ target: env.devnet.deployment.assets.usdc, value: 0n, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, 1n] }) }],
+        executions: [
+          {
+            target: env.devnet.deployment.assets.usdc,
+            value: 0n,
+            callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, 1n] }),
+          },
+        ],
       },
     ])
-    const refused = await env.client.call({ account: golem.golemKey, to: env.devnet.deployment.environment.DelegationManager, data }).then(() => null, (e: unknown) => decodeChainError(e))
+    const refused = await env.client.call({ account: golem.golemKey, to: env.devnet.deployment.environment.DelegationManager, data }).then(
+      () => null,
+      (e: unknown) => decodeChainError(e),
+    )
     expect(refused?.name).toMatch(/GolemNotRegistered|MortalityWindowEnded|TimeWindowExpired|Expired/)
   })
 })

@@ -20,7 +20,8 @@ import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, allEvents, chainNow, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
-const STRATEGY = '---\nname: renewal-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: renewal-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
 
 let env: HeartbeatEnv
 let owner: OwnerAccount
@@ -40,14 +41,33 @@ const profileOf = async (id: string) => parseGolemProfile((await env.store.getGo
 /** What a settled x402 extend does to the profile (core/lifecycle/credit.ts), without the payment round trip. */
 async function extend(id: string, seconds: bigint) {
   const record = (await env.store.getGolem(id))!
-  const credited = applyCredit(parseGolemProfile(record.profile), { kind: 'extend', id: `0x${'ab'.repeat(15)}${id === 'renewed' ? '01' : '02'}`, payer: devnetAccount(5).address, amount: USDC(1), seconds, creditedAtMs: Date.now() }, await chainNow(env.client))
+  const credited = applyCredit(
+    parseGolemProfile(record.profile),
+    {
+      kind: 'extend',
+      id: `0x${'ab'.repeat(15)}${id === 'renewed' ? '01' : '02'}`,
+      payer: devnetAccount(5).address,
+      amount: USDC(1),
+      seconds,
+      creditedAtMs: Date.now(),
+    },
+    await chainNow(env.client),
+  )
   expect(credited.applied).toBe(true)
-  const updated = await env.store.updateGolem({ golemId: id, expectedVersion: record.version, patch: { profile: serializeGolemProfile(credited.profile) }, now: Date.now() })
+  const updated = await env.store.updateGolem({
+    golemId: id,
+    expectedVersion: record.version,
+    patch: { profile: serializeGolemProfile(credited.profile) },
+    now: Date.now(),
+  })
   expect(updated.updated).toBe(true)
 }
 
 /** The owner's superseding grant: the same runway, a later end, on the old grant's grid. */
-async function renewal(profile: GolemProfile, over: { salt?: Hex; expiresAt?: bigint; startDate?: bigint; periodAmount?: bigint; golemKey?: `0x${string}`; signer?: OwnerAccount } = {}) {
+async function renewal(
+  profile: GolemProfile,
+  over: { salt?: Hex; expiresAt?: bigint; startDate?: bigint; periodAmount?: bigint; golemKey?: `0x${string}`; signer?: OwnerAccount } = {},
+) {
   const now = await chainNow(env.client)
   const signed = await signRunwayGrant({
     deployment: env.devnet.deployment,
@@ -67,17 +87,36 @@ async function renewal(profile: GolemProfile, over: { salt?: Hex; expiresAt?: bi
 }
 
 const submit = (id: string, delegation: Delegation) =>
-  api.request(`/api/v1/golems/${id}/renewal`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ delegation }) })
+  api.request(`/api/v1/golems/${id}/renewal`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ delegation }),
+  })
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
   stranger = await env.devnet.createOwner()
   for (const golemId of ['renewed', 'lapsed'] as const) {
-    golems[golemId] = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId, strategy: STRATEGY, runwayDays: 5 })
+    golems[golemId] = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId,
+      strategy: STRATEGY,
+      runwayDays: 5,
+    })
   }
   invoker = new LocalInvoker((id) => env.deps(id, { tickIntervalSeconds: 3600 }), { onError: (_id, e) => errors.push(e) })
-  api = createLocalApi({ store: env.store, publicClient: env.devnet.publicClient, deployment: env.devnet.deployment, operator: env.devnet.operator.account, settlement: devnetAccount(2) })
+  api = createLocalApi({
+    store: env.store,
+    publicClient: env.devnet.publicClient,
+    deployment: env.devnet.deployment,
+    operator: env.devnet.operator.account,
+    settlement: devnetAccount(2),
+  })
 }, 120_000)
 afterAll(async () => env?.stop())
 
@@ -94,7 +133,10 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
       const requested = (await allEvents(env.store, id)).filter((e) => e.type === 'RenewalRequested')
       expect(requested).toHaveLength(1)
       expect(requested[0]!.data).toMatchObject({ grantEndsAt: (await profileOf(id)).runway.expiresAt.toString() })
-      const health = (await (await api.request(`/api/v1/golems/${id}/permission-health`)).json()) as { renewal: { reason: string; days_left: number } | null; health: string }
+      const health = (await (await api.request(`/api/v1/golems/${id}/permission-health`)).json()) as {
+        renewal: { reason: string; days_left: number } | null
+        health: string
+      }
       expect(health.renewal).toMatchObject({ reason: 'grant-ends-before-runway' })
       // Three days of grant left (less the few seconds the blocks of this test took).
       expect(health.renewal!.days_left).toBeGreaterThan(2.9)
@@ -111,13 +153,37 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
     const valid = await renewal(profile)
     const cases: [string, Delegation | Promise<Delegation>, RegExp][] = [
       ['salt not above the old one', renewal(profile, { salt: profile.runway.chain[0]!.salt }), /^delegation\.salt: must be greater/],
-      ['another delegate', renewal(profile, { golemKey: devnetAccount(7).address }), /^delegation\.delegate: must be the Golem's session key/],
-      ['a wider period amount', renewal(profile, { periodAmount: profile.runway.periodAmount * 2n }), /^delegation\.caveats: Child erc20PeriodTransfer .* exceeds parent/],
-      ['a start off the period grid', renewal(profile, { startDate: boundary + 3600n }), /^erc20PeriodTransfer\.startDate: must be on the current grant's period grid/],
-      ['a start in the period already paid', renewal(profile, { startDate: boundary - BigInt(DAY) }), /^erc20PeriodTransfer\.startDate: must be on the current grant's period grid at or after/],
-      ['an end that is not later', renewal(profile, { expiresAt: profile.runway.expiresAt }), /^golemPhase\.endTime: must be after the current grant's end/],
+      [
+        'another delegate',
+        renewal(profile, { golemKey: devnetAccount(7).address }),
+        /^delegation\.delegate: must be the Golem's session key/,
+      ],
+      [
+        'a wider period amount',
+        renewal(profile, { periodAmount: profile.runway.periodAmount * 2n }),
+        /^delegation\.caveats: Child erc20PeriodTransfer .* exceeds parent/,
+      ],
+      [
+        'a start off the period grid',
+        renewal(profile, { startDate: boundary + 3600n }),
+        /^erc20PeriodTransfer\.startDate: must be on the current grant's period grid/,
+      ],
+      [
+        'a start in the period already paid',
+        renewal(profile, { startDate: boundary - BigInt(DAY) }),
+        /^erc20PeriodTransfer\.startDate: must be on the current grant's period grid at or after/,
+      ],
+      [
+        'an end that is not later',
+        renewal(profile, { expiresAt: profile.runway.expiresAt }),
+        /^golemPhase\.endTime: must be after the current grant's end/,
+      ],
       ["a stranger's signature", renewal(profile, { signer: stranger }), /^delegation\.signature: must be the owner's signature/],
-      ['a change after signing', { ...valid, salt: pad(toHex(BigInt(valid.salt) + 1n), { size: 32 }) }, /^delegation\.signature: must be the owner's signature/],
+      [
+        'a change after signing',
+        { ...valid, salt: pad(toHex(BigInt(valid.salt) + 1n), { size: 32 }) },
+        /^delegation\.signature: must be the owner's signature/,
+      ],
     ]
     for (const [name, candidate, rule] of cases) {
       const res = await submit('renewed', await candidate)
@@ -138,7 +204,11 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
     const res = await submit('renewed', candidate)
     expect(res.status).toBe(200)
     const body = (await res.json()) as { delegationHash: Hex; replaced: Hex; grant_ends_at: number }
-    expect(body).toMatchObject({ delegationHash: hashDelegation(candidate), replaced: before.runway.periodDelegationHash, grant_ends_at: Number(before.runway.expiresAt + 5n * BigInt(DAY)) })
+    expect(body).toMatchObject({
+      delegationHash: hashDelegation(candidate),
+      replaced: before.runway.periodDelegationHash,
+      grant_ends_at: Number(before.runway.expiresAt + 5n * BigInt(DAY)),
+    })
     const after = await profileOf('renewed')
     expect(after.runway.periodDelegationHash).toBe(body.delegationHash)
     // The same period grid: the period the old grant paid is not reopened.
@@ -165,7 +235,9 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
     expect(requests).toEqual([before.runway.expiresAt.toString(), after.runway.expiresAt.toString()])
     // Past the old grant's end the renewed Golem is alive and still health-checked against the new grant.
     expect((await env.store.getGolem('renewed'))!.status).toBe('alive')
-    expect((await (await api.request('/api/v1/golems/renewed/permission-health')).json()) as object).toMatchObject({ revocation: { kind: 'Active' } })
+    expect((await (await api.request('/api/v1/golems/renewed/permission-health')).json()) as object).toMatchObject({
+      revocation: { kind: 'Active' },
+    })
   }, 120_000)
 
   it('the Golem that was not renewed had clean beats and died by DelegationExpiry when its grant ended', async () => {
@@ -175,7 +247,10 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
     expect(lapsed.at(-1)?.outcome).toBe('died')
     const record = (await env.store.getGolem('lapsed'))!
     expect(record.status).toBe('dead')
-    expect(await env.store.getDeathSettlement('lapsed')).toMatchObject({ kind: 'DelegationExpiry', settlement: { expiryCause: 'NaturalExpiry' } })
+    expect(await env.store.getDeathSettlement('lapsed')).toMatchObject({
+      kind: 'DelegationExpiry',
+      settlement: { expiryCause: 'NaturalExpiry' },
+    })
     const died = (await allEvents(env.store, 'lapsed')).find((e) => e.type === 'DeathProtocolStarted')
     expect(died?.data).toMatchObject({ trigger: 'delegation-expired' })
     // Later beats leave a dead Golem alone.

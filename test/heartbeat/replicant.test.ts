@@ -18,7 +18,8 @@ import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, chainNow, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
-const STRATEGY = '---\nname: parent-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: parent-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
 const TRANSFER = '0xa9059cbb'
 
 let env: HeartbeatEnv
@@ -43,7 +44,13 @@ const redemption = (amount: bigint) => ({
   data: encodeRedemptions([
     {
       chain: [replicantDelegation, golem.runway.delegation],
-      executions: [{ target: env.devnet.deployment.assets.usdc, value: 0n, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [replicant.address, amount] }) }],
+      executions: [
+        {
+          target: env.devnet.deployment.assets.usdc,
+          value: 0n,
+          callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [replicant.address, amount] }),
+        },
+      ],
     },
   ]),
 })
@@ -64,7 +71,16 @@ async function replicantRefusal(amount: bigint): Promise<DecodedChainError | und
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'parent', strategy: STRATEGY, runwayDays: 5 })
+  golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'parent',
+    strategy: STRATEGY,
+    runwayDays: 5,
+  })
   replicant = await env.devnet.fundedAccount()
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
 })
@@ -80,7 +96,12 @@ describe('a Replicant spawned in Thriving', () => {
       tree,
       parent: golem.runway.hash,
       replicant: replicant.address,
-      budget: { maxBudgetUsd: USDC(20), maxLifespanSeconds: 4n * BigInt(DAY), maxPriceAge: 400 * DAY, feeds: [{ token: usdc, decimals: 6, feed: env.devnet.deployment.assets.usdcUsdFeed }] },
+      budget: {
+        maxBudgetUsd: USDC(20),
+        maxLifespanSeconds: 4n * BigInt(DAY),
+        maxPriceAge: 400 * DAY,
+        feeds: [{ token: usdc, decimals: 6, feed: env.devnet.deployment.assets.usdcUsdFeed }],
+      },
       maxCalls: 10,
       runway: { token: usdc, periodAmount: USDC(5), periodDuration: DAY, startDate: Number(now) },
     })
@@ -94,13 +115,18 @@ describe('a Replicant spawned in Thriving', () => {
     const updated = await env.store.updateGolem({
       golemId: 'parent',
       expectedVersion: record.version,
-      patch: { profile: serializeGolemProfile({ ...profile, replicants: [...profile.replicants, { hash: replicantHash, delegation: replicantDelegation }] }) },
+      patch: {
+        profile: serializeGolemProfile({
+          ...profile,
+          replicants: [...profile.replicants, { hash: replicantHash, delegation: replicantDelegation }],
+        }),
+      },
       now: Number(now) * 1000,
     })
     expect(updated.updated).toBe(true)
   })
 
-  it('redeems through [replicant, runway] while the parent thrives, sharing the parent\'s daily allowance', async () => {
+  it("redeems through [replicant, runway] while the parent thrives, sharing the parent's daily allowance", async () => {
     await replicantRedeems(USDC(3))
     expect(await usdcBalance(env.client, env.devnet.deployment.assets.usdc, replicant.address)).toBe(USDC(3))
     // Above the Replicant's own 5 USDC/day it is refused, whatever the parent allows.
@@ -110,7 +136,7 @@ describe('a Replicant spawned in Thriving', () => {
     expect(r.redemption).toMatchObject({ status: 'confirmed', amount: USDC(17) })
   })
 
-  it('is refused once the parent is Stable: ActionNotAllowedInPhase(golem, Stable) from the parent\'s GolemPhase caveat', async () => {
+  it("is refused once the parent is Stable: ActionNotAllowedInPhase(golem, Stable) from the parent's GolemPhase caveat", async () => {
     let stable: TickResult | undefined
     for (let day = 1; day <= 4 && !stable; day++) {
       await env.devnet.increaseTime(DAY)
@@ -136,8 +162,13 @@ describe('a Replicant spawned in Thriving', () => {
     expect(errors).toEqual([])
     expect((await env.store.getGolem('parent'))?.status).toBe('dead')
     const dm = env.devnet.deployment.environment.DelegationManager
-    expect(await env.client.readContract({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [replicantHash] })).toBe(true)
-    expect((await env.store.getDeathSettlement('parent'))?.settlement).toMatchObject({ subDelegationsDisabled: [replicantHash], finalPhase: 'Terminal' })
+    expect(
+      await env.client.readContract({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [replicantHash] }),
+    ).toBe(true)
+    expect((await env.store.getDeathSettlement('parent'))?.settlement).toMatchObject({
+      subDelegationsDisabled: [replicantHash],
+      finalPhase: 'Terminal',
+    })
     expect((await replicantRefusal(USDC(1)))?.name).toMatch(/CannotUseADisabledDelegation|GolemNotRegistered/)
     // One redemption by the Replicant in its whole life (two RedeemedDelegation logs: one per link).
     const byReplicant = await redemptionsBy(env.client, dm, replicant.address)

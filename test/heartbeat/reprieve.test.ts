@@ -10,7 +10,8 @@ import type { TickResult } from '../../functions/tick/types.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, allEvents, chainNow, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
-const STRATEGY = '---\nname: fed-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: fed-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
 
 let env: HeartbeatEnv
 let golem: ProvisionedGolem
@@ -27,7 +28,16 @@ const beat = async (): Promise<TickResult> => {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   const owner = await env.devnet.createOwner()
-  golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'fed', strategy: STRATEGY, runwayDays: 30 })
+  golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'fed',
+    strategy: STRATEGY,
+    runwayDays: 30,
+  })
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
 })
 afterAll(async () => env?.stop())
@@ -36,9 +46,25 @@ async function feed(seconds: bigint, nonceByte: string) {
   const record = (await env.store.getGolem('fed'))!
   const now = await chainNow(env.client)
   const payer = '0x00000000000000000000000000000000000000fe' as const
-  const credit = applyCredit(parseGolemProfile(record.profile), { kind: 'feed', id: paymentCreditId(payer, `0x${nonceByte.repeat(32)}`), seconds, amount: USDC(12), payer, creditedAtMs: Number(now) * 1000 } as never, now)
+  const credit = applyCredit(
+    parseGolemProfile(record.profile),
+    {
+      kind: 'feed',
+      id: paymentCreditId(payer, `0x${nonceByte.repeat(32)}`),
+      seconds,
+      amount: USDC(12),
+      payer,
+      creditedAtMs: Number(now) * 1000,
+    } as never,
+    now,
+  )
   expect(credit.applied).toBe(true)
-  const updated = await env.store.updateGolem({ golemId: 'fed', expectedVersion: record.version, patch: { profile: serializeGolemProfile(credit.profile) }, now: Number(now) * 1000 })
+  const updated = await env.store.updateGolem({
+    golemId: 'fed',
+    expectedVersion: record.version,
+    patch: { profile: serializeGolemProfile(credit.profile) },
+    now: Number(now) * 1000,
+  })
   expect(updated.updated).toBe(true)
 }
 
@@ -76,7 +102,10 @@ describe('reprieve', () => {
       r = await beat()
     }
     expect(r.outcome).toBe('died')
-    expect(await env.store.getDeathSettlement('fed')).toMatchObject({ kind: 'DelegationExpiry', settlement: { expiryCause: 'NaturalExpiry' } })
+    expect(await env.store.getDeathSettlement('fed')).toMatchObject({
+      kind: 'DelegationExpiry',
+      settlement: { expiryCause: 'NaturalExpiry' },
+    })
     expect(errors).toEqual([])
     expect((await allEvents(env.store, 'fed')).filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
     const transitions = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)

@@ -16,7 +16,8 @@ import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, allEvents, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
-const STRATEGY = '---\nname: revoked-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: revoked-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
 
 let env: HeartbeatEnv
 let owner: OwnerAccount
@@ -35,7 +36,16 @@ const beat = async (): Promise<TickResult> => {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'revoked', strategy: STRATEGY, runwayDays: 5 })
+  golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'revoked',
+    strategy: STRATEGY,
+    runwayDays: 5,
+  })
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
 })
 afterAll(async () => env?.stop())
@@ -51,16 +61,33 @@ describe('the owner revokes mid-life', () => {
 
   it('the owner disables the runway delegation in one user operation', async () => {
     const dm = env.devnet.deployment.environment.DelegationManager
-    const receipt = await sendOwnerCalls({ publicClient: env.client, submitter: env.devnet.deployer, smartAccount: owner.smartAccount, calls: [disableDelegationCall(dm, golem.runway.delegation)] })
+    const receipt = await sendOwnerCalls({
+      publicClient: env.client,
+      submitter: env.devnet.deployer,
+      smartAccount: owner.smartAccount,
+      calls: [disableDelegationCall(dm, golem.runway.delegation)],
+    })
     revokeTx = receipt.transactionHash
-    expect(await env.client.readContract({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [golem.runway.hash] })).toBe(true)
+    expect(
+      await env.client.readContract({
+        address: dm,
+        abi: DelegationManagerAbi,
+        functionName: 'disabledDelegations',
+        args: [golem.runway.hash],
+      }),
+    ).toBe(true)
   })
 
   it('the next tick sees it: health revoked, RevokedByOwner recorded, no redemption attempted', async () => {
     await env.devnet.increaseTime(DAY)
     const sentBefore = await env.client.getTransactionCount({ address: golem.golemKey })
     const r = await beat()
-    expect(r).toMatchObject({ outcome: 'ticked', health: 'revoked', revocation: 'RevokedByOwner', redemption: { status: 'skipped', reason: 'revoked' } })
+    expect(r).toMatchObject({
+      outcome: 'ticked',
+      health: 'revoked',
+      revocation: 'RevokedByOwner',
+      redemption: { status: 'skipped', reason: 'revoked' },
+    })
     expect(r.events).toContain('DelegationRevoked')
     // Not even a reverted attempt: the key sent nothing this tick (a Stable phase post would be its own).
     expect(await env.client.getTransactionCount({ address: golem.golemKey })).toBe(sentBefore + (r.phase?.posted ? 1 : 0))
@@ -94,10 +121,19 @@ describe('the owner revokes mid-life', () => {
     const data = encodeRedemptions([
       {
         chain: toDelegations(golem.profile.runway.chain),
-        executions: [{ target: env.devnet.deployment.assets.usdc, value: 0n, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, USDC(1)] }) }],
+        executions: [
+          {
+            target: env.devnet.deployment.assets.usdc,
+            value: 0n,
+            callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, USDC(1)] }),
+          },
+        ],
       },
     ])
-    const refused = await env.client.call({ account: golem.golemKey, to: env.devnet.deployment.environment.DelegationManager, data }).then(() => null, (e: unknown) => decodeChainError(e))
+    const refused = await env.client.call({ account: golem.golemKey, to: env.devnet.deployment.environment.DelegationManager, data }).then(
+      () => null,
+      (e: unknown) => decodeChainError(e),
+    )
     expect(refused?.name).toMatch(/CannotUseADisabledDelegation|GolemNotRegistered/)
   })
 
@@ -107,7 +143,11 @@ describe('the owner revokes mid-life', () => {
       await beat()
     }
     expect((await env.store.getGolem('revoked'))?.status).toBe('dead')
-    expect((await env.store.getDeathSettlement('revoked'))?.settlement).toMatchObject({ expiryCause: 'OwnerRevocation', finalPhase: 'Terminal', sessionKeyZeroed: true })
+    expect((await env.store.getDeathSettlement('revoked'))?.settlement).toMatchObject({
+      expiryCause: 'OwnerRevocation',
+      finalPhase: 'Terminal',
+      sessionKeyZeroed: true,
+    })
     expect(revokeTx).toMatch(/^0x[0-9a-f]{64}$/)
   })
 })

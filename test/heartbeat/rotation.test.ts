@@ -16,7 +16,8 @@ import { provisionGolem } from '../../local/provision.ts'
 import { LocalKeyRotation } from '../../local/rotation.ts'
 import { DAY, allEvents, redemptionsBy, sentCount, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
-const STRATEGY = '---\nname: rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
+const STRATEGY =
+  '---\nname: rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
 
 let env: HeartbeatEnv
 let owner: OwnerAccount
@@ -38,7 +39,16 @@ const dm = () => env.devnet.deployment.environment.DelegationManager
 
 describe('session-key rotation in the tick', () => {
   it('rotates a key past its maximum age: identity moved on-chain, profile and lookup switched, old key zeroed, no period redeemed twice', async () => {
-    const golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'rot-age', strategy: STRATEGY, runwayDays: 30 })
+    const golem = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'rot-age',
+      strategy: STRATEGY,
+      runwayDays: 30,
+    })
     const first = await tick(golem.golemId, 'day-0')
     expect(first.redemption?.status).toBe('confirmed')
     expect(first.rotated).toBeUndefined()
@@ -75,7 +85,16 @@ describe('session-key rotation in the tick', () => {
   })
 
   it('retries a rotation whose earlier attempt ended reconciled, under a fresh slot', async () => {
-    const golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'rot-retry', strategy: STRATEGY, runwayDays: 30 })
+    const golem = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'rot-retry',
+      strategy: STRATEGY,
+      runwayDays: 30,
+    })
     await tick(golem.golemId, 'retry-day-0')
     // An earlier attempt lost its operator nonce to another instance: its slot ended reconciled.
     const step = `rotate-${golem.golemKey.slice(2).toLowerCase()}`
@@ -88,12 +107,23 @@ describe('session-key rotation in the tick', () => {
     const rotated = await tick(golem.golemId, 'retry-day-7')
     expect(rotated.rotated).toMatchObject({ from: golem.golemKey })
     expect(await sentCount(env.client, env.devnet.operator.account.address)).toBe(operatorBefore + 1)
-    expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: `rot1-${golem.golemKey.slice(2).toLowerCase()}` })).toMatchObject({ status: 'confirmed' })
+    expect(
+      await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: `rot1-${golem.golemKey.slice(2).toLowerCase()}` }),
+    ).toMatchObject({ status: 'confirmed' })
     expect(await phaseOf(rotated.rotated!.to)).toEqual([true, 0])
   })
 
   it('a tick that dies after the oracle moved the identity, before the profile switched, is finished by the next tick: same new key, no second oracle transaction', async () => {
-    const golem = await provisionGolem({ clients: env.devnet, deployment: env.devnet.deployment, store: env.store, signers: env.signers, owner, golemId: 'rot-crash', strategy: STRATEGY, runwayDays: 30 })
+    const golem = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'rot-crash',
+      strategy: STRATEGY,
+      runwayDays: 30,
+    })
     await tick(golem.golemId, 'crash-day-0')
     await env.devnet.increaseTime(7 * DAY + 60)
     const operator = env.devnet.operator.account.address
@@ -112,7 +142,9 @@ describe('session-key rotation in the tick', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
       },
     })
-    await expect(runTick(env.deps('crash-day-7', { rotation, store: dying }), { golemId: golem.golemId })).rejects.toThrow(/crash before the profile switch/)
+    await expect(runTick(env.deps('crash-day-7', { rotation, store: dying }), { golemId: golem.golemId })).rejects.toThrow(
+      /crash before the profile switch/,
+    )
     const pending = parseGolemProfile((await env.store.getGolem(golem.golemId))!.profile).pendingRotation
     expect(pending).toBeDefined()
     expect(await phaseOf(golem.golemKey)).toEqual([false, 0]) // the oracle already moved the identity

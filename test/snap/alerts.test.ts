@@ -31,7 +31,10 @@ describe('planAlerts', () => {
 
   it('keeps every native message within 50 characters by shortening the name, never the news', () => {
     const name = 'Atlas the Unreasonably Long-Named Yield Farmer of the North'
-    const { alerts } = planAlerts([], { golems: [golem({ name, phase: 'Terminal', permission: { ...golem().permission!, health: 'revoked' } })], generatedAt: NOW })
+    const { alerts } = planAlerts([], {
+      golems: [golem({ name, phase: 'Terminal', permission: { ...golem().permission!, health: 'revoked' } })],
+      generatedAt: NOW,
+    })
     expect(alerts.map((a) => a.short.length).every((n) => n <= 50)).toBe(true)
     expect(alerts[0]!.short).toMatch(/^Atlas the .*… reached Terminal$/)
     expect(alerts[1]!.short).toMatch(/^Atlas the .*…: permission revoked$/)
@@ -47,9 +50,14 @@ describe('planAlerts', () => {
   })
 
   it('reads grant renewal only when the status carries it, and lets death speak for the Terminal phase', () => {
-    expect(planAlerts([], { golems: [golem({ grant: { renewalNeeded: true, endsAt: NOW + 86_400 } })], generatedAt: NOW }).alerts[0]).toMatchObject({ key: 'atlas:grant:renewal', short: 'Atlas: renew its grant' })
+    expect(
+      planAlerts([], { golems: [golem({ grant: { renewalNeeded: true, endsAt: NOW + 86_400 } })], generatedAt: NOW }).alerts[0],
+    ).toMatchObject({ key: 'atlas:grant:renewal', short: 'Atlas: renew its grant' })
     expect(planAlerts([], { golems: [golem({ grant: { endsAt: NOW + 86_400 } })], generatedAt: NOW }).alerts).toEqual([])
-    const dead = planAlerts([], { golems: [golem({ phase: 'Terminal', lifecycle: 'dead', lastHeartbeatAt: NOW - 9_999 })], generatedAt: NOW })
+    const dead = planAlerts([], {
+      golems: [golem({ phase: 'Terminal', lifecycle: 'dead', lastHeartbeatAt: NOW - 9_999 })],
+      generatedAt: NOW,
+    })
     expect(dead.alerts.map((a) => a.short)).toEqual(['Atlas has died'])
   })
 })

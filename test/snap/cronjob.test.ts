@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto'
 import type { LocalAccount, PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { InMemoryStore } from '../../adapters/store/index.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
 import { serveApi, type RunningApi } from '../../functions/api/server.ts'
@@ -30,7 +29,12 @@ beforeAll(async () => {
   stack = await startApiStack()
   chainMs = Number((await stack.devnet.publicClient.getBlock()).timestamp) * 1000
   // The API's clock is the chain's, as on a real chain where both follow the wall clock.
-  api = await serveApi(stack.app({ config: { allowedOrigins: ['null'], rateLimits: { public: 100_000, authenticated: 100_000 } }, clock: { now: () => chainMs } }))
+  api = await serveApi(
+    stack.app({
+      config: { allowedOrigins: ['null'], rateLimits: { public: 100_000, authenticated: 100_000 } },
+      clock: { now: () => chainMs },
+    }),
+  )
 })
 afterAll(async () => {
   await api?.close()
@@ -39,7 +43,16 @@ afterAll(async () => {
 
 describe('the Snap cron job on the real API', () => {
   it('pairs with a smart-account owner, then notifies when the demo Golem falls to Declining and when it dies', async () => {
-    await provisionGolem({ clients: stack.devnet, deployment: stack.devnet.deployment, store: stack.store, signers: stack.signers, owner: stack.owner, golemId: 'demo', strategy: STRATEGY.replace(/^runway_days: 30$/m, 'runway_days: 6'), runwayDays: 6 })
+    await provisionGolem({
+      clients: stack.devnet,
+      deployment: stack.devnet.deployment,
+      store: stack.store,
+      signers: stack.signers,
+      owner: stack.owner,
+      golemId: 'demo',
+      strategy: STRATEGY.replace(/^runway_days: 30$/m, 'runway_days: 6'),
+      runwayDays: 6,
+    })
     let state: SnapState = emptyState()
 
     // Pairing: the challenge text signed by the owner's key, verified against the smart account.
@@ -50,7 +63,9 @@ describe('the Snap cron job on the real API', () => {
     expect(paired.deployment).toMatchObject({ chainId: 31337, vitalityOracle: stack.devnet.deployment.vitalityOracle })
     state = { ...state, authToken: paired.token, owner: paired.owner, deployment: paired.deployment }
     // Single use: the same signed challenge is refused the second time.
-    await expect(completePairing(snapFetch, api.url, pending, await stack.owner.signer.signMessage({ message: pending.message }))).rejects.toMatchObject({ code: 'SNAP_PAIRING_REUSED' })
+    await expect(
+      completePairing(snapFetch, api.url, pending, await stack.owner.signer.signMessage({ message: pending.message })),
+    ).rejects.toMatchObject({ code: 'SNAP_PAIRING_REUSED' })
 
     const notified: { beat: number; alert: Alert }[] = []
     const phases: string[] = []
@@ -62,11 +77,28 @@ describe('the Snap cron job on the real API', () => {
       notify: async (alert: Alert) => void notified.push({ beat, alert }),
     })
     const invoker = new LocalInvoker(
-      (id) => ({ store: stack.store, client: stack.devnet.publicClient as PublicClient, deployment: stack.devnet.deployment, signers: stack.signers, operator: stack.devnet.operator.account as LocalAccount, invocationId: `${id}-${randomUUID()}`, vitalityParameters: { shockProbabilityPerDay: 0 } }),
-      { onError: (_id, e) => { throw e } },
+      (id) => ({
+        store: stack.store,
+        client: stack.devnet.publicClient as PublicClient,
+        deployment: stack.devnet.deployment,
+        signers: stack.signers,
+        operator: stack.devnet.operator.account as LocalAccount,
+        invocationId: `${id}-${randomUUID()}`,
+        vitalityParameters: { shockProbabilityPerDay: 0 },
+      }),
+      {
+        onError: (_id, e) => {
+          throw e
+        },
+      },
     )
     for (let beat = 0; beat < 20; beat++) {
-      await runHeartbeat({ store: stack.store, client: stack.devnet.publicClient as PublicClient, deployment: stack.devnet.deployment, invoker })
+      await runHeartbeat({
+        store: stack.store,
+        client: stack.devnet.publicClient as PublicClient,
+        deployment: stack.devnet.deployment,
+        invoker,
+      })
       const outcome = await runCronjob(io(beat))
       expect(outcome.kind, `beat ${beat}`).toBe('ok')
       const demo = state.golems.find((g) => g.id === 'demo')!

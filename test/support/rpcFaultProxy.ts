@@ -80,7 +80,8 @@ const emptyStats = (): RpcProxyStats => ({
 function checkRates(rates: FaultRates, field: string): void {
   let sum = 0
   for (const [kind, p] of Object.entries(rates)) {
-    if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new Error(`${field}.${kind}: not a fault kind (${FAULT_KINDS.join(', ')})`)
+    if (!(FAULT_KINDS as readonly string[]).includes(kind))
+      throw new Error(`${field}.${kind}: not a fault kind (${FAULT_KINDS.join(', ')})`)
     if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`${field}.${kind}: must be a probability in [0, 1]`)
     sum += p
   }
@@ -100,7 +101,9 @@ function methodsOf(body: Buffer): string[] {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as unknown
     const calls = Array.isArray(parsed) ? parsed : [parsed]
-    return calls.map((c) => (c && typeof c === 'object' && typeof (c as { method?: unknown }).method === 'string' ? (c as { method: string }).method : '?'))
+    return calls.map((c) =>
+      c && typeof c === 'object' && typeof (c as { method?: unknown }).method === 'string' ? (c as { method: string }).method : '?',
+    )
   } catch {
     return ['?']
   }
@@ -143,9 +146,24 @@ export async function startRpcFaultProxy(options: RpcFaultProxyOptions): Promise
   const forward = (body: Buffer): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> =>
     new Promise((resolve, reject) => {
       const req = httpRequest(
-        { agent, host: target.hostname, port: target.port, path: target.pathname || '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname || '/',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': body.length },
+        },
         (res) => {
-          readBody(res).then((b) => resolve({ status: res.statusCode ?? 502, headers: { 'content-type': res.headers['content-type'] ?? 'application/json' }, body: b }), reject)
+          readBody(res).then(
+            (b) =>
+              resolve({
+                status: res.statusCode ?? 502,
+                headers: { 'content-type': res.headers['content-type'] ?? 'application/json' },
+                body: b,
+              }),
+            reject,
+          )
         },
       )
       req.on('error', reject)
@@ -176,8 +194,17 @@ export async function startRpcFaultProxy(options: RpcFaultProxyOptions): Promise
         // Half plain HTTP errors, half JSON-RPC errors: clients take different paths for each.
         if (random() < 0.5) return reply(res, 500, { 'content-type': 'text/plain' }, 'injected fault: internal server error')
         const parsed = JSON.parse(body.toString('utf8')) as { id?: unknown } | { id?: unknown }[]
-        const error = (id: unknown) => ({ jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: 'injected fault: internal error' } })
-        return reply(res, 200, { 'content-type': 'application/json' }, JSON.stringify(Array.isArray(parsed) ? parsed.map((c) => error(c.id)) : error(parsed.id)))
+        const error = (id: unknown) => ({
+          jsonrpc: '2.0',
+          id: id ?? null,
+          error: { code: -32603, message: 'injected fault: internal error' },
+        })
+        return reply(
+          res,
+          200,
+          { 'content-type': 'application/json' },
+          JSON.stringify(Array.isArray(parsed) ? parsed.map((c) => error(c.id)) : error(parsed.id)),
+        )
       }
       if (kind === 'delay') await new Promise((r) => setTimeout(r, minDelay + Math.floor(random() * (maxDelay - minDelay + 1))))
       const answer = await forward(body)

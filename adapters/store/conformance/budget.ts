@@ -4,13 +4,18 @@ import type { Store } from '../../../core/store/store.ts'
 import { concurrently, T0, type Backend } from './fixtures.ts'
 
 const at = { golemId: 'g-1', period: 3n }
-const reserve = (store: Store, reservationId: string, amount: bigint, cap = 100n) => store.reserveBudget({ ...at, amount, cap, reservationId, now: T0 })
+const reserve = (store: Store, reservationId: string, amount: bigint, cap = 100n) =>
+  store.reserveBudget({ ...at, amount, cap, reservationId, now: T0 })
 
 export function budgetSuite(backend: Backend): void {
   describe('budget reservations', () => {
     it('reserves within the cap and refuses what would pass it', async () => {
       const store = await backend.newStore()
-      expect(await reserve(store, 'r1', 60n)).toMatchObject({ reserved: true, reservation: { reservationId: 'r1', amount: 60n, state: 'reserved' }, budget: { reserved: 60n, spent: 0n, cap: 100n, version: 1 } })
+      expect(await reserve(store, 'r1', 60n)).toMatchObject({
+        reserved: true,
+        reservation: { reservationId: 'r1', amount: 60n, state: 'reserved' },
+        budget: { reserved: 60n, spent: 0n, cap: 100n, version: 1 },
+      })
       expect(await reserve(store, 'r2', 41n)).toMatchObject({ reserved: false, reason: 'cap', available: 40n })
       expect(await reserve(store, 'r3', 40n)).toMatchObject({ reserved: true, budget: { reserved: 100n } })
       expect(await store.getBudget('g-1', 3n)).toMatchObject({ reserved: 100n, spent: 0n, version: 2 })
@@ -29,9 +34,19 @@ export function budgetSuite(backend: Backend): void {
       const store = await backend.newStore()
       await reserve(store, 'r1', 60n)
       await reserve(store, 'r2', 30n)
-      expect(await store.commitReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({ committed: true, reservation: { state: 'committed', spent: 60n }, budget: { reserved: 30n, spent: 60n } })
-      expect(await store.commitReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({ committed: true, budget: { reserved: 30n, spent: 60n } })
-      expect(await store.commitReservation({ ...at, reservationId: 'r2', spent: 10n, now: T0 })).toMatchObject({ committed: true, budget: { reserved: 0n, spent: 70n } })
+      expect(await store.commitReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({
+        committed: true,
+        reservation: { state: 'committed', spent: 60n },
+        budget: { reserved: 30n, spent: 60n },
+      })
+      expect(await store.commitReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({
+        committed: true,
+        budget: { reserved: 30n, spent: 60n },
+      })
+      expect(await store.commitReservation({ ...at, reservationId: 'r2', spent: 10n, now: T0 })).toMatchObject({
+        committed: true,
+        budget: { reserved: 0n, spent: 70n },
+      })
       expect(await reserve(store, 'r3', 30n)).toMatchObject({ reserved: true, budget: { reserved: 30n, spent: 70n } })
       expect(await reserve(store, 'r4', 1n)).toMatchObject({ reserved: false, reason: 'cap', available: 0n })
     })
@@ -40,12 +55,22 @@ export function budgetSuite(backend: Backend): void {
       const store = await backend.newStore()
       await reserve(store, 'r1', 60n)
       await reserve(store, 'r2', 40n)
-      expect(await store.releaseReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({ released: true, reservation: { state: 'released' }, budget: { reserved: 40n } })
-      expect(await store.releaseReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({ released: true, budget: { reserved: 40n } })
+      expect(await store.releaseReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({
+        released: true,
+        reservation: { state: 'released' },
+        budget: { reserved: 40n },
+      })
+      expect(await store.releaseReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({
+        released: true,
+        budget: { reserved: 40n },
+      })
       expect(await store.commitReservation({ ...at, reservationId: 'r1', now: T0 })).toMatchObject({ committed: false, reason: 'released' })
       expect(await reserve(store, 'r1', 60n)).toMatchObject({ reserved: false, reason: 'released' })
       await store.commitReservation({ ...at, reservationId: 'r2', now: T0 })
-      expect(await store.releaseReservation({ ...at, reservationId: 'r2', now: T0 })).toMatchObject({ released: false, reason: 'committed' })
+      expect(await store.releaseReservation({ ...at, reservationId: 'r2', now: T0 })).toMatchObject({
+        released: false,
+        reason: 'committed',
+      })
       expect(await store.releaseReservation({ ...at, reservationId: 'zz', now: T0 })).toMatchObject({ released: false, reason: 'unknown' })
       expect(await store.commitReservation({ ...at, reservationId: 'zz', now: T0 })).toMatchObject({ committed: false, reason: 'unknown' })
       expect(await store.getBudget('g-1', 3n)).toMatchObject({ reserved: 0n, spent: 40n })
@@ -87,12 +112,25 @@ export function budgetSuite(backend: Backend): void {
 
     it('refuses bad input naming the field, and writes nothing', async () => {
       const store = await backend.newStore()
-      await expect(store.reserveBudget({ ...at, amount: -5n, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({ name: 'StoreInputError', field: 'amount' })
-      await expect(store.reserveBudget({ ...at, amount: 0n, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({ field: 'amount' })
-      await expect(store.reserveBudget({ ...at, amount: 5 as never, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({ field: 'amount' })
-      await expect(store.reserveBudget({ ...at, amount: 5n, cap: -1n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({ field: 'cap' })
-      await expect(store.reserveBudget({ ...at, golemId: '', amount: 5n, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({ field: 'golemId' })
-      await expect(store.reserveBudget({ ...at, amount: 5n, cap: 100n, reservationId: '', now: T0 })).rejects.toMatchObject({ field: 'reservationId' })
+      await expect(store.reserveBudget({ ...at, amount: -5n, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({
+        name: 'StoreInputError',
+        field: 'amount',
+      })
+      await expect(store.reserveBudget({ ...at, amount: 0n, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({
+        field: 'amount',
+      })
+      await expect(store.reserveBudget({ ...at, amount: 5 as never, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({
+        field: 'amount',
+      })
+      await expect(store.reserveBudget({ ...at, amount: 5n, cap: -1n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({
+        field: 'cap',
+      })
+      await expect(store.reserveBudget({ ...at, golemId: '', amount: 5n, cap: 100n, reservationId: 'r1', now: T0 })).rejects.toMatchObject({
+        field: 'golemId',
+      })
+      await expect(store.reserveBudget({ ...at, amount: 5n, cap: 100n, reservationId: '', now: T0 })).rejects.toMatchObject({
+        field: 'reservationId',
+      })
       expect(await store.getBudget('g-1', 3n)).toBeNull()
       await reserve(store, 'r1', 10n)
       await expect(store.commitReservation({ ...at, reservationId: 'r1', spent: 11n, now: T0 })).rejects.toMatchObject({ field: 'spent' })

@@ -9,7 +9,14 @@ export function golemSuite(backend: Backend): void {
       const result = await store.createGolem(golemInput('g-1', { owner: CHECKSUMMED, phase: 'Stable' }))
       expect(result.created).toBe(true)
       const golem = await store.getGolem('g-1')
-      expect(golem).toMatchObject({ golemId: 'g-1', owner: CHECKSUMMED.toLowerCase(), status: 'alive', phase: 'Stable', version: 1, lastTick: null })
+      expect(golem).toMatchObject({
+        golemId: 'g-1',
+        owner: CHECKSUMMED.toLowerCase(),
+        status: 'alive',
+        phase: 'Stable',
+        version: 1,
+        lastTick: null,
+      })
       expect(JSON.parse(golem!.profile!)).toMatchObject({ delegate: addr(2) })
     })
 
@@ -24,24 +31,38 @@ export function golemSuite(backend: Backend): void {
       const store = await backend.newStore()
       await store.createGolem(golemInput('g-1'))
       const lastTick = { at: T0, period: 7n, outcome: 'redeemed', txHash: null }
-      const ok = await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { phase: 'Conservation', lastTick, nextTickAt: T0 + 60_000 }, now: T0 })
-      expect(ok).toMatchObject({ updated: true, golem: { version: 2, phase: 'Conservation', lastTick, nextTickAt: T0 + 60_000, updatedAt: T0 } })
+      const ok = await store.updateGolem({
+        golemId: 'g-1',
+        expectedVersion: 1,
+        patch: { phase: 'Conservation', lastTick, nextTickAt: T0 + 60_000 },
+        now: T0,
+      })
+      expect(ok).toMatchObject({
+        updated: true,
+        golem: { version: 2, phase: 'Conservation', lastTick, nextTickAt: T0 + 60_000, updatedAt: T0 },
+      })
       const stale = await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { phase: 'Declining' }, now: T0 })
       expect(stale).toMatchObject({ updated: false, reason: 'version', current: { version: 2, phase: 'Conservation' } })
-      expect(await store.updateGolem({ golemId: 'nope', expectedVersion: 1, patch: { phase: 'Declining' }, now: T0 })).toEqual({ updated: false, reason: 'missing', current: null })
+      expect(await store.updateGolem({ golemId: 'nope', expectedVersion: 1, patch: { phase: 'Declining' }, now: T0 })).toEqual({
+        updated: false,
+        reason: 'missing',
+        current: null,
+      })
     })
 
     it('moves status alive -> dying -> dead and never back; a dead record is final', async () => {
       const store = await backend.newStore()
       await store.createGolem(golemInput('g-1'))
       await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { status: 'dying' }, now: T0 })
-      await expect(store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { status: 'alive' }, now: T0 })).rejects.toThrow(StoreConflictError)
+      await expect(store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { status: 'alive' }, now: T0 })).rejects.toThrow(
+        StoreConflictError,
+      )
       await store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { status: 'dead' }, now: T0 })
       await expect(store.updateGolem({ golemId: 'g-1', expectedVersion: 3, patch: { phase: 'Terminal' }, now: T0 })).rejects.toThrow(/dead/)
       expect(await store.getGolem('g-1')).toMatchObject({ status: 'dead', version: 3 })
     })
 
-    it('finds an owner\'s Golems (dead ones too) and the Golem behind its current session key only', async () => {
+    it("finds an owner's Golems (dead ones too) and the Golem behind its current session key only", async () => {
       const store = await backend.newStore()
       await store.createGolem(golemInput('g-1', { owner: CHECKSUMMED, sessionKeyAddress: addr(11), now: T0 }))
       await store.createGolem(golemInput('g-2', { owner: CHECKSUMMED, sessionKeyAddress: addr(12), now: T0 + 1 }))
@@ -64,7 +85,10 @@ export function golemSuite(backend: Backend): void {
       // Death removes a Golem from the due list, not from its owner's list or its key.
       await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { status: 'dying' }, now: T0 + 3 })
       await store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { status: 'dead' }, now: T0 + 4 })
-      expect((await store.findGolems({ owner: CHECKSUMMED })).map((g) => [g.golemId, g.status])).toEqual([['g-1', 'dead'], ['g-2', 'alive']])
+      expect((await store.findGolems({ owner: CHECKSUMMED })).map((g) => [g.golemId, g.status])).toEqual([
+        ['g-1', 'dead'],
+        ['g-2', 'alive'],
+      ])
       expect(await ids({ sessionKey: addr(11) })).toEqual(['g-1'])
     })
 
@@ -107,7 +131,9 @@ export function golemSuite(backend: Backend): void {
       expect((await store.listDueGolems({ now: T0 })).golems.map((g) => g.golemId)).toEqual(['b'])
       await store.updateGolem({ golemId: 'b', expectedVersion: 1, patch: { status: 'dead' }, now: T0 })
       expect((await store.listDueGolems({ now: T0 })).golems).toEqual([])
-      expect((await store.listDueGolems({ now: T0 + 60_000 })).golems).toMatchObject([{ golemId: 'a', dueAt: T0 + 60_000, status: 'alive', version: 2 }])
+      expect((await store.listDueGolems({ now: T0 + 60_000 })).golems).toMatchObject([
+        { golemId: 'a', dueAt: T0 + 60_000, status: 'alive', version: 2 },
+      ])
     })
 
     it('refuses bad input naming the field, and writes nothing', async () => {
@@ -129,7 +155,9 @@ export function golemSuite(backend: Backend): void {
       expect((await store.listDueGolems({ now: T0 })).golems).toEqual([])
       await store.createGolem(golemInput('g-1'))
       await expect(store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: {}, now: T0 })).rejects.toThrow(StoreInputError)
-      await expect(store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { owner: addr(5) } as never, now: T0 })).rejects.toMatchObject({ field: 'patch.owner' })
+      await expect(
+        store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { owner: addr(5) } as never, now: T0 }),
+      ).rejects.toMatchObject({ field: 'patch.owner' })
       expect(await store.getGolem('g-1')).toMatchObject({ version: 1 })
     })
 

@@ -43,8 +43,12 @@ export function logSuite(backend: Backend): void {
       const store = await backend.newStore()
       await expect(store.appendLog({ log: 'has space', records: [{}], now: T0 })).rejects.toMatchObject({ field: 'log' })
       await expect(store.appendLog({ log: LOG, records: [], now: T0 })).rejects.toMatchObject({ field: 'records' })
-      await expect(store.appendLog({ log: LOG, records: Array.from({ length: 101 }, () => ({})), now: T0 })).rejects.toMatchObject({ field: 'records' })
-      await expect(store.appendLog({ log: LOG, records: [{ ok: 1 }, 'text' as never], now: T0 })).rejects.toMatchObject({ field: 'records[1]' })
+      await expect(store.appendLog({ log: LOG, records: Array.from({ length: 101 }, () => ({})), now: T0 })).rejects.toMatchObject({
+        field: 'records',
+      })
+      await expect(store.appendLog({ log: LOG, records: [{ ok: 1 }, 'text' as never], now: T0 })).rejects.toMatchObject({
+        field: 'records[1]',
+      })
       await expect(store.appendLog({ log: LOG, records: [{ ok: 1 }, { privateKey: KEY_LIKE }], now: T0 })).rejects.toThrow(KeyMaterialError)
       await expect(store.readLog({ log: LOG, limit: 0 })).rejects.toThrow(StoreInputError)
       await expect(store.readLog({ log: LOG, after: -1 })).rejects.toMatchObject({ field: 'after' })

@@ -12,7 +12,10 @@ export function paymentSuite(backend: Backend): void {
     it('credits a payment once; the second credit returns the first', async () => {
       const store = await backend.newStore()
       const first = await store.creditPaymentOnce({ ...payment, txHash: hex32(1), now: T0 })
-      expect(first).toMatchObject({ credited: true, payment: { status: 'settled', amount: 1_000_000n, txHash: hex32(1), creditedAt: T0, owner: null } })
+      expect(first).toMatchObject({
+        credited: true,
+        payment: { status: 'settled', amount: 1_000_000n, txHash: hex32(1), creditedAt: T0, owner: null },
+      })
       const second = await store.creditPaymentOnce({ ...payment, txHash: hex32(2), now: T0 + 1 })
       expect(second).toMatchObject({ credited: false, existing: { txHash: hex32(1), creditedAt: T0 } })
     })
@@ -34,14 +37,20 @@ export function paymentSuite(backend: Backend): void {
       // A copy that lost the claim cannot credit around it while the lease lives.
       expect(await store.creditPaymentOnce({ ...payment, now: T0 + 1 })).toMatchObject({ credited: false, existing: { status: 'pending' } })
       const credited = await store.creditPaymentOnce({ ...payment, owner, txHash: hex32(9), now: T0 + 2 })
-      expect(credited).toMatchObject({ credited: true, payment: { status: 'settled', owner, claimedAt: T0, creditedAt: T0 + 2, leaseUntil: null } })
+      expect(credited).toMatchObject({
+        credited: true,
+        payment: { status: 'settled', owner, claimedAt: T0, creditedAt: T0 + 2, leaseUntil: null },
+      })
       expect(await claimAs(store, 'late', T0 + 10 * LEASE)).toMatchObject({ claimed: false, existing: { status: 'settled' } })
     })
 
     it('releases a pending claim after a failed settle, so the payment can be retried', async () => {
       const store = await backend.newStore()
       await claimAs(store, 'req-a')
-      expect(await store.releasePayment({ payer: payment.payer, nonce: payment.nonce, owner: 'req-b' })).toMatchObject({ released: false, existing: { owner: 'req-a' } })
+      expect(await store.releasePayment({ payer: payment.payer, nonce: payment.nonce, owner: 'req-b' })).toMatchObject({
+        released: false,
+        existing: { owner: 'req-a' },
+      })
       expect(await store.releasePayment({ payer: payment.payer, nonce: payment.nonce, owner: 'req-a' })).toEqual({ released: true })
       expect(await store.getPayment(payment)).toBeNull()
       expect(await claimAs(store, 'req-b')).toMatchObject({ claimed: true })
@@ -61,15 +70,21 @@ export function paymentSuite(backend: Backend): void {
       await claimAs(store, 'req-a')
       for (const other of [{ golemId: 'g-2' }, { kind: 'feed' as const }, { amount: 2n }]) {
         const taken = await store.claimPayment({ ...payment, ...other, owner: 'req-b', now: T0 + 2 * LEASE, leaseMs: LEASE })
-        expect(taken).toMatchObject({ claimed: false, existing: { status: 'pending', owner: 'req-a', golemId: 'g-1', kind: 'extend', amount: 1_000_000n } })
+        expect(taken).toMatchObject({
+          claimed: false,
+          existing: { status: 'pending', owner: 'req-a', golemId: 'g-1', kind: 'extend', amount: 1_000_000n },
+        })
       }
       expect(await claimAs(store, 'req-c', T0 + 2 * LEASE)).toMatchObject({ claimed: true, payment: { owner: 'req-c', golemId: 'g-1' } })
     })
 
-    it('refuses to credit the owner\'s own pending claim with other terms', async () => {
+    it("refuses to credit the owner's own pending claim with other terms", async () => {
       const store = await backend.newStore()
       await claimAs(store, 'req-a')
-      await expect(store.creditPaymentOnce({ ...payment, amount: 2n, owner: 'req-a', now: T0 })).rejects.toMatchObject({ name: 'StoreConflictError', field: 'amount' })
+      await expect(store.creditPaymentOnce({ ...payment, amount: 2n, owner: 'req-a', now: T0 })).rejects.toMatchObject({
+        name: 'StoreConflictError',
+        field: 'amount',
+      })
       await expect(store.creditPaymentOnce({ ...payment, golemId: 'g-2', owner: 'req-a', now: T0 })).rejects.toThrow(StoreConflictError)
       expect(await store.getPayment(payment)).toMatchObject({ status: 'pending' })
     })
@@ -79,13 +94,18 @@ export function paymentSuite(backend: Backend): void {
       const p = { ...payment, payer: CHECKSUMMED }
       await store.creditPaymentOnce({ ...p, now: T0 })
       expect(await store.creditPaymentOnce({ ...p, payer: CHECKSUMMED.toLowerCase() as never, now: T0 })).toMatchObject({ credited: false })
-      expect(await store.getPayment({ payer: CHECKSUMMED, nonce: payment.nonce.toUpperCase().replace('0X', '0x') as never })).toMatchObject({ payer: CHECKSUMMED.toLowerCase() })
+      expect(await store.getPayment({ payer: CHECKSUMMED, nonce: payment.nonce.toUpperCase().replace('0X', '0x') as never })).toMatchObject(
+        { payer: CHECKSUMMED.toLowerCase() },
+      )
       expect(await store.creditPaymentOnce({ ...payment, payer: addr(8), now: T0 })).toMatchObject({ credited: true })
     })
 
     it('refuses bad input naming the field, and writes nothing', async () => {
       const store = await backend.newStore()
-      await expect(store.creditPaymentOnce({ ...payment, payer: 'alice' as never, now: T0 })).rejects.toMatchObject({ name: 'StoreInputError', field: 'payer' })
+      await expect(store.creditPaymentOnce({ ...payment, payer: 'alice' as never, now: T0 })).rejects.toMatchObject({
+        name: 'StoreInputError',
+        field: 'payer',
+      })
       await expect(store.creditPaymentOnce({ ...payment, amount: -1n, now: T0 })).rejects.toMatchObject({ field: 'amount' })
       await expect(store.creditPaymentOnce({ ...payment, golemId: '', now: T0 })).rejects.toMatchObject({ field: 'golemId' })
       await expect(store.creditPaymentOnce({ ...payment, kind: 'tip' as never, now: T0 })).rejects.toMatchObject({ field: 'kind' })

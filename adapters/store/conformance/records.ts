@@ -11,7 +11,10 @@ export function nonceSuite(backend: Backend): void {
       const store = await backend.newStore()
       const issued = await store.issueNonce({ nonce: NONCE, issuedAt: T0, expiresAt: T0 + MINUTE, meta: { target: '0x01' } })
       expect(issued).toMatchObject({ nonce: NONCE.toLowerCase(), usedAt: null })
-      expect(await store.consumeNonce({ nonce: NONCE.toLowerCase(), now: T0 + 1 })).toMatchObject({ consumed: true, record: { usedAt: T0 + 1, meta: { target: '0x01' } } })
+      expect(await store.consumeNonce({ nonce: NONCE.toLowerCase(), now: T0 + 1 })).toMatchObject({
+        consumed: true,
+        record: { usedAt: T0 + 1, meta: { target: '0x01' } },
+      })
       expect(await store.consumeNonce({ nonce: NONCE, now: T0 + 2 })).toEqual({ consumed: false, reason: 'used' })
       await expect(store.issueNonce({ nonce: NONCE, issuedAt: T0 + 3, expiresAt: T0 + MINUTE })).rejects.toThrow(StoreConflictError)
     })
@@ -34,7 +37,9 @@ export function nonceSuite(backend: Backend): void {
       const store = await backend.newStore()
       await expect(store.issueNonce({ nonce: 'short', issuedAt: T0, expiresAt: T0 + 1 })).rejects.toMatchObject({ field: 'nonce' })
       await expect(store.issueNonce({ nonce: 'challenge-1', issuedAt: T0, expiresAt: T0 })).rejects.toMatchObject({ field: 'expiresAt' })
-      await expect(store.issueNonce({ nonce: 'challenge-1', issuedAt: T0, expiresAt: T0 + 1, meta: { mnemonic: 'x' } })).rejects.toThrow(KeyMaterialError)
+      await expect(store.issueNonce({ nonce: 'challenge-1', issuedAt: T0, expiresAt: T0 + 1, meta: { mnemonic: 'x' } })).rejects.toThrow(
+        KeyMaterialError,
+      )
       expect(await store.consumeNonce({ nonce: 'challenge-1', now: T0 })).toEqual({ consumed: false, reason: 'unknown' })
     })
   })
@@ -46,7 +51,10 @@ export function counterSuite(backend: Backend): void {
     it('counts in a fixed window; the next window starts again at 1', async () => {
       const store = await backend.newStore()
       for (const n of [1, 2, 3]) expect(await store.incrementCounter({ ...w, now: T0 + n })).toEqual({ count: n, resetAt: T0 + MINUTE })
-      expect(await store.incrementCounter({ ...w, windowStart: T0 + MINUTE, now: T0 + MINUTE })).toEqual({ count: 1, resetAt: T0 + 2 * MINUTE })
+      expect(await store.incrementCounter({ ...w, windowStart: T0 + MINUTE, now: T0 + MINUTE })).toEqual({
+        count: 1,
+        resetAt: T0 + 2 * MINUTE,
+      })
       expect(await store.incrementCounter({ ...w, key: 'ip:10.0.0.1', now: T0 })).toEqual({ count: 1, resetAt: T0 + MINUTE })
     })
 
@@ -79,7 +87,8 @@ export function historySuite(backend: Backend): void {
     it('appends events in time order and pages them both ways', async () => {
       const store = await backend.newStore()
       const types = ['DelegationGranted', 'PhaseChanged', 'BudgetWarning', 'SessionKeyRotated', 'DelegationRevoked']
-      for (const [i, type] of [...types.entries()].reverse()) await store.appendEvent({ golemId: 'g-1', type, at: T0 + i * 1000, data: { i, amount: 10n ** 20n } })
+      for (const [i, type] of [...types.entries()].reverse())
+        await store.appendEvent({ golemId: 'g-1', type, at: T0 + i * 1000, data: { i, amount: 10n ** 20n } })
       await store.appendEvent({ golemId: 'g-2', type: 'PhaseChanged', at: T0 })
       const asc: string[] = []
       let cursor: string | null = null
@@ -100,22 +109,34 @@ export function historySuite(backend: Backend): void {
       const store = await backend.newStore()
       const e = { golemId: 'g-1', type: 'DelegationExpiringWarning', at: T0, eventId: 'p42-expiring', data: { hoursRemaining: 20 } }
       expect(await store.appendEvent(e)).toMatchObject({ appended: true })
-      expect(await store.appendEvent({ ...e, data: { hoursRemaining: 19 } })).toMatchObject({ appended: false, event: { data: { hoursRemaining: 20 } } })
+      expect(await store.appendEvent({ ...e, data: { hoursRemaining: 19 } })).toMatchObject({
+        appended: false,
+        event: { data: { hoursRemaining: 20 } },
+      })
       expect((await store.listEvents({ golemId: 'g-1' })).events).toHaveLength(1)
     })
 
     it('refuses bad events and key material in event data, writing nothing', async () => {
       const store = await backend.newStore()
       await expect(store.appendEvent({ golemId: 'g-1', type: 'phase changed', at: T0 })).rejects.toMatchObject({ field: 'type' })
-      await expect(store.appendEvent({ golemId: 'g-1', type: 'SessionKeyRotated', at: T0, data: { oldKey: KEY_LIKE } })).rejects.toThrow(KeyMaterialError)
-      await expect(store.appendEvent({ golemId: 'g-1', type: 'SessionKeyRotated', at: T0, data: { n: Number.NaN } })).rejects.toMatchObject({ field: 'data.n' })
+      await expect(store.appendEvent({ golemId: 'g-1', type: 'SessionKeyRotated', at: T0, data: { oldKey: KEY_LIKE } })).rejects.toThrow(
+        KeyMaterialError,
+      )
+      await expect(store.appendEvent({ golemId: 'g-1', type: 'SessionKeyRotated', at: T0, data: { n: Number.NaN } })).rejects.toMatchObject(
+        { field: 'data.n' },
+      )
       expect((await store.listEvents({ golemId: 'g-1' })).events).toEqual([])
     })
 
     it('writes the DeathSettlement once, even under 10 concurrent writers', async () => {
       const store = await backend.newStore()
       const results = await concurrently(10, (i) =>
-        store.recordDeathSettlement({ golemId: 'g-1', kind: 'DelegationExpiry', settlement: { delegationHash: hex32(5), expiryCause: 'OwnerRevocation', positionsSettled: [], writer: i }, settledAt: T0 }),
+        store.recordDeathSettlement({
+          golemId: 'g-1',
+          kind: 'DelegationExpiry',
+          settlement: { delegationHash: hex32(5), expiryCause: 'OwnerRevocation', positionsSettled: [], writer: i },
+          settledAt: T0,
+        }),
       )
       expect(results.filter((r) => r.written)).toHaveLength(1)
       const winner = results.find((r) => r.written)!
@@ -129,15 +150,27 @@ export function historySuite(backend: Backend): void {
     it('rotates the Snap token hash by compare-and-swap; the old hash lives only through its grace', async () => {
       const store = await backend.newStore()
       expect(await store.getSnapToken({ now: T0 })).toBeNull()
-      expect(await store.rotateSnapToken({ tokenHash: hex32(1), expectedHash: null, now: T0 })).toMatchObject({ rotated: true, token: { tokenHash: hex32(1), previousHash: null, version: 1 } })
-      expect(await store.rotateSnapToken({ tokenHash: hex32(2), expectedHash: null, now: T0 })).toMatchObject({ rotated: false, current: { tokenHash: hex32(1) } })
-      const results = await concurrently(10, (i) => store.rotateSnapToken({ tokenHash: hex32(100 + i), expectedHash: hex32(1), now: T0 + MINUTE, graceMs: 5000 }))
+      expect(await store.rotateSnapToken({ tokenHash: hex32(1), expectedHash: null, now: T0 })).toMatchObject({
+        rotated: true,
+        token: { tokenHash: hex32(1), previousHash: null, version: 1 },
+      })
+      expect(await store.rotateSnapToken({ tokenHash: hex32(2), expectedHash: null, now: T0 })).toMatchObject({
+        rotated: false,
+        current: { tokenHash: hex32(1) },
+      })
+      const results = await concurrently(10, (i) =>
+        store.rotateSnapToken({ tokenHash: hex32(100 + i), expectedHash: hex32(1), now: T0 + MINUTE, graceMs: 5000 }),
+      )
       expect(results.filter((r) => r.rotated)).toHaveLength(1)
       const current = await store.getSnapToken({ now: T0 + MINUTE + 4999 })
       expect(current).toMatchObject({ previousHash: hex32(1), previousValidUntil: T0 + MINUTE + 5000, rotatedAt: T0 + MINUTE, version: 2 })
       expect(await store.getSnapToken({ now: T0 + MINUTE + 5000 })).toMatchObject({ previousHash: null, previousValidUntil: null })
-      await expect(store.rotateSnapToken({ tokenHash: hex32(7), expectedHash: hex32(7), now: T0 })).rejects.toMatchObject({ field: 'tokenHash' })
-      await expect(store.rotateSnapToken({ tokenHash: 'abc' as never, expectedHash: null, now: T0 })).rejects.toMatchObject({ field: 'tokenHash' })
+      await expect(store.rotateSnapToken({ tokenHash: hex32(7), expectedHash: hex32(7), now: T0 })).rejects.toMatchObject({
+        field: 'tokenHash',
+      })
+      await expect(store.rotateSnapToken({ tokenHash: 'abc' as never, expectedHash: null, now: T0 })).rejects.toMatchObject({
+        field: 'tokenHash',
+      })
       expect(await store.getSnapToken({ scope: 'other', now: T0 })).toBeNull()
     })
   })

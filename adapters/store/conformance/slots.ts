@@ -12,7 +12,10 @@ export function slotSuite(backend: Backend): void {
     it('claims a fresh slot once; a second invocation is refused while the lease lives', async () => {
       const store = await backend.newStore()
       const first = await claim(store, 'inv-a')
-      expect(first).toMatchObject({ claimed: true, slot: { ...ref, status: 'claimed', owner: 'inv-a', claimedAt: T0, leaseUntil: T0 + LEASE, claims: 1, txHash: null, rawTx: null } })
+      expect(first).toMatchObject({
+        claimed: true,
+        slot: { ...ref, status: 'claimed', owner: 'inv-a', claimedAt: T0, leaseUntil: T0 + LEASE, claims: 1, txHash: null, rawTx: null },
+      })
       const second = await claim(store, 'inv-b', T0 + LEASE - 1)
       expect(second).toMatchObject({ claimed: false, reason: 'leased', slot: { owner: 'inv-a' } })
     })
@@ -28,14 +31,20 @@ export function slotSuite(backend: Backend): void {
       await claim(store, 'inv-a')
       const taken = await claim(store, 'inv-b', T0 + LEASE)
       expect(taken).toMatchObject({ claimed: true, slot: { owner: 'inv-b', claims: 2, claimedAt: T0 + LEASE } })
-      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 0, now: T0 + LEASE + 1 })).toMatchObject({ recorded: false, reason: 'notOwner' })
+      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 0, now: T0 + LEASE + 1 })).toMatchObject({
+        recorded: false,
+        reason: 'notOwner',
+      })
     })
 
     it('never re-claims a slot with a recorded tx, even after the lease lapsed: reconcile instead', async () => {
       const store = await backend.newStore()
       await claim(store, 'inv-a')
       const recorded = await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(7), nonce: 12, rawTx: '0x02F8AB01', now: T0 + 10 })
-      expect(recorded).toMatchObject({ recorded: true, slot: { status: 'sent', txHash: hex32(7), txNonce: 12, rawTx: '0x02f8ab01', sentAt: T0 + 10 } })
+      expect(recorded).toMatchObject({
+        recorded: true,
+        slot: { status: 'sent', txHash: hex32(7), txNonce: 12, rawTx: '0x02f8ab01', sentAt: T0 + 10 },
+      })
       const retry = await claim(store, 'inv-b', T0 + 10 * LEASE)
       expect(retry).toMatchObject({ claimed: false, reason: 'sent', slot: { txHash: hex32(7), owner: 'inv-a' } })
       expect(await claim(store, 'inv-a', T0 + 10 * LEASE)).toMatchObject({ claimed: false, reason: 'sent' })
@@ -43,23 +52,57 @@ export function slotSuite(backend: Backend): void {
 
     it('records a tx only for the holder; the same tx twice is idempotent, another is refused', async () => {
       const store = await backend.newStore()
-      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 0, now: T0 })).toEqual({ recorded: false, reason: 'missing', slot: null })
+      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 0, now: T0 })).toEqual({
+        recorded: false,
+        reason: 'missing',
+        slot: null,
+      })
       await claim(store, 'inv-a')
-      expect(await store.recordSlotTx({ ...ref, owner: 'inv-b', txHash: hex32(1), nonce: 0, now: T0 })).toMatchObject({ recorded: false, reason: 'notOwner', slot: { status: 'claimed', txHash: null } })
+      expect(await store.recordSlotTx({ ...ref, owner: 'inv-b', txHash: hex32(1), nonce: 0, now: T0 })).toMatchObject({
+        recorded: false,
+        reason: 'notOwner',
+        slot: { status: 'claimed', txHash: null },
+      })
       await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 3, now: T0 })
-      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 3, now: T0 + 1 })).toMatchObject({ recorded: true, slot: { sentAt: T0 } })
-      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(2), nonce: 4, now: T0 + 1 })).toMatchObject({ recorded: false, reason: 'alreadySent', slot: { txHash: hex32(1) } })
+      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 3, now: T0 + 1 })).toMatchObject({
+        recorded: true,
+        slot: { sentAt: T0 },
+      })
+      expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(2), nonce: 4, now: T0 + 1 })).toMatchObject({
+        recorded: false,
+        reason: 'alreadySent',
+        slot: { txHash: hex32(1) },
+      })
     })
 
     it('completes a sent slot (any reconciler), idempotently, and a completed slot is final', async () => {
       const store = await backend.newStore()
       await claim(store, 'inv-a')
       await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 0, now: T0 })
-      expect(await store.completeSlot({ ...ref, owner: 'inv-b', outcome: 'confirmed', txHash: hex32(2), now: T0 + 2 })).toMatchObject({ completed: false, reason: 'txMismatch' })
-      const done = await store.completeSlot({ ...ref, owner: 'inv-b', outcome: 'reconciled', txHash: hex32(1), now: T0 + 2, detail: { blockNumber: 123n } })
-      expect(done).toMatchObject({ completed: true, slot: { status: 'reconciled', completedBy: 'inv-b', completedAt: T0 + 2, detail: { blockNumber: '123' } } })
-      expect(await store.completeSlot({ ...ref, owner: 'inv-c', outcome: 'reconciled', now: T0 + 3 })).toMatchObject({ completed: true, slot: { completedBy: 'inv-b' } })
-      expect(await store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0 + 3 })).toMatchObject({ completed: false, reason: 'completed' })
+      expect(await store.completeSlot({ ...ref, owner: 'inv-b', outcome: 'confirmed', txHash: hex32(2), now: T0 + 2 })).toMatchObject({
+        completed: false,
+        reason: 'txMismatch',
+      })
+      const done = await store.completeSlot({
+        ...ref,
+        owner: 'inv-b',
+        outcome: 'reconciled',
+        txHash: hex32(1),
+        now: T0 + 2,
+        detail: { blockNumber: 123n },
+      })
+      expect(done).toMatchObject({
+        completed: true,
+        slot: { status: 'reconciled', completedBy: 'inv-b', completedAt: T0 + 2, detail: { blockNumber: '123' } },
+      })
+      expect(await store.completeSlot({ ...ref, owner: 'inv-c', outcome: 'reconciled', now: T0 + 3 })).toMatchObject({
+        completed: true,
+        slot: { completedBy: 'inv-b' },
+      })
+      expect(await store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0 + 3 })).toMatchObject({
+        completed: false,
+        reason: 'completed',
+      })
       expect(await claim(store, 'inv-d', T0 + 100 * LEASE)).toMatchObject({ claimed: false, reason: 'completed' })
       expect(await store.releaseSlot({ ...ref, owner: 'inv-a', now: T0 })).toMatchObject({ released: false, reason: 'completed' })
     })
@@ -67,16 +110,28 @@ export function slotSuite(backend: Backend): void {
     it('completes a claimed slot without a tx only as failed/reconciled, only by its holder', async () => {
       const store = await backend.newStore()
       await claim(store, 'inv-a')
-      expect(await store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'confirmed', now: T0 })).toMatchObject({ completed: false, reason: 'notSent' })
-      expect(await store.completeSlot({ ...ref, owner: 'inv-b', outcome: 'failed', now: T0 })).toMatchObject({ completed: false, reason: 'notOwner' })
-      expect(await store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0 })).toMatchObject({ completed: true, slot: { status: 'failed', txHash: null } })
+      expect(await store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'confirmed', now: T0 })).toMatchObject({
+        completed: false,
+        reason: 'notSent',
+      })
+      expect(await store.completeSlot({ ...ref, owner: 'inv-b', outcome: 'failed', now: T0 })).toMatchObject({
+        completed: false,
+        reason: 'notOwner',
+      })
+      expect(await store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0 })).toMatchObject({
+        completed: true,
+        slot: { status: 'failed', txHash: null },
+      })
     })
 
     it('releases a claim without a tx so a retry can claim at once; a sent slot cannot be released', async () => {
       const store = await backend.newStore()
       await claim(store, 'inv-a')
       expect(await store.releaseSlot({ ...ref, owner: 'inv-b', now: T0 + 1 })).toMatchObject({ released: false, reason: 'notOwner' })
-      expect(await store.releaseSlot({ ...ref, owner: 'inv-a', now: T0 + 1 })).toMatchObject({ released: true, slot: { leaseUntil: T0 + 1 } })
+      expect(await store.releaseSlot({ ...ref, owner: 'inv-a', now: T0 + 1 })).toMatchObject({
+        released: true,
+        slot: { leaseUntil: T0 + 1 },
+      })
       expect(await claim(store, 'inv-b', T0 + 1)).toMatchObject({ claimed: true, slot: { owner: 'inv-b' } })
       await store.recordSlotTx({ ...ref, owner: 'inv-b', txHash: hex32(1), nonce: 0, now: T0 + 2 })
       expect(await store.releaseSlot({ ...ref, owner: 'inv-b', now: T0 + 3 })).toMatchObject({ released: false, reason: 'sent' })
@@ -96,32 +151,52 @@ export function slotSuite(backend: Backend): void {
     it('lets exactly one of 20 concurrent holders-to-be record a tx', async () => {
       const store = await backend.newStore()
       await claim(store, 'inv-a')
-      const results = await concurrently(20, (i) => store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(100 + i), nonce: i, now: T0 }))
+      const results = await concurrently(20, (i) =>
+        store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(100 + i), nonce: i, now: T0 }),
+      )
       expect(results.filter((r) => r.recorded)).toHaveLength(1)
     })
 
     it('keeps slots apart by golem, period and step', async () => {
       const store = await backend.newStore()
       await claim(store, 'inv-a')
-      for (const other of [{ ...ref, golemId: 'g-2' }, { ...ref, period: 43n }, { ...ref, step: 'phase' }]) {
+      for (const other of [
+        { ...ref, golemId: 'g-2' },
+        { ...ref, period: 43n },
+        { ...ref, step: 'phase' },
+      ]) {
         expect(await store.claimSlot({ ...other, owner: 'inv-b', now: T0, leaseMs: LEASE })).toMatchObject({ claimed: true })
       }
     })
 
     it('refuses bad input naming the field and key material in detail, writing nothing', async () => {
       const store = await backend.newStore()
-      await expect(store.claimSlot({ ...ref, golemId: '', owner: 'a', now: T0, leaseMs: LEASE })).rejects.toMatchObject({ field: 'golemId' })
+      await expect(store.claimSlot({ ...ref, golemId: '', owner: 'a', now: T0, leaseMs: LEASE })).rejects.toMatchObject({
+        field: 'golemId',
+      })
       await expect(store.claimSlot({ ...ref, period: -1n, owner: 'a', now: T0, leaseMs: LEASE })).rejects.toMatchObject({ field: 'period' })
-      await expect(store.claimSlot({ ...ref, period: 1 as never, owner: 'a', now: T0, leaseMs: LEASE })).rejects.toMatchObject({ field: 'period' })
-      await expect(store.claimSlot({ ...ref, step: 'Bad Step', owner: 'a', now: T0, leaseMs: LEASE })).rejects.toMatchObject({ field: 'step' })
+      await expect(store.claimSlot({ ...ref, period: 1 as never, owner: 'a', now: T0, leaseMs: LEASE })).rejects.toMatchObject({
+        field: 'period',
+      })
+      await expect(store.claimSlot({ ...ref, step: 'Bad Step', owner: 'a', now: T0, leaseMs: LEASE })).rejects.toMatchObject({
+        field: 'step',
+      })
       await expect(store.claimSlot({ ...ref, owner: '', now: T0, leaseMs: LEASE })).rejects.toMatchObject({ field: 'owner' })
       await expect(store.claimSlot({ ...ref, owner: 'a', now: T0, leaseMs: 0 })).rejects.toMatchObject({ field: 'leaseMs' })
       expect(await store.getSlot(ref)).toBeNull()
       await claim(store, 'inv-a')
-      await expect(store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: '0x1234', nonce: 0, now: T0 })).rejects.toMatchObject({ field: 'txHash' })
-      await expect(store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: -1, now: T0 })).rejects.toMatchObject({ field: 'nonce' })
-      await expect(store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 1, rawTx: '0x123' as never, now: T0 })).rejects.toMatchObject({ field: 'rawTx' })
-      await expect(store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0, detail: { sessionKey: KEY_LIKE } })).rejects.toThrow(KeyMaterialError)
+      await expect(store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: '0x1234', nonce: 0, now: T0 })).rejects.toMatchObject({
+        field: 'txHash',
+      })
+      await expect(store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: -1, now: T0 })).rejects.toMatchObject({
+        field: 'nonce',
+      })
+      await expect(
+        store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 1, rawTx: '0x123' as never, now: T0 }),
+      ).rejects.toMatchObject({ field: 'rawTx' })
+      await expect(
+        store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0, detail: { sessionKey: KEY_LIKE } }),
+      ).rejects.toThrow(KeyMaterialError)
       expect(await store.getSlot(ref)).toMatchObject({ status: 'claimed', txHash: null, version: 1 })
     })
   })

@@ -28,7 +28,11 @@ export async function reserveBudget(table: DynamoTable, cas: CasOptions, raw: S.
   return applyBudget(table, cas, 'reserveBudget', i.golemId, i.period, i.now, (b) => rules.planReserve(b, i))
 }
 
-export async function commitReservation(table: DynamoTable, cas: CasOptions, raw: S.CommitReservationInput): Promise<S.CommitReservationResult> {
+export async function commitReservation(
+  table: DynamoTable,
+  cas: CasOptions,
+  raw: S.CommitReservationInput,
+): Promise<S.CommitReservationResult> {
   const i = parse.parseCommit(raw)
   return applyBudget(table, cas, 'commitReservation', i.golemId, i.period, i.now, (b) => rules.planCommit(b, i))
 }

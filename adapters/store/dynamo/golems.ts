@@ -23,14 +23,25 @@ export async function getGolem(table: DynamoTable, golemId: string): Promise<Gol
 export async function createGolem(table: DynamoTable, shards: number, raw: S.CreateGolemInput): Promise<S.CreateGolemResult> {
   const i = parse.parseCreateGolem(raw)
   const golem: GolemRecord = {
-    golemId: i.golemId, owner: i.owner, sessionKeyAddress: i.sessionKeyAddress, custodyMode: i.custodyMode, profile: i.profile,
-    status: 'alive', phase: i.phase, nextTickAt: i.nextTickAt, lastTick: null, createdAt: i.now, updatedAt: i.now, version: 1,
+    golemId: i.golemId,
+    owner: i.owner,
+    sessionKeyAddress: i.sessionKeyAddress,
+    custodyMode: i.custodyMode,
+    profile: i.profile,
+    status: 'alive',
+    phase: i.phase,
+    nextTickAt: i.nextTickAt,
+    lastTick: null,
+    createdAt: i.now,
+    updatedAt: i.now,
+    version: 1,
   }
   // Lookup entries first: one whose record never lands points at nothing and is skipped on read.
   await putLookups(table, golem.golemId, [k.ownerPk(golem.owner), k.keyPk(golem.sessionKeyAddress)], i.now)
   const created = await table.put(codec.golemToItem(golem), { expression: 'attribute_not_exists(pk)' })
   const current = created ? golem : await getGolem(table, i.golemId)
-  if (current === null) throw new StoreConflictError('golemId', 'the record vanished while it was being created (Golem records are never deleted)')
+  if (current === null)
+    throw new StoreConflictError('golemId', 'the record vanished while it was being created (Golem records are never deleted)')
   // Also on "exists": a create retried after a crash between the two writes repairs the due entry.
   await syncDueEntry(table, shards, current)
   return created ? { created: true, golem } : { created: false, existing: current }
@@ -78,7 +89,11 @@ export async function listDueGolems(table: DynamoTable, shards: number, raw: S.L
     for (;;) {
       const page = await table.query({
         pk: k.duePk(shard),
-        filter: { expression: '#dueAt <= :now AND #status <> :dead', names: { '#dueAt': 'dueAt', '#status': 'status' }, values: { ':now': i.now, ':dead': 'dead' } },
+        filter: {
+          expression: '#dueAt <= :now AND #status <> :dead',
+          names: { '#dueAt': 'dueAt', '#status': 'status' },
+          values: { ':now': i.now, ':dead': 'dead' },
+        },
         limit: DUE_QUERY_BATCH,
         after,
       })
@@ -100,7 +115,11 @@ async function putLookups(table: DynamoTable, golemId: string, pks: string[], no
 
 export async function findGolems(table: DynamoTable, raw: S.FindGolemsInput): Promise<GolemRecord[]> {
   const i = parse.parseFindGolems(raw)
-  const page = await table.query({ pk: i.by === 'owner' ? k.ownerPk(i.address) : k.keyPk(i.address), skBeginsWith: 'GOLEM#', limit: k.MAX_GOLEMS_PER_LOOKUP })
+  const page = await table.query({
+    pk: i.by === 'owner' ? k.ownerPk(i.address) : k.keyPk(i.address),
+    skBeginsWith: 'GOLEM#',
+    limit: k.MAX_GOLEMS_PER_LOOKUP,
+  })
   const records = await Promise.all(page.items.map((item) => getGolem(table, item.golemId as string)))
   return records
     .filter((r): r is GolemRecord => r !== null && (i.by === 'owner' ? r.owner : r.sessionKeyAddress).toLowerCase() === i.address)

@@ -53,8 +53,12 @@ export async function rotateSnapToken(table: DynamoTable, raw: S.RotateSnapToken
   const i = parse.parseRotateSnap(raw)
   const key = { pk: k.snapPk(i.scope), sk: k.SK.snap }
   const set = codec.compact({
-    entity: 'snap', scope: i.scope, tokenHash: i.tokenHash, rotatedAt: i.now,
-    previousHash: i.expectedHash, previousValidUntil: i.expectedHash === null ? null : i.now + i.graceMs,
+    entity: 'snap',
+    scope: i.scope,
+    tokenHash: i.tokenHash,
+    rotatedAt: i.now,
+    previousHash: i.expectedHash,
+    previousValidUntil: i.expectedHash === null ? null : i.now + i.graceMs,
   })
   const condition =
     i.expectedHash === null

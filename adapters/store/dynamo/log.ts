@@ -38,7 +38,13 @@ export async function readLog(table: DynamoTable, raw: S.ReadLogInput): Promise<
   const from = i.after + 1
   const to = Math.min(i.before - 1, k.MAX_LOG_SEQ)
   if (from > to) return []
-  const page = await table.query({ pk: k.logPk(i.log), skFrom: k.logSk(from), skTo: k.logSk(to), limit: i.limit, forward: i.order === 'asc' })
+  const page = await table.query({
+    pk: k.logPk(i.log),
+    skFrom: k.logSk(from),
+    skTo: k.logSk(to),
+    limit: i.limit,
+    forward: i.order === 'asc',
+  })
   return page.items.map(codec.logRecordFromItem)
 }
 

@@ -19,11 +19,15 @@ export async function issueNonce(table: DynamoTable, raw: S.IssueNonceInput): Pr
 export async function consumeNonce(table: DynamoTable, raw: { nonce: string; now: number }): Promise<S.ConsumeNonceResult> {
   const i = parse.parseConsumeNonce(raw)
   const key = { pk: k.noncePk(i.nonce), sk: k.SK.nonce }
-  const item = await table.update(key, { set: { usedAt: i.now } }, {
-    expression: 'attribute_exists(pk) AND attribute_not_exists(#usedAt) AND #expiresAt > :now',
-    names: { '#usedAt': 'usedAt', '#expiresAt': 'expiresAt' },
-    values: { ':now': i.now },
-  })
+  const item = await table.update(
+    key,
+    { set: { usedAt: i.now } },
+    {
+      expression: 'attribute_exists(pk) AND attribute_not_exists(#usedAt) AND #expiresAt > :now',
+      names: { '#usedAt': 'usedAt', '#expiresAt': 'expiresAt' },
+      values: { ':now': i.now },
+    },
+  )
   if (item) return { consumed: true, record: codec.nonceFromItem(item) }
   // Refused: read back only to say why. A nonce never becomes consumable again, so this is final.
   const current = await table.get(key)

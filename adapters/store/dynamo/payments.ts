@@ -12,7 +12,14 @@ import type { DynamoTable } from './table.ts'
 
 const RACE_ATTEMPTS = 5
 const keyOf = (r: S.PaymentRef) => ({ pk: k.paymentPk(r.payer, r.nonce), sk: k.SK.payment })
-const terms = (i: S.PaymentInput) => ({ entity: 'payment', payer: i.payer, nonce: i.nonce, golemId: i.golemId, amount: i.amount.toString(), kind: i.kind })
+const terms = (i: S.PaymentInput) => ({
+  entity: 'payment',
+  payer: i.payer,
+  nonce: i.nonce,
+  golemId: i.golemId,
+  amount: i.amount.toString(),
+  kind: i.kind,
+})
 
 export async function getPayment(table: DynamoTable, ref: S.PaymentRef): Promise<PaymentRecord | null> {
   const item = await table.get(keyOf(parse.parsePaymentRef(ref)))
@@ -27,9 +34,24 @@ export async function claimPayment(table: DynamoTable, raw: S.ClaimPaymentInput)
       { set: { ...terms(i), status: 'pending', owner: i.owner, leaseUntil: i.now + i.leaseMs, claimedAt: i.now }, add: { version: 1 } },
       {
         // A claim keeps the terms it was first made for: a lapsed one is taken over, never rebound.
-        expression: 'attribute_not_exists(pk) OR (#status = :pending AND #golemId = :golemId AND #kind = :kind AND #amount = :amount AND (#owner = :owner OR #leaseUntil <= :now))',
-        names: { '#status': 'status', '#owner': 'owner', '#leaseUntil': 'leaseUntil', '#golemId': 'golemId', '#kind': 'kind', '#amount': 'amount' },
-        values: { ':pending': 'pending', ':owner': i.owner, ':now': i.now, ':golemId': i.golemId, ':kind': i.kind, ':amount': i.amount.toString() },
+        expression:
+          'attribute_not_exists(pk) OR (#status = :pending AND #golemId = :golemId AND #kind = :kind AND #amount = :amount AND (#owner = :owner OR #leaseUntil <= :now))',
+        names: {
+          '#status': 'status',
+          '#owner': 'owner',
+          '#leaseUntil': 'leaseUntil',
+          '#golemId': 'golemId',
+          '#kind': 'kind',
+          '#amount': 'amount',
+        },
+        values: {
+          ':pending': 'pending',
+          ':owner': i.owner,
+          ':now': i.now,
+          ':golemId': i.golemId,
+          ':kind': i.kind,
+          ':amount': i.amount.toString(),
+        },
       },
     )
     if (item) return { claimed: true, payment: codec.paymentFromItem(item) }
@@ -53,11 +75,15 @@ export async function creditPaymentOnce(table: DynamoTable, raw: S.CreditPayment
   const set = codec.compact({ ...terms(i), status: 'settled', creditedAt: i.now, owner: i.owner, txHash: i.txHash })
   const remove = ['leaseUntil', ...(i.owner === undefined ? ['owner'] : []), ...(i.txHash === undefined ? ['txHash'] : [])]
   for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
-    const item = await table.update(keyOf(i), { set, add: { version: 1 }, remove }, {
-      expression: `attribute_not_exists(pk) OR (#status = :pending AND (${pendingBranch}))`,
-      names,
-      values,
-    })
+    const item = await table.update(
+      keyOf(i),
+      { set, add: { version: 1 }, remove },
+      {
+        expression: `attribute_not_exists(pk) OR (#status = :pending AND (${pendingBranch}))`,
+        names,
+        values,
+      },
+    )
     if (item) return { credited: true, payment: codec.paymentFromItem(item) }
     const existing = await getPayment(table, i)
     if (existing && rules.creditDecision(existing, i) === 'refuse') return { credited: false, existing }

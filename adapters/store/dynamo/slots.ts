@@ -22,7 +22,8 @@ export async function getSlot(table: DynamoTable, ref: SlotRef): Promise<TickSlo
 export async function claimSlot(table: DynamoTable, raw: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {
   const i = parse.parseClaimSlot(raw)
   const condition: Condition = {
-    expression: 'attribute_not_exists(pk) OR (#status = :claimed AND attribute_not_exists(#txHash) AND (#owner = :owner OR #leaseUntil <= :now))',
+    expression:
+      'attribute_not_exists(pk) OR (#status = :claimed AND attribute_not_exists(#txHash) AND (#owner = :owner OR #leaseUntil <= :now))',
     names: NAMES,
     values: { ':claimed': 'claimed', ':owner': i.owner, ':now': i.now },
   }
@@ -30,7 +31,16 @@ export async function claimSlot(table: DynamoTable, raw: S.ClaimSlotInput): Prom
     const item = await table.update(
       keyOf(i),
       {
-        set: { entity: 'slot', golemId: i.golemId, period: i.period.toString(), step: i.step, status: 'claimed', owner: i.owner, claimedAt: i.now, leaseUntil: i.now + i.leaseMs },
+        set: {
+          entity: 'slot',
+          golemId: i.golemId,
+          period: i.period.toString(),
+          step: i.step,
+          status: 'claimed',
+          owner: i.owner,
+          claimedAt: i.now,
+          leaseUntil: i.now + i.leaseMs,
+        },
         add: { claims: 1, version: 1 },
       },
       condition,
@@ -49,7 +59,11 @@ export async function recordSlotTx(table: DynamoTable, raw: S.RecordSlotTxInput)
     const item = await table.update(
       keyOf(i),
       { set: codec.compact({ status: 'sent', txHash: i.txHash, txNonce: i.nonce, rawTx: i.rawTx, sentAt: i.now }), add: { version: 1 } },
-      { expression: '#status = :claimed AND #owner = :owner AND attribute_not_exists(#txHash)', names: pick('#status', '#owner', '#txHash'), values: { ':claimed': 'claimed', ':owner': i.owner } },
+      {
+        expression: '#status = :claimed AND #owner = :owner AND attribute_not_exists(#txHash)',
+        names: pick('#status', '#owner', '#txHash'),
+        values: { ':claimed': 'claimed', ':owner': i.owner },
+      },
     )
     if (item) return { recorded: true, slot: codec.slotFromItem(item) }
     const slot = await getSlot(table, i)
@@ -96,7 +110,11 @@ export async function releaseSlot(table: DynamoTable, raw: S.ReleaseSlotInput): 
     const item = await table.update(
       keyOf(i),
       { set: { leaseUntil: i.now }, add: { version: 1 } },
-      { expression: '#status = :claimed AND #owner = :owner AND attribute_not_exists(#txHash)', names: pick('#status', '#owner', '#txHash'), values: { ':claimed': 'claimed', ':owner': i.owner } },
+      {
+        expression: '#status = :claimed AND #owner = :owner AND attribute_not_exists(#txHash)',
+        names: pick('#status', '#owner', '#txHash'),
+        values: { ':claimed': 'claimed', ':owner': i.owner },
+      },
     )
     if (item) return { released: true, slot: codec.slotFromItem(item) }
     const slot = await getSlot(table, i)

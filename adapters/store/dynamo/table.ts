@@ -40,7 +40,9 @@ export class DynamoTable {
   ) {}
 
   async get(key: Key): Promise<Item | null> {
-    const out = await this.#call('GetItem', () => this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })))
+    const out = await this.#call('GetItem', () =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })),
+    )
     return (out.Item as Item | undefined) ?? null
   }
 
@@ -91,7 +93,9 @@ export class DynamoTable {
       sets.length ? `SET ${sets.join(', ')}` : '',
       adds.length ? `ADD ${adds.join(', ')}` : '',
       removes.length ? `REMOVE ${removes.join(', ')}` : '',
-    ].filter(Boolean).join(' ')
+    ]
+      .filter(Boolean)
+      .join(' ')
     try {
       const out = await this.doc.send(
         new UpdateCommand({

@@ -23,7 +23,9 @@ abstract contract Ownable2Step {
         _;
     }
 
-    constructor(address initialOwner) {
+    constructor(
+        address initialOwner
+    ) {
         _transferOwnership(initialOwner);
     }
 
@@ -40,7 +42,9 @@ abstract contract Ownable2Step {
     /// @notice Names `newOwner` as pending owner; the role moves when it calls `acceptOwnership`. Naming
     ///         the zero address cancels a pending transfer; naming another replaces it.
     /// @dev Reverts `NotOwner`.
-    function transferOwnership(address newOwner) external onlyOwner {
+    function transferOwnership(
+        address newOwner
+    ) external onlyOwner {
         _pendingOwner = newOwner;
         emit OwnershipTransferStarted(_owner, newOwner);
     }
@@ -52,7 +56,9 @@ abstract contract Ownable2Step {
         _transferOwnership(msg.sender);
     }
 
-    function _transferOwnership(address newOwner) private {
+    function _transferOwnership(
+        address newOwner
+    ) private {
         delete _pendingOwner;
         address previous = _owner;
         _owner = newOwner;

@@ -9,8 +9,40 @@ import { ICaveatEnforcer } from "../interfaces/ICaveatEnforcer.sol";
 ///      DelegationManager. State an enforcer keeps is keyed by (msg.sender, delegationHash), where
 ///      msg.sender is the DelegationManager, so one deployment serves every manager.
 abstract contract CaveatEnforcer is ICaveatEnforcer {
-    function beforeAllHook(bytes calldata, bytes calldata, bytes32, bytes calldata, bytes32, address, address) public virtual { }
-    function beforeHook(bytes calldata, bytes calldata, bytes32, bytes calldata, bytes32, address, address) public virtual { }
-    function afterHook(bytes calldata, bytes calldata, bytes32, bytes calldata, bytes32, address, address) public virtual { }
-    function afterAllHook(bytes calldata, bytes calldata, bytes32, bytes calldata, bytes32, address, address) public virtual { }
+    function beforeAllHook(
+        bytes calldata,
+        bytes calldata,
+        bytes32,
+        bytes calldata,
+        bytes32,
+        address,
+        address
+    ) public virtual { }
+    function beforeHook(
+        bytes calldata,
+        bytes calldata,
+        bytes32,
+        bytes calldata,
+        bytes32,
+        address,
+        address
+    ) public virtual { }
+    function afterHook(
+        bytes calldata,
+        bytes calldata,
+        bytes32,
+        bytes calldata,
+        bytes32,
+        address,
+        address
+    ) public virtual { }
+    function afterAllHook(
+        bytes calldata,
+        bytes calldata,
+        bytes32,
+        bytes calldata,
+        bytes32,
+        address,
+        address
+    ) public virtual { }
 }

@@ -39,13 +39,18 @@ contract DailySpendLimitEnforcer is CaveatEnforcer, SequencerUptimeCheck {
 
     /// @param sequencerUptimeFeed_ The chain's L2 sequencer uptime feed (zero: none, no check).
     /// @param sequencerGracePeriod_ Seconds after the sequencer returns during which prices are refused.
-    constructor(address sequencerUptimeFeed_, uint256 sequencerGracePeriod_)
-        SequencerUptimeCheck(sequencerUptimeFeed_, sequencerGracePeriod_)
-    { }
+    constructor(
+        address sequencerUptimeFeed_,
+        uint256 sequencerGracePeriod_
+    ) SequencerUptimeCheck(sequencerUptimeFeed_, sequencerGracePeriod_) { }
 
     /// @notice USD6 recorded for a delegation on a UTC day. Exact for the day of the latest spend and any
     ///         later day (0); an earlier day reads 0 (see SpendRecorded events for history).
-    function spentOn(address delegationManager, bytes32 delegationHash, uint256 day) public view returns (uint256) {
+    function spentOn(
+        address delegationManager,
+        bytes32 delegationHash,
+        uint256 day
+    ) public view returns (uint256) {
         DailySpend memory s = _spends[delegationManager][delegationHash];
         return s.day == day ? s.spentUsd : 0;
     }
@@ -84,20 +89,18 @@ contract DailySpendLimitEnforcer is CaveatEnforcer, SequencerUptimeCheck {
     }
 
     /// @notice Decodes terms exactly as the hook does; reverts InvalidTermsLength / InvalidTokenFeed.
-    function getTermsInfo(bytes calldata terms)
-        public
-        pure
-        returns (uint256 dailyLimitUsd, uint32 maxPriceAge, TokenFeed[] memory feeds)
-    {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (uint256 dailyLimitUsd, uint32 maxPriceAge, TokenFeed[] memory feeds) {
         return _decodeTerms(terms);
     }
 
     /// @notice What is left today for this delegation and when the day rolls over (unix seconds).
-    function remainingToday(address delegationManager, bytes32 delegationHash, bytes calldata terms)
-        external
-        view
-        returns (uint256 remainingUsd, uint256 resetsAt)
-    {
+    function remainingToday(
+        address delegationManager,
+        bytes32 delegationHash,
+        bytes calldata terms
+    ) external view returns (uint256 remainingUsd, uint256 resetsAt) {
         (uint256 limit,,) = _decodeTerms(terms);
         uint256 day = block.timestamp / 1 days;
         uint256 spent = spentOn(delegationManager, delegationHash, day);
@@ -108,22 +111,20 @@ contract DailySpendLimitEnforcer is CaveatEnforcer, SequencerUptimeCheck {
 
     /// @notice Preview: the USD6 value the hook would record for this execution right now.
     /// @dev Reverts like the hook on stale or invalid prices and unpriced native value.
-    function valueOf(bytes calldata terms, bytes32 mode, bytes calldata executionCallData)
-        external
-        view
-        returns (uint256 usd)
-    {
+    function valueOf(
+        bytes calldata terms,
+        bytes32 mode,
+        bytes calldata executionCallData
+    ) external view returns (uint256 usd) {
         (, uint32 maxPriceAge, TokenFeed[] memory feeds) = _decodeTerms(terms);
         Execution[] memory executions = ExecutionLib.decode(mode, executionCallData);
         usd = UsdValuation.valueOf(executions, feeds, maxPriceAge);
         if (usd != 0) _requireSequencerUp();
     }
 
-    function _decodeTerms(bytes calldata terms)
-        private
-        pure
-        returns (uint256 limit, uint32 maxPriceAge, TokenFeed[] memory feeds)
-    {
+    function _decodeTerms(
+        bytes calldata terms
+    ) private pure returns (uint256 limit, uint32 maxPriceAge, TokenFeed[] memory feeds) {
         UsdValuation.requireFeedsLayout(terms, 3);
         (limit, maxPriceAge, feeds) = abi.decode(terms, (uint256, uint32, TokenFeed[]));
         UsdValuation.validateFeeds(feeds);

@@ -17,7 +17,9 @@ contract DreamModeEnforcer is CaveatEnforcer {
     error GolemDreaming(address golem, uint64 since);
 
     /// @param dreamOracle_ The oracle dream state is read from.
-    constructor(address dreamOracle_) {
+    constructor(
+        address dreamOracle_
+    ) {
         if (dreamOracle_ == address(0)) revert ZeroAddress();
         dreamOracle = IDreamOracle(dreamOracle_);
     }
@@ -32,11 +34,7 @@ contract DreamModeEnforcer is CaveatEnforcer {
         bytes32,
         address,
         address
-    )
-        public
-        view
-        override
-    {
+    ) public view override {
         address golem = getTermsInfo(terms);
         uint64 since = dreamOracle.dreamingSince(golem);
         if (since != 0) revert GolemDreaming(golem, since);
@@ -44,7 +42,9 @@ contract DreamModeEnforcer is CaveatEnforcer {
 
     /// @notice Decodes the Golem whose dreams gate this delegation.
     /// @dev Reverts `InvalidTermsLength` unless 20 bytes.
-    function getTermsInfo(bytes calldata terms) public pure returns (address golem) {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (address golem) {
         if (terms.length != 20) revert InvalidTermsLength(terms.length);
         // forge-lint: disable-next-line(unsafe-typecast)
         golem = address(bytes20(terms));

@@ -35,7 +35,9 @@ contract EmotionalStateEnforcer is CaveatEnforcer {
     }
 
     /// @param daimonOracle_ The oracle the PAD vector is read from.
-    constructor(address daimonOracle_) {
+    constructor(
+        address daimonOracle_
+    ) {
         if (daimonOracle_ == address(0)) revert ZeroAddress();
         daimonOracle = IDaimonOracle(daimonOracle_);
     }
@@ -52,11 +54,7 @@ contract EmotionalStateEnforcer is CaveatEnforcer {
         bytes32,
         address,
         address
-    )
-        public
-        view
-        override
-    {
+    ) public view override {
         Bounds memory b = _decodeHead(terms);
         if (b.count == 0) return;
 
@@ -82,16 +80,12 @@ contract EmotionalStateEnforcer is CaveatEnforcer {
 
     /// @notice Decodes the terms.
     /// @dev Reverts `InvalidTermsLength` or `InvalidTermsEncoding` on a non-canonical encoding.
-    function getTermsInfo(bytes calldata terms)
+    function getTermsInfo(
+        bytes calldata terms
+    )
         public
         pure
-        returns (
-            address golem,
-            int8 minPleasure,
-            int8 maxArousal,
-            int8 minDominance,
-            bytes4[] memory restrictedSelectors
-        )
+        returns (address golem, int8 minPleasure, int8 maxArousal, int8 minDominance, bytes4[] memory restrictedSelectors)
     {
         Bounds memory b = _decodeHead(terms);
         restrictedSelectors = new bytes4[](b.count);
@@ -102,30 +96,48 @@ contract EmotionalStateEnforcer is CaveatEnforcer {
     }
 
     /// @notice Whether a call with `selector` would be refused right now.
-    function isRestricted(bytes calldata terms, bytes4 selector) external view returns (bool) {
+    function isRestricted(
+        bytes calldata terms,
+        bytes4 selector
+    ) external view returns (bool) {
         Bounds memory b = _decodeHead(terms);
         if (!_listed(terms, b.count, selector)) return false;
         (int8 p, int8 a, int8 d) = daimonOracle.getPAD(b.golem);
         return _outOfBounds(b, p, a, d);
     }
 
-    function _requireCalm(Bounds memory b, bytes4 selector) private view {
+    function _requireCalm(
+        Bounds memory b,
+        bytes4 selector
+    ) private view {
         (int8 p, int8 a, int8 d) = daimonOracle.getPAD(b.golem);
         if (_outOfBounds(b, p, a, d)) revert EmotionalStateRestriction(p, a, d, selector);
     }
 
-    function _outOfBounds(Bounds memory b, int8 p, int8 a, int8 d) private pure returns (bool) {
+    function _outOfBounds(
+        Bounds memory b,
+        int8 p,
+        int8 a,
+        int8 d
+    ) private pure returns (bool) {
         return p < b.minPleasure || a > b.maxArousal || d < b.minDominance;
     }
 
-    function _listed(bytes calldata terms, uint256 count, bytes4 selector) private pure returns (bool) {
+    function _listed(
+        bytes calldata terms,
+        uint256 count,
+        bytes4 selector
+    ) private pure returns (bool) {
         for (uint256 i; i < count; ++i) {
             if (_selectorAt(terms, i) == selector) return true;
         }
         return false;
     }
 
-    function _selectorAt(bytes calldata terms, uint256 i) private pure returns (bytes4) {
+    function _selectorAt(
+        bytes calldata terms,
+        uint256 i
+    ) private pure returns (bytes4) {
         uint256 at = HEAD_LENGTH + 32 * i;
         bytes32 word = bytes32(terms[at:at + 32]);
         if (uint256(word) << 32 != 0) revert InvalidTermsEncoding(6 + i);
@@ -134,7 +146,9 @@ contract EmotionalStateEnforcer is CaveatEnforcer {
         return bytes4(word);
     }
 
-    function _decodeHead(bytes calldata terms) private pure returns (Bounds memory b) {
+    function _decodeHead(
+        bytes calldata terms
+    ) private pure returns (Bounds memory b) {
         uint256 length = terms.length;
         if (length < HEAD_LENGTH) revert InvalidTermsLength(length);
         uint256 golemWord = _word(terms, 0);
@@ -151,14 +165,20 @@ contract EmotionalStateEnforcer is CaveatEnforcer {
         b.count = count;
     }
 
-    function _int8At(bytes calldata terms, uint256 index) private pure returns (int8) {
+    function _int8At(
+        bytes calldata terms,
+        uint256 index
+    ) private pure returns (int8) {
         int256 value = int256(_word(terms, index));
         if (value < type(int8).min || value > type(int8).max) revert InvalidTermsEncoding(index);
         // forge-lint: disable-next-line(unsafe-typecast)
         return int8(value);
     }
 
-    function _word(bytes calldata terms, uint256 index) private pure returns (uint256) {
+    function _word(
+        bytes calldata terms,
+        uint256 index
+    ) private pure returns (uint256) {
         return uint256(bytes32(terms[index * 32:index * 32 + 32]));
     }
 }

@@ -66,7 +66,10 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
 
     /// @param vitalityOracle_ The oracle the phase is read from.
     /// @param tableOwner The key that may reclassify selectors: selectors are configuration, not code.
-    constructor(address vitalityOracle_, address tableOwner) Ownable2Step(tableOwner) {
+    constructor(
+        address vitalityOracle_,
+        address tableOwner
+    ) Ownable2Step(tableOwner) {
         if (vitalityOracle_ == address(0) || tableOwner == address(0)) revert ZeroAddress();
         vitalityOracle = IVitalityOracle(vitalityOracle_);
 
@@ -127,11 +130,7 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
         bytes32,
         address delegator,
         address redeemer
-    )
-        public
-        view
-        override
-    {
+    ) public view override {
         (address golem, bytes5 masks) = _termsInsideWindow(terms);
         (bool registered, uint8 phase) = vitalityOracle.getPhase(golem);
         if (!registered) revert GolemNotRegistered(golem);
@@ -163,7 +162,10 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
 
     /// @notice Sets the action classes a selector requires (0 unclassifies it, so it is refused).
     /// @dev `bytes4(0)` is empty calldata. Reverts `NotOwner`, `InvalidClassMask` (bits outside 0x1F).
-    function setActionClass(bytes4 selector, uint8 classMask) external onlyOwner {
+    function setActionClass(
+        bytes4 selector,
+        uint8 classMask
+    ) external onlyOwner {
         if (classMask & ~ALL_CLASSES != 0) revert InvalidClassMask(classMask);
         _setActionClass(selector, classMask);
     }
@@ -173,7 +175,9 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
     // ----------------------------------------------------------------------------------------------
 
     /// @notice The classes a selector requires; 0 means unclassified (refused). `bytes4(0)` is empty calldata.
-    function actionClassOf(bytes4 selector) external view returns (uint8) {
+    function actionClassOf(
+        bytes4 selector
+    ) external view returns (uint8) {
         return _actionClass[selector];
     }
 
@@ -181,11 +185,9 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
     ///         the window (`0, NO_END` without one).
     /// @dev Reverts `InvalidTermsLength` unless terms are 20, 25, 36 or 41 bytes, `InvalidWindow` when
     ///      `startTime > endTime`.
-    function getTermsInfo(bytes calldata terms)
-        public
-        pure
-        returns (address golem, bytes5 phaseMasks, uint64 startTime, uint64 endTime)
-    {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (address golem, bytes5 phaseMasks, uint64 startTime, uint64 endTime) {
         uint256 length = terms.length;
         // The address is the first 20 bytes, the masks the next 5 when present, the window the last 16.
         // Read straight from calldata (no slice bounds checks: every runway redemption pays this), and a
@@ -212,7 +214,9 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
 
     /// @notice What the delegation may do right now: registration, phase and the classes that phase allows
     ///         (mask 0 outside the window, for an unregistered or dead Golem, or a phase above 4).
-    function allowedClasses(bytes calldata terms) external view returns (bool registered, uint8 phase, uint8 mask) {
+    function allowedClasses(
+        bytes calldata terms
+    ) external view returns (bool registered, uint8 phase, uint8 mask) {
         (address golem, bytes5 masks, uint64 startTime, uint64 endTime) = getTermsInfo(terms);
         (registered, phase) = vitalityOracle.getPhase(golem);
         // forge-lint: disable-next-line(block-timestamp)
@@ -224,7 +228,9 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
     ///         MortalityTimeWindowEnforcer's: before `startTime` it still counts to `endTime`, and at
     ///         `now == endTime` it is 0 though that second is still valid. Without a window it counts to
     ///         `NO_END`.
-    function timeRemaining(bytes calldata terms) external view returns (uint256) {
+    function timeRemaining(
+        bytes calldata terms
+    ) external view returns (uint256) {
         (,,, uint64 endTime) = getTermsInfo(terms);
         // forge-lint: disable-next-line(block-timestamp)
         return block.timestamp >= endTime ? 0 : endTime - block.timestamp;
@@ -235,7 +241,9 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
     // ----------------------------------------------------------------------------------------------
 
     /// @dev Decodes the terms and refuses a redemption outside the window; returns what the phase check needs.
-    function _termsInsideWindow(bytes calldata terms) private view returns (address golem, bytes5 masks) {
+    function _termsInsideWindow(
+        bytes calldata terms
+    ) private view returns (address golem, bytes5 masks) {
         uint64 startTime;
         uint64 endTime;
         (golem, masks, startTime, endTime) = getTermsInfo(terms);
@@ -254,10 +262,7 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
         address target,
         bytes4 selector,
         uint256 callDataLength
-    )
-        private
-        view
-    {
+    ) private view {
         // Non-empty calldata whose selector reads as 0 is a real call, not a plain transfer: refuse it
         // rather than let it borrow the empty-calldata class.
         if (callDataLength != 0 && selector == bytes4(0)) revert UnclassifiedAction(target, selector);
@@ -269,19 +274,29 @@ contract GolemPhaseEnforcer is CaveatEnforcer, Ownable2Step {
 
     /// @dev The delegator's account and the manager are where delegations are enabled and disabled: a call
     ///      there could re-enable a revoked delegation, so no class in any table admits it.
-    function _refuseProtectedTarget(address delegator, address target, bytes4 selector) private view {
+    function _refuseProtectedTarget(
+        address delegator,
+        address target,
+        bytes4 selector
+    ) private view {
         if (target == delegator || target == msg.sender) {
             revert ProtectedTarget(target, selector, delegator, msg.sender);
         }
     }
 
     /// @dev A phase outside 0..4 (only a faulty oracle could report one) allows nothing.
-    function _maskFor(bytes5 masks, uint8 phase) private pure returns (uint8) {
+    function _maskFor(
+        bytes5 masks,
+        uint8 phase
+    ) private pure returns (uint8) {
         if (phase > 4) return 0;
         return uint8(masks[phase]);
     }
 
-    function _setActionClass(bytes4 selector, uint8 classMask) private {
+    function _setActionClass(
+        bytes4 selector,
+        uint8 classMask
+    ) private {
         _actionClass[selector] = classMask;
         emit ActionClassSet(selector, classMask);
     }

@@ -61,23 +61,33 @@ contract KnowledgeRoyaltyEnforcer is CaveatEnforcer {
     }
 
     /// @notice Decodes terms exactly as the hook does; reverts InvalidTermsLength or InvalidRoyaltyBps.
-    function getTermsInfo(bytes calldata terms) public pure returns (address token, address author, uint16 royaltyBps) {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (address token, address author, uint16 royaltyBps) {
         return _decodeTerms(terms);
     }
 
     /// @notice The smallest royalty that satisfies the caveat for a sale paying `amount`:
     ///         ceil(amount * royaltyBps / 10000).
-    function requiredRoyalty(bytes calldata terms, uint256 amount) external pure returns (uint256) {
+    function requiredRoyalty(
+        bytes calldata terms,
+        uint256 amount
+    ) external pure returns (uint256) {
         (,, uint16 royaltyBps) = _decodeTerms(terms);
         return _required(amount, royaltyBps);
     }
 
-    function _required(uint256 paid, uint16 royaltyBps) private pure returns (uint256) {
+    function _required(
+        uint256 paid,
+        uint16 royaltyBps
+    ) private pure returns (uint256) {
         // royalty * 10000 >= paid * bps  <=>  royalty >= ceil(paid * bps / 10000), without overflow.
         return UsdValuation.mulDiv(paid, royaltyBps, 10_000, true);
     }
 
-    function _decodeTerms(bytes calldata terms) private pure returns (address token, address author, uint16 bps) {
+    function _decodeTerms(
+        bytes calldata terms
+    ) private pure returns (address token, address author, uint16 bps) {
         if (terms.length != 96) revert InvalidTermsLength(terms.length);
         (token, author, bps) = abi.decode(terms, (address, address, uint16));
         if (bps > 10_000) revert InvalidRoyaltyBps(bps);

@@ -58,21 +58,18 @@ contract MaxSlippageEnforcer is CaveatEnforcer {
 
     /// @notice Decodes terms exactly as the hook does; reverts InvalidTermsLength, InvalidTokenFeed or
     ///         InvalidSlippageBps.
-    function getTermsInfo(bytes calldata terms)
-        public
-        pure
-        returns (uint16 maxSlippageBps, uint32 maxPriceAge, TokenFeed[] memory feeds)
-    {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (uint16 maxSlippageBps, uint32 maxPriceAge, TokenFeed[] memory feeds) {
         return _decodeTerms(terms);
     }
 
     /// @notice The expected output at feed prices, the swap's minimum output and the implied slippage.
     /// @dev Reverts MalformedSwap for calldata that is not one of the decoded swaps.
-    function quote(bytes calldata terms, bytes calldata callData)
-        external
-        view
-        returns (uint256 expectedOut, uint256 minOut, uint256 slippageBps)
-    {
+    function quote(
+        bytes calldata terms,
+        bytes calldata callData
+    ) external view returns (uint256 expectedOut, uint256 minOut, uint256 slippageBps) {
         (, uint32 maxPriceAge, TokenFeed[] memory feeds) = _decodeTerms(terms);
         (bool isSwap, Swap memory s) = _decodeSwap(callData);
         if (!isSwap) revert MalformedSwap(callData.length < 4 ? bytes4(0) : bytes4(callData[:4]));
@@ -80,11 +77,11 @@ contract MaxSlippageEnforcer is CaveatEnforcer {
         minOut = s.minOut;
     }
 
-    function _slippage(Swap memory s, TokenFeed[] memory feeds, uint256 maxPriceAge)
-        private
-        view
-        returns (uint256 expectedOut, uint256 bps)
-    {
+    function _slippage(
+        Swap memory s,
+        TokenFeed[] memory feeds,
+        uint256 maxPriceAge
+    ) private view returns (uint256 expectedOut, uint256 bps) {
         uint256 i = UsdValuation.indexOf(feeds, s.tokenIn);
         if (i == UsdValuation.NOT_LISTED) revert UsdValuation.UnpricedAsset(s.tokenIn);
         uint256 o = UsdValuation.indexOf(feeds, s.tokenOut);
@@ -103,7 +100,9 @@ contract MaxSlippageEnforcer is CaveatEnforcer {
 
     /// @dev Manual decoding so that undecodable calldata gets MalformedSwap rather than an empty revert.
     ///      Offsets are bounds-checked before use; address words must be clean.
-    function _decodeSwap(bytes memory cd) private pure returns (bool isSwap, Swap memory s) {
+    function _decodeSwap(
+        bytes memory cd
+    ) private pure returns (bool isSwap, Swap memory s) {
         uint256 len = cd.length;
         if (len < 4) return (false, s);
         // forge-lint: disable-next-line(unsafe-typecast) -- the first 4 bytes are the selector (len >= 4 checked)
@@ -150,24 +149,29 @@ contract MaxSlippageEnforcer is CaveatEnforcer {
         isSwap = true;
     }
 
-    function _word(bytes memory data, uint256 offset) private pure returns (uint256 w) {
+    function _word(
+        bytes memory data,
+        uint256 offset
+    ) private pure returns (uint256 w) {
         assembly ("memory-safe") {
             w := mload(add(add(data, 32), offset))
         }
     }
 
-    function _addressAt(bytes memory data, uint256 offset, bytes4 sel) private pure returns (address) {
+    function _addressAt(
+        bytes memory data,
+        uint256 offset,
+        bytes4 sel
+    ) private pure returns (address) {
         uint256 w = _word(data, offset);
         if (w >> 160 != 0) revert MalformedSwap(sel);
         // forge-lint: disable-next-line(unsafe-typecast) -- high bits checked zero just above
         return address(uint160(w));
     }
 
-    function _decodeTerms(bytes calldata terms)
-        private
-        pure
-        returns (uint16 maxBps, uint32 maxPriceAge, TokenFeed[] memory feeds)
-    {
+    function _decodeTerms(
+        bytes calldata terms
+    ) private pure returns (uint16 maxBps, uint32 maxPriceAge, TokenFeed[] memory feeds) {
         UsdValuation.requireFeedsLayout(terms, 3);
         (maxBps, maxPriceAge, feeds) = abi.decode(terms, (uint16, uint32, TokenFeed[]));
         if (maxBps > 10_000) revert InvalidSlippageBps(maxBps);

@@ -26,11 +26,7 @@ contract MortalityTimeWindowEnforcer is CaveatEnforcer {
         bytes32,
         address,
         address
-    )
-        public
-        view
-        override
-    {
+    ) public view override {
         (uint256 startTime, uint256 endTime) = getTermsInfo(terms);
         // A lifespan window is a timestamp rule by design; seconds of validator drift do not matter here.
         // forge-lint: disable-next-line(block-timestamp)
@@ -41,7 +37,9 @@ contract MortalityTimeWindowEnforcer is CaveatEnforcer {
 
     /// @notice Decodes the window.
     /// @dev Reverts `InvalidTermsLength` unless 64 bytes, `InvalidWindow` unless `endTime > startTime`.
-    function getTermsInfo(bytes calldata terms) public pure returns (uint256 startTime, uint256 endTime) {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (uint256 startTime, uint256 endTime) {
         if (terms.length != 64) revert InvalidTermsLength(terms.length);
         startTime = uint256(bytes32(terms[0:32]));
         endTime = uint256(bytes32(terms[32:64]));
@@ -50,7 +48,9 @@ contract MortalityTimeWindowEnforcer is CaveatEnforcer {
 
     /// @notice Seconds until the window closes (`endTime - now`), 0 once expired. Before `startTime` this
     ///         still counts to `endTime`; at `now == endTime` it is 0 though that second is still valid.
-    function timeRemaining(bytes calldata terms) external view returns (uint256) {
+    function timeRemaining(
+        bytes calldata terms
+    ) external view returns (uint256) {
         (, uint256 endTime) = getTermsInfo(terms);
         // forge-lint: disable-next-line(block-timestamp)
         return block.timestamp >= endTime ? 0 : endTime - block.timestamp;

@@ -40,9 +40,10 @@ contract ReplicantBudgetEnforcer is CaveatEnforcer, SequencerUptimeCheck {
 
     /// @param sequencerUptimeFeed_ The chain's L2 sequencer uptime feed (zero: none, no check).
     /// @param sequencerGracePeriod_ Seconds after the sequencer returns during which prices are refused.
-    constructor(address sequencerUptimeFeed_, uint256 sequencerGracePeriod_)
-        SequencerUptimeCheck(sequencerUptimeFeed_, sequencerGracePeriod_)
-    { }
+    constructor(
+        address sequencerUptimeFeed_,
+        uint256 sequencerGracePeriod_
+    ) SequencerUptimeCheck(sequencerUptimeFeed_, sequencerGracePeriod_) { }
 
     /// @notice Starts the lifespan on first use, refuses expired Replicants, and records spend against the
     ///         lifetime budget.
@@ -66,7 +67,7 @@ contract ReplicantBudgetEnforcer is CaveatEnforcer, SequencerUptimeCheck {
         if (activating) {
             r.activatedAt = uint64(block.timestamp);
             emit ReplicantActivated(msg.sender, delegationHash, block.timestamp, block.timestamp + lifespan);
-        // forge-lint: disable-next-line(block-timestamp) -- a lifespan in seconds is the rule itself
+            // forge-lint: disable-next-line(block-timestamp) -- a lifespan in seconds is the rule itself
         } else if (block.timestamp > uint256(r.activatedAt) + lifespan) {
             revert ReplicantExpired(block.timestamp, uint256(r.activatedAt) + lifespan);
         }
@@ -90,21 +91,19 @@ contract ReplicantBudgetEnforcer is CaveatEnforcer, SequencerUptimeCheck {
     }
 
     /// @notice Decodes terms exactly as the hook does; reverts InvalidTermsLength / InvalidTokenFeed.
-    function getTermsInfo(bytes calldata terms)
-        public
-        pure
-        returns (uint256 maxBudgetUsd, uint64 maxLifespanSeconds, uint32 maxPriceAge, TokenFeed[] memory feeds)
-    {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (uint256 maxBudgetUsd, uint64 maxLifespanSeconds, uint32 maxPriceAge, TokenFeed[] memory feeds) {
         return _decodeTerms(terms);
     }
 
     /// @notice Budget and time left. Before the first redemption: the whole budget and lifespan. At
     ///         expiresAt: (budget left, 0), the last usable second. After it: (0, 0).
-    function remaining(address delegationManager, bytes32 delegationHash, bytes calldata terms)
-        external
-        view
-        returns (uint256 remainingUsd, uint256 remainingSeconds)
-    {
+    function remaining(
+        address delegationManager,
+        bytes32 delegationHash,
+        bytes calldata terms
+    ) external view returns (uint256 remainingUsd, uint256 remainingSeconds) {
         (uint256 budget, uint64 lifespan,,) = _decodeTerms(terms);
         Replicant memory r = replicants[delegationManager][delegationHash];
         uint256 cap = budget > type(uint192).max ? type(uint192).max : budget;
@@ -116,11 +115,9 @@ contract ReplicantBudgetEnforcer is CaveatEnforcer, SequencerUptimeCheck {
         remainingSeconds = expiresAt - block.timestamp;
     }
 
-    function _decodeTerms(bytes calldata terms)
-        private
-        pure
-        returns (uint256 budget, uint64 lifespan, uint32 maxPriceAge, TokenFeed[] memory feeds)
-    {
+    function _decodeTerms(
+        bytes calldata terms
+    ) private pure returns (uint256 budget, uint64 lifespan, uint32 maxPriceAge, TokenFeed[] memory feeds) {
         UsdValuation.requireFeedsLayout(terms, 4);
         (budget, lifespan, maxPriceAge, feeds) = abi.decode(terms, (uint256, uint64, uint32, TokenFeed[]));
         UsdValuation.validateFeeds(feeds);

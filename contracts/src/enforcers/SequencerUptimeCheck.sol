@@ -14,7 +14,10 @@ abstract contract SequencerUptimeCheck {
     /// @notice Seconds after the sequencer comes back during which prices are still refused.
     uint256 public immutable sequencerGracePeriod;
 
-    constructor(address sequencerUptimeFeed_, uint256 sequencerGracePeriod_) {
+    constructor(
+        address sequencerUptimeFeed_,
+        uint256 sequencerGracePeriod_
+    ) {
         sequencerUptimeFeed = sequencerUptimeFeed_;
         sequencerGracePeriod = sequencerGracePeriod_;
     }

@@ -67,17 +67,24 @@ contract VaultNAVEnforcer is CaveatEnforcer {
     }
 
     /// @notice Decodes terms exactly as the hook does; reverts InvalidTermsLength or InvalidNavBps.
-    function getTermsInfo(bytes calldata terms) public pure returns (address vault, uint16 maxNavBps) {
+    function getTermsInfo(
+        bytes calldata terms
+    ) public pure returns (address vault, uint16 maxNavBps) {
         return _decodeTerms(terms);
     }
 
     /// @notice The most asset units a transaction that has moved nothing through the vault yet may move.
-    function maxActionAssets(bytes calldata terms) external view returns (uint256) {
+    function maxActionAssets(
+        bytes calldata terms
+    ) external view returns (uint256) {
         (address vault, uint16 maxNavBps) = _decodeTerms(terms);
         return UsdValuation.mulDiv(IERC4626(vault).totalAssets(), maxNavBps, 10_000, false);
     }
 
-    function _amountOf(IERC4626 vault, Execution[] memory executions) private view returns (uint256 amount) {
+    function _amountOf(
+        IERC4626 vault,
+        Execution[] memory executions
+    ) private view returns (uint256 amount) {
         address asset; // read lazily: most redemptions never touch the asset directly
         for (uint256 i; i < executions.length; ++i) {
             bytes memory cd = executions[i].callData;
@@ -110,18 +117,27 @@ contract VaultNAVEnforcer is CaveatEnforcer {
         }
     }
 
-    function _sharesToAssets(IERC4626 vault, uint256 shares, bool isMint) private view returns (uint256) {
+    function _sharesToAssets(
+        IERC4626 vault,
+        uint256 shares,
+        bool isMint
+    ) private view returns (uint256) {
         if (shares == 0) return 0;
         if (shares == type(uint256).max) return type(uint256).max;
         return isMint ? vault.previewMint(shares) : vault.convertToAssets(shares);
     }
 
     /// @dev Three consecutive transient slots: seen (1), the first totalAssets, the running total.
-    function _transactionSlot(address delegator, address vault) private view returns (uint256) {
+    function _transactionSlot(
+        address delegator,
+        address vault
+    ) private view returns (uint256) {
         return uint256(keccak256(abi.encode(msg.sender, delegator, vault, "VaultNAV.transaction")));
     }
 
-    function _loadTransaction(uint256 slot) private view returns (bool seen, uint256 totalAssets, uint256 moved) {
+    function _loadTransaction(
+        uint256 slot
+    ) private view returns (bool seen, uint256 totalAssets, uint256 moved) {
         assembly ("memory-safe") {
             seen := tload(slot)
             totalAssets := tload(add(slot, 1))
@@ -129,7 +145,11 @@ contract VaultNAVEnforcer is CaveatEnforcer {
         }
     }
 
-    function _storeTransaction(uint256 slot, uint256 totalAssets, uint256 moved) private {
+    function _storeTransaction(
+        uint256 slot,
+        uint256 totalAssets,
+        uint256 moved
+    ) private {
         assembly ("memory-safe") {
             tstore(slot, 1)
             tstore(add(slot, 1), totalAssets)
@@ -137,7 +157,9 @@ contract VaultNAVEnforcer is CaveatEnforcer {
         }
     }
 
-    function _decodeTerms(bytes calldata terms) private pure returns (address vault, uint16 maxNavBps) {
+    function _decodeTerms(
+        bytes calldata terms
+    ) private pure returns (address vault, uint16 maxNavBps) {
         if (terms.length != 64) revert InvalidTermsLength(terms.length);
         (vault, maxNavBps) = abi.decode(terms, (address, uint16));
         if (maxNavBps == 0 || maxNavBps > 10_000) revert InvalidNavBps(maxNavBps);

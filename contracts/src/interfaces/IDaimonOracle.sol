@@ -7,5 +7,7 @@ interface IDaimonOracle {
 
     error PADOutOfRange(int8 pleasure, int8 arousal, int8 dominance);
 
-    function getPAD(address golem) external view returns (int8 pleasure, int8 arousal, int8 dominance);
+    function getPAD(
+        address golem
+    ) external view returns (int8 pleasure, int8 arousal, int8 dominance);
 }

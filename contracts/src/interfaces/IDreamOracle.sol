@@ -8,7 +8,11 @@ interface IDreamOracle {
     error AlreadyDreaming(address golem);
     error NotDreaming(address golem);
 
-    function isDreaming(address golem) external view returns (bool);
+    function isDreaming(
+        address golem
+    ) external view returns (bool);
     /// @return since when the current dream started, 0 when the Golem is awake.
-    function dreamingSince(address golem) external view returns (uint64 since);
+    function dreamingSince(
+        address golem
+    ) external view returns (uint64 since);
 }

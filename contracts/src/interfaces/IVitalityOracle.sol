@@ -30,6 +30,10 @@ interface IVitalityOracle {
     error EmptyReason();
 
     /// @return registered whether the Golem is registered (and not dead), phase its current phase.
-    function getPhase(address golem) external view returns (bool registered, uint8 phase);
-    function getState(address golem) external view returns (GolemState memory);
+    function getPhase(
+        address golem
+    ) external view returns (bool registered, uint8 phase);
+    function getState(
+        address golem
+    ) external view returns (GolemState memory);
 }

@@ -21,43 +21,54 @@ library ExecutionLib {
     error UnsupportedExecType(bytes1 execType);
     error MalformedExecution(uint256 length);
 
-    function callType(bytes32 mode) internal pure returns (bytes1) {
+    function callType(
+        bytes32 mode
+    ) internal pure returns (bytes1) {
         return bytes1(mode);
     }
 
-    function execType(bytes32 mode) internal pure returns (bytes1) {
+    function execType(
+        bytes32 mode
+    ) internal pure returns (bytes1) {
         return bytes1(mode << 8);
     }
 
     /// @notice Reverts unless the mode is single call type with default (reverting) exec type.
-    function requireSingleDefault(bytes32 mode) internal pure {
+    function requireSingleDefault(
+        bytes32 mode
+    ) internal pure {
         if (callType(mode) != CALLTYPE_SINGLE) revert UnsupportedCallType(callType(mode));
         if (execType(mode) != EXECTYPE_DEFAULT) revert UnsupportedExecType(execType(mode));
     }
 
     /// @notice Reverts unless the exec type is default; a try-mode execution could fail silently after a
     ///         stateful enforcer has already counted it.
-    function requireDefaultExec(bytes32 mode) internal pure {
+    function requireDefaultExec(
+        bytes32 mode
+    ) internal pure {
         if (execType(mode) != EXECTYPE_DEFAULT) revert UnsupportedExecType(execType(mode));
     }
 
-    function decodeSingle(bytes calldata executionCallData)
-        internal
-        pure
-        returns (address target, uint256 value, bytes calldata callData)
-    {
+    function decodeSingle(
+        bytes calldata executionCallData
+    ) internal pure returns (address target, uint256 value, bytes calldata callData) {
         if (executionCallData.length < 52) revert MalformedExecution(executionCallData.length);
         target = address(bytes20(executionCallData[0:20]));
         value = uint256(bytes32(executionCallData[20:52]));
         callData = executionCallData[52:];
     }
 
-    function decodeBatch(bytes calldata executionCallData) internal pure returns (Execution[] memory executions) {
+    function decodeBatch(
+        bytes calldata executionCallData
+    ) internal pure returns (Execution[] memory executions) {
         executions = abi.decode(executionCallData, (Execution[]));
     }
 
     /// @notice Decodes either call type into a list, so an enforcer can check every call the same way.
-    function decode(bytes32 mode, bytes calldata executionCallData) internal pure returns (Execution[] memory executions) {
+    function decode(
+        bytes32 mode,
+        bytes calldata executionCallData
+    ) internal pure returns (Execution[] memory executions) {
         bytes1 ct = callType(mode);
         if (ct == CALLTYPE_SINGLE) {
             (address target, uint256 value, bytes calldata callData) = decodeSingle(executionCallData);
@@ -71,7 +82,9 @@ library ExecutionLib {
     }
 
     /// @notice The 4-byte selector of a call, or 0 for a plain value transfer (empty calldata).
-    function selectorOf(bytes memory callData) internal pure returns (bytes4 selector) {
+    function selectorOf(
+        bytes memory callData
+    ) internal pure returns (bytes4 selector) {
         if (callData.length < 4) return bytes4(0);
         assembly {
             selector := mload(add(callData, 32))

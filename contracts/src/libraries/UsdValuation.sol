@@ -43,7 +43,10 @@ library UsdValuation {
     /// @notice Reverts unless `terms` is exactly `headWords` static words whose last is the offset of a
     ///         trailing TokenFeed[] (canonical abi.encode), followed by that array.
     /// @dev Run before abi.decode so a bad length gets a named error instead of an empty revert.
-    function requireFeedsLayout(bytes calldata terms, uint256 headWords) internal pure {
+    function requireFeedsLayout(
+        bytes calldata terms,
+        uint256 headWords
+    ) internal pure {
         uint256 head = headWords * 32;
         uint256 len = terms.length;
         if (len < head + 32) revert InvalidTermsLength(len);
@@ -53,7 +56,9 @@ library UsdValuation {
     }
 
     /// @notice Reverts on a TokenFeed entry that could never price correctly.
-    function validateFeeds(TokenFeed[] memory feeds) internal pure {
+    function validateFeeds(
+        TokenFeed[] memory feeds
+    ) internal pure {
         for (uint256 i; i < feeds.length; ++i) {
             TokenFeed memory f = feeds[i];
             if (f.feed == address(0) || (f.token == address(0) && f.decimals != 18)) {
@@ -63,7 +68,10 @@ library UsdValuation {
     }
 
     /// @notice Index of `token` in `feeds` (first entry wins), or NOT_LISTED.
-    function indexOf(TokenFeed[] memory feeds, address token) internal pure returns (uint256) {
+    function indexOf(
+        TokenFeed[] memory feeds,
+        address token
+    ) internal pure returns (uint256) {
         for (uint256 i; i < feeds.length; ++i) {
             if (feeds[i].token == token) return i;
         }
@@ -78,7 +86,10 @@ library UsdValuation {
     /// @dev Chainlink's sequencer uptime feed: answer 0 is up, anything else down; startedAt is when the
     ///      status last changed (0 for a round that never started). `uptimeFeed == address(0)`: no check
     ///      (an L1 or a local chain).
-    function requireSequencerUp(address uptimeFeed, uint256 gracePeriod) internal view {
+    function requireSequencerUp(
+        address uptimeFeed,
+        uint256 gracePeriod
+    ) internal view {
         if (uptimeFeed == address(0)) return;
         (, int256 answer, uint256 startedAt,,) = IPriceFeed(uptimeFeed).latestRoundData();
         if (answer != 0) revert SequencerDown(uptimeFeed, startedAt);
@@ -90,7 +101,10 @@ library UsdValuation {
 
     /// @notice The feed's answer as a positive integer, refusing an answer <= 0 or one older than maxAge.
     /// @dev An updatedAt in the future (sequencer clock skew) counts as age 0 rather than underflowing.
-    function readPrice(address feed, uint256 maxAge) internal view returns (uint256 price, uint8 feedDecimals) {
+    function readPrice(
+        address feed,
+        uint256 maxAge
+    ) internal view returns (uint256 price, uint8 feedDecimals) {
         (, int256 answer,, uint256 updatedAt,) = IPriceFeed(feed).latestRoundData();
         // forge-lint: disable-next-line(block-timestamp) -- price age in seconds is the rule itself
         if (block.timestamp > updatedAt && block.timestamp - updatedAt > maxAge) {
@@ -104,11 +118,12 @@ library UsdValuation {
 
     /// @notice ceil(amount * price * 1e6 / (10**tokenDecimals * 10**feedDecimals)), exact for every input,
     ///         saturating at type(uint256).max; an amount of type(uint256).max is unlimited.
-    function toUsd(uint256 amount, uint256 price, uint256 tokenDecimals, uint256 feedDecimals)
-        internal
-        pure
-        returns (uint256)
-    {
+    function toUsd(
+        uint256 amount,
+        uint256 price,
+        uint256 tokenDecimals,
+        uint256 feedDecimals
+    ) internal pure returns (uint256) {
         if (amount == 0) return 0;
         if (amount == MAX) return MAX;
         uint256 e = tokenDecimals + feedDecimals;
@@ -131,11 +146,11 @@ library UsdValuation {
     /// @notice USD6 value of everything `executions` can take out of the account (see docs/contracts.md).
     /// @dev Native value needs an address(0) feed (else UnpricedAsset(address(0))); transfer, transferFrom
     ///      and approve on a listed token count their amount; everything else counts 0.
-    function valueOf(Execution[] memory executions, TokenFeed[] memory feeds, uint256 maxPriceAge)
-        internal
-        view
-        returns (uint256 usd)
-    {
+    function valueOf(
+        Execution[] memory executions,
+        TokenFeed[] memory feeds,
+        uint256 maxPriceAge
+    ) internal view returns (uint256 usd) {
         uint256[] memory amounts = new uint256[](feeds.length);
         bool any;
         for (uint256 i; i < executions.length; ++i) {
@@ -168,7 +183,9 @@ library UsdValuation {
     /// @notice Whether a call is an ERC-20 transfer, transferFrom or approve, and the amount it names.
     /// @dev Words are read zero-padded exactly as the token's CALLDATALOAD would see them, so a short
     ///      calldata can never name a smaller amount to us than to the token.
-    function tokenAmountOf(bytes memory callData) internal pure returns (bool moves, uint256 amount) {
+    function tokenAmountOf(
+        bytes memory callData
+    ) internal pure returns (bool moves, uint256 amount) {
         if (callData.length < 4) return (false, 0);
         // forge-lint: disable-next-line(unsafe-typecast) -- the first 4 bytes are the selector (len >= 4 checked)
         bytes4 selector = bytes4(callData);
@@ -178,7 +195,10 @@ library UsdValuation {
     }
 
     /// @notice The 32-byte word at `offset` of `data`, zero-padded past its end (CALLDATALOAD semantics).
-    function wordAt(bytes memory data, uint256 offset) internal pure returns (uint256 word) {
+    function wordAt(
+        bytes memory data,
+        uint256 offset
+    ) internal pure returns (uint256 word) {
         uint256 len = data.length;
         if (offset >= len) return 0;
         assembly ("memory-safe") {
@@ -190,21 +210,32 @@ library UsdValuation {
 
     // ---------------------------------------------------------------- math
 
-    function satAdd(uint256 a, uint256 b) internal pure returns (uint256) {
+    function satAdd(
+        uint256 a,
+        uint256 b
+    ) internal pure returns (uint256) {
         unchecked {
             uint256 c = a + b;
             return c < a ? MAX : c;
         }
     }
 
-    function ceilDiv(uint256 a, uint256 b) internal pure returns (uint256) {
+    function ceilDiv(
+        uint256 a,
+        uint256 b
+    ) internal pure returns (uint256) {
         return a == 0 ? 0 : (a - 1) / b + 1;
     }
 
     /// @notice x * y / d with a 512-bit intermediate, rounded down or up, saturating at type(uint256).max.
     /// @dev Remco Bloemen's mulDiv (MIT), as in OpenZeppelin Math, with saturation instead of a revert
     ///      when the result does not fit. d must be non-zero.
-    function mulDiv(uint256 x, uint256 y, uint256 d, bool roundUp) internal pure returns (uint256 result) {
+    function mulDiv(
+        uint256 x,
+        uint256 y,
+        uint256 d,
+        bool roundUp
+    ) internal pure returns (uint256 result) {
         unchecked {
             uint256 prod0 = x * y;
             uint256 prod1;

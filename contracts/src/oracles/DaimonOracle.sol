@@ -22,7 +22,11 @@ contract DaimonOracle is IDaimonOracle {
 
     /// @notice Records the caller's current affect vector.
     /// @dev Reverts `PADOutOfRange(p, a, d)` when any component is outside [-100, 100].
-    function setPAD(int8 pleasure, int8 arousal, int8 dominance) external {
+    function setPAD(
+        int8 pleasure,
+        int8 arousal,
+        int8 dominance
+    ) external {
         if (!_inRange(pleasure) || !_inRange(arousal) || !_inRange(dominance)) {
             revert PADOutOfRange(pleasure, arousal, dominance);
         }
@@ -31,12 +35,16 @@ contract DaimonOracle is IDaimonOracle {
     }
 
     /// @notice The Golem's last reported vector, (0, 0, 0) if it never reported.
-    function getPAD(address golem) external view returns (int8 pleasure, int8 arousal, int8 dominance) {
+    function getPAD(
+        address golem
+    ) external view returns (int8 pleasure, int8 arousal, int8 dominance) {
         PAD storage pad = _pad[golem];
         return (pad.pleasure, pad.arousal, pad.dominance);
     }
 
-    function _inRange(int8 value) private pure returns (bool) {
+    function _inRange(
+        int8 value
+    ) private pure returns (bool) {
         return value >= PAD_MIN && value <= PAD_MAX;
     }
 }

@@ -31,12 +31,16 @@ contract DreamOracle is IDreamOracle {
     }
 
     /// @notice Whether the Golem is dreaming now.
-    function isDreaming(address golem) external view returns (bool) {
+    function isDreaming(
+        address golem
+    ) external view returns (bool) {
         return _dreamingSince[golem] != 0;
     }
 
     /// @notice When the current dream started, 0 when the Golem is awake.
-    function dreamingSince(address golem) external view returns (uint64) {
+    function dreamingSince(
+        address golem
+    ) external view returns (uint64) {
         return _dreamingSince[golem];
     }
 }

@@ -20,25 +20,24 @@ contract VitalityOracle is IVitalityOracle, Ownable2Step {
 
     /// @param owner_ The operator key allowed to register, reset, rotate and deregister Golems.
     /// @dev Reverts `ZeroAddress`.
-    constructor(address owner_) Ownable2Step(owner_) {
+    constructor(
+        address owner_
+    ) Ownable2Step(owner_) {
         if (owner_ == address(0)) revert ZeroAddress();
     }
 
     /// @notice Registers a Golem key at Thriving with survival score 10000.
     /// @dev Reverts `ZeroAddress`, `GolemIsDead` (keys are single-life), `GolemAlreadyRegistered`.
-    function registerGolem(address golem) external onlyOwner {
+    function registerGolem(
+        address golem
+    ) external onlyOwner {
         if (golem == address(0)) revert ZeroAddress();
         GolemState storage state = _golems[golem];
         if (state.dead) revert GolemIsDead(golem);
         if (state.registered) revert GolemAlreadyRegistered(golem);
         uint64 now_ = uint64(block.timestamp);
         _golems[golem] = GolemState({
-            phase: 0,
-            registered: true,
-            dead: false,
-            survivalScore: MAX_SURVIVAL_SCORE,
-            lastUpdated: now_,
-            registeredAt: now_
+            phase: 0, registered: true, dead: false, survivalScore: MAX_SURVIVAL_SCORE, lastUpdated: now_, registeredAt: now_
         });
         emit GolemRegistered(golem, msg.sender);
     }
@@ -48,7 +47,10 @@ contract VitalityOracle is IVitalityOracle, Ownable2Step {
     /// @dev Keyed by msg.sender, so a key only ever writes its own state. Reverts `GolemNotRegistered`
     ///      (unregistered or dead key), `InvalidPhase` (> 4), `InvalidSurvivalScore` (> 10000),
     ///      `PhaseNotMonotonic(current, proposed)`.
-    function updatePhase(uint8 newPhase, uint16 survivalScore) external {
+    function updatePhase(
+        uint8 newPhase,
+        uint16 survivalScore
+    ) external {
         GolemState storage state = _golems[msg.sender];
         if (!state.registered) revert GolemNotRegistered(msg.sender);
         if (newPhase > MAX_PHASE) revert InvalidPhase(newPhase);
@@ -68,7 +70,11 @@ contract VitalityOracle is IVitalityOracle, Ownable2Step {
     ///         correction): the owner sets any phase, with a reason that is kept in the event log.
     /// @dev Reverts `InvalidPhase`, `EmptyReason`, `GolemNotRegistered`. The survival score is left
     ///      as last reported; the Golem's next heartbeat refreshes it.
-    function resetPhase(address golem, uint8 newPhase, string calldata reason) external onlyOwner {
+    function resetPhase(
+        address golem,
+        uint8 newPhase,
+        string calldata reason
+    ) external onlyOwner {
         if (newPhase > MAX_PHASE) revert InvalidPhase(newPhase);
         if (bytes(reason).length == 0) revert EmptyReason();
         GolemState storage state = _golems[golem];
@@ -82,7 +88,10 @@ contract VitalityOracle is IVitalityOracle, Ownable2Step {
     /// @notice Moves a Golem to a new session key: `to` inherits `from`'s phase, score and registration
     ///         time; `from` becomes dead and can never be registered again.
     /// @dev Reverts `ZeroAddress`, `GolemNotRegistered(from)`, `GolemIsDead(to)`, `GolemAlreadyRegistered(to)`.
-    function rotateGolemKey(address from, address to) external onlyOwner {
+    function rotateGolemKey(
+        address from,
+        address to
+    ) external onlyOwner {
         if (to == address(0)) revert ZeroAddress();
         GolemState memory state = _golems[from];
         if (!state.registered) revert GolemNotRegistered(from);
@@ -99,7 +108,9 @@ contract VitalityOracle is IVitalityOracle, Ownable2Step {
 
     /// @notice Marks a Golem dead (death protocol): every GolemPhase caveat naming it fails from now on.
     /// @dev Reverts `GolemNotRegistered`. The final phase stays readable through `getState`.
-    function deregisterGolem(address golem) external onlyOwner {
+    function deregisterGolem(
+        address golem
+    ) external onlyOwner {
         GolemState storage state = _golems[golem];
         if (!state.registered) revert GolemNotRegistered(golem);
         state.registered = false;
@@ -109,13 +120,17 @@ contract VitalityOracle is IVitalityOracle, Ownable2Step {
     }
 
     /// @notice What enforcers read: whether the Golem is registered and alive, and its phase.
-    function getPhase(address golem) external view returns (bool registered, uint8 phase) {
+    function getPhase(
+        address golem
+    ) external view returns (bool registered, uint8 phase) {
         GolemState storage state = _golems[golem];
         return (state.registered, state.phase);
     }
 
     /// @notice The full record (dashboards, indexer backfills). A dead Golem keeps its final phase.
-    function getState(address golem) external view returns (GolemState memory) {
+    function getState(
+        address golem
+    ) external view returns (GolemState memory) {
         return _golems[golem];
     }
 }

@@ -27,19 +27,28 @@ contract MockPriceFeed is IPriceFeed {
 
     mapping(uint80 roundId => Round) private _rounds;
 
-    constructor(uint8 decimals_, int256 answer, string memory description_) {
+    constructor(
+        uint8 decimals_,
+        int256 answer,
+        string memory description_
+    ) {
         decimals = decimals_;
         description = description_;
         _push(answer, block.timestamp);
     }
 
     /// @notice Opens a new round with `answer`, updated now.
-    function setAnswer(int256 answer) external {
+    function setAnswer(
+        int256 answer
+    ) external {
         _push(answer, block.timestamp);
     }
 
     /// @notice Opens a new round with `answer` and an explicit updatedAt (may be in the past or future).
-    function setRoundData(int256 answer, uint256 updatedAt) external {
+    function setRoundData(
+        int256 answer,
+        uint256 updatedAt
+    ) external {
         _push(answer, updatedAt);
     }
 
@@ -53,11 +62,9 @@ contract MockPriceFeed is IPriceFeed {
     }
 
     /// @notice A past round, in the AggregatorV3 shape; reverts NoDataPresent for an unknown round.
-    function getRoundData(uint80 roundId)
-        public
-        view
-        returns (uint80, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)
-    {
+    function getRoundData(
+        uint80 roundId
+    ) public view returns (uint80, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound) {
         Round memory r = _rounds[roundId];
         if (roundId == 0 || roundId > latestRound) revert NoDataPresent(roundId);
         return (roundId, r.answer, r.startedAt, r.updatedAt, roundId);
@@ -68,7 +75,10 @@ contract MockPriceFeed is IPriceFeed {
         return _rounds[latestRound].answer;
     }
 
-    function _push(int256 answer, uint256 updatedAt) private {
+    function _push(
+        int256 answer,
+        uint256 updatedAt
+    ) private {
         uint80 id = ++latestRound;
         _rounds[id] = Round(answer, updatedAt, updatedAt);
         emit AnswerUpdated(answer, id, updatedAt);

@@ -58,11 +58,9 @@ contract TestPositionManager {
     event DecreaseLiquidity(uint256 indexed tokenId, uint128 liquidity, uint256 amount0, uint256 amount1);
     event Collect(uint256 indexed tokenId, address recipient, uint256 amount0, uint256 amount1);
 
-    function mint(MintParams calldata p)
-        external
-        payable
-        returns (uint256 tokenId, uint128 liquidity, uint256 amount0, uint256 amount1)
-    {
+    function mint(
+        MintParams calldata p
+    ) external payable returns (uint256 tokenId, uint128 liquidity, uint256 amount0, uint256 amount1) {
         (amount0, amount1) = (p.amount0Desired, p.amount1Desired);
         require(amount0 >= p.amount0Min && amount1 >= p.amount1Min, "Price slippage check");
         require(IERC20(p.token0).transferFrom(msg.sender, address(this), amount0), "token0");
@@ -73,7 +71,9 @@ contract TestPositionManager {
         emit IncreaseLiquidity(tokenId, liquidity, amount0, amount1);
     }
 
-    function decreaseLiquidity(DecreaseLiquidityParams calldata p) external payable returns (uint256 amount0, uint256 amount1) {
+    function decreaseLiquidity(
+        DecreaseLiquidityParams calldata p
+    ) external payable returns (uint256 amount0, uint256 amount1) {
         Position storage pos = positions[p.tokenId];
         require(msg.sender == pos.owner, "Not approved");
         require(p.liquidity <= pos.liquidity, "liquidity");
@@ -88,7 +88,9 @@ contract TestPositionManager {
         emit DecreaseLiquidity(p.tokenId, p.liquidity, amount0, amount1);
     }
 
-    function collect(CollectParams calldata p) external payable returns (uint256 amount0, uint256 amount1) {
+    function collect(
+        CollectParams calldata p
+    ) external payable returns (uint256 amount0, uint256 amount1) {
         Position storage pos = positions[p.tokenId];
         require(msg.sender == pos.owner, "Not approved");
         amount0 = pos.owed0 < p.amount0Max ? pos.owed0 : p.amount0Max;

@@ -34,30 +34,32 @@ contract TestSwapRouter {
 
     event FeedSet(address indexed token, address indexed feed);
     event Swapped(
-        address indexed sender,
-        address indexed recipient,
-        address tokenIn,
-        address tokenOut,
-        uint256 amountIn,
-        uint256 amountOut
+        address indexed sender, address indexed recipient, address tokenIn, address tokenOut, uint256 amountIn, uint256 amountOut
     );
 
     mapping(address token => address feed) public feedOf;
 
     /// @notice Sets the USD feed used to price `token`.
-    function setFeed(address token, address feed) external {
+    function setFeed(
+        address token,
+        address feed
+    ) external {
         feedOf[token] = feed;
         emit FeedSet(token, feed);
     }
 
     /// @notice Swaps exactly amountIn of tokenIn for as much tokenOut as the feeds give after the fee.
-    function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256 amountOut) {
+    function exactInputSingle(
+        ExactInputSingleParams calldata params
+    ) external payable returns (uint256 amountOut) {
         amountOut = _hop(params.tokenIn, params.tokenOut, params.fee, params.amountIn);
         _settle(params.tokenIn, params.tokenOut, params.recipient, params.amountIn, amountOut, params.amountOutMinimum);
     }
 
     /// @notice Swaps exactly amountIn along a path (token, fee, token, fee, ..., token).
-    function exactInput(ExactInputParams calldata params) external payable returns (uint256 amountOut) {
+    function exactInput(
+        ExactInputParams calldata params
+    ) external payable returns (uint256 amountOut) {
         bytes calldata path = params.path;
         require(path.length >= 43 && (path.length - 20) % 23 == 0, "Invalid path");
         amountOut = params.amountIn;
@@ -75,15 +77,21 @@ contract TestSwapRouter {
     }
 
     /// @notice What `amountIn` of tokenIn buys in one hop at current prices and `fee`.
-    function quoteHop(address tokenIn, address tokenOut, uint24 fee, uint256 amountIn)
-        external
-        view
-        returns (uint256)
-    {
+    function quoteHop(
+        address tokenIn,
+        address tokenOut,
+        uint24 fee,
+        uint256 amountIn
+    ) external view returns (uint256) {
         return _hop(tokenIn, tokenOut, fee, amountIn);
     }
 
-    function _hop(address tokenIn, address tokenOut, uint24 fee, uint256 amountIn) private view returns (uint256) {
+    function _hop(
+        address tokenIn,
+        address tokenOut,
+        uint24 fee,
+        uint256 amountIn
+    ) private view returns (uint256) {
         require(fee < 1_000_000, "Invalid fee");
         (uint256 pIn, uint256 eIn) = _price(tokenIn);
         (uint256 pOut, uint256 eOut) = _price(tokenOut);
@@ -94,7 +102,9 @@ contract TestSwapRouter {
     }
 
     /// @dev The price and the power of ten it carries (token decimals + feed decimals).
-    function _price(address token) private view returns (uint256 price, uint256 exponent) {
+    function _price(
+        address token
+    ) private view returns (uint256 price, uint256 exponent) {
         address feed = feedOf[token];
         require(feed != address(0), "No feed");
         (, int256 answer,,,) = IPriceFeed(feed).latestRoundData();

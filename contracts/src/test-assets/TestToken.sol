@@ -16,7 +16,11 @@ contract TestToken is IERC20 {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
 
-    constructor(string memory name_, string memory symbol_, uint8 decimals_) {
+    constructor(
+        string memory name_,
+        string memory symbol_,
+        uint8 decimals_
+    ) {
         name = name_;
         symbol = symbol_;
         decimals = decimals_;
@@ -24,7 +28,10 @@ contract TestToken is IERC20 {
     }
 
     /// @notice Mints test tokens. Only the deployer may mint, so tests control supply.
-    function mint(address to, uint256 value) external {
+    function mint(
+        address to,
+        uint256 value
+    ) external {
         require(msg.sender == minter, "TestToken: caller is not the minter");
         require(to != address(0), "ERC20: mint to the zero address");
         totalSupply += value;
@@ -32,19 +39,29 @@ contract TestToken is IERC20 {
         emit Transfer(address(0), to, value);
     }
 
-    function transfer(address to, uint256 value) external returns (bool) {
+    function transfer(
+        address to,
+        uint256 value
+    ) external returns (bool) {
         _transfer(msg.sender, to, value);
         return true;
     }
 
-    function approve(address spender, uint256 value) external returns (bool) {
+    function approve(
+        address spender,
+        uint256 value
+    ) external returns (bool) {
         require(spender != address(0), "ERC20: approve to the zero address");
         allowance[msg.sender][spender] = value;
         emit Approval(msg.sender, spender, value);
         return true;
     }
 
-    function transferFrom(address from, address to, uint256 value) external returns (bool) {
+    function transferFrom(
+        address from,
+        address to,
+        uint256 value
+    ) external returns (bool) {
         uint256 allowed = allowance[from][msg.sender];
         if (allowed != type(uint256).max) {
             require(allowed >= value, "ERC20: transfer amount exceeds allowance");
@@ -54,7 +71,11 @@ contract TestToken is IERC20 {
         return true;
     }
 
-    function _transfer(address from, address to, uint256 value) internal {
+    function _transfer(
+        address from,
+        address to,
+        uint256 value
+    ) internal {
         require(from != address(0), "ERC20: transfer from the zero address");
         require(to != address(0), "ERC20: transfer to the zero address");
         uint256 balance = balanceOf[from];

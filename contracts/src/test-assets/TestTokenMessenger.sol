@@ -29,9 +29,7 @@ contract TestTokenMessenger {
         bytes32 destinationCaller,
         uint256 maxFee,
         uint32 minFinalityThreshold
-    )
-        external
-    {
+    ) external {
         require(amount > 0, "Amount must be nonzero");
         require(maxFee < amount, "Max fee must be less than amount");
         require(mintRecipient != bytes32(0), "Mint recipient must be nonzero");

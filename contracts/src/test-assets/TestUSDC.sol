@@ -5,7 +5,10 @@ import { TestToken } from "./TestToken.sol";
 
 /// @notice ERC-1271 surface a contract signer (a smart account) exposes.
 interface IERC1271Signer {
-    function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4 magicValue);
+    function isValidSignature(
+        bytes32 hash,
+        bytes calldata signature
+    ) external view returns (bytes4 magicValue);
 }
 
 /// @title TestUSDC
@@ -26,8 +29,7 @@ contract TestUSDC is TestToken {
     bytes32 public constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH =
         0xd099cc98ef71107a616c4f0f941f04c322d8e254fe26b3c6668db87aae413de8;
     // keccak256("CancelAuthorization(address authorizer,bytes32 nonce)")
-    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
-        0x158b0a9edf7a828aad02f63cd515c68ef2f50ba807396f6d12842833a1597429;
+    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH = 0x158b0a9edf7a828aad02f63cd515c68ef2f50ba807396f6d12842833a1597429;
 
     bytes32 private constant EIP712_DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
@@ -61,7 +63,10 @@ contract TestUSDC is TestToken {
     }
 
     /// @notice Whether `nonce` of `authorizer` was used or canceled.
-    function authorizationState(address authorizer, bytes32 nonce) external view returns (bool) {
+    function authorizationState(
+        address authorizer,
+        bytes32 nonce
+    ) external view returns (bool) {
         return _authorizationStates[authorizer][nonce];
     }
 
@@ -78,9 +83,7 @@ contract TestUSDC is TestToken {
         uint8 v,
         bytes32 r,
         bytes32 s
-    )
-        external
-    {
+    ) external {
         _transferWithAuthorization(
             TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v)
         );
@@ -95,9 +98,7 @@ contract TestUSDC is TestToken {
         uint256 validBefore,
         bytes32 nonce,
         bytes calldata signature
-    )
-        external
-    {
+    ) external {
         _transferWithAuthorization(
             TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
         );
@@ -115,9 +116,7 @@ contract TestUSDC is TestToken {
         uint8 v,
         bytes32 r,
         bytes32 s
-    )
-        external
-    {
+    ) external {
         require(to == msg.sender, "FiatTokenV2: caller must be the payee");
         _transferWithAuthorization(
             RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v)
@@ -133,9 +132,7 @@ contract TestUSDC is TestToken {
         uint256 validBefore,
         bytes32 nonce,
         bytes calldata signature
-    )
-        external
-    {
+    ) external {
         require(to == msg.sender, "FiatTokenV2: caller must be the payee");
         _transferWithAuthorization(
             RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
@@ -143,12 +140,22 @@ contract TestUSDC is TestToken {
     }
 
     /// @notice Burns an unused nonce on the authorizer's signed CancelAuthorization; anyone may submit.
-    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+    function cancelAuthorization(
+        address authorizer,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
         _cancelAuthorization(authorizer, nonce, abi.encodePacked(r, s, v));
     }
 
     /// @notice Same as the `(v, r, s)` overload with a packed or ERC-1271 signature.
-    function cancelAuthorization(address authorizer, bytes32 nonce, bytes calldata signature) external {
+    function cancelAuthorization(
+        address authorizer,
+        bytes32 nonce,
+        bytes calldata signature
+    ) external {
         _cancelAuthorization(authorizer, nonce, signature);
     }
 
@@ -161,9 +168,7 @@ contract TestUSDC is TestToken {
         uint256 validBefore,
         bytes32 nonce,
         bytes memory signature
-    )
-        private
-    {
+    ) private {
         // forge-lint: disable-next-line(block-timestamp)
         require(block.timestamp > validAfter, "FiatTokenV2: authorization is not yet valid");
         // forge-lint: disable-next-line(block-timestamp)
@@ -177,34 +182,47 @@ contract TestUSDC is TestToken {
         _transfer(from, to, value);
     }
 
-    function _cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) private {
+    function _cancelAuthorization(
+        address authorizer,
+        bytes32 nonce,
+        bytes memory signature
+    ) private {
         _requireUnusedAuthorization(authorizer, nonce);
         _requireValidSignature(authorizer, keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)), signature);
         _authorizationStates[authorizer][nonce] = true;
         emit AuthorizationCanceled(authorizer, nonce);
     }
 
-    function _requireUnusedAuthorization(address authorizer, bytes32 nonce) private view {
+    function _requireUnusedAuthorization(
+        address authorizer,
+        bytes32 nonce
+    ) private view {
         require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
     }
 
     /// @dev FiatTokenV2_2 semantics: an address without code must have signed with ECDSA (and a malformed
     ///      ECDSA signature reverts with ECRecover's own message); an address with code is asked through ERC-1271.
-    function _requireValidSignature(address signer, bytes32 structHash, bytes memory signature) private view {
+    function _requireValidSignature(
+        address signer,
+        bytes32 structHash,
+        bytes memory signature
+    ) private view {
         bytes32 digest = keccak256(abi.encodePacked("\x19\x01", _domainSeparator(), structHash));
         bool valid;
         if (signer.code.length == 0) {
             valid = _recover(digest, signature) == signer;
         } else {
-            (bool ok, bytes memory ret) =
-                signer.staticcall(abi.encodeCall(IERC1271Signer.isValidSignature, (digest, signature)));
+            (bool ok, bytes memory ret) = signer.staticcall(abi.encodeCall(IERC1271Signer.isValidSignature, (digest, signature)));
             valid = ok && ret.length >= 32 && abi.decode(ret, (bytes32)) == bytes32(ERC1271_MAGIC_VALUE);
         }
         require(valid, "FiatTokenV2: invalid signature");
     }
 
     /// @dev Circle's ECRecover library: 65-byte signature, low s, v of 27 or 28, non-zero signer.
-    function _recover(bytes32 digest, bytes memory signature) private pure returns (address signer) {
+    function _recover(
+        bytes32 digest,
+        bytes memory signature
+    ) private pure returns (address signer) {
         require(signature.length == 65, "ECRecover: invalid signature length");
         bytes32 r;
         bytes32 s;

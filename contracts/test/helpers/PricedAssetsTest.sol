@@ -65,55 +65,73 @@ abstract contract PricedAssetsTest is Test {
         feeds[2] = TokenFeed(address(dai), 18, address(daiFeed));
     }
 
-    function single(address target, uint256 value, bytes memory callData) internal pure returns (bytes memory) {
+    function single(
+        address target,
+        uint256 value,
+        bytes memory callData
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(target, value, callData);
     }
 
-    function batch(Execution[] memory executions) internal pure returns (bytes memory) {
+    function batch(
+        Execution[] memory executions
+    ) internal pure returns (bytes memory) {
         return abi.encode(executions);
     }
 
-    function execs(Execution memory a) internal pure returns (Execution[] memory e) {
+    function execs(
+        Execution memory a
+    ) internal pure returns (Execution[] memory e) {
         e = new Execution[](1);
         e[0] = a;
     }
 
-    function execs(Execution memory a, Execution memory b) internal pure returns (Execution[] memory e) {
+    function execs(
+        Execution memory a,
+        Execution memory b
+    ) internal pure returns (Execution[] memory e) {
         e = new Execution[](2);
         e[0] = a;
         e[1] = b;
     }
 
-    function execs(Execution memory a, Execution memory b, Execution memory c)
-        internal
-        pure
-        returns (Execution[] memory e)
-    {
+    function execs(
+        Execution memory a,
+        Execution memory b,
+        Execution memory c
+    ) internal pure returns (Execution[] memory e) {
         e = new Execution[](3);
         e[0] = a;
         e[1] = b;
         e[2] = c;
     }
 
-    function transferCall(uint256 amount) internal pure returns (bytes memory) {
+    function transferCall(
+        uint256 amount
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(0xa9059cbb, PAYEE, amount);
     }
 
-    function transferFromCall(uint256 amount) internal pure returns (bytes memory) {
+    function transferFromCall(
+        uint256 amount
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(0x23b872dd, DELEGATOR, PAYEE, amount);
     }
 
-    function approveCall(uint256 amount) internal pure returns (bytes memory) {
+    function approveCall(
+        uint256 amount
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(0x095ea7b3, PAYEE, amount);
     }
 
     /// Reference valuation, written independently of the library: ceil(amount * answer * 1e6 / 10**(td+fd)).
     /// Callers keep the inputs small enough that the product fits in 256 bits.
-    function refUsd(uint256 amount, uint256 answer, uint256 tokenDecimals, uint256 feedDecimals)
-        internal
-        pure
-        returns (uint256)
-    {
+    function refUsd(
+        uint256 amount,
+        uint256 answer,
+        uint256 tokenDecimals,
+        uint256 feedDecimals
+    ) internal pure returns (uint256) {
         uint256 num = amount * answer * 1e6;
         uint256 den = 10 ** tokenDecimals * 10 ** feedDecimals;
         return num / den + (num % den == 0 ? 0 : 1);

@@ -61,14 +61,20 @@ contract EmotionalStateHandler is HookHandlerBase {
     constructor() {
         oracle = new DaimonOracle();
         enforcer = new EmotionalStateEnforcer(address(oracle));
-        for (uint256 i; i < GOLEMS; ++i) golems[i] = address(uint160(0x601E0 + i)); // forge-lint: disable-line(unsafe-typecast)
+        for (uint256 i; i < GOLEMS; ++i) {
+            // forge-lint: disable-next-line(unsafe-typecast)
+            golems[i] = address(uint160(0x601E0 + i));
+        }
     }
 
     // ------------------------------------------------------------------ the oracle
 
     /// A Golem reports a vector: each component in [-100, 100] (often an extreme), one report in 16 out of
     /// range, which must be refused and change nothing.
-    function feel(uint256 k, uint256 seed) external {
+    function feel(
+        uint256 k,
+        uint256 seed
+    ) external {
         address golem = golems[k % (GOLEMS - 1)];
         PAD memory v = PAD(_component(seed), _component(seed >> 16), _component(seed >> 32));
         bool outOfRange = (seed >> 48) % 16 == 0;
@@ -89,19 +95,25 @@ contract EmotionalStateHandler is HookHandlerBase {
         if (p != g.p || a != g.a || d != g.d) _mismatch("the oracle's vector != the model's");
     }
 
-    function _component(uint256 r) internal pure returns (int8) {
+    function _component(
+        uint256 r
+    ) internal pure returns (int8) {
         if (r % 8 == 0) return (r >> 3) % 2 == 0 ? int8(-100) : int8(100);
         return int8(int256(bound(r >> 4, 0, 200)) - 100);
     }
 
     // ------------------------------------------------------------------ redemptions
 
-    function redeem(uint256 seed) external {
+    function redeem(
+        uint256 seed
+    ) external {
         Terms memory t = _terms(seed);
         uint256 n = 1 + (seed >> 40) % 4;
         bool asBatch = n > 1 || (seed >> 44) % 2 == 0;
         Execution[] memory e = new Execution[](n);
-        for (uint256 i; i < n; ++i) e[i] = _execution(_rand(seed, i), t.restricted);
+        for (uint256 i; i < n; ++i) {
+            e[i] = _execution(_rand(seed, i), t.restricted);
+        }
         bytes1 callType = asBatch ? BATCH : SINGLE;
         if (t.fault.length == 0 && (seed >> 48) % 24 == 0) callType = (seed >> 56) % 2 == 0 ? bytes1(0xff) : bytes1(0x02);
         _execute(t, _mode(callType, (seed >> 60) % 3 == 0 ? TRY_EXEC : DEFAULT_EXEC), e, asBatch, false);
@@ -109,7 +121,9 @@ contract EmotionalStateHandler is HookHandlerBase {
 
     /// One restricted call with every bound loose but one, set exactly on the Golem's component (passes) or
     /// one past it (refused).
-    function redeemAtBounds(uint256 seed) external {
+    function redeemAtBounds(
+        uint256 seed
+    ) external {
         Terms memory t;
         t.golem = golems[seed % GOLEMS];
         PAD memory v = ghost[t.golem];
@@ -127,7 +141,13 @@ contract EmotionalStateHandler is HookHandlerBase {
         _execute(t, _mode(SINGLE, (seed >> 12) % 3 == 0 ? TRY_EXEC : DEFAULT_EXEC), e, false, true);
     }
 
-    function _execute(Terms memory t, bytes32 mode, Execution[] memory e, bool asBatch, bool atBounds) internal {
+    function _execute(
+        Terms memory t,
+        bytes32 mode,
+        Execution[] memory e,
+        bool asBatch,
+        bool atBounds
+    ) internal {
         (bytes memory want, bool restrictedCall, bool outOfBounds) = _model(t, ExecutionLib.callType(mode), e);
         bool ok = _run(address(enforcer), t.terms, mode, _encode(e, asBatch), want);
         if (ok) {
@@ -160,11 +180,11 @@ contract EmotionalStateHandler is HookHandlerBase {
     /// and batch call types are understood; the first call (in order) whose selector is listed (empty or
     /// sub-4-byte calldata reads as 0x00000000) is refused with the vector when pleasure < min, arousal >
     /// max or dominance < min; without a listed call everything passes.
-    function _model(Terms memory t, bytes1 callType, Execution[] memory e)
-        internal
-        view
-        returns (bytes memory want, bool restrictedCall, bool outOfBounds)
-    {
+    function _model(
+        Terms memory t,
+        bytes1 callType,
+        Execution[] memory e
+    ) internal view returns (bytes memory want, bool restrictedCall, bool outOfBounds) {
         PAD memory v = ghost[t.golem];
         outOfBounds = v.p < t.minP || v.a > t.maxA || v.d < t.minD;
         if (t.fault.length != 0) return (t.fault, false, outOfBounds);
@@ -183,7 +203,10 @@ contract EmotionalStateHandler is HookHandlerBase {
         }
     }
 
-    function _listed(bytes4[] memory list, bytes4 sel) internal pure returns (bool) {
+    function _listed(
+        bytes4[] memory list,
+        bytes4 sel
+    ) internal pure returns (bool) {
         for (uint256 i; i < list.length; ++i) {
             if (list[i] == sel) return true;
         }
@@ -194,14 +217,18 @@ contract EmotionalStateHandler is HookHandlerBase {
 
     /// A Golem (or the one that never reported), bounds mostly within a few points of its vector (else
     /// anywhere in int8), 0-4 restricted selectors; one call in 24 has a non-canonical head.
-    function _terms(uint256 seed) internal view returns (Terms memory t) {
+    function _terms(
+        uint256 seed
+    ) internal view returns (Terms memory t) {
         t.golem = golems[seed % GOLEMS];
         PAD memory v = ghost[t.golem];
         t.minP = _near(v.p, seed >> 4);
         t.maxA = _near(v.a, seed >> 12);
         t.minD = _near(v.d, seed >> 20);
         t.restricted = new bytes4[]((seed >> 28) % 5);
-        for (uint256 i; i < t.restricted.length; ++i) t.restricted[i] = _pick(_rand(seed, 100 + i));
+        for (uint256 i; i < t.restricted.length; ++i) {
+            t.restricted[i] = _pick(_rand(seed, 100 + i));
+        }
         t.terms = abi.encode(t.golem, t.minP, t.maxA, t.minD, t.restricted);
         uint256 f = (seed >> 32) % 48;
         if (f == 0) {
@@ -220,19 +247,27 @@ contract EmotionalStateHandler is HookHandlerBase {
         }
     }
 
-    function _near(int8 x, uint256 r) internal pure returns (int8) {
+    function _near(
+        int8 x,
+        uint256 r
+    ) internal pure returns (int8) {
         // forge-lint: disable-next-line(unsafe-typecast) -- a byte minus 128 is in int8
         if (r % 4 == 0) return int8(int256((r >> 2) & 0xff) - 128);
         // forge-lint: disable-next-line(unsafe-typecast) -- x is a PAD component in [-100, 100]
         return int8(int256(x) + int256((r >> 2) % 7) - 3);
     }
 
-    function _pick(uint256 r) internal pure returns (bytes4) {
+    function _pick(
+        uint256 r
+    ) internal pure returns (bytes4) {
         return [SWAP, DEPOSIT, TRANSFER, APPROVE, EMPTY, OTHER][r % 6];
     }
 
     /// A call with a random selector (listed or not): empty calldata, 1-3 bytes, or selector + arguments.
-    function _execution(uint256 r, bytes4[] memory restricted) internal pure returns (Execution memory) {
+    function _execution(
+        uint256 r,
+        bytes4[] memory restricted
+    ) internal pure returns (Execution memory) {
         bytes4 sel = restricted.length != 0 && r % 3 == 0 ? restricted[(r >> 2) % restricted.length] : _pick(r >> 2);
         bytes memory cd;
         if (sel != EMPTY) cd = abi.encodePacked(sel, r >> 8);
@@ -242,7 +277,11 @@ contract EmotionalStateHandler is HookHandlerBase {
         return Execution(TARGET, (r >> 7) % 2 == 0 ? 0 : 1 ether, cd);
     }
 
-    function _setWord(bytes memory data, uint256 index, uint256 value) internal pure returns (bytes memory) {
+    function _setWord(
+        bytes memory data,
+        uint256 index,
+        uint256 value
+    ) internal pure returns (bytes memory) {
         assembly ("memory-safe") {
             mstore(add(data, add(32, mul(index, 32))), value)
         }

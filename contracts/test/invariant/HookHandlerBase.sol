@@ -29,10 +29,13 @@ abstract contract HookHandlerBase is Test {
     /// afterHook, afterAllHook) and checks the outcome against `want`: empty means the model accepts,
     /// anything else is the exact revert data the model expects from the first hook that refuses.
     /// Returns whether every hook passed.
-    function _run(address enforcer, bytes memory terms, bytes32 mode, bytes memory executionCallData, bytes memory want)
-        internal
-        returns (bool ok)
-    {
+    function _run(
+        address enforcer,
+        bytes memory terms,
+        bytes32 mode,
+        bytes memory executionCallData,
+        bytes memory want
+    ) internal returns (bool ok) {
         calls++;
         bytes memory err;
         bytes4[4] memory hooks = [
@@ -58,7 +61,9 @@ abstract contract HookHandlerBase is Test {
         }
     }
 
-    function _mismatch(string memory why) internal {
+    function _mismatch(
+        string memory why
+    ) internal {
         mismatches++;
         lastMismatch = why;
     }
@@ -66,24 +71,38 @@ abstract contract HookHandlerBase is Test {
     // ------------------------------------------------------------------ encodings
 
     /// ModeCode: call type in byte 0, exec type in byte 1.
-    function _mode(bytes1 callType, bytes1 execType) internal pure returns (bytes32) {
+    function _mode(
+        bytes1 callType,
+        bytes1 execType
+    ) internal pure returns (bytes32) {
         return bytes32(callType) | (bytes32(execType) >> 8);
     }
 
     /// The execution calldata the manager hands the hook: encodePacked for a single, encode for a batch.
-    function _encode(Execution[] memory e, bool asBatch) internal pure returns (bytes memory) {
+    function _encode(
+        Execution[] memory e,
+        bool asBatch
+    ) internal pure returns (bytes memory) {
         return asBatch ? abi.encode(e) : abi.encodePacked(e[0].target, e[0].value, e[0].callData);
     }
 
-    function _truncate(bytes memory data, uint256 length) internal pure returns (bytes memory out) {
+    function _truncate(
+        bytes memory data,
+        uint256 length
+    ) internal pure returns (bytes memory out) {
         out = new bytes(length);
-        for (uint256 i; i < length; ++i) out[i] = data[i];
+        for (uint256 i; i < length; ++i) {
+            out[i] = data[i];
+        }
     }
 
     // ------------------------------------------------------------------ model helpers
 
     /// The 32-byte word at `offset`, zero-padded past the end: what a token's CALLDATALOAD reads.
-    function _wordAt(bytes memory data, uint256 offset) internal pure returns (uint256 w) {
+    function _wordAt(
+        bytes memory data,
+        uint256 offset
+    ) internal pure returns (uint256 w) {
         for (uint256 i; i < 32; ++i) {
             w <<= 8;
             if (offset + i < data.length) w |= uint8(data[offset + i]);
@@ -91,22 +110,32 @@ abstract contract HookHandlerBase is Test {
     }
 
     /// First four bytes, or 0 when there are fewer.
-    function _selector(bytes memory data) internal pure returns (bytes4) {
+    function _selector(
+        bytes memory data
+    ) internal pure returns (bytes4) {
         if (data.length < 4) return bytes4(0);
         return bytes4(uint32(_wordAt(data, 0) >> 224));
     }
 
     /// A random-looking 256-bit stream from one seed.
-    function _rand(uint256 seed, uint256 salt) internal pure returns (uint256) {
+    function _rand(
+        uint256 seed,
+        uint256 salt
+    ) internal pure returns (uint256) {
         return uint256(keccak256(abi.encode(seed, salt)));
     }
 
     /// Log-uniform in [0, 10**maxDigits]: small, medium and huge amounts equally often.
-    function _logAmount(uint256 r, uint256 maxDigits) internal pure returns (uint256) {
+    function _logAmount(
+        uint256 r,
+        uint256 maxDigits
+    ) internal pure returns (uint256) {
         return bound(r >> 8, 0, 10 ** (r % (maxDigits + 1)));
     }
 
-    function _hex(bytes memory data) internal pure returns (string memory) {
+    function _hex(
+        bytes memory data
+    ) internal pure returns (string memory) {
         bytes memory digits = "0123456789abcdef";
         bytes memory out = new bytes(2 + 2 * data.length);
         out[0] = "0";

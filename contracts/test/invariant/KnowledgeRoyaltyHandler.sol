@@ -50,19 +50,25 @@ contract KnowledgeRoyaltyHandler is HookHandlerBase {
 
     // ------------------------------------------------------------------ redemptions
 
-    function sell(uint256 seed) external {
+    function sell(
+        uint256 seed
+    ) external {
         Sale memory s;
         uint256 n = 1 + (seed >> 40) % 5;
         s.asBatch = n > 1 || (seed >> 44) % 4 == 0;
         s.executions = new Execution[](n);
-        for (uint256 i; i < n; ++i) s.executions[i] = _execution(_rand(seed, i));
+        for (uint256 i; i < n; ++i) {
+            s.executions[i] = _execution(_rand(seed, i));
+        }
         _setTermsAndMode(s, seed);
         _execute(s, false);
     }
 
     /// A sale paying `paid` to a seller and exactly the required royalty to the author, or one unit less,
     /// in either order, by transfer or transferFrom.
-    function sellAtBoundary(uint256 seed) external {
+    function sellAtBoundary(
+        uint256 seed
+    ) external {
         Sale memory s;
         s.bps = _bps(seed);
         s.terms = abi.encode(address(usdc), AUTHOR, s.bps);
@@ -78,7 +84,10 @@ contract KnowledgeRoyaltyHandler is HookHandlerBase {
         _execute(s, true);
     }
 
-    function _execute(Sale memory s, bool boundary) internal {
+    function _execute(
+        Sale memory s,
+        bool boundary
+    ) internal {
         (bytes memory want, uint256 paid, uint256 royalty) = _model(s);
         bool ok = _run(address(enforcer), s.terms, s.mode, _encode(s.executions, s.asBatch), want);
         if (ok) {
@@ -110,7 +119,9 @@ contract KnowledgeRoyaltyHandler is HookHandlerBase {
     /// to, amt) add amt to the royalty when `to` is the author, else to the paid amount; nothing else
     /// counts. It passes when nothing was paid or royalty * 10000 >= paid * bps; otherwise it is refused
     /// with the required royalty ceil(paid * bps / 10000) and the royalty paid.
-    function _model(Sale memory s) internal view returns (bytes memory want, uint256 paid, uint256 royalty) {
+    function _model(
+        Sale memory s
+    ) internal view returns (bytes memory want, uint256 paid, uint256 royalty) {
         uint256 n = s.asBatch ? s.executions.length : 1;
         for (uint256 i; i < n; ++i) {
             Execution memory x = s.executions[i];
@@ -137,7 +148,10 @@ contract KnowledgeRoyaltyHandler is HookHandlerBase {
     // ------------------------------------------------------------------ generators
 
     /// Mostly sound terms and a default-exec single or batch; one sale in 10 gets exactly one fault.
-    function _setTermsAndMode(Sale memory s, uint256 seed) internal view {
+    function _setTermsAndMode(
+        Sale memory s,
+        uint256 seed
+    ) internal view {
         s.bps = _bps(seed);
         s.terms = abi.encode(address(usdc), AUTHOR, s.bps);
         bytes1 callType = s.asBatch ? BATCH : SINGLE;
@@ -160,14 +174,18 @@ contract KnowledgeRoyaltyHandler is HookHandlerBase {
         s.mode = _mode(callType, execType);
     }
 
-    function _bps(uint256 seed) internal pure returns (uint16) {
+    function _bps(
+        uint256 seed
+    ) internal pure returns (uint16) {
         uint256 r = seed % 10;
         if (r < 8) return [uint16(0), 1, 100, 1000, 2500, 3333, 9999, 10_000][r];
         return uint16(bound(seed >> 4, 0, 10_000));
     }
 
     /// Payments to sellers, the delegator or the author; calls that must not count; cut-off calldata.
-    function _execution(uint256 r) internal view returns (Execution memory x) {
+    function _execution(
+        uint256 r
+    ) internal view returns (Execution memory x) {
         uint256 kind = r % 12;
         uint256 amount = (r >> 8) % 16 == 0 ? bound(r >> 12, 0, 1 << 200) : _logAmount(r >> 12, 12);
         if (kind < 4) x = _pay(payees[(r >> 4) % 3], amount, (r >> 6) % 2 == 0);
@@ -182,7 +200,11 @@ contract KnowledgeRoyaltyHandler is HookHandlerBase {
         }
     }
 
-    function _pay(address to, uint256 amount, bool viaTransferFrom) internal view returns (Execution memory) {
+    function _pay(
+        address to,
+        uint256 amount,
+        bool viaTransferFrom
+    ) internal view returns (Execution memory) {
         bytes memory cd = viaTransferFrom
             ? abi.encodeWithSelector(TRANSFER_FROM, DELEGATOR, to, amount)
             : abi.encodeWithSelector(TRANSFER, to, amount);
@@ -190,7 +212,9 @@ contract KnowledgeRoyaltyHandler is HookHandlerBase {
     }
 
     /// A transfer whose `to` word has dirty high bits over the author's address.
-    function _dirtyAuthorTransfer(uint256 amount) internal pure returns (bytes memory) {
+    function _dirtyAuthorTransfer(
+        uint256 amount
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(TRANSFER, uint256(uint160(AUTHOR)) | (1 << 255), amount);
     }
 }

@@ -78,7 +78,9 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     // ------------------------------------------------------------------ time and prices
 
-    function warp(uint256 seed) external {
+    function warp(
+        uint256 seed
+    ) external {
         vm.warp(block.timestamp + bound(seed >> 2, 0, seed % 4 == 0 ? 6 hours : 30 minutes));
     }
 
@@ -90,7 +92,10 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
         }
     }
 
-    function setPrice(uint256 which, uint256 seed) external {
+    function setPrice(
+        uint256 which,
+        uint256 seed
+    ) external {
         which %= TOKENS;
         int256 answer;
         if (seed % 32 == 0) answer = 0;
@@ -102,7 +107,10 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
     }
 
     /// Half the time exactly at the edge: maxAge old (fresh) or one second more (stale).
-    function makeStale(uint256 which, uint256 age) external {
+    function makeStale(
+        uint256 which,
+        uint256 age
+    ) external {
         which %= TOKENS;
         age = age % 2 == 0 ? MAX_AGE + (age >> 1) % 2 : bound(age >> 1, 0, 3 * uint256(MAX_AGE));
         (, int256 answer,,,) = feeds[which].latestRoundData();
@@ -111,18 +119,24 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     // ------------------------------------------------------------------ redemptions
 
-    function swap(uint256 seed) external {
+    function swap(
+        uint256 seed
+    ) external {
         Terms memory t = _terms(seed);
         uint256 n = 1 + (seed >> 40) % 3;
         Planned[] memory plan = new Planned[](n);
         Execution[] memory e = new Execution[](n);
-        for (uint256 i; i < n; ++i) (plan[i], e[i]) = _execution(t, _rand(seed, i));
+        for (uint256 i; i < n; ++i) {
+            (plan[i], e[i]) = _execution(t, _rand(seed, i));
+        }
         bool asBatch = n > 1 || (seed >> 44) % 2 == 0;
         _execute(t, _setMode(t, asBatch, seed >> 48), e, asBatch, plan, false);
     }
 
     /// One fresh-priced swap whose minimum output is exactly the lowest the cap allows, or one unit less.
-    function swapAtBound(uint256 seed) external {
+    function swapAtBound(
+        uint256 seed
+    ) external {
         refreshPrices();
         Terms memory t = _terms(seed);
         Planned[] memory plan = new Planned[](1);
@@ -192,7 +206,10 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     /// Every execution in order; non-swaps pass; the first swap that is malformed, names an unlisted
     /// token, has a stale or non-positive price, or allows more slippage than the cap decides the revert.
-    function _model(Terms memory t, Planned[] memory plan) internal view returns (bytes memory) {
+    function _model(
+        Terms memory t,
+        Planned[] memory plan
+    ) internal view returns (bytes memory) {
         for (uint256 i; i < plan.length; ++i) {
             if (!plan[i].isSwap) continue;
             Swap memory s = plan[i].swap;
@@ -202,9 +219,7 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
             // slippage = floor((expected - minOut) * 10000 / expected), 0 when minOut >= expected
             uint256 bps = s.minOut >= expected ? 0 : (expected - s.minOut) * 10_000 / expected;
             if (bps > t.maxBps) {
-                return abi.encodeWithSelector(
-                    MaxSlippageEnforcer.SlippageExceeded.selector, expected, s.minOut, bps, t.maxBps
-                );
+                return abi.encodeWithSelector(MaxSlippageEnforcer.SlippageExceeded.selector, expected, s.minOut, bps, t.maxBps);
             }
         }
         return "";
@@ -212,7 +227,10 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     /// Listing first (tokenIn, tokenOut), then each price (stale, then non-positive), then the expected
     /// output amountIn * pIn * 10**(decOut + feedDecOut) / (pOut * 10**(decIn + feedDecIn)), floored.
-    function _price(Terms memory t, Swap memory s) internal view returns (bytes memory err, uint256 expected) {
+    function _price(
+        Terms memory t,
+        Swap memory s
+    ) internal view returns (bytes memory err, uint256 expected) {
         (bool listedIn, TokenFeed memory fIn) = _entry(t.feeds, s.tokenIn);
         if (!listedIn) return (abi.encodeWithSelector(UsdValuation.UnpricedAsset.selector, s.tokenIn), 0);
         (bool listedOut, TokenFeed memory fOut) = _entry(t.feeds, s.tokenOut);
@@ -226,23 +244,30 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
         uint256 eIn = fIn.decimals + MockPriceFeed(fIn.feed).decimals();
         uint256 eOut = fOut.decimals + MockPriceFeed(fOut.feed).decimals();
         // Amounts stay under 1e31 and prices under 2e18, so neither product passes 2**256.
-        expected = eOut >= eIn
-            ? s.amountIn * pIn * 10 ** (eOut - eIn) / pOut
-            : s.amountIn * pIn / (pOut * 10 ** (eIn - eOut));
+        expected = eOut >= eIn ? s.amountIn * pIn * 10 ** (eOut - eIn) / pOut : s.amountIn * pIn / (pOut * 10 ** (eIn - eOut));
     }
 
-    function _expectedOf(Terms memory t, Swap memory s) internal view returns (uint256 expected) {
+    function _expectedOf(
+        Terms memory t,
+        Swap memory s
+    ) internal view returns (uint256 expected) {
         (, expected) = _price(t, s);
     }
 
-    function _entry(TokenFeed[] memory list, address token) internal pure returns (bool, TokenFeed memory) {
+    function _entry(
+        TokenFeed[] memory list,
+        address token
+    ) internal pure returns (bool, TokenFeed memory) {
         for (uint256 i; i < list.length; ++i) {
             if (list[i].token == token) return (true, list[i]);
         }
         return (false, TokenFeed(address(0), 0, address(0)));
     }
 
-    function _answer(address feed, uint32 maxAge) internal view returns (bytes memory err, uint256 price) {
+    function _answer(
+        address feed,
+        uint32 maxAge
+    ) internal view returns (bytes memory err, uint256 price) {
         (, int256 answer,, uint256 updatedAt,) = MockPriceFeed(feed).latestRoundData();
         if (block.timestamp > updatedAt && block.timestamp - updatedAt > maxAge) {
             return (abi.encodeWithSelector(UsdValuation.StalePrice.selector, feed, updatedAt, maxAge), 0);
@@ -254,7 +279,10 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     /// The lowest minimum output the cap allows, derived separately from the model's slippage formula:
     /// floor((E - m) * 10000 / E) <= B  <=>  (E - m) * 10000 < (B + 1) * E  <=>  m >= E - floor(((B + 1) * E - 1) / 10000).
-    function _lowestAllowedMinOut(uint256 expected, uint256 maxBps) internal pure returns (uint256) {
+    function _lowestAllowedMinOut(
+        uint256 expected,
+        uint256 maxBps
+    ) internal pure returns (uint256) {
         if (expected == 0) return 0;
         uint256 slack = ((maxBps + 1) * expected - 1) / 10_000;
         return slack >= expected ? 0 : expected - slack;
@@ -263,7 +291,10 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
     /// The rule itself, checked on every accepted redemption: each swap in it was well-formed, priced by
     /// fresh positive feeds, and asked at least the lowest minimum output the cap allows from the router's
     /// fee-free quote at those feeds (TestSwapRouter, not the model's formula).
-    function _withinBound(Terms memory t, Planned[] memory plan) internal view returns (bool) {
+    function _withinBound(
+        Terms memory t,
+        Planned[] memory plan
+    ) internal view returns (bool) {
         for (uint256 i; i < plan.length; ++i) {
             if (!plan[i].isSwap) continue;
             Swap memory s = plan[i].swap;
@@ -280,7 +311,9 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     /// Caps from 0 to 10000 bps, feeds fresh for an hour (sometimes only this second), sometimes WETH listed
     /// twice; one call in 16 has an out-of-range cap or a non-canonical layout.
-    function _terms(uint256 seed) internal view returns (Terms memory t) {
+    function _terms(
+        uint256 seed
+    ) internal view returns (Terms memory t) {
         uint256 r = seed % 10;
         t.maxBps = r < 8 ? [uint16(0), 1, 30, 50, 100, 500, 9999, 10_000][r] : uint16(bound(seed >> 4, 0, 10_000));
         t.maxAge = (seed >> 16) % 8 == 0 ? 0 : MAX_AGE;
@@ -299,7 +332,11 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     /// Single or batch, default or try-mode (both allowed: the hook is stateless); with sound terms, one
     /// call in 24 uses an unsupported call type.
-    function _setMode(Terms memory t, bool asBatch, uint256 r) internal pure returns (bytes32) {
+    function _setMode(
+        Terms memory t,
+        bool asBatch,
+        uint256 r
+    ) internal pure returns (bytes32) {
         bytes1 execType = r % 3 == 0 ? TRY_EXEC : DEFAULT_EXEC;
         if (t.fault.length == 0 && (r >> 2) % 24 == 0) {
             bytes1 callType = (r >> 8) % 2 == 0 ? bytes1(0xff) : bytes1(0x02);
@@ -309,7 +346,10 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
         return _mode(asBatch ? BATCH : SINGLE, execType);
     }
 
-    function _execution(Terms memory t, uint256 r) internal view returns (Planned memory p, Execution memory x) {
+    function _execution(
+        Terms memory t,
+        uint256 r
+    ) internal view returns (Planned memory p, Execution memory x) {
         uint256 kind = r % 10;
         if (kind >= 8) return (p, _otherCall(r >> 8));
         p.isSwap = true;
@@ -327,16 +367,24 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
     }
 
     /// A random selector of the five, with 0-2 intermediate tokens (listed or not).
-    function _swapShape(uint256 r) internal view returns (Swap memory s) {
+    function _swapShape(
+        uint256 r
+    ) internal view returns (Swap memory s) {
         s.selector = [EXACT_INPUT_SINGLE_02, EXACT_INPUT_SINGLE_V1, EXACT_INPUT_02, EXACT_INPUT_V1, SWAP_EXACT_TOKENS_V2][r % 5];
         bool single = s.selector == EXACT_INPUT_SINGLE_02 || s.selector == EXACT_INPUT_SINGLE_V1;
         s.middle = new address[](single ? 0 : (r >> 4) % 3);
-        for (uint256 i; i < s.middle.length; ++i) s.middle[i] = _token(r >> (8 + 8 * i));
+        for (uint256 i; i < s.middle.length; ++i) {
+            s.middle[i] = _token(r >> (8 + 8 * i));
+        }
     }
 
     /// Around the bound: at or above the expected output, inside or outside the cap, exactly at the lowest
     /// allowed minimum or one under it, zero, or unrelated.
-    function _minOut(uint256 expected, uint256 maxBps, uint256 r) internal pure returns (uint256) {
+    function _minOut(
+        uint256 expected,
+        uint256 maxBps,
+        uint256 r
+    ) internal pure returns (uint256) {
         uint256 k = r % 8;
         if (k == 0) return 0;
         if (k == 1) return expected;
@@ -352,7 +400,9 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
 
     /// Calls that are not one of the five swaps and so always pass: an exact-output swap, a token
     /// transfer, empty calldata, a cut-off selector.
-    function _otherCall(uint256 r) internal view returns (Execution memory) {
+    function _otherCall(
+        uint256 r
+    ) internal view returns (Execution memory) {
         uint256 k = r % 4;
         if (k == 0) return Execution(address(router), 0, abi.encodeWithSelector(bytes4(0x5023b4df), r, r >> 8));
         if (k == 1) return Execution(tokens[0], 0, abi.encodeWithSelector(bytes4(0xa9059cbb), RECIPIENT, r));
@@ -361,11 +411,16 @@ contract MaxSlippageHandler is HookHandlerBase, SwapCalls {
     }
 
     /// A listed token, one time in sixteen the unlisted one.
-    function _token(uint256 r) internal view returns (address) {
+    function _token(
+        uint256 r
+    ) internal view returns (address) {
         return r % 16 == 0 ? address(unlisted) : tokens[(r >> 3) % TOKENS];
     }
 
-    function _decimalsOf(TokenFeed[] memory list, address token) internal pure returns (uint256) {
+    function _decimalsOf(
+        TokenFeed[] memory list,
+        address token
+    ) internal pure returns (uint256) {
         (, TokenFeed memory f) = _entry(list, token);
         return f.decimals;
     }

@@ -73,7 +73,13 @@ contract PhaseHandler {
         uint8 class; // 0 = unclassified
     }
 
-    constructor(VitalityOracle oracle_, DreamOracle dreams_, address owner_, uint256 windowStart_, uint256 windowEnd_) {
+    constructor(
+        VitalityOracle oracle_,
+        DreamOracle dreams_,
+        address owner_,
+        uint256 windowStart_,
+        uint256 windowEnd_
+    ) {
         oracle = oracle_;
         dreams = dreams_;
         owner = owner_;
@@ -89,7 +95,9 @@ contract PhaseHandler {
 
     // ------------------------------------------------------------------ lifecycle actions
 
-    function register(uint256 k) external {
+    function register(
+        uint256 k
+    ) external {
         address key = _key(k);
         vm.prank(owner);
         try oracle.registerGolem(key) {
@@ -103,7 +111,11 @@ contract PhaseHandler {
         _sync(key);
     }
 
-    function heartbeat(uint256 k, uint8 phase, uint16 score) external {
+    function heartbeat(
+        uint256 k,
+        uint8 phase,
+        uint16 score
+    ) external {
         address key = _key(k);
         // Hashed so the fuzzer's edge-biased inputs still spread over every phase; 5 is invalid on purpose.
         phase = uint8(uint256(keccak256(abi.encode(phase, k))) % 6);
@@ -124,7 +136,10 @@ contract PhaseHandler {
         _sync(key);
     }
 
-    function reset(uint256 k, uint8 phase) external {
+    function reset(
+        uint256 k,
+        uint8 phase
+    ) external {
         address key = _key(k);
         phase = uint8(uint256(keccak256(abi.encode(phase, k))) % 5);
         vm.prank(owner);
@@ -138,7 +153,11 @@ contract PhaseHandler {
         _sync(key);
     }
 
-    function strangerReset(uint256 k, uint8 phase, address stranger) external {
+    function strangerReset(
+        uint256 k,
+        uint8 phase,
+        address stranger
+    ) external {
         if (stranger == owner) return;
         vm.prank(stranger);
         try oracle.resetPhase(_key(k), uint8(phase % 5), "not mine") {
@@ -147,7 +166,11 @@ contract PhaseHandler {
         _sync(_key(k));
     }
 
-    function rotate(uint256 k1, uint256 k2, uint8 chance) external {
+    function rotate(
+        uint256 k1,
+        uint256 k2,
+        uint8 chance
+    ) external {
         // Rotation kills the old key, so it is rarer too.
         if (chance % 2 != 0) return;
         address from = _key(k1);
@@ -167,7 +190,10 @@ contract PhaseHandler {
         _sync(to);
     }
 
-    function kill(uint256 k, uint8 chance) external {
+    function kill(
+        uint256 k,
+        uint8 chance
+    ) external {
         // Death is final for a key, so it is made rarer than the other actions to keep runs alive.
         if (chance % 4 != 0) return;
         address key = _key(k);
@@ -182,7 +208,9 @@ contract PhaseHandler {
         _sync(key);
     }
 
-    function dream(uint256 k) external {
+    function dream(
+        uint256 k
+    ) external {
         address key = _key(k);
         vm.prank(key);
         if (ghostDreaming[key]) {
@@ -200,7 +228,9 @@ contract PhaseHandler {
         }
     }
 
-    function warp(uint32 secondsForward) external {
+    function warp(
+        uint32 secondsForward
+    ) external {
         vm.warp(block.timestamp + (secondsForward % 3 days));
     }
 
@@ -208,7 +238,11 @@ contract PhaseHandler {
 
     /// Two redemptions (random actions) for every key through the three lifecycle caveats; each
     /// "executes" only if all three pass.
-    function redeem(uint256 actionSeed, bool viaReplicant, bool asBatch) external {
+    function redeem(
+        uint256 actionSeed,
+        bool viaReplicant,
+        bool asBatch
+    ) external {
         for (uint256 i; i < KEYS; ++i) {
             for (uint256 j; j < 2; ++j) {
                 _redeem(keys[i], _action(uint256(keccak256(abi.encode(actionSeed, i, j)))), viaReplicant, asBatch);
@@ -216,7 +250,12 @@ contract PhaseHandler {
         }
     }
 
-    function _redeem(address golem, Action memory a, bool viaReplicant, bool asBatch) internal {
+    function _redeem(
+        address golem,
+        Action memory a,
+        bool viaReplicant,
+        bool asBatch
+    ) internal {
         address redeemer = viaReplicant ? REPLICANT : golem;
         (bytes32 mode, bytes memory execution) = _execution(a.selector, asBatch);
 
@@ -262,9 +301,7 @@ contract PhaseHandler {
         int32 endOffset,
         bool viaReplicant,
         bool asBatch
-    )
-        external
-    {
+    ) external {
         address golem = _key(k);
         Action memory a = _action(actionSeed);
         address redeemer = viaReplicant ? REPLICANT : golem;
@@ -291,7 +328,13 @@ contract PhaseHandler {
     /// One redemption whose calls (one, or the second of a batch) go to the delegator's own account or to
     /// the DelegationManager, with any action (enableDelegation included), in any phase, windowed or not.
     /// GolemPhase must refuse every one, even where the phase rules alone would allow the action.
-    function redeemProtected(uint256 k, uint256 actionSeed, bool toManager, bool viaReplicant, bool asBatch) external {
+    function redeemProtected(
+        uint256 k,
+        uint256 actionSeed,
+        bool toManager,
+        bool viaReplicant,
+        bool asBatch
+    ) external {
         address golem = _key(k);
         Action memory a = _action(actionSeed);
         address redeemer = viaReplicant ? REPLICANT : golem;
@@ -317,7 +360,9 @@ contract PhaseHandler {
 
     // ------------------------------------------------------------------ helpers
 
-    function keyAt(uint256 i) external view returns (address) {
+    function keyAt(
+        uint256 i
+    ) external view returns (address) {
         return keys[i];
     }
 
@@ -326,12 +371,16 @@ contract PhaseHandler {
     }
 
     /// Hashed so edge-biased fuzz inputs (0, max) still reach every key.
-    function _key(uint256 k) internal view returns (address) {
+    function _key(
+        uint256 k
+    ) internal view returns (address) {
         return keys[uint256(keccak256(abi.encode(k))) % KEYS];
     }
 
     /// After every lifecycle action the oracle must agree with the model.
-    function _sync(address key) internal {
+    function _sync(
+        address key
+    ) internal {
         (bool registered, uint8 phase) = oracle.getPhase(key);
         if (registered != ghostRegistered[key]) modelMismatches++;
         if (registered && phase != ghostPhase[key]) modelMismatches++;
@@ -339,25 +388,39 @@ contract PhaseHandler {
     }
 
     /// The 36-byte GolemPhase terms: the Golem and its life window, default masks.
-    function _folded(address golem, uint256 start, uint256 end) internal pure returns (bytes memory) {
+    function _folded(
+        address golem,
+        uint256 start,
+        uint256 end
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(golem, uint64(start), uint64(end));
     }
 
-    function _near(int32 offset) internal view returns (uint256) {
+    function _near(
+        int32 offset
+    ) internal view returns (uint256) {
         int256 span = offset & 1 == 0 ? int256(2) : int256(3 days);
         return uint256(int256(block.timestamp) + int256(offset) % span);
     }
 
-    function _phaseAllows(address golem, Action memory a, bool viaReplicant) internal view returns (bool) {
+    function _phaseAllows(
+        address golem,
+        Action memory a,
+        bool viaReplicant
+    ) internal view returns (bool) {
         uint8 required = a.class | (viaReplicant ? 0x08 : 0);
         return ghostRegistered[golem] && a.class != 0 && required & _mask(ghostPhase[golem]) == required;
     }
 
-    function _mask(uint8 phase) internal pure returns (uint8) {
+    function _mask(
+        uint8 phase
+    ) internal pure returns (uint8) {
         return [uint8(0x1F), 0x17, 0x16, 0x16, 0x10][phase];
     }
 
-    function _action(uint256 seed) internal pure returns (Action memory) {
+    function _action(
+        uint256 seed
+    ) internal pure returns (Action memory) {
         uint256 i = seed % 9;
         if (i == 0) return Action(0xa9059cbb, 0x04); // transfer
         if (i == 1) return Action(0x095ea7b3, 0x01); // approve
@@ -370,7 +433,10 @@ contract PhaseHandler {
         return Action(0xdeadbeef, 0); // unclassified
     }
 
-    function _execution(bytes4 selector, bool asBatch) internal pure returns (bytes32 mode, bytes memory execution) {
+    function _execution(
+        bytes4 selector,
+        bool asBatch
+    ) internal pure returns (bytes32 mode, bytes memory execution) {
         bytes memory callData = selector == bytes4(0) ? bytes("") : abi.encodePacked(selector, uint256(1));
         if (!asBatch) return (bytes32(0), abi.encodePacked(TARGET, uint256(0), callData));
         Execution[] memory ex = new Execution[](2);
@@ -379,10 +445,13 @@ contract PhaseHandler {
         return (bytes32(bytes1(0x01)), abi.encode(ex));
     }
 
-    function _passes(ICaveatEnforcer enforcer, bytes memory terms, bytes32 mode, bytes memory execution, address redeemer)
-        internal
-        returns (bool ok)
-    {
+    function _passes(
+        ICaveatEnforcer enforcer,
+        bytes memory terms,
+        bytes32 mode,
+        bytes memory execution,
+        address redeemer
+    ) internal returns (bool ok) {
         vm.prank(MANAGER);
         try enforcer.beforeHook(terms, "", mode, execution, keccak256("d"), DELEGATOR, redeemer) {
             ok = true;

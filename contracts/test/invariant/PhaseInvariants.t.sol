@@ -83,19 +83,29 @@ contract PhaseInvariantsTest is Test {
         for (uint256 i; i < 400; ++i) {
             uint256 r = uint256(keccak256(abi.encode("walk", i)));
             uint256 op = r % 10;
-            if (op == 0) handler.register(r >> 8);
-            else if (op == 1 || op == 2) handler.heartbeat(r >> 8, uint8(r >> 16), uint16(r >> 24));
-            else if (op == 3) handler.reset(r >> 8, uint8(r >> 16));
-            else if (op == 4) handler.rotate(r >> 8, r >> 16, uint8(r >> 24));
-            else if (op == 5) handler.kill(r >> 8, uint8(r >> 16));
-            else if (op == 6) handler.dream(r >> 8);
-            else if (op == 7) handler.warp(uint32(r >> 8) % 6 hours);
-            else if (op == 8) handler.redeem(r >> 8, (r >> 16) % 3 == 0, (r >> 24) % 2 == 0);
-            else if (op == 9 && (r >> 8) % 3 == 0) {
+            if (op == 0) {
+                handler.register(r >> 8);
+            } else if (op == 1 || op == 2) {
+                handler.heartbeat(r >> 8, uint8(r >> 16), uint16(r >> 24));
+            } else if (op == 3) {
+                handler.reset(r >> 8, uint8(r >> 16));
+            } else if (op == 4) {
+                handler.rotate(r >> 8, r >> 16, uint8(r >> 24));
+            } else if (op == 5) {
+                handler.kill(r >> 8, uint8(r >> 16));
+            } else if (op == 6) {
+                handler.dream(r >> 8);
+            } else if (op == 7) {
+                handler.warp(uint32(r >> 8) % 6 hours);
+            } else if (op == 8) {
+                handler.redeem(r >> 8, (r >> 16) % 3 == 0, (r >> 24) % 2 == 0);
+            } else if (op == 9 && (r >> 8) % 3 == 0) {
                 handler.redeemProtected(r >> 16, r >> 24, (r >> 32) % 2 == 0, (r >> 40) % 3 == 0, (r >> 48) % 2 == 0);
-            } else handler.redeemWindowed(
-                r >> 8, r >> 16, int32(uint32(r >> 24)), int32(uint32(r >> 56)), (r >> 88) % 3 == 0, (r >> 96) % 2 == 0
-            );
+            } else {
+                handler.redeemWindowed(
+                    r >> 8, r >> 16, int32(uint32(r >> 24)), int32(uint32(r >> 56)), (r >> 88) % 3 == 0, (r >> 96) % 2 == 0
+                );
+            }
         }
         assertGt(handler.redemptionsPassed(), 0, "some redemptions pass");
         assertGt(handler.redemptionsRefused(), 0, "some redemptions are refused");

@@ -20,7 +20,9 @@ abstract contract PricedHandlerBase is Test {
     uint256 public immutable hashCount; // delegations per manager
 
     /// (manager, delegationHash) for a fuzzed index: 2 managers x hashCount delegations.
-    function keyOf(uint256 who) public view returns (address manager, bytes32 hash) {
+    function keyOf(
+        uint256 who
+    ) public view returns (address manager, bytes32 hash) {
         manager = managers[who % 2];
         hash = keccak256(abi.encode("delegation", (who >> 1) % hashCount));
     }
@@ -42,7 +44,9 @@ abstract contract PricedHandlerBase is Test {
     uint256 public refusedOneOver; // refused with spent + usd == cap + 1
     string public lastMismatch;
 
-    constructor(uint256 hashCount_) {
+    constructor(
+        uint256 hashCount_
+    ) {
         hashCount = hashCount_;
         vm.warp(1_700_000_000);
         tokens[1] = address(new TestToken("USD Coin", "USDC", 6));
@@ -53,13 +57,17 @@ abstract contract PricedHandlerBase is Test {
         feeds[1] = new MockPriceFeed(8, 1e8, "USDC / USD");
         feeds[2] = new MockPriceFeed(8, 3000e8, "WETH / USD");
         feeds[3] = new MockPriceFeed(18, 1e18, "DAI / USD");
-        for (uint256 i; i < ASSETS; ++i) feedList.push(TokenFeed(tokens[i], tokenDecimals[i], address(feeds[i])));
+        for (uint256 i; i < ASSETS; ++i) {
+            feedList.push(TokenFeed(tokens[i], tokenDecimals[i], address(feeds[i])));
+        }
     }
 
     // ------------------------------------------------------------------ time and prices
 
     /// Mostly minutes, sometimes most of a day or more (day rollovers, expiry, stale feeds).
-    function warp(uint256 seconds_) external {
+    function warp(
+        uint256 seconds_
+    ) external {
         uint256 cap = seconds_ % 4 == 0 ? 36 hours : 2 hours;
         vm.warp(block.timestamp + bound(seconds_ >> 2, 0, cap));
     }
@@ -72,7 +80,10 @@ abstract contract PricedHandlerBase is Test {
         }
     }
 
-    function setPrice(uint256 which, uint256 seed) external {
+    function setPrice(
+        uint256 which,
+        uint256 seed
+    ) external {
         which = which % ASSETS;
         int256 answer;
         if (seed % 12 == 0) answer = 0;
@@ -83,7 +94,10 @@ abstract contract PricedHandlerBase is Test {
         feeds[which].setAnswer(answer);
     }
 
-    function makeStale(uint256 which, uint256 age) external {
+    function makeStale(
+        uint256 which,
+        uint256 age
+    ) external {
         which = which % ASSETS;
         // half the time exactly at the edge: maxAge old (fresh) or one second more (stale)
         age = age % 2 == 0 ? MAX_AGE + (age >> 1) % 2 : bound(age >> 1, 0, 3 * uint256(MAX_AGE));
@@ -103,7 +117,9 @@ abstract contract PricedHandlerBase is Test {
 
     /// 1-3 executions: native value, transfer / transferFrom / approve of a listed or unlisted token,
     /// other selectors, sometimes an unlimited approval; single or batch; sometimes try-mode.
-    function _build(uint256 seed) internal view returns (Built memory b) {
+    function _build(
+        uint256 seed
+    ) internal view returns (Built memory b) {
         uint256 n = 1 + seed % 3;
         bool asBatch = n > 1 || (seed >> 2) % 2 == 0;
         bool tryMode = (seed >> 3) % 16 == 0;
@@ -132,9 +148,7 @@ abstract contract PricedHandlerBase is Test {
                 e[i] = Execution(
                     tokens[asset],
                     0,
-                    kind == 3
-                        ? abi.encodeWithSelector(sel, address(this), to, amount)
-                        : abi.encodeWithSelector(sel, to, amount)
+                    kind == 3 ? abi.encodeWithSelector(sel, address(this), to, amount) : abi.encodeWithSelector(sel, to, amount)
                 );
             } else if (kind == 4) {
                 e[i] = Execution(address(unlisted), 0, abi.encodeWithSelector(bytes4(0xa9059cbb), to, amount));
@@ -144,13 +158,15 @@ abstract contract PricedHandlerBase is Test {
                 e[i] = Execution(tokens[asset], 0, abi.encodeWithSelector(bytes4(0x095ea7b3), to, 0));
             }
         }
-        b.executionCallData =
-            asBatch ? abi.encode(e) : abi.encodePacked(e[0].target, e[0].value, e[0].callData);
+        b.executionCallData = asBatch ? abi.encode(e) : abi.encodePacked(e[0].target, e[0].value, e[0].callData);
     }
 
     /// A single USDC transfer priced at `remainingUsd` plus 0, 1 or 2 token units: lands exactly on the cap
     /// (and one micro-dollar over it) whenever USDC trades at $1.
-    function _buildBoundary(uint256 remainingUsd, uint256 seed) internal view returns (Built memory b) {
+    function _buildBoundary(
+        uint256 remainingUsd,
+        uint256 seed
+    ) internal view returns (Built memory b) {
         (, int256 answer,,,) = feeds[1].latestRoundData();
         uint256 amount = answer > 0 ? remainingUsd * 1e8 / uint256(answer) + seed % 3 : seed % 3;
         b.mode = bytes32(0);
@@ -160,7 +176,10 @@ abstract contract PricedHandlerBase is Test {
         b.used[1] = amount != 0;
     }
 
-    function _amount(uint256 asset, uint256 s) internal pure returns (uint256) {
+    function _amount(
+        uint256 asset,
+        uint256 s
+    ) internal pure returns (uint256) {
         if (asset == 0) return bound(s, 0, 0.5 ether);
         if (asset == 1) return bound(s, 0, 1500e6);
         if (asset == 2) return bound(s, 0, 0.5 ether);
@@ -169,7 +188,9 @@ abstract contract PricedHandlerBase is Test {
 
     /// Reference valuation: whether a feed the enforcer must read is stale or non-positive, and the USD6
     /// value (ceil per asset of amount * answer * 1e6 / 10**(decimals + feedDecimals); unlimited = max).
-    function _model(Built memory b) internal view returns (bool priceError, uint256 usd) {
+    function _model(
+        Built memory b
+    ) internal view returns (bool priceError, uint256 usd) {
         for (uint256 i; i < ASSETS; ++i) {
             if (!b.used[i]) continue;
             (, int256 answer,, uint256 updatedAt,) = feeds[i].latestRoundData();
@@ -185,12 +206,16 @@ abstract contract PricedHandlerBase is Test {
         if (b.unlimited) usd = type(uint256).max;
     }
 
-    function _mismatch(string memory why) internal {
+    function _mismatch(
+        string memory why
+    ) internal {
         mismatches++;
         lastMismatch = why;
     }
 
-    function _selectorOf(bytes memory err) internal pure returns (bytes4 sel) {
+    function _selectorOf(
+        bytes memory err
+    ) internal pure returns (bytes4 sel) {
         if (err.length >= 4) sel = bytes4(err);
     }
 }
@@ -202,6 +227,7 @@ contract DailySpendHandler is PricedHandlerBase {
 
     // model: recorded spend per (manager, hash, day), and the keys touched so invariants can walk them
     mapping(address => mapping(bytes32 => mapping(uint256 => uint256))) public modelSpent;
+
     struct Key {
         address manager;
         bytes32 hash;
@@ -210,7 +236,9 @@ contract DailySpendHandler is PricedHandlerBase {
     Key[] public touched;
     mapping(bytes32 => bool) private _seen;
 
-    constructor(DailySpendLimitEnforcer enforcer_) PricedHandlerBase(2) {
+    constructor(
+        DailySpendLimitEnforcer enforcer_
+    ) PricedHandlerBase(2) {
         enforcer = enforcer_;
         terms = abi.encode(LIMIT, MAX_AGE, feedList);
     }
@@ -219,23 +247,34 @@ contract DailySpendHandler is PricedHandlerBase {
         return touched.length;
     }
 
-    function redeem(uint256 who, uint256 seed) external {
+    function redeem(
+        uint256 who,
+        uint256 seed
+    ) external {
         _execute(who, _build(seed));
     }
 
     /// Spend exactly what is left today (or a unit more).
-    function redeemRemaining(uint256 who, uint256 seed) external {
+    function redeemRemaining(
+        uint256 who,
+        uint256 seed
+    ) external {
         (address manager, bytes32 hash) = keyOf(who);
         uint256 spent = modelSpent[manager][hash][block.timestamp / 1 days];
         _execute(who, _buildBoundary(LIMIT - spent, seed));
     }
 
     /// Jump to the last second of the UTC day, or the first of the next.
-    function warpToDayEnd(uint256 seed) external {
+    function warpToDayEnd(
+        uint256 seed
+    ) external {
         vm.warp((block.timestamp / 1 days + 1) * 1 days - 1 + seed % 2);
     }
 
-    function _execute(uint256 who, Built memory b) internal {
+    function _execute(
+        uint256 who,
+        Built memory b
+    ) internal {
         (address manager, bytes32 hash) = keyOf(who);
         uint256 day = block.timestamp / 1 days;
         bool tryMode = ExecutionLib.execType(b.mode) != 0x00;
@@ -273,9 +312,8 @@ contract DailySpendHandler is PricedHandlerBase {
                 }
                 refusedPrice++;
             } else if (over) {
-                bytes memory want = abi.encodeWithSelector(
-                    DailySpendLimitEnforcer.DailySpendLimitExceeded.selector, day, spent, usd, LIMIT
-                );
+                bytes memory want =
+                    abi.encodeWithSelector(DailySpendLimitEnforcer.DailySpendLimitExceeded.selector, day, spent, usd, LIMIT);
                 if (keccak256(err) != keccak256(want)) _mismatch("over: wrong error data");
                 refusedOverCap++;
                 if (usd == LIMIT - spent + 1) refusedOneOver++;
@@ -299,24 +337,35 @@ contract ReplicantBudgetHandler is PricedHandlerBase {
     uint256 public refusedExpired;
     uint256 public acceptedAtExpiry; // accepted at exactly expiresAt
 
-    constructor(ReplicantBudgetEnforcer enforcer_) PricedHandlerBase(8) {
+    constructor(
+        ReplicantBudgetEnforcer enforcer_
+    ) PricedHandlerBase(8) {
         enforcer = enforcer_;
         terms = abi.encode(BUDGET, LIFESPAN, MAX_AGE, feedList);
     }
 
-    function redeem(uint256 who, uint256 seed) external {
+    function redeem(
+        uint256 who,
+        uint256 seed
+    ) external {
         _execute(who, _build(seed));
     }
 
     /// Spend exactly what is left of the budget (or a unit more).
-    function redeemRemaining(uint256 who, uint256 seed) external {
+    function redeemRemaining(
+        uint256 who,
+        uint256 seed
+    ) external {
         (address manager, bytes32 hash) = keyOf(who);
         _execute(who, _buildBoundary(BUDGET - modelSpent[manager][hash], seed));
     }
 
     /// Jump to one second before, at, or after a Replicant's expiry (if still ahead), let a keeper refresh
     /// the feeds, and redeem there.
-    function redeemAtExpiry(uint256 who, uint256 seed) external {
+    function redeemAtExpiry(
+        uint256 who,
+        uint256 seed
+    ) external {
         (address manager, bytes32 hash) = keyOf(who);
         uint256 activatedAt = modelActivatedAt[manager][hash];
         if (activatedAt == 0) return;
@@ -327,7 +376,10 @@ contract ReplicantBudgetHandler is PricedHandlerBase {
         _execute(who, _build(seed >> 2));
     }
 
-    function _execute(uint256 who, Built memory b) internal {
+    function _execute(
+        uint256 who,
+        Built memory b
+    ) internal {
         (address manager, bytes32 hash) = keyOf(who);
         bool tryMode = ExecutionLib.execType(b.mode) != 0x00;
         (bool priceError, uint256 usd) = _model(b);
@@ -371,9 +423,8 @@ contract ReplicantBudgetHandler is PricedHandlerBase {
                 }
                 refusedPrice++;
             } else if (over) {
-                bytes memory want = abi.encodeWithSelector(
-                    ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, spent, usd, BUDGET
-                );
+                bytes memory want =
+                    abi.encodeWithSelector(ReplicantBudgetEnforcer.ReplicantBudgetExceeded.selector, spent, usd, BUDGET);
                 if (keccak256(err) != keccak256(want)) _mismatch("over: wrong error data");
                 refusedOverCap++;
                 if (usd == BUDGET - spent + 1) refusedOneOver++;

@@ -110,7 +110,11 @@ contract ReplicantBudgetInvariants is Test {
 /// The handlers must actually reach every outcome, or the invariants above prove little: a fixed
 /// pseudo-random walk through the same actions, then counts per outcome.
 contract SpendHandlerCoverage is Test {
-    function _walk(address h, uint256 steps, bool daily) internal {
+    function _walk(
+        address h,
+        uint256 steps,
+        bool daily
+    ) internal {
         for (uint256 i; i < steps; ++i) {
             uint256 r = uint256(keccak256(abi.encode("walk", i)));
             uint256 action = r % 8;

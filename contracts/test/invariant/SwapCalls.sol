@@ -25,18 +25,18 @@ abstract contract SwapCalls {
         uint256 minOut;
     }
 
-    function _swapCall(Swap memory s) internal pure returns (bytes memory) {
+    function _swapCall(
+        Swap memory s
+    ) internal pure returns (bytes memory) {
         bytes4 sel = s.selector;
         if (sel == EXACT_INPUT_SINGLE_02) {
             return abi.encodeWithSelector(
-                sel,
-                TestSwapRouter.ExactInputSingleParams(s.tokenIn, s.tokenOut, 500, RECIPIENT, s.amountIn, s.minOut, 0)
+                sel, TestSwapRouter.ExactInputSingleParams(s.tokenIn, s.tokenOut, 500, RECIPIENT, s.amountIn, s.minOut, 0)
             );
         }
         if (sel == EXACT_INPUT_SINGLE_V1) {
             return abi.encodeWithSelector(
-                sel,
-                V1ExactInputSingleParams(s.tokenIn, s.tokenOut, 3000, RECIPIENT, DEADLINE, s.amountIn, s.minOut, 0)
+                sel, V1ExactInputSingleParams(s.tokenIn, s.tokenOut, 3000, RECIPIENT, DEADLINE, s.amountIn, s.minOut, 0)
             );
         }
         if (sel == EXACT_INPUT_02) {
@@ -49,23 +49,34 @@ abstract contract SwapCalls {
     }
 
     /// tokenIn, fee, [middle, fee]..., tokenOut: 20 + 23k bytes.
-    function _v3Path(Swap memory s) internal pure returns (bytes memory path) {
+    function _v3Path(
+        Swap memory s
+    ) internal pure returns (bytes memory path) {
         path = abi.encodePacked(s.tokenIn);
-        for (uint256 i; i < s.middle.length; ++i) path = abi.encodePacked(path, uint24(500), s.middle[i]);
+        for (uint256 i; i < s.middle.length; ++i) {
+            path = abi.encodePacked(path, uint24(500), s.middle[i]);
+        }
         path = abi.encodePacked(path, uint24(3000), s.tokenOut);
     }
 
-    function _v2Path(Swap memory s) internal pure returns (address[] memory path) {
+    function _v2Path(
+        Swap memory s
+    ) internal pure returns (address[] memory path) {
         path = new address[](s.middle.length + 2);
         path[0] = s.tokenIn;
-        for (uint256 i; i < s.middle.length; ++i) path[i + 1] = s.middle[i];
+        for (uint256 i; i < s.middle.length; ++i) {
+            path[i + 1] = s.middle[i];
+        }
         path[path.length - 1] = s.tokenOut;
     }
 
     /// Calldata the enforcer must refuse with MalformedSwap(selector), whatever the tokens and amounts:
     /// cut inside the fixed params or the path, an address word with dirty high bits, a V3 path whose
     /// length is not 20 + 23k (k >= 1), a V2 path of one token.
-    function _malformedCall(Swap memory s, uint256 r) internal pure returns (bytes memory cd) {
+    function _malformedCall(
+        Swap memory s,
+        uint256 r
+    ) internal pure returns (bytes memory cd) {
         bytes4 sel = s.selector;
         bool single = sel == EXACT_INPUT_SINGLE_02 || sel == EXACT_INPUT_SINGLE_V1;
         bool v3 = sel == EXACT_INPUT_02 || sel == EXACT_INPUT_V1;
@@ -86,7 +97,7 @@ abstract contract SwapCalls {
             cd[at + 2] = 0x01;
         } else if (v3) {
             bytes memory path = (r >> 8) % 2 == 0
-                ? abi.encodePacked(s.tokenIn) // 20 bytes: no hop
+                ? abi.encodePacked(s.tokenIn)  // 20 bytes: no hop
                 : abi.encodePacked(_v3Path(s), bytes1(0x00)); // 20 + 23k + 1
             cd = sel == EXACT_INPUT_02
                 ? abi.encodeWithSelector(sel, TestSwapRouter.ExactInputParams(path, RECIPIENT, s.amountIn, s.minOut))

@@ -76,31 +76,41 @@ contract VaultNAVHandler is HookHandlerBase {
     // ------------------------------------------------------------------ vault state
 
     /// An outside depositor adds assets at the current share price.
-    function deposit(uint256 seed) external {
+    function deposit(
+        uint256 seed
+    ) external {
         _deposit(1 + _logAmount(seed, 15));
     }
 
     /// The depositor redeems some (or, one time in four, all) of its shares.
-    function exit(uint256 seed) external {
+    function exit(
+        uint256 seed
+    ) external {
         uint256 shares = vault.balanceOf(address(this));
         if (seed % 4 != 0) shares = bound(seed >> 2, 0, shares);
         vault.redeem(shares, address(this), address(this));
     }
 
     /// Assets arrive without shares: the share price rises (also into a vault with no shares).
-    function donate(uint256 seed) external {
+    function donate(
+        uint256 seed
+    ) external {
         usdc.mint(address(vault), 1 + _logAmount(seed, 15));
     }
 
     /// The vault loses assets (a strategy loss): shares are worth less, sometimes nothing.
-    function loss(uint256 seed) external {
+    function loss(
+        uint256 seed
+    ) external {
         uint256 total = usdc.balanceOf(address(vault));
         uint256 lost = seed % 4 == 0 ? total : bound(seed >> 2, 0, total);
         vm.prank(address(vault));
         require(usdc.transfer(PAYEE, lost), "loss transfer");
     }
 
-    function _deposit(uint256 assets) internal {
+    function _deposit(
+        uint256 assets
+    ) internal {
         usdc.mint(address(this), assets);
         usdc.approve(address(vault), assets);
         vault.deposit(assets, address(this));
@@ -108,7 +118,9 @@ contract VaultNAVHandler is HookHandlerBase {
 
     // ------------------------------------------------------------------ redemptions
 
-    function redeem(uint256 seed) external {
+    function redeem(
+        uint256 seed
+    ) external {
         Call memory c = _terms(seed);
         uint256 n = 1 + (seed >> 40) % 4;
         c.asBatch = n > 1 || (seed >> 44) % 2 == 0;
@@ -123,7 +135,9 @@ contract VaultNAVHandler is HookHandlerBase {
 
     /// A redemption that moves exactly the cap, or one unit more: a withdraw, the usual approve(vault, x) +
     /// deposit(x), or an asset transfer plus a withdraw.
-    function redeemAtCap(uint256 seed) external {
+    function redeemAtCap(
+        uint256 seed
+    ) external {
         Call memory c;
         c.bps = _bps(seed);
         c.terms = abi.encode(address(vault), c.bps);
@@ -150,7 +164,9 @@ contract VaultNAVHandler is HookHandlerBase {
     /// (a second redeemDelegations call after the first one's executions). The model keeps the running
     /// sum and the vault's total at the first counted redemption: the first redemption that takes the
     /// sum past that total's cap is refused, with the running sum, and with it the whole transaction.
-    function redeemMany(uint256 seed) external {
+    function redeemMany(
+        uint256 seed
+    ) external {
         Many memory t;
         t.bps = _bps(seed);
         t.terms = abi.encode(address(vault), t.bps);
@@ -195,7 +211,10 @@ contract VaultNAVHandler is HookHandlerBase {
         bool aloneWithinCap; // the refused redemption would have passed in a transaction of its own
     }
 
-    function _redeemOne(Many memory t, Execution memory x) internal {
+    function _redeemOne(
+        Many memory t,
+        Execution memory x
+    ) internal {
         (uint256 amount, bool reverted, bytes memory err) = _assetsOf(x);
         if (reverted) {
             t.want = err;
@@ -212,19 +231,25 @@ contract VaultNAVHandler is HookHandlerBase {
         Execution[] memory one = new Execution[](1);
         one[0] = x;
         vm.prank(MANAGER);
-        (bool ok, bytes memory e) = address(enforcer).call(
-            abi.encodeCall(enforcer.beforeAllHook, (t.terms, "", bytes32(0), _encode(one, false), HASH, DELEGATOR, REDEEMER))
-        );
+        (bool ok, bytes memory e) = address(enforcer)
+            .call(
+                abi.encodeCall(enforcer.beforeAllHook, (t.terms, "", bytes32(0), _encode(one, false), HASH, DELEGATOR, REDEEMER))
+            );
         if (!ok) t.got = e.length == 0 ? bytes("empty revert") : e;
     }
 
     /// An execution of an earlier redeemDelegations call in the same transaction: assets arrive or leave.
-    function _changeVault(uint256 r) internal {
+    function _changeVault(
+        uint256 r
+    ) internal {
         if (r % 2 == 0) usdc.mint(address(vault), 1 + _logAmount(r >> 1, 12));
         else _deposit(1 + _logAmount(r >> 1, 12));
     }
 
-    function _execute(Call memory c, bool approveAndDeposit) internal {
+    function _execute(
+        Call memory c,
+        bool approveAndDeposit
+    ) internal {
         Outcome memory m = _model(c);
         bool ok = _run(address(enforcer), c.terms, c.mode, _encode(c.executions, c.asBatch), m.want);
         bool over = m.priced && m.amount > m.cap;
@@ -258,7 +283,9 @@ contract VaultNAVHandler is HookHandlerBase {
 
     /// What the hook must do: refuse malformed terms or mode; sum every execution's asset amount
     /// (saturating); pass when it is 0; otherwise refuse it above floor(totalAssets * bps / 10000).
-    function _model(Call memory c) internal view returns (Outcome memory m) {
+    function _model(
+        Call memory c
+    ) internal view returns (Outcome memory m) {
         if (c.fault.length != 0) {
             m.want = c.fault;
             return m;
@@ -281,7 +308,9 @@ contract VaultNAVHandler is HookHandlerBase {
 
     /// Asset units one execution moves, per docs/contracts.md. A share conversion the vault itself refuses
     /// (an overflow) is reported with its revert data, which the hook must bubble up.
-    function _assetsOf(Execution memory x) internal view returns (uint256, bool, bytes memory) {
+    function _assetsOf(
+        Execution memory x
+    ) internal view returns (uint256, bool, bytes memory) {
         bytes memory cd = x.callData;
         if (cd.length < 4) return (0, false, "");
         bytes4 sel = _selector(cd);
@@ -303,7 +332,10 @@ contract VaultNAVHandler is HookHandlerBase {
     /// How much an asset approve counts. This is the rule commit 2e197a1 changed: an approve whose spender
     /// is the vault itself counts 0 (the vault can only pull it through a deposit or mint, which is
     /// counted); any other spender counts the amount. For an enforcer without that change, return `amount`.
-    function _assetApprovalCounts(address spender, uint256 amount) internal view returns (uint256) {
+    function _assetApprovalCounts(
+        address spender,
+        uint256 amount
+    ) internal view returns (uint256) {
         return spender == address(vault) ? 0 : amount;
     }
 
@@ -313,7 +345,10 @@ contract VaultNAVHandler is HookHandlerBase {
     }
 
     /// previewMint for a mint, convertToAssets otherwise; type(uint256).max shares are unlimited.
-    function _shareValue(uint256 shares, bool isMint) internal view returns (uint256, bool, bytes memory) {
+    function _shareValue(
+        uint256 shares,
+        bool isMint
+    ) internal view returns (uint256, bool, bytes memory) {
         if (shares == MAX) return (MAX, false, "");
         if (isMint) {
             try vault.previewMint(shares) returns (uint256 a) {
@@ -332,7 +367,9 @@ contract VaultNAVHandler is HookHandlerBase {
     // ------------------------------------------------------------------ generators
 
     /// Mostly valid terms with a spread of caps; one call in 16 has bad bps or a bad length.
-    function _terms(uint256 seed) internal view returns (Call memory c) {
+    function _terms(
+        uint256 seed
+    ) internal view returns (Call memory c) {
         c.bps = _bps(seed);
         c.terms = abi.encode(address(vault), c.bps);
         uint256 r = (seed >> 8) % 32;
@@ -346,7 +383,9 @@ contract VaultNAVHandler is HookHandlerBase {
         }
     }
 
-    function _bps(uint256 seed) internal pure returns (uint16) {
+    function _bps(
+        uint256 seed
+    ) internal pure returns (uint16) {
         uint256 r = seed % 10;
         if (r < 8) return [uint16(1), 10, 100, 1000, 2500, 5000, 9999, 10_000][r];
         return uint16(bound(seed >> 4, 1, 10_000));
@@ -354,7 +393,10 @@ contract VaultNAVHandler is HookHandlerBase {
 
     /// Single or batch, default or try-mode (both allowed: the hook is stateless); with sound terms, one
     /// call in 24 uses an unsupported call type.
-    function _setMode(Call memory c, uint256 r) internal pure {
+    function _setMode(
+        Call memory c,
+        uint256 r
+    ) internal pure {
         bytes1 execType = r % 3 == 0 ? TRY_EXEC : DEFAULT_EXEC;
         if (c.fault.length == 0 && (r >> 2) % 24 == 0) {
             bytes1 callType = (r >> 8) % 2 == 0 ? bytes1(0xff) : bytes1(0x02);
@@ -365,7 +407,10 @@ contract VaultNAVHandler is HookHandlerBase {
         }
     }
 
-    function _execution(uint256 r, uint256 share) internal view returns (Execution memory x) {
+    function _execution(
+        uint256 r,
+        uint256 share
+    ) internal view returns (Execution memory x) {
         uint256 kind = r % 12;
         uint256 a = _amount(r >> 8, share);
         uint256 s = _toShares(a, r >> 16);
@@ -389,7 +434,10 @@ contract VaultNAVHandler is HookHandlerBase {
 
     /// Calls that count 0: another token, other selectors on the asset and the vault, native value, empty
     /// and sub-selector calldata.
-    function _uncounted(uint256 r, uint256 a) internal view returns (Execution memory) {
+    function _uncounted(
+        uint256 r,
+        uint256 a
+    ) internal view returns (Execution memory) {
         uint256 k = r % 6;
         if (k == 0) return Execution(address(other), 0, abi.encodeWithSelector(TRANSFER, PAYEE, a));
         if (k == 1) return Execution(address(usdc), 0, abi.encodeWithSignature("mint(address,uint256)", PAYEE, a));
@@ -400,7 +448,9 @@ contract VaultNAVHandler is HookHandlerBase {
     }
 
     /// Share amounts whose conversion overflows inside the vault once it holds assets and shares.
-    function _overflowingShares(uint256 r) internal view returns (Execution memory) {
+    function _overflowingShares(
+        uint256 r
+    ) internal view returns (Execution memory) {
         uint256 s = (1 << 255) + (r >> 8) % 1e18;
         bytes4 sel = [REDEEM, MINT, TRANSFER][r % 3];
         bytes memory cd = sel == REDEEM
@@ -410,7 +460,10 @@ contract VaultNAVHandler is HookHandlerBase {
     }
 
     /// Around this execution's share of the cap, sometimes 0, far above or unlimited.
-    function _amount(uint256 r, uint256 share) internal pure returns (uint256) {
+    function _amount(
+        uint256 r,
+        uint256 share
+    ) internal pure returns (uint256) {
         uint256 k = r % 16;
         if (k == 0) return 0;
         if (k < 6) return bound(r >> 4, 0, share + 1);
@@ -420,7 +473,10 @@ contract VaultNAVHandler is HookHandlerBase {
         return MAX;
     }
 
-    function _toShares(uint256 assets, uint256 r) internal view returns (uint256) {
+    function _toShares(
+        uint256 assets,
+        uint256 r
+    ) internal view returns (uint256) {
         if (assets == MAX || r % 8 == 0) return assets; // unlimited, or shares taken at face value
         try vault.convertToShares(assets) returns (uint256 shares) {
             return shares;
@@ -429,11 +485,15 @@ contract VaultNAVHandler is HookHandlerBase {
         }
     }
 
-    function _spender(uint256 r) internal view returns (address) {
+    function _spender(
+        uint256 r
+    ) internal view returns (address) {
         return r % 2 == 0 ? address(vault) : PAYEE;
     }
 
-    function _withdrawCall(uint256 assets) internal pure returns (bytes memory) {
+    function _withdrawCall(
+        uint256 assets
+    ) internal pure returns (bytes memory) {
         return abi.encodeWithSelector(WITHDRAW, assets, DELEGATOR, DELEGATOR);
     }
 }

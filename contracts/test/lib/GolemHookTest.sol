@@ -16,15 +16,24 @@ abstract contract GolemHookTest is Test {
     bytes32 internal constant SINGLE_TRY = bytes32(bytes2(0x0001));
     bytes32 internal constant DELEGATECALL = bytes32(bytes1(0xff));
 
-    function _single(address target, uint256 value, bytes memory callData) internal pure returns (bytes memory) {
+    function _single(
+        address target,
+        uint256 value,
+        bytes memory callData
+    ) internal pure returns (bytes memory) {
         return abi.encodePacked(target, value, callData);
     }
 
-    function _batch(Execution[] memory executions) internal pure returns (bytes memory) {
+    function _batch(
+        Execution[] memory executions
+    ) internal pure returns (bytes memory) {
         return abi.encode(executions);
     }
 
-    function _exec(address target, bytes memory callData) internal pure returns (Execution memory) {
+    function _exec(
+        address target,
+        bytes memory callData
+    ) internal pure returns (Execution memory) {
         return Execution(target, 0, callData);
     }
 
@@ -35,9 +44,7 @@ abstract contract GolemHookTest is Test {
         bytes32 mode,
         bytes memory executionCallData,
         address redeemer
-    )
-        internal
-    {
+    ) internal {
         vm.prank(MANAGER);
         enforcer.beforeHook(terms, "", mode, executionCallData, HASH, DELEGATOR, redeemer);
     }
@@ -49,10 +56,7 @@ abstract contract GolemHookTest is Test {
         bytes32 mode,
         bytes memory executionCallData,
         address redeemer
-    )
-        internal
-        returns (bool ok)
-    {
+    ) internal returns (bool ok) {
         vm.prank(MANAGER);
         try enforcer.beforeHook(terms, "", mode, executionCallData, HASH, DELEGATOR, redeemer) {
             ok = true;

@@ -5,35 +5,73 @@ pragma solidity ^0.8.23;
 // assertions these tests use, declared against Foundry's cheatcode address.
 
 interface Vm {
-    function warp(uint256 newTimestamp) external;
-    function roll(uint256 newHeight) external;
-    function prank(address msgSender) external;
-    function startPrank(address msgSender) external;
+    function warp(
+        uint256 newTimestamp
+    ) external;
+    function roll(
+        uint256 newHeight
+    ) external;
+    function prank(
+        address msgSender
+    ) external;
+    function startPrank(
+        address msgSender
+    ) external;
     function stopPrank() external;
-    function deal(address account, uint256 newBalance) external;
+    function deal(
+        address account,
+        uint256 newBalance
+    ) external;
     function expectRevert() external;
-    function expectRevert(bytes calldata revertData) external;
-    function expectRevert(bytes4 revertData) external;
-    function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData) external;
+    function expectRevert(
+        bytes calldata revertData
+    ) external;
+    function expectRevert(
+        bytes4 revertData
+    ) external;
+    function expectEmit(
+        bool checkTopic1,
+        bool checkTopic2,
+        bool checkTopic3,
+        bool checkData
+    ) external;
     function expectEmit() external;
-    function assume(bool condition) external pure;
-    function addr(uint256 privateKey) external pure returns (address keyAddr);
-    function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
-    function label(address account, string calldata newLabel) external;
+    function assume(
+        bool condition
+    ) external pure;
+    function addr(
+        uint256 privateKey
+    ) external pure returns (address keyAddr);
+    function sign(
+        uint256 privateKey,
+        bytes32 digest
+    ) external pure returns (uint8 v, bytes32 r, bytes32 s);
+    function label(
+        address account,
+        string calldata newLabel
+    ) external;
     function snapshotState() external returns (uint256 snapshotId);
-    function revertToState(uint256 snapshotId) external returns (bool success);
+    function revertToState(
+        uint256 snapshotId
+    ) external returns (bool success);
     function record() external;
     function getBlockTimestamp() external view returns (uint256);
+
     // Added for the oracle / phase-enforcer / TestUSDC suites.
     struct Log {
         bytes32[] topics;
         bytes data;
         address emitter;
     }
-    function chainId(uint256 newChainId) external;
+    function chainId(
+        uint256 newChainId
+    ) external;
     function recordLogs() external;
     function getRecordedLogs() external returns (Log[] memory logs);
-    function etch(address target, bytes calldata newRuntimeBytecode) external;
+    function etch(
+        address target,
+        bytes calldata newRuntimeBytecode
+    ) external;
 }
 
 abstract contract Test {
@@ -64,108 +102,191 @@ abstract contract Test {
         return _targetSelectors;
     }
 
-    function targetContract(address target) internal {
+    function targetContract(
+        address target
+    ) internal {
         _targetContracts.push(target);
     }
 
-    function targetSender(address sender) internal {
+    function targetSender(
+        address sender
+    ) internal {
         _targetSenders.push(sender);
     }
 
-    function targetSelector(FuzzSelector memory selector) internal {
+    function targetSelector(
+        FuzzSelector memory selector
+    ) internal {
         _targetSelectors.push(selector);
     }
 
-    function fail(string memory message) internal pure {
+    function fail(
+        string memory message
+    ) internal pure {
         revert(string.concat("assertion failed: ", message));
     }
 
-    function assertTrue(bool condition, string memory message) internal pure {
+    function assertTrue(
+        bool condition,
+        string memory message
+    ) internal pure {
         if (!condition) fail(message);
     }
 
-    function assertTrue(bool condition) internal pure {
+    function assertTrue(
+        bool condition
+    ) internal pure {
         assertTrue(condition, "expected true");
     }
 
-    function assertFalse(bool condition, string memory message) internal pure {
+    function assertFalse(
+        bool condition,
+        string memory message
+    ) internal pure {
         if (condition) fail(message);
     }
 
-    function assertFalse(bool condition) internal pure {
+    function assertFalse(
+        bool condition
+    ) internal pure {
         assertFalse(condition, "expected false");
     }
 
-    function assertEq(uint256 a, uint256 b, string memory message) internal pure {
+    function assertEq(
+        uint256 a,
+        uint256 b,
+        string memory message
+    ) internal pure {
         if (a != b) fail(string.concat(message, ": ", _u(a), " != ", _u(b)));
     }
 
-    function assertEq(uint256 a, uint256 b) internal pure {
+    function assertEq(
+        uint256 a,
+        uint256 b
+    ) internal pure {
         assertEq(a, b, "uint mismatch");
     }
 
-    function assertEq(int256 a, int256 b, string memory message) internal pure {
+    function assertEq(
+        int256 a,
+        int256 b,
+        string memory message
+    ) internal pure {
         if (a != b) fail(message);
     }
 
-    function assertEq(int256 a, int256 b) internal pure {
+    function assertEq(
+        int256 a,
+        int256 b
+    ) internal pure {
         assertEq(a, b, "int mismatch");
     }
 
-    function assertEq(address a, address b, string memory message) internal pure {
+    function assertEq(
+        address a,
+        address b,
+        string memory message
+    ) internal pure {
         if (a != b) fail(message);
     }
 
-    function assertEq(address a, address b) internal pure {
+    function assertEq(
+        address a,
+        address b
+    ) internal pure {
         assertEq(a, b, "address mismatch");
     }
 
-    function assertEq(bytes32 a, bytes32 b, string memory message) internal pure {
+    function assertEq(
+        bytes32 a,
+        bytes32 b,
+        string memory message
+    ) internal pure {
         if (a != b) fail(message);
     }
 
-    function assertEq(bytes32 a, bytes32 b) internal pure {
+    function assertEq(
+        bytes32 a,
+        bytes32 b
+    ) internal pure {
         assertEq(a, b, "bytes32 mismatch");
     }
 
-    function assertEq(bool a, bool b, string memory message) internal pure {
+    function assertEq(
+        bool a,
+        bool b,
+        string memory message
+    ) internal pure {
         if (a != b) fail(message);
     }
 
-    function assertEq(bool a, bool b) internal pure {
+    function assertEq(
+        bool a,
+        bool b
+    ) internal pure {
         assertEq(a, b, "bool mismatch");
     }
 
-    function assertEq(bytes memory a, bytes memory b, string memory message) internal pure {
+    function assertEq(
+        bytes memory a,
+        bytes memory b,
+        string memory message
+    ) internal pure {
         if (keccak256(a) != keccak256(b)) fail(message);
     }
 
-    function assertLe(uint256 a, uint256 b, string memory message) internal pure {
+    function assertLe(
+        uint256 a,
+        uint256 b,
+        string memory message
+    ) internal pure {
         if (a > b) fail(string.concat(message, ": ", _u(a), " > ", _u(b)));
     }
 
-    function assertLe(uint256 a, uint256 b) internal pure {
+    function assertLe(
+        uint256 a,
+        uint256 b
+    ) internal pure {
         assertLe(a, b, "expected a <= b");
     }
 
-    function assertGe(uint256 a, uint256 b, string memory message) internal pure {
+    function assertGe(
+        uint256 a,
+        uint256 b,
+        string memory message
+    ) internal pure {
         if (a < b) fail(string.concat(message, ": ", _u(a), " < ", _u(b)));
     }
 
-    function assertGe(uint256 a, uint256 b) internal pure {
+    function assertGe(
+        uint256 a,
+        uint256 b
+    ) internal pure {
         assertGe(a, b, "expected a >= b");
     }
 
-    function assertLt(uint256 a, uint256 b, string memory message) internal pure {
+    function assertLt(
+        uint256 a,
+        uint256 b,
+        string memory message
+    ) internal pure {
         if (a >= b) fail(string.concat(message, ": ", _u(a), " >= ", _u(b)));
     }
 
-    function assertGt(uint256 a, uint256 b, string memory message) internal pure {
+    function assertGt(
+        uint256 a,
+        uint256 b,
+        string memory message
+    ) internal pure {
         if (a <= b) fail(string.concat(message, ": ", _u(a), " <= ", _u(b)));
     }
 
     /// @notice Maps x into [min, max] the way forge-std's bound does, for fuzz inputs.
-    function bound(uint256 x, uint256 min, uint256 max) internal pure returns (uint256) {
+    function bound(
+        uint256 x,
+        uint256 min,
+        uint256 max
+    ) internal pure returns (uint256) {
         require(min <= max, "bound: min > max");
         if (x >= min && x <= max) return x;
         uint256 size = max - min + 1;
@@ -173,12 +294,18 @@ abstract contract Test {
         return min + (x % size);
     }
 
-    function _u(uint256 v) private pure returns (string memory) {
+    function _u(
+        uint256 v
+    ) private pure returns (string memory) {
         if (v == 0) return "0";
         uint256 len;
-        for (uint256 t = v; t != 0; t /= 10) len++;
+        for (uint256 t = v; t != 0; t /= 10) {
+            len++;
+        }
         bytes memory b = new bytes(len);
-        for (; v != 0; v /= 10) b[--len] = bytes1(uint8(48 + (v % 10)));
+        for (; v != 0; v /= 10) {
+            b[--len] = bytes1(uint8(48 + (v % 10)));
+        }
         return string(b);
     }
 }

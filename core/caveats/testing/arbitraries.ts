@@ -15,11 +15,21 @@ export const tokenFeeds = (): fc.Arbitrary<TokenFeed[]> =>
       selector: (a) => a.toLowerCase(),
     })
     .chain((tokens) =>
-      fc.tuple(...tokens.map((token) => fc.record({ decimals: token === zeroAddress ? fc.constant(18) : fc.integer({ min: 0, max: 255 }), feed: address().filter((a) => a !== zeroAddress) }).map((r) => ({ token, ...r })))),
+      fc.tuple(
+        ...tokens.map((token) =>
+          fc
+            .record({
+              decimals: token === zeroAddress ? fc.constant(18) : fc.integer({ min: 0, max: 255 }),
+              feed: address().filter((a) => a !== zeroAddress),
+            })
+            .map((r) => ({ token, ...r })),
+        ),
+      ),
     )
     .map((feeds) => [...feeds])
 
-const masks = (): fc.Arbitrary<PhaseMasks> => fc.tuple(...Array.from({ length: 5 }, () => fc.integer({ min: 0, max: 0x1f }))) as unknown as fc.Arbitrary<PhaseMasks>
+const masks = (): fc.Arbitrary<PhaseMasks> =>
+  fc.tuple(...Array.from({ length: 5 }, () => fc.integer({ min: 0, max: 0x1f }))) as unknown as fc.Arbitrary<PhaseMasks>
 
 /** GolemPhase's window: uint64 bounds, start <= end (a one-second window included). */
 export const lifeWindow = (): fc.Arbitrary<LifeWindow> =>
@@ -41,7 +51,13 @@ export const bardoCaveatOf: { [T in BardoCaveatType]: () => fc.Arbitrary<Extract
   dreamMode: () => address().map((golem) => ({ type: 'dreamMode', golem })),
   emotionalState: () =>
     fc
-      .record({ golem: address(), minPleasure: int8(), maxArousal: int8(), minDominance: int8(), restrictedSelectors: fc.array(selector(), { maxLength: 5 }) })
+      .record({
+        golem: address(),
+        minPleasure: int8(),
+        maxArousal: int8(),
+        minDominance: int8(),
+        restrictedSelectors: fc.array(selector(), { maxLength: 5 }),
+      })
       .map((r) => ({ type: 'emotionalState', ...r })),
   vaultNav: () => fc.record({ vault: address(), maxNavBps: fc.integer({ min: 1, max: 10_000 }) }).map((r) => ({ type: 'vaultNav', ...r })),
   dailySpendLimit: () =>
@@ -50,14 +66,26 @@ export const bardoCaveatOf: { [T in BardoCaveatType]: () => fc.Arbitrary<Extract
       .map((r) => ({ type: 'dailySpendLimit', ...r })),
   replicantBudget: () =>
     fc
-      .record({ maxBudgetUsd: uint(256), maxLifespanSeconds: uint(64), maxPriceAge: fc.integer({ min: 0, max: 2 ** 32 - 1 }), feeds: tokenFeeds() })
+      .record({
+        maxBudgetUsd: uint(256),
+        maxLifespanSeconds: uint(64),
+        maxPriceAge: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        feeds: tokenFeeds(),
+      })
       .map((r) => ({ type: 'replicantBudget', ...r })),
   maxSlippage: () =>
     fc
-      .record({ maxSlippageBps: fc.integer({ min: 0, max: 10_000 }), maxPriceAge: fc.integer({ min: 0, max: 2 ** 32 - 1 }), feeds: tokenFeeds() })
+      .record({
+        maxSlippageBps: fc.integer({ min: 0, max: 10_000 }),
+        maxPriceAge: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        feeds: tokenFeeds(),
+      })
       .map((r) => ({ type: 'maxSlippage', ...r })),
   knowledgeRoyalty: () =>
-    fc.record({ token: address(), author: address(), royaltyBps: fc.integer({ min: 0, max: 10_000 }) }).map((r) => ({ type: 'knowledgeRoyalty', ...r })),
+    fc
+      .record({ token: address(), author: address(), royaltyBps: fc.integer({ min: 0, max: 10_000 }) })
+      .map((r) => ({ type: 'knowledgeRoyalty', ...r })),
 }
 
-export const anyBardoCaveat = (): fc.Arbitrary<BardoCaveat> => fc.oneof(...Object.values(bardoCaveatOf).map((f) => f() as fc.Arbitrary<BardoCaveat>))
+export const anyBardoCaveat = (): fc.Arbitrary<BardoCaveat> =>
+  fc.oneof(...Object.values(bardoCaveatOf).map((f) => f() as fc.Arbitrary<BardoCaveat>))

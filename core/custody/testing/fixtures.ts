@@ -1,7 +1,14 @@
 // Shared test fixtures: a policy, well-formed DelegationManager calldata and a sub-delegation.
 import { DelegationManager } from '@metamask/delegation-abis'
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { encodeFunctionData, type Address, type Hex, type recoverTypedDataAddress, type TransactionSerializable, type TypedDataDefinition } from 'viem'
+import {
+  encodeFunctionData,
+  type Address,
+  type Hex,
+  type recoverTypedDataAddress,
+  type TransactionSerializable,
+  type TypedDataDefinition,
+} from 'viem'
 import type { SignerPolicyConfig } from '../policy.ts'
 
 export const CHAIN_ID = 31337

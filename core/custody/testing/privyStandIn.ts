@@ -33,13 +33,24 @@ export async function startPrivyStandIn(options: PrivyStandInOptions) {
       const authOk = req.headers.authorization === expectedAuth && req.headers['privy-app-id'] === options.appId
       requests.push({ method: req.method ?? '', path, appIdHeader: req.headers['privy-app-id'] as string | undefined, authOk, body })
       if (!authOk) {
-        const detail = options.misbehave === 'echo-secret-in-error' ? ` (got ${req.headers.authorization}, secret ${options.appSecret})` : ''
+        const detail =
+          options.misbehave === 'echo-secret-in-error' ? ` (got ${req.headers.authorization}, secret ${options.appSecret})` : ''
         return send(401, { error: `Invalid app ID or app secret${detail}` })
       }
       const match = /^\/v1\/wallets\/([^/]+)(\/rpc)?$/.exec(path)
       if (!match || decodeURIComponent(match[1]!) !== options.walletId) return send(404, { error: 'Wallet not found' })
       if (!match[2] && req.method === 'GET') {
-        return send(200, { id: options.walletId, address: account.address, chain_type: 'ethereum', policy_ids: [], additional_signers: [], owner_id: null, created_at: 1741834854578, exported_at: null, imported_at: null })
+        return send(200, {
+          id: options.walletId,
+          address: account.address,
+          chain_type: 'ethereum',
+          policy_ids: [],
+          additional_signers: [],
+          owner_id: null,
+          created_at: 1741834854578,
+          exported_at: null,
+          imported_at: null,
+        })
       }
       if (match[2] && req.method === 'POST') {
         const { method, params } = body as { method: string; params: Record<string, unknown> }
@@ -50,7 +61,12 @@ export async function startPrivyStandIn(options: PrivyStandInOptions) {
           return send(200, { method, data: { signed_transaction: signed, encoding: 'rlp' } })
         }
         if (method === 'eth_signTypedData_v4') {
-          const td = params.typed_data as { domain: Record<string, unknown>; types: Record<string, { name: string; type: string }[]>; message: Record<string, unknown>; primary_type: string }
+          const td = params.typed_data as {
+            domain: Record<string, unknown>
+            types: Record<string, { name: string; type: string }[]>
+            message: Record<string, unknown>
+            primary_type: string
+          }
           const signerAccount = options.misbehave === 'wrong-typed-data-key' ? other : account
           const signature = await signerAccount.signTypedData(reviveTypedData(td))
           return send(200, { method, data: { signature, encoding: 'hex' } })
@@ -103,7 +119,12 @@ function fromPrivyTransaction(t: Record<string, unknown>): TransactionSerializab
 }
 
 /** JSON typed data -> viem's: uint/int fields back to bigint, following the declared types. */
-function reviveTypedData(td: { domain: Record<string, unknown>; types: Record<string, { name: string; type: string }[]>; message: Record<string, unknown>; primary_type: string }): TypedDataDefinition {
+function reviveTypedData(td: {
+  domain: Record<string, unknown>
+  types: Record<string, { name: string; type: string }[]>
+  message: Record<string, unknown>
+  primary_type: string
+}): TypedDataDefinition {
   const { EIP712Domain: _omit, ...types } = td.types
   const revive = (type: string, value: unknown): unknown => {
     if (type.endsWith('[]')) return (value as unknown[]).map((v) => revive(type.slice(0, -2), v))

@@ -8,14 +8,31 @@ export const born = 1_750_000_000n
 export const DAY_S = 86_400n
 
 export function testProfile(overrides: Partial<GolemProfile> = {}): GolemProfile {
-  const delegation = { delegate: golemKey, delegator: golemKey, authority: hex32('ff'), caveats: [], salt: '0x00' as const, signature: '0x01' as const }
+  const delegation = {
+    delegate: golemKey,
+    delegator: golemKey,
+    authority: hex32('ff'),
+    caveats: [],
+    salt: '0x00' as const,
+    signature: '0x01' as const,
+  }
   return parseGolemProfile(
     serializeGolemProfile({
       v: 1,
       chainId: 31337,
       golemKey,
       signer: { kind: 'memory', ref: 'k' },
-      runway: { chain: [delegation], token: golemKey, periodAmount: 10n, periodDuration: DAY_S, periodStart: born, periodDelegationHash: hex32('ab'), periodTerms: '0x', chainHashes: [hex32('ab')], expiresAt: born + 30n * DAY_S },
+      runway: {
+        chain: [delegation],
+        token: golemKey,
+        periodAmount: 10n,
+        periodDuration: DAY_S,
+        periodStart: born,
+        periodDelegationHash: hex32('ab'),
+        periodTerms: '0x',
+        chainHashes: [hex32('ab')],
+        expiresAt: born + 30n * DAY_S,
+      },
       life: { bornAt: born, runwayEndsAt: born + 30n * DAY_S, runwayTotalSeconds: 30n * DAY_S, lastInsightAt: born },
       replicants: [],
       known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },

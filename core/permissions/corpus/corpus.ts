@@ -22,7 +22,13 @@ const TUPLE_OFFSET: Hex = '0x000000000000000000000000000000000000000000000000000
 type Actions = Extract<Expected, { actions: unknown }>['actions']
 const swapActions = (router: Address): Actions => [
   { name: 'Swap: exactInputSingle', targets: [router], selectors: [SEL.exactInputSingle], receivers: [100], calldata: [] },
-  { name: 'Swap: exactInput', targets: [router], selectors: [SEL.exactInput], receivers: [68], calldata: [{ startIndex: 4, value: TUPLE_OFFSET }] },
+  {
+    name: 'Swap: exactInput',
+    targets: [router],
+    selectors: [SEL.exactInput],
+    receivers: [68],
+    calldata: [{ startIndex: 4, value: TUPLE_OFFSET }],
+  },
 ]
 const vaultActions = (vault: Address): Actions => [
   { name: 'VaultManagement: deposit, mint', targets: [vault], selectors: [SEL.deposit, SEL.mint4626], receivers: [36], calldata: [] },
@@ -134,7 +140,13 @@ export const CORPUS: CorpusCase[] = [
     name: 'refusal wins over a later ask of the same capability',
     adversarial: true,
     text: 'Never bridge funds. Bridge is the fastest way to Arbitrum. Swap daily.',
-    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [/both asks for and refuses Bridge/] },
+    expect: {
+      capabilities: ['Swap'],
+      dailyUsdcCap: usdc(100),
+      ...LOCAL_SWAP,
+      expiry: days(7),
+      warnings: [/both asks for and refuses Bridge/],
+    },
   },
   {
     name: 'capability words inside a fenced code block are ignored',
@@ -165,7 +177,10 @@ export const CORPUS: CorpusCase[] = [
     adversarial: true,
     text: 'Please \u0455wap (Cyrillic s), he\u200Blp with ＬＰ, and v\u0430ult (Cyrillic a), s\u200Bwap.',
     expect: {
-      capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7),
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
       warnings: [/"ѕwap" looks like "swap"/, /looks like "lp"/, /looks like "vault"/, /looks like "swap"/],
     },
   },
@@ -186,7 +201,10 @@ export const CORPUS: CorpusCase[] = [
     adversarial: true,
     text: '---\ncapabilities: [swap]\n---\nAlso provide liquidity, bridge to Arbitrum and manage a vault.',
     expect: {
-      capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7),
+      capabilities: ['Swap'],
+      dailyUsdcCap: usdc(100),
+      ...LOCAL_SWAP,
+      expiry: days(7),
       warnings: [/mentions ProvideLiquidity/, /mentions VaultManagement/, /mentions Bridge/],
     },
   },
@@ -275,11 +293,15 @@ export const CORPUS: CorpusCase[] = [
     name: 'swap and vault together on the local chain',
     text: `${OVERRIDE}Swap WETH to USDC, then deposit the USDC into the vault.`,
     expect: {
-      capabilities: ['Swap', 'VaultManagement'], dailyUsdcCap: usdc(1000),
+      capabilities: ['Swap', 'VaultManagement'],
+      dailyUsdcCap: usdc(1000),
       targets: [L.router, L.vault],
       selectors: [SEL.exactInputSingle, SEL.deposit, SEL.mint4626, SEL.withdraw, SEL.exactInput, SEL.redeem],
       actions: [...swapActions(L.router), ...vaultActions(L.vault)],
-      approvals: [{ spender: L.router, tokens: [L.usdc, L.weth] }, { spender: L.vault, tokens: [L.usdc] }],
+      approvals: [
+        { spender: L.router, tokens: [L.usdc, L.weth] },
+        { spender: L.vault, tokens: [L.usdc] },
+      ],
       expiry: days(7),
     },
   },
@@ -294,7 +316,8 @@ export const CORPUS: CorpusCase[] = [
     chainId: 8453,
     text: `${OVERRIDE}Provide liquidity to the USDC/WETH 0.05% pool and collect fees.`,
     expect: {
-      capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500),
+      capabilities: ['ProvideLiquidity'],
+      dailyUsdcCap: usdc(500),
       targets: [B.positionManager],
       selectors: [SEL.lpMint, SEL.collect],
       actions: lpActions(B.positionManager),
@@ -309,11 +332,15 @@ export const CORPUS: CorpusCase[] = [
     chainId: 8453,
     text: `${OVERRIDE}Trade USDC for WETH and bridge profits cross-chain with CCTP.`,
     expect: {
-      capabilities: ['Swap', 'Bridge'], dailyUsdcCap: usdc(300),
+      capabilities: ['Swap', 'Bridge'],
+      dailyUsdcCap: usdc(300),
       targets: [B.swapRouter02, B.cctpTokenMessengerV2],
       selectors: [SEL.exactInputSingle, SEL.burn, SEL.exactInput],
       actions: [...swapActions(B.swapRouter02), ...bridgeActions(B.cctpTokenMessengerV2)],
-      approvals: [{ spender: B.swapRouter02, tokens: [B.weth, B.usdc] }, { spender: B.cctpTokenMessengerV2, tokens: [B.usdc] }],
+      approvals: [
+        { spender: B.swapRouter02, tokens: [B.weth, B.usdc] },
+        { spender: B.cctpTokenMessengerV2, tokens: [B.usdc] },
+      ],
       expiry: days(7),
     },
   },
@@ -323,7 +350,8 @@ export const CORPUS: CorpusCase[] = [
     chainId: 8453,
     text: `${OVERRIDE}Rotate between the vault, an LP position and cross-chain opportunities.`,
     expect: {
-      capabilities: ['ProvideLiquidity', 'VaultManagement', 'Bridge'], dailyUsdcCap: usdc(1200),
+      capabilities: ['ProvideLiquidity', 'VaultManagement', 'Bridge'],
+      dailyUsdcCap: usdc(1200),
       targets: [B.positionManager, B.cctpTokenMessengerV2, BASE_VAULT],
       selectors: [SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.withdraw, SEL.redeem, SEL.collect],
       actions: [...lpActions(B.positionManager), ...vaultActions(BASE_VAULT), ...bridgeActions(B.cctpTokenMessengerV2)],

@@ -6,13 +6,7 @@ import { cladeDomain, cladeChallengeTypes, issueCladeChallenge } from '../../../
 import type { CladeSecret } from '../../../core/clade/secret.ts'
 import { chargeAnonymousClade, cladeAuth, cladeAuthHeaders } from '../cladeAuth.ts'
 import { keepRateLimitHeaders } from '../rateLimit.ts'
-import {
-  cladeAlertRequest,
-  cladeEntriesQuery,
-  cladeEntrySchema,
-  cladeIngestRequest,
-  cladeSyncQuery,
-} from '../cladeService.ts'
+import { cladeAlertRequest, cladeEntriesQuery, cladeEntrySchema, cladeIngestRequest, cladeSyncQuery } from '../cladeService.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
@@ -26,14 +20,23 @@ const challengeQuery = z.strictObject({
 })
 
 const challengeResponse = z.object({
-  challenge: z.object({ nonce: z.string(), issuedAt: z.number().int(), expiresAt: z.number().int(), target: z.string(), caller: z.string() }),
+  challenge: z.object({
+    nonce: z.string(),
+    issuedAt: z.number().int(),
+    expiresAt: z.number().int(),
+    target: z.string(),
+    caller: z.string(),
+  }),
   domain: z.object({ name: z.string(), version: z.string(), chainId: z.number().int() }),
   primaryType: z.literal('CladeChallenge'),
   types: z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() }))),
 })
 
 const entryJson = cladeEntrySchema.extend({ from: z.string() })
-const tokenHeaders = { 'X-Clade-Token': 'session token (HMAC-SHA256, 5 min) when this call authenticated with CladeChallenge', 'X-Clade-Token-Expires': 'unix seconds' }
+const tokenHeaders = {
+  'X-Clade-Token': 'session token (HMAC-SHA256, 5 min) when this call authenticated with CladeChallenge',
+  'X-Clade-Token-Expires': 'unix seconds',
+}
 const authErrors = {
   401: 'CLADE_AUTH_REQUIRED | CLADE_CHALLENGE_NOT_ISSUED | CLADE_BAD_SIGNATURE | CLADE_CHALLENGE_EXPIRED | CLADE_NONCE_REUSED | CLADE_UNKNOWN_AGENT | CLADE_OPERATOR_MISMATCH | CLADE_TOKEN_INVALID | CLADE_TOKEN_EXPIRED',
 }
@@ -64,10 +67,24 @@ export function registerCladeRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     async (c) => {
       const q = c.req.valid('query')
       const target = q.target ?? deps.config.clade.self
-      if (target === undefined) throw new ApiError('VALIDATION_FAILED', 'target: is required (this API answers for several Golems)', { issues: [] })
-      if ((await deps.operators.operatorOf(target)) === undefined) throw new ApiError('GOLEM_NOT_FOUND', `target: ${target} is not a Clade member here`, { target })
-      const challenge = issueCladeChallenge({ secret, chainId: deps.config.chainId, caller: q.caller, target, nowMs: deps.clock.now(), ttlSeconds: deps.config.clade.challengeTtlSeconds })
-      return c.json({ challenge, domain: cladeDomain(deps.config.chainId), primaryType: 'CladeChallenge' as const, types: cladeChallengeTypes })
+      if (target === undefined)
+        throw new ApiError('VALIDATION_FAILED', 'target: is required (this API answers for several Golems)', { issues: [] })
+      if ((await deps.operators.operatorOf(target)) === undefined)
+        throw new ApiError('GOLEM_NOT_FOUND', `target: ${target} is not a Clade member here`, { target })
+      const challenge = issueCladeChallenge({
+        secret,
+        chainId: deps.config.chainId,
+        caller: q.caller,
+        target,
+        nowMs: deps.clock.now(),
+        ttlSeconds: deps.config.clade.challengeTtlSeconds,
+      })
+      return c.json({
+        challenge,
+        domain: cladeDomain(deps.config.chainId),
+        primaryType: 'CladeChallenge' as const,
+        types: cladeChallengeTypes,
+      })
     },
   )
 
@@ -78,7 +95,9 @@ export function registerCladeRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     operationId: 'cladeIngest',
     summary: 'Receive knowledge entries from a sibling',
     request: { headers: cladeAuthHeaders, body: cladeIngestRequest },
-    responses: { 200: { description: 'accepted', schema: z.object({ accepted: z.number().int(), lastSeq: z.number().int() }), headers: tokenHeaders } },
+    responses: {
+      200: { description: 'accepted', schema: z.object({ accepted: z.number().int(), lastSeq: z.number().int() }), headers: tokenHeaders },
+    },
   })
   app.post('/clade/v1/ingest', auth, validate('json', cladeIngestRequest), async (c) => {
     const s = c.get('clade')
@@ -92,7 +111,13 @@ export function registerCladeRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     operationId: 'cladeEntries',
     summary: 'Query shared entries, newest first',
     request: { headers: cladeAuthHeaders, query: cladeEntriesQuery },
-    responses: { 200: { description: 'entries', schema: z.object({ entries: z.array(entryJson), nextCursor: z.string().nullable() }), headers: tokenHeaders } },
+    responses: {
+      200: {
+        description: 'entries',
+        schema: z.object({ entries: z.array(entryJson), nextCursor: z.string().nullable() }),
+        headers: tokenHeaders,
+      },
+    },
   })
   app.get('/clade/v1/entries', auth, validate('query', cladeEntriesQuery), async (c) => {
     return c.json(await deps.clade.entries(c.get('clade').aud, c.req.valid('query')))
@@ -125,7 +150,14 @@ export function registerCladeRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
   app.get('/clade/v1/status', auth, async (c) => {
     const target = c.get('clade').aud
     const [golem, status] = await Promise.all([deps.golems.getGolem(target), deps.clade.status(target)])
-    return c.json({ golem: target, name: golem?.name ?? null, phase: golem?.phase ?? null, vitality: golem?.vitality ?? null, lifecycle: golem?.lifecycle ?? null, ...status })
+    return c.json({
+      golem: target,
+      name: golem?.name ?? null,
+      phase: golem?.phase ?? null,
+      vitality: golem?.vitality ?? null,
+      lifecycle: golem?.lifecycle ?? null,
+      ...status,
+    })
   })
 
   docs.add({
@@ -135,7 +167,13 @@ export function registerCladeRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     operationId: 'cladeSync',
     summary: 'Catch-up sync: entries after a sequence number, oldest first',
     request: { headers: cladeAuthHeaders, query: cladeSyncQuery },
-    responses: { 200: { description: 'entries', schema: z.object({ entries: z.array(entryJson), lastSeq: z.number().int(), hasMore: z.boolean() }), headers: tokenHeaders } },
+    responses: {
+      200: {
+        description: 'entries',
+        schema: z.object({ entries: z.array(entryJson), lastSeq: z.number().int(), hasMore: z.boolean() }),
+        headers: tokenHeaders,
+      },
+    },
   })
   app.get('/clade/v1/sync', auth, validate('query', cladeSyncQuery), async (c) => {
     const q = c.req.valid('query')
@@ -149,7 +187,9 @@ export function registerCladeRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
     operationId: 'cladeAlert',
     summary: 'Real-time alert from a sibling',
     request: { headers: cladeAuthHeaders, body: cladeAlertRequest },
-    responses: { 202: { description: 'accepted', schema: z.object({ id: z.string(), receivedAt: z.number().int() }), headers: tokenHeaders } },
+    responses: {
+      202: { description: 'accepted', schema: z.object({ id: z.string(), receivedAt: z.number().int() }), headers: tokenHeaders },
+    },
   })
   app.post('/clade/v1/alert', auth, validate('json', cladeAlertRequest), async (c) => {
     const s = c.get('clade')

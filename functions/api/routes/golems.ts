@@ -6,7 +6,15 @@ import { findGolem } from '../deathRules.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
 import type { RouteDocs } from '../openapi.ts'
-import { golemParams, pageQuery, paymentsResponse, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from '../schemas.ts'
+import {
+  golemParams,
+  pageQuery,
+  paymentsResponse,
+  permissionHealthResponse,
+  phasesResponse,
+  redemptionsResponse,
+  spendResponse,
+} from '../schemas.ts'
 import { tierHeaders } from '../rateLimit.ts'
 import { validate } from '../validation.ts'
 
@@ -62,7 +70,10 @@ export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Rout
   })
   app.get(`${base}/phases`, params, page, async (c) => {
     const golem = await findGolem(deps, c.req.valid('param').id)
-    const [current, history] = await Promise.all([deps.chain.currentPhase(golem), deps.history.phaseTransitions(golem, c.req.valid('query'))])
+    const [current, history] = await Promise.all([
+      deps.chain.currentPhase(golem),
+      deps.history.phaseTransitions(golem, c.req.valid('query')),
+    ])
     return c.json({
       golemId: golem.id,
       current: { ...current, blockNumber: current.blockNumber.toString() },

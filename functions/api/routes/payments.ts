@@ -13,7 +13,11 @@ import { extendRequest, feedRequest } from '../schemas.ts'
 import { validate } from '../validation.ts'
 
 const paymentHeaders = z.object({
-  'payment-signature': z.string().max(16_384, 'must be at most 16384 characters').optional().meta({ description: 'x402 v2 payment payload; absent -> 402 with PAYMENT-REQUIRED' }),
+  'payment-signature': z
+    .string()
+    .max(16_384, 'must be at most 16384 characters')
+    .optional()
+    .meta({ description: 'x402 v2 payment payload; absent -> 402 with PAYMENT-REQUIRED' }),
 })
 
 const paidResponse = z.object({ golemId: z.string() }).catchall(z.unknown())
@@ -36,7 +40,13 @@ function registerPaidRoute<S extends z.ZodType<{ golemId: string }>>(
     tags: ['payments'],
     security: 'x402',
     request: { body: schema, headers: paymentHeaders },
-    responses: { 200: { description: 'credited once, after settlement', schema: paidResponse, headers: { 'PAYMENT-RESPONSE': 'x402 settlement receipt' } } },
+    responses: {
+      200: {
+        description: 'credited once, after settlement',
+        schema: paidResponse,
+        headers: { 'PAYMENT-RESPONSE': 'x402 settlement receipt' },
+      },
+    },
     errors: {
       400: 'PAYMENT_HEADER_TOO_LARGE | PAYMENT_HEADER_NOT_BASE64 | PAYMENT_HEADER_NOT_JSON | PAYMENT_HEADER_INVALID | PAYMENT_VERSION_UNSUPPORTED',
       402: 'PAYMENT_REQUIRED and every refused payment (x402 PAYMENT-REQUIRED header; code in the body, docs/x402.md)',
@@ -80,6 +90,22 @@ export function registerPaymentRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Ro
       }),
     )
   }
-  registerPaidRoute(app, deps, docs, 'extend', extendRequest, "Extend a Golem's TTL, paid with x402 (minimum: one hour of runtime cost)", deps.payments?.extend)
-  registerPaidRoute(app, deps, docs, 'feed', feedRequest, 'Feed a Golem (reprieve funding), paid with x402 (minimum: the death reserve)', deps.payments?.feed)
+  registerPaidRoute(
+    app,
+    deps,
+    docs,
+    'extend',
+    extendRequest,
+    "Extend a Golem's TTL, paid with x402 (minimum: one hour of runtime cost)",
+    deps.payments?.extend,
+  )
+  registerPaidRoute(
+    app,
+    deps,
+    docs,
+    'feed',
+    feedRequest,
+    'Feed a Golem (reprieve funding), paid with x402 (minimum: the death reserve)',
+    deps.payments?.feed,
+  )
 }

@@ -17,7 +17,8 @@ export function registerRenewalRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Ro
     method: 'post',
     path,
     operationId: 'renewGrant',
-    summary: "Renew a Golem's runway grant with the owner's signed superseding delegation (same delegate, higher salt, later end, nothing wider)",
+    summary:
+      "Renew a Golem's runway grant with the owner's signed superseding delegation (same delegate, higher salt, later end, nothing wider)",
     tags: ['golems'],
     security: 'tier',
     request: { params: golemParams, body: renewalRequest },
@@ -36,7 +37,13 @@ export function registerRenewalRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Ro
     const { delegation } = c.req.valid('json')
     try {
       const renewed = await deps.renewals.renew(golem.id, delegation as Delegation)
-      return c.json({ golemId: golem.id, delegationHash: renewed.delegationHash, replaced: renewed.replaced, grant_ends_at: Number(renewed.expiresAt), periodStart: Number(renewed.periodStart) })
+      return c.json({
+        golemId: golem.id,
+        delegationHash: renewed.delegationHash,
+        replaced: renewed.replaced,
+        grant_ends_at: Number(renewed.expiresAt),
+        periodStart: Number(renewed.periodStart),
+      })
     } catch (error) {
       if (error instanceof RenewalError) throw new ApiError('RENEWAL_REFUSED', error.message, error.details ?? {})
       throw error

@@ -18,7 +18,11 @@ export const NEXT_TOKEN_HEADER = 'X-Bardo-Next-Token'
 
 const snapHeaders = z.object({
   // Optional here so that a missing token is a 401 (below), not a 400.
-  authorization: z.string().regex(/^Bearer bardo_snap_\S+$/, "must be 'Bearer bardo_snap_<token>'").optional().meta({ description: 'the current Snap token' }),
+  authorization: z
+    .string()
+    .regex(/^Bearer bardo_snap_\S+$/, "must be 'Bearer bardo_snap_<token>'")
+    .optional()
+    .meta({ description: 'the current Snap token' }),
   origin: z.string().max(2048, 'must be at most 2048 characters').optional().meta({ description: 'must be on the allowlist (the Portal)' }),
 })
 
@@ -32,7 +36,9 @@ export function originAllowlist(allowed: readonly string[]): MiddlewareHandler<A
   return async (c, next) => {
     const origin = c.req.header('origin')
     if (origin === undefined || !set.has(origin)) {
-      throw new ApiError('ORIGIN_NOT_ALLOWED', `origin: ${origin === undefined ? 'is required' : `${origin} is not on the allowlist`}`, { origin: origin ?? null })
+      throw new ApiError('ORIGIN_NOT_ALLOWED', `origin: ${origin === undefined ? 'is required' : `${origin} is not on the allowlist`}`, {
+        origin: origin ?? null,
+      })
     }
     await next()
   }
@@ -43,13 +49,19 @@ export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
   // CORS for the allowlisted origins only; the preflight carries no token and is answered here.
   app.use(
     path,
-    cors({ origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null), allowHeaders: ['Authorization'], allowMethods: ['GET'], exposeHeaders: [NEXT_TOKEN_HEADER], maxAge: 600 }),
+    cors({
+      origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null),
+      allowHeaders: ['Authorization'],
+      allowMethods: ['GET'],
+      exposeHeaders: [NEXT_TOKEN_HEADER],
+      maxAge: 600,
+    }),
   )
   docs.add({
     method: 'get',
     path,
     operationId: 'getSnapStatus',
-    summary: 'Status of the token owner\'s Golems for the MetaMask Snap cron',
+    summary: "Status of the token owner's Golems for the MetaMask Snap cron",
     tags: ['snap'],
     security: 'snap',
     request: { headers: snapHeaders },
@@ -60,7 +72,10 @@ export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
         headers: { [NEXT_TOKEN_HEADER]: 'the next Snap token (also in the body as nextToken)' },
       },
     },
-    errors: { 401: 'SNAP_AUTH_REQUIRED (no token) | INVALID_TOKEN (unknown or rotated token, including one rotated by a concurrent call)', 403: 'ORIGIN_NOT_ALLOWED' },
+    errors: {
+      401: 'SNAP_AUTH_REQUIRED (no token) | INVALID_TOKEN (unknown or rotated token, including one rotated by a concurrent call)',
+      403: 'ORIGIN_NOT_ALLOWED',
+    },
   })
   app.get(path, validate('header', snapHeaders), originAllowlist(deps.config.allowedOrigins), async (c) => {
     const principal = c.get('principal')
@@ -70,7 +85,15 @@ export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
       golems.map(async (g) => {
         // One unreadable permission must not blank the whole panel; the Snap shows "unknown" for it.
         const permission = await deps.health.check(g).then(permissionHealthJson, () => null)
-        return { id: g.id, name: g.name, phase: g.phase, vitality: g.vitality, lifecycle: g.lifecycle, lastHeartbeatAt: g.lastHeartbeatAt, permission }
+        return {
+          id: g.id,
+          name: g.name,
+          phase: g.phase,
+          vitality: g.vitality,
+          lifecycle: g.lifecycle,
+          lastHeartbeatAt: g.lastHeartbeatAt,
+          permission,
+        }
       }),
     )
     // Rotate last: if anything above failed, the Snap keeps its token and retries on its next cron.

@@ -6,7 +6,13 @@ import type { Hono } from 'hono'
 import { cors } from 'hono/cors'
 import { getAddress } from 'viem'
 import { z } from 'zod/v4'
-import { isIssuedSnapPairingChallenge, issueSnapPairingChallenge, snapPairingMessage, SnapPairingSecret, type SnapPairingChallenge } from '../../../core/snap/pairingChallenge.ts'
+import {
+  isIssuedSnapPairingChallenge,
+  issueSnapPairingChallenge,
+  snapPairingMessage,
+  SnapPairingSecret,
+  type SnapPairingChallenge,
+} from '../../../core/snap/pairingChallenge.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
@@ -16,36 +22,61 @@ import { rotateSnapToken } from '../../../core/snap/snapToken.ts'
 import { validate } from '../validation.ts'
 import { originAllowlist } from './snap.ts'
 
-const unixSeconds = z.number().int('must be an integer (unix seconds)').nonnegative('must not be negative').max(2 ** 53 - 1)
+const unixSeconds = z
+  .number()
+  .int('must be an integer (unix seconds)')
+  .nonnegative('must not be negative')
+  .max(2 ** 53 - 1)
 
-export const snapPairingChallengeRequest = z.strictObject({ owner: addressSchema.meta({ description: "the owner's account (the smart account that owns the Golems)" }) })
+export const snapPairingChallengeRequest = z.strictObject({
+  owner: addressSchema.meta({ description: "the owner's account (the smart account that owns the Golems)" }),
+})
 
 export const snapPairingChallengeSchema = z.strictObject({
   owner: addressSchema,
   chainId: z.number().int().positive(),
-  nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex').transform((v) => v.toLowerCase() as `0x${string}`),
+  nonce: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex')
+    .transform((v) => v.toLowerCase() as `0x${string}`),
   issuedAt: unixSeconds,
   expiresAt: unixSeconds,
 })
 
-export const snapPairingChallengeResponse = z.object({ challenge: snapPairingChallengeSchema, message: z.string().meta({ description: 'the exact text to sign with personal_sign' }) })
+export const snapPairingChallengeResponse = z.object({
+  challenge: snapPairingChallengeSchema,
+  message: z.string().meta({ description: 'the exact text to sign with personal_sign' }),
+})
 
 export const snapPairingRequest = z.strictObject({
   challenge: snapPairingChallengeSchema,
-  signature: z.string().regex(/^0x[0-9a-fA-F]+$/, 'must be 0x-prefixed hex').max(20_000, 'must be at most 20000 characters'),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/, 'must be 0x-prefixed hex')
+    .max(20_000, 'must be at most 20000 characters'),
 })
 
 export const snapPairingResponse = z.object({
   owner: z.string(),
   token: z.string().meta({ description: 'the first Snap token; it rotates on every /api/snap/status call' }),
-  deployment: z.record(z.string(), z.unknown()).meta({ description: 'public addresses the Snap recognises Bardo by (DelegationManager, VitalityOracle, enforcers)' }),
+  deployment: z
+    .record(z.string(), z.unknown())
+    .meta({ description: 'public addresses the Snap recognises Bardo by (DelegationManager, VitalityOracle, enforcers)' }),
 })
 
 export function registerSnapPairingRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
   const secret = new SnapPairingSecret(deps.config.clade.hmacSecret)
   const base = '/api/snap/pairing'
   // A JSON POST from the Snap is preflighted; the preflight carries no body and is answered here.
-  app.use(`${base}/*`, cors({ origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null), allowHeaders: ['Content-Type'], allowMethods: ['POST'], maxAge: 600 }))
+  app.use(
+    `${base}/*`,
+    cors({
+      origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null),
+      allowHeaders: ['Content-Type'],
+      allowMethods: ['POST'],
+      maxAge: 600,
+    }),
+  )
   const origins = originAllowlist(deps.config.allowedOrigins)
   const pairingErrors = { 403: 'ORIGIN_NOT_ALLOWED', 501: 'NOT_IMPLEMENTED (no chain to verify signatures on)' }
 
@@ -82,17 +113,22 @@ export function registerSnapPairingRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs
     },
   })
   app.post(base, origins, validate('json', snapPairingRequest), async (c) => {
-    if (!deps.ownerSignatures || !deps.snapDeployment) throw new ApiError('NOT_IMPLEMENTED', 'pairing: this API has no chain to verify owner signatures on')
+    if (!deps.ownerSignatures || !deps.snapDeployment)
+      throw new ApiError('NOT_IMPLEMENTED', 'pairing: this API has no chain to verify owner signatures on')
     const body = c.req.valid('json' as never) as z.output<typeof snapPairingRequest>
     const challenge: SnapPairingChallenge = { ...body.challenge, owner: getAddress(body.challenge.owner) }
     const now = Math.floor(deps.clock.now() / 1000)
     if (challenge.chainId !== deps.config.chainId || !isIssuedSnapPairingChallenge(secret, challenge)) {
       throw new ApiError('SNAP_PAIRING_NOT_ISSUED', 'challenge: was not issued by this API for this owner and chain')
     }
-    if (now >= challenge.expiresAt) throw new ApiError('SNAP_PAIRING_EXPIRED', `challenge.expiresAt: expired at ${challenge.expiresAt}, now ${now}`)
+    if (now >= challenge.expiresAt)
+      throw new ApiError('SNAP_PAIRING_EXPIRED', `challenge.expiresAt: expired at ${challenge.expiresAt}, now ${now}`)
     // A contract owner's isValidSignature is a chain read; an error there is a refusal, not a 500.
-    const valid = await deps.ownerSignatures.verifyMessage({ address: challenge.owner, message: snapPairingMessage(challenge), signature: body.signature as `0x${string}` }).catch(() => false)
-    if (!valid) throw new ApiError('SNAP_PAIRING_BAD_SIGNATURE', `signature: is not the owner ${challenge.owner}'s signature of the challenge text`)
+    const valid = await deps.ownerSignatures
+      .verifyMessage({ address: challenge.owner, message: snapPairingMessage(challenge), signature: body.signature as `0x${string}` })
+      .catch(() => false)
+    if (!valid)
+      throw new ApiError('SNAP_PAIRING_BAD_SIGNATURE', `signature: is not the owner ${challenge.owner}'s signature of the challenge text`)
     // Spent only after the signature checks out, so a bad signature cannot burn the owner's challenge.
     if (!(await deps.stores.nonces.useNonce(challenge.nonce, challenge.expiresAt, now))) {
       throw new ApiError('SNAP_PAIRING_REUSED', 'challenge.nonce: was already used; ask for a new challenge')

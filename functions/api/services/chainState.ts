@@ -43,12 +43,22 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     const last = indexed === undefined ? hint : hint === undefined || indexed > hint ? indexed : hint
     // The tick's own verdict (core/health/golemHealth.ts) from the same facts: the phase and the
     // lifecycle the last tick stored, the TTL the payments moved.
-    return golemHealth({ facts: permissionFactsOf(profile, read, last), lifecycle: golem.lifecycle, phase: phaseOfName(golem.phase), runwayEndsAt: profile.life.runwayEndsAt })
+    return golemHealth({
+      facts: permissionFactsOf(profile, read, last),
+      lifecycle: golem.lifecycle,
+      phase: phaseOfName(golem.phase),
+      runwayEndsAt: profile.life.runwayEndsAt,
+    })
   }
 
   async currentPhase(golem: GolemRecord): Promise<ChainPhaseState> {
     const read = await this.#read(golem, await this.#profile(golem))
-    return { registered: read.registered, phase: phaseNames[read.phase], survivalScore: read.survivalScoreBps, blockNumber: read.blockNumber }
+    return {
+      registered: read.registered,
+      phase: phaseNames[read.phase],
+      survivalScore: read.survivalScoreBps,
+      blockNumber: read.blockNumber,
+    }
   }
 
   async currentSpend(golem: GolemRecord): Promise<ChainSpendState> {
@@ -77,7 +87,13 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   async #read(golem: GolemRecord, profile: GolemProfile): Promise<Observed> {
     const r = profile.runway
     const batch = await readGolems(this.#o.client, this.#o.deployment, [
-      { golemId: golem.id, golemKey: profile.golemKey, chainHashes: r.chainHashes, periodDelegationHash: r.periodDelegationHash, periodTerms: r.periodTerms },
+      {
+        golemId: golem.id,
+        golemKey: profile.golemKey,
+        chainHashes: r.chainHashes,
+        periodDelegationHash: r.periodDelegationHash,
+        periodTerms: r.periodTerms,
+      },
     ])
     return { ...batch.golems[0]!, timestamp: batch.timestamp, blockNumber: batch.blockNumber }
   }

@@ -9,7 +9,10 @@ import { ApiError } from '../errors.ts'
 
 type Position = { page: string | null; skip: number }
 
-const badCursor = () => new ApiError('VALIDATION_FAILED', 'cursor: must be a nextCursor value returned by this API', { issues: [{ location: 'query', path: 'cursor', rule: 'must be a nextCursor value returned by this API', code: 'custom' }] })
+const badCursor = () =>
+  new ApiError('VALIDATION_FAILED', 'cursor: must be a nextCursor value returned by this API', {
+    issues: [{ location: 'query', path: 'cursor', rule: 'must be a nextCursor value returned by this API', code: 'custom' }],
+  })
 
 function encodePosition(p: Position): string {
   return Buffer.from(JSON.stringify(p), 'utf8').toString('base64url')

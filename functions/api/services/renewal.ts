@@ -42,17 +42,31 @@ export class StoreRenewalService implements RenewalService {
         verified = await client
           .verifyTypedData({
             address: delegation.delegator,
-            domain: { name: 'DelegationManager', version: '1', chainId: deployment.chainId, verifyingContract: deployment.environment.DelegationManager },
+            domain: {
+              name: 'DelegationManager',
+              version: '1',
+              chainId: deployment.chainId,
+              verifyingContract: deployment.environment.DelegationManager,
+            },
             types: SIGNABLE_DELEGATION_TYPED_DATA,
             primaryType: 'Delegation',
             message: message as never,
             signature: delegation.signature,
           })
           .catch(() => false)
-        if (!verified) throw new RenewalError('delegation.signature', `must be the owner's signature over the delegation, valid for ${delegation.delegator} (ERC-1271 / ERC-6492)`)
+        if (!verified)
+          throw new RenewalError(
+            'delegation.signature',
+            `must be the owner's signature over the delegation, valid for ${delegation.delegator} (ERC-1271 / ERC-6492)`,
+          )
       }
       const replaced = profile.runway.periodDelegationHash
-      const updated = await store.updateGolem({ golemId, expectedVersion: record.version, patch: { profile: serializeGolemProfile(installRenewal(profile, grant)) }, now: Number(now) * 1000 })
+      const updated = await store.updateGolem({
+        golemId,
+        expectedVersion: record.version,
+        patch: { profile: serializeGolemProfile(installRenewal(profile, grant)) },
+        now: Number(now) * 1000,
+      })
       if (!updated.updated) continue
       await store.appendEvent({
         golemId,

@@ -45,7 +45,9 @@ export function golemRecordOf(record: StoredGolem): GolemRecord {
     lastHeartbeatAt: record.lastTick === null ? null : Math.floor(record.lastTick.at / 1000),
     ...(profile ? { profile } : {}),
     // Only the last tick is kept: a later tick that did not redeem hides it (the indexer has the rest).
-    ...(record.lastTick?.outcome === 'confirmed' && record.lastTick.txHash !== null ? { lastRedeemedAt: Math.floor(record.lastTick.at / 1000) } : {}),
+    ...(record.lastTick?.outcome === 'confirmed' && record.lastTick.txHash !== null
+      ? { lastRedeemedAt: Math.floor(record.lastTick.at / 1000) }
+      : {}),
   }
 }
 

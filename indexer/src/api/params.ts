@@ -25,13 +25,15 @@ export function optionalAddress(value: string | undefined, name: string): Addres
 }
 
 export function hashParam(value: string | undefined, name: string): Hex {
-  if (value === undefined || !isHex(value, { strict: true }) || value.length !== 66) throw new BadParam(name, 'must be a 0x-prefixed 32-byte hash')
+  if (value === undefined || !isHex(value, { strict: true }) || value.length !== 66)
+    throw new BadParam(name, 'must be a 0x-prefixed 32-byte hash')
   return value.toLowerCase() as Hex
 }
 
 export function limitParam(value: string | undefined, fallback = 100, max = 1000): number {
   if (value === undefined) return fallback
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new BadParam('limit', `must be a whole number from 1 to ${max}`)
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max)
+    throw new BadParam('limit', `must be a whole number from 1 to ${max}`)
   return Number(value)
 }
 

@@ -1,7 +1,17 @@
 // /v1 routes for dashboards and the Bardo HTTP API. Read-only; addresses and hashes are answered
 // lower-case; bigint columns are decimal strings; lists are pages { items, nextCursor }.
 import { db, publicClients } from 'ponder:api'
-import { delegation, delegationStatusChange, dreamCycle, golem, golemDeath, golemSpend, phaseTransition, redemption, spendEvent } from 'ponder:schema'
+import {
+  delegation,
+  delegationStatusChange,
+  dreamCycle,
+  golem,
+  golemDeath,
+  golemSpend,
+  phaseTransition,
+  redemption,
+  spendEvent,
+} from 'ponder:schema'
 import { Hono } from 'hono'
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, or, sum } from 'ponder'
 import type { Address, PublicClient } from 'viem'
@@ -11,7 +21,18 @@ import { groupRedemptions } from '../../lib/redemptions.ts'
 import { remainingReads } from '../../lib/remaining.ts'
 import { settings } from '../../ponder.config.ts'
 import { dayLabel, utcDay } from '../../lib/spend.ts'
-import { BadParam, addressParam, blockParam, cursorParam, dayParam, errorResponse, hashParam, json, limitParam, optionalAddress } from './params.ts'
+import {
+  BadParam,
+  addressParam,
+  blockParam,
+  cursorParam,
+  dayParam,
+  errorResponse,
+  hashParam,
+  json,
+  limitParam,
+  optionalAddress,
+} from './params.ts'
 
 export const routes = new Hono()
 
@@ -24,7 +45,10 @@ routes.onError((error, c) => errorResponse(c, error))
 async function identity(address: Address): Promise<{ golemId: Address; keys: Address[] }> {
   const row = (await db.select({ golemId: golem.golemId }).from(golem).where(eq(golem.address, address)))[0]
   const golemId = (row?.golemId ?? address) as Address
-  const rows = await db.select({ address: golem.address, rotatedFrom: golem.rotatedFrom, rotatedTo: golem.rotatedTo }).from(golem).where(eq(golem.golemId, golemId))
+  const rows = await db
+    .select({ address: golem.address, rotatedFrom: golem.rotatedFrom, rotatedTo: golem.rotatedTo })
+    .from(golem)
+    .where(eq(golem.golemId, golemId))
   return { golemId, keys: rows.length === 0 ? [address] : newestFirst(rows) }
 }
 
@@ -58,7 +82,12 @@ routes.get('/golems', async (c) => {
   }
   const registered = c.req.query('registered')
   if (registered !== undefined) filters.push(eq(golem.registered, registered === 'true'))
-  const rows = await db.select().from(golem).where(and(...filters)).orderBy(asc(golem.address)).limit(limit)
+  const rows = await db
+    .select()
+    .from(golem)
+    .where(and(...filters))
+    .orderBy(asc(golem.address))
+    .limit(limit)
   return json(c, { items: rows })
 })
 
@@ -142,8 +171,14 @@ routes.get('/golems/:address/redemptions', async (c) => {
   const hashes = pageTxs.map((t) => t.txHash)
   if (hashes.length === 0) return json(c, { golem: address, golemId, keys, items: [], nextCursor })
   const [rows, spends] = await Promise.all([
-    db.select().from(redemption).where(and(inArray(redemption.redeemer, keys), inArray(redemption.txHash, hashes))),
-    db.select().from(spendEvent).where(and(inArray(spendEvent.golem, keys), inArray(spendEvent.txHash, hashes))),
+    db
+      .select()
+      .from(redemption)
+      .where(and(inArray(redemption.redeemer, keys), inArray(redemption.txHash, hashes))),
+    db
+      .select()
+      .from(spendEvent)
+      .where(and(inArray(spendEvent.golem, keys), inArray(spendEvent.txHash, hashes))),
   ])
   const grouped = groupRedemptions(rows, spends)
   const order = new Map<string, number>(hashes.map((h, i) => [h, i]))
@@ -160,12 +195,27 @@ routes.get('/golems/:address/spend/daily', async (c) => {
   if (from > to) throw new BadParam('from', 'must not be after to')
   if (to - from > 366) throw new BadParam('from', 'must be at most 366 days before to')
   const rows = await db
-    .select({ day: spendEvent.day, source: spendEvent.source, asset: spendEvent.asset, amount: sum(spendEvent.amount), usd6: sum(spendEvent.usd6), events: count() })
+    .select({
+      day: spendEvent.day,
+      source: spendEvent.source,
+      asset: spendEvent.asset,
+      amount: sum(spendEvent.amount),
+      usd6: sum(spendEvent.usd6),
+      events: count(),
+    })
     .from(spendEvent)
     .where(and(eq(spendEvent.golemId, golemId), gte(spendEvent.day, from), lte(spendEvent.day, to)))
     .groupBy(spendEvent.day, spendEvent.source, spendEvent.asset)
     .orderBy(asc(spendEvent.day), asc(spendEvent.source), asc(spendEvent.asset))
-  const items = rows.map((r) => ({ date: dayLabel(r.day), day: r.day, source: r.source, asset: r.asset, amount: r.amount ?? '0', usd6: r.usd6, events: r.events }))
+  const items = rows.map((r) => ({
+    date: dayLabel(r.day),
+    day: r.day,
+    source: r.source,
+    asset: r.asset,
+    amount: r.amount ?? '0',
+    usd6: r.usd6,
+    events: r.events,
+  }))
   return json(c, { golem: address, golemId, from: dayLabel(from), to: dayLabel(to), items })
 })
 
@@ -212,7 +262,11 @@ routes.get('/golems/:address/grants', async (c) => {
 
 // Deaths, newest first: one record per Golem id.
 routes.get('/deaths', async (c) => {
-  const rows = await db.select().from(golemDeath).orderBy(desc(golemDeath.blockNumber)).limit(limitParam(c.req.query('limit')))
+  const rows = await db
+    .select()
+    .from(golemDeath)
+    .orderBy(desc(golemDeath.blockNumber))
+    .limit(limitParam(c.req.query('limit')))
   return json(c, { items: rows })
 })
 
@@ -243,7 +297,10 @@ routes.get('/redemptions', async (c) => {
     )
     .orderBy(desc(redemption.blockNumber), desc(redemption.logIndex))
     .limit(limit + 1)
-  return json(c, page(rows, limit, (r) => r))
+  return json(
+    c,
+    page(rows, limit, (r) => r),
+  )
 })
 
 routes.get('/delegations/:hash', async (c) => {
@@ -268,7 +325,9 @@ routes.get('/delegations/:hash/remaining', async (c) => {
   const block = await client.getBlock()
   const reads = remainingReads(row.caveats, settings.enforcerNames, settings.addresses.delegationManager, hash)
   const views = await Promise.all(
-    reads.map(async (read) => read.shape(await client.readContract({ ...read.request, blockNumber: block.number } as Parameters<PublicClient['readContract']>[0]))),
+    reads.map(async (read) =>
+      read.shape(await client.readContract({ ...read.request, blockNumber: block.number } as Parameters<PublicClient['readContract']>[0])),
+    ),
   )
   return json(c, { delegationHash: hash, enabled: row.enabled, blockNumber: block.number, timestamp: block.timestamp, views })
 })
