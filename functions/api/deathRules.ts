@@ -1,7 +1,7 @@
 // Death-protocol rules: no new writes to a Golem whose death protocol has begun;
 // reads keep working so the owner can watch the settlement.
 import type { Context, MiddlewareHandler } from 'hono'
-import type { ApiDeps, GolemRecord } from './deps.ts'
+import type { ApiDeps, GolemView } from './deps.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError } from './errors.ts'
 import { golemParams } from './schemas.ts'
@@ -9,7 +9,7 @@ import { validationError } from './validation.ts'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-export async function findGolem(deps: ApiDeps, id: string): Promise<GolemRecord> {
+export async function findGolem(deps: ApiDeps, id: string): Promise<GolemView> {
   const golem = await deps.golems.getGolem(id)
   if (!golem) throw new ApiError('GOLEM_NOT_FOUND', `id: no Golem ${id}`, { golemId: id })
   return golem

@@ -23,7 +23,7 @@ export interface Clock {
 /** Where a Golem is in its life as far as the API cares; `dying` = the death protocol has begun. */
 export type GolemLifecycle = 'alive' | 'dying' | 'dead'
 
-export type GolemRecord = {
+export type GolemView = {
   /** Stable id used in URLs (survives key rotation). */
   id: string
   name: string
@@ -44,13 +44,13 @@ export type GolemRecord = {
 
 export interface GolemRegistry {
   /** By id or by (current) address; undefined when unknown. */
-  getGolem(idOrAddress: string): Promise<GolemRecord | undefined>
-  listGolemsByOwner(owner: Address): Promise<GolemRecord[]>
+  getGolem(idOrAddress: string): Promise<GolemView | undefined>
+  listGolemsByOwner(owner: Address): Promise<GolemView[]>
 }
 
 /** Permission health as the wallet's check shows it, classified by core/health from on-chain facts. */
 export interface PermissionHealthService {
-  check(golem: GolemRecord): Promise<GolemHealth>
+  check(golem: GolemView): Promise<GolemHealth>
 }
 
 export type PageRequest = { limit: number; cursor?: string | undefined }
@@ -98,9 +98,9 @@ export type SpendPeriodRecord = {
 
 /** History comes from the indexer (Ponder). */
 export interface GolemHistoryService {
-  phaseTransitions(golem: GolemRecord, page: PageRequest): Promise<Page<PhaseTransitionRecord>>
-  redemptions(golem: GolemRecord, page: PageRequest): Promise<Page<RedemptionRecord>>
-  spendByPeriod(golem: GolemRecord, page: PageRequest): Promise<Page<SpendPeriodRecord>>
+  phaseTransitions(golem: GolemView, page: PageRequest): Promise<Page<PhaseTransitionRecord>>
+  redemptions(golem: GolemView, page: PageRequest): Promise<Page<RedemptionRecord>>
+  spendByPeriod(golem: GolemView, page: PageRequest): Promise<Page<SpendPeriodRecord>>
 }
 
 export type ChainPhaseState = { registered: boolean; phase: PhaseName; survivalScore: number; blockNumber: bigint }
@@ -117,8 +117,8 @@ export type ChainSpendState = {
 
 /** Current state comes from the chain (the indexer may lag by a few blocks). */
 export interface GolemChainService {
-  currentPhase(golem: GolemRecord): Promise<ChainPhaseState>
-  currentSpend(golem: GolemRecord): Promise<ChainSpendState>
+  currentPhase(golem: GolemView): Promise<ChainPhaseState>
+  currentSpend(golem: GolemView): Promise<ChainSpendState>
 }
 
 /**
@@ -144,7 +144,7 @@ export type SnapDeploymentInfo = {
 /** The Golem's own journal in the store: what the chain and the indexer cannot say (x402 credits). */
 export interface GolemJournal {
   /** x402 credits (payer, kind, amount, runway seconds), newest first. */
-  payments(golem: GolemRecord, req: PageRequest): Promise<Page<PaymentCredit>>
+  payments(golem: GolemView, req: PageRequest): Promise<Page<PaymentCredit>>
 }
 
 /** Portal users' bearer tokens (e.g. a Privy JWT verifier); the API only asks who the token belongs to. */
@@ -158,7 +158,7 @@ export interface BearerVerifier {
  */
 export type PaidRoute<B> = {
   middleware?: MiddlewareHandler[]
-  handle(input: { body: B; golem: GolemRecord; c: Context }): Promise<Response>
+  handle(input: { body: B; golem: GolemView; c: Context }): Promise<Response>
 }
 
 export type PaymentRoutes = { extend: PaidRoute<ExtendRequest>; feed: PaidRoute<FeedRequest> }

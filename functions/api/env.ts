@@ -1,7 +1,7 @@
 // The Hono environment of this app: what middleware hands to handlers.
 import type { Address } from 'viem'
 import type { CladeSession } from '../../core/clade/sessionToken.ts'
-import type { GolemRecord } from './deps.ts'
+import type { GolemView } from './deps.ts'
 
 /** Who is calling, as established by the tier middleware (or the Clade auth middleware). */
 export type Principal =
@@ -15,6 +15,6 @@ export type ApiEnv = {
     principal: Principal
     clade: CladeSession
     /** Set by the death rules on routes that write to one Golem. */
-    golem: GolemRecord
+    golem: GolemView
   }
 }

@@ -7,7 +7,7 @@ import type { Address, Hex } from 'viem'
 import type { PaymentOutcome, X402Payments } from '../../core/x402/index.ts'
 import { toResponse } from './paymentResponse.ts'
 import { applyPaymentCredit, type CreditApplied, type CreditOptions } from '../../core/lifecycle/applyPaymentCredit.ts'
-import type { GolemRecord, PaymentRoutes } from './deps.ts'
+import type { GolemView, PaymentRoutes } from './deps.ts'
 
 export type X402PaymentRoutesOptions = {
   payments: X402Payments
@@ -37,7 +37,7 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
    * holds the payment as credited, so a crash between recording it and updating the profile is
    * repaired here, once (the profile knows the payment's id); the answer stays 409.
    */
-  async function finish(golem: GolemRecord, outcome: PaymentOutcome): Promise<Response> {
+  async function finish(golem: GolemView, outcome: PaymentOutcome): Promise<Response> {
     if (outcome.ok) {
       let applied: CreditApplied
       try {

@@ -12,7 +12,7 @@ import type {
   Clock,
   GolemChainService,
   GolemHistoryService,
-  GolemRecord,
+  GolemView,
   GolemRegistry,
   PermissionHealthService,
 } from './deps.ts'
@@ -30,20 +30,20 @@ export class ManualClock implements Clock {
 }
 
 export class MemoryGolemRegistry implements GolemRegistry {
-  readonly #golems = new Map<string, GolemRecord>()
-  constructor(golems: GolemRecord[] = []) {
+  readonly #golems = new Map<string, GolemView>()
+  constructor(golems: GolemView[] = []) {
     for (const g of golems) this.put(g)
   }
-  put(golem: GolemRecord): void {
+  put(golem: GolemView): void {
     this.#golems.set(golem.id, golem)
   }
-  async getGolem(idOrAddress: string): Promise<GolemRecord | undefined> {
+  async getGolem(idOrAddress: string): Promise<GolemView | undefined> {
     const byId = this.#golems.get(idOrAddress)
     if (byId) return byId
     for (const g of this.#golems.values()) if (g.address.toLowerCase() === idOrAddress.toLowerCase()) return g
     return undefined
   }
-  async listGolemsByOwner(owner: Address): Promise<GolemRecord[]> {
+  async listGolemsByOwner(owner: Address): Promise<GolemView[]> {
     return [...this.#golems.values()].filter((g) => g.owner.toLowerCase() === owner.toLowerCase())
   }
 }
@@ -132,7 +132,7 @@ export const fakeChainService: GolemChainService = {
   },
 }
 
-export function sampleGolem(overrides: Partial<GolemRecord> = {}): GolemRecord {
+export function sampleGolem(overrides: Partial<GolemView> = {}): GolemView {
   return {
     id: 'atlas',
     name: 'Atlas',
@@ -149,7 +149,7 @@ export function sampleGolem(overrides: Partial<GolemRecord> = {}): GolemRecord {
 export const TEST_HMAC_SECRET = new Uint8Array(32).fill(0x42)
 
 export type TestDepsOptions = {
-  golems?: GolemRecord[]
+  golems?: GolemView[]
   operators?: Record<string, string>
   config?: Partial<ApiConfig>
   clock?: ManualClock

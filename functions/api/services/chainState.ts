@@ -10,7 +10,7 @@ import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
 import { readGolems, type GolemChainState } from '../../../adapters/chain/readGolems.ts'
-import type { ChainPhaseState, ChainSpendState, GolemChainService, GolemRecord, PermissionHealthService } from '../deps.ts'
+import type { ChainPhaseState, ChainSpendState, GolemChainService, GolemView, PermissionHealthService } from '../deps.ts'
 
 export type ChainGolemStateOptions = {
   client: PublicClient
@@ -18,7 +18,7 @@ export type ChainGolemStateOptions = {
   /** Reads the profile when the registry did not attach it. */
   store: Pick<GolemStore, 'getGolem'>
   /** The newest redemption's time (unix s), e.g. from the indexer; failures fall back to the store. */
-  lastRedemptionAt?: (golem: GolemRecord) => Promise<bigint | undefined>
+  lastRedemptionAt?: (golem: GolemView) => Promise<bigint | undefined>
   /** Told when the lastRedemptionAt source failed (the answer still comes, from the store). */
   onUnexpectedError?: (error: unknown) => void
 }
@@ -35,7 +35,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     this.#o = options
   }
 
-  async check(golem: GolemRecord): Promise<GolemHealth> {
+  async check(golem: GolemView): Promise<GolemHealth> {
     const profile = await this.#profile(golem)
     const [read, indexed] = await Promise.all([this.#read(golem, profile), this.#indexedRedemption(golem)])
     const hint = golem.lastRedeemedAt === undefined ? undefined : BigInt(golem.lastRedeemedAt)
@@ -51,7 +51,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     })
   }
 
-  async currentPhase(golem: GolemRecord): Promise<ChainPhaseState> {
+  async currentPhase(golem: GolemView): Promise<ChainPhaseState> {
     const read = await this.#read(golem, await this.#profile(golem))
     return {
       registered: read.registered,
@@ -61,7 +61,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     }
   }
 
-  async currentSpend(golem: GolemRecord): Promise<ChainSpendState> {
+  async currentSpend(golem: GolemView): Promise<ChainSpendState> {
     const profile = await this.#profile(golem)
     const read = await this.#read(golem, profile)
     const facts = permissionFactsOf(profile, read)
@@ -78,13 +78,13 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     }
   }
 
-  async #profile(golem: GolemRecord): Promise<GolemProfile> {
+  async #profile(golem: GolemView): Promise<GolemProfile> {
     if (golem.profile) return golem.profile
     const record = await this.#o.store.getGolem(golem.id)
     return parseGolemProfile(record?.profile ?? null)
   }
 
-  async #read(golem: GolemRecord, profile: GolemProfile): Promise<Observed> {
+  async #read(golem: GolemView, profile: GolemProfile): Promise<Observed> {
     const r = profile.runway
     const batch = await readGolems(this.#o.client, this.#o.deployment, [
       {
@@ -98,7 +98,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     return { ...batch.golems[0]!, timestamp: batch.timestamp, blockNumber: batch.blockNumber }
   }
 
-  async #indexedRedemption(golem: GolemRecord): Promise<bigint | undefined> {
+  async #indexedRedemption(golem: GolemView): Promise<bigint | undefined> {
     if (!this.#o.lastRedemptionAt) return undefined
     try {
       return await this.#o.lastRedemptionAt(golem)

@@ -4,7 +4,7 @@
 import { paymentCreditOf, type PaymentCredit } from '../../../core/lifecycle/paymentHistory.ts'
 import { StoreInputError } from '../../../core/store/errors.ts'
 import type { Store } from '../../../core/store/index.ts'
-import type { GolemJournal, GolemRecord, Page, PageRequest } from '../deps.ts'
+import type { GolemJournal, GolemView, Page, PageRequest } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 
 type Position = { page: string | null; skip: number }
@@ -36,7 +36,7 @@ export class StoreGolemJournal implements GolemJournal {
     private readonly scan: { pageSize: number; maxPages: number } = { pageSize: 100, maxPages: 20 },
   ) {}
 
-  async payments(golem: GolemRecord, req: PageRequest): Promise<Page<PaymentCredit>> {
+  async payments(golem: GolemView, req: PageRequest): Promise<Page<PaymentCredit>> {
     let { page, skip } = decodePosition(req.cursor)
     const items: PaymentCredit[] = []
     for (let read = 0; read < this.scan.maxPages; read++) {

@@ -6,7 +6,7 @@ import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import { computeVitality } from '../../../core/lifecycle/vitality.ts'
 import type { GolemRecord as StoredGolem, GolemStore } from '../../../core/store/index.ts'
-import type { GolemRecord, GolemRegistry } from '../deps.ts'
+import type { GolemView, GolemRegistry } from '../deps.ts'
 
 export type StoreGolemRegistryOptions = {
   store: GolemStore
@@ -26,7 +26,7 @@ function vitalityOf(record: StoredGolem, profile: GolemProfile | undefined): num
 }
 
 /** The API's view of a stored Golem. The profile rides along so the health check need not read it again. */
-export function golemRecordOf(record: StoredGolem): GolemRecord {
+export function golemViewOf(record: StoredGolem): GolemView {
   let profile: GolemProfile | undefined
   try {
     profile = record.profile === null ? undefined : parseGolemProfile(record.profile)
@@ -58,18 +58,18 @@ export class StoreGolemRegistry implements GolemRegistry {
     this.#store = options.store
   }
 
-  async getGolem(idOrAddress: string): Promise<GolemRecord | undefined> {
+  async getGolem(idOrAddress: string): Promise<GolemView | undefined> {
     if (STORE_ID.test(idOrAddress)) {
       const byId = await this.#store.getGolem(idOrAddress)
-      if (byId) return golemRecordOf(byId)
+      if (byId) return golemViewOf(byId)
     }
     if (!isAddress(idOrAddress, { strict: false })) return undefined
     // The store answers for the current key only: a rotated-away key finds nothing.
     const [record] = await this.#store.findGolems({ sessionKey: idOrAddress.toLowerCase() as Address })
-    return record ? golemRecordOf(record) : undefined
+    return record ? golemViewOf(record) : undefined
   }
 
-  async listGolemsByOwner(owner: Address): Promise<GolemRecord[]> {
-    return (await this.#store.findGolems({ owner: owner.toLowerCase() as Address })).map(golemRecordOf)
+  async listGolemsByOwner(owner: Address): Promise<GolemView[]> {
+    return (await this.#store.findGolems({ owner: owner.toLowerCase() as Address })).map(golemViewOf)
   }
 }
