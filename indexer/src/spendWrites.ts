@@ -9,23 +9,41 @@ import { settings } from '../ponder.config.ts'
 import { USD_ASSET, periodDelta, utcDay } from '../lib/spend.ts'
 import { usdAtPar, usdValue } from '../lib/usd.ts'
 
-type EventInfo = { block: { number: bigint; timestamp: bigint }; transaction: { hash: Hex } }
+type EventInfo = { block: { number: bigint; timestamp: bigint; hash: Hex }; transaction: { hash: Hex } }
+
+// A feed's decimals and answer at one block, read once however many spends the block holds (a backfill
+// block holds hundreds). Keyed by the block's hash, so a block that replaces it in a reorg reads again.
+const feedReads = new Map<Address, Promise<readonly [number, bigint]>>()
+let feedReadsBlock: Hex | undefined
+
+function feedAt(context: Context, feed: Address, block: { number: bigint; hash: Hex }): Promise<readonly [number, bigint]> {
+  if (block.hash !== feedReadsBlock) {
+    feedReads.clear()
+    feedReadsBlock = block.hash
+  }
+  let read = feedReads.get(feed)
+  if (read === undefined) {
+    read = Promise.all([
+      context.client.readContract({ abi: IPriceFeedAbi, address: feed, functionName: 'decimals', cache: 'immutable' }),
+      context.client.readContract({ abi: IPriceFeedAbi, address: feed, functionName: 'latestRoundData', blockNumber: block.number }),
+    ]).then(([decimals, round]) => [decimals, round[1]] as const)
+    feedReads.set(feed, read)
+  }
+  return read
+}
 
 /**
- * USD6 of a token amount at the spend's block, from the deployment's prices: a feed read (Ponder caches
- * it per block), or par for a USD-pegged token without a feed; null for a token with no price.
+ * USD6 of a token amount at the spend's block, from the deployment's prices: a feed read (once per feed
+ * and block), or par for a USD-pegged token without a feed; null for a token with no price.
  */
-async function usd6Of(context: Context, asset: string, amount: bigint, blockNumber: bigint): Promise<bigint | null> {
+async function usd6Of(context: Context, asset: string, amount: bigint, block: { number: bigint; hash: Hex }): Promise<bigint | null> {
   if (asset === USD_ASSET) return amount
   const price = settings.prices[asset]
   if (price === undefined) return null
   if (price.feed === undefined) return usdAtPar(amount, price.decimals)
   try {
-    const [feedDecimals, round] = await Promise.all([
-      context.client.readContract({ abi: IPriceFeedAbi, address: price.feed, functionName: 'decimals', cache: 'immutable' }),
-      context.client.readContract({ abi: IPriceFeedAbi, address: price.feed, functionName: 'latestRoundData', blockNumber }),
-    ])
-    return usdValue(amount, price.decimals, round[1], feedDecimals)
+    const [feedDecimals, answer] = await feedAt(context, price.feed, block)
+    return usdValue(amount, price.decimals, answer, feedDecimals)
   } catch (error) {
     // A feed that reverts (no round yet) or has no code (a wrong address) leaves the value unknown; it must not stop
     // the indexer. Anything else (the RPC down after Ponder's retries) is Ponder's to handle.
@@ -63,7 +81,7 @@ export async function recordSpend(
     amount = periodDelta(previous?.spent, spentInPeriod)
   }
 
-  const usd6 = await usd6Of(context, item.asset, amount, event.block.number)
+  const usd6 = await usd6Of(context, item.asset, amount, event.block)
 
   const counter = { spent: spentInPeriod, periodLimit, periodEnd, lastBlock: event.block.number }
   await context.db

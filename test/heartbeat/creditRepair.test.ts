@@ -1,31 +1,20 @@
 // A paid credit that was journaled but never reached the profile (the API crashed between the two
 // writes, and the payer never replayed the payment) is applied by the first tick of the next period,
 // once. Anvil and dynalite.
-import { readFileSync } from 'node:fs'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyPaymentCredit } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
-import { provisionGolem } from '../../local/provision.ts'
-import { DAY, chainNow, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, chainNow, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const PRICE = 500_000n
 let env: HeartbeatEnv
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  const owner = await env.devnet.createOwner()
-  await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
-    owner,
-    golemId: 'fed',
-    strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
-  })
+  await provisionExampleGolem(env, 'fed')
 })
 afterAll(async () => env?.stop())
 

@@ -2,6 +2,7 @@
 // dependencies, and the on-chain truth the suites check the store against (RedeemedDelegation logs,
 // USDC transfers out of the owner, VitalityOracle phase transitions).
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { erc20Abi, getAbiItem, isAddressEqual, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
@@ -11,6 +12,7 @@ import type { GolemEvent, Store } from '../../core/store/index.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../../functions/tick/types.ts'
 import { startDevnet, type Devnet } from '../../local/devnet.ts'
+import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 
 export const USDC = (n: number | bigint) => BigInt(n) * 1_000_000n
@@ -163,4 +165,18 @@ export const sentCount = (client: PublicClient, address: Address) => client.getT
 
 export function sameAddress(a: string, b: string): boolean {
   return isAddressEqual(a as Address, b as Address)
+}
+
+/** A Golem provisioned from examples/STRATEGY.md for a fresh owner, as `npm start` provisions its demo. */
+export async function provisionExampleGolem(env: HeartbeatEnv, golemId: string): Promise<ProvisionedGolem> {
+  const owner = await env.devnet.createOwner()
+  return provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId,
+    strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+  })
 }

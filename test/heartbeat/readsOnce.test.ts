@@ -1,14 +1,12 @@
 // A tick reads its Golem's record once and writes it twice (the lease, then the outcome), on every
 // beat of a whole life: no re-reads between planning and executing. Counted on the real DynamoStore.
-import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../../core/store/index.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../functions/heartbeat/heartbeat.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
-import { provisionGolem } from '../../local/provision.ts'
-import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 type Counts = Record<string, number>
 
@@ -31,16 +29,7 @@ const beats: { result: TickResult; counts: Counts }[] = []
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  const owner = await env.devnet.createOwner()
-  await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
-    owner,
-    golemId: 'once',
-    strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
-  })
+  await provisionExampleGolem(env, 'once')
   // The heartbeat reads the chain for the tick; the tick gets its own counted store.
   const invoker: TickInvoker = {
     async invoke(requests: readonly TickRequest[]) {
