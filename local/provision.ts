@@ -13,7 +13,7 @@ import { serializeGolemProfile, type GolemProfile } from '../core/lifecycle/prof
 import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import type { RenewedRunway } from '../functions/tick/types.ts'
+import type { RenewedRunway } from '../core/custody/signerResolver.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
 import { sendOwnerCalls } from './ownerActions.ts'
 

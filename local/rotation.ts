@@ -6,7 +6,7 @@ import { SessionKey } from '../core/custody/index.ts'
 import type { BardoDeployment } from '../core/deployment.ts'
 import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import type { KeyRotation, RenewedRunway } from '../functions/tick/types.ts'
+import type { KeyRotation, RenewedRunway } from '../core/custody/signerResolver.ts'
 import type { OwnerAccount } from './devnet.ts'
 import { signRunwayGrant } from './provision.ts'
 

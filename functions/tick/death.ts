@@ -14,9 +14,11 @@ import {
   MAX_DEREGISTER_ATTEMPTS,
 } from '../../core/lifecycle/deathPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
-import { sendOnce, type SendOnceParams, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
+import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { returnFunds } from './returnFunds.ts'
-import type { ObservedGolem, TickDeps, TickResult } from './types.ts'
+import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
+import { slotBaseOf, type SlotBase } from './slots.ts'
+import type { TickDeps, TickResult } from './types.ts'
 
 const done = (s: SlotSendOutcome) =>
   s.status === 'confirmed' || s.status === 'reconciled' || (s.status === 'busy' && s.reason === 'completed')
@@ -30,14 +32,7 @@ export async function runDeathProtocol(
 ): Promise<TickResult> {
   const { store } = deps
   const golemId = golem.golemId
-  const slotBase = {
-    store,
-    client: deps.client,
-    chainId: deps.deployment.chainId,
-    owner: deps.invocationId,
-    now: nowMs,
-    leaseMs: deps.leaseMs ?? 120_000,
-  }
+  const slotBase = slotBaseOf(deps, nowMs)
 
   // 1. Settlement-only actions. The runway grant moves USDC to the Golem's key and opens no position in
   //    the owner's account, so there is nothing to unwind; action grants with open positions would settle
@@ -135,7 +130,7 @@ export async function runDeathProtocol(
  */
 async function deregister(
   deps: TickDeps,
-  slotBase: Omit<SendOnceParams, 'slot' | 'build'>,
+  slotBase: SlotBase,
   golemId: string,
   profile: GolemProfile,
   registeredAtRead: boolean,

@@ -6,7 +6,7 @@ import { encodeRedemptions } from '../../core/delegations/index.ts'
 import type { GasStep } from '../../core/lifecycle/gasPlan.ts'
 import { toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import type { SlotBase } from './reconcile.ts'
+import type { SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
 export async function topUpGas(

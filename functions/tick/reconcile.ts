@@ -11,10 +11,9 @@ import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { GolemRecord, SlotRef, Store, TickSlot } from '../../core/store/index.ts'
-import { reservationIdOf, sendOnce, type SendOnceParams } from '../../adapters/chain/sendOnce.ts'
-import type { ObservedGolem } from './types.ts'
-
-export type SlotBase = Pick<SendOnceParams, 'store' | 'client' | 'chainId' | 'owner' | 'now' | 'leaseMs'>
+import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
+import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
+import type { SlotBase } from './slots.ts'
 
 export type PendingSettlement = {
   /** Events of the slots settled here, at the time of the tick that sent them. */

@@ -6,7 +6,7 @@ import type { Phase } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ReprievePlan } from '../../core/lifecycle/reprievePlan.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import type { SlotBase } from './reconcile.ts'
+import type { SlotBase } from './slots.ts'
 import type { TickDeps } from './types.ts'
 
 /** The phase the Golem was reset to, or undefined when nothing was reset this tick. */

@@ -19,10 +19,10 @@ import {
 } from '../../core/lifecycle/deathPlan.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { JsonInputObject, SlotRef, TickSlot } from '../../core/store/index.ts'
-import { sendOnce, type SendOnceParams } from '../../adapters/chain/sendOnce.ts'
+import { sendOnce } from '../../adapters/chain/sendOnce.ts'
+import type { SlotBase } from './slots.ts'
 import type { TickDeps } from './types.ts'
 
-type SlotBase = Omit<SendOnceParams, 'slot' | 'build'>
 export type ReturnOutcome = { done: true; lines: FundsReturn[] } | { done: false; reason: string }
 
 /** The gas limit sendOnce signs with (its estimate plus 30%), times the fee cap: the most a transfer can cost. */

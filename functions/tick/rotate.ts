@@ -8,7 +8,9 @@ import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../
 import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import type { KeyRotation, TickDeps } from './types.ts'
+import type { KeyRotation } from '../../core/custody/signerResolver.ts'
+import { slotBaseOf } from './slots.ts'
+import type { TickDeps } from './types.ts'
 
 export async function rotateSessionKey(
   deps: TickDeps & { rotation: KeyRotation },
@@ -37,12 +39,7 @@ export async function rotateSessionKey(
   }
   const to = pending.to
   const sent = await sendOnce({
-    store: deps.store,
-    client: deps.client,
-    chainId: deps.deployment.chainId,
-    owner: deps.invocationId,
-    now: input.nowMs,
-    leaseMs: deps.leaseMs ?? 120_000,
+    ...slotBaseOf(deps, input.nowMs),
     slot: { golemId: golem.golemId, period: 0n, step },
     build: async () => ({
       sender: deps.operator.address,

@@ -19,14 +19,12 @@ import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { runDeathProtocol } from './death.ts'
 import { topUpGas } from './gas.ts'
 import { finishTick } from './finish.ts'
-import { phaseChangedEvent, settlePendingSlots, type SlotBase } from './reconcile.ts'
+import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
+import { DEFAULT_LEASE_MS, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { rotateSessionKey } from './rotate.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
-export { observationOf, readRequestOf } from '../../core/lifecycle/observation.ts'
-
-const DEFAULT_LEASE_MS = 120_000
 const DEFAULT_INTERVAL_S = 60
 
 function jsonData(e: CustodyEvent): JsonInputObject {
@@ -79,14 +77,7 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   if (!golem) return { golemId, outcome: 'busy' }
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
-  const slotBase: SlotBase = {
-    store,
-    client: deps.client,
-    chainId: deps.deployment.chainId,
-    owner: deps.invocationId,
-    now: nowMs,
-    leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS,
-  }
+  const slotBase = slotBaseOf(deps, nowMs)
   const vitalityParameters = deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.

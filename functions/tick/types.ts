@@ -29,9 +29,6 @@ export type TickDeps = {
   afterBroadcast?: (step: string) => Promise<void> | void
 }
 
-/** What the heartbeat already read for this Golem in its batch (saves the tick a read). */
-export type { ObservedGolem } from '../../core/lifecycle/observation.ts'
-
 export type TickResult = {
   golemId: string
   outcome: 'unknown' | 'dead' | 'busy' | 'ticked' | 'died'
@@ -46,5 +43,3 @@ export type TickResult = {
   revocation?: string
   rotated?: { from: Address; to: Address; reason: string }
 }
-
-export type { KeyRotation, RenewedRunway, SignerResolver } from '../../core/custody/signerResolver.ts'
