@@ -33,7 +33,12 @@ export function disableSteps(profile: GolemProfile): DisableStep[] {
  * attempt gets a fresh slot while the oracle still lists the Golem.
  */
 export function deregisterStep(attempt: number): string {
-  return attempt === 0 ? 'death-deregister' : `death-deregister-${attempt}`
+  return attemptStep('death-deregister', attempt)
+}
+
+/** A retried step's slot: the first attempt keeps the plain name, so slots written before stay valid. */
+function attemptStep(base: string, attempt: number): string {
+  return attempt === 0 ? base : `${base}-${attempt}`
 }
 
 /** Step 3's attempts per asset: an attempt whose nonce another transaction took moved nothing, so a fresh one may follow. */
@@ -48,8 +53,10 @@ export function returnAssets(profile: Pick<GolemProfile, 'runway'>): ReturnAsset
 
 /** The slot of one return attempt (a token by its address prefix: steps are short); the first attempt keeps the plain name. */
 export function returnStep(asset: ReturnAsset, attempt: number): string {
-  const base = asset.kind === 'native' ? 'death-return-native' : `death-return-token-${asset.token.slice(2, 10).toLowerCase()}`
-  return attempt === 0 ? base : `${base}-${attempt}`
+  return attemptStep(
+    asset.kind === 'native' ? 'death-return-native' : `death-return-token-${asset.token.slice(2, 10).toLowerCase()}`,
+    attempt,
+  )
 }
 
 /**
