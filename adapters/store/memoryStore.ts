@@ -53,20 +53,7 @@ export class InMemoryStore implements S.Store {
     const i = parse.parseCreateGolem(raw)
     const existing = this.#golems.get(i.golemId)
     if (existing) return { created: false, existing: clone(existing) }
-    const golem: GolemRecord = {
-      golemId: i.golemId,
-      owner: i.owner,
-      sessionKeyAddress: i.sessionKeyAddress,
-      custodyMode: i.custodyMode,
-      profile: i.profile,
-      status: 'alive',
-      phase: i.phase,
-      nextTickAt: i.nextTickAt,
-      lastTick: null,
-      createdAt: i.now,
-      updatedAt: i.now,
-      version: 1,
-    }
+    const golem = rules.newGolemRecord(i)
     assertNoKeyMaterial(codec.golemToItem(golem))
     this.#golems.set(golem.golemId, golem)
     return { created: true, golem: clone(golem) }

@@ -9,6 +9,7 @@ import type {
   CommitReservationInput,
   CommitReservationResult,
   CompleteSlotInput,
+  CreateGolemInput,
   CreditPaymentInput,
   GolemPatch,
   RecordSlotTxInput,
@@ -89,6 +90,24 @@ export function releaseSlotDecision(s: TickSlot | null, owner: string): Decision
 const STATUS_ORDER: Record<GolemStatus, number> = { alive: 0, dying: 1, dead: 2 }
 
 /** Throws if the patch may not apply to `g`: a dead Golem's record is final; status never goes back. */
+/** A new Golem's record: alive, at version 1, never ticked. */
+export function newGolemRecord(i: Required<CreateGolemInput>): GolemRecord {
+  return {
+    golemId: i.golemId,
+    owner: i.owner,
+    sessionKeyAddress: i.sessionKeyAddress,
+    custodyMode: i.custodyMode,
+    profile: i.profile,
+    status: 'alive',
+    phase: i.phase,
+    nextTickAt: i.nextTickAt,
+    lastTick: null,
+    createdAt: i.now,
+    updatedAt: i.now,
+    version: 1,
+  }
+}
+
 export function checkGolemPatch(g: GolemRecord, patch: GolemPatch): void {
   if (g.status === 'dead') throw new StoreConflictError('status', 'the Golem is dead; its record is final')
   if (patch.status !== undefined && STATUS_ORDER[patch.status] < STATUS_ORDER[g.status]) {

@@ -22,20 +22,7 @@ export async function getGolem(table: DynamoTable, golemId: string): Promise<Gol
 
 export async function createGolem(table: DynamoTable, shards: number, raw: S.CreateGolemInput): Promise<S.CreateGolemResult> {
   const i = parse.parseCreateGolem(raw)
-  const golem: GolemRecord = {
-    golemId: i.golemId,
-    owner: i.owner,
-    sessionKeyAddress: i.sessionKeyAddress,
-    custodyMode: i.custodyMode,
-    profile: i.profile,
-    status: 'alive',
-    phase: i.phase,
-    nextTickAt: i.nextTickAt,
-    lastTick: null,
-    createdAt: i.now,
-    updatedAt: i.now,
-    version: 1,
-  }
+  const golem = rules.newGolemRecord(i)
   // Lookup entries first: one whose record never lands points at nothing and is skipped on read.
   await putLookups(table, golem.golemId, [k.ownerPk(golem.owner), k.keyPk(golem.sessionKeyAddress)], i.now)
   const created = await table.put(codec.golemToItem(golem), { expression: 'attribute_not_exists(pk)' })
