@@ -3,7 +3,7 @@ import { GAS_THRESHOLD_BPS, gasPeriodAt, gasThreshold, planGas } from './gasPlan
 import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
-import { born, DAY_S, golemKey, hex32, testProfile } from './testing/profile.ts'
+import { born, DAY_S, golemKey, hex32, testProfile, testRead } from './testing/profile.ts'
 
 const ALLOWANCE = 10_000n
 const withGas = (delegate = golemKey): GolemProfile => {
@@ -21,22 +21,7 @@ const withGas = (delegate = golemKey): GolemProfile => {
     },
   }
 }
-const read = (o: Partial<ObservedGolem> = {}): ObservedGolem => ({
-  golemId: 'g',
-  phase: Phase.Thriving,
-  registered: true,
-  dead: false,
-  survivalScoreBps: 10_000,
-  dreaming: false,
-  disabled: false,
-  availableInPeriod: 10n,
-  isNewPeriod: true,
-  currentPeriod: 2n,
-  timestamp: born + DAY_S + 60n,
-  ethBalance: 100n,
-  gasAvailableInPeriod: ALLOWANCE,
-  ...o,
-})
+const read = (o: Partial<ObservedGolem> = {}): ObservedGolem => testRead({ ethBalance: 100n, gasAvailableInPeriod: ALLOWANCE, ...o })
 
 describe('the gas top-up rule', () => {
   it('redeems what the period allows once the balance is below half a period allowance, in the gas slot of its period', () => {

@@ -14,31 +14,15 @@ import {
   unsentLine,
 } from './deathPlan.ts'
 import { ownerOf } from '../custody/golemPolicy.ts'
-import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
 import { planReprieve } from './reprievePlan.ts'
 import { planRotation, profileAfterRotation, rotationStepName } from './rotationPlan.ts'
 import { eventKey, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
-import { born, DAY_S, golemKey, hex32, testProfile } from './testing/profile.ts'
+import { born, DAY_S, golemKey, hex32, testProfile, testRead } from './testing/profile.ts'
 
 const noShocks = { shockProbabilityPerDay: 0 }
 
-function read(o: Partial<ObservedGolem> = {}): ObservedGolem {
-  return {
-    golemId: 'g',
-    phase: Phase.Thriving,
-    registered: true,
-    dead: false,
-    survivalScoreBps: 10_000,
-    dreaming: false,
-    disabled: false,
-    availableInPeriod: 10n,
-    isNewPeriod: true,
-    currentPeriod: 2n,
-    timestamp: born + DAY_S + 60n,
-    ...o,
-  }
-}
+const read = testRead
 
 const none = { events: [], reservedAmount: 0n }
 

@@ -1,5 +1,7 @@
 // A valid custody profile for pure lifecycle tests: a 30-day runway of 10 units a day, born at `born`.
 import type { Address } from 'viem'
+import type { ObservedGolem } from '../observation.ts'
+import { Phase } from '../phase.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../profile.ts'
 
 export const hex32 = (b: string) => `0x${b.repeat(32)}` as const
@@ -39,4 +41,22 @@ export function testProfile(overrides: Partial<GolemProfile> = {}): GolemProfile
       ...overrides,
     }),
   )
+}
+
+/** One chain read of that Golem a minute into its second period: registered, Thriving, awake, a full period left. */
+export function testRead(o: Partial<ObservedGolem> = {}): ObservedGolem {
+  return {
+    golemId: 'g',
+    phase: Phase.Thriving,
+    registered: true,
+    dead: false,
+    survivalScoreBps: 10_000,
+    dreaming: false,
+    disabled: false,
+    availableInPeriod: 10n,
+    isNewPeriod: true,
+    currentPeriod: 2n,
+    timestamp: born + DAY_S + 60n,
+    ...o,
+  }
 }
