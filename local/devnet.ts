@@ -4,6 +4,8 @@
 import {
   createPublicClient,
   createWalletClient,
+  encodeDeployData,
+  encodeFunctionData,
   defineChain,
   http,
   parseEther,
@@ -25,6 +27,7 @@ import * as artifacts from '../contracts/artifacts/index.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
+import { sendInNonceOrder } from './sendInOrder.ts'
 
 /** Anvil's well-known test mnemonic: its accounts are funded with 10,000 ETH on every local chain. */
 const TEST_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -114,12 +117,12 @@ async function deployAll(
   items: { name: string; artifact: Deployable; args: readonly unknown[] }[],
 ): Promise<Record<string, Address>> {
   const { publicClient, deployer } = clients
-  // Send every deployment back to back with explicit nonces, then wait once: anvil mines each at once.
-  let nonce = await publicClient.getTransactionCount({ address: deployer.account.address, blockTag: 'pending' })
-  const hashes = await Promise.all(
-    items.map((item) =>
-      deployer.deployContract({ abi: item.artifact.abi, bytecode: item.artifact.bytecode, args: item.args as never, nonce: nonce++ }),
-    ),
+  // Every deployment back to back, then one wait: anvil mines each as it arrives.
+  const hashes = await sendInNonceOrder(
+    deployer,
+    items.map((item) => ({
+      data: encodeDeployData({ abi: item.artifact.abi, bytecode: item.artifact.bytecode, args: item.args as never }),
+    })),
   )
   const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
   const out: Record<string, Address> = {}
@@ -206,36 +209,15 @@ export async function deployBardo(
 /** Gives the swap router its price feeds and liquidity so local swaps settle at feed prices. */
 async function configureRouter(clients: DevnetClients, assets: LocalAssets): Promise<void> {
   const { publicClient, deployer } = clients
-  let nonce = await publicClient.getTransactionCount({ address: deployer.account.address, blockTag: 'pending' })
-  const hashes = await Promise.all([
-    deployer.writeContract({
-      address: assets.router,
-      abi: artifacts.TestSwapRouterAbi,
-      functionName: 'setFeed',
-      args: [assets.usdc, assets.usdcUsdFeed],
-      nonce: nonce++,
-    }),
-    deployer.writeContract({
-      address: assets.router,
-      abi: artifacts.TestSwapRouterAbi,
-      functionName: 'setFeed',
-      args: [assets.weth, assets.ethUsdFeed],
-      nonce: nonce++,
-    }),
-    deployer.writeContract({
-      address: assets.usdc,
-      abi: artifacts.TestUSDCAbi,
-      functionName: 'mint',
-      args: [assets.router, parseUnits('10000000', 6)],
-      nonce: nonce++,
-    }),
-    deployer.writeContract({
-      address: assets.weth,
-      abi: artifacts.TestTokenAbi,
-      functionName: 'mint',
-      args: [assets.router, parseEther('10000')],
-      nonce: nonce++,
-    }),
+  const call = (address: Address, abi: Abi, functionName: string, args: readonly unknown[]) => ({
+    to: address,
+    data: encodeFunctionData({ abi, functionName, args } as never),
+  })
+  const hashes = await sendInNonceOrder(deployer, [
+    call(assets.router, artifacts.TestSwapRouterAbi, 'setFeed', [assets.usdc, assets.usdcUsdFeed]),
+    call(assets.router, artifacts.TestSwapRouterAbi, 'setFeed', [assets.weth, assets.ethUsdFeed]),
+    call(assets.usdc, artifacts.TestUSDCAbi, 'mint', [assets.router, parseUnits('10000000', 6)]),
+    call(assets.weth, artifacts.TestTokenAbi, 'mint', [assets.router, parseEther('10000')]),
   ])
   await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
 }

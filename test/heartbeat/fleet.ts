@@ -1,9 +1,9 @@
 // Provisions many Golems at once for the duplicate suite and the heartbeat bench. Same grant and profile
 // as local/provision.ts (signRunwayGrant, localGolemProfile: a direct ERC-7710 runway grant with
 // golemPhase carrying the life window), but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
-// back to back with explicit nonces, and gas money is set with anvil_setBalance instead of a transfer
+// back to back in nonce order, and gas money is set with anvil_setBalance instead of a transfer
 // each. provisionGolem takes ~20 ms a Golem; this takes ~5.
-import { encodeFunctionData, numberToHex, parseEther, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
+import { encodeFunctionData, numberToHex, parseEther, type Address, type Hex, type PublicClient } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { SessionKey } from '../../core/custody/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -11,6 +11,7 @@ import type { Store } from '../../core/store/index.ts'
 import type { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
 import { localGolemProfile, recordProvisionedGolem, signRunwayGrant } from '../../local/provision.ts'
+import { sendInNonceOrder } from '../../local/sendInOrder.ts'
 
 export type FleetGolem = { golemId: string; golemKey: Address; sessionKey: SessionKey; runwayHash: Hex; profile: GolemProfile }
 
@@ -73,22 +74,19 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
   })
   p.log?.(`fleet: ${golems.length} grants signed`)
 
-  // 2. Registration on the VitalityOracle: back to back with explicit nonces, then one wait per batch.
+  // 2. Registration on the VitalityOracle: signed in parallel, sent in nonce order, one wait per batch.
   const operator = devnet.operator
-  let nonce = await client.getTransactionCount({ address: operator.account.address, blockTag: 'pending' })
   const fees = await client.estimateFeesPerGas()
   for (let i = 0; i < golems.length; i += 100) {
-    const hashes = await inBatches(golems.slice(i, i + 100), 100, (g) =>
-      operator.sendTransaction({
-        account: operator.account as LocalAccount,
-        chain: devnet.chain,
+    const hashes = await sendInNonceOrder(
+      operator,
+      golems.slice(i, i + 100).map((g) => ({
         to: deployment.vitalityOracle,
         data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [g.golemKey] }),
-        nonce: nonce++,
         gas: 200_000n,
         maxFeePerGas: fees.maxFeePerGas,
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      }),
+      })),
     )
     const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash })))
     const failed = receipts.find((r) => r.status !== 'success')
