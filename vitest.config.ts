@@ -14,6 +14,8 @@ export default defineConfig({
     ],
     // snap/ is its own workspace tested with jest (snaps-jest); its suites never run here.
     exclude: ['**/node_modules/**', 'snap/**'],
+    // One fast-check seed for the whole run (override with BARDO_PROPERTY_SEED).
+    setupFiles: ['test/support/propertySeed.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Suites start their own anvil, dynalite and indexer processes; two cores, so run files in a small pool.
