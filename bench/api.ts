@@ -1,7 +1,8 @@
 // Bench: GET /api/v1/golems/:id/permission-health with the REAL services (createLocalApi: the Golem
-// from the store, one real chain read per request on a local anvil devnet through readGolems, i.e. a
-// block read and a deployless multicall, then core/health) next to the same route with a stubbed chain
-// read (functions/api/testing.ts fakes) and a bare Hono route: same machine, same run. Load is a
+// from the store, the chain state from a local anvil devnet through readGolems, shared per block: one
+// eth_blockNumber shared by concurrent requests, one multicall per Golem and block, then core/health)
+// next to the same route with a stubbed chain read (functions/api/testing.ts fakes) and a bare Hono
+// route: same machine, same run. Every JSON-RPC request the real route makes is counted. Load is a
 // bounded loop of concurrent fetches against 127.0.0.1 only. The servers and the devnet's client run
 // in one child process (this file with --serve), so the load generator does not share their event loop.
 // The x402 verify+settle cost is measured by bench/x402.ts (bench/index.ts runs both).
@@ -14,6 +15,7 @@ import { performance } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Hono } from 'hono'
+import { createPublicClient, type Chain, type PublicClient, type Transport } from 'viem'
 import { InMemoryStore } from '../adapters/store/index.ts'
 import { createApp } from '../functions/api/app.ts'
 import { createLocalApi } from '../functions/api/local.ts'
@@ -22,6 +24,11 @@ import { sampleGolem, testApiDeps } from '../functions/api/testing.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import { startDevnet } from '../local/devnet.ts'
 import { provisionGolem } from '../local/provision.ts'
+import { countingTransport } from './lib/countingTransport.ts'
+import { formatRatio, verdict } from './lib/table.ts'
+
+/** The goal: the real route keeps at least half of bare Hono's throughput, with p99 under 25 ms. */
+export const API_GOAL = { minRpsRatio: 0.5, maxP99Ms: 25 } as const
 
 export type RouteStats = { requests: number; rps: number; p50Ms: number; p99Ms: number; errors: number }
 
@@ -40,6 +47,11 @@ export type ApiBenchResult = {
   p99Ratio: number
   /** The stubbed route divided by bare: what the HTTP layer alone (limits, validation, JSON) keeps. */
   stubbedRpsRatio: number
+  /** JSON-RPC requests the real route made per request (warm-up included), and by method. */
+  rpcPerRequest: number
+  rpcByMethod: Record<string, number>
+  /** PASS when rpsRatio >= 0.5 and the real route's p99 < 25 ms. */
+  goal: 'PASS' | 'MISS'
 }
 
 export type ApiBenchOptions = { requests?: number; concurrency?: number; rounds?: number; warmup?: number }
@@ -84,6 +96,7 @@ function stats(runs: { latencies: number[]; wallMs: number; errors: number }[]):
 }
 
 type BenchUrls = { api: string; stubbed: string; bare: string }
+type RpcCounts = Record<string, number>
 
 /** Child side: a devnet with one provisioned Golem, the three apps on 127.0.0.1; lives until stdin closes. */
 async function serveBenchApps(): Promise<void> {
@@ -105,9 +118,15 @@ async function serveBenchApps(): Promise<void> {
   // The limiter still counts every request in the store; only its ceiling is lifted, so the bench
   // measures the route and not a wall of 429s.
   const rateLimits = { public: Number.MAX_SAFE_INTEGER }
+  // The real API reads through its own client, whose requests are counted (provisioning is not).
+  const counts = new Map<string, number>()
+  const publicClient = createPublicClient({
+    chain: devnet.publicClient.chain,
+    transport: countingTransport(devnet.rpcUrl, counts),
+  }) as PublicClient<Transport, Chain>
   const real = createLocalApi({
     store,
-    publicClient: devnet.publicClient,
+    publicClient,
     deployment: devnet.deployment,
     operator: devnet.operator.account,
     settlement: devnet.operator,
@@ -125,13 +144,14 @@ async function serveBenchApps(): Promise<void> {
   process.stdout.write(`${JSON.stringify(urls)}\n`)
   process.stdin.resume()
   await once(process.stdin, 'end')
+  process.stdout.write(`${JSON.stringify(Object.fromEntries(counts))}\n`)
   await Promise.all([api.close(), stubbed.close(), bare.close()])
   await devnet.stop()
   process.exit(0)
 }
 
 /** Parent side: start the child with tsx and wait for the URLs it prints. */
-async function startBenchServers(): Promise<{ urls: BenchUrls; stop: () => Promise<void> }> {
+async function startBenchServers(): Promise<{ urls: BenchUrls; stop: () => Promise<RpcCounts> }> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..')
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
     cwd: root,
@@ -141,10 +161,12 @@ async function startBenchServers(): Promise<{ urls: BenchUrls; stop: () => Promi
   const lines = createInterface({ input: child.stdout! })
   const first = await Promise.race([once(lines, 'line').then(([l]) => String(l)), exited.then(() => undefined)])
   if (first === undefined) throw new Error('bench server: the child exited before it printed its URLs')
+  const counted = once(lines, 'line').then(([l]) => JSON.parse(String(l)) as RpcCounts)
   const stop = async () => {
-    lines.close()
-    child.stdin!.end() // the child closes its servers and exits on stdin end
+    child.stdin!.end() // the child prints its RPC counts, closes its servers and exits on stdin end
     await exited
+    lines.close()
+    return Promise.race([counted, Promise.resolve({} as RpcCounts)])
   }
   return { urls: JSON.parse(first) as BenchUrls, stop }
 }
@@ -155,6 +177,7 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
   const rounds = o.rounds ?? 8
   const warmup = o.warmup ?? 300
   const servers = await startBenchServers()
+  let stopped = false
   try {
     const { api, stubbed, bare } = servers.urls
     for (const url of [api, stubbed, bare]) await load(url, warmup, concurrency)
@@ -173,6 +196,10 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
     const permissionHealthStubbed = stats(runs.stubbed)
     const bareStats = stats(runs.bare)
     const ratio = (a: number, b: number) => Math.round((a / Math.max(b, 0.01)) * 1000) / 1000
+    stopped = true
+    const rpcByMethod = await servers.stop()
+    const rpc = Object.values(rpcByMethod).reduce((a, b) => a + b, 0)
+    const rpsRatio = ratio(permissionHealth.rps, bareStats.rps)
     return {
       requests,
       concurrency,
@@ -180,12 +207,15 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
       permissionHealth,
       permissionHealthStubbed,
       bare: bareStats,
-      rpsRatio: ratio(permissionHealth.rps, bareStats.rps),
+      rpsRatio,
       p99Ratio: ratio(permissionHealth.p99Ms, bareStats.p99Ms),
       stubbedRpsRatio: ratio(permissionHealthStubbed.rps, bareStats.rps),
+      rpcPerRequest: Math.round((rpc / (permissionHealth.requests + warmup)) * 1000) / 1000,
+      rpcByMethod,
+      goal: verdict(rpsRatio, API_GOAL.minRpsRatio, 'atLeast') === 'PASS' && permissionHealth.p99Ms < API_GOAL.maxP99Ms ? 'PASS' : 'MISS',
     }
   } finally {
-    await servers.stop()
+    if (!stopped) await servers.stop()
   }
 }
 
@@ -200,6 +230,10 @@ export function formatApiBench(r: ApiBenchResult): string {
     row('permission-health, stubbed chain', r.permissionHealthStubbed),
     row('permission-health, real (anvil)', r.permissionHealth),
     `real permission-health keeps ${(r.rpsRatio * 100).toFixed(1)}% of bare throughput (p99 ${r.p99Ratio.toFixed(2)}x bare); with the chain read stubbed ${(r.stubbedRpsRatio * 100).toFixed(1)}%`,
+    `JSON-RPC per real request: ${r.rpcPerRequest} (${Object.entries(r.rpcByMethod)
+      .map(([m, n]) => `${m} ${n}`)
+      .join(', ')})`,
+    `goal: permission-health >= ${formatRatio(API_GOAL.minRpsRatio, 1)} bare throughput with p99 < ${API_GOAL.maxP99Ms} ms: ${formatRatio(r.rpsRatio, 3)}, p99 ${r.permissionHealth.p99Ms.toFixed(1)} ms -> ${r.goal}`,
   ].join('\n')
 }
 

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { createPublicClient, http, type LocalAccount, type PublicClient, type Transport } from 'viem'
+import { createPublicClient, type LocalAccount, type PublicClient } from 'viem'
+import { countingTransport } from './lib/countingTransport.ts'
 import { DynamoStore, InMemoryStore } from '../adapters/store/index.ts'
 import type { Store } from '../core/store/index.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
@@ -58,21 +59,6 @@ export type HeartbeatBenchResult = {
 
 const GOAL_RPC_PER_IDLE_TICK = 0.05
 const USDC = (n: number) => BigInt(n) * 1_000_000n
-
-/** viem's http transport with every request counted by method (no proxy hop, nothing added to timings). */
-function countingTransport(url: string, counts: Map<string, number>): Transport {
-  const inner = http(url, { batch: false })
-  return ((config: Parameters<Transport>[0]) => {
-    const t = inner(config)
-    return {
-      ...t,
-      request: (async (args: { method: string }) => {
-        counts.set(args.method, (counts.get(args.method) ?? 0) + 1)
-        return (t.request as (a: unknown) => Promise<unknown>)(args)
-      }) as typeof t.request,
-    }
-  }) as Transport
-}
 
 /** Hands the ticks over without the heartbeat's observation: each tick reads its own Golem. */
 class PerGolemReadInvoker implements TickInvoker {

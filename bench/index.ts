@@ -29,6 +29,13 @@ export const BENCHMARKS: readonly BenchModule[] = [
     about: 'indexer backfill vs an empty-handler Ponder app',
   },
   {
+    name: 'bundle',
+    file: './bundle.ts',
+    run: 'runBundleBench',
+    format: 'formatBundleBench',
+    about: 'Lambda bundle sizes (esbuild, minified, AWS SDK external) vs the tick goal of 400 KB',
+  },
+  {
     name: 'x402',
     file: './x402.ts',
     run: 'runX402Bench',

@@ -1,29 +1,14 @@
 // Names a revert: finds the revert data in an error's cause chain (estimateGas, call and writeContract
 // wrap it differently: `data` on RPC errors, `raw` on ContractFunctionRevertedError) and decodes it
-// against every Bardo contract and the DelegationManager, so callers see
-// `ActionNotAllowedInPhase(golem, 2, 0x04e45aaf, 1)` rather than hex.
-import { BaseError, decodeErrorResult, isHex, toFunctionSelector, type Abi, type Hex } from 'viem'
+// against every custom error of the Bardo contracts and the DelegationManager (chainErrorsAbi.ts), so
+// callers see `ActionNotAllowedInPhase(golem, 2, 0x04e45aaf, 1)` rather than hex.
+import { BaseError, decodeErrorResult, isHex, toFunctionSelector, type Hex } from 'viem'
 import { formatAbiItem } from 'viem/utils'
-import { DelegationManager } from '@metamask/delegation-abis'
-import * as artifacts from '../../contracts/artifacts/index.ts'
+import { chainErrorsAbi } from './chainErrorsAbi.ts'
 
-type AbiError = Extract<Abi[number], { type: 'error' }>
+export { chainErrorsAbi }
 
 export type DecodedChainError = { name: string; args: readonly unknown[]; data: Hex }
-
-/** Every custom error a redemption or oracle call can surface, one per signature. */
-export const chainErrorsAbi: readonly AbiError[] = (() => {
-  const sources: Abi[] = [
-    ...Object.entries(artifacts)
-      .filter(([name]) => name.endsWith('Abi'))
-      .map(([, abi]) => abi as Abi),
-    DelegationManager as Abi,
-  ]
-  // Several contracts declare the same error (InvalidTermsLength, ZeroAddress, ...): keep one per signature.
-  const bySignature = new Map<string, AbiError>()
-  for (const abi of sources) for (const item of abi) if (item.type === 'error') bySignature.set(formatAbiItem(item), item)
-  return [...bySignature.values()]
-})()
 
 const knownSelectors = new Set<string>(chainErrorsAbi.map((e) => toFunctionSelector(formatAbiItem(e))))
 // Error(string) and Panic(uint256) decode through viem's built-ins.

@@ -4,6 +4,7 @@
 // (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
 import {
   keccak256,
+  recoverTransactionAddress,
   TransactionReceiptNotFoundError,
   type Address,
   type Hex,
@@ -247,7 +248,6 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
 }
 
 async function senderOf(p: SendOnceParams, slot: TickSlot): Promise<Address | null> {
-  const { recoverTransactionAddress } = await import('viem')
   try {
     return await recoverTransactionAddress({ serializedTransaction: slot.rawTx as never })
   } catch {

@@ -1,5 +1,7 @@
-import { contracts, ExecutionMode, type Delegation, type ExecutionStruct } from '@metamask/smart-accounts-kit'
-import type { Hex } from 'viem'
+import { DelegationManager } from '@metamask/delegation-abis'
+import { ExecutionMode, type Delegation, type ExecutionStruct } from '@metamask/smart-accounts-kit'
+import { DELEGATION_ARRAY_ABI_TYPE, encodeExecutionCalldatas, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
+import { encodeAbiParameters, encodeFunctionData, type Hex } from 'viem'
 import { DelegationShapeError } from './errors.ts'
 
 export type Redemption = {
@@ -33,9 +35,26 @@ export function encodeRedemptions(redemptions: readonly Redemption[]): Hex {
       ? [{ chain: r.chain, mode: ExecutionMode.BatchDefault, executions: [...r.executions] }]
       : r.executions.map((e) => ({ chain: r.chain, mode: ExecutionMode.SingleDefault, executions: [e] })),
   )
-  return contracts.DelegationManager.encode.redeemDelegations({
-    delegations: entries.map((e) => [...e.chain]),
-    modes: entries.map((e) => e.mode),
-    executions: entries.map((e) => e.executions),
+  // The kit's `contracts.DelegationManager.encode.redeemDelegations`, built from its parts: the kit's
+  // `contracts` object carries every framework ABI, and its `encodeDelegations` MetaMask's utils library,
+  // which together would triple a tick's bundle (redeem.test.ts checks the bytes are the kit's).
+  return encodeFunctionData({
+    abi: DelegationManager,
+    functionName: 'redeemDelegations',
+    args: [
+      entries.map((e) => encodeDelegationChain(e.chain)),
+      entries.map((e) => e.mode),
+      encodeExecutionCalldatas(entries.map((e) => e.executions)),
+    ],
   })
+}
+
+/** A delegation chain as redeemDelegations takes it (the kit's `encodeDelegations`). */
+export function encodeDelegationChain(chain: readonly Delegation[]): Hex {
+  return encodeAbiParameters([DELEGATION_ARRAY_ABI_TYPE], [chain.map((d) => toDelegationStruct({ ...d }))])
+}
+
+/** Calldata for DelegationManager.disableDelegation (what the kit's `encode.disableDelegation` builds). */
+export function encodeDisableDelegation(delegation: Delegation): Hex {
+  return encodeFunctionData({ abi: DelegationManager, functionName: 'disableDelegation', args: [toDelegationStruct({ ...delegation })] })
 }

@@ -1,6 +1,6 @@
 // The Golem's custody profile: what a tick needs besides the chain. Public data only (signed
 // delegations, addresses, times, a reference to where the key lives); the store refuses key material.
-import { z } from 'zod/v4'
+import * as z from 'zod/v4'
 import { isAddress, isHex, type Address, type Hex } from 'viem'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { BardoError } from '../errors.ts'

@@ -14,5 +14,11 @@ describe('runApiBench', () => {
       expect(s.p99Ms).toBeGreaterThanOrEqual(s.p50Ms)
     }
     expect(r.rpsRatio).toBeGreaterThan(0)
+    // Reads are shared per block: fewer JSON-RPC requests than HTTP requests, and one multicall for the
+    // one Golem (no block is mined during the run).
+    expect(r.rpcPerRequest).toBeGreaterThan(0)
+    expect(r.rpcPerRequest).toBeLessThan(2)
+    expect(r.rpcByMethod.eth_call).toBe(1)
+    expect(['PASS', 'MISS']).toContain(r.goal)
   })
 })

@@ -1,5 +1,5 @@
 // The heartbeat -> tick payload: JSON with bigints as decimal strings, validated on arrival.
-import { z } from 'zod/v4'
+import * as z from 'zod/v4'
 import type { TickRequest } from '../heartbeat/heartbeat.ts'
 
 const big = z

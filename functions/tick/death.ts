@@ -1,7 +1,7 @@
 // Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal. Every
 // step is a store slot, so a crashed or retried tick continues where the last one stopped.
 import { encodeFunctionData, type Hex } from 'viem'
-import { contracts } from '@metamask/smart-accounts-kit'
+import { encodeDisableDelegation } from '../../core/delegations/redeem.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
@@ -55,7 +55,7 @@ export async function runDeathProtocol(
         build: async () => ({
           sender: signer.address,
           to: deps.deployment.environment.DelegationManager,
-          data: contracts.DelegationManager.encode.disableDelegation({ delegation: { ...d.delegation } }),
+          data: encodeDisableDelegation(d.delegation),
           sign: (tx) => signer.signDisableDelegation(tx),
         }),
       })

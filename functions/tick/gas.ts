@@ -2,7 +2,7 @@
 // grant to the Golem's own key, through the period's `gas` slot (sendOnce), so duplicate or retried
 // ticks top up at most once a period.
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
-import { encodeRedemptions } from '../../core/delegations/index.ts'
+import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { GasStep } from '../../core/lifecycle/gasPlan.ts'
 import { toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'

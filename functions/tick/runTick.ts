@@ -3,7 +3,7 @@
 // (sendOnce), and write the outcome back once.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import { encodeRedemptions } from '../../core/delegations/index.ts'
+import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'

@@ -1,7 +1,10 @@
 // Current state of Golems from the chain: permission health (core/health over facts from the profile
 // and one batched read), the oracle phase, and the runway period's spend. The read is the tick's own
-// (adapters/chain/readGolems: one block read and one deployless multicall), so the API classifies
-// a permission from exactly the facts the heartbeat sees.
+// (adapters/chain/readGolems: one deployless multicall at a block), so the API classifies a permission
+// from exactly the facts the heartbeat sees. Reads are shared per block: each request learns the head
+// (one eth_blockNumber shared by concurrent requests, sent after the request arrived) and every request
+// at that head gets the same read of the Golem, so a Golem costs one multicall per block however many
+// ask, and no answer is older than the head its request found.
 import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
@@ -9,7 +12,9 @@ import { golemHealth, phaseOfName, type GolemHealth } from '../../../core/health
 import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
-import { readGolems, type GolemChainState } from '../../../adapters/chain/readGolems.ts'
+import { readGolems, type GolemChainState, type GolemReadRequest } from '../../../adapters/chain/readGolems.ts'
+import { BlockSnapshots } from './blockSnapshots.ts'
+import { HeadBlock } from './headBlock.ts'
 import type { ChainPhaseState, ChainSpendState, GolemChainService, GolemView, PermissionHealthService } from '../deps.ts'
 
 export type ChainGolemStateOptions = {
@@ -21,6 +26,8 @@ export type ChainGolemStateOptions = {
   lastRedemptionAt?: (golem: GolemView) => Promise<bigint | undefined>
   /** Told when the lastRedemptionAt source failed (the answer still comes, from the store). */
   onUnexpectedError?: (error: unknown) => void
+  /** Golem reads kept (one per Golem and grant; 10,000 by default); the oldest is dropped first. */
+  maxSnapshots?: number
 }
 
 type Observed = GolemChainState & { timestamp: bigint; blockNumber: bigint }
@@ -30,9 +37,17 @@ export { permissionFactsOf }
 
 export class ChainGolemState implements PermissionHealthService, GolemChainService {
   readonly #o: ChainGolemStateOptions
+  readonly #head: HeadBlock
+  readonly #blocks = new BlockSnapshots<{ number: bigint; timestamp: bigint }>({ maxEntries: 1 })
+  readonly #golems: BlockSnapshots<Observed>
 
   constructor(options: ChainGolemStateOptions) {
     this.#o = options
+    const client = options.client
+    // eth_blockNumber directly: viem's getBlockNumber caches the number for the client's polling interval
+    // and lets a caller join a request sent before it arrived, either of which could miss a block.
+    this.#head = new HeadBlock(async () => BigInt(await client.request({ method: 'eth_blockNumber' })))
+    this.#golems = new BlockSnapshots({ maxEntries: options.maxSnapshots ?? 10_000 })
   }
 
   async check(golem: GolemView): Promise<GolemHealth> {
@@ -86,16 +101,25 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
 
   async #read(golem: GolemView, profile: GolemProfile): Promise<Observed> {
     const r = profile.runway
-    const batch = await readGolems(this.#o.client, this.#o.deployment, [
-      {
-        golemId: golem.id,
-        golemKey: profile.golemKey,
-        chainHashes: r.chainHashes,
-        periodDelegationHash: r.periodDelegationHash,
-        periodTerms: r.periodTerms,
-      },
-    ])
-    return { ...batch.golems[0]!, timestamp: batch.timestamp, blockNumber: batch.blockNumber }
+    const request: GolemReadRequest = {
+      golemId: golem.id,
+      golemKey: profile.golemKey,
+      chainHashes: r.chainHashes,
+      periodDelegationHash: r.periodDelegationHash,
+      periodTerms: r.periodTerms,
+    }
+    // Keyed by everything the read depends on: a renewal or a key rotation (a new profile) is a new read
+    // even within the same block.
+    const key = [golem.id, request.golemKey, request.periodDelegationHash, request.periodTerms, ...request.chainHashes].join(':')
+    const head = await this.#head.latest()
+    return this.#golems.at(key, head, async () => {
+      const block = await this.#blocks.at('head', head, async () => {
+        const b = await this.#o.client.getBlock({ blockNumber: head })
+        return { number: b.number, timestamp: b.timestamp }
+      })
+      const batch = await readGolems(this.#o.client, this.#o.deployment, [request], block)
+      return { ...batch.golems[0]!, timestamp: batch.timestamp, blockNumber: batch.blockNumber }
+    })
   }
 
   async #indexedRedemption(golem: GolemView): Promise<bigint | undefined> {

@@ -1,0 +1,122 @@
+// Bench: the Lambda bundles as esbuild builds them for deployment (minified ESM for Node 20, the AWS SDK
+// external because the Lambda runtime provides it): the tick's against its goal of 400 KB, and the
+// heartbeat's and the API's beside it. Bundle size is cold-start time. The table names the largest
+// packages in the tick's bundle (from esbuild's metafile), which is where to look when it grows.
+//   npx tsx bench/bundle.ts
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { build, type Metafile } from 'esbuild'
+import { formatInt, formatRatio, formatTable, verdict } from './lib/table.ts'
+
+/** The tick's goal: 400 KB (decimal), minified, AWS SDK external. */
+export const TICK_BUNDLE_GOAL_BYTES = 400_000
+
+export const LAMBDA_ENTRIES = {
+  tick: 'functions/tick/handler.ts',
+  heartbeat: 'functions/heartbeat/handler.ts',
+  api: 'functions/api/handler.ts',
+} as const
+
+export type BundleSize = { entry: string; bytes: number; bytesWithAwsSdk: number; packages: { name: string; bytes: number }[] }
+
+export type BundleBenchResult = {
+  /** The floor: viem's public client over http alone, which any Lambda reading the chain carries. */
+  viemFloor: number
+  tick: BundleSize
+  heartbeat: BundleSize
+  api: BundleSize
+  goalBytes: number
+  /** tick bytes / goal: at most 1 passes. */
+  tickRatio: number
+  goal: 'PASS' | 'MISS'
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** Bytes in the output per npm package (or per top-level project folder). */
+function byPackage(metafile: Metafile): { name: string; bytes: number }[] {
+  const output = Object.values(metafile.outputs)[0]!
+  const sizes = new Map<string, number>()
+  for (const [file, info] of Object.entries(output.inputs)) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file.split('/').slice(0, 2).join('/')
+    sizes.set(pkg, (sizes.get(pkg) ?? 0) + info.bytesInOutput)
+  }
+  return [...sizes.entries()].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes)
+}
+
+const VIEM_FLOOR = "import { createPublicClient, http } from 'viem'\nexport const client = createPublicClient({ transport: http() })\n"
+
+async function bundle(entry: string | { contents: string }, awsSdkExternal: boolean): Promise<{ bytes: number; metafile: Metafile }> {
+  const r = await build({
+    absWorkingDir: root,
+    ...(typeof entry === 'string'
+      ? { entryPoints: [entry] }
+      : { stdin: { contents: entry.contents, resolveDir: root, loader: 'ts' as const } }),
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    write: false,
+    metafile: true,
+    outfile: 'bundle.mjs',
+    external: awsSdkExternal ? ['@aws-sdk/*', '@smithy/*'] : [],
+    logLevel: 'silent',
+  })
+  return { bytes: r.outputFiles[0]!.contents.byteLength, metafile: r.metafile }
+}
+
+export async function measureBundle(entry: string): Promise<BundleSize> {
+  const [lean, whole] = await Promise.all([bundle(entry, true), bundle(entry, false)])
+  return { entry, bytes: lean.bytes, bytesWithAwsSdk: whole.bytes, packages: byPackage(lean.metafile) }
+}
+
+export async function runBundleBench(o: { log?: (line: string) => void } = {}): Promise<BundleBenchResult> {
+  const sizes = {} as Record<keyof typeof LAMBDA_ENTRIES, BundleSize>
+  for (const [name, entry] of Object.entries(LAMBDA_ENTRIES) as [keyof typeof LAMBDA_ENTRIES, string][]) {
+    o.log?.(`bundling ${entry}`)
+    sizes[name] = await measureBundle(entry)
+  }
+  const viemFloor = (await bundle({ contents: VIEM_FLOOR }, true)).bytes
+  const tickRatio = sizes.tick.bytes / TICK_BUNDLE_GOAL_BYTES
+  return { viemFloor, ...sizes, goalBytes: TICK_BUNDLE_GOAL_BYTES, tickRatio, goal: verdict(tickRatio, 1) }
+}
+
+const kb = (bytes: number) => `${formatInt(Math.round(bytes / 1000))} KB`
+
+export function formatBundleBench(r: BundleBenchResult): string {
+  const rows = (['tick', 'heartbeat', 'api'] as const).map((name) => {
+    const s = r[name]
+    return [
+      `\`${s.entry}\``,
+      kb(s.bytes),
+      kb(s.bytesWithAwsSdk),
+      formatRatio(s.bytes / r.viemFloor, 2),
+      name === 'tick' ? `${formatRatio(r.tickRatio, 2)} of ${kb(r.goalBytes)}` : '',
+      name === 'tick' ? r.goal : '',
+    ]
+  })
+  rows.push(["baseline: viem's public client over http alone", kb(r.viemFloor), '', formatRatio(1, 2), '', ''])
+  const top = r.tick.packages.slice(0, 8).map((p) => [p.name, kb(p.bytes)])
+  return [
+    formatTable(
+      [
+        'Lambda entry',
+        { header: 'minified, AWS SDK external', align: 'right' },
+        { header: 'with the AWS SDK', align: 'right' },
+        { header: 'vs viem alone', align: 'right' },
+        { header: 'vs goal', align: 'right' },
+        'goal <= 400 KB',
+      ],
+      rows,
+    ),
+    '',
+    'Largest parts of the tick bundle:',
+    '',
+    formatTable(['package or folder', { header: 'bytes', align: 'right' }], top),
+  ].join('\n')
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(formatBundleBench(await runBundleBench({ log: (l) => process.stderr.write(`${l}\n`) })))
+}

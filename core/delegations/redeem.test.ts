@@ -1,0 +1,83 @@
+// encodeRedemptions and encodeDisableDelegation build the kit's own calldata from its parts (so a tick
+// bundles neither the kit's every-ABI `contracts` object nor MetaMask's utils library): the bytes are
+// checked equal to `contracts.DelegationManager.encode.*` for chains of one and two delegations, single,
+// split and batch executions.
+import { contracts, ExecutionMode, ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
+import { encodeDelegations } from '@metamask/smart-accounts-kit/utils'
+import { describe, expect, it } from 'vitest'
+import { encodeDelegationChain, encodeDisableDelegation, encodeRedemptions } from './redeem.ts'
+
+const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as const
+const root: Delegation = {
+  delegate: a(2),
+  delegator: a(1),
+  authority: ROOT_AUTHORITY,
+  caveats: [
+    { enforcer: a(10), terms: '0x1234', args: '0x' },
+    { enforcer: a(11), terms: `0x${'ab'.repeat(36)}`, args: '0x01' },
+  ],
+  salt: '0x0000000000000000000000000000000000000000000000000000000000000007',
+  signature: `0x${'11'.repeat(65)}`,
+}
+const leaf: Delegation = {
+  delegate: a(3),
+  delegator: a(2),
+  authority: `0x${'cd'.repeat(32)}`,
+  caveats: [],
+  salt: '0x05',
+  signature: `0x${'22'.repeat(65)}`,
+}
+const transfer = { target: a(20), value: 0n, callData: '0xa9059cbb0000' as const }
+const pay = { target: a(21), value: 5n, callData: '0x' as const }
+
+describe('encodeRedemptions', () => {
+  it('is the kit encoding of the same redemptions', () => {
+    expect(encodeRedemptions([{ chain: [root], executions: [transfer] }])).toBe(
+      contracts.DelegationManager.encode.redeemDelegations({
+        delegations: [[root]],
+        modes: [ExecutionMode.SingleDefault],
+        executions: [[transfer]],
+      }),
+    )
+    expect(encodeRedemptions([{ chain: [leaf, root], executions: [transfer, pay] }])).toBe(
+      contracts.DelegationManager.encode.redeemDelegations({
+        delegations: [
+          [leaf, root],
+          [leaf, root],
+        ],
+        modes: [ExecutionMode.SingleDefault, ExecutionMode.SingleDefault],
+        executions: [[transfer], [pay]],
+      }),
+    )
+    expect(
+      encodeRedemptions([
+        { chain: [leaf, root], executions: [transfer, pay], mode: 'batch' },
+        { chain: [root], executions: [pay] },
+      ]),
+    ).toBe(
+      contracts.DelegationManager.encode.redeemDelegations({
+        delegations: [[leaf, root], [root]],
+        modes: [ExecutionMode.BatchDefault, ExecutionMode.SingleDefault],
+        executions: [[transfer, pay], [pay]],
+      }),
+    )
+  })
+
+  it('encodes a chain as the kit does', () => {
+    expect(encodeDelegationChain([leaf, root])).toBe(encodeDelegations([leaf, root]))
+    expect(encodeDelegationChain([])).toBe(encodeDelegations([]))
+  })
+
+  it('refuses what it refused before: no redemptions, no executions, an unsigned delegation', () => {
+    expect(() => encodeRedemptions([])).toThrow('redemptions')
+    expect(() => encodeRedemptions([{ chain: [root], executions: [] }])).toThrow('redemptions[0].executions')
+    expect(() => encodeRedemptions([{ chain: [{ ...root, signature: '0x' }], executions: [pay] }])).toThrow('redemptions[0].chain[0]')
+  })
+})
+
+describe('encodeDisableDelegation', () => {
+  it('is the kit encoding', () => {
+    for (const d of [root, leaf])
+      expect(encodeDisableDelegation(d)).toBe(contracts.DelegationManager.encode.disableDelegation({ delegation: d }))
+  })
+})
