@@ -4,7 +4,7 @@
 // long on an honest chain clock. SIGINT/SIGTERM stop every process it started.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { formatUnits } from 'viem'
+import { formatEther, formatUnits } from 'viem'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../functions/heartbeat/heartbeat.ts'
@@ -21,6 +21,7 @@ import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
 import { localReadKey } from './readKey.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
+import { selfExtensionConfig } from '../functions/tick/selfExtensionConfig.ts'
 
 export type RunLocalStackOptions = {
   log: (line: string) => void
@@ -154,6 +155,29 @@ export function progressLine(
     .join(' | ')
 }
 
+/** The tick's money, one line each: gas topped up from the owner's grant, runtime bought with its runway. */
+export function moneyLines(r: TickResult | undefined): string[] {
+  const lines: string[] = []
+  if (r?.gas?.status === 'confirmed') lines.push(`gas topped up ${formatEther(r.gas.amount ?? 0n)} ETH from the owner's gas grant`)
+  const bought = r?.selfExtension
+  if (bought?.status === 'confirmed')
+    lines.push(
+      `bought ${bought.hours}h of its own runtime for ${usdc(bought.amount ?? 0n)} (x402 POST /api/v1/extend, signed by its session key)`,
+    )
+  else if (bought?.status === 'refused' || bought?.status === 'failed') lines.push(`runtime not bought: ${bought.reason ?? bought.status}`)
+  return lines
+}
+
+/** What the death protocol sent home to the owner, one line per asset. */
+export function returnLines(settlement: unknown): string[] {
+  const returned = (settlement as { fundsReturned?: { asset: string; status: string; amount?: string }[] } | undefined)?.fundsReturned
+  return (returned ?? []).map((f) =>
+    f.status === 'returned'
+      ? `returned ${f.asset === 'native' ? `${formatEther(BigInt(f.amount ?? '0'))} ETH` : usdc(BigInt(f.amount ?? '0'))} to the owner`
+      : `return of ${f.asset}: ${f.status}`,
+  )
+}
+
 export async function runLocalStack(options: RunLocalStackOptions): Promise<void> {
   const { log } = options
   const settings = localStackSettings(options.env)
@@ -253,6 +277,15 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
             })
           })
         : undefined
+    // The demo Golem buys its own runtime from this API, paying the operator (the API's payTo) in USDC.
+    // Its life is minutes long, so it keeps half a life of TTL ahead: it buys while it still thrives.
+    const selfExtension = selfExtensionConfig({
+      apiUrl: api.url,
+      asset: chain.usdc,
+      payee: chain.operator.address,
+      runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour,
+      marginSeconds: BigInt(Math.floor(settings.lifeSeconds / 2)),
+    })
     const invoker = new LocalInvoker(
       (invocationId) => ({
         store,
@@ -262,6 +295,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         operator: chain.operator as never,
         invocationId,
         credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
+        ...(selfExtension ? { selfExtension } : {}),
         tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
         ...(rotation ? { rotation } : {}),
       }),
@@ -289,6 +323,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
               redeemedTotal,
             }),
           )
+          for (const line of moneyLines(result)) log(`               ${line}`)
           if (result?.rotated)
             log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
           if (record?.status === 'dead') {
@@ -297,6 +332,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
             log(
               `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
             )
+            for (const line of returnLines(death?.settlement)) log(`               ${line}`)
           }
         }
       } catch (error) {

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { encodeSecp256k1Spki } from '../../core/custody/testing/der.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import { MemoryPaymentLedger, type PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
 import { KmsSignerResolver } from './kmsSignerResolver.ts'
 
 const kms = mockClient(KMSClient)
@@ -39,6 +40,28 @@ describe('KmsSignerResolver', () => {
     const second = await resolver.resolve(profile('key-1'))
     expect(second.signer).toBe(first.signer)
     expect(first.signer.address).toBe(account.address)
+    expect(kms.commandCalls(GetPublicKeyCommand)).toHaveLength(1)
+  })
+
+  it('builds a signer that may pay for its caller alone, from the public key read once', async () => {
+    kms.on(GetPublicKeyCommand).resolves(publicKey as never)
+    const resolver = new KmsSignerResolver(deployment, client)
+    const payments: PaymentPolicy = {
+      asset: TOKEN,
+      assetName: 'USD Coin',
+      assetVersion: '2',
+      payees: [A],
+      maxPerPayment: 1n,
+      maxPerPeriod: 2n,
+      periodSeconds: 86_400n,
+      maxValiditySeconds: 900n,
+    }
+    const plain = await resolver.resolve(profile('key-1'))
+    const paying = await resolver.resolve(profile('key-1'), { payments: { policy: payments, ledger: new MemoryPaymentLedger() } })
+    expect(paying.signer).not.toBe(plain.signer)
+    expect(paying.signer.address).toBe(account.address)
+    expect(paying.signer.policy.payments?.payees).toEqual([A])
+    expect(plain.signer.policy.payments).toBeUndefined()
     expect(kms.commandCalls(GetPublicKeyCommand)).toHaveLength(1)
   })
 

@@ -3,7 +3,7 @@
 import { GolemSigner, type CustodySigner, type SessionKey } from '../../core/custody/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
-import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+import type { SignerPayments, SignerResolver } from '../../core/custody/signerResolver.ts'
 import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
 
 export class MemorySignerResolver implements SignerResolver {
@@ -26,12 +26,17 @@ export class MemorySignerResolver implements SignerResolver {
     }
   }
 
-  async resolve(profile: GolemProfile): Promise<CustodySigner> {
+  async resolve(profile: GolemProfile, options: { payments?: SignerPayments } = {}): Promise<CustodySigner> {
     if (profile.signer.kind !== 'memory')
       throw new Error(`signer: this resolver holds memory keys only, the profile names ${profile.signer.kind}`)
     const key = this.#keys.get(profile.signer.ref)
     if (!key) throw new Error(`signer: no session key in memory for ${profile.golemKey}`)
-    return { signer: new GolemSigner({ signer: key.signer, policy: this.policy(profile), recorder: key }), sessionKey: key }
+    const payments = options.payments
+    const policy = payments ? { ...this.policy(profile), payments: payments.policy } : this.policy(profile)
+    return {
+      signer: new GolemSigner({ signer: key.signer, policy, recorder: key, ...(payments ? { paymentLedger: payments.ledger } : {}) }),
+      sessionKey: key,
+    }
   }
 
   async retire(profile: GolemProfile): Promise<void> {

@@ -3,10 +3,18 @@
 import type { Address } from 'viem'
 import type { GolemProfile } from '../lifecycle/profile.ts'
 import type { CustodySigner } from './custodyMode.ts'
+import type { PaymentLedger, PaymentPolicy } from './paymentPolicy.ts'
+
+/**
+ * What a signer may pay, when the caller pays the Golem's own costs: the payment policy, and the
+ * ledger of what the key already authorized this period (kept in the store, so the bound holds across
+ * processes). Without it the signer signs no payment.
+ */
+export type SignerPayments = { policy: PaymentPolicy; ledger: PaymentLedger }
 
 /** Finds the Golem's signer from the reference in its profile (memory, keystore, KMS), and retires it. */
 export interface SignerResolver {
-  resolve(profile: GolemProfile): Promise<CustodySigner>
+  resolve(profile: GolemProfile, options?: { payments?: SignerPayments }): Promise<CustodySigner>
   /** Zero the key material for good (death). Idempotent. */
   retire(profile: GolemProfile): Promise<void>
 }

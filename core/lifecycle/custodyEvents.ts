@@ -10,6 +10,8 @@ export type CustodyEvent =
   | { type: 'BudgetWarning'; at: bigint; remainingPct: number; estimatedOperationsLeft: number }
   | { type: 'PhaseChanged'; at: bigint; from: number; to: number; survivalScoreBps: number }
   | { type: 'RunwayRedeemed'; at: bigint; amount: bigint; txHash: Hex; period: bigint }
+  /** The key's gas topped up from the owner's native-token grant (wei), once in the grant's period. */
+  | { type: 'GasRedeemed'; at: bigint; amount: bigint; txHash: Hex; period: bigint }
   | { type: 'DeathProtocolStarted'; at: bigint; trigger: string; vitality: number }
   | { type: 'DeathCompleted'; at: bigint; delegationHash: Hex; cause: string }
   /** The owner's grant ends before the Golem's TTL: the owner is asked to sign a superseding grant. */

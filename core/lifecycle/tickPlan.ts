@@ -72,6 +72,7 @@ export function eventKey(e: CustodyEvent, period: bigint): string {
       // Once per grant end: a renewed grant that still ends too early asks again.
       return `${e.type}:${e.grantEndsAt}`
     case 'RunwayRedeemed':
+    case 'GasRedeemed':
       return `${e.type}:${e.period}`
     default:
       return e.type

@@ -149,6 +149,8 @@ export const GOLEM_EVENT_TYPES = [
   'BudgetWarning',
   'PhaseChanged',
   'RunwayRedeemed',
+  'GasRedeemed',
+  'RuntimeBought',
   'StatusChanged',
   'PaymentCredited',
   'DeathProtocolStarted',

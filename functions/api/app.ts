@@ -10,6 +10,7 @@ import { buildOpenApiDocument, RouteDocs } from './openapi.ts'
 import { tierRateLimit } from './rateLimit.ts'
 import { registerCladeRoutes } from './routes/clade.ts'
 import { registerGolemRoutes } from './routes/golems.ts'
+import { registerMetabolismRoutes } from './routes/metabolism.ts'
 import { registerPaymentRoutes } from './routes/payments.ts'
 import { registerRenewalRoutes } from './routes/renewal.ts'
 import { registerSnapRoutes } from './routes/snap.ts'
@@ -47,6 +48,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use('/api/v1/golems/:id/*', golemWriteRules(deps))
 
   registerGolemRoutes(app, deps, docs)
+  registerMetabolismRoutes(app, deps, docs)
   registerPaymentRoutes(app, deps, docs)
   registerRenewalRoutes(app, deps, docs)
   registerSnapRoutes(app, deps, docs)

@@ -6,6 +6,7 @@ import type { Address, Hex } from 'viem'
 import type { BardoEnforcerName } from '../../core/deployment.ts'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { GolemHealth } from '../../core/health/golemHealth.ts'
+import type { MetabolismService } from './services/metabolism.ts'
 import type { RenewalService } from './services/renewal.ts'
 import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
@@ -204,6 +205,8 @@ export type ApiDeps = {
   snapDeployment?: SnapDeploymentInfo
   /** Absent: POST /api/v1/golems/:id/renewal answers 501 NOT_IMPLEMENTED. */
   renewals?: RenewalService
+  /** Absent (no runtime price): GET /api/v1/golems/:id/metabolism answers 501 NOT_IMPLEMENTED. */
+  metabolism?: MetabolismService
   /** Absent: every `Authorization: Bearer` other than a Snap token is refused (401 INVALID_TOKEN). */
   bearer?: BearerVerifier
   /** Told about unexpected errors (5xx); the response itself never carries their text. */

@@ -28,7 +28,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(18) // 17 API routes and /openapi.json
+    expect(served).toHaveLength(19) // 18 API routes and /openapi.json
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -36,6 +36,7 @@ describe('/openapi.json', () => {
       '/api/v1/golems/{id}/spend',
       '/api/v1/golems/{id}/renewal',
       '/api/v1/golems/{id}/payments',
+      '/api/v1/golems/{id}/metabolism',
       '/api/v1/extend',
       '/api/v1/feed',
       '/api/snap/status',

@@ -25,6 +25,7 @@ import { ChainGolemState } from './services/chainState.ts'
 import { StoreRenewalService } from './services/renewal.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemJournal } from './services/journal.ts'
+import { StoreMetabolism } from './services/metabolism.ts'
 import { StoreGolemRegistry } from './services/storeRegistry.ts'
 import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
 
@@ -160,6 +161,9 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     operators: cladeOperator ? storeOperatorRegistry(golems, cladeOperator) : { operatorOf: async () => undefined },
     clade: w.clade ?? new StoreCladeService(w.store),
     ...(payments ? { payments } : {}),
+    ...(w.payments
+      ? { metabolism: new StoreMetabolism({ store: w.store, runtimeCostPerHour: w.payments.pricing.runtimeCostPerHour, now: chainNow }) }
+      : {}),
     ownerSignatures: { verifyMessage: (p) => w.publicClient.verifyMessage(p) },
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),

@@ -3,6 +3,7 @@ import { decodeTickPayload } from '../shared/tickPayload.ts'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import { runTick } from './runTick.ts'
+import { selfExtensionFromEnv } from './selfExtensionConfig.ts'
 import type { TickResult } from './types.ts'
 
 let config: FunctionConfig | undefined
@@ -11,6 +12,7 @@ let signers: KmsSignerResolver | undefined
 export async function handler(event: unknown, context?: { awsRequestId?: string }): Promise<TickResult[]> {
   config ??= loadFunctionConfig()
   signers ??= new KmsSignerResolver(config.deployment)
+  const selfExtension = selfExtensionFromEnv(process.env, config.runtimeCostPerHour)
   const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
   const results: TickResult[] = []
   for (const request of requests) {
@@ -23,13 +25,14 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
         operator: config.operator(),
         invocationId: context?.awsRequestId ?? `tick-${Date.now()}`,
         credits: { runtimeCostPerHour: config.runtimeCostPerHour },
+        ...(selfExtension ? { selfExtension } : {}),
       },
       request,
     )
     results.push(result)
     // One structured line per tick (no key material): CloudWatch metric filters count outcomes.
     process.stdout.write(
-      `${JSON.stringify({ golemId: result.golemId, outcome: result.outcome, redemption: result.redemption?.status, health: result.health })}\n`,
+      `${JSON.stringify({ golemId: result.golemId, outcome: result.outcome, redemption: result.redemption?.status, selfExtension: result.selfExtension?.status, health: result.health })}\n`,
     )
   }
   return results

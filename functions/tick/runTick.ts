@@ -22,6 +22,7 @@ import { finishTick } from './finish.ts'
 import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
 import { DEFAULT_LEASE_MS, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
+import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
@@ -100,7 +101,18 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   }
   const events = [...plan.events]
   // Gas first: every other transaction of the tick is paid from it.
-  if (profile.gas) result.gas = await topUpGas(deps, slotBase, golemId, profile, planGas(profile, read, plan.die), signer)
+  if (profile.gas) {
+    const gasStep = planGas(profile, read, plan.die)
+    result.gas = await topUpGas(deps, slotBase, golemId, profile, gasStep, signer)
+    if (result.gas.status === 'confirmed' && gasStep.kind === 'redeem' && result.gas.txHash)
+      events.push({
+        type: 'GasRedeemed',
+        at: read.timestamp,
+        amount: gasStep.amount,
+        txHash: result.gas.txHash as Hex,
+        period: gasStep.slot.period,
+      })
+  }
 
   let phaseNow: Phase = decision.phase.current
   if (plan.postPhase) {
@@ -145,6 +157,14 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   const redeemed = await redeemRunway(deps, slotBase, golemId, profile, plan, signer, read.timestamp)
   result.redemption = redeemed.result
   if (redeemed.event) events.push(redeemed.event)
+  // After the redemption: the runway it just moved to the key is what pays for the runtime.
+  if (deps.selfExtension)
+    result.selfExtension = await selfExtend({ ...deps, selfExtension: deps.selfExtension }, slotBase, golemId, profile, {
+      now: read.timestamp,
+      phase: phaseNow,
+      dying: plan.die,
+      beatSeconds: BigInt(deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S),
+    })
 
   await appendEvents(store, golemId, events, (e) => eventKey(e, plan.period))
   const finished = await finishTick({

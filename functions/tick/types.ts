@@ -3,6 +3,7 @@ import type { KeyRotation, SignerResolver } from '../../core/custody/signerResol
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { Store } from '../../core/store/index.ts'
+import type { SelfExtensionConfig, SelfExtensionResult } from './selfExtend.ts'
 
 export type TickDeps = {
   store: Store
@@ -25,6 +26,11 @@ export type TickDeps = {
   credits?: { runtimeCostPerHour: bigint }
   /** When present, keys rotate as the rotation policy says (10,000 ops, 7 days, budget floor). */
   rotation?: KeyRotation
+  /**
+   * When present, the Golem buys its own runtime (POST /api/v1/extend, paid by its key) to keep its TTL
+   * ahead of its next beats. Absent: no self-extension.
+   */
+  selfExtension?: SelfExtensionConfig
   /** Test hook: runs right after each broadcast (crash injection). */
   afterBroadcast?: (step: string) => Promise<void> | void
 }
@@ -38,6 +44,8 @@ export type TickResult = {
   redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
   /** The gas top-up from the owner's gas grant, when the Golem has one. */
   gas?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
+  /** The Golem's purchase of its own runtime, when self-extension is configured. */
+  selfExtension?: SelfExtensionResult
   events?: string[]
   /** RevocationState kind of the runway delegation (Active, RevokedByOwner, Expired, Exhausted). */
   revocation?: string

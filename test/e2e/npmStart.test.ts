@@ -283,6 +283,9 @@ describe('npm start', () => {
     expect(dead).toBe(true)
     expect(output).toMatch(/the demo Golem died: DelegationExpiry/)
     expect(output).not.toMatch(/tick demo failed|heartbeat failed/)
+    // The money loop as the console shows it: runtime bought with its runway, the rest sent home.
+    expect(output).toMatch(/bought \d+h of its own runtime for [\d.]+ USDC \(x402 POST \/api\/v1\/extend, signed by its session key\)/)
+    expect(output).toMatch(/returned [\d.]+ USDC to the owner/)
   }, 150_000)
 
   it('stops every process and frees every port on SIGTERM to the npm process alone', async () => {

@@ -1,0 +1,81 @@
+// A Golem's metabolism, folded from its journal: what it cost per period by kind (runtime it bought
+// through self-extension, gas redeemed from the owner's grant), the runway it redeemed, and how long
+// its money projects it to live. Pure: the journal's events come in, the view goes out.
+import { SECONDS_PER_HOUR } from '../x402/pricing.ts'
+
+export const METABOLISM_EVENTS = { runway: 'RunwayRedeemed', runtime: 'RuntimeBought', gas: 'GasRedeemed' } as const
+
+export type JournalEntry = { type: string; at: number; data: Record<string, unknown> }
+
+export type MetabolismPeriod = {
+  /** Period start, unix seconds (periods start at multiples of `periodSeconds`). */
+  start: bigint
+  runwayRedeemed: bigint
+  runtimeBought: bigint
+  /** Wei. */
+  gasRedeemed: bigint
+}
+
+export type Metabolism = {
+  periodSeconds: bigint
+  /** Oldest first; only periods with an entry. */
+  periods: MetabolismPeriod[]
+  totals: Omit<MetabolismPeriod, 'start'>
+  /** Runway redeemed and not yet spent on runtime: what the key holds for its runtime. */
+  held: bigint
+  /** The TTL plus what `held` buys at the price, never past the owner's grant. */
+  projectedEnd: bigint
+  projectedLifespanSeconds: bigint
+}
+
+export type MetabolismInput = {
+  now: bigint
+  /** The paid TTL (`life.runwayEndsAt`). */
+  ttl: bigint
+  /** The owner's grant end: the Golem cannot live past it without the owner's new signature. */
+  grantEndsAt: bigint
+  runtimeCostPerHour: bigint
+  periodSeconds: bigint
+}
+
+function amountOf(data: Record<string, unknown>): bigint {
+  const v = data.amount
+  if (typeof v === 'bigint') return v
+  return typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : 0n
+}
+
+export function metabolismOf(entries: readonly JournalEntry[], input: MetabolismInput): Metabolism {
+  if (input.periodSeconds <= 0n) throw new RangeError(`periodSeconds: must be positive, got ${input.periodSeconds}`)
+  if (input.runtimeCostPerHour <= 0n) throw new RangeError(`runtimeCostPerHour: must be positive, got ${input.runtimeCostPerHour}`)
+  const byStart = new Map<bigint, MetabolismPeriod>()
+  const totals = { runwayRedeemed: 0n, runtimeBought: 0n, gasRedeemed: 0n }
+  for (const e of entries) {
+    const kind =
+      e.type === METABOLISM_EVENTS.runway
+        ? 'runwayRedeemed'
+        : e.type === METABOLISM_EVENTS.runtime
+          ? 'runtimeBought'
+          : e.type === METABOLISM_EVENTS.gas
+            ? 'gasRedeemed'
+            : undefined
+    if (!kind) continue
+    const amount = amountOf(e.data)
+    const start = (BigInt(Math.floor(e.at / 1000)) / input.periodSeconds) * input.periodSeconds
+    const period = byStart.get(start) ?? { start, runwayRedeemed: 0n, runtimeBought: 0n, gasRedeemed: 0n }
+    period[kind] += amount
+    totals[kind] += amount
+    byStart.set(start, period)
+  }
+  const held = totals.runwayRedeemed > totals.runtimeBought ? totals.runwayRedeemed - totals.runtimeBought : 0n
+  const from = input.ttl > input.now ? input.ttl : input.now
+  const funded = from + (held * SECONDS_PER_HOUR) / input.runtimeCostPerHour
+  const projectedEnd = funded < input.grantEndsAt ? funded : input.grantEndsAt > input.now ? input.grantEndsAt : input.now
+  return {
+    periodSeconds: input.periodSeconds,
+    periods: [...byStart.values()].sort((a, b) => (a.start < b.start ? -1 : 1)),
+    totals,
+    held,
+    projectedEnd,
+    projectedLifespanSeconds: projectedEnd - input.now,
+  }
+}

@@ -1,0 +1,66 @@
+// Where the tick's self-extension configuration comes from: the local runner names its own API, a
+// deployed tick reads the stack's API URL from BARDO_API_URL. Without an API URL there is no
+// self-extension: the Golem's TTL then moves only when someone else pays /extend or /feed.
+import { getAddress, isAddress, type Address } from 'viem'
+import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
+import type { SelfExtensionConfig } from './selfExtend.ts'
+
+/** One payment buys at most a day of runtime; a day's payments at most two days of it. */
+export const MAX_HOURS_PER_PAYMENT = 24n
+export const MAX_HOURS_PER_DAY = 48n
+/** x402 clients sign a window of the API's maxTimeoutSeconds (300 s by default); this leaves slack. */
+export const MAX_VALIDITY_SECONDS = 900n
+
+export type SelfExtensionSettings = {
+  apiUrl: string | undefined
+  /** The API's x402 asset (USDC) and its payTo: the only payee. */
+  asset: Address
+  payee: Address
+  runtimeCostPerHour: bigint
+  /** The asset's EIP-712 domain; USDC's ("USD Coin", "2") by default. */
+  assetName?: string
+  assetVersion?: string
+  /** TTL kept beyond the next beats (default one beat). */
+  marginSeconds?: bigint
+}
+
+export function selfExtensionConfig(s: SelfExtensionSettings): SelfExtensionConfig | undefined {
+  if (!s.apiUrl) return undefined
+  const payments: PaymentPolicy = {
+    asset: s.asset,
+    assetName: s.assetName ?? 'USD Coin',
+    assetVersion: s.assetVersion ?? '2',
+    payees: [s.payee],
+    maxPerPayment: MAX_HOURS_PER_PAYMENT * s.runtimeCostPerHour,
+    maxPerPeriod: MAX_HOURS_PER_DAY * s.runtimeCostPerHour,
+    periodSeconds: 86_400n,
+    maxValiditySeconds: MAX_VALIDITY_SECONDS,
+  }
+  return {
+    apiUrl: s.apiUrl,
+    runtimeCostPerHour: s.runtimeCostPerHour,
+    payments,
+    ...(s.marginSeconds === undefined ? {} : { marginSeconds: s.marginSeconds }),
+  }
+}
+
+/**
+ * A deployed tick's configuration: BARDO_API_URL (the stack's API), BARDO_PAYMENT_ASSET and
+ * BARDO_PAYMENT_PAYEE (the API's asset and payTo). Absent URL: undefined. A URL without a valid asset
+ * or payee is a configuration error, named by its variable.
+ */
+export function selfExtensionFromEnv(env: Record<string, string | undefined>, runtimeCostPerHour: bigint): SelfExtensionConfig | undefined {
+  const apiUrl = env.BARDO_API_URL
+  if (!apiUrl) return undefined
+  const address = (name: string): Address => {
+    const v = env[name]
+    if (!v || !isAddress(v, { strict: false })) throw new Error(`config: ${name} must be an address when BARDO_API_URL is set`)
+    return getAddress(v)
+  }
+  return selfExtensionConfig({
+    apiUrl,
+    asset: address('BARDO_PAYMENT_ASSET'),
+    payee: address('BARDO_PAYMENT_PAYEE'),
+    runtimeCostPerHour,
+  })
+}
