@@ -1,7 +1,8 @@
-// Provisions a Golem on the local devnet the way the onboarding flow does (seed 001 §6): compile its
-// STRATEGY.md into the minimal permission plan, generate its session key, have the owner's smart
-// account sign the runway grant (direct ERC-7710), register the Golem on the VitalityOracle with the
-// operator key, and store its custody profile. Production onboarding differs only in who signs: the
+// Provisions a Golem on the local devnet the way the onboarding flow does: compile its STRATEGY.md into
+// the minimal permission plan, generate its session key, have the owner's smart account sign the whole
+// plan (direct ERC-7710: the runway, the gas grant, and the plan's actions and approvals bounded in USD
+// by the local price feeds), register the Golem on the VitalityOracle with the operator key, and store
+// its custody profile and its action grant. Production onboarding differs only in who signs: the
 // owner's MetaMask instead of the local owner key.
 import { encodeFunctionData, isAddressEqual, parseEther, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
 import type { Delegation } from '@metamask/smart-accounts-kit'
@@ -14,8 +15,13 @@ import { compileStrategy, localRegistry, type PermissionPlan } from '../core/per
 import type { Store } from '../core/store/index.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { RenewedRunway } from '../core/custody/signerResolver.ts'
+import { buildPlanGrant, type PlanUsdCaps } from '../core/permissions/index.ts'
+import type { ActionGrantEntry } from '../core/actions/index.ts'
+import type { TokenFeed } from '../core/caveats/index.ts'
+import { saveActionGrant } from '../functions/actions/actionGrantStore.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
 import { sendOwnerCalls } from './ownerActions.ts'
+import { readTokenDecimals } from './tokenDecimals.ts'
 
 export type ProvisionGolemParams = {
   clients: DevnetClients
@@ -48,6 +54,20 @@ export type ProvisionGolemParams = {
   gas?: false | { periodAmount?: bigint; bootstrap?: bigint }
   /** A key made elsewhere (a LocalKey loaded from its keystore, a test that hands it to another process); default a fresh one. */
   sessionKey?: SessionKey
+  /**
+   * The plan's actions and approvals (buildPlanGrant), bounded in USD by the local price feeds and
+   * stopped while the Golem dreams. Default: granted whenever the plan has any. `false`: runway and gas only.
+   */
+  actions?: false | ProvisionActionsOptions
+}
+
+export type ProvisionActionsOptions = {
+  /** Seconds a feed price may be old before the enforcers refuse it; default an hour. */
+  maxPriceAge?: number
+  /** MaxSlippage's bound on every swap, in bps; default buildPlanGrant's (1%). */
+  maxSlippageBps?: number
+  /** The USD the approvals may approve per UTC day (6 decimals), split between the spenders; default the plan's daily budget. */
+  dailyUsd?: bigint
 }
 
 export type ProvisionedGolem = {
@@ -57,6 +77,8 @@ export type ProvisionedGolem = {
   plan: PermissionPlan
   runway: { hash: Hex; delegation: Delegation }
   profile: GolemProfile
+  /** The signed actions and approvals delegations (also stored for the action path); empty when none were granted. */
+  actions: ActionGrantEntry[]
 }
 
 export async function provisionGolem(p: ProvisionGolemParams): Promise<ProvisionedGolem> {
@@ -132,8 +154,14 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     }),
     ...(gasGrant ? { gas: gasGrant } : {}),
   }
+  const actions =
+    p.actions === false
+      ? []
+      : await signPlanActions(clients, { deployment, owner: p.owner, plan, startDate: now, expiresAt, options: p.actions ?? {} })
   await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
+  if (actions.length > 0) await saveActionGrant(store, { golemId: p.golemId, entries: actions, now: Number(now) * 1000 })
   return {
+    actions,
     golemId: p.golemId,
     golemKey,
     sessionKey,
@@ -258,6 +286,78 @@ export async function signRunwayGrant(p: {
     chainHashes: [grant.runway.hash],
     periodStart: p.startDate,
   }
+}
+
+/** The local feeds for every token the plan may approve or swap, each entry's decimals read from the token itself. */
+export async function localUsdCaps(
+  client: PublicClient,
+  assets: LocalAssets,
+  options: Pick<ProvisionActionsOptions, 'maxPriceAge' | 'maxSlippageBps'> = {},
+): Promise<PlanUsdCaps> {
+  const priced = [
+    { token: assets.usdc, feed: assets.usdcUsdFeed },
+    { token: assets.weth, feed: assets.ethUsdFeed },
+  ]
+  const tokenDecimals = await readTokenDecimals(
+    client,
+    priced.map((f) => f.token),
+  )
+  const feeds: TokenFeed[] = priced.map((f) => ({
+    ...f,
+    decimals: tokenDecimals.find((t) => isAddressEqual(t.token, f.token))!.decimals,
+  }))
+  return {
+    feeds,
+    tokenDecimals,
+    maxPriceAge: options.maxPriceAge ?? 3_600,
+    ...(options.maxSlippageBps === undefined ? {} : { maxSlippageBps: options.maxSlippageBps }),
+  }
+}
+
+/**
+ * The plan's actions and approvals, signed by the owner's smart account: buildPlanGrant with the local
+ * USD bounds, the same phase gate and life window as the runway, and dreamMode, because dream atonia
+ * stops the Golem's own actions (the runway and gas grants leave it off: the tick tops up, the Golem
+ * does not act). The runway and gas stay with their own builders, which carry the local period.
+ */
+export async function signPlanActions(
+  clients: DevnetClients,
+  p: {
+    deployment: BardoDeployment & { assets: LocalAssets }
+    owner: OwnerAccount
+    plan: PermissionPlan
+    startDate: bigint
+    expiresAt: bigint
+    options?: ProvisionActionsOptions
+  },
+): Promise<ActionGrantEntry[]> {
+  const { plan } = p
+  if (plan.actions.length === 0 && plan.approvals.length === 0) return []
+  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.startDate })
+  const grant = buildPlanGrant({
+    tree,
+    // The life window is the local one (the plan's is whole days); golemPhase's end is inclusive, the plan's expiry is not.
+    plan: {
+      ...plan,
+      startTime: Number(p.startDate),
+      expiry: Number(p.expiresAt) + 1,
+      dailyUsdcCap: p.options?.dailyUsd ?? plan.dailyUsdcCap,
+    },
+    usdCaps: await localUsdCaps(clients.publicClient as PublicClient, p.deployment.assets, p.options),
+    bardo: [{ type: 'dreamMode', golem: plan.sessionKey }],
+    runway: false,
+  })
+  const signer = smartAccountSigner(p.owner.smartAccount)
+  const entries: ActionGrantEntry[] = []
+  for (const a of grant.actions ?? []) {
+    await tree.sign(a.hash, signer)
+    entries.push({ hash: a.hash, label: a.name ?? 'actions', chain: tree.chain(a.hash) })
+  }
+  for (const a of grant.approvals ?? []) {
+    await tree.sign(a.hash, signer)
+    entries.push({ hash: a.hash, label: `approvals: ${a.spender}`, chain: tree.chain(a.hash) })
+  }
+  return entries
 }
 
 async function sendAndWait(clients: DevnetClients, account: LocalAccount, to: Address, data: Hex): Promise<void> {

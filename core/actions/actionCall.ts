@@ -1,0 +1,181 @@
+// What a Golem's runtime may ask custody to do, as the one contract call each request becomes. The
+// receiver of a swap's output or a vault's shares defaults to the owner's account, because every
+// actions delegation pins it there; naming another receiver is allowed here so the refusal can say why.
+import { encodeFunctionData, erc20Abi, getAddress, isAddress, type Address, type Hex } from 'viem'
+import { ActionRequestError } from './errors.ts'
+
+/** SwapRouter02 exactInputSingle: `amountIn` of `tokenIn` for at least `amountOutMinimum` of `tokenOut`. */
+export type SwapRequest = {
+  kind: 'swap'
+  router: Address
+  tokenIn: Address
+  tokenOut: Address
+  /** Pool fee tier in hundredths of a bip; default 500 (0.05%). */
+  fee?: number
+  amountIn: bigint
+  amountOutMinimum: bigint
+  /** Default: the owner's account. */
+  recipient?: Address
+}
+/** ERC-4626 deposit(assets, receiver). */
+export type DepositRequest = { kind: 'deposit'; vault: Address; assets: bigint; receiver?: Address }
+/** ERC-4626 withdraw(assets, receiver, owner). */
+export type WithdrawRequest = { kind: 'withdraw'; vault: Address; assets: bigint; receiver?: Address; shareOwner?: Address }
+/** ERC-4626 redeem(shares, receiver, owner). */
+export type RedeemRequest = { kind: 'redeem'; vault: Address; shares: bigint; receiver?: Address; shareOwner?: Address }
+/** ERC-20 approve(spender, amount) on the owner's token. */
+export type ApproveRequest = { kind: 'approve'; token: Address; spender: Address; amount: bigint }
+
+export type ActionRequest = SwapRequest | DepositRequest | WithdrawRequest | RedeemRequest | ApproveRequest
+export type ActionKind = ActionRequest['kind']
+export const ACTION_KINDS = ['swap', 'deposit', 'withdraw', 'redeem', 'approve'] as const satisfies readonly ActionKind[]
+
+/** One call the owner's account makes, as the DelegationManager executes it. */
+export type ActionCall = { kind: ActionKind; target: Address; value: bigint; callData: Hex }
+
+const exactInputSingleAbi = [
+  {
+    type: 'function',
+    name: 'exactInputSingle',
+    stateMutability: 'payable',
+    inputs: [
+      {
+        name: 'params',
+        type: 'tuple',
+        components: [
+          { name: 'tokenIn', type: 'address' },
+          { name: 'tokenOut', type: 'address' },
+          { name: 'fee', type: 'uint24' },
+          { name: 'recipient', type: 'address' },
+          { name: 'amountIn', type: 'uint256' },
+          { name: 'amountOutMinimum', type: 'uint256' },
+          { name: 'sqrtPriceLimitX96', type: 'uint160' },
+        ],
+      },
+    ],
+    outputs: [{ name: 'amountOut', type: 'uint256' }],
+  },
+] as const
+
+const erc4626Abi = [
+  {
+    type: 'function',
+    name: 'deposit',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'assets', type: 'uint256' },
+      { name: 'receiver', type: 'address' },
+    ],
+    outputs: [{ type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'withdraw',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'assets', type: 'uint256' },
+      { name: 'receiver', type: 'address' },
+      { name: 'owner', type: 'address' },
+    ],
+    outputs: [{ type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'redeem',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'shares', type: 'uint256' },
+      { name: 'receiver', type: 'address' },
+      { name: 'owner', type: 'address' },
+    ],
+    outputs: [{ type: 'uint256' }],
+  },
+] as const
+
+const MAX_UINT256 = 2n ** 256n - 1n
+
+/** Encodes a request as the call the owner's account makes; throws ActionRequestError naming the field for bad input. */
+export function encodeActionCall(request: ActionRequest, owner: Address, field = 'request'): ActionCall {
+  if (!request || typeof request !== 'object' || !(ACTION_KINDS as readonly string[]).includes((request as { kind?: string }).kind ?? ''))
+    throw new ActionRequestError(`${field}.kind`, `must be one of ${ACTION_KINDS.join(', ')}`)
+  switch (request.kind) {
+    case 'swap': {
+      const fee = request.fee ?? 500
+      if (!Number.isInteger(fee) || fee < 0 || fee >= 2 ** 24) throw new ActionRequestError(`${field}.fee`, 'must be a uint24 fee tier')
+      return {
+        kind: 'swap',
+        target: addr(request.router, `${field}.router`),
+        value: 0n,
+        callData: encodeFunctionData({
+          abi: exactInputSingleAbi,
+          functionName: 'exactInputSingle',
+          args: [
+            {
+              tokenIn: addr(request.tokenIn, `${field}.tokenIn`),
+              tokenOut: addr(request.tokenOut, `${field}.tokenOut`),
+              fee,
+              recipient: addr(request.recipient ?? owner, `${field}.recipient`),
+              amountIn: positive(request.amountIn, `${field}.amountIn`),
+              amountOutMinimum: amount(request.amountOutMinimum, `${field}.amountOutMinimum`),
+              sqrtPriceLimitX96: 0n,
+            },
+          ],
+        }),
+      }
+    }
+    case 'deposit':
+      return vaultCall(request.kind, request.vault, field, [
+        positive(request.assets, `${field}.assets`),
+        addr(request.receiver ?? owner, `${field}.receiver`),
+      ])
+    case 'withdraw':
+      return vaultCall(request.kind, request.vault, field, [
+        positive(request.assets, `${field}.assets`),
+        addr(request.receiver ?? owner, `${field}.receiver`),
+        addr(request.shareOwner ?? owner, `${field}.shareOwner`),
+      ])
+    case 'redeem':
+      return vaultCall(request.kind, request.vault, field, [
+        positive(request.shares, `${field}.shares`),
+        addr(request.receiver ?? owner, `${field}.receiver`),
+        addr(request.shareOwner ?? owner, `${field}.shareOwner`),
+      ])
+    case 'approve':
+      return {
+        kind: 'approve',
+        target: addr(request.token, `${field}.token`),
+        value: 0n,
+        callData: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [addr(request.spender, `${field}.spender`), amount(request.amount, `${field}.amount`)],
+        }),
+      }
+  }
+}
+
+function vaultCall(kind: 'deposit' | 'withdraw' | 'redeem', vault: Address, field: string, args: readonly unknown[]): ActionCall {
+  return {
+    kind,
+    target: addr(vault, `${field}.vault`),
+    value: 0n,
+    callData: encodeFunctionData({ abi: erc4626Abi, functionName: kind, args } as never),
+  }
+}
+
+function addr(value: unknown, field: string): Address {
+  if (typeof value !== 'string' || !isAddress(value))
+    throw new ActionRequestError(field, 'must be a 20-byte 0x address (checksum-valid if mixed case)')
+  return getAddress(value)
+}
+
+function amount(value: unknown, field: string): bigint {
+  if (typeof value !== 'bigint' || value < 0n || value > MAX_UINT256) throw new ActionRequestError(field, 'must be a uint256 bigint')
+  return value
+}
+
+function positive(value: unknown, field: string): bigint {
+  const v = amount(value, field)
+  if (v === 0n) throw new ActionRequestError(field, 'must be greater than 0')
+  return v
+}

@@ -1,0 +1,203 @@
+// The off-chain pre-check of an action: runs the chosen delegation's stateful caveats (phase and life
+// window, dreaming, the day's USD budget for approvals, slippage against the feeds) on what the edge
+// observed, in the order the DelegationManager runs them, and returns the refusal the chain would
+// give (same error, same arguments), or undefined. A batch is checked call by call, each call seeing
+// the spend the earlier ones recorded, as the chain runs the redemptions of one transaction in order.
+import { decodeAbiParameters, getAddress, size, slice, type Address, type Hex } from 'viem'
+import type { DecodedCaveat } from '../caveats/caveat.ts'
+import { DEFAULT_PHASE_MASKS, type TokenFeed } from '../caveats/types.ts'
+import type { ActionCall } from './actionCall.ts'
+import type { GrantedAction } from './chooseDelegation.ts'
+import { refusalOf, type ActionRefusal } from './refusal.ts'
+import { priceError, slippageOf, toUsd, tokenAmountOf, type FeedReading } from './usdValuation.ts'
+
+const SUBDELEGATION = 0x08
+const EXACT_INPUT_SINGLE = '0x04e45aaf'
+const DAY = 86_400n
+
+/** Everything the stateful caveats read on-chain, read once by the edge before the check. */
+export type ActionObservation = {
+  /** Chain time (the latest block's timestamp). */
+  readonly now: bigint
+  readonly delegationManager: Address
+  /** Who sends the redemption (the Golem's key). */
+  readonly redeemer: Address
+  /** VitalityOracle.getPhase per Golem address (lowercase keys). */
+  readonly vitality: ReadonlyMap<string, { registered: boolean; phase: number }>
+  /** DreamOracle.dreamingSince per Golem address (lowercase keys); 0 when awake. */
+  readonly dreamingSince: ReadonlyMap<string, bigint>
+  /** GolemPhaseEnforcer.actionClassOf per selector (lowercase keys); 0 is unclassified. */
+  readonly actionClasses: ReadonlyMap<string, number>
+  /** Price feed readings per feed address (lowercase keys). */
+  readonly feeds: ReadonlyMap<string, FeedReading>
+  /** DailySpendLimit.spentOn(manager, hash, today) per delegation hash (lowercase keys). */
+  readonly spentTodayUsd: ReadonlyMap<string, bigint>
+}
+
+/** What the edge must read for these calls on these delegations. */
+export type ObservationNeeds = { golems: Address[]; selectors: Hex[]; feeds: Address[]; spendHashes: Hex[] }
+
+export function observationNeeds(items: readonly { call: ActionCall; delegation: GrantedAction }[]): ObservationNeeds {
+  const golems = new Set<string>()
+  const selectors = new Set<string>()
+  const feeds = new Set<string>()
+  const spendHashes = new Set<string>()
+  for (const { call, delegation } of items) {
+    selectors.add(selectorOf(call.callData))
+    for (const c of delegation.caveats) {
+      if (c.type === 'golemPhase' || c.type === 'dreamMode') golems.add(getAddress(c.golem))
+      if (c.type === 'maxSlippage' || c.type === 'dailySpendLimit') for (const f of c.feeds) feeds.add(getAddress(f.feed))
+      if (c.type === 'dailySpendLimit') spendHashes.add(delegation.hash.toLowerCase())
+    }
+  }
+  return {
+    golems: [...golems] as Address[],
+    selectors: [...selectors] as Hex[],
+    feeds: [...feeds] as Address[],
+    spendHashes: [...spendHashes] as Hex[],
+  }
+}
+
+/** Checks each call on its delegation in order; the first refusal, or undefined when the chain should accept them all. */
+export function precheckActions(
+  items: readonly { call: ActionCall; delegation: GrantedAction }[],
+  observation: ActionObservation,
+): ActionRefusal | undefined {
+  const spent = new Map(observation.spentTodayUsd)
+  for (const [i, item] of items.entries()) {
+    const refusal = precheckCall(item.call, item.delegation, observation, spent, i)
+    if (refusal) return refusal
+  }
+  return undefined
+}
+
+function precheckCall(
+  call: ActionCall,
+  g: GrantedAction,
+  o: ActionObservation,
+  spent: Map<string, bigint>,
+  index: number,
+): ActionRefusal | undefined {
+  const selector = selectorOf(call.callData)
+  const delegator = g.chain[0]!.delegator
+  const priced = g.caveats.find((c) => c.type === 'maxSlippage' || c.type === 'dailySpendLimit')?.type
+  const refuse = (name: string, args: unknown[], detail?: string) =>
+    refusalOf({ name, args }, { call: index, ...(priced ? { pricedBy: priced } : {}), ...(detail ? { detail } : {}) })
+  for (const c of g.caveats) {
+    const failed = checkCaveat(c)
+    if (failed) return refuse(failed.name, failed.args, failed.detail)
+  }
+  return undefined
+
+  function checkCaveat(c: DecodedCaveat): { name: string; args: unknown[]; detail?: string } | undefined {
+    switch (c.type) {
+      case 'golemPhase': {
+        if (c.startTime !== undefined && o.now < c.startTime) return { name: 'DelegationNotYetActive', args: [o.now, c.startTime] }
+        if (c.endTime !== undefined && o.now > c.endTime) return { name: 'DelegationExpired', args: [o.now, c.endTime] }
+        const v = o.vitality.get(c.golem.toLowerCase())
+        if (!v) throw new Error(`precheck: no VitalityOracle reading for ${c.golem}`)
+        if (!v.registered) return { name: 'GolemNotRegistered', args: [getAddress(c.golem)] }
+        if (call.target.toLowerCase() === delegator.toLowerCase() || call.target.toLowerCase() === o.delegationManager.toLowerCase())
+          return {
+            name: 'ProtectedTarget',
+            args: [getAddress(call.target), selector, getAddress(delegator), getAddress(o.delegationManager)],
+          }
+        const cls = o.actionClasses.get(selector.toLowerCase())
+        if (cls === undefined) throw new Error(`precheck: no action class reading for ${selector}`)
+        if (cls === 0 || (size(call.callData) !== 0 && selector === '0x00000000'))
+          return { name: 'UnclassifiedAction', args: [getAddress(call.target), selector] }
+        const required = cls | (o.redeemer.toLowerCase() === c.golem.toLowerCase() ? 0 : SUBDELEGATION)
+        const masks = c.phaseMasks ?? DEFAULT_PHASE_MASKS
+        const mask = v.phase > 4 ? 0 : masks[v.phase]!
+        if ((required & mask) !== required)
+          return { name: 'ActionNotAllowedInPhase', args: [getAddress(c.golem), v.phase, selector, required] }
+        return undefined
+      }
+      case 'mortalityTimeWindow':
+        if (o.now < c.startTime) return { name: 'DelegationNotYetActive', args: [o.now, c.startTime] }
+        if (o.now > c.endTime) return { name: 'DelegationExpired', args: [o.now, c.endTime] }
+        return undefined
+      case 'dreamMode': {
+        const since = o.dreamingSince.get(c.golem.toLowerCase())
+        if (since === undefined) throw new Error(`precheck: no DreamOracle reading for ${c.golem}`)
+        return since !== 0n ? { name: 'GolemDreaming', args: [getAddress(c.golem), since] } : undefined
+      }
+      case 'maxSlippage': {
+        if (selector !== EXACT_INPUT_SINGLE) return undefined
+        const swap = decodeExactInputSingle(call.callData)
+        const side = (token: Address) => {
+          const feed = c.feeds.find((f) => f.token.toLowerCase() === token.toLowerCase())
+          return feed ? { feed, reading: reading(feed) } : undefined
+        }
+        const tokenIn = side(swap.tokenIn)
+        if (!tokenIn) return { name: 'UnpricedAsset', args: [swap.tokenIn] }
+        const tokenOut = side(swap.tokenOut)
+        if (!tokenOut) return { name: 'UnpricedAsset', args: [swap.tokenOut] }
+        const stale =
+          priceError(tokenIn.feed.feed, tokenIn.reading, c.maxPriceAge, o.now) ??
+          priceError(tokenOut.feed.feed, tokenOut.reading, c.maxPriceAge, o.now)
+        if (stale) return stale
+        const { expectedOut, bps } = slippageOf({ amountIn: swap.amountIn, minOut: swap.minOut }, tokenIn, tokenOut)
+        if (bps > BigInt(c.maxSlippageBps))
+          return { name: 'SlippageExceeded', args: [expectedOut, swap.minOut, bps, BigInt(c.maxSlippageBps)] }
+        return undefined
+      }
+      case 'dailySpendLimit': {
+        if (call.value !== 0n) {
+          const native = c.feeds.find((f) => f.token.toLowerCase() === '0x0000000000000000000000000000000000000000')
+          if (!native) return { name: 'UnpricedAsset', args: ['0x0000000000000000000000000000000000000000'] }
+        }
+        const amount = tokenAmountOf(call.callData)
+        const feed = c.feeds.find((f) => f.token.toLowerCase() === call.target.toLowerCase())
+        let usd = 0n
+        if (amount !== undefined && amount !== 0n && feed) {
+          const r = reading(feed)
+          const bad = priceError(feed.feed, r, c.maxPriceAge, o.now)
+          if (bad) return bad
+          usd = toUsd(amount, r.answer, feed.decimals, r.decimals)
+        }
+        if (call.value !== 0n) {
+          const native = c.feeds.find((f) => f.token.toLowerCase() === '0x0000000000000000000000000000000000000000')!
+          const r = reading(native)
+          const bad = priceError(native.feed, r, c.maxPriceAge, o.now)
+          if (bad) return bad
+          usd += toUsd(call.value, r.answer, 18, r.decimals)
+        }
+        if (usd === 0n) return undefined
+        const key = g.hash.toLowerCase()
+        const already = spent.get(key) ?? 0n
+        const cap = c.dailyLimitUsd > 2n ** 192n - 1n ? 2n ** 192n - 1n : c.dailyLimitUsd
+        if (already > cap || usd > cap - already)
+          return { name: 'DailySpendLimitExceeded', args: [o.now / DAY, already, usd, c.dailyLimitUsd] }
+        spent.set(key, already + usd)
+        return undefined
+      }
+      default:
+        return undefined
+    }
+  }
+
+  function reading(feed: TokenFeed): FeedReading {
+    const r = o.feeds.get(feed.feed.toLowerCase())
+    if (!r) throw new Error(`precheck: no reading for price feed ${feed.feed}`)
+    return r
+  }
+}
+
+const selectorOf = (callData: Hex): Hex => (size(callData) >= 4 ? (slice(callData, 0, 4).toLowerCase() as Hex) : '0x00000000')
+
+function decodeExactInputSingle(callData: Hex): { tokenIn: Address; tokenOut: Address; amountIn: bigint; minOut: bigint } {
+  const [tokenIn, tokenOut, , , amountIn, minOut] = decodeAbiParameters(
+    [
+      { type: 'address' },
+      { type: 'address' },
+      { type: 'uint24' },
+      { type: 'address' },
+      { type: 'uint256' },
+      { type: 'uint256' },
+      { type: 'uint160' },
+    ],
+    slice(callData, 4),
+  )
+  return { tokenIn, tokenOut, amountIn, minOut }
+}
