@@ -7,6 +7,7 @@ import type { Clock } from '../functions/api/deps.ts'
 import { createLocalApi } from '../functions/api/local.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
+import type { SignerResolver } from '../core/custody/signerResolver.ts'
 
 export type LocalApi = { url: string; stop(): Promise<void> }
 
@@ -19,6 +20,8 @@ export type StartLocalApiParams = {
   readApiKey?: string
   /** The rate limiter's clock (tests); the wall clock by default. */
   clock?: Clock
+  /** The Golems' signers: the API then serves the action path for the Golems' runtimes. */
+  signers?: SignerResolver
 }
 
 export async function startLocalApi(p: StartLocalApiParams): Promise<LocalApi> {
@@ -32,6 +35,7 @@ export async function startLocalApi(p: StartLocalApiParams): Promise<LocalApi> {
     indexerUrl: p.indexerUrl,
     ...(p.readApiKey === undefined ? {} : { config: { readApiKeyHashes: [hashApiKey(p.readApiKey)] } }),
     ...(p.clock === undefined ? {} : { clock: p.clock }),
+    ...(p.signers === undefined ? {} : { signers: p.signers }),
   })
   const running = await serveApi(app, p.port ?? 0)
   return { url: running.url, stop: running.close }

@@ -222,7 +222,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
 
     const signers = new MemorySignerResolver(chain.deployment)
     const readApiKey = localReadKey(env)
-    const api: LocalApi = await startLocalApi({ chain, store, indexerUrl: indexer?.url, port: settings.apiPort, readApiKey })
+    const api: LocalApi = await startLocalApi({ chain, store, indexerUrl: indexer?.url, port: settings.apiPort, readApiKey, signers })
     stops.push(api.stop)
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined

@@ -8,6 +8,7 @@ import type { ApiEnv } from './env.ts'
 import { errorResponse, handleApiError } from './errors.ts'
 import { buildOpenApiDocument, RouteDocs } from './openapi.ts'
 import { tierRateLimit } from './rateLimit.ts'
+import { registerActionRoutes } from './routes/actions.ts'
 import { registerCladeRoutes } from './routes/clade.ts'
 import { registerGolemRoutes } from './routes/golems.ts'
 import { registerMetabolismRoutes } from './routes/metabolism.ts'
@@ -54,6 +55,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   registerSnapRoutes(app, deps, docs)
   registerSnapPairingRoutes(app, deps, docs)
   registerCladeRoutes(app, deps, docs, secret)
+  if (deps.actions) registerActionRoutes(app, deps.actions, docs)
 
   docs.add({
     method: 'get',

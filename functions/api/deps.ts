@@ -15,6 +15,7 @@ import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
 import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
+import type { ActionRouteDeps } from './routes/actions.ts'
 
 /** Milliseconds since the epoch, like Date.now; injected so tests move time instead of waiting. */
 export interface Clock {
@@ -209,6 +210,8 @@ export type ApiDeps = {
   metabolism?: MetabolismService
   /** Absent: every `Authorization: Bearer` other than a Snap token is refused (401 INVALID_TOKEN). */
   bearer?: BearerVerifier
+  /** Absent (no signer for Golem keys here): POST /api/v1/golems/:id/actions is not served. */
+  actions?: ActionRouteDeps
   /** Told about unexpected errors (5xx); the response itself never carries their text. */
   onUnexpectedError?: (err: unknown) => void
 }

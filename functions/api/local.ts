@@ -9,6 +9,7 @@ import type { GolemPricing } from '../../core/x402/index.ts'
 import { createApp, type ApiApp } from './app.ts'
 import type { ApiConfig, Clock } from './deps.ts'
 import { createApiDeps, walletOver } from './wiring.ts'
+import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 
 /** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
 export const DEFAULT_PRICING: GolemPricing = { runtimeCostPerHour: 500_000n, deathReserve: 12_000_000n }
@@ -28,6 +29,8 @@ export type LocalApiOptions = {
   /** Overrides of the local defaults (origins of a local Portal, a fixed Clade secret, limits). */
   config?: Partial<ApiConfig>
   clock?: Clock
+  /** The Golems' signers: with them the API serves the action path for the Golems' runtimes. */
+  signers?: SignerResolver
   onUnexpectedError?: (error: unknown) => void
 }
 
@@ -61,6 +64,7 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     indexerUrl: o.indexerUrl,
     payments: { settlement, payTo: operator, asset: paymentAsset(o), pricing: o.pricing ?? DEFAULT_PRICING, confirmationTimeoutMs: 20_000 },
     ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.signers ? { actions: { signers: o.signers, invocationId: 'local-api' } } : {}),
     onUnexpectedError:
       o.onUnexpectedError ??
       ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),

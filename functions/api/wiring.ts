@@ -17,10 +17,13 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
 import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
 import { createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
+import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+import { executeAction } from '../actions/executeAction.ts'
 import { StoreCladeService, type CladeService } from './cladeService.ts'
 import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry, SnapDeploymentInfo } from './deps.ts'
 import { IndexerClient } from './indexerClient.ts'
 import { createX402PaymentRoutes } from './payments.ts'
+import type { ActionRouteDeps } from './routes/actions.ts'
 import { ChainGolemState } from './services/chainState.ts'
 import { StoreRenewalService } from './services/renewal.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
@@ -58,6 +61,11 @@ export type ApiWiring = {
   cladeOperator?: Address | undefined
   clock?: Clock
   clade?: CladeService
+  /**
+   * The Golems' signers, for the action path (POST /api/v1/golems/:id/actions); without them the route
+   * is not served. `invocationId` names this process as the holder of an action's send slot.
+   */
+  actions?: { signers: SignerResolver; invocationId: string } | undefined
   bearer?: BearerVerifier
   onUnexpectedError?: (error: unknown) => void
 }
@@ -168,6 +176,18 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     ...(w.bearer ? { bearer: w.bearer } : {}),
+    ...(w.actions ? { actions: actionRoute(w, w.actions) } : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
   }
+}
+
+function actionRoute(w: ApiWiring, a: NonNullable<ApiWiring['actions']>): ActionRouteDeps {
+  const deps = {
+    store: w.store,
+    client: w.publicClient as PublicClient,
+    deployment: w.deployment,
+    signers: a.signers,
+    invocationId: a.invocationId,
+  }
+  return { store: w.store, chainId: w.config.chainId, execute: (input) => executeAction(deps, input) }
 }

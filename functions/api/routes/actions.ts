@@ -16,6 +16,7 @@ import {
 import { StoreConflictError, type Store } from '../../../core/store/index.ts'
 import type { ActionOutcome, ExecuteActionInput } from '../../actions/executeAction.ts'
 import type { RouteDocs } from '../openapi.ts'
+import { errorResponse, type ApiErrorCode } from '../errors.ts'
 
 export type ActionRouteDeps = {
   store: Pick<Store, 'getGolem' | 'issueNonce'>
@@ -25,16 +26,6 @@ export type ActionRouteDeps = {
   /** Milliseconds since the epoch; default Date.now. */
   now?: () => number
 }
-
-/** The route's own error codes, in the API's `{ code, message, details }` shape. */
-export const actionErrorStatus = {
-  VALIDATION_FAILED: 400,
-  ACTION_AUTH_REQUIRED: 401,
-  ACTION_REQUEST_EXPIRED: 401,
-  ACTION_BAD_SIGNATURE: 401,
-  ACTION_NONCE_REUSED: 401,
-  GOLEM_NOT_FOUND: 404,
-} as const
 
 const uint = z.string().regex(/^\d{1,78}$/, 'must be a decimal integer string')
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte 0x address')
@@ -68,8 +59,8 @@ const AMOUNT_FIELDS = new Set(['amountIn', 'amountOutMinimum', 'assets', 'shares
 const toRequest = (a: z.infer<typeof action>): ActionRequest =>
   Object.fromEntries(Object.entries(a).map(([k, v]) => [k, AMOUNT_FIELDS.has(k) ? BigInt(v as string) : v])) as ActionRequest
 
-const fail = (c: Context, code: keyof typeof actionErrorStatus, message: string, details: Record<string, unknown> = {}) =>
-  c.json({ code, message, details }, actionErrorStatus[code])
+const fail = (c: Context, code: ApiErrorCode, message: string, details: Record<string, unknown> = {}) =>
+  errorResponse(c, code, message, details)
 
 /** JSON for an outcome: bigints as decimal strings, the receipt as its hash, block and gas. */
 function outcomeBody(o: ActionOutcome) {
