@@ -30,11 +30,13 @@ export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): Functi
   const chainId = Number(required(env, 'BARDO_CHAIN_ID'))
   const addresses = JSON.parse(required(env, 'BARDO_DEPLOYMENT')) as Omit<BardoDeployment, 'environment' | 'chainId' | 'startBlock'> & {
     startBlock?: string
+    environment?: BardoDeployment['environment']
   }
   const deployment: BardoDeployment = {
     ...addresses,
     chainId,
-    environment: getSmartAccountsEnvironment(chainId),
+    // The kit knows every public chain's framework; a private chain's deployment carries its own.
+    environment: addresses.environment ?? getSmartAccountsEnvironment(chainId),
     startBlock: BigInt(addresses.startBlock ?? 0),
   }
   const store = new DynamoStore({

@@ -1,6 +1,9 @@
-// AWS Lambda entry: one or a few Golems' ticks, invoked asynchronously by the heartbeat.
+// AWS Lambda entry: one or a few Golems' ticks, invoked asynchronously by the heartbeat. Every tick's
+// outcome is a structured log line and its metrics an EMF line, both with the request id; a tick that
+// throws is counted and rethrown, so Lambda retries the event (the slots make the retry reconcile).
 import { decodeTickPayload } from '../shared/tickPayload.ts'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
+import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metrics.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import { runTick } from './runTick.ts'
 import { selfExtensionFromEnv } from './selfExtensionConfig.ts'
@@ -10,30 +13,51 @@ let config: FunctionConfig | undefined
 let signers: KmsSignerResolver | undefined
 
 export async function handler(event: unknown, context?: { awsRequestId?: string }): Promise<TickResult[]> {
-  config ??= loadFunctionConfig()
-  signers ??= new KmsSignerResolver(config.deployment)
-  const selfExtension = selfExtensionFromEnv(process.env, config.runtimeCostPerHour)
-  const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
+  const invocationId = context?.awsRequestId ?? `tick-${Date.now()}`
+  const telemetry = createTelemetry({ requestId: invocationId, functionName: 'tick' })
   const results: TickResult[] = []
-  for (const request of requests) {
-    const result = await runTick(
-      {
-        store: config.store,
-        client: config.client,
-        deployment: config.deployment,
-        signers,
-        operator: config.operator(),
-        invocationId: context?.awsRequestId ?? `tick-${Date.now()}`,
-        credits: { runtimeCostPerHour: config.runtimeCostPerHour },
-        ...(selfExtension ? { selfExtension } : {}),
-      },
-      request,
-    )
-    results.push(result)
-    // One structured line per tick (no key material): CloudWatch metric filters count outcomes.
-    process.stdout.write(
-      `${JSON.stringify({ golemId: result.golemId, outcome: result.outcome, redemption: result.redemption?.status, selfExtension: result.selfExtension?.status, health: result.health })}\n`,
-    )
+  let golemId: string | undefined
+  try {
+    config ??= loadFunctionConfig()
+    signers ??= new KmsSignerResolver(config.deployment)
+    const selfExtension = selfExtensionFromEnv(process.env, config.runtimeCostPerHour)
+    const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
+    for (const request of requests) {
+      golemId = request.golemId
+      const result = await runTick(
+        {
+          store: config.store,
+          client: config.client,
+          deployment: config.deployment,
+          signers,
+          operator: config.operator(),
+          invocationId,
+          credits: { runtimeCostPerHour: config.runtimeCostPerHour },
+          ...(selfExtension ? { selfExtension } : {}),
+        },
+        request,
+      )
+      results.push(result)
+      putTickMetrics(telemetry, result)
+      // No key material: ids, outcomes and transaction hashes only.
+      telemetry.log('info', 'tick', {
+        golemId: result.golemId,
+        outcome: result.outcome,
+        redemption: result.redemption?.status,
+        selfExtension: result.selfExtension?.status,
+        txHash: result.redemption?.txHash ?? undefined,
+        health: result.health,
+      })
+    }
+    telemetry.flush()
+    return results
+  } catch (error) {
+    putTickFailure(telemetry, error)
+    telemetry.log('error', 'tick failed', {
+      golemId,
+      error: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
+    })
+    telemetry.flush({ golemId })
+    throw error
   }
-  return results
 }

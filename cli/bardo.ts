@@ -1,0 +1,280 @@
+// The operator's `bardo` CLI: deploy the contracts, onboard a Golem from a STRATEGY.md, and see,
+// revoke, renew or rotate it, against the local stack or a configured chain. Arguments are parsed by
+// commander; configuration and keys come from the environment (docs/cli.md) and are never printed.
+// `runCli` is the whole program with its environment and streams passed in, so tests run it in-process.
+import { resolve } from 'node:path'
+import { Command, CommanderError } from 'commander'
+import { isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
+import { BardoError } from '../core/errors.ts'
+import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment } from './context.ts'
+import { deployContracts } from './deploy.ts'
+import { apiUrlOf, feedGolem } from './feed.ts'
+import { formatUsdc } from '../core/permissions/index.ts'
+import { CliUsageError } from './errors.ts'
+import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
+import { poolArns, takeFreePoolKey } from './poolKeys.ts'
+import { golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
+import { checkGolemId, onboard, positiveSeconds } from './onboard.ts'
+import { createOutput, type Output, type Writer } from './output.ts'
+import { ownerFrom, submitterFrom } from './owner.ts'
+
+export type CliIo = { env: NodeJS.ProcessEnv; stdout: Writer; stderr: Writer }
+
+type GlobalFlags = { json?: boolean; quiet?: boolean; stateDir?: string; deployment?: string }
+
+function addressFlag(flag: string, raw: string | undefined): Address | undefined {
+  if (raw === undefined) return undefined
+  if (!isAddress(raw, { strict: false })) throw new CliUsageError(flag, `must be a 20-byte hex address, got ${JSON.stringify(raw)}`)
+  return raw as Address
+}
+
+function ethFlag(flag: string, raw: string | undefined, fallback: bigint): bigint {
+  if (raw === undefined) return fallback
+  if (!/^\d+(\.\d{1,18})?$/.test(raw)) throw new CliUsageError(flag, `must be an amount of ETH such as 0.05, got ${JSON.stringify(raw)}`)
+  return parseEther(raw)
+}
+
+/** Runs one command line; resolves to the exit code (0 done, 1 refused or failed, 2 bad usage). */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const program = new Command('bardo')
+  let out: Output = createOutput({ json: false, quiet: false, stdout: io.stdout, stderr: io.stderr })
+  const globals = (): GlobalFlags => program.opts<GlobalFlags>()
+  const stateDir = () => resolve(globals().stateDir ?? io.env.BARDO_STATE_DIR ?? '.bardo')
+  program
+    .description('Operate Bardo Custody: contracts, Golems, their grants and keys')
+    .option('--json', 'print the result as one JSON document (for scripts)')
+    .option('-q, --quiet', 'no progress lines')
+    .option('--state-dir <dir>', 'where Golem keystores are kept (default BARDO_STATE_DIR or .bardo)')
+    .option('--deployment <file>', 'the deployment file (default BARDO_DEPLOYMENT)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .hook('preAction', () => {
+      out = createOutput({ json: globals().json === true, quiet: globals().quiet === true, stdout: io.stdout, stderr: io.stderr })
+    })
+
+  const withChain = async () => {
+    const chain = await connect(io.env)
+    const deployment = readCliDeployment(deploymentPathOf(io.env, globals().deployment), chain.chainId)
+    return { chain, deployment }
+  }
+
+  program
+    .command('deploy')
+    .description('deploy the Bardo contracts (idempotent and resumable) and write the deployment file')
+    .option('--operator <address>', "the VitalityOracle's owner (default: BARDO_OPERATOR_KEY's address)")
+    .requiredOption('--phase-table-owner <address>', "GolemPhase's action-table owner, a different key from the operator")
+    .option('--deploy-framework', "deploy the MetaMask Delegation Framework where the kit doesn't know the chain (a devnet)")
+    .option('--local-assets', 'deploy the local test assets (USDC-like token, feeds, vault, router): chain 31337 only')
+    .option('--sequencer-uptime-feed <address>', "the chain's L2 sequencer uptime feed for the USD-capped enforcers")
+    .option('--sequencer-grace-seconds <seconds>', 'grace period after the sequencer comes back', '3600')
+    .action(async (f: Record<string, string | boolean | undefined>) => {
+      const phaseTableOwner = addressFlag('--phase-table-owner', f.phaseTableOwner as string)!
+      const operator = addressFlag('--operator', f.operator as string | undefined) ?? keyFrom(io.env, 'BARDO_OPERATOR_KEY').address
+      const feed = addressFlag('--sequencer-uptime-feed', f.sequencerUptimeFeed as string | undefined)
+      const grace = f.sequencerGraceSeconds as string
+      if (!/^\d{1,9}$/.test(grace))
+        throw new CliUsageError('--sequencer-grace-seconds', `must be a whole number of seconds, got ${JSON.stringify(grace)}`)
+      const deployer = keyFrom(io.env, 'BARDO_DEPLOYER_KEY')
+      const file = resolve(deploymentPathOf(io.env, globals().deployment))
+      const chain = await connect(io.env)
+      out.progress(`deploying to chain ${chain.chainId} from ${deployer.address}, file ${file}`)
+      const r = await deployContracts({
+        chain,
+        deployer,
+        operator,
+        phaseTableOwner,
+        file,
+        deployFramework: f.deployFramework === true,
+        localAssets: f.localAssets === true,
+        sequencerUptimeFeed: feed ?? zeroAddress,
+        sequencerGraceSeconds: feed ? BigInt(grace) : 0n,
+        progress: out.progress,
+      })
+      out.result(
+        { file: r.file, chainId: r.chainId, framework: r.framework, deployed: r.deployed, kept: r.kept, deployment: r.deployment },
+        [`deployment ${r.file}: ${r.deployed.length} deployed, ${r.kept.length} kept (framework: ${r.framework})`],
+      )
+    })
+
+  program
+    .command('onboard')
+    .description('onboard a Golem from a STRATEGY.md: show the plan, sign the grant (local owner key), register it and record it')
+    .requiredOption('--golem <id>', 'the Golem id')
+    .requiredOption('--strategy <file>', 'the STRATEGY.md')
+    .option('--override', 'confirm a plan over the guardrail (100 USDC/day or 90 days) whose document says override: true')
+    .option('--life-seconds <seconds>', "the Golem's life (default: the strategy's runway days)")
+    .option('--period-seconds <seconds>', 'the runway period (default a day)')
+    .option('--kms', "take the Golem's key from the deployed stack's KMS pool (BARDO_KMS_KEY_ARNS) instead of a keystore file")
+    .action(async (f: Record<string, string | boolean | undefined>) => {
+      const golem = checkGolemId(f.golem as string)
+      const lifeSeconds = positiveSeconds('--life-seconds', f.lifeSeconds as string | undefined)
+      const periodSeconds = positiveSeconds('--period-seconds', f.periodSeconds as string | undefined)
+      const arns = f.kms === true ? poolArns(io.env) : undefined
+      const keys = arns ? undefined : keystoreSettings(io.env, stateDir())
+      const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
+      const { chain, deployment } = await withChain()
+      const owner = await ownerFrom(io.env, chain, deployment)
+      const { store, stop } = await openCliStore(io.env)
+      try {
+        const r = await onboard({
+          flags: {
+            golem,
+            strategy: f.strategy as string,
+            override: f.override === true,
+            ...(lifeSeconds === undefined ? {} : { lifeSeconds }),
+            ...(periodSeconds === undefined ? {} : { periodSeconds }),
+          },
+          chain,
+          deployment,
+          store,
+          owner,
+          operator,
+          submitter: submitterFrom(io.env, owner),
+          newKey: async () => {
+            if (arns) {
+              const k = await takeFreePoolKey({ arns, store, chain, deployment })
+              return { ...k, where: `KMS ${(k.signer as { keyId: string }).keyId}` }
+            }
+            const k = await newGolemKeystore(keys!, golem)
+            return { address: k.address, signer: { kind: 'keystore', path: k.path }, where: `keystore ${k.path}` }
+          },
+          progress: out.progress,
+        })
+        out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, grant ${r.delegationHash}, ends ${r.expiresAt}`])
+      } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('status')
+    .description("a Golem's state in the store and on the chain")
+    .requiredOption('--golem <id>', 'the Golem id')
+    .action(async (f: { golem: string }) => {
+      const golem = checkGolemId(f.golem)
+      const { chain, deployment } = await withChain()
+      const { store, stop } = await openCliStore(io.env)
+      try {
+        const s = await golemStatus(store, chain, deployment, golem)
+        out.result({ ...s }, statusLines(s))
+      } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('revoke')
+    .description("the owner's kill switch: disable the Golem's grants from the owner's smart account")
+    .requiredOption('--golem <id>', 'the Golem id')
+    .action(async (f: { golem: string }) => {
+      const golem = checkGolemId(f.golem)
+      const { chain, deployment } = await withChain()
+      const owner = await ownerFrom(io.env, chain, deployment)
+      const { store, stop } = await openCliStore(io.env)
+      try {
+        const r = await revokeGolem({
+          store,
+          chain,
+          deployment,
+          owner,
+          submitter: submitterFrom(io.env, owner),
+          golemId: golem,
+          progress: out.progress,
+        })
+        out.result({ ...r }, [
+          `revoked Golem ${r.golemId}: ${r.disabled.length} delegation(s) disabled; the next heartbeat runs its death protocol`,
+        ])
+      } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('renew')
+    .description("the owner's superseding grant: the same runway with a later end")
+    .requiredOption('--golem <id>', 'the Golem id')
+    .requiredOption('--extend-seconds <seconds>', 'how much later the new grant ends')
+    .action(async (f: { golem: string; extendSeconds: string }) => {
+      const golem = checkGolemId(f.golem)
+      const extendSeconds = positiveSeconds('--extend-seconds', f.extendSeconds)!
+      const { chain, deployment } = await withChain()
+      const owner = await ownerFrom(io.env, chain, deployment)
+      const { store, stop } = await openCliStore(io.env)
+      try {
+        const r = await renewGolem({ store, chain, deployment, owner, golemId: golem, extendSeconds, progress: out.progress })
+        out.result({ ...r }, [`renewed Golem ${r.golemId}: grant ${r.delegationHash} ends ${r.expiresAt}`])
+      } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('rotate')
+    .description("rotate a Golem's session key now: a new key, the owner's grant to it, the oracle moved to it")
+    .requiredOption('--golem <id>', 'the Golem id')
+    .option('--gas <eth>', "ETH the owner's smart account sends the new key", '0.01')
+    .action(async (f: { golem: string; gas: string }) => {
+      const golem = checkGolemId(f.golem)
+      const gas = ethFlag('--gas', f.gas, parseEther('0.01'))
+      const keys = keystoreSettings(io.env, stateDir())
+      const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
+      const { chain, deployment } = await withChain()
+      const owner = await ownerFrom(io.env, chain, deployment)
+      const { store, stop } = await openCliStore(io.env)
+      try {
+        const r = await rotateGolem({
+          store,
+          chain,
+          deployment,
+          owner,
+          operator,
+          submitter: submitterFrom(io.env, owner),
+          keys,
+          golemId: golem,
+          gas,
+          progress: out.progress,
+        })
+        out.result({ ...r }, [`rotated Golem ${r.golemId}: ${r.from} -> ${r.to}`])
+      } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('feed')
+    .description('Feed-the-Golem: pay its feed through the API (x402) from BARDO_PAYER_KEY')
+    .requiredOption('--golem <id>', 'the Golem id')
+    .option('--api <url>', 'the API base URL (default BARDO_API_URL)')
+    .option('--max-usdc <amount>', 'the most this payment may spend, in USDC', '20')
+    .action(async (f: { golem: string; api?: string; maxUsdc: string }) => {
+      const golem = checkGolemId(f.golem)
+      const api = apiUrlOf(f.api, io.env)
+      if (!/^\d+(\.\d{1,6})?$/.test(f.maxUsdc))
+        throw new CliUsageError('--max-usdc', `must be an amount of USDC such as 12.5, got ${JSON.stringify(f.maxUsdc)}`)
+      const payer = keyFrom(io.env, 'BARDO_PAYER_KEY')
+      const r = await feedGolem({ api, golemId: golem, payer, maxAmount: parseUnits(f.maxUsdc, 6), progress: out.progress })
+      out.result({ ...r }, [`fed Golem ${r.golemId}: ${formatUsdc(r.amount)} USDC from ${r.payer}`])
+    })
+
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      if (error.exitCode === 0) return 0
+      out.error('CLI_USAGE', error.message.replace(/^error: /, ''))
+      return 2
+    }
+    if (error instanceof CliUsageError) {
+      out.error(error.code, error.message)
+      return 2
+    }
+    if (error instanceof BardoError) {
+      out.error(error.code, error.message)
+      return 1
+    }
+    out.error('CLI_FAILED', error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error))
+    return 1
+  }
+}

@@ -1,0 +1,102 @@
+// Where the CLI's chain, keys and store come from: the environment (BARDO_RPC_URL, BARDO_DEPLOYMENT,
+// BARDO_*_KEY, BARDO_TABLE_NAME). Keys are read when a command needs them, never printed, and a missing
+// or malformed one is refused with the variable's name before anything is sent or written.
+import { existsSync, readFileSync } from 'node:fs'
+import {
+  createPublicClient,
+  createWalletClient,
+  http,
+  isAddress,
+  isHex,
+  type Account,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
+import type { Store } from '../core/store/index.ts'
+import { withReceiptPolling } from '../adapters/chain/receipts.ts'
+import { readDeploymentFile } from '../local/chain.ts'
+import { localChain } from '../local/devnet.ts'
+import { openStore } from '../local/store.ts'
+import { CliConfigError } from './errors.ts'
+
+export type CliChain = {
+  chain: Chain
+  chainId: number
+  publicClient: PublicClient<Transport, Chain>
+  wallet(account: Account): WalletClient<Transport, Chain, Account>
+}
+
+export type CliDeployment = BardoDeployment & { assets?: LocalAssets }
+
+export function rpcUrlOf(env: NodeJS.ProcessEnv): string {
+  const url = env.BARDO_RPC_URL
+  if (!url) throw new CliConfigError('BARDO_RPC_URL', 'must be the JSON-RPC URL of the chain (http or https)')
+  if (!/^https?:\/\//.test(url)) throw new CliConfigError('BARDO_RPC_URL', 'must be an http or https URL')
+  return url
+}
+
+export async function connect(env: NodeJS.ProcessEnv): Promise<CliChain> {
+  const url = rpcUrlOf(env)
+  const transport = http(url, { batch: false })
+  const chainId = await createPublicClient({ transport })
+    .getChainId()
+    .catch((e: unknown) => {
+      throw new CliConfigError('BARDO_RPC_URL', `must answer eth_chainId (${e instanceof Error ? e.name : 'error'})`)
+    })
+  const chain = localChain(url, chainId)
+  // A local chain answers in milliseconds; a public one is polled at viem's pace.
+  const pollingInterval = chainId === 31337 ? 25 : 2_000
+  const publicClient = withReceiptPolling(createPublicClient({ chain, transport, pollingInterval }) as PublicClient<Transport, Chain>)
+  return {
+    chain,
+    chainId,
+    publicClient,
+    wallet: (account) => createWalletClient({ account, chain, transport, pollingInterval }),
+  }
+}
+
+/** A private key from the environment, as an account; the value itself never leaves this function. */
+export function keyFrom(env: NodeJS.ProcessEnv, name: string): PrivateKeyAccount {
+  const value = env[name]
+  if (!value) throw new CliConfigError(name, 'must be set to a 32-byte hex private key')
+  if (!isHex(value) || value.length !== 66) throw new CliConfigError(name, 'must be a 32-byte hex private key (0x and 64 hex digits)')
+  return privateKeyToAccount(value as Hex)
+}
+
+export function deploymentPathOf(env: NodeJS.ProcessEnv, flag?: string): string {
+  const path = flag ?? env.BARDO_DEPLOYMENT
+  if (!path) throw new CliConfigError('BARDO_DEPLOYMENT', 'must name the deployment file (or pass --deployment)')
+  return path
+}
+
+/** The deployment file `bardo deploy` writes, with the local test assets when it deployed them. */
+export function readCliDeployment(path: string, chainId: number): CliDeployment {
+  if (!existsSync(path)) throw new CliConfigError('BARDO_DEPLOYMENT', `no deployment file at ${path} (run bardo deploy first)`)
+  const deployment: CliDeployment = readDeploymentFile(path, chainId)
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as { chainId?: unknown; assets?: Record<string, unknown> }
+  if (raw.chainId !== undefined && raw.chainId !== chainId)
+    throw new CliConfigError('BARDO_DEPLOYMENT', `the file is for chain ${String(raw.chainId)}, BARDO_RPC_URL is chain ${chainId}`)
+  if (raw.assets) {
+    const a = raw.assets
+    const names = ['usdc', 'weth', 'ethUsdFeed', 'usdcUsdFeed', 'vault', 'router'] as const
+    if (names.every((n) => typeof a[n] === 'string' && isAddress(a[n] as string, { strict: false })))
+      deployment.assets = Object.fromEntries(names.map((n) => [n, a[n] as Address])) as LocalAssets
+  }
+  return deployment
+}
+
+/** The store the heartbeat reads: a DynamoDB table (BARDO_TABLE_NAME; BARDO_DYNAMODB_ENDPOINT for dynalite or DynamoDB Local). */
+export async function openCliStore(env: NodeJS.ProcessEnv): Promise<{ store: Store; stop(): Promise<void> }> {
+  // Without a table the local runner would start a private dynalite that dies with this process:
+  // nothing written there would ever reach a heartbeat.
+  if (!env.BARDO_TABLE_NAME)
+    throw new CliConfigError('BARDO_TABLE_NAME', 'must name the table the heartbeat reads (with BARDO_DYNAMODB_ENDPOINT for a local one)')
+  const { store, stop } = await openStore(env)
+  return { store, stop }
+}

@@ -1,0 +1,237 @@
+// The owner's and the operator's acts on one onboarded Golem: status (store and chain side by side),
+// revoke (the owner's kill switch: disableDelegation from the smart account), renew (the owner's
+// superseding grant with a later end) and rotate (a new session key now, the owner re-granting the rest
+// of the runway to it). Each refuses a Golem it cannot act on before anything is sent or written.
+import { formatEther, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
+import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
+import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
+import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
+import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
+import { nextPeriodBoundary, rotationFitsGrant } from '../core/lifecycle/renewal.ts'
+import { formatUsdc } from '../core/permissions/index.ts'
+import type { GolemRecord, Store } from '../core/store/index.ts'
+import { StoreRenewalService } from '../functions/api/services/renewal.ts'
+import { rotateSessionKey } from '../functions/tick/rotate.ts'
+import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
+import type { OwnerAccount } from '../local/devnet.ts'
+import { disableDelegationCall, sendOwnerCalls } from '../local/ownerActions.ts'
+import { signRunwayGrant } from '../local/provision.ts'
+import type { CliChain, CliDeployment } from './context.ts'
+import { CliRefusedError } from './errors.ts'
+import { KeystoreKeyRotation, type KeystoreSettings } from './golemKeys.ts'
+import { assertOwns } from './owner.ts'
+
+export async function golemOf(store: Store, golemId: string): Promise<{ record: GolemRecord; profile: GolemProfile }> {
+  const record = await store.getGolem(golemId)
+  if (!record) throw new CliRefusedError('--golem', `names no Golem in the store: ${golemId}`)
+  if (!record.profile) throw new CliRefusedError('--golem', `Golem ${golemId} has no custody profile`)
+  return { record, profile: parseGolemProfile(record.profile) }
+}
+
+export type GolemStatus = {
+  golemId: string
+  status: string
+  owner: Address
+  golemKey: Address
+  store: { phase: string; nextTickAt: number; lastTick: unknown; events: string[] }
+  chain: { registered: boolean; phase: string; grantDisabled: boolean; keyEth: bigint; blockTime: bigint }
+  grant: { delegationHash: Hex; periodAmount: bigint; periodSeconds: bigint; expiresAt: bigint; secondsLeft: bigint }
+}
+
+export async function golemStatus(store: Store, chain: CliChain, deployment: CliDeployment, golemId: string): Promise<GolemStatus> {
+  const { record, profile } = await golemOf(store, golemId)
+  const client = chain.publicClient
+  const [[registered, phase], disabled, keyEth, block] = await Promise.all([
+    client.readContract({ address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getPhase', args: [profile.golemKey] }),
+    Promise.all(
+      profile.runway.chainHashes.map((h) =>
+        client.readContract({
+          address: deployment.environment.DelegationManager,
+          abi: DelegationManagerAbi,
+          functionName: 'disabledDelegations',
+          args: [h],
+        }),
+      ),
+    ),
+    client.getBalance({ address: profile.golemKey }),
+    client.getBlock(),
+  ])
+  const events = await store.listEvents({ golemId, limit: 50 })
+  return {
+    golemId,
+    status: record.status,
+    owner: record.owner,
+    golemKey: profile.golemKey,
+    store: {
+      phase: record.phase,
+      nextTickAt: record.nextTickAt,
+      lastTick: record.lastTick ?? null,
+      events: events.events.map((e) => e.type),
+    },
+    chain: {
+      registered: registered as boolean,
+      phase: phaseNames[Number(phase) as Phase],
+      grantDisabled: (disabled as boolean[]).some(Boolean),
+      keyEth,
+      blockTime: block.timestamp,
+    },
+    grant: {
+      delegationHash: profile.runway.periodDelegationHash,
+      periodAmount: profile.runway.periodAmount,
+      periodSeconds: profile.runway.periodDuration,
+      expiresAt: profile.runway.expiresAt,
+      secondsLeft: profile.runway.expiresAt > block.timestamp ? profile.runway.expiresAt - block.timestamp : 0n,
+    },
+  }
+}
+
+export function statusLines(s: GolemStatus): string[] {
+  return [
+    `Golem ${s.golemId}: ${s.status}, phase ${s.store.phase} (oracle: ${s.chain.registered ? s.chain.phase : 'not registered'})`,
+    `  owner     ${s.owner}`,
+    `  key       ${s.golemKey} (${formatEther(s.chain.keyEth)} ETH)`,
+    `  grant     ${formatUsdc(s.grant.periodAmount)} USDC per ${s.grant.periodSeconds} s, ${s.chain.grantDisabled ? 'REVOKED by the owner' : `${s.grant.secondsLeft} s left`} (${s.grant.delegationHash})`,
+    `  events    ${s.store.events.join(', ') || 'none'}`,
+  ]
+}
+
+export async function revokeGolem(o: {
+  store: Store
+  chain: CliChain
+  deployment: CliDeployment
+  owner: OwnerAccount
+  submitter: Account
+  golemId: string
+  progress(line: string): void
+}): Promise<{ golemId: string; disabled: Hex[]; txHash: Hex | null }> {
+  const { record, profile } = await golemOf(o.store, o.golemId)
+  assertOwns(o.owner, record.owner, o.golemId)
+  const dm = o.deployment.environment.DelegationManager
+  const grants = [
+    ...profile.runway.chain.map((delegation, i) => ({ delegation, hash: profile.runway.chainHashes[i]! })),
+    ...(profile.gas?.chain ?? []).map((delegation, i) => ({ delegation, hash: profile.gas!.chainHashes[i]! })),
+  ].filter((g) => g.delegation.delegator.toLowerCase() === o.owner.address.toLowerCase())
+  const open: typeof grants = []
+  for (const g of grants) {
+    const off = await o.chain.publicClient.readContract({
+      address: dm,
+      abi: DelegationManagerAbi,
+      functionName: 'disabledDelegations',
+      args: [g.hash],
+    })
+    if (!off) open.push(g)
+  }
+  let txHash: Hex | null = null
+  if (open.length > 0) {
+    const receipt = await sendOwnerCalls({
+      publicClient: o.chain.publicClient as PublicClient,
+      submitter: o.chain.wallet(o.submitter),
+      smartAccount: o.owner.smartAccount,
+      calls: open.map((g) => disableDelegationCall(dm, g.delegation)),
+    })
+    txHash = receipt.transactionHash
+    o.progress(`revoked       ${open.length} delegation(s) disabled by the owner's smart account (${txHash})`)
+  } else o.progress('revoked       already: every grant of this Golem is disabled on-chain')
+  const nowMs = Date.now()
+  await o.store.appendEvent({
+    golemId: o.golemId,
+    type: 'OwnerRevoked',
+    at: nowMs,
+    eventId: `OwnerRevoked:${profile.runway.periodDelegationHash}`,
+    data: { delegationHashes: open.map((g) => g.hash), txHash },
+  })
+  // Due now: the next heartbeat sees the revocation and runs the death protocol.
+  if (record.status !== 'dead' && record.nextTickAt > nowMs)
+    await o.store.updateGolem({ golemId: o.golemId, expectedVersion: record.version, patch: { nextTickAt: nowMs }, now: nowMs })
+  return { golemId: o.golemId, disabled: open.map((g) => g.hash), txHash }
+}
+
+export async function renewGolem(o: {
+  store: Store
+  chain: CliChain
+  deployment: CliDeployment
+  owner: OwnerAccount
+  golemId: string
+  extendSeconds: bigint
+  progress(line: string): void
+}): Promise<{ golemId: string; delegationHash: Hex; replaced: Hex; expiresAt: bigint }> {
+  const { record, profile } = await golemOf(o.store, o.golemId)
+  assertOwns(o.owner, record.owner, o.golemId)
+  if (record.status === 'dead') throw new CliRefusedError('--golem', `Golem ${o.golemId} is dead; a dead Golem is not renewed`)
+  const now = (await o.chain.publicClient.getBlock()).timestamp
+  const signed = await signRunwayGrant({
+    deployment: o.deployment,
+    owner: o.owner,
+    golemKey: profile.golemKey,
+    token: profile.runway.token,
+    periodAmount: profile.runway.periodAmount,
+    periodDuration: profile.runway.periodDuration,
+    startDate: nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now),
+    expiresAt: profile.runway.expiresAt + o.extendSeconds,
+    now,
+    // A renewal supersedes the grant: its salt is above the one it replaces.
+    salt: pad(toHex(BigInt(profile.runway.chain[0]!.salt) + 1n), { size: 32 }),
+  })
+  const outcome = await new StoreRenewalService({
+    store: o.store,
+    client: o.chain.publicClient as PublicClient,
+    deployment: o.deployment,
+  }).renew(o.golemId, signed.chain[0]!)
+  o.progress(`renewed       grant ${outcome.delegationHash} replaces ${outcome.replaced}, ends ${outcome.expiresAt}`)
+  return { golemId: o.golemId, delegationHash: outcome.delegationHash, replaced: outcome.replaced, expiresAt: outcome.expiresAt }
+}
+
+export async function rotateGolem(o: {
+  store: Store
+  chain: CliChain
+  deployment: CliDeployment
+  owner: OwnerAccount
+  operator: Account & { signTransaction: NonNullable<Account['signTransaction']> }
+  submitter: Account
+  keys: KeystoreSettings
+  golemId: string
+  gas: bigint
+  progress(line: string): void
+}): Promise<{ golemId: string; from: Address; to: Address }> {
+  const { record, profile } = await golemOf(o.store, o.golemId)
+  assertOwns(o.owner, record.owner, o.golemId)
+  if (record.status === 'dead') throw new CliRefusedError('--golem', `Golem ${o.golemId} is dead; its key is retired`)
+  const block = await o.chain.publicClient.getBlock()
+  const now = block.timestamp
+  const nextPeriodStart = nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)
+  if (!rotationFitsGrant(nextPeriodStart, profile.runway.expiresAt))
+    throw new CliRefusedError(
+      '--golem',
+      `Golem ${o.golemId}'s grant ends before its next period (${nextPeriodStart}); renew it before rotating`,
+    )
+  const rotation = new KeystoreKeyRotation({
+    keys: o.keys,
+    golemId: o.golemId,
+    deployment: o.deployment,
+    owner: o.owner,
+    chain: o.chain,
+    submitter: o.submitter,
+    gas: o.gas,
+  })
+  const rotated = await rotateSessionKey(
+    {
+      store: o.store,
+      client: o.chain.publicClient as PublicClient,
+      deployment: o.deployment,
+      signers: new KeystoreSignerResolver(o.deployment, o.keys.passphrase),
+      operator: o.operator as never,
+      invocationId: `cli-rotate-${process.pid}-${Date.now()}`,
+      rotation,
+    },
+    record,
+    profile,
+    { now, nowMs: Number(now) * 1000, reason: 'operator', nextPeriodStart },
+  )
+  if (!rotated)
+    throw new CliRefusedError(
+      '--golem',
+      `Golem ${o.golemId} did not rotate: another tick holds it or its rotation attempts are spent; try again`,
+    )
+  o.progress(`rotated       ${rotated.from} -> ${rotated.to}; the old key is dead on the oracle and its keystore deleted`)
+  return { golemId: o.golemId, from: rotated.from, to: rotated.to }
+}

@@ -1,0 +1,243 @@
+// The deployed handlers, run as AWS runs them: the heartbeat handler is invoked through the Lambda
+// Invoke API and fans out with @aws-sdk/client-lambda's InvokeCommand (InvocationType Event) to a local
+// Invoke endpoint that runs the tick handler in this process, on anvil and dynalite, with the Golems'
+// keys behind a local KMS endpoint. Delivery is at least once: every tick event arrives three times, and
+// in the second period the first delivery "times out" after doing its work and is retried. Each Golem
+// is still redeemed exactly once per period, and so is a Golem the CLI onboards onto a KMS pool key.
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda'
+import { hexToBytes, toHex, type Hex, type PublicClient } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { Implementation, toMetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { MemoryKey } from '../../core/custody/memoryKey.ts'
+import { SessionKey } from '../../core/custody/index.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { DynamoStore } from '../../adapters/store/index.ts'
+import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
+import { handler as heartbeatHandler } from '../../functions/heartbeat/handler.ts'
+import { handler as tickHandler } from '../../functions/tick/handler.ts'
+import { devnetAccount, startDevnet, type Devnet } from '../../local/devnet.ts'
+import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
+import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import { DAY, usdcTransfersFrom } from '../heartbeat/harness.ts'
+import { runCli } from '../../cli/bardo.ts'
+import { startKmsEndpoint, type KmsEndpoint } from './kmsEndpoint.ts'
+import { startLambdaInvokeEndpoint, type LambdaInvokeEndpoint } from './invokeEndpoint.ts'
+
+const GOLEMS = ['lambda-a', 'lambda-b', 'lambda-c'] as const
+const STRATEGY = readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8')
+
+let devnet: Devnet
+let dynalite: Dynalite
+let store: DynamoStore
+let kms: KmsEndpoint
+let lambda: LambdaInvokeEndpoint
+let client: LambdaClient
+const golems: { id: string; golem: ProvisionedGolem; owner: `0x${string}` }[] = []
+
+/** The handlers' stdout: structured logs and EMF lines, as CloudWatch Logs would receive them. */
+const logLines: Record<string, unknown>[] = []
+
+const kmsKeys: Record<string, Hex> = {}
+const keyIdOf = (id: string) => `arn:aws:kms:us-east-1:111122223333:key/${id}`
+
+async function beat(): Promise<{ due: number; invoked: number }> {
+  const out = await client.send(new InvokeCommand({ FunctionName: 'heartbeat', InvocationType: 'RequestResponse' }))
+  expect(out.FunctionError, out.Payload ? Buffer.from(out.Payload).toString() : '').toBeUndefined()
+  await lambda.idle()
+  return JSON.parse(Buffer.from(out.Payload!).toString()) as { due: number; invoked: number }
+}
+
+const runwayRedemptions = async (owner: `0x${string}`) =>
+  (await usdcTransfersFrom(devnet.publicClient as PublicClient, devnet.deployment.assets.usdc, owner)).length
+
+beforeAll(async () => {
+  ;[devnet, dynalite] = await Promise.all([startDevnet(), startDynalite()])
+  const table = `bardo-${randomUUID().slice(0, 8)}`
+  const raw = localDynamoClient(dynalite.endpoint)
+  await createTable(raw, table)
+  store = new DynamoStore({ client: documentClient(raw), tableName: table })
+
+  // Each Golem's key lives in the local KMS; the profile names it by key id, as a pool key on AWS.
+  const keys = kmsKeys
+  const now = (await devnet.publicClient.getBlock()).timestamp
+  for (const id of GOLEMS) {
+    const privateKey = generatePrivateKey()
+    keys[keyIdOf(id)] = privateKey
+    const owner = await devnet.createOwner()
+    const sessionKey = SessionKey.fromMemoryKey(MemoryKey.fromBytes(hexToBytes(privateKey)), {
+      expiresAt: Number(now) + 30 * DAY,
+      initialBudget: 0n,
+      now: Number(now),
+    })
+    const golem = await provisionGolem({
+      clients: devnet,
+      deployment: devnet.deployment,
+      store,
+      signers: new MemorySignerResolver(devnet.deployment),
+      owner,
+      golemId: id,
+      strategy: STRATEGY,
+      sessionKey,
+    })
+    const record = (await store.getGolem(id))!
+    const profile = { ...parseGolemProfile(record.profile), signer: { kind: 'kms' as const, keyId: keyIdOf(id) } }
+    await store.updateGolem({
+      golemId: id,
+      expectedVersion: record.version,
+      patch: { profile: serializeGolemProfile(profile) },
+      now: Date.now(),
+    })
+    sessionKey.zero()
+    golems.push({ id, golem, owner: owner.address })
+  }
+  kms = await startKmsEndpoint(keys)
+  lambda = await startLambdaInvokeEndpoint(
+    { heartbeat: () => heartbeatHandler(), tick: (event, context) => tickHandler(event, context) },
+    { duplicates: 2 },
+  )
+
+  // The functions' environment as stacks/ sets it, with the AWS services' endpoints pointed here.
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint,
+    AWS_ENDPOINT_URL_KMS: kms.endpoint,
+    BARDO_CHAIN_ID: String(devnet.deployment.chainId),
+    BARDO_DEPLOYMENT: JSON.stringify(devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+    BARDO_TABLE_NAME: table,
+    BARDO_TICK_FUNCTION_NAME: 'tick',
+    BARDO_SECRET_RPC_URL: devnet.rpcUrl,
+    BARDO_SECRET_OPERATOR_KEY: toHex(devnetAccount(1).getHdKey().privateKey!),
+  })
+  client = new LambdaClient({ endpoint: lambda.endpoint })
+  const write = process.stdout.write.bind(process.stdout)
+  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()
+    for (const line of text.split('\n')) if (line.startsWith('{')) logLines.push(JSON.parse(line) as Record<string, unknown>)
+    return (write as (...a: unknown[]) => boolean)(chunk, ...rest)
+  }) as typeof process.stdout.write)
+}, 180_000)
+
+afterAll(async () => {
+  vi.restoreAllMocks()
+  client?.destroy()
+  await Promise.allSettled([lambda?.stop(), kms?.stop(), dynalite?.stop(), devnet?.stop()])
+})
+
+describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
+  it('speaks the Invoke API: unknown functions are 404, DryRun is 204', async () => {
+    await expect(client.send(new InvokeCommand({ FunctionName: 'nope', InvocationType: 'Event' }))).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+    })
+    const dry = await client.send(new InvokeCommand({ FunctionName: 'tick', InvocationType: 'DryRun' }))
+    expect(dry.StatusCode).toBe(204)
+  })
+
+  it('the first beat fans out to every due Golem; three deliveries of each tick redeem once', async () => {
+    const result = await beat()
+    expect(result).toMatchObject({ due: GOLEMS.length, invoked: GOLEMS.length })
+    expect(lambda.accepted).toBeGreaterThanOrEqual(1)
+    const ticks = lambda.deliveries.filter((d) => d.functionName === 'tick')
+    expect(ticks.length).toBe(3 * lambda.accepted)
+    expect(ticks.every((d) => d.outcome === 'ok')).toBe(true)
+    for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(1)
+    expect(kms.signCalls).toBeGreaterThan(0)
+    // Each delivery logged its ticks with its request id; the duplicates were counted as reconciled slots.
+    const requestIds = new Set(ticks.map((d) => d.requestId))
+    const tickLogs = logLines.filter((l) => l.message === 'tick')
+    expect(tickLogs.length).toBe(3 * GOLEMS.length)
+    expect(tickLogs.every((l) => requestIds.has(l.requestId as string))).toBe(true)
+    const emf = logLines.filter((l) => '_aws' in l && l.function === 'tick')
+    expect(emf.some((l) => typeof l.SlotReconciled === 'number' && requestIds.has(l.requestId as string))).toBe(true)
+    expect(logLines.some((l) => l.message === 'heartbeat' && l.invoked === GOLEMS.length)).toBe(true)
+  })
+
+  it('a retried tick (its first delivery timed out after the work was done) and duplicates still redeem once in the next period', async () => {
+    lambda.setBehaviour({ duplicates: 1, failFirstAttemptAfterRun: true })
+    await devnet.increaseTime(DAY)
+    const before = lambda.deliveries.length
+    const result = await beat()
+    expect(result.invoked).toBe(GOLEMS.length)
+    const ticks = lambda.deliveries.slice(before).filter((d) => d.functionName === 'tick')
+    expect(ticks.some((d) => d.outcome === 'error' && d.attempt === 0)).toBe(true)
+    const retried = ticks.filter((d) => d.attempt === 1)
+    expect(retried.length).toBeGreaterThan(0)
+    expect(retried.every((d) => d.outcome === 'ok')).toBe(true)
+    for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(2)
+  })
+
+  it('a duplicated cron event (two heartbeats at once) redeems once per Golem in the period', async () => {
+    lambda.setBehaviour({ duplicates: 2 })
+    await devnet.increaseTime(DAY)
+    const [first, second] = await Promise.all([beat(), beat()])
+    expect(first.invoked + second.invoked).toBeGreaterThanOrEqual(GOLEMS.length)
+    for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(3)
+  })
+  it('a Golem onboarded with `bardo onboard --kms` takes a free key of the pool, and the deployed tick redeems it once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bardo-kms-'))
+    const deploymentFile = join(dir, 'deployment.json')
+    writeFileSync(
+      deploymentFile,
+      JSON.stringify(devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+    )
+    writeFileSync(join(dir, 'STRATEGY.md'), STRATEGY)
+    // The pool: a key a Golem already holds, then a fresh one.
+    const freeKeyId = keyIdOf('pool-1')
+    kmsKeys[freeKeyId] = generatePrivateKey()
+    const ownerKey = generatePrivateKey()
+    const ownerSigner = privateKeyToAccount(ownerKey)
+    const smartAccount = await toMetaMaskSmartAccount({
+      client: devnet.publicClient as never,
+      implementation: Implementation.Hybrid,
+      deployParams: [ownerSigner.address, [], [], []],
+      deploySalt: '0x',
+      signer: { account: ownerSigner },
+      environment: devnet.deployment.environment,
+    })
+    const { factory, factoryData } = await smartAccount.getFactoryArgs()
+    const wait = async (hash: Promise<Hex>) => devnet.publicClient.waitForTransactionReceipt({ hash: await hash })
+    await wait(devnet.deployer.sendTransaction({ to: factory!, data: factoryData! }))
+    await devnet.mintUsdc(smartAccount.address, 1_000_000_000n)
+    await wait(devnet.deployer.sendTransaction({ to: smartAccount.address, value: 2n * 10n ** 18n }))
+    await wait(devnet.deployer.sendTransaction({ to: ownerSigner.address, value: 10n ** 18n }))
+    let stderr = ''
+    const cliEnv = {
+      ...process.env,
+      BARDO_RPC_URL: devnet.rpcUrl,
+      BARDO_DEPLOYMENT: deploymentFile,
+      BARDO_OPERATOR_KEY: toHex(devnetAccount(1).getHdKey().privateKey!),
+      BARDO_OWNER_KEY: ownerKey,
+      BARDO_DYNAMODB_ENDPOINT: dynalite.endpoint,
+      BARDO_KMS_KEY_ARNS: `${keyIdOf('lambda-a')},${freeKeyId}`,
+    }
+    const code = await runCli(['onboard', '--golem', 'kms-golem', '--strategy', join(dir, 'STRATEGY.md'), '--kms'], {
+      env: cliEnv,
+      stdout: { write: () => true },
+      stderr: { write: (t: string) => (stderr += t) },
+    })
+    expect(code, stderr).toBe(0)
+    // The pool is spent now: the next onboarding is refused before anything is signed or written.
+    stderr = ''
+    const spent = await runCli(['onboard', '--golem', 'kms-golem-2', '--strategy', join(dir, 'STRATEGY.md'), '--kms'], {
+      env: { ...cliEnv },
+      stdout: { write: () => true },
+      stderr: { write: (t: string) => (stderr += t) },
+    })
+    rmSync(dir, { recursive: true, force: true })
+    expect(spent).toBe(1)
+    expect(stderr).toContain('BARDO_KMS_KEY_ARNS: every key of the pool (2) is in use or retired')
+    expect(await store.getGolem('kms-golem-2')).toBeNull()
+    const profile = parseGolemProfile((await store.getGolem('kms-golem'))!.profile)
+    expect(profile.signer).toEqual({ kind: 'kms', keyId: freeKeyId })
+    expect(profile.golemKey).toBe(privateKeyToAccount(kmsKeys[freeKeyId]!).address)
+    await beat()
+    expect(await runwayRedemptions(smartAccount.address)).toBe(1)
+  })
+})
