@@ -42,6 +42,13 @@ export const BENCHMARKS: readonly BenchModule[] = [
     format: 'formatX402Bench',
     about: 'x402 verify+settle vs a plain ERC-20 transfer',
   },
+  {
+    name: 'dashboard',
+    file: './dashboard.ts',
+    run: 'runDashboardBench',
+    format: 'formatDashboardBench',
+    about: "the dashboard's fleet query (phase history + spend, 1,000 Golems) vs a bare GraphQL query on the same rows",
+  },
 ]
 
 export type BenchOutcome = { name: string; status: 'ran' | 'skipped' | 'failed'; note?: string; result?: unknown; seconds?: number }

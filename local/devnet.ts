@@ -55,8 +55,11 @@ export type Devnet = DevnetClients & {
   anvil: Anvil
   rpcUrl: string
   deployment: BardoDeployment & { assets: LocalAssets }
-  /** A new owner smart account, deployed and funded (defaults: 10,000 USDC and 10 ETH). */
-  createOwner(funding?: { usdc?: bigint; eth?: bigint }): Promise<OwnerAccount>
+  /**
+   * A new owner smart account, deployed and funded (defaults: 10,000 USDC and 10 ETH), controlled by
+   * `signer` (a fresh key by default).
+   */
+  createOwner(funding?: { usdc?: bigint; eth?: bigint }, signer?: PrivateKeyAccount): Promise<OwnerAccount>
   /** A funded EOA on the devnet (for Golem session keys, payers, ...). */
   fundedAccount(eth?: bigint): Promise<PrivateKeyAccount>
   mintUsdc(to: Address, amount: bigint): Promise<void>
@@ -254,8 +257,10 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
       if (eth > 0n) await send(deployer.sendTransaction({ to: account.address, value: eth }))
       return account
     },
-    async createOwner(funding: { usdc?: bigint; eth?: bigint } = {}): Promise<OwnerAccount> {
-      const signer = privateKeyToAccount(generatePrivateKey())
+    async createOwner(
+      funding: { usdc?: bigint; eth?: bigint } = {},
+      signer: PrivateKeyAccount = privateKeyToAccount(generatePrivateKey()),
+    ): Promise<OwnerAccount> {
       const smartAccount = await toMetaMaskSmartAccount({
         client: publicClient as never,
         implementation: Implementation.Hybrid,

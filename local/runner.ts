@@ -20,6 +20,8 @@ import { provisionGolem } from './provision.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
 import { localReadKey } from './readKey.ts'
+import { localOwnerSigner } from './ownerKey.ts'
+import { RELAYER_ACCOUNT_INDEX, startDashboard } from './dashboard.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
 import { selfExtensionConfig } from '../functions/tick/selfExtensionConfig.ts'
 
@@ -39,6 +41,7 @@ export type LocalStackSettings = {
   secondsPerBeat: number
   beatMs: number
   apiPort: number | undefined
+  dashboardPort: number | undefined
   strategyPath: string
   /** The demo Golem's life window (its grant's end and its runway), in seconds. */
   lifeSeconds: number
@@ -57,6 +60,7 @@ export const reservedDevnetAccounts = [
   { index: 0, role: 'deployer: deploys the contracts, mints test USDC, funds session keys' },
   { index: 1, role: 'operator: owns the VitalityOracle, receives x402 payments' },
   { index: 2, role: 'settlement: submits x402 transferWithAuthorization' },
+  { index: RELAYER_ACCOUNT_INDEX, role: "dashboard relay: submits the owner's signed user operations" },
 ] as const
 
 /** Reads the documented environment variables (README "Configuration"). */
@@ -77,6 +81,7 @@ export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalS
     secondsPerBeat: int('BARDO_SECONDS_PER_BEAT', 0),
     beatMs: int('BARDO_BEAT_MS', 1000),
     apiPort: env.BARDO_API_PORT ? int('BARDO_API_PORT', 0) : undefined,
+    dashboardPort: env.BARDO_DASHBOARD_PORT ? int('BARDO_DASHBOARD_PORT', 0) : undefined,
     strategyPath: resolve(env.BARDO_STRATEGY ?? 'examples/STRATEGY.md'),
     lifeSeconds,
     periodSeconds,
@@ -227,7 +232,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
     if (devnet) {
-      const owner = await devnet.createOwner()
+      const owner = await devnet.createOwner({}, localOwnerSigner(env))
       const golem = await provisionGolem({
         clients: devnet,
         deployment: devnet.deployment,
@@ -247,7 +252,20 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     } else {
       log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
     }
+    const dashboard = await startDashboard({
+      chain,
+      store,
+      apiUrl: api.url,
+      indexerUrl: indexer?.url,
+      readApiKey,
+      ...(demo ? { owner: demo.owner.address } : {}),
+      ...(settings.dashboardPort === undefined ? {} : { port: settings.dashboardPort }),
+    })
+    stops.push(dashboard.stop)
     log('')
+    log(
+      `  dashboard    ${dashboard.url}/ (the owner's dashboard; owner actions through a browser wallet, e.g. MetaMask with BARDO_OWNER_KEY)`,
+    )
     log(`  API          ${api.url}/api/v1/golems/demo/permission-health`)
     log(`  OpenAPI      ${api.url}/openapi.json`)
     if (indexer) log(`  GraphQL      ${indexer.url}/graphql`)
@@ -347,7 +365,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       if (devnet) await (accelerated && !dead ? devnet.increaseTime(settings.secondsPerBeat) : devnet.mine()).catch(() => undefined)
     }
   } finally {
-    log('stopping: scheduler, API, indexer, dynalite, anvil')
+    log('stopping: scheduler, dashboard, API, indexer, dynalite, anvil')
     await stopAll()
     log('stopped')
   }

@@ -1,0 +1,340 @@
+// The owner's dashboard on the local stack: the page (web/, bundled with esbuild at start), a same-origin
+// proxy to the API and the indexer that adds the read key server-side (the key never reaches the page),
+// and the three local-only helpers a wallet needs on a chain without a bundler: the fleet from the
+// store, drafts for the owner to sign (a revocation user operation, a superseding grant) and a relay
+// that submits the owner-signed user operation to the EntryPoint from a funded devnet account.
+import { Hono } from 'hono'
+import { build, stop as stopEsbuild } from 'esbuild'
+import { join } from 'node:path'
+import { createWalletClient, http, isAddress, isHex, pad, toHex, type Address, type Hex } from 'viem'
+import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
+import { Implementation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
+import { SIGNABLE_DELEGATION_TYPED_DATA, SIGNABLE_USER_OP_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
+import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
+import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
+import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
+import { nextPeriodBoundary } from '../core/lifecycle/renewal.ts'
+import type { Store } from '../core/store/index.ts'
+import { buildGolemDelegation } from '../core/delegations/buildGolemDelegation.ts'
+import { DelegationTree } from '../core/delegations/tree.ts'
+import { serveApi } from '../functions/api/server.ts'
+import type { StackChain } from './chain.ts'
+import { devnetAccount, localChain } from './devnet.ts'
+import { disableDelegationCall } from './ownerActions.ts'
+
+/** Anvil's test account that pays the gas for owner-signed user operations (no other part uses it). */
+export const RELAYER_ACCOUNT_INDEX = 6
+
+export type DashboardOptions = {
+  chain: StackChain
+  store: Store
+  apiUrl: string
+  indexerUrl: string | undefined
+  readApiKey: string
+  /** The owner whose fleet the page shows unless its URL names another (`?owner=0x...`). */
+  owner?: Address
+  port?: number
+}
+
+export type RunningDashboard = { url: string; stop(): Promise<void> }
+
+const webDir = join(import.meta.dirname, '..', 'web')
+
+/** Bundles web/src/main.ts for the browser (minified, one file); a build error stops the start. */
+export async function bundleDashboard(): Promise<string> {
+  try {
+    const out = await build({
+      entryPoints: [join(webDir, 'src', 'main.ts')],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+      loader: { '.css': 'text' },
+    })
+    return out.outputFiles[0]!.text
+  } finally {
+    // esbuild's service process is only needed for this one build: stopped after it, so the stack's
+    // process tree is what it was before the dashboard existed.
+    await stopEsbuild()
+  }
+}
+
+const json = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))) as unknown
+
+/** Delegations as the page sees them: the struct with decimal salts and each caveat in words. */
+function describeGrant(delegation: Delegation, chain: StackChain, now: bigint) {
+  const decoded = decodeDelegationCaveats(delegation, chain.deployment, chain.deployment.environment)
+  const tokens = { [chain.usdc.toLowerCase()]: { symbol: 'USDC', decimals: 6 } }
+  return {
+    delegator: delegation.delegator,
+    delegate: delegation.delegate,
+    caveats: decoded.map((c, i) => ({
+      type: c.type,
+      enforcer: delegation.caveats[i]!.enforcer,
+      words: summarizeCaveats([c], { tokens }, now),
+    })),
+  }
+}
+
+function fleetEntry(
+  record: { golemId: string; owner: Address; status: string; phase: string; profile: string | null },
+  chain: StackChain,
+  now: bigint,
+) {
+  const profile: GolemProfile | undefined = record.profile ? parseGolemProfile(record.profile) : undefined
+  const grant = profile?.runway.chain[0]
+  return {
+    id: record.golemId,
+    owner: record.owner,
+    status: record.status,
+    phase: record.phase,
+    key: profile?.golemKey ?? null,
+    bornAt: profile ? Number(profile.life.bornAt) : null,
+    runwayEndsAt: profile ? Number(profile.life.runwayEndsAt) : null,
+    runway: profile
+      ? {
+          token: profile.runway.token,
+          periodAmount: profile.runway.periodAmount.toString(),
+          periodSeconds: Number(profile.runway.periodDuration),
+          expiresAt: Number(profile.runway.expiresAt),
+          delegationHash: profile.runway.periodDelegationHash,
+        }
+      : null,
+    grant: grant ? describeGrant(grant, chain, now) : null,
+    replicants: (profile?.replicants ?? []).map((r) => ({ hash: r.hash, ...describeGrant(r.delegation, chain, now) })),
+  }
+}
+
+/** Hex fields of a user operation as JSON carries them; the relay parses them back. */
+type UserOperationJson = Record<
+  | 'sender'
+  | 'nonce'
+  | 'callData'
+  | 'callGasLimit'
+  | 'verificationGasLimit'
+  | 'preVerificationGas'
+  | 'maxFeePerGas'
+  | 'maxPriorityFeePerGas',
+  string
+>
+
+function parseUserOperation(raw: unknown): UserOperation<'0.7'> {
+  const o = (raw ?? {}) as Partial<UserOperationJson>
+  const big = (name: keyof UserOperationJson) => {
+    const v = o[name]
+    if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new Error(`userOperation.${name}: must be a decimal string`)
+    return BigInt(v)
+  }
+  if (typeof o.sender !== 'string' || !isAddress(o.sender)) throw new Error('userOperation.sender: must be an address')
+  if (typeof o.callData !== 'string' || !isHex(o.callData)) throw new Error('userOperation.callData: must be hex')
+  return {
+    sender: o.sender,
+    nonce: big('nonce'),
+    callData: o.callData,
+    callGasLimit: big('callGasLimit'),
+    verificationGasLimit: big('verificationGasLimit'),
+    preVerificationGas: big('preVerificationGas'),
+    maxFeePerGas: big('maxFeePerGas'),
+    maxPriorityFeePerGas: big('maxPriorityFeePerGas'),
+    signature: '0x',
+  }
+}
+
+export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
+  const { chain, store } = o
+  const app = new Hono()
+  const client = chain.publicClient
+  const environment = chain.deployment.environment
+  const relayer = createWalletClient({
+    account: devnetAccount(RELAYER_ACCOUNT_INDEX),
+    chain: localChain(chain.rpcUrl, chain.deployment.chainId),
+    transport: http(chain.rpcUrl),
+  })
+  // One relay at a time: the relayer is one account, and anvil may hold a transaction that overtakes its predecessor.
+  let relaying: Promise<unknown> = Promise.resolve()
+  const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp
+  const golemOf = async (id: string) => {
+    const record = await store.getGolem(id)
+    if (!record?.profile) throw new Error(`golem: no Golem '${id}' with a profile in this stack`)
+    return { record, profile: parseGolemProfile(record.profile) }
+  }
+
+  app.get('/', (c) => c.html(PAGE))
+  app.get('/app.js', (c) => c.body(o.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }))
+  app.get('/local/config', async (c) =>
+    c.json({
+      owner: o.owner ?? null,
+      chainId: chain.deployment.chainId,
+      network: `eip155:${chain.deployment.chainId}`,
+      usdc: chain.usdc,
+      indexer: o.indexerUrl !== undefined,
+    }),
+  )
+  app.get('/local/fleet', async (c) => {
+    const owner = c.req.query('owner') ?? o.owner
+    if (!owner || !isAddress(owner))
+      return c.json({ code: 'OWNER_INVALID', message: 'owner: must be the owner smart account address' }, 400)
+    const now = await chainNow()
+    const golems = await store.findGolems({ owner })
+    return c.json({ owner, now: Number(now), golems: golems.map((g) => fleetEntry(g, chain, now)) })
+  })
+
+  // Revocation: DelegationManager.disableDelegation(grant) from the owner's smart account, as a user
+  // operation the owner signs in the wallet (EIP-712 PackedUserOperation under the account's domain).
+  app.post('/local/golems/:id/revoke-draft', async (c) => {
+    const { record, profile } = await golemOf(c.req.param('id'))
+    const account = await toMetaMaskSmartAccount({
+      client: client as never,
+      implementation: Implementation.Hybrid,
+      address: record.owner,
+      environment,
+    })
+    const call = disableDelegationCall(environment.DelegationManager, profile.runway.chain[0]!)
+    const fees = await client.estimateFeesPerGas()
+    const userOperation: UserOperation<'0.7'> = {
+      sender: record.owner,
+      nonce: await account.getNonce(),
+      callData: await account.encodeCalls([{ to: call.to, value: 0n, data: call.data ?? '0x' }]),
+      callGasLimit: 1_000_000n,
+      verificationGasLimit: 1_000_000n,
+      preVerificationGas: 100_000n,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      signature: '0x',
+    }
+    const packed = toPackedUserOperation(userOperation)
+    const typedData = {
+      domain: { chainId: chain.deployment.chainId, name: 'HybridDeleGator', version: '1', verifyingContract: record.owner },
+      types: SIGNABLE_USER_OP_TYPED_DATA,
+      primaryType: 'PackedUserOperation',
+      message: { ...packed, entryPoint: environment.EntryPoint },
+    }
+    return c.json({ userOperation: json(userOperation), typedData: json(typedData) })
+  })
+
+  app.post('/local/relay', async (c) => {
+    // Anvil's account 6 is a well-known key: on a real chain the owner's wallet or a bundler submits.
+    if (!chain.devnet)
+      return c.json({ code: 'NOT_AVAILABLE', message: 'relay: the local devnet only; submit the user operation through a bundler' }, 501)
+    const body = (await c.req.json().catch(() => ({}))) as { userOperation?: unknown; signature?: unknown }
+    let userOperation: UserOperation<'0.7'>
+    try {
+      userOperation = parseUserOperation(body.userOperation)
+      if (typeof body.signature !== 'string' || !isHex(body.signature)) throw new Error('signature: must be hex')
+      userOperation = { ...userOperation, signature: body.signature }
+    } catch (e) {
+      return c.json({ code: 'RELAY_REFUSED', message: (e as Error).message }, 400)
+    }
+    const submit = async () => {
+      const hash = await relayer.writeContract({
+        address: environment.EntryPoint,
+        abi: entryPoint07Abi,
+        functionName: 'handleOps',
+        args: [[toPackedUserOperation(userOperation)], relayer.account.address],
+      })
+      return client.waitForTransactionReceipt({ hash })
+    }
+    const run = relaying.then(submit, submit)
+    relaying = run.catch(() => undefined)
+    try {
+      const receipt = await run
+      // handleOps succeeds even when the inner call reverts; the EntryPoint says so in UserOperationEvent.
+      const failed = receipt.logs.some(
+        (l) =>
+          l.address.toLowerCase() === environment.EntryPoint.toLowerCase() &&
+          l.topics[0] === '0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f' &&
+          BigInt(`0x${l.data.slice(2 + 64, 2 + 128)}`) === 0n,
+      )
+      if (receipt.status !== 'success' || failed)
+        return c.json({ code: 'USER_OPERATION_REVERTED', message: `user operation in ${receipt.transactionHash} reverted` }, 422)
+      return c.json({ transactionHash: receipt.transactionHash })
+    } catch (e) {
+      return c.json({ code: 'RELAY_REFUSED', message: (e as Error).message.split('\n')[0] }, 422)
+    }
+  })
+
+  // Renewal: the superseding grant (same runway, a higher salt, one more life window from the later of
+  // now and the old end, on the old grant's period grid), unsigned; the owner signs it as EIP-712
+  // Delegation typed data and the page posts it to the API's renewal route.
+  app.post('/local/golems/:id/renewal-draft', async (c) => {
+    const { record, profile } = await golemOf(c.req.param('id'))
+    const now = await chainNow()
+    const old = profile.runway.chain[0]!
+    const life = profile.runway.expiresAt - profile.life.bornAt
+    const end = (profile.runway.expiresAt > now ? profile.runway.expiresAt : now) + life
+    const tree = new DelegationTree({ environment, deployment: chain.deployment, now: () => now })
+    const grant = buildGolemDelegation({
+      tree,
+      owner: record.owner,
+      golem: profile.golemKey,
+      bardo: [{ type: 'golemPhase', golem: profile.golemKey, startTime: now, endTime: end }],
+      runway: {
+        token: profile.runway.token,
+        periodAmount: profile.runway.periodAmount,
+        periodDuration: Number(profile.runway.periodDuration),
+        startDate: Number(nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)),
+      },
+      salt: pad(toHex(BigInt(old.salt) + 1n), { size: 32 }) as Hex,
+    })
+    if (!grant.runway) throw new Error('renewal: the grant has no runway delegation')
+    const delegation = grant.runway.delegation
+    const { signature: _unsigned, ...message } = toDelegationStruct({ ...delegation, signature: '0x' })
+    const typedData = {
+      domain: {
+        chainId: chain.deployment.chainId,
+        name: 'DelegationManager',
+        version: '1',
+        verifyingContract: environment.DelegationManager,
+      },
+      types: SIGNABLE_DELEGATION_TYPED_DATA,
+      primaryType: 'Delegation',
+      message,
+    }
+    return c.json({ delegation: json({ ...delegation, signature: '0x' }), typedData: json(typedData), expiresAt: Number(end) })
+  })
+
+  // The API and the indexer, same origin, read key added here.
+  const proxy = (target: string, withKey: boolean) => async (c: { req: { raw: Request; url: string } }) => {
+    const url = new URL(c.req.url)
+    const headers = new Headers(c.req.raw.headers)
+    headers.delete('host')
+    if (withKey) headers.set('x-api-key', o.readApiKey)
+    const method = c.req.raw.method
+    const init: RequestInit = { method, headers }
+    if (method !== 'GET' && method !== 'HEAD') init.body = await c.req.raw.arrayBuffer()
+    const res = await fetch(`${target}${url.pathname}${url.search}`, init)
+    const out = new Headers(res.headers)
+    out.delete('content-encoding')
+    out.delete('content-length')
+    return new Response(await res.arrayBuffer(), { status: res.status, headers: out })
+  }
+  app.all('/api/*', proxy(o.apiUrl, true))
+  if (o.indexerUrl) app.all('/graphql', proxy(o.indexerUrl, false))
+  app.onError((e, c) => c.json({ code: 'DASHBOARD_ERROR', message: e.message.split('\n')[0] }, 500))
+  return app
+}
+
+export async function startDashboard(o: DashboardOptions): Promise<RunningDashboard> {
+  const script = await bundleDashboard()
+  const running = await serveApi(dashboardApp({ ...o, script }), o.port ?? 0)
+  return { url: running.url, stop: running.close }
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Bardo: the owner's dashboard</title>
+<link rel="icon" href="data:,">
+</head>
+<body>
+<div id="app"></div>
+<script type="module" src="/app.js"></script>
+</body>
+</html>
+`

@@ -1,0 +1,198 @@
+// The owner's dashboard in a real browser: the local stack as `npm start` runs it (in this process, with
+// its own anvil, dynalite, indexer, API and dashboard, stopped at the end), headless Chromium from
+// @sparticuz/chromium, and a wallet announced over EIP-6963 whose key is the demo owner's
+// (BARDO_OWNER_KEY). The page loads cleanly and draws the demo Golem's phases; a browser x402 payment is
+// credited; a renewal signed in the wallet becomes the active grant; a revocation from the owner's smart
+// account turns health to revoked by the next read. A screenshot of each state is kept in
+// test-artifacts/dashboard/.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseUnits } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
+import { runLocalStack } from '../../local/runner.ts'
+import { injectWallet, launchChromium, walletRequest } from './browser.ts'
+
+const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard')
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe()
+      if (v !== undefined) return v
+    } catch (e) {
+      last = e
+    }
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  throw new Error(`${what} not seen in time (last error: ${String(last)})\n--- stack output ---\n${output.slice(-40).join('\n')}`)
+}
+
+const output: string[] = []
+
+type Health = { health: string; reason: string; grant_ends_at: number; runway_ends_at: number }
+type Fleet = { golems: { id: string; runway: { delegationHash: string } | null }[] }
+
+describe("the owner's dashboard in headless Chromium", () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'bardo-dash-'))
+  const ownerKey = generatePrivateKey()
+  const owner = privateKeyToAccount(ownerKey)
+  let stop: () => void
+  let stopped: Promise<void>
+  let dashboard: string
+  let stack: StackInfo
+  let browser: Browser
+  let page: Page
+  const consoleErrors: string[] = []
+  const json = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${dashboard}${path}`)
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+    return (await res.json()) as T
+  }
+  const health = () => json<Health>('/api/v1/golems/demo/permission-health')
+  const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
+  const statusText = () => page.$eval('#action-status', (e) => e.textContent ?? '')
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true })
+    const until = new Promise<void>((resolve) => (stop = resolve))
+    stopped = runLocalStack({
+      log: (line) => output.push(line),
+      until,
+      env: {
+        ...process.env,
+        BARDO_STATE_DIR: stateDir,
+        BARDO_OWNER_KEY: ownerKey,
+        // A short life with 5 s periods: redemptions and the first phase change come within a minute.
+        BARDO_LIFE_SECONDS: '90',
+        BARDO_PERIOD_SECONDS: '5',
+        BARDO_TICK_SECONDS: '1',
+        BARDO_BEAT_MS: '250',
+        DO_NOT_TRACK: '1',
+        PONDER_TELEMETRY_DISABLED: 'true',
+      },
+    })
+    dashboard = await waitFor('the dashboard URL', async () => {
+      const line = output.find((l) => /dashboard\s+http/.test(l))
+      return line ? /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)![1] : undefined
+    })
+    await waitFor('ready', async () => (output.some((l) => l.includes('ready in')) ? true : undefined))
+    stack = readStackInfo(stateDir)
+    browser = await launchChromium()
+    page = await browser.newPage()
+    await page.setViewport({ width: 1200, height: 900 })
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => consoleErrors.push(String(e)))
+    await injectWallet(page, owner, stack.chainId)
+  }, 240_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    stop?.()
+    await stopped
+    rmSync(stateDir, { recursive: true, force: true })
+  }, 120_000)
+
+  it('loads without console errors and charts at least two phases of the demo Golem', async () => {
+    // The page is opened once the demo has moved phase, so its first render already has history to draw.
+    await waitFor('the first phase change', async () => {
+      const body = await json<{ transitions: unknown[] }>('/api/v1/golems/demo/phases')
+      return body.transitions.length > 0 ? true : undefined
+    })
+    await page.goto(`${dashboard}/`, { waitUntil: 'networkidle0' })
+    const phases = await waitFor('two phase bands', async () => {
+      const list = await page.$eval('.bands', (e) => e.getAttribute('data-phases') ?? '').catch(() => '')
+      return list.split(',').length >= 2 ? list.split(',') : undefined
+    })
+    expect(phases.slice(0, 2)).toEqual(['Thriving', 'Stable'])
+    expect(await page.$eval('#phase-history canvas', (c) => (c as unknown as { width: number }).width)).toBeGreaterThan(0)
+    expect(await page.$$eval('#permissions .caveat', (els) => els.map((e) => e.textContent ?? ''))).toContainEqual(
+      expect.stringMatching(/USDC/),
+    )
+    expect(await page.$eval('#runway [data-health]', (e) => e.getAttribute('data-health'))).toBe('healthy')
+    await shot('1-loaded')
+    expect(consoleErrors).toEqual([])
+    // Reads go out under the read tier, with the key added by the server: the page never holds it.
+    const readKey = /read key\s+(bardo_read_[A-Za-z0-9_-]+)/.exec(output.join('\n'))![1]!
+    const proxied = await fetch(`${dashboard}/api/v1/golems/demo/permission-health`)
+    expect(proxied.headers.get('x-ratelimit-limit')).toBe('300')
+    for (const path of ['/', '/app.js', '/local/config', '/local/fleet'])
+      expect(await (await fetch(`${dashboard}${path}`)).text()).not.toContain(readKey)
+  }, 180_000)
+
+  it('connects the wallet announced over EIP-6963 and pays extend with x402 from it, credited once', async () => {
+    await fund(stack, { to: owner.address, usdc: parseUnits('30', 6), eth: 0n })
+    const before = await health()
+    await page.click('button.connect')
+    await page.waitForSelector('#wallet-address')
+    expect(await page.$eval('#wallet-address', (e) => e.textContent)).toBe(owner.address)
+    await page.click('#extend')
+    const status = await waitFor('the credit', async () => {
+      const s = await statusText()
+      return /credited|failed/.test(s) ? s : undefined
+    })
+    expect(status).toBe('extend: credited 0.5 USDC')
+    expect((await health()).runway_ends_at).toBe(before.runway_ends_at + 3600)
+    await page.waitForSelector('#payments .payment[data-kind="extend"]')
+    await shot('2-paid')
+  }, 120_000)
+
+  it('renews the grant with a superseding delegation signed in the wallet, and it becomes the active grant', async () => {
+    const before = await health()
+    const oldHash = (await json<Fleet>('/local/fleet')).golems[0]!.runway!.delegationHash
+    await page.click('#renew')
+    const status = await waitFor('the renewal', async () => {
+      const s = await statusText()
+      return /grant 0x|failed/.test(s) ? s : undefined
+    })
+    const newHash = /grant (0x[0-9a-f]{64})/.exec(status)?.[1]
+    expect(newHash, status).toBeDefined()
+    expect(newHash).not.toBe(oldHash)
+    expect((await json<Fleet>('/local/fleet')).golems[0]!.runway!.delegationHash).toBe(newHash)
+    expect((await health()).grant_ends_at).toBeGreaterThan(before.grant_ends_at)
+    // Active: the heartbeat redeems under the new grant (seen by the indexer).
+    await waitFor('a redemption under the renewed grant', async () => {
+      const body = await json<{ redemptions: { delegationHash: string }[] }>('/api/v1/golems/demo/redemptions')
+      return body.redemptions.some((r) => r.delegationHash === newHash) ? true : undefined
+    })
+    await shot('3-renewed')
+  }, 120_000)
+
+  it("refuses a relay that is not the owner's signed user operation, and nothing changes", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${dashboard}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const malformed = await post('/local/relay', { userOperation: { sender: 'nobody' }, signature: '0x' })
+    expect(malformed.status).toBe(400)
+    expect(await malformed.json()).toMatchObject({ code: 'RELAY_REFUSED', message: 'userOperation.sender: must be an address' })
+    // The owner's own revocation draft, signed by a stranger's key: the smart account refuses it.
+    const draft = (await (await post('/local/golems/demo/revoke-draft', {})).json()) as { userOperation: unknown; typedData: never }
+    const stranger = privateKeyToAccount(generatePrivateKey())
+    const forged = await walletRequest(stranger, stack.chainId, 'eth_signTypedData_v4', [stranger.address, JSON.stringify(draft.typedData)])
+    const refused = await post('/local/relay', { userOperation: draft.userOperation, signature: forged })
+    expect(refused.status).toBe(422)
+    expect(await refused.json()).toMatchObject({ code: 'RELAY_REFUSED' })
+    expect(await health()).toMatchObject({ health: expect.not.stringMatching(/revoked/) })
+    const unknownOwner = await fetch(`${dashboard}/local/fleet?owner=nobody`)
+    expect(unknownOwner.status).toBe(400)
+  }, 120_000)
+
+  it('revokes from the wallet: health is revoked at the next read and on the page', async () => {
+    await page.click('#revoke')
+    const status = await waitFor('the revocation', async () => {
+      const s = await statusText()
+      return /disabled in|failed/.test(s) ? s : undefined
+    })
+    expect(status).toMatch(/^revoke: disabled in 0x[0-9a-f]{64}$/)
+    // One read after the revocation is mined, no waiting: the next beat sees what this read sees.
+    expect(await health()).toMatchObject({ health: 'revoked' })
+    await page.waitForSelector('#runway [data-health="revoked"]')
+    await shot('4-revoked')
+  }, 120_000)
+})

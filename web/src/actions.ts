@@ -1,0 +1,49 @@
+// The owner's acts from the browser wallet: revoke (a user operation from the owner's smart account,
+// signed in the wallet, submitted by the local relay), renew (the superseding grant signed in the
+// wallet, posted to the API) and pay extend/feed with x402 (the stock @x402 client logic, signing the
+// EIP-3009 authorization with eth_signTypedData_v4).
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+import { postJson, type Config, type Draft } from './api.ts'
+import { signTypedData, type Eip1193Provider } from './wallet.ts'
+
+export type Wallet = { provider: Eip1193Provider; address: `0x${string}` }
+
+export async function revoke(wallet: Wallet, golemId: string): Promise<string> {
+  const draft = await postJson<Draft<{ userOperation: unknown }>>(`/local/golems/${encodeURIComponent(golemId)}/revoke-draft`)
+  const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+  const relayed = await postJson<{ transactionHash: string }>('/local/relay', { userOperation: draft.userOperation, signature })
+  return relayed.transactionHash
+}
+
+export async function renew(wallet: Wallet, golemId: string): Promise<{ delegationHash: string; grant_ends_at: number }> {
+  const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(`/local/golems/${encodeURIComponent(golemId)}/renewal-draft`)
+  const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+  return postJson(`/api/v1/golems/${encodeURIComponent(golemId)}/renewal`, { delegation: { ...draft.delegation, signature } })
+}
+
+/** Largest payment the page signs without asking again (20 USDC: a feed is the death reserve, 12 USDC). */
+const MAX_PAYMENT = '20000000'
+
+export async function pay(
+  wallet: Wallet,
+  config: Config,
+  kind: 'extend' | 'feed',
+  golemId: string,
+): Promise<{ credit: { kind: string; amount: string } }> {
+  const client = new x402Client()
+  registerExactEvmScheme(client, {
+    signer: { address: wallet.address, signTypedData: (m) => signTypedData(wallet.provider, wallet.address, m as never) },
+  })
+  // The local TestUSDC is no default asset of the client: allowed explicitly, with a per-payment cap.
+  client.setSpendControls({ allowedAssets: [{ network: config.network, asset: config.usdc, maxAmountPerPayment: MAX_PAYMENT }] })
+  const paying = wrapFetchWithPayment(fetch, client)
+  const res = await paying(`/api/v1/${kind}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(kind === 'extend' ? { golemId, hours: 1 } : { golemId }),
+  })
+  const body = (await res.json()) as { credit: { kind: string; amount: string }; code?: string; message?: string }
+  if (!res.ok) throw new Error(`${kind}: ${res.status} ${body.code ?? ''} ${body.message ?? ''}`.trim())
+  return body
+}

@@ -1,0 +1,273 @@
+// The owner's dashboard: the fleet, and per Golem its phase history, runway, permissions, payments,
+// the owner's actions and, in Terminal, the death countdown. Preact components written with htm.
+import { html } from 'htm/preact'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { formatUnits } from 'viem'
+import { pay, renew, revoke, type Wallet } from './actions.ts'
+import { getJson, loadGolem, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
+import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
+import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
+import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
+
+const POLL_MS = 2000
+const usdc = (v: string | bigint) => `${formatUnits(BigInt(v), 6)} USDC`
+const when = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19)
+const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
+
+type Fleet = { owner: string; now: number; golems: FleetGolem[] }
+
+function PhaseHistory({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
+  const target = useRef<HTMLDivElement>(null)
+  const moves = view.phases?.transitions ?? []
+  const current = view.phases?.current.phase ?? golem.phase
+  const bands = phaseBands(golem.bornAt ?? now, moves, now, current)
+  const vitality = vitalityPoints(moves, now, view.phases?.current.survivalScore ?? null)
+  const key = JSON.stringify([bands, vitality])
+  useEffect(() => {
+    if (!target.current) return
+    const chart = drawPhaseChart(target.current, bands, vitality)
+    return () => chart.destroy()
+  }, [key])
+  const phases = [...new Set(bands.map((b) => b.phase))]
+  return html`<section class="card" id="phase-history">
+    <h3>Phase history</h3>
+    <div ref=${target} class="chart"></div>
+    <ul class="bands" data-phases=${phases.join(',')}>
+      ${bands.map(
+        (b) =>
+          html`<li><span class="swatch" style=${{ background: PHASE_COLORS[b.phase] }}></span>${b.phase} ${when(b.start)} → ${when(b.end)}</li>`,
+      )}
+    </ul>
+  </section>`
+}
+
+function redeemedSince(redemptions: readonly Redemption[], since: number): bigint {
+  return redemptions
+    .filter((r) => r.timestamp >= since)
+    .flatMap((r) => r.transfers)
+    .filter((t) => t.token !== null)
+    .reduce((sum, t) => sum + BigInt(t.amount), 0n)
+}
+
+function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
+  const { health } = view
+  return html`<section class="card" id="runway">
+    <h3>Runway</h3>
+    <p>
+      <span class=${`badge ${health.health}`} data-health=${health.health}>${health.health}</span>
+      <span class="reason">${health.reason}</span>
+    </p>
+    <dl>
+      <dt>cap per period</dt>
+      <dd>${golem.runway ? `${usdc(golem.runway.periodAmount)} per ${countdown(golem.runway.periodSeconds)}` : '—'}</dd>
+      <dt>redeemed today</dt>
+      <dd>${usdc(redeemedSince(view.redemptions, now - 86_400))}</dd>
+      <dt>this period</dt>
+      <dd>${view.spend ? `${usdc(view.spend.current.spent)} of ${usdc(view.spend.current.limit)}` : '—'}</dd>
+      <dt>days left</dt>
+      <dd>${health.days_remaining}</dd>
+      <dt>grant ends</dt>
+      <dd id="grant-ends" data-at=${health.grant_ends_at}>${when(health.grant_ends_at)}</dd>
+      <dt>runway (TTL) ends</dt>
+      <dd id="runway-ends" data-at=${health.runway_ends_at}>${when(health.runway_ends_at)}</dd>
+    </dl>
+    ${health.renewal ? html`<p class="renewal">The grant ends before the paid runway: renew it (${countdown(health.renewal.seconds_left)} left).</p>` : null}
+  </section>`
+}
+
+function PermissionsPanel({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
+  const week = view.redemptions.filter((r) => r.timestamp >= now - 7 * 86_400)
+  return html`<section class="card" id="permissions">
+    <h3>Permissions</h3>
+    <ul class="tree">
+      <li>
+        owner smart account <code>${short(golem.owner)}</code>
+        <ul>
+          <li>
+            Golem key <code>${golem.key ? short(golem.key) : '—'}</code>
+            <ul class="caveats">
+              ${(golem.grant?.caveats ?? []).map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
+            </ul>
+            ${
+              golem.replicants.length > 0
+                ? html`<ul>
+                  ${golem.replicants.map(
+                    (r) => html`<li>Replicant <code>${short(r.delegate)}</code>: ${r.caveats.map((c) => c.words).join('; ')}</li>`,
+                  )}
+                </ul>`
+                : null
+            }
+          </li>
+        </ul>
+      </li>
+    </ul>
+    <h4>Redemptions, last 7 days (${week.length})</h4>
+    <table class="redemptions">
+      <tbody>
+        ${week.slice(0, 20).map(
+          (r) => html`<tr>
+            <td>${when(r.timestamp)}</td>
+            <td>${r.transfers.map((t) => (t.token ? usdc(t.amount) : `${formatUnits(BigInt(t.amount), 18)} ETH`)).join(', ')}</td>
+            <td>${r.usd6 === null ? '' : `$${formatUnits(BigInt(r.usd6), 6)}`}</td>
+            <td><code>${short(r.transactionHash)}</code></td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`
+}
+
+function Payments({ view }: { view: GolemView }) {
+  return html`<section class="card" id="payments">
+    <h3>Payments (${view.payments.length})</h3>
+    <table>
+      <tbody>
+        ${view.payments.map(
+          (p) => html`<tr class="payment" data-kind=${p.kind}>
+            <td>${p.kind}</td>
+            <td>${usdc(p.amount)}</td>
+            <td>+${countdown(Number(p.seconds))}</td>
+            <td>from <code>${short(p.payer)}</code></td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`
+}
+
+function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
+  const dead = view.health.health === 'dead'
+  const terminal = view.phases?.current.phase === 'Terminal'
+  if (!dead && !terminal) return null
+  const end = Math.min(view.health.grant_ends_at, view.health.runway_ends_at)
+  return html`<section class="overlay" id="death-overlay">
+    ${
+      dead
+        ? html`<h3>This Golem has died</h3>
+          <p>Its knowledge passes on: provision a successor Golem with the same strategy to continue its line.</p>`
+        : html`<h3>Terminal: death in <span class="countdown">${countdown(end - now)}</span></h3>
+          <p>Feed it to buy a reprieve, renew its grant, or prepare its successor.</p>`
+    }
+  </section>`
+}
+
+function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet: Wallet | null; config: Config; onDone: () => void }) {
+  const [status, setStatus] = useState('')
+  const run = (name: string, act: () => Promise<string>) => async () => {
+    setStatus(`${name}: waiting for the wallet…`)
+    try {
+      setStatus(`${name}: ${await act()}`)
+    } catch (e) {
+      setStatus(`${name} failed: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    onDone()
+  }
+  const disabled = !wallet
+  return html`<section class="card" id="actions">
+    <h3>Owner actions</h3>
+    <button id="revoke" disabled=${disabled} onClick=${run('revoke', async () => `disabled in ${await revoke(wallet!, golem.id)}`)}>Revoke</button>
+    <button id="renew" disabled=${disabled} onClick=${run('renew', async () => {
+      const r = await renew(wallet!, golem.id)
+      return `grant ${r.delegationHash} active until ${when(r.grant_ends_at)}`
+    })}>Renew grant</button>
+    <button id="extend" disabled=${disabled} onClick=${run('extend', async () => {
+      const r = await pay(wallet!, config, 'extend', golem.id)
+      return `credited ${usdc(r.credit.amount)}`
+    })}>Extend 1 h (x402)</button>
+    <button id="feed" disabled=${disabled} onClick=${run('feed', async () => {
+      const r = await pay(wallet!, config, 'feed', golem.id)
+      return `credited ${usdc(r.credit.amount)}`
+    })}>Feed (x402)</button>
+    <p id="action-status">${status}</p>
+  </section>`
+}
+
+export function App() {
+  const [config, setConfig] = useState<Config | null>(null)
+  const [wallets, setWallets] = useState<WalletDetail[]>([])
+  const [wallet, setWallet] = useState<Wallet | null>(null)
+  const [fleet, setFleet] = useState<Fleet | null>(null)
+  const [selected, setSelected] = useState<string | null>(null)
+  const [view, setView] = useState<GolemView | null>(null)
+  const [error, setError] = useState('')
+  const [tick, setTick] = useState(0)
+
+  useEffect(() => discoverWallets((d) => setWallets((all) => (all.some((w) => w.info.uuid === d.info.uuid) ? all : [...all, d]))), [])
+  useEffect(() => {
+    getJson<Config>('/local/config').then(setConfig, (e: Error) => setError(e.message))
+  }, [])
+  useEffect(() => {
+    if (!config) return
+    let stopped = false
+    const owner = new URLSearchParams(location.search).get('owner') ?? config.owner
+    const poll = async () => {
+      try {
+        if (!owner) throw new Error('owner: name the owner smart account in the URL (?owner=0x...)')
+        const f = await getJson<Fleet>(`/local/fleet?owner=${owner}`)
+        if (stopped) return
+        setFleet(f)
+        const id = selected ?? f.golems[0]?.id ?? null
+        if (id !== selected) setSelected(id)
+        if (id) setView(await loadGolem(id))
+        setError('')
+      } catch (e) {
+        if (!stopped) setError(e instanceof Error ? e.message : String(e))
+      }
+    }
+    void poll()
+    const timer = setInterval(poll, POLL_MS)
+    return () => {
+      stopped = true
+      clearInterval(timer)
+    }
+  }, [config, selected, tick])
+
+  const connect = async (d: WalletDetail) => {
+    try {
+      setWallet({ provider: d.provider, address: await connectWallet(d.provider) })
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e))
+    }
+  }
+  const golem = fleet?.golems.find((g) => g.id === selected)
+  const now = fleet?.now ?? 0
+  return html`<div class="page">
+    <header>
+      <h1>Bardo: the owner's dashboard</h1>
+      <div id="wallet">
+        ${
+          wallet
+            ? html`connected <code id="wallet-address">${wallet.address}</code>`
+            : wallets.length === 0
+              ? 'no wallet found (install MetaMask)'
+              : wallets.map((w) => html`<button class="connect" onClick=${() => connect(w)}>Connect ${w.info.name}</button>`)
+        }
+      </div>
+    </header>
+    ${error ? html`<p class="error" id="error">${error}</p>` : null}
+    <nav id="fleet">
+      <h2>Fleet ${fleet ? html`of <code>${short(fleet.owner)}</code>` : ''}</h2>
+      <ul>
+        ${(fleet?.golems ?? []).map(
+          (g) => html`<li class=${g.id === selected ? 'selected' : ''} data-golem=${g.id}>
+            <button onClick=${() => setSelected(g.id)}>${g.id}</button> ${g.phase} · ${g.status}
+          </li>`,
+        )}
+      </ul>
+    </nav>
+    ${
+      golem && view && config
+        ? html`<main data-golem=${golem.id}>
+          <${DeathOverlay} view=${view} now=${now} />
+          <${PhaseHistory} golem=${golem} view=${view} now=${now} />
+          <div class="row">
+            <${RunwayCard} golem=${golem} view=${view} now=${now} />
+            <${Actions} golem=${golem} wallet=${wallet} config=${config} onDone=${() => setTick((t) => t + 1)} />
+          </div>
+          <${PermissionsPanel} golem=${golem} view=${view} now=${now} />
+          <${Payments} view=${view} />
+        </main>`
+        : html`<p>Loading…</p>`
+    }
+  </div>`
+}
