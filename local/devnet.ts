@@ -63,6 +63,8 @@ export type Devnet = DevnetClients & {
   /** A funded EOA on the devnet (for Golem session keys, payers, ...). */
   fundedAccount(eth?: bigint): Promise<PrivateKeyAccount>
   mintUsdc(to: Address, amount: bigint): Promise<void>
+  /** Re-posts the local price feeds' answers at the current block (swaps refuse a stale price). */
+  refreshFeeds(): Promise<void>
   /** Moves chain time forward and mines a block. */
   increaseTime(seconds: number | bigint): Promise<bigint>
   /** Mines an empty block at the current time (anvil mines only on transactions), returns its timestamp. */
@@ -277,6 +279,14 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
       if (usdc > 0n) await mintUsdc(smartAccount.address, usdc)
       if (eth > 0n) await send(deployer.sendTransaction({ to: smartAccount.address, value: eth }))
       return { smartAccount, address: smartAccount.address, signer }
+    },
+    /** Re-posts the local price feeds' answers ($3,000 ETH, $1 USDC) at the current block, so they are never stale. */
+    async refreshFeeds(): Promise<void> {
+      const { ethUsdFeed, usdcUsdFeed } = deployment.assets
+      const post = (feed: Address, answer: bigint) =>
+        send(deployer.writeContract({ address: feed, abi: artifacts.MockPriceFeedAbi, functionName: 'setAnswer', args: [answer] }))
+      await post(ethUsdFeed, 3_000n * 10n ** 8n)
+      await post(usdcUsdFeed, 10n ** 8n)
     },
     async mine(): Promise<bigint> {
       await publicClient.request({ method: 'evm_mine' as never, params: [] as never })

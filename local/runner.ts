@@ -13,7 +13,7 @@ import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.t
 import type { TickResult } from '../functions/tick/types.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
-import type { OwnerAccount } from './devnet.ts'
+import type { Devnet, OwnerAccount } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
 import { provisionGolem } from './provision.ts'
@@ -24,6 +24,8 @@ import { localOwnerSigner } from './ownerKey.ts'
 import { RELAYER_ACCOUNT_INDEX, startDashboard } from './dashboard.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
 import { selfExtensionConfig } from '../functions/tick/selfExtensionConfig.ts'
+import { dcaBeat } from '../client/dcaBeat.ts'
+import { golemActions, inProcessTransport, type GolemActions } from '../client/golemActions.ts'
 
 export type RunLocalStackOptions = {
   log: (line: string) => void
@@ -319,6 +321,23 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       }),
       { onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`) },
     )
+    // The demo Golem's runtime lives its strategy through custody's action path: each beat a DCA slice
+    // (approve + swap 1 USDC for WETH on the local router); every fourth asks a minimum output 3% under
+    // the feed, past the grant's MaxSlippage, so the console shows custody refusing it in words.
+    const runtime =
+      devnet && demo
+        ? golemActions({
+            golemId: 'demo',
+            transport: inProcessTransport({
+              store,
+              client: chain.publicClient,
+              deployment: chain.deployment,
+              signers,
+              invocationId: 'demo-runtime',
+            }),
+          })
+        : undefined
+    let strategyBeats = 0
     let dead = false
     let redeemedTotal = 0n
     let seen = 0
@@ -344,6 +363,12 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           for (const line of moneyLines(result)) log(`               ${line}`)
           if (result?.rotated)
             log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
+          if (runtime && devnet && record?.status !== 'dead') {
+            const strategy = await strategyBeat(devnet, runtime, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
+              (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+            )
+            log(`               ${strategy}`)
+          }
           if (record?.status === 'dead') {
             dead = true
             const death = await store.getDeathSettlement('demo')
@@ -369,4 +394,12 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     await stopAll()
     log('stopped')
   }
+}
+
+/** One beat of the demo's DCA strategy through the action path, with the local feeds fresh first. */
+async function strategyBeat(devnet: Devnet, actions: GolemActions, slippageBps: number): Promise<string> {
+  const { router, usdc, weth } = devnet.deployment.assets
+  await devnet.refreshFeeds()
+  const { line } = await dcaBeat({ actions, router, usdc, weth, sliceUsdc: 1_000_000n, wethPerUsdc: 10n ** 18n / 3_000n, slippageBps })
+  return `strategy: ${line}`
 }

@@ -114,6 +114,7 @@ const results: Counts[] = []
 results.push(await step('contracts: build TypeScript artifacts', 'node_modules/.bin/tsx', ['contracts/build.ts']))
 if (filters.length === 0) {
   results.push(await step('typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', '.']))
+  results.push(await step('typecheck: the dashboard page', 'node_modules/.bin/tsc', ['--noEmit', '-p', 'web']))
   // Lint and format (biome, with the core/ import boundary) and the Solidity format.
   results.push(await step('lint and format: biome ci', 'node_modules/.bin/biome', ['ci', '--colors=off', '.']))
   results.push(await step('Solidity format: forge fmt --check', foundryBinary('forge'), ['fmt', '--check']))

@@ -173,7 +173,9 @@ describe('npm start', () => {
       const res = await fetch(`${graphql}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ spendEvents(limit: 1) { items { source amount usd6 golemId } } }' }),
+        body: JSON.stringify({
+          query: '{ spendEvents(where: { source: "erc20-period" }, limit: 1) { items { source amount usd6 golemId } } }',
+        }),
       })
       const body = (await res.json()) as {
         data?: { spendEvents: { items: { source: string; amount: string; usd6: string | null; golemId: string }[] } }
@@ -181,6 +183,17 @@ describe('npm start', () => {
       return body.data?.spendEvents.items[0]
     })
     expect(spend).toMatchObject({ source: 'erc20-period', usd6: spend.amount })
+    // The strategy's approvals through the action path are indexed with the USD DailySpendLimit counted.
+    const approval = await waitFor('an approval spend row', async () => {
+      const res = await fetch(`${graphql}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ spendEvents(where: { source: "daily-spend-limit" }, limit: 1) { items { usd6 golemId } } }' }),
+      })
+      const body = (await res.json()) as { data?: { spendEvents: { items: { usd6: string | null; golemId: string }[] } } }
+      return body.data?.spendEvents.items[0]
+    })
+    expect(approval).toMatchObject({ usd6: '1000000', golemId: spend.golemId })
 
     const readKey = /read key\s+(bardo_read_[A-Za-z0-9_-]+)/.exec(output)?.[1]
     expect(readKey).toBeDefined()
@@ -286,6 +299,12 @@ describe('npm start', () => {
     // The money loop as the console shows it: runtime bought with its runway, the rest sent home.
     expect(output).toMatch(/bought \d+h of its own runtime for [\d.]+ USDC \(x402 POST \/api\/v1\/extend, signed by its session key\)/)
     expect(output).toMatch(/returned [\d.]+ USDC to the owner/)
+    // The strategy lived through custody's action path: swaps carried out, the one past the slippage bound refused in words.
+    expect(output).not.toMatch(/strategy beat failed/)
+    expect(output).toMatch(/strategy: swap 1 USDC -> WETH \(min out 50 bps under the feed\): executed in 0x[0-9a-f]{64}/)
+    expect(output).toMatch(
+      /strategy: swap 1 USDC -> WETH \(min out 300 bps under the feed\): refused by custody before sending: maxSlippage/,
+    )
   }, 150_000)
 
   it('stops every process and frees every port on SIGTERM to the npm process alone', async () => {
