@@ -9,7 +9,7 @@ import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import { createKeystoreKey } from '../adapters/signers/keystoreSigner.ts'
 import { sendOwnerCalls } from '../local/ownerActions.ts'
 import type { OwnerAccount } from '../local/devnet.ts'
-import { signRunwayGrant } from '../local/provision.ts'
+import { renewRunwayGrant } from '../local/rotation.ts'
 import type { CliChain } from './context.ts'
 import { CliConfigError } from './errors.ts'
 
@@ -69,16 +69,6 @@ export class KeystoreKeyRotation implements KeyRotation {
   }
 
   renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway> {
-    return signRunwayGrant({
-      deployment: this.o.deployment,
-      owner: this.o.owner,
-      golemKey: newKey,
-      token: profile.runway.token,
-      periodAmount: profile.runway.periodAmount,
-      periodDuration: profile.runway.periodDuration,
-      startDate: startAt,
-      expiresAt: profile.runway.expiresAt,
-      now: startAt,
-    })
+    return renewRunwayGrant(this.o.deployment, this.o.owner, profile, newKey, startAt)
   }
 }

@@ -20,7 +20,7 @@ import { DelegationTree } from '../core/delegations/tree.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
 import { devnetAccount, localChain } from './devnet.ts'
-import { disableDelegationCall } from './ownerActions.ts'
+import { disableDelegationCall, unsignedUserOperation } from './ownerActions.ts'
 
 /** Anvil's test account that pays the gas for owner-signed user operations (no other part uses it). */
 export const RELAYER_ACCOUNT_INDEX = 6
@@ -194,18 +194,11 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       environment,
     })
     const call = disableDelegationCall(environment.DelegationManager, profile.runway.chain[0]!)
-    const fees = await client.estimateFeesPerGas()
-    const userOperation: UserOperation<'0.7'> = {
+    const userOperation = await unsignedUserOperation(client, {
       sender: record.owner,
       nonce: await account.getNonce(),
       callData: await account.encodeCalls([{ to: call.to, value: 0n, data: call.data ?? '0x' }]),
-      callGasLimit: 1_000_000n,
-      verificationGasLimit: 1_000_000n,
-      preVerificationGas: 100_000n,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      signature: '0x',
-    }
+    })
     const packed = toPackedUserOperation(userOperation)
     const typedData = {
       domain: { chainId: chain.deployment.chainId, name: 'HybridDeleGator', version: '1', verifyingContract: record.owner },

@@ -17,6 +17,26 @@ import { contracts, type Delegation, type MetaMaskSmartAccount } from '@metamask
 
 export type OwnerCall = { to: Address; value?: bigint; data?: Hex }
 
+/**
+ * A user operation for the owner's smart account, unsigned, with fixed generous gas limits (no bundler
+ * estimates locally; handleOps is submitted directly) and the chain's current fees.
+ */
+export async function unsignedUserOperation(
+  client: PublicClient,
+  p: { sender: Address; nonce: bigint; callData: Hex },
+): Promise<UserOperation<'0.7'>> {
+  const fees = await client.estimateFeesPerGas()
+  return {
+    ...p,
+    callGasLimit: 1_000_000n,
+    verificationGasLimit: 1_000_000n,
+    preVerificationGas: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    signature: '0x',
+  }
+}
+
 export async function sendOwnerCalls(params: {
   publicClient: PublicClient
   submitter: WalletClient<Transport, Chain, Account>
@@ -25,19 +45,11 @@ export async function sendOwnerCalls(params: {
 }): Promise<TransactionReceipt> {
   const { publicClient, submitter, smartAccount } = params
   const callData = await smartAccount.encodeCalls(params.calls.map((c) => ({ to: c.to, value: c.value ?? 0n, data: c.data ?? '0x' })))
-  const nonce = await smartAccount.getNonce()
-  const fees = await publicClient.estimateFeesPerGas()
-  const userOperation: UserOperation<'0.7'> = {
+  const userOperation = await unsignedUserOperation(publicClient, {
     sender: smartAccount.address,
-    nonce,
+    nonce: await smartAccount.getNonce(),
     callData,
-    callGasLimit: 1_000_000n,
-    verificationGasLimit: 1_000_000n,
-    preVerificationGas: 100_000n,
-    maxFeePerGas: fees.maxFeePerGas,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    signature: '0x',
-  }
+  })
   const chainId = await publicClient.getChainId()
   const signature = await smartAccount.signUserOperation({ ...userOperation, chainId })
   const packed = toPackedUserOperation({ ...userOperation, signature })

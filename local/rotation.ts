@@ -29,16 +29,27 @@ export class LocalKeyRotation implements KeyRotation {
   }
 
   renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway> {
-    return signRunwayGrant({
-      deployment: this.deployment,
-      owner: this.owner,
-      golemKey: newKey,
-      token: profile.runway.token,
-      periodAmount: profile.runway.periodAmount,
-      periodDuration: profile.runway.periodDuration,
-      startDate: startAt,
-      expiresAt: profile.runway.expiresAt,
-      now: startAt,
-    })
+    return renewRunwayGrant(this.deployment, this.owner, profile, newKey, startAt)
   }
+}
+
+/** The owner signs the same runway grant to a new key, from `startAt` (a period boundary) to the old grant's end. */
+export function renewRunwayGrant(
+  deployment: BardoDeployment,
+  owner: OwnerAccount,
+  profile: GolemProfile,
+  newKey: Address,
+  startAt: bigint,
+): Promise<RenewedRunway> {
+  return signRunwayGrant({
+    deployment,
+    owner,
+    golemKey: newKey,
+    token: profile.runway.token,
+    periodAmount: profile.runway.periodAmount,
+    periodDuration: profile.runway.periodDuration,
+    startDate: startAt,
+    expiresAt: profile.runway.expiresAt,
+    now: startAt,
+  })
 }
