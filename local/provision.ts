@@ -387,19 +387,7 @@ export async function grantGas(
     now: bigint
   },
 ): Promise<NonNullable<GolemProfile['gas']>> {
-  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
-  const grant = buildGolemDelegation({
-    tree,
-    owner: p.owner.address,
-    golem: p.golemKey,
-    bardo: [{ type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt }],
-    gas: { periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },
-  })
-  if (!grant.gas) throw new Error('provision: the grant has no gas delegation')
-  const signed = await tree.sign(grant.gas.hash, smartAccountSigner(p.owner.smartAccount))
-  const periodEnforcer = p.deployment.environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address
-  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
-  if (!periodCaveat) throw new Error('provision: the gas delegation has no NativeTokenPeriodTransfer caveat')
+  const grant = await signGasGrant(p)
   const bootstrap = p.bootstrap ?? p.periodAmount
   if (bootstrap > 0n) {
     // One user operation at a time per owner: concurrent ones would read the same EntryPoint nonce.
@@ -421,6 +409,32 @@ export async function grantGas(
     )
     await send
   }
+  return grant
+}
+
+/** The owner's signed gas grant to a key (no transaction: the owner's smart account signs it). */
+export async function signGasGrant(p: {
+  deployment: BardoDeployment
+  owner: OwnerAccount
+  golemKey: Address
+  periodAmount: bigint
+  startDate: bigint
+  expiresAt: bigint
+  now: bigint
+}): Promise<NonNullable<GolemProfile['gas']>> {
+  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
+  const grant = buildGolemDelegation({
+    tree,
+    owner: p.owner.address,
+    golem: p.golemKey,
+    bardo: [{ type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt }],
+    gas: { periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },
+  })
+  if (!grant.gas) throw new Error('provision: the grant has no gas delegation')
+  const signed = await tree.sign(grant.gas.hash, smartAccountSigner(p.owner.smartAccount))
+  const periodEnforcer = p.deployment.environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address
+  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
+  if (!periodCaveat) throw new Error('provision: the gas delegation has no NativeTokenPeriodTransfer caveat')
   return {
     chain: [signed],
     periodAmount: p.periodAmount,

@@ -8,7 +8,7 @@ import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { KeyRotation, RenewedRunway } from '../core/custody/signerResolver.ts'
 import type { OwnerAccount } from './devnet.ts'
-import { signRunwayGrant } from './provision.ts'
+import { signGasGrant, signRunwayGrant } from './provision.ts'
 
 export class LocalKeyRotation implements KeyRotation {
   #generation = 0
@@ -30,6 +30,21 @@ export class LocalKeyRotation implements KeyRotation {
 
   renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway> {
     return renewRunwayGrant(this.deployment, this.owner, profile, newKey, startAt)
+  }
+
+  /** The same gas grant to the new key, from the same boundary to the grant's end. */
+  renewGas(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<NonNullable<GolemProfile['gas']>> {
+    const periodAmount = profile.gas?.periodAmount
+    if (periodAmount === undefined) throw new Error('renewGas: the profile has no gas grant to renew')
+    return signGasGrant({
+      deployment: this.deployment,
+      owner: this.owner,
+      golemKey: newKey,
+      periodAmount,
+      startDate: startAt,
+      expiresAt: profile.runway.expiresAt,
+      now: startAt,
+    })
   }
 }
 

@@ -31,4 +31,9 @@ export type RenewedRunway = Pick<GolemProfile['runway'], 'chain' | 'periodDelega
 export interface KeyRotation {
   newKey(profile: GolemProfile, now: bigint): Promise<{ address: Address; signer: GolemProfile['signer'] }>
   renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway>
+  /**
+   * The owner's gas grant to the new key, when the rotation can get one. The old grant names the old key
+   * as its only redeemer, so without this the new key has no gas grant (it is funded by other means).
+   */
+  renewGas?(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<NonNullable<GolemProfile['gas']>>
 }

@@ -27,6 +27,17 @@ const delegation = z.object({
   signature: hex,
 })
 
+/** A native-token gas grant to one key: NativeTokenPeriodTransfer, plain transfers to that key only. */
+const gasGrant = z.object({
+  chain: z.array(delegation).min(1),
+  periodAmount: uint,
+  periodDuration: uint,
+  periodStart: uint,
+  periodDelegationHash: hex,
+  periodTerms: hex,
+  chainHashes: z.array(hex).min(1),
+})
+
 /** Where the Golem's key lives. The key itself never enters the profile. */
 const signerRef = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('memory'), ref: z.string().min(1) }),
@@ -60,17 +71,7 @@ const profileSchema = z.object({
    * only): the tick tops the key up from it once a period when its balance runs low. Optional: profiles
    * written before it parse unchanged, and a Golem without it is funded by hand.
    */
-  gas: z
-    .object({
-      chain: z.array(delegation).min(1),
-      periodAmount: uint,
-      periodDuration: uint,
-      periodStart: uint,
-      periodDelegationHash: hex,
-      periodTerms: hex,
-      chainHashes: z.array(hex).min(1),
-    })
-    .optional(),
+  gas: gasGrant.optional(),
   life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),
   /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
   replicants: z.array(z.object({ hash: hex, delegation })).default([]),
@@ -111,6 +112,8 @@ const profileSchema = z.object({
         chainHashes: z.array(hex).min(1),
         periodStart: uint,
       }),
+      /** The owner's gas grant to the new key, when the rotation got one. */
+      gas: gasGrant.optional(),
     })
     .optional(),
   /**

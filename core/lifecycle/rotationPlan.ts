@@ -3,6 +3,7 @@
 // decides for a tick.
 import type { Address } from 'viem'
 import { observationOf, type ObservedGolem } from './observation.ts'
+import type { ReturnAsset } from './deathPlan.ts'
 import type { GolemProfile } from './profile.ts'
 import { rotationFitsGrant } from './renewal.ts'
 
@@ -46,14 +47,29 @@ export function planRotation(
   return { reason, nextPeriodStart }
 }
 
-/** The profile once the identity moved: the new key, its signer and grant; the old key's reports reset. */
+/**
+ * The profile once the identity moved: the new key, its signer and grants; the old key's reports reset.
+ * The old gas grant names the old key as its only redeemer, so it goes with it: the new key has the
+ * renewed one, or none.
+ */
 export function profileAfterRotation(profile: GolemProfile, pending: NonNullable<GolemProfile['pendingRotation']>): GolemProfile {
-  const { pendingRotation: _done, ...rest } = profile
+  const { pendingRotation: _done, gas: _oldGas, ...rest } = profile
   return {
     ...rest,
     golemKey: pending.to,
     signer: pending.signer,
     runway: { ...profile.runway, ...pending.runway },
+    ...(pending.gas ? { gas: pending.gas } : {}),
     known: { ...profile.known, revokedReported: false },
   }
+}
+
+/**
+ * The slot of one attempt at sending a rotating key's funds home to the owner, before the identity
+ * moves (by the old key's address, so each rotation of a Golem has its own slots).
+ */
+export function rotationReturnStep(oldKey: Address, asset: ReturnAsset, attempt: number): string {
+  const key = oldKey.slice(2, 18).toLowerCase()
+  const base = asset.kind === 'native' ? `rot-return-${key}-eth` : `rot-return-${key}-${asset.token.slice(2, 10).toLowerCase()}`
+  return attempt === 0 ? base : `${base}-${attempt}`
 }

@@ -39,10 +39,12 @@ export async function returnFunds(
   golemId: string,
   profile: GolemProfile,
   signer: (() => Promise<GolemSigner>) | null,
+  /** The slot of each attempt: the death protocol's by default; a rotation names its own. */
+  stepOf: (asset: ReturnAsset, attempt: number) => string = returnStep,
 ): Promise<ReturnOutcome> {
   const lines: FundsReturn[] = []
   for (const asset of returnAssets(profile)) {
-    const line = await returnAsset(deps, slotBase, golemId, profile, asset, signer)
+    const line = await returnAsset(deps, slotBase, golemId, profile, asset, signer, stepOf)
     if ('pending' in line) return { done: false, reason: line.pending }
     lines.push(line)
   }
@@ -56,12 +58,13 @@ async function returnAsset(
   profile: GolemProfile,
   asset: ReturnAsset,
   resolveSigner: (() => Promise<GolemSigner>) | null,
+  stepOf: (asset: ReturnAsset, attempt: number) => string,
 ): Promise<FundsReturn | { pending: string }> {
   const { client, store } = deps
   const key = profile.golemKey
   const owner = ownerOf(profile)
   for (let attempt = 0; attempt < MAX_RETURN_ATTEMPTS; attempt++) {
-    const slot: SlotRef = { golemId, period: 0n, step: returnStep(asset, attempt) }
+    const slot: SlotRef = { golemId, period: 0n, step: stepOf(asset, attempt) }
     const existing = await store.getSlot(slot)
     const settled = existing ? await settledLine(client, asset, key, existing) : null
     if (settled === 'next') continue

@@ -5,10 +5,11 @@
 import { encodeFunctionData, type Address } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
+import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationReturnStep, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { KeyRotation } from '../../core/custody/signerResolver.ts'
+import { returnFunds } from './returnFunds.ts'
 import { slotBaseOf } from './slots.ts'
 import type { TickDeps } from './types.ts'
 
@@ -27,7 +28,9 @@ export async function rotateSessionKey(
   if (!pending) {
     const fresh = await deps.rotation.newKey(profile, input.now)
     const renewed = await deps.rotation.renew(profile, fresh.address, input.nextPeriodStart)
-    pending = { to: fresh.address, signer: fresh.signer, reason: input.reason, runway: renewed }
+    const gas =
+      profile.gas && deps.rotation.renewGas ? await deps.rotation.renewGas(profile, fresh.address, input.nextPeriodStart) : undefined
+    pending = { to: fresh.address, signer: fresh.signer, reason: input.reason, runway: renewed, ...(gas ? { gas } : {}) }
     const saved = await deps.store.updateGolem({
       golemId: golem.golemId,
       expectedVersion: golem.version,
@@ -38,8 +41,20 @@ export async function rotateSessionKey(
     current = saved.golem
   }
   const to = pending.to
+  // The old key's unspent funds go home to the owner before the identity moves: once the key is zeroed
+  // nothing can move them. Each return is a slot of its own, so a crash settles it instead of resending.
+  const slotBase = slotBaseOf(deps, input.nowMs)
+  const returned = await returnFunds(
+    deps,
+    slotBase,
+    golem.golemId,
+    profile,
+    () => deps.signers.resolve(profile).then((s) => s.signer),
+    (asset, attempt) => rotationReturnStep(profile.golemKey, asset, attempt),
+  )
+  if (!returned.done) return null
   const sent = await sendOnce({
-    ...slotBaseOf(deps, input.nowMs),
+    ...slotBase,
     slot: { golemId: golem.golemId, period: 0n, step },
     build: async () => ({
       sender: deps.operator.address,
@@ -79,7 +94,7 @@ export async function rotateSessionKey(
     type: 'SessionKeyRotated',
     at: input.nowMs,
     eventId: `SessionKeyRotated:${to.toLowerCase()}`,
-    data: { oldAddress: profile.golemKey, newAddress: to, reason: pending.reason },
+    data: { oldAddress: profile.golemKey, newAddress: to, reason: pending.reason, returned: returned.lines },
   })
   return { from: profile.golemKey, to, reason: pending.reason }
 }

@@ -14,7 +14,7 @@ import { runTick } from '../../functions/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { LocalKeyRotation } from '../../local/rotation.ts'
-import { DAY, allEvents, redemptionsBy, sentCount, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, allEvents, redemptionsBy, sentCount, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -54,6 +54,8 @@ describe('session-key rotation in the tick', () => {
     expect(first.rotated).toBeUndefined()
 
     await env.devnet.increaseTime(7 * DAY + 60)
+    const usdc = env.devnet.deployment.assets.usdc
+    const ownerUsdcBefore = await usdcBalance(env.client, usdc, owner.address)
     const rotated = await tick(golem.golemId, 'day-7')
     expect(rotated.redemption?.status).toBe('confirmed') // day 7, still by the old key
     expect(rotated.rotated).toMatchObject({ from: golem.golemKey })
@@ -69,6 +71,24 @@ describe('session-key rotation in the tick', () => {
     expect(await env.store.findGolems({ sessionKey: golem.golemKey })).toEqual([])
     const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'SessionKeyRotated')
     expect(events.map((e) => [e.data.oldAddress, e.data.newAddress])).toEqual([[golem.golemKey, newKey]])
+
+    // Nothing is stranded on the old key: its runway USDC (both redemptions, the day-7 one included) and
+    // its ETH less the transfer's gas went home to the owner before the key was zeroed, and the record says so.
+    const redeemed = first.redemption!.amount! + rotated.redemption!.amount!
+    expect(await usdcBalance(env.client, usdc, golem.golemKey)).toBe(0n)
+    // The day-7 redemption left the owner and came back with day 0's: the owner is whole again.
+    expect(await usdcBalance(env.client, usdc, owner.address)).toBe(ownerUsdcBefore + first.redemption!.amount!)
+    expect(await env.client.getBalance({ address: golem.golemKey })).toBeLessThan(parseEther('0.001'))
+    const returned = events[0]!.data.returned as { asset: string; status: string; amount: string }[]
+    expect(returned.map((l) => [l.asset, l.status])).toEqual([
+      [usdc, 'returned'],
+      ['native', 'returned'],
+    ])
+    expect(BigInt(returned[0]!.amount)).toBe(redeemed)
+    // The old gas grant names the old key as its only redeemer; the new key has the owner's renewed one.
+    const profile = parseGolemProfile(record!.profile)
+    expect(profile.gas?.chain[0]?.delegate.toLowerCase()).toBe(newKey.toLowerCase())
+    expect(profile.gas?.periodStart).toBe(profile.runway.periodStart)
 
     // Same period: the new key's grant starts at the next boundary, and the old key already redeemed.
     await env.devnet.increaseTime(120)
