@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
 import { BardoError } from '../core/errors.ts'
+import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
 import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment } from './context.ts'
 import { deployContracts } from './deploy.ts'
 import { apiUrlOf, feedGolem } from './feed.ts'
@@ -18,7 +19,13 @@ import { checkGolemId, onboard, positiveSeconds } from './onboard.ts'
 import { createOutput, type Output, type Writer } from './output.ts'
 import { ownerFrom, submitterFrom } from './owner.ts'
 
-export type CliIo = { env: NodeJS.ProcessEnv; stdout: Writer; stderr: Writer }
+export type CliIo = {
+  env: NodeJS.ProcessEnv
+  stdout: Writer
+  stderr: Writer
+  /** The sign-in's HTTP, waits and clock; tests pass the API app's own fetch and a sleep that moves time. */
+  auth?: Partial<Omit<AuthIo, 'progress'>>
+}
 
 type GlobalFlags = { json?: boolean; quiet?: boolean; stateDir?: string; deployment?: string }
 
@@ -254,6 +261,44 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const payer = keyFrom(io.env, 'BARDO_PAYER_KEY')
       const r = await feedGolem({ api, golemId: golem, payer, maxAmount: parseUnits(f.maxUsdc, 6), progress: out.progress })
       out.result({ ...r }, [`fed Golem ${r.golemId}: ${formatUsdc(r.amount)} USDC from ${r.payer}`])
+    })
+
+  const authIo = (): AuthIo => ({
+    fetch: io.auth?.fetch ?? ((url, init) => fetch(url, init)),
+    sleep: io.auth?.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms))),
+    now: io.auth?.now ?? Date.now,
+    progress: out.progress,
+  })
+
+  program
+    .command('login')
+    .description("sign in to the API as the owner (device code): confirm the code shown with the owner's wallet")
+    .option('--api <url>', 'the API base URL (default BARDO_API_URL)')
+    .action(async (f: { api?: string }) => {
+      const api = apiUrlOf(f.api, io.env)
+      const file = authFilePath(io.env)
+      // The code and the URL are for the person at the terminal, even with --json or --quiet.
+      const a = await login({ api, file, io: authIo(), show: (lines) => io.stderr.write(lines.map((l) => `${l}\n`).join('')) })
+      out.result({ owner: a.owner, api: a.api, file, accessExpiresAt: a.accessExpiresAt }, [
+        `signed in as ${a.owner} at ${a.api} until ${new Date(a.accessExpiresAt * 1000).toISOString()} (${file})`,
+      ])
+    })
+
+  program
+    .command('logout')
+    .description('forget the sign-in (removes the sign-in file)')
+    .action(() => {
+      const file = authFilePath(io.env)
+      const removed = removeAuthFile(file)
+      out.result({ file, removed }, [removed ? `signed out (${file} removed)` : `not signed in (no ${file})`])
+    })
+
+  program
+    .command('whoami')
+    .description('the owner the stored sign-in stands for, as the API sees it (refreshes the token when near its end)')
+    .action(async () => {
+      const w = await whoami({ file: authFilePath(io.env), io: authIo() })
+      out.result({ ...w }, [`signed in as ${w.owner} at ${w.api} until ${new Date(w.expiresAt * 1000).toISOString()}`])
     })
 
   try {

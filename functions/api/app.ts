@@ -9,6 +9,7 @@ import { errorResponse, handleApiError } from './errors.ts'
 import { buildOpenApiDocument, RouteDocs } from './openapi.ts'
 import { tierRateLimit } from './rateLimit.ts'
 import { registerActionRoutes } from './routes/actions.ts'
+import { accessTokenBearer, registerAuthRoutes } from './routes/auth.ts'
 import { registerCladeRoutes } from './routes/clade.ts'
 import { registerGolemRoutes } from './routes/golems.ts'
 import { registerMetabolismRoutes } from './routes/metabolism.ts'
@@ -27,7 +28,9 @@ export const MAX_BODY_BYTES = 64 * 1024
 
 export type ApiApp = Hono<ApiEnv> & { routeDocs: RouteDocs }
 
-export function createApp(deps: ApiDeps): ApiApp {
+export function createApp(given: ApiDeps): ApiApp {
+  // The CLI's access tokens are the API's own; every other bearer token goes to the wired verifier.
+  const deps: ApiDeps = { ...given, bearer: accessTokenBearer(given) }
   const secret = new CladeSecret(deps.config.clade.hmacSecret)
   const app = new Hono<ApiEnv>()
   const docs = new RouteDocs()
@@ -54,6 +57,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   registerRenewalRoutes(app, deps, docs)
   registerSnapRoutes(app, deps, docs)
   registerSnapPairingRoutes(app, deps, docs)
+  registerAuthRoutes(app, deps, docs)
   registerCladeRoutes(app, deps, docs, secret)
   if (deps.actions) registerActionRoutes(app, deps.actions, docs)
 

@@ -16,6 +16,7 @@ import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 import type { ActionRouteDeps } from './routes/actions.ts'
+import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
 
 /** Milliseconds since the epoch, like Date.now; injected so tests move time instead of waiting. */
 export interface Clock {
@@ -149,7 +150,10 @@ export interface GolemJournal {
   payments(golem: GolemView, req: PageRequest): Promise<Page<PaymentCredit>>
 }
 
-/** Portal users' bearer tokens (e.g. a Privy JWT verifier); the API only asks who the token belongs to. */
+/**
+ * Bearer tokens other than the API's own: the CLI's signed access tokens are verified by the app itself
+ * (subject `owner:<address>`); this verifier sees the rest (e.g. a Portal user's Privy JWT).
+ */
 export interface BearerVerifier {
   verifyBearer(token: string): Promise<{ subject: string } | undefined>
 }
@@ -184,6 +188,11 @@ export type ApiConfig = {
     challengeTtlSeconds?: number
     sessionTtlSeconds?: number
   }
+  /**
+   * The page where the owner confirms a CLI's user code (RFC 8628 verification_uri); default `/device`
+   * on the API's own origin.
+   */
+  deviceVerificationUri?: string
   /** Overrides of the tier limits (the bench raises them to measure the route, not the 429). */
   rateLimits?: Partial<{ public: number; read: number; authenticated: number; cladeChallenge: number; clade: number }>
 }
@@ -191,7 +200,13 @@ export type ApiConfig = {
 export type ApiDeps = {
   config: ApiConfig
   clock: Clock
-  stores: { rateLimits: RateLimitCounterStore; nonces: NonceStore; snapTokens: SnapTokenStore }
+  stores: {
+    rateLimits: RateLimitCounterStore
+    nonces: NonceStore
+    snapTokens: SnapTokenStore
+    /** Absent: the device-code sign-in routes answer 501 NOT_IMPLEMENTED. */
+    deviceAuth?: DeviceAuthStore
+  }
   golems: GolemRegistry
   health: PermissionHealthService
   history: GolemHistoryService
@@ -208,7 +223,7 @@ export type ApiDeps = {
   renewals?: RenewalService
   /** Absent (no runtime price): GET /api/v1/golems/:id/metabolism answers 501 NOT_IMPLEMENTED. */
   metabolism?: MetabolismService
-  /** Absent: every `Authorization: Bearer` other than a Snap token is refused (401 INVALID_TOKEN). */
+  /** Absent: every `Authorization: Bearer` other than a Snap token or a CLI access token is refused (401 INVALID_TOKEN). */
   bearer?: BearerVerifier
   /** Absent (no signer for Golem keys here): POST /api/v1/golems/:id/actions is not served. */
   actions?: ActionRouteDeps

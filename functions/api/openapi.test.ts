@@ -28,7 +28,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(19) // 18 API routes and /openapi.json
+    expect(served).toHaveLength(23) // 22 API routes and /openapi.json
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -42,6 +42,10 @@ describe('/openapi.json', () => {
       '/api/snap/status',
       '/api/snap/pairing/challenge',
       '/api/snap/pairing',
+      '/api/v1/auth/device',
+      '/api/v1/auth/device/confirm',
+      '/api/v1/auth/token',
+      '/api/v1/auth/session',
       '/clade/v1/challenge',
       '/clade/v1/ingest',
       '/clade/v1/entries',

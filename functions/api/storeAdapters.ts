@@ -7,6 +7,8 @@ import { StoreConflictError } from '../../core/store/errors.ts'
 import type { CounterStore, NonceStore as StoreNonces, SnapTokenStore as StoreSnapTokens } from '../../core/store/store.ts'
 import type { Clock } from './deps.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
+import type { DeviceDecision } from '../../core/auth/deviceCode.ts'
+import type { DeviceAuthStore, TakeResult } from '../../core/auth/deviceStore.ts'
 
 export function rateLimitCountersFromStore(store: CounterStore): RateLimitCounterStore {
   return {
@@ -69,5 +71,39 @@ export function snapTokensFromStore(store: StoreSnapTokens, clock: Clock): SnapT
       const result = await store.rotateSnapToken({ scope: scopeOf(owner), tokenHash, expectedHash, now: rotatedAt * 1000, graceMs: 0 })
       return result.rotated
     },
+  }
+}
+
+/**
+ * Device-code sign-in over store nonces: each entry is a nonce issued once and consumed once (a
+ * conditional write either way), so a user code confirms one device and a decision yields one token.
+ */
+export function deviceAuthFromStore(store: StoreNonces): DeviceAuthStore {
+  const take = async <T>(nonce: string, now: number, read: (meta: Record<string, unknown>) => T): Promise<TakeResult<T>> => {
+    const r = await store.consumeNonce({ nonce, now: now * 1000 })
+    return r.consumed ? { taken: true, value: read((r.record.meta ?? {}) as Record<string, unknown>) } : { taken: false, reason: r.reason }
+  }
+  const issue = async (nonce: string, now: number, expiresAt: number, meta: Record<string, string>) => {
+    try {
+      await store.issueNonce({ nonce, issuedAt: now * 1000, expiresAt: expiresAt * 1000, meta })
+      return true
+    } catch (err) {
+      if (err instanceof StoreConflictError) return false
+      throw err
+    }
+  }
+  return {
+    openUserCode: (p) => issue(`auth-user:${p.userCode}`, p.now, p.expiresAt, { purpose: 'device-user-code', device: p.device }),
+    takeUserCode: (p) => take(`auth-user:${p.userCode}`, p.now, (m) => ({ device: m.device as Hex })),
+    async recordDecision(p) {
+      // The user code was taken once, so there is one decision per device code; a conflict is a bug.
+      if (
+        !(await issue(`auth-device:${p.device}`, p.now, p.expiresAt, { purpose: 'device-decision', owner: p.owner, decision: p.decision }))
+      )
+        throw new StoreConflictError('deviceDecision', 'was already recorded for this device code')
+    },
+    takeDecision: (p) =>
+      take(`auth-device:${p.device}`, p.now, (m) => ({ owner: getAddress(m.owner as string), decision: m.decision as DeviceDecision })),
+    spendRefreshToken: (p) => issue(`auth-refresh:${p.id}`, p.now, p.expiresAt, { purpose: 'spent-refresh-token' }),
   }
 }

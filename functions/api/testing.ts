@@ -18,6 +18,7 @@ import type {
 } from './deps.ts'
 import { MemorySnapTokenStore } from '../../core/snap/snapToken.ts'
 import { StoreGolemJournal } from './services/journal.ts'
+import { deviceAuthFromStore } from './storeAdapters.ts'
 
 export class ManualClock implements Clock {
   constructor(public ms: number) {}
@@ -170,7 +171,12 @@ export function testApiDeps(o: TestDepsOptions = {}): ApiDeps & { clock: ManualC
   return {
     config,
     clock,
-    stores: { rateLimits: new MemoryRateLimitCounterStore(), nonces: new MemoryNonceStore(), snapTokens: new MemorySnapTokenStore() },
+    stores: {
+      rateLimits: new MemoryRateLimitCounterStore(),
+      nonces: new MemoryNonceStore(),
+      snapTokens: new MemorySnapTokenStore(),
+      deviceAuth: deviceAuthFromStore(new InMemoryStore()),
+    },
     golems: new MemoryGolemRegistry(o.golems ?? []),
     health: fakeHealthService(clock),
     history: fakeHistoryService,

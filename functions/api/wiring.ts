@@ -30,7 +30,7 @@ import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemJournal } from './services/journal.ts'
 import { StoreMetabolism } from './services/metabolism.ts'
 import { StoreGolemRegistry } from './services/storeRegistry.ts'
-import { cladeNoncesFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
+import { cladeNoncesFromStore, deviceAuthFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
 
 export type ApiPaymentWiring = {
   /** Submits transferWithAuthorization and pays its gas (deployed: the SettlementKey account). */
@@ -160,6 +160,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
       rateLimits: rateLimitCountersFromStore(w.store),
       nonces: cladeNoncesFromStore(w.store),
       snapTokens: snapTokensFromStore(w.store, clock),
+      deviceAuth: deviceAuthFromStore(w.store),
     },
     golems,
     health: state,
