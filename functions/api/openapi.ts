@@ -113,7 +113,12 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[], info: { title:
       schemas: { Error: jsonSchema(errorSchema, 'output') },
       securitySchemes: {
         readKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'bardo_read_* key: 300 requests/min/key' },
-        bearer: { type: 'http', scheme: 'bearer', description: 'Portal user token: 1000 requests/min/user' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An owner access token (bardo_at_..., from the device-code sign-in: bardo login) or a Portal user token: 1000 requests/min/user',
+        },
         snapToken: { type: 'http', scheme: 'bearer', description: 'bardo_snap_* token, rotated on every heartbeat' },
         cladeChallenge: {
           type: 'apiKey',
