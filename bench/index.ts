@@ -43,6 +43,13 @@ export const BENCHMARKS: readonly BenchModule[] = [
     about: 'x402 verify+settle vs a plain ERC-20 transfer',
   },
   {
+    name: 'actions',
+    file: './actions.ts',
+    run: 'runActionsBench',
+    format: 'formatActionsBench',
+    about: "custody's off-chain pre-check of an action vs the on-chain redemption it guards (approve + swap on anvil)",
+  },
+  {
     name: 'dashboard',
     file: './dashboard.ts',
     run: 'runDashboardBench',
