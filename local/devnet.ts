@@ -76,6 +76,14 @@ export type Devnet = DevnetClients & {
  * Anvil's funded test account `index` (0 deploys, 1 is the operator, 2 settles x402 payments, 4 owns
  * GolemPhase's action table).
  */
+/**
+ * The faucet's own anvil account: `npm run faucet` runs in a process of its own, so it sends from an account
+ * no other process signs for (two processes reading one account's nonce race, and one of them is refused).
+ */
+export const FAUCET_ACCOUNT_INDEX = 7
+/** Test USDC minted to the faucet account at deployment: a thousand of the faucet's largest requests. */
+export const FAUCET_RESERVE_USDC = parseUnits('1000000000', 6)
+
 export function devnetAccount(index: number) {
   return mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index })
 }
@@ -211,7 +219,10 @@ export async function deployBardo(
   }
 }
 
-/** Gives the swap router its price feeds and liquidity so local swaps settle at feed prices. */
+/**
+ * Gives the swap router its price feeds and liquidity so local swaps settle at feed prices, and the faucet
+ * account its reserve of test USDC.
+ */
 async function configureRouter(clients: DevnetClients, assets: LocalAssets): Promise<void> {
   const { publicClient, deployer } = clients
   const call = (address: Address, abi: Abi, functionName: string, args: readonly unknown[]) => ({
@@ -223,6 +234,7 @@ async function configureRouter(clients: DevnetClients, assets: LocalAssets): Pro
     call(assets.router, artifacts.TestSwapRouterAbi, 'setFeed', [assets.weth, assets.ethUsdFeed]),
     call(assets.usdc, artifacts.TestUSDCAbi, 'mint', [assets.router, parseUnits('10000000', 6)]),
     call(assets.weth, artifacts.TestTokenAbi, 'mint', [assets.router, parseEther('10000')]),
+    call(assets.usdc, artifacts.TestUSDCAbi, 'mint', [devnetAccount(FAUCET_ACCOUNT_INDEX).address, FAUCET_RESERVE_USDC]),
   ])
   await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
 }

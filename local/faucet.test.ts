@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest'
-import { FaucetUsageError, parseFaucetArgs } from './faucet.ts'
-
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { erc20Abi, parseUnits, type Address } from 'viem'
+import { FAUCET_ACCOUNT_INDEX, FAUCET_RESERVE_USDC, devnetAccount, startDevnet, type Devnet } from './devnet.ts'
+import { FaucetUsageError, fund, parseFaucetArgs } from './faucet.ts'
 describe('npm run faucet arguments', () => {
   it('takes an address and optional USDC and ETH amounts in token units', () => {
     expect(parseFaucetArgs(['0x000000000000000000000000000000000000dead'])).toEqual({
@@ -22,4 +23,38 @@ describe('npm run faucet arguments', () => {
       'eth: must be a decimal amount, got 1e3',
     )
   })
+})
+
+describe('npm run faucet on a running stack', () => {
+  let devnet: Devnet
+  beforeAll(async () => {
+    devnet = await startDevnet()
+  }, 120_000)
+  afterAll(async () => {
+    await devnet?.stop()
+  })
+
+  it('funds from its own reserve while the stack sends from its deployer at the same moment, and neither is refused', async () => {
+    const stack = {
+      rpcUrl: devnet.rpcUrl,
+      chainId: devnet.deployment.chainId,
+      usdc: devnet.deployment.assets.usdc,
+      apiUrl: 'http://127.0.0.1:0',
+      network: `eip155:${devnet.deployment.chainId}`,
+    }
+    const to = '0x000000000000000000000000000000000000bEEF' as Address
+    // The stack posts its feeds every beat from the deployer; the faucet is another process, another account.
+    const [funded] = await Promise.all([
+      fund(stack, { to, usdc: parseUnits('30', 6), eth: 10n ** 15n }),
+      devnet.refreshFeeds(),
+    ])
+    expect(funded).toEqual({ usdcBalance: parseUnits('30', 6), ethBalance: 10n ** 15n })
+    const reserve = await devnet.publicClient.readContract({
+      address: stack.usdc,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [devnetAccount(FAUCET_ACCOUNT_INDEX).address],
+    })
+    expect(reserve).toBe(FAUCET_RESERVE_USDC - parseUnits('30', 6))
+  }, 60_000)
 })

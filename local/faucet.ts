@@ -1,11 +1,11 @@
-// The local faucet behind `npm run faucet -- <address> [usdc] [eth]`: mints test USDC and sends ETH to any
-// address on the running local stack, so a payer with a fresh key can pay the API with a stock x402
+// The local faucet behind `npm run faucet -- <address> [usdc] [eth]`: sends test USDC and ETH to any
+// address on the running local stack from the faucet account's reserve, so a payer with a fresh key can pay the API with a stock x402
 // client. It reads the stack's addresses from <BARDO_STATE_DIR>/stack.json, written by `npm start`.
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createPublicClient, createWalletClient, http, isAddress, getAddress, parseEther, parseUnits, type Address } from 'viem'
 import { TestUSDCAbi } from '../contracts/artifacts/index.ts'
-import { devnetAccount, localChain } from './devnet.ts'
+import { FAUCET_ACCOUNT_INDEX, devnetAccount, localChain } from './devnet.ts'
 
 export type FaucetRequest = { to: Address; usdc: bigint; eth: bigint }
 
@@ -41,17 +41,20 @@ export function readStackInfo(stateDir: string = resolve(process.env.BARDO_STATE
   return JSON.parse(readFileSync(file, 'utf8')) as StackInfo
 }
 
-/** Mints with the local minter (anvil account 0, the deployer) and waits for both transactions. */
+/**
+ * Sends from the faucet's own account (anvil account 7, given its USDC reserve at deployment), never from an
+ * account the running stack signs with, and waits for both transactions.
+ */
 export async function fund(stack: StackInfo, request: FaucetRequest): Promise<{ usdcBalance: bigint; ethBalance: bigint }> {
   const chain = localChain(stack.rpcUrl, stack.chainId)
   const transport = http(stack.rpcUrl)
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 })
-  const wallet = createWalletClient({ account: devnetAccount(0), chain, transport })
+  const wallet = createWalletClient({ account: devnetAccount(FAUCET_ACCOUNT_INDEX), chain, transport })
   if (request.usdc > 0n) {
     const hash = await wallet.writeContract({
       address: stack.usdc,
       abi: TestUSDCAbi,
-      functionName: 'mint',
+      functionName: 'transfer',
       args: [request.to, request.usdc],
     })
     await publicClient.waitForTransactionReceipt({ hash })

@@ -14,6 +14,7 @@ import type { TickResult } from '../functions/tick/types.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import type { Devnet, OwnerAccount } from './devnet.ts'
+import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
 import { provisionGolem } from './provision.ts'
@@ -59,10 +60,11 @@ export const STACK_FILE = 'stack.json'
 
 /** Anvil's test accounts the stack uses; a payer must bring another key (the faucet funds any address). */
 export const reservedDevnetAccounts = [
-  { index: 0, role: 'deployer: deploys the contracts, mints test USDC, funds session keys' },
+  { index: 0, role: 'deployer: deploys the contracts, mints test USDC, funds session keys, posts the local feeds' },
   { index: 1, role: 'operator: owns the VitalityOracle, receives x402 payments' },
   { index: 2, role: 'settlement: submits x402 transferWithAuthorization' },
   { index: RELAYER_ACCOUNT_INDEX, role: "dashboard relay: submits the owner's signed user operations" },
+  { index: FAUCET_ACCOUNT_INDEX, role: 'faucet: sends test USDC and ETH from its reserve (npm run faucet)' },
 ] as const
 
 /** Reads the documented environment variables (README "Configuration"). */
