@@ -138,6 +138,22 @@ describe('decideTick', () => {
     ).toBe(false)
   })
 
+  it("a revoked Golem stays alive and idle until its grant's end, then dies by delegation expiry", () => {
+    const revoked = { disabled: true, disabledAt: 10n * DAY }
+    const before = decideTick(obs({ now: 20n * DAY }, { ...revoked, now: 20n * DAY, currentPeriodStart: 20n * DAY }))
+    expect(before.die).toBe(false)
+    expect(before.redemption).toEqual({ action: 'skip', reason: 'revoked' })
+    const after = decideTick(
+      obs(
+        { now: 31n * DAY, runwayEndsAt: 60n * DAY, known: { revokedReported: true, expiringWarned: false } },
+        { ...revoked, now: 31n * DAY, currentPeriodStart: 31n * DAY },
+      ),
+    )
+    expect(after.die).toBe(true)
+    expect(after.events.find((e) => e.type === 'DeathProtocolStarted')).toMatchObject({ trigger: 'delegation-expired' })
+    expect(after.health).toMatchObject({ revocation: { kind: 'RevokedByOwner' } })
+  })
+
   it('reports the health the chain shows once its redemption lands: a redeemed period is not critical', () => {
     const d = decideTick(obs())
     expect(d.redemption).toMatchObject({ action: 'redeem', amount: 100n })

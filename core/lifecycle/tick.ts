@@ -65,8 +65,9 @@ export function decideTick(o: GolemObservation): TickDecision {
   const next = o.registered ? nextPhase(o.onChainPhase, vitality.vitality) : o.onChainPhase
   const post = o.registered && next !== o.onChainPhase
   // A grant that ended without a renewal leaves the Golem nothing to live on: it dies by delegation
-  // expiry at its first tick after the end, whatever runway (TTL) payments bought it.
-  const expired = o.registered && revocation.kind === 'Expired'
+  // expiry at its first tick after the end, whatever runway (TTL) payments bought it. A revoked grant
+  // ends too: revocation takes the Golem's authority at once, and its life at the grant's end.
+  const expired = o.registered && o.now > o.permission.expiresAt
   const die = o.registered && (next === Phase.Terminal || expired)
   const redemption: RedemptionPlan =
     !o.registered || o.dreaming
