@@ -43,11 +43,8 @@ describe('npm run faucet on a running stack', () => {
       network: `eip155:${devnet.deployment.chainId}`,
     }
     const to = '0x000000000000000000000000000000000000bEEF' as Address
-    // The stack posts its feeds every beat from the deployer; the faucet is another process, another account.
-    const [funded] = await Promise.all([
-      fund(stack, { to, usdc: parseUnits('30', 6), eth: 10n ** 15n }),
-      devnet.refreshFeeds(),
-    ])
+    // The stack posts its feeds each beat from the deployer; the faucet is another process on another account.
+    const [funded] = await Promise.all([fund(stack, { to, usdc: parseUnits('30', 6), eth: 10n ** 15n }), devnet.refreshFeeds()])
     expect(funded).toEqual({ usdcBalance: parseUnits('30', 6), ethBalance: 10n ** 15n })
     const reserve = await devnet.publicClient.readContract({
       address: stack.usdc,
