@@ -278,6 +278,50 @@ export type PendingSpendItem = {
   logIndex: number
 }
 
+export type GolemActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'other'
+
+/**
+ * One call a Golem made through an actions or approvals delegation (never the runway or the gas),
+ * decoded from the redemption's calldata: one row per call, in the order the transaction carried them.
+ */
+export const golemAction = onchainTable(
+  'golem_action',
+  (t) => ({
+    /** `<tx>-<context index>-<call index>`. */
+    id: t.text().primaryKey(),
+    golem: t.hex().notNull(),
+    golemId: t.hex().notNull(),
+    kind: t.text().$type<GolemActionKind>().notNull(),
+    /** The 4-byte selector called (null for a call without one). */
+    selector: t.hex(),
+    target: t.hex().notNull(),
+    /** Who receives the output or the allowance (swap recipient, vault receiver, approved spender). */
+    counterparty: t.hex(),
+    /** Token addresses, paired with `amounts` (swap: in, out; vault calls: the vault's asset; redeem: the vault's shares). */
+    tokens: t.json().$type<string[]>().notNull(),
+    /** Base-unit amounts as decimal strings (swap: amount in, minimum out). */
+    amounts: t.json().$type<string[]>().notNull(),
+    /** Native value sent with the call. */
+    value: t.bigint().notNull(),
+    /** USD6 of what leaves the owner's account (or what an approval allows); null when the token has no price. */
+    usd6: t.bigint(),
+    /** The leaf delegation redeemed. */
+    delegationHash: t.hex().notNull(),
+    /** The chain's caveats that bound the call, leaf first: enforcer and its name (null when the deployment does not name it). */
+    caveats: t.json().$type<{ enforcer: string; name: string | null }[]>().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    contextIndex: t.integer().notNull(),
+    callIndex: t.integer().notNull(),
+  }),
+  (table) => ({
+    golemIdIdx: index().on(table.golemId, table.blockNumber),
+    golemIdx: index().on(table.golem, table.blockNumber),
+    hashIdx: index().on(table.delegationHash),
+  }),
+)
+
 /** GolemPhaseEnforcer's selector -> action-class table (ActionClassSet). */
 export const actionClass = onchainTable(
   'action_class',
@@ -296,6 +340,11 @@ export const golemRelations = relations(golem, ({ many }) => ({
   redemptions: many(redemption),
   spendEvents: many(spendEvent),
   spend: many(golemSpend),
+  actions: many(golemAction),
+}))
+export const golemActionRelations = relations(golemAction, ({ one }) => ({
+  golem: one(golem, { fields: [golemAction.golem], references: [golem.address] }),
+  delegation: one(delegation, { fields: [golemAction.delegationHash], references: [delegation.hash] }),
 }))
 export const phaseTransitionRelations = relations(phaseTransition, ({ one }) => ({
   golem: one(golem, { fields: [phaseTransition.golem], references: [golem.address] }),

@@ -50,7 +50,14 @@ export function toIndexerDeployment(d: IndexerSource): IndexerDeployment {
     enforcers.nativeTokenPeriodTransfer = framework.NativeTokenPeriodTransferEnforcer
   const prices = { ...defaultPrices(d.chainId, d.assets) }
   for (const [token, price] of Object.entries(d.prices ?? {})) prices[token.toLowerCase()] = price
-  const out: IndexerDeployment = { delegationManager: d.delegationManager ?? d.environment.DelegationManager, enforcers, prices }
+  const caveatEnforcers: Record<string, Address> = {}
+  for (const [name, value] of Object.entries(framework)) if (value !== undefined) caveatEnforcers[name] = value
+  const out: IndexerDeployment = {
+    delegationManager: d.delegationManager ?? d.environment.DelegationManager,
+    enforcers,
+    prices,
+    caveatEnforcers,
+  }
   if (d.vitalityOracle !== undefined) out.vitalityOracle = d.vitalityOracle
   if (d.dreamOracle !== undefined) out.dreamOracle = d.dreamOracle
   if (d.daimonOracle !== undefined) out.daimonOracle = d.daimonOracle

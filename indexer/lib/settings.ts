@@ -5,6 +5,7 @@ import { getAddress, isAddress, type Address } from 'viem'
 import { BardoError } from '../../core/errors.ts'
 import { bardoEnforcerNames } from '../../core/deployment.ts'
 import type { TokenPrice } from './usd.ts'
+import { caveatName } from './actions.ts'
 
 /** Where the Bardo contracts (and the framework pieces the indexer reads) live on the indexed chain. */
 export type IndexerDeployment = {
@@ -25,6 +26,11 @@ export type IndexerDeployment = {
    * reads a Chainlink-style feed at the spend's block; without `feed` the token counts at par ($1).
    */
   prices?: Record<string, TokenPrice>
+  /**
+   * Every other caveat enforcer by its contract name (`AllowedTargetsEnforcer`, …), to name the caveats
+   * that bound an action; the indexer listens to none of them.
+   */
+  caveatEnforcers?: Record<string, Address>
 }
 
 export const ENFORCER_NAMES = [
@@ -56,6 +62,8 @@ export type IndexerSettings = {
   bardoEnforcers: Address[]
   /** Normalised enforcer name (`dailyspendlimit`, `erc20periodtransfer`, …) by lower-case address, for the remaining-budget views. */
   enforcerNames: Record<string, string>
+  /** Caveat name (`dailySpendLimit`, `allowedTargets`, `erc20PeriodTransfer`, …) by lower-case enforcer address, for actions. */
+  caveatNames: Record<string, string>
   /** Contracts that had no address and therefore index nothing (see UNCONFIGURED). */
   unconfigured: string[]
   /** Store every delegation/redemption seen on the DelegationManager, not only Bardo's. */
@@ -135,7 +143,11 @@ export function parseDeployment(raw: string | undefined): IndexerDeployment {
       if (value !== undefined)
         enforcers[normaliseEnforcerKey(name)] = address(`BARDO_DEPLOYMENT.environment.caveatEnforcers.${name}`, value)
     }
+    if (typeof environment.caveatEnforcers === 'object' && environment.caveatEnforcers !== null)
+      out.caveatEnforcers = addressMap('BARDO_DEPLOYMENT.environment.caveatEnforcers', environment.caveatEnforcers)
   }
+  if (obj.caveatEnforcers !== undefined && obj.caveatEnforcers !== null)
+    out.caveatEnforcers = { ...out.caveatEnforcers, ...addressMap('BARDO_DEPLOYMENT.caveatEnforcers', obj.caveatEnforcers) }
   if (obj.enforcers !== undefined && obj.enforcers !== null) {
     if (typeof obj.enforcers !== 'object' || Array.isArray(obj.enforcers))
       fail('BARDO_DEPLOYMENT.enforcers', 'must be an object of name -> address')
@@ -151,6 +163,14 @@ export function parseDeployment(raw: string | undefined): IndexerDeployment {
       fail('BARDO_DEPLOYMENT.startBlock', 'must be a whole number >= 0', { value: obj.startBlock })
     out.startBlock = value
   }
+  return out
+}
+
+function addressMap(field: string, raw: unknown): Record<string, Address> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail(field, 'must be an object of name -> address')
+  const out: Record<string, Address> = {}
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>))
+    if (value !== undefined && value !== null) out[key] = address(`${field}.${key}`, value)
   return out
 }
 
@@ -181,7 +201,11 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
   if (rpcUrl === undefined || !/^(https?|wss?):\/\//.test(rpcUrl)) fail('BARDO_RPC_URL', 'must be an http(s) or ws(s) URL', { chainId })
   const deployment = parseDeployment(env.BARDO_DEPLOYMENT)
 
-  let defaults: { delegationManager?: Address; enforcers: Partial<Record<EnforcerName, Address>> } = { enforcers: {} }
+  let defaults: {
+    delegationManager?: Address
+    enforcers: Partial<Record<EnforcerName, Address>>
+    caveatEnforcers?: Record<string, Address>
+  } = { enforcers: {} }
   if (chainId !== LOCAL_CHAIN_ID && framework !== undefined) {
     let fw: ReturnType<FrameworkLookup> | undefined
     try {
@@ -196,6 +220,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
           erc20PeriodTransfer: fw.caveatEnforcers.ERC20PeriodTransferEnforcer,
           nativeTokenPeriodTransfer: fw.caveatEnforcers.NativeTokenPeriodTransferEnforcer,
         },
+        caveatEnforcers: fw.caveatEnforcers,
       }
     }
   }
@@ -236,6 +261,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
       .filter(([name]) => bardoEnforcerNames.some((n) => n.toLowerCase() === name))
       .map(([, a]) => a),
     enforcerNames: enforcerNames(deployment.enforcers ?? {}, enforcers),
+    caveatNames: caveatNames(deployment, defaults.caveatEnforcers, enforcers),
     unconfigured,
     indexAllDelegations: parseBoolean(env, 'BARDO_INDEX_ALL_DELEGATIONS', false),
     prices: deployment.prices ?? {},
@@ -250,6 +276,25 @@ function enforcerNames(given: Record<string, Address>, resolved: Record<Enforcer
   const names: Record<string, string> = {}
   for (const [name, a] of Object.entries(given)) names[a.toLowerCase()] = name
   for (const [name, a] of Object.entries(resolved)) if (a !== UNCONFIGURED) names[a.toLowerCase()] = name.toLowerCase()
+  return names
+}
+
+/**
+ * Names for every enforcer the deployment knows: the framework's by contract name, then Bardo's nine in
+ * their own spelling (`vaultNav`), which win; the two period enforcers keep their camel-case names.
+ */
+function caveatNames(
+  deployment: IndexerDeployment,
+  framework: Record<string, Address> | undefined,
+  resolved: Record<EnforcerName, Address>,
+): Record<string, string> {
+  const names: Record<string, string> = {}
+  for (const [name, a] of Object.entries({ ...framework, ...deployment.caveatEnforcers })) names[a.toLowerCase()] = caveatName(name)
+  for (const [name, a] of Object.entries(resolved)) if (a !== UNCONFIGURED) names[a.toLowerCase()] = name
+  for (const [key, a] of Object.entries(deployment.enforcers ?? {})) {
+    const bardo = bardoEnforcerNames.find((n) => n.toLowerCase() === key)
+    if (bardo !== undefined) names[a.toLowerCase()] = bardo
+  }
   return names
 }
 

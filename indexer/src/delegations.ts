@@ -8,6 +8,7 @@ import { createDelegationHasher, type DelegationStruct } from '../lib/delegation
 import { bardoEnforcerSet, hasBardoCaveat } from '../lib/relevance.ts'
 import { UNCONFIGURED } from '../lib/settings.ts'
 import { golemIdOf } from './golemId.ts'
+import { recordActions } from './actions.ts'
 import { recordSpend } from './spendWrites.ts'
 
 const bardoEnforcers = bardoEnforcerSet(settings.bardoEnforcers, UNCONFIGURED)
@@ -73,6 +74,7 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
     logIndex: event.log.logIndex,
   })
   for (const item of items) await recordSpend(context, event, { redeemer, golemId }, item)
+  await recordActions(context, event, { hash, delegation: d, redeemer, golemId })
 })
 
 async function statusChanged(

@@ -36,7 +36,12 @@ function feedAt(context: Context, feed: Address, block: { number: bigint; hash: 
  * USD6 of a token amount at the spend's block, from the deployment's prices: a feed read (once per feed
  * and block), or par for a USD-pegged token without a feed; null for a token with no price.
  */
-async function usd6Of(context: Context, asset: string, amount: bigint, block: { number: bigint; hash: Hex }): Promise<bigint | null> {
+export async function usd6Of(
+  context: Context,
+  asset: string,
+  amount: bigint,
+  block: { number: bigint; hash: Hex },
+): Promise<bigint | null> {
   if (asset === USD_ASSET) return amount
   const price = settings.prices[asset]
   if (price === undefined) return null

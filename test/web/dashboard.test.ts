@@ -117,6 +117,12 @@ describe("the owner's dashboard in headless Chromium", () => {
       expect.stringMatching(/USDC/),
     )
     expect(await page.$eval('#runway [data-health]', (e) => e.getAttribute('data-health'))).toBe('healthy')
+    // The demo swaps every beat: the permissions panel lists the swap beside the redemptions, with its USD and caveats.
+    const swap = await page.waitForSelector('#permissions tr.action[data-kind="swap"]', { timeout: 60_000 })
+    const row = await swap!.evaluate((e) => e.textContent ?? '')
+    expect(row).toMatch(/swap \d+(\.\d+)? USDC for at least/)
+    expect(row).toMatch(/\$\d/)
+    expect(row).toMatch(/bound by .*maxSlippage/)
     await shot('1-loaded')
     expect(consoleErrors).toEqual([])
     // Reads go out under the read tier, with the key added by the server: the page never holds it.

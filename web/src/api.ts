@@ -67,12 +67,72 @@ export async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
 export const postJson = <T>(path: string, body: unknown = {}) =>
   getJson<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
-export type GolemView = { health: Health; phases: Phases | null; spend: Spend | null; redemptions: Redemption[]; payments: Payment[] }
+/** One call the Golem made through its actions or approvals delegation, as the indexer decoded it (golem_action). */
+export type Action = {
+  kind: 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'other'
+  target: string
+  counterparty: string | null
+  tokens: string[]
+  amounts: string[]
+  usd6: string | null
+  caveats: { enforcer: string; name: string | null }[]
+  timestamp: string
+  txHash: string
+}
+
+export type GolemView = {
+  health: Health
+  phases: Phases | null
+  spend: Spend | null
+  redemptions: Redemption[]
+  payments: Payment[]
+  actions: Action[]
+}
+
+async function graphql<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+  const body = await postJson<{ data?: T; errors?: { message: string }[] }>('/graphql', { query, variables })
+  if (body.data === undefined || body.errors !== undefined)
+    throw new RequestError(502, `/graphql: ${body.errors?.[0]?.message ?? 'no data'}`)
+  return body.data
+}
+
+/** How many of the newest actions one poll reads. */
+export const ACTIONS_READ = 50
+
+// A key's Golem id (its first key's address) never changes, so it is asked for once per key.
+const golemIds = new Map<string, string>()
+
+/**
+ * The Golem's actions of the last 7 days from the indexer's GraphQL (the API has no actions route), by
+ * its stable id so a rotation keeps the history; empty when the indexer is not there or not caught up.
+ */
+export async function loadActions(key: string, since: number): Promise<Action[]> {
+  const address = key.toLowerCase()
+  let golemId = golemIds.get(address)
+  if (golemId === undefined) {
+    const found = await graphql<{ golem: { golemId: string } | null }>('query($a: String!) { golem(address: $a) { golemId } }', {
+      a: address,
+    })
+    golemId = found.golem?.golemId ?? address
+    if (found.golem !== null) golemIds.set(address, golemId)
+  }
+  const data = await graphql<{ golemActions: { items: Action[] } }>(
+    `query($id: String!, $since: BigInt!, $limit: Int!) {
+      golemActions(where: { golemId: $id, timestamp_gte: $since }, orderBy: "timestamp", orderDirection: "desc", limit: $limit) {
+        items { kind target counterparty tokens amounts usd6 caveats timestamp txHash }
+      }
+    }`,
+    { id: golemId, since: String(since), limit: ACTIONS_READ },
+  )
+  return data.golemActions.items
+}
 
 /** One poll of a Golem's panels; history from the indexer may be briefly unavailable (503) and shows as empty. */
-export async function loadGolem(id: string): Promise<GolemView> {
+export async function loadGolem(id: string, key?: string | null, now?: number): Promise<GolemView> {
   const base = `/api/v1/golems/${encodeURIComponent(id)}`
   const optional = <T>(p: Promise<T>) => p.catch((e: unknown) => (e instanceof RequestError && e.status === 503 ? null : Promise.reject(e)))
+  const actions =
+    key && now !== undefined ? loadActions(key, now - 7 * 86_400).catch(() => [] as Action[]) : Promise.resolve([] as Action[])
   const [health, phases, spend, redemptions, payments] = await Promise.all([
     getJson<Health>(`${base}/permission-health`),
     optional(getJson<Phases>(`${base}/phases`)),
@@ -80,7 +140,7 @@ export async function loadGolem(id: string): Promise<GolemView> {
     optional(getJson<{ redemptions: Redemption[] }>(`${base}/redemptions`)),
     getJson<{ payments: Payment[] }>(`${base}/payments`),
   ])
-  return { health, phases, spend, redemptions: redemptions?.redemptions ?? [], payments: payments.payments }
+  return { health, phases, spend, redemptions: redemptions?.redemptions ?? [], payments: payments.payments, actions: await actions }
 }
 
 export type Draft<T> = T & { typedData: TypedData }

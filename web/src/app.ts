@@ -4,7 +4,7 @@ import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatUnits } from 'viem'
 import { pay, renew, revoke, type Wallet } from './actions.ts'
-import { getJson, loadGolem, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
+import { ACTIONS_READ, getJson, loadGolem, type Action, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
@@ -75,8 +75,43 @@ function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; 
   </section>`
 }
 
-function PermissionsPanel({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
+const VERBS: Record<Action['kind'], string> = {
+  swap: 'swap',
+  deposit: 'deposit',
+  withdraw: 'withdraw',
+  redeem: 'redeem shares',
+  approve: 'approve',
+  other: 'call',
+}
+
+/** An amount of a token: USDC in dollars, anything else in base units beside its address (the page knows no other decimals). */
+function tokenAmount(token: string | undefined, amount: string | undefined, config: Config): string {
+  if (token === undefined || amount === undefined) return ''
+  return token === config.usdc.toLowerCase() ? usdc(amount) : `${amount} of ${short(token)}`
+}
+
+/** What one action did, in words: "swap 10 USDC for at least 3316 of 0xC02a…", "approve 0x1234… for 10 USDC". */
+function actionWords(a: Action, config: Config): string {
+  const [t0, t1] = a.tokens
+  const [n0, n1] = a.amounts
+  switch (a.kind) {
+    case 'swap':
+      return `swap ${tokenAmount(t0, n0, config)} for at least ${tokenAmount(t1, n1, config)}`
+    case 'approve':
+      return `approve ${a.counterparty ? short(a.counterparty) : ''} for ${tokenAmount(t0, n0, config)}`
+    case 'deposit':
+    case 'withdraw':
+      return `${a.kind} ${tokenAmount(t0, n0, config)} ${a.kind === 'deposit' ? 'into' : 'from'} vault ${short(a.target)}`
+    case 'redeem':
+      return `redeem ${n0 ?? ''} shares of vault ${short(a.target)}`
+    default:
+      return `call ${short(a.target)}`
+  }
+}
+
+function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; view: GolemView; now: number; config: Config }) {
   const week = view.redemptions.filter((r) => r.timestamp >= now - 7 * 86_400)
+  const actions = view.actions.filter((a) => Number(a.timestamp) >= now - 7 * 86_400)
   return html`<section class="card" id="permissions">
     <h3>Permissions</h3>
     <ul class="tree">
@@ -110,6 +145,21 @@ function PermissionsPanel({ golem, view, now }: { golem: FleetGolem; view: Golem
             <td>${r.transfers.map((t) => (t.token ? usdc(t.amount) : `${formatUnits(BigInt(t.amount), 18)} ETH`)).join(', ')}</td>
             <td>${r.usd6 === null ? '' : `$${formatUnits(BigInt(r.usd6), 6)}`}</td>
             <td><code>${short(r.transactionHash)}</code></td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h4>Actions, last 7 days (${actions.length}${view.actions.length >= ACTIONS_READ ? '+' : ''})</h4>
+    <table class="actions">
+      <tbody>
+        ${actions.slice(0, 20).map(
+          (a) => html`<tr class="action" data-kind=${a.kind}>
+            <td>${when(Number(a.timestamp))}</td>
+            <td>${VERBS[a.kind]}</td>
+            <td class="what">${actionWords(a, config)}</td>
+            <td>${a.usd6 === null ? '' : `$${formatUnits(BigInt(a.usd6), 6)}`}</td>
+            <td class="bound">bound by ${a.caveats.map((c) => c.name ?? short(c.enforcer)).join(', ')}</td>
+            <td><code>${short(a.txHash)}</code></td>
           </tr>`,
         )}
       </tbody>
@@ -208,7 +258,8 @@ export function App() {
         setFleet(f)
         const id = selected ?? f.golems[0]?.id ?? null
         if (id !== selected) setSelected(id)
-        if (id) setView(await loadGolem(id))
+        const key = f.golems.find((g) => g.id === id)?.key ?? null
+        if (id) setView(await loadGolem(id, config.indexer ? key : null, f.now))
         setError('')
       } catch (e) {
         if (!stopped) setError(e instanceof Error ? e.message : String(e))
@@ -264,7 +315,7 @@ export function App() {
             <${RunwayCard} golem=${golem} view=${view} now=${now} />
             <${Actions} golem=${golem} wallet=${wallet} config=${config} onDone=${() => setTick((t) => t + 1)} />
           </div>
-          <${PermissionsPanel} golem=${golem} view=${view} now=${now} />
+          <${PermissionsPanel} golem=${golem} view=${view} now=${now} config=${config} />
           <${Payments} view=${view} />
         </main>`
         : html`<p>Loading…</p>`

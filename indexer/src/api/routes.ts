@@ -6,6 +6,7 @@ import {
   delegationStatusChange,
   dreamCycle,
   golem,
+  golemAction,
   golemDeath,
   golemSpend,
   phaseTransition,
@@ -184,6 +185,20 @@ routes.get('/golems/:address/redemptions', async (c) => {
   const order = new Map<string, number>(hashes.map((h, i) => [h, i]))
   grouped.sort((a, b) => order.get(a.txHash)! - order.get(b.txHash)!)
   return json(c, { golem: address, golemId, keys, items: grouped, nextCursor })
+})
+
+// The Golem's actions (swaps, deposits, approvals...) by every key of its life, newest first; ?sinceBlock bounds them.
+routes.get('/golems/:address/actions', async (c) => {
+  const address = addressParam(c.req.param('address'), 'address')
+  const { golemId, keys } = await identity(address)
+  const sinceBlock = blockParam(c.req.query('sinceBlock'), 'sinceBlock')
+  const rows = await db
+    .select()
+    .from(golemAction)
+    .where(and(inArray(golemAction.golem, keys), sinceBlock === undefined ? undefined : gte(golemAction.blockNumber, sinceBlock)))
+    .orderBy(desc(golemAction.blockNumber), desc(golemAction.contextIndex), desc(golemAction.callIndex))
+    .limit(limitParam(c.req.query('limit')))
+  return json(c, { golem: address, golemId, keys, items: rows })
 })
 
 // Spend of the whole Golem by UTC day, source and asset, with USD6; ?from and ?to are YYYY-MM-DD (default: the last 30 days).

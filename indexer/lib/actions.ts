@@ -1,0 +1,240 @@
+// Reads a Golem's actions back from a redemption transaction: the redeemDelegations calldata holds, per
+// permission context, the delegation chain and the calls the owner's account made, which are decoded
+// here into what the Golem did (swap, deposit, withdraw, redeem, approve, other), on which tokens and
+// for how much. Pure: the handler adds the vault's asset, the USD value and the caveat names.
+import {
+  decodeAbiParameters,
+  decodeFunctionData,
+  erc20Abi,
+  getAddress,
+  hexToBigInt,
+  parseAbi,
+  size,
+  slice,
+  type Address,
+  type Hex,
+} from 'viem'
+import { SELECTORS } from '../../core/permissions/selectors.ts'
+import type { DelegationStruct } from './delegationHash.ts'
+
+export type ActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'other'
+
+export type Execution = { target: Address; value: bigint; callData: Hex }
+
+/** One permission context of a redeemDelegations call: its chain (leaf first) and the calls it carried. */
+export type RedeemedContext = { index: number; chain: DelegationStruct[]; executions: Execution[] }
+
+/**
+ * What one call did. `tokens`/`amounts` pair up (a swap: token in then token out, amount in then the
+ * minimum out). `valued` is the leg the USD value is taken from (what leaves the owner's account, or
+ * what an approval allows); for vault calls it names the vault, whose asset the handler reads.
+ */
+export type DecodedAction = {
+  kind: ActionKind
+  selector: Hex | null
+  target: Address
+  /** Who receives the output or the allowance (swap recipient, vault receiver, approved spender); null if none. */
+  counterparty: Address | null
+  tokens: Address[]
+  amounts: bigint[]
+  valued: { token: Address; amount: bigint } | { vault: Address; assets: bigint } | { vault: Address; shares: bigint } | null
+}
+
+const redeemAbi = parseAbi(['function redeemDelegations(bytes[] permissionContexts, bytes32[] modes, bytes[] executionCallDatas)'])
+
+const DELEGATION_ARRAY = [
+  {
+    type: 'tuple[]',
+    components: [
+      { name: 'delegate', type: 'address' },
+      { name: 'delegator', type: 'address' },
+      { name: 'authority', type: 'bytes32' },
+      {
+        name: 'caveats',
+        type: 'tuple[]',
+        components: [
+          { name: 'enforcer', type: 'address' },
+          { name: 'terms', type: 'bytes' },
+          { name: 'args', type: 'bytes' },
+        ],
+      },
+      { name: 'salt', type: 'uint256' },
+      { name: 'signature', type: 'bytes' },
+    ],
+  },
+] as const
+
+const EXECUTION_ARRAY = [
+  {
+    type: 'tuple[]',
+    components: [
+      { name: 'target', type: 'address' },
+      { name: 'value', type: 'uint256' },
+      { name: 'callData', type: 'bytes' },
+    ],
+  },
+] as const
+
+const actionAbi = parseAbi([
+  'function exactInputSingle((address tokenIn, address tokenOut, uint24 fee, address recipient, uint256 amountIn, uint256 amountOutMinimum, uint160 sqrtPriceLimitX96) params)',
+  'function exactInput((bytes path, address recipient, uint256 amountIn, uint256 amountOutMinimum) params)',
+  'function deposit(uint256 assets, address receiver)',
+  'function withdraw(uint256 assets, address receiver, address owner)',
+  'function redeem(uint256 shares, address receiver, address owner)',
+])
+
+// ERC-7579 call types (the mode's first byte): 0x00 one call, 0x01 a batch.
+const CALLTYPE_SINGLE = 0x00
+const CALLTYPE_BATCH = 0x01
+
+/** The calls of one context: a single call is packed (target, value, callData), a batch is abi-encoded. */
+export function decodeExecutionCalldata(mode: Hex, data: Hex): Execution[] {
+  const callType = Number.parseInt(mode.slice(2, 4), 16)
+  if (callType === CALLTYPE_SINGLE) {
+    if (size(data) < 52) return []
+    return [
+      {
+        target: getAddress(slice(data, 0, 20)),
+        value: hexToBigInt(slice(data, 20, 52)),
+        callData: size(data) > 52 ? slice(data, 52) : '0x',
+      },
+    ]
+  }
+  if (callType === CALLTYPE_BATCH) {
+    const [calls] = decodeAbiParameters(EXECUTION_ARRAY, data)
+    return calls.map((c) => ({ target: getAddress(c.target), value: c.value, callData: c.callData }))
+  }
+  return []
+}
+
+/** The contexts of a redeemDelegations transaction; null when the input is not that call (a smart account's, say). */
+export function decodeRedemptionCalldata(input: Hex): RedeemedContext[] | null {
+  // Input the DelegationManager accepted decodes; anything that does not is not read at all.
+  try {
+    const [contexts, modes, calldatas] = decodeFunctionData({ abi: redeemAbi, data: input }).args
+    return contexts.map((context, index) => {
+      const [chain] = decodeAbiParameters(DELEGATION_ARRAY, context)
+      return {
+        index,
+        chain: chain.map((d) => ({
+          delegate: d.delegate,
+          delegator: d.delegator,
+          authority: d.authority,
+          caveats: d.caveats,
+          salt: d.salt,
+        })),
+        executions:
+          modes[index] === undefined || calldatas[index] === undefined ? [] : decodeExecutionCalldata(modes[index], calldatas[index]),
+      }
+    })
+  } catch {
+    return null
+  }
+}
+
+/** The first and last token of a Uniswap V3 path (token, fee, token, fee, token ...). */
+function pathEnds(path: Hex): [Address, Address] | null {
+  if (size(path) < 43) return null
+  return [getAddress(slice(path, 0, 20)), getAddress(slice(path, size(path) - 20))]
+}
+
+/** Decodes one call into an action; anything unrecognised (or malformed) is `other`, with its selector. */
+export function decodeAction(e: Execution): DecodedAction {
+  const selector = size(e.callData) >= 4 ? slice(e.callData, 0, 4) : null
+  const other: DecodedAction = { kind: 'other', selector, target: e.target, counterparty: null, tokens: [], amounts: [], valued: null }
+  try {
+    switch (selector) {
+      case SELECTORS.erc20Approve: {
+        const { args } = decodeFunctionData({ abi: erc20Abi, data: e.callData })
+        const [spender, amount] = args as readonly [Address, bigint]
+        return {
+          ...other,
+          kind: 'approve',
+          counterparty: spender,
+          tokens: [e.target],
+          amounts: [amount],
+          valued: { token: e.target, amount },
+        }
+      }
+      case SELECTORS.exactInputSingle: {
+        const { args } = decodeFunctionData({ abi: actionAbi, data: e.callData })
+        const p = args[0] as { tokenIn: Address; tokenOut: Address; recipient: Address; amountIn: bigint; amountOutMinimum: bigint }
+        return {
+          ...other,
+          kind: 'swap',
+          counterparty: p.recipient,
+          tokens: [p.tokenIn, p.tokenOut],
+          amounts: [p.amountIn, p.amountOutMinimum],
+          valued: { token: p.tokenIn, amount: p.amountIn },
+        }
+      }
+      case SELECTORS.exactInput: {
+        const { args } = decodeFunctionData({ abi: actionAbi, data: e.callData })
+        const p = args[0] as { path: Hex; recipient: Address; amountIn: bigint; amountOutMinimum: bigint }
+        const ends = pathEnds(p.path)
+        if (ends === null) return other
+        return {
+          ...other,
+          kind: 'swap',
+          counterparty: p.recipient,
+          tokens: ends,
+          amounts: [p.amountIn, p.amountOutMinimum],
+          valued: { token: ends[0], amount: p.amountIn },
+        }
+      }
+      case SELECTORS.vaultDeposit:
+      case SELECTORS.vaultWithdraw: {
+        const { functionName, args } = decodeFunctionData({ abi: actionAbi, data: e.callData })
+        const [assets, receiver] = args as readonly [bigint, Address]
+        const kind = functionName === 'deposit' ? 'deposit' : 'withdraw'
+        return { ...other, kind, counterparty: receiver, amounts: [assets], valued: { vault: e.target, assets } }
+      }
+      case SELECTORS.vaultRedeem: {
+        const { args } = decodeFunctionData({ abi: actionAbi, data: e.callData })
+        const [shares, receiver] = args as readonly [bigint, Address]
+        return {
+          ...other,
+          kind: 'redeem',
+          counterparty: receiver,
+          tokens: [e.target],
+          amounts: [shares],
+          valued: { vault: e.target, shares },
+        }
+      }
+      default:
+        return other
+    }
+  } catch {
+    return other
+  }
+}
+
+/** The enforcers of a chain's caveats, leaf first, each once. */
+export function chainEnforcers(chain: readonly DelegationStruct[]): Address[] {
+  const seen = new Set<string>()
+  const out: Address[] = []
+  for (const d of chain)
+    for (const c of d.caveats) {
+      const key = c.enforcer.toLowerCase()
+      if (!seen.has(key)) {
+        seen.add(key)
+        out.push(getAddress(c.enforcer))
+      }
+    }
+  return out
+}
+
+/**
+ * The runway and the gas allowance are the framework's period transfers, not the Golem's strategy: a
+ * chain carrying a period-transfer caveat anywhere is not an action.
+ */
+export function isActionChain(chain: readonly DelegationStruct[], periodEnforcers: readonly string[]): boolean {
+  const period = new Set(periodEnforcers.map((a) => a.toLowerCase()))
+  return !chain.some((d) => d.caveats.some((c) => period.has(c.enforcer.toLowerCase())))
+}
+
+/** A framework or Bardo contract name as a caveat name: `AllowedTargetsEnforcer` -> `allowedTargets`, `ERC20PeriodTransferEnforcer` -> `erc20PeriodTransfer`. */
+export function caveatName(contractName: string): string {
+  const bare = contractName.endsWith('Enforcer') ? contractName.slice(0, -'Enforcer'.length) : contractName
+  return bare.replace(/^[A-Z0-9]+(?=[A-Z][a-z])|^[A-Z]/, (head) => head.toLowerCase())
+}
