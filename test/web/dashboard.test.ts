@@ -123,6 +123,10 @@ describe("the owner's dashboard in headless Chromium", () => {
     expect(row).toMatch(/swap \d+(\.\d+)? USDC for at least/)
     expect(row).toMatch(/\$\d/)
     expect(row).toMatch(/bound by .*maxSlippage/)
+    // Metabolism: the runway the demo redeemed, from the journal.
+    const redeemed = await page.waitForSelector('#metabolism .totals .runway')
+    expect(await redeemed!.evaluate((e) => e.textContent ?? '')).toMatch(/^[1-9]\d*(\.\d+)? USDC$/)
+    expect(await page.$eval('#metabolism .lifespan', (e) => e.textContent ?? '')).not.toBe('')
     await shot('1-loaded')
     expect(consoleErrors).toEqual([])
     // Reads go out under the read tier, with the key added by the server: the page never holds it.

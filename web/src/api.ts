@@ -80,6 +80,17 @@ export type Action = {
   txHash: string
 }
 
+/** What the Golem's life costs (GET /api/v1/golems/:id/metabolism); amounts are decimal strings. */
+export type Costs = { runwayRedeemed: string; runtimeBought: string; gasRedeemed: string }
+export type Metabolism = {
+  periodSeconds: string
+  periods: (Costs & { start: string })[]
+  totals: Costs
+  held: string
+  projectedEnd: string
+  projectedLifespanSeconds: string
+}
+
 export type GolemView = {
   health: Health
   phases: Phases | null
@@ -87,6 +98,8 @@ export type GolemView = {
   redemptions: Redemption[]
   payments: Payment[]
   actions: Action[]
+  /** Null where the deployment prices no runtime (501) or the read failed over. */
+  metabolism: Metabolism | null
 }
 
 async function graphql<T>(query: string, variables: Record<string, unknown>): Promise<T> {
@@ -130,17 +143,27 @@ export async function loadActions(key: string, since: number): Promise<Action[]>
 /** One poll of a Golem's panels; history from the indexer may be briefly unavailable (503) and shows as empty. */
 export async function loadGolem(id: string, key?: string | null, now?: number): Promise<GolemView> {
   const base = `/api/v1/golems/${encodeURIComponent(id)}`
-  const optional = <T>(p: Promise<T>) => p.catch((e: unknown) => (e instanceof RequestError && e.status === 503 ? null : Promise.reject(e)))
+  const optional = <T>(p: Promise<T>) =>
+    p.catch((e: unknown) => (e instanceof RequestError && (e.status === 503 || e.status === 501) ? null : Promise.reject(e)))
   const actions =
     key && now !== undefined ? loadActions(key, now - 7 * 86_400).catch(() => [] as Action[]) : Promise.resolve([] as Action[])
-  const [health, phases, spend, redemptions, payments] = await Promise.all([
+  const [health, phases, spend, redemptions, payments, metabolism] = await Promise.all([
     getJson<Health>(`${base}/permission-health`),
     optional(getJson<Phases>(`${base}/phases`)),
     optional(getJson<Spend>(`${base}/spend`)),
     optional(getJson<{ redemptions: Redemption[] }>(`${base}/redemptions`)),
     getJson<{ payments: Payment[] }>(`${base}/payments`),
+    optional(getJson<Metabolism>(`${base}/metabolism`)),
   ])
-  return { health, phases, spend, redemptions: redemptions?.redemptions ?? [], payments: payments.payments, actions: await actions }
+  return {
+    health,
+    phases,
+    spend,
+    redemptions: redemptions?.redemptions ?? [],
+    payments: payments.payments,
+    actions: await actions,
+    metabolism,
+  }
 }
 
 export type Draft<T> = T & { typedData: TypedData }

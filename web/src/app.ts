@@ -185,6 +185,47 @@ function Payments({ view }: { view: GolemView }) {
   </section>`
 }
 
+/**
+ * What the Golem's life costs: runway redeemed, runtime it bought and gas it drew, in total and for the
+ * latest periods, and how long its money projects it to live (never past the owner's grant).
+ */
+function MetabolismPanel({ view }: { view: GolemView }) {
+  const m = view.metabolism
+  if (m === null) return null
+  const eth = (wei: string) => `${formatUnits(BigInt(wei), 18)} ETH`
+  return html`<section class="card" id="metabolism">
+    <h3>Metabolism</h3>
+    <p>
+      Projected lifespan <strong class="lifespan">${countdown(Number(m.projectedLifespanSeconds))}</strong>, ${usdc(m.held)} held
+      for runtime
+    </p>
+    <table>
+      <thead>
+        <tr><th>period</th><th>runway redeemed</th><th>runtime bought</th><th>gas</th></tr>
+      </thead>
+      <tbody>
+        <tr class="totals">
+          <td>all</td>
+          <td class="runway">${usdc(m.totals.runwayRedeemed)}</td>
+          <td>${usdc(m.totals.runtimeBought)}</td>
+          <td>${eth(m.totals.gasRedeemed)}</td>
+        </tr>
+        ${m.periods
+          .slice(-5)
+          .reverse()
+          .map(
+            (p) => html`<tr class="period">
+              <td>${when(Number(p.start))}</td>
+              <td>${usdc(p.runwayRedeemed)}</td>
+              <td>${usdc(p.runtimeBought)}</td>
+              <td>${eth(p.gasRedeemed)}</td>
+            </tr>`,
+          )}
+      </tbody>
+    </table>
+  </section>`
+}
+
 function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
   const dead = view.health.health === 'dead'
   const terminal = view.phases?.current.phase === 'Terminal'
@@ -317,6 +358,7 @@ export function App() {
           </div>
           <${PermissionsPanel} golem=${golem} view=${view} now=${now} config=${config} />
           <${Payments} view=${view} />
+          <${MetabolismPanel} view=${view} />
         </main>`
         : html`<p>Loading…</p>`
     }
