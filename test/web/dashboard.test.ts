@@ -205,4 +205,17 @@ describe("the owner's dashboard in headless Chromium", () => {
     await page.waitForSelector('#runway [data-health="revoked"]')
     await shot('4-revoked')
   }, 120_000)
+
+  it("shows the death and the succession call to action once the revoked grant's end has passed", async () => {
+    const { grant_ends_at } = await health()
+    // The revoked Golem dies by delegation expiry at its first beat after the grant's end (the demo's
+    // life is 90 s, so at most one renewed life away).
+    const overlay = await page.waitForSelector('#death-overlay h3', { timeout: 240_000 })
+    expect(await overlay!.evaluate((e) => e.textContent ?? '')).toBe('This Golem has died')
+    expect(await page.$eval('#death-overlay', (e) => e.textContent ?? '')).toMatch(/successor/)
+    const after = await health()
+    expect(after.health).toBe('dead')
+    expect(after.grant_ends_at).toBe(grant_ends_at)
+    await shot('5-dead')
+  }, 300_000)
 })
