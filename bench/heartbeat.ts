@@ -38,6 +38,13 @@ export type PhaseNumbers = {
   rpc: number
   rpcPerTick: number
   rpcByMethod: Record<string, number>
+  /** DynamoDB requests (dynalite only; null in memory): how many, by command, and their request bytes. */
+  store: StoreNumbers | null
+}
+export type StoreNumbers = {
+  requests: number
+  requestsPerTick: number
+  byCommand: Record<string, { requests: number; bytes: number }>
 }
 export type HeartbeatBenchRow = {
   store: StoreKind
@@ -68,12 +75,38 @@ class PerGolemReadInvoker implements TickInvoker {
   }
 }
 
-type Env = { devnet: Devnet; client: PublicClient; counts: Map<string, number>; owner: OwnerAccount; dynalite?: Dynalite }
+type Env = {
+  devnet: Devnet
+  client: PublicClient
+  counts: Map<string, number>
+  /** DynamoDB requests of the current store by command name, counted on the wire (the serialised request). */
+  storeCounts: Map<string, { requests: number; bytes: number }> | null
+  owner: OwnerAccount
+  dynalite?: Dynalite
+}
 
 async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; close: () => void }> {
-  if (kind === 'memory') return { store: new InMemoryStore(), close: () => {} }
+  if (kind === 'memory') {
+    env.storeCounts = null
+    return { store: new InMemoryStore(), close: () => {} }
+  }
   env.dynalite ??= await startDynalite()
   const raw = localDynamoClient(env.dynalite.endpoint)
+  const counts = new Map<string, { requests: number; bytes: number }>()
+  env.storeCounts = counts
+  // What a deployment pays DynamoDB for: one entry per request the client sends, with its body size.
+  raw.middlewareStack.add(
+    (next, context) => async (args) => {
+      const body = (args.request as { body?: unknown }).body
+      const command = context.commandName ?? 'unknown'
+      const entry = counts.get(command) ?? { requests: 0, bytes: 0 }
+      entry.requests += 1
+      entry.bytes += typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : 0
+      counts.set(command, entry)
+      return next(args)
+    },
+    { step: 'finalizeRequest', name: 'benchStoreRequestCounter' },
+  )
   const tableName = `bench-${randomUUID().slice(0, 8)}`
   await createTable(raw, tableName)
   return { store: new DynamoStore({ client: documentClient(raw), tableName }), close: () => raw.destroy() }
@@ -81,13 +114,21 @@ async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; clo
 
 async function measure(env: Env, expectTicks: number, run: () => Promise<number>): Promise<PhaseNumbers> {
   env.counts.clear()
+  env.storeCounts?.clear()
   const started = performance.now()
   const ticks = await run()
   const seconds = (performance.now() - started) / 1000
   if (ticks !== expectTicks) throw new Error(`heartbeat bench: ${ticks} ticks ran, ${expectTicks} expected`)
   const rpcByMethod = Object.fromEntries([...env.counts.entries()].sort())
   const rpc = [...env.counts.values()].reduce((a, b) => a + b, 0)
-  return { ticks, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / ticks, rpcByMethod }
+  const store = env.storeCounts && storeNumbers(env.storeCounts, ticks)
+  return { ticks, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / ticks, rpcByMethod, store }
+}
+
+function storeNumbers(counts: Map<string, { requests: number; bytes: number }>, ticks: number): StoreNumbers {
+  const byCommand = Object.fromEntries([...counts.entries()].sort().map(([k, v]) => [k, { ...v }]))
+  const requests = [...counts.values()].reduce((a, b) => a + b.requests, 0)
+  return { requests, requestsPerTick: requests / ticks, byCommand }
 }
 
 async function benchRow(
@@ -157,7 +198,7 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
   const concurrency = options.concurrency ?? 8
   process.env.DO_NOT_TRACK ??= '1'
   const devnet = await startDevnet()
-  const env: Env = { devnet, client: devnet.publicClient as PublicClient, counts: new Map(), owner: undefined as never }
+  const env: Env = { devnet, client: devnet.publicClient as PublicClient, counts: new Map(), storeCounts: null, owner: undefined as never }
   try {
     env.client = withReceiptPolling(
       createPublicClient({
@@ -234,6 +275,16 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')
   const largest = result.rows.at(-1)
+  const commands = (s: StoreNumbers, ticks: number) =>
+    Object.entries(s.byCommand)
+      .map(([k, v]) => `${k} ${(v.requests / ticks).toFixed(2)} (${Math.round(v.bytes / Math.max(v.requests, 1))} B)`)
+      .join(', ')
+  const storeLines = result.rows
+    .filter((r) => r.busy.store !== null)
+    .flatMap((r) => [
+      `${r.store} ${r.golems}: DynamoDB requests per busy tick ${r.busy.store!.requestsPerTick.toFixed(2)}: ${commands(r.busy.store!, r.busy.ticks)}`,
+      `${r.store} ${r.golems}: DynamoDB requests per idle tick ${r.idle.store!.requestsPerTick.toFixed(2)}: ${commands(r.idle.store!, r.idle.ticks)}`,
+    ])
   return [
     `Ticks per minute (LocalInvoker, ${result.concurrency} ticks in flight; anvil automine; this machine):`,
     '',
@@ -248,6 +299,7 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
           `${largest.store} ${largest.golems}: idle ${methods(largest.idle.rpcByMethod)}; per-Golem reads ${methods(largest.idlePerGolemRead.rpcByMethod)}; busy ${methods(largest.busy.rpcByMethod)}`,
         ]
       : []),
+    ...(storeLines.length > 0 ? ['', 'DynamoDB requests per tick by command (average request body):', '', ...storeLines] : []),
   ].join('\n')
 }
 
