@@ -2,6 +2,7 @@
 // receiver of a swap's output or a vault's shares defaults to the owner's account, because every
 // actions delegation pins it there; naming another receiver is allowed here so the refusal can say why.
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, type Address, type Hex } from 'viem'
+import { erc4626Abi, exactInputSingleAbi } from './actionAbi.ts'
 import { ActionRequestError } from './errors.ts'
 
 /** SwapRouter02 exactInputSingle: `amountIn` of `tokenIn` for at least `amountOutMinimum` of `tokenOut`. */
@@ -32,65 +33,6 @@ export const ACTION_KINDS = ['swap', 'deposit', 'withdraw', 'redeem', 'approve']
 
 /** One call the owner's account makes, as the DelegationManager executes it. */
 export type ActionCall = { kind: ActionKind; target: Address; value: bigint; callData: Hex }
-
-const exactInputSingleAbi = [
-  {
-    type: 'function',
-    name: 'exactInputSingle',
-    stateMutability: 'payable',
-    inputs: [
-      {
-        name: 'params',
-        type: 'tuple',
-        components: [
-          { name: 'tokenIn', type: 'address' },
-          { name: 'tokenOut', type: 'address' },
-          { name: 'fee', type: 'uint24' },
-          { name: 'recipient', type: 'address' },
-          { name: 'amountIn', type: 'uint256' },
-          { name: 'amountOutMinimum', type: 'uint256' },
-          { name: 'sqrtPriceLimitX96', type: 'uint160' },
-        ],
-      },
-    ],
-    outputs: [{ name: 'amountOut', type: 'uint256' }],
-  },
-] as const
-
-const erc4626Abi = [
-  {
-    type: 'function',
-    name: 'deposit',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'assets', type: 'uint256' },
-      { name: 'receiver', type: 'address' },
-    ],
-    outputs: [{ type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'withdraw',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'assets', type: 'uint256' },
-      { name: 'receiver', type: 'address' },
-      { name: 'owner', type: 'address' },
-    ],
-    outputs: [{ type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'redeem',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'shares', type: 'uint256' },
-      { name: 'receiver', type: 'address' },
-      { name: 'owner', type: 'address' },
-    ],
-    outputs: [{ type: 'uint256' }],
-  },
-] as const
 
 const MAX_UINT256 = 2n ** 256n - 1n
 

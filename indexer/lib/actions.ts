@@ -14,6 +14,7 @@ import {
   type Address,
   type Hex,
 } from 'viem'
+import { erc4626Abi, exactInputSingleAbi } from '../../core/actions/actionAbi.ts'
 import { SELECTORS } from '../../core/permissions/selectors.ts'
 import type { DelegationStruct } from './delegationHash.ts'
 
@@ -75,14 +76,11 @@ const EXECUTION_ARRAY = [
   },
 ] as const
 
-const actionAbi = parseAbi([
-  'function exactInputSingle((address tokenIn, address tokenOut, uint24 fee, address recipient, uint256 amountIn, uint256 amountOutMinimum, uint160 sqrtPriceLimitX96) params)',
-  'function exactInput((bytes path, address recipient, uint256 amountIn, uint256 amountOutMinimum) params)',
-  'function deposit(uint256 assets, address receiver)',
-  'function withdraw(uint256 assets, address receiver, address owner)',
-  'function redeem(uint256 shares, address receiver, address owner)',
-])
-
+const actionAbi = [
+  ...exactInputSingleAbi,
+  ...erc4626Abi,
+  ...parseAbi(['function exactInput((bytes path, address recipient, uint256 amountIn, uint256 amountOutMinimum) params)']),
+] as const
 // ERC-7579 call types (the mode's first byte): 0x00 one call, 0x01 a batch.
 const CALLTYPE_SINGLE = 0x00
 const CALLTYPE_BATCH = 0x01

@@ -4,12 +4,12 @@
 // bound them. The runway and the gas allowance are not actions (they are the spend tables' business).
 import type { Context } from 'ponder:registry'
 import { golemAction } from 'ponder:schema'
-import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, parseAbi, type Address, type Hex } from 'viem'
+import { parseAbi, type Address, type Hex } from 'viem'
 import { settings } from '../ponder.config.ts'
 import { chainEnforcers, decodeAction, decodeRedemptionCalldata, isActionChain, type RedeemedContext } from '../lib/actions.ts'
 import { createDelegationHasher, type DelegationStruct } from '../lib/delegationHash.ts'
 import { UNCONFIGURED } from '../lib/settings.ts'
-import { usd6Of } from './spendWrites.ts'
+import { nullWhenReverted, usd6Of } from './spendWrites.ts'
 
 type ActionEvent = {
   block: { number: bigint; timestamp: bigint; hash: Hex }
@@ -38,20 +38,6 @@ function contextsOf(tx: ActionEvent['transaction']): { context: RedeemedContext;
   return decodedTx.contexts
 }
 
-/** A vault read that reverts or hits no code leaves the value unknown rather than stopping the indexer. */
-async function vaultRead<T>(read: () => Promise<T>): Promise<T | null> {
-  try {
-    return await read()
-  } catch (error) {
-    if (
-      error instanceof BaseError &&
-      error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null
-    )
-      return null
-    throw error
-  }
-}
-
 export async function recordActions(
   context: Context,
   event: ActionEvent,
@@ -73,7 +59,7 @@ export async function recordActions(
       if (valued !== null && 'token' in valued) {
         usd6 = await usd6Of(context, valued.token.toLowerCase(), valued.amount, event.block)
       } else if (valued !== null) {
-        const asset = await vaultRead(() =>
+        const asset = await nullWhenReverted(() =>
           context.client.readContract({ abi: vaultAbi, address: valued.vault, functionName: 'asset', cache: 'immutable' }),
         )
         if (asset !== null) {
@@ -81,7 +67,7 @@ export async function recordActions(
           const assets =
             'assets' in valued
               ? valued.assets
-              : await vaultRead(() =>
+              : await nullWhenReverted(() =>
                   context.client.readContract({
                     abi: vaultAbi,
                     address: valued.vault,

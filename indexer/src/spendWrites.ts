@@ -46,12 +46,20 @@ export async function usd6Of(
   const price = settings.prices[asset]
   if (price === undefined) return null
   if (price.feed === undefined) return usdAtPar(amount, price.decimals)
+  const feed = price.feed
+  const read = await nullWhenReverted(() => feedAt(context, feed, block))
+  return read === null ? null : usdValue(amount, price.decimals, read[1], read[0])
+}
+
+/**
+ * A contract read that reverts (a feed with no round yet) or hits no code (a wrong address) leaves the
+ * value unknown: it must not stop the indexer. Anything else (the RPC down after Ponder's retries) is
+ * Ponder's to handle.
+ */
+export async function nullWhenReverted<T>(read: () => Promise<T>): Promise<T | null> {
   try {
-    const [feedDecimals, answer] = await feedAt(context, price.feed, block)
-    return usdValue(amount, price.decimals, answer, feedDecimals)
+    return await read()
   } catch (error) {
-    // A feed that reverts (no round yet) or has no code (a wrong address) leaves the value unknown; it must not stop
-    // the indexer. Anything else (the RPC down after Ponder's retries) is Ponder's to handle.
     if (
       error instanceof BaseError &&
       error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null
