@@ -46,31 +46,6 @@ export function createFunctions({ config, secrets, storage, keyPool, indexerUrl 
     NODE_OPTIONS: '--enable-source-maps',
   }
 
-  const tick = new sst.aws.Function('Tick', {
-    ...common,
-    handler: HANDLERS.tick,
-    description: 'One Golem heartbeat: read the chain, move the phase, redeem the runway, reconcile',
-    // Room to wait for a receipt and reconcile; a slower tick is caught by the slot lease.
-    timeout: '2 minutes',
-    memory: '1024 MB',
-    environment: { ...environment, BARDO_KMS_KEY_ARNS: keyPool.arnList },
-    link: [secrets.RpcUrl, secrets.OperatorKey],
-    permissions: [storage.readWrite, keyPool.signing],
-  })
-
-  const heartbeat = new sst.aws.Function('Heartbeat', {
-    ...common,
-    handler: HANDLERS.heartbeat,
-    description: 'Every minute: list due Golems and invoke the tick for each (asynchronously)',
-    // Done before the next minute's run starts.
-    timeout: '55 seconds',
-    memory: '512 MB',
-    environment: { ...environment, BARDO_TICK_FUNCTION_NAME: tick.name, BARDO_INDEXER_URL: indexerUrl },
-    link: [secrets.RpcUrl],
-    // The unqualified ARN: the heartbeat invokes the tick by name, never a version or alias.
-    permissions: [storage.read, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
-  })
-
   const api = new sst.aws.Function('Api', {
     ...common,
     handler: HANDLERS.api,
@@ -88,6 +63,32 @@ export function createFunctions({ config, secrets, storage, keyPool, indexerUrl 
     },
     link: [secrets.RpcUrl, secrets.SettlementKey, secrets.CladeHmacSecret, secrets.ReadApiKeyHashes],
     permissions: [storage.readWrite],
+  })
+
+  const tick = new sst.aws.Function('Tick', {
+    ...common,
+    handler: HANDLERS.tick,
+    description: 'One Golem heartbeat: read the chain, move the phase, redeem the runway, reconcile',
+    // Room to wait for a receipt and reconcile; a slower tick is caught by the slot lease.
+    timeout: '2 minutes',
+    memory: '1024 MB',
+    // BARDO_API_URL: the Golems pay the API for their own runtime (self-extension), in its own terms.
+    environment: { ...environment, BARDO_KMS_KEY_ARNS: keyPool.arnList, BARDO_API_URL: api.url },
+    link: [secrets.RpcUrl, secrets.OperatorKey],
+    permissions: [storage.readWrite, keyPool.signing],
+  })
+
+  const heartbeat = new sst.aws.Function('Heartbeat', {
+    ...common,
+    handler: HANDLERS.heartbeat,
+    description: 'Every minute: list due Golems and invoke the tick for each (asynchronously)',
+    // Done before the next minute's run starts.
+    timeout: '55 seconds',
+    memory: '512 MB',
+    environment: { ...environment, BARDO_TICK_FUNCTION_NAME: tick.name, BARDO_INDEXER_URL: indexerUrl },
+    link: [secrets.RpcUrl],
+    // The unqualified ARN: the heartbeat invokes the tick by name, never a version or alias.
+    permissions: [storage.read, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
   })
 
   new sst.aws.Cron('HeartbeatSchedule', { schedule: HEARTBEAT_SCHEDULE, function: heartbeat.arn })

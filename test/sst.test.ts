@@ -266,6 +266,8 @@ describe('indexer service', () => {
     expect(JSON.parse(indexer().environment.BARDO_DEPLOYMENT).vitalityOracle.toLowerCase()).toBe(DEPLOYMENT.vitalityOracle)
     expect(fn('Api').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
     expect(fn('Heartbeat').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
+    // The tick pays the API for its Golems' runtime (self-extension).
+    expect(fn('Tick').args.environment.BARDO_API_URL).toBe('{{Api.url}}')
   })
 })
 

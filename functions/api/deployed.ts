@@ -2,7 +2,6 @@
 // links (functions/shared/resource.ts): RpcUrl, SettlementKey, CladeHmacSecret, ReadApiKeyHashes. The
 // API never holds the OperatorKey; it pays x402 gas with the SettlementKey and names the operator as
 // payTo. Errors name the variable or secret, never a value.
-import { getDefaultAsset } from '@x402/evm'
 import {
   createPublicClient,
   createWalletClient,
@@ -22,6 +21,7 @@ import { base, baseSepolia } from 'viem/chains'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { BardoError } from '../../core/errors.ts'
 import { loadFunctionConfig } from '../shared/config.ts'
+import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
 import { linkedResources, secret } from '../shared/resource.ts'
 import { loadApiConfig } from './config.ts'
 import type { ApiPaymentWiring, ApiWiring } from './wiring.ts'
@@ -85,30 +85,19 @@ export async function loadPaymentWiring(
     chain: publicClient.chain,
     transport: http(secret('RpcUrl', env)),
   })
-  let known: { asset: string; name: string; version: string } | undefined
-  try {
-    known = getDefaultAsset(`eip155:${chainId}`)
-  } catch {
-    known = undefined
-  }
-  const asset = optionalAddress(env, 'BARDO_USDC') ?? (known ? getAddress(known.asset) : usdcFallback)
-  if (!asset) throw configError('BARDO_USDC', `must be set: chain ${chainId} has no known USDC`)
-  const useKnownDomain = known !== undefined && getAddress(known.asset) === asset
-  const payTo =
-    optionalAddress(env, 'BARDO_PAY_TO') ??
-    (await publicClient.readContract({ address: vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }))
+  const terms = await resolvePaymentTerms(
+    env,
+    chainId,
+    () => publicClient.readContract({ address: vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }),
+    { usdcFallback, errorCode: 'INVALID_API_CONFIG' },
+  )
   const timeout = Number(env.BARDO_X402_CONFIRMATION_TIMEOUT_MS ?? 20_000)
   if (!Number.isSafeInteger(timeout) || timeout < 1000)
     throw configError('BARDO_X402_CONFIRMATION_TIMEOUT_MS', 'must be an integer of at least 1000')
   const ledgerId = env.BARDO_X402_LEDGER_ID || env.BARDO_TABLE_NAME
-  const tokenName = env.BARDO_USDC_NAME || (useKnownDomain ? known!.name : undefined)
-  const tokenVersion = env.BARDO_USDC_VERSION || (useKnownDomain ? known!.version : undefined)
   return {
     settlement,
-    payTo: getAddress(payTo),
-    asset,
-    ...(tokenName ? { tokenName } : {}),
-    ...(tokenVersion ? { tokenVersion } : {}),
+    ...terms,
     pricing: {
       runtimeCostPerHour: atomic(env, 'BARDO_RUNTIME_COST_PER_HOUR', 500_000n),
       deathReserve: atomic(env, 'BARDO_DEATH_RESERVE', 12_000_000n),

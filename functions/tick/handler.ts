@@ -7,10 +7,15 @@ import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metri
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import { runTick } from './runTick.ts'
 import { selfExtensionFromEnv } from './selfExtensionConfig.ts'
+import type { SelfExtensionConfig } from './selfExtend.ts'
+import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { TickResult } from './types.ts'
 
 let config: FunctionConfig | undefined
 let signers: KmsSignerResolver | undefined
+// Resolved once per cold start (one read of the operator's address at most).
+let selfExtension: Promise<SelfExtensionConfig | undefined> | undefined
 
 export async function handler(event: unknown, context?: { awsRequestId?: string }): Promise<TickResult[]> {
   const invocationId = context?.awsRequestId ?? `tick-${Date.now()}`
@@ -20,7 +25,16 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
   try {
     config ??= loadFunctionConfig()
     signers ??= new KmsSignerResolver(config.deployment)
-    const selfExtension = selfExtensionFromEnv(process.env, config.runtimeCostPerHour)
+    const loaded = config
+    selfExtension ??= selfExtensionFromEnv(process.env, loaded.runtimeCostPerHour, () =>
+      resolvePaymentTerms(
+        process.env,
+        loaded.chainId,
+        () => loaded.client.readContract({ address: loaded.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }),
+        { usdcFallback: loaded.deployment.assets?.usdc },
+      ),
+    )
+    const extension = await selfExtension
     const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
     for (const request of requests) {
       golemId = request.golemId
@@ -33,7 +47,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
           operator: config.operator(),
           invocationId,
           credits: { runtimeCostPerHour: config.runtimeCostPerHour },
-          ...(selfExtension ? { selfExtension } : {}),
+          ...(extension ? { selfExtension: extension } : {}),
         },
         request,
       )

@@ -1,28 +1,39 @@
 import { getAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
 import { selfExtensionConfig, selfExtensionFromEnv } from './selfExtensionConfig.ts'
 
 const ASSET = '0x000000000000000000000000000000000000c0de'
 const PAYEE = '0x0000000000000000000000000000000000000f1a'
 
 describe('the self-extension configuration', () => {
-  it('is absent without an API URL: no self-extension', () => {
-    expect(selfExtensionFromEnv({}, 500_000n)).toBeUndefined()
+  const terms = async () => ({ asset: getAddress(ASSET), payTo: getAddress(PAYEE) })
+
+  it('is absent without an API URL, and then the payment terms are never read', async () => {
+    let read = false
+    expect(
+      await selfExtensionFromEnv({}, 500_000n, async () => {
+        read = true
+        return terms()
+      }),
+    ).toBeUndefined()
+    expect(read).toBe(false)
     expect(selfExtensionConfig({ apiUrl: undefined, asset: ASSET, payee: PAYEE, runtimeCostPerHour: 1n })).toBeUndefined()
   })
 
-  it("reads a deployed tick's API, asset and payee; bounds are a day of runtime per payment and two per day", () => {
-    const config = selfExtensionFromEnv(
-      { BARDO_API_URL: 'https://api.example', BARDO_PAYMENT_ASSET: ASSET, BARDO_PAYMENT_PAYEE: PAYEE },
-      500_000n,
-    )
+  it("pays a deployed tick's API in the API's own terms; bounds are a day of runtime per payment and two per day", async () => {
+    const config = await selfExtensionFromEnv({ BARDO_API_URL: 'https://api.example' }, 500_000n, async () => ({
+      ...(await terms()),
+      tokenName: 'USDC',
+      tokenVersion: '2',
+    }))
     expect(config).toMatchObject({
       apiUrl: 'https://api.example',
       runtimeCostPerHour: 500_000n,
       payments: {
         asset: getAddress(ASSET),
         payees: [getAddress(PAYEE)],
-        assetName: 'USD Coin',
+        assetName: 'USDC',
         assetVersion: '2',
         maxPerPayment: 12_000_000n,
         maxPerPeriod: 24_000_000n,
@@ -31,12 +42,34 @@ describe('the self-extension configuration', () => {
     })
   })
 
-  it('refuses an API URL without a valid asset or payee, naming the variable', () => {
-    expect(() => selfExtensionFromEnv({ BARDO_API_URL: 'https://api.example', BARDO_PAYMENT_PAYEE: PAYEE }, 1n)).toThrow(
-      'config: BARDO_PAYMENT_ASSET must be an address when BARDO_API_URL is set',
+  it('refuses an API URL that is not http(s), naming the variable', async () => {
+    await expect(selfExtensionFromEnv({ BARDO_API_URL: 'ftp://api.example' }, 1n, terms)).rejects.toThrow(
+      'BARDO_API_URL: must be an http(s) URL',
     )
-    expect(() =>
-      selfExtensionFromEnv({ BARDO_API_URL: 'https://api.example', BARDO_PAYMENT_ASSET: ASSET, BARDO_PAYMENT_PAYEE: '0x12' }, 1n),
-    ).toThrow('BARDO_PAYMENT_PAYEE')
+    await expect(selfExtensionFromEnv({ BARDO_API_URL: 'not a url' }, 1n, terms)).rejects.toThrow('BARDO_API_URL')
+  })
+})
+
+describe('the payment terms a deployment resolves', () => {
+  const operator = async () => getAddress(PAYEE)
+
+  it("default to the chain's USDC as @x402/evm knows it and the operator as payTo", async () => {
+    const t = await resolvePaymentTerms({}, 84532, operator)
+    expect(t.payTo).toBe(getAddress(PAYEE))
+    expect(t.asset).toBe(getAddress('0x036CbD53842c5426634e7929541eC2318f3dCF7e'))
+    expect(t).toMatchObject({ tokenName: 'USDC', tokenVersion: '2' })
+  })
+
+  it('take BARDO_USDC and BARDO_PAY_TO over the defaults, and the deployment asset where the chain has no known USDC', async () => {
+    const t = await resolvePaymentTerms({ BARDO_USDC: ASSET, BARDO_PAY_TO: ASSET }, 84532, operator)
+    expect(t).toEqual({ asset: getAddress(ASSET), payTo: getAddress(ASSET) })
+    expect((await resolvePaymentTerms({}, 31337, operator, { usdcFallback: getAddress(ASSET) })).asset).toBe(getAddress(ASSET))
+  })
+
+  it('refuse a bad address or a chain with no USDC, naming the variable', async () => {
+    await expect(resolvePaymentTerms({ BARDO_PAY_TO: '0x12' }, 84532, operator)).rejects.toThrow(
+      'BARDO_PAY_TO: must be a 20-byte hex address',
+    )
+    await expect(resolvePaymentTerms({}, 31337, operator)).rejects.toThrow('BARDO_USDC: must be set: chain 31337 has no known USDC')
   })
 })

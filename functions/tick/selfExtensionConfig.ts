@@ -1,8 +1,10 @@
 // Where the tick's self-extension configuration comes from: the local runner names its own API, a
-// deployed tick reads the stack's API URL from BARDO_API_URL. Without an API URL there is no
+// deployed tick reads the stack's API URL from BARDO_API_URL and pays in the API's own terms. Without an API URL there is no
 // self-extension: the Golem's TTL then moves only when someone else pays /extend or /feed.
-import { getAddress, isAddress, type Address } from 'viem'
+import type { Address } from 'viem'
+import { BardoError } from '../../core/errors.ts'
 import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
+import type { PaymentTerms } from '../shared/paymentTerms.ts'
 import type { SelfExtensionConfig } from './selfExtend.ts'
 
 /** One payment buys at most a day of runtime; a day's payments at most two days of it. */
@@ -45,22 +47,26 @@ export function selfExtensionConfig(s: SelfExtensionSettings): SelfExtensionConf
 }
 
 /**
- * A deployed tick's configuration: BARDO_API_URL (the stack's API), BARDO_PAYMENT_ASSET and
- * BARDO_PAYMENT_PAYEE (the API's asset and payTo). Absent URL: undefined. A URL without a valid asset
- * or payee is a configuration error, named by its variable.
+ * A deployed tick's configuration: BARDO_API_URL (the stack's API) and the API's payment terms (its
+ * asset and payTo, resolved the same way the API resolves them). Absent URL: undefined, and the terms
+ * are never read.
  */
-export function selfExtensionFromEnv(env: Record<string, string | undefined>, runtimeCostPerHour: bigint): SelfExtensionConfig | undefined {
+export async function selfExtensionFromEnv(
+  env: Record<string, string | undefined>,
+  runtimeCostPerHour: bigint,
+  terms: () => Promise<PaymentTerms>,
+): Promise<SelfExtensionConfig | undefined> {
   const apiUrl = env.BARDO_API_URL
   if (!apiUrl) return undefined
-  const address = (name: string): Address => {
-    const v = env[name]
-    if (!v || !isAddress(v, { strict: false })) throw new Error(`config: ${name} must be an address when BARDO_API_URL is set`)
-    return getAddress(v)
-  }
+  if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol))
+    throw new BardoError('INVALID_CONFIG', `BARDO_API_URL: must be an http(s) URL`, { details: { field: 'BARDO_API_URL' } })
+  const { asset, payTo, tokenName, tokenVersion } = await terms()
   return selfExtensionConfig({
     apiUrl,
-    asset: address('BARDO_PAYMENT_ASSET'),
-    payee: address('BARDO_PAYMENT_PAYEE'),
+    asset,
+    payee: payTo,
     runtimeCostPerHour,
+    ...(tokenName === undefined ? {} : { assetName: tokenName }),
+    ...(tokenVersion === undefined ? {} : { assetVersion: tokenVersion }),
   })
 }
