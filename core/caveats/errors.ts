@@ -46,3 +46,16 @@ export class ContradictionError extends BardoError {
     this.caveat = caveat
   }
 }
+
+/**
+ * A delegation meant for a read-only observer that allows more than publishing to its oracles: a
+ * missing ValueLte(0), a target that is not the Dream or Daimon oracle, a method that moves value, or
+ * a caveat that spends. `field` is the caveat (`caveats.allowedMethods`) and the message says the rule.
+ */
+export class ObserverScopeError extends BardoError {
+  readonly field: string
+  constructor(field: string, rule: string, details?: Record<string, unknown>) {
+    super('OBSERVER_SCOPE', `${field} ${rule}`, { details: { field, ...details } })
+    this.field = field
+  }
+}

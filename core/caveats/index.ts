@@ -16,4 +16,5 @@ export {
 } from './semantics.ts'
 export { findAttenuationViolation, assertAttenuates, type AncestorCaveats } from './attenuation.ts'
 export { findContradiction, assertConsistent, type ContradictionOptions } from './contradictions.ts'
+export * from './observerScope.ts'
 export { summarizeDelegation, summarizeChain, summarizeCaveats, describePhaseMasks, type SummarizeOptions } from './summarizeDelegation.ts'

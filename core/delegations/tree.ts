@@ -4,6 +4,7 @@ import { isAddressEqual, type Address, type Hex } from 'viem'
 import { findAttenuationViolation, type AncestorCaveats } from '../caveats/attenuation.ts'
 import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
 import { findContradiction } from '../caveats/contradictions.ts'
+import { findObserverViolation } from '../caveats/observerScope.ts'
 import type { Labels } from '../caveats/format.ts'
 import type { BardoDeployment } from '../caveats/types.ts'
 import { DelegationTreeError } from './errors.ts'
@@ -26,7 +27,12 @@ export type DelegationNode = {
   readonly parent?: Hex
   /** Granted elsewhere (an ERC-7715 permission context): taken as signed, never re-signed here. */
   readonly granted: boolean
+  /** A read-only observer delegation: it, and everything re-delegated under it, may only publish to the oracles. */
+  readonly observer?: boolean
 }
+
+/** How a delegation joins the tree: `observer` holds it (and every descendant) to the read-only observer rule. */
+export type DelegationCheckOptions = { observer?: boolean }
 
 const isRoot = (d: Pick<Delegation, 'authority'>) => d.authority.toLowerCase() === ROOT_AUTHORITY.toLowerCase()
 const unsigned = (d: Delegation): UnsignedDelegation => ({
@@ -91,9 +97,10 @@ export class DelegationTree {
 
   /**
    * Checks a delegation against the tree without adding it. Throws DelegationTreeError for structure,
-   * InvalidTermsError for undecodable terms, ContradictionError, or AttenuationError. Returns its caveats.
+   * InvalidTermsError for undecodable terms, ObserverScopeError (an observer delegation, or one under
+   * it, that allows more than publishing), ContradictionError, or AttenuationError. Returns its caveats.
    */
-  check(delegation: UnsignedDelegation | Delegation): DecodedCaveat[] {
+  check(delegation: UnsignedDelegation | Delegation, options: DelegationCheckOptions = {}): DecodedCaveat[] {
     if (isAddressEqual(delegation.delegate, ANY_BENEFICIARY)) {
       throw new DelegationTreeError('delegate', 'is ANY_BENEFICIARY (an open delegation); Bardo signs only delegations to a named delegate')
     }
@@ -109,6 +116,17 @@ export class DelegationTree {
     }
     const caveats = decodeDelegationCaveats(delegation, this.deployment, this.environment)
     const ancestors = parent ? this.#ancestors(delegation.authority) : []
+    if (options.observer === true || ancestors.some((a) => a.observer)) {
+      // The redemption runs as the chain's root delegator, so a call to that account is as wide as a call to this delegator.
+      const root = ancestors.at(-1)?.delegation.delegator ?? delegation.delegator
+      const violation = findObserverViolation(caveats, {
+        deployment: this.deployment,
+        delegationManager: this.environment.DelegationManager,
+        delegators: [delegation.delegator, root],
+        labels: this.labels,
+      })
+      if (violation) throw violation
+    }
     const contradiction = findContradiction(caveats, {
       now: this.#now(),
       inherited: ancestors.flatMap((a) => a.caveats),
@@ -121,17 +139,26 @@ export class DelegationTree {
     return caveats
   }
 
-  /** Checks and adds a delegation this system will sign; returns its hash. Adding the same one twice is a no-op. */
-  add(delegation: UnsignedDelegation | Delegation): Hex {
+  /**
+   * Checks and adds a delegation this system will sign; returns its hash. Adding the same one twice is a
+   * no-op; adding as an observer one that is already in the tree as something else is refused.
+   */
+  add(delegation: UnsignedDelegation | Delegation, options: DelegationCheckOptions = {}): Hex {
     const hash = this.hash(delegation)
-    if (this.get(hash)) return hash
-    const caveats = this.check(delegation)
+    const existing = this.get(hash)
+    if (existing) {
+      if (options.observer === true && existing.observer !== true)
+        throw new DelegationTreeError('hash', `${hash} is already in the tree as a delegation that is not an observer's`)
+      return hash
+    }
+    const caveats = this.check(delegation, options)
     const node: DelegationNode = {
       hash,
       delegation: { ...delegation, signature: 'signature' in delegation ? delegation.signature : '0x' },
       caveats,
       ...(isRoot(delegation) ? {} : { parent: delegation.authority }),
       granted: false,
+      ...(options.observer === true ? { observer: true } : {}),
     }
     this.#nodes.set(hash.toLowerCase(), node)
     return hash
@@ -185,7 +212,7 @@ export class DelegationTree {
     const node = this.get(hash)
     if (!node) throw new DelegationTreeError('hash', `${hash} names no delegation in this tree`)
     if (node.granted) throw new DelegationTreeError('hash', `${hash} was granted already signed; it is not signed again`)
-    this.check(node.delegation)
+    this.check(node.delegation, node.observer === true ? { observer: true } : {})
     const signature = await signer(unsigned(node.delegation))
     const signed: Delegation = { ...node.delegation, signature }
     this.#nodes.set(hash.toLowerCase(), { ...node, delegation: signed })
