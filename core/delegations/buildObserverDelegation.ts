@@ -40,7 +40,7 @@ function checkAddress(field: string, value: unknown): Address {
 }
 
 /**
- * The read-only observer (the seed's "Sleepwalker"): AllowedTargets (the Dream and Daimon oracles the
+ * The read-only observer (the "Sleepwalker"): AllowedTargets (the Dream and Daimon oracles the
  * chosen methods live on), AllowedMethods (startDream, endDream, setPAD), ValueLte(0), through the
  * kit's `functionCall` scope, plus optional LimitedCalls, Timestamp and narrowing Bardo caveats.
  *
