@@ -8,7 +8,8 @@ import { isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'vi
 import { BardoError } from '../core/errors.ts'
 import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
 import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment } from './context.ts'
-import { deployContracts } from './deploy.ts'
+import { alchemyNotifySettings, registerCustodyWebhook } from './alchemyNotify.ts'
+import { custodyContractsOf, deployContracts } from './deploy.ts'
 import { apiUrlOf, feedGolem } from './feed.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import { CliUsageError } from './errors.ts'
@@ -97,9 +98,25 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         sequencerGraceSeconds: feed ? BigInt(grace) : 0n,
         progress: out.progress,
       })
+      // With an Alchemy Notify token, the API hears of revocations as they land (docs/deploy.md).
+      const notify = alchemyNotifySettings(io.env, chain.chainId, stateDir())
+      const alchemyWebhook = notify
+        ? await registerCustodyWebhook(notify, custodyContractsOf(r.deployment, chain.chainId), out.progress)
+        : undefined
       out.result(
-        { file: r.file, chainId: r.chainId, framework: r.framework, deployed: r.deployed, kept: r.kept, deployment: r.deployment },
-        [`deployment ${r.file}: ${r.deployed.length} deployed, ${r.kept.length} kept (framework: ${r.framework})`],
+        {
+          file: r.file,
+          chainId: r.chainId,
+          framework: r.framework,
+          deployed: r.deployed,
+          kept: r.kept,
+          deployment: r.deployment,
+          ...(alchemyWebhook ? { alchemyWebhook } : {}),
+        },
+        [
+          `deployment ${r.file}: ${r.deployed.length} deployed, ${r.kept.length} kept (framework: ${r.framework})`,
+          ...(alchemyWebhook ? [`alchemy webhook ${alchemyWebhook.id}: ${alchemyWebhook.status}`] : []),
+        ],
       )
     })
 

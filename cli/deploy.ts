@@ -182,6 +182,12 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
   return { file: o.file, chainId: o.chain.chainId, deployed, kept, framework, deployment: doc }
 }
 
+/** The two contracts whose events the Alchemy webhook watches, from a deployment file's contents. */
+export function custodyContractsOf(doc: Record<string, unknown>, chainId: number): { delegationManager: Address; vitalityOracle: Address } {
+  const environment = (doc.environment as SmartAccountsEnvironment | undefined) ?? getSmartAccountsEnvironment(chainId)
+  return { delegationManager: environment.DelegationManager, vitalityOracle: doc.vitalityOracle as Address }
+}
+
 /** The local swap router prices at the feeds and holds liquidity, so local swaps settle. */
 async function configureLocalRouter(o: DeployOptions, d: Record<string, Address>): Promise<void> {
   const x = artifacts

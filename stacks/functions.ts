@@ -4,8 +4,10 @@
 //              DynamoDB (Store)        KMS (SessionKeys)          Lambda          secrets (links)
 //   heartbeat  GetItem, Query          -                          Invoke tick     RpcUrl
 //   tick       + Put/Update/DeleteItem Sign, GetPublicKey         -               RpcUrl, OperatorKey
-//   api        + Put/Update/DeleteItem -                          -               RpcUrl, SettlementKey,
-//                                                                                 CladeHmacSecret, ReadApiKeyHashes
+//              (and ssm:GetParameter on the one parameter holding the API's URL)
+//   api        + Put/Update/DeleteItem -                          Invoke tick     RpcUrl, SettlementKey,
+//                                                                                 CladeHmacSecret, ReadApiKeyHashes,
+//                                                                                 AlchemyWebhookSigningKey
 import type { StackConfig } from './config.ts'
 import type { KeyPool } from './keys.ts'
 import type { Secrets } from './secrets.ts'
@@ -18,6 +20,8 @@ export const HANDLERS = {
 } as const
 
 export const HEARTBEAT_SCHEDULE = 'rate(1 minute)'
+/** The SSM parameter holding the API's URL, for the tick's self-extension. */
+export const apiUrlParameter = (stage: string) => `/bardo/${stage}/api-url`
 /** Namespace of the metrics the handlers publish (CloudWatch embedded metric format); see alarms.ts. */
 export const METRICS_NAMESPACE = 'Bardo'
 
@@ -46,6 +50,26 @@ export function createFunctions({ config, secrets, storage, keyPool, indexerUrl 
     NODE_OPTIONS: '--enable-source-maps',
   }
 
+  const apiUrlParameterName = apiUrlParameter(config.stage)
+  const tick = new sst.aws.Function('Tick', {
+    ...common,
+    handler: HANDLERS.tick,
+    description: 'One Golem heartbeat: read the chain, move the phase, redeem the runway, reconcile',
+    // Room to wait for a receipt and reconcile; a slower tick is caught by the slot lease.
+    timeout: '2 minutes',
+    memory: '1024 MB',
+    // The Golems pay the API for their own runtime (self-extension). The API invokes the tick (webhooks),
+    // so the tick cannot name the API's URL in its environment: it reads it from a parameter the stack
+    // writes once the API exists, by a name known before either.
+    environment: { ...environment, BARDO_KMS_KEY_ARNS: keyPool.arnList, BARDO_API_URL_PARAMETER: apiUrlParameterName },
+    link: [secrets.RpcUrl, secrets.OperatorKey],
+    permissions: [
+      storage.readWrite,
+      keyPool.signing,
+      { actions: ['ssm:GetParameter'], resources: [`arn:aws:ssm:*:*:parameter${apiUrlParameterName}`] },
+    ],
+  })
+
   const api = new sst.aws.Function('Api', {
     ...common,
     handler: HANDLERS.api,
@@ -57,26 +81,17 @@ export function createFunctions({ config, secrets, storage, keyPool, indexerUrl 
     environment: {
       ...environment,
       BARDO_INDEXER_URL: indexerUrl,
+      // The Alchemy webhook ticks the Golems a delivery concerns, as the heartbeat does.
+      BARDO_TICK_FUNCTION_NAME: tick.name,
       // A function URL gives the caller's address in the request context: no proxy to trust.
       BARDO_TRUSTED_PROXY_HOPS: '0',
       ...(config.allowedOrigins === '' ? {} : { BARDO_ALLOWED_ORIGINS: config.allowedOrigins }),
     },
-    link: [secrets.RpcUrl, secrets.SettlementKey, secrets.CladeHmacSecret, secrets.ReadApiKeyHashes],
-    permissions: [storage.readWrite],
+    link: [secrets.RpcUrl, secrets.SettlementKey, secrets.CladeHmacSecret, secrets.ReadApiKeyHashes, secrets.AlchemyWebhookSigningKey],
+    permissions: [storage.readWrite, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
   })
 
-  const tick = new sst.aws.Function('Tick', {
-    ...common,
-    handler: HANDLERS.tick,
-    description: 'One Golem heartbeat: read the chain, move the phase, redeem the runway, reconcile',
-    // Room to wait for a receipt and reconcile; a slower tick is caught by the slot lease.
-    timeout: '2 minutes',
-    memory: '1024 MB',
-    // BARDO_API_URL: the Golems pay the API for their own runtime (self-extension), in its own terms.
-    environment: { ...environment, BARDO_KMS_KEY_ARNS: keyPool.arnList, BARDO_API_URL: api.url },
-    link: [secrets.RpcUrl, secrets.OperatorKey],
-    permissions: [storage.readWrite, keyPool.signing],
-  })
+  new aws.ssm.Parameter('ApiUrl', { name: apiUrlParameterName, type: 'String', value: api.url })
 
   const heartbeat = new sst.aws.Function('Heartbeat', {
     ...common,

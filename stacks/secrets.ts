@@ -9,8 +9,16 @@
 //   SettlementKey     api only: a gas-only EOA that submits x402 transferWithAuthorization
 //   CladeHmacSecret   api only: signs Clade session tokens
 //   ReadApiKeyHashes  api only: SHA-256 hashes of the read-tier API keys
+//   AlchemyWebhookSigningKey  api only: verifies Alchemy Notify deliveries (empty: the webhook is off)
 
-export const SECRET_NAMES = ['RpcUrl', 'OperatorKey', 'SettlementKey', 'CladeHmacSecret', 'ReadApiKeyHashes'] as const
+export const SECRET_NAMES = [
+  'RpcUrl',
+  'OperatorKey',
+  'SettlementKey',
+  'CladeHmacSecret',
+  'ReadApiKeyHashes',
+  'AlchemyWebhookSigningKey',
+] as const
 export type SecretName = (typeof SECRET_NAMES)[number]
 export type Secrets = Record<SecretName, Sst.Secret>
 
@@ -22,5 +30,7 @@ export function createSecrets(): Secrets {
     CladeHmacSecret: new sst.Secret('CladeHmacSecret'),
     // Optional: with no read keys the read tier is simply closed.
     ReadApiKeyHashes: new sst.Secret('ReadApiKeyHashes', ''),
+    // Optional: without it the Alchemy webhook route answers 501 and the heartbeat alone ticks Golems.
+    AlchemyWebhookSigningKey: new sst.Secret('AlchemyWebhookSigningKey', ''),
   }
 }

@@ -120,14 +120,14 @@ describe('IAM: least privilege', () => {
     expect(kmsActions(fn('Api'))).toEqual([])
   })
 
-  it('lets the heartbeat invoke the tick and nothing else, and only read the table', () => {
+  it('lets the heartbeat (and the API, for the Alchemy webhook) invoke the tick and nothing else; the heartbeat only reads the table', () => {
     const heartbeat = fn('Heartbeat')
     expect(statementsFor(heartbeat, 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
     expect(statementsFor(heartbeat, 'dynamodb:')).toEqual([
       { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: ['{{Store.arn}}'] },
     ])
     expect(statementsFor(fn('Tick'), 'lambda:')).toEqual([])
-    expect(statementsFor(fn('Api'), 'lambda:')).toEqual([])
+    expect(statementsFor(fn('Api'), 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
   })
 
   it('gives tick and api the store actions DynamoStore sends, on the table only', () => {
@@ -205,10 +205,10 @@ describe('secrets', () => {
         .byType('sst:sst:Secret')
         .map((r) => r.name)
         .sort(),
-    ).toEqual(['CladeHmacSecret', 'OperatorKey', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
+    ).toEqual(['AlchemyWebhookSigningKey', 'CladeHmacSecret', 'OperatorKey', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
     expect(linkedSecrets('Heartbeat')).toEqual(['RpcUrl'])
     expect(linkedSecrets('Tick')).toEqual(['OperatorKey', 'RpcUrl'])
-    expect(linkedSecrets('Api')).toEqual(['CladeHmacSecret', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
+    expect(linkedSecrets('Api')).toEqual(['AlchemyWebhookSigningKey', 'CladeHmacSecret', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
   })
 
   it('never appear in a function environment, nor anything that looks like key material', () => {
@@ -221,8 +221,8 @@ describe('secrets', () => {
     const indexer = s.one('sst:aws:Service', 'Indexer').args
     expect(indexer.link ?? []).toEqual([])
     for (const { path, value } of strings(indexer.environment)) expect(secretLeak(value), `Indexer environment.${path}`).toBeUndefined()
-    const params = s.byType('aws:ssm/parameter:Parameter')
-    expect(params.every((p) => p.args.type === 'SecureString')).toBe(true)
+    const params = s.byType('aws:ssm/parameter:Parameter').filter((p) => p.name.startsWith('Indexer'))
+    expect(params.map((p) => p.args.type)).toEqual(['SecureString', 'SecureString'])
     expect(params.find((p) => p.name === 'IndexerRpcUrl')?.args.value).toBe('{{secret:RpcUrl.value}}')
     expect(decodeURIComponent(params.find((p) => p.name === 'IndexerDatabaseUrl')?.args.value)).toMatch(
       /^postgres:\/\/.*\{\{secret:Database\.password\}\}@.*sslmode=verify-full/,
@@ -266,8 +266,11 @@ describe('indexer service', () => {
     expect(JSON.parse(indexer().environment.BARDO_DEPLOYMENT).vitalityOracle.toLowerCase()).toBe(DEPLOYMENT.vitalityOracle)
     expect(fn('Api').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
     expect(fn('Heartbeat').args.environment.BARDO_INDEXER_URL).toBe('{{Indexer.url}}')
-    // The tick pays the API for its Golems' runtime (self-extension).
-    expect(fn('Tick').args.environment.BARDO_API_URL).toBe('{{Api.url}}')
+    // The tick pays the API for its Golems' runtime (self-extension): it reads the API's URL from the
+    // parameter the stack writes once the API exists (the API invokes the tick, so no cycle).
+    expect(fn('Tick').args.environment.BARDO_API_URL_PARAMETER).toBe('/bardo/production/api-url')
+    const apiUrl = s.byType('aws:ssm/parameter:Parameter').find((p) => p.name === 'ApiUrl')
+    expect(apiUrl?.args).toMatchObject({ name: '/bardo/production/api-url', type: 'String', value: '{{Api.url}}' })
   })
 })
 

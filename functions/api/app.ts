@@ -17,6 +17,7 @@ import { registerPaymentRoutes } from './routes/payments.ts'
 import { registerRenewalRoutes } from './routes/renewal.ts'
 import { registerSnapRoutes } from './routes/snap.ts'
 import { registerSnapPairingRoutes } from './routes/snapPairing.ts'
+import { registerWebhookRoutes } from './routes/webhooks.ts'
 
 export const API_VERSION = '1.0.0'
 
@@ -59,6 +60,7 @@ export function createApp(given: ApiDeps): ApiApp {
   registerSnapPairingRoutes(app, deps, docs)
   registerAuthRoutes(app, deps, docs)
   registerCladeRoutes(app, deps, docs, secret)
+  registerWebhookRoutes(app, deps, docs)
   if (deps.actions) registerActionRoutes(app, deps.actions, docs)
 
   docs.add({

@@ -1,7 +1,8 @@
 // ApiWiring for the deployed Lambda: plain values from BARDO_* (stacks/functions.ts), secrets from SST
-// links (functions/shared/resource.ts): RpcUrl, SettlementKey, CladeHmacSecret, ReadApiKeyHashes. The
-// API never holds the OperatorKey; it pays x402 gas with the SettlementKey and names the operator as
-// payTo. Errors name the variable or secret, never a value.
+// links (functions/shared/resource.ts): RpcUrl, SettlementKey, CladeHmacSecret, ReadApiKeyHashes,
+// AlchemyWebhookSigningKey. The API never holds the OperatorKey; it pays x402 gas with the SettlementKey
+// and names the operator as payTo. Errors name the variable or secret, never a value.
+import { LambdaClient } from '@aws-sdk/client-lambda'
 import {
   createPublicClient,
   createWalletClient,
@@ -20,6 +21,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { base, baseSepolia } from 'viem/chains'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { BardoError } from '../../core/errors.ts'
+import { AlchemySigningKey } from '../../core/webhooks/index.ts'
+import { LambdaInvoker } from '../heartbeat/invokers.ts'
 import { loadFunctionConfig } from '../shared/config.ts'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
 import { linkedResources, secret } from '../shared/resource.ts'
@@ -107,6 +110,25 @@ export async function loadPaymentWiring(
   }
 }
 
+/**
+ * The Alchemy Notify webhook: with the AlchemyWebhookSigningKey secret set (`bardo deploy` wrote it to a
+ * file), deliveries tick the Golems they concern through the tick function, as the heartbeat does.
+ * Without it the route answers 501.
+ */
+export function loadAlchemyWebhookWiring(env: NodeJS.ProcessEnv): ApiWiring['alchemyWebhook'] {
+  const key = optionalSecret('AlchemyWebhookSigningKey', env).trim()
+  if (key === '') return undefined
+  const tick = env.BARDO_TICK_FUNCTION_NAME
+  if (!tick) throw configError('BARDO_TICK_FUNCTION_NAME', 'must name the tick function when AlchemyWebhookSigningKey is set')
+  let signingKey: AlchemySigningKey
+  try {
+    signingKey = new AlchemySigningKey(key)
+  } catch {
+    throw configError('AlchemyWebhookSigningKey', 'must be the webhook signing key from Alchemy Notify')
+  }
+  return { signingKey, invoker: new LambdaInvoker(new LambdaClient({}), tick) }
+}
+
 /** Everything the deployed API needs, read once per cold start. */
 export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): Promise<ApiWiring> {
   const fn = loadFunctionConfig(env)
@@ -121,6 +143,7 @@ export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): 
     BARDO_READ_API_KEY_HASHES: optionalSecret('ReadApiKeyHashes', env),
   })
   const payments = await loadPaymentWiring(env, fn.chainId, publicClient, fn.deployment.vitalityOracle, fn.deployment.assets?.usdc)
+  const alchemyWebhook = loadAlchemyWebhookWiring(env)
   return {
     config,
     store: fn.store,
@@ -128,6 +151,7 @@ export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): 
     deployment: fn.deployment,
     indexerUrl: env.BARDO_INDEXER_URL || undefined,
     payments,
+    ...(alchemyWebhook ? { alchemyWebhook } : {}),
     onUnexpectedError: logUnexpected,
   }
 }

@@ -17,6 +17,7 @@ import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 import type { ActionRouteDeps } from './routes/actions.ts'
 import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
+import type { CustodyWebhook } from './services/custodyWebhook.ts'
 
 /** Milliseconds since the epoch, like Date.now; injected so tests move time instead of waiting. */
 export interface Clock {
@@ -227,6 +228,8 @@ export type ApiDeps = {
   bearer?: BearerVerifier
   /** Absent (no signer for Golem keys here): POST /api/v1/golems/:id/actions is not served. */
   actions?: ActionRouteDeps
+  /** Absent (no Alchemy webhook signing key): POST /api/v1/webhooks/alchemy answers 501 NOT_IMPLEMENTED. */
+  alchemyWebhook?: CustodyWebhook
   /** Told about unexpected errors (5xx); the response itself never carries their text. */
   onUnexpectedError?: (err: unknown) => void
 }

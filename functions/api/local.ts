@@ -8,7 +8,7 @@ import type { Store } from '../../core/store/index.ts'
 import type { GolemPricing } from '../../core/x402/index.ts'
 import { createApp, type ApiApp } from './app.ts'
 import type { ApiConfig, Clock } from './deps.ts'
-import { createApiDeps, walletOver } from './wiring.ts'
+import { createApiDeps, walletOver, type ApiWiring } from './wiring.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 
 /** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
@@ -31,6 +31,8 @@ export type LocalApiOptions = {
   clock?: Clock
   /** The Golems' signers: with them the API serves the action path for the Golems' runtimes. */
   signers?: SignerResolver
+  /** The Alchemy Notify webhook's signing key and the invoker its ticks run on (the local heartbeat's). */
+  alchemyWebhook?: ApiWiring['alchemyWebhook']
   onUnexpectedError?: (error: unknown) => void
 }
 
@@ -65,6 +67,7 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     payments: { settlement, payTo: operator, asset: paymentAsset(o), pricing: o.pricing ?? DEFAULT_PRICING, confirmationTimeoutMs: 20_000 },
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.signers ? { actions: { signers: o.signers, invocationId: 'local-api' } } : {}),
+    ...(o.alchemyWebhook ? { alchemyWebhook: o.alchemyWebhook } : {}),
     onUnexpectedError:
       o.onUnexpectedError ??
       ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),

@@ -28,7 +28,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(23) // 22 API routes and /openapi.json
+    expect(served).toHaveLength(24) // 23 API routes and /openapi.json
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -52,6 +52,7 @@ describe('/openapi.json', () => {
       '/clade/v1/status',
       '/clade/v1/sync',
       '/clade/v1/alert',
+      '/api/v1/webhooks/alchemy',
     ]) {
       expect(doc.paths[path], path).toBeDefined()
     }

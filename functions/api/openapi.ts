@@ -3,7 +3,7 @@
 import { z } from 'zod/v4'
 import { errorSchema } from './schemas.ts'
 
-export type Security = 'none' | 'tier' | 'clade' | 'snap' | 'x402'
+export type Security = 'none' | 'tier' | 'clade' | 'snap' | 'x402' | 'alchemy'
 
 export type RouteDoc = {
   method: 'get' | 'post'
@@ -68,6 +68,7 @@ const securityOf: Record<Security, JsonSchema[]> = {
   clade: [{ cladeChallenge: [] }, { cladeToken: [] }],
   snap: [{ snapToken: [] }],
   x402: [{ x402: [] }],
+  alchemy: [{ alchemySignature: [] }],
 }
 
 export function buildOpenApiDocument(routes: readonly RouteDoc[], info: { title: string; version: string }): JsonSchema {
@@ -128,6 +129,12 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[], info: { title:
         },
         cladeToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'CladeToken <session token from X-Clade-Token>' },
         x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'x402 v2 exact payment (EIP-3009)' },
+        alchemySignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Alchemy-Signature',
+          description: "hex HMAC-SHA256 of the raw body under the Alchemy Notify webhook's signing key",
+        },
       },
     },
   }

@@ -30,6 +30,9 @@ import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemJournal } from './services/journal.ts'
 import { StoreMetabolism } from './services/metabolism.ts'
 import { StoreGolemRegistry } from './services/storeRegistry.ts'
+import type { AlchemySigningKey } from '../../core/webhooks/index.ts'
+import type { TickInvoker } from '../heartbeat/heartbeat.ts'
+import { storeCustodyWebhook } from './services/custodyWebhook.ts'
 import { cladeNoncesFromStore, deviceAuthFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
 
 export type ApiPaymentWiring = {
@@ -67,6 +70,11 @@ export type ApiWiring = {
    */
   actions?: { signers: SignerResolver; invocationId: string } | undefined
   bearer?: BearerVerifier
+  /**
+   * The Alchemy Notify webhook: its signing key, and the invoker that runs the ticks it asks for (the
+   * heartbeat's). Without it POST /api/v1/webhooks/alchemy answers 501 NOT_IMPLEMENTED.
+   */
+  alchemyWebhook?: { signingKey: AlchemySigningKey; invoker: TickInvoker } | undefined
   onUnexpectedError?: (error: unknown) => void
 }
 
@@ -178,6 +186,16 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     ...(w.bearer ? { bearer: w.bearer } : {}),
     ...(w.actions ? { actions: actionRoute(w, w.actions) } : {}),
+    ...(w.alchemyWebhook
+      ? {
+          alchemyWebhook: storeCustodyWebhook({
+            store: w.store,
+            invoker: w.alchemyWebhook.invoker,
+            signingKey: w.alchemyWebhook.signingKey,
+            contracts: { delegationManager: w.deployment.environment.DelegationManager, vitalityOracle: w.deployment.vitalityOracle },
+          }),
+        }
+      : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
   }
 }

@@ -6,7 +6,8 @@ import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
 import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metrics.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import { runTick } from './runTick.ts'
-import { selfExtensionFromEnv } from './selfExtensionConfig.ts'
+import { apiUrlFromEnv } from './apiUrl.ts'
+import { selfExtensionFor } from './selfExtensionConfig.ts'
 import type { SelfExtensionConfig } from './selfExtend.ts'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
@@ -14,8 +15,10 @@ import type { TickResult } from './types.ts'
 
 let config: FunctionConfig | undefined
 let signers: KmsSignerResolver | undefined
-// Resolved once per cold start (one read of the operator's address at most).
-let selfExtension: Promise<SelfExtensionConfig | undefined> | undefined
+// Resolved once per cold start (the API's URL and one read of the operator's address at most), and
+// again later while the API's URL parameter is not written yet or the resolution failed.
+let selfExtension: { config: Promise<SelfExtensionConfig | undefined>; retryAt: number } | undefined
+const PARAMETER_RETRY_MS = 300_000
 
 export async function handler(event: unknown, context?: { awsRequestId?: string }): Promise<TickResult[]> {
   const invocationId = context?.awsRequestId ?? `tick-${Date.now()}`
@@ -25,16 +28,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
   try {
     config ??= loadFunctionConfig()
     signers ??= new KmsSignerResolver(config.deployment)
-    const loaded = config
-    selfExtension ??= selfExtensionFromEnv(process.env, loaded.runtimeCostPerHour, () =>
-      resolvePaymentTerms(
-        process.env,
-        loaded.chainId,
-        () => loaded.client.readContract({ address: loaded.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }),
-        { usdcFallback: loaded.deployment.assets?.usdc },
-      ),
-    )
-    const extension = await selfExtension
+    const extension = await deployedSelfExtension(config)
     const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
     for (const request of requests) {
       golemId = request.golemId
@@ -74,4 +68,29 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
     telemetry.flush({ golemId })
     throw error
   }
+}
+
+async function deployedSelfExtension(loaded: FunctionConfig): Promise<SelfExtensionConfig | undefined> {
+  if (selfExtension === undefined || selfExtension.retryAt < Date.now())
+    selfExtension = {
+      config: apiUrlFromEnv(process.env).then((apiUrl) =>
+        selfExtensionFor(apiUrl, loaded.runtimeCostPerHour, () =>
+          resolvePaymentTerms(
+            process.env,
+            loaded.chainId,
+            () => loaded.client.readContract({ address: loaded.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }),
+            { usdcFallback: loaded.deployment.assets?.usdc },
+          ),
+        ),
+      ),
+      retryAt: Number.POSITIVE_INFINITY,
+    }
+  const current = selfExtension
+  const extension = await current.config.catch((error: unknown) => {
+    current.retryAt = 0
+    throw error
+  })
+  if (extension === undefined && process.env.BARDO_API_URL_PARAMETER)
+    current.retryAt = Math.min(current.retryAt, Date.now() + PARAMETER_RETRY_MS)
+  return extension
 }

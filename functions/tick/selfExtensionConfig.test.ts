@@ -1,7 +1,10 @@
 import { getAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
-import { selfExtensionConfig, selfExtensionFromEnv } from './selfExtensionConfig.ts'
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm'
+import { mockClient } from 'aws-sdk-client-mock'
+import { apiUrlFromEnv } from './apiUrl.ts'
+import { selfExtensionConfig, selfExtensionFor } from './selfExtensionConfig.ts'
 
 const ASSET = '0x000000000000000000000000000000000000c0de'
 const PAYEE = '0x0000000000000000000000000000000000000f1a'
@@ -12,7 +15,7 @@ describe('the self-extension configuration', () => {
   it('is absent without an API URL, and then the payment terms are never read', async () => {
     let read = false
     expect(
-      await selfExtensionFromEnv({}, 500_000n, async () => {
+      await selfExtensionFor(undefined, 500_000n, async () => {
         read = true
         return terms()
       }),
@@ -22,7 +25,7 @@ describe('the self-extension configuration', () => {
   })
 
   it("pays a deployed tick's API in the API's own terms; bounds are a day of runtime per payment and two per day", async () => {
-    const config = await selfExtensionFromEnv({ BARDO_API_URL: 'https://api.example' }, 500_000n, async () => ({
+    const config = await selfExtensionFor('https://api.example', 500_000n, async () => ({
       ...(await terms()),
       tokenName: 'USDC',
       tokenVersion: '2',
@@ -43,10 +46,8 @@ describe('the self-extension configuration', () => {
   })
 
   it('refuses an API URL that is not http(s), naming the variable', async () => {
-    await expect(selfExtensionFromEnv({ BARDO_API_URL: 'ftp://api.example' }, 1n, terms)).rejects.toThrow(
-      'BARDO_API_URL: must be an http(s) URL',
-    )
-    await expect(selfExtensionFromEnv({ BARDO_API_URL: 'not a url' }, 1n, terms)).rejects.toThrow('BARDO_API_URL')
+    await expect(selfExtensionFor('ftp://api.example', 1n, terms)).rejects.toThrow('BARDO_API_URL: must be an http(s) URL')
+    await expect(selfExtensionFor('not a url', 1n, terms)).rejects.toThrow('BARDO_API_URL')
   })
 })
 
@@ -71,5 +72,33 @@ describe('the payment terms a deployment resolves', () => {
       'BARDO_PAY_TO: must be a 20-byte hex address',
     )
     await expect(resolvePaymentTerms({}, 31337, operator)).rejects.toThrow('BARDO_USDC: must be set: chain 31337 has no known USDC')
+  })
+})
+
+describe("a deployed tick's API URL", () => {
+  it('is BARDO_API_URL when given, else the SSM parameter the stack writes, else none', async () => {
+    const ssm = mockClient(SSMClient)
+    ssm.on(GetParameterCommand, { Name: '/bardo/prod/api-url' }).resolves({ Parameter: { Value: 'https://api.example' } })
+    const client = new SSMClient({ region: 'us-east-1' })
+    expect(await apiUrlFromEnv({ BARDO_API_URL: 'https://direct.example', BARDO_API_URL_PARAMETER: '/bardo/prod/api-url' }, client)).toBe(
+      'https://direct.example',
+    )
+    expect(ssm.calls()).toHaveLength(0)
+    expect(await apiUrlFromEnv({ BARDO_API_URL_PARAMETER: '/bardo/prod/api-url' }, client)).toBe('https://api.example')
+    expect(await apiUrlFromEnv({}, client)).toBeUndefined()
+    ssm.restore()
+  })
+
+  it('is none while the parameter is not written yet, and any other failure is thrown', async () => {
+    const ssm = mockClient(SSMClient)
+    const notFound = Object.assign(new Error('not found'), { name: 'ParameterNotFound' })
+    ssm.on(GetParameterCommand, { Name: '/bardo/new/api-url' }).rejects(notFound)
+    ssm
+      .on(GetParameterCommand, { Name: '/bardo/denied/api-url' })
+      .rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }))
+    const client = new SSMClient({ region: 'us-east-1' })
+    expect(await apiUrlFromEnv({ BARDO_API_URL_PARAMETER: '/bardo/new/api-url' }, client)).toBeUndefined()
+    await expect(apiUrlFromEnv({ BARDO_API_URL_PARAMETER: '/bardo/denied/api-url' }, client)).rejects.toThrow('denied')
+    ssm.restore()
   })
 })

@@ -1,5 +1,5 @@
 // Where the tick's self-extension configuration comes from: the local runner names its own API, a
-// deployed tick reads the stack's API URL from BARDO_API_URL and pays in the API's own terms. Without an API URL there is no
+// deployed tick finds the stack's API (functions/tick/apiUrl.ts) and pays in the API's own terms. Without an API URL there is no
 // self-extension: the Golem's TTL then moves only when someone else pays /extend or /feed.
 import type { Address } from 'viem'
 import { BardoError } from '../../core/errors.ts'
@@ -47,19 +47,17 @@ export function selfExtensionConfig(s: SelfExtensionSettings): SelfExtensionConf
 }
 
 /**
- * A deployed tick's configuration: BARDO_API_URL (the stack's API) and the API's payment terms (its
- * asset and payTo, resolved the same way the API resolves them). Absent URL: undefined, and the terms
- * are never read.
+ * A deployed tick's configuration: the stack's API URL and the API's payment terms (its asset and
+ * payTo, resolved the same way the API resolves them). No URL: undefined, and the terms are never read.
  */
-export async function selfExtensionFromEnv(
-  env: Record<string, string | undefined>,
+export async function selfExtensionFor(
+  apiUrl: string | undefined,
   runtimeCostPerHour: bigint,
   terms: () => Promise<PaymentTerms>,
 ): Promise<SelfExtensionConfig | undefined> {
-  const apiUrl = env.BARDO_API_URL
   if (!apiUrl) return undefined
   if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol))
-    throw new BardoError('INVALID_CONFIG', `BARDO_API_URL: must be an http(s) URL`, { details: { field: 'BARDO_API_URL' } })
+    throw new BardoError('INVALID_CONFIG', 'BARDO_API_URL: must be an http(s) URL', { details: { field: 'BARDO_API_URL' } })
   const { asset, payTo, tokenName, tokenVersion } = await terms()
   return selfExtensionConfig({
     apiUrl,

@@ -1,0 +1,166 @@
+// Alchemy Notify on a real stack: anvil with the MetaMask framework, dynalite, a provisioned Golem, and
+// the API wired with the heartbeat's in-process tick invoker. The owner really disables the runway
+// delegation; the delivery Alchemy would send for that block (its logs, signed with the webhook's
+// signing key) ticks the Golem at once and its health reads revoked. A forged signature, a bad body, a
+// replayed delivery and logs of contracts that are not ours run nothing.
+import type { Hex, TransactionReceipt } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AlchemySigningKey } from '../../core/webhooks/index.ts'
+import { createLocalApi } from '../../functions/api/local.ts'
+import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
+import type { OwnerAccount } from '../../local/devnet.ts'
+import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
+import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import { startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
+
+const STRATEGY =
+  '---\nname: watched-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+const signingKey = new AlchemySigningKey('whsec_bardo_local_test_signing_key')
+
+let env: HeartbeatEnv
+let owner: OwnerAccount
+let golem: ProvisionedGolem
+let invoker: LocalInvoker
+let app: ReturnType<typeof createLocalApi>
+let revocation: TransactionReceipt
+const errors: unknown[] = []
+
+/** The delivery Alchemy sends for a block: our custom query's shape, with the block's logs. */
+function delivery(id: string, receipt: TransactionReceipt, logs = receipt.logs): string {
+  return JSON.stringify({
+    webhookId: 'wh_bardo_test',
+    id,
+    createdAt: new Date().toISOString(),
+    type: 'GRAPHQL',
+    event: {
+      data: {
+        block: {
+          number: Number(receipt.blockNumber),
+          hash: receipt.blockHash,
+          logs: logs.map((l) => ({
+            index: l.logIndex,
+            data: l.data,
+            topics: l.topics,
+            account: { address: l.address },
+            transaction: { hash: l.transactionHash },
+          })),
+        },
+      },
+      network: 'ETH_MAINNET',
+    },
+  })
+}
+
+/** Signed with the webhook's key unless a signature (or null: none at all) is given. */
+const post = (body: string, signature: string | null = signingKey.sign(body)) =>
+  app.request('/api/v1/webhooks/alchemy', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-alchemy-signature': signature }) },
+    body,
+  })
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  owner = await env.devnet.createOwner()
+  golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'watched',
+    strategy: STRATEGY,
+    runwayDays: 5,
+  })
+  invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
+  app = createLocalApi({
+    store: env.store,
+    publicClient: env.devnet.publicClient,
+    deployment: env.devnet.deployment,
+    operator: env.devnet.operator.account,
+    settlement: await env.devnet.fundedAccount(),
+    config: { rateLimits: { public: 100_000 } },
+    alchemyWebhook: { signingKey, invoker },
+    onUnexpectedError: (e) => errors.push(e),
+  })
+  // One ordinary beat first: the Golem has redeemed and its delegation is Active.
+  await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+  expect(invoker.results.at(-1)).toMatchObject({ golemId: 'watched', revocation: 'Active' })
+  revocation = await sendOwnerCalls({
+    publicClient: env.client,
+    submitter: env.devnet.deployer,
+    smartAccount: owner.smartAccount,
+    calls: [disableDelegationCall(env.devnet.deployment.environment.DelegationManager, golem.runway.delegation)],
+  })
+})
+afterAll(async () => env?.stop())
+
+describe('POST /api/v1/webhooks/alchemy', () => {
+  it('refuses a forged or missing signature with 401, naming the header, and runs nothing', async () => {
+    const body = delivery('whevt_revoked', revocation)
+    const before = invoker.results.length
+    const forged = await post(body, new AlchemySigningKey('whsec_someone_else_entirely').sign(body))
+    expect(forged.status).toBe(401)
+    expect(await forged.json()).toMatchObject({ code: 'WEBHOOK_BAD_SIGNATURE', message: expect.stringMatching(/^x-alchemy-signature: /) })
+    const missing = await post(body, null)
+    expect(missing.status).toBe(401)
+    expect(await missing.json()).toMatchObject({ code: 'WEBHOOK_BAD_SIGNATURE', message: expect.stringMatching(/is required/) })
+    expect(invoker.results.length).toBe(before)
+    // The refused id was not claimed: the genuine delivery with it is still acted on (below).
+  })
+
+  it('refuses a signed body that is not a delivery with 400, naming the field and the rule', async () => {
+    const before = invoker.results.length
+    const wrongType = JSON.stringify({ ...JSON.parse(delivery('whevt_type', revocation)), type: 'ADDRESS_ACTIVITY' })
+    const res = await post(wrongType)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'body.type: must be GRAPHQL (a custom webhook)',
+      details: { issues: [{ path: 'body.type', rule: 'must be GRAPHQL (a custom webhook)' }] },
+    })
+    const notJson = await post('{"id":')
+    expect(notJson.status).toBe(400)
+    expect((await notJson.json()) as { message: string }).toMatchObject({ message: 'body: must be JSON' })
+    const stale = JSON.stringify({ ...JSON.parse(delivery('whevt_stale', revocation)), createdAt: '2020-01-01T00:00:00Z' })
+    expect(((await (await post(stale)).json()) as { message: string }).message).toBe('body.createdAt: must be within the last 24 hours')
+    expect(invoker.results.length).toBe(before)
+  })
+
+  it('ticks the revoked Golem at once: its health reads revoked, RevokedByOwner recorded', async () => {
+    const before = invoker.results.length
+    const res = await post(delivery('whevt_revoked', revocation))
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { woken: unknown[]; signals: number; ignored: number; duplicate: boolean }
+    expect(body).toMatchObject({ duplicate: false, signals: 1, woken: [{ golemId: 'watched', reasons: ['DisabledDelegation'] }] })
+    // The user operation's other logs (EntryPoint, the smart account) are not custody signals.
+    expect(body.ignored).toBe(revocation.logs.length - 1)
+    expect(invoker.results.length).toBe(before + 1)
+    expect(invoker.results.at(-1)).toMatchObject({
+      golemId: 'watched',
+      health: 'revoked',
+      revocation: 'RevokedByOwner',
+      events: expect.arrayContaining(['DelegationRevoked']),
+    })
+    const health = await app.request('/api/v1/golems/watched/permission-health')
+    expect(await health.json()).toMatchObject({ golemId: 'watched', health: 'revoked', revocation: { kind: 'RevokedByOwner' } })
+    expect(errors).toEqual([])
+  })
+
+  it('acts on a delivery id once: a retry or a replay is answered duplicate and runs nothing', async () => {
+    const before = invoker.results.length
+    const res = await post(delivery('whevt_revoked', revocation))
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ id: 'whevt_revoked', duplicate: true, woken: [] })
+    expect(invoker.results.length).toBe(before)
+  })
+
+  it('ignores logs of contracts that are not ours, and signals for keys no Golem holds', async () => {
+    const before = invoker.results.length
+    const foreign = revocation.logs.map((l) => ({ ...l, address: '0x000000000000000000000000000000000000dEaD' as Hex }))
+    const res = await post(delivery('whevt_foreign', revocation, foreign))
+    expect(await res.json()).toMatchObject({ duplicate: false, signals: 0, ignored: revocation.logs.length, woken: [] })
+    expect(invoker.results.length).toBe(before)
+  })
+})
