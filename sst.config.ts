@@ -1,5 +1,6 @@
-// SST v3 app: Bardo Custody on AWS. `npx sst deploy --stage <stage>` (docs/deploy.md). The platform
-// types (normally .sst/platform/config.d.ts) are declared in stacks/sst-env.d.ts. Stacks are imported
+// SST app (the pinned `sst` dependency): Bardo Custody on AWS. `npx sst deploy --stage <stage>`
+// (docs/deploy.md). The platform types (normally .sst/platform/config.d.ts, which only `sst install`
+// can make, from the network) are declared in stacks/sst-env.d.ts. Stacks are imported
 // inside run(), as SST requires: sst.config.ts itself may not import at the top level.
 
 export default $config({

@@ -156,7 +156,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           submitter: submitterFrom(io.env, owner),
           newKey: async () => {
             if (arns) {
-              const k = await takeFreePoolKey({ arns, store, chain, deployment })
+              const k = await takeFreePoolKey({ arns, store, chain, deployment, claimant: `onboard:${golem}` })
               return { ...k, where: `KMS ${(k.signer as { keyId: string }).keyId}` }
             }
             const k = await newGolemKeystore(keys!, golem)

@@ -1,5 +1,6 @@
-// The slice of SST v3's platform globals (normally `/// <reference path="./.sst/platform/config.d.ts" />`,
-// which only exists after `sst install` downloads the platform) that sst.config.ts and stacks/ use.
+// The slice of SST's platform globals (normally `/// <reference path="./.sst/platform/config.d.ts" />`,
+// which only exists after `sst install` extracts the platform and downloads its Pulumi packages; the
+// `sst` npm package ships the runtime SDK only) that sst.config.ts and stacks/ use.
 // Names and shapes follow SST v3 (platform/src/components/**) and @pulumi/aws; keep them faithful so
 // the same files compile against the real platform. Only what this project calls is declared.
 

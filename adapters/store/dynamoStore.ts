@@ -9,6 +9,7 @@ import * as history from './dynamo/history.ts'
 import * as logs from './dynamo/log.ts'
 import * as nonces from './dynamo/nonces.ts'
 import * as payments from './dynamo/payments.ts'
+import * as poolKeys from './dynamo/poolKeys.ts'
 import * as slots from './dynamo/slots.ts'
 import { DynamoTable } from './dynamo/table.ts'
 import { DEFAULT_DUE_SHARDS } from './keys.ts'
@@ -104,6 +105,16 @@ export class DynamoStore implements S.Store {
   }
   getPayment(ref: S.PaymentRef): Promise<PaymentRecord | null> {
     return payments.getPayment(this.#table, ref)
+  }
+
+  claimPoolKey(input: S.ClaimPoolKeyInput): Promise<S.ClaimPoolKeyResult> {
+    return poolKeys.claimPoolKey(this.#table, input)
+  }
+  getPoolKeyClaim(keyId: string): Promise<S.PoolKeyClaim | null> {
+    return poolKeys.getPoolKeyClaim(this.#table, keyId)
+  }
+  findPoolKeyClaim(claimant: string): Promise<S.PoolKeyClaim | null> {
+    return poolKeys.findPoolKeyClaim(this.#table, claimant)
   }
 
   issueNonce(input: S.IssueNonceInput): Promise<NonceRecord> {

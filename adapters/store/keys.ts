@@ -3,7 +3,15 @@
 import { randomBytes } from 'node:crypto'
 import { StoreInputError } from '../../core/store/errors.ts'
 
-export const SK = { golem: 'GOLEM', death: 'DEATH', payment: 'PAYMENT', nonce: 'NONCE', counter: 'RATE', snap: 'TOKEN' } as const
+export const SK = {
+  golem: 'GOLEM',
+  death: 'DEATH',
+  payment: 'PAYMENT',
+  nonce: 'NONCE',
+  counter: 'RATE',
+  snap: 'TOKEN',
+  poolKey: 'CLAIM',
+} as const
 export const SLOT_PREFIX = 'SLOT#'
 export const BUDGET_PREFIX = 'BUDGET#'
 export const EVENT_PREFIX = 'EVENT#'
@@ -32,6 +40,9 @@ export const noncePk = (nonce: string) => `NONCE#${nonce}`
 /** The window start comes first: it is digits, so a key containing '#' stays unambiguous. */
 export const counterPk = (key: string, windowStart: number) => `RATE#${windowStart}#${key}`
 export const snapPk = (scope: string) => `SNAP#${scope}`
+/** A KMS pool key's claim, and the pointer from its claimant to it. */
+export const poolKeyPk = (keyId: string) => `POOLKEY#${keyId}`
+export const poolClaimantPk = (claimant: string) => `POOLCLAIM#${claimant}`
 export const LOG_PREFIX = 'SEQ#'
 export const logPk = (log: string) => `LOG#${log}`
 /** Twelve digits: a log holds at most MAX_LOG_SEQ records. */

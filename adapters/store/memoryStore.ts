@@ -41,6 +41,7 @@ export class InMemoryStore implements S.Store {
   readonly #deaths = new Map<string, DeathSettlementRecord>()
   readonly #snap = new Map<string, SnapTokenRecord>()
   readonly #logs = new Map<string, LogRecord[]>()
+  readonly #poolKeys = new Map<string, S.PoolKeyClaim>()
   readonly #shards: number
 
   constructor(options: InMemoryStoreOptions = {}) {
@@ -227,6 +228,29 @@ export class InMemoryStore implements S.Store {
     assertNoKeyMaterial(codec.paymentToItem(p))
     this.#payments.set(key, p)
     return clone(p)
+  }
+
+  // ---- KMS pool keys -------------------------------------------------------------------------
+
+  async claimPoolKey(raw: S.ClaimPoolKeyInput): Promise<S.ClaimPoolKeyResult> {
+    const i = parse.parseClaimPoolKey(raw)
+    const held = this.#poolKeys.get(i.keyId)
+    if (held) return held.claimant === i.claimant ? { claimed: true, claim: { ...held } } : { claimed: false, claim: { ...held } }
+    const claim: S.PoolKeyClaim = { keyId: i.keyId, address: i.address, claimant: i.claimant, claimedAt: i.now }
+    assertNoKeyMaterial(claim)
+    this.#poolKeys.set(i.keyId, claim)
+    return { claimed: true, claim: { ...claim } }
+  }
+
+  async getPoolKeyClaim(keyId: string): Promise<S.PoolKeyClaim | null> {
+    const claim = this.#poolKeys.get(parse.parsePoolKeyId(keyId))
+    return claim ? { ...claim } : null
+  }
+
+  async findPoolKeyClaim(claimant: string): Promise<S.PoolKeyClaim | null> {
+    const who = parse.parsePoolKeyClaimant(claimant)
+    const claim = [...this.#poolKeys.values()].find((c) => c.claimant === who)
+    return claim ? { ...claim } : null
   }
 
   // ---- Nonces, counters ----------------------------------------------------------------------

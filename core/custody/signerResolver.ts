@@ -29,11 +29,20 @@ export type RenewedRunway = Pick<GolemProfile['runway'], 'chain' | 'periodDelega
  * period the old key already redeemed.
  */
 export interface KeyRotation {
+  /**
+   * Whether the key is due, for keys with no in-process SessionKey to ask (KMS): the policy from durable
+   * facts. Without it, only a SessionKey's own shouldRotate decides.
+   */
+  due?(profile: GolemProfile, now: number): Promise<{ rotate: boolean; reason?: string }>
   newKey(profile: GolemProfile, now: bigint): Promise<{ address: Address; signer: GolemProfile['signer'] }>
-  renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway>
+  /**
+   * The renewed grant to the new key; null when only the owner can sign it and the rotation must wait
+   * (the rotation then records an owner renewal request instead).
+   */
+  renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway | null>
   /**
    * The owner's gas grant to the new key, when the rotation can get one. The old grant names the old key
    * as its only redeemer, so without this the new key has no gas grant (it is funded by other means).
    */
-  renewGas?(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<NonNullable<GolemProfile['gas']>>
+  renewGas?(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<NonNullable<GolemProfile['gas']> | undefined>
 }

@@ -72,6 +72,16 @@ const profileSchema = z.object({
    * written before it parse unchanged, and a Golem without it is funded by hand.
    */
   gas: gasGrant.optional(),
+  /**
+   * When the current key took over (unix seconds): its age under the rotation policy, for keys that live
+   * outside the process (KMS). Absent: since the Golem's birth (life.bornAt).
+   */
+  keyGrantedAt: uint.optional(),
+  /**
+   * The ERC-7715 shape's Session Account, when the platform holds its key (a KMS pool key): the delegator
+   * of the runway chain's leaf, which re-delegates to a new key at rotation without asking the owner.
+   */
+  sessionAccount: z.object({ address, signer: signerRef }).optional(),
   life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),
   /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
   replicants: z.array(z.object({ hash: hex, delegation })).default([]),
@@ -114,6 +124,8 @@ const profileSchema = z.object({
       }),
       /** The owner's gas grant to the new key, when the rotation got one. */
       gas: gasGrant.optional(),
+      /** Chain time the rotation began (unix seconds): the new key's keyGrantedAt. */
+      at: uint.optional(),
     })
     .optional(),
   /**

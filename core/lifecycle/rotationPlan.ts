@@ -2,6 +2,7 @@
 // identity to the new key. The policy itself (operations, age, budget floor) is SessionKey's; this
 // decides for a tick.
 import type { Address } from 'viem'
+import { resolveRotationPolicy, shouldRotate, type RotationDecision, type RotationPolicy } from '../custody/rotation.ts'
 import { observationOf, type ObservedGolem } from './observation.ts'
 import type { ReturnAsset } from './deathPlan.ts'
 import type { GolemProfile } from './profile.ts'
@@ -60,6 +61,7 @@ export function profileAfterRotation(profile: GolemProfile, pending: NonNullable
     signer: pending.signer,
     runway: { ...profile.runway, ...pending.runway },
     ...(pending.gas ? { gas: pending.gas } : {}),
+    ...(pending.at === undefined ? {} : { keyGrantedAt: pending.at }),
     known: { ...profile.known, revokedReported: false },
   }
 }
@@ -72,4 +74,23 @@ export function rotationReturnStep(oldKey: Address, asset: ReturnAsset, attempt:
   const key = oldKey.slice(2, 18).toLowerCase()
   const base = asset.kind === 'native' ? `rot-return-${key}-eth` : `rot-return-${key}-${asset.token.slice(2, 10).toLowerCase()}`
   return attempt === 0 ? base : `${base}-${attempt}`
+}
+
+/**
+ * The rotation policy for a key that lives outside the process (KMS), from durable facts: its age since
+ * it took over (keyGrantedAt, else the Golem's birth) and the transactions it has signed (its nonce on
+ * the chain). A runway key tracks no budget, so the budget floor does not apply.
+ */
+export function durableRotationDecision(
+  profile: GolemProfile,
+  transactionsSigned: number,
+  now: number,
+  policy: Partial<RotationPolicy> = {},
+): RotationDecision {
+  const grantedAt = Number(profile.keyGrantedAt ?? profile.life.bornAt)
+  return shouldRotate(
+    { grantedAt, operationsSigned: transactionsSigned, initialBudget: 0n, remainingBudget: 0n },
+    resolveRotationPolicy(policy),
+    now,
+  )
 }

@@ -14,6 +14,7 @@ import {
 } from './records.ts'
 import type {
   AppendEventInput,
+  ClaimPoolKeyInput,
   ClaimPaymentInput,
   ClaimSlotInput,
   CommitReservationInput,
@@ -322,4 +323,30 @@ export function parseFindGolems(raw: FindGolemsInput): { by: 'owner' | 'sessionK
   return hasOwner
     ? { by: 'owner', address: v.address(i.owner, 'owner').toLowerCase() }
     : { by: 'sessionKey', address: v.address(i.sessionKey, 'sessionKey').toLowerCase() }
+}
+
+const POOL_KEY_ID = /^[A-Za-z0-9:/_.+=,@-]{1,2048}$/
+const CLAIMANT = /^[A-Za-z0-9:_.-]{1,256}$/
+
+/** A KMS key id or ARN, as the pool lists it. */
+export function parsePoolKeyId(value: unknown): string {
+  if (typeof value !== 'string' || !POOL_KEY_ID.test(value))
+    throw new StoreInputError('keyId', 'must be a KMS key id or ARN (1-2048 characters)')
+  return value
+}
+
+export function parsePoolKeyClaimant(value: unknown): string {
+  if (typeof value !== 'string' || !CLAIMANT.test(value))
+    throw new StoreInputError('claimant', "must be 1-256 letters, digits, ':', '_', '.' or '-'")
+  return value
+}
+
+export function parseClaimPoolKey(raw: ClaimPoolKeyInput): ClaimPoolKeyInput {
+  const i = v.object(raw, 'input')
+  return {
+    keyId: parsePoolKeyId(i.keyId),
+    address: v.address(i.address, 'address'),
+    claimant: parsePoolKeyClaimant(i.claimant),
+    now: v.time(i.now, 'now'),
+  }
 }

@@ -215,6 +215,28 @@ export interface SnapTokenStore {
   rotateSnapToken(input: RotateSnapTokenInput): Promise<RotateSnapTokenResult>
 }
 
+// ---- KMS pool keys ------------------------------------------------------------------------------
+
+/**
+ * Who took a pool key: `rotation:<old key>` for a rotation (each key belongs to one Golem and is rotated
+ * away once), `session-account:<golemId>`, `onboard:<golemId>`. Letters, digits, ':', '_', '-', '.'.
+ */
+export type ClaimPoolKeyInput = { keyId: string; address: Address; claimant: string; now: number }
+export type PoolKeyClaim = { keyId: string; address: Address; claimant: string; claimedAt: number }
+export type ClaimPoolKeyResult = { claimed: true; claim: PoolKeyClaim } | { claimed: false; claim: PoolKeyClaim }
+
+export interface PoolKeyStore {
+  /**
+   * Takes a key of the KMS pool for `claimant` with a conditional write, so two ticks never take the same
+   * key. The same claimant asking again gets its own claim back (a retried rotation). A claim is never
+   * released: a rotated-away or dead Golem's key stays retired.
+   */
+  claimPoolKey(input: ClaimPoolKeyInput): Promise<ClaimPoolKeyResult>
+  getPoolKeyClaim(keyId: string): Promise<PoolKeyClaim | null>
+  /** The key a claimant took, if any (a rotation's retry finds its key in one read). */
+  findPoolKeyClaim(claimant: string): Promise<PoolKeyClaim | null>
+}
+
 // ---- Append-only logs (Clade entries and alerts) ------------------------------------------------
 
 export type AppendLogInput = { log: string; records: readonly JsonInputObject[]; now: number }
@@ -244,4 +266,5 @@ export interface Store
     CounterStore,
     EventStore,
     SnapTokenStore,
-    LogStore {}
+    LogStore,
+    PoolKeyStore {}

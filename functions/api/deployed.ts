@@ -25,7 +25,7 @@ import { AlchemySigningKey } from '../../core/webhooks/index.ts'
 import { LambdaInvoker } from '../heartbeat/invokers.ts'
 import { loadFunctionConfig } from '../shared/config.ts'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
-import { linkedResources, secret } from '../shared/resource.ts'
+import { optionalSecret, secret } from '../shared/resource.ts'
 import { loadApiConfig } from './config.ts'
 import type { ApiPaymentWiring, ApiWiring } from './wiring.ts'
 
@@ -54,15 +54,6 @@ function optionalAddress(env: NodeJS.ProcessEnv, name: string): Address | undefi
   if (raw === undefined || raw === '') return undefined
   if (!isAddress(raw, { strict: false })) throw configError(name, 'must be a 20-byte hex address')
   return getAddress(raw)
-}
-
-/** A secret that may be empty (ReadApiKeyHashes has '' as its default). */
-function optionalSecret(name: string, env: NodeJS.ProcessEnv): string {
-  return (
-    linkedResources(env)[name]?.value ??
-    env[`BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`] ??
-    ''
-  )
 }
 
 /**

@@ -1,27 +1,31 @@
-// Reads SST's linked resources at run time without the `sst` package: the bundle carries an
-// AES-256-GCM encrypted JSON file (zero nonce, tag at the end) and SST_KEY in the environment holds the
-// key. Read once per cold start; values never reach a log.
-import { createDecipheriv } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+// Secrets of the deployed functions: SST's linked resources, read with `Resource` from SST's runtime
+// SDK (it decrypts the bundle's resource file with SST_KEY, or reads SST_RESOURCE_<Name> variables, on
+// first use). The local stack and the tests pass the same values as BARDO_SECRET_<NAME> instead.
+// Values never reach a log.
+import { Resource } from 'sst/resource'
+import type { SecretName } from '../../stacks/secrets.ts'
 
-let cache: Record<string, { value?: string }> | undefined
+/** `RpcUrl` -> `BARDO_SECRET_RPC_URL`: the local spelling of a linked secret. */
+export function localSecretVariable(name: SecretName): string {
+  return `BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`
+}
 
-export function linkedResources(env: NodeJS.ProcessEnv = process.env): Record<string, { value?: string }> {
-  if (cache) return cache
-  const key = env.SST_KEY
-  const file = env.SST_KEY_FILE
-  if (!key || !file) return (cache = {})
-  const data = readFileSync(file)
-  const decipher = createDecipheriv('aes-256-gcm', Buffer.from(key, 'base64'), Buffer.alloc(12, 0))
-  decipher.setAuthTag(data.subarray(data.length - 16))
-  const plain = Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()])
-  return (cache = JSON.parse(plain.toString('utf8')) as Record<string, { value?: string }>)
+/**
+ * The linked value of a secret, or undefined when SST links nothing by that name here. `in` asks without
+ * throwing: reading an unlinked name from SST's Resource throws its own error.
+ */
+export function linkedValue(name: SecretName): string | undefined {
+  return name in Resource ? Resource[name].value : undefined
+}
+
+/** A secret that may be empty ('' when neither SST nor the local environment has it). */
+export function optionalSecret(name: SecretName, env: NodeJS.ProcessEnv = process.env): string {
+  return linkedValue(name) ?? env[localSecretVariable(name)] ?? ''
 }
 
 /** A secret by its SST name (RpcUrl, OperatorKey, ...); locally the same value may come from env. */
-export function secret(name: string, env: NodeJS.ProcessEnv = process.env): string {
-  const value =
-    linkedResources(env)[name]?.value ?? env[`BARDO_SECRET_${name.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c).toUpperCase()}`]
+export function secret(name: SecretName, env: NodeJS.ProcessEnv = process.env): string {
+  const value = optionalSecret(name, env)
   if (!value) throw new Error(`config: secret ${name} is not linked to this function`)
   return value
 }

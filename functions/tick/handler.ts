@@ -5,6 +5,7 @@ import { decodeTickPayload } from '../shared/tickPayload.ts'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
 import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metrics.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
+import { KmsKeyRotation } from './kmsRotation.ts'
 import { runTick } from './runTick.ts'
 import { apiUrlFromEnv } from './apiUrl.ts'
 import { selfExtensionFor } from './selfExtensionConfig.ts'
@@ -19,6 +20,17 @@ let signers: KmsSignerResolver | undefined
 // again later while the API's URL parameter is not written yet or the resolution failed.
 let selfExtension: { config: Promise<SelfExtensionConfig | undefined>; retryAt: number } | undefined
 const PARAMETER_RETRY_MS = 300_000
+let rotation: KmsKeyRotation | null | undefined
+
+/** Rotation from the stack's KMS key pool (BARDO_KMS_KEY_ARNS); none when the function has no pool. */
+function poolRotation(config: FunctionConfig, env: NodeJS.ProcessEnv): KmsKeyRotation | null {
+  const poolKeyIds = (env.BARDO_KMS_KEY_ARNS ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean)
+  if (poolKeyIds.length === 0) return null
+  return new KmsKeyRotation({ deployment: config.deployment, client: config.client, store: config.store, poolKeyIds })
+}
 
 export async function handler(event: unknown, context?: { awsRequestId?: string }): Promise<TickResult[]> {
   const invocationId = context?.awsRequestId ?? `tick-${Date.now()}`
@@ -28,6 +40,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
   try {
     config ??= loadFunctionConfig()
     signers ??= new KmsSignerResolver(config.deployment)
+    if (rotation === undefined) rotation = poolRotation(config, process.env)
     const extension = await deployedSelfExtension(config)
     const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
     for (const request of requests) {
@@ -38,6 +51,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
           client: config.client,
           deployment: config.deployment,
           signers,
+          ...(rotation ? { rotation } : {}),
           operator: config.operator(),
           invocationId,
           credits: { runtimeCostPerHour: config.runtimeCostPerHour },
@@ -55,6 +69,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
         selfExtension: result.selfExtension?.status,
         txHash: result.redemption?.txHash ?? undefined,
         health: result.health,
+        rotated: result.rotated ? { from: result.rotated.from, to: result.rotated.to } : undefined,
       })
     }
     telemetry.flush()

@@ -28,9 +28,11 @@ export async function rotateSessionKey(
   if (!pending) {
     const fresh = await deps.rotation.newKey(profile, input.now)
     const renewed = await deps.rotation.renew(profile, fresh.address, input.nextPeriodStart)
+    // Only the owner can sign this renewal: the key source recorded the request; rotate once it is answered.
+    if (renewed === null) return null
     const gas =
       profile.gas && deps.rotation.renewGas ? await deps.rotation.renewGas(profile, fresh.address, input.nextPeriodStart) : undefined
-    pending = { to: fresh.address, signer: fresh.signer, reason: input.reason, runway: renewed, ...(gas ? { gas } : {}) }
+    pending = { to: fresh.address, signer: fresh.signer, reason: input.reason, runway: renewed, at: input.now, ...(gas ? { gas } : {}) }
     const saved = await deps.store.updateGolem({
       golemId: golem.golemId,
       expectedVersion: golem.version,

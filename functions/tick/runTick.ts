@@ -257,7 +257,10 @@ async function maybeRotate(deps: TickDeps, record: GolemRecord, read: ObservedGo
   // The key's policy is asked only when there is no rotation in flight and the Golem is registered.
   if (!profile.pendingRotation && !read.registered) return null
   const sessionKey = profile.pendingRotation ? undefined : (await deps.signers.resolve(profile)).sessionKey
-  const rotation = planRotation(record.golemId, profile, read, (now) => sessionKey?.shouldRotate(now))
+  // A key outside the process (KMS) has no SessionKey to ask: the key source judges it from durable facts.
+  const durable =
+    profile.pendingRotation || sessionKey || !deps.rotation.due ? undefined : await deps.rotation.due(profile, Number(read.timestamp))
+  const rotation = planRotation(record.golemId, profile, read, (now) => sessionKey?.shouldRotate(now) ?? durable)
   if (!rotation) return null
   return rotateSessionKey({ ...deps, rotation: deps.rotation }, record, profile, {
     now: read.timestamp,

@@ -4,6 +4,7 @@ import type { Backend } from './fixtures.ts'
 import { golemSuite } from './golems.ts'
 import { logSuite } from './log.ts'
 import { paymentSuite } from './payments.ts'
+import { poolKeySuite } from './poolKeys.ts'
 import { counterSuite, historySuite, nonceSuite } from './records.ts'
 import { slotSuite } from './slots.ts'
 
@@ -18,4 +19,5 @@ export function storeConformance(backend: Backend): void {
   counterSuite(backend)
   historySuite(backend)
   logSuite(backend)
+  poolKeySuite(backend)
 }
