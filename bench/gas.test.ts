@@ -1,6 +1,7 @@
 // Sanity of the gas bench on a real devnet: the baseline is measured, every enforcer does work beyond
 // the empty caveat, stateful enforcers pay more on the first redemption, the headline is the runway as
-// buildGolemDelegation builds it (golemPhase carrying the life window), folding beats the previous shape
+// buildGolemDelegation builds it (golemPhase carrying the life window as runway terms), runway terms cost
+// less than the table's terms, folding beats the previous shape
 // by at least one caveat's hook overhead, and a second run gives exactly the same numbers (the bench
 // claims determinism). No absolute gas is asserted: enforcers may change.
 import { describe, expect, it } from 'vitest'
@@ -21,6 +22,7 @@ describe('gas bench', () => {
       'dreamMode',
       'emotionalState',
       'golemPhase',
+      'golemPhase runway',
       'golemPhase+window',
       'knowledgeRoyalty',
       'maxSlippage',
@@ -39,15 +41,17 @@ describe('gas bench', () => {
     const windowInside = byLabel('golemPhase+window').marginal.repeat - byLabel('golemPhase').marginal.repeat
     expect(windowInside).toBeGreaterThan(0n)
     expect(windowInside).toBeLessThan(byLabel('mortalityTimeWindow').marginal.repeat)
+    // Runway terms skip the selector-table read and a word of terms: cheaper than the table's windowed terms.
+    expect(byLabel('golemPhase runway').gas.repeat).toBeLessThan(byLabel('golemPhase+window').gas.repeat)
   }, 180_000)
 
   it('headlines the runway as built, and shows the previous shape and the rows with more caveats', () => {
     const [built, previous, withDream, withDreamAndCap, previousWithDreamAndCap] = first.policies
     expect(first.policies).toHaveLength(5)
-    expect(built!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase+window'])
+    expect(built!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway'])
     expect(previous!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase', 'mortalityTimeWindow'])
-    expect(withDream!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase+window', 'dreamMode'])
-    expect(withDreamAndCap!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase+window', 'dreamMode', 'dailySpendLimit'])
+    expect(withDream!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway', 'dreamMode'])
+    expect(withDreamAndCap!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway', 'dreamMode', 'dailySpendLimit'])
     expect(previousWithDreamAndCap!.caveats).toEqual([
       'ValueLte',
       'ERC20PeriodTransfer',
@@ -71,7 +75,10 @@ describe('gas bench', () => {
     expect(withDream!.gas.repeat).toBeGreaterThan(built!.gas.repeat)
     expect(withDreamAndCap!.gas.repeat).toBeGreaterThan(withDream!.gas.repeat)
     const table = formatGasBench(first)
-    expect(table).toMatch(/Complete Bardo runway policy: repeat [\d,]+ = \d\.\d{4}x bare \(goal <= 1\.25x, budget [\d,]+\): (PASS|MISS)/)
+    expect(first.goal).toBe(1.16)
+    expect(first.budgetRepeat).toBe((first.bare.repeat * 116n) / 100n)
+    expect(table).toMatch(/Complete Bardo runway policy: repeat [\d,]+ = \d\.\d{4}x bare \(goal <= 1\.16x, budget [\d,]+\): (PASS|MISS)/)
+    expect(table).toMatch(/Runway terms \(one word, no selector-table read\) save [\d,]+ gas a repeat redemption/)
     expect(table).toMatch(/Folding the life window into golemPhase saves [\d,]+ gas a repeat redemption/)
   })
 

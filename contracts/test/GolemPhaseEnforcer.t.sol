@@ -384,11 +384,13 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     }
 
     function test_constants() public view {
-        assertEq(uint256(enforcer.OPEN()), OPEN);
-        assertEq(uint256(enforcer.CLOSE()), CLOSE);
-        assertEq(uint256(enforcer.TRANSFER()), TRANSFER);
-        assertEq(uint256(enforcer.SUBDELEGATION()), SUB);
-        assertEq(uint256(enforcer.SETTLEMENT()), SETTLE);
+        // The class bits are not getters (each selector would cost every hook call dispatch gas); the seeded
+        // table shows their values.
+        assertEq(uint256(enforcer.actionClassOf(IERC20.approve.selector)), OPEN);
+        assertEq(uint256(enforcer.actionClassOf(IERC4626.withdraw.selector)), CLOSE);
+        assertEq(uint256(enforcer.actionClassOf(IERC20.transfer.selector)), TRANSFER);
+        assertEq(uint256(enforcer.actionClassOf(PhaseDelegationManager.enableDelegation.selector)), SUB);
+        assertEq(uint256(enforcer.actionClassOf(IERC4626.redeem.selector)), SETTLE);
         assertEq(bytes32(enforcer.DEFAULT_PHASE_MASKS()), bytes32(bytes5(0x1F17161610)));
         assertEq(address(enforcer.vitalityOracle()), address(oracle));
         assertEq(enforcer.owner(), ADMIN);
@@ -598,7 +600,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     function testFuzz_invalidTermsLength(
         bytes calldata terms
     ) public {
-        vm.assume(terms.length != 20 && terms.length != 25 && terms.length != 36 && terms.length != 41);
+        vm.assume(terms.length != 20 && terms.length != 25 && terms.length != 32 && terms.length != 36 && terms.length != 41);
         vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
         enforcer.getTermsInfo(terms);
         vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, terms.length));
@@ -610,16 +612,17 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
     }
 
     function test_invalidTermsLength_neighboursOfEveryValidLength() public {
-        uint256[8] memory lengths = [uint256(19), 21, 24, 26, 35, 37, 40, 42];
+        uint256[10] memory lengths = [uint256(19), 21, 24, 26, 31, 33, 35, 37, 40, 42];
         for (uint256 i; i < lengths.length; ++i) {
             vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, lengths[i]));
             enforcer.getTermsInfo(new bytes(lengths[i]));
         }
     }
 
-    function test_invalidTermsLength_abiEncodedAddress() public {
-        // abi.encode(address) is 32 bytes: the packed layout is required.
-        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidTermsLength.selector, uint256(32)));
+    function test_abiEncodedAddress_isRefused() public {
+        // abi.encode(address) is 32 bytes, so it reads as runway terms naming the address in its first 20
+        // bytes: 12 zero bytes and the start of the Golem's, which is not the Golem and is not registered.
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.GolemNotRegistered.selector, address(0)));
         _hook(abi.encode(golemIn[0]), SINGLE, _single(TARGET, 0, _call(IERC20.transfer.selector)), golemIn[0]);
     }
 
@@ -933,7 +936,6 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         assertEq(enforcer.timeRemaining(terms), 0);
         // Without a window it counts to NO_END.
         assertEq(enforcer.timeRemaining(_terms(golemIn[0])), uint256(type(uint64).max) - (END + 5));
-        assertEq(uint256(enforcer.NO_END()), type(uint64).max);
     }
 
     function testFuzz_timeRemaining(
@@ -1025,9 +1027,9 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
         address ghost = address(0xD00D);
         bytes memory ex = _single(TARGET, 0, _call(IERC20.approve.selector));
         vm.startPrank(MANAGER);
-        enforcer.beforeAllHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
-        enforcer.afterHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
-        enforcer.afterAllHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
+        ICaveatEnforcer(address(enforcer)).beforeAllHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
+        ICaveatEnforcer(address(enforcer)).afterHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
+        ICaveatEnforcer(address(enforcer)).afterAllHook(_terms(ghost), "", SINGLE, ex, HASH, DELEGATOR, ghost);
         vm.stopPrank();
     }
 
@@ -1217,7 +1219,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
                 GolemPhaseEnforcer.ProtectedTarget.selector, delegator, IERC20.transfer.selector, delegator, manager
             )
         );
-        enforcer.beforeHook(_terms(golemIn[0]), "", SINGLE, ex, HASH, delegator, golemIn[0]);
+        ICaveatEnforcer(address(enforcer)).beforeHook(_terms(golemIn[0]), "", SINGLE, ex, HASH, delegator, golemIn[0]);
         ex = _single(manager, 0, _call(IERC20.transfer.selector));
         vm.prank(manager);
         vm.expectRevert(
@@ -1225,7 +1227,7 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
                 GolemPhaseEnforcer.ProtectedTarget.selector, manager, IERC20.transfer.selector, delegator, manager
             )
         );
-        enforcer.beforeHook(_terms(golemIn[0]), "", SINGLE, ex, HASH, delegator, golemIn[0]);
+        ICaveatEnforcer(address(enforcer)).beforeHook(_terms(golemIn[0]), "", SINGLE, ex, HASH, delegator, golemIn[0]);
     }
 
     // ---------------------------------------------------------------- gas
@@ -1244,19 +1246,314 @@ contract GolemPhaseEnforcerTest is GolemHookTest {
 
         vm.prank(MANAGER);
         uint256 g = gasleft();
-        enforcer.beforeHook(terms, "", SINGLE, single, HASH, DELEGATOR, golemIn[2]);
+        ICaveatEnforcer(address(enforcer)).beforeHook(terms, "", SINGLE, single, HASH, DELEGATOR, golemIn[2]);
         emit log_named_uint("GolemPhase.beforeHook single (cold)", g - gasleft());
 
         vm.prank(MANAGER);
         g = gasleft();
-        enforcer.beforeHook(terms, "", BATCH, batch, HASH, DELEGATOR, golemIn[2]);
+        ICaveatEnforcer(address(enforcer)).beforeHook(terms, "", BATCH, batch, HASH, DELEGATOR, golemIn[2]);
         emit log_named_uint("GolemPhase.beforeHook batch of 3 (warm oracle)", g - gasleft());
 
         vm.warp(START + 1);
         bytes memory windowed = _windowed(golemIn[1], START, END);
         vm.prank(MANAGER);
         g = gasleft();
-        enforcer.beforeHook(windowed, "", SINGLE, single, HASH, DELEGATOR, golemIn[1]);
+        ICaveatEnforcer(address(enforcer)).beforeHook(windowed, "", SINGLE, single, HASH, DELEGATOR, golemIn[1]);
         emit log_named_uint("GolemPhase.beforeHook single with window (other golem)", g - gasleft());
+    }
+
+    // ---------------------------------------------------------------- runway terms (32 bytes)
+
+    uint256 internal constant RUNWAY_START = 1_700_000_000;
+    uint256 internal constant RUNWAY_END = RUNWAY_START + 365 days;
+
+    function _runway(
+        address golem,
+        uint256 start,
+        uint256 end
+    ) internal pure returns (bytes memory) {
+        return abi.encodePacked(golem, uint48(start), uint48(end));
+    }
+
+    function _runwayPasses(
+        address golem,
+        bytes32 mode,
+        bytes memory execution,
+        address redeemer
+    ) internal returns (bool) {
+        return _passes(ICaveatEnforcer(address(enforcer)), _runway(golem, RUNWAY_START, RUNWAY_END), mode, execution, redeemer);
+    }
+
+    function test_runway_getTermsInfo() public view {
+        (address g, bytes5 m, uint64 start, uint64 end) = enforcer.getTermsInfo(_runway(golemIn[3], RUNWAY_START, RUNWAY_END));
+        assertEq(g, golemIn[3]);
+        assertEq(bytes32(m), bytes32(bytes5(0x0C04040400)), "transfers only, none in Terminal");
+        assertEq(uint256(start), RUNWAY_START);
+        assertEq(uint256(end), RUNWAY_END);
+        (,, start, end) = enforcer.getTermsInfo(_runway(golemIn[3], type(uint48).max, type(uint48).max));
+        assertEq(uint256(start), type(uint48).max);
+        assertEq(uint256(end), type(uint48).max);
+    }
+
+    function test_runway_getTermsInfo_refusesAnInvertedWindow() public {
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.InvalidWindow.selector, uint256(11), uint256(10)));
+        enforcer.getTermsInfo(_runway(golemIn[0], 11, 10));
+    }
+
+    function test_runway_transfersPassFromThrivingToDeclining() public {
+        vm.warp(RUNWAY_START);
+        for (uint8 p; p < 4; ++p) {
+            assertTrue(_runwayPasses(golemIn[p], SINGLE, _transfer(), golemIn[p]), "ERC-20 transfer");
+            assertTrue(_runwayPasses(golemIn[p], SINGLE, _single(TARGET, 1 ether, ""), golemIn[p]), "native transfer");
+            assertTrue(_runwayPasses(golemIn[p], SINGLE_TRY, _transfer(), golemIn[p]), "try mode");
+        }
+    }
+
+    function test_runway_terminalTransfersNothing() public {
+        vm.warp(RUNWAY_START);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                GolemPhaseEnforcer.ActionNotAllowedInPhase.selector, golemIn[4], uint8(4), IERC20.transfer.selector, TRANSFER
+            )
+        );
+        _hook(_runway(golemIn[4], RUNWAY_START, RUNWAY_END), SINGLE, _transfer(), golemIn[4]);
+        assertFalse(_runwayPasses(golemIn[4], SINGLE, _single(TARGET, 1, ""), golemIn[4]), "native transfer");
+    }
+
+    function test_runway_subdelegatedOnlyWhileThriving() public {
+        vm.warp(RUNWAY_START);
+        assertTrue(_runwayPasses(golemIn[0], SINGLE, _transfer(), REPLICANT));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                GolemPhaseEnforcer.ActionNotAllowedInPhase.selector,
+                golemIn[1],
+                uint8(1),
+                IERC20.transfer.selector,
+                TRANSFER | SUB
+            )
+        );
+        _hook(_runway(golemIn[1], RUNWAY_START, RUNWAY_END), SINGLE, _transfer(), REPLICANT);
+    }
+
+    function test_runway_refusesEverythingButATransfer() public {
+        vm.warp(RUNWAY_START);
+        bytes memory terms = _runway(golemIn[0], RUNWAY_START, RUNWAY_END);
+        bytes4[5] memory others =
+            [IERC20.approve.selector, IERC20.transferFrom.selector, IERC4626.redeem.selector, bytes4(0xdeadbeef), bytes4(0)];
+        for (uint256 i; i < others.length; ++i) {
+            vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotARunwayTransfer.selector, TARGET, others[i]));
+            _hook(terms, SINGLE, _single(TARGET, 0, _call(others[i])), golemIn[0]);
+        }
+        // One to three bytes of calldata are neither empty nor a selector.
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.NotARunwayTransfer.selector, TARGET, bytes4(0)));
+        _hook(terms, SINGLE, _single(TARGET, 0, hex"a9059c"), golemIn[0]);
+        // A batch is refused even when every call is a transfer.
+        Execution[] memory ex = new Execution[](1);
+        ex[0] = _exec(TARGET, _call(IERC20.transfer.selector));
+        vm.expectRevert(abi.encodeWithSelector(ExecutionLib.UnsupportedCallType.selector, bytes1(0x01)));
+        _hook(terms, BATCH, _batch(ex), golemIn[0]);
+        vm.expectRevert(abi.encodeWithSelector(ExecutionLib.UnsupportedCallType.selector, bytes1(0xff)));
+        _hook(terms, DELEGATECALL, _transfer(), golemIn[0]);
+        vm.expectRevert(abi.encodeWithSelector(ExecutionLib.MalformedExecution.selector, uint256(51)));
+        _hook(terms, SINGLE, new bytes(51), golemIn[0]);
+    }
+
+    function test_runway_windowEdgesAreInclusive() public {
+        bytes memory terms = _runway(golemIn[1], RUNWAY_START, RUNWAY_END);
+        vm.warp(RUNWAY_START - 1);
+        vm.expectRevert(_notYet(RUNWAY_START - 1, RUNWAY_START));
+        _hook(terms, SINGLE, _transfer(), golemIn[1]);
+        vm.warp(RUNWAY_START);
+        _hook(terms, SINGLE, _transfer(), golemIn[1]);
+        vm.warp(RUNWAY_END);
+        _hook(terms, SINGLE, _transfer(), golemIn[1]);
+        vm.warp(RUNWAY_END + 1);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.DelegationExpired.selector, RUNWAY_END + 1, RUNWAY_END));
+        _hook(terms, SINGLE, _transfer(), golemIn[1]);
+    }
+
+    function test_runway_invertedWindowRefusesAtEveryInstant() public {
+        bytes memory terms = _runway(golemIn[0], 100, 99);
+        uint256[3] memory instants = [uint256(98), 99, 100];
+        for (uint256 i; i < instants.length; ++i) {
+            vm.warp(instants[i]);
+            assertFalse(_passes(ICaveatEnforcer(address(enforcer)), terms, SINGLE, _transfer(), golemIn[0]));
+        }
+    }
+
+    function test_runway_windowIsCheckedBeforeTheOracle() public {
+        GolemPhaseEnforcer e = new GolemPhaseEnforcer(address(new PhaseUnreachableOracle()), ADMIN);
+        vm.warp(RUNWAY_END + 1);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.DelegationExpired.selector, RUNWAY_END + 1, RUNWAY_END));
+        _before(ICaveatEnforcer(address(e)), _runway(golemIn[0], RUNWAY_START, RUNWAY_END), SINGLE, _transfer(), golemIn[0]);
+        vm.warp(RUNWAY_START);
+        vm.expectRevert(PhaseUnreachableOracle.OracleCalled.selector);
+        _before(ICaveatEnforcer(address(e)), _runway(golemIn[0], RUNWAY_START, RUNWAY_END), SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_runway_unregisteredAndDeadAreRefused() public {
+        vm.warp(RUNWAY_START);
+        address stranger = address(0xBEEF);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.GolemNotRegistered.selector, stranger));
+        _hook(_runway(stranger, RUNWAY_START, RUNWAY_END), SINGLE, _transfer(), stranger);
+        vm.prank(OWNER);
+        oracle.deregisterGolem(golemIn[0]);
+        vm.expectRevert(abi.encodeWithSelector(GolemPhaseEnforcer.GolemNotRegistered.selector, golemIn[0]));
+        _hook(_runway(golemIn[0], RUNWAY_START, RUNWAY_END), SINGLE, _transfer(), golemIn[0]);
+    }
+
+    function test_runway_protectedTargetsAreRefused() public {
+        vm.warp(RUNWAY_START);
+        bytes memory terms = _runway(golemIn[0], RUNWAY_START, RUNWAY_END);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                GolemPhaseEnforcer.ProtectedTarget.selector, DELEGATOR, IERC20.transfer.selector, DELEGATOR, MANAGER
+            )
+        );
+        _hook(terms, SINGLE, _single(DELEGATOR, 0, _call(IERC20.transfer.selector)), golemIn[0]);
+        vm.expectRevert(
+            abi.encodeWithSelector(GolemPhaseEnforcer.ProtectedTarget.selector, MANAGER, bytes4(0), DELEGATOR, MANAGER)
+        );
+        _hook(terms, SINGLE, _single(MANAGER, 1, ""), golemIn[0]);
+    }
+
+    function test_runway_faultyOraclePhaseAllowsNothing() public {
+        PhaseRiggedOracle rigged = new PhaseRiggedOracle();
+        GolemPhaseEnforcer e = new GolemPhaseEnforcer(address(rigged), ADMIN);
+        vm.warp(RUNWAY_START);
+        bytes memory terms = _runway(golemIn[0], RUNWAY_START, RUNWAY_END);
+        rigged.set(true, 0);
+        assertTrue(_passes(ICaveatEnforcer(address(e)), terms, SINGLE, _transfer(), golemIn[0]));
+        rigged.set(true, 5);
+        assertFalse(_passes(ICaveatEnforcer(address(e)), terms, SINGLE, _transfer(), golemIn[0]));
+        rigged.set(true, 255);
+        assertFalse(_passes(ICaveatEnforcer(address(e)), terms, SINGLE, _transfer(), golemIn[0]));
+        rigged.set(false, 0);
+        assertFalse(_passes(ICaveatEnforcer(address(e)), terms, SINGLE, _transfer(), golemIn[0]));
+    }
+
+    /// Runway terms pass exactly when the same Golem and window in 36-byte terms pass and the execution is one
+    /// plain transfer: they narrow the table's rules, never widen them.
+    function testFuzz_runway_narrowsTheTable(
+        uint8 phase,
+        uint8 actionIndex,
+        bool viaReplicant,
+        uint32 startOffset,
+        uint32 endOffset,
+        uint32 nowOffset,
+        bool protectedTarget
+    ) public {
+        address golem = golemIn[phase % 5];
+        bytes4[6] memory actions = [
+            IERC20.transfer.selector,
+            bytes4(0),
+            IERC20.approve.selector,
+            IERC4626.redeem.selector,
+            IERC4626.withdraw.selector,
+            bytes4(0xdeadbeef)
+        ];
+        bytes4 selector = actions[actionIndex % 6];
+        bytes memory callData = selector == bytes4(0) ? bytes("") : _call(selector);
+        bytes memory execution = _single(protectedTarget ? DELEGATOR : TARGET, 0, callData);
+        uint256 start = RUNWAY_START + startOffset;
+        uint256 end = RUNWAY_START + endOffset;
+        vm.warp(RUNWAY_START + nowOffset);
+        address redeemer = viaReplicant ? REPLICANT : golem;
+        bool runwayOk = _passes(ICaveatEnforcer(address(enforcer)), _runway(golem, start, end), SINGLE, execution, redeemer);
+        bool tableOk = start <= end
+            && _passes(
+                ICaveatEnforcer(address(enforcer)), _windowed(golem, uint64(start), uint64(end)), SINGLE, execution, redeemer
+            );
+        bool isTransfer = selector == IERC20.transfer.selector || selector == bytes4(0);
+        assertEq(runwayOk, tableOk && isTransfer);
+    }
+
+    function testFuzz_runway_anyTimeOutsideTheWindowIsRefused(
+        uint48 start,
+        uint48 end,
+        uint48 current
+    ) public {
+        vm.warp(current);
+        bool ok = _passes(ICaveatEnforcer(address(enforcer)), _runway(golemIn[0], start, end), SINGLE, _transfer(), golemIn[0]);
+        assertEq(ok, start <= current && current <= end);
+    }
+
+    // ---------------------------------------------------------------- hooks answered by the fallback
+
+    function test_unknownFunctionIsRefused() public {
+        (bool ok, bytes memory data) = address(enforcer).call(abi.encodeWithSelector(bytes4(0x12345678), uint256(1)));
+        assertFalse(ok);
+        assertEq(
+            keccak256(data), keccak256(abi.encodeWithSelector(GolemPhaseEnforcer.UnknownFunction.selector, bytes4(0x12345678)))
+        );
+        (ok,) = address(enforcer).call("");
+        assertFalse(ok, "empty calldata");
+        vm.deal(address(this), 2);
+        (ok,) = address(enforcer).call{ value: 1 }("");
+        assertFalse(ok, "plain ETH");
+        (ok,) = address(enforcer).call{ value: 1 }(abi.encodeCall(GolemPhaseEnforcer.setActionClass, (bytes4(0x12345678), 1)));
+        assertFalse(ok, "a declared function with value");
+    }
+
+    function test_malformedHookCallIsRefused() public {
+        bytes memory good = abi.encodeCall(
+            ICaveatEnforcer.beforeHook, (_terms(golemIn[0]), "", SINGLE, _transfer(), HASH, DELEGATOR, golemIn[0])
+        );
+        vm.prank(MANAGER);
+        (bool ok,) = address(enforcer).call(good);
+        assertTrue(ok, "well formed");
+        bytes memory bad = _withWord(good, 0, 0xffffffff); // terms offset past the end
+        _expectMalformed(bad);
+        bad = _withWord(good, 3, 1 << 40); // executionCallData offset out of range
+        _expectMalformed(bad);
+        bad = _withWord(good, 5, uint256(uint160(DELEGATOR)) | (1 << 160)); // dirty delegator
+        _expectMalformed(bad);
+        bad = _withWord(good, 6, uint256(uint160(golemIn[0])) | (1 << 200)); // dirty redeemer
+        _expectMalformed(bad);
+        _expectMalformed(_truncate(good, 4 + 6 * 32)); // a head shorter than seven words
+        _expectMalformed(_truncate(good, good.length - 32)); // the last bytes argument runs past the end
+    }
+
+    function _withWord(
+        bytes memory data,
+        uint256 index,
+        uint256 value
+    ) internal pure returns (bytes memory out) {
+        out = bytes.concat(data);
+        assembly {
+            mstore(add(add(out, 0x24), mul(index, 0x20)), value)
+        }
+    }
+
+    function _truncate(
+        bytes memory data,
+        uint256 length
+    ) internal pure returns (bytes memory out) {
+        out = bytes.concat(data);
+        assembly {
+            mstore(out, length)
+        }
+    }
+
+    function _expectMalformed(
+        bytes memory data
+    ) internal {
+        vm.prank(MANAGER);
+        (bool ok, bytes memory reason) = address(enforcer).call(data);
+        assertFalse(ok);
+        assertEq(keccak256(reason), keccak256(abi.encodeWithSelector(GolemPhaseEnforcer.MalformedHookCall.selector)));
+    }
+
+    function test_gas_beforeHook_runway() public {
+        vm.warp(RUNWAY_START);
+        bytes memory terms = _runway(golemIn[1], RUNWAY_START, RUNWAY_END);
+        vm.prank(MANAGER);
+        uint256 g = gasleft();
+        ICaveatEnforcer(address(enforcer)).beforeHook(terms, "", SINGLE, _transfer(), HASH, DELEGATOR, golemIn[1]);
+        emit log_named_uint("GolemPhase.beforeHook runway terms (cold)", g - gasleft());
+        vm.prank(MANAGER);
+        g = gasleft();
+        ICaveatEnforcer(address(enforcer)).afterAllHook(terms, "", SINGLE, _transfer(), HASH, DELEGATOR, golemIn[1]);
+        emit log_named_uint("GolemPhase.afterAllHook (answered by the fallback)", g - gasleft());
     }
 }

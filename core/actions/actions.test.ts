@@ -1,6 +1,6 @@
 // The action path's pure decisions: which delegation covers a call, and the pre-check that refuses with
 // the enforcer's own error, arguments and words, on a fixed observation (no chain).
-import { getAddress, type Address, type Hex } from 'viem'
+import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import {
   DEC_21_2026,
@@ -185,6 +185,35 @@ describe('precheckActions', () => {
   it('refuses after the life window with the chain time and the end', () => {
     const r = check([swap()], observation({ now: DEC_21_2026 + 1n }))
     expect(r).toMatchObject({ caveat: 'golemPhase', error: 'DelegationExpired', args: [DEC_21_2026 + 1n, DEC_21_2026] })
+  })
+
+  it('checks a runway delegation as runway terms: one plain transfer, no table read, nothing in Terminal', () => {
+    const tree = new DelegationTree({ environment: ENV, deployment: DEPLOYMENT, now: () => NOW })
+    const g = buildGolemDelegation({
+      tree,
+      owner: OWNER,
+      golem: GOLEM,
+      bardo: [{ type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: DEC_21_2026 }],
+      runway: { token: USDC, periodAmount: USD(100), periodDuration: 86_400, startDate: Number(NOW) },
+    })
+    const hash = g.runway!.hash
+    const runway: GrantedAction = { hash, label: 'runway', chain: tree.chain(hash), caveats: tree.get(hash)!.caveats }
+    expect(runway.caveats.find((c) => c.type === 'golemPhase')).toMatchObject({ runway: true })
+    const transfer = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [GOLEM, USD(1)] })
+    const approveCall = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [ROUTER, USD(1)] })
+    const item = (callData: Hex) => [{ call: { kind: 'approve' as const, target: USDC, value: 0n, callData }, delegation: runway }]
+    // No action-class reading is needed: the class is TRANSFER by the terms.
+    const o = { ...observation(), actionClasses: new Map<string, number>() }
+    expect(precheckActions(item(transfer), o)).toBeUndefined()
+    expect(precheckActions(item(approveCall), o)).toMatchObject({
+      caveat: 'golemPhase',
+      error: 'NotARunwayTransfer',
+      args: [USDC, SELECTORS.erc20Approve],
+    })
+    expect(precheckActions(item(transfer), { ...observation({ phase: 4 }), actionClasses: new Map() })).toMatchObject({
+      error: 'ActionNotAllowedInPhase',
+      args: [GOLEM, 4, '0xa9059cbb', 0x04],
+    })
   })
 
   it('refuses while dreaming, naming since when', () => {

@@ -5,7 +5,7 @@
 // the spend the earlier ones recorded, as the chain runs the redemptions of one transaction in order.
 import { decodeAbiParameters, getAddress, size, slice, type Address, type Hex } from 'viem'
 import type { DecodedCaveat } from '../caveats/caveat.ts'
-import { DEFAULT_PHASE_MASKS, type TokenFeed } from '../caveats/types.ts'
+import { ACTION_CLASS, DEFAULT_PHASE_MASKS, type TokenFeed } from '../caveats/types.ts'
 import type { ActionCall } from './actionCall.ts'
 import type { GrantedAction } from './chooseDelegation.ts'
 import { refusalOf, type ActionRefusal } from './refusal.ts'
@@ -13,6 +13,7 @@ import { priceError, slippageOf, toUsd, tokenAmountOf, type FeedReading } from '
 
 const SUBDELEGATION = 0x08
 const EXACT_INPUT_SINGLE = '0x04e45aaf'
+const ERC20_TRANSFER = '0xa9059cbb'
 const DAY = 86_400n
 
 /** Everything the stateful caveats read on-chain, read once by the edge before the check. */
@@ -94,6 +95,8 @@ function precheckCall(
       case 'golemPhase': {
         if (c.startTime !== undefined && o.now < c.startTime) return { name: 'DelegationNotYetActive', args: [o.now, c.startTime] }
         if (c.endTime !== undefined && o.now > c.endTime) return { name: 'DelegationExpired', args: [o.now, c.endTime] }
+        if (c.runway && size(call.callData) !== 0 && selector !== ERC20_TRANSFER)
+          return { name: 'NotARunwayTransfer', args: [getAddress(call.target), selector] }
         const v = o.vitality.get(c.golem.toLowerCase())
         if (!v) throw new Error(`precheck: no VitalityOracle reading for ${c.golem}`)
         if (!v.registered) return { name: 'GolemNotRegistered', args: [getAddress(c.golem)] }
@@ -102,7 +105,8 @@ function precheckCall(
             name: 'ProtectedTarget',
             args: [getAddress(call.target), selector, getAddress(delegator), getAddress(o.delegationManager)],
           }
-        const cls = o.actionClasses.get(selector.toLowerCase())
+        // Runway terms class every call they let through as TRANSFER, without the selector table.
+        const cls = c.runway ? ACTION_CLASS.TRANSFER : o.actionClasses.get(selector.toLowerCase())
         if (cls === undefined) throw new Error(`precheck: no action class reading for ${selector}`)
         if (cls === 0 || (size(call.callData) !== 0 && selector === '0x00000000'))
           return { name: 'UnclassifiedAction', args: [getAddress(call.target), selector] }

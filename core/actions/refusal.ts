@@ -24,6 +24,7 @@ const PRICE_ERRORS = new Set(['StalePrice', 'InvalidPrice', 'UnpricedAsset', 'Se
 const CAVEAT_OF: Readonly<Record<string, string>> = {
   ActionNotAllowedInPhase: 'golemPhase',
   UnclassifiedAction: 'golemPhase',
+  NotARunwayTransfer: 'golemPhase',
   ProtectedTarget: 'golemPhase',
   GolemNotRegistered: 'golemPhase',
   DelegationNotYetActive: 'golemPhase',
@@ -81,6 +82,8 @@ function wordsOf(name: string, args: readonly unknown[]): string {
       return `the Golem is in ${phaseName(n(args[1]))}, which does not allow ${labelSelector(args[2] as Hex)} (${classNames(Number(args[3]))})`
     case 'UnclassifiedAction':
       return `${labelSelector(args[1] as Hex)} on ${a(args[0])} has no action class in the phase table, so no phase allows it`
+    case 'NotARunwayTransfer':
+      return `${labelSelector(args[1] as Hex)} on ${a(args[0])} is not a plain transfer, and this runway delegation allows nothing else`
     case 'ProtectedTarget':
       return `no call may target the owner's account or the DelegationManager (${a(args[0])})`
     case 'GolemNotRegistered':

@@ -3,6 +3,7 @@ import { readAbiTerms, termsBytes, type Field, type WordValue } from './abiWords
 import { InvalidTermsError } from './errors.ts'
 import {
   isBardoCaveatType,
+  RUNWAY_PHASE_MASKS,
   type BardoCaveatOf,
   type BardoCaveatType,
   type GolemPhaseCaveat,
@@ -26,7 +27,7 @@ const toFeeds = (caveat: string, items: WordValue[][]): TokenFeed[] =>
     return { token: token as Address, decimals: decimals as number, feed: feed as Address }
   })
 
-const GOLEM_PHASE_LENGTHS = '20, 25, 36 or 41'
+const GOLEM_PHASE_LENGTHS = '20, 25, 32, 36 or 41'
 
 function packedGolem(caveat: 'golemPhase' | 'dreamMode', terms: Hex): { golem: Address; rest: Uint8Array } {
   const bytes = termsBytes(caveat, terms)
@@ -41,7 +42,7 @@ function packedGolem(caveat: 'golemPhase' | 'dreamMode', terms: Hex): { golem: A
 
 const uint64At = (bytes: Uint8Array, at: number): bigint => BigInt(bytesToHex(bytes.subarray(at, at + 8)))
 
-/** GolemPhase's packed terms by length: 20, 25 (+ phaseMasks), 36 (+ window), 41 (+ both). */
+/** GolemPhase's packed terms by length: 20, 25 (+ phaseMasks), 32 (runway), 36 (+ window), 41 (+ both). */
 function golemPhase(terms: Hex): GolemPhaseCaveat {
   const type = 'golemPhase'
   const { golem, rest } = packedGolem(type, terms)
@@ -51,6 +52,14 @@ function golemPhase(terms: Hex): GolemPhaseCaveat {
   if (rest.length === 0) return { type, golem }
   if (rest.length < 5) throw wrong('phaseMasks', 'is truncated')
   if (rest.length === 5) return { type, golem, phaseMasks: Array.from(rest) as unknown as PhaseMasks }
+  // Runway terms: the window as two uint48s, masks fixed by the enforcer (an inverted window refuses every redemption).
+  if (rest.length === 12) {
+    const startTime = BigInt(bytesToHex(rest.subarray(0, 6)))
+    const endTime = BigInt(bytesToHex(rest.subarray(6, 12)))
+    if (endTime < startTime)
+      throw new InvalidTermsError(type, 'endTime', `must not be before startTime (${startTime}), got ${endTime}`, { length })
+    return { type, golem, phaseMasks: RUNWAY_PHASE_MASKS, startTime, endTime, runway: true }
+  }
   // From here a window follows the Golem (36 bytes) or its masks (41 bytes).
   if (rest.length > 21) throw wrong('endTime', `is followed by ${rest.length - 21} unexpected bytes`)
   const masks = rest.length === 21 ? rest.subarray(0, 5) : undefined

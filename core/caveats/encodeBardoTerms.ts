@@ -1,6 +1,13 @@
 import { bytesToHex, encodeAbiParameters, encodePacked, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem'
 import { CaveatConfigError } from './errors.ts'
-import { ALL_ACTION_CLASSES, type BardoCaveat, type GolemPhaseCaveat, type TokenFeed } from './types.ts'
+import {
+  ALL_ACTION_CLASSES,
+  MAX_RUNWAY_TIME,
+  RUNWAY_PHASE_MASKS,
+  type BardoCaveat,
+  type GolemPhaseCaveat,
+  type TokenFeed,
+} from './types.ts'
 
 /** ABI parameter lists exactly as docs/contracts.md writes the terms. */
 export const TOKEN_FEED_TUPLE = {
@@ -52,8 +59,29 @@ function feeds(caveat: string, list: readonly TokenFeed[]): { token: Address; de
   })
 }
 
-/** `encodePacked(golem[, bytes5 phaseMasks][, uint64 startTime, uint64 endTime])`: 20, 25, 36 or 41 bytes. */
+/** Runway terms, `encodePacked(golem, uint48 startTime, uint48 endTime)`: 32 bytes. */
+function runwayTerms(c: GolemPhaseCaveat & { runway: true }): Hex {
+  const t = c.type
+  const golem = address(t, 'golem', c.golem)
+  // Runway terms fix the masks; the only masks they can be read back with are their own.
+  if (c.phaseMasks?.some((m, i) => m !== RUNWAY_PHASE_MASKS[i])) {
+    throw new CaveatConfigError(t, 'phaseMasks', 'must be left out on runway terms (they allow plain transfers only)')
+  }
+  if (c.startTime === undefined || c.endTime === undefined) {
+    throw new CaveatConfigError(t, 'startTime', 'runway terms carry the life window: give startTime and endTime')
+  }
+  const start = big(t, 'startTime', c.startTime, MAX_RUNWAY_TIME)
+  const end = big(t, 'endTime', c.endTime, MAX_RUNWAY_TIME)
+  if (end < start) throw new CaveatConfigError(t, 'endTime', `must not be before startTime (${start}), got ${end}`)
+  return encodePacked(['address', 'uint48', 'uint48'], [golem, Number(start), Number(end)]).toLowerCase() as Hex
+}
+
+/**
+ * `encodePacked(golem[, bytes5 phaseMasks][, uint64 startTime, uint64 endTime])`: 20, 25, 36 or 41 bytes;
+ * runway terms are 32.
+ */
 function golemPhaseTerms(c: GolemPhaseCaveat): Hex {
+  if (c.runway === true) return runwayTerms(c as GolemPhaseCaveat & { runway: true })
   const t = c.type
   const golem = address(t, 'golem', c.golem)
   let packed: Hex = golem

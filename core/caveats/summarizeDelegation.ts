@@ -15,7 +15,7 @@ import {
   type Labels,
 } from './format.ts'
 import { caveatKey, effectiveMasks, pinnedAddress, windowBounds } from './semantics.ts'
-import { ACTION_CLASS, PHASES, type BardoDeployment, type PhaseMasks } from './types.ts'
+import { ACTION_CLASS, PHASES, RUNWAY_PHASE_MASKS, type BardoDeployment, type PhaseMasks } from './types.ts'
 
 export type SummarizeOptions = {
   deployment: BardoDeployment
@@ -148,9 +148,13 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
           'or',
         )}`,
       ]
-    case 'golemPhase':
+    case 'golemPhase': {
       // Its window, if any, is read in the time position (see summarizeCaveats).
-      return describePhaseMasks(effectiveMasks(c.phaseMasks))
+      if (!c.runway) return describePhaseMasks(effectiveMasks(c.phaseMasks))
+      // Runway terms allow nothing but plain transfers, so the other classes need no clause of their own.
+      const others = ACTION_CLASS.OPEN | ACTION_CLASS.CLOSE | ACTION_CLASS.SETTLEMENT
+      return ['plain transfers only', ...describePhaseMasks(RUNWAY_PHASE_MASKS.map((m) => m | others) as unknown as PhaseMasks)]
+    }
     case 'dreamMode':
       return ['paused while the Golem dreams']
     case 'emotionalState':

@@ -16,7 +16,7 @@ import { decodeBardoTerms } from './decodeBardoTerms.ts'
 import { encodeBardoTerms } from './encodeBardoTerms.ts'
 import { CaveatConfigError, InvalidTermsError } from './errors.ts'
 import { bardoCaveatOf } from './testing/arbitraries.ts'
-import { BARDO_CAVEAT_TYPES, type BardoCaveat, type BardoCaveatType } from './types.ts'
+import { BARDO_CAVEAT_TYPES, RUNWAY_PHASE_MASKS, type BardoCaveat, type BardoCaveatType } from './types.ts'
 
 const GOLEM = '0x1111111111111111111111111111111111111111'
 const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
@@ -142,6 +142,25 @@ describe('layouts match docs/contracts.md byte for byte', () => {
     })
   })
 
+  it('GolemPhase runway terms: abi.encodePacked(address golem, uint48 startTime, uint48 endTime), 32 bytes', () => {
+    const window = { startTime: 1_780_000_000n, endTime: 1_797_811_200n }
+    const t32 = encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, ...window, runway: true })
+    expect(t32).toBe(`${GOLEM.toLowerCase()}${'00006a18a500'}${'00006b286c00'}`)
+    expect(t32).toBe(encodePacked(['address', 'uint48', 'uint48'], [GOLEM, Number(window.startTime), Number(window.endTime)]).toLowerCase())
+    // Decoded with the masks the enforcer applies, and encoded back to the same bytes.
+    const decoded = decodeBardoTerms('golemPhase', t32)
+    expect(decoded).toEqual({ type: 'golemPhase', golem: GOLEM, phaseMasks: RUNWAY_PHASE_MASKS, ...window, runway: true })
+    expect(encodeBardoTerms(decoded)).toBe(t32)
+    const max = (1n << 48n) - 1n
+    expect(encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, startTime: max, endTime: max, runway: true })).toBe(
+      `${GOLEM.toLowerCase()}${'f'.repeat(24)}`,
+    )
+    // runway: false is the table's shape.
+    expect(encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, ...window, runway: false })).toBe(
+      encodeBardoTerms({ type: 'golemPhase', golem: GOLEM, ...window }),
+    )
+  })
+
   it('MortalityTimeWindow: abi.encode(uint256 startTime, uint256 endTime), 64 bytes', () => {
     const t = encodeBardoTerms({ type: 'mortalityTimeWindow', startTime: 1_780_000_000n, endTime: 1_797_811_200n })
     expect(t).toBe(concatHex([word(1_780_000_000n), word(1_797_811_200n)]))
@@ -238,32 +257,43 @@ describe('decoders refuse what getTermsInfo refuses, naming the field', () => {
       'golemPhase',
       '0x1111',
       'golem',
-      'golemPhase terms: golem is missing or truncated: terms are 2 bytes, need 20, 25, 36 or 41 (golem[, phaseMasks][, startTime, endTime])',
+      'golemPhase terms: golem is missing or truncated: terms are 2 bytes, need 20, 25, 32, 36 or 41 (golem[, phaseMasks][, startTime, endTime])',
     ],
-    ['golemPhase', `${GOLEM}0102`, 'phaseMasks', 'golemPhase terms: phaseMasks is truncated: terms are 22 bytes, must be 20, 25, 36 or 41'],
+    [
+      'golemPhase',
+      `${GOLEM}0102`,
+      'phaseMasks',
+      'golemPhase terms: phaseMasks is truncated: terms are 22 bytes, must be 20, 25, 32, 36 or 41',
+    ],
     [
       'golemPhase',
       `${GOLEM}1f1716161000`,
       'startTime',
-      'golemPhase terms: startTime is truncated: terms are 26 bytes, must be 20, 25, 36 or 41',
+      'golemPhase terms: startTime is truncated: terms are 26 bytes, must be 20, 25, 32, 36 or 41',
     ],
     [
       'golemPhase',
       `${GOLEM}000000006a18a500000000`,
       'endTime',
-      'golemPhase terms: endTime is truncated: terms are 31 bytes, must be 20, 25, 36 or 41',
+      'golemPhase terms: endTime is truncated: terms are 31 bytes, must be 20, 25, 32, 36 or 41',
     ],
     [
       'golemPhase',
       `${GOLEM}000000006a18a500000000006b286c0000`,
       'endTime',
-      'golemPhase terms: endTime is truncated: terms are 37 bytes, must be 20, 25, 36 or 41',
+      'golemPhase terms: endTime is truncated: terms are 37 bytes, must be 20, 25, 32, 36 or 41',
     ],
     [
       'golemPhase',
       `${GOLEM}1f17161610000000006a18a500000000006b286c0000`,
       'endTime',
-      'golemPhase terms: endTime is followed by 1 unexpected bytes: terms are 42 bytes, must be 20, 25, 36 or 41',
+      'golemPhase terms: endTime is followed by 1 unexpected bytes: terms are 42 bytes, must be 20, 25, 32, 36 or 41',
+    ],
+    [
+      'golemPhase',
+      `${GOLEM}00006b286c0000006a18a500`,
+      'endTime',
+      'golemPhase terms: endTime must not be before startTime (1797811200), got 1780000000',
     ],
     [
       'golemPhase',
@@ -387,6 +417,22 @@ describe('encoders refuse values the enforcer would refuse', () => {
     [
       { type: 'golemPhase', golem: GOLEM, startTime: 0n, endTime: 1n << 64n },
       'golemPhase.endTime must be a bigint from 0 to 18446744073709551615, got 18446744073709551616',
+    ],
+    [
+      { type: 'golemPhase', golem: GOLEM, startTime: 0n, endTime: 1n << 48n, runway: true },
+      'golemPhase.endTime must be a bigint from 0 to 281474976710655, got 281474976710656',
+    ],
+    [
+      { type: 'golemPhase', golem: GOLEM, startTime: 6n, endTime: 5n, runway: true },
+      'golemPhase.endTime must not be before startTime (6), got 5',
+    ],
+    [
+      { type: 'golemPhase', golem: GOLEM, runway: true } as unknown as BardoCaveat,
+      'golemPhase.startTime runway terms carry the life window: give startTime and endTime',
+    ],
+    [
+      { type: 'golemPhase', golem: GOLEM, phaseMasks: [0x1f, 0x17, 0x16, 0x16, 0x10], startTime: 5n, endTime: 6n, runway: true },
+      'golemPhase.phaseMasks must be left out on runway terms (they allow plain transfers only)',
     ],
     [
       { type: 'golemPhase', golem: GOLEM, startTime: 5n } as unknown as BardoCaveat,

@@ -36,10 +36,24 @@ export type TokenFeed = { token: Address; decimals: number; feed: Address }
  */
 export type LifeWindow = { startTime: bigint; endTime: bigint }
 
-/** The phase gate, optionally with the life window (both bounds or neither). */
+/**
+ * What runway terms allow, Thriving first: the defaults cut down to TRANSFER (plus the SUBDELEGATION bit a
+ * re-delegated redemption needs), so nothing in Terminal. The enforcer's RUNWAY_PHASE_MASKS.
+ */
+export const RUNWAY_PHASE_MASKS: PhaseMasks = [0x0c, 0x04, 0x04, 0x04, 0x00]
+
+/** The largest bound runway terms can carry: their window is two uint48s. */
+export const MAX_RUNWAY_TIME = (1n << 48n) - 1n
+
+/**
+ * The phase gate, optionally with the life window (both bounds or neither). `runway: true` is the 32-byte
+ * runway shape: the Golem and its window (each bound a uint48), one plain transfer per redemption (an
+ * ERC-20 `transfer` or empty calldata, single call), checked without the selector table; its effective
+ * masks are RUNWAY_PHASE_MASKS (decoded caveats carry them as `phaseMasks`).
+ */
 export type GolemPhaseCaveat = { type: 'golemPhase'; golem: Address; phaseMasks?: PhaseMasks } & (
-  | LifeWindow
-  | { startTime?: undefined; endTime?: undefined }
+  | (LifeWindow & { runway?: boolean })
+  | { startTime?: undefined; endTime?: undefined; runway?: undefined }
 )
 export type MortalityTimeWindowCaveat = { type: 'mortalityTimeWindow'; startTime: bigint; endTime: bigint }
 export type DreamModeCaveat = { type: 'dreamMode'; golem: Address }

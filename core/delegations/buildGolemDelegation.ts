@@ -3,7 +3,7 @@ import { generateSalt } from '@metamask/smart-accounts-kit/utils'
 import { getAddress, isAddress, isAddressEqual, pad, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem'
 import { toAnyCaveat, toCaveat, type StandardCaveat } from '../caveats/caveat.ts'
 import { lifeWindowOf } from '../caveats/semantics.ts'
-import type { BardoCaveat } from '../caveats/types.ts'
+import { MAX_RUNWAY_TIME, type BardoCaveat } from '../caveats/types.ts'
 import { BRIDGE_PIN_RULE, CCTP_PINNED_WORDS, layoutOfSelector, receiverOffsets } from '../permissions/callLayouts.ts'
 import { SELECTORS } from '../permissions/selectors.ts'
 import { DelegationShapeError } from './errors.ts'
@@ -126,6 +126,25 @@ export function requireGolemCaveats(field: string, bardo: readonly BardoCaveat[]
       'must give the Golem a hard deadline: a window on its golemPhase caveat (startTime and endTime) or a mortalityTimeWindow caveat',
     )
   }
+}
+
+/**
+ * The Bardo caveats of a delegation that only moves funds (the runway and gas slots, a 7715 runway
+ * re-delegation): the Golem's golemPhase carrying a window, with the default masks, becomes runway terms.
+ * They allow exactly what the table allows such a delegation (a plain transfer, in Thriving to Declining),
+ * in one word of terms and without the selector-table read, which every runway redemption would pay for.
+ * Custom masks, or a bound past what a uint48 holds, keep the table's terms.
+ */
+export function runwayGates(bardo: readonly BardoCaveat[], golem: Address): BardoCaveat[] {
+  return bardo.map((c) =>
+    c.type === 'golemPhase' &&
+    isAddressEqual(c.golem, golem) &&
+    c.phaseMasks === undefined &&
+    c.startTime !== undefined &&
+    c.endTime <= MAX_RUNWAY_TIME
+      ? { ...c, runway: true }
+      : c,
+  )
 }
 
 export function extraCaveats(tree: DelegationTree, bardo: readonly BardoCaveat[], standard: readonly StandardCaveat[] = []): Caveat[] {
@@ -305,7 +324,7 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
           periodDuration: r.periodDuration,
           startDate: r.startDate,
         },
-        caveats: extraCaveats(tree, [...bardo, ...(r.bardo ?? [])], r.caveats),
+        caveats: extraCaveats(tree, runwayGates([...bardo, ...(r.bardo ?? [])], golem), r.caveats),
         salt: salt(),
       }),
     })
@@ -325,11 +344,10 @@ export function buildGolemDelegation(params: BuildGolemDelegationParameters): Go
           periodDuration: g.periodDuration,
           startDate: g.startDate,
         },
-        caveats: extraCaveats(
-          tree,
-          [...bardo, ...(g.bardo ?? [])],
-          [{ type: 'allowedTargets', targets: [...recipients] }, ...(g.caveats ?? [])],
-        ),
+        caveats: extraCaveats(tree, runwayGates([...bardo, ...(g.bardo ?? [])], golem), [
+          { type: 'allowedTargets', targets: [...recipients] },
+          ...(g.caveats ?? []),
+        ]),
         salt: salt(),
       }),
     })

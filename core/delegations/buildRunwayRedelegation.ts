@@ -3,7 +3,7 @@ import { generateSalt } from '@metamask/smart-accounts-kit/utils'
 import { isAddressEqual, type Address, type Hex } from 'viem'
 import type { StandardCaveat } from '../caveats/caveat.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
-import { extraCaveats, requireGolemCaveats, type GrantedDelegation } from './buildGolemDelegation.ts'
+import { extraCaveats, requireGolemCaveats, runwayGates, type GrantedDelegation } from './buildGolemDelegation.ts'
 import { DelegationShapeError } from './errors.ts'
 import type { DelegationTree } from './tree.ts'
 
@@ -104,7 +104,7 @@ export function buildRunwayRedelegation(params: BuildRunwayRedelegationParameter
     from: sessionAccount,
     to: executionKey,
     parentDelegation: parent,
-    caveats: extraCaveats(tree, bardo, params.caveats),
+    caveats: extraCaveats(tree, runwayGates(bardo, executionKey), params.caveats),
     salt: params.salt ?? generateSalt(),
   })
   let childHash: Hex

@@ -8,6 +8,7 @@ import {
   encodeFunctionData,
   erc20Abi,
   pad,
+  size,
   recoverTypedDataAddress,
   type Address,
   type Hex,
@@ -19,8 +20,8 @@ import { decodeDelegationCaveats } from '../caveats/caveat.ts'
 import { AttenuationError } from '../caveats/errors.ts'
 import { summarizeChain, summarizeDelegation } from '../caveats/summarizeDelegation.ts'
 import { DAY, DEC_21_2026, DEPLOYMENT, ENV, FEEDS, LABELS, NOW, ROUTER, USD, USDC, VAULT, WETH } from '../caveats/testing/fixtures.ts'
-import type { BardoCaveat } from '../caveats/types.ts'
-import { buildGolemDelegation } from './buildGolemDelegation.ts'
+import { RUNWAY_PHASE_MASKS, type BardoCaveat } from '../caveats/types.ts'
+import { buildGolemDelegation, runwayGates } from './buildGolemDelegation.ts'
 import { buildReplicantDelegation } from './buildReplicantDelegation.ts'
 import { buildRunwayRedelegation } from './buildRunwayRedelegation.ts'
 import { DelegationShapeError } from './errors.ts'
@@ -108,7 +109,20 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       'AllowedTargetsEnforcer',
       'golemPhase',
     ])
-    expect(decodeDelegationCaveats(grant.runway!.delegation, DEPLOYMENT, ENV).at(-1)).toEqual({
+    // The runway and gas slots only move funds, so their phase gate is runway terms (32 bytes, no table read);
+    // the actions slot keeps the table's terms with the same window.
+    const runwayGate = {
+      type: 'golemPhase',
+      golem: GOLEM,
+      phaseMasks: RUNWAY_PHASE_MASKS,
+      startTime: NOW,
+      endTime: DEC_21_2026,
+      runway: true,
+    }
+    expect(decodeDelegationCaveats(grant.runway!.delegation, DEPLOYMENT, ENV).at(-1)).toEqual(runwayGate)
+    expect(decodeDelegationCaveats(grant.gas!.delegation, DEPLOYMENT, ENV).at(-1)).toEqual(runwayGate)
+    expect(size(grant.runway!.delegation.caveats.at(-1)!.terms)).toBe(32)
+    expect(decodeDelegationCaveats(grant.actions![0]!.delegation, DEPLOYMENT, ENV).find((c) => c.type === 'golemPhase')).toEqual({
       type: 'golemPhase',
       golem: GOLEM,
       startTime: NOW,
@@ -126,10 +140,10 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       'maxSlippage',
     ])
     expect(summary(grant.runway!.delegation)).toBe(
-      'up to 100 USDC a day, no ETH sent with calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026',
+      'up to 100 USDC a day, no ETH sent with calls, plain transfers only, no Replicants after Thriving, no transfers after Declining, expires 21 Dec 2026',
     )
     expect(summary(grant.gas!.delegation)).toBe(
-      'up to 0.01 ETH a day, only the Golem key, plain transfers without calldata only, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 21 Dec 2026',
+      'up to 0.01 ETH a day, only the Golem key, plain transfers without calldata only, plain transfers only, no Replicants after Thriving, no transfers after Declining, expires 21 Dec 2026',
     )
   })
 
@@ -190,6 +204,22 @@ describe('buildGolemDelegation (direct ERC-7710)', () => {
       }),
     ).toThrowError(`bardo must include a golemPhase caveat for the Golem ${GOLEM}`)
     expect(() => buildGolemDelegation({ tree: tree(), owner: OWNER, golem: GOLEM, bardo: golemBardo() })).toThrowError(DelegationShapeError)
+  })
+
+  it('writes runway terms only for the Golem’s own windowed gate with the default masks, within uint48', () => {
+    const window = { startTime: NOW, endTime: DEC_21_2026 }
+    const masks = [0x1f, 0x17, 0x16, 0x16, 0x00] as const
+    expect(runwayGates([{ type: 'golemPhase', golem: GOLEM, ...window }], GOLEM)).toEqual([
+      { type: 'golemPhase', golem: GOLEM, ...window, runway: true },
+    ])
+    const kept: BardoCaveat[] = [
+      { type: 'golemPhase', golem: GOLEM, phaseMasks: masks, ...window },
+      { type: 'golemPhase', golem: GOLEM, startTime: NOW, endTime: 1n << 48n },
+      { type: 'golemPhase', golem: GOLEM },
+      { type: 'golemPhase', golem: OWNER, ...window },
+      { type: 'dreamMode', golem: GOLEM },
+    ]
+    expect(runwayGates(kept, GOLEM)).toEqual(kept)
   })
 
   it('still accepts the previous shape: golemPhase and a separate mortalityTimeWindow', () => {
@@ -283,7 +313,7 @@ describe('buildRunwayRedelegation (ERC-7715 runway + Bardo re-delegation)', () =
     expect(enforcerNames(r.child.delegation)).toEqual(['LimitedCallsEnforcer', 'golemPhase'])
     expect(r.chain()).toEqual([r.child.delegation, r.parent.delegation])
     expect(summarizeChain(r.chain(), { deployment: DEPLOYMENT, environment: ENV, tokens: LABELS.tokens!, now: NOW })).toBe(
-      'up to 10 USDC a day, no ETH sent with calls, at most 1000 calls, no Replicants after Thriving, no new positions after Stable, settlement only in Terminal, expires 20 Dec 2026 23:59:59 UTC',
+      'up to 10 USDC a day, no ETH sent with calls, at most 1000 calls, plain transfers only, no Replicants after Thriving, no transfers after Declining, expires 20 Dec 2026 23:59:59 UTC',
     )
 
     await t.sign(r.parent.hash, keySigner(ownerKey))

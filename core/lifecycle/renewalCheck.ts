@@ -48,7 +48,12 @@ const withoutWindow = (caveats: readonly DecodedCaveat[]): DecodedCaveat[] =>
     .filter((c) => !isWindow(c))
     .map((c) =>
       c.type === 'golemPhase'
-        ? ({ type: 'golemPhase', golem: c.golem, ...(c.phaseMasks ? { phaseMasks: c.phaseMasks } : {}) } as DecodedCaveat)
+        ? ({
+            type: 'golemPhase',
+            golem: c.golem,
+            ...(c.phaseMasks ? { phaseMasks: c.phaseMasks } : {}),
+            ...(c.runway ? { runway: true } : {}),
+          } as DecodedCaveat)
         : c,
     )
 

@@ -55,6 +55,7 @@ contract PhaseHandler {
     uint256 public refusedWithinRules; // the enforcer refused what the rules allow
     uint256 public foldedDisagreements; // golemPhase with a window differs from golemPhase + mortalityTimeWindow
     uint256 public passedAtProtectedTarget; // a call to the delegator or the manager passed GolemPhase
+    uint256 public runwayDisagreements; // runway terms passed other than "36-byte terms pass and it is one transfer"
 
     // Coverage counters.
     uint256 public redemptionsPassed;
@@ -67,6 +68,7 @@ contract PhaseHandler {
     uint256 public windowedRefusedByWindow; // random-window redemptions outside their window
     uint256 public protectedAttempts; // redemptions with a call to the delegator or the manager
     uint256 public protectedAttemptsPhaseAllowed; // of those, ones the phase rules alone would have let pass
+    uint256 public runwayPassed; // runway-terms redemptions that passed
 
     struct Action {
         bytes4 selector;
@@ -259,10 +261,11 @@ contract PhaseHandler {
         address redeemer = viaReplicant ? REPLICANT : golem;
         (bytes32 mode, bytes memory execution) = _execution(a.selector, asBatch);
 
-        bool phaseOk = _passes(phaseEnforcer, abi.encodePacked(golem), mode, execution, redeemer);
+        bool phaseOk = _passes(ICaveatEnforcer(address(phaseEnforcer)), abi.encodePacked(golem), mode, execution, redeemer);
         bool windowOk = _passes(windowEnforcer, abi.encode(windowStart, windowEnd), mode, execution, redeemer);
         bool dreamOk = _passes(dreamEnforcer, abi.encodePacked(golem), mode, execution, redeemer);
-        bool foldedOk = _passes(phaseEnforcer, _folded(golem, windowStart, windowEnd), mode, execution, redeemer);
+        bool foldedOk =
+            _passes(ICaveatEnforcer(address(phaseEnforcer)), _folded(golem, windowStart, windowEnd), mode, execution, redeemer);
 
         if (ghostRegistered[golem]) registeredAttempts++;
         if (ghostRegistered[golem] && ghostPhase[golem] == 4) terminalAttempts++;
@@ -282,6 +285,7 @@ contract PhaseHandler {
         }
         if (foldedOk && !inWindow) passedOutsideWindow++;
         if (foldedOk != (phaseOk && windowOk)) foldedDisagreements++;
+        _redeemRunwayInFixedWindow(golem, a, viaReplicant, asBatch, foldedOk && !asBatch);
         if (dreamOk == ghostDreaming[golem]) {
             if (dreamOk) passedWhileDreaming++;
             else refusedWithinRules++;
@@ -309,7 +313,8 @@ contract PhaseHandler {
         uint256 start = _near(startOffset);
         uint256 end = _near(endOffset);
 
-        bool ok = _passes(phaseEnforcer, _folded(golem, start, end), mode, execution, redeemer);
+        bool ok = _passes(ICaveatEnforcer(address(phaseEnforcer)), _folded(golem, start, end), mode, execution, redeemer);
+        _redeemRunway(golem, a, _runway(golem, start, end), mode, execution, redeemer, ok && !asBatch);
         bool inWindow = start <= block.timestamp && block.timestamp <= end;
         bool phaseAllowed = _phaseAllows(golem, a, viaReplicant);
         if (ok && !inWindow) passedOutsideWindow++;
@@ -317,7 +322,7 @@ contract PhaseHandler {
         if (!ok && inWindow && phaseAllowed) refusedWithinRules++;
         // Against the two separate caveats, where MortalityTimeWindow can express the window (end > start).
         if (end > start) {
-            bool phaseOk = _passes(phaseEnforcer, abi.encodePacked(golem), mode, execution, redeemer);
+            bool phaseOk = _passes(ICaveatEnforcer(address(phaseEnforcer)), abi.encodePacked(golem), mode, execution, redeemer);
             bool windowOk = _passes(windowEnforcer, abi.encode(start, end), mode, execution, redeemer);
             if (ok != (phaseOk && windowOk)) foldedDisagreements++;
         }
@@ -352,8 +357,13 @@ contract PhaseHandler {
         }
         protectedAttempts++;
         if (_phaseAllows(golem, a, viaReplicant)) protectedAttemptsPhaseAllowed++;
-        if (_passes(phaseEnforcer, abi.encodePacked(golem), mode, execution, redeemer)) passedAtProtectedTarget++;
-        if (_passes(phaseEnforcer, _folded(golem, windowStart, windowEnd), mode, execution, redeemer)) {
+        if (_passes(ICaveatEnforcer(address(phaseEnforcer)), abi.encodePacked(golem), mode, execution, redeemer)) {
+            passedAtProtectedTarget++;
+        }
+        if (_passes(ICaveatEnforcer(address(phaseEnforcer)), _folded(golem, windowStart, windowEnd), mode, execution, redeemer)) {
+            passedAtProtectedTarget++;
+        }
+        if (_passes(ICaveatEnforcer(address(phaseEnforcer)), _runway(golem, windowStart, windowEnd), mode, execution, redeemer)) {
             passedAtProtectedTarget++;
         }
     }
@@ -385,6 +395,63 @@ contract PhaseHandler {
         if (registered != ghostRegistered[key]) modelMismatches++;
         if (registered && phase != ghostPhase[key]) modelMismatches++;
         if (ghostDead[key] && (registered || !oracle.getState(key).dead)) deadResurrected++;
+    }
+
+    /// Runway terms (32 bytes) over the same Golem and window must pass exactly when the 36-byte terms pass a
+    /// single plain transfer (an ERC-20 transfer or empty calldata), and never outside the window.
+    function _redeemRunway(
+        address golem,
+        Action memory a,
+        bytes memory terms,
+        bytes32 mode,
+        bytes memory execution,
+        address redeemer,
+        bool foldedSinglePassed
+    ) internal {
+        bool ok = _passes(ICaveatEnforcer(address(phaseEnforcer)), terms, mode, execution, redeemer);
+        bool isTransfer = a.selector == bytes4(0xa9059cbb) || a.selector == bytes4(0);
+        if (ok != (foldedSinglePassed && isTransfer)) runwayDisagreements++;
+        if (ok && !_inWindow(terms)) passedOutsideWindow++;
+        if (ok && !ghostRegistered[golem]) passedUnregistered++;
+        if (ok) runwayPassed++;
+    }
+
+    function _redeemRunwayInFixedWindow(
+        address golem,
+        Action memory a,
+        bool viaReplicant,
+        bool asBatch,
+        bool foldedSinglePassed
+    ) internal {
+        (bytes32 mode, bytes memory execution) = _execution(a.selector, asBatch);
+        _redeemRunway(
+            golem,
+            a,
+            _runway(golem, windowStart, windowEnd),
+            mode,
+            execution,
+            viaReplicant ? REPLICANT : golem,
+            foldedSinglePassed
+        );
+    }
+
+    function _inWindow(
+        bytes memory terms
+    ) internal view returns (bool) {
+        try phaseEnforcer.getTermsInfo(terms) returns (address, bytes5, uint64 start, uint64 end) {
+            return start <= block.timestamp && block.timestamp <= end;
+        } catch {
+            return false;
+        }
+    }
+
+    /// The 32-byte runway terms: the Golem and its life window as two uint48s.
+    function _runway(
+        address golem,
+        uint256 start,
+        uint256 end
+    ) internal pure returns (bytes memory) {
+        return abi.encodePacked(golem, uint48(start), uint48(end));
     }
 
     /// The 36-byte GolemPhase terms: the Golem and its life window, default masks.

@@ -11,7 +11,8 @@ import { DreamOracle } from "../../src/oracles/DreamOracle.sol";
 /// a phase never goes back except through the owner's resetPhase, a dead key never lives again, and
 /// nothing executes while dreaming, outside the window (whether MortalityTimeWindow or GolemPhase's
 /// own terms carry it), when unregistered, or in Terminal except settlement; and no call to the
-/// delegator's own account or to the DelegationManager ever passes GolemPhase, whatever the phase.
+/// delegator's own account or to the DelegationManager ever passes GolemPhase, whatever the phase; runway
+/// terms pass exactly what the 36-byte terms pass of one plain transfer.
 contract PhaseInvariantsTest is Test {
     PhaseHandler internal handler;
     VitalityOracle internal oracle;
@@ -57,6 +58,10 @@ contract PhaseInvariantsTest is Test {
 
     function invariant_foldedWindowActsAsTheSeparateCaveats() public view {
         assertEq(handler.foldedDisagreements(), 0, "golemPhase window differs from golemPhase + mortalityTimeWindow");
+    }
+
+    function invariant_runwayTermsNarrowTheTable() public view {
+        assertEq(handler.runwayDisagreements(), 0, "runway terms differ from 36-byte terms plus one plain transfer");
     }
 
     function invariant_nothingExecutesWhenUnregistered() public view {
@@ -115,6 +120,7 @@ contract PhaseInvariantsTest is Test {
         assertGt(handler.windowedPassed(), 0, "random windows let some redemptions through");
         assertGt(handler.windowedRefusedByWindow(), 0, "random windows refuse some redemptions");
         assertGt(handler.protectedAttemptsPhaseAllowed(), 0, "protected targets tried where the phase allows the action");
+        assertGt(handler.runwayPassed(), 0, "runway terms let some transfers through");
         _assertClean();
     }
 
@@ -125,6 +131,7 @@ contract PhaseInvariantsTest is Test {
         assertEq(handler.refusedWithinRules(), 0, "over-refusal");
         assertEq(handler.foldedDisagreements(), 0, "folded window");
         assertEq(handler.passedAtProtectedTarget(), 0, "protected target");
+        assertEq(handler.runwayDisagreements(), 0, "runway terms");
     }
 
     event log_named_uint(string key, uint256 val);

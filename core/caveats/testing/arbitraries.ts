@@ -1,6 +1,14 @@
 import fc from 'fast-check'
 import { bytesToHex, getAddress, zeroAddress, type Address, type Hex } from 'viem'
-import type { BardoCaveat, BardoCaveatType, GolemPhaseCaveat, LifeWindow, PhaseMasks, TokenFeed } from '../types.ts'
+import {
+  RUNWAY_PHASE_MASKS,
+  type BardoCaveat,
+  type BardoCaveatType,
+  type GolemPhaseCaveat,
+  type LifeWindow,
+  type PhaseMasks,
+  type TokenFeed,
+} from '../types.ts'
 
 /** fast-check generators for valid values of every Bardo caveat (test helpers only). */
 export const address = (): fc.Arbitrary<Address> => fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(bytesToHex(b)))
@@ -35,14 +43,33 @@ const masks = (): fc.Arbitrary<PhaseMasks> =>
 export const lifeWindow = (): fc.Arbitrary<LifeWindow> =>
   fc.tuple(uint(64), uint(64)).map(([a, b]) => ({ startTime: a < b ? a : b, endTime: a < b ? b : a }))
 
+const tableGate = (): fc.Arbitrary<GolemPhaseCaveat> =>
+  fc
+    .record({ golem: address(), phaseMasks: fc.option(masks(), { nil: undefined }), window: fc.option(lifeWindow(), { nil: undefined }) })
+    .map(({ golem, phaseMasks, window }): GolemPhaseCaveat => {
+      const gate = { type: 'golemPhase' as const, golem, ...(phaseMasks === undefined ? {} : { phaseMasks }) }
+      return window === undefined ? gate : { ...gate, ...window }
+    })
+
 export const bardoCaveatOf: { [T in BardoCaveatType]: () => fc.Arbitrary<Extract<BardoCaveat, { type: T }>> } = {
   golemPhase: () =>
-    fc
-      .record({ golem: address(), phaseMasks: fc.option(masks(), { nil: undefined }), window: fc.option(lifeWindow(), { nil: undefined }) })
-      .map(({ golem, phaseMasks, window }): GolemPhaseCaveat => {
-        const gate = { type: 'golemPhase' as const, golem, ...(phaseMasks === undefined ? {} : { phaseMasks }) }
-        return window === undefined ? gate : { ...gate, ...window }
-      }),
+    fc.oneof(
+      { weight: 3, arbitrary: tableGate() },
+      // Runway terms, as decoded: their fixed masks, a uint48 window.
+      {
+        weight: 1,
+        arbitrary: fc.record({ golem: address(), a: uint(48), b: uint(48) }).map(
+          ({ golem, a, b }): GolemPhaseCaveat => ({
+            type: 'golemPhase',
+            golem,
+            phaseMasks: RUNWAY_PHASE_MASKS,
+            startTime: a < b ? a : b,
+            endTime: a < b ? b : a,
+            runway: true,
+          }),
+        ),
+      },
+    ),
   mortalityTimeWindow: () =>
     fc
       .tuple(uint(256), uint(256))
