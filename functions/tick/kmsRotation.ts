@@ -14,6 +14,7 @@ import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolv
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { BardoError } from '../../core/errors.ts'
 import { encodeBardoTerms } from '../../core/caveats/encodeBardoTerms.ts'
+import { runwayGates } from '../../core/delegations/buildGolemDelegation.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { durableRotationDecision } from '../../core/lifecycle/rotationPlan.ts'
 import type { EventStore, GolemStore, PoolKeyStore } from '../../core/store/index.ts'
@@ -156,7 +157,10 @@ export class KmsKeyRotation implements KeyRotation {
       caveats: [
         {
           enforcer: deployment.enforcers.golemPhase,
-          terms: encodeBardoTerms({ type: 'golemPhase', golem: newKey, startTime: startAt, endTime: profile.runway.expiresAt }),
+          // The runway shape, as core's re-delegation builder writes it (runwayGates): one plain transfer.
+          terms: encodeBardoTerms(
+            runwayGates([{ type: 'golemPhase', golem: newKey, startTime: startAt, endTime: profile.runway.expiresAt }], newKey)[0]!,
+          ),
           args: '0x',
         },
       ],
