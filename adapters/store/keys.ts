@@ -3,7 +3,15 @@
 import { randomBytes } from 'node:crypto'
 import { StoreInputError } from '../../core/store/errors.ts'
 
-export const SK = { golem: 'GOLEM', death: 'DEATH', payment: 'PAYMENT', nonce: 'NONCE', counter: 'RATE', snap: 'TOKEN' } as const
+export const SK = {
+  golem: 'GOLEM',
+  death: 'DEATH',
+  payment: 'PAYMENT',
+  nonce: 'NONCE',
+  counter: 'RATE',
+  snap: 'TOKEN',
+  councilProposal: 'PROPOSAL',
+} as const
 export const SLOT_PREFIX = 'SLOT#'
 export const BUDGET_PREFIX = 'BUDGET#'
 export const EVENT_PREFIX = 'EVENT#'
@@ -32,6 +40,10 @@ export const noncePk = (nonce: string) => `NONCE#${nonce}`
 /** The window start comes first: it is digits, so a key containing '#' stays unambiguous. */
 export const counterPk = (key: string, windowStart: number) => `RATE#${windowStart}#${key}`
 export const snapPk = (scope: string) => `SNAP#${scope}`
+/** A council proposal's partition: the proposal item and one item per signer. */
+export const councilPk = (proposalId: string) => `COUNCIL#${proposalId}`
+export const COUNCIL_SIGNATURE_PREFIX = 'SIG#'
+export const councilSignatureSk = (signer: string) => `${COUNCIL_SIGNATURE_PREFIX}${signer.toLowerCase()}`
 export const LOG_PREFIX = 'SEQ#'
 export const logPk = (log: string) => `LOG#${log}`
 /** Twelve digits: a log holds at most MAX_LOG_SEQ records. */
