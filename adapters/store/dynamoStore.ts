@@ -4,6 +4,7 @@
 // Layout and state machines: docs/store.md.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import * as budget from './dynamo/budget.ts'
+import * as council from './dynamo/council.ts'
 import * as golems from './dynamo/golems.ts'
 import * as history from './dynamo/history.ts'
 import * as logs from './dynamo/log.ts'
@@ -26,6 +27,8 @@ import type {
   TickSlot,
 } from '../../core/store/records.ts'
 import type * as S from '../../core/store/store.ts'
+import type * as C from '../../core/council/store.ts'
+import type { Hex } from 'viem'
 import * as v from '../../core/store/validate.ts'
 
 export type DynamoStoreOptions = {
@@ -38,7 +41,7 @@ export type DynamoStoreOptions = {
   cas?: Partial<budget.CasOptions>
 }
 
-export class DynamoStore implements S.Store {
+export class DynamoStore implements S.Store, C.CouncilStore {
   readonly #table: DynamoTable
   readonly #shards: number
   readonly #cas: budget.CasOptions
@@ -157,5 +160,24 @@ export class DynamoStore implements S.Store {
   }
   lastLogRecord(log: string): Promise<LogRecord | null> {
     return logs.lastLogRecord(this.#table, log)
+  }
+
+  createCouncilProposal(record: C.CouncilProposalRecord): Promise<C.CreateCouncilProposalResult> {
+    return council.createCouncilProposal(this.#table, record)
+  }
+  getCouncilProposal(id: Hex): Promise<C.CouncilProposalRecord | null> {
+    return council.getCouncilProposal(this.#table, id)
+  }
+  addCouncilSignature(record: C.CouncilSignatureRecord): Promise<C.AddCouncilSignatureResult> {
+    return council.addCouncilSignature(this.#table, record)
+  }
+  listCouncilSignatures(proposalId: Hex): Promise<C.CouncilSignatureRecord[]> {
+    return council.listCouncilSignatures(this.#table, proposalId)
+  }
+  claimCouncilExecution(input: { id: Hex; claimant: string; now: number }): Promise<C.ClaimCouncilExecutionResult> {
+    return council.claimCouncilExecution(this.#table, input)
+  }
+  finishCouncilExecution(input: C.FinishCouncilExecutionInput & { now: number }): Promise<C.CouncilProposalRecord | null> {
+    return council.finishCouncilExecution(this.#table, input)
   }
 }

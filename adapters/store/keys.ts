@@ -11,6 +11,7 @@ export const SK = {
   counter: 'RATE',
   snap: 'TOKEN',
   poolKey: 'CLAIM',
+  councilProposal: 'PROPOSAL',
 } as const
 export const SLOT_PREFIX = 'SLOT#'
 export const BUDGET_PREFIX = 'BUDGET#'
@@ -43,6 +44,10 @@ export const snapPk = (scope: string) => `SNAP#${scope}`
 /** A KMS pool key's claim, and the pointer from its claimant to it. */
 export const poolKeyPk = (keyId: string) => `POOLKEY#${keyId}`
 export const poolClaimantPk = (claimant: string) => `POOLCLAIM#${claimant}`
+/** A council proposal's partition: the proposal item and one item per signer. */
+export const councilPk = (proposalId: string) => `COUNCIL#${proposalId}`
+export const COUNCIL_SIGNATURE_PREFIX = 'SIG#'
+export const councilSignatureSk = (signer: string) => `${COUNCIL_SIGNATURE_PREFIX}${signer.toLowerCase()}`
 export const LOG_PREFIX = 'SEQ#'
 export const logPk = (log: string) => `LOG#${log}`
 /** Twelve digits: a log holds at most MAX_LOG_SEQ records. */

@@ -2,7 +2,7 @@
 // writes without awaiting in between, so it is atomic the way a conditional write is. For unit tests
 // and the bench; the conformance suite runs against both implementations.
 import * as codec from './codec.ts'
-import { StoreConflictError } from '../../core/store/errors.ts'
+import { StoreConflictError, StoreInputError } from '../../core/store/errors.ts'
 import * as parse from '../../core/store/inputs.ts'
 import { assertNoKeyMaterial } from '../../core/store/keyGuard.ts'
 import * as k from './keys.ts'
@@ -22,6 +22,8 @@ import type {
 } from '../../core/store/records.ts'
 import * as rules from '../../core/store/rules.ts'
 import type * as S from '../../core/store/store.ts'
+import type * as C from '../../core/council/store.ts'
+import type { Hex } from 'viem'
 import * as v from '../../core/store/validate.ts'
 
 const clone = <T>(value: T): T => structuredClone(value)
@@ -30,7 +32,9 @@ const budgetKey = (golemId: string, period: bigint) => `${golemId}|${k.budgetSk(
 
 export type InMemoryStoreOptions = { dueShards?: number }
 
-export class InMemoryStore implements S.Store {
+export class InMemoryStore implements S.Store, C.CouncilStore {
+  readonly #councilProposals = new Map<string, C.CouncilProposalRecord>()
+  readonly #councilSignatures = new Map<string, C.CouncilSignatureRecord[]>()
   readonly #golems = new Map<string, GolemRecord>()
   readonly #slots = new Map<string, TickSlot>()
   readonly #budgets = new Map<string, BudgetRecord>()
@@ -379,4 +383,58 @@ export class InMemoryStore implements S.Store {
   async lastLogRecord(log: string): Promise<LogRecord | null> {
     return clone(this.#logs.get(v.id(log, 'log'))?.at(-1) ?? null)
   }
+
+  // ---- Council proposals ---------------------------------------------------------------------
+
+  async createCouncilProposal(record: C.CouncilProposalRecord): Promise<C.CreateCouncilProposalResult> {
+    const id = councilId(record.id)
+    const existing = this.#councilProposals.get(id)
+    if (existing) return { created: false, existing: clone(existing) }
+    assertNoKeyMaterial(record)
+    this.#councilProposals.set(id, clone(record))
+    return { created: true, record: clone(record) }
+  }
+
+  async getCouncilProposal(id: Hex): Promise<C.CouncilProposalRecord | null> {
+    return clone(this.#councilProposals.get(councilId(id)) ?? null)
+  }
+
+  async addCouncilSignature(record: C.CouncilSignatureRecord): Promise<C.AddCouncilSignatureResult> {
+    const list = this.#councilSignatures.get(councilId(record.proposalId, 'proposalId')) ?? []
+    const existing = list.find((s) => s.signer.toLowerCase() === record.signer.toLowerCase())
+    if (existing) return { added: false, existing: clone(existing) }
+    assertNoKeyMaterial(record)
+    this.#councilSignatures.set(record.proposalId, [...list, clone(record)])
+    return { added: true, record: clone(record) }
+  }
+
+  async listCouncilSignatures(proposalId: Hex): Promise<C.CouncilSignatureRecord[]> {
+    return clone([...(this.#councilSignatures.get(councilId(proposalId)) ?? [])].sort((a, b) => a.at - b.at))
+  }
+
+  async claimCouncilExecution(input: { id: Hex; claimant: string; now: number }): Promise<C.ClaimCouncilExecutionResult> {
+    const current = this.#councilProposals.get(councilId(input.id))
+    if (!current || (current.status !== 'open' && current.status !== 'rejected')) return { claimed: false, current: clone(current ?? null) }
+    const next: C.CouncilProposalRecord = { ...current, status: 'executing', execution: { claimant: input.claimant, claimedAt: input.now } }
+    this.#councilProposals.set(input.id, next)
+    return { claimed: true, record: clone(next) }
+  }
+
+  async finishCouncilExecution(input: C.FinishCouncilExecutionInput & { now: number }): Promise<C.CouncilProposalRecord | null> {
+    const current = this.#councilProposals.get(councilId(input.id))
+    if (current?.status !== 'executing' || current.execution?.claimant !== input.claimant) return null
+    const next: C.CouncilProposalRecord = {
+      ...current,
+      status: input.status,
+      execution: { ...current.execution, ...input.execution, finishedAt: input.now },
+    }
+    assertNoKeyMaterial(next)
+    this.#councilProposals.set(input.id, next)
+    return clone(next)
+  }
+}
+
+function councilId(value: string, field = 'id'): string {
+  if (!/^0x[0-9a-f]{32}$/.test(value)) throw new StoreInputError(field, 'must be a council proposal id: 0x and 16 bytes of lowercase hex')
+  return value
 }

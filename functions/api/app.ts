@@ -11,6 +11,7 @@ import { tierRateLimit } from './rateLimit.ts'
 import { registerActionRoutes } from './routes/actions.ts'
 import { accessTokenBearer, registerAuthRoutes } from './routes/auth.ts'
 import { registerCladeRoutes } from './routes/clade.ts'
+import { registerCouncilRoutes } from './routes/council.ts'
 import { registerGolemRoutes } from './routes/golems.ts'
 import { registerMetabolismRoutes } from './routes/metabolism.ts'
 import { registerPaymentRoutes } from './routes/payments.ts'
@@ -62,6 +63,7 @@ export function createApp(given: ApiDeps): ApiApp {
   registerCladeRoutes(app, deps, docs, secret)
   registerWebhookRoutes(app, deps, docs)
   if (deps.actions) registerActionRoutes(app, deps.actions, docs)
+  if (deps.council) registerCouncilRoutes(app, deps, deps.council, docs, secret)
 
   docs.add({
     method: 'get',

@@ -16,6 +16,7 @@ import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 import type { ActionRouteDeps } from './routes/actions.ts'
+import type { CouncilService } from '../council/councilService.ts'
 import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
 import type { CustodyWebhook } from './services/custodyWebhook.ts'
 
@@ -230,6 +231,8 @@ export type ApiDeps = {
   actions?: ActionRouteDeps
   /** Absent (no Alchemy webhook signing key): POST /api/v1/webhooks/alchemy answers 501 NOT_IMPLEMENTED. */
   alchemyWebhook?: CustodyWebhook
+  /** Absent (no council configured here): /council/v1/* is not served. */
+  council?: CouncilService
   /** Told about unexpected errors (5xx); the response itself never carries their text. */
   onUnexpectedError?: (err: unknown) => void
 }

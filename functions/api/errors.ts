@@ -3,6 +3,7 @@ import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { CladeAuthError } from '../../core/clade/errors.ts'
+import { CouncilError, CouncilRefusal } from '../../core/council/errors.ts'
 import { BardoError } from '../../core/errors.ts'
 import { IndexerParameterError, IndexerUnavailableError } from './indexerClient.ts'
 
@@ -36,7 +37,14 @@ export const apiErrorStatus = {
   EXPIRED_TOKEN: 400,
   ACCESS_DENIED: 400,
   INVALID_GRANT: 400,
+  COUNCIL_BAD_SIGNATURE: 401,
   ORIGIN_NOT_ALLOWED: 403,
+  COUNCIL_NOT_MEMBER: 403,
+  COUNCIL_MEMBER_NOT_COUNTING: 403,
+  COUNCIL_PROPOSAL_NOT_FOUND: 404,
+  COUNCIL_PROPOSAL_CLOSED: 409,
+  COUNCIL_PROPOSAL_EXPIRED: 410,
+  COUNCIL_ACTION_REFUSED: 422,
   USER_CODE_UNKNOWN: 404,
   USER_CODE_USED: 409,
   USER_CODE_EXPIRED: 410,
@@ -79,6 +87,12 @@ export function handleApiError(onUnexpected?: (err: unknown) => void) {
   return (err: unknown, c: Context): Response => {
     if (err instanceof ApiError) return errorResponse(c, err.code, err.message, err.details)
     if (err instanceof CladeAuthError) return errorResponse(c, err.code, err.message, err.details)
+    if (err instanceof CouncilRefusal) return errorResponse(c, err.code, err.message, err.details)
+    // A proposal that breaks a council rule (its deadline, for one): the field and the rule.
+    if (err instanceof CouncilError)
+      return errorResponse(c, 'VALIDATION_FAILED', err.message, {
+        issues: [{ location: 'json', path: err.field, rule: err.message.slice(err.field.length + 1), code: 'custom' }],
+      })
     // The indexer refused a query parameter we passed through (a cursor it did not issue).
     if (err instanceof IndexerParameterError) {
       return errorResponse(c, 'VALIDATION_FAILED', err.message, {

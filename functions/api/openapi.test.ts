@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod/v4'
+import { CouncilService } from '../council/councilService.ts'
 import { createApp } from './app.ts'
 import { apiErrorStatus } from './errors.ts'
 import { paymentsResponse, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from './schemas.ts'
@@ -55,6 +56,23 @@ describe('/openapi.json', () => {
       '/api/v1/webhooks/alchemy',
     ]) {
       expect(doc.paths[path], path).toBeDefined()
+    }
+  })
+
+  it('documents the council routes exactly when a council is served here', async () => {
+    const served = (a: ReturnType<typeof createApp>) =>
+      new Set(a.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`))
+    // The routes never call the service at registration, so an unwired one is enough to count them.
+    const withCouncil = createApp(
+      testApiDeps({ golems: [golem], overrides: { council: Object.create(CouncilService.prototype) as CouncilService } }),
+    )
+    const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
+    expect(new Set(documented)).toEqual(served(withCouncil))
+    expect(served(withCouncil).size).toBe(27) // the 24 above and the council's three
+    for (const route of ['post /council/v1/proposals', 'post /council/v1/proposals/{id}/signatures', 'get /council/v1/proposals/{id}']) {
+      expect(served(withCouncil).has(route), route).toBe(true)
+      expect(served(app).has(route), route).toBe(false)
     }
   })
 

@@ -1,0 +1,27 @@
+import { BardoError } from '../errors.ts'
+
+/** A council proposal, delegation or signature that breaks a council rule; the message names the field and the rule. */
+export class CouncilError extends BardoError {
+  readonly field: string
+  constructor(field: string, rule: string, details?: Record<string, unknown>) {
+    super('COUNCIL', `${field} ${rule}`, { details: { field, ...details } })
+    this.field = field
+  }
+}
+
+export type CouncilRefusalCode =
+  | 'COUNCIL_NOT_MEMBER'
+  | 'COUNCIL_MEMBER_NOT_COUNTING'
+  | 'COUNCIL_PROPOSAL_NOT_FOUND'
+  | 'COUNCIL_PROPOSAL_EXPIRED'
+  | 'COUNCIL_PROPOSAL_CLOSED'
+  | 'COUNCIL_BAD_SIGNATURE'
+  | 'COUNCIL_ACTION_REFUSED'
+
+/** A council request refused before anything was written; `code` is the API's error code. */
+export class CouncilRefusal extends BardoError {
+  declare readonly code: CouncilRefusalCode
+  constructor(code: CouncilRefusalCode, message: string, details?: Record<string, unknown>) {
+    super(code, message, details === undefined ? undefined : { details })
+  }
+}

@@ -1,0 +1,7 @@
+export * from './errors.ts'
+export * from './membership.ts'
+export * from './proposal.ts'
+export * from './signatures.ts'
+export * from './buildCouncilDelegation.ts'
+export * from './serialize.ts'
+export type * from './store.ts'

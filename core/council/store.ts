@@ -1,0 +1,66 @@
+// The council's records and the port that keeps them: proposals, the members' signatures, and the
+// execution claim that makes a proposal run at most once however many requests complete its threshold.
+import type { Address, Hex } from 'viem'
+
+/**
+ * open -> executing (claimed by one request) -> executed | reverted (ran, its call refused by a caveat)
+ * | rejected (the EntryPoint refused it before running: it may be claimed again). A proposal past its
+ * deadline is shown as expired when read; nothing is written for that.
+ */
+export type CouncilProposalStatus = 'open' | 'executing' | 'executed' | 'reverted' | 'rejected'
+
+export type CouncilExecution = {
+  claimant: string
+  claimedAt: number
+  txHash?: Hex
+  userOpHash?: Hex
+  blockNumber?: string
+  /** The named refusal (a caveat's error) when the call reverted, or why the EntryPoint refused it. */
+  refusal?: { name: string; args: string[] }
+  reason?: string
+  finishedAt?: number
+}
+
+export type CouncilProposalRecord = {
+  id: Hex
+  council: Address
+  proposer: Address
+  status: CouncilProposalStatus
+  /** Unix seconds. */
+  deadline: number
+  /** Milliseconds since the epoch. */
+  createdAt: number
+  /** The proposal as serializeCouncilProposal wrote it. */
+  proposal: string
+  execution?: CouncilExecution
+}
+
+export type CouncilSignatureRecord = { proposalId: Hex; signer: Address; signature: Hex; at: number }
+
+export type CreateCouncilProposalResult =
+  | { created: true; record: CouncilProposalRecord }
+  | { created: false; existing: CouncilProposalRecord }
+export type AddCouncilSignatureResult = { added: true; record: CouncilSignatureRecord } | { added: false; existing: CouncilSignatureRecord }
+export type ClaimCouncilExecutionResult =
+  | { claimed: true; record: CouncilProposalRecord }
+  | { claimed: false; current: CouncilProposalRecord | null }
+export type FinishCouncilExecutionInput = {
+  id: Hex
+  claimant: string
+  status: Exclude<CouncilProposalStatus, 'open' | 'executing'>
+  execution: Omit<CouncilExecution, 'claimant' | 'claimedAt'>
+}
+
+export interface CouncilStore {
+  /** Write-once by id. */
+  createCouncilProposal(record: CouncilProposalRecord): Promise<CreateCouncilProposalResult>
+  getCouncilProposal(id: Hex): Promise<CouncilProposalRecord | null>
+  /** Write-once per (proposal, signer): a second signature by the same signer changes nothing. */
+  addCouncilSignature(record: CouncilSignatureRecord): Promise<AddCouncilSignatureResult>
+  /** Oldest first. */
+  listCouncilSignatures(proposalId: Hex): Promise<CouncilSignatureRecord[]>
+  /** open (or rejected) -> executing, conditionally: exactly one caller wins. */
+  claimCouncilExecution(input: { id: Hex; claimant: string; now: number }): Promise<ClaimCouncilExecutionResult>
+  /** executing -> the outcome, only by the claimant. Returns the record, or null when the claim is not the caller's. */
+  finishCouncilExecution(input: FinishCouncilExecutionInput & { now: number }): Promise<CouncilProposalRecord | null>
+}

@@ -1,0 +1,268 @@
+// The council API on anvil: Clade-authenticated members propose and sign over HTTP, the signature that
+// completes 2 of 3 executes the proposal once through the real EntryPoint and DelegationManager, and
+// every refused request (unsigned, replayed, expired, non-member, beyond the bounds) writes nothing.
+import type { Address, Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { precheckCouncilAction, readCouncilStandings, submitCouncilProposal } from '../../adapters/chain/council.ts'
+import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
+import { cladeChallengeTypedData, type CladeChallenge } from '../../core/clade/challenge.ts'
+import { checkCouncilProposal, councilProposalTypedData, parseCouncilProposal, type CouncilStore } from '../../core/council/index.ts'
+import { createApp, type ApiApp } from '../../functions/api/app.ts'
+import { testApiDeps } from '../../functions/api/testing.ts'
+import { CouncilService, type CouncilProposalView } from '../../functions/council/councilService.ts'
+import { startDevnet, type Devnet } from '../../local/devnet.ts'
+import { chainNow, newGolem, transferCall, USDC, usdcBalance } from '../chain/harness.ts'
+import { councilGas, setupCouncil, type CouncilFixture } from '../chain/councilHarness.ts'
+
+const operator = '0x00000000000000000000000000000000000000A1'
+let devnet: Devnet
+let f: CouncilFixture
+let app: ApiApp
+let outsider: PrivateKeyAccount
+let writes: number
+const tokens = new Map<string, string>()
+
+/** Counts every write the council makes to its store: a refused request must leave it at zero. */
+function countingWrites(store: CouncilStore): CouncilStore {
+  const count =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    (...a: A) => {
+      writes += 1
+      return fn(...a)
+    }
+  return {
+    createCouncilProposal: count(store.createCouncilProposal.bind(store)),
+    addCouncilSignature: count(store.addCouncilSignature.bind(store)),
+    claimCouncilExecution: count(store.claimCouncilExecution.bind(store)),
+    finishCouncilExecution: count(store.finishCouncilExecution.bind(store)),
+    getCouncilProposal: store.getCouncilProposal.bind(store),
+    listCouncilSignatures: store.listCouncilSignatures.bind(store),
+  }
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  f = await setupCouncil(devnet)
+  // A sibling of the same operator, registered and alive, that holds no seat.
+  outsider = await newGolem(devnet)
+  const operators = Object.fromEntries([...f.golems, outsider].map((g) => [g.address, operator]))
+  const council = new CouncilService({
+    store: countingWrites(new InMemoryStore()),
+    config: f.config,
+    members: async () => f.members,
+    threshold: 2,
+    delegation: f.delegation,
+    standings: (members) =>
+      readCouncilStandings({
+        publicClient: devnet.publicClient,
+        vitalityOracle: devnet.deployment.vitalityOracle,
+        members,
+        custody: async (id) => f.custody.get(id),
+      }),
+    chainNow: () => chainNow(devnet),
+    gas: () => councilGas(devnet),
+    precheck: (p) => precheckCouncilAction(devnet.publicClient, p),
+    submit: (proposal, signature) =>
+      submitCouncilProposal({ publicClient: devnet.publicClient, submitter: devnet.deployer, proposal, signature }),
+    clockMs: () => Date.now(),
+  })
+  const deps = testApiDeps({
+    operators,
+    config: { chainId: devnet.chain.id, clade: { hmacSecret: new Uint8Array(32).fill(0x42), self: f.golems[0]!.address } },
+    overrides: { council },
+  })
+  app = createApp(deps)
+}, 120_000)
+
+afterAll(async () => devnet?.stop())
+
+let ipCount = 0
+/** A fresh CladeChallenge signed by `who` (the handshake headers). */
+async function handshake(who: PrivateKeyAccount): Promise<Record<string, string>> {
+  ipCount += 1
+  const ip = { 'x-forwarded-for': `198.51.100.${ipCount % 250}` }
+  const res = await app.request(`/clade/v1/challenge?caller=${who.address}`, { headers: ip })
+  const { challenge } = (await res.json()) as { challenge: CladeChallenge }
+  const signature = await who.signTypedData(cladeChallengeTypedData(challenge, devnet.chain.id))
+  return { ...ip, authorization: `CladeChallenge ${signature}`, 'x-clade-challenge': JSON.stringify(challenge) }
+}
+
+/** A session token for `who`, from one handshake. */
+async function auth(who: PrivateKeyAccount): Promise<Record<string, string>> {
+  let token = tokens.get(who.address)
+  if (!token) {
+    const res = await app.request('/council/v1/proposals/0x00000000000000000000000000000000', { headers: await handshake(who) })
+    token = res.headers.get('x-clade-token')!
+    tokens.set(who.address, token)
+  }
+  return { authorization: `CladeToken ${token}` }
+}
+
+const post = (path: string, headers: Record<string, string>, body: unknown) =>
+  app.request(path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+async function propose(who: PrivateKeyAccount, to: Address, amount: bigint, deadline?: number): Promise<Response> {
+  const action = transferCall(devnet.deployment.assets.usdc, to, amount)
+  return post('/council/v1/proposals', await auth(who), {
+    action: { target: action.target, value: '0', callData: action.callData },
+    deadline: deadline ?? Number(await chainNow(devnet)) + 3_600,
+  })
+}
+
+/** What a member does with a proposal it received: parse it, check it says what it does, sign it. */
+async function signatureOf(who: PrivateKeyAccount, view: CouncilProposalView): Promise<Hex> {
+  const proposal = parseCouncilProposal(view.proposal)
+  checkCouncilProposal(proposal)
+  return who.signTypedData(councilProposalTypedData(proposal))
+}
+
+async function sign(who: PrivateKeyAccount, view: CouncilProposalView, headers?: Record<string, string>) {
+  return post(`/council/v1/proposals/${view.id}/signatures`, headers ?? (await auth(who)), { signature: await signatureOf(who, view) })
+}
+
+const body = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T
+
+describe('council API', () => {
+  it('proposes, signs and executes 2 of 3 exactly once; a duplicate or a third signature changes nothing', async () => {
+    const [a, b, c] = f.golems as [PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount]
+    const before = await usdcBalance(devnet, f.treasury)
+    const created = await propose(a, f.treasury, USDC(40))
+    expect(created.status).toBe(201)
+    const view = await body<CouncilProposalView>(created)
+    expect(view).toMatchObject({ status: 'open', threshold: 2, counted: 0, proposer: a.address, action: { value: '0' } })
+
+    const first = await sign(a, view)
+    expect(first.status).toBe(200)
+    expect(await body(first)).toMatchObject({ status: 'accepted', proposal: { status: 'open', counted: 1 } })
+    writes = 0
+    expect(await body(await sign(a, view))).toMatchObject({ status: 'duplicate', proposal: { status: 'open', counted: 1 } })
+    expect(writes).toBe(0)
+
+    const second = await body<{ status: string; proposal: CouncilProposalView }>(await sign(b, view))
+    expect(second).toMatchObject({ status: 'accepted', proposal: { status: 'executed', counted: 2 } })
+    expect((second.proposal.execution as { txHash: string }).txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(await usdcBalance(devnet, f.treasury)).toBe(before + USDC(40))
+
+    writes = 0
+    const third = await sign(c, view)
+    expect(third.status).toBe(409)
+    expect(await body(third)).toMatchObject({ code: 'COUNCIL_PROPOSAL_CLOSED' })
+    expect(writes).toBe(0)
+    const shown = await body<CouncilProposalView>(await app.request(`/council/v1/proposals/${view.id}`, { headers: await auth(c) }))
+    expect(shown).toMatchObject({ status: 'executed', counted: 2 })
+    expect(shown.signatures.map((s) => s.signer)).toEqual([a.address, b.address])
+    expect(await usdcBalance(devnet, f.treasury)).toBe(before + USDC(40))
+  })
+
+  it('executes once when the last two signatures arrive together', async () => {
+    const [a, b, c] = f.golems as [PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount]
+    const before = await usdcBalance(devnet, f.treasury)
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(7)))
+    await sign(a, view)
+    const [rb, rc] = await Promise.all([sign(b, view), sign(c, view)])
+    expect([rb.status, rc.status].sort()).toEqual([200, 200])
+    const shown = await body<CouncilProposalView>(await app.request(`/council/v1/proposals/${view.id}`, { headers: await auth(a) }))
+    expect(shown).toMatchObject({ status: 'executed', counted: 3 })
+    expect(await usdcBalance(devnet, f.treasury)).toBe(before + USDC(7))
+  })
+
+  it('refuses an unsigned request, and a signature that is not the caller’s, writing nothing', async () => {
+    const [a, b] = f.golems as [PrivateKeyAccount, PrivateKeyAccount]
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(1)))
+    writes = 0
+    const none = await post('/council/v1/proposals', {}, { action: { target: f.treasury, callData: '0x' }, deadline: 1 })
+    expect(none.status).toBe(401)
+    expect(await body(none)).toMatchObject({ code: 'CLADE_AUTH_REQUIRED' })
+    const noSignature = await post(`/council/v1/proposals/${view.id}/signatures`, await auth(a), {})
+    expect(noSignature.status).toBe(400)
+    expect(await body(noSignature)).toMatchObject({ code: 'VALIDATION_FAILED' })
+    // B's signature sent under A's session.
+    const foreign = await post(`/council/v1/proposals/${view.id}/signatures`, await auth(a), { signature: await signatureOf(b, view) })
+    expect(foreign.status).toBe(401)
+    expect(await body(foreign)).toMatchObject({ code: 'COUNCIL_BAD_SIGNATURE' })
+    expect(writes).toBe(0)
+  })
+
+  it('refuses a replayed request (the same signed challenge twice), writing nothing the second time', async () => {
+    const [a, b] = f.golems as [PrivateKeyAccount, PrivateKeyAccount]
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(1)))
+    const headers = await handshake(b)
+    expect((await sign(b, view, headers)).status).toBe(200)
+    writes = 0
+    const replay = await sign(b, view, headers)
+    expect(replay.status).toBe(401)
+    expect(await body(replay)).toMatchObject({ code: 'CLADE_NONCE_REUSED' })
+    expect(writes).toBe(0)
+  })
+
+  it('refuses a non-member sibling, to propose and to sign, writing nothing', async () => {
+    const [a] = f.golems as [PrivateKeyAccount]
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(1)))
+    writes = 0
+    const proposed = await propose(outsider, f.treasury, USDC(1))
+    expect(proposed.status).toBe(403)
+    expect(await body(proposed)).toMatchObject({ code: 'COUNCIL_NOT_MEMBER' })
+    const signed = await sign(outsider, view)
+    expect(signed.status).toBe(403)
+    expect(await body(signed)).toMatchObject({ code: 'COUNCIL_NOT_MEMBER' })
+    expect(writes).toBe(0)
+  })
+
+  it('refuses a member whose seat does not count now (its Golem is dying), writing nothing', async () => {
+    const [a, , c] = f.golems as [PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount]
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(1)))
+    f.custody.set('golem-2', { lifecycle: 'dying', currentKey: c.address })
+    try {
+      writes = 0
+      const proposed = await propose(c, f.treasury, USDC(1))
+      expect(proposed.status).toBe(403)
+      expect(await body(proposed)).toMatchObject({ code: 'COUNCIL_MEMBER_NOT_COUNTING', message: expect.stringContaining('is dying') })
+      const signed = await sign(c, view)
+      expect(signed.status).toBe(403)
+      expect(await body(signed)).toMatchObject({ code: 'COUNCIL_MEMBER_NOT_COUNTING' })
+      expect(writes).toBe(0)
+    } finally {
+      f.custody.set('golem-2', { lifecycle: 'alive', currentKey: c.address })
+    }
+  })
+
+  it('refuses an action beyond the council’s bounds by its caveat’s name, storing nothing', async () => {
+    const [a] = f.golems as [PrivateKeyAccount]
+    writes = 0
+    const res = await propose(a, privateKeyToAccount(generatePrivateKey()).address, USDC(1))
+    expect(res.status).toBe(422)
+    expect(await body(res)).toMatchObject({
+      code: 'COUNCIL_ACTION_REFUSED',
+      details: { refusal: { name: 'Error', args: ['AllowedCalldataEnforcer:invalid-calldata'] } },
+    })
+    expect(writes).toBe(0)
+  })
+
+  it('refuses a deadline already past, and a signature after the deadline, writing nothing', async () => {
+    const [a, b] = f.golems as [PrivateKeyAccount, PrivateKeyAccount]
+    const now = Number(await chainNow(devnet))
+    writes = 0
+    const past = await propose(a, f.treasury, USDC(1), now - 1)
+    expect(past.status).toBe(400)
+    expect(await body(past)).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('deadline must be after now') })
+    expect(writes).toBe(0)
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(1), now + 60))
+    await sign(a, view)
+    await devnet.increaseTime(120)
+    writes = 0
+    const late = await sign(b, view)
+    expect(late.status).toBe(410)
+    expect(await body(late)).toMatchObject({ code: 'COUNCIL_PROPOSAL_EXPIRED' })
+    expect(writes).toBe(0)
+    const shown = await body<CouncilProposalView>(await app.request(`/council/v1/proposals/${view.id}`, { headers: await auth(a) }))
+    expect(shown).toMatchObject({ status: 'expired', counted: 1 })
+  })
+
+  it('documents the three council routes in the OpenAPI document', async () => {
+    const doc = await body<{ paths: Record<string, Record<string, unknown>> }>(await app.request('/openapi.json'))
+    expect(Object.keys(doc.paths['/council/v1/proposals'] ?? {})).toEqual(['post'])
+    expect(Object.keys(doc.paths['/council/v1/proposals/{id}/signatures'] ?? {})).toEqual(['post'])
+    expect(Object.keys(doc.paths['/council/v1/proposals/{id}'] ?? {})).toEqual(['get'])
+  })
+})

@@ -1,0 +1,130 @@
+// A Coordination Council on a devnet: three registered Golems, their session keys the signers of a
+// 2-of-3 MultiSig DeleGator deployed through the kit's factory, and the owner's bounded delegation to it
+// (USDC transfers to one pinned treasury, $1,000 a UTC day, 30 days).
+import { Implementation, toMetaMaskSmartAccount, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+import { parseEther, type Address, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import {
+  buildCouncilDelegation,
+  buildCouncilProposal,
+  type CouncilConfig,
+  type CouncilGas,
+  type CouncilMember,
+  type CouncilProposal,
+} from '../../core/council/index.ts'
+import { smartAccountSigner } from '../../core/delegations/index.ts'
+import type { GolemStatus } from '../../core/store/records.ts'
+import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
+import { chainNow, newGolem, newTree, transferCall, USD, waitOk } from './harness.ts'
+
+export type CouncilFixture = {
+  owner: OwnerAccount
+  golems: PrivateKeyAccount[]
+  members: CouncilMember[]
+  council: MetaMaskSmartAccount
+  config: CouncilConfig
+  delegation: Delegation
+  treasury: Address
+  /** Custody's view of each member Golem (lifecycle, current session key), keyed by Golem id. */
+  custody: Map<string, { lifecycle: GolemStatus; currentKey: Address }>
+}
+
+export async function setupCouncil(devnet: Devnet): Promise<CouncilFixture> {
+  // Noon UTC, so every daily-limit assertion falls on one day.
+  const now = await chainNow(devnet)
+  await devnet.increaseTime((now / 86_400n + 1n) * 86_400n + 43_200n - now)
+  await devnet.refreshFeeds()
+  const owner = await devnet.createOwner()
+  const golems = [await newGolem(devnet), await newGolem(devnet), await newGolem(devnet)]
+  const members = golems.map((g, i) => ({ golemId: `golem-${i}`, signer: g.address }))
+  const custody = new Map(members.map((m) => [m.golemId, { lifecycle: 'alive' as GolemStatus, currentKey: m.signer }]))
+  const { council, config } = await deployCouncil(devnet, members, golems[0]!)
+  const treasury = privateKeyToAccount(generatePrivateKey()).address
+  const delegation = await grantCouncil(devnet, owner, council.address, treasury)
+  return { owner, golems, members, council, config, delegation, treasury, custody }
+}
+
+/** Generous fixed limits at the chain's current fees: no bundler estimates locally. */
+export async function councilGas(devnet: Devnet): Promise<CouncilGas> {
+  const fees = await devnet.publicClient.estimateFeesPerGas()
+  return {
+    callGasLimit: 1_500_000n,
+    verificationGasLimit: 1_000_000n,
+    preVerificationGas: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  }
+}
+
+let proposals = 0
+/** A proposal to transfer `amount` USDC to `to` from the owner's account, open for an hour. */
+export async function proposeTransfer(
+  devnet: Devnet,
+  f: CouncilFixture,
+  to: Address,
+  amount: bigint,
+  over: { delegation?: Delegation; deadline?: bigint } = {},
+): Promise<CouncilProposal> {
+  const now = await chainNow(devnet)
+  proposals += 1
+  return buildCouncilProposal({
+    config: f.config,
+    delegation: over.delegation ?? f.delegation,
+    action: transferCall(devnet.deployment.assets.usdc, to, amount),
+    id: `0x${proposals.toString(16).padStart(32, '0')}` as Hex,
+    deadline: over.deadline ?? now + 3_600n,
+    now,
+    gas: await councilGas(devnet),
+  })
+}
+
+/** Deploys a 2-of-n MultiSig DeleGator over the members' keys through the kit's factory, and funds its gas. */
+export async function deployCouncil(
+  devnet: Devnet,
+  members: readonly CouncilMember[],
+  signer: PrivateKeyAccount,
+): Promise<{ council: MetaMaskSmartAccount; config: CouncilConfig }> {
+  const council = await toMetaMaskSmartAccount({
+    client: devnet.publicClient as never,
+    implementation: Implementation.MultiSig,
+    deployParams: [members.map((m) => m.signer), 2n],
+    deploySalt: '0x',
+    signer: [{ account: signer }],
+    environment: devnet.deployment.environment,
+  })
+  const { factory, factoryData } = await council.getFactoryArgs()
+  await waitOk(devnet, devnet.deployer.sendTransaction({ to: factory!, data: factoryData! }))
+  // The council pays its own gas through the EntryPoint.
+  await waitOk(devnet, devnet.deployer.sendTransaction({ to: council.address, value: parseEther('1') }))
+  const config: CouncilConfig = {
+    council: council.address,
+    chainId: devnet.chain.id,
+    entryPoint: council.entryPoint.address,
+    delegationManager: devnet.deployment.environment.DelegationManager,
+  }
+  return { council, config }
+}
+
+/** The owner's signed delegation to `council`: USDC transfers to `treasury` only, $1,000 a UTC day, 30 days. */
+export async function grantCouncil(devnet: Devnet, owner: OwnerAccount, council: Address, treasury: Address): Promise<Delegation> {
+  const usdc = devnet.deployment.assets.usdc
+  const start = await chainNow(devnet)
+  const tree = newTree(devnet, start)
+  const { hash } = buildCouncilDelegation({
+    tree,
+    owner: owner.address,
+    council,
+    bounds: {
+      targets: [usdc],
+      selectors: ['0xa9059cbb'],
+      receivers: [{ startIndex: 4, receiver: treasury }],
+      dailySpendLimit: {
+        dailyLimitUsd: USD(1_000),
+        maxPriceAge: 86_400,
+        feeds: [{ token: usdc, decimals: 6, feed: devnet.deployment.assets.usdcUsdFeed }],
+      },
+      window: { startTime: start - 60n, endTime: start + 30n * 86_400n },
+    },
+  })
+  return tree.sign(hash, smartAccountSigner(owner.smartAccount))
+}
