@@ -1,4 +1,4 @@
-// A SignerResolver for session keys held in this process's memory (seed 000 S7: hosted mode keeps the
+// A SignerResolver for session keys held in this process's memory (hosted mode keeps the
 // key in process memory, never on disk). Used by the local stack and tests; AWS uses KMS keys.
 import { GolemSigner, type CustodySigner, type SessionKey } from '../../core/custody/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'

@@ -95,8 +95,8 @@ const profileSchema = z.object({
     })
     .default({ revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null }),
   /**
-   * A paid feed (x402 /feed, seed 003 §6.1) asks the operator for an audited phase reset (errata 5);
-   * the tick performs it and clears this. Optional: profiles written before it parse unchanged.
+   * A paid feed (x402 /feed) asks the operator for an audited phase reset: a Golem a stranger fed is
+   * not left in the phase its hunger put it in. The tick performs it and clears this. Optional: profiles written before it parse unchanged.
    */
   reprieve: z.object({ requestedAt: uint, amount: uint, payer: address }).optional(),
   /**

@@ -1,4 +1,4 @@
-// The read-only observer (the seed's "Sleepwalker") on anvil, through the real DelegationManager: the
+// The read-only observer (the "Sleepwalker") on anvil, through the real DelegationManager: the
 // owner grants its Golem publish-only authority (core/delegations buildObserverDelegation), the Golem
 // passes it on to its Sleepwalker, and the Sleepwalker publishes to the Dream and Daimon oracles from
 // the owner's account, while every value-moving call is refused by a framework caveat with its reason
