@@ -3,7 +3,7 @@
 // says: a dropped send never reaches the node, a lost answer's send does.
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount, generatePrivateKey } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
 import { localChain } from '../../local/devnet.ts'
 import { startRpcFaultProxy, type FaultRates } from '../support/rpcFaultProxy.ts'
@@ -110,7 +110,12 @@ describe('rpcFaultProxy', () => {
 
     proxy.setFaults({}, { eth_sendRawTransaction: { loseResponse: 1 } })
     await expect(wallet.sendTransaction({ to, value: parseEther('1') })).rejects.toThrow()
-    expect(await direct.getTransactionCount({ address: funded.address })).toBe(nonce0 + 1)
+    // Anvil answers the send once the transaction is in its pool and mines it just after: the lost answer
+    // does not mean a lost transaction, it lands in the next block.
+    await vi.waitFor(async () => expect(await direct.getTransactionCount({ address: funded.address })).toBe(nonce0 + 1), {
+      timeout: 30_000,
+      interval: 50,
+    })
     expect(await direct.getBalance({ address: to })).toBe(parseEther('1'))
     expect(proxy.stats.faultsByMethod).toMatchObject({ 'eth_sendRawTransaction:drop': 1, 'eth_sendRawTransaction:loseResponse': 1 })
     await proxy.stop()
