@@ -129,6 +129,15 @@ export const chainErrorsAbi: readonly AbiError[] = [
     name: 'InvalidWindow',
     type: 'error',
   },
+  { inputs: [], name: 'MalformedHookCall', type: 'error' },
+  {
+    inputs: [
+      { internalType: 'address', name: 'target', type: 'address' },
+      { internalType: 'bytes4', name: 'selector', type: 'bytes4' },
+    ],
+    name: 'NotARunwayTransfer',
+    type: 'error',
+  },
   { inputs: [{ internalType: 'address', name: 'caller', type: 'address' }], name: 'NotOwner', type: 'error' },
   {
     inputs: [
@@ -156,6 +165,7 @@ export const chainErrorsAbi: readonly AbiError[] = [
     name: 'UnclassifiedAction',
     type: 'error',
   },
+  { inputs: [{ internalType: 'bytes4', name: 'selector', type: 'bytes4' }], name: 'UnknownFunction', type: 'error' },
   { inputs: [], name: 'EmptyReason', type: 'error' },
   { inputs: [{ internalType: 'address', name: 'golem', type: 'address' }], name: 'GolemAlreadyRegistered', type: 'error' },
   { inputs: [{ internalType: 'address', name: 'golem', type: 'address' }], name: 'GolemIsDead', type: 'error' },
