@@ -1,7 +1,7 @@
 // Reads the on-chain state of many Golems at once: one block read and one deployless multicall for the
 // whole batch (one eth_call per 128 KiB of calldata, about 340 Golems), so an idle heartbeat costs two
 // JSON-RPC requests per page of Golems, not one or more per Golem.
-import { multicall3Abi, type Address, type PublicClient } from 'viem'
+import { erc20Abi, multicall3Abi, type Address, type PublicClient } from 'viem'
 import {
   DelegationManager as DelegationManagerAbi,
   ERC20PeriodTransferEnforcer as PeriodAbi,
@@ -46,6 +46,7 @@ export async function readGolems(
     { address: period, abi: PeriodAbi, functionName: 'getAvailableAmount', args: [r.periodDelegationHash, dm, r.periodTerms] } as const,
     ...r.chainHashes.map((h) => ({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [h] }) as const),
     { address: DEPLOYLESS_MULTICALL3, abi: multicall3Abi, functionName: 'getEthBalance', args: [r.golemKey] } as const,
+    ...(r.runwayToken ? [{ address: r.runwayToken, abi: erc20Abi, functionName: 'balanceOf', args: [r.golemKey] } as const] : []),
     ...(r.gas
       ? [
           {
@@ -70,6 +71,7 @@ export async function readGolems(
     let disabled = false
     for (let k = 0; k < r.chainHashes.length; k++) disabled = (results[i++] as boolean) || disabled
     const ethBalance = results[i++] as bigint
+    const runwayHeld = r.runwayToken ? (results[i++] as bigint) : undefined
     const gasAvailableInPeriod = r.gas ? (results[i++] as readonly [bigint, boolean, bigint])[0] : null
     return {
       golemId: r.golemId,
@@ -84,6 +86,7 @@ export async function readGolems(
       currentPeriod,
       ethBalance,
       gasAvailableInPeriod,
+      ...(runwayHeld === undefined ? {} : { runwayHeld }),
     }
   })
   return { blockNumber: block.number, timestamp: block.timestamp, golems }

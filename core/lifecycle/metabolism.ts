@@ -38,6 +38,16 @@ export type MetabolismInput = {
   periodSeconds: bigint
 }
 
+/**
+ * When the Golem's money runs out: its paid TTL plus the runtime what it holds buys at the price, never
+ * past the owner's grant (it cannot live past it without the owner's new signature).
+ */
+export function projectedEndOf(p: { now: bigint; ttl: bigint; grantEndsAt: bigint; held: bigint; runtimeCostPerHour: bigint }): bigint {
+  const from = p.ttl > p.now ? p.ttl : p.now
+  const funded = from + (p.held * SECONDS_PER_HOUR) / p.runtimeCostPerHour
+  return funded < p.grantEndsAt ? funded : p.grantEndsAt > p.now ? p.grantEndsAt : p.now
+}
+
 function amountOf(data: Record<string, unknown>): bigint {
   const v = data.amount
   if (typeof v === 'bigint') return v
@@ -67,9 +77,7 @@ export function metabolismOf(entries: readonly JournalEntry[], input: Metabolism
     byStart.set(start, period)
   }
   const held = totals.runwayRedeemed > totals.runtimeBought ? totals.runwayRedeemed - totals.runtimeBought : 0n
-  const from = input.ttl > input.now ? input.ttl : input.now
-  const funded = from + (held * SECONDS_PER_HOUR) / input.runtimeCostPerHour
-  const projectedEnd = funded < input.grantEndsAt ? funded : input.grantEndsAt > input.now ? input.grantEndsAt : input.now
+  const projectedEnd = projectedEndOf({ ...input, held })
   return {
     periodSeconds: input.periodSeconds,
     periods: [...byStart.values()].sort((a, b) => (a.start < b.start ? -1 : 1)),

@@ -5,6 +5,7 @@ import type { Address, Hex } from 'viem'
 import type { Phase } from './phase.ts'
 import { permissionFactsOf } from './permissionFacts.ts'
 import type { GolemProfile } from './profile.ts'
+import { projectedEndOf } from './metabolism.ts'
 import type { GolemObservation } from './tick.ts'
 
 export type GolemReadRequest = {
@@ -18,6 +19,8 @@ export type GolemReadRequest = {
   periodTerms: Hex
   /** The gas grant's NativeTokenPeriodTransfer delegation and terms, when the Golem has one. */
   gas?: { periodDelegationHash: Hex; periodTerms: Hex }
+  /** The runway's token: what the key holds of it is the money it pays its runtime with. */
+  runwayToken?: Address
 }
 
 export type GolemChainState = {
@@ -35,6 +38,8 @@ export type GolemChainState = {
   ethBalance?: bigint
   /** What the gas grant still allows this period (null without a gas grant). */
   gasAvailableInPeriod?: bigint | null
+  /** The key's balance of the runway's token: redeemed and not yet spent (absent when not read). */
+  runwayHeld?: bigint
 }
 
 /** What the heartbeat (or the tick itself) read for one Golem, with the chain time of the read. */
@@ -47,11 +52,36 @@ export function readRequestOf(golemId: string, profile: GolemProfile): GolemRead
     chainHashes: profile.runway.chainHashes,
     periodDelegationHash: profile.runway.periodDelegationHash,
     periodTerms: profile.runway.periodTerms,
+    runwayToken: profile.runway.token,
     ...(profile.gas ? { gas: { periodDelegationHash: profile.gas.periodDelegationHash, periodTerms: profile.gas.periodTerms } } : {}),
   }
 }
 
-export function observationOf(golemId: string, profile: GolemProfile, read: ObservedGolem, reserved: bigint): GolemObservation {
+/**
+ * How a self-extending Golem's money moves its economic clock: the runway it holds buys runtime, so the
+ * clock reads the end its money projects (never past the grant) rather than the TTL paid so far. A Golem
+ * that does not buy its own runtime (no price given) is judged on its TTL alone.
+ */
+export function economicEnd(profile: GolemProfile, read: ObservedGolem, runtimeCostPerHour?: bigint): bigint {
+  const ttl = profile.life.runwayEndsAt
+  if (runtimeCostPerHour === undefined || runtimeCostPerHour <= 0n || read.runwayHeld === undefined) return ttl
+  const projected = projectedEndOf({
+    now: read.timestamp,
+    ttl,
+    grantEndsAt: profile.runway.expiresAt,
+    held: read.runwayHeld,
+    runtimeCostPerHour,
+  })
+  return projected > ttl ? projected : ttl
+}
+
+export function observationOf(
+  golemId: string,
+  profile: GolemProfile,
+  read: ObservedGolem,
+  reserved: bigint,
+  runtimeCostPerHour?: bigint,
+): GolemObservation {
   return {
     golemId,
     delegationHash: profile.runway.chainHashes[0] as Hex,
@@ -60,7 +90,7 @@ export function observationOf(golemId: string, profile: GolemProfile, read: Obse
     registered: read.registered,
     dreaming: read.dreaming,
     bornAt: profile.life.bornAt,
-    runwayEndsAt: profile.life.runwayEndsAt,
+    runwayEndsAt: economicEnd(profile, read, runtimeCostPerHour),
     runwayTotalSeconds: profile.life.runwayTotalSeconds,
     lastInsightAt: profile.life.lastInsightAt,
     reservedAmount: reserved,

@@ -41,6 +41,32 @@ describe('planTick', () => {
     expect(plan.die).toBe(false)
   })
 
+  it("judges a self-extending Golem's economic clock on what its held runway projects, never past the grant", () => {
+    // Ten days into a 30-day grant, TTL paid only one day ahead.
+    const now = born + 10n * DAY_S
+    const profile = testProfile()
+    const lean = { ...profile, life: { ...profile.life, runwayEndsAt: now + DAY_S } }
+    const at = (runwayHeld?: bigint) => read({ timestamp: now, ...(runwayHeld === undefined ? {} : { runwayHeld }) })
+    const economic = (r: ReturnType<typeof read>, runtimeCostPerHour?: bigint) =>
+      planTick({
+        golemId: 'g',
+        profile: lean,
+        read: r,
+        pending: none,
+        vitalityParameters: noShocks,
+        ...(runtimeCostPerHour === undefined ? {} : { runtimeCostPerHour }),
+      }).decision.vitality.economic
+    const ttlOnly = economic(at(24_000_000n))
+    // 24 USDC at 0.5 USDC an hour buys two more days: the clock reads three days left, not one.
+    expect(economic(at(24_000_000n), 500_000n)).toBeCloseTo(ttlOnly * 3, 6)
+    // Nothing held: the TTL alone.
+    expect(economic(at(0n), 500_000n)).toBe(ttlOnly)
+    // Not read (an older observation): the TTL alone.
+    expect(economic(at(), 500_000n)).toBe(ttlOnly)
+    // A fortune held still ends at the owner's grant (20 days left of 30).
+    expect(economic(at(10n ** 12n), 500_000n)).toBeCloseTo(20 / 30, 6)
+  })
+
   it('plans no second redemption when an earlier tick already sent this period', () => {
     const pending = { events: [], reservedAmount: 0n, runway: { status: 'confirmed', amount: 10n, txHash: hex32('cd') } }
     const plan = planTick({ golemId: 'g', profile: testProfile(), read: read(), pending, vitalityParameters: noShocks })

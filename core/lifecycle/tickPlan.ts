@@ -31,6 +31,8 @@ export type TickPlanInput = {
   /** The phase a paid feed's reset moved the Golem to this tick, when it did. */
   resetTo?: Phase
   vitalityParameters?: Partial<VitalityParameters>
+  /** The runtime's price, when the Golem buys its own (self-extension): its held runway then counts. */
+  runtimeCostPerHour?: bigint
 }
 
 export type RunwayStep =
@@ -82,7 +84,13 @@ export function eventKey(e: CustodyEvent, period: bigint): string {
 export function planTick(input: TickPlanInput): TickPlan {
   const { golemId, profile, read, pending } = input
   const phaseEpoch = (profile.phaseEpoch ?? 0) + (input.resetTo === undefined ? 0 : 1)
-  const observation = observationOf(golemId, profile, input.resetTo === undefined ? read : { ...read, phase: input.resetTo }, 0n)
+  const observation = observationOf(
+    golemId,
+    profile,
+    input.resetTo === undefined ? read : { ...read, phase: input.resetTo },
+    0n,
+    input.runtimeCostPerHour,
+  )
   const decision = decideTick({
     ...observation,
     reservedAmount: pending.reservedAmount,

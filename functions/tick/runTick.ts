@@ -79,7 +79,11 @@ export async function runTick(deps: TickDeps, input: { golemId: string; observed
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
   const slotBase = slotBaseOf(deps, nowMs)
-  const vitalityParameters = deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}
+  const vitalityParameters = {
+    ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}),
+    // A Golem that buys its own runtime is judged on what its money projects, not only the TTL paid so far.
+    ...(deps.selfExtension ? { runtimeCostPerHour: deps.selfExtension.runtimeCostPerHour } : {}),
+  }
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
   const first = planTick({ golemId, profile, read, pending: { events: [], reservedAmount: 0n }, ...vitalityParameters })
