@@ -1,10 +1,11 @@
 // Shared fixtures for the store conformance suite. Addresses and hashes are synthetic.
 import { getAddress, type Address, type Hex } from 'viem'
+import type { CouncilStore } from '../../../core/council/store.ts'
 import type { CreateGolemInput, Store } from '../../../core/store/store.ts'
 
 export type Backend = {
-  /** A fresh, empty store for each test. */
-  newStore(): Promise<Store>
+  /** A fresh, empty store for each test (every store also keeps the council's records). */
+  newStore(): Promise<Store & CouncilStore>
 }
 
 export const T0 = 1_750_000_000_000

@@ -1,5 +1,6 @@
 // One conformance suite for every Store implementation: the same calls, the same answers.
 import { budgetSuite } from './budget.ts'
+import { councilSuite } from './council.ts'
 import type { Backend } from './fixtures.ts'
 import { golemSuite } from './golems.ts'
 import { logSuite } from './log.ts'
@@ -20,4 +21,5 @@ export function storeConformance(backend: Backend): void {
   historySuite(backend)
   logSuite(backend)
   poolKeySuite(backend)
+  councilSuite(backend)
 }

@@ -1,0 +1,86 @@
+// The council's records: write-once proposals and signatures, and an execution claim that exactly one of
+// many concurrent requests wins.
+import type { Address, Hex } from 'viem'
+import { describe, expect, it } from 'vitest'
+import type { CouncilProposalRecord } from '../../../core/council/store.ts'
+import type { Backend } from './fixtures.ts'
+
+const ID: Hex = `0x${'ab'.repeat(16)}`
+const A: Address = '0x00000000000000000000000000000000000000A1'
+const B: Address = '0x00000000000000000000000000000000000000B2'
+const record = (over: Partial<CouncilProposalRecord> = {}): CouncilProposalRecord => ({
+  id: ID,
+  council: '0x000000000000000000000000000000000000C0c1',
+  proposer: A,
+  status: 'open',
+  deadline: 1_800_000_000,
+  createdAt: 1_750_000_000_000,
+  proposal: '{"id":"0xabab"}',
+  ...over,
+})
+const sig = (signer: Address, at: number) => ({ proposalId: ID, signer, signature: `0x${'11'.repeat(65)}` as Hex, at })
+
+export function councilSuite(backend: Backend): void {
+  describe('council records', () => {
+    it('writes a proposal once and reads it back', async () => {
+      const store = await backend.newStore()
+      expect(await store.getCouncilProposal(ID)).toBeNull()
+      expect(await store.createCouncilProposal(record())).toEqual({ created: true, record: record() })
+      expect(await store.createCouncilProposal(record({ proposer: B }))).toEqual({ created: false, existing: record() })
+      expect(await store.getCouncilProposal(ID)).toEqual(record())
+    })
+
+    it('keeps one signature per signer, oldest first', async () => {
+      const store = await backend.newStore()
+      await store.createCouncilProposal(record())
+      expect(await store.addCouncilSignature(sig(B, 2))).toMatchObject({ added: true })
+      expect(await store.addCouncilSignature(sig(A, 1))).toMatchObject({ added: true })
+      expect(await store.addCouncilSignature(sig(A, 3))).toEqual({ added: false, existing: sig(A, 1) })
+      expect(await store.listCouncilSignatures(ID)).toEqual([sig(A, 1), sig(B, 2)])
+    })
+
+    it('lets exactly one of many concurrent claims execute, and only the claimant finish', async () => {
+      const store = await backend.newStore()
+      await store.createCouncilProposal(record())
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => store.claimCouncilExecution({ id: ID, claimant: `r${i}`, now: 5 })),
+      )
+      const winners = claims.filter((c) => c.claimed)
+      expect(winners).toHaveLength(1)
+      const claimant = winners[0]!.claimed ? winners[0]!.record.execution!.claimant : ''
+      expect(await store.finishCouncilExecution({ id: ID, claimant: 'someone-else', status: 'executed', execution: {}, now: 6 })).toBeNull()
+      const done = await store.finishCouncilExecution({
+        id: ID,
+        claimant,
+        status: 'executed',
+        execution: { txHash: `0x${'22'.repeat(32)}` },
+        now: 6,
+      })
+      expect(done).toMatchObject({ status: 'executed', execution: { claimant, claimedAt: 5, finishedAt: 6 } })
+      expect(await store.claimCouncilExecution({ id: ID, claimant: 'late', now: 7 })).toMatchObject({
+        claimed: false,
+        current: { status: 'executed' },
+      })
+    })
+
+    it('lets a proposal the EntryPoint rejected be claimed again', async () => {
+      const store = await backend.newStore()
+      await store.createCouncilProposal(record())
+      await store.claimCouncilExecution({ id: ID, claimant: 'r1', now: 5 })
+      await store.finishCouncilExecution({
+        id: ID,
+        claimant: 'r1',
+        status: 'rejected',
+        execution: { reason: 'AA24 signature error' },
+        now: 6,
+      })
+      expect(await store.claimCouncilExecution({ id: ID, claimant: 'r2', now: 7 })).toMatchObject({ claimed: true })
+    })
+
+    it('refuses an id that is not 16 bytes of lowercase hex, writing nothing', async () => {
+      const store = await backend.newStore()
+      await expect(store.getCouncilProposal('0x12')).rejects.toThrow('id: must be a council proposal id')
+      await expect(store.addCouncilSignature({ ...sig(A, 1), proposalId: '0xAB' })).rejects.toThrow('proposalId')
+    })
+  })
+}
