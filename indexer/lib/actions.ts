@@ -14,6 +14,8 @@ import {
   type Address,
   type Hex,
 } from 'viem'
+import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
+import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
 import { erc4626Abi, exactInputSingleAbi } from '../../core/actions/actionAbi.ts'
 import { SELECTORS } from '../../core/permissions/selectors.ts'
 import type { DelegationStruct } from './delegationHash.ts'
@@ -40,30 +42,6 @@ export type DecodedAction = {
   amounts: bigint[]
   valued: { token: Address; amount: bigint } | { vault: Address; assets: bigint } | { vault: Address; shares: bigint } | null
 }
-
-const redeemAbi = parseAbi(['function redeemDelegations(bytes[] permissionContexts, bytes32[] modes, bytes[] executionCallDatas)'])
-
-const DELEGATION_ARRAY = [
-  {
-    type: 'tuple[]',
-    components: [
-      { name: 'delegate', type: 'address' },
-      { name: 'delegator', type: 'address' },
-      { name: 'authority', type: 'bytes32' },
-      {
-        name: 'caveats',
-        type: 'tuple[]',
-        components: [
-          { name: 'enforcer', type: 'address' },
-          { name: 'terms', type: 'bytes' },
-          { name: 'args', type: 'bytes' },
-        ],
-      },
-      { name: 'salt', type: 'uint256' },
-      { name: 'signature', type: 'bytes' },
-    ],
-  },
-] as const
 
 const EXECUTION_ARRAY = [
   {
@@ -109,22 +87,21 @@ export function decodeExecutionCalldata(mode: Hex, data: Hex): Execution[] {
 export function decodeRedemptionCalldata(input: Hex): RedeemedContext[] | null {
   // Input the DelegationManager accepted decodes; anything that does not is not read at all.
   try {
-    const [contexts, modes, calldatas] = decodeFunctionData({ abi: redeemAbi, data: input }).args
-    return contexts.map((context, index) => {
-      const [chain] = decodeAbiParameters(DELEGATION_ARRAY, context)
-      return {
-        index,
-        chain: chain.map((d) => ({
-          delegate: d.delegate,
-          delegator: d.delegator,
-          authority: d.authority,
-          caveats: d.caveats,
-          salt: d.salt,
-        })),
-        executions:
-          modes[index] === undefined || calldatas[index] === undefined ? [] : decodeExecutionCalldata(modes[index], calldatas[index]),
-      }
-    })
+    const call = decodeFunctionData({ abi: DelegationManagerAbi, data: input })
+    if (call.functionName !== 'redeemDelegations') return null
+    const [contexts, modes, calldatas] = call.args
+    return contexts.map((context, index) => ({
+      index,
+      chain: decodeDelegations(context).map((d) => ({
+        delegate: d.delegate,
+        delegator: d.delegator,
+        authority: d.authority,
+        caveats: d.caveats,
+        salt: BigInt(d.salt),
+      })),
+      executions:
+        modes[index] === undefined || calldatas[index] === undefined ? [] : decodeExecutionCalldata(modes[index], calldatas[index]),
+    }))
   } catch {
     return null
   }
