@@ -33,6 +33,8 @@ export type LocalApiOptions = {
   signers?: SignerResolver
   /** The Alchemy Notify webhook's signing key and the invoker its ticks run on (the local heartbeat's). */
   alchemyWebhook?: ApiWiring['alchemyWebhook']
+  /** How long a head read answers later requests (ms); default from the chain's block interval (ApiWiring). */
+  headMaxAgeMs?: number
   onUnexpectedError?: (error: unknown) => void
 }
 
@@ -68,6 +70,7 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.signers ? { actions: { signers: o.signers, invocationId: 'local-api' } } : {}),
     ...(o.alchemyWebhook ? { alchemyWebhook: o.alchemyWebhook } : {}),
+    ...(o.headMaxAgeMs === undefined ? {} : { headMaxAgeMs: o.headMaxAgeMs }),
     onUnexpectedError:
       o.onUnexpectedError ??
       ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),

@@ -75,7 +75,19 @@ export type ApiWiring = {
    * heartbeat's). Without it POST /api/v1/webhooks/alchemy answers 501 NOT_IMPLEMENTED.
    */
   alchemyWebhook?: { signingKey: AlchemySigningKey; invoker: TickInvoker } | undefined
+  /**
+   * How long a head read answers later requests (ms). Default: half the chain's block interval when the
+   * chain states one (Base: 1,000 ms), so no answer is staler than one block; 0 when it does not
+   * (an automining devnet), so every request reads a head sent after it arrived.
+   */
+  headMaxAgeMs?: number
   onUnexpectedError?: (error: unknown) => void
+}
+
+/** Half the chain's block interval, or 0 when the chain states none. */
+export function defaultHeadMaxAgeMs(chain: Pick<Chain, 'blockTime'> | undefined): number {
+  const blockTime = chain?.blockTime
+  return blockTime !== undefined && blockTime > 0 ? Math.floor(blockTime / 2) : 0
 }
 
 /**
@@ -127,6 +139,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     client: w.publicClient as PublicClient,
     deployment: w.deployment,
     store: w.store,
+    headMaxAgeMs: w.headMaxAgeMs ?? defaultHeadMaxAgeMs(w.publicClient.chain),
     ...(indexer ? { lastRedemptionAt: (g) => indexer.latestRedemptionAt(g.address) } : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
   })

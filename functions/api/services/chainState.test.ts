@@ -1,8 +1,10 @@
 // Permission health on anvil, with reads shared per block: the route's answer is what a fresh chain read
 // at the same block says, concurrent requests at one block share one multicall, and a block that changes
-// the Golem (a redemption, a revocation) is seen by the next request after it, on the same app.
+// the Golem (a redemption, a revocation) is seen by the next request after it, on the same app. With the
+// deployed freshness rule (a chain with 2-second blocks, head reads reused for half of that), an answer
+// is never staler than one block and a state change is seen once the reused head has aged out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPublicClient, type Chain, type PublicClient, type Transport } from 'viem'
+import { createPublicClient, type Chain, type Hex, type PublicClient, type Transport } from 'viem'
 import { golemHealth, phaseOfName } from '../../../core/health/golemHealth.ts'
 import { readRequestOf } from '../../../core/lifecycle/observation.ts'
 import { readGolems } from '../../../adapters/chain/readGolems.ts'
@@ -116,5 +118,68 @@ describe('permission health shared per block (anvil)', () => {
     })
     const { body, block } = await healthNow('atlas')
     expect(body).toMatchObject({ ...(await healthAt('atlas', block)), health: 'revoked', revocation: { kind: 'RevokedByOwner' } })
+  })
+
+  describe('the deployed freshness rule: 2-second blocks, a head read reused for 1 second', () => {
+    let boreas: ProvisionedGolem
+    let deployedApp: ReturnType<ApiStack['app']>
+    const deployedCounts = new Map<string, number>()
+    const request = async () => {
+      const res = await deployedApp.request('/api/v1/golems/boreas/permission-health')
+      expect(res.status).toBe(200)
+      return (await res.json()) as Record<string, unknown>
+    }
+    /** The fields a block's state decides (time-dependent ones move with every block). */
+    const stateOf = (b: Record<string, unknown>) => ({ health: b.health, remaining_today: b.remaining_today, revocation: b.revocation })
+
+    beforeAll(async () => {
+      boreas = await stack.provision('boreas')
+      // The API learns the block interval from its chain (Base states 2,000 ms), as the deployed one does.
+      const chain = { ...stack.devnet.publicClient.chain, blockTime: 2_000 } as Chain
+      deployedApp = stack.app({
+        publicClient: createPublicClient({ chain, transport: countingTransport(stack.devnet.rpcUrl, deployedCounts) }),
+      })
+      await stack.devnet.publicClient.request({ method: 'evm_setAutomine' as never, params: [false] as never })
+      await stack.devnet.publicClient.request({ method: 'evm_setIntervalMining' as never, params: [2] as never })
+    })
+    afterAll(async () => {
+      await stack.devnet.publicClient.request({ method: 'evm_setIntervalMining' as never, params: [0] as never })
+      await stack.devnet.publicClient.request({ method: 'evm_setAutomine' as never, params: [true] as never })
+    })
+
+    it('requests inside one second share a head read; the answer is a fresh read at a block at most one behind', async () => {
+      deployedCounts.clear()
+      const before = await head()
+      const bodies = await Promise.all(Array.from({ length: 30 }, request))
+      const after = await head()
+      for (const b of bodies) expect(stateOf(b)).toEqual(stateOf(bodies[0]!))
+      expect(deployedCounts.get('eth_blockNumber') ?? 0).toBeLessThan(30)
+      // No state changes between these blocks: every block's fresh read says the same.
+      for (let n = before - 1n; n <= after; n++) expect(stateOf(await healthAt('boreas', n))).toEqual(stateOf(bodies[0]!))
+      expect(bodies[0]).toMatchObject({ health: 'healthy', remaining_today: '10000000' })
+    })
+
+    it('a redemption is seen at most one block late, and by every request once the reused head has aged out', async () => {
+      const tick = await runTick(
+        {
+          store: stack.store,
+          client: stack.devnet.publicClient as never,
+          deployment: stack.devnet.deployment,
+          signers: stack.signers,
+          operator: stack.devnet.operator.account as never,
+          invocationId: 'deployed-freshness-tick',
+        },
+        { golemId: 'boreas' },
+      )
+      expect(tick.redemption).toMatchObject({ status: 'confirmed' })
+      const mined = (await stack.devnet.publicClient.getTransactionReceipt({ hash: tick.redemption!.txHash as Hex })).blockNumber
+      // Right after the receipt: the reused head may still be the block before the redemption's, never older.
+      const soon = stateOf(await request())
+      const allowed = [stateOf(await healthAt('boreas', mined - 1n)), stateOf(await healthAt('boreas', mined))]
+      expect(allowed).toContainEqual(soon)
+      // Past the reuse window every answer reads a head sent after the redemption was mined.
+      await new Promise((resolve) => setTimeout(resolve, 1_100))
+      expect(stateOf(await request())).toEqual({ ...stateOf(await healthAt('boreas', mined)), remaining_today: '0' })
+    })
   })
 })

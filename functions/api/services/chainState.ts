@@ -2,9 +2,9 @@
 // and one batched read), the oracle phase, and the runway period's spend. The read is the tick's own
 // (adapters/chain/readGolems: one deployless multicall at a block), so the API classifies a permission
 // from exactly the facts the heartbeat sees. Reads are shared per block: each request learns the head
-// (one eth_blockNumber shared by concurrent requests, sent after the request arrived) and every request
-// at that head gets the same read of the Golem, so a Golem costs one multicall per block however many
-// ask, and no answer is older than the head its request found.
+// (one eth_blockNumber shared by concurrent requests, sent at most `headMaxAgeMs` before the request
+// arrived: see headBlock.ts) and every request at that head gets the same read of the Golem, so a Golem
+// costs one multicall per block however many ask, and no answer is older than the head its request found.
 import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
@@ -28,6 +28,8 @@ export type ChainGolemStateOptions = {
   onUnexpectedError?: (error: unknown) => void
   /** Golem reads kept (one per Golem and grant; 10,000 by default); the oldest is dropped first. */
   maxSnapshots?: number
+  /** How long a head read answers later requests (ms; HeadBlock's freshness rule). Default 0. */
+  headMaxAgeMs?: number
 }
 
 type Observed = GolemChainState & { timestamp: bigint; blockNumber: bigint }
@@ -46,7 +48,9 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     const client = options.client
     // eth_blockNumber directly: viem's getBlockNumber caches the number for the client's polling interval
     // and lets a caller join a request sent before it arrived, either of which could miss a block.
-    this.#head = new HeadBlock(async () => BigInt(await client.request({ method: 'eth_blockNumber' })))
+    this.#head = new HeadBlock(async () => BigInt(await client.request({ method: 'eth_blockNumber' })), {
+      maxAgeMs: options.headMaxAgeMs ?? 0,
+    })
     this.#golems = new BlockSnapshots({ maxEntries: options.maxSnapshots ?? 10_000 })
   }
 

@@ -1,4 +1,5 @@
-// HeadBlock shares head reads without ever answering a caller from a read sent before it arrived.
+// HeadBlock shares head reads and never answers a caller from a read sent more than `maxAgeMs` before it
+// arrived (by default: from a read sent before it arrived).
 import { describe, expect, it } from 'vitest'
 import { HeadBlock } from './headBlock.ts'
 
@@ -62,5 +63,60 @@ describe('HeadBlock', () => {
     const b = head.latest()
     chain.answer()
     expect(await b).toBe(1n)
+  })
+
+  describe('with a maximum age', () => {
+    function clocked(maxAgeMs: number) {
+      const chain = manualChain()
+      let now = 10_000
+      const head = new HeadBlock(chain.read, { maxAgeMs, now: () => now })
+      return { chain, head, advance: (ms: number) => (now += ms) }
+    }
+
+    it('a read sent within the age answers later callers without a new read, in flight or done', async () => {
+      const { chain, head, advance } = clocked(1_000)
+      const first = head.latest()
+      advance(400)
+      const joined = head.latest() // in flight, sent 400 ms ago
+      expect(chain.pending).toHaveLength(1)
+      chain.answer()
+      expect(await first).toBe(1n)
+      expect(await joined).toBe(1n)
+      advance(599) // 999 ms after the read was sent
+      chain.mine()
+      expect(await head.latest()).toBe(1n)
+      expect(chain.pending).toHaveLength(0)
+    })
+
+    it('a caller arriving the age or more after the read was sent gets a new read', async () => {
+      const { chain, head, advance } = clocked(1_000)
+      const first = head.latest()
+      chain.answer()
+      expect(await first).toBe(1n)
+      chain.mine()
+      advance(1_000)
+      const fresh = head.latest()
+      expect(chain.pending).toHaveLength(1)
+      chain.answer()
+      expect(await fresh).toBe(2n)
+    })
+
+    it('a failed read is never reused', async () => {
+      const { chain, head, advance } = clocked(1_000)
+      const a = head.latest()
+      chain.fail()
+      await expect(a).rejects.toThrow('rpc down')
+      await tick()
+      advance(10)
+      const b = head.latest()
+      expect(chain.pending).toHaveLength(1)
+      chain.answer()
+      expect(await b).toBe(1n)
+    })
+
+    it('refuses a negative or non-finite age, naming the option', () => {
+      expect(() => new HeadBlock(async () => 1n, { maxAgeMs: -1 })).toThrow(/maxAgeMs/)
+      expect(() => new HeadBlock(async () => 1n, { maxAgeMs: Number.NaN })).toThrow(/maxAgeMs/)
+    })
   })
 })

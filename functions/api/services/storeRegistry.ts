@@ -10,6 +10,8 @@ import type { GolemView, GolemRegistry } from '../deps.ts'
 
 export type StoreGolemRegistryOptions = {
   store: GolemStore
+  /** Views kept for records read again at the same version (10,000 by default); the oldest is dropped first. */
+  maxViews?: number
 }
 
 const STORE_ID = /^[A-Za-z0-9_.:-]{1,128}$/
@@ -53,23 +55,39 @@ export function golemViewOf(record: StoredGolem): GolemView {
 
 export class StoreGolemRegistry implements GolemRegistry {
   readonly #store: GolemStore
+  readonly #maxViews: number
+  // A stored record never changes at a version (every write bumps it), so its view (the profile parsed,
+  // the vitality hashed) is computed once per version, however often the Golem is asked for.
+  readonly #views = new Map<string, GolemView>()
 
   constructor(options: StoreGolemRegistryOptions) {
     this.#store = options.store
+    this.#maxViews = options.maxViews ?? 10_000
+    if (!Number.isInteger(this.#maxViews) || this.#maxViews < 1) throw new RangeError('maxViews: must be a positive integer')
   }
 
   async getGolem(idOrAddress: string): Promise<GolemView | undefined> {
     if (STORE_ID.test(idOrAddress)) {
       const byId = await this.#store.getGolem(idOrAddress)
-      if (byId) return golemViewOf(byId)
+      if (byId) return this.#viewOf(byId)
     }
     if (!isAddress(idOrAddress, { strict: false })) return undefined
     // The store answers for the current key only: a rotated-away key finds nothing.
     const [record] = await this.#store.findGolems({ sessionKey: idOrAddress.toLowerCase() as Address })
-    return record ? golemViewOf(record) : undefined
+    return record ? this.#viewOf(record) : undefined
   }
 
   async listGolemsByOwner(owner: Address): Promise<GolemView[]> {
-    return (await this.#store.findGolems({ owner: owner.toLowerCase() as Address })).map(golemViewOf)
+    return (await this.#store.findGolems({ owner: owner.toLowerCase() as Address })).map((r) => this.#viewOf(r))
+  }
+
+  #viewOf(record: StoredGolem): GolemView {
+    const key = `${record.golemId}\u0000${record.version}`
+    const cached = this.#views.get(key)
+    if (cached) return cached
+    const view = golemViewOf(record)
+    this.#views.set(key, view)
+    if (this.#views.size > this.#maxViews) this.#views.delete(this.#views.keys().next().value!)
+    return view
   }
 }

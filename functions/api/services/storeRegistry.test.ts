@@ -1,0 +1,60 @@
+// The registry computes a Golem's view once per stored version: the same version read again is the same
+// view, a new version (any write) is computed afresh, and the kept views are bounded.
+import { describe, expect, it } from 'vitest'
+import type { GolemRecord, GolemStore } from '../../../core/store/index.ts'
+import { StoreGolemRegistry } from './storeRegistry.ts'
+
+const record = (golemId: string, version: number, phase: GolemRecord['phase'] = 'Thriving'): GolemRecord => ({
+  golemId,
+  owner: '0x00000000000000000000000000000000000000aa',
+  sessionKeyAddress: '0x00000000000000000000000000000000000000bb',
+  custodyMode: 'Delegation',
+  profile: null,
+  status: 'alive',
+  phase,
+  nextTickAt: 0,
+  lastTick: null,
+  createdAt: 1_000,
+  updatedAt: 1_000 + version,
+  version,
+})
+
+function storeOf(records: Map<string, GolemRecord>) {
+  let reads = 0
+  const store = {
+    getGolem: async (id: string) => {
+      reads++
+      return records.get(id) ?? null
+    },
+    findGolems: async () => [],
+  } as unknown as GolemStore
+  return { store, reads: () => reads }
+}
+
+describe('StoreGolemRegistry', () => {
+  it('reads the store every time and reuses the view while the version is the same', async () => {
+    const records = new Map([['atlas', record('atlas', 1)]])
+    const { store, reads } = storeOf(records)
+    const registry = new StoreGolemRegistry({ store })
+    const a = await registry.getGolem('atlas')
+    const b = await registry.getGolem('atlas')
+    expect(reads()).toBe(2)
+    expect(b).toBe(a)
+    records.set('atlas', record('atlas', 2, 'Stable'))
+    const c = await registry.getGolem('atlas')
+    expect(c).not.toBe(a)
+    expect(c?.phase).toBe('Stable')
+  })
+
+  it('keeps at most maxViews views, and refuses a bad bound naming it', async () => {
+    const records = new Map([
+      ['a', record('a', 1)],
+      ['b', record('b', 1)],
+    ])
+    const registry = new StoreGolemRegistry({ store: storeOf(records).store, maxViews: 1 })
+    const a = await registry.getGolem('a')
+    await registry.getGolem('b')
+    expect(await registry.getGolem('a')).not.toBe(a)
+    expect(() => new StoreGolemRegistry({ store: storeOf(records).store, maxViews: 0 })).toThrow(/maxViews/)
+  })
+})
