@@ -9,7 +9,7 @@ export default $config({
     return {
       name: 'bardo-custody',
       home: 'aws',
-      // Production keeps its data (table, database, keys) when the stage is removed, and refuses
+      // Production keeps its data (table, database) when the stage is removed, and refuses
       // `sst remove` outright; other stages clean up after themselves.
       removal: production ? 'retain' : 'remove',
       protect: production,
@@ -20,7 +20,7 @@ export default $config({
     const { loadStackConfig } = await import('./stacks/config.ts')
     const { createSecrets } = await import('./stacks/secrets.ts')
     const { createStorage } = await import('./stacks/storage.ts')
-    const { createKeyPool } = await import('./stacks/keys.ts')
+    const { sessionKeyAccess } = await import('./stacks/keys.ts')
     const { createIndexer } = await import('./stacks/indexer.ts')
     const { createFunctions } = await import('./stacks/functions.ts')
     const { createAlarms } = await import('./stacks/alarms.ts')
@@ -28,9 +28,9 @@ export default $config({
     const config = loadStackConfig(process.env, $app.stage)
     const secrets = createSecrets()
     const storage = createStorage(config)
-    const keyPool = createKeyPool(config)
+    const sessionKeys = sessionKeyAccess(config)
     const indexer = createIndexer(config, secrets)
-    const fns = createFunctions({ config, secrets, storage, keyPool, indexerUrl: indexer.url })
+    const fns = createFunctions({ config, secrets, storage, sessionKeys, indexerUrl: indexer.url })
     const { topic } = createAlarms(config, fns, storage, indexer)
 
     return {
@@ -38,7 +38,7 @@ export default $config({
       api: fns.api.url,
       indexer: indexer.url,
       table: storage.table.name,
-      sessionKeys: keyPool.arnList,
+      sessionKeyAliasPrefix: sessionKeys.aliasPrefix,
       alarms: topic.arn,
     }
   },

@@ -14,7 +14,7 @@ import { apiUrlOf, feedGolem } from './feed.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import { CliUsageError } from './errors.ts'
 import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
-import { poolArns, takeFreePoolKey } from './poolKeys.ts'
+import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
 import { checkGolemId, onboard, positiveSeconds } from './onboard.ts'
 import { createOutput, type Output, type Writer } from './output.ts'
@@ -128,13 +128,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--override', 'confirm a plan over the guardrail (100 USDC/day or 90 days) whose document says override: true')
     .option('--life-seconds <seconds>', "the Golem's life (default: the strategy's runway days)")
     .option('--period-seconds <seconds>', 'the runway period (default a day)')
-    .option('--kms', "take the Golem's key from the deployed stack's KMS pool (BARDO_KMS_KEY_ARNS) instead of a keystore file")
+    .option('--kms', "create the Golem's key in the deployed stack's KMS (BARDO_KMS_ALIAS_PREFIX) instead of a keystore file")
     .action(async (f: Record<string, string | boolean | undefined>) => {
       const golem = checkGolemId(f.golem as string)
       const lifeSeconds = positiveSeconds('--life-seconds', f.lifeSeconds as string | undefined)
       const periodSeconds = positiveSeconds('--period-seconds', f.periodSeconds as string | undefined)
-      const arns = f.kms === true ? poolArns(io.env) : undefined
-      const keys = arns ? undefined : keystoreSettings(io.env, stateDir())
+      const aliasPrefix = f.kms === true ? kmsAliasPrefix(io.env) : undefined
+      const keys = aliasPrefix ? undefined : keystoreSettings(io.env, stateDir())
       const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
       const { chain, deployment } = await withChain()
       const owner = await ownerFrom(io.env, chain, deployment)
@@ -155,9 +155,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           operator,
           submitter: submitterFrom(io.env, owner),
           newKey: async () => {
-            if (arns) {
-              const k = await takeFreePoolKey({ arns, store, chain, deployment, claimant: `onboard:${golem}` })
-              return { ...k, where: `KMS ${(k.signer as { keyId: string }).keyId}` }
+            if (aliasPrefix) {
+              const k = await createGolemKmsKey({ aliasPrefix, golemId: golem, store, chain, deployment })
+              return { address: k.address, signer: k.signer, where: `KMS ${k.alias}${k.created ? '' : ', found from an earlier attempt'}` }
             }
             const k = await newGolemKeystore(keys!, golem)
             return { address: k.address, signer: { kind: 'keystore', path: k.path }, where: `keystore ${k.path}` }

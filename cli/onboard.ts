@@ -2,9 +2,9 @@
 // owner the plan in words, refuse what onboarding refuses (over the runway guardrail without the
 // owner's override in the document and the operator's --override; an id that already holds an active
 // grant), then the owner's smart account signs the runway grant to a fresh session key (a keystore
-// file or a KMS pool key), the operator registers the key on the VitalityOracle, the owner grants gas, and the Golem is
+// file or a KMS key), the operator registers the key on the VitalityOracle, the owner grants gas, and the Golem is
 // recorded in the store, due at once, so the next heartbeat ticks it. The key is a keystore file (a
-// development or self-hosted operator) or a free key of the deployed stack's KMS pool (--kms).
+// development or self-hosted operator) or a key created in the deployed stack's KMS (--kms).
 import { readFileSync } from 'node:fs'
 import { encodeFunctionData, formatEther, type Account, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -89,7 +89,7 @@ export async function onboard(o: {
   owner: OwnerAccount
   operator: Account
   submitter: Account
-  /** Makes or picks the Golem's session key (a keystore file, or a free key of the KMS pool). */
+  /** Makes the Golem's session key (a keystore file, or a key created in KMS). */
   newKey(): Promise<{ address: Address; signer: GolemProfile['signer']; where: string }>
   progress(line: string): void
 }): Promise<OnboardResult> {

@@ -18,12 +18,11 @@ const refusal = (e: Record<string, string | undefined>, stage = 'production') =>
 }
 
 describe('loadStackConfig', () => {
-  it('defaults to Base Sepolia, a pool of two keys and a schema per stage', () => {
+  it('defaults to Base Sepolia and a schema per stage', () => {
     const config = loadStackConfig(env(), 'production')
     expect(config).toMatchObject({
       production: true,
       chainId: 84532,
-      keyPoolSize: 2,
       startBlock: 99,
       indexerSchema: 'bardo_production',
       allowedOrigins: '',
@@ -32,11 +31,10 @@ describe('loadStackConfig', () => {
     expect(loadStackConfig(env(), 'pr-42').indexerSchema).toBe('bardo_pr_42')
   })
 
-  it('takes Base, the pool size, the schema and the origins from the environment', () => {
+  it('takes Base, the schema and the origins from the environment', () => {
     const config = loadStackConfig(
       env({
         BARDO_CHAIN_ID: '8453',
-        BARDO_KEY_POOL_SIZE: '12',
         BARDO_INDEXER_SCHEMA: 'bardo_v2',
         BARDO_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
         BARDO_START_BLOCK: '5',
@@ -46,7 +44,6 @@ describe('loadStackConfig', () => {
     expect(config).toMatchObject({
       production: false,
       chainId: 8453,
-      keyPoolSize: 12,
       indexerSchema: 'bardo_v2',
       allowedOrigins: 'https://a.example,https://b.example',
       startBlock: 5,
@@ -95,9 +92,9 @@ describe('loadStackConfig', () => {
 
   it('refuses values outside the rules, naming the variable and the rule', () => {
     expect(refusal(env({ BARDO_CHAIN_ID: '1' }))).toMatchObject({ field: 'BARDO_CHAIN_ID', message: expect.stringContaining('84532') })
-    expect(refusal(env({ BARDO_KEY_POOL_SIZE: '0' }))).toMatchObject({
+    expect(refusal(env({ BARDO_KEY_POOL_SIZE: '3' }))).toMatchObject({
       field: 'BARDO_KEY_POOL_SIZE',
-      message: expect.stringContaining('from 1 to 100'),
+      message: expect.stringContaining('Migrating from the key pool'),
     })
     expect(refusal(env({ BARDO_INDEXER_SCHEMA: 'Bardo-1' }))).toMatchObject({ field: 'BARDO_INDEXER_SCHEMA' })
     expect(refusal(env({ BARDO_ALLOWED_ORIGINS: 'example.com' }))).toMatchObject({ field: 'BARDO_ALLOWED_ORIGINS' })

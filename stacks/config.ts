@@ -10,8 +10,6 @@ import { parseDeployment, type IndexerDeployment } from '../indexer/lib/settings
 export const SUPPORTED_CHAINS = { 84532: 'Base Sepolia', 8453: 'Base' } as const
 export type SupportedChainId = keyof typeof SUPPORTED_CHAINS
 
-export const DEFAULT_KEY_POOL_SIZE = 2
-export const MAX_KEY_POOL_SIZE = 100
 /** Ponder's port inside the container (its default). */
 export const INDEXER_PORT = 42069
 
@@ -29,8 +27,6 @@ export type StackConfig = {
    */
   indexerDeploymentJson: string
   startBlock: number
-  /** Number of KMS SessionKeys (ECC_SECG_P256K1) to create; one per live Golem plus spares. */
-  keyPoolSize: number
   /** Ponder database schema; a new one per indexer release (Ponder refuses another build's schema). */
   indexerSchema: string
   indexerDomain: string | undefined
@@ -143,6 +139,12 @@ export function indexerDeploymentFor(chainId: SupportedChainId, parsed: IndexerD
 
 /** Reads and checks every deploy-time setting. `stage` is `$app.stage`. */
 export function loadStackConfig(env: Env, stage: string): StackConfig {
+  // Deploying removes a stage's pool keys from the stack: make whoever still sets the pool read how first.
+  if (present(env, 'BARDO_KEY_POOL_SIZE') !== undefined)
+    throw new StackConfigError(
+      'BARDO_KEY_POOL_SIZE',
+      'is no longer read: keys are created per Golem at onboarding; follow docs/deploy.md, "Migrating from the key pool", then unset it',
+    )
   const parsed = deployment(env)
   const production = stage === 'production'
   const chain = chainId(env)
@@ -154,7 +156,6 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
     deploymentJson: JSON.stringify(parsed),
     indexerDeploymentJson: JSON.stringify(indexerDeploymentFor(chain, parsed)),
     startBlock: wholeNumber(env, 'BARDO_START_BLOCK', parsed.startBlock ?? 0, 0, Number.MAX_SAFE_INTEGER),
-    keyPoolSize: wholeNumber(env, 'BARDO_KEY_POOL_SIZE', DEFAULT_KEY_POOL_SIZE, 1, MAX_KEY_POOL_SIZE),
     indexerSchema: schema(env, stage),
     indexerDomain: optionalMatch(
       env,

@@ -3,13 +3,15 @@
 //
 //              DynamoDB (Store)        KMS (SessionKeys)          Lambda          secrets (links)
 //   heartbeat  GetItem, Query          -                          Invoke tick     RpcUrl
-//   tick       + Put/Update/DeleteItem Sign, GetPublicKey         -               RpcUrl, OperatorKey
+//   tick       + Put/Update/DeleteItem Sign, GetPublicKey (by     -               RpcUrl, OperatorKey
+//                                      tag); CreateKey, TagResource,
+//                                      CreateAlias (rotation, by tag)
 //              (and ssm:GetParameter on the one parameter holding the API's URL)
 //   api        + Put/Update/DeleteItem -                          Invoke tick     RpcUrl, SettlementKey,
 //                                                                                 CladeHmacSecret, ReadApiKeyHashes,
 //                                                                                 AlchemyWebhookSigningKey
 import type { StackConfig } from './config.ts'
-import type { KeyPool } from './keys.ts'
+import type { SessionKeyAccess } from './keys.ts'
 import type { Secrets } from './secrets.ts'
 import type { Storage } from './storage.ts'
 
@@ -31,9 +33,15 @@ export type Functions = {
   api: Sst.Function
 }
 
-export type FunctionDeps = { config: StackConfig; secrets: Secrets; storage: Storage; keyPool: KeyPool; indexerUrl: Sst.Output<string> }
+export type FunctionDeps = {
+  config: StackConfig
+  secrets: Secrets
+  storage: Storage
+  sessionKeys: SessionKeyAccess
+  indexerUrl: Sst.Output<string>
+}
 
-export function createFunctions({ config, secrets, storage, keyPool, indexerUrl }: FunctionDeps): Functions {
+export function createFunctions({ config, secrets, storage, sessionKeys, indexerUrl }: FunctionDeps): Functions {
   const common = {
     runtime: 'nodejs22.x',
     architecture: 'arm64',
@@ -61,11 +69,13 @@ export function createFunctions({ config, secrets, storage, keyPool, indexerUrl 
     // The Golems pay the API for their own runtime (self-extension). The API invokes the tick (webhooks),
     // so the tick cannot name the API's URL in its environment: it reads it from a parameter the stack
     // writes once the API exists, by a name known before either.
-    environment: { ...environment, BARDO_KMS_KEY_ARNS: keyPool.arnList, BARDO_API_URL_PARAMETER: apiUrlParameterName },
+    // No key list: the keys are the stage's by their tags; rotation names its new key under the prefix.
+    environment: { ...environment, BARDO_KMS_ALIAS_PREFIX: sessionKeys.aliasPrefix, BARDO_API_URL_PARAMETER: apiUrlParameterName },
     link: [secrets.RpcUrl, secrets.OperatorKey],
     permissions: [
       storage.readWrite,
-      keyPool.signing,
+      ...sessionKeys.signing,
+      ...sessionKeys.creation,
       { actions: ['ssm:GetParameter'], resources: [`arn:aws:ssm:*:*:parameter${apiUrlParameterName}`] },
     ],
   })

@@ -1,42 +1,65 @@
-// The SessionKey pool: secp256k1 signing keys in AWS KMS (ECC_SECG_P256K1, SIGN_VERIFY). A Golem's
-// session key is one key of the pool; its Ethereum address comes from the key's SPKI public key.
-// Keys are created at deploy time so the tick's IAM policy can name every one of them: the tick may
-// call kms:Sign and kms:GetPublicKey on exactly these ARNs and nothing else in KMS. Provisioning a
-// Golem assigns a free key; rotation moves it to another free key; grow the pool with
-// BARDO_KEY_POOL_SIZE and redeploy (docs/deploy.md, "KMS keys").
+// SessionKeys in AWS KMS (ECC_SECG_P256K1, SIGN_VERIFY) are created per Golem when it is onboarded
+// (`bardo onboard --kms`) and when its key rotates (the tick), never at deploy time: the stack creates no
+// key and names none. What makes a key the stage's SessionKey is its tags (bardo:stage, bardo:role), so
+// the tick's IAM policy is a fixed set of tag-conditioned statements, the same for 1 Golem or 100,000,
+// and its environment carries only the alias prefix (docs/deploy.md, "KMS keys").
+import {
+  KEY_SPEC,
+  KEY_USAGE,
+  SESSION_KEY_ROLE,
+  SESSION_KEY_TAG_KEYS,
+  sessionKeyAliasPrefix,
+  TAG_ROLE,
+  TAG_STAGE,
+} from '../adapters/signers/kmsKeyNames.ts'
 import type { StackConfig } from './config.ts'
 
-export const KEY_SPEC = 'ECC_SECG_P256K1'
-export const KEY_USAGE = 'SIGN_VERIFY'
+export { KEY_SPEC, KEY_USAGE }
 /** The only KMS calls a SessionKey signer makes (custody/kms: GetPublicKey for the address, Sign). */
 export const SIGNING_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'] as const
+/** Every key of the account, in any region: which ones is the conditions' job, never a list of ARNs. */
+export const ANY_KEY = 'arn:aws:kms:*:*:key/*'
 
-export type KeyPool = {
-  keys: PulumiAws.kms.Key[]
-  /** Comma-separated key ARNs, in pool order (what the tick receives as BARDO_KMS_KEY_ARNS). */
-  arnList: Sst.Output<string>
-  signing: Sst.Permission
+export type SessionKeyAccess = {
+  /** `alias/<app>/<stage>`: what the tick receives as BARDO_KMS_ALIAS_PREFIX (and the stack outputs). */
+  aliasPrefix: string
+  /** kms:Sign and kms:GetPublicKey on the stage's SessionKeys, by their tags. */
+  signing: Sst.Permission[]
+  /** What a rotation needs to create its next key: CreateKey and its tags, and the alias that names it. */
+  creation: Sst.Permission[]
 }
 
-export function createKeyPool(config: StackConfig): KeyPool {
-  const keys = Array.from({ length: config.keyPoolSize }, (_, i) => {
-    const key = new aws.kms.Key(`SessionKey${i}`, {
-      description: `Bardo SessionKey ${i} (${$app.name} ${config.stage})`,
-      keyUsage: KEY_USAGE,
-      customerMasterKeySpec: KEY_SPEC,
-      // Asymmetric keys cannot rotate in place; rotation is a move to another pool key.
-      enableKeyRotation: false,
-      // A scheduled deletion can be cancelled within the window; a Golem's key deserves the longest.
-      deletionWindowInDays: config.production ? 30 : 7,
-      tags: { 'bardo:stage': config.stage, 'bardo:role': 'session-key', 'bardo:pool-index': String(i) },
-    })
-    new aws.kms.Alias(`SessionKey${i}Alias`, { name: `alias/${$app.name}-${config.stage}-session-${i}`, targetKeyId: key.keyId })
-    return key
-  })
-  const arns = keys.map((key) => key.arn)
+const equals = (variable: string, values: string[]) => ({ test: 'StringEquals', variable, values })
+
+export function sessionKeyAccess(config: StackConfig): SessionKeyAccess {
+  const aliasPrefix = sessionKeyAliasPrefix($app.name, config.stage)
+  // A key is the stage's SessionKey by its tags, in this account (a key policy elsewhere cannot lend one).
+  const isSessionKey = [
+    equals(`aws:ResourceTag/${TAG_STAGE}`, [config.stage]),
+    equals(`aws:ResourceTag/${TAG_ROLE}`, [SESSION_KEY_ROLE]),
+    equals('aws:ResourceAccount', ['${aws:PrincipalAccount}']),
+  ]
+  // A new key must carry the stage's tags and only the SessionKey tag keys: the tick cannot create a key
+  // it could not sign with, nor one another stage or role could.
+  const requestTags = [
+    equals(`aws:RequestTag/${TAG_STAGE}`, [config.stage]),
+    equals(`aws:RequestTag/${TAG_ROLE}`, [SESSION_KEY_ROLE]),
+    { test: 'ForAllValues:StringEquals', variable: 'aws:TagKeys', values: [...SESSION_KEY_TAG_KEYS] },
+  ]
   return {
-    keys,
-    arnList: $resolve(arns).apply((list) => list.join(',')),
-    signing: { actions: [...SIGNING_ACTIONS], resources: arns },
+    aliasPrefix,
+    signing: [{ actions: [...SIGNING_ACTIONS], resources: [ANY_KEY], conditions: [...isSessionKey, equals('kms:KeySpec', [KEY_SPEC])] }],
+    creation: [
+      {
+        actions: ['kms:CreateKey'],
+        resources: ['*'],
+        conditions: [...requestTags, equals('kms:KeySpec', [KEY_SPEC]), equals('kms:KeyUsage', [KEY_USAGE])],
+      },
+      // CreateKey's Tags are authorised as kms:TagResource on no particular key (KMS requires that shape).
+      { actions: ['kms:TagResource'], resources: [ANY_KEY], conditions: requestTags },
+      // CreateAlias is authorised on the alias (only under the stage's prefix) and on the key it names.
+      { actions: ['kms:CreateAlias'], resources: [`arn:aws:kms:*:*:${aliasPrefix}/*`] },
+      { actions: ['kms:CreateAlias'], resources: [ANY_KEY], conditions: isSessionKey },
+    ],
   }
 }

@@ -29,7 +29,10 @@ declare namespace Sst {
     effect?: 'allow' | 'deny'
     actions: string[]
     resources: Input<Input<string>[]>
+    /** IAM conditions: every entry must hold; within one, any of its values. */
+    conditions?: Input<Input<PermissionCondition>[]>
   }
+  type PermissionCondition = { test: Input<string>; variable: Input<string>; values: Input<Input<string>[]> }
   /** What sst.aws.permission() returns: a link include that becomes an IAM statement. */
   type PermissionInclude = Permission & { type: 'aws.permission' }
   /** Anything with getSSTLink(): components, sst.Secret, sst.Linkable. */

@@ -5,7 +5,8 @@
 // Link semantics mirror SST's getSSTLink() for the components used here (what a link grants and
 // what it carries), because least privilege depends on them.
 
-export type Statement = { actions: string[]; resources: string[]; effect?: string }
+export type Condition = { test: string; variable: string; values: string[] }
+export type Statement = { actions: string[]; resources: string[]; effect?: string; conditions?: Condition[] }
 export type LinkDefinition = { properties: Record<string, unknown>; include: Statement[] }
 export type Recorded = { type: string; name: string; args: Record<string, any>; resource: object }
 
@@ -188,4 +189,58 @@ export function secretLeak(value: string): string | undefined {
   if (/\b(alchemy\.com\/v2|infura\.io\/v3|quiknode\.pro)\/[A-Za-z0-9_-]{8,}/.test(value)) return 'is an RPC URL with an API key'
   if (/^(\w+\s+){11,23}\w+$/.test(value.trim()) && value.trim().split(/\s+/).length >= 12) return 'looks like a mnemonic'
   return undefined
+}
+
+/** The request a policy simulation asks about: one action on one resource, with its condition context. */
+export type SimulatedRequest = { action: string; resource: string; context: Record<string, string | string[]> }
+
+const glob = (pattern: string, value: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  ).test(value)
+
+/** `${aws:PrincipalAccount}` and the like, from the request's context (IAM policy variables). */
+const substitute = (value: string, context: SimulatedRequest['context']) =>
+  value.replace(/\$\{([^}]+)\}/g, (_m, key: string) => {
+    const v = context[key]
+    return typeof v === 'string' ? v : `\u0000unresolved:${key}`
+  })
+
+/** One IAM condition against the context, for the operators the stacks write; any other one throws. */
+function conditionHolds(condition: Condition, context: SimulatedRequest['context']): boolean {
+  const raw = context[condition.variable]
+  const present = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]
+  const values = condition.values.map((v) => substitute(v, context))
+  switch (condition.test) {
+    case 'StringEquals':
+      return present.length > 0 && present.some((p) => values.includes(p))
+    case 'StringLike':
+      return present.length > 0 && present.some((p) => values.some((v) => glob(v, p)))
+    // Every value in the request is allowed; vacuously true when the request has none (as IAM has it).
+    case 'ForAllValues:StringEquals':
+      return present.every((p) => values.includes(p))
+    case 'ForAnyValue:StringEquals':
+      return present.some((p) => values.includes(p))
+    case 'Null':
+      return values.includes(String(raw === undefined))
+    default:
+      throw new Error(`the simulation does not know the condition operator ${condition.test}`)
+  }
+}
+
+/**
+ * A small IAM evaluator over recorded statements: an explicit deny wins, then any allow whose action,
+ * resource and every condition match; otherwise the implicit deny.
+ */
+export function simulate(statements: Statement[], request: SimulatedRequest): 'allow' | 'deny' {
+  const matches = (st: Statement) =>
+    st.actions.some((a) => glob(a, request.action)) &&
+    st.resources.some((r) => glob(substitute(r, request.context), request.resource)) &&
+    (st.conditions ?? []).every((c) => conditionHolds(c, request.context))
+  const matching = statements.filter(matches)
+  if (matching.some((st) => st.effect === 'deny')) return 'deny'
+  return matching.length > 0 ? 'allow' : 'deny'
 }

@@ -1,6 +1,6 @@
 // A SignerResolver for Golem keys held in AWS KMS (ECC_SECG_P256K1): the key never leaves KMS. At death
-// the reference is dropped; the tick has no permission to delete keys (least privilege), so the key
-// returns to the pool's retired list through the operator runbook (docs/deploy.md).
+// the reference is dropped; the tick has no permission to delete keys (least privilege), so the retired
+// key is scheduled for deletion by hand, through the operator runbook (docs/deploy.md).
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { CustodySigner } from '../../core/custody/index.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'

@@ -22,14 +22,14 @@ let selfExtension: { config: Promise<SelfExtensionConfig | undefined>; retryAt: 
 const PARAMETER_RETRY_MS = 300_000
 let rotation: KmsKeyRotation | null | undefined
 
-/** Rotation from the stack's KMS key pool (BARDO_KMS_KEY_ARNS); none when the function has no pool. */
-function poolRotation(config: FunctionConfig, env: NodeJS.ProcessEnv): KmsKeyRotation | null {
-  const poolKeyIds = (env.BARDO_KMS_KEY_ARNS ?? '')
-    .split(',')
-    .map((a) => a.trim())
-    .filter(Boolean)
-  if (poolKeyIds.length === 0) return null
-  return new KmsKeyRotation({ deployment: config.deployment, client: config.client, store: config.store, poolKeyIds })
+/**
+ * Rotation with keys created in KMS under the stage's alias prefix (BARDO_KMS_ALIAS_PREFIX); none when
+ * the function has no prefix (a tick run outside the stack).
+ */
+function keyRotation(config: FunctionConfig, env: NodeJS.ProcessEnv): KmsKeyRotation | null {
+  const aliasPrefix = env.BARDO_KMS_ALIAS_PREFIX?.trim()
+  if (!aliasPrefix) return null
+  return new KmsKeyRotation({ deployment: config.deployment, client: config.client, store: config.store, aliasPrefix })
 }
 
 export async function handler(event: unknown, context?: { awsRequestId?: string }): Promise<TickResult[]> {
@@ -40,7 +40,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
   try {
     config ??= loadFunctionConfig()
     signers ??= new KmsSignerResolver(config.deployment)
-    if (rotation === undefined) rotation = poolRotation(config, process.env)
+    if (rotation === undefined) rotation = keyRotation(config, process.env)
     const extension = await deployedSelfExtension(config)
     const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
     for (const request of requests) {

@@ -1,14 +1,15 @@
-// Key rotation in the deployed tick: the new key is a free key of the stack's KMS pool, taken with a
-// conditional write in the store so two ticks never take the same one, its address read from KMS
-// (GetPublicKey). The renewed grant comes from the ERC-7715 Session Account where the platform holds its
-// key (it re-delegates the owner's permission to the new key); where only the owner can sign (a direct
-// grant), the rotation records an owner renewal request and waits. functions/tick/rotate.ts carries the
-// rotation out (crash-safe), exactly as with the local key source.
+// Key rotation in the deployed tick: the new key is created in KMS for this rotation (tagged with the
+// stage, the role and the Golem, named by an alias from the key it replaces), exactly once across a crash
+// and concurrent ticks: the intent is a conditional write in the store before CreateKey, and a retry finds
+// the key by its alias. Its address is read from KMS (GetPublicKey). The renewed grant comes from the
+// ERC-7715 Session Account where the platform holds its key (it re-delegates the owner's permission to
+// the new key); where only the owner can sign (a direct grant), the rotation records an owner renewal
+// request and waits. functions/tick/rotate.ts carries the rotation out (crash-safe), exactly as with the
+// local key source.
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex, type PublicClient, type TypedDataDefinition } from 'viem'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { RotationPolicy } from '../../core/custody/rotation.ts'
 import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolver.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
@@ -19,24 +20,36 @@ import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { durableRotationDecision } from '../../core/lifecycle/rotationPlan.ts'
 import type { EventStore, GolemStore, PoolKeyStore } from '../../core/store/index.ts'
 import { createKmsSigner } from '../../adapters/signers/kmsSigner.ts'
+import { ensureSessionKey, findSessionKey, type SessionKeyRef } from '../../adapters/signers/kmsKeys.ts'
+import { rotationAlias, stageOfPrefix } from '../../adapters/signers/kmsKeyNames.ts'
 import { SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
 import type { RawSigner } from '../../core/custody/rawSigner.ts'
 
 /** The event a rotation records when only the owner can sign the new key's grant. */
 export const ROTATION_RENEWAL_REQUESTED = 'RotationRenewalRequested'
+/**
+ * How long a claim to create a rotation's key stands before another tick may take over: longer than the
+ * tick's own timeout, so its creator has certainly stopped.
+ */
+export const KEY_CREATION_LEASE_MS = 300_000
+/** Takeovers of a creation whose creator died before naming its key, before the rotation gives up. */
+export const MAX_KEY_CREATION_ATTEMPTS = 3
 
-/** Every key of the pool is held by a Golem, retired, or claimed: grow the pool and deploy. */
-export class KeyPoolExhaustedError extends BardoError {
-  constructor(size: number) {
-    super(
-      'KEY_POOL_EXHAUSTED',
-      `BARDO_KMS_KEY_ARNS: every key of the pool (${size}) is in use, retired or claimed; raise BARDO_KEY_POOL_SIZE and deploy`,
-      { details: { field: 'BARDO_KMS_KEY_ARNS', size } },
-    )
+/** Another tick is creating this rotation's key (or died doing so within the lease): a later tick finishes. */
+export class RotationKeyPendingError extends BardoError {
+  constructor(alias: string, rule: string) {
+    super('ROTATION_KEY_PENDING', `rotation key ${alias}: ${rule}`, { details: { field: 'rotationKey', alias } })
   }
 }
 
-/** The profile's Session Account cannot sign through the pool: its key must be the KMS key at its address. */
+/** The key to rotate away from is held by no Golem in the store: there is nobody to tag the new key for. */
+export class RotationKeyOwnerError extends BardoError {
+  constructor(oldKey: Address) {
+    super('ROTATION_KEY_OWNER', `profile.golemKey: no Golem in the store holds ${oldKey}`, { details: { field: 'profile.golemKey' } })
+  }
+}
+
+/** The profile's Session Account cannot sign through KMS: its key must be the KMS key at its address. */
 export class SessionAccountKeyError extends BardoError {
   constructor(rule: string) {
     super('SESSION_ACCOUNT_KEY', `profile.sessionAccount.signer: ${rule}`, { details: { field: 'profile.sessionAccount.signer', rule } })
@@ -45,28 +58,32 @@ export class SessionAccountKeyError extends BardoError {
 
 /** The claimant of a rotation away from `oldKey`: each key belongs to one Golem and is rotated away once. */
 export const rotationClaimant = (oldKey: Address) => `rotation:${oldKey.toLowerCase()}`
+/** The store key of a claim to create the key named `alias` (one per takeover attempt). */
+export const keyCreationIntent = (alias: string, attempt: number) => `${alias}:${attempt}`
 
 export type KmsKeyRotationOptions = {
   deployment: BardoDeployment
   client: PublicClient
   store: PoolKeyStore & Pick<GolemStore, 'findGolems'> & Pick<EventStore, 'appendEvent'>
-  /** The pool's key ids or ARNs, in pool order (BARDO_KMS_KEY_ARNS). */
-  poolKeyIds: readonly string[]
+  /** Where the stage's SessionKey aliases live, `alias/<app>/<stage>` (BARDO_KMS_ALIAS_PREFIX). */
+  aliasPrefix: string
   kms?: Pick<KMSClient, 'send'>
   policy?: Partial<RotationPolicy>
-  /** Wall clock (unix ms) for the claim's timestamp. */
+  /** Wall clock (unix ms) for the claims' timestamps. */
   nowMs?: () => number
 }
 
 export class KmsKeyRotation implements KeyRotation {
   readonly #o: KmsKeyRotationOptions
   readonly #kms: Pick<KMSClient, 'send'>
+  readonly #stage: string
   // A key's address never changes: read it from KMS once per instance.
   readonly #signers = new Map<string, Promise<RawSigner>>()
 
   constructor(options: KmsKeyRotationOptions) {
     this.#o = options
     this.#kms = options.kms ?? new KMSClient({})
+    this.#stage = stageOfPrefix(options.aliasPrefix)
   }
 
   /** Age since the key took over, and the transactions it signed (its nonce), against the policy. */
@@ -79,18 +96,44 @@ export class KmsKeyRotation implements KeyRotation {
     const claimant = rotationClaimant(profile.golemKey)
     const mine = await this.#o.store.findPoolKeyClaim(claimant)
     if (mine) return { address: getAddress(mine.address), signer: { kind: 'kms', keyId: mine.keyId } }
-    for (const keyId of this.#o.poolKeyIds) {
-      const claim = await this.#o.store.getPoolKeyClaim(keyId)
-      // Our own claim whose pointer a crash did not write: claiming it again writes the pointer.
-      if (claim && claim.claimant !== claimant) continue
-      const address = claim ? getAddress(claim.address) : (await this.#signer(keyId)).address
-      // The Golem's own Session Account key is never its execution key, claimed or not.
-      if (profile.sessionAccount && isAddressEqual(address, profile.sessionAccount.address)) continue
-      if (!claim && !(await this.#isFree(address))) continue
-      const taken = await this.#o.store.claimPoolKey({ keyId, address, claimant, now: this.#nowMs() })
-      if (taken.claimed) return { address, signer: { kind: 'kms', keyId } }
+    const [golem] = await this.#o.store.findGolems({ sessionKey: profile.golemKey })
+    if (!golem) throw new RotationKeyOwnerError(profile.golemKey)
+    const alias = rotationAlias(this.#o.aliasPrefix, golem.golemId, profile.golemKey)
+    const key = await this.#createOnce(alias, golem.golemId, profile.golemKey)
+    // Recorded as the rotation's key: every later attempt (and the owner renewal request) finds it in one read.
+    const taken = await this.#o.store.claimPoolKey({ keyId: key.keyId, address: key.address, claimant, now: this.#nowMs() })
+    if (!taken.claimed) throw new RotationKeyPendingError(alias, `the key ${key.keyId} is claimed by ${taken.claim.claimant}`)
+    return { address: key.address, signer: { kind: 'kms', keyId: key.keyId } }
+  }
+
+  /**
+   * The key `alias` names, created by exactly one tick: the tick whose conditional write takes the
+   * creation intent calls CreateKey; the others use the key once it is named, or take over when its
+   * creator died before naming one (after the lease, under the next attempt's intent).
+   */
+  async #createOnce(alias: string, golemId: string, oldKey: Address): Promise<SessionKeyRef> {
+    const creator = `key-creation:${oldKey.toLowerCase()}:${randomUUID()}`
+    for (let attempt = 0; attempt < MAX_KEY_CREATION_ATTEMPTS; attempt++) {
+      const intent = await this.#o.store.claimPoolKey({
+        keyId: keyCreationIntent(alias, attempt),
+        address: oldKey,
+        claimant: creator,
+        now: this.#nowMs(),
+      })
+      if (intent.claimed)
+        return ensureSessionKey({
+          kms: this.#kms,
+          alias,
+          stage: this.#stage,
+          golemId,
+          description: `Bardo SessionKey of Golem ${golemId} (${this.#stage}), replacing ${oldKey}`,
+        })
+      const named = await findSessionKey(this.#kms, alias)
+      if (named) return named
+      if (this.#nowMs() < intent.claim.claimedAt + KEY_CREATION_LEASE_MS)
+        throw new RotationKeyPendingError(alias, 'another tick is creating it; a later tick uses it')
     }
-    throw new KeyPoolExhaustedError(this.#o.poolKeyIds.length)
+    throw new RotationKeyPendingError(alias, `${MAX_KEY_CREATION_ATTEMPTS} creators stopped before naming a key; see the operator runbook`)
   }
 
   async renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway | null> {
@@ -145,7 +188,7 @@ export class KmsKeyRotation implements KeyRotation {
     startAt: bigint,
   ): Promise<{ chain: Delegation[]; hash: Hex }> {
     const account = profile.sessionAccount!
-    if (account.signer.kind !== 'kms') throw new SessionAccountKeyError('must be a KMS key of the pool')
+    if (account.signer.kind !== 'kms') throw new SessionAccountKeyError('must be a KMS key')
     const { deployment } = this.#o
     const raw = await this.#signer(account.signer.keyId)
     if (!isAddressEqual(raw.address, account.address))
@@ -194,18 +237,6 @@ export class KmsKeyRotation implements KeyRotation {
         delegationHash: profile.runway.chainHashes[0]!,
       },
     })
-  }
-
-  /** No Golem in the store holds the key, and the VitalityOracle has never seen it (a retired key stays retired). */
-  async #isFree(address: Address): Promise<boolean> {
-    if ((await this.#o.store.findGolems({ sessionKey: address })).length > 0) return false
-    const state = await this.#o.client.readContract({
-      address: this.#o.deployment.vitalityOracle,
-      abi: VitalityOracleAbi,
-      functionName: 'getState',
-      args: [address],
-    })
-    return !state.registered && !state.dead && state.registeredAt === 0n
   }
 
   #signer(keyId: string): Promise<RawSigner> {

@@ -3,7 +3,7 @@
 // Invoke endpoint that runs the tick handler in this process, on anvil and dynalite, with the Golems'
 // keys behind a local KMS endpoint. Delivery is at least once: every tick event arrives three times, and
 // in the second period the first delivery "times out" after doing its work and is retried. Each Golem
-// is still redeemed exactly once per period, and so is a Golem the CLI onboards onto a KMS pool key.
+// is still redeemed exactly once per period, and so is a Golem the CLI onboards with a key it creates in KMS.
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -25,6 +25,8 @@ import { createTable, documentClient, localDynamoClient, startDynalite, type Dyn
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, usdcTransfersFrom } from '../heartbeat/harness.ts'
 import { runCli } from '../../cli/bardo.ts'
+import type { CliChain } from '../../cli/context.ts'
+import { createGolemKmsKey } from '../../cli/kmsKeys.ts'
 import { startKmsEndpoint, type KmsEndpoint } from './kmsEndpoint.ts'
 import { startLambdaInvokeEndpoint, type LambdaInvokeEndpoint } from './invokeEndpoint.ts'
 
@@ -62,7 +64,7 @@ beforeAll(async () => {
   await createTable(raw, table)
   store = new DynamoStore({ client: documentClient(raw), tableName: table })
 
-  // Each Golem's key lives in the local KMS; the profile names it by key id, as a pool key on AWS.
+  // Each Golem's key lives in the local KMS; the profile names it by key ARN, as on AWS.
   const keys = kmsKeys
   const now = (await devnet.publicClient.getBlock()).timestamp
   for (const id of GOLEMS) {
@@ -180,7 +182,7 @@ describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
     expect(first.invoked + second.invoked).toBeGreaterThanOrEqual(GOLEMS.length)
     for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(3)
   })
-  it('a Golem onboarded with `bardo onboard --kms` takes a free key of the pool, and the deployed tick redeems it once', async () => {
+  it('a Golem onboarded with `bardo onboard --kms` gets a key created and tagged for it, once, and the deployed tick redeems it once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bardo-kms-'))
     const deploymentFile = join(dir, 'deployment.json')
     writeFileSync(
@@ -188,9 +190,6 @@ describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
       JSON.stringify(devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
     )
     writeFileSync(join(dir, 'STRATEGY.md'), STRATEGY)
-    // The pool: a key a Golem already holds, then a fresh one.
-    const freeKeyId = keyIdOf('pool-1')
-    kmsKeys[freeKeyId] = generatePrivateKey()
     const ownerKey = generatePrivateKey()
     const ownerSigner = privateKeyToAccount(ownerKey)
     const smartAccount = await toMetaMaskSmartAccount({
@@ -215,28 +214,41 @@ describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
       BARDO_OPERATOR_KEY: toHex(devnetAccount(1).getHdKey().privateKey!),
       BARDO_OWNER_KEY: ownerKey,
       BARDO_DYNAMODB_ENDPOINT: dynalite.endpoint,
-      BARDO_KMS_KEY_ARNS: `${keyIdOf('lambda-a')},${freeKeyId}`,
+      BARDO_KMS_ALIAS_PREFIX: 'alias/bardo-custody/test',
     }
+    // An earlier onboarding died after creating and naming the key: the retry below finds it, creates none.
+    const earlier = await createGolemKmsKey({
+      aliasPrefix: 'alias/bardo-custody/test',
+      golemId: 'kms-golem',
+      store,
+      chain: { publicClient: devnet.publicClient } as unknown as CliChain,
+      deployment: devnet.deployment,
+    })
+    expect(earlier.created).toBe(true)
     const code = await runCli(['onboard', '--golem', 'kms-golem', '--strategy', join(dir, 'STRATEGY.md'), '--kms'], {
       env: cliEnv,
       stdout: { write: () => true },
       stderr: { write: (t: string) => (stderr += t) },
     })
     expect(code, stderr).toBe(0)
-    // The pool is spent now: the next onboarding is refused before anything is signed or written.
+    const [keyId] = kms.kms.created
+    expect(kms.kms.created).toEqual([earlier.signer.kind === 'kms' ? earlier.signer.keyId : ''])
+    expect(kms.kms.tags.get(keyId!)).toEqual({ 'bardo:stage': 'test', 'bardo:role': 'session-key', 'bardo:golem': 'kms-golem' })
+    expect(kms.kms.aliases.get('alias/bardo-custody/test/golem/kms-golem')).toBe(keyId)
+    // A second onboarding of the id is refused before anything is signed, created or written.
     stderr = ''
-    const spent = await runCli(['onboard', '--golem', 'kms-golem-2', '--strategy', join(dir, 'STRATEGY.md'), '--kms'], {
+    const again = await runCli(['onboard', '--golem', 'kms-golem', '--strategy', join(dir, 'STRATEGY.md'), '--kms'], {
       env: { ...cliEnv },
       stdout: { write: () => true },
       stderr: { write: (t: string) => (stderr += t) },
     })
     rmSync(dir, { recursive: true, force: true })
-    expect(spent).toBe(1)
-    expect(stderr).toContain('BARDO_KMS_KEY_ARNS: every key of the pool (2) is in use or retired')
-    expect(await store.getGolem('kms-golem-2')).toBeNull()
+    expect(again).toBe(1)
+    expect(stderr).toContain('already has an active grant')
+    expect(kms.kms.created).toHaveLength(1)
     const profile = parseGolemProfile((await store.getGolem('kms-golem'))!.profile)
-    expect(profile.signer).toEqual({ kind: 'kms', keyId: freeKeyId })
-    expect(profile.golemKey).toBe(privateKeyToAccount(kmsKeys[freeKeyId]!).address)
+    expect(profile.signer).toEqual({ kind: 'kms', keyId })
+    expect(profile.golemKey).toBe(privateKeyToAccount(kmsKeys[keyId!]!).address)
     await beat()
     expect(await runwayRedemptions(smartAccount.address)).toBe(1)
   })

@@ -1,13 +1,21 @@
 // Key rotation in the deployed tick, on anvil and dynalite, with every Golem key in KMS (aws-sdk-client-mock
-// answering GetPublicKey with SPKI keys and Sign with real secp256k1 DER signatures, high-s every other
-// time). The new key is a free key of the pool, taken with a conditional write; where the platform holds
-// the ERC-7715 Session Account's key it re-delegates the owner's permission to the new key, and where
-// only the owner can sign (a direct grant) the tick records one owner renewal request and keeps the old
-// key. A crash after the oracle moved the identity and a duplicate invoke change nothing twice.
-import { GetPublicKeyCommand, KMSClient, SignCommand, type GetPublicKeyCommandInput, type SignCommandInput } from '@aws-sdk/client-kms'
+// answering from a FakeKms: GetPublicKey with SPKI keys, Sign with real secp256k1 DER signatures, high-s
+// every other time, CreateKey and CreateAlias). The new key is created for the rotation, tagged for the
+// Golem, exactly once across a crash and concurrent ticks (the intent written in the store first, the key
+// found by its alias); where the platform holds the ERC-7715 Session Account's key it re-delegates the
+// owner's permission to the new key, and where only the owner can sign (a direct grant) the tick records
+// one owner renewal request and keeps the old key. A crash after the oracle moved the identity and a
+// duplicate invoke change nothing twice.
+import {
+  CreateAliasCommand,
+  CreateKeyCommand,
+  GetPublicKeyCommand,
+  KMSClient,
+  ScheduleKeyDeletionCommand,
+  SignCommand,
+} from '@aws-sdk/client-kms'
 import { signDelegation } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
-import { secp256k1 } from '@noble/curves/secp256k1'
 import { mockClient } from 'aws-sdk-client-mock'
 import { hexToBytes, isAddressEqual, parseEther, toHex, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -16,30 +24,51 @@ import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import { MemoryKey } from '../../core/custody/memoryKey.ts'
 import { SessionKey } from '../../core/custody/index.ts'
-import { encodeDerSignature, encodeSecp256k1Spki } from '../../core/custody/testing/der.ts'
 import { buildRunwayRedelegation, DelegationTree, smartAccountSigner } from '../../core/delegations/index.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
-import { KeyPoolExhaustedError, KmsKeyRotation, ROTATION_RENEWAL_REQUESTED, rotationClaimant } from '../../functions/tick/kmsRotation.ts'
+import {
+  KEY_CREATION_LEASE_MS,
+  keyCreationIntent,
+  KmsKeyRotation,
+  ROTATION_RENEWAL_REQUESTED,
+  RotationKeyOwnerError,
+  RotationKeyPendingError,
+  rotationClaimant,
+} from '../../functions/tick/kmsRotation.ts'
+import { rotationAlias } from '../../adapters/signers/kmsKeyNames.ts'
 import { handler as tickHandler } from '../../functions/tick/handler.ts'
 import { encodeTickPayload } from '../../functions/shared/tickPayload.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
+import { FakeKms, KmsFault } from './fakeKms.ts'
 import { DAY, allEvents, chainNow, redemptionsBy, sentCount, startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
 
 const STRATEGY =
   '---\nname: kms-rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
-const N = secp256k1.CURVE.n
 const arn = (name: string) => `arn:aws:kms:us-east-1:111122223333:key/${name}`
+const PREFIX = 'alias/bardo-custody/test'
 
-/** The pool, in pool order: the two Golems' keys, the Session Account's, then two spares. */
-const POOL = ['golem-direct', 'golem-7715', 'session-account', 'spare-1', 'spare-2'].map(arn)
-const keys: Record<string, Hex> = Object.fromEntries(POOL.map((id) => [id, generatePrivateKey()]))
+/** The keys onboarding made: the two Golems' keys and the Session Account's. */
+const keys: Record<string, Hex> = Object.fromEntries(
+  ['golem-direct', 'golem-7715', 'session-account'].map((n) => [arn(n), generatePrivateKey()]),
+)
 const addressOf = (keyId: string) => privateKeyToAccount(keys[keyId]!).address
+const fake = new FakeKms(keys)
 
 const kms = mockClient(KMSClient)
-let signCalls = 0
+const kmsClient = () => new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })
+/** A tick's own rotation (a fresh instance, as a separate Lambda would hold), its clock `laterMs` ahead. */
+const newRotation = (laterMs = 0) =>
+  new KmsKeyRotation({
+    deployment: env.devnet.deployment,
+    client: env.client,
+    store: env.store,
+    aliasPrefix: PREFIX,
+    kms: kmsClient(),
+    nowMs: () => Date.now() + laterMs,
+  })
 let env: HeartbeatEnv
 let signers: KmsSignerResolver
 let rotation: KmsKeyRotation
@@ -52,7 +81,7 @@ const profileOf = async (golemId: string) => parseGolemProfile((await env.store.
 const fund = async (address: Address) =>
   env.client.waitForTransactionReceipt({ hash: await env.devnet.deployer.sendTransaction({ to: address, value: parseEther('1') }) })
 
-/** Provisions a Golem whose session key is a pool key (the profile names it by ARN, as on AWS). */
+/** Provisions a Golem whose session key is a KMS key (the profile names it by ARN, as on AWS). */
 async function kmsGolem(golemId: string, keyId: string, owner: OwnerAccount) {
   const now = await chainNow(env.client)
   const sessionKey = SessionKey.fromMemoryKey(MemoryKey.fromBytes(hexToBytes(keys[keyId]!)), {
@@ -91,35 +120,24 @@ let owner7715: OwnerAccount
 const sessionAccount = addressOf(arn('session-account'))
 
 beforeAll(async () => {
-  kms.on(GetPublicKeyCommand).callsFake((input: GetPublicKeyCommandInput) => {
-    const key = keys[input.KeyId!]
-    if (!key) throw Object.assign(new Error(`Key '${input.KeyId}' does not exist`), { name: 'NotFoundException' })
-    return {
-      KeyId: input.KeyId,
-      KeySpec: 'ECC_SECG_P256K1',
-      KeyUsage: 'SIGN_VERIFY',
-      SigningAlgorithms: ['ECDSA_SHA_256'],
-      PublicKey: encodeSecp256k1Spki(privateKeyToAccount(key).publicKey),
-    }
-  })
-  kms.on(SignCommand).callsFake((input: SignCommandInput) => {
-    const key = keys[input.KeyId!]
-    if (!key || input.MessageType !== 'DIGEST') throw Object.assign(new Error('refused'), { name: 'ValidationException' })
-    const sig = secp256k1.sign(input.Message!, hexToBytes(key))
-    const s = signCalls++ % 2 === 0 ? N - sig.s : sig.s
-    return { KeyId: input.KeyId, SigningAlgorithm: 'ECDSA_SHA_256', Signature: encodeDerSignature(sig.r, s) }
-  })
+  for (const [command, operation] of [
+    [GetPublicKeyCommand, 'GetPublicKey'],
+    [SignCommand, 'Sign'],
+    [CreateKeyCommand, 'CreateKey'],
+    [CreateAliasCommand, 'CreateAlias'],
+    [ScheduleKeyDeletionCommand, 'ScheduleKeyDeletion'],
+  ] as const)
+    kms.on(command as typeof GetPublicKeyCommand).callsFake(async (input) => fake.answer(operation, input) as never)
   env = await startHeartbeatEnv()
-  const client = new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })
-  signers = new KmsSignerResolver(env.devnet.deployment, client)
-  rotation = new KmsKeyRotation({ deployment: env.devnet.deployment, client: env.client, store: env.store, poolKeyIds: POOL, kms: client })
+  signers = new KmsSignerResolver(env.devnet.deployment, kmsClient())
+  rotation = newRotation()
   ;[directOwner, owner7715] = [await env.devnet.createOwner(), await env.devnet.createOwner()]
 
-  // A direct grant: the owner's smart account delegates to the pool key; only the owner can renew it.
+  // A direct grant: the owner's smart account delegates to the KMS key; only the owner can renew it.
   await kmsGolem('kms-direct', arn('golem-direct'), directOwner)
   await setProfile('kms-direct', { ...(await profileOf('kms-direct')), signer: { kind: 'kms', keyId: arn('golem-direct') } })
 
-  // The ERC-7715 shape: owner -> Session Account (a periodic permission), Session Account -> the pool key.
+  // The ERC-7715 shape: owner -> Session Account (a periodic permission), Session Account -> the KMS key.
   const golem = await kmsGolem('kms-7715', arn('golem-7715'), owner7715)
   const provisioned = golem.profile
   const { deployment } = env.devnet
@@ -162,17 +180,6 @@ beforeAll(async () => {
     },
   })
   await fund(golem.golemKey)
-  // The Session Account's key is the platform's: claimed when the Golem was provisioned, never handed out.
-  expect(
-    (
-      await env.store.claimPoolKey({
-        keyId: arn('session-account'),
-        address: sessionAccount,
-        claimant: 'session-account:kms-7715',
-        now: Date.now(),
-      })
-    ).claimed,
-  ).toBe(true)
 }, 240_000)
 
 afterAll(async () => {
@@ -180,7 +187,7 @@ afterAll(async () => {
   await env?.stop()
 })
 
-describe('rotation in the deployed tick, keys from the KMS pool', () => {
+describe('rotation in the deployed tick, keys created in KMS', () => {
   it('a young key is not due: both Golems redeem day 0 through KMS and keep their keys', async () => {
     for (const id of ['kms-direct', 'kms-7715']) {
       const result = await tick(id)
@@ -190,10 +197,11 @@ describe('rotation in the deployed tick, keys from the KMS pool', () => {
     expect(await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, addressOf(arn('golem-7715')))).toHaveLength(
       1,
     )
-    expect(signCalls).toBeGreaterThan(0)
+    expect(fake.signCalls).toBeGreaterThan(0)
+    expect(fake.created).toEqual([])
   })
 
-  it('past seven days, the Session Account re-delegates to a spare pool key; a crash after the oracle moved and a duplicate invoke rotate once', async () => {
+  it('past seven days, the Session Account re-delegates to a key created for the rotation; a crash after the oracle moved and a duplicate invoke rotate once', async () => {
     await env.devnet.increaseTime(7 * DAY + 60)
     const oldKey = addressOf(arn('golem-7715'))
     const operator = env.devnet.operator.account.address
@@ -214,9 +222,13 @@ describe('rotation in the deployed tick, keys from the KMS pool', () => {
     })
     await expect(tick('kms-7715', { store: dying })).rejects.toThrow(/crash before the profile switch/)
     const pending = (await profileOf('kms-7715')).pendingRotation!
-    // The first free key of the pool: the Golems' own keys are in use, the Session Account's is claimed.
-    expect(pending.to).toBe(addressOf(arn('spare-1')))
-    expect(pending.signer).toEqual({ kind: 'kms', keyId: arn('spare-1') })
+    // One key, created for this rotation, tagged for the Golem and named from the key it replaces.
+    expect(fake.created).toHaveLength(1)
+    const [created] = fake.created
+    expect(fake.tags.get(created!)).toEqual({ 'bardo:stage': 'test', 'bardo:role': 'session-key', 'bardo:golem': 'kms-7715' })
+    expect(fake.aliases.get(rotationAlias(PREFIX, 'kms-7715', oldKey))).toBe(created)
+    expect(pending.to).toBe(addressOf(created!))
+    expect(pending.signer).toEqual({ kind: 'kms', keyId: created })
     expect(pending.runway.chain[0]).toMatchObject({ delegator: sessionAccount, delegate: pending.to })
     expect(pending.runway.chainHashes[0]).toBe(hashDelegation(pending.runway.chain[0]!)) // the DelegationManager's hash
     expect(await phaseOf(oldKey)).toEqual([false, 0])
@@ -228,26 +240,26 @@ describe('rotation in the deployed tick, keys from the KMS pool', () => {
     expect([a, b].filter((r) => r.rotated)).toHaveLength(1)
     const profile = await profileOf('kms-7715')
     expect(profile.golemKey).toBe(pending.to)
-    expect(profile.signer).toEqual({ kind: 'kms', keyId: arn('spare-1') })
+    expect(profile.signer).toEqual({ kind: 'kms', keyId: fake.created[0] })
+    expect(fake.created).toHaveLength(1)
     expect(profile.pendingRotation).toBeUndefined()
     expect(profile.runway.chainHashes[1]).toBe(pending.runway.chainHashes[1]) // the owner's permission is unchanged
     expect(profile.keyGrantedAt).toBe(pending.at)
     expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
     const events = (await allEvents(env.store, 'kms-7715')).filter((e) => e.type === 'SessionKeyRotated')
     expect(events.map((e) => [e.data.oldAddress, e.data.newAddress])).toEqual([[oldKey, pending.to]])
-    expect(await env.store.getPoolKeyClaim(arn('spare-1'))).toMatchObject({
+    expect(await env.store.getPoolKeyClaim(fake.created[0]!)).toMatchObject({
       claimant: rotationClaimant(oldKey),
       address: pending.to.toLowerCase(),
     })
-    expect(await env.store.getPoolKeyClaim(arn('spare-2'))).toBeNull()
 
-    // A fresh key is not due: later ticks neither rotate again nor take another key.
+    // A fresh key is not due: later ticks neither rotate again nor create another key.
     expect((await tick('kms-7715')).rotated).toBeUndefined()
-    expect(await env.store.getPoolKeyClaim(arn('spare-2'))).toBeNull()
+    expect(fake.created).toHaveLength(1)
   })
 
   it("the new key redeems the next period through the Session Account's re-delegation, and the old key can no longer", async () => {
-    const newKey = addressOf(arn('spare-1'))
+    const newKey = addressOf(fake.created[0]!)
     await fund(newKey)
     await env.devnet.increaseTime(DAY)
     const result = await tick('kms-7715')
@@ -258,7 +270,52 @@ describe('rotation in the deployed tick, keys from the KMS pool', () => {
     expect(await redemptionsBy(env.client, dm, addressOf(arn('golem-7715')))).toHaveLength(2)
   })
 
-  it('through the Lambda handler (its rotation wired from BARDO_KMS_KEY_ARNS), a direct grant only the owner can renew: one owner renewal request, the spare key held for it, no rotation', async () => {
+  it('exactly one key for a rotation across a crash and concurrent ticks: the intent is written first, the key found by its alias', async () => {
+    const profile = await profileOf('kms-direct')
+    const alias = rotationAlias(PREFIX, 'kms-direct', profile.golemKey)
+    const before = fake.created.length
+    // A tick wrote the intent and died before CreateKey: within its lease, four concurrent ticks wait for
+    // it rather than create a second key.
+    const dead = await env.store.claimPoolKey({
+      keyId: keyCreationIntent(alias, 0),
+      address: profile.golemKey,
+      claimant: 'key-creation:dead-tick',
+      now: Date.now(),
+    })
+    expect(dead.claimed).toBe(true)
+    const waiting = await Promise.allSettled([1, 2, 3, 4].map(() => newRotation().newKey(profile)))
+    for (const r of waiting) expect(r.status === 'rejected' && r.reason).toBeInstanceOf(RotationKeyPendingError)
+    expect(fake.created).toHaveLength(before)
+
+    // Past the lease the dead tick is certainly gone: of four concurrent ticks one takes over and creates
+    // the key, and dies too after naming it (KMS refuses its first read of the new key while the key's
+    // tags are not yet effective for authorisation).
+    const refused = new Set<string>()
+    fake.fault = (operation, input) => {
+      if (operation !== 'GetPublicKey' || !fake.created.includes(input.KeyId!) || refused.has(input.KeyId!)) return
+      refused.add(input.KeyId!)
+      throw new KmsFault('AccessDeniedException', 'not authorized yet')
+    }
+    const later = KEY_CREATION_LEASE_MS + 1
+    const racing = await Promise.allSettled([1, 2, 3, 4].map(() => newRotation(later).newKey(profile)))
+    fake.fault = undefined
+    expect(fake.created).toHaveLength(before + 1)
+    const keyId = fake.created.at(-1)!
+    expect(fake.aliases.get(alias)).toBe(keyId)
+    expect(racing.filter((r) => r.status === 'rejected' && /AccessDeniedException/.test(String(r.reason)))).toHaveLength(1)
+    // The next tick finds the key by its alias; every tick that got a key got this one.
+    const found = await newRotation(later).newKey(profile)
+    expect(found).toEqual({ address: addressOf(keyId), signer: { kind: 'kms', keyId } })
+    for (const r of racing) if (r.status === 'fulfilled') expect(r.value).toEqual(found)
+    expect(fake.created).toHaveLength(before + 1)
+    expect(fake.tags.get(keyId)).toEqual({ 'bardo:stage': 'test', 'bardo:role': 'session-key', 'bardo:golem': 'kms-direct' })
+    expect(await env.store.findPoolKeyClaim(rotationClaimant(profile.golemKey))).toMatchObject({
+      keyId,
+      address: addressOf(keyId).toLowerCase(),
+    })
+  })
+
+  it('through the Lambda handler (its rotation wired from BARDO_KMS_ALIAS_PREFIX), a direct grant only the owner can renew: one owner renewal request, the created key held for it, no rotation', async () => {
     // The tick function's environment as stacks/functions.ts sets it, the AWS endpoints pointed here.
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
@@ -268,7 +325,7 @@ describe('rotation in the deployed tick, keys from the KMS pool', () => {
       BARDO_CHAIN_ID: String(env.devnet.deployment.chainId),
       BARDO_DEPLOYMENT: JSON.stringify(env.devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
       BARDO_TABLE_NAME: env.tableName,
-      BARDO_KMS_KEY_ARNS: POOL.join(','),
+      BARDO_KMS_ALIAS_PREFIX: PREFIX,
       BARDO_SECRET_RPC_URL: env.devnet.rpcUrl,
       BARDO_SECRET_OPERATOR_KEY: toHex(devnetAccount(1).getHdKey().privateKey!),
     })
@@ -286,23 +343,18 @@ describe('rotation in the deployed tick, keys from the KMS pool', () => {
     expect(await sentCount(env.client, env.devnet.operator.account.address)).toBe(operatorBefore)
     const requests = (await allEvents(env.store, 'kms-direct')).filter((e) => e.type === ROTATION_RENEWAL_REQUESTED)
     expect(requests).toHaveLength(1)
-    expect(requests[0]!.data).toMatchObject({ oldAddress: oldKey, newAddress: addressOf(arn('spare-2')) })
-    expect(await env.store.getPoolKeyClaim(arn('spare-2'))).toMatchObject({ claimant: rotationClaimant(oldKey) })
+    const keyId = fake.created.at(-1)!
+    expect(requests[0]!.data).toMatchObject({ oldAddress: oldKey, newAddress: addressOf(keyId) })
+    expect(await env.store.getPoolKeyClaim(keyId)).toMatchObject({ claimant: rotationClaimant(oldKey) })
+    expect(fake.created).toHaveLength(2)
   })
 
-  it('a pool with no free key refuses by name and claims nothing', async () => {
-    const client = new KMSClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })
-    // Every key in use (the Golems'), claimed (the Session Account's, both rotations') or retired (the old 7715 key).
-    const full = new KmsKeyRotation({
-      deployment: env.devnet.deployment,
-      client: env.client,
-      store: env.store,
-      poolKeyIds: POOL,
-      kms: client,
-    })
+  it('a key no Golem holds is refused by name: no intent, no key, no claim', async () => {
+    const before = fake.created.length
     const stranger = { ...(await profileOf('kms-direct')), golemKey: privateKeyToAccount(generatePrivateKey()).address }
-    await expect(full.newKey(stranger)).rejects.toThrow(KeyPoolExhaustedError)
-    await expect(full.newKey(stranger)).rejects.toThrow('BARDO_KMS_KEY_ARNS: every key of the pool (5) is in use, retired or claimed')
+    await expect(newRotation().newKey(stranger)).rejects.toThrow(RotationKeyOwnerError)
+    await expect(newRotation().newKey(stranger)).rejects.toThrow(`profile.golemKey: no Golem in the store holds ${stranger.golemKey}`)
+    expect(fake.created).toHaveLength(before)
     expect(await env.store.findPoolKeyClaim(rotationClaimant(stranger.golemKey))).toBeNull()
   })
 })
