@@ -7,7 +7,8 @@
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { randomBytes } from 'node:crypto'
-import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex, type PublicClient, type TypedDataDefinition } from 'viem'
+import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex, type TypedDataDefinition } from 'viem'
+import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { RotationPolicy } from '../../core/custody/rotation.ts'
 import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolver.ts'
@@ -48,7 +49,7 @@ export const rotationClaimant = (oldKey: Address) => `rotation:${oldKey.toLowerC
 
 export type KmsKeyRotationOptions = {
   deployment: BardoDeployment
-  client: PublicClient
+  client: TickChainClient
   store: PoolKeyStore & Pick<GolemStore, 'findGolems'> & Pick<EventStore, 'appendEvent'>
   /** The pool's key ids or ARNs, in pool order (BARDO_KMS_KEY_ARNS). */
   poolKeyIds: readonly string[]
