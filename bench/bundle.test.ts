@@ -1,6 +1,7 @@
 // The bundle bench builds every Lambda entry, and the tick's bundle keeps out what a tick never uses: the
 // contracts' bytecode, MetaMask's utils library (lodash, semver), viem's WebSocket transport (ws) and the
-// kit's every-ABI contracts object. No size is asserted (it moves with the lockfile); the named packages are.
+// kit's every-ABI contracts object, and its chain client is not viem's whole public client. No size is
+// asserted (it moves with the lockfile); the named packages and the shares are.
 import { describe, expect, it } from 'vitest'
 import { measureBundle, runBundleBench } from './bundle.ts'
 
@@ -12,6 +13,7 @@ describe('runBundleBench', () => {
       expect(s.bytesWithAwsSdk).toBeGreaterThan(s.bytes)
     }
     expect(r.viemFloor).toBeGreaterThan(0)
+    expect(r.tickWithoutX402).toBeLessThan(r.tick.bytes)
     expect(r.tickRatio).toBe(r.tick.bytes / r.goalBytes)
     expect(r.goal).toBe(r.tick.bytes <= 400_000 ? 'PASS' : 'MISS')
   })
@@ -26,5 +28,17 @@ describe('runBundleBench', () => {
     expect(bytesOf('contracts/artifacts')).toBeLessThan(20_000)
     // One framework ABI (the DelegationManager, ~17 KB), not all of them (~245 KB).
     expect(bytesOf('@metamask/delegation-abis')).toBeLessThan(30_000)
+  })
+
+  it("the tick's chain client carries only the actions a tick calls: without @x402/*, viem is well under its public client", async () => {
+    // @x402/evm's exact client builds viem's whole public client itself, so only without it does the tick's lean client show.
+    const viemIn = (s: { packages: { name: string; bytes: number }[] }) => s.packages.find((p) => p.name === 'viem')?.bytes ?? 0
+    const [whole, lean] = await Promise.all([
+      measureBundle('functions/tick/handler.ts'),
+      measureBundle('functions/tick/handler.ts', { withoutX402: true }),
+    ])
+    expect(lean.bytes).toBeLessThan(whole.bytes)
+    expect(viemIn(lean)).toBeGreaterThan(0)
+    expect(viemIn(lean) / viemIn(whole)).toBeLessThan(0.75)
   })
 })

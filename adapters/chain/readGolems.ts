@@ -28,7 +28,7 @@ export const DEPLOYLESS_MULTICALL3: Address = '0x692E573A74DA7bb6F190c815E682FA6
 export type GolemBatchRead = { blockNumber: bigint; timestamp: bigint; golems: GolemChainState[] }
 
 export async function readGolems(
-  client: PublicClient,
+  client: Pick<PublicClient, 'getBlock' | 'multicall'>,
   deployment: BardoDeployment,
   requests: readonly GolemReadRequest[],
   /** The block to read at; by default the latest (one extra request). */

@@ -8,13 +8,13 @@ import {
   TransactionReceiptNotFoundError,
   type Address,
   type Hex,
-  type PublicClient,
   type TransactionReceipt,
   type TransactionSerializable,
 } from 'viem'
 import type { SlotRef, Store, TickSlot } from '../../core/store/index.ts'
 import { pollTransactionReceipt } from './receipts.ts'
 import { decodeChainError, type DecodedChainError } from './decodeChainError.ts'
+import type { TickChainClient } from './tickChainClient.ts'
 
 export type SlotSendOutcome =
   | { status: 'confirmed'; txHash: Hex; receipt: TransactionReceipt }
@@ -38,7 +38,7 @@ export type SlotTransaction = {
 
 export type SendOnceParams = {
   store: Store
-  client: PublicClient
+  client: TickChainClient
   chainId: number
   slot: SlotRef
   owner: string
@@ -194,7 +194,7 @@ export function classifyBroadcastError(error: unknown): 'sent' | 'nonceTooLow' |
   return 'unknown'
 }
 
-async function broadcast(client: PublicClient, raw: Hex): Promise<'sent' | 'nonceTooLow'> {
+async function broadcast(client: TickChainClient, raw: Hex): Promise<'sent' | 'nonceTooLow'> {
   try {
     await client.sendRawTransaction({ serializedTransaction: raw })
     return 'sent'

@@ -1,22 +1,22 @@
 // The Golem's custody profile: what a tick needs besides the chain. Public data only (signed
 // delegations, addresses, times, a reference to where the key lives); the store refuses key material.
-import * as z from 'zod/v4'
+import * as z from '../zodMini.ts'
 import { isAddress, isHex, type Address, type Hex } from 'viem'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { BardoError } from '../errors.ts'
 
-const address = z
-  .string()
-  .refine((v) => isAddress(v, { strict: false }), 'must be an address')
-  .transform((v) => v as Address)
-const hex = z
-  .string()
-  .refine((v) => isHex(v), 'must be 0x-prefixed hex')
-  .transform((v) => v as Hex)
-const uint = z
-  .string()
-  .regex(/^\d+$/, 'must be a non-negative integer in decimal')
-  .transform((v) => BigInt(v))
+const address = z.pipe(
+  z.string().check(z.refine((v) => isAddress(v, { strict: false }), 'must be an address')),
+  z.transform((v: string) => v as Address),
+)
+const hex = z.pipe(
+  z.string().check(z.refine((v) => isHex(v), 'must be 0x-prefixed hex')),
+  z.transform((v: string) => v as Hex),
+)
+const uint = z.pipe(
+  z.string().check(z.regex(/^\d+$/, 'must be a non-negative integer in decimal')),
+  z.transform((v: string) => BigInt(v)),
+)
 
 const delegation = z.object({
   delegate: address,
@@ -29,30 +29,30 @@ const delegation = z.object({
 
 /** A native-token gas grant to one key: NativeTokenPeriodTransfer, plain transfers to that key only. */
 const gasGrant = z.object({
-  chain: z.array(delegation).min(1),
+  chain: z.array(delegation).check(z.minLength(1)),
   periodAmount: uint,
   periodDuration: uint,
   periodStart: uint,
   periodDelegationHash: hex,
   periodTerms: hex,
-  chainHashes: z.array(hex).min(1),
+  chainHashes: z.array(hex).check(z.minLength(1)),
 })
 
 /** Where the Golem's key lives. The key itself never enters the profile. */
 const signerRef = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('memory'), ref: z.string().min(1) }),
-  z.object({ kind: z.literal('keystore'), path: z.string().min(1) }),
-  z.object({ kind: z.literal('kms'), keyId: z.string().min(1) }),
+  z.object({ kind: z.literal('memory'), ref: z.string().check(z.minLength(1)) }),
+  z.object({ kind: z.literal('keystore'), path: z.string().check(z.minLength(1)) }),
+  z.object({ kind: z.literal('kms'), keyId: z.string().check(z.minLength(1)) }),
 ])
 
 const profileSchema = z.object({
   v: z.literal(1),
-  chainId: z.number().int().positive(),
+  chainId: z.number().check(z.int(), z.positive()),
   golemKey: address,
   signer: signerRef,
   /** The runway chain, leaf first (a direct grant has one delegation; the 7715 shape has two). */
   runway: z.object({
-    chain: z.array(delegation).min(1),
+    chain: z.array(delegation).check(z.minLength(1)),
     token: address,
     periodAmount: uint,
     periodDuration: uint,
@@ -62,7 +62,7 @@ const profileSchema = z.object({
     periodDelegationHash: hex,
     periodTerms: hex,
     /** Hash of every delegation in the chain, leaf first (any disabled one stops redemption). */
-    chainHashes: z.array(hex).min(1),
+    chainHashes: z.array(hex).check(z.minLength(1)),
     /** The life window's end (golemPhase's window; a MortalityTimeWindow on older grants): the delegation's hard deadline. */
     expiresAt: uint,
   }),
@@ -71,73 +71,74 @@ const profileSchema = z.object({
    * only): the tick tops the key up from it once a period when its balance runs low. Optional: profiles
    * written before it parse unchanged, and a Golem without it is funded by hand.
    */
-  gas: gasGrant.optional(),
+  gas: z.optional(gasGrant),
   /**
    * When the current key took over (unix seconds): its age under the rotation policy, for keys that live
    * outside the process (KMS). Absent: since the Golem's birth (life.bornAt).
    */
-  keyGrantedAt: uint.optional(),
+  keyGrantedAt: z.optional(uint),
   /**
    * The ERC-7715 shape's Session Account, when the platform holds its key (a KMS pool key): the delegator
    * of the runway chain's leaf, which re-delegates to a new key at rotation without asking the owner.
    */
-  sessionAccount: z.object({ address, signer: signerRef }).optional(),
+  sessionAccount: z.optional(z.object({ address, signer: signerRef })),
   life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),
   /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
-  replicants: z.array(z.object({ hash: hex, delegation })).default([]),
-  known: z
-    .object({
+  replicants: z._default(z.array(z.object({ hash: hex, delegation })), []),
+  known: z._default(
+    z.object({
       revokedReported: z.boolean(),
       expiringWarned: z.boolean(),
-      budgetWarnedPeriod: uint.nullable(),
+      budgetWarnedPeriod: z.nullable(uint),
       /** The grant end a RenewalRequested event was recorded for (once per grant end). */
-      renewalRequestedFor: uint.optional(),
-    })
-    .default({ revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null }),
+      renewalRequestedFor: z.optional(uint),
+    }),
+    { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
+  ),
   /**
    * A paid feed (x402 /feed) asks the operator for an audited phase reset: a Golem a stranger fed is
    * not left in the phase its hunger put it in. The tick performs it and clears this. Optional: profiles written before it parse unchanged.
    */
-  reprieve: z.object({ requestedAt: uint, amount: uint, payer: address }).optional(),
+  reprieve: z.optional(z.object({ requestedAt: uint, amount: uint, payer: address })),
   /**
    * Bumped by every reprieve (an audited phase reset): phase-post slots are keyed by it, so a Golem
    * that was reset from Declining to Stable can post Conservation again.
    */
-  phaseEpoch: z.number().int().nonnegative().optional(),
+  phaseEpoch: z.optional(z.number().check(z.int(), z.nonnegative())),
   /**
    * A session-key rotation in flight (functions/tick/rotate.ts): the new key, where it lives and the
    * owner's renewed grant to it, written before the operator's rotateGolemKey is sent, so a tick that
    * crashes after the oracle moved the Golem's identity finishes the swap to the same key instead of
    * stranding the Golem on a dead key. Cleared when the profile switches to the new key.
    */
-  pendingRotation: z
-    .object({
+  pendingRotation: z.optional(
+    z.object({
       to: address,
       signer: signerRef,
       reason: z.string(),
       runway: z.object({
-        chain: z.array(delegation).min(1),
+        chain: z.array(delegation).check(z.minLength(1)),
         periodDelegationHash: hex,
         periodTerms: hex,
-        chainHashes: z.array(hex).min(1),
+        chainHashes: z.array(hex).check(z.minLength(1)),
         periodStart: uint,
       }),
       /** The owner's gas grant to the new key, when the rotation got one. */
-      gas: gasGrant.optional(),
+      gas: z.optional(gasGrant),
       /** Chain time the rotation began (unix seconds): the new key's keyGrantedAt. */
-      at: uint.optional(),
-    })
-    .optional(),
+      at: z.optional(uint),
+    }),
+  ),
   /**
    * x402 payments already applied to this profile (core/lifecycle/credit.ts), so a retried credit is
    * applied once. Bounded: the oldest ids are dropped and `horizonMs` remembers the newest dropped one.
    */
-  credits: z
-    .object({
-      applied: z.array(z.object({ id: z.string().regex(/^0x[0-9a-f]{32}$/, 'must be a payment credit id'), creditedAtMs: uint })),
+  credits: z.optional(
+    z.object({
+      applied: z.array(z.object({ id: z.string().check(z.regex(/^0x[0-9a-f]{32}$/, 'must be a payment credit id')), creditedAtMs: uint })),
       horizonMs: uint,
-    })
-    .optional(),
+    }),
+  ),
 })
 
 export type GolemProfile = z.output<typeof profileSchema>
@@ -157,7 +158,7 @@ export function parseGolemProfile(text: string | null): GolemProfile {
   } catch {
     throw new ProfileError('profile: must be JSON')
   }
-  const parsed = profileSchema.safeParse(raw)
+  const parsed = z.safeParse(profileSchema, raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new ProfileError(`profile.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`)

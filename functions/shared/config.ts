@@ -1,20 +1,21 @@
 // Configuration of the deployed functions: plain values from the environment (set by stacks/), secrets
 // from SST links. Read lazily, on the first invocation, so importing a handler needs no configuration.
-import { createPublicClient, http, isHex, type Hex, type PublicClient } from 'viem'
+import { createPublicClient, http, isHex, type Hex, type PublicClient, type Transport } from 'viem'
 import { privateKeyToAccount, type LocalAccount } from 'viem/accounts'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
+import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { Store } from '../../core/store/index.ts'
 import { secret } from './resource.ts'
 
-export type FunctionConfig = {
+export type FunctionConfig<Client = PublicClient> = {
   chainId: number
   deployment: BardoDeployment
   store: Store
-  client: PublicClient
+  client: Client
   operator: () => LocalAccount
   /** The x402 runtime price (atomic units of the asset per hour), as the API charges it. */
   runtimeCostPerHour: bigint
@@ -26,7 +27,18 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return v
 }
 
+/** The tick's configuration: its chain client carries only the actions a tick calls, so its bundle stays lean. */
+export type TickFunctionConfig = FunctionConfig<TickChainClient>
+
 export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): FunctionConfig {
+  return loadConfig(env, (transport) => createPublicClient({ transport }) as PublicClient)
+}
+
+export function loadTickFunctionConfig(env: NodeJS.ProcessEnv = process.env): TickFunctionConfig {
+  return loadConfig(env, (transport) => createTickChainClient({ transport }))
+}
+
+function loadConfig<Client>(env: NodeJS.ProcessEnv, chainClient: (transport: Transport) => Client): FunctionConfig<Client> {
   const chainId = Number(required(env, 'BARDO_CHAIN_ID'))
   const addresses = JSON.parse(required(env, 'BARDO_DEPLOYMENT')) as Omit<BardoDeployment, 'environment' | 'chainId' | 'startBlock'> & {
     startBlock?: string
@@ -43,7 +55,7 @@ export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): Functi
     client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
     tableName: required(env, 'BARDO_TABLE_NAME'),
   })
-  const client = createPublicClient({ transport: http(secret('RpcUrl', env)) }) as PublicClient
+  const client = chainClient(http(secret('RpcUrl', env)))
   const price = env.BARDO_RUNTIME_COST_PER_HOUR ?? '500000'
   if (!/^[1-9]\d*$/.test(price))
     throw new Error('config: BARDO_RUNTIME_COST_PER_HOUR must be a positive integer (atomic units of the asset per hour)')

@@ -1,34 +1,36 @@
 // The heartbeat -> tick payload: JSON with bigints as decimal strings, validated on arrival.
-import * as z from 'zod/v4'
+import * as z from '../../core/zodMini.ts'
 import type { TickRequest } from '../heartbeat/heartbeat.ts'
 
-const big = z
-  .string()
-  .regex(/^\d+$/)
-  .transform((v) => BigInt(v))
+const big = z.pipe(
+  z.string().check(z.regex(/^\d+$/)),
+  z.transform((v: string) => BigInt(v)),
+)
 const observed = z.object({
-  golemId: z.string().min(1),
-  phase: z.number().int().min(0).max(4),
+  golemId: z.string().check(z.minLength(1)),
+  phase: z.number().check(z.int(), z.minimum(0), z.maximum(4)),
   registered: z.boolean(),
   dead: z.boolean(),
-  survivalScoreBps: z.number().int(),
+  survivalScoreBps: z.number().check(z.int()),
   dreaming: z.boolean(),
   disabled: z.boolean(),
   availableInPeriod: big,
   isNewPeriod: z.boolean(),
   currentPeriod: big,
-  ethBalance: big.optional(),
-  gasAvailableInPeriod: big.nullable().optional(),
+  ethBalance: z.optional(big),
+  gasAvailableInPeriod: z.optional(z.nullable(big)),
   timestamp: big,
 })
-const payload = z.object({ requests: z.array(z.object({ golemId: z.string().min(1), observed: observed.optional() })).min(1) })
+const payload = z.object({
+  requests: z.array(z.object({ golemId: z.string().check(z.minLength(1)), observed: z.optional(observed) })).check(z.minLength(1)),
+})
 
 export function encodeTickPayload(requests: readonly TickRequest[]): string {
   return JSON.stringify({ requests }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
 }
 
 export function decodeTickPayload(text: string): TickRequest[] {
-  const parsed = payload.parse(JSON.parse(text))
+  const parsed = z.parse(payload, JSON.parse(text))
   return parsed.requests.map((r) => {
     if (!r.observed) return { golemId: r.golemId }
     // Optional reads are left out rather than set to undefined (exact optional properties).

@@ -2,7 +2,7 @@
 // outcome is a structured log line and its metrics an EMF line, both with the request id; a tick that
 // throws is counted and rethrown, so Lambda retries the event (the slots make the retry reconcile).
 import { decodeTickPayload } from '../shared/tickPayload.ts'
-import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
+import { loadTickFunctionConfig as loadFunctionConfig, type TickFunctionConfig as FunctionConfig } from '../shared/config.ts'
 import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metrics.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import { KmsKeyRotation } from './kmsRotation.ts'

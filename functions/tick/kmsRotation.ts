@@ -9,7 +9,8 @@
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex, type PublicClient, type TypedDataDefinition } from 'viem'
+import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex, type TypedDataDefinition } from 'viem'
+import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { RotationPolicy } from '../../core/custody/rotation.ts'
 import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolver.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
@@ -63,7 +64,7 @@ export const keyCreationIntent = (alias: string, attempt: number) => `${alias}:$
 
 export type KmsKeyRotationOptions = {
   deployment: BardoDeployment
-  client: PublicClient
+  client: TickChainClient
   store: PoolKeyStore & Pick<GolemStore, 'findGolems'> & Pick<EventStore, 'appendEvent'>
   /** Where the stage's SessionKey aliases live, `alias/<app>/<stage>` (BARDO_KMS_ALIAS_PREFIX). */
   aliasPrefix: string

@@ -6,7 +6,8 @@
 // reconciled through sendOnce (receipt, account nonce, or a re-broadcast of the identical signed bytes:
 // never a second signature) and its event is timed as the tick that sent it, so an event that tick did
 // write is not written twice (events are idempotent by time and key).
-import { parseEventLogs, type Hex, type PublicClient, type TransactionReceipt } from 'viem'
+import { parseEventLogs, type Hex, type TransactionReceipt } from 'viem'
+import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
@@ -40,7 +41,7 @@ const sentAtSeconds = (slot: TickSlot): bigint => BigInt(Math.floor((slot.sentAt
  * duplicate, a later settle) writes the same event, so the store keeps it once.
  */
 export async function phaseChangedEvent(
-  client: PublicClient,
+  client: TickChainClient,
   store: Store,
   ref: SlotRef,
   receipt?: TransactionReceipt,

@@ -3,7 +3,8 @@
 // transfer from the chain instead of sending a second one. An asset with nothing to send, or a
 // transfer the chain refuses, is settled too (its slot completed with the record's line), so a resumed
 // protocol after the key is zeroed still writes the same record.
-import { encodeFunctionData, erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
+import { encodeFunctionData, erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex } from 'viem'
+import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { ownerOf } from '../../core/custody/golemPolicy.ts'
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
 import {
@@ -123,7 +124,12 @@ async function returnAsset(
 }
 
 /** What an earlier attempt's slot already settled: a line, 'next' (its nonce was taken: try again), or null (still open). */
-async function settledLine(client: PublicClient, asset: ReturnAsset, key: Address, slot: TickSlot): Promise<FundsReturn | 'next' | null> {
+async function settledLine(
+  client: TickChainClient,
+  asset: ReturnAsset,
+  key: Address,
+  slot: TickSlot,
+): Promise<FundsReturn | 'next' | null> {
   if (slot.status === 'confirmed' && slot.txHash) return lineFromChain(client, asset, key, slot.txHash)
   if (slot.status === 'failed') {
     const left = asset.kind === 'native' ? await client.getBalance({ address: key }) : await tokenBalance(client, asset.token, key)
@@ -137,7 +143,7 @@ async function settledLine(client: PublicClient, asset: ReturnAsset, key: Addres
 }
 
 /** The amount a confirmed return moved, read from the chain (the record names what happened, not what was planned). */
-async function lineFromChain(client: PublicClient, asset: ReturnAsset, key: Address, txHash: Hex): Promise<FundsReturn> {
+async function lineFromChain(client: TickChainClient, asset: ReturnAsset, key: Address, txHash: Hex): Promise<FundsReturn> {
   if (asset.kind === 'native') return returnedLine(asset, (await client.getTransaction({ hash: txHash })).value, txHash)
   const receipt = await client.getTransactionReceipt({ hash: txHash })
   const moved = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
@@ -147,7 +153,7 @@ async function lineFromChain(client: PublicClient, asset: ReturnAsset, key: Addr
 }
 
 /** Before any send: an empty asset, or a token transfer the key's ETH cannot pay for, is settled as such. */
-async function unsentDecision(client: PublicClient, asset: ReturnAsset, key: Address, owner: Address): Promise<FundsReturn | null> {
+async function unsentDecision(client: TickChainClient, asset: ReturnAsset, key: Address, owner: Address): Promise<FundsReturn | null> {
   const [ethBalance, fees] = await Promise.all([client.getBalance({ address: key }), client.estimateFeesPerGas()])
   if (asset.kind === 'native') {
     if (ethBalance === 0n) return unsentLine(asset, 'empty', 0n)
@@ -164,7 +170,7 @@ async function unsentDecision(client: PublicClient, asset: ReturnAsset, key: Add
   return decision === 'no-gas' ? unsentLine(asset, 'stranded', balance, 'the key cannot pay the transfer gas') : null
 }
 
-async function nativeBuild(client: PublicClient, key: Address, owner: Address, signer: GolemSigner) {
+async function nativeBuild(client: TickChainClient, key: Address, owner: Address, signer: GolemSigner) {
   // Read when the transfer is built, after the token's return paid its gas.
   const balance = await client.getBalance({ address: key })
   return {
@@ -189,6 +195,6 @@ async function settleWithoutTx(deps: TickDeps, slotBase: SlotBase, slot: SlotRef
   })
 }
 
-const tokenBalance = (client: PublicClient, token: Address, account: Address) =>
+const tokenBalance = (client: TickChainClient, token: Address, account: Address) =>
   client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account] })
 const describe = (asset: ReturnAsset) => (asset.kind === 'native' ? 'ETH' : asset.token)

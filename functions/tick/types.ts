@@ -1,4 +1,5 @@
-import type { Address, LocalAccount, PublicClient } from 'viem'
+import type { Address, LocalAccount } from 'viem'
+import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { KeyRotation, SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
@@ -7,7 +8,7 @@ import type { SelfExtensionConfig, SelfExtensionResult } from './selfExtend.ts'
 
 export type TickDeps = {
   store: Store
-  client: PublicClient
+  client: TickChainClient
   deployment: BardoDeployment
   signers: SignerResolver
   /** The operator key: deregisters dead Golems on the VitalityOracle (its owner). */

@@ -1,0 +1,90 @@
+// The tick's chain client against anvil: each action it binds answers as the public client's does, it
+// binds nothing else, a full public client still fits its type, and bundled it is a fraction of the
+// public client (the point of it).
+import { build } from 'esbuild'
+import { erc20Abi, http, parseEther, type Hex, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
+import { startAnvil, type Anvil } from '../../local/anvil.ts'
+import { devnetClients } from '../../local/devnet.ts'
+import { withReceiptPolling } from './receipts.ts'
+import { createTickChainClient, type TickChainAction, type TickChainClient } from './tickChainClient.ts'
+
+let anvil: Anvil
+beforeAll(async () => {
+  anvil = await startAnvil()
+})
+afterAll(async () => anvil?.stop())
+
+const ACTIONS: readonly TickChainAction[] = [
+  'estimateFeesPerGas',
+  'estimateGas',
+  'getBalance',
+  'getBlock',
+  'getTransaction',
+  'getTransactionCount',
+  'getTransactionReceipt',
+  'multicall',
+  'readContract',
+  'sendRawTransaction',
+]
+
+async function bundledBytes(contents: string): Promise<number> {
+  const r = await build({
+    stdin: { contents, resolveDir: import.meta.dirname, loader: 'ts' },
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    write: false,
+    logLevel: 'silent',
+  })
+  return r.outputFiles[0]!.contents.byteLength
+}
+
+describe('createTickChainClient', () => {
+  it('binds exactly the tick actions, and a full public client fits its type', () => {
+    const client = createTickChainClient({ transport: http('http://127.0.0.1:1') })
+    for (const action of ACTIONS) expect(typeof client[action], action).toBe('function')
+    for (const absent of ['call', 'getLogs', 'simulateContract', 'waitForTransactionReceipt', 'getEnsAddress', 'watchBlocks'])
+      expect(absent in client, absent).toBe(false)
+    expectTypeOf<PublicClient>().toExtend<TickChainClient>()
+  })
+
+  it('reads, estimates, sends and finds the receipt on anvil as the public client does', async () => {
+    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+    const full = withReceiptPolling(publicClient)
+    const client = createTickChainClient({ transport: http(anvil.rpcUrl) })
+    const key = privateKeyToAccount(`0x${'43'.repeat(32)}` as Hex)
+    await full.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+
+    expect(await client.getBalance({ address: key.address })).toBe(parseEther('1'))
+    expect((await client.getBlock({ blockTag: 'latest' })).number).toBe(await full.getBlockNumber())
+    const gas = await client.estimateGas({ account: key.address, to: deployer.account.address, value: 1n })
+    expect(gas).toBe(21_000n)
+    const fees = await client.estimateFeesPerGas()
+    const nonce = await client.getTransactionCount({ address: key.address, blockTag: 'pending' })
+    expect(nonce).toBe(0)
+    const raw = await key.signTransaction({ chainId: anvil.chainId, to: deployer.account.address, value: 1n, gas, nonce, ...fees })
+    const hash = await client.sendRawTransaction({ serializedTransaction: raw })
+    const receipt = await full.waitForTransactionReceipt({ hash })
+    expect(await client.getTransactionReceipt({ hash })).toEqual(receipt)
+    expect((await client.getTransaction({ hash })).value).toBe(1n)
+    // No ERC-20 lives at the key: the read reverts the same way through both clients.
+    const read = { address: key.address, abi: erc20Abi, functionName: 'decimals' } as const
+    await expect(client.readContract(read)).rejects.toThrow(/returned no data/)
+    const [balance] = await client.multicall({ contracts: [read], deployless: true })
+    expect(balance.status).toBe('failure')
+  })
+
+  it('bundles to under two thirds of the public client', async () => {
+    const lean = await bundledBytes(
+      `import { http } from 'viem'\nimport { createTickChainClient } from './tickChainClient.ts'\nexport const c = createTickChainClient({ transport: http() })\n`,
+    )
+    const full = await bundledBytes(
+      `import { createPublicClient, http } from 'viem'\nexport const c = createPublicClient({ transport: http() })\n`,
+    )
+    expect(lean / full).toBeLessThan(0.65)
+  })
+})
