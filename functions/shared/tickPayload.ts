@@ -2,9 +2,10 @@
 import * as z from 'zod/v4'
 import type { TickRequest } from '../heartbeat/heartbeat.ts'
 
+// `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).
 const big = z
   .string()
-  .regex(/^\d+$/)
+  .regex(/^\d+$/, { abort: true })
   .transform((v) => BigInt(v))
 const observed = z.object({
   golemId: z.string().min(1),
@@ -21,7 +22,10 @@ const observed = z.object({
   gasAvailableInPeriod: big.nullable().optional(),
   timestamp: big,
 })
-const payload = z.object({ requests: z.array(z.object({ golemId: z.string().min(1), observed: observed.optional() })).min(1) })
+const fees = z.object({ baseFeePerGas: big, maxPriorityFeePerGas: big })
+const payload = z.object({
+  requests: z.array(z.object({ golemId: z.string().min(1), observed: observed.optional(), fees: fees.optional() })).min(1),
+})
 
 export function encodeTickPayload(requests: readonly TickRequest[]): string {
   return JSON.stringify({ requests }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
@@ -30,7 +34,8 @@ export function encodeTickPayload(requests: readonly TickRequest[]): string {
 export function decodeTickPayload(text: string): TickRequest[] {
   const parsed = payload.parse(JSON.parse(text))
   return parsed.requests.map((r) => {
-    if (!r.observed) return { golemId: r.golemId }
+    const withFees = r.fees ? { fees: r.fees } : {}
+    if (!r.observed) return { golemId: r.golemId, ...withFees }
     // Optional reads are left out rather than set to undefined (exact optional properties).
     const { ethBalance, gasAvailableInPeriod, ...rest } = r.observed
     return {
@@ -41,6 +46,7 @@ export function decodeTickPayload(text: string): TickRequest[] {
         ...(ethBalance === undefined ? {} : { ethBalance }),
         ...(gasAvailableInPeriod === undefined ? {} : { gasAvailableInPeriod }),
       },
+      ...withFees,
     }
   })
 }
