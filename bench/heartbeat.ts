@@ -5,7 +5,10 @@
 // multicall). Every request is counted by a transport wrapper around viem's http transport.
 //   busy tick: a new period; every Golem redeems its runway (simulate, price, sign, send, receipt)
 //   idle tick: the same period a minute later; already redeemed, nothing to send
-// `npx tsx bench/heartbeat.ts [--sizes 100,1000] [--stores memory,dynalite]`, or `npm run bench -- heartbeat`.
+// Goals printed PASS/MISS: busy ticks a minute at 1,000 Golems on dynalite (>= 3,000) and JSON-RPC
+// requests per busy tick there (<= 4), both from the same run's busy heartbeat.
+// `npx tsx bench/heartbeat.ts [--sizes 100,1000] [--stores memory,dynalite] [--concurrency 8]`, or
+// `npm run bench -- heartbeat`.
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -60,11 +63,20 @@ export type HeartbeatBenchResult = {
   concurrency: number
   /** Goal: JSON-RPC requests per idle tick well under one per Golem (<= 0.05). */
   goalRpcPerIdleTick: number
+  /** Goal: busy ticks a minute at GOAL_GOLEMS Golems on dynalite (>= 3,000). */
+  goalBusyTicksPerMinute: number
+  /** Goal: JSON-RPC requests per busy tick at GOAL_GOLEMS Golems on dynalite (<= 4). */
+  goalRpcPerBusyTick: number
   rows: HeartbeatBenchRow[]
   provisionSeconds: number
 }
 
 const GOAL_RPC_PER_IDLE_TICK = 0.05
+const GOAL_BUSY_TICKS_PER_MINUTE = 3_000
+const GOAL_RPC_PER_BUSY_TICK = 4
+/** The busy-tick goals are judged on this row: the real store (dynalite) at this many Golems. */
+const GOAL_STORE: StoreKind = 'dynalite'
+const GOAL_GOLEMS = 1_000
 const USDC = (n: number) => BigInt(n) * 1_000_000n
 
 /** Hands the ticks over without the heartbeat's observation: each tick reads its own Golem. */
@@ -221,7 +233,14 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
           rows.at(-1)!.idlePerGolemRead.seconds
       }
     }
-    return { concurrency, goalRpcPerIdleTick: GOAL_RPC_PER_IDLE_TICK, rows, provisionSeconds }
+    return {
+      concurrency,
+      goalRpcPerIdleTick: GOAL_RPC_PER_IDLE_TICK,
+      goalBusyTicksPerMinute: GOAL_BUSY_TICKS_PER_MINUTE,
+      goalRpcPerBusyTick: GOAL_RPC_PER_BUSY_TICK,
+      rows,
+      provisionSeconds,
+    }
   } finally {
     await env.dynalite?.stop()
     await devnet.stop()
@@ -285,7 +304,29 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
       `${r.store} ${r.golems}: DynamoDB requests per busy tick ${r.busy.store!.requestsPerTick.toFixed(2)}: ${commands(r.busy.store!, r.busy.ticks)}`,
       `${r.store} ${r.golems}: DynamoDB requests per idle tick ${r.idle.store!.requestsPerTick.toFixed(2)}: ${commands(r.idle.store!, r.idle.ticks)}`,
     ])
+  const goalRow = result.rows.find((r) => r.store === GOAL_STORE && r.golems === GOAL_GOLEMS)
+  const goals = formatTable(
+    ['goal', { header: 'measured', align: 'right' }, { header: 'target', align: 'right' }, 'verdict'],
+    [
+      [
+        `busy ticks/min, ${GOAL_STORE} ${n(GOAL_GOLEMS)} Golems`,
+        goalRow ? n(goalRow.busy.ticksPerMinute) : 'not run',
+        `>= ${n(result.goalBusyTicksPerMinute)}`,
+        goalRow ? verdict(goalRow.busy.ticksPerMinute, result.goalBusyTicksPerMinute, 'atLeast') : 'not run',
+      ],
+      [
+        `JSON-RPC per busy tick, ${GOAL_STORE} ${n(GOAL_GOLEMS)} Golems`,
+        goalRow ? n(goalRow.busy.rpcPerTick, 2) : 'not run',
+        `<= ${result.goalRpcPerBusyTick}`,
+        goalRow ? verdict(goalRow.busy.rpcPerTick, result.goalRpcPerBusyTick) : 'not run',
+      ],
+    ],
+  )
   return [
+    'Busy-tick goals:',
+    '',
+    goals,
+    '',
     `Ticks per minute (LocalInvoker, ${result.concurrency} ticks in flight; anvil automine; this machine):`,
     '',
     speed,
@@ -311,6 +352,11 @@ function argList(name: string): string[] | undefined {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const sizes = argList('--sizes')?.map(Number)
   const stores = argList('--stores') as StoreKind[] | undefined
-  const result = await runHeartbeatBench({ ...(sizes ? { sizes } : {}), ...(stores ? { stores } : {}) })
+  const concurrency = argList('--concurrency')?.map(Number)[0]
+  const result = await runHeartbeatBench({
+    ...(sizes ? { sizes } : {}),
+    ...(stores ? { stores } : {}),
+    ...(concurrency ? { concurrency } : {}),
+  })
   console.log(formatHeartbeatBench(result))
 }

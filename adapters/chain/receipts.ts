@@ -7,6 +7,9 @@
 // again and viem waits until its timeout (180 s by default). Polling the receipt does not depend on a
 // next block, costs the same one request per interval on a live chain, and needs no replacement
 // detection here: every sender in this project owns its nonces (functions/tick reconciles by nonce).
+// The tick's sends (sendOnce) take the receipt from the send itself or read it by block instead
+// (broadcast.ts, blockReceipts.ts): one request per block for every transaction of the process, where
+// this poll costs one per transaction per interval.
 import {
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,

@@ -2,6 +2,8 @@
 // (docs/store.md "Tick slots"): claim -> reserve -> simulate -> sign -> record the signed transaction ->
 // broadcast -> receipt -> complete. A retry that finds the slot `sent` reconciles from the chain
 // (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
+// Fees come from the heartbeat when it passed them (one read per heartbeat, not per transaction); the
+// receipt comes with the send where the node allows it, else from the shared block watcher.
 import {
   keccak256,
   recoverTransactionAddress,
@@ -11,10 +13,14 @@ import {
   type TransactionReceipt,
   type TransactionSerializable,
 } from 'viem'
+import { feesPerGasOf, type TickFees } from '../../core/fees.ts'
 import type { SlotRef, Store, TickSlot } from '../../core/store/index.ts'
-import { pollTransactionReceipt } from './receipts.ts'
+import { waitForBlockReceipt } from './blockReceipts.ts'
+import { broadcastSigned } from './broadcast.ts'
 import { decodeChainError, type DecodedChainError } from './decodeChainError.ts'
 import type { TickChainClient } from './tickChainClient.ts'
+
+export { classifyBroadcastError } from './broadcast.ts'
 
 export type SlotSendOutcome =
   | { status: 'confirmed'; txHash: Hex; receipt: TransactionReceipt }
@@ -45,10 +51,12 @@ export type SendOnceParams = {
   /** Store time (ms); chain time drives everything, so accelerated lives stay consistent. */
   now: number
   leaseMs: number
+  /** The heartbeat's fee data: priced from it without a fee read of its own. Absent: read from the node. */
+  fees?: TickFees
   build(): Promise<SlotTransaction>
   /** Reserve this much of the period budget before signing; released if the transaction fails. */
   reserve?: { amount: bigint; cap: bigint }
-  /** Test hook: runs right after the broadcast, before the receipt (crash injection). */
+  /** Test hook: runs right after the broadcast, before the receipt is recorded (crash injection). */
   afterBroadcast?: (txHash: Hex) => Promise<void> | void
 }
 
@@ -104,12 +112,12 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   } catch (error) {
     return refuseOrThrow(error, release)
   }
-  const sent = await withSenderLock(t.sender, async (): Promise<SlotSendOutcome | { txHash: Hex }> => {
+  const sent = await withSenderLock(t.sender, async (): Promise<SlotSendOutcome | { txHash: Hex; receipt?: TransactionReceipt }> => {
     let raw: Hex
     let nonce: number
     try {
       const [fees, pendingNonce] = await Promise.all([
-        p.client.estimateFeesPerGas(),
+        p.fees ? feesPerGasOf(p.fees) : p.client.estimateFeesPerGas(),
         p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
       ])
       nonce = pendingNonce
@@ -140,16 +148,17 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
       if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
       return { status: 'busy', reason: 'leased' }
     }
-    if ((await broadcast(p.client, raw)) === 'nonceTooLow') {
+    const broadcast = await broadcastSigned(p.client, raw)
+    if (broadcast.kind === 'nonceTooLow') {
       // Another process signed with the same nonce first: settle from the chain what happened.
       const slot = await p.store.getSlot(p.slot)
       if (slot) return reconcile(p, slot, false)
     }
-    return { txHash }
+    return broadcast.kind === 'receipt' ? { txHash, receipt: broadcast.receipt } : { txHash }
   })
   if ('status' in sent) return sent
   await p.afterBroadcast?.(sent.txHash)
-  return finish(p, sent.txHash, reservationId)
+  return finish(p, sent.txHash, reservationId, sent.receipt)
 }
 
 async function refuseOrThrow(error: unknown, release: () => Promise<void>): Promise<SlotSendOutcome> {
@@ -179,34 +188,8 @@ async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise
   }
 }
 
-/**
- * What a node's refusal of a raw transaction means for the slot:
- * - `sent`: it already has this very transaction (a re-broadcast, or a lost response to our first send);
- * - `nonceTooLow`: the nonce is taken, by a mined transaction ("nonce too low") or by a pending one from
- *   another process signing for the same key ("replacement transaction underpriced", geth's and
- *   anvil's words for a different transaction at a pending nonce); ours may never be mined;
- * - `unknown`: anything else, for the caller to throw.
- */
-export function classifyBroadcastError(error: unknown): 'sent' | 'nonceTooLow' | 'unknown' {
-  const text = String(error)
-  if (/already known|known transaction|already imported/i.test(text)) return 'sent'
-  if (/nonce too low|replacement transaction underpriced|replacement fee too low/i.test(text)) return 'nonceTooLow'
-  return 'unknown'
-}
-
-async function broadcast(client: TickChainClient, raw: Hex): Promise<'sent' | 'nonceTooLow'> {
-  try {
-    await client.sendRawTransaction({ serializedTransaction: raw })
-    return 'sent'
-  } catch (error) {
-    const kind = classifyBroadcastError(error)
-    if (kind === 'unknown') throw error
-    return kind
-  }
-}
-
-async function finish(p: SendOnceParams, txHash: Hex, reservationId: string): Promise<SlotSendOutcome> {
-  const receipt = await pollTransactionReceipt(p.client, { hash: txHash, timeout: 60_000 })
+async function finish(p: SendOnceParams, txHash: Hex, reservationId: string, known?: TransactionReceipt): Promise<SlotSendOutcome> {
+  const receipt = known ?? (await waitForBlockReceipt(p.client, { hash: txHash, timeout: 60_000 }))
   return complete(p, txHash, receipt, reservationId)
 }
 
@@ -243,8 +226,9 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
   }
   if (!slot.rawTx || !mayRebroadcast) return { status: 'busy', reason: 'leased' }
   // Crashed between recording and broadcasting (or the broadcast was lost): send the same bytes.
-  if ((await broadcast(p.client, slot.rawTx)) === 'nonceTooLow') return reconcile(p, slot, false)
-  return finish(p, txHash, reservationId)
+  const again = await broadcastSigned(p.client, slot.rawTx, { sync: false })
+  if (again.kind === 'nonceTooLow') return reconcile(p, slot, false)
+  return finish(p, txHash, reservationId, again.kind === 'receipt' ? again.receipt : undefined)
 }
 
 async function senderOf(p: SendOnceParams, slot: TickSlot): Promise<Address | null> {

@@ -3,12 +3,14 @@
 // invoker decides how: in-process locally, asynchronous Lambda invocations on AWS.
 import type { PublicClient } from 'viem'
 import type { BardoDeployment } from '../../core/deployment.ts'
+import type { TickFees } from '../../core/fees.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 
-export type TickRequest = { golemId: string; observed?: ObservedGolem }
+/** `fees`: the heartbeat block's fee data, so a tick prices its transactions without reading fees itself. */
+export type TickRequest = { golemId: string; observed?: ObservedGolem; fees?: TickFees }
 
 export interface TickInvoker {
   /** Hands a batch of ticks over. Returns once they are handed over (Lambda) or done (local). */
@@ -38,6 +40,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<HeartbeatResult
   let due = 0
   let invoked = 0
   let skipped = 0
+  let fees: Promise<TickFees | undefined> | undefined
   do {
     const page = await deps.store.listDueGolems({ now: nowMs, limit: pageSize, cursor })
     cursor = page.cursor
@@ -59,7 +62,14 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<HeartbeatResult
       readable.map((g) => readRequestOf(g.golemId, g.profile)),
       { number: block.number, timestamp: block.timestamp },
     )
-    const requests: TickRequest[] = batch.golems.map((g) => ({ golemId: g.golemId, observed: { ...g, timestamp: batch.timestamp } }))
+    // Read once per heartbeat, and only when a tick is handed over: an empty beat pays nothing for it.
+    fees ??= feesAt(deps.client, block.baseFeePerGas)
+    const tickFees = await fees
+    const requests: TickRequest[] = batch.golems.map((g) => ({
+      golemId: g.golemId,
+      observed: { ...g, timestamp: batch.timestamp },
+      ...(tickFees ? { fees: tickFees } : {}),
+    }))
     for (let i = 0; i < requests.length; i += batchSize) {
       const slice = requests.slice(i, i + batchSize)
       await deps.invoker.invoke(slice)
@@ -67,4 +77,14 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<HeartbeatResult
     }
   } while (cursor !== null)
   return { due, invoked, skipped, blockNumber: block.number, timestamp: block.timestamp }
+}
+
+/**
+ * The block's base fee and the node's priority fee. None on a chain without EIP-1559, or when the fee
+ * read fails: the ticks then read their own, so a failed fee read never stops a heartbeat.
+ */
+async function feesAt(client: PublicClient, baseFeePerGas: bigint | null | undefined): Promise<TickFees | undefined> {
+  if (baseFeePerGas === null || baseFeePerGas === undefined) return undefined
+  const maxPriorityFeePerGas = await client.estimateMaxPriorityFeePerGas().catch(() => null)
+  return maxPriorityFeePerGas === null ? undefined : { baseFeePerGas, maxPriorityFeePerGas }
 }

@@ -2,8 +2,9 @@
 import * as z from '../../core/zodMini.ts'
 import type { TickRequest } from '../heartbeat/heartbeat.ts'
 
+// `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).
 const big = z.pipe(
-  z.string().check(z.regex(/^\d+$/)),
+  z.string().check(z.regex(/^\d+$/, { abort: true })),
   z.transform((v: string) => BigInt(v)),
 )
 const observed = z.object({
@@ -21,8 +22,11 @@ const observed = z.object({
   gasAvailableInPeriod: z.optional(z.nullable(big)),
   timestamp: big,
 })
+const fees = z.object({ baseFeePerGas: big, maxPriorityFeePerGas: big })
 const payload = z.object({
-  requests: z.array(z.object({ golemId: z.string().check(z.minLength(1)), observed: z.optional(observed) })).check(z.minLength(1)),
+  requests: z
+    .array(z.object({ golemId: z.string().check(z.minLength(1)), observed: z.optional(observed), fees: z.optional(fees) }))
+    .check(z.minLength(1)),
 })
 
 export function encodeTickPayload(requests: readonly TickRequest[]): string {
@@ -32,7 +36,8 @@ export function encodeTickPayload(requests: readonly TickRequest[]): string {
 export function decodeTickPayload(text: string): TickRequest[] {
   const parsed = z.parse(payload, JSON.parse(text))
   return parsed.requests.map((r) => {
-    if (!r.observed) return { golemId: r.golemId }
+    const withFees = r.fees ? { fees: r.fees } : {}
+    if (!r.observed) return { golemId: r.golemId, ...withFees }
     // Optional reads are left out rather than set to undefined (exact optional properties).
     const { ethBalance, gasAvailableInPeriod, ...rest } = r.observed
     return {
@@ -43,6 +48,7 @@ export function decodeTickPayload(text: string): TickRequest[] {
         ...(ethBalance === undefined ? {} : { ethBalance }),
         ...(gasAvailableInPeriod === undefined ? {} : { gasAvailableInPeriod }),
       },
+      ...withFees,
     }
   })
 }

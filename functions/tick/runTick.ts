@@ -4,6 +4,7 @@
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
+import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
@@ -60,7 +61,12 @@ async function takeLease(deps: TickDeps, golem: GolemRecord, nowMs: number): Pro
   return updated.updated ? updated.golem : null
 }
 
-export async function runTick(deps: TickDeps, input: { golemId: string; observed?: ObservedGolem }): Promise<TickResult> {
+export async function runTick(
+  tickDeps: TickDeps,
+  input: { golemId: string; observed?: ObservedGolem; fees?: TickFees },
+): Promise<TickResult> {
+  // The heartbeat's fee data prices every transaction of this tick (sendOnce reads fees only without it).
+  const deps: TickDeps = input.fees ? { ...tickDeps, fees: input.fees } : tickDeps
   const { store } = deps
   const golemId = input.golemId
   // Observe: the record once, the chain once (unless the heartbeat already read it).

@@ -6,7 +6,7 @@ import type { TickDeps } from './types.ts'
 /** How long a tick owns its Golem and its slots before a retry may take over (ms). */
 export const DEFAULT_LEASE_MS = 120_000
 
-export type SlotBase = Pick<SendOnceParams, 'store' | 'client' | 'chainId' | 'owner' | 'now' | 'leaseMs'>
+export type SlotBase = Pick<SendOnceParams, 'store' | 'client' | 'chainId' | 'owner' | 'now' | 'leaseMs' | 'fees'>
 
 export function slotBaseOf(deps: TickDeps, nowMs: number): SlotBase {
   return {
@@ -16,5 +16,6 @@ export function slotBaseOf(deps: TickDeps, nowMs: number): SlotBase {
     owner: deps.invocationId,
     now: nowMs,
     leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS,
+    ...(deps.fees ? { fees: deps.fees } : {}),
   }
 }

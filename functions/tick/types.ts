@@ -2,6 +2,7 @@ import type { Address, LocalAccount } from 'viem'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { KeyRotation, SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
+import type { TickFees } from '../../core/fees.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { SelfExtensionConfig, SelfExtensionResult } from './selfExtend.ts'
@@ -20,6 +21,8 @@ export type TickDeps = {
   /** How long a tick owns a Golem and its slots before a retry may take over (ms). */
   leaseMs?: number
   vitalityParameters?: Partial<VitalityParameters>
+  /** The heartbeat's fee data: every transaction of the tick is priced from it instead of its own fee read. */
+  fees?: TickFees
   /**
    * The runtime price: when present, the tick re-applies once a period any paid credit that was
    * journaled but never reached the profile (a crash between the two writes).

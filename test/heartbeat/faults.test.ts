@@ -1,6 +1,7 @@
 // RPC faults: every tick talks to anvil through a proxy that drops, delays or fails a quarter of the
-// JSON-RPC requests, and forwards some without returning the answer (an eth_sendRawTransaction that
-// lands while the tick sees an error). viem does not retry (retryCount 0), so every fault reaches the
+// JSON-RPC requests, and forwards some without returning the answer (a send that lands while the tick
+// sees an error). Sends are faulted whichever way they go: eth_sendRawTransactionSync (the receipt in
+// the answer, what anvil speaks) or eth_sendRawTransaction. viem does not retry (retryCount 0), so every fault reaches the
 // tick. The heartbeat runs again and again (30 s of chain time apart, past the 10 s lease) until every
 // Golem's tick for the day completed, then the next day starts. Three Golems with a five-day runway
 // live through Thriving, Stable, Conservation and die. At the end the chain and the store must agree:
@@ -34,6 +35,10 @@ const GOLEMS = 3
 const RUNWAY_DAYS = 5
 const MAX_ROUNDS_PER_DAY = 150
 const PERIOD_AMOUNT = USDC(10)
+/** How sendOnce sends on anvil (the receipt in the answer), and the plain send it falls back to. */
+const SEND = 'eth_sendRawTransactionSync'
+const PLAIN_SEND = 'eth_sendRawTransaction'
+const SEND_FAULTS = { loseResponse: 0.3, drop: 0.1, fail: 0.1 }
 
 let env: HeartbeatEnv
 let proxy: RpcFaultProxy
@@ -69,7 +74,7 @@ beforeAll(async () => {
   proxy = await startRpcFaultProxy({
     target: env.devnet.rpcUrl,
     seed: Number(process.env.BARDO_FAULT_SEED ?? 20_261_121),
-    scripted: { eth_sendRawTransaction: ['loseResponse', 'drop', 'fail', 'loseResponse'] },
+    scripted: { [SEND]: ['loseResponse', 'drop', 'fail', 'loseResponse'], [PLAIN_SEND]: ['loseResponse', 'drop', 'fail', 'loseResponse'] },
   })
   faulty = withReceiptPolling(
     createPublicClient({
@@ -91,10 +96,7 @@ beforeAll(async () => {
   })
 
   // 25 % of requests faulted (17 % fail outright); sends are hit harder, lost answers above all.
-  proxy.setFaults(
-    { drop: 0.06, delay: 0.08, fail: 0.06, loseResponse: 0.05 },
-    { eth_sendRawTransaction: { loseResponse: 0.3, drop: 0.1, fail: 0.1 } },
-  )
+  proxy.setFaults({ drop: 0.06, delay: 0.08, fail: 0.06, loseResponse: 0.05 }, { [SEND]: SEND_FAULTS, [PLAIN_SEND]: SEND_FAULTS })
   const invoker = new LocalInvoker((id) => env.deps(id, { client: faulty, leaseMs: 10_000, tickIntervalSeconds: 3_600 }), {
     onError: () => tickErrors++,
   })
@@ -126,7 +128,7 @@ describe('RPC faults: drops, delays, errors and lost answers on >= 20 % of reque
     const s = proxy.stats
     expect(s.faulted / s.requests).toBeGreaterThanOrEqual(0.2)
     for (const kind of ['drop', 'delay', 'fail', 'loseResponse'] as const) expect(s.byKind[kind], kind).toBeGreaterThan(0)
-    expect(s.faultsByMethod['eth_sendRawTransaction:loseResponse'] ?? 0).toBeGreaterThan(0)
+    expect(s.faultsByMethod[`${SEND}:loseResponse`] ?? 0).toBeGreaterThan(0)
     // The faults did reach the ticks (retryCount 0): this is not a fault-free run in disguise.
     expect(tickErrors + heartbeatErrors).toBeGreaterThan(0)
   })
