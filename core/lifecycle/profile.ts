@@ -78,7 +78,7 @@ const profileSchema = z.object({
    */
   keyGrantedAt: z.optional(uint),
   /**
-   * The ERC-7715 shape's Session Account, when the platform holds its key (a KMS pool key): the delegator
+   * The ERC-7715 shape's Session Account, when the platform holds its key (a KMS key tagged like a SessionKey): the delegator
    * of the runway chain's leaf, which re-delegates to a new key at rotation without asking the owner.
    */
   sessionAccount: z.optional(z.object({ address, signer: signerRef })),

@@ -215,11 +215,14 @@ export interface SnapTokenStore {
   rotateSnapToken(input: RotateSnapTokenInput): Promise<RotateSnapTokenResult>
 }
 
-// ---- KMS pool keys ------------------------------------------------------------------------------
+// ---- KMS key claims -----------------------------------------------------------------------------
+// (named "pool keys" from when the stack created a pool of keys at deploy time; keys are now created per
+// Golem, and the same write-once claims record who holds a key and a rotation's intent to create one)
 
 /**
- * Who took a pool key: `rotation:<old key>` for a rotation (each key belongs to one Golem and is rotated
- * away once), `session-account:<golemId>`, `onboard:<golemId>`. Letters, digits, ':', '_', '-', '.'.
+ * Who took a key: `rotation:<old key>` for a rotation (each key belongs to one Golem and is rotated
+ * away once), `session-account:<golemId>`, `onboard:<golemId>`, or a creating tick's own id on a key
+ * creation intent. Letters, digits, ':', '_', '-', '.'.
  */
 export type ClaimPoolKeyInput = { keyId: string; address: Address; claimant: string; now: number }
 export type PoolKeyClaim = { keyId: string; address: Address; claimant: string; claimedAt: number }
@@ -227,8 +230,8 @@ export type ClaimPoolKeyResult = { claimed: true; claim: PoolKeyClaim } | { clai
 
 export interface PoolKeyStore {
   /**
-   * Takes a key of the KMS pool for `claimant` with a conditional write, so two ticks never take the same
-   * key. The same claimant asking again gets its own claim back (a retried rotation). A claim is never
+   * Takes a KMS key (or a key creation intent) for `claimant` with a conditional write, so two ticks
+   * never take the same one. The same claimant asking again gets its own claim back (a retried rotation). A claim is never
    * released: a rotated-away or dead Golem's key stays retired.
    */
   claimPoolKey(input: ClaimPoolKeyInput): Promise<ClaimPoolKeyResult>
