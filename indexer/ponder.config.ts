@@ -8,6 +8,7 @@ import {
   dailySpendLimitEvents,
   delegationManagerEvents,
   dreamOracleEvents,
+  entryPointCouncilEvents,
   erc20PeriodTransferEvents,
   golemPhaseEnforcerEvents,
   nativeTokenPeriodTransferEvents,
@@ -18,6 +19,17 @@ import {
 export const settings = loadIndexerSettings(process.env, (chainId) => getSmartAccountsEnvironment(chainId))
 const { addresses, startBlock } = settings
 const chain = settings.chainName
+// Only the named councils' operations: the EntryPoint carries every smart account's on the chain.
+const councils = settings.councils
+const councilFilter =
+  councils.length === 0
+    ? {}
+    : {
+        filter: [
+          { event: 'UserOperationEvent' as const, args: { sender: councils } },
+          { event: 'UserOperationRevertReason' as const, args: { sender: councils } },
+        ],
+      }
 
 export default createConfig({
   database: settings.database,
@@ -50,5 +62,6 @@ export default createConfig({
       address: addresses.enforcers.nativeTokenPeriodTransfer,
       startBlock,
     },
+    EntryPoint: { chain, abi: entryPointCouncilEvents, address: addresses.entryPoint, startBlock, ...councilFilter },
   },
 })

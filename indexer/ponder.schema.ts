@@ -322,6 +322,51 @@ export const golemAction = onchainTable(
   }),
 )
 
+/**
+ * One row per user operation of a named Coordination Council at the EntryPoint: the proposal it carried
+ * (its nonce key is `deadline << 128 | id`), whether its call ran, and the delegation it redeemed.
+ */
+export const councilExecution = onchainTable(
+  'council_execution',
+  (t) => ({
+    userOpHash: t.hex().primaryKey(),
+    council: t.hex().notNull(),
+    /** The council proposal's id: the nonce key's low 128 bits, 0x and 32 hex digits. */
+    proposalId: t.hex().notNull(),
+    /** The proposal's deadline, unix seconds: the nonce key's next 64 bits. */
+    deadline: t.bigint().notNull(),
+    nonce: t.bigint().notNull(),
+    /** Whether the council's call ran (false: a caveat or the call refused it; `revertReason` says why). */
+    success: t.boolean().notNull(),
+    /** The raw revert data from UserOperationRevertReason, when the call reverted. */
+    revertReason: t.hex(),
+    /** The delegation the council redeemed (the DelegationManager's RedeemedDelegation with the council as redeemer); null when it reverted. */
+    delegationHash: t.hex(),
+    rootDelegator: t.hex(),
+    actualGasCost: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+  }),
+  (table) => ({
+    councilIdx: index().on(table.council, table.blockNumber),
+    proposalIdx: index().on(table.proposalId),
+    blockIdx: index().on(table.blockNumber),
+  }),
+)
+
+/**
+ * What a council's user operation left before its UserOperationEvent in the same transaction (its
+ * redemption, or its revert reason), keyed `<tx>-<council>`; the event consumes it.
+ */
+export const councilPending = onchainTable('council_pending', (t) => ({
+  id: t.text().primaryKey(),
+  delegationHash: t.hex(),
+  rootDelegator: t.hex(),
+  revertReason: t.hex(),
+}))
+
 /** GolemPhaseEnforcer's selector -> action-class table (ActionClassSet). */
 export const actionClass = onchainTable(
   'action_class',

@@ -1,5 +1,6 @@
 // The council's chain edge: read each seat's standing from the VitalityOracle, pre-check the action as
-// the council would redeem it, and submit the k-signed user operation to EntryPoint.handleOps.
+// the council would redeem it, submit the k-signed user operation to EntryPoint.handleOps, and find
+// out afterwards whether a proposal's user operation ran.
 import {
   BaseError,
   decodeErrorResult,
@@ -16,6 +17,7 @@ import { entryPoint07Abi, getUserOperationHash, toPackedUserOperation } from 'vi
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import type { CouncilMember, MemberStanding } from '../../core/council/membership.ts'
 import { checkCouncilProposal, type CouncilProposal } from '../../core/council/proposal.ts'
+import type { CouncilExecutionFinding } from '../../core/council/reconcile.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { GolemStatus } from '../../core/store/records.ts'
 import { decodeChainError, decodeRevertData, type DecodedChainError } from './decodeChainError.ts'
@@ -125,6 +127,72 @@ export async function submitCouncilProposal(p: {
   }
   const base = { txHash, userOpHash, blockNumber: receipt.blockNumber }
   return success ? { status: 'executed', ...base } : { status: 'reverted', ...base, refusal }
+}
+
+/** The hash the EntryPoint gives the proposal's user operation (it leaves the signature out, so one per proposal). */
+export function councilUserOpHash(proposal: CouncilProposal): Hex {
+  return getUserOperationHash({
+    userOperation: { ...proposal.userOperation, signature: '0x' },
+    entryPointAddress: proposal.entryPoint,
+    entryPointVersion: '0.7',
+    chainId: proposal.chainId,
+  })
+}
+
+/** How far back a lookup searches when the claim recorded no block, and the widest single eth_getLogs. */
+export const COUNCIL_LOOKBACK_BLOCKS = 50_000n
+const LOG_RANGE = 10_000n
+
+/**
+ * Whether the proposal's user operation ran: the EntryPoint's UserOperationEvent by its hash (a
+ * topic-filtered eth_getLogs from `fromBlock`, in bounded ranges), with the named refusal if its call
+ * reverted; if none is found, the EntryPoint's nonce for the proposal's key says whether it never ran.
+ */
+export async function findCouncilExecution(p: {
+  publicClient: PublicClient
+  proposal: CouncilProposal
+  fromBlock?: bigint | undefined
+}): Promise<CouncilExecutionFinding> {
+  const { proposal } = p
+  const userOpHash = councilUserOpHash(proposal)
+  // Uncached: a block number remembered from a few seconds ago would end the search before the operation.
+  const latest = await p.publicClient.getBlockNumber({ cacheTime: 0 })
+  const start = p.fromBlock ?? (latest > COUNCIL_LOOKBACK_BLOCKS ? latest - COUNCIL_LOOKBACK_BLOCKS : 0n)
+  for (let from = start; from <= latest; from += LOG_RANGE) {
+    const to = from + LOG_RANGE - 1n < latest ? from + LOG_RANGE - 1n : latest
+    const [event] = await p.publicClient.getContractEvents({
+      address: proposal.entryPoint,
+      abi: entryPoint07Abi,
+      eventName: 'UserOperationEvent',
+      args: { userOpHash },
+      fromBlock: from,
+      toBlock: to,
+    })
+    if (!event) continue
+    const base = { txHash: event.transactionHash, userOpHash, blockNumber: event.blockNumber }
+    if (event.args.success) return { status: 'executed', ...base }
+    const [reason] = await p.publicClient.getContractEvents({
+      address: proposal.entryPoint,
+      abi: entryPoint07Abi,
+      eventName: 'UserOperationRevertReason',
+      args: { userOpHash },
+      blockHash: event.blockHash,
+    })
+    const refusal = reason?.args.revertReason === undefined ? undefined : decodeRevertData(reason.args.revertReason)
+    return { status: 'reverted', ...base, refusal: refusal && { name: refusal.name, args: refusal.args.map(String) } }
+  }
+  const key = proposal.userOperation.nonce >> 64n
+  const nonce = await p.publicClient.readContract({
+    address: proposal.entryPoint,
+    abi: entryPoint07Abi,
+    functionName: 'getNonce',
+    args: [proposal.council, key],
+  })
+  if (nonce === proposal.userOperation.nonce) return { status: 'not-run' }
+  return {
+    status: 'unknown',
+    reason: `the nonce key is used (now ${nonce}) but no UserOperationEvent for ${userOpHash} from block ${start}`,
+  }
 }
 
 /** The EntryPoint's FailedOp reason ("AA24 signature error"), or the first line of the error. */

@@ -174,8 +174,14 @@ export class DynamoStore implements S.Store, C.CouncilStore {
   listCouncilSignatures(proposalId: Hex): Promise<C.CouncilSignatureRecord[]> {
     return council.listCouncilSignatures(this.#table, proposalId)
   }
-  claimCouncilExecution(input: { id: Hex; claimant: string; now: number }): Promise<C.ClaimCouncilExecutionResult> {
+  claimCouncilExecution(input: C.ClaimCouncilExecutionInput): Promise<C.ClaimCouncilExecutionResult> {
     return council.claimCouncilExecution(this.#table, input)
+  }
+  reclaimCouncilExecution(input: C.ReclaimCouncilExecutionInput): Promise<C.ClaimCouncilExecutionResult> {
+    return council.reclaimCouncilExecution(this.#table, input)
+  }
+  listCouncilProposals(input: C.ListCouncilProposalsInput): Promise<C.CouncilProposalPage> {
+    return council.listCouncilProposals(this.#table, input)
   }
   finishCouncilExecution(input: C.FinishCouncilExecutionInput & { now: number }): Promise<C.CouncilProposalRecord | null> {
     return council.finishCouncilExecution(this.#table, input)

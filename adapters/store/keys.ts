@@ -48,6 +48,9 @@ export const poolClaimantPk = (claimant: string) => `POOLCLAIM#${claimant}`
 export const councilPk = (proposalId: string) => `COUNCIL#${proposalId}`
 export const COUNCIL_SIGNATURE_PREFIX = 'SIG#'
 export const councilSignatureSk = (signer: string) => `${COUNCIL_SIGNATURE_PREFIX}${signer.toLowerCase()}`
+/** Every proposal's entry in one list partition, sorted by councilListKey (newest first when read backwards). */
+export const COUNCIL_LIST_PK = 'COUNCILS'
+export const councilListSk = (listKey: string) => `PROPOSAL#${listKey}`
 export const LOG_PREFIX = 'SEQ#'
 export const logPk = (log: string) => `LOG#${log}`
 /** Twelve digits: a log holds at most MAX_LOG_SEQ records. */

@@ -23,6 +23,7 @@ import type {
 import * as rules from '../../core/store/rules.ts'
 import type * as S from '../../core/store/store.ts'
 import type * as C from '../../core/council/store.ts'
+import { councilListKey, councilPageLimit } from '../../core/council/store.ts'
 import type { Hex } from 'viem'
 import * as v from '../../core/store/validate.ts'
 
@@ -412,12 +413,39 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     return clone([...(this.#councilSignatures.get(councilId(proposalId)) ?? [])].sort((a, b) => a.at - b.at))
   }
 
-  async claimCouncilExecution(input: { id: Hex; claimant: string; now: number }): Promise<C.ClaimCouncilExecutionResult> {
+  async claimCouncilExecution(input: C.ClaimCouncilExecutionInput): Promise<C.ClaimCouncilExecutionResult> {
     const current = this.#councilProposals.get(councilId(input.id))
     if (!current || (current.status !== 'open' && current.status !== 'rejected')) return { claimed: false, current: clone(current ?? null) }
-    const next: C.CouncilProposalRecord = { ...current, status: 'executing', execution: { claimant: input.claimant, claimedAt: input.now } }
+    const execution = {
+      claimant: input.claimant,
+      claimedAt: input.now,
+      ...(input.fromBlock === undefined ? {} : { fromBlock: input.fromBlock }),
+    }
+    const next: C.CouncilProposalRecord = { ...current, status: 'executing', execution }
     this.#councilProposals.set(input.id, next)
     return { claimed: true, record: clone(next) }
+  }
+
+  async reclaimCouncilExecution(input: C.ReclaimCouncilExecutionInput): Promise<C.ClaimCouncilExecutionResult> {
+    const current = this.#councilProposals.get(councilId(input.id))
+    if (current?.status !== 'executing' || current.execution?.claimant !== input.from)
+      return { claimed: false, current: clone(current ?? null) }
+    const next: C.CouncilProposalRecord = {
+      ...current,
+      execution: { ...current.execution, claimant: input.claimant, claimedAt: input.now },
+    }
+    this.#councilProposals.set(input.id, next)
+    return { claimed: true, record: clone(next) }
+  }
+
+  async listCouncilProposals(input: C.ListCouncilProposalsInput): Promise<C.CouncilProposalPage> {
+    const limit = councilPageLimit(input.limit)
+    const sorted = [...this.#councilProposals.values()]
+      .map((r) => ({ key: councilListKey(r), r }))
+      .filter(({ key }) => !input.after || key < input.after)
+      .sort((a, b) => (a.key < b.key ? 1 : -1))
+    const page = sorted.slice(0, limit)
+    return { items: clone(page.map(({ r }) => r)), next: sorted.length > limit ? page.at(-1)!.key : null }
   }
 
   async finishCouncilExecution(input: C.FinishCouncilExecutionInput & { now: number }): Promise<C.CouncilProposalRecord | null> {

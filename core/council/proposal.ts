@@ -1,6 +1,7 @@
+import { DeleGatorCore } from '@metamask/delegation-abis'
 import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
-import { encodeCalls, SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
-import { getAddress, isAddressEqual, isHex, maxUint64, size, type Address, type Hex } from 'viem'
+import { SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
+import { encodeFunctionData, getAddress, isAddressEqual, isHex, maxUint64, size, type Address, type Hex } from 'viem'
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { encodeRedemptions } from '../delegations/redeem.ts'
 import { CouncilError } from './errors.ts'
@@ -70,7 +71,14 @@ export function parseCouncilNonce(nonce: bigint): { id: Hex; deadline: bigint; s
 /** The council's call data: execute(redeemDelegations([owner -> council], SingleDefault, [action])). */
 export function councilCallData(config: CouncilConfig, delegation: Delegation, action: CouncilAction): Hex {
   const redeem = encodeRedemptions([{ chain: [delegation], executions: [action as ExecutionStruct] }])
-  return encodeCalls([{ to: config.delegationManager, value: 0n, data: redeem }])
+  // The DeleGator's one-call execute, the bytes the kit's encodeCalls gives for one call; encodeCalls
+  // itself would carry the kit's whole utils library into every bundle that checks a proposal (the tick's,
+  // through the GolemSigner).
+  return encodeFunctionData({
+    abi: DeleGatorCore,
+    functionName: 'execute',
+    args: [{ target: config.delegationManager, value: 0n, callData: redeem }],
+  })
 }
 
 export type BuildCouncilProposalParameters = {

@@ -1,6 +1,7 @@
 // The council's records and the port that keeps them: proposals, the members' signatures, and the
 // execution claim that makes a proposal run at most once however many requests complete its threshold.
 import type { Address, Hex } from 'viem'
+import { StoreInputError } from '../store/errors.ts'
 
 /**
  * open -> executing (claimed by one request) -> executed | reverted (ran, its call refused by a caveat)
@@ -12,6 +13,8 @@ export type CouncilProposalStatus = 'open' | 'executing' | 'executed' | 'reverte
 export type CouncilExecution = {
   claimant: string
   claimedAt: number
+  /** The chain's block when the claim was taken: the user operation, if it ran, is in this block or later. */
+  fromBlock?: string
   txHash?: Hex
   userOpHash?: Hex
   blockNumber?: string
@@ -44,6 +47,16 @@ export type AddCouncilSignatureResult = { added: true; record: CouncilSignatureR
 export type ClaimCouncilExecutionResult =
   | { claimed: true; record: CouncilProposalRecord }
   | { claimed: false; current: CouncilProposalRecord | null }
+export type ClaimCouncilExecutionInput = { id: Hex; claimant: string; now: number; fromBlock?: string }
+/** Takes over the claim of `from` (a claimant presumed dead), conditionally: exactly one caller wins. */
+export type ReclaimCouncilExecutionInput = { id: Hex; from: string; claimant: string; now: number }
+export type ListCouncilProposalsInput = {
+  /** At most this many, newest first. */
+  limit: number
+  /** The cursor a previous page returned. */
+  after?: string | null
+}
+export type CouncilProposalPage = { items: CouncilProposalRecord[]; next: string | null }
 export type FinishCouncilExecutionInput = {
   id: Hex
   claimant: string
@@ -60,7 +73,25 @@ export interface CouncilStore {
   /** Oldest first. */
   listCouncilSignatures(proposalId: Hex): Promise<CouncilSignatureRecord[]>
   /** open (or rejected) -> executing, conditionally: exactly one caller wins. */
-  claimCouncilExecution(input: { id: Hex; claimant: string; now: number }): Promise<ClaimCouncilExecutionResult>
+  claimCouncilExecution(input: ClaimCouncilExecutionInput): Promise<ClaimCouncilExecutionResult>
+  /** executing by `from` -> executing by `claimant` (claimedAt now, fromBlock kept), conditionally. */
+  reclaimCouncilExecution(input: ReclaimCouncilExecutionInput): Promise<ClaimCouncilExecutionResult>
+  /** Every proposal, newest first (by createdAt, then id), a page at a time. */
+  listCouncilProposals(input: ListCouncilProposalsInput): Promise<CouncilProposalPage>
   /** executing -> the outcome, only by the claimant. Returns the record, or null when the claim is not the caller's. */
   finishCouncilExecution(input: FinishCouncilExecutionInput & { now: number }): Promise<CouncilProposalRecord | null>
+}
+
+/** Where a proposal sits in the newest-first list, and the list's cursor: creation time (fixed width) then id. */
+export const councilListKey = (record: Pick<CouncilProposalRecord, 'createdAt' | 'id'>): string =>
+  `${String(record.createdAt).padStart(15, '0')}#${record.id}`
+
+/** The most proposals one list page returns. */
+export const MAX_COUNCIL_PAGE = 100
+
+/** A list page size: an integer from 1 to MAX_COUNCIL_PAGE. */
+export function councilPageLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_COUNCIL_PAGE)
+    throw new StoreInputError('limit', `must be an integer from 1 to ${MAX_COUNCIL_PAGE}, got ${limit}`)
+  return limit
 }

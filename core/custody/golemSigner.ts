@@ -11,6 +11,8 @@ import {
   type TypedDataDefinition,
 } from 'viem'
 import { toAccount } from 'viem/accounts'
+import { councilProposalTypedData } from '../council/proposal.ts'
+import { checkCouncilSigningRequest, type CouncilSigningRequest } from './councilPolicy.ts'
 import { SignerPolicyError } from './errors.ts'
 import {
   assertPolicyConfig,
@@ -51,8 +53,8 @@ export type UnsignedDelegation = Omit<Delegation, 'signature'> & { signature?: H
 /**
  * The only signer the rest of the system gets. It signs exactly what a Golem may sign: delegation
  * redemptions, disables of its own sub-delegations, updates to its own oracles, transfers of its
- * unspent funds back to its owner, Replicant sub-delegations, and EIP-3009 payments of its own costs
- * to configured payees within bounds. There is no message, raw-hash or authorization path; `account` is a viem Account
+ * unspent funds back to its owner, Replicant sub-delegations, EIP-3009 payments of its own costs
+ * to configured payees within bounds, and council proposals it has checked, for councils it sits on. There is no message, raw-hash or authorization path; `account` is a viem Account
  * whose transaction and typed-data signing run through the same checks.
  */
 export class GolemSigner {
@@ -80,6 +82,7 @@ export class GolemSigner {
         : { payments: Object.freeze({ ...policy.payments, payees: Object.freeze([...policy.payments.payees]) }) }),
       oracles: Object.freeze({ ...policy.oracles }),
       ...(policy.returnTokens === undefined ? {} : { returnTokens: Object.freeze([...policy.returnTokens]) }),
+      ...(policy.councils === undefined ? {} : { councils: Object.freeze([...policy.councils]) }),
     })
     const refuse = (what: string) => async (): Promise<never> => {
       throw new SignerPolicyError('no-arbitrary-signing', `${what} is not a signing path of a Golem`)
@@ -133,6 +136,20 @@ export class GolemSigner {
     return this.#signTypedData(
       paymentTypedData(payments, this.policy.chainId, this.address, authorization) as unknown as TypedDataDefinition,
     )
+  }
+
+  /**
+   * Co-signs a council proposal (the MultiSigDeleGator's typed data of its user operation): only one
+   * whose user operation is exactly its stated action, for a council in the policy, on this chain, and
+   * whose action is `request.action`, the one this Golem agreed to. Anything else is refused unsigned.
+   */
+  async signCouncilProposal(request: CouncilSigningRequest): Promise<Hex> {
+    this.#recorder?.assertUsable()
+    const proposal = checkCouncilSigningRequest(request, this.policy, this.#now())
+    const td = councilProposalTypedData(proposal) as unknown as TypedDataDefinition
+    const signature = await this.#raw.signTypedData(td)
+    this.#recorder?.recordOperation({ opHash: hashTypedData(td), purpose: 'council-proposal', spent: 0n })
+    return signature
   }
 
   /** Signs a sub-delegation from this signer (EIP-712, DelegationManager domain) and returns it signed. */

@@ -35,10 +35,12 @@ export type SignerPolicyConfig = {
   returnTokens?: readonly Address[] | undefined
   /** The Golem's own payments (EIP-3009 on one asset, to configured payees, bounded); none without it. */
   payments?: PaymentPolicy | undefined
+  /** The councils (MultiSig DeleGators) this Golem's key sits on; it co-signs proposals of these only. */
+  councils?: readonly Address[] | undefined
 }
 
 export type TransactionPurpose = 'redemption' | 'disable-delegation' | 'oracle-update' | 'token-return' | 'native-return'
-export type SigningPurpose = TransactionPurpose | 'sub-delegation' | 'payment'
+export type SigningPurpose = TransactionPurpose | 'sub-delegation' | 'payment' | 'council-proposal'
 
 const selectorOf = (name: 'redeemDelegations' | 'disableDelegation'): Hex => {
   const item = DelegationManager.find((i) => i.type === 'function' && i.name === name)
@@ -68,6 +70,9 @@ export function assertPolicyConfig(config: SignerPolicyConfig): void {
   if ((config.returnTokens ?? []).length > 0 && config.owner === undefined)
     throw new CustodyConfigError('policy.owner', 'is required when returnTokens are set')
   if (config.payments !== undefined) assertPaymentPolicy(config.payments)
+  for (const council of config.councils ?? []) {
+    if (!isAddress(council, { strict: false })) throw new CustodyConfigError('policy.councils', 'must be a list of addresses')
+  }
 }
 
 /**

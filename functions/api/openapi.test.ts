@@ -69,8 +69,13 @@ describe('/openapi.json', () => {
     const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(served(withCouncil))
-    expect(served(withCouncil).size).toBe(27) // the 24 above and the council's three
-    for (const route of ['post /council/v1/proposals', 'post /council/v1/proposals/{id}/signatures', 'get /council/v1/proposals/{id}']) {
+    expect(served(withCouncil).size).toBe(28) // the 24 above and the council's four
+    for (const route of [
+      'post /council/v1/proposals',
+      'get /council/v1/proposals',
+      'post /council/v1/proposals/{id}/signatures',
+      'get /council/v1/proposals/{id}',
+    ]) {
       expect(served(withCouncil).has(route), route).toBe(true)
       expect(served(app).has(route), route).toBe(false)
     }

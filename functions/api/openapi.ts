@@ -3,7 +3,7 @@
 import { z } from 'zod/v4'
 import { errorSchema } from './schemas.ts'
 
-export type Security = 'none' | 'tier' | 'clade' | 'snap' | 'x402' | 'alchemy'
+export type Security = 'none' | 'tier' | 'reader' | 'clade' | 'snap' | 'x402' | 'alchemy'
 
 export type RouteDoc = {
   method: 'get' | 'post'
@@ -65,6 +65,8 @@ const commonErrors: Record<number, string> = {
 const securityOf: Record<Security, JsonSchema[]> = {
   none: [],
   tier: [{}, { readKey: [] }, { bearer: [] }],
+  /** The tier's credentials without its anonymous entry: a read key or an owner token. */
+  reader: [{ readKey: [] }, { bearer: [] }],
   clade: [{ cladeChallenge: [] }, { cladeToken: [] }],
   snap: [{ snapToken: [] }],
   x402: [{ x402: [] }],

@@ -140,13 +140,18 @@ async function identify(c: Context<ApiEnv>, deps: ApiDeps, ip: string): Promise<
 
 /** The Clade routes authenticate Golems, not users, and limit themselves (cladeAuth.ts). */
 const CLADE_ROUTES = /^\/clade\/v1\/(challenge|ingest|entries|status|sync|alert)$/
-/** The council's routes are Clade authenticated the same way, when a council is served here. */
+/**
+ * The council's member routes are Clade authenticated the same way, when a council is served here; its
+ * list (GET /council/v1/proposals) is the owner's view and goes through the tiers like any read.
+ */
 const COUNCIL_ROUTES = /^\/council\/v1\/proposals(\/[^/]+(\/signatures)?)?$/
+const isCouncilMemberRoute = (method: string, path: string) =>
+  COUNCIL_ROUTES.test(path) && !(method === 'GET' && path === '/council/v1/proposals')
 
 /** Every other path, unknown ones (404) included, so that every response carries the headers. */
 export function tierRateLimit(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
-    if (CLADE_ROUTES.test(c.req.path) || (deps.council !== undefined && COUNCIL_ROUTES.test(c.req.path))) return next()
+    if (CLADE_ROUTES.test(c.req.path) || (deps.council !== undefined && isCouncilMemberRoute(c.req.method, c.req.path))) return next()
     const ip = clientAddress(c, deps.config.trustedProxyHops)
     const { principal, tier, subject } = await identify(c, deps, ip)
     const decision = await charge(c, deps, tier, subject, limitsOf(deps)[tier])

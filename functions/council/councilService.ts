@@ -1,6 +1,7 @@
 // The council's flow: a counting member proposes (pre-checked against the council's caveats, then
 // stored), members sign (each signature judged against fresh standings, stored once), and the request
-// that completes the threshold claims the proposal and submits it, so it runs exactly once.
+// that completes the threshold claims the proposal and submits it, so it runs exactly once; a claim a
+// crash left behind is settled from the chain by the next read or signature.
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { bytesToHex, isAddressEqual, type Address, type Hex } from 'viem'
 import { randomBytes } from 'node:crypto'
@@ -18,6 +19,12 @@ import {
 } from '../../core/council/proposal.ts'
 import { parseCouncilProposal, serializeCouncilProposal } from '../../core/council/serialize.ts'
 import { judgeCouncilSignature, tallyCouncilSignatures, type SignatureRefusal } from '../../core/council/signatures.ts'
+import {
+  COUNCIL_EXECUTION_LEASE_MS,
+  isStaleCouncilExecution,
+  settlementOf,
+  type CouncilExecutionFinding,
+} from '../../core/council/reconcile.ts'
 import type { CouncilExecution, CouncilProposalRecord, CouncilSignatureRecord, CouncilStore } from '../../core/council/store.ts'
 
 export type CouncilServiceDeps = {
@@ -36,8 +43,19 @@ export type CouncilServiceDeps = {
   /** The redemption run as the council, without sending: a caveat's refusal, named, or undefined. */
   precheck(proposal: CouncilProposal): Promise<DecodedChainError | undefined>
   submit(proposal: CouncilProposal, signature: Hex): Promise<CouncilSubmission>
-  /** Milliseconds since the epoch (record times). */
+  /** Milliseconds since the epoch (record times, and the claim's lease). */
   clockMs(): number
+  /** The chain's block number, recorded with a claim: the user operation, if it runs, is at or after it. */
+  blockNumber(): Promise<bigint>
+  /** Whether a proposal's user operation ran (the chain's answer, for a claim whose claimant died). */
+  findExecution(proposal: CouncilProposal, fromBlock: bigint | undefined): Promise<CouncilExecutionFinding>
+  /** How long a claim is trusted before a read or a signature settles it; default COUNCIL_EXECUTION_LEASE_MS. */
+  leaseMs?: number
+  /**
+   * Called after the claim and after the submission, before the outcome is recorded; a throw here stops
+   * the request as a crash would (tests inject crashes with it).
+   */
+  afterClaim?: (step: 'claimed' | 'submitted') => Promise<void> | void
   newId?: () => Hex
 }
 
@@ -50,6 +68,8 @@ export type CouncilProposalView = {
   deadline: number
   action: CouncilAction
   threshold: number
+  /** The council's seats now (n of "k of n"). */
+  seats: number
   signatures: CouncilSignatureView[]
   counted: number
   execution: CouncilExecution | null
@@ -123,7 +143,7 @@ export class CouncilService {
    * threshold claims the proposal (one conditional write) and submits it.
    */
   async sign(caller: Address, id: Hex, signature: Hex): Promise<{ status: 'accepted' | 'duplicate'; proposal: CouncilProposalView }> {
-    const record = await this.#record(id)
+    const record = await this.#settled(await this.#record(id))
     const proposal = parseCouncilProposal(record.proposal)
     const seats = await this.#seats()
     const existing = await this.#d.store.listCouncilSignatures(proposal.id)
@@ -155,8 +175,21 @@ export class CouncilService {
     return { status, proposal: await this.#view(current, signatures, seats, now) }
   }
 
+  /** Every proposal, newest first, a page at a time (each settled first, as a read of one is). */
+  async list(page: { limit: number; after?: string | null }): Promise<{ proposals: CouncilProposalView[]; next: string | null }> {
+    const { items, next } = await this.#d.store.listCouncilProposals(page)
+    const [seats, now] = await Promise.all([this.#seats(), this.#d.chainNow()])
+    const proposals = await Promise.all(
+      items.map(async (item) => {
+        const record = await this.#settled(item)
+        return this.#view(record, await this.#d.store.listCouncilSignatures(record.id), seats, now)
+      }),
+    )
+    return { proposals, next }
+  }
+
   async get(id: Hex): Promise<CouncilProposalView> {
-    const record = await this.#record(id)
+    const record = await this.#settled(await this.#record(id))
     return this.#view(record, await this.#d.store.listCouncilSignatures(record.id), await this.#seats(), await this.#d.chainNow())
   }
 
@@ -176,15 +209,23 @@ export class CouncilService {
     const tally = tallyCouncilSignatures({ signatures, counting, threshold: this.#d.threshold, deadline: proposal.deadline, now })
     if (!tally.ready) return record
     const claimant = bytesToHex(randomBytes(8))
-    const claim = await this.#d.store.claimCouncilExecution({ id: proposal.id, claimant, now: this.#d.clockMs() })
+    const fromBlock = (await this.#d.blockNumber()).toString()
+    const claim = await this.#d.store.claimCouncilExecution({ id: proposal.id, claimant, now: this.#d.clockMs(), fromBlock })
     if (!claim.claimed) return claim.current ?? record
+    return this.#submitClaimed(record, proposal, claimant, tally.aggregate)
+  }
+
+  /** Submits a claimed proposal and records the outcome; only the claimant gets here. */
+  async #submitClaimed(record: CouncilProposalRecord, proposal: CouncilProposal, claimant: string, aggregate: Hex) {
+    await this.#d.afterClaim?.('claimed')
     let outcome: CouncilSubmission
     try {
-      outcome = await this.#d.submit(proposal, tally.aggregate)
+      outcome = await this.#d.submit(proposal, aggregate)
     } catch (error) {
       // Nothing was mined that we know of; the EntryPoint's nonce key keeps a later retry from running twice.
       outcome = { status: 'rejected', reason: `submission failed: ${(error as Error).message.split('\n')[0]}` }
     }
+    await this.#d.afterClaim?.('submitted')
     const execution: Omit<CouncilExecution, 'claimant' | 'claimedAt'> =
       outcome.status === 'rejected'
         ? { reason: outcome.reason }
@@ -206,10 +247,48 @@ export class CouncilService {
     return finished ?? record
   }
 
+  /**
+   * A proposal whose claimant stopped between its claim and the outcome (it has been `executing` past
+   * the lease) is settled here, once: one request takes the claim over, asks the chain whether the user
+   * operation ran and records what it finds; if it never ran, it is submitted now (its nonce key runs
+   * once), or released to be claimed again when its signatures no longer reach the threshold.
+   */
+  async #settled(record: CouncilProposalRecord): Promise<CouncilProposalRecord> {
+    if (!isStaleCouncilExecution(record, this.#d.clockMs(), this.#d.leaseMs ?? COUNCIL_EXECUTION_LEASE_MS)) return record
+    const claimant = bytesToHex(randomBytes(8))
+    const taken = await this.#d.store.reclaimCouncilExecution({
+      id: record.id,
+      from: record.execution!.claimant,
+      claimant,
+      now: this.#d.clockMs(),
+    })
+    if (!taken.claimed) return taken.current ?? record
+    const proposal = parseCouncilProposal(record.proposal)
+    const fromBlock = taken.record.execution?.fromBlock
+    const finding = await this.#d.findExecution(proposal, fromBlock === undefined ? undefined : BigInt(fromBlock))
+    const settlement = settlementOf(finding)
+    const finish = (s: NonNullable<typeof settlement>) =>
+      this.#d.store.finishCouncilExecution({ id: record.id, claimant, ...s, now: this.#d.clockMs() })
+    if (settlement) return (await finish(settlement)) ?? taken.record
+    // Its nonce key is used but the event was not found: keep the claim and look again after the lease.
+    if (finding.status === 'unknown') return taken.record
+    const seats = await this.#seats()
+    const tally = tallyCouncilSignatures({
+      signatures: await this.#d.store.listCouncilSignatures(record.id),
+      counting: seats.counting,
+      threshold: this.#d.threshold,
+      deadline: proposal.deadline,
+      now: await this.#d.chainNow(),
+    })
+    if (tally.ready) return this.#submitClaimed(taken.record, proposal, claimant, tally.aggregate)
+    const reason = `released: it never ran, and its signatures no longer make the threshold (${tally.reason})`
+    return (await finish({ status: 'rejected', execution: { reason } })) ?? taken.record
+  }
+
   #view(
     record: CouncilProposalRecord,
     signatures: readonly CouncilSignatureRecord[],
-    seats: { counting: readonly Address[] },
+    seats: { members: readonly CouncilMember[]; counting: readonly Address[] },
     now: bigint,
   ): CouncilProposalView {
     const proposal = parseCouncilProposal(record.proposal)
@@ -223,6 +302,7 @@ export class CouncilService {
       deadline: record.deadline,
       action: proposal.action,
       threshold: this.#d.threshold,
+      seats: seats.members.length,
       signatures: views,
       counted: views.filter((v) => v.counts).length,
       execution: record.execution ?? null,

@@ -2,6 +2,7 @@
 // (contracts/build.ts), the framework's from @metamask/delegation-abis; keeping only events keeps
 // Ponder's decoder small and makes the indexer independent of function or error changes.
 import type { Abi } from 'viem'
+import { entryPoint07Abi } from 'viem/account-abstraction'
 import { DelegationManager, ERC20PeriodTransferEnforcer, NativeTokenPeriodTransferEnforcer } from '@metamask/delegation-abis'
 import {
   DaimonOracleAbi,
@@ -27,3 +28,8 @@ export const replicantBudgetEvents = eventsOf(ReplicantBudgetEnforcerAbi)
 export const golemPhaseEnforcerEvents = eventsOf(GolemPhaseEnforcerAbi)
 export const erc20PeriodTransferEvents = eventsOf(ERC20PeriodTransferEnforcer)
 export const nativeTokenPeriodTransferEvents = eventsOf(NativeTokenPeriodTransferEnforcer)
+/** The EntryPoint's two events about one user operation's outcome (listened to for named councils only). */
+type OutcomeEvent = Extract<EventsOf<typeof entryPoint07Abi>[number], { name: 'UserOperationEvent' | 'UserOperationRevertReason' }>
+export const entryPointCouncilEvents = eventsOf(entryPoint07Abi).filter(
+  (e): e is OutcomeEvent => e.name === 'UserOperationEvent' || e.name === 'UserOperationRevertReason',
+)

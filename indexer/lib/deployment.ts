@@ -11,7 +11,8 @@ import type { TokenPrice } from './usd.ts'
 export type IndexerSource = {
   chainId: number
   /** The framework's DelegationManager and its period-transfer enforcers (the runway's caveats). */
-  environment: Pick<BardoDeployment['environment'], 'DelegationManager' | 'caveatEnforcers'>
+  environment: Pick<BardoDeployment['environment'], 'DelegationManager' | 'caveatEnforcers'> &
+    Partial<Pick<BardoDeployment['environment'], 'EntryPoint'>>
   vitalityOracle?: Address | undefined
   dreamOracle?: Address | undefined
   daimonOracle?: Address | undefined
@@ -22,6 +23,8 @@ export type IndexerSource = {
   assets?: LocalAssets | undefined
   /** Added to (and overriding) the default prices. */
   prices?: Record<string, TokenPrice> | undefined
+  /** The Coordination Councils whose executions are indexed (none by default). */
+  councils?: readonly Address[] | undefined
 }
 
 /**
@@ -62,6 +65,8 @@ export function toIndexerDeployment(d: IndexerSource): IndexerDeployment {
   if (d.dreamOracle !== undefined) out.dreamOracle = d.dreamOracle
   if (d.daimonOracle !== undefined) out.daimonOracle = d.daimonOracle
   if (d.startBlock !== undefined) out.startBlock = Number(d.startBlock)
+  if (d.environment.EntryPoint !== undefined) out.entryPoint = d.environment.EntryPoint
+  if (d.councils !== undefined && d.councils.length > 0) out.councils = [...d.councils]
   return out
 }
 

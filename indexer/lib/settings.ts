@@ -31,6 +31,13 @@ export type IndexerDeployment = {
    * that bound an action; the indexer listens to none of them.
    */
   caveatEnforcers?: Record<string, Address>
+  /** The ERC-4337 EntryPoint the councils' user operations run through (the framework's `EntryPoint`). */
+  entryPoint?: Address
+  /**
+   * The Coordination Councils (MultiSig DeleGators) whose executions are indexed: their user operations
+   * at the EntryPoint and their redemptions at the DelegationManager. None named, none indexed.
+   */
+  councils?: Address[]
 }
 
 export const ENFORCER_NAMES = [
@@ -48,6 +55,8 @@ export type ResolvedAddresses = {
   daimonOracle: Address
   delegationManager: Address
   enforcers: Record<EnforcerName, Address>
+  /** UNCONFIGURED unless a council is named (nothing else at the EntryPoint is indexed). */
+  entryPoint: Address
 }
 
 export type IndexerSettings = {
@@ -70,6 +79,8 @@ export type IndexerSettings = {
   indexAllDelegations: boolean
   /** USD pricing by lower-case token address; a token not listed has no USD value. */
   prices: Record<string, TokenPrice>
+  /** The councils whose executions are indexed, lower-case. */
+  councils: Address[]
   database: { kind: 'pglite'; directory: string } | { kind: 'postgres'; connectionString: string }
 }
 
@@ -83,7 +94,11 @@ export const UNCONFIGURED: Address = '0x000000000000000000000000000000000000dEaD
 export const LOCAL_CHAIN_ID = 31337
 const CHAIN_NAMES: Record<number, string> = { 31337: 'anvil', 8453: 'base', 84532: 'baseSepolia' }
 
-export type FrameworkLookup = (chainId: number) => { DelegationManager: Address; caveatEnforcers: Record<string, Address> }
+export type FrameworkLookup = (chainId: number) => {
+  DelegationManager: Address
+  EntryPoint?: Address
+  caveatEnforcers: Record<string, Address>
+}
 
 function fail(field: string, rule: string, details?: Record<string, unknown>): never {
   throw new BardoError('INDEXER_CONFIG_INVALID', `${field}: ${rule}`, details === undefined ? undefined : { details })
@@ -133,8 +148,13 @@ export function parseDeployment(raw: string | undefined): IndexerDeployment {
   }
   const enforcers: Record<string, Address> = {}
   // The devnet's BardoDeployment carries the framework as `environment` (DelegationManager, caveatEnforcers).
-  const environment = obj.environment as { DelegationManager?: unknown; caveatEnforcers?: Record<string, unknown> } | undefined
+  const environment = obj.environment as
+    | { DelegationManager?: unknown; EntryPoint?: unknown; caveatEnforcers?: Record<string, unknown> }
+    | undefined
+  if (obj.entryPoint !== undefined && obj.entryPoint !== null) out.entryPoint = address('BARDO_DEPLOYMENT.entryPoint', obj.entryPoint)
   if (typeof environment === 'object' && environment !== null) {
+    if (out.entryPoint === undefined && environment.EntryPoint !== undefined)
+      out.entryPoint = address('BARDO_DEPLOYMENT.environment.EntryPoint', environment.EntryPoint)
     if (out.delegationManager === undefined && environment.DelegationManager !== undefined) {
       out.delegationManager = address('BARDO_DEPLOYMENT.environment.DelegationManager', environment.DelegationManager)
     }
@@ -157,6 +177,10 @@ export function parseDeployment(raw: string | undefined): IndexerDeployment {
   }
   if (Object.keys(enforcers).length > 0) out.enforcers = enforcers
   if (obj.prices !== undefined && obj.prices !== null) out.prices = parsePrices(obj.prices)
+  if (obj.councils !== undefined && obj.councils !== null) {
+    if (!Array.isArray(obj.councils)) fail('BARDO_DEPLOYMENT.councils', 'must be a list of council addresses')
+    out.councils = obj.councils.map((c, i) => address(`BARDO_DEPLOYMENT.councils.${i}`, c))
+  }
   if (obj.startBlock !== undefined && obj.startBlock !== null) {
     const value = Number(obj.startBlock)
     if (!Number.isSafeInteger(value) || value < 0)
@@ -203,6 +227,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
 
   let defaults: {
     delegationManager?: Address
+    entryPoint?: Address
     enforcers: Partial<Record<EnforcerName, Address>>
     caveatEnforcers?: Record<string, Address>
   } = { enforcers: {} }
@@ -216,6 +241,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     if (fw !== undefined) {
       defaults = {
         delegationManager: fw.DelegationManager,
+        ...(fw.EntryPoint === undefined ? {} : { entryPoint: fw.EntryPoint }),
         enforcers: {
           erc20PeriodTransfer: fw.caveatEnforcers.ERC20PeriodTransferEnforcer,
           nativeTokenPeriodTransfer: fw.caveatEnforcers.NativeTokenPeriodTransferEnforcer,
@@ -240,7 +266,11 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     daimonOracle: pick('daimonOracle', deployment.daimonOracle),
     delegationManager: pick('delegationManager', deployment.delegationManager, defaults.delegationManager),
     enforcers,
+    // The EntryPoint carries every smart account's operations: it is listened to only for named councils.
+    entryPoint: (deployment.councils ?? []).length === 0 ? UNCONFIGURED : pick('entryPoint', deployment.entryPoint, defaults.entryPoint),
   }
+  if ((deployment.councils ?? []).length > 0 && addresses.entryPoint === UNCONFIGURED)
+    fail('BARDO_DEPLOYMENT.entryPoint', 'is required when councils are named (or environment.EntryPoint)')
 
   const pgliteDir = env.BARDO_INDEXER_PGLITE_DIR
   const databaseUrl = env.DATABASE_URL ?? env.DATABASE_PRIVATE_URL
@@ -265,6 +295,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     unconfigured,
     indexAllDelegations: parseBoolean(env, 'BARDO_INDEX_ALL_DELEGATIONS', false),
     prices: deployment.prices ?? {},
+    councils: (deployment.councils ?? []).map((c) => c.toLowerCase() as Address),
     database,
   }
   if (blockRange !== undefined && blockRange !== '')

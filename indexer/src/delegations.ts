@@ -9,6 +9,7 @@ import { bardoEnforcerSet, hasBardoCaveat } from '../lib/relevance.ts'
 import { UNCONFIGURED } from '../lib/settings.ts'
 import { golemIdOf } from './golemId.ts'
 import { recordActions } from './actions.ts'
+import { recordCouncilRedemption } from './council.ts'
 import { recordSpend } from './spendWrites.ts'
 
 const bardoEnforcers = bardoEnforcerSet(settings.bardoEnforcers, UNCONFIGURED)
@@ -49,6 +50,7 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
   const pending = await context.db.find(pendingSpend, { delegationHash: hash })
   const items = pending?.items.filter((item) => item.txHash === event.transaction.hash) ?? []
   if (pending !== null && pending.items.length > 0) await context.db.update(pendingSpend, { delegationHash: hash }).set({ items: [] })
+  await recordCouncilRedemption(context, event, hash)
   if (!(await isRelevant(context, d, hash, redeemer))) return
 
   await context.db

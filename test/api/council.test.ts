@@ -1,13 +1,16 @@
 // The council API on anvil: Clade-authenticated members propose and sign over HTTP, the signature that
 // completes 2 of 3 executes the proposal once through the real EntryPoint and DelegationManager, and
 // every refused request (unsigned, replayed, expired, non-member, beyond the bounds) writes nothing.
-import type { Address, Hex } from 'viem'
+import { parseSignature, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { precheckCouncilAction, readCouncilStandings, submitCouncilProposal } from '../../adapters/chain/council.ts'
+import { findCouncilExecution, precheckCouncilAction, readCouncilStandings, submitCouncilProposal } from '../../adapters/chain/council.ts'
 import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
 import { cladeChallengeTypedData, type CladeChallenge } from '../../core/clade/challenge.ts'
-import { checkCouncilProposal, councilProposalTypedData, parseCouncilProposal, type CouncilStore } from '../../core/council/index.ts'
+import { hashApiKey } from '../../core/ratelimit/tiers.ts'
+import type { CouncilStore } from '../../core/council/index.ts'
+import { GolemSigner } from '../../core/custody/golemSigner.ts'
+import { fromDigestSigner } from '../../core/custody/rawSigner.ts'
 import { createApp, type ApiApp } from '../../functions/api/app.ts'
 import { testApiDeps } from '../../functions/api/testing.ts'
 import { CouncilService, type CouncilProposalView } from '../../functions/council/councilService.ts'
@@ -16,6 +19,7 @@ import { chainNow, newGolem, transferCall, USDC, usdcBalance } from '../chain/ha
 import { councilGas, setupCouncil, type CouncilFixture } from '../chain/councilHarness.ts'
 
 const operator = '0x00000000000000000000000000000000000000A1'
+const readKey = `bardo_read_${'r'.repeat(24)}`
 let devnet: Devnet
 let f: CouncilFixture
 let app: ApiApp
@@ -36,7 +40,9 @@ function countingWrites(store: CouncilStore): CouncilStore {
     addCouncilSignature: count(store.addCouncilSignature.bind(store)),
     claimCouncilExecution: count(store.claimCouncilExecution.bind(store)),
     finishCouncilExecution: count(store.finishCouncilExecution.bind(store)),
+    reclaimCouncilExecution: count(store.reclaimCouncilExecution.bind(store)),
     getCouncilProposal: store.getCouncilProposal.bind(store),
+    listCouncilProposals: store.listCouncilProposals.bind(store),
     listCouncilSignatures: store.listCouncilSignatures.bind(store),
   }
 }
@@ -66,10 +72,16 @@ beforeAll(async () => {
     submit: (proposal, signature) =>
       submitCouncilProposal({ publicClient: devnet.publicClient, submitter: devnet.deployer, proposal, signature }),
     clockMs: () => Date.now(),
+    blockNumber: () => devnet.publicClient.getBlockNumber({ cacheTime: 0 }),
+    findExecution: (proposal, fromBlock) => findCouncilExecution({ publicClient: devnet.publicClient, proposal, fromBlock }),
   })
   const deps = testApiDeps({
     operators,
-    config: { chainId: devnet.chain.id, clade: { hmacSecret: new Uint8Array(32).fill(0x42), self: f.golems[0]!.address } },
+    config: {
+      chainId: devnet.chain.id,
+      clade: { hmacSecret: new Uint8Array(32).fill(0x42), self: f.golems[0]!.address },
+      readApiKeyHashes: [hashApiKey(readKey)],
+    },
     overrides: { council },
   })
   app = createApp(deps)
@@ -110,11 +122,33 @@ async function propose(who: PrivateKeyAccount, to: Address, amount: bigint, dead
   })
 }
 
-/** What a member does with a proposal it received: parse it, check it says what it does, sign it. */
+const seats = new Map<Address, GolemSigner>()
+/**
+ * The member's custody signer, over the same digest path a KMS key takes: it sits on this council and
+ * co-signs only a proposal that checks out.
+ */
+function seatOf(who: PrivateKeyAccount): GolemSigner {
+  let seat = seats.get(who.address)
+  if (!seat) {
+    const signer = fromDigestSigner({
+      kind: 'memory',
+      address: who.address,
+      signDigest: async (hash) => parseSignature(await who.sign({ hash })),
+    })
+    const policy = { chainId: devnet.chain.id, delegationManager: f.config.delegationManager, oracles: {}, councils: [f.config.council] }
+    seat = new GolemSigner({ signer, policy })
+    seats.set(who.address, seat)
+  }
+  return seat
+}
+
+/**
+ * What a member does with a proposal it received: its custody signer checks that the proposal's user
+ * operation is the action it is shown (checkCouncilProposal and the stated action), then signs it.
+ */
 async function signatureOf(who: PrivateKeyAccount, view: CouncilProposalView): Promise<Hex> {
-  const proposal = parseCouncilProposal(view.proposal)
-  checkCouncilProposal(proposal)
-  return who.signTypedData(councilProposalTypedData(proposal))
+  const shown = view.action as unknown as { target: Address; value: string; callData: Hex }
+  return seatOf(who).signCouncilProposal({ proposal: view.proposal, action: { ...shown, value: BigInt(shown.value) } })
 }
 
 async function sign(who: PrivateKeyAccount, view: CouncilProposalView, headers?: Record<string, string>) {
@@ -259,9 +293,39 @@ describe('council API', () => {
     expect(shown).toMatchObject({ status: 'expired', counted: 1 })
   })
 
-  it('documents the three council routes in the OpenAPI document', async () => {
+  it('lists every proposal newest first, a page at a time, with its state, k of n and execution, to a read key only', async () => {
+    const anonymous = await app.request('/council/v1/proposals')
+    expect(anonymous.status).toBe(401)
+    expect(await body(anonymous)).toMatchObject({ code: 'AUTH_REQUIRED' })
+    // A member's Clade session is not a reader's credential.
+    expect((await app.request('/council/v1/proposals', { headers: await auth(f.golems[0]!) })).status).toBe(400)
+    const headers = { 'x-api-key': readKey }
+    type Page = { proposals: CouncilProposalView[]; next: string | null }
+    const all: CouncilProposalView[] = []
+    let next: string | null = null
+    do {
+      const res = await app.request(`/council/v1/proposals?limit=3${next ? `&cursor=${encodeURIComponent(next)}` : ''}`, { headers })
+      expect(res.status).toBe(200)
+      const page = await body<Page>(res)
+      expect(page.proposals.length).toBeLessThanOrEqual(3)
+      all.push(...page.proposals)
+      next = page.next
+    } while (next !== null)
+    // Every proposal the suite made (the refused ones were never stored), newest first.
+    expect(all.length).toBeGreaterThanOrEqual(6)
+    expect(new Set(all.map((p) => p.id)).size).toBe(all.length)
+    const first = all.at(-1)!
+    expect(first).toMatchObject({ status: 'executed', counted: 2, threshold: 2 })
+    expect((first.execution as { txHash: string }).txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(all[0]).toMatchObject({ status: 'expired', counted: 1 })
+    const badCursor = await app.request('/council/v1/proposals?cursor=nope', { headers })
+    expect(badCursor.status).toBe(400)
+    expect(await body(badCursor)).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('cursor') })
+  })
+
+  it('documents the four council routes in the OpenAPI document', async () => {
     const doc = await body<{ paths: Record<string, Record<string, unknown>> }>(await app.request('/openapi.json'))
-    expect(Object.keys(doc.paths['/council/v1/proposals'] ?? {})).toEqual(['post'])
+    expect(Object.keys(doc.paths['/council/v1/proposals'] ?? {}).sort()).toEqual(['get', 'post'])
     expect(Object.keys(doc.paths['/council/v1/proposals/{id}/signatures'] ?? {})).toEqual(['post'])
     expect(Object.keys(doc.paths['/council/v1/proposals/{id}'] ?? {})).toEqual(['get'])
   })

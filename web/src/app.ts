@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatUnits } from 'viem'
 import { pay, renew, revoke, type Wallet } from './actions.ts'
 import { ACTIONS_READ, getJson, loadGolem, type Action, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
+import { CouncilPanel } from './councilPanel.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
@@ -362,5 +363,6 @@ export function App() {
         </main>`
         : html`<p>Loading…</p>`
     }
+    ${config ? html`<${CouncilPanel} indexer=${config.indexer} />` : null}
   </div>`
 }

@@ -77,6 +77,51 @@ export function councilSuite(backend: Backend): void {
       expect(await store.claimCouncilExecution({ id: ID, claimant: 'r2', now: 7 })).toMatchObject({ claimed: true })
     })
 
+    it('lets exactly one request take over a claim, keeps its block, and leaves the overtaken claimant nothing to finish', async () => {
+      const store = await backend.newStore()
+      await store.createCouncilProposal(record())
+      await store.claimCouncilExecution({ id: ID, claimant: 'dead', now: 5, fromBlock: '42' })
+      const takeovers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => store.reclaimCouncilExecution({ id: ID, from: 'dead', claimant: `t${i}`, now: 9 })),
+      )
+      const winners = takeovers.filter((t) => t.claimed)
+      expect(winners).toHaveLength(1)
+      const winner = winners[0]!.claimed ? winners[0]!.record : undefined
+      expect(winner).toMatchObject({ status: 'executing', execution: { claimedAt: 9, fromBlock: '42' } })
+      expect(await store.finishCouncilExecution({ id: ID, claimant: 'dead', status: 'executed', execution: {}, now: 10 })).toBeNull()
+      expect(await store.reclaimCouncilExecution({ id: ID, from: 'dead', claimant: 'again', now: 11 })).toMatchObject({ claimed: false })
+      const done = await store.finishCouncilExecution({
+        id: ID,
+        claimant: winner!.execution!.claimant,
+        status: 'executed',
+        execution: { txHash: `0x${'22'.repeat(32)}` },
+        now: 12,
+      })
+      expect(done).toMatchObject({ status: 'executed', execution: { fromBlock: '42', finishedAt: 12 } })
+      expect(await store.reclaimCouncilExecution({ id: ID, from: winner!.execution!.claimant, claimant: 'x', now: 13 })).toMatchObject({
+        claimed: false,
+        current: { status: 'executed' },
+      })
+    })
+
+    it('lists proposals newest first, a page at a time, and refuses a page size out of bounds', async () => {
+      const store = await backend.newStore()
+      const ids = Array.from({ length: 5 }, (_, i) => `0x${String(i + 1).padStart(32, '0')}` as Hex)
+      for (const [i, id] of ids.entries()) await store.createCouncilProposal(record({ id, createdAt: 1_000 + i }))
+      // A losing create is not listed twice.
+      await store.createCouncilProposal(record({ id: ids[0]!, createdAt: 9_999 }))
+      const first = await store.listCouncilProposals({ limit: 2 })
+      expect(first.items.map((r) => r.id)).toEqual([ids[4], ids[3]])
+      expect(first.next).not.toBeNull()
+      const second = await store.listCouncilProposals({ limit: 2, after: first.next })
+      expect(second.items.map((r) => r.id)).toEqual([ids[2], ids[1]])
+      const third = await store.listCouncilProposals({ limit: 2, after: second.next })
+      expect(third.items.map((r) => r.id)).toEqual([ids[0]])
+      const rest = third.next === null ? [] : (await store.listCouncilProposals({ limit: 2, after: third.next })).items
+      expect(rest).toEqual([])
+      await expect(store.listCouncilProposals({ limit: 0 })).rejects.toThrow('limit: must be an integer from 1 to 100')
+    })
+
     it('refuses an id that is not 16 bytes of lowercase hex, writing nothing', async () => {
       const store = await backend.newStore()
       await expect(store.getCouncilProposal('0x12')).rejects.toThrow('id: must be a council proposal id')

@@ -5,11 +5,16 @@ import type { Hex } from 'viem'
 import type {
   AddCouncilSignatureResult,
   ClaimCouncilExecutionResult,
+  ClaimCouncilExecutionInput,
+  CouncilProposalPage,
   CouncilProposalRecord,
   CouncilSignatureRecord,
   CreateCouncilProposalResult,
   FinishCouncilExecutionInput,
+  ListCouncilProposalsInput,
+  ReclaimCouncilExecutionInput,
 } from '../../../core/council/store.ts'
+import { councilListKey, councilPageLimit } from '../../../core/council/store.ts'
 import { StoreInputError } from '../../../core/store/errors.ts'
 import * as k from '../keys.ts'
 import type { DynamoTable } from './table.ts'
@@ -31,9 +36,28 @@ const toItem = (r: CouncilProposalRecord) => {
 }
 
 export async function createCouncilProposal(table: DynamoTable, record: CouncilProposalRecord): Promise<CreateCouncilProposalResult> {
+  // The list entry goes first, so a crash between the two writes leaves an entry the list skips, never
+  // a proposal the list cannot reach; a losing create takes its entry back.
+  const entry = { pk: k.COUNCIL_LIST_PK, sk: k.councilListSk(councilListKey(record)) }
+  await table.put({ ...entry, proposalId: id(record.id) })
   if (await table.put(toItem(record), { expression: 'attribute_not_exists(pk)' })) return { created: true, record }
-  const existing = await table.get(proposalKey(record.id))
-  return { created: false, existing: toRecord(existing!) }
+  const existing = toRecord((await table.get(proposalKey(record.id)))!)
+  if (councilListKey(existing) !== councilListKey(record)) await table.delete(entry)
+  return { created: false, existing }
+}
+
+export async function listCouncilProposals(table: DynamoTable, input: ListCouncilProposalsInput): Promise<CouncilProposalPage> {
+  const limit = councilPageLimit(input.limit)
+  const page = await table.query({
+    pk: k.COUNCIL_LIST_PK,
+    limit,
+    forward: false,
+    after: input.after ? k.councilListSk(input.after) : null,
+  })
+  const records = await Promise.all(page.items.map((item) => getCouncilProposal(table, item.proposalId as Hex)))
+  const items = records.filter((r): r is CouncilProposalRecord => r !== null)
+  const last = page.items.at(-1)
+  return { items, next: page.lastSk && last ? (last.sk as string).slice('PROPOSAL#'.length) : null }
 }
 
 export async function getCouncilProposal(table: DynamoTable, proposalId: Hex): Promise<CouncilProposalRecord | null> {
@@ -59,17 +83,41 @@ export async function listCouncilSignatures(table: DynamoTable, proposalId: Hex)
   return out.sort((a, b) => a.at - b.at)
 }
 
-export async function claimCouncilExecution(
-  table: DynamoTable,
-  input: { id: Hex; claimant: string; now: number },
-): Promise<ClaimCouncilExecutionResult> {
+export async function claimCouncilExecution(table: DynamoTable, input: ClaimCouncilExecutionInput): Promise<ClaimCouncilExecutionResult> {
+  const execution = {
+    claimant: input.claimant,
+    claimedAt: input.now,
+    ...(input.fromBlock === undefined ? {} : { fromBlock: input.fromBlock }),
+  }
   const item = await table.update(
     proposalKey(input.id),
-    { set: { status: 'executing', execution: JSON.stringify({ claimant: input.claimant, claimedAt: input.now }) } },
+    { set: { status: 'executing', execution: JSON.stringify(execution) } },
     {
       expression: 'attribute_exists(pk) AND (#status = :open OR #status = :rejected)',
       names: { '#status': 'status' },
       values: { ':open': 'open', ':rejected': 'rejected' },
+    },
+  )
+  if (item) return { claimed: true, record: toRecord(item) }
+  return { claimed: false, current: await getCouncilProposal(table, input.id) }
+}
+
+export async function reclaimCouncilExecution(
+  table: DynamoTable,
+  input: ReclaimCouncilExecutionInput,
+): Promise<ClaimCouncilExecutionResult> {
+  const current = await getCouncilProposal(table, input.id)
+  if (current?.status !== 'executing' || current.execution?.claimant !== input.from) return { claimed: false, current }
+  const { claimant: _c, claimedAt: _t, ...kept } = current.execution
+  const execution = JSON.stringify({ ...kept, claimant: input.claimant, claimedAt: input.now })
+  // The stored execution text is the claim: it changes only if nobody took it over since it was read.
+  const item = await table.update(
+    proposalKey(input.id),
+    { set: { execution } },
+    {
+      expression: '#status = :executing AND #execution = :read',
+      names: { '#status': 'status', '#execution': 'execution' },
+      values: { ':executing': 'executing', ':read': JSON.stringify(current.execution) },
     },
   )
   if (item) return { claimed: true, record: toRecord(item) }
@@ -86,7 +134,12 @@ export async function finishCouncilExecution(
   const item = await table.update(
     proposalKey(input.id),
     { set: { status: input.status, execution } },
-    { expression: '#status = :executing', names: { '#status': 'status' }, values: { ':executing': 'executing' } },
+    // Only the claim that was read: a claimant overtaken by reclaimCouncilExecution records nothing.
+    {
+      expression: '#status = :executing AND #execution = :read',
+      names: { '#status': 'status', '#execution': 'execution' },
+      values: { ':executing': 'executing', ':read': JSON.stringify(current.execution) },
+    },
   )
   return item ? toRecord(item) : null
 }

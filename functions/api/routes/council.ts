@@ -8,6 +8,8 @@ import type { CouncilService } from '../../council/councilService.ts'
 import { cladeAuth, cladeAuthHeaders } from '../cladeAuth.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
+import { ApiError } from '../errors.ts'
+import { tierHeaders } from '../rateLimit.ts'
 import type { RouteDocs } from '../openapi.ts'
 import { addressSchema } from '../schemas.ts'
 import { validate } from '../validation.ts'
@@ -27,6 +29,18 @@ export const councilSignRequest = z.strictObject({
   signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte hex signature over the proposal’s typed data'),
 })
 const proposalParams = z.object({ id: z.string().regex(/^0x[0-9a-fA-F]{32}$/, 'must be 0x and 16 bytes of hex') })
+export const councilListQuery = z.strictObject({
+  limit: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(100, 'must be at most 100')
+    .default(20),
+  cursor: z
+    .string()
+    .regex(/^\d{15}#0x[0-9a-f]{32}$/, 'must be the `next` of a previous page')
+    .optional(),
+})
 
 const proposalView = z.object({
   id: z.string(),
@@ -36,10 +50,16 @@ const proposalView = z.object({
   deadline: z.number().int(),
   action: z.object({ target: z.string(), value: z.string(), callData: z.string() }),
   threshold: z.number().int(),
+  seats: z.number().int().meta({ description: 'the council’s seats now: `counted` of `seats` signed, `threshold` needed' }),
   signatures: z.array(z.object({ signer: z.string(), at: z.number(), counts: z.boolean() })),
   counted: z.number().int(),
   execution: z.unknown().nullable(),
   proposal: z.string().meta({ description: 'the proposal; parse, check (checkCouncilProposal) and sign councilProposalTypedData' }),
+})
+
+const proposalList = z.object({
+  proposals: z.array(proposalView),
+  next: z.string().nullable().meta({ description: 'the cursor of the next (older) page; null on the last' }),
 })
 
 const authErrors =
@@ -116,6 +136,27 @@ export function registerCouncilRoutes(
       return c.json(json(out))
     },
   )
+
+  docs.add({
+    tags: ['council'],
+    security: 'reader',
+    method: 'get',
+    path: '/council/v1/proposals',
+    operationId: 'listCouncilProposals',
+    summary: 'Every proposal of the council, newest first, with its state, signatures and execution (a read key or an owner token)',
+    request: { headers: tierHeaders, query: councilListQuery },
+    responses: { 200: { description: 'a page of proposals', schema: proposalList } },
+    errors: { 401: 'AUTH_REQUIRED: anonymous callers are not shown the council | INVALID_API_KEY | INVALID_TOKEN' },
+  })
+  // Read-only and for the owner's views (the dashboard proxies it with its read key), so it takes the
+  // tier's credentials rather than a member's Clade session, and refuses the anonymous tier.
+  app.get('/council/v1/proposals', validate('query', councilListQuery), async (c) => {
+    const principal = c.get('principal')
+    if (principal.kind !== 'read' && principal.kind !== 'user')
+      throw new ApiError('AUTH_REQUIRED', 'x-api-key or authorization: must be a read key or an owner access token to list the council')
+    const { limit, cursor } = c.req.valid('query')
+    return c.json(json(await council.list({ limit, after: cursor ?? null })))
+  })
 
   docs.add({
     ...common,

@@ -4,6 +4,7 @@ import { db } from 'ponder:api'
 import schema from 'ponder:schema'
 import { Hono } from 'hono'
 import { client, graphql } from 'ponder'
+import { councilRoutes } from './council.ts'
 import { routes } from './routes.ts'
 
 const app = new Hono()
@@ -11,5 +12,6 @@ const app = new Hono()
 app.use('/graphql', graphql({ db, schema }))
 app.use('/sql/*', client({ db, schema }))
 app.route('/v1', routes)
+app.route('/v1', councilRoutes)
 
 export default app
