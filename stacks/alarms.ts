@@ -10,6 +10,7 @@ import type { Storage } from './storage.ts'
 /** The metrics the handlers must publish (name -> what one unit means). */
 export const BARDO_METRICS = {
   TickFailed: 'a tick that ended in an error it could not recover from (RPC fault, revert it could not classify)',
+  WalkFailed: "a shard walk that failed or could not hand some ticks over (that shard's Golems wait a minute)",
   SlotReconciled: 'a slot found claimed or sent by an earlier invocation and settled from the chain instead of re-sent',
   RedemptionReverted: 'a redemption transaction that was mined and reverted',
   PermissionHealthCritical: 'number of Golems whose permission health is critical (gauge, per heartbeat)',
@@ -97,6 +98,18 @@ export function createAlarms(config: StackConfig, fns: Functions, storage: Stora
       period: 300,
       evaluationPeriods: 1,
       threshold: 5,
+    },
+    // A shard walk that failed (its RPC read, the store, or its hand-overs) starves that shard's Golems for a minute.
+    {
+      name: 'WalkFailures',
+      description: 'Shard walks failed in 3 of the last 5 minutes: their Golems were not ticked',
+      ...bardo,
+      ...count,
+      metric: 'WalkFailed',
+      period: 60,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+      threshold: 1,
     },
     {
       name: 'TickFailed',

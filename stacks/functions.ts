@@ -1,15 +1,18 @@
-// The three Lambda functions and the 1-minute schedule. Each function gets exactly the IAM actions
-// its code sends, on exactly the resources it touches, and exactly the secrets it reads (links).
+// The four Lambda functions, the walker queue and the 1-minute schedule. Each function gets exactly the
+// IAM actions its code sends, on exactly the resources it touches, and exactly the secrets it reads (links).
 //
-//              DynamoDB (Store)        KMS (SessionKeys)          Lambda          secrets (links)
-//   heartbeat  GetItem, Query          -                          Invoke tick     RpcUrl
-//   tick       + Put/Update/DeleteItem Sign, GetPublicKey (by     -               RpcUrl, OperatorKey
+//              DynamoDB (Store)        KMS (SessionKeys)          Lambda / SQS            secrets (links)
+//   heartbeat  -                       -                          SendMessage Walks       RpcUrl
+//   walker     BatchGetItem, Query     -                          Invoke tick; receive    RpcUrl
+//                                                                 and delete from Walks
+//   tick       + Put/Update/DeleteItem Sign, GetPublicKey (by     -                       RpcUrl, OperatorKey
 //                                      tag); CreateKey, TagResource,
 //                                      CreateAlias (rotation, by tag)
 //              (and ssm:GetParameter on the one parameter holding the API's URL)
 //   api        + Put/Update/DeleteItem -                          Invoke tick     RpcUrl, SettlementKey,
 //                                                                                 CladeHmacSecret, ReadApiKeyHashes,
 //                                                                                 AlchemyWebhookSigningKey
+import { DEFAULT_DUE_SHARDS } from '../adapters/store/keys.ts'
 import type { StackConfig } from './config.ts'
 import type { SessionKeyAccess } from './keys.ts'
 import type { Secrets } from './secrets.ts'
@@ -17,11 +20,26 @@ import type { Storage } from './storage.ts'
 
 export const HANDLERS = {
   heartbeat: 'functions/heartbeat/handler.handler',
+  walker: 'functions/walker/handler.handler',
   tick: 'functions/tick/handler.handler',
   api: 'functions/api/handler.handler',
 } as const
 
 export const HEARTBEAT_SCHEDULE = 'rate(1 minute)'
+/**
+ * Shard walks in flight at once, across the account: one per due shard, so a whole minute's walks run
+ * side by side, and a burst of redeliveries cannot take more of the account's Lambda concurrency than that.
+ */
+export const WALKER_MAX_CONCURRENCY = DEFAULT_DUE_SHARDS
+/** What the walker reads: the due list (Query) and a page's records (BatchGetItem), nothing else. */
+export const WALKER_TABLE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:Query'] as const
+/** What a Lambda event source mapping does on the queue for its function. */
+export const QUEUE_CONSUMER_ACTIONS = [
+  'sqs:ChangeMessageVisibility',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+  'sqs:ReceiveMessage',
+] as const
 /** The SSM parameter holding the API's URL, for the tick's self-extension. */
 export const apiUrlParameter = (stage: string) => `/bardo/${stage}/api-url`
 /** Namespace of the metrics the handlers publish (CloudWatch embedded metric format); see alarms.ts. */
@@ -29,6 +47,8 @@ export const METRICS_NAMESPACE = 'Bardo'
 
 export type Functions = {
   heartbeat: Sst.Function
+  walker: Sst.Function
+  walks: Sst.Queue
   tick: Sst.Function
   api: Sst.Function
 }
@@ -103,17 +123,54 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
 
   new aws.ssm.Parameter('ApiUrl', { name: apiUrlParameterName, type: 'String', value: api.url })
 
+  // One message per due shard each minute. A walk is only worth doing in its minute: messages live 60 s
+  // (SQS's least), and a walk that fails is seen again only within that, never a minute late.
+  const walks = new sst.aws.Queue('Walks', {
+    // AWS refuses a Lambda event source whose queue hides a message for less than the function's timeout.
+    visibilityTimeout: '55 seconds',
+    transform: {
+      queue: (args: Record<string, unknown>) => {
+        args.messageRetentionSeconds = 60
+      },
+    },
+  })
+
+  const walker = new sst.aws.Function('Walker', {
+    ...common,
+    handler: HANDLERS.walker,
+    description: 'One due shard a minute: list its due Golems, read them in one multicall a page, invoke the tick',
+    // Done before the next minute's walk of the same shard starts.
+    timeout: '55 seconds',
+    memory: '512 MB',
+    environment: { ...environment, BARDO_TICK_FUNCTION_NAME: tick.name },
+    link: [secrets.RpcUrl],
+    permissions: [
+      { actions: [...WALKER_TABLE_ACTIONS], resources: [storage.table.arn] },
+      // The unqualified ARN: the walker invokes the tick by name, never a version or alias.
+      { actions: ['lambda:InvokeFunction'], resources: [tick.arn] },
+      { actions: [...QUEUE_CONSUMER_ACTIONS], resources: [walks.arn] },
+    ],
+  })
+  walks.subscribe(walker.arn, {
+    // One shard per invocation, so the shards walk side by side; a failed walk is reported alone.
+    batch: { size: 1, partialResponses: true },
+    transform: {
+      eventSourceMapping: (args: Record<string, unknown>) => {
+        args.scalingConfig = { maximumConcurrency: WALKER_MAX_CONCURRENCY }
+      },
+    },
+  })
+
   const heartbeat = new sst.aws.Function('Heartbeat', {
     ...common,
     handler: HANDLERS.heartbeat,
-    description: 'Every minute: list due Golems and invoke the tick for each (asynchronously)',
-    // Done before the next minute's run starts.
-    timeout: '55 seconds',
-    memory: '512 MB',
-    environment: { ...environment, BARDO_TICK_FUNCTION_NAME: tick.name, BARDO_INDEXER_URL: indexerUrl },
+    description: 'Every minute: read the chain head and send one walk per due shard to the walker queue',
+    timeout: '30 seconds',
+    memory: '256 MB',
+    environment: { ...environment, BARDO_WALK_QUEUE_URL: walks.url, BARDO_INDEXER_URL: indexerUrl },
     link: [secrets.RpcUrl],
-    // The unqualified ARN: the heartbeat invokes the tick by name, never a version or alias.
-    permissions: [storage.read, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
+    // Not linked (SST's Queue link grants sqs:*): it only sends.
+    permissions: [{ actions: ['sqs:SendMessage'], resources: [walks.arn] }],
   })
 
   new sst.aws.Cron('HeartbeatSchedule', { schedule: HEARTBEAT_SCHEDULE, function: heartbeat.arn })
@@ -125,8 +182,8 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
     maximumEventAgeInSeconds: 60,
   })
   // Ticks are idempotent (slot claims, reconcile from the chain), so AWS's retries are safe; past
-  // ten minutes the heartbeat has dispatched fresher ticks anyway.
+  // ten minutes the walkers have dispatched fresher ticks anyway.
   new aws.lambda.FunctionEventInvokeConfig('TickAsync', { functionName: tick.name, maximumRetryAttempts: 2, maximumEventAgeInSeconds: 600 })
 
-  return { heartbeat, tick, api }
+  return { heartbeat, walker, walks, tick, api }
 }

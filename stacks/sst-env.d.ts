@@ -76,6 +76,27 @@ declare namespace Sst {
     constructor(name: string, args: CronArgs)
   }
 
+  type QueueArgs = {
+    fifo?: Input<boolean | { contentBasedDeduplication?: Input<boolean> }>
+    /** At least the subscriber's timeout (AWS refuses a shorter one for a Lambda event source). */
+    visibilityTimeout?: Input<Duration | `${number} hour` | `${number} hours`>
+    dlq?: Input<string | { queue: Input<string>; retry: Input<number> }>
+    transform?: { queue?: Transform<Record<string, unknown>> }
+  }
+  type QueueSubscriberArgs = {
+    filters?: Input<Input<Record<string, unknown>>[]>
+    batch?: Input<{ size?: Input<number>; window?: Input<Duration>; partialResponses?: Input<boolean> }>
+    transform?: { eventSourceMapping?: Transform<Record<string, unknown>> }
+  }
+  /** SST's Queue: an SQS queue; its link grants sqs:* on it, so functions get exact actions instead. */
+  class Queue {
+    constructor(name: string, args?: QueueArgs)
+    readonly arn: Output<string>
+    readonly url: Output<string>
+    /** One subscriber per queue: a handler path, FunctionArgs, or an existing function's ARN. */
+    subscribe(subscriber: Input<string | FunctionArgs | Output<string>>, args?: QueueSubscriberArgs): unknown
+  }
+
   type DynamoArgs = {
     fields: Input<Record<string, 'string' | 'number' | 'binary'>>
     primaryIndex: Input<{ hashKey: Input<string>; rangeKey?: Input<string> }>
@@ -287,6 +308,7 @@ declare const sst: {
   aws: {
     Function: typeof Sst.Function
     Cron: typeof Sst.Cron
+    Queue: typeof Sst.Queue
     Dynamo: typeof Sst.Dynamo
     Vpc: typeof Sst.Vpc
     Postgres: typeof Sst.Postgres

@@ -73,6 +73,27 @@ export function installStandIns(options: { stage: string; appName?: string }): S
         }),
       }),
       Cron: component('sst:aws:Cron'),
+      // subscribe() records the subscription (SST's QueueLambdaSubscriber: an event source mapping).
+      Queue: (() => {
+        const Base = component('sst:aws:Queue', {
+          outputs: (name) => ({ ...arnName(name), url: ref(name, 'url') }),
+          link: (name) => ({ properties: { url: ref(name, 'url') }, include: [{ actions: ['sqs:*'], resources: [ref(name, 'arn')] }] }),
+        })
+        const Subscriber = component('sst:aws:QueueLambdaSubscriber')
+        return class extends Base {
+          #subscribed = false
+          #name: string
+          constructor(name: string, args: Record<string, any> = {}) {
+            super(name, args)
+            this.#name = name
+          }
+          subscribe(subscriber: unknown, args: Record<string, any> = {}) {
+            if (this.#subscribed) throw new Error(`Cannot subscribe to the "${this.#name}" queue multiple times`)
+            this.#subscribed = true
+            return new Subscriber(`${this.#name}Subscriber`, { queue: { arn: ref(this.#name, 'arn') }, subscriber, ...args })
+          }
+        }
+      })(),
       // SST's Dynamo link grants dynamodb:* on the table and its indexes.
       Dynamo: component('sst:aws:Dynamo', {
         outputs: arnName,

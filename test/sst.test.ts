@@ -15,8 +15,13 @@ const DEPLOYMENT = {
   enforcers: { golemPhase: addr(0x2001), dailySpendLimit: addr(0x2002), replicantBudget: addr(0x2003) },
   startBlock: 123_456,
 }
-// The three Lambda entry points (lead: these files must export `handler`).
-const EXPECTED_HANDLERS = ['functions/heartbeat/handler.handler', 'functions/tick/handler.handler', 'functions/api/handler.handler']
+// The four Lambda entry points (lead: these files must export `handler`).
+const EXPECTED_HANDLERS = [
+  'functions/heartbeat/handler.handler',
+  'functions/walker/handler.handler',
+  'functions/tick/handler.handler',
+  'functions/api/handler.handler',
+]
 
 type SstConfig = { app(input: { stage?: string }): Record<string, unknown>; run(): Promise<Record<string, unknown>> }
 
@@ -56,7 +61,7 @@ describe('app()', () => {
 })
 
 describe('handlers', () => {
-  it('wires exactly the three entry points', () => {
+  it('wires exactly the four entry points', () => {
     expect(
       s
         .byType('sst:aws:Function')
@@ -80,6 +85,32 @@ describe('heartbeat schedule', () => {
     const crons = s.byType('sst:aws:Cron')
     expect(crons).toHaveLength(1)
     expect(crons[0]!.args).toMatchObject({ schedule: 'rate(1 minute)', function: '{{Heartbeat.arn}}' })
+  })
+
+  it('fans out through one SQS queue whose only subscriber is the walker, one shard per invocation', () => {
+    const queues = s.byType('sst:aws:Queue')
+    expect(queues.map((q) => q.name)).toEqual(['Walks'])
+    const walks = queues[0]!
+    // Hidden at least as long as the walker may run (AWS refuses less); kept only for its minute.
+    expect(walks.args.visibilityTimeout).toBe('55 seconds')
+    expect(fn('Walker').args.timeout).toBe('55 seconds')
+    const queueArgs: Record<string, unknown> = {}
+    walks.args.transform.queue(queueArgs)
+    expect(queueArgs.messageRetentionSeconds).toBe(60)
+    const subscriptions = s.byType('sst:aws:QueueLambdaSubscriber')
+    expect(subscriptions).toHaveLength(1)
+    expect(subscriptions[0]!.args).toMatchObject({
+      queue: { arn: '{{Walks.arn}}' },
+      subscriber: '{{Walker.arn}}',
+      batch: { size: 1, partialResponses: true },
+    })
+    const mapping: Record<string, unknown> = {}
+    subscriptions[0]!.args.transform.eventSourceMapping(mapping)
+    expect(mapping.scalingConfig).toEqual({ maximumConcurrency: 16 })
+    expect(fn('Heartbeat').args.environment.BARDO_WALK_QUEUE_URL).toBe('{{Walks.url}}')
+    expect(fn('Walker').args.environment.BARDO_TICK_FUNCTION_NAME).toBe('{{Tick.name}}')
+    // Never linked: SST's Queue link grants sqs:* on it.
+    for (const f of s.byType('sst:aws:Function')) expect(f.args.link).not.toContain(walks.resource)
   })
 
   it('never retries a heartbeat; retries a tick a bounded number of times', () => {
@@ -115,12 +146,25 @@ describe('IAM: least privilege', () => {
     expect(kmsActions(fn('Api'))).toEqual([])
   })
 
-  it('lets the heartbeat (and the API, for the Alchemy webhook) invoke the tick and nothing else; the heartbeat only reads the table', () => {
+  it('lets the heartbeat only send to the walker queue: no table, no function', () => {
     const heartbeat = fn('Heartbeat')
-    expect(statementsFor(heartbeat, 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
-    expect(statementsFor(heartbeat, 'dynamodb:')).toEqual([
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: ['{{Store.arn}}'] },
+    expect(effectiveStatements(s, heartbeat)).toEqual([{ actions: ['sqs:SendMessage'], resources: ['{{Walks.arn}}'] }])
+  })
+
+  it('lets the walker (and the API, for the Alchemy webhook) invoke the tick and nothing else; the walker only reads the table and consumes its queue', () => {
+    const walker = fn('Walker')
+    expect(statementsFor(walker, 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
+    expect(statementsFor(walker, 'dynamodb:')).toEqual([
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], resources: ['{{Store.arn}}'] },
     ])
+    expect(statementsFor(walker, 'sqs:')).toEqual([
+      {
+        actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
+        resources: ['{{Walks.arn}}'],
+      },
+    ])
+    expect(kmsActions(walker)).toEqual([])
+    for (const name of ['Tick', 'Api']) expect(statementsFor(fn(name), 'sqs:'), name).toEqual([])
     expect(statementsFor(fn('Tick'), 'lambda:')).toEqual([])
     expect(statementsFor(fn('Api'), 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
   })
@@ -194,6 +238,7 @@ describe('secrets', () => {
         .sort(),
     ).toEqual(['AlchemyWebhookSigningKey', 'CladeHmacSecret', 'OperatorKey', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
     expect(linkedSecrets('Heartbeat')).toEqual(['RpcUrl'])
+    expect(linkedSecrets('Walker')).toEqual(['RpcUrl'])
     expect(linkedSecrets('Tick')).toEqual(['OperatorKey', 'RpcUrl'])
     expect(linkedSecrets('Api')).toEqual(['AlchemyWebhookSigningKey', 'CladeHmacSecret', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
   })
@@ -270,6 +315,7 @@ describe('alarms', () => {
       'AWS/Lambda/Invocations',
       'Bardo/SlotReconciled',
       'Bardo/RedemptionReverted',
+      'Bardo/WalkFailed',
       'Bardo/PermissionHealthCritical',
       'Bardo/KmsThrottled',
       'Bardo/IndexerLagBlocks',

@@ -14,6 +14,7 @@ import * as poolKeys from './dynamo/poolKeys.ts'
 import * as slots from './dynamo/slots.ts'
 import { DynamoTable } from './dynamo/table.ts'
 import { DEFAULT_DUE_SHARDS } from './keys.ts'
+import { DEFAULT_DUE_CADENCE_MS } from '../../core/store/dueEntry.ts'
 import type {
   BudgetRecord,
   CounterValue,
@@ -35,8 +36,10 @@ export type DynamoStoreOptions = {
   /** A DocumentClient; build it with `DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } })`. */
   client: DynamoDBDocumentClient
   tableName: string
-  /** Partitions of the due index (default 4). Changing it needs a re-sync of every Golem's entry. */
+  /** Partitions of the due index (default 64). See docs/store.md before changing it on a live table. */
   dueShards?: number
+  /** How far ahead a next tick may move without rewriting its due entry (default one minute). */
+  dueCadenceMs?: number
   /** Compare-and-swap retries for budget updates under contention. */
   cas?: Partial<budget.CasOptions>
 }
@@ -44,22 +47,31 @@ export type DynamoStoreOptions = {
 export class DynamoStore implements S.Store, C.CouncilStore {
   readonly #table: DynamoTable
   readonly #shards: number
+  readonly #cadenceMs: number
   readonly #cas: budget.CasOptions
 
   constructor(options: DynamoStoreOptions) {
     this.#table = new DynamoTable(options.client, options.tableName)
     this.#shards = options.dueShards === undefined ? DEFAULT_DUE_SHARDS : v.positiveInt(options.dueShards, 'dueShards', 1000)
+    this.#cadenceMs =
+      options.dueCadenceMs === undefined ? DEFAULT_DUE_CADENCE_MS : v.positiveInt(options.dueCadenceMs, 'dueCadenceMs', 86_400_000)
     this.#cas = { ...budget.DEFAULT_CAS, ...options.cas }
   }
 
+  get dueShards(): number {
+    return this.#shards
+  }
   createGolem(input: S.CreateGolemInput): Promise<S.CreateGolemResult> {
     return golems.createGolem(this.#table, this.#shards, input)
   }
   getGolem(golemId: string): Promise<GolemRecord | null> {
     return golems.getGolem(this.#table, golemId)
   }
+  getGolems(golemIds: readonly string[]): Promise<GolemRecord[]> {
+    return golems.getGolems(this.#table, golemIds)
+  }
   updateGolem(input: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
-    return golems.updateGolem(this.#table, this.#shards, input)
+    return golems.updateGolem(this.#table, { shards: this.#shards, cadenceMs: this.#cadenceMs }, input)
   }
   listDueGolems(input: S.ListDueInput): Promise<S.ListDueResult> {
     return golems.listDueGolems(this.#table, this.#shards, input)

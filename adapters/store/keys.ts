@@ -17,8 +17,13 @@ export const SLOT_PREFIX = 'SLOT#'
 export const BUDGET_PREFIX = 'BUDGET#'
 export const EVENT_PREFIX = 'EVENT#'
 
-/** Default number of due-index partitions; more spreads the heartbeat's reads and writes. */
-export const DEFAULT_DUE_SHARDS = 4
+/**
+ * Default number of due-index partitions, each one walker invocation a minute. 16 keeps a shard at 6,250
+ * Golems (32 pages, ~25 s of walking) at 100,000 Golems, inside the minute with room to grow, while a small
+ * fleet pays only 16 multicalls a minute (one per non-empty shard). Idle ticks no longer rewrite their due
+ * entries, so the shards' write load no longer sets the number (docs/scaling.md).
+ */
+export const DEFAULT_DUE_SHARDS = 16
 
 // Fixed widths make lexical order the numeric order.
 const padPeriod = (period: bigint) => period.toString(10).padStart(20, '0')
@@ -77,10 +82,12 @@ export function encodeCursor(value: DueCursor | SkCursor): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url')
 }
 
-export function decodeDueCursor(text: string | null, shards: number): DueCursor {
-  if (text === null) return { shard: 0, after: null }
+/** `only`: the one shard a walker lists; a cursor from another shard is refused. */
+export function decodeDueCursor(text: string | null, shards: number, only: number | null = null): DueCursor {
+  if (text === null) return { shard: only ?? 0, after: null }
   const value = decode(text)
   if (typeof value.shard !== 'number' || !Number.isInteger(value.shard) || value.shard < 0 || value.shard >= shards) bad()
+  if (only !== null && value.shard !== only) bad()
   if (value.after !== null && typeof value.after !== 'string') bad()
   return { shard: value.shard as number, after: value.after as string | null }
 }

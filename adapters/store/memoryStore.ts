@@ -21,6 +21,7 @@ import type {
   TickSlot,
 } from '../../core/store/records.ts'
 import * as rules from '../../core/store/rules.ts'
+import { DEFAULT_DUE_CADENCE_MS, dueEntryChange } from '../../core/store/dueEntry.ts'
 import type * as S from '../../core/store/store.ts'
 import type * as C from '../../core/council/store.ts'
 import { councilListKey, councilPageLimit } from '../../core/council/store.ts'
@@ -31,7 +32,7 @@ const clone = <T>(value: T): T => structuredClone(value)
 const slotKey = (r: SlotRef) => `${r.golemId}|${k.slotSk(r.period, r.step)}`
 const budgetKey = (golemId: string, period: bigint) => `${golemId}|${k.budgetSk(period)}`
 
-export type InMemoryStoreOptions = { dueShards?: number }
+export type InMemoryStoreOptions = { dueShards?: number; dueCadenceMs?: number }
 
 export class InMemoryStore implements S.Store, C.CouncilStore {
   readonly #councilProposals = new Map<string, C.CouncilProposalRecord>()
@@ -47,10 +48,22 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
   readonly #snap = new Map<string, SnapTokenRecord>()
   readonly #logs = new Map<string, LogRecord[]>()
   readonly #poolKeys = new Map<string, S.PoolKeyClaim>()
+  /** The due entries, kept apart from the records and written by DynamoStore's rule, so both list alike. */
+  readonly #due = new Map<string, DueGolem>()
   readonly #shards: number
+  readonly #cadenceMs: number
 
   constructor(options: InMemoryStoreOptions = {}) {
     this.#shards = options.dueShards ?? k.DEFAULT_DUE_SHARDS
+    this.#cadenceMs = options.dueCadenceMs ?? DEFAULT_DUE_CADENCE_MS
+  }
+
+  get dueShards(): number {
+    return this.#shards
+  }
+
+  #writeDue(g: GolemRecord): void {
+    this.#due.set(g.golemId, { golemId: g.golemId, dueAt: g.nextTickAt, status: g.status, version: g.version })
   }
 
   // ---- Golems --------------------------------------------------------------------------------
@@ -62,11 +75,19 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     const golem = rules.newGolemRecord(i)
     assertNoKeyMaterial(codec.golemToItem(golem))
     this.#golems.set(golem.golemId, golem)
+    this.#writeDue(golem)
     return { created: true, golem: clone(golem) }
   }
 
   async getGolem(golemId: string): Promise<GolemRecord | null> {
     return clone(this.#golems.get(v.golemId(golemId)) ?? null)
+  }
+
+  async getGolems(golemIds: readonly string[]): Promise<GolemRecord[]> {
+    return golemIds.flatMap((id) => {
+      const golem = this.#golems.get(v.golemId(id))
+      return golem ? [clone(golem)] : []
+    })
   }
 
   async updateGolem(raw: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
@@ -78,19 +99,21 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     const next = rules.applyGolemPatch(current, i.patch, i.now)
     assertNoKeyMaterial(codec.golemToItem(next))
     this.#golems.set(next.golemId, next)
+    if (dueEntryChange(current, next, i.now, this.#cadenceMs) !== 'none') this.#writeDue(next)
     return { updated: true, golem: clone(next) }
   }
 
   async listDueGolems(raw: S.ListDueInput): Promise<S.ListDueResult> {
-    const i = parse.parseListDue(raw)
-    const from = k.decodeDueCursor(i.cursor, this.#shards)
-    const rows = [...this.#golems.values()]
+    const i = parse.parseListDue(raw, this.#shards)
+    const from = k.decodeDueCursor(i.cursor, this.#shards, i.shard)
+    const rows = [...this.#due.values()]
       .map((g) => ({ shard: k.dueShard(g.golemId, this.#shards), sk: k.dueSk(g.golemId), g }))
+      .filter((r) => i.shard === null || r.shard === i.shard)
       .filter((r) => r.shard > from.shard || (r.shard === from.shard && (from.after === null || r.sk > from.after)))
-      .filter((r) => r.g.nextTickAt <= i.now && r.g.status !== 'dead')
+      .filter((r) => r.g.dueAt <= i.now && r.g.status !== 'dead')
       .sort((a, b) => a.shard - b.shard || (a.sk < b.sk ? -1 : 1))
     const page = rows.slice(0, i.limit)
-    const golems: DueGolem[] = page.map(({ g }) => ({ golemId: g.golemId, dueAt: g.nextTickAt, status: g.status, version: g.version }))
+    const golems: DueGolem[] = page.map(({ g }) => ({ ...g }))
     const last = page.at(-1)
     return { golems, cursor: page.length === i.limit && last ? k.encodeCursor({ shard: last.shard, after: last.sk }) : null }
   }

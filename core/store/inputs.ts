@@ -92,12 +92,22 @@ export function parseUpdateGolem(raw: UpdateGolemInput): UpdateGolemInput {
   }
 }
 
-export function parseListDue(raw: ListDueInput): { now: number; limit: number; cursor: string | null } {
+export function parseListDue(
+  raw: ListDueInput,
+  shards: number,
+): { now: number; limit: number; cursor: string | null; shard: number | null } {
   const i = v.object(raw, 'input')
+  let shard: number | null = null
+  if (i.shard !== undefined) {
+    if (typeof i.shard !== 'number' || !Number.isInteger(i.shard) || i.shard < 0 || i.shard >= shards)
+      throw new StoreInputError('shard', `must be an integer from 0 to ${shards - 1} (the store's due shards)`)
+    shard = i.shard
+  }
   return {
     now: v.time(i.now, 'now'),
     limit: i.limit === undefined ? DEFAULT_PAGE_LIMIT : v.positiveInt(i.limit, 'limit', MAX_PAGE_LIMIT),
     cursor: i.cursor === undefined || i.cursor === null ? null : v.shortText(i.cursor, 'cursor', 1024),
+    shard,
   }
 }
 

@@ -52,7 +52,13 @@ export type CreateGolemResult = { created: true; golem: GolemRecord } | { create
 export type UpdateGolemResult =
   | { updated: true; golem: GolemRecord }
   | { updated: false; reason: 'missing' | 'version'; current: GolemRecord | null }
-export type ListDueInput = { now: number; limit?: number; cursor?: string | null }
+export type ListDueInput = {
+  now: number
+  limit?: number
+  cursor?: string | null
+  /** One partition of the due list (0 .. dueShards - 1), for a walker of that shard; every shard when left out. */
+  shard?: number
+}
 /** Whose Golems: the owner's smart account, or the Golem's current session key. */
 export type FindGolemsInput = { owner: Address } | { sessionKey: Address }
 export type ListDueResult = { golems: DueGolem[]; cursor: string | null }
@@ -60,10 +66,18 @@ export type ListDueResult = { golems: DueGolem[]; cursor: string | null }
 export interface GolemStore {
   createGolem(input: CreateGolemInput): Promise<CreateGolemResult>
   getGolem(golemId: string): Promise<GolemRecord | null>
+  /** Many records in few requests (a heartbeat page): unknown ids are left out, the rest in the order asked. */
+  getGolems(golemIds: readonly string[]): Promise<GolemRecord[]>
   /** Optimistic: applies `patch` only if the record is still at `expectedVersion`. */
   updateGolem(input: UpdateGolemInput): Promise<UpdateGolemResult>
-  /** Golems with nextTickAt <= now that are not dead, paged. Pass `cursor` back until it is null. */
+  /**
+   * Every Golem with nextTickAt <= now that is not dead, paged (pass `cursor` back until it is null); it
+   * may also list a Golem whose next tick moved up to one cadence ahead since its entry was written (the
+   * entry is a lower bound: read the record to decide).
+   */
   listDueGolems(input: ListDueInput): Promise<ListDueResult>
+  /** How many partitions the due list has: the shards a heartbeat fans out to. */
+  readonly dueShards: number
   /**
    * Every Golem of an owner, or the Golem whose current session key is this address, dead ones
    * included, oldest first (at most MAX_GOLEMS_PER_LOOKUP). A rotated-away key finds nothing.

@@ -1,29 +1,30 @@
-// AWS Lambda entry: the 1-minute EventBridge cron. Lists due Golems and invokes the tick function
-// asynchronously (InvocationType Event) in batches, then publishes the indexer's lag behind the chain.
-import { LambdaClient } from '@aws-sdk/client-lambda'
+// AWS Lambda entry: the 1-minute EventBridge cron. Reads the chain head once and sends one message per
+// due shard to the walker queue (SQS; functions/walker/handler.ts walks each shard in its own
+// invocation), then publishes the indexer's lag behind the chain.
+import { SQSClient } from '@aws-sdk/client-sqs'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
 import { createTelemetry } from '../shared/metrics.ts'
-import { runHeartbeat, type HeartbeatResult } from './heartbeat.ts'
+import { dispatchHeartbeat, type DispatchResult } from './heartbeat.ts'
 import { readIndexerLag } from './indexerLag.ts'
-import { LambdaInvoker } from './invokers.ts'
+import { SqsShardDispatcher } from './dispatchers.ts'
 
 let config: FunctionConfig | undefined
-let invoker: LambdaInvoker | undefined
+let dispatcher: SqsShardDispatcher | undefined
 
-export async function handler(_event?: unknown, context?: { awsRequestId?: string }): Promise<HeartbeatResult> {
+export async function handler(_event?: unknown, context?: { awsRequestId?: string }): Promise<DispatchResult> {
   const telemetry = createTelemetry({ requestId: context?.awsRequestId ?? `heartbeat-${Date.now()}`, functionName: 'heartbeat' })
   try {
     config ??= loadFunctionConfig()
-    const tick = process.env.BARDO_TICK_FUNCTION_NAME
-    if (!tick) throw new Error('config: BARDO_TICK_FUNCTION_NAME must be set')
-    invoker ??= new LambdaInvoker(new LambdaClient({}), tick)
-    const result = await runHeartbeat({ store: config.store, client: config.client, deployment: config.deployment, invoker })
+    const queueUrl = process.env.BARDO_WALK_QUEUE_URL
+    if (!queueUrl) throw new Error('config: BARDO_WALK_QUEUE_URL must be set (the shard walkers queue)')
+    dispatcher ??= new SqsShardDispatcher(new SQSClient({}), queueUrl)
+    const result = await dispatchHeartbeat({ client: config.client, shards: config.store.dueShards, dispatcher })
     const indexerUrl = process.env.BARDO_INDEXER_URL
     if (indexerUrl) {
       const lag = await readIndexerLag({ indexerUrl, chainId: config.chainId, head: result.blockNumber })
       if (lag !== null) telemetry.put('IndexerLagBlocks', Number(lag))
     }
-    telemetry.log('info', 'heartbeat', { due: result.due, invoked: result.invoked, skipped: result.skipped, block: result.blockNumber })
+    telemetry.log('info', 'heartbeat', { shards: result.shards, block: result.blockNumber })
     telemetry.flush()
     return result
   } catch (error) {

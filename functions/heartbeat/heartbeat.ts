@@ -1,20 +1,54 @@
-// The heartbeat: lists the Golems that are due, reads all of them from the chain in one batch (one
-// block read and one multicall per page), and hands each Golem with its observation to a tick. The
-// invoker decides how: in-process locally, asynchronous Lambda invocations on AWS.
+// The heartbeat, in two parts that run the same code locally and on AWS. Every minute the dispatcher
+// reads the chain head once and sends one walk per due shard (SQS on AWS, in-process locally); a shard
+// walker (walk.ts) lists that shard's due Golems, reads them from the chain in one batch per page and
+// hands each Golem with its observation and its record to a tick. The invokers decide how ticks run:
+// in-process locally, asynchronous Lambda invocations on AWS.
 import type { PublicClient } from 'viem'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
-import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
-import type { Store } from '../../core/store/index.ts'
-import { readGolems } from '../../adapters/chain/readGolems.ts'
-import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
+import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
+import type { GolemRecord, Store } from '../../core/store/index.ts'
+import type { ShardWalk } from '../shared/shardWalk.ts'
+import { LocalShardDispatcher } from './dispatchers.ts'
+import { walkShard, type WalkResult } from './walk.ts'
 
-/** `fees`: the heartbeat block's fee data, so a tick prices its transactions without reading fees itself. */
-export type TickRequest = { golemId: string; observed?: ObservedGolem; fees?: TickFees }
+/**
+ * One Golem's tick: its chain observation and its record, both read by the walker, so the tick reads
+ * neither; `fees`: the heartbeat block's fee data, so a tick prices its transactions without reading fees.
+ */
+export type TickRequest = { golemId: string; observed?: ObservedGolem; record?: GolemRecord; fees?: TickFees }
 
 export interface TickInvoker {
   /** Hands a batch of ticks over. Returns once they are handed over (Lambda) or done (local). */
   invoke(requests: readonly TickRequest[]): Promise<void>
+}
+
+export interface ShardDispatcher {
+  /** Hands the minute's shard walks over. Returns once they are sent (SQS) or walked (local). */
+  dispatch(walks: readonly ShardWalk[]): Promise<void>
+}
+
+export type DispatchResult = { shards: number; blockNumber: bigint; timestamp: bigint }
+
+/** The dispatcher's whole job: one head read, then one walk per shard of the due list. */
+export async function dispatchHeartbeat(deps: {
+  client: PublicClient
+  shards: number
+  dispatcher: ShardDispatcher
+  wallClock?: () => number
+}): Promise<DispatchResult> {
+  // Chain time is the clock: an accelerated local life and a real chain behave the same way.
+  const block = await deps.client.getBlock({ blockTag: 'latest' })
+  const dispatchedAt = (deps.wallClock ?? Date.now)()
+  const walks = Array.from({ length: deps.shards }, (_, shard) => ({
+    shard,
+    blockNumber: block.number,
+    timestamp: block.timestamp,
+    ...(block.baseFeePerGas === null || block.baseFeePerGas === undefined ? {} : { baseFeePerGas: block.baseFeePerGas }),
+    dispatchedAt,
+  }))
+  await deps.dispatcher.dispatch(walks)
+  return { shards: deps.shards, blockNumber: block.number, timestamp: block.timestamp }
 }
 
 export type HeartbeatDeps = {
@@ -26,65 +60,37 @@ export type HeartbeatDeps = {
   pageSize?: number
   /** Golems per invocation handed to the invoker. */
   batchSize?: number
+  /** Invocations handed over at once by one walker. */
+  handOverConcurrency?: number
+  /** Shards walked at once in this process (on AWS every shard is its own walker invocation). */
+  shardConcurrency?: number
 }
 
-export type HeartbeatResult = { due: number; invoked: number; skipped: number; blockNumber: bigint; timestamp: bigint }
+export type HeartbeatResult = {
+  /** Golems whose record said they were due (and alive or dying). */
+  due: number
+  invoked: number
+  /** Listed but not ticked: dead, or a record the tick could not read. */
+  skipped: number
+  /** Listed by an entry that lags its record (an idle tick does not rewrite it), and not due yet. */
+  notDue: number
+  shards: number
+  blockNumber: bigint
+  timestamp: bigint
+}
 
+/** One whole heartbeat in this process (`npm start`, tests, benches): the dispatcher and every walker. */
 export async function runHeartbeat(deps: HeartbeatDeps): Promise<HeartbeatResult> {
-  const block = await deps.client.getBlock({ blockTag: 'latest' })
-  // Chain time is the clock: an accelerated local life and a real chain behave the same way.
-  const nowMs = Number(block.timestamp) * 1000
-  const pageSize = deps.pageSize ?? 200
-  const batchSize = deps.batchSize ?? 10
-  let cursor: string | null = null
-  let due = 0
-  let invoked = 0
-  let skipped = 0
-  let fees: Promise<TickFees | undefined> | undefined
-  do {
-    const page = await deps.store.listDueGolems({ now: nowMs, limit: pageSize, cursor })
-    cursor = page.cursor
-    due += page.golems.length
-    const records = await Promise.all(page.golems.map((g) => deps.store.getGolem(g.golemId)))
-    const readable = records.flatMap((r) => {
-      if (!r || r.status === 'dead' || r.profile === null) return []
-      try {
-        return [{ golemId: r.golemId, profile: parseGolemProfile(r.profile) }]
-      } catch {
-        return []
-      }
-    })
-    skipped += page.golems.length - readable.length
-    if (readable.length === 0) continue
-    const batch = await readGolems(
-      deps.client,
-      deps.deployment,
-      readable.map((g) => readRequestOf(g.golemId, g.profile)),
-      { number: block.number, timestamp: block.timestamp },
-    )
-    // Read once per heartbeat, and only when a tick is handed over: an empty beat pays nothing for it.
-    fees ??= feesAt(deps.client, block.baseFeePerGas)
-    const tickFees = await fees
-    const requests: TickRequest[] = batch.golems.map((g) => ({
-      golemId: g.golemId,
-      observed: { ...g, timestamp: batch.timestamp },
-      ...(tickFees ? { fees: tickFees } : {}),
-    }))
-    for (let i = 0; i < requests.length; i += batchSize) {
-      const slice = requests.slice(i, i + batchSize)
-      await deps.invoker.invoke(slice)
-      invoked += slice.length
-    }
-  } while (cursor !== null)
-  return { due, invoked, skipped, blockNumber: block.number, timestamp: block.timestamp }
-}
-
-/**
- * The block's base fee and the node's priority fee. None on a chain without EIP-1559, or when the fee
- * read fails: the ticks then read their own, so a failed fee read never stops a heartbeat.
- */
-async function feesAt(client: PublicClient, baseFeePerGas: bigint | null | undefined): Promise<TickFees | undefined> {
-  if (baseFeePerGas === null || baseFeePerGas === undefined) return undefined
-  const maxPriorityFeePerGas = await client.estimateMaxPriorityFeePerGas().catch(() => null)
-  return maxPriorityFeePerGas === null ? undefined : { baseFeePerGas, maxPriorityFeePerGas }
+  const walker = new LocalShardDispatcher((walk) => walkShard(deps, walk), { concurrency: deps.shardConcurrency ?? 4 })
+  const dispatched = await dispatchHeartbeat({ client: deps.client, shards: deps.store.dueShards, dispatcher: walker })
+  const sum = (f: (w: WalkResult) => number) => walker.results.reduce((a, w) => a + f(w), 0)
+  return {
+    due: sum((w) => w.due),
+    invoked: sum((w) => w.invoked),
+    skipped: sum((w) => w.skipped),
+    notDue: sum((w) => w.notDue),
+    shards: dispatched.shards,
+    blockNumber: dispatched.blockNumber,
+    timestamp: dispatched.timestamp,
+  }
 }

@@ -5,10 +5,15 @@ import type { TickDeps, TickResult } from '../tick/types.ts'
 import { runTick } from '../tick/runTick.ts'
 import type { TickInvoker, TickRequest } from './heartbeat.ts'
 import { decodeTickPayload, encodeTickPayload } from '../shared/tickPayload.ts'
+import { Limiter } from '../shared/concurrency.ts'
 
-/** Runs ticks in this process, a few at a time; errors are reported, never thrown past the heartbeat. */
+/**
+ * Runs ticks in this process, a few at a time across every hand-over in flight (walkers hand over
+ * several batches at once); errors are reported, never thrown past the heartbeat.
+ */
 export class LocalInvoker implements TickInvoker {
   readonly results: TickResult[] = []
+  readonly #limiter: Limiter
   constructor(
     private readonly deps: (requestId: string) => TickDeps,
     private readonly options: {
@@ -16,29 +21,29 @@ export class LocalInvoker implements TickInvoker {
       onResult?: (r: TickResult) => void
       onError?: (golemId: string, e: unknown) => void
     } = {},
-  ) {}
+  ) {
+    this.#limiter = new Limiter(options.concurrency ?? 4)
+  }
 
   async invoke(requests: readonly TickRequest[]): Promise<void> {
     // Round-trip through the wire format so local runs exercise exactly what Lambda receives.
     const decoded = decodeTickPayload(encodeTickPayload(requests))
-    const concurrency = this.options.concurrency ?? 4
-    let next = 0
-    const worker = async () => {
-      while (next < decoded.length) {
-        const request = decoded[next++]!
-        try {
-          const result = await runTick(
-            this.deps(`local-${request.golemId}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`),
-            request,
-          )
-          this.results.push(result)
-          this.options.onResult?.(result)
-        } catch (error) {
-          this.options.onError?.(request.golemId, error)
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(concurrency, decoded.length) }, worker))
+    await Promise.all(
+      decoded.map((request) =>
+        this.#limiter.run(async () => {
+          try {
+            const result = await runTick(
+              this.deps(`local-${request.golemId}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`),
+              request,
+            )
+            this.results.push(result)
+            this.options.onResult?.(result)
+          } catch (error) {
+            this.options.onError?.(request.golemId, error)
+          }
+        }),
+      ),
+    )
   }
 }
 

@@ -7,6 +7,7 @@ import type { TickResult } from '../tick/types.ts'
 /** The metrics the handlers publish in namespace Bardo, dimension Stage; stacks/alarms.ts alarms on them. */
 export type BardoMetricName =
   | 'TickFailed'
+  | 'WalkFailed'
   | 'SlotReconciled'
   | 'RedemptionReverted'
   | 'PermissionHealthCritical'

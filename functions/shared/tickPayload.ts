@@ -1,6 +1,7 @@
 // The heartbeat -> tick payload: JSON with bigints as decimal strings, validated on arrival.
 import * as z from '../../core/zodMini.ts'
 import type { TickRequest } from '../heartbeat/heartbeat.ts'
+import { CUSTODY_MODES, GOLEM_STATUSES, PHASE_NAMES, type GolemRecord } from '../../core/store/records.ts'
 
 // `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).
 const big = z.pipe(
@@ -23,11 +24,39 @@ const observed = z.object({
   timestamp: big,
 })
 const fees = z.object({ baseFeePerGas: big, maxPriorityFeePerGas: big })
-const payload = z.object({
-  requests: z
-    .array(z.object({ golemId: z.string().check(z.minLength(1)), observed: z.optional(observed), fees: z.optional(fees) }))
-    .check(z.minLength(1)),
+const address = z.string().check(z.regex(/^0x[0-9a-f]{40}$/, 'a lowercased 20-byte address'))
+const time = z.number().check(z.int(), z.minimum(0))
+/** The Golem record the heartbeat read; its version makes a stale copy harmless (the lease is conditional on it). */
+const record = z.object({
+  golemId: z.string().check(z.minLength(1)),
+  owner: address,
+  sessionKeyAddress: address,
+  custodyMode: z.enum(CUSTODY_MODES),
+  profile: z.nullable(z.string()),
+  status: z.enum(GOLEM_STATUSES),
+  phase: z.enum(PHASE_NAMES),
+  nextTickAt: time,
+  lastTick: z.nullable(
+    z.object({
+      at: time,
+      period: big,
+      outcome: z.string(),
+      txHash: z.nullable(z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/))),
+    }),
+  ),
+  createdAt: time,
+  updatedAt: time,
+  version: z.number().check(z.int(), z.minimum(1)),
 })
+const request = z
+  .object({ golemId: z.string().check(z.minLength(1)), observed: z.optional(observed), record: z.optional(record), fees: z.optional(fees) })
+  .check(
+    z.refine((r) => r.record === undefined || r.record.golemId === r.golemId, {
+      message: "record.golemId must be the request's golemId",
+      path: ['record', 'golemId'],
+    }),
+  )
+const payload = z.object({ requests: z.array(request).check(z.minLength(1)) })
 
 export function encodeTickPayload(requests: readonly TickRequest[]): string {
   return JSON.stringify({ requests }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
@@ -36,8 +65,9 @@ export function encodeTickPayload(requests: readonly TickRequest[]): string {
 export function decodeTickPayload(text: string): TickRequest[] {
   const parsed = z.parse(payload, JSON.parse(text))
   return parsed.requests.map((r) => {
-    const withFees = r.fees ? { fees: r.fees } : {}
-    if (!r.observed) return { golemId: r.golemId, ...withFees }
+    const golemRecord = r.record && ({ ...r.record } as GolemRecord)
+    const carried = { ...(golemRecord ? { record: golemRecord } : {}), ...(r.fees ? { fees: r.fees } : {}) }
+    if (!r.observed) return { golemId: r.golemId, ...carried }
     // Optional reads are left out rather than set to undefined (exact optional properties).
     const { ethBalance, gasAvailableInPeriod, ...rest } = r.observed
     return {
@@ -48,7 +78,7 @@ export function decodeTickPayload(text: string): TickRequest[] {
         ...(ethBalance === undefined ? {} : { ethBalance }),
         ...(gasAvailableInPeriod === undefined ? {} : { gasAvailableInPeriod }),
       },
-      ...withFees,
+      ...carried,
     }
   })
 }

@@ -1,6 +1,7 @@
-// AWS Lambda entry: one or a few Golems' ticks, invoked asynchronously by the heartbeat. Every tick's
-// outcome is a structured log line and its metrics an EMF line, both with the request id; a tick that
-// throws is counted and rethrown, so Lambda retries the event (the slots make the retry reconcile).
+// AWS Lambda entry: a few Golems' ticks, invoked asynchronously by a shard walker, run a few at a time.
+// Every tick's outcome is a structured log line and its metrics an EMF line, both with the request id; a
+// tick that throws is counted, the others finish, and the invocation then throws, so Lambda retries the
+// event (the slots make the retry reconcile; the lease makes the Golems that ticked answer busy).
 import { decodeTickPayload } from '../shared/tickPayload.ts'
 import { loadTickFunctionConfig as loadFunctionConfig, type TickFunctionConfig as FunctionConfig } from '../shared/config.ts'
 import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metrics.ts'
@@ -12,7 +13,9 @@ import { selfExtensionFor } from './selfExtensionConfig.ts'
 import type { SelfExtensionConfig } from './selfExtend.ts'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import type { TickResult } from './types.ts'
+import type { TickDeps, TickResult } from './types.ts'
+import type { TickRequest } from '../heartbeat/heartbeat.ts'
+import { settleBounded } from '../shared/concurrency.ts'
 
 let config: FunctionConfig | undefined
 let signers: KmsSignerResolver | undefined
@@ -32,57 +35,84 @@ function keyRotation(config: FunctionConfig, env: NodeJS.ProcessEnv): KmsKeyRota
   return new KmsKeyRotation({ deployment: config.deployment, client: config.client, store: config.store, aliasPrefix })
 }
 
+/** Golems of one invocation ticked at once: their chain and store round trips overlap instead of queueing. */
+export const TICK_CONCURRENCY = 5
+
+export class TickBatchError extends Error {
+  override readonly name = 'TickBatchError'
+  constructor(
+    readonly failed: readonly string[],
+    readonly ticked: number,
+  ) {
+    super(`tick: ${failed.length} of ${failed.length + ticked} Golems failed (${failed.join(', ')}); the event is retried`)
+  }
+}
+
 export async function handler(event: unknown, context?: { awsRequestId?: string }): Promise<TickResult[]> {
   const invocationId = context?.awsRequestId ?? `tick-${Date.now()}`
   const telemetry = createTelemetry({ requestId: invocationId, functionName: 'tick' })
-  const results: TickResult[] = []
-  let golemId: string | undefined
+  let requests: TickRequest[]
+  let deps: TickDeps
   try {
     config ??= loadFunctionConfig()
     signers ??= new KmsSignerResolver(config.deployment)
     if (rotation === undefined) rotation = keyRotation(config, process.env)
     const extension = await deployedSelfExtension(config)
-    const requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
-    for (const request of requests) {
-      golemId = request.golemId
-      const result = await runTick(
-        {
-          store: config.store,
-          client: config.client,
-          deployment: config.deployment,
-          signers,
-          ...(rotation ? { rotation } : {}),
-          operator: config.operator(),
-          invocationId,
-          credits: { runtimeCostPerHour: config.runtimeCostPerHour },
-          ...(extension ? { selfExtension: extension } : {}),
-        },
-        request,
-      )
-      results.push(result)
-      putTickMetrics(telemetry, result)
-      // No key material: ids, outcomes and transaction hashes only.
-      telemetry.log('info', 'tick', {
-        golemId: result.golemId,
-        outcome: result.outcome,
-        redemption: result.redemption?.status,
-        selfExtension: result.selfExtension?.status,
-        txHash: result.redemption?.txHash ?? undefined,
-        health: result.health,
-        rotated: result.rotated ? { from: result.rotated.from, to: result.rotated.to } : undefined,
-      })
+    requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
+    deps = {
+      store: config.store,
+      client: config.client,
+      deployment: config.deployment,
+      signers,
+      ...(rotation ? { rotation } : {}),
+      operator: config.operator(),
+      invocationId,
+      credits: { runtimeCostPerHour: config.runtimeCostPerHour },
+      ...(extension ? { selfExtension: extension } : {}),
     }
-    telemetry.flush()
-    return results
   } catch (error) {
-    putTickFailure(telemetry, error)
-    telemetry.log('error', 'tick failed', {
-      golemId,
-      error: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
-    })
-    telemetry.flush({ golemId })
+    fail(telemetry, error, undefined)
+    telemetry.flush()
     throw error
   }
+  // Each Golem's tick is its own: one that throws is logged and counted, and the others' results stand.
+  const settled = await settleBounded(requests, TICK_CONCURRENCY, (request) => runTick(deps, request))
+  const results: TickResult[] = []
+  const failed: string[] = []
+  for (const [i, s] of settled.entries()) {
+    if (s.status === 'rejected') {
+      failed.push(requests[i]!.golemId)
+      fail(telemetry, s.reason, requests[i]!.golemId)
+      continue
+    }
+    const result = s.value
+    results.push(result)
+    putTickMetrics(telemetry, result)
+    // No key material: ids, outcomes and transaction hashes only.
+    telemetry.log('info', 'tick', {
+      golemId: result.golemId,
+      outcome: result.outcome,
+      redemption: result.redemption?.status,
+      selfExtension: result.selfExtension?.status,
+      txHash: result.redemption?.txHash ?? undefined,
+      health: result.health,
+      rotated: result.rotated ? { from: result.rotated.from, to: result.rotated.to } : undefined,
+    })
+  }
+  telemetry.flush(failed.length > 0 ? { golemId: failed[0] } : {})
+  // Thrown so Lambda retries the event soon: the Golems that ticked find their record moved on (the copy in
+  // the payload is stale, so the lease refuses it) and answer busy at the cost of one read; the failed ones
+  // run again, reconciling from their slots.
+  if (failed.length > 0) throw new TickBatchError(failed, results.length)
+  return results
+}
+
+function fail(telemetry: ReturnType<typeof createTelemetry>, error: unknown, golemId: string | undefined): void {
+  putTickFailure(telemetry, error)
+  telemetry.log('error', 'tick failed', {
+    golemId,
+    error: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
+  })
 }
 
 async function deployedSelfExtension(loaded: FunctionConfig): Promise<SelfExtensionConfig | undefined> {

@@ -47,41 +47,71 @@ export async function appendEvents(
   }
 }
 
-/** A tick owns its Golem for the lease; a tick still running within its lease makes this one `busy`. */
-async function takeLease(deps: TickDeps, golem: GolemRecord, nowMs: number): Promise<GolemRecord | null> {
+/**
+ * A tick owns its Golem for the lease; a tick still running within its lease makes this one `busy`. The
+ * write is conditional on the version this tick read, so a stale copy (the heartbeat's, carried in the
+ * payload) can never take a lease over a newer record. When the version moved but the record the store
+ * answers with is still due and not leased (a credit or a renewal landed in between), the lease is taken
+ * on that record instead; one that another tick already finished this minute (its nextTickAt moved past
+ * now) or still holds leaves this one `busy`: never two ticks of one Golem in a minute.
+ */
+async function takeLease(deps: TickDeps, read: GolemRecord, nowMs: number): Promise<{ before: GolemRecord; golem: GolemRecord } | null> {
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
-  const last = golem.lastTick
-  if (last?.outcome === 'running' && nowMs < last.at + leaseMs) return null
-  const updated = await deps.store.updateGolem({
-    golemId: golem.golemId,
-    expectedVersion: golem.version,
-    patch: { lastTick: { at: nowMs, period: last?.period ?? 0n, outcome: 'running', txHash: last?.txHash ?? null } },
-    now: nowMs,
-  })
-  return updated.updated ? updated.golem : null
+  let before = read
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const last = before.lastTick
+    if (last?.outcome === 'running' && nowMs < last.at + leaseMs) return null
+    const updated = await deps.store.updateGolem({
+      golemId: before.golemId,
+      expectedVersion: before.version,
+      patch: { lastTick: { at: nowMs, period: last?.period ?? 0n, outcome: 'running', txHash: last?.txHash ?? null } },
+      now: nowMs,
+    })
+    if (updated.updated) return { before, golem: updated.golem }
+    const current = updated.current
+    if (!current || current.status === 'dead' || current.nextTickAt > nowMs || current.nextTickAt > before.nextTickAt) return null
+    // The chain was read for the copy's delegations and key: a newer record that reads others waits a minute.
+    if (!sameReads(before, current)) return null
+    before = current
+  }
+  return null
+}
+
+function sameReads(a: GolemRecord, b: GolemRecord): boolean {
+  if (a.profile === b.profile) return true
+  if (a.profile === null || b.profile === null) return false
+  const reads = (r: GolemRecord) =>
+    JSON.stringify(readRequestOf(r.golemId, parseGolemProfile(r.profile)), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
+  return reads(a) === reads(b)
 }
 
 export async function runTick(
   tickDeps: TickDeps,
-  input: { golemId: string; observed?: ObservedGolem; fees?: TickFees },
+  input: { golemId: string; observed?: ObservedGolem; record?: GolemRecord; fees?: TickFees },
 ): Promise<TickResult> {
   // The heartbeat's fee data prices every transaction of this tick (sendOnce reads fees only without it).
   const deps: TickDeps = input.fees ? { ...tickDeps, fees: input.fees } : tickDeps
   const { store } = deps
   const golemId = input.golemId
-  // Observe: the record once, the chain once (unless the heartbeat already read it).
-  const record = await store.getGolem(golemId)
-  if (!record) return { golemId, outcome: 'unknown' }
-  if (record.status === 'dead') return { golemId, outcome: 'dead' }
-  const profile = parseGolemProfile(record.profile)
+  // Observe: the record once, the chain once; the heartbeat hands over both (the lease checks the copy).
+  const given = input.record
+  if (given && given.golemId !== golemId) throw new Error(`tick: record.golemId ${given.golemId} must be the tick's golemId ${golemId}`)
+  const read0 = given ?? (await store.getGolem(golemId))
+  if (!read0) return { golemId, outcome: 'unknown' }
+  if (read0.status === 'dead') return { golemId, outcome: 'dead' }
+  // Parsed before the lease: a profile the tick cannot read fails the tick before anything is written.
+  const profile0 = parseGolemProfile(read0.profile)
   let read = input.observed
   if (!read) {
-    const batch = await readGolems(deps.client, deps.deployment, [readRequestOf(golemId, profile)])
+    const batch = await readGolems(deps.client, deps.deployment, [readRequestOf(golemId, profile0)])
     read = { ...batch.golems[0]!, timestamp: batch.timestamp }
   }
   const nowMs = Number(read.timestamp) * 1000
-  const golem = await takeLease(deps, record, nowMs)
-  if (!golem) return { golemId, outcome: 'busy' }
+  const leased = await takeLease(deps, read0, nowMs)
+  if (!leased) return { golemId, outcome: 'busy' }
+  // The record as it was just before this tick's lease (the copy, or the newer one the lease was taken on).
+  const { before: record, golem } = leased
+  const profile = record === read0 ? profile0 : parseGolemProfile(record.profile)
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
   const slotBase = slotBaseOf(deps, nowMs)

@@ -1,5 +1,6 @@
-// A tick reads its Golem's record once and writes it twice (the lease, then the outcome), on every
-// beat of a whole life: no re-reads between planning and executing. Counted on the real DynamoStore.
+// A tick reads its Golem's record at most once and writes it twice (the lease, then the outcome), on
+// every beat of a whole life: no re-reads between planning and executing. Handed over by the heartbeat,
+// it reads it not at all: the walker's copy comes in the payload. Counted on the real DynamoStore.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../../core/store/index.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
@@ -56,8 +57,15 @@ describe('a tick', () => {
     expect(beats.at(-1)!.result.outcome).toBe('died')
   })
 
-  it('reads its record once on every beat, the beat it dies included', () => {
-    for (const [i, b] of beats.entries()) expect(b.counts.getGolem ?? 0, `beat ${i} (${b.result.outcome})`).toBe(1)
+  it('never reads its record on a beat the heartbeat hands over (the copy in the payload), the beat it dies included', () => {
+    for (const [i, b] of beats.entries()) expect(b.counts.getGolem ?? 0, `beat ${i} (${b.result.outcome})`).toBe(0)
+  })
+
+  it('reads its record once when it is invoked alone, without a copy from the heartbeat', async () => {
+    const counts: Counts = {}
+    const result = await runTick(env.deps(undefined, { store: counting(env.store, counts) }), { golemId: 'once' })
+    expect(result.outcome).toBe('dead')
+    expect(counts.getGolem).toBe(1)
   })
 
   it('writes the record twice on a living beat: the lease and the outcome', () => {

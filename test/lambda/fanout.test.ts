@@ -1,7 +1,9 @@
 // The deployed handlers, run as AWS runs them: the heartbeat handler is invoked through the Lambda
-// Invoke API and fans out with @aws-sdk/client-lambda's InvokeCommand (InvocationType Event) to a local
-// Invoke endpoint that runs the tick handler in this process, on anvil and dynalite, with the Golems'
-// keys behind a local KMS endpoint. Delivery is at least once: every tick event arrives three times, and
+// Invoke API and sends one message per due shard with @aws-sdk/client-sqs's SendMessageBatch to a local
+// SQS endpoint, which delivers each to the walker handler as an SQS event; the walkers fan out with
+// @aws-sdk/client-lambda's InvokeCommand (InvocationType Event) to a local Invoke endpoint that runs the
+// tick handler in this process, on anvil and dynalite, with the Golems' keys behind a local KMS endpoint.
+// Delivery is at least once: every tick event arrives three times, and
 // in the second period the first delivery "times out" after doing its work and is retried. Each Golem
 // is still redeemed exactly once per period, and so is a Golem the CLI onboards with a key it creates in KMS.
 import { randomUUID } from 'node:crypto'
@@ -20,6 +22,10 @@ import { DynamoStore } from '../../adapters/store/index.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import { handler as heartbeatHandler } from '../../functions/heartbeat/handler.ts'
 import { handler as tickHandler } from '../../functions/tick/handler.ts'
+import { handler as walkerHandler } from '../../functions/walker/handler.ts'
+import { startSqsEndpoint, type SqsEndpoint } from './sqsEndpoint.ts'
+import { encodeTickPayload } from '../../functions/shared/tickPayload.ts'
+import { encodeShardWalk } from '../../functions/shared/shardWalk.ts'
 import { devnetAccount, startDevnet, type Devnet } from '../../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
@@ -38,6 +44,7 @@ let dynalite: Dynalite
 let store: DynamoStore
 let kms: KmsEndpoint
 let lambda: LambdaInvokeEndpoint
+let sqs: SqsEndpoint
 let client: LambdaClient
 const golems: { id: string; golem: ProvisionedGolem; owner: `0x${string}` }[] = []
 
@@ -47,11 +54,17 @@ const logLines: Record<string, unknown>[] = []
 const kmsKeys: Record<string, Hex> = {}
 const keyIdOf = (id: string) => `arn:aws:kms:us-east-1:111122223333:key/${id}`
 
-async function beat(): Promise<{ due: number; invoked: number }> {
+/** One heartbeat, then every walk it sent and every tick those handed over; the walkers' counts summed. */
+async function beat(): Promise<{ due: number; invoked: number; shards: number }> {
+  const from = logLines.length
   const out = await client.send(new InvokeCommand({ FunctionName: 'heartbeat', InvocationType: 'RequestResponse' }))
   expect(out.FunctionError, out.Payload ? Buffer.from(out.Payload).toString() : '').toBeUndefined()
+  await sqs.idle()
   await lambda.idle()
-  return JSON.parse(Buffer.from(out.Payload!).toString()) as { due: number; invoked: number }
+  const walks = logLines.slice(from).filter((l) => l.message === 'walk')
+  const sum = (field: string) => walks.reduce((a, l) => a + Number(l[field] ?? 0), 0)
+  const { shards } = JSON.parse(Buffer.from(out.Payload!).toString()) as { shards: number }
+  return { due: sum('due'), invoked: sum('invoked'), shards }
 }
 
 const runwayRedemptions = async (owner: `0x${string}`) =>
@@ -102,6 +115,7 @@ beforeAll(async () => {
     { heartbeat: () => heartbeatHandler(), tick: (event, context) => tickHandler(event, context) },
     { duplicates: 2 },
   )
+  sqs = await startSqsEndpoint((event, context) => walkerHandler(event, context))
 
   // The functions' environment as stacks/ sets it, with the AWS services' endpoints pointed here.
   Object.assign(process.env, {
@@ -111,6 +125,8 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint,
     AWS_ENDPOINT_URL_KMS: kms.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    BARDO_WALK_QUEUE_URL: sqs.queueUrl,
     BARDO_CHAIN_ID: String(devnet.deployment.chainId),
     BARDO_DEPLOYMENT: JSON.stringify(devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
     BARDO_TABLE_NAME: table,
@@ -130,10 +146,10 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.restoreAllMocks()
   client?.destroy()
-  await Promise.allSettled([lambda?.stop(), kms?.stop(), dynalite?.stop(), devnet?.stop()])
+  await Promise.allSettled([lambda?.stop(), sqs?.stop(), kms?.stop(), dynalite?.stop(), devnet?.stop()])
 })
 
-describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
+describe('heartbeat -> SendMessageBatch -> walker -> InvokeCommand -> tick, delivered at least once', () => {
   it('speaks the Invoke API: unknown functions are 404, DryRun is 204', async () => {
     await expect(client.send(new InvokeCommand({ FunctionName: 'nope', InvocationType: 'Event' }))).rejects.toMatchObject({
       name: 'ResourceNotFoundException',
@@ -144,7 +160,12 @@ describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
 
   it('the first beat fans out to every due Golem; three deliveries of each tick redeem once', async () => {
     const result = await beat()
-    expect(result).toMatchObject({ due: GOLEMS.length, invoked: GOLEMS.length })
+    expect(result).toMatchObject({ due: GOLEMS.length, invoked: GOLEMS.length, shards: store.dueShards })
+    // One message per shard, each walked once; only the shards holding a Golem invoked the tick.
+    expect(sqs.sent.map((b) => (JSON.parse(b) as { shard: number }).shard).sort((a, b) => a - b)).toEqual([
+      ...Array(store.dueShards).keys(),
+    ])
+    expect(sqs.deliveries.every((d) => d.outcome === 'ok')).toBe(true)
     expect(lambda.accepted).toBeGreaterThanOrEqual(1)
     const ticks = lambda.deliveries.filter((d) => d.functionName === 'tick')
     expect(ticks.length).toBe(3 * lambda.accepted)
@@ -158,7 +179,7 @@ describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
     expect(tickLogs.every((l) => requestIds.has(l.requestId as string))).toBe(true)
     const emf = logLines.filter((l) => '_aws' in l && l.function === 'tick')
     expect(emf.some((l) => typeof l.SlotReconciled === 'number' && requestIds.has(l.requestId as string))).toBe(true)
-    expect(logLines.some((l) => l.message === 'heartbeat' && l.invoked === GOLEMS.length)).toBe(true)
+    expect(logLines.some((l) => l.message === 'heartbeat' && l.shards === store.dueShards)).toBe(true)
   })
 
   it('a retried tick (its first delivery timed out after the work was done) and duplicates still redeem once in the next period', async () => {
@@ -175,13 +196,76 @@ describe('heartbeat -> InvokeCommand -> tick, delivered at least once', () => {
     for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(2)
   })
 
-  it('a duplicated cron event (two heartbeats at once) redeems once per Golem in the period', async () => {
+  it('a duplicated cron event (two heartbeats at once), each walk delivered twice, redeems once per Golem in the period', async () => {
     lambda.setBehaviour({ duplicates: 2 })
+    sqs.setBehaviour({ duplicates: 1 })
     await devnet.increaseTime(DAY)
+    const before = sqs.deliveries.length
     const [first, second] = await Promise.all([beat(), beat()])
+    sqs.setBehaviour({})
+    expect(sqs.deliveries.length - before).toBe(2 * 2 * store.dueShards)
     expect(first.invoked + second.invoked).toBeGreaterThanOrEqual(GOLEMS.length)
     for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(3)
   })
+
+  it('runs the Golems of one tick invocation side by side: one that fails loses none of the others, and the event is retried', async () => {
+    await devnet.increaseTime(61)
+    const from = logLines.length
+    const broken = { ...(await store.getGolem('lambda-b'))!, profile: '{}' }
+    const event = JSON.parse(encodeTickPayload([{ golemId: 'lambda-a' }, { golemId: 'lambda-b', record: broken }, { golemId: 'lambda-c' }]))
+    await expect(tickHandler(event, { awsRequestId: 'batch-with-a-failure' })).rejects.toMatchObject({
+      name: 'TickBatchError',
+      failed: ['lambda-b'],
+      ticked: 2,
+    })
+    const lines = logLines.slice(from)
+    expect(
+      lines
+        .filter((l) => l.message === 'tick')
+        .map((l) => l.golemId)
+        .sort(),
+    ).toEqual(['lambda-a', 'lambda-c'])
+    expect(lines.filter((l) => l.message === 'tick failed').map((l) => l.golemId)).toEqual(['lambda-b'])
+    expect(lines.find((l) => '_aws' in l && l.requestId === 'batch-with-a-failure')).toMatchObject({ TickFailed: 1 })
+    // The broken copy failed before its lease: lambda-b's record was not touched.
+    expect((await store.getGolem('lambda-b'))!.lastTick?.outcome).not.toBe('running')
+  })
+
+  it('the walker drops a walk older than its minute and reports a malformed one as the failed item', async () => {
+    const from = logLines.length
+    const block = await devnet.publicClient.getBlock()
+    const stale = encodeShardWalk({ shard: 0, blockNumber: block.number, timestamp: block.timestamp, dispatchedAt: Date.now() - 61_000 })
+    const out = await walkerHandler({
+      Records: [
+        { messageId: 'stale', body: stale },
+        { messageId: 'malformed', body: '{"shard":-1}' },
+        {
+          messageId: 'past-the-shards',
+          body: encodeShardWalk({ shard: store.dueShards, blockNumber: 1n, timestamp: 1n, dispatchedAt: Date.now() }),
+        },
+      ],
+    })
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'malformed' }, { itemIdentifier: 'past-the-shards' }] })
+    const lines = logLines.slice(from)
+    expect(lines.filter((l) => l.message === 'walk dropped')).toMatchObject([{ shard: 0 }])
+    expect(lines.filter((l) => l.message === 'walk')).toEqual([])
+    expect(lines.find((l) => '_aws' in l && l.function === 'walker')).toMatchObject({ WalkFailed: 2 })
+  })
+
+  it('names a walk the queue refused in the heartbeat failure (that shard is walked the next minute)', async () => {
+    const shardOf = (b: string) => (JSON.parse(b) as { shard: number }).shard
+    sqs.setBehaviour({ failSendsOf: (b) => shardOf(b) === 3 })
+    const out = await client.send(new InvokeCommand({ FunctionName: 'heartbeat', InvocationType: 'RequestResponse' }))
+    sqs.setBehaviour({})
+    await sqs.idle()
+    await lambda.idle()
+    expect(JSON.parse(Buffer.from(out.Payload!).toString())).toMatchObject({
+      errorType: 'ShardDispatchError',
+      errorMessage: expect.stringContaining('shards 3 were not sent'),
+    })
+    expect(logLines.some((l) => l.message === 'heartbeat failed' && String(l.error).includes('ShardDispatchError'))).toBe(true)
+  })
+
   it('a Golem onboarded with `bardo onboard --kms` gets a key created and tagged for it, once, and the deployed tick redeems it once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bardo-kms-'))
     const deploymentFile = join(dir, 'deployment.json')

@@ -67,6 +67,7 @@ describe('no dead alarm', () => {
     )
     putTickFailure(t, throttled)
     t.put('IndexerLagBlocks', 12)
+    t.put('WalkFailed', 1)
     t.log('info', 'tick', { golemId: 'g' })
     t.flush()
     t.flush()
@@ -86,6 +87,7 @@ describe('no dead alarm', () => {
       TickFailed: 1,
       KmsThrottled: 1,
       IndexerLagBlocks: 12,
+      WalkFailed: 1,
     })
     const named = emf._aws.CloudWatchMetrics[0]!.Metrics.map((m) => m.Name).sort()
     expect(named).toEqual(Object.keys(BARDO_METRICS).sort())

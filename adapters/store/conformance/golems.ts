@@ -100,6 +100,18 @@ export function golemSuite(backend: Backend): void {
       await expect(store.findGolems({ sessionKey: 'not an address' as never })).rejects.toThrow(StoreInputError)
     })
 
+    it('reads many records at once: unknown ids left out, the order asked, more than one batch of keys', async () => {
+      const store = await backend.newStore()
+      const ids = Array.from({ length: 130 }, (_, i) => `m-${i}`)
+      for (const id of ids) await store.createGolem(golemInput(id))
+      const asked = [...ids].reverse()
+      const records = await store.getGolems([...asked.slice(0, 60), 'nobody', ...asked.slice(60)])
+      expect(records.map((r) => r.golemId)).toEqual(asked)
+      expect(records[0]).toEqual(await store.getGolem(asked[0]!))
+      expect(await store.getGolems([])).toEqual([])
+      await expect(store.getGolems(['has#hash'])).rejects.toMatchObject({ field: 'golemId' })
+    })
+
     it('lists due Golems in pages: due and not dead only, each once', async () => {
       const store = await backend.newStore()
       const due = Array.from({ length: 20 }, (_, i) => `due-${i}`)
@@ -127,13 +139,62 @@ export function golemSuite(backend: Backend): void {
       const store = await backend.newStore()
       await store.createGolem(golemInput('a'))
       await store.createGolem(golemInput('b'))
-      await store.updateGolem({ golemId: 'a', expectedVersion: 1, patch: { nextTickAt: T0 + 60_000 }, now: T0 })
+      // More than one cadence (a minute) ahead: the entry is rewritten, so the Golem leaves the list.
+      await store.updateGolem({ golemId: 'a', expectedVersion: 1, patch: { nextTickAt: T0 + 120_000 }, now: T0 })
       expect((await store.listDueGolems({ now: T0 })).golems.map((g) => g.golemId)).toEqual(['b'])
       await store.updateGolem({ golemId: 'b', expectedVersion: 1, patch: { status: 'dead' }, now: T0 })
       expect((await store.listDueGolems({ now: T0 })).golems).toEqual([])
-      expect((await store.listDueGolems({ now: T0 + 60_000 })).golems).toMatchObject([
-        { golemId: 'a', dueAt: T0 + 60_000, status: 'alive', version: 2 },
+      expect((await store.listDueGolems({ now: T0 + 120_000 })).golems).toMatchObject([
+        { golemId: 'a', dueAt: T0 + 120_000, status: 'alive', version: 2 },
       ])
+      // Moved back: rewritten at once, never listed late.
+      await store.updateGolem({ golemId: 'a', expectedVersion: 2, patch: { nextTickAt: T0 + 5_000 }, now: T0 })
+      expect((await store.listDueGolems({ now: T0 + 5_000 })).golems).toMatchObject([{ golemId: 'a', dueAt: T0 + 5_000, version: 3 }])
+    })
+
+    it('keeps the due entry when a tick only moves nextTickAt one beat on: a lower bound, never late', async () => {
+      const store = await backend.newStore()
+      await store.createGolem(golemInput('idle'))
+      let version = 1
+      // A minute of idle ticks: a lease (lastTick only), then the next tick time one beat on.
+      for (let minute = 0; minute < 3; minute++) {
+        const now = T0 + minute * 60_000
+        const lastTick = { at: now, period: 1n, outcome: 'running', txHash: null }
+        await store.updateGolem({ golemId: 'idle', expectedVersion: version++, patch: { lastTick }, now })
+        await store.updateGolem({ golemId: 'idle', expectedVersion: version++, patch: { nextTickAt: now + 60_000 }, now })
+        // Not rewritten: the entry still says the first due time and version; the record is due next minute.
+        const listed = await store.listDueGolems({ now })
+        expect(listed.golems).toEqual([{ golemId: 'idle', dueAt: T0, status: 'alive', version: 1 }])
+        expect((await store.getGolem('idle'))!.nextTickAt).toBe(now + 60_000)
+      }
+      // Dying is a status change: the entry follows, and the Golem is still listed (it runs its death protocol).
+      await store.updateGolem({ golemId: 'idle', expectedVersion: version++, patch: { status: 'dying' }, now: T0 + 180_000 })
+      expect((await store.listDueGolems({ now: T0 + 240_000 })).golems).toMatchObject([{ golemId: 'idle', status: 'dying', version }])
+    })
+
+    it('lists one shard at a time: every due Golem in exactly one shard, paged within it', async () => {
+      const store = await backend.newStore()
+      const ids = Array.from({ length: 40 }, (_, i) => `s-${i}`)
+      for (const id of ids) await store.createGolem(golemInput(id))
+      expect(store.dueShards).toBeGreaterThan(1)
+      const seen: string[] = []
+      for (let shard = 0; shard < store.dueShards; shard++) {
+        let cursor: string | null = null
+        do {
+          const page = await store.listDueGolems({ now: T0, limit: 3, cursor, shard })
+          seen.push(...page.golems.map((g) => g.golemId))
+          cursor = page.cursor
+        } while (cursor !== null)
+      }
+      expect(seen.sort()).toEqual([...ids].sort())
+      const first = await store.listDueGolems({ now: T0, limit: 1, shard: 0 })
+      const other = [...Array(store.dueShards).keys()].find((n) => n !== 0)!
+      if (first.cursor !== null)
+        await expect(store.listDueGolems({ now: T0, limit: 1, shard: other, cursor: first.cursor })).rejects.toMatchObject({
+          field: 'cursor',
+        })
+      for (const shard of [-1, store.dueShards, 1.5])
+        await expect(store.listDueGolems({ now: T0, shard })).rejects.toMatchObject({ name: 'StoreInputError', field: 'shard' })
     })
 
     it('refuses bad input naming the field, and writes nothing', async () => {

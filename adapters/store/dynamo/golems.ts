@@ -1,16 +1,18 @@
 // Golem records and the heartbeat's due index on DynamoDB.
 // The due index is one small item per Golem in one of `shards` partitions (DUE#<n>), read with a
 // filter on dueAt: no GSI, no per-minute buckets to miss. The Golem record is the truth; its due
-// entry is written after it, guarded by version so a slow writer never rolls the entry back.
+// entry is a lower bound on its nextTickAt, written after it only when that bound changes
+// (core/store/dueEntry.ts), guarded by version so a slow writer never rolls the entry back.
 import * as codec from '../codec.ts'
 import { StoreConflictError } from '../../../core/store/errors.ts'
 import * as parse from '../../../core/store/inputs.ts'
 import * as k from '../keys.ts'
 import type { DueGolem, GolemRecord } from '../../../core/store/records.ts'
 import * as rules from '../../../core/store/rules.ts'
+import { dueEntryChange } from '../../../core/store/dueEntry.ts'
 import type * as S from '../../../core/store/store.ts'
 import * as v from '../../../core/store/validate.ts'
-import type { DynamoTable } from './table.ts'
+import { BATCH_GET_MAX, type DynamoTable } from './table.ts'
 
 /** Items read per Query while collecting a page of due Golems. */
 const DUE_QUERY_BATCH = 200
@@ -18,6 +20,23 @@ const DUE_QUERY_BATCH = 200
 export async function getGolem(table: DynamoTable, golemId: string): Promise<GolemRecord | null> {
   const item = await table.get({ pk: k.golemPk(v.golemId(golemId)), sk: k.SK.golem })
   return item ? codec.golemFromItem(item) : null
+}
+
+/** The records of these Golems (unknown ids left out), in the order asked, BATCH_GET_MAX per request. */
+export async function getGolems(table: DynamoTable, golemIds: readonly string[]): Promise<GolemRecord[]> {
+  const ids = golemIds.map((id) => v.golemId(id))
+  const found = new Map<string, GolemRecord>()
+  for (let i = 0; i < ids.length; i += BATCH_GET_MAX) {
+    const keys = [...new Set(ids.slice(i, i + BATCH_GET_MAX))].map((id) => ({ pk: k.golemPk(id), sk: k.SK.golem }))
+    for (const item of await table.batchGet(keys)) {
+      const golem = codec.golemFromItem(item)
+      found.set(golem.golemId, golem)
+    }
+  }
+  return ids.flatMap((id) => {
+    const golem = found.get(id)
+    return golem ? [golem] : []
+  })
 }
 
 export async function createGolem(table: DynamoTable, shards: number, raw: S.CreateGolemInput): Promise<S.CreateGolemResult> {
@@ -34,7 +53,10 @@ export async function createGolem(table: DynamoTable, shards: number, raw: S.Cre
   return created ? { created: true, golem } : { created: false, existing: current }
 }
 
-export async function updateGolem(table: DynamoTable, shards: number, raw: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
+export type DueLayout = { shards: number; cadenceMs: number }
+
+export async function updateGolem(table: DynamoTable, due: DueLayout, raw: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
+  const shards = due.shards
   const i = parse.parseUpdateGolem(raw)
   const current = await getGolem(table, i.golemId)
   if (current === null) return { updated: false, reason: 'missing', current: null }
@@ -54,7 +76,8 @@ export async function updateGolem(table: DynamoTable, shards: number, raw: S.Upd
     const latest = await getGolem(table, i.golemId)
     return latest === null ? { updated: false, reason: 'missing', current: null } : { updated: false, reason: 'version', current: latest }
   }
-  await syncDueEntry(table, shards, next)
+  // An idle tick only moves nextTickAt by one beat: the entry, a lower bound, still lists it in time.
+  if (dueEntryChange(current, next, i.now, due.cadenceMs) !== 'none') await syncDueEntry(table, shards, next)
   return { updated: true, golem: next }
 }
 
@@ -68,10 +91,11 @@ export async function syncDueEntry(table: DynamoTable, shards: number, golem: Go
 }
 
 export async function listDueGolems(table: DynamoTable, shards: number, raw: S.ListDueInput): Promise<S.ListDueResult> {
-  const i = parse.parseListDue(raw)
-  const from = k.decodeDueCursor(i.cursor, shards)
+  const i = parse.parseListDue(raw, shards)
+  const from = k.decodeDueCursor(i.cursor, shards, i.shard)
   const golems: DueGolem[] = []
-  for (let shard = from.shard; shard < shards; shard++) {
+  const last = i.shard === null ? shards - 1 : i.shard
+  for (let shard = from.shard; shard <= last; shard++) {
     let after = shard === from.shard ? from.after : null
     for (;;) {
       const page = await table.query({

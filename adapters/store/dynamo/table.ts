@@ -1,7 +1,15 @@
 // A thin wrapper over the DocumentClient for one table: conditional put/update/delete that answer
 // false/null when the condition fails (instead of throwing), the key guard on every write, and
 // consistent reads. No TransactWrite and no TTL: dynalite has neither, and nothing here needs them.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb'
 import type { Item } from '../codec.ts'
 import { StoreBackendError } from '../../../core/store/errors.ts'
 import { assertNoKeyMaterial } from '../../../core/store/keyGuard.ts'
@@ -31,6 +39,9 @@ export type QuerySpec = {
   forward?: boolean
 }
 
+/** DynamoDB's limit of keys per BatchGetItem. */
+export const BATCH_GET_MAX = 100
+
 const isConditionFailure = (err: unknown) => err instanceof Error && err.name === 'ConditionalCheckFailedException'
 
 export class DynamoTable {
@@ -44,6 +55,25 @@ export class DynamoTable {
       this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })),
     )
     return (out.Item as Item | undefined) ?? null
+  }
+
+  /**
+   * Consistent reads of up to BATCH_GET_MAX keys in one BatchGetItem (and again for any keys DynamoDB
+   * leaves unprocessed under throttling, with a short backoff). Items come back in no particular order.
+   */
+  async batchGet(keys: readonly Key[]): Promise<Item[]> {
+    if (keys.length > BATCH_GET_MAX) throw new RangeError(`batchGet: at most ${BATCH_GET_MAX} keys, got ${keys.length}`)
+    const items: Item[] = []
+    let pending: Key[] = [...keys]
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt) * Math.random()))
+      const out = await this.#call('BatchGetItem', () =>
+        this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
+      )
+      items.push(...((out.Responses?.[this.tableName] as Item[] | undefined) ?? []))
+      pending = (out.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined) ?? []
+    }
+    return items
   }
 
   /** Writes the whole item; false if `condition` failed. */

@@ -1,0 +1,102 @@
+// The heartbeat's dispatch on its own: the walk message's wire format (validated on arrival), the SQS
+// dispatcher's batching and its report of unsent walks, and the bounded helpers both sides use.
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
+import { describe, expect, it } from 'vitest'
+import { Limiter, mapBounded, settleBounded } from '../shared/concurrency.ts'
+import { decodeShardWalk, encodeShardWalk, type ShardWalk } from '../shared/shardWalk.ts'
+import { ShardDispatchError, SqsShardDispatcher } from './dispatchers.ts'
+
+const walk = (shard: number): ShardWalk => ({ shard, blockNumber: 7n, timestamp: 1_750_000_000n, dispatchedAt: 1_750_000_000_123 })
+
+describe('the walk message', () => {
+  it('round-trips with its bigints', () => {
+    expect(decodeShardWalk(encodeShardWalk(walk(3)))).toEqual(walk(3))
+  })
+
+  it('refuses a malformed walk, naming the field', () => {
+    const good = JSON.parse(encodeShardWalk(walk(1))) as Record<string, unknown>
+    for (const [field, value] of [
+      ['shard', -1],
+      ['shard', 1.5],
+      ['blockNumber', 7],
+      ['timestamp', '-1'],
+      ['dispatchedAt', 'now'],
+    ] as const)
+      expect(() => decodeShardWalk(JSON.stringify({ ...good, [field]: value })), field).toThrow(field)
+    expect(() => decodeShardWalk('not json')).toThrow()
+  })
+})
+
+describe('SqsShardDispatcher', () => {
+  it('sends ten walks a SendMessageBatch, the batches at once, and names the walks SQS did not take', async () => {
+    const sent: { entries: string[] }[] = []
+    let inFlight = 0
+    let most = 0
+    const sqs = {
+      async send(command: SendMessageBatchCommand) {
+        expect(command).toBeInstanceOf(SendMessageBatchCommand)
+        expect(command.input.QueueUrl).toBe('https://sqs.local/walks')
+        inFlight++
+        most = Math.max(most, inFlight)
+        await new Promise((r) => setTimeout(r, 5))
+        inFlight--
+        const entries = command.input.Entries ?? []
+        sent.push({ entries: entries.map((e) => e.MessageBody!) })
+        // SQS answers 200 with some entries failed: those must not be taken as sent.
+        return {
+          Successful: [],
+          Failed: entries.filter((e) => e.Id === 'shard-13').map((e) => ({ Id: e.Id, SenderFault: false, Code: 'x' })),
+        }
+      },
+    }
+    const dispatcher = new SqsShardDispatcher(sqs as never, 'https://sqs.local/walks')
+    const walks = Array.from({ length: 16 }, (_, i) => walk(i))
+    await expect(dispatcher.dispatch(walks)).rejects.toThrow(ShardDispatchError)
+    expect(sent.map((b) => b.entries.length).sort()).toEqual([10, 6])
+    expect(most).toBe(2)
+    expect(
+      sent
+        .flatMap((b) => b.entries)
+        .map((t) => decodeShardWalk(t).shard)
+        .sort((a, b) => a - b),
+    ).toEqual([...Array(16).keys()])
+    await expect(dispatcher.dispatch(walks)).rejects.toMatchObject({ shards: [13] })
+  })
+})
+
+describe('bounded parallelism', () => {
+  it('runs at most `limit` at once, keeps the order, and lets one failure stop none', async () => {
+    let inFlight = 0
+    let most = 0
+    const settled = await settleBounded([1, 2, 3, 4, 5, 6, 7], 3, async (n) => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      await new Promise((r) => setTimeout(r, 8 - n))
+      inFlight--
+      if (n === 4) throw new Error('four')
+      return n * 10
+    })
+    expect(most).toBe(3)
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : 'x'))).toEqual([10, 20, 30, 'x', 50, 60, 70])
+    await expect(mapBounded([1, 2], 2, async (n) => (n === 2 ? Promise.reject(new Error('two')) : n))).rejects.toThrow('two')
+    await expect(settleBounded([], 0, async () => 0)).rejects.toThrow(RangeError)
+  })
+
+  it('shares one cap among every caller of a Limiter', async () => {
+    const limiter = new Limiter(2)
+    let inFlight = 0
+    let most = 0
+    const task = () =>
+      limiter.run(async () => {
+        inFlight++
+        most = Math.max(most, inFlight)
+        await new Promise((r) => setTimeout(r, 3))
+        inFlight--
+      })
+    await Promise.all([Promise.all([task(), task(), task()]), Promise.all([task(), task()])])
+    expect(most).toBe(2)
+    await expect(limiter.run(async () => Promise.reject(new Error('no')))).rejects.toThrow('no')
+    await task()
+    expect(inFlight).toBe(0)
+  })
+})

@@ -1,0 +1,130 @@
+// One shard's walk: page through the shard's due entries, read the records of a page in one batch, keep
+// those the record says are due, read them from the chain in one multicall at the minute's block, and
+// hand the ticks over a few invocations at a time, each with its observation and its record.
+import type { PublicClient } from 'viem'
+import type { BardoDeployment } from '../../core/deployment.ts'
+import type { TickFees } from '../../core/fees.ts'
+import { readRequestOf } from '../../core/lifecycle/observation.ts'
+import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import type { GolemRecord, Store } from '../../core/store/index.ts'
+import { readGolems } from '../../adapters/chain/readGolems.ts'
+import { settleBounded } from '../shared/concurrency.ts'
+import type { ShardWalk } from '../shared/shardWalk.ts'
+import type { TickInvoker, TickRequest } from './heartbeat.ts'
+
+export type WalkDeps = {
+  store: Store
+  client: PublicClient
+  deployment: BardoDeployment
+  invoker: TickInvoker
+  /** Golems per store page and per multicall (200: ~76 KB of calldata, inside providers' eth_call limits). */
+  pageSize?: number
+  /** Golems per tick invocation. */
+  batchSize?: number
+  /** Invocations in flight at once: a page's 20 hand-overs take a few round trips, not 20. */
+  handOverConcurrency?: number
+  /** The page's chain read (the one multicall); readGolems unless a test stands in for the chain. */
+  chainReader?: typeof readGolems
+  /** Told after each page is handed over (tests and benches time the walk with it). */
+  onPage?: (page: { shard: number; index: number; listed: number; handedOver: number }) => void
+}
+
+export type WalkResult = {
+  shard: number
+  pages: number
+  /** Due entries listed (a lower bound: the record decides). */
+  listed: number
+  due: number
+  invoked: number
+  /** Dead, or a record the tick could not read. */
+  skipped: number
+  /** The entry lags the record and the record is not due yet (the Golem ticked this minute already). */
+  notDue: number
+  /** Ticks whose hand-over failed: they are due again next minute. */
+  failed: number
+  /** The first hand-over failure, for the log line. */
+  firstFailure?: unknown
+}
+
+export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkResult> {
+  const nowMs = Number(walk.timestamp) * 1000
+  const pageSize = deps.pageSize ?? 200
+  const batchSize = deps.batchSize ?? 10
+  const handOver = deps.handOverConcurrency ?? 8
+  const result: WalkResult = { shard: walk.shard, pages: 0, listed: 0, due: 0, invoked: 0, skipped: 0, notDue: 0, failed: 0 }
+  let fees: Promise<TickFees | undefined> | undefined
+  let cursor: string | null = null
+  do {
+    const page = await deps.store.listDueGolems({ now: nowMs, limit: pageSize, cursor, shard: walk.shard })
+    cursor = page.cursor
+    result.listed += page.golems.length
+    const records = page.golems.length === 0 ? [] : await deps.store.getGolems(page.golems.map((g) => g.golemId))
+    const due: { record: GolemRecord; profile: GolemProfile }[] = []
+    let notDue = 0
+    for (const record of records) {
+      // The record decides: its entry only says "not before".
+      if (record.nextTickAt > nowMs && record.status !== 'dead') {
+        notDue++
+        continue
+      }
+      const profile = record.status === 'dead' || record.profile === null ? null : readableProfile(record.profile)
+      if (profile) due.push({ record, profile })
+    }
+    // A listed Golem without a record (its entry written, its record never) counts as skipped too.
+    result.notDue += notDue
+    result.skipped += page.golems.length - notDue - due.length
+    result.due += due.length
+    if (due.length > 0) {
+      const batch = await (deps.chainReader ?? readGolems)(
+        deps.client,
+        deps.deployment,
+        due.map((g) => readRequestOf(g.record.golemId, g.profile)),
+        { number: walk.blockNumber, timestamp: walk.timestamp },
+      )
+      // Read once per walk, and only when a tick is handed over: a shard with nothing due pays nothing for it.
+      fees ??= feesAt(deps.client, walk.baseFeePerGas)
+      const tickFees = await fees
+      const recordOf = new Map(due.map((g) => [g.record.golemId, g.record]))
+      const requests: TickRequest[] = batch.golems.map((g) => ({
+        golemId: g.golemId,
+        observed: { ...g, timestamp: batch.timestamp },
+        record: recordOf.get(g.golemId)!,
+        ...(tickFees ? { fees: tickFees } : {}),
+      }))
+      const slices: TickRequest[][] = []
+      for (let i = 0; i < requests.length; i += batchSize) slices.push(requests.slice(i, i + batchSize))
+      const settled = await settleBounded(slices, handOver, (slice) => deps.invoker.invoke(slice))
+      for (const [i, s] of settled.entries()) {
+        if (s.status === 'fulfilled') result.invoked += slices[i]!.length
+        else {
+          result.failed += slices[i]!.length
+          result.firstFailure ??= s.reason
+        }
+      }
+    }
+    deps.onPage?.({ shard: walk.shard, index: result.pages, listed: page.golems.length, handedOver: due.length })
+    result.pages++
+  } while (cursor !== null)
+  return result
+}
+
+function readableProfile(profile: string): GolemProfile | null {
+  try {
+    return parseGolemProfile(profile)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The minute's block's base fee and the node's priority fee. None on a chain without EIP-1559, or when the
+ * fee read fails: the ticks then read their own, so a failed fee read never stops a walk.
+ */
+async function feesAt(
+  client: Pick<PublicClient, 'estimateMaxPriorityFeePerGas'>,
+  baseFeePerGas: bigint | undefined,
+): Promise<TickFees | undefined> {
+  if (baseFeePerGas === undefined) return undefined
+  const maxPriorityFeePerGas = await client.estimateMaxPriorityFeePerGas().catch(() => null)
+  return maxPriorityFeePerGas === null ? undefined : { baseFeePerGas, maxPriorityFeePerGas }
+}

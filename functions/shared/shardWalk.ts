@@ -1,0 +1,37 @@
+// The heartbeat -> shard walker message (one SQS message per due shard): which shard, and the block the
+// whole minute reads at, so every walker observes the chain at one block. Validated on arrival.
+import * as z from 'zod/v4'
+
+export type ShardWalk = {
+  shard: number
+  /** The block the heartbeat read: every walker's multicall reads at it; its time is "now". */
+  blockNumber: bigint
+  timestamp: bigint
+  /** That block's base fee (absent on a chain without EIP-1559): the ticks price from it. */
+  baseFeePerGas?: bigint
+  /** Wall-clock ms when the heartbeat sent it: a walk older than a minute is replaced by a fresher one. */
+  dispatchedAt: number
+}
+
+// `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).
+const big = z
+  .string()
+  .regex(/^\d+$/, { abort: true })
+  .transform((v) => BigInt(v))
+const walk = z.object({
+  shard: z.number().int().min(0),
+  blockNumber: big,
+  timestamp: big,
+  baseFeePerGas: big.optional(),
+  dispatchedAt: z.number().int().min(0),
+})
+
+export function encodeShardWalk(w: ShardWalk): string {
+  return JSON.stringify(w, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
+}
+
+export function decodeShardWalk(text: string): ShardWalk {
+  const { baseFeePerGas, ...rest } = walk.parse(JSON.parse(text))
+  // Left out rather than set to undefined (exact optional properties).
+  return baseFeePerGas === undefined ? rest : { ...rest, baseFeePerGas }
+}

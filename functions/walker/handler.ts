@@ -1,0 +1,63 @@
+// AWS Lambda entry: one due shard's walk, delivered by SQS (one message per shard each minute, batch size
+// one). Lists the shard's due Golems, reads them from the chain at the minute's block and invokes the
+// tick function asynchronously (InvocationType Event) a few invocations at a time. A walk older than a
+// minute is dropped: the heartbeat has sent a fresher one. A walk that fails is reported as the batch's
+// failed item; SQS redelivers it only within the queue's one-minute retention, so it never runs late.
+import { LambdaClient } from '@aws-sdk/client-lambda'
+import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
+import { createTelemetry } from '../shared/metrics.ts'
+import { decodeShardWalk } from '../shared/shardWalk.ts'
+import { LambdaInvoker } from '../heartbeat/invokers.ts'
+import { walkShard, type WalkResult } from '../heartbeat/walk.ts'
+
+/** The part of an SQS event the walker reads. */
+export type SqsEvent = { Records?: { messageId: string; body: string }[] }
+export type SqsBatchResponse = { batchItemFailures: { itemIdentifier: string }[] }
+
+/** A walk this much older than its dispatch is stale: the next minute's walk replaces it. */
+export const MAX_WALK_AGE_MS = 60_000
+
+let config: FunctionConfig | undefined
+let invoker: LambdaInvoker | undefined
+
+export async function handler(event: SqsEvent, context?: { awsRequestId?: string }): Promise<SqsBatchResponse> {
+  const telemetry = createTelemetry({ requestId: context?.awsRequestId ?? `walker-${Date.now()}`, functionName: 'walker' })
+  const failures: { itemIdentifier: string }[] = []
+  for (const message of event.Records ?? []) {
+    try {
+      config ??= loadFunctionConfig()
+      const tick = process.env.BARDO_TICK_FUNCTION_NAME
+      if (!tick) throw new Error('config: BARDO_TICK_FUNCTION_NAME must be set')
+      invoker ??= new LambdaInvoker(new LambdaClient({}), tick)
+      const walk = decodeShardWalk(message.body)
+      if (walk.shard >= config.store.dueShards)
+        throw new Error(`walk: shard ${walk.shard} must be below the store's ${config.store.dueShards} due shards`)
+      if (Date.now() - walk.dispatchedAt > MAX_WALK_AGE_MS) {
+        telemetry.log('warn', 'walk dropped', { shard: walk.shard, ageMs: Date.now() - walk.dispatchedAt })
+        continue
+      }
+      const result = await walkShard({ store: config.store, client: config.client, deployment: config.deployment, invoker }, walk)
+      logWalk(telemetry, result, walk.blockNumber)
+      if (result.failed > 0) telemetry.put('WalkFailed', 1)
+    } catch (error) {
+      failures.push({ itemIdentifier: message.messageId })
+      telemetry.put('WalkFailed', 1)
+      telemetry.log('error', 'walk failed', {
+        error: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
+      })
+    }
+  }
+  telemetry.flush()
+  return { batchItemFailures: failures }
+}
+
+function logWalk(telemetry: ReturnType<typeof createTelemetry>, r: WalkResult, block: bigint): void {
+  const { firstFailure, ...counts } = r
+  telemetry.log(r.failed > 0 ? 'error' : 'info', 'walk', {
+    ...counts,
+    block,
+    ...(firstFailure === undefined
+      ? {}
+      : { error: firstFailure instanceof Error ? `${firstFailure.name}: ${firstFailure.message.split('\n')[0]}` : String(firstFailure) }),
+  })
+}

@@ -1,0 +1,92 @@
+// The record in the tick's payload is the walker's copy: the tick does not read it again, and a stale copy
+// is harmless because the lease write is conditional on its version. A copy whose Golem ticked since is
+// refused; one that lost only to a credit (same delegations, same key) takes the lease on the current
+// record and keeps the credit; one whose chain reads changed since is refused. Real anvil and DynamoStore.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { runHeartbeat, type TickInvoker, type TickRequest } from '../../functions/heartbeat/heartbeat.ts'
+import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
+import { runTick } from '../../functions/tick/runTick.ts'
+import { provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+let env: HeartbeatEnv
+const ID = 'stale'
+
+/** One heartbeat whose hand-over is kept (through the wire format) instead of run. */
+async function handOver(): Promise<TickRequest> {
+  const kept: TickRequest[] = []
+  const invoker: TickInvoker = {
+    async invoke(requests) {
+      kept.push(...decodeTickPayload(encodeTickPayload(requests)))
+    },
+  }
+  await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+  expect(kept.map((r) => r.golemId)).toEqual([ID])
+  return kept[0]!
+}
+
+async function editProfile(edit: (p: ReturnType<typeof parseGolemProfile>) => void): Promise<void> {
+  const record = (await env.store.getGolem(ID))!
+  const profile = parseGolemProfile(record.profile)
+  edit(profile)
+  const updated = await env.store.updateGolem({
+    golemId: ID,
+    expectedVersion: record.version,
+    patch: { profile: serializeGolemProfile(profile) },
+    now: record.updatedAt,
+  })
+  expect(updated.updated).toBe(true)
+}
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  await provisionExampleGolem(env, ID)
+})
+afterAll(async () => env?.stop())
+
+describe('the record in the payload', () => {
+  it('carries the record the walker read, validated on arrival', async () => {
+    const request = await handOver()
+    expect(request.record).toEqual(await env.store.getGolem(ID))
+    const wire = JSON.parse(encodeTickPayload([request])) as { requests: Record<string, unknown>[] }
+    expect(() => decodeTickPayload(JSON.stringify({ requests: [{ ...wire.requests[0], golemId: 'another' }] }))).toThrow(/record.golemId/)
+    const bad = { ...(wire.requests[0]!.record as Record<string, unknown>), version: 0 }
+    expect(() => decodeTickPayload(JSON.stringify({ requests: [{ ...wire.requests[0], record: bad }] }))).toThrow()
+  })
+
+  it('refuses a copy whose Golem ticked since: busy at the lease, nothing written', async () => {
+    await env.devnet.increaseTime(61)
+    const request = await handOver()
+    expect((await runTick(env.deps('first'), request)).outcome).toBe('ticked')
+    const after = (await env.store.getGolem(ID))!
+    expect(after.version).toBeGreaterThan(request.record!.version)
+    expect(await runTick(env.deps('late'), request)).toEqual({ golemId: ID, outcome: 'busy' })
+    expect(await env.store.getGolem(ID)).toEqual(after)
+  })
+
+  it('takes the lease on the current record when the copy lost only to a credit, and keeps the credit', async () => {
+    await env.devnet.increaseTime(61)
+    const request = await handOver()
+    const credited = request.record && parseGolemProfile(request.record.profile).life.runwayEndsAt + 3_600n
+    // A paid extension lands between the walk and the tick: a new version, the same chain reads.
+    await editProfile((p) => {
+      p.life.runwayEndsAt = credited!
+    })
+    const result = await runTick(env.deps('after-credit'), request)
+    expect(result.outcome).toBe('ticked')
+    const record = (await env.store.getGolem(ID))!
+    expect(record.lastTick?.outcome).not.toBe('running')
+    expect(parseGolemProfile(record.profile).life.runwayEndsAt).toBe(credited)
+  })
+
+  it('refuses a copy whose delegations changed since: the chain was read for the old ones', async () => {
+    await env.devnet.increaseTime(61)
+    const request = await handOver()
+    await editProfile((p) => {
+      p.runway.chainHashes = [`0x${'ee'.repeat(32)}`]
+    })
+    const before = (await env.store.getGolem(ID))!
+    expect(await runTick(env.deps('after-renewal'), request)).toEqual({ golemId: ID, outcome: 'busy' })
+    expect(await env.store.getGolem(ID)).toEqual(before)
+  })
+})
