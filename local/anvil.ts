@@ -58,36 +58,75 @@ async function waitForRpc(rpcUrl: string, child: ChildProcess, timeoutMs: number
   throw new Error(`anvil did not answer on ${rpcUrl} within ${timeoutMs} ms`)
 }
 
+/**
+ * The port anvil bound, from the line it prints when it listens. Anvil is asked for port 0, so the port is
+ * the OS's choice at bind time and can never be another process's: probing for a free port and then
+ * binding it races with every other suite starting at the same moment, and the loser of that race could
+ * find the winner's anvil answering on "its" port and deploy onto another suite's chain.
+ */
+function listeningPort(child: ChildProcess, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = ''
+    const done = (settle: () => void) => {
+      clearTimeout(timer)
+      child.stdout?.off('data', onData)
+      child.off('exit', onExit)
+      // Keep draining what anvil prints (its banner lists the well-known dev keys): never kept or logged.
+      child.stdout?.resume()
+      settle()
+    }
+    const onData = (d: Buffer) => {
+      seen = (seen + d.toString()).slice(-4096)
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(seen)
+      if (match) done(() => resolve(Number(match[1])))
+    }
+    const onExit = (code: number | null) => done(() => reject(new Error(`anvil exited early with code ${code}`)))
+    const timer = setTimeout(() => done(() => reject(new Error(`anvil did not listen within ${timeoutMs} ms`))), timeoutMs)
+    child.stdout?.on('data', onData)
+    child.once('exit', onExit)
+  })
+}
+
+async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<void> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  if (!res.ok) throw new Error(`anvil: ${method} answered HTTP ${res.status}`)
+}
+
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil> {
   const chainId = options.chainId ?? 31337
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort()
-    const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent']
-    args.push('--code-size-limit', String(options.codeSizeLimit ?? 0x100000))
-    args.push('--gas-limit', String(options.gasLimit ?? 300_000_000n))
-    if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime))
-    if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp))
-    const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr?.on('data', (d: Buffer) => {
-      stderr += d.toString()
-    })
-    const rpcUrl = `http://127.0.0.1:${port}`
-    try {
-      await waitForRpc(rpcUrl, child, 15_000)
-    } catch (error) {
-      child.kill('SIGKILL')
-      // Another process may have taken the port between probing and binding; try a new one.
-      if (attempt < 3 && /Address already in use|exited early/.test(`${stderr} ${String(error)}`)) continue
-      throw new Error(`could not start anvil: ${String(error)} ${stderr}`.trim())
-    }
-    const stop = () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve()
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-        setTimeout(() => child.kill('SIGKILL'), 2_000).unref()
-      })
-    return { rpcUrl, port, chainId, process: child, stop }
+  // Not --silent: anvil then prints nothing, the port it bound included.
+  const args = ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId)]
+  args.push('--code-size-limit', String(options.codeSizeLimit ?? 0x100000))
+  args.push('--gas-limit', String(options.gasLimit ?? 300_000_000n))
+  if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime))
+  if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp))
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4096)
+  })
+  let rpcUrl: string
+  let port: number
+  try {
+    port = await listeningPort(child, 15_000)
+    rpcUrl = `http://127.0.0.1:${port}`
+    await waitForRpc(rpcUrl, child, 15_000)
+    // Without --silent anvil logs every request it serves; nobody reads those lines.
+    await rpc(rpcUrl, 'anvil_setLoggingEnabled', [false])
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw new Error(`could not start anvil: ${String(error)} ${stderr}`.trim())
   }
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGTERM')
+      setTimeout(() => child.kill('SIGKILL'), 2_000).unref()
+    })
+  return { rpcUrl, port, chainId, process: child, stop }
 }
