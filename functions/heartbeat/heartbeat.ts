@@ -4,13 +4,12 @@
 // hands each Golem with its observation and its record to a tick. The invokers decide how ticks run:
 // in-process locally, asynchronous Lambda invocations on AWS.
 import type { PublicClient } from 'viem'
-import type { BardoDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
-import type { GolemRecord, Store } from '../../core/store/index.ts'
+import type { GolemRecord } from '../../core/store/index.ts'
 import type { ShardWalk } from '../shared/shardWalk.ts'
 import { LocalShardDispatcher } from './dispatchers.ts'
-import { walkShard, type WalkResult } from './walk.ts'
+import { walkShard, type WalkDeps, type WalkResult } from './walk.ts'
 
 /**
  * One Golem's tick: its chain observation and its record, both read by the walker, so the tick reads
@@ -51,17 +50,8 @@ export async function dispatchHeartbeat(deps: {
   return { shards: deps.shards, blockNumber: block.number, timestamp: block.timestamp }
 }
 
-export type HeartbeatDeps = {
-  store: Store
-  client: PublicClient
-  deployment: BardoDeployment
-  invoker: TickInvoker
-  /** Golems per store page and per multicall. */
-  pageSize?: number
-  /** Golems per invocation handed to the invoker. */
-  batchSize?: number
-  /** Invocations handed over at once by one walker. */
-  handOverConcurrency?: number
+/** A whole heartbeat in one process: what every shard's walk needs, and how many shards walk at once. */
+export type HeartbeatDeps = Omit<WalkDeps, 'chainReader' | 'onPage'> & {
   /** Shards walked at once in this process (on AWS every shard is its own walker invocation). */
   shardConcurrency?: number
 }

@@ -36,6 +36,20 @@ afterAll(async () => {
 
 const head = () => stack.devnet.publicClient.getBlockNumber({ cacheTime: 0 })
 
+/** One real tick of the Golem, as the heartbeat runs it. */
+const tickOnce = (golemId: string, invocationId: string) =>
+  runTick(
+    {
+      store: stack.store,
+      client: stack.devnet.publicClient as never,
+      deployment: stack.devnet.deployment,
+      signers: stack.signers,
+      operator: stack.devnet.operator.account as never,
+      invocationId,
+    },
+    { golemId },
+  )
+
 /** What core/health says from a fresh read of the chain at `blockNumber` (not through the API's cache). */
 async function healthAt(id: string, blockNumber: bigint) {
   const profile = await stack.profile(id)
@@ -91,17 +105,7 @@ describe('permission health shared per block (anvil)', () => {
   })
 
   it('a redemption is seen by the next request after its block', async () => {
-    const tick = await runTick(
-      {
-        store: stack.store,
-        client: stack.devnet.publicClient as never,
-        deployment: stack.devnet.deployment,
-        signers: stack.signers,
-        operator: stack.devnet.operator.account as never,
-        invocationId: 'shared-read-tick',
-      },
-      { golemId: 'atlas' },
-    )
+    const tick = await tickOnce('atlas', 'shared-read-tick')
     expect(tick.redemption).toMatchObject({ status: 'confirmed', amount: 10_000_000n })
     counts.clear()
     const { body, block } = await healthNow('atlas')
@@ -160,17 +164,7 @@ describe('permission health shared per block (anvil)', () => {
     })
 
     it('a redemption is seen at most one block late, and by every request once the reused head has aged out', async () => {
-      const tick = await runTick(
-        {
-          store: stack.store,
-          client: stack.devnet.publicClient as never,
-          deployment: stack.devnet.deployment,
-          signers: stack.signers,
-          operator: stack.devnet.operator.account as never,
-          invocationId: 'deployed-freshness-tick',
-        },
-        { golemId: 'boreas' },
-      )
+      const tick = await tickOnce('boreas', 'deployed-freshness-tick')
       expect(tick.redemption).toMatchObject({ status: 'confirmed' })
       const mined = (await stack.devnet.publicClient.getTransactionReceipt({ hash: tick.redemption!.txHash as Hex })).blockNumber
       // Right after the receipt: the reused head may still be the block before the redemption's, never older.
