@@ -118,7 +118,9 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
       }
     },
     async findSettlement({ asset, payer, nonce }) {
-      const latest = await publicClient.getBlockNumber()
+      // Uncached: viem keeps a block number for its polling interval, and a settlement mined within it
+      // would fall past the search's end and be reported as never sent.
+      const latest = await publicClient.getBlockNumber({ cacheTime: 0 })
       const logs = await publicClient.getLogs({
         address: asset,
         event: authorizationUsedEvent,

@@ -55,6 +55,14 @@ describe("the owner's dashboard in headless Chromium", () => {
     return (await res.json()) as T
   }
   const health = () => json<Health>('/api/v1/golems/demo/permission-health')
+  type Payment = { kind: string; payer: string; seconds: string; nonce: string }
+  /** The TTL with the journal's credits that moved it: read until no credit lands between the two reads. */
+  const ledgerSnapshot = () =>
+    waitFor('a TTL and journal read together', async () => {
+      const first = (await health()).runway_ends_at
+      const { payments } = await json<{ payments: Payment[] }>('/api/v1/golems/demo/payments?limit=100')
+      return (await health()).runway_ends_at === first ? { runwayEndsAt: first, payments } : undefined
+    })
   const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
   const statusText = () => page.$eval('#action-status', (e) => e.textContent ?? '')
 
@@ -139,7 +147,7 @@ describe("the owner's dashboard in headless Chromium", () => {
 
   it('connects the wallet announced over EIP-6963 and pays extend with x402 from it, credited once', async () => {
     await fund(stack, { to: owner.address, usdc: parseUnits('30', 6), eth: 0n })
-    const before = await health()
+    const before = await ledgerSnapshot()
     await page.click('button.connect')
     await page.waitForSelector('#wallet-address')
     expect(await page.$eval('#wallet-address', (e) => e.textContent)).toBe(owner.address)
@@ -149,7 +157,12 @@ describe("the owner's dashboard in headless Chromium", () => {
       return /credited|failed/.test(s) ? s : undefined
     })
     expect(status).toBe('extend: credited 0.5 USDC')
-    expect((await health()).runway_ends_at).toBe(before.runway_ends_at + 3600)
+    // The demo Golem also buys its own runtime over x402 while it lives: the TTL moves by exactly the
+    // credits journaled in between, of which the owner's payment is one, credited once.
+    const after = await ledgerSnapshot()
+    const added = after.payments.filter((p) => !before.payments.some((q) => q.nonce === p.nonce))
+    expect(added.filter((p) => p.payer.toLowerCase() === owner.address.toLowerCase())).toMatchObject([{ kind: 'extend', seconds: '3600' }])
+    expect(after.runwayEndsAt).toBe(before.runwayEndsAt + added.reduce((sum, p) => sum + Number(p.seconds), 0))
     await page.waitForSelector('#payments .payment[data-kind="extend"]')
     await shot('2-paid')
   }, 120_000)
