@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { createWalletClient, http, isAddress, isHex, pad, toHex, type Address, type Hex } from 'viem'
 import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { Implementation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
-import { SIGNABLE_DELEGATION_TYPED_DATA, SIGNABLE_USER_OP_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
+import { SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
 import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
 import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
@@ -21,6 +21,7 @@ import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
 import { devnetAccount, localChain } from './devnet.ts'
 import { disableDelegationCall, unsignedUserOperation } from './ownerActions.ts'
+import { delegationTypedData } from '../core/delegations/typedData.ts'
 
 /** Anvil's test account that pays the gas for owner-signed user operations (no other part uses it). */
 export const RELAYER_ACCOUNT_INDEX = 6
@@ -275,18 +276,10 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     })
     if (!grant.runway) throw new Error('renewal: the grant has no runway delegation')
     const delegation = grant.runway.delegation
-    const { signature: _unsigned, ...message } = toDelegationStruct({ ...delegation, signature: '0x' })
-    const typedData = {
-      domain: {
-        chainId: chain.deployment.chainId,
-        name: 'DelegationManager',
-        version: '1',
-        verifyingContract: environment.DelegationManager,
-      },
-      types: SIGNABLE_DELEGATION_TYPED_DATA,
-      primaryType: 'Delegation',
-      message,
-    }
+    const typedData = delegationTypedData(delegation, {
+      chainId: chain.deployment.chainId,
+      delegationManager: environment.DelegationManager,
+    })
     return c.json({ delegation: json({ ...delegation, signature: '0x' }), typedData: json(typedData), expiresAt: Number(end) })
   })
 

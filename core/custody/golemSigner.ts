@@ -1,5 +1,4 @@
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
 import {
   hashTypedData,
   keccak256,
@@ -31,6 +30,7 @@ import {
   type PaymentLedger,
 } from './paymentPolicy.ts'
 import { redact } from './redact.ts'
+import { delegationTypedData } from '../delegations/typedData.ts'
 
 /** Told about every signature a GolemSigner produces (a SessionKey counts and budgets them). */
 export interface OperationRecorder {
@@ -160,12 +160,7 @@ export class GolemSigner {
 
   /** The EIP-712 payload signDelegation signs, built as the smart-accounts-kit builds it. */
   delegationTypedData(delegation: UnsignedDelegation): TypedDataDefinition {
-    return {
-      domain: { name: 'DelegationManager', version: '1', chainId: this.policy.chainId, verifyingContract: this.policy.delegationManager },
-      types: SIGNABLE_DELEGATION_TYPED_DATA,
-      primaryType: 'Delegation',
-      message: toDelegationStruct({ ...delegation, signature: '0x' }),
-    } as TypedDataDefinition
+    return delegationTypedData(delegation, { chainId: this.policy.chainId, delegationManager: this.policy.delegationManager })
   }
 
   async #signTransaction(

@@ -9,7 +9,7 @@
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex, type TypedDataDefinition } from 'viem'
+import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex } from 'viem'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { RotationPolicy } from '../../core/custody/rotation.ts'
 import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolver.ts'
@@ -25,6 +25,7 @@ import { ensureSessionKey, findSessionKey, type SessionKeyRef } from '../../adap
 import { rotationAlias, stageOfPrefix } from '../../adapters/signers/kmsKeyNames.ts'
 import { SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
 import type { RawSigner } from '../../core/custody/rawSigner.ts'
+import { delegationTypedData } from '../../core/delegations/typedData.ts'
 
 /** The event a rotation records when only the owner can sign the new key's grant. */
 export const ROTATION_RENEWAL_REQUESTED = 'RotationRenewalRequested'
@@ -211,7 +212,12 @@ export class KmsKeyRotation implements KeyRotation {
       salt: toHex(randomBytes(32)),
       signature: '0x',
     }
-    const leaf = { ...unsigned, signature: await raw.signTypedData(delegationTypedData(unsigned, deployment)) }
+    const leaf = {
+      ...unsigned,
+      signature: await raw.signTypedData(
+        delegationTypedData(unsigned, { chainId: deployment.chainId, delegationManager: deployment.environment.DelegationManager }),
+      ),
+    }
     // The DelegationManager's delegation hash: the EIP-712 struct hash of the signed fields.
     const hash = hashStruct({ data: toDelegationStruct(leaf), types: SIGNABLE_DELEGATION_TYPED_DATA, primaryType: 'Delegation' })
     return { chain: [leaf, ...chain.slice(1)], hash }
@@ -252,19 +258,4 @@ export class KmsKeyRotation implements KeyRotation {
   #nowMs(): number {
     return this.#o.nowMs?.() ?? Date.now()
   }
-}
-
-/** The EIP-712 payload the DelegationManager checks a delegation's signature against. */
-function delegationTypedData(delegation: Delegation, deployment: BardoDeployment): TypedDataDefinition {
-  return {
-    domain: {
-      name: 'DelegationManager',
-      version: '1',
-      chainId: deployment.chainId,
-      verifyingContract: deployment.environment.DelegationManager,
-    },
-    types: SIGNABLE_DELEGATION_TYPED_DATA,
-    primaryType: 'Delegation',
-    message: toDelegationStruct(delegation),
-  } as TypedDataDefinition
 }

@@ -3,12 +3,13 @@
 // deployed account, ERC-6492 for a counterfactual one), then installed in the Golem's profile with a
 // compare-and-swap. A refused renewal writes nothing.
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { hashDelegation, SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
+import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import type { Hex, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../../core/lifecycle/profile.ts'
 import { checkRenewal, installRenewal, RenewalError } from '../../../core/lifecycle/renewalCheck.ts'
 import type { EventStore, GolemStore } from '../../../core/store/index.ts'
+import { delegationTypedData } from '../../../core/delegations/typedData.ts'
 
 export type RenewalOutcome = { delegationHash: Hex; replaced: Hex; expiresAt: bigint; periodStart: bigint }
 
@@ -38,19 +39,13 @@ export class StoreRenewalService implements RenewalService {
       const now = (await client.getBlock({ blockTag: 'latest' })).timestamp
       const grant = checkRenewal({ profile, candidate: delegation, candidateHash, deployment, environment: deployment.environment, now })
       if (!verified) {
-        const { signature: _signature, ...message } = toDelegationStruct(delegation)
         verified = await client
           .verifyTypedData({
             address: delegation.delegator,
-            domain: {
-              name: 'DelegationManager',
-              version: '1',
+            ...delegationTypedData(delegation, {
               chainId: deployment.chainId,
-              verifyingContract: deployment.environment.DelegationManager,
-            },
-            types: SIGNABLE_DELEGATION_TYPED_DATA,
-            primaryType: 'Delegation',
-            message: message as never,
+              delegationManager: deployment.environment.DelegationManager,
+            }),
             signature: delegation.signature,
           })
           .catch(() => false)
