@@ -50,6 +50,21 @@ describe('loadStackConfig', () => {
     })
   })
 
+  it("pays in the chain's USDC as x402 knows it, or in BARDO_USDC with its EIP-712 domain, named in full", () => {
+    expect(loadStackConfig(env(), 'dev').paymentAsset).toEqual({
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      name: 'USDC',
+      version: '2',
+    })
+    expect(loadStackConfig(env({ BARDO_CHAIN_ID: '8453' }), 'dev').paymentAsset.asset).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913')
+    const own = { BARDO_USDC: addr(9), BARDO_USDC_NAME: 'Test USD', BARDO_USDC_VERSION: '1' }
+    expect(loadStackConfig(env(own), 'dev').paymentAsset).toEqual({ asset: addr(9), name: 'Test USD', version: '1' })
+    expect(refusal(env({ BARDO_USDC: '0x12' }))).toEqual({ field: 'BARDO_USDC', message: 'BARDO_USDC: must be a 20-byte hex address' })
+    expect(refusal(env({ BARDO_USDC: addr(9), BARDO_USDC_NAME: 'Test USD' })).field).toBe('BARDO_USDC_VERSION')
+    expect(refusal(env({ BARDO_USDC: addr(9) })).field).toBe('BARDO_USDC_NAME')
+    expect(refusal(env({ BARDO_USDC_NAME: 'Test USD' })).field).toBe('BARDO_USDC')
+  })
+
   it('gives the indexer the configuration toIndexerDeployment builds: the framework period enforcers and USDC at par', () => {
     const kit = getSmartAccountsEnvironment(84532)
     const config = loadStackConfig(env(), 'production')

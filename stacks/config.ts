@@ -2,6 +2,7 @@
 // the deploy before anything is created, with an error that names the variable and the rule.
 // Nothing here is secret: secrets are `sst secret set` values (stacks/secrets.ts), never env vars.
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { getDefaultAsset } from '@x402/evm'
 import { BardoError } from '../core/errors.ts'
 import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
 import { parseDeployment, type IndexerDeployment } from '../indexer/lib/settings.ts'
@@ -32,6 +33,12 @@ export type StackConfig = {
   indexerDomain: string | undefined
   alarmEmail: string | undefined
   allowedOrigins: string
+  /**
+   * What x402 payments are made in: BARDO_USDC (with BARDO_USDC_NAME and BARDO_USDC_VERSION, its EIP-712
+   * domain), else the chain's USDC as x402 knows it. Every function gets it in its environment, so the
+   * API that prices and the tick that pays resolve the same asset without the tick carrying x402's table.
+   */
+  paymentAsset: { asset: string; name: string; version: string }
 }
 
 export class StackConfigError extends BardoError {
@@ -137,6 +144,24 @@ export function indexerDeploymentFor(chainId: SupportedChainId, parsed: IndexerD
   })
 }
 
+function paymentAsset(env: Env, chain: SupportedChainId): StackConfig['paymentAsset'] {
+  const asset = optionalMatch(env, 'BARDO_USDC', /^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte hex address')
+  const name = present(env, 'BARDO_USDC_NAME')
+  const version = present(env, 'BARDO_USDC_VERSION')
+  if (asset === undefined) {
+    if (name !== undefined || version !== undefined)
+      throw new StackConfigError('BARDO_USDC', 'must be set with BARDO_USDC_NAME and BARDO_USDC_VERSION (they name its EIP-712 domain)')
+    const known = getDefaultAsset(`eip155:${chain}`)
+    return { asset: known.asset, name: known.name, version: known.version }
+  }
+  if (name === undefined || version === undefined)
+    throw new StackConfigError(
+      name === undefined ? 'BARDO_USDC_NAME' : 'BARDO_USDC_VERSION',
+      "must be set with BARDO_USDC: the asset's EIP-712 domain",
+    )
+  return { asset, name, version }
+}
+
 /** Reads and checks every deploy-time setting. `stage` is `$app.stage`. */
 export function loadStackConfig(env: Env, stage: string): StackConfig {
   // Deploying removes a stage's pool keys from the stack: make whoever still sets the pool read how first.
@@ -165,5 +190,6 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
     ),
     alarmEmail: optionalMatch(env, 'BARDO_ALARM_EMAIL', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address'),
     allowedOrigins: origins(env),
+    paymentAsset: paymentAsset(env, chain),
   }
 }

@@ -75,6 +75,11 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
     BARDO_DEPLOYMENT: config.deploymentJson,
     BARDO_TABLE_NAME: storage.table.name,
     BARDO_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    BARDO_USDC: config.paymentAsset.asset,
+    BARDO_USDC_NAME: config.paymentAsset.name,
+    BARDO_USDC_VERSION: config.paymentAsset.version,
+    // The MetaMask kit's createDelegation reports usage to MetaMask unless told not to.
+    DO_NOT_TRACK: '1',
     NODE_OPTIONS: '--enable-source-maps',
   }
 

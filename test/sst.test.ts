@@ -223,6 +223,21 @@ describe('API', () => {
   })
 })
 
+describe('function environment', () => {
+  it('reports no usage to MetaMask, and gives every function the same payment asset (the tick pays in what the API prices)', () => {
+    const functions = s.byType('sst:aws:Function')
+    expect(functions.length).toBeGreaterThan(0)
+    for (const f of functions) {
+      expect(f.args.environment.DO_NOT_TRACK, f.name).toBe('1')
+      expect(f.args.environment).toMatchObject({
+        BARDO_USDC: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+        BARDO_USDC_NAME: 'USDC',
+        BARDO_USDC_VERSION: '2',
+      })
+    }
+  })
+})
+
 describe('secrets', () => {
   const linkedSecrets = (name: string) =>
     (fn(name).args.link as object[])

@@ -1,7 +1,7 @@
 // The Golem's one payment path: an EIP-3009 TransferWithAuthorization (the x402 exact scheme's typed
 // data) of the configured asset, to a configured payee, within the per-payment and per-period bounds.
 // Each refusal names its rule, and a refused request changes nothing (the period's total stays).
-import { authorizationTypes } from '@x402/evm'
+import { authorizationTypes as x402AuthorizationTypes } from '@x402/evm'
 import { recoverTypedDataAddress, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { SignerPolicyError } from './errors.ts'
@@ -60,7 +60,7 @@ describe('GolemSigner.signPaymentAuthorization', () => {
     const a = auth()
     const signature = await golem.signPaymentAuthorization(a)
     const td = paymentTypedData(payments, CHAIN_ID, golem.address, a)
-    expect(td.types).toBe(authorizationTypes)
+    expect(td.types).toEqual(x402AuthorizationTypes)
     expect(await recoverTypedDataAddress({ ...td, signature })).toBe(golem.address)
     expect(ledger.spent(NOW / 86_400n)).toBe(1_000_000n)
   })

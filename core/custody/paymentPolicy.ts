@@ -2,7 +2,6 @@
 // x402 exact scheme's typed data), from its own key, to a configured payee, within a per-payment and a
 // per-period bound. It pays the Golem's own costs (runtime bought from the platform) out of the runway
 // it redeemed; anything else a typed-data signature could move is refused.
-import { authorizationTypes } from '@x402/evm'
 import { isAddress, isAddressEqual, isHex, size, type Address, type Hex } from 'viem'
 import { CustodyConfigError, SignerPolicyError } from './errors.ts'
 
@@ -51,6 +50,22 @@ export function assertPaymentPolicy(p: PaymentPolicy): void {
   if (p.periodSeconds <= 0n) throw new CustodyConfigError('policy.payments.periodSeconds', 'must be positive')
   if (p.maxValiditySeconds <= 0n) throw new CustodyConfigError('policy.payments.maxValiditySeconds', 'must be positive')
 }
+
+/**
+ * EIP-3009's TransferWithAuthorization, the typed data the x402 exact scheme signs (the same as
+ * `@x402/evm`'s `authorizationTypes`, which paymentPolicy.test.ts checks; importing it would bring that
+ * package's schemas into a tick).
+ */
+export const authorizationTypes = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
 
 export const paymentPeriod = (p: Pick<PaymentPolicy, 'periodSeconds'>, now: bigint) => now / p.periodSeconds
 

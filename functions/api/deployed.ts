@@ -23,6 +23,7 @@ import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { BardoError } from '../../core/errors.ts'
 import { AlchemySigningKey } from '../../core/webhooks/index.ts'
 import { LambdaInvoker } from '../heartbeat/invokers.ts'
+import { getDefaultAsset } from '@x402/evm'
 import { loadFunctionConfig } from '../shared/config.ts'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
 import { optionalSecret, secret } from '../shared/resource.ts'
@@ -83,7 +84,7 @@ export async function loadPaymentWiring(
     env,
     chainId,
     () => publicClient.readContract({ address: vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }),
-    { usdcFallback, errorCode: 'INVALID_API_CONFIG' },
+    { usdcFallback, errorCode: 'INVALID_API_CONFIG', knownAsset: getDefaultAsset },
   )
   const timeout = Number(env.BARDO_X402_CONFIRMATION_TIMEOUT_MS ?? 20_000)
   if (!Number.isSafeInteger(timeout) || timeout < 1000)

@@ -5,16 +5,21 @@
 // the per-period bound in the store, and the signed payment header is recorded in the slot before it is
 // sent, so a retry after a crash re-sends the same payment (credited once by the API's ledger) instead
 // of signing a second one.
-import { x402Client, x402HTTPClient } from '@x402/core/client'
-import { decodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentRequired } from '@x402/core/types'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { erc20Abi, hexToString, isAddressEqual, stringToHex, type Address, type Hex } from 'viem'
+import { bytesToHex, erc20Abi, hexToString, isAddressEqual, stringToHex, type Address, type Hex } from 'viem'
 import { paymentPeriod, type PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { planSelfExtension, type SelfExtensionStep } from '../../core/lifecycle/selfExtensionPlan.ts'
 import type { BudgetRecord, SlotRef, TickSlot } from '../../core/store/index.ts'
+import {
+  encodePaymentSignature,
+  evmNetwork,
+  exactAuthorization,
+  exactPaymentPayload,
+  paymentSignatureAmount,
+  parsePaymentRequiredHeader,
+} from '../../core/x402/exactPayment.ts'
 import { reservationIdOf } from '../../adapters/chain/sendOnce.ts'
 import { authorizedBesides, paymentBudgetId, StoredPaymentLedger } from './paymentBudget.ts'
 import type { SlotBase } from './slots.ts'
@@ -155,22 +160,25 @@ async function pay(
   let nonce: Hex
   try {
     const required = await askPrice(ctx, step.hours)
-    const accepts = required.accepts.filter(
+    const { signer } = await deps.signers.resolve(profile, {
+      payments: { policy, ledger: new StoredPaymentLedger(policy, period, authorizedBesides(reserved.budget, reservationId)) },
+    })
+    const network = evmNetwork(signer.policy.chainId)
+    const accepted = required.accepts.find(
       (r) =>
+        r.scheme === 'exact' &&
+        r.network === network &&
         BigInt(r.amount) === step.amount &&
         isAddressEqual(r.asset as Address, policy.asset) &&
         policy.payees.some((p) => isAddressEqual(p, r.payTo as Address)),
     )
-    if (accepts.length === 0) return release(`the API asks no price of ${step.amount} in the configured asset to a configured payee`)
-    const ledger = new StoredPaymentLedger(policy, period, authorizedBesides(reserved.budget, reservationId))
-    const { signer } = await deps.signers.resolve(profile, { payments: { policy, ledger } })
-    // Spend controls are the GolemSigner's own bounds; the client's built-in allowlist knows no local asset.
-    const client = new x402HTTPClient(
-      x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(signer.account) }], spendControls: false }),
-    )
-    const payload = await client.createPaymentPayload({ ...required, accepts })
-    nonce = (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce
-    header = Object.values(client.encodePaymentSignatureHeader(payload))[0]!
+    if (!accepted)
+      return release(`the API asks no exact price of ${step.amount} on ${network} in the configured asset to a configured payee`)
+    // Paid as a stock x402 client pays; the GolemSigner's payment policy bounds what it signs.
+    nonce = bytesToHex(crypto.getRandomValues(new Uint8Array(32)))
+    const authorization = exactAuthorization(accepted, wallClockSeconds(), nonce)
+    const signature = await signer.signPaymentAuthorization(authorization)
+    header = encodePaymentSignature(exactPaymentPayload(required, accepted, signer.address, authorization, signature))
   } catch (error) {
     // The signer's refusal names its rule; nothing was signed, so the reservation and the slot go back.
     return release(error instanceof Error ? error.message : String(error))
@@ -192,7 +200,7 @@ async function pay(
 async function resend(ctx: Context, slot: TickSlot): Promise<SelfExtensionResult> {
   if (!slot.rawTx || !slot.txHash || slot.txNonce === null) return { status: 'busy', reason: 'sent' }
   const header = hexToString(slot.rawTx)
-  const amount = BigInt(decodePaymentSignatureHeader(header).accepted.amount)
+  const amount = paymentSignatureAmount(header)
   const hours = Number(amount / ctx.deps.selfExtension.runtimeCostPerHour)
   return send(ctx, slot, header, {
     period: BigInt(slot.txNonce),
@@ -275,5 +283,5 @@ async function askPrice(ctx: Context, hours: number): Promise<PaymentRequired> {
   const body: unknown = await res.json().catch(() => undefined)
   if (res.status !== 402)
     throw new Error(`POST /api/v1/extend without payment answered ${res.status} ${(body as { code?: string })?.code ?? ''}, not 402`)
-  return new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => res.headers.get(name), body)
+  return parsePaymentRequiredHeader(res.headers.get('PAYMENT-REQUIRED'))
 }

@@ -1,5 +1,6 @@
 import { getAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { getDefaultAsset } from '@x402/evm'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm'
 import { mockClient } from 'aws-sdk-client-mock'
@@ -55,23 +56,29 @@ describe('the payment terms a deployment resolves', () => {
   const operator = async () => getAddress(PAYEE)
 
   it("default to the chain's USDC as @x402/evm knows it and the operator as payTo", async () => {
-    const t = await resolvePaymentTerms({}, 84532, operator)
+    const t = await resolvePaymentTerms({}, 84532, operator, { knownAsset: getDefaultAsset })
     expect(t.payTo).toBe(getAddress(PAYEE))
     expect(t.asset).toBe(getAddress('0x036CbD53842c5426634e7929541eC2318f3dCF7e'))
     expect(t).toMatchObject({ tokenName: 'USDC', tokenVersion: '2' })
   })
 
   it('take BARDO_USDC and BARDO_PAY_TO over the defaults, and the deployment asset where the chain has no known USDC', async () => {
-    const t = await resolvePaymentTerms({ BARDO_USDC: ASSET, BARDO_PAY_TO: ASSET }, 84532, operator)
+    const t = await resolvePaymentTerms({ BARDO_USDC: ASSET, BARDO_PAY_TO: ASSET }, 84532, operator, { knownAsset: getDefaultAsset })
     expect(t).toEqual({ asset: getAddress(ASSET), payTo: getAddress(ASSET) })
     expect((await resolvePaymentTerms({}, 31337, operator, { usdcFallback: getAddress(ASSET) })).asset).toBe(getAddress(ASSET))
   })
 
   it('refuse a bad address or a chain with no USDC, naming the variable', async () => {
-    await expect(resolvePaymentTerms({ BARDO_PAY_TO: '0x12' }, 84532, operator)).rejects.toThrow(
+    await expect(resolvePaymentTerms({ BARDO_PAY_TO: '0x12' }, 84532, operator, { knownAsset: getDefaultAsset })).rejects.toThrow(
       'BARDO_PAY_TO: must be a 20-byte hex address',
     )
-    await expect(resolvePaymentTerms({}, 31337, operator)).rejects.toThrow('BARDO_USDC: must be set: chain 31337 has no known USDC')
+    await expect(resolvePaymentTerms({}, 31337, operator, { knownAsset: getDefaultAsset })).rejects.toThrow(
+      'BARDO_USDC: must be set: chain 31337 has no known USDC',
+    )
+    // Without the table (the tick's bundle leaves it out), a known chain needs BARDO_USDC from the stack.
+    await expect(resolvePaymentTerms({}, 84532, operator)).rejects.toThrow(
+      'BARDO_USDC: must be set: this function carries no table of known assets',
+    )
   })
 })
 
