@@ -2,13 +2,9 @@
 // whole batch (one eth_call per 128 KiB of calldata, about 340 Golems), so an idle heartbeat costs two
 // JSON-RPC requests per page of Golems, not one or more per Golem.
 import { erc20Abi, multicall3Abi, type Address, type PublicClient } from 'viem'
-import {
-  DelegationManager as DelegationManagerAbi,
-  ERC20PeriodTransferEnforcer as PeriodAbi,
-  NativeTokenPeriodTransferEnforcer as NativePeriodAbi,
-} from '@metamask/delegation-abis'
 import { DreamOracleAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
+import { DelegationManagerAbi, PeriodTransferEnforcerAbi } from '../../core/delegations/frameworkAbi.ts'
 import type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
 
@@ -43,7 +39,12 @@ export async function readGolems(
   const contracts = requests.flatMap((r) => [
     { address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getState', args: [r.golemKey] } as const,
     { address: deployment.dreamOracle, abi: DreamOracleAbi, functionName: 'isDreaming', args: [r.golemKey] } as const,
-    { address: period, abi: PeriodAbi, functionName: 'getAvailableAmount', args: [r.periodDelegationHash, dm, r.periodTerms] } as const,
+    {
+      address: period,
+      abi: PeriodTransferEnforcerAbi,
+      functionName: 'getAvailableAmount',
+      args: [r.periodDelegationHash, dm, r.periodTerms],
+    } as const,
     ...r.chainHashes.map((h) => ({ address: dm, abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [h] }) as const),
     { address: DEPLOYLESS_MULTICALL3, abi: multicall3Abi, functionName: 'getEthBalance', args: [r.golemKey] } as const,
     ...(r.runwayToken ? [{ address: r.runwayToken, abi: erc20Abi, functionName: 'balanceOf', args: [r.golemKey] } as const] : []),
@@ -51,7 +52,7 @@ export async function readGolems(
       ? [
           {
             address: nativePeriod,
-            abi: NativePeriodAbi,
+            abi: PeriodTransferEnforcerAbi,
             functionName: 'getAvailableAmount',
             args: [r.gas.periodDelegationHash, dm, r.gas.periodTerms],
           } as const,

@@ -1,9 +1,9 @@
-import { DeleGatorCore } from '@metamask/delegation-abis'
 import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
 import { encodeFunctionData, getAddress, isAddressEqual, isHex, maxUint64, size, type Address, type Hex } from 'viem'
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { encodeRedemptions } from '../delegations/redeem.ts'
+import { DeleGatorExecuteAbi } from '../delegations/frameworkAbi.ts'
 import { CouncilError } from './errors.ts'
 
 /** How the council is deployed and where its delegation is redeemed. */
@@ -75,7 +75,7 @@ export function councilCallData(config: CouncilConfig, delegation: Delegation, a
   // itself would carry the kit's whole utils library into every bundle that checks a proposal (the tick's,
   // through the GolemSigner).
   return encodeFunctionData({
-    abi: DeleGatorCore,
+    abi: DeleGatorExecuteAbi,
     functionName: 'execute',
     args: [{ target: config.delegationManager, value: 0n, callData: redeem }],
   })

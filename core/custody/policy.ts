@@ -1,4 +1,3 @@
-import { DelegationManager } from '@metamask/delegation-abis'
 import { ANY_BENEFICIARY, ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
 import { SIGNABLE_DELEGATION_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
 import {
@@ -16,6 +15,7 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { CustodyConfigError, SignerPolicyError } from './errors.ts'
+import { DelegationManagerAbi } from '../delegations/frameworkAbi.ts'
 import { assertPaymentPolicy, type PaymentPolicy } from './paymentPolicy.ts'
 
 /** Where a Golem may send transactions and for which chain and DelegationManager it signs. */
@@ -43,7 +43,7 @@ export type TransactionPurpose = 'redemption' | 'disable-delegation' | 'oracle-u
 export type SigningPurpose = TransactionPurpose | 'sub-delegation' | 'payment' | 'council-proposal'
 
 const selectorOf = (name: 'redeemDelegations' | 'disableDelegation'): Hex => {
-  const item = DelegationManager.find((i) => i.type === 'function' && i.name === name)
+  const item = DelegationManagerAbi.find((i) => i.type === 'function' && i.name === name)
   if (item?.type !== 'function') throw new Error(`DelegationManager ABI has no ${name}`)
   return toFunctionSelector(item)
 }
@@ -123,7 +123,7 @@ export function classifyTransaction(tx: TransactionSerializable, config: SignerP
       )
     let decoded
     try {
-      decoded = decodeFunctionData({ abi: DelegationManager, data })
+      decoded = decodeFunctionData({ abi: DelegationManagerAbi, data })
     } catch {
       throw new SignerPolicyError(
         'calldata-decodes',

@@ -1,8 +1,8 @@
-import { DelegationManager } from '@metamask/delegation-abis'
 import { ExecutionMode, type Delegation, type ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { DELEGATION_ARRAY_ABI_TYPE, encodeExecutionCalldatas, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
 import { encodeAbiParameters, encodeFunctionData, type Hex } from 'viem'
 import { DelegationShapeError } from './errors.ts'
+import { DelegationManagerAbi } from './frameworkAbi.ts'
 
 export type Redemption = {
   /** Leaf first, root last (`tree.chain(hash)`), every delegation signed. */
@@ -39,7 +39,7 @@ export function encodeRedemptions(redemptions: readonly Redemption[]): Hex {
   // `contracts` object carries every framework ABI, and its `encodeDelegations` MetaMask's utils library,
   // which together would triple a tick's bundle (redeem.test.ts checks the bytes are the kit's).
   return encodeFunctionData({
-    abi: DelegationManager,
+    abi: DelegationManagerAbi,
     functionName: 'redeemDelegations',
     args: [
       entries.map((e) => encodeDelegationChain(e.chain)),
@@ -56,5 +56,5 @@ export function encodeDelegationChain(chain: readonly Delegation[]): Hex {
 
 /** Calldata for DelegationManager.disableDelegation (what the kit's `encode.disableDelegation` builds). */
 export function encodeDisableDelegation(delegation: Delegation): Hex {
-  return encodeFunctionData({ abi: DelegationManager, functionName: 'disableDelegation', args: [toDelegationStruct({ ...delegation })] })
+  return encodeFunctionData({ abi: DelegationManagerAbi, functionName: 'disableDelegation', args: [toDelegationStruct({ ...delegation })] })
 }

@@ -1,0 +1,18 @@
+import { DeleGatorCore, DelegationManager, ERC20PeriodTransferEnforcer, NativeTokenPeriodTransferEnforcer } from '@metamask/delegation-abis'
+import { describe, expect, it } from 'vitest'
+import { DelegationManagerAbi, DeleGatorExecuteAbi, PeriodTransferEnforcerAbi } from './frameworkAbi.ts'
+
+const functions = (abi: readonly { type: string; name?: string }[], name: string) =>
+  abi.filter((i) => i.type === 'function' && i.name === name)
+
+describe("the framework functions Bardo calls, against the framework's own ABIs", () => {
+  it.each([
+    ['DelegationManager', DelegationManagerAbi, DelegationManager, ['redeemDelegations', 'disableDelegation', 'disabledDelegations']],
+    ['ERC20PeriodTransferEnforcer', PeriodTransferEnforcerAbi, ERC20PeriodTransferEnforcer, ['getAvailableAmount']],
+    ['NativeTokenPeriodTransferEnforcer', PeriodTransferEnforcerAbi, NativeTokenPeriodTransferEnforcer, ['getAvailableAmount']],
+    ['DeleGatorCore', DeleGatorExecuteAbi, DeleGatorCore, ['execute']],
+  ] as const)('%s: every entry is the package entry of that name, overloads included', (_, ours, theirs, names) => {
+    for (const name of names) expect(functions(ours, name)).toEqual(functions(theirs, name))
+    expect(ours.filter((i) => !(names as readonly string[]).includes(i.name))).toEqual([])
+  })
+})
