@@ -1,13 +1,11 @@
 // Bench: the Lambda bundles as esbuild builds them for deployment (minified ESM for Node 20, the AWS SDK
 // external because the Lambda runtime provides it): the tick's against its goal of 400 KB, and the
 // heartbeat's and the API's beside it. Bundle size is cold-start time. The table names the largest
-// packages in the tick's bundle (from esbuild's metafile), which is where to look when it grows, and what
-// the tick weighs without the x402 packages (the self-extension's payment client and the signer's payment
-// policy constant): the part of the gap that client alone accounts for.
+// packages in the tick's bundle (from esbuild's metafile), which is where to look when it grows.
 //   npx tsx bench/bundle.ts
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { build, type Metafile, type Plugin } from 'esbuild'
+import { build, type Metafile } from 'esbuild'
 import { formatInt, formatRatio, formatTable, verdict } from './lib/table.ts'
 
 /** The tick's goal: 400 KB (decimal), minified, AWS SDK external. */
@@ -25,8 +23,6 @@ export type BundleBenchResult = {
   /** The floor: viem's public client over http alone, which any Lambda reading the chain carries. */
   viemFloor: number
   tick: BundleSize
-  /** The tick's bytes (minified, AWS SDK external) with every project import of `@x402/*` stubbed out. */
-  tickWithoutX402: number
   heartbeat: BundleSize
   api: BundleSize
   goalBytes: number
@@ -50,24 +46,7 @@ function byPackage(metafile: Metafile): { name: string; bytes: number }[] {
 
 const VIEM_FLOOR = "import { createPublicClient, http } from 'viem'\nexport const client = createPublicClient({ transport: http() })\n"
 
-/**
- * Resolves the project's own imports of `@x402/*` to an empty (CommonJS, so any name imports) module. `@x402/evm`'s exact client builds
- * viem's whole public client for an optional RPC read, and `@x402/core` builds its zod v3 schemas at
- * import, so a bundler keeps both whatever the tick calls; this measures the tick without them.
- */
-const withoutX402: Plugin = {
-  name: 'without-x402',
-  setup(b) {
-    b.onResolve({ filter: /^@x402\// }, (a) => (a.importer.includes('node_modules') ? undefined : { path: a.path, namespace: 'x402-stub' }))
-    b.onLoad({ filter: /.*/, namespace: 'x402-stub' }, () => ({ contents: 'module.exports = {}', loader: 'js' }))
-  },
-}
-
-async function bundle(
-  entry: string | { contents: string },
-  awsSdkExternal: boolean,
-  plugins: Plugin[] = [],
-): Promise<{ bytes: number; metafile: Metafile }> {
+async function bundle(entry: string | { contents: string }, awsSdkExternal: boolean): Promise<{ bytes: number; metafile: Metafile }> {
   const r = await build({
     absWorkingDir: root,
     ...(typeof entry === 'string'
@@ -83,15 +62,13 @@ async function bundle(
     outfile: 'bundle.mjs',
     external: awsSdkExternal ? ['@aws-sdk/*', '@smithy/*'] : [],
     logLevel: 'silent',
-    plugins,
   })
   return { bytes: r.outputFiles[0]!.contents.byteLength, metafile: r.metafile }
 }
 
-/** One entry's bundle; `withoutX402` stubs the project's `@x402/*` imports (see withoutX402). */
-export async function measureBundle(entry: string, options: { withoutX402?: boolean } = {}): Promise<BundleSize> {
-  const plugins = options.withoutX402 ? [withoutX402] : []
-  const [lean, whole] = await Promise.all([bundle(entry, true, plugins), bundle(entry, false, plugins)])
+/** One entry's bundle. */
+export async function measureBundle(entry: string): Promise<BundleSize> {
+  const [lean, whole] = await Promise.all([bundle(entry, true), bundle(entry, false)])
   return { entry, bytes: lean.bytes, bytesWithAwsSdk: whole.bytes, packages: byPackage(lean.metafile) }
 }
 
@@ -102,9 +79,8 @@ export async function runBundleBench(o: { log?: (line: string) => void } = {}): 
     sizes[name] = await measureBundle(entry)
   }
   const viemFloor = (await bundle({ contents: VIEM_FLOOR }, true)).bytes
-  const tickWithoutX402 = (await bundle(LAMBDA_ENTRIES.tick, true, [withoutX402])).bytes
   const tickRatio = sizes.tick.bytes / TICK_BUNDLE_GOAL_BYTES
-  return { viemFloor, ...sizes, tickWithoutX402, goalBytes: TICK_BUNDLE_GOAL_BYTES, tickRatio, goal: verdict(tickRatio, 1) }
+  return { viemFloor, ...sizes, goalBytes: TICK_BUNDLE_GOAL_BYTES, tickRatio, goal: verdict(tickRatio, 1) }
 }
 
 const kb = (bytes: number) => `${formatInt(Math.round(bytes / 1000))} KB`
@@ -121,18 +97,7 @@ export function formatBundleBench(r: BundleBenchResult): string {
       name === 'tick' ? r.goal : '',
     ]
   })
-  const withoutRatio = r.tickWithoutX402 / r.goalBytes
-  rows.push(
-    [
-      'tick without `@x402/*` (self-extension payment client)',
-      kb(r.tickWithoutX402),
-      '',
-      formatRatio(r.tickWithoutX402 / r.viemFloor, 2),
-      `${formatRatio(withoutRatio, 2)} of ${kb(r.goalBytes)}`,
-      '',
-    ],
-    ["baseline: viem's public client over http alone", kb(r.viemFloor), '', formatRatio(1, 2), '', ''],
-  )
+  rows.push(["baseline: viem's public client over http alone", kb(r.viemFloor), '', formatRatio(1, 2), '', ''])
   const top = r.tick.packages.slice(0, 8).map((p) => [p.name, kb(p.bytes)])
   return [
     formatTable(
