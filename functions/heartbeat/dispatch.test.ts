@@ -1,16 +1,20 @@
 // The heartbeat's dispatch on its own: the walk message's wire format (validated on arrival), the SQS
 // dispatcher's batching and its report of unsent walks, and the bounded helpers both sides use.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
+import type { PublicClient } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { Limiter, mapBounded, settleBounded } from '../shared/concurrency.ts'
 import { decodeShardWalk, encodeShardWalk, type ShardWalk } from '../shared/shardWalk.ts'
 import { ShardDispatchError, SqsShardDispatcher } from './dispatchers.ts'
+import { dispatchHeartbeat } from './heartbeat.ts'
 
 const walk = (shard: number): ShardWalk => ({ shard, blockNumber: 7n, timestamp: 1_750_000_000n, dispatchedAt: 1_750_000_000_123 })
 
 describe('the walk message', () => {
   it('round-trips with its bigints', () => {
     expect(decodeShardWalk(encodeShardWalk(walk(3)))).toEqual(walk(3))
+    const priced = { ...walk(4), baseFeePerGas: 12n, maxPriorityFeePerGas: 1_000_000n }
+    expect(decodeShardWalk(encodeShardWalk(priced))).toEqual(priced)
   })
 
   it('refuses a malformed walk, naming the field', () => {
@@ -21,9 +25,54 @@ describe('the walk message', () => {
       ['blockNumber', 7],
       ['timestamp', '-1'],
       ['dispatchedAt', 'now'],
+      ['maxPriorityFeePerGas', '0x1'],
     ] as const)
-      expect(() => decodeShardWalk(JSON.stringify({ ...good, [field]: value })), field).toThrow(field)
-    expect(() => decodeShardWalk('not json')).toThrow()
+      expect(() => decodeShardWalk(JSON.stringify({ ...good, [field]: value })), field).toThrow(new RegExp(`^walk\\.${field}: `))
+    // One line, for the walker's error log.
+    expect(() => decodeShardWalk(JSON.stringify({ ...good, shard: -1 }))).toThrow('walk.shard: Too small: expected number to be >=0')
+    expect(() => decodeShardWalk('not json')).toThrow('walk: must be JSON')
+  })
+})
+
+describe('dispatchHeartbeat', () => {
+  const run = async (fee: () => Promise<bigint>, baseFeePerGas: bigint | null = 12n) => {
+    const calls = { block: 0, fee: 0 }
+    const client = {
+      getBlock: async () => {
+        calls.block++
+        return { number: 7n, timestamp: 1_750_000_000n, baseFeePerGas }
+      },
+      estimateMaxPriorityFeePerGas: () => {
+        calls.fee++
+        return fee()
+      },
+    } as unknown as PublicClient
+    const sent: ShardWalk[] = []
+    await dispatchHeartbeat({ client, shards: 16, dispatcher: { dispatch: async (w) => void sent.push(...w) }, wallClock: () => 5 })
+    return { calls, sent }
+  }
+
+  it('reads the block and the priority fee once for every shard, and every walk carries both', async () => {
+    const { calls, sent } = await run(async () => 1_000_000n)
+    expect(calls).toEqual({ block: 1, fee: 1 })
+    expect(sent.map((w) => w.shard)).toEqual([...Array(16).keys()])
+    for (const w of sent)
+      expect(w).toEqual({
+        shard: w.shard,
+        blockNumber: 7n,
+        timestamp: 1_750_000_000n,
+        baseFeePerGas: 12n,
+        maxPriorityFeePerGas: 1_000_000n,
+        dispatchedAt: 5,
+      })
+  })
+
+  it('leaves the priority fee to each walk when its read fails, and both out on a chain without a base fee', async () => {
+    const failed = await run(() => Promise.reject(new Error('rate limited')))
+    for (const w of failed.sent) expect(w.maxPriorityFeePerGas).toBeUndefined()
+    expect(failed.sent[0]!.baseFeePerGas).toBe(12n)
+    const legacy = await run(async () => 1n, null)
+    for (const w of legacy.sent) expect(Object.keys(w)).toEqual(['shard', 'blockNumber', 'timestamp', 'dispatchedAt'])
   })
 })
 

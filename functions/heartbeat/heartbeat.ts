@@ -36,14 +36,21 @@ export async function dispatchHeartbeat(deps: {
   dispatcher: ShardDispatcher
   wallClock?: () => number
 }): Promise<DispatchResult> {
-  // Chain time is the clock: an accelerated local life and a real chain behave the same way.
-  const block = await deps.client.getBlock({ blockTag: 'latest' })
+  // Chain time is the clock: an accelerated local life and a real chain behave the same way. The priority
+  // fee is read here once for every shard (with the block, at once), not once per walk; a failed read
+  // leaves it to each walk.
+  const [block, maxPriorityFeePerGas] = await Promise.all([
+    deps.client.getBlock({ blockTag: 'latest' }),
+    deps.client.estimateMaxPriorityFeePerGas().catch(() => null),
+  ])
   const dispatchedAt = (deps.wallClock ?? Date.now)()
+  const baseFeePerGas = block.baseFeePerGas ?? undefined
   const walks = Array.from({ length: deps.shards }, (_, shard) => ({
     shard,
     blockNumber: block.number,
     timestamp: block.timestamp,
-    ...(block.baseFeePerGas === null || block.baseFeePerGas === undefined ? {} : { baseFeePerGas: block.baseFeePerGas }),
+    ...(baseFeePerGas === undefined ? {} : { baseFeePerGas }),
+    ...(baseFeePerGas === undefined || maxPriorityFeePerGas === null ? {} : { maxPriorityFeePerGas }),
     dispatchedAt,
   }))
   await deps.dispatcher.dispatch(walks)

@@ -82,7 +82,7 @@ export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkRe
         { number: walk.blockNumber, timestamp: walk.timestamp },
       )
       // Read once per walk, and only when a tick is handed over: a shard with nothing due pays nothing for it.
-      fees ??= feesAt(deps.client, walk.baseFeePerGas)
+      fees ??= feesAt(deps.client, walk)
       const tickFees = await fees
       const recordOf = new Map(due.map((g) => [g.record.golemId, g.record]))
       const requests: TickRequest[] = batch.golems.map((g) => ({
@@ -117,14 +117,17 @@ function readableProfile(profile: string): GolemProfile | null {
 }
 
 /**
- * The minute's block's base fee and the node's priority fee. None on a chain without EIP-1559, or when the
- * fee read fails: the ticks then read their own, so a failed fee read never stops a walk.
+ * The minute's block's base fee and the node's priority fee, as the heartbeat read them for every shard, or
+ * read here when its read failed. None on a chain without EIP-1559, or when the fee read fails: the ticks
+ * then read their own, so a failed fee read never stops a walk.
  */
 async function feesAt(
   client: Pick<PublicClient, 'estimateMaxPriorityFeePerGas'>,
-  baseFeePerGas: bigint | undefined,
+  walk: Pick<ShardWalk, 'baseFeePerGas' | 'maxPriorityFeePerGas'>,
 ): Promise<TickFees | undefined> {
+  const { baseFeePerGas } = walk
   if (baseFeePerGas === undefined) return undefined
+  if (walk.maxPriorityFeePerGas !== undefined) return { baseFeePerGas, maxPriorityFeePerGas: walk.maxPriorityFeePerGas }
   const maxPriorityFeePerGas = await client.estimateMaxPriorityFeePerGas().catch(() => null)
   return maxPriorityFeePerGas === null ? undefined : { baseFeePerGas, maxPriorityFeePerGas }
 }

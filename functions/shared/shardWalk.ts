@@ -9,6 +9,8 @@ export type ShardWalk = {
   timestamp: bigint
   /** That block's base fee (absent on a chain without EIP-1559): the ticks price from it. */
   baseFeePerGas?: bigint
+  /** The node's priority fee, read once by the heartbeat for every shard (absent when the read failed). */
+  maxPriorityFeePerGas?: bigint
   /** Wall-clock ms when the heartbeat sent it: a walk older than a minute is replaced by a fresher one. */
   dispatchedAt: number
 }
@@ -23,6 +25,7 @@ const walk = z.object({
   blockNumber: big,
   timestamp: big,
   baseFeePerGas: big.optional(),
+  maxPriorityFeePerGas: big.optional(),
   dispatchedAt: z.number().int().min(0),
 })
 
@@ -30,8 +33,28 @@ export function encodeShardWalk(w: ShardWalk): string {
   return JSON.stringify(w, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
 }
 
+/** A walk message that is not one: the field and the rule, in one line a log can carry. */
+export class ShardWalkError extends Error {
+  override name = 'ShardWalkError'
+}
+
 export function decodeShardWalk(text: string): ShardWalk {
-  const { baseFeePerGas, ...rest } = walk.parse(JSON.parse(text))
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new ShardWalkError('walk: must be JSON')
+  }
+  const parsed = walk.safeParse(json)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    throw new ShardWalkError(`walk.${issue.path.join('.') || '(root)'}: ${issue.message}`)
+  }
+  const { baseFeePerGas, maxPriorityFeePerGas, ...rest } = parsed.data
   // Left out rather than set to undefined (exact optional properties).
-  return baseFeePerGas === undefined ? rest : { ...rest, baseFeePerGas }
+  return {
+    ...rest,
+    ...(baseFeePerGas === undefined ? {} : { baseFeePerGas }),
+    ...(maxPriorityFeePerGas === undefined ? {} : { maxPriorityFeePerGas }),
+  }
 }

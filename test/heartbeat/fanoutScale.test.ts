@@ -174,6 +174,7 @@ beforeAll(async () => {
   const dispatcherClock = new VirtualClock(0)
   const head = {
     getBlock: () => dispatcherClock.call(LATENCY.blockRead, () => BLOCK),
+    estimateMaxPriorityFeePerGas: () => dispatcherClock.call(LATENCY.blockRead, () => 1_000_000n),
   } as unknown as PublicClient
   const sqs = {
     send: (command: { input: { Entries?: { MessageBody?: string }[] } }) => {
