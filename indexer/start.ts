@@ -25,6 +25,7 @@ export type StartIndexerOptions = {
   pgliteDir?: string
   /** Postgres instead of PGlite. */
   databaseUrl?: string
+  /** The port to ask for; Ponder moves to the next free one if it is taken, and `RunningIndexer.port` is where it serves. */
   port?: number
   pollingInterval?: number
   indexAllDelegations?: boolean
@@ -32,8 +33,6 @@ export type StartIndexerOptions = {
   root?: string
   /** Called with every parsed JSON log line. */
   onLog?: (line: PonderLogLine) => void
-  /** Wait until the HTTP server answers /health (default true). */
-  waitForServer?: boolean
   extraEnv?: Record<string, string>
 }
 
@@ -55,7 +54,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   const schema = options.schema ?? `bardo_${randomBytes(6).toString('hex')}`
   const ownDir = options.pgliteDir === undefined && options.databaseUrl === undefined
   const pgliteDir = options.databaseUrl !== undefined ? undefined : (options.pgliteDir ?? mkdtempSync(join(tmpdir(), 'bardo-indexer-')))
-  const port = options.port ?? (await freePort())
+  const requestedPort = options.port ?? (await freePort())
   // The child's configuration comes from these options only, never from BARDO_* or DATABASE_* in our env.
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -79,7 +78,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   }
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
 
-  const args = ['start', '--root', options.root ?? INDEXER_ROOT, '--schema', schema, '--port', String(port)]
+  const args = ['start', '--root', options.root ?? INDEXER_ROOT, '--schema', schema, '--port', String(requestedPort)]
   args.push('--hostname', '127.0.0.1', '--log-format', 'json')
   const child = spawn(PONDER_BIN, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   const logs: PonderLogLine[] = []
@@ -156,17 +155,18 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
     })
   }
 
-  const url = `http://127.0.0.1:${port}`
-  const running: RunningIndexer = { url, port, schema, pgliteDir, process: child, logs, waitForLog, stop }
-  if (options.waitForServer !== false) {
-    try {
-      await waitForHealth(url, child, () => indexerExited(child, stderr, logs))
-    } catch (error) {
-      await stop()
-      throw error
-    }
+  let port: number
+  try {
+    // A probed port can be bound by another suite before Ponder binds it, and Ponder then serves on the
+    // next free one: the port is the one its server reports, never the one asked for.
+    const created = await waitForLog((l) => l.msg === 'Created HTTP server' && typeof l.port === 'number', 90_000)
+    port = created.port as number
+    await waitForHealth(`http://127.0.0.1:${port}`, child, () => indexerExited(child, stderr, logs))
+  } catch (error) {
+    await stop()
+    throw error
   }
-  return running
+  return { url: `http://127.0.0.1:${port}`, port, schema, pgliteDir, process: child, logs, waitForLog, stop }
 }
 
 function indexerExited(child: ChildProcess, stderr: string, logs: PonderLogLine[]): BardoError {

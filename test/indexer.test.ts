@@ -1,6 +1,8 @@
 // The Ponder indexer against a real anvil devnet: `ponder start` runs as a child process on a fresh
 // PGlite directory and schema; the test makes real phase changes, dreams, redemptions, revocations,
 // key rotations and a reorg, and checks the rows through the /v1 routes, GraphQL and SQL over HTTP.
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, encodeAbiParameters, encodeFunctionData, http, parseUnits, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
@@ -19,6 +21,9 @@ let owner: OwnerAccount
 let golemKey: Hex
 let golem: PrivateKeyAccount
 let url: string
+// Another process already serving on the port the indexer is asked for, and answering /health as Ponder would.
+let squatter: Server
+let squatterRequests = 0
 
 const lc = (a: string) => a.toLowerCase()
 
@@ -102,13 +107,28 @@ beforeAll(async () => {
   // Registered and first report before the indexer starts: these rows come from the backfill.
   await register(golem.address)
   await send(golem, devnet.deployment.vitalityOracle, vitality('updatePhase', [0, 9500]))
-  indexer = await startIndexer({ rpcUrl: devnet.rpcUrl, deployment: toIndexerDeployment(devnet.deployment) })
+  squatter = createServer((_req, res) => {
+    squatterRequests++
+    res.writeHead(200).end('ok')
+  })
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve))
+  const taken = (squatter.address() as AddressInfo).port
+  indexer = await startIndexer({ rpcUrl: devnet.rpcUrl, deployment: toIndexerDeployment(devnet.deployment), port: taken })
   url = indexer.url
 })
 
 afterAll(async () => {
+  await new Promise((resolve) => squatter?.close(resolve))
   await indexer?.stop()
   await devnet?.stop()
+})
+
+describe('starting the indexer', () => {
+  it('serves on the port Ponder reports when the one asked for is taken, and never talks to what holds it', async () => {
+    expect(indexer.port).not.toBe((squatter.address() as AddressInfo).port)
+    expect((await getJson(`${url}/status`)).status).toBe(200)
+    expect(squatterRequests).toBe(0)
+  })
 })
 
 describe('Golems and phase history', () => {
