@@ -4,7 +4,7 @@
 // EIP-3009 authorization with eth_signTypedData_v4).
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import { postJson, type Config, type Draft } from './api.ts'
+import { postJson, RequestError, type Config, type Draft } from './api.ts'
 import { signTypedData, type Eip1193Provider } from './wallet.ts'
 
 export type Wallet = { provider: Eip1193Provider; address: `0x${string}` }
@@ -16,10 +16,25 @@ export async function revoke(wallet: Wallet, golemId: string): Promise<string> {
   return relayed.transactionHash
 }
 
+/**
+ * The renewal starts on the grant's next period boundary as of the draft. An owner who signs after that
+ * boundary has passed is refused (the period is the old grant's by then), and is asked once more with a
+ * fresh draft rather than shown the refusal.
+ */
 export async function renew(wallet: Wallet, golemId: string): Promise<{ delegationHash: string; grant_ends_at: number }> {
-  const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(`/local/golems/${encodeURIComponent(golemId)}/renewal-draft`)
-  const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
-  return postJson(`/api/v1/golems/${encodeURIComponent(golemId)}/renewal`, { delegation: { ...draft.delegation, signature } })
+  for (let attempt = 1; ; attempt++) {
+    const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(
+      `/local/golems/${encodeURIComponent(golemId)}/renewal-draft`,
+    )
+    const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+    try {
+      return await postJson(`/api/v1/golems/${encodeURIComponent(golemId)}/renewal`, { delegation: { ...draft.delegation, signature } })
+    } catch (error) {
+      const boundaryPassed =
+        error instanceof RequestError && error.code === 'RENEWAL_REFUSED' && error.field === 'erc20PeriodTransfer.startDate'
+      if (!boundaryPassed || attempt === 2) throw error
+    }
+  }
 }
 
 /** Largest payment the page signs without asking again (20 USDC: a feed is the death reserve, 12 USDC). */

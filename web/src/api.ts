@@ -52,6 +52,9 @@ export class RequestError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The API's error code and the field it names, when it answered with its error body. */
+    readonly code?: string,
+    readonly field?: string,
   ) {
     super(message)
   }
@@ -59,8 +62,11 @@ export class RequestError extends Error {
 
 export async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(path, init)
-  const body = (await res.json().catch(() => ({}))) as T & { code?: string; message?: string }
-  if (!res.ok) throw new RequestError(res.status, `${path}: ${res.status} ${body.code ?? ''} ${body.message ?? ''}`.trim())
+  const body = (await res.json().catch(() => ({}))) as T & { code?: string; message?: string; details?: { field?: unknown } }
+  if (!res.ok) {
+    const field = typeof body.details?.field === 'string' ? body.details.field : undefined
+    throw new RequestError(res.status, `${path}: ${res.status} ${body.code ?? ''} ${body.message ?? ''}`.trim(), body.code, field)
+  }
   return body
 }
 
