@@ -3,7 +3,8 @@
 // Baseline, measured in the same run on the same Golems: the per-Golem read a tick does when it is not
 // handed the heartbeat's batched observation (readGolems for one Golem: a block read and its own
 // multicall). Every request is counted by a transport wrapper around viem's http transport.
-//   busy tick: a new period; every Golem redeems its runway (simulate, price, sign, send, receipt)
+//   busy tick: a new period past the stagger window, so every Golem redeems its runway in the same
+//   heartbeat (simulate, price, sign, send, receipt)
 //   idle tick: the same period a minute later; already redeemed, nothing to send
 // Goals printed PASS/MISS: busy ticks a minute at 1,000 Golems on dynalite (>= 3,000) and JSON-RPC
 // requests per busy tick there (<= 4), both from the same run's busy heartbeat.
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { createPublicClient, type LocalAccount, type PublicClient } from 'viem'
 import { countingTransport } from './lib/countingTransport.ts'
 import { DynamoStore, InMemoryStore } from '../adapters/store/index.ts'
+import { staggerWindow } from '../core/lifecycle/stagger.ts'
 import type { Store } from '../core/store/index.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { runHeartbeat, type TickInvoker, type TickRequest } from '../functions/heartbeat/heartbeat.ts'
@@ -186,7 +188,9 @@ async function benchRow(
 
     // Warm-up: the first period's redemptions (first writes of every enforcer slot), not measured.
     await heartbeat()()
-    await env.devnet.increaseTime(86_400)
+    // A day and the stagger window on: every Golem is past its offset into the period, so one heartbeat
+    // measures the whole fleet's busy ticks (staggered, they would spread over the window's minutes).
+    await env.devnet.increaseTime(86_400n + staggerWindow(86_400n))
     const busy = await measure(env, golems, heartbeat())
     if (redeemed() !== golems) throw new Error(`heartbeat bench: ${redeemed()} of ${golems} busy ticks redeemed`)
     log(`${kind} ${golems}: busy ${busy.ticksPerMinute.toFixed(0)} ticks/min, ${busy.rpcPerTick.toFixed(2)} RPC/tick`)

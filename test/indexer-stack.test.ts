@@ -16,7 +16,7 @@ import { getJson, graphqlQuery, sqlQuery, waitForIndexed } from '../indexer/test
 import type { OwnerAccount } from '../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../local/provision.ts'
 import { LocalKeyRotation } from '../local/rotation.ts'
-import { DAY, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './heartbeat/harness.ts'
+import { DAY, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './heartbeat/harness.ts'
 
 const STRATEGY = readFileSync(join(import.meta.dirname, '..', 'examples', 'STRATEGY.md'), 'utf8')
 const lc = (a: string) => a.toLowerCase()
@@ -42,6 +42,8 @@ beforeAll(async () => {
     strategy: STRATEGY,
     runwayDays: 30,
   })
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(env.devnet, ['demo'])
   const rotation = new LocalKeyRotation(env.devnet.deployment, owner, env.signers, async (address: Address) => {
     await env.client.waitForTransactionReceipt({ hash: await env.devnet.deployer.sendTransaction({ to: address, value: parseEther('1') }) })
   })

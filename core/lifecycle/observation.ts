@@ -90,6 +90,7 @@ export function observationOf(
     registered: read.registered,
     dreaming: read.dreaming,
     bornAt: profile.life.bornAt,
+    grantStart: profile.runway.periodStart,
     runwayEndsAt: economicEnd(profile, read, runtimeCostPerHour),
     runwayTotalSeconds: profile.life.runwayTotalSeconds,
     lastInsightAt: profile.life.lastInsightAt,

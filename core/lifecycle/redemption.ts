@@ -18,6 +18,8 @@ export type RedemptionPlanInput = {
 export type RedemptionPlan =
   | { action: 'redeem'; amount: bigint; multiplierBps: bigint }
   | { action: 'skip'; reason: 'revoked' | 'exhausted' | 'nothing-to-redeem' }
+  /** There is runway to redeem, but not before this Golem's offset into its period (core/lifecycle/stagger.ts). */
+  | { action: 'skip'; reason: 'staggered'; redeemAt: bigint }
   | { action: 'revoke'; reason: 'terminal' }
 
 export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
@@ -45,5 +47,6 @@ export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
 export function describePlan(plan: RedemptionPlan, phase: Phase): string {
   if (plan.action === 'redeem') return `redeem ${plan.amount} at ${Number(plan.multiplierBps) / 100}% (${phaseName(phase)})`
   if (plan.action === 'revoke') return 'terminal: revoke instead of redeeming'
+  if (plan.reason === 'staggered') return `skip: staggered until ${plan.redeemAt}`
   return `skip: ${plan.reason}`
 }

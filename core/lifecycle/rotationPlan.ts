@@ -27,17 +27,20 @@ export type RotationPlan = { reason: string; nextPeriodStart: bigint }
  * A rotation in flight is finished whatever the old key's state (the oracle may already have moved the
  * identity, and the old key then reads unregistered); otherwise a registered Golem rotates when its
  * key's policy says so. The renewed grant starts on the old grant's next period boundary: the same
- * period grid, and the current period (already redeemed by the old key) cannot be redeemed again.
+ * period grid, and the current period (already redeemed by the old key) cannot be redeemed again. So a
+ * new rotation waits while this period's runway is still staggered (`runwayStaggered`: the old key has
+ * not redeemed it yet), or the Golem would lose the period's runway; the wait is under an hour.
  */
 export function planRotation(
   golemId: string,
   profile: GolemProfile,
   read: ObservedGolem,
   due: (now: number) => { rotate: boolean; reason?: string } | undefined,
+  runwayStaggered = false,
 ): RotationPlan | null {
   let reason = profile.pendingRotation?.reason
   if (reason === undefined) {
-    if (!read.registered) return null
+    if (!read.registered || runwayStaggered) return null
     const decision = due(Number(read.timestamp))
     if (!decision?.rotate) return null
     reason = decision.reason ?? 'policy'

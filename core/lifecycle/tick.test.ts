@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { decideTick, type GolemObservation } from './tick.ts'
 import { Phase } from './phase.ts'
+import { staggerOffset } from './stagger.ts'
 
 const DAY = 86_400n
+/** The default Golem's second period, at its offset into the period: its runway is due (core/lifecycle/stagger.ts). */
+const DUE = 1n * DAY + staggerOffset('g1', DAY)
 const obs = (over: Partial<GolemObservation> = {}, permission: Partial<GolemObservation['permission']> = {}): GolemObservation => ({
   golemId: 'g1',
   delegationHash: '0x01',
@@ -11,6 +14,7 @@ const obs = (over: Partial<GolemObservation> = {}, permission: Partial<GolemObse
   registered: true,
   dreaming: false,
   bornAt: 0n,
+  grantStart: 0n,
   runwayEndsAt: 30n * DAY,
   runwayTotalSeconds: 30n * DAY,
   lastInsightAt: 0n,
@@ -31,7 +35,7 @@ const obs = (over: Partial<GolemObservation> = {}, permission: Partial<GolemObse
 
 describe('decideTick', () => {
   it('redeems the full period in Thriving and posts nothing when the phase holds', () => {
-    const d = decideTick(obs())
+    const d = decideTick(obs({ now: DUE }))
     expect(d.phase).toEqual({ current: Phase.Thriving, next: Phase.Thriving, post: false })
     expect(d.redemption).toEqual({ action: 'redeem', amount: 100n, multiplierBps: 10_000n })
     expect(d.period).toBe(1n)
@@ -155,7 +159,7 @@ describe('decideTick', () => {
   })
 
   it('reports the health the chain shows once its redemption lands: a redeemed period is not critical', () => {
-    const d = decideTick(obs())
+    const d = decideTick(obs({ now: DUE }))
     expect(d.redemption).toMatchObject({ action: 'redeem', amount: 100n })
     expect(d.health).toMatchObject({ health: 'healthy', remaining_today: '0', reason: "this period's planned allowance is redeemed" })
   })

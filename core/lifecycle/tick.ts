@@ -6,6 +6,7 @@ import { revocationState, type PermissionFacts } from '../health/permissionHealt
 import { BUDGET_WARNING_BPS, EXPIRING_WARNING_SECONDS, type CustodyEvent } from './custodyEvents.ts'
 import { nextPhase, Phase } from './phase.ts'
 import { planRedemption, type RedemptionPlan } from './redemption.ts'
+import { runwayDue } from './stagger.ts'
 import { computeVitality, type Vitality, type VitalityParameters } from './vitality.ts'
 
 export type GolemObservation = {
@@ -20,6 +21,8 @@ export type GolemObservation = {
   dreaming: boolean
   /** From the store. */
   bornAt: bigint
+  /** The runway grant's period start (the period enforcer's startDate): tells the grant's first period. */
+  grantStart: bigint
   runwayEndsAt: bigint
   runwayTotalSeconds: bigint
   lastInsightAt: bigint
@@ -69,7 +72,7 @@ export function decideTick(o: GolemObservation): TickDecision {
   // ends too: revocation takes the Golem's authority at once, and its life at the grant's end.
   const expired = o.registered && o.now > o.permission.expiresAt
   const die = o.registered && (next === Phase.Terminal || expired)
-  const redemption: RedemptionPlan =
+  const planned: RedemptionPlan =
     !o.registered || o.dreaming
       ? { action: 'skip', reason: 'nothing-to-redeem' }
       : planRedemption({
@@ -79,6 +82,18 @@ export function decideTick(o: GolemObservation): TickDecision {
           reservedAmount: o.reservedAmount ?? 0n,
           revoked,
         })
+  // Only a redemption waits for the Golem's offset into its period, so 'staggered' always means there is
+  // runway to redeem at redeemAt; a skip for any other reason stays that reason.
+  const due = runwayDue({
+    golemId: o.golemId,
+    bornAt: o.bornAt,
+    grantStart: o.grantStart,
+    currentPeriodStart: o.permission.currentPeriodStart,
+    periodDuration: o.permission.periodDuration,
+    expiresAt: o.permission.expiresAt,
+  })
+  const redemption: RedemptionPlan =
+    planned.action === 'redeem' && o.now < due.redeemAt ? { action: 'skip', reason: 'staggered', redeemAt: due.redeemAt } : planned
   const redeemedNow = redemption.action === 'redeem' ? redemption.amount : 0n
   // Health as it stands once this tick's redemption lands, so the tick's report and a read of the
   // chain right after it agree.

@@ -17,6 +17,7 @@ import { ownerOf } from '../custody/golemPolicy.ts'
 import { Phase } from './phase.ts'
 import { planReprieve } from './reprievePlan.ts'
 import { planRotation, profileAfterRotation, rotationStepName } from './rotationPlan.ts'
+import { staggerOffset } from './stagger.ts'
 import { eventKey, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
 import { born, DAY_S, golemKey, hex32, testProfile, testRead } from './testing/profile.ts'
 
@@ -28,7 +29,9 @@ const none = { events: [], reservedAmount: 0n }
 
 describe('planTick', () => {
   it('redeems the period allowance to the Golem key in a fresh period, keyed by the absolute period', () => {
-    const plan = planTick({ golemId: 'g', profile: testProfile(), read: read(), pending: none, vitalityParameters: noShocks })
+    // At the Golem's offset into its second period, when its runway is due (core/lifecycle/stagger.ts).
+    const due = read({ timestamp: born + DAY_S + staggerOffset('g', DAY_S) })
+    const plan = planTick({ golemId: 'g', profile: testProfile(), read: due, pending: none, vitalityParameters: noShocks })
     expect(plan.runway).toEqual({
       kind: 'redeem',
       slot: { period: (born + DAY_S) / DAY_S, step: 'runway' },
@@ -181,6 +184,25 @@ describe('planRotation', () => {
       reason: 'age',
       nextPeriodStart: born + 2n * DAY_S,
     })
+  })
+
+  it("waits while this period's runway is staggered, so the old key redeems the period before its grant hands over", () => {
+    const p = testProfile()
+    expect(planRotation('g', p, read(), () => ({ rotate: true, reason: 'age' }), true)).toBeNull()
+    // A rotation already in flight is finished regardless: the oracle may have moved the identity.
+    const pending = {
+      to: golemKey,
+      signer: { kind: 'memory' as const, ref: 'n' },
+      reason: 'age',
+      runway: {
+        chain: p.runway.chain,
+        periodDelegationHash: hex32('cc'),
+        periodTerms: '0x' as const,
+        chainHashes: [hex32('cc')],
+        periodStart: born,
+      },
+    }
+    expect(planRotation('g', testProfile({ pendingRotation: pending }), read(), () => undefined, true)?.reason).toBe('age')
   })
 
   it('finishes a rotation in flight even when the old key already reads unregistered', () => {

@@ -38,7 +38,8 @@ export type TickPlanInput = {
 export type RunwayStep =
   | { kind: 'settled'; status: string; amount: bigint; txHash: Hex | null }
   | { kind: 'redeem'; slot: { period: bigint; step: 'runway' }; amount: bigint; cap: bigint; token: Address; recipient: Address }
-  | { kind: 'none'; status: 'revoke' | 'skipped'; reason: string }
+  /** Nothing sent; a staggered redemption says when in this period it will be redeemed. */
+  | { kind: 'none'; status: 'revoke' | 'skipped'; reason: string; redeemAt?: bigint }
 
 export type TickPlan = {
   decision: TickDecision
@@ -125,7 +126,12 @@ export function planTick(input: TickPlanInput): TickPlan {
           token: profile.runway.token,
           recipient: profile.golemKey,
         }
-      : { kind: 'none', status: plan.action === 'revoke' ? 'revoke' : 'skipped', reason: plan.reason }
+      : {
+          kind: 'none',
+          status: plan.action === 'revoke' ? 'revoke' : 'skipped',
+          reason: plan.reason,
+          ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
+        }
   return { decision, period, phaseEpoch, ...(postPhase ? { postPhase } : {}), events, runway, die: decision.die }
 }
 

@@ -221,7 +221,8 @@ export async function runTick(
     servedReprieve: resetTo !== undefined || reprieve.kind === 'served' ? profile.reprieve : undefined,
     phaseEpoch: plan.phaseEpoch,
   })
-  const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished, read)
+  const staggered = plan.runway.kind === 'none' && plan.runway.redeemAt !== undefined
+  const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished, read, staggered)
   return { ...result, events: events.map((e) => e.type), ...(rotated ? { rotated } : {}) }
 }
 
@@ -261,7 +262,11 @@ async function redeemRunway(
       txHash: step.txHash,
     }
   }
-  if (step.kind === 'none') return { result: { status: step.status, reason: step.reason }, txHash: null }
+  if (step.kind === 'none')
+    return {
+      result: { status: step.status, reason: step.reason, ...(step.redeemAt === undefined ? {} : { redeemAt: step.redeemAt }) },
+      txHash: null,
+    }
   const sent = await sendOnce({
     ...slotBase,
     slot: { golemId, ...step.slot },
@@ -291,7 +296,7 @@ async function redeemRunway(
   return { result, txHash, event: { type: 'RunwayRedeemed', at, amount: step.amount, txHash: sent.txHash, period: step.slot.period } }
 }
 
-async function maybeRotate(deps: TickDeps, record: GolemRecord, read: ObservedGolem) {
+async function maybeRotate(deps: TickDeps, record: GolemRecord, read: ObservedGolem, runwayStaggered: boolean) {
   if (!deps.rotation || record.status !== 'alive') return null
   const profile = parseGolemProfile(record.profile)
   // The key's policy is asked only when there is no rotation in flight and the Golem is registered.
@@ -300,7 +305,7 @@ async function maybeRotate(deps: TickDeps, record: GolemRecord, read: ObservedGo
   // A key outside the process (KMS) has no SessionKey to ask: the key source judges it from durable facts.
   const durable =
     profile.pendingRotation || sessionKey || !deps.rotation.due ? undefined : await deps.rotation.due(profile, Number(read.timestamp))
-  const rotation = planRotation(record.golemId, profile, read, (now) => sessionKey?.shouldRotate(now) ?? durable)
+  const rotation = planRotation(record.golemId, profile, read, (now) => sessionKey?.shouldRotate(now) ?? durable, runwayStaggered)
   if (!rotation) return null
   return rotateSessionKey({ ...deps, rotation: deps.rotation }, record, profile, {
     now: read.timestamp,

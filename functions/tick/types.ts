@@ -45,7 +45,8 @@ export type TickResult = {
   phase?: { from: number; to: number; posted: boolean }
   vitality?: number
   health?: string
-  redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
+  /** A redemption `staggered` to the Golem's offset into its period carries the chain time it will be redeemed at. */
+  redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string; redeemAt?: bigint }
   /** The gas top-up from the owner's gas grant, when the Golem has one. */
   gas?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
   /** The Golem's purchase of its own runtime, when self-extension is configured. */

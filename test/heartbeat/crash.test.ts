@@ -18,6 +18,7 @@ import {
   USDC,
   allEvents,
   chainNow,
+  passStaggerOffsets,
   periodAt,
   phaseTransitions,
   redemptionsBy,
@@ -44,7 +45,7 @@ async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem>
   keys.set(golemId, bytesToHex(bytes))
   bytes.fill(0)
   const sessionKey = SessionKey.fromMemoryKey(memoryKey, { expiresAt: Number(now) + 5 * DAY, initialBudget: 0n, now: Number(now) })
-  return provisionGolem({
+  const golem = await provisionGolem({
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,
@@ -55,6 +56,9 @@ async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem>
     runwayDays: 5,
     sessionKey,
   })
+  // Whole days later the tick is past the Golem's stagger offset: a new period's tick redeems at once.
+  await passStaggerOffsets(env.devnet, [golemId])
+  return golem
 }
 
 /** Runs one tick in a worker process that kills itself right after broadcasting `crashAfter`. */

@@ -13,6 +13,7 @@ import {
   DAY,
   USDC,
   allEvents,
+  passStaggerOffsets,
   periodAt,
   redemptionsBy,
   sentCount,
@@ -62,6 +63,11 @@ beforeAll(async () => {
     idPrefix: 'dup',
     periodAmount: USDC(10),
   })
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(
+    env.devnet,
+    fleet.map((g) => g.golemId),
+  )
   const invoker = new DuplicatingInvoker()
   for (let day = 0; day < DAYS; day++) {
     invoker.day = day

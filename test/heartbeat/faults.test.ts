@@ -23,6 +23,7 @@ import {
   allEvents,
   chainNow,
   noShocks,
+  passStaggerOffsets,
   periodAt,
   phaseTransitions,
   redemptionsBy,
@@ -94,6 +95,11 @@ beforeAll(async () => {
     periodAmount: PERIOD_AMOUNT,
     runwayDays: RUNWAY_DAYS,
   })
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(
+    env.devnet,
+    fleet.map((g) => g.golemId),
+  )
 
   // 25 % of requests faulted (17 % fail outright); sends are hit harder, lost answers above all.
   proxy.setFaults({ drop: 0.06, delay: 0.08, fail: 0.06, loseResponse: 0.05 }, { [SEND]: SEND_FAULTS, [PLAIN_SEND]: SEND_FAULTS })

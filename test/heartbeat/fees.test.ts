@@ -7,7 +7,7 @@ import { runHeartbeat, type TickInvoker, type TickRequest } from '../../function
 import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
-import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, passStaggerOffsets, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 type Counts = Record<string, number>
 
@@ -40,6 +40,8 @@ let baseFeePerGas: bigint
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   await provisionExampleGolem(env, 'fees')
+  // A day and the Golem's stagger offset later, its tick is a busy one: it redeems the second period.
+  await passStaggerOffsets(env.devnet, ['fees'])
   await env.devnet.increaseTime(DAY)
   const tickClient = countingClient(env, tickCounts, sent)
   const invoker: TickInvoker = {

@@ -7,6 +7,7 @@ import { erc20Abi, getAbiItem, isAddressEqual, type Address, type Hex, type Loca
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import { staggerOffset } from '../../core/lifecycle/stagger.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
 import type { GolemEvent, Store } from '../../core/store/index.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
@@ -65,6 +66,18 @@ export async function startHeartbeatEnv(): Promise<HeartbeatEnv> {
 }
 
 export const chainNow = async (client: PublicClient): Promise<bigint> => (await client.getBlock()).timestamp
+
+/**
+ * Moves the chain clock, inside the Golems' first period, past the largest of their stagger offsets
+ * (core/lifecycle/stagger.ts). A tick whole days later then falls at or after each Golem's offset into
+ * its period and redeems its runway, as it did before redemptions were staggered; suites about something
+ * else (crashes, duplicates, phases, rotation) call it once after provisioning.
+ */
+export async function passStaggerOffsets(devnet: Devnet, golemIds: readonly string[], periodDuration: bigint = BigInt(DAY)): Promise<void> {
+  let offset = 0n
+  for (const id of golemIds) if (staggerOffset(id, periodDuration) > offset) offset = staggerOffset(id, periodDuration)
+  if (offset > 0n) await devnet.increaseTime(offset)
+}
 
 /**
  * The period a chain time falls in, as the store keys slots and budgets: the absolute period (the

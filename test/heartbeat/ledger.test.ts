@@ -16,7 +16,7 @@ import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
 import { readRequestOf } from '../../core/lifecycle/observation.ts'
 import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
-import { DAY, USDC, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: ledger-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -78,6 +78,8 @@ beforeAll(async () => {
     gas: { periodAmount: GAS_PER_DAY, bootstrap: BOOTSTRAP },
   })
   afterOnboarding.eth = await env.client.getBalance({ address: owner.address })
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(env.devnet, ['ledger'])
   const invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
   for (let day = 0; day < 10; day++) {
     await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })

@@ -19,6 +19,7 @@ import {
   DAY,
   USDC,
   allEvents,
+  passStaggerOffsets,
   periodAt,
   phaseTransitions,
   redemptionsBy,
@@ -50,6 +51,8 @@ beforeAll(async () => {
     golemId: 'life',
     strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
   })
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(env.devnet, ['life'])
   const invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
   for (let day = 0; day < 40; day++) {
     const before = invoker.results.length

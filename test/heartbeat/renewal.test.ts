@@ -18,7 +18,7 @@ import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, chainNow, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, allEvents, chainNow, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: renewal-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -109,6 +109,8 @@ beforeAll(async () => {
       runwayDays: 5,
     })
   }
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(env.devnet, ['renewed', 'lapsed'])
   invoker = new LocalInvoker((id) => env.deps(id, { tickIntervalSeconds: 3600 }), { onError: (_id, e) => errors.push(e) })
   api = createLocalApi({
     store: env.store,

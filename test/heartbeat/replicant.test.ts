@@ -16,7 +16,7 @@ import { decodeChainError, type DecodedChainError } from '../../adapters/chain/d
 import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, chainNow, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, chainNow, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: parent-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -81,6 +81,8 @@ beforeAll(async () => {
     strategy: STRATEGY,
     runwayDays: 5,
   })
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(env.devnet, ['parent'])
   replicant = await env.devnet.fundedAccount()
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
 })

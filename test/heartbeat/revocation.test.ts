@@ -14,7 +14,7 @@ import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, allEvents, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: revoked-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -46,6 +46,8 @@ beforeAll(async () => {
     strategy: STRATEGY,
     runwayDays: 5,
   })
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(env.devnet, ['revoked'])
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
 })
 afterAll(async () => env?.stop())

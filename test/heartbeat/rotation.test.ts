@@ -14,7 +14,16 @@ import { runTick } from '../../functions/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { LocalKeyRotation } from '../../local/rotation.ts'
-import { DAY, allEvents, redemptionsBy, sentCount, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  allEvents,
+  passStaggerOffsets,
+  redemptionsBy,
+  sentCount,
+  startHeartbeatEnv,
+  usdcBalance,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -49,6 +58,8 @@ describe('session-key rotation in the tick', () => {
       strategy: STRATEGY,
       runwayDays: 30,
     })
+    // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+    await passStaggerOffsets(env.devnet, [golem.golemId])
     const first = await tick(golem.golemId, 'day-0')
     expect(first.redemption?.status).toBe('confirmed')
     expect(first.rotated).toBeUndefined()
@@ -115,6 +126,7 @@ describe('session-key rotation in the tick', () => {
       strategy: STRATEGY,
       runwayDays: 30,
     })
+    await passStaggerOffsets(env.devnet, [golem.golemId])
     await tick(golem.golemId, 'retry-day-0')
     // An earlier attempt lost its operator nonce to another instance: its slot ended reconciled.
     const step = `rotate-${golem.golemKey.slice(2).toLowerCase()}`
@@ -144,6 +156,7 @@ describe('session-key rotation in the tick', () => {
       strategy: STRATEGY,
       runwayDays: 30,
     })
+    await passStaggerOffsets(env.devnet, [golem.golemId])
     await tick(golem.golemId, 'crash-day-0')
     await env.devnet.increaseTime(7 * DAY + 60)
     const operator = env.devnet.operator.account.address

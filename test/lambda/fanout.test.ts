@@ -29,7 +29,7 @@ import { encodeShardWalk } from '../../functions/shared/shardWalk.ts'
 import { devnetAccount, startDevnet, type Devnet } from '../../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, usdcTransfersFrom } from '../heartbeat/harness.ts'
+import { DAY, passStaggerOffsets, usdcTransfersFrom } from '../heartbeat/harness.ts'
 import { runCli } from '../../cli/bardo.ts'
 import type { CliChain } from '../../cli/context.ts'
 import { createGolemKmsKey } from '../../cli/kmsKeys.ts'
@@ -110,6 +110,8 @@ beforeAll(async () => {
     sessionKey.zero()
     golems.push({ id, golem, owner: owner.address })
   }
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(devnet, GOLEMS)
   kms = await startKmsEndpoint(keys)
   lambda = await startLambdaInvokeEndpoint(
     { heartbeat: () => heartbeatHandler(), tick: (event, context) => tickHandler(event, context) },

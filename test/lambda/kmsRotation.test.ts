@@ -43,7 +43,16 @@ import { runTick } from '../../functions/tick/runTick.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { FakeKms, KmsFault } from './fakeKms.ts'
-import { DAY, allEvents, chainNow, redemptionsBy, sentCount, startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import {
+  DAY,
+  allEvents,
+  chainNow,
+  passStaggerOffsets,
+  redemptionsBy,
+  sentCount,
+  startHeartbeatEnv,
+  type HeartbeatEnv,
+} from '../heartbeat/harness.ts'
 
 const STRATEGY =
   '---\nname: kms-rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -180,6 +189,8 @@ beforeAll(async () => {
     },
   })
   await fund(golem.golemKey)
+  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
+  await passStaggerOffsets(env.devnet, ['kms-direct', 'kms-7715'])
 }, 240_000)
 
 afterAll(async () => {
