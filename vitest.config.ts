@@ -11,6 +11,8 @@ export default defineConfig({
       'test/**/*.test.ts',
       'stacks/**/*.test.ts',
       'bench/**/*.test.ts',
+      // The page's own modules, type-checked with the page (DOM types).
+      'web/test/**/*.test.ts',
     ],
     // snap/ is its own workspace tested with jest (snaps-jest); its suites never run here.
     exclude: ['**/node_modules/**', 'snap/**'],

@@ -148,7 +148,12 @@ export function progressLine(
 ): string {
   if (!r) return `age ${formatSpan(ageSeconds)}  (no tick yet)`
   const phase = r.phase ? `${phaseNames[r.phase.from as Phase]} -> ${phaseNames[r.phase.to as Phase]}` : ''
-  const redemption = r.redemption?.status === 'confirmed' ? `redeemed ${usdc(r.redemption.amount ?? 0n)}` : (r.redemption?.status ?? '')
+  const redemption =
+    r.redemption?.status === 'confirmed'
+      ? `redeemed ${usdc(r.redemption.amount ?? 0n)}`
+      : r.redemption?.reason === 'staggered'
+        ? `staggered to this Golem's offset into its period`
+        : (r.redemption?.status ?? '')
   return [
     `age ${formatSpan(ageSeconds).padStart(6)}`,
     `outcome ${r.outcome.padEnd(6)}`,

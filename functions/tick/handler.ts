@@ -93,6 +93,9 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
       golemId: result.golemId,
       outcome: result.outcome,
       redemption: result.redemption?.status,
+      // Why nothing was redeemed (e.g. 'staggered', with the chain time the runway is redeemed at).
+      redemptionReason: result.redemption?.reason,
+      redeemAt: result.redemption?.redeemAt,
       selfExtension: result.selfExtension?.status,
       txHash: result.redemption?.txHash ?? undefined,
       health: result.health,

@@ -2,8 +2,8 @@
 // who signs after that boundary passed is refused; the page then drafts and asks once more, and shows
 // any other refusal (or a second late signature) as it is. The wallet and the server are stand-ins.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { renew } from '../../web/src/actions.ts'
-import { RequestError } from '../../web/src/api.ts'
+import { renew } from '../src/actions.ts'
+import { RequestError } from '../src/api.ts'
 
 const ADDRESS = '0x00000000000000000000000000000000000000a1'
 const typedData = {
