@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { measureBundle, runBundleBench } from './bundle.ts'
 
 describe('runBundleBench', () => {
-  it('measures the three Lambda bundles and the viem baseline in one run', async () => {
+  it('measures the four Lambda bundles and the viem baseline in one run', async () => {
     const r = await runBundleBench()
-    for (const s of [r.tick, r.heartbeat, r.api]) {
+    for (const s of [r.tick, r.heartbeat, r.walker, r.api]) {
       expect(s.bytes).toBeGreaterThan(0)
       expect(s.bytesWithAwsSdk).toBeGreaterThan(s.bytes)
     }

@@ -1,6 +1,6 @@
 // Bench: the Lambda bundles as esbuild builds them for deployment (minified ESM for Node 20, the AWS SDK
 // external because the Lambda runtime provides it): the tick's against its goal of 400 KB, and the
-// heartbeat's and the API's beside it. Bundle size is cold-start time. The table names the largest
+// heartbeat's, the shard walker's and the API's beside it. Bundle size is cold-start time. The table names the largest
 // packages in the tick's bundle (from esbuild's metafile), which is where to look when it grows.
 //   npx tsx bench/bundle.ts
 import { dirname, join } from 'node:path'
@@ -14,6 +14,7 @@ export const TICK_BUNDLE_GOAL_BYTES = 400_000
 export const LAMBDA_ENTRIES = {
   tick: 'functions/tick/handler.ts',
   heartbeat: 'functions/heartbeat/handler.ts',
+  walker: 'functions/walker/handler.ts',
   api: 'functions/api/handler.ts',
 } as const
 
@@ -24,6 +25,7 @@ export type BundleBenchResult = {
   viemFloor: number
   tick: BundleSize
   heartbeat: BundleSize
+  walker: BundleSize
   api: BundleSize
   goalBytes: number
   /** tick bytes / goal: at most 1 passes. */
@@ -86,7 +88,7 @@ export async function runBundleBench(o: { log?: (line: string) => void } = {}): 
 const kb = (bytes: number) => `${formatInt(Math.round(bytes / 1000))} KB`
 
 export function formatBundleBench(r: BundleBenchResult): string {
-  const rows = (['tick', 'heartbeat', 'api'] as const).map((name) => {
+  const rows = (['tick', 'heartbeat', 'walker', 'api'] as const).map((name) => {
     const s = r[name]
     return [
       `\`${s.entry}\``,
