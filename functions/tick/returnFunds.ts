@@ -6,6 +6,7 @@
 import { encodeFunctionData, erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex } from 'viem'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { ownerOf } from '../../core/custody/golemPolicy.ts'
+import { feesPerGasOf, type TickFees } from '../../core/fees.ts'
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
 import {
   MAX_RETURN_ATTEMPTS,
@@ -74,7 +75,7 @@ async function returnAsset(
 
     if (!existing) {
       // Nothing sent yet for this attempt: decide from the balances on-chain now.
-      const unsent = await unsentDecision(client, asset, key, owner)
+      const unsent = await unsentDecision(client, asset, key, owner, deps.fees)
       if (unsent) {
         await settleWithoutTx(deps, slotBase, slot, unsent)
         return unsent
@@ -152,9 +153,22 @@ async function lineFromChain(client: TickChainClient, asset: ReturnAsset, key: A
   return returnedLine(asset, moved, txHash)
 }
 
-/** Before any send: an empty asset, or a token transfer the key's ETH cannot pay for, is settled as such. */
-async function unsentDecision(client: TickChainClient, asset: ReturnAsset, key: Address, owner: Address): Promise<FundsReturn | null> {
-  const [ethBalance, fees] = await Promise.all([client.getBalance({ address: key }), client.estimateFeesPerGas()])
+/**
+ * Before any send: an empty asset, or a token transfer the key's ETH cannot pay for, is settled as such.
+ * Priced as sendOnce will price the transfer: from the heartbeat's fees when the tick has them (twice
+ * the base fee plus the tip), else the node's estimate, so a key judged able to pay can pay.
+ */
+export async function unsentDecision(
+  client: TickChainClient,
+  asset: ReturnAsset,
+  key: Address,
+  owner: Address,
+  given: TickFees | undefined,
+): Promise<FundsReturn | null> {
+  const [ethBalance, fees] = await Promise.all([
+    client.getBalance({ address: key }),
+    given ? feesPerGasOf(given) : client.estimateFeesPerGas(),
+  ])
   if (asset.kind === 'native') {
     if (ethBalance === 0n) return unsentLine(asset, 'empty', 0n)
     const gas = await client.estimateGas({ account: key, to: owner, value: 1n })
