@@ -85,45 +85,53 @@ describe('runwayDue', () => {
   })
 })
 
+/** Golem `id`, born at 0 with a 30-day daily grant, `into` seconds into the period starting at `periodStart`. */
+const observe = (
+  id: string,
+  periodStart: bigint,
+  into: bigint,
+  permission: Partial<GolemObservation['permission']> = {},
+  over: Partial<GolemObservation> = {},
+) => {
+  const now = periodStart + into
+  const o: GolemObservation = {
+    golemId: id,
+    delegationHash: '0x01',
+    now,
+    onChainPhase: Phase.Thriving,
+    registered: true,
+    dreaming: false,
+    bornAt: 0n,
+    grantStart: 0n,
+    runwayEndsAt: 30n * DAY,
+    runwayTotalSeconds: 30n * DAY,
+    lastInsightAt: 0n,
+    vitalityParameters: { shockProbabilityPerDay: 0 },
+    known: { revokedReported: false, expiringWarned: false },
+    permission: {
+      now,
+      disabled: false,
+      expiresAt: 30n * DAY,
+      periodAmount: 100n,
+      periodDuration: DAY,
+      availableInPeriod: 100n,
+      currentPeriodStart: periodStart,
+      ...permission,
+    },
+    ...over,
+  }
+  return o
+}
+
 describe("the tick's redemption, staggered", () => {
   const id = idWithOffsetAtLeast(600n)
   const offset = staggerOffset(id, DAY)
-  /** Golem `id`, born at 0 with a 30-day daily grant, `now` seconds into the period starting at `periodStart`. */
   const obs = (
     periodStart: bigint,
     into: bigint,
     permission: Partial<GolemObservation['permission']> = {},
     over: Partial<GolemObservation> = {},
-  ) => {
-    const now = periodStart + into
-    const o: GolemObservation = {
-      golemId: id,
-      delegationHash: '0x01',
-      now,
-      onChainPhase: Phase.Thriving,
-      registered: true,
-      dreaming: false,
-      bornAt: 0n,
-      grantStart: 0n,
-      runwayEndsAt: 30n * DAY,
-      runwayTotalSeconds: 30n * DAY,
-      lastInsightAt: 0n,
-      vitalityParameters: { shockProbabilityPerDay: 0 },
-      known: { revokedReported: false, expiringWarned: false },
-      permission: {
-        now,
-        disabled: false,
-        expiresAt: 30n * DAY,
-        periodAmount: 100n,
-        periodDuration: DAY,
-        availableInPeriod: 100n,
-        currentPeriodStart: periodStart,
-        ...permission,
-      },
-      ...over,
-    }
-    return o
-  }
+  ) => observe(id, periodStart, into, permission, over)
 
   it('redeems at once in the first period, whatever the offset', () => {
     expect(decideTick(obs(0n, 0n)).redemption).toEqual({ action: 'redeem', amount: 100n, multiplierBps: 10_000n })
@@ -200,32 +208,8 @@ describe('a fleet sharing one period start', () => {
     const perMinute = new Array<number>(minutes).fill(0)
     const redeemed = new Set<string>()
     for (let minute = 0; minute < minutes; minute++) {
-      const now = periodStart + BigInt(minute) * 60n
       for (const golemId of fleet) {
-        const d = decideTick({
-          golemId,
-          delegationHash: '0x01',
-          now,
-          onChainPhase: Phase.Thriving,
-          registered: true,
-          dreaming: false,
-          bornAt: 0n,
-          grantStart: 0n,
-          runwayEndsAt: 30n * DAY,
-          runwayTotalSeconds: 30n * DAY,
-          lastInsightAt: 0n,
-          vitalityParameters: { shockProbabilityPerDay: 0 },
-          known: { revokedReported: false, expiringWarned: false },
-          permission: {
-            now,
-            disabled: false,
-            expiresAt: 30n * DAY,
-            periodAmount: 100n,
-            periodDuration: DAY,
-            availableInPeriod: available.get(golemId)!,
-            currentPeriodStart: periodStart,
-          },
-        })
+        const d = decideTick(observe(golemId, periodStart, BigInt(minute) * 60n, { availableInPeriod: available.get(golemId)! }))
         if (d.redemption.action !== 'redeem') continue
         expect(redeemed.has(golemId), `${golemId} redeemed twice`).toBe(false)
         redeemed.add(golemId)

@@ -12,7 +12,7 @@ import { DynamoStore } from '../../adapters/store/index.ts'
 import type { GolemEvent, Store } from '../../core/store/index.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../../functions/tick/types.ts'
-import { startDevnet, type Devnet } from '../../local/devnet.ts'
+import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 
@@ -181,15 +181,19 @@ export function sameAddress(a: string, b: string): boolean {
 }
 
 /** A Golem provisioned from examples/STRATEGY.md for a fresh owner, as `npm start` provisions its demo. */
-export async function provisionExampleGolem(env: HeartbeatEnv, golemId: string): Promise<ProvisionedGolem> {
-  const owner = await env.devnet.createOwner()
+export async function provisionExampleGolem(
+  env: HeartbeatEnv,
+  golemId: string,
+  options: { owner?: OwnerAccount; strategy?: string; runwayDays?: number } = {},
+): Promise<ProvisionedGolem> {
   return provisionGolem({
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,
     signers: env.signers,
-    owner,
+    owner: options.owner ?? (await env.devnet.createOwner()),
     golemId,
-    strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+    strategy: options.strategy ?? readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
+    ...(options.runwayDays === undefined ? {} : { runwayDays: options.runwayDays }),
   })
 }

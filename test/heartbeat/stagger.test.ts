@@ -11,9 +11,19 @@ import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { LocalKeyRotation } from '../../local/rotation.ts'
-import { DAY, USDC, allEvents, chainNow, periodAt, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  chainNow,
+  periodAt,
+  provisionExampleGolem,
+  redemptionsBy,
+  startHeartbeatEnv,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: staggered-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -35,16 +45,7 @@ beforeAll(async () => {
 afterAll(async () => env?.stop())
 
 const provision = (golemId: string): Promise<ProvisionedGolem> =>
-  provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
-    owner,
-    golemId,
-    strategy: STRATEGY,
-    runwayDays: 30,
-  })
+  provisionExampleGolem(env, golemId, { owner, strategy: STRATEGY, runwayDays: 30 })
 
 /** Moves the chain clock to `at` (a later chain time) and mines. */
 async function advanceTo(at: bigint): Promise<void> {
