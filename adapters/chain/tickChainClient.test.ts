@@ -1,7 +1,7 @@
 // The tick's chain client against anvil: each action it binds answers as the public client's does, it
 // binds nothing else, a full public client still fits its type, and bundled it is a fraction of the
 // public client (the point of it).
-import { build } from 'esbuild'
+import { bundledBytes, VIEM_FLOOR } from '../../bench/bundle.ts'
 import { erc20Abi, http, parseEther, type Hex, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
@@ -28,20 +28,6 @@ const ACTIONS: readonly TickChainAction[] = [
   'readContract',
   'sendRawTransaction',
 ]
-
-async function bundledBytes(contents: string): Promise<number> {
-  const r = await build({
-    stdin: { contents, resolveDir: import.meta.dirname, loader: 'ts' },
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    write: false,
-    logLevel: 'silent',
-  })
-  return r.outputFiles[0]!.contents.byteLength
-}
 
 describe('createTickChainClient', () => {
   it('binds exactly the tick actions, and a full public client fits its type', () => {
@@ -80,11 +66,9 @@ describe('createTickChainClient', () => {
 
   it('bundles to under two thirds of the public client', async () => {
     const lean = await bundledBytes(
-      `import { http } from 'viem'\nimport { createTickChainClient } from './tickChainClient.ts'\nexport const c = createTickChainClient({ transport: http() })\n`,
+      `import { http } from 'viem'\nimport { createTickChainClient } from './adapters/chain/tickChainClient.ts'\nexport const c = createTickChainClient({ transport: http() })\n`,
     )
-    const full = await bundledBytes(
-      `import { createPublicClient, http } from 'viem'\nexport const c = createPublicClient({ transport: http() })\n`,
-    )
+    const full = await bundledBytes(VIEM_FLOOR)
     expect(lean / full).toBeLessThan(0.65)
   })
 })

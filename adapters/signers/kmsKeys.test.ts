@@ -1,15 +1,8 @@
-import {
-  CreateAliasCommand,
-  CreateKeyCommand,
-  GetPublicKeyCommand,
-  KMSClient,
-  ScheduleKeyDeletionCommand,
-  SignCommand,
-} from '@aws-sdk/client-kms'
+import { KMSClient } from '@aws-sdk/client-kms'
 import { mockClient } from 'aws-sdk-client-mock'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
-import { FakeKms, KmsFault } from '../../test/lambda/fakeKms.ts'
+import { answerFromFake, FakeKms, KmsFault } from '../../test/lambda/fakeKms.ts'
 import { KmsSignerError } from '../../core/custody/errors.ts'
 import { KmsKeyNameError, onboardingAlias, rotationAlias, sessionKeyAliasPrefix, stageOfPrefix } from './kmsKeyNames.ts'
 import { ensureSessionKey, findSessionKey } from './kmsKeys.ts'
@@ -22,14 +15,7 @@ let fake: FakeKms
 beforeEach(() => {
   kms.reset()
   fake = new FakeKms()
-  for (const [command, operation] of [
-    [GetPublicKeyCommand, 'GetPublicKey'],
-    [SignCommand, 'Sign'],
-    [CreateKeyCommand, 'CreateKey'],
-    [CreateAliasCommand, 'CreateAlias'],
-    [ScheduleKeyDeletionCommand, 'ScheduleKeyDeletion'],
-  ] as const)
-    kms.on(command as typeof GetPublicKeyCommand).callsFake(async (input) => fake.answer(operation, input) as never)
+  answerFromFake(kms, () => fake)
 })
 afterAll(() => kms.restore())
 

@@ -3,6 +3,15 @@
 // every other time, so the signer's low-s normalisation is exercised), CreateKey (tags kept, counted),
 // CreateAlias (refused when the alias exists) and ScheduleKeyDeletion. Errors carry KMS's exception names.
 import { randomUUID } from 'node:crypto'
+import {
+  CreateAliasCommand,
+  CreateKeyCommand,
+  GetPublicKeyCommand,
+  type KMSClient,
+  ScheduleKeyDeletionCommand,
+  SignCommand,
+} from '@aws-sdk/client-kms'
+import type { AwsClientStub } from 'aws-sdk-client-mock'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { hexToBytes, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -94,4 +103,16 @@ export class FakeKms {
         throw new KmsFault('UnknownOperationException', operation)
     }
   }
+}
+
+/** Answers every KMS call the mocked client receives from `fake()`, read at each call so a test may replace it. */
+export function answerFromFake(kms: AwsClientStub<KMSClient>, fake: () => FakeKms): void {
+  for (const [command, operation] of [
+    [GetPublicKeyCommand, 'GetPublicKey'],
+    [SignCommand, 'Sign'],
+    [CreateKeyCommand, 'CreateKey'],
+    [CreateAliasCommand, 'CreateAlias'],
+    [ScheduleKeyDeletionCommand, 'ScheduleKeyDeletion'],
+  ] as const)
+    kms.on(command as typeof GetPublicKeyCommand).callsFake(async (input) => fake().answer(operation, input) as never)
 }

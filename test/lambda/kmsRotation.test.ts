@@ -6,14 +6,7 @@
 // owner's permission to the new key, and where only the owner can sign (a direct grant) the tick records
 // one owner renewal request and keeps the old key. A crash after the oracle moved the identity and a
 // duplicate invoke change nothing twice.
-import {
-  CreateAliasCommand,
-  CreateKeyCommand,
-  GetPublicKeyCommand,
-  KMSClient,
-  ScheduleKeyDeletionCommand,
-  SignCommand,
-} from '@aws-sdk/client-kms'
+import { KMSClient } from '@aws-sdk/client-kms'
 import { signDelegation } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { mockClient } from 'aws-sdk-client-mock'
@@ -42,7 +35,7 @@ import { encodeTickPayload } from '../../functions/shared/tickPayload.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
-import { FakeKms, KmsFault } from './fakeKms.ts'
+import { answerFromFake, FakeKms, KmsFault } from './fakeKms.ts'
 import {
   DAY,
   allEvents,
@@ -129,14 +122,7 @@ let owner7715: OwnerAccount
 const sessionAccount = addressOf(arn('session-account'))
 
 beforeAll(async () => {
-  for (const [command, operation] of [
-    [GetPublicKeyCommand, 'GetPublicKey'],
-    [SignCommand, 'Sign'],
-    [CreateKeyCommand, 'CreateKey'],
-    [CreateAliasCommand, 'CreateAlias'],
-    [ScheduleKeyDeletionCommand, 'ScheduleKeyDeletion'],
-  ] as const)
-    kms.on(command as typeof GetPublicKeyCommand).callsFake(async (input) => fake.answer(operation, input) as never)
+  answerFromFake(kms, () => fake)
   env = await startHeartbeatEnv()
   signers = new KmsSignerResolver(env.devnet.deployment, kmsClient())
   rotation = newRotation()
