@@ -11,6 +11,7 @@ import { getAddress, type Address, type Hex } from 'viem'
 import { BardoError } from '../errors.ts'
 import type { PaymentAuthorization } from '../custody/paymentPolicy.ts'
 import * as z from '../zodMini.ts'
+import { CAIP2_NETWORK, DECIMAL_UINT, HEX_ADDRESS } from './patterns.ts'
 
 /** A seller's answer this buyer cannot pay: the field and the rule are in the message. */
 export class PaymentRequiredError extends BardoError {
@@ -21,10 +22,10 @@ export class PaymentRequiredError extends BardoError {
 
 const requirements = z.looseObject({
   scheme: z.string(),
-  network: z.string().check(z.regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, 'must be a CAIP-2 chain id such as eip155:8453')),
-  asset: z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte hex address')),
-  amount: z.string().check(z.regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a decimal integer string')),
-  payTo: z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte hex address')),
+  network: z.string().check(z.regex(CAIP2_NETWORK, 'must be a CAIP-2 chain id such as eip155:8453')),
+  asset: z.string().check(z.regex(HEX_ADDRESS, 'must be a 20-byte hex address')),
+  amount: z.string().check(z.regex(DECIMAL_UINT, 'must be a decimal integer string')),
+  payTo: z.string().check(z.regex(HEX_ADDRESS, 'must be a 20-byte hex address')),
   maxTimeoutSeconds: z.number().check(z.int(), z.positive()),
   extra: z.record(z.string(), z.unknown()),
 })

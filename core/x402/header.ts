@@ -5,6 +5,7 @@
 import { isAddress, parseErc6492Signature, type Address, type Hex } from 'viem'
 import { z } from 'zod/v4'
 import type { X402ErrorCode } from './errors.ts'
+import { CAIP2_NETWORK, DECIMAL_UINT, HEX_ADDRESS } from './patterns.ts'
 
 /** The header name x402 v2 uses for the payment (v1's X-PAYMENT is not accepted). */
 export const PAYMENT_SIGNATURE_HEADER = 'PAYMENT-SIGNATURE'
@@ -19,16 +20,15 @@ const UINT256_MAX = 2n ** 256n - 1n
 const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492'
 
 // zod v4 runs every check even after one fails, so a refine must not assume the regex held.
-const DECIMAL = /^(0|[1-9][0-9]{0,77})$/
 const uint256String = z
   .string()
-  .regex(DECIMAL, 'must be a decimal integer string without sign or leading zeros')
-  .refine((v) => !DECIMAL.test(v) || BigInt(v) <= UINT256_MAX, 'must fit in uint256')
+  .regex(DECIMAL_UINT, 'must be a decimal integer string without sign or leading zeros')
+  .refine((v) => !DECIMAL_UINT.test(v) || BigInt(v) <= UINT256_MAX, 'must fit in uint256')
 
 // Strict: a mixed-case address must carry a valid EIP-55 checksum (viem's getAddress would throw later).
 const address = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+  .regex(HEX_ADDRESS, 'must be a 0x-prefixed 20-byte hex address')
   .refine((v) => isAddress(v, { strict: true }), 'has an invalid EIP-55 checksum')
   .transform((v) => v as Address)
 
@@ -54,7 +54,7 @@ const signature = z
 // CAIP-2: namespace:reference.
 const network = z
   .string()
-  .regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, 'must be a CAIP-2 chain id such as eip155:8453')
+  .regex(CAIP2_NETWORK, 'must be a CAIP-2 chain id such as eip155:8453')
   .transform((v) => v as `${string}:${string}`)
 
 const jsonRecord = z.record(z.string(), z.unknown())
