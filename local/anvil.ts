@@ -1,6 +1,9 @@
 // Starts and stops an anvil process from the @foundry-rs/anvil npm binary on a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { foundryBinary } from './foundryBinary.ts'
 
 export type Anvil = {
@@ -104,7 +107,15 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   args.push('--gas-limit', String(options.gasLimit ?? 300_000_000n))
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime))
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp))
+  // Anvil writes every historical state it moves out of memory to a directory under ~/.foundry, and only
+  // removes it when it shuts down on its own; a signalled anvil leaves it behind (hundreds of MB for a
+  // suite, GBs for a bench). Each anvil gets its own directory, removed whenever the process exits.
+  const cachePath = mkdtempSync(join(tmpdir(), 'bardo-anvil-'))
+  args.push('--cache-path', cachePath)
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const removeCache = () => rmSync(cachePath, { recursive: true, force: true })
+  child.once('exit', removeCache)
+  child.once('error', removeCache)
   let stderr = ''
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4096)
