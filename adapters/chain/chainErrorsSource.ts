@@ -10,8 +10,18 @@ import { DelegationManager } from '@metamask/delegation-abis'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 
 export type AbiError = Extract<Abi[number], { type: 'error' }>
+type AbiParameter = AbiError['inputs'][number]
 
-/** Every custom error a redemption or oracle call can surface, one per signature, in a stable order. */
+/** A parameter as decoding needs it: its name and type (and a tuple's components), not the compiler's internalType. */
+function decodingParameter(p: AbiParameter): AbiParameter {
+  const { internalType: _, ...rest } = p
+  return 'components' in p ? ({ ...rest, components: p.components.map(decodingParameter) } as AbiParameter) : (rest as AbiParameter)
+}
+
+/**
+ * Every custom error a redemption or oracle call can surface, one per signature, in a stable order, with
+ * only what decoding reads (a tick bundles all of them).
+ */
 export function deriveChainErrorsAbi(): AbiError[] {
   const sources: Abi[] = [
     // By name: a module namespace's key order differs between loaders, and the output must not.
@@ -23,7 +33,10 @@ export function deriveChainErrorsAbi(): AbiError[] {
   ]
   // Several contracts declare the same error (InvalidTermsLength, ZeroAddress, ...): keep one per signature.
   const bySignature = new Map<string, AbiError>()
-  for (const abi of sources) for (const item of abi) if (item.type === 'error') bySignature.set(formatAbiItem(item), item)
+  for (const abi of sources)
+    for (const item of abi)
+      if (item.type === 'error')
+        bySignature.set(formatAbiItem(item), { type: 'error', name: item.name, inputs: item.inputs.map(decodingParameter) })
   return [...bySignature.values()]
 }
 
