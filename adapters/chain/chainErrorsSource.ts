@@ -13,7 +13,7 @@ export type AbiError = Extract<Abi[number], { type: 'error' }>
 type AbiParameter = AbiError['inputs'][number]
 
 /** A parameter as decoding needs it: its name and type (and a tuple's components), not the compiler's internalType. */
-function decodingParameter(p: AbiParameter): AbiParameter {
+export function decodingParameter(p: AbiParameter): AbiParameter {
   const { internalType: _, ...rest } = p
   return 'components' in p ? ({ ...rest, components: p.components.map(decodingParameter) } as AbiParameter) : (rest as AbiParameter)
 }

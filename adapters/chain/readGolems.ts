@@ -2,7 +2,7 @@
 // whole batch (one eth_call per 128 KiB of calldata, about 340 Golems), so an idle heartbeat costs two
 // JSON-RPC requests per page of Golems, not one or more per Golem.
 import { erc20Abi, multicall3Abi, type Address, type PublicClient } from 'viem'
-import { DreamOracleAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { DreamOracleTickAbi, VitalityOracleTickAbi } from './oracleAbi.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { DelegationManagerAbi, PeriodTransferEnforcerAbi } from '../../core/delegations/frameworkAbi.ts'
 import type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
@@ -37,8 +37,8 @@ export async function readGolems(
   const period = deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
   const nativePeriod = deployment.environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address
   const contracts = requests.flatMap((r) => [
-    { address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getState', args: [r.golemKey] } as const,
-    { address: deployment.dreamOracle, abi: DreamOracleAbi, functionName: 'isDreaming', args: [r.golemKey] } as const,
+    { address: deployment.vitalityOracle, abi: VitalityOracleTickAbi, functionName: 'getState', args: [r.golemKey] } as const,
+    { address: deployment.dreamOracle, abi: DreamOracleTickAbi, functionName: 'isDreaming', args: [r.golemKey] } as const,
     {
       address: period,
       abi: PeriodTransferEnforcerAbi,

@@ -2,7 +2,7 @@
 // step is a store slot, so a crashed or retried tick continues where the last one stopped.
 import { encodeFunctionData, type Hex } from 'viem'
 import { encodeDisableDelegation } from '../../core/delegations/redeem.ts'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
 import {
@@ -148,7 +148,7 @@ async function deregister(
           : (
               await deps.client.readContract({
                 address: oracle,
-                abi: VitalityOracleAbi,
+                abi: VitalityOracleTickAbi,
                 functionName: 'getState',
                 args: [profile.golemKey],
               })
@@ -162,7 +162,7 @@ async function deregister(
       build: async () => ({
         sender: deps.operator.address,
         to: oracle,
-        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'deregisterGolem', args: [profile.golemKey] }),
+        data: encodeFunctionData({ abi: VitalityOracleTickAbi, functionName: 'deregisterGolem', args: [profile.golemKey] }),
         sign: (tx) => deps.operator.signTransaction(tx),
       }),
     })

@@ -12,7 +12,7 @@ import { apiUrlFromEnv } from './apiUrl.ts'
 import { selfExtensionFor } from './selfExtensionConfig.ts'
 import type { SelfExtensionConfig } from './selfExtend.ts'
 import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { TickDeps, TickResult } from './types.ts'
 import type { TickRequest } from '../heartbeat/heartbeat.ts'
 import { settleBounded } from '../shared/concurrency.ts'
@@ -126,7 +126,8 @@ async function deployedSelfExtension(loaded: FunctionConfig): Promise<SelfExtens
           resolvePaymentTerms(
             process.env,
             loaded.chainId,
-            () => loaded.client.readContract({ address: loaded.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'owner' }),
+            () =>
+              loaded.client.readContract({ address: loaded.deployment.vitalityOracle, abi: VitalityOracleTickAbi, functionName: 'owner' }),
             { usdcFallback: loaded.deployment.assets?.usdc },
           ),
         ),

@@ -8,7 +8,7 @@
 // write is not written twice (events are idempotent by time and key).
 import { parseEventLogs, type Hex, type TransactionReceipt } from 'viem'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { GolemRecord, SlotRef, Store, TickSlot } from '../../core/store/index.ts'
@@ -49,7 +49,7 @@ export async function phaseChangedEvent(
   const slot = await store.getSlot(ref)
   if (slot?.status !== 'confirmed' || !slot.txHash) return null
   const logs = (receipt ?? (await client.getTransactionReceipt({ hash: slot.txHash }))).logs
-  const [log] = parseEventLogs({ abi: VitalityOracleAbi, logs, eventName: 'PhaseTransition' })
+  const [log] = parseEventLogs({ abi: VitalityOracleTickAbi, logs, eventName: 'PhaseTransition' })
   if (!log) return null
   return {
     type: 'PhaseChanged',

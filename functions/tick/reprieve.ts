@@ -1,7 +1,7 @@
 // Serves a paid feed's reprieve that core/lifecycle/reprievePlan.ts planned: the operator's audited
 // phase reset on the VitalityOracle, exactly once (a slot), then its PhaseReset event.
 import { encodeFunctionData } from 'viem'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ReprievePlan } from '../../core/lifecycle/reprievePlan.ts'
@@ -24,7 +24,7 @@ export async function serveReprieve(
     build: async () => ({
       sender: deps.operator.address,
       to: deps.deployment.vitalityOracle,
-      data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'resetPhase', args: [profile.golemKey, plan.to, plan.reason] }),
+      data: encodeFunctionData({ abi: VitalityOracleTickAbi, functionName: 'resetPhase', args: [profile.golemKey, plan.to, plan.reason] }),
       sign: (tx) => deps.operator.signTransaction(tx),
     }),
   })

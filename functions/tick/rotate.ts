@@ -3,7 +3,7 @@
 // keeps phase and score, marks the old key dead, so every grant naming the old key stops working),
 // swap the profile, zero the old key.
 import { encodeFunctionData, type Address } from 'viem'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationReturnStep, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
@@ -61,7 +61,7 @@ export async function rotateSessionKey(
     build: async () => ({
       sender: deps.operator.address,
       to: deps.deployment.vitalityOracle,
-      data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'rotateGolemKey', args: [profile.golemKey, to] }),
+      data: encodeFunctionData({ abi: VitalityOracleTickAbi, functionName: 'rotateGolemKey', args: [profile.golemKey, to] }),
       sign: (tx) => deps.operator.signTransaction(tx),
     }),
   })

@@ -2,7 +2,7 @@
 // read), plan (core/lifecycle/tickPlan.ts), execute the plan's effects exactly once through store slots
 // (sendOnce), and write the outcome back once.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
@@ -165,7 +165,7 @@ export async function runTick(
       build: async () => ({
         sender: signer.address,
         to: deps.deployment.vitalityOracle,
-        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'updatePhase', args: [post.next, post.survivalScoreBps] }),
+        data: encodeFunctionData({ abi: VitalityOracleTickAbi, functionName: 'updatePhase', args: [post.next, post.survivalScoreBps] }),
         sign: (tx) => signer.signOracleUpdate(tx),
       }),
     })
