@@ -2,11 +2,12 @@
 // binds nothing else, a full public client still fits its type, and bundled it is a fraction of the
 // public client (the point of it).
 import { bundledBytes, VIEM_FLOOR } from '../../bench/bundle.ts'
-import { erc20Abi, http, parseEther, type Hex, type PublicClient } from 'viem'
+import { EstimateGasExecutionError, erc20Abi, http, parseEther, toFunctionSelector, type Hex, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
 import { devnetClients } from '../../local/devnet.ts'
+import { decodeChainError } from './decodeChainError.ts'
 import { withReceiptPolling } from './receipts.ts'
 import { createTickChainClient, type TickChainAction, type TickChainClient } from './tickChainClient.ts'
 
@@ -62,6 +63,26 @@ describe('createTickChainClient', () => {
     await expect(client.readContract(read)).rejects.toThrow(/returned no data/)
     const [balance] = await client.multicall({ contracts: [read], deployless: true })
     expect(balance.status).toBe('failure')
+  })
+
+  it("fails an estimate that reverts as the public client does: viem's EstimateGasExecutionError, the same decoded revert", async () => {
+    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+    // Code that reverts with InvalidTermsLength(5): mstore(0, selector << 224); mstore(4, 5); revert(0, 36).
+    const reverter = '0x00000000000000000000000000000000000b0a4d'
+    const selector = toFunctionSelector('InvalidTermsLength(uint256)').slice(2)
+    await publicClient.request({
+      method: 'anvil_setCode' as never,
+      params: [reverter, `0x63${selector}60e01b600052600560045260246000fd`] as never,
+    })
+    const call = { account: deployer.account.address, to: reverter, data: '0x' } as const
+    const tick = await createTickChainClient({ transport: http(anvil.rpcUrl) })
+      .estimateGas(call)
+      .catch((e: unknown) => e)
+    const full = await publicClient.estimateGas(call).catch((e: unknown) => e)
+    expect(tick).toBeInstanceOf(EstimateGasExecutionError)
+    expect(full).toBeInstanceOf(EstimateGasExecutionError)
+    expect(decodeChainError(tick)).toEqual({ name: 'InvalidTermsLength', args: [5n], data: expect.any(String) })
+    expect(decodeChainError(tick)).toEqual(decodeChainError(full))
   })
 
   it('bundles to under two thirds of the public client', async () => {

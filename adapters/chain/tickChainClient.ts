@@ -1,12 +1,12 @@
 // The chain client a tick needs: viem's bare client extended with only the public actions a tick calls.
 // viem's public client binds every public action (ENS, filters, watchers, simulation, signature checks),
 // and a bundler keeps them all, about 300 KB minified; a Lambda that ticks carries only these. The type
-// is the public client's own methods, picked, so a full public client (the tests', the local stack's)
-// still fits and the compiler refuses a tick that calls anything else until it is added here.
-import { createClient, type Chain, type Client, type PublicClient, type Transport } from 'viem'
+// is the public client's own methods, picked (estimateGas narrowed to a call from an address), so a full
+// public client (the tests', the local stack's) still fits and the compiler refuses a tick that calls
+// anything else until it is added here.
+import { createClient, type Address, type BaseError, type Chain, type Client, type Hex, type PublicClient, type Transport } from 'viem'
 import {
   estimateFeesPerGas,
-  estimateGas,
   getBalance,
   getBlock,
   getTransaction,
@@ -16,6 +16,7 @@ import {
   readContract,
   sendRawTransaction,
 } from 'viem/actions'
+import { formatTransactionRequest, getEstimateGasError } from 'viem/utils'
 
 /** The public actions a tick calls: its reads, its gas and fee estimates, its broadcast and receipts. */
 export type TickChainAction =
@@ -30,7 +31,33 @@ export type TickChainAction =
   | 'readContract'
   | 'sendRawTransaction'
 
-export type TickChainActions = Pick<PublicClient, TickChainAction>
+/** A gas estimate for a call from an address the tick names (a Golem key, the operator): never a local account. */
+export type TickGasEstimate = { account: Address; to: Address; data?: Hex; value?: bigint }
+
+export type TickChainActions = Pick<PublicClient, Exclude<TickChainAction, 'estimateGas'>> & {
+  estimateGas(args: TickGasEstimate): Promise<bigint>
+}
+
+/**
+ * `eth_estimateGas` from an address, failing with viem's own EstimateGasExecutionError (so a revert
+ * decodes as before). viem's estimateGas first fills the transaction as a wallet would
+ * (prepareTransactionRequest), which a call from a named address does not need and which is 12 KB of a
+ * tick's bundle.
+ */
+export async function estimateGasFrom(client: Client<Transport, Chain | undefined>, args: TickGasEstimate): Promise<bigint> {
+  const request = formatTransactionRequest({ from: args.account, to: args.to, data: args.data, value: args.value })
+  try {
+    return BigInt(await client.request({ method: 'eth_estimateGas', params: [request] }))
+  } catch (error) {
+    throw getEstimateGasError(error as BaseError, {
+      account: { address: args.account, type: 'json-rpc' },
+      chain: client.chain,
+      to: args.to,
+      data: args.data,
+      value: args.value,
+    })
+  }
+}
 
 export type TickChainClient = Client<Transport, Chain | undefined> & TickChainActions
 
@@ -38,7 +65,7 @@ export type TickChainClient = Client<Transport, Chain | undefined> & TickChainAc
 export function tickChainActions(client: Client<Transport, Chain | undefined>): TickChainActions {
   return {
     estimateFeesPerGas: (args) => estimateFeesPerGas(client, args),
-    estimateGas: (args) => estimateGas(client, args),
+    estimateGas: (args) => estimateGasFrom(client, args),
     getBalance: (args) => getBalance(client, args),
     getBlock: (args) => getBlock(client, args),
     getTransaction: (args) => getTransaction(client, args),
@@ -51,5 +78,7 @@ export function tickChainActions(client: Client<Transport, Chain | undefined>): 
 }
 
 export function createTickChainClient(parameters: { transport: Transport; chain?: Chain }): TickChainClient {
-  return createClient(parameters).extend(tickChainActions)
+  // Not `extend`: viem requires an extension's estimateGas to take every estimateGas parameter.
+  const client = createClient(parameters)
+  return Object.assign(client, tickChainActions(client))
 }
