@@ -48,3 +48,31 @@ export type BardoDeployment = {
   startBlock: bigint
   assets?: LocalAssets
 }
+
+/**
+ * The framework contracts a tick calls: the DelegationManager it redeems and disables through, and of the
+ * enforcers only the two period-transfer ones it reads the runway and the gas allowance from (the kit
+ * types enforcers as a record by name; a deployed tick's holds just these two).
+ */
+export type TickFramework = Pick<SmartAccountsEnvironment, 'DelegationManager' | 'caveatEnforcers'>
+
+/** The enforcers a tick reads, by the kit's names. */
+export const TICK_ENFORCERS = ['ERC20PeriodTransferEnforcer', 'NativeTokenPeriodTransferEnforcer'] as const
+
+/**
+ * A deployment as a tick sees it: every Bardo contract, and of the framework only what a tick calls. The
+ * deployed tick gets these addresses from the stack instead of bundling the kit's table of every chain's
+ * framework.
+ */
+export type TickDeployment = Omit<BardoDeployment, 'environment'> & { environment: TickFramework }
+
+/** The tick's part of a framework environment. */
+export function tickFrameworkOf(environment: SmartAccountsEnvironment): TickFramework {
+  const caveatEnforcers: Record<string, Address> = {}
+  for (const name of TICK_ENFORCERS) {
+    const address = environment.caveatEnforcers[name]
+    if (address === undefined) throw new Error(`deployment: the framework has no ${name}`)
+    caveatEnforcers[name] = address
+  }
+  return { DelegationManager: environment.DelegationManager, caveatEnforcers }
+}

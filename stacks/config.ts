@@ -3,6 +3,7 @@
 // Nothing here is secret: secrets are `sst secret set` values (stacks/secrets.ts), never env vars.
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { getDefaultAsset } from '@x402/evm'
+import { tickFrameworkOf } from '../core/deployment.ts'
 import { BardoError } from '../core/errors.ts'
 import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
 import { parseDeployment, type IndexerDeployment } from '../indexer/lib/settings.ts'
@@ -39,6 +40,11 @@ export type StackConfig = {
    * API that prices and the tick that pays resolve the same asset without the tick carrying x402's table.
    */
   paymentAsset: { asset: string; name: string; version: string }
+  /**
+   * The framework contracts a tick calls on this chain (the DelegationManager and the two period-transfer
+   * enforcers, from the kit's table), as JSON: the tick's BARDO_FRAMEWORK, so it does not bundle the table.
+   */
+  tickFrameworkJson: string
 }
 
 export class StackConfigError extends BardoError {
@@ -191,5 +197,6 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
     alarmEmail: optionalMatch(env, 'BARDO_ALARM_EMAIL', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address'),
     allowedOrigins: origins(env),
     paymentAsset: paymentAsset(env, chain),
+    tickFrameworkJson: JSON.stringify(tickFrameworkOf(getSmartAccountsEnvironment(chain))),
   }
 }

@@ -95,7 +95,12 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
     // so the tick cannot name the API's URL in its environment: it reads it from a parameter the stack
     // writes once the API exists, by a name known before either.
     // No key list: the keys are the stage's by their tags; rotation names its new key under the prefix.
-    environment: { ...environment, BARDO_KMS_ALIAS_PREFIX: sessionKeys.aliasPrefix, BARDO_API_URL_PARAMETER: apiUrlParameterName },
+    environment: {
+      ...environment,
+      BARDO_FRAMEWORK: config.tickFrameworkJson,
+      BARDO_KMS_ALIAS_PREFIX: sessionKeys.aliasPrefix,
+      BARDO_API_URL_PARAMETER: apiUrlParameterName,
+    },
     link: [secrets.RpcUrl, secrets.OperatorKey],
     permissions: [
       storage.readWrite,

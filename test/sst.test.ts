@@ -238,6 +238,38 @@ describe('function environment', () => {
   })
 })
 
+describe("the tick's framework", () => {
+  it("is the kit's DelegationManager and period-transfer enforcers on the chain, from BARDO_FRAMEWORK, as the other functions load them", async () => {
+    const { loadFunctionConfig, loadTickFunctionConfig } = await import('../functions/shared/config.ts')
+    const env = { ...fn('Tick').args.environment, BARDO_SECRET_RPC_URL: 'http://127.0.0.1:1' } as NodeJS.ProcessEnv
+    const tick = loadTickFunctionConfig(env).deployment.environment
+    const full = loadFunctionConfig(env).deployment.environment
+    expect(tick).toEqual({
+      DelegationManager: full.DelegationManager,
+      caveatEnforcers: {
+        ERC20PeriodTransferEnforcer: full.caveatEnforcers.ERC20PeriodTransferEnforcer,
+        NativeTokenPeriodTransferEnforcer: full.caveatEnforcers.NativeTokenPeriodTransferEnforcer,
+      },
+    })
+    expect(fn('Api').args.environment.BARDO_FRAMEWORK).toBeUndefined()
+  })
+
+  it('refuses a missing or malformed BARDO_FRAMEWORK, naming the field', async () => {
+    const { loadTickFunctionConfig } = await import('../functions/shared/config.ts')
+    const env = { ...fn('Tick').args.environment, BARDO_SECRET_RPC_URL: 'http://127.0.0.1:1' } as NodeJS.ProcessEnv
+    const framework = JSON.parse(env.BARDO_FRAMEWORK!) as { caveatEnforcers: Record<string, string> }
+    expect(() => loadTickFunctionConfig({ ...env, BARDO_FRAMEWORK: undefined })).toThrow('config: BARDO_FRAMEWORK must be set')
+    expect(() => loadTickFunctionConfig({ ...env, BARDO_FRAMEWORK: '{' })).toThrow('config: BARDO_FRAMEWORK must be JSON')
+    expect(() => loadTickFunctionConfig({ ...env, BARDO_FRAMEWORK: JSON.stringify({ ...framework, DelegationManager: '0x12' }) })).toThrow(
+      'config: BARDO_FRAMEWORK.DelegationManager must be a 20-byte hex address',
+    )
+    const { NativeTokenPeriodTransferEnforcer: _, ...oneEnforcer } = framework.caveatEnforcers
+    expect(() =>
+      loadTickFunctionConfig({ ...env, BARDO_FRAMEWORK: JSON.stringify({ ...framework, caveatEnforcers: oneEnforcer }) }),
+    ).toThrow('config: BARDO_FRAMEWORK.caveatEnforcers.NativeTokenPeriodTransferEnforcer must be a 20-byte hex address')
+  })
+})
+
 describe('secrets', () => {
   const linkedSecrets = (name: string) =>
     (fn(name).args.link as object[])

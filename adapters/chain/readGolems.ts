@@ -3,7 +3,7 @@
 // JSON-RPC requests per page of Golems, not one or more per Golem.
 import { erc20Abi, multicall3Abi, type Address, type PublicClient } from 'viem'
 import { DreamOracleTickAbi, VitalityOracleTickAbi } from './oracleAbi.ts'
-import type { BardoDeployment } from '../../core/deployment.ts'
+import type { TickDeployment } from '../../core/deployment.ts'
 import { DelegationManagerAbi, PeriodTransferEnforcerAbi } from '../../core/delegations/frameworkAbi.ts'
 import type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
@@ -25,7 +25,7 @@ export type GolemBatchRead = { blockNumber: bigint; timestamp: bigint; golems: G
 
 export async function readGolems(
   client: Pick<PublicClient, 'getBlock' | 'multicall'>,
-  deployment: BardoDeployment,
+  deployment: TickDeployment,
   requests: readonly GolemReadRequest[],
   /** The block to read at; by default the latest (one extra request). */
   at?: { number: bigint; timestamp: bigint },

@@ -6,7 +6,7 @@ import type { CustodySigner } from '../../core/custody/index.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
 import type { RawSigner } from '../../core/custody/rawSigner.ts'
 import { createKmsSigner } from './kmsSigner.ts'
-import type { BardoDeployment } from '../../core/deployment.ts'
+import type { TickDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SignerPayments, SignerResolver } from '../../core/custody/signerResolver.ts'
 import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
@@ -18,7 +18,7 @@ export class KmsSignerResolver implements SignerResolver {
   readonly #signers = new Map<string, Promise<CustodySigner>>()
   readonly #raw = new Map<string, Promise<RawSigner>>()
   constructor(
-    private readonly deployment: BardoDeployment,
+    private readonly deployment: TickDeployment,
     private readonly kms: Pick<KMSClient, 'send'> = new KMSClient({}),
   ) {}
 

@@ -1,6 +1,6 @@
 // The signing policy of one Golem: the deployment's contracts, and the owner it may hand funds back to.
 import type { Address } from 'viem'
-import type { BardoDeployment } from '../deployment.ts'
+import type { TickDeployment } from '../deployment.ts'
 import type { GolemProfile } from '../lifecycle/profile.ts'
 import type { SignerPolicyConfig } from './policy.ts'
 
@@ -15,7 +15,7 @@ export function ownerOf(profile: Pick<GolemProfile, 'runway'>): Address {
   return root.delegator
 }
 
-export function golemSignerPolicy(deployment: BardoDeployment, profile: Pick<GolemProfile, 'runway'>): SignerPolicyConfig {
+export function golemSignerPolicy(deployment: TickDeployment, profile: Pick<GolemProfile, 'runway'>): SignerPolicyConfig {
   return {
     chainId: deployment.chainId,
     delegationManager: deployment.environment.DelegationManager,

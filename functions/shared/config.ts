@@ -1,19 +1,19 @@
 // Configuration of the deployed functions: plain values from the environment (set by stacks/), secrets
 // from SST links. Read lazily, on the first invocation, so importing a handler needs no configuration.
-import { createPublicClient, http, isHex, type Hex, type PublicClient, type Transport } from 'viem'
+import { createPublicClient, http, isAddress, isHex, type Hex, type PublicClient, type Transport } from 'viem'
 import { privateKeyToAccount, type LocalAccount } from 'viem/accounts'
-import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { getSmartAccountsEnvironment, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import type { BardoDeployment } from '../../core/deployment.ts'
+import { TICK_ENFORCERS, type BardoDeployment, type TickDeployment, type TickFramework } from '../../core/deployment.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { Store } from '../../core/store/index.ts'
 import { secret } from './resource.ts'
 
-export type FunctionConfig<Client = PublicClient> = {
+export type FunctionConfig<Client = PublicClient, Deployment = BardoDeployment> = {
   chainId: number
-  deployment: BardoDeployment
+  deployment: Deployment
   store: Store
   client: Client
   operator: () => LocalAccount
@@ -27,28 +27,67 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return v
 }
 
-/** The tick's configuration: its chain client carries only the actions a tick calls, so its bundle stays lean. */
-export type TickFunctionConfig = FunctionConfig<TickChainClient>
+/**
+ * The tick's configuration: its chain client carries only the actions a tick calls, and its deployment
+ * only the framework contracts a tick calls, so its bundle stays lean.
+ */
+export type TickFunctionConfig = FunctionConfig<TickChainClient, TickDeployment>
 
 export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): FunctionConfig {
-  return loadConfig(env, (transport) => createPublicClient({ transport }) as PublicClient)
+  return loadConfig(
+    env,
+    (transport) => createPublicClient({ transport }) as PublicClient,
+    // The kit knows every public chain's framework; a private chain's deployment carries its own.
+    (given, chainId) => given ?? getSmartAccountsEnvironment(chainId),
+  )
 }
 
 export function loadTickFunctionConfig(env: NodeJS.ProcessEnv = process.env): TickFunctionConfig {
-  return loadConfig(env, (transport) => createTickChainClient({ transport }))
+  return loadConfig(
+    env,
+    (transport) => createTickChainClient({ transport }),
+    (given) => given ?? tickFramework(env),
+  )
 }
 
-function loadConfig<Client>(env: NodeJS.ProcessEnv, chainClient: (transport: Transport) => Client): FunctionConfig<Client> {
+/**
+ * BARDO_FRAMEWORK: the framework contracts a tick calls on this chain (JSON: the DelegationManager and the
+ * two period-transfer enforcers), which the stack writes from the kit's table when it deploys.
+ */
+function tickFramework(env: NodeJS.ProcessEnv): TickFramework {
+  const name = 'BARDO_FRAMEWORK'
+  let parsed: { DelegationManager?: unknown; caveatEnforcers?: Record<string, unknown> }
+  try {
+    parsed = JSON.parse(required(env, name)) as typeof parsed
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new Error(`config: ${name} must be JSON`)
+    throw error
+  }
+  const address = (field: string, value: unknown): `0x${string}` => {
+    if (typeof value !== 'string' || !isAddress(value, { strict: false }))
+      throw new Error(`config: ${name}.${field} must be a 20-byte hex address`)
+    return value
+  }
+  const caveatEnforcers: Record<string, `0x${string}`> = {}
+  for (const enforcer of TICK_ENFORCERS)
+    caveatEnforcers[enforcer] = address(`caveatEnforcers.${enforcer}`, parsed?.caveatEnforcers?.[enforcer])
+  return { DelegationManager: address('DelegationManager', parsed?.DelegationManager), caveatEnforcers }
+}
+
+function loadConfig<Client, Framework extends TickFramework>(
+  env: NodeJS.ProcessEnv,
+  chainClient: (transport: Transport) => Client,
+  framework: (given: SmartAccountsEnvironment | undefined, chainId: number) => Framework,
+): FunctionConfig<Client, Omit<BardoDeployment, 'environment'> & { environment: Framework }> {
   const chainId = Number(required(env, 'BARDO_CHAIN_ID'))
   const addresses = JSON.parse(required(env, 'BARDO_DEPLOYMENT')) as Omit<BardoDeployment, 'environment' | 'chainId' | 'startBlock'> & {
     startBlock?: string
     environment?: BardoDeployment['environment']
   }
-  const deployment: BardoDeployment = {
+  const deployment = {
     ...addresses,
     chainId,
-    // The kit knows every public chain's framework; a private chain's deployment carries its own.
-    environment: addresses.environment ?? getSmartAccountsEnvironment(chainId),
+    environment: framework(addresses.environment, chainId),
     startBlock: BigInt(addresses.startBlock ?? 0),
   }
   const store = new DynamoStore({

@@ -13,7 +13,7 @@ import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex }
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { RotationPolicy } from '../../core/custody/rotation.ts'
 import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolver.ts'
-import type { BardoDeployment } from '../../core/deployment.ts'
+import type { TickDeployment } from '../../core/deployment.ts'
 import { BardoError } from '../../core/errors.ts'
 import { encodeBardoTerms } from '../../core/caveats/encodeBardoTerms.ts'
 import { runwayGates } from '../../core/delegations/buildGolemDelegation.ts'
@@ -64,7 +64,7 @@ export const rotationClaimant = (oldKey: Address) => `rotation:${oldKey.toLowerC
 export const keyCreationIntent = (alias: string, attempt: number) => `${alias}:${attempt}`
 
 export type KmsKeyRotationOptions = {
-  deployment: BardoDeployment
+  deployment: TickDeployment
   client: TickChainClient
   store: PoolKeyStore & Pick<GolemStore, 'findGolems'> & Pick<EventStore, 'appendEvent'>
   /** Where the stage's SessionKey aliases live, `alias/<app>/<stage>` (BARDO_KMS_ALIAS_PREFIX). */

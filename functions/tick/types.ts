@@ -1,7 +1,7 @@
 import type { Address, LocalAccount } from 'viem'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { KeyRotation, SignerResolver } from '../../core/custody/signerResolver.ts'
-import type { BardoDeployment } from '../../core/deployment.ts'
+import type { TickDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { Store } from '../../core/store/index.ts'
@@ -10,7 +10,7 @@ import type { SelfExtensionConfig, SelfExtensionResult } from './selfExtend.ts'
 export type TickDeps = {
   store: Store
   client: TickChainClient
-  deployment: BardoDeployment
+  deployment: TickDeployment
   signers: SignerResolver
   /** The operator key: deregisters dead Golems on the VitalityOracle (its owner). */
   operator: LocalAccount
