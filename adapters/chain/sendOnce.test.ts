@@ -1,13 +1,15 @@
 // How sendOnce reads a node's refusal of a raw transaction, checked against anvil's real answers: the
 // same bytes again are "already known" (sent), and another transaction at a nonce that is taken, pending
-// (another process signing for the operator key) or mined, means ours may never be mined.
-import { createWalletClient, http, parseEther, type Hex } from 'viem'
+// (another process signing for the operator key) or mined, means ours may never be mined; and how a
+// retry reconciles a recorded transaction whose nonce went to another.
+import { createWalletClient, http, keccak256, parseEther, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { withReceiptPolling } from './receipts.ts'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
 import { devnetClients } from '../../local/devnet.ts'
-import { classifyBroadcastError } from './sendOnce.ts'
+import { InMemoryStore } from '../store/memoryStore.ts'
+import { classifyBroadcastError, sendOnce } from './sendOnce.ts'
 
 let anvil: Anvil
 beforeAll(async () => {
@@ -48,5 +50,40 @@ describe('classifyBroadcastError', () => {
     const mined = await refusal(() => client.sendRawTransaction({ serializedTransaction: theirs }))
     expect(classifyBroadcastError(mined)).toBe('nonceTooLow')
     expect(classifyBroadcastError(new Error('insufficient funds for gas * price + value'))).toBe('unknown')
+  })
+})
+
+describe('sendOnce reconciling a recorded transaction', () => {
+  it("completes the slot as reconciled when another transaction took its nonce, reading the sender from the slot's record", async () => {
+    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+    const client = withReceiptPolling(publicClient)
+    const key = privateKeyToAccount(`0x${'44'.repeat(32)}` as Hex)
+    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const wallet = createWalletClient({ account: key, chain: client.chain, transport: http(anvil.rpcUrl) })
+    const tx = { to: deployer.account.address, nonce: 0, gas: 50_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }
+    const [ours, theirs] = await Promise.all([
+      wallet.signTransaction({ ...tx, data: '0x01', chain: client.chain }),
+      wallet.signTransaction({ ...tx, data: '0x02', chain: client.chain }),
+    ])
+    // A tick recorded `ours` and died before broadcasting it; then the key's nonce 0 went to `theirs`.
+    const store = new InMemoryStore()
+    const slot = { golemId: 'g-reconcile', period: 0n, step: 'runway' }
+    const now = Date.now()
+    await store.claimSlot({ ...slot, owner: 'inv-a', now, leaseMs: 1_000 })
+    await store.recordSlotTx({ ...slot, owner: 'inv-a', txHash: keccak256(ours), nonce: 0, rawTx: ours, sender: key.address, now })
+    await client.waitForTransactionReceipt({ hash: await client.sendRawTransaction({ serializedTransaction: theirs }) })
+
+    const outcome = await sendOnce({
+      store,
+      client,
+      chainId: anvil.chainId,
+      slot,
+      owner: 'inv-b',
+      now: now + 60_000,
+      leaseMs: 1_000,
+      build: () => Promise.reject(new Error('a recorded slot is reconciled, never built again')),
+    })
+    expect(outcome).toEqual({ status: 'reconciled', txHash: keccak256(ours), reason: 'nonce used by another transaction' })
+    expect(await store.getSlot(slot)).toMatchObject({ status: 'reconciled', detail: { why: 'nonce-used' } })
   })
 })

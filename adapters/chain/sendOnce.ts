@@ -6,7 +6,6 @@
 // receipt comes with the send where the node allows it, else from the shared block watcher.
 import {
   keccak256,
-  recoverTransactionAddress,
   TransactionReceiptNotFoundError,
   type Address,
   type Hex,
@@ -142,7 +141,7 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
       return refuseOrThrow(error, release)
     }
     const txHash = keccak256(raw)
-    const recorded = await p.store.recordSlotTx({ ...p.slot, owner: p.owner, txHash, nonce, now: p.now, rawTx: raw })
+    const recorded = await p.store.recordSlotTx({ ...p.slot, owner: p.owner, txHash, nonce, now: p.now, rawTx: raw, sender: t.sender })
     if (!recorded.recorded) {
       // We lost the lease: another invocation owns the slot now; never broadcast.
       if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
@@ -216,7 +215,7 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
     throw error
   })
   if (receipt) return complete(p, txHash, receipt, reservationId)
-  const sender = slot.rawTx ? await senderOf(p, slot) : null
+  const sender = slot.txSender
   const latest = sender ? await p.client.getTransactionCount({ address: sender, blockTag: 'latest' }) : null
   if (latest !== null && slot.txNonce !== null && latest > slot.txNonce) {
     // Another transaction took the nonce: ours can never be mined. Nothing was redeemed by it.
@@ -229,12 +228,4 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
   const again = await broadcastSigned(p.client, slot.rawTx, { sync: false })
   if (again.kind === 'nonceTooLow') return reconcile(p, slot, false)
   return finish(p, txHash, reservationId, again.kind === 'receipt' ? again.receipt : undefined)
-}
-
-async function senderOf(p: SendOnceParams, slot: TickSlot): Promise<Address | null> {
-  try {
-    return await recoverTransactionAddress({ serializedTransaction: slot.rawTx as never })
-  } catch {
-    return null
-  }
 }

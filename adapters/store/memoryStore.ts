@@ -151,6 +151,7 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
         status: 'sent',
         txHash: i.txHash,
         txNonce: i.nonce,
+        txSender: i.sender ?? null,
         rawTx: i.rawTx ?? null,
         sentAt: i.now,
         version: s.version + 1,

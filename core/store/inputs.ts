@@ -136,6 +136,7 @@ export function parseRecordSlotTx(raw: RecordSlotTxInput): RecordSlotTxInput {
     now: v.time(i.now, 'now'),
   }
   if (i.rawTx !== undefined) out.rawTx = v.hexData(i.rawTx, 'rawTx')
+  if (i.sender !== undefined) out.sender = v.address(i.sender, 'sender')
   return out
 }
 

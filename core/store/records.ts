@@ -72,6 +72,11 @@ export type TickSlot = SlotRef & {
   /** The sender's account nonce of the recorded transaction, for reconciliation. */
   txNonce: number | null
   /**
+   * The account that signed the recorded transaction, for reconciliation: whether its nonce moved past
+   * txNonce. Null for a slot whose record is not a transaction (a payment header) or was recorded without.
+   */
+  txSender: Address | null
+  /**
    * The signed transaction (public data, never the key). Lets a reconciler re-broadcast exactly the
    * same transaction after a crash between record and broadcast: one hash, one nonce, mined once.
    */

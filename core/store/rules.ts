@@ -45,6 +45,7 @@ export function claimedSlot(existing: TickSlot | null, i: ClaimSlotInput): TickS
     claims: (existing?.claims ?? 0) + 1,
     txHash: null,
     txNonce: null,
+    txSender: null,
     rawTx: null,
     sentAt: null,
     completedAt: null,

@@ -88,7 +88,15 @@ export interface GolemStore {
 // ---- Tick slots (exactly-once) ---------------------------------------------------------------
 
 export type ClaimSlotInput = SlotRef & { owner: string; now: number; leaseMs: number }
-export type RecordSlotTxInput = SlotRef & { owner: string; txHash: Hex; nonce: number; now: number; rawTx?: Hex }
+export type RecordSlotTxInput = SlotRef & {
+  owner: string
+  txHash: Hex
+  nonce: number
+  now: number
+  rawTx?: Hex
+  /** The account that signed rawTx. */
+  sender?: Address
+}
 export type CompleteSlotInput = SlotRef & {
   /** Who completes: the holder, or (for a slot in 'sent') any reconciler. */
   owner: string

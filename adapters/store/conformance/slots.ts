@@ -14,7 +14,17 @@ export function slotSuite(backend: Backend): void {
       const first = await claim(store, 'inv-a')
       expect(first).toMatchObject({
         claimed: true,
-        slot: { ...ref, status: 'claimed', owner: 'inv-a', claimedAt: T0, leaseUntil: T0 + LEASE, claims: 1, txHash: null, rawTx: null },
+        slot: {
+          ...ref,
+          status: 'claimed',
+          owner: 'inv-a',
+          claimedAt: T0,
+          leaseUntil: T0 + LEASE,
+          claims: 1,
+          txHash: null,
+          txSender: null,
+          rawTx: null,
+        },
       })
       const second = await claim(store, 'inv-b', T0 + LEASE - 1)
       expect(second).toMatchObject({ claimed: false, reason: 'leased', slot: { owner: 'inv-a' } })
@@ -40,11 +50,21 @@ export function slotSuite(backend: Backend): void {
     it('never re-claims a slot with a recorded tx, even after the lease lapsed: reconcile instead', async () => {
       const store = await backend.newStore()
       await claim(store, 'inv-a')
-      const recorded = await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(7), nonce: 12, rawTx: '0x02F8AB01', now: T0 + 10 })
+      const sender = '0x00000000000000000000000000000000000000a1'
+      const recorded = await store.recordSlotTx({
+        ...ref,
+        owner: 'inv-a',
+        txHash: hex32(7),
+        nonce: 12,
+        rawTx: '0x02F8AB01',
+        sender,
+        now: T0 + 10,
+      })
       expect(recorded).toMatchObject({
         recorded: true,
-        slot: { status: 'sent', txHash: hex32(7), txNonce: 12, rawTx: '0x02f8ab01', sentAt: T0 + 10 },
+        slot: { status: 'sent', txHash: hex32(7), txNonce: 12, txSender: sender, rawTx: '0x02f8ab01', sentAt: T0 + 10 },
       })
+      expect(await store.getSlot(ref)).toMatchObject({ txSender: sender })
       const retry = await claim(store, 'inv-b', T0 + 10 * LEASE)
       expect(retry).toMatchObject({ claimed: false, reason: 'sent', slot: { txHash: hex32(7), owner: 'inv-a' } })
       expect(await claim(store, 'inv-a', T0 + 10 * LEASE)).toMatchObject({ claimed: false, reason: 'sent' })
@@ -194,6 +214,9 @@ export function slotSuite(backend: Backend): void {
       await expect(
         store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 1, rawTx: '0x123' as never, now: T0 }),
       ).rejects.toMatchObject({ field: 'rawTx' })
+      await expect(
+        store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 1, rawTx: '0x02', sender: '0x1234' as never, now: T0 }),
+      ).rejects.toMatchObject({ field: 'sender' })
       await expect(
         store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0, detail: { sessionKey: KEY_LIKE } }),
       ).rejects.toThrow(KeyMaterialError)

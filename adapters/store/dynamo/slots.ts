@@ -58,7 +58,10 @@ export async function recordSlotTx(table: DynamoTable, raw: S.RecordSlotTxInput)
   for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
     const item = await table.update(
       keyOf(i),
-      { set: codec.compact({ status: 'sent', txHash: i.txHash, txNonce: i.nonce, rawTx: i.rawTx, sentAt: i.now }), add: { version: 1 } },
+      {
+        set: codec.compact({ status: 'sent', txHash: i.txHash, txNonce: i.nonce, txSender: i.sender, rawTx: i.rawTx, sentAt: i.now }),
+        add: { version: 1 },
+      },
       {
         expression: '#status = :claimed AND #owner = :owner AND attribute_not_exists(#txHash)',
         names: pick('#status', '#owner', '#txHash'),
