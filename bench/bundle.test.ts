@@ -1,6 +1,7 @@
 // The bundle bench builds every Lambda entry, and the tick's bundle keeps out what a tick never uses: the
-// contracts' bytecode, MetaMask's utils library (lodash, semver), viem's WebSocket transport (ws), the
-// framework's ABIs and the x402 client packages, and its chain client is not viem's whole public client.
+// contracts' artifacts, MetaMask's utils library (lodash, semver), viem's WebSocket transport (ws), the
+// framework's ABIs and every chain's framework addresses, and the x402 client packages, and its chain
+// client is not viem's whole public client.
 // No size is asserted (it moves with the lockfile); the named packages and the shares are.
 import { describe, expect, it } from 'vitest'
 import { measureBundle, runBundleBench } from './bundle.ts'
@@ -17,16 +18,18 @@ describe('runBundleBench', () => {
     expect(r.goal).toBe(r.tick.bytes <= 400_000 ? 'PASS' : 'MISS')
   })
 
-  it('the tick bundle carries no bytecode, no MetaMask utils, no ws, no framework ABI and no x402 package', async () => {
+  it('the tick bundle carries no artifact, no MetaMask utils, no ws, no framework ABI or address table and no x402 package', async () => {
     const tick = await measureBundle('functions/tick/handler.ts')
     const bytesOf = (name: string) => tick.packages.find((p) => p.name === name)?.bytes ?? 0
     for (const name of ['lodash', 'semver', 'ws', '@metamask/utils', '@metamask/superstruct', '@metamask/scure-bip39']) {
       expect(bytesOf(name), name).toBe(0)
     }
-    // The Oracle ABIs the tick calls (a few KB), not the bytecode of every contract (~175 KB).
-    expect(bytesOf('contracts/artifacts')).toBeLessThan(20_000)
+    // The oracle entries it calls are adapters/chain/oracleAbi.ts, not the generated artifacts.
+    expect(bytesOf('contracts/artifacts')).toBe(0)
     // The six framework functions it calls are core/delegations/frameworkAbi.ts, not the package's ABIs.
     expect(bytesOf('@metamask/delegation-abis')).toBe(0)
+    // The framework addresses it calls come from BARDO_FRAMEWORK, not the kit's table of every chain.
+    expect(bytesOf('@metamask/delegation-deployments')).toBe(0)
     // The self-extension's payment is core/x402/exactPayment.ts; @x402/core's base64 helpers are a few hundred bytes.
     expect(tick.packages.filter((p) => p.name.startsWith('@x402/') && p.bytes > 1_000)).toEqual([])
     expect(bytesOf('@x402/evm')).toBe(0)
