@@ -1,18 +1,21 @@
-// The heartbeat's dispatch on its own: the walk message's wire format (validated on arrival), the SQS
-// dispatcher's batching and its report of unsent walks, and the bounded helpers both sides use.
+// The heartbeat's dispatch on its own: the walk message's wire format (validated on arrival), which shards
+// each walk covers, the SQS dispatcher's batching and its report of unsent walks, and the bounded helpers
+// both sides use.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import type { PublicClient } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { Limiter, mapBounded, settleBounded } from '../shared/concurrency.ts'
 import { decodeShardWalk, encodeShardWalk, type ShardWalk } from '../shared/shardWalk.ts'
 import { ShardDispatchError, SqsShardDispatcher } from './dispatchers.ts'
+import type { ListDueInput, ListDueResult, Store } from '../../core/store/index.ts'
 import { dispatchHeartbeat } from './heartbeat.ts'
 
-const walk = (shard: number): ShardWalk => ({ shard, blockNumber: 7n, timestamp: 1_750_000_000n, dispatchedAt: 1_750_000_000_123 })
+const walk = (...shards: number[]): ShardWalk => ({ shards, blockNumber: 7n, timestamp: 1_750_000_000n, dispatchedAt: 1_750_000_000_123 })
 
 describe('the walk message', () => {
   it('round-trips with its bigints', () => {
     expect(decodeShardWalk(encodeShardWalk(walk(3)))).toEqual(walk(3))
+    expect(decodeShardWalk(encodeShardWalk(walk(0, 5, 9)))).toEqual(walk(0, 5, 9))
     const priced = { ...walk(4), baseFeePerGas: 12n, maxPriorityFeePerGas: 1_000_000n }
     expect(decodeShardWalk(encodeShardWalk(priced))).toEqual(priced)
   })
@@ -20,22 +23,50 @@ describe('the walk message', () => {
   it('refuses a malformed walk, naming the field', () => {
     const good = JSON.parse(encodeShardWalk(walk(1))) as Record<string, unknown>
     for (const [field, value] of [
-      ['shard', -1],
-      ['shard', 1.5],
+      ['shards', []],
+      ['shards', [2, 2]],
+      ['shards', 3],
+      ['shards.0', [-1]],
+      ['shards.1', [0, 1.5]],
       ['blockNumber', 7],
       ['timestamp', '-1'],
       ['dispatchedAt', 'now'],
       ['maxPriorityFeePerGas', '0x1'],
     ] as const)
-      expect(() => decodeShardWalk(JSON.stringify({ ...good, [field]: value })), field).toThrow(new RegExp(`^walk\\.${field}: `))
+      expect(() => decodeShardWalk(JSON.stringify({ ...good, [field.split('.')[0]!]: value })), field).toThrow(
+        new RegExp(`^walk\\.${field.replace('.', '\\.')}: `),
+      )
     // One line, for the walker's error log.
-    expect(() => decodeShardWalk(JSON.stringify({ ...good, shard: -1 }))).toThrow('walk.shard: Too small: expected number to be >=0')
+    expect(() => decodeShardWalk(JSON.stringify({ ...good, shards: [-1] }))).toThrow('walk.shards.0: Too small: expected number to be >=0')
+    expect(() => decodeShardWalk(JSON.stringify({ ...good, shards: [2, 2] }))).toThrow('walk.shards: must name each shard once')
     expect(() => decodeShardWalk('not json')).toThrow('walk: must be JSON')
   })
 })
 
+/** A due list of `listed[shard]` entries per shard (200 a page), answering as the store does. */
+function dueList(listed: number[], failing: number[] = []): Pick<Store, 'listDueGolems'> & { asked: ListDueInput[] } {
+  const asked: ListDueInput[] = []
+  return {
+    asked,
+    async listDueGolems(input: ListDueInput): Promise<ListDueResult> {
+      asked.push(input)
+      const shard = input.shard ?? -1
+      const limit = input.limit ?? 200
+      if (failing.includes(shard)) throw new Error('throttled')
+      const n = listed[shard] ?? 0
+      const golems = Array.from({ length: Math.min(n, limit) }, (_, i) => ({
+        golemId: `g-${shard}-${i}`,
+        dueAt: 0,
+        status: 'alive' as const,
+        version: 1,
+      }))
+      return { golems, cursor: n > limit ? 'more' : null }
+    },
+  }
+}
+
 describe('dispatchHeartbeat', () => {
-  const run = async (fee: () => Promise<bigint>, baseFeePerGas: bigint | null = 12n) => {
+  const run = async (fee: () => Promise<bigint>, baseFeePerGas: bigint | null = 12n, store = dueList(Array(16).fill(200))) => {
     const calls = { block: 0, fee: 0 }
     const client = {
       getBlock: async () => {
@@ -48,17 +79,23 @@ describe('dispatchHeartbeat', () => {
       },
     } as unknown as PublicClient
     const sent: ShardWalk[] = []
-    await dispatchHeartbeat({ client, shards: 16, dispatcher: { dispatch: async (w) => void sent.push(...w) }, wallClock: () => 5 })
-    return { calls, sent }
+    const result = await dispatchHeartbeat({
+      client,
+      store,
+      shards: 16,
+      dispatcher: { dispatch: async (w) => void sent.push(...w) },
+      wallClock: () => 5,
+    })
+    return { calls, sent, result }
   }
 
   it('reads the block and the priority fee once for every shard, and every walk carries both', async () => {
     const { calls, sent } = await run(async () => 1_000_000n)
     expect(calls).toEqual({ block: 1, fee: 1 })
-    expect(sent.map((w) => w.shard)).toEqual([...Array(16).keys()])
+    expect(sent.map((w) => w.shards)).toEqual([...Array(16).keys()].map((s) => [s]))
     for (const w of sent)
       expect(w).toEqual({
-        shard: w.shard,
+        shards: w.shards,
         blockNumber: 7n,
         timestamp: 1_750_000_000n,
         baseFeePerGas: 12n,
@@ -72,7 +109,23 @@ describe('dispatchHeartbeat', () => {
     for (const w of failed.sent) expect(w.maxPriorityFeePerGas).toBeUndefined()
     expect(failed.sent[0]!.baseFeePerGas).toBe(12n)
     const legacy = await run(async () => 1n, null)
-    for (const w of legacy.sent) expect(Object.keys(w)).toEqual(['shard', 'blockNumber', 'timestamp', 'dispatchedAt'])
+    for (const w of legacy.sent) expect(Object.keys(w)).toEqual(['shards', 'blockNumber', 'timestamp', 'dispatchedAt'])
+  })
+
+  it("lists each shard's first page at the block's time and packs the small shards: a fleet of 100 is one walk", async () => {
+    const store = dueList([7, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7])
+    const { sent, result } = await run(async () => 1n, 12n, store)
+    expect(store.asked).toEqual([...Array(16).keys()].map((shard) => ({ now: 1_750_000_000_000, limit: 200, cursor: null, shard })))
+    expect(sent.map((w) => w.shards)).toEqual([[...Array(16).keys()]])
+    expect(result).toMatchObject({ shards: 16, walks: 1 })
+  })
+
+  it('sends no walk for a shard with nothing due, and walks a shard whose list could not be read alone', async () => {
+    const { sent, result } = await run(async () => 1n, 12n, dueList([0, 0, 5, 0, 0, 0, 300, 0, 0, 0, 0, 0, 0, 0, 0, 9], [11]))
+    expect(sent.map((w) => w.shards)).toEqual([[6], [11], [2, 15]])
+    expect(result.walks).toBe(3)
+    const idle = await run(async () => 1n, 12n, dueList([]))
+    expect(idle.sent).toEqual([])
   })
 })
 
@@ -99,17 +152,18 @@ describe('SqsShardDispatcher', () => {
       },
     }
     const dispatcher = new SqsShardDispatcher(sqs as never, 'https://sqs.local/walks')
-    const walks = Array.from({ length: 16 }, (_, i) => walk(i))
+    const walks = [...Array.from({ length: 13 }, (_, i) => walk(i)), walk(13, 14), walk(15)]
     await expect(dispatcher.dispatch(walks)).rejects.toThrow(ShardDispatchError)
-    expect(sent.map((b) => b.entries.length).sort()).toEqual([10, 6])
+    expect(sent.map((b) => b.entries.length).sort()).toEqual([10, 5])
     expect(most).toBe(2)
     expect(
       sent
         .flatMap((b) => b.entries)
-        .map((t) => decodeShardWalk(t).shard)
+        .flatMap((t) => decodeShardWalk(t).shards)
         .sort((a, b) => a - b),
     ).toEqual([...Array(16).keys()])
-    await expect(dispatcher.dispatch(walks)).rejects.toMatchObject({ shards: [13] })
+    // The walk SQS refused covered shards 13 and 14: both are named.
+    await expect(dispatcher.dispatch(walks)).rejects.toMatchObject({ shards: [13, 14] })
   })
 })
 

@@ -1,5 +1,5 @@
 // How the heartbeat hands the minute's shard walks over: in-process (local stack, tests), or as one SQS
-// message per shard whose subscriber is the walker function (AWS). Both carry the same message, so the
+// message per walk whose subscriber is the walker function (AWS). Both carry the same message, so the
 // walker sees the same thing either way.
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { settleBounded } from '../shared/concurrency.ts'
@@ -35,7 +35,9 @@ export class ShardDispatchError extends Error {
   }
 }
 
-/** One SQS message per shard, ten to a SendMessageBatch, the batches sent at once. */
+const entryId = (w: ShardWalk) => `shard-${w.shards[0]}`
+
+/** One SQS message per walk, ten to a SendMessageBatch, the batches sent at once. */
 export class SqsShardDispatcher implements ShardDispatcher {
   constructor(
     private readonly sqs: Pick<SQSClient, 'send'>,
@@ -49,13 +51,14 @@ export class SqsShardDispatcher implements ShardDispatcher {
       const out = await this.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: this.queueUrl,
-          Entries: batch.map((w) => ({ Id: `shard-${w.shard}`, MessageBody: encodeShardWalk(w) })),
+          // A walk's first shard names it: each shard is in one walk.
+          Entries: batch.map((w) => ({ Id: entryId(w), MessageBody: encodeShardWalk(w) })),
         }),
       )
       // A batch call succeeds as a whole even when some entries fail: those are named in `Failed`.
-      return (out.Failed ?? []).map((f) => Number((f.Id ?? '').replace('shard-', '')))
+      return (out.Failed ?? []).flatMap((f) => batch.find((w) => entryId(w) === f.Id)?.shards ?? [])
     })
-    const unsent = settled.flatMap((s, i) => (s.status === 'fulfilled' ? s.value : batches[i]!.map((w) => w.shard)))
+    const unsent = settled.flatMap((s, i) => (s.status === 'fulfilled' ? s.value : batches[i]!.flatMap((w) => w.shards)))
     if (unsent.length > 0) throw new ShardDispatchError(unsent.sort((a, b) => a - b))
   }
 }

@@ -1,6 +1,7 @@
-// AWS Lambda entry: the 1-minute EventBridge cron. Reads the chain head once and sends one message per
-// due shard to the walker queue (SQS; functions/walker/handler.ts walks each shard in its own
-// invocation), then publishes the indexer's lag behind the chain.
+// AWS Lambda entry: the 1-minute EventBridge cron. Reads the chain head once, lists the first page of each
+// due shard, and sends one message per walk to the walker queue (SQS; functions/walker/handler.ts walks
+// each in its own invocation: a shard that fills a page alone, smaller ones packed together), then
+// publishes the indexer's lag behind the chain.
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
 import { createTelemetry } from '../shared/metrics.ts'
@@ -18,13 +19,13 @@ export async function handler(_event?: unknown, context?: { awsRequestId?: strin
     const queueUrl = process.env.BARDO_WALK_QUEUE_URL
     if (!queueUrl) throw new Error('config: BARDO_WALK_QUEUE_URL must be set (the shard walkers queue)')
     dispatcher ??= new SqsShardDispatcher(new SQSClient({}), queueUrl)
-    const result = await dispatchHeartbeat({ client: config.client, shards: config.store.dueShards, dispatcher })
+    const result = await dispatchHeartbeat({ client: config.client, store: config.store, shards: config.store.dueShards, dispatcher })
     const indexerUrl = process.env.BARDO_INDEXER_URL
     if (indexerUrl) {
       const lag = await readIndexerLag({ indexerUrl, chainId: config.chainId, head: result.blockNumber })
       if (lag !== null) telemetry.put('IndexerLagBlocks', Number(lag))
     }
-    telemetry.log('info', 'heartbeat', { shards: result.shards, block: result.blockNumber })
+    telemetry.log('info', 'heartbeat', { shards: result.shards, walks: result.walks, block: result.blockNumber })
     telemetry.flush()
     return result
   } catch (error) {

@@ -1,15 +1,17 @@
 // The heartbeat, in two parts that run the same code locally and on AWS. Every minute the dispatcher
-// reads the chain head once and sends one walk per due shard (SQS on AWS, in-process locally); a shard
-// walker (walk.ts) lists that shard's due Golems, reads them from the chain in one batch per page and
-// hands each Golem with its observation and its record to a tick. The invokers decide how ticks run:
+// reads the chain head once, lists the first page of each due shard, and sends one walk per shard that
+// fills a page and one per pack of smaller shards (SQS on AWS, in-process locally); a shard walker
+// (walk.ts) lists its shards' due Golems, reads them from the chain in one batch per page and hands each
+// Golem with its observation and its record to a tick. The invokers decide how ticks run:
 // in-process locally, asynchronous Lambda invocations on AWS.
 import type { PublicClient } from 'viem'
 import type { TickFees } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
-import type { GolemRecord } from '../../core/store/index.ts'
+import { planWalks, type ShardLoad } from '../../core/lifecycle/walkPlan.ts'
+import type { GolemRecord, Store } from '../../core/store/index.ts'
 import type { ShardWalk } from '../shared/shardWalk.ts'
 import { LocalShardDispatcher } from './dispatchers.ts'
-import { walkShard, type WalkDeps, type WalkResult } from './walk.ts'
+import { DEFAULT_PAGE_SIZE, walkShard, type WalkDeps, type WalkResult } from './walk.ts'
 
 /**
  * One Golem's tick: its chain observation and its record, both read by the walker, so the tick reads
@@ -27,13 +29,23 @@ export interface ShardDispatcher {
   dispatch(walks: readonly ShardWalk[]): Promise<void>
 }
 
-export type DispatchResult = { shards: number; blockNumber: bigint; timestamp: bigint }
+export type DispatchResult = {
+  /** Due shards. */
+  shards: number
+  /** Walks sent: one per shard that fills a page, one per pack of smaller shards. */
+  walks: number
+  blockNumber: bigint
+  timestamp: bigint
+}
 
-/** The dispatcher's whole job: one head read, then one walk per shard of the due list. */
+/** The dispatcher's whole job: one head read, one page of each shard's due list, then the minute's walks. */
 export async function dispatchHeartbeat(deps: {
   client: PublicClient
+  store: Pick<Store, 'listDueGolems'>
   shards: number
   dispatcher: ShardDispatcher
+  /** Golems per walker page and multicall, as the walkers page (walk.ts). */
+  pageSize?: number
   wallClock?: () => number
 }): Promise<DispatchResult> {
   // Chain time is the clock: an accelerated local life and a real chain behave the same way. The priority
@@ -43,10 +55,12 @@ export async function dispatchHeartbeat(deps: {
     deps.client.getBlock({ blockTag: 'latest' }),
     deps.client.estimateMaxPriorityFeePerGas().catch(() => null),
   ])
+  const pageSize = deps.pageSize ?? DEFAULT_PAGE_SIZE
+  const loads = await shardLoads(deps.store, deps.shards, Number(block.timestamp) * 1000, pageSize)
   const dispatchedAt = (deps.wallClock ?? Date.now)()
   const baseFeePerGas = block.baseFeePerGas ?? undefined
-  const walks = Array.from({ length: deps.shards }, (_, shard) => ({
-    shard,
+  const walks = planWalks(loads, pageSize).map((shards) => ({
+    shards,
     blockNumber: block.number,
     timestamp: block.timestamp,
     ...(baseFeePerGas === undefined ? {} : { baseFeePerGas }),
@@ -54,7 +68,22 @@ export async function dispatchHeartbeat(deps: {
     dispatchedAt,
   }))
   await deps.dispatcher.dispatch(walks)
-  return { shards: deps.shards, blockNumber: block.number, timestamp: block.timestamp }
+  return { shards: deps.shards, walks: walks.length, blockNumber: block.number, timestamp: block.timestamp }
+}
+
+/**
+ * Each shard's first page of due entries at the minute's time (the time its walk lists at). A shard whose
+ * list cannot be read counts as full, so it walks alone and its walker tries again.
+ */
+async function shardLoads(store: Pick<Store, 'listDueGolems'>, shards: number, now: number, pageSize: number): Promise<ShardLoad[]> {
+  return Promise.all(
+    Array.from({ length: shards }, (_, shard) =>
+      store.listDueGolems({ now, limit: pageSize, cursor: null, shard }).then(
+        (page) => ({ shard, listed: page.golems.length, more: page.cursor !== null }),
+        () => ({ shard, listed: pageSize, more: true }),
+      ),
+    ),
+  )
 }
 
 /** A whole heartbeat in one process: what every shard's walk needs, and how many shards walk at once. */
@@ -79,7 +108,13 @@ export type HeartbeatResult = {
 /** One whole heartbeat in this process (`npm start`, tests, benches): the dispatcher and every walker. */
 export async function runHeartbeat(deps: HeartbeatDeps): Promise<HeartbeatResult> {
   const walker = new LocalShardDispatcher((walk) => walkShard(deps, walk), { concurrency: deps.shardConcurrency ?? 4 })
-  const dispatched = await dispatchHeartbeat({ client: deps.client, shards: deps.store.dueShards, dispatcher: walker })
+  const dispatched = await dispatchHeartbeat({
+    client: deps.client,
+    store: deps.store,
+    shards: deps.store.dueShards,
+    dispatcher: walker,
+    ...(deps.pageSize === undefined ? {} : { pageSize: deps.pageSize }),
+  })
   const sum = (f: (w: WalkResult) => number) => walker.results.reduce((a, w) => a + f(w), 0)
   return {
     due: sum((w) => w.due),

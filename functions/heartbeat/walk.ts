@@ -1,6 +1,8 @@
-// One shard's walk: page through the shard's due entries, read the records of a page in one batch, keep
+// One walk: page through the due entries of its shards, read the records of a page in one batch, keep
 // those the record says are due, read them from the chain in one multicall at the minute's block, and
-// hand the ticks over a few invocations at a time, each with its observation and its record.
+// hand the ticks over a few invocations at a time, each with its observation and its record. The due
+// Golems of a walk's small shards share a multicall: they are read once a page's worth has gathered, or
+// at the end of the walk; a shard with more pages to come is read page by page.
 import type { PublicClient } from 'viem'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
@@ -12,12 +14,15 @@ import { settleBounded } from '../shared/concurrency.ts'
 import type { ShardWalk } from '../shared/shardWalk.ts'
 import type { TickInvoker, TickRequest } from './heartbeat.ts'
 
+/** Golems per store page and per multicall (200: ~76 KB of calldata, inside providers' eth_call limits). */
+export const DEFAULT_PAGE_SIZE = 200
+
 export type WalkDeps = {
   store: Store
   client: PublicClient
   deployment: BardoDeployment
   invoker: TickInvoker
-  /** Golems per store page and per multicall (200: ~76 KB of calldata, inside providers' eth_call limits). */
+  /** Golems per store page and per multicall (DEFAULT_PAGE_SIZE). */
   pageSize?: number
   /** Golems per tick invocation. */
   batchSize?: number
@@ -25,13 +30,15 @@ export type WalkDeps = {
   handOverConcurrency?: number
   /** The page's chain read (the one multicall); readGolems unless a test stands in for the chain. */
   chainReader?: typeof readGolems
-  /** Told after each page is handed over (tests and benches time the walk with it). */
+  /** Told after each listed page is handled (tests and benches time the walk with it). */
   onPage?: (page: { shard: number; index: number; listed: number; handedOver: number }) => void
 }
 
 export type WalkResult = {
-  shard: number
+  shards: number[]
   pages: number
+  /** Chain reads (multicalls) the walk made. */
+  reads: number
   /** Due entries listed (a lower bound: the record decides). */
   listed: number
   due: number
@@ -48,65 +55,89 @@ export type WalkResult = {
 
 export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkResult> {
   const nowMs = Number(walk.timestamp) * 1000
-  const pageSize = deps.pageSize ?? 200
+  const pageSize = deps.pageSize ?? DEFAULT_PAGE_SIZE
   const batchSize = deps.batchSize ?? 10
   const handOver = deps.handOverConcurrency ?? 8
-  const result: WalkResult = { shard: walk.shard, pages: 0, listed: 0, due: 0, invoked: 0, skipped: 0, notDue: 0, failed: 0 }
+  const result: WalkResult = {
+    shards: walk.shards,
+    pages: 0,
+    reads: 0,
+    listed: 0,
+    due: 0,
+    invoked: 0,
+    skipped: 0,
+    notDue: 0,
+    failed: 0,
+  }
   let fees: Promise<TickFees | undefined> | undefined
-  let cursor: string | null = null
-  do {
-    const page = await deps.store.listDueGolems({ now: nowMs, limit: pageSize, cursor, shard: walk.shard })
-    cursor = page.cursor
-    result.listed += page.golems.length
-    const records = page.golems.length === 0 ? [] : await deps.store.getGolems(page.golems.map((g) => g.golemId))
-    const due: { record: GolemRecord; profile: GolemProfile }[] = []
-    let notDue = 0
-    for (const record of records) {
-      // The record decides: its entry only says "not before".
-      if (record.nextTickAt > nowMs && record.status !== 'dead') {
-        notDue++
-        continue
+  const pending: Due[] = []
+  /** Reads `due` from the chain in one multicall and hands its ticks over. */
+  const tick = async (due: Due[]) => {
+    result.reads++
+    const batch = await (deps.chainReader ?? readGolems)(
+      deps.client,
+      deps.deployment,
+      due.map((g) => readRequestOf(g.record.golemId, g.profile)),
+      { number: walk.blockNumber, timestamp: walk.timestamp },
+    )
+    // Read once per walk, and only when a tick is handed over: a walk with nothing due pays nothing for it.
+    fees ??= feesAt(deps.client, walk)
+    const tickFees = await fees
+    const recordOf = new Map(due.map((g) => [g.record.golemId, g.record]))
+    const requests: TickRequest[] = batch.golems.map((g) => ({
+      golemId: g.golemId,
+      observed: { ...g, timestamp: batch.timestamp },
+      record: recordOf.get(g.golemId)!,
+      ...(tickFees ? { fees: tickFees } : {}),
+    }))
+    const slices: TickRequest[][] = []
+    for (let i = 0; i < requests.length; i += batchSize) slices.push(requests.slice(i, i + batchSize))
+    const settled = await settleBounded(slices, handOver, (slice) => deps.invoker.invoke(slice))
+    for (const [i, s] of settled.entries()) {
+      if (s.status === 'fulfilled') result.invoked += slices[i]!.length
+      else {
+        result.failed += slices[i]!.length
+        result.firstFailure ??= s.reason
       }
-      const profile = record.status === 'dead' || record.profile === null ? null : readableProfile(record.profile)
-      if (profile) due.push({ record, profile })
     }
-    // A listed Golem without a record (its entry written, its record never) counts as skipped too.
-    result.notDue += notDue
-    result.skipped += page.golems.length - notDue - due.length
-    result.due += due.length
-    if (due.length > 0) {
-      const batch = await (deps.chainReader ?? readGolems)(
-        deps.client,
-        deps.deployment,
-        due.map((g) => readRequestOf(g.record.golemId, g.profile)),
-        { number: walk.blockNumber, timestamp: walk.timestamp },
-      )
-      // Read once per walk, and only when a tick is handed over: a shard with nothing due pays nothing for it.
-      fees ??= feesAt(deps.client, walk)
-      const tickFees = await fees
-      const recordOf = new Map(due.map((g) => [g.record.golemId, g.record]))
-      const requests: TickRequest[] = batch.golems.map((g) => ({
-        golemId: g.golemId,
-        observed: { ...g, timestamp: batch.timestamp },
-        record: recordOf.get(g.golemId)!,
-        ...(tickFees ? { fees: tickFees } : {}),
-      }))
-      const slices: TickRequest[][] = []
-      for (let i = 0; i < requests.length; i += batchSize) slices.push(requests.slice(i, i + batchSize))
-      const settled = await settleBounded(slices, handOver, (slice) => deps.invoker.invoke(slice))
-      for (const [i, s] of settled.entries()) {
-        if (s.status === 'fulfilled') result.invoked += slices[i]!.length
-        else {
-          result.failed += slices[i]!.length
-          result.firstFailure ??= s.reason
+  }
+  for (const shard of walk.shards) {
+    let cursor: string | null = null
+    do {
+      const page = await deps.store.listDueGolems({ now: nowMs, limit: pageSize, cursor, shard })
+      cursor = page.cursor
+      result.listed += page.golems.length
+      const records = page.golems.length === 0 ? [] : await deps.store.getGolems(page.golems.map((g) => g.golemId))
+      let notDue = 0
+      let due = 0
+      for (const record of records) {
+        // The record decides: its entry only says "not before".
+        if (record.nextTickAt > nowMs && record.status !== 'dead') {
+          notDue++
+          continue
+        }
+        const profile = record.status === 'dead' || record.profile === null ? null : readableProfile(record.profile)
+        if (profile) {
+          pending.push({ record, profile })
+          due++
         }
       }
-    }
-    deps.onPage?.({ shard: walk.shard, index: result.pages, listed: page.golems.length, handedOver: due.length })
-    result.pages++
-  } while (cursor !== null)
+      // A listed Golem without a record (its entry written, its record never) counts as skipped too.
+      result.notDue += notDue
+      result.skipped += page.golems.length - notDue - due
+      result.due += due
+      // Never more than a page in one multicall; a shard with more pages to come is read page by page.
+      while (pending.length >= pageSize) await tick(pending.splice(0, pageSize))
+      if (cursor !== null && pending.length > 0) await tick(pending.splice(0))
+      deps.onPage?.({ shard, index: result.pages, listed: page.golems.length, handedOver: due })
+      result.pages++
+    } while (cursor !== null)
+  }
+  if (pending.length > 0) await tick(pending.splice(0))
   return result
 }
+
+type Due = { record: GolemRecord; profile: GolemProfile }
 
 function readableProfile(profile: string): GolemProfile | null {
   try {

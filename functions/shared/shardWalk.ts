@@ -1,9 +1,11 @@
-// The heartbeat -> shard walker message (one SQS message per due shard): which shard, and the block the
-// whole minute reads at, so every walker observes the chain at one block. Validated on arrival.
+// The heartbeat -> shard walker message (one SQS message per walk): which due shards it covers (one that
+// fills a page alone, or several small ones packed), and the block the whole minute reads at, so every
+// walker observes the chain at one block. Validated on arrival.
 import * as z from 'zod/v4'
 
 export type ShardWalk = {
-  shard: number
+  /** The due shards this walk lists, in the order it lists them. */
+  shards: number[]
   /** The block the heartbeat read: every walker's multicall reads at it; its time is "now". */
   blockNumber: bigint
   timestamp: bigint
@@ -21,7 +23,10 @@ const big = z
   .regex(/^\d+$/, { abort: true })
   .transform((v) => BigInt(v))
 const walk = z.object({
-  shard: z.number().int().min(0),
+  shards: z
+    .array(z.number().int().min(0))
+    .min(1)
+    .refine((shards) => new Set(shards).size === shards.length, 'must name each shard once'),
   blockNumber: big,
   timestamp: big,
   baseFeePerGas: big.optional(),

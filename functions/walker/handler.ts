@@ -1,5 +1,5 @@
-// AWS Lambda entry: one due shard's walk, delivered by SQS (one message per shard each minute, batch size
-// one). Lists the shard's due Golems, reads them from the chain at the minute's block and invokes the
+// AWS Lambda entry: one walk, delivered by SQS (one message per walk each minute, batch size one: a due
+// shard that fills a page alone, or several small ones packed). Lists its shards' due Golems, reads them from the chain at the minute's block and invokes the
 // tick function asynchronously (InvocationType Event) a few invocations at a time. A walk older than a
 // minute is dropped: the heartbeat has sent a fresher one. A walk that fails is reported as the batch's
 // failed item; SQS redelivers it only within the queue's one-minute retention, so it never runs late.
@@ -30,10 +30,10 @@ export async function handler(event: SqsEvent, context?: { awsRequestId?: string
       if (!tick) throw new Error('config: BARDO_TICK_FUNCTION_NAME must be set')
       invoker ??= new LambdaInvoker(new LambdaClient({}), tick)
       const walk = decodeShardWalk(message.body)
-      if (walk.shard >= config.store.dueShards)
-        throw new Error(`walk: shard ${walk.shard} must be below the store's ${config.store.dueShards} due shards`)
+      const outside = walk.shards.find((shard) => shard >= config!.store.dueShards)
+      if (outside !== undefined) throw new Error(`walk: shard ${outside} must be below the store's ${config.store.dueShards} due shards`)
       if (Date.now() - walk.dispatchedAt > MAX_WALK_AGE_MS) {
-        telemetry.log('warn', 'walk dropped', { shard: walk.shard, ageMs: Date.now() - walk.dispatchedAt })
+        telemetry.log('warn', 'walk dropped', { shards: walk.shards, ageMs: Date.now() - walk.dispatchedAt })
         continue
       }
       const result = await walkShard({ store: config.store, client: config.client, deployment: config.deployment, invoker }, walk)

@@ -25,7 +25,8 @@ import { handler as tickHandler } from '../../functions/tick/handler.ts'
 import { handler as walkerHandler } from '../../functions/walker/handler.ts'
 import { startSqsEndpoint, type SqsEndpoint } from './sqsEndpoint.ts'
 import { encodeTickPayload } from '../../functions/shared/tickPayload.ts'
-import { encodeShardWalk } from '../../functions/shared/shardWalk.ts'
+import { decodeShardWalk, encodeShardWalk } from '../../functions/shared/shardWalk.ts'
+import { DEFAULT_DUE_SHARDS, dueShard } from '../../adapters/store/keys.ts'
 import { devnetAccount, startDevnet, type Devnet } from '../../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
@@ -37,6 +38,8 @@ import { startKmsEndpoint, type KmsEndpoint } from './kmsEndpoint.ts'
 import { startLambdaInvokeEndpoint, type LambdaInvokeEndpoint } from './invokeEndpoint.ts'
 
 const GOLEMS = ['lambda-a', 'lambda-b', 'lambda-c'] as const
+/** The due shards holding them, as the store spreads Golems over its due list. */
+const GOLEM_SHARDS = [...new Set(GOLEMS.map((id) => dueShard(id, DEFAULT_DUE_SHARDS)))].sort((a, b) => a - b)
 const STRATEGY = readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8')
 
 let devnet: Devnet
@@ -163,10 +166,8 @@ describe('heartbeat -> SendMessageBatch -> walker -> InvokeCommand -> tick, deli
   it('the first beat fans out to every due Golem; three deliveries of each tick redeem once', async () => {
     const result = await beat()
     expect(result).toMatchObject({ due: GOLEMS.length, invoked: GOLEMS.length, shards: store.dueShards })
-    // One message per shard, each walked once; only the shards holding a Golem invoked the tick.
-    expect(sqs.sent.map((b) => (JSON.parse(b) as { shard: number }).shard).sort((a, b) => a - b)).toEqual([
-      ...Array(store.dueShards).keys(),
-    ])
+    // Three Golems are less than a page: one walk covers every shard holding one, and no other shard.
+    expect(sqs.sent.map((b) => decodeShardWalk(b).shards)).toEqual([GOLEM_SHARDS])
     expect(sqs.deliveries.every((d) => d.outcome === 'ok')).toBe(true)
     expect(lambda.accepted).toBeGreaterThanOrEqual(1)
     const ticks = lambda.deliveries.filter((d) => d.functionName === 'tick')
@@ -205,7 +206,8 @@ describe('heartbeat -> SendMessageBatch -> walker -> InvokeCommand -> tick, deli
     const before = sqs.deliveries.length
     const [first, second] = await Promise.all([beat(), beat()])
     sqs.setBehaviour({})
-    expect(sqs.deliveries.length - before).toBe(2 * 2 * store.dueShards)
+    // Two heartbeats, one walk each, every walk delivered twice.
+    expect(sqs.deliveries.length - before).toBe(2 * 2)
     expect(first.invoked + second.invoked).toBeGreaterThanOrEqual(GOLEMS.length)
     for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(3)
   })
@@ -236,34 +238,33 @@ describe('heartbeat -> SendMessageBatch -> walker -> InvokeCommand -> tick, deli
   it('the walker drops a walk older than its minute and reports a malformed one as the failed item', async () => {
     const from = logLines.length
     const block = await devnet.publicClient.getBlock()
-    const stale = encodeShardWalk({ shard: 0, blockNumber: block.number, timestamp: block.timestamp, dispatchedAt: Date.now() - 61_000 })
+    const stale = encodeShardWalk({ shards: [0], blockNumber: block.number, timestamp: block.timestamp, dispatchedAt: Date.now() - 61_000 })
     const out = await walkerHandler({
       Records: [
         { messageId: 'stale', body: stale },
-        { messageId: 'malformed', body: '{"shard":-1}' },
+        { messageId: 'malformed', body: '{"shards":[-1]}' },
         {
           messageId: 'past-the-shards',
-          body: encodeShardWalk({ shard: store.dueShards, blockNumber: 1n, timestamp: 1n, dispatchedAt: Date.now() }),
+          body: encodeShardWalk({ shards: [0, store.dueShards], blockNumber: 1n, timestamp: 1n, dispatchedAt: Date.now() }),
         },
       ],
     })
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'malformed' }, { itemIdentifier: 'past-the-shards' }] })
     const lines = logLines.slice(from)
-    expect(lines.filter((l) => l.message === 'walk dropped')).toMatchObject([{ shard: 0 }])
+    expect(lines.filter((l) => l.message === 'walk dropped')).toMatchObject([{ shards: [0] }])
     expect(lines.filter((l) => l.message === 'walk')).toEqual([])
     expect(lines.find((l) => '_aws' in l && l.function === 'walker')).toMatchObject({ WalkFailed: 2 })
   })
 
-  it('names a walk the queue refused in the heartbeat failure (that shard is walked the next minute)', async () => {
-    const shardOf = (b: string) => (JSON.parse(b) as { shard: number }).shard
-    sqs.setBehaviour({ failSendsOf: (b) => shardOf(b) === 3 })
+  it('names the shards of a walk the queue refused in the heartbeat failure (they are walked the next minute)', async () => {
+    sqs.setBehaviour({ failSendsOf: () => true })
     const out = await client.send(new InvokeCommand({ FunctionName: 'heartbeat', InvocationType: 'RequestResponse' }))
     sqs.setBehaviour({})
     await sqs.idle()
     await lambda.idle()
     expect(JSON.parse(Buffer.from(out.Payload!).toString())).toMatchObject({
       errorType: 'ShardDispatchError',
-      errorMessage: expect.stringContaining('shards 3 were not sent'),
+      errorMessage: expect.stringContaining(`shards ${GOLEM_SHARDS.join(', ')} were not sent`),
     })
     expect(logLines.some((l) => l.message === 'heartbeat failed' && String(l.error).includes('ShardDispatchError'))).toBe(true)
   })
