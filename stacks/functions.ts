@@ -2,7 +2,7 @@
 // IAM actions its code sends, on exactly the resources it touches, and exactly the secrets it reads (links).
 //
 //              DynamoDB (Store)        KMS (SessionKeys)          Lambda / SQS            secrets (links)
-//   heartbeat  -                       -                          SendMessage Walks       RpcUrl
+//   heartbeat  Query                   -                          SendMessage Walks       RpcUrl
 //   walker     BatchGetItem, Query     -                          Invoke tick; receive    RpcUrl
 //                                                                 and delete from Walks
 //   tick       + Put/Update/DeleteItem Sign, GetPublicKey (by     -                       RpcUrl, OperatorKey
@@ -33,6 +33,8 @@ export const HEARTBEAT_SCHEDULE = 'rate(1 minute)'
 export const WALKER_MAX_CONCURRENCY = DEFAULT_DUE_SHARDS
 /** What the walker reads: the due list (Query) and a page's records (BatchGetItem), nothing else. */
 export const WALKER_TABLE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:Query'] as const
+/** What the heartbeat reads: each due shard's first page (Query), to pack the small shards into one walk. */
+export const HEARTBEAT_TABLE_ACTIONS = ['dynamodb:Query'] as const
 /** What a Lambda event source mapping does on the queue for its function. */
 export const QUEUE_CONSUMER_ACTIONS = [
   'sqs:ChangeMessageVisibility',
@@ -174,13 +176,16 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
   const heartbeat = new sst.aws.Function('Heartbeat', {
     ...common,
     handler: HANDLERS.heartbeat,
-    description: 'Every minute: read the chain head and send one walk per due shard to the walker queue',
+    description: 'Every minute: read the chain head, list the due shards, and send their walks to the walker queue',
     timeout: '30 seconds',
     memory: '256 MB',
     environment: { ...environment, BARDO_WALK_QUEUE_URL: walks.url, BARDO_INDEXER_URL: indexerUrl },
     link: [secrets.RpcUrl],
     // Not linked (SST's Queue link grants sqs:*): it only sends.
-    permissions: [{ actions: ['sqs:SendMessage'], resources: [walks.arn] }],
+    permissions: [
+      { actions: [...HEARTBEAT_TABLE_ACTIONS], resources: [storage.table.arn] },
+      { actions: ['sqs:SendMessage'], resources: [walks.arn] },
+    ],
   })
 
   new sst.aws.Cron('HeartbeatSchedule', { schedule: HEARTBEAT_SCHEDULE, function: heartbeat.arn })

@@ -146,9 +146,12 @@ describe('IAM: least privilege', () => {
     expect(kmsActions(fn('Api'))).toEqual([])
   })
 
-  it('lets the heartbeat only send to the walker queue: no table, no function', () => {
+  it("lets the heartbeat only list the due shards' first pages and send to the walker queue: no write, no function", () => {
     const heartbeat = fn('Heartbeat')
-    expect(effectiveStatements(s, heartbeat)).toEqual([{ actions: ['sqs:SendMessage'], resources: ['{{Walks.arn}}'] }])
+    expect(effectiveStatements(s, heartbeat)).toEqual([
+      { actions: ['dynamodb:Query'], resources: ['{{Store.arn}}'] },
+      { actions: ['sqs:SendMessage'], resources: ['{{Walks.arn}}'] },
+    ])
   })
 
   it('lets the walker (and the API, for the Alchemy webhook) invoke the tick and nothing else; the walker only reads the table and consumes its queue', () => {
