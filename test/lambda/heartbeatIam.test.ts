@@ -1,8 +1,8 @@
 // The deployed heartbeat's AWS requests against the IAM statements the stack gives it. The handler runs
 // on a real chain (anvil) with DynamoDB and SQS clients whose commands are recorded and answered
-// (aws-sdk-client-mock; the store's document client, as DynamoStore sends through it): every command it sends must be an action one of its statements allows. The local
-// Lambda and SQS stand-ins enforce no IAM, so a handler that starts sending a command its function may
-// not send (AccessDenied on AWS) is caught here instead.
+// (aws-sdk-client-mock, on the document client DynamoStore sends through): every command it sends must
+// be an action one of its statements allows. The local Lambda and SQS stand-ins enforce no IAM, so a
+// handler that starts sending a command its function may not send (AccessDenied on AWS) fails here.
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { mockClient } from 'aws-sdk-client-mock'
