@@ -8,7 +8,7 @@ import { dueShard } from '../../adapters/store/keys.ts'
 import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { serializeGolemProfile } from '../../core/lifecycle/profile.ts'
-import { testProfile } from '../../core/lifecycle/testing/profile.ts'
+import { testProfile, testRead } from '../../core/lifecycle/testing/profile.ts'
 import type { TickRequest } from './heartbeat.ts'
 import { walkShard } from './walk.ts'
 
@@ -44,18 +44,10 @@ async function walk(store: InMemoryStore, shards: number[]) {
     return {
       blockNumber: at!.number,
       timestamp: at!.timestamp,
-      golems: requests.map((q) => ({
-        golemId: q.golemId,
-        phase: 0 as const,
-        registered: true,
-        dead: false,
-        survivalScoreBps: 10_000,
-        dreaming: false,
-        disabled: false,
-        availableInPeriod: 10n,
-        isNewPeriod: false,
-        currentPeriod: 2n,
-      })),
+      golems: requests.map((q) => {
+        const { timestamp: _, ...read } = testRead({ golemId: q.golemId, isNewPeriod: false })
+        return read
+      }),
     }
   }) as typeof readGolems
   const result = await walkShard(

@@ -15,7 +15,7 @@ import type { PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { serializeGolemProfile } from '../../core/lifecycle/profile.ts'
-import { testProfile } from '../../core/lifecycle/testing/profile.ts'
+import { testProfile, testRead } from '../../core/lifecycle/testing/profile.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import * as codec from '../../adapters/store/codec.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
@@ -217,18 +217,10 @@ beforeAll(async () => {
       clock.call(LATENCY.multicall, () => ({
         blockNumber: at!.number,
         timestamp: at!.timestamp,
-        golems: requests.map((q) => ({
-          golemId: q.golemId,
-          phase: 0 as const,
-          registered: true,
-          dead: false,
-          survivalScoreBps: 10_000,
-          dreaming: false,
-          disabled: false,
-          availableInPeriod: 10n,
-          isNewPeriod: false,
-          currentPeriod: 2n,
-        })),
+        golems: requests.map((q) => {
+          const { timestamp: _, ...read } = testRead({ golemId: q.golemId, isNewPeriod: false })
+          return read
+        }),
       }))) as typeof readGolems
     try {
       const result = await walkShard(
