@@ -27,8 +27,8 @@ export const HANDLERS = {
 
 export const HEARTBEAT_SCHEDULE = 'rate(1 minute)'
 /**
- * Shard walks in flight at once, across the account: one per due shard, so a whole minute's walks run
- * side by side, and a burst of redeliveries cannot take more of the account's Lambda concurrency than that.
+ * Shard walks in flight at once, across the account: at most one per due shard (small shards share a
+ * walk), so a whole minute's walks run side by side, and a burst of redeliveries cannot take more of the account's Lambda concurrency than that.
  */
 export const WALKER_MAX_CONCURRENCY = DEFAULT_DUE_SHARDS
 /** What the walker reads: the due list (Query) and a page's records (BatchGetItem), nothing else. */
@@ -135,7 +135,7 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
 
   new aws.ssm.Parameter('ApiUrl', { name: apiUrlParameterName, type: 'String', value: api.url })
 
-  // One message per due shard each minute. A walk is only worth doing in its minute: messages live 60 s
+  // One message per walk each minute (a full shard alone, small ones packed). A walk is only worth doing in its minute: messages live 60 s
   // (SQS's least), and a walk that fails is seen again only within that, never a minute late.
   const walks = new sst.aws.Queue('Walks', {
     // AWS refuses a Lambda event source whose queue hides a message for less than the function's timeout.

@@ -1,5 +1,5 @@
 // The deployed handlers, run as AWS runs them: the heartbeat handler is invoked through the Lambda
-// Invoke API and sends one message per due shard with @aws-sdk/client-sqs's SendMessageBatch to a local
+// Invoke API and sends one message per walk with @aws-sdk/client-sqs's SendMessageBatch to a local
 // SQS endpoint, which delivers each to the walker handler as an SQS event; the walkers fan out with
 // @aws-sdk/client-lambda's InvokeCommand (InvocationType Event) to a local Invoke endpoint that runs the
 // tick handler in this process, on anvil and dynalite, with the Golems' keys behind a local KMS endpoint.
