@@ -47,12 +47,8 @@ async function waitForRpc(rpcUrl: string, child: ChildProcess, timeoutMs: number
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`anvil exited early with code ${child.exitCode}`)
     try {
-      const res = await fetch(rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      })
-      if (res.ok) return
+      await rpc(rpcUrl, 'eth_chainId', [])
+      return
     } catch {
       // not listening yet
     }

@@ -21,7 +21,7 @@ import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
 import { devnetAccount, localChain } from './devnet.ts'
 import { disableDelegationCall, unsignedUserOperation } from './ownerActions.ts'
-import { delegationTypedData } from '../core/delegations/typedData.ts'
+import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
 
 /** Anvil's test account that pays the gas for owner-signed user operations (no other part uses it). */
 export const RELAYER_ACCOUNT_INDEX = 6
@@ -276,10 +276,7 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     })
     if (!grant.runway) throw new Error('renewal: the grant has no runway delegation')
     const delegation = grant.runway.delegation
-    const typedData = delegationTypedData(delegation, {
-      chainId: chain.deployment.chainId,
-      delegationManager: environment.DelegationManager,
-    })
+    const typedData = delegationTypedData(delegation, delegationDomainOf(chain.deployment))
     return c.json({ delegation: json({ ...delegation, signature: '0x' }), typedData: json(typedData), expiresAt: Number(end) })
   })
 

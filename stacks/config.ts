@@ -5,6 +5,7 @@ import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { getDefaultAsset } from '@x402/evm'
 import { tickFrameworkOf } from '../core/deployment.ts'
 import { BardoError } from '../core/errors.ts'
+import { HEX_ADDRESS } from '../core/x402/patterns.ts'
 import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
 import { parseDeployment, type IndexerDeployment } from '../indexer/lib/settings.ts'
 
@@ -151,7 +152,7 @@ export function indexerDeploymentFor(chainId: SupportedChainId, parsed: IndexerD
 }
 
 function paymentAsset(env: Env, chain: SupportedChainId): StackConfig['paymentAsset'] {
-  const asset = optionalMatch(env, 'BARDO_USDC', /^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte hex address')
+  const asset = optionalMatch(env, 'BARDO_USDC', HEX_ADDRESS, 'must be a 20-byte hex address')
   const name = present(env, 'BARDO_USDC_NAME')
   const version = present(env, 'BARDO_USDC_VERSION')
   if (asset === undefined) {

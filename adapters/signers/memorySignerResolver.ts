@@ -5,6 +5,7 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SignerPayments, SignerResolver } from '../../core/custody/signerResolver.ts'
 import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
+import { delegationDomainOf } from '../../core/delegations/typedData.ts'
 
 export class MemorySignerResolver implements SignerResolver {
   readonly #keys = new Map<string, SessionKey>()
@@ -20,8 +21,7 @@ export class MemorySignerResolver implements SignerResolver {
     const d = this.deployment
     if (profile) return golemSignerPolicy(d, profile)
     return {
-      chainId: d.chainId,
-      delegationManager: d.environment.DelegationManager,
+      ...delegationDomainOf(d),
       oracles: { vitality: d.vitalityOracle, dream: d.dreamOracle, daimon: d.daimonOracle },
     }
   }

@@ -1,6 +1,7 @@
 // The signing policy of one Golem: the deployment's contracts, and the owner it may hand funds back to.
 import type { Address } from 'viem'
 import type { TickDeployment } from '../deployment.ts'
+import { delegationDomainOf } from '../delegations/typedData.ts'
 import type { GolemProfile } from '../lifecycle/profile.ts'
 import type { SignerPolicyConfig } from './policy.ts'
 
@@ -17,8 +18,7 @@ export function ownerOf(profile: Pick<GolemProfile, 'runway'>): Address {
 
 export function golemSignerPolicy(deployment: TickDeployment, profile: Pick<GolemProfile, 'runway'>): SignerPolicyConfig {
   return {
-    chainId: deployment.chainId,
-    delegationManager: deployment.environment.DelegationManager,
+    ...delegationDomainOf(deployment),
     oracles: { vitality: deployment.vitalityOracle, dream: deployment.dreamOracle, daimon: deployment.daimonOracle },
     owner: ownerOf(profile),
     returnTokens: [profile.runway.token],

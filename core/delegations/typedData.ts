@@ -7,6 +7,12 @@ import type { UnsignedDelegation } from './signers.ts'
 
 export type DelegationDomain = { chainId: number; delegationManager: Address }
 
+/** A deployment's delegation domain: its chain and the framework's DelegationManager on it. */
+export const delegationDomainOf = (d: { chainId: number; environment: { DelegationManager: Address } }): DelegationDomain => ({
+  chainId: d.chainId,
+  delegationManager: d.environment.DelegationManager,
+})
+
 export function delegationTypedData(delegation: UnsignedDelegation, at: DelegationDomain): TypedDataDefinition {
   const { signature: _signature, ...message } = toDelegationStruct({ ...delegation, signature: '0x' })
   return {

@@ -25,7 +25,7 @@ import { ensureSessionKey, findSessionKey, type SessionKeyRef } from '../../adap
 import { rotationAlias, stageOfPrefix } from '../../adapters/signers/kmsKeyNames.ts'
 import { SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
 import type { RawSigner } from '../../core/custody/rawSigner.ts'
-import { delegationTypedData } from '../../core/delegations/typedData.ts'
+import { delegationDomainOf, delegationTypedData } from '../../core/delegations/typedData.ts'
 
 /** The event a rotation records when only the owner can sign the new key's grant. */
 export const ROTATION_RENEWAL_REQUESTED = 'RotationRenewalRequested'
@@ -214,9 +214,7 @@ export class KmsKeyRotation implements KeyRotation {
     }
     const leaf = {
       ...unsigned,
-      signature: await raw.signTypedData(
-        delegationTypedData(unsigned, { chainId: deployment.chainId, delegationManager: deployment.environment.DelegationManager }),
-      ),
+      signature: await raw.signTypedData(delegationTypedData(unsigned, delegationDomainOf(deployment))),
     }
     // The DelegationManager's delegation hash: the EIP-712 struct hash of the signed fields.
     const hash = hashStruct({ data: toDelegationStruct(leaf), types: SIGNABLE_DELEGATION_TYPED_DATA, primaryType: 'Delegation' })

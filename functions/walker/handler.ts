@@ -30,8 +30,9 @@ export async function handler(event: SqsEvent, context?: { awsRequestId?: string
       if (!tick) throw new Error('config: BARDO_TICK_FUNCTION_NAME must be set')
       invoker ??= new LambdaInvoker(new LambdaClient({}), tick)
       const walk = decodeShardWalk(message.body)
-      const outside = walk.shards.find((shard) => shard >= config!.store.dueShards)
-      if (outside !== undefined) throw new Error(`walk: shard ${outside} must be below the store's ${config.store.dueShards} due shards`)
+      const { dueShards } = config.store
+      const outside = walk.shards.find((shard) => shard >= dueShards)
+      if (outside !== undefined) throw new Error(`walk: shard ${outside} must be below the store's ${dueShards} due shards`)
       if (Date.now() - walk.dispatchedAt > MAX_WALK_AGE_MS) {
         telemetry.log('warn', 'walk dropped', { shards: walk.shards, ageMs: Date.now() - walk.dispatchedAt })
         continue

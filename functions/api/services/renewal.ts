@@ -9,7 +9,7 @@ import type { BardoDeployment } from '../../../core/deployment.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../../core/lifecycle/profile.ts'
 import { checkRenewal, installRenewal, RenewalError } from '../../../core/lifecycle/renewalCheck.ts'
 import type { EventStore, GolemStore } from '../../../core/store/index.ts'
-import { delegationTypedData } from '../../../core/delegations/typedData.ts'
+import { delegationDomainOf, delegationTypedData } from '../../../core/delegations/typedData.ts'
 
 export type RenewalOutcome = { delegationHash: Hex; replaced: Hex; expiresAt: bigint; periodStart: bigint }
 
@@ -42,10 +42,7 @@ export class StoreRenewalService implements RenewalService {
         verified = await client
           .verifyTypedData({
             address: delegation.delegator,
-            ...delegationTypedData(delegation, {
-              chainId: deployment.chainId,
-              delegationManager: deployment.environment.DelegationManager,
-            }),
+            ...delegationTypedData(delegation, delegationDomainOf(deployment)),
             signature: delegation.signature,
           })
           .catch(() => false)
