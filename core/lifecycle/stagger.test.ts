@@ -3,6 +3,7 @@ import { Phase } from './phase.ts'
 import { runwayDue, staggerOffset, staggerWindow } from './stagger.ts'
 import { decideTick, type GolemObservation } from './tick.ts'
 import { planTick } from './tickPlan.ts'
+import { testObservation } from './testing/observation.ts'
 import { born, DAY_S, testProfile, testRead } from './testing/profile.ts'
 
 const DAY = 86_400n
@@ -94,33 +95,7 @@ const observe = (
   over: Partial<GolemObservation> = {},
 ) => {
   const now = periodStart + into
-  const o: GolemObservation = {
-    golemId: id,
-    delegationHash: '0x01',
-    now,
-    onChainPhase: Phase.Thriving,
-    registered: true,
-    dreaming: false,
-    bornAt: 0n,
-    grantStart: 0n,
-    runwayEndsAt: 30n * DAY,
-    runwayTotalSeconds: 30n * DAY,
-    lastInsightAt: 0n,
-    vitalityParameters: { shockProbabilityPerDay: 0 },
-    known: { revokedReported: false, expiringWarned: false },
-    permission: {
-      now,
-      disabled: false,
-      expiresAt: 30n * DAY,
-      periodAmount: 100n,
-      periodDuration: DAY,
-      availableInPeriod: 100n,
-      currentPeriodStart: periodStart,
-      ...permission,
-    },
-    ...over,
-  }
-  return o
+  return testObservation({ golemId: id, now, ...over }, { currentPeriodStart: periodStart, ...permission })
 }
 
 describe("the tick's redemption, staggered", () => {

@@ -1,37 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { decideTick, type GolemObservation } from './tick.ts'
+import { decideTick } from './tick.ts'
 import { Phase } from './phase.ts'
 import { staggerOffset } from './stagger.ts'
+import { testObservation } from './testing/observation.ts'
 
 const DAY = 86_400n
 /** The default Golem's second period, at its offset into the period: its runway is due (core/lifecycle/stagger.ts). */
 const DUE = 1n * DAY + staggerOffset('g1', DAY)
-const obs = (over: Partial<GolemObservation> = {}, permission: Partial<GolemObservation['permission']> = {}): GolemObservation => ({
-  golemId: 'g1',
-  delegationHash: '0x01',
-  now: 1n * DAY,
-  onChainPhase: Phase.Thriving,
-  registered: true,
-  dreaming: false,
-  bornAt: 0n,
-  grantStart: 0n,
-  runwayEndsAt: 30n * DAY,
-  runwayTotalSeconds: 30n * DAY,
-  lastInsightAt: 0n,
-  vitalityParameters: { shockProbabilityPerDay: 0 },
-  known: { revokedReported: false, expiringWarned: false },
-  permission: {
-    now: over.now ?? 1n * DAY,
-    disabled: false,
-    expiresAt: 30n * DAY,
-    periodAmount: 100n,
-    periodDuration: DAY,
-    availableInPeriod: 100n,
-    currentPeriodStart: 1n * DAY,
-    ...permission,
-  },
-  ...over,
-})
+const obs = testObservation
 
 describe('decideTick', () => {
   it('redeems the full period in Thriving and posts nothing when the phase holds', () => {
