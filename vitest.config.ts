@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: [
       'core/**/*.test.ts',
+      'app/**/*.test.ts',
       'adapters/**/*.test.ts',
       'functions/**/*.test.ts',
       'indexer/**/*.test.ts',

@@ -26,6 +26,7 @@ import type { TickDeps } from '../functions/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../local/dynalite.ts'
 import { provisionFleet } from '../test/heartbeat/fleet.ts'
+import { WHOLE_RUNWAY_ON_KEY } from '../test/heartbeat/harness.ts'
 import { formatInt, formatRatio, formatTable, verdict } from './lib/table.ts'
 
 export type StoreKind = 'memory' | 'dynalite'
@@ -156,6 +157,7 @@ async function benchRow(
   try {
     const signers = new MemorySignerResolver(env.devnet.deployment)
     const fleet = await provisionFleet({
+      keyCeiling: WHOLE_RUNWAY_ON_KEY,
       devnet: env.devnet,
       store,
       signers,

@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander'
 import { isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
 import { BardoError } from '../core/errors.ts'
 import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
-import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment } from './context.ts'
+import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment, withStackDefaults } from './context.ts'
 import { alchemyNotifySettings, registerCustodyWebhook } from './alchemyNotify.ts'
 import { custodyContractsOf, deployContracts } from './deploy.ts'
 import { apiUrlOf, feedGolem } from './feed.ts'
@@ -58,6 +58,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .hook('preAction', () => {
       out = createOutput({ json: globals().json === true, quiet: globals().quiet === true, stdout: io.stdout, stderr: io.stderr })
+      // A local stack in the state directory answers for whatever the environment does not name.
+      io = { ...io, env: withStackDefaults(io.env, stateDir()) }
     })
 
   const withChain = async () => {

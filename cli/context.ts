@@ -23,6 +23,7 @@ import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { readDeploymentFile } from '../local/chain.ts'
 import { localChain } from '../local/devnet.ts'
 import { openStore } from '../local/store.ts'
+import { findStackInfo, readOwnerKey } from '../local/stackFile.ts'
 import { CliConfigError } from './errors.ts'
 
 export type CliChain = {
@@ -99,4 +100,31 @@ export async function openCliStore(env: NodeJS.ProcessEnv): Promise<{ store: Sto
     throw new CliConfigError('BARDO_TABLE_NAME', 'must name the table the heartbeat reads (with BARDO_DYNAMODB_ENDPOINT for a local one)')
   const { store, stop } = await openStore(env)
   return { store, stop }
+}
+
+/**
+ * The environment with what a running local stack (`npm start`) wrote in the state directory filled in
+ * where the environment is silent: its chain, deployment file, store, API, and the demo owner's key. A
+ * BARDO_RPC_URL naming another chain keeps the stack out of it entirely, so nothing of one stack is mixed
+ * into a command aimed elsewhere.
+ */
+export function withStackDefaults(env: NodeJS.ProcessEnv, stateDir: string): NodeJS.ProcessEnv {
+  const info = findStackInfo(stateDir)
+  if (!info || (env.BARDO_RPC_URL && env.BARDO_RPC_URL !== info.rpcUrl)) return env
+  const out: NodeJS.ProcessEnv = { ...env, BARDO_RPC_URL: info.rpcUrl }
+  if (!out.BARDO_DEPLOYMENT && info.deploymentFile) out.BARDO_DEPLOYMENT = info.deploymentFile
+  if (!out.BARDO_API_URL) out.BARDO_API_URL = info.apiUrl
+  if (!out.BARDO_TABLE_NAME && info.store) {
+    out.BARDO_TABLE_NAME = info.store.tableName
+    out.BARDO_DYNAMODB_ENDPOINT = info.store.endpoint
+    // dynalite ignores credentials, but the AWS SDK looks for some (and a region) before it sends.
+    out.AWS_REGION ??= 'us-east-1'
+    out.AWS_ACCESS_KEY_ID ??= 'local'
+    out.AWS_SECRET_ACCESS_KEY ??= 'local'
+  }
+  if (!out.BARDO_OWNER_KEY) {
+    const key = readOwnerKey(info)
+    if (key) out.BARDO_OWNER_KEY = key
+  }
+  return out
 }

@@ -2,19 +2,21 @@
 // revoke (the owner's kill switch: disableDelegation from the smart account), renew (the owner's
 // superseding grant with a later end) and rotate (a new session key now, the owner re-granting the rest
 // of the runway to it). Each refuses a Golem it cannot act on before anything is sent or written.
-import { formatEther, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
+import { BaseError, formatEther, InsufficientFundsError, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
-import { nextPeriodBoundary, rotationFitsGrant } from '../core/lifecycle/renewal.ts'
+import { nextPeriodBoundary, renewalWindow, rotationFitsGrant } from '../core/lifecycle/renewal.ts'
+import { grantEndOf, latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
 import { StoreRenewalService } from '../functions/api/services/renewal.ts'
 import { rotateSessionKey } from '../functions/tick/rotate.ts'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
 import type { OwnerAccount } from '../local/devnet.ts'
-import { disableDelegationCall, sendOwnerCalls } from '../local/ownerActions.ts'
+import { sendOwnerCalls } from '../local/ownerActions.ts'
+import { revocationOf, wakeRevoked } from '../app/revocation.ts'
 import { signRunwayGrant } from '../local/provision.ts'
 import type { CliChain, CliDeployment } from './context.ts'
 import { CliRefusedError } from './errors.ts'
@@ -95,6 +97,20 @@ export function statusLines(s: GolemStatus): string[] {
   ]
 }
 
+/**
+ * The owner's transaction failed because the account that submits it has no ETH for the gas: said with
+ * the account's address and what to do, rather than the node's bare words.
+ */
+async function refuseUnfunded(error: unknown, chain: CliChain, submitter: Address): Promise<never> {
+  const unfunded = error instanceof BaseError && error.walk((e) => e instanceof InsufficientFundsError) !== null
+  if (!unfunded) throw error
+  const held = await chain.publicClient.getBalance({ address: submitter })
+  throw new CliRefusedError(
+    'BARDO_SUBMITTER_KEY',
+    `account ${submitter} submits the owner's transaction and cannot pay its gas (it holds ${formatEther(held)} ETH): send it ETH${chain.chainId === 31337 ? ` (locally: npm run faucet -- ${submitter} 0 1)` : ''}`,
+  )
+}
+
 export async function revokeGolem(o: {
   store: Store
   chain: CliChain
@@ -103,47 +119,35 @@ export async function revokeGolem(o: {
   submitter: Account
   golemId: string
   progress(line: string): void
-}): Promise<{ golemId: string; disabled: Hex[]; txHash: Hex | null }> {
-  const { record, profile } = await golemOf(o.store, o.golemId)
+}): Promise<{ golemId: string; disabled: Hex[]; alreadyDisabled: Hex[]; txHash: Hex | null }> {
+  const { record } = await golemOf(o.store, o.golemId)
   assertOwns(o.owner, record.owner, o.golemId)
   const dm = o.deployment.environment.DelegationManager
-  const grants = [
-    ...profile.runway.chain.map((delegation, i) => ({ delegation, hash: profile.runway.chainHashes[i]! })),
-    ...(profile.gas?.chain ?? []).map((delegation, i) => ({ delegation, hash: profile.gas!.chainHashes[i]! })),
-  ].filter((g) => g.delegation.delegator.toLowerCase() === o.owner.address.toLowerCase())
-  const open: typeof grants = []
-  for (const g of grants) {
-    const off = await o.chain.publicClient.readContract({
-      address: dm,
-      abi: DelegationManagerAbi,
-      functionName: 'disabledDelegations',
-      args: [g.hash],
-    })
-    if (!off) open.push(g)
-  }
+  const plan = await revocationOf({ store: o.store, client: o.chain.publicClient, delegationManager: dm }, o.golemId)
   let txHash: Hex | null = null
-  if (open.length > 0) {
+  if (plan.calls.length > 0) {
+    // One transaction from the owner's account: every grant the owner signed for this Golem, at once.
     const receipt = await sendOwnerCalls({
       publicClient: o.chain.publicClient as PublicClient,
       submitter: o.chain.wallet(o.submitter),
       smartAccount: o.owner.smartAccount,
-      calls: open.map((g) => disableDelegationCall(dm, g.delegation)),
-    })
+      calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
+    }).catch((e: unknown) => refuseUnfunded(e, o.chain, o.submitter.address))
     txHash = receipt.transactionHash
-    o.progress(`revoked       ${open.length} delegation(s) disabled by the owner's smart account (${txHash})`)
+    const kinds = [...new Set(plan.calls.map((c) => c.kind))].join(', ')
+    o.progress(`revoked       ${plan.calls.length} delegation(s) (${kinds}) disabled by the owner's smart account in ${txHash}`)
   } else o.progress('revoked       already: every grant of this Golem is disabled on-chain')
   const nowMs = Date.now()
   await o.store.appendEvent({
     golemId: o.golemId,
     type: 'OwnerRevoked',
     at: nowMs,
-    eventId: `OwnerRevoked:${profile.runway.periodDelegationHash}`,
-    data: { delegationHashes: open.map((g) => g.hash), txHash },
+    eventId: `OwnerRevoked:${txHash ?? 'already'}`,
+    data: { delegationHashes: plan.calls.map((c) => c.hash), alreadyDisabled: plan.alreadyDisabled, txHash },
   })
   // Due now: the next heartbeat sees the revocation and runs the death protocol.
-  if (record.status !== 'dead' && record.nextTickAt > nowMs)
-    await o.store.updateGolem({ golemId: o.golemId, expectedVersion: record.version, patch: { nextTickAt: nowMs }, now: nowMs })
-  return { golemId: o.golemId, disabled: open.map((g) => g.hash), txHash }
+  await wakeRevoked({ store: o.store, client: o.chain.publicClient, delegationManager: dm }, o.golemId, nowMs)
+  return { golemId: o.golemId, disabled: plan.calls.map((c) => c.hash), alreadyDisabled: plan.alreadyDisabled, txHash }
 }
 
 export async function renewGolem(o: {
@@ -159,18 +163,21 @@ export async function renewGolem(o: {
   assertOwns(o.owner, record.owner, o.golemId)
   if (record.status === 'dead') throw new CliRefusedError('--golem', `Golem ${o.golemId} is dead; a dead Golem is not renewed`)
   const now = (await o.chain.publicClient.getBlock()).timestamp
+  const latest = latestGrant(profile)
+  // The renewal follows the newest grant: from the first period it no longer pays, for whole periods.
+  const window = renewalWindow(profile, now, o.extendSeconds)
   const signed = await signRunwayGrant({
     deployment: o.deployment,
     owner: o.owner,
     golemKey: profile.golemKey,
     token: profile.runway.token,
-    periodAmount: profile.runway.periodAmount,
+    periodAmount: latest.periodAmount,
     periodDuration: profile.runway.periodDuration,
-    startDate: nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now),
-    expiresAt: profile.runway.expiresAt + o.extendSeconds,
+    startDate: window.startDate,
+    expiresAt: window.endTime,
     now,
-    // A renewal supersedes the grant: its salt is above the one it replaces.
-    salt: pad(toHex(BigInt(profile.runway.chain[0]!.salt) + 1n), { size: 32 }),
+    // A renewal supersedes the grant: its salt is above the one it follows.
+    salt: pad(toHex(BigInt(latest.chain[0]!.salt) + 1n), { size: 32 }),
   })
   const outcome = await new StoreRenewalService({
     store: o.store,
@@ -199,7 +206,7 @@ export async function rotateGolem(o: {
   const block = await o.chain.publicClient.getBlock()
   const now = block.timestamp
   const nextPeriodStart = nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)
-  if (!rotationFitsGrant(nextPeriodStart, profile.runway.expiresAt))
+  if (!rotationFitsGrant(nextPeriodStart, grantEndOf(profile)))
     throw new CliRefusedError(
       '--golem',
       `Golem ${o.golemId}'s grant ends before its next period (${nextPeriodStart}); renew it before rotating`,

@@ -22,6 +22,7 @@ import {
 import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import type { Store } from '../core/store/index.ts'
 import type { DevnetClients, OwnerAccount } from '../local/devnet.ts'
+import { windowEnd } from '../core/lifecycle/renewal.ts'
 import { grantGas, localGolemProfile, recordProvisionedGolem, signRunwayGrant } from '../local/provision.ts'
 import type { CliChain, CliDeployment } from './context.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
@@ -138,7 +139,8 @@ export async function onboard(o: {
   const key = await o.newKey()
   o.progress(`session key   ${key.address} (${key.where})`)
   const compiled = compile(key.address)
-  const expiresAt = now + lifeSeconds
+  // The window's end is inclusive: the life's last second, the last second of its last period.
+  const expiresAt = windowEnd(now, lifeSeconds)
   const runway = await signRunwayGrant({
     deployment,
     owner,

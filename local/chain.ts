@@ -2,7 +2,7 @@
 // named by configuration (BARDO_RPC_URL, BARDO_DEPLOYMENT, BARDO_OPERATOR_KEY): then nothing is
 // deployed, no demo Golem is provisioned (an owner's consent is needed for that) and time runs at its
 // real pace.
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import {
   createPublicClient,
   http,
@@ -17,7 +17,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
-import type { BardoDeployment, BardoEnforcerName } from '../core/deployment.ts'
+import type { BardoDeployment, BardoEnforcerName, LocalAssets } from '../core/deployment.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { bardoEnforcerNames } from '../core/deployment.ts'
 import { PUBLIC_ADDRESSES } from '../core/permissions/index.ts'
@@ -63,6 +63,15 @@ export function readDeploymentFile(path: string, chainId: number): BardoDeployme
     >,
     startBlock: BigInt(String(raw.startBlock ?? 0)),
   }
+}
+
+/**
+ * Writes a deployment in the format readDeploymentFile and `bardo deploy` share, with the framework's
+ * addresses (a devnet's are its own) and the local test assets, so the CLI can act on this chain.
+ */
+export function writeDeploymentFile(path: string, deployment: BardoDeployment & { assets?: LocalAssets }): void {
+  const doc = { ...deployment, startBlock: deployment.startBlock.toString() }
+  writeFileSync(path, `${JSON.stringify(doc, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`, { mode: 0o600 })
 }
 
 export async function connectChain(env: NodeJS.ProcessEnv): Promise<StackChain> {

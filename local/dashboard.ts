@@ -13,14 +13,16 @@ import { SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
 import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
 import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
-import { nextPeriodBoundary } from '../core/lifecycle/renewal.ts'
+import { renewalWindow } from '../core/lifecycle/renewal.ts'
+import { latestGrant } from '../core/lifecycle/grantInForce.ts'
+import { revocationOf } from '../app/revocation.ts'
 import type { Store } from '../core/store/index.ts'
 import { buildGolemDelegation } from '../core/delegations/buildGolemDelegation.ts'
 import { DelegationTree } from '../core/delegations/tree.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
 import { devnetAccount, localChain } from './devnet.ts'
-import { disableDelegationCall, unsignedUserOperation } from './ownerActions.ts'
+import { unsignedUserOperation } from './ownerActions.ts'
 import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
 
 /** Anvil's test account that pays the gas for owner-signed user operations (no other part uses it). */
@@ -64,6 +66,8 @@ export async function bundleDashboard(): Promise<string> {
   }
 }
 
+const GOLEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+
 const json = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))) as unknown
 
 /** Delegations as the page sees them: the struct with decimal salts and each caveat in words. */
@@ -105,6 +109,11 @@ function fleetEntry(
           delegationHash: profile.runway.periodDelegationHash,
         }
       : null,
+    renewals: (profile?.renewals ?? []).map((r) => ({
+      delegationHash: r.periodDelegationHash,
+      periodStart: Number(r.periodStart),
+      expiresAt: Number(r.expiresAt),
+    })),
     grant: grant ? describeGrant(grant, chain, now) : null,
     replicants: (profile?.replicants ?? []).map((r) => ({ hash: r.hash, ...describeGrant(r.delegation, chain, now) })),
   }
@@ -184,30 +193,46 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     return c.json({ owner, now: Number(now), golems: golems.map((g) => fleetEntry(g, chain, now)) })
   })
 
-  // Revocation: DelegationManager.disableDelegation(grant) from the owner's smart account, as a user
-  // operation the owner signs in the wallet (EIP-712 PackedUserOperation under the account's domain).
-  app.post('/local/golems/:id/revoke-draft', async (c) => {
-    const { record, profile } = await golemOf(c.req.param('id'))
+  // Revocation: every grant the owner signed for the Golem (app/revocation.ts), disabled in one user
+  // operation from the owner's smart account that the owner signs in the wallet (EIP-712
+  // PackedUserOperation under the account's domain).
+  app.post('/local/revoke-draft', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { golems?: unknown }
+    const ids = body.golems
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 50 || !ids.every((id) => typeof id === 'string' && GOLEM_ID.test(id)))
+      return c.json({ code: 'VALIDATION_FAILED', message: 'golems: must be a list of 1-50 Golem ids' }, 400)
+    const plans = []
+    for (const id of ids as string[])
+      plans.push(await revocationOf({ store, client, delegationManager: environment.DelegationManager }, id))
+    const owner = plans[0]!.owner
+    const other = plans.find((p) => p.owner.toLowerCase() !== owner.toLowerCase())
+    if (other)
+      return c.json({ code: 'VALIDATION_FAILED', message: `golems: ${other.golemId} has another owner than ${plans[0]!.golemId}` }, 400)
+    const calls = plans.flatMap((p) => p.calls)
+    if (calls.length === 0) return c.json({ code: 'NOTHING_TO_REVOKE', message: 'golems: every grant is disabled already' }, 409)
     const account = await toMetaMaskSmartAccount({
       client: client as never,
       implementation: Implementation.Hybrid,
-      address: record.owner,
+      address: owner,
       environment,
     })
-    const call = disableDelegationCall(environment.DelegationManager, profile.runway.chain[0]!)
     const userOperation = await unsignedUserOperation(client, {
-      sender: record.owner,
+      sender: owner,
       nonce: await account.getNonce(),
-      callData: await account.encodeCalls([{ to: call.to, value: 0n, data: call.data ?? '0x' }]),
+      callData: await account.encodeCalls(calls.map((call) => ({ to: call.to, value: 0n, data: call.data }))),
     })
     const packed = toPackedUserOperation(userOperation)
     const typedData = {
-      domain: { chainId: chain.deployment.chainId, name: 'HybridDeleGator', version: '1', verifyingContract: record.owner },
+      domain: { chainId: chain.deployment.chainId, name: 'HybridDeleGator', version: '1', verifyingContract: owner },
       types: SIGNABLE_USER_OP_TYPED_DATA,
       primaryType: 'PackedUserOperation',
       message: { ...packed, entryPoint: environment.EntryPoint },
     }
-    return c.json({ userOperation: json(userOperation), typedData: json(typedData) })
+    return c.json({
+      userOperation: json(userOperation),
+      typedData: json(typedData),
+      grants: calls.map((call) => ({ delegationHash: call.hash, kind: call.kind, label: call.label })),
+    })
   })
 
   app.post('/local/relay', async (c) => {
@@ -257,9 +282,10 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
   app.post('/local/golems/:id/renewal-draft', async (c) => {
     const { record, profile } = await golemOf(c.req.param('id'))
     const now = await chainNow()
-    const old = profile.runway.chain[0]!
-    const life = profile.runway.expiresAt - profile.life.bornAt
-    const end = (profile.runway.expiresAt > now ? profile.runway.expiresAt : now) + life
+    const old = latestGrant(profile).chain[0]!
+    // One more life, in whole periods, from where the newest grant stops paying.
+    const window = renewalWindow(profile, now, profile.life.runwayTotalSeconds)
+    const end = window.endTime
     const tree = new DelegationTree({ environment, deployment: chain.deployment, now: () => now })
     const grant = buildGolemDelegation({
       tree,
@@ -270,7 +296,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
         token: profile.runway.token,
         periodAmount: profile.runway.periodAmount,
         periodDuration: Number(profile.runway.periodDuration),
-        startDate: Number(nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)),
+        // Where the newest grant stops paying: never two of the owner's runway grants in one period.
+        startDate: Number(window.startDate),
       },
       salt: pad(toHex(BigInt(old.salt) + 1n), { size: 32 }) as Hex,
     })

@@ -1,16 +1,15 @@
 // The local faucet behind `npm run faucet -- <address> [usdc] [eth]`: sends test USDC and ETH to any
 // address on the running local stack from the faucet account's reserve, so a payer with a fresh key can pay the API with a stock x402
 // client. It reads the stack's addresses from <BARDO_STATE_DIR>/stack.json, written by `npm start`.
-import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createPublicClient, createWalletClient, http, isAddress, getAddress, parseEther, parseUnits, type Address } from 'viem'
 import { TestUSDCAbi } from '../contracts/artifacts/index.ts'
 import { FAUCET_ACCOUNT_INDEX, devnetAccount, localChain } from './devnet.ts'
+import { findStackInfo, type StackInfo } from './stackFile.ts'
 
 export type FaucetRequest = { to: Address; usdc: bigint; eth: bigint }
 
-/** What a running local stack publishes for clients (see runner.ts). */
-export type StackInfo = { rpcUrl: string; chainId: number; usdc: Address; apiUrl: string; network: string }
+export type { StackInfo } from './stackFile.ts'
 
 export const DEFAULT_FAUCET_USDC = '100'
 export const DEFAULT_FAUCET_ETH = '1'
@@ -35,10 +34,12 @@ export function parseFaucetArgs(args: readonly string[]): FaucetRequest {
 }
 
 export function readStackInfo(stateDir: string = resolve(process.env.BARDO_STATE_DIR ?? '.bardo')): StackInfo {
-  const file = join(stateDir, 'stack.json')
-  if (!existsSync(file))
-    throw new FaucetUsageError(`${file}: not found; start the local stack first (npm start), with the same BARDO_STATE_DIR`)
-  return JSON.parse(readFileSync(file, 'utf8')) as StackInfo
+  const info = findStackInfo(stateDir)
+  if (!info)
+    throw new FaucetUsageError(
+      `${join(stateDir, 'stack.json')}: not found; start the local stack first (npm start), with the same BARDO_STATE_DIR`,
+    )
+  return info
 }
 
 /**

@@ -3,6 +3,7 @@
 // a fresh key per run by default. The key is never printed: the banner shows the smart account only.
 import { isHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import type { Hex } from 'viem'
 import { BardoError } from '../core/errors.ts'
 
 /** The configured key is not a private key; the message names the variable, never the value. */
@@ -13,12 +14,20 @@ export class OwnerKeyConfigError extends BardoError {
 }
 
 export function localOwnerSigner(env: NodeJS.ProcessEnv = process.env): PrivateKeyAccount {
+  return localOwnerKey(env).account
+}
+
+/** The demo owner's key and account: the key itself goes only to the stack's 0600 key file. */
+export function localOwnerKey(env: NodeJS.ProcessEnv = process.env): { key: Hex; account: PrivateKeyAccount } {
   const given = env.BARDO_OWNER_KEY
-  if (given === undefined || given === '') return privateKeyToAccount(generatePrivateKey())
+  if (given === undefined || given === '') {
+    const key = generatePrivateKey()
+    return { key, account: privateKeyToAccount(key) }
+  }
   if (!isHex(given) || given.length !== 66)
     throw new OwnerKeyConfigError('must be a 32-byte hex private key (0x followed by 64 hex digits)')
   try {
-    return privateKeyToAccount(given)
+    return { key: given, account: privateKeyToAccount(given) }
   } catch {
     throw new OwnerKeyConfigError('must be a valid secp256k1 private key')
   }

@@ -8,9 +8,11 @@ import { encodeFunctionData, isAddressEqual, parseEther, type Address, type Hex,
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { SessionKey } from '../core/custody/index.ts'
+import { grantsOfProfile, recordOwnerGrants } from '../core/custody/grantLedger.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../core/delegations/index.ts'
 import { serializeGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
+import { windowEnd } from '../core/lifecycle/renewal.ts'
 import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
@@ -41,6 +43,11 @@ export type ProvisionGolemParams = {
   periodSeconds?: bigint
   /** Overrides the compiled daily cap (tests). */
   periodAmount?: bigint
+  /**
+   * The most of the runway token the key may hold at once (just-in-time runway); default one period's
+   * allowance. An owner who lets the key hold more (a week of runway) accepts a larger loss to a leaked key.
+   */
+  keyCeiling?: bigint
   /**
    * ETH sent to the session key by hand from the deployer, instead of the owner's gas grant. Default:
    * none; the owner grants gas (see `gas`).
@@ -92,7 +99,8 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
   // The compiler plans in whole days: a life of minutes keeps the strategy's own runway_days for the
   // plan and takes the daily budget per period.
   const runwayDays = p.runwayDays ?? (p.lifeSeconds === undefined ? 30 : undefined)
-  const expiresAt = now + lifeSeconds
+  // The window's end is inclusive: the life's last second, the last second of its last period.
+  const expiresAt = windowEnd(now, lifeSeconds)
   const sessionKey = p.sessionKey ?? SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
   const golemKey = sessionKey.address
   const plan = compileStrategy({
@@ -154,6 +162,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     }),
     ...(gasGrant ? { gas: gasGrant } : {}),
   }
+  if (p.keyCeiling !== undefined) profile.runway.keyCeiling = p.keyCeiling
   const actions =
     p.actions === false
       ? []
@@ -201,6 +210,7 @@ export function localGolemProfile(p: {
     },
     life: { bornAt: p.now, runwayEndsAt: p.expiresAt, runwayTotalSeconds: p.expiresAt - p.now, lastInsightAt: p.now },
     replicants: [],
+    renewals: [],
     known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
   }
 }
@@ -222,6 +232,7 @@ export async function recordProvisionedGolem(
     now: nowMs,
   })
   if (!created.created) throw new Error(`provision: Golem ${g.golemId} already exists`)
+  await recordOwnerGrants(store, g.golemId, grantsOfProfile(g.profile), nowMs)
   await store.appendEvent({
     golemId: g.golemId,
     type: 'DelegationGranted',

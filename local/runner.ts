@@ -2,9 +2,9 @@
 // framework and the Bardo contracts, dynalite, the Ponder indexer on PGlite, the HTTP API and the
 // heartbeat scheduler — plus a demo Golem provisioned from examples/STRATEGY.md whose life is minutes
 // long on an honest chain clock. SIGINT/SIGTERM stop every process it started.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { formatEther, formatUnits } from 'viem'
+import { formatEther, formatUnits, parseEther } from 'viem'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../functions/heartbeat/heartbeat.ts'
@@ -21,7 +21,9 @@ import { provisionGolem } from './provision.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
 import { localReadKey } from './readKey.ts'
-import { localOwnerSigner } from './ownerKey.ts'
+import { localOwnerKey } from './ownerKey.ts'
+import { DEPLOYMENT_FILE, removeStackInfo, writeStackInfo } from './stackFile.ts'
+import { writeDeploymentFile } from './chain.ts'
 import { RELAYER_ACCOUNT_INDEX, startDashboard } from './dashboard.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
 import { selfExtensionConfig } from '../functions/tick/selfExtensionConfig.ts'
@@ -56,7 +58,7 @@ export type LocalStackSettings = {
 }
 
 /** Where the running stack writes its addresses for `npm run faucet` and clients (removed at stop). */
-export const STACK_FILE = 'stack.json'
+export { STACK_FILE } from './stackFile.ts'
 
 /** Anvil's test accounts the stack uses; a payer must bring another key (the faucet funds any address). */
 export const reservedDevnetAccounts = [
@@ -197,7 +199,6 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
   const settings = localStackSettings(options.env)
   mkdirSync(settings.stateDir, { recursive: true, mode: 0o700 })
   const stops: (() => Promise<void>)[] = []
-  const stackFile = join(settings.stateDir, STACK_FILE)
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`stop failed: ${String(e)}`))
   }
@@ -219,7 +220,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         : `  chain        ${redactUrl(chain.rpcUrl)} (chain ${chain.deployment.chainId}), Bardo contracts from BARDO_DEPLOYMENT`,
     )
 
-    const { store, describe: storeLine, stop: stopStore } = await openStore(env)
+    const { store, describe: storeLine, stop: stopStore, endpoint: storeEndpoint, tableName } = await openStore(env)
     stops.push(stopStore)
     log(`  store        ${storeLine}`)
 
@@ -240,8 +241,14 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(api.stop)
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
-    if (devnet) {
-      const owner = await devnet.createOwner({}, localOwnerSigner(env))
+    const ownerKey = devnet ? localOwnerKey(env) : undefined
+    if (devnet && ownerKey) {
+      const owner = await devnet.createOwner({}, ownerKey.account)
+      // The owner's wallet key holds ETH, as a MetaMask user's does: it submits the owner's own acts
+      // (`bardo revoke`, `renew`) to the EntryPoint with no relay.
+      await devnet.publicClient.waitForTransactionReceipt({
+        hash: await devnet.deployer.sendTransaction({ to: owner.signer.address, value: parseEther('1') }),
+      })
       const golem = await provisionGolem({
         clients: devnet,
         deployment: devnet.deployment,
@@ -279,12 +286,24 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     log(`  OpenAPI      ${api.url}/openapi.json`)
     if (indexer) log(`  GraphQL      ${indexer.url}/graphql`)
     if (devnet) {
-      writeFileSync(
-        stackFile,
-        `${JSON.stringify({ rpcUrl: chain.rpcUrl, chainId: chain.deployment.chainId, usdc: chain.usdc, apiUrl: api.url, network: `eip155:${chain.deployment.chainId}` }, null, 2)}\n`,
-        { mode: 0o600 },
+      // What the CLI and the faucet need to act on this stack with no setup but the state directory.
+      const deploymentFile = join(settings.stateDir, DEPLOYMENT_FILE)
+      writeDeploymentFile(deploymentFile, devnet.deployment)
+      writeStackInfo(
+        settings.stateDir,
+        {
+          rpcUrl: chain.rpcUrl,
+          chainId: chain.deployment.chainId,
+          usdc: chain.usdc,
+          apiUrl: api.url,
+          network: `eip155:${chain.deployment.chainId}`,
+          dashboardUrl: dashboard.url,
+          deploymentFile,
+          ...(storeEndpoint ? { store: { endpoint: storeEndpoint, tableName } } : {}),
+        },
+        ownerKey?.key,
       )
-      stops.push(async () => rmSync(stackFile, { force: true }))
+      stops.push(async () => removeStackInfo(settings.stateDir))
       log(
         `  pay locally  npm run faucet -- <your address> (test USDC ${chain.usdc} and ETH); anvil accounts ${reservedDevnetAccounts.map((a) => a.index).join(', ')} are the stack's`,
       )

@@ -6,14 +6,33 @@ import { DynamoStore } from '../adapters/store/index.ts'
 import type { Store } from '../core/store/index.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite } from './dynalite.ts'
 
-export async function openStore(env: NodeJS.ProcessEnv): Promise<{ store: Store; describe: string; stop(): Promise<void> }> {
+export type OpenedStore = {
+  store: Store
+  describe: string
+  /** Where another process reaches the same table (dynalite's endpoint locally). */
+  endpoint: string | undefined
+  tableName: string
+  stop(): Promise<void>
+}
+
+export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
   const table = env.BARDO_TABLE_NAME
   if (table) {
     const endpoint = env.BARDO_DYNAMODB_ENDPOINT
-    const client = new DynamoDBClient(endpoint ? { endpoint } : {})
+    // The environment given, not only the process's: the CLI fills in a local stack's placeholders there.
+    const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION
+    const accessKeyId = env.AWS_ACCESS_KEY_ID
+    const secretAccessKey = env.AWS_SECRET_ACCESS_KEY
+    const client = new DynamoDBClient({
+      ...(endpoint ? { endpoint } : {}),
+      ...(region ? { region } : {}),
+      ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    })
     return {
       store: new DynamoStore({ client: documentClient(client), tableName: table }),
       describe: `DynamoDB table ${table}${endpoint ? ` at ${endpoint}` : ''}`,
+      endpoint,
+      tableName: table,
       stop: async () => client.destroy(),
     }
   }
@@ -23,6 +42,8 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<{ store: Store;
   return {
     store: new DynamoStore({ client: documentClient(raw), tableName: 'bardo' }),
     describe: `dynalite ${dynalite.endpoint} (table bardo)`,
+    endpoint: dynalite.endpoint,
+    tableName: 'bardo',
     stop: async () => {
       raw.destroy()
       await dynalite.stop()

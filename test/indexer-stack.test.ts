@@ -16,7 +16,7 @@ import { getJson, graphqlQuery, sqlQuery, waitForIndexed } from '../indexer/test
 import type { OwnerAccount } from '../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../local/provision.ts'
 import { LocalKeyRotation } from '../local/rotation.ts'
-import { DAY, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './heartbeat/harness.ts'
+import { DAY, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv, WHOLE_RUNWAY_ON_KEY } from './heartbeat/harness.ts'
 
 const STRATEGY = readFileSync(join(import.meta.dirname, '..', 'examples', 'STRATEGY.md'), 'utf8')
 const lc = (a: string) => a.toLowerCase()
@@ -33,6 +33,7 @@ beforeAll(async () => {
   indexer = await startIndexer(stackIndexerOptions({ rpcUrl: env.devnet.rpcUrl, deployment: env.devnet.deployment }, { local: true }))
   owner = await env.devnet.createOwner()
   demo = await provisionGolem({
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,

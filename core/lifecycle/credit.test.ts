@@ -36,6 +36,7 @@ function profile(overrides: Partial<GolemProfile['life']> = {}): GolemProfile {
       },
       life: { bornAt: born, runwayEndsAt: born + 30n * 86_400n, runwayTotalSeconds: 30n * 86_400n, lastInsightAt: born, ...overrides },
       replicants: [],
+      renewals: [],
       known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
     }),
   )

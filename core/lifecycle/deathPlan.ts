@@ -1,14 +1,16 @@
-// The death protocol, run once a Golem is Terminal. Irreversible and resumable: every step is a store
-// slot, so a crashed or retried tick continues where the last one stopped. The order is the rule:
+// The death protocol, run once a Golem is Terminal, its grant has ended or its owner revoked it.
+// Irreversible and resumable: every step is a store slot, so a crashed or retried tick continues where
+// the last one stopped. The order is the rule:
 //   1. settle positions (settlement-only actions)
-//   2. disable every sub-delegation the Golem signed (its Replicants die with it)
-//   3. return the key's unspent funds to the owner's account: every runway token first (their gas is
+//   2. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
+//      refuses everything (GolemPhase: GolemNotRegistered), so nothing the owner has not disabled yet can
+//      still be redeemed while the rest of the protocol runs
+//   3. disable every sub-delegation the Golem signed (its Replicants die with it)
+//   4. return the key's unspent funds to the owner's account: every runway token first (their gas is
 //      paid from the key's ETH), the ETH last, less that transfer's own gas
-//   4. zero the key: after this nothing can be signed for the Golem, ever
-//   5. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
-//      refuses everything (GolemPhase: GolemNotRegistered)
+//   5. zero the key: after this nothing can be signed for the Golem, ever
 //   6. write the DeathSettlement record (write-once), then the Golem is dead
-// Step 4 is reached only once every sub-delegation is disabled and every return is settled, so a
+// Step 5 is reached only once every sub-delegation is disabled and every return is settled, so a
 // resumed protocol lists them all.
 import type { Address, Hex } from 'viem'
 import { ownerOf } from '../custody/golemPolicy.ts'
@@ -22,13 +24,13 @@ export const MAX_DEREGISTER_ATTEMPTS = 5
 
 export type DisableStep = { step: string; hash: Hex; delegation: GolemProfile['replicants'][number]['delegation'] }
 
-/** Step 2's slots, one per sub-delegation, in the order the Golem signed them. */
+/** Step 3's slots, one per sub-delegation, in the order the Golem signed them. */
 export function disableSteps(profile: GolemProfile): DisableStep[] {
   return profile.replicants.map((r, index) => ({ step: `death-disable-${index}`, hash: r.hash, delegation: r.delegation }))
 }
 
 /**
- * Step 5's slot for one attempt. The operator key is shared by every tick, so an attempt can lose its
+ * Step 2's slot for one attempt. The operator key is shared by every tick, so an attempt can lose its
  * nonce to another operator transaction (its slot ends `reconciled`, nothing deregistered): the next
  * attempt gets a fresh slot while the oracle still lists the Golem.
  */
@@ -41,12 +43,12 @@ function attemptStep(base: string, attempt: number): string {
   return attempt === 0 ? base : `${base}-${attempt}`
 }
 
-/** Step 3's attempts per asset: an attempt whose nonce another transaction took moved nothing, so a fresh one may follow. */
+/** Step 4's attempts per asset: an attempt whose nonce another transaction took moved nothing, so a fresh one may follow. */
 export const MAX_RETURN_ATTEMPTS = 3
 
 export type ReturnAsset = { kind: 'token'; token: Address } | { kind: 'native' }
 
-/** Step 3's assets in order: the runway token, then the key's ETH (which pays for the token's transfer). */
+/** Step 4's assets in order: the runway token, then the key's ETH (which pays for the token's transfer). */
 export function returnAssets(profile: Pick<GolemProfile, 'runway'>): ReturnAsset[] {
   return [{ kind: 'token', token: profile.runway.token }, { kind: 'native' }]
 }

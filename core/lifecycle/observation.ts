@@ -2,6 +2,7 @@
 // observation the tick decides from (chain state joined with the stored profile). Pure shapes and joins;
 // adapters/chain/readGolems.ts does the reading.
 import type { Address, Hex } from 'viem'
+import { revocationState, totalRemaining } from '../health/permissionHealth.ts'
 import type { Phase } from './phase.ts'
 import { permissionFactsOf } from './permissionFacts.ts'
 import type { GolemProfile } from './profile.ts'
@@ -65,11 +66,15 @@ export function readRequestOf(golemId: string, profile: GolemProfile): GolemRead
 export function economicEnd(profile: GolemProfile, read: ObservedGolem, runtimeCostPerHour?: bigint): bigint {
   const ttl = profile.life.runwayEndsAt
   if (runtimeCostPerHour === undefined || runtimeCostPerHour <= 0n || read.runwayHeld === undefined) return ttl
+  // The key holds only what the coming period needs (just-in-time runway): the rest of its money is what
+  // the owner's grant still pays, which counts as much as what the key holds.
+  const facts = permissionFactsOf(profile, read)
+  const drawable = revocationState(facts).kind === 'Active' ? totalRemaining(facts) : 0n
   const projected = projectedEndOf({
     now: read.timestamp,
     ttl,
-    grantEndsAt: profile.runway.expiresAt,
-    held: read.runwayHeld,
+    grantEndsAt: facts.expiresAt,
+    held: read.runwayHeld + drawable,
     runtimeCostPerHour,
   })
   return projected > ttl ? projected : ttl

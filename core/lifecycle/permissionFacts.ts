@@ -1,6 +1,7 @@
 // The permission facts of a Golem's runway grant, from its profile and one chain read. Pure; the tick
 // decides from them and the API's permission health classifies them, so both see the same facts.
 import type { PermissionFacts } from '../health/permissionHealth.ts'
+import { grantEndOf } from './grantInForce.ts'
 import type { GolemProfile } from './profile.ts'
 
 /** What the batched chain read reports about the runway delegation. */
@@ -13,7 +14,8 @@ export function permissionFactsOf(profile: GolemProfile, read: RunwayRead, lastR
   return {
     now: read.timestamp,
     disabled: read.disabled,
-    expiresAt: r.expiresAt,
+    // The owner's authority runs to the newest grant's end: a queued renewal starts where the runway ends.
+    expiresAt: grantEndOf(profile),
     periodAmount: r.periodAmount,
     periodDuration: r.periodDuration,
     availableInPeriod: read.availableInPeriod,

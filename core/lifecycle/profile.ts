@@ -18,7 +18,8 @@ const uint = z.pipe(
   z.transform((v: string) => BigInt(v)),
 )
 
-const delegation = z.object({
+/** A signed delegation as JSON keeps it (the kit's Delegation with hex fields). */
+export const delegationSchema = z.object({
   delegate: address,
   delegator: address,
   authority: hex,
@@ -29,13 +30,24 @@ const delegation = z.object({
 
 /** A native-token gas grant to one key: NativeTokenPeriodTransfer, plain transfers to that key only. */
 const gasGrant = z.object({
-  chain: z.array(delegation).check(z.minLength(1)),
+  chain: z.array(delegationSchema).check(z.minLength(1)),
   periodAmount: uint,
   periodDuration: uint,
   periodStart: uint,
   periodDelegationHash: hex,
   periodTerms: hex,
   chainHashes: z.array(hex).check(z.minLength(1)),
+})
+
+/** An owner's renewal of the runway: the same token and period grid, a later window. */
+const renewalSchema = z.object({
+  chain: z.array(delegationSchema).check(z.minLength(1)),
+  periodAmount: uint,
+  periodDelegationHash: hex,
+  periodTerms: hex,
+  chainHashes: z.array(hex).check(z.minLength(1)),
+  periodStart: uint,
+  expiresAt: uint,
 })
 
 /** Where the Golem's key lives. The key itself never enters the profile. */
@@ -52,7 +64,7 @@ const profileSchema = z.object({
   signer: signerRef,
   /** The runway chain, leaf first (a direct grant has one delegation; the 7715 shape has two). */
   runway: z.object({
-    chain: z.array(delegation).check(z.minLength(1)),
+    chain: z.array(delegationSchema).check(z.minLength(1)),
     token: address,
     periodAmount: uint,
     periodDuration: uint,
@@ -65,7 +77,18 @@ const profileSchema = z.object({
     chainHashes: z.array(hex).check(z.minLength(1)),
     /** The life window's end (golemPhase's window; a MortalityTimeWindow on older grants): the delegation's hard deadline. */
     expiresAt: uint,
+    /**
+     * The most of the runway token the Golem's key may hold at once: the tick redeems only what the coming
+     * period needs, up to this. Absent: one period's allowance.
+     */
+    keyCeiling: z.optional(uint),
   }),
+  /**
+   * The owner's renewals not yet in force, oldest first: each starts on the runway's period grid at or
+   * after the end of the grant before it, so two of the owner's runway grants never pay in one period. The
+   * tick puts the first in force once the runway's end has passed (core/lifecycle/grantInForce.ts).
+   */
+  renewals: z._default(z.array(renewalSchema), []),
   /**
    * The owner's native-token gas grant (NativeTokenPeriodTransfer, plain transfers to the Golem's key
    * only): the tick tops the key up from it once a period when its balance runs low. Optional: profiles
@@ -84,7 +107,7 @@ const profileSchema = z.object({
   sessionAccount: z.optional(z.object({ address, signer: signerRef })),
   life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),
   /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
-  replicants: z._default(z.array(z.object({ hash: hex, delegation })), []),
+  replicants: z._default(z.array(z.object({ hash: hex, delegation: delegationSchema })), []),
   known: z._default(
     z.object({
       revokedReported: z.boolean(),
@@ -117,7 +140,7 @@ const profileSchema = z.object({
       signer: signerRef,
       reason: z.string(),
       runway: z.object({
-        chain: z.array(delegation).check(z.minLength(1)),
+        chain: z.array(delegationSchema).check(z.minLength(1)),
         periodDelegationHash: hex,
         periodTerms: hex,
         chainHashes: z.array(hex).check(z.minLength(1)),

@@ -13,11 +13,18 @@ export type RedemptionPlanInput = {
   reservedAmount?: bigint
   /** Whether the owner disabled the delegation, or it expired / ran out of calls. */
   revoked: boolean
+  /**
+   * Just-in-time runway: the key already holds `held` of the token and should hold `target` for the
+   * coming period; only the difference is redeemed, so the rest stays in the owner's account.
+   */
+  target?: { held: bigint; target: bigint }
 }
 
 export type RedemptionPlan =
   | { action: 'redeem'; amount: bigint; multiplierBps: bigint }
   | { action: 'skip'; reason: 'revoked' | 'exhausted' | 'nothing-to-redeem' }
+  /** The key already holds what the coming period needs. */
+  | { action: 'skip'; reason: 'held'; held: bigint; target: bigint }
   /** There is runway to redeem, but not before this Golem's offset into its period (core/lifecycle/stagger.ts). */
   | { action: 'skip'; reason: 'staggered'; redeemAt: bigint }
   | { action: 'revoke'; reason: 'terminal' }
@@ -27,6 +34,8 @@ export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
     ['periodAmount', input.periodAmount],
     ['availableAmount', input.availableAmount],
     ['reservedAmount', input.reservedAmount ?? 0n],
+    ['target.held', input.target?.held ?? 0n],
+    ['target.target', input.target?.target ?? 0n],
   ] as const) {
     if (value < 0n) throw new BardoError('INVALID_REDEMPTION_INPUT', `${field}: must not be negative, got ${value}`)
   }
@@ -39,8 +48,15 @@ export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
   // The enforcer's available amount already counts what this period redeemed, so bounding by it
   // keeps a second tick in the same period from taking more than the multiplier allows in total.
   const alreadyTaken = input.periodAmount - input.availableAmount
-  const amount = wanted - alreadyTaken < free ? wanted - alreadyTaken : free
+  let amount = wanted - alreadyTaken < free ? wanted - alreadyTaken : free
   if (amount <= 0n) return { action: 'skip', reason: 'nothing-to-redeem' }
+  if (input.target) {
+    // In flight counts as held: it reaches the key once it confirms.
+    const held = input.target.held + (input.reservedAmount ?? 0n)
+    const short = input.target.target - held
+    if (short <= 0n) return { action: 'skip', reason: 'held', held, target: input.target.target }
+    if (short < amount) amount = short
+  }
   return { action: 'redeem', amount, multiplierBps }
 }
 
@@ -48,5 +64,6 @@ export function describePlan(plan: RedemptionPlan, phase: Phase): string {
   if (plan.action === 'redeem') return `redeem ${plan.amount} at ${Number(plan.multiplierBps) / 100}% (${phaseName(phase)})`
   if (plan.action === 'revoke') return 'terminal: revoke instead of redeeming'
   if (plan.reason === 'staggered') return `skip: staggered until ${plan.redeemAt}`
+  if (plan.reason === 'held') return `skip: the key holds ${plan.held} of the ${plan.target} the coming period needs`
   return `skip: ${plan.reason}`
 }

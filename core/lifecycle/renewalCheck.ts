@@ -1,6 +1,8 @@
 // Feed-the-Golem renewal: the owner signs a superseding runway grant (same delegate, a higher salt, a
-// later end, nothing wider than the grant it replaces) and submits it. This decides, off-chain and
-// before anything is written, whether the candidate may replace the Golem's runway. The owner's
+// later end, nothing wider than the grant it follows) and submits it. The renewal starts where the newest
+// grant ends: its first period is on the runway's grid after the period that grant ends in, so two of the
+// owner's runway grants never pay in one period, and it waits in the profile's queue until then. This
+// decides, off-chain and before anything is written, whether the candidate may follow. The owner's
 // signature is checked by the edge (ERC-1271 / ERC-6492 against the owner's smart account). Pure.
 import { isAddressEqual, type Hex } from 'viem'
 import type { Delegation, SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
@@ -9,8 +11,9 @@ import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.t
 import { caveatKey } from '../caveats/semantics.ts'
 import type { BardoDeployment } from '../deployment.ts'
 import { BardoError } from '../errors.ts'
+import { latestGrant, type RunwayRenewal } from './grantInForce.ts'
 import type { GolemProfile } from './profile.ts'
-import { nextPeriodBoundary } from './renewal.ts'
+import { renewalStart } from './renewal.ts'
 
 export class RenewalError extends BardoError {
   readonly field: string
@@ -20,15 +23,8 @@ export class RenewalError extends BardoError {
   }
 }
 
-/** The runway part of the profile a valid renewal replaces (what key rotation replaces too). */
-export type RenewedGrant = {
-  chain: Delegation[]
-  periodDelegationHash: Hex
-  periodTerms: Hex
-  chainHashes: Hex[]
-  periodStart: bigint
-  expiresAt: bigint
-}
+/** A valid renewal: the grant the Golem's runway continues with once the newest grant has ended. */
+export type RenewedGrant = RunwayRenewal & { chain: Delegation[]; chainHashes: Hex[] }
 
 export type CheckRenewalInput = {
   profile: GolemProfile
@@ -64,9 +60,10 @@ const withoutWindow = (caveats: readonly DecodedCaveat[]): DecodedCaveat[] =>
  */
 export function checkRenewal(input: CheckRenewalInput): RenewedGrant {
   const { profile, candidate, now } = input
-  if (profile.runway.chain.length !== 1)
+  const latest = latestGrant(profile)
+  if (latest.chain.length !== 1)
     throw new RenewalError('delegation', 'only a direct runway grant (one delegation) is renewed by submitting a superseding delegation')
-  const current = profile.runway.chain[0]!
+  const current = latest.chain[0]!
   if (!isAddressEqual(candidate.delegator, current.delegator))
     throw new RenewalError('delegation.delegator', `must be the owner's account ${current.delegator}`)
   if (!isAddressEqual(candidate.delegate, profile.golemKey))
@@ -92,24 +89,25 @@ export function checkRenewal(input: CheckRenewalInput): RenewedGrant {
   if (!isAddressEqual(phase.golem, profile.golemKey))
     throw new RenewalError('golemPhase.golem', `must be the Golem's session key ${profile.golemKey}`)
   if (phase.endTime === undefined) throw new RenewalError('golemPhase.endTime', 'must carry the life window')
-  if (phase.endTime <= profile.runway.expiresAt)
-    throw new RenewalError('golemPhase.endTime', `must be after the current grant's end ${profile.runway.expiresAt}`)
+  if (phase.endTime <= latest.expiresAt)
+    throw new RenewalError('golemPhase.endTime', `must be after the current grant's end ${latest.expiresAt}`)
   if (phase.endTime <= now) throw new RenewalError('golemPhase.endTime', `must be in the future (chain time ${now})`)
 
-  // The runway: same token and period, on the current grant's period grid, from the next boundary on.
+  // The runway: same token and period, on the current grant's period grid, from the first period the
+  // newest grant no longer pays (and never one already under way).
   const period = next.find((c) => c.type === 'erc20PeriodTransfer')
   if (period?.type !== 'erc20PeriodTransfer') throw new RenewalError('delegation.caveats', 'must hold an ERC20PeriodTransfer caveat')
   if (!isAddressEqual(period.tokenAddress, profile.runway.token))
     throw new RenewalError('erc20PeriodTransfer.tokenAddress', `must be the runway token ${profile.runway.token}`)
   if (period.periodDuration !== profile.runway.periodDuration)
     throw new RenewalError('erc20PeriodTransfer.periodDuration', `must be ${profile.runway.periodDuration}, the current grant's period`)
-  const first = nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)
+  const first = renewalStart(profile, now)
   const onGrid =
     period.startDate >= profile.runway.periodStart && (period.startDate - profile.runway.periodStart) % profile.runway.periodDuration === 0n
   if (!onGrid || period.startDate < first) {
     throw new RenewalError(
       'erc20PeriodTransfer.startDate',
-      `must be on the current grant's period grid at or after ${first}, so no period is paid twice`,
+      `must be on the current grant's period grid at or after ${first}, where the current grant no longer pays, so no period is paid twice`,
       { earliest: first.toString() },
     )
   }
@@ -128,6 +126,7 @@ export function checkRenewal(input: CheckRenewalInput): RenewedGrant {
   )!
   return {
     chain: [candidate],
+    periodAmount: period.periodAmount,
     periodDelegationHash: input.candidateHash,
     periodTerms: periodCaveat.terms,
     chainHashes: [input.candidateHash],
@@ -136,12 +135,16 @@ export function checkRenewal(input: CheckRenewalInput): RenewedGrant {
   }
 }
 
-/** The profile with the renewed grant installed: the next tick redeems under it, never the old one again. */
+/**
+ * The profile with the renewal queued after the newest grant: the tick puts it in force once that grant
+ * has ended (core/lifecycle/grantInForce.ts), and redeems under the old grant until then.
+ */
 export function installRenewal(profile: GolemProfile, grant: RenewedGrant): GolemProfile {
+  const renewal = { ...grant, chain: grant.chain.map((d) => ({ ...d, caveats: d.caveats.map((c) => ({ ...c })) })) }
   return {
     ...profile,
-    runway: { ...profile.runway, ...grant, chain: grant.chain.map((d) => ({ ...d, caveats: d.caveats.map((c) => ({ ...c })) })) },
-    // A fresh grant: its own expiry warning and revocation report; a renewal request only if it still falls short.
-    known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: profile.known.budgetWarnedPeriod },
+    renewals: [...profile.renewals, renewal],
+    // The authority's end moved: its own expiry warning; a renewal request only if it still falls short.
+    known: { revokedReported: profile.known.revokedReported, expiringWarned: false, budgetWarnedPeriod: profile.known.budgetWarnedPeriod },
   }
 }

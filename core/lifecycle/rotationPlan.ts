@@ -5,6 +5,7 @@ import type { Address } from 'viem'
 import { resolveRotationPolicy, shouldRotate, type RotationDecision, type RotationPolicy } from '../custody/rotation.ts'
 import { observationOf, type ObservedGolem } from './observation.ts'
 import type { ReturnAsset } from './deathPlan.ts'
+import { grantEndOf, withRenewalsFolded } from './grantInForce.ts'
 import type { GolemProfile } from './profile.ts'
 import { rotationFitsGrant } from './renewal.ts'
 
@@ -47,7 +48,7 @@ export function planRotation(
   }
   const nextPeriodStart = observationOf(golemId, profile, read, 0n).permission.currentPeriodStart + profile.runway.periodDuration
   // A rotation already in flight is finished; a new one needs grant left to hand over.
-  if (!profile.pendingRotation && !rotationFitsGrant(nextPeriodStart, profile.runway.expiresAt)) return null
+  if (!profile.pendingRotation && !rotationFitsGrant(nextPeriodStart, grantEndOf(profile))) return null
   return { reason, nextPeriodStart }
 }
 
@@ -56,7 +57,9 @@ export function planRotation(
  * The old gas grant names the old key as its only redeemer, so it goes with it: the new key has the
  * renewed one, or none.
  */
-export function profileAfterRotation(profile: GolemProfile, pending: NonNullable<GolemProfile['pendingRotation']>): GolemProfile {
+export function profileAfterRotation(current: GolemProfile, pending: NonNullable<GolemProfile['pendingRotation']>): GolemProfile {
+  // The new key's grant runs to the newest end: the renewals queued for the old key are folded into it.
+  const profile = withRenewalsFolded(current)
   const { pendingRotation: _done, gas: _oldGas, ...rest } = profile
   return {
     ...rest,

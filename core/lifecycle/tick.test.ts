@@ -118,20 +118,27 @@ describe('decideTick', () => {
     ).toBe(false)
   })
 
-  it("a revoked Golem stays alive and idle until its grant's end, then dies by delegation expiry", () => {
+  it("dies at the first tick after the owner's revocation, not at its grant's end", () => {
     const revoked = { disabled: true, disabledAt: 10n * DAY }
-    const before = decideTick(obs({ now: 20n * DAY }, { ...revoked, now: 20n * DAY, currentPeriodStart: 20n * DAY }))
-    expect(before.die).toBe(false)
-    expect(before.redemption).toEqual({ action: 'skip', reason: 'revoked' })
-    const after = decideTick(
-      obs(
-        { now: 31n * DAY, runwayEndsAt: 60n * DAY, known: { revokedReported: true, expiringWarned: false } },
-        { ...revoked, now: 31n * DAY, currentPeriodStart: 31n * DAY },
-      ),
-    )
-    expect(after.die).toBe(true)
-    expect(after.events.find((e) => e.type === 'DeathProtocolStarted')).toMatchObject({ trigger: 'delegation-expired' })
-    expect(after.health).toMatchObject({ revocation: { kind: 'RevokedByOwner' } })
+    const d = decideTick(obs({ now: 20n * DAY }, { ...revoked, now: 20n * DAY, currentPeriodStart: 20n * DAY }))
+    expect(d.die).toBe(true)
+    expect(d.redemption).toEqual({ action: 'skip', reason: 'revoked' })
+    expect(d.events.find((e) => e.type === 'DeathProtocolStarted')).toMatchObject({ trigger: 'owner-revoked' })
+    expect(d.health).toMatchObject({ health: 'revoked', revocation: { kind: 'RevokedByOwner' } })
+  })
+
+  it('keeps a Golem whose grant ran out of calls alive: only the owner revokes', () => {
+    const d = decideTick(obs({ now: DUE }, { callsLimit: 3n, callsUsed: 3n }))
+    expect(d.die).toBe(false)
+    expect(d.redemption).toEqual({ action: 'skip', reason: 'revoked' })
+  })
+
+  it('redeems just in time: only what the key lacks of its target, never past the period cap', () => {
+    const jit = (held: bigint, target: bigint) => decideTick({ ...obs({ now: DUE }), runwayTarget: { held, target } }).redemption
+    expect(jit(0n, 30n)).toEqual({ action: 'redeem', amount: 30n, multiplierBps: 10_000n })
+    expect(jit(25n, 30n)).toEqual({ action: 'redeem', amount: 5n, multiplierBps: 10_000n })
+    expect(jit(30n, 30n)).toEqual({ action: 'skip', reason: 'held', held: 30n, target: 30n })
+    expect(jit(0n, 1_000n)).toEqual({ action: 'redeem', amount: 100n, multiplierBps: 10_000n })
   })
 
   it('reports the health the chain shows once its redemption lands: a redeemed period is not critical', () => {

@@ -32,6 +32,11 @@ export type GolemObservation = {
   known: { revokedReported: boolean; expiringWarned: boolean; budgetWarnedPeriod?: bigint; renewalRequestedFor?: bigint }
   /** In-flight reservations not yet confirmed. */
   reservedAmount?: bigint
+  /**
+   * Just-in-time runway: what the key holds of the runway token and what it should hold for the coming
+   * period (core/lifecycle/runwayTarget.ts). Absent: the phase's share of the period is redeemed.
+   */
+  runwayTarget?: { held: bigint; target: bigint }
   vitalityParameters?: Partial<VitalityParameters>
 }
 
@@ -68,10 +73,12 @@ export function decideTick(o: GolemObservation): TickDecision {
   const next = o.registered ? nextPhase(o.onChainPhase, vitality.vitality) : o.onChainPhase
   const post = o.registered && next !== o.onChainPhase
   // A grant that ended without a renewal leaves the Golem nothing to live on: it dies by delegation
-  // expiry at its first tick after the end, whatever runway (TTL) payments bought it. A revoked grant
-  // ends too: revocation takes the Golem's authority at once, and its life at the grant's end.
+  // expiry at its first tick after the end, whatever runway (TTL) payments bought it. The owner's
+  // revocation ends its life at once: the death protocol deregisters it, so every grant's phase gate
+  // refuses its key from then on, and sends what the key holds home.
   const expired = o.registered && o.now > o.permission.expiresAt
-  const die = o.registered && (next === Phase.Terminal || expired)
+  const revokedByOwner = revocation.kind === 'RevokedByOwner'
+  const die = o.registered && (next === Phase.Terminal || expired || revokedByOwner)
   const planned: RedemptionPlan =
     !o.registered || o.dreaming
       ? { action: 'skip', reason: 'nothing-to-redeem' }
@@ -81,6 +88,7 @@ export function decideTick(o: GolemObservation): TickDecision {
           availableAmount: o.permission.availableInPeriod,
           reservedAmount: o.reservedAmount ?? 0n,
           revoked,
+          ...(o.runwayTarget === undefined ? {} : { target: o.runwayTarget }),
         })
   // Only a redemption waits for the Golem's offset into its period, so 'staggered' always means there is
   // runway to redeem at redeemAt; a skip for any other reason stays that reason.
@@ -140,7 +148,7 @@ export function decideTick(o: GolemObservation): TickDecision {
     events.push({
       type: 'DeathProtocolStarted',
       at,
-      trigger: next === Phase.Terminal ? 'terminal' : 'delegation-expired',
+      trigger: revokedByOwner ? 'owner-revoked' : next === Phase.Terminal ? 'terminal' : 'delegation-expired',
       vitality: vitality.vitality,
     })
   return { vitality, phase: { current: o.onChainPhase, next, post }, redemption, period, health, events, die }

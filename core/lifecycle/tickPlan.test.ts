@@ -61,9 +61,20 @@ describe('planTick', () => {
       }).decision.vitality.economic
     const ttlOnly = economic(at(24_000_000n))
     // 24 USDC at 0.5 USDC an hour buys two more days: the clock reads three days left, not one.
-    expect(economic(at(24_000_000n), 500_000n)).toBeCloseTo(ttlOnly * 3, 6)
-    // Nothing held: the TTL alone.
-    expect(economic(at(0n), 500_000n)).toBe(ttlOnly)
+    expect(economic(at(24_000_000n), 500_000n)).toBeCloseTo(ttlOnly * 3, 5)
+    // Nothing held: the TTL and what the grant still pays (20 days of 10 units: a fraction of a second here).
+    expect(economic(at(0n), 500_000n)).toBeCloseTo(ttlOnly, 4)
+    // The grant's money counts as much as the key's: 24 USDC a period still to redeem buys the same days.
+    const rich = { ...lean, runway: { ...lean.runway, periodAmount: 24_000_000n } }
+    const drawable = planTick({
+      golemId: 'g',
+      profile: rich,
+      read: read({ timestamp: now, runwayHeld: 0n, availableInPeriod: 0n, currentPeriod: 10n }),
+      pending: none,
+      vitalityParameters: noShocks,
+      runtimeCostPerHour: 500_000n,
+    }).decision.vitality.economic
+    expect(drawable).toBeCloseTo(20 / 30, 6)
     // Not read (an older observation): the TTL alone.
     expect(economic(at(), 500_000n)).toBe(ttlOnly)
     // A fortune held still ends at the owner's grant (20 days left of 30).

@@ -7,9 +7,11 @@
 // or the runway redemption, then the events, then the profile patch, then a key rotation if one is due.
 import type { Address, Hex } from 'viem'
 import type { CustodyEvent } from './custodyEvents.ts'
+import { grantInForce } from './grantInForce.ts'
 import { observationOf, type ObservedGolem } from './observation.ts'
 import type { Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
+import { runwayTarget } from './runwayTarget.ts'
 import { currentPeriod, decideTick, type TickDecision } from './tick.ts'
 import type { VitalityParameters } from './vitality.ts'
 
@@ -92,9 +94,23 @@ export function planTick(input: TickPlanInput): TickPlan {
     0n,
     input.runtimeCostPerHour,
   )
+  const held = read.runwayHeld
   const decision = decideTick({
     ...observation,
     reservedAmount: pending.reservedAmount,
+    ...(held === undefined
+      ? {}
+      : {
+          runwayTarget: {
+            held,
+            target: runwayTarget({
+              periodAmount: profile.runway.periodAmount,
+              periodDuration: profile.runway.periodDuration,
+              ...(profile.runway.keyCeiling === undefined ? {} : { keyCeiling: profile.runway.keyCeiling }),
+              ...(input.runtimeCostPerHour === undefined ? {} : { runtimeCostPerHour: input.runtimeCostPerHour }),
+            }),
+          },
+        }),
     ...(input.vitalityParameters ? { vitalityParameters: input.vitalityParameters } : {}),
   })
   // Slots and budgets are keyed by the absolute period, not the enforcer's per-delegation counter: a
@@ -149,10 +165,18 @@ function renewalRequestedFor(events: readonly CustodyEvent[], known: bigint | un
  */
 export function mergeTickOutcome(
   current: GolemProfile,
-  outcome: { events: readonly CustodyEvent[]; period: bigint; phaseEpoch: number; servedReprieve?: GolemProfile['reprieve'] },
+  outcome: {
+    events: readonly CustodyEvent[]
+    period: bigint
+    phaseEpoch: number
+    servedReprieve?: GolemProfile['reprieve']
+    /** Chain time of the tick: the grant in force then is the one written back. */
+    now?: bigint
+  },
 ): GolemProfile {
+  const inForce = outcome.now === undefined ? current : grantInForce(current, outcome.now)
   const merged: GolemProfile = {
-    ...current,
+    ...inForce,
     known: {
       revokedReported: current.known.revokedReported || outcome.events.some((e) => e.type === 'DelegationRevoked'),
       expiringWarned: current.known.expiringWarned || outcome.events.some((e) => e.type === 'DelegationExpiringWarning'),

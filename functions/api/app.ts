@@ -16,6 +16,7 @@ import { registerGolemRoutes } from './routes/golems.ts'
 import { registerMetabolismRoutes } from './routes/metabolism.ts'
 import { registerPaymentRoutes } from './routes/payments.ts'
 import { registerRenewalRoutes } from './routes/renewal.ts'
+import { registerRevocationRoutes } from './routes/revocation.ts'
 import { registerSnapRoutes } from './routes/snap.ts'
 import { registerSnapPairingRoutes } from './routes/snapPairing.ts'
 import { registerWebhookRoutes } from './routes/webhooks.ts'
@@ -57,6 +58,7 @@ export function createApp(given: ApiDeps): ApiApp {
   registerMetabolismRoutes(app, deps, docs)
   registerPaymentRoutes(app, deps, docs)
   registerRenewalRoutes(app, deps, docs)
+  registerRevocationRoutes(app, deps, docs)
   registerSnapRoutes(app, deps, docs)
   registerSnapPairingRoutes(app, deps, docs)
   registerAuthRoutes(app, deps, docs)

@@ -8,6 +8,7 @@ import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { GolemHealth } from '../../core/health/golemHealth.ts'
 import type { MetabolismService } from './services/metabolism.ts'
 import type { RenewalService } from './services/renewal.ts'
+import type { RevocationPlan } from '../../core/custody/revocationPlan.ts'
 import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -51,6 +52,13 @@ export interface GolemRegistry {
   /** By id or by (current) address; undefined when unknown. */
   getGolem(idOrAddress: string): Promise<GolemView | undefined>
   listGolemsByOwner(owner: Address): Promise<GolemView[]>
+}
+
+/** The owner's one act of revocation (app/revocation.ts): the calls it takes, and the wake once it landed. */
+export interface RevocationService {
+  plan(golemId: string): Promise<RevocationPlan>
+  /** Refuses (GOLEM_NOT_REVOKED) unless the chain reports the Golem's runway disabled. */
+  wake(golemId: string): Promise<{ woken: boolean }>
 }
 
 /** Permission health as the wallet's check shows it, classified by core/health from on-chain facts. */
@@ -221,6 +229,8 @@ export type ApiDeps = {
   /** Absent: Snap pairing answers 501 NOT_IMPLEMENTED (both are wired from the chain client). */
   ownerSignatures?: OwnerSignatureVerifier
   snapDeployment?: SnapDeploymentInfo
+  /** Absent: /api/v1/golems/:id/revocation answers 501 NOT_IMPLEMENTED. */
+  revocations?: RevocationService
   /** Absent: POST /api/v1/golems/:id/renewal answers 501 NOT_IMPLEMENTED. */
   renewals?: RenewalService
   /** Absent (no runtime price): GET /api/v1/golems/:id/metabolism answers 501 NOT_IMPLEMENTED. */

@@ -205,3 +205,29 @@ export const snapStatusResponse = z.object({
   ),
   nextToken: z.string().meta({ description: 'the Snap token for the next call; the token of this call was retired by it' }),
 })
+
+export const revocationResponse = z.object({
+  golemId: z.string(),
+  owner: addressSchema.meta({ description: "the owner's account: the one sender of the calls" }),
+  calls: z
+    .array(
+      z.object({
+        to: addressSchema.meta({ description: 'the DelegationManager' }),
+        value: decimal,
+        data: z.string().meta({ description: 'disableDelegation(delegation) calldata' }),
+        delegationHash: hash,
+        kind: z.enum(['runway', 'gas', 'action', 'council', 'observer']),
+        label: z.string(),
+      }),
+    )
+    .meta({
+      description:
+        "every grant the owner signed for the Golem that the chain still holds enabled: send them as one batch from the owner's account (wallet_sendCalls, or one user operation)",
+    }),
+  alreadyDisabled: z.array(hash),
+})
+
+export const revocationWakeResponse = z.object({
+  golemId: z.string(),
+  woken: z.boolean().meta({ description: 'false when the Golem was already due or is dead' }),
+})

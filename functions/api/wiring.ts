@@ -26,6 +26,7 @@ import { createX402PaymentRoutes } from './payments.ts'
 import type { ActionRouteDeps } from './routes/actions.ts'
 import { ChainGolemState } from './services/chainState.ts'
 import { StoreRenewalService } from './services/renewal.ts'
+import { revocationService } from '../../app/revocation.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemJournal } from './services/journal.ts'
 import { StoreMetabolism } from './services/metabolism.ts'
@@ -197,6 +198,12 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     ownerSignatures: { verifyMessage: (p) => w.publicClient.verifyMessage(p) },
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
+    revocations: revocationService({
+      store: w.store,
+      client: w.publicClient as PublicClient,
+      delegationManager: w.deployment.environment.DelegationManager,
+      now: () => clock.now(),
+    }),
     ...(w.bearer ? { bearer: w.bearer } : {}),
     ...(w.actions ? { actions: actionRoute(w, w.actions) } : {}),
     ...(w.alchemyWebhook

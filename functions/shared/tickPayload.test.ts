@@ -25,3 +25,36 @@ describe('tick payload fees', () => {
     }
   })
 })
+
+describe('tick payload observation', () => {
+  const observed = {
+    golemId: 'g1',
+    phase: 0 as const,
+    registered: true,
+    dead: false,
+    survivalScoreBps: 10_000,
+    dreaming: false,
+    disabled: false,
+    availableInPeriod: 20_000_000n,
+    isNewPeriod: true,
+    currentPeriod: 3n,
+    ethBalance: 10n ** 16n,
+    gasAvailableInPeriod: null,
+    timestamp: 1_800_000_000n,
+  }
+
+  it('carries what the key holds of the runway token: the tick tops up only what the coming period needs', () => {
+    const [decoded] = decodeTickPayload(encodeTickPayload([{ golemId: 'g1', observed: { ...observed, runwayHeld: 500_000n } }]))
+    expect(decoded?.observed).toEqual({ ...observed, runwayHeld: 500_000n })
+    const [without] = decodeTickPayload(encodeTickPayload([{ golemId: 'g1', observed }]))
+    expect(without?.observed).toEqual(observed)
+    expect(without?.observed).not.toHaveProperty('runwayHeld')
+  })
+
+  it('refuses a held amount that is not a whole non-negative number', () => {
+    const text = JSON.stringify({ requests: [{ golemId: 'g1', observed: { ...observed, runwayHeld: '-5' } }] }, (_k, v) =>
+      typeof v === 'bigint' ? v.toString() : v,
+    )
+    expect(() => decodeTickPayload(text)).toThrow(/runwayHeld/)
+  })
+})

@@ -21,6 +21,7 @@ const observed = z.object({
   currentPeriod: big,
   ethBalance: z.optional(big),
   gasAvailableInPeriod: z.optional(z.nullable(big)),
+  runwayHeld: z.optional(big),
   timestamp: big,
 })
 const fees = z.object({ baseFeePerGas: big, maxPriorityFeePerGas: big })
@@ -69,7 +70,7 @@ export function decodeTickPayload(text: string): TickRequest[] {
     const carried = { ...(golemRecord ? { record: golemRecord } : {}), ...(r.fees ? { fees: r.fees } : {}) }
     if (!r.observed) return { golemId: r.golemId, ...carried }
     // Optional reads are left out rather than set to undefined (exact optional properties).
-    const { ethBalance, gasAvailableInPeriod, ...rest } = r.observed
+    const { ethBalance, gasAvailableInPeriod, runwayHeld, ...rest } = r.observed
     return {
       golemId: r.golemId,
       observed: {
@@ -77,6 +78,7 @@ export function decodeTickPayload(text: string): TickRequest[] {
         phase: r.observed.phase as 0 | 1 | 2 | 3 | 4,
         ...(ethBalance === undefined ? {} : { ethBalance }),
         ...(gasAvailableInPeriod === undefined ? {} : { gasAvailableInPeriod }),
+        ...(runwayHeld === undefined ? {} : { runwayHeld }),
       },
       ...carried,
     }

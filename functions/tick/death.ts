@@ -39,7 +39,14 @@ export async function runDeathProtocol(
   //    here (GolemPhase allows only the SETTLEMENT class in Terminal).
   const positionsSettled: string[] = []
 
-  // 2. Disable every sub-delegation this Golem signed.
+  // 2. Deregister on the VitalityOracle with the operator key (its owner), before anything else: from
+  //    then on every Bardo delegation of the Golem refuses its key (GolemPhase: GolemNotRegistered),
+  //    whatever grant the owner has not disabled yet. The steps after it need no registration.
+  const deregistration = await deregister(deps, slotBase, golemId, profile, read.registered)
+  if (!deregistration.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: deregistration.reason } }
+  const deregisterTx = deregistration.txHash
+
+  // 3. Disable every sub-delegation this Golem signed.
   const disabled: Hex[] = []
   const keyRetired = await store.getSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP })
   const subDelegations = disableSteps(profile)
@@ -68,24 +75,18 @@ export async function runDeathProtocol(
   }
   if (keyRetired) disabled.push(...subDelegations.map((d) => d.hash))
 
-  // 3. Return the key's unspent funds to the owner, token first and ETH last, before the key that can
+  // 4. Return the key's unspent funds to the owner, token first and ETH last, before the key that can
   //    move them is zeroed. Once the key is zeroed every return is settled and only read back.
   const returned = await returnFunds(deps, slotBase, golemId, profile, keyRetired ? null : signerOf)
   if (!returned.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: returned.reason } }
 
-  // 4. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
+  // 5. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
   //    runs on every attempt: a process that still holds a copy of a memory key zeroes it too.
   await deps.signers.retire(profile)
   if (!keyRetired) {
     await store.claimSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP, owner: deps.invocationId, now: nowMs, leaseMs: 1 })
     await store.completeSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP, owner: deps.invocationId, outcome: 'reconciled', now: nowMs })
   }
-
-  // 5. Deregister on the VitalityOracle with the operator key (its owner). After this every Bardo
-  //    delegation of the Golem refuses everything (GolemPhase: GolemNotRegistered).
-  const deregistration = await deregister(deps, slotBase, golemId, profile, read.registered)
-  if (!deregistration.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: deregistration.reason } }
-  const deregisterTx = deregistration.txHash
 
   // 6. The DeathSettlement record (write-once), then the Golem is dead.
   const cause = deathCause(read)

@@ -26,6 +26,8 @@ export async function finishTick(p: {
   /** The reprieve this tick served, cleared unless a newer feed arrived meanwhile. */
   servedReprieve: GolemProfile['reprieve']
   phaseEpoch: number
+  /** Chain time of the tick's read: a renewal queued meanwhile is put in force as of it. */
+  chainNow: bigint
 }): Promise<GolemRecord | null> {
   const patch = {
     phase: phaseNames[p.phase],
@@ -36,6 +38,7 @@ export async function finishTick(p: {
     events: p.events,
     period: p.period,
     phaseEpoch: p.phaseEpoch,
+    now: p.chainNow,
     ...(p.servedReprieve ? { servedReprieve: p.servedReprieve } : {}),
   }
   let current: GolemRecord | null = p.golem

@@ -4,11 +4,13 @@
 // swap the profile, zero the old key.
 import { encodeFunctionData, type Address } from 'viem'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
+import { withRenewalsFolded } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationReturnStep, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { KeyRotation } from '../../core/custody/signerResolver.ts'
+import { grantsOfProfile, recordOwnerGrants } from '../../core/custody/grantLedger.ts'
 import { returnFunds } from './returnFunds.ts'
 import { slotBaseOf } from './slots.ts'
 import type { TickDeps } from './types.ts'
@@ -27,12 +29,21 @@ export async function rotateSessionKey(
   let pending = profile.pendingRotation
   if (!pending) {
     const fresh = await deps.rotation.newKey(profile, input.now)
-    const renewed = await deps.rotation.renew(profile, fresh.address, input.nextPeriodStart)
+    // One grant to the newest end: renewals queued for the old key are signed over to the new one.
+    const whole = withRenewalsFolded(profile)
+    const renewed = await deps.rotation.renew(whole, fresh.address, input.nextPeriodStart)
     // Only the owner can sign this renewal: the key source recorded the request; rotate once it is answered.
     if (renewed === null) return null
     const gas =
-      profile.gas && deps.rotation.renewGas ? await deps.rotation.renewGas(profile, fresh.address, input.nextPeriodStart) : undefined
+      profile.gas && deps.rotation.renewGas ? await deps.rotation.renewGas(whole, fresh.address, input.nextPeriodStart) : undefined
     pending = { to: fresh.address, signer: fresh.signer, reason: input.reason, runway: renewed, at: input.now, ...(gas ? { gas } : {}) }
+    // Kept before anything moves: the owner's revocation must reach the new key's grants too.
+    await recordOwnerGrants(
+      deps.store,
+      golem.golemId,
+      grantsOfProfile({ ...profile, pendingRotation: pending }).filter((g) => g.label.endsWith('rotated key')),
+      input.nowMs,
+    )
     const saved = await deps.store.updateGolem({
       golemId: golem.golemId,
       expectedVersion: golem.version,

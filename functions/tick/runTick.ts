@@ -8,6 +8,7 @@ import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import { grantInForce } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { planReprieve } from '../../core/lifecycle/reprievePlan.ts'
 import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
@@ -85,6 +86,11 @@ function sameReads(a: GolemRecord, b: GolemRecord): boolean {
   return reads(a) === reads(b)
 }
 
+async function readFor(deps: TickDeps, golemId: string, profile: GolemProfile): Promise<ObservedGolem> {
+  const batch = await readGolems(deps.client, deps.deployment, [readRequestOf(golemId, profile)])
+  return { ...batch.golems[0]!, timestamp: batch.timestamp }
+}
+
 export async function runTick(
   tickDeps: TickDeps,
   input: { golemId: string; observed?: ObservedGolem; record?: GolemRecord; fees?: TickFees },
@@ -101,17 +107,17 @@ export async function runTick(
   if (read0.status === 'dead') return { golemId, outcome: 'dead' }
   // Parsed before the lease: a profile the tick cannot read fails the tick before anything is written.
   const profile0 = parseGolemProfile(read0.profile)
-  let read = input.observed
-  if (!read) {
-    const batch = await readGolems(deps.client, deps.deployment, [readRequestOf(golemId, profile0)])
-    read = { ...batch.golems[0]!, timestamp: batch.timestamp }
-  }
+  let read = input.observed ?? (await readFor(deps, golemId, profile0))
   const nowMs = Number(read.timestamp) * 1000
   const leased = await takeLease(deps, read0, nowMs)
   if (!leased) return { golemId, outcome: 'busy' }
   // The record as it was just before this tick's lease (the copy, or the newer one the lease was taken on).
   const { before: record, golem } = leased
-  const profile = record === read0 ? profile0 : parseGolemProfile(record.profile)
+  const stored = record === read0 ? profile0 : parseGolemProfile(record.profile)
+  // Once the runway's end has passed, the owner's queued renewal is in force: the chain was read for the
+  // old grant, so the new one is read once more (only at the tick that switches).
+  const profile = grantInForce(stored, read.timestamp)
+  if (profile !== stored) read = await readFor(deps, golemId, profile)
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
   const slotBase = slotBaseOf(deps, nowMs)
@@ -220,6 +226,7 @@ export async function runTick(
     txHash: redeemed.txHash,
     servedReprieve: resetTo !== undefined || reprieve.kind === 'served' ? profile.reprieve : undefined,
     phaseEpoch: plan.phaseEpoch,
+    chainNow: read.timestamp,
   })
   const staggered = plan.runway.kind === 'none' && plan.runway.redeemAt !== undefined
   const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished, read, staggered)

@@ -36,8 +36,13 @@ export const onCronjob: OnCronjobHandler = async ({ request }) => {
 }
 
 /** MetaMask links only https pages; a local Portal (http://localhost) is shown as its address. */
-const PortalLink = () =>
-  PORTAL_URL.startsWith('https:') ? <Link href={PORTAL_URL}>Open the Portal</Link> : <Text>{`Open the Portal: ${PORTAL_URL}`}</Text>
+const PortalLink = ({ path = '' }: { path?: string }) => {
+  const href = `${PORTAL_URL}${path}`
+  return href.startsWith('https:') ? <Link href={href}>Open the Portal</Link> : <Text>{`Open the Portal: ${href}`}</Text>
+}
+
+/** Where the Portal takes over a revocation: one transaction for every Golem named. */
+export const revokePath = (golems: readonly string[]) => `/?revoke=${golems.map(encodeURIComponent).join(',')}`
 
 function Console({ state }: { state: SnapState }) {
   const now = state.lastFetchAt
@@ -71,8 +76,8 @@ function Console({ state }: { state: SnapState }) {
       <Divider />
       {state.revokeRequest ? (
         <Banner title="Revocation requested" severity="info">
-          <Text>{`Sign the revocation of ${state.revokeRequest.golems.length} Golem(s) in the Portal.`}</Text>
-          <PortalLink />
+          <Text>{`Sign the revocation of ${state.revokeRequest.golems.length} Golem(s) in the Portal: one transaction from your account.`}</Text>
+          <PortalLink path={revokePath(state.revokeRequest.golems)} />
         </Banner>
       ) : null}
       {state.golems.some((g) => g.lifecycle !== 'dead') ? <Button name="revoke-all">Revoke all</Button> : null}
@@ -94,8 +99,8 @@ async function confirmRevoke(state: SnapState, golems: string[]): Promise<boolea
           <Heading>{`Revoke ${golems.length} Golem(s)?`}</Heading>
           <Text>{names.length > 0 ? names.join(', ') : golems.join(', ')}</Text>
           <Text>
-            Each Golem loses its authority over your account once you sign the revocation in the Portal. A revoked Golem dies when its
-            runway ends; this cannot be undone.
+            Every grant you signed for each Golem is disabled in one transaction once you sign it in the Portal. A revoked Golem dies at its
+            next heartbeat and its unspent runway comes back to your account; this cannot be undone.
           </Text>
         </Box>
       ),

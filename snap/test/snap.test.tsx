@@ -207,6 +207,10 @@ describe('onHomePage', () => {
     await (await openDialog(snap)).ok()
     await confirmed
     expect(await status(snap)).toMatchObject({ revokeRequest: { golems: ['atlas'] } })
+    // The console hands the owner to the Portal's revocation of every Golem named, in one transaction.
+    const after = JSON.stringify((await snap.onHomePage()).getInterface().content)
+    expect(after).toContain(`Open the Portal: ${PORTAL}/?revoke=atlas`)
+    expect(after).toContain('Sign the revocation of 1 Golem(s) in the Portal: one transaction from your account.')
   })
 
   it('asks to pair when the Snap has no token', async () => {

@@ -273,9 +273,11 @@ describe('a Golem from onboarding to revocation', () => {
     const r = await bardo('--json', 'renew', '--golem', 'walker', '--extend-seconds', '86400')
     expect(r.code, r.stderr).toBe(0)
     const after = parseGolemProfile((await store.getGolem('walker'))!.profile)
-    expect(after.runway.expiresAt).toBe(before.runway.expiresAt + 86_400n)
-    expect(after.runway.periodDelegationHash).toBe(r.json.delegationHash)
-    expect(after.runway.periodDelegationHash).not.toBe(before.runway.periodDelegationHash)
+    // Queued behind the grant: it starts where the grant stops paying, and ends a day after it.
+    expect(after.runway.periodDelegationHash).toBe(before.runway.periodDelegationHash)
+    expect(after.renewals.map((g) => g.periodDelegationHash)).toEqual([r.json.delegationHash])
+    expect(after.renewals[0]!.periodStart).toBe(before.runway.expiresAt + 1n)
+    expect(after.renewals[0]!.expiresAt).toBe(before.runway.expiresAt + 86_400n)
     const events = await store.listEvents({ golemId: 'walker' })
     expect(events.events.map((e) => e.type)).toContain('DelegationRenewed')
   })
@@ -352,6 +354,22 @@ describe('a Golem from onboarding to revocation', () => {
     expect(stranger).toBe(1)
     const profile = parseGolemProfile((await store.getGolem('walker'))!.profile)
     expect(await disabled(profile.runway.periodDelegationHash)).toBe(false)
+    // A submitter with no ETH is named, with what to do; nothing is disabled or written.
+    const brokeKey = generatePrivateKey()
+    const broke = privateKeyToAccount(brokeKey).address
+    const errors: string[] = []
+    const version = (await store.getGolem('walker'))!.version
+    const unfunded = await runCli(['revoke', '--golem', 'walker'], {
+      env: { ...env, BARDO_SUBMITTER_KEY: brokeKey },
+      stdout: { write: () => true },
+      stderr: { write: (t: string) => errors.push(t) > 0 },
+    })
+    expect(unfunded).toBe(1)
+    expect(errors.join('')).toContain(
+      `BARDO_SUBMITTER_KEY: account ${broke} submits the owner's transaction and cannot pay its gas (it holds 0 ETH): send it ETH (locally: npm run faucet -- ${broke} 0 1)`,
+    )
+    expect(await disabled(profile.runway.periodDelegationHash)).toBe(false)
+    expect((await store.getGolem('walker'))!.version).toBe(version)
     const r = await bardo('--json', 'revoke', '--golem', 'walker')
     expect(r.code, r.stderr).toBe(0)
     expect(await disabled(profile.runway.periodDelegationHash)).toBe(true)

@@ -3,9 +3,8 @@
 // API, a payer with a fresh key funded by `npm run faucet` paying extend and feed with the stock x402
 // client (@x402/fetch + @x402/evm, unmodified), the demo Golem dying by delegation expiry with clean
 // beats, then SIGTERM to the npm process alone (what a process manager sends) and nothing left behind.
-import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process'
+import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -15,79 +14,12 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 
-const root = join(import.meta.dirname, '..', '..')
-
-/** Every process that descends from `pid`. */
-function descendants(pid: number): number[] {
-  const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
-  const children = new Map<number, number[]>()
-  for (const line of out.trim().split('\n')) {
-    const [p, pp] = line.trim().split(/\s+/).map(Number)
-    if (p === undefined || pp === undefined) continue
-    children.set(pp, [...(children.get(pp) ?? []), p])
-  }
-  const all: number[] = []
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      all.push(c)
-      walk(c)
-    }
-  }
-  walk(pid)
-  return all
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-function portOpen(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port) })
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
-}
+import { alive, descendants, polite, portOpen, root, waitFor as waitUntil } from './stackProcess.ts'
 
 let output = ''
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe()
-      if (v !== undefined) return v
-    } catch (e) {
-      last = e
-    }
-    // Slow enough for the public tier's 30 requests a minute, so a poll never waits out a 429.
-    await new Promise((r) => setTimeout(r, 2_500))
-  }
-  throw new Error(`${what} not seen in time (last error: ${String(last)})\n--- output ---\n${output.slice(-3000)}`)
-}
-
-/**
- * A request as a polite client makes it: the API's public tier allows 30 requests a minute per IP, so
- * on 429 it waits the Retry-After the API sends, then asks again.
- */
-async function polite(request: () => Promise<Response>): Promise<Response> {
-  for (;;) {
-    const res = await request()
-    if (res.status !== 429) return res
-    const seconds = Number(res.headers.get('retry-after') ?? '1')
-    await new Promise((r) => setTimeout(r, Math.max(1, seconds) * 1000))
-  }
-}
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000) =>
+  waitUntil(what, probe, { timeoutMs, output: () => output })
 const get = (url: string) => polite(() => fetch(url))
 
 type Health = {

@@ -27,6 +27,7 @@ import {
   usdcBalance,
   usdcTransfersFrom,
   type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
 
 const CHILD_LEASE_MS = 60_000
@@ -55,6 +56,7 @@ async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem>
     strategy: STRATEGY,
     runwayDays: 5,
     sessionKey,
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
   })
   // Whole days later the tick is past the Golem's stagger offset: a new period's tick redeems at once.
   await passStaggerOffsets(env.devnet, [golemId])

@@ -20,6 +20,7 @@ import {
   startHeartbeatEnv,
   usdcTransfersFrom,
   type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
 
 const GOLEMS = 10
@@ -55,6 +56,7 @@ beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner({ usdc: USDC(100_000) })
   fleet = await provisionFleet({
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
     devnet: env.devnet,
     store: env.store,
     signers: env.signers,

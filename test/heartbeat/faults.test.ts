@@ -30,6 +30,7 @@ import {
   startHeartbeatEnv,
   usdcTransfersFrom,
   type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
 
 const GOLEMS = 3
@@ -86,6 +87,7 @@ beforeAll(async () => {
   )
   owner = await env.devnet.createOwner()
   fleet = await provisionFleet({
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
     devnet: env.devnet,
     store: env.store,
     signers: env.signers,

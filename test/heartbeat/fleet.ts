@@ -25,6 +25,8 @@ export type ProvisionFleetParams = {
   periodAmount: bigint
   runwayDays?: number
   gasFunding?: bigint
+  /** The key's ceiling for the runway token (just-in-time runway); default one period's allowance. */
+  keyCeiling?: bigint
   /** Store writes in flight (dynalite answers in ~9 ms each). */
   concurrency?: number
   log?: (line: string) => void
@@ -70,6 +72,7 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
       expiresAt,
       now,
     })
+    if (p.keyCeiling !== undefined) profile.runway.keyCeiling = p.keyCeiling
     return { golemId, golemKey, sessionKey, runwayHash: runway.periodDelegationHash, profile }
   })
   p.log?.(`fleet: ${golems.length} grants signed`)

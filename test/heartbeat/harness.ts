@@ -19,6 +19,14 @@ import { createTable, documentClient, localDynamoClient, startDynalite, type Dyn
 export const USDC = (n: number | bigint) => BigInt(n) * 1_000_000n
 export const DAY = 86_400
 
+/**
+ * A key ceiling above any runway: every period's tick redeems the phase's whole share, as it did before
+ * just-in-time runway. For suites about the mechanics of a redemption (exactly once, faults, crashes,
+ * phase multipliers, rotation), not about what the key holds; an owner may choose it, accepting the
+ * whole runway as what a leaked key can take.
+ */
+export const WHOLE_RUNWAY_ON_KEY = 10n ** 30n
+
 /** Fixed parameters: no stochastic shocks, so every run of a suite decides the same phases. */
 export const noShocks = { shockProbabilityPerDay: 0 } as const
 
@@ -184,7 +192,7 @@ export function sameAddress(a: string, b: string): boolean {
 export async function provisionExampleGolem(
   env: HeartbeatEnv,
   golemId: string,
-  options: { owner?: OwnerAccount; strategy?: string; runwayDays?: number } = {},
+  options: { owner?: OwnerAccount; strategy?: string; runwayDays?: number; keyCeiling?: bigint } = {},
 ): Promise<ProvisionedGolem> {
   return provisionGolem({
     clients: env.devnet,
@@ -195,5 +203,6 @@ export async function provisionExampleGolem(
     golemId,
     strategy: options.strategy ?? readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
     ...(options.runwayDays === undefined ? {} : { runwayDays: options.runwayDays }),
+    ...(options.keyCeiling === undefined ? {} : { keyCeiling: options.keyCeiling }),
   })
 }

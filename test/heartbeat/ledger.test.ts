@@ -16,7 +16,16 @@ import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
 import { readRequestOf } from '../../core/lifecycle/observation.ts'
 import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
 import { runTick } from '../../functions/tick/runTick.ts'
-import { DAY, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  passStaggerOffsets,
+  startHeartbeatEnv,
+  usdcBalance,
+  usdcTransfersFrom,
+  type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: ledger-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -67,6 +76,7 @@ beforeAll(async () => {
   start.eth = await env.client.getBalance({ address: owner.address })
   firstBlock = (await env.client.getBlockNumber()) + 1n
   golem = await provisionGolem({
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,
@@ -153,6 +163,7 @@ describe('the gas top-up under duplicate deliveries', () => {
   beforeAll(async () => {
     const other = await env.devnet.createOwner()
     dup = await provisionGolem({
+      keyCeiling: WHOLE_RUNWAY_ON_KEY,
       clients: env.devnet,
       deployment: env.devnet.deployment,
       store: env.store,

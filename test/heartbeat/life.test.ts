@@ -28,6 +28,7 @@ import {
   usdcBalance,
   usdcTransfersFrom,
   type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
 
 let env: HeartbeatEnv
@@ -43,6 +44,7 @@ beforeAll(async () => {
   owner = await env.devnet.createOwner()
   ownerStart = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)
   golem = await provisionGolem({
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,

@@ -1,9 +1,10 @@
 // A whole life with a paid extension past the owner's grant, on anvil (chain time moved a day per beat:
 // the runway period is a day). Two Golems of one owner are extended the same way; both ask for
 // renewal (once). The owner renews one in the middle of its life through the API (a superseding grant
-// signed by the owner's smart account; every wrong renewal is refused with its field and rule, and
-// changes nothing): its redemptions continue under the new grant, never again under the old one. The
-// other is not renewed: every later beat is clean, and it dies by DelegationExpiry when its grant ends.
+// signed by the owner's smart account, starting where the old grant stops paying; every wrong renewal is
+// refused with its field and rule, and changes nothing): the old grant pays to its end, the new one from
+// the next period on, never both in one period. The other is not renewed: every later beat is clean,
+// and it dies by DelegationExpiry when its grant ends.
 import { getAbiItem, pad, toHex, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
@@ -11,14 +12,14 @@ import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { applyCredit } from '../../core/lifecycle/credit.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import { nextPeriodBoundary } from '../../core/lifecycle/renewal.ts'
+import { renewalStart } from '../../core/lifecycle/renewal.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, chainNow, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, WHOLE_RUNWAY_ON_KEY, allEvents, chainNow, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: renewal-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -76,7 +77,7 @@ async function renewal(
     token: profile.runway.token,
     periodAmount: over.periodAmount ?? profile.runway.periodAmount,
     periodDuration: profile.runway.periodDuration,
-    startDate: over.startDate ?? nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now),
+    startDate: over.startDate ?? renewalStart(profile, now),
     expiresAt: over.expiresAt ?? profile.runway.expiresAt + 5n * BigInt(DAY),
     now,
     salt: over.salt ?? pad(toHex(BigInt(profile.runway.chain[0]!.salt) + 1n), { size: 32 }),
@@ -107,6 +108,8 @@ beforeAll(async () => {
       golemId,
       strategy: STRATEGY,
       runwayDays: 5,
+      // Every period's redemption then shows which grant paid it.
+      keyCeiling: WHOLE_RUNWAY_ON_KEY,
     })
   }
   // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
@@ -151,7 +154,7 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
     const profile = await profileOf('renewed')
     const version = (await env.store.getGolem('renewed'))!.version
     const now = await chainNow(env.client)
-    const boundary = nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)
+    const boundary = renewalStart(profile, now)
     const valid = await renewal(profile)
     const cases: [string, Delegation | Promise<Delegation>, RegExp][] = [
       ['salt not above the old one', renewal(profile, { salt: profile.runway.chain[0]!.salt }), /^delegation\.salt: must be greater/],
@@ -171,8 +174,13 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
         /^erc20PeriodTransfer\.startDate: must be on the current grant's period grid/,
       ],
       [
-        'a start in the period already paid',
+        'a start in a period the old grant still pays (its last one)',
         renewal(profile, { startDate: boundary - BigInt(DAY) }),
+        /^erc20PeriodTransfer\.startDate: must be on the current grant's period grid at or after \d+, where the current grant no longer pays/,
+      ],
+      [
+        'a start in the period under way (the old behaviour: the next boundary from now)',
+        renewal(profile, { startDate: boundary - 2n * BigInt(DAY) }),
         /^erc20PeriodTransfer\.startDate: must be on the current grant's period grid at or after/,
       ],
       [
@@ -198,24 +206,26 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
     expect((await allEvents(env.store, 'renewed')).some((e) => e.type === 'DelegationRenewed')).toBe(false)
   }, 60_000)
 
-  it('installs a valid renewal: the next ticks redeem under the new grant, never the old one', async () => {
+  it('queues a valid renewal: the old grant pays to its end, the new one from the next period, never both in one period', async () => {
     const before = await profileOf('renewed')
     const candidate = await renewal(before)
-    // Every block after this one comes after the renewal (this one holds the old grant's last redemption).
     const renewedAt = (await env.client.getBlockNumber()) + 1n
     const res = await submit('renewed', candidate)
     expect(res.status).toBe(200)
-    const body = (await res.json()) as { delegationHash: Hex; replaced: Hex; grant_ends_at: number }
+    const body = (await res.json()) as { delegationHash: Hex; replaced: Hex; grant_ends_at: number; periodStart: number }
     expect(body).toMatchObject({
       delegationHash: hashDelegation(candidate),
       replaced: before.runway.periodDelegationHash,
       grant_ends_at: Number(before.runway.expiresAt + 5n * BigInt(DAY)),
     })
-    const after = await profileOf('renewed')
-    expect(after.runway.periodDelegationHash).toBe(body.delegationHash)
-    // The same period grid: the period the old grant paid is not reopened.
-    expect((after.runway.periodStart - before.runway.periodStart) % before.runway.periodDuration).toBe(0n)
-    // The same submission again is refused (its salt is no longer above the grant's).
+    const queued = await profileOf('renewed')
+    // Queued, not in force: the old grant still pays until its end.
+    expect(queued.runway.periodDelegationHash).toBe(before.runway.periodDelegationHash)
+    expect(queued.renewals.map((r) => r.periodDelegationHash)).toEqual([body.delegationHash])
+    // The same period grid, from the first period the old grant no longer pays.
+    expect(BigInt(body.periodStart)).toBeGreaterThan(before.runway.expiresAt)
+    expect((BigInt(body.periodStart) - before.runway.periodStart) % before.runway.periodDuration).toBe(0n)
+    // The same submission again is refused (its salt is no longer above the newest grant's).
     expect((await submit('renewed', candidate)).status).toBe(422)
 
     for (let day = 0; day < 5; day++) {
@@ -229,9 +239,22 @@ describe('extension past the grant, renewal in the middle, and a Golem that is n
       fromBlock: renewedAt,
       toBlock: 'latest',
     })
-    const hashes = redeemed.map((l) => hashDelegation(l.args.delegation as unknown as Delegation))
-    expect(hashes.length).toBeGreaterThanOrEqual(4)
-    expect(new Set(hashes)).toEqual(new Set([body.delegationHash]))
+    const paid = await Promise.all(
+      redeemed.map(async (l) => ({
+        hash: hashDelegation(l.args.delegation as unknown as Delegation),
+        period: (await env.client.getBlock({ blockNumber: l.blockNumber })).timestamp / before.runway.periodDuration,
+        at: (await env.client.getBlock({ blockNumber: l.blockNumber })).timestamp,
+      })),
+    )
+    // Before the old end the old grant paid, after it the new one; no period was paid by both.
+    expect(paid.filter((p) => p.at <= before.runway.expiresAt).every((p) => p.hash === before.runway.periodDelegationHash)).toBe(true)
+    expect(paid.filter((p) => p.at > before.runway.expiresAt).every((p) => p.hash === body.delegationHash)).toBe(true)
+    expect(paid.some((p) => p.hash === body.delegationHash)).toBe(true)
+    expect(new Set(paid.map((p) => p.period)).size).toBe(paid.length)
+    // Past the old end the renewal is in force and the queue is empty.
+    const after = await profileOf('renewed')
+    expect(after.runway.periodDelegationHash).toBe(body.delegationHash)
+    expect(after.renewals).toEqual([])
     // The renewed grant still ends before the paid TTL: the Golem asks again, once, for its new end.
     const requests = (await allEvents(env.store, 'renewed')).filter((e) => e.type === 'RenewalRequested').map((e) => e.data.grantEndsAt)
     expect(requests).toEqual([before.runway.expiresAt.toString(), after.runway.expiresAt.toString()])

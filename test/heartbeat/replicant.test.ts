@@ -16,7 +16,17 @@ import { decodeChainError, type DecodedChainError } from '../../adapters/chain/d
 import type { TickResult } from '../../functions/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, chainNow, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  chainNow,
+  passStaggerOffsets,
+  redemptionsBy,
+  startHeartbeatEnv,
+  usdcBalance,
+  type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: parent-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -72,6 +82,7 @@ beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
   golem = await provisionGolem({
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,

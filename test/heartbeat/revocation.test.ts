@@ -1,20 +1,28 @@
-// The owner revokes mid-life, in one transaction from the MetaMask smart account (a user operation
-// through the EntryPoint, as a wallet sends it). The next tick sees the disabled delegation in its
-// batched read, records RevokedByOwner once, stops redeeming and reports health `revoked` from then
-// on; the Golem lives out its phases and its death record names the owner's revocation.
+// The owner's one act of revocation, on anvil through the real DelegationManager and the real API: a Golem
+// with a runway grant, a renewal queued behind it, a gas grant and its action grants. One user operation
+// from the owner's smart account (as a wallet sends it) disables every grant the owner signed for it; the
+// API's wake makes it due, and the next tick runs the death protocol at once: deregistered, its funds
+// home, dead. From then on no redemption of any of its delegations succeeds.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
+import type { Delegation } from '@metamask/smart-accounts-kit'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { revocationOf } from '../../app/revocation.ts'
+import { grantHash } from '../../core/custody/grantLedger.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
-import { toDelegations } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile, toDelegations } from '../../core/lifecycle/profile.ts'
+import { renewalWindow } from '../../core/lifecycle/renewal.ts'
+import { createLocalApi } from '../../functions/api/local.ts'
+import { StoreRenewalService } from '../../functions/api/services/renewal.ts'
 import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
 import { decodeChainError } from '../../adapters/chain/decodeChainError.ts'
 import type { TickResult } from '../../functions/tick/types.ts'
-import type { OwnerAccount } from '../../local/devnet.ts'
-import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
+import { sendOwnerCalls } from '../../local/ownerActions.ts'
+import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
+import { DAY, USDC, allEvents, chainNow, passStaggerOffsets, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: revoked-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -23,14 +31,28 @@ let env: HeartbeatEnv
 let owner: OwnerAccount
 let golem: ProvisionedGolem
 let invoker: LocalInvoker
+let api: ReturnType<typeof createLocalApi>
+let renewal: Delegation
 const errors: unknown[] = []
-let revokeTx: Hex
 
-const beat = async (): Promise<TickResult> => {
+const dm = () => env.devnet.deployment.environment.DelegationManager
+const usdc = () => env.devnet.deployment.assets.usdc
+const beat = async (): Promise<TickResult[]> => {
   const before = invoker.results.length
   await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
-  expect(invoker.results.length - before).toBe(1)
-  return invoker.results.at(-1)!
+  return invoker.results.slice(before)
+}
+const revocationRoute = (method: 'GET' | 'POST') => api.request('/api/v1/golems/revoked/revocation', { method })
+const disabled = (hash: Hex) =>
+  env.client.readContract({ address: dm(), abi: DelegationManagerAbi, functionName: 'disabledDelegations', args: [hash] })
+
+/** What the chain says of a redemption through `chain` by the Golem's key: null if it would succeed. */
+async function refusal(chain: readonly Delegation[], execution: { target: `0x${string}`; value: bigint; callData: Hex }) {
+  const data = encodeRedemptions([{ chain, executions: [execution] }])
+  return env.client.call({ account: golem.golemKey, to: dm(), data }).then(
+    () => null,
+    (e: unknown) => decodeChainError(e)?.name ?? 'reverted',
+  )
 }
 
 beforeAll(async () => {
@@ -46,110 +68,125 @@ beforeAll(async () => {
     strategy: STRATEGY,
     runwayDays: 5,
   })
-  // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
   await passStaggerOffsets(env.devnet, ['revoked'])
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
-})
+  api = createLocalApi({
+    store: env.store,
+    publicClient: env.devnet.publicClient,
+    deployment: env.devnet.deployment,
+    operator: env.devnet.operator.account,
+    settlement: devnetAccount(2),
+  })
+}, 120_000)
 afterAll(async () => env?.stop())
 
-describe('the owner revokes mid-life', () => {
-  it('before: two days of ticks, two redemptions, the delegation Active', async () => {
-    // A 5-day runway is `low` from the start (healthy needs > 7 days left), never `revoked`.
-    expect(await beat()).toMatchObject({ health: 'low', revocation: 'Active', redemption: { status: 'confirmed' } })
-    await env.devnet.increaseTime(DAY)
-    expect((await beat()).redemption?.status).toBe('confirmed')
-    expect(await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, golem.golemKey)).toHaveLength(2)
+describe("the owner's one act revokes everything a Golem holds", () => {
+  it('before: the Golem redeems, and the owner queues a renewal behind its grant', async () => {
+    expect((await beat()).map((r) => r.redemption?.status)).toEqual(['confirmed'])
+    const profile = parseGolemProfile((await env.store.getGolem('revoked'))!.profile)
+    const now = await chainNow(env.client)
+    const window = renewalWindow(profile, now, 5n * BigInt(DAY))
+    const signed = await signRunwayGrant({
+      deployment: env.devnet.deployment,
+      owner,
+      golemKey: profile.golemKey,
+      token: profile.runway.token,
+      periodAmount: profile.runway.periodAmount,
+      periodDuration: profile.runway.periodDuration,
+      startDate: window.startDate,
+      expiresAt: window.endTime,
+      now,
+      salt: `0x${(BigInt(profile.runway.chain[0]!.salt) + 1n).toString(16).padStart(64, '0')}`,
+    })
+    renewal = signed.chain[0]!
+    await new StoreRenewalService({ store: env.store, client: env.client, deployment: env.devnet.deployment }).renew('revoked', renewal)
+    expect(parseGolemProfile((await env.store.getGolem('revoked'))!.profile).renewals).toHaveLength(1)
   })
 
-  it('the owner disables the runway delegation in one user operation', async () => {
-    const dm = env.devnet.deployment.environment.DelegationManager
+  it('the API answers the one batch: every grant the owner signed, the superseded and the queued included', async () => {
+    const res = await revocationRoute('GET')
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { owner: string; calls: { to: string; kind: string; delegationHash: Hex }[]; alreadyDisabled: Hex[] }
+    expect(body.owner.toLowerCase()).toBe(owner.address.toLowerCase())
+    expect(body.alreadyDisabled).toEqual([])
+    const hashes = body.calls.map((c) => c.delegationHash)
+    expect(hashes).toEqual(expect.arrayContaining([golem.runway.hash, grantHash(renewal), golem.profile.gas!.periodDelegationHash]))
+    for (const action of golem.actions) expect(hashes).toContain(action.hash)
+    expect(new Set(body.calls.map((c) => c.kind))).toEqual(new Set(['runway', 'gas', 'action']))
+    expect(hashes).toHaveLength(2 + 1 + golem.actions.length)
+    // Telling the API of a revocation that has not happened wakes nothing and writes nothing.
+    const version = (await env.store.getGolem('revoked'))!.version
+    const early = await revocationRoute('POST')
+    expect(early.status).toBe(409)
+    expect(await early.json()).toMatchObject({ code: 'GOLEM_NOT_REVOKED' })
+    expect((await env.store.getGolem('revoked'))!.version).toBe(version)
+  })
+
+  it('one user operation from the owner disables them all; the API wakes the Golem', async () => {
+    const plan = await revocationOf({ store: env.store, client: env.client, delegationManager: dm() }, 'revoked')
     const receipt = await sendOwnerCalls({
       publicClient: env.client,
       submitter: env.devnet.deployer,
       smartAccount: owner.smartAccount,
-      calls: [disableDelegationCall(dm, golem.runway.delegation)],
+      calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
     })
-    revokeTx = receipt.transactionHash
+    expect(receipt.status).toBe('success')
+    for (const call of plan.calls) expect(await disabled(call.hash)).toBe(true)
+    // Nothing is left to disable: a second revocation is empty.
+    const again = await revocationOf({ store: env.store, client: env.client, delegationManager: dm() }, 'revoked')
+    expect(again.calls).toEqual([])
+    expect(again.alreadyDisabled).toHaveLength(plan.calls.length)
+    // The API confirms on the chain and makes the Golem due now.
+    const woken = await revocationRoute('POST')
+    expect(woken.status).toBe(202)
+    expect(await woken.json()).toMatchObject({ golemId: 'revoked', woken: true })
+    expect((await env.store.getGolem('revoked'))!.nextTickAt).toBeLessThanOrEqual(Date.now())
+    expect(await (await api.request('/api/v1/golems/revoked/permission-health')).json()).toMatchObject({ health: 'revoked' })
+  })
+
+  it("the next beat runs the death protocol at once: deregistered, the key's funds home, dead", async () => {
+    const held = await usdcBalance(env.client, usdc(), golem.golemKey)
+    expect(held).toBeGreaterThan(0n)
+    const ownerBefore = await usdcBalance(env.client, usdc(), owner.address)
+    // No time passes: the wake alone makes it due.
+    const [r] = await beat()
+    expect(r).toMatchObject({ outcome: 'died' })
+    expect(errors).toEqual([])
+    const started = (await allEvents(env.store, 'revoked')).find((e) => e.type === 'DeathProtocolStarted')
+    expect(started?.data).toMatchObject({ trigger: 'owner-revoked' })
     expect(
       await env.client.readContract({
-        address: dm,
-        abi: DelegationManagerAbi,
-        functionName: 'disabledDelegations',
-        args: [golem.runway.hash],
+        address: env.devnet.deployment.vitalityOracle,
+        abi: VitalityOracleAbi,
+        functionName: 'getPhase',
+        args: [golem.golemKey],
       }),
-    ).toBe(true)
-  })
-
-  it('the next tick sees it: health revoked, RevokedByOwner recorded, no redemption attempted', async () => {
-    await env.devnet.increaseTime(DAY)
-    const sentBefore = await env.client.getTransactionCount({ address: golem.golemKey })
-    const r = await beat()
-    expect(r).toMatchObject({
-      outcome: 'ticked',
-      health: 'revoked',
-      revocation: 'RevokedByOwner',
-      redemption: { status: 'skipped', reason: 'revoked' },
-    })
-    expect(r.events).toContain('DelegationRevoked')
-    // Not even a reverted attempt: the key sent nothing this tick (a Stable phase post would be its own).
-    expect(await env.client.getTransactionCount({ address: golem.golemKey })).toBe(sentBefore + (r.phase?.posted ? 1 : 0))
-    const revoked = (await allEvents(env.store, 'revoked')).filter((e) => e.type === 'DelegationRevoked')
-    expect(revoked).toHaveLength(1)
-    expect(revoked[0]!.data).toMatchObject({ delegationHash: golem.runway.hash, cause: 'owner', revocation: 'RevokedByOwner' })
-    expect((await env.store.getGolem('revoked'))?.lastTick?.outcome).toBe('skipped')
-  })
-
-  it('every later tick stays revoked, redeems nothing and reports the revocation only once; the owner keeps the rest', async () => {
-    const ownerAfterRevoke = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)
-    const keyHeld = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, golem.golemKey)
-    let died = false
-    for (let day = 0; day < 4; day++) {
-      await env.devnet.increaseTime(DAY)
-      const r = await beat()
-      died = r.outcome === 'died'
-      if (died) break
-      expect(r).toMatchObject({ health: 'revoked', redemption: { status: 'skipped', reason: 'revoked' } })
-      expect(r.events ?? []).not.toContain('DelegationRevoked')
-    }
-    expect(errors).toEqual([])
-    expect(await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, golem.golemKey)).toHaveLength(2)
-    // Nothing more was redeemed; a death hands back what the key still held.
-    expect(await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)).toBe(ownerAfterRevoke + (died ? keyHeld : 0n))
-    if (died) expect(await usdcBalance(env.client, env.devnet.deployment.assets.usdc, golem.golemKey)).toBe(0n)
-    expect((await allEvents(env.store, 'revoked')).filter((e) => e.type === 'DelegationRevoked')).toHaveLength(1)
-  })
-
-  it('a redemption through the revoked delegation is refused on-chain: CannotUseADisabledDelegation', async () => {
-    const data = encodeRedemptions([
-      {
-        chain: toDelegations(golem.profile.runway.chain),
-        executions: [
-          {
-            target: env.devnet.deployment.assets.usdc,
-            value: 0n,
-            callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, USDC(1)] }),
-          },
-        ],
-      },
-    ])
-    const refused = await env.client.call({ account: golem.golemKey, to: env.devnet.deployment.environment.DelegationManager, data }).then(
-      () => null,
-      (e: unknown) => decodeChainError(e),
-    )
-    expect(refused?.name).toMatch(/CannotUseADisabledDelegation|GolemNotRegistered/)
-  })
-
-  it('the Golem dies at the end of its runway; the DeathSettlement names the owner revocation', async () => {
-    for (let i = 0; i < 3 && (await env.store.getGolem('revoked'))?.status !== 'dead'; i++) {
-      await env.devnet.increaseTime(DAY)
-      await beat()
-    }
-    expect((await env.store.getGolem('revoked'))?.status).toBe('dead')
+    ).toEqual([false, 0])
+    expect(await usdcBalance(env.client, usdc(), golem.golemKey)).toBe(0n)
+    expect(await usdcBalance(env.client, usdc(), owner.address)).toBe(ownerBefore + held)
+    expect((await env.store.getGolem('revoked'))!.status).toBe('dead')
     expect((await env.store.getDeathSettlement('revoked'))?.settlement).toMatchObject({
       expiryCause: 'OwnerRevocation',
-      finalPhase: 'Terminal',
       sessionKeyZeroed: true,
     })
-    expect(revokeTx).toMatch(/^0x[0-9a-f]{64}$/)
+  })
+
+  it('no redemption of any of its delegations succeeds any more', async () => {
+    const transfer = {
+      target: usdc(),
+      value: 0n,
+      callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, USDC(1)] }),
+    }
+    const refusals = [
+      await refusal(toDelegations(golem.profile.runway.chain), transfer),
+      await refusal([renewal], transfer),
+      await refusal(toDelegations(golem.profile.gas!.chain), { target: golem.golemKey, value: 1n, callData: '0x' }),
+      ...(await Promise.all(golem.actions.map((a) => refusal(a.chain, transfer)))),
+    ]
+    expect(refusals).toHaveLength(3 + golem.actions.length)
+    for (const name of refusals) expect(name).toBe('CannotUseADisabledDelegation')
+    // Later beats leave the dead Golem alone.
+    await env.devnet.increaseTime(DAY)
+    expect((await beat()).filter((r) => r.outcome !== 'dead')).toEqual([])
   })
 })

@@ -23,6 +23,7 @@ import {
   startHeartbeatEnv,
   usdcBalance,
   type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
 
 const STRATEGY =
@@ -57,6 +58,7 @@ describe('session-key rotation in the tick', () => {
       golemId: 'rot-age',
       strategy: STRATEGY,
       runwayDays: 30,
+      keyCeiling: WHOLE_RUNWAY_ON_KEY,
     })
     // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
     await passStaggerOffsets(env.devnet, [golem.golemId])

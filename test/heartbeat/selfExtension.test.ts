@@ -126,6 +126,9 @@ describe('self-extension through the real API', () => {
       tickIntervalSeconds: 3 * 3600,
       selfExtension: selfExtension({ maxPerPeriod: HOUR_PRICE + HOUR_PRICE / 2n }),
     })
+    // The key spent what it redeemed (just-in-time runway: one period's runtime); someone sends it more, so
+    // the bound, not the money, is what refuses.
+    await env.devnet.mintUsdc(golem.golemKey, HOUR_PRICE * 2n)
     const balance = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, golem.golemKey)
     const result = await runTick(fresh, { golemId: 'payer' })
     expect(result.selfExtension).toMatchObject({
@@ -148,7 +151,8 @@ describe('self-extension through the real API', () => {
     const stranger = await provision('stranger', 600n)
     const result = await runTick(deps('stranger-1', {}), { golemId: 'stranger' })
     expect(result.selfExtension?.status).toBe('confirmed')
-    // Now the configured payee is someone else than the API's payTo.
+    // Now the configured payee is someone else than the API's payTo, and the key holds money to pay with.
+    await env.devnet.mintUsdc(stranger.golemKey, HOUR_PRICE * 2n)
     const other = devnetAccount(7).address
     const again = await selfExtend(
       { ...env.deps('stranger-2'), selfExtension: selfExtension({ payees: [other] }) },

@@ -23,6 +23,7 @@ import {
   redemptionsBy,
   startHeartbeatEnv,
   type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
 
 const STRATEGY =
@@ -44,8 +45,9 @@ beforeAll(async () => {
 })
 afterAll(async () => env?.stop())
 
+// The key may hold every period's runway, so each period's redemption shows when the stagger let it happen.
 const provision = (golemId: string): Promise<ProvisionedGolem> =>
-  provisionExampleGolem(env, golemId, { owner, strategy: STRATEGY, runwayDays: 30 })
+  provisionExampleGolem(env, golemId, { owner, strategy: STRATEGY, runwayDays: 30, keyCeiling: WHOLE_RUNWAY_ON_KEY })
 
 /** Moves the chain clock to `at` (a later chain time) and mines. */
 async function advanceTo(at: bigint): Promise<void> {

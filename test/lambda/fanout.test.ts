@@ -30,7 +30,7 @@ import { DEFAULT_DUE_SHARDS, dueShard } from '../../adapters/store/keys.ts'
 import { devnetAccount, startDevnet, type Devnet } from '../../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, passStaggerOffsets, usdcTransfersFrom } from '../heartbeat/harness.ts'
+import { DAY, passStaggerOffsets, usdcTransfersFrom, WHOLE_RUNWAY_ON_KEY } from '../heartbeat/harness.ts'
 import { runCli } from '../../cli/bardo.ts'
 import type { CliChain } from '../../cli/context.ts'
 import { createGolemKmsKey } from '../../cli/kmsKeys.ts'
@@ -93,6 +93,7 @@ beforeAll(async () => {
       now: Number(now),
     })
     const golem = await provisionGolem({
+      keyCeiling: WHOLE_RUNWAY_ON_KEY,
       clients: devnet,
       deployment: devnet.deployment,
       store,

@@ -45,6 +45,7 @@ import {
   sentCount,
   startHeartbeatEnv,
   type HeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
 } from '../heartbeat/harness.ts'
 
 const STRATEGY =
@@ -92,6 +93,7 @@ async function kmsGolem(golemId: string, keyId: string, owner: OwnerAccount) {
     now: Number(now),
   })
   const golem = await provisionGolem({
+    keyCeiling: WHOLE_RUNWAY_ON_KEY,
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,

@@ -1,5 +1,5 @@
-// The owner's acts from the browser wallet: revoke (a user operation from the owner's smart account,
-// signed in the wallet, submitted by the local relay), renew (the superseding grant signed in the
+// The owner's acts from the browser wallet: revoke (one user operation from the owner's smart account
+// disabling every grant of the Golems named, signed in the wallet, submitted by the local relay), renew (the superseding grant signed in the
 // wallet, posted to the API) and pay extend/feed with x402 (the stock @x402 client logic, signing the
 // EIP-3009 authorization with eth_signTypedData_v4).
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
@@ -9,11 +9,18 @@ import { signTypedData, type Eip1193Provider } from './wallet.ts'
 
 export type Wallet = { provider: Eip1193Provider; address: `0x${string}` }
 
-export async function revoke(wallet: Wallet, golemId: string): Promise<string> {
-  const draft = await postJson<Draft<{ userOperation: unknown }>>(`/local/golems/${encodeURIComponent(golemId)}/revoke-draft`)
+export type Revoked = { transactionHash: string; grants: number }
+
+/**
+ * The owner's one act: every grant the owner signed for these Golems, disabled in one user operation
+ * signed in the wallet; then each Golem is told, so its next heartbeat runs the death protocol.
+ */
+export async function revoke(wallet: Wallet, golemIds: readonly string[]): Promise<Revoked> {
+  const draft = await postJson<Draft<{ userOperation: unknown; grants: unknown[] }>>('/local/revoke-draft', { golems: golemIds })
   const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
   const relayed = await postJson<{ transactionHash: string }>('/local/relay', { userOperation: draft.userOperation, signature })
-  return relayed.transactionHash
+  for (const id of golemIds) await postJson(`/api/v1/golems/${encodeURIComponent(id)}/revocation`)
+  return { transactionHash: relayed.transactionHash, grants: draft.grants.length }
 }
 
 /**

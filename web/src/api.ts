@@ -13,6 +13,8 @@ export type FleetGolem = {
   bornAt: number | null
   runwayEndsAt: number | null
   runway: { token: string; periodAmount: string; periodSeconds: number; expiresAt: number; delegationHash: string } | null
+  /** The owner's renewals waiting behind the runway grant, each starting where the one before it stops paying. */
+  renewals: { delegationHash: string; periodStart: number; expiresAt: number }[]
   grant: Grant | null
   replicants: (Grant & { hash: string })[]
 }

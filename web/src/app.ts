@@ -3,7 +3,7 @@
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatUnits } from 'viem'
-import { pay, renew, revoke, type Wallet } from './actions.ts'
+import { pay, renew, revoke, type Revoked, type Wallet } from './actions.ts'
 import { ACTIONS_READ, getJson, loadGolem, type Action, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
 import { CouncilPanel } from './councilPanel.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
@@ -69,6 +69,10 @@ function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; 
       <dd>${health.days_remaining}</dd>
       <dt>grant ends</dt>
       <dd id="grant-ends" data-at=${health.grant_ends_at}>${when(health.grant_ends_at)}</dd>
+      ${golem.renewals.map(
+        (r) => html`<dt>renewal</dt>
+          <dd class="renewal-queued" data-hash=${r.delegationHash}>from ${when(r.periodStart)} until ${when(r.expiresAt)}</dd>`,
+      )}
       <dt>runway (TTL) ends</dt>
       <dd id="runway-ends" data-at=${health.runway_ends_at}>${when(health.runway_ends_at)}</dd>
     </dl>
@@ -243,6 +247,32 @@ function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
   </section>`
 }
 
+const revokedLine = (r: Revoked) => `${r.grants} grant(s) disabled in ${r.transactionHash}`
+
+/**
+ * The Snap's "Revoke all" hands the owner here with `?revoke=<ids>`: one confirmation, one user operation
+ * for every Golem named.
+ */
+function RevokeRequest({ ids, wallet, onDone }: { ids: string[]; wallet: Wallet | null; onDone: () => void }) {
+  const [status, setStatus] = useState('')
+  const act = async () => {
+    setStatus('revoke all: waiting for the wallet…')
+    try {
+      setStatus(`revoke all: ${revokedLine(await revoke(wallet!, ids))}`)
+    } catch (e) {
+      setStatus(`revoke all failed: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    onDone()
+  }
+  return html`<section class="card" id="revoke-request">
+    <h3>Revoke ${ids.length} Golem(s): ${ids.join(', ')}</h3>
+    <p>Every grant you signed for them is disabled in one transaction from your account; each dies at its next heartbeat.</p>
+    <button id="revoke-all" disabled=${!wallet} onClick=${act}>Revoke all</button>
+    ${wallet ? null : html`<span class="reason">connect the owner's wallet first</span>`}
+    <p id="revoke-request-status">${status}</p>
+  </section>`
+}
+
 function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet: Wallet | null; config: Config; onDone: () => void }) {
   const [status, setStatus] = useState('')
   const run = (name: string, act: () => Promise<string>) => async () => {
@@ -257,10 +287,10 @@ function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet:
   const disabled = !wallet
   return html`<section class="card" id="actions">
     <h3>Owner actions</h3>
-    <button id="revoke" disabled=${disabled} onClick=${run('revoke', async () => `disabled in ${await revoke(wallet!, golem.id)}`)}>Revoke</button>
+    <button id="revoke" disabled=${disabled} onClick=${run('revoke', async () => revokedLine(await revoke(wallet!, [golem.id])))}>Revoke</button>
     <button id="renew" disabled=${disabled} onClick=${run('renew', async () => {
       const r = await renew(wallet!, golem.id)
-      return `grant ${r.delegationHash} active until ${when(r.grant_ends_at)}`
+      return `grant ${r.delegationHash} follows the current one, until ${when(r.grant_ends_at)}`
     })}>Renew grant</button>
     <button id="extend" disabled=${disabled} onClick=${run('extend', async () => {
       const r = await pay(wallet!, config, 'extend', golem.id)
@@ -324,6 +354,7 @@ export function App() {
   }
   const golem = fleet?.golems.find((g) => g.id === selected)
   const now = fleet?.now ?? 0
+  const revokeIds = (new URLSearchParams(location.search).get('revoke') ?? '').split(',').filter((id) => id.length > 0)
   return html`<div class="page">
     <header>
       <h1>Bardo: the owner's dashboard</h1>
@@ -338,6 +369,7 @@ export function App() {
       </div>
     </header>
     ${error ? html`<p class="error" id="error">${error}</p>` : null}
+    ${revokeIds.length > 0 ? html`<${RevokeRequest} ids=${revokeIds} wallet=${wallet} onDone=${() => setTick((t) => t + 1)} />` : null}
     <nav id="fleet">
       <h2>Fleet ${fleet ? html`of <code>${short(fleet.owner)}</code>` : ''}</h2>
       <ul>

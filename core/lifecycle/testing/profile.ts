@@ -37,6 +37,7 @@ export function testProfile(overrides: Partial<GolemProfile> = {}): GolemProfile
       },
       life: { bornAt: born, runwayEndsAt: born + 30n * DAY_S, runwayTotalSeconds: 30n * DAY_S, lastInsightAt: born },
       replicants: [],
+      renewals: [],
       known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
       ...overrides,
     }),

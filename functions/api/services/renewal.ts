@@ -6,9 +6,11 @@ import type { Delegation } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import type { Hex, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
+import { latestGrant } from '../../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../../core/lifecycle/profile.ts'
 import { checkRenewal, installRenewal, RenewalError } from '../../../core/lifecycle/renewalCheck.ts'
-import type { EventStore, GolemStore } from '../../../core/store/index.ts'
+import type { EventStore, GolemStore, LogStore } from '../../../core/store/index.ts'
+import { recordOwnerGrants } from '../../../core/custody/grantLedger.ts'
 import { delegationDomainOf, delegationTypedData } from '../../../core/delegations/typedData.ts'
 
 export type RenewalOutcome = { delegationHash: Hex; replaced: Hex; expiresAt: bigint; periodStart: bigint }
@@ -22,7 +24,7 @@ export const DELEGATION_RENEWED_EVENT = 'DelegationRenewed'
 export class StoreRenewalService implements RenewalService {
   constructor(
     private readonly o: {
-      store: Pick<GolemStore, 'getGolem' | 'updateGolem'> & Pick<EventStore, 'appendEvent'>
+      store: Pick<GolemStore, 'getGolem' | 'updateGolem'> & Pick<EventStore, 'appendEvent'> & Pick<LogStore, 'appendLog'>
       client: PublicClient
       deployment: BardoDeployment
     },
@@ -52,7 +54,10 @@ export class StoreRenewalService implements RenewalService {
             `must be the owner's signature over the delegation, valid for ${delegation.delegator} (ERC-1271 / ERC-6492)`,
           )
       }
-      const replaced = profile.runway.periodDelegationHash
+      // Kept before it is installed: a grant the owner signed is revocable even if the install never lands.
+      if (attempt === 0)
+        await recordOwnerGrants(store, golemId, [{ kind: 'runway', label: 'runway renewal', delegation }], Number(now) * 1000)
+      const replaced = latestGrant(profile).periodDelegationHash
       const updated = await store.updateGolem({
         golemId,
         expectedVersion: record.version,
