@@ -28,9 +28,9 @@ export function alchemyNotifyAccess(env: NodeJS.ProcessEnv): AlchemyNotifyAccess
 
 /**
  * Adds the owners to the variable (creating it if need be); the zero address always goes with them,
- * so the variable is never empty. Resolves to the number of owners sent.
+ * so the variable is never empty.
  */
-export async function watchOwners(access: AlchemyNotifyAccess, variable: string, owners: readonly string[]): Promise<number> {
+export async function watchOwners(access: AlchemyNotifyAccess, variable: string, owners: readonly string[]): Promise<void> {
   const topics = [...new Set([NO_OWNER_TOPIC, ...owners.map(ownerTopic)])]
   const url = `${(access.notifyApiUrl ?? NOTIFY_API).replace(/\/+$/, '')}/graphql/variables/${encodeURIComponent(variable)}`
   for (let at = 0; at < topics.length; at += ITEMS_PER_REQUEST) {
@@ -55,7 +55,6 @@ export async function watchOwners(access: AlchemyNotifyAccess, variable: string,
     if (status < 200 || status >= 300)
       throw new CliRefusedError('ALCHEMY_NOTIFY_TOKEN', `Alchemy Notify refused adding to variable ${variable} (status ${status})`)
   }
-  return new Set(owners.map((o) => o.toLowerCase())).size
 }
 
 /** The owners of every Golem in the store that is not dead (the due list holds each such Golem once). */
