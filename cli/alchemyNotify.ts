@@ -1,14 +1,16 @@
-// `bardo deploy` with an Alchemy Notify token: registers the custom webhook that delivers every block's
-// DelegationManager and VitalityOracle logs to the API's POST /api/v1/webhooks/alchemy, so an owner's
-// revocation ticks its Golem within seconds. Idempotent: a webhook already pointed at the same URL with
-// the same query is kept; one with another query (the contracts were redeployed) is replaced. Without
-// ALCHEMY_NOTIFY_TOKEN nothing is registered and nothing changes. The webhook's signing key is written to
-// a file only its owner can read, never printed.
+// `bardo deploy` with an Alchemy Notify token: registers the custom webhook that delivers each block's
+// custody events (the DelegationManager's for watched owners, the VitalityOracle's operator events) to
+// the API's POST /api/v1/webhooks/alchemy, so an owner's revocation ticks its Golem within seconds. The
+// watched-owners variable the query reads is created first (cli/watchedOwners.ts). Idempotent: a webhook
+// already pointed at the same URL with the same query is kept; one with another query (the contracts were
+// redeployed, or an older query) is replaced. Without ALCHEMY_NOTIFY_TOKEN nothing is registered and
+// nothing changes. The webhook's signing key is written to a file only its owner can read, never printed.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Alchemy, Network, WebhookType, type AlchemySettings, type Webhook } from 'alchemy-sdk'
-import { ALCHEMY_WEBHOOK_PATH, custodyWebhookQuery, type CustodyContracts } from '../core/webhooks/index.ts'
+import { ALCHEMY_WEBHOOK_PATH, custodyWebhookQuery, watchedOwnersVariable, type CustodyContracts } from '../core/webhooks/index.ts'
 import { CliConfigError, CliRefusedError } from './errors.ts'
+import { alchemyNotifyAccess, watchOwners, type AlchemyNotifyAccess } from './watchedOwners.ts'
 
 /** The Notify network of each chain Alchemy serves and Bardo deploys to; ALCHEMY_NETWORK overrides it. */
 const NETWORK_OF_CHAIN: Record<number, Network> = {
@@ -20,22 +22,19 @@ const NETWORK_OF_CHAIN: Record<number, Network> = {
   42161: Network.ARB_MAINNET,
 }
 
-export type AlchemyNotifySettings = {
-  authToken: string
+export type AlchemyNotifySettings = AlchemyNotifyAccess & {
   appId: string
   network: Network
   /** The public URL deliveries go to: BARDO_API_URL + /api/v1/webhooks/alchemy. */
   webhookUrl: string
   /** Where the signing key is written (mode 0600). */
   signingKeyFile: string
-  /** The Notify API's base URL; only tests point it elsewhere (a local stub). */
-  notifyApiUrl?: string
 }
 
 /** The settings from the environment, or undefined when ALCHEMY_NOTIFY_TOKEN is not set. */
 export function alchemyNotifySettings(env: NodeJS.ProcessEnv, chainId: number, stateDir: string): AlchemyNotifySettings | undefined {
-  const authToken = env.ALCHEMY_NOTIFY_TOKEN
-  if (!authToken) return undefined
+  const access = alchemyNotifyAccess(env)
+  if (!access) return undefined
   const appId = env.ALCHEMY_APP_ID
   if (!appId) throw new CliConfigError('ALCHEMY_APP_ID', 'must name the Alchemy app the webhook belongs to (custom webhooks need one)')
   const api = env.BARDO_API_URL
@@ -50,14 +49,12 @@ export function alchemyNotifySettings(env: NodeJS.ProcessEnv, chainId: number, s
         ? `must be an Alchemy network such as base-mainnet, got ${JSON.stringify(named)}`
         : `must be set: chain ${chainId} has no default`,
     )
-  const notifyApiUrl = env.ALCHEMY_NOTIFY_API_URL
   return {
-    authToken,
+    ...access,
     appId,
     network: network as Network,
     webhookUrl: `${api.replace(/\/+$/, '')}${ALCHEMY_WEBHOOK_PATH}`,
     signingKeyFile: env.ALCHEMY_SIGNING_KEY_FILE || `${stateDir}/alchemy-webhook-signing-key`,
-    ...(notifyApiUrl ? { notifyApiUrl } : {}),
   }
 }
 
@@ -68,6 +65,8 @@ export type RegisteredWebhook = {
   /** created: a new webhook; kept: the existing one was already right; replaced: its query was stale. */
   status: 'created' | 'kept' | 'replaced'
   signingKeyFile: string
+  /** The webhook variable of the watched owners its query filters by. */
+  ownersVariable: string
 }
 
 const sameQuery = (a: string, b: string) => a.replace(/\s+/g, '') === b.replace(/\s+/g, '')
@@ -75,8 +74,10 @@ const sameQuery = (a: string, b: string) => a.replace(/\s+/g, '') === b.replace(
 export async function registerCustodyWebhook(
   s: AlchemyNotifySettings,
   contracts: CustodyContracts,
+  chainId: number,
   progress: (line: string) => void,
 ): Promise<RegisteredWebhook> {
+  const ownersVariable = watchedOwnersVariable(chainId, contracts.vitalityOracle)
   const settings: AlchemySettings = {
     authToken: s.authToken,
     network: s.network,
@@ -86,7 +87,7 @@ export async function registerCustodyWebhook(
     ...(s.notifyApiUrl ? { url: s.notifyApiUrl } : {}),
   }
   const notify = new Alchemy(settings).notify
-  const query = custodyWebhookQuery(contracts)
+  const query = custodyWebhookQuery(contracts, ownersVariable)
   const call = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run()
@@ -96,6 +97,8 @@ export async function registerCustodyWebhook(
     }
   }
   const { webhooks } = await call('listing the webhooks', () => notify.getAllWebhooks())
+  // The query names the variable, so it exists before the webhook does.
+  await watchOwners(s, ownersVariable, [])
   const existing = webhooks.filter((w) => w.url === s.webhookUrl && w.type === WebhookType.GRAPHQL)
   let webhook: Webhook | undefined
   let status: RegisteredWebhook['status'] = 'created'
@@ -106,9 +109,9 @@ export async function registerCustodyWebhook(
       status = 'kept'
       continue
     }
-    // Another query at our URL watches contracts this deployment no longer uses.
+    // Another query at our URL: contracts this deployment no longer uses, or an older query.
     await call(`deleting webhook ${w.id}`, () => notify.deleteWebhook(w.id))
-    progress(`alchemy      removed webhook ${w.id} (its query named other contracts)`)
+    progress(`alchemy      removed webhook ${w.id} (its query was another)`)
     status = 'replaced'
   }
   if (!webhook) {
@@ -126,6 +129,8 @@ export async function registerCustodyWebhook(
   mkdirSync(dirname(s.signingKeyFile), { recursive: true, mode: 0o700 })
   writeFileSync(s.signingKeyFile, `${webhook.signingKey}\n`, { mode: 0o600 })
   chmodSync(s.signingKeyFile, 0o600)
-  progress(`alchemy      webhook ${webhook.id} ${status} -> ${s.webhookUrl}; signing key in ${s.signingKeyFile}`)
-  return { id: webhook.id, url: s.webhookUrl, network: s.network, status, signingKeyFile: s.signingKeyFile }
+  progress(
+    `alchemy      webhook ${webhook.id} ${status} -> ${s.webhookUrl}; signing key in ${s.signingKeyFile}; watched owners in variable ${ownersVariable}`,
+  )
+  return { id: webhook.id, url: s.webhookUrl, network: s.network, status, signingKeyFile: s.signingKeyFile, ownersVariable }
 }

@@ -9,10 +9,12 @@ import { BardoError } from '../core/errors.ts'
 import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
 import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment, withStackDefaults } from './context.ts'
 import { alchemyNotifySettings, registerCustodyWebhook } from './alchemyNotify.ts'
+import { watchedOwnersVariable } from '../core/webhooks/index.ts'
+import { alchemyNotifyAccess, livingOwners, watchOwners } from './watchedOwners.ts'
 import { custodyContractsOf, deployContracts } from './deploy.ts'
 import { apiUrlOf, feedGolem } from './feed.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
-import { CliUsageError } from './errors.ts'
+import { CliConfigError, CliUsageError } from './errors.ts'
 import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
@@ -103,7 +105,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // With an Alchemy Notify token, the API hears of revocations as they land (docs/deploy.md).
       const notify = alchemyNotifySettings(io.env, chain.chainId, stateDir())
       const alchemyWebhook = notify
-        ? await registerCustodyWebhook(notify, custodyContractsOf(r.deployment, chain.chainId), out.progress)
+        ? await registerCustodyWebhook(notify, custodyContractsOf(r.deployment, chain.chainId), chain.chainId, out.progress)
         : undefined
       out.result(
         {
@@ -138,10 +140,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const aliasPrefix = f.kms === true ? kmsAliasPrefix(io.env) : undefined
       const keys = aliasPrefix ? undefined : keystoreSettings(io.env, stateDir())
       const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
+      const notify = alchemyNotifyAccess(io.env)
       const { chain, deployment } = await withChain()
       const owner = await ownerFrom(io.env, chain, deployment)
       const { store, stop } = await openCliStore(io.env)
       try {
+        const ownersVariable = notify ? watchedOwnersVariable(chain.chainId, deployment.vitalityOracle) : undefined
         const r = await onboard({
           flags: {
             golem,
@@ -156,6 +160,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           owner,
           operator,
           submitter: submitterFrom(io.env, owner),
+          // With an Alchemy Notify token the webhook hears this owner's revocations (docs/deploy.md).
+          ...(notify && ownersVariable
+            ? {
+                watchOwner: async (address: Address) => {
+                  await watchOwners(notify, ownersVariable, [address])
+                  return `watched by the Alchemy webhook (variable ${ownersVariable})`
+                },
+              }
+            : {}),
           newKey: async () => {
             if (aliasPrefix) {
               const k = await createGolemKmsKey({ aliasPrefix, golemId: golem, store, chain, deployment })
@@ -167,6 +180,28 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           progress: out.progress,
         })
         out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, grant ${r.delegationHash}, ends ${r.expiresAt}`])
+      } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('watch-owners')
+    .description("add the owner of every living Golem in the store to the Alchemy webhook's watched owners (ALCHEMY_NOTIFY_TOKEN)")
+    .action(async () => {
+      const notify = alchemyNotifyAccess(io.env)
+      if (!notify)
+        throw new CliConfigError(
+          'ALCHEMY_NOTIFY_TOKEN',
+          "must be the Alchemy Notify auth token (watch-owners adds to the webhook's variable)",
+        )
+      const { chain, deployment } = await withChain()
+      const ownersVariable = watchedOwnersVariable(chain.chainId, deployment.vitalityOracle)
+      const { store, stop } = await openCliStore(io.env)
+      try {
+        const owners = await livingOwners(store)
+        await watchOwners(notify, ownersVariable, owners)
+        out.result({ ownersVariable, owners }, [`watched ${owners.length} owner(s) in variable ${ownersVariable}`])
       } finally {
         await stop()
       }

@@ -1,10 +1,11 @@
 // `bardo onboard`: a Golem from a STRATEGY.md. Compile it into the minimal permission plan, show the
 // owner the plan in words, refuse what onboarding refuses (over the runway guardrail without the
 // owner's override in the document and the operator's --override; an id that already holds an active
-// grant), then the owner's smart account signs the runway grant to a fresh session key (a keystore
-// file or a KMS key), the operator registers the key on the VitalityOracle, the owner grants gas, and the Golem is
-// recorded in the store, due at once, so the next heartbeat ticks it. The key is a keystore file (a
-// development or self-hosted operator) or a key created in the deployed stack's KMS (--kms).
+// grant), have the Alchemy webhook watch the owner (with an Alchemy Notify token), then the owner's
+// smart account signs the runway grant to a fresh session key (a keystore file or a KMS key), the
+// operator registers the key on the VitalityOracle, the owner grants gas, and the Golem is recorded in
+// the store, due at once, so the next heartbeat ticks it. The key is a keystore file (a development or
+// self-hosted operator) or a key created in the deployed stack's KMS (--kms).
 import { readFileSync } from 'node:fs'
 import { encodeFunctionData, formatEther, type Account, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -90,6 +91,11 @@ export async function onboard(o: {
   owner: OwnerAccount
   operator: Account
   submitter: Account
+  /**
+   * Has the Alchemy webhook watch the owner's delegation events (with ALCHEMY_NOTIFY_TOKEN); resolves to
+   * a line for the progress. Runs once the plan is accepted, before a key is made or anything is signed.
+   */
+  watchOwner?(owner: Address): Promise<string>
   /** Makes the Golem's session key (a keystore file, or a key created in KMS). */
   newKey(): Promise<{ address: Address; signer: GolemProfile['signer']; where: string }>
   progress(line: string): void
@@ -136,6 +142,7 @@ export async function onboard(o: {
   const plan = planInWords(draft, lifeSeconds, periodSeconds)
   for (const line of plan) o.progress(line)
 
+  if (o.watchOwner) o.progress(`owner         ${owner.address} ${await o.watchOwner(owner.address)}`)
   const key = await o.newKey()
   o.progress(`session key   ${key.address} (${key.where})`)
   const compiled = compile(key.address)

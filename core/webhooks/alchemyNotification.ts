@@ -1,7 +1,9 @@
 // The body of an Alchemy Notify custom (GraphQL) webhook delivery, for the query `bardo deploy`
-// registers (core/webhooks/custodyQuery.ts): one block and the logs our contracts emitted in it.
+// registers (core/webhooks/custodyQuery.ts): one block and, in one list per field of the query, the
+// custody logs our contracts emitted in it.
 import { z } from 'zod/v4'
 import { getAddress, isAddress, isHex, type Address, type Hex } from 'viem'
+import { CUSTODY_LOG_FIELDS, type CustodyLogField } from './custodyQuery.ts'
 import { WebhookBodyError } from './errors.ts'
 
 const address = z
@@ -25,6 +27,19 @@ const log = z.object({
   transaction: z.object({ hash: topic }),
 })
 
+/**
+ * Above what the webhook route's body limit can carry, so the count never refuses a delivery the limit
+ * admits: a busy block's custody logs are all read.
+ */
+export const MAX_LOGS_PER_FIELD = 10_000
+
+// GraphQL answers a list field with [] or null when the block has none; a missing field means another query.
+const logs = z
+  .array(log, 'must be a list of logs (a field of the query bardo deploy registers)')
+  .max(MAX_LOGS_PER_FIELD, `must hold at most ${MAX_LOGS_PER_FIELD} logs`)
+  .nullable()
+const blockLogs = Object.fromEntries(CUSTODY_LOG_FIELDS.map((f) => [f, logs])) as Record<CustodyLogField, typeof logs>
+
 /** The delivery body as Alchemy sends it (also the API's documented request body). */
 export const alchemyNotificationSchema = z.object({
   webhookId: z.string().min(1, 'must name the webhook'),
@@ -37,7 +52,7 @@ export const alchemyNotificationSchema = z.object({
         number: z.number().int().nonnegative(),
         hash: topic.optional(),
         timestamp: z.number().int().nonnegative().optional(),
-        logs: z.array(log).max(1000, 'must hold at most 1000 logs'),
+        ...blockLogs,
       }),
     }),
     network: z.string().optional(),
@@ -58,6 +73,7 @@ export type AlchemyNotification = {
   id: string
   createdAtMs: number
   blockNumber: bigint
+  /** Every field's logs, in the block's order. */
   logs: AlchemyLog[]
 }
 
@@ -70,18 +86,22 @@ export function parseAlchemyNotification(raw: unknown): AlchemyNotification {
     throw new WebhookBodyError(field, issue.message)
   }
   const n = parsed.data
+  const block = n.event.data.block
+  const all = CUSTODY_LOG_FIELDS.flatMap((f) => block[f] ?? [])
   return {
     webhookId: n.webhookId,
     id: n.id,
     createdAtMs: Date.parse(n.createdAt),
-    blockNumber: BigInt(n.event.data.block.number),
-    logs: n.event.data.block.logs.map((l) => ({
-      address: l.account.address,
-      topics: l.topics,
-      data: l.data,
-      transactionHash: l.transaction.hash,
-      logIndex: l.index ?? null,
-    })),
+    blockNumber: BigInt(block.number),
+    logs: all
+      .map((l) => ({
+        address: l.account.address,
+        topics: l.topics,
+        data: l.data,
+        transactionHash: l.transaction.hash,
+        logIndex: l.index ?? null,
+      }))
+      .sort((a, b) => (a.logIndex ?? Number.MAX_SAFE_INTEGER) - (b.logIndex ?? Number.MAX_SAFE_INTEGER)),
   }
 }
 

@@ -18,3 +18,13 @@ export class WebhookBodyError extends BardoError {
     super('WEBHOOK_BAD_BODY', `${field}: ${rule}`, { details: { field, rule } })
   }
 }
+
+/** An input to the webhook's query (an owner, the chain, a variable name) breaks its rule. */
+export class WebhookQueryError extends BardoError {
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super('WEBHOOK_BAD_QUERY_INPUT', `${field}: ${rule}`, { details: { field, rule } })
+  }
+}

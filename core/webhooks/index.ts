@@ -2,12 +2,26 @@ export { AlchemySigningKey } from './alchemySignature.ts'
 export {
   alchemyNotificationSchema,
   checkNotificationAge,
+  MAX_LOGS_PER_FIELD,
   MAX_NOTIFICATION_AGE_MS,
   parseAlchemyNotification,
   type AlchemyLog,
   type AlchemyNotification,
 } from './alchemyNotification.ts'
 export { decodeCustodySignals, type CustodyContracts, type CustodySignal, type DecodedSignals } from './custodySignals.ts'
-export { ALCHEMY_WEBHOOK_PATH, custodyWebhookQuery } from './custodyQuery.ts'
-export { WebhookBodyError, WebhookSignatureError } from './errors.ts'
+export {
+  ALCHEMY_WEBHOOK_PATH,
+  CUSTODY_LOG_FIELDS,
+  custodyLogFilters,
+  custodyWebhookQuery,
+  DELEGATION_EVENTS,
+  NO_OWNER_TOPIC,
+  ORACLE_EVENTS,
+  ownerTopic,
+  REDEMPTION_EVENTS,
+  watchedOwnersVariable,
+  type CustodyLogField,
+  type CustodyLogFilter,
+} from './custodyQuery.ts'
+export { WebhookBodyError, WebhookQueryError, WebhookSignatureError } from './errors.ts'
 export { golemLookups, planWake, type GolemLookups, type WakeDecision } from './wakePlan.ts'

@@ -21,12 +21,18 @@ import {
   custodyWebhookQuery,
   decodeCustodySignals,
   golemLookups,
+  MAX_LOGS_PER_FIELD,
+  NO_OWNER_TOPIC,
+  ownerTopic,
   parseAlchemyNotification,
   planWake,
+  watchedOwnersVariable,
   WebhookBodyError,
+  WebhookQueryError,
   WebhookSignatureError,
   type AlchemyLog,
 } from './index.ts'
+import { queryBlockLogs, type BlockLog } from './testing/alchemyDelivery.ts'
 
 const A = (n: number) => getAddress(`0x${n.toString(16).padStart(40, '0')}`)
 const H = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
@@ -137,7 +143,9 @@ describe('parseAlchemyNotification', () => {
       data: {
         block: {
           number: 42,
-          logs: [{ data: '0x', topics: [H(1)], index: 3, account: { address: A(0xd1) }, transaction: { hash: H(2) } }],
+          delegations: [{ data: '0x', topics: [H(1)], index: 3, account: { address: A(0xd1) }, transaction: { hash: H(2) } }],
+          redemptions: [] as unknown[],
+          oracle: null as unknown[] | null,
         },
       },
       network: 'BASE_MAINNET',
@@ -150,14 +158,36 @@ describe('parseAlchemyNotification', () => {
     expect(n.logs).toEqual([{ address: A(0xd1), topics: [H(1)], data: '0x', transactionHash: H(2), logIndex: 3 }])
   })
 
+  it("reads every field's logs, in the block's order", () => {
+    const v = structuredClone(valid)
+    const at = (index: number) => ({ data: '0x', topics: [H(index)], index, account: { address: A(0x01) }, transaction: { hash: H(2) } })
+    v.event.data.block.oracle = [at(1), at(7)]
+    v.event.data.block.redemptions = [at(5)]
+    expect(parseAlchemyNotification(v).logs.map((l) => l.logIndex)).toEqual([1, 3, 5, 7])
+  })
+
+  it('names the log field a body breaks: missing (another query), not a list, or over the count', () => {
+    const { delegations: _, ...noDelegations } = valid.event.data.block
+    const other = { ...valid, event: { ...valid.event, data: { block: noDelegations } } }
+    expect(() => parseAlchemyNotification(other)).toThrow(
+      /^body.event.data.block.delegations: must be a list of logs \(a field of the query bardo deploy registers\)$/,
+    )
+    const notList = structuredClone(valid) as unknown as { event: { data: { block: Record<string, unknown> } } }
+    notList.event.data.block.redemptions = { index: 1 }
+    expect(() => parseAlchemyNotification(notList)).toThrow(/^body.event.data.block.redemptions: must be a list of logs/)
+    const many = structuredClone(valid)
+    many.event.data.block.oracle = Array.from({ length: MAX_LOGS_PER_FIELD + 1 }, () => valid.event.data.block.delegations[0]!)
+    expect(() => parseAlchemyNotification(many)).toThrow(`body.event.data.block.oracle: must hold at most ${MAX_LOGS_PER_FIELD} logs`)
+  })
+
   it('names the field and the rule of a body it refuses', () => {
     const bad = (patch: (v: typeof valid) => unknown) => () => parseAlchemyNotification(patch(structuredClone(valid)))
     expect(bad((v) => ({ ...v, type: 'ADDRESS_ACTIVITY' }))).toThrow(/body.type: must be GRAPHQL/)
     expect(bad((v) => ({ ...v, id: 'has spaces' }))).toThrow(/body.id: must be 1-200 letters/)
     expect(bad((v) => ({ ...v, createdAt: 'yesterday' }))).toThrow(/body.createdAt: must be an ISO 8601 time/)
     const noTopic = structuredClone(valid)
-    noTopic.event.data.block.logs[0]!.topics = ['0x12' as Hex]
-    expect(() => parseAlchemyNotification(noTopic)).toThrow(/body.event.data.block.logs.0.topics.0: must be a 32-byte hex topic/)
+    noTopic.event.data.block.delegations[0]!.topics = ['0x12' as Hex]
+    expect(() => parseAlchemyNotification(noTopic)).toThrow(/body.event.data.block.delegations.0.topics.0: must be a 32-byte hex topic/)
     expect(() => parseAlchemyNotification('[]')).toThrow(WebhookBodyError)
   })
 
@@ -268,9 +298,80 @@ describe('planWake', () => {
 })
 
 describe('custodyWebhookQuery', () => {
-  it("filters every block's logs to the two contracts and asks for what the route decodes", () => {
-    const q = custodyWebhookQuery(contracts)
-    expect(q).toContain(`addresses: ["${A(0xd1)}", "${A(0x01)}"]`)
-    for (const field of ['number', 'topics', 'data', 'account { address }', 'transaction { hash }']) expect(q).toContain(field)
+  const STRANGER = A(0x5e)
+  const VARIABLE = watchedOwnersVariable(8453, contracts.vitalityOracle)
+  const query = custodyWebhookQuery(contracts, VARIABLE)
+  const dm = (eventName: string, args: Record<string, unknown>) => log(DelegationManager, contracts.delegationManager, eventName, args)
+  const oracle = (eventName: string, args: Record<string, unknown>) => log(VitalityOracleAbi, contracts.vitalityOracle, eventName, args)
+  const asBlockLog = (l: AlchemyLog, logIndex: number): BlockLog => ({ ...l, logIndex })
+  const disabledBy = (delegator: Address, eventName = 'DisabledDelegation') =>
+    dm(eventName, { delegationHash: RUNWAY_HASH, delegator, delegate: GOLEM_KEY, delegation: delegation(delegator, GOLEM_KEY) })
+  const redeemedFrom = (rootDelegator: Address) =>
+    dm('RedeemedDelegation', { rootDelegator, redeemer: REPLICANT_KEY, delegation: replicant })
+  /** Which of the logs Alchemy delivers for the registered query, by field, with these watched owners. */
+  const delivered = (logs: AlchemyLog[], watched: Hex[]) => {
+    const block = queryBlockLogs(
+      query,
+      logs.map((l, i) => asBlockLog(l, i)),
+      (name) => (name === VARIABLE ? watched : []),
+    )
+    return Object.fromEntries(Object.entries(block).map(([field, list]) => [field, list.map((l) => l.index)]))
+  }
+
+  it('declares the watched owners as a bytes32 variable and names the two contracts', () => {
+    expect(VARIABLE).toBe(`bardo_owners_8453_${contracts.vitalityOracle.slice(2).toLowerCase()}`)
+    expect(query).toContain(`query ($${VARIABLE}: [Bytes32!]!)`)
+    expect(query).toContain(`addresses: ["${A(0xd1)}"]`)
+    expect(query).toContain(`addresses: ["${A(0x01)}"]`)
+    for (const field of ['number', 'topics', 'data', 'account { address }', 'transaction { hash }']) expect(query).toContain(field)
+  })
+
+  it('asks only for the delegation events of watched owners and the operator oracle events', () => {
+    const logs = [
+      /* 0 */ disabledBy(OWNER),
+      /* 1 */ disabledBy(OWNER, 'EnabledDelegation'),
+      /* 2 */ disabledBy(STRANGER),
+      /* 3 */ disabledBy(STRANGER, 'EnabledDelegation'),
+      /* 4 */ redeemedFrom(OWNER),
+      /* 5 */ redeemedFrom(STRANGER),
+      // Another DelegationManager event, even about a watched owner.
+      /* 6 */ dm('OwnershipTransferred', { previousOwner: OWNER, newOwner: OWNER }),
+      /* 7 */ oracle('GolemRegistered', { golem: GOLEM_KEY, registrar: A(0x0e) }),
+      /* 8 */ oracle('GolemDeregistered', { golem: GOLEM_KEY, finalPhase: 4 }),
+      /* 9 */ oracle('PhaseReset', { golem: GOLEM_KEY, fromPhase: 3, toPhase: 1, by: A(0x0e), reason: 'fed' }),
+      // The Golems' own posts are echoes of their ticks.
+      /* 10 */ oracle('PhaseTransition', { golem: GOLEM_KEY, fromPhase: 0, toPhase: 1, survivalScore: 9000 }),
+      /* 11 */ oracle('VitalityReported', { golem: GOLEM_KEY, phase: 1, survivalScore: 9000 }),
+      /* 12 */ oracle('GolemKeyRotated', { from: GOLEM_KEY, to: REPLICANT_KEY }),
+      // The same event from a contract that is not ours.
+      /* 13 */ { ...disabledBy(OWNER), address: A(0x666) },
+    ]
+    expect(delivered(logs, [NO_OWNER_TOPIC, ownerTopic(OWNER)])).toEqual({ delegations: [0, 1], redemptions: [4], oracle: [7, 8, 9] })
+    // Before any owner is watched, only the zero address is: no delegation event comes through.
+    expect(delivered(logs, [NO_OWNER_TOPIC])).toEqual({ delegations: [], redemptions: [], oracle: [7, 8, 9] })
+  })
+
+  it('logs a delegator as its address left-padded to 32 bytes, in either case', () => {
+    expect(ownerTopic(OWNER)).toBe(`0x${'0'.repeat(24)}${OWNER.slice(2).toLowerCase()}`)
+    expect(ownerTopic(OWNER.toLowerCase())).toBe(ownerTopic(OWNER))
+    expect(disabledBy(OWNER).topics[2]).toBe(ownerTopic(OWNER))
+    expect(NO_OWNER_TOPIC).toBe(H(0))
+  })
+
+  it('names the input and the rule it refuses', () => {
+    const refused = (run: () => unknown, message: string) => {
+      expect(run).toThrow(WebhookQueryError)
+      expect(run).toThrow(message)
+    }
+    refused(() => ownerTopic('0x1234'), 'owner: must be a 20-byte hex address, got "0x1234"')
+    refused(() => watchedOwnersVariable(0, contracts.vitalityOracle), 'chainId: must be a positive integer, got 0')
+    refused(() => watchedOwnersVariable(1.5, contracts.vitalityOracle), 'chainId: must be a positive integer, got 1.5')
+    refused(() => watchedOwnersVariable(12345678901, contracts.vitalityOracle), 'chainId: must have at most 10 digits, got 12345678901')
+    refused(() => watchedOwnersVariable(1, 'oracle'), 'vitalityOracle: must be a 20-byte hex address, got "oracle"')
+    refused(
+      () => custodyWebhookQuery(contracts, 'owners) { hack }'),
+      `ownersVariable: must be 1-64 letters, digits or '_', not starting with a digit, got "owners) { hack }"`,
+    )
+    refused(() => custodyWebhookQuery(contracts, `a${'b'.repeat(64)}`), 'ownersVariable: must be 1-64 letters')
   })
 })

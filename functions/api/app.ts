@@ -2,6 +2,7 @@
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { CladeSecret } from '../../core/clade/secret.ts'
+import { ALCHEMY_WEBHOOK_PATH } from '../../core/webhooks/index.ts'
 import { golemWriteRules } from './deathRules.ts'
 import type { ApiDeps } from './deps.ts'
 import type { ApiEnv } from './env.ts'
@@ -29,6 +30,19 @@ export const API_VERSION = '1.0.0'
  */
 export const MAX_BODY_BYTES = 64 * 1024
 
+/**
+ * The Alchemy webhook's limit: a delivery is one block's custody logs, and a busy block's may exceed
+ * the common limit; refusing it whole would drop the owner's revocation it holds with the rest. The
+ * signature over the body is checked before it is parsed.
+ */
+export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024
+
+const sizeLimit = (maxSize: number) =>
+  bodyLimit({
+    maxSize,
+    onError: (c) => errorResponse(c, 'PAYLOAD_TOO_LARGE', `body: must be at most ${maxSize} bytes`, { limitBytes: maxSize }),
+  })
+
 export type ApiApp = Hono<ApiEnv> & { routeDocs: RouteDocs }
 
 export function createApp(given: ApiDeps): ApiApp {
@@ -44,14 +58,9 @@ export function createApp(given: ApiDeps): ApiApp {
   // Order matters: rate limits first (every response carries the headers), then the body size limit (a
   // body over it is refused before it is read whole), then the death rules for writes.
   app.use('*', tierRateLimit(deps))
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        errorResponse(c, 'PAYLOAD_TOO_LARGE', `body: must be at most ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES }),
-    }),
-  )
+  const common = sizeLimit(MAX_BODY_BYTES)
+  const webhook = sizeLimit(MAX_WEBHOOK_BODY_BYTES)
+  app.use('*', (c, next) => (c.req.path === ALCHEMY_WEBHOOK_PATH ? webhook : common)(c, next))
   app.use('/api/v1/golems/:id/*', golemWriteRules(deps))
 
   registerGolemRoutes(app, deps, docs)

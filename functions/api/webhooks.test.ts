@@ -1,5 +1,6 @@
 // The webhook route over the memory store: not configured -> 501; a refused delivery claims nothing and
-// runs nothing; one delivery id wakes its Golems once, even when Alchemy's retry races the first try.
+// runs nothing; one delivery id wakes its Golems once, even when Alchemy's retry races the first try; a
+// busy block's delivery over the common body limit is still read.
 import { encodeAbiParameters, encodeEventTopics, getAddress, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { DelegationManager } from '@metamask/delegation-abis'
@@ -7,7 +8,7 @@ import { InMemoryStore } from '../../adapters/store/index.ts'
 import { AlchemySigningKey } from '../../core/webhooks/index.ts'
 import type { TickInvoker, TickRequest } from '../heartbeat/heartbeat.ts'
 import { LambdaInvoker } from '../heartbeat/invokers.ts'
-import { createApp } from './app.ts'
+import { createApp, MAX_BODY_BYTES, MAX_WEBHOOK_BODY_BYTES } from './app.ts'
 import { loadAlchemyWebhookWiring } from './deployed.ts'
 import { storeCustodyWebhook } from './services/custodyWebhook.ts'
 import { testApiDeps } from './testing.ts'
@@ -20,15 +21,18 @@ const KEY = A(0xbb)
 const signingKey = new AlchemySigningKey('whsec_unit_test_signing_key')
 const NOW = Date.parse('2026-11-24T21:00:00Z')
 
-function disabledLog(delegate: Address): Record<string, unknown> {
-  const delegation = { delegate, delegator: OWNER, authority: `0x${'ff'.repeat(32)}` as Hex, caveats: [], salt: 1n, signature: '0x' as Hex }
+/** A DisabledDelegation as the chain logs it; `terms` bytes of caveat terms make it as large as its delegator likes. */
+function disabledLog(delegate: Address, o: { delegator?: Address; index?: number; terms?: number } = {}): Record<string, unknown> {
+  const delegator = o.delegator ?? OWNER
+  const caveats = o.terms ? [{ enforcer: delegator, terms: `0x${'00'.repeat(o.terms)}` as Hex, args: '0x' as Hex }] : []
+  const delegation = { delegate, delegator, authority: `0x${'ff'.repeat(32)}` as Hex, caveats, salt: 1n, signature: '0x' as Hex }
   const input = DelegationManager.find((x) => x.type === 'event' && x.name === 'DisabledDelegation')!.inputs.filter((i) => !i.indexed)
   return {
-    index: 0,
+    index: o.index ?? 0,
     topics: encodeEventTopics({
       abi: DelegationManager,
       eventName: 'DisabledDelegation',
-      args: { delegationHash: `0x${'ab'.repeat(32)}`, delegator: OWNER, delegate },
+      args: { delegationHash: `0x${'ab'.repeat(32)}`, delegator, delegate },
     }),
     data: encodeAbiParameters(input as never, [delegation] as never),
     account: { address: DM },
@@ -36,13 +40,13 @@ function disabledLog(delegate: Address): Record<string, unknown> {
   }
 }
 
-const delivery = (id: string, logs: unknown[]) =>
+const delivery = (id: string, delegations: unknown[]) =>
   JSON.stringify({
     webhookId: 'wh_1',
     id,
     createdAt: new Date(NOW).toISOString(),
     type: 'GRAPHQL',
-    event: { data: { block: { number: 7, logs } } },
+    event: { data: { block: { number: 7, delegations, redemptions: [], oracle: [] } } },
   })
 
 async function setup() {
@@ -89,6 +93,57 @@ describe('POST /api/v1/webhooks/alchemy (memory store)', () => {
     const bodies = (await Promise.all(answers.map((r) => r.json()))) as { duplicate: boolean }[]
     expect(bodies.map((b) => b.duplicate).sort()).toEqual([false, true])
     expect(invoked).toEqual([{ golemId: 'g-1' }])
+  })
+
+  it("reads a delivery over the common body limit: another watched owner's large logs do not hide the revocation", async () => {
+    const { invoked, post } = await setup()
+    const other = A(0xee)
+    // Another owner's own disables, each with 16 KiB of caveat terms, logged before the revocation.
+    const noise = Array.from({ length: 12 }, (_, i) => disabledLog(A(0x500 + i), { delegator: other, index: i, terms: 16 * 1024 }))
+    const body = delivery('whevt_busy', [...noise, disabledLog(KEY, { index: 12 })])
+    expect(body.length).toBeGreaterThan(MAX_BODY_BYTES)
+    expect(body.length).toBeLessThan(MAX_WEBHOOK_BODY_BYTES)
+    const res = await post(body)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ signals: 13, woken: [{ golemId: 'g-1', reasons: ['DisabledDelegation'] }] })
+    expect(invoked).toEqual([{ golemId: 'g-1' }])
+  })
+
+  it('refuses a body over the webhook limit with 413 naming it, and runs nothing; other routes keep the common limit', async () => {
+    const { invoked, post } = await setup()
+    const res = await post(delivery('whevt_huge', [disabledLog(KEY, { terms: MAX_WEBHOOK_BODY_BYTES / 2 })]))
+    expect(res.status).toBe(413)
+    expect(await res.json()).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `body: must be at most ${MAX_WEBHOOK_BODY_BYTES} bytes`,
+      details: { limitBytes: MAX_WEBHOOK_BODY_BYTES },
+    })
+    expect(invoked).toEqual([])
+    // The id was not claimed: the delivery Alchemy sends again is still acted on.
+    expect((await (await post(delivery('whevt_huge', [disabledLog(KEY)]))).json()) as object).toMatchObject({ duplicate: false })
+    const app = createApp(testApiDeps({ config: { rateLimits: { public: 1000 } } }))
+    const elsewhere = await app.request('/api/v1/extend', { method: 'POST', body: 'x'.repeat(MAX_BODY_BYTES + 1) })
+    expect(elsewhere.status).toBe(413)
+    expect(await elsewhere.json()).toMatchObject({ details: { limitBytes: MAX_BODY_BYTES } })
+  })
+
+  it('refuses a delivery of another query (no delegations list) with 400 naming the field, and runs nothing', async () => {
+    const { invoked, post } = await setup()
+    const old = JSON.stringify({
+      ...JSON.parse(delivery('whevt_old', [])),
+      event: { data: { block: { number: 7, logs: [disabledLog(KEY)] } } },
+    })
+    const res = await post(old)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: {
+        issues: [
+          { path: 'body.event.data.block.delegations', rule: 'must be a list of logs (a field of the query bardo deploy registers)' },
+        ],
+      },
+    })
+    expect(invoked).toEqual([])
   })
 
   it('a signal for a key no Golem holds wakes nothing', async () => {

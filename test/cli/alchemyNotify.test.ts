@@ -1,16 +1,24 @@
 // `bardo deploy` with an Alchemy Notify token registers the custom webhook through alchemy-sdk's Notify
-// API; here the SDK talks to a stub of that API on 127.0.0.1 (its `url` setting), so nothing leaves the
-// machine. The stub keeps the webhooks it was given, as Alchemy does, so a second deploy finds its own.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+// API and creates the watched-owners variable its query reads; `bardo onboard` adds the new Golem's owner
+// to it and `bardo watch-owners` every living Golem's. Here the CLI talks to a stub of that API on
+// 127.0.0.1 (the SDK's `url` setting, ALCHEMY_NOTIFY_API_URL), so nothing leaves the machine. The stub
+// keeps the webhooks and variables it was given, as Alchemy does, so a second deploy finds its own.
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { getAddress, toHex, type Hex } from 'viem'
+import { getAddress, pad, parseEther, parseUnits, toHex, zeroAddress, type Address, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Implementation, toMetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+import { DynamoStore } from '../../adapters/store/index.ts'
 import { runCli } from '../../cli/bardo.ts'
+import { readCliDeployment } from '../../cli/context.ts'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
-import { devnetAccount } from '../../local/devnet.ts'
+import { devnetAccount, devnetActions, devnetClients } from '../../local/devnet.ts'
+import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 
 const keyOf = (index: number): Hex => toHex(devnetAccount(index).getHdKey().privateKey!)
 const TOKEN = 'alchemy-notify-test-token'
@@ -20,12 +28,18 @@ type Seen = { method: string; path: string; token: string | undefined; body: Rec
 type StubWebhook = { id: string; webhook_url: string; webhook_type: string; network: string; query: string }
 
 let anvil: Anvil
+let dynalite: Dynalite
+let store: DynamoStore
+let table: string
 let stub: Server
 let stubUrl: string
 let dir: string
 const seen: Seen[] = []
 const hooks: StubWebhook[] = []
+/** Alchemy's webhook variables: a set of items each, additive. */
+const variables = new Map<string, Set<string>>()
 let created = 0
+const ownerKey = generatePrivateKey()
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -57,11 +71,19 @@ async function bardo(env: NodeJS.ProcessEnv, ...argv: string[]) {
 const baseEnv = (): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
   DO_NOT_TRACK: '1',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
   BARDO_RPC_URL: anvil.rpcUrl,
   BARDO_DEPLOYMENT: join(dir, 'deployment.json'),
   BARDO_STATE_DIR: dir,
   BARDO_DEPLOYER_KEY: keyOf(0),
   BARDO_OPERATOR_KEY: keyOf(1),
+  BARDO_OWNER_KEY: ownerKey,
+  BARDO_KEYSTORE_PASSPHRASE: 'alchemy passphrase',
+  BARDO_KEYSTORE_SCRYPT_N: '1024',
+  BARDO_TABLE_NAME: table,
+  BARDO_DYNAMODB_ENDPOINT: dynalite.endpoint,
 })
 const notifyEnv = (): NodeJS.ProcessEnv => ({
   ...baseEnv(),
@@ -71,11 +93,24 @@ const notifyEnv = (): NodeJS.ProcessEnv => ({
   ALCHEMY_NOTIFY_API_URL: stubUrl,
   BARDO_API_URL: 'https://api.bardo.example',
 })
-const deployArgs = ['--json', 'deploy', '--phase-table-owner', devnetAccount(4).address, '--deploy-framework']
+const deployArgs = ['--json', 'deploy', '--phase-table-owner', devnetAccount(4).address, '--deploy-framework', '--local-assets']
 const deployment = () => JSON.parse(readFileSync(join(dir, 'deployment.json'), 'utf8')) as Record<string, unknown>
+/** The variable `bardo deploy` names for this chain and VitalityOracle. */
+const variableName = () => `bardo_owners_${anvil.chainId}_${(deployment().vitalityOracle as string).slice(2).toLowerCase()}`
+const topicOf = (a: Address) => pad(a.toLowerCase() as Hex, { size: 32 })
+const watched = () => [...(variables.get(variableName()) ?? [])]
+const keystores = () => (existsSync(join(dir, 'keys')) ? readdirSync(join(dir, 'keys')) : [])
 
 beforeAll(async () => {
-  anvil = await startAnvil()
+  ;[anvil, dynalite] = await Promise.all([startAnvil(), startDynalite()])
+  table = `bardo-${randomUUID().slice(0, 8)}`
+  const dynamo = localDynamoClient(dynalite.endpoint)
+  await createTable(dynamo, table)
+  store = new DynamoStore({ client: documentClient(dynamo), tableName: table })
+  // The store client the CLI builds reads the AWS SDK's own environment: placeholders dynalite ignores.
+  process.env.AWS_REGION = 'us-east-1'
+  process.env.AWS_ACCESS_KEY_ID = 'local'
+  process.env.AWS_SECRET_ACCESS_KEY = 'local'
   dir = mkdtempSync(join(tmpdir(), 'bardo-alchemy-'))
   stub = createServer((req, res) => {
     void readBody(req).then((text) => {
@@ -87,6 +122,17 @@ beforeAll(async () => {
         res.end(JSON.stringify(json))
       }
       if (req.headers['x-alchemy-token'] !== TOKEN) return reply(401, { message: 'Unauthenticated' })
+      const variable = /^\/graphql\/variables\/([^/]+)$/.exec(url.pathname)
+      if (variable && req.method === 'POST') {
+        const name = decodeURIComponent(variable[1]!)
+        const items = body?.items as string[] | undefined
+        if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) || !Array.isArray(items) || items.length > 10_000)
+          return reply(400, { message: 'Invalid input' })
+        const set = variables.get(name) ?? new Set<string>()
+        for (const item of items) set.add(item.toLowerCase())
+        variables.set(name, set)
+        return reply(201, {})
+      }
       if (url.pathname === '/team-webhooks') return reply(200, { data: hooks.map(raw) })
       if (url.pathname === '/dashboard-webhook-graphql-query') {
         const h = hooks.find((x) => x.id === url.searchParams.get('webhook_id'))
@@ -116,7 +162,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  await anvil?.stop()
+  await Promise.all([anvil?.stop(), dynalite?.stop()])
   await new Promise((resolve) => stub?.close(resolve))
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
@@ -129,10 +175,14 @@ describe('bardo deploy and Alchemy Notify', () => {
     expect(seen).toEqual([])
   })
 
-  it("with the token, registers a custom webhook for the DelegationManager's and VitalityOracle's logs", async () => {
+  it('with the token, creates the watched-owners variable and registers a custom webhook for the custody events', async () => {
     const r = await bardo(notifyEnv(), ...deployArgs)
     expect(r.code, r.stderr).toBe(0)
     const d = deployment() as { vitalityOracle: string; environment: { DelegationManager: string } }
+    // The variable the query reads exists first, holding only the zero address until an owner is onboarded.
+    const paths = seen.map((s) => s.path)
+    expect(paths.indexOf(`/graphql/variables/${variableName()}`)).toBeLessThan(paths.indexOf('/create-webhook'))
+    expect(watched()).toEqual([topicOf(zeroAddress)])
     const create = seen.find((s) => s.path === '/create-webhook')!
     expect(create.token).toBe(TOKEN)
     expect(create.body).toMatchObject({
@@ -145,7 +195,8 @@ describe('bardo deploy and Alchemy Notify', () => {
     const query = (create.body!.graphql_query as { query: string }).query
     expect(query).toContain(getAddress(d.environment.DelegationManager))
     expect(query).toContain(getAddress(d.vitalityOracle))
-    expect(JSON.parse(r.stdout).alchemyWebhook).toMatchObject({ id: 'wh_1', status: 'created' })
+    expect(query).toContain(`query ($${variableName()}: [Bytes32!]!)`)
+    expect(JSON.parse(r.stdout).alchemyWebhook).toMatchObject({ id: 'wh_1', status: 'created', ownersVariable: variableName() })
     // The signing key goes to a file only its owner reads, never to the output.
     const keyFile = join(dir, 'alchemy-webhook-signing-key')
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(SIGNING_KEY)
@@ -158,7 +209,11 @@ describe('bardo deploy and Alchemy Notify', () => {
     const r = await bardo(notifyEnv(), ...deployArgs)
     expect(r.code, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout).alchemyWebhook).toMatchObject({ id: 'wh_1', status: 'kept' })
-    expect(seen.slice(before).map((s) => s.path)).toEqual(['/team-webhooks', '/dashboard-webhook-graphql-query'])
+    expect(seen.slice(before).map((s) => s.path)).toEqual([
+      '/team-webhooks',
+      `/graphql/variables/${variableName()}`,
+      '/dashboard-webhook-graphql-query',
+    ])
     expect(hooks).toHaveLength(1)
   })
 
@@ -186,5 +241,92 @@ describe('bardo deploy and Alchemy Notify', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('ALCHEMY_NOTIFY_TOKEN: Alchemy Notify refused listing the webhooks')
     expect(r.stderr).not.toContain('wrong-token')
+  })
+})
+
+describe('the watched owners as Golems are onboarded', () => {
+  const strategy = () => join(dir, 'STRATEGY.md')
+  let owner: Address
+
+  beforeAll(async () => {
+    // The owner's MetaMask smart account (the owner's key is local here), funded with test USDC and ETH.
+    const clients = devnetClients(anvil.rpcUrl, anvil.chainId)
+    const d = readCliDeployment(join(dir, 'deployment.json'), anvil.chainId)
+    const signer = privateKeyToAccount(ownerKey)
+    const smartAccount = await toMetaMaskSmartAccount({
+      client: clients.publicClient as never,
+      implementation: Implementation.Hybrid,
+      deployParams: [signer.address, [], [], []],
+      deploySalt: '0x',
+      signer: { account: signer },
+      environment: d.environment,
+    })
+    const { factory, factoryData } = await smartAccount.getFactoryArgs()
+    const wait = async (hash: Promise<Hex>) => clients.publicClient.waitForTransactionReceipt({ hash: await hash })
+    await wait(clients.deployer.sendTransaction({ to: factory!, data: factoryData! }))
+    await devnetActions(clients, { ...d, assets: d.assets! }).mintUsdc(smartAccount.address, parseUnits('1000', 6))
+    await wait(clients.deployer.sendTransaction({ to: smartAccount.address, value: parseEther('2') }))
+    await wait(clients.deployer.sendTransaction({ to: signer.address, value: parseEther('1') }))
+    writeFileSync(strategy(), readFileSync('examples/STRATEGY.md', 'utf8'))
+    owner = smartAccount.address
+  }, 120_000)
+
+  it('an onboarding Alchemy refuses stops before a key is made or anything is signed, sent or written', async () => {
+    const r = await bardo(
+      { ...notifyEnv(), ALCHEMY_NOTIFY_TOKEN: 'wrong-token' },
+      'onboard',
+      '--golem',
+      'refused',
+      '--strategy',
+      strategy(),
+    )
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`ALCHEMY_NOTIFY_TOKEN: Alchemy Notify refused adding to variable ${variableName()} (status 401)`)
+    expect(r.stderr).not.toContain('wrong-token')
+    expect(await store.getGolem('refused')).toBeNull()
+    expect(keystores()).toEqual([])
+    expect(watched()).not.toContain(topicOf(owner))
+  })
+
+  it('refuses a malformed ALCHEMY_NOTIFY_API_URL, naming it, before anything is sent', async () => {
+    const before = seen.length
+    const r = await bardo(
+      { ...notifyEnv(), ALCHEMY_NOTIFY_API_URL: 'ftp://alchemy' },
+      'onboard',
+      '--golem',
+      'bad-url',
+      '--strategy',
+      strategy(),
+    )
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('ALCHEMY_NOTIFY_API_URL: must be an http or https URL, got "ftp://alchemy"')
+    expect(seen.length).toBe(before)
+    expect(await store.getGolem('bad-url')).toBeNull()
+  })
+
+  it("with the token, onboarding adds the Golem's owner to the variable", async () => {
+    const r = await bardo(notifyEnv(), '--json', 'onboard', '--golem', 'watched', '--strategy', strategy())
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toMatchObject({ golemId: 'watched', owner })
+    expect(r.stderr).toContain(`owner         ${owner} watched by the Alchemy webhook (variable ${variableName()})`)
+    expect(watched()).toEqual([topicOf(zeroAddress), topicOf(owner)])
+  })
+
+  it('watch-owners adds the owner of every living Golem (one onboarded without the token, say), and is idempotent', async () => {
+    variables.get(variableName())!.delete(topicOf(owner))
+    const r = await bardo(notifyEnv(), '--json', 'watch-owners')
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({ ownersVariable: variableName(), owners: [owner] })
+    expect(watched()).toEqual([topicOf(zeroAddress), topicOf(owner)])
+    expect((await bardo(notifyEnv(), 'watch-owners')).code).toBe(0)
+    expect(watched()).toHaveLength(2)
+  })
+
+  it('watch-owners without ALCHEMY_NOTIFY_TOKEN is refused, naming it, before anything is sent', async () => {
+    const before = seen.length
+    const r = await bardo(baseEnv(), 'watch-owners')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain("ALCHEMY_NOTIFY_TOKEN: must be the Alchemy Notify auth token (watch-owners adds to the webhook's variable)")
+    expect(seen.length).toBe(before)
   })
 })

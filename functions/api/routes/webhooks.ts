@@ -1,7 +1,9 @@
-// POST /api/v1/webhooks/alchemy: Alchemy Notify's deliveries of the DelegationManager's and the
-// VitalityOracle's logs. The signature over the raw body is checked before anything is parsed; a
-// delivery id is acted on once; the Golems the logs concern are ticked at once, so an owner's revocation
-// shows in their health within seconds instead of at the next beat. A refused delivery runs nothing.
+// POST /api/v1/webhooks/alchemy: Alchemy Notify's deliveries of the custody events of the
+// DelegationManager (for watched owners) and the VitalityOracle. The body may be up to
+// MAX_WEBHOOK_BODY_BYTES (functions/api/app.ts); the signature over the raw body is checked before
+// anything is parsed; a delivery id is acted on once; the Golems the logs concern are ticked at once, so
+// an owner's revocation shows in their health within seconds instead of at the next beat. A refused
+// delivery runs nothing.
 import type { Hono } from 'hono'
 import { z } from 'zod/v4'
 import {
@@ -39,7 +41,8 @@ export function registerWebhookRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Ro
     method: 'post',
     path: ALCHEMY_WEBHOOK_PATH,
     operationId: 'alchemyNotify',
-    summary: "Alchemy Notify delivery of the DelegationManager's and VitalityOracle's logs: the Golems they concern are ticked at once",
+    summary:
+      "Alchemy Notify delivery of the DelegationManager's (watched owners') and VitalityOracle's custody events: the Golems they concern are ticked at once",
     tags: ['webhooks'],
     security: 'alchemy',
     request: { headers: signatureHeaders, body: alchemyNotificationSchema },
@@ -47,6 +50,7 @@ export function registerWebhookRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Ro
     errors: {
       400: 'VALIDATION_FAILED: the body is not a custom-webhook delivery, or createdAt is older than 24 hours (details name the field)',
       401: "WEBHOOK_BAD_SIGNATURE: X-Alchemy-Signature is missing or is not the body's HMAC-SHA256 under the signing key",
+      413: 'PAYLOAD_TOO_LARGE: a body over 1 MiB (this route only; 64 KiB elsewhere)',
       501: 'NOT_IMPLEMENTED: no Alchemy webhook signing key is configured',
     },
   })
