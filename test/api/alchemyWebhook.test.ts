@@ -129,7 +129,7 @@ describe('POST /api/v1/webhooks/alchemy', () => {
     expect(invoker.results.length).toBe(before)
   })
 
-  it('ticks the revoked Golem at once: its health reads revoked, RevokedByOwner recorded', async () => {
+  it('ticks the revoked Golem at once: RevokedByOwner recorded, and that tick runs the death protocol', async () => {
     const before = invoker.results.length
     const res = await post(delivery('whevt_revoked', revocation))
     expect(res.status).toBe(200)
@@ -142,12 +142,12 @@ describe('POST /api/v1/webhooks/alchemy', () => {
     expect(invoker.results.length).toBe(before + 1)
     expect(invoker.results.at(-1)).toMatchObject({
       golemId: 'watched',
-      health: 'revoked',
-      revocation: 'RevokedByOwner',
-      events: expect.arrayContaining(['DelegationRevoked']),
+      outcome: 'died',
+      events: expect.arrayContaining(['DelegationRevoked', 'DeathProtocolStarted']),
     })
     const health = await app.request('/api/v1/golems/watched/permission-health')
-    expect(await health.json()).toMatchObject({ golemId: 'watched', health: 'revoked', revocation: { kind: 'RevokedByOwner' } })
+    expect(await health.json()).toMatchObject({ golemId: 'watched', health: 'dead' })
+    expect((await env.store.getDeathSettlement('watched'))?.settlement).toMatchObject({ expiryCause: 'OwnerRevocation' })
     expect(errors).toEqual([])
   })
 
@@ -244,7 +244,11 @@ describe('POST /api/v1/webhooks/alchemy', () => {
       woken: [{ golemId: 'crowded', reasons: ['DisabledDelegation'] }],
     })
     expect(invoker.results.length).toBe(before + 1)
-    expect(invoker.results.at(-1)).toMatchObject({ golemId: 'crowded', health: 'revoked', revocation: 'RevokedByOwner' })
+    expect(invoker.results.at(-1)).toMatchObject({
+      golemId: 'crowded',
+      outcome: 'died',
+      events: expect.arrayContaining(['DelegationRevoked']),
+    })
     expect(errors).toEqual([])
   })
 })
