@@ -10,7 +10,7 @@ import { ownerSignedGrants, planRevocation, type RevocationPlan } from '../core/
 import { DelegationManagerAbi } from '../core/delegations/frameworkAbi.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
-import { actionGrantLog } from '../functions/actions/actionGrantStore.ts'
+import { actionGrantLog } from './actions/actionGrantStore.ts'
 import { BardoError } from '../core/errors.ts'
 
 export type RevocationDeps = {

@@ -3,7 +3,7 @@
 // the slippage bound at the feed price. Custody's answer (a receipt or a refusal in words) is returned
 // as one console line, so the local demo shows swaps going through and caveats refusing them.
 import type { Address } from 'viem'
-import type { ActionOutcome } from '../functions/actions/executeAction.ts'
+import type { ActionOutcome } from '../app/actions/executeAction.ts'
 import type { GolemActions } from './golemActions.ts'
 
 export type DcaBeatParams = {

@@ -3,7 +3,7 @@
 // retry the same request safely (custody redeems a request id at most once).
 import { randomUUID } from 'node:crypto'
 import type { ActionRequest, ApproveRequest, DepositRequest, RedeemRequest, SwapRequest, WithdrawRequest } from '../core/actions/index.ts'
-import { executeAction, type ActionOutcome, type ExecuteActionDeps, type ExecuteActionInput } from '../functions/actions/executeAction.ts'
+import { executeAction, type ActionOutcome, type ExecuteActionDeps, type ExecuteActionInput } from '../app/actions/executeAction.ts'
 
 type Without<T> = Omit<T, 'kind'>
 export type ActOptions = { requestId?: string }

@@ -4,7 +4,7 @@
 import { bytesToHex, type LocalAccount } from 'viem'
 import { randomBytes } from 'node:crypto'
 import { ACTION_HEADERS, actionRequestTypedData } from '../core/actions/index.ts'
-import type { ExecuteActionInput } from '../functions/actions/executeAction.ts'
+import type { ExecuteActionInput } from '../app/actions/executeAction.ts'
 
 export type HttpActionAnswer = { httpStatus: number; body: Record<string, unknown> }
 

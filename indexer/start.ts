@@ -1,6 +1,7 @@
 // Starts the Ponder app (`ponder start`) as a child process in its own process group, on a free port
 // and, by default, a fresh PGlite directory and schema. Used by the tests, the benchmark and the local
 // runner; stop() ends the whole group so no Ponder worker outlives it.
+import { createServer } from 'node:net'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -8,8 +9,21 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BardoError } from '../core/errors.ts'
-import { freePort } from '../local/anvil.ts'
 import { indexerEnv, type IndexerDeployment } from './lib/settings.ts'
+
+/** Asks the OS for a free port on 127.0.0.1: the port Ponder is asked to serve on. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      if (address === null || typeof address === 'string') return reject(new Error('no port'))
+      server.close(() => resolve(address.port))
+    })
+  })
+}
 
 export const INDEXER_ROOT = dirname(fileURLToPath(import.meta.url))
 const PONDER_BIN = join(INDEXER_ROOT, '..', 'node_modules', '.bin', 'ponder')

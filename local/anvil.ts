@@ -1,7 +1,6 @@
 // Starts and stops an anvil process from the @foundry-rs/anvil npm binary on a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { foundryBinary } from './foundryBinary.ts'
@@ -26,20 +25,6 @@ export type StartAnvilOptions = {
 
 export function anvilBinary(): string {
   return foundryBinary('anvil')
-}
-
-/** Asks the OS for a free port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      if (address === null || typeof address === 'string') return reject(new Error('no port'))
-      server.close(() => resolve(address.port))
-    })
-  })
 }
 
 async function waitForRpc(rpcUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {

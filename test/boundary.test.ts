@@ -1,5 +1,6 @@
-// The house rule, enforced: core/ decides and holds no I/O. Probe files are linted with the project's own
-// biome.json in a scratch directory laid out like the repository; a bad import must fail the lint.
+// The house rules, enforced: core/ decides and holds no I/O; adapters/ implement core's ports and import
+// nothing above them; app/ holds the use cases and imports no entry point. Probe files are linted with the
+// project's own biome.json in a scratch directory laid out like the repository; a bad import must fail.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,6 +34,7 @@ function lint(path: string, source: string): { ok: boolean; output: string } {
 describe('the core/ import boundary', () => {
   it.each([
     ['an adapter', "import { DynamoStore } from '../../adapters/store/index.ts'"],
+    ['a use case (app/)', "import { runTick } from '../../app/tick/runTick.ts'"],
     ['functions/', "import { runTick } from '../../functions/tick/runTick.ts'"],
     ['local/', "import { startAnvil } from '../../local/anvil.ts'"],
     ['indexer/', "import { settings } from '../../indexer/lib/settings.ts'"],
@@ -63,5 +65,32 @@ describe('the core/ import boundary', () => {
         "import { DynamoStore } from '../../adapters/store/index.ts'\nexport const probe = DynamoStore\n",
       ),
     ).toMatchObject({ ok: true })
+  })
+})
+
+describe('the layers above core/', () => {
+  it.each([
+    ['adapters/ importing a use case', 'adapters/chain/probe.ts', "import { runTick } from '../../app/tick/runTick.ts'"],
+    ['adapters/ importing an entry point', 'adapters/chain/probe.ts', "import { handler } from '../../functions/tick/handler.ts'"],
+    ['app/ importing an entry point', 'app/tick/probe.ts', "import { handler } from '../../functions/tick/handler.ts'"],
+    ['app/ importing the local runner', 'app/tick/probe.ts', "import { provisionGolem } from '../../local/provision.ts'"],
+    ['app/ importing the CLI', 'app/probe.ts', "import { runCli } from '../cli/bardo.ts'"],
+  ])('fails %s', (_what, path, line) => {
+    const result = lint(path, `${line}\nexport const probe = 1\n`)
+    expect(result.ok).toBe(false)
+    expect(result.output).toMatch(/noRestrictedImports/)
+  })
+
+  it('passes each layer importing the ones below it', () => {
+    expect(
+      lint('app/tick/probe.ts', "import { sendOnce } from '../../adapters/chain/sendOnce.ts'\nexport const probe = sendOnce\n"),
+    ).toMatchObject({
+      ok: true,
+    })
+    expect(
+      lint('functions/tick/probe.ts', "import { runTick } from '../../app/tick/runTick.ts'\nexport const probe = runTick\n"),
+    ).toMatchObject({
+      ok: true,
+    })
   })
 })

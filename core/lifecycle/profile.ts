@@ -129,7 +129,7 @@ const profileSchema = z.object({
    */
   phaseEpoch: z.optional(z.number().check(z.int(), z.nonnegative())),
   /**
-   * A session-key rotation in flight (functions/tick/rotate.ts): the new key, where it lives and the
+   * A session-key rotation in flight (app/tick/rotate.ts): the new key, where it lives and the
    * owner's renewed grant to it, written before the operator's rotateGolemKey is sent, so a tick that
    * crashes after the oracle moved the Golem's identity finishes the swap to the same key instead of
    * stranding the Golem on a dead key. Cleared when the profile switches to the new key.

@@ -1,5 +1,5 @@
 // When a Golem buys its own runtime: a pure rule over its TTL (`life.runwayEndsAt`), the runway it holds
-// on its key, the price of an hour and its payment bounds. functions/tick/selfExtend.ts pays
+// on its key, the price of an hour and its payment bounds. app/tick/selfExtend.ts pays
 // `POST /api/v1/extend` with the answer, once per decision (the slot is keyed by the TTL it extends).
 import { MAX_EXTEND_HOURS, SECONDS_PER_HOUR } from '../x402/pricing.ts'
 import { Phase } from './phase.ts'

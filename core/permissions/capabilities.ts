@@ -1,13 +1,13 @@
 import { parseStrategyDocument } from './strategyDocument.ts'
 
-/** What a Golem's strategy may do on-chain; each one maps to protocols in the registry. */
-export const CAPABILITIES = ['Swap', 'ProvideLiquidity', 'VaultManagement', 'Bridge', 'SpawnReplicants', 'LimitOrders'] as const
-export type Capability = (typeof CAPABILITIES)[number]
+import { CAPABILITIES, type Capability } from './capability.ts'
+
+export { CAPABILITIES, type Capability } from './capability.ts'
 
 /**
  * The only surface forms that grant a capability from prose. A form is one token or a phrase of tokens
  * separated by spaces. Tokens are whole words: hyphens and apostrophes join a word ("trade-off" and
- * "lp-token" are single tokens and match nothing). Forms are the spec's words (S9) plus their present
+ * "lp-token" are single tokens and match nothing). Forms are the capability words plus their present
  * inflections; past tenses ("swapped", "bridged") describe history, not intent, and do not grant.
  */
 export const CAPABILITY_LEXICON: Record<Capability, readonly string[]> = {

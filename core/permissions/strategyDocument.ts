@@ -1,4 +1,4 @@
-import type { Capability } from './capabilities.ts'
+import type { Capability } from './capability.ts'
 import { StrategyCompileError } from './errors.ts'
 
 /** Structured declarations from the YAML-ish front matter block (`---` ... `---` on the first lines). */

@@ -8,8 +8,10 @@
 import { encodeEventTopics, getAddress, isAddress, pad, zeroAddress, type Address, type Hex } from 'viem'
 import { DelegationManager } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import type { CustodyContracts } from './custodySignals.ts'
 import { WebhookQueryError } from './errors.ts'
+
+/** The contracts whose logs are custody signals. */
+export type CustodyContracts = { delegationManager: Address; vitalityOracle: Address }
 
 /** The query's `logs` fields, by alias: each is a list in the delivered block. */
 export const CUSTODY_LOG_FIELDS = ['delegations', 'redemptions', 'oracle'] as const

@@ -6,6 +6,7 @@ import { DelegationManager } from '@metamask/delegation-abis'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { AlchemyLog } from './alchemyNotification.ts'
+import type { CustodyContracts } from './custodyQuery.ts'
 
 export type CustodySignal =
   /** The owner (or a Golem, for its Replicants) disabled or re-enabled a delegation. */
@@ -14,8 +15,6 @@ export type CustodySignal =
   | { kind: 'RedeemedDelegation'; leafHash: Hex; leafDelegator: Address; redeemer: Address; transactionHash: Hex }
   /** The operator changed a Golem's registration or reset its phase. */
   | { kind: 'GolemRegistered' | 'GolemDeregistered' | 'PhaseReset'; golem: Address; transactionHash: Hex }
-
-export type CustodyContracts = { delegationManager: Address; vitalityOracle: Address }
 
 export type DecodedSignals = { signals: CustodySignal[]; ignored: number }
 

@@ -8,11 +8,12 @@ export {
   type AlchemyLog,
   type AlchemyNotification,
 } from './alchemyNotification.ts'
-export { decodeCustodySignals, type CustodyContracts, type CustodySignal, type DecodedSignals } from './custodySignals.ts'
+export { decodeCustodySignals, type CustodySignal, type DecodedSignals } from './custodySignals.ts'
 export {
   ALCHEMY_WEBHOOK_PATH,
   CUSTODY_LOG_FIELDS,
   custodyLogFilters,
+  type CustodyContracts,
   custodyWebhookQuery,
   DELEGATION_EVENTS,
   NO_OWNER_TOPIC,

@@ -6,17 +6,18 @@ import type { Address, Hex } from 'viem'
 import type { BardoEnforcerName } from '../../core/deployment.ts'
 import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { GolemHealth } from '../../core/health/golemHealth.ts'
-import type { MetabolismService } from './services/metabolism.ts'
-import type { RenewalService } from './services/renewal.ts'
+import type { Metabolism } from '../../core/lifecycle/metabolism.ts'
+import type { RenewalService } from '../../app/renewal.ts'
 import type { RevocationPlan } from '../../core/custody/revocationPlan.ts'
 import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
+import type { Store } from '../../core/store/index.ts'
 import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
-import type { ActionRouteDeps } from './routes/actions.ts'
+import type { ActionOutcome, ExecuteActionInput } from '../../app/actions/executeAction.ts'
 import type { CouncilService } from '../council/councilService.ts'
 import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
 import type { CustodyWebhook } from './services/custodyWebhook.ts'
@@ -59,6 +60,21 @@ export interface RevocationService {
   plan(golemId: string): Promise<RevocationPlan>
   /** Refuses (GOLEM_NOT_REVOKED) unless the chain reports the Golem's runway disabled. */
   wake(golemId: string): Promise<{ woken: boolean }>
+}
+
+/** What the Golem's life costs, from its journal (GET /api/v1/golems/:id/metabolism). */
+export interface MetabolismService {
+  metabolism(golem: GolemView): Promise<Metabolism>
+}
+
+/** The action route's dependencies: the store for the Golem and nonces, and the action path bound to its own. */
+export type ActionRouteDeps = {
+  store: Pick<Store, 'getGolem' | 'issueNonce'>
+  /** Carries a verified request out (executeAction bound to its dependencies). */
+  execute(input: ExecuteActionInput): Promise<ActionOutcome>
+  chainId: number
+  /** Milliseconds since the epoch; default Date.now. */
+  now?: () => number
 }
 
 /** Permission health as the wallet's check shows it, classified by core/health from on-chain facts. */

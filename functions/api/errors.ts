@@ -5,7 +5,23 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { CladeAuthError } from '../../core/clade/errors.ts'
 import { CouncilError, CouncilRefusal } from '../../core/council/errors.ts'
 import { BardoError } from '../../core/errors.ts'
-import { IndexerParameterError, IndexerUnavailableError } from './indexerClient.ts'
+
+/** The indexer could not answer (network, timeout, 5xx, or a body this client does not understand). */
+export class IndexerUnavailableError extends BardoError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('INDEXER_UNAVAILABLE', message, details === undefined ? undefined : { details })
+  }
+}
+
+/** The indexer refused a parameter (400 INVALID_PARAMETER), e.g. a cursor it did not issue. */
+export class IndexerParameterError extends BardoError {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super('INDEXER_INVALID_PARAMETER', message, { details: { param } })
+  }
+}
 
 export const apiErrorStatus = {
   VALIDATION_FAILED: 400,

@@ -3,26 +3,10 @@
 // parsed with zod, so a shape change in the indexer is a clear error here, not a wrong answer.
 import { getAddress, zeroAddress, type Address, type Hex } from 'viem'
 import { z } from 'zod/v4'
-import { BardoError } from '../../core/errors.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { Page, PhaseTransitionRecord, RedemptionRecord, SpendPeriodRecord } from './deps.ts'
-
-/** The indexer could not answer (network, timeout, 5xx, or a body this client does not understand). */
-export class IndexerUnavailableError extends BardoError {
-  constructor(message: string, details?: Record<string, unknown>) {
-    super('INDEXER_UNAVAILABLE', message, details === undefined ? undefined : { details })
-  }
-}
-
-/** The indexer refused a parameter (400 INVALID_PARAMETER), e.g. a cursor it did not issue. */
-export class IndexerParameterError extends BardoError {
-  constructor(
-    readonly param: string,
-    message: string,
-  ) {
-    super('INDEXER_INVALID_PARAMETER', message, { details: { param } })
-  }
-}
+import { BardoError } from '../../core/errors.ts'
+import { IndexerParameterError, IndexerUnavailableError } from './errors.ts'
 
 export type IndexerClientOptions = {
   /** The indexer's base URL (BARDO_INDEXER_URL); may end with `/`. */

@@ -5,9 +5,9 @@
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
 import { createTelemetry } from '../shared/metrics.ts'
-import { dispatchHeartbeat, type DispatchResult } from './heartbeat.ts'
+import { dispatchHeartbeat, type DispatchResult } from '../../app/heartbeat/heartbeat.ts'
 import { readIndexerLag } from './indexerLag.ts'
-import { SqsShardDispatcher } from './dispatchers.ts'
+import { SqsShardDispatcher } from './sqsDispatcher.ts'
 
 let config: FunctionConfig | undefined
 let dispatcher: SqsShardDispatcher | undefined

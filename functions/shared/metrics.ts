@@ -2,7 +2,7 @@
 // line in embedded metric format (EMF), turns into metric data points with no PutMetricData call and
 // no IAM. Every line carries the Lambda request id, so a metric point leads to its invocation's logs.
 // Written with process.stdout.write, never console.log (which prefixes the line and breaks EMF).
-import type { TickResult } from '../tick/types.ts'
+import type { TickResult } from '../../app/tick/types.ts'
 
 /** The metrics the handlers publish in namespace Bardo, dimension Stage; stacks/alarms.ts alarms on them. */
 export type BardoMetricName =

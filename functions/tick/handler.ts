@@ -2,20 +2,20 @@
 // Every tick's outcome is a structured log line and its metrics an EMF line, both with the request id; a
 // tick that throws is counted, the others finish, and the invocation then throws, so Lambda retries the
 // event (the slots make the retry reconcile; the lease makes the Golems that ticked answer busy).
-import { decodeTickPayload } from '../shared/tickPayload.ts'
+import { decodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { loadTickFunctionConfig as loadFunctionConfig, type TickFunctionConfig as FunctionConfig } from '../shared/config.ts'
 import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metrics.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
-import { KmsKeyRotation } from './kmsRotation.ts'
-import { runTick } from './runTick.ts'
+import { KmsKeyRotation } from '../../adapters/signers/kmsRotation.ts'
+import { runTick } from '../../app/tick/runTick.ts'
 import { apiUrlFromEnv } from './apiUrl.ts'
-import { selfExtensionFor } from './selfExtensionConfig.ts'
-import type { SelfExtensionConfig } from './selfExtend.ts'
-import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
+import { selfExtensionFor } from '../../app/tick/selfExtensionConfig.ts'
+import type { SelfExtensionConfig } from '../../app/tick/types.ts'
+import { resolvePaymentTerms } from '../../app/paymentTerms.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
-import type { TickDeps, TickResult } from './types.ts'
-import type { TickRequest } from '../heartbeat/heartbeat.ts'
-import { settleBounded } from '../shared/concurrency.ts'
+import type { TickDeps, TickResult } from '../../app/tick/types.ts'
+import type { TickRequest } from '../../app/heartbeat/handOver.ts'
+import { settleBounded } from '../../app/concurrency.ts'
 
 let config: FunctionConfig | undefined
 let signers: KmsSignerResolver | undefined

@@ -6,9 +6,10 @@
 import { LambdaClient } from '@aws-sdk/client-lambda'
 import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
 import { createTelemetry } from '../shared/metrics.ts'
-import { decodeShardWalk } from '../shared/shardWalk.ts'
-import { LambdaInvoker } from '../heartbeat/invokers.ts'
-import { walkShard, type WalkResult } from '../heartbeat/walk.ts'
+import { decodeShardWalk } from '../../app/heartbeat/shardWalk.ts'
+import { LambdaInvoker } from '../heartbeat/lambdaInvoker.ts'
+import { walkShard } from '../../app/heartbeat/walk.ts'
+import type { WalkResult } from '../../app/heartbeat/handOver.ts'
 
 /** The part of an SQS event the walker reads. */
 export type SqsEvent = { Records?: { messageId: string; body: string }[] }

@@ -19,13 +19,8 @@ import { dcaBeat } from '../../client/dcaBeat.ts'
 import { golemActions, inProcessTransport, type GolemActions } from '../../client/golemActions.ts'
 import { ActionRequestError, grantedActions, type ActionRequest } from '../../core/actions/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
-import {
-  executeAction,
-  type ActionOutcome,
-  type ExecuteActionDeps,
-  type ExecuteActionInput,
-} from '../../functions/actions/executeAction.ts'
-import { loadActionGrant } from '../../functions/actions/actionGrantStore.ts'
+import { executeAction, type ActionOutcome, type ExecuteActionDeps, type ExecuteActionInput } from '../../app/actions/executeAction.ts'
+import { loadActionGrant } from '../../app/actions/actionGrantStore.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { redemptionsBy, startHeartbeatEnv, USDC, type HeartbeatEnv } from '../heartbeat/harness.ts'

@@ -10,7 +10,7 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
+import { runTick } from '../../app/tick/runTick.ts'
 import { devnetClients } from '../../local/devnet.ts'
 import { documentClient, localDynamoClient } from '../../local/dynalite.ts'
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyPaymentCredit } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
+import { runTick } from '../../app/tick/runTick.ts'
 import { DAY, chainNow, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const PRICE = 500_000n

@@ -3,10 +3,11 @@
 // invocation ids, the same observation and record) and once more after the others finished (a late
 // retry with a stale observation and a stale copy of the record). Exactly one redemption per (Golem, period), on-chain and in the store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runHeartbeat, type TickInvoker, type TickRequest } from '../../functions/heartbeat/heartbeat.ts'
-import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
-import type { TickResult } from '../../functions/tick/types.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
+import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
+import { runTick } from '../../app/tick/runTick.ts'
+import type { TickResult } from '../../app/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
 import {

@@ -3,10 +3,11 @@
 // Counted on the wire for both the heartbeat and the tick.
 import { createPublicClient, http, parseTransaction, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runHeartbeat, type TickInvoker, type TickRequest } from '../../functions/heartbeat/heartbeat.ts'
-import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
-import type { TickResult } from '../../functions/tick/types.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
+import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
+import { runTick } from '../../app/tick/runTick.ts'
+import type { TickResult } from '../../app/tick/types.ts'
 import { DAY, passStaggerOffsets, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 type Counts = Record<string, number>

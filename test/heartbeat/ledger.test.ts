@@ -5,17 +5,17 @@
 // return left on the key, which is at most one transaction's gas.
 import { getAbiItem, parseEther, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
-import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
-import type { TickResult } from '../../functions/tick/types.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import type { TickResult } from '../../app/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { erc20Abi } from 'viem'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
 import { readRequestOf } from '../../core/lifecycle/observation.ts'
-import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
+import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
+import { runTick } from '../../app/tick/runTick.ts'
 import {
   DAY,
   USDC,

@@ -3,10 +3,10 @@
 // it reads it not at all: the walker's copy comes in the payload. Counted on the real DynamoStore.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../../core/store/index.ts'
-import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
-import type { TickInvoker, TickRequest } from '../../functions/heartbeat/heartbeat.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
-import type { TickResult } from '../../functions/tick/types.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
+import { runTick } from '../../app/tick/runTick.ts'
+import type { TickResult } from '../../app/tick/types.ts'
 import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 type Counts = Record<string, number>

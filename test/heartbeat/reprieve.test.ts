@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
-import { runHeartbeat } from '../../functions/heartbeat/heartbeat.ts'
-import { LocalInvoker } from '../../functions/heartbeat/invokers.ts'
-import type { TickResult } from '../../functions/tick/types.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import type { TickResult } from '../../app/tick/types.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, allEvents, chainNow, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 

@@ -4,9 +4,10 @@
 // record and keeps the credit; one whose chain reads changed since is refused. Real anvil and DynamoStore.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
-import { runHeartbeat, type TickInvoker, type TickRequest } from '../../functions/heartbeat/heartbeat.ts'
-import { decodeTickPayload, encodeTickPayload } from '../../functions/shared/tickPayload.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
+import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
+import { runTick } from '../../app/tick/runTick.ts'
 import { provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 let env: HeartbeatEnv

@@ -28,11 +28,11 @@ import {
   RotationKeyOwnerError,
   RotationKeyPendingError,
   rotationClaimant,
-} from '../../functions/tick/kmsRotation.ts'
+} from '../../adapters/signers/kmsRotation.ts'
 import { rotationAlias } from '../../adapters/signers/kmsKeyNames.ts'
 import { handler as tickHandler } from '../../functions/tick/handler.ts'
-import { encodeTickPayload } from '../../functions/shared/tickPayload.ts'
-import { runTick } from '../../functions/tick/runTick.ts'
+import { encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
+import { runTick } from '../../app/tick/runTick.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { answerFromFake, FakeKms, KmsFault } from './fakeKms.ts'

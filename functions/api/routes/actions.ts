@@ -14,18 +14,10 @@ import {
   type ActionRequest,
 } from '../../../core/actions/index.ts'
 import { StoreConflictError, type Store } from '../../../core/store/index.ts'
-import type { ActionOutcome, ExecuteActionInput } from '../../actions/executeAction.ts'
+import type { ActionOutcome, ExecuteActionInput } from '../../../app/actions/executeAction.ts'
 import type { RouteDocs } from '../openapi.ts'
+import type { ActionRouteDeps } from '../deps.ts'
 import { errorResponse, type ApiErrorCode } from '../errors.ts'
-
-export type ActionRouteDeps = {
-  store: Pick<Store, 'getGolem' | 'issueNonce'>
-  /** Carries a verified request out (executeAction bound to its dependencies). */
-  execute(input: ExecuteActionInput): Promise<ActionOutcome>
-  chainId: number
-  /** Milliseconds since the epoch; default Date.now. */
-  now?: () => number
-}
 
 const uint = z.string().regex(/^\d{1,78}$/, 'must be a decimal integer string')
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte 0x address')

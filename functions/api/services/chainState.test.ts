@@ -8,7 +8,7 @@ import { createPublicClient, type Chain, type Hex, type PublicClient, type Trans
 import { golemHealth, phaseOfName } from '../../../core/health/golemHealth.ts'
 import { readRequestOf } from '../../../core/lifecycle/observation.ts'
 import { readGolems } from '../../../adapters/chain/readGolems.ts'
-import { runTick } from '../../tick/runTick.ts'
+import { runTick } from '../../../app/tick/runTick.ts'
 import { disableDelegationCall, sendOwnerCalls } from '../../../local/ownerActions.ts'
 import { countingTransport } from '../../../bench/lib/countingTransport.ts'
 import type { ProvisionedGolem } from '../../../local/provision.ts'

@@ -13,7 +13,7 @@ import {
   type CustodySignal,
   type WakeDecision,
 } from '../../../core/webhooks/index.ts'
-import type { TickInvoker } from '../../heartbeat/heartbeat.ts'
+import type { TickInvoker } from '../../../app/heartbeat/handOver.ts'
 
 export interface CustodyWebhook {
   readonly signingKey: AlchemySigningKey

@@ -1,7 +1,8 @@
 // History from the indexer (Ponder /v1 routes), asked for with the Golem's current key. The indexer
 // answers for the whole Golem (its id across key rotations): phases, redemptions and spend of every key.
 import type { GolemHistoryService } from '../deps.ts'
-import { IndexerUnavailableError, type IndexerClient } from '../indexerClient.ts'
+import type { IndexerClient } from '../indexerClient.ts'
+import { IndexerUnavailableError } from '../errors.ts'
 
 export function indexerHistory(client: IndexerClient): GolemHistoryService {
   return {

@@ -4,12 +4,8 @@
 import { metabolismOf, type JournalEntry, type Metabolism } from '../../../core/lifecycle/metabolism.ts'
 import { parseGolemProfile } from '../../../core/lifecycle/profile.ts'
 import type { Store } from '../../../core/store/index.ts'
-import type { GolemView } from '../deps.ts'
+import type { GolemView, MetabolismService } from '../deps.ts'
 import { ApiError } from '../errors.ts'
-
-export interface MetabolismService {
-  metabolism(golem: GolemView): Promise<Metabolism>
-}
 
 export class StoreMetabolism implements MetabolismService {
   constructor(

@@ -4,9 +4,9 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import type { PublicClient } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { Limiter, mapBounded, settleBounded } from '../shared/concurrency.ts'
-import { decodeShardWalk, encodeShardWalk, type ShardWalk } from '../shared/shardWalk.ts'
-import { ShardDispatchError, SqsShardDispatcher } from './dispatchers.ts'
+import { Limiter, mapBounded, settleBounded } from '../concurrency.ts'
+import { decodeShardWalk, encodeShardWalk, type ShardWalk } from './shardWalk.ts'
+import { ShardDispatchError, SqsShardDispatcher } from '../../functions/heartbeat/sqsDispatcher.ts'
 import type { ListDueInput, ListDueResult, Store } from '../../core/store/index.ts'
 import { dispatchHeartbeat } from './heartbeat.ts'
 

@@ -10,9 +10,9 @@ import { readRequestOf } from '../../core/lifecycle/observation.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemRecord, Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
-import { settleBounded } from '../shared/concurrency.ts'
-import type { ShardWalk } from '../shared/shardWalk.ts'
-import type { TickInvoker, TickRequest } from './heartbeat.ts'
+import { settleBounded } from '../concurrency.ts'
+import type { ShardWalk } from './shardWalk.ts'
+import type { TickInvoker, TickRequest, WalkResult } from './handOver.ts'
 
 /** Golems per store page and per multicall (200: ~76 KB of calldata, inside providers' eth_call limits). */
 export const DEFAULT_PAGE_SIZE = 200
@@ -32,25 +32,6 @@ export type WalkDeps = {
   chainReader?: typeof readGolems
   /** Told after each listed page is handled (tests and benches time the walk with it). */
   onPage?: (page: { shard: number; index: number; listed: number; handedOver: number }) => void
-}
-
-export type WalkResult = {
-  shards: number[]
-  pages: number
-  /** Chain reads (multicalls) the walk made. */
-  reads: number
-  /** Due entries listed (a lower bound: the record decides). */
-  listed: number
-  due: number
-  invoked: number
-  /** Dead, or a record the tick could not read. */
-  skipped: number
-  /** The entry lags the record and the record is not due yet (the Golem ticked this minute already). */
-  notDue: number
-  /** Ticks whose hand-over failed: they are due again next minute. */
-  failed: number
-  /** The first hand-over failure, for the log line. */
-  firstFailure?: unknown
 }
 
 export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkResult> {

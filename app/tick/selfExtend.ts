@@ -23,32 +23,9 @@ import {
 import { reservationIdOf } from '../../adapters/chain/sendOnce.ts'
 import { authorizedBesides, paymentBudgetId, StoredPaymentLedger } from './paymentBudget.ts'
 import type { SlotBase } from './slots.ts'
-import type { TickDeps } from './types.ts'
+import type { SelfExtensionConfig, SelfExtensionResult, TickDeps } from './types.ts'
 
 /** The tick's self-extension configuration; without it a Golem buys no runtime for itself. */
-export type SelfExtensionConfig = {
-  /** The API's base URL: the local API, or the deployed stack's API URL. */
-  apiUrl: string
-  /** The runtime price the API charges (core/x402/pricing.ts): what the plan expects to pay per hour. */
-  runtimeCostPerHour: bigint
-  /** What the key may pay: the API's asset, its payTo as the only payee, and the bounds. */
-  payments: PaymentPolicy
-  /** Seconds of TTL kept beyond the next beats; default one beat. */
-  marginSeconds?: bigint
-  fetch?: typeof fetch
-}
-
-export type SelfExtensionResult = {
-  status: 'skipped' | 'refused' | 'confirmed' | 'failed' | 'pending' | 'busy'
-  reason?: string
-  hours?: number
-  amount?: bigint
-  /** The TTL the API reports once the payment is credited. */
-  runwayEndsAt?: bigint
-  /** The EIP-3009 authorization nonce of the payment. */
-  nonce?: Hex
-}
-
 export const RUNTIME_BOUGHT_EVENT = 'RuntimeBought'
 
 type Context = {

@@ -4,13 +4,13 @@
 // the key by its alias. Its address is read from KMS (GetPublicKey). The renewed grant comes from the
 // ERC-7715 Session Account where the platform holds its key (it re-delegates the owner's permission to
 // the new key); where only the owner can sign (a direct grant), the rotation records an owner renewal
-// request and waits. functions/tick/rotate.ts carries the rotation out (crash-safe), exactly as with the
+// request and waits. app/tick/rotate.ts carries the rotation out (crash-safe), exactly as with the
 // local key source.
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { getAddress, hashStruct, isAddressEqual, toHex, type Address, type Hex } from 'viem'
-import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
+import type { TickChainClient } from '../chain/tickChainClient.ts'
 import type { RotationPolicy } from '../../core/custody/rotation.ts'
 import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolver.ts'
 import type { TickDeployment } from '../../core/deployment.ts'
@@ -20,9 +20,9 @@ import { runwayGates } from '../../core/delegations/buildGolemDelegation.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { durableRotationDecision } from '../../core/lifecycle/rotationPlan.ts'
 import type { EventStore, GolemStore, PoolKeyStore } from '../../core/store/index.ts'
-import { createKmsSigner } from '../../adapters/signers/kmsSigner.ts'
-import { ensureSessionKey, findSessionKey, type SessionKeyRef } from '../../adapters/signers/kmsKeys.ts'
-import { rotationAlias, stageOfPrefix } from '../../adapters/signers/kmsKeyNames.ts'
+import { createKmsSigner } from './kmsSigner.ts'
+import { ensureSessionKey, findSessionKey, type SessionKeyRef } from './kmsKeys.ts'
+import { rotationAlias, stageOfPrefix } from './kmsKeyNames.ts'
 import { SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
 import type { RawSigner } from '../../core/custody/rawSigner.ts'
 import { delegationDomainOf, delegationTypedData } from '../../core/delegations/typedData.ts'

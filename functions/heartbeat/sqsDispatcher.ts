@@ -1,29 +1,9 @@
-// How the heartbeat hands the minute's shard walks over: in-process (local stack, tests), or as one SQS
-// message per walk whose subscriber is the walker function (AWS). Both carry the same message, so the
-// walker sees the same thing either way.
+// The deployed heartbeat's hand-over of the minute's shard walks: one SQS message per walk, whose
+// subscriber is the walker function; the same message the local dispatcher walks in process.
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
-import { settleBounded } from '../shared/concurrency.ts'
-import { decodeShardWalk, encodeShardWalk, type ShardWalk } from '../shared/shardWalk.ts'
-import type { ShardDispatcher } from './heartbeat.ts'
-import type { WalkResult } from './walk.ts'
-
-/** Walks the shards in this process, a few at a time; rethrows the first failed walk once all are done. */
-export class LocalShardDispatcher implements ShardDispatcher {
-  readonly results: WalkResult[] = []
-  constructor(
-    private readonly walk: (walk: ShardWalk) => Promise<WalkResult>,
-    private readonly options: { concurrency?: number } = {},
-  ) {}
-
-  async dispatch(walks: readonly ShardWalk[]): Promise<void> {
-    // Round-trip through the wire format so local runs exercise exactly what the walker receives.
-    const decoded = walks.map((w) => decodeShardWalk(encodeShardWalk(w)))
-    const settled = await settleBounded(decoded, this.options.concurrency ?? 4, (w) => this.walk(w))
-    for (const s of settled) if (s.status === 'fulfilled') this.results.push(s.value)
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
-    if (failed) throw failed.reason
-  }
-}
+import { settleBounded } from '../../app/concurrency.ts'
+import type { ShardDispatcher } from '../../app/heartbeat/handOver.ts'
+import { encodeShardWalk, type ShardWalk } from '../../app/heartbeat/shardWalk.ts'
 
 /** SQS's limit of messages per SendMessageBatch. */
 const SQS_BATCH = 10

@@ -4,8 +4,8 @@
 import type { Address } from 'viem'
 import { BardoError } from '../../core/errors.ts'
 import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
-import type { PaymentTerms } from '../shared/paymentTerms.ts'
-import type { SelfExtensionConfig } from './selfExtend.ts'
+import type { PaymentTerms } from '../paymentTerms.ts'
+import type { SelfExtensionConfig } from './types.ts'
 
 /** One payment buys at most a day of runtime; a day's payments at most two days of it. */
 export const MAX_HOURS_PER_PAYMENT = 24n

@@ -5,13 +5,13 @@
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import type { Hex, PublicClient } from 'viem'
-import type { BardoDeployment } from '../../../core/deployment.ts'
-import { latestGrant } from '../../../core/lifecycle/grantInForce.ts'
-import { parseGolemProfile, serializeGolemProfile } from '../../../core/lifecycle/profile.ts'
-import { checkRenewal, installRenewal, RenewalError } from '../../../core/lifecycle/renewalCheck.ts'
-import type { EventStore, GolemStore, LogStore } from '../../../core/store/index.ts'
-import { recordOwnerGrants } from '../../../core/custody/grantLedger.ts'
-import { delegationDomainOf, delegationTypedData } from '../../../core/delegations/typedData.ts'
+import type { BardoDeployment } from '../core/deployment.ts'
+import { latestGrant } from '../core/lifecycle/grantInForce.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../core/lifecycle/profile.ts'
+import { checkRenewal, installRenewal, RenewalError } from '../core/lifecycle/renewalCheck.ts'
+import type { EventStore, GolemStore, LogStore } from '../core/store/index.ts'
+import { recordOwnerGrants } from '../core/custody/grantLedger.ts'
+import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
 
 export type RenewalOutcome = { delegationHash: Hex; replaced: Hex; expiresAt: bigint; periodStart: bigint }
 

@@ -9,7 +9,7 @@ import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { testProfile, testRead } from '../../core/lifecycle/testing/profile.ts'
-import type { TickRequest } from './heartbeat.ts'
+import type { TickRequest } from './handOver.ts'
 import { walkShard } from './walk.ts'
 
 const NOW_MS = 1_750_000_000_000

@@ -5,7 +5,7 @@
 // BARDO_USDC and its domain for every function from the same table at deploy (stacks/config.ts), so the
 // tick, which leaves @x402/evm out of its bundle, pays in what the API prices in.
 import { getAddress, isAddress, type Address } from 'viem'
-import { BardoError } from '../../core/errors.ts'
+import { BardoError } from '../core/errors.ts'
 
 export type PaymentTerms = {
   asset: Address

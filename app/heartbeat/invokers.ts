@@ -1,11 +1,10 @@
-// How the heartbeat hands ticks over: in-process (local stack, tests) or as asynchronous Lambda
-// invocations (AWS). Both carry the same payload, so the tick handler sees the same thing either way.
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda'
+// Ticks run in this process (local stack, tests), through the same payload the deployed heartbeat sends
+// the tick function (functions/heartbeat/lambdaInvoker.ts), so a tick sees the same thing either way.
 import type { TickDeps, TickResult } from '../tick/types.ts'
 import { runTick } from '../tick/runTick.ts'
-import type { TickInvoker, TickRequest } from './heartbeat.ts'
-import { decodeTickPayload, encodeTickPayload } from '../shared/tickPayload.ts'
-import { Limiter } from '../shared/concurrency.ts'
+import type { TickInvoker, TickRequest } from './handOver.ts'
+import { decodeTickPayload, encodeTickPayload } from './tickPayload.ts'
+import { Limiter } from '../concurrency.ts'
 
 /**
  * Runs ticks in this process, a few at a time across every hand-over in flight (walkers hand over
@@ -43,24 +42,6 @@ export class LocalInvoker implements TickInvoker {
           }
         }),
       ),
-    )
-  }
-}
-
-/** Invokes the tick function asynchronously (InvocationType Event): AWS retries failed ticks. */
-export class LambdaInvoker implements TickInvoker {
-  constructor(
-    private readonly lambda: Pick<LambdaClient, 'send'>,
-    private readonly functionName: string,
-  ) {}
-
-  async invoke(requests: readonly TickRequest[]): Promise<void> {
-    await this.lambda.send(
-      new InvokeCommand({
-        FunctionName: this.functionName,
-        InvocationType: 'Event',
-        Payload: new TextEncoder().encode(encodeTickPayload(requests)),
-      }),
     )
   }
 }

@@ -1,6 +1,6 @@
 // The heartbeat -> tick payload: JSON with bigints as decimal strings, validated on arrival.
 import * as z from '../../core/zodMini.ts'
-import type { TickRequest } from '../heartbeat/heartbeat.ts'
+import type { TickRequest } from './handOver.ts'
 import { CUSTODY_MODES, GOLEM_STATUSES, PHASE_NAMES, type GolemRecord } from '../../core/store/records.ts'
 
 // `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).

@@ -1,10 +1,10 @@
 import { getAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { getDefaultAsset } from '@x402/evm'
-import { resolvePaymentTerms } from '../shared/paymentTerms.ts'
+import { resolvePaymentTerms } from '../paymentTerms.ts'
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm'
 import { mockClient } from 'aws-sdk-client-mock'
-import { apiUrlFromEnv } from './apiUrl.ts'
+import { apiUrlFromEnv } from '../../functions/tick/apiUrl.ts'
 import { selfExtensionConfig, selfExtensionFor } from './selfExtensionConfig.ts'
 
 const ASSET = '0x000000000000000000000000000000000000c0de'

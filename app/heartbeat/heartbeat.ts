@@ -5,29 +5,12 @@
 // Golem with its observation and its record to a tick. The invokers decide how ticks run:
 // in-process locally, asynchronous Lambda invocations on AWS.
 import type { PublicClient } from 'viem'
-import type { TickFees } from '../../core/fees.ts'
-import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { planWalks, type ShardLoad } from '../../core/lifecycle/walkPlan.ts'
 import type { GolemRecord, Store } from '../../core/store/index.ts'
-import type { ShardWalk } from '../shared/shardWalk.ts'
+import type { ShardWalk } from './shardWalk.ts'
 import { LocalShardDispatcher } from './dispatchers.ts'
-import { DEFAULT_PAGE_SIZE, walkShard, type WalkDeps, type WalkResult } from './walk.ts'
-
-/**
- * One Golem's tick: its chain observation and its record, both read by the walker, so the tick reads
- * neither; `fees`: the heartbeat block's fee data, so a tick prices its transactions without reading fees.
- */
-export type TickRequest = { golemId: string; observed?: ObservedGolem; record?: GolemRecord; fees?: TickFees }
-
-export interface TickInvoker {
-  /** Hands a batch of ticks over. Returns once they are handed over (Lambda) or done (local). */
-  invoke(requests: readonly TickRequest[]): Promise<void>
-}
-
-export interface ShardDispatcher {
-  /** Hands the minute's shard walks over. Returns once they are sent (SQS) or walked (local). */
-  dispatch(walks: readonly ShardWalk[]): Promise<void>
-}
+import { DEFAULT_PAGE_SIZE, walkShard, type WalkDeps } from './walk.ts'
+import type { ShardDispatcher, WalkResult } from './handOver.ts'
 
 export type DispatchResult = {
   /** Due shards. */

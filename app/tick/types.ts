@@ -1,11 +1,34 @@
-import type { Address, LocalAccount } from 'viem'
+import type { Address, Hex, LocalAccount } from 'viem'
+import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { KeyRotation, SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { TickDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { Store } from '../../core/store/index.ts'
-import type { SelfExtensionConfig, SelfExtensionResult } from './selfExtend.ts'
+
+export type SelfExtensionConfig = {
+  /** The API's base URL: the local API, or the deployed stack's API URL. */
+  apiUrl: string
+  /** The runtime price the API charges (core/x402/pricing.ts): what the plan expects to pay per hour. */
+  runtimeCostPerHour: bigint
+  /** What the key may pay: the API's asset, its payTo as the only payee, and the bounds. */
+  payments: PaymentPolicy
+  /** Seconds of TTL kept beyond the next beats; default one beat. */
+  marginSeconds?: bigint
+  fetch?: typeof fetch
+}
+
+export type SelfExtensionResult = {
+  status: 'skipped' | 'refused' | 'confirmed' | 'failed' | 'pending' | 'busy'
+  reason?: string
+  hours?: number
+  amount?: bigint
+  /** The TTL the API reports once the payment is credited. */
+  runwayEndsAt?: bigint
+  /** The EIP-3009 authorization nonce of the payment. */
+  nonce?: Hex
+}
 
 export type TickDeps = {
   store: Store

@@ -1,0 +1,42 @@
+// What the heartbeat hands over and to whom: a tick's request, the invoker that runs ticks (in process, or
+// as Lambda invocations), the dispatcher that runs the minute's shard walks (in process, or as SQS
+// messages to the walker), and what a walk reports. Types only: every hand-over speaks them.
+import type { TickFees } from '../../core/fees.ts'
+import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
+import type { GolemRecord } from '../../core/store/index.ts'
+import type { ShardWalk } from './shardWalk.ts'
+
+/**
+ * One Golem's tick: its chain observation and its record, both read by the walker, so the tick reads
+ * neither; `fees`: the heartbeat block's fee data, so a tick prices its transactions without reading fees.
+ */
+export type TickRequest = { golemId: string; observed?: ObservedGolem; record?: GolemRecord; fees?: TickFees }
+
+export interface TickInvoker {
+  /** Hands a batch of ticks over. Returns once they are handed over (Lambda) or done (local). */
+  invoke(requests: readonly TickRequest[]): Promise<void>
+}
+
+export interface ShardDispatcher {
+  /** Hands the minute's shard walks over. Returns once they are sent (SQS) or walked (local). */
+  dispatch(walks: readonly ShardWalk[]): Promise<void>
+}
+
+export type WalkResult = {
+  shards: number[]
+  pages: number
+  /** Chain reads (multicalls) the walk made. */
+  reads: number
+  /** Due entries listed (a lower bound: the record decides). */
+  listed: number
+  due: number
+  invoked: number
+  /** Dead, or a record the tick could not read. */
+  skipped: number
+  /** The entry lags the record and the record is not due yet (the Golem ticked this minute already). */
+  notDue: number
+  /** Ticks whose hand-over failed: they are due again next minute. */
+  failed: number
+  /** The first hand-over failure, for the log line. */
+  firstFailure?: unknown
+}
