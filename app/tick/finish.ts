@@ -11,7 +11,10 @@ import type { GolemRecord, Store } from '../../core/store/index.ts'
 
 const MAX_ATTEMPTS = 5
 
-/** The record as written, or null when the Golem left `alive` meanwhile or the conflicts did not end. */
+/**
+ * The record as written with the profile it holds (so nothing after the tick parses it again), or null
+ * when the Golem left `alive` meanwhile or the conflicts did not end.
+ */
 export async function finishTick(p: {
   store: Store
   golem: GolemRecord
@@ -28,7 +31,7 @@ export async function finishTick(p: {
   phaseEpoch: number
   /** Chain time of the tick's read: a renewal queued meanwhile is put in force as of it. */
   chainNow: bigint
-}): Promise<GolemRecord | null> {
+}): Promise<{ record: GolemRecord; profile: GolemProfile } | null> {
   const patch = {
     phase: phaseNames[p.phase],
     nextTickAt: p.nextTickAt,
@@ -51,7 +54,7 @@ export async function finishTick(p: {
       patch: { ...patch, profile: serializeGolemProfile(merged) },
       now: p.nowMs,
     })
-    if (updated.updated) return updated.golem
+    if (updated.updated) return { record: updated.golem, profile: merged }
     current = updated.current
   }
   return null

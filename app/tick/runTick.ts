@@ -10,10 +10,9 @@ import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observat
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { grantInForce } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import { planReprieve } from '../../core/lifecycle/reprievePlan.ts'
 import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
-import { eventKey, planTick, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
+import { eventKey, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
@@ -128,13 +127,15 @@ export async function runTick(
   }
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
-  const first = planTick({ golemId, profile, read, pending: { events: [], reservedAmount: 0n }, ...vitalityParameters })
-  const pending = await settlePendingSlots(slotBase, golem, read, first.period, record.lastTick?.outcome === 'running')
-  await repairCredits(deps, record, profile, first.period)
-  // A paid feed's reprieve is served first: the tick then plans from the reset phase.
-  const reprieve = planReprieve(profile, read, first.decision.vitality.vitality)
-  const resetTo = await serveReprieve(deps, slotBase, golemId, profile, reprieve)
-  const plan = planTick({ golemId, profile, read, pending, ...(resetTo === undefined ? {} : { resetTo }), ...vitalityParameters })
+  const period = tickPeriod(profile, read)
+  const pending = await settlePendingSlots(slotBase, golem, read, period, record.lastTick?.outcome === 'running')
+  await repairCredits(deps, record, profile, period)
+  // Plan once; then execute in order: a paid feed's reprieve first (the plan is the reset phase's, or the
+  // current phase's should the reset not land this tick), then the plan's effects.
+  const planned = planTick({ golemId, profile, read, pending, ...vitalityParameters })
+  const resetTo = await serveReprieve(deps, slotBase, golemId, profile, planned.reprieve)
+  const plan: TickPlan = planned.unreset && resetTo === undefined ? planned.unreset : planned
+  const servedReprieve = planned.reprieve.kind === 'served' || resetTo !== undefined
   const { decision } = plan
 
   const { signer } = await deps.signers.resolve(profile)
@@ -224,12 +225,12 @@ export async function runTick(
     nextTickAt: nowMs + (deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S) * 1000,
     outcome: result.redemption?.status ?? 'ticked',
     txHash: redeemed.txHash,
-    servedReprieve: resetTo !== undefined || reprieve.kind === 'served' ? profile.reprieve : undefined,
+    servedReprieve: servedReprieve ? profile.reprieve : undefined,
     phaseEpoch: plan.phaseEpoch,
     chainNow: read.timestamp,
   })
   const staggered = plan.runway.kind === 'none' && plan.runway.redeemAt !== undefined
-  const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished, read, staggered)
+  const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished.record, finished.profile, read, staggered)
   return { ...result, events: events.map((e) => e.type), ...(rotated ? { rotated } : {}) }
 }
 
@@ -303,9 +304,8 @@ async function redeemRunway(
   return { result, txHash, event: { type: 'RunwayRedeemed', at, amount: step.amount, txHash: sent.txHash, period: step.slot.period } }
 }
 
-async function maybeRotate(deps: TickDeps, record: GolemRecord, read: ObservedGolem, runwayStaggered: boolean) {
+async function maybeRotate(deps: TickDeps, record: GolemRecord, profile: GolemProfile, read: ObservedGolem, runwayStaggered: boolean) {
   if (!deps.rotation || record.status !== 'alive') return null
-  const profile = parseGolemProfile(record.profile)
   // The key's policy is asked only when there is no rotation in flight and the Golem is registered.
   if (!profile.pendingRotation && !read.registered) return null
   const sessionKey = profile.pendingRotation ? undefined : (await deps.signers.resolve(profile)).sessionKey

@@ -9,6 +9,7 @@ import type { PaymentRequired } from '@x402/core/types'
 import { bytesToHex, erc20Abi, hexToString, isAddressEqual, stringToHex, type Address, type Hex } from 'viem'
 import { paymentPeriod, type PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
+import { grantEndOf } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { planSelfExtension, type SelfExtensionStep } from '../../core/lifecycle/selfExtensionPlan.ts'
 import type { BudgetRecord, SlotRef, TickSlot } from '../../core/store/index.ts'
@@ -71,7 +72,7 @@ export async function selfExtend(
     ...(config.marginSeconds === undefined ? {} : { marginSeconds: config.marginSeconds }),
     phase: at.phase,
     dying: at.dying,
-    expectedEnd: profile.runway.expiresAt,
+    expectedEnd: grantEndOf(profile),
     held,
     runtimeCostPerHour: config.runtimeCostPerHour,
     maxPerPayment: policy.maxPerPayment,

@@ -94,21 +94,28 @@ describe('planTick', () => {
     )
   })
 
-  it('plans the phase post from the reset phase after a reprieve, under the next phase epoch', () => {
+  it('plans the phase post from the reset phase after a reprieve, under the next phase epoch, with the plan should it not land', () => {
     const late = read({ timestamp: born + 29n * DAY_S, phase: Phase.Declining })
     const plain = planTick({ golemId: 'g', profile: testProfile(), read: late, pending: none, vitalityParameters: noShocks })
-    const reset = planTick({
-      golemId: 'g',
-      profile: testProfile(),
-      read: late,
-      pending: none,
-      resetTo: Phase.Stable,
-      vitalityParameters: noShocks,
-    })
+    expect(plain.reprieve).toEqual({ kind: 'none' })
     expect(plain.phaseEpoch).toBe(0)
+    // Fed: the TTL moved far ahead, so the fed vitality points back to an earlier phase than Declining.
+    const base = testProfile()
+    const fed = {
+      ...base,
+      life: { ...base.life, runwayEndsAt: born + 60n * DAY_S },
+      reprieve: { requestedAt: born + 29n * DAY_S, amount: 12_000_000n, payer: golemKey },
+    }
+    const reset = planTick({ golemId: 'g', profile: fed, read: late, pending: none, vitalityParameters: noShocks })
+    expect(reset.reprieve).toMatchObject({ kind: 'reset', from: Phase.Declining })
+    const to = reset.reprieve.kind === 'reset' ? reset.reprieve.to : Phase.Declining
+    expect(to).toBeLessThan(Phase.Declining)
     expect(reset.phaseEpoch).toBe(1)
-    expect(reset.decision.phase.current).toBe(Phase.Stable)
+    expect(reset.decision.phase.current).toBe(to)
     if (reset.postPhase) expect(reset.postPhase.step).toBe(phaseStep(reset.postPhase.next, 1))
+    // Should the reset not land this tick, the plan for the phase the chain reports, under the same epoch.
+    expect(reset.unreset?.decision.phase.current).toBe(Phase.Declining)
+    expect(reset.unreset?.phaseEpoch).toBe(0)
   })
 
   it('records a revocation with its RevocationState and the time it was seen', () => {

@@ -2,13 +2,15 @@
 // ticks left in flight), the ordered effects the tick carries out. Pure: functions/tick executes the
 // plan through exactly-once slots and writes the outcome back once.
 //
-// Order of effects: a paid feed's phase reset first (the decision is then made from the reset phase),
+// Order of effects: a paid feed's phase reset first (the plan is then the reset phase's),
 // then the phase post, then either the death protocol (the Golem reached Terminal and its post landed)
 // or the runway redemption, then the events, then the profile patch, then a key rotation if one is due.
 import type { Address, Hex } from 'viem'
 import type { CustodyEvent } from './custodyEvents.ts'
 import { grantInForce } from './grantInForce.ts'
 import { observationOf, type ObservedGolem } from './observation.ts'
+import { permissionFactsOf } from './permissionFacts.ts'
+import { planReprieve, type ReprievePlan } from './reprievePlan.ts'
 import type { Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
 import { runwayTarget } from './runwayTarget.ts'
@@ -30,8 +32,6 @@ export type TickPlanInput = {
   profile: GolemProfile
   read: ObservedGolem
   pending: PendingWork
-  /** The phase a paid feed's reset moved the Golem to this tick, when it did. */
-  resetTo?: Phase
   vitalityParameters?: Partial<VitalityParameters>
   /** The runtime's price, when the Golem buys its own (self-extension): its held runway then counts. */
   runtimeCostPerHour?: bigint
@@ -55,6 +55,18 @@ export type TickPlan = {
   runway: RunwayStep
   /** The death protocol runs this tick once the phase post to Terminal has landed. */
   die: boolean
+}
+
+/**
+ * The whole tick's plan: a paid feed's reprieve first, served before anything else, then the plan. A
+ * reprieve that resets the phase comes with the plan for the reset phase and, should the reset not land
+ * this tick, the plan for the phase the Golem is in (both decided from the one observation).
+ */
+export type PlannedTick = TickPlan & { reprieve: ReprievePlan; unreset?: TickPlan }
+
+/** The absolute period the tick acts in (period start / duration): its runway slot's and budget's key. */
+export function tickPeriod(profile: GolemProfile, read: ObservedGolem): bigint {
+  return currentPeriod(permissionFactsOf(profile, read))
 }
 
 /** The slot step of a phase post: the first epoch keeps the plain name so existing slots stay valid. */
@@ -84,13 +96,21 @@ export function eventKey(e: CustodyEvent, period: bigint): string {
   }
 }
 
-export function planTick(input: TickPlanInput): TickPlan {
+export function planTick(input: TickPlanInput): PlannedTick {
+  const plan = planFrom(input)
+  const reprieve = planReprieve(input.profile, input.read, plan.decision.vitality.vitality)
+  if (reprieve.kind !== 'reset') return { ...plan, reprieve }
+  return { ...planFrom(input, reprieve.to), reprieve, unreset: plan }
+}
+
+/** The plan from the phase the chain reports, or from the phase a reprieve resets it to. */
+function planFrom(input: TickPlanInput, resetTo?: Phase): TickPlan {
   const { golemId, profile, read, pending } = input
-  const phaseEpoch = (profile.phaseEpoch ?? 0) + (input.resetTo === undefined ? 0 : 1)
+  const phaseEpoch = (profile.phaseEpoch ?? 0) + (resetTo === undefined ? 0 : 1)
   const observation = observationOf(
     golemId,
     profile,
-    input.resetTo === undefined ? read : { ...read, phase: input.resetTo },
+    resetTo === undefined ? read : { ...read, phase: resetTo },
     0n,
     input.runtimeCostPerHour,
   )

@@ -1,0 +1,108 @@
+// A tick runs one way: it observes once (its record from the heartbeat's hand-over, no store read; the
+// profile parsed once), plans once (core/lifecycle/tickPlan.ts planTick), then carries the plan out in
+// order and writes its outcome. Counted over a whole life on anvil and dynalite, a paid feed's reprieve
+// included: the calls of the two core functions are counted through the module everyone imports them from.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { Store } from '../../core/store/index.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
+import { runTick } from '../../app/tick/runTick.ts'
+import type { TickResult } from '../../app/tick/types.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+const calls = vi.hoisted(() => ({ parse: 0, plan: 0 }))
+
+vi.mock('../../core/lifecycle/profile.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/lifecycle/profile.ts')>()
+  return {
+    ...original,
+    parseGolemProfile: (...args: Parameters<typeof original.parseGolemProfile>) => {
+      calls.parse++
+      return original.parseGolemProfile(...args)
+    },
+  }
+})
+vi.mock('../../core/lifecycle/tickPlan.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/lifecycle/tickPlan.ts')>()
+  return {
+    ...original,
+    planTick: (...args: Parameters<typeof original.planTick>) => {
+      calls.plan++
+      return original.planTick(...args)
+    },
+  }
+})
+
+type Count = { reads: number; parses: number; plans: number; result: TickResult }
+
+let env: HeartbeatEnv
+const ticks: Count[] = []
+
+/** The store, counting the record reads. */
+function counting(store: Store, count: { reads: number }): Store {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        if (name === 'getGolem') count.reads++
+        return value.apply(target, args)
+      }
+    },
+  })
+}
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  await provisionExampleGolem(env, 'oneway')
+  const invoker: TickInvoker = {
+    async invoke(requests: readonly TickRequest[]) {
+      for (const request of requests) {
+        const count = { reads: 0 }
+        calls.parse = 0
+        calls.plan = 0
+        const result = await runTick(env.deps(undefined, { store: counting(env.store, count) }), request)
+        ticks.push({ reads: count.reads, parses: calls.parse, plans: calls.plan, result })
+      }
+    },
+  }
+  for (let day = 0; day < 40; day++) {
+    if (day === 20) {
+      // A paid feed asks for a reprieve: the tick that serves it still plans once.
+      const record = (await env.store.getGolem('oneway'))!
+      const profile = parseGolemProfile(record.profile)
+      const fed = {
+        ...profile,
+        life: { ...profile.life, runwayEndsAt: profile.life.runwayEndsAt + 20n * BigInt(DAY) },
+        reprieve: { requestedAt: BigInt(Math.floor(Date.now() / 1000)), amount: 12_000_000n, payer: profile.golemKey },
+      }
+      await env.store.updateGolem({
+        golemId: 'oneway',
+        expectedVersion: record.version,
+        patch: { profile: serializeGolemProfile(fed) },
+        now: Date.now(),
+      })
+    }
+    await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+    if ((await env.store.getGolem('oneway'))?.status === 'dead') break
+    await env.devnet.increaseTime(DAY)
+  }
+  resets = (await env.store.listEvents({ golemId: 'oneway', limit: 200 })).events.filter((e) => e.type === 'PhaseReset').length
+})
+let resets = 0
+afterAll(async () => env?.stop())
+
+describe('a tick, one way', () => {
+  it('lived a whole life: redemptions, phase posts, a reprieve, a death', () => {
+    expect(ticks.length).toBeGreaterThan(20)
+    expect(ticks.some((t) => t.result.phase?.posted)).toBe(true)
+    expect(ticks.at(-1)!.result.outcome).toBe('died')
+    expect(resets).toBeGreaterThan(0)
+  })
+
+  it('reads no record, parses the profile once and plans once, on every beat of it', () => {
+    for (const [i, t] of ticks.entries())
+      expect({ beat: i, reads: t.reads, parses: t.parses, plans: t.plans }).toEqual({ beat: i, reads: 0, parses: 1, plans: 1 })
+  })
+})
