@@ -21,13 +21,14 @@ import {
   type WalletClient,
 } from 'viem'
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
 import { Implementation, toMetaMaskSmartAccount, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 import * as artifacts from '../contracts/artifacts/index.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
+import { BardoError } from '../core/errors.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
 import { sendInNonceOrder } from './sendInOrder.ts'
+import { deployCanonicalFramework } from './canonicalFramework.ts'
 
 /** Anvil's well-known test mnemonic: its accounts are funded with 10,000 ETH on every local chain. */
 const TEST_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -60,6 +61,8 @@ export type Devnet = DevnetClients & {
    * `signer` (a fresh key by default).
    */
   createOwner(funding?: { usdc?: bigint; eth?: bigint }, signer?: PrivateKeyAccount): Promise<OwnerAccount>
+  /** The owner's EOA upgraded by EIP-7702 to the framework's stateless DeleGator, as MetaMask upgrades its accounts. */
+  createWalletOwner(funding?: { usdc?: bigint; eth?: bigint }, signer?: PrivateKeyAccount): Promise<OwnerAccount>
   /** A funded EOA on the devnet (for Golem session keys, payers, ...). */
   fundedAccount(eth?: bigint): Promise<PrivateKeyAccount>
   mintUsdc(to: Address, amount: bigint): Promise<void>
@@ -241,12 +244,13 @@ async function configureRouter(clients: DevnetClients, assets: LocalAssets): Pro
 
 export type StartDevnetOptions = StartAnvilOptions
 
-/** Starts anvil and deploys the framework, the Bardo contracts and the local assets. */
+/** Starts anvil and deploys the framework (at its canonical addresses), the Bardo contracts and the local assets. */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
   const anvil = await startAnvil(options)
   try {
     const clients = devnetClients(anvil.rpcUrl, anvil.chainId)
-    const environment = await deploySmartAccountsEnvironment(clients.deployer as never, clients.publicClient as never, clients.chain)
+    // At the framework's canonical addresses, as on Base: MetaMask's own wallet code names no others.
+    const environment = await deployCanonicalFramework(clients.deployer, clients.publicClient)
     const bardo = await deployBardo(clients)
     const deployment = { chainId: anvil.chainId, environment, ...bardo }
     return { ...clients, anvil, rpcUrl: anvil.rpcUrl, deployment, ...devnetActions(clients, deployment), stop: anvil.stop }
@@ -291,6 +295,37 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
       if (usdc > 0n) await mintUsdc(smartAccount.address, usdc)
       if (eth > 0n) await send(deployer.sendTransaction({ to: smartAccount.address, value: eth }))
       return { smartAccount, address: smartAccount.address, signer }
+    },
+    /**
+     * An owner as MetaMask makes one today: the owner's own EOA, upgraded by EIP-7702 to the framework's
+     * EIP7702StatelessDeleGator (the owner signs the authorization; the deployer sends it), and funded
+     * like createOwner's smart account. It grants through ERC-7715 and signs its own user operations.
+     */
+    async createWalletOwner(
+      funding: { usdc?: bigint; eth?: bigint } = {},
+      signer: PrivateKeyAccount = privateKeyToAccount(generatePrivateKey()),
+    ): Promise<OwnerAccount> {
+      const implementation = deployment.environment.implementations.EIP7702StatelessDeleGatorImpl
+      if (!implementation)
+        throw new BardoError('FRAMEWORK_MISSING', 'environment.implementations.EIP7702StatelessDeleGatorImpl: must be deployed')
+      const authorization = await signer.signAuthorization({
+        chainId: clients.chain.id,
+        address: implementation,
+        nonce: await publicClient.getTransactionCount({ address: signer.address }),
+      })
+      await send(deployer.sendTransaction({ to: signer.address, data: '0x', authorizationList: [authorization] }))
+      const smartAccount = await toMetaMaskSmartAccount({
+        client: publicClient as never,
+        implementation: Implementation.Stateless7702,
+        address: signer.address,
+        signer: { account: signer },
+        environment: deployment.environment,
+      })
+      const usdc = funding.usdc ?? parseUnits('10000', 6)
+      const eth = funding.eth ?? parseEther('10')
+      if (usdc > 0n) await mintUsdc(signer.address, usdc)
+      if (eth > 0n) await send(deployer.sendTransaction({ to: signer.address, value: eth }))
+      return { smartAccount, address: signer.address, signer }
     },
     /** Re-posts the local price feeds' answers ($3,000 ETH, $1 USDC) at the current block, so they are never stale. */
     async refreshFeeds(): Promise<void> {
