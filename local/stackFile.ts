@@ -49,7 +49,7 @@ export function writeStackInfo(stateDir: string, info: StackInfo, ownerKey?: Hex
   return written
 }
 
-/** Removes what writeStackInfo wrote (the deployment file stays: it describes a chain that is gone). */
+/** Removes what writeStackInfo wrote and the deployment file beside it: they describe a stack that is gone. */
 export function removeStackInfo(stateDir: string): void {
   rmSync(stackFilePath(stateDir), { force: true })
   rmSync(join(stateDir, OWNER_KEY_FILE), { force: true })

@@ -1,5 +1,6 @@
-// Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal. Every
-// step is a store slot, so a crashed or retried tick continues where the last one stopped.
+// Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal, its grant
+// has ended or its owner revoked it. Every step is a store slot, so a crashed or retried tick continues
+// where the last one stopped.
 import { encodeFunctionData, type Hex } from 'viem'
 import { encodeDisableDelegation } from '../../core/delegations/redeem.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
