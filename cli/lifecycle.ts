@@ -8,7 +8,7 @@ import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { nextPeriodBoundary, renewalWindow, rotationFitsGrant } from '../core/lifecycle/renewal.ts'
-import { grantEndOf, latestGrant } from '../core/lifecycle/grantInForce.ts'
+import { grantEndOf, grantInForce, latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
 import { StoreRenewalService } from '../app/renewal.ts'
@@ -37,7 +37,10 @@ export type GolemStatus = {
   golemKey: Address
   store: { phase: string; nextTickAt: number; lastTick: unknown; events: string[] }
   chain: { registered: boolean; phase: string; grantDisabled: boolean; keyEth: bigint; blockTime: bigint }
+  /** The grant in force; `expiresAt` and `secondsLeft` run to the newest grant's end (queued renewals follow it). */
   grant: { delegationHash: Hex; periodAmount: bigint; periodSeconds: bigint; expiresAt: bigint; secondsLeft: bigint }
+  /** The owner's renewals waiting behind the grant in force, oldest first. */
+  renewals: { delegationHash: Hex; periodStart: bigint; expiresAt: bigint }[]
 }
 
 export async function golemStatus(store: Store, chain: CliChain, deployment: CliDeployment, golemId: string): Promise<GolemStatus> {
@@ -59,6 +62,8 @@ export async function golemStatus(store: Store, chain: CliChain, deployment: Cli
     client.getBlock(),
   ])
   const events = await store.listEvents({ golemId, limit: 50 })
+  const inForce = grantInForce(profile, block.timestamp)
+  const end = grantEndOf(inForce)
   return {
     golemId,
     status: record.status,
@@ -78,12 +83,13 @@ export async function golemStatus(store: Store, chain: CliChain, deployment: Cli
       blockTime: block.timestamp,
     },
     grant: {
-      delegationHash: profile.runway.periodDelegationHash,
-      periodAmount: profile.runway.periodAmount,
-      periodSeconds: profile.runway.periodDuration,
-      expiresAt: profile.runway.expiresAt,
-      secondsLeft: profile.runway.expiresAt > block.timestamp ? profile.runway.expiresAt - block.timestamp : 0n,
+      delegationHash: inForce.runway.periodDelegationHash,
+      periodAmount: inForce.runway.periodAmount,
+      periodSeconds: inForce.runway.periodDuration,
+      expiresAt: end,
+      secondsLeft: end > block.timestamp ? end - block.timestamp : 0n,
     },
+    renewals: inForce.renewals.map((r) => ({ delegationHash: r.periodDelegationHash, periodStart: r.periodStart, expiresAt: r.expiresAt })),
   }
 }
 
@@ -93,6 +99,7 @@ export function statusLines(s: GolemStatus): string[] {
     `  owner     ${s.owner}`,
     `  key       ${s.golemKey} (${formatEther(s.chain.keyEth)} ETH)`,
     `  grant     ${formatUsdc(s.grant.periodAmount)} USDC per ${s.grant.periodSeconds} s, ${s.chain.grantDisabled ? 'REVOKED by the owner' : `${s.grant.secondsLeft} s left`} (${s.grant.delegationHash})`,
+    ...s.renewals.map((r) => `  renewal   from ${r.periodStart} to ${r.expiresAt} (${r.delegationHash})`),
     `  events    ${s.store.events.join(', ') || 'none'}`,
   ]
 }
@@ -176,7 +183,7 @@ export async function renewGolem(o: {
     startDate: window.startDate,
     expiresAt: window.endTime,
     now,
-    // A renewal supersedes the grant: its salt is above the one it follows.
+    // A renewal follows the newest grant: its salt is above that grant's.
     salt: pad(toHex(BigInt(latest.chain[0]!.salt) + 1n), { size: 32 }),
   })
   const outcome = await new StoreRenewalService({
@@ -184,7 +191,9 @@ export async function renewGolem(o: {
     client: o.chain.publicClient as PublicClient,
     deployment: o.deployment,
   }).renew(o.golemId, signed.chain[0]!)
-  o.progress(`renewed       grant ${outcome.delegationHash} replaces ${outcome.replaced}, ends ${outcome.expiresAt}`)
+  o.progress(
+    `renewed       grant ${outcome.delegationHash} follows ${outcome.replaced} from ${window.startDate}, ends ${outcome.expiresAt}`,
+  )
   return { golemId: o.golemId, delegationHash: outcome.delegationHash, replaced: outcome.replaced, expiresAt: outcome.expiresAt }
 }
 

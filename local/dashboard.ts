@@ -282,7 +282,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
   app.post('/local/golems/:id/renewal-draft', async (c) => {
     const { record, profile } = await golemOf(c.req.param('id'))
     const now = await chainNow()
-    const old = latestGrant(profile).chain[0]!
+    const latest = latestGrant(profile)
+    const old = latest.chain[0]!
     // One more life, in whole periods, from where the newest grant stops paying.
     const window = renewalWindow(profile, now, profile.life.runwayTotalSeconds)
     const end = window.endTime
@@ -294,7 +295,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       bardo: [{ type: 'golemPhase', golem: profile.golemKey, startTime: now, endTime: end }],
       runway: {
         token: profile.runway.token,
-        periodAmount: profile.runway.periodAmount,
+        // Nothing wider than the grant it follows.
+        periodAmount: latest.periodAmount,
         periodDuration: Number(profile.runway.periodDuration),
         // Where the newest grant stops paying: never two of the owner's runway grants in one period.
         startDate: Number(window.startDate),

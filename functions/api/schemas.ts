@@ -180,7 +180,7 @@ export const renewalRequest = z.strictObject({ delegation: signedDelegationSchem
 export const renewalResponse = z.object({
   golemId: z.string(),
   delegationHash: hash,
-  replaced: hash.meta({ description: 'the grant it supersedes: never redeemed again' }),
+  replaced: hash.meta({ description: 'the newest grant before it: the one it follows, which pays to its own end' }),
   grant_ends_at: unixSeconds,
   periodStart: unixSeconds.meta({ description: "the renewed grant's first period (on the old grant's grid)" }),
 })

@@ -18,11 +18,16 @@ export function registerRenewalRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Ro
     path,
     operationId: 'renewGrant',
     summary:
-      "Renew a Golem's runway grant with the owner's signed superseding delegation (same delegate, higher salt, later end, nothing wider)",
+      "Renew a Golem's runway grant with the owner's signed delegation that follows it (same delegate, higher salt, starting where the newest grant stops paying, later end, nothing wider)",
     tags: ['golems'],
     security: 'tier',
     request: { params: golemParams, body: renewalRequest },
-    responses: { 200: { description: 'installed: the next tick redeems under it, the old grant never again', schema: renewalResponse } },
+    responses: {
+      200: {
+        description: 'queued: the grant it follows pays to its end, this one from its first period on; never both in one period',
+        schema: renewalResponse,
+      },
+    },
     errors: {
       404: 'GOLEM_NOT_FOUND',
       410: 'GOLEM_DEAD',

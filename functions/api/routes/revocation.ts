@@ -29,7 +29,11 @@ export function registerRevocationRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs:
   app.get(path, validate('param', golemParams), async (c) => {
     if (!deps.revocations) throw new ApiError('NOT_IMPLEMENTED', 'revocation: not configured on this deployment')
     const golem = await findGolem(deps, c.req.valid('param').id)
-    const plan = await deps.revocations.plan(golem.id)
+    const plan = await deps.revocations.plan(golem.id).catch((error: unknown) => {
+      if (error instanceof BardoError && error.code === 'GOLEM_NOT_FOUND')
+        throw new ApiError('GOLEM_NOT_FOUND', error.message, { golemId: golem.id })
+      throw error
+    })
     return c.json({
       golemId: golem.id,
       owner: plan.owner,
