@@ -4,7 +4,7 @@
 import { erc20Abi, multicall3Abi, type Address, type PublicClient } from 'viem'
 import { DreamOracleTickAbi, VitalityOracleTickAbi } from './oracleAbi.ts'
 import type { TickDeployment } from '../../core/deployment.ts'
-import { DelegationManagerAbi, PeriodTransferEnforcerAbi } from '../../core/delegations/frameworkAbi.ts'
+import { DelegationManagerAbi, NonceEnforcerAbi, PeriodTransferEnforcerAbi } from '../../core/delegations/frameworkAbi.ts'
 import type { GolemChainState, GolemReadRequest } from '../../core/lifecycle/observation.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
 
@@ -58,6 +58,9 @@ export async function readGolems(
           } as const,
         ]
       : []),
+    ...(r.nonce
+      ? [{ address: r.nonce.enforcer, abi: NonceEnforcerAbi, functionName: 'currentNonce', args: [dm, r.nonce.delegator] } as const]
+      : []),
   ])
   // viem splits a multicall into 1 KiB chunks by default (about three Golems each, one eth_call per
   // chunk): far from one request per batch. Chunk at 128 KiB instead: a 200-Golem page (~76 KB of
@@ -74,6 +77,8 @@ export async function readGolems(
     const ethBalance = results[i++] as bigint
     const runwayHeld = r.runwayToken ? (results[i++] as bigint) : undefined
     const gasAvailableInPeriod = r.gas ? (results[i++] as readonly [bigint, boolean, bigint])[0] : null
+    // The owner's one increment of the NonceEnforcer revokes every grant made at the old nonce.
+    if (r.nonce && (results[i++] as bigint) !== r.nonce.value) disabled = true
     return {
       golemId: r.golemId,
       phase: state.phase as Phase,

@@ -1,6 +1,12 @@
-import { DeleGatorCore, DelegationManager, ERC20PeriodTransferEnforcer, NativeTokenPeriodTransferEnforcer } from '@metamask/delegation-abis'
+import {
+  DeleGatorCore,
+  DelegationManager,
+  ERC20PeriodTransferEnforcer,
+  NativeTokenPeriodTransferEnforcer,
+  NonceEnforcer,
+} from '@metamask/delegation-abis'
 import { describe, expect, it } from 'vitest'
-import { DelegationManagerAbi, DeleGatorExecuteAbi, PeriodTransferEnforcerAbi } from './frameworkAbi.ts'
+import { DelegationManagerAbi, DeleGatorExecuteAbi, NonceEnforcerAbi, PeriodTransferEnforcerAbi } from './frameworkAbi.ts'
 
 const functions = (abi: readonly { type: string; name?: string }[], name: string) =>
   abi.filter((i) => i.type === 'function' && i.name === name)
@@ -11,6 +17,7 @@ describe("the framework functions Bardo calls, against the framework's own ABIs"
     ['ERC20PeriodTransferEnforcer', PeriodTransferEnforcerAbi, ERC20PeriodTransferEnforcer, ['getAvailableAmount']],
     ['NativeTokenPeriodTransferEnforcer', PeriodTransferEnforcerAbi, NativeTokenPeriodTransferEnforcer, ['getAvailableAmount']],
     ['DeleGatorCore', DeleGatorExecuteAbi, DeleGatorCore, ['execute']],
+    ['NonceEnforcer', NonceEnforcerAbi, NonceEnforcer, ['currentNonce']],
   ] as const)('%s: every entry is the package entry of that name, overloads included', (_, ours, theirs, names) => {
     for (const name of names) expect(functions(ours, name)).toEqual(functions(theirs, name))
     expect(ours.filter((i) => !(names as readonly string[]).includes(i.name))).toEqual([])

@@ -152,6 +152,34 @@ export const PeriodTransferEnforcerAbi = [
   },
 ] as const
 
+/** The NonceEnforcer's read: the nonce every grant of a delegator must carry (one increment revokes them all). */
+export const NonceEnforcerAbi = [
+  {
+    type: 'function',
+    name: 'currentNonce',
+    inputs: [
+      {
+        name: 'delegationManager',
+        type: 'address',
+        internalType: 'address',
+      },
+      {
+        name: 'delegator',
+        type: 'address',
+        internalType: 'address',
+      },
+    ],
+    outputs: [
+      {
+        name: 'nonce',
+        type: 'uint256',
+        internalType: 'uint256',
+      },
+    ],
+    stateMutability: 'view',
+  },
+] as const
+
 /** A DeleGator's two execute overloads (one execution; a mode and its encoded executions). */
 export const DeleGatorExecuteAbi = [
   {

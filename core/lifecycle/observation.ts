@@ -22,6 +22,8 @@ export type GolemReadRequest = {
   gas?: { periodDelegationHash: Hex; periodTerms: Hex }
   /** The runway's token: what the key holds of it is the money it pays its runtime with. */
   runwayToken?: Address
+  /** The grant's NonceEnforcer nonce: a different current nonce is the owner's revocation of every grant. */
+  nonce?: { enforcer: Address; delegator: Address; value: bigint }
 }
 
 export type GolemChainState = {
@@ -31,6 +33,7 @@ export type GolemChainState = {
   dead: boolean
   survivalScoreBps: number
   dreaming: boolean
+  /** Any delegation of the runway chain disabled, or the owner's nonce moved past the grant's. */
   disabled: boolean
   availableInPeriod: bigint
   isNewPeriod: boolean
@@ -54,6 +57,7 @@ export function readRequestOf(golemId: string, profile: GolemProfile): GolemRead
     periodDelegationHash: profile.runway.periodDelegationHash,
     periodTerms: profile.runway.periodTerms,
     runwayToken: profile.runway.token,
+    ...(profile.runway.nonce ? { nonce: profile.runway.nonce } : {}),
     ...(profile.gas ? { gas: { periodDelegationHash: profile.gas.periodDelegationHash, periodTerms: profile.gas.periodTerms } } : {}),
   }
 }

@@ -82,6 +82,12 @@ const profileSchema = z.object({
      * period needs, up to this. Absent: one period's allowance.
      */
     keyCeiling: z.optional(uint),
+    /**
+     * The NonceEnforcer caveat a wallet put on the grant (MetaMask puts one on every ERC-7715 grant): the
+     * owner revokes every grant at once by incrementing the delegator's nonce, so the grant is revoked
+     * once the enforcer's current nonce is no longer this value.
+     */
+    nonce: z.optional(z.object({ enforcer: address, delegator: address, value: uint })),
   }),
   /**
    * The owner's renewals not yet in force, oldest first: each starts on the runway's period grid at or

@@ -1,10 +1,11 @@
 // The ERC-7715 path end to end on anvil: the compiled runway request -> the local owner wallet's grant
 // (as MetaMask grants it) -> the Session Account re-delegates to the Golem's execution key adding the
 // Bardo caveats (core/delegations buildRunwayRedelegation) -> the execution key redeems [child, parent].
-import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
+import { decodeDelegations, hashDelegation } from '@metamask/smart-accounts-kit/utils'
+import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { NonceEnforcer } from '@metamask/delegation-abis'
 import { readFile } from 'node:fs/promises'
-import { encodeFunctionData, parseEther, type Address } from 'viem'
+import { encodeFunctionData, hexToBigInt, parseEther, type Address } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRunwayRedelegation } from '../../core/delegations/index.ts'
@@ -116,14 +117,29 @@ describe('ERC-7715 runway + Bardo re-delegation on anvil', () => {
   })
 
   it('the owner revokes every grant at once (NonceEnforcer.incrementNonce, as MetaMask does); a new grant works again', async () => {
-    const { NonceEnforcer: nonceEnforcer } = devnet.deployment.environment.caveatEnforcers
+    const { NonceEnforcer: nonceEnforcer, ERC20PeriodTransferEnforcer: period } = devnet.deployment.environment.caveatEnforcers
     const dm = devnet.deployment.environment.DelegationManager
+    // What the heartbeat reads for a Golem granted this way: the grant's nonce against the owner's current one.
+    const root = usdcChain.at(-1)!
+    const nonceCaveat = root.caveats.find((c) => c.enforcer.toLowerCase() === nonceEnforcer!.toLowerCase())!
+    const request = {
+      golemId: 'g',
+      golemKey: golem.address,
+      chainHashes: usdcChain.map((d) => hashDelegation(d)),
+      periodDelegationHash: hashDelegation(root),
+      periodTerms: root.caveats.find((c) => c.enforcer.toLowerCase() === period!.toLowerCase())!.terms,
+      nonce: { enforcer: nonceEnforcer!, delegator: owner.address, value: hexToBigInt(nonceCaveat.terms) },
+    }
+    const read = async () => (await readGolems(devnet.publicClient as never, devnet.deployment, [request])).golems[0]!
+    expect((await read()).disabled).toBe(false)
     await ownerCalls(devnet, owner, [
       encodeCall(nonceEnforcer!, encodeFunctionData({ abi: NonceEnforcer, functionName: 'incrementNonce', args: [dm] })),
     ])
     // 0 USDC: the day's runway is spent, and the period caveat runs before the nonce caveat.
     const e = await redeemRefused(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, 0n)])
     expect(e).toMatchObject({ name: 'Error', args: ['NonceEnforcer:invalid-nonce'] })
+    // The next heartbeat's read sees the owner's revocation, though no delegation was disabled.
+    expect((await read()).disabled).toBe(true)
     const [fresh] = await grant()
     usdcChain = await redelegate(fresh!)
     await redeem(devnet, golem, usdcChain, [transferCall(devnet.deployment.assets.usdc, golem.address, 1n)])
