@@ -8,7 +8,7 @@ import type { Address, Hex } from 'viem'
 import { applyCredit, isCreditApplied, paymentCreditId, runwaySecondsFor, type ProfileCredit } from './credit.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from './profile.ts'
 import { StoreContentionError } from '../store/errors.ts'
-import type { EventStore, GolemStore, PaymentRecord, PaymentStore } from '../store/index.ts'
+import type { EventStore, GolemStore, PaymentRecord, PaymentStore, SettledPaymentRecord } from '../store/index.ts'
 
 export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> &
   Pick<EventStore, 'appendEvent' | 'listEvents'> &
@@ -52,11 +52,6 @@ export function creditOfPayment(
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-/** The settled payment as the request that recorded it knows it: no need to read it back. */
-export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & {
-  status: 'settled'
-}
 
 /**
  * Applies the settled payment (payer, nonce) to `golemId`. Safe to call any number of times, from any
