@@ -1,10 +1,11 @@
-// POST /api/v1/extend and /feed wired to core/x402: core's processPayment decides and takes the
-// payment (claim, verify, settle, record it in the store's ledger, keyed by (payer, nonce)) and
-// returns an outcome that says what to credit; applyPaymentCredit applies that credit to the profile
-// once; then paymentResponse.ts answers. The route order (validation, death rules,
+// POST /api/v1/extend and /feed wired to core/x402, one way: the death rules have observed the Golem
+// (its record read once, its profile parsed once); core's processPayment decides and takes the payment
+// (claim, verify, settle, record it in the store's ledger, keyed by (payer, nonce)) and returns an
+// outcome that says what to credit; applyPaymentCredit applies that credit to the profile once, on
+// the record already read; then paymentResponse.ts answers. The route order (validation, death rules,
 // then payment) lives in routes/payments.ts.
 import type { Context } from 'hono'
-import { applyPaymentCredit, type CreditApplied, type CreditOptions } from '../../core/lifecycle/applyPaymentCredit.ts'
+import { applyPaymentCredit, type CreditApplied, type CreditOptions, type ReadGolem } from '../../core/lifecycle/applyPaymentCredit.ts'
 import type { PaymentKind, PaymentOutcome, X402Payments } from '../../core/x402/index.ts'
 import type { GolemView, PaymentRoutes } from './deps.ts'
 import { answerPayment, paymentResource, toResponse } from './paymentResponse.ts'
@@ -29,6 +30,12 @@ function creditJson(applied: CreditApplied) {
     : { applied: false, reason: applied.reason, runwayEndsAt: applied.runwayEndsAt?.toString() ?? null }
 }
 
+/** The Golem as the death rules read it, when the registry read it from the store with its profile. */
+function readOf(golem: GolemView): ReadGolem | undefined {
+  if (golem.version === undefined || golem.profile === undefined) return undefined
+  return { golemId: golem.id, version: golem.version, status: golem.lifecycle, profile: golem.profile }
+}
+
 export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRoutes {
   const creditOptions: CreditOptions = { ...o.credit, runtimeCostPerHour: o.payments.config.pricing.runtimeCostPerHour }
 
@@ -39,9 +46,10 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
    * payment's id); the answer stays 409.
    */
   async function credit(golem: GolemView, outcome: PaymentOutcome): Promise<Record<string, unknown> | undefined> {
+    const read = readOf(golem)
     if (outcome.ok) {
       try {
-        return creditJson(await applyPaymentCredit(creditOptions, golem.id, outcome.payment, outcome.payment))
+        return creditJson(await applyPaymentCredit(creditOptions, golem.id, outcome.payment, { payment: outcome.payment, golem: read }))
       } catch (error) {
         // The payment is settled and recorded, so the payer is told it was paid; the profile update is
         // repaired by replaying the same payment (409 + repair) or by reconcileCredits.
@@ -50,7 +58,9 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
       }
     }
     if (outcome.alreadyCredited !== undefined) {
-      await applyPaymentCredit(creditOptions, golem.id, outcome.alreadyCredited).catch((error: unknown) => o.onUnexpectedError?.(error))
+      await applyPaymentCredit(creditOptions, golem.id, outcome.alreadyCredited, { golem: read }).catch((error: unknown) =>
+        o.onUnexpectedError?.(error),
+      )
     }
     return undefined
   }
