@@ -86,7 +86,6 @@ export async function runX402Bench(options: { iterations?: number } = {}): Promi
         header,
         golemId: 'bench',
         golem: { id: 'bench', lifecycle: 'alive' },
-        resourceUrl: 'http://127.0.0.1/api/v1/extend',
       })
       pipelineMs.push(performance.now() - t0)
       if (!outcome.ok) throw new Error(`bench pipeline failed: ${outcome.code}`)

@@ -17,10 +17,9 @@ import { createInProcessFacilitator } from '../adapters/x402/settlement.ts'
 import type { PaymentFacilitator } from '../core/x402/facilitator.ts'
 import { InMemoryPaymentLedger, type PaymentLedger, type PaymentRef } from '../core/x402/ledger.ts'
 import { createX402Payments, type X402Payments } from '../core/x402/payments.ts'
-import type { PaymentOutcome } from '../core/x402/processPayment.ts'
 import { paymentLedgerFromStore } from '../core/x402/storeLedger.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../local/dynalite.ts'
-import { signedHeader, startX402Chain, type X402Chain } from './x402.harness.ts'
+import { answered, signedHeader, startX402Chain, type AnsweredPayment, type X402Chain } from './x402.harness.ts'
 
 const LEASE_MS = 60_000
 const T0 = 1_750_000_000_000
@@ -106,12 +105,12 @@ function deployment(ledger: PaymentLedger, o: { facilitator?: PaymentFacilitator
   return { payments, clock }
 }
 
-const extend = (d: Deployment, golemId: string, header: string) =>
-  d.payments.extend({ header, golemId, golem: alive(golemId), resourceUrl: 'http://127.0.0.1/api/v1/extend' })
-const feed = (d: Deployment, golemId: string, header: string) =>
-  d.payments.feed({ header, golemId, golem: alive(golemId), resourceUrl: 'http://127.0.0.1/api/v1/feed' })
+const extend = async (d: Deployment, golemId: string, header: string) =>
+  answered(await d.payments.extend({ header, golemId, golem: alive(golemId) }), 'extend', 'http://127.0.0.1/api/v1/extend')
+const feed = async (d: Deployment, golemId: string, header: string) =>
+  answered(await d.payments.feed({ header, golemId, golem: alive(golemId) }), 'feed', 'http://127.0.0.1/api/v1/feed')
 
-function refusal(outcome: PaymentOutcome) {
+function refusal(outcome: AnsweredPayment) {
   return outcome.ok
     ? { status: outcome.status, credited: outcome.credit.golemId }
     : { status: outcome.status, code: outcome.code, message: outcome.message }

@@ -9,8 +9,7 @@ import type { PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { InMemoryPaymentLedger } from '../core/x402/ledger.ts'
 import { createX402Payments, type X402Payments } from '../core/x402/payments.ts'
-import type { PaymentOutcome } from '../core/x402/processPayment.ts'
-import { countingFacilitator, signPayment, startX402Chain, type X402Chain } from './x402.harness.ts'
+import { answered, countingFacilitator, signPayment, startX402Chain, type AnsweredPayment, type X402Chain } from './x402.harness.ts'
 
 let chain: X402Chain
 let ledger: InMemoryPaymentLedger
@@ -43,13 +42,12 @@ beforeAll(async () => {
 })
 afterAll(async () => chain?.stop())
 
-async function submit(header: string): Promise<PaymentOutcome> {
-  const outcome = await payments.extend({
-    header,
-    golemId: 'golem-1',
-    golem: { id: 'golem-1', lifecycle: 'alive' },
-    resourceUrl: 'http://127.0.0.1/api/v1/extend',
-  })
+async function submit(header: string): Promise<AnsweredPayment> {
+  const outcome = answered(
+    await payments.extend({ header, golemId: 'golem-1', golem: { id: 'golem-1', lifecycle: 'alive' } }),
+    'extend',
+    'http://127.0.0.1/api/v1/extend',
+  )
   seen.inputs++
   const key = outcome.ok ? 'CREDITED' : outcome.code
   seen.byCode.set(key, (seen.byCode.get(key) ?? 0) + 1)
@@ -250,7 +248,6 @@ describe('PAYMENT-SIGNATURE fuzz through processPayment on anvil', () => {
       header: encodePaymentSignatureHeader(fundedPayloads[0]!),
       golemId: 'golem-1',
       golem: { id: 'golem-1', lifecycle: 'alive' },
-      resourceUrl: 'http://127.0.0.1/api/v1/extend',
     })
     expect(fine.ok).toBe(true)
     console.log(

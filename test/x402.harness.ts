@@ -14,6 +14,9 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { TestUSDCAbi, TestUSDCBytecode } from '../contracts/artifacts/index.ts'
 import { createInProcessFacilitator, type InProcessFacilitator } from '../adapters/x402/settlement.ts'
 import type { PaymentFacilitator } from '../core/x402/facilitator.ts'
+import type { PaymentKind } from '../core/x402/pricing.ts'
+import type { PaymentOutcome } from '../core/x402/processPayment.ts'
+import { answerPayment, paymentResource, type PaymentAnswer } from '../functions/api/paymentResponse.ts'
 import { resolveX402Config, type ResolvedX402Config } from '../core/x402/requirements.ts'
 import { startAnvil, type Anvil } from '../local/anvil.ts'
 import { devnetClients, type DevnetClients } from '../local/devnet.ts'
@@ -71,6 +74,14 @@ export async function startX402Chain(): Promise<X402Chain> {
     await anvil.stop()
     throw error
   }
+}
+
+/** A payment's outcome with the API's answer to it: the status, x402 headers and body a client receives. */
+export type AnsweredPayment = PaymentOutcome & PaymentAnswer
+
+/** Answers the outcome as the API does for a request to `url` (core's outcome carries no HTTP). */
+export function answered(outcome: PaymentOutcome, kind: PaymentKind, url: string): AnsweredPayment {
+  return { ...outcome, ...answerPayment(outcome, paymentResource(kind, url)) }
 }
 
 /** Puts Multicall3's runtime code at its canonical address (anvil has none). */

@@ -14,8 +14,17 @@ import { DEFAULT_LEDGER_ID } from '../core/x402/requirements.ts'
 import { settlementTag } from '../core/x402/settlementTag.ts'
 import { createX402Payments, type X402Payments } from '../core/x402/payments.ts'
 import { toResponse } from '../functions/api/paymentResponse.ts'
-import type { PayableGolem, PaymentOutcome } from '../core/x402/processPayment.ts'
-import { countingFacilitator, payWithX402Client, signPayment, signedHeader, startX402Chain, type X402Chain } from './x402.harness.ts'
+import type { PayableGolem } from '../core/x402/processPayment.ts'
+import {
+  answered,
+  countingFacilitator,
+  payWithX402Client,
+  signPayment,
+  signedHeader,
+  startX402Chain,
+  type AnsweredPayment,
+  type X402Chain,
+} from './x402.harness.ts'
 
 const URL_EXTEND = 'http://127.0.0.1/api/v1/extend'
 const alive: PayableGolem = { id: 'golem-1', lifecycle: 'alive' }
@@ -41,9 +50,9 @@ beforeEach(() => {
   })
 })
 
-/** `null` stands for "no such Golem" (the registry returned undefined). */
-const extend = (header: string | undefined, golem: PayableGolem | null = alive, hours = 1) =>
-  payments.extend({ header, golemId: 'golem-1', golem: golem ?? undefined, hours, resourceUrl: URL_EXTEND })
+/** `null` stands for "no such Golem" (the registry returned undefined). Answered as the API answers it. */
+const extend = async (header: string | undefined, golem: PayableGolem | null = alive, hours = 1) =>
+  answered(await payments.extend({ header, golemId: 'golem-1', golem: golem ?? undefined, hours }), 'extend', URL_EXTEND)
 
 async function balances(payer: Address) {
   return { payer: await chain.balanceOf(payer), operator: await chain.balanceOf(operator) }
@@ -51,7 +60,7 @@ async function balances(payer: Address) {
 
 /** The refusal contract: this status and code, no credit, nothing in the ledger, no money moved. */
 async function expectRefusedCleanly(
-  outcome: PaymentOutcome,
+  outcome: AnsweredPayment,
   status: number,
   code: string,
   payer: PrivateKeyAccount,
@@ -129,7 +138,7 @@ describe('x402 extend/feed on anvil', () => {
     const payer = await chain.newPayer()
     const before = await balances(payer.address)
     const header = await payWithX402Client(payer, payments.requirements('feed'), 'http://127.0.0.1/api/v1/feed')
-    const outcome = await payments.feed({ header, golemId: 'golem-1', golem: alive, resourceUrl: 'http://127.0.0.1/api/v1/feed' })
+    const outcome = answered(await payments.feed({ header, golemId: 'golem-1', golem: alive }), 'feed', 'http://127.0.0.1/api/v1/feed')
     expect(outcome.ok && outcome.credit).toEqual({ kind: 'feed', golemId: 'golem-1', amount: 5_000_000n })
     expect(await balances(payer.address)).toEqual({ payer: before.payer - 5_000_000n, operator: before.operator + 5_000_000n })
   })

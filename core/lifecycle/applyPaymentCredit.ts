@@ -1,14 +1,16 @@
 // Applies a settled x402 payment to the Golem's profile in the store, exactly once. Order: the ledger
 // records the payment first (processPayment's markSettled: the proof of credit), then this journals
 // a PaymentCredited event and folds the credit into the profile with a compare-and-swap on the Golem
-// record's version, re-reading and re-deciding on every conflict. The profile remembers the payment's
-// id (credit.ts), so a retry, a concurrent duplicate or a later repair cannot apply it twice. The
-// store comes in as a port: the API and the tick pass theirs.
+// record's version, deciding again on every conflict. The profile remembers the payment's id
+// (credit.ts), so a retry, a concurrent duplicate or a later repair cannot apply it twice. The store
+// comes in as a port: the API and the tick pass theirs. A caller that has just read the Golem hands
+// that read in, so the Golem is read here only when no one has (a repair) or a conflict needs it.
 import type { Address, Hex } from 'viem'
+import { BardoError } from '../errors.ts'
 import { applyCredit, isCreditApplied, paymentCreditId, runwaySecondsFor, type ProfileCredit } from './credit.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from './profile.ts'
 import { StoreContentionError } from '../store/errors.ts'
-import type { EventStore, GolemStore, PaymentRecord, PaymentStore } from '../store/index.ts'
+import type { EventStore, GolemRecord, GolemStore, PaymentRecord, PaymentStore, SettledPaymentRecord } from '../store/index.ts'
 
 export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> &
   Pick<EventStore, 'appendEvent' | 'listEvents'> &
@@ -53,23 +55,31 @@ export function creditOfPayment(
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
-/** The settled payment as the request that recorded it knows it: no need to read it back. */
-export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & {
-  status: 'settled'
+/** The Golem as the caller read it: the record's version and status, and its profile already parsed. */
+export type ReadGolem = Pick<GolemRecord, 'golemId' | 'version' | 'status'> & { profile: GolemProfile }
+
+/** What the caller already holds, so that nothing is read twice. */
+export type CreditGiven = {
+  /** The settled payment, from the request that just recorded it (a repair reads it from the ledger). */
+  payment?: SettledPaymentRecord
+  /** The Golem as this request read it; the first compare-and-swap is tried against it. */
+  golem?: ReadGolem
 }
 
 /**
  * Applies the settled payment (payer, nonce) to `golemId`. Safe to call any number of times, from any
- * number of processes: only the first call that wins the compare-and-swap changes the profile. The
- * request that just recorded the payment passes it in; a repair reads it from the ledger.
+ * number of processes: only the first call that wins the compare-and-swap changes the profile.
  */
 export async function applyPaymentCredit(
   o: CreditOptions,
   golemId: string,
   ref: { payer: Address; nonce: Hex },
-  settled?: SettledPaymentRecord,
+  given: CreditGiven = {},
 ): Promise<CreditApplied> {
-  const payment = settled ?? (await o.store.getPayment(ref))
+  if (given.golem !== undefined && given.golem.golemId !== golemId) {
+    throw new BardoError('INVALID_CREDIT', `golem.golemId: must be the credited Golem ${golemId}, got ${given.golem.golemId}`)
+  }
+  const payment = given.payment ?? (await o.store.getPayment(ref))
   if (payment?.status !== 'settled' || payment.creditedAt === null)
     return { applied: false, reason: 'notSettled', runwayEndsAt: null, attempts: 0 }
   if (payment.golemId !== golemId) return { applied: false, reason: 'otherGolem', runwayEndsAt: null, attempts: 0 }
@@ -94,10 +104,12 @@ export async function applyPaymentCredit(
   const now = await o.chainNow()
   const sleep = o.sleep ?? defaultSleep
   const maxAttempts = o.maxAttempts ?? 20
+  let read = given.golem
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const record = await o.store.getGolem(golemId)
+    const record = read ?? (await readGolem(o.store, golemId))
+    read = undefined
     if (!record) return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
-    const profile = parseGolemProfile(record.profile)
+    const { profile } = record
     // Dead is final (the store refuses any change); the payment stays recorded in the ledger and the journal.
     if (record.status === 'dead') return { applied: false, reason: 'golemDead', runwayEndsAt: profile.life.runwayEndsAt, attempts: attempt }
     const result = applyCredit(profile, credit, now)
@@ -118,10 +130,24 @@ export async function applyPaymentCredit(
       }
     }
     if (updated.reason === 'missing') return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
-    // Someone else wrote the Golem (a tick, another credit): read again and decide again.
+    // Someone else wrote the Golem (a tick, another credit): decide again on the record the conflict
+    // answered with, or on a fresh read when the store did not send it.
+    read = updated.current === null ? undefined : readOf(updated.current)
     await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt))
   }
   throw new StoreContentionError('updateGolem', maxAttempts)
+}
+
+const readOf = (record: GolemRecord): ReadGolem => ({
+  golemId: record.golemId,
+  version: record.version,
+  status: record.status,
+  profile: parseGolemProfile(record.profile),
+})
+
+async function readGolem(store: CreditStore, golemId: string): Promise<ReadGolem | null> {
+  const record = await store.getGolem(golemId)
+  return record && readOf(record)
 }
 
 /**

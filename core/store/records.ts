@@ -135,6 +135,11 @@ export type PaymentRecord = {
   version: number
 }
 
+/** A settled payment as the request that recorded it knows it: what applying its credit needs, without a read-back. */
+export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & {
+  status: 'settled'
+}
+
 export type NonceRecord = {
   nonce: string
   issuedAt: number

@@ -1,44 +1,51 @@
-// Every way an x402-paid request can be refused, with one stable code and one HTTP status each.
-// docs/x402.md prints this table; tests assert against it, so the edge and the docs cannot drift.
+// Every way an x402-paid request can end, one stable code each. What a code means to an HTTP client
+// (its status) is the API's business: functions/api/errors.ts holds the one table, and docs/x402.md prints it.
 import { BardoError } from '../errors.ts'
 
-export const x402ErrorStatus = {
-  /** No PAYMENT-SIGNATURE header: the standard x402 answer, with PAYMENT-REQUIRED. */
-  PAYMENT_REQUIRED: 402,
-  PAYMENT_HEADER_TOO_LARGE: 400,
-  PAYMENT_HEADER_NOT_BASE64: 400,
-  PAYMENT_HEADER_NOT_JSON: 400,
-  PAYMENT_HEADER_INVALID: 400,
-  PAYMENT_VERSION_UNSUPPORTED: 400,
-  GOLEM_NOT_FOUND: 404,
-  GOLEM_DEAD: 410,
-  GOLEM_DYING: 503,
-  PAYMENT_SCHEME_UNSUPPORTED: 402,
-  PAYMENT_WRONG_NETWORK: 402,
-  PAYMENT_WRONG_ASSET: 402,
-  PAYMENT_WRONG_PAY_TO: 402,
-  PAYMENT_AMOUNT_MISMATCH: 402,
-  PAYMENT_UNDERPAID: 402,
-  PAYMENT_REPLAYED: 409,
-  PAYMENT_IN_PROGRESS: 409,
-  /** The payment was first presented for another Golem, kind or amount; it never rebinds. */
-  PAYMENT_BOUND_ELSEWHERE: 409,
-  PAYMENT_SIGNATURE_INVALID: 402,
-  PAYMENT_EXPIRED: 402,
-  PAYMENT_NOT_YET_VALID: 402,
-  PAYMENT_INSUFFICIENT_BALANCE: 402,
-  PAYMENT_INVALID: 402,
-  PAYMENT_SETTLEMENT_FAILED: 402,
-  /** Broadcast but not confirmed, or confirmed but not recorded: the claim is kept, a retry reconciles. */
-  PAYMENT_SETTLEMENT_PENDING: 503,
-  /** The facilitator or its RPC threw before anything was sent; the claim is released. */
-  FACILITATOR_UNAVAILABLE: 503,
-  /** The ledger (store) could not be reached to claim the payment; nothing was verified or sent. */
-  PAYMENT_LEDGER_UNAVAILABLE: 503,
-} as const
+/** The codes of a refused payment: nothing was credited. */
+export const x402ErrorCodes = [
+  // No PAYMENT-SIGNATURE header: the payer is told what to pay.
+  'PAYMENT_REQUIRED',
+  'PAYMENT_HEADER_TOO_LARGE',
+  'PAYMENT_HEADER_NOT_BASE64',
+  'PAYMENT_HEADER_NOT_JSON',
+  'PAYMENT_HEADER_INVALID',
+  'PAYMENT_VERSION_UNSUPPORTED',
+  'GOLEM_NOT_FOUND',
+  'GOLEM_DEAD',
+  'GOLEM_DYING',
+  'PAYMENT_SCHEME_UNSUPPORTED',
+  'PAYMENT_WRONG_NETWORK',
+  'PAYMENT_WRONG_ASSET',
+  'PAYMENT_WRONG_PAY_TO',
+  'PAYMENT_AMOUNT_MISMATCH',
+  'PAYMENT_UNDERPAID',
+  'PAYMENT_REPLAYED',
+  'PAYMENT_IN_PROGRESS',
+  // The payment was first presented for another Golem, kind or amount; it never rebinds.
+  'PAYMENT_BOUND_ELSEWHERE',
+  'PAYMENT_SIGNATURE_INVALID',
+  'PAYMENT_EXPIRED',
+  'PAYMENT_NOT_YET_VALID',
+  'PAYMENT_INSUFFICIENT_BALANCE',
+  'PAYMENT_INVALID',
+  'PAYMENT_SETTLEMENT_FAILED',
+  // Broadcast but not confirmed, or confirmed but not recorded: the claim is kept, a retry reconciles.
+  'PAYMENT_SETTLEMENT_PENDING',
+  // The facilitator or its RPC threw before anything was sent; the claim is released.
+  'FACILITATOR_UNAVAILABLE',
+  // The ledger (store) could not be reached to claim the payment; nothing was verified or sent.
+  'PAYMENT_LEDGER_UNAVAILABLE',
+] as const
 
-export type X402ErrorCode = keyof typeof x402ErrorStatus
-export type X402ErrorStatus = (typeof x402ErrorStatus)[X402ErrorCode]
+export type X402ErrorCode = (typeof x402ErrorCodes)[number]
+
+/** The code of a payment settled and recorded once: the one outcome that credits. */
+export const PAYMENT_CREDITED = 'PAYMENT_CREDITED'
+
+/** Every code a payment's outcome can carry. */
+export const paymentOutcomeCodes = [PAYMENT_CREDITED, ...x402ErrorCodes] as const
+export type PaymentOutcomeCode = (typeof paymentOutcomeCodes)[number]
 
 /** A misconfigured x402 module (bad address, zero price, ...): thrown at construction, never per request. */
 export class X402ConfigError extends BardoError {

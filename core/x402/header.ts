@@ -9,8 +9,6 @@ import { CAIP2_NETWORK, DECIMAL_UINT, HEX_ADDRESS } from './patterns.ts'
 
 /** The header name x402 v2 uses for the payment (v1's X-PAYMENT is not accepted). */
 export const PAYMENT_SIGNATURE_HEADER = 'PAYMENT-SIGNATURE'
-export const PAYMENT_REQUIRED_HEADER = 'PAYMENT-REQUIRED'
-export const PAYMENT_RESPONSE_HEADER = 'PAYMENT-RESPONSE'
 
 /** A real header is about 1 KB; an ERC-1271 signature can make it a few. The API caps it at 16 KiB too. */
 export const MAX_PAYMENT_HEADER_LENGTH = 16_384

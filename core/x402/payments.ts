@@ -22,8 +22,6 @@ export type PayRequest = {
   header: string | null | undefined
   golemId: string
   golem: PayableGolem | undefined
-  /** The resource being paid for, echoed in PAYMENT-REQUIRED (the request URL). */
-  resourceUrl: string
 }
 
 export type X402Payments = {
@@ -33,11 +31,6 @@ export type X402Payments = {
   extend(request: PayRequest & { hours?: number }): Promise<PaymentOutcome>
   /** POST /api/v1/feed: at least the death reserve. */
   feed(request: PayRequest): Promise<PaymentOutcome>
-}
-
-const descriptions: Record<PaymentKind, string> = {
-  extend: "Extend a Golem's life by runtime hours",
-  feed: 'Feed a Golem: reprieve funding at death',
 }
 
 export function createX402Payments(options: X402PaymentsOptions): X402Payments {
@@ -51,7 +44,6 @@ export function createX402Payments(options: X402PaymentsOptions): X402Payments {
       kind,
       requirements: requirementsFor(config, kind, hours),
       pricing: config.pricing,
-      resource: { url: request.resourceUrl, description: descriptions[kind], mimeType: 'application/json' },
       ledger: options.ledger,
       ledgerId: config.ledgerId,
       facilitator: options.facilitator,

@@ -1,16 +1,23 @@
 // processPayment's decisions without a chain: a scripted facilitator stands in for @x402/evm, so the
 // paths a real chain rarely takes (lost receipts, a store outage, a crash before recording) are
-// exercised deterministically. test/x402.test.ts runs the same pipeline against anvil.
+// exercised deterministically. test/x402.test.ts runs the same pipeline against anvil. The outcome
+// carries no HTTP; statuses and headers are checked on the API's answer to it (paymentResponse.ts).
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { getAddress, toHex, type Address, type Hex } from 'viem'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, expectTypeOf, test } from 'vitest'
 import { shortMessage } from './errors.ts'
 import type { OnChainSettlement, PaymentFacilitator } from './facilitator.ts'
 import { InMemoryPaymentLedger, type PaymentLedger } from './ledger.ts'
-import { processPayment, type PaymentOutcome, type ProcessPaymentInput } from './processPayment.ts'
+import {
+  processPayment,
+  type PaymentCredited,
+  type PaymentOutcome,
+  type PaymentRefused,
+  type ProcessPaymentInput,
+} from './processPayment.ts'
 import { createX402Payments } from './payments.ts'
-import { toResponse } from '../../functions/api/paymentResponse.ts'
+import { answerPayment, paymentResource, toResponse } from '../../functions/api/paymentResponse.ts'
 import { requirementsFor, resolveX402Config } from './requirements.ts'
 import { settlementTag } from './settlementTag.ts'
 
@@ -99,7 +106,6 @@ function run(
     kind: 'extend',
     requirements: requirementsFor(config, 'extend'),
     pricing: config.pricing,
-    resource: { url: 'http://127.0.0.1/api/v1/extend' },
     ledger,
     ledgerId: LEDGER_ID,
     facilitator,
@@ -108,11 +114,15 @@ function run(
   })
 }
 
+/** The API's answer to an outcome of a request to /api/v1/extend. */
+const answer = (outcome: PaymentOutcome) => answerPayment(outcome, paymentResource('extend', 'http://127.0.0.1/api/v1/extend'))
+
 function expectRefused(outcome: PaymentOutcome, status: number, code: string) {
   expect(outcome.ok).toBe(false)
   if (outcome.ok) return
-  expect({ status: outcome.status, code: outcome.code }).toEqual({ status, code })
-  expect(outcome.body.code).toBe(code)
+  const answered = answer(outcome)
+  expect({ status: answered.status, code: outcome.code }).toEqual({ status, code })
+  expect(answered.body.code).toBe(code)
   expect(outcome).not.toHaveProperty('credit')
 }
 
@@ -124,16 +134,56 @@ describe('processPayment', () => {
     expect(outcome.ok).toBe(true)
     if (!outcome.ok) return
     expect(outcome.credit).toEqual({ kind: 'extend', golemId: 'golem-1', seconds: 5400n, amount: 750_000n })
-    expect(decodePaymentResponseHeader(outcome.headers['PAYMENT-RESPONSE']!)).toMatchObject({
+    expect(decodePaymentResponseHeader(answer(outcome).headers['PAYMENT-RESPONSE']!)).toMatchObject({
       success: true,
       transaction: TX,
       network: 'eip155:31337',
     })
     expect(calls).toEqual({ verify: 1, settle: 1, findSettlement: 0 })
     expect(ledger.settled()).toHaveLength(1)
-    const response = toResponse(outcome)
+    const response = toResponse(answer(outcome))
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ golemId: 'golem-1', credit: { kind: 'extend', seconds: '5400', amount: '750000' } })
+  })
+
+  test('a credited outcome says what to credit: the settled record the ledger holds, with no HTTP in it', async () => {
+    const ledger = new InMemoryPaymentLedger()
+    const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
+    const outcome = await run({ header: header({ nonce, value: 750_000n }) }, ledger, fakeFacilitator().facilitator, 1_234_000)
+    expect(outcome.ok && { code: outcome.code, payment: outcome.payment }).toEqual({
+      code: 'PAYMENT_CREDITED',
+      payment: {
+        status: 'settled',
+        payer: PAYER,
+        nonce,
+        golemId: 'golem-1',
+        kind: 'extend',
+        amount: 750_000n,
+        txHash: TX,
+        creditedAt: 1_234_000,
+      },
+    })
+    expect(ledger.settled()).toMatchObject([{ txHash: TX, settledAt: 1_234_000, credit: { golemId: 'golem-1', amount: 750_000n } }])
+    expect(outcome).not.toHaveProperty('status')
+    expect(outcome).not.toHaveProperty('headers')
+    expectTypeOf<PaymentCredited>().not.toHaveProperty('status')
+    expectTypeOf<PaymentCredited>().not.toHaveProperty('headers')
+    expectTypeOf<PaymentRefused>().not.toHaveProperty('status')
+    expectTypeOf<PaymentRefused>().not.toHaveProperty('headers')
+  })
+
+  test('a replay the ledger knows carries the payment to repair; a nonce only the chain says is used does not', async () => {
+    const ledger = new InMemoryPaymentLedger()
+    const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
+    expect((await run({ header: header({ nonce }) }, ledger, fakeFacilitator().facilitator)).ok).toBe(true)
+    const replay = await run({ header: header({ nonce }) }, ledger, fakeFacilitator().facilitator)
+    expectRefused(replay, 409, 'PAYMENT_REPLAYED')
+    expect(replay.ok || replay.alreadyCredited).toEqual({ payer: PAYER, nonce })
+
+    const used = fakeFacilitator({ verify: { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' } })
+    const onChain = await run({ header: header() }, new InMemoryPaymentLedger(), used.facilitator)
+    expectRefused(onChain, 409, 'PAYMENT_REPLAYED')
+    expect(onChain).not.toHaveProperty('alreadyCredited')
   })
 
   test('feed credits the amount paid', async () => {
@@ -149,7 +199,8 @@ describe('processPayment', () => {
   test('no header -> 402 with a PAYMENT-REQUIRED header a client can pay from', async () => {
     const outcome = await run({ header: undefined }, new InMemoryPaymentLedger(), fakeFacilitator().facilitator)
     expectRefused(outcome, 402, 'PAYMENT_REQUIRED')
-    const required = decodePaymentRequiredHeader(outcome.headers['PAYMENT-REQUIRED']!)
+    expect(outcome.ok || outcome.requirements).toEqual(requirementsFor(config, 'extend'))
+    const required = decodePaymentRequiredHeader(answer(outcome).headers['PAYMENT-REQUIRED']!)
     expect(required).toMatchObject({
       x402Version: 2,
       accepts: [
@@ -266,7 +317,8 @@ describe('processPayment', () => {
     })
     const first = await run({ header: h, leaseMs: 60_000 }, ledger, pending.facilitator, 1_000_000)
     expectRefused(first, 503, 'PAYMENT_SETTLEMENT_PENDING')
-    expect(first.headers['Retry-After']).toBe('60')
+    expect(first.ok || first.retryAfterMs).toBe(60_000)
+    expect(answer(first).headers['Retry-After']).toBe('60')
     expect(ledger.entries()).toMatchObject([{ status: 'pending' }])
 
     // Within the lease the payment is still someone else's to finish.
@@ -408,7 +460,7 @@ describe('processPayment', () => {
     const h = header()
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => run({ header: h }, ledger, facilitator)))
     expect(outcomes.filter((o) => o.ok)).toHaveLength(1)
-    for (const o of outcomes.filter((o) => !o.ok)) expect([409]).toContain(o.status)
+    for (const o of outcomes.filter((o) => !o.ok)) expect([409]).toContain(answer(o).status)
     expect(calls.settle).toBe(1)
     expect(ledger.settled()).toHaveLength(1)
   })
@@ -428,7 +480,6 @@ describe('processPayment', () => {
       golemId: 'golem-1',
       golem,
       hours: 3,
-      resourceUrl: 'http://x/api/v1/extend',
     })
     expectRefused(under, 402, 'PAYMENT_UNDERPAID')
     const ok = await payments.extend({
@@ -436,7 +487,6 @@ describe('processPayment', () => {
       golemId: 'golem-1',
       golem,
       hours: 3,
-      resourceUrl: 'http://x/api/v1/extend',
     })
     expect(ok.ok && ok.credit).toMatchObject({ kind: 'extend', seconds: 10_800n })
   })

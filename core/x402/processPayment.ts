@@ -3,25 +3,26 @@
 // nothing: a claim taken for a payment that then fails is released, and no credit is ever recorded
 // without a settled transfer to the operator. A payment stays bound to the Golem, kind and amount it
 // was first claimed for, and crash recovery credits only a transfer this deployment's settlement
-// account submitted, tagged for that claim. The chain, ledger and clock come in as arguments.
+// account submitted, tagged for that claim. The chain, ledger and clock come in as arguments. The
+// outcome is a code and the facts behind it; the API turns it into an HTTP answer.
 import { randomUUID } from 'node:crypto'
-import { encodePaymentResponseHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettleResponse } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { getAddress, isAddressEqual, type Address, type Hex } from 'viem'
-import { codeForFacilitatorReason, shortMessage, x402ErrorStatus, type X402ErrorCode } from './errors.ts'
+import type { SettledPaymentRecord } from '../store/records.ts'
+import { codeForFacilitatorReason, PAYMENT_CREDITED, shortMessage, type X402ErrorCode } from './errors.ts'
 import type { PaymentFacilitator } from './facilitator.ts'
-import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER, parsePaymentHeader } from './header.ts'
+import { PAYMENT_SIGNATURE_HEADER, parsePaymentHeader } from './header.ts'
 import type { ClaimField, PaymentLedger, PaymentRef } from './ledger.ts'
 import { creditFor, type Credit, type GolemPricing, type PaymentKind } from './pricing.ts'
 import { reconcileSettlement } from './reconcile.ts'
-import { X402_VERSION, paymentRequiredHeader } from './requirements.ts'
+import { X402_VERSION } from './requirements.ts'
 import { settlementTag } from './settlementTag.ts'
 
-/** The part of a Golem record a payment cares about (the API's GolemRecord fits). */
+/** The part of a Golem record a payment cares about (the API's GolemView fits). */
 export type PayableGolem = { id: string; lifecycle: 'alive' | 'dying' | 'dead' }
 
 export type ProcessPaymentInput = {
-  /** The PAYMENT-SIGNATURE header as received (absent: answer 402 with the requirements). */
+  /** The PAYMENT-SIGNATURE header as received (absent: refuse with PAYMENT_REQUIRED and the requirements). */
   header: string | null | undefined
   /** The Golem the request names, and what the registry returned for it (undefined: unknown). */
   golemId: string
@@ -30,7 +31,6 @@ export type ProcessPaymentInput = {
   /** From requirementsFor(): `amount` is the minimum price; a payment may carry more. */
   requirements: PaymentRequirements
   pricing: GolemPricing
-  resource: ResourceInfo
   ledger: PaymentLedger
   /** Names this deployment's ledger in every settlement tag (see settlementTag.ts). */
   ledgerId: string
@@ -43,9 +43,10 @@ export type ProcessPaymentInput = {
   onUnexpectedError?: (error: unknown) => void
 }
 
-export type PaymentAccepted = {
+/** A payment settled and recorded once in the ledger: what it credits, and the receipt for the payer. */
+export type PaymentCredited = {
   ok: true
-  status: 200
+  code: typeof PAYMENT_CREDITED
   credit: Credit
   payer: Address
   nonce: Hex
@@ -55,33 +56,41 @@ export type PaymentAccepted = {
   /** When the ledger recorded the credit (unix ms): the settled record's `creditedAt`. */
   creditedAt: number
   settlement: SettleResponse
-  headers: Record<string, string>
-  body: Record<string, unknown>
+  /** What to credit to the Golem's profile: the ledger's settled record as this request wrote it. */
+  payment: SettledPaymentRecord
 }
 
 export type PaymentRefused = {
   ok: false
-  status: (typeof x402ErrorStatus)[X402ErrorCode]
   code: X402ErrorCode
   message: string
   details: Record<string, unknown>
-  headers: Record<string, string>
-  body: { code: X402ErrorCode; message: string; details: Record<string, unknown> }
+  /** What the payment must be: the payer may pay these and retry. */
+  requirements: PaymentRequirements
+  /** The claim is kept until its lease lapses: the same payment is worth retrying after this long. */
+  retryAfterMs?: number
+  /** The ledger holds this payment as credited already: applying it again repairs a credit that never reached the profile. */
+  alreadyCredited?: PaymentRef
 }
 
-export type PaymentOutcome = PaymentAccepted | PaymentRefused
+export type PaymentOutcome = PaymentCredited | PaymentRefused
 
 export const DEFAULT_CLAIM_LEASE_MS = 5 * 60_000
 
 type Ctx = ProcessPaymentInput & { leaseMs: number }
 
 function refuse(ctx: Ctx, code: X402ErrorCode, message: string, details: Record<string, unknown> = {}): PaymentRefused {
-  const status = x402ErrorStatus[code]
-  const headers: Record<string, string> = {}
-  // Every 402 repeats the requirements, so a standard x402 client can pay correctly and retry.
-  if (status === 402) headers[PAYMENT_REQUIRED_HEADER] = paymentRequiredHeader(ctx.requirements, ctx.resource, code)
-  if (code === 'PAYMENT_SETTLEMENT_PENDING') headers['Retry-After'] = String(Math.ceil(ctx.leaseMs / 1000))
-  return { ok: false, status, code, message, details, headers, body: { code, message, details } }
+  const refused: PaymentRefused = { ok: false, code, message, details, requirements: ctx.requirements }
+  if (code === 'PAYMENT_SETTLEMENT_PENDING') refused.retryAfterMs = ctx.leaseMs
+  return refused
+}
+
+/** The ledger answered that this payment was credited already: a replay, which may repair the profile. */
+function replayed(ctx: Ctx, ref: PaymentRef): PaymentRefused {
+  return {
+    ...refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref }),
+    alreadyCredited: ref,
+  }
 }
 
 export async function processPayment(input: ProcessPaymentInput): Promise<PaymentOutcome> {
@@ -95,7 +104,7 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
     return refuse(ctx, 'GOLEM_DYING', `golemId: ${golemId} is running its death protocol; payments are refused`, { golemId })
   }
   if (ctx.header === undefined || ctx.header === null || ctx.header === '') {
-    return refuse(ctx, 'PAYMENT_REQUIRED', `${PAYMENT_SIGNATURE_HEADER}: required; pay as the ${PAYMENT_REQUIRED_HEADER} header says`, {
+    return refuse(ctx, 'PAYMENT_REQUIRED', `${PAYMENT_SIGNATURE_HEADER}: required; pay as the PAYMENT-REQUIRED header says`, {
       amount: req.amount,
       asset: req.asset,
       payTo: req.payTo,
@@ -157,8 +166,7 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
     ctx.onUnexpectedError?.(error)
     return refuse(ctx, 'PAYMENT_LEDGER_UNAVAILABLE', 'ledger: could not claim the payment; nothing was charged, retry later')
   }
-  if (claim === 'duplicate')
-    return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
+  if (claim === 'duplicate') return replayed(ctx, ref)
   if (claim === 'pending-elsewhere') {
     return refuse(ctx, 'PAYMENT_IN_PROGRESS', 'payload.authorization.nonce: this payment is being settled by another request', { ...ref })
   }
@@ -310,15 +318,10 @@ async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconcile
       },
     )
   }
-  if (recorded === 'duplicate')
-    return refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref })
-  const creditJson =
-    credit.kind === 'extend'
-      ? { kind: credit.kind, seconds: credit.seconds.toString(), amount: credit.amount.toString() }
-      : { kind: credit.kind, amount: credit.amount.toString() }
+  if (recorded === 'duplicate') return replayed(ctx, ref)
   return {
     ok: true,
-    status: 200,
+    code: PAYMENT_CREDITED,
     credit,
     payer: ref.payer,
     nonce: ref.nonce,
@@ -326,7 +329,15 @@ async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconcile
     reconciled,
     creditedAt: ctx.now,
     settlement,
-    headers: { [PAYMENT_RESPONSE_HEADER]: encodePaymentResponseHeader(settlement) },
-    body: { golemId: ctx.golemId, credit: creditJson, payer: ref.payer, transaction: txHash, network: settlement.network, reconciled },
+    payment: {
+      status: 'settled',
+      payer: ref.payer,
+      nonce: ref.nonce,
+      golemId: credit.golemId,
+      kind: credit.kind,
+      amount: credit.amount,
+      txHash,
+      creditedAt: ctx.now,
+    },
   }
 }

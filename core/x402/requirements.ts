@@ -1,7 +1,6 @@
 // What the operator asks for: x402 v2 PaymentRequirements for /extend and /feed (scheme `exact`,
-// CAIP-2 network, the chain's USDC, the operator as payTo) and the 402 PaymentRequired around them.
-import type { PaymentRequired, PaymentRequirements, ResourceInfo } from '@x402/core/types'
-import { encodePaymentRequiredHeader } from '@x402/core/http'
+// CAIP-2 network, the chain's USDC, the operator as payTo). The API wraps them in PAYMENT-REQUIRED.
+import type { PaymentRequirements } from '@x402/core/types'
 import { getAddress, isAddress, type Address } from 'viem'
 import { X402ConfigError } from './errors.ts'
 import { assertPricing, priceFor, type GolemPricing, type PaymentKind } from './pricing.ts'
@@ -76,13 +75,4 @@ export function buildPaymentRequirements(config: ResolvedX402Config, amount: big
 
 export function requirementsFor(config: ResolvedX402Config, kind: PaymentKind, hours = 1): PaymentRequirements {
   return buildPaymentRequirements(config, priceFor(kind, config.pricing, hours))
-}
-
-export function buildPaymentRequired(requirements: PaymentRequirements, resource: ResourceInfo, error?: string): PaymentRequired {
-  return { x402Version: X402_VERSION, ...(error === undefined ? {} : { error }), resource, accepts: [requirements] }
-}
-
-/** The PAYMENT-REQUIRED header value (base64 JSON) every 402 carries, so a client can pay and retry. */
-export function paymentRequiredHeader(requirements: PaymentRequirements, resource: ResourceInfo, error?: string): string {
-  return encodePaymentRequiredHeader(buildPaymentRequired(requirements, resource, error))
 }

@@ -18,7 +18,8 @@ export async function findGolem(deps: ApiDeps, id: string): Promise<GolemView> {
 /**
  * Refuses a write to a dying Golem with 503 GOLEM_DYING and to a dead one with 410
  * GOLEM_DEAD: the death protocol is irreversible, so for a dead Golem no retry can ever succeed, and
- * 410 says so where a 503 would invite retries. Puts the Golem on the context for the handler.
+ * 410 says so where a 503 would invite retries. Puts the Golem on the context for the handler: this is
+ * the request's one read of it (a paid credit compare-and-swaps on its version).
  */
 export function refuseWritesToDying(deps: ApiDeps, golemIdOf: (c: Context<ApiEnv>) => string): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {

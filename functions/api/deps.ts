@@ -45,6 +45,8 @@ export type GolemView = {
   lastHeartbeatAt: number | null
   /** The custody profile when the registry read it from the store (saves the health check a read). */
   profile?: GolemProfile
+  /** The stored record's version this view was read at: a write that follows the read compares-and-swaps against it. */
+  version?: number
   /** Unix seconds of the last redemption the store knows of (the last tick's, when it redeemed). */
   lastRedeemedAt?: number
 }

@@ -1,10 +1,12 @@
-// JSON errors with stable codes: { code, message, details }. One table so docs and tests agree.
+// JSON errors with stable codes: { code, message, details }. One table so docs and tests agree, and
+// one for the outcomes of an x402 payment, which shares the API's codes and their statuses.
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { CladeAuthError } from '../../core/clade/errors.ts'
 import { CouncilError, CouncilRefusal } from '../../core/council/errors.ts'
 import { BardoError } from '../../core/errors.ts'
+import type { PaymentOutcomeCode } from '../../core/x402/errors.ts'
 
 /** The indexer could not answer (network, timeout, 5xx, or a body this client does not understand). */
 export class IndexerUnavailableError extends BardoError {
@@ -78,6 +80,46 @@ export const apiErrorStatus = {
 } as const satisfies Record<string, ContentfulStatusCode>
 
 export type ApiErrorCode = keyof typeof apiErrorStatus
+
+/**
+ * The HTTP status of every outcome core/x402 can return (docs/x402.md prints it). A code the API also
+ * uses takes the API's status, so that each code's status is written once.
+ */
+export const paymentStatus = {
+  PAYMENT_CREDITED: 200,
+  GOLEM_NOT_FOUND: apiErrorStatus.GOLEM_NOT_FOUND,
+  GOLEM_DEAD: apiErrorStatus.GOLEM_DEAD,
+  GOLEM_DYING: apiErrorStatus.GOLEM_DYING,
+  // A 402 carries PAYMENT-REQUIRED, so a standard x402 client can pay again correctly.
+  PAYMENT_REQUIRED: 402,
+  PAYMENT_HEADER_TOO_LARGE: 400,
+  PAYMENT_HEADER_NOT_BASE64: 400,
+  PAYMENT_HEADER_NOT_JSON: 400,
+  PAYMENT_HEADER_INVALID: 400,
+  PAYMENT_VERSION_UNSUPPORTED: 400,
+  PAYMENT_SCHEME_UNSUPPORTED: 402,
+  PAYMENT_WRONG_NETWORK: 402,
+  PAYMENT_WRONG_ASSET: 402,
+  PAYMENT_WRONG_PAY_TO: 402,
+  PAYMENT_AMOUNT_MISMATCH: 402,
+  PAYMENT_UNDERPAID: 402,
+  PAYMENT_SIGNATURE_INVALID: 402,
+  PAYMENT_EXPIRED: 402,
+  PAYMENT_NOT_YET_VALID: 402,
+  PAYMENT_INSUFFICIENT_BALANCE: 402,
+  PAYMENT_INVALID: 402,
+  PAYMENT_SETTLEMENT_FAILED: 402,
+  // The same payment cannot succeed by paying again: it was credited, is being settled, or is bound elsewhere.
+  PAYMENT_REPLAYED: 409,
+  PAYMENT_IN_PROGRESS: 409,
+  PAYMENT_BOUND_ELSEWHERE: 409,
+  // Nothing was lost and a later retry may succeed; a pending settlement says when (Retry-After).
+  PAYMENT_SETTLEMENT_PENDING: 503,
+  FACILITATOR_UNAVAILABLE: 503,
+  PAYMENT_LEDGER_UNAVAILABLE: 503,
+} as const satisfies Record<PaymentOutcomeCode, ContentfulStatusCode>
+
+export type PaymentStatus = (typeof paymentStatus)[PaymentOutcomeCode]
 
 export type ApiErrorBody = { code: ApiErrorCode; message: string; details: Record<string, unknown> }
 

@@ -27,7 +27,7 @@ function vitalityOf(record: StoredGolem, profile: GolemProfile | undefined): num
   }
 }
 
-/** The API's view of a stored Golem. The profile rides along so the health check need not read it again. */
+/** The API's view of a stored Golem. The profile and the version ride along so that neither the health check nor a paid credit reads it again. */
 export function golemViewOf(record: StoredGolem): GolemView {
   let profile: GolemProfile | undefined
   try {
@@ -46,6 +46,7 @@ export function golemViewOf(record: StoredGolem): GolemView {
     lifecycle: record.status,
     lastHeartbeatAt: record.lastTick === null ? null : Math.floor(record.lastTick.at / 1000),
     ...(profile ? { profile } : {}),
+    version: record.version,
     // Only the last tick is kept: a later tick that did not redeem hides it (the indexer has the rest).
     ...(record.lastTick?.outcome === 'confirmed' && record.lastTick.txHash !== null
       ? { lastRedeemedAt: Math.floor(record.lastTick.at / 1000) }
