@@ -17,7 +17,7 @@ import { slotBaseOf } from '../../app/tick/slots.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
 import { devnetAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { allEvents, USDC, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import { allEvents, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY = '---\nname: paying-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 1\n---\n\nSwap a little USDC.\n'
 const HOUR_PRICE = DEFAULT_PRICING.runtimeCostPerHour
@@ -248,6 +248,9 @@ describe('the whole-life ledger with self-extension', () => {
       // Below half the allowance: the first tick tops the key up from the grant.
       gas: { periodAmount: parseEther('0.01'), bootstrap: parseEther('0.001') },
     })
+    // Each later tick falls past the Golem's stagger offset into its period, so the key's runway is topped
+    // up again once its first hour of runtime is bought (the journal then spans several periods).
+    await passStaggerOffsets(env.devnet, ['whole'], 60n)
     const results = []
     for (let beat = 0; beat < 20; beat++) {
       results.push(
