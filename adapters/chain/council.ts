@@ -1,22 +1,30 @@
 // The council's chain edge: read each seat's standing from the VitalityOracle, pre-check the action as
-// the council would redeem it, submit the k-signed user operation to EntryPoint.handleOps, and find
-// out afterwards whether a proposal's user operation ran.
+// the council would redeem it, submit the k-signed user operation to EntryPoint.handleOps, name the
+// signatures the council's contract refuses, and find out afterwards whether a proposal's user
+// operation ran.
+import { MultiSigDeleGator } from '@metamask/delegation-abis'
 import {
   BaseError,
   decodeErrorResult,
   decodeEventLog,
+  isAddressEqual,
+  recoverTypedDataAddress,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
   type Account,
   type Address,
   type Chain,
   type Hex,
   type PublicClient,
+  type TransactionReceipt,
   type Transport,
   type WalletClient,
 } from 'viem'
 import { entryPoint07Abi, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import type { CouncilMember, MemberStanding } from '../../core/council/membership.ts'
-import { checkCouncilProposal, type CouncilProposal } from '../../core/council/proposal.ts'
+import { checkCouncilProposal, councilProposalTypedData, type CouncilProposal } from '../../core/council/proposal.ts'
+import { councilSignatureRule, type CouncilSignature } from '../../core/council/signatures.ts'
 import type { CouncilExecutionFinding } from '../../core/council/reconcile.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { GolemStatus } from '../../core/store/records.ts'
@@ -77,19 +85,38 @@ export type CouncilSubmission =
   | { status: 'executed'; txHash: Hex; userOpHash: Hex; blockNumber: bigint }
   /** The user operation ran and its call reverted (its nonce is spent; it can never run again). */
   | { status: 'reverted'; txHash: Hex; userOpHash: Hex; blockNumber: bigint; refusal: DecodedChainError | undefined }
-  /** The EntryPoint refused the operation before running it (signatures, nonce): nothing was sent. */
-  | { status: 'rejected'; reason: string }
+  /**
+   * The EntryPoint refused the operation in simulation: nothing was sent. `cause` says what it refused:
+   * a signature (AA23 a recovery that reverted, AA24 a signature that does not validate), the nonce
+   * (AA25: this proposal's key is used, so it ran already), or anything else.
+   */
+  | { status: 'rejected'; reason: string; cause: 'signature' | 'nonce' | 'other' }
+  /**
+   * It was sent (or may have been: the send itself failed) and its outcome is not known: the receipt did
+   * not come in time, or the transaction reverted without running it. The chain settles it later, by
+   * `txHash` when there is one, else by the user operation's hash and nonce.
+   */
+  | { status: 'pending'; txHash?: Hex; userOpHash?: Hex; reason: string }
 
-/** Submits the proposal with its aggregated signature through EntryPoint.handleOps from `submitter`. */
+/** What the submission tells its caller as soon as the transaction is handed to the chain. */
+export type CouncilSent = { txHash: Hex; userOpHash: Hex }
+
+/**
+ * Submits the proposal with its aggregated signature through EntryPoint.handleOps from `submitter`.
+ * It reports `rejected` only when nothing was sent: once the transaction may be out, the outcome is the
+ * chain's to say, so a receipt that does not come in `receiptTimeoutMs` answers `pending`, never a refusal.
+ */
 export async function submitCouncilProposal(p: {
   publicClient: PublicClient
   submitter: WalletClient<Transport, Chain, Account>
   proposal: CouncilProposal
   signature: Hex
+  /** Called once the transaction has its hash, before waiting for its receipt. */
+  onSent?: (sent: CouncilSent) => Promise<void>
+  /** How long to wait for the receipt (viem's default when unset). */
+  receiptTimeoutMs?: number
 }): Promise<CouncilSubmission> {
   const { proposal } = p
-  // Never send an operation that is not the action the proposal states.
-  checkCouncilProposal(proposal)
   const op = { ...proposal.userOperation, signature: p.signature }
   const userOpHash = getUserOperationHash({
     userOperation: op,
@@ -99,6 +126,8 @@ export async function submitCouncilProposal(p: {
   })
   const args = [[toPackedUserOperation(op)], p.submitter.account.address] as const
   try {
+    // Never send an operation that is not the action the proposal states.
+    checkCouncilProposal(proposal)
     await p.publicClient.simulateContract({
       account: p.submitter.account,
       address: proposal.entryPoint,
@@ -107,15 +136,45 @@ export async function submitCouncilProposal(p: {
       args,
     })
   } catch (error) {
-    return { status: 'rejected', reason: failedOpReason(error) }
+    const reason = failedOpReason(error)
+    return { status: 'rejected', reason, cause: /\bAA2[34]\b/.test(reason) ? 'signature' : /\bAA25\b/.test(reason) ? 'nonce' : 'other' }
   }
-  const txHash = await p.submitter.writeContract({ address: proposal.entryPoint, abi: entryPoint07Abi, functionName: 'handleOps', args })
-  const receipt = await p.publicClient.waitForTransactionReceipt({ hash: txHash })
-  if (receipt.status !== 'success') return { status: 'rejected', reason: `handleOps ${txHash} reverted` }
-  let success = false
+  let txHash: Hex
+  try {
+    txHash = await p.submitter.writeContract({ address: proposal.entryPoint, abi: entryPoint07Abi, functionName: 'handleOps', args })
+  } catch (error) {
+    return { status: 'pending', userOpHash, reason: `the send failed, it may still be out: ${firstLine(error)}` }
+  }
+  await p.onSent?.({ txHash, userOpHash })
+  let receipt: TransactionReceipt
+  try {
+    receipt = await p.publicClient.waitForTransactionReceipt({
+      hash: txHash,
+      ...(p.receiptTimeoutMs === undefined ? {} : { timeout: p.receiptTimeoutMs }),
+    })
+  } catch (error) {
+    return { status: 'pending', txHash, userOpHash, reason: `no receipt yet: ${firstLine(error)}` }
+  }
+  const outcome = userOperationOutcome(receipt, proposal.entryPoint, userOpHash)
+  if (!outcome) return { status: 'pending', txHash, userOpHash, reason: `handleOps ${txHash} did not run it (status ${receipt.status})` }
+  const base = { txHash, userOpHash, blockNumber: receipt.blockNumber }
+  return outcome.success ? { status: 'executed', ...base } : { status: 'reverted', ...base, refusal: outcome.refusal }
+}
+
+/**
+ * The user operation's UserOperationEvent in a receipt, and its named refusal when its call reverted;
+ * undefined when the transaction did not run it (reverted, or another operation).
+ */
+function userOperationOutcome(
+  receipt: TransactionReceipt,
+  entryPoint: Address,
+  userOpHash: Hex,
+): { success: boolean; refusal: DecodedChainError | undefined } | undefined {
+  if (receipt.status !== 'success') return undefined
+  let success: boolean | undefined
   let refusal: DecodedChainError | undefined
   for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== proposal.entryPoint.toLowerCase()) continue
+    if (log.address.toLowerCase() !== entryPoint.toLowerCase()) continue
     try {
       const event = decodeEventLog({ abi: entryPoint07Abi, data: log.data, topics: log.topics })
       if (event.eventName === 'UserOperationEvent' && event.args.userOpHash === userOpHash) success = event.args.success
@@ -125,8 +184,37 @@ export async function submitCouncilProposal(p: {
       // Logs of other events (deposits, BeforeExecution) are not ours to read.
     }
   }
-  const base = { txHash, userOpHash, blockNumber: receipt.blockNumber }
-  return success ? { status: 'executed', ...base } : { status: 'reverted', ...base, refusal }
+  return success === undefined ? undefined : { success, refusal }
+}
+
+/**
+ * Which of `signatures` the chain refuses for this proposal, and why: each must be one the chain's
+ * ECDSA recovery takes (councilSignatureRule), recover to its signer over the proposal's typed data,
+ * and its signer must be a signer of the council's MultiSigDeleGator now (the council may have replaced
+ * it). These are the MultiSigDeleGator's own checks, asked one signature at a time, so the signer whose
+ * signature made the EntryPoint refuse an aggregate is named and the rest can still run.
+ */
+export async function findCouncilSignatureFaults(p: {
+  publicClient: PublicClient
+  proposal: CouncilProposal
+  signatures: readonly CouncilSignature[]
+}): Promise<{ signer: Address; rule: string }[]> {
+  const faults = await Promise.all(
+    p.signatures.map(async ({ signer, signature }) => {
+      const rule = councilSignatureRule(signature)
+      if (rule) return { signer, rule: `signature: ${rule}` }
+      const recovered = await recoverTypedDataAddress({ ...councilProposalTypedData(p.proposal), signature }).catch(() => undefined)
+      if (!recovered || !isAddressEqual(recovered, signer)) return { signer, rule: 'signature: does not recover to its signer' }
+      const seated = await p.publicClient.readContract({
+        address: p.proposal.council,
+        abi: MultiSigDeleGator,
+        functionName: 'isSigner',
+        args: [signer],
+      })
+      return seated ? undefined : { signer, rule: `signer: ${signer} is not a signer of the council ${p.proposal.council} on-chain` }
+    }),
+  )
+  return faults.filter((f) => f !== undefined)
 }
 
 /** The hash the EntryPoint gives the proposal's user operation (it leaves the signature out, so one per proposal). */
@@ -144,7 +232,9 @@ export const COUNCIL_LOOKBACK_BLOCKS = 50_000n
 const LOG_RANGE = 10_000n
 
 /**
- * Whether the proposal's user operation ran: the EntryPoint's UserOperationEvent by its hash (a
+ * Whether the proposal's user operation ran. With the hash of the transaction that was sent, its
+ * receipt first: mined and running the operation, that is the answer; not mined and still known to the
+ * node, it is pending. Otherwise the EntryPoint's UserOperationEvent by the operation's hash (a
  * topic-filtered eth_getLogs from `fromBlock`, in bounded ranges), with the named refusal if its call
  * reverted; if none is found, the EntryPoint's nonce for the proposal's key says whether it never ran.
  */
@@ -152,9 +242,27 @@ export async function findCouncilExecution(p: {
   publicClient: PublicClient
   proposal: CouncilProposal
   fromBlock?: bigint | undefined
+  txHash?: Hex | undefined
 }): Promise<CouncilExecutionFinding> {
   const { proposal } = p
   const userOpHash = councilUserOpHash(proposal)
+  if (p.txHash !== undefined) {
+    const receipt = await p.publicClient.getTransactionReceipt({ hash: p.txHash }).catch(notFound(TransactionReceiptNotFoundError))
+    if (receipt) {
+      const outcome = userOperationOutcome(receipt, proposal.entryPoint, userOpHash)
+      const base = { txHash: p.txHash, userOpHash, blockNumber: receipt.blockNumber }
+      if (outcome?.success) return { status: 'executed', ...base }
+      if (outcome)
+        return {
+          status: 'reverted',
+          ...base,
+          refusal: outcome.refusal && { name: outcome.refusal.name, args: outcome.refusal.args.map(String) },
+        }
+      // Mined without running it (another transaction may have): the events and the nonce say.
+    } else if (await p.publicClient.getTransaction({ hash: p.txHash }).catch(notFound(TransactionNotFoundError))) {
+      return { status: 'pending', txHash: p.txHash }
+    }
+  }
   // Uncached: a block number remembered from a few seconds ago would end the search before the operation.
   const latest = await p.publicClient.getBlockNumber({ cacheTime: 0 })
   const start = p.fromBlock ?? (latest > COUNCIL_LOOKBACK_BLOCKS ? latest - COUNCIL_LOOKBACK_BLOCKS : 0n)
@@ -195,6 +303,16 @@ export async function findCouncilExecution(p: {
   }
 }
 
+/** A catch handler that turns viem's "not found" into undefined and rethrows anything else (an RPC that is down). */
+const notFound =
+  (kind: new (...args: never[]) => Error) =>
+  (error: unknown): undefined => {
+    if (error instanceof kind) return undefined
+    throw error
+  }
+
+const firstLine = (error: unknown): string => (error as Error).message.split('\n')[0] ?? 'failed'
+
 /** The EntryPoint's FailedOp reason ("AA24 signature error"), or the first line of the error. */
 function failedOpReason(error: unknown): string {
   let data: Hex | undefined
@@ -215,5 +333,5 @@ function failedOpReason(error: unknown): string {
   }
   if (error instanceof BaseError && error.cause instanceof BaseError && 'errorName' in error.cause)
     return String((error.cause as { errorName: unknown }).errorName)
-  return (error as Error).message.split('\n')[0] ?? 'handleOps refused'
+  return firstLine(error)
 }

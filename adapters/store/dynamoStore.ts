@@ -195,6 +195,9 @@ export class DynamoStore implements S.Store, C.CouncilStore {
   listCouncilProposals(input: C.ListCouncilProposalsInput): Promise<C.CouncilProposalPage> {
     return council.listCouncilProposals(this.#table, input)
   }
+  noteCouncilExecution(input: C.NoteCouncilExecutionInput): Promise<C.CouncilProposalRecord | null> {
+    return council.noteCouncilExecution(this.#table, input)
+  }
   finishCouncilExecution(input: C.FinishCouncilExecutionInput & { now: number }): Promise<C.CouncilProposalRecord | null> {
     return council.finishCouncilExecution(this.#table, input)
   }

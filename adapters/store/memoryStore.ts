@@ -472,6 +472,15 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     return { items: clone(page.map(({ r }) => r)), next: sorted.length > limit ? page.at(-1)!.key : null }
   }
 
+  async noteCouncilExecution(input: C.NoteCouncilExecutionInput): Promise<C.CouncilProposalRecord | null> {
+    const current = this.#councilProposals.get(councilId(input.id))
+    if (current?.status !== 'executing' || current.execution?.claimant !== input.claimant) return null
+    const next: C.CouncilProposalRecord = { ...current, execution: { ...current.execution, ...input.execution } }
+    assertNoKeyMaterial(next)
+    this.#councilProposals.set(input.id, next)
+    return clone(next)
+  }
+
   async finishCouncilExecution(input: C.FinishCouncilExecutionInput & { now: number }): Promise<C.CouncilProposalRecord | null> {
     const current = this.#councilProposals.get(councilId(input.id))
     if (current?.status !== 'executing' || current.execution?.claimant !== input.claimant) return null

@@ -4,8 +4,10 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { DEPLOYMENT, ENV, FEEDS, NOW, OWNER, USD, USDC } from '../caveats/testing/fixtures.ts'
 import { DelegationTree } from '../delegations/tree.ts'
+import { highS, withV } from './testing/signatures.ts'
 import {
   buildCouncilDelegation,
+  councilSignatureRule,
   buildCouncilProposal,
   checkCouncilProposal,
   councilNonce,
@@ -163,6 +165,38 @@ describe('council signatures', () => {
     expect(await judge(a, { signature: '0x1234' })).toMatchObject({ status: 'refused', reason: 'bad-signature' })
     const other = proposal({ id: `0x${'cd'.repeat(16)}` })
     expect(await judge(a, { signature: await a.signTypedData(councilProposalTypedData(other)) })).toMatchObject({ reason: 'wrong-signer' })
+  })
+
+  it('refuses, by the rule the chain applies, a high-s copy of a valid signature and a v that is not 27 or 28', async () => {
+    const good = await a.signTypedData(councilProposalTypedData(p))
+    expect(councilSignatureRule(good)).toBeUndefined()
+    // Off-chain both recover to A: only the chain's rule tells them apart.
+    expect(await recoverTypedDataAddress({ ...councilProposalTypedData(p), signature: highS(good) })).toBe(a.address)
+    expect(await judge(a, { signature: highS(good) })).toEqual({
+      status: 'refused',
+      reason: 'bad-signature',
+      rule: expect.stringMatching(/^signature: s must be at most n\/2 \(low-s\)/),
+    })
+    for (const v of [0, 1, 29]) {
+      const rule = `signature: v must be 27 or 28 as the chain's ECDSA recovery requires, got ${v}`
+      expect(await judge(a, { signature: withV(good, v) })).toEqual({ status: 'refused', reason: 'bad-signature', rule })
+    }
+    expect(councilSignatureRule(`0x${'00'.repeat(32)}${good.slice(66)}` as Hex)).toBe('r must be between 1 and the curve order n - 1')
+    expect(councilSignatureRule(`${good.slice(0, 66)}${'00'.repeat(32)}${good.slice(-2)}` as Hex)).toBe('s must not be 0')
+  })
+
+  it('does not count a stored signature the chain would refuse, nor a signer dropped after the chain refused it', async () => {
+    const sig = async (k: typeof a) => ({ signer: k.address, signature: await k.signTypedData(councilProposalTypedData(p)) })
+    const [sa, sb, sc] = [await sig(a), await sig(b), await sig(c)]
+    const t = { counting, threshold: 2, deadline: p.deadline, now: NOW }
+    const vetoed = { ...sa, signature: highS(sa.signature) }
+    expect(tallyCouncilSignatures({ ...t, signatures: [vetoed, sb] })).toMatchObject({ ready: false, missing: 1, counted: [sb] })
+    const ready = tallyCouncilSignatures({ ...t, signatures: [vetoed, sb, sc] })
+    expect(ready).toMatchObject({ ready: true, chosen: [sb, sc].sort((x, y) => (BigInt(x.signer) < BigInt(y.signer) ? -1 : 1)) })
+    expect(tallyCouncilSignatures({ ...t, signatures: [sa, sb, sc], dropped: [a.address, c.address] })).toMatchObject({
+      ready: false,
+      counted: [sb],
+    })
   })
 
   it('tallies distinct counting signers up to the threshold, sorted by signer, and nothing after the deadline', async () => {

@@ -4,9 +4,11 @@ import type { Address, Hex } from 'viem'
 import { StoreInputError } from '../store/errors.ts'
 
 /**
- * open -> executing (claimed by one request) -> executed | reverted (ran, its call refused by a caveat)
- * | rejected (the EntryPoint refused it before running: it may be claimed again). A proposal past its
- * deadline is shown as expired when read; nothing is written for that.
+ * open -> executing (claimed by one request; once its transaction is sent, with its hash) -> executed |
+ * reverted (ran, its call refused by a caveat) | rejected (it never ran: the EntryPoint refused it before
+ * sending, or its signatures stopped making the threshold; it may be claimed again). A proposal whose
+ * transaction was sent stays executing until the chain says how it ended. A proposal past its deadline
+ * is shown as expired when read; nothing is written for that.
  */
 export type CouncilProposalStatus = 'open' | 'executing' | 'executed' | 'reverted' | 'rejected'
 
@@ -21,6 +23,16 @@ export type CouncilExecution = {
   /** The named refusal (a caveat's error) when the call reverted, or why the EntryPoint refused it. */
   refusal?: { name: string; args: string[] }
   reason?: string
+  /** Signers whose signatures the chain refused for this proposal, and why: left out of the aggregate. */
+  dropped?: { signer: Address; rule: string }[]
+  /** When the transaction was handed to the chain (milliseconds). */
+  sentAt?: number
+  /**
+   * When the claimant stopped waiting for the outcome (no receipt in time, or a send it cannot tell the
+   * fate of): from then on any read or signature settles the proposal from the chain, without waiting
+   * for the lease.
+   */
+  awaitingChainSince?: number
   finishedAt?: number
 }
 
@@ -64,6 +76,13 @@ export type FinishCouncilExecutionInput = {
   execution: Omit<CouncilExecution, 'claimant' | 'claimedAt'>
 }
 
+/** What an executing claim learned before its outcome: the transaction it sent, or why its outcome is unknown. */
+export type NoteCouncilExecutionInput = {
+  id: Hex
+  claimant: string
+  execution: Pick<CouncilExecution, 'txHash' | 'userOpHash' | 'sentAt' | 'reason' | 'dropped' | 'awaitingChainSince'>
+}
+
 export interface CouncilStore {
   /** Write-once by id. */
   createCouncilProposal(record: CouncilProposalRecord): Promise<CreateCouncilProposalResult>
@@ -78,6 +97,11 @@ export interface CouncilStore {
   reclaimCouncilExecution(input: ReclaimCouncilExecutionInput): Promise<ClaimCouncilExecutionResult>
   /** Every proposal, newest first (by createdAt, then id), a page at a time. */
   listCouncilProposals(input: ListCouncilProposalsInput): Promise<CouncilProposalPage>
+  /**
+   * Adds to an executing claim what it learned (the transaction sent), only by the claimant; the status
+   * stays executing. Returns the record, or null when the claim is not the caller's.
+   */
+  noteCouncilExecution(input: NoteCouncilExecutionInput): Promise<CouncilProposalRecord | null>
   /** executing -> the outcome, only by the claimant. Returns the record, or null when the claim is not the caller's. */
   finishCouncilExecution(input: FinishCouncilExecutionInput & { now: number }): Promise<CouncilProposalRecord | null>
 }

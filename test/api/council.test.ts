@@ -1,12 +1,15 @@
 // The council API on anvil: Clade-authenticated members propose and sign over HTTP, the signature that
 // completes 2 of 3 executes the proposal once through the real EntryPoint and DelegationManager, and
-// every refused request (unsigned, replayed, expired, non-member, beyond the bounds) writes nothing.
+// every refused request (unsigned, replayed, expired, non-member, beyond the bounds, a signature the
+// chain would refuse, a field out of range) writes nothing. Proposals are shown to the council's
+// owner and members only; the dashboard's read key sees them without call data.
 import { parseSignature, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findCouncilExecution, precheckCouncilAction, readCouncilStandings, submitCouncilProposal } from '../../adapters/chain/council.ts'
 import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
 import { cladeChallengeTypedData, type CladeChallenge } from '../../core/clade/challenge.ts'
+import { deviceConfirmMessage, normalizeUserCode, POLL_INTERVAL_SECONDS } from '../../core/auth/deviceCode.ts'
+import { highS, withV } from '../../core/council/testing/signatures.ts'
 import { hashApiKey } from '../../core/ratelimit/tiers.ts'
 import type { CouncilStore } from '../../core/council/index.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
@@ -16,13 +19,14 @@ import { testApiDeps } from '../../functions/api/testing.ts'
 import { CouncilService, type CouncilProposalView } from '../../functions/council/councilService.ts'
 import { startDevnet, type Devnet } from '../../local/devnet.ts'
 import { chainNow, newGolem, transferCall, USDC, usdcBalance } from '../chain/harness.ts'
-import { councilGas, setupCouncil, type CouncilFixture } from '../chain/councilHarness.ts'
+import { councilChainDeps, setupCouncil, type CouncilFixture } from '../chain/councilHarness.ts'
 
 const operator = '0x00000000000000000000000000000000000000A1'
 const readKey = `bardo_read_${'r'.repeat(24)}`
 let devnet: Devnet
 let f: CouncilFixture
 let app: ApiApp
+let deps: ReturnType<typeof testApiDeps>
 let outsider: PrivateKeyAccount
 let writes: number
 const tokens = new Map<string, string>()
@@ -41,6 +45,7 @@ function countingWrites(store: CouncilStore): CouncilStore {
     claimCouncilExecution: count(store.claimCouncilExecution.bind(store)),
     finishCouncilExecution: count(store.finishCouncilExecution.bind(store)),
     reclaimCouncilExecution: count(store.reclaimCouncilExecution.bind(store)),
+    noteCouncilExecution: count(store.noteCouncilExecution.bind(store)),
     getCouncilProposal: store.getCouncilProposal.bind(store),
     listCouncilProposals: store.listCouncilProposals.bind(store),
     listCouncilSignatures: store.listCouncilSignatures.bind(store),
@@ -54,35 +59,19 @@ beforeAll(async () => {
   outsider = await newGolem(devnet)
   const operators = Object.fromEntries([...f.golems, outsider].map((g) => [g.address, operator]))
   const council = new CouncilService({
+    ...councilChainDeps(devnet, f),
     store: countingWrites(new InMemoryStore()),
-    config: f.config,
-    members: async () => f.members,
-    threshold: 2,
-    delegation: f.delegation,
-    standings: (members) =>
-      readCouncilStandings({
-        publicClient: devnet.publicClient,
-        vitalityOracle: devnet.deployment.vitalityOracle,
-        members,
-        custody: async (id) => f.custody.get(id),
-      }),
-    chainNow: () => chainNow(devnet),
-    gas: () => councilGas(devnet),
-    precheck: (p) => precheckCouncilAction(devnet.publicClient, p),
-    submit: (proposal, signature) =>
-      submitCouncilProposal({ publicClient: devnet.publicClient, submitter: devnet.deployer, proposal, signature }),
     clockMs: () => Date.now(),
-    blockNumber: () => devnet.publicClient.getBlockNumber({ cacheTime: 0 }),
-    findExecution: (proposal, fromBlock) => findCouncilExecution({ publicClient: devnet.publicClient, proposal, fromBlock }),
   })
-  const deps = testApiDeps({
+  deps = testApiDeps({
     operators,
     config: {
       chainId: devnet.chain.id,
       clade: { hmacSecret: new Uint8Array(32).fill(0x42), self: f.golems[0]!.address },
       readApiKeyHashes: [hashApiKey(readKey)],
     },
-    overrides: { council },
+    // The device flow checks the owner's signature on the chain (its smart account answers ERC-1271).
+    overrides: { council, ownerSignatures: { verifyMessage: (p) => devnet.publicClient.verifyMessage(p) } },
   })
   app = createApp(deps)
 }, 120_000)
@@ -156,6 +145,40 @@ async function sign(who: PrivateKeyAccount, view: CouncilProposalView, headers?:
 }
 
 const body = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T
+
+/**
+ * Signs `who` in through the device flow, as `bardo login` does (start, the wallet's confirmation
+ * signature, the poll): the access token any wallet can get for itself.
+ */
+async function signIn(who: { address: Address; signMessage: (m: { message: string }) => Promise<Hex> }): Promise<string> {
+  const start = await body<{ device_code: string; user_code: string }>(await post('/api/v1/auth/device', {}, {}))
+  const decision = 'approve' as const
+  const message = deviceConfirmMessage({
+    userCode: normalizeUserCode(start.user_code),
+    owner: who.address,
+    chainId: devnet.chain.id,
+    decision,
+  })
+  const confirmed = await post(
+    '/api/v1/auth/device/confirm',
+    {},
+    {
+      userCode: start.user_code,
+      owner: who.address,
+      decision,
+      signature: await who.signMessage({ message }),
+    },
+  )
+  expect(confirmed.status).toBe(200)
+  deps.clock.advance(POLL_INTERVAL_SECONDS * 1000)
+  const token = await post(
+    '/api/v1/auth/token',
+    {},
+    { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.device_code },
+  )
+  expect(token.status).toBe(200)
+  return (await body<{ access_token: string }>(token)).access_token
+}
 
 describe('council API', () => {
   it('proposes, signs and executes 2 of 3 exactly once; a duplicate or a third signature changes nothing', async () => {
@@ -321,6 +344,153 @@ describe('council API', () => {
     const badCursor = await app.request('/council/v1/proposals?cursor=nope', { headers })
     expect(badCursor.status).toBe(400)
     expect(await body(badCursor)).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('cursor') })
+  })
+
+  it('refuses a high-s copy of a member’s own signature, and a v that is not 27 or 28, naming the rule and storing nothing', async () => {
+    const [a, , c] = f.golems as [PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount]
+    const before = await usdcBalance(devnet, f.treasury)
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(2)))
+    const good = await signatureOf(c, view)
+    writes = 0
+    const veto = await post(`/council/v1/proposals/${view.id}/signatures`, await auth(c), { signature: highS(good) })
+    expect(veto.status).toBe(400)
+    expect(await body(veto)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/^signature: s must be at most n\/2 \(low-s\)/),
+      details: { issues: [{ location: 'json', path: 'signature' }] },
+    })
+    for (const v of [0, 1]) {
+      const res = await post(`/council/v1/proposals/${view.id}/signatures`, await auth(c), { signature: withV(good, v) })
+      expect(res.status).toBe(400)
+      expect(await body(res)).toMatchObject({ message: `signature: v must be 27 or 28 as the chain's ECDSA recovery requires, got ${v}` })
+    }
+    expect(writes).toBe(0)
+    // Nothing of C's was kept, so the honest signatures (C's too) complete it.
+    expect(await body(await sign(a, view))).toMatchObject({ status: 'accepted', proposal: { status: 'open', counted: 1 } })
+    expect(await body(await sign(c, view))).toMatchObject({ status: 'accepted', proposal: { status: 'executed', counted: 2 } })
+    expect(await usdcBalance(devnet, f.treasury)).toBe(before + USDC(2))
+  })
+
+  it('lists proposals in full only to the council’s owner signed in; another signed-in wallet gets 403, a read key no call data', async () => {
+    const path = '/council/v1/proposals?limit=5'
+    type Page = { proposals: Record<string, unknown>[]; next: string | null }
+    // Any wallet can sign in through the device flow: a stranger's, or a member Golem's own key.
+    for (const wallet of [privateKeyToAccount(generatePrivateKey()), f.golems[1]!]) {
+      const res = await app.request(path, { headers: { authorization: `Bearer ${await signIn(wallet)}` } })
+      expect(res.status).toBe(403)
+      expect(await body(res)).toMatchObject({ code: 'COUNCIL_NOT_OWNER', message: expect.stringContaining(f.owner.address) })
+    }
+    const owner = await app.request(path, { headers: { authorization: `Bearer ${await signIn(f.owner.smartAccount)}` } })
+    expect(owner.status).toBe(200)
+    const full = await body<Page>(owner)
+    expect(full.proposals.length).toBeGreaterThan(0)
+    for (const p of full.proposals) {
+      expect(p.action).toMatchObject({ callData: expect.stringMatching(/^0xa9059cbb/) })
+      expect(p.proposal).toEqual(expect.any(String))
+    }
+    const read = await body<Page>(await app.request(path, { headers: { 'x-api-key': readKey } }))
+    expect(read.proposals.map((p) => p.id)).toEqual(full.proposals.map((p) => p.id))
+    for (const [i, p] of read.proposals.entries()) {
+      expect(p).not.toHaveProperty('proposal')
+      expect(p.action).toEqual({ target: (full.proposals[i]!.action as { target: string }).target, value: '0' })
+      expect(JSON.stringify(p)).not.toContain('a9059cbb')
+      expect(p).toMatchObject({ id: full.proposals[i]!.id, status: full.proposals[i]!.status, counted: full.proposals[i]!.counted })
+    }
+  })
+
+  it('shows one proposal to the council’s members only: a sibling that holds no seat gets 403', async () => {
+    const [a, , c] = f.golems as [PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount]
+    const view = await body<CouncilProposalView>(await propose(a, f.treasury, USDC(1)))
+    const refused = await app.request(`/council/v1/proposals/${view.id}`, { headers: await auth(outsider) })
+    expect(refused.status).toBe(403)
+    expect(await body(refused)).toMatchObject({ code: 'COUNCIL_NOT_MEMBER', message: expect.stringContaining(outsider.address) })
+    const shown = await app.request(`/council/v1/proposals/${view.id}`, { headers: await auth(c) })
+    expect(shown.status).toBe(200)
+    expect(await body(shown)).toMatchObject({ id: view.id, proposal: view.proposal })
+  })
+
+  describe('refuses every field out of range with a 400 naming it, writing nothing', () => {
+    const action = () => {
+      const t = transferCall(devnet.deployment.assets.usdc, f.treasury, USDC(1))
+      return { target: t.target, value: '0', callData: t.callData }
+    }
+    const deadline = async () => Number(await chainNow(devnet)) + 3_600
+    const cases: [string, () => Promise<Record<string, unknown>>, string][] = [
+      ['action.target', async () => ({ action: { ...action(), target: '0x1234' }, deadline: await deadline() }), 'must be a 20-byte'],
+      [
+        'action.value',
+        async () => ({ action: { ...action(), value: '9'.repeat(78) }, deadline: await deadline() }),
+        'must be at most 2^256 - 1',
+      ],
+      [
+        'action.value',
+        async () => ({ action: { ...action(), value: (2n ** 256n).toString() }, deadline: await deadline() }),
+        'must be at most 2^256 - 1',
+      ],
+      ['action.value', async () => ({ action: { ...action(), value: '1'.repeat(79) }, deadline: await deadline() }), 'at most 78 digits'],
+      ['action.value', async () => ({ action: { ...action(), value: '-1' }, deadline: await deadline() }), 'decimal integer string'],
+      [
+        'action.callData',
+        async () => ({ action: { ...action(), callData: '0xabc' }, deadline: await deadline() }),
+        '0x-prefixed hex bytes',
+      ],
+      [
+        'action.callData',
+        async () => ({ action: { ...action(), callData: `0x${'00'.repeat(4097)}` }, deadline: await deadline() }),
+        'at most 4096 bytes',
+      ],
+      ['deadline', async () => ({ action: action(), deadline: 0 }), 'must be a positive number'],
+      ['deadline', async () => ({ action: action(), deadline: (await deadline()) + 0.5 }), 'must be an integer'],
+      ['deadline', async () => ({ action: action(), deadline: 2 ** 64 }), 'must be at most 9007199254740991'],
+      [
+        'deadline',
+        async () => ({ action: action(), deadline: Number(await chainNow(devnet)) + 8 * 86_400 }),
+        'must be at most 604800 seconds from now',
+      ],
+    ]
+    it.each(cases)('POST /proposals %s (%#)', async (field, make, rule) => {
+      writes = 0
+      const res = await post('/council/v1/proposals', await auth(f.golems[0]!), await make())
+      expect(res.status).toBe(400)
+      const out = await body<{ code: string; message: string; details: { issues: { path: string }[] } }>(res)
+      expect(out).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining(rule) })
+      expect(out.message.startsWith(field)).toBe(true)
+      expect(out.details.issues.map((i) => i.path)).toEqual([field])
+      expect(writes).toBe(0)
+    })
+
+    it.each([
+      ['0x12', 'must be a 65-byte hex signature'],
+      [`0x${'11'.repeat(32)}${'ee'.repeat(32)}1b`, 's must be at most n/2 (low-s)'],
+      [`0x${'00'.repeat(32)}${'11'.repeat(32)}1b`, 'r must be between 1 and the curve order n - 1'],
+      [`0x${'11'.repeat(64)}1d`, 'v must be 27 or 28'],
+    ])('POST /proposals/:id/signatures signature %s', async (signature, rule) => {
+      const page = await body<{ proposals: { id: string }[] }>(
+        await app.request('/council/v1/proposals?limit=1', { headers: { 'x-api-key': readKey } }),
+      )
+      writes = 0
+      const res = await post(`/council/v1/proposals/${page.proposals[0]!.id}/signatures`, await auth(f.golems[0]!), { signature })
+      expect(res.status).toBe(400)
+      expect(await body(res)).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining(`signature: ${rule}`) })
+      expect(writes).toBe(0)
+    })
+
+    it.each([
+      ['GET', '/council/v1/proposals/0x1234', 'id: must be 0x and 16 bytes of hex'],
+      ['POST', `/council/v1/proposals/0x${'ab'.repeat(17)}/signatures`, 'id: must be 0x and 16 bytes of hex'],
+      ['GET', '/council/v1/proposals?limit=0', 'limit: must be at least 1'],
+      ['GET', '/council/v1/proposals?limit=101', 'limit: must be at most 100'],
+      ['GET', '/council/v1/proposals?limit=1.5', 'limit: must be an integer'],
+      ['GET', '/council/v1/proposals?limit=ten', 'limit: must be a number'],
+      ['GET', '/council/v1/proposals?cursor=nope', 'cursor: must be the `next` of a previous page'],
+    ])('%s %s', async (method, path, message) => {
+      writes = 0
+      const headers = path.includes('?') ? { 'x-api-key': readKey } : await auth(f.golems[0]!)
+      const res = method === 'GET' ? await app.request(path, { headers }) : await post(path, headers, { signature: `0x${'11'.repeat(65)}` })
+      expect(res.status).toBe(400)
+      expect(await body(res)).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining(message) })
+      expect(writes).toBe(0)
+    })
   })
 
   it('documents the four council routes in the OpenAPI document', async () => {

@@ -3,13 +3,17 @@
 // runs once when two counting members signed it, and never beyond its caveats or after revocation.
 import type { Delegation, MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 import { MultiSigDeleGator } from '@metamask/delegation-abis'
-import { encodeCalls } from '@metamask/smart-accounts-kit/utils'
 import { encodeFunctionData, type Address, type Hex } from 'viem'
-import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as artifacts from '../../contracts/artifacts/index.ts'
-import { precheckCouncilAction, readCouncilStandings, submitCouncilProposal } from '../../adapters/chain/council.ts'
+import {
+  findCouncilSignatureFaults,
+  precheckCouncilAction,
+  readCouncilStandings,
+  submitCouncilProposal,
+} from '../../adapters/chain/council.ts'
+import { highS } from '../../core/council/testing/signatures.ts'
 import {
   checkCouncilProposal,
   councilProposalTypedData,
@@ -24,7 +28,15 @@ import {
   type CouncilSignature,
 } from '../../core/council/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
-import { deployCouncil, grantCouncil, proposeTransfer, setupCouncil, type CouncilFixture } from './councilHarness.ts'
+import {
+  councilSelfCall,
+  deployCouncil,
+  grantCouncil,
+  handleCouncilOps,
+  proposeTransfer,
+  setupCouncil,
+  type CouncilFixture,
+} from './councilHarness.ts'
 import { chainNow, newGolem, revoke, USD, USDC, usdcBalance, waitOk } from './harness.ts'
 
 let devnet: Devnet
@@ -110,7 +122,7 @@ describe('k of n on-chain', () => {
     const before = await usdcBalance(devnet, treasury)
     const { tally } = await tallyAndSubmit(proposal, one)
     expect(tally).toMatchObject({ ready: false, missing: 1, reason: 'threshold' })
-    expect(await submitRaw(proposal, one)).toEqual({ status: 'rejected', reason: 'FailedOp: AA24 signature error' })
+    expect(await submitRaw(proposal, one)).toEqual({ status: 'rejected', reason: 'FailedOp: AA24 signature error', cause: 'signature' })
     expect(await usdcBalance(devnet, treasury)).toBe(before)
   })
 
@@ -124,8 +136,16 @@ describe('k of n on-chain', () => {
     expect(submission?.status).toBe('executed')
     expect(await usdcBalance(devnet, treasury)).toBe(before + USDC(100))
     // The same operation again, or with C's late signature instead of B's: the nonce key is spent.
-    expect(await submitRaw(proposal, [a, b])).toEqual({ status: 'rejected', reason: 'FailedOp: AA25 invalid account nonce' })
-    expect(await submitRaw(proposal, [a, c])).toEqual({ status: 'rejected', reason: 'FailedOp: AA25 invalid account nonce' })
+    expect(await submitRaw(proposal, [a, b])).toEqual({
+      status: 'rejected',
+      reason: 'FailedOp: AA25 invalid account nonce',
+      cause: 'nonce',
+    })
+    expect(await submitRaw(proposal, [a, c])).toEqual({
+      status: 'rejected',
+      reason: 'FailedOp: AA25 invalid account nonce',
+      cause: 'nonce',
+    })
     expect(await usdcBalance(devnet, treasury)).toBe(before + USDC(100))
     // And off-chain a signature after the deadline is refused outright.
     const late = await judgeCouncilSignature({
@@ -165,6 +185,25 @@ describe('bounds', () => {
     expect((refusal?.args[0] as bigint) - day).toBeLessThanOrEqual(1n)
     const submission = await submitRaw(proposal, [await sign(proposal, golems[1]!), await sign(proposal, golems[2]!)])
     expect(submission).toMatchObject({ status: 'reverted', refusal: { name: 'DailySpendLimitExceeded' } })
+  })
+})
+
+describe('a signature the chain refuses', () => {
+  it('a high-s copy of a valid signature recovers off-chain but fails the EntryPoint (AA23), and is named as the one refused', async () => {
+    const proposal = await propose(treasury, USDC(1))
+    const [a, b] = [await sign(proposal, golems[0]!), await sign(proposal, golems[1]!)]
+    const veto = { signer: a.signer, signature: highS(a.signature) }
+    const before = await usdcBalance(devnet, treasury)
+    expect(await submitRaw(proposal, [veto, b])).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringContaining('AA23'),
+      cause: 'signature',
+    })
+    expect(await findCouncilSignatureFaults({ publicClient: devnet.publicClient, proposal, signatures: [veto, b] })).toEqual([
+      { signer: a.signer, rule: expect.stringMatching(/^signature: s must be at most n\/2 \(low-s\)/) },
+    ])
+    expect(await usdcBalance(devnet, treasury)).toBe(before)
+    expect((await submitRaw(proposal, [a, b])).status).toBe('executed')
   })
 })
 
@@ -211,10 +250,12 @@ describe('membership', () => {
     expect(await usdcBalance(devnet, treasury)).toBe(before)
 
     // On-chain the old key still holds its seat until the council (A and C, both counting) replaces it.
-    const op = await selfCall(
+    const op = await councilSelfCall(
+      devnet,
+      config,
       encodeFunctionData({ abi: MultiSigDeleGator, functionName: 'replaceSigner', args: [rotatedOld.address, next.address] }),
     )
-    await handleOps(op, [
+    await handleCouncilOps(devnet, config, op, [
       { signer: golems[0]!.address, signature: await golems[0]!.signTypedData(councilUserOperationTypedData(config, op)) },
       { signer: golems[2]!.address, signature: await golems[2]!.signTypedData(councilUserOperationTypedData(config, op)) },
     ])
@@ -225,7 +266,7 @@ describe('membership', () => {
     members[1] = { golemId: 'golem-1', signer: next.address }
     golems[1] = next
     // Even submitted without the off-chain rule, the rotated key's signature now fails the MultiSigDeleGator.
-    expect(await submitRaw(proposal, [a, b])).toEqual({ status: 'rejected', reason: 'FailedOp: AA24 signature error' })
+    expect(await submitRaw(proposal, [a, b])).toEqual({ status: 'rejected', reason: 'FailedOp: AA24 signature error', cause: 'signature' })
     const { submission: done } = await tallyAndSubmit(proposal, [a, await sign(proposal, next)])
     expect(done?.status).toBe('executed')
     expect(await usdcBalance(devnet, treasury)).toBe(before + USDC(5))
@@ -285,43 +326,7 @@ describe('revocation', () => {
     expect(await submitRaw(other, [await sign(other, golems[0]!), await sign(other, golems[2]!)])).toEqual({
       status: 'rejected',
       reason: 'FailedOp: AA24 signature error',
+      cause: 'signature',
     })
   })
 })
-
-/** A user operation of the council calling itself (its own signer management), under a fresh nonce key. */
-async function selfCall(data: Hex): Promise<UserOperation<'0.7'>> {
-  const fees = await devnet.publicClient.estimateFeesPerGas()
-  const key = BigInt(generatePrivateKey()) >> 64n
-  const nonce = await devnet.publicClient.readContract({
-    address: config.entryPoint,
-    abi: entryPoint07Abi,
-    functionName: 'getNonce',
-    args: [council.address, key],
-  })
-  return {
-    sender: council.address,
-    nonce,
-    callData: encodeCalls([{ to: council.address, value: 0n, data }]),
-    callGasLimit: 500_000n,
-    verificationGasLimit: 1_000_000n,
-    preVerificationGas: 100_000n,
-    maxFeePerGas: fees.maxFeePerGas,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    signature: '0x',
-  }
-}
-
-async function handleOps(op: UserOperation<'0.7'>, signatures: CouncilSignature[]): Promise<void> {
-  const sorted = [...signatures].sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1))
-  const signature = `0x${sorted.map((s) => s.signature.slice(2)).join('')}` as Hex
-  await waitOk(
-    devnet,
-    devnet.deployer.writeContract({
-      address: config.entryPoint,
-      abi: entryPoint07Abi,
-      functionName: 'handleOps',
-      args: [[toPackedUserOperation({ ...op, signature })], devnet.deployer.account.address],
-    }),
-  )
-}

@@ -2,7 +2,9 @@
 // 2-of-3 MultiSig DeleGator deployed through the kit's factory, and the owner's bounded delegation to it
 // (USDC transfers to one pinned treasury, $1,000 a UTC day, 30 days).
 import { Implementation, toMetaMaskSmartAccount, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+import { encodeCalls } from '@metamask/smart-accounts-kit/utils'
 import { parseEther, type Address, type Hex } from 'viem'
+import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import {
   buildCouncilDelegation,
@@ -11,9 +13,18 @@ import {
   type CouncilGas,
   type CouncilMember,
   type CouncilProposal,
+  type CouncilSignature,
 } from '../../core/council/index.ts'
 import { smartAccountSigner } from '../../core/delegations/index.ts'
 import type { GolemStatus } from '../../core/store/records.ts'
+import {
+  findCouncilExecution,
+  findCouncilSignatureFaults,
+  precheckCouncilAction,
+  readCouncilStandings,
+  submitCouncilProposal,
+} from '../../adapters/chain/council.ts'
+import type { CouncilServiceDeps } from '../../functions/council/councilService.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
 import { chainNow, newGolem, newTree, transferCall, USD, waitOk } from './harness.ts'
 
@@ -42,6 +53,32 @@ export async function setupCouncil(devnet: Devnet): Promise<CouncilFixture> {
   const treasury = privateKeyToAccount(generatePrivateKey()).address
   const delegation = await grantCouncil(devnet, owner, council.address, treasury)
   return { owner, golems, members, council, config, delegation, treasury, custody }
+}
+
+/** The council service's chain edge on the devnet (2 of the fixture's seats), as a deployment wires it; tests add the store and a clock. */
+export function councilChainDeps(devnet: Devnet, f: CouncilFixture) {
+  const publicClient = devnet.publicClient
+  return {
+    config: f.config,
+    members: async () => f.members,
+    threshold: 2,
+    delegation: f.delegation,
+    standings: (members) =>
+      readCouncilStandings({
+        publicClient,
+        vitalityOracle: devnet.deployment.vitalityOracle,
+        members,
+        custody: async (id) => f.custody.get(id),
+      }),
+    chainNow: () => chainNow(devnet),
+    gas: () => councilGas(devnet),
+    precheck: (p) => precheckCouncilAction(publicClient, p),
+    submit: (proposal, signature, onSent) =>
+      submitCouncilProposal({ publicClient, submitter: devnet.deployer, proposal, signature, onSent }),
+    signatureFaults: (proposal, signatures) => findCouncilSignatureFaults({ publicClient, proposal, signatures }),
+    blockNumber: () => publicClient.getBlockNumber({ cacheTime: 0 }),
+    findExecution: (proposal, fromBlock, txHash) => findCouncilExecution({ publicClient, proposal, fromBlock, txHash }),
+  } satisfies Omit<CouncilServiceDeps, 'store' | 'clockMs'>
 }
 
 /** Generous fixed limits at the chain's current fees: no bundler estimates locally. */
@@ -127,4 +164,47 @@ export async function grantCouncil(devnet: Devnet, owner: OwnerAccount, council:
     },
   })
   return tree.sign(hash, smartAccountSigner(owner.smartAccount))
+}
+
+/** A user operation of the council calling itself (its own signer management), under a fresh nonce key. */
+export async function councilSelfCall(devnet: Devnet, config: CouncilConfig, data: Hex): Promise<UserOperation<'0.7'>> {
+  const fees = await devnet.publicClient.estimateFeesPerGas()
+  const key = BigInt(generatePrivateKey()) >> 64n
+  const nonce = await devnet.publicClient.readContract({
+    address: config.entryPoint,
+    abi: entryPoint07Abi,
+    functionName: 'getNonce',
+    args: [config.council, key],
+  })
+  return {
+    sender: config.council,
+    nonce,
+    callData: encodeCalls([{ to: config.council, value: 0n, data }]),
+    callGasLimit: 500_000n,
+    verificationGasLimit: 1_000_000n,
+    preVerificationGas: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    signature: '0x',
+  }
+}
+
+/** Runs a council user operation with members' signatures, sorted by signer as the MultiSigDeleGator requires. */
+export async function handleCouncilOps(
+  devnet: Devnet,
+  config: CouncilConfig,
+  op: UserOperation<'0.7'>,
+  signatures: CouncilSignature[],
+): Promise<void> {
+  const sorted = [...signatures].sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1))
+  const signature = `0x${sorted.map((s) => s.signature.slice(2)).join('')}` as Hex
+  await waitOk(
+    devnet,
+    devnet.deployer.writeContract({
+      address: config.entryPoint,
+      abi: entryPoint07Abi,
+      functionName: 'handleOps',
+      args: [[toPackedUserOperation({ ...op, signature })], devnet.deployer.account.address],
+    }),
+  )
 }

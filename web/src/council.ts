@@ -10,7 +10,8 @@ export type CouncilProposal = {
   proposer: string
   status: CouncilState
   deadline: number
-  action: { target: string; value: string; callData: string }
+  /** `callData` is absent for the read key the dashboard's server holds. */
+  action: { target: string; value: string; callData?: string }
   threshold: number
   seats: number
   counted: number

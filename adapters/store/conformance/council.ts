@@ -104,6 +104,32 @@ export function councilSuite(backend: Backend): void {
       })
     })
 
+    it('notes the sent transaction on the claim, keeping it executing, for the claimant only', async () => {
+      const store = await backend.newStore()
+      await store.createCouncilProposal(record())
+      const sent = { txHash: `0x${'33'.repeat(32)}` as Hex, userOpHash: `0x${'44'.repeat(32)}` as Hex, sentAt: 6 }
+      expect(await store.noteCouncilExecution({ id: ID, claimant: 'r1', execution: sent })).toBeNull()
+      await store.claimCouncilExecution({ id: ID, claimant: 'r1', now: 5, fromBlock: '42' })
+      expect(await store.noteCouncilExecution({ id: ID, claimant: 'someone-else', execution: sent })).toBeNull()
+      expect(await store.noteCouncilExecution({ id: ID, claimant: 'r1', execution: sent })).toMatchObject({
+        status: 'executing',
+        execution: { claimant: 'r1', claimedAt: 5, fromBlock: '42', ...sent },
+      })
+      // A claim taken over leaves the overtaken claimant nothing to note; the new claimant keeps the hash.
+      await store.reclaimCouncilExecution({ id: ID, from: 'r1', claimant: 'r2', now: 9 })
+      expect(await store.noteCouncilExecution({ id: ID, claimant: 'r1', execution: { reason: 'late' } })).toBeNull()
+      expect(await store.getCouncilProposal(ID)).toMatchObject({ status: 'executing', execution: { claimant: 'r2', ...sent } })
+      const done = await store.finishCouncilExecution({
+        id: ID,
+        claimant: 'r2',
+        status: 'executed',
+        execution: { blockNumber: '43' },
+        now: 10,
+      })
+      expect(done).toMatchObject({ status: 'executed', execution: { ...sent, blockNumber: '43', finishedAt: 10 } })
+      expect(await store.noteCouncilExecution({ id: ID, claimant: 'r2', execution: { reason: 'after' } })).toBeNull()
+    })
+
     it('lists proposals newest first, a page at a time, and refuses a page size out of bounds', async () => {
       const store = await backend.newStore()
       const ids = Array.from({ length: 5 }, (_, i) => `0x${String(i + 1).padStart(32, '0')}` as Hex)

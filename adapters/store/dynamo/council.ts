@@ -12,6 +12,7 @@ import type {
   CreateCouncilProposalResult,
   FinishCouncilExecutionInput,
   ListCouncilProposalsInput,
+  NoteCouncilExecutionInput,
   ReclaimCouncilExecutionInput,
 } from '../../../core/council/store.ts'
 import { councilListKey, councilPageLimit } from '../../../core/council/store.ts'
@@ -122,6 +123,23 @@ export async function reclaimCouncilExecution(
   )
   if (item) return { claimed: true, record: toRecord(item) }
   return { claimed: false, current: await getCouncilProposal(table, input.id) }
+}
+
+export async function noteCouncilExecution(table: DynamoTable, input: NoteCouncilExecutionInput): Promise<CouncilProposalRecord | null> {
+  const current = await getCouncilProposal(table, input.id)
+  if (current?.status !== 'executing' || current.execution?.claimant !== input.claimant) return null
+  const execution = JSON.stringify({ ...current.execution, ...input.execution })
+  const item = await table.update(
+    proposalKey(input.id),
+    { set: { execution } },
+    // Only the claim that was read: a claimant overtaken by reclaimCouncilExecution notes nothing.
+    {
+      expression: '#status = :executing AND #execution = :read',
+      names: { '#status': 'status', '#execution': 'execution' },
+      values: { ':executing': 'executing', ':read': JSON.stringify(current.execution) },
+    },
+  )
+  return item ? toRecord(item) : null
 }
 
 export async function finishCouncilExecution(

@@ -1,10 +1,13 @@
-// /council/v1/*: the Coordination Council. Members are sibling Golems, so every route is Clade
+// /council/v1/*: the Coordination Council. Members are sibling Golems, so the member routes are Clade
 // authenticated (the caller is the Golem's current session key); the service decides membership and
-// signatures from fresh standings. A refused request writes nothing.
+// signatures from fresh standings. The list is the owner's: in full to the council's owner signed in,
+// and without any call data to the dashboard's read key. A refused request writes nothing.
 import type { Hono } from 'hono'
+import { isAddressEqual, maxUint256 } from 'viem'
 import { z } from 'zod/v4'
 import type { CladeSecret } from '../../../core/clade/secret.ts'
-import type { CouncilService } from '../../council/councilService.ts'
+import { councilSignatureRule } from '../../../core/council/signatures.ts'
+import { councilSummaryOf, type CouncilService } from '../../council/councilService.ts'
 import { cladeAuth, cladeAuthHeaders } from '../cladeAuth.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
@@ -14,19 +17,34 @@ import type { RouteDocs } from '../openapi.ts'
 import { addressSchema } from '../schemas.ts'
 import { validate } from '../validation.ts'
 
-const uint = z.string().regex(/^\d{1,78}$/, 'must be a decimal integer string')
+const uint256 = z
+  .string()
+  .regex(/^\d{1,78}$/, { message: 'must be a decimal integer string of at most 78 digits', abort: true })
+  .refine((v) => BigInt(v) <= maxUint256, 'must be at most 2^256 - 1 (a uint256)')
 const hexBytes = z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes')
 
 export const councilProposeRequest = z.strictObject({
   action: z.strictObject({
     target: addressSchema,
-    value: uint.default('0'),
+    value: uint256.default('0').meta({ description: 'native value in wei, a uint256 as a decimal string' }),
     callData: hexBytes.max(2 + 2 * 4096, 'must be at most 4096 bytes'),
   }),
-  deadline: z.number().int().positive().meta({ description: 'unix seconds; no signature is taken and nothing runs after it' }),
+  deadline: z
+    .number('must be a number (unix seconds)')
+    .positive({ message: 'must be a positive number of unix seconds', abort: true })
+    .max(Number.MAX_SAFE_INTEGER, { message: `must be at most ${Number.MAX_SAFE_INTEGER} (and at most 7 days from now)`, abort: true })
+    .int('must be an integer number of unix seconds')
+    .meta({ description: 'unix seconds, after now and at most 7 days ahead; no signature is taken and nothing runs after it' }),
 })
 export const councilSignRequest = z.strictObject({
-  signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte hex signature over the proposal’s typed data'),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{130}$/, { message: 'must be a 65-byte hex signature over the proposal’s typed data', abort: true })
+    // One the chain takes: a signature the MultiSigDeleGator would refuse is never stored.
+    .superRefine((v, ctx) => {
+      const rule = councilSignatureRule(v as `0x${string}`)
+      if (rule) ctx.addIssue({ code: 'custom', message: rule })
+    }),
 })
 const proposalParams = z.object({ id: z.string().regex(/^0x[0-9a-fA-F]{32}$/, 'must be 0x and 16 bytes of hex') })
 export const councilListQuery = z.strictObject({
@@ -57,13 +75,25 @@ const proposalView = z.object({
   proposal: z.string().meta({ description: 'the proposal; parse, check (checkCouncilProposal) and sign councilProposalTypedData' }),
 })
 
+const proposalSummary = proposalView.omit({ proposal: true }).extend({
+  action: z.object({ target: z.string(), value: z.string() }).meta({ description: 'the call’s target and value: no call data' }),
+})
+
 const proposalList = z.object({
-  proposals: z.array(proposalView),
+  proposals: z.array(z.union([proposalView, proposalSummary])).meta({
+    description: 'in full to the council’s owner; to a read key each without its call data and without the `proposal` text',
+  }),
   next: z.string().nullable().meta({ description: 'the cursor of the next (older) page; null on the last' }),
 })
 
 const authErrors =
   'CLADE_AUTH_REQUIRED | CLADE_CHALLENGE_NOT_ISSUED | CLADE_BAD_SIGNATURE | CLADE_CHALLENGE_EXPIRED | CLADE_NONCE_REUSED | CLADE_UNKNOWN_AGENT | CLADE_OPERATOR_MISMATCH | CLADE_TOKEN_INVALID | CLADE_TOKEN_EXPIRED'
+
+/** The account of a device-flow access token's subject (`owner:<address>`); undefined for any other subject. */
+const ownerOfSubject = (subject: string): `0x${string}` | undefined => {
+  const m = /^owner:(0x[0-9a-fA-F]{40})$/.exec(subject)
+  return m ? (m[1] as `0x${string}`) : undefined
+}
 
 /** bigints as decimal strings. */
 const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))
@@ -143,19 +173,35 @@ export function registerCouncilRoutes(
     method: 'get',
     path: '/council/v1/proposals',
     operationId: 'listCouncilProposals',
-    summary: 'Every proposal of the council, newest first, with its state, signatures and execution (a read key or an owner token)',
+    summary:
+      'Every proposal of the council, newest first, with its state, signatures and execution: in full to the council’s owner, without call data to a read key',
     request: { headers: tierHeaders, query: councilListQuery },
     responses: { 200: { description: 'a page of proposals', schema: proposalList } },
-    errors: { 401: 'AUTH_REQUIRED: anonymous callers are not shown the council | INVALID_API_KEY | INVALID_TOKEN' },
+    errors: {
+      401: 'AUTH_REQUIRED: anonymous callers are not shown the council | INVALID_API_KEY | INVALID_TOKEN',
+      403: 'COUNCIL_NOT_OWNER: signed in, but not as the owner whose delegation the council holds',
+    },
   })
-  // Read-only and for the owner's views (the dashboard proxies it with its read key), so it takes the
-  // tier's credentials rather than a member's Clade session, and refuses the anonymous tier.
+  // Read-only and for the owner's views, so it takes the tier's credentials rather than a member's Clade
+  // session. Pending proposals' call data (receivers, amounts) is the owner's business: only the owner's
+  // access token (signed in through the device flow as the council's delegator) sees it; the dashboard's
+  // read key sees each proposal's state without it; any other signed-in wallet or token is refused.
   app.get('/council/v1/proposals', validate('query', councilListQuery), async (c) => {
     const principal = c.get('principal')
-    if (principal.kind !== 'read' && principal.kind !== 'user')
-      throw new ApiError('AUTH_REQUIRED', 'x-api-key or authorization: must be a read key or an owner access token to list the council')
+    if (principal.kind === 'public')
+      throw new ApiError(
+        'AUTH_REQUIRED',
+        'x-api-key or authorization: must be a read key or the council owner’s access token to list the council',
+      )
+    const owner = principal.kind === 'user' && ownerOfSubject(principal.subject)
+    if (principal.kind !== 'read' && !(owner && isAddressEqual(owner, council.owner)))
+      throw new ApiError(
+        'COUNCIL_NOT_OWNER',
+        `authorization: only the council's owner ${council.owner} (signed in with its access token) or a read key lists the council's proposals`,
+      )
     const { limit, cursor } = c.req.valid('query')
-    return c.json(json(await council.list({ limit, after: cursor ?? null })))
+    const page = await council.list({ limit, after: cursor ?? null })
+    return c.json(json(principal.kind === 'read' ? { ...page, proposals: page.proposals.map(councilSummaryOf) } : page))
   })
 
   docs.add({
@@ -163,12 +209,12 @@ export function registerCouncilRoutes(
     method: 'get',
     path: '/council/v1/proposals/{id}',
     operationId: 'getCouncilProposal',
-    summary: 'A proposal with its signatures (and whether each counts now) and its execution',
+    summary: 'A proposal with its signatures (and whether each counts now) and its execution, to a member of the council',
     request: { headers: cladeAuthHeaders, params: proposalParams },
     responses: { 200: { description: 'the proposal', schema: proposalView, headers: tokenHeaders } },
-    errors: { 401: authErrors, 404: 'COUNCIL_PROPOSAL_NOT_FOUND' },
+    errors: { 401: authErrors, 403: 'COUNCIL_NOT_MEMBER', 404: 'COUNCIL_PROPOSAL_NOT_FOUND' },
   })
   app.get('/council/v1/proposals/:id', auth, validate('param', proposalParams), async (c) => {
-    return c.json(json(await council.get(c.req.valid('param').id as `0x${string}`)))
+    return c.json(json(await council.get(c.get('clade').sub, c.req.valid('param').id as `0x${string}`)))
   })
 }
