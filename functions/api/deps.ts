@@ -18,7 +18,7 @@ import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 import type { ActionOutcome, ExecuteActionInput } from '../../app/actions/executeAction.ts'
-import type { CouncilService } from '../council/councilService.ts'
+import type { CouncilService } from '../../app/council/councilService.ts'
 import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
 import type { CustodyWebhook } from './services/custodyWebhook.ts'
 

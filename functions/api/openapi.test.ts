@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod/v4'
-import { CouncilService } from '../council/councilService.ts'
+import { CouncilService } from '../../app/council/councilService.ts'
 import { createApp } from './app.ts'
 import { apiErrorStatus } from './errors.ts'
 import { paymentsResponse, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from './schemas.ts'

@@ -24,7 +24,7 @@ import {
   readCouncilStandings,
   submitCouncilProposal,
 } from '../../adapters/chain/council.ts'
-import type { CouncilServiceDeps } from '../../functions/council/councilService.ts'
+import type { CouncilServiceDeps } from '../../app/council/councilService.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
 import { chainNow, newGolem, newTree, transferCall, USD, waitOk } from './harness.ts'
 

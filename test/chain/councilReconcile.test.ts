@@ -14,7 +14,7 @@ import {
   parseCouncilProposal,
   type CouncilProposal,
 } from '../../core/council/index.ts'
-import { CouncilService, type CouncilProposalView } from '../../functions/council/councilService.ts'
+import { CouncilService, type CouncilProposalView } from '../../app/council/councilService.ts'
 import { startDevnet, type Devnet } from '../../local/devnet.ts'
 import { councilChainDeps, setupCouncil, type CouncilFixture } from './councilHarness.ts'
 import { chainNow, revoke, transferCall, USDC, usdcBalance } from './harness.ts'
