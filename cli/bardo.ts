@@ -57,7 +57,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--state-dir <dir>', 'where Golem keystores are kept (default BARDO_STATE_DIR or .bardo)')
     .option('--deployment <file>', 'the deployment file (default BARDO_DEPLOYMENT)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    // Errors are printed once, by the catch below (with the code and exit status), not by commander too.
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => undefined })
     .hook('preAction', () => {
       out = createOutput({ json: globals().json === true, quiet: globals().quiet === true, stdout: io.stdout, stderr: io.stderr })
       // A local stack in the state directory answers for whatever the environment does not name.

@@ -2,7 +2,7 @@
 // framework and the Bardo contracts, dynalite, the Ponder indexer on PGlite, the HTTP API and the
 // heartbeat scheduler — plus a demo Golem provisioned from examples/STRATEGY.md whose life is minutes
 // long on an honest chain clock. SIGINT/SIGTERM stop every process it started.
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { formatEther, formatUnits, parseEther } from 'viem'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
@@ -227,9 +227,16 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     let indexer: RunningIndexer | undefined
     if (settings.indexer) {
       const databaseUrl = env.DATABASE_URL
+      // The index of a chain that lives as long as this run: readable by the user alone, removed at stop
+      // (after the indexer, which stops first).
+      const pgliteDir = databaseUrl ? undefined : join(settings.stateDir, `pglite-${Date.now()}`)
+      if (pgliteDir) {
+        mkdirSync(pgliteDir, { recursive: true, mode: 0o700 })
+        stops.push(async () => rmSync(pgliteDir, { recursive: true, force: true }))
+      }
       indexer = await startIndexer({
         ...stackIndexerOptions(chain, { local: devnet !== undefined }),
-        ...(databaseUrl ? { databaseUrl } : { pgliteDir: join(settings.stateDir, `pglite-${Date.now()}`) }),
+        ...(databaseUrl ? { databaseUrl } : { pgliteDir: pgliteDir! }),
       })
       stops.push(indexer.stop)
       log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)

@@ -4,7 +4,7 @@
 // client (@x402/fetch + @x402/evm, unmodified), the demo Golem dying by delegation expiry with clean
 // beats, then SIGTERM to the npm process alone (what a process manager sends) and nothing left behind.
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -256,5 +256,7 @@ describe('npm start', () => {
     if (!child.stdout!.readableEnded)
       await Promise.race([new Promise((r) => child.stdout!.once('end', r)), new Promise((r) => setTimeout(r, 10_000))])
     expect(output).toContain('stopped')
+    // Nothing of the run is left in the state directory: no index of a chain that is gone, no stack file, no key.
+    expect(readdirSync(stateDir)).toEqual([])
   }, 60_000)
 })
