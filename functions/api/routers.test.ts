@@ -8,7 +8,9 @@ import { sampleGolem, testApiDeps } from './testing.ts'
 
 const golem = sampleGolem()
 const app = createApp(testApiDeps({ golems: [golem], config: { rateLimits: { public: 1000 } } }))
-const client = hc<AppType>('http://api.test', { fetch: (input: RequestInfo | URL, init?: RequestInit) => app.request(input, init) })
+const client = hc<AppType>('http://api.test', {
+  fetch: (input: Parameters<typeof app.request>[0], init?: RequestInit) => app.request(input, init),
+})
 
 describe('the typed client', () => {
   it('reads a Golem as the dashboard does, typed from the routes', async () => {
