@@ -291,6 +291,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     )
     log(`  API          ${api.url}/api/v1/golems/demo/permission-health`)
     log(`  OpenAPI      ${api.url}/openapi.json`)
+    log(`  API docs     ${api.url}/docs`)
     if (indexer) log(`  GraphQL      ${indexer.url}/graphql`)
     if (devnet) {
       // What the CLI and the faucet need to act on this stack with no setup but the state directory.

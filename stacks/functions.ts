@@ -114,6 +114,9 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
 
   const api = new sst.aws.Function('Api', {
     ...common,
+    // The docs page's script and stylesheet are read from the installed swagger-ui-dist (GET /docs), not
+    // bundled: the package ships beside the handler.
+    nodejs: { ...common.nodejs, install: ['swagger-ui-dist'] },
     handler: HANDLERS.api,
     description: 'Bardo HTTP API (Hono): permission health, history, x402 extend/feed, Clade, Snap',
     timeout: '30 seconds',

@@ -224,6 +224,11 @@ describe('API', () => {
     expect(fn('Api').args.url).toMatchObject({ authorization: 'none' })
     expect(outputs.api).toBe('{{Api.url}}')
   })
+
+  it('ships swagger-ui-dist beside the handler for the docs page, and only the API does', () => {
+    expect(fn('Api').args.nodejs).toEqual({ format: 'esm', sourcemap: true, install: ['swagger-ui-dist'] })
+    for (const name of ['Tick', 'Heartbeat']) expect(fn(name).args.nodejs, name).toEqual({ format: 'esm', sourcemap: true })
+  })
 })
 
 describe('function environment', () => {

@@ -1,7 +1,9 @@
 // The heartbeat -> shard walker message (one SQS message per walk): which due shards it covers (one that
 // fills a page alone, or several small ones packed), and the block the whole minute reads at, so every
 // walker observes the chain at one block. Validated on arrival.
-import * as z from 'zod/v4'
+// zod's mini build, as the tick's parsers use: the full build carries JSON Schema generation with every
+// schema, which the heartbeat and the walker would bundle for this one message.
+import * as z from '../../core/zodMini.ts'
 
 export type ShardWalk = {
   /** The due shards this walk lists, in the order it lists them. */
@@ -18,20 +20,20 @@ export type ShardWalk = {
 }
 
 // `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).
-const big = z
-  .string()
-  .regex(/^\d+$/, { abort: true })
-  .transform((v) => BigInt(v))
+const big = z.pipe(
+  z.string().check(z.regex(/^\d+$/, { abort: true })),
+  z.transform((v: string) => BigInt(v)),
+)
 const walk = z.object({
-  shards: z
-    .array(z.number().int().min(0))
-    .min(1)
-    .refine((shards) => new Set(shards).size === shards.length, 'must name each shard once'),
+  shards: z.array(z.number().check(z.int(), z.minimum(0))).check(
+    z.minLength(1),
+    z.refine((shards) => new Set(shards).size === shards.length, 'must name each shard once'),
+  ),
   blockNumber: big,
   timestamp: big,
-  baseFeePerGas: big.optional(),
-  maxPriorityFeePerGas: big.optional(),
-  dispatchedAt: z.number().int().min(0),
+  baseFeePerGas: z.optional(big),
+  maxPriorityFeePerGas: z.optional(big),
+  dispatchedAt: z.number().check(z.int(), z.minimum(0)),
 })
 
 export function encodeShardWalk(w: ShardWalk): string {

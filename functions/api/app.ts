@@ -1,5 +1,7 @@
-// The one Hono app: Lambda (handler.ts) and the local runner (server.ts) wrap the same thing.
-import { Hono } from 'hono'
+// The one Hono app: Lambda (handler.ts) and the local runner (server.ts) wrap the same thing. Its routes
+// come in routers (routes/*), each route declared with createRoute; the OpenAPI document and the typed
+// client (hono/client's hc, over AppType) both follow from them.
+import { OpenAPIHono } from '@hono/zod-openapi'
 import { bodyLimit } from 'hono/body-limit'
 import { CladeSecret } from '../../core/clade/secret.ts'
 import { ALCHEMY_WEBHOOK_PATH } from '../../core/webhooks/index.ts'
@@ -7,20 +9,21 @@ import { golemWriteRules } from './deathRules.ts'
 import type { ApiDeps } from './deps.ts'
 import type { ApiEnv } from './env.ts'
 import { errorResponse, handleApiError } from './errors.ts'
-import { buildOpenApiDocument, RouteDocs } from './openapi.ts'
+import { apiRouter, registerSecuritySchemes, validationHook } from './openapi.ts'
 import { tierRateLimit } from './rateLimit.ts'
-import { registerActionRoutes } from './routes/actions.ts'
-import { accessTokenBearer, registerAuthRoutes } from './routes/auth.ts'
-import { registerCladeRoutes } from './routes/clade.ts'
-import { registerCouncilRoutes } from './routes/council.ts'
-import { registerGolemRoutes } from './routes/golems.ts'
-import { registerMetabolismRoutes } from './routes/metabolism.ts'
-import { registerPaymentRoutes } from './routes/payments.ts'
-import { registerRenewalRoutes } from './routes/renewal.ts'
-import { registerRevocationRoutes } from './routes/revocation.ts'
-import { registerSnapRoutes } from './routes/snap.ts'
-import { registerSnapPairingRoutes } from './routes/snapPairing.ts'
-import { registerWebhookRoutes } from './routes/webhooks.ts'
+import { actionRoutes } from './routes/actions.ts'
+import { accessTokenBearer, authRoutes } from './routes/auth.ts'
+import { cladeRoutes } from './routes/clade.ts'
+import { councilRoutes } from './routes/council.ts'
+import { docsRoutes } from './routes/docs.ts'
+import { golemRoutes } from './routes/golems.ts'
+import { metabolismRoutes } from './routes/metabolism.ts'
+import { paymentRoutes } from './routes/payments.ts'
+import { renewalRoutes } from './routes/renewal.ts'
+import { revocationRoutes } from './routes/revocation.ts'
+import { snapRoutes } from './routes/snap.ts'
+import { snapPairingRoutes } from './routes/snapPairing.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 
 export const API_VERSION = '1.0.0'
 
@@ -43,14 +46,17 @@ const sizeLimit = (maxSize: number) =>
     onError: (c) => errorResponse(c, 'PAYLOAD_TOO_LARGE', `body: must be at most ${maxSize} bytes`, { limitBytes: maxSize }),
   })
 
-export type ApiApp = Hono<ApiEnv> & { routeDocs: RouteDocs }
+/**
+ * A router this deployment does not serve: an empty one with the served router's type, so that the
+ * app's type (and the typed client) knows its routes while the app answers them 404.
+ */
+const notServed = <R>(): R => apiRouter() as R
 
-export function createApp(given: ApiDeps): ApiApp {
+export function createApp(given: ApiDeps) {
   // The CLI's access tokens are the API's own; every other bearer token goes to the wired verifier.
   const deps: ApiDeps = { ...given, bearer: accessTokenBearer(given) }
   const secret = new CladeSecret(deps.config.clade.hmacSecret)
-  const app = new Hono<ApiEnv>()
-  const docs = new RouteDocs()
+  const app = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
 
   app.onError(handleApiError(deps.onUnexpectedError))
   app.notFound((c) => errorResponse(c, 'NOT_FOUND', `path: no route ${c.req.method} ${c.req.path}`))
@@ -62,33 +68,24 @@ export function createApp(given: ApiDeps): ApiApp {
   const webhook = sizeLimit(MAX_WEBHOOK_BODY_BYTES)
   app.use('*', (c, next) => (c.req.path === ALCHEMY_WEBHOOK_PATH ? webhook : common)(c, next))
   app.use('/api/v1/golems/:id/*', golemWriteRules(deps))
+  registerSecuritySchemes(app)
 
-  registerGolemRoutes(app, deps, docs)
-  registerMetabolismRoutes(app, deps, docs)
-  registerPaymentRoutes(app, deps, docs)
-  registerRenewalRoutes(app, deps, docs)
-  registerRevocationRoutes(app, deps, docs)
-  registerSnapRoutes(app, deps, docs)
-  registerSnapPairingRoutes(app, deps, docs)
-  registerAuthRoutes(app, deps, docs)
-  registerCladeRoutes(app, deps, docs, secret)
-  registerWebhookRoutes(app, deps, docs)
-  if (deps.actions) registerActionRoutes(app, deps.actions, docs)
-  if (deps.council) registerCouncilRoutes(app, deps, deps.council, docs, secret)
-
-  docs.add({
-    method: 'get',
-    path: '/openapi.json',
-    operationId: 'getOpenApi',
-    summary: 'This document',
-    tags: ['meta'],
-    security: 'tier',
-    responses: { 200: { description: 'OpenAPI 3.1 document' } },
-  })
-  let document: unknown
-  app.get('/openapi.json', (c) =>
-    c.json((document ??= buildOpenApiDocument(docs.routes, { title: 'Bardo Custody API', version: API_VERSION }))),
-  )
-
-  return Object.assign(app, { routeDocs: docs })
+  return app
+    .route('/', golemRoutes(deps))
+    .route('/', metabolismRoutes(deps))
+    .route('/', paymentRoutes(deps))
+    .route('/', renewalRoutes(deps))
+    .route('/', revocationRoutes(deps))
+    .route('/', snapRoutes(deps))
+    .route('/', snapPairingRoutes(deps))
+    .route('/', authRoutes(deps))
+    .route('/', cladeRoutes(deps, secret))
+    .route('/', webhookRoutes(deps))
+    .route('/', deps.actions ? actionRoutes(deps.actions) : notServed<ReturnType<typeof actionRoutes>>())
+    .route('/', deps.council ? councilRoutes(deps, deps.council, secret) : notServed<ReturnType<typeof councilRoutes>>())
+    .route('/', docsRoutes(app, API_VERSION))
 }
+
+/** The API app, with every route it can serve in its type: what hono/client's `hc` is typed from. */
+export type ApiApp = ReturnType<typeof createApp>
+export type AppType = ApiApp

@@ -122,6 +122,9 @@ export const paymentStatus = {
 
 export type PaymentStatus = (typeof paymentStatus)[PaymentOutcomeCode]
 
+/** The rule a request breaks when its body is not declared JSON. */
+export const NOT_JSON_BODY = 'body: must be JSON with Content-Type: application/json'
+
 export type ApiErrorBody = { code: ApiErrorCode; message: string; details: Record<string, unknown> }
 
 export class ApiError extends BardoError {
@@ -168,6 +171,8 @@ export function handleApiError(onUnexpected?: (err: unknown) => void) {
     // Hono's own validator throws this for a body that claims to be JSON and is not.
     if (err instanceof HTTPException && err.status === 400)
       return errorResponse(c, 'VALIDATION_FAILED', `body: ${err.message}`, { issues: [] })
+    // A route's media-type check (@hono/zod-openapi) refuses a body that says it is something else.
+    if (err instanceof HTTPException && err.status === 415) return errorResponse(c, 'VALIDATION_FAILED', NOT_JSON_BODY, { issues: [] })
     onUnexpected?.(err)
     return errorResponse(c, 'INTERNAL_ERROR', 'internal error')
   }

@@ -29,7 +29,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(26) // 25 API routes and /openapi.json
+    expect(served).toHaveLength(28) // 25 API routes, /openapi.json, and /docs with its assets
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -54,6 +54,8 @@ describe('/openapi.json', () => {
       '/clade/v1/sync',
       '/clade/v1/alert',
       '/api/v1/webhooks/alchemy',
+      '/docs',
+      '/docs/swagger-ui-dist/{file}',
     ]) {
       expect(doc.paths[path], path).toBeDefined()
     }
@@ -69,7 +71,7 @@ describe('/openapi.json', () => {
     const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(served(withCouncil))
-    expect(served(withCouncil).size).toBe(30) // the 26 above and the council's four
+    expect(served(withCouncil).size).toBe(32) // the 28 above and the council's four
     for (const route of [
       'post /council/v1/proposals',
       'get /council/v1/proposals',

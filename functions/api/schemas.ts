@@ -1,7 +1,8 @@
 // Request and response schemas of the HTTP API. Requests are validated with them at runtime; responses
 // are documented with them in /openapi.json (and checked against them in tests).
 import { getAddress, isAddress, type Address } from 'viem'
-import { z } from 'zod/v4'
+// z from @hono/zod-openapi: zod itself, with .openapi() (which names the Error component) added.
+import { z } from '@hono/zod-openapi'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 
 export const addressSchema = z
@@ -34,7 +35,7 @@ export const pageQuery = z.strictObject({
 
 export const errorSchema = z
   .object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) })
-  .meta({ id: 'Error', description: 'Every error: a stable code, a message naming the field and the rule, structured details.' })
+  .openapi('Error', { description: 'Every error: a stable code, a message naming the field and the rule, structured details.' })
 
 const phaseName = z.enum(phaseNames)
 

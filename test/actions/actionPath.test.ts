@@ -13,8 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { postActionRequest, signActionHeaders } from '../../client/httpTransport.ts'
 import { MemoryKey } from '../../core/custody/memoryKey.ts'
 import { SessionKey } from '../../core/custody/sessionKey.ts'
-import { registerActionRoutes } from '../../functions/api/routes/actions.ts'
-import { RouteDocs } from '../../functions/api/openapi.ts'
+import { actionRoutes } from '../../functions/api/routes/actions.ts'
 import { dcaBeat } from '../../client/dcaBeat.ts'
 import { golemActions, inProcessTransport, type GolemActions } from '../../client/golemActions.ts'
 import { ActionRequestError, grantedActions, type ActionRequest } from '../../core/actions/index.ts'
@@ -416,10 +415,11 @@ describe('POST /api/v1/golems/:id/actions', () => {
       lifeSeconds: 3_600n,
       sessionKey,
     })
+    const router = actionRoutes({ store: env.store, chainId: env.devnet.chain.id, execute: (input) => executeAction(deps, input) })
+    const documented = router.openAPIRegistry.definitions.flatMap((d) => (d.type === 'route' ? [[d.route.method, d.route.path]] : []))
+    expect(documented).toEqual([['post', '/api/v1/golems/{id}/actions']])
     app = new Hono()
-    const docs = new RouteDocs()
-    registerActionRoutes(app, { store: env.store, chainId: env.devnet.chain.id, execute: (input) => executeAction(deps, input) }, docs)
-    expect(docs.routes.map((r) => [r.method, r.path])).toEqual([['post', '/api/v1/golems/:id/actions']])
+    app.route('/', router)
     const fetchApp = ((url: string, init: RequestInit) => app.request(url, init)) as typeof fetch
     send = (input, account = privateKeyToAccount(key)) =>
       postActionRequest({ baseUrl: 'http://custody.local', account, chainId: env.devnet.chain.id, fetch: fetchApp }, input)

@@ -1,5 +1,9 @@
 // Reads and owner actions through the dashboard's own origin: /api/* reaches the Bardo API (the local
-// server adds the read key), /local/* the local stack's fleet, drafts and relay.
+// server adds the read key), /local/* the local stack's fleet, drafts and relay. The API is read with
+// hono/client's hc, typed from the API app itself (a type-only import: nothing of the server is bundled).
+import { hc, type ClientResponse } from 'hono/client'
+import type { SuccessStatusCode } from 'hono/utils/http-status'
+import type { AppType } from '../../functions/api/app.ts'
 import type { TypedData } from './wallet.ts'
 
 export type Caveat = { type: string; enforcer: string; words: string }
@@ -19,37 +23,6 @@ export type FleetGolem = {
   replicants: (Grant & { hash: string })[]
 }
 export type Config = { owner: string | null; chainId: number; network: `${string}:${string}`; usdc: `0x${string}`; indexer: boolean }
-export type Health = {
-  health: 'healthy' | 'low' | 'critical' | 'revoked' | 'dead'
-  reason: string
-  remaining_today: string
-  days_remaining: number
-  last_redemption_at: number
-  total_remaining: string
-  grant_ends_at: number
-  runway_ends_at: number
-  renewal: { reason: string; seconds_left: number; days_left: number } | null
-}
-export type Phases = {
-  current: { registered: boolean; phase: string; survivalScore: number }
-  transitions: { from: string; to: string; survivalScore: number | null; kind: string; timestamp: number; transactionHash: string }[]
-}
-export type Spend = { current: { spent: string; limit: string; remaining: string; periodStart: number; periodSeconds: number } }
-export type Redemption = {
-  transfers: { token: string | null; amount: string }[]
-  usd6: string | null
-  transactionHash: string
-  timestamp: number
-}
-export type Payment = {
-  kind: 'extend' | 'feed'
-  payer: string
-  amount: string
-  seconds: string
-  transactionHash: string | null
-  creditedAt: number
-}
-
 export class RequestError extends Error {
   constructor(
     readonly status: number,
@@ -62,14 +35,18 @@ export class RequestError extends Error {
   }
 }
 
-export async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(path, init)
+/** The body of a 2xx answer; any other answer throws a RequestError with the API's code and the field it names. */
+async function bodyOf<T>(res: Response, path: string): Promise<T> {
   const body = (await res.json().catch(() => ({}))) as T & { code?: string; message?: string; details?: { field?: unknown } }
   if (!res.ok) {
     const field = typeof body.details?.field === 'string' ? body.details.field : undefined
     throw new RequestError(res.status, `${path}: ${res.status} ${body.code ?? ''} ${body.message ?? ''}`.trim(), body.code, field)
   }
   return body
+}
+
+export async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
+  return bodyOf<T>(await fetch(path, init), path)
 }
 
 export const postJson = <T>(path: string, body: unknown = {}) =>
@@ -88,16 +65,28 @@ export type Action = {
   txHash: string
 }
 
-/** What the Golem's life costs (GET /api/v1/golems/:id/metabolism); amounts are decimal strings. */
-export type Costs = { runwayRedeemed: string; runtimeBought: string; gasRedeemed: string }
-export type Metabolism = {
-  periodSeconds: string
-  periods: (Costs & { start: string })[]
-  totals: Costs
-  held: string
-  projectedEnd: string
-  projectedLifespanSeconds: string
+/** The API, through this origin. */
+export const api = hc<AppType>('/')
+
+/** What a 2xx answer of an hc call carries. */
+type Success<R> = R extends ClientResponse<infer T, infer S, infer _F> ? (S extends SuccessStatusCode ? T : never) : never
+
+/** An hc call's 2xx body; any other answer throws a RequestError as getJson does. */
+export async function answer<R extends ClientResponse<unknown, number, string>>(call: Promise<R>): Promise<Success<R>> {
+  const res = await call
+  return bodyOf<Success<R>>(res as Response, res.url ? new URL(res.url).pathname : 'api')
 }
+
+const golem = api.api.v1.golems[':id']
+type Read<F extends (...args: never[]) => Promise<ClientResponse<unknown, number, string>>> = Success<Awaited<ReturnType<F>>>
+
+type Health = Read<(typeof golem)['permission-health']['$get']>
+type Phases = Read<typeof golem.phases.$get>
+type Spend = Read<typeof golem.spend.$get>
+export type Redemption = Read<typeof golem.redemptions.$get>['redemptions'][number]
+type Payment = Read<typeof golem.payments.$get>['payments'][number]
+/** What the Golem's life costs (GET /api/v1/golems/:id/metabolism); amounts are decimal strings. */
+type Metabolism = Read<typeof golem.metabolism.$get>
 
 export type GolemView = {
   health: Health
@@ -150,18 +139,19 @@ export async function loadActions(key: string, since: number): Promise<Action[]>
 
 /** One poll of a Golem's panels; history from the indexer may be briefly unavailable (503) and shows as empty. */
 export async function loadGolem(id: string, key?: string | null, now?: number): Promise<GolemView> {
-  const base = `/api/v1/golems/${encodeURIComponent(id)}`
+  // No credential from the page: the dashboard's server adds the read key.
+  const golemRead = { param: { id: encodeURIComponent(id) }, header: {} }
   const optional = <T>(p: Promise<T>) =>
     p.catch((e: unknown) => (e instanceof RequestError && (e.status === 503 || e.status === 501) ? null : Promise.reject(e)))
   const actions =
     key && now !== undefined ? loadActions(key, now - 7 * 86_400).catch(() => [] as Action[]) : Promise.resolve([] as Action[])
   const [health, phases, spend, redemptions, payments, metabolism] = await Promise.all([
-    getJson<Health>(`${base}/permission-health`),
-    optional(getJson<Phases>(`${base}/phases`)),
-    optional(getJson<Spend>(`${base}/spend`)),
-    optional(getJson<{ redemptions: Redemption[] }>(`${base}/redemptions`)),
-    getJson<{ payments: Payment[] }>(`${base}/payments`),
-    optional(getJson<Metabolism>(`${base}/metabolism`)),
+    answer(golem['permission-health'].$get(golemRead)),
+    optional(answer(golem.phases.$get({ ...golemRead, query: {} }))),
+    optional(answer(golem.spend.$get({ ...golemRead, query: {} }))),
+    optional(answer(golem.redemptions.$get({ ...golemRead, query: {} }))),
+    answer(golem.payments.$get({ ...golemRead, query: {} })),
+    optional(answer(golem.metabolism.$get(golemRead))),
   ])
   return {
     health,

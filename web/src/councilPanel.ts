@@ -2,7 +2,7 @@
 // execution's transaction and whether the indexer has seen it. Hidden where no council is served.
 import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
-import { getJson, postJson, RequestError } from './api.ts'
+import { answer, api, postJson, RequestError } from './api.ts'
 import {
   COUNCIL_EXECUTIONS_QUERY,
   COUNCIL_READ,
@@ -18,6 +18,9 @@ const COUNCIL_POLL_MS = 10_000
 const when = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19)
 const short = (a: string) => `${a.slice(0, 10)}…${a.slice(-6)}`
 
+/** The newest proposals, through the dashboard's server (which adds the read key, and says `served: false` for an API without a council). */
+const list = () => answer(api.council.v1.proposals.$get({ query: { limit: String(COUNCIL_READ) }, header: {} }))
+
 /**
  * The newest proposals and what the indexer saw of them; null when this deployment serves no council
  * (the local dashboard says `served: false`, another proxy may answer 404), so the panel stays hidden. An indexer that is down or behind marks executions as pending.
@@ -25,9 +28,10 @@ const short = (a: string) => `${a.slice(0, 10)}…${a.slice(-6)}`
 export async function loadCouncil(indexer: boolean): Promise<CouncilRow[] | null> {
   let proposals: CouncilProposal[]
   try {
-    const page = await getJson<{ proposals: CouncilProposal[]; served?: false }>(`/council/v1/proposals?limit=${COUNCIL_READ}`)
+    const page: { served?: false } & Awaited<ReturnType<typeof list>> = await list()
     if (page.served === false) return null
-    proposals = page.proposals
+    // The API documents an execution loosely (its shape follows how the proposal ended); the panel reads the fields it knows.
+    proposals = page.proposals.map((p) => ({ ...p, execution: p.execution as CouncilProposal['execution'] }))
   } catch (e) {
     if (e instanceof RequestError && e.status === 404) return null
     throw e

@@ -2,9 +2,9 @@
 // own current key, signed per request (core/actions/requestSignature.ts) with a single-use nonce kept
 // in the store: an unsigned, stale, replayed or foreign-key request is refused before anything is
 // decided, and a refused request changes nothing.
-import type { Context, Env, Hono } from 'hono'
+import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { isAddressEqual, isHex, type Hex } from 'viem'
-import { z } from 'zod/v4'
 import {
   ACTION_HEADERS,
   ACTION_KINDS,
@@ -15,9 +15,9 @@ import {
 } from '../../../core/actions/index.ts'
 import { StoreConflictError, type Store } from '../../../core/store/index.ts'
 import type { ActionOutcome, ExecuteActionInput } from '../../../app/actions/executeAction.ts'
-import type { RouteDocs } from '../openapi.ts'
 import type { ActionRouteDeps } from '../deps.ts'
 import { errorResponse, type ApiErrorCode } from '../errors.ts'
+import { answered, apiRouter, checkedByHandler, errors, jsonBody, security } from '../openapi.ts'
 
 const uint = z.string().regex(/^\d{1,78}$/, 'must be a decimal integer string')
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte 0x address')
@@ -77,32 +77,33 @@ function outcomeBody(o: ActionOutcome) {
 
 const STATUS = { executed: 200, pending: 202, refused: 422, failed: 502 } as const
 
-export function registerActionRoutes<E extends Env>(app: Hono<E>, deps: ActionRouteDeps, docs: RouteDocs): void {
-  const path = '/api/v1/golems/:id/actions'
-  docs.add({
-    method: 'post',
-    path,
-    operationId: 'golemAction',
-    summary:
-      "A Golem's runtime asks custody to swap, deposit, withdraw, redeem or approve (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
-    tags: ['golems'],
-    security: 'none',
-    request: { params: z.object({ id: z.string() }), headers: actionHeaders, body: actionRequestBody },
-    responses: {
-      200: { description: 'executed: txHash, block, gas (duplicate: true for a repeated requestId, with the first receipt)' },
-      202: { description: 'pending: the same requestId is being sent by another request' },
-      422: {
-        description:
-          "refused: refusal.caveat, refusal.error, refusal.args and refusal.reason (words naming the caveat and the numbers); checkedBy 'custody' or 'chain'",
-      },
-      502: { description: 'failed: the transaction reverted or was replaced' },
-    },
-    errors: {
+const actionRoute = createRoute({
+  method: 'post',
+  path: '/api/v1/golems/{id}/actions',
+  operationId: 'golemAction',
+  summary:
+    "A Golem's runtime asks custody to swap, deposit, withdraw, redeem or approve (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
+  tags: ['golems'],
+  security: security('none'),
+  request: { params: z.object({ id: z.string() }), headers: actionHeaders, body: jsonBody(actionRequestBody) },
+  responses: {
+    200: answered('executed: txHash, block, gas (duplicate: true for a repeated requestId, with the first receipt)'),
+    202: answered('pending: the same requestId is being sent by another request'),
+    422: answered(
+      "refused: refusal.caveat, refusal.error, refusal.args and refusal.reason (words naming the caveat and the numbers); checkedBy 'custody' or 'chain'",
+    ),
+    502: answered('failed: the transaction reverted or was replaced'),
+    ...errors({
       401: "ACTION_AUTH_REQUIRED (no signature headers), ACTION_REQUEST_EXPIRED (timestamp over 300 s from the server's clock), ACTION_BAD_SIGNATURE (not signed by the Golem's current key over this method, path and body), ACTION_NONCE_REUSED (a replay)",
       404: 'GOLEM_NOT_FOUND',
-    },
-  })
-  app.post(path, async (c) => {
+    }),
+  },
+})
+
+export function actionRoutes(deps: ActionRouteDeps) {
+  const router = apiRouter()
+  // The signature covers the raw body and is checked first: the handler reads the request itself.
+  return router.openapi(checkedByHandler(router, actionRoute), async (c) => {
     const id = c.req.param('id')
     const golem = await deps.store.getGolem(id).catch(() => null)
     if (!golem) return fail(c, 'GOLEM_NOT_FOUND', `id: no Golem ${id}`)

@@ -2,10 +2,10 @@
 // the owner confirms the short user code with a wallet signature, and the CLI polls until it gets a
 // 30-day signed access token and a rotating, single-use refresh token. The access token is a bearer
 // token of the authenticated tier (its subject is `owner:<address>`).
-import type { Context, Hono } from 'hono'
+import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { cors } from 'hono/cors'
 import { getAddress, type Address, type Hex } from 'viem'
-import { z } from 'zod/v4'
 import {
   ACCESS_TOKEN_TTL_SECONDS,
   AuthSecret,
@@ -27,11 +27,9 @@ import {
 } from '../../../core/auth/deviceCode.ts'
 import type { DeviceAuthStore } from '../../../core/auth/deviceStore.ts'
 import type { ApiDeps, BearerVerifier } from '../deps.ts'
-import type { ApiEnv } from '../env.ts'
 import { ApiError, apiErrorStatus, type ApiErrorCode } from '../errors.ts'
-import type { RouteDocs } from '../openapi.ts'
+import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { addressSchema } from '../schemas.ts'
-import { validate } from '../validation.ts'
 
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code'
 
@@ -86,13 +84,13 @@ export const tokenResponse = z.object({
 
 export const sessionResponse = z.object({ owner: z.string(), expiresAt: z.number().int() })
 
-const POLL_CODES: Record<DevicePollError, ApiErrorCode> = {
+const POLL_CODES = {
   authorization_pending: 'AUTHORIZATION_PENDING',
   slow_down: 'SLOW_DOWN',
   expired_token: 'EXPIRED_TOKEN',
   access_denied: 'ACCESS_DENIED',
   invalid_grant: 'INVALID_GRANT',
-}
+} as const satisfies Record<DevicePollError, ApiErrorCode>
 
 const POLL_MESSAGES: Record<DevicePollError, string> = {
   authorization_pending: 'device_code: the owner has not confirmed the user code yet; poll again after the interval',
@@ -104,6 +102,7 @@ const POLL_MESSAGES: Record<DevicePollError, string> = {
 
 /** The token endpoint answers in the OAuth error shape (`error`, `error_description`) as well as the API's. */
 class OAuthError extends ApiError {
+  declare readonly code: (typeof POLL_CODES)[DevicePollError]
   constructor(
     readonly oauth: DevicePollError,
     message: string,
@@ -112,10 +111,10 @@ class OAuthError extends ApiError {
   }
 }
 
-function oauthResponse(c: Context, err: OAuthError): Response {
+function oauthResponse(c: Context, err: OAuthError) {
   c.header('Cache-Control', 'no-store')
   return c.json(
-    { error: err.oauth, error_description: err.message, code: err.code, message: err.message, details: err.details },
+    { error: err.oauth, error_description: err.message, code: err.code, message: err.message, details: err.details ?? {} },
     apiErrorStatus[err.code],
   )
 }
@@ -132,16 +131,81 @@ export function accessTokenBearer(deps: ApiDeps): BearerVerifier {
   }
 }
 
-export function registerAuthRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
+const base = '/api/v1/auth'
+
+const deviceRoute = createRoute({
+  method: 'post',
+  path: `${base}/device`,
+  operationId: 'startDeviceSignIn',
+  summary: 'Starts a CLI sign-in: a secret device code for the CLI and a short user code for the owner to confirm',
+  tags: ['auth'],
+  security: security('tier'),
+  responses: {
+    200: ok('the codes, where to confirm, and how often to poll', deviceAuthorizationResponse),
+    ...errors({ 501: 'NOT_IMPLEMENTED (no store)' }),
+  },
+})
+
+const confirmRoute = createRoute({
+  method: 'post',
+  path: `${base}/device/confirm`,
+  operationId: 'confirmDeviceSignIn',
+  summary: "The owner approves (or refuses) a CLI's user code with a signature of the confirmation text",
+  tags: ['auth'],
+  security: security('tier'),
+  request: { body: jsonBody(deviceConfirmRequest) },
+  responses: {
+    200: ok('the decision was recorded; the CLI gets it at its next poll', deviceConfirmResponse),
+    ...errors({
+      401: "DEVICE_CONFIRM_BAD_SIGNATURE (not the owner's signature of the text for this code, owner, chain and decision)",
+      404: 'USER_CODE_UNKNOWN',
+      409: 'USER_CODE_USED (already confirmed or refused)',
+      410: 'USER_CODE_EXPIRED',
+      501: 'NOT_IMPLEMENTED (no chain to verify signatures on, or no store)',
+    }),
+  },
+})
+
+const tokenRoute = createRoute({
+  method: 'post',
+  path: `${base}/token`,
+  operationId: 'issueCliToken',
+  summary: 'The CLI polls with its device code, or trades its refresh token, for a signed access token',
+  tags: ['auth'],
+  security: security('tier'),
+  request: { body: jsonBody(tokenRequest) },
+  responses: {
+    200: ok('a 30-day access token and the next refresh token', tokenResponse),
+    ...errors({
+      400: 'AUTHORIZATION_PENDING | SLOW_DOWN | EXPIRED_TOKEN | ACCESS_DENIED | INVALID_GRANT (the body also carries the RFC 8628 `error` name)',
+      501: 'NOT_IMPLEMENTED (no store)',
+    }),
+  },
+})
+
+const sessionRoute = createRoute({
+  method: 'get',
+  path: `${base}/session`,
+  operationId: 'getCliSession',
+  summary: 'Who the presented access token signs in (the CLI checks its sign-in with this)',
+  tags: ['auth'],
+  security: security('tier'),
+  responses: {
+    200: ok('the owner and when the token expires', sessionResponse),
+    ...errors({ 401: 'AUTH_REQUIRED (no access token from /api/v1/auth/token)' }),
+  },
+})
+
+export function authRoutes(deps: ApiDeps) {
   const secret = new AuthSecret(deps.config.clade.hmacSecret)
-  const base = '/api/v1/auth'
   const nowSeconds = () => Math.floor(deps.clock.now() / 1000)
   const store = (): DeviceAuthStore => {
     if (!deps.stores.deviceAuth) throw new ApiError('NOT_IMPLEMENTED', 'auth: this API has no store for device-code sign-in')
     return deps.stores.deviceAuth
   }
+  const router = apiRouter()
   // The owner confirms from the Portal's page (another origin), so its preflight is answered here.
-  app.use(
+  router.use(
     `${base}/device/confirm`,
     cors({
       origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null),
@@ -150,118 +214,6 @@ export function registerAuthRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
       maxAge: 600,
     }),
   )
-
-  docs.add({
-    method: 'post',
-    path: `${base}/device`,
-    operationId: 'startDeviceSignIn',
-    summary: 'Starts a CLI sign-in: a secret device code for the CLI and a short user code for the owner to confirm',
-    tags: ['auth'],
-    security: 'tier',
-    responses: { 200: { description: 'the codes, where to confirm, and how often to poll', schema: deviceAuthorizationResponse } },
-    errors: { 501: 'NOT_IMPLEMENTED (no store)' },
-  })
-  app.post(`${base}/device`, async (c) => {
-    const s = store()
-    const now = nowSeconds()
-    // A clash with a live user code is rare (20^8 codes); a few more draws make it vanishingly so.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const grant = issueDeviceCode(secret, deps.clock.now())
-      if (!(await s.openUserCode({ userCode: grant.userCode, device: grant.id, expiresAt: grant.expiresAt, now }))) continue
-      const uri = deps.config.deviceVerificationUri ?? new URL('/device', c.req.url).toString()
-      const shown = formatUserCode(grant.userCode)
-      c.header('Cache-Control', 'no-store')
-      return c.json({
-        device_code: grant.deviceCode,
-        user_code: shown,
-        verification_uri: uri,
-        verification_uri_complete: `${uri}?user_code=${shown}`,
-        expires_in: DEVICE_CODE_TTL_SECONDS,
-        interval: POLL_INTERVAL_SECONDS,
-      })
-    }
-    throw new Error('auth: no free user code after 5 draws')
-  })
-
-  docs.add({
-    method: 'post',
-    path: `${base}/device/confirm`,
-    operationId: 'confirmDeviceSignIn',
-    summary: "The owner approves (or refuses) a CLI's user code with a signature of the confirmation text",
-    tags: ['auth'],
-    security: 'tier',
-    request: { body: deviceConfirmRequest },
-    responses: { 200: { description: 'the decision was recorded; the CLI gets it at its next poll', schema: deviceConfirmResponse } },
-    errors: {
-      401: "DEVICE_CONFIRM_BAD_SIGNATURE (not the owner's signature of the text for this code, owner, chain and decision)",
-      404: 'USER_CODE_UNKNOWN',
-      409: 'USER_CODE_USED (already confirmed or refused)',
-      410: 'USER_CODE_EXPIRED',
-      501: 'NOT_IMPLEMENTED (no chain to verify signatures on, or no store)',
-    },
-  })
-  app.post(`${base}/device/confirm`, validate('json', deviceConfirmRequest), async (c) => {
-    const body = c.req.valid('json' as never) as z.output<typeof deviceConfirmRequest>
-    const s = store()
-    if (!deps.ownerSignatures) throw new ApiError('NOT_IMPLEMENTED', 'auth: this API has no chain to verify owner signatures on')
-    const owner = getAddress(body.owner)
-    const message = deviceConfirmMessage({ userCode: body.userCode, owner, chainId: deps.config.chainId, decision: body.decision })
-    // A contract owner's isValidSignature is a chain read; an error there is a refusal, not a 500.
-    const valid = await deps.ownerSignatures.verifyMessage({ address: owner, message, signature: body.signature as Hex }).catch(() => false)
-    if (!valid) {
-      throw new ApiError(
-        'DEVICE_CONFIRM_BAD_SIGNATURE',
-        `signature: is not ${owner}'s signature of the confirmation text for code ${formatUserCode(body.userCode)} on chain ${deps.config.chainId}`,
-      )
-    }
-    // Taken only after the signature checks out, so a bad signature cannot burn the owner's code.
-    const now = nowSeconds()
-    const taken = await s.takeUserCode({ userCode: body.userCode, now })
-    if (!taken.taken) {
-      const shown = formatUserCode(body.userCode)
-      if (taken.reason === 'used') throw new ApiError('USER_CODE_USED', `userCode: ${shown} was already confirmed or refused`)
-      if (taken.reason === 'expired') throw new ApiError('USER_CODE_EXPIRED', `userCode: ${shown} expired; start the sign-in again`)
-      throw new ApiError('USER_CODE_UNKNOWN', `userCode: ${shown} was not issued by this API`)
-    }
-    await s.recordDecision({ device: taken.value.device, owner, decision: body.decision, expiresAt: now + DEVICE_CODE_TTL_SECONDS, now })
-    c.header('Cache-Control', 'no-store')
-    return c.json({ owner, userCode: formatUserCode(body.userCode), decision: body.decision })
-  })
-
-  docs.add({
-    method: 'post',
-    path: `${base}/token`,
-    operationId: 'issueCliToken',
-    summary: 'The CLI polls with its device code, or trades its refresh token, for a signed access token',
-    tags: ['auth'],
-    security: 'tier',
-    request: { body: tokenRequest },
-    responses: { 200: { description: 'a 30-day access token and the next refresh token', schema: tokenResponse } },
-    errors: {
-      400: 'AUTHORIZATION_PENDING | SLOW_DOWN | EXPIRED_TOKEN | ACCESS_DENIED | INVALID_GRANT (the body also carries the RFC 8628 `error` name)',
-      501: 'NOT_IMPLEMENTED (no store)',
-    },
-  })
-  app.post(`${base}/token`, validate('json', tokenRequest), async (c) => {
-    const body = c.req.valid('json' as never) as z.output<typeof tokenRequest>
-    try {
-      const owner = body.grant_type === 'refresh_token' ? await refresh(body.refresh_token) : await poll(body.device_code)
-      const access = issueSignedToken(secret, 'at', owner, deps.clock.now())
-      const next = issueSignedToken(secret, 'rt', owner, deps.clock.now())
-      c.header('Cache-Control', 'no-store')
-      return c.json({
-        access_token: access.token,
-        token_type: 'Bearer' as const,
-        expires_in: ACCESS_TOKEN_TTL_SECONDS,
-        refresh_token: next.token,
-        refresh_token_expires_in: REFRESH_TOKEN_TTL_SECONDS,
-        owner,
-      })
-    } catch (err) {
-      if (err instanceof OAuthError) return oauthResponse(c, err)
-      throw err
-    }
-  })
 
   async function poll(deviceCode: string): Promise<Address> {
     const s = store()
@@ -306,21 +258,88 @@ export function registerAuthRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
     return check.owner
   }
 
-  docs.add({
-    method: 'get',
-    path: `${base}/session`,
-    operationId: 'getCliSession',
-    summary: 'Who the presented access token signs in (the CLI checks its sign-in with this)',
-    tags: ['auth'],
-    security: 'tier',
-    responses: { 200: { description: 'the owner and when the token expires', schema: sessionResponse } },
-    errors: { 401: 'AUTH_REQUIRED (no access token from /api/v1/auth/token)' },
-  })
-  app.get(`${base}/session`, (c) => {
-    const token = c.req.header('authorization')?.slice('Bearer '.length) ?? ''
-    const check = isAccessTokenShaped(token) ? checkSignedToken(secret, 'at', token, deps.clock.now()) : undefined
-    // The tier middleware already verified the token; this reads its fields for the answer.
-    if (!check?.ok) throw new ApiError('AUTH_REQUIRED', 'authorization: must be a Bearer access token from /api/v1/auth/token')
-    return c.json({ owner: check.owner, expiresAt: check.expiresAt })
-  })
+  return router
+    .openapi(deviceRoute, async (c) => {
+      const s = store()
+      const now = nowSeconds()
+      // A clash with a live user code is rare (20^8 codes); a few more draws make it vanishingly so.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const grant = issueDeviceCode(secret, deps.clock.now())
+        if (!(await s.openUserCode({ userCode: grant.userCode, device: grant.id, expiresAt: grant.expiresAt, now }))) continue
+        const uri = deps.config.deviceVerificationUri ?? new URL('/device', c.req.url).toString()
+        const shown = formatUserCode(grant.userCode)
+        c.header('Cache-Control', 'no-store')
+        return c.json(
+          {
+            device_code: grant.deviceCode,
+            user_code: shown,
+            verification_uri: uri,
+            verification_uri_complete: `${uri}?user_code=${shown}`,
+            expires_in: DEVICE_CODE_TTL_SECONDS,
+            interval: POLL_INTERVAL_SECONDS,
+          },
+          200,
+        )
+      }
+      throw new Error('auth: no free user code after 5 draws')
+    })
+    .openapi(confirmRoute, async (c) => {
+      const body = c.req.valid('json')
+      const s = store()
+      if (!deps.ownerSignatures) throw new ApiError('NOT_IMPLEMENTED', 'auth: this API has no chain to verify owner signatures on')
+      const owner = getAddress(body.owner)
+      const message = deviceConfirmMessage({ userCode: body.userCode, owner, chainId: deps.config.chainId, decision: body.decision })
+      // A contract owner's isValidSignature is a chain read; an error there is a refusal, not a 500.
+      const valid = await deps.ownerSignatures
+        .verifyMessage({ address: owner, message, signature: body.signature as Hex })
+        .catch(() => false)
+      if (!valid) {
+        throw new ApiError(
+          'DEVICE_CONFIRM_BAD_SIGNATURE',
+          `signature: is not ${owner}'s signature of the confirmation text for code ${formatUserCode(body.userCode)} on chain ${deps.config.chainId}`,
+        )
+      }
+      // Taken only after the signature checks out, so a bad signature cannot burn the owner's code.
+      const now = nowSeconds()
+      const taken = await s.takeUserCode({ userCode: body.userCode, now })
+      if (!taken.taken) {
+        const shown = formatUserCode(body.userCode)
+        if (taken.reason === 'used') throw new ApiError('USER_CODE_USED', `userCode: ${shown} was already confirmed or refused`)
+        if (taken.reason === 'expired') throw new ApiError('USER_CODE_EXPIRED', `userCode: ${shown} expired; start the sign-in again`)
+        throw new ApiError('USER_CODE_UNKNOWN', `userCode: ${shown} was not issued by this API`)
+      }
+      await s.recordDecision({ device: taken.value.device, owner, decision: body.decision, expiresAt: now + DEVICE_CODE_TTL_SECONDS, now })
+      c.header('Cache-Control', 'no-store')
+      return c.json({ owner, userCode: formatUserCode(body.userCode), decision: body.decision }, 200)
+    })
+    .openapi(tokenRoute, async (c) => {
+      const body = c.req.valid('json')
+      try {
+        const owner = body.grant_type === 'refresh_token' ? await refresh(body.refresh_token) : await poll(body.device_code)
+        const access = issueSignedToken(secret, 'at', owner, deps.clock.now())
+        const next = issueSignedToken(secret, 'rt', owner, deps.clock.now())
+        c.header('Cache-Control', 'no-store')
+        return c.json(
+          {
+            access_token: access.token,
+            token_type: 'Bearer' as const,
+            expires_in: ACCESS_TOKEN_TTL_SECONDS,
+            refresh_token: next.token,
+            refresh_token_expires_in: REFRESH_TOKEN_TTL_SECONDS,
+            owner,
+          },
+          200,
+        )
+      } catch (err) {
+        if (err instanceof OAuthError) return oauthResponse(c, err)
+        throw err
+      }
+    })
+    .openapi(sessionRoute, (c) => {
+      const token = c.req.header('authorization')?.slice('Bearer '.length) ?? ''
+      const check = isAccessTokenShaped(token) ? checkSignedToken(secret, 'at', token, deps.clock.now()) : undefined
+      // The tier middleware already verified the token; this reads its fields for the answer.
+      if (!check?.ok) throw new ApiError('AUTH_REQUIRED', 'authorization: must be a Bearer access token from /api/v1/auth/token')
+      return c.json({ owner: check.owner, expiresAt: check.expiresAt }, 200)
+    })
 }

@@ -2,20 +2,17 @@
 // authenticated (the caller is the Golem's current session key); the service decides membership and
 // signatures from fresh standings. The list is the owner's: in full to the council's owner signed in,
 // and without any call data to the dashboard's read key. A refused request writes nothing.
-import type { Hono } from 'hono'
+import { createRoute, z } from '@hono/zod-openapi'
 import { isAddressEqual, maxUint256 } from 'viem'
-import { z } from 'zod/v4'
 import type { CladeSecret } from '../../../core/clade/secret.ts'
 import { councilSignatureRule } from '../../../core/council/signatures.ts'
 import { councilSummaryOf, type CouncilService } from '../../../app/council/councilService.ts'
 import { cladeAuth, cladeAuthHeaders } from '../cladeAuth.ts'
 import type { ApiDeps } from '../deps.ts'
-import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
+import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { tierHeaders } from '../rateLimit.ts'
-import type { RouteDocs } from '../openapi.ts'
 import { addressSchema } from '../schemas.ts'
-import { validate } from '../validation.ts'
 
 const uint256 = z
   .string()
@@ -95,126 +92,125 @@ const ownerOfSubject = (subject: string): `0x${string}` | undefined => {
   return m ? (m[1] as `0x${string}`) : undefined
 }
 
-/** bigints as decimal strings. */
-const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))
+/** The service's answer as JSON (bigints as decimal strings), in the shape its schema documents. */
+const json = <S extends z.ZodType>(_schema: S, value: unknown): z.output<S> =>
+  JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))
 
-export function registerCouncilRoutes(
-  app: Hono<ApiEnv>,
-  deps: ApiDeps,
-  council: CouncilService,
-  docs: RouteDocs,
-  secret: CladeSecret,
-): void {
-  const auth = cladeAuth(deps, secret)
-  const common = { tags: ['council'], security: 'clade' as const }
-  const tokenHeaders = { 'X-Clade-Token': 'session token when this call authenticated with CladeChallenge' }
+const common = { tags: ['council'], security: security('clade') }
+const tokenHeaders = { 'X-Clade-Token': 'session token when this call authenticated with CladeChallenge' }
+const signed = z.object({ status: z.enum(['accepted', 'duplicate']), proposal: proposalView })
 
-  docs.add({
-    ...common,
-    method: 'post',
-    path: '/council/v1/proposals',
-    operationId: 'proposeCouncilAction',
-    summary: 'Propose an action for the council (a counting member only); pre-checked against the council’s caveats',
-    request: { headers: cladeAuthHeaders, body: councilProposeRequest },
-    responses: { 201: { description: 'the stored proposal, open for signatures', schema: proposalView, headers: tokenHeaders } },
-    errors: {
+const proposeRoute = createRoute({
+  ...common,
+  method: 'post',
+  path: '/council/v1/proposals',
+  operationId: 'proposeCouncilAction',
+  summary: 'Propose an action for the council (a counting member only); pre-checked against the council’s caveats',
+  request: { headers: cladeAuthHeaders, body: jsonBody(councilProposeRequest) },
+  responses: {
+    201: ok('the stored proposal, open for signatures', proposalView, tokenHeaders),
+    ...errors({
       401: authErrors,
       403: 'COUNCIL_NOT_MEMBER | COUNCIL_MEMBER_NOT_COUNTING',
       422: 'COUNCIL_ACTION_REFUSED: a caveat of the council’s delegation refuses the action (named)',
-    },
-  })
-  app.post('/council/v1/proposals', auth, validate('json', councilProposeRequest), async (c) => {
-    const body = c.req.valid('json')
-    const view = await council.propose(
-      c.get('clade').sub,
-      { target: body.action.target, value: BigInt(body.action.value), callData: body.action.callData as `0x${string}` },
-      BigInt(body.deadline),
-    )
-    return c.json(json(view), 201)
-  })
+    }),
+  },
+})
 
-  docs.add({
-    ...common,
-    method: 'post',
-    path: '/council/v1/proposals/{id}/signatures',
-    operationId: 'signCouncilProposal',
-    summary: 'Add the caller’s signature; the one that completes the threshold executes the proposal once',
-    request: { headers: cladeAuthHeaders, params: proposalParams, body: councilSignRequest },
-    responses: {
-      200: {
-        description: 'accepted or duplicate (a duplicate changes nothing), with the proposal’s state',
-        schema: z.object({ status: z.enum(['accepted', 'duplicate']), proposal: proposalView }),
-        headers: tokenHeaders,
-      },
-    },
-    errors: {
+const signRoute = createRoute({
+  ...common,
+  method: 'post',
+  path: '/council/v1/proposals/{id}/signatures',
+  operationId: 'signCouncilProposal',
+  summary: 'Add the caller’s signature; the one that completes the threshold executes the proposal once',
+  request: { headers: cladeAuthHeaders, params: proposalParams, body: jsonBody(councilSignRequest) },
+  responses: {
+    200: ok('accepted or duplicate (a duplicate changes nothing), with the proposal’s state', signed, tokenHeaders),
+    ...errors({
       401: `COUNCIL_BAD_SIGNATURE | ${authErrors}`,
       403: 'COUNCIL_NOT_MEMBER | COUNCIL_MEMBER_NOT_COUNTING',
       404: 'COUNCIL_PROPOSAL_NOT_FOUND',
       409: 'COUNCIL_PROPOSAL_CLOSED',
       410: 'COUNCIL_PROPOSAL_EXPIRED',
-    },
-  })
-  app.post(
-    '/council/v1/proposals/:id/signatures',
-    auth,
-    validate('param', proposalParams),
-    validate('json', councilSignRequest),
-    async (c) => {
-      const { id } = c.req.valid('param')
-      const out = await council.sign(c.get('clade').sub, id as `0x${string}`, c.req.valid('json').signature as `0x${string}`)
-      return c.json(json(out))
-    },
-  )
+    }),
+  },
+})
 
-  docs.add({
-    tags: ['council'],
-    security: 'reader',
-    method: 'get',
-    path: '/council/v1/proposals',
-    operationId: 'listCouncilProposals',
-    summary:
-      'Every proposal of the council, newest first, with its state, signatures and execution: in full to the council’s owner, without call data to a read key',
-    request: { headers: tierHeaders, query: councilListQuery },
-    responses: { 200: { description: 'a page of proposals', schema: proposalList } },
-    errors: {
+const listRoute = createRoute({
+  tags: ['council'],
+  security: security('reader'),
+  method: 'get',
+  path: '/council/v1/proposals',
+  operationId: 'listCouncilProposals',
+  summary:
+    'Every proposal of the council, newest first, with its state, signatures and execution: in full to the council’s owner, without call data to a read key',
+  request: { headers: tierHeaders, query: councilListQuery },
+  responses: {
+    200: ok('a page of proposals', proposalList),
+    ...errors({
       401: 'AUTH_REQUIRED: anonymous callers are not shown the council | INVALID_API_KEY | INVALID_TOKEN',
       403: 'COUNCIL_NOT_OWNER: signed in, but not as the owner whose delegation the council holds',
-    },
-  })
-  // Read-only and for the owner's views, so it takes the tier's credentials rather than a member's Clade
-  // session. Pending proposals' call data (receivers, amounts) is the owner's business: only the owner's
-  // access token (signed in through the device flow as the council's delegator) sees it; the dashboard's
-  // read key sees each proposal's state without it; any other signed-in wallet or token is refused.
-  app.get('/council/v1/proposals', validate('query', councilListQuery), async (c) => {
-    const principal = c.get('principal')
-    if (principal.kind === 'public')
-      throw new ApiError(
-        'AUTH_REQUIRED',
-        'x-api-key or authorization: must be a read key or the council owner’s access token to list the council',
-      )
-    const owner = principal.kind === 'user' && ownerOfSubject(principal.subject)
-    if (principal.kind !== 'read' && !(owner && isAddressEqual(owner, council.owner)))
-      throw new ApiError(
-        'COUNCIL_NOT_OWNER',
-        `authorization: only the council's owner ${council.owner} (signed in with its access token) or a read key lists the council's proposals`,
-      )
-    const { limit, cursor } = c.req.valid('query')
-    const page = await council.list({ limit, after: cursor ?? null })
-    return c.json(json(principal.kind === 'read' ? { ...page, proposals: page.proposals.map(councilSummaryOf) } : page))
-  })
+    }),
+  },
+})
 
-  docs.add({
-    ...common,
-    method: 'get',
-    path: '/council/v1/proposals/{id}',
-    operationId: 'getCouncilProposal',
-    summary: 'A proposal with its signatures (and whether each counts now) and its execution, to a member of the council',
-    request: { headers: cladeAuthHeaders, params: proposalParams },
-    responses: { 200: { description: 'the proposal', schema: proposalView, headers: tokenHeaders } },
-    errors: { 401: authErrors, 403: 'COUNCIL_NOT_MEMBER', 404: 'COUNCIL_PROPOSAL_NOT_FOUND' },
-  })
-  app.get('/council/v1/proposals/:id', auth, validate('param', proposalParams), async (c) => {
-    return c.json(json(await council.get(c.get('clade').sub, c.req.valid('param').id as `0x${string}`)))
-  })
+const getRoute = createRoute({
+  ...common,
+  method: 'get',
+  path: '/council/v1/proposals/{id}',
+  operationId: 'getCouncilProposal',
+  summary: 'A proposal with its signatures (and whether each counts now) and its execution, to a member of the council',
+  request: { headers: cladeAuthHeaders, params: proposalParams },
+  responses: {
+    200: ok('the proposal', proposalView, tokenHeaders),
+    ...errors({ 401: authErrors, 403: 'COUNCIL_NOT_MEMBER', 404: 'COUNCIL_PROPOSAL_NOT_FOUND' }),
+  },
+})
+
+export function councilRoutes(deps: ApiDeps, council: CouncilService, secret: CladeSecret) {
+  const middleware = cladeAuth(deps, secret)
+  return (
+    apiRouter()
+      .openapi({ ...proposeRoute, middleware }, async (c) => {
+        const body = c.req.valid('json')
+        const view = await council.propose(
+          c.get('clade').sub,
+          { target: body.action.target, value: BigInt(body.action.value), callData: body.action.callData as `0x${string}` },
+          BigInt(body.deadline),
+        )
+        return c.json(json(proposalView, view), 201)
+      })
+      .openapi({ ...signRoute, middleware }, async (c) => {
+        const { id } = c.req.valid('param')
+        const out = await council.sign(c.get('clade').sub, id as `0x${string}`, c.req.valid('json').signature as `0x${string}`)
+        return c.json(json(signed, out), 200)
+      })
+      // Read-only and for the owner's views, so it takes the tier's credentials rather than a member's Clade
+      // session. Pending proposals' call data (receivers, amounts) is the owner's business: only the owner's
+      // access token (signed in through the device flow as the council's delegator) sees it; the dashboard's
+      // read key sees each proposal's state without it; any other signed-in wallet or token is refused.
+      .openapi(listRoute, async (c) => {
+        const principal = c.get('principal')
+        if (principal.kind === 'public')
+          throw new ApiError(
+            'AUTH_REQUIRED',
+            'x-api-key or authorization: must be a read key or the council owner’s access token to list the council',
+          )
+        const owner = principal.kind === 'user' && ownerOfSubject(principal.subject)
+        if (principal.kind !== 'read' && !(owner && isAddressEqual(owner, council.owner)))
+          throw new ApiError(
+            'COUNCIL_NOT_OWNER',
+            `authorization: only the council's owner ${council.owner} (signed in with its access token) or a read key lists the council's proposals`,
+          )
+        const { limit, cursor } = c.req.valid('query')
+        const page = await council.list({ limit, after: cursor ?? null })
+        return c.json(
+          json(proposalList, principal.kind === 'read' ? { ...page, proposals: page.proposals.map(councilSummaryOf) } : page),
+          200,
+        )
+      })
+      .openapi({ ...getRoute, middleware }, async (c) => {
+        return c.json(json(proposalView, await council.get(c.get('clade').sub, c.req.valid('param').id as `0x${string}`)), 200)
+      })
+  )
 }

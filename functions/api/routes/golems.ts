@@ -1,11 +1,10 @@
 // Read routes per Golem: permission health, phases, redemptions, spend, payments. History from the
 // indexer, payments from the Golem's journal, current state from the chain. Reads work in every lifecycle state, dying and dead included.
-import type { Hono } from 'hono'
+import { createRoute } from '@hono/zod-openapi'
 import type { GolemHealth } from '../../../core/health/golemHealth.ts'
 import { findGolem } from '../deathRules.ts'
 import type { ApiDeps } from '../deps.ts'
-import type { ApiEnv } from '../env.ts'
-import type { RouteDocs } from '../openapi.ts'
+import { apiRouter, errors, ok, security } from '../openapi.ts'
 import {
   golemParams,
   pageQuery,
@@ -16,14 +15,15 @@ import {
   spendResponse,
 } from '../schemas.ts'
 import { tierHeaders } from '../rateLimit.ts'
-import { validate } from '../validation.ts'
 
-const notFound = { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN' }
-const history = { ...notFound, 503: 'INDEXER_UNAVAILABLE: the indexer did not answer; see Retry-After' }
+const notFound = { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN' } as const
+const history = { ...notFound, 503: 'INDEXER_UNAVAILABLE: the indexer did not answer; see Retry-After' } as const
 
 /** core/health's result as JSON: bigints in the revocation state become decimal strings. */
 export function permissionHealthJson(r: GolemHealth) {
-  const revocation = Object.fromEntries(Object.entries(r.revocation).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))
+  const revocation = Object.fromEntries(Object.entries(r.revocation).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v])) as {
+    kind: GolemHealth['revocation']['kind']
+  } & Record<string, string>
   return {
     health: r.health,
     reason: r.reason,
@@ -38,126 +38,138 @@ export function permissionHealthJson(r: GolemHealth) {
   }
 }
 
-export function registerGolemRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
-  const base = '/api/v1/golems/:id'
-  const params = validate('param', golemParams)
-  const page = validate('query', pageQuery)
-  const common = { tags: ['golems'], security: 'tier' as const, errors: notFound }
+const base = '/api/v1/golems/{id}'
+const common = { tags: ['golems'], security: security('tier') }
+const page = { params: golemParams, query: pageQuery, headers: tierHeaders }
 
-  docs.add({
-    ...common,
-    method: 'get',
-    path: `${base}/permission-health`,
-    operationId: 'getPermissionHealth',
-    summary: 'Permission health: healthy / low / critical / revoked',
-    request: { params: golemParams, headers: tierHeaders },
-    responses: { 200: { description: 'the classification and the numbers behind it', schema: permissionHealthResponse } },
-  })
-  app.get(`${base}/permission-health`, params, async (c) => {
-    const golem = await findGolem(deps, c.req.valid('param').id)
-    return c.json({ golemId: golem.id, ...permissionHealthJson(await deps.health.check(golem)) })
-  })
+const permissionHealthRoute = createRoute({
+  ...common,
+  method: 'get',
+  path: `${base}/permission-health`,
+  operationId: 'getPermissionHealth',
+  summary: 'Permission health: healthy / low / critical / revoked',
+  request: { params: golemParams, headers: tierHeaders },
+  responses: { 200: ok('the classification and the numbers behind it', permissionHealthResponse), ...errors(notFound) },
+})
 
-  docs.add({
-    ...common,
-    method: 'get',
-    path: `${base}/phases`,
-    operationId: 'getPhases',
-    errors: history,
-    summary: 'Current phase (chain) and phase transitions, newest first, across key rotations (indexer)',
-    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
-    responses: { 200: { description: 'current phase and history', schema: phasesResponse } },
-  })
-  app.get(`${base}/phases`, params, page, async (c) => {
-    const golem = await findGolem(deps, c.req.valid('param').id)
-    const [current, history] = await Promise.all([
-      deps.chain.currentPhase(golem),
-      deps.history.phaseTransitions(golem, c.req.valid('query')),
-    ])
-    return c.json({
-      golemId: golem.id,
-      current: { ...current, blockNumber: current.blockNumber.toString() },
-      transitions: history.items.map((t) => ({ ...t, blockNumber: t.blockNumber.toString() })),
-      nextCursor: history.nextCursor,
+const phasesRoute = createRoute({
+  ...common,
+  method: 'get',
+  path: `${base}/phases`,
+  operationId: 'getPhases',
+  summary: 'Current phase (chain) and phase transitions, newest first, across key rotations (indexer)',
+  request: page,
+  responses: { 200: ok('current phase and history', phasesResponse), ...errors(history) },
+})
+
+const redemptionsRoute = createRoute({
+  ...common,
+  method: 'get',
+  path: `${base}/redemptions`,
+  operationId: 'getRedemptions',
+  summary: 'Delegation redemptions by this Golem, newest first (indexer)',
+  request: page,
+  responses: { 200: ok('redemptions', redemptionsResponse), ...errors(history) },
+})
+
+const spendRoute = createRoute({
+  ...common,
+  method: 'get',
+  path: `${base}/spend`,
+  operationId: 'getSpend',
+  summary: "Spend in the runway's current period (chain) and per enforcer period (indexer)",
+  request: page,
+  responses: { 200: ok('spend', spendResponse), ...errors(history) },
+})
+
+const paymentsRoute = createRoute({
+  ...common,
+  method: 'get',
+  path: `${base}/payments`,
+  operationId: 'getPayments',
+  summary: 'x402 credits (extend and feed) with payer, kind, amount and runway seconds, newest first (journal)',
+  request: page,
+  responses: { 200: ok('payments', paymentsResponse), ...errors(notFound) },
+})
+
+export const golemRoutes = (deps: ApiDeps) =>
+  apiRouter()
+    .openapi(permissionHealthRoute, async (c) => {
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      return c.json({ golemId: golem.id, ...permissionHealthJson(await deps.health.check(golem)) }, 200)
     })
-  })
-
-  docs.add({
-    ...common,
-    method: 'get',
-    path: `${base}/redemptions`,
-    operationId: 'getRedemptions',
-    errors: history,
-    summary: 'Delegation redemptions by this Golem, newest first (indexer)',
-    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
-    responses: { 200: { description: 'redemptions', schema: redemptionsResponse } },
-  })
-  app.get(`${base}/redemptions`, params, page, async (c) => {
-    const golem = await findGolem(deps, c.req.valid('param').id)
-    const history = await deps.history.redemptions(golem, c.req.valid('query'))
-    return c.json({
-      golemId: golem.id,
-      redemptions: history.items.map((r) => ({
-        ...r,
-        transfers: r.transfers.map((t) => ({ token: t.token, amount: t.amount.toString() })),
-        usd6: r.usd6?.toString() ?? null,
-        blockNumber: r.blockNumber.toString(),
-      })),
-      nextCursor: history.nextCursor,
+    .openapi(phasesRoute, async (c) => {
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      const [current, history] = await Promise.all([
+        deps.chain.currentPhase(golem),
+        deps.history.phaseTransitions(golem, c.req.valid('query')),
+      ])
+      return c.json(
+        {
+          golemId: golem.id,
+          current: { ...current, blockNumber: current.blockNumber.toString() },
+          transitions: history.items.map((t) => ({ ...t, blockNumber: t.blockNumber.toString() })),
+          nextCursor: history.nextCursor,
+        },
+        200,
+      )
     })
-  })
-
-  docs.add({
-    ...common,
-    method: 'get',
-    path: `${base}/spend`,
-    operationId: 'getSpend',
-    errors: history,
-    summary: "Spend in the runway's current period (chain) and per enforcer period (indexer)",
-    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
-    responses: { 200: { description: 'spend', schema: spendResponse } },
-  })
-  app.get(`${base}/spend`, params, page, async (c) => {
-    const golem = await findGolem(deps, c.req.valid('param').id)
-    const [current, history] = await Promise.all([deps.chain.currentSpend(golem), deps.history.spendByPeriod(golem, c.req.valid('query'))])
-    return c.json({
-      golemId: golem.id,
-      current: {
-        ...current,
-        spent: current.spent.toString(),
-        limit: current.limit.toString(),
-        remaining: current.remaining.toString(),
-        blockNumber: current.blockNumber.toString(),
-      },
-      periods: history.items.map((p) => ({ ...p, amount: p.amount.toString() })),
-      nextCursor: history.nextCursor,
+    .openapi(redemptionsRoute, async (c) => {
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      const history = await deps.history.redemptions(golem, c.req.valid('query'))
+      return c.json(
+        {
+          golemId: golem.id,
+          redemptions: history.items.map((r) => ({
+            ...r,
+            transfers: r.transfers.map((t) => ({ token: t.token, amount: t.amount.toString() })),
+            usd6: r.usd6?.toString() ?? null,
+            blockNumber: r.blockNumber.toString(),
+          })),
+          nextCursor: history.nextCursor,
+        },
+        200,
+      )
     })
-  })
-
-  docs.add({
-    ...common,
-    method: 'get',
-    path: `${base}/payments`,
-    operationId: 'getPayments',
-    summary: 'x402 credits (extend and feed) with payer, kind, amount and runway seconds, newest first (journal)',
-    request: { params: golemParams, query: pageQuery, headers: tierHeaders },
-    responses: { 200: { description: 'payments', schema: paymentsResponse } },
-  })
-  app.get(`${base}/payments`, params, page, async (c) => {
-    const golem = await findGolem(deps, c.req.valid('param').id)
-    const credits = await deps.journal.payments(golem, c.req.valid('query'))
-    return c.json({
-      golemId: golem.id,
-      payments: credits.items.map((p) => ({
-        kind: p.kind,
-        payer: p.payer,
-        amount: p.amount.toString(),
-        seconds: p.seconds.toString(),
-        nonce: p.nonce,
-        transactionHash: p.txHash,
-        creditedAt: p.creditedAt,
-      })),
-      nextCursor: credits.nextCursor,
+    .openapi(spendRoute, async (c) => {
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      const [current, history] = await Promise.all([
+        deps.chain.currentSpend(golem),
+        deps.history.spendByPeriod(golem, c.req.valid('query')),
+      ])
+      return c.json(
+        {
+          golemId: golem.id,
+          current: {
+            ...current,
+            spent: current.spent.toString(),
+            limit: current.limit.toString(),
+            remaining: current.remaining.toString(),
+            blockNumber: current.blockNumber.toString(),
+          },
+          periods: history.items.map((p) => ({ ...p, amount: p.amount.toString() })),
+          nextCursor: history.nextCursor,
+        },
+        200,
+      )
     })
-  })
-}
+    .openapi(paymentsRoute, async (c) => {
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      const credits = await deps.journal.payments(golem, c.req.valid('query'))
+      return c.json(
+        {
+          golemId: golem.id,
+          payments: credits.items.map((p) => ({
+            kind: p.kind,
+            payer: p.payer,
+            amount: p.amount.toString(),
+            seconds: p.seconds.toString(),
+            nonce: p.nonce,
+            transactionHash: p.txHash,
+            creditedAt: p.creditedAt,
+          })),
+          nextCursor: credits.nextCursor,
+        },
+        200,
+      )
+    })

@@ -1,16 +1,13 @@
 // GET /api/v1/golems/:id/metabolism: what the Golem's life costs, per period and by kind, the runway it
 // redeemed, and the lifespan its money projects. Read from its journal; works in every lifecycle state.
-import type { Hono } from 'hono'
-import { z } from 'zod/v4'
+import { createRoute, z } from '@hono/zod-openapi'
 import type { Metabolism } from '../../../core/lifecycle/metabolism.ts'
 import { findGolem } from '../deathRules.ts'
 import type { ApiDeps } from '../deps.ts'
-import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
-import type { RouteDocs } from '../openapi.ts'
+import { apiRouter, errors, ok, security } from '../openapi.ts'
 import { tierHeaders } from '../rateLimit.ts'
 import { golemParams } from '../schemas.ts'
-import { validate } from '../validation.ts'
 
 const decimal = z.string().regex(/^\d+$/)
 const usdc = decimal.meta({ description: "the payment asset's atomic units (USDC: 6 decimals)" })
@@ -44,22 +41,23 @@ export function metabolismJson(golemId: string, m: Metabolism): z.infer<typeof m
   }
 }
 
-export function registerMetabolismRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
-  const path = '/api/v1/golems/:id/metabolism'
-  docs.add({
-    method: 'get',
-    path,
-    operationId: 'getMetabolism',
-    tags: ['golems'],
-    security: 'tier',
-    summary: 'Costs per period by kind (runtime bought, gas redeemed), runway redeemed and the projected lifespan (journal)',
-    request: { params: golemParams, headers: tierHeaders },
-    responses: { 200: { description: 'the metabolism', schema: metabolismResponse } },
-    errors: { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN', 501: 'NOT_IMPLEMENTED: no runtime price is configured' },
-  })
-  app.get(path, validate('param', golemParams), async (c) => {
+const metabolismRoute = createRoute({
+  method: 'get',
+  path: '/api/v1/golems/{id}/metabolism',
+  operationId: 'getMetabolism',
+  tags: ['golems'],
+  security: security('tier'),
+  summary: 'Costs per period by kind (runtime bought, gas redeemed), runway redeemed and the projected lifespan (journal)',
+  request: { params: golemParams, headers: tierHeaders },
+  responses: {
+    200: ok('the metabolism', metabolismResponse),
+    ...errors({ 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN', 501: 'NOT_IMPLEMENTED: no runtime price is configured' }),
+  },
+})
+
+export const metabolismRoutes = (deps: ApiDeps) =>
+  apiRouter().openapi(metabolismRoute, async (c) => {
     const golem = await findGolem(deps, c.req.valid('param').id)
     if (!deps.metabolism) throw new ApiError('NOT_IMPLEMENTED', 'metabolism: no runtime price is configured on this deployment')
-    return c.json(metabolismJson(golem.id, await deps.metabolism.metabolism(golem)))
+    return c.json(metabolismJson(golem.id, await deps.metabolism.metabolism(golem)), 200)
   })
-}

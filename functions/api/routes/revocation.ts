@@ -3,79 +3,86 @@
 // send as one batch (public data: every hash is on-chain once used). POST tells the API that the
 // revocation landed: once the chain confirms the runway disabled, the Golem is due at once and its next
 // heartbeat runs the death protocol. Anyone may POST; only a revocation that happened wakes anything.
-import type { Hono } from 'hono'
+import { createRoute } from '@hono/zod-openapi'
 import { BardoError } from '../../../core/errors.ts'
-import type { ApiDeps } from '../deps.ts'
-import type { ApiEnv } from '../env.ts'
-import { ApiError } from '../errors.ts'
-import type { RouteDocs } from '../openapi.ts'
-import { golemParams, revocationResponse, revocationWakeResponse } from '../schemas.ts'
-import { validate } from '../validation.ts'
 import { findGolem } from '../deathRules.ts'
+import type { ApiDeps } from '../deps.ts'
+import { ApiError } from '../errors.ts'
+import { apiRouter, errors, ok, security } from '../openapi.ts'
+import { golemParams, revocationResponse, revocationWakeResponse } from '../schemas.ts'
 
-export function registerRevocationRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
-  const path = '/api/v1/golems/:id/revocation'
-  docs.add({
-    method: 'get',
-    path,
-    operationId: 'getRevocation',
-    summary: "The owner's revocation of a Golem: one batch of disableDelegation calls covering every grant the owner signed for it",
-    tags: ['golems'],
-    security: 'tier',
-    request: { params: golemParams },
-    responses: { 200: { description: 'the calls still needed (empty once everything is disabled)', schema: revocationResponse } },
-    errors: { 404: 'GOLEM_NOT_FOUND', 501: 'NOT_IMPLEMENTED: revocations are not wired' },
-  })
-  app.get(path, validate('param', golemParams), async (c) => {
-    if (!deps.revocations) throw new ApiError('NOT_IMPLEMENTED', 'revocation: not configured on this deployment')
-    const golem = await findGolem(deps, c.req.valid('param').id)
-    const plan = await deps.revocations.plan(golem.id).catch((error: unknown) => {
-      if (error instanceof BardoError && error.code === 'GOLEM_NOT_FOUND')
-        throw new ApiError('GOLEM_NOT_FOUND', error.message, { golemId: golem.id })
-      throw error
-    })
-    return c.json({
-      golemId: golem.id,
-      owner: plan.owner,
-      calls: plan.calls.map((call) => ({
-        to: call.to,
-        value: '0',
-        data: call.data,
-        delegationHash: call.hash,
-        kind: call.kind,
-        label: call.label,
-      })),
-      alreadyDisabled: plan.alreadyDisabled,
-    })
-  })
+const path = '/api/v1/golems/{id}/revocation'
 
-  docs.add({
-    method: 'post',
-    path,
-    operationId: 'wakeRevoked',
-    summary: "Tell the API an owner's revocation landed: the Golem is due now and dies at its next heartbeat",
-    tags: ['golems'],
-    security: 'tier',
-    request: { params: golemParams },
-    responses: { 202: { description: 'the chain reports the runway disabled', schema: revocationWakeResponse } },
-    errors: {
+const revocationRoute = createRoute({
+  method: 'get',
+  path,
+  operationId: 'getRevocation',
+  summary: "The owner's revocation of a Golem: one batch of disableDelegation calls covering every grant the owner signed for it",
+  tags: ['golems'],
+  security: security('tier'),
+  request: { params: golemParams },
+  responses: {
+    200: ok('the calls still needed (empty once everything is disabled)', revocationResponse),
+    ...errors({ 404: 'GOLEM_NOT_FOUND', 501: 'NOT_IMPLEMENTED: revocations are not wired' }),
+  },
+})
+
+const wakeRoute = createRoute({
+  method: 'post',
+  path,
+  operationId: 'wakeRevoked',
+  summary: "Tell the API an owner's revocation landed: the Golem is due now and dies at its next heartbeat",
+  tags: ['golems'],
+  security: security('tier'),
+  request: { params: golemParams },
+  responses: {
+    202: ok('the chain reports the runway disabled', revocationWakeResponse),
+    ...errors({
       404: 'GOLEM_NOT_FOUND',
       409: 'GOLEM_NOT_REVOKED: the chain does not report the runway disabled; nothing changed',
       410: 'GOLEM_DEAD',
       501: 'NOT_IMPLEMENTED: revocations are not wired',
       503: 'GOLEM_DYING',
-    },
-  })
-  app.post(path, validate('param', golemParams), async (c) => {
-    if (!deps.revocations) throw new ApiError('NOT_IMPLEMENTED', 'revocation: not configured on this deployment')
-    const golem = c.get('golem')
-    try {
-      const { woken } = await deps.revocations.wake(golem.id)
-      return c.json({ golemId: golem.id, woken }, 202)
-    } catch (error) {
-      if (error instanceof BardoError && error.code === 'GOLEM_NOT_REVOKED')
-        throw new ApiError('GOLEM_NOT_REVOKED', error.message, { golemId: golem.id })
-      throw error
-    }
-  })
-}
+    }),
+  },
+})
+
+export const revocationRoutes = (deps: ApiDeps) =>
+  apiRouter()
+    .openapi(revocationRoute, async (c) => {
+      if (!deps.revocations) throw new ApiError('NOT_IMPLEMENTED', 'revocation: not configured on this deployment')
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      const plan = await deps.revocations.plan(golem.id).catch((error: unknown) => {
+        if (error instanceof BardoError && error.code === 'GOLEM_NOT_FOUND')
+          throw new ApiError('GOLEM_NOT_FOUND', error.message, { golemId: golem.id })
+        throw error
+      })
+      return c.json(
+        {
+          golemId: golem.id,
+          owner: plan.owner,
+          calls: plan.calls.map((call) => ({
+            to: call.to,
+            value: '0',
+            data: call.data,
+            delegationHash: call.hash,
+            kind: call.kind,
+            label: call.label,
+          })),
+          alreadyDisabled: plan.alreadyDisabled,
+        },
+        200,
+      )
+    })
+    .openapi(wakeRoute, async (c) => {
+      if (!deps.revocations) throw new ApiError('NOT_IMPLEMENTED', 'revocation: not configured on this deployment')
+      const golem = c.get('golem')
+      try {
+        const { woken } = await deps.revocations.wake(golem.id)
+        return c.json({ golemId: golem.id, woken }, 202)
+      } catch (error) {
+        if (error instanceof BardoError && error.code === 'GOLEM_NOT_REVOKED')
+          throw new ApiError('GOLEM_NOT_REVOKED', error.message, { golemId: golem.id })
+        throw error
+      }
+    })

@@ -2,16 +2,15 @@
 // and last heartbeat. Guarded twice ("Metadata leakage via Snap"): a bearer token that rotates on every
 // heartbeat (each successful call returns the next token and retires the one it used), and an Origin
 // allowlist (the Portal).
-import type { Hono, MiddlewareHandler } from 'hono'
+import { createRoute, z } from '@hono/zod-openapi'
+import type { Context, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
-import { z } from 'zod/v4'
 import type { ApiDeps } from '../deps.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
-import type { RouteDocs } from '../openapi.ts'
+import { apiRouter, errors, ok, security } from '../openapi.ts'
 import { snapStatusResponse } from '../schemas.ts'
 import { rotateSnapTokenFrom } from '../../../core/snap/snapToken.ts'
-import { validate } from '../validation.ts'
 import { permissionHealthJson } from './golems.ts'
 
 export const NEXT_TOKEN_HEADER = 'X-Bardo-Next-Token'
@@ -32,22 +31,52 @@ const snapHeaders = z.object({
  * this keeps other web pages out; the rotating token is what keeps everyone else out.)
  */
 export function originAllowlist(allowed: readonly string[]): MiddlewareHandler<ApiEnv> {
-  const set = new Set(allowed)
+  const check = originCheck(allowed)
   return async (c, next) => {
+    check(c)
+    await next()
+  }
+}
+
+/** The allowlist as a check a handler runs where it must come after the request's validation. */
+function originCheck(allowed: readonly string[]): (c: Context) => void {
+  const set = new Set(allowed)
+  return (c) => {
     const origin = c.req.header('origin')
     if (origin === undefined || !set.has(origin)) {
       throw new ApiError('ORIGIN_NOT_ALLOWED', `origin: ${origin === undefined ? 'is required' : `${origin} is not on the allowlist`}`, {
         origin: origin ?? null,
       })
     }
-    await next()
   }
 }
 
-export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: RouteDocs): void {
-  const path = '/api/snap/status'
+const path = '/api/snap/status'
+
+const statusRoute = createRoute({
+  method: 'get',
+  path,
+  operationId: 'getSnapStatus',
+  summary: "Status of the token owner's Golems for the MetaMask Snap cron",
+  tags: ['snap'],
+  security: security('snap'),
+  request: { headers: snapHeaders },
+  responses: {
+    200: ok("the owner's Golems, and the next Snap token: the token of this call is no longer valid", snapStatusResponse, {
+      [NEXT_TOKEN_HEADER]: 'the next Snap token (also in the body as nextToken)',
+    }),
+    ...errors({
+      401: 'SNAP_AUTH_REQUIRED (no token) | INVALID_TOKEN (unknown or rotated token, including one rotated by a concurrent call)',
+      403: 'ORIGIN_NOT_ALLOWED',
+    }),
+  },
+})
+
+export function snapRoutes(deps: ApiDeps) {
+  const origins = originCheck(deps.config.allowedOrigins)
+  const router = apiRouter()
   // CORS for the allowlisted origins only; the preflight carries no token and is answered here.
-  app.use(
+  router.use(
     path,
     cors({
       origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null),
@@ -57,27 +86,9 @@ export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
       maxAge: 600,
     }),
   )
-  docs.add({
-    method: 'get',
-    path,
-    operationId: 'getSnapStatus',
-    summary: "Status of the token owner's Golems for the MetaMask Snap cron",
-    tags: ['snap'],
-    security: 'snap',
-    request: { headers: snapHeaders },
-    responses: {
-      200: {
-        description: "the owner's Golems, and the next Snap token: the token of this call is no longer valid",
-        schema: snapStatusResponse,
-        headers: { [NEXT_TOKEN_HEADER]: 'the next Snap token (also in the body as nextToken)' },
-      },
-    },
-    errors: {
-      401: 'SNAP_AUTH_REQUIRED (no token) | INVALID_TOKEN (unknown or rotated token, including one rotated by a concurrent call)',
-      403: 'ORIGIN_NOT_ALLOWED',
-    },
-  })
-  app.get(path, validate('header', snapHeaders), originAllowlist(deps.config.allowedOrigins), async (c) => {
+  return router.openapi(statusRoute, async (c) => {
+    // After the headers are validated, as the allowlist always was.
+    origins(c)
     const principal = c.get('principal')
     if (principal.kind !== 'snap') throw new ApiError('SNAP_AUTH_REQUIRED', 'authorization: must carry the current Snap token')
     const golems = await deps.golems.listGolemsByOwner(principal.owner)
@@ -97,11 +108,11 @@ export function registerSnapRoutes(app: Hono<ApiEnv>, deps: ApiDeps, docs: Route
       }),
     )
     // Rotate last: if anything above failed, the Snap keeps its token and retries on its next cron.
-    const presented = (c.req.valid('header' as never) as { authorization?: string }).authorization?.slice('Bearer '.length) ?? ''
+    const presented = c.req.valid('header').authorization?.slice('Bearer '.length) ?? ''
     const nextToken = await rotateSnapTokenFrom(deps.stores.snapTokens, principal.owner, presented, deps.clock.now())
     if (nextToken === undefined) throw new ApiError('INVALID_TOKEN', 'authorization: Snap token was rotated by a concurrent call')
     c.header(NEXT_TOKEN_HEADER, nextToken)
     c.header('Cache-Control', 'no-store')
-    return c.json({ owner: principal.owner, generatedAt: Math.floor(deps.clock.now() / 1000), golems: entries, nextToken })
+    return c.json({ owner: principal.owner, generatedAt: Math.floor(deps.clock.now() / 1000), golems: entries, nextToken }, 200)
   })
 }
