@@ -24,7 +24,8 @@ import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import type { Store } from '../core/store/index.ts'
 import type { DevnetClients, OwnerAccount } from '../local/devnet.ts'
 import { windowEnd } from '../core/lifecycle/renewal.ts'
-import { grantGas, localGolemProfile, recordProvisionedGolem, signRunwayGrant } from '../local/provision.ts'
+import { golemProfileOf, recordGolem } from '../app/onboarding/golemRecord.ts'
+import { grantGas, signRunwayGrant } from '../local/provision.ts'
 import type { CliChain, CliDeployment } from './context.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
 
@@ -183,7 +184,7 @@ export async function onboard(o: {
   })
   o.progress(`gas           granted, ${formatEther(gas.periodAmount)} ETH a day, first period sent to the key`)
   const profile = {
-    ...localGolemProfile({
+    ...golemProfileOf({
       chainId: deployment.chainId,
       golemKey: key.address,
       signerRef: golemId,
@@ -197,7 +198,7 @@ export async function onboard(o: {
     signer: key.signer,
     gas,
   }
-  await recordProvisionedGolem(store, { golemId, owner: owner.address, profile, now })
+  await recordGolem(store, { golemId, owner: owner.address, profile, now })
   o.progress(`recorded      in the store, due now: the next heartbeat ticks it`)
   return {
     golemId,

@@ -8,10 +8,9 @@ import { encodeFunctionData, isAddressEqual, parseEther, type Address, type Hex,
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { SessionKey } from '../core/custody/index.ts'
-import { grantsOfProfile, recordOwnerGrants } from '../core/custody/grantLedger.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../core/delegations/index.ts'
-import { serializeGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
+import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import { windowEnd } from '../core/lifecycle/renewal.ts'
 import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
@@ -21,6 +20,7 @@ import { buildPlanGrant, type PlanUsdCaps } from '../core/permissions/index.ts'
 import type { ActionGrantEntry } from '../core/actions/index.ts'
 import type { TokenFeed } from '../core/caveats/index.ts'
 import { saveActionGrant } from '../app/actions/actionGrantStore.ts'
+import { golemProfileOf, recordGolem } from '../app/onboarding/golemRecord.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
 import { sendOwnerCalls } from './ownerActions.ts'
 import { readTokenDecimals } from './tokenDecimals.ts'
@@ -149,7 +149,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
   const ref = `session-key:${p.golemId}`
   p.signers.hold(ref, sessionKey)
   const profile = {
-    ...localGolemProfile({
+    ...golemProfileOf({
       chainId: deployment.chainId,
       golemKey,
       signerRef: ref,
@@ -167,7 +167,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     p.actions === false
       ? []
       : await signPlanActions(clients, { deployment, owner: p.owner, plan, startDate: now, expiresAt, options: p.actions ?? {} })
-  await recordProvisionedGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
+  await recordGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
   if (actions.length > 0) await saveActionGrant(store, { golemId: p.golemId, entries: actions, now: Number(now) * 1000 })
   return {
     actions,
@@ -178,72 +178,6 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! },
     profile,
   }
-}
-
-/**
- * The custody profile of a locally provisioned Golem: its key held in memory under `signerRef`, its daily
- * runway grant, and a life from `now` to `expiresAt` (the runway's end).
- */
-export function localGolemProfile(p: {
-  chainId: number
-  golemKey: Address
-  signerRef: string
-  runway: RenewedRunway
-  token: Address
-  periodAmount: bigint
-  /** Seconds per runway period; default a day. */
-  periodDuration?: bigint
-  expiresAt: bigint
-  now: bigint
-}): GolemProfile {
-  return {
-    v: 1,
-    chainId: p.chainId,
-    golemKey: p.golemKey,
-    signer: { kind: 'memory', ref: p.signerRef },
-    runway: {
-      ...p.runway,
-      token: p.token,
-      periodAmount: p.periodAmount,
-      periodDuration: p.periodDuration ?? 86_400n,
-      expiresAt: p.expiresAt,
-    },
-    life: { bornAt: p.now, runwayEndsAt: p.expiresAt, runwayTotalSeconds: p.expiresAt - p.now, lastInsightAt: p.now },
-    replicants: [],
-    renewals: [],
-    known: { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
-  }
-}
-
-/** Stores a provisioned Golem (due at once) and its DelegationGranted event. */
-export async function recordProvisionedGolem(
-  store: Store,
-  g: { golemId: string; owner: Address; profile: GolemProfile; now: bigint },
-): Promise<void> {
-  const nowMs = Number(g.now) * 1000
-  const created = await store.createGolem({
-    golemId: g.golemId,
-    owner: g.owner,
-    sessionKeyAddress: g.profile.golemKey,
-    custodyMode: 'Delegation',
-    profile: serializeGolemProfile(g.profile),
-    phase: 'Thriving',
-    nextTickAt: nowMs,
-    now: nowMs,
-  })
-  if (!created.created) throw new Error(`provision: Golem ${g.golemId} already exists`)
-  await recordOwnerGrants(store, g.golemId, grantsOfProfile(g.profile), nowMs)
-  await store.appendEvent({
-    golemId: g.golemId,
-    type: 'DelegationGranted',
-    at: nowMs,
-    eventId: 'DelegationGranted',
-    data: {
-      delegationHash: g.profile.runway.periodDelegationHash,
-      caveats: g.profile.runway.chain[0]!.caveats.map((c) => c.enforcer),
-      expiresAt: g.profile.runway.expiresAt.toString(),
-    },
-  })
 }
 
 /**

@@ -1,5 +1,5 @@
 // Provisions many Golems at once for the duplicate suite and the heartbeat bench. Same grant and profile
-// as local/provision.ts (signRunwayGrant, localGolemProfile: a direct ERC-7710 runway grant with
+// as local/provision.ts (signRunwayGrant, and golemProfileOf from app/onboarding: a direct ERC-7710 runway grant with
 // golemPhase carrying the life window), but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
 // back to back in nonce order, and gas money is set with anvil_setBalance instead of a transfer
 // each. provisionGolem takes ~20 ms a Golem; this takes ~5.
@@ -10,7 +10,8 @@ import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
-import { localGolemProfile, recordProvisionedGolem, signRunwayGrant } from '../../local/provision.ts'
+import { golemProfileOf, recordGolem } from '../../app/onboarding/golemRecord.ts'
+import { signRunwayGrant } from '../../local/provision.ts'
 import { sendInNonceOrder } from '../../local/sendInOrder.ts'
 
 export type FleetGolem = { golemId: string; golemKey: Address; sessionKey: SessionKey; runwayHash: Hex; profile: GolemProfile }
@@ -62,7 +63,7 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
     })
     const ref = `session-key:${golemId}`
     p.signers.hold(ref, sessionKey)
-    const profile = localGolemProfile({
+    const profile = golemProfileOf({
       chainId: deployment.chainId,
       golemKey,
       signerRef: ref,
@@ -102,7 +103,7 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
 
   // 4. The store: the Golem record (due now) and its DelegationGranted event.
   await inBatches(golems, p.concurrency ?? 16, (g) =>
-    recordProvisionedGolem(store, { golemId: g.golemId, owner: p.owner.address, profile: g.profile, now }),
+    recordGolem(store, { golemId: g.golemId, owner: p.owner.address, profile: g.profile, now }),
   )
   p.log?.(`fleet: ${golems.length} Golems stored`)
   return golems
