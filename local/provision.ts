@@ -9,14 +9,22 @@ import type { Delegation } from '@metamask/smart-accounts-kit'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { SessionKey } from '../core/custody/index.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
-import { DelegationTree, buildGolemDelegation, smartAccountSigner } from '../core/delegations/index.ts'
+import { smartAccountSigner } from '../core/delegations/index.ts'
 import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import { windowEnd } from '../core/lifecycle/renewal.ts'
 import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { RenewedRunway } from '../core/custody/signerResolver.ts'
-import { buildPlanGrant, type PlanUsdCaps } from '../core/permissions/index.ts'
+import type { PlanUsdCaps } from '../core/permissions/index.ts'
+import {
+  draftGasGrant,
+  draftPlanActions,
+  draftRunwayGrant,
+  gasOfSigned,
+  grantTree,
+  runwayOfSigned,
+} from '../core/permissions/golemGrants.ts'
 import type { ActionGrantEntry } from '../core/actions/index.ts'
 import type { TokenFeed } from '../core/caveats/index.ts'
 import { saveActionGrant } from '../app/actions/actionGrantStore.ts'
@@ -202,35 +210,10 @@ export async function signRunwayGrant(p: {
   /** The grant's salt; a renewal must use one above the grant it supersedes. Default random. */
   salt?: Hex
 }): Promise<RenewedRunway> {
-  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
-  const grant = buildGolemDelegation({
-    tree,
-    owner: p.owner.address,
-    golem: p.golemKey,
-    bardo: [
-      // The phase gate carries the life window: one caveat instead of two on every runway redemption.
-      { type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt },
-    ],
-    runway: {
-      token: p.token,
-      periodAmount: p.periodAmount,
-      periodDuration: Number(p.periodDuration ?? 86_400n),
-      startDate: Number(p.startDate),
-    },
-    ...(p.salt ? { salt: p.salt } : {}),
-  })
-  if (!grant.runway) throw new Error('provision: the grant has no runway delegation')
-  const signed = await tree.sign(grant.runway.hash, smartAccountSigner(p.owner.smartAccount))
-  const periodEnforcer = p.deployment.environment.caveatEnforcers.ERC20PeriodTransferEnforcer as Address
-  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
-  if (!periodCaveat) throw new Error('provision: the runway delegation has no ERC20PeriodTransfer caveat')
-  return {
-    chain: [signed],
-    periodDelegationHash: grant.runway.hash,
-    periodTerms: periodCaveat.terms,
-    chainHashes: [grant.runway.hash],
-    periodStart: p.startDate,
-  }
+  const tree = grantTree(p)
+  const draft = draftRunwayGrant(tree, { ...p, owner: p.owner.address, periodDuration: p.periodDuration ?? 86_400n })
+  const delegation = await tree.sign(draft.hash, smartAccountSigner(p.owner.smartAccount))
+  return runwayOfSigned(p.deployment, { hash: draft.hash, delegation }, p.startDate)
 }
 
 /** The local feeds for every token the plan may approve or swap, each entry's decimals read from the token itself. */
@@ -276,31 +259,18 @@ export async function signPlanActions(
     options?: ProvisionActionsOptions
   },
 ): Promise<ActionGrantEntry[]> {
-  const { plan } = p
-  if (plan.actions.length === 0 && plan.approvals.length === 0) return []
-  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.startDate })
-  const grant = buildPlanGrant({
-    tree,
-    // The life window is the local one (the plan's is whole days); golemPhase's end is inclusive, the plan's expiry is not.
-    plan: {
-      ...plan,
-      startTime: Number(p.startDate),
-      expiry: Number(p.expiresAt) + 1,
-      dailyUsdcCap: p.options?.dailyUsd ?? plan.dailyUsdcCap,
-    },
+  if (p.plan.actions.length === 0 && p.plan.approvals.length === 0) return []
+  const tree = grantTree({ deployment: p.deployment, now: p.startDate })
+  const drafts = draftPlanActions(tree, {
+    ...p,
     usdCaps: await localUsdCaps(clients.publicClient as PublicClient, p.deployment.assets, p.options),
-    bardo: [{ type: 'dreamMode', golem: plan.sessionKey }],
-    runway: false,
+    ...(p.options?.dailyUsd === undefined ? {} : { dailyUsd: p.options.dailyUsd }),
   })
   const signer = smartAccountSigner(p.owner.smartAccount)
   const entries: ActionGrantEntry[] = []
-  for (const a of grant.actions ?? []) {
+  for (const a of drafts) {
     await tree.sign(a.hash, signer)
-    entries.push({ hash: a.hash, label: a.name ?? 'actions', chain: tree.chain(a.hash) })
-  }
-  for (const a of grant.approvals ?? []) {
-    await tree.sign(a.hash, signer)
-    entries.push({ hash: a.hash, label: `approvals: ${a.spender}`, chain: tree.chain(a.hash) })
+    entries.push({ hash: a.hash, label: a.label, chain: tree.chain(a.hash) })
   }
   return entries
 }
@@ -367,26 +337,8 @@ export async function signGasGrant(p: {
   expiresAt: bigint
   now: bigint
 }): Promise<NonNullable<GolemProfile['gas']>> {
-  const tree = new DelegationTree({ environment: p.deployment.environment, deployment: p.deployment, now: () => p.now })
-  const grant = buildGolemDelegation({
-    tree,
-    owner: p.owner.address,
-    golem: p.golemKey,
-    bardo: [{ type: 'golemPhase', golem: p.golemKey, startTime: p.now, endTime: p.expiresAt }],
-    gas: { periodAmount: p.periodAmount, periodDuration: 86_400, startDate: Number(p.startDate) },
-  })
-  if (!grant.gas) throw new Error('provision: the grant has no gas delegation')
-  const signed = await tree.sign(grant.gas.hash, smartAccountSigner(p.owner.smartAccount))
-  const periodEnforcer = p.deployment.environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address
-  const periodCaveat = signed.caveats.find((c) => isAddressEqual(c.enforcer, periodEnforcer))
-  if (!periodCaveat) throw new Error('provision: the gas delegation has no NativeTokenPeriodTransfer caveat')
-  return {
-    chain: [signed],
-    periodAmount: p.periodAmount,
-    periodDuration: 86_400n,
-    periodStart: p.startDate,
-    periodDelegationHash: grant.gas.hash,
-    periodTerms: periodCaveat.terms,
-    chainHashes: [grant.gas.hash],
-  }
+  const tree = grantTree(p)
+  const draft = draftGasGrant(tree, { ...p, owner: p.owner.address })
+  const delegation = await tree.sign(draft.hash, smartAccountSigner(p.owner.smartAccount))
+  return gasOfSigned(p.deployment, { hash: draft.hash, delegation }, p)
 }
