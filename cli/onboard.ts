@@ -25,6 +25,7 @@ import type { Store } from '../core/store/index.ts'
 import type { DevnetClients, OwnerAccount } from '../local/devnet.ts'
 import { windowEnd } from '../core/lifecycle/renewal.ts'
 import { golemProfileOf, recordGolem } from '../app/onboarding/golemRecord.ts'
+import { planInWords } from '../core/onboarding/planInWords.ts'
 import { grantGas, signRunwayGrant } from '../local/provision.ts'
 import type { CliChain, CliDeployment } from './context.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
@@ -59,19 +60,6 @@ export function positiveSeconds(flag: string, raw: string | undefined): bigint |
 function registryOf(deployment: CliDeployment): ProtocolRegistry {
   if (deployment.assets) return localRegistry(deployment.assets)
   return publicRegistry(deployment.chainId)
-}
-
-/** The plan as the owner reads it before signing. */
-export function planInWords(plan: PermissionPlan, lifeSeconds: bigint, periodSeconds: bigint): string[] {
-  const lines = [
-    `capabilities  ${plan.capabilities.join(', ') || 'none (runway only)'}`,
-    `runway        up to ${formatUsdc(plan.dailyUsdcCap)} USDC per ${periodSeconds === 86_400n ? 'day' : `${periodSeconds} s period`} from ${plan.owner}, to the Golem's key only`,
-    `gas           up to ${formatEther(plan.dailyGasCap)} ETH a day, plain transfers to the Golem's key`,
-    `life          ${lifeSeconds % 86_400n === 0n ? `${lifeSeconds / 86_400n} days` : `${lifeSeconds} s`}; the grant ends then and the Golem dies by delegation expiry unless renewed`,
-    `gate          every redemption checks the Golem's phase on the VitalityOracle (golemPhase caveat); revoke at any time with bardo revoke`,
-  ]
-  for (const w of plan.warnings) lines.push(`warning       ${w}`)
-  return lines
 }
 
 export type OnboardResult = {
@@ -187,7 +175,7 @@ export async function onboard(o: {
     ...golemProfileOf({
       chainId: deployment.chainId,
       golemKey: key.address,
-      signerRef: golemId,
+      signer: key.signer,
       runway,
       token: compiled.usdc,
       periodAmount: compiled.dailyUsdcCap,
@@ -195,7 +183,6 @@ export async function onboard(o: {
       expiresAt,
       now,
     }),
-    signer: key.signer,
     gas,
   }
   await recordGolem(store, { golemId, owner: owner.address, profile, now })

@@ -4,7 +4,7 @@
 import { hashApiKey } from '../core/ratelimit/tiers.ts'
 import type { Store } from '../core/store/index.ts'
 import type { Clock } from '../functions/api/deps.ts'
-import { createLocalApi } from '../functions/api/local.ts'
+import { createLocalApi, type LocalApiOptions } from '../functions/api/local.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
 import type { SignerResolver } from '../core/custody/signerResolver.ts'
@@ -22,6 +22,8 @@ export type StartLocalApiParams = {
   clock?: Clock
   /** The Golems' signers: the API then serves the action path for the Golems' runtimes. */
   signers?: SignerResolver
+  /** Onboarding through the owner's wallet (local/onboarding.ts). */
+  onboarding?: LocalApiOptions['onboarding']
 }
 
 export async function startLocalApi(p: StartLocalApiParams): Promise<LocalApi> {
@@ -36,6 +38,7 @@ export async function startLocalApi(p: StartLocalApiParams): Promise<LocalApi> {
     ...(p.readApiKey === undefined ? {} : { config: { readApiKeyHashes: [hashApiKey(p.readApiKey)] } }),
     ...(p.clock === undefined ? {} : { clock: p.clock }),
     ...(p.signers === undefined ? {} : { signers: p.signers }),
+    ...(p.onboarding === undefined ? {} : { onboarding: p.onboarding }),
   })
   const running = await serveApi(app, p.port ?? 0)
   return { url: running.url, stop: running.close }

@@ -160,7 +160,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     ...golemProfileOf({
       chainId: deployment.chainId,
       golemKey,
-      signerRef: ref,
+      signer: { kind: 'memory', ref },
       runway,
       token: deployment.assets.usdc,
       periodAmount,

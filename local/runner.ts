@@ -18,6 +18,7 @@ import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
 import { provisionGolem } from './provision.ts'
+import { localOnboarding } from './onboarding.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
 import { localReadKey } from './readKey.ts'
@@ -244,7 +245,22 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
 
     const signers = new MemorySignerResolver(chain.deployment)
     const readApiKey = localReadKey(env)
-    const api: LocalApi = await startLocalApi({ chain, store, indexerUrl: indexer?.url, port: settings.apiPort, readApiKey, signers })
+    const onboarding = localOnboarding({
+      chain,
+      store,
+      signers,
+      lifeSeconds: BigInt(settings.lifeSeconds),
+      periodSeconds: BigInt(settings.periodSeconds),
+    })
+    const api: LocalApi = await startLocalApi({
+      chain,
+      store,
+      indexerUrl: indexer?.url,
+      port: settings.apiPort,
+      readApiKey,
+      signers,
+      onboarding,
+    })
     stops.push(api.stop)
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined

@@ -5,6 +5,8 @@
 // Fees come from the heartbeat when it passed them (one read per heartbeat, not per transaction); the
 // receipt comes with the send where the node allows it, else from the shared block watcher.
 import {
+  BaseError,
+  ExecutionRevertedError,
   keccak256,
   TransactionReceiptNotFoundError,
   type Address,
@@ -160,10 +162,17 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   return finish(p, sent.txHash, reservationId, sent.receipt)
 }
 
+/**
+ * A simulation the chain refused is a refusal, named when its revert data decodes; a revert with no data
+ * (a call inside the owner's account that failed without a reason, such as a transfer of ETH it does not
+ * hold) is a refusal too. Anything else (the RPC, the signer) is thrown.
+ */
 async function refuseOrThrow(error: unknown, release: () => Promise<void>): Promise<SlotSendOutcome> {
   await release()
   const decoded = decodeChainError(error)
   if (decoded) return { status: 'refused', reason: decoded.name, error: decoded }
+  if (error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError))
+    return { status: 'refused', reason: 'execution reverted without a reason' }
   throw error
 }
 

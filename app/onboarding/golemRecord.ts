@@ -4,19 +4,18 @@
 import type { Address } from 'viem'
 import { grantsOfProfile, recordOwnerGrants } from '../../core/custody/grantLedger.ts'
 import type { RenewedRunway } from '../../core/custody/signerResolver.ts'
-import { serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { serializeGolemProfile, type GolemProfile, type SignerRef } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import { BardoError } from '../../core/errors.ts'
 
 /**
- * The custody profile of a Golem with a direct runway grant: its key held in memory under `signerRef`
- * (a caller with another key source sets `signer` after), its runway grant, and a life from `now` to
- * `expiresAt` (the runway's end).
+ * The custody profile of a Golem with a direct runway grant: where its key lives (`signer`), its runway
+ * grant, and a life from `now` to `expiresAt` (the runway's end).
  */
 export function golemProfileOf(p: {
   chainId: number
   golemKey: Address
-  signerRef: string
+  signer: SignerRef
   runway: RenewedRunway
   token: Address
   periodAmount: bigint
@@ -29,7 +28,7 @@ export function golemProfileOf(p: {
     v: 1,
     chainId: p.chainId,
     golemKey: p.golemKey,
-    signer: { kind: 'memory', ref: p.signerRef },
+    signer: p.signer,
     runway: {
       ...p.runway,
       token: p.token,

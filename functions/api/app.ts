@@ -21,6 +21,7 @@ import { metabolismRoutes } from './routes/metabolism.ts'
 import { paymentRoutes } from './routes/payments.ts'
 import { renewalRoutes } from './routes/renewal.ts'
 import { revocationRoutes } from './routes/revocation.ts'
+import { onboardingRoutes } from './routes/onboarding.ts'
 import { snapRoutes } from './routes/snap.ts'
 import { snapPairingRoutes } from './routes/snapPairing.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
@@ -76,6 +77,7 @@ export function createApp(given: ApiDeps) {
     .route('/', paymentRoutes(deps))
     .route('/', renewalRoutes(deps))
     .route('/', revocationRoutes(deps))
+    .route('/', onboardingRoutes(deps))
     .route('/', snapRoutes(deps))
     .route('/', snapPairingRoutes(deps))
     .route('/', authRoutes(deps))

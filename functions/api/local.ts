@@ -7,7 +7,7 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { GolemPricing } from '../../core/x402/index.ts'
 import { createApp, type ApiApp } from './app.ts'
-import type { ApiConfig, Clock } from './deps.ts'
+import type { ApiConfig, ApiDeps, Clock } from './deps.ts'
 import { createApiDeps, walletOver, type ApiWiring } from './wiring.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 
@@ -31,6 +31,8 @@ export type LocalApiOptions = {
   clock?: Clock
   /** The Golems' signers: with them the API serves the action path for the Golems' runtimes. */
   signers?: SignerResolver
+  /** Onboarding through the owner's wallet (the runner wires it with the operator and the Golems' keys). */
+  onboarding?: ApiDeps['onboarding']
   /** The Alchemy Notify webhook's signing key and the invoker its ticks run on (the local heartbeat's). */
   alchemyWebhook?: ApiWiring['alchemyWebhook']
   /** How long a head read answers later requests (ms); default from the chain's block interval (ApiWiring). */
@@ -75,5 +77,5 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
       o.onUnexpectedError ??
       ((error) => process.stderr.write(`api: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`)),
   })
-  return createApp(deps)
+  return createApp(o.onboarding ? { ...deps, onboarding: o.onboarding } : deps)
 }

@@ -29,7 +29,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(28) // 25 API routes, /openapi.json, and /docs with its assets
+    expect(served).toHaveLength(31) // 28 API routes, /openapi.json, and /docs with its assets
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -54,6 +54,9 @@ describe('/openapi.json', () => {
       '/clade/v1/sync',
       '/clade/v1/alert',
       '/api/v1/webhooks/alchemy',
+      '/api/v1/onboarding',
+      '/api/v1/onboarding/{id}',
+      '/api/v1/onboarding/{id}/grant',
       '/docs',
       '/docs/swagger-ui-dist/{file}',
     ]) {
@@ -71,7 +74,7 @@ describe('/openapi.json', () => {
     const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(served(withCouncil))
-    expect(served(withCouncil).size).toBe(32) // the 28 above and the council's four
+    expect(served(withCouncil).size).toBe(35) // the 31 above and the council's four
     for (const route of [
       'post /council/v1/proposals',
       'get /council/v1/proposals',

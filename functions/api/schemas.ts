@@ -232,3 +232,78 @@ export const revocationWakeResponse = z.object({
   golemId: z.string(),
   woken: z.boolean().meta({ description: 'false when the Golem was already due or is dead' }),
 })
+
+// ---- Onboarding -------------------------------------------------------------------------------------
+
+export const newGolemIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1-63 lowercase letters, digits or dashes, starting with a letter or digit')
+export const onboardingParams = z.object({ id: newGolemIdSchema })
+
+export const onboardingDraftRequest = z.strictObject({
+  golemId: newGolemIdSchema,
+  owner: addressSchema.meta({ description: "the wallet's account (the owner)" }),
+  strategy: z.string().min(1, 'must be a STRATEGY.md, not empty').max(65_536, 'must be at most 65536 characters'),
+  shape: z.enum(['delegations', 'permissions']).meta({
+    description:
+      "`delegations`: the owner's separate MetaMask smart account signs each drafted delegation (EIP-712); `permissions`: the wallet's own account grants through ERC-7715 wallet_requestExecutionPermissions",
+  }),
+})
+
+export const onboardingGrantRequest = z.union([
+  z.strictObject({
+    signatures: z
+      .array(z.strictObject({ hash, signature: hexBytes(4096) }))
+      .min(1, 'must hold a signature per drafted delegation')
+      .max(64, 'must hold at most 64 signatures'),
+  }),
+  z.strictObject({
+    permissions: z
+      .array(z.record(z.string(), z.unknown()))
+      .min(1, 'must hold what wallet_requestExecutionPermissions answered')
+      .max(8, 'must hold at most 8 permissions'),
+  }),
+])
+
+const draftedDelegation = z.object({
+  role: z.enum(['runway', 'gas', 'actions']),
+  label: z.string(),
+  hash,
+  delegation: z.record(z.string(), z.unknown()).meta({ description: 'the unsigned delegation (signature 0x)' }),
+  typedData: z.record(z.string(), z.unknown()).meta({ description: 'the EIP-712 payload the wallet signs (eth_signTypedData_v4)' }),
+})
+
+export const onboardingDraftResponse = z.object({
+  golemId: z.string(),
+  shape: z.enum(['delegations', 'permissions']),
+  status: z.enum(['waiting', 'registered', 'expired']),
+  owner: z.string(),
+  account: z.string().meta({ description: "the granting account: the owner's smart account, or the wallet's own account" }),
+  golemKey: z.string(),
+  sessionAccount: z.string().optional().meta({ description: "`permissions`: the delegate of the wallet's grant" }),
+  token: z.string(),
+  periodAmount: decimal,
+  periodSeconds: unixSeconds.meta({ description: 'seconds per runway period' }),
+  gasPeriodAmount: decimal,
+  startDate: unixSeconds,
+  expiresAt: unixSeconds.meta({ description: "the life window's last second" }),
+  answerBy: unixSeconds.meta({ description: 'the owner grants by this time or asks for a new draft' }),
+  plan: z.object({ capabilities: z.array(z.string()), lines: z.array(z.string()) }),
+  delegations: z.array(draftedDelegation),
+  deploy: z
+    .object({ factory: z.string(), factoryData: z.string() })
+    .optional()
+    .meta({ description: 'the smart account is not deployed yet: onboarding deploys it with this factory call' }),
+  request: z.unknown().optional().meta({ description: '`permissions`: the wallet_requestExecutionPermissions params' }),
+})
+
+export const onboardingGrantResponse = z.object({
+  golemId: z.string(),
+  golemKey: z.string(),
+  owner: z.string(),
+  account: z.string(),
+  grant_ends_at: unixSeconds,
+  transactions: z
+    .array(hash)
+    .meta({ description: "the operator's transactions: the account's deployment, the oracle registration, the key's first gas" }),
+})

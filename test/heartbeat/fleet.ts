@@ -66,7 +66,7 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
     const profile = golemProfileOf({
       chainId: deployment.chainId,
       golemKey,
-      signerRef: ref,
+      signer: { kind: 'memory', ref },
       runway,
       token: deployment.assets.usdc,
       periodAmount: p.periodAmount,
