@@ -4,7 +4,7 @@
 // `runCli` is the whole program with its environment and streams passed in, so tests run it in-process.
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
-import { isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
+import { getAddress, isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
 import { BardoError } from '../core/errors.ts'
 import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
 import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment, withStackDefaults } from './context.ts'
@@ -18,7 +18,8 @@ import { CliConfigError, CliUsageError } from './errors.ts'
 import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
-import { checkGolemId, onboard, positiveSeconds } from './onboard.ts'
+import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onboard.ts'
+import { checkShape, dashboardUrlOf, onboardByBrowser } from './onboardByBrowser.ts'
 import { createOutput, type Output, type Writer } from './output.ts'
 import { ownerFrom, submitterFrom } from './owner.ts'
 
@@ -134,8 +135,31 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--life-seconds <seconds>', "the Golem's life (default: the strategy's runway days)")
     .option('--period-seconds <seconds>', 'the runway period (default a day)')
     .option('--kms', "create the Golem's key in the deployed stack's KMS (BARDO_KMS_ALIAS_PREFIX) instead of a keystore file")
+    .option(
+      '--owner <address>',
+      "grant from this wallet account in the browser: print the dashboard's grant page and wait (no owner key here)",
+    )
+    .option('--shape <shape>', 'with --owner: delegations (a separate MetaMask smart account) or permissions (ERC-7715)', 'delegations')
     .action(async (f: Record<string, string | boolean | undefined>) => {
       const golem = checkGolemId(f.golem as string)
+      if (f.owner !== undefined || !io.env.BARDO_OWNER_KEY) {
+        // The owner's key stays in the wallet: the owner grants on the dashboard.
+        if (f.owner === undefined)
+          throw new CliUsageError('--owner', 'is required without BARDO_OWNER_KEY: the wallet account that grants in the browser')
+        const shape = checkShape(f.shape as string | undefined)
+        const strategy = readStrategyFile(f.strategy as string)
+        const r = await onboardByBrowser({
+          api: apiUrlOf(undefined, io.env),
+          dashboard: dashboardUrlOf(io.env),
+          golemId: golem,
+          owner: getAddress(addressFlag('--owner', f.owner as string)!),
+          strategy,
+          shape,
+          progress: out.progress,
+        })
+        out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, granted from ${r.account} in the browser`])
+        return
+      }
       const lifeSeconds = positiveSeconds('--life-seconds', f.lifeSeconds as string | undefined)
       const periodSeconds = positiveSeconds('--period-seconds', f.periodSeconds as string | undefined)
       const aliasPrefix = f.kms === true ? kmsAliasPrefix(io.env) : undefined

@@ -114,6 +114,7 @@ export function withStackDefaults(env: NodeJS.ProcessEnv, stateDir: string): Nod
   const out: NodeJS.ProcessEnv = { ...env, BARDO_RPC_URL: info.rpcUrl }
   if (!out.BARDO_DEPLOYMENT && info.deploymentFile) out.BARDO_DEPLOYMENT = info.deploymentFile
   if (!out.BARDO_API_URL) out.BARDO_API_URL = info.apiUrl
+  if (!out.BARDO_DASHBOARD_URL && info.dashboardUrl) out.BARDO_DASHBOARD_URL = info.dashboardUrl
   if (!out.BARDO_TABLE_NAME && info.store) {
     out.BARDO_TABLE_NAME = info.store.tableName
     out.BARDO_DYNAMODB_ENDPOINT = info.store.endpoint

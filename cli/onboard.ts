@@ -57,6 +57,14 @@ export function positiveSeconds(flag: string, raw: string | undefined): bigint |
   return BigInt(raw)
 }
 
+export function readStrategyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    throw new CliUsageError('--strategy', `must be a readable STRATEGY.md file, got ${JSON.stringify(path)}`)
+  }
+}
+
 function registryOf(deployment: CliDeployment): ProtocolRegistry {
   if (deployment.assets) return localRegistry(deployment.assets)
   return publicRegistry(deployment.chainId)
@@ -100,12 +108,7 @@ export async function onboard(o: {
         ? `Golem ${golemId} is dead; a Golem id is never reused (choose another)`
         : `Golem ${golemId} already has an active grant (key ${existing.sessionKeyAddress}); revoke it or renew it instead`,
     )
-  let text: string
-  try {
-    text = readFileSync(flags.strategy, 'utf8')
-  } catch {
-    throw new CliUsageError('--strategy', `must be a readable STRATEGY.md file, got ${JSON.stringify(flags.strategy)}`)
-  }
+  const text = readStrategyFile(flags.strategy)
   const now = (await chain.publicClient.getBlock()).timestamp
   const compile = (sessionKey: Address) =>
     compileStrategy({

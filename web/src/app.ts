@@ -6,6 +6,7 @@ import { formatUnits } from 'viem'
 import { pay, renew, revoke, type Revoked, type Wallet } from './actions.ts'
 import { ACTIONS_READ, getJson, loadGolem, type Action, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
 import { CouncilPanel } from './councilPanel.ts'
+import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
@@ -313,6 +314,8 @@ export function App() {
   const [view, setView] = useState<GolemView | null>(null)
   const [error, setError] = useState('')
   const [tick, setTick] = useState(0)
+  // A Golem registered from this page belongs to the account that granted it: its fleet is shown.
+  const [fleetOwner, setFleetOwner] = useState<string | null>(null)
 
   useEffect(() => discoverWallets((d) => setWallets((all) => (all.some((w) => w.info.uuid === d.info.uuid) ? all : [...all, d]))), [])
   useEffect(() => {
@@ -321,7 +324,7 @@ export function App() {
   useEffect(() => {
     if (!config) return
     let stopped = false
-    const owner = new URLSearchParams(location.search).get('owner') ?? config.owner
+    const owner = fleetOwner ?? new URLSearchParams(location.search).get('owner') ?? config.owner
     const poll = async () => {
       try {
         if (!owner) throw new Error('owner: name the owner smart account in the URL (?owner=0x...)')
@@ -343,7 +346,7 @@ export function App() {
       stopped = true
       clearInterval(timer)
     }
-  }, [config, selected, tick])
+  }, [config, selected, tick, fleetOwner])
 
   const connect = async (d: WalletDetail) => {
     try {
@@ -351,6 +354,10 @@ export function App() {
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e))
     }
+  }
+  const registered = (r: Registered) => {
+    setFleetOwner(r.account)
+    setSelected(r.golemId)
   }
   const golem = fleet?.golems.find((g) => g.id === selected)
   const now = fleet?.now ?? 0
@@ -380,6 +387,7 @@ export function App() {
         )}
       </ul>
     </nav>
+    <${NewGolem} wallet=${wallet} onRegistered=${registered} />
     ${
       golem && view && config
         ? html`<main data-golem=${golem.id}>

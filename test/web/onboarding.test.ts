@@ -1,0 +1,215 @@
+// A second Golem created from the dashboard, as an owner with a separate MetaMask smart account does it:
+// the local stack as `npm start` runs it (in this process, with its own anvil, dynalite, indexer, API and
+// dashboard), headless Chromium, and a wallet announced over EIP-6963 that refuses what MetaMask refuses,
+// holding the demo owner's key (the signer of the owner's Hybrid smart account). The owner pastes a
+// STRATEGY.md, reads the plan, signs each drafted delegation in the wallet; the API registers the Golem
+// and the heartbeat redeems its runway. Then the owner revokes the runway grant from the wallet side
+// (the smart account's own disableDelegation, not through Bardo) and the Golem dies at a heartbeat while
+// the demo lives on. A third Golem is onboarded by `bardo onboard --owner`: the CLI prints the
+// dashboard's grant page and waits while the owner grants there.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { Implementation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
+import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
+import { readDeploymentFile } from '../../local/chain.ts'
+import { localChain } from '../../local/devnet.ts'
+import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
+import { runLocalStack } from '../../local/runner.ts'
+import { runCli } from '../../cli/bardo.ts'
+import { waitFor as waitUntil } from '../e2e/stackProcess.ts'
+import { injectWallet, launchChromium } from './browser.ts'
+
+const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'onboarding')
+const STRATEGY = '---\nname: second\nbudget: $20/day\nrunway_days: 5\n---\n\nHold USDC; live on the runway.\n'
+
+const output: string[] = []
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000) =>
+  waitUntil(what, probe, { timeoutMs, everyMs: 500, output: () => output.slice(-40).join('\n') })
+
+type FleetGolem = { id: string; status: string; phase: string; key: string | null }
+type DraftBody = { status: string; account: Address; delegations: { role: string; delegation: Delegation }[] }
+
+describe('a new Golem from the dashboard (separate smart account)', () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'bardo-onboard-'))
+  const ownerKey = generatePrivateKey()
+  const owner = privateKeyToAccount(ownerKey)
+  let stop: () => void
+  let stopped: Promise<void>
+  let dashboard: string
+  let stack: StackInfo
+  let browser: Browser
+  let page: Page
+  const consoleErrors: string[] = []
+  const json = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${dashboard}${path}`)
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+    return (await res.json()) as T
+  }
+  const statusText = () => page.$eval('#new-golem-status', (e) => e.textContent ?? '')
+  const fleetOf = async (account: Address) => (await json<{ golems: FleetGolem[] }>(`/local/fleet?owner=${account}`)).golems
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true })
+    const until = new Promise<void>((resolve) => (stop = resolve))
+    stopped = runLocalStack({
+      log: (line) => output.push(line),
+      until,
+      env: {
+        ...process.env,
+        BARDO_STATE_DIR: stateDir,
+        BARDO_OWNER_KEY: ownerKey,
+        // Lives long enough to outlast the test (the second Golem dies of its revocation) with 5 s periods.
+        BARDO_LIFE_SECONDS: '600',
+        BARDO_PERIOD_SECONDS: '5',
+        BARDO_TICK_SECONDS: '1',
+        BARDO_BEAT_MS: '500',
+        DO_NOT_TRACK: '1',
+        PONDER_TELEMETRY_DISABLED: 'true',
+      },
+    })
+    await waitFor('ready', async () => (output.some((l) => l.includes('ready in')) ? true : undefined), 240_000)
+    stack = readStackInfo(stateDir)
+    dashboard = stack.dashboardUrl!
+    browser = await launchChromium()
+    page = await browser.newPage()
+    await page.setViewport({ width: 1200, height: 1200 })
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => consoleErrors.push(String(e)))
+    await injectWallet(page, owner, stack.chainId)
+  }, 300_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    stop?.()
+    await stopped
+    rmSync(stateDir, { recursive: true, force: true })
+  }, 120_000)
+
+  it('drafts from a pasted STRATEGY.md, shows the plan, and the wallet signs every drafted delegation; the API registers the Golem', async () => {
+    await page.goto(`${dashboard}/`, { waitUntil: 'networkidle0' })
+    // Without a wallet nothing can be drafted, and the page says why.
+    expect(await page.$eval('#draft-golem', (e) => (e as unknown as { disabled: boolean }).disabled)).toBe(true)
+    expect(await page.$eval('#new-golem .reason', (e) => e.textContent ?? '')).toMatch(/connect the owner's wallet/)
+    await page.click('button.connect')
+    await page.waitForSelector('#wallet-address')
+    await page.type('#new-golem-id', 'second')
+    await page.select('#new-golem-shape', 'delegations')
+    await page.type('#new-golem-strategy', STRATEGY)
+    await page.click('#draft-golem')
+    await page.waitForSelector('#draft')
+    const lines = await page.$$eval('#plan-lines li', (ls) => ls.map((l) => l.textContent ?? ''))
+    expect(lines.length).toBeGreaterThan(0)
+    const roles = await page.$$eval('#draft-delegations li', (ls) => ls.map((l) => l.getAttribute('data-role')))
+    expect(roles).toEqual(['runway', 'gas'])
+    await page.screenshot({ path: join(artifacts, '1-draft.png'), fullPage: true })
+
+    await page.click('#grant-golem')
+    const status = await waitFor('the grant', async () => {
+      const s = await statusText()
+      return /registered|failed/.test(s) ? s : undefined
+    })
+    expect(status).toMatch(/^registered Golem second \(key 0x[0-9a-fA-F]{40}\): the next heartbeat ticks it$/)
+    const draft = await json<DraftBody>('/api/v1/onboarding/second')
+    expect(draft.status).toBe('registered')
+    // The demo owner's smart account is the same account: the second Golem joins the demo's fleet.
+    const fleet = await fleetOf(draft.account)
+    expect(fleet.map((g) => g.id).sort()).toEqual(['demo', 'second'])
+    await page.waitForSelector('#fleet li[data-golem="second"].selected')
+    await page.screenshot({ path: join(artifacts, '2-registered.png'), fullPage: true })
+    expect(consoleErrors).toEqual([])
+  }, 180_000)
+
+  it('the heartbeat ticks the new Golem and redeems its runway from the owner’s smart account', async () => {
+    const redemptions = await waitFor('a redemption by the second Golem', async () => {
+      const r = await json<{ redemptions: unknown[] }>('/api/v1/golems/second/redemptions')
+      return r.redemptions.length > 0 ? r.redemptions : undefined
+    })
+    expect(redemptions.length).toBeGreaterThan(0)
+    const health = await json<{ health: string }>('/api/v1/golems/second/permission-health')
+    expect(['healthy', 'low', 'critical']).toContain(health.health)
+  }, 180_000)
+
+  it('a revocation made from the wallet side (not through Bardo) is noticed at a heartbeat: the Golem dies, the demo lives on', async () => {
+    const draft = await json<DraftBody>('/api/v1/onboarding/second')
+    const runway = draft.delegations.find((d) => d.role === 'runway')!.delegation
+    const deployment = readDeploymentFile(stack.deploymentFile!, stack.chainId)
+    const chain = localChain(stack.rpcUrl, stack.chainId)
+    const publicClient = createPublicClient({ chain, transport: http(stack.rpcUrl) })
+    // The owner's own smart account sends it, paid by a key of the owner's: no Bardo route takes part.
+    const payer = privateKeyToAccount(generatePrivateKey())
+    await fund(stack, { to: payer.address, usdc: 0n, eth: parseEther('1') })
+    const smartAccount = await toMetaMaskSmartAccount({
+      client: publicClient as never,
+      implementation: Implementation.Hybrid,
+      deployParams: [owner.address, [], [], []],
+      deploySalt: '0x',
+      signer: { account: owner },
+      environment: deployment.environment,
+    })
+    expect(smartAccount.address).toBe(draft.account)
+    await sendOwnerCalls({
+      publicClient: publicClient as never,
+      submitter: createWalletClient({ account: payer, chain, transport: http(stack.rpcUrl) }),
+      smartAccount,
+      calls: [disableDelegationCall(deployment.environment.DelegationManager as Hex, { ...runway, signature: '0x' })],
+    })
+    const dead = await waitFor('the second Golem dead', async () => {
+      const second = (await fleetOf(draft.account)).find((g) => g.id === 'second')
+      return second?.status === 'dead' ? second : undefined
+    })
+    expect(dead.status).toBe('dead')
+    const phases = await json<{ current: { registered: boolean } }>('/api/v1/golems/second/phases')
+    expect(phases.current.registered).toBe(false)
+    const demo = (await fleetOf(draft.account)).find((g) => g.id === 'demo')
+    expect(demo?.status).not.toBe('dead')
+    await page.screenshot({ path: join(artifacts, '3-revoked-from-wallet.png'), fullPage: true })
+  }, 180_000)
+
+  it('`bardo onboard --owner` hands off to the dashboard: the owner grants on the page it prints, and the CLI sees the Golem registered', async () => {
+    const strategyFile = join(stateDir, 'third.md')
+    writeFileSync(strategyFile, STRATEGY.replace('name: second', 'name: third'))
+    let stdout = ''
+    let stderr = ''
+    // Nothing but the state directory: the CLI finds the API and the dashboard from the running stack.
+    const cli = runCli(['onboard', '--golem', 'third', '--strategy', strategyFile, '--owner', owner.address], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, BARDO_STATE_DIR: stateDir },
+      stdout: { write: (t: string) => (stdout += t) },
+      stderr: { write: (t: string) => (stderr += t) },
+    })
+    const grantPage = await waitFor('the grant page', async () => /open (http\S+\?onboard=third) /.exec(stderr + stdout)?.[1])
+    expect(new URL(grantPage).origin).toBe(new URL(dashboard).origin)
+    await page.goto(grantPage, { waitUntil: 'networkidle0' })
+    await page.click('button.connect')
+    await page.waitForSelector('#wallet-address')
+    await page.waitForSelector('#grant-golem')
+    expect(await page.$eval('#draft', (e) => e.getAttribute('data-golem'))).toBe('third')
+    await page.click('#grant-golem')
+    expect(await cli).toBe(0)
+    expect(stdout).toMatch(/^onboarded Golem third: key 0x[0-9a-fA-F]{40}, granted from 0x[0-9a-fA-F]{40} in the browser/m)
+    // The CLI held no key of the owner's on this path, and printed none.
+    expect(stdout + stderr).not.toContain(ownerKey.slice(2))
+    const draft = await json<DraftBody>('/api/v1/onboarding/third')
+    expect(draft.status).toBe('registered')
+    expect((await fleetOf(draft.account)).map((g) => g.id)).toContain('third')
+  }, 180_000)
+
+  it('`bardo onboard` without an owner key and without --owner is a usage error naming --owner, and drafts nothing', async () => {
+    let stderr = ''
+    const code = await runCli(['onboard', '--golem', 'fourth', '--strategy', join(stateDir, 'third.md')], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, BARDO_STATE_DIR: join(stateDir, 'elsewhere') },
+      stdout: { write: () => undefined },
+      stderr: { write: (t: string) => (stderr += t) },
+    })
+    expect(code).not.toBe(0)
+    expect(stderr).toMatch(/--owner: is required without BARDO_OWNER_KEY/)
+    const res = await fetch(`${dashboard}/api/v1/onboarding/fourth`)
+    expect(res.status).toBe(404)
+  }, 60_000)
+})
