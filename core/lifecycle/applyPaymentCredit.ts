@@ -7,7 +7,8 @@
 import type { Address, Hex } from 'viem'
 import { applyCredit, isCreditApplied, paymentCreditId, runwaySecondsFor, type ProfileCredit } from './credit.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from './profile.ts'
-import { StoreContentionError } from '../store/errors.ts'
+import { RETRY, retry } from '../retry.ts'
+import { contended } from '../store/errors.ts'
 import type { EventStore, GolemStore, PaymentRecord, PaymentStore } from '../store/index.ts'
 
 export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> &
@@ -21,7 +22,7 @@ export type CreditOptions = {
   chainNow: () => Promise<bigint>
   /** Compare-and-swap attempts before giving up (each re-reads the Golem). Default 20. */
   maxAttempts?: number
-  /** Waits between attempts (tests pass a no-op). Default: full jitter up to 2^attempt * 5 ms. */
+  /** Waits between attempts (tests pass a no-op). Default: full jitter from 10 ms, doubling, at most 200 ms. */
   sleep?: (ms: number) => Promise<void>
 }
 
@@ -50,8 +51,6 @@ export function creditOfPayment(
     creditedAtMs: payment.creditedAt ?? 0,
   }
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** The settled payment as the request that recorded it knows it: no need to read it back. */
 export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & {
@@ -92,9 +91,14 @@ export async function applyPaymentCredit(
   })
 
   const now = await o.chainNow()
-  const sleep = o.sleep ?? defaultSleep
-  const maxAttempts = o.maxAttempts ?? 20
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+  const policy = {
+    attempts: o.maxAttempts ?? 20,
+    backoff: { baseMs: 10, capMs: 200 },
+    exhausted: contended('updateGolem'),
+    sleep: o.sleep,
+  }
+  return retry<CreditApplied>(policy, async (n) => {
+    const attempt = n + 1
     const record = await o.store.getGolem(golemId)
     if (!record) return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
     const profile = parseGolemProfile(record.profile)
@@ -119,9 +123,8 @@ export async function applyPaymentCredit(
     }
     if (updated.reason === 'missing') return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
     // Someone else wrote the Golem (a tick, another credit): read again and decide again.
-    await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt))
-  }
-  throw new StoreContentionError('updateGolem', maxAttempts)
+    return RETRY
+  })
 }
 
 /**
