@@ -13,9 +13,9 @@ import { KeystorePassphraseError, SignerPolicyError } from '../../core/custody/e
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { SECP256K1_N } from './kmsDer.ts'
 import { SessionKey } from '../../core/custody/sessionKey.ts'
-import { encodeDerSignature, encodeSecp256k1Spki } from '../../core/custody/testing/der.ts'
-import { DAIMON_ORACLE, RANDOM_TARGET, disableCalldata, policy, subDelegation, tx, typed } from '../../core/custody/testing/fixtures.ts'
-import { startPrivyStandIn } from '../../core/custody/testing/privyStandIn.ts'
+import { encodeDerSignature, encodeSecp256k1Spki } from '../../test/support/custody/der.ts'
+import { DAIMON_ORACLE, RANDOM_TARGET, disableCalldata, policy, subDelegation, tx, typed } from '../../test/support/custody/fixtures.ts'
+import { startPrivyStandIn } from '../../test/support/custody/privyStandIn.ts'
 
 const SMART_ACCOUNT: Address = '0x6666666666666666666666666666666666666666'
 const BOUNDS = { maxDailySpendUsd: 1_000_000_000n, maxTotalCalls: 500, expiresAt: 2_000_000_000, allowedTargets: [] }

@@ -3,7 +3,21 @@ import { describe, expect, it } from 'vitest'
 import type { DecodedCaveat } from './caveat.ts'
 import { assertConsistent, findContradiction } from './contradictions.ts'
 import { ContradictionError } from './errors.ts'
-import { DAY, DEC_21_2026, FEEDS, FEED_ETH, FEED_USDC, GOLEM, LABELS, NOW, ROUTER, USD, USDC, VAULT, WETH } from './testing/fixtures.ts'
+import {
+  DAY,
+  DEC_21_2026,
+  FEEDS,
+  FEED_ETH,
+  FEED_USDC,
+  GOLEM,
+  LABELS,
+  NOW,
+  ROUTER,
+  USD,
+  USDC,
+  VAULT,
+  WETH,
+} from '../../test/support/caveats/fixtures.ts'
 
 const ETH = 10n ** 18n
 const usdcPeriod: DecodedCaveat = {

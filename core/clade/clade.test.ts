@@ -10,7 +10,7 @@ import {
   type CladeChallenge,
 } from './challenge.ts'
 import { CladeAuthError } from './errors.ts'
-import { MemoryNonceStore } from './nonceStore.ts'
+import { MemoryNonceStore } from '../../test/support/memoryPorts.ts'
 import { ConfigOperatorRegistry } from '../../adapters/registry/operatorRegistry.ts'
 import { CladeSecret } from './secret.ts'
 import { issueCladeSessionToken, verifyCladeSessionToken } from './sessionToken.ts'
