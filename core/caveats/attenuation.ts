@@ -212,9 +212,3 @@ export function findAttenuationViolation(
   }
   return droppedPin(child, ancestors, labels)
 }
-
-/** Throws the AttenuationError findAttenuationViolation finds. */
-export function assertAttenuates(child: readonly DecodedCaveat[], ancestors: readonly AncestorCaveats[], labels: Labels = {}): void {
-  const error = findAttenuationViolation(child, ancestors, labels)
-  if (error) throw error
-}

@@ -1,7 +1,7 @@
 import { pad, zeroAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { DecodedCaveat } from './caveat.ts'
-import { assertConsistent, findContradiction } from './contradictions.ts'
+import { findContradiction } from './contradictions.ts'
 import { ContradictionError } from './errors.ts'
 import {
   DAY,
@@ -295,9 +295,5 @@ describe('contradictions', () => {
       expect(error!.message).toBe(refusal)
       expect(error!.code).toBe('CONTRADICTORY_CAVEATS')
     }
-  })
-
-  it('assertConsistent throws the same error', () => {
-    expect(() => assertConsistent([], { now: NOW })).toThrowError(ContradictionError)
   })
 })

@@ -148,24 +148,6 @@ export type NonceRecord = {
 
 export type CounterValue = { count: number; resetAt: number }
 
-/** Custody events and lifecycle events; `type` is an UpperCamel event name. */
-export const GOLEM_EVENT_TYPES = [
-  'DelegationGranted',
-  'SessionKeyRotated',
-  'DelegationRevoked',
-  'DelegationExpiringWarning',
-  'BudgetWarning',
-  'PhaseChanged',
-  'RunwayRedeemed',
-  'GasRedeemed',
-  'RuntimeBought',
-  'StatusChanged',
-  'PaymentCredited',
-  'DeathProtocolStarted',
-  'PositionsUnwound',
-  'DeathCompleted',
-] as const
-
 export type GolemEvent = {
   golemId: string
   eventId: string

@@ -1,6 +1,5 @@
 // Fakes for the API's services: tests and the bench build a complete app with these, no chain needed.
 import type { Address } from 'viem'
-import { ConfigOperatorRegistry } from '../../adapters/registry/operatorRegistry.ts'
 import { golemHealth, phaseOfName } from '../../core/health/golemHealth.ts'
 import { InMemoryStore } from '../../adapters/store/index.ts'
 import { StoreCladeService } from './cladeService.ts'
@@ -14,7 +13,12 @@ import type {
   GolemRegistry,
   PermissionHealthService,
 } from './deps.ts'
-import { MemoryNonceStore, MemoryRateLimitCounterStore, MemorySnapTokenStore } from '../../test/support/memoryPorts.ts'
+import {
+  ConfigOperatorRegistry,
+  MemoryNonceStore,
+  MemoryRateLimitCounterStore,
+  MemorySnapTokenStore,
+} from '../../test/support/memoryPorts.ts'
 import { StoreGolemJournal } from './services/journal.ts'
 import { deviceAuthFromStore } from './storeAdapters.ts'
 

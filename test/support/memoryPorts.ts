@@ -1,8 +1,9 @@
-// In-process implementations of core's small store ports, for suites that run the API without a
-// store. Deployed code and the local runner reach the same ports through the Store
-// (functions/api/storeAdapters.ts), whose conformance suite pins their semantics.
+// In-process implementations of core's small ports, for suites that run the API without a store.
+// Deployed code and the local runner reach the same ports through the Store (functions/api/storeAdapters.ts,
+// and storeOperatorRegistry in functions/api/wiring.ts), whose conformance suite pins their semantics.
 import { getAddress, type Address, type Hex } from 'viem'
 import type { NonceStore } from '../../core/clade/nonceStore.ts'
+import type { OperatorRegistry } from '../../core/clade/operators.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/counterStore.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 
@@ -51,5 +52,18 @@ export class MemorySnapTokenStore implements SnapTokenStore {
     if (this.#hashes.get(getAddress(owner)) !== expectedHash) return false
     this.#hashes.set(getAddress(owner), tokenHash)
     return true
+  }
+}
+
+/** Operators from a map (golem address -> operator address), for suites that name a Clade's operators outright. */
+export class ConfigOperatorRegistry implements OperatorRegistry {
+  readonly #operators: Map<string, Address>
+
+  constructor(operators: Readonly<Record<string, string>>) {
+    this.#operators = new Map(Object.entries(operators).map(([golem, op]) => [getAddress(golem), getAddress(op)]))
+  }
+
+  async operatorOf(agent: Address): Promise<Address | undefined> {
+    return this.#operators.get(getAddress(agent))
   }
 }
