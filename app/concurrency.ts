@@ -24,14 +24,6 @@ export async function settleBounded<T, R>(
   return out
 }
 
-/** Results in input order, at most `limit` at once; rejects with the first failure once every task settled. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const settled = await settleBounded(items, limit, task)
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
-  if (failed) throw failed.reason
-  return settled.map((s) => (s as PromiseFulfilledResult<R>).value)
-}
-
 /** A cap shared by every caller: at most `limit` of the tasks it runs are in flight at once. */
 export class Limiter {
   #active = 0

@@ -9,6 +9,7 @@ import type { BardoDeployment } from '../core/deployment.ts'
 import { latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../core/lifecycle/profile.ts'
 import { checkRenewal, installRenewal, RenewalError } from '../core/lifecycle/renewalCheck.ts'
+import { RETRY, retry } from '../core/retry.ts'
 import type { EventStore, GolemStore, LogStore } from '../core/store/index.ts'
 import { recordOwnerGrants } from '../core/custody/grantLedger.ts'
 import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
@@ -34,7 +35,13 @@ export class StoreRenewalService implements RenewalService {
     const { store, client, deployment } = this.o
     const candidateHash = hashDelegation(delegation)
     let verified = false
-    for (let attempt = 0; attempt < 5; attempt++) {
+    const policy = {
+      attempts: 5,
+      exhausted: (): never => {
+        throw new RenewalError('golemId', 'the Golem kept changing while the renewal was applied; try again')
+      },
+    }
+    return retry<RenewalOutcome>(policy, async (attempt) => {
       const record = await store.getGolem(golemId)
       if (!record) throw new RenewalError('golemId', 'names no Golem')
       const profile = parseGolemProfile(record.profile)
@@ -64,7 +71,7 @@ export class StoreRenewalService implements RenewalService {
         patch: { profile: serializeGolemProfile(installRenewal(profile, grant)) },
         now: Number(now) * 1000,
       })
-      if (!updated.updated) continue
+      if (!updated.updated) return RETRY
       await store.appendEvent({
         golemId,
         type: DELEGATION_RENEWED_EVENT,
@@ -73,7 +80,6 @@ export class StoreRenewalService implements RenewalService {
         data: { replaced, delegationHash: candidateHash, expiresAt: grant.expiresAt.toString(), periodStart: grant.periodStart.toString() },
       })
       return { delegationHash: candidateHash, replaced, expiresAt: grant.expiresAt, periodStart: grant.periodStart }
-    }
-    throw new RenewalError('golemId', 'the Golem kept changing while the renewal was applied; try again')
+    })
   }
 }

@@ -9,6 +9,7 @@ import { grantsOfProfile, loadOwnerGrants, type OwnerGrant } from '../core/custo
 import { ownerSignedGrants, planRevocation, type RevocationPlan } from '../core/custody/revocationPlan.ts'
 import { DelegationManagerAbi } from '../core/delegations/frameworkAbi.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
+import { RETRY, retry } from '../core/retry.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
 import { actionGrantLog } from './actions/actionGrantStore.ts'
 import { BardoError } from '../core/errors.ts'
@@ -88,13 +89,15 @@ export async function wakeRevoked(
     throw new RevocationError('GOLEM_NOT_REVOKED', 'golemId', `Golem ${golemId}'s runway grant is not disabled on-chain`)
   let current: GolemRecord | null = record
   // A conflict means a tick or a credit wrote meanwhile: the wake is applied to what the store answered.
-  for (let attempt = 0; attempt < 3 && current; attempt++) {
+  const gaveUp = () => ({ woken: false, record: current ?? record })
+  return retry({ attempts: 3, exhausted: gaveUp }, async () => {
+    if (!current) return gaveUp()
     if (current.status === 'dead' || current.nextTickAt <= nowMs) return { woken: false, record: current }
     const updated = await deps.store.updateGolem({ golemId, expectedVersion: current.version, patch: { nextTickAt: nowMs }, now: nowMs })
     if (updated.updated) return { woken: true, record: updated.golem }
     current = updated.current
-  }
-  return { woken: false, record: current ?? record }
+    return RETRY
+  })
 }
 
 /** The API's revocation service over the store and the chain. */

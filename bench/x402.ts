@@ -6,7 +6,7 @@
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { createWalletClient, http, parseEther, type Hex } from 'viem'
 import { TestUSDCAbi } from '../contracts/artifacts/index.ts'
-import { InMemoryPaymentLedger } from '../core/x402/ledger.ts'
+import { InMemoryPaymentLedger } from '../test/support/x402/memoryLedger.ts'
 import { createX402Payments } from '../core/x402/payments.ts'
 import { signPayment, startX402Chain } from '../test/x402.harness.ts'
 

@@ -18,3 +18,9 @@ export class BardoError extends Error {
     if (options?.details !== undefined) this.details = options.details
   }
 }
+
+/**
+ * A rule of the code itself was broken: something its callers guarantee ("cannot happen") did not hold.
+ * A bug to fix, never an answer to a caller's input; `code` says which rule.
+ */
+export class InvariantError extends BardoError {}

@@ -13,10 +13,6 @@ export class OwnerKeyConfigError extends BardoError {
   }
 }
 
-export function localOwnerSigner(env: NodeJS.ProcessEnv = process.env): PrivateKeyAccount {
-  return localOwnerKey(env).account
-}
-
 /** The demo owner's key and account: the key itself goes only to the stack's 0600 key file. */
 export function localOwnerKey(env: NodeJS.ProcessEnv = process.env): { key: Hex; account: PrivateKeyAccount } {
   const given = env.BARDO_OWNER_KEY

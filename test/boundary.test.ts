@@ -55,6 +55,12 @@ describe('the core/ import boundary', () => {
     expect(lint('core/lifecycle/probe.ts', source)).toMatchObject({ ok: true })
   })
 
+  it('lints a helper under a testing/ folder in core/ like any core file (test material lives in test/support/)', () => {
+    const result = lint('core/lifecycle/testing/probe.ts', "import { readFileSync } from 'node:fs'\nexport const probe = readFileSync\n")
+    expect(result.ok).toBe(false)
+    expect(result.output).toMatch(/noRestrictedImports/)
+  })
+
   it('lets the edges and core tests do I/O', () => {
     expect(lint('adapters/store/probe.ts', "import { readFileSync } from 'node:fs'\nexport const probe = readFileSync\n")).toMatchObject({
       ok: true,

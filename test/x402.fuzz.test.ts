@@ -7,7 +7,7 @@ import type { PaymentPayload } from '@x402/core/types'
 import fc from 'fast-check'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { InMemoryPaymentLedger } from '../core/x402/ledger.ts'
+import { InMemoryPaymentLedger } from './support/x402/memoryLedger.ts'
 import { createX402Payments, type X402Payments } from '../core/x402/payments.ts'
 import { answered, countingFacilitator, signPayment, startX402Chain, type AnsweredPayment, type X402Chain } from './x402.harness.ts'
 

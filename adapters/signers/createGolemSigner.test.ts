@@ -11,11 +11,10 @@ import { createGolemSigner, type CustodyDependencies } from './createGolemSigner
 import type { CustodyMode } from '../../core/custody/custodyMode.ts'
 import { KeystorePassphraseError, SignerPolicyError } from '../../core/custody/errors.ts'
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
-import { SECP256K1_N } from './kmsDer.ts'
 import { SessionKey } from '../../core/custody/sessionKey.ts'
-import { encodeDerSignature, encodeSecp256k1Spki } from '../../core/custody/testing/der.ts'
-import { DAIMON_ORACLE, RANDOM_TARGET, disableCalldata, policy, subDelegation, tx, typed } from '../../core/custody/testing/fixtures.ts'
-import { startPrivyStandIn } from '../../core/custody/testing/privyStandIn.ts'
+import { encodeDerSignature, encodeSecp256k1Spki, SECP256K1_N } from '../../test/support/custody/der.ts'
+import { DAIMON_ORACLE, RANDOM_TARGET, disableCalldata, policy, subDelegation, tx, typed } from '../../test/support/custody/fixtures.ts'
+import { startPrivyStandIn } from '../../test/support/custody/privyStandIn.ts'
 
 const SMART_ACCOUNT: Address = '0x6666666666666666666666666666666666666666'
 const BOUNDS = { maxDailySpendUsd: 1_000_000_000n, maxTotalCalls: 500, expiresAt: 2_000_000_000, allowedTargets: [] }

@@ -11,7 +11,7 @@ import { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { decryptKeystore, defaultKeystorePath, encryptKeystore, readKeystoreFile } from './keystore.ts'
 import { createKeystoreKey, loadKeystoreKey } from './keystoreSigner.ts'
 import { MemoryKey } from '../../core/custody/memoryKey.ts'
-import { policy, tx } from '../../core/custody/testing/fixtures.ts'
+import { policy, tx } from '../../test/support/custody/fixtures.ts'
 
 // Low scrypt cost keeps the suite fast; one test below runs the production default.
 const FAST = { scryptN: 1024 }

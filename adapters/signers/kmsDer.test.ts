@@ -4,8 +4,8 @@ import fc from 'fast-check'
 import { bytesToHex, hexToBytes, keccak256, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { DerError, normalizeLowS, parseDerSignature, parseSpkiPublicKey, SECP256K1_HALF_N, SECP256K1_N } from './kmsDer.ts'
-import { encodeDerSignature, encodeSecp256k1Spki } from '../../core/custody/testing/der.ts'
+import { DerError, normalizeLowS, parseDerSignature, parseSpkiPublicKey } from './kmsDer.ts'
+import { encodeDerSignature, encodeSecp256k1Spki, SECP256K1_HALF_N, SECP256K1_N } from '../../test/support/custody/der.ts'
 
 describe('parseDerSignature', () => {
   it('reads a signature whose r and s both need a 0x00 pad (high bit set)', () => {

@@ -2,10 +2,6 @@ import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { bytesToHex, type Hex } from 'viem'
 
-/** secp256k1 group order and half of it: Ethereum accepts only s <= n/2 (EIP-2). */
-export const SECP256K1_N = secp256k1.CURVE.n
-export const SECP256K1_HALF_N = SECP256K1_N >> 1n
-
 /** KMS returned bytes that are not the key or signature shape we accept. `field` names what. */
 export class DerError extends Error {
   readonly field: string

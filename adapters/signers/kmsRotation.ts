@@ -15,6 +15,7 @@ import type { RotationPolicy } from '../../core/custody/rotation.ts'
 import type { KeyRotation, RenewedRunway } from '../../core/custody/signerResolver.ts'
 import type { TickDeployment } from '../../core/deployment.ts'
 import { BardoError } from '../../core/errors.ts'
+import { RETRY, retry } from '../../core/retry.ts'
 import { encodeBardoTerms } from '../../core/caveats/encodeBardoTerms.ts'
 import { runwayGates } from '../../core/delegations/buildGolemDelegation.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -115,7 +116,16 @@ export class KmsKeyRotation implements KeyRotation {
    */
   async #createOnce(alias: string, golemId: string, oldKey: Address): Promise<SessionKeyRef> {
     const creator = `key-creation:${oldKey.toLowerCase()}:${randomUUID()}`
-    for (let attempt = 0; attempt < MAX_KEY_CREATION_ATTEMPTS; attempt++) {
+    const policy = {
+      attempts: MAX_KEY_CREATION_ATTEMPTS,
+      exhausted: (): never => {
+        throw new RotationKeyPendingError(
+          alias,
+          `${MAX_KEY_CREATION_ATTEMPTS} creators stopped before naming a key; see the operator runbook`,
+        )
+      },
+    }
+    return retry<SessionKeyRef>(policy, async (attempt) => {
       const intent = await this.#o.store.claimPoolKey({
         keyId: keyCreationIntent(alias, attempt),
         address: oldKey,
@@ -134,8 +144,8 @@ export class KmsKeyRotation implements KeyRotation {
       if (named) return named
       if (this.#nowMs() < intent.claim.claimedAt + KEY_CREATION_LEASE_MS)
         throw new RotationKeyPendingError(alias, 'another tick is creating it; a later tick uses it')
-    }
-    throw new RotationKeyPendingError(alias, `${MAX_KEY_CREATION_ATTEMPTS} creators stopped before naming a key; see the operator runbook`)
+      return RETRY
+    })
   }
 
   async renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway | null> {

@@ -16,10 +16,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { KmsSignerError } from '../../core/custody/errors.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
-import { SECP256K1_HALF_N, SECP256K1_N } from './kmsDer.ts'
 import { createKmsSigner, toEthereumSignature } from './kmsSigner.ts'
-import { encodeDerSignature, encodeSecp256k1Spki } from '../../core/custody/testing/der.ts'
-import { policy, subDelegation, tx, typed } from '../../core/custody/testing/fixtures.ts'
+import { encodeDerSignature, encodeSecp256k1Spki, SECP256K1_HALF_N, SECP256K1_N } from '../../test/support/custody/der.ts'
+import { policy, subDelegation, tx, typed } from '../../test/support/custody/fixtures.ts'
 
 const KEY_ID = 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab'
 const kms = mockClient(KMSClient)

@@ -5,8 +5,8 @@ import { createGolemSigner } from './createGolemSigner.ts'
 import { PrivySignerError } from '../../core/custody/errors.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { createPrivySigner, toPrivyTransaction } from './privySigner.ts'
-import { policy, subDelegation, tx, typed } from '../../core/custody/testing/fixtures.ts'
-import { startPrivyStandIn, type PrivyStandInOptions } from '../../core/custody/testing/privyStandIn.ts'
+import { policy, subDelegation, tx, typed } from '../../test/support/custody/fixtures.ts'
+import { startPrivyStandIn, type PrivyStandInOptions } from '../../test/support/custody/privyStandIn.ts'
 
 const APP = { appId: 'clbh2t7ou0000l508xyzl6n5k', appSecret: 'privy-app-secret-4f9c2d7e1a3b', walletId: 'id2tptkqrxd39qo9j423etij' }
 const stops: Array<() => Promise<void>> = []

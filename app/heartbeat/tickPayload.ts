@@ -1,7 +1,8 @@
 // The heartbeat -> tick payload: JSON with bigints as decimal strings, validated on arrival.
 import * as z from '../../core/zodMini.ts'
 import type { TickRequest } from './handOver.ts'
-import { CUSTODY_MODES, GOLEM_STATUSES, PHASE_NAMES, type GolemRecord } from '../../core/store/records.ts'
+import { phaseNames } from '../../core/lifecycle/phase.ts'
+import { CUSTODY_MODES, GOLEM_STATUSES, type GolemRecord } from '../../core/store/records.ts'
 
 // `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).
 const big = z.pipe(
@@ -35,7 +36,7 @@ const record = z.object({
   custodyMode: z.enum(CUSTODY_MODES),
   profile: z.nullable(z.string()),
   status: z.enum(GOLEM_STATUSES),
-  phase: z.enum(PHASE_NAMES),
+  phase: z.enum(phaseNames),
   nextTickAt: time,
   lastTick: z.nullable(
     z.object({

@@ -8,7 +8,7 @@ import { dueShard } from '../../adapters/store/keys.ts'
 import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { serializeGolemProfile } from '../../core/lifecycle/profile.ts'
-import { testProfile, testRead } from '../../core/lifecycle/testing/profile.ts'
+import { testProfile, testRead } from '../../test/support/lifecycle/profile.ts'
 import type { TickRequest } from './handOver.ts'
 import { walkShard } from './walk.ts'
 

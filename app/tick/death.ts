@@ -14,6 +14,7 @@ import {
   KEY_ZEROED_STEP,
   MAX_DEREGISTER_ATTEMPTS,
 } from '../../core/lifecycle/deathPlan.ts'
+import { RETRY, retry } from '../../core/retry.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { returnFunds } from './returnFunds.ts'
@@ -122,6 +123,8 @@ export async function runDeathProtocol(
   return { golemId, outcome: 'died', phase: { from: read.phase, to: 4, posted: false }, redemption: { status: 'revoke' } }
 }
 
+type Deregistered = { done: true; txHash: Hex | null } | { done: false; reason: string }
+
 /**
  * Deregistration is exactly-once by the oracle itself (a second one reverts GolemNotRegistered). The
  * operator key is shared by every tick, so an attempt can lose its nonce to another operator
@@ -136,13 +139,14 @@ async function deregister(
   golemId: string,
   profile: GolemProfile,
   registeredAtRead: boolean,
-): Promise<{ done: true; txHash: Hex | null } | { done: false; reason: string }> {
+): Promise<Deregistered> {
   const oracle = deps.deployment.vitalityOracle
-  for (let attempt = 0; attempt < MAX_DEREGISTER_ATTEMPTS; attempt++) {
+  const exhausted = (): Deregistered => ({ done: false, reason: 'deregister: no attempt confirmed' })
+  return retry<Deregistered>({ attempts: MAX_DEREGISTER_ATTEMPTS, exhausted }, async (attempt) => {
     const slot = { golemId, period: 0n, step: deregisterStep(attempt) }
     const existing = await deps.store.getSlot(slot)
     if (existing?.status === 'confirmed') return { done: true, txHash: existing.txHash }
-    if (existing?.status === 'failed' || existing?.status === 'reconciled') continue
+    if (existing?.status === 'failed' || existing?.status === 'reconciled') return RETRY
     if (existing?.status !== 'sent') {
       const registered =
         attempt === 0
@@ -170,8 +174,7 @@ async function deregister(
     })
     if (sent.status === 'confirmed') return { done: true, txHash: sent.txHash }
     if (sent.status === 'refused' && sent.reason === 'GolemNotRegistered') return { done: true, txHash: null }
-    if (sent.status === 'reconciled' || sent.status === 'failed') continue
+    if (sent.status === 'reconciled' || sent.status === 'failed') return RETRY
     return { done: false, reason: `deregister: ${sent.status}` }
-  }
-  return { done: false, reason: 'deregister: no attempt confirmed' }
+  })
 }

@@ -7,6 +7,7 @@ import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { mergeTickOutcome } from '../../core/lifecycle/tickPlan.ts'
+import { RETRY, retry } from '../../core/retry.ts'
 import type { GolemRecord, Store } from '../../core/store/index.ts'
 
 const MAX_ATTEMPTS = 5
@@ -45,7 +46,8 @@ export async function finishTick(p: {
     ...(p.servedReprieve ? { servedReprieve: p.servedReprieve } : {}),
   }
   let current: GolemRecord | null = p.golem
-  for (let attempt = 0; attempt < MAX_ATTEMPTS && current && current.status === 'alive'; attempt++) {
+  return retry({ attempts: MAX_ATTEMPTS, exhausted: () => null }, async (attempt) => {
+    if (current?.status !== 'alive') return null
     const base = attempt === 0 ? p.profile : parseGolemProfile(current.profile)
     const merged = mergeTickOutcome(base, outcome)
     const updated = await p.store.updateGolem({
@@ -56,6 +58,6 @@ export async function finishTick(p: {
     })
     if (updated.updated) return { record: updated.golem, profile: merged }
     current = updated.current
-  }
-  return null
+    return RETRY
+  })
 }

@@ -8,7 +8,7 @@ import { SignerPolicyError } from '../../core/custody/errors.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { MemoryKey } from '../../core/custody/memoryKey.ts'
 import { paymentPeriod, type PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
-import { policy } from '../../core/custody/testing/fixtures.ts'
+import { policy } from '../../test/support/custody/fixtures.ts'
 import { authorizedBesides, paymentBudgetId, StoredPaymentLedger } from './paymentBudget.ts'
 
 const PLATFORM: Address = '0x0000000000000000000000000000000000000f1a'

@@ -20,6 +20,7 @@ import {
   type ReturnAsset,
 } from '../../core/lifecycle/deathPlan.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import { RETRY, retry } from '../../core/retry.ts'
 import type { JsonInputObject, SlotRef, TickSlot } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { SlotBase } from './slots.ts'
@@ -65,11 +66,12 @@ async function returnAsset(
   const { client, store } = deps
   const key = profile.golemKey
   const owner = ownerOf(profile)
-  for (let attempt = 0; attempt < MAX_RETURN_ATTEMPTS; attempt++) {
+  const exhausted = () => ({ pending: `return ${describe(asset)}: no attempt settled` })
+  return retry<FundsReturn | { pending: string }>({ attempts: MAX_RETURN_ATTEMPTS, exhausted }, async (attempt) => {
     const slot: SlotRef = { golemId, period: 0n, step: stepOf(asset, attempt) }
     const existing = await store.getSlot(slot)
     const settled = existing ? await settledLine(client, asset, key, existing) : null
-    if (settled === 'next') continue
+    if (settled === 'next') return RETRY
     if (settled) return settled
     if (!resolveSigner) return { pending: `return ${describe(asset)}: the key is zeroed with its return unsettled` }
 
@@ -104,12 +106,12 @@ async function returnAsset(
     if (sent.status === 'busy' && sent.reason === 'completed') {
       const now = await store.getSlot(slot)
       const line = now ? await settledLine(client, asset, key, now) : null
-      if (line === 'next') continue
+      if (line === 'next') return RETRY
       if (line) return line
       return { pending: `return ${describe(asset)}: slot completed without a record` }
     }
     if (sent.status === 'busy') return { pending: `return ${describe(asset)}: another tick holds it` }
-    if (sent.status === 'reconciled') continue
+    if (sent.status === 'reconciled') return RETRY
     // A refusal or a revert is the chain's answer, not a transient fault: the funds stay on the key and
     // the record says so, rather than holding the death open forever.
     const amount = asset.kind === 'native' ? await client.getBalance({ address: key }) : await tokenBalance(client, asset.token, key)
@@ -120,8 +122,7 @@ async function returnAsset(
         : unsentLine(asset, 'stranded', amount, reason)
     if (sent.status === 'refused') await settleWithoutTx(deps, slotBase, slot, line)
     return line
-  }
-  return { pending: `return ${describe(asset)}: no attempt settled` }
+  })
 }
 
 /** What an earlier attempt's slot already settled: a line, 'next' (its nonce was taken: try again), or null (still open). */

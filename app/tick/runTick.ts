@@ -14,6 +14,7 @@ import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
 import { eventKey, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
+import { RETRY, retry } from '../../core/retry.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
@@ -58,7 +59,7 @@ export async function appendEvents(
 async function takeLease(deps: TickDeps, read: GolemRecord, nowMs: number): Promise<{ before: GolemRecord; golem: GolemRecord } | null> {
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
   let before = read
-  for (let attempt = 0; attempt < 3; attempt++) {
+  return retry({ attempts: 3, exhausted: () => null }, async () => {
     const last = before.lastTick
     if (last?.outcome === 'running' && nowMs < last.at + leaseMs) return null
     const updated = await deps.store.updateGolem({
@@ -73,8 +74,8 @@ async function takeLease(deps: TickDeps, read: GolemRecord, nowMs: number): Prom
     // The chain was read for the copy's delegations and key: a newer record that reads others waits a minute.
     if (!sameReads(before, current)) return null
     before = current
-  }
-  return null
+    return RETRY
+  })
 }
 
 function sameReads(a: GolemRecord, b: GolemRecord): boolean {

@@ -16,7 +16,7 @@ import {
   USDC,
   VAULT,
   WETH,
-} from '../caveats/testing/fixtures.ts'
+} from '../../test/support/caveats/fixtures.ts'
 import { buildGolemDelegation } from '../delegations/buildGolemDelegation.ts'
 import { DelegationTree } from '../delegations/tree.ts'
 import { SELECTORS } from '../permissions/selectors.ts'

@@ -3,7 +3,8 @@
 // those alone, so the two reasons read the same.
 import { getAddress, isAddress, type Address, type Hex } from 'viem'
 import { formatBps, formatDate, formatUsd, labelSelector } from '../caveats/format.ts'
-import { ACTION_CLASS, PHASES } from '../caveats/types.ts'
+import { ACTION_CLASS } from '../caveats/types.ts'
+import { phaseNames } from '../lifecycle/phase.ts'
 
 /** Why an action was refused: the caveat, the enforcer's error (name and arguments), and a sentence. */
 export type ActionRefusal = {
@@ -48,7 +49,7 @@ const classNames = (mask: number): string =>
     .map(([name]) => name)
     .join(' + ')
 
-const phaseName = (phase: bigint | number): string => `${PHASES[Number(phase)] ?? 'an unknown phase'} (phase ${phase})`
+const phaseName = (phase: bigint | number): string => `${phaseNames[Number(phase)] ?? 'an unknown phase'} (phase ${phase})`
 const a = (v: unknown): string => (typeof v === 'string' && isAddress(v, { strict: false }) ? getAddress(v) : String(v))
 const n = (v: unknown): bigint => BigInt(v as bigint)
 

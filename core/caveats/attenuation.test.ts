@@ -3,7 +3,20 @@ import { describe, expect, it } from 'vitest'
 import { findAttenuationViolation, type AncestorCaveats } from './attenuation.ts'
 import type { DecodedCaveat } from './caveat.ts'
 import { AttenuationError } from './errors.ts'
-import { DAY, DEC_21_2026, FEEDS, GOLEM, LABELS, NOW, REPLICANT, ROUTER, USD, USDC, VAULT, WETH } from './testing/fixtures.ts'
+import {
+  DAY,
+  DEC_21_2026,
+  FEEDS,
+  GOLEM,
+  LABELS,
+  NOW,
+  REPLICANT,
+  ROUTER,
+  USD,
+  USDC,
+  VAULT,
+  WETH,
+} from '../../test/support/caveats/fixtures.ts'
 
 const ETH = 10n ** 18n
 const usdcPeriod = (amount: number, duration: bigint = DAY): DecodedCaveat => ({

@@ -2,7 +2,7 @@ import type { DecodedCaveat, DecodedCaveatOf } from './caveat.ts'
 import { AttenuationError } from './errors.ts'
 import { formatDate, formatDuration, formatTokenAmount, formatUsd, perPeriod, type Labels } from './format.ts'
 import { caveatKey, describeValue, describeWindow, effectiveMasks, includesAddress, lifeWindowOf, timeWindowOf } from './semantics.ts'
-import { PHASES } from './types.ts'
+import { phaseNames } from '../lifecycle/phase.ts'
 
 /**
  * Off-chain attenuation: a child must be within every ancestor on each caveat they share. On-chain the
@@ -116,7 +116,7 @@ function sameKind(c: DecodedCaveat, p: DecodedCaveat, rel: Relation, labels: Lab
       const i = cm.findIndex((m, k) => (m & ~pm[k]!) !== 0)
       if (i < 0) return undefined
       const hex = (n: number) => `0x${n.toString(16).padStart(2, '0')}`
-      return sentence(c, p, rel, `mask ${hex(cm[i]!)} for ${PHASES[i]}`, 'exceeds', `mask ${hex(pm[i]!)} for ${PHASES[i]}`)
+      return sentence(c, p, rel, `mask ${hex(cm[i]!)} for ${phaseNames[i]}`, 'exceeds', `mask ${hex(pm[i]!)} for ${phaseNames[i]}`)
     }
     case 'emotionalState': {
       const q = p as typeof c
@@ -211,10 +211,4 @@ export function findAttenuationViolation(
     }
   }
   return droppedPin(child, ancestors, labels)
-}
-
-/** Throws the AttenuationError findAttenuationViolation finds. */
-export function assertAttenuates(child: readonly DecodedCaveat[], ancestors: readonly AncestorCaveats[], labels: Labels = {}): void {
-  const error = findAttenuationViolation(child, ancestors, labels)
-  if (error) throw error
 }

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { createBardoCaveatBuilder, fromCaveat, toAnyCaveat, toCaveat, toStandardCaveat, type StandardCaveat } from './caveat.ts'
 import { encodeBardoTerms } from './encodeBardoTerms.ts'
 import { InvalidTermsError } from './errors.ts'
-import { anyBardoCaveat } from './testing/arbitraries.ts'
-import { DEPLOYMENT, ENV, FEEDS, GOLEM, NOW, ROUTER, USDC, WETH } from './testing/fixtures.ts'
+import { anyBardoCaveat } from '../../test/support/caveats/arbitraries.ts'
+import { DEPLOYMENT, ENV, FEEDS, GOLEM, NOW, ROUTER, USDC, WETH } from '../../test/support/caveats/fixtures.ts'
 
 describe('toCaveat / fromCaveat', () => {
   it('round-trips every Bardo caveat through a framework Caveat at its enforcer', () => {

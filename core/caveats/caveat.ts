@@ -34,7 +34,6 @@ export type UnknownCaveat = { type: 'unknown'; enforcer: Address; terms: Hex }
 
 /** One representation for every caveat of a delegation: attenuation and summaries work on this. */
 export type DecodedCaveat = BardoCaveat | StandardCaveat | OtherStandardCaveat | UnknownCaveat
-export type StandardCaveatType = StandardCaveat['type']
 export type DecodedCaveatOf<T extends DecodedCaveat['type']> = Extract<DecodedCaveat, { type: T }>
 
 export const bardoEnforcerAddress = (deployment: BardoDeployment, type: BardoCaveatType): Address => deployment.enforcers[type]

@@ -1,9 +1,23 @@
 import { pad, zeroAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { DecodedCaveat } from './caveat.ts'
-import { assertConsistent, findContradiction } from './contradictions.ts'
+import { findContradiction } from './contradictions.ts'
 import { ContradictionError } from './errors.ts'
-import { DAY, DEC_21_2026, FEEDS, FEED_ETH, FEED_USDC, GOLEM, LABELS, NOW, ROUTER, USD, USDC, VAULT, WETH } from './testing/fixtures.ts'
+import {
+  DAY,
+  DEC_21_2026,
+  FEEDS,
+  FEED_ETH,
+  FEED_USDC,
+  GOLEM,
+  LABELS,
+  NOW,
+  ROUTER,
+  USD,
+  USDC,
+  VAULT,
+  WETH,
+} from '../../test/support/caveats/fixtures.ts'
 
 const ETH = 10n ** 18n
 const usdcPeriod: DecodedCaveat = {
@@ -281,9 +295,5 @@ describe('contradictions', () => {
       expect(error!.message).toBe(refusal)
       expect(error!.code).toBe('CONTRADICTORY_CAVEATS')
     }
-  })
-
-  it('assertConsistent throws the same error', () => {
-    expect(() => assertConsistent([], { now: NOW })).toThrowError(ContradictionError)
   })
 })

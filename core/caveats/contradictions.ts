@@ -222,8 +222,3 @@ export function findContradiction(own: readonly DecodedCaveat[], options: Contra
   }
   return undefined
 }
-
-export function assertConsistent(own: readonly DecodedCaveat[], options: ContradictionOptions): void {
-  const error = findContradiction(own, options)
-  if (error) throw error
-}

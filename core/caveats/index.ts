@@ -14,7 +14,7 @@ export {
   describeValue,
   type TimeWindow,
 } from './semantics.ts'
-export { findAttenuationViolation, assertAttenuates, type AncestorCaveats } from './attenuation.ts'
-export { findContradiction, assertConsistent, type ContradictionOptions } from './contradictions.ts'
+export { findAttenuationViolation, type AncestorCaveats } from './attenuation.ts'
+export { findContradiction, type ContradictionOptions } from './contradictions.ts'
 export * from './observerScope.ts'
 export { summarizeDelegation, summarizeChain, summarizeCaveats, describePhaseMasks, type SummarizeOptions } from './summarizeDelegation.ts'

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { DecodedCaveat } from './caveat.ts'
 import { ObserverScopeError } from './errors.ts'
 import { findObserverViolation, OBSERVER_PUBLISH_METHODS, assertObserverScope, type ObserverScope } from './observerScope.ts'
-import { DEPLOYMENT, ENV, FEEDS, GOLEM, LABELS, NOW, OWNER, ROUTER, USD, USDC, VAULT } from './testing/fixtures.ts'
+import { DEPLOYMENT, ENV, FEEDS, GOLEM, LABELS, NOW, OWNER, ROUTER, USD, USDC, VAULT } from '../../test/support/caveats/fixtures.ts'
 
 const scope: ObserverScope = {
   deployment: DEPLOYMENT,

@@ -19,7 +19,7 @@ import {
   USDC,
   VAULT,
   WETH,
-} from './testing/fixtures.ts'
+} from '../../test/support/caveats/fixtures.ts'
 
 const delegation = (caveats: Caveat[]): Delegation => ({
   delegate: GOLEM,

@@ -14,8 +14,9 @@ import {
   listPhrase,
   type Labels,
 } from './format.ts'
+import { phaseNames } from '../lifecycle/phase.ts'
 import { caveatKey, effectiveMasks, pinnedAddress, windowBounds } from './semantics.ts'
-import { ACTION_CLASS, PHASES, RUNWAY_PHASE_MASKS, type BardoDeployment, type PhaseMasks } from './types.ts'
+import { ACTION_CLASS, RUNWAY_PHASE_MASKS, type BardoDeployment, type PhaseMasks } from './types.ts'
 
 export type SummarizeOptions = {
   deployment: BardoDeployment
@@ -71,7 +72,7 @@ export function describePhaseMasks(masks: PhaseMasks): string[] {
   while (settleFrom > 0 && masks[settleFrom - 1] === ACTION_CLASS.SETTLEMENT) settleFrom--
   const clauses: { at: number; text: string }[] = []
   if (settleFrom > 0 && settleFrom < count) {
-    const phase = PHASES[settleFrom as 0 | 1 | 2 | 3 | 4]
+    const phase = phaseNames[settleFrom as 0 | 1 | 2 | 3 | 4]
     clauses.push({
       at: settleFrom - 0.5,
       text: settleFrom === count - 1 ? `settlement only in ${phase}` : `settlement only from ${phase} on`,
@@ -89,9 +90,9 @@ export function describePhaseMasks(masks: PhaseMasks): string[] {
     const isPrefix = allowed.slice(0, last + 1).every(Boolean)
     if (isPrefix) {
       if (last === settleFrom - 1) continue // already said by "settlement only in ..."
-      clauses.push({ at: last, text: `no ${noun} after ${PHASES[last]}` })
+      clauses.push({ at: last, text: `no ${noun} after ${phaseNames[last]}` })
     } else {
-      clauses.push({ at: 5, text: `${noun} only in ${listPhrase(PHASES.filter((_, i) => allowed[i]))}` })
+      clauses.push({ at: 5, text: `${noun} only in ${listPhrase(phaseNames.filter((_, i) => allowed[i]))}` })
     }
   }
   return clauses.sort((a, b) => a.at - b.at).map((c) => c.text)

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeBardoTerms } from './decodeBardoTerms.ts'
 import { encodeBardoTerms } from './encodeBardoTerms.ts'
 import { CaveatConfigError, InvalidTermsError } from './errors.ts'
-import { bardoCaveatOf } from './testing/arbitraries.ts'
+import { bardoCaveatOf } from '../../test/support/caveats/arbitraries.ts'
 import { BARDO_CAVEAT_TYPES, RUNWAY_PHASE_MASKS, type BardoCaveat, type BardoCaveatType } from './types.ts'
 
 const GOLEM = '0x1111111111111111111111111111111111111111'

@@ -7,10 +7,6 @@ import type { BardoDeployment as FullDeployment, BardoEnforcerName } from '../de
  */
 export type BardoDeployment = Pick<FullDeployment, 'vitalityOracle' | 'dreamOracle' | 'daimonOracle' | 'enforcers'>
 
-/** Phases as the VitalityOracle numbers them. */
-export const PHASES = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] as const
-export type PhaseName = (typeof PHASES)[number]
-
 /** GolemPhaseEnforcer action classes (bit masks), docs/contracts.md. */
 export const ACTION_CLASS = {
   OPEN: 0x01,

@@ -10,8 +10,7 @@ import {
   type CladeChallenge,
 } from './challenge.ts'
 import { CladeAuthError } from './errors.ts'
-import { MemoryNonceStore } from './nonceStore.ts'
-import { ConfigOperatorRegistry } from '../../adapters/registry/operatorRegistry.ts'
+import { ConfigOperatorRegistry, MemoryNonceStore } from '../../test/support/memoryPorts.ts'
 import { CladeSecret } from './secret.ts'
 import { issueCladeSessionToken, verifyCladeSessionToken } from './sessionToken.ts'
 import { verifyCladeChallenge } from './verify.ts'

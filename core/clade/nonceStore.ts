@@ -10,16 +10,3 @@ export interface NonceStore {
    */
   useNonce(nonce: Hex, expiresAt: number, nowSeconds: number): Promise<boolean>
 }
-
-export class MemoryNonceStore implements NonceStore {
-  readonly #used = new Map<string, number>()
-
-  async useNonce(nonce: Hex, expiresAt: number, nowSeconds: number): Promise<boolean> {
-    const key = nonce.toLowerCase()
-    const previous = this.#used.get(key)
-    if (previous !== undefined && previous > nowSeconds) return false
-    this.#used.set(key, expiresAt)
-    if (this.#used.size > 10_000) for (const [k, exp] of this.#used) if (exp <= nowSeconds) this.#used.delete(k)
-    return true
-  }
-}

@@ -2,9 +2,9 @@ import { ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
 import { encodeFunctionData, erc20Abi, getAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { DEPLOYMENT, ENV, FEEDS, NOW, OWNER, USD, USDC } from '../caveats/testing/fixtures.ts'
+import { DEPLOYMENT, ENV, FEEDS, NOW, OWNER, USD, USDC } from '../../test/support/caveats/fixtures.ts'
 import { DelegationTree } from '../delegations/tree.ts'
-import { highS, withV } from './testing/signatures.ts'
+import { highS, withV } from '../../test/support/council/signatures.ts'
 import {
   buildCouncilDelegation,
   councilSignatureRule,

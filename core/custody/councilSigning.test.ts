@@ -13,7 +13,7 @@ import {
 import { SignerPolicyError } from './errors.ts'
 import { GolemSigner, type OperationRecorder } from './golemSigner.ts'
 import { MemoryKey } from './memoryKey.ts'
-import { CHAIN_ID, DELEGATION_MANAGER, policy } from './testing/fixtures.ts'
+import { CHAIN_ID, DELEGATION_MANAGER, policy } from '../../test/support/custody/fixtures.ts'
 
 const COUNCIL = getAddress('0x000000000000000000000000000000000000C0c1')
 const OTHER_COUNCIL = getAddress('0x000000000000000000000000000000000000C0c2')

@@ -28,7 +28,7 @@ import {
   subDelegation,
   tx,
   typed,
-} from './testing/fixtures.ts'
+} from '../../test/support/custody/fixtures.ts'
 
 const setup = (overrides: Parameters<typeof policy>[0] = {}) => {
   const key = MemoryKey.generate()

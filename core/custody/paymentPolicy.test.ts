@@ -8,7 +8,7 @@ import { SignerPolicyError } from './errors.ts'
 import { GolemSigner } from './golemSigner.ts'
 import { MemoryKey } from './memoryKey.ts'
 import { MemoryPaymentLedger, paymentTypedData, type PaymentAuthorization, type PaymentPolicy } from './paymentPolicy.ts'
-import { CHAIN_ID, RANDOM_TARGET, policy } from './testing/fixtures.ts'
+import { CHAIN_ID, RANDOM_TARGET, policy } from '../../test/support/custody/fixtures.ts'
 
 const USDC: Address = '0x000000000000000000000000000000000000c0de'
 const PLATFORM: Address = '0x0000000000000000000000000000000000000f1a'

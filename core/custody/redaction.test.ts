@@ -12,7 +12,7 @@ import { decryptKeystore, encryptKeystore } from '../../adapters/signers/keystor
 import { MemoryKey } from './memoryKey.ts'
 import { REDACTED, redactText } from './redact.ts'
 import { SessionKey } from './sessionKey.ts'
-import { policy, subDelegation, tx } from './testing/fixtures.ts'
+import { policy, subDelegation, tx } from '../../test/support/custody/fixtures.ts'
 
 const dirs: string[] = []
 afterAll(async () => {

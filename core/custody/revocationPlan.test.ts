@@ -5,7 +5,7 @@ import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
 import { DelegationManagerAbi } from '../delegations/frameworkAbi.ts'
 import { grantHash, grantsOfProfile, loadOwnerGrants, parseOwnerGrant, recordOwnerGrants, type OwnerGrant } from './grantLedger.ts'
 import { ownerSignedGrants, planRevocation } from './revocationPlan.ts'
-import { testProfile } from '../lifecycle/testing/profile.ts'
+import { testProfile } from '../../test/support/lifecycle/profile.ts'
 
 const owner: Address = '0x1111111111111111111111111111111111111111'
 const stranger: Address = '0x2222222222222222222222222222222222222222'

@@ -5,7 +5,7 @@ import { SessionKeyZeroedError } from './errors.ts'
 import type { SessionKeyEvent } from './events.ts'
 import { GolemSigner } from './golemSigner.ts'
 import { SessionKey, rotateSessionKey } from './sessionKey.ts'
-import { DELEGATION_MANAGER, PARENT_HASH, policy, subDelegation, tx } from './testing/fixtures.ts'
+import { DELEGATION_MANAGER, PARENT_HASH, policy, subDelegation, tx } from '../../test/support/custody/fixtures.ts'
 
 const T0 = 1_750_000_000
 const DAY = 86_400

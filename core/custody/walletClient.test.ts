@@ -20,7 +20,7 @@ import { startAnvil, type Anvil } from '../../local/anvil.ts'
 import { SessionKeyZeroedError, SignerPolicyError } from './errors.ts'
 import { GolemSigner } from './golemSigner.ts'
 import { SessionKey } from './sessionKey.ts'
-import { subDelegation, typed } from './testing/fixtures.ts'
+import { subDelegation, typed } from '../../test/support/custody/fixtures.ts'
 
 // Anvil's public test mnemonic: its first account is funded on every anvil chain.
 const ANVIL_0 = mnemonicToAccount('test test test test test test test test test test test junk')

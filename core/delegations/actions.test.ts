@@ -19,7 +19,7 @@ import {
   USDC,
   VAULT,
   FEEDS,
-} from '../caveats/testing/fixtures.ts'
+} from '../../test/support/caveats/fixtures.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
 import { SELECTORS } from '../permissions/selectors.ts'
 import { TUPLE_OFFSET_WORD } from '../permissions/callLayouts.ts'

@@ -21,7 +21,7 @@ import {
   USDC,
   VAULT,
   WETH,
-} from '../caveats/testing/fixtures.ts'
+} from '../../test/support/caveats/fixtures.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
 import { APPROVE_SELECTOR, approveSpenderPin, buildGolemDelegation, type ApprovalsSlot } from './buildGolemDelegation.ts'
 import { buildReplicantDelegation } from './buildReplicantDelegation.ts'

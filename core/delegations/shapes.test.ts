@@ -19,7 +19,20 @@ import { describe, expect, it } from 'vitest'
 import { decodeDelegationCaveats } from '../caveats/caveat.ts'
 import { AttenuationError } from '../caveats/errors.ts'
 import { summarizeChain, summarizeDelegation } from '../caveats/summarizeDelegation.ts'
-import { DAY, DEC_21_2026, DEPLOYMENT, ENV, FEEDS, LABELS, NOW, ROUTER, USD, USDC, VAULT, WETH } from '../caveats/testing/fixtures.ts'
+import {
+  DAY,
+  DEC_21_2026,
+  DEPLOYMENT,
+  ENV,
+  FEEDS,
+  LABELS,
+  NOW,
+  ROUTER,
+  USD,
+  USDC,
+  VAULT,
+  WETH,
+} from '../../test/support/caveats/fixtures.ts'
 import { RUNWAY_PHASE_MASKS, type BardoCaveat } from '../caveats/types.ts'
 import { buildGolemDelegation, runwayGates } from './buildGolemDelegation.ts'
 import { buildReplicantDelegation } from './buildReplicantDelegation.ts'

@@ -1,6 +1,6 @@
 import { ANY_BENEFICIARY, ROOT_AUTHORITY, type Delegation, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
-import { isAddressEqual, type Address, type Hex } from 'viem'
+import { isAddressEqual, type Hex } from 'viem'
 import { findAttenuationViolation, type AncestorCaveats } from '../caveats/attenuation.ts'
 import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
 import { findContradiction } from '../caveats/contradictions.ts'
@@ -232,12 +232,5 @@ export class DelegationTree {
   /** Whether a node has a signature (signed here or granted). */
   isSigned(hash: Hex): boolean {
     return (this.get(hash)?.delegation.signature ?? '0x') !== '0x'
-  }
-
-  /** The delegate of a node (the address that can redeem or re-delegate it). */
-  delegateOf(hash: Hex): Address {
-    const node = this.get(hash)
-    if (!node) throw new DelegationTreeError('hash', `${hash} names no delegation in this tree`)
-    return node.delegation.delegate
   }
 }

@@ -1,8 +1,5 @@
-// Permission health (what the wallet's permission-health check shows the owner) and RevocationState,
-// classified from on-chain facts the caller reads. Pure.
-import { BardoError } from '../errors.ts'
-
-export type PermissionHealth = 'healthy' | 'low' | 'critical' | 'revoked'
+// The on-chain facts of a Golem's grant as the caller reads them, the RevocationState they show and
+// what the grant can still pay out; golemHealth.ts judges health from them. Pure.
 
 export type RevocationState =
   | { kind: 'Active' }
@@ -30,25 +27,6 @@ export type PermissionFacts = {
   lastRedemptionAt?: bigint
 }
 
-export type PermissionHealthResult = {
-  health: PermissionHealth
-  revocation: RevocationState
-  /** Amounts as decimal strings in token units (6 decimals for USDC). */
-  remaining_today: string
-  days_remaining: number
-  last_redemption_at: number
-  total_remaining: string
-}
-
-/** Where healthy, low and critical begin (days left on the grant, share of the period cap left). */
-export const healthThresholds = {
-  healthyMinShareBps: 5_000n, // >50% of the period cap left
-  healthyMinSeconds: 7n * 86_400n, // >7 days left
-  lowMaxSeconds: 3n * 86_400n, // <3 days left is at least low
-  criticalShareBps: 1_000n, // <10% of the period cap left
-  criticalSeconds: 86_400n, // <1 day left
-} as const
-
 export function revocationState(f: PermissionFacts): RevocationState {
   if (f.disabled) {
     const s: RevocationState = { kind: 'RevokedByOwner', revokedAt: f.disabledAt ?? f.now }
@@ -67,35 +45,4 @@ export function totalRemaining(f: PermissionFacts): bigint {
   const nextStart = f.currentPeriodStart + f.periodDuration
   const laterPeriods = f.expiresAt >= nextStart ? (f.expiresAt - nextStart) / f.periodDuration + 1n : 0n
   return f.availableInPeriod + laterPeriods * f.periodAmount
-}
-
-/**
- * Classifies health. The thresholds leave a gap (3-7 days left with more than half the cap): anything that is
- * not healthy and not critical is `low`, so the classification is total. Expired or exhausted
- * permissions are `critical` (nothing left, but not revoked by the owner); only an owner revocation is
- * `revoked`.
- */
-export function classifyPermissionHealth(f: PermissionFacts): PermissionHealthResult {
-  if (f.periodAmount <= 0n) throw new BardoError('INVALID_PERMISSION_FACTS', `periodAmount: must be greater than 0, got ${f.periodAmount}`)
-  if (f.periodDuration <= 0n)
-    throw new BardoError('INVALID_PERMISSION_FACTS', `periodDuration: must be greater than 0, got ${f.periodDuration}`)
-  if (f.availableInPeriod < 0n)
-    throw new BardoError('INVALID_PERMISSION_FACTS', `availableInPeriod: must not be negative, got ${f.availableInPeriod}`)
-  const revocation = revocationState(f)
-  const secondsLeft = f.expiresAt > f.now ? f.expiresAt - f.now : 0n
-  const active = revocation.kind === 'Active'
-  const shareBps = (f.availableInPeriod * 10_000n) / f.periodAmount
-  let health: PermissionHealth
-  if (revocation.kind === 'RevokedByOwner') health = 'revoked'
-  else if (!active || shareBps < healthThresholds.criticalShareBps || secondsLeft < healthThresholds.criticalSeconds) health = 'critical'
-  else if (shareBps > healthThresholds.healthyMinShareBps && secondsLeft > healthThresholds.healthyMinSeconds) health = 'healthy'
-  else health = 'low'
-  return {
-    health,
-    revocation,
-    remaining_today: (active ? f.availableInPeriod : 0n).toString(),
-    days_remaining: Number(secondsLeft / 86_400n),
-    last_redemption_at: Number(f.lastRedemptionAt ?? 0n),
-    total_remaining: (active ? totalRemaining(f) : 0n).toString(),
-  }
 }

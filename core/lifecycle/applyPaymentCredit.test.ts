@@ -7,7 +7,7 @@ import { InMemoryStore } from '../../adapters/store/index.ts'
 import type { SettledPaymentRecord, Store } from '../store/index.ts'
 import { applyPaymentCredit, type CreditOptions, type ReadGolem } from './applyPaymentCredit.ts'
 import { parseGolemProfile, serializeGolemProfile } from './profile.ts'
-import { born, golemKey, testProfile } from './testing/profile.ts'
+import { born, golemKey, testProfile } from '../../test/support/lifecycle/profile.ts'
 
 const PAYER: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 const NONCE: Hex = `0x${'ab'.repeat(32)}`

@@ -9,7 +9,8 @@ import type { Address, Hex } from 'viem'
 import { BardoError } from '../errors.ts'
 import { applyCredit, isCreditApplied, paymentCreditId, runwaySecondsFor, type ProfileCredit } from './credit.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from './profile.ts'
-import { StoreContentionError } from '../store/errors.ts'
+import { RETRY, retry } from '../retry.ts'
+import { contended } from '../store/errors.ts'
 import type { EventStore, GolemRecord, GolemStore, PaymentRecord, PaymentStore, SettledPaymentRecord } from '../store/index.ts'
 
 export type CreditStore = Pick<GolemStore, 'getGolem' | 'updateGolem'> &
@@ -23,7 +24,7 @@ export type CreditOptions = {
   chainNow: () => Promise<bigint>
   /** Compare-and-swap attempts before giving up (each re-reads the Golem). Default 20. */
   maxAttempts?: number
-  /** Waits between attempts (tests pass a no-op). Default: full jitter up to 2^attempt * 5 ms. */
+  /** Waits between attempts (tests pass a no-op). Default: full jitter from 10 ms, doubling, at most 200 ms. */
   sleep?: (ms: number) => Promise<void>
 }
 
@@ -52,8 +53,6 @@ export function creditOfPayment(
     creditedAtMs: payment.creditedAt ?? 0,
   }
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** The Golem as the caller read it: the record's version and status, and its profile already parsed. */
 export type ReadGolem = Pick<GolemRecord, 'golemId' | 'version' | 'status'> & { profile: GolemProfile }
@@ -102,10 +101,15 @@ export async function applyPaymentCredit(
   })
 
   const now = await o.chainNow()
-  const sleep = o.sleep ?? defaultSleep
-  const maxAttempts = o.maxAttempts ?? 20
+  const policy = {
+    attempts: o.maxAttempts ?? 20,
+    backoff: { baseMs: 10, capMs: 200 },
+    exhausted: contended('updateGolem'),
+    sleep: o.sleep,
+  }
   let read = given.golem
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+  return retry<CreditApplied>(policy, async (n) => {
+    const attempt = n + 1
     const record = read ?? (await readGolem(o.store, golemId))
     read = undefined
     if (!record) return { applied: false, reason: 'golemMissing', runwayEndsAt: null, attempts: attempt }
@@ -133,9 +137,8 @@ export async function applyPaymentCredit(
     // Someone else wrote the Golem (a tick, another credit): decide again on the record the conflict
     // answered with, or on a fresh read when the store did not send it.
     read = updated.current === null ? undefined : readOf(updated.current)
-    await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt))
-  }
-  throw new StoreContentionError('updateGolem', maxAttempts)
+    return RETRY
+  })
 }
 
 const readOf = (record: GolemRecord): ReadGolem => ({

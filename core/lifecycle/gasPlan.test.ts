@@ -3,7 +3,7 @@ import { GAS_THRESHOLD_BPS, gasPeriodAt, gasThreshold, planGas } from './gasPlan
 import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
-import { born, DAY_S, golemKey, hex32, testProfile, testRead } from './testing/profile.ts'
+import { born, DAY_S, golemKey, hex32, testProfile, testRead } from '../../test/support/lifecycle/profile.ts'
 
 const ALLOWANCE = 10_000n
 const withGas = (delegate = golemKey): GolemProfile => {

@@ -3,7 +3,7 @@ import { grantEndOf, grantInForce, latestGrant, withRenewalsFolded } from './gra
 import { profileAfterRotation } from './rotationPlan.ts'
 import { renewalStart } from './renewal.ts'
 import { installRenewal } from './renewalCheck.ts'
-import { born, DAY_S, golemKey, hex32, testProfile } from './testing/profile.ts'
+import { born, DAY_S, golemKey, hex32, testProfile } from '../../test/support/lifecycle/profile.ts'
 
 const renewal = (n: number, periodStart: bigint, expiresAt: bigint) => ({
   chain: [

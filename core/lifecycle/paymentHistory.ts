@@ -50,8 +50,3 @@ export function paymentCreditOf(event: GolemEvent): PaymentCredit | undefined {
     creditedAt: event.at,
   }
 }
-
-/** The credits among `events`, in their order. */
-export function paymentCreditsOf(events: readonly GolemEvent[]): PaymentCredit[] {
-  return events.map(paymentCreditOf).filter((c): c is PaymentCredit => c !== undefined)
-}

@@ -3,6 +3,10 @@ import { BardoError } from '../errors.ts'
 
 export const Phase = { Thriving: 0, Stable: 1, Conservation: 2, Declining: 3, Terminal: 4 } as const
 export type Phase = (typeof Phase)[keyof typeof Phase]
+/**
+ * The phase names, in the VitalityOracle's order (index = Phase): the one list every layer, the store, the
+ * API, the indexer's readers, the dashboard and the Snap use.
+ */
 export const phaseNames = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] as const
 export type PhaseName = (typeof phaseNames)[number]
 

@@ -1,7 +1,7 @@
 // How much runway a tick redeems: the phase multiplier applied to the period amount, bounded by what
 // the on-chain period enforcer still allows. Pure; the tick reads the inputs in one multicall.
 import { BardoError } from '../errors.ts'
-import { Phase, phaseMultiplierBps, phaseName } from './phase.ts'
+import { Phase, phaseMultiplierBps } from './phase.ts'
 
 export type RedemptionPlanInput = {
   phase: Phase
@@ -58,12 +58,4 @@ export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
     if (short < amount) amount = short
   }
   return { action: 'redeem', amount, multiplierBps }
-}
-
-export function describePlan(plan: RedemptionPlan, phase: Phase): string {
-  if (plan.action === 'redeem') return `redeem ${plan.amount} at ${Number(plan.multiplierBps) / 100}% (${phaseName(phase)})`
-  if (plan.action === 'revoke') return 'terminal: revoke instead of redeeming'
-  if (plan.reason === 'staggered') return `skip: staggered until ${plan.redeemAt}`
-  if (plan.reason === 'held') return `skip: the key holds ${plan.held} of the ${plan.target} the coming period needs`
-  return `skip: ${plan.reason}`
 }

@@ -3,7 +3,7 @@
 import type { Address } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { durableRotationDecision, profileAfterRotation } from './rotationPlan.ts'
-import { born, DAY_S, testProfile } from './testing/profile.ts'
+import { born, DAY_S, testProfile } from '../../test/support/lifecycle/profile.ts'
 
 const WEEK = Number(7n * DAY_S)
 const NEW_KEY: Address = '0x00000000000000000000000000000000000000b2'

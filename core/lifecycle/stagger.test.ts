@@ -3,8 +3,8 @@ import { Phase } from './phase.ts'
 import { runwayDue, staggerOffset, staggerWindow } from './stagger.ts'
 import { decideTick, type GolemObservation } from './tick.ts'
 import { planTick } from './tickPlan.ts'
-import { testObservation } from './testing/observation.ts'
-import { born, DAY_S, testProfile, testRead } from './testing/profile.ts'
+import { testObservation } from '../../test/support/lifecycle/observation.ts'
+import { born, DAY_S, testProfile, testRead } from '../../test/support/lifecycle/profile.ts'
 
 const DAY = 86_400n
 const HOUR = 3_600n

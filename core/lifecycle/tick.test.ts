@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { decideTick } from './tick.ts'
 import { Phase } from './phase.ts'
 import { staggerOffset } from './stagger.ts'
-import { testObservation } from './testing/observation.ts'
+import { testObservation } from '../../test/support/lifecycle/observation.ts'
 
 const DAY = 86_400n
 /** The default Golem's second period, at its offset into the period: its runway is due (core/lifecycle/stagger.ts). */

@@ -19,7 +19,7 @@ import { planReprieve } from './reprievePlan.ts'
 import { planRotation, profileAfterRotation, rotationStepName } from './rotationPlan.ts'
 import { staggerOffset } from './stagger.ts'
 import { eventKey, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
-import { born, DAY_S, golemKey, hex32, testProfile, testRead } from './testing/profile.ts'
+import { born, DAY_S, golemKey, hex32, testProfile, testRead } from '../../test/support/lifecycle/profile.ts'
 
 const noShocks = { shockProbabilityPerDay: 0 }
 

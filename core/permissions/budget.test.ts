@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { formatUsdc, MAX_DAILY_BUDGET_USDC, parseBudget } from './budget.ts'
 import { compileStrategy, BASE_DAILY_CAP, BRIDGE_DAILY_EXTRA, LP_DAILY_CAP, VAULT_DAILY_CAP } from './compileStrategy.ts'
 import { CAPABILITIES, CAPABILITY_LEXICON } from './capabilities.ts'
-import { NOW, OWNER, REGISTRIES, SESSION_KEY } from './corpus/corpus.ts'
+import { NOW, OWNER, REGISTRIES, SESSION_KEY } from '../../test/support/permissions/corpus.ts'
 import { StrategyCompileError } from './errors.ts'
 import { localRegistry } from './protocolRegistry.ts'
 

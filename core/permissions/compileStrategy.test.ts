@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compileStrategy, DAILY_GAS_CAP_WEI, LIQUIDITY_REMOVAL_RULE } from './compileStrategy.ts'
-import { CORPUS, compileCorpusCase, NOW, OWNER, REGISTRIES, SESSION_KEY } from './corpus/corpus.ts'
+import { CORPUS, compileCorpusCase, NOW, OWNER, REGISTRIES, SESSION_KEY } from '../../test/support/permissions/corpus.ts'
 import { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 import { SELECTORS } from './selectors.ts'
 import { BRIDGE_PIN_RULE, CALL_LAYOUTS, CCTP_PINNED_WORDS, layoutOfSelector, type CallLayout } from './callLayouts.ts'

@@ -5,11 +5,11 @@ import { getAddress, pad, toHex, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
 import type { TokenFeed } from '../caveats/types.ts'
-import { DEPLOYMENT, ENV } from '../caveats/testing/fixtures.ts'
+import { DEPLOYMENT, ENV } from '../../test/support/caveats/fixtures.ts'
 import { DelegationTree, type GolemGrant } from '../delegations/index.ts'
 import type { PermissionPlan } from './compileStrategy.ts'
 import { buildPlanGrant, DEFAULT_MAX_SLIPPAGE_BPS } from './planGrant.ts'
-import { CORPUS, compileCorpusCase, NOW, type CorpusCase } from './corpus/corpus.ts'
+import { CORPUS, compileCorpusCase, NOW, type CorpusCase } from '../../test/support/permissions/corpus.ts'
 import { SELECTORS } from './selectors.ts'
 
 const compiled = CORPUS.filter((c) => !('error' in c.expect))

@@ -3,7 +3,7 @@ import { requestExecutionPermissions, type MetaMaskExtensionClient } from '@meta
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compileStrategy, type PermissionPlan } from './compileStrategy.ts'
-import { NOW, OWNER, REGISTRIES, SESSION_KEY } from './corpus/corpus.ts'
+import { NOW, OWNER, REGISTRIES, SESSION_KEY } from '../../test/support/permissions/corpus.ts'
 import {
   parseErc7715Request,
   runwayRequestsSchema,

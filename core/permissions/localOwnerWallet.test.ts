@@ -9,7 +9,7 @@ import { decodeDelegations, SIGNABLE_DELEGATION_TYPED_DATA, toDelegationStruct }
 import { createClient, custom, getAddress, recoverTypedDataAddress, toHex, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it, vi } from 'vitest'
-import { ENV } from '../caveats/testing/fixtures.ts'
+import { ENV } from '../../test/support/caveats/fixtures.ts'
 import { compileStrategy } from './compileStrategy.ts'
 import { toErc7715Request, toKitPermissionRequests } from './erc7715.ts'
 import {

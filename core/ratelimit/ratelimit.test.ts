@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { consumeRateLimit } from './consume.ts'
-import { MemoryRateLimitCounterStore } from './counterStore.ts'
+import { MemoryRateLimitCounterStore } from '../../test/support/memoryPorts.ts'
 import { claimTier, hashApiKey, rateLimitBucket, TIER_LIMITS } from './tiers.ts'
 import { decideRateLimit, fixedWindow, rateLimitHeaders } from './window.ts'
 

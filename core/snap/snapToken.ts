@@ -16,21 +16,6 @@ export interface SnapTokenStore {
   replaceSnapTokenHash(owner: Address, expectedHash: Hex, tokenHash: Hex, rotatedAt: number): Promise<boolean>
 }
 
-export class MemorySnapTokenStore implements SnapTokenStore {
-  readonly #hashes = new Map<Address, Hex>()
-  async getSnapTokenHash(owner: Address): Promise<Hex | undefined> {
-    return this.#hashes.get(getAddress(owner))
-  }
-  async setSnapTokenHash(owner: Address, tokenHash: Hex): Promise<void> {
-    this.#hashes.set(getAddress(owner), tokenHash)
-  }
-  async replaceSnapTokenHash(owner: Address, expectedHash: Hex, tokenHash: Hex): Promise<boolean> {
-    if (this.#hashes.get(getAddress(owner)) !== expectedHash) return false
-    this.#hashes.set(getAddress(owner), tokenHash)
-    return true
-  }
-}
-
 const PREFIX = 'bardo_snap_'
 // The owner rides in the token so verification is one keyed read (no index over hashes in the store);
 // it is public on-chain anyway. The 32 random bytes are the secret.

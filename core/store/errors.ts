@@ -64,3 +64,10 @@ export class StoreBackendError extends BardoError {
     super('STORE_BACKEND', `${operation}: DynamoDB call failed (${name}: ${text})`, { details: { operation, error: name }, cause })
   }
 }
+
+/** A retry policy's `exhausted` for a store operation: its optimistic retries ran out, nothing was written. */
+export const contended =
+  (operation: string) =>
+  (attempts: number): never => {
+    throw new StoreContentionError(operation, attempts)
+  }

@@ -1,12 +1,12 @@
 // One parser per Store method: both implementations call these first, so a bad input is refused the
 // same way everywhere and before anything is read or written.
+import { phaseNames } from '../lifecycle/phase.ts'
 import { StoreInputError } from './errors.ts'
 import {
   CUSTODY_MODES,
   DEATH_SETTLEMENT_KINDS,
   GOLEM_STATUSES,
   PAYMENT_KINDS,
-  PHASE_NAMES,
   SLOT_OUTCOMES,
   type JsonObject,
   type LastTick,
@@ -54,7 +54,7 @@ export function parseCreateGolem(raw: CreateGolemInput): Required<CreateGolemInp
     sessionKeyAddress: v.address(i.sessionKeyAddress, 'sessionKeyAddress'),
     custodyMode: v.oneOf(i.custodyMode, CUSTODY_MODES, 'custodyMode'),
     profile: i.profile === undefined || i.profile === null ? null : v.jsonText(i.profile, 'profile'),
-    phase: i.phase === undefined ? 'Thriving' : v.oneOf(i.phase, PHASE_NAMES, 'phase'),
+    phase: i.phase === undefined ? 'Thriving' : v.oneOf(i.phase, phaseNames, 'phase'),
     nextTickAt: v.time(i.nextTickAt, 'nextTickAt'),
     now: v.time(i.now, 'now'),
   }
@@ -76,7 +76,7 @@ export function parseUpdateGolem(raw: UpdateGolemInput): UpdateGolemInput {
   const p = v.object(i.patch, 'patch')
   const patch: GolemPatch = {}
   if (p.status !== undefined) patch.status = v.oneOf(p.status, GOLEM_STATUSES, 'patch.status')
-  if (p.phase !== undefined) patch.phase = v.oneOf(p.phase, PHASE_NAMES, 'patch.phase')
+  if (p.phase !== undefined) patch.phase = v.oneOf(p.phase, phaseNames, 'patch.phase')
   if (p.nextTickAt !== undefined) patch.nextTickAt = v.time(p.nextTickAt, 'patch.nextTickAt')
   if (p.lastTick !== undefined) patch.lastTick = parseLastTick(p.lastTick)
   if (p.sessionKeyAddress !== undefined) patch.sessionKeyAddress = v.address(p.sessionKeyAddress, 'patch.sessionKeyAddress')

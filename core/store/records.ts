@@ -1,6 +1,7 @@
 // What the store holds, as the rest of Bardo sees it. Amounts are bigint, addresses lowercased, times
 // unix milliseconds (number). On the table, bigints are decimal strings (see docs/store.md).
 import type { Address, Hex } from 'viem'
+import type { PhaseName } from '../lifecycle/phase.ts'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 export type JsonObject = { [key: string]: JsonValue }
@@ -14,9 +15,6 @@ export type CustodyModeName = (typeof CUSTODY_MODES)[number]
 /** alive -> dying -> dead, never backwards: the death protocol is irreversible. */
 export const GOLEM_STATUSES = ['alive', 'dying', 'dead'] as const
 export type GolemStatus = (typeof GOLEM_STATUSES)[number]
-
-export const PHASE_NAMES = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] as const
-export type StoredPhase = (typeof PHASE_NAMES)[number]
 
 export type LastTick = {
   at: number
@@ -38,7 +36,7 @@ export type GolemRecord = {
    */
   profile: string | null
   status: GolemStatus
-  phase: StoredPhase
+  phase: PhaseName
   /** When the heartbeat should tick this Golem next. */
   nextTickAt: number
   lastTick: LastTick | null
@@ -149,24 +147,6 @@ export type NonceRecord = {
 }
 
 export type CounterValue = { count: number; resetAt: number }
-
-/** Custody events and lifecycle events; `type` is an UpperCamel event name. */
-export const GOLEM_EVENT_TYPES = [
-  'DelegationGranted',
-  'SessionKeyRotated',
-  'DelegationRevoked',
-  'DelegationExpiringWarning',
-  'BudgetWarning',
-  'PhaseChanged',
-  'RunwayRedeemed',
-  'GasRedeemed',
-  'RuntimeBought',
-  'StatusChanged',
-  'PaymentCredited',
-  'DeathProtocolStarted',
-  'PositionsUnwound',
-  'DeathCompleted',
-] as const
 
 export type GolemEvent = {
   golemId: string

@@ -3,6 +3,7 @@
 // Expected races (a slot already claimed, a payment already credited) are results; broken rules and
 // bad input are thrown (StoreInputError, StoreConflictError, KeyMaterialError). Times: unix ms.
 import type { Address, Hex } from 'viem'
+import type { PhaseName } from '../lifecycle/phase.ts'
 import type {
   BudgetRecord,
   CounterValue,
@@ -23,7 +24,6 @@ import type {
   SlotOutcome,
   SlotRef,
   SnapTokenRecord,
-  StoredPhase,
   TickSlot,
 } from './records.ts'
 
@@ -35,13 +35,13 @@ export type CreateGolemInput = {
   sessionKeyAddress: Address
   custodyMode: CustodyModeName
   profile?: string | null
-  phase?: StoredPhase
+  phase?: PhaseName
   nextTickAt: number
   now: number
 }
 export type GolemPatch = {
   status?: GolemStatus
-  phase?: StoredPhase
+  phase?: PhaseName
   nextTickAt?: number
   lastTick?: LastTick | null
   sessionKeyAddress?: Address

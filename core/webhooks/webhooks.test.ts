@@ -32,7 +32,7 @@ import {
   WebhookSignatureError,
   type AlchemyLog,
 } from './index.ts'
-import { queryBlockLogs, type BlockLog } from './testing/alchemyDelivery.ts'
+import { queryBlockLogs, type BlockLog } from '../../test/support/webhooks/alchemyDelivery.ts'
 
 const A = (n: number) => getAddress(`0x${n.toString(16).padStart(40, '0')}`)
 const H = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex

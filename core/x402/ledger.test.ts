@@ -2,7 +2,8 @@
 // adapter over core/store (here its InMemoryStore; DynamoStore shares its rules).
 import { describe, expect, test } from 'vitest'
 import { InMemoryStore } from '../../adapters/store/memoryStore.ts'
-import { InMemoryPaymentLedger, type PaymentLedger } from './ledger.ts'
+import type { PaymentLedger } from './ledger.ts'
+import { InMemoryPaymentLedger } from '../../test/support/x402/memoryLedger.ts'
 import { paymentLedgerFromStore } from './storeLedger.ts'
 
 const ref = { payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', nonce: `0x${'ab'.repeat(32)}` } as const

@@ -8,7 +8,8 @@ import { getAddress, toHex, type Address, type Hex } from 'viem'
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import { shortMessage } from './errors.ts'
 import type { OnChainSettlement, PaymentFacilitator } from './facilitator.ts'
-import { InMemoryPaymentLedger, type PaymentLedger } from './ledger.ts'
+import type { PaymentLedger } from './ledger.ts'
+import { InMemoryPaymentLedger } from '../../test/support/x402/memoryLedger.ts'
 import {
   processPayment,
   type PaymentCredited,

@@ -2,7 +2,7 @@
 // period, the projected lifespan, 404 for an unknown Golem and 501 without a runtime price.
 import { describe, expect, it } from 'vitest'
 import { InMemoryStore } from '../../adapters/store/index.ts'
-import { born, DAY_S, testProfile } from '../../core/lifecycle/testing/profile.ts'
+import { born, DAY_S, testProfile } from '../../test/support/lifecycle/profile.ts'
 import { createApp } from './app.ts'
 import { StoreMetabolism } from './services/metabolism.ts'
 import { sampleGolem, testApiDeps } from './testing.ts'

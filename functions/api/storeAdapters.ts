@@ -3,6 +3,7 @@
 import { getAddress, type Address, type Hex } from 'viem'
 import type { NonceStore } from '../../core/clade/nonceStore.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/counterStore.ts'
+import { RETRY, retry } from '../../core/retry.ts'
 import { StoreConflictError } from '../../core/store/errors.ts'
 import type { CounterStore, NonceStore as StoreNonces, SnapTokenStore as StoreSnapTokens } from '../../core/store/store.ts'
 import type { Clock } from './deps.ts'
@@ -54,7 +55,13 @@ export function snapTokensFromStore(store: StoreSnapTokens, clock: Clock): SnapT
       const scope = scopeOf(owner)
       // The rotation is conditional on the hash it replaces; one retry covers a concurrent rotation
       // (two heartbeats racing), after which the later one simply wins.
-      for (let attempt = 0; attempt < 2; attempt++) {
+      const policy = {
+        attempts: 2,
+        exhausted: (): never => {
+          throw new StoreConflictError('snapToken', 'was rotated concurrently twice; retry the rotation', { owner })
+        },
+      }
+      await retry<void>(policy, async () => {
         const current = await store.getSnapToken({ scope, now: rotatedAt * 1000 })
         const result = await store.rotateSnapToken({
           scope,
@@ -63,9 +70,8 @@ export function snapTokensFromStore(store: StoreSnapTokens, clock: Clock): SnapT
           now: rotatedAt * 1000,
           graceMs: 0,
         })
-        if (result.rotated) return
-      }
-      throw new StoreConflictError('snapToken', 'was rotated concurrently twice; retry the rotation', { owner })
+        return result.rotated ? undefined : RETRY
+      })
     },
     async replaceSnapTokenHash(owner, expectedHash, tokenHash, rotatedAt) {
       const result = await store.rotateSnapToken({ scope: scopeOf(owner), tokenHash, expectedHash, now: rotatedAt * 1000, graceMs: 0 })

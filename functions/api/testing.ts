@@ -1,9 +1,6 @@
 // Fakes for the API's services: tests and the bench build a complete app with these, no chain needed.
 import type { Address } from 'viem'
-import { MemoryNonceStore } from '../../core/clade/nonceStore.ts'
-import { ConfigOperatorRegistry } from '../../adapters/registry/operatorRegistry.ts'
 import { golemHealth, phaseOfName } from '../../core/health/golemHealth.ts'
-import { MemoryRateLimitCounterStore } from '../../core/ratelimit/counterStore.ts'
 import { InMemoryStore } from '../../adapters/store/index.ts'
 import { StoreCladeService } from './cladeService.ts'
 import type {
@@ -16,7 +13,12 @@ import type {
   GolemRegistry,
   PermissionHealthService,
 } from './deps.ts'
-import { MemorySnapTokenStore } from '../../core/snap/snapToken.ts'
+import {
+  ConfigOperatorRegistry,
+  MemoryNonceStore,
+  MemoryRateLimitCounterStore,
+  MemorySnapTokenStore,
+} from '../../test/support/memoryPorts.ts'
 import { StoreGolemJournal } from './services/journal.ts'
 import { deviceAuthFromStore } from './storeAdapters.ts'
 

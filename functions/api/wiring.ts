@@ -93,8 +93,8 @@ export function defaultHeadMaxAgeMs(chain: Pick<Chain, 'blockTime'> | undefined)
 
 /**
  * One operator runs every Golem of this deployment: a Golem is a Clade member while the store knows
- * it by its current key and it is not dead. (An ERC-8004 registry replaces this for multi-operator
- * Clades: core/clade erc8004OperatorRegistry.)
+ * it by its current key and it is not dead. (Multi-operator Clades need another OperatorRegistry, such
+ * as one over an ERC-8004 identity registry.)
  */
 export function storeOperatorRegistry(golems: GolemRegistry, operator: Address): OperatorRegistry {
   const op = getAddress(operator)

@@ -7,13 +7,13 @@ import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
 import { decodeFunctionData, getAddress, hexToString, isHex, type Address, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { summarizeChain } from '../../core/caveats/summarizeDelegation.ts'
+import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { SnapDeployment } from './types.ts'
 
 /** `critical` is MetaMask's own red flag; `warning` and `info` are shown in the panel. */
 export type InsightSeverity = 'critical' | 'warning' | 'info'
 export type Insight = { severity: InsightSeverity; title: string; lines: string[] }
 
-const PHASES = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] as const
 const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase()
 const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
 
@@ -114,7 +114,7 @@ function describeVitalityOracleCall(data: Hex, originKnown: boolean): Insight | 
       return owned(
         "Resets a Golem's phase (audited)",
         [
-          `Golem ${short(call.args[0])} goes back to ${PHASES[call.args[1]] ?? `phase ${call.args[1]}`}.`,
+          `Golem ${short(call.args[0])} goes back to ${phaseNames[call.args[1]] ?? `phase ${call.args[1]}`}.`,
           `Reason recorded on-chain: "${call.args[2]}".`,
         ],
         'warning',
@@ -129,7 +129,7 @@ function describeVitalityOracleCall(data: Hex, originKnown: boolean): Insight | 
       return {
         severity: 'info',
         title: 'A Golem reports its phase',
-        lines: [`New phase: ${PHASES[call.args[0]] ?? call.args[0]}, survival score ${Number(call.args[1]) / 100}%.`],
+        lines: [`New phase: ${phaseNames[call.args[0]] ?? call.args[0]}, survival score ${Number(call.args[1]) / 100}%.`],
       }
     case 'transferOwnership':
       return {

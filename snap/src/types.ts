@@ -1,7 +1,7 @@
 // What the Snap reads from the Bardo API and keeps in its managed state. The API is the source of these
 // shapes (functions/api/schemas.ts snapStatusResponse); the Snap reads them as plain JSON.
+import type { PhaseName } from '../../core/lifecycle/phase.ts'
 
-export type Phase = 'Thriving' | 'Stable' | 'Conservation' | 'Declining' | 'Terminal'
 export type PermissionHealth = 'healthy' | 'low' | 'critical' | 'revoked'
 
 export type GolemPermission = {
@@ -16,7 +16,7 @@ export type GolemPermission = {
 export type GolemStatus = {
   id: string
   name: string
-  phase: Phase
+  phase: PhaseName
   /** In [0, 1]. */
   vitality: number
   lifecycle: 'alive' | 'dying' | 'dead'

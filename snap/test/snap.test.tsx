@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { encodeFunctionData, toHex, type Address, type Hex } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { createBardoCaveatBuilder } from '../../core/caveats/caveat.ts'
-import { DEPLOYMENT, ENV, GOLEM, LABELS, OWNER as DELEGATOR, USDC } from '../../core/caveats/testing/fixtures.ts'
+import { DEPLOYMENT, ENV, GOLEM, LABELS, OWNER as DELEGATOR, USDC } from '../../test/support/caveats/fixtures.ts'
 import { GOOD_SIGNATURE, OWNER, startFakeApi, tokenFor, type FakeApi } from './fakeApi.ts'
 
 const PORTAL = 'http://localhost:3003'

@@ -8,7 +8,7 @@ import { createWalletClient, http, pad, toHex, zeroAddress, type Hex, type Trans
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contracts as kit, ROOT_AUTHORITY } from '@metamask/smart-accounts-kit'
 import { AlchemySigningKey, custodyWebhookQuery } from '../../core/webhooks/index.ts'
-import { alchemyDelivery, type BlockLog } from '../../core/webhooks/testing/alchemyDelivery.ts'
+import { alchemyDelivery, type BlockLog } from '../support/webhooks/alchemyDelivery.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'

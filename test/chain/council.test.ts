@@ -13,7 +13,7 @@ import {
   readCouncilStandings,
   submitCouncilProposal,
 } from '../../adapters/chain/council.ts'
-import { highS } from '../../core/council/testing/signatures.ts'
+import { highS } from '../support/council/signatures.ts'
 import {
   checkCouncilProposal,
   councilProposalTypedData,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildGolemDelegation, smartAccountSigner } from '../../core/delegations/index.ts'
 import { createGolemSigner } from '../../adapters/signers/index.ts'
 import { KeystorePassphraseError, type CustodyMode, type SignerPolicyConfig } from '../../core/custody/index.ts'
-import { encodeSecp256k1Spki, encodeDerSignature } from '../../core/custody/testing/der.ts'
+import { encodeSecp256k1Spki, encodeDerSignature } from '../support/custody/der.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import {
   PHASE,

@@ -7,7 +7,7 @@ import { BaseError, bytesToHex, concatHex, ContractFunctionRevertedError, hexToB
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import { decodeBardoTerms, effectiveMasks, encodeBardoTerms, type BardoCaveatOf } from '../../core/caveats/index.ts'
-import { bardoCaveatOf } from '../../core/caveats/testing/arbitraries.ts'
+import { bardoCaveatOf } from '../support/caveats/arbitraries.ts'
 import { startDevnet, type Devnet } from '../../local/devnet.ts'
 
 const NO_END = (1n << 64n) - 1n

@@ -15,7 +15,7 @@ import type { AwsClientStub } from 'aws-sdk-client-mock'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { hexToBytes, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { encodeDerSignature, encodeSecp256k1Spki } from '../../core/custody/testing/der.ts'
+import { encodeDerSignature, encodeSecp256k1Spki } from '../support/custody/der.ts'
 
 const N = secp256k1.CURVE.n
 export const FAKE_ACCOUNT = '111122223333'

@@ -1,9 +1,6 @@
 // Phase history as the chart draws it: contiguous bands of one phase over chain time, and the vitality
 // points (survival score at each transition and now). Pure, so the shape is tested without a browser.
 
-export const PHASE_NAMES = ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'] as const
-export type PhaseLabel = (typeof PHASE_NAMES)[number]
-
 export type PhaseMove = { from: string; to: string; timestamp: number; survivalScore: number | null }
 export type PhaseBand = { phase: string; start: number; end: number }
 

@@ -1,15 +1,17 @@
 // The phase-history chart: one coloured band per phase over chain time, with the vitality line on top
 // (uPlot). The bands are drawn under the series in uPlot's drawClear hook.
 import uPlot from 'uplot'
+import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { PhaseBand } from './phaseBands.ts'
 
-export const PHASE_COLORS: Record<string, string> = {
+/** One colour per phase; `satisfies` fails the build when the phase list changes and this does not. */
+export const PHASE_COLORS: Readonly<Record<string, string>> = {
   Thriving: 'rgba(46, 160, 67, 0.28)',
   Stable: 'rgba(56, 132, 244, 0.25)',
   Conservation: 'rgba(219, 171, 9, 0.3)',
   Declining: 'rgba(240, 110, 40, 0.3)',
   Terminal: 'rgba(210, 40, 50, 0.35)',
-}
+} satisfies Record<PhaseName, string>
 
 export function drawPhaseChart(target: HTMLElement, bands: readonly PhaseBand[], vitality: { t: number[]; v: number[] }): uPlot {
   const start = bands[0]?.start ?? 0

@@ -2,9 +2,9 @@
 // decimal strings, so "reserved + spent + amount <= cap" is decided in bigint arithmetic on a
 // consistent read and written back with a compare-and-swap on `version` (or attribute_not_exists for
 // the first reservation of a period). A lost race re-reads and decides again, with jittered backoff.
-import { setTimeout as sleep } from 'node:timers/promises'
 import * as codec from '../codec.ts'
-import { StoreContentionError } from '../../../core/store/errors.ts'
+import { RETRY, retry } from '../../../core/retry.ts'
+import { contended } from '../../../core/store/errors.ts'
 import * as parse from '../../../core/store/inputs.ts'
 import * as k from '../keys.ts'
 import type { BudgetRecord } from '../../../core/store/records.ts'
@@ -51,7 +51,9 @@ async function applyBudget<R>(
   now: number,
   plan: (b: BudgetRecord | null) => rules.BudgetPlan<R>,
 ): Promise<R> {
-  for (let attempt = 0; attempt < cas.maxAttempts; attempt++) {
+  // Full jitter from 1 ms: contenders spread out instead of colliding again in lockstep.
+  const policy = { attempts: cas.maxAttempts, backoff: { baseMs: 1, capMs: cas.maxBackoffMs }, exhausted: contended(operation) }
+  return retry(policy, async () => {
     const current = await getBudget(table, golemId, period)
     const { next, result } = plan(current)
     if (!next) return result
@@ -61,9 +63,6 @@ async function applyBudget<R>(
         ? { expression: 'attribute_not_exists(pk)' }
         : { expression: '#version = :version', names: { '#version': 'version' }, values: { ':version': current.version } },
     )
-    if (written) return result
-    // Full jitter: contenders spread out instead of colliding again in lockstep.
-    await sleep(Math.random() * Math.min(cas.maxBackoffMs, 2 ** Math.min(attempt, 10)))
-  }
-  throw new StoreContentionError(operation, cas.maxAttempts)
+    return written ? result : RETRY
+  })
 }

@@ -2,7 +2,8 @@
 // 'pending' before it is settled, so two concurrent copies of one payment settle once; 'settled' is
 // final. A pending claim whose lease lapsed counts as absent (its holder crashed).
 import * as codec from '../codec.ts'
-import { StoreContentionError } from '../../../core/store/errors.ts'
+import { RETRY, retry } from '../../../core/retry.ts'
+import { contended } from '../../../core/store/errors.ts'
 import * as parse from '../../../core/store/inputs.ts'
 import * as k from '../keys.ts'
 import type { PaymentRecord } from '../../../core/store/records.ts'
@@ -10,7 +11,8 @@ import * as rules from '../../../core/store/rules.ts'
 import type * as S from '../../../core/store/store.ts'
 import type { DynamoTable } from './table.ts'
 
-const RACE_ATTEMPTS = 5
+/** A failed condition is read back and decided again at once: the state that failed it has already moved. */
+const RACE = (operation: string) => ({ attempts: 5, exhausted: contended(operation) })
 const keyOf = (r: S.PaymentRef) => ({ pk: k.paymentPk(r.payer, r.nonce), sk: k.SK.payment })
 const terms = (i: S.PaymentInput) => ({
   entity: 'payment',
@@ -28,7 +30,7 @@ export async function getPayment(table: DynamoTable, ref: S.PaymentRef): Promise
 
 export async function claimPayment(table: DynamoTable, raw: S.ClaimPaymentInput): Promise<S.ClaimPaymentResult> {
   const i = parse.parseClaimPayment(raw)
-  for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+  return retry(RACE('claimPayment'), async () => {
     const item = await table.update(
       keyOf(i),
       { set: { ...terms(i), status: 'pending', owner: i.owner, leaseUntil: i.now + i.leaseMs, claimedAt: i.now }, add: { version: 1 } },
@@ -56,9 +58,8 @@ export async function claimPayment(table: DynamoTable, raw: S.ClaimPaymentInput)
     )
     if (item) return { claimed: true, payment: codec.paymentFromItem(item) }
     const existing = await getPayment(table, i)
-    if (existing && !rules.mayClaimPayment(existing, i)) return { claimed: false, existing }
-  }
-  throw new StoreContentionError('claimPayment', RACE_ATTEMPTS)
+    return existing && !rules.mayClaimPayment(existing, i) ? { claimed: false, existing } : RETRY
+  })
 }
 
 export async function creditPaymentOnce(table: DynamoTable, raw: S.CreditPaymentInput): Promise<S.CreditPaymentResult> {
@@ -74,7 +75,7 @@ export async function creditPaymentOnce(table: DynamoTable, raw: S.CreditPayment
   }
   const set = codec.compact({ ...terms(i), status: 'settled', creditedAt: i.now, owner: i.owner, txHash: i.txHash })
   const remove = ['leaseUntil', ...(i.owner === undefined ? ['owner'] : []), ...(i.txHash === undefined ? ['txHash'] : [])]
-  for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+  return retry(RACE('creditPaymentOnce'), async () => {
     const item = await table.update(
       keyOf(i),
       { set, add: { version: 1 }, remove },
@@ -86,9 +87,8 @@ export async function creditPaymentOnce(table: DynamoTable, raw: S.CreditPayment
     )
     if (item) return { credited: true, payment: codec.paymentFromItem(item) }
     const existing = await getPayment(table, i)
-    if (existing && rules.creditDecision(existing, i) === 'refuse') return { credited: false, existing }
-  }
-  throw new StoreContentionError('creditPaymentOnce', RACE_ATTEMPTS)
+    return existing && rules.creditDecision(existing, i) === 'refuse' ? { credited: false, existing } : RETRY
+  })
 }
 
 export async function releasePayment(table: DynamoTable, raw: S.ReleasePaymentInput): Promise<S.ReleasePaymentResult> {

@@ -2,7 +2,8 @@
 // in rules.ts. When a condition fails, the slot is read back and the same rule names the reason; if
 // the read shows the write would now pass (the state moved in between), the write is tried again.
 import * as codec from '../codec.ts'
-import { StoreContentionError } from '../../../core/store/errors.ts'
+import { RETRY, retry } from '../../../core/retry.ts'
+import { contended } from '../../../core/store/errors.ts'
 import * as parse from '../../../core/store/inputs.ts'
 import * as k from '../keys.ts'
 import type { SlotRef, TickSlot } from '../../../core/store/records.ts'
@@ -10,7 +11,8 @@ import * as rules from '../../../core/store/rules.ts'
 import type * as S from '../../../core/store/store.ts'
 import type { Condition, DynamoTable } from './table.ts'
 
-const RACE_ATTEMPTS = 5
+/** A failed condition is read back and decided again at once: the state that failed it has already moved. */
+const RACE = (operation: string) => ({ attempts: 5, exhausted: contended(operation) })
 const NAMES = { '#status': 'status', '#owner': 'owner', '#txHash': 'txHash', '#leaseUntil': 'leaseUntil' }
 const keyOf = (r: SlotRef) => ({ pk: k.golemPk(r.golemId), sk: k.slotSk(r.period, r.step) })
 
@@ -27,7 +29,7 @@ export async function claimSlot(table: DynamoTable, raw: S.ClaimSlotInput): Prom
     names: NAMES,
     values: { ':claimed': 'claimed', ':owner': i.owner, ':now': i.now },
   }
-  for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+  return retry(RACE('claimSlot'), async () => {
     const item = await table.update(
       keyOf(i),
       {
@@ -48,14 +50,13 @@ export async function claimSlot(table: DynamoTable, raw: S.ClaimSlotInput): Prom
     if (item) return { claimed: true, slot: codec.slotFromItem(item) }
     const slot = await getSlot(table, i)
     const refusal = rules.slotClaimRefusal(slot, i.owner, i.now)
-    if (refusal !== null && slot) return { claimed: false, reason: refusal, slot }
-  }
-  throw new StoreContentionError('claimSlot', RACE_ATTEMPTS)
+    return refusal !== null && slot ? { claimed: false, reason: refusal, slot } : RETRY
+  })
 }
 
 export async function recordSlotTx(table: DynamoTable, raw: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> {
   const i = parse.parseRecordSlotTx(raw)
-  for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+  return retry(RACE('recordSlotTx'), async () => {
     const item = await table.update(
       keyOf(i),
       {
@@ -73,9 +74,8 @@ export async function recordSlotTx(table: DynamoTable, raw: S.RecordSlotTxInput)
     if (slot === null) return { recorded: false, reason: 'missing', slot }
     const d = rules.recordTxDecision(slot, i)
     if (d === 'idempotent') return { recorded: true, slot }
-    if (d !== 'write') return { recorded: false, reason: d, slot }
-  }
-  throw new StoreContentionError('recordSlotTx', RACE_ATTEMPTS)
+    return d === 'write' ? RETRY : { recorded: false, reason: d, slot }
+  })
 }
 
 export async function completeSlot(table: DynamoTable, raw: S.CompleteSlotInput): Promise<S.CompleteSlotResult> {
@@ -95,21 +95,20 @@ export async function completeSlot(table: DynamoTable, raw: S.CompleteSlotInput)
     Object.assign(names, pick('#txHash'))
   }
   const set = codec.compact({ status: i.outcome, completedAt: i.now, completedBy: i.owner, detail: i.detail })
-  for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+  return retry(RACE('completeSlot'), async () => {
     const item = await table.update(keyOf(i), { set, add: { version: 1 } }, { expression: branches.join(' OR '), names, values })
     if (item) return { completed: true, slot: codec.slotFromItem(item) }
     const slot = await getSlot(table, i)
     if (slot === null) return { completed: false, reason: 'missing', slot }
     const d = rules.completeDecision(slot, i)
     if (d === 'idempotent') return { completed: true, slot }
-    if (d !== 'write') return { completed: false, reason: d, slot }
-  }
-  throw new StoreContentionError('completeSlot', RACE_ATTEMPTS)
+    return d === 'write' ? RETRY : { completed: false, reason: d, slot }
+  })
 }
 
 export async function releaseSlot(table: DynamoTable, raw: S.ReleaseSlotInput): Promise<S.ReleaseSlotResult> {
   const i = parse.parseReleaseSlot(raw)
-  for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+  return retry(RACE('releaseSlot'), async () => {
     const item = await table.update(
       keyOf(i),
       { set: { leaseUntil: i.now }, add: { version: 1 } },
@@ -124,9 +123,8 @@ export async function releaseSlot(table: DynamoTable, raw: S.ReleaseSlotInput): 
     if (slot === null) return { released: false, reason: 'missing', slot }
     const d = rules.releaseSlotDecision(slot, i.owner)
     if (d === 'idempotent') return { released: true, slot }
-    if (d !== 'write') return { released: false, reason: d, slot }
-  }
-  throw new StoreContentionError('releaseSlot', RACE_ATTEMPTS)
+    return d === 'write' ? RETRY : { released: false, reason: d, slot }
+  })
 }
 
 function pick(...placeholders: (keyof typeof NAMES)[]): Record<string, string> {

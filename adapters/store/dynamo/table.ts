@@ -11,6 +11,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb'
 import type { Item } from '../codec.ts'
+import { RETRY, retry } from '../../../core/retry.ts'
 import { StoreBackendError } from '../../../core/store/errors.ts'
 import { assertNoKeyMaterial } from '../../../core/store/keyGuard.ts'
 
@@ -65,15 +66,17 @@ export class DynamoTable {
     if (keys.length > BATCH_GET_MAX) throw new RangeError(`batchGet: at most ${BATCH_GET_MAX} keys, got ${keys.length}`)
     const items: Item[] = []
     let pending: Key[] = [...keys]
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt) * Math.random()))
+    if (pending.length === 0) return items
+    // Unprocessed keys are DynamoDB shedding load: asked again until none is left, 50 ms doubling to 1 s apart.
+    const untilProcessed = { attempts: Number.POSITIVE_INFINITY, backoff: { baseMs: 50, capMs: 1000 }, exhausted: () => items }
+    return retry(untilProcessed, async () => {
       const out = await this.#call('BatchGetItem', () =>
         this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
       )
       items.push(...((out.Responses?.[this.tableName] as Item[] | undefined) ?? []))
       pending = (out.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined) ?? []
-    }
-    return items
+      return pending.length === 0 ? items : RETRY
+    })
   }
 
   /** Writes the whole item; false if `condition` failed. */

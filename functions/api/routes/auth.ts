@@ -26,6 +26,8 @@ import {
   type DevicePollState,
 } from '../../../core/auth/deviceCode.ts'
 import type { DeviceAuthStore } from '../../../core/auth/deviceStore.ts'
+import { RETRY, retry } from '../../../core/retry.ts'
+import { contended } from '../../../core/store/errors.ts'
 import type { ApiDeps, BearerVerifier } from '../deps.ts'
 import { ApiError, apiErrorStatus, type ApiErrorCode } from '../errors.ts'
 import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
@@ -263,9 +265,9 @@ export function authRoutes(deps: ApiDeps) {
       const s = store()
       const now = nowSeconds()
       // A clash with a live user code is rare (20^8 codes); a few more draws make it vanishingly so.
-      for (let attempt = 0; attempt < 5; attempt++) {
+      return retry({ attempts: 5, exhausted: contended('openUserCode') }, async () => {
         const grant = issueDeviceCode(secret, deps.clock.now())
-        if (!(await s.openUserCode({ userCode: grant.userCode, device: grant.id, expiresAt: grant.expiresAt, now }))) continue
+        if (!(await s.openUserCode({ userCode: grant.userCode, device: grant.id, expiresAt: grant.expiresAt, now }))) return RETRY
         const uri = deps.config.deviceVerificationUri ?? new URL('/device', c.req.url).toString()
         const shown = formatUserCode(grant.userCode)
         c.header('Cache-Control', 'no-store')
@@ -280,8 +282,7 @@ export function authRoutes(deps: ApiDeps) {
           },
           200,
         )
-      }
-      throw new Error('auth: no free user code after 5 draws')
+      })
     })
     .openapi(confirmRoute, async (c) => {
       const body = c.req.valid('json')

@@ -8,7 +8,7 @@ import {
   type LifeWindow,
   type PhaseMasks,
   type TokenFeed,
-} from '../types.ts'
+} from '../../../core/caveats/types.ts'
 
 /** fast-check generators for valid values of every Bardo caveat (test helpers only). */
 export const address = (): fc.Arbitrary<Address> => fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(bytesToHex(b)))

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import type { Address, Hex } from 'viem'
-import type { Capability } from '../capabilities.ts'
-import { compileStrategy, type PermissionPlan } from '../compileStrategy.ts'
-import { PUBLIC_ADDRESSES } from '../protocolRegistry.ts'
+import type { Capability } from '../../../core/permissions/capabilities.ts'
+import { compileStrategy, type PermissionPlan } from '../../../core/permissions/compileStrategy.ts'
+import { PUBLIC_ADDRESSES } from '../../../core/permissions/protocolRegistry.ts'
 import { BASE_VAULT, DAY, L, NOW, OWNER, REGISTRIES, SEL, SESSION_KEY } from './fixtures.ts'
 
 export { NOW, OWNER, REGISTRIES, SESSION_KEY } from './fixtures.ts'

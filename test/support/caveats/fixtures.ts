@@ -1,7 +1,7 @@
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { getAddress, zeroAddress, type Address } from 'viem'
-import type { Labels } from '../format.ts'
-import type { BardoDeployment, TokenFeed } from '../types.ts'
+import type { Labels } from '../../../core/caveats/format.ts'
+import type { BardoDeployment, TokenFeed } from '../../../core/caveats/types.ts'
 
 /** Shared test fixtures: a real kit environment (Base Sepolia's table, no network) and a fake Bardo deployment. */
 export const ENV = getSmartAccountsEnvironment(84532)

@@ -9,7 +9,7 @@ import {
   type TransactionSerializable,
   type TypedDataDefinition,
 } from 'viem'
-import type { SignerPolicyConfig } from '../policy.ts'
+import type { SignerPolicyConfig } from '../../../core/custody/policy.ts'
 
 export const CHAIN_ID = 31337
 export const DELEGATION_MANAGER: Address = '0xdb9B1e94B5b69Df7e401DDbedE43491141047dB3'

@@ -1,7 +1,7 @@
 // A Golem's observation for pure decideTick tests: golem g1, born at 0 with a 30-day daily grant of 100,
 // registered and Thriving, a day in (the start of its second period). `permission.now` follows `now`.
-import { Phase } from '../phase.ts'
-import type { GolemObservation } from '../tick.ts'
+import { Phase } from '../../../core/lifecycle/phase.ts'
+import type { GolemObservation } from '../../../core/lifecycle/tick.ts'
 
 const DAY = 86_400n
 

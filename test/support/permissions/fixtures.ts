@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import { localRegistry, publicRegistry, type ProtocolRegistry } from '../protocolRegistry.ts'
+import { localRegistry, publicRegistry, type ProtocolRegistry } from '../../../core/permissions/protocolRegistry.ts'
 
 /** Fixed inputs for the strategy corpus: one clock, one owner, one session key, fixed local addresses. */
 export const NOW = 1_700_000_000

@@ -2,6 +2,10 @@
 // against bytes in the exact shape KMS returns.
 import { bytesToHex, concat, hexToBytes, type Hex } from 'viem'
 
+/** secp256k1 group order and half of it: Ethereum accepts only s <= n/2 (EIP-2). */
+export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+export const SECP256K1_HALF_N = SECP256K1_N >> 1n
+
 function derInteger(x: bigint): Uint8Array {
   let hex = x.toString(16)
   if (hex.length % 2) hex = `0${hex}`

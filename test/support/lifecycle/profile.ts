@@ -1,8 +1,8 @@
 // A valid custody profile for pure lifecycle tests: a 30-day runway of 10 units a day, born at `born`.
 import type { Address } from 'viem'
-import type { ObservedGolem } from '../observation.ts'
-import { Phase } from '../phase.ts'
-import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../profile.ts'
+import type { ObservedGolem } from '../../../core/lifecycle/observation.ts'
+import { Phase } from '../../../core/lifecycle/phase.ts'
+import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 
 export const hex32 = (b: string) => `0x${b.repeat(32)}` as const
 export const golemKey: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
