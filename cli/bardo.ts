@@ -19,7 +19,7 @@ import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
 import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onboard.ts'
-import { checkShape, dashboardUrlOf, onboardByBrowser } from './onboardByBrowser.ts'
+import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
 import { createOutput, type Output, type Writer } from './output.ts'
 import { ownerFrom, submitterFrom } from './owner.ts'
 
@@ -142,22 +142,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--shape <shape>', 'with --owner: delegations (a separate MetaMask smart account) or permissions (ERC-7715)', 'delegations')
     .action(async (f: Record<string, string | boolean | undefined>) => {
       const golem = checkGolemId(f.golem as string)
-      if (f.owner !== undefined || !io.env.BARDO_OWNER_KEY) {
-        // The owner's key stays in the wallet: the owner grants on the dashboard.
-        if (f.owner === undefined)
-          throw new CliUsageError('--owner', 'is required without BARDO_OWNER_KEY: the wallet account that grants in the browser')
-        const shape = checkShape(f.shape as string | undefined)
-        const strategy = readStrategyFile(f.strategy as string)
-        const r = await onboardByBrowser({
+      const throughApi = onboardingAnswerer(f, io.env)
+      if (throughApi) {
+        const r = await onboardThroughApi({
           api: apiUrlOf(undefined, io.env),
-          dashboard: dashboardUrlOf(io.env),
+          answerer: throughApi,
           golemId: golem,
-          owner: getAddress(addressFlag('--owner', f.owner as string)!),
-          strategy,
-          shape,
+          strategy: readStrategyFile(f.strategy as string),
           progress: out.progress,
         })
-        out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, granted from ${r.account} in the browser`])
+        const how = r.grantPage ? 'in the browser' : 'with the owner key'
+        out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, granted from ${r.account} ${how}`])
         return
       }
       const lifeSeconds = positiveSeconds('--life-seconds', f.lifeSeconds as string | undefined)

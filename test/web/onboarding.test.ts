@@ -200,6 +200,31 @@ describe('a new Golem from the dashboard (separate smart account)', () => {
     expect((await fleetOf(draft.account)).map((g) => g.id)).toContain('third')
   }, 180_000)
 
+  it('`bardo onboard` with nothing but the state directory: the demo owner key signs the API draft, and the stack ticks the Golem', async () => {
+    let stdout = ''
+    let stderr = ''
+    const code = await runCli(
+      ['onboard', '--golem', 'swapper', '--strategy', join(import.meta.dirname, '..', '..', 'examples', 'STRATEGY.md')],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, BARDO_STATE_DIR: stateDir },
+        stdout: { write: (t: string) => (stdout += t) },
+        stderr: { write: (t: string) => (stderr += t) },
+      },
+    )
+    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' })
+    expect(stderr).toMatch(/plan: /)
+    expect(stderr).toMatch(/signed the runway delegation 0x[0-9a-f]{64}/)
+    expect(stdout).toMatch(/^onboarded Golem swapper: key 0x[0-9a-fA-F]{40}, granted from 0x[0-9a-fA-F]{40} with the owner key/m)
+    expect(stdout + stderr).not.toContain(ownerKey.slice(2))
+    const draft = await json<DraftBody>('/api/v1/onboarding/swapper')
+    // Runway, gas and the strategy's action grants, each signed by the key as the wallet would.
+    expect(new Set(draft.delegations.map((d) => d.role))).toEqual(new Set(['runway', 'gas', 'actions']))
+    await waitFor('a redemption by the swapper', async () => {
+      const r = await json<{ redemptions: unknown[] }>('/api/v1/golems/swapper/redemptions')
+      return r.redemptions.length > 0 ? true : undefined
+    })
+  }, 180_000)
+
   it('`bardo onboard` without an owner key and without --owner is a usage error naming --owner, and drafts nothing', async () => {
     let stderr = ''
     const code = await runCli(['onboard', '--golem', 'fourth', '--strategy', join(stateDir, 'third.md')], {
