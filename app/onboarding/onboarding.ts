@@ -23,6 +23,9 @@ import {
   type OnboardingShape,
 } from '../../core/onboarding/golemDraft.ts'
 import { planInWords } from '../../core/onboarding/planInWords.ts'
+import { buildRunwayRedelegation } from '../../core/delegations/buildRunwayRedelegation.ts'
+import { GrantedPermissionError, grantedRunwayOf, type GrantedRunway } from '../../core/permissions/grantedPermission.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import {
   draftGasGrant,
   draftPlanActions,
@@ -67,6 +70,9 @@ export type OnboardingDeps = {
 }
 
 export const DEFAULT_GAS_BOOTSTRAP = 1_000_000_000_000_000n
+
+/** Stands in for the Golem's key while a strategy is checked, before any key is issued. */
+const PLACEHOLDER_KEY: Address = '0x0000000000000000000000000000000000000001'
 
 export type DraftRequest = {
   golemId: string
@@ -114,10 +120,11 @@ export class OnboardingService {
     const accountAddress = account?.address ?? request.owner
     const compile = (sessionKey: Address) => this.#compile(request.strategy, accountAddress, sessionKey, now)
     // Checked against a placeholder key first, so a refused plan issues no key.
-    const checked = compile(request.owner)
+    const checked = compile(PLACEHOLDER_KEY)
     this.#refuseUncarried(checked, request.shape)
     const lifeSeconds = this.deps.life?.lifeSeconds ?? BigInt(checked.runwayDays) * 86_400n
-    const periodSeconds = this.deps.life?.periodSeconds ?? 86_400n
+    // The wallet grants only its preset periods: the permissions shape asks for the plan's (a day).
+    const periodSeconds = request.shape === 'permissions' ? BigInt(checked.period) : (this.deps.life?.periodSeconds ?? 86_400n)
     // The window's end is inclusive: the life's last second.
     const expiresAt = windowEnd(now, lifeSeconds)
     const golemKey = await this.deps.keys.issue({ golemId, role: 'golem', expiresAt, now })
@@ -209,14 +216,13 @@ export class OnboardingService {
         'golemId',
         `the draft for ${golemId} had to be answered by ${draft.answerBy}; ask for a new one`,
       )
-    if (draft.shape !== 'delegations' || !('signatures' in answer))
-      throw new OnboardingError(
-        'GRANT_REFUSED',
-        draft.shape === 'delegations' ? 'signatures' : 'permissions',
-        draft.shape === 'delegations'
-          ? 'must hold the owner signature of every drafted delegation'
-          : 'must be the permissions the wallet granted',
-      )
+    if (draft.shape === 'permissions') {
+      if (!('permissions' in answer))
+        throw new OnboardingError('GRANT_REFUSED', 'permissions', 'must be the permissions the wallet granted')
+      return this.#grantPermissions(draft, answer.permissions, now)
+    }
+    if (!('signatures' in answer))
+      throw new OnboardingError('GRANT_REFUSED', 'signatures', 'must hold the owner signature of every drafted delegation')
     const signed = await this.#checkSignatures(draft, answer.signatures)
 
     // Everything is checked: from here on the chain and the store are written.
@@ -248,12 +254,100 @@ export class OnboardingService {
         entries: actions.map((a) => ({ hash: a.hash, label: a.label, chain: [a.delegation] })),
         now: Number(now) * 1000,
       })
-    await store.appendLog({
+    return this.#registered(draft, draft.expiresAt, transactions, now)
+  }
+
+  async #registered(draft: GolemDraft, expiresAt: bigint, transactions: Hex[], now: bigint): Promise<Registered> {
+    const { golemId } = draft
+    await this.deps.store.appendLog({
       log: draftLog(golemId),
       records: [{ registered: { golemKey: draft.golemKey, at: now.toString() } }],
       now: Number(now) * 1000,
     })
-    return { golemId, golemKey: draft.golemKey, owner: draft.owner, account: draft.account, expiresAt: draft.expiresAt, transactions }
+    return { golemId, golemKey: draft.golemKey, owner: draft.owner, account: draft.account, expiresAt, transactions }
+  }
+
+  /**
+   * The wallet's Advanced Permissions, as granted (core/permissions/grantedPermission.ts): the Session
+   * Account re-delegates each to the Golem's key with the phase gate over the life window (shortened to
+   * the grant's expiry when the wallet set an earlier one), the gas re-delegation paying only the key.
+   * The profile's chains are [re-delegation, the wallet's grant], so a disabled grant or the owner's
+   * nonce increment stops both at the next heartbeat.
+   */
+  async #grantPermissions(draft: GolemDraft, permissions: readonly unknown[], now: bigint): Promise<Registered> {
+    const { store, deployment, keys } = this.deps
+    const session = draft.sessionAccount
+    if (!session) throw new OnboardingError('GRANT_REFUSED', 'golemId', `the draft for ${draft.golemId} has no Session Account`)
+    let granted: GrantedRunway
+    try {
+      granted = grantedRunwayOf(permissions, {
+        deployment,
+        owner: draft.account,
+        sessionAccount: session.address,
+        token: draft.token,
+        periodAmount: draft.periodAmount,
+        gasPeriodAmount: draft.gasPeriodAmount,
+        now,
+      })
+    } catch (error) {
+      if (error instanceof GrantedPermissionError) throw new OnboardingError('GRANT_REFUSED', error.field, error.rule)
+      throw error
+    }
+    // The life's last second: the draft's, or earlier where the wallet set an earlier expiry (exclusive).
+    let expiresAt = draft.expiresAt
+    for (const e of [granted.runway.expiry, granted.gas.expiry]) if (e !== null && e - 1n < expiresAt) expiresAt = e - 1n
+    if (expiresAt <= now) throw new OnboardingError('GRANT_REFUSED', 'permissions.rules.expiry', 'must leave the Golem a life after now')
+    const tree = grantTree({ deployment, now })
+    const gate = [{ type: 'golemPhase' as const, golem: draft.golemKey, startTime: draft.startDate, endTime: expiresAt }]
+    const signer = keys.delegationSigner(session.signer)
+    const runway = buildRunwayRedelegation({
+      tree,
+      permission: { context: [granted.runway.delegation] },
+      executionKey: draft.golemKey,
+      bardo: gate,
+    })
+    const gas = buildRunwayRedelegation({
+      tree,
+      permission: { context: [granted.gas.delegation] },
+      executionKey: draft.golemKey,
+      bardo: gate,
+      caveats: [{ type: 'allowedTargets', targets: [draft.golemKey] }],
+    })
+    const runwayChild = await tree.sign(runway.child.hash, signer)
+    const gasChild = await tree.sign(gas.child.hash, signer)
+    const transactions = await this.#register(draft.golemKey)
+    const profile: GolemProfile = {
+      ...golemProfileOf({
+        chainId: deployment.chainId,
+        golemKey: draft.golemKey,
+        signer: draft.signer,
+        runway: {
+          chain: [runwayChild, granted.runway.delegation],
+          periodDelegationHash: granted.runway.hash,
+          periodTerms: granted.runway.periodTerms,
+          chainHashes: [runway.child.hash, granted.runway.hash],
+          periodStart: granted.runway.startDate,
+        },
+        token: granted.token,
+        periodAmount: granted.runway.periodAmount,
+        periodDuration: granted.runway.periodDuration,
+        expiresAt,
+        now: draft.startDate,
+      }),
+      gas: {
+        chain: [gasChild, granted.gas.delegation],
+        periodAmount: granted.gas.periodAmount,
+        periodDuration: granted.gas.periodDuration,
+        periodStart: granted.gas.startDate,
+        periodDelegationHash: granted.gas.hash,
+        periodTerms: granted.gas.periodTerms,
+        chainHashes: [gas.child.hash, granted.gas.hash],
+      },
+      sessionAccount: session,
+    }
+    if (granted.runway.nonce) profile.runway.nonce = granted.runway.nonce
+    await recordGolem(store, { golemId: draft.golemId, owner: draft.account, profile, now })
+    return this.#registered(draft, expiresAt, transactions, now)
   }
 
   /** Every drafted delegation signed by the owner: by the smart account (ERC-1271) or, before it is deployed, by its signer. */
