@@ -5,8 +5,11 @@
 // STRATEGY.md, reads the plan, signs each drafted delegation in the wallet; the API registers the Golem
 // and the heartbeat redeems its runway. Then the owner revokes the runway grant from the wallet side
 // (the smart account's own disableDelegation, not through Bardo) and the Golem dies at a heartbeat while
-// the demo lives on. A third Golem is onboarded by `bardo onboard --owner`: the CLI prints the
-// dashboard's grant page and waits while the owner grants there.
+// the demo lives on. An owner whose MetaMask account is itself the smart account (EIP-7702) grants
+// Advanced Permissions from the dashboard instead (the wallet grants as MetaMask does), the Golem
+// redeems through the Session Account's re-delegation, and the owner's disableDelegation sent from the
+// wallet ends it. A third Golem is onboarded by `bardo onboard --owner`: the CLI prints the dashboard's
+// grant page and waits while the owner grants there; a fourth by `bardo onboard` with the demo key.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Implementation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
+import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
+import { createLocalOwnerWallet, type PeriodicPermissionRequest } from '../../core/permissions/localOwnerWallet.ts'
 import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
 import { readDeploymentFile } from '../../local/chain.ts'
 import { localChain } from '../../local/devnet.ts'
@@ -34,7 +39,7 @@ const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs
 type FleetGolem = { id: string; status: string; phase: string; key: string | null }
 type DraftBody = { status: string; account: Address; delegations: { role: string; delegation: Delegation }[] }
 
-describe('a new Golem from the dashboard (separate smart account)', () => {
+describe('new Golems from the dashboard and the CLI on the local stack', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'bardo-onboard-'))
   const ownerKey = generatePrivateKey()
   const owner = privateKeyToAccount(ownerKey)
@@ -170,6 +175,74 @@ describe('a new Golem from the dashboard (separate smart account)', () => {
     const demo = (await fleetOf(draft.account)).find((g) => g.id === 'demo')
     expect(demo?.status).not.toBe('dead')
     await page.screenshot({ path: join(artifacts, '3-revoked-from-wallet.png'), fullPage: true })
+  }, 180_000)
+
+  it("an owner whose MetaMask account is itself the smart account (EIP-7702) grants Advanced Permissions from the dashboard; the Golem redeems; the owner's disableDelegation from the wallet ends it", async () => {
+    const deployment = readDeploymentFile(stack.deploymentFile!, stack.chainId)
+    const chain = localChain(stack.rpcUrl, stack.chainId)
+    const publicClient = createPublicClient({ chain, transport: http(stack.rpcUrl) })
+    // A MetaMask owner as MetaMask makes one: an EOA upgraded to the framework's EIP7702StatelessDeleGator.
+    const walletOwner = privateKeyToAccount(generatePrivateKey())
+    await fund(stack, { to: walletOwner.address, usdc: 100_000_000n, eth: parseEther('1') })
+    const ownerClient = createWalletClient({ account: walletOwner, chain, transport: http(stack.rpcUrl) })
+    const implementation = deployment.environment.implementations.EIP7702StatelessDeleGatorImpl as Address
+    const authorization = await ownerClient.signAuthorization({ contractAddress: implementation, executor: 'self' })
+    await publicClient.waitForTransactionReceipt({
+      hash: await ownerClient.sendTransaction({ to: walletOwner.address, authorizationList: [authorization] }),
+    })
+    const account = await toMetaMaskSmartAccount({
+      client: publicClient as never,
+      implementation: Implementation.Stateless7702,
+      address: walletOwner.address,
+      signer: { account: walletOwner },
+      environment: deployment.environment,
+    })
+    const grants = createLocalOwnerWallet({
+      smartAccount: account,
+      environment: deployment.environment,
+      chainId: stack.chainId,
+      publicClient,
+      now: () => Math.floor(Date.now() / 1000),
+    })
+    const walletPage = await browser.newPage()
+    walletPage.on('pageerror', (e) => consoleErrors.push(String(e)))
+    await injectWallet(walletPage, walletOwner, stack.chainId, {
+      permissions: (requests) => grants.requestExecutionPermissions(requests as PeriodicPermissionRequest[]),
+    })
+    await walletPage.goto(`${dashboard}/`, { waitUntil: 'networkidle0' })
+    await walletPage.click('button.connect')
+    await walletPage.waitForSelector('#wallet-address')
+    await walletPage.type('#new-golem-id', 'wallet-golem')
+    await walletPage.select('#new-golem-shape', 'permissions')
+    await walletPage.type('#new-golem-strategy', STRATEGY)
+    await walletPage.click('#draft-golem')
+    await walletPage.waitForSelector('#draft')
+    // MetaMask would refuse to sign a Delegation from this account: the page asks for permissions instead.
+    expect(await walletPage.$$('#draft-delegations li')).toHaveLength(0)
+    await walletPage.click('#grant-golem')
+    const status = await waitFor('the grant', async () => {
+      const s = await walletPage.$eval('#new-golem-status', (e) => e.textContent ?? '')
+      return /registered|failed/.test(s) ? s : undefined
+    })
+    expect(status).toMatch(/^registered Golem wallet-golem \(key 0x[0-9a-fA-F]{40}\)/)
+    await walletPage.waitForSelector('#fleet li[data-golem="wallet-golem"].selected')
+    await walletPage.screenshot({ path: join(artifacts, '4-permissions-registered.png'), fullPage: true })
+    await waitFor('a redemption by the wallet Golem', async () => {
+      const r = await json<{ redemptions: unknown[] }>('/api/v1/golems/wallet-golem/redemptions')
+      return r.redemptions.length > 0 ? true : undefined
+    })
+    // From the wallet (MetaMask's "All permissions" page sends the same): the owner disables the runway grant.
+    const runwayGrant = grants.grantedPermissions().find((p) => p.permission.type === 'erc20-token-periodic')!
+    const [root] = decodeDelegations(runwayGrant.context)
+    await publicClient.waitForTransactionReceipt({
+      hash: await ownerClient.sendTransaction(disableDelegationCall(deployment.environment.DelegationManager as Hex, root!) as never),
+    })
+    await waitFor('the wallet Golem dead', async () => {
+      const g = (await fleetOf(walletOwner.address)).find((x) => x.id === 'wallet-golem')
+      return g?.status === 'dead' ? g : undefined
+    })
+    await walletPage.screenshot({ path: join(artifacts, '5-permissions-revoked-from-wallet.png'), fullPage: true })
+    await walletPage.close()
   }, 180_000)
 
   it('`bardo onboard --owner` hands off to the dashboard: the owner grants on the page it prints, and the CLI sees the Golem registered', async () => {
