@@ -46,8 +46,11 @@ describe('gas bench', () => {
   }, 180_000)
 
   it('headlines the runway as built, and shows the previous shape and the rows with more caveats', () => {
-    const [built, previous, withDream, withDreamAndCap, previousWithDreamAndCap] = first.policies
-    expect(first.policies).toHaveLength(5)
+    const [built, previous, withDream, withDreamAndCap, previousWithDreamAndCap, erc7715] = first.policies
+    expect(first.policies).toHaveLength(6)
+    // The ERC-7715 chain redeems two delegations: the wallet's grant and the Session Account's re-delegation.
+    expect(erc7715!.caveats).toEqual(expect.arrayContaining(['golemPhase runway', 'ERC20PeriodTransfer', 'Timestamp']))
+    expect(erc7715!.gas.repeat).toBeGreaterThan(built!.gas.repeat)
     expect(built!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway'])
     expect(previous!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase', 'mortalityTimeWindow'])
     expect(withDream!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway', 'dreamMode'])

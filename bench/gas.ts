@@ -7,7 +7,7 @@
 // 1.25x until golemPhase gained runway terms).
 //   npx tsx bench/gas.ts        (or: npm run bench -- gas)
 import type { Caveat } from '@metamask/smart-accounts-kit'
-import type { Hex } from 'viem'
+import { keccak256, toHex, type Hex } from 'viem'
 import { pathToFileURL } from 'node:url'
 import { fromCaveat, toCaveat } from '../core/caveats/caveat.ts'
 import { lifeWindowOf } from '../core/caveats/semantics.ts'
@@ -15,6 +15,9 @@ import type { BardoCaveat, BardoCaveatType } from '../core/caveats/types.ts'
 import { buildGolemDelegation } from '../core/delegations/buildGolemDelegation.ts'
 import { smartAccountSigner } from '../core/delegations/signers.ts'
 import { DelegationTree } from '../core/delegations/tree.ts'
+import { buildRunwayRedelegation } from '../core/delegations/buildRunwayRedelegation.ts'
+import { signDelegation } from '@metamask/smart-accounts-kit'
+import { privateKeyToAccount } from 'viem/accounts'
 import { BENCH_T0, DAY, RUNWAY, startGasChain, type GasChain, type GasPair } from './lib/gasDevnet.ts'
 import { formatDelta, formatInt, formatRatio, formatTable, ratio, verdict } from './lib/table.ts'
 
@@ -174,12 +177,47 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
     if (chain.length !== 1) throw new Error('gas bench: the runway grant is expected to be a root delegation')
     return { name, caveats: chain[0]!.caveats.map(nameOf), gas: await c.measureChain(name, chain) }
   }
+  // The ERC-7715 shape: the wallet's periodic grant (with its expiry) to a Session Account, which
+  // re-delegates to the key adding the phase gate; the key redeems both layers.
+  const sevenSevenFifteen = async (): Promise<Omit<PolicyGas, 'ratio' | 'verdict'>> => {
+    // A fixed key: the same Session Account (and calldata) on every run.
+    const sessionKey = keccak256(toHex('bardo gas bench: session account'))
+    const session = privateKeyToAccount(sessionKey)
+    const r = buildRunwayRedelegation({
+      tree,
+      permission: {
+        owner: c.owner.address,
+        sessionAccount: session.address,
+        token: d.assets.usdc,
+        ...RUNWAY,
+        startTime: RUNWAY.startDate,
+        expiry: Number(WINDOW.endTime + 1n),
+        salt: nextSalt(),
+      },
+      executionKey: golem,
+      bardo: folded,
+      salt: nextSalt(),
+    })
+    await tree.sign(r.parent.hash, signer)
+    await tree.sign(r.child.hash, (delegation) =>
+      signDelegation({
+        privateKey: sessionKey,
+        delegation,
+        delegationManager: d.environment.DelegationManager,
+        chainId: c.devnet.chain.id,
+      }),
+    )
+    const chain = r.chain()
+    const name = 'ERC-7715 chain: wallet grant -> Session Account -> key'
+    return { name, caveats: chain.flatMap((x) => x.caveats.map(nameOf)), gas: await c.measureChain(name, chain) }
+  }
   const rows = [
     await built('runway as built (complete Bardo policy)', folded, []),
     await built('previous shape: golemPhase + mortalityTimeWindow', previous, []),
     await built('runway + dreamMode', folded, [dreamMode]),
     await built('runway + dreamMode + dailySpendLimit', folded, [dreamMode, dailySpendLimit]),
     await built('previous shape + dreamMode + dailySpendLimit', previous, [dreamMode, dailySpendLimit]),
+    await sevenSevenFifteen(),
   ]
   return rows.map((r) => {
     const rr = { first: ratio(r.gas.first, bare.first), repeat: ratio(r.gas.repeat, bare.repeat) }
@@ -279,6 +317,13 @@ export function formatGasBench(r: GasBenchResult): string {
       (over > 0n ? `, ${formatInt(over)} gas over budget` : `, ${formatInt(-over)} gas to spare`),
     `Folding the life window into golemPhase saves ${formatInt(previous.gas.repeat - head.gas.repeat)} gas a repeat redemption ` +
       `(${formatInt(previous.gas.first - head.gas.first)} a first) against the previous shape (${formatRatio(previous.ratio.repeat, 4)} bare).`,
+    ...r.policies
+      .filter((p) => p.name.startsWith('ERC-7715'))
+      .map(
+        (p) =>
+          `The ERC-7715 chain (the wallet's grant, then the Session Account's re-delegation) costs ${formatInt(p.gas.repeat - head.gas.repeat)} gas ` +
+          `more a repeat redemption than the direct grant (${formatRatio(ratio(p.gas.repeat, head.gas.repeat), 4)} of it): a second signature check and its caveats.`,
+      ),
     ...(table && runway
       ? [
           `Runway terms (one word, no selector-table read) save ${formatInt(table.gas.repeat - runway.gas.repeat)} gas a repeat redemption ` +
