@@ -20,7 +20,7 @@ import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
 import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onboard.ts'
 import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
-import { createOutput, type Output, type Writer } from './output.ts'
+import { chainTime, createOutput, type Output, type Writer } from './output.ts'
 import { ownerFrom, submitterFrom } from './owner.ts'
 
 export type CliIo = {
@@ -199,7 +199,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           },
           progress: out.progress,
         })
-        out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, grant ${r.delegationHash}, ends ${r.expiresAt}`])
+        out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, grant ${r.delegationHash}, ends ${chainTime(r.expiresAt)}`])
       } finally {
         await stop()
       }
@@ -283,7 +283,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { store, stop } = await openCliStore(io.env)
       try {
         const r = await renewGolem({ store, chain, deployment, owner, golemId: golem, extendSeconds, progress: out.progress })
-        out.result({ ...r }, [`renewed Golem ${r.golemId}: grant ${r.delegationHash} ends ${r.expiresAt}`])
+        out.result({ ...r }, [`renewed Golem ${r.golemId}: grant ${r.delegationHash} ends ${chainTime(r.expiresAt)}`])
       } finally {
         await stop()
       }

@@ -2,6 +2,7 @@
 // revoke (the owner's kill switch: disableDelegation from the smart account), renew (the owner's
 // superseding grant with a later end) and rotate (a new session key now, the owner re-granting the rest
 // of the runway to it). Each refuses a Golem it cannot act on before anything is sent or written.
+import { chainTime } from './output.ts'
 import { BaseError, formatEther, InsufficientFundsError, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
@@ -192,7 +193,7 @@ export async function renewGolem(o: {
     deployment: o.deployment,
   }).renew(o.golemId, signed.chain[0]!)
   o.progress(
-    `renewed       grant ${outcome.delegationHash} follows ${outcome.replaced} from ${window.startDate}, ends ${outcome.expiresAt}`,
+    `renewed       grant ${outcome.delegationHash} follows ${outcome.replaced} from ${chainTime(window.startDate)}, ends ${chainTime(outcome.expiresAt)}`,
   )
   return { golemId: o.golemId, delegationHash: outcome.delegationHash, replaced: outcome.replaced, expiresAt: outcome.expiresAt }
 }

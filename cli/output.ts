@@ -30,3 +30,8 @@ export function createOutput(o: { json: boolean; quiet: boolean; stdout: Writer;
     },
   }
 }
+
+/** A chain time (unix seconds) as people read it, in UTC: `2026-11-28 09:30:12 UTC`. */
+export function chainTime(seconds: bigint | number): string {
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+}
