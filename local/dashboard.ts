@@ -87,11 +87,14 @@ function describeGrant(delegation: Delegation, chain: StackChain, now: bigint) {
 
 function fleetEntry(
   record: { golemId: string; owner: Address; status: string; phase: string; profile: string | null },
-  chain: StackChain,
+  stackChain: StackChain,
   now: bigint,
 ) {
   const profile: GolemProfile | undefined = record.profile ? parseGolemProfile(record.profile) : undefined
-  const grant = profile?.runway.chain[0]
+  // The owner's grant is the chain's root; an ERC-7715 Golem's leaf is its Session Account's re-delegation.
+  const chain = profile?.runway.chain ?? []
+  const grant = chain[chain.length - 1]
+  const redelegation = chain.length > 1 ? chain[0] : undefined
   return {
     id: record.golemId,
     owner: record.owner,
@@ -114,8 +117,11 @@ function fleetEntry(
       periodStart: Number(r.periodStart),
       expiresAt: Number(r.expiresAt),
     })),
-    grant: grant ? describeGrant(grant, chain, now) : null,
-    replicants: (profile?.replicants ?? []).map((r) => ({ hash: r.hash, ...describeGrant(r.delegation, chain, now) })),
+    /** `permissions`: granted through the wallet's Advanced Permissions, revoked and changed in the wallet. */
+    shape: redelegation ? 'permissions' : 'delegations',
+    grant: grant ? describeGrant(grant, stackChain, now) : null,
+    redelegation: redelegation ? describeGrant(redelegation, stackChain, now) : null,
+    replicants: (profile?.replicants ?? []).map((r) => ({ hash: r.hash, ...describeGrant(r.delegation, stackChain, now) })),
   }
 }
 

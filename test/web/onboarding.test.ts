@@ -226,6 +226,16 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     })
     expect(status).toMatch(/^registered Golem wallet-golem \(key 0x[0-9a-fA-F]{40}\)/)
     await walletPage.waitForSelector('#fleet li[data-golem="wallet-golem"].selected')
+    // The panel shows what the wallet granted to the Session Account, and the key's re-delegation under it.
+    await walletPage.waitForSelector('#permissions li[data-layer="session-account"]')
+    const granted = await walletPage.$$eval('#permissions li[data-layer="session-account"] > ul.caveats .caveat', (els) =>
+      els.map((e) => e.textContent ?? ''),
+    )
+    expect(granted.join(' | ')).toMatch(/20 USDC/)
+    expect(await walletPage.$$('#permissions li[data-layer="key"] .caveat[data-type="golemPhase"]')).toHaveLength(1)
+    // Revoking and renewing an Advanced Permission is the wallet's: the buttons say so.
+    expect(await walletPage.$eval('#revoke', (e) => (e as unknown as { disabled: boolean }).disabled)).toBe(true)
+    expect(await walletPage.$eval('#in-wallet', (e) => e.textContent ?? '')).toMatch(/revoke or change it in MetaMask/)
     await walletPage.screenshot({ path: join(artifacts, '4-permissions-registered.png'), fullPage: true })
     await waitFor('a redemption by the wallet Golem', async () => {
       const r = await json<{ redemptions: unknown[] }>('/api/v1/golems/wallet-golem/redemptions')

@@ -19,7 +19,12 @@ export type FleetGolem = {
   runway: { token: string; periodAmount: string; periodSeconds: number; expiresAt: number; delegationHash: string } | null
   /** The owner's renewals waiting behind the runway grant, each starting where the one before it stops paying. */
   renewals: { delegationHash: string; periodStart: number; expiresAt: number }[]
+  /** `permissions`: granted through the wallet's Advanced Permissions (revoked and changed in the wallet). */
+  shape: 'delegations' | 'permissions'
+  /** The owner's grant (the root). */
   grant: Grant | null
+  /** An ERC-7715 Golem's Session Account re-delegation to its key. */
+  redelegation: Grant | null
   replicants: (Grant & { hash: string })[]
 }
 export type Config = { owner: string | null; chainId: number; network: `${string}:${string}`; usdc: `0x${string}`; indexer: boolean }

@@ -115,6 +115,23 @@ function actionWords(a: Action, config: Config): string {
   }
 }
 
+/** The Golem's key under the grant it redeems, with that grant's caveats and its Replicants. */
+function keyLayer(golem: FleetGolem, grant: FleetGolem['grant']) {
+  return html`<li data-layer="key">
+    Golem key <code>${golem.key ? short(golem.key) : '—'}</code>
+    <ul class="caveats">
+      ${(grant?.caveats ?? []).map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
+    </ul>
+    ${
+      golem.replicants.length > 0
+        ? html`<ul>
+          ${golem.replicants.map((r) => html`<li>Replicant <code>${short(r.delegate)}</code>: ${r.caveats.map((c) => c.words).join('; ')}</li>`)}
+        </ul>`
+        : null
+    }
+  </li>`
+}
+
 function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; view: GolemView; now: number; config: Config }) {
   const week = view.redemptions.filter((r) => r.timestamp >= now - 7 * 86_400)
   const actions = view.actions.filter((a) => Number(a.timestamp) >= now - 7 * 86_400)
@@ -122,24 +139,24 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
     <h3>Permissions</h3>
     <ul class="tree">
       <li>
-        owner smart account <code>${short(golem.owner)}</code>
-        <ul>
-          <li>
-            Golem key <code>${golem.key ? short(golem.key) : '—'}</code>
-            <ul class="caveats">
-              ${(golem.grant?.caveats ?? []).map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
-            </ul>
-            ${
-              golem.replicants.length > 0
-                ? html`<ul>
-                  ${golem.replicants.map(
-                    (r) => html`<li>Replicant <code>${short(r.delegate)}</code>: ${r.caveats.map((c) => c.words).join('; ')}</li>`,
-                  )}
-                </ul>`
-                : null
-            }
-          </li>
-        </ul>
+        owner account <code>${short(golem.owner)}</code>
+        ${
+          golem.redelegation && golem.grant
+            ? html`<ul>
+                <li data-layer="session-account">
+                  Session Account <code>${short(golem.grant.delegate)}</code> (the wallet's Advanced Permission)
+                  <ul class="caveats">
+                    ${golem.grant.caveats.map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
+                  </ul>
+                  <ul>
+                    ${keyLayer(golem, golem.redelegation)}
+                  </ul>
+                </li>
+              </ul>`
+            : html`<ul>
+                ${keyLayer(golem, golem.grant)}
+              </ul>`
+        }
       </li>
     </ul>
     <h4>Redemptions, last 7 days (${week.length})</h4>
@@ -286,13 +303,20 @@ function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet:
     onDone()
   }
   const disabled = !wallet
+  // An Advanced Permission is the wallet's: the owner revokes or changes it there.
+  const inWallet = golem.shape === 'permissions'
   return html`<section class="card" id="actions">
     <h3>Owner actions</h3>
-    <button id="revoke" disabled=${disabled} onClick=${run('revoke', async () => revokedLine(await revoke(wallet!, [golem.id])))}>Revoke</button>
-    <button id="renew" disabled=${disabled} onClick=${run('renew', async () => {
+    <button id="revoke" disabled=${disabled || inWallet} onClick=${run('revoke', async () => revokedLine(await revoke(wallet!, [golem.id])))}>Revoke</button>
+    <button id="renew" disabled=${disabled || inWallet} onClick=${run('renew', async () => {
       const r = await renew(wallet!, golem.id)
       return `grant ${r.delegationHash} follows the current one, until ${when(r.grant_ends_at)}`
     })}>Renew grant</button>
+    ${
+      inWallet
+        ? html`<p class="reason" id="in-wallet">Granted through your wallet's Advanced Permissions: revoke or change it in MetaMask (All permissions); Bardo notices at the next heartbeat.</p>`
+        : null
+    }
     <button id="extend" disabled=${disabled} onClick=${run('extend', async () => {
       const r = await pay(wallet!, config, 'extend', golem.id)
       return `credited ${usdc(r.credit.amount)}`
@@ -311,7 +335,8 @@ export function App() {
   const [wallet, setWallet] = useState<Wallet | null>(null)
   const [fleet, setFleet] = useState<Fleet | null>(null)
   const [selected, setSelected] = useState<string | null>(null)
-  const [view, setView] = useState<GolemView | null>(null)
+  // The view with the Golem it was read for: a view is shown only beside its own Golem.
+  const [loaded, setView] = useState<{ id: string; view: GolemView } | null>(null)
   const [error, setError] = useState('')
   const [tick, setTick] = useState(0)
   // A Golem registered from this page belongs to the account that granted it: its fleet is shown.
@@ -334,7 +359,7 @@ export function App() {
         const id = selected ?? f.golems[0]?.id ?? null
         if (id !== selected) setSelected(id)
         const key = f.golems.find((g) => g.id === id)?.key ?? null
-        if (id) setView(await loadGolem(id, config.indexer ? key : null, f.now))
+        if (id) setView({ id, view: await loadGolem(id, config.indexer ? key : null, f.now) })
         setError('')
       } catch (e) {
         if (!stopped) setError(e instanceof Error ? e.message : String(e))
@@ -360,6 +385,7 @@ export function App() {
     setSelected(r.golemId)
   }
   const golem = fleet?.golems.find((g) => g.id === selected)
+  const view = loaded && golem && loaded.id === golem.id ? loaded.view : null
   const now = fleet?.now ?? 0
   const revokeIds = (new URLSearchParams(location.search).get('revoke') ?? '').split(',').filter((id) => id.length > 0)
   return html`<div class="page">
