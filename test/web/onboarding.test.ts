@@ -308,6 +308,19 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     })
   }, 180_000)
 
+  it('a bad owner in the URL answers with the error naming the field, not a spinner; owner actions say why they wait', async () => {
+    const bad = await browser.newPage()
+    await bad.goto(`${dashboard}/?owner=0x123`, { waitUntil: 'networkidle0' })
+    await bad.waitForSelector('#error')
+    expect(await bad.$eval('#error', (e) => e.textContent ?? '')).toMatch(/owner: must be the owner smart account address/)
+    expect(await bad.$eval('body', (e) => e.textContent ?? '')).not.toContain('Loading…')
+    await bad.goto(`${dashboard}/`, { waitUntil: 'networkidle0' })
+    await bad.waitForSelector('#actions .reason')
+    expect(await bad.$eval('#actions .reason', (e) => e.textContent ?? '')).toBe("connect the owner's wallet first")
+    expect(await bad.$eval('#grant-left', (e) => e.textContent ?? '')).toMatch(/^\d+m\d{2}s$/)
+    await bad.close()
+  }, 60_000)
+
   it('`bardo onboard` without an owner key and without --owner is a usage error naming --owner, and drafts nothing', async () => {
     let stderr = ''
     const code = await runCli(['onboard', '--golem', 'fourth', '--strategy', join(stateDir, 'third.md')], {

@@ -66,8 +66,8 @@ function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; 
       <dd>${usdc(redeemedSince(view.redemptions, now - 86_400))}</dd>
       <dt>this period</dt>
       <dd>${view.spend ? `${usdc(view.spend.current.spent)} of ${usdc(view.spend.current.limit)}` : '—'}</dd>
-      <dt>days left</dt>
-      <dd>${health.days_remaining}</dd>
+      <dt>grant left</dt>
+      <dd id="grant-left">${countdown(health.grant_ends_at - now)}</dd>
       <dt>grant ends</dt>
       <dd id="grant-ends" data-at=${health.grant_ends_at}>${when(health.grant_ends_at)}</dd>
       ${golem.renewals.map(
@@ -325,6 +325,7 @@ function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet:
       const r = await pay(wallet!, config, 'feed', golem.id)
       return `credited ${usdc(r.credit.amount)}`
     })}>Feed (x402)</button>
+    ${wallet ? null : html`<p class="reason">connect the owner's wallet first</p>`}
     <p id="action-status">${status}</p>
   </section>`
 }
@@ -427,7 +428,9 @@ export function App() {
           <${Payments} view=${view} />
           <${MetabolismPanel} view=${view} />
         </main>`
-        : html`<p>Loading…</p>`
+        : error && !fleet
+          ? null
+          : html`<p>Loading…</p>`
     }
     ${config ? html`<${CouncilPanel} indexer=${config.indexer} />` : null}
   </div>`
