@@ -8,15 +8,12 @@ import { erc20Abi, parseEther, parseUnits, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
-import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import type { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { loadActionGrant } from '../../app/actions/actionGrantStore.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
-import { createLocalApi } from '../../functions/api/local.ts'
-import { devnetAccount } from '../../local/devnet.ts'
-import { localOnboarding } from '../../local/onboarding.ts'
-import type { StackChain } from '../../local/chain.ts'
 import { startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import { onboardingApi } from './harness.ts'
 import { walletRequest } from '../web/testWallet.ts'
 
 const RUNWAY_ONLY = '---\nname: runway-only\nbudget: $20/day\nrunway_days: 5\n---\n\nHold USDC; live on the runway.\n'
@@ -24,9 +21,10 @@ const SWAPPER =
   '---\nname: swapper\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
 
 let env: HeartbeatEnv
-let api: ReturnType<typeof createLocalApi>
+let api: ReturnType<typeof onboardingApi>['api']
 let invoker: LocalInvoker
-const tickErrors: unknown[] = []
+let tickErrors: unknown[]
+let post: ReturnType<typeof onboardingApi>['post']
 
 type DraftBody = {
   golemId: string
@@ -38,8 +36,6 @@ type DraftBody = {
   deploy?: { factory: Address; factoryData: Hex }
 }
 
-const post = (path: string, body: unknown) =>
-  api.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 const draft = async (body: Record<string, unknown>) => post('/api/v1/onboarding', body)
 
 /** The wallet signs each drafted delegation as the page asks it: eth_signTypedData_v4 with the JSON payload. */
@@ -85,25 +81,7 @@ async function footprint(golemId: string, key?: Address) {
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  const chain: StackChain = {
-    rpcUrl: env.devnet.rpcUrl,
-    publicClient: env.devnet.publicClient as never,
-    deployment: env.devnet.deployment,
-    usdc: env.devnet.deployment.assets.usdc,
-    operator: env.devnet.operator.account,
-    settlement: devnetAccount(2),
-    devnet: env.devnet,
-    stop: async () => undefined,
-  }
-  api = createLocalApi({
-    store: env.store,
-    publicClient: env.devnet.publicClient,
-    deployment: env.devnet.deployment,
-    operator: env.devnet.operator.account,
-    settlement: devnetAccount(2),
-    onboarding: localOnboarding({ chain, store: env.store, signers: env.signers }),
-  })
-  invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => tickErrors.push(e) })
+  ;({ api, invoker, post, tickErrors } = onboardingApi(env))
 }, 120_000)
 afterAll(async () => env?.stop())
 

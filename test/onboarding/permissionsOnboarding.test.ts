@@ -10,24 +10,22 @@ import { NonceEnforcer } from '@metamask/delegation-abis'
 import { createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
-import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import type { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { createLocalOwnerWallet, type LocalOwnerWallet, type PeriodicPermissionRequest } from '../../core/permissions/localOwnerWallet.ts'
-import { createLocalApi } from '../../functions/api/local.ts'
-import type { StackChain } from '../../local/chain.ts'
-import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { localOnboarding } from '../../local/onboarding.ts'
+import type { OwnerAccount } from '../../local/devnet.ts'
 import { startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import { onboardingApi } from './harness.ts'
 
 const RUNWAY_ONLY = '---\nname: runway-only\nbudget: $20/day\nrunway_days: 5\n---\n\nHold USDC; live on the runway.\n'
 
 let env: HeartbeatEnv
-let api: ReturnType<typeof createLocalApi>
 let invoker: LocalInvoker
 let owner: OwnerAccount
 let wallet: LocalOwnerWallet
-const tickErrors: unknown[] = []
+let tickErrors: unknown[]
+let post: ReturnType<typeof onboardingApi>['post']
 
 type DraftBody = {
   golemId: string
@@ -41,8 +39,6 @@ type DraftBody = {
   request: PeriodicPermissionRequest[]
 }
 
-const post = (path: string, body: unknown) =>
-  api.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 const draftFor = async (golemId: string): Promise<DraftBody> => {
   const res = await post('/api/v1/onboarding', { golemId, owner: owner.address, strategy: RUNWAY_ONLY, shape: 'permissions' })
   const body = (await res.json()) as DraftBody
@@ -73,25 +69,7 @@ async function footprint(golemId: string, key: Address) {
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  const chain: StackChain = {
-    rpcUrl: env.devnet.rpcUrl,
-    publicClient: env.devnet.publicClient as never,
-    deployment: env.devnet.deployment,
-    usdc: env.devnet.deployment.assets.usdc,
-    operator: env.devnet.operator.account,
-    settlement: devnetAccount(2),
-    devnet: env.devnet,
-    stop: async () => undefined,
-  }
-  api = createLocalApi({
-    store: env.store,
-    publicClient: env.devnet.publicClient,
-    deployment: env.devnet.deployment,
-    operator: env.devnet.operator.account,
-    settlement: devnetAccount(2),
-    onboarding: localOnboarding({ chain, store: env.store, signers: env.signers }),
-  })
-  invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => tickErrors.push(e) })
+  ;({ invoker, post, tickErrors } = onboardingApi(env))
   owner = await env.devnet.createWalletOwner()
   const now = await chainNow()
   wallet = createLocalOwnerWallet({

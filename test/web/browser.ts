@@ -54,3 +54,21 @@ export async function injectWallet(
     announce()
   })()`)
 }
+
+/** A page of the dashboard with the wallet injected, collecting the page's console errors. */
+export async function openWalletPage(
+  browser: Browser,
+  account: PrivateKeyAccount,
+  chainId: number,
+  options: Pick<TestWalletOptions, 'permissions'> & { height?: number } = {},
+): Promise<{ page: Page; consoleErrors: string[] }> {
+  const page = await browser.newPage()
+  await page.setViewport({ width: 1200, height: options.height ?? 900 })
+  const consoleErrors: string[] = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text())
+  })
+  page.on('pageerror', (e) => consoleErrors.push(String(e)))
+  await injectWallet(page, account, chainId, options.permissions ? { permissions: options.permissions } : {})
+  return { page, consoleErrors }
+}

@@ -15,7 +15,7 @@ import { parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
 import { runLocalStack } from '../../local/runner.ts'
-import { injectWallet, launchChromium, walletRequest } from './browser.ts'
+import { launchChromium, openWalletPage, walletRequest } from './browser.ts'
 
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard')
 
@@ -55,7 +55,7 @@ describe("the owner's dashboard in headless Chromium", () => {
   let stack: StackInfo
   let browser: Browser
   let page: Page
-  const consoleErrors: string[] = []
+  let consoleErrors: string[] = []
   const json = async <T>(path: string): Promise<T> => {
     const res = await fetch(`${dashboard}${path}`)
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
@@ -99,13 +99,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     await waitFor('ready', async () => (output.some((l) => l.includes('ready in')) ? true : undefined))
     stack = readStackInfo(stateDir)
     browser = await launchChromium()
-    page = await browser.newPage()
-    await page.setViewport({ width: 1200, height: 900 })
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => consoleErrors.push(String(e)))
-    await injectWallet(page, owner, stack.chainId)
+    ;({ page, consoleErrors } = await openWalletPage(browser, owner, stack.chainId))
   }, 240_000)
 
   afterAll(async () => {

@@ -27,7 +27,7 @@ import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.
 import { runLocalStack } from '../../local/runner.ts'
 import { runCli } from '../../cli/bardo.ts'
 import { waitFor as waitUntil } from '../e2e/stackProcess.ts'
-import { injectWallet, launchChromium } from './browser.ts'
+import { launchChromium, openWalletPage } from './browser.ts'
 
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'onboarding')
 const STRATEGY = '---\nname: second\nbudget: $20/day\nrunway_days: 5\n---\n\nHold USDC; live on the runway.\n'
@@ -49,7 +49,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
   let stack: StackInfo
   let browser: Browser
   let page: Page
-  const consoleErrors: string[] = []
+  let consoleErrors: string[] = []
   const json = async <T>(path: string): Promise<T> => {
     const res = await fetch(`${dashboard}${path}`)
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
@@ -81,13 +81,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     stack = readStackInfo(stateDir)
     dashboard = stack.dashboardUrl!
     browser = await launchChromium()
-    page = await browser.newPage()
-    await page.setViewport({ width: 1200, height: 1200 })
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => consoleErrors.push(String(e)))
-    await injectWallet(page, owner, stack.chainId)
+    ;({ page, consoleErrors } = await openWalletPage(browser, owner, stack.chainId, { height: 1200 }))
   }, 300_000)
 
   afterAll(async () => {
@@ -204,9 +198,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
       publicClient,
       now: () => Math.floor(Date.now() / 1000),
     })
-    const walletPage = await browser.newPage()
-    walletPage.on('pageerror', (e) => consoleErrors.push(String(e)))
-    await injectWallet(walletPage, walletOwner, stack.chainId, {
+    const { page: walletPage, consoleErrors: walletPageErrors } = await openWalletPage(browser, walletOwner, stack.chainId, {
       permissions: (requests) => grants.requestExecutionPermissions(requests as PeriodicPermissionRequest[]),
     })
     await walletPage.goto(`${dashboard}/`, { waitUntil: 'networkidle0' })
@@ -252,6 +244,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
       return g?.status === 'dead' ? g : undefined
     })
     await walletPage.screenshot({ path: join(artifacts, '5-permissions-revoked-from-wallet.png'), fullPage: true })
+    expect(walletPageErrors).toEqual([])
     await walletPage.close()
   }, 180_000)
 

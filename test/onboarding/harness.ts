@@ -1,0 +1,35 @@
+// The onboarding suites' API on a heartbeat environment: the local API with the stack's onboarding
+// (the devnet's operator registers keys and fronts their first gas), and a heartbeat invoker that keeps
+// every tick error for the test to see.
+import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import { createLocalApi } from '../../functions/api/local.ts'
+import type { StackChain } from '../../local/chain.ts'
+import { devnetAccount } from '../../local/devnet.ts'
+import { localOnboarding } from '../../local/onboarding.ts'
+import type { HeartbeatEnv } from '../heartbeat/harness.ts'
+
+export function onboardingApi(env: HeartbeatEnv) {
+  const chain: StackChain = {
+    rpcUrl: env.devnet.rpcUrl,
+    publicClient: env.devnet.publicClient as never,
+    deployment: env.devnet.deployment,
+    usdc: env.devnet.deployment.assets.usdc,
+    operator: env.devnet.operator.account,
+    settlement: devnetAccount(2),
+    devnet: env.devnet,
+    stop: async () => undefined,
+  }
+  const api = createLocalApi({
+    store: env.store,
+    publicClient: env.devnet.publicClient,
+    deployment: env.devnet.deployment,
+    operator: env.devnet.operator.account,
+    settlement: devnetAccount(2),
+    onboarding: localOnboarding({ chain, store: env.store, signers: env.signers }),
+  })
+  const tickErrors: unknown[] = []
+  const invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => tickErrors.push(e) })
+  const post = (path: string, body: unknown) =>
+    api.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return { api, invoker, tickErrors, post }
+}
