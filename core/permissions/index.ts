@@ -33,6 +33,13 @@ export {
 } from './erc7715.ts'
 export { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
 export {
+  GrantedPermissionError,
+  readGrantedRunway,
+  type GrantedPeriodicPermission,
+  type GrantedRunway,
+  type ReadGrantedRunwayParameters,
+} from './grantedPermission.ts'
+export {
   buildPlanGrant,
   DEFAULT_MAX_SLIPPAGE_BPS,
   type BuildPlanGrantParameters,
