@@ -23,9 +23,9 @@ import {
   type OnboardingShape,
 } from '../../core/onboarding/golemDraft.ts'
 import { planInWords } from '../../core/onboarding/planInWords.ts'
-import { buildRunwayRedelegation } from '../../core/delegations/buildRunwayRedelegation.ts'
-import { GrantedPermissionError, grantedRunwayOf, type GrantedRunway } from '../../core/permissions/grantedPermission.ts'
-import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import { GrantedPermissionError, readGrantedRunway, type GrantedRunway } from '../../core/permissions/grantedPermission.ts'
+import type { RunwayPermissionRequests } from '../../core/permissions/erc7715.ts'
+import { profileOfGranted } from './permissionsGrant.ts'
 import {
   draftGasGrant,
   draftPlanActions,
@@ -70,6 +70,9 @@ export type OnboardingDeps = {
 }
 
 export const DEFAULT_GAS_BOOTSTRAP = 1_000_000_000_000_000n
+
+/** The shortest life a wallet's grant may leave a Golem: an expiry sooner than this is refused. */
+const MINIMUM_LIFE_SECONDS = 60
 
 /** Stands in for the Golem's key while a strategy is checked, before any key is issued. */
 const PLACEHOLDER_KEY: Address = '0x0000000000000000000000000000000000000001'
@@ -267,85 +270,28 @@ export class OnboardingService {
     return { golemId, golemKey: draft.golemKey, owner: draft.owner, account: draft.account, expiresAt, transactions }
   }
 
-  /**
-   * The wallet's Advanced Permissions, as granted (core/permissions/grantedPermission.ts): the Session
-   * Account re-delegates each to the Golem's key with the phase gate over the life window (shortened to
-   * the grant's expiry when the wallet set an earlier one), the gas re-delegation paying only the key.
-   * The profile's chains are [re-delegation, the wallet's grant], so a disabled grant or the owner's
-   * nonce increment stops both at the next heartbeat.
-   */
+  /** The wallet's Advanced Permissions: read as granted, re-delegated to the Golem's key, then registered. */
   async #grantPermissions(draft: GolemDraft, permissions: readonly unknown[], now: bigint): Promise<Registered> {
     const { store, deployment, keys } = this.deps
     const session = draft.sessionAccount
     if (!session) throw new OnboardingError('GRANT_REFUSED', 'golemId', `the draft for ${draft.golemId} has no Session Account`)
     let granted: GrantedRunway
     try {
-      granted = grantedRunwayOf(permissions, {
-        deployment,
-        owner: draft.account,
-        sessionAccount: session.address,
-        token: draft.token,
-        periodAmount: draft.periodAmount,
-        gasPeriodAmount: draft.gasPeriodAmount,
-        now,
+      granted = readGrantedRunway({
+        granted: permissions,
+        request: draft.request as RunwayPermissionRequests,
+        environment: deployment.environment,
+        now: Number(now),
+        minimumLifeSeconds: MINIMUM_LIFE_SECONDS,
       })
     } catch (error) {
-      if (error instanceof GrantedPermissionError) throw new OnboardingError('GRANT_REFUSED', error.field, error.rule)
+      // The answer's field, as the API's body names it.
+      if (error instanceof GrantedPermissionError)
+        throw new OnboardingError('GRANT_REFUSED', error.field.replace(/^granted/, 'permissions'), error.rule)
       throw error
     }
-    // The life's last second: the draft's, or earlier where the wallet set an earlier expiry (exclusive).
-    let expiresAt = draft.expiresAt
-    for (const e of [granted.runway.expiry, granted.gas.expiry]) if (e !== null && e - 1n < expiresAt) expiresAt = e - 1n
-    if (expiresAt <= now) throw new OnboardingError('GRANT_REFUSED', 'permissions.rules.expiry', 'must leave the Golem a life after now')
-    const tree = grantTree({ deployment, now })
-    const gate = [{ type: 'golemPhase' as const, golem: draft.golemKey, startTime: draft.startDate, endTime: expiresAt }]
-    const signer = keys.delegationSigner(session.signer)
-    const runway = buildRunwayRedelegation({
-      tree,
-      permission: { context: [granted.runway.delegation] },
-      executionKey: draft.golemKey,
-      bardo: gate,
-    })
-    const gas = buildRunwayRedelegation({
-      tree,
-      permission: { context: [granted.gas.delegation] },
-      executionKey: draft.golemKey,
-      bardo: gate,
-      caveats: [{ type: 'allowedTargets', targets: [draft.golemKey] }],
-    })
-    const runwayChild = await tree.sign(runway.child.hash, signer)
-    const gasChild = await tree.sign(gas.child.hash, signer)
+    const { profile, expiresAt } = await profileOfGranted({ deployment, keys, draft: { ...draft, sessionAccount: session }, granted, now })
     const transactions = await this.#register(draft.golemKey)
-    const profile: GolemProfile = {
-      ...golemProfileOf({
-        chainId: deployment.chainId,
-        golemKey: draft.golemKey,
-        signer: draft.signer,
-        runway: {
-          chain: [runwayChild, granted.runway.delegation],
-          periodDelegationHash: granted.runway.hash,
-          periodTerms: granted.runway.periodTerms,
-          chainHashes: [runway.child.hash, granted.runway.hash],
-          periodStart: granted.runway.startDate,
-        },
-        token: granted.token,
-        periodAmount: granted.runway.periodAmount,
-        periodDuration: granted.runway.periodDuration,
-        expiresAt,
-        now: draft.startDate,
-      }),
-      gas: {
-        chain: [gasChild, granted.gas.delegation],
-        periodAmount: granted.gas.periodAmount,
-        periodDuration: granted.gas.periodDuration,
-        periodStart: granted.gas.startDate,
-        periodDelegationHash: granted.gas.hash,
-        periodTerms: granted.gas.periodTerms,
-        chainHashes: [gas.child.hash, granted.gas.hash],
-      },
-      sessionAccount: session,
-    }
-    if (granted.runway.nonce) profile.runway.nonce = granted.runway.nonce
     await recordGolem(store, { golemId: draft.golemId, owner: draft.account, profile, now })
     return this.#registered(draft, expiresAt, transactions, now)
   }

@@ -1,15 +1,21 @@
-import type { Erc20TokenPeriodicPermission, NativeTokenPeriodicPermission, PermissionRequest } from '@metamask/7715-permission-types'
+import type { Erc20TokenPeriodicPermission, NativeTokenPeriodicPermission } from '@metamask/7715-permission-types'
 import { requestExecutionPermissions, type MetaMaskExtensionClient } from '@metamask/smart-accounts-kit/actions'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { CAPABILITIES } from './capability.ts'
 import { compileStrategy, type PermissionPlan } from './compileStrategy.ts'
 import { NOW, OWNER, REGISTRIES, SESSION_KEY } from '../../test/support/permissions/corpus.ts'
 import {
+  JUSTIFICATION_MAX_CHARS,
   parseErc7715Request,
+  runwayJustification,
   runwayRequestsSchema,
   runwayTermsFromErc7715Request,
   toErc7715Request,
   toKitPermissionRequests,
+  WALLET_PERIOD_PRESETS,
+  type RunwayPermissionRequests,
+  type WalletPermissionRequest,
 } from './erc7715.ts'
 import { StrategyCompileError } from './errors.ts'
 
@@ -17,18 +23,21 @@ const plan = (text: string, registry: keyof typeof REGISTRIES = 'local', chainId
   compileStrategy({ text, chainId, owner: OWNER, sessionKey: SESSION_KEY, now: NOW, registry: REGISTRIES[registry]() })
 
 describe('toErc7715Request', () => {
-  it("builds erc20-token-periodic (USDC runway) and native-token-periodic (gas) in today's shape", () => {
+  it("builds erc20-token-periodic (USDC runway) and native-token-periodic (gas) in MetaMask's permissions Snap 0.7.0 shape", () => {
     const p = plan('---\nrunway_days: 30\n---\nSwap. budget: $25/day', 'base', 8453)
     const [usdc, gas] = toErc7715Request(p)
-    // Compile-time: these are the package's own request types.
-    const typed: [PermissionRequest<Erc20TokenPeriodicPermission>, PermissionRequest<NativeTokenPeriodicPermission>] = [usdc, gas]
+    // Compile-time: the permissions are the package's own permission types.
+    const typed: [WalletPermissionRequest<Erc20TokenPeriodicPermission>, WalletPermissionRequest<NativeTokenPeriodicPermission>] = [
+      usdc,
+      gas,
+    ]
     expect(typed[0]).toEqual({
       chainId: '0x2105',
-      from: OWNER,
-      to: SESSION_KEY,
+      address: OWNER,
+      signer: { type: 'account', data: { address: SESSION_KEY } },
       permission: {
         type: 'erc20-token-periodic',
-        isAdjustmentAllowed: false,
+        isAdjustmentAllowed: true,
         data: {
           tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
           periodAmount: '0x17d7840', // 25_000_000
@@ -37,15 +46,15 @@ describe('toErc7715Request', () => {
           justification: 'Bardo runway subscription: 25 USDC/day for 30 days (Swap)',
         },
       },
-      rules: [{ type: 'expiry', data: { timestamp: NOW + 30 * 86400 } }],
+      rules: [{ type: 'expiry', isAdjustmentAllowed: false, data: { timestamp: NOW + 30 * 86400 } }],
     })
     expect(gas).toEqual({
       chainId: '0x2105',
-      from: OWNER,
-      to: SESSION_KEY,
+      address: OWNER,
+      signer: { type: 'account', data: { address: SESSION_KEY } },
       permission: {
         type: 'native-token-periodic',
-        isAdjustmentAllowed: false,
+        isAdjustmentAllowed: true,
         data: {
           periodAmount: '0xb1a2bc2ec50000',
           periodDuration: 86400,
@@ -53,9 +62,20 @@ describe('toErc7715Request', () => {
           justification: 'Bardo Golem gas: 0.05 ETH/day for 30 days',
         },
       },
-      rules: [{ type: 'expiry', data: { timestamp: NOW + 30 * 86400 } }],
+      rules: [{ type: 'expiry', isAdjustmentAllowed: false, data: { timestamp: NOW + 30 * 86400 } }],
     })
-    expect('signer' in usdc).toBe(false)
+    expect('to' in usdc).toBe(false)
+    expect('from' in usdc).toBe(false)
+    // The Snap offers only preset periods; the plan's day is its daily preset.
+    expect(usdc.permission.data.periodDuration).toBe(WALLET_PERIOD_PRESETS.daily)
+  })
+
+  it("keeps the runway's justification within the Snap's 120 characters, naming the capabilities while they fit", () => {
+    const every: PermissionPlan = { ...plan('Swap.'), capabilities: CAPABILITIES, dailyUsdcCap: 100_000_000_000n, runwayDays: 3650 }
+    const text = runwayJustification(every)
+    expect(text.length).toBeLessThanOrEqual(JUSTIFICATION_MAX_CHARS)
+    expect(text).toBe(`Bardo runway subscription: 100000 USDC/day for 3650 days (${every.capabilities.length} capabilities)`)
+    expect(() => toErc7715Request(every)).not.toThrow()
   })
 
   it("round-trips through JSON and zod back to the plan's terms", () => {
@@ -89,7 +109,7 @@ describe('toErc7715Request', () => {
     )
   })
 
-  it('sends exactly what the kit sends for the same permission (requestExecutionPermissions)', async () => {
+  it('carries exactly the terms the kit sends for the same permission (requestExecutionPermissions, the later shape)', async () => {
     const p = plan('---\noverride: true\n---\nSwap and bridge cross-chain.', 'baseSepolia', 84532)
     let sent: unknown
     const client = {
@@ -99,8 +119,15 @@ describe('toErc7715Request', () => {
       },
     } as unknown as MetaMaskExtensionClient
     await requestExecutionPermissions(client, toKitPermissionRequests(p))
-    expect(sent).toEqual(toErc7715Request(p))
-    expect(() => parseErc7715Request(sent)).not.toThrow()
+    // The later shape names the owner `from` and the session account `to`, and its rules carry no adjustment flag.
+    const laterShape = (requests: RunwayPermissionRequests) =>
+      requests.map(({ address, signer, rules, ...rest }) => ({
+        ...rest,
+        from: address,
+        to: signer.data.address,
+        rules: rules.map(({ isAdjustmentAllowed: _a, ...rule }) => rule),
+      }))
+    expect(sent).toEqual(laterShape(toErc7715Request(p)))
   })
 })
 
@@ -143,11 +170,54 @@ describe('zod validation refuses malformed requests', () => {
       'erc7715.0.permission.data.periodDuration',
     ],
     [
-      'legacy signer field',
+      'a key signer (the Snap grants only to an account)',
       (r: any[]) => {
         r[0].signer = { type: 'key', data: { id: SESSION_KEY } }
       },
+      'erc7715.0.signer',
+    ],
+    [
+      'no signer (the later shape names the session account `to`)',
+      (r: any[]) => {
+        delete r[0].signer
+        r[0].to = SESSION_KEY
+      },
       'erc7715.0',
+    ],
+    [
+      'a bad signer address',
+      (r: any[]) => {
+        r[1].signer.data.address = '0x1234'
+      },
+      'erc7715.1.signer.data.address',
+    ],
+    [
+      'no owner address',
+      (r: any[]) => {
+        delete r[0].address
+      },
+      'erc7715.0.address',
+    ],
+    [
+      'an expiry rule without its adjustment flag',
+      (r: any[]) => {
+        delete r[0].rules[0].isAdjustmentAllowed
+      },
+      'erc7715.0.rules.0.isAdjustmentAllowed',
+    ],
+    [
+      'a justification longer than the Snap shows',
+      (r: any[]) => {
+        r[0].permission.data.justification = 'x'.repeat(121)
+      },
+      'erc7715.0.permission.data.justification',
+    ],
+    [
+      'a justification with markup',
+      (r: any[]) => {
+        r[1].permission.data.justification = 'Bardo <b>gas</b>'
+      },
+      'erc7715.1.permission.data.justification',
     ],
     [
       'legacy permission type',
@@ -180,7 +250,7 @@ describe('zod validation refuses malformed requests', () => {
     [
       'mismatched session keys',
       (r: any[]) => {
-        r[1].to = OWNER
+        r[1].signer.data.address = OWNER
       },
       'erc7715.',
     ],

@@ -1,180 +1,234 @@
-// What the owner's wallet granted through ERC-7715, read from its answer to
-// `wallet_requestExecutionPermissions`, not from what was asked: the wallet may let the owner lower an
-// amount, snap the period to one of its presets, add a NonceEnforcer (MetaMask adds one to every grant, so
-// the owner can revoke them all at once) and grant without an expiry. Each permission's `context` is the
-// signed delegation from the owner's account to the Golem's Session Account; its caveats are the grant.
-// A grant Bardo cannot use is refused naming the field and the rule. Pure.
-import { ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
-import { decodeDelegations, hashDelegation } from '@metamask/smart-accounts-kit/utils'
-import { getAddress, hexToBigInt, isAddressEqual, isHex, size, type Address, type Hex } from 'viem'
-import { fromCaveat } from '../caveats/caveat.ts'
-import type { BardoDeployment } from '../deployment.ts'
+// What the owner's wallet actually granted for a Golem's runway and gas, read from its
+// `wallet_requestExecutionPermissions` answer: the wallet may have let the owner lower an amount or pick
+// another preset period, may add caveats of its own (MetaMask adds the owner's NonceEnforcer nonce) and
+// may grant without an expiry, so Bardo re-delegates from what the signed delegations say, not from
+// what it asked for.
+import { ROOT_AUTHORITY, type Delegation, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { decodeCaveat, decodeDelegations, hashDelegation } from '@metamask/smart-accounts-kit/utils'
+import { getAddress, hexToBigInt, isAddress, isAddressEqual, isHex, type Address, type Hex } from 'viem'
 import { BardoError } from '../errors.ts'
+import type { RunwayPermissionRequests } from './erc7715.ts'
 
-/** A grant the wallet returned that Bardo cannot carry the Golem on; nothing was written. */
+/** A granted permission the plan cannot use; `field` names the part of the answer and `rule` what it broke. */
 export class GrantedPermissionError extends BardoError {
   readonly field: string
   readonly rule: string
   constructor(field: string, rule: string) {
-    super('GRANT_REFUSED', `${field}: ${rule}`, { details: { field, rule } })
+    super('GRANTED_PERMISSION', `${field}: ${rule}`, { details: { field, rule } })
     this.field = field
     this.rule = rule
   }
 }
 
-export type GrantedPeriodic = {
-  /** The signed owner -> Session Account delegation (the permission context's one delegation). */
-  delegation: Delegation
-  hash: Hex
-  /** The period caveat's terms, as the tick reads its spend. */
-  periodTerms: Hex
+/** One periodic permission as the owner's signed root delegation grants it. */
+export type GrantedPeriodicPermission = {
+  type: 'erc20-token-periodic' | 'native-token-periodic'
+  /** The ERC-20 moved (the runway's USDC); null for the native-token (gas) permission. */
+  token: Address | null
+  /** Base units per period, as granted (the owner may have lowered the requested amount). */
   periodAmount: bigint
-  periodDuration: bigint
-  /** The first period's start (unix seconds). */
-  startDate: bigint
-  /** The first second the grant no longer holds (TimestampEnforcer's exclusive end), or null: no expiry. */
-  expiry: bigint | null
-  /** The owner's NonceEnforcer nonce the grant was made at, when the wallet added one. */
-  nonce?: { enforcer: Address; delegator: Address; value: bigint }
+  /** Seconds, as granted (one of the wallet's presets). */
+  periodDuration: number
+  /** Unix seconds: the first period's start. */
+  startDate: number
+  /** Unix seconds (the TimestampEnforcer's exclusive end), or null when the wallet granted no expiry. */
+  expiry: number | null
+  /** The owner's NonceEnforcer nonce the grant carries: incrementing it revokes every grant at once. */
+  nonce: bigint
+  /** The owner's account. */
+  delegator: Address
+  /** The Golem's session account. */
+  delegate: Address
+  delegationManager: Address
+  /** The owner's root delegation (the last of `chain`) and its hash. */
+  root: { delegation: Delegation; hash: Hex }
+  /** The permission context decoded, leaf first: what a re-delegation's `permission.context` takes. */
+  chain: readonly Delegation[]
 }
 
-export type GrantedRunway = { token: Address; runway: GrantedPeriodic; gas: GrantedPeriodic }
+export type GrantedRunway = { runway: GrantedPeriodicPermission; gas: GrantedPeriodicPermission }
 
-export type GrantExpectation = {
-  deployment: BardoDeployment
-  /** The wallet's account: the delegator of both grants. */
-  owner: Address
-  /** The Golem's Session Account: the delegate of both grants. */
-  sessionAccount: Address
-  /** The runway token asked for. */
-  token: Address
-  /** What was asked per period: a grant may be lower, never higher (the plan is the minimum the Golem needs). */
-  periodAmount: bigint
-  gasPeriodAmount: bigint
-  /** Chain time now: a grant must still hold. */
-  now: bigint
+export type ReadGrantedRunwayParameters = {
+  /** The wallet's answer to `toErc7715Request(plan)`: the granted permissions, runway then gas. */
+  granted: unknown
+  /** What was asked (toErc7715Request's result): the grant is checked against it. */
+  request: RunwayPermissionRequests
+  environment: SmartAccountsEnvironment
+  /** Unix seconds. */
+  now: number
+  /** The shortest life the plan can use: an expiry before `now + minimumLifeSeconds` is refused. */
+  minimumLifeSeconds: number
 }
 
-const KINDS = ['erc20-token-periodic', 'native-token-periodic'] as const
-type Kind = (typeof KINDS)[number]
+const PERMISSION_TYPES = ['erc20-token-periodic', 'native-token-periodic'] as const
 
-function record(value: unknown, field: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new GrantedPermissionError(field, 'must be an object')
-  return value as Record<string, unknown>
+/**
+ * Reads both grants and refuses, naming the field and the rule, any the plan cannot use: another
+ * chain, delegate, owner or token, a delegation manager other than the deployment's, a zero amount, an
+ * amount or a spending rate above the request, a period longer than both the requested life and period, an expiry
+ * before `now + minimumLifeSeconds`, a delegation that is not a root, or a caveat whose enforcer is
+ * not one such a permission holds.
+ */
+export function readGrantedRunway(params: ReadGrantedRunwayParameters): GrantedRunway {
+  const { granted } = params
+  if (!Array.isArray(granted) || granted.length !== 2)
+    throw new GrantedPermissionError('granted', 'must be the two granted permissions, the runway then the gas')
+  return { runway: readOne(params, granted[0], 0), gas: readOne(params, granted[1], 1) }
 }
 
-function kindOf(p: Record<string, unknown>, field: string): Kind {
-  const type = record(p.permission, `${field}.permission`).type
-  if (!(KINDS as readonly unknown[]).includes(type))
-    throw new GrantedPermissionError(`${field}.permission.type`, `must be one of ${KINDS.join(', ')}, got ${JSON.stringify(type)}`)
-  return type as Kind
+type Answer = {
+  chainId?: unknown
+  permission?: { type?: unknown }
+  context?: unknown
+  signerMeta?: { delegationManager?: unknown }
+  delegationManager?: unknown
 }
 
-function chainIdOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return value
-  if (typeof value === 'string' && isHex(value)) return Number(hexToBigInt(value))
-  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value)
-  return undefined
-}
+function readOne(params: ReadGrantedRunwayParameters, value: unknown, i: 0 | 1): GrantedPeriodicPermission {
+  const { environment, request: requests } = params
+  const request = requests[i]
+  const at = (name: string) => `granted.${i}.${name}`
+  if (!value || typeof value !== 'object') throw new GrantedPermissionError(`granted.${i}`, 'must be a granted permission object')
+  const answer = value as Answer
+  const type = PERMISSION_TYPES[i]
+  if (answer.permission?.type !== type) throw new GrantedPermissionError(at('permission.type'), `must be ${type}`)
+  if (!isHex(answer.chainId) || hexToBigInt(answer.chainId) !== hexToBigInt(request.chainId))
+    throw new GrantedPermissionError(at('chainId'), `must be the requested chain ${request.chainId}`)
+  // The Snap names the manager in signerMeta; the later ERC-7715 answer names it at the top.
+  const manager = answer.signerMeta?.delegationManager ?? answer.delegationManager
+  if (typeof manager !== 'string' || !isAddress(manager, { strict: false }) || !isAddressEqual(manager, environment.DelegationManager))
+    throw new GrantedPermissionError(
+      at('signerMeta.delegationManager'),
+      `must be the deployment's DelegationManager ${environment.DelegationManager}`,
+    )
 
-/** One granted permission, checked against the grant Bardo asked for. */
-function readPeriodic(p: Record<string, unknown>, kind: Kind, field: string, x: GrantExpectation): GrantedPeriodic {
-  const { deployment } = x
-  const env = deployment.environment
-  if (chainIdOf(p.chainId) !== deployment.chainId)
-    throw new GrantedPermissionError(`${field}.chainId`, `must be this deployment's chain ${deployment.chainId}`)
-  if (
-    p.delegationManager !== undefined &&
-    (typeof p.delegationManager !== 'string' || !isAddressEqual(p.delegationManager as Address, env.DelegationManager))
-  )
-    throw new GrantedPermissionError(`${field}.delegationManager`, `must be this deployment's DelegationManager ${env.DelegationManager}`)
-  if (typeof p.context !== 'string' || !isHex(p.context) || size(p.context) === 0)
-    throw new GrantedPermissionError(`${field}.context`, 'must be the hex-encoded permission context')
-  let context: Delegation[]
+  let chain: Delegation[]
   try {
-    context = decodeDelegations(p.context)
+    chain = isHex(answer.context) ? decodeDelegations(answer.context) : []
   } catch {
-    throw new GrantedPermissionError(`${field}.context`, 'must decode to signed delegations')
+    chain = []
   }
-  if (context.length !== 1)
-    throw new GrantedPermissionError(`${field}.context`, `must hold one delegation from the owner's account, got ${context.length}`)
-  const delegation = context[0]!
-  if (delegation.authority !== ROOT_AUTHORITY)
-    throw new GrantedPermissionError(`${field}.context`, "must be a root grant from the owner's account")
-  if (!isAddressEqual(delegation.delegator, x.owner))
-    throw new GrantedPermissionError(`${field}.context.delegator`, `must be the owner's account ${x.owner}`)
-  if (!isAddressEqual(delegation.delegate, x.sessionAccount))
-    throw new GrantedPermissionError(`${field}.context.delegate`, `must be the Golem's Session Account ${x.sessionAccount}`)
-  if (delegation.signature === '0x') throw new GrantedPermissionError(`${field}.context.signature`, 'must be signed by the owner')
+  if (chain.length === 0) throw new GrantedPermissionError(at('context'), 'must encode the granted delegation chain')
+  const leaf = chain[0]!
+  const root = chain.at(-1)!
+  if (root.authority.toLowerCase() !== ROOT_AUTHORITY.toLowerCase())
+    throw new GrantedPermissionError(at('context'), "the chain's last delegation must be a root delegation")
+  const sessionAccount = request.signer.data.address
+  if (!isAddressEqual(leaf.delegate, sessionAccount))
+    throw new GrantedPermissionError(at('delegate'), "must be the Golem's session account")
+  if (!isAddressEqual(root.delegator, request.address)) throw new GrantedPermissionError(at('delegator'), "must be the owner's account")
 
-  let period: { caveat: Hex; amount: bigint; duration: bigint; start: bigint; token?: Address } | undefined
-  let expiry: bigint | null = null
-  let nonce: GrantedPeriodic['nonce']
-  for (const [i, caveat] of delegation.caveats.entries()) {
-    if (env.caveatEnforcers.NonceEnforcer && isAddressEqual(caveat.enforcer, env.caveatEnforcers.NonceEnforcer)) {
-      nonce = { enforcer: getAddress(caveat.enforcer), delegator: getAddress(delegation.delegator), value: hexToBigInt(caveat.terms) }
-      continue
-    }
-    const decoded = fromCaveat(caveat, deployment, env)
-    if (decoded.type === 'timestamp' && decoded.beforeThreshold > 0n) {
-      expiry = expiry === null || decoded.beforeThreshold < expiry ? decoded.beforeThreshold : expiry
-    } else if (kind === 'erc20-token-periodic' && decoded.type === 'erc20PeriodTransfer') {
-      period = {
-        caveat: caveat.terms,
-        amount: decoded.periodAmount,
-        duration: decoded.periodDuration,
-        start: decoded.startDate,
-        token: decoded.tokenAddress,
-      }
-    } else if (kind === 'native-token-periodic' && decoded.type === 'nativeTokenPeriodTransfer') {
-      period = { caveat: caveat.terms, amount: decoded.periodAmount, duration: decoded.periodDuration, start: decoded.startDate }
-    } else if (decoded.type === 'unknown') {
+  const terms = readCaveats(root, environment, type, at)
+  const requestedAmount = hexToBigInt(request.permission.data.periodAmount)
+  const requestedPeriod = request.permission.data.periodDuration
+  const requestedStart = request.permission.data.startTime ?? params.now
+  const requestedLife = (request.rules[0]?.data.timestamp as number) - requestedStart
+  if (type === 'erc20-token-periodic') {
+    const token = (request.permission.data as { tokenAddress: Address }).tokenAddress
+    if (terms.token === null || !isAddressEqual(terms.token, token))
+      throw new GrantedPermissionError(at('token'), `must be the plan's token ${getAddress(token)}`)
+  }
+  if (terms.periodAmount === 0n) throw new GrantedPermissionError(at('periodAmount'), 'must be more than 0')
+  if (terms.periodAmount > requestedAmount)
+    throw new GrantedPermissionError(
+      at('periodAmount'),
+      `must not exceed the requested ${requestedAmount} (the owner may lower it, not raise it)`,
+    )
+  // A period longer than the life pays the Golem once at most; the request's own period may already be
+  // (a short life on the wallet's daily preset), so only a longer one than both is refused.
+  if (terms.periodDuration > Math.max(requestedLife, requestedPeriod))
+    throw new GrantedPermissionError(
+      at('periodDuration'),
+      `must not be longer than the plan's life of ${requestedLife} seconds or the requested period of ${requestedPeriod}`,
+    )
+  // A shorter period with the same amount spends faster than the plan allows.
+  if (terms.periodAmount * BigInt(requestedPeriod) > requestedAmount * BigInt(terms.periodDuration))
+    throw new GrantedPermissionError(
+      at('periodDuration'),
+      `${terms.periodAmount} every ${terms.periodDuration} seconds spends faster than the requested ${requestedAmount} every ${requestedPeriod}`,
+    )
+  const earliest = params.now + params.minimumLifeSeconds
+  if (terms.expiry !== null && terms.expiry < earliest)
+    throw new GrantedPermissionError(at('expiry'), `must not be before ${earliest} (now plus the plan's minimum life)`)
+  if (terms.expiry !== null && terms.startDate >= terms.expiry)
+    throw new GrantedPermissionError(at('startDate'), `must be before the expiry ${terms.expiry}`)
+  return {
+    type,
+    token: terms.token,
+    periodAmount: terms.periodAmount,
+    periodDuration: terms.periodDuration,
+    startDate: terms.startDate,
+    expiry: terms.expiry,
+    nonce: terms.nonce,
+    delegator: getAddress(root.delegator),
+    delegate: getAddress(leaf.delegate),
+    delegationManager: getAddress(manager),
+    root: { delegation: root, hash: hashDelegation(root) },
+    chain,
+  }
+}
+
+type Terms = {
+  token: Address | null
+  periodAmount: bigint
+  periodDuration: number
+  startDate: number
+  expiry: number | null
+  nonce: bigint
+}
+
+/**
+ * The enforcers each permission type is made of (MetaMask's own decoder requires the same): its period
+ * transfer, ValueLte(0) or ExactCalldata(0x) so nothing else moves, the NonceEnforcer, and a
+ * TimestampEnforcer when it expires.
+ */
+function readCaveats(
+  root: Delegation,
+  environment: SmartAccountsEnvironment,
+  type: GrantedPeriodicPermission['type'],
+  at: (name: string) => string,
+): Terms {
+  const erc20 = type === 'erc20-token-periodic'
+  const period = erc20 ? 'erc20PeriodTransfer' : 'nativeTokenPeriodTransfer'
+  const guard = erc20 ? 'valueLte' : 'exactCalldata'
+  const allowed = [period, guard, 'nonce', 'timestamp']
+  const byType = new Map<string, Record<string, unknown>>()
+  root.caveats.forEach((caveat, k) => {
+    const known = Object.values(environment.caveatEnforcers).some((a) => a !== undefined && isAddressEqual(a, caveat.enforcer))
+    let decoded: Record<string, unknown> & { type: string }
+    try {
+      if (!known) throw new Error('unknown')
+      decoded = decodeCaveat({ caveat, environment }) as Record<string, unknown> & { type: string }
+    } catch {
       throw new GrantedPermissionError(
-        `${field}.context.caveats[${i}].enforcer`,
-        `must be an enforcer of this deployment's framework, got ${caveat.enforcer}`,
+        at(`caveats.${k}`),
+        `enforcer ${caveat.enforcer} must be one of the deployment's ${allowed.join(', ')}`,
       )
     }
-  }
-  const what = kind === 'erc20-token-periodic' ? 'ERC20PeriodTransfer' : 'NativeTokenPeriodTransfer'
-  if (!period) throw new GrantedPermissionError(`${field}.context.caveats`, `must hold the ${what} caveat of a ${kind} grant`)
-  if (period.token !== undefined && !isAddressEqual(period.token, x.token))
-    throw new GrantedPermissionError(`${field}.permission.data.tokenAddress`, `must be the runway token ${x.token}`)
-  const asked = kind === 'erc20-token-periodic' ? x.periodAmount : x.gasPeriodAmount
-  if (period.amount <= 0n) throw new GrantedPermissionError(`${field}.permission.data.periodAmount`, 'must be greater than 0')
-  if (period.amount > asked)
+    if (!allowed.includes(decoded.type))
+      throw new GrantedPermissionError(at(`caveats.${k}`), `a ${decoded.type} caveat is not part of a ${type} permission`)
+    if (byType.has(decoded.type)) throw new GrantedPermissionError(at(`caveats.${k}`), `a second ${decoded.type} caveat`)
+    byType.set(decoded.type, decoded)
+  })
+  const terms = byType.get(period)
+  if (!terms) throw new GrantedPermissionError(at('caveats'), `must hold the ${period} caveat`)
+  const guardTerms = byType.get(guard)
+  if (erc20 ? guardTerms?.maxValue !== 0n : guardTerms?.calldata !== '0x')
     throw new GrantedPermissionError(
-      `${field}.permission.data.periodAmount`,
-      `must be at most the ${asked} asked for (the plan is the least the Golem needs; a larger grant only widens what a leaked key could take)`,
+      at('caveats'),
+      erc20 ? 'must hold valueLte(0): no native value moves' : 'must hold exactCalldata(0x): no call is made',
     )
-  if (expiry !== null && expiry <= x.now) throw new GrantedPermissionError(`${field}.rules.expiry`, `must be later than now (${x.now})`)
+  const nonce = byType.get('nonce')
+  if (!nonce) throw new GrantedPermissionError(at('nonce'), "must be present: the owner's NonceEnforcer caveat")
+  const timestamp = byType.get('timestamp')
+  if (timestamp && timestamp.afterThreshold !== 0)
+    throw new GrantedPermissionError(at('expiry'), 'the timestamp caveat must set no earliest time')
   return {
-    delegation,
-    hash: hashDelegation(delegation),
-    periodTerms: period.caveat,
-    periodAmount: period.amount,
-    periodDuration: period.duration,
-    startDate: period.start,
-    expiry,
-    ...(nonce ? { nonce } : {}),
+    token: erc20 ? getAddress(terms.tokenAddress as Address) : null,
+    periodAmount: terms.periodAmount as bigint,
+    periodDuration: Number(terms.periodDuration),
+    startDate: Number(terms.startDate),
+    expiry: timestamp ? Number(timestamp.beforeThreshold) : null,
+    nonce: hexToBigInt(nonce.nonce as Hex),
   }
-}
-
-/** The runway and gas grants in the wallet's answer, as granted. */
-export function grantedRunwayOf(permissions: readonly unknown[], x: GrantExpectation): GrantedRunway {
-  const found: Partial<Record<Kind, GrantedPeriodic>> = {}
-  for (const [i, raw] of permissions.entries()) {
-    const field = `permissions[${i}]`
-    const p = record(raw, field)
-    const kind = kindOf(p, field)
-    if (found[kind]) throw new GrantedPermissionError(`${field}.permission.type`, `must not repeat ${kind}`)
-    found[kind] = readPeriodic(p, kind, field, x)
-  }
-  const runway = found['erc20-token-periodic']
-  const gas = found['native-token-periodic']
-  if (!runway || !gas)
-    throw new GrantedPermissionError(
-      'permissions',
-      'must hold the erc20-token-periodic runway grant and the native-token-periodic gas grant',
-    )
-  return { token: getAddress(x.token), runway, gas }
 }

@@ -16,15 +16,29 @@ export {
   type SpenderApproval,
 } from './compileStrategy.ts'
 export {
+  EXPIRY_ADJUSTMENT_ALLOWED,
+  JUSTIFICATION_MAX_CHARS,
   parseErc7715Request,
+  PERMISSION_ADJUSTMENT_ALLOWED,
   runwayRequestsSchema,
   runwayTermsFromErc7715Request,
   toErc7715Request,
   toKitPermissionRequests,
   type RunwayPermissionRequests,
   type RunwayTerms,
+  WALLET_PERIOD_PRESETS,
+  type WalletPermissionRequest,
+  type WalletPermissionResponse,
+  type WalletRule,
 } from './erc7715.ts'
 export { StrategyCompileError, StrategyGuardrailError } from './errors.ts'
+export {
+  GrantedPermissionError,
+  readGrantedRunway,
+  type GrantedPeriodicPermission,
+  type GrantedRunway,
+  type ReadGrantedRunwayParameters,
+} from './grantedPermission.ts'
 export {
   buildPlanGrant,
   DEFAULT_MAX_SLIPPAGE_BPS,

@@ -17,6 +17,7 @@ import {
   LocalOwnerWalletError,
   type OwnerSmartAccount,
   type PeriodicPermissionRequest,
+  type WalletPeriodicRequest,
 } from './localOwnerWallet.ts'
 import { localRegistry } from './protocolRegistry.ts'
 
@@ -117,18 +118,19 @@ describe('createLocalOwnerWallet', () => {
   it('grants the runway pair from toErc7715Request as MetaMask would: one signed root delegation each, read back as the requested permission', async () => {
     const requests = toErc7715Request(plan())
     const { w, readContract } = wallet({ nonce: 7n })
-    const responses = await w.requestExecutionPermissions(requests as unknown as PeriodicPermissionRequest[])
+    const responses = await w.requestExecutionPermissions(requests)
     expect(responses).toHaveLength(2)
     expect(readContract).toHaveBeenCalledTimes(1)
     for (const [i, response] of responses.entries()) {
       const request = requests[i]!
+      // Answered in the Snap's response shape, as the request was in its request shape.
       expect(response).toMatchObject({
         chainId: request.chainId,
-        from: OWNER,
-        to: request.to,
+        address: OWNER,
+        signer: request.signer,
         rules: request.rules,
-        delegationManager: ENV.DelegationManager,
-        dependencies: [],
+        signerMeta: { delegationManager: ENV.DelegationManager },
+        dependencyInfo: [],
       })
       const chain = decodeDelegations(response.context)
       expect(chain).toHaveLength(1)
@@ -143,7 +145,7 @@ describe('createLocalOwnerWallet', () => {
       const { justification: _j, ...data } = request.permission.data
       const tokenAddress = (decoded.data as { tokenAddress?: Address }).tokenAddress
       expect({ ...decoded.data, ...(tokenAddress ? { tokenAddress: getAddress(tokenAddress) } : {}) }).toEqual(data)
-      expect(decoded.rules).toEqual(request.rules)
+      expect(decoded.rules).toEqual(request.rules.map(({ isAdjustmentAllowed: _a, ...rule }) => rule))
       // The nonce caveat carries the owner's current NonceEnforcer nonce.
       const nonce = delegation.caveats.find((c) => c.enforcer.toLowerCase() === ENV.caveatEnforcers.NonceEnforcer!.toLowerCase())!
       expect(BigInt(nonce.terms)).toBe(7n)
@@ -176,9 +178,11 @@ describe('createLocalOwnerWallet', () => {
   it('lists the factory as a dependency when the owner account is not deployed yet; defaults startTime to now; maps a redeemer rule', async () => {
     const { w } = wallet({ deployed: false })
     const [usdc] = toErc7715Request(plan())
-    const expiry = usdc.rules![0]!
+    const { isAdjustmentAllowed: _a, ...expiry } = usdc.rules[0]!
     const request = {
-      ...usdc,
+      chainId: usdc.chainId,
+      from: usdc.address,
+      to: usdc.signer.data.address,
       permission: { ...usdc.permission, data: { ...usdc.permission.data, startTime: undefined } },
       rules: [expiry, { type: 'redeemer', data: { addresses: [SESSION] } }],
     } as unknown as PeriodicPermissionRequest
@@ -189,10 +193,17 @@ describe('createLocalOwnerWallet', () => {
     expect(decoded.rules).toEqual([expiry, { type: 'redeemer', data: { addresses: [SESSION] } }])
   })
 
-  const bad: [string, (r: PeriodicPermissionRequest) => unknown, string][] = [
+  const bad: [string, (r: WalletPeriodicRequest) => unknown, string][] = [
     ['another chain', (r) => ({ ...r, chainId: '0x2105' }), 'requests[1].chainId'],
-    ['from another account', (r) => ({ ...r, from: SESSION }), 'requests[1].from'],
-    ['to the owner itself', (r) => ({ ...r, to: OWNER }), 'requests[1].to'],
+    ['from another account', (r) => ({ ...r, address: SESSION }), 'requests[1].address'],
+    ['to the owner itself', (r) => ({ ...r, signer: { type: 'account', data: { address: OWNER } } }), 'requests[1].signer.data.address'],
+    ['to a key signer', (r) => ({ ...r, signer: { type: 'key', data: { id: SESSION } } }), 'requests[1].signer.type'],
+    [
+      'in the later shape from another account',
+      ({ address: _a, signer, ...r }) => ({ ...r, from: SESSION, to: signer.data.address }),
+      'requests[1].from',
+    ],
+    ['in the later shape to the owner itself', ({ address, signer: _s, ...r }) => ({ ...r, from: address, to: OWNER }), 'requests[1].to'],
     ['a stream permission', (r) => ({ ...r, permission: { ...r.permission, type: 'erc20-token-stream' } }), 'requests[1].permission.type'],
     [
       'a zero period amount',
@@ -201,15 +212,19 @@ describe('createLocalOwnerWallet', () => {
     ],
     [
       'an expiry in the past',
-      (r) => ({ ...r, rules: [{ type: 'expiry', data: { timestamp: NOW - 1 } }] }),
+      (r) => ({ ...r, rules: [{ type: 'expiry', isAdjustmentAllowed: false, data: { timestamp: NOW - 1 } }] }),
       'requests[1].rules[0].data.timestamp',
     ],
-    ['a payee rule', (r) => ({ ...r, rules: [{ type: 'payee', data: { addresses: [SESSION] } }] }), 'requests[1].rules[0].type'],
+    [
+      'a payee rule',
+      (r) => ({ ...r, rules: [{ type: 'payee', isAdjustmentAllowed: false, data: { addresses: [SESSION] } }] }),
+      'requests[1].rules[0].type',
+    ],
   ]
   it.each(bad)('refuses %s, naming the field, and signs nothing (all or nothing)', async (_what, mutate, field) => {
     const { w, signDelegationSpy } = wallet()
-    const [usdc, gas] = toErc7715Request(plan()) as unknown as [PeriodicPermissionRequest, PeriodicPermissionRequest]
-    const error = await w.requestExecutionPermissions([usdc, mutate(gas) as PeriodicPermissionRequest]).catch((e: unknown) => e)
+    const [usdc, gas] = toErc7715Request(plan())
+    const error = await w.requestExecutionPermissions([usdc, mutate(gas) as WalletPeriodicRequest]).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(LocalOwnerWalletError)
     expect((error as LocalOwnerWalletError).field).toBe(field)
     expect((error as LocalOwnerWalletError).message.startsWith(`${field}: `)).toBe(true)

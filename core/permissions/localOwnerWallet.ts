@@ -1,7 +1,8 @@
 // A local stand-in for the owner's MetaMask wallet on the ERC-7715 path (devnet, tests, demo): it takes
-// the `wallet_requestExecutionPermissions` params core/permissions/erc7715.ts builds and grants them the
-// way MetaMask does, as one signed delegation per permission from the owner's smart account to the
-// requested account, and answers in the 7715 response shape (`context` = the encoded delegation chain).
+// the `wallet_requestExecutionPermissions` params core/permissions/erc7715.ts builds (MetaMask's
+// permissions Snap's shape, `signer`) or the kit sends (the later shape, `to`) and grants them the way
+// MetaMask does, as one signed delegation per permission from the owner's smart account to the
+// requested account, and answers in the request's own response shape (`context` = the encoded chain).
 import {
   createErc20TokenPeriodicCaveats,
   createNativeTokenPeriodicCaveats,
@@ -16,10 +17,15 @@ import { ROOT_AUTHORITY, type Caveat, type Delegation, type SmartAccountsEnviron
 import { createCaveatBuilder, encodeDelegations, generateSalt } from '@metamask/smart-accounts-kit/utils'
 import { getAddress, hexToBigInt, isAddress, isAddressEqual, isHex, toHex, type Address, type Hex, type PublicClient } from 'viem'
 import { BardoError } from '../errors.ts'
+import type { WalletPermissionRequest, WalletPermissionResponse } from './erc7715.ts'
 
 export type PeriodicPermission = Erc20TokenPeriodicPermission | NativeTokenPeriodicPermission
 export type PeriodicPermissionRequest = PermissionRequest<PeriodicPermission>
 export type PeriodicPermissionResponse = PermissionResponse<PeriodicPermission>
+/** The same request and answer in the shape MetaMask's permissions Snap 0.7.0 takes (erc7715.ts builds it). */
+export type WalletPeriodicRequest = WalletPermissionRequest<PeriodicPermission>
+export type WalletPeriodicResponse = WalletPermissionResponse<PeriodicPermission>
+export type PeriodicGrant = PeriodicPermissionResponse | WalletPeriodicResponse
 
 /** A request the local wallet refuses; `field` names the part of the request and `rule` what it broke. Nothing is signed. */
 export class LocalOwnerWalletError extends BardoError {
@@ -52,10 +58,12 @@ export type LocalOwnerWalletParameters = {
 
 export type LocalOwnerWallet = {
   readonly address: Address
-  /** Grants every request or none (all are validated before the first is signed). */
+  /** Grants every request or none (all are validated before the first is signed), answering in each request's shape. */
+  requestExecutionPermissions(requests: readonly WalletPeriodicRequest[]): Promise<WalletPeriodicResponse[]>
   requestExecutionPermissions(requests: readonly PeriodicPermissionRequest[]): Promise<PeriodicPermissionResponse[]>
+  requestExecutionPermissions(requests: readonly (PeriodicPermissionRequest | WalletPeriodicRequest)[]): Promise<PeriodicGrant[]>
   /** The grants made so far, in order. */
-  grantedPermissions(): readonly PeriodicPermissionResponse[]
+  grantedPermissions(): readonly PeriodicGrant[]
   /** EIP-1193 subset, so viem's `custom()` transport (and the kit's erc7715ProviderActions) can talk to it. */
   request(args: { method: string; params?: unknown }): Promise<unknown>
 }
@@ -73,7 +81,7 @@ const SUPPORTED_RULES = ['expiry', 'redeemer'] as const
 export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): LocalOwnerWallet {
   const { smartAccount, environment, chainId } = params
   const now = params.now ?? (() => Math.floor(Date.now() / 1000))
-  const granted: PeriodicPermissionResponse[] = []
+  const granted: PeriodicGrant[] = []
   const enforcers = environment.caveatEnforcers
 
   const currentNonce = async (): Promise<bigint> =>
@@ -85,21 +93,23 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
     }) as Promise<bigint>
 
   /** Validates one request and returns its caveats without the nonce (read once, at signing time). */
-  const caveatsFor = (request: PeriodicPermissionRequest, i: number): { caveats: Caveat[]; startTime: number } => {
+  const caveatsFor = (
+    request: PeriodicPermissionRequest | WalletPeriodicRequest,
+    i: number,
+  ): { caveats: Caveat[]; startTime: number; to: Address } => {
     const field = (name: string) => `requests[${i}].${name}`
     if (!request || typeof request !== 'object') throw new LocalOwnerWalletError(`requests[${i}]`, 'must be a permission request object')
     if (!isHex(request.chainId) || hexToBigInt(request.chainId) !== BigInt(chainId))
       throw new LocalOwnerWalletError(field('chainId'), `must be ${toHex(chainId)}, the wallet's chain, got ${String(request.chainId)}`)
-    if (
-      request.from !== undefined &&
-      request.from !== null &&
-      (!isAddress(request.from, { strict: false }) || !isAddressEqual(request.from, smartAccount.address))
-    )
-      throw new LocalOwnerWalletError(field('from'), `must be the wallet's account ${smartAccount.address}, got ${String(request.from)}`)
-    if (!isAddress(request.to, { strict: false }))
-      throw new LocalOwnerWalletError(field('to'), `must be an address, got ${String(request.to)}`)
-    if (isAddressEqual(request.to, smartAccount.address))
-      throw new LocalOwnerWalletError(field('to'), "must not be the wallet's own account")
+    const snapShape = 'signer' in request
+    if (snapShape && request.signer?.type !== 'account')
+      throw new LocalOwnerWalletError(field('signer.type'), `must be account, got ${String(request.signer?.type)}`)
+    const [fromField, from] = snapShape ? ['address', request.address] : ['from', request.from]
+    const [toField, to] = snapShape ? ['signer.data.address', request.signer.data?.address] : ['to', request.to]
+    if (from !== undefined && from !== null && (!isAddress(from, { strict: false }) || !isAddressEqual(from, smartAccount.address)))
+      throw new LocalOwnerWalletError(field(fromField), `must be the wallet's account ${smartAccount.address}, got ${String(from)}`)
+    if (!isAddress(to, { strict: false })) throw new LocalOwnerWalletError(field(toField), `must be an address, got ${String(to)}`)
+    if (isAddressEqual(to, smartAccount.address)) throw new LocalOwnerWalletError(field(toField), "must not be the wallet's own account")
     const permission = request.permission
     const startTime = permission?.data?.startTime ?? now()
     const data = { ...permission?.data, startTime, justification: permission?.data?.justification ?? '' }
@@ -131,7 +141,7 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
       if (error instanceof LocalOwnerWalletError) throw error
       throw new LocalOwnerWalletError(field('permission.data'), (error as Error).message)
     }
-    return { caveats: [...caveats, ...ruleCaveats(request.rules ?? [], field, startTime)], startTime }
+    return { caveats: [...caveats, ...ruleCaveats((request.rules ?? []) as Rule[], field, startTime)], startTime, to: getAddress(to) }
   }
 
   const ruleCaveats = (rules: readonly Rule[], field: (name: string) => string, startTime: number): Caveat[] => {
@@ -162,7 +172,9 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
     return builder.build()
   }
 
-  const requestExecutionPermissions = async (requests: readonly PeriodicPermissionRequest[]): Promise<PeriodicPermissionResponse[]> => {
+  const requestExecutionPermissions = async (
+    requests: readonly (PeriodicPermissionRequest | WalletPeriodicRequest)[],
+  ): Promise<PeriodicGrant[]> => {
     if (!Array.isArray(requests) || requests.length === 0)
       throw new LocalOwnerWalletError('requests', 'must be a non-empty list of permission requests')
     const planned = requests.map((r, i) => ({ request: r, ...caveatsFor(r, i) }))
@@ -171,29 +183,35 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
       .addCaveat('nonce', { nonce: toHex(nonce) })
       .build()
     const deployed = await smartAccount.isDeployed()
-    const dependencies: PeriodicPermissionResponse['dependencies'] = []
+    const dependencies: { factory: Address; factoryData: Hex }[] = []
     if (!deployed) {
       const { factory, factoryData } = await smartAccount.getFactoryArgs()
       if (factory && factoryData) dependencies.push({ factory, factoryData })
     }
-    const responses: PeriodicPermissionResponse[] = []
-    for (const { request, caveats, startTime } of planned) {
+    const responses: PeriodicGrant[] = []
+    for (const { request, caveats, startTime, to } of planned) {
       const unsigned = {
-        delegate: getAddress(request.to),
+        delegate: to,
         delegator: smartAccount.address,
         authority: ROOT_AUTHORITY,
         caveats: [...caveats, ...nonceCaveat],
         salt: generateSalt(),
       }
       const delegation: Delegation = { ...unsigned, signature: await smartAccount.signDelegation({ delegation: unsigned }) }
-      responses.push({
-        ...request,
-        from: smartAccount.address,
-        permission: { ...request.permission, data: { ...request.permission.data, startTime } } as PeriodicPermission,
-        context: encodeDelegations([delegation]),
-        dependencies,
-        delegationManager: environment.DelegationManager,
-      })
+      const permission = { ...request.permission, data: { ...request.permission.data, startTime } } as PeriodicPermission
+      const context = encodeDelegations([delegation])
+      responses.push(
+        'signer' in request
+          ? {
+              ...request,
+              address: smartAccount.address,
+              permission,
+              context,
+              dependencyInfo: dependencies,
+              signerMeta: { delegationManager: environment.DelegationManager },
+            }
+          : { ...request, from: smartAccount.address, permission, context, dependencies, delegationManager: environment.DelegationManager },
+      )
     }
     granted.push(...responses)
     return responses
@@ -201,7 +219,7 @@ export function createLocalOwnerWallet(params: LocalOwnerWalletParameters): Loca
 
   return {
     address: smartAccount.address,
-    requestExecutionPermissions,
+    requestExecutionPermissions: requestExecutionPermissions as LocalOwnerWallet['requestExecutionPermissions'],
     grantedPermissions: () => [...granted],
     async request({ method, params: rpcParams }) {
       switch (method) {

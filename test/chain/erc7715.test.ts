@@ -5,12 +5,12 @@ import { decodeDelegations, hashDelegation } from '@metamask/smart-accounts-kit/
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { NonceEnforcer } from '@metamask/delegation-abis'
 import { readFile } from 'node:fs/promises'
-import { encodeFunctionData, hexToBigInt, parseEther, type Address } from 'viem'
+import { encodeFunctionData, hexToBigInt, parseEther, type Address, type Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRunwayRedelegation } from '../../core/delegations/index.ts'
 import { toErc7715Request, type PermissionPlan } from '../../core/permissions/index.ts'
-import { createLocalOwnerWallet, type LocalOwnerWallet, type PeriodicPermissionResponse } from '../../core/permissions/localOwnerWallet.ts'
+import { createLocalOwnerWallet, type LocalOwnerWallet, type WalletPeriodicResponse } from '../../core/permissions/localOwnerWallet.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { encodeCall } from '../../local/ownerActions.ts'
 import {
@@ -62,11 +62,11 @@ beforeAll(async () => {
 })
 afterAll(async () => devnet?.stop())
 
-const grant = async (): Promise<PeriodicPermissionResponse[]> =>
-  (await wallet.request({ method: 'wallet_requestExecutionPermissions', params: toErc7715Request(plan) })) as PeriodicPermissionResponse[]
+const grant = async (): Promise<WalletPeriodicResponse[]> =>
+  (await wallet.request({ method: 'wallet_requestExecutionPermissions', params: toErc7715Request(plan) })) as WalletPeriodicResponse[]
 
 /** The Session Account re-delegates a granted permission to the Golem's execution key with the Bardo caveats. */
-async function redelegate(response: PeriodicPermissionResponse, executionKey: Address = golem.address, endTime = BigInt(plan.expiry - 1)) {
+async function redelegate(response: { context: Hex }, executionKey: Address = golem.address, endTime = BigInt(plan.expiry - 1)) {
   clock = await chainNow(devnet)
   const tree = newTree(devnet, clock)
   const r = buildRunwayRedelegation({
@@ -84,7 +84,7 @@ describe('ERC-7715 runway + Bardo re-delegation on anvil', () => {
 
   it('the local wallet grants the compiled request; the Session Account re-delegates; the execution key moves USDC through [child, parent]', async () => {
     const [usdcGrant] = await grant()
-    expect(usdcGrant!.delegationManager).toBe(devnet.deployment.environment.DelegationManager)
+    expect(usdcGrant!.signerMeta.delegationManager).toBe(devnet.deployment.environment.DelegationManager)
     usdcChain = await redelegate(usdcGrant!)
     expect(usdcChain).toHaveLength(2)
     expect(usdcChain[0]!.delegate).toBe(golem.address)

@@ -100,10 +100,10 @@ describe("an owner whose wallet account is the smart account onboards through th
     const [runway, gas] = await grantInWallet(d)
     const cases: [string, unknown, string][] = [
       ['no gas grant', [runway], 'permissions'],
-      ['the runway twice', [runway, runway], 'permissions[1].permission.type'],
-      ['another chain', [{ ...runway, chainId: '0x1' }, gas], 'permissions[0].chainId'],
-      ['a context that is not hex', [{ ...runway, context: 'granted' }, gas], 'permissions[0].context'],
-      ['a grant to another account', [(await grantInWallet(await draftFor('other-golem')))[0], gas], 'permissions[0].context.delegate'],
+      ['the runway twice', [runway, runway], 'permissions.1.permission.type'],
+      ['another chain', [{ ...runway, chainId: '0x1' }, gas], 'permissions.0.chainId'],
+      ['a context that is not hex', [{ ...runway, context: 'granted' }, gas], 'permissions.0.context'],
+      ['a grant to another account', [(await grantInWallet(await draftFor('other-golem')))[0], gas], 'permissions.0.delegate'],
     ]
     for (const [name, permissions, field] of cases) {
       const res = await post('/api/v1/onboarding/wallet-golem/grant', { permissions })
@@ -117,7 +117,7 @@ describe("an owner whose wallet account is the smart account onboards through th
     const above = await grantInWallet(d, BigInt(d.periodAmount) + 1n)
     const res = await post('/api/v1/onboarding/wallet-golem/grant', { permissions: above })
     expect(res.status).toBe(422)
-    expect(await res.json()).toMatchObject({ code: 'GRANT_REFUSED', details: { field: 'permissions[0].permission.data.periodAmount' } })
+    expect(await res.json()).toMatchObject({ code: 'GRANT_REFUSED', details: { field: 'permissions.0.periodAmount' } })
     expect(await footprint('wallet-golem', d.golemKey)).toEqual({ golem: null, registered: false })
   })
 

@@ -216,7 +216,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
       const s = await walletPage.$eval('#new-golem-status', (e) => e.textContent ?? '')
       return /registered|failed/.test(s) ? s : undefined
     })
-    expect(status).toMatch(/^registered Golem wallet-golem \(key 0x[0-9a-fA-F]{40}\)/)
+    expect(status, status).toMatch(/^registered Golem wallet-golem \(key 0x[0-9a-fA-F]{40}\)/)
     await walletPage.waitForSelector('#fleet li[data-golem="wallet-golem"].selected')
     // The panel shows what the wallet granted to the Session Account, and the key's re-delegation under it.
     await walletPage.waitForSelector('#permissions li[data-layer="session-account"]')
