@@ -6,7 +6,8 @@
 // and the heartbeat redeems its runway. Then the owner revokes the runway grant from the wallet side
 // (the smart account's own disableDelegation, not through Bardo) and the Golem dies at a heartbeat while
 // the demo lives on. An owner whose MetaMask account is itself the smart account (EIP-7702) grants
-// Advanced Permissions from the dashboard instead (the wallet grants as MetaMask does), the Golem
+// Advanced Permissions from the dashboard instead (MetaMask's own permissions Snap, in the Snaps
+// simulator, grants it; the owner lowers the runway in its dialog), the Golem
 // redeems through the Session Account's re-delegation, and the owner's disableDelegation sent from the
 // wallet ends it. A third Golem is onboarded by `bardo onboard --owner`: the CLI prints the dashboard's
 // grant page and waits while the owner grants there; a fourth by `bardo onboard` with the demo key.
@@ -19,7 +20,7 @@ import { createPublicClient, createWalletClient, http, parseEther, type Address,
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Implementation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
 import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
-import { createLocalOwnerWallet, type PeriodicPermissionRequest } from '../../core/permissions/localOwnerWallet.ts'
+import { startGatorWallet, type GatorWallet } from '../support/gatorSnap.ts'
 import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
 import { readDeploymentFile } from '../../local/chain.ts'
 import { localChain } from '../../local/devnet.ts'
@@ -50,6 +51,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
   let browser: Browser
   let page: Page
   let consoleErrors: string[] = []
+  let snapWallet: GatorWallet | undefined
   const json = async <T>(path: string): Promise<T> => {
     const res = await fetch(`${dashboard}${path}`)
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
@@ -85,6 +87,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
   }, 300_000)
 
   afterAll(async () => {
+    await snapWallet?.close()
     await browser?.close()
     stop?.()
     await stopped
@@ -184,22 +187,19 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     await publicClient.waitForTransactionReceipt({
       hash: await ownerClient.sendTransaction({ to: walletOwner.address, authorizationList: [authorization] }),
     })
-    const account = await toMetaMaskSmartAccount({
-      client: publicClient as never,
-      implementation: Implementation.Stateless7702,
-      address: walletOwner.address,
-      signer: { account: walletOwner },
-      environment: deployment.environment,
-    })
-    const grants = createLocalOwnerWallet({
-      smartAccount: account,
-      environment: deployment.environment,
+    // The wallet's grant is MetaMask's own permissions Snap, in the Snaps simulator: the owner lowers the
+    // runway from 20 to 12 USDC a day in its dialog and grants both.
+    snapWallet = await startGatorWallet({
+      publicClient: publicClient as never,
       chainId: stack.chainId,
-      publicClient,
-      now: () => Math.floor(Date.now() / 1000),
+      owner: { address: walletOwner.address, signer: walletOwner },
     })
+    let answered: { context: Hex }[] = []
     const { page: walletPage, consoleErrors: walletPageErrors } = await openWalletPage(browser, walletOwner, stack.chainId, {
-      permissions: (requests) => grants.requestExecutionPermissions(requests as PeriodicPermissionRequest[]),
+      permissions: async (requests) => {
+        answered = (await snapWallet!.grant(requests, { runwayAmount: '12', siteOrigin: new URL(dashboard).origin })) as { context: Hex }[]
+        return answered
+      },
     })
     await walletPage.goto(`${dashboard}/`, { waitUntil: 'networkidle0' })
     await walletPage.click('button.connect')
@@ -223,7 +223,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     const granted = await walletPage.$$eval('#permissions li[data-layer="session-account"] > ul.caveats .caveat', (els) =>
       els.map((e) => e.textContent ?? ''),
     )
-    expect(granted.join(' | ')).toMatch(/20 USDC/)
+    expect(granted.join(' | ')).toMatch(/12 USDC/)
     expect(await walletPage.$$('#permissions li[data-layer="key"] .caveat[data-type="golemPhase"]')).toHaveLength(1)
     // Revoking and renewing an Advanced Permission is the wallet's: the buttons say so.
     expect(await walletPage.$eval('#revoke', (e) => (e as unknown as { disabled: boolean }).disabled)).toBe(true)
@@ -233,9 +233,13 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
       const r = await json<{ redemptions: unknown[] }>('/api/v1/golems/wallet-golem/redemptions')
       return r.redemptions.length > 0 ? true : undefined
     })
+    // What the Snap granted is what Bardo holds: the lowered amount.
+    const fleetGolem = (
+      await json<{ golems: { id: string; runway: { periodAmount: string } }[] }>(`/local/fleet?owner=${walletOwner.address}`)
+    ).golems.find((g) => g.id === 'wallet-golem')
+    expect(fleetGolem?.runway.periodAmount).toBe('12000000')
     // From the wallet (MetaMask's "All permissions" page sends the same): the owner disables the runway grant.
-    const runwayGrant = grants.grantedPermissions().find((p) => p.permission.type === 'erc20-token-periodic')!
-    const [root] = decodeDelegations(runwayGrant.context)
+    const [root] = decodeDelegations(answered[0]!.context)
     await publicClient.waitForTransactionReceipt({
       hash: await ownerClient.sendTransaction(disableDelegationCall(deployment.environment.DelegationManager as Hex, root!) as never),
     })
