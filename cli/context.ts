@@ -8,6 +8,7 @@ import {
   http,
   isAddress,
   isHex,
+  toHex,
   type Account,
   type Address,
   type Chain,
@@ -21,7 +22,7 @@ import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import type { Store } from '../core/store/index.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { readDeploymentFile } from '../local/chain.ts'
-import { localChain } from '../local/devnet.ts'
+import { devnetAccount, FAUCET_ACCOUNT_INDEX, localChain } from '../local/devnet.ts'
 import { openStore } from '../local/store.ts'
 import { findStackInfo, readOwnerKey } from '../local/stackFile.ts'
 import { CliConfigError } from './errors.ts'
@@ -126,6 +127,12 @@ export function withStackDefaults(env: NodeJS.ProcessEnv, stateDir: string): Nod
   if (!out.BARDO_OWNER_KEY) {
     const key = readOwnerKey(info)
     if (key) out.BARDO_OWNER_KEY = key
+  }
+  // `bardo feed` pays from the stack's faucet account where no payer is named: anvil's public test key,
+  // holding the local USDC reserve, on the local chain only.
+  if (!out.BARDO_PAYER_KEY) {
+    const faucet = devnetAccount(FAUCET_ACCOUNT_INDEX).getHdKey().privateKey
+    if (faucet) out.BARDO_PAYER_KEY = toHex(faucet)
   }
   return out
 }

@@ -59,7 +59,7 @@ describe('`npx bardo revoke --golem demo` against a running `npm start`', () => 
     rmSync(stateDir, { recursive: true, force: true })
   })
 
-  it('writes what the CLI needs into the state directory, the demo owner key readable by its owner alone', async () => {
+  it('writes what the CLI needs into the state directory, the demo owner key readable by its owner alone; status and feed need nothing more', async () => {
     expect(info).toMatchObject({ deploymentFile: join(stateDir, 'deployment.json'), store: { tableName: 'bardo' } })
     expect(statSync(info.ownerKeyFile!).mode & 0o777).toBe(0o600)
     expect(statSync(join(stateDir, 'stack.json')).mode & 0o777).toBe(0o600)
@@ -68,6 +68,9 @@ describe('`npx bardo revoke --golem demo` against a running `npm start`', () => 
     expect(status.stdout).toMatch(/^Golem demo: alive/)
     // The key never reaches the output.
     expect(status.stdout + status.stderr).not.toContain(readFileSync(info.ownerKeyFile!, 'utf8').trim())
+    // `bardo feed` too: the stack's faucet account pays over x402 where no payer is named.
+    const fed = await bardo(stateDir, ['feed', '--golem', 'demo'])
+    expect(fed.stdout).toMatch(/^fed Golem demo: [\d.]+ USDC from 0x[0-9a-fA-F]{40}/)
   }, 120_000)
 
   it('revokes: one transaction disables every grant; the death is printed within two beats; the funds go home', async () => {
