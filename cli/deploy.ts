@@ -5,6 +5,7 @@
 // (a public chain: the kit's addresses must have code) or, on a chain the kit does not know, deployed
 // when --deploy-framework says so. Local test assets (USDC-like token, feeds, vault, router) come with
 // --local-assets, for a devnet only.
+import { custodyContractsOfDeployment, type CustodyContracts } from '../core/webhooks/index.ts'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import {
   encodeDeployData,
@@ -183,9 +184,9 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
 }
 
 /** The two contracts whose events the Alchemy webhook watches, from a deployment file's contents. */
-export function custodyContractsOf(doc: Record<string, unknown>, chainId: number): { delegationManager: Address; vitalityOracle: Address } {
+export function custodyContractsOf(doc: Record<string, unknown>, chainId: number): CustodyContracts {
   const environment = (doc.environment as SmartAccountsEnvironment | undefined) ?? getSmartAccountsEnvironment(chainId)
-  return { delegationManager: environment.DelegationManager, vitalityOracle: doc.vitalityOracle as Address }
+  return custodyContractsOfDeployment({ environment, vitalityOracle: doc.vitalityOracle as Address })
 }
 
 /** The local swap router prices at the feeds and holds liquidity, so local swaps settle. */

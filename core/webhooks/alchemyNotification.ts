@@ -38,7 +38,15 @@ const logs = z
   .array(log, 'must be a list of logs (a field of the query bardo deploy registers)')
   .max(MAX_LOGS_PER_FIELD, `must hold at most ${MAX_LOGS_PER_FIELD} logs`)
   .nullable()
-const blockLogs = Object.fromEntries(CUSTODY_LOG_FIELDS.map((f) => [f, logs])) as Record<CustodyLogField, typeof logs>
+/**
+ * Fields a query may lack: `nonces` is asked for only where the deployment's framework has a NonceEnforcer,
+ * and a webhook registered before it was added delivers without it.
+ */
+const OPTIONAL_FIELDS: readonly CustodyLogField[] = ['nonces']
+const blockLogs = Object.fromEntries(CUSTODY_LOG_FIELDS.map((f) => [f, OPTIONAL_FIELDS.includes(f) ? logs.optional() : logs])) as Record<
+  CustodyLogField,
+  typeof logs
+>
 
 /** The delivery body as Alchemy sends it (also the API's documented request body). */
 export const alchemyNotificationSchema = z.object({

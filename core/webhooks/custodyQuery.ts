@@ -6,21 +6,37 @@
 // extends, so the query itself never changes when a new owner appears. Blocks without such logs are
 // not delivered.
 import { encodeEventTopics, getAddress, isAddress, pad, zeroAddress, type Address, type Hex } from 'viem'
-import { DelegationManager } from '@metamask/delegation-abis'
+import { DelegationManager, NonceEnforcer } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { WebhookQueryError } from './errors.ts'
 
-/** The contracts whose logs are custody signals. */
-export type CustodyContracts = { delegationManager: Address; vitalityOracle: Address }
+/**
+ * The contracts whose logs are custody signals. `nonceEnforcer`: the framework's NonceEnforcer, where an
+ * owner's nonce increment revokes every grant made at the old nonce (MetaMask's Advanced Permissions).
+ */
+export type CustodyContracts = { delegationManager: Address; vitalityOracle: Address; nonceEnforcer?: Address }
+
+/** A deployment's custody contracts: its DelegationManager, its VitalityOracle and the framework's NonceEnforcer. */
+export function custodyContractsOfDeployment(d: {
+  environment: { DelegationManager: Address; caveatEnforcers: { NonceEnforcer?: Address } }
+  vitalityOracle: Address
+}): CustodyContracts {
+  const nonceEnforcer = d.environment.caveatEnforcers.NonceEnforcer
+  return {
+    delegationManager: d.environment.DelegationManager,
+    vitalityOracle: d.vitalityOracle,
+    ...(nonceEnforcer ? { nonceEnforcer } : {}),
+  }
+}
 
 /** The query's `logs` fields, by alias: each is a list in the delivered block. */
-export const CUSTODY_LOG_FIELDS = ['delegations', 'redemptions', 'oracle'] as const
+export const CUSTODY_LOG_FIELDS = ['delegations', 'redemptions', 'oracle', 'nonces'] as const
 export type CustodyLogField = (typeof CUSTODY_LOG_FIELDS)[number]
 
 /** One `logs` field: the contract, and per topic position the values it admits (or the watched owners). */
 export type CustodyLogFilter = { field: CustodyLogField; address: Address; topics: (readonly Hex[] | 'watchedOwners')[] }
 
-const selector = (abi: typeof DelegationManager | typeof VitalityOracleAbi, eventName: string): Hex =>
+const selector = (abi: typeof DelegationManager | typeof VitalityOracleAbi | typeof NonceEnforcer, eventName: string): Hex =>
   encodeEventTopics({ abi, eventName } as never)[0] as Hex
 
 /** The DelegationManager's events whose delegator is the second indexed argument (topic 2). */
@@ -29,6 +45,8 @@ export const DELEGATION_EVENTS = ['EnabledDelegation', 'DisabledDelegation'] as 
 export const REDEMPTION_EVENTS = ['RedeemedDelegation'] as const
 /** The operator's changes to a Golem; the Golems' own posts (phase, vitality, key rotation) are echoes. */
 export const ORACLE_EVENTS = ['GolemRegistered', 'GolemDeregistered', 'PhaseReset'] as const
+/** UsedNonce(delegationManager, delegator, nonce): the owner moved its nonce on; delegator is topic 2. */
+export const NONCE_EVENTS = ['UsedNonce'] as const
 
 export function custodyLogFilters(contracts: CustodyContracts): CustodyLogFilter[] {
   const dm = getAddress(contracts.delegationManager)
@@ -40,6 +58,19 @@ export function custodyLogFilters(contracts: CustodyContracts): CustodyLogFilter
       address: getAddress(contracts.vitalityOracle),
       topics: [ORACLE_EVENTS.map((e) => selector(VitalityOracleAbi, e))],
     },
+    ...(contracts.nonceEnforcer
+      ? [
+          {
+            field: 'nonces' as const,
+            address: getAddress(contracts.nonceEnforcer),
+            topics: [
+              NONCE_EVENTS.map((e) => selector(NonceEnforcer, e)),
+              [pad(dm.toLowerCase() as Address, { size: 32 })],
+              'watchedOwners' as const,
+            ],
+          },
+        ]
+      : []),
   ]
 }
 

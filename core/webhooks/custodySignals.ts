@@ -2,7 +2,7 @@
 // through a Golem's grant, or the operator registered, deregistered or reset a Golem. Logs from other
 // contracts, and the Golem's own oracle posts (its ticks made them), are not signals.
 import { decodeEventLog, isAddressEqual, toHex, type Address, type Hex } from 'viem'
-import { DelegationManager } from '@metamask/delegation-abis'
+import { DelegationManager, NonceEnforcer } from '@metamask/delegation-abis'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { AlchemyLog } from './alchemyNotification.ts'
@@ -13,6 +13,8 @@ export type CustodySignal =
   | { kind: 'DisabledDelegation' | 'EnabledDelegation'; delegationHash: Hex; delegator: Address; delegate: Address; transactionHash: Hex }
   /** A redemption: `leafDelegator` signed the delegation that was redeemed. */
   | { kind: 'RedeemedDelegation'; leafHash: Hex; leafDelegator: Address; redeemer: Address; transactionHash: Hex }
+  /** The owner incremented its NonceEnforcer nonce: every grant it made at the old nonce is void. */
+  | { kind: 'NonceIncremented'; delegator: Address; transactionHash: Hex }
   /** The operator changed a Golem's registration or reset its phase. */
   | { kind: 'GolemRegistered' | 'GolemDeregistered' | 'PhaseReset'; golem: Address; transactionHash: Hex }
 
@@ -45,6 +47,11 @@ function decodeOne(log: AlchemyLog, contracts: CustodyContracts): CustodySignal 
         }
       return undefined
     }
+    if (contracts.nonceEnforcer && isAddressEqual(log.address, contracts.nonceEnforcer)) {
+      const e = decodeEventLog({ abi: NonceEnforcer, data: log.data, topics })
+      if (e.eventName !== 'UsedNonce' || !isAddressEqual(e.args.delegationManager, contracts.delegationManager)) return undefined
+      return { kind: 'NonceIncremented', delegator: e.args.delegator, transactionHash: log.transactionHash }
+    }
     if (isAddressEqual(log.address, contracts.vitalityOracle)) {
       const e = decodeEventLog({ abi: VitalityOracleAbi, data: log.data, topics })
       if (!ORACLE_SIGNALS.has(e.eventName)) return undefined
@@ -58,7 +65,7 @@ function decodeOne(log: AlchemyLog, contracts: CustodyContracts): CustodySignal 
   return undefined
 }
 
-/** Decodes the logs of our two contracts; everything else is counted as ignored. */
+/** Decodes the logs of our contracts; everything else is counted as ignored. */
 export function decodeCustodySignals(logs: readonly AlchemyLog[], contracts: CustodyContracts): DecodedSignals {
   const signals: CustodySignal[] = []
   for (const log of logs) {

@@ -27,6 +27,7 @@ export function golemLookups(signals: readonly CustodySignal[]): GolemLookups {
       addUnique(sessionKeys, s.delegator)
       addUnique(sessionKeys, s.delegate)
     } else if ('leafHash' in s) addUnique(sessionKeys, s.leafDelegator)
+    else if (s.kind === 'NonceIncremented') addUnique(owners, s.delegator)
     else addUnique(sessionKeys, s.golem)
   }
   return { owners, sessionKeys }
@@ -44,7 +45,9 @@ function delegationHashes(p: GolemProfile): Set<string> {
   return new Set(all.map((h) => h.toLowerCase()))
 }
 
-function concerns(s: CustodySignal, golem: GolemRecord, hashes: Set<string> | undefined): boolean {
+function concerns(s: CustodySignal, golem: GolemRecord, hashes: Set<string> | undefined, nonceOwner: Address | undefined): boolean {
+  // A nonce increment voids the grants of a Golem whose grant carries that owner's nonce.
+  if (s.kind === 'NonceIncremented') return nonceOwner !== undefined && isAddressEqual(nonceOwner, s.delegator)
   // Without a readable profile, the Golem's key being the delegate is the best evidence there is.
   if ('delegationHash' in s)
     return hashes ? hashes.has(s.delegationHash.toLowerCase()) : isAddressEqual(s.delegate, golem.sessionKeyAddress)
@@ -63,12 +66,15 @@ export function planWake(signals: readonly CustodySignal[], candidates: readonly
   for (const golem of candidates) {
     if (golem.status === 'dead' || byId.has(golem.golemId)) continue
     let hashes: Set<string> | undefined
+    let nonceOwner: Address | undefined
     try {
-      hashes = delegationHashes(parseGolemProfile(golem.profile))
+      const profile = parseGolemProfile(golem.profile)
+      hashes = delegationHashes(profile)
+      nonceOwner = profile.runway.nonce?.delegator
     } catch {
       hashes = undefined
     }
-    const reasons = signals.filter((s) => concerns(s, golem, hashes)).map((s) => s.kind)
+    const reasons = signals.filter((s) => concerns(s, golem, hashes, nonceOwner)).map((s) => s.kind)
     if (reasons.length > 0) byId.set(golem.golemId, { golemId: golem.golemId, reasons: [...new Set(reasons)] })
   }
   return [...byId.values()]

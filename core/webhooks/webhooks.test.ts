@@ -11,13 +11,14 @@ import {
   type Hex,
 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { DelegationManager } from '@metamask/delegation-abis'
+import { DelegationManager, NonceEnforcer } from '@metamask/delegation-abis'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemRecord } from '../store/records.ts'
 import {
   AlchemySigningKey,
   checkNotificationAge,
+  custodyLogFilters,
   custodyWebhookQuery,
   decodeCustodySignals,
   golemLookups,
@@ -69,7 +70,7 @@ const replicant = delegation(GOLEM_KEY, REPLICANT_KEY, 2n)
 const RUNWAY_HASH = hashOf(runway)
 const REPLICANT_HASH = hashOf(replicant)
 
-function record(golemId: string, o: Partial<GolemRecord> & { hashes?: Hex[]; replicants?: Hex[] } = {}): GolemRecord {
+function record(golemId: string, o: Partial<GolemRecord> & { hashes?: Hex[]; replicants?: Hex[]; nonceOwner?: Address } = {}): GolemRecord {
   const d = { ...runway, salt: toHex(runway.salt) }
   const profile = {
     v: 1,
@@ -86,6 +87,7 @@ function record(golemId: string, o: Partial<GolemRecord> & { hashes?: Hex[]; rep
       periodTerms: '0x',
       chainHashes: o.hashes ?? [RUNWAY_HASH],
       expiresAt: '1',
+      ...(o.nonceOwner ? { nonce: { enforcer: A(0xe1), delegator: o.nonceOwner, value: '0' } } : {}),
     },
     life: { bornAt: '0', runwayEndsAt: '1', runwayTotalSeconds: '1', lastInsightAt: '0' },
     replicants: (o.replicants ?? []).map((hash) => ({ hash, delegation: d })),
@@ -247,6 +249,36 @@ describe('decodeCustodySignals', () => {
   })
 })
 
+describe("decodeCustodySignals: the owner's nonce", () => {
+  const withNonces = { ...contracts, nonceEnforcer: A(0xe1) }
+  it("reads the NonceEnforcer's UsedNonce for this DelegationManager as the owner's increment, and ignores another manager's", () => {
+    const logs = [
+      log(NonceEnforcer, withNonces.nonceEnforcer, 'UsedNonce', {
+        delegationManager: contracts.delegationManager,
+        delegator: OWNER,
+        nonce: 1n,
+      }),
+      log(NonceEnforcer, withNonces.nonceEnforcer, 'UsedNonce', { delegationManager: A(0xd2), delegator: OWNER, nonce: 1n }),
+    ]
+    expect(decodeCustodySignals(logs, withNonces)).toEqual({
+      signals: [{ kind: 'NonceIncremented', delegator: OWNER, transactionHash: H(0x7e) }],
+      ignored: 1,
+    })
+    expect(decodeCustodySignals(logs, contracts)).toEqual({ signals: [], ignored: 2 })
+  })
+
+  it('asks for UsedNonce of watched owners on this DelegationManager only where the framework has a NonceEnforcer', () => {
+    expect(custodyLogFilters(contracts).map((f) => f.field)).toEqual(['delegations', 'redemptions', 'oracle'])
+    const nonces = custodyLogFilters(withNonces).find((f) => f.field === 'nonces')!
+    expect(nonces.address).toBe(withNonces.nonceEnforcer)
+    expect(nonces.topics).toEqual([
+      [encodeEventTopics({ abi: NonceEnforcer, eventName: 'UsedNonce' })[0]],
+      [ownerTopic(contracts.delegationManager)],
+      'watchedOwners',
+    ])
+  })
+})
+
 describe('planWake', () => {
   const disabled = (hash: Hex, delegator = OWNER, delegate = GOLEM_KEY) =>
     ({ kind: 'DisabledDelegation', delegationHash: hash, delegator, delegate, transactionHash: H(1) }) as const
@@ -288,6 +320,15 @@ describe('planWake', () => {
     const signal = { kind: 'GolemDeregistered', golem: GOLEM_KEY, transactionHash: H(1) } as const
     expect(planWake([signal], [record('mine')])).toEqual([{ golemId: 'mine', reasons: ['GolemDeregistered'] }])
     expect(planWake([{ ...signal, golem: A(0x123) }], [record('mine')])).toEqual([])
+  })
+
+  it("wakes the Golems whose grant carries the owner's nonce when the owner increments it, and no other Golem", () => {
+    const signal = { kind: 'NonceIncremented', delegator: OWNER, transactionHash: H(1) } as const
+    expect(golemLookups([signal])).toEqual({ owners: [OWNER], sessionKeys: [] })
+    const permissioned = record('permissioned', { nonceOwner: OWNER })
+    const direct = record('direct')
+    const another = record('another', { nonceOwner: A(0xab) })
+    expect(planWake([signal], [permissioned, direct, another])).toEqual([{ golemId: 'permissioned', reasons: ['NonceIncremented'] }])
   })
 
   it('without a readable profile, falls back to the Golem key being the delegate', () => {

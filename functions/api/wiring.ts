@@ -1,6 +1,7 @@
 // The real services behind ApiDeps, built from a store, a chain client, the deployment and (for x402)
 // a settlement wallet. The Lambda handler and the local runner both call createApiDeps; only where the
 // pieces come from differs (SST secrets and env vs the devnet in memory).
+import { custodyContractsOfDeployment } from '../../core/webhooks/index.ts'
 import {
   createWalletClient,
   custom,
@@ -212,7 +213,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
             store: w.store,
             invoker: w.alchemyWebhook.invoker,
             signingKey: w.alchemyWebhook.signingKey,
-            contracts: { delegationManager: w.deployment.environment.DelegationManager, vitalityOracle: w.deployment.vitalityOracle },
+            contracts: custodyContractsOfDeployment(w.deployment),
           }),
         }
       : {}),

@@ -7,7 +7,7 @@
 // through Bardo, ends the Golem at the next heartbeat. Every refused grant names the field and the rule
 // and writes nothing.
 import { NonceEnforcer } from '@metamask/delegation-abis'
-import { createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, type Address, type Hex } from 'viem'
+import { createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, pad, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { LocalInvoker } from '../../app/heartbeat/invokers.ts'
@@ -17,6 +17,8 @@ import { createLocalOwnerWallet, type LocalOwnerWallet, type PeriodicPermissionR
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
 import { onboardingApi } from './harness.ts'
+import { AlchemySigningKey, custodyContractsOfDeployment, custodyWebhookQuery } from '../../core/webhooks/index.ts'
+import { alchemyDelivery } from '../support/webhooks/alchemyDelivery.ts'
 
 const RUNWAY_ONLY = '---\nname: runway-only\nbudget: $20/day\nrunway_days: 5\n---\n\nHold USDC; live on the runway.\n'
 
@@ -26,6 +28,8 @@ let owner: OwnerAccount
 let wallet: LocalOwnerWallet
 let tickErrors: unknown[]
 let post: ReturnType<typeof onboardingApi>['post']
+let api: ReturnType<typeof onboardingApi>['api']
+const signingKey = new AlchemySigningKey('whsec_bardo_onboarding_test_key')
 
 type DraftBody = {
   golemId: string
@@ -39,8 +43,8 @@ type DraftBody = {
   request: PeriodicPermissionRequest[]
 }
 
-const draftFor = async (golemId: string): Promise<DraftBody> => {
-  const res = await post('/api/v1/onboarding', { golemId, owner: owner.address, strategy: RUNWAY_ONLY, shape: 'permissions' })
+const draftFor = async (golemId: string, who: OwnerAccount = owner): Promise<DraftBody> => {
+  const res = await post('/api/v1/onboarding', { golemId, owner: who.address, strategy: RUNWAY_ONLY, shape: 'permissions' })
   const body = (await res.json()) as DraftBody
   expect(res.status, JSON.stringify(body)).toBe(201)
   return body
@@ -48,13 +52,36 @@ const draftFor = async (golemId: string): Promise<DraftBody> => {
 const chainNow = async () => (await env.client.getBlock()).timestamp
 
 /** The owner's grant in the wallet, with the runway amount the owner set in the dialog. */
-async function grantInWallet(d: DraftBody, runwayAmount?: bigint) {
+async function grantInWallet(d: DraftBody, runwayAmount?: bigint, w: LocalOwnerWallet = wallet) {
   const requests = d.request.map((r) =>
     runwayAmount !== undefined && r.permission.type === 'erc20-token-periodic'
       ? { ...r, permission: { ...r.permission, data: { ...r.permission.data, periodAmount: `0x${runwayAmount.toString(16)}` as Hex } } }
       : r,
   )
-  return wallet.requestExecutionPermissions(requests as PeriodicPermissionRequest[])
+  return w.requestExecutionPermissions(requests as PeriodicPermissionRequest[])
+}
+
+const walletOf = async (who: OwnerAccount): Promise<LocalOwnerWallet> => {
+  const now = await chainNow()
+  return createLocalOwnerWallet({
+    smartAccount: who.smartAccount,
+    environment: env.devnet.deployment.environment,
+    chainId: env.devnet.chain.id,
+    publicClient: env.devnet.publicClient,
+    now: () => Number(now),
+  })
+}
+
+/** The owner's own transaction (MetaMask's "All permissions" page sends the same): its NonceEnforcer nonce moves on. */
+async function incrementNonce(who: OwnerAccount) {
+  const client = createWalletClient({ account: who.signer, chain: env.devnet.chain, transport: http(env.devnet.rpcUrl) })
+  const { environment } = env.devnet.deployment
+  return env.client.waitForTransactionReceipt({
+    hash: await client.sendTransaction({
+      to: environment.caveatEnforcers.NonceEnforcer as Address,
+      data: encodeFunctionData({ abi: NonceEnforcer, functionName: 'incrementNonce', args: [environment.DelegationManager] }),
+    }),
+  })
 }
 
 async function footprint(golemId: string, key: Address) {
@@ -69,16 +96,9 @@ async function footprint(golemId: string, key: Address) {
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  ;({ invoker, post, tickErrors } = onboardingApi(env))
+  ;({ api, invoker, post, tickErrors } = onboardingApi(env, { signingKey }))
   owner = await env.devnet.createWalletOwner()
-  const now = await chainNow()
-  wallet = createLocalOwnerWallet({
-    smartAccount: owner.smartAccount,
-    environment: env.devnet.deployment.environment,
-    chainId: env.devnet.chain.id,
-    publicClient: env.devnet.publicClient,
-    now: () => Number(now),
-  })
+  wallet = await walletOf(owner)
 }, 120_000)
 afterAll(async () => env?.stop())
 
@@ -163,19 +183,7 @@ describe("an owner whose wallet account is the smart account onboards through th
   })
 
   it("the owner's nonce increment in the wallet (not through Bardo) revokes: the next heartbeat runs the death protocol", async () => {
-    const enforcer = env.devnet.deployment.environment.caveatEnforcers.NonceEnforcer as Address
-    // The owner's own account sends it (MetaMask's "All permissions" page does the same).
-    const wallet7702 = createWalletClient({ account: owner.signer, chain: env.devnet.chain, transport: http(env.devnet.rpcUrl) })
-    await env.client.waitForTransactionReceipt({
-      hash: await wallet7702.sendTransaction({
-        to: enforcer,
-        data: encodeFunctionData({
-          abi: NonceEnforcer,
-          functionName: 'incrementNonce',
-          args: [env.devnet.deployment.environment.DelegationManager],
-        }),
-      }),
-    })
+    await incrementNonce(owner)
     invoker.results.length = 0
     // The Golem's next tick: the heartbeat reads the owner's nonce and finds the grants void.
     await env.devnet.increaseTime(120)
@@ -184,5 +192,37 @@ describe("an owner whose wallet account is the smart account onboards through th
     expect(['died', 'dead']).toContain(result.outcome)
     expect((await env.store.getGolem('wallet-golem'))?.status).toBe('dead')
     expect((await footprint('wallet-golem', d.golemKey)).registered).toBe(false)
+  })
+})
+
+describe("with the Alchemy webhook configured, the owner's nonce increment ends its Golem at once", () => {
+  it('the delivery of the increment wakes the Golem whose grant carries that nonce; its tick runs the death protocol, no beat or time needed', async () => {
+    const other = await env.devnet.createWalletOwner()
+    const d = await draftFor('hooked-golem', other)
+    const granted = await post('/api/v1/onboarding/hooked-golem/grant', {
+      permissions: await grantInWallet(d, undefined, await walletOf(other)),
+    })
+    expect(granted.status).toBe(201)
+    const receipt = await incrementNonce(other)
+    // What Alchemy sends for that block: the query `bardo deploy` registers, applied to the block's logs.
+    const variable = 'bardo_owners_onboarding'
+    const body = alchemyDelivery({
+      id: 'whevt_nonce',
+      query: custodyWebhookQuery(custodyContractsOfDeployment(env.devnet.deployment), variable),
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      logs: receipt.logs,
+      variable: (name) => (name === variable ? [pad(other.address.toLowerCase() as Hex, { size: 32 })] : []),
+    })
+    const res = await api.request('/api/v1/webhooks/alchemy', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-alchemy-signature': signingKey.sign(body) },
+      body,
+    })
+    const out = (await res.json()) as { woken: { golemId: string; reasons: string[] }[] }
+    expect(res.status, JSON.stringify(out)).toBe(200)
+    expect(out.woken).toEqual([{ golemId: 'hooked-golem', reasons: ['NonceIncremented'] }])
+    expect((await env.store.getGolem('hooked-golem'))?.status).toBe('dead')
+    expect((await footprint('hooked-golem', d.golemKey)).registered).toBe(false)
   })
 })
