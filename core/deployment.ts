@@ -2,6 +2,7 @@
 // configuration for real chains (the framework's addresses from getSmartAccountsEnvironment).
 import type { Address } from 'viem'
 import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { InvariantError } from './errors.ts'
 
 export type BardoEnforcerName =
   | 'golemPhase'
@@ -71,7 +72,7 @@ export function tickFrameworkOf(environment: SmartAccountsEnvironment): TickFram
   const caveatEnforcers: Record<string, Address> = {}
   for (const name of TICK_ENFORCERS) {
     const address = environment.caveatEnforcers[name]
-    if (address === undefined) throw new Error(`deployment: the framework has no ${name}`)
+    if (address === undefined) throw new InvariantError('FRAMEWORK_MISSING', `deployment: the framework has no ${name}`)
     caveatEnforcers[name] = address
   }
   return { DelegationManager: environment.DelegationManager, caveatEnforcers }

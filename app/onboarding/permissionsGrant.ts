@@ -14,11 +14,12 @@ import type { GolemDraft } from '../../core/onboarding/golemDraft.ts'
 import type { GrantedPeriodicPermission, GrantedRunway } from '../../core/permissions/grantedPermission.ts'
 import { grantTree } from '../../core/permissions/golemGrants.ts'
 import { golemProfileOf } from './golemRecord.ts'
+import { InvariantError } from '../../core/errors.ts'
 
 /** The period caveat's terms on the wallet's root grant: what the tick reads its spend by. */
 function periodTerms(granted: GrantedPeriodicPermission, enforcer: Address | undefined): Hex {
   const caveat = enforcer ? granted.root.delegation.caveats.find((c) => isAddressEqual(c.enforcer, enforcer)) : undefined
-  if (!caveat) throw new Error(`${granted.type}: the granted root holds no period caveat`)
+  if (!caveat) throw new InvariantError('GRANT_PERIOD_CAVEAT', `${granted.type}: the granted root holds no period caveat`)
   return caveat.terms
 }
 

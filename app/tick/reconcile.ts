@@ -15,6 +15,7 @@ import type { GolemRecord, SlotRef, Store, TickSlot } from '../../core/store/ind
 import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import type { SlotBase } from './slots.ts'
+import { InvariantError } from '../../core/errors.ts'
 
 export type PendingSettlement = {
   /** Events of the slots settled here, at the time of the tick that sent them. */
@@ -29,7 +30,10 @@ export type PendingSettlement = {
 }
 
 const neverSignAgain = async (): Promise<never> => {
-  throw new Error('reconcile: a slot with a recorded transaction is settled from the chain, never signed again')
+  throw new InvariantError(
+    'SLOT_SIGNED_TWICE',
+    'reconcile: a slot with a recorded transaction is settled from the chain, never signed again',
+  )
 }
 
 /** The chain time (s) of the tick that recorded the slot's transaction. */

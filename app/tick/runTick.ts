@@ -27,6 +27,7 @@ import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
 import type { TickDeps, TickResult } from './types.ts'
+import { InvariantError } from '../../core/errors.ts'
 
 const DEFAULT_INTERVAL_S = 60
 
@@ -101,7 +102,8 @@ export async function runTick(
   const golemId = input.golemId
   // Observe: the record once, the chain once; the heartbeat hands over both (the lease checks the copy).
   const given = input.record
-  if (given && given.golemId !== golemId) throw new Error(`tick: record.golemId ${given.golemId} must be the tick's golemId ${golemId}`)
+  if (given && given.golemId !== golemId)
+    throw new InvariantError('TICK_RECORD_MISMATCH', `tick: record.golemId ${given.golemId} must be the tick's golemId ${golemId}`)
   const read0 = given ?? (await store.getGolem(golemId))
   if (!read0) return { golemId, outcome: 'unknown' }
   if (read0.status === 'dead') return { golemId, outcome: 'dead' }

@@ -25,6 +25,7 @@ import { reservationIdOf } from '../../adapters/chain/sendOnce.ts'
 import { authorizedBesides, paymentBudgetId, StoredPaymentLedger } from './paymentBudget.ts'
 import type { SlotBase } from './slots.ts'
 import type { SelfExtensionConfig, SelfExtensionResult, TickDeps } from './types.ts'
+import { BardoError } from '../../core/errors.ts'
 
 /** The tick's self-extension configuration; without it a Golem buys no runtime for itself. */
 export const RUNTIME_BOUGHT_EVENT = 'RuntimeBought'
@@ -260,6 +261,9 @@ async function askPrice(ctx: Context, hours: number): Promise<PaymentRequired> {
   const res = await extendRequest(ctx, hours)
   const body: unknown = await res.json().catch(() => undefined)
   if (res.status !== 402)
-    throw new Error(`POST /api/v1/extend without payment answered ${res.status} ${(body as { code?: string })?.code ?? ''}, not 402`)
+    throw new BardoError(
+      'EXTEND_OFFER_REFUSED',
+      `POST /api/v1/extend without payment answered ${res.status} ${(body as { code?: string })?.code ?? ''}, not 402`,
+    )
   return parsePaymentRequiredHeader(res.headers.get('PAYMENT-REQUIRED'))
 }

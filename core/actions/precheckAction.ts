@@ -10,6 +10,7 @@ import type { ActionCall } from './actionCall.ts'
 import type { GrantedAction } from './chooseDelegation.ts'
 import { refusalOf, type ActionRefusal } from './refusal.ts'
 import { priceError, slippageOf, toUsd, tokenAmountOf, type FeedReading } from './usdValuation.ts'
+import { InvariantError } from '../errors.ts'
 
 const SUBDELEGATION = 0x08
 const EXACT_INPUT_SINGLE = '0x04e45aaf'
@@ -98,7 +99,7 @@ function precheckCall(
         if (c.runway && size(call.callData) !== 0 && selector !== ERC20_TRANSFER)
           return { name: 'NotARunwayTransfer', args: [getAddress(call.target), selector] }
         const v = o.vitality.get(c.golem.toLowerCase())
-        if (!v) throw new Error(`precheck: no VitalityOracle reading for ${c.golem}`)
+        if (!v) throw new InvariantError('PRECHECK_READING_MISSING', `precheck: no VitalityOracle reading for ${c.golem}`)
         if (!v.registered) return { name: 'GolemNotRegistered', args: [getAddress(c.golem)] }
         if (call.target.toLowerCase() === delegator.toLowerCase() || call.target.toLowerCase() === o.delegationManager.toLowerCase())
           return {
@@ -107,7 +108,7 @@ function precheckCall(
           }
         // Runway terms class every call they let through as TRANSFER, without the selector table.
         const cls = c.runway ? ACTION_CLASS.TRANSFER : o.actionClasses.get(selector.toLowerCase())
-        if (cls === undefined) throw new Error(`precheck: no action class reading for ${selector}`)
+        if (cls === undefined) throw new InvariantError('PRECHECK_READING_MISSING', `precheck: no action class reading for ${selector}`)
         if (cls === 0 || (size(call.callData) !== 0 && selector === '0x00000000'))
           return { name: 'UnclassifiedAction', args: [getAddress(call.target), selector] }
         const required = cls | (o.redeemer.toLowerCase() === c.golem.toLowerCase() ? 0 : SUBDELEGATION)
@@ -123,7 +124,7 @@ function precheckCall(
         return undefined
       case 'dreamMode': {
         const since = o.dreamingSince.get(c.golem.toLowerCase())
-        if (since === undefined) throw new Error(`precheck: no DreamOracle reading for ${c.golem}`)
+        if (since === undefined) throw new InvariantError('PRECHECK_READING_MISSING', `precheck: no DreamOracle reading for ${c.golem}`)
         return since !== 0n ? { name: 'GolemDreaming', args: [getAddress(c.golem), since] } : undefined
       }
       case 'maxSlippage': {
@@ -183,7 +184,7 @@ function precheckCall(
 
   function reading(feed: TokenFeed): FeedReading {
     const r = o.feeds.get(feed.feed.toLowerCase())
-    if (!r) throw new Error(`precheck: no reading for price feed ${feed.feed}`)
+    if (!r) throw new InvariantError('PRECHECK_READING_MISSING', `precheck: no reading for price feed ${feed.feed}`)
     return r
   }
 }

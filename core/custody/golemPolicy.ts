@@ -4,6 +4,7 @@ import type { TickDeployment } from '../deployment.ts'
 import { delegationDomainOf } from '../delegations/typedData.ts'
 import type { GolemProfile } from '../lifecycle/profile.ts'
 import type { SignerPolicyConfig } from './policy.ts'
+import { InvariantError } from '../errors.ts'
 
 /**
  * The owner's account: the delegator of the root of the runway chain. It is read from the signed
@@ -12,7 +13,7 @@ import type { SignerPolicyConfig } from './policy.ts'
  */
 export function ownerOf(profile: Pick<GolemProfile, 'runway'>): Address {
   const root = profile.runway.chain[profile.runway.chain.length - 1]
-  if (!root) throw new Error('profile.runway.chain: must hold the owner-signed root delegation')
+  if (!root) throw new InvariantError('PROFILE_RUNWAY_ROOT', 'profile.runway.chain: must hold the owner-signed root delegation')
   return root.delegator
 }
 

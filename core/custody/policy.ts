@@ -17,6 +17,7 @@ import {
 import { CustodyConfigError, SignerPolicyError } from './errors.ts'
 import { DelegationManagerAbi } from '../delegations/frameworkAbi.ts'
 import { assertPaymentPolicy, type PaymentPolicy } from './paymentPolicy.ts'
+import { InvariantError } from '../errors.ts'
 
 /** Where a Golem may send transactions and for which chain and DelegationManager it signs. */
 export type SignerPolicyConfig = {
@@ -44,7 +45,7 @@ export type SigningPurpose = TransactionPurpose | 'sub-delegation' | 'payment' |
 
 const selectorOf = (name: 'redeemDelegations' | 'disableDelegation'): Hex => {
   const item = DelegationManagerAbi.find((i) => i.type === 'function' && i.name === name)
-  if (item?.type !== 'function') throw new Error(`DelegationManager ABI has no ${name}`)
+  if (item?.type !== 'function') throw new InvariantError('ABI_ITEM_MISSING', `DelegationManager ABI has no ${name}`)
   return toFunctionSelector(item)
 }
 export const REDEEM_DELEGATIONS_SELECTOR = selectorOf('redeemDelegations')
@@ -159,15 +160,16 @@ function classifyTokenReturn(data: Hex, config: SignerPolicyConfig): Transaction
       'token-transfer-only',
       `transaction.data selector ${selector} is not ERC-20 transfer (${ERC20_TRANSFER_SELECTOR})`,
     )
-  let recipient: Address
-  let amount: bigint
+  const notTransfer = () =>
+    new SignerPolicyError('calldata-decodes', 'transaction.data does not decode as ERC-20 transfer(address,uint256)')
+  let decoded: ReturnType<typeof decodeFunctionData<typeof erc20Abi>>
   try {
-    const decoded = decodeFunctionData({ abi: erc20Abi, data })
-    if (decoded.functionName !== 'transfer') throw new Error('not a transfer')
-    ;[recipient, amount] = decoded.args
+    decoded = decodeFunctionData({ abi: erc20Abi, data })
   } catch {
-    throw new SignerPolicyError('calldata-decodes', 'transaction.data does not decode as ERC-20 transfer(address,uint256)')
+    throw notTransfer()
   }
+  if (decoded.functionName !== 'transfer') throw notTransfer()
+  const [recipient, amount] = decoded.args
   if (!isAddressEqual(recipient, config.owner!))
     throw new SignerPolicyError('owner-only-recipient', `transfer recipient ${recipient} is not the owner's account ${config.owner}`)
   if (amount === 0n) throw new SignerPolicyError('token-return-amount', 'transfer amount must be positive')

@@ -1,5 +1,6 @@
 import { numberToHex, pad, type Address, type Hex } from 'viem'
 import { SELECTORS } from './selectors.ts'
+import { InvariantError } from '../errors.ts'
 
 /**
  * Where a call names who receives what it produces. AllowedTargets and AllowedMethods say which function
@@ -98,7 +99,7 @@ export const CCTP_PINNED_WORDS = { destinationDomain: 36, burnToken: 100, destin
  */
 export function bridgeLayout(p: { usdc: Address; destinationDomain: number; destinationCaller: Address; maxFee: bigint }): CallLayout {
   const base = CALL_LAYOUTS.cctpDepositForBurn
-  if (base.kind !== 'receivers') throw new Error('cctpDepositForBurn has a receivers layout')
+  if (base.kind !== 'receivers') throw new InvariantError('CALL_LAYOUT', 'cctpDepositForBurn has a receivers layout')
   return {
     ...base,
     fixed: [

@@ -195,15 +195,14 @@ function readCaveats(
   const byType = new Map<string, Record<string, unknown>>()
   root.caveats.forEach((caveat, k) => {
     const known = Object.values(environment.caveatEnforcers).some((a) => a !== undefined && isAddressEqual(a, caveat.enforcer))
+    const refuse = () =>
+      new GrantedPermissionError(at(`caveats.${k}`), `enforcer ${caveat.enforcer} must be one of the deployment's ${allowed.join(', ')}`)
+    if (!known) throw refuse()
     let decoded: Record<string, unknown> & { type: string }
     try {
-      if (!known) throw new Error('unknown')
       decoded = decodeCaveat({ caveat, environment }) as Record<string, unknown> & { type: string }
     } catch {
-      throw new GrantedPermissionError(
-        at(`caveats.${k}`),
-        `enforcer ${caveat.enforcer} must be one of the deployment's ${allowed.join(', ')}`,
-      )
+      throw refuse()
     }
     if (!allowed.includes(decoded.type))
       throw new GrantedPermissionError(at(`caveats.${k}`), `a ${decoded.type} caveat is not part of a ${type} permission`)
