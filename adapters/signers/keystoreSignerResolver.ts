@@ -9,6 +9,7 @@ import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
 import { loadKeystoreKey } from './keystoreSigner.ts'
+import { SignerResolutionError } from '../../core/custody/errors.ts'
 
 export class KeystoreSignerResolver implements SignerResolver {
   readonly #loaded = new Map<string, SessionKey>()
@@ -22,7 +23,7 @@ export class KeystoreSignerResolver implements SignerResolver {
 
   async resolve(profile: GolemProfile): Promise<CustodySigner> {
     if (profile.signer.kind !== 'keystore')
-      throw new Error(`signer: this resolver holds keystore keys only, the profile names ${profile.signer.kind}`)
+      throw new SignerResolutionError(`signer: this resolver holds keystore keys only, the profile names ${profile.signer.kind}`)
     const path = profile.signer.path
     let key = this.#loaded.get(path)
     if (!key) {
@@ -35,7 +36,7 @@ export class KeystoreSignerResolver implements SignerResolver {
       this.#loaded.set(path, key)
     }
     if (key.address.toLowerCase() !== profile.golemKey.toLowerCase())
-      throw new Error(`signer: the keystore at ${path} holds ${key.address}, the profile names ${profile.golemKey}`)
+      throw new SignerResolutionError(`signer: the keystore at ${path} holds ${key.address}, the profile names ${profile.golemKey}`)
     return {
       signer: new GolemSigner({ signer: key.signer, policy: golemSignerPolicy(this.deployment, profile), recorder: key }),
       sessionKey: key,

@@ -10,6 +10,7 @@ import type { TickDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SignerPayments, SignerResolver } from '../../core/custody/signerResolver.ts'
 import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
+import { SignerResolutionError } from '../../core/custody/errors.ts'
 
 export class KmsSignerResolver implements SignerResolver {
   readonly #retired = new Set<string>()
@@ -24,8 +25,8 @@ export class KmsSignerResolver implements SignerResolver {
 
   async resolve(profile: GolemProfile, options: { payments?: SignerPayments } = {}): Promise<CustodySigner> {
     if (profile.signer.kind !== 'kms')
-      throw new Error(`signer: this resolver holds KMS keys only, the profile names ${profile.signer.kind}`)
-    if (this.#retired.has(profile.signer.keyId)) throw new Error('signer: the Golem key was retired at death')
+      throw new SignerResolutionError(`signer: this resolver holds KMS keys only, the profile names ${profile.signer.kind}`)
+    if (this.#retired.has(profile.signer.keyId)) throw new SignerResolutionError('signer: the Golem key was retired at death')
     const keyId = profile.signer.keyId
     const payments = options.payments
     // A signer that may pay is built for its caller alone: its ledger is that caller's read of the store.

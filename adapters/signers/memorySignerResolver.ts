@@ -9,6 +9,7 @@ import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SignerPayments, SignerResolver } from '../../core/custody/signerResolver.ts'
 import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
 import { delegationDomainOf, delegationTypedData } from '../../core/delegations/typedData.ts'
+import { SignerResolutionError } from '../../core/custody/errors.ts'
 
 export class MemorySignerResolver implements SignerResolver {
   readonly #keys = new Map<string, SessionKey>()
@@ -36,9 +37,9 @@ export class MemorySignerResolver implements SignerResolver {
 
   async resolve(profile: GolemProfile, options: { payments?: SignerPayments } = {}): Promise<CustodySigner> {
     if (profile.signer.kind !== 'memory')
-      throw new Error(`signer: this resolver holds memory keys only, the profile names ${profile.signer.kind}`)
+      throw new SignerResolutionError(`signer: this resolver holds memory keys only, the profile names ${profile.signer.kind}`)
     const key = this.#keys.get(profile.signer.ref)
-    if (!key) throw new Error(`signer: no session key in memory for ${profile.golemKey}`)
+    if (!key) throw new SignerResolutionError(`signer: no session key in memory for ${profile.golemKey}`)
     const payments = options.payments
     const policy = payments ? { ...this.policy(profile), payments: payments.policy } : this.policy(profile)
     return {
@@ -70,10 +71,10 @@ export class MemoryKeyIssuer implements KeyIssuer {
   }
 
   delegationSigner(signer: SignerRef): DelegationSigner {
-    if (signer.kind !== 'memory') throw new Error(`signer: this issuer holds memory keys only, got ${signer.kind}`)
+    if (signer.kind !== 'memory') throw new SignerResolutionError(`signer: this issuer holds memory keys only, got ${signer.kind}`)
     return async (delegation) => {
       const key = this.signers.keyOf(signer.ref)
-      if (!key) throw new Error(`signer: no key in memory under ${signer.ref}`)
+      if (!key) throw new SignerResolutionError(`signer: no key in memory under ${signer.ref}`)
       return key.signer.signTypedData(delegationTypedData(delegation, delegationDomainOf(this.deployment)))
     }
   }

@@ -70,3 +70,10 @@ export class CustodyConfigError extends BardoError {
     super('CUSTODY_CONFIG', `${field}: ${rule}`, { details: { field } })
   }
 }
+
+/** A Golem's profile names a key this resolver cannot sign with (another kind, a retired or missing key). */
+export class SignerResolutionError extends BardoError {
+  constructor(message: string) {
+    super('SIGNER_UNRESOLVED', message)
+  }
+}

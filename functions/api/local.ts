@@ -10,6 +10,7 @@ import { createApp, type ApiApp } from './app.ts'
 import type { ApiConfig, ApiDeps, Clock } from './deps.ts'
 import { createApiDeps, walletOver, type ApiWiring } from './wiring.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+import { FunctionConfigError } from '../shared/configError.ts'
 
 /** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
 export const DEFAULT_PRICING: GolemPricing = { runtimeCostPerHour: 500_000n, deathReserve: 12_000_000n }
@@ -42,7 +43,8 @@ export type LocalApiOptions = {
 
 function paymentAsset(o: LocalApiOptions): Address {
   const asset = o.asset ?? o.deployment.assets?.usdc
-  if (!asset) throw new Error("asset: the x402 payment asset (the chain's USDC) must be given for a chain without local assets")
+  if (!asset)
+    throw new FunctionConfigError("asset: the x402 payment asset (the chain's USDC) must be given for a chain without local assets")
   return asset
 }
 

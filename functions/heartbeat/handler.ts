@@ -8,6 +8,7 @@ import { createTelemetry } from '../shared/metrics.ts'
 import { dispatchHeartbeat, type DispatchResult } from '../../app/heartbeat/heartbeat.ts'
 import { readIndexerLag } from './indexerLag.ts'
 import { SqsShardDispatcher } from './sqsDispatcher.ts'
+import { FunctionConfigError } from '../shared/configError.ts'
 
 let config: FunctionConfig | undefined
 let dispatcher: SqsShardDispatcher | undefined
@@ -17,7 +18,7 @@ export async function handler(_event?: unknown, context?: { awsRequestId?: strin
   try {
     config ??= loadFunctionConfig()
     const queueUrl = process.env.BARDO_WALK_QUEUE_URL
-    if (!queueUrl) throw new Error('config: BARDO_WALK_QUEUE_URL must be set (the shard walkers queue)')
+    if (!queueUrl) throw new FunctionConfigError('config: BARDO_WALK_QUEUE_URL must be set (the shard walkers queue)')
     dispatcher ??= new SqsShardDispatcher(new SQSClient({}), queueUrl)
     const result = await dispatchHeartbeat({ client: config.client, store: config.store, shards: config.store.dueShards, dispatcher })
     const indexerUrl = process.env.BARDO_INDEXER_URL

@@ -9,6 +9,7 @@ import { TICK_ENFORCERS, type BardoDeployment, type TickDeployment, type TickFra
 import { DynamoStore } from '../../adapters/store/index.ts'
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { Store } from '../../core/store/index.ts'
+import { FunctionConfigError } from './configError.ts'
 import { secret } from './resource.ts'
 
 export type FunctionConfig<Client = PublicClient, Deployment = BardoDeployment> = {
@@ -23,7 +24,7 @@ export type FunctionConfig<Client = PublicClient, Deployment = BardoDeployment> 
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name]
-  if (!v) throw new Error(`config: ${name} must be set`)
+  if (!v) throw new FunctionConfigError(`config: ${name} must be set`)
   return v
 }
 
@@ -60,12 +61,12 @@ function tickFramework(env: NodeJS.ProcessEnv): TickFramework {
   try {
     parsed = JSON.parse(required(env, name)) as typeof parsed
   } catch (error) {
-    if (error instanceof SyntaxError) throw new Error(`config: ${name} must be JSON`)
+    if (error instanceof SyntaxError) throw new FunctionConfigError(`config: ${name} must be JSON`)
     throw error
   }
   const address = (field: string, value: unknown): `0x${string}` => {
     if (typeof value !== 'string' || !isAddress(value, { strict: false }))
-      throw new Error(`config: ${name}.${field} must be a 20-byte hex address`)
+      throw new FunctionConfigError(`config: ${name}.${field} must be a 20-byte hex address`)
     return value
   }
   const caveatEnforcers: Record<string, `0x${string}`> = {}
@@ -97,7 +98,7 @@ function loadConfig<Client, Framework extends TickFramework>(
   const client = chainClient(http(secret('RpcUrl', env)))
   const price = env.BARDO_RUNTIME_COST_PER_HOUR ?? '500000'
   if (!/^[1-9]\d*$/.test(price))
-    throw new Error('config: BARDO_RUNTIME_COST_PER_HOUR must be a positive integer (atomic units of the asset per hour)')
+    throw new FunctionConfigError('config: BARDO_RUNTIME_COST_PER_HOUR must be a positive integer (atomic units of the asset per hour)')
   return {
     chainId,
     deployment,
@@ -106,7 +107,7 @@ function loadConfig<Client, Framework extends TickFramework>(
     runtimeCostPerHour: BigInt(price),
     operator: () => {
       const key = secret('OperatorKey', env)
-      if (!isHex(key) || key.length !== 66) throw new Error('config: OperatorKey must be a 32-byte hex key')
+      if (!isHex(key) || key.length !== 66) throw new FunctionConfigError('config: OperatorKey must be a 32-byte hex key')
       return privateKeyToAccount(key as Hex)
     },
   }

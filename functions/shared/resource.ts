@@ -4,6 +4,7 @@
 // Values never reach a log.
 import { Resource } from 'sst/resource'
 import type { SecretName } from '../../stacks/secrets.ts'
+import { FunctionConfigError } from './configError.ts'
 
 /** `RpcUrl` -> `BARDO_SECRET_RPC_URL`: the local spelling of a linked secret. */
 export function localSecretVariable(name: SecretName): string {
@@ -26,6 +27,6 @@ export function optionalSecret(name: SecretName, env: NodeJS.ProcessEnv = proces
 /** A secret by its SST name (RpcUrl, OperatorKey, ...); locally the same value may come from env. */
 export function secret(name: SecretName, env: NodeJS.ProcessEnv = process.env): string {
   const value = optionalSecret(name, env)
-  if (!value) throw new Error(`config: secret ${name} is not linked to this function`)
+  if (!value) throw new FunctionConfigError(`config: secret ${name} is not linked to this function`)
   return value
 }

@@ -10,6 +10,8 @@ import { decodeShardWalk } from '../../app/heartbeat/shardWalk.ts'
 import { LambdaInvoker } from '../heartbeat/lambdaInvoker.ts'
 import { walkShard } from '../../app/heartbeat/walk.ts'
 import type { WalkResult } from '../../app/heartbeat/handOver.ts'
+import { FunctionConfigError } from '../shared/configError.ts'
+import { BardoError } from '../../core/errors.ts'
 
 /** The part of an SQS event the walker reads. */
 export type SqsEvent = { Records?: { messageId: string; body: string }[] }
@@ -28,12 +30,13 @@ export async function handler(event: SqsEvent, context?: { awsRequestId?: string
     try {
       config ??= loadFunctionConfig()
       const tick = process.env.BARDO_TICK_FUNCTION_NAME
-      if (!tick) throw new Error('config: BARDO_TICK_FUNCTION_NAME must be set')
+      if (!tick) throw new FunctionConfigError('config: BARDO_TICK_FUNCTION_NAME must be set')
       invoker ??= new LambdaInvoker(new LambdaClient({}), tick)
       const walk = decodeShardWalk(message.body)
       const { dueShards } = config.store
       const outside = walk.shards.find((shard) => shard >= dueShards)
-      if (outside !== undefined) throw new Error(`walk: shard ${outside} must be below the store's ${dueShards} due shards`)
+      if (outside !== undefined)
+        throw new BardoError('WALK_SHARD_OUT_OF_RANGE', `walk: shard ${outside} must be below the store's ${dueShards} due shards`)
       if (Date.now() - walk.dispatchedAt > MAX_WALK_AGE_MS) {
         telemetry.log('warn', 'walk dropped', { shards: walk.shards, ageMs: Date.now() - walk.dispatchedAt })
         continue
