@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { foundryBinary } from './foundryBinary.ts'
+import { LocalStackError } from './errors.ts'
 
 export type Anvil = {
   rpcUrl: string
@@ -30,7 +31,7 @@ export function anvilBinary(): string {
 async function waitForRpc(rpcUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`anvil exited early with code ${child.exitCode}`)
+    if (child.exitCode !== null) throw new LocalStackError('ANVIL', `anvil exited early with code ${child.exitCode}`)
     try {
       await rpc(rpcUrl, 'eth_chainId', [])
       return
@@ -39,7 +40,7 @@ async function waitForRpc(rpcUrl: string, child: ChildProcess, timeoutMs: number
     }
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new Error(`anvil did not answer on ${rpcUrl} within ${timeoutMs} ms`)
+  throw new LocalStackError('ANVIL', `anvil did not answer on ${rpcUrl} within ${timeoutMs} ms`)
 }
 
 /**
@@ -77,7 +78,7 @@ async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<v
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   })
-  if (!res.ok) throw new Error(`anvil: ${method} answered HTTP ${res.status}`)
+  if (!res.ok) throw new LocalStackError('ANVIL', `anvil: ${method} answered HTTP ${res.status}`)
 }
 
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil> {
@@ -111,7 +112,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     await rpc(rpcUrl, 'anvil_setLoggingEnabled', [false])
   } catch (error) {
     child.kill('SIGKILL')
-    throw new Error(`could not start anvil: ${String(error)} ${stderr}`.trim())
+    throw new LocalStackError('ANVIL', `could not start anvil: ${String(error)} ${stderr}`.trim())
   }
   const stop = () =>
     new Promise<void>((resolve) => {

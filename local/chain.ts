@@ -22,6 +22,7 @@ import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { bardoEnforcerNames } from '../core/deployment.ts'
 import { PUBLIC_ADDRESSES } from '../core/permissions/index.ts'
 import { devnetAccount, localChain, startDevnet, type Devnet } from './devnet.ts'
+import { LocalStackError } from './errors.ts'
 
 export type StackChain = {
   rpcUrl: string
@@ -38,7 +39,8 @@ export type StackChain = {
 
 function key(env: NodeJS.ProcessEnv, name: string): Account {
   const value = env[name]
-  if (!value || !isHex(value) || value.length !== 66) throw new Error(`${name}: must be a 32-byte hex private key`)
+  if (!value || !isHex(value) || value.length !== 66)
+    throw new LocalStackError('LOCAL_CONFIG', `${name}: must be a 32-byte hex private key`)
   return privateKeyToAccount(value as Hex)
 }
 
@@ -46,7 +48,8 @@ function key(env: NodeJS.ProcessEnv, name: string): Account {
 export function readDeploymentFile(path: string, chainId: number): BardoDeployment {
   const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
   const address = (field: string, v: unknown): Address => {
-    if (typeof v !== 'string' || !isAddress(v, { strict: false })) throw new Error(`BARDO_DEPLOYMENT ${field}: must be an address`)
+    if (typeof v !== 'string' || !isAddress(v, { strict: false }))
+      throw new LocalStackError('LOCAL_CONFIG', `BARDO_DEPLOYMENT ${field}: must be an address`)
     return v as Address
   }
   const enforcers = (raw.enforcers ?? {}) as Record<string, unknown>
@@ -92,11 +95,15 @@ export async function connectChain(env: NodeJS.ProcessEnv): Promise<StackChain> 
   const probe = createPublicClient({ transport: http(rpcUrl) })
   const chainId = await probe.getChainId()
   const deploymentPath = env.BARDO_DEPLOYMENT
-  if (!deploymentPath) throw new Error('BARDO_DEPLOYMENT: must name the deployment file when BARDO_RPC_URL is set')
+  if (!deploymentPath)
+    throw new LocalStackError('LOCAL_CONFIG', 'BARDO_DEPLOYMENT: must name the deployment file when BARDO_RPC_URL is set')
   const publicAddresses = (PUBLIC_ADDRESSES as Record<number, { usdc: string } | undefined>)[chainId]
   const usdc = env.BARDO_USDC ?? publicAddresses?.usdc
   if (!usdc || !isAddress(usdc, { strict: false }))
-    throw new Error(`BARDO_USDC: chain ${chainId} has no known USDC (Base 8453, Base Sepolia 84532); set its address`)
+    throw new LocalStackError(
+      'LOCAL_CONFIG',
+      `BARDO_USDC: chain ${chainId} has no known USDC (Base 8453, Base Sepolia 84532); set its address`,
+    )
   const operator = key(env, 'BARDO_OPERATOR_KEY')
   return {
     rpcUrl,

@@ -24,6 +24,7 @@ import type { StackChain } from './chain.ts'
 import { devnetAccount, localChain } from './devnet.ts'
 import { unsignedUserOperation } from './ownerActions.ts'
 import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
+import { LocalStackError } from './errors.ts'
 
 /** Anvil's test account that pays the gas for owner-signed user operations (no other part uses it). */
 export const RELAYER_ACCOUNT_INDEX = 6
@@ -142,11 +143,14 @@ function parseUserOperation(raw: unknown): UserOperation<'0.7'> {
   const o = (raw ?? {}) as Partial<UserOperationJson>
   const big = (name: keyof UserOperationJson) => {
     const v = o[name]
-    if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new Error(`userOperation.${name}: must be a decimal string`)
+    if (typeof v !== 'string' || !/^\d+$/.test(v))
+      throw new LocalStackError('DASHBOARD_REQUEST', `userOperation.${name}: must be a decimal string`)
     return BigInt(v)
   }
-  if (typeof o.sender !== 'string' || !isAddress(o.sender)) throw new Error('userOperation.sender: must be an address')
-  if (typeof o.callData !== 'string' || !isHex(o.callData)) throw new Error('userOperation.callData: must be hex')
+  if (typeof o.sender !== 'string' || !isAddress(o.sender))
+    throw new LocalStackError('DASHBOARD_REQUEST', 'userOperation.sender: must be an address')
+  if (typeof o.callData !== 'string' || !isHex(o.callData))
+    throw new LocalStackError('DASHBOARD_REQUEST', 'userOperation.callData: must be hex')
   return {
     sender: o.sender,
     nonce: big('nonce'),
@@ -175,7 +179,7 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
   const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp
   const golemOf = async (id: string) => {
     const record = await store.getGolem(id)
-    if (!record?.profile) throw new Error(`golem: no Golem '${id}' with a profile in this stack`)
+    if (!record?.profile) throw new LocalStackError('DASHBOARD_REQUEST', `golem: no Golem '${id}' with a profile in this stack`)
     return { record, profile: parseGolemProfile(record.profile) }
   }
 
@@ -249,7 +253,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     let userOperation: UserOperation<'0.7'>
     try {
       userOperation = parseUserOperation(body.userOperation)
-      if (typeof body.signature !== 'string' || !isHex(body.signature)) throw new Error('signature: must be hex')
+      if (typeof body.signature !== 'string' || !isHex(body.signature))
+        throw new LocalStackError('DASHBOARD_REQUEST', 'signature: must be hex')
       userOperation = { ...userOperation, signature: body.signature }
     } catch (e) {
       return c.json({ code: 'RELAY_REFUSED', message: (e as Error).message }, 400)
@@ -309,7 +314,7 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       },
       salt: pad(toHex(BigInt(old.salt) + 1n), { size: 32 }) as Hex,
     })
-    if (!grant.runway) throw new Error('renewal: the grant has no runway delegation')
+    if (!grant.runway) throw new LocalStackError('DASHBOARD_REQUEST', 'renewal: the grant has no runway delegation')
     const delegation = grant.runway.delegation
     const typedData = delegationTypedData(delegation, delegationDomainOf(chain.deployment))
     return c.json({ delegation: json({ ...delegation, signature: '0x' }), typedData: json(typedData), expiresAt: Number(end) })

@@ -29,6 +29,7 @@ import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
 import { sendInNonceOrder } from './sendInOrder.ts'
 import { deployCanonicalFramework } from './canonicalFramework.ts'
+import { LocalStackError } from './errors.ts'
 
 /** Anvil's well-known test mnemonic: its accounts are funded with 10,000 ETH on every local chain. */
 const TEST_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -144,7 +145,7 @@ async function deployAll(
   const out: Record<string, Address> = {}
   receipts.forEach((r, i) => {
     const item = items[i]!
-    if (r.status !== 'success' || !r.contractAddress) throw new Error(`deploying ${item.name} failed`)
+    if (r.status !== 'success' || !r.contractAddress) throw new LocalStackError('DEVNET', `deploying ${item.name} failed`)
     out[item.name] = r.contractAddress
   })
   return out
@@ -190,7 +191,7 @@ export async function deployBardo(
   ])
   const addr = (name: string): Address => {
     const v = first[name] ?? second[name]
-    if (!v) throw new Error(`missing deployment ${name}`)
+    if (!v) throw new LocalStackError('DEVNET', `missing deployment ${name}`)
     return v
   }
   const assets: LocalAssets = {
@@ -264,7 +265,7 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
   const { publicClient, deployer } = clients
   const send = async (tx: Promise<Hex>) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash: await tx })
-    if (receipt.status !== 'success') throw new Error(`transaction ${receipt.transactionHash} reverted`)
+    if (receipt.status !== 'success') throw new LocalStackError('DEVNET', `transaction ${receipt.transactionHash} reverted`)
   }
   const mintUsdc = (to: Address, amount: bigint) =>
     send(deployer.writeContract({ address: deployment.assets.usdc, abi: artifacts.TestUSDCAbi, functionName: 'mint', args: [to, amount] }))
@@ -288,7 +289,7 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
         environment: deployment.environment,
       })
       const { factory, factoryData } = await smartAccount.getFactoryArgs()
-      if (!factory || !factoryData) throw new Error('smart account has no factory data')
+      if (!factory || !factoryData) throw new LocalStackError('DEVNET', 'smart account has no factory data')
       await send(deployer.sendTransaction({ to: factory, data: factoryData }))
       const usdc = funding.usdc ?? parseUnits('10000', 6)
       const eth = funding.eth ?? parseEther('10')

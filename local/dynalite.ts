@@ -5,6 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { Server } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
+import { LocalStackError } from './errors.ts'
 
 // dynalite ships no types; this is the slice of its API used here.
 type DynaliteOptions = { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number; maxItemSizeKb?: number }
@@ -89,5 +90,5 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
     if (Table?.TableStatus === 'ACTIVE') return
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  throw new Error(`table ${tableName}: not ACTIVE after 2 s`)
+  throw new LocalStackError('DYNALITE', `table ${tableName}: not ACTIVE after 2 s`)
 }

@@ -2,6 +2,7 @@
 // per-platform packages (@foundry-rs/<tool>-<os>-<arch>) as an optional dependency.
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { LocalStackError } from './errors.ts'
 
 export type FoundryTool = 'anvil' | 'forge'
 
@@ -15,7 +16,11 @@ export function foundryPackage(
 ): string {
   const os = OS[platform]
   const cpu = ARCH[arch]
-  if (!os || !cpu) throw new Error(`${tool}: Foundry publishes no binary for ${platform}/${arch} (linux, darwin and win32 on x64 or arm64)`)
+  if (!os || !cpu)
+    throw new LocalStackError(
+      'FOUNDRY_BINARY',
+      `${tool}: Foundry publishes no binary for ${platform}/${arch} (linux, darwin and win32 on x64 or arm64)`,
+    )
   return `@foundry-rs/${tool}-${os}-${cpu}`
 }
 
@@ -26,7 +31,10 @@ export function foundryBinary(tool: FoundryTool): string {
   try {
     manifest = require.resolve(`${pkg}/package.json`)
   } catch {
-    throw new Error(`${tool}: ${pkg} is not installed; run npm install (npm installs the package for this platform)`)
+    throw new LocalStackError(
+      'FOUNDRY_BINARY',
+      `${tool}: ${pkg} is not installed; run npm install (npm installs the package for this platform)`,
+    )
   }
   return join(dirname(manifest), 'bin', process.platform === 'win32' ? `${tool}.exe` : tool)
 }

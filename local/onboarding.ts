@@ -9,6 +9,7 @@ import type { Store } from '../core/store/index.ts'
 import type { StackChain } from './chain.ts'
 import { localChain } from './devnet.ts'
 import { localUsdCaps } from './provision.ts'
+import { LocalStackError } from './errors.ts'
 
 /** The operator's transactions, one at a time (the heartbeat sends from the same account: one retry on a taken nonce). */
 function operatorSender(chain: StackChain): OperatorSender {
@@ -21,7 +22,8 @@ function operatorSender(chain: StackChain): OperatorSender {
   const sendOnce = async (call: { to: Hex; data?: Hex; value?: bigint }) => {
     const hash = await wallet.sendTransaction({ to: call.to, data: call.data, value: call.value })
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
-    if (receipt.status !== 'success') throw new Error(`operator: transaction ${hash} to ${call.to} reverted`)
+    if (receipt.status !== 'success')
+      throw new LocalStackError('OPERATOR_TX_REVERTED', `operator: transaction ${hash} to ${call.to} reverted`)
     return hash
   }
   return {

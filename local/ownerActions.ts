@@ -14,6 +14,7 @@ import {
 } from 'viem'
 import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { contracts, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
+import { LocalStackError } from './errors.ts'
 
 export type OwnerCall = { to: Address; value?: bigint; data?: Hex }
 
@@ -61,7 +62,7 @@ export async function sendOwnerCalls(params: {
     args: [[packed], submitter.account.address],
   })
   const receipt = await publicClient.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success') throw new Error(`handleOps ${hash} reverted`)
+  if (receipt.status !== 'success') throw new LocalStackError('OWNER_OPERATION_REVERTED', `handleOps ${hash} reverted`)
   // handleOps succeeds even when the inner call reverts; the EntryPoint reports it in UserOperationEvent.
   const failed = receipt.logs.some((log) => {
     if (log.address.toLowerCase() !== entryPoint.toLowerCase()) return false
@@ -70,7 +71,7 @@ export async function sendOwnerCalls(params: {
     const success = BigInt(`0x${log.data.slice(2 + 64, 2 + 128)}`)
     return success === 0n
   })
-  if (failed) throw new Error(`user operation in ${hash} reverted`)
+  if (failed) throw new LocalStackError('OWNER_OPERATION_REVERTED', `user operation in ${hash} reverted`)
   return receipt
 }
 

@@ -32,6 +32,7 @@ import { golemProfileOf, recordGolem } from '../app/onboarding/golemRecord.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
 import { sendOwnerCalls } from './ownerActions.ts'
 import { readTokenDecimals } from './tokenDecimals.ts'
+import { LocalStackError } from './errors.ts'
 
 export type ProvisionGolemParams = {
   clients: DevnetClients
@@ -101,9 +102,9 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
   const client = clients.publicClient as PublicClient
   const now = (await client.getBlock()).timestamp
   const lifeSeconds = p.lifeSeconds ?? BigInt(p.runwayDays ?? 30) * 86_400n
-  if (lifeSeconds <= 0n) throw new Error(`provision: lifeSeconds must be greater than 0, got ${lifeSeconds}`)
+  if (lifeSeconds <= 0n) throw new LocalStackError('PROVISION', `provision: lifeSeconds must be greater than 0, got ${lifeSeconds}`)
   const periodSeconds = p.periodSeconds ?? 86_400n
-  if (periodSeconds <= 0n) throw new Error(`provision: periodSeconds must be greater than 0, got ${periodSeconds}`)
+  if (periodSeconds <= 0n) throw new LocalStackError('PROVISION', `provision: periodSeconds must be greater than 0, got ${periodSeconds}`)
   // The compiler plans in whole days: a life of minutes keeps the strategy's own runway_days for the
   // plan and takes the daily budget per period.
   const runwayDays = p.runwayDays ?? (p.lifeSeconds === undefined ? 30 : undefined)
@@ -278,7 +279,7 @@ export async function signPlanActions(
 async function sendAndWait(clients: DevnetClients, account: LocalAccount, to: Address, data: Hex): Promise<void> {
   const hash = await clients.operator.sendTransaction({ account, to, data, chain: clients.chain })
   const receipt = await clients.publicClient.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success') throw new Error(`provision: transaction to ${to} reverted`)
+  if (receipt.status !== 'success') throw new LocalStackError('PROVISION', `provision: transaction to ${to} reverted`)
 }
 
 const ownerOps = new Map<string, Promise<void>>()

@@ -9,6 +9,7 @@ import type { MemorySignerResolver } from '../adapters/signers/memorySignerResol
 import type { KeyRotation, RenewedRunway } from '../core/custody/signerResolver.ts'
 import type { OwnerAccount } from './devnet.ts'
 import { signGasGrant, signRunwayGrant } from './provision.ts'
+import { LocalStackError } from './errors.ts'
 
 export class LocalKeyRotation implements KeyRotation {
   #generation = 0
@@ -35,7 +36,7 @@ export class LocalKeyRotation implements KeyRotation {
   /** The same gas grant to the new key, from the same boundary to the grant's end. */
   renewGas(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<NonNullable<GolemProfile['gas']>> {
     const periodAmount = profile.gas?.periodAmount
-    if (periodAmount === undefined) throw new Error('renewGas: the profile has no gas grant to renew')
+    if (periodAmount === undefined) throw new LocalStackError('ROTATION', 'renewGas: the profile has no gas grant to renew')
     return signGasGrant({
       deployment: this.deployment,
       owner: this.owner,

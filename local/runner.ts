@@ -30,6 +30,7 @@ import { DEFAULT_PRICING } from '../functions/api/local.ts'
 import { selfExtensionConfig } from '../app/tick/selfExtensionConfig.ts'
 import { dcaBeat } from '../client/dcaBeat.ts'
 import { golemActions, inProcessTransport, type GolemActions } from '../client/golemActions.ts'
+import { LocalStackError } from './errors.ts'
 
 export type RunLocalStackOptions = {
   log: (line: string) => void
@@ -76,13 +77,17 @@ export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalS
     const raw = env[name]
     if (raw === undefined || raw === '') return fallback
     const n = Number(raw)
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name}: must be an integer of at least ${min}, got ${raw}`)
+    if (!Number.isInteger(n) || n < min)
+      throw new LocalStackError('LOCAL_CONFIG', `${name}: must be an integer of at least ${min}, got ${raw}`)
     return n
   }
   const lifeSeconds = int('BARDO_LIFE_SECONDS', 12 * 60, 1)
   const periodSeconds = int('BARDO_PERIOD_SECONDS', 60, 1)
   if (periodSeconds > lifeSeconds)
-    throw new Error(`BARDO_PERIOD_SECONDS: must not exceed BARDO_LIFE_SECONDS (${lifeSeconds}), got ${periodSeconds}`)
+    throw new LocalStackError(
+      'LOCAL_CONFIG',
+      `BARDO_PERIOD_SECONDS: must not exceed BARDO_LIFE_SECONDS (${lifeSeconds}), got ${periodSeconds}`,
+    )
   return {
     stateDir: resolve(env.BARDO_STATE_DIR ?? '.bardo'),
     secondsPerBeat: int('BARDO_SECONDS_PER_BEAT', 0),
