@@ -337,6 +337,13 @@ export class CouncilService {
   }
 
   /** Records the outcome; a claimant that was overtaken records nothing and answers what is stored. */
+  /** Takes an execution's claim over from `from` under a fresh claimant (its lease ran out, or its settlement is to be recorded). */
+  async #reclaim(id: Hex, from: string) {
+    const claimant = bytesToHex(randomBytes(8))
+    const taken = await this.#d.store.reclaimCouncilExecution({ id, from, claimant, now: this.#d.clockMs() })
+    return { claimant, taken }
+  }
+
   async #finish(
     fallback: CouncilProposalRecord,
     claimant: string,
@@ -367,23 +374,11 @@ export class CouncilService {
         'settled from the chain: its receipt had not come when it was sent',
       )
       if (!settlement) return record
-      const claimant = bytesToHex(randomBytes(8))
-      const taken = await this.#d.store.reclaimCouncilExecution({
-        id: record.id,
-        from: execution.claimant,
-        claimant,
-        now: this.#d.clockMs(),
-      })
+      const { claimant, taken } = await this.#reclaim(record.id, execution.claimant)
       if (!taken.claimed) return taken.current ?? record
       return this.#finish(taken.record, claimant, settlement)
     }
-    const claimant = bytesToHex(randomBytes(8))
-    const taken = await this.#d.store.reclaimCouncilExecution({
-      id: record.id,
-      from: execution.claimant,
-      claimant,
-      now: this.#d.clockMs(),
-    })
+    const { claimant, taken } = await this.#reclaim(record.id, execution.claimant)
     if (!taken.claimed) return taken.current ?? record
     const finding = await this.#d.findExecution(proposal, fromBlock, taken.record.execution?.txHash)
     const settlement = settlementOf(finding)
