@@ -226,11 +226,11 @@ export class OnboardingService {
     }
     if (!('signatures' in answer))
       throw new OnboardingError('GRANT_REFUSED', 'signatures', 'must hold the owner signature of every drafted delegation')
-    const signed = await this.#checkSignatures(draft, answer.signatures)
+    const { signed, deployed } = await this.#checkSignatures(draft, answer.signatures)
 
     // Everything is checked: from here on the chain and the store are written.
     const transactions: Hex[] = []
-    if (draft.deploy && !(await isDeployed(client, draft.account)))
+    if (draft.deploy && !deployed)
       transactions.push(await this.deps.operator.send({ to: draft.deploy.factory, data: draft.deploy.factoryData }))
     transactions.push(...(await this.#register(draft.golemKey)))
     const runway = signed.find((d) => d.role === 'runway')!
@@ -296,11 +296,14 @@ export class OnboardingService {
     return this.#registered(draft, expiresAt, transactions, now)
   }
 
-  /** Every drafted delegation signed by the owner: by the smart account (ERC-1271) or, before it is deployed, by its signer. */
+  /**
+   * Every drafted delegation signed by the owner: by the smart account (ERC-1271) or, before it is
+   * deployed, by its signer; and whether the account is deployed, as the check found it.
+   */
   async #checkSignatures(
     draft: GolemDraft,
     signatures: readonly { hash: Hex; signature: Hex }[],
-  ): Promise<(DraftedDelegation & { delegation: Delegation })[]> {
+  ): Promise<{ signed: (DraftedDelegation & { delegation: Delegation })[]; deployed: boolean }> {
     const { client, deployment } = this.deps
     const byHash = new Map<string, Hex>()
     signatures.forEach((s, i) => {
@@ -329,7 +332,7 @@ export class OnboardingService {
         )
       out.push({ ...d, delegation: { ...d.delegation, signature } })
     }
-    return out
+    return { signed: out, deployed }
   }
 
   /** The operator registers the key (unless a retried grant already did) and fronts its first gas. */

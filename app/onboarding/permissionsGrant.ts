@@ -5,23 +5,15 @@
 // a disabled grant or the owner's nonce increment stops both at the next heartbeat.
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
-import { getAddress, isAddressEqual, type Address, type Hex } from 'viem'
+import { getAddress, type Hex } from 'viem'
 import type { KeyIssuer } from '../../core/custody/keyIssuer.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { buildRunwayRedelegation } from '../../core/delegations/buildRunwayRedelegation.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemDraft } from '../../core/onboarding/golemDraft.ts'
-import type { GrantedPeriodicPermission, GrantedRunway } from '../../core/permissions/grantedPermission.ts'
-import { grantTree } from '../../core/permissions/golemGrants.ts'
+import type { GrantedRunway } from '../../core/permissions/grantedPermission.ts'
+import { grantTree, periodCaveatOf } from '../../core/permissions/golemGrants.ts'
 import { golemProfileOf } from './golemRecord.ts'
-import { InvariantError } from '../../core/errors.ts'
-
-/** The period caveat's terms on the wallet's root grant: what the tick reads its spend by. */
-function periodTerms(granted: GrantedPeriodicPermission, enforcer: Address | undefined): Hex {
-  const caveat = enforcer ? granted.root.delegation.caveats.find((c) => isAddressEqual(c.enforcer, enforcer)) : undefined
-  if (!caveat) throw new InvariantError('GRANT_PERIOD_CAVEAT', `${granted.type}: the granted root holds no period caveat`)
-  return caveat.terms
-}
 
 const hashes = (chain: readonly Delegation[]): Hex[] => chain.map((d) => hashDelegation(d))
 
@@ -60,7 +52,7 @@ export async function profileOfGranted(p: {
       runway: {
         chain: runwayChain,
         periodDelegationHash: granted.runway.root.hash,
-        periodTerms: periodTerms(granted.runway, enforcers.ERC20PeriodTransferEnforcer),
+        periodTerms: periodCaveatOf(granted.runway.root.delegation, enforcers.ERC20PeriodTransferEnforcer, 'runway'),
         chainHashes: hashes(runwayChain),
         periodStart: BigInt(granted.runway.startDate),
       },
@@ -76,7 +68,7 @@ export async function profileOfGranted(p: {
       periodDuration: BigInt(granted.gas.periodDuration),
       periodStart: BigInt(granted.gas.startDate),
       periodDelegationHash: granted.gas.root.hash,
-      periodTerms: periodTerms(granted.gas, enforcers.NativeTokenPeriodTransferEnforcer),
+      periodTerms: periodCaveatOf(granted.gas.root.delegation, enforcers.NativeTokenPeriodTransferEnforcer, 'gas'),
       chainHashes: hashes(gasChain),
     },
     sessionAccount: draft.sessionAccount,

@@ -96,7 +96,8 @@ export function draftPlanActions(
   ]
 }
 
-function periodCaveatOf(signed: Delegation, enforcer: Address | undefined, what: string): Hex {
+/** The period-transfer caveat's terms on a signed grant (ERC20PeriodTransfer for the runway, NativeTokenPeriodTransfer for gas). */
+export function periodCaveatOf(signed: Delegation, enforcer: Address | undefined, what: 'runway' | 'gas'): Hex {
   const caveat = enforcer ? signed.caveats.find((c) => isAddressEqual(c.enforcer, enforcer)) : undefined
   if (!caveat)
     throw new DelegationShapeError(
