@@ -8,11 +8,16 @@ import type { PrivateKeyAccount } from 'viem'
 import { formatUsdc } from '../core/permissions/index.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
 
+/** An http(s) base URL without its trailing slashes, or a usage error naming `field`. */
+export function httpUrl(field: string, url: string): string {
+  if (!/^https?:\/\//.test(url)) throw new CliUsageError(field, `must be an http or https URL, got ${JSON.stringify(url)}`)
+  return url.replace(/\/+$/, '')
+}
+
 export function apiUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const url = flag ?? env.BARDO_API_URL
   if (!url) throw new CliUsageError('--api', 'must be the API base URL (or set BARDO_API_URL)')
-  if (!/^https?:\/\//.test(url)) throw new CliUsageError('--api', `must be an http or https URL, got ${JSON.stringify(url)}`)
-  return url.replace(/\/+$/, '')
+  return httpUrl('--api', url)
 }
 
 export type FeedResult = { golemId: string; amount: bigint; payer: string; credit: unknown; transaction?: string }

@@ -26,11 +26,10 @@ import type { DevnetClients, OwnerAccount } from '../local/devnet.ts'
 import { windowEnd } from '../core/lifecycle/renewal.ts'
 import { golemProfileOf, recordGolem } from '../app/onboarding/golemRecord.ts'
 import { planInWords } from '../core/onboarding/planInWords.ts'
+import { NEW_GOLEM_ID, NEW_GOLEM_ID_RULE } from '../core/onboarding/golemDraft.ts'
 import { grantGas, signRunwayGrant } from '../local/provision.ts'
 import type { CliChain, CliDeployment } from './context.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
-
-export const GOLEM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/
 
 export type OnboardFlags = {
   golem: string
@@ -42,11 +41,8 @@ export type OnboardFlags = {
 
 export function checkGolemId(id: string | undefined): string {
   if (id === undefined) throw new CliUsageError('--golem', 'is required: the Golem id')
-  if (!GOLEM_ID.test(id))
-    throw new CliUsageError(
-      '--golem',
-      `must be 1-63 lowercase letters, digits or dashes, starting with a letter or digit, got ${JSON.stringify(id)}`,
-    )
+  // The API's rule for a new Golem's id, so the CLI and the API refuse the same ids.
+  if (!NEW_GOLEM_ID.test(id)) throw new CliUsageError('--golem', `${NEW_GOLEM_ID_RULE}, got ${JSON.stringify(id)}`)
   return id
 }
 

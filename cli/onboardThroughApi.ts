@@ -9,23 +9,21 @@ import { getAddress, isAddress, isAddressEqual, type Address, type Hex } from 'v
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { delegationTypedData } from '../core/delegations/typedData.ts'
 import { keyFrom } from './context.ts'
+import { httpUrl } from './feed.ts'
+import { ONBOARDING_SHAPES, type OnboardingShape } from '../core/onboarding/golemDraft.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
-
-export type OnboardingShape = 'delegations' | 'permissions'
-export const SHAPES: readonly OnboardingShape[] = ['delegations', 'permissions']
 
 export function checkShape(raw: string | undefined): OnboardingShape {
   if (raw === undefined) return 'delegations'
-  if (!(SHAPES as readonly string[]).includes(raw))
-    throw new CliUsageError('--shape', `must be one of ${SHAPES.join(', ')}, got ${JSON.stringify(raw)}`)
+  if (!(ONBOARDING_SHAPES as readonly string[]).includes(raw))
+    throw new CliUsageError('--shape', `must be one of ${ONBOARDING_SHAPES.join(', ')}, got ${JSON.stringify(raw)}`)
   return raw as OnboardingShape
 }
 
 export function dashboardUrlOf(env: NodeJS.ProcessEnv): string {
   const url = env.BARDO_DASHBOARD_URL
   if (!url) throw new CliUsageError('BARDO_DASHBOARD_URL', "must be the dashboard's URL, where the owner grants from the wallet")
-  if (!/^https?:\/\//.test(url)) throw new CliUsageError('BARDO_DASHBOARD_URL', `must be an http or https URL, got ${JSON.stringify(url)}`)
-  return url.replace(/\/+$/, '')
+  return httpUrl('BARDO_DASHBOARD_URL', url)
 }
 
 /**

@@ -4,6 +4,7 @@ import { getAddress, isAddress, type Address } from 'viem'
 // z from @hono/zod-openapi: zod itself, with .openapi() (which names the Error component) added.
 import { z } from '@hono/zod-openapi'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
+import { NEW_GOLEM_ID, NEW_GOLEM_ID_RULE } from '../../core/onboarding/golemDraft.ts'
 
 export const addressSchema = z
   .string()
@@ -235,9 +236,7 @@ export const revocationWakeResponse = z.object({
 
 // ---- Onboarding -------------------------------------------------------------------------------------
 
-export const newGolemIdSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1-63 lowercase letters, digits or dashes, starting with a letter or digit')
+export const newGolemIdSchema = z.string().regex(NEW_GOLEM_ID, NEW_GOLEM_ID_RULE)
 export const onboardingParams = z.object({ id: newGolemIdSchema })
 
 export const onboardingDraftRequest = z.strictObject({
