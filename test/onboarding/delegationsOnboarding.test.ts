@@ -4,7 +4,7 @@
 // refuse nothing here: the delegator is the smart account, not the wallet's account); the API checks
 // every signature, deploys the account, registers the key and records the Golem; the next heartbeat
 // redeems its runway. Every refused request names the field and the rule and writes nothing.
-import { erc20Abi, parseEther, parseUnits, type Address, type Hex } from 'viem'
+import { parseEther, parseUnits, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -13,6 +13,7 @@ import { loadActionGrant } from '../../app/actions/actionGrantStore.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import { usdcBalance } from '../chain/harness.ts'
 import { onboardingApi } from './harness.ts'
 import { walletRequest } from '../web/testWallet.ts'
 
@@ -174,23 +175,13 @@ describe('an owner with a separate smart account onboards a Golem from the walle
   })
 
   it('the next heartbeat ticks it and redeems its runway from the smart account (which holds no ETH yet: the gas top-up is refused, the tick goes on)', async () => {
-    const before = await env.client.readContract({
-      address: env.devnet.deployment.assets.usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [d.account],
-    })
+    const before = await usdcBalance(env.devnet, d.account)
     await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
     expect(tickErrors).toEqual([])
     const result = invoker.results.find((r) => r.golemId === 'swapper')!
     expect(result.gas).toMatchObject({ status: 'refused', reason: 'execution reverted without a reason' })
     expect(result.redemption?.status).toBe('confirmed')
-    const after = await env.client.readContract({
-      address: env.devnet.deployment.assets.usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [d.account],
-    })
+    const after = await usdcBalance(env.devnet, d.account)
     expect(before - after).toBe(result.redemption!.amount)
   })
 })

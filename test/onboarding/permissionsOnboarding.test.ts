@@ -7,7 +7,7 @@
 // through Bardo, ends the Golem at the next heartbeat. Every refused grant names the field and the rule
 // and writes nothing.
 import { NonceEnforcer } from '@metamask/delegation-abis'
-import { createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, pad, type Address, type Hex } from 'viem'
+import { createWalletClient, encodeFunctionData, getAddress, http, pad, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { LocalInvoker } from '../../app/heartbeat/invokers.ts'
@@ -16,6 +16,7 @@ import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { createLocalOwnerWallet, type LocalOwnerWallet, type PeriodicPermissionRequest } from '../../core/permissions/localOwnerWallet.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import { usdcBalance } from '../chain/harness.ts'
 import { onboardingApi } from './harness.ts'
 import { AlchemySigningKey, custodyContractsOfDeployment, custodyWebhookQuery } from '../../core/webhooks/index.ts'
 import { alchemyDelivery } from '../support/webhooks/alchemyDelivery.ts'
@@ -160,12 +161,7 @@ describe("an owner whose wallet account is the smart account onboards through th
   })
 
   it('the heartbeat redeems the runway and the gas through [re-delegation, grant] from the owner’s account', async () => {
-    const before = await env.client.readContract({
-      address: env.devnet.deployment.assets.usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [owner.address],
-    })
+    const before = await usdcBalance(env.devnet, owner.address)
     await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
     expect(tickErrors).toEqual([])
     const result = invoker.results.find((r) => r.golemId === 'wallet-golem')!
@@ -173,12 +169,7 @@ describe("an owner whose wallet account is the smart account onboards through th
     expect(result.redemption!.amount).toBeLessThanOrEqual(lowered)
     // The gas re-delegation pays the key from the owner's native-token grant.
     expect(result.gas).toMatchObject({ status: 'confirmed' })
-    const after = await env.client.readContract({
-      address: env.devnet.deployment.assets.usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [owner.address],
-    })
+    const after = await usdcBalance(env.devnet, owner.address)
     expect(before - after).toBe(result.redemption!.amount)
   })
 
