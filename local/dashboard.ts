@@ -14,6 +14,8 @@ import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
 import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { renewalWindow } from '../core/lifecycle/renewal.ts'
+import { adjustmentStart, supersededGrants } from '../core/lifecycle/adjustment.ts'
+import { planRevocation } from '../core/custody/revocationPlan.ts'
 import { latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { revocationOf } from '../app/revocation.ts'
 import type { Store } from '../core/store/index.ts'
@@ -118,6 +120,15 @@ function fleetEntry(
       periodStart: Number(r.periodStart),
       expiresAt: Number(r.expiresAt),
     })),
+    /** The owner's narrower grant, signed and waiting for the owner's transaction that disables the grants it supersedes. */
+    adjustment: profile?.adjustment
+      ? {
+          delegationHash: profile.adjustment.periodDelegationHash,
+          periodAmount: profile.adjustment.periodAmount.toString(),
+          periodStart: Number(profile.adjustment.periodStart),
+          expiresAt: Number(profile.adjustment.expiresAt),
+        }
+      : null,
     /** `permissions`: granted through the wallet's Advanced Permissions, revoked and changed in the wallet. */
     shape: redelegation ? 'permissions' : 'delegations',
     grant: grant ? describeGrant(grant, stackChain, now) : null,
@@ -183,6 +194,32 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     return { record, profile: parseGolemProfile(record.profile) }
   }
 
+  /**
+   * One user operation from the owner's smart account making `calls`, unsigned, with the EIP-712 typed
+   * data (PackedUserOperation under the account's domain) the owner signs in the wallet.
+   */
+  const ownerOperation = async (owner: Address, calls: readonly { to: Address; data: Hex }[]) => {
+    const account = await toMetaMaskSmartAccount({
+      client: client as never,
+      implementation: Implementation.Hybrid,
+      address: owner,
+      environment,
+    })
+    const userOperation = await unsignedUserOperation(client, {
+      sender: owner,
+      nonce: await account.getNonce(),
+      callData: await account.encodeCalls(calls.map((call) => ({ to: call.to, value: 0n, data: call.data }))),
+    })
+    const packed = toPackedUserOperation(userOperation)
+    const typedData = {
+      domain: { chainId: chain.deployment.chainId, name: 'HybridDeleGator', version: '1', verifyingContract: owner },
+      types: SIGNABLE_USER_OP_TYPED_DATA,
+      primaryType: 'PackedUserOperation',
+      message: { ...packed, entryPoint: environment.EntryPoint },
+    }
+    return { userOperation: json(userOperation), typedData: json(typedData) }
+  }
+
   app.get('/', (c) => c.html(PAGE))
   app.get('/app.js', (c) => c.body(o.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }))
   app.get('/local/config', async (c) =>
@@ -220,27 +257,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       return c.json({ code: 'VALIDATION_FAILED', message: `golems: ${other.golemId} has another owner than ${plans[0]!.golemId}` }, 400)
     const calls = plans.flatMap((p) => p.calls)
     if (calls.length === 0) return c.json({ code: 'NOTHING_TO_REVOKE', message: 'golems: every grant is disabled already' }, 409)
-    const account = await toMetaMaskSmartAccount({
-      client: client as never,
-      implementation: Implementation.Hybrid,
-      address: owner,
-      environment,
-    })
-    const userOperation = await unsignedUserOperation(client, {
-      sender: owner,
-      nonce: await account.getNonce(),
-      callData: await account.encodeCalls(calls.map((call) => ({ to: call.to, value: 0n, data: call.data }))),
-    })
-    const packed = toPackedUserOperation(userOperation)
-    const typedData = {
-      domain: { chainId: chain.deployment.chainId, name: 'HybridDeleGator', version: '1', verifyingContract: owner },
-      types: SIGNABLE_USER_OP_TYPED_DATA,
-      primaryType: 'PackedUserOperation',
-      message: { ...packed, entryPoint: environment.EntryPoint },
-    }
     return c.json({
-      userOperation: json(userOperation),
-      typedData: json(typedData),
+      ...(await ownerOperation(owner, calls)),
       grants: calls.map((call) => ({ delegationHash: call.hash, kind: call.kind, label: call.label })),
     })
   })
@@ -318,6 +336,69 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     const delegation = grant.runway.delegation
     const typedData = delegationTypedData(delegation, delegationDomainOf(chain.deployment))
     return c.json({ delegation: json({ ...delegation, signature: '0x' }), typedData: json(typedData), expiresAt: Number(end) })
+  })
+
+  // Adjustment: the owner lowers the period amount or ends the grant earlier without revoking it. The
+  // draft is the narrower grant (a higher salt, from the next boundary of the runway's grid) and the one
+  // user operation that disables every grant it supersedes; the owner signs both in the wallet, the page
+  // posts the grant to the API's adjustment route and then the operation to the relay.
+  app.post('/local/golems/:id/adjustment-draft', async (c) => {
+    const { record, profile } = await golemOf(c.req.param('id'))
+    const body = (await c.req.json().catch(() => ({}))) as { periodAmount?: unknown; endsAt?: unknown }
+    const refuse = (field: string, rule: string) =>
+      c.json({ code: 'VALIDATION_FAILED', message: `${field}: ${rule}`, details: { field, rule } }, 400)
+    if (profile.runway.chain.length !== 1) return refuse('golem', "an ERC-7715 grant is adjusted in the owner's wallet")
+    const now = await chainNow()
+    const start = adjustmentStart(profile, now)
+    const end = latestGrant(profile).expiresAt
+    let periodAmount = profile.runway.periodAmount
+    if (body.periodAmount !== undefined) {
+      if (typeof body.periodAmount !== 'string' || !/^[0-9]{1,30}$/.test(body.periodAmount))
+        return refuse('periodAmount', "must be a whole number of the runway token's base units, as a decimal string")
+      periodAmount = BigInt(body.periodAmount)
+      if (periodAmount <= 0n || periodAmount > profile.runway.periodAmount)
+        return refuse('periodAmount', `must be above 0 and at most the current period amount ${profile.runway.periodAmount}`)
+    }
+    let endsAt = end
+    if (body.endsAt !== undefined) {
+      if (typeof body.endsAt !== 'number' || !Number.isSafeInteger(body.endsAt)) return refuse('endsAt', 'must be a unix time in seconds')
+      endsAt = BigInt(body.endsAt)
+      if (endsAt < start || endsAt > end)
+        return refuse('endsAt', `must be between ${start} (the adjusted grant's first period) and the current end ${end}`)
+    }
+    if (periodAmount === profile.runway.periodAmount && endsAt === end)
+      return refuse('periodAmount', 'must lower the period amount or the end (endsAt): an adjustment narrows the grant')
+    const newest = profile.adjustment ?? latestGrant(profile)
+    const tree = new DelegationTree({ environment, deployment: chain.deployment, now: () => now })
+    const grant = buildGolemDelegation({
+      tree,
+      owner: record.owner,
+      golem: profile.golemKey,
+      bardo: [{ type: 'golemPhase', golem: profile.golemKey, startTime: now, endTime: endsAt }],
+      runway: {
+        token: profile.runway.token,
+        periodAmount,
+        periodDuration: Number(profile.runway.periodDuration),
+        startDate: Number(start),
+      },
+      salt: pad(toHex(BigInt(newest.chain[0]!.salt) + 1n), { size: 32 }) as Hex,
+    })
+    if (!grant.runway) throw new LocalStackError('DASHBOARD_REQUEST', 'adjustment: the grant has no runway delegation')
+    const delegation = grant.runway.delegation
+    const superseded = planRevocation({
+      owner: record.owner,
+      delegationManager: environment.DelegationManager,
+      grants: supersededGrants(profile),
+      disabled: new Set(),
+    })
+    return c.json({
+      delegation: json({ ...delegation, signature: '0x' }),
+      typedData: json(delegationTypedData(delegation, delegationDomainOf(chain.deployment))),
+      disable: { ...(await ownerOperation(record.owner, superseded.calls)), grants: superseded.calls.map((call) => call.hash) },
+      periodAmount: periodAmount.toString(),
+      periodStart: Number(start),
+      expiresAt: Number(endsAt),
+    })
   })
 
   // The API and the indexer, same origin, read key added here.

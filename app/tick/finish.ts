@@ -32,6 +32,8 @@ export async function finishTick(p: {
   phaseEpoch: number
   /** Chain time of the tick's read: a renewal queued meanwhile is put in force as of it. */
   chainNow: bigint
+  /** The owner's adjustment this tick put in force: written back in force, whatever the record holds. */
+  adjusted?: Hex
 }): Promise<{ record: GolemRecord; profile: GolemProfile } | null> {
   const patch = {
     phase: phaseNames[p.phase],
@@ -43,6 +45,7 @@ export async function finishTick(p: {
     period: p.period,
     phaseEpoch: p.phaseEpoch,
     now: p.chainNow,
+    ...(p.adjusted ? { adjusted: p.adjusted } : {}),
     ...(p.servedReprieve ? { servedReprieve: p.servedReprieve } : {}),
   }
   let current: GolemRecord | null = p.golem

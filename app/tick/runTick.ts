@@ -9,6 +9,7 @@ import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { grantInForce } from '../../core/lifecycle/grantInForce.ts'
+import { adjustmentInForce } from '../../core/lifecycle/adjustment.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
@@ -87,6 +88,18 @@ function sameReads(a: GolemRecord, b: GolemRecord): boolean {
   return reads(a) === reads(b)
 }
 
+function adjustedEvent(before: GolemProfile, after: GolemProfile, at: bigint): Extract<CustodyEvent, { type: 'DelegationAdjusted' }> {
+  return {
+    type: 'DelegationAdjusted',
+    at,
+    delegationHash: after.runway.periodDelegationHash as Hex,
+    replaced: before.runway.periodDelegationHash as Hex,
+    periodAmount: after.runway.periodAmount,
+    periodStart: after.runway.periodStart,
+    expiresAt: after.runway.expiresAt,
+  }
+}
+
 async function readFor(deps: TickDeps, golemId: string, profile: GolemProfile): Promise<ObservedGolem> {
   const batch = await readGolems(deps.client, deps.deployment, [readRequestOf(golemId, profile)])
   return { ...batch.golems[0]!, timestamp: batch.timestamp }
@@ -118,8 +131,13 @@ export async function runTick(
   const stored = record === read0 ? profile0 : parseGolemProfile(record.profile)
   // Once the runway's end has passed, the owner's queued renewal is in force: the chain was read for the
   // old grant, so the new one is read once more (only at the tick that switches).
-  const profile = grantInForce(stored, read.timestamp)
-  if (profile !== stored) read = await readFor(deps, golemId, profile)
+  const renewed = grantInForce(stored, read.timestamp)
+  if (renewed !== stored) read = await readFor(deps, golemId, renewed)
+  // The owner disabled the grant a signed adjustment supersedes: the adjustment takes its place (read
+  // once more); a disabled runway with no adjustment waiting is the owner's revocation.
+  const profile = adjustmentInForce(renewed, read)
+  const adjusted = profile !== renewed ? adjustedEvent(renewed, profile, read.timestamp) : undefined
+  if (adjusted) read = await readFor(deps, golemId, profile)
   if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
 
   const slotBase = slotBaseOf(deps, nowMs)
@@ -149,7 +167,7 @@ export async function runTick(
     health: decision.health.health,
     revocation: decision.health.revocation.kind,
   }
-  const events = [...plan.events]
+  const events = adjusted ? [adjusted, ...plan.events] : [...plan.events]
   // Gas first: every other transaction of the tick is paid from it.
   if (profile.gas) {
     const gasStep = planGas(profile, read, plan.die)
@@ -231,6 +249,7 @@ export async function runTick(
     servedReprieve: servedReprieve ? profile.reprieve : undefined,
     phaseEpoch: plan.phaseEpoch,
     chainNow: read.timestamp,
+    ...(adjusted ? { adjusted: adjusted.delegationHash } : {}),
   })
   const staggered = plan.runway.kind === 'none' && plan.runway.redeemAt !== undefined
   const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished.record, finished.profile, read, staggered)

@@ -96,6 +96,7 @@ export function grantsOfProfile(profile: GolemProfile): OwnerGrant[] {
   return [
     ...chain('runway', 'runway', profile.runway.chain),
     ...profile.renewals.flatMap((r) => chain('runway', 'runway renewal', r.chain)),
+    ...chain('runway', 'runway adjustment', profile.adjustment?.chain ?? []),
     ...chain('gas', 'gas', profile.gas?.chain ?? []),
     ...chain('runway', 'runway to a rotated key', profile.pendingRotation?.runway.chain ?? []),
     ...chain('gas', 'gas to a rotated key', profile.pendingRotation?.gas?.chain ?? []),

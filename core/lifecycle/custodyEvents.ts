@@ -6,6 +6,16 @@ export type CustodyEvent =
   | { type: 'DelegationGranted'; at: bigint; delegationHash: Hex; caveats: readonly string[]; expiresAt: bigint }
   | { type: 'SessionKeyRotated'; at: bigint; oldAddress: Address; newAddress: Address; reason: string }
   | { type: 'DelegationRevoked'; at: bigint; delegationHash: Hex; cause: 'owner' | 'expired' | 'exhausted' | 'terminal' }
+  /** The owner's narrower grant put in force once the grant it supersedes read disabled. */
+  | {
+      type: 'DelegationAdjusted'
+      at: bigint
+      delegationHash: Hex
+      replaced: Hex
+      periodAmount: bigint
+      periodStart: bigint
+      expiresAt: bigint
+    }
   | { type: 'DelegationExpiringWarning'; at: bigint; delegationHash: Hex; hoursRemaining: number }
   | { type: 'BudgetWarning'; at: bigint; remainingPct: number; estimatedOperationsLeft: number }
   | { type: 'PhaseChanged'; at: bigint; from: number; to: number; survivalScoreBps: number }

@@ -96,6 +96,14 @@ const profileSchema = z.object({
    */
   renewals: z._default(z.array(renewalSchema), []),
   /**
+   * The owner's narrower grant (a lower period amount or an earlier end), signed and waiting for the
+   * owner's transaction that disables the grants it supersedes (the runway, its queued renewals, an
+   * earlier pending adjustment). Once the runway reads disabled, the tick and permission health put it in
+   * force in their place instead of reading a revocation (core/lifecycle/adjustment.ts). It starts on
+   * the runway's period grid at the first boundary after it was signed, so no period is paid twice.
+   */
+  adjustment: z.optional(z.extend(renewalSchema, { supersedes: z.array(hex).check(z.minLength(1)) })),
+  /**
    * The owner's native-token gas grant (NativeTokenPeriodTransfer, plain transfers to the Golem's key
    * only): the tick tops the key up from it once a period when its balance runs low. Optional: profiles
    * written before it parse unchanged, and a Golem without it is funded by hand.

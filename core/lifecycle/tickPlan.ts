@@ -8,6 +8,7 @@
 import type { Address, Hex } from 'viem'
 import type { CustodyEvent } from './custodyEvents.ts'
 import { grantInForce } from './grantInForce.ts'
+import { adjustmentInForce } from './adjustment.ts'
 import { observationOf, type ObservedGolem } from './observation.ts'
 import { permissionFactsOf } from './permissionFacts.ts'
 import { planReprieve, type ReprievePlan } from './reprievePlan.ts'
@@ -91,6 +92,9 @@ export function eventKey(e: CustodyEvent, period: bigint): string {
     case 'RunwayRedeemed':
     case 'GasRedeemed':
       return `${e.type}:${e.period}`
+    case 'DelegationAdjusted':
+      // Once per adjustment: an owner may adjust more than once.
+      return `${e.type}:${e.delegationHash}`
     default:
       return e.type
   }
@@ -192,9 +196,15 @@ export function mergeTickOutcome(
     servedReprieve?: GolemProfile['reprieve']
     /** Chain time of the tick: the grant in force then is the one written back. */
     now?: bigint
+    /** The owner's adjustment this tick put in force (its delegation hash): written back in force. */
+    adjusted?: Hex
   },
 ): GolemProfile {
-  const inForce = outcome.now === undefined ? current : grantInForce(current, outcome.now)
+  const renewed = outcome.now === undefined ? current : grantInForce(current, outcome.now)
+  const inForce =
+    outcome.adjusted !== undefined && renewed.adjustment?.periodDelegationHash === outcome.adjusted
+      ? adjustmentInForce(renewed, { disabled: true })
+      : renewed
   const merged: GolemProfile = {
     ...inForce,
     known: {

@@ -20,6 +20,7 @@ import { golemRoutes } from './routes/golems.ts'
 import { metabolismRoutes } from './routes/metabolism.ts'
 import { paymentRoutes } from './routes/payments.ts'
 import { renewalRoutes } from './routes/renewal.ts'
+import { adjustmentRoutes } from './routes/adjustment.ts'
 import { revocationRoutes } from './routes/revocation.ts'
 import { onboardingRoutes } from './routes/onboarding.ts'
 import { snapRoutes } from './routes/snap.ts'
@@ -76,6 +77,7 @@ export function createApp(given: ApiDeps) {
     .route('/', metabolismRoutes(deps))
     .route('/', paymentRoutes(deps))
     .route('/', renewalRoutes(deps))
+    .route('/', adjustmentRoutes(deps))
     .route('/', revocationRoutes(deps))
     .route('/', onboardingRoutes(deps))
     .route('/', snapRoutes(deps))

@@ -8,6 +8,7 @@ import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { GolemHealth } from '../../core/health/golemHealth.ts'
 import type { Metabolism } from '../../core/lifecycle/metabolism.ts'
 import type { RenewalService } from '../../app/renewal.ts'
+import type { AdjustmentService } from '../../app/adjustment.ts'
 import type { OnboardingService } from '../../app/onboarding/onboarding.ts'
 import type { RevocationPlan } from '../../core/custody/revocationPlan.ts'
 import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
@@ -252,6 +253,8 @@ export type ApiDeps = {
   revocations?: RevocationService
   /** Absent: POST /api/v1/golems/:id/renewal answers 501 NOT_IMPLEMENTED. */
   renewals?: RenewalService
+  /** Absent: POST /api/v1/golems/:id/adjustment answers 501 NOT_IMPLEMENTED. */
+  adjustments?: AdjustmentService
   /** Absent: /api/v1/onboarding answers 501 NOT_IMPLEMENTED. */
   onboarding?: Pick<OnboardingService, 'draft' | 'get' | 'grant'>
   /** Absent (no runtime price): GET /api/v1/golems/:id/metabolism answers 501 NOT_IMPLEMENTED. */

@@ -186,6 +186,16 @@ export const renewalResponse = z.object({
   grant_ends_at: unixSeconds,
   periodStart: unixSeconds.meta({ description: "the renewed grant's first period (on the old grant's grid)" }),
 })
+export const adjustmentRequest = z.strictObject({ delegation: signedDelegationSchema })
+
+export const adjustmentResponse = z.object({
+  golemId: z.string(),
+  delegationHash: hash,
+  supersedes: z.array(hash).meta({ description: "what the owner's one transaction must disable for the adjustment to take over" }),
+  periodAmount: z.string().meta({ description: "the adjusted grant's period amount, in the runway token's base units" }),
+  periodStart: unixSeconds.meta({ description: "the adjusted grant's first period: the next boundary of the current grant's grid" }),
+  grant_ends_at: unixSeconds,
+})
 export type FeedRequest = z.output<typeof feedRequest>
 
 export const snapStatusResponse = z.object({

@@ -27,6 +27,7 @@ import { createX402PaymentRoutes } from './payments.ts'
 import type { ActionRouteDeps } from './deps.ts'
 import { ChainGolemState } from './services/chainState.ts'
 import { StoreRenewalService } from '../../app/renewal.ts'
+import { StoreAdjustmentService } from '../../app/adjustment.ts'
 import { revocationService } from '../../app/revocation.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemJournal } from './services/journal.ts'
@@ -199,6 +200,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     ownerSignatures: { verifyMessage: (p) => w.publicClient.verifyMessage(p) },
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
+    adjustments: new StoreAdjustmentService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     revocations: revocationService({
       store: w.store,
       client: w.publicClient as PublicClient,

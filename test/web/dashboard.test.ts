@@ -40,8 +40,9 @@ type Health = { health: string; reason: string; grant_ends_at: number; runway_en
 type Fleet = {
   golems: {
     id: string
-    runway: { delegationHash: string } | null
+    runway: { delegationHash: string; periodAmount: string } | null
     renewals: { delegationHash: string; periodStart: number; expiresAt: number }[]
+    adjustment: { delegationHash: string } | null
   }[]
 }
 
@@ -198,6 +199,37 @@ describe("the owner's dashboard in headless Chromium", () => {
     await shot('3-renewed')
   }, 300_000)
 
+  it('adjusts the grant from the wallet: half the amount from the next period, never read as a revocation', async () => {
+    const before = (await json<Fleet>('/local/fleet')).golems[0]!
+    const half = BigInt(before.runway!.periodAmount) / 2n
+    // A bad amount is refused before anything is signed, naming the field.
+    const bad = await fetch(`${dashboard}/local/golems/demo/adjustment-draft`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ periodAmount: (BigInt(before.runway!.periodAmount) * 2n).toString() }),
+    })
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/^periodAmount: /) })
+    await page.type('#adjust-amount', (Number(half) / 1e6).toString())
+    await page.click('#adjust')
+    const status = await waitFor('the adjustment', async () => {
+      const s = await statusText()
+      return /old grant was disabled in 0x|failed/.test(s) ? s : undefined
+    })
+    expect(status).toMatch(/^adjust: [\d.]+ USDC per period from .* the old grant was disabled in 0x[0-9a-f]{64}$/)
+    // The Golem switches at its next tick; health never says revoked on the way.
+    const seen = new Set<string>()
+    const adjusted = await waitFor('the adjustment in force', async () => {
+      seen.add((await health()).health)
+      const g = (await json<Fleet>('/local/fleet')).golems[0]!
+      return g.runway!.delegationHash !== before.runway!.delegationHash && g.adjustment === null ? g : undefined
+    })
+    expect(BigInt(adjusted.runway!.periodAmount)).toBe(half)
+    expect([...seen]).not.toContain('revoked')
+    expect(output.some((l) => /died/.test(l))).toBe(false)
+    await shot('3b-adjusted')
+  }, 120_000)
+
   it("refuses a relay that is not the owner's signed user operation, and nothing changes", async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${dashboard}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -238,7 +270,10 @@ describe("the owner's dashboard in headless Chromium", () => {
   }, 120_000)
 
   it('revokes from the wallet: every grant in one user operation; the Golem dies within two beats and its funds go home', async () => {
-    const { calls } = await json<{ calls: { kind: string }[] }>('/api/v1/golems/demo/revocation')
+    // The grants the adjustment superseded are disabled already; the revocation disables the rest.
+    const { calls, alreadyDisabled: earlier } = await json<{ calls: { kind: string }[]; alreadyDisabled: string[] }>(
+      '/api/v1/golems/demo/revocation',
+    )
     expect(new Set(calls.map((c) => c.kind))).toEqual(new Set(['runway', 'gas', 'action']))
     const mark = output.length
     await page.click('#revoke')
@@ -257,7 +292,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     expect(after.slice(died).join('\n')).toMatch(/returned [\d.]+ (USDC|ETH) to the owner/)
     const plan = await json<{ calls: unknown[]; alreadyDisabled: string[] }>('/api/v1/golems/demo/revocation')
     expect(plan).toMatchObject({ calls: [] })
-    expect(plan.alreadyDisabled).toHaveLength(calls.length)
+    expect(plan.alreadyDisabled).toHaveLength(earlier.length + calls.length)
     await shot('4-revoked')
   }, 120_000)
 

@@ -1,6 +1,7 @@
 // The owner's acts from the browser wallet: revoke (one user operation from the owner's smart account
 // disabling every grant of the Golems named, signed in the wallet, submitted by the local relay), renew (the superseding grant signed in the
-// wallet, posted to the API) and pay extend/feed with x402 (the stock @x402 client logic, signing the
+// wallet, posted to the API), adjust (a narrower grant posted to the API, then one user operation disabling
+// what it supersedes) and pay extend/feed with x402 (the stock @x402 client logic, signing the
 // EIP-3009 authorization with eth_signTypedData_v4).
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
@@ -41,6 +42,40 @@ export async function renew(wallet: Wallet, golemId: string): Promise<{ delegati
         error instanceof RequestError && error.code === 'RENEWAL_REFUSED' && error.field === 'erc20PeriodTransfer.startDate'
       if (!boundaryPassed || attempt === 2) throw error
     }
+  }
+}
+
+export type Adjusted = { delegationHash: string; periodAmount: string; periodStart: number; grant_ends_at: number; transactionHash: string }
+
+/**
+ * The owner lowers the period amount or ends the grant earlier without revoking it: the narrower grant is
+ * signed in the wallet and given to the API, then one user operation from the owner's account, also signed
+ * in the wallet, disables every grant it supersedes. The Golem switches to it at its next heartbeat.
+ */
+export async function adjust(wallet: Wallet, golemId: string, change: { periodAmount?: string; endsAt?: number }): Promise<Adjusted> {
+  const id = encodeURIComponent(golemId)
+  for (let attempt = 1; ; attempt++) {
+    const draft = await postJson<
+      Draft<{ delegation: Record<string, unknown>; disable: Draft<{ userOperation: unknown; grants: string[] }> }>
+    >(`/local/golems/${id}/adjustment-draft`, change)
+    const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+    let adjusted: Omit<Adjusted, 'transactionHash'>
+    try {
+      adjusted = await postJson(`/api/v1/golems/${id}/adjustment`, { delegation: { ...draft.delegation, signature } })
+    } catch (error) {
+      // Like a renewal, the adjustment starts at the next boundary as of the draft: one that passed while
+      // the owner signed is drafted and asked once more.
+      const boundaryPassed =
+        error instanceof RequestError && error.code === 'ADJUSTMENT_REFUSED' && error.field === 'erc20PeriodTransfer.startDate'
+      if (!boundaryPassed || attempt === 2) throw error
+      continue
+    }
+    const disabling = await signTypedData(wallet.provider, wallet.address, draft.disable.typedData)
+    const relayed = await postJson<{ transactionHash: string }>('/local/relay', {
+      userOperation: draft.disable.userOperation,
+      signature: disabling,
+    })
+    return { ...adjusted, transactionHash: relayed.transactionHash }
   }
 }
 

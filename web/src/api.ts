@@ -19,6 +19,8 @@ export type FleetGolem = {
   runway: { token: string; periodAmount: string; periodSeconds: number; expiresAt: number; delegationHash: string } | null
   /** The owner's renewals waiting behind the runway grant, each starting where the one before it stops paying. */
   renewals: { delegationHash: string; periodStart: number; expiresAt: number }[]
+  /** The owner's narrower grant, waiting for the owner's transaction that disables the grants it supersedes. */
+  adjustment: { delegationHash: string; periodAmount: string; periodStart: number; expiresAt: number } | null
   /** `permissions`: granted through the wallet's Advanced Permissions (revoked and changed in the wallet). */
   shape: 'delegations' | 'permissions'
   /** The owner's grant (the root). */

@@ -2,8 +2,8 @@
 // the owner's actions and, in Terminal, the death countdown. Preact components written with htm.
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { formatUnits } from 'viem'
-import { pay, renew, revoke, type Revoked, type Wallet } from './actions.ts'
+import { formatUnits, parseUnits } from 'viem'
+import { adjust, pay, renew, revoke, type Revoked, type Wallet } from './actions.ts'
 import { ACTIONS_READ, getJson, loadGolem, type Action, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
 import { CouncilPanel } from './councilPanel.ts'
 import { NewGolem, type Registered } from './onboard.ts'
@@ -74,6 +74,15 @@ function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; 
         (r) => html`<dt>renewal</dt>
           <dd class="renewal-queued" data-hash=${r.delegationHash}>from ${when(r.periodStart)} until ${when(r.expiresAt)}</dd>`,
       )}
+      ${
+        golem.adjustment
+          ? html`<dt>adjustment</dt>
+          <dd class="adjustment-pending" data-hash=${golem.adjustment.delegationHash}>
+            ${usdc(golem.adjustment.periodAmount)} per period from ${when(golem.adjustment.periodStart)} until ${when(golem.adjustment.expiresAt)},
+            once the grants it replaces are disabled
+          </dd>`
+          : null
+      }
       <dt>runway (TTL) ends</dt>
       <dd id="runway-ends" data-at=${health.runway_ends_at}>${when(health.runway_ends_at)}</dd>
     </dl>
@@ -291,6 +300,38 @@ function RevokeRequest({ ids, wallet, onDone }: { ids: string[]; wallet: Wallet 
   </section>`
 }
 
+/**
+ * Lower the period amount or end the grant earlier without revoking it. Blank fields keep what the grant
+ * says; the end is given in hours from now.
+ */
+function AdjustForm({
+  golem,
+  disabled,
+  run,
+  wallet,
+}: {
+  golem: FleetGolem
+  disabled: boolean
+  run: (name: string, act: () => Promise<string>) => () => Promise<void>
+  wallet: Wallet | null
+}) {
+  const [amount, setAmount] = useState('')
+  const [hours, setHours] = useState('')
+  const act = run('adjust', async () => {
+    const change: { periodAmount?: string; endsAt?: number } = {}
+    if (amount.trim() !== '') change.periodAmount = parseUnits(amount.trim(), 6).toString()
+    if (hours.trim() !== '') change.endsAt = Math.floor(Date.now() / 1000 + Number(hours) * 3600)
+    const r = await adjust(wallet!, golem.id, change)
+    return `${usdc(r.periodAmount)} per period from ${when(r.periodStart)} until ${when(r.grant_ends_at)}; the old grant was disabled in ${r.transactionHash}`
+  })
+  return html`<fieldset id="adjust-grant" disabled=${disabled}>
+    <legend>Adjust the grant (lower or shorten, without revoking)</legend>
+    <label>USDC per period <input id="adjust-amount" inputmode="decimal" placeholder=${golem.runway ? formatUnits(BigInt(golem.runway.periodAmount), 6) : ''} value=${amount} onInput=${(e: Event) => setAmount((e.target as HTMLInputElement).value)} /></label>
+    <label>ends in hours <input id="adjust-hours" inputmode="decimal" value=${hours} onInput=${(e: Event) => setHours((e.target as HTMLInputElement).value)} /></label>
+    <button id="adjust" onClick=${act}>Adjust grant</button>
+  </fieldset>`
+}
+
 function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet: Wallet | null; config: Config; onDone: () => void }) {
   const [status, setStatus] = useState('')
   const run = (name: string, act: () => Promise<string>) => async () => {
@@ -312,6 +353,7 @@ function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet:
       const r = await renew(wallet!, golem.id)
       return `grant ${r.delegationHash} follows the current one, until ${when(r.grant_ends_at)}`
     })}>Renew grant</button>
+    <${AdjustForm} golem=${golem} disabled=${disabled || inWallet} run=${run} wallet=${wallet} />
     ${
       inWallet
         ? html`<p class="reason" id="in-wallet">Granted through your wallet's Advanced Permissions: revoke or change it in MetaMask (All permissions); Bardo notices at the next heartbeat.</p>`

@@ -11,6 +11,7 @@ import type { BardoDeployment } from '../../../core/deployment.ts'
 import { golemHealth, phaseOfName, type GolemHealth } from '../../../core/health/golemHealth.ts'
 import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
+import { adjustmentInForce } from '../../../core/lifecycle/adjustment.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
 import { readGolems, type GolemChainState, type GolemReadRequest } from '../../../adapters/chain/readGolems.ts'
 import { BlockSnapshots } from './blockSnapshots.ts'
@@ -55,8 +56,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   }
 
   async check(golem: GolemView): Promise<GolemHealth> {
-    const profile = await this.#profile(golem)
-    const [read, indexed] = await Promise.all([this.#read(golem, profile), this.#indexedRedemption(golem)])
+    const [{ profile, read }, indexed] = await Promise.all([this.#observe(golem), this.#indexedRedemption(golem)])
     const hint = golem.lastRedeemedAt === undefined ? undefined : BigInt(golem.lastRedeemedAt)
     // The indexer may lag a block or two behind a redemption the store already saw, and vice versa.
     const last = indexed === undefined ? hint : hint === undefined || indexed > hint ? indexed : hint
@@ -71,7 +71,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   }
 
   async currentPhase(golem: GolemView): Promise<ChainPhaseState> {
-    const read = await this.#read(golem, await this.#profile(golem))
+    const { read } = await this.#observe(golem)
     return {
       registered: read.registered,
       phase: phaseNames[read.phase],
@@ -81,8 +81,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   }
 
   async currentSpend(golem: GolemView): Promise<ChainSpendState> {
-    const profile = await this.#profile(golem)
-    const read = await this.#read(golem, profile)
+    const { profile, read } = await this.#observe(golem)
     const facts = permissionFactsOf(profile, read)
     const limit = profile.runway.periodAmount
     const remaining = read.availableInPeriod
@@ -95,6 +94,17 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
       remaining,
       blockNumber: read.blockNumber,
     }
+  }
+
+  /**
+   * The grant in force and its read, as the tick sees it: once the grant an owner's adjustment supersedes
+   * reads disabled, the adjustment is the grant (read once more), not a revocation.
+   */
+  async #observe(golem: GolemView): Promise<{ profile: GolemProfile; read: Observed }> {
+    const stored = await this.#profile(golem)
+    const read = await this.#read(golem, stored)
+    const profile = adjustmentInForce(stored, read)
+    return profile === stored ? { profile, read } : { profile, read: await this.#read(golem, profile) }
   }
 
   async #profile(golem: GolemView): Promise<GolemProfile> {
