@@ -73,7 +73,7 @@ describe('a paid request, one way', () => {
   it.each([
     ['extend', '/api/v1/extend', { golemId: 'oneway', hours: 1 }],
     ['feed', '/api/v1/feed', { golemId: 'oneway' }],
-  ] as const)('a paid %s reads the record once, parses the profile once, decides its credit once, and credits it', async (_, path, body) => {
+  ] as const)('a paid %s reads, parses and decides its credit once each, and credits it', async (_, path, body) => {
     const before = await stack.profile('oneway')
     const { res, counts, parses, credits } = await paidRequest(path, body)
     expect(res.status).toBe(200)
