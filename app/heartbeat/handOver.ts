@@ -3,14 +3,18 @@
 // messages to the walker), and what a walk reports. Types only: every hand-over speaks them.
 import type { TickFees } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import type { ShardWalk } from './shardWalk.ts'
 
 /**
  * One Golem's tick: its chain observation and its record, both read by the walker, so the tick reads
  * neither; `fees`: the heartbeat block's fee data, so a tick prices its transactions without reading fees.
+ * `profile`: the record's profile as the walker parsed it, so a tick in the walker's process does not
+ * parse it again. It never crosses the wire: its bigints do not survive JSON, so a tick that receives
+ * the payload parses the record's profile once on its side.
  */
-export type TickRequest = { golemId: string; observed?: ObservedGolem; record?: GolemRecord; fees?: TickFees }
+export type TickRequest = { golemId: string; observed?: ObservedGolem; record?: GolemRecord; profile?: GolemProfile; fees?: TickFees }
 
 export interface TickInvoker {
   /** Hands a batch of ticks over. Returns once they are handed over (Lambda) or done (local). */

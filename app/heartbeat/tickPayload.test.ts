@@ -1,6 +1,7 @@
 // The heartbeat's fee data in the tick payload: carried as decimal strings, validated on arrival, and
 // optional (a payload without it, from an older heartbeat or a chain without EIP-1559, still decodes).
 import { describe, expect, it } from 'vitest'
+import { testProfile } from '../../test/support/lifecycle/profile.ts'
 import { decodeTickPayload, encodeTickPayload } from './tickPayload.ts'
 
 const fees = { baseFeePerGas: 7_000_000_000n, maxPriorityFeePerGas: 1_500_000_000n }
@@ -9,6 +10,15 @@ describe('tick payload fees', () => {
   it('round-trips the fees with every request, as bigints', () => {
     const decoded = decodeTickPayload(encodeTickPayload([{ golemId: 'g1', fees }, { golemId: 'g2' }]))
     expect(decoded).toEqual([{ golemId: 'g1', fees }, { golemId: 'g2' }])
+  })
+
+  it('leaves a parsed profile behind: its bigints do not survive JSON, and the record carries its text', () => {
+    const profile = testProfile()
+    const text = encodeTickPayload([{ golemId: 'g1', profile, fees }])
+    expect(JSON.parse(text)).toEqual({
+      requests: [{ golemId: 'g1', fees: { baseFeePerGas: '7000000000', maxPriorityFeePerGas: '1500000000' } }],
+    })
+    expect(decodeTickPayload(text)).toEqual([{ golemId: 'g1', fees }])
   })
 
   it('refuses fees that are not whole non-negative numbers, or a fee left out of the pair', () => {

@@ -60,8 +60,10 @@ const request = z
   )
 const payload = z.object({ requests: z.array(request).check(z.minLength(1)) })
 
+/** The requests as they cross the wire: the parsed profile stays behind (the record carries its text). */
 export function encodeTickPayload(requests: readonly TickRequest[]): string {
-  return JSON.stringify({ requests }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
+  const wire = requests.map(({ golemId, observed, record, fees }) => ({ golemId, observed, record, fees }))
+  return JSON.stringify({ requests: wire }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
 }
 
 export function decodeTickPayload(text: string): TickRequest[] {

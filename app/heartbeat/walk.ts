@@ -64,11 +64,12 @@ export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkRe
     // Read once per walk, and only when a tick is handed over: a walk with nothing due pays nothing for it.
     fees ??= feesAt(deps.client, walk)
     const tickFees = await fees
-    const recordOf = new Map(due.map((g) => [g.record.golemId, g.record]))
+    // The record and the profile parsed from it travel together: the tick parses nothing the walker has.
+    const dueOf = new Map(due.map((g) => [g.record.golemId, g]))
     const requests: TickRequest[] = batch.golems.map((g) => ({
       golemId: g.golemId,
       observed: { ...g, timestamp: batch.timestamp },
-      record: recordOf.get(g.golemId)!,
+      ...dueOf.get(g.golemId)!,
       ...(tickFees ? { fees: tickFees } : {}),
     }))
     const slices: TickRequest[][] = []

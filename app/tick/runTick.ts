@@ -56,11 +56,18 @@ export async function appendEvents(
  * payload) can never take a lease over a newer record. When the version moved but the record the store
  * answers with is still due and not leased (a credit or a renewal landed in between), the lease is taken
  * on that record instead; one that another tick already finished this minute (its nextTickAt moved past
- * now) or still holds leaves this one `busy`: never two ticks of one Golem in a minute.
+ * now) or still holds leaves this one `busy`: never two ticks of one Golem in a minute. The record the
+ * lease was taken on comes back with its profile parsed, parsed only where its text changed.
  */
-async function takeLease(deps: TickDeps, read: GolemRecord, nowMs: number): Promise<{ before: GolemRecord; golem: GolemRecord } | null> {
+async function takeLease(
+  deps: TickDeps,
+  read: GolemRecord,
+  readProfile: GolemProfile,
+  nowMs: number,
+): Promise<{ before: GolemRecord; profile: GolemProfile; golem: GolemRecord } | null> {
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
   let before = read
+  let profile = readProfile
   return retry({ attempts: 3, exhausted: () => null }, async () => {
     const last = before.lastTick
     if (last?.outcome === 'running' && nowMs < last.at + leaseMs) return null
@@ -70,21 +77,23 @@ async function takeLease(deps: TickDeps, read: GolemRecord, nowMs: number): Prom
       patch: { lastTick: { at: nowMs, period: last?.period ?? 0n, outcome: 'running', txHash: last?.txHash ?? null } },
       now: nowMs,
     })
-    if (updated.updated) return { before, golem: updated.golem }
+    if (updated.updated) return { before, profile, golem: updated.golem }
     const current = updated.current
     if (!current || current.status === 'dead' || current.nextTickAt > nowMs || current.nextTickAt > before.nextTickAt) return null
+    if (current.profile === null) return null
+    const currentProfile = current.profile === before.profile ? profile : parseGolemProfile(current.profile)
     // The chain was read for the copy's delegations and key: a newer record that reads others waits a minute.
-    if (!sameReads(before, current)) return null
+    if (!sameReads(before.golemId, profile, currentProfile)) return null
     before = current
+    profile = currentProfile
     return RETRY
   })
 }
 
-function sameReads(a: GolemRecord, b: GolemRecord): boolean {
-  if (a.profile === b.profile) return true
-  if (a.profile === null || b.profile === null) return false
-  const reads = (r: GolemRecord) =>
-    JSON.stringify(readRequestOf(r.golemId, parseGolemProfile(r.profile)), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
+function sameReads(golemId: string, a: GolemProfile, b: GolemProfile): boolean {
+  if (a === b) return true
+  const reads = (p: GolemProfile) =>
+    JSON.stringify(readRequestOf(golemId, p), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
   return reads(a) === reads(b)
 }
 
@@ -105,9 +114,13 @@ async function readFor(deps: TickDeps, golemId: string, profile: GolemProfile): 
   return { ...batch.golems[0]!, timestamp: batch.timestamp }
 }
 
+/**
+ * `record` and `observed` spare the tick its reads; `profile`, the record's profile already parsed (by the
+ * walker, in this process), spares it the parse, and comes only with the record it was parsed from.
+ */
 export async function runTick(
   tickDeps: TickDeps,
-  input: { golemId: string; observed?: ObservedGolem; record?: GolemRecord; fees?: TickFees },
+  input: { golemId: string; observed?: ObservedGolem; record?: GolemRecord; profile?: GolemProfile; fees?: TickFees },
 ): Promise<TickResult> {
   // The heartbeat's fee data prices every transaction of this tick (sendOnce reads fees only without it).
   const deps: TickDeps = input.fees ? { ...tickDeps, fees: input.fees } : tickDeps
@@ -117,18 +130,20 @@ export async function runTick(
   const given = input.record
   if (given && given.golemId !== golemId)
     throw new InvariantError('TICK_RECORD_MISMATCH', `tick: record.golemId ${given.golemId} must be the tick's golemId ${golemId}`)
+  if (input.profile && !given)
+    throw new InvariantError('TICK_PROFILE_WITHOUT_RECORD', 'tick: profile must come with the record it was parsed from')
   const read0 = given ?? (await store.getGolem(golemId))
   if (!read0) return { golemId, outcome: 'unknown' }
   if (read0.status === 'dead') return { golemId, outcome: 'dead' }
-  // Parsed before the lease: a profile the tick cannot read fails the tick before anything is written.
-  const profile0 = parseGolemProfile(read0.profile)
+  // Parsed before the lease (or handed over parsed): a profile the tick cannot read fails the tick before
+  // anything is written.
+  const profile0 = input.profile ?? parseGolemProfile(read0.profile)
   let read = input.observed ?? (await readFor(deps, golemId, profile0))
   const nowMs = Number(read.timestamp) * 1000
-  const leased = await takeLease(deps, read0, nowMs)
+  const leased = await takeLease(deps, read0, profile0, nowMs)
   if (!leased) return { golemId, outcome: 'busy' }
   // The record as it was just before this tick's lease (the copy, or the newer one the lease was taken on).
-  const { before: record, golem } = leased
-  const stored = record === read0 ? profile0 : parseGolemProfile(record.profile)
+  const { before: record, profile: stored, golem } = leased
   // Once the runway's end has passed, the owner's queued renewal is in force: the chain was read for the
   // old grant, so the new one is read once more (only at the tick that switches).
   const renewed = grantInForce(stored, read.timestamp)

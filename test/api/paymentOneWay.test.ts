@@ -1,14 +1,14 @@
 // A paid request runs one way: the death rules read the Golem's record once and its profile is parsed
-// once; core decides and takes the payment; the credit is applied from the outcome on that same
-// record; the edge answers. Counted through the real API app on anvil, for one paid extend and one
-// paid feed: the store's record reads, and the profile parses through the module everyone imports
-// parseGolemProfile from.
+// once; core decides and takes the payment; the credit is decided once and applied from the outcome on
+// that same record; the edge answers. Counted through the real API app on anvil, for one paid extend and
+// one paid feed: the store's record reads, and the profile parses and credit decisions through the
+// modules everyone imports parseGolemProfile and applyCredit from.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Store } from '../../core/store/index.ts'
 import { payWithX402Client } from '../x402.harness.ts'
 import { postJson, requirementsOf, startApiStack, type ApiStack } from './harness.ts'
 
-const calls = vi.hoisted(() => ({ parse: 0 }))
+const calls = vi.hoisted(() => ({ parse: 0, applyCredit: 0 }))
 
 vi.mock('../../core/lifecycle/profile.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../core/lifecycle/profile.ts')>()
@@ -17,6 +17,17 @@ vi.mock('../../core/lifecycle/profile.ts', async (importOriginal) => {
     parseGolemProfile: (...args: Parameters<typeof original.parseGolemProfile>) => {
       calls.parse++
       return original.parseGolemProfile(...args)
+    },
+  }
+})
+
+vi.mock('../../core/lifecycle/credit.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/lifecycle/credit.ts')>()
+  return {
+    ...original,
+    applyCredit: (...args: Parameters<typeof original.applyCredit>) => {
+      calls.applyCredit++
+      return original.applyCredit(...args)
     },
   }
 })
@@ -53,21 +64,21 @@ async function paidRequest(path: '/api/v1/extend' | '/api/v1/feed', body: Record
   const counts: Record<string, number> = {}
   const app = stack.app({ store: counting(stack.store, counts) })
   calls.parse = 0
+  calls.applyCredit = 0
   const res = await postJson(app, path, body, { 'payment-signature': header })
-  const parses = calls.parse
-  return { res, counts, parses }
+  return { res, counts, parses: calls.parse, credits: calls.applyCredit }
 }
 
 describe('a paid request, one way', () => {
   it.each([
     ['extend', '/api/v1/extend', { golemId: 'oneway', hours: 1 }],
     ['feed', '/api/v1/feed', { golemId: 'oneway' }],
-  ] as const)('a paid %s reads the record once and parses the profile once, and credits it', async (_, path, body) => {
+  ] as const)('a paid %s reads, parses and decides its credit once each, and credits it', async (_, path, body) => {
     const before = await stack.profile('oneway')
-    const { res, counts, parses } = await paidRequest(path, body)
+    const { res, counts, parses, credits } = await paidRequest(path, body)
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ golemId: 'oneway', profile: { applied: true } })
-    expect({ getGolem: counts.getGolem ?? 0, parses }).toEqual({ getGolem: 1, parses: 1 })
+    expect({ getGolem: counts.getGolem ?? 0, parses, credits }).toEqual({ getGolem: 1, parses: 1, credits: 1 })
     // The credit was written once, from the outcome: no read-back of the payment.
     expect({ getPayment: counts.getPayment ?? 0, creditPaymentOnce: counts.creditPaymentOnce, updateGolem: counts.updateGolem }).toEqual({
       getPayment: 0,

@@ -1,17 +1,25 @@
-// A tick runs one way: it observes once (its record from the heartbeat's hand-over, no store read; the
-// profile parsed once), plans once (core/lifecycle/tickPlan.ts planTick), then carries the plan out in
-// order and writes its outcome. Counted over a whole life on anvil and dynalite, a paid feed's reprieve
-// included: the calls of the two core functions are counted through the module everyone imports them from.
+// A tick runs one way: it observes once (its record and its parsed profile from the heartbeat's
+// hand-over: no store read, no parse of its own), plans once (core/lifecycle/tickPlan.ts planTick, and
+// at most one gas plan), then carries the plan out in order and writes its outcome. Counted per beat,
+// the walker and the tick together, over a whole life on anvil and dynalite, a paid feed's reprieve
+// included: the calls of the core functions are counted through the modules everyone imports them from.
+// Across the wire the parsed profile stays behind, and each side parses it once.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Store } from '../../core/store/index.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
+import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
-const calls = vi.hoisted(() => ({ parse: 0, plan: 0 }))
+const calls = vi.hoisted(() => ({ parse: 0, plan: 0, gas: 0 }))
+const reset = () => {
+  calls.parse = 0
+  calls.plan = 0
+  calls.gas = 0
+}
 
 vi.mock('../../core/lifecycle/profile.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../core/lifecycle/profile.ts')>()
@@ -33,8 +41,18 @@ vi.mock('../../core/lifecycle/tickPlan.ts', async (importOriginal) => {
     },
   }
 })
+vi.mock('../../core/lifecycle/gasPlan.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/lifecycle/gasPlan.ts')>()
+  return {
+    ...original,
+    planGas: (...args: Parameters<typeof original.planGas>) => {
+      calls.gas++
+      return original.planGas(...args)
+    },
+  }
+})
 
-type Count = { reads: number; parses: number; plans: number; result: TickResult }
+type Count = { reads: number; parses: number; plans: number; gasPlans: number; result: TickResult }
 
 let env: HeartbeatEnv
 const ticks: Count[] = []
@@ -56,14 +74,13 @@ function counting(store: Store, count: { reads: number }): Store {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   await provisionExampleGolem(env, 'oneway')
+  // One Golem, so a beat is one tick: what the walker and the tick call in it is counted together.
   const invoker: TickInvoker = {
     async invoke(requests: readonly TickRequest[]) {
       for (const request of requests) {
         const count = { reads: 0 }
-        calls.parse = 0
-        calls.plan = 0
         const result = await runTick(env.deps(undefined, { store: counting(env.store, count) }), request)
-        ticks.push({ reads: count.reads, parses: calls.parse, plans: calls.plan, result })
+        ticks.push({ reads: count.reads, parses: calls.parse, plans: calls.plan, gasPlans: calls.gas, result })
       }
     },
   }
@@ -84,6 +101,7 @@ beforeAll(async () => {
         now: Date.now(),
       })
     }
+    reset()
     await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
     if ((await env.store.getGolem('oneway'))?.status === 'dead') break
     await env.devnet.increaseTime(DAY)
@@ -101,8 +119,34 @@ describe('a tick, one way', () => {
     expect(resets).toBeGreaterThan(0)
   })
 
-  it('reads no record, parses the profile once and plans once, on every beat of it', () => {
+  it('reads no record, parses the profile once (the walker) and plans once, on every beat of it', () => {
     for (const [i, t] of ticks.entries())
       expect({ beat: i, reads: t.reads, parses: t.parses, plans: t.plans }).toEqual({ beat: i, reads: 0, parses: 1, plans: 1 })
+  })
+
+  it('plans its gas at most once a beat', () => {
+    for (const [i, t] of ticks.entries()) expect(t.gasPlans, `beat ${i}`).toBeLessThanOrEqual(1)
+  })
+
+  it("parses the profile once on each side when the hand-over crosses the wire: the walker's, then the tick's on arrival", async () => {
+    await provisionExampleGolem(env, 'wire')
+    const sides: { parses: number; plans: number }[] = []
+    const invoker: TickInvoker = {
+      async invoke(requests: readonly TickRequest[]) {
+        sides.push({ parses: calls.parse, plans: calls.plan })
+        reset()
+        for (const request of decodeTickPayload(encodeTickPayload(requests))) {
+          expect(request.profile).toBeUndefined()
+          expect((await runTick(env.deps(), request)).outcome).toBe('ticked')
+        }
+        sides.push({ parses: calls.parse, plans: calls.plan })
+      },
+    }
+    reset()
+    await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+    expect(sides).toEqual([
+      { parses: 1, plans: 0 },
+      { parses: 1, plans: 1 },
+    ])
   })
 })

@@ -1,6 +1,8 @@
 // A tick reads its Golem's record at most once and writes it twice (the lease, then the outcome), on
 // every beat of a whole life: no re-reads between planning and executing. Handed over by the heartbeat,
-// it reads it not at all: the walker's copy comes in the payload. Counted on the real DynamoStore.
+// it reads it not at all: the walker's copy comes in the payload, so a beat reads the record once, in
+// the walker's batch. Counted on the real DynamoStore; test/heartbeat/oneWay.test.ts counts the parses
+// and plans.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../../core/store/index.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -14,8 +16,9 @@ type Counts = Record<string, number>
 /** The store, with every call counted by method name. */
 function counting(store: Store, counts: Counts): Store {
   return new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver)
+    get(target, name) {
+      // The target as the receiver: the store's getters read its private fields.
+      const value = Reflect.get(target, name, target)
       if (typeof value !== 'function') return value
       return (...args: unknown[]) => {
         counts[String(name)] = (counts[String(name)] ?? 0) + 1
@@ -26,23 +29,30 @@ function counting(store: Store, counts: Counts): Store {
 }
 
 let env: HeartbeatEnv
-const beats: { result: TickResult; counts: Counts }[] = []
+/** One beat: the tick's store calls, and the heartbeat's. */
+const beats: { result: TickResult; counts: Counts; heartbeat: Counts }[] = []
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   await provisionExampleGolem(env, 'once')
-  // The heartbeat reads the chain for the tick; the tick gets its own counted store.
+  // The heartbeat reads the chain for the tick; the tick gets its own counted store, and so does the
+  // heartbeat. Credits are on, so the once-a-period repair is counted too.
+  let ticked: { result: TickResult; counts: Counts }[] = []
   const invoker: TickInvoker = {
     async invoke(requests: readonly TickRequest[]) {
       for (const request of requests) {
         const counts: Counts = {}
-        const result = await runTick(env.deps(undefined, { store: counting(env.store, counts) }), request)
-        beats.push({ result, counts })
+        const deps = env.deps(undefined, { store: counting(env.store, counts), credits: { runtimeCostPerHour: 1_000_000n } })
+        ticked.push({ result: await runTick(deps, request), counts })
       }
     },
   }
   for (let day = 0; day < 40; day++) {
-    await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+    const heartbeat: Counts = {}
+    ticked = []
+    await runHeartbeat({ store: counting(env.store, heartbeat), client: env.client, deployment: env.devnet.deployment, invoker })
+    expect(ticked).toHaveLength(1)
+    beats.push({ ...ticked[0]!, heartbeat })
     if ((await env.store.getGolem('once'))?.status === 'dead') break
     await env.devnet.increaseTime(DAY)
   }
@@ -66,6 +76,13 @@ describe('a tick', () => {
     const result = await runTick(env.deps(undefined, { store: counting(env.store, counts) }), { golemId: 'once' })
     expect(result.outcome).toBe('dead')
     expect(counts.getGolem).toBe(1)
+  })
+
+  it("reads the record once a beat, walker and tick together: the walker's batch", () => {
+    for (const [i, b] of beats.entries()) {
+      const reads = { getGolem: (b.heartbeat.getGolem ?? 0) + (b.counts.getGolem ?? 0), getGolems: b.heartbeat.getGolems ?? 0 }
+      expect(reads, `beat ${i} (${b.result.outcome})`).toEqual({ getGolem: 0, getGolems: 1 })
+    }
   })
 
   it('writes the record twice on a living beat: the lease and the outcome', () => {

@@ -1,14 +1,29 @@
 // The record in the tick's payload is the walker's copy: the tick does not read it again, and a stale copy
 // is harmless because the lease write is conditional on its version. A copy whose Golem ticked since is
 // refused; one that lost only to a credit (same delegations, same key) takes the lease on the current
-// record and keeps the credit; one whose chain reads changed since is refused. Real anvil and DynamoStore.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// record and keeps the credit, parsing each profile text once; one whose chain reads changed since is
+// refused. Real anvil and DynamoStore.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
 import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+const calls = vi.hoisted(() => ({ parse: 0 }))
+
+// Parses counted through the module everyone imports parseGolemProfile from, the real one wrapped.
+vi.mock('../../core/lifecycle/profile.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/lifecycle/profile.ts')>()
+  return {
+    ...original,
+    parseGolemProfile: (...args: Parameters<typeof original.parseGolemProfile>) => {
+      calls.parse++
+      return original.parseGolemProfile(...args)
+    },
+  }
+})
 
 let env: HeartbeatEnv
 const ID = 'stale'
@@ -73,8 +88,11 @@ describe('the record in the payload', () => {
     await editProfile((p) => {
       p.life.runwayEndsAt = credited!
     })
+    calls.parse = 0
     const result = await runTick(env.deps('after-credit'), request)
     expect(result.outcome).toBe('ticked')
+    // Each profile text once: the copy's, on arrival, and the current record's, which the lease is taken on.
+    expect(calls.parse).toBe(2)
     const record = (await env.store.getGolem(ID))!
     expect(record.lastTick?.outcome).not.toBe('running')
     expect(parseGolemProfile(record.profile).life.runwayEndsAt).toBe(credited)
