@@ -21,6 +21,7 @@ import { metabolismRoutes } from './routes/metabolism.ts'
 import { paymentRoutes } from './routes/payments.ts'
 import { renewalRoutes } from './routes/renewal.ts'
 import { adjustmentRoutes } from './routes/adjustment.ts'
+import { eventRoutes } from './routes/events.ts'
 import { revocationRoutes } from './routes/revocation.ts'
 import { onboardingRoutes } from './routes/onboarding.ts'
 import { snapRoutes } from './routes/snap.ts'
@@ -75,6 +76,7 @@ export function createApp(given: ApiDeps) {
   return app
     .route('/', golemRoutes(deps))
     .route('/', metabolismRoutes(deps))
+    .route('/', eventRoutes(deps))
     .route('/', paymentRoutes(deps))
     .route('/', renewalRoutes(deps))
     .route('/', adjustmentRoutes(deps))

@@ -15,7 +15,7 @@ import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { RateLimitCounterStore } from '../../core/ratelimit/index.ts'
-import type { Store } from '../../core/store/index.ts'
+import type { GolemEvent, Store } from '../../core/store/index.ts'
 import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
@@ -178,7 +178,14 @@ export type SnapDeploymentInfo = {
 export interface GolemJournal {
   /** x402 credits (payer, kind, amount, runway seconds), newest first. */
   payments(golem: GolemView, req: PageRequest): Promise<Page<PaymentCredit>>
+  /** The custody events the tick, the API and the owner's acts recorded, newest first. */
+  events(golem: GolemView, req: PageRequest): Promise<Page<GolemEvent>>
+  /** The custody events after `after` (oldest first): what a live stream has not sent yet. */
+  eventsAfter(golem: GolemView, after: EventPosition | undefined, limit: number): Promise<GolemEvent[]>
 }
+
+/** Where a live stream of custody events stands: the last event it sent. */
+export type EventPosition = { at: number; eventId: string }
 
 /**
  * Bearer tokens other than the API's own: the CLI's signed access tokens are verified by the app itself
@@ -253,6 +260,8 @@ export type ApiDeps = {
   revocations?: RevocationService
   /** Absent: POST /api/v1/golems/:id/renewal answers 501 NOT_IMPLEMENTED. */
   renewals?: RenewalService
+  /** How the custody event stream polls and how long a connection lasts (defaults: routes/events.ts). */
+  eventStream?: { pollMs: number; maxSeconds: number; batch: number }
   /** Absent: POST /api/v1/golems/:id/adjustment answers 501 NOT_IMPLEMENTED. */
   adjustments?: AdjustmentService
   /** Absent: /api/v1/onboarding answers 501 NOT_IMPLEMENTED. */

@@ -15,8 +15,14 @@ type LambdaHandler = ReturnType<typeof handle>
 /** The Lambda handler for an app built from `services` and a config read from `env`. */
 export function createApiHandler(services: ApiServices, env: Record<string, string | undefined> = process.env): LambdaHandler {
   const config: ApiConfig = loadApiConfig(env)
-  return handle(createApp({ ...services, config }))
+  return handle(createApp({ ...services, config, eventStream: BUFFERED_EVENT_STREAM }))
 }
+
+/**
+ * A buffered Lambda answer cannot stream: the custody event stream answers once with what is new, and
+ * the client (an EventSource) reconnects with Last-Event-ID, polling in effect.
+ */
+const BUFFERED_EVENT_STREAM = { pollMs: 0, maxSeconds: 0, batch: 100 }
 
 /**
  * A handler that builds its app on the first invocation, once per cold start; concurrent first
@@ -26,7 +32,7 @@ export function createApiHandler(services: ApiServices, env: Record<string, stri
 export function createLazyApiHandler(load: () => Promise<ApiWiring>): LambdaHandler {
   let built: Promise<LambdaHandler> | undefined
   return (async (event: LambdaEvent, context?: LambdaContext) => {
-    const current = (built ??= load().then((wiring) => handle(createApp(createApiDeps(wiring)))))
+    const current = (built ??= load().then((wiring) => handle(createApp({ ...createApiDeps(wiring), eventStream: BUFFERED_EVENT_STREAM }))))
     let h: LambdaHandler
     try {
       h = await current

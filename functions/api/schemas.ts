@@ -130,6 +130,19 @@ export const spendResponse = z.object({
   nextCursor: z.string().nullable(),
 })
 
+export const eventsResponse = z.object({
+  golemId: z.string(),
+  events: z.array(
+    z.object({
+      eventId: z.string().meta({ description: "the event's id within its Golem (one per event: a retried write records it once)" }),
+      type: z.string().meta({ description: 'DelegationGranted, PhaseChanged, RunwayRedeemed, DelegationRevoked, DeathCompleted, ...' }),
+      at: z.number().int().nonnegative().meta({ description: 'unix milliseconds the event happened' }),
+      data: z.record(z.string(), z.unknown()).meta({ description: "the event's fields (amounts and times as decimal strings)" }),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+})
+
 export const paymentsResponse = z.object({
   golemId: z.string(),
   payments: z.array(

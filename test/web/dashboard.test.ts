@@ -226,6 +226,9 @@ describe("the owner's dashboard in headless Chromium", () => {
     })
     expect(BigInt(adjusted.runway!.periodAmount)).toBe(half)
     expect([...seen]).not.toContain('revoked')
+    // The custody events say what happened, newest first: the adjustment signed, then put in force.
+    await page.waitForSelector('#timeline tr.event[data-type="DelegationAdjusted"]')
+    await page.waitForSelector('#timeline tr.event[data-type="DelegationAdjustmentSigned"]')
     expect(output.some((l) => /died/.test(l))).toBe(false)
     await shot('3b-adjusted')
   }, 120_000)

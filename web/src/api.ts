@@ -92,6 +92,8 @@ type Phases = Read<typeof golem.phases.$get>
 type Spend = Read<typeof golem.spend.$get>
 export type Redemption = Read<typeof golem.redemptions.$get>['redemptions'][number]
 type Payment = Read<typeof golem.payments.$get>['payments'][number]
+/** One custody event (GET /api/v1/golems/:id/events): what the tick, the API and the owner's acts recorded. */
+export type CustodyEvent = Read<typeof golem.events.$get>['events'][number]
 /** What the Golem's life costs (GET /api/v1/golems/:id/metabolism); amounts are decimal strings. */
 type Metabolism = Read<typeof golem.metabolism.$get>
 
@@ -101,6 +103,8 @@ export type GolemView = {
   spend: Spend | null
   redemptions: Redemption[]
   payments: Payment[]
+  /** The newest custody events, newest first. */
+  events: CustodyEvent[]
   actions: Action[]
   /** Null where the deployment prices no runtime (501) or the read failed over. */
   metabolism: Metabolism | null
@@ -152,13 +156,14 @@ export async function loadGolem(id: string, key?: string | null, now?: number): 
     p.catch((e: unknown) => (e instanceof RequestError && (e.status === 503 || e.status === 501) ? null : Promise.reject(e)))
   const actions =
     key && now !== undefined ? loadActions(key, now - 7 * 86_400).catch(() => [] as Action[]) : Promise.resolve([] as Action[])
-  const [health, phases, spend, redemptions, payments, metabolism] = await Promise.all([
+  const [health, phases, spend, redemptions, payments, metabolism, events] = await Promise.all([
     answer(golem['permission-health'].$get(golemRead)),
     optional(answer(golem.phases.$get({ ...golemRead, query: {} }))),
     optional(answer(golem.spend.$get({ ...golemRead, query: {} }))),
     optional(answer(golem.redemptions.$get({ ...golemRead, query: {} }))),
     answer(golem.payments.$get({ ...golemRead, query: {} })),
     optional(answer(golem.metabolism.$get(golemRead))),
+    answer(golem.events.$get({ ...golemRead, query: { limit: '20' } })),
   ])
   return {
     health,
@@ -166,6 +171,7 @@ export async function loadGolem(id: string, key?: string | null, now?: number): 
     spend,
     redemptions: redemptions?.redemptions ?? [],
     payments: payments.payments,
+    events: events.events,
     actions: await actions,
     metabolism,
   }

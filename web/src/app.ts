@@ -217,6 +217,28 @@ function Payments({ view }: { view: GolemView }) {
   </section>`
 }
 
+/** The custody events, newest first: each at its time with its fields in one line. */
+function Timeline({ view }: { view: GolemView }) {
+  const fields = (data: Record<string, unknown>) =>
+    Object.entries(data)
+      .map(([k, v]) => `${k} ${typeof v === 'string' && /^0x[0-9a-fA-F]{40,}$/.test(v) ? short(v) : String(v)}`)
+      .join(', ')
+  return html`<section class="card" id="timeline">
+    <h3>Custody events (newest ${view.events.length})</h3>
+    <table>
+      <tbody>
+        ${view.events.map(
+          (e) => html`<tr class="event" data-type=${e.type}>
+            <td>${when(Math.floor(e.at / 1000))}</td>
+            <td>${e.type}</td>
+            <td>${fields(e.data)}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`
+}
+
 /**
  * What the Golem's life costs: runway redeemed, runtime it bought and gas it drew, in total and for the
  * latest periods, and how long its money projects it to live (never past the owner's grant).
@@ -468,6 +490,7 @@ export function App() {
           </div>
           <${PermissionsPanel} golem=${golem} view=${view} now=${now} config=${config} />
           <${Payments} view=${view} />
+          <${Timeline} view=${view} />
           <${MetabolismPanel} view=${view} />
         </main>`
         : error && !fleet

@@ -3,8 +3,8 @@
 // it has `limit` credits, and the cursor remembers the store page and the position inside it.
 import { paymentCreditOf, type PaymentCredit } from '../../../core/lifecycle/paymentHistory.ts'
 import { StoreInputError } from '../../../core/store/errors.ts'
-import type { Store } from '../../../core/store/index.ts'
-import type { GolemJournal, GolemView, Page, PageRequest } from '../deps.ts'
+import type { GolemEvent, Store } from '../../../core/store/index.ts'
+import type { EventPosition, GolemJournal, GolemView, Page, PageRequest } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 
 type Position = { page: string | null; skip: number }
@@ -58,5 +58,22 @@ export class StoreGolemJournal implements GolemJournal {
       skip = 0
     }
     return { items, nextCursor: encodePosition({ page, skip: 0 }) }
+  }
+
+  async events(golem: GolemView, req: PageRequest): Promise<Page<GolemEvent>> {
+    try {
+      const page = await this.store.listEvents({ golemId: golem.id, limit: req.limit, cursor: req.cursor ?? null, order: 'desc' })
+      return { items: page.events, nextCursor: page.cursor }
+    } catch (error) {
+      if (error instanceof StoreInputError) throw badCursor()
+      throw error
+    }
+  }
+
+  async eventsAfter(golem: GolemView, after: EventPosition | undefined, limit: number): Promise<GolemEvent[]> {
+    // Events at the same millisecond are ordered by id: the ones at `after.at` up to its id were sent.
+    const page = await this.store.listEvents({ golemId: golem.id, limit: limit + 50, order: 'asc', ...(after ? { since: after.at } : {}) })
+    const fresh = after ? page.events.filter((e) => e.at > after.at || (e.at === after.at && e.eventId > after.eventId)) : page.events
+    return fresh.slice(0, limit)
   }
 }

@@ -1,0 +1,92 @@
+// The Golem's custody events over HTTP: the paged read (newest first, a cursor to the next page, a forged
+// cursor refused naming the field) and the live stream (server-sent events: a new client hears only what
+// is recorded after it connected; a reconnecting one resumes after its Last-Event-ID; a malformed one is
+// refused). The stream runs with a short poll and lifetime so a test reads it to its end.
+import { describe, expect, it } from 'vitest'
+import { InMemoryStore } from '../../adapters/store/index.ts'
+import { createApp } from './app.ts'
+import { positionOf } from './routes/events.ts'
+import { StoreGolemJournal } from './services/journal.ts'
+import { sampleGolem, testApiDeps } from './testing.ts'
+
+const golem = sampleGolem()
+
+async function withEvents(n: number) {
+  const store = new InMemoryStore()
+  for (let i = 1; i <= n; i++)
+    await store.appendEvent({
+      golemId: golem.id,
+      type: i % 2 ? 'RunwayRedeemed' : 'PhaseChanged',
+      at: 1_000 * i,
+      eventId: `e${i}`,
+      data: { n: i },
+    })
+  const app = createApp(
+    testApiDeps({
+      golems: [golem],
+      overrides: { journal: new StoreGolemJournal(store), eventStream: { pollMs: 20, maxSeconds: 0.2, batch: 100 } },
+    }),
+  )
+  return { store, app }
+}
+
+/** The stream's messages, read to its end: [id, event, data.n]. */
+async function messages(res: Response): Promise<[string, string, number][]> {
+  const text = await res.text()
+  return text
+    .split('\n\n')
+    .filter((block) => block.includes('data:'))
+    .map((block) => {
+      const field = (name: string) => /^(\w+): ?(.*)$/m.exec(block.split('\n').find((l) => l.startsWith(`${name}:`)) ?? '')?.[2] ?? ''
+      return [field('id'), field('event'), (JSON.parse(field('data')) as { data: { n: number } }).data.n]
+    })
+}
+
+describe('custody events', () => {
+  it('pages newest first with a cursor to the next page', async () => {
+    const { app } = await withEvents(5)
+    const first = await app.request(`/api/v1/golems/${golem.id}/events?limit=3`)
+    expect(first.status).toBe(200)
+    const page = (await first.json()) as { events: { eventId: string; type: string; at: number }[]; nextCursor: string | null }
+    expect(page.events.map((e) => e.eventId)).toEqual(['e5', 'e4', 'e3'])
+    expect(page.events[0]).toMatchObject({ type: 'RunwayRedeemed', at: 5_000, data: { n: 5 } })
+    const next = (await (await app.request(`/api/v1/golems/${golem.id}/events?limit=3&cursor=${page.nextCursor}`)).json()) as typeof page
+    expect(next.events.map((e) => e.eventId)).toEqual(['e2', 'e1'])
+    expect(next.nextCursor).toBeNull()
+  })
+
+  it('refuses a forged cursor, a bad limit and an unknown Golem, naming what is wrong', async () => {
+    const { app } = await withEvents(2)
+    const forged = await app.request(`/api/v1/golems/${golem.id}/events?cursor=not-a-cursor`)
+    expect(forged.status).toBe(400)
+    expect(await forged.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/^cursor: /) })
+    const limit = await app.request(`/api/v1/golems/${golem.id}/events?limit=500`)
+    expect(limit.status).toBe(400)
+    expect(await limit.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/limit/) })
+    expect((await app.request('/api/v1/golems/nobody/events')).status).toBe(404)
+  })
+
+  it('streams what is recorded after a new client connected, each message named and resumable', async () => {
+    const { store, app } = await withEvents(3)
+    const pending = app.request(`/api/v1/golems/${golem.id}/events/stream`)
+    await new Promise((r) => setTimeout(r, 50))
+    await store.appendEvent({ golemId: golem.id, type: 'DelegationAdjusted', at: 9_000, eventId: 'e9', data: { n: 9 } })
+    const res = await pending
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    expect(await messages(res)).toEqual([['9000:e9', 'DelegationAdjusted', 9]])
+  })
+
+  it('resumes after the Last-Event-ID a reconnecting client sends, and refuses one it never sent', async () => {
+    const { app } = await withEvents(4)
+    const res = await app.request(`/api/v1/golems/${golem.id}/events/stream`, { headers: { 'last-event-id': '2000:e2' } })
+    expect(await messages(res)).toEqual([
+      ['3000:e3', 'RunwayRedeemed', 3],
+      ['4000:e4', 'PhaseChanged', 4],
+    ])
+    const bad = await app.request(`/api/v1/golems/${golem.id}/events/stream`, { headers: { 'last-event-id': 'yesterday' } })
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/^Last-Event-ID: /) })
+    expect(positionOf('12:abc')).toEqual({ at: 12, eventId: 'abc' })
+    expect(positionOf(undefined)).toBeUndefined()
+  })
+})

@@ -1,0 +1,88 @@
+// The Golem's custody events, as the tick, the API and the owner's acts recorded them (DelegationGranted,
+// PhaseChanged, RunwayRedeemed, DelegationExpiringWarning, SessionKeyRotated, RotationRenewalRequested,
+// DelegationAdjusted, DelegationRevoked, DeathCompleted, ...): a paged read, newest first, and a live
+// stream (server-sent events) that resumes after the last event a client saw (`Last-Event-ID`). Both take
+// the read tier's key or the owner's token, like every Golem read, and work in every lifecycle state.
+import { createRoute } from '@hono/zod-openapi'
+import { streamSSE } from 'hono/streaming'
+import type { GolemEvent } from '../../../core/store/index.ts'
+import { findGolem } from '../deathRules.ts'
+import type { ApiDeps, EventPosition } from '../deps.ts'
+import { ApiError } from '../errors.ts'
+import { answered, apiRouter, errors, ok, security } from '../openapi.ts'
+import { tierHeaders } from '../rateLimit.ts'
+import { eventsResponse, golemParams, pageQuery } from '../schemas.ts'
+
+const notFound = { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN' } as const
+
+/** How often a live stream looks for new events, and how long one connection lasts before the client reconnects. */
+export const EVENT_STREAM = { pollMs: 2_000, maxSeconds: 300, batch: 100 }
+
+const eventsRoute = createRoute({
+  tags: ['golems'],
+  security: security('tier'),
+  method: 'get',
+  path: '/api/v1/golems/{id}/events',
+  operationId: 'getEvents',
+  summary: "The Golem's custody events, newest first (store)",
+  request: { params: golemParams, query: pageQuery, headers: tierHeaders },
+  responses: { 200: ok('custody events', eventsResponse), ...errors({ ...notFound, 400: 'VALIDATION_FAILED: limit or cursor' }) },
+})
+
+const streamRoute = createRoute({
+  tags: ['golems'],
+  security: security('tier'),
+  method: 'get',
+  path: '/api/v1/golems/{id}/events/stream',
+  operationId: 'streamEvents',
+  summary:
+    "The Golem's custody events as they are recorded (text/event-stream): each message's id is `<at>:<eventId>`, its event the type, its data the event; reconnect with Last-Event-ID to resume",
+  request: { params: golemParams, headers: tierHeaders },
+  responses: { 200: answered('a server-sent event stream; it ends after a few minutes and the client reconnects'), ...errors(notFound) },
+})
+
+const eventJson = (e: GolemEvent) => ({ eventId: e.eventId, type: e.type, at: e.at, data: e.data })
+
+/** `<at>:<eventId>`, the stream's message id; undefined when the header is not one this API sent. */
+export function positionOf(lastEventId: string | undefined): EventPosition | undefined {
+  const m = lastEventId === undefined ? null : /^(\d{1,15}):(.{1,200})$/.exec(lastEventId)
+  return m ? { at: Number(m[1]), eventId: m[2]! } : undefined
+}
+
+export const eventRoutes = (deps: ApiDeps) =>
+  apiRouter()
+    .openapi(eventsRoute, async (c) => {
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      const page = await deps.journal.events(golem, c.req.valid('query'))
+      return c.json({ golemId: golem.id, events: page.items.map(eventJson), nextCursor: page.nextCursor }, 200)
+    })
+    .openapi(streamRoute, async (c) => {
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      const header = c.req.header('last-event-id')
+      let position = positionOf(header)
+      if (header !== undefined && position === undefined)
+        throw new ApiError('VALIDATION_FAILED', 'Last-Event-ID: must be an id this stream sent (<at>:<eventId>)')
+      // A new client hears what happens from now on; a reconnecting one, everything after what it saw.
+      if (position === undefined) {
+        const newest = (await deps.journal.events(golem, { limit: 1 })).items[0]
+        position = newest ? { at: newest.at, eventId: newest.eventId } : { at: 0, eventId: '' }
+      }
+      const stream = deps.eventStream ?? EVENT_STREAM
+      return streamSSE(c, async (sse) => {
+        const until = Date.now() + stream.maxSeconds * 1000
+        let open = true
+        sse.onAbort(() => {
+          open = false
+        })
+        // What is new is sent at once; then, while the connection may last, every poll. A connection that
+        // may not last (maxSeconds 0: an API that cannot stream) answers once and the client reconnects.
+        for (;;) {
+          for (const e of await deps.journal.eventsAfter(golem, position, stream.batch)) {
+            await sse.writeSSE({ id: `${e.at}:${e.eventId}`, event: e.type, data: JSON.stringify(eventJson(e)) })
+            position = { at: e.at, eventId: e.eventId }
+          }
+          if (!open || Date.now() + stream.pollMs >= until) break
+          await sse.sleep(stream.pollMs)
+        }
+      })
+    })
