@@ -6,8 +6,7 @@
 // in-process locally, asynchronous Lambda invocations on AWS.
 import type { PublicClient } from 'viem'
 import { planWalks, type ShardLoad } from '../../core/lifecycle/walkPlan.ts'
-import type { GolemRecord, Store } from '../../core/store/index.ts'
-import type { ShardWalk } from './shardWalk.ts'
+import type { Store } from '../../core/store/index.ts'
 import { LocalShardDispatcher } from './dispatchers.ts'
 import { DEFAULT_PAGE_SIZE, walkShard, type WalkDeps } from './walk.ts'
 import type { ShardDispatcher, WalkResult } from './handOver.ts'

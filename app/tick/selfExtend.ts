@@ -7,7 +7,7 @@
 // of signing a second one.
 import type { PaymentRequired } from '@x402/core/types'
 import { bytesToHex, erc20Abi, hexToString, isAddressEqual, stringToHex, type Address, type Hex } from 'viem'
-import { paymentPeriod, type PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
+import { paymentPeriod } from '../../core/custody/paymentPolicy.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
 import { grantEndOf } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'

@@ -6,10 +6,9 @@
 // revocation: the period under way stays the old grant's, the next one pays the adjusted amount and no
 // more, and a thief holding the key gets nothing from the old grant. A revocation of everything later
 // disables the adjusted grant too, and the Golem dies.
-import { encodeFunctionData, erc20Abi, numberToHex, pad, toHex, type Address, type Hex } from 'viem'
+import { numberToHex, pad, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { adjustmentStart, supersededGrants } from '../../core/lifecycle/adjustment.ts'
 import { planRevocation } from '../../core/custody/revocationPlan.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -28,6 +27,7 @@ import {
   chainNow,
   passStaggerOffsets,
   startHeartbeatEnv,
+  stealWithKey,
   usdcTransfersFrom,
   type HeartbeatEnv,
 } from './harness.ts'
@@ -83,29 +83,6 @@ const submit = (delegation: Delegation) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ delegation }),
   })
-
-/** A thief holding the key redeems `amount` through `grant`; true when the chain took it. */
-async function steal(grant: Delegation, amount: bigint): Promise<boolean> {
-  const data = encodeRedemptions([
-    {
-      chain: [grant],
-      executions: [
-        {
-          target: env.devnet.deployment.assets.usdc,
-          value: 0n,
-          callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, amount] }),
-        },
-      ],
-    },
-  ])
-  const dm = env.devnet.deployment.environment.DelegationManager
-  try {
-    const hash = (await rpc('eth_sendTransaction', [{ from: golem.golemKey, to: dm, data, gas: numberToHex(1_000_000n) }])) as Hex
-    return (await env.client.waitForTransactionReceipt({ hash })).status === 'success'
-  } catch {
-    return false
-  }
-}
 
 /** USDC the owner's account paid the key in the grid period that starts at `start`. */
 async function paidInPeriod(start: bigint): Promise<bigint> {
@@ -274,8 +251,8 @@ describe("the owner's adjustment: lower and shorter, without revoking", () => {
     }
     expect(result!.redemption).toMatchObject({ status: 'confirmed', amount: before.runway.periodAmount / 2n })
     expect(await paidInPeriod(adjusted.runway.periodStart)).toBe(before.runway.periodAmount / 2n)
-    expect(await steal(golem.runway.delegation, 1n)).toBe(false)
-    expect(await steal(adjustment, 1n)).toBe(false)
+    expect(await stealWithKey(env, golem.golemKey, golem.runway.delegation, 1n)).toBe(false)
+    expect(await stealWithKey(env, golem.golemKey, adjustment, 1n)).toBe(false)
     expect(await paidInPeriod(adjusted.runway.periodStart)).toBe(before.runway.periodAmount / 2n)
     expect(errors).toEqual([])
   })

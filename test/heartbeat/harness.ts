@@ -3,7 +3,19 @@
 // USDC transfers out of the owner, VitalityOracle phase transitions).
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { erc20Abi, getAbiItem, isAddressEqual, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
+import {
+  encodeFunctionData,
+  erc20Abi,
+  getAbiItem,
+  isAddressEqual,
+  numberToHex,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+} from 'viem'
+import type { Delegation } from '@metamask/smart-accounts-kit'
+import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -205,4 +217,39 @@ export async function provisionExampleGolem(
     ...(options.runwayDays === undefined ? {} : { runwayDays: options.runwayDays }),
     ...(options.keyCeiling === undefined ? {} : { keyCeiling: options.keyCeiling }),
   })
+}
+
+/**
+ * A thief holding the Golem's key (anvil impersonates it: call `anvil_impersonateAccount` first) redeems
+ * `amount` of the runway token through the one-delegation chain `grant`, to the key; true when the chain
+ * took it.
+ */
+export async function stealWithKey(
+  env: Pick<HeartbeatEnv, 'client' | 'devnet'>,
+  key: Address,
+  grant: Delegation,
+  amount: bigint,
+): Promise<boolean> {
+  const data = encodeRedemptions([
+    {
+      chain: [grant],
+      executions: [
+        {
+          target: env.devnet.deployment.assets.usdc,
+          value: 0n,
+          callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [key, amount] }),
+        },
+      ],
+    },
+  ])
+  const dm = env.devnet.deployment.environment.DelegationManager
+  try {
+    const hash = (await env.client.request({
+      method: 'eth_sendTransaction' as never,
+      params: [{ from: key, to: dm, data, gas: numberToHex(1_000_000n) }] as never,
+    })) as Hex
+    return (await env.client.waitForTransactionReceipt({ hash })).status === 'success'
+  } catch {
+    return false
+  }
 }

@@ -4,17 +4,16 @@
 // grant's last second, and at the first second of the renewal. In every period of the runway's grid it
 // takes at most one cap. The renewal the API used to take (starting at the next boundary, while the old
 // grant still pays) is refused, naming the field.
-import { encodeFunctionData, erc20Abi, numberToHex, pad, toHex, type Address, type Hex } from 'viem'
+import { numberToHex, pad, toHex, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { nextPeriodBoundary, renewalWindow } from '../../core/lifecycle/renewal.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { RenewalError } from '../../core/lifecycle/renewalCheck.ts'
 import { StoreRenewalService } from '../../app/renewal.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, chainNow, startHeartbeatEnv, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, chainNow, startHeartbeatEnv, stealWithKey, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY = '---\nname: overlap\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 3\n---\n\nSwap a little USDC.\n'
 
@@ -42,29 +41,6 @@ async function signRenewal(over: { startDate?: bigint } = {}): Promise<Delegatio
     salt: pad(toHex(BigInt(profile.runway.chain[0]!.salt) + 1n), { size: 32 }),
   })
   return signed.chain[0]!
-}
-
-/** The thief redeems a whole cap through `grant` with the key; true when the chain took it. */
-async function steal(grant: Delegation): Promise<boolean> {
-  const data = encodeRedemptions([
-    {
-      chain: [grant],
-      executions: [
-        {
-          target: env.devnet.deployment.assets.usdc,
-          value: 0n,
-          callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [golem.golemKey, profile.runway.periodAmount] }),
-        },
-      ],
-    },
-  ])
-  const dm = env.devnet.deployment.environment.DelegationManager
-  try {
-    const hash = (await rpc('eth_sendTransaction', [{ from: golem.golemKey, to: dm, data, gas: numberToHex(1_000_000n) }])) as Hex
-    return (await env.client.waitForTransactionReceipt({ hash })).status === 'success'
-  } catch {
-    return false
-  }
 }
 
 /** Moves the chain to exactly `at` for the next block. */
@@ -120,17 +96,17 @@ describe('one period, two grants', () => {
     const start = profile.runway.periodStart
     const period = profile.runway.periodDuration
     // Inside the first period: the old grant pays, the queued one refuses.
-    expect(await steal(old)).toBe(true)
-    expect(await steal(renewal)).toBe(false)
-    expect(await steal(old)).toBe(false)
+    expect(await stealWithKey(env, golem.golemKey, old, profile.runway.periodAmount)).toBe(true)
+    expect(await stealWithKey(env, golem.golemKey, renewal, profile.runway.periodAmount)).toBe(false)
+    expect(await stealWithKey(env, golem.golemKey, old, profile.runway.periodAmount)).toBe(false)
     // The old grant's last second: its last period, once; the renewal has not started.
     await at(profile.runway.expiresAt)
-    expect(await steal(old)).toBe(true)
+    expect(await stealWithKey(env, golem.golemKey, old, profile.runway.periodAmount)).toBe(true)
     // The renewal's first second: the old grant is over, the renewal pays its first period, once.
     await at(profile.runway.expiresAt + 1n)
-    expect(await steal(old)).toBe(false)
-    expect(await steal(renewal)).toBe(true)
-    expect(await steal(renewal)).toBe(false)
+    expect(await stealWithKey(env, golem.golemKey, old, profile.runway.periodAmount)).toBe(false)
+    expect(await stealWithKey(env, golem.golemKey, renewal, profile.runway.periodAmount)).toBe(true)
+    expect(await stealWithKey(env, golem.golemKey, renewal, profile.runway.periodAmount)).toBe(false)
 
     // Counted from the chain: every transfer out of the owner, by grid period.
     const transfers = await usdcTransfersFrom(env.client, env.devnet.deployment.assets.usdc, owner.address)
