@@ -85,9 +85,9 @@ describe('npm start', () => {
     const redemption = await waitFor('the first redemption', async () => {
       const res = await get(`${api}/api/v1/golems/demo/redemptions`)
       if (res.status !== 200) return undefined
-      return ((await res.json()) as { redemptions: { transactionHash: Hex }[] }).redemptions[0]
+      return ((await res.json()) as { redemptions: { txHash: Hex }[] }).redemptions[0]
     })
-    expect(redemption.transactionHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(redemption.txHash).toMatch(/^0x[0-9a-f]{64}$/)
     const phase = await waitFor('the first phase change', async () => {
       const res = await get(`${api}/api/v1/golems/demo/phases`)
       if (res.status !== 200) return undefined

@@ -9,7 +9,7 @@ import { signTypedData, type Eip1193Provider } from './wallet.ts'
 
 export type Wallet = { provider: Eip1193Provider; address: `0x${string}` }
 
-export type Revoked = { transactionHash: string; grants: number }
+export type Revoked = { txHash: string; grants: number }
 
 /**
  * The owner's one act: every grant the owner signed for these Golems, disabled in one user operation
@@ -18,9 +18,9 @@ export type Revoked = { transactionHash: string; grants: number }
 export async function revoke(wallet: Wallet, golemIds: readonly string[]): Promise<Revoked> {
   const draft = await postJson<Draft<{ userOperation: unknown; grants: unknown[] }>>('/local/revoke-draft', { golems: golemIds })
   const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
-  const relayed = await postJson<{ transactionHash: string }>('/local/relay', { userOperation: draft.userOperation, signature })
+  const relayed = await postJson<{ txHash: string }>('/local/relay', { userOperation: draft.userOperation, signature })
   for (const id of golemIds) await postJson(`/api/v1/golems/${encodeURIComponent(id)}/revocation`)
-  return { transactionHash: relayed.transactionHash, grants: draft.grants.length }
+  return { txHash: relayed.txHash, grants: draft.grants.length }
 }
 
 /**

@@ -167,7 +167,7 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
             <td>${when(r.timestamp)}</td>
             <td>${r.transfers.map((t) => (t.token ? usdc(t.amount) : `${formatUnits(BigInt(t.amount), 18)} ETH`)).join(', ')}</td>
             <td>${r.usd6 === null ? '' : `$${formatUnits(BigInt(r.usd6), 6)}`}</td>
-            <td><code>${short(r.transactionHash)}</code></td>
+            <td><code>${short(r.txHash)}</code></td>
           </tr>`,
         )}
       </tbody>
@@ -265,7 +265,7 @@ function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
   </section>`
 }
 
-const revokedLine = (r: Revoked) => `${r.grants} grant(s) disabled in ${r.transactionHash}`
+const revokedLine = (r: Revoked) => `${r.grants} grant(s) disabled in ${r.txHash}`
 
 /**
  * The Snap's "Revoke all" hands the owner here with `?revoke=<ids>`: one confirmation, one user operation
