@@ -302,9 +302,7 @@ export const onboardingGrantResponse = z.object({
   owner: z.string(),
   account: z.string(),
   grant_ends_at: unixSeconds,
-  txHashes: z
-    .array(hash)
-    .meta({
-      description: "the hashes of the operator's transactions: the account's deployment, the oracle registration, the key's first gas",
-    }),
+  txHashes: z.array(hash).meta({
+    description: "the hashes of the operator's transactions: the account's deployment, the oracle registration, the key's first gas",
+  }),
 })
