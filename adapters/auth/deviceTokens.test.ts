@@ -1,8 +1,10 @@
 // The device code and the CLI's tokens as signed JWTs: expiry, kind, and refusal of anything altered.
+import { inspect } from 'node:util'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { ACCESS_TOKEN_TTL_SECONDS, DEVICE_CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from '../../core/auth/deviceCode.ts'
 import { deviceAuthTokens } from './deviceTokens.ts'
+import { HmacJwt } from './hmacJwt.ts'
 import { withClaims } from './testing.ts'
 
 const tokens = deviceAuthTokens(new Uint8Array(32).fill(9))
@@ -56,5 +58,23 @@ describe('signed tokens', () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
     const respelled = `${rt.token.slice(0, -1)}${alphabet[alphabet.indexOf(last) + 1]}`
     expect(await tokens.checkToken('rt', respelled, T0)).toEqual({ ok: false, reason: 'forged' })
+  })
+
+  it('refuse a token too long to be one of ours before parsing it', async () => {
+    const at = await tokens.issueToken('at', owner, T0)
+    const long = withClaims(at.token, (c) => ({ ...c, pad: 'x'.repeat(2048) }))
+    expect(await tokens.checkToken('at', long, T0)).toEqual({ ok: false, reason: 'forged' })
+  })
+})
+
+describe('the secret', () => {
+  it('must be at least 32 bytes, and the error names it', () => {
+    expect(() => deviceAuthTokens(new Uint8Array(31))).toThrow(/^secret: must be at least 32 bytes, got 31$/)
+  })
+
+  it('never prints', () => {
+    const jwt = new HmacJwt(new Uint8Array(32).fill(9), 'bardo-auth/access-token/v2')
+    expect(JSON.stringify(jwt)).not.toContain('9')
+    expect(inspect(jwt)).toContain('[redacted]')
   })
 })
