@@ -2,7 +2,7 @@
 // devnet filled with 1,000 Golems' lives (registration, five heartbeats walking Thriving -> Terminal,
 // two runway redemptions each), the Bardo indexer backfilled on PGlite, then the queries timed in
 // turn. The fleet query is what an owner's fleet view asks: the Golems, then their phase history and
-// spend per period filtered to those Golems (`golemId_in`), page by page. The bare query fetches the
+// spend per period filtered to those Golems (`firstKey_in`), page by page. The bare query fetches the
 // same rows as unfiltered flat lists. The same history asked as one nested query (each Golem with its
 // `phaseTransitions` and `spend` relations) is timed too, because it is the obvious way to write it
 // and Ponder answers it a Golem at a time. Reported: p50/p99 of each and the ratios of the p50s.
@@ -37,17 +37,17 @@ type Page<T> = { items: T[]; pageInfo: { hasNextPage: boolean; endCursor: string
 const PAGE = 1000
 
 const FLEET_GOLEMS = `query Golems($after: String) {
-  golems(limit: ${PAGE}, after: $after) { items { address golemId phase survivalScore registeredAt dead } pageInfo { hasNextPage endCursor } }
+  golems(limit: ${PAGE}, after: $after) { items { address firstKey phase survivalScore registeredAt dead } pageInfo { hasNextPage endCursor } }
 }`
 const FLEET_TRANSITIONS = `query T($ids: [String!], $after: String) {
-  phaseTransitions(where: { golemId_in: $ids }, orderBy: "timestamp", limit: ${PAGE}, after: $after) {
-    items { golemId kind fromPhase toPhase survivalScore timestamp }
+  phaseTransitions(where: { firstKey_in: $ids }, orderBy: "timestamp", limit: ${PAGE}, after: $after) {
+    items { firstKey kind fromPhase toPhase survivalScore timestamp }
     pageInfo { hasNextPage endCursor }
   }
 }`
 const FLEET_SPEND = `query S($ids: [String!], $after: String) {
-  golemSpends(where: { golemId_in: $ids }, orderBy: "periodStart", orderDirection: "desc", limit: ${PAGE}, after: $after) {
-    items { golemId source asset periodStart periodEnd amount usd6 eventCount }
+  golemSpends(where: { firstKey_in: $ids }, orderBy: "periodStart", orderDirection: "desc", limit: ${PAGE}, after: $after) {
+    items { firstKey source asset periodStart periodEnd amount usd6 eventCount }
     pageInfo { hasNextPage endCursor }
   }
 }`
@@ -55,7 +55,7 @@ const FLEET_SPEND = `query S($ids: [String!], $after: String) {
 const NESTED_QUERY = `query Nested($after: String) {
   golems(limit: ${PAGE}, after: $after, orderBy: "address") {
     items {
-      golemId phase survivalScore registeredAt dead
+      firstKey phase survivalScore registeredAt dead
       phaseTransitions(orderBy: "timestamp", limit: 100) { items { kind fromPhase toPhase survivalScore timestamp } }
       spend(orderBy: "periodStart", orderDirection: "desc", limit: 100) { items { source asset periodStart periodEnd amount usd6 eventCount } }
     }
@@ -64,10 +64,10 @@ const NESTED_QUERY = `query Nested($after: String) {
 }`
 
 const BARE_TRANSITIONS = `query T($after: String) {
-  phaseTransitions(limit: ${PAGE}, after: $after) { items { golemId kind fromPhase toPhase survivalScore timestamp } pageInfo { hasNextPage endCursor } }
+  phaseTransitions(limit: ${PAGE}, after: $after) { items { firstKey kind fromPhase toPhase survivalScore timestamp } pageInfo { hasNextPage endCursor } }
 }`
 const BARE_SPEND = `query S($after: String) {
-  golemSpends(limit: ${PAGE}, after: $after) { items { golemId source asset periodStart periodEnd amount usd6 eventCount } pageInfo { hasNextPage endCursor } }
+  golemSpends(limit: ${PAGE}, after: $after) { items { firstKey source asset periodStart periodEnd amount usd6 eventCount } pageInfo { hasNextPage endCursor } }
 }`
 
 async function graphql<T>(url: string, query: string, variables: Record<string, unknown>): Promise<T> {
@@ -104,8 +104,8 @@ async function all<T>(
 type Counted = { rows: number; requests: number; transitions: number; spend: number }
 
 async function fleetQuery(url: string): Promise<Counted> {
-  const golems = await all<{ golemId: string }>(url, FLEET_GOLEMS, 'golems')
-  const ids = [...new Set(golems.rows.map((g) => g.golemId))]
+  const golems = await all<{ firstKey: string }>(url, FLEET_GOLEMS, 'golems')
+  const ids = [...new Set(golems.rows.map((g) => g.firstKey))]
   const t = await all(url, FLEET_TRANSITIONS, 'phaseTransitions', { ids })
   const s = await all(url, FLEET_SPEND, 'golemSpends', { ids })
   return {
@@ -209,7 +209,7 @@ export function formatDashboardBench(r: DashboardBenchResult): string {
         { header: 'p99 ms', align: 'right' },
       ],
       [
-        row(`fleet: ${formatInt(r.golems)} Golems, then their phase history + spend (golemId_in)`, r.fleet),
+        row(`fleet: ${formatInt(r.golems)} Golems, then their phase history + spend (firstKey_in)`, r.fleet),
         row('nested: each Golem with its phaseTransitions + spend relations', r.nested),
         row('bare: the same rows as unfiltered flat lists', r.bare),
       ],

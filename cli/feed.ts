@@ -20,7 +20,7 @@ export function apiUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv): stri
   return httpUrl('--api', url)
 }
 
-export type FeedResult = { golemId: string; amount: bigint; payer: string; credit: unknown; transaction?: string }
+export type FeedResult = { golemId: string; amount: bigint; payer: string; credit: unknown; txHash?: string }
 
 export async function feedGolem(o: {
   api: string
@@ -65,5 +65,5 @@ export async function feedGolem(o: {
     throw new CliRefusedError('payment', `the API refused the payment: ${paid.status} ${body.code ?? ''} ${body.message ?? ''}`.trim())
   const settled = client.getPaymentSettleResponse((name) => paid.headers.get(name))
   o.progress(`paid          ${formatUsdc(amount)} USDC (${settled.transaction})`)
-  return { golemId: o.golemId, amount, payer: o.payer.address, credit: body.credit, transaction: settled.transaction }
+  return { golemId: o.golemId, amount, payer: o.payer.address, credit: body.credit, txHash: settled.transaction }
 }

@@ -1,4 +1,4 @@
-// Tables the Bardo indexer writes. Names follow the spec (Golem, Phase, Delegation, Replicant); amounts
+// Tables the Bardo indexer writes. Names follow docs/glossary.md; amounts
 // are bigint (USD6 or token base units), block numbers and unix-second times are bigint as Ponder reads
 // them. docs/indexer.md describes every column.
 import { index, onchainTable, primaryKey, relations } from 'ponder'
@@ -8,8 +8,8 @@ export const golem = onchainTable(
   'golem',
   (t) => ({
     address: t.hex().primaryKey(),
-    /** The Golem's stable id across key rotations: the address of its first key. */
-    golemId: t.hex().notNull(),
+    /** The address of the Golem's first key: its identity across key rotations. */
+    firstKey: t.hex().notNull(),
     registered: t.boolean().notNull(),
     dead: t.boolean().notNull(),
     registrar: t.hex(),
@@ -35,7 +35,7 @@ export const golem = onchainTable(
     rotatedTo: t.hex(),
     updatedBlock: t.bigint().notNull(),
   }),
-  (table) => ({ phaseIdx: index().on(table.phase), golemIdIdx: index().on(table.golemId) }),
+  (table) => ({ phaseIdx: index().on(table.phase), firstKeyIdx: index().on(table.firstKey) }),
 )
 
 /** Every phase move: the Golem's own forward reports and the owner's audited resets. */
@@ -44,7 +44,7 @@ export const phaseTransition = onchainTable(
   (t) => ({
     id: t.text().primaryKey(),
     golem: t.hex().notNull(),
-    golemId: t.hex().notNull(),
+    firstKey: t.hex().notNull(),
     kind: t.text().$type<'transition' | 'reset'>().notNull(),
     fromPhase: t.integer().notNull(),
     toPhase: t.integer().notNull(),
@@ -57,7 +57,7 @@ export const phaseTransition = onchainTable(
     txHash: t.hex().notNull(),
     logIndex: t.integer().notNull(),
   }),
-  (table) => ({ golemIdx: index().on(table.golem, table.blockNumber), golemIdIdx: index().on(table.golemId, table.blockNumber) }),
+  (table) => ({ golemIdx: index().on(table.golem, table.blockNumber), firstKeyIdx: index().on(table.firstKey, table.blockNumber) }),
 )
 
 /** A dream from DreamStarted to DreamEnded (open while `endedAt` is null); id `<golem>-<number>`. */
@@ -87,8 +87,8 @@ export const delegation = onchainTable(
     hash: t.hex().primaryKey(),
     delegator: t.hex().notNull(),
     delegate: t.hex().notNull(),
-    /** The delegate's Golem id when the delegate is a known Golem key (a grant to the Golem), else null. */
-    golemId: t.hex(),
+    /** The delegate's first key when the delegate is a known Golem key (a grant to the Golem), else null. */
+    firstKey: t.hex(),
     authority: t.hex().notNull(),
     salt: t.bigint().notNull(),
     caveats: t.json().$type<{ enforcer: string; terms: string; args: string }[]>().notNull(),
@@ -104,13 +104,13 @@ export const delegation = onchainTable(
   (table) => ({
     delegatorIdx: index().on(table.delegator),
     delegateIdx: index().on(table.delegate),
-    golemIdIdx: index().on(table.golemId),
+    firstKeyIdx: index().on(table.firstKey),
   }),
 )
 
-/** A Golem's death (deregistration by the operator), one per Golem id; key rotations are not deaths. */
+/** A Golem's death (deregistration by the operator), one per first key; key rotations are not deaths. */
 export const golemDeath = onchainTable('golem_death', (t) => ({
-  golemId: t.hex().primaryKey(),
+  firstKey: t.hex().primaryKey(),
   /** The key that was current when the Golem died. */
   key: t.hex().notNull(),
   finalPhase: t.integer().notNull(),
@@ -146,8 +146,8 @@ export const redemption = onchainTable(
     id: t.text().primaryKey(),
     rootDelegator: t.hex().notNull(),
     redeemer: t.hex().notNull(),
-    /** The redeemer's Golem id (its first key); a key the oracle never registered (a Replicant) is its own id. */
-    golemId: t.hex().notNull(),
+    /** The redeemer's first key; a key the oracle never registered (a Replicant) is its own first key. */
+    firstKey: t.hex().notNull(),
     delegationHash: t.hex().notNull(),
     delegator: t.hex().notNull(),
     delegate: t.hex().notNull(),
@@ -158,7 +158,7 @@ export const redemption = onchainTable(
   }),
   (table) => ({
     redeemerIdx: index().on(table.redeemer, table.blockNumber),
-    golemIdIdx: index().on(table.golemId, table.blockNumber),
+    firstKeyIdx: index().on(table.firstKey, table.blockNumber),
     rootIdx: index().on(table.rootDelegator),
     hashIdx: index().on(table.delegationHash),
   }),
@@ -172,7 +172,7 @@ export const spendEvent = onchainTable(
   (t) => ({
     id: t.text().primaryKey(),
     golem: t.hex().notNull(),
-    golemId: t.hex().notNull(),
+    firstKey: t.hex().notNull(),
     source: t.text().$type<SpendSource>().notNull(),
     enforcer: t.hex().notNull(),
     delegationHash: t.hex().notNull(),
@@ -194,7 +194,7 @@ export const spendEvent = onchainTable(
   }),
   (table) => ({
     golemDayIdx: index().on(table.golem, table.day),
-    golemIdDayIdx: index().on(table.golemId, table.day),
+    firstKeyDayIdx: index().on(table.firstKey, table.day),
     hashIdx: index().on(table.delegationHash),
   }),
 )
@@ -204,7 +204,7 @@ export const golemSpend = onchainTable(
   'golem_spend',
   (t) => ({
     golem: t.hex().notNull(),
-    golemId: t.hex().notNull(),
+    firstKey: t.hex().notNull(),
     source: t.text().$type<SpendSource>().notNull(),
     asset: t.text().notNull(),
     periodStart: t.bigint().notNull(),
@@ -217,7 +217,7 @@ export const golemSpend = onchainTable(
   }),
   (table) => ({
     pk: primaryKey({ columns: [table.golem, table.source, table.asset, table.periodStart] }),
-    golemIdIdx: index().on(table.golemId),
+    firstKeyIdx: index().on(table.firstKey),
   }),
 )
 
@@ -290,7 +290,7 @@ export const golemAction = onchainTable(
     /** `<tx>-<context index>-<call index>`. */
     id: t.text().primaryKey(),
     golem: t.hex().notNull(),
-    golemId: t.hex().notNull(),
+    firstKey: t.hex().notNull(),
     kind: t.text().$type<GolemActionKind>().notNull(),
     /** The 4-byte selector called (null for a call without one). */
     selector: t.hex(),
@@ -316,7 +316,7 @@ export const golemAction = onchainTable(
     callIndex: t.integer().notNull(),
   }),
   (table) => ({
-    golemIdIdx: index().on(table.golemId, table.blockNumber),
+    firstKeyIdx: index().on(table.firstKey, table.blockNumber),
     golemIdx: index().on(table.golem, table.blockNumber),
     hashIdx: index().on(table.delegationHash),
   }),

@@ -299,7 +299,7 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       )
       if (receipt.status !== 'success' || failed)
         return c.json({ code: 'USER_OPERATION_REVERTED', message: `user operation in ${receipt.transactionHash} reverted` }, 422)
-      return c.json({ transactionHash: receipt.transactionHash })
+      return c.json({ txHash: receipt.transactionHash })
     } catch (e) {
       return c.json({ code: 'RELAY_REFUSED', message: (e as Error).message.split('\n')[0] }, 422)
     }

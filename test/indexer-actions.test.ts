@@ -37,7 +37,7 @@ const lc = (a: string) => a.toLowerCase()
 type ActionRow = {
   id: string
   golem: string
-  golemId: string
+  firstKey: string
   kind: string
   selector: string | null
   target: string
@@ -146,8 +146,8 @@ afterAll(async () => {
 
 describe('golem_action', () => {
   it('indexes the swap and the deposit, each call with its kind, tokens, amounts, USD value and caveats', async () => {
-    const { body } = await getJson<{ golemId: string; items: ActionRow[] }>(`${indexer.url}/v1/golems/${golem.golemKey}/actions`)
-    expect(body.golemId).toBe(lc(golem.golemKey))
+    const { body } = await getJson<{ firstKey: string; items: ActionRow[] }>(`${indexer.url}/v1/golems/${golem.golemKey}/actions`)
+    expect(body.firstKey).toBe(lc(golem.golemKey))
     // Newest first: deposit (approve, deposit), then swap (approve, swap); the runway pull is not among them.
     expect(body.items.map((a) => [a.txHash, a.kind])).toEqual([
       [txs.deposit, 'deposit'],
@@ -158,7 +158,7 @@ describe('golem_action', () => {
     const [deposit, depositApproval, swap, swapApproval] = body.items as [ActionRow, ActionRow, ActionRow, ActionRow]
     expect(swap).toMatchObject({
       golem: lc(golem.golemKey),
-      golemId: lc(golem.golemKey),
+      firstKey: lc(golem.golemKey),
       selector: '0x04e45aaf',
       target: lc(assets.router),
       counterparty: lc(owner),
@@ -200,11 +200,11 @@ describe('golem_action', () => {
     expect(body.items.every((a) => a.delegationHash !== lc(record.runway.periodDelegationHash))).toBe(true)
   })
 
-  it('answers through GraphQL and SQL, by the stable Golem id', async () => {
+  it("answers through GraphQL and SQL, by the Golem's first key", async () => {
     const id = lc(golem.golemKey)
     const data = await graphqlQuery(
       indexer.url,
-      `query($id: String!) { golemActions(where: { golemId: $id }, orderBy: "blockNumber") { totalCount items { kind usd6 caveats delegation { hash } } } }`,
+      `query($id: String!) { golemActions(where: { firstKey: $id }, orderBy: "blockNumber") { totalCount items { kind usd6 caveats delegation { hash } } } }`,
       { id },
     )
     expect(data.golemActions.totalCount).toBe(4)
@@ -212,7 +212,7 @@ describe('golem_action', () => {
     expect(data.golemActions.items.every((a: { delegation: { hash: string } | null }) => a.delegation !== null)).toBe(true)
     const rows = await sqlQuery<{ kind: string; usd6: string; tx_hash: string }>(
       indexer.url,
-      'select kind, usd6, tx_hash from golem_action where golem_id = $1 and kind in ($2, $3) order by block_number',
+      'select kind, usd6, tx_hash from golem_action where first_key = $1 and kind in ($2, $3) order by block_number',
       [id, 'swap', 'deposit'],
     )
     expect(rows).toEqual([

@@ -1,6 +1,6 @@
 // The indexer under the exact configuration `npm start` gives it (stackIndexerOptions, which the local
 // runner calls): the demo Golem provisioned from examples/STRATEGY.md, its runway redeemed by real ticks
-// and its session key rotated by the tick, then its history read back by one id. Before this
+// and its session key rotated by the tick, then its history read back by its first key. Before this
 // configuration was shared, the runner left out the framework's period enforcers and every runway
 // redemption was indexed without transfers, USD value or spend rows.
 import { readFileSync } from 'node:fs'
@@ -72,13 +72,13 @@ describe("the indexer under npm start's configuration", () => {
     await waitForIndexed(indexer.url, await env.client.getBlockNumber())
 
     const usdc = lc(env.devnet.deployment.assets.usdc)
-    const spend = await sqlQuery<{ golem: string; golem_id: string; source: string; asset: string; amount: string; usd6: string | null }>(
+    const spend = await sqlQuery<{ golem: string; first_key: string; source: string; asset: string; amount: string; usd6: string | null }>(
       indexer.url,
-      'select golem, golem_id, source, asset, amount, usd6 from spend_event order by block_number',
+      'select golem, first_key, source, asset, amount, usd6 from spend_event order by block_number',
     )
     expect(spend).toHaveLength(onChain.length)
     for (const row of spend) {
-      expect(row).toMatchObject({ source: 'erc20-period', asset: usdc, golem_id: lc(demo.golemKey) })
+      expect(row).toMatchObject({ source: 'erc20-period', asset: usdc, first_key: lc(demo.golemKey) })
       // The devnet's USDC feed answers $1.00, so the USD value is the USDC amount.
       expect(row.usd6).toBe(row.amount)
       expect(BigInt(row.amount)).toBeGreaterThan(0n)
@@ -95,21 +95,21 @@ describe("the indexer under npm start's configuration", () => {
     expect(body.items.reduce((sum: bigint, i: { usd6: string }) => sum + BigInt(i.usd6), 0n)).toBe(confirmed)
   })
 
-  it('keeps one Golem id across the rotation: any key answers with the whole life', async () => {
+  it('keeps one first key across the rotation: any key answers with the whole life', async () => {
     const rotated = results.find((r) => r.rotated !== undefined)!.rotated!
     const id = lc(demo.golemKey)
     for (const key of [demo.golemKey, rotated.to]) {
       const { body } = await getJson(`${indexer.url}/v1/golems/${key}`)
-      expect(body.golemId).toBe(id)
+      expect(body.firstKey).toBe(id)
       expect(body.lineage).toEqual([lc(rotated.to), id])
-      expect(body.current).toMatchObject({ address: lc(rotated.to), golemId: id, registered: true, dead: false })
+      expect(body.current).toMatchObject({ address: lc(rotated.to), firstKey: id, registered: true, dead: false })
     }
     const { body: old } = await getJson(`${indexer.url}/v1/golems/${demo.golemKey}`)
     expect(old.golem).toMatchObject({ dead: true, rotatedTo: lc(rotated.to) })
     // A rotation retires a key; the Golem itself is alive.
     expect(old.death).toBeNull()
 
-    // The owner's first grant and the renewal the rotation signed to the new key, under one id.
+    // The owner's first grant and the renewal the rotation signed to the new key, under one first key.
     const record = parseGolemProfile((await env.store.getGolem('demo'))!.profile!)
     const grants = (await getJson(`${indexer.url}/v1/golems/${rotated.to}/grants`)).body
     expect(grants.items.map((g: Record<string, string | null>) => [g.hash, g.delegate, g.kind, g.status, g.supersededBy])).toEqual([
@@ -124,18 +124,18 @@ describe("the indexer under npm start's configuration", () => {
     expect(fromNew.items).toEqual(fromOld.items.map((p: object) => ({ ...p, golem: lc(rotated.to) })))
     expect(fromOld.items.length).toBeGreaterThanOrEqual(8)
     for (const period of fromOld.items) {
-      expect(period).toMatchObject({ source: 'erc20-period', golemId: id, eventCount: 1 })
+      expect(period).toMatchObject({ source: 'erc20-period', firstKey: id, eventCount: 1 })
       expect(period.usd6).toBe(period.amount)
       expect(BigInt(period.periodEnd) - BigInt(period.periodStart)).toBe(86_400n)
     }
     const daily = (await getJson(`${indexer.url}/v1/golems/${rotated.to}/spend/daily?from=1970-01-01&to=1970-01-02`)).body
-    expect(daily.golemId).toBe(id)
+    expect(daily.firstKey).toBe(id)
 
-    // GraphQL: one filter on the id finds both keys' rows.
+    // GraphQL: one filter on the first key finds both keys' rows.
     const data = await graphqlQuery(
       indexer.url,
-      `query($id: String!) { spendEvents(where: { golemId: $id }) { totalCount items { usd6 golem { address } } }
-        redemptions(where: { golemId: $id }) { totalCount } golems(where: { golemId: $id }) { items { address dead } } }`,
+      `query($id: String!) { spendEvents(where: { firstKey: $id }) { totalCount items { usd6 golem { address } } }
+        redemptions(where: { firstKey: $id }) { totalCount } golems(where: { firstKey: $id }) { items { address dead } } }`,
       { id },
     )
     expect(new Set(data.spendEvents.items.map((s: { golem: { address: string } }) => s.golem.address))).toEqual(

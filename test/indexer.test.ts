@@ -421,9 +421,9 @@ describe('key rotation and death', () => {
     const registeredAt = BigInt(old.golem.registeredAt)
     for (const key of [golem.address, next.address]) {
       const { body } = await getJson(`${url}/v1/golems/${key}`)
-      expect(body.golemId).toBe(lc(golem.address))
+      expect(body.firstKey).toBe(lc(golem.address))
       expect(body.death).toMatchObject({
-        golemId: lc(golem.address),
+        firstKey: lc(golem.address),
         key: lc(next.address),
         finalPhase: 4,
         bornAt: String(registeredAt),
@@ -432,7 +432,7 @@ describe('key rotation and death', () => {
       expect(BigInt(body.death.lifeSeconds)).toBe(BigInt(body.death.diedAt) - registeredAt)
     }
     const deaths = (await getJson(`${url}/v1/deaths`)).body.items
-    expect(deaths.map((d: { golemId: string }) => d.golemId)).toEqual([lc(golem.address)])
+    expect(deaths.map((d: { firstKey: string }) => d.firstKey)).toEqual([lc(golem.address)])
   })
 })
 

@@ -158,7 +158,7 @@ async function crashAfterSettlement(d: Deployment, payer: PrivateKeyAccount) {
   const first = await extend(d, 'golem-payer', header)
   expect(refusal(first)).toMatchObject({ status: 503, code: 'PAYMENT_SETTLEMENT_PENDING' })
   expect(await chain.balanceOf(chain.operator.account.address)).toBe(before + 5_000_000n)
-  const txHash = (first.ok ? first.txHash : first.details.transaction) as Hex
+  const txHash = (first.ok ? first.txHash : first.details.txHash) as Hex
   return { header, txHash, ref: await refOf(header) }
 }
 

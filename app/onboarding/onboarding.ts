@@ -45,7 +45,7 @@ import type { Store } from '../../core/store/index.ts'
 import { saveActionGrant } from '../actions/actionGrantStore.ts'
 import { golemProfileOf, recordGolem } from './golemRecord.ts'
 
-/** The operator's transactions onboarding sends: the smart account's deployment, the oracle registration, the first gas. */
+/** The hashes of the operator's transactions onboarding sends: the smart account's deployment, the oracle registration, the first gas. */
 export interface OperatorSender {
   /** Sends one transaction from the operator and waits for it; throws when it reverts. */
   send(call: { to: Address; data?: Hex; value?: bigint }): Promise<Hex>
@@ -95,7 +95,7 @@ export type DraftView = Omit<GolemDraft, 'delegations'> & { status: DraftStatus;
 /** The owner's answer: a signature per drafted delegation, or the wallet's granted permissions. */
 export type GrantAnswer = { signatures: readonly { hash: Hex; signature: Hex }[] } | { permissions: readonly unknown[] }
 
-export type Registered = { golemId: string; golemKey: Address; owner: Address; account: Address; expiresAt: bigint; transactions: Hex[] }
+export type Registered = { golemId: string; golemKey: Address; owner: Address; account: Address; expiresAt: bigint; txHashes: Hex[] }
 
 export class OnboardingService {
   /** Grants in flight, per Golem: one at a time, so a double click registers once. */
@@ -229,10 +229,10 @@ export class OnboardingService {
     const { signed, deployed } = await this.#checkSignatures(draft, answer.signatures)
 
     // Everything is checked: from here on the chain and the store are written.
-    const transactions: Hex[] = []
+    const txHashes: Hex[] = []
     if (draft.deploy && !deployed)
-      transactions.push(await this.deps.operator.send({ to: draft.deploy.factory, data: draft.deploy.factoryData }))
-    transactions.push(...(await this.#register(draft.golemKey)))
+      txHashes.push(await this.deps.operator.send({ to: draft.deploy.factory, data: draft.deploy.factoryData }))
+    txHashes.push(...(await this.#register(draft.golemKey)))
     const runway = signed.find((d) => d.role === 'runway')!
     const gas = signed.find((d) => d.role === 'gas')!
     const profile = {
@@ -257,17 +257,17 @@ export class OnboardingService {
         entries: actions.map((a) => ({ hash: a.hash, label: a.label, chain: [a.delegation] })),
         now: Number(now) * 1000,
       })
-    return this.#registered(draft, draft.expiresAt, transactions, now)
+    return this.#registered(draft, draft.expiresAt, txHashes, now)
   }
 
-  async #registered(draft: GolemDraft, expiresAt: bigint, transactions: Hex[], now: bigint): Promise<Registered> {
+  async #registered(draft: GolemDraft, expiresAt: bigint, txHashes: Hex[], now: bigint): Promise<Registered> {
     const { golemId } = draft
     await this.deps.store.appendLog({
       log: draftLog(golemId),
       records: [{ registered: { golemKey: draft.golemKey, at: now.toString() } }],
       now: Number(now) * 1000,
     })
-    return { golemId, golemKey: draft.golemKey, owner: draft.owner, account: draft.account, expiresAt, transactions }
+    return { golemId, golemKey: draft.golemKey, owner: draft.owner, account: draft.account, expiresAt, txHashes }
   }
 
   /** The wallet's Advanced Permissions: read as granted, re-delegated to the Golem's key, then registered. */
@@ -291,9 +291,9 @@ export class OnboardingService {
       throw error
     }
     const { profile, expiresAt } = await profileOfGranted({ deployment, keys, draft: { ...draft, sessionAccount: session }, granted, now })
-    const transactions = await this.#register(draft.golemKey)
+    const txHashes = await this.#register(draft.golemKey)
     await recordGolem(store, { golemId: draft.golemId, owner: draft.account, profile, now })
-    return this.#registered(draft, expiresAt, transactions, now)
+    return this.#registered(draft, expiresAt, txHashes, now)
   }
 
   /**

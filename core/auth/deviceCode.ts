@@ -1,7 +1,7 @@
-// Device-code sign-in (OAuth 2.0 Device Authorization Grant) for the CLI: the formats of the device
-// code, the user code and the signed tokens, their lifetimes, the text the owner signs, and the answer
-// to a poll. Pure: randomness and HMAC only; the store and the clock are the caller's.
-import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
+// Device-code sign-in (OAuth 2.0 Device Authorization Grant) for the CLI: the user code, the lifetimes
+// of the device code and the tokens, the port that signs them, the text the owner signs, and the answer
+// to a poll. Pure: randomness and hashing only; the store, the clock and the token signer are the caller's.
+import { createHash, randomInt } from 'node:crypto'
 import { getAddress, type Address, type Hex } from 'viem'
 import { BardoError } from '../errors.ts'
 
@@ -25,23 +25,6 @@ export class AuthCodeError extends BardoError {
   constructor(field: string, rule: string) {
     super('AUTH_CODE_INVALID', `${field}: ${rule}`, { details: { field } })
     this.field = field
-  }
-}
-
-/** A key of its own, derived from the API's secret, so no other MAC of the API verifies as a token. */
-export class AuthSecret {
-  readonly #key: Buffer
-  constructor(secret: Uint8Array) {
-    if (secret.byteLength < 32) throw new RangeError(`secret: must be at least 32 bytes, got ${secret.byteLength}`)
-    this.#key = createHmac('sha256', secret).update('bardo-auth/device/v1').digest()
-  }
-  mac(text: string): string {
-    return createHmac('sha256', this.#key).update(text, 'utf8').digest('base64url')
-  }
-  verify(text: string, mac: string): boolean {
-    const given = Buffer.from(mac, 'utf8')
-    const expected = Buffer.from(this.mac(text), 'utf8')
-    return given.byteLength === expected.byteLength && timingSafeEqual(given, expected)
   }
 }
 
@@ -70,30 +53,8 @@ export function normalizeUserCode(input: string): string {
   return code
 }
 
-const DEVICE_CODE = /^bardo_dc_(\d{1,12})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/
-
 /** `id` is the device code's hash: what the store keys it by. */
 export type DeviceCodeGrant = { deviceCode: string; userCode: string; expiresAt: number; id: Hex }
-
-/**
- * A device code carries its expiry and a MAC over it and 32 random bytes: a forged or altered one is
- * refused without a store read, and the store keys it by hash only.
- */
-export function issueDeviceCode(secret: AuthSecret, nowMs: number): DeviceCodeGrant {
-  const expiresAt = Math.floor(nowMs / 1000) + DEVICE_CODE_TTL_SECONDS
-  const body = `bardo_dc_${expiresAt}.${randomBytes(32).toString('base64url')}`
-  const deviceCode = `${body}.${secret.mac(body)}`
-  return { deviceCode, userCode: newUserCode(), expiresAt, id: hashAuthSecret(deviceCode) }
-}
-
-/** The device code's expiry, or undefined when this API did not issue it. */
-export function readDeviceCode(secret: AuthSecret, deviceCode: string): { expiresAt: number; id: Hex } | undefined {
-  const m = DEVICE_CODE.exec(deviceCode)
-  if (!m) return undefined
-  const body = deviceCode.slice(0, deviceCode.lastIndexOf('.'))
-  if (!secret.verify(body, m[3]!)) return undefined
-  return { expiresAt: Number(m[1]), id: hashAuthSecret(deviceCode) }
-}
 
 export type DeviceDecision = 'approve' | 'deny'
 
@@ -138,32 +99,23 @@ export function devicePollOutcome(state: DevicePollState): { owner: Address } | 
 }
 
 export type SignedToken = { token: string; expiresAt: number; id: Hex }
+/** `at` an access token, `rt` a refresh token. */
 export type TokenKind = 'at' | 'rt'
-
-const SIGNED_TOKEN = /^bardo_(at|rt)_([0-9a-f]{40})\.(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/
-
-/**
- * An access (`at`) or refresh (`rt`) token: owner, expiry and 16 random bytes under the API's MAC.
- * Nothing is stored to verify one; a refresh token's hash is stored once it is spent.
- */
-export function issueSignedToken(secret: AuthSecret, kind: TokenKind, owner: Address, nowMs: number): SignedToken {
-  const ttl = kind === 'at' ? ACCESS_TOKEN_TTL_SECONDS : REFRESH_TOKEN_TTL_SECONDS
-  const expiresAt = Math.floor(nowMs / 1000) + ttl
-  const body = `bardo_${kind}_${getAddress(owner).slice(2).toLowerCase()}.${expiresAt}.${randomBytes(16).toString('base64url')}`
-  const token = `${body}.${secret.mac(body)}`
-  return { token, expiresAt, id: hashAuthSecret(token) }
-}
 
 export type TokenCheck = { ok: true; owner: Address; expiresAt: number; id: Hex } | { ok: false; reason: 'forged' | 'expired' }
 
-export function checkSignedToken(secret: AuthSecret, kind: TokenKind, token: string, nowMs: number): TokenCheck {
-  const m = SIGNED_TOKEN.exec(token)
-  if (!m || m[1] !== kind) return { ok: false, reason: 'forged' }
-  const body = token.slice(0, token.lastIndexOf('.'))
-  if (!secret.verify(body, m[5]!)) return { ok: false, reason: 'forged' }
-  const expiresAt = Number(m[3])
-  if (Math.floor(nowMs / 1000) >= expiresAt) return { ok: false, reason: 'expired' }
-  return { ok: true, owner: getAddress(`0x${m[2]}`), expiresAt, id: hashAuthSecret(token) }
+/**
+ * Signs and reads the device code and the CLI's tokens (adapters/auth holds the implementation). Each
+ * carries its expiry under the API's signature with a key of its own kind, so a forged or altered one,
+ * or one of another kind, is refused without a store read; `id` is its SHA-256, what the store may keep.
+ */
+export interface DeviceAuthTokens {
+  issueDeviceCode(nowMs: number): Promise<DeviceCodeGrant>
+  /** The device code's expiry, or undefined when this API did not issue it. */
+  readDeviceCode(deviceCode: string): Promise<{ expiresAt: number; id: Hex } | undefined>
+  /** Nothing is stored to verify a token; a refresh token's `id` is stored once it is spent. */
+  issueToken(kind: TokenKind, owner: Address, nowMs: number): Promise<SignedToken>
+  checkToken(kind: TokenKind, token: string, nowMs: number): Promise<TokenCheck>
 }
 
 /** True for a string shaped like an access token (so the tier middleware knows which verifier to ask). */

@@ -12,7 +12,6 @@ import {
 import { CladeAuthError } from './errors.ts'
 import { ConfigOperatorRegistry, MemoryNonceStore } from '../../test/support/memoryPorts.ts'
 import { CladeSecret } from './secret.ts'
-import { issueCladeSessionToken, verifyCladeSessionToken } from './sessionToken.ts'
 import { verifyCladeChallenge } from './verify.ts'
 
 const chainId = 31337
@@ -140,32 +139,5 @@ describe('verifyCladeChallenge', () => {
     const c = challengeFor()
     await codeOf(verify(c, await mallory.signTypedData(cladeChallengeTypedData(c, chainId)), { nonces }))
     expect(await codeOf(verify(c, await alice.signTypedData(cladeChallengeTypedData(c, chainId)), { nonces }))).toBe('OK')
-  })
-})
-
-describe('Clade session token', () => {
-  const claims = { sub: alice.address, aud: bob.address, op: operatorA as `0x${string}` }
-
-  it('verifies for five minutes and expires after', () => {
-    const { token, session } = issueCladeSessionToken(secret, claims, T0)
-    expect(session.exp - session.iat).toBe(300)
-    expect(verifyCladeSessionToken(secret, token, T0 + 299_999).sub).toBe(alice.address)
-    expect(() => verifyCladeSessionToken(secret, token, T0 + 300_000)).toThrow(expect.objectContaining({ code: 'CLADE_TOKEN_EXPIRED' }))
-  })
-
-  it('refuses a token with a changed payload, a foreign secret or a bad shape', () => {
-    const { token } = issueCladeSessionToken(secret, claims, T0)
-    const [payload, mac] = token.split('.') as [string, string]
-    const forged = Buffer.from(
-      Buffer.from(payload, 'base64url')
-        .toString()
-        .replace(/"exp":\d+/, '"exp":9999999999'),
-    ).toString('base64url')
-    for (const t of [`${forged}.${mac}`, 'abc', `${payload}.`, `${payload}.AAAA`]) {
-      expect(() => verifyCladeSessionToken(secret, t, T0)).toThrow(expect.objectContaining({ code: 'CLADE_TOKEN_INVALID' }))
-    }
-    expect(() => verifyCladeSessionToken(new CladeSecret(new Uint8Array(32).fill(9)), token, T0)).toThrow(
-      expect.objectContaining({ code: 'CLADE_TOKEN_INVALID' }),
-    )
   })
 })

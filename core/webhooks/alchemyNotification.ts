@@ -71,7 +71,7 @@ export type AlchemyLog = {
   address: Address
   topics: Hex[]
   data: Hex
-  transactionHash: Hex
+  txHash: Hex
   logIndex: number | null
 }
 
@@ -106,7 +106,7 @@ export function parseAlchemyNotification(raw: unknown): AlchemyNotification {
         address: l.account.address,
         topics: l.topics,
         data: l.data,
-        transactionHash: l.transaction.hash,
+        txHash: l.transaction.hash,
         logIndex: l.index ?? null,
       }))
       .sort((a, b) => (a.logIndex ?? Number.MAX_SAFE_INTEGER) - (b.logIndex ?? Number.MAX_SAFE_INTEGER)),

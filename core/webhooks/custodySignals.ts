@@ -10,13 +10,13 @@ import type { CustodyContracts } from './custodyQuery.ts'
 
 export type CustodySignal =
   /** The owner (or a Golem, for its Replicants) disabled or re-enabled a delegation. */
-  | { kind: 'DisabledDelegation' | 'EnabledDelegation'; delegationHash: Hex; delegator: Address; delegate: Address; transactionHash: Hex }
+  | { kind: 'DisabledDelegation' | 'EnabledDelegation'; delegationHash: Hex; delegator: Address; delegate: Address; txHash: Hex }
   /** A redemption: `leafDelegator` signed the delegation that was redeemed. */
-  | { kind: 'RedeemedDelegation'; leafHash: Hex; leafDelegator: Address; redeemer: Address; transactionHash: Hex }
+  | { kind: 'RedeemedDelegation'; leafHash: Hex; leafDelegator: Address; redeemer: Address; txHash: Hex }
   /** The owner incremented its NonceEnforcer nonce: every grant it made at the old nonce is void. */
-  | { kind: 'NonceIncremented'; delegator: Address; transactionHash: Hex }
+  | { kind: 'NonceIncremented'; delegator: Address; txHash: Hex }
   /** The operator changed a Golem's registration or reset its phase. */
-  | { kind: 'GolemRegistered' | 'GolemDeregistered' | 'PhaseReset'; golem: Address; transactionHash: Hex }
+  | { kind: 'GolemRegistered' | 'GolemDeregistered' | 'PhaseReset'; golem: Address; txHash: Hex }
 
 export type DecodedSignals = { signals: CustodySignal[]; ignored: number }
 
@@ -35,7 +35,7 @@ function decodeOne(log: AlchemyLog, contracts: CustodyContracts): CustodySignal 
           delegationHash: e.args.delegationHash,
           delegator: e.args.delegator,
           delegate: e.args.delegate,
-          transactionHash: log.transactionHash,
+          txHash: log.txHash,
         }
       if (e.eventName === 'RedeemedDelegation')
         return {
@@ -43,20 +43,20 @@ function decodeOne(log: AlchemyLog, contracts: CustodyContracts): CustodySignal 
           leafHash: hashDelegation({ ...e.args.delegation, salt: toHex(e.args.delegation.salt), caveats: [...e.args.delegation.caveats] }),
           leafDelegator: e.args.delegation.delegator,
           redeemer: e.args.redeemer,
-          transactionHash: log.transactionHash,
+          txHash: log.txHash,
         }
       return undefined
     }
     if (contracts.nonceEnforcer && isAddressEqual(log.address, contracts.nonceEnforcer)) {
       const e = decodeEventLog({ abi: NonceEnforcer, data: log.data, topics })
       if (e.eventName !== 'UsedNonce' || !isAddressEqual(e.args.delegationManager, contracts.delegationManager)) return undefined
-      return { kind: 'NonceIncremented', delegator: e.args.delegator, transactionHash: log.transactionHash }
+      return { kind: 'NonceIncremented', delegator: e.args.delegator, txHash: log.txHash }
     }
     if (isAddressEqual(log.address, contracts.vitalityOracle)) {
       const e = decodeEventLog({ abi: VitalityOracleAbi, data: log.data, topics })
       if (!ORACLE_SIGNALS.has(e.eventName)) return undefined
       const golem = (e.args as { golem: Address }).golem
-      return { kind: e.eventName as 'GolemRegistered' | 'GolemDeregistered' | 'PhaseReset', golem, transactionHash: log.transactionHash }
+      return { kind: e.eventName as 'GolemRegistered' | 'GolemDeregistered' | 'PhaseReset', golem, txHash: log.txHash }
     }
   } catch {
     // A log the ABI does not describe (another event, or malformed data) is not a signal.

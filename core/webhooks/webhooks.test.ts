@@ -50,7 +50,7 @@ function log(abi: Abi, address: Address, eventName: string, args: Record<string,
     address: address.toLowerCase() as Address,
     topics: encodeEventTopics({ abi, eventName, args } as never) as Hex[],
     data: encodeAbiParameters(data as never, data.map((i) => args[i.name ?? '']) as never),
-    transactionHash: tx,
+    txHash: tx,
     logIndex: 0,
   }
 }
@@ -157,7 +157,7 @@ describe('parseAlchemyNotification', () => {
   it('reads the delivery id, the block and its logs', () => {
     const n = parseAlchemyNotification(valid)
     expect(n).toMatchObject({ id: 'whevt_123', webhookId: 'wh_abc', blockNumber: 42n })
-    expect(n.logs).toEqual([{ address: A(0xd1), topics: [H(1)], data: '0x', transactionHash: H(2), logIndex: 3 }])
+    expect(n.logs).toEqual([{ address: A(0xd1), topics: [H(1)], data: '0x', txHash: H(2), logIndex: 3 }])
   })
 
   it("reads every field's logs, in the block's order", () => {
@@ -237,14 +237,14 @@ describe('decodeCustodySignals', () => {
         delegation: runway,
       }),
       // Garbage topics on our address.
-      { address: contracts.delegationManager, topics: [keccak256('0x01')], data: '0x', transactionHash: H(9), logIndex: 1 } as AlchemyLog,
+      { address: contracts.delegationManager, topics: [keccak256('0x01')], data: '0x', txHash: H(9), logIndex: 1 } as AlchemyLog,
     ]
     const { signals, ignored } = decodeCustodySignals(logs, contracts)
     expect(ignored).toBe(3)
     expect(signals).toEqual([
-      { kind: 'DisabledDelegation', delegationHash: RUNWAY_HASH, delegator: OWNER, delegate: GOLEM_KEY, transactionHash: H(0x7e) },
-      { kind: 'RedeemedDelegation', leafHash: REPLICANT_HASH, leafDelegator: GOLEM_KEY, redeemer: REPLICANT_KEY, transactionHash: H(0x7e) },
-      { kind: 'PhaseReset', golem: GOLEM_KEY, transactionHash: H(0x7e) },
+      { kind: 'DisabledDelegation', delegationHash: RUNWAY_HASH, delegator: OWNER, delegate: GOLEM_KEY, txHash: H(0x7e) },
+      { kind: 'RedeemedDelegation', leafHash: REPLICANT_HASH, leafDelegator: GOLEM_KEY, redeemer: REPLICANT_KEY, txHash: H(0x7e) },
+      { kind: 'PhaseReset', golem: GOLEM_KEY, txHash: H(0x7e) },
     ])
   })
 })
@@ -261,7 +261,7 @@ describe("decodeCustodySignals: the owner's nonce", () => {
       log(NonceEnforcer, withNonces.nonceEnforcer, 'UsedNonce', { delegationManager: A(0xd2), delegator: OWNER, nonce: 1n }),
     ]
     expect(decodeCustodySignals(logs, withNonces)).toEqual({
-      signals: [{ kind: 'NonceIncremented', delegator: OWNER, transactionHash: H(0x7e) }],
+      signals: [{ kind: 'NonceIncremented', delegator: OWNER, txHash: H(0x7e) }],
       ignored: 1,
     })
     expect(decodeCustodySignals(logs, contracts)).toEqual({ signals: [], ignored: 2 })
@@ -281,10 +281,10 @@ describe("decodeCustodySignals: the owner's nonce", () => {
 
 describe('planWake', () => {
   const disabled = (hash: Hex, delegator = OWNER, delegate = GOLEM_KEY) =>
-    ({ kind: 'DisabledDelegation', delegationHash: hash, delegator, delegate, transactionHash: H(1) }) as const
+    ({ kind: 'DisabledDelegation', delegationHash: hash, delegator, delegate, txHash: H(1) }) as const
 
   it('looks Golems up by the owner and by the keys a signal names', () => {
-    expect(golemLookups([disabled(RUNWAY_HASH), { kind: 'PhaseReset', golem: A(0x99), transactionHash: H(1) }])).toEqual({
+    expect(golemLookups([disabled(RUNWAY_HASH), { kind: 'PhaseReset', golem: A(0x99), txHash: H(1) }])).toEqual({
       owners: [OWNER],
       sessionKeys: [OWNER, GOLEM_KEY, A(0x99)],
     })
@@ -310,20 +310,20 @@ describe('planWake', () => {
       leafHash: REPLICANT_HASH,
       leafDelegator: GOLEM_KEY,
       redeemer: REPLICANT_KEY,
-      transactionHash: H(1),
+      txHash: H(1),
     } as const
     expect(planWake([byReplicant], [parent])).toEqual([{ golemId: 'parent', reasons: ['RedeemedDelegation'] }])
     expect(planWake([{ ...byReplicant, redeemer: GOLEM_KEY }], [parent])).toEqual([])
   })
 
   it('wakes the Golem the operator registered, deregistered or reset, by its key', () => {
-    const signal = { kind: 'GolemDeregistered', golem: GOLEM_KEY, transactionHash: H(1) } as const
+    const signal = { kind: 'GolemDeregistered', golem: GOLEM_KEY, txHash: H(1) } as const
     expect(planWake([signal], [record('mine')])).toEqual([{ golemId: 'mine', reasons: ['GolemDeregistered'] }])
     expect(planWake([{ ...signal, golem: A(0x123) }], [record('mine')])).toEqual([])
   })
 
   it("wakes the Golems whose grant carries the owner's nonce when the owner increments it, and no other Golem", () => {
-    const signal = { kind: 'NonceIncremented', delegator: OWNER, transactionHash: H(1) } as const
+    const signal = { kind: 'NonceIncremented', delegator: OWNER, txHash: H(1) } as const
     expect(golemLookups([signal])).toEqual({ owners: [OWNER], sessionKeys: [] })
     const permissioned = record('permissioned', { nonceOwner: OWNER })
     const direct = record('direct')
@@ -344,7 +344,8 @@ describe('custodyWebhookQuery', () => {
   const query = custodyWebhookQuery(contracts, VARIABLE)
   const dm = (eventName: string, args: Record<string, unknown>) => log(DelegationManager, contracts.delegationManager, eventName, args)
   const oracle = (eventName: string, args: Record<string, unknown>) => log(VitalityOracleAbi, contracts.vitalityOracle, eventName, args)
-  const asBlockLog = (l: AlchemyLog, logIndex: number): BlockLog => ({ ...l, logIndex })
+  // A block log is viem's shape (the chain's own), which names the hash `transactionHash`.
+  const asBlockLog = ({ txHash, ...l }: AlchemyLog, logIndex: number): BlockLog => ({ ...l, transactionHash: txHash, logIndex })
   const disabledBy = (delegator: Address, eventName = 'DisabledDelegation') =>
     dm(eventName, { delegationHash: RUNWAY_HASH, delegator, delegate: GOLEM_KEY, delegation: delegation(delegator, GOLEM_KEY) })
   const redeemedFrom = (rootDelegator: Address) =>

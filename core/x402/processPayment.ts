@@ -225,9 +225,7 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
         ctx,
         'PAYMENT_SETTLEMENT_PENDING',
         `settlement: transaction ${settlement.transaction} is not confirmed yet; retry the same payment later`,
-        {
-          transaction: settlement.transaction,
-        },
+        { txHash: settlement.transaction },
       )
     }
     const code = codeForFacilitatorReason(settlement.errorReason, settlement.errorMessage)
@@ -313,9 +311,7 @@ async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconcile
       ctx,
       'PAYMENT_SETTLEMENT_PENDING',
       `ledger: transaction ${txHash} settled but the credit was not recorded; retry the same payment later`,
-      {
-        transaction: txHash,
-      },
+      { txHash },
     )
   }
   if (recorded === 'duplicate') return replayed(ctx, ref)

@@ -58,7 +58,7 @@ describe('Clade challenge-response', () => {
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ accepted: 1, lastSeq: 1 })
     const token = res.headers.get('x-clade-token')
-    expect(token).toMatch(/^[\w-]+\.[\w-]+$/)
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000')
 
     const auth = { authorization: `CladeToken ${token}` }

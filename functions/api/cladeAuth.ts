@@ -7,8 +7,9 @@ import { z } from 'zod'
 import { cladeChallengeSchema } from '../../core/clade/challenge.ts'
 import { CladeAuthError } from '../../core/clade/errors.ts'
 import type { CladeSecret } from '../../core/clade/secret.ts'
-import { issueCladeSessionToken, verifyCladeSessionToken, type CladeSession } from '../../core/clade/sessionToken.ts'
+import type { CladeSession, CladeSessionTokens } from '../../core/clade/sessionToken.ts'
 import { verifyCladeChallenge } from '../../core/clade/verify.ts'
+import { cladeSessionTokens } from '../../adapters/auth/cladeSessionTokens.ts'
 import { clientAddress } from './clientAddress.ts'
 import type { ApiDeps } from './deps.ts'
 import type { ApiEnv } from './env.ts'
@@ -19,7 +20,7 @@ export const cladeAuthHeaders = z.object({
   authorization: z
     .string()
     .regex(
-      /^(CladeChallenge 0x[0-9a-fA-F]{130}|CladeToken [A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/,
+      /^(CladeChallenge 0x[0-9a-fA-F]{130}|CladeToken [A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/,
       "must be 'CladeChallenge <65-byte hex signature>' or 'CladeToken <token>'",
     )
     .optional()
@@ -36,7 +37,7 @@ export async function chargeAnonymousClade(c: Context, deps: ApiDeps): Promise<R
   return charge(c, deps, 'clade-challenge', clientAddress(c, deps.config.trustedProxyHops), limitsOf(deps).cladeChallenge)
 }
 
-async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecret): Promise<CladeSession> {
+async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecret, tokens: CladeSessionTokens): Promise<CladeSession> {
   const headers = cladeAuthHeaders.safeParse({
     authorization: c.req.header('authorization'),
     'x-clade-challenge': c.req.header('x-clade-challenge'),
@@ -50,8 +51,7 @@ async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecr
     )
   const now = deps.clock.now()
   if (auth.startsWith('CladeToken ')) {
-    const session = verifyCladeSessionToken(secret, auth.slice('CladeToken '.length), now)
-    return session
+    return tokens.verify(auth.slice('CladeToken '.length), now)
   }
   const raw = headers.data['x-clade-challenge']
   if (raw === undefined) throw new CladeAuthError('CLADE_AUTH_REQUIRED', 'x-clade-challenge: is required with a CladeChallenge signature')
@@ -76,8 +76,7 @@ async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecr
     operators: deps.operators,
     nonces: deps.stores.nonces,
   })
-  const { token, session } = issueCladeSessionToken(
-    secret,
+  const { token, session } = await tokens.issue(
     { sub: verified.caller, aud: verified.target, op: verified.operator },
     now,
     deps.config.clade.sessionTtlSeconds,
@@ -90,17 +89,18 @@ async function authenticate(c: Context<ApiEnv>, deps: ApiDeps, secret: CladeSecr
 /**
  * Authenticates a sibling Golem. A CladeChallenge signature (signature recovery, registry reads, a nonce
  * write) is charged to the caller's IP before any of that work, so a flood of forged or unregistered
- * handshakes reaches the registry no more often than the budget allows. A CladeToken is an HMAC
+ * handshakes reaches the registry no more often than the budget allows. A CladeToken is a JWT (an HMAC)
  * checked in memory, cheaper than the counter write itself: it is checked first, a refusal is charged
  * to the IP's anonymous Clade budget, and a success to the caller's address at the authenticated limit.
  */
 export function cladeAuth(deps: ApiDeps, secret: CladeSecret): MiddlewareHandler<ApiEnv> {
+  const tokens = cladeSessionTokens(deps.config.clade.hmacSecret)
   return async (c, next) => {
     const handshake = c.req.header('authorization')?.startsWith('CladeChallenge ') === true
     if (handshake) await charge(c, deps, 'clade-handshake', clientAddress(c, deps.config.trustedProxyHops), limitsOf(deps).cladeHandshake)
     let session: CladeSession
     try {
-      session = await authenticate(c, deps, secret)
+      session = await authenticate(c, deps, secret, tokens)
     } catch (err) {
       // A handshake already paid; anything else (no credential, a bad token) pays now.
       if (!handshake) await chargeAnonymousClade(c, deps)

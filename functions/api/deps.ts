@@ -99,7 +99,7 @@ export type PhaseTransitionRecord = {
   /** The reset's stated reason; null for the Golem's own transitions. */
   reason: string | null
   blockNumber: bigint
-  transactionHash: Hex
+  txHash: Hex
   timestamp: number
 }
 
@@ -115,7 +115,7 @@ export type RedemptionRecord = {
   /** USD with 6 decimals when a Bardo USD enforcer valued it. */
   usd6: bigint | null
   blockNumber: bigint
-  transactionHash: Hex
+  txHash: Hex
   timestamp: number
 }
 

@@ -134,7 +134,7 @@ describe('IndexerClient', () => {
         kind: 'transition',
         reason: null,
         blockNumber: 12n,
-        transactionHash: tx('aa'),
+        txHash: tx('aa'),
         timestamp: 1_750_000_100,
       },
       {
@@ -144,7 +144,7 @@ describe('IndexerClient', () => {
         kind: 'reset',
         reason: 'fed',
         blockNumber: 20n,
-        transactionHash: tx('bb'),
+        txHash: tx('bb'),
         timestamp: 1_750_000_200,
       },
     ])
@@ -169,7 +169,7 @@ describe('IndexerClient', () => {
           ],
           usd6: 2_500_000n,
           blockNumber: 30n,
-          transactionHash: tx('cc'),
+          txHash: tx('cc'),
           timestamp: 1_750_000_300,
         },
       ],

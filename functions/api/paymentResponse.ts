@@ -44,7 +44,7 @@ export function answerPayment(outcome: PaymentOutcome, resource: ResourceInfo, p
       golemId: credit.golemId,
       credit: creditJson,
       payer: outcome.payer,
-      transaction: outcome.txHash,
+      txHash: outcome.txHash,
       network: settlement.network,
       reconciled: outcome.reconciled,
     }

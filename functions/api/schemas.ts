@@ -77,7 +77,7 @@ export const phasesResponse = z.object({
         kind: z.enum(['transition', 'reset']),
         reason: z.string().nullable().meta({ description: "the operator's reason for a reset" }),
         blockNumber: decimal,
-        transactionHash: hash,
+        txHash: hash,
         timestamp: unixSeconds,
       }),
     )
@@ -95,7 +95,7 @@ export const redemptionsResponse = z.object({
       transfers: z.array(z.object({ token: z.string().nullable().meta({ description: 'null for native value' }), amount: decimal })),
       usd6: decimal.nullable(),
       blockNumber: decimal,
-      transactionHash: hash,
+      txHash: hash,
       timestamp: unixSeconds,
     }),
   ),
@@ -152,7 +152,7 @@ export const paymentsResponse = z.object({
       amount: decimal.meta({ description: "the payment asset's atomic units (USDC: 6 decimals)" }),
       seconds: decimal.meta({ description: 'runway seconds credited' }),
       nonce: hash,
-      transactionHash: hash.nullable(),
+      txHash: hash.nullable(),
       creditedAt: z.number().int().nonnegative().meta({ description: 'unix milliseconds the credit was journaled' }),
     }),
   ),
@@ -325,7 +325,7 @@ export const onboardingGrantResponse = z.object({
   owner: z.string(),
   account: z.string(),
   grant_ends_at: unixSeconds,
-  transactions: z
-    .array(hash)
-    .meta({ description: "the operator's transactions: the account's deployment, the oracle registration, the key's first gas" }),
+  txHashes: z.array(hash).meta({
+    description: "the hashes of the operator's transactions: the account's deployment, the oracle registration, the key's first gas",
+  }),
 })

@@ -82,7 +82,7 @@ export const fakeHistoryService: GolemHistoryService = {
         kind: 'transition' as const,
         reason: null,
         blockNumber: 120n,
-        transactionHash: `0x${'ab'.repeat(32)}` as const,
+        txHash: `0x${'ab'.repeat(32)}` as const,
         timestamp: 1_750_000_000,
       },
     ]
@@ -97,7 +97,7 @@ export const fakeHistoryService: GolemHistoryService = {
         transfers: [{ token: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, amount: 1_000_000n }],
         usd6: 1_000_000n,
         blockNumber: 121n,
-        transactionHash: `0x${'ef'.repeat(32)}` as const,
+        txHash: `0x${'ef'.repeat(32)}` as const,
         timestamp: 1_750_000_100,
       },
     ]

@@ -5,8 +5,8 @@ import type { Address } from 'viem'
 export function newGolemRow(address: Address, blockNumber: bigint) {
   return {
     address,
-    // A key's own address is its Golem id until a rotation says it continues an older Golem.
-    golemId: address,
+    // A key is its own first key until a rotation says it continues an older Golem.
+    firstKey: address,
     registered: false,
     dead: false,
     phase: 0,

@@ -41,7 +41,7 @@ function contextsOf(tx: ActionEvent['transaction']): { context: RedeemedContext;
 export async function recordActions(
   context: Context,
   event: ActionEvent,
-  who: { hash: Hex; delegation: DelegationStruct; redeemer: Address; golemId: Address },
+  who: { hash: Hex; delegation: DelegationStruct; redeemer: Address; firstKey: Address },
 ) {
   // The runway's and the gas allowance's own delegations (most redemptions) need no decoding.
   if (!isActionChain([who.delegation], periodEnforcers)) return
@@ -84,7 +84,7 @@ export async function recordActions(
         .values({
           id: `${event.transaction.hash}-${redeemed.index}-${callIndex}`,
           golem: who.redeemer,
-          golemId: who.golemId,
+          firstKey: who.firstKey,
           kind: action.kind,
           selector: action.selector,
           target: execution.target.toLowerCase() as Hex,

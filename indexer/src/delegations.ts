@@ -7,7 +7,7 @@ import { settings } from '../ponder.config.ts'
 import { createDelegationHasher, type DelegationStruct } from '../lib/delegationHash.ts'
 import { bardoEnforcerSet, hasBardoCaveat } from '../lib/relevance.ts'
 import { UNCONFIGURED } from '../lib/settings.ts'
-import { golemIdOf } from './golemId.ts'
+import { firstKeyOf } from './firstKey.ts'
 import { recordActions } from './actions.ts'
 import { recordCouncilRedemption } from './council.ts'
 import { recordSpend } from './spendWrites.ts'
@@ -24,17 +24,17 @@ async function isRelevant(context: Context, d: DelegationStruct, hash: Hex, rede
   return (await context.db.find(delegation, { hash })) !== null
 }
 
-/** The Golem a delegation grants to: its delegate's Golem id when the delegate is a known Golem key. */
+/** The Golem a delegation grants to: its delegate's first key when the delegate is a known Golem key. */
 async function grantee(context: Context, delegate: Address): Promise<Address | null> {
-  return (await context.db.find(golem, { address: delegate }))?.golemId ?? null
+  return (await context.db.find(golem, { address: delegate }))?.firstKey ?? null
 }
 
-function delegationRow(d: DelegationStruct, hash: Hex, blockNumber: bigint, golemId: Address | null) {
+function delegationRow(d: DelegationStruct, hash: Hex, blockNumber: bigint, firstKey: Address | null) {
   return {
     hash,
     delegator: d.delegator,
     delegate: d.delegate,
-    golemId,
+    firstKey,
     authority: d.authority,
     salt: d.salt,
     caveats: d.caveats.map((c) => ({ enforcer: c.enforcer, terms: c.terms, args: c.args })),
@@ -61,12 +61,12 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
       lastRedeemedBlock: event.block.number,
     })
     .onConflictDoUpdate((row) => ({ redemptionCount: row.redemptionCount + 1, lastRedeemedBlock: event.block.number }))
-  const golemId = await golemIdOf(context, redeemer)
+  const firstKey = await firstKeyOf(context, redeemer)
   await context.db.insert(redemption).values({
     id: `${event.transaction.hash}-${event.log.logIndex}`,
     rootDelegator,
     redeemer,
-    golemId,
+    firstKey,
     delegationHash: hash,
     delegator: d.delegator,
     delegate: d.delegate,
@@ -75,8 +75,8 @@ ponder.on('DelegationManager:RedeemedDelegation', async ({ event, context }) => 
     txHash: event.transaction.hash,
     logIndex: event.log.logIndex,
   })
-  for (const item of items) await recordSpend(context, event, { redeemer, golemId }, item)
-  await recordActions(context, event, { hash, delegation: d, redeemer, golemId })
+  for (const item of items) await recordSpend(context, event, { redeemer, firstKey }, item)
+  await recordActions(context, event, { hash, delegation: d, redeemer, firstKey })
 })
 
 async function statusChanged(

@@ -3,7 +3,7 @@ import { ponder, type Context } from 'ponder:registry'
 import { dreamCycle, golem, golemDeath, phaseTransition } from 'ponder:schema'
 import type { Address } from 'viem'
 import { newGolemRow } from '../lib/golemRow.ts'
-import { golemIdOf } from './golemId.ts'
+import { firstKeyOf } from './firstKey.ts'
 
 type GolemPatch = Partial<typeof golem.$inferInsert>
 
@@ -44,7 +44,7 @@ ponder.on('VitalityOracle:PhaseTransition', async ({ event, context }) => {
   await context.db.insert(phaseTransition).values({
     id: `${event.transaction.hash}-${event.log.logIndex}`,
     golem: address,
-    golemId: await golemIdOf(context, address),
+    firstKey: await firstKeyOf(context, address),
     kind: 'transition',
     fromPhase,
     toPhase,
@@ -66,7 +66,7 @@ ponder.on('VitalityOracle:PhaseReset', async ({ event, context }) => {
   await context.db.insert(phaseTransition).values({
     id: `${event.transaction.hash}-${event.log.logIndex}`,
     golem: address,
-    golemId: await golemIdOf(context, address),
+    firstKey: await firstKeyOf(context, address),
     kind: 'reset',
     fromPhase,
     toPhase,
@@ -83,7 +83,7 @@ ponder.on('VitalityOracle:PhaseReset', async ({ event, context }) => {
     .onConflictDoUpdate((row) => ({ phase: toPhase, transitionCount: row.transitionCount + 1, updatedBlock: event.block.number }))
 })
 
-// The new key inherits the old key's state and its Golem id (one identity across rotations); the old key
+// The new key inherits the old key's state and its first key (one identity across rotations); the old key
 // is dead for good (keys are single-life).
 ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
   const { from, to } = event.args
@@ -97,14 +97,14 @@ ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
       registrar: previous?.registrar ?? null,
       registeredAt: previous?.registeredAt ?? event.block.timestamp,
       registeredBlock: previous?.registeredBlock ?? event.block.number,
-      golemId: inherited.golemId,
+      firstKey: inherited.firstKey,
       phase: inherited.phase,
       survivalScore: inherited.survivalScore,
       rotatedFrom: from,
     })
     .onConflictDoUpdate({
       registered: true,
-      golemId: inherited.golemId,
+      firstKey: inherited.firstKey,
       phase: inherited.phase,
       survivalScore: inherited.survivalScore,
       rotatedFrom: from,
@@ -121,11 +121,11 @@ ponder.on('VitalityOracle:GolemKeyRotated', async ({ event, context }) => {
   await upsertGolem(context, from, event.block.number, retired)
 })
 
-// Deregistration is the Golem's death (a rotation retires a key without one): one record per Golem id.
+// Deregistration is the Golem's death (a rotation retires a key without one): one record per first key.
 ponder.on('VitalityOracle:GolemDeregistered', async ({ event, context }) => {
   const { golem: address, finalPhase } = event.args
-  const golemId = await golemIdOf(context, address)
-  const bornAt = (await context.db.find(golem, { address: golemId }))?.registeredAt ?? null
+  const firstKey = await firstKeyOf(context, address)
+  const bornAt = (await context.db.find(golem, { address: firstKey }))?.registeredAt ?? null
   const record = {
     key: address,
     finalPhase,
@@ -137,7 +137,7 @@ ponder.on('VitalityOracle:GolemDeregistered', async ({ event, context }) => {
   }
   await context.db
     .insert(golemDeath)
-    .values({ golemId, ...record })
+    .values({ firstKey, ...record })
     .onConflictDoUpdate(record)
   const death = {
     registered: false,

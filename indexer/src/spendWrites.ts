@@ -72,10 +72,10 @@ export async function nullWhenReverted<T>(read: () => Promise<T>): Promise<T | n
 export async function recordSpend(
   context: Context,
   event: EventInfo,
-  who: { redeemer: Address; golemId: Address },
+  who: { redeemer: Address; firstKey: Address },
   item: PendingSpendItem,
 ) {
-  const { redeemer, golemId } = who
+  const { redeemer, firstKey } = who
   const enforcer = item.enforcer as Hex
   const delegationHash = item.delegationHash as Hex
   const periodStart = BigInt(item.periodStart)
@@ -105,7 +105,7 @@ export async function recordSpend(
   await context.db.insert(spendEvent).values({
     id: `${event.transaction.hash}-${item.logIndex}`,
     golem: redeemer,
-    golemId,
+    firstKey,
     source: item.source,
     enforcer,
     delegationHash,
@@ -127,7 +127,7 @@ export async function recordSpend(
     .insert(golemSpend)
     .values({
       golem: redeemer,
-      golemId,
+      firstKey,
       source: item.source,
       asset: item.asset,
       periodStart,

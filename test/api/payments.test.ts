@@ -18,7 +18,7 @@ async function pay(app: ReturnType<ApiStack['app']>, path: '/api/v1/extend' | '/
   const header = await payWithX402Client(payer, requirementsOf(await postJson(app, path, body)), `http://localhost${path}`)
   const res = await postJson(app, path, body, { 'payment-signature': header })
   expect(res.status).toBe(200)
-  return { payer, paid: (await res.json()) as { transaction: string } }
+  return { payer, paid: (await res.json()) as { txHash: string } }
 }
 
 describe('payments', () => {
@@ -39,7 +39,7 @@ describe('payments', () => {
         amount: '5000000',
         seconds: '36000',
         nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
-        transactionHash: feed.paid.transaction,
+        txHash: feed.paid.txHash,
         creditedAt: expect.any(Number),
       },
       {
@@ -48,7 +48,7 @@ describe('payments', () => {
         amount: '1000000',
         seconds: '7200',
         nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
-        transactionHash: extend.paid.transaction,
+        txHash: extend.paid.txHash,
         creditedAt: expect.any(Number),
       },
     ])

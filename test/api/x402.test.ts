@@ -26,7 +26,7 @@ type Paid = {
   golemId: string
   credit: { kind: string; amount: string; seconds?: string }
   payer: string
-  transaction: string
+  txHash: string
   profile: { applied: boolean; runwayEndsAt: string; seconds?: string; reason?: string }
 }
 
@@ -67,7 +67,7 @@ describe('x402 extend and feed through the API on anvil', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as Paid
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
-    expect(settlement).toMatchObject({ success: true, payer: payer.address, transaction: body.transaction })
+    expect(settlement).toMatchObject({ success: true, payer: payer.address, transaction: body.txHash })
     expect(res.headers.get('x-ratelimit-limit')).not.toBeNull()
     expect(body).toMatchObject({
       golemId: 'atlas',
@@ -76,7 +76,7 @@ describe('x402 extend and feed through the API on anvil', () => {
     })
 
     // The settlement key sent it and paid the gas; the operator received the USDC.
-    const receipt = await stack.devnet.publicClient.getTransactionReceipt({ hash: body.transaction as `0x${string}` })
+    const receipt = await stack.devnet.publicClient.getTransactionReceipt({ hash: body.txHash as `0x${string}` })
     expect(receipt.from.toLowerCase()).toBe(stack.settlement.address.toLowerCase())
     expect(await stack.usdcBalance(stack.operator)).toBe(operatorBefore + 1_000_000n)
     expect(await stack.usdcBalance(payer.address)).toBe(100_000_000n - 1_000_000n)

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { verifyMessage, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { withClaims } from '../../adapters/auth/testing.ts'
 import { InMemoryStore } from '../../adapters/store/index.ts'
 import { ACCESS_TOKEN_TTL_SECONDS, deviceConfirmMessage, normalizeUserCode } from '../../core/auth/deviceCode.ts'
 import { MemoryNonceStore, MemoryRateLimitCounterStore, MemorySnapTokenStore } from '../support/memoryPorts.ts'
@@ -195,7 +196,7 @@ describe('refusals', () => {
     const last = accessToken.at(-1) === 'A' ? 'B' : 'A'
     const altered = accessToken.slice(0, -1) + last
     // Another owner's address under the same MAC is a forgery too.
-    const swapped = accessToken.replace(owner.address.slice(2).toLowerCase(), stranger.address.slice(2).toLowerCase())
+    const swapped = withClaims(accessToken, (c) => ({ ...c, sub: stranger.address }))
     for (const token of [altered, swapped, refreshToken, 'bardo_at_garbage']) {
       const r = await ctx.app.request(`${API}/api/v1/auth/session`, { headers: { authorization: `Bearer ${token}` } })
       expect(r.status, token).toBe(401)

@@ -85,9 +85,9 @@ describe('npm start', () => {
     const redemption = await waitFor('the first redemption', async () => {
       const res = await get(`${api}/api/v1/golems/demo/redemptions`)
       if (res.status !== 200) return undefined
-      return ((await res.json()) as { redemptions: { transactionHash: Hex }[] }).redemptions[0]
+      return ((await res.json()) as { redemptions: { txHash: Hex }[] }).redemptions[0]
     })
-    expect(redemption.transactionHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(redemption.txHash).toMatch(/^0x[0-9a-f]{64}$/)
     const phase = await waitFor('the first phase change', async () => {
       const res = await get(`${api}/api/v1/golems/demo/phases`)
       if (res.status !== 200) return undefined
@@ -106,11 +106,11 @@ describe('npm start', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          query: '{ spendEvents(where: { source: "erc20-period" }, limit: 1) { items { source amount usd6 golemId } } }',
+          query: '{ spendEvents(where: { source: "erc20-period" }, limit: 1) { items { source amount usd6 firstKey } } }',
         }),
       })
       const body = (await res.json()) as {
-        data?: { spendEvents: { items: { source: string; amount: string; usd6: string | null; golemId: string }[] } }
+        data?: { spendEvents: { items: { source: string; amount: string; usd6: string | null; firstKey: string }[] } }
       }
       return body.data?.spendEvents.items[0]
     })
@@ -120,12 +120,12 @@ describe('npm start', () => {
       const res = await fetch(`${graphql}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ spendEvents(where: { source: "daily-spend-limit" }, limit: 1) { items { usd6 golemId } } }' }),
+        body: JSON.stringify({ query: '{ spendEvents(where: { source: "daily-spend-limit" }, limit: 1) { items { usd6 firstKey } } }' }),
       })
-      const body = (await res.json()) as { data?: { spendEvents: { items: { usd6: string | null; golemId: string }[] } } }
+      const body = (await res.json()) as { data?: { spendEvents: { items: { usd6: string | null; firstKey: string }[] } } }
       return body.data?.spendEvents.items[0]
     })
-    expect(approval).toMatchObject({ usd6: '1000000', golemId: spend.golemId })
+    expect(approval).toMatchObject({ usd6: '1000000', firstKey: spend.firstKey })
 
     const readKey = /read key\s+(bardo_read_[A-Za-z0-9_-]+)/.exec(output)?.[1]
     expect(readKey).toBeDefined()

@@ -155,9 +155,9 @@ describe('an owner with a separate smart account onboards a Golem from the walle
 
   it('the whole grant: the account is deployed, the key registered and given its first gas, the Golem recorded with its action grant', async () => {
     const res = await post('/api/v1/onboarding/swapper/grant', { signatures: await signAll(wallet, d) })
-    const body = (await res.json()) as { golemKey: string; transactions: Hex[]; account: string }
+    const body = (await res.json()) as { golemKey: string; txHashes: Hex[]; account: string }
     expect(res.status, JSON.stringify(body)).toBe(201)
-    expect(body.transactions).toHaveLength(3)
+    expect(body.txHashes).toHaveLength(3)
     expect(await env.client.getCode({ address: d.account })).toMatch(/^0x.+/)
     const record = (await env.store.getGolem('swapper'))!
     expect(record.owner.toLowerCase()).toBe(d.account.toLowerCase())

@@ -10,7 +10,7 @@ import { signTypedData, type Eip1193Provider } from './wallet.ts'
 
 export type Wallet = { provider: Eip1193Provider; address: `0x${string}` }
 
-export type Revoked = { transactionHash: string; grants: number }
+export type Revoked = { txHash: string; grants: number }
 
 /**
  * The owner's one act: every grant the owner signed for these Golems, disabled in one user operation
@@ -19,9 +19,9 @@ export type Revoked = { transactionHash: string; grants: number }
 export async function revoke(wallet: Wallet, golemIds: readonly string[]): Promise<Revoked> {
   const draft = await postJson<Draft<{ userOperation: unknown; grants: unknown[] }>>('/local/revoke-draft', { golems: golemIds })
   const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
-  const relayed = await postJson<{ transactionHash: string }>('/local/relay', { userOperation: draft.userOperation, signature })
+  const relayed = await postJson<{ txHash: string }>('/local/relay', { userOperation: draft.userOperation, signature })
   for (const id of golemIds) await postJson(`/api/v1/golems/${encodeURIComponent(id)}/revocation`)
-  return { transactionHash: relayed.transactionHash, grants: draft.grants.length }
+  return { txHash: relayed.txHash, grants: draft.grants.length }
 }
 
 /**
@@ -45,7 +45,7 @@ export async function renew(wallet: Wallet, golemId: string): Promise<{ delegati
   }
 }
 
-export type Adjusted = { delegationHash: string; periodAmount: string; periodStart: number; grant_ends_at: number; transactionHash: string }
+export type Adjusted = { delegationHash: string; periodAmount: string; periodStart: number; grant_ends_at: number; txHash: string }
 
 /**
  * The owner lowers the period amount or ends the grant earlier without revoking it: the narrower grant is
@@ -59,7 +59,7 @@ export async function adjust(wallet: Wallet, golemId: string, change: { periodAm
       Draft<{ delegation: Record<string, unknown>; disable: Draft<{ userOperation: unknown; grants: string[] }> }>
     >(`/local/golems/${id}/adjustment-draft`, change)
     const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
-    let adjusted: Omit<Adjusted, 'transactionHash'>
+    let adjusted: Omit<Adjusted, 'txHash'>
     try {
       adjusted = await postJson(`/api/v1/golems/${id}/adjustment`, { delegation: { ...draft.delegation, signature } })
     } catch (error) {
@@ -71,11 +71,11 @@ export async function adjust(wallet: Wallet, golemId: string, change: { periodAm
       continue
     }
     const disabling = await signTypedData(wallet.provider, wallet.address, draft.disable.typedData)
-    const relayed = await postJson<{ transactionHash: string }>('/local/relay', {
+    const relayed = await postJson<{ txHash: string }>('/local/relay', {
       userOperation: draft.disable.userOperation,
       signature: disabling,
     })
-    return { ...adjusted, transactionHash: relayed.transactionHash }
+    return { ...adjusted, txHash: relayed.txHash }
   }
 }
 

@@ -120,30 +120,30 @@ async function graphql<T>(query: string, variables: Record<string, unknown>): Pr
 /** How many of the newest actions one poll reads. */
 export const ACTIONS_READ = 50
 
-// A key's Golem id (its first key's address) never changes, so it is asked for once per key.
-const golemIds = new Map<string, string>()
+// A key's Golem is named in the indexer by its first key, which never changes, so it is asked for once per key.
+const firstKeys = new Map<string, string>()
 
 /**
  * The Golem's actions of the last 7 days from the indexer's GraphQL (the API has no actions route), by
- * its stable id so a rotation keeps the history; empty when the indexer is not there or not caught up.
+ * its first key so a rotation keeps the history; empty when the indexer is not there or not caught up.
  */
 export async function loadActions(key: string, since: number): Promise<Action[]> {
   const address = key.toLowerCase()
-  let golemId = golemIds.get(address)
-  if (golemId === undefined) {
-    const found = await graphql<{ golem: { golemId: string } | null }>('query($a: String!) { golem(address: $a) { golemId } }', {
+  let firstKey = firstKeys.get(address)
+  if (firstKey === undefined) {
+    const found = await graphql<{ golem: { firstKey: string } | null }>('query($a: String!) { golem(address: $a) { firstKey } }', {
       a: address,
     })
-    golemId = found.golem?.golemId ?? address
-    if (found.golem !== null) golemIds.set(address, golemId)
+    firstKey = found.golem?.firstKey ?? address
+    if (found.golem !== null) firstKeys.set(address, firstKey)
   }
   const data = await graphql<{ golemActions: { items: Action[] } }>(
-    `query($id: String!, $since: BigInt!, $limit: Int!) {
-      golemActions(where: { golemId: $id, timestamp_gte: $since }, orderBy: "timestamp", orderDirection: "desc", limit: $limit) {
+    `query($key: String!, $since: BigInt!, $limit: Int!) {
+      golemActions(where: { firstKey: $key, timestamp_gte: $since }, orderBy: "timestamp", orderDirection: "desc", limit: $limit) {
         items { kind target counterparty tokens amounts usd6 caveats timestamp txHash }
       }
     }`,
-    { id: golemId, since: String(since), limit: ACTIONS_READ },
+    { key: firstKey, since: String(since), limit: ACTIONS_READ },
   )
   return data.golemActions.items
 }

@@ -176,7 +176,7 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
             <td>${when(r.timestamp)}</td>
             <td>${r.transfers.map((t) => (t.token ? usdc(t.amount) : `${formatUnits(BigInt(t.amount), 18)} ETH`)).join(', ')}</td>
             <td>${r.usd6 === null ? '' : `$${formatUnits(BigInt(r.usd6), 6)}`}</td>
-            <td><code>${short(r.transactionHash)}</code></td>
+            <td><code>${short(r.txHash)}</code></td>
           </tr>`,
         )}
       </tbody>
@@ -296,7 +296,7 @@ function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
   </section>`
 }
 
-const revokedLine = (r: Revoked) => `${r.grants} grant(s) disabled in ${r.transactionHash}`
+const revokedLine = (r: Revoked) => `${r.grants} grant(s) disabled in ${r.txHash}`
 
 /**
  * The Snap's "Revoke all" hands the owner here with `?revoke=<ids>`: one confirmation, one user operation
@@ -344,7 +344,7 @@ function AdjustForm({
     if (amount.trim() !== '') change.periodAmount = parseUnits(amount.trim(), 6).toString()
     if (hours.trim() !== '') change.endsAt = Math.floor(Date.now() / 1000 + Number(hours) * 3600)
     const r = await adjust(wallet!, golem.id, change)
-    return `${usdc(r.periodAmount)} per period from ${when(r.periodStart)} until ${when(r.grant_ends_at)}; the old grant was disabled in ${r.transactionHash}`
+    return `${usdc(r.periodAmount)} per period from ${when(r.periodStart)} until ${when(r.grant_ends_at)}; the old grant was disabled in ${r.txHash}`
   })
   return html`<fieldset id="adjust-grant" disabled=${disabled}>
     <legend>Adjust the grant (lower or shorten, without revoking)</legend>

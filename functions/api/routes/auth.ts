@@ -8,16 +8,11 @@ import { cors } from 'hono/cors'
 import { getAddress, type Address, type Hex } from 'viem'
 import {
   ACCESS_TOKEN_TTL_SECONDS,
-  AuthSecret,
-  checkSignedToken,
   DEVICE_CODE_TTL_SECONDS,
   deviceConfirmMessage,
   devicePollOutcome,
   formatUserCode,
   isAccessTokenShaped,
-  issueDeviceCode,
-  issueSignedToken,
-  readDeviceCode,
   normalizeUserCode,
   POLL_INTERVAL_SECONDS,
   REFRESH_TOKEN_TTL_SECONDS,
@@ -26,6 +21,7 @@ import {
   type DevicePollState,
 } from '../../../core/auth/deviceCode.ts'
 import type { DeviceAuthStore } from '../../../core/auth/deviceStore.ts'
+import { deviceAuthTokens } from '../../../adapters/auth/deviceTokens.ts'
 import { RETRY, retry } from '../../../core/retry.ts'
 import { contended } from '../../../core/store/errors.ts'
 import type { ApiDeps, BearerVerifier } from '../deps.ts'
@@ -69,8 +65,8 @@ export const deviceConfirmResponse = z.object({ owner: z.string(), userCode: z.s
 export const tokenRequest = z.discriminatedUnion(
   'grant_type',
   [
-    z.strictObject({ grant_type: z.literal(DEVICE_GRANT_TYPE), device_code: z.string().max(200, 'must be at most 200 characters') }),
-    z.strictObject({ grant_type: z.literal('refresh_token'), refresh_token: z.string().max(200, 'must be at most 200 characters') }),
+    z.strictObject({ grant_type: z.literal(DEVICE_GRANT_TYPE), device_code: z.string().max(400, 'must be at most 400 characters') }),
+    z.strictObject({ grant_type: z.literal('refresh_token'), refresh_token: z.string().max(400, 'must be at most 400 characters') }),
   ],
   { error: `must be '${DEVICE_GRANT_TYPE}' or 'refresh_token'` },
 )
@@ -123,11 +119,11 @@ function oauthResponse(c: Context, err: OAuthError) {
 
 /** The API's own access tokens first, then whatever other verifier the deployment wires (Portal users). */
 export function accessTokenBearer(deps: ApiDeps): BearerVerifier {
-  const secret = new AuthSecret(deps.config.clade.hmacSecret)
+  const tokens = deviceAuthTokens(deps.config.clade.hmacSecret)
   return {
     async verifyBearer(token) {
       if (!isAccessTokenShaped(token)) return deps.bearer?.verifyBearer(token)
-      const check = checkSignedToken(secret, 'at', token, deps.clock.now())
+      const check = await tokens.checkToken('at', token, deps.clock.now())
       return check.ok ? { subject: `owner:${check.owner}` } : undefined
     },
   }
@@ -199,7 +195,7 @@ const sessionRoute = createRoute({
 })
 
 export function authRoutes(deps: ApiDeps) {
-  const secret = new AuthSecret(deps.config.clade.hmacSecret)
+  const tokens = deviceAuthTokens(deps.config.clade.hmacSecret)
   const nowSeconds = () => Math.floor(deps.clock.now() / 1000)
   const store = (): DeviceAuthStore => {
     if (!deps.stores.deviceAuth) throw new ApiError('NOT_IMPLEMENTED', 'auth: this API has no store for device-code sign-in')
@@ -225,7 +221,7 @@ export function authRoutes(deps: ApiDeps) {
   }
 
   async function pollState(s: DeviceAuthStore, deviceCode: string): Promise<DevicePollState> {
-    const code = readDeviceCode(secret, deviceCode)
+    const code = await tokens.readDeviceCode(deviceCode)
     if (!code) return { kind: 'forged' }
     const now = nowSeconds()
     if (now >= code.expiresAt) return { kind: 'expired' }
@@ -247,7 +243,7 @@ export function authRoutes(deps: ApiDeps) {
 
   async function refresh(refreshToken: string): Promise<Address> {
     const s = store()
-    const check = checkSignedToken(secret, 'rt', refreshToken, deps.clock.now())
+    const check = await tokens.checkToken('rt', refreshToken, deps.clock.now())
     if (!check.ok) {
       throw new OAuthError(
         'invalid_grant',
@@ -266,7 +262,7 @@ export function authRoutes(deps: ApiDeps) {
       const now = nowSeconds()
       // A clash with a live user code is rare (20^8 codes); a few more draws make it vanishingly so.
       return retry({ attempts: 5, exhausted: contended('openUserCode') }, async () => {
-        const grant = issueDeviceCode(secret, deps.clock.now())
+        const grant = await tokens.issueDeviceCode(deps.clock.now())
         if (!(await s.openUserCode({ userCode: grant.userCode, device: grant.id, expiresAt: grant.expiresAt, now }))) return RETRY
         const uri = deps.config.deviceVerificationUri ?? new URL('/device', c.req.url).toString()
         const shown = formatUserCode(grant.userCode)
@@ -317,8 +313,8 @@ export function authRoutes(deps: ApiDeps) {
       const body = c.req.valid('json')
       try {
         const owner = body.grant_type === 'refresh_token' ? await refresh(body.refresh_token) : await poll(body.device_code)
-        const access = issueSignedToken(secret, 'at', owner, deps.clock.now())
-        const next = issueSignedToken(secret, 'rt', owner, deps.clock.now())
+        const access = await tokens.issueToken('at', owner, deps.clock.now())
+        const next = await tokens.issueToken('rt', owner, deps.clock.now())
         c.header('Cache-Control', 'no-store')
         return c.json(
           {
@@ -336,9 +332,9 @@ export function authRoutes(deps: ApiDeps) {
         throw err
       }
     })
-    .openapi(sessionRoute, (c) => {
+    .openapi(sessionRoute, async (c) => {
       const token = c.req.header('authorization')?.slice('Bearer '.length) ?? ''
-      const check = isAccessTokenShaped(token) ? checkSignedToken(secret, 'at', token, deps.clock.now()) : undefined
+      const check = isAccessTokenShaped(token) ? await tokens.checkToken('at', token, deps.clock.now()) : undefined
       // The tier middleware already verified the token; this reads its fields for the answer.
       if (!check?.ok) throw new ApiError('AUTH_REQUIRED', 'authorization: must be a Bearer access token from /api/v1/auth/token')
       return c.json({ owner: check.owner, expiresAt: check.expiresAt }, 200)

@@ -165,7 +165,7 @@ export const golemRoutes = (deps: ApiDeps) =>
             amount: p.amount.toString(),
             seconds: p.seconds.toString(),
             nonce: p.nonce,
-            transactionHash: p.txHash,
+            txHash: p.txHash,
             creditedAt: p.creditedAt,
           })),
           nextCursor: credits.nextCursor,

@@ -134,7 +134,7 @@ export const onboardingRoutes = (deps: ApiDeps) => {
           owner: registered.owner,
           account: registered.account,
           grant_ends_at: Number(registered.expiresAt),
-          transactions: registered.transactions,
+          txHashes: registered.txHashes,
         },
         201,
       )

@@ -40,17 +40,17 @@ export const routes = new Hono()
 routes.onError((error, c) => errorResponse(c, error))
 
 /**
- * The Golem a key belongs to: its stable id (its first key's address) and every key of its life, newest
+ * The Golem a key belongs to: its first key (stable across rotations) and every key of its life, newest
  * first, so a dashboard that asks with any key, old or current, gets the whole life across rotations.
  */
-async function identity(address: Address): Promise<{ golemId: Address; keys: Address[] }> {
-  const row = (await db.select({ golemId: golem.golemId }).from(golem).where(eq(golem.address, address)))[0]
-  const golemId = (row?.golemId ?? address) as Address
+async function identity(address: Address): Promise<{ firstKey: Address; keys: Address[] }> {
+  const row = (await db.select({ firstKey: golem.firstKey }).from(golem).where(eq(golem.address, address)))[0]
+  const firstKey = (row?.firstKey ?? address) as Address
   const rows = await db
     .select({ address: golem.address, rotatedFrom: golem.rotatedFrom, rotatedTo: golem.rotatedTo })
     .from(golem)
-    .where(eq(golem.golemId, golemId))
-  return { golemId, keys: rows.length === 0 ? [address] : newestFirst(rows) }
+    .where(eq(golem.firstKey, firstKey))
+  return { firstKey, keys: rows.length === 0 ? [address] : newestFirst(rows) }
 }
 
 /** Orders a Golem's keys from the current one back along its rotations. */
@@ -96,10 +96,10 @@ routes.get('/golems/:address', async (c) => {
   const address = addressParam(c.req.param('address'), 'address')
   const row = (await db.select().from(golem).where(eq(golem.address, address)))[0]
   if (row === undefined) return c.json({ code: 'GOLEM_NOT_FOUND', message: `address: no Golem ${address} indexed` }, 404)
-  const { golemId, keys } = await identity(address)
+  const { firstKey, keys } = await identity(address)
   const current = keys[0] === address ? row : (await db.select().from(golem).where(eq(golem.address, keys[0]!)))[0]
-  const death = (await db.select().from(golemDeath).where(eq(golemDeath.golemId, golemId)))[0] ?? null
-  return json(c, { golem: row, golemId, lineage: keys, current, death })
+  const death = (await db.select().from(golemDeath).where(eq(golemDeath.firstKey, firstKey)))[0] ?? null
+  return json(c, { golem: row, firstKey, lineage: keys, current, death })
 })
 
 // Phase history of the whole Golem across its key rotations (unless ?lineage=false); oldest first, ?order=desc for newest first.
@@ -109,7 +109,7 @@ routes.get('/golems/:address/phases', async (c) => {
   const cursor = cursorParam(c.req.query('cursor'))
   const order = c.req.query('order') ?? 'asc'
   if (order !== 'asc' && order !== 'desc') throw new BadParam('order', 'must be asc or desc')
-  const { golemId, keys } = c.req.query('lineage') === 'false' ? { golemId: undefined, keys: [address] } : await identity(address)
+  const { firstKey, keys } = c.req.query('lineage') === 'false' ? { firstKey: undefined, keys: [address] } : await identity(address)
   const beyond = order === 'asc' ? gt : lt
   const sort = order === 'asc' ? asc : desc
   const rows = await db
@@ -117,7 +117,7 @@ routes.get('/golems/:address/phases', async (c) => {
     .from(phaseTransition)
     .where(
       and(
-        golemId === undefined ? eq(phaseTransition.golem, address) : eq(phaseTransition.golemId, golemId),
+        firstKey === undefined ? eq(phaseTransition.golem, address) : eq(phaseTransition.firstKey, firstKey),
         cursor === undefined
           ? undefined
           : or(
@@ -128,7 +128,7 @@ routes.get('/golems/:address/phases', async (c) => {
     )
     .orderBy(sort(phaseTransition.blockNumber), sort(phaseTransition.logIndex))
     .limit(limit + 1)
-  return json(c, { golem: address, golemId: golemId ?? address, keys, ...page(rows, limit, (r) => r) })
+  return json(c, { golem: address, firstKey: firstKey ?? address, keys, ...page(rows, limit, (r) => r) })
 })
 
 routes.get('/golems/:address/dreams', async (c) => {
@@ -146,7 +146,7 @@ routes.get('/golems/:address/dreams', async (c) => {
 // Redemptions by every key of the Golem's life, one item per transaction, newest first.
 routes.get('/golems/:address/redemptions', async (c) => {
   const address = addressParam(c.req.param('address'), 'address')
-  const { golemId, keys } = await identity(address)
+  const { firstKey, keys } = await identity(address)
   const limit = limitParam(c.req.query('limit'))
   const before = cursorParam(c.req.query('cursor'))
   const firstLog = min(redemption.logIndex)
@@ -170,7 +170,7 @@ routes.get('/golems/:address/redemptions', async (c) => {
     .limit(limit + 1)
   const { items: pageTxs, nextCursor } = page(txs, limit, (t) => ({ blockNumber: t.blockNumber, logIndex: t.firstLog ?? 0 }))
   const hashes = pageTxs.map((t) => t.txHash)
-  if (hashes.length === 0) return json(c, { golem: address, golemId, keys, items: [], nextCursor })
+  if (hashes.length === 0) return json(c, { golem: address, firstKey, keys, items: [], nextCursor })
   const [rows, spends] = await Promise.all([
     db
       .select()
@@ -184,13 +184,13 @@ routes.get('/golems/:address/redemptions', async (c) => {
   const grouped = groupRedemptions(rows, spends)
   const order = new Map<string, number>(hashes.map((h, i) => [h, i]))
   grouped.sort((a, b) => order.get(a.txHash)! - order.get(b.txHash)!)
-  return json(c, { golem: address, golemId, keys, items: grouped, nextCursor })
+  return json(c, { golem: address, firstKey, keys, items: grouped, nextCursor })
 })
 
 // The Golem's actions (swaps, deposits, approvals...) by every key of its life, newest first; ?sinceBlock bounds them.
 routes.get('/golems/:address/actions', async (c) => {
   const address = addressParam(c.req.param('address'), 'address')
-  const { golemId, keys } = await identity(address)
+  const { firstKey, keys } = await identity(address)
   const sinceBlock = blockParam(c.req.query('sinceBlock'), 'sinceBlock')
   const rows = await db
     .select()
@@ -198,13 +198,13 @@ routes.get('/golems/:address/actions', async (c) => {
     .where(and(inArray(golemAction.golem, keys), sinceBlock === undefined ? undefined : gte(golemAction.blockNumber, sinceBlock)))
     .orderBy(desc(golemAction.blockNumber), desc(golemAction.contextIndex), desc(golemAction.callIndex))
     .limit(limitParam(c.req.query('limit')))
-  return json(c, { golem: address, golemId, keys, items: rows })
+  return json(c, { golem: address, firstKey, keys, items: rows })
 })
 
 // Spend of the whole Golem by UTC day, source and asset, with USD6; ?from and ?to are YYYY-MM-DD (default: the last 30 days).
 routes.get('/golems/:address/spend/daily', async (c) => {
   const address = addressParam(c.req.param('address'), 'address')
-  const { golemId } = await identity(address)
+  const { firstKey } = await identity(address)
   const to = dayParam(c.req.query('to'), 'to', utcDay(BigInt(Math.floor(Date.now() / 1000))))
   const from = dayParam(c.req.query('from'), 'from', to - 29)
   if (from > to) throw new BadParam('from', 'must not be after to')
@@ -219,7 +219,7 @@ routes.get('/golems/:address/spend/daily', async (c) => {
       events: count(),
     })
     .from(spendEvent)
-    .where(and(eq(spendEvent.golemId, golemId), gte(spendEvent.day, from), lte(spendEvent.day, to)))
+    .where(and(eq(spendEvent.firstKey, firstKey), gte(spendEvent.day, from), lte(spendEvent.day, to)))
     .groupBy(spendEvent.day, spendEvent.source, spendEvent.asset)
     .orderBy(asc(spendEvent.day), asc(spendEvent.source), asc(spendEvent.asset))
   const items = rows.map((r) => ({
@@ -231,14 +231,14 @@ routes.get('/golems/:address/spend/daily', async (c) => {
     usd6: r.usd6,
     events: r.events,
   }))
-  return json(c, { golem: address, golemId, from: dayLabel(from), to: dayLabel(to), items })
+  return json(c, { golem: address, firstKey, from: dayLabel(from), to: dayLabel(to), items })
 })
 
 // Per-period totals of the whole Golem as the enforcers count them (UTC day, Replicant lifetime,
 // period-transfer window), summed over its keys, newest period first.
 routes.get('/golems/:address/spend/periods', async (c) => {
   const address = addressParam(c.req.param('address'), 'address')
-  const { golemId } = await identity(address)
+  const { firstKey } = await identity(address)
   const source = c.req.query('source')
   const asset = c.req.query('asset')
   const rows = await db
@@ -255,7 +255,7 @@ routes.get('/golems/:address/spend/periods', async (c) => {
     .from(golemSpend)
     .where(
       and(
-        eq(golemSpend.golemId, golemId),
+        eq(golemSpend.firstKey, firstKey),
         source === undefined ? undefined : eq(golemSpend.source, source as never),
         asset === undefined ? undefined : eq(golemSpend.asset, asset.toLowerCase()),
       ),
@@ -263,19 +263,19 @@ routes.get('/golems/:address/spend/periods', async (c) => {
     .groupBy(golemSpend.source, golemSpend.asset, golemSpend.periodStart)
     .orderBy(desc(golemSpend.periodStart), asc(golemSpend.source), asc(golemSpend.asset))
     .limit(limitParam(c.req.query('limit')))
-  const items = rows.map((r) => ({ ...r, golem: address, golemId, amount: r.amount ?? '0', eventCount: Number(r.eventCount ?? 0) }))
-  return json(c, { golem: address, golemId, items })
+  const items = rows.map((r) => ({ ...r, golem: address, firstKey, amount: r.amount ?? '0', eventCount: Number(r.eventCount ?? 0) }))
+  return json(c, { golem: address, firstKey, items })
 })
 
 // The Golem's grants across its keys, oldest first: the first grant, renewals, and which one is active.
 routes.get('/golems/:address/grants', async (c) => {
   const address = addressParam(c.req.param('address'), 'address')
-  const { golemId, keys } = await identity(address)
-  const rows = await db.select().from(delegation).where(eq(delegation.golemId, golemId))
-  return json(c, { golem: address, golemId, keys, items: grantTimeline(rows) })
+  const { firstKey, keys } = await identity(address)
+  const rows = await db.select().from(delegation).where(eq(delegation.firstKey, firstKey))
+  return json(c, { golem: address, firstKey, keys, items: grantTimeline(rows) })
 })
 
-// Deaths, newest first: one record per Golem id.
+// Deaths, newest first: one record per first key.
 routes.get('/deaths', async (c) => {
   const rows = await db
     .select()
