@@ -101,6 +101,8 @@ describe('dispatchHeartbeat', () => {
         baseFeePerGas: 12n,
         maxPriorityFeePerGas: 1_000_000n,
         dispatchedAt: 5,
+        // The shard's first page as the heartbeat listed it: the walk starts from it, never lists it again.
+        firstPages: [{ shard: w.shards[0], golemIds: expect.any(Array), cursor: null }],
       })
   })
 
@@ -109,7 +111,7 @@ describe('dispatchHeartbeat', () => {
     for (const w of failed.sent) expect(w.maxPriorityFeePerGas).toBeUndefined()
     expect(failed.sent[0]!.baseFeePerGas).toBe(12n)
     const legacy = await run(async () => 1n, null)
-    for (const w of legacy.sent) expect(Object.keys(w)).toEqual(['shards', 'blockNumber', 'timestamp', 'dispatchedAt'])
+    for (const w of legacy.sent) expect(Object.keys(w)).toEqual(['shards', 'firstPages', 'blockNumber', 'timestamp', 'dispatchedAt'])
   })
 
   it("lists each shard's first page at the block's time and packs the small shards: a fleet of 100 is one walk", async () => {
@@ -117,12 +119,17 @@ describe('dispatchHeartbeat', () => {
     const { sent, result } = await run(async () => 1n, 12n, store)
     expect(store.asked).toEqual([...Array(16).keys()].map((shard) => ({ now: 1_750_000_000_000, limit: 200, cursor: null, shard })))
     expect(sent.map((w) => w.shards)).toEqual([[...Array(16).keys()]])
+    expect(sent[0]!.firstPages!.map((p) => [p.shard, p.golemIds.length, p.cursor])).toEqual(
+      [7, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7].map((n, shard) => [shard, n, null]),
+    )
     expect(result).toMatchObject({ shards: 16, walks: 1 })
   })
 
   it('sends no walk for a shard with nothing due, and walks a shard whose list could not be read alone', async () => {
     const { sent, result } = await run(async () => 1n, 12n, dueList([0, 0, 5, 0, 0, 0, 300, 0, 0, 0, 0, 0, 0, 0, 0, 9], [11]))
     expect(sent.map((w) => w.shards)).toEqual([[6], [11], [2, 15]])
+    // The unreadable shard carries no first page: its walker lists it itself.
+    expect(sent.map((w) => w.firstPages!.map((p) => p.shard))).toEqual([[6], [], [2, 15]])
     expect(result.walks).toBe(3)
     const idle = await run(async () => 1n, 12n, dueList([]))
     expect(idle.sent).toEqual([])

@@ -10,6 +10,7 @@ import type { Store } from '../../core/store/index.ts'
 import { LocalShardDispatcher } from './dispatchers.ts'
 import { DEFAULT_PAGE_SIZE, walkShard, type WalkDeps } from './walk.ts'
 import type { ShardDispatcher, WalkResult } from './handOver.ts'
+import type { ShardWalk } from './shardWalk.ts'
 
 export type DispatchResult = {
   /** Due shards. */
@@ -41,8 +42,13 @@ export async function dispatchHeartbeat(deps: {
   const loads = await shardLoads(deps.store, deps.shards, Number(block.timestamp) * 1000, pageSize)
   const dispatchedAt = (deps.wallClock ?? Date.now)()
   const baseFeePerGas = block.baseFeePerGas ?? undefined
+  const firstPageOf = new Map(loads.map((l) => [l.shard, l.firstPage]))
   const walks = planWalks(loads, pageSize).map((shards) => ({
     shards,
+    firstPages: shards.flatMap((shard) => {
+      const page = firstPageOf.get(shard)
+      return page ? [page] : []
+    }),
     blockNumber: block.number,
     timestamp: block.timestamp,
     ...(baseFeePerGas === undefined ? {} : { baseFeePerGas }),
@@ -54,19 +60,27 @@ export async function dispatchHeartbeat(deps: {
 }
 
 /**
- * Each shard's first page of due entries at the minute's time (the time its walk lists at). A shard whose
- * list cannot be read counts as full, so it walks alone and its walker tries again.
+ * Each shard's first page of due entries at the minute's time (the time its walk lists at), kept so the
+ * walk starts from it rather than listing it again. A shard whose list cannot be read counts as full, so
+ * it walks alone and its walker lists it itself.
  */
-async function shardLoads(store: Pick<Store, 'listDueGolems'>, shards: number, now: number, pageSize: number): Promise<ShardLoad[]> {
+async function shardLoads(store: Pick<Store, 'listDueGolems'>, shards: number, now: number, pageSize: number): Promise<ListedShard[]> {
   return Promise.all(
     Array.from({ length: shards }, (_, shard) =>
       store.listDueGolems({ now, limit: pageSize, cursor: null, shard }).then(
-        (page) => ({ shard, listed: page.golems.length, more: page.cursor !== null }),
+        (page) => ({
+          shard,
+          listed: page.golems.length,
+          more: page.cursor !== null,
+          firstPage: { shard, golemIds: page.golems.map((g) => g.golemId), cursor: page.cursor },
+        }),
         () => ({ shard, listed: pageSize, more: true }),
       ),
     ),
   )
 }
+
+type ListedShard = ShardLoad & { firstPage?: NonNullable<ShardWalk['firstPages']>[number] }
 
 /** A whole heartbeat in one process: what every shard's walk needs, and how many shards walk at once. */
 export type HeartbeatDeps = Omit<WalkDeps, 'chainReader' | 'onPage'> & {

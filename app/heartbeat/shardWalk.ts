@@ -17,6 +17,11 @@ export type ShardWalk = {
   maxPriorityFeePerGas?: bigint
   /** Wall-clock ms when the heartbeat sent it: a walk older than a minute is replaced by a fresher one. */
   dispatchedAt: number
+  /**
+   * Each shard's first page of due entries as the heartbeat listed it (at this walk's time), so the walker
+   * starts from it instead of listing it again. A shard without one is listed from the start.
+   */
+  firstPages?: { shard: number; golemIds: string[]; cursor: string | null }[]
 }
 
 // `abort`: a string that fails the pattern must never reach BigInt (zod runs a transform after a failed check).
@@ -34,6 +39,15 @@ const walk = z.object({
   baseFeePerGas: z.optional(big),
   maxPriorityFeePerGas: z.optional(big),
   dispatchedAt: z.number().check(z.int(), z.minimum(0)),
+  firstPages: z.optional(
+    z.array(
+      z.object({
+        shard: z.number().check(z.int(), z.minimum(0)),
+        golemIds: z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(5_000)),
+        cursor: z.nullable(z.string().check(z.maxLength(2_000))),
+      }),
+    ),
+  ),
 })
 
 export function encodeShardWalk(w: ShardWalk): string {
@@ -57,10 +71,11 @@ export function decodeShardWalk(text: string): ShardWalk {
     const issue = parsed.error.issues[0]!
     throw new ShardWalkError(`walk.${issue.path.join('.') || '(root)'}: ${issue.message}`)
   }
-  const { baseFeePerGas, maxPriorityFeePerGas, ...rest } = parsed.data
+  const { baseFeePerGas, maxPriorityFeePerGas, firstPages, ...rest } = parsed.data
   // Left out rather than set to undefined (exact optional properties).
   return {
     ...rest,
+    ...(firstPages === undefined ? {} : { firstPages }),
     ...(baseFeePerGas === undefined ? {} : { baseFeePerGas }),
     ...(maxPriorityFeePerGas === undefined ? {} : { maxPriorityFeePerGas }),
   }

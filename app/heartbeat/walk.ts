@@ -85,8 +85,13 @@ export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkRe
   }
   for (const shard of walk.shards) {
     let cursor: string | null = null
+    // The heartbeat listed this shard's first page at the walk's time: it is not listed twice a minute.
+    let given = walk.firstPages?.find((p) => p.shard === shard)
     do {
-      const page = await deps.store.listDueGolems({ now: nowMs, limit: pageSize, cursor, shard })
+      const page: { golems: { golemId: string }[]; cursor: string | null } = given
+        ? { golems: given.golemIds.map((golemId) => ({ golemId })), cursor: given.cursor }
+        : await deps.store.listDueGolems({ now: nowMs, limit: pageSize, cursor, shard })
+      given = undefined
       cursor = page.cursor
       result.listed += page.golems.length
       const records = page.golems.length === 0 ? [] : await deps.store.getGolems(page.golems.map((g) => g.golemId))

@@ -85,6 +85,10 @@ describe('a tick', () => {
     }
   })
 
+  it("lists each shard's due entries once a beat: the walker starts from the page the heartbeat listed", () => {
+    for (const [i, b] of beats.entries()) expect(b.heartbeat.listDueGolems, `beat ${i}`).toBe(env.store.dueShards)
+  })
+
   it('writes the record twice on a living beat: the lease and the outcome', () => {
     for (const [i, b] of beats.entries()) {
       if (b.result.outcome !== 'ticked') continue
