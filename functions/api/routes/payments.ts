@@ -34,10 +34,10 @@ function paidRoute<N extends 'extend' | 'feed', S extends z.ZodType<{ golemId: s
     responses: {
       200: ok('credited once, after settlement', paidResponse, { 'PAYMENT-RESPONSE': 'x402 settlement receipt' }),
       ...errors({
-        400: 'PAYMENT_HEADER_TOO_LARGE | PAYMENT_HEADER_NOT_BASE64 | PAYMENT_HEADER_NOT_JSON | PAYMENT_HEADER_INVALID | PAYMENT_VERSION_UNSUPPORTED',
+        400: 'PAYMENT_HEADER_TOO_LARGE | PAYMENT_HEADER_NOT_BASE64 | PAYMENT_HEADER_NOT_JSON | PAYMENT_HEADER_INVALID | PAYMENT_VERSION_UNSUPPORTED | PAYMENT_IDENTIFIER_INVALID',
         402: 'PAYMENT_REQUIRED and every refused payment (x402 PAYMENT-REQUIRED header; code in the body, docs/x402.md)',
         404: 'GOLEM_NOT_FOUND',
-        409: 'PAYMENT_REPLAYED (already credited) | PAYMENT_IN_PROGRESS (another request is settling it)',
+        409: 'PAYMENT_REPLAYED (already credited) | PAYMENT_IN_PROGRESS (another request is settling it) | PAYMENT_BOUND_ELSEWHERE | PAYMENT_IDENTIFIER_CONFLICT (the payment-identifier named another payment)',
         410: 'GOLEM_DEAD',
         501: 'NOT_IMPLEMENTED: payments are not wired',
         503: 'GOLEM_DYING | PAYMENT_SETTLEMENT_PENDING (Retry-After) | FACILITATOR_UNAVAILABLE | PAYMENT_LEDGER_UNAVAILABLE',
