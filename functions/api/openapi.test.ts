@@ -29,7 +29,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(32) // 29 API routes, /openapi.json, and /docs with its assets
+    expect(served).toHaveLength(33) // 30 API routes, /openapi.json, and /docs with its assets
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -75,7 +75,7 @@ describe('/openapi.json', () => {
     const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(served(withCouncil))
-    expect(served(withCouncil).size).toBe(36) // the 32 above and the council's four
+    expect(served(withCouncil).size).toBe(37) // the 33 above and the council's four
     for (const route of [
       'post /council/v1/proposals',
       'get /council/v1/proposals',

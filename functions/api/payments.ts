@@ -14,7 +14,7 @@ import {
   type X402Payments,
 } from '../../core/x402/index.ts'
 import type { GolemView, PaymentRoutes } from './deps.ts'
-import type { PaymentExtensionIssuer } from './paymentExtensions.ts'
+import type { PaymentExtensionIssuer, ReceiptSignerInfo } from './paymentExtensions.ts'
 import type { PaymentIdentifiers } from './paymentIdentifier.ts'
 import { paymentStatus } from './errors.ts'
 import { answerPayment, type PaymentAnswer, paymentResource, toResponse } from './paymentResponse.ts'
@@ -25,6 +25,8 @@ export type X402PaymentRoutesOptions = {
   credit: Omit<CreditOptions, 'runtimeCostPerHour'>
   /** What the 402 declares and the settlement carries (payment-identifier, bazaar, signed offers and receipts). */
   extensions: PaymentExtensionIssuer
+  /** The receipt signer `extensions` signs with, to publish. */
+  signer?: ReceiptSignerInfo
   /** Payment identifiers in the shared store; without them an identifier is read and checked, then ignored. */
   identifiers?: PaymentIdentifiers
   onUnexpectedError?: (error: unknown) => void
@@ -134,5 +136,6 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
   return {
     extend: { handle: ({ body, golem, c }) => pay('extend', golem, c, body.hours) },
     feed: { handle: ({ golem, c }) => pay('feed', golem, c) },
+    ...(o.signer === undefined ? {} : { signer: o.signer }),
   }
 }

@@ -12,6 +12,9 @@ import { ApiError } from '../errors.ts'
 import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { extendRequest, feedRequest } from '../schemas.ts'
 
+/** Where the receipt signer is published. */
+export const RECEIPT_SIGNER_PATH = '/.well-known/x402-receipt-signer'
+
 const paymentHeaders = z.object({
   'payment-signature': z
     .string()
@@ -45,6 +48,26 @@ function paidRoute<N extends 'extend' | 'feed', S extends z.ZodType<{ golemId: s
     },
   })
 }
+
+const receiptSignerSchema = z.object({
+  format: z.literal('eip712'),
+  address: z.string(),
+  kid: z.string(),
+  domains: z.object({ offer: z.record(z.string(), z.unknown()), receipt: z.record(z.string(), z.unknown()) }),
+})
+
+const receiptSignerRoute = createRoute({
+  method: 'get',
+  path: RECEIPT_SIGNER_PATH,
+  operationId: 'getReceiptSigner',
+  summary: 'Who signs the x402 offers (in every 402) and receipts (in PAYMENT-RESPONSE): the address EIP-712 signatures recover to',
+  tags: ['payments'],
+  security: security('tier'),
+  responses: {
+    200: ok('the signer: a verifier needs nothing else (docs/x402.md)', receiptSignerSchema),
+    ...errors({ 501: 'NOT_IMPLEMENTED: offers and receipts are not signed on this deployment' }),
+  },
+})
 
 const extendRoute = paidRoute('extend', extendRequest, "Extend a Golem's TTL, paid with x402 (minimum: one hour of runtime cost)")
 const feedRoute = paidRoute('feed', feedRequest, 'Feed a Golem (reprieve funding), paid with x402 (minimum: the death reserve)')
@@ -96,5 +119,13 @@ export function paymentRoutes(deps: ApiDeps) {
   }
   const extend = paidHandler(deps, 'extend', deps.payments?.extend)
   const feed = paidHandler(deps, 'feed', deps.payments?.feed)
-  return router.openapi(extendRoute, (c) => extend(c)).openapi(feedRoute, (c) => feed(c))
+  return router
+    .openapi(extendRoute, (c) => extend(c))
+    .openapi(feedRoute, (c) => feed(c))
+    .openapi(receiptSignerRoute, (c) => {
+      const signer = deps.payments?.signer
+      if (signer === undefined)
+        throw new ApiError('NOT_IMPLEMENTED', 'receipt signer: x402 offers and receipts are not signed on this deployment')
+      return c.json(signer, 200)
+    })
 }
