@@ -2,8 +2,10 @@
 // (its record read once, its profile parsed once); core's processPayment decides and takes the payment
 // (claim, verify, settle, record it in the store's ledger, keyed by (payer, nonce)) and returns an
 // outcome that says what to credit; applyPaymentCredit applies that credit to the profile once, on
-// the record already read; then paymentResponse.ts answers. The route order (validation, death rules,
-// then payment) lives in routes/payments.ts.
+// the record already read; then paymentResponse.ts answers, with the x402 extensions of
+// paymentExtensions.ts. A payment that carries a payment identifier is answered once per identifier
+// (paymentIdentifier.ts). The route order (validation, death rules, then payment) lives in
+// routes/payments.ts.
 import type { Context } from 'hono'
 import { applyPaymentCredit, type CreditApplied, type CreditOptions, type ReadGolem } from '../../core/lifecycle/applyPaymentCredit.ts'
 import {
