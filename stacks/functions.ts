@@ -11,7 +11,7 @@
 //              (and ssm:GetParameter on the one parameter holding the API's URL)
 //   api        + Put/Update/DeleteItem -                          Invoke tick     RpcUrl, SettlementKey,
 //                                                                                 CladeHmacSecret, ReadApiKeyHashes,
-//                                                                                 AlchemyWebhookSigningKey
+//                                                                                 AlchemyWebhookSigningKey, ReceiptSigningKey
 import { DEFAULT_DUE_SHARDS } from '../adapters/store/keys.ts'
 import type { StackConfig } from './config.ts'
 import type { SessionKeyAccess } from './keys.ts'
@@ -132,7 +132,14 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
       BARDO_TRUSTED_PROXY_HOPS: '0',
       ...(config.allowedOrigins === '' ? {} : { BARDO_ALLOWED_ORIGINS: config.allowedOrigins }),
     },
-    link: [secrets.RpcUrl, secrets.SettlementKey, secrets.CladeHmacSecret, secrets.ReadApiKeyHashes, secrets.AlchemyWebhookSigningKey],
+    link: [
+      secrets.RpcUrl,
+      secrets.SettlementKey,
+      secrets.CladeHmacSecret,
+      secrets.ReadApiKeyHashes,
+      secrets.AlchemyWebhookSigningKey,
+      secrets.ReceiptSigningKey,
+    ],
     permissions: [storage.readWrite, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
   })
 

@@ -10,6 +10,7 @@
 //   CladeHmacSecret   api only: signs Clade session tokens
 //   ReadApiKeyHashes  api only: SHA-256 hashes of the read-tier API keys
 //   AlchemyWebhookSigningKey  api only: verifies Alchemy Notify deliveries (empty: the webhook is off)
+//   ReceiptSigningKey api only: signs x402 offers and receipts (empty: none are signed)
 
 export const SECRET_NAMES = [
   'RpcUrl',
@@ -18,6 +19,7 @@ export const SECRET_NAMES = [
   'CladeHmacSecret',
   'ReadApiKeyHashes',
   'AlchemyWebhookSigningKey',
+  'ReceiptSigningKey',
 ] as const
 export type SecretName = (typeof SECRET_NAMES)[number]
 export type Secrets = Record<SecretName, Sst.Secret>
@@ -32,5 +34,7 @@ export function createSecrets(): Secrets {
     ReadApiKeyHashes: new sst.Secret('ReadApiKeyHashes', ''),
     // Optional: without it the Alchemy webhook route answers 501 and the heartbeat alone ticks Golems.
     AlchemyWebhookSigningKey: new sst.Secret('AlchemyWebhookSigningKey', ''),
+    // Optional: without it x402 offers and receipts are not signed.
+    ReceiptSigningKey: new sst.Secret('ReceiptSigningKey', ''),
   }
 }

@@ -291,11 +291,26 @@ describe('secrets', () => {
         .byType('sst:sst:Secret')
         .map((r) => r.name)
         .sort(),
-    ).toEqual(['AlchemyWebhookSigningKey', 'CladeHmacSecret', 'OperatorKey', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
+    ).toEqual([
+      'AlchemyWebhookSigningKey',
+      'CladeHmacSecret',
+      'OperatorKey',
+      'ReadApiKeyHashes',
+      'ReceiptSigningKey',
+      'RpcUrl',
+      'SettlementKey',
+    ])
     expect(linkedSecrets('Heartbeat')).toEqual(['RpcUrl'])
     expect(linkedSecrets('Walker')).toEqual(['RpcUrl'])
     expect(linkedSecrets('Tick')).toEqual(['OperatorKey', 'RpcUrl'])
-    expect(linkedSecrets('Api')).toEqual(['AlchemyWebhookSigningKey', 'CladeHmacSecret', 'ReadApiKeyHashes', 'RpcUrl', 'SettlementKey'])
+    expect(linkedSecrets('Api')).toEqual([
+      'AlchemyWebhookSigningKey',
+      'CladeHmacSecret',
+      'ReadApiKeyHashes',
+      'ReceiptSigningKey',
+      'RpcUrl',
+      'SettlementKey',
+    ])
   })
 
   it('never appear in a function environment, nor anything that looks like key material', () => {

@@ -13,6 +13,7 @@ import type {
   JsonObject,
   LogRecord,
   NonceRecord,
+  PaymentIdRecord,
   PaymentRecord,
   Reservation,
   SnapTokenRecord,
@@ -217,6 +218,46 @@ export function paymentFromItem(i: Item): PaymentRecord {
     txHash: orNull(i.txHash, (h) => h as Hex),
     claimedAt: orNull(i.claimedAt, num),
     creditedAt: orNull(i.creditedAt, num),
+    version: num(i.version),
+  }
+}
+
+export function paymentIdToItem(p: PaymentIdRecord): Item {
+  return compact({
+    pk: k.paymentIdPk(p.payer, p.paymentId),
+    sk: k.SK.paymentId,
+    entity: 'paymentId',
+    payer: p.payer,
+    paymentId: p.paymentId,
+    golemId: p.golemId,
+    kind: p.kind,
+    amount: p.amount.toString(),
+    header: p.header,
+    status: p.status,
+    owner: p.owner,
+    leaseUntil: p.leaseUntil,
+    answer: p.answer === null ? null : JSON.stringify(p.answer),
+    boundAt: p.boundAt,
+    expiresAt: p.expiresAt,
+    version: p.version,
+    ttl: ttlSeconds(p.expiresAt),
+  })
+}
+
+export function paymentIdFromItem(i: Item): PaymentIdRecord {
+  return {
+    payer: i.payer as Address,
+    paymentId: str(i.paymentId),
+    golemId: str(i.golemId),
+    kind: i.kind as PaymentIdRecord['kind'],
+    amount: big(i.amount),
+    header: str(i.header),
+    status: i.status as PaymentIdRecord['status'],
+    owner: orNull(i.owner, str),
+    leaseUntil: orNull(i.leaseUntil, num),
+    answer: orNull(i.answer, (a) => JSON.parse(a as string) as JsonObject),
+    boundAt: num(i.boundAt),
+    expiresAt: num(i.expiresAt),
     version: num(i.version),
   }
 }

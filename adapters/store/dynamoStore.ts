@@ -9,6 +9,7 @@ import * as golems from './dynamo/golems.ts'
 import * as history from './dynamo/history.ts'
 import * as logs from './dynamo/log.ts'
 import * as nonces from './dynamo/nonces.ts'
+import * as paymentIds from './dynamo/paymentIds.ts'
 import * as payments from './dynamo/payments.ts'
 import * as poolKeys from './dynamo/poolKeys.ts'
 import * as slots from './dynamo/slots.ts'
@@ -22,6 +23,7 @@ import type {
   GolemRecord,
   LogRecord,
   NonceRecord,
+  PaymentIdRecord,
   PaymentRecord,
   SlotRef,
   SnapTokenRecord,
@@ -120,6 +122,19 @@ export class DynamoStore implements S.Store, C.CouncilStore {
   }
   getPayment(ref: S.PaymentRef): Promise<PaymentRecord | null> {
     return payments.getPayment(this.#table, ref)
+  }
+
+  bindPaymentId(input: S.BindPaymentIdInput): Promise<S.BindPaymentIdResult> {
+    return paymentIds.bindPaymentId(this.#table, input)
+  }
+  answerPaymentId(input: S.AnswerPaymentIdInput): Promise<S.AnswerPaymentIdResult> {
+    return paymentIds.answerPaymentId(this.#table, input)
+  }
+  releasePaymentId(input: S.ReleasePaymentIdInput): Promise<S.ReleasePaymentIdResult> {
+    return paymentIds.releasePaymentId(this.#table, input)
+  }
+  getPaymentId(input: S.PaymentIdRef & { now: number }): Promise<PaymentIdRecord | null> {
+    return paymentIds.getPaymentId(this.#table, input)
   }
 
   claimPoolKey(input: S.ClaimPoolKeyInput): Promise<S.ClaimPoolKeyResult> {

@@ -7,6 +7,7 @@ export const SK = {
   golem: 'GOLEM',
   death: 'DEATH',
   payment: 'PAYMENT',
+  paymentId: 'PAYID',
   nonce: 'NONCE',
   counter: 'RATE',
   snap: 'TOKEN',
@@ -42,6 +43,8 @@ export const keyPk = (sessionKey: string) => `KEY#${sessionKey.toLowerCase()}`
 export const MAX_GOLEMS_PER_LOOKUP = 1000
 export const dueSk = (golemId: string) => `GOLEM#${golemId}`
 export const paymentPk = (payer: string, nonce: string) => `PAYMENT#${payer}#${nonce}`
+/** A payment identifier is the payer's: two payers never share one. */
+export const paymentIdPk = (payer: string, paymentId: string) => `PAYID#${payer}#${paymentId}`
 export const noncePk = (nonce: string) => `NONCE#${nonce}`
 /** The window start comes first: it is digits, so a key containing '#' stays unambiguous. */
 export const counterPk = (key: string, windowStart: number) => `RATE#${windowStart}#${key}`

@@ -15,6 +15,7 @@ import type {
   GolemRecord,
   LogRecord,
   NonceRecord,
+  PaymentIdRecord,
   PaymentRecord,
   SlotRef,
   SnapTokenRecord,
@@ -41,6 +42,7 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
   readonly #slots = new Map<string, TickSlot>()
   readonly #budgets = new Map<string, BudgetRecord>()
   readonly #payments = new Map<string, PaymentRecord>()
+  readonly #paymentIds = new Map<string, PaymentIdRecord>()
   readonly #nonces = new Map<string, NonceRecord>()
   readonly #counters = new Map<string, CounterValue>()
   readonly #events = new Map<string, GolemEvent>()
@@ -280,6 +282,55 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     const who = parse.parsePoolKeyClaimant(claimant)
     const claim = [...this.#poolKeys.values()].find((c) => c.claimant === who)
     return claim ? { ...claim } : null
+  }
+
+  // ---- Payment identifiers ---------------------------------------------------------------------
+
+  async bindPaymentId(raw: S.BindPaymentIdInput): Promise<S.BindPaymentIdResult> {
+    const i = parse.parseBindPaymentId(raw)
+    const key = k.paymentIdPk(i.payer, i.paymentId)
+    const existing = this.#paymentIds.get(key) ?? null
+    if (existing && !rules.freshPaymentId(existing, i.now) && !rules.mayTakeOverPaymentId(existing, i)) {
+      return { bound: false, existing: clone(existing) }
+    }
+    return { bound: true, record: this.#putPaymentId(key, rules.boundPaymentId(existing, i)) }
+  }
+
+  async answerPaymentId(raw: S.AnswerPaymentIdInput): Promise<S.AnswerPaymentIdResult> {
+    const i = parse.parseAnswerPaymentId(raw)
+    const key = k.paymentIdPk(i.payer, i.paymentId)
+    const existing = this.#paymentIds.get(key) ?? null
+    if (!rules.holdsPaymentId(existing, i.owner, i.now)) return { answered: false, existing: clone(existing) }
+    const record: PaymentIdRecord = {
+      ...existing,
+      status: 'answered',
+      answer: i.answer,
+      owner: null,
+      leaseUntil: null,
+      version: existing.version + 1,
+    }
+    return { answered: true, record: this.#putPaymentId(key, record) }
+  }
+
+  async releasePaymentId(raw: S.ReleasePaymentIdInput): Promise<S.ReleasePaymentIdResult> {
+    const i = parse.parseReleasePaymentId(raw)
+    const key = k.paymentIdPk(i.payer, i.paymentId)
+    const existing = this.#paymentIds.get(key) ?? null
+    if (!rules.holdsPaymentId(existing, i.owner)) return { released: false, existing: clone(existing) }
+    this.#paymentIds.delete(key)
+    return { released: true }
+  }
+
+  async getPaymentId(raw: S.PaymentIdRef & { now: number }): Promise<PaymentIdRecord | null> {
+    const i = parse.parseGetPaymentId(raw)
+    const existing = this.#paymentIds.get(k.paymentIdPk(i.payer, i.paymentId)) ?? null
+    return existing === null || rules.freshPaymentId(existing, i.now) ? null : clone(existing)
+  }
+
+  #putPaymentId(key: string, p: PaymentIdRecord): PaymentIdRecord {
+    assertNoKeyMaterial(codec.paymentIdToItem(p))
+    this.#paymentIds.set(key, p)
+    return clone(p)
   }
 
   // ---- Nonces, counters ----------------------------------------------------------------------

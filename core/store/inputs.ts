@@ -13,6 +13,10 @@ import {
   type SlotRef,
 } from './records.ts'
 import type {
+  AnswerPaymentIdInput,
+  BindPaymentIdInput,
+  PaymentIdRef,
+  ReleasePaymentIdInput,
   AppendEventInput,
   ClaimPoolKeyInput,
   ClaimPaymentInput,
@@ -219,6 +223,46 @@ export function parseCreditPayment(raw: CreditPaymentInput): CreditPaymentInput 
 
 export function parseReleasePayment(raw: ReleasePaymentInput): ReleasePaymentInput {
   return { ...parsePaymentRef(raw), owner: v.owner(v.object(raw, 'input').owner) }
+}
+
+/** A payment header is at most 16 KiB (the API's cap). */
+const MAX_HEADER_CHARS = 16_384
+/** An identifier is remembered at most a week. */
+const MAX_PAYMENT_ID_TTL_MS = 7 * 24 * 3600 * 1000
+
+export function parsePaymentIdRef(raw: PaymentIdRef): PaymentIdRef {
+  const i = v.object(raw, 'input')
+  return { payer: v.address(i.payer, 'payer'), paymentId: v.paymentId(i.paymentId) }
+}
+
+export function parseBindPaymentId(raw: BindPaymentIdInput): BindPaymentIdInput {
+  const i = v.object(raw, 'input')
+  return {
+    ...parsePaymentIdRef(raw),
+    golemId: v.golemId(i.golemId),
+    kind: v.oneOf(i.kind, PAYMENT_KINDS, 'kind'),
+    amount: v.amount(i.amount, 'amount'),
+    header: v.shortText(i.header, 'header', MAX_HEADER_CHARS),
+    owner: v.owner(i.owner),
+    now: v.time(i.now, 'now'),
+    leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS),
+    ttlMs: v.positiveInt(i.ttlMs, 'ttlMs', MAX_PAYMENT_ID_TTL_MS),
+  }
+}
+
+export function parseAnswerPaymentId(raw: AnswerPaymentIdInput): AnswerPaymentIdInput & { answer: JsonObject } {
+  const i = v.object(raw, 'input')
+  return { ...parsePaymentIdRef(raw), owner: v.owner(i.owner), answer: v.jsonObject(i.answer, 'answer'), now: v.time(i.now, 'now') }
+}
+
+export function parseReleasePaymentId(raw: ReleasePaymentIdInput): ReleasePaymentIdInput {
+  const i = v.object(raw, 'input')
+  return { ...parsePaymentIdRef(raw), owner: v.owner(i.owner) }
+}
+
+export function parseGetPaymentId(raw: PaymentIdRef & { now: number }): PaymentIdRef & { now: number } {
+  const i = v.object(raw, 'input')
+  return { ...parsePaymentIdRef(raw), now: v.time(i.now, 'now') }
 }
 
 export function parseIssueNonce(raw: IssueNonceInput): { nonce: string; issuedAt: number; expiresAt: number; meta: JsonObject | null } {

@@ -133,6 +133,30 @@ export type PaymentRecord = {
   version: number
 }
 
+/**
+ * A client's payment identifier (x402's idempotency extension), scoped to its payer: the payment it
+ * first named and, once that payment is credited, the answer every retry under it receives. It lapses
+ * at `expiresAt` and then counts as absent.
+ */
+export type PaymentIdRecord = {
+  payer: Address
+  paymentId: string
+  golemId: string
+  kind: PaymentKind
+  amount: bigint
+  /** The PAYMENT-SIGNATURE header first presented under this identifier: a retry is answered as this payment. */
+  header: string
+  /** 'pending' while a request holds it, 'answered' once the answer is recorded. */
+  status: 'pending' | 'answered'
+  owner: string | null
+  leaseUntil: number | null
+  /** The recorded HTTP answer (status, headers, body). */
+  answer: JsonObject | null
+  boundAt: number
+  expiresAt: number
+  version: number
+}
+
 /** A settled payment as the request that recorded it knows it: what applying its credit needs, without a read-back. */
 export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & {
   status: 'settled'

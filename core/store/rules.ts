@@ -2,8 +2,18 @@
 // DynamoStore states the same rules as condition expressions and uses these to explain a refusal
 // (and to plan read-modify-write budget updates). Keep the two in step: the conformance suite runs both.
 import { StoreConflictError, StoreInputError } from './errors.ts'
-import type { BudgetRecord, GolemRecord, GolemStatus, PaymentRecord, Reservation, SlotStatus, TickSlot } from './records.ts'
 import type {
+  BudgetRecord,
+  GolemRecord,
+  GolemStatus,
+  PaymentIdRecord,
+  PaymentRecord,
+  Reservation,
+  SlotStatus,
+  TickSlot,
+} from './records.ts'
+import type {
+  BindPaymentIdInput,
   ClaimPaymentInput,
   ClaimSlotInput,
   CommitReservationInput,
@@ -246,4 +256,51 @@ export function creditedPayment(existing: PaymentRecord | null, i: CreditPayment
     creditedAt: i.now,
     version: (existing?.version ?? 0) + 1,
   }
+}
+
+// ---- Payment identifiers -------------------------------------------------------------------------
+
+const idExpired = (p: PaymentIdRecord, now: number) => p.expiresAt <= now
+
+/** Absent or expired: bind afresh. */
+export function freshPaymentId(p: PaymentIdRecord | null, now: number): boolean {
+  return p === null || idExpired(p, now)
+}
+
+/** A pending binding for the same terms whose holder is the caller or whose lease lapsed may be taken over. */
+export function mayTakeOverPaymentId(p: PaymentIdRecord, i: BindPaymentIdInput): boolean {
+  return (
+    !idExpired(p, i.now) &&
+    p.status === 'pending' &&
+    p.golemId === i.golemId &&
+    p.kind === i.kind &&
+    p.amount === i.amount &&
+    (p.owner === i.owner || (p.leaseUntil ?? 0) <= i.now)
+  )
+}
+
+export function boundPaymentId(existing: PaymentIdRecord | null, i: BindPaymentIdInput): PaymentIdRecord {
+  if (existing !== null && !freshPaymentId(existing, i.now)) {
+    return { ...existing, owner: i.owner, leaseUntil: i.now + i.leaseMs, version: existing.version + 1 }
+  }
+  return {
+    payer: i.payer,
+    paymentId: i.paymentId,
+    golemId: i.golemId,
+    kind: i.kind,
+    amount: i.amount,
+    header: i.header,
+    status: 'pending',
+    owner: i.owner,
+    leaseUntil: i.now + i.leaseMs,
+    answer: null,
+    boundAt: i.now,
+    expiresAt: i.now + i.ttlMs,
+    version: (existing?.version ?? 0) + 1,
+  }
+}
+
+/** The owner's pending binding may be answered (while it has not expired) or released. */
+export function holdsPaymentId(p: PaymentIdRecord | null, owner: string, now?: number): p is PaymentIdRecord {
+  return p !== null && (now === undefined || !idExpired(p, now)) && p.status === 'pending' && p.owner === owner
 }

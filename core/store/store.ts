@@ -18,6 +18,7 @@ import type {
   LastTick,
   LogRecord,
   NonceRecord,
+  PaymentIdRecord,
   PaymentKind,
   PaymentRecord,
   Reservation,
@@ -179,6 +180,42 @@ export interface PaymentStore {
   getPayment(ref: PaymentRef): Promise<PaymentRecord | null>
 }
 
+// ---- Payment identifiers (x402 idempotency) ------------------------------------------------------
+
+export type PaymentIdRef = { payer: Address; paymentId: string }
+export type BindPaymentIdInput = PaymentIdRef & {
+  golemId: string
+  kind: PaymentKind
+  amount: bigint
+  header: string
+  owner: string
+  now: number
+  leaseMs: number
+  /** How long the identifier is remembered from its first binding. */
+  ttlMs: number
+}
+export type AnswerPaymentIdInput = PaymentIdRef & { owner: string; answer: JsonInputObject; now: number }
+export type ReleasePaymentIdInput = PaymentIdRef & { owner: string }
+
+export type BindPaymentIdResult = { bound: true; record: PaymentIdRecord } | { bound: false; existing: PaymentIdRecord }
+export type AnswerPaymentIdResult = { answered: true; record: PaymentIdRecord } | { answered: false; existing: PaymentIdRecord | null }
+export type ReleasePaymentIdResult = { released: true } | { released: false; existing: PaymentIdRecord | null }
+
+export interface PaymentIdStore {
+  /**
+   * Binds the identifier to this payment for `owner`, or hands a lapsed pending binding for the same
+   * golemId, kind and amount to `owner` (keeping its header). Absent or expired: bound afresh. Otherwise
+   * the existing record (answered, held by a live request, or bound to other terms).
+   */
+  bindPaymentId(input: BindPaymentIdInput): Promise<BindPaymentIdResult>
+  /** Records the answer on the owner's pending binding; final. */
+  answerPaymentId(input: AnswerPaymentIdInput): Promise<AnswerPaymentIdResult>
+  /** The payment was refused without taking anything: drop the owner's pending binding. */
+  releasePaymentId(input: ReleasePaymentIdInput): Promise<ReleasePaymentIdResult>
+  /** The record, or null when absent or expired at `now`. */
+  getPaymentId(input: PaymentIdRef & { now: number }): Promise<PaymentIdRecord | null>
+}
+
 // ---- Single-use nonces (Clade challenges) ----------------------------------------------------
 
 export type IssueNonceInput = { nonce: string; issuedAt: number; expiresAt: number; meta?: JsonInputObject }
@@ -287,6 +324,7 @@ export interface Store
     SlotStore,
     BudgetStore,
     PaymentStore,
+    PaymentIdStore,
     NonceStore,
     CounterStore,
     EventStore,

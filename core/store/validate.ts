@@ -57,6 +57,14 @@ export function hexData(value: unknown, field: string): Hex {
 }
 
 /** A Clade challenge nonce: hex is lowercased so 0xAB.. and 0xab.. are one nonce. */
+const PAYMENT_ID = /^[A-Za-z0-9_-]{16,128}$/
+
+/** A client's payment identifier: x402's format (16-128 letters, digits, '_' or '-'). */
+export function paymentId(value: unknown, field = 'paymentId'): string {
+  if (typeof value !== 'string' || !PAYMENT_ID.test(value)) throw new StoreInputError(field, "must be 16-128 letters, digits, '_' or '-'")
+  return value
+}
+
 export function nonceText(value: unknown, field = 'nonce'): string {
   if (typeof value !== 'string' || !NONCE.test(value))
     throw new StoreInputError(field, "must be 8-256 letters, digits, '_', '.', ':' or '-'")

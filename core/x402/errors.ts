@@ -24,6 +24,10 @@ export const x402ErrorCodes = [
   'PAYMENT_IN_PROGRESS',
   // The payment was first presented for another Golem, kind or amount; it never rebinds.
   'PAYMENT_BOUND_ELSEWHERE',
+  // The payment-identifier extension's id breaks its format.
+  'PAYMENT_IDENTIFIER_INVALID',
+  // The payment identifier was first used for another payment (another Golem, kind or amount).
+  'PAYMENT_IDENTIFIER_CONFLICT',
   'PAYMENT_SIGNATURE_INVALID',
   'PAYMENT_EXPIRED',
   'PAYMENT_NOT_YET_VALID',

@@ -5,7 +5,14 @@ import type { PaymentRequirements } from '@x402/core/types'
 import type { PaymentFacilitator } from './facilitator.ts'
 import type { PaymentLedger } from './ledger.ts'
 import type { PaymentKind } from './pricing.ts'
-import { processPayment, type PayableGolem, type PaymentOutcome } from './processPayment.ts'
+import {
+  checkPayment,
+  processPayment,
+  type CheckedPayment,
+  type PayableGolem,
+  type PaymentOutcome,
+  type PaymentRefused,
+} from './processPayment.ts'
 import { requirementsFor, resolveX402Config, type ResolvedX402Config, type X402Config } from './requirements.ts'
 
 export type X402PaymentsOptions = {
@@ -31,30 +38,33 @@ export type X402Payments = {
   extend(request: PayRequest & { hours?: number }): Promise<PaymentOutcome>
   /** POST /api/v1/feed: at least the death reserve. */
   feed(request: PayRequest): Promise<PaymentOutcome>
+  /** The checks `extend` and `feed` make before touching the ledger or the chain, alone. */
+  check(kind: PaymentKind, request: PayRequest & { hours?: number }): CheckedPayment | PaymentRefused
 }
 
 export function createX402Payments(options: X402PaymentsOptions): X402Payments {
   const config = resolveX402Config(options.config)
   const now = options.now ?? Date.now
-  const pay = (kind: PaymentKind, request: PayRequest, hours = 1) =>
-    processPayment({
-      header: request.header,
-      golemId: request.golemId,
-      golem: request.golem,
-      kind,
-      requirements: requirementsFor(config, kind, hours),
-      pricing: config.pricing,
-      ledger: options.ledger,
-      ledgerId: config.ledgerId,
-      facilitator: options.facilitator,
-      now: now(),
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(options.onUnexpectedError === undefined ? {} : { onUnexpectedError: options.onUnexpectedError }),
-    })
+  const input = (kind: PaymentKind, request: PayRequest, hours = 1) => ({
+    header: request.header,
+    golemId: request.golemId,
+    golem: request.golem,
+    kind,
+    requirements: requirementsFor(config, kind, hours),
+    pricing: config.pricing,
+    ledger: options.ledger,
+    ledgerId: config.ledgerId,
+    facilitator: options.facilitator,
+    now: now(),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.onUnexpectedError === undefined ? {} : { onUnexpectedError: options.onUnexpectedError }),
+  })
+  const pay = (kind: PaymentKind, request: PayRequest, hours = 1) => processPayment(input(kind, request, hours))
   return {
     config,
     requirements: (kind, hours = 1) => requirementsFor(config, kind, hours),
     extend: (request) => pay('extend', request, request.hours ?? 1),
     feed: (request) => pay('feed', request),
+    check: (kind, request) => checkPayment(input(kind, request, kind === 'extend' ? (request.hours ?? 1) : 1)),
   }
 }

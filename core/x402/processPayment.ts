@@ -11,7 +11,7 @@ import { getAddress, isAddressEqual, type Address, type Hex } from 'viem'
 import type { SettledPaymentRecord } from '../store/records.ts'
 import { codeForFacilitatorReason, PAYMENT_CREDITED, shortMessage, type X402ErrorCode } from './errors.ts'
 import type { PaymentFacilitator } from './facilitator.ts'
-import { PAYMENT_SIGNATURE_HEADER, parsePaymentHeader } from './header.ts'
+import { PAYMENT_SIGNATURE_HEADER, parsePaymentHeader, type ParsedPaymentPayload } from './header.ts'
 import type { ClaimField, PaymentLedger, PaymentRef } from './ledger.ts'
 import { creditFor, type Credit, type GolemPricing, type PaymentKind } from './pricing.ts'
 import { reconcileSettlement } from './reconcile.ts'
@@ -93,8 +93,18 @@ function replayed(ctx: Ctx, ref: PaymentRef): PaymentRefused {
   }
 }
 
-export async function processPayment(input: ProcessPaymentInput): Promise<PaymentOutcome> {
-  const ctx: Ctx = { ...input, leaseMs: input.leaseMs ?? DEFAULT_CLAIM_LEASE_MS }
+/** A payment that passed every check made without the ledger or the chain: what it pays, and by whom. */
+export type CheckedPayment = { ok: true; payload: ParsedPaymentPayload; ref: PaymentRef; value: bigint }
+
+/**
+ * The checks made before the ledger or the chain is touched: the Golem can be credited, the header is
+ * present and well formed, and it pays this deployment's asset to its operator at least the price.
+ */
+export function checkPayment(input: ProcessPaymentInput): CheckedPayment | PaymentRefused {
+  return precheck({ ...input, leaseMs: input.leaseMs ?? DEFAULT_CLAIM_LEASE_MS })
+}
+
+function precheck(ctx: Ctx): CheckedPayment | PaymentRefused {
   const { golem, golemId, requirements: req } = ctx
 
   // Never ask for (or take) a payment that cannot be credited.
@@ -157,7 +167,18 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
     })
   }
 
-  const ref: PaymentRef = { payer: getAddress(auth.from), nonce: auth.nonce }
+  return { ok: true, payload: parsed.payload, ref: { payer: getAddress(auth.from), nonce: auth.nonce }, value }
+}
+
+export async function processPayment(input: ProcessPaymentInput): Promise<PaymentOutcome> {
+  const ctx: Ctx = { ...input, leaseMs: input.leaseMs ?? DEFAULT_CLAIM_LEASE_MS }
+  const checked = precheck(ctx)
+  if (!checked.ok) return checked
+  const { golemId } = ctx
+  const { ref, value } = checked
+  const { accepted, payload } = checked.payload
+  const req = ctx.requirements
+  const auth = payload.authorization
   const owner = randomUUID()
   let claim
   try {

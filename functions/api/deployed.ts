@@ -14,6 +14,7 @@ import {
   type Address,
   type Chain,
   type Hex,
+  type LocalAccount,
   type PublicClient,
   type Transport,
 } from 'viem'
@@ -90,8 +91,10 @@ export async function loadPaymentWiring(
   if (!Number.isSafeInteger(timeout) || timeout < 1000)
     throw configError('BARDO_X402_CONFIRMATION_TIMEOUT_MS', 'must be an integer of at least 1000')
   const ledgerId = env.BARDO_X402_LEDGER_ID || env.BARDO_TABLE_NAME
+  const receiptSigner = loadReceiptSigner(env, key as Hex)
   return {
     settlement,
+    ...(receiptSigner === undefined ? {} : { receiptSigner }),
     ...terms,
     pricing: {
       runtimeCostPerHour: atomic(env, 'BARDO_RUNTIME_COST_PER_HOUR', 500_000n),
@@ -100,6 +103,18 @@ export async function loadPaymentWiring(
     confirmationTimeoutMs: timeout,
     ...(ledgerId ? { ledgerId } : {}),
   }
+}
+
+/**
+ * The key that signs x402 offers and receipts (the ReceiptSigningKey secret): the API's own, so it can
+ * never be the settlement key. Empty (the default): offers and receipts are not signed.
+ */
+function loadReceiptSigner(env: NodeJS.ProcessEnv, settlementKey: Hex): LocalAccount | undefined {
+  const key = optionalSecret('ReceiptSigningKey', env).trim()
+  if (key === '') return undefined
+  if (!isHex(key) || key.length !== 66) throw configError('ReceiptSigningKey', 'must be a 32-byte hex key')
+  if (key.toLowerCase() === settlementKey.toLowerCase()) throw configError('ReceiptSigningKey', 'must not be the SettlementKey')
+  return privateKeyToAccount(key as Hex)
 }
 
 /**

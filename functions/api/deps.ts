@@ -23,6 +23,7 @@ import type { ActionOutcome, ExecuteActionInput } from '../../app/actions/execut
 import type { CouncilService } from '../../app/council/councilService.ts'
 import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
 import type { CustodyWebhook } from './services/custodyWebhook.ts'
+import type { ReceiptSignerInfo } from './paymentExtensions.ts'
 
 /** Milliseconds since the epoch, like Date.now; injected so tests move time instead of waiting. */
 export interface Clock {
@@ -204,7 +205,12 @@ export type PaidRoute<B> = {
   handle(input: { body: B; golem: GolemView; c: Context }): Promise<Response>
 }
 
-export type PaymentRoutes = { extend: PaidRoute<ExtendRequest>; feed: PaidRoute<FeedRequest> }
+export type PaymentRoutes = {
+  extend: PaidRoute<ExtendRequest>
+  feed: PaidRoute<FeedRequest>
+  /** Who signs the offers and receipts (published at GET /.well-known/x402-receipt-signer); absent: none are signed. */
+  signer?: ReceiptSignerInfo
+}
 
 export type ApiConfig = {
   chainId: number

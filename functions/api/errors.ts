@@ -120,6 +120,8 @@ export const paymentStatus = {
   PAYMENT_REPLAYED: 409,
   PAYMENT_IN_PROGRESS: 409,
   PAYMENT_BOUND_ELSEWHERE: 409,
+  PAYMENT_IDENTIFIER_INVALID: 400,
+  PAYMENT_IDENTIFIER_CONFLICT: 409,
   // Nothing was lost and a later retry may succeed; a pending settlement says when (Retry-After).
   PAYMENT_SETTLEMENT_PENDING: 503,
   FACILITATOR_UNAVAILABLE: 503,

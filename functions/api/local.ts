@@ -2,7 +2,18 @@
 // holds in memory (the devnet's clients and deployment, the dynalite store, the indexer's URL).
 // Serve it with serveApi(createLocalApi(...)) from ./server.ts.
 import { randomBytes } from 'node:crypto'
-import type { Account, Address, Chain, PublicClient, Transport, WalletClient } from 'viem'
+import {
+  keccak256,
+  stringToHex,
+  type Account,
+  type Address,
+  type Chain,
+  type LocalAccount,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { GolemPricing } from '../../core/x402/index.ts'
@@ -38,7 +49,17 @@ export type LocalApiOptions = {
   alchemyWebhook?: ApiWiring['alchemyWebhook']
   /** How long a head read answers later requests (ms); default from the chain's block interval (ApiWiring). */
   headMaxAgeMs?: number
+  /** Signs x402 offers and receipts; default the local stack's (localReceiptSigner), null: none are signed. */
+  receiptSigner?: LocalAccount | null
   onUnexpectedError?: (error: unknown) => void
+}
+
+/**
+ * The local stack's receipt-signing key: derived from the deployment, so every API instance on one
+ * devnet signs with the same key. Anyone can derive it, like the devnet's own keys: local only.
+ */
+export function localReceiptSigner(deployment: BardoDeployment): LocalAccount {
+  return privateKeyToAccount(keccak256(stringToHex(`bardo local receipt signer:${deployment.chainId}:${deployment.vitalityOracle}`)))
 }
 
 function paymentAsset(o: LocalApiOptions): Address {
@@ -70,7 +91,14 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     publicClient: o.publicClient,
     deployment: o.deployment,
     indexerUrl: o.indexerUrl,
-    payments: { settlement, payTo: operator, asset: paymentAsset(o), pricing: o.pricing ?? DEFAULT_PRICING, confirmationTimeoutMs: 20_000 },
+    payments: {
+      settlement,
+      payTo: operator,
+      asset: paymentAsset(o),
+      pricing: o.pricing ?? DEFAULT_PRICING,
+      confirmationTimeoutMs: 20_000,
+      ...(o.receiptSigner === null ? {} : { receiptSigner: o.receiptSigner ?? localReceiptSigner(o.deployment) }),
+    },
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.signers ? { actions: { signers: o.signers, invocationId: 'local-api' } } : {}),
     ...(o.alchemyWebhook ? { alchemyWebhook: o.alchemyWebhook } : {}),

@@ -29,7 +29,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(34) // 31 API routes, /openapi.json, and /docs with its assets
+    expect(served).toHaveLength(35) // 32 API routes, /openapi.json, and /docs with its assets
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -77,7 +77,7 @@ describe('/openapi.json', () => {
     const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(served(withCouncil))
-    expect(served(withCouncil).size).toBe(38) // the 34 above and the council's four
+    expect(served(withCouncil).size).toBe(39) // the 35 above and the council's four
     for (const route of [
       'post /council/v1/proposals',
       'get /council/v1/proposals',

@@ -18,6 +18,9 @@ export type PaymentAnswer = {
   body: Record<string, unknown>
 }
 
+/** The x402 extensions an answer carries: declared in a 402 (`required`), or in a settlement's PAYMENT-RESPONSE. */
+export type PaymentExtensions = { required?: Record<string, unknown>; settlement?: Record<string, unknown> }
+
 const descriptions: Record<PaymentKind, string> = {
   extend: "Extend a Golem's life by runtime hours",
   feed: 'Feed a Golem: reprieve funding at death',
@@ -32,7 +35,12 @@ export function paymentResource(kind: PaymentKind, url: string): ResourceInfo {
  * The answer to a payment. `profile` is what applying the credit did to the Golem (a credited
  * payment's body reports it); without it the body is the receipt alone.
  */
-export function answerPayment(outcome: PaymentOutcome, resource: ResourceInfo, profile?: Record<string, unknown>): PaymentAnswer {
+export function answerPayment(
+  outcome: PaymentOutcome,
+  resource: ResourceInfo,
+  profile?: Record<string, unknown>,
+  extensions: PaymentExtensions = {},
+): PaymentAnswer {
   const status: PaymentStatus = paymentStatus[outcome.code]
   if (outcome.ok) {
     const { credit, settlement } = outcome
@@ -49,7 +57,8 @@ export function answerPayment(outcome: PaymentOutcome, resource: ResourceInfo, p
       reconciled: outcome.reconciled,
     }
     if (profile !== undefined) body.profile = profile
-    return { status, headers: { [PAYMENT_RESPONSE_HEADER]: encodePaymentResponseHeader(settlement) }, body }
+    const settled = extensions.settlement === undefined ? settlement : { ...settlement, extensions: extensions.settlement }
+    return { status, headers: { [PAYMENT_RESPONSE_HEADER]: encodePaymentResponseHeader(settled) }, body }
   }
   const headers: Record<string, string> = {}
   // Every 402 repeats the requirements, so a standard x402 client can pay correctly and retry.
@@ -59,6 +68,7 @@ export function answerPayment(outcome: PaymentOutcome, resource: ResourceInfo, p
       error: outcome.code,
       resource,
       accepts: [outcome.requirements],
+      ...(extensions.required === undefined ? {} : { extensions: extensions.required }),
     })
   }
   if (outcome.retryAfterMs !== undefined) headers['Retry-After'] = String(Math.ceil(outcome.retryAfterMs / 1000))

@@ -2,22 +2,42 @@
 // (its record read once, its profile parsed once); core's processPayment decides and takes the payment
 // (claim, verify, settle, record it in the store's ledger, keyed by (payer, nonce)) and returns an
 // outcome that says what to credit; applyPaymentCredit applies that credit to the profile once, on
-// the record already read; then paymentResponse.ts answers. The route order (validation, death rules,
-// then payment) lives in routes/payments.ts.
+// the record already read; then paymentResponse.ts answers, with the x402 extensions of
+// paymentExtensions.ts. A payment that carries a payment identifier is answered once per identifier
+// (paymentIdentifier.ts). The route order (validation, death rules, then payment) lives in
+// routes/payments.ts.
 import type { Context } from 'hono'
 import { applyPaymentCredit, type CreditApplied, type CreditOptions, type ReadGolem } from '../../core/lifecycle/applyPaymentCredit.ts'
-import type { PaymentKind, PaymentOutcome, X402Payments } from '../../core/x402/index.ts'
+import {
+  paymentIdentifierOf,
+  type PaymentKind,
+  type PaymentOutcome,
+  type PaymentRefused,
+  type X402Payments,
+} from '../../core/x402/index.ts'
 import type { GolemView, PaymentRoutes } from './deps.ts'
-import { answerPayment, paymentResource, toResponse } from './paymentResponse.ts'
+import type { PaymentExtensionIssuer, ReceiptSignerInfo } from './paymentExtensions.ts'
+import type { PaymentIdentifiers } from './paymentIdentifier.ts'
+import { paymentStatus } from './errors.ts'
+import { answerPayment, type PaymentAnswer, paymentResource, toResponse } from './paymentResponse.ts'
 
 export type X402PaymentRoutesOptions = {
   payments: X402Payments
   /** Applies the credit; `runtimeCostPerHour` should be the payments' pricing. */
   credit: Omit<CreditOptions, 'runtimeCostPerHour'>
+  /** What the 402 declares and the settlement carries (payment-identifier, bazaar, signed offers and receipts). */
+  extensions: PaymentExtensionIssuer
+  /** The receipt signer `extensions` signs with, to publish. */
+  signer?: ReceiptSignerInfo
+  /** Payment identifiers in the shared store; without them an identifier is read and checked, then ignored. */
+  identifiers?: PaymentIdentifiers
   onUnexpectedError?: (error: unknown) => void
 }
 
 const header = (c: Context) => c.req.header('payment-signature')
+
+/** A refusal that asks the payer to pay (again): its answer declares the extensions. */
+const paymentStatus402 = (outcome: PaymentRefused) => paymentStatus[outcome.code] === 402
 
 function creditJson(applied: CreditApplied) {
   return applied.applied
@@ -65,15 +85,59 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
     return undefined
   }
 
+  /** The outcome as the HTTP answer, with the extensions it declares (a 402) or carries (a settlement). */
+  async function answer(
+    kind: PaymentKind,
+    url: string,
+    outcome: PaymentOutcome,
+    profile?: Record<string, unknown>,
+  ): Promise<PaymentAnswer> {
+    const resource = paymentResource(kind, url)
+    const extensions = outcome.ok
+      ? { settlement: await o.extensions.settlement(url, outcome.settlement) }
+      : paymentStatus402(outcome)
+        ? { required: await o.extensions.required(kind, url, outcome.requirements) }
+        : {}
+    return answerPayment(outcome, resource, profile, extensions)
+  }
+
   async function pay(kind: PaymentKind, golem: GolemView, c: Context, hours?: number): Promise<Response> {
-    const request = { header: header(c), golemId: golem.id, golem }
-    const outcome = kind === 'extend' ? await o.payments.extend({ ...request, hours }) : await o.payments.feed(request)
-    const profile = await credit(golem, outcome)
-    return toResponse(answerPayment(outcome, paymentResource(kind, c.req.url), profile))
+    const request = { header: header(c), golemId: golem.id, golem, hours }
+    const url = c.req.url
+    const run = async (paymentHeader: string | undefined) => {
+      const paid = { ...request, header: paymentHeader }
+      const outcome = kind === 'extend' ? await o.payments.extend(paid) : await o.payments.feed(paid)
+      const profile = await credit(golem, outcome)
+      return { code: outcome.code, ...(await answer(kind, url, outcome, profile)) }
+    }
+    if (request.header === undefined || request.header === '') return toResponse(await run(request.header))
+
+    const checked = o.payments.check(kind, request)
+    if (!checked.ok) return toResponse(await answer(kind, url, checked))
+    const read = paymentIdentifierOf(checked.payload)
+    const refuse = async (code: PaymentRefused['code'], message: string, details: Record<string, unknown>, retryAfterMs?: number) => {
+      const refused: PaymentRefused = { ok: false, code, message, details, requirements: o.payments.requirements(kind, hours) }
+      if (retryAfterMs !== undefined) refused.retryAfterMs = retryAfterMs
+      return answer(kind, url, refused)
+    }
+    if (!read.ok) return toResponse(await refuse('PAYMENT_IDENTIFIER_INVALID', read.message, { field: 'payment-identifier' }))
+    if (read.id === null || o.identifiers === undefined) return toResponse(await run(request.header))
+    const answered = await o.identifiers.answerOnce({
+      payer: checked.ref.payer,
+      paymentId: read.id,
+      golemId: golem.id,
+      kind,
+      amount: checked.value,
+      header: request.header,
+      run,
+      refuse,
+    })
+    return toResponse(answered)
   }
 
   return {
     extend: { handle: ({ body, golem, c }) => pay('extend', golem, c, body.hours) },
     feed: { handle: ({ golem, c }) => pay('feed', golem, c) },
+    ...(o.signer === undefined ? {} : { signer: o.signer }),
   }
 }

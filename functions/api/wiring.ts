@@ -9,6 +9,7 @@ import {
   type Account,
   type Address,
   type Chain,
+  type LocalAccount,
   type PublicClient,
   type Transport,
   type WalletClient,
@@ -23,6 +24,8 @@ import { executeAction } from '../../app/actions/executeAction.ts'
 import { StoreCladeService, type CladeService } from './cladeService.ts'
 import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry, SnapDeploymentInfo } from './deps.ts'
 import { IndexerClient } from './indexerClient.ts'
+import { createPaymentExtensions, receiptSignerInfo } from './paymentExtensions.ts'
+import { createPaymentIdentifiers } from './paymentIdentifier.ts'
 import { createX402PaymentRoutes } from './payments.ts'
 import type { ActionRouteDeps } from './deps.ts'
 import { ChainGolemState } from './services/chainState.ts'
@@ -52,6 +55,10 @@ export type ApiPaymentWiring = {
   confirmationTimeoutMs?: number
   /** Names this deployment's payment ledger in settlement tags; distinct per stage (see core/x402/settlementTag.ts). */
   ledgerId?: string
+  /** How long a payment identifier (x402 idempotency) is remembered; default 24 h. */
+  paymentIdTtlMs?: number
+  /** Signs x402 offers and receipts: the API's own key, never the settlement or operator key. Absent: none are signed. */
+  receiptSigner?: LocalAccount
 }
 
 export type ApiWiring = {
@@ -173,6 +180,14 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     payments = createX402PaymentRoutes({
       payments: x402,
       credit: { store: w.store, chainNow },
+      extensions: createPaymentExtensions(p.receiptSigner === undefined ? {} : { receiptSigner: p.receiptSigner }),
+      ...(p.receiptSigner === undefined ? {} : { signer: receiptSignerInfo(p.receiptSigner) }),
+      identifiers: createPaymentIdentifiers({
+        store: w.store,
+        now: () => clock.now(),
+        ...(p.paymentIdTtlMs === undefined ? {} : { ttlMs: p.paymentIdTtlMs }),
+        ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
+      }),
       ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
     })
   }

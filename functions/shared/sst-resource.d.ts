@@ -12,5 +12,6 @@ declare module 'sst/resource' {
     CladeHmacSecret: LinkedSecret
     ReadApiKeyHashes: LinkedSecret
     AlchemyWebhookSigningKey: LinkedSecret
+    ReceiptSigningKey: LinkedSecret
   }
 }

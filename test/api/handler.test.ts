@@ -135,6 +135,23 @@ describe('deployed configuration', () => {
     const badKey = await refused({ BARDO_SECRET_SETTLEMENT_KEY: '0xabc' })
     expect(badKey.message).toBe('SettlementKey: must be a 32-byte hex key')
     expect(JSON.stringify(badKey)).not.toContain('abc')
+    // The receipt-signing key is optional, the API's own, and never the settlement key.
+    expect(local.receiptSigner).toBeUndefined()
+    const receiptKey = `0x${'5a'.repeat(32)}`
+    const signed = await loadPaymentWiring(
+      { ...env, BARDO_SECRET_RECEIPT_SIGNING_KEY: receiptKey },
+      84532,
+      stack.devnet.publicClient,
+      stack.devnet.deployment.vitalityOracle,
+    )
+    expect(signed.receiptSigner?.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+    expect(signed.receiptSigner?.address).not.toBe(signed.settlement.account.address)
+    const badReceiptKey = await refused({ BARDO_SECRET_RECEIPT_SIGNING_KEY: '0xabcd' })
+    expect(badReceiptKey.message).toBe('ReceiptSigningKey: must be a 32-byte hex key')
+    expect(JSON.stringify(badReceiptKey)).not.toContain('abcd')
+    const sameKey = await refused({ BARDO_SECRET_RECEIPT_SIGNING_KEY: env.BARDO_SECRET_SETTLEMENT_KEY! })
+    expect(sameKey.message).toBe('ReceiptSigningKey: must not be the SettlementKey')
+    expect(JSON.stringify(sameKey)).not.toContain(env.BARDO_SECRET_SETTLEMENT_KEY!.slice(2))
   })
 })
 

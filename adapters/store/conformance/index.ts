@@ -4,6 +4,7 @@ import { councilSuite } from './council.ts'
 import type { Backend } from './fixtures.ts'
 import { golemSuite } from './golems.ts'
 import { logSuite } from './log.ts'
+import { paymentIdSuite } from './paymentIds.ts'
 import { paymentSuite } from './payments.ts'
 import { poolKeySuite } from './poolKeys.ts'
 import { counterSuite, historySuite, nonceSuite } from './records.ts'
@@ -16,6 +17,7 @@ export function storeConformance(backend: Backend): void {
   slotSuite(backend)
   budgetSuite(backend)
   paymentSuite(backend)
+  paymentIdSuite(backend)
   nonceSuite(backend)
   counterSuite(backend)
   historySuite(backend)

@@ -12,6 +12,9 @@ import { ApiError } from '../errors.ts'
 import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { extendRequest, feedRequest } from '../schemas.ts'
 
+/** Where the receipt signer is published. */
+export const RECEIPT_SIGNER_PATH = '/.well-known/x402-receipt-signer'
+
 const paymentHeaders = z.object({
   'payment-signature': z
     .string()
@@ -34,10 +37,10 @@ function paidRoute<N extends 'extend' | 'feed', S extends z.ZodType<{ golemId: s
     responses: {
       200: ok('credited once, after settlement', paidResponse, { 'PAYMENT-RESPONSE': 'x402 settlement receipt' }),
       ...errors({
-        400: 'PAYMENT_HEADER_TOO_LARGE | PAYMENT_HEADER_NOT_BASE64 | PAYMENT_HEADER_NOT_JSON | PAYMENT_HEADER_INVALID | PAYMENT_VERSION_UNSUPPORTED',
+        400: 'PAYMENT_HEADER_TOO_LARGE | PAYMENT_HEADER_NOT_BASE64 | PAYMENT_HEADER_NOT_JSON | PAYMENT_HEADER_INVALID | PAYMENT_VERSION_UNSUPPORTED | PAYMENT_IDENTIFIER_INVALID',
         402: 'PAYMENT_REQUIRED and every refused payment (x402 PAYMENT-REQUIRED header; code in the body, docs/x402.md)',
         404: 'GOLEM_NOT_FOUND',
-        409: 'PAYMENT_REPLAYED (already credited) | PAYMENT_IN_PROGRESS (another request is settling it)',
+        409: 'PAYMENT_REPLAYED (already credited) | PAYMENT_IN_PROGRESS (another request is settling it) | PAYMENT_BOUND_ELSEWHERE | PAYMENT_IDENTIFIER_CONFLICT (the payment-identifier named another payment)',
         410: 'GOLEM_DEAD',
         501: 'NOT_IMPLEMENTED: payments are not wired',
         503: 'GOLEM_DYING | PAYMENT_SETTLEMENT_PENDING (Retry-After) | FACILITATOR_UNAVAILABLE | PAYMENT_LEDGER_UNAVAILABLE',
@@ -45,6 +48,26 @@ function paidRoute<N extends 'extend' | 'feed', S extends z.ZodType<{ golemId: s
     },
   })
 }
+
+const receiptSignerSchema = z.object({
+  format: z.literal('eip712'),
+  address: z.string(),
+  kid: z.string(),
+  domains: z.object({ offer: z.record(z.string(), z.unknown()), receipt: z.record(z.string(), z.unknown()) }),
+})
+
+const receiptSignerRoute = createRoute({
+  method: 'get',
+  path: RECEIPT_SIGNER_PATH,
+  operationId: 'getReceiptSigner',
+  summary: 'Who signs the x402 offers (in every 402) and receipts (in PAYMENT-RESPONSE): the address EIP-712 signatures recover to',
+  tags: ['payments'],
+  security: security('tier'),
+  responses: {
+    200: ok('the signer: a verifier needs nothing else (docs/x402.md)', receiptSignerSchema),
+    ...errors({ 501: 'NOT_IMPLEMENTED: offers and receipts are not signed on this deployment' }),
+  },
+})
 
 const extendRoute = paidRoute('extend', extendRequest, "Extend a Golem's TTL, paid with x402 (minimum: one hour of runtime cost)")
 const feedRoute = paidRoute('feed', feedRequest, 'Feed a Golem (reprieve funding), paid with x402 (minimum: the death reserve)')
@@ -96,5 +119,13 @@ export function paymentRoutes(deps: ApiDeps) {
   }
   const extend = paidHandler(deps, 'extend', deps.payments?.extend)
   const feed = paidHandler(deps, 'feed', deps.payments?.feed)
-  return router.openapi(extendRoute, (c) => extend(c)).openapi(feedRoute, (c) => feed(c))
+  return router
+    .openapi(extendRoute, (c) => extend(c))
+    .openapi(feedRoute, (c) => feed(c))
+    .openapi(receiptSignerRoute, (c) => {
+      const signer = deps.payments?.signer
+      if (signer === undefined)
+        throw new ApiError('NOT_IMPLEMENTED', 'receipt signer: x402 offers and receipts are not signed on this deployment')
+      return c.json(signer, 200)
+    })
 }
