@@ -61,19 +61,19 @@ const PAID_OUTPUT_SCHEMA = {
       required: ['kind', 'amount'],
     },
     payer: { type: 'string' },
-    transaction: { type: 'string' },
+    txHash: { type: 'string' },
     network: { type: 'string' },
     reconciled: { type: 'boolean' },
     profile: { type: 'object' },
   },
-  required: ['golemId', 'credit', 'payer', 'transaction', 'network', 'reconciled'],
+  required: ['golemId', 'credit', 'payer', 'txHash', 'network', 'reconciled'],
 }
 
 const paidExample = (credit: Record<string, string>, profile: Record<string, unknown>) => ({
   golemId: 'atlas',
   credit,
   payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
-  transaction: `0x${'ab'.repeat(32)}`,
+  txHash: `0x${'ab'.repeat(32)}`,
   network: 'eip155:8453',
   reconciled: false,
   profile,

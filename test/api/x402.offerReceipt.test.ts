@@ -108,7 +108,7 @@ describe('offer-receipt', () => {
       body: JSON.stringify({ golemId: 'atlas', hours: 1 }),
     })
     expect(res.status).toBe(200)
-    const body = (await res.clone().json()) as { transaction: string; payer: string }
+    const body = (await res.clone().json()) as { txHash: string; payer: string }
 
     const receipt = await verifiedReceipt(res, published)
     expect(receipt).toMatchObject({
@@ -116,7 +116,7 @@ describe('offer-receipt', () => {
       network: 'eip155:31337',
       resourceUrl: 'http://localhost/api/v1/extend',
       payer: payer.address,
-      transaction: body.transaction,
+      transaction: body.txHash,
     })
 
     const signed = extractReceiptFromResponse(res) as EIP712SignedReceipt
