@@ -3,6 +3,8 @@
 // MetaMask Hybrid smart accounts funded with test USDC and ETH. Stops everything it started.
 import {
   createPublicClient,
+  createTestClient,
+  custom,
   createWalletClient,
   encodeDeployData,
   encodeFunctionData,
@@ -263,6 +265,12 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
 
 export function devnetActions(clients: DevnetClients, deployment: BardoDeployment & { assets: LocalAssets }) {
   const { publicClient, deployer } = clients
+  // Chain-time control through viem's test client, over the public client's own transport.
+  const testClient = createTestClient({
+    mode: 'anvil',
+    chain: clients.chain,
+    transport: custom({ request: (args) => publicClient.request(args as never) }),
+  })
   const send = async (tx: Promise<Hex>) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash: await tx })
     if (receipt.status !== 'success') throw new LocalStackError('DEVNET', `transaction ${receipt.transactionHash} reverted`)
@@ -337,12 +345,12 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
       await post(usdcUsdFeed, 10n ** 8n)
     },
     async mine(): Promise<bigint> {
-      await publicClient.request({ method: 'evm_mine' as never, params: [] as never })
+      await testClient.mine({ blocks: 1 })
       return (await publicClient.getBlock()).timestamp
     },
     async increaseTime(seconds: number | bigint): Promise<bigint> {
-      await publicClient.request({ method: 'evm_increaseTime' as never, params: [Number(seconds)] as never })
-      await publicClient.request({ method: 'evm_mine' as never, params: [] as never })
+      await testClient.increaseTime({ seconds: Number(seconds) })
+      await testClient.mine({ blocks: 1 })
       return (await publicClient.getBlock()).timestamp
     },
   }
