@@ -8,12 +8,12 @@ import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
-import { nextPeriodBoundary, renewalWindow, rotationFitsGrant } from '../core/lifecycle/renewal.ts'
+import { renewalWindow } from '../core/lifecycle/renewal.ts'
 import { grantEndOf, grantInForce, latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
 import { StoreRenewalService } from '../app/renewal.ts'
-import { rotateSessionKey } from '../app/tick/rotate.ts'
+import { rotateOnRequest, RotationRequestError } from '../app/tick/rotateOnRequest.ts'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
 import type { OwnerAccount } from '../local/devnet.ts'
 import { sendOwnerCalls } from '../local/ownerActions.ts'
@@ -198,6 +198,10 @@ export async function renewGolem(o: {
   return { golemId: o.golemId, delegationHash: outcome.delegationHash, replaced: outcome.replaced, expiresAt: outcome.expiresAt }
 }
 
+/**
+ * The operator's rotation of a Golem whose key is a keystore file of this CLI: the tick's rotation, now
+ * (app/tick/rotateOnRequest.ts). A refused or failed attempt leaves no key file behind.
+ */
 export async function rotateGolem(o: {
   store: Store
   chain: CliChain
@@ -210,17 +214,8 @@ export async function rotateGolem(o: {
   gas: bigint
   progress(line: string): void
 }): Promise<{ golemId: string; from: Address; to: Address }> {
-  const { record, profile } = await golemOf(o.store, o.golemId)
+  const { record } = await golemOf(o.store, o.golemId)
   assertOwns(o.owner, record.owner, o.golemId)
-  if (record.status === 'dead') throw new CliRefusedError('--golem', `Golem ${o.golemId} is dead; its key is retired`)
-  const block = await o.chain.publicClient.getBlock()
-  const now = block.timestamp
-  const nextPeriodStart = nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)
-  if (!rotationFitsGrant(nextPeriodStart, grantEndOf(profile)))
-    throw new CliRefusedError(
-      '--golem',
-      `Golem ${o.golemId}'s grant ends before its next period (${nextPeriodStart}); renew it before rotating`,
-    )
   const rotation = new KeystoreKeyRotation({
     keys: o.keys,
     golemId: o.golemId,
@@ -229,26 +224,42 @@ export async function rotateGolem(o: {
     chain: o.chain,
     submitter: o.submitter,
     gas: o.gas,
+    fund: (sending) => sending.catch((e: unknown) => refuseUnfunded(e, o.chain, o.submitter.address)),
   })
-  const rotated = await rotateSessionKey(
-    {
-      store: o.store,
-      client: o.chain.publicClient as PublicClient,
-      deployment: o.deployment,
-      signers: new KeystoreSignerResolver(o.deployment, o.keys.passphrase),
-      operator: o.operator as never,
-      invocationId: `cli-rotate-${process.pid}-${Date.now()}`,
-      rotation,
-    },
-    record,
-    profile,
-    { now, nowMs: Number(now) * 1000, reason: 'operator', nextPeriodStart },
-  )
-  if (!rotated)
+  try {
+    const rotated = await rotateOnRequest(
+      {
+        store: o.store,
+        client: o.chain.publicClient as PublicClient,
+        deployment: o.deployment,
+        signers: new KeystoreSignerResolver(o.deployment, o.keys.passphrase),
+        operator: o.operator as never,
+        invocationId: `cli-rotate-${process.pid}-${Date.now()}`,
+        rotation,
+      },
+      o.golemId,
+      { before: () => ownerCanFund(o.chain, o.owner, o.gas) },
+    ).catch(asCliRefusal)
+    o.progress(`rotated       ${rotated.from} -> ${rotated.to}; the old key is dead on the oracle and its keystore deleted`)
+    return { golemId: o.golemId, from: rotated.from, to: rotated.to }
+  } finally {
+    await rotation.discardUnkept(o.store)
+  }
+}
+
+/** The rotation's refusals name the CLI's flag. */
+export function asCliRefusal(error: unknown): never {
+  if (error instanceof RotationRequestError) throw new CliRefusedError('--golem', error.rule, { code: error.code })
+  throw error
+}
+
+/** The owner's smart account sends the new key its first gas: refused before a key is made when it cannot. */
+async function ownerCanFund(chain: CliChain, owner: OwnerAccount, gas: bigint): Promise<void> {
+  if (gas === 0n) return
+  const held = await chain.publicClient.getBalance({ address: owner.address })
+  if (held < gas)
     throw new CliRefusedError(
-      '--golem',
-      `Golem ${o.golemId} did not rotate: another tick holds it or its rotation attempts are spent; try again`,
+      '--gas',
+      `the owner's smart account ${owner.address} sends the new key ${formatEther(gas)} ETH and holds ${formatEther(held)} ETH: send it ETH${chain.chainId === 31337 ? ` (locally: npm run faucet -- ${owner.address} 0 1)` : ''} or pass a smaller --gas`,
     )
-  o.progress(`rotated       ${rotated.from} -> ${rotated.to}; the old key is dead on the oracle and its keystore deleted`)
-  return { golemId: o.golemId, from: rotated.from, to: rotated.to }
 }

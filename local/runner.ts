@@ -10,7 +10,9 @@ import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../app/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import type { TickResult } from '../app/tick/types.ts'
+import type { TickDeps, TickResult } from '../app/tick/types.ts'
+import { Limiter } from '../app/concurrency.ts'
+import { LocalRotation } from './rotationRequest.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import type { Devnet, OwnerAccount } from './devnet.ts'
@@ -296,7 +298,52 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     } else {
       log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
     }
+    const rotation =
+      devnet && demo
+        ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
+            await devnet.publicClient.waitForTransactionReceipt({
+              hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }),
+            })
+          })
+        : undefined
+    // The demo Golem buys its own runtime from this API, paying the operator (the API's payTo) in USDC.
+    // Its life is minutes long, so it keeps half a life of TTL ahead: it buys while it still thrives.
+    const selfExtension = selfExtensionConfig({
+      apiUrl: api.url,
+      asset: chain.usdc,
+      payee: chain.operator.address,
+      runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour,
+      marginSeconds: BigInt(Math.floor(settings.lifeSeconds / 2)),
+    })
+    const tickDeps = (invocationId: string): TickDeps => ({
+      store,
+      client: chain.publicClient,
+      deployment: chain.deployment,
+      signers,
+      operator: chain.operator as never,
+      invocationId,
+      credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
+      ...(selfExtension ? { selfExtension } : {}),
+      tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
+      ...(rotation ? { rotation } : {}),
+    })
+    // One turn at a time: a heartbeat with the demo's strategy beat, or a rotation the owner asked for.
+    const turns = new Limiter(1)
+    const ownerRotation =
+      rotation && demo
+        ? new LocalRotation({
+            deps: (invocationId) => ({ ...tickDeps(invocationId), rotation }),
+            signers,
+            client: chain.publicClient,
+            chainId: chain.deployment.chainId,
+            owner: demo.owner.address,
+            serial: (task) => turns.run(task),
+            onRotated: (r) =>
+              log(`               session key of '${r.golemId}' rotated ${r.from} -> ${r.to} (operator, on the owner's request)`),
+          })
+        : undefined
     const dashboard = await startDashboard({
+      ...(ownerRotation ? { rotation: ownerRotation } : {}),
       chain,
       store,
       apiUrl: api.url,
@@ -344,38 +391,9 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     )
     log('')
 
-    const rotation =
-      devnet && demo
-        ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
-            await devnet.publicClient.waitForTransactionReceipt({
-              hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }),
-            })
-          })
-        : undefined
-    // The demo Golem buys its own runtime from this API, paying the operator (the API's payTo) in USDC.
-    // Its life is minutes long, so it keeps half a life of TTL ahead: it buys while it still thrives.
-    const selfExtension = selfExtensionConfig({
-      apiUrl: api.url,
-      asset: chain.usdc,
-      payee: chain.operator.address,
-      runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour,
-      marginSeconds: BigInt(Math.floor(settings.lifeSeconds / 2)),
+    const invoker = new LocalInvoker(tickDeps, {
+      onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`),
     })
-    const invoker = new LocalInvoker(
-      (invocationId) => ({
-        store,
-        client: chain.publicClient,
-        deployment: chain.deployment,
-        signers,
-        operator: chain.operator as never,
-        invocationId,
-        credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
-        ...(selfExtension ? { selfExtension } : {}),
-        tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
-        ...(rotation ? { rotation } : {}),
-      }),
-      { onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`) },
-    )
     // The demo Golem's runtime lives its strategy through custody's action path: each beat a DCA slice
     // (approve + swap 1 USDC for WETH on the local router); every fourth asks a minimum output 3% under
     // the feed, past the grant's MaxSlippage, so the console shows custody refusing it in words.
@@ -397,45 +415,48 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     let redeemedTotal = 0n
     let seen = 0
     while (!stopping) {
-      try {
-        const beat = await runHeartbeat({ store, client: chain.publicClient, deployment: chain.deployment, invoker })
-        const result = invoker.results.at(-1)
-        if (demo && !dead && beat.invoked > 0) {
-          const record = await store.getGolem('demo')
-          const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
-          const now = beat.timestamp
-          const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now)) : 0
-          const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
-          for (const r of invoker.results.slice(seen)) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
-          seen = invoker.results.length
-          log(
-            progressLine(Number(now - demo.golem.profile.life.bornAt), result, {
-              runwayLeftSeconds: left,
-              grantLeftSeconds: grantLeft,
-              redeemedTotal,
-            }),
-          )
-          for (const line of moneyLines(result)) log(`               ${line}`)
-          if (result?.rotated)
-            log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
-          if (runtime && devnet && record?.status !== 'dead') {
-            const strategy = await strategyBeat(devnet, runtime, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
-              (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
-            )
-            log(`               ${strategy}`)
-          }
-          if (record?.status === 'dead') {
-            dead = true
-            const death = await store.getDeathSettlement('demo')
+      await turns.run(async () => {
+        try {
+          const beat = await runHeartbeat({ store, client: chain.publicClient, deployment: chain.deployment, invoker })
+          const result = invoker.results.at(-1)
+          if (demo && !dead && beat.invoked > 0) {
+            const record = await store.getGolem('demo')
+            const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
+            const now = beat.timestamp
+            const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now)) : 0
+            const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
+            for (const r of invoker.results.slice(seen))
+              if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
+            seen = invoker.results.length
             log(
-              `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
+              progressLine(Number(now - demo.golem.profile.life.bornAt), result, {
+                runwayLeftSeconds: left,
+                grantLeftSeconds: grantLeft,
+                redeemedTotal,
+              }),
             )
-            for (const line of returnLines(death?.settlement)) log(`               ${line}`)
+            for (const line of moneyLines(result)) log(`               ${line}`)
+            if (result?.rotated)
+              log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
+            if (runtime && devnet && record?.status !== 'dead') {
+              const strategy = await strategyBeat(devnet, runtime, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
+                (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+              )
+              log(`               ${strategy}`)
+            }
+            if (record?.status === 'dead') {
+              dead = true
+              const death = await store.getDeathSettlement('demo')
+              log(
+                `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
+              )
+              for (const line of returnLines(death?.settlement)) log(`               ${line}`)
+            }
           }
+        } catch (error) {
+          log(`heartbeat failed: ${error instanceof Error ? error.message : String(error)} (retrying)`)
         }
-      } catch (error) {
-        log(`heartbeat failed: ${error instanceof Error ? error.message : String(error)} (retrying)`)
-      }
+      })
       // A real chain beats like the cron on AWS: once a minute unless BARDO_BEAT_MS says otherwise.
       const beatMs = devnet || env.BARDO_BEAT_MS ? settings.beatMs : 60_000
       await Promise.race([until, new Promise((r) => setTimeout(r, beatMs))])
