@@ -3,7 +3,7 @@
 // superseding grant with a later end) and rotate (a new session key now, the owner re-granting the rest
 // of the runway to it). Each refuses a Golem it cannot act on before anything is sent or written.
 import { chainTime } from './output.ts'
-import { BaseError, formatEther, InsufficientFundsError, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
+import { formatEther, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
@@ -23,6 +23,7 @@ import type { CliChain, CliDeployment } from './context.ts'
 import { CliRefusedError } from './errors.ts'
 import { KeystoreKeyRotation, type KeystoreSettings } from './golemKeys.ts'
 import { assertOwns } from './owner.ts'
+import { sendingAs, submitterRole } from './unfunded.ts'
 
 export async function golemOf(store: Store, golemId: string): Promise<{ record: GolemRecord; profile: GolemProfile }> {
   const record = await store.getGolem(golemId)
@@ -105,20 +106,6 @@ export function statusLines(s: GolemStatus): string[] {
   ]
 }
 
-/**
- * The owner's transaction failed because the account that submits it has no ETH for the gas: said with
- * the account's address and what to do, rather than the node's bare words.
- */
-async function refuseUnfunded(error: unknown, chain: CliChain, submitter: Address): Promise<never> {
-  const unfunded = error instanceof BaseError && error.walk((e) => e instanceof InsufficientFundsError) !== null
-  if (!unfunded) throw error
-  const held = await chain.publicClient.getBalance({ address: submitter })
-  throw new CliRefusedError(
-    'BARDO_SUBMITTER_KEY',
-    `account ${submitter} submits the owner's transaction and cannot pay its gas (it holds ${formatEther(held)} ETH): send it ETH${chain.chainId === 31337 ? ` (locally: npm run faucet -- ${submitter} 0 1)` : ''}`,
-  )
-}
-
 export async function revokeGolem(o: {
   store: Store
   chain: CliChain
@@ -135,12 +122,15 @@ export async function revokeGolem(o: {
   let txHash: Hex | null = null
   if (plan.calls.length > 0) {
     // One transaction from the owner's account: every grant the owner signed for this Golem, at once.
-    const receipt = await sendOwnerCalls({
-      publicClient: o.chain.publicClient as PublicClient,
-      submitter: o.chain.wallet(o.submitter),
-      smartAccount: o.owner.smartAccount,
-      calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
-    }).catch((e: unknown) => refuseUnfunded(e, o.chain, o.submitter.address))
+    const receipt = await sendingAs(
+      sendOwnerCalls({
+        publicClient: o.chain.publicClient as PublicClient,
+        submitter: o.chain.wallet(o.submitter),
+        smartAccount: o.owner.smartAccount,
+        calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
+      }),
+      submitterRole(o.chain, o.submitter),
+    )
     txHash = receipt.transactionHash
     const kinds = [...new Set(plan.calls.map((c) => c.kind))].join(', ')
     o.progress(`revoked       ${plan.calls.length} delegation(s) (${kinds}) disabled by the owner's smart account in ${txHash}`)
@@ -224,10 +214,11 @@ export async function rotateGolem(o: {
     chain: o.chain,
     submitter: o.submitter,
     gas: o.gas,
-    fund: (sending) => sending.catch((e: unknown) => refuseUnfunded(e, o.chain, o.submitter.address)),
+    fund: (sending) => sendingAs(sending, submitterRole(o.chain, o.submitter)),
   })
   try {
-    const rotated = await rotateOnRequest(
+    // The operator's rotateGolemKey is the rotation's one transaction after the owner's funding.
+    const rotating = rotateOnRequest(
       {
         store: o.store,
         client: o.chain.publicClient as PublicClient,
@@ -239,7 +230,13 @@ export async function rotateGolem(o: {
       },
       o.golemId,
       { before: () => ownerCanFund(o.chain, o.owner, o.gas) },
-    ).catch(asCliRefusal)
+    )
+    const rotated = await sendingAs(rotating, {
+      chain: o.chain,
+      account: o.operator.address,
+      variable: 'BARDO_OPERATOR_KEY',
+      role: "moves the Golem's identity on the VitalityOracle",
+    }).catch(asCliRefusal)
     o.progress(`rotated       ${rotated.from} -> ${rotated.to}; the old key is dead on the oracle and its keystore deleted`)
     return { golemId: o.golemId, from: rotated.from, to: rotated.to }
   } finally {
