@@ -13,6 +13,8 @@ import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.t
 import type { TickDeps, TickResult } from '../app/tick/types.ts'
 import { Limiter } from '../app/concurrency.ts'
 import { LocalRotation } from './rotationRequest.ts'
+import { RepeatedLines, refusalKey } from './repeatedLines.ts'
+import { demoSliceUsdc } from './demoStrategy.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import type { Devnet, OwnerAccount } from './devnet.ts'
@@ -271,6 +273,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(api.stop)
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
+    let sliceUsdc = 0n
     const ownerKey = devnet ? localOwnerKey(env) : undefined
     if (devnet && ownerKey) {
       const owner = await devnet.createOwner({}, ownerKey.account)
@@ -291,10 +294,12 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         periodSeconds: BigInt(settings.periodSeconds),
       })
       demo = { golem, owner }
+      sliceUsdc = demoSliceUsdc({ plan: golem.plan, lifeSeconds: settings.lifeSeconds, tickSeconds: settings.tickSeconds })
       log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
       log(
         `               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.profile.runway.periodAmount)} per ${formatSpan(settings.periodSeconds)} period, a life of ${formatSpan(settings.lifeSeconds)}`,
       )
+      log(`               its strategy swaps ${usdc(sliceUsdc)} a tick: its swaps' daily limit spread over every tick of its life`)
     } else {
       log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
     }
@@ -394,9 +399,10 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     const invoker = new LocalInvoker(tickDeps, {
       onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`),
     })
-    // The demo Golem's runtime lives its strategy through custody's action path: each beat a DCA slice
-    // (approve + swap 1 USDC for WETH on the local router); every fourth asks a minimum output 3% under
-    // the feed, past the grant's MaxSlippage, so the console shows custody refusing it in words.
+    // The demo Golem's runtime lives its strategy through custody's action path: each of its ticks a DCA
+    // slice (approve + swap USDC for WETH on the local router, sized so the whole life fits the swap's
+    // daily limit); every fourth asks a minimum output 3% under the feed, past the grant's MaxSlippage,
+    // so the console shows custody refusing it in words.
     const runtime =
       devnet && demo
         ? golemActions({
@@ -411,6 +417,8 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           })
         : undefined
     let strategyBeats = 0
+    // A refusal the demo meets beat after beat is printed once, then counted.
+    const strategyLines = new RepeatedLines('               ')
     let dead = false
     let redeemedTotal = 0n
     let seen = 0
@@ -418,16 +426,17 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       await turns.run(async () => {
         try {
           const beat = await runHeartbeat({ store, client: chain.publicClient, deployment: chain.deployment, invoker })
-          const result = invoker.results.at(-1)
-          if (demo && !dead && beat.invoked > 0) {
+          // The console follows the demo's own ticks: other Golems in the store tick without a line.
+          const fresh = invoker.results.slice(seen).filter((r) => r.golemId === 'demo')
+          seen = invoker.results.length
+          for (const r of fresh) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
+          const result = fresh.at(-1)
+          if (demo && !dead && result) {
             const record = await store.getGolem('demo')
             const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
             const now = beat.timestamp
             const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now)) : 0
             const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
-            for (const r of invoker.results.slice(seen))
-              if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
-            seen = invoker.results.length
             log(
               progressLine(Number(now - demo.golem.profile.life.bornAt), result, {
                 runwayLeftSeconds: left,
@@ -439,13 +448,14 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
             if (result?.rotated)
               log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
             if (runtime && devnet && record?.status !== 'dead') {
-              const strategy = await strategyBeat(devnet, runtime, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
+              const strategy = await strategyBeat(devnet, runtime, sliceUsdc, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
                 (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
               )
-              log(`               ${strategy}`)
+              for (const line of strategyLines.next(`               ${strategy}`, refusalKey(strategy))) log(line)
             }
             if (record?.status === 'dead') {
               dead = true
+              for (const line of strategyLines.flush()) log(line)
               const death = await store.getDeathSettlement('demo')
               log(
                 `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
@@ -465,6 +475,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       // moves it on, when BARDO_SECONDS_PER_BEAT asks for an accelerated life).
       if (devnet) await (accelerated && !dead ? devnet.increaseTime(settings.secondsPerBeat) : devnet.mine()).catch(() => undefined)
     }
+    for (const line of strategyLines.flush()) log(line)
   } finally {
     log('stopping: scheduler, dashboard, API, indexer, dynalite, anvil')
     await stopAll()
@@ -473,9 +484,9 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
 }
 
 /** One beat of the demo's DCA strategy through the action path, with the local feeds fresh first. */
-async function strategyBeat(devnet: Devnet, actions: GolemActions, slippageBps: number): Promise<string> {
+async function strategyBeat(devnet: Devnet, actions: GolemActions, sliceUsdc: bigint, slippageBps: number): Promise<string> {
   const { router, usdc, weth } = devnet.deployment.assets
   await devnet.refreshFeeds()
-  const { line } = await dcaBeat({ actions, router, usdc, weth, sliceUsdc: 1_000_000n, wethPerUsdc: 10n ** 18n / 3_000n, slippageBps })
+  const { line } = await dcaBeat({ actions, router, usdc, weth, sliceUsdc, wethPerUsdc: 10n ** 18n / 3_000n, slippageBps })
   return `strategy: ${line}`
 }
