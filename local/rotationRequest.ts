@@ -41,7 +41,11 @@ export type LocalRotationOptions = {
   owner: Address
   /** Runs the rotation between two heartbeats of the stack, never beside a tick. */
   serial: <T>(task: () => Promise<T>) => Promise<T>
-  onRotated?: (r: { golemId: string; from: Address; to: Address }) => void
+  /**
+   * Runs once the new key is in force, before the next heartbeat: the stack's own follow-ups (the demo's
+   * action grants to the new key). A failure there is reported by the hook; the rotation stands.
+   */
+  afterRotation?: (r: { golemId: string; from: Address; to: Address }) => Promise<void>
 }
 
 export class LocalRotation {
@@ -74,7 +78,7 @@ export class LocalRotation {
           403,
         )
       const rotated = await rotateOnRequest(deps, golemId)
-      this.o.onRotated?.({ golemId, from: rotated.from, to: rotated.to })
+      await this.o.afterRotation?.({ golemId, from: rotated.from, to: rotated.to })
       return { golemId, ...rotated }
     })
   }

@@ -102,7 +102,7 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
     })
   }, 180_000)
 
-  it("rotates the demo's key in the stack, once: the new key redeems at the next ticks, and refused attempts change nothing", async () => {
+  it("rotates the demo's key in the stack, once: the new key redeems and swaps at the next ticks, and refused attempts change nothing", async () => {
     // The demo lives its strategy first: swaps of its slice through its action grants.
     await wait('a swap', async () => (/strategy: swap [\d.]+ USDC -> WETH .*executed in 0x/.test(stack.output()) ? true : undefined))
     const ownerKey = readFileSync(info.ownerKeyFile!, 'utf8').trim() as Hex
@@ -166,6 +166,15 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
       })
       return logs.length > 0 ? true : undefined
     })
+    // The owner granted the strategy's actions to the new key: its next swaps are signed by it.
+    const rotatedAt = stack.output().indexOf("session key of 'demo' rotated", mark)
+    expect(rotatedAt).toBeGreaterThan(-1)
+    expect(stack.output().slice(rotatedAt)).toMatch(/the owner granted the strategy's \d+ action delegation\(s\) to the new key/)
+    const swap = await wait(
+      'a swap by the new key',
+      async () => /strategy: swap .*executed in (0x[0-9a-f]{64})/.exec(stack.output().slice(rotatedAt))?.[1],
+    )
+    expect((await chain.getTransaction({ hash: swap as Hex })).from.toLowerCase()).toBe(r.to.toLowerCase())
     expect(stack.output().slice(mark)).toMatch(/session key of 'demo' rotated 0x[0-9a-fA-F]{40} -> 0x[0-9a-fA-F]{40} \(operator/)
     expect(stack.output()).not.toContain(ownerKey.slice(2))
   }, 180_000)
