@@ -4,7 +4,7 @@
 // long on an honest chain clock. SIGINT/SIGTERM stop every process it started.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { formatEther, formatUnits, parseEther, type Address } from 'viem'
+import { formatEther, formatUnits, parseEther } from 'viem'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
@@ -14,15 +14,14 @@ import type { TickDeps, TickResult } from '../app/tick/types.ts'
 import { Limiter } from '../app/concurrency.ts'
 import { LocalRotation } from './rotationRequest.ts'
 import { RepeatedLines, refusalKey } from './repeatedLines.ts'
-import { demoSliceUsdc } from './demoStrategy.ts'
+import { demoSliceUsdc, regrantDemoActions } from './demoStrategy.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import type { Devnet, OwnerAccount } from './devnet.ts'
 import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
-import { provisionGolem, signPlanActions } from './provision.ts'
-import { saveActionGrant } from '../app/actions/actionGrantStore.ts'
+import { provisionGolem } from './provision.ts'
 import { localOnboarding } from './onboarding.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
@@ -333,31 +332,10 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
       ...(rotation ? { rotation } : {}),
     })
-    // The demo's action grants name the key they were granted to: after a rotation the owner grants the
-    // strategy's actions to the new key (the same plan, to the runway's end), so its swaps go on.
-    const regrantDemoActions = async (newKey: Address): Promise<string> => {
-      if (!devnet || !demo) return 'actions not re-granted: no demo on this stack'
-      try {
-        const record = await store.getGolem('demo')
-        const expiresAt = record?.profile ? parseGolemProfile(record.profile).runway.expiresAt : demo.golem.profile.runway.expiresAt
-        const now = (await devnet.publicClient.getBlock()).timestamp
-        const entries = await signPlanActions(devnet, {
-          deployment: devnet.deployment,
-          owner: demo.owner,
-          plan: { ...demo.golem.plan, sessionKey: newKey },
-          startDate: now,
-          expiresAt,
-        })
-        await saveActionGrant(store, { golemId: 'demo', entries, now: Number(now) * 1000 })
-        return `the owner granted the strategy's ${entries.length} action delegation(s) to the new key`
-      } catch (e) {
-        return `actions not re-granted to the new key: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`
-      }
-    }
     // One turn at a time: a heartbeat with the demo's strategy beat, or a rotation the owner asked for.
     const turns = new Limiter(1)
     const ownerRotation =
-      rotation && demo
+      rotation && demo && devnet
         ? new LocalRotation({
             deps: (invocationId) => ({ ...tickDeps(invocationId), rotation }),
             signers,
@@ -367,7 +345,8 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
             serial: (task) => turns.run(task),
             afterRotation: async (r) => {
               log(`               session key of '${r.golemId}' rotated ${r.from} -> ${r.to} (operator, on the owner's request)`)
-              if (r.golemId === 'demo') log(`               ${await regrantDemoActions(r.to)}`)
+              if (r.golemId === 'demo')
+                log(`               ${await regrantDemoActions({ devnet, store, owner: demo.owner, plan: demo.golem.plan }, r.to)}`)
             },
           })
         : undefined
