@@ -17,11 +17,12 @@ import { formatUsdc } from '../core/permissions/index.ts'
 import { CliConfigError, CliUsageError } from './errors.ts'
 import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
-import { golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
+import { golemOf, golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
+import { rotateInStack } from './stackRotation.ts'
 import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onboard.ts'
 import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
 import { chainTime, createOutput, type Output, type Writer } from './output.ts'
-import { ownerFrom, submitterFrom } from './owner.ts'
+import { assertOwns, ownerFrom, submitterFrom } from './owner.ts'
 
 export type CliIo = {
   env: NodeJS.ProcessEnv
@@ -293,16 +294,25 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .command('rotate')
     .description("rotate a Golem's session key now: a new key, the owner's grant to it, the oracle moved to it")
     .requiredOption('--golem <id>', 'the Golem id')
-    .option('--gas <eth>', "ETH the owner's smart account sends the new key", '0.01')
+    .option('--gas <eth>', "ETH the owner's smart account sends the new key (a keystore key; the local stack funds its own)", '0.01')
     .action(async (f: { golem: string; gas: string }) => {
       const golem = checkGolemId(f.golem)
       const gas = ethFlag('--gas', f.gas, parseEther('0.01'))
-      const keys = keystoreSettings(io.env, stateDir())
-      const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
       const { chain, deployment } = await withChain()
-      const owner = await ownerFrom(io.env, chain, deployment)
       const { store, stop } = await openCliStore(io.env)
       try {
+        const { record, profile } = await golemOf(store, golem)
+        // A key the running local stack holds in memory is rotated by that stack, on the owner's signed request.
+        if (profile.signer.kind === 'memory') {
+          const owner = await ownerFrom(io.env, chain, deployment)
+          assertOwns(owner, record.owner, golem)
+          const r = await rotateInStack({ env: io.env, chainId: chain.chainId, owner, golemId: golem, profile, progress: out.progress })
+          out.result({ ...r }, [`rotated Golem ${r.golemId}: ${r.from} -> ${r.to}`])
+          return
+        }
+        const keys = keystoreSettings(io.env, stateDir())
+        const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
+        const owner = await ownerFrom(io.env, chain, deployment)
         const r = await rotateGolem({
           store,
           chain,

@@ -25,6 +25,7 @@ import { bardoEnforcerNames } from '../core/deployment.ts'
 import type { CliChain } from './context.ts'
 import { deploymentSteps } from './deploymentSteps.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
+import { sendingAs } from './unfunded.ts'
 
 export type DeployOptions = {
   chain: CliChain
@@ -84,6 +85,11 @@ function frameworkAddresses(env: SmartAccountsEnvironment): { name: string; addr
   ]
 }
 
+/** The deployer pays for every transaction of the deploy. */
+function deployerRole(o: DeployOptions) {
+  return { chain: o.chain, account: o.deployer.address, variable: 'BARDO_DEPLOYER_KEY', role: 'deploys the contracts' }
+}
+
 export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
   if (isAddressEqual(o.operator, o.phaseTableOwner))
     throw new CliUsageError(
@@ -140,7 +146,10 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
           `chain ${o.chain.chainId} is not one the MetaMask kit knows and ${o.file} names no framework with code; pass --deploy-framework to deploy it (a devnet only)`,
         )
       o.progress('framework    deploying the MetaMask Delegation Framework')
-      doc.environment = await deploySmartAccountsEnvironment(wallet as never, publicClient as never, o.chain.chain)
+      doc.environment = await sendingAs(
+        deploySmartAccountsEnvironment(wallet as never, publicClient as never, o.chain.chain),
+        deployerRole(o),
+      )
       framework = 'deployed'
       writeDeploymentFile(o.file, doc)
       o.progress(`framework    deployed (DelegationManager ${(doc.environment as SmartAccountsEnvironment).DelegationManager})`)
@@ -159,9 +168,12 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
       o.progress(`kept         ${step.path.padEnd(30)} ${String(current)}`)
       continue
     }
-    const hash = await wallet.sendTransaction({
-      data: encodeDeployData({ abi: step.artifact.abi, bytecode: step.artifact.bytecode, args: step.args(addresses) as never }),
-    })
+    const hash = await sendingAs(
+      wallet.sendTransaction({
+        data: encodeDeployData({ abi: step.artifact.abi, bytecode: step.artifact.bytecode, args: step.args(addresses) as never }),
+      }),
+      deployerRole(o),
+    )
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success' || !receipt.contractAddress)
       throw new CliRefusedError(step.path, `deployment transaction ${hash} reverted`)
@@ -225,7 +237,9 @@ async function configureLocalRouter(o: DeployOptions, d: Record<string, Address>
   ]
   // One at a time: the same sender's transactions must reach anvil in nonce order.
   for (const call of calls) {
-    const receipt = await o.chain.publicClient.waitForTransactionReceipt({ hash: await wallet.sendTransaction(call) })
+    const receipt = await o.chain.publicClient.waitForTransactionReceipt({
+      hash: await sendingAs(wallet.sendTransaction(call), deployerRole(o)),
+    })
     if (receipt.status !== 'success')
       throw new CliRefusedError('assets.router', `configuring the router reverted (${receipt.transactionHash})`)
   }

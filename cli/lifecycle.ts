@@ -3,17 +3,17 @@
 // superseding grant with a later end) and rotate (a new session key now, the owner re-granting the rest
 // of the runway to it). Each refuses a Golem it cannot act on before anything is sent or written.
 import { chainTime } from './output.ts'
-import { BaseError, formatEther, InsufficientFundsError, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
+import { formatEther, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
-import { nextPeriodBoundary, renewalWindow, rotationFitsGrant } from '../core/lifecycle/renewal.ts'
+import { renewalWindow } from '../core/lifecycle/renewal.ts'
 import { grantEndOf, grantInForce, latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
 import { StoreRenewalService } from '../app/renewal.ts'
-import { rotateSessionKey } from '../app/tick/rotate.ts'
+import { rotateOnRequest, RotationRequestError } from '../app/tick/rotateOnRequest.ts'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
 import type { OwnerAccount } from '../local/devnet.ts'
 import { sendOwnerCalls } from '../local/ownerActions.ts'
@@ -23,6 +23,7 @@ import type { CliChain, CliDeployment } from './context.ts'
 import { CliRefusedError } from './errors.ts'
 import { KeystoreKeyRotation, type KeystoreSettings } from './golemKeys.ts'
 import { assertOwns } from './owner.ts'
+import { sendingAs, submitterRole } from './unfunded.ts'
 
 export async function golemOf(store: Store, golemId: string): Promise<{ record: GolemRecord; profile: GolemProfile }> {
   const record = await store.getGolem(golemId)
@@ -105,20 +106,6 @@ export function statusLines(s: GolemStatus): string[] {
   ]
 }
 
-/**
- * The owner's transaction failed because the account that submits it has no ETH for the gas: said with
- * the account's address and what to do, rather than the node's bare words.
- */
-async function refuseUnfunded(error: unknown, chain: CliChain, submitter: Address): Promise<never> {
-  const unfunded = error instanceof BaseError && error.walk((e) => e instanceof InsufficientFundsError) !== null
-  if (!unfunded) throw error
-  const held = await chain.publicClient.getBalance({ address: submitter })
-  throw new CliRefusedError(
-    'BARDO_SUBMITTER_KEY',
-    `account ${submitter} submits the owner's transaction and cannot pay its gas (it holds ${formatEther(held)} ETH): send it ETH${chain.chainId === 31337 ? ` (locally: npm run faucet -- ${submitter} 0 1)` : ''}`,
-  )
-}
-
 export async function revokeGolem(o: {
   store: Store
   chain: CliChain
@@ -135,12 +122,15 @@ export async function revokeGolem(o: {
   let txHash: Hex | null = null
   if (plan.calls.length > 0) {
     // One transaction from the owner's account: every grant the owner signed for this Golem, at once.
-    const receipt = await sendOwnerCalls({
-      publicClient: o.chain.publicClient as PublicClient,
-      submitter: o.chain.wallet(o.submitter),
-      smartAccount: o.owner.smartAccount,
-      calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
-    }).catch((e: unknown) => refuseUnfunded(e, o.chain, o.submitter.address))
+    const receipt = await sendingAs(
+      sendOwnerCalls({
+        publicClient: o.chain.publicClient as PublicClient,
+        submitter: o.chain.wallet(o.submitter),
+        smartAccount: o.owner.smartAccount,
+        calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
+      }),
+      submitterRole(o.chain, o.submitter),
+    )
     txHash = receipt.transactionHash
     const kinds = [...new Set(plan.calls.map((c) => c.kind))].join(', ')
     o.progress(`revoked       ${plan.calls.length} delegation(s) (${kinds}) disabled by the owner's smart account in ${txHash}`)
@@ -198,6 +188,10 @@ export async function renewGolem(o: {
   return { golemId: o.golemId, delegationHash: outcome.delegationHash, replaced: outcome.replaced, expiresAt: outcome.expiresAt }
 }
 
+/**
+ * The operator's rotation of a Golem whose key is a keystore file of this CLI: the tick's rotation, now
+ * (app/tick/rotateOnRequest.ts). A refused or failed attempt leaves no key file behind.
+ */
 export async function rotateGolem(o: {
   store: Store
   chain: CliChain
@@ -210,17 +204,8 @@ export async function rotateGolem(o: {
   gas: bigint
   progress(line: string): void
 }): Promise<{ golemId: string; from: Address; to: Address }> {
-  const { record, profile } = await golemOf(o.store, o.golemId)
+  const { record } = await golemOf(o.store, o.golemId)
   assertOwns(o.owner, record.owner, o.golemId)
-  if (record.status === 'dead') throw new CliRefusedError('--golem', `Golem ${o.golemId} is dead; its key is retired`)
-  const block = await o.chain.publicClient.getBlock()
-  const now = block.timestamp
-  const nextPeriodStart = nextPeriodBoundary(profile.runway.periodStart, profile.runway.periodDuration, now)
-  if (!rotationFitsGrant(nextPeriodStart, grantEndOf(profile)))
-    throw new CliRefusedError(
-      '--golem',
-      `Golem ${o.golemId}'s grant ends before its next period (${nextPeriodStart}); renew it before rotating`,
-    )
   const rotation = new KeystoreKeyRotation({
     keys: o.keys,
     golemId: o.golemId,
@@ -229,26 +214,49 @@ export async function rotateGolem(o: {
     chain: o.chain,
     submitter: o.submitter,
     gas: o.gas,
+    fund: (sending) => sendingAs(sending, submitterRole(o.chain, o.submitter)),
   })
-  const rotated = await rotateSessionKey(
-    {
-      store: o.store,
-      client: o.chain.publicClient as PublicClient,
-      deployment: o.deployment,
-      signers: new KeystoreSignerResolver(o.deployment, o.keys.passphrase),
-      operator: o.operator as never,
-      invocationId: `cli-rotate-${process.pid}-${Date.now()}`,
-      rotation,
-    },
-    record,
-    profile,
-    { now, nowMs: Number(now) * 1000, reason: 'operator', nextPeriodStart },
-  )
-  if (!rotated)
-    throw new CliRefusedError(
-      '--golem',
-      `Golem ${o.golemId} did not rotate: another tick holds it or its rotation attempts are spent; try again`,
+  try {
+    // The operator's rotateGolemKey is the rotation's one transaction after the owner's funding.
+    const rotating = rotateOnRequest(
+      {
+        store: o.store,
+        client: o.chain.publicClient as PublicClient,
+        deployment: o.deployment,
+        signers: new KeystoreSignerResolver(o.deployment, o.keys.passphrase),
+        operator: o.operator as never,
+        invocationId: `cli-rotate-${process.pid}-${Date.now()}`,
+        rotation,
+      },
+      o.golemId,
+      { before: () => ownerCanFund(o.chain, o.owner, o.gas) },
     )
-  o.progress(`rotated       ${rotated.from} -> ${rotated.to}; the old key is dead on the oracle and its keystore deleted`)
-  return { golemId: o.golemId, from: rotated.from, to: rotated.to }
+    const rotated = await sendingAs(rotating, {
+      chain: o.chain,
+      account: o.operator.address,
+      variable: 'BARDO_OPERATOR_KEY',
+      role: "moves the Golem's identity on the VitalityOracle",
+    }).catch(asCliRefusal)
+    o.progress(`rotated       ${rotated.from} -> ${rotated.to}; the old key is dead on the oracle and its keystore deleted`)
+    return { golemId: o.golemId, from: rotated.from, to: rotated.to }
+  } finally {
+    await rotation.discardUnkept(o.store)
+  }
+}
+
+/** The rotation's refusals name the CLI's flag. */
+export function asCliRefusal(error: unknown): never {
+  if (error instanceof RotationRequestError) throw new CliRefusedError('--golem', error.rule, { code: error.code })
+  throw error
+}
+
+/** The owner's smart account sends the new key its first gas: refused before a key is made when it cannot. */
+async function ownerCanFund(chain: CliChain, owner: OwnerAccount, gas: bigint): Promise<void> {
+  if (gas === 0n) return
+  const held = await chain.publicClient.getBalance({ address: owner.address })
+  if (held < gas)
+    throw new CliRefusedError(
+      '--gas',
+      `the owner's smart account ${owner.address} sends the new key ${formatEther(gas)} ETH and holds ${formatEther(held)} ETH: send it ETH${chain.chainId === 31337 ? ` (locally: npm run faucet -- ${owner.address} 0 1)` : ''} or pass a smaller --gas`,
+    )
 }

@@ -29,6 +29,7 @@ import { planInWords } from '../core/onboarding/planInWords.ts'
 import { NEW_GOLEM_ID, NEW_GOLEM_ID_RULE } from '../core/onboarding/golemDraft.ts'
 import { grantGas, signRunwayGrant } from '../local/provision.ts'
 import type { CliChain, CliDeployment } from './context.ts'
+import { sendingAs, submitterRole } from './unfunded.ts'
 import { CliRefusedError, CliUsageError } from './errors.ts'
 
 export type OnboardFlags = {
@@ -150,25 +151,31 @@ export async function onboard(o: {
   o.progress(`grant         signed by the owner's smart account (delegation ${runway.periodDelegationHash})`)
   const operator = chain.wallet(o.operator)
   const registered = await chain.publicClient.waitForTransactionReceipt({
-    hash: await operator.sendTransaction({
-      to: deployment.vitalityOracle,
-      data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [key.address] }),
-    }),
+    hash: await sendingAs(
+      operator.sendTransaction({
+        to: deployment.vitalityOracle,
+        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [key.address] }),
+      }),
+      { chain, account: o.operator.address, variable: 'BARDO_OPERATOR_KEY', role: "registers the Golem's key on the VitalityOracle" },
+    ),
   })
   if (registered.status !== 'success')
     throw new CliRefusedError('registerGolem', `the VitalityOracle refused ${key.address} (${registered.transactionHash})`)
   o.progress(`registered    on the VitalityOracle (${registered.transactionHash})`)
   // grantGas sends the owner's first gas through the EntryPoint from `deployer`: here the submitter.
   const clients = { chain: chain.chain, publicClient: chain.publicClient, deployer: chain.wallet(o.submitter) } as unknown as DevnetClients
-  const gas = await grantGas(clients, {
-    deployment,
-    owner,
-    golemKey: key.address,
-    periodAmount: compiled.dailyGasCap,
-    startDate: now,
-    expiresAt,
-    now,
-  })
+  const gas = await sendingAs(
+    grantGas(clients, {
+      deployment,
+      owner,
+      golemKey: key.address,
+      periodAmount: compiled.dailyGasCap,
+      startDate: now,
+      expiresAt,
+      now,
+    }),
+    submitterRole(chain, o.submitter),
+  )
   o.progress(`gas           granted, ${formatEther(gas.periodAmount)} ETH a day, first period sent to the key`)
   const profile = {
     ...golemProfileOf({

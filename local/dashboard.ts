@@ -1,8 +1,9 @@
 // The owner's dashboard on the local stack: the page (web/, bundled with esbuild at start), a same-origin
 // proxy to the API and the indexer that adds the read key server-side (the key never reaches the page),
-// and the three local-only helpers a wallet needs on a chain without a bundler: the fleet from the
-// store, drafts for the owner to sign (a revocation user operation, a superseding grant) and a relay
-// that submits the owner-signed user operation to the EntryPoint from a funded devnet account.
+// and the local-only helpers a wallet needs on a chain without a bundler: the fleet from the store,
+// drafts for the owner to sign (a revocation user operation, a superseding grant), a relay that submits
+// the owner-signed user operation to the EntryPoint from a funded devnet account, and the rotation of a
+// key this stack holds, on the owner's signed request.
 import { Hono } from 'hono'
 import { build, stop as stopEsbuild } from 'esbuild'
 import { join } from 'node:path'
@@ -27,6 +28,8 @@ import { devnetAccount, localChain } from './devnet.ts'
 import { unsignedUserOperation } from './ownerActions.ts'
 import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
 import { LocalStackError } from './errors.ts'
+import { LocalRotationError, type LocalRotation } from './rotationRequest.ts'
+import { RotationRequestError } from '../app/tick/rotateOnRequest.ts'
 
 /** Anvil's test account that pays the gas for owner-signed user operations (no other part uses it). */
 export const RELAYER_ACCOUNT_INDEX = 6
@@ -40,6 +43,8 @@ export type DashboardOptions = {
   /** The owner whose fleet the page shows unless its URL names another (`?owner=0x...`). */
   owner?: Address
   port?: number
+  /** Rotation of the session keys this stack holds in memory, on the owner's signed request. */
+  rotation?: Pick<LocalRotation, 'rotate'>
 }
 
 export type RunningDashboard = { url: string; stop(): Promise<void> }
@@ -399,6 +404,27 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       periodStart: Number(start),
       expiresAt: Number(endsAt),
     })
+  })
+
+  // Rotation of a key held in this stack's memory (`bardo rotate` against `npm start`): the owner's
+  // signature of the rotation text (local/rotationRequest.ts) is the owner's consent; the stack signs the
+  // renewed grant with the owner key it holds, as its ticks do.
+  app.post('/local/golems/:id/rotation', async (c) => {
+    const refused = (code: string, field: string, rule: string, status: 400 | 403 | 404 | 409 | 501) =>
+      c.json({ code, field, rule, message: `${field}: ${rule}` }, status)
+    const id = c.req.param('id')
+    if (!o.rotation) return refused('NOT_AVAILABLE', 'golem', 'this stack holds no owner key to re-grant a rotated key with', 501)
+    if (!GOLEM_ID.test(id)) return refused('VALIDATION_FAILED', 'golem', 'must be a Golem id (1-64 of A-Z a-z 0-9 _ -)', 400)
+    const body = (await c.req.json().catch(() => ({}))) as { signature?: unknown }
+    if (typeof body.signature !== 'string' || !isHex(body.signature) || body.signature.length < 4)
+      return refused('VALIDATION_FAILED', 'signature', "must be the owner's hex signature of the rotation text", 400)
+    try {
+      return c.json(await o.rotation.rotate(id, body.signature))
+    } catch (e) {
+      if (e instanceof LocalRotationError) return refused(e.code, e.field, e.rule, e.status)
+      if (e instanceof RotationRequestError) return refused(e.code, e.field, e.rule, e.code === 'GOLEM_NOT_FOUND' ? 404 : 409)
+      throw e
+    }
   })
 
   // The API and the indexer, same origin, read key added here.

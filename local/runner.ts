@@ -10,7 +10,11 @@ import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../app/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import type { TickResult } from '../app/tick/types.ts'
+import type { TickDeps, TickResult } from '../app/tick/types.ts'
+import { Limiter } from '../app/concurrency.ts'
+import { LocalRotation } from './rotationRequest.ts'
+import { RepeatedLines, refusalKey } from './repeatedLines.ts'
+import { demoSliceUsdc, regrantDemoActions } from './demoStrategy.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import type { Devnet, OwnerAccount } from './devnet.ts'
@@ -269,6 +273,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(api.stop)
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
+    let sliceUsdc = 0n
     const ownerKey = devnet ? localOwnerKey(env) : undefined
     if (devnet && ownerKey) {
       const owner = await devnet.createOwner({}, ownerKey.account)
@@ -289,14 +294,64 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         periodSeconds: BigInt(settings.periodSeconds),
       })
       demo = { golem, owner }
+      sliceUsdc = demoSliceUsdc({ plan: golem.plan, lifeSeconds: settings.lifeSeconds, tickSeconds: settings.tickSeconds })
       log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
       log(
         `               ${golem.plan.capabilities.join(', ') || 'no'} capabilities, ${usdc(golem.profile.runway.periodAmount)} per ${formatSpan(settings.periodSeconds)} period, a life of ${formatSpan(settings.lifeSeconds)}`,
       )
+      log(`               its strategy swaps ${usdc(sliceUsdc)} a tick: its swaps' daily limit spread over every tick of its life`)
     } else {
       log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
     }
+    const rotation =
+      devnet && demo
+        ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
+            await devnet.publicClient.waitForTransactionReceipt({
+              hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }),
+            })
+          })
+        : undefined
+    // The demo Golem buys its own runtime from this API, paying the operator (the API's payTo) in USDC.
+    // Its life is minutes long, so it keeps half a life of TTL ahead: it buys while it still thrives.
+    const selfExtension = selfExtensionConfig({
+      apiUrl: api.url,
+      asset: chain.usdc,
+      payee: chain.operator.address,
+      runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour,
+      marginSeconds: BigInt(Math.floor(settings.lifeSeconds / 2)),
+    })
+    const tickDeps = (invocationId: string): TickDeps => ({
+      store,
+      client: chain.publicClient,
+      deployment: chain.deployment,
+      signers,
+      operator: chain.operator as never,
+      invocationId,
+      credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
+      ...(selfExtension ? { selfExtension } : {}),
+      tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
+      ...(rotation ? { rotation } : {}),
+    })
+    // One turn at a time: a heartbeat with the demo's strategy beat, or a rotation the owner asked for.
+    const turns = new Limiter(1)
+    const ownerRotation =
+      rotation && demo && devnet
+        ? new LocalRotation({
+            deps: (invocationId) => ({ ...tickDeps(invocationId), rotation }),
+            signers,
+            client: chain.publicClient,
+            chainId: chain.deployment.chainId,
+            owner: demo.owner.address,
+            serial: (task) => turns.run(task),
+            afterRotation: async (r) => {
+              log(`               session key of '${r.golemId}' rotated ${r.from} -> ${r.to} (operator, on the owner's request)`)
+              if (r.golemId === 'demo')
+                log(`               ${await regrantDemoActions({ devnet, store, owner: demo.owner, plan: demo.golem.plan }, r.to)}`)
+            },
+          })
+        : undefined
     const dashboard = await startDashboard({
+      ...(ownerRotation ? { rotation: ownerRotation } : {}),
       chain,
       store,
       apiUrl: api.url,
@@ -344,41 +399,13 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     )
     log('')
 
-    const rotation =
-      devnet && demo
-        ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
-            await devnet.publicClient.waitForTransactionReceipt({
-              hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }),
-            })
-          })
-        : undefined
-    // The demo Golem buys its own runtime from this API, paying the operator (the API's payTo) in USDC.
-    // Its life is minutes long, so it keeps half a life of TTL ahead: it buys while it still thrives.
-    const selfExtension = selfExtensionConfig({
-      apiUrl: api.url,
-      asset: chain.usdc,
-      payee: chain.operator.address,
-      runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour,
-      marginSeconds: BigInt(Math.floor(settings.lifeSeconds / 2)),
+    const invoker = new LocalInvoker(tickDeps, {
+      onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`),
     })
-    const invoker = new LocalInvoker(
-      (invocationId) => ({
-        store,
-        client: chain.publicClient,
-        deployment: chain.deployment,
-        signers,
-        operator: chain.operator as never,
-        invocationId,
-        credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
-        ...(selfExtension ? { selfExtension } : {}),
-        tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
-        ...(rotation ? { rotation } : {}),
-      }),
-      { onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`) },
-    )
-    // The demo Golem's runtime lives its strategy through custody's action path: each beat a DCA slice
-    // (approve + swap 1 USDC for WETH on the local router); every fourth asks a minimum output 3% under
-    // the feed, past the grant's MaxSlippage, so the console shows custody refusing it in words.
+    // The demo Golem's runtime lives its strategy through custody's action path: each of its ticks a DCA
+    // slice (approve + swap USDC for WETH on the local router, sized so the whole life fits the swap's
+    // daily limit); every fourth asks a minimum output 3% under the feed, past the grant's MaxSlippage,
+    // so the console shows custody refusing it in words.
     const runtime =
       devnet && demo
         ? golemActions({
@@ -393,49 +420,56 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           })
         : undefined
     let strategyBeats = 0
+    // A refusal the demo meets beat after beat is printed once, then counted.
+    const strategyLines = new RepeatedLines('               ')
     let dead = false
     let redeemedTotal = 0n
     let seen = 0
     while (!stopping) {
-      try {
-        const beat = await runHeartbeat({ store, client: chain.publicClient, deployment: chain.deployment, invoker })
-        const result = invoker.results.at(-1)
-        if (demo && !dead && beat.invoked > 0) {
-          const record = await store.getGolem('demo')
-          const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
-          const now = beat.timestamp
-          const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now)) : 0
-          const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
-          for (const r of invoker.results.slice(seen)) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
+      await turns.run(async () => {
+        try {
+          const beat = await runHeartbeat({ store, client: chain.publicClient, deployment: chain.deployment, invoker })
+          // The console follows the demo's own ticks: other Golems in the store tick without a line.
+          const fresh = invoker.results.slice(seen).filter((r) => r.golemId === 'demo')
           seen = invoker.results.length
-          log(
-            progressLine(Number(now - demo.golem.profile.life.bornAt), result, {
-              runwayLeftSeconds: left,
-              grantLeftSeconds: grantLeft,
-              redeemedTotal,
-            }),
-          )
-          for (const line of moneyLines(result)) log(`               ${line}`)
-          if (result?.rotated)
-            log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
-          if (runtime && devnet && record?.status !== 'dead') {
-            const strategy = await strategyBeat(devnet, runtime, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
-              (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
-            )
-            log(`               ${strategy}`)
-          }
-          if (record?.status === 'dead') {
-            dead = true
-            const death = await store.getDeathSettlement('demo')
+          for (const r of fresh) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
+          const result = fresh.at(-1)
+          if (demo && !dead && result) {
+            const record = await store.getGolem('demo')
+            const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
+            const now = beat.timestamp
+            const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now)) : 0
+            const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
             log(
-              `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
+              progressLine(Number(now - demo.golem.profile.life.bornAt), result, {
+                runwayLeftSeconds: left,
+                grantLeftSeconds: grantLeft,
+                redeemedTotal,
+              }),
             )
-            for (const line of returnLines(death?.settlement)) log(`               ${line}`)
+            for (const line of moneyLines(result)) log(`               ${line}`)
+            if (result?.rotated)
+              log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
+            if (runtime && devnet && record?.status !== 'dead') {
+              const strategy = await strategyBeat(devnet, runtime, sliceUsdc, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
+                (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+              )
+              for (const line of strategyLines.next(`               ${strategy}`, refusalKey(strategy))) log(line)
+            }
+            if (record?.status === 'dead') {
+              dead = true
+              for (const line of strategyLines.flush()) log(line)
+              const death = await store.getDeathSettlement('demo')
+              log(
+                `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
+              )
+              for (const line of returnLines(death?.settlement)) log(`               ${line}`)
+            }
           }
+        } catch (error) {
+          log(`heartbeat failed: ${error instanceof Error ? error.message : String(error)} (retrying)`)
         }
-      } catch (error) {
-        log(`heartbeat failed: ${error instanceof Error ? error.message : String(error)} (retrying)`)
-      }
+      })
       // A real chain beats like the cron on AWS: once a minute unless BARDO_BEAT_MS says otherwise.
       const beatMs = devnet || env.BARDO_BEAT_MS ? settings.beatMs : 60_000
       await Promise.race([until, new Promise((r) => setTimeout(r, beatMs))])
@@ -444,6 +478,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       // moves it on, when BARDO_SECONDS_PER_BEAT asks for an accelerated life).
       if (devnet) await (accelerated && !dead ? devnet.increaseTime(settings.secondsPerBeat) : devnet.mine()).catch(() => undefined)
     }
+    for (const line of strategyLines.flush()) log(line)
   } finally {
     log('stopping: scheduler, dashboard, API, indexer, dynalite, anvil')
     await stopAll()
@@ -452,9 +487,9 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
 }
 
 /** One beat of the demo's DCA strategy through the action path, with the local feeds fresh first. */
-async function strategyBeat(devnet: Devnet, actions: GolemActions, slippageBps: number): Promise<string> {
+async function strategyBeat(devnet: Devnet, actions: GolemActions, sliceUsdc: bigint, slippageBps: number): Promise<string> {
   const { router, usdc, weth } = devnet.deployment.assets
   await devnet.refreshFeeds()
-  const { line } = await dcaBeat({ actions, router, usdc, weth, sliceUsdc: 1_000_000n, wethPerUsdc: 10n ** 18n / 3_000n, slippageBps })
+  const { line } = await dcaBeat({ actions, router, usdc, weth, sliceUsdc, wethPerUsdc: 10n ** 18n / 3_000n, slippageBps })
   return `strategy: ${line}`
 }

@@ -41,6 +41,7 @@ export {
 } from './grantedPermission.ts'
 export {
   buildPlanGrant,
+  dailyLimitPerSpender,
   DEFAULT_MAX_SLIPPAGE_BPS,
   type BuildPlanGrantParameters,
   type PlanUsdCaps,

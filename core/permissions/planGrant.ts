@@ -67,8 +67,7 @@ export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
     startTime: BigInt(plan.startTime),
     endTime: BigInt(plan.expiry - 1),
   }
-  // DailySpendLimit keeps its count per delegation: split the budget so all spenders together stay within it.
-  const perSpender = plan.approvals.length > 0 ? plan.dailyUsdcCap / BigInt(plan.approvals.length) : 0n
+  const perSpender = dailyLimitPerSpender(plan)
   return buildGolemDelegation({
     tree: p.tree,
     owner: plan.owner,
@@ -150,4 +149,12 @@ function checkFeedDecimals(caps: PlanUsdCaps): void {
       )
     }
   })
+}
+
+/**
+ * The USD a day each of the plan's approved spenders may move (its DailySpendLimit): DailySpendLimit keeps
+ * its count per delegation, so the budget is split and all spenders together stay within it.
+ */
+export function dailyLimitPerSpender(plan: Pick<PermissionPlan, 'approvals' | 'dailyUsdcCap'>): bigint {
+  return plan.approvals.length > 0 ? plan.dailyUsdcCap / BigInt(plan.approvals.length) : 0n
 }

@@ -282,6 +282,27 @@ describe('a Golem from onboarding to revocation', () => {
     expect(events.events.map((e) => e.type)).toContain('DelegationRenewed')
   })
 
+  it('refuses a rotation the owner cannot fund or submit, leaving no keystore file and the Golem untouched', async () => {
+    const files = keystores().length
+    const version = (await store.getGolem('walker'))!.version
+    const errors: string[] = []
+    const run = (argv: string[], extra: NodeJS.ProcessEnv = {}) =>
+      runCli(argv, { env: { ...env, ...extra }, stdout: { write: () => true }, stderr: { write: (t: string) => errors.push(t) > 0 } })
+    // More ETH than the owner's smart account holds: refused before a key is made.
+    expect(await run(['rotate', '--golem', 'walker', '--gas', '1000000'])).toBe(1)
+    expect(errors.join('')).toMatch(/--gas: the owner's smart account 0x[0-9a-fA-F]{40} sends the new key 1000000 ETH and holds [\d.]+ ETH/)
+    expect(keystores().length).toBe(files)
+    // A submitter with no ETH: the new key's file was made, and is gone again with the refusal.
+    const brokeKey = generatePrivateKey()
+    const broke = privateKeyToAccount(brokeKey).address
+    errors.length = 0
+    expect(await run(['rotate', '--golem', 'walker'], { BARDO_SUBMITTER_KEY: brokeKey })).toBe(1)
+    expect(errors.join('')).toContain(`BARDO_SUBMITTER_KEY: account ${broke} submits the owner's transaction and cannot pay its gas`)
+    expect(keystores().length).toBe(files)
+    expect((await store.getGolem('walker'))!.version).toBe(version)
+    expect(parseGolemProfile((await store.getGolem('walker'))!.profile).golemKey).toBe(golemKey)
+  })
+
   it('rotates the session key: the oracle moves to the new key, the old keystore is deleted', async () => {
     const before = parseGolemProfile((await store.getGolem('walker'))!.profile)
     const oldPath = (before.signer as { path: string }).path
