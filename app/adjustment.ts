@@ -4,7 +4,8 @@
 // A refused adjustment writes nothing.
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import type { Hex } from 'viem'
-import { AdjustmentError, checkAdjustment, installAdjustment, type PendingAdjustment } from '../core/lifecycle/adjustment.ts'
+import { AdjustmentError, checkAdjustment, installAdjustment } from '../core/lifecycle/adjustment.ts'
+import type { PendingAdjustment } from '../core/lifecycle/adjustmentInForce.ts'
 import { applyOwnerSignedGrant, type OwnerGrantDeps, type OwnerGrantRule } from './ownerSignedGrant.ts'
 
 export type AdjustmentOutcome = {

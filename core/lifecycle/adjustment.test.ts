@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  adjustmentInForce,
-  adjustmentStart,
-  installAdjustment,
-  supersededBy,
-  supersededGrants,
-  type PendingAdjustment,
-} from './adjustment.ts'
+import { adjustmentStart, installAdjustment, supersededBy, supersededGrants } from './adjustment.ts'
+import { adjustmentInForce, type PendingAdjustment } from './adjustmentInForce.ts'
 import { installRenewal } from './renewalCheck.ts'
 import { mergeTickOutcome } from './tickPlan.ts'
 import { born, DAY_S, golemKey, hex32, testProfile } from '../../test/support/lifecycle/profile.ts'

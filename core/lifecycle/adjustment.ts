@@ -5,13 +5,15 @@
 // tick (and permission health) put the adjustment in its place instead of reading a revocation; a
 // revocation of everything disables the adjustment too, and its re-read then says so.
 //
-// The adjustment starts at the first boundary of the runway's period grid after it was signed: the period
+// The tick's half (the adjustment taking over) is core/lifecycle/adjustmentInForce.ts, kept apart so the
+// tick's bundle carries no grant checks. The adjustment starts at the first boundary of the runway's period grid after it was signed: the period
 // under way stays the old grant's (so the chain never allows more in it than the old grant did), and the
 // tick's runway slots are keyed by the grid's absolute period, so no period is redeemed twice. Pure.
 import type { Hex } from 'viem'
 import { BardoError } from '../errors.ts'
 import { latestGrant } from './grantInForce.ts'
 import { toDelegations, type GolemProfile } from './profile.ts'
+import type { PendingAdjustment } from './adjustmentInForce.ts'
 import type { OwnerGrant } from '../custody/grantLedger.ts'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { nextPeriodBoundary } from './renewal.ts'
@@ -24,8 +26,6 @@ export class AdjustmentError extends BardoError {
     this.field = field
   }
 }
-
-export type PendingAdjustment = NonNullable<GolemProfile['adjustment']>
 
 const refuse: Refuse = (field, rule, details) => new AdjustmentError(field, rule, details)
 
@@ -89,24 +89,4 @@ export function checkAdjustment(input: SuccessorInput): PendingAdjustment {
 /** The profile with the adjustment waiting for the owner's transaction (a newer one replaces an older). */
 export function installAdjustment(profile: GolemProfile, adjustment: PendingAdjustment): GolemProfile {
   return { ...profile, adjustment }
-}
-
-/**
- * The profile with the owner's adjustment in force, when the runway the adjustment supersedes reads
- * disabled: the adjustment becomes the runway and the superseded renewals go. Unchanged (the same object)
- * otherwise: without an adjustment a disabled runway is the owner's revocation.
- */
-export function adjustmentInForce(profile: GolemProfile, read: { disabled: boolean }): GolemProfile {
-  const a = profile.adjustment
-  if (!a || !read.disabled) return profile
-  if (!profile.runway.chainHashes.every((h) => a.supersedes.includes(h))) return profile
-  const { supersedes: _supersedes, ...grant } = a
-  const { adjustment: _adjustment, ...rest } = profile
-  return {
-    ...rest,
-    runway: { ...profile.runway, ...grant },
-    renewals: [],
-    // The authority's end may have moved: its own expiry warning.
-    known: { ...profile.known, expiringWarned: false },
-  }
 }

@@ -8,7 +8,7 @@
 import type { Address, Hex } from 'viem'
 import type { CustodyEvent } from './custodyEvents.ts'
 import { grantInForce } from './grantInForce.ts'
-import { adjustmentInForce } from './adjustment.ts'
+import { adjustmentInForce } from './adjustmentInForce.ts'
 import { observationOf, type ObservedGolem } from './observation.ts'
 import { permissionFactsOf } from './permissionFacts.ts'
 import { planReprieve, type ReprievePlan } from './reprievePlan.ts'
