@@ -24,6 +24,7 @@ export interface AdjustmentService {
 export const DELEGATION_ADJUSTMENT_SIGNED_EVENT = 'DelegationAdjustmentSigned'
 
 const adjustment: OwnerGrantRule<PendingAdjustment, AdjustmentOutcome> = {
+  name: 'adjustment',
   label: 'runway adjustment',
   event: DELEGATION_ADJUSTMENT_SIGNED_EVENT,
   refuse: (field, rule) => new AdjustmentError(field, rule),

@@ -23,6 +23,8 @@ export type OwnerGrantDeps = {
 }
 
 export type OwnerGrantRule<G, O> = {
+  /** What the owner's act is called in a refusal ("renewal", "adjustment"). */
+  name: string
   /** The ledger's label for the grant ("runway renewal", "runway adjustment"). */
   label: string
   /** The event recorded once the grant is installed. */
@@ -49,7 +51,7 @@ export async function applyOwnerSignedGrant<G, O>(
   const policy = {
     attempts: 5,
     exhausted: (): never => {
-      throw rule.refuse('golemId', 'the Golem kept changing while the grant was installed; try again')
+      throw rule.refuse('golemId', `the Golem kept changing while the ${rule.name} was applied; try again`)
     },
   }
   return retry<O>(policy, async (attempt) => {

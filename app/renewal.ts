@@ -16,6 +16,7 @@ export interface RenewalService {
 export const DELEGATION_RENEWED_EVENT = 'DelegationRenewed'
 
 const renewal: OwnerGrantRule<RenewedGrant, RenewalOutcome> = {
+  name: 'renewal',
   label: 'runway renewal',
   event: DELEGATION_RENEWED_EVENT,
   refuse: (field, rule) => new RenewalError(field, rule),

@@ -6,16 +6,16 @@
 // revocation of everything disables the adjustment too, and its re-read then says so.
 //
 // The tick's half (the adjustment taking over) is core/lifecycle/adjustmentInForce.ts, kept apart so the
-// tick's bundle carries no grant checks. The adjustment starts at the first boundary of the runway's period grid after it was signed: the period
-// under way stays the old grant's (so the chain never allows more in it than the old grant did), and the
-// tick's runway slots are keyed by the grid's absolute period, so no period is redeemed twice. Pure.
+// tick's bundle carries no grant checks. The adjustment starts at the first boundary of the runway's
+// period grid after it was signed: the period under way stays the old grant's (so the chain never allows
+// more in it than the old grant did), and the tick's runway slots are keyed by the grid's absolute
+// period, so no period is redeemed twice. Pure.
 import type { Hex } from 'viem'
 import { BardoError } from '../errors.ts'
 import { latestGrant } from './grantInForce.ts'
 import { toDelegations, type GolemProfile } from './profile.ts'
 import type { PendingAdjustment } from './adjustmentInForce.ts'
 import type { OwnerGrant } from '../custody/grantLedger.ts'
-import type { Delegation } from '@metamask/smart-accounts-kit'
 import { nextPeriodBoundary } from './renewal.ts'
 import { checkSuccessorGrant, storedGrant, type Refuse, type SuccessorInput } from './successorGrant.ts'
 
@@ -29,24 +29,25 @@ export class AdjustmentError extends BardoError {
 
 const refuse: Refuse = (field, rule, details) => new AdjustmentError(field, rule, details)
 
-/** Every hash the owner's adjustment supersedes: the runway chain, its queued renewals, an earlier pending adjustment. */
-export function supersededBy(profile: GolemProfile): Hex[] {
+/** The grants an adjustment supersedes, labelled: the runway, its queued renewals, an earlier pending adjustment. */
+function superseded(profile: GolemProfile): { label: string; chain: GolemProfile['runway']['chain']; chainHashes: readonly string[] }[] {
   return [
-    ...profile.runway.chainHashes,
-    ...profile.renewals.flatMap((r) => r.chainHashes),
-    ...(profile.adjustment ? profile.adjustment.chainHashes : []),
-  ] as Hex[]
+    { label: 'runway', ...profile.runway },
+    ...profile.renewals.map((r) => ({ label: 'runway renewal', ...r })),
+    ...(profile.adjustment ? [{ label: 'runway adjustment', ...profile.adjustment }] : []),
+  ]
+}
+
+/** Every hash the owner's adjustment supersedes. */
+export function supersededBy(profile: GolemProfile): Hex[] {
+  return superseded(profile).flatMap((g) => g.chainHashes) as Hex[]
 }
 
 /** The grants an adjustment supersedes, as the owner signed them: what the owner's transaction disables. */
 export function supersededGrants(profile: GolemProfile): OwnerGrant[] {
-  const runway = (label: string, chain: readonly Delegation[]): OwnerGrant[] =>
-    chain.map((delegation) => ({ kind: 'runway', label, delegation }))
-  return [
-    ...runway('runway', toDelegations(profile.runway.chain)),
-    ...profile.renewals.flatMap((r) => runway('runway renewal', toDelegations(r.chain))),
-    ...runway('runway adjustment', toDelegations(profile.adjustment?.chain ?? [])),
-  ]
+  return superseded(profile).flatMap((g) =>
+    toDelegations(g.chain).map((delegation) => ({ kind: 'runway' as const, label: g.label, delegation })),
+  )
 }
 
 /** Where an adjustment signed at `now` starts: the first boundary of the runway's grid after now. */
