@@ -81,3 +81,18 @@ describe('package-lock.json installs on every platform', () => {
     expect(missing).toEqual([])
   })
 })
+
+/**
+ * The chain libraries reach the Lambda bundles through viem, the MetaMask kit and x402: a second copy is
+ * bundled twice, and two `ox` versions would sign and hash with two codebases.
+ */
+const singletons = ['ox', 'viem']
+
+describe('package-lock.json installs one copy of each shared library', () => {
+  for (const name of singletons) {
+    it(`${name}: one copy, at the top of node_modules`, () => {
+      const copies = Object.keys(packages).filter((k) => k === `node_modules/${name}` || k.endsWith(`/node_modules/${name}`))
+      expect(copies).toEqual([`node_modules/${name}`])
+    })
+  }
+})
