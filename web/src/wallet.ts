@@ -1,5 +1,6 @@
 // The owner's browser wallet over EIP-1193, found through EIP-6963 announcements (MetaMask in
 // production; the tests inject a provider backed by a local key the same way).
+import { createWalletClient, custom, type EIP1193Provider } from 'viem'
 
 export type Eip1193Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> }
 export type WalletInfo = { uuid: string; name: string; icon: string; rdns: string }
@@ -27,23 +28,14 @@ export type TypedData = {
   message: Record<string, unknown>
 }
 
-const DOMAIN_FIELDS: Record<string, string> = {
-  name: 'string',
-  version: 'string',
-  chainId: 'uint256',
-  verifyingContract: 'address',
-  salt: 'bytes32',
-}
-
 /**
- * eth_signTypedData_v4 as MetaMask expects it: the EIP712Domain type spelled out and numbers as
- * decimal strings (JSON has no bigint).
+ * eth_signTypedData_v4 through viem's wallet client over the wallet's EIP-1193 provider: viem checks
+ * addresses, byte lengths and integer ranges before the wallet is asked, spells the EIP712Domain type
+ * out from the domain's fields and sends numbers as decimal strings. The drafts come as JSON, so their
+ * integers are decimal strings already; viem reads those as it reads bigints.
  */
 export async function signTypedData(provider: Eip1193Provider, address: `0x${string}`, data: TypedData): Promise<`0x${string}`> {
   const { EIP712Domain: _given, ...types } = data.types
-  const EIP712Domain = Object.keys(DOMAIN_FIELDS)
-    .filter((k) => data.domain[k] !== undefined)
-    .map((name) => ({ name, type: DOMAIN_FIELDS[name]! }))
-  const payload = JSON.stringify({ ...data, types: { EIP712Domain, ...types } }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
-  return (await provider.request({ method: 'eth_signTypedData_v4', params: [address, payload] })) as `0x${string}`
+  const wallet = createWalletClient({ account: address, transport: custom(provider as EIP1193Provider) })
+  return wallet.signTypedData({ ...data, types } as Parameters<typeof wallet.signTypedData>[0])
 }
