@@ -43,6 +43,13 @@ export const BENCHMARKS: readonly BenchModule[] = [
     about: 'x402 verify+settle vs a plain ERC-20 transfer',
   },
   {
+    name: 'cold402',
+    file: './cold402.ts',
+    run: 'runCold402Bench',
+    format: 'formatCold402Bench',
+    about: "a cold API Lambda's first x402 402 (fresh process, deployed bundle) vs a bare Hono Lambda's first answer",
+  },
+  {
     name: 'actions',
     file: './actions.ts',
     run: 'runActionsBench',
