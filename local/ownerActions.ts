@@ -12,31 +12,12 @@ import {
   type Account,
   type TransactionReceipt,
 } from 'viem'
-import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
+import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction'
+import { unsignedUserOperation } from '../adapters/chain/userOperation.ts'
 import { contracts, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 import { LocalStackError } from './errors.ts'
 
 export type OwnerCall = { to: Address; value?: bigint; data?: Hex }
-
-/**
- * A user operation for the owner's smart account, unsigned, with fixed generous gas limits (no bundler
- * estimates locally; handleOps is submitted directly) and the chain's current fees.
- */
-export async function unsignedUserOperation(
-  client: PublicClient,
-  p: { sender: Address; nonce: bigint; callData: Hex },
-): Promise<UserOperation<'0.7'>> {
-  const fees = await client.estimateFeesPerGas()
-  return {
-    ...p,
-    callGasLimit: 1_000_000n,
-    verificationGasLimit: 1_000_000n,
-    preVerificationGas: 100_000n,
-    maxFeePerGas: fees.maxFeePerGas,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    signature: '0x',
-  }
-}
 
 export async function sendOwnerCalls(params: {
   publicClient: PublicClient

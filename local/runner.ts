@@ -29,7 +29,7 @@ import { localReadKey } from './readKey.ts'
 import { localOwnerKey } from './ownerKey.ts'
 import { DEPLOYMENT_FILE, removeStackInfo, writeStackInfo } from './stackFile.ts'
 import { writeDeploymentFile } from './chain.ts'
-import { RELAYER_ACCOUNT_INDEX, startDashboard } from './dashboard.ts'
+import { startDashboard } from './dashboard.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
 import { selfExtensionConfig } from '../app/tick/selfExtensionConfig.ts'
 import { dcaBeat } from '../client/dcaBeat.ts'
@@ -71,7 +71,6 @@ export const reservedDevnetAccounts = [
   { index: 0, role: 'deployer: deploys the contracts, mints test USDC, funds session keys, posts the local feeds' },
   { index: 1, role: 'operator: owns the VitalityOracle, receives x402 payments' },
   { index: 2, role: 'settlement: submits x402 transferWithAuthorization' },
-  { index: RELAYER_ACCOUNT_INDEX, role: "dashboard relay: submits the owner's signed user operations" },
   { index: FAUCET_ACCOUNT_INDEX, role: 'faucet: sends test USDC and ETH from its reserve (npm run faucet)' },
 ] as const
 

@@ -21,6 +21,7 @@ import { metabolismRoutes } from './routes/metabolism.ts'
 import { paymentRoutes } from './routes/payments.ts'
 import { renewalRoutes } from './routes/renewal.ts'
 import { adjustmentRoutes } from './routes/adjustment.ts'
+import { ownerDraftRoutes } from './routes/ownerDrafts.ts'
 import { eventRoutes } from './routes/events.ts'
 import { revocationRoutes } from './routes/revocation.ts'
 import { onboardingRoutes } from './routes/onboarding.ts'
@@ -80,6 +81,7 @@ export function createApp(given: ApiDeps) {
     .route('/', paymentRoutes(deps))
     .route('/', renewalRoutes(deps))
     .route('/', adjustmentRoutes(deps))
+    .route('/', ownerDraftRoutes(deps))
     .route('/', revocationRoutes(deps))
     .route('/', onboardingRoutes(deps))
     .route('/', snapRoutes(deps))

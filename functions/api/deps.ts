@@ -9,6 +9,7 @@ import type { GolemHealth } from '../../core/health/golemHealth.ts'
 import type { Metabolism } from '../../core/lifecycle/metabolism.ts'
 import type { RenewalService } from '../../app/renewal.ts'
 import type { AdjustmentService } from '../../app/adjustment.ts'
+import type { OwnerDrafts } from '../../app/ownerDrafts.ts'
 import type { OnboardingService } from '../../app/onboarding/onboarding.ts'
 import type { RevocationPlan } from '../../core/custody/revocationPlan.ts'
 import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
@@ -270,6 +271,8 @@ export type ApiDeps = {
   eventStream?: { pollMs: number; maxSeconds: number; batch: number }
   /** Absent: POST /api/v1/golems/:id/adjustment answers 501 NOT_IMPLEMENTED. */
   adjustments?: AdjustmentService
+  /** Drafts of the owner's acts for the wallet to sign; without them the draft routes answer 501. */
+  ownerDrafts?: Pick<OwnerDrafts, 'revocation' | 'renewal' | 'adjustment'>
   /** Absent: /api/v1/onboarding answers 501 NOT_IMPLEMENTED. */
   onboarding?: Pick<OnboardingService, 'draft' | 'get' | 'grant'>
   /** Absent (no runtime price): GET /api/v1/golems/:id/metabolism answers 501 NOT_IMPLEMENTED. */

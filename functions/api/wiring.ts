@@ -31,6 +31,7 @@ import type { ActionRouteDeps } from './deps.ts'
 import { ChainGolemState } from './services/chainState.ts'
 import { StoreRenewalService } from '../../app/renewal.ts'
 import { StoreAdjustmentService } from '../../app/adjustment.ts'
+import { OwnerDrafts } from '../../app/ownerDrafts.ts'
 import { revocationService } from '../../app/revocation.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemJournal } from './services/journal.ts'
@@ -216,6 +217,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     adjustments: new StoreAdjustmentService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
+    ownerDrafts: new OwnerDrafts({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     revocations: revocationService({
       store: w.store,
       client: w.publicClient as PublicClient,

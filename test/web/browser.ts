@@ -25,7 +25,7 @@ export async function injectWallet(
   page: Page,
   account: PrivateKeyAccount,
   chainId: number,
-  options: Pick<TestWalletOptions, 'permissions'> = {},
+  options: Pick<TestWalletOptions, 'permissions' | 'rpcUrl'> = {},
 ): Promise<void> {
   const wallet = testWallet({ account, chainId, ...options })
   // An error crosses to the page as its message, as MetaMask's provider rejects with one.
@@ -60,7 +60,7 @@ export async function openWalletPage(
   browser: Browser,
   account: PrivateKeyAccount,
   chainId: number,
-  options: Pick<TestWalletOptions, 'permissions'> & { height?: number } = {},
+  options: Pick<TestWalletOptions, 'permissions' | 'rpcUrl'> & { height?: number } = {},
 ): Promise<{ page: Page; consoleErrors: string[] }> {
   const page = await browser.newPage()
   await page.setViewport({ width: 1200, height: options.height ?? 900 })
@@ -69,6 +69,7 @@ export async function openWalletPage(
     if (m.type() === 'error') consoleErrors.push(m.text())
   })
   page.on('pageerror', (e) => consoleErrors.push(String(e)))
-  await injectWallet(page, account, chainId, options.permissions ? { permissions: options.permissions } : {})
+  const { height: _height, ...wallet } = options
+  await injectWallet(page, account, chainId, wallet)
   return { page, consoleErrors }
 }

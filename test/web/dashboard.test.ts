@@ -11,11 +11,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseUnits } from 'viem'
+import { createPublicClient, http, parseUnits, type Hex } from 'viem'
+import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
 import { runLocalStack } from '../../local/runner.ts'
 import { launchChromium, openWalletPage, walletRequest } from './browser.ts'
+import { walletJson } from './testWallet.ts'
 
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard')
 
@@ -57,6 +59,8 @@ describe("the owner's dashboard in headless Chromium", () => {
   let browser: Browser
   let page: Page
   let consoleErrors: string[] = []
+  /** Every POST the page makes: the owner's acts go to the API and the wallet, never to a local route. */
+  const posts: string[] = []
   const json = async <T>(path: string): Promise<T> => {
     const res = await fetch(`${dashboard}${path}`)
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
@@ -100,7 +104,10 @@ describe("the owner's dashboard in headless Chromium", () => {
     await waitFor('ready', async () => (output.some((l) => l.includes('ready in')) ? true : undefined))
     stack = readStackInfo(stateDir)
     browser = await launchChromium()
-    ;({ page, consoleErrors } = await openWalletPage(browser, owner, stack.chainId))
+    ;({ page, consoleErrors } = await openWalletPage(browser, owner, stack.chainId, { rpcUrl: stack.rpcUrl }))
+    page.on('request', (req) => {
+      if (req.method() === 'POST') posts.push(new URL(req.url()).pathname)
+    })
   }, 240_000)
 
   afterAll(async () => {
@@ -196,6 +203,8 @@ describe("the owner's dashboard in headless Chromium", () => {
       240_000,
     )
     expect((await json<Fleet>('/local/fleet')).golems[0]!.renewals).toEqual([])
+    expect(posts).toContain('/api/v1/golems/demo/renewal-draft')
+    expect(posts.filter((p) => p.startsWith('/local/'))).toEqual([])
     await shot('3-renewed')
   }, 300_000)
 
@@ -203,7 +212,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     const before = (await json<Fleet>('/local/fleet')).golems[0]!
     const half = BigInt(before.runway!.periodAmount) / 2n
     // A bad amount is refused before anything is signed, naming the field.
-    const bad = await fetch(`${dashboard}/local/golems/demo/adjustment-draft`, {
+    const bad = await fetch(`${dashboard}/api/v1/golems/demo/adjustment-draft`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ periodAmount: (BigInt(before.runway!.periodAmount) * 2n).toString() }),
@@ -233,25 +242,49 @@ describe("the owner's dashboard in headless Chromium", () => {
     await shot('3b-adjusted')
   }, 120_000)
 
-  it("refuses a relay that is not the owner's signed user operation, and nothing changes", async () => {
+  it("refuses a draft for no Golem, naming the field, and the chain refuses a stranger's signature on the owner's operation; nothing changes", async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${dashboard}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-    const malformed = await post('/local/relay', { userOperation: { sender: 'nobody' }, signature: '0x' })
-    expect(malformed.status).toBe(400)
-    expect(await malformed.json()).toMatchObject({ code: 'RELAY_REFUSED', message: 'userOperation.sender: must be an address' })
-    // The owner's own revocation draft, signed by a stranger's key: the smart account refuses it.
-    const draft = (await (await post('/local/revoke-draft', { golems: ['demo'] })).json()) as { userOperation: unknown; typedData: never }
+    // The owner's own revocation draft, signed by a stranger's key: the owner's smart account refuses it,
+    // so the EntryPoint does not run it, whoever submits it.
+    const draft = (await (await post('/api/v1/revocation-draft', { golems: ['demo'] })).json()) as {
+      userOperation: Record<string, string>
+      typedData: never
+      entryPoint: Hex
+    }
     const stranger = privateKeyToAccount(generatePrivateKey())
-    const forged = await walletRequest(stranger, stack.chainId, 'eth_signTypedData_v4', [stranger.address, JSON.stringify(draft.typedData)])
-    const refused = await post('/local/relay', { userOperation: draft.userOperation, signature: forged })
-    expect(refused.status).toBe(422)
-    expect(await refused.json()).toMatchObject({ code: 'RELAY_REFUSED' })
+    const forged = (await walletRequest(stranger, stack.chainId, 'eth_signTypedData_v4', [
+      stranger.address,
+      walletJson(draft.typedData),
+    ])) as Hex
+    const u = draft.userOperation
+    const packed = toPackedUserOperation({
+      sender: u.sender as Hex,
+      nonce: BigInt(u.nonce!),
+      callData: u.callData as Hex,
+      callGasLimit: BigInt(u.callGasLimit!),
+      verificationGasLimit: BigInt(u.verificationGasLimit!),
+      preVerificationGas: BigInt(u.preVerificationGas!),
+      maxFeePerGas: BigInt(u.maxFeePerGas!),
+      maxPriorityFeePerGas: BigInt(u.maxPriorityFeePerGas!),
+      signature: forged,
+    })
+    const chain = createPublicClient({ transport: http(stack.rpcUrl) })
+    await expect(
+      chain.simulateContract({
+        address: draft.entryPoint,
+        abi: entryPoint07Abi,
+        functionName: 'handleOps',
+        args: [[packed], owner.address],
+        account: owner.address,
+      }),
+    ).rejects.toThrow(/AA24 signature error/)
     expect(await health()).toMatchObject({ health: expect.not.stringMatching(/revoked/) })
     const unknownOwner = await fetch(`${dashboard}/local/fleet?owner=nobody`)
     expect(unknownOwner.status).toBe(400)
     // A draft for no Golem, or for ids that are not ids, names the field.
     for (const golems of [[], 'demo', ['../etc']]) {
-      const bad = await post('/local/revoke-draft', { golems })
+      const bad = await post('/api/v1/revocation-draft', { golems })
       expect(bad.status).toBe(400)
       expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/^golems: /) })
     }
@@ -296,6 +329,12 @@ describe("the owner's dashboard in headless Chromium", () => {
     const plan = await json<{ calls: unknown[]; alreadyDisabled: string[] }>('/api/v1/golems/demo/revocation')
     expect(plan).toMatchObject({ calls: [] })
     expect(plan.alreadyDisabled).toHaveLength(earlier.length + calls.length)
+    // The owner's transaction, from the owner's own wallet account: no relay submitted it.
+    const txHash = /disabled in (0x[0-9a-f]{64})$/.exec(status)![1] as Hex
+    const tx = await createPublicClient({ transport: http(stack.rpcUrl) }).getTransaction({ hash: txHash })
+    expect(tx.from.toLowerCase()).toBe(owner.address.toLowerCase())
+    expect(posts).toContain('/api/v1/revocation-draft')
+    expect(posts.filter((p) => p.startsWith('/local/'))).toEqual([])
     await shot('4-revoked')
   }, 120_000)
 

@@ -5,7 +5,9 @@
 // one of the wallet's accounts as the verifying contract, and a site may not have a `Delegation` signed
 // whose delegator is one of the wallet's accounts (the owner of an EIP-7702 account grants through
 // ERC-7715 instead). ERC-7715 requests go to `permissions`, MetaMask's permissions Snap stand-in.
-import type { Hex } from 'viem'
+// Transactions the page asks for are sent from the owner's key to the chain (`rpcUrl`), as MetaMask
+// sends them through its own node, and the page's reads of the chain go there too.
+import { createWalletClient, getTypesForEIP712Domain, http, serializeTypedData, type Hex, type TypedDataDomain } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 
 type Field = { name: string; type: string }
@@ -53,12 +55,43 @@ function typedValues(types: Record<string, Field[]>, type: string, value: unknow
   return value
 }
 
+/**
+ * The eth_signTypedData_v4 payload a site's viem wallet client sends for `typedData` (JSON, integers as
+ * decimal strings): the EIP712Domain type spelled out from the domain's fields, as wallets require.
+ */
+export function walletJson(typedData: unknown): string {
+  const t = typedData as { domain: TypedDataDomain; types: Record<string, Field[]> }
+  return serializeTypedData({
+    ...t,
+    types: { EIP712Domain: getTypesForEIP712Domain({ domain: t.domain }), ...t.types },
+  } as never)
+}
+
 export type TestWalletOptions = {
   account: PrivateKeyAccount
   chainId: number
   /** `wallet_requestExecutionPermissions`: the grant as MetaMask's permissions Snap makes it. Absent: refused. */
   permissions?: (requests: unknown[]) => Promise<unknown>
+  /** The chain's JSON-RPC: eth_sendTransaction and the page's chain reads. Absent: both refused. */
+  rpcUrl?: string
 }
+
+/** What a wallet answers from its node for a site: reads of the chain, never signing. */
+const CHAIN_READS = new Set([
+  'eth_blockNumber',
+  'eth_call',
+  'eth_estimateGas',
+  'eth_gasPrice',
+  'eth_getBalance',
+  'eth_getBlockByHash',
+  'eth_getBlockByNumber',
+  'eth_getCode',
+  'eth_getLogs',
+  'eth_getTransactionByHash',
+  'eth_getTransactionCount',
+  'eth_getTransactionReceipt',
+  'eth_maxPriorityFeePerGas',
+])
 
 /** What the wallet does for the page: share its account, sign typed data MetaMask would sign, grant permissions. */
 export async function walletRequest(account: PrivateKeyAccount, chainId: number, method: string, params: unknown[]): Promise<unknown> {
@@ -87,11 +120,33 @@ export function testWallet(o: TestWalletOptions): (method: string, params: unkno
           message: typedValues(types, data.primaryType, data.message) as Record<string, unknown>,
         } as never) as Promise<Hex>
       }
+      case 'eth_sendTransaction': {
+        if (!o.rpcUrl) throw new Error('eth_sendTransaction: this wallet has no chain')
+        const [tx] = params as [{ from: string; to: Hex; data?: Hex; value?: Hex; gas?: Hex }]
+        if (tx.from.toLowerCase() !== account.address.toLowerCase()) throw new Error(`eth_sendTransaction: unknown account ${tx.from}`)
+        const wallet = createWalletClient({ account, transport: http(o.rpcUrl) })
+        return wallet.sendTransaction({
+          chain: null,
+          to: tx.to,
+          ...(tx.data ? { data: tx.data } : {}),
+          ...(tx.value ? { value: BigInt(tx.value) } : {}),
+          ...(tx.gas ? { gas: BigInt(tx.gas) } : {}),
+        })
+      }
       case 'wallet_requestExecutionPermissions':
         if (!o.permissions) throw new Error('wallet_requestExecutionPermissions: not supported by this wallet')
         return o.permissions(params)
-      default:
-        throw new Error(`${method}: not supported by the test wallet`)
+      default: {
+        if (!o.rpcUrl || !CHAIN_READS.has(method)) throw new Error(`${method}: not supported by the test wallet`)
+        const res = await fetch(o.rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+        const answer = (await res.json()) as { result?: unknown; error?: { message: string } }
+        if (answer.error) throw new Error(answer.error.message)
+        return answer.result
+      }
     }
   }
 }

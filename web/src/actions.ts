@@ -1,12 +1,13 @@
-// The owner's acts from the browser wallet: revoke (one user operation from the owner's smart account
-// disabling every grant of the Golems named, signed in the wallet, submitted by the local relay), renew (the superseding grant signed in the
-// wallet, posted to the API), adjust (a narrower grant posted to the API, then one user operation disabling
-// what it supersedes) and pay extend/feed with x402 (the stock @x402 client logic, signing the
-// EIP-3009 authorization with eth_signTypedData_v4).
+// The owner's acts from the browser wallet, drafted by the API: revoke (one user operation from the
+// owner's smart account disabling every grant of the Golems named, signed in the wallet and submitted from
+// the owner's own wallet account), renew (the superseding grant signed in the wallet, posted to the API),
+// adjust (a narrower grant posted to the API, then one user operation disabling what it supersedes) and
+// pay extend/feed with x402 (the stock @x402 client logic, signing the EIP-3009 authorization with
+// eth_signTypedData_v4).
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { postJson, RequestError, type Config, type Draft } from './api.ts'
-import { signTypedData, type Eip1193Provider } from './wallet.ts'
+import { signTypedData, submitUserOperation, type Eip1193Provider, type UserOperationDraft } from './wallet.ts'
 
 export type Wallet = { provider: Eip1193Provider; address: `0x${string}` }
 
@@ -17,11 +18,11 @@ export type Revoked = { txHash: string; grants: number }
  * signed in the wallet; then each Golem is told, so its next heartbeat runs the death protocol.
  */
 export async function revoke(wallet: Wallet, golemIds: readonly string[]): Promise<Revoked> {
-  const draft = await postJson<Draft<{ userOperation: unknown; grants: unknown[] }>>('/local/revoke-draft', { golems: golemIds })
+  const draft = await postJson<Draft<UserOperationDraft & { grants: unknown[] }>>('/api/v1/revocation-draft', { golems: golemIds })
   const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
-  const relayed = await postJson<{ txHash: string }>('/local/relay', { userOperation: draft.userOperation, signature })
+  const txHash = await submitUserOperation(wallet.provider, wallet.address, draft, signature)
   for (const id of golemIds) await postJson(`/api/v1/golems/${encodeURIComponent(id)}/revocation`)
-  return { txHash: relayed.txHash, grants: draft.grants.length }
+  return { txHash, grants: draft.grants.length }
 }
 
 /**
@@ -32,7 +33,7 @@ export async function revoke(wallet: Wallet, golemIds: readonly string[]): Promi
 export async function renew(wallet: Wallet, golemId: string): Promise<{ delegationHash: string; grant_ends_at: number }> {
   for (let attempt = 1; ; attempt++) {
     const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(
-      `/local/golems/${encodeURIComponent(golemId)}/renewal-draft`,
+      `/api/v1/golems/${encodeURIComponent(golemId)}/renewal-draft`,
     )
     const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
     try {
@@ -55,9 +56,10 @@ export type Adjusted = { delegationHash: string; periodAmount: string; periodSta
 export async function adjust(wallet: Wallet, golemId: string, change: { periodAmount?: string; endsAt?: number }): Promise<Adjusted> {
   const id = encodeURIComponent(golemId)
   for (let attempt = 1; ; attempt++) {
-    const draft = await postJson<
-      Draft<{ delegation: Record<string, unknown>; disable: Draft<{ userOperation: unknown; grants: string[] }> }>
-    >(`/local/golems/${id}/adjustment-draft`, change)
+    const draft = await postJson<Draft<{ delegation: Record<string, unknown>; disable: Draft<UserOperationDraft & { grants: string[] }> }>>(
+      `/api/v1/golems/${id}/adjustment-draft`,
+      change,
+    )
     const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
     let adjusted: Omit<Adjusted, 'txHash'>
     try {
@@ -71,11 +73,8 @@ export async function adjust(wallet: Wallet, golemId: string, change: { periodAm
       continue
     }
     const disabling = await signTypedData(wallet.provider, wallet.address, draft.disable.typedData)
-    const relayed = await postJson<{ txHash: string }>('/local/relay', {
-      userOperation: draft.disable.userOperation,
-      signature: disabling,
-    })
-    return { ...adjusted, txHash: relayed.txHash }
+    const txHash = await submitUserOperation(wallet.provider, wallet.address, draft.disable, disabling)
+    return { ...adjusted, txHash }
   }
 }
 

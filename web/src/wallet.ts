@@ -1,6 +1,7 @@
 // The owner's browser wallet over EIP-1193, found through EIP-6963 announcements (MetaMask in
 // production; the tests inject a provider backed by a local key the same way).
-import { createWalletClient, custom, type EIP1193Provider } from 'viem'
+import { createPublicClient, createWalletClient, custom, encodeFunctionData, parseEventLogs, type EIP1193Provider } from 'viem'
+import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 
 export type Eip1193Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> }
 export type WalletInfo = { uuid: string; name: string; icon: string; rdns: string }
@@ -38,4 +39,56 @@ export async function signTypedData(provider: Eip1193Provider, address: `0x${str
   const { EIP712Domain: _given, ...types } = data.types
   const wallet = createWalletClient({ account: address, transport: custom(provider as EIP1193Provider) })
   return wallet.signTypedData({ ...data, types } as Parameters<typeof wallet.signTypedData>[0])
+}
+
+/** An owner's user operation as a draft carries it: integers as decimal strings. */
+export type UserOperationDraft = {
+  userOperation: Record<string, string>
+  entryPoint: `0x${string}`
+}
+
+const USER_OPERATION_INTEGERS = [
+  'nonce',
+  'callGasLimit',
+  'verificationGasLimit',
+  'preVerificationGas',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+] as const
+
+/**
+ * The owner's signed user operation, submitted from the owner's own wallet account: one transaction to
+ * the EntryPoint's handleOps, which the wallet shows, estimates and sends, with the account itself as the
+ * beneficiary of the operation's gas refund. No relay and no bundler stand between the owner and the
+ * chain. Answers once the transaction is mined and the operation inside it succeeded (handleOps succeeds
+ * even when the operation's call reverts; its UserOperationEvent says so).
+ */
+export async function submitUserOperation(
+  provider: Eip1193Provider,
+  from: `0x${string}`,
+  draft: UserOperationDraft,
+  signature: `0x${string}`,
+): Promise<`0x${string}`> {
+  const o = draft.userOperation
+  const userOperation = {
+    sender: o.sender as `0x${string}`,
+    callData: o.callData as `0x${string}`,
+    signature,
+    ...Object.fromEntries(USER_OPERATION_INTEGERS.map((k) => [k, BigInt(o[k] ?? '0')])),
+  } as UserOperation<'0.7'>
+  const data = encodeFunctionData({
+    abi: entryPoint07Abi,
+    functionName: 'handleOps',
+    args: [[toPackedUserOperation(userOperation)], from],
+  })
+  const wallet = createWalletClient({ account: from, transport: custom(provider as EIP1193Provider) })
+  const hash = await wallet.sendTransaction({ to: draft.entryPoint, data, chain: null })
+  const receipt = await createPublicClient({ transport: custom(provider as EIP1193Provider) }).waitForTransactionReceipt({
+    hash,
+    pollingInterval: 500,
+  })
+  const events = parseEventLogs({ abi: entryPoint07Abi, eventName: 'UserOperationEvent', logs: receipt.logs })
+  if (receipt.status !== 'success' || events.length === 0 || events.some((e) => !e.args.success))
+    throw new Error(`user operation: reverted in ${hash}`)
+  return hash
 }

@@ -39,9 +39,9 @@ describe("the page's renewal", () => {
     const s = standIns([{ field: 'erc20PeriodTransfer.startDate' }])
     const renewed = (await renew(s.wallet, 'g1')) as unknown as { delegationHash: string; signature: string }
     expect(s.calls).toEqual([
-      '/local/golems/g1/renewal-draft',
+      '/api/v1/golems/g1/renewal-draft',
       '/api/v1/golems/g1/renewal',
-      '/local/golems/g1/renewal-draft',
+      '/api/v1/golems/g1/renewal-draft',
       '/api/v1/golems/g1/renewal',
     ])
     expect(s.signed()).toBe(2)

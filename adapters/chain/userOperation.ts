@@ -1,0 +1,73 @@
+// A user operation from the owner's MetaMask Hybrid smart account, unsigned, with the EIP-712 typed data
+// the owner signs in the wallet (PackedUserOperation under the account's domain). Nothing here signs or
+// sends: the owner's wallet signs, and the owner's own account (or any funded account) submits it to
+// EntryPoint.handleOps, as no bundler runs on a local chain.
+import { Implementation, toMetaMaskSmartAccount, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
+import type { Address, Hex, PublicClient } from 'viem'
+import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
+
+/**
+ * A user operation for the owner's smart account, unsigned, with fixed generous gas limits (no bundler
+ * estimates locally; handleOps is submitted directly) and the chain's current fees.
+ */
+export async function unsignedUserOperation(
+  client: Pick<PublicClient, 'estimateFeesPerGas'>,
+  p: { sender: Address; nonce: bigint; callData: Hex },
+): Promise<UserOperation<'0.7'>> {
+  const fees = await client.estimateFeesPerGas()
+  return {
+    ...p,
+    callGasLimit: 1_000_000n,
+    verificationGasLimit: 1_000_000n,
+    preVerificationGas: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    signature: '0x',
+  }
+}
+
+export type OwnerOperation = {
+  userOperation: UserOperation<'0.7'>
+  /** What the owner signs: the packed operation under the HybridDeleGator's EIP-712 domain. */
+  typedData: {
+    domain: { chainId: number; name: string; version: string; verifyingContract: Address }
+    types: typeof SIGNABLE_USER_OP_TYPED_DATA
+    primaryType: 'PackedUserOperation'
+    message: Record<string, unknown>
+  }
+  /** The EntryPoint the signed operation is submitted to (handleOps). */
+  entryPoint: Address
+}
+
+/** One user operation from `owner`'s smart account making `calls`, unsigned, with its typed data. */
+export async function ownerOperation(
+  client: PublicClient,
+  environment: SmartAccountsEnvironment,
+  chainId: number,
+  owner: Address,
+  calls: readonly { to: Address; data: Hex }[],
+): Promise<OwnerOperation> {
+  const account = await toMetaMaskSmartAccount({
+    client: client as never,
+    implementation: Implementation.Hybrid,
+    address: owner,
+    environment,
+  })
+  const userOperation = await unsignedUserOperation(client, {
+    sender: owner,
+    nonce: await account.getNonce(),
+    callData: await account.encodeCalls(calls.map((call) => ({ to: call.to, value: 0n, data: call.data }))),
+  })
+  const packed = toPackedUserOperation(userOperation)
+  return {
+    userOperation,
+    typedData: {
+      domain: { chainId, name: 'HybridDeleGator', version: '1', verifyingContract: owner },
+      types: SIGNABLE_USER_OP_TYPED_DATA,
+      primaryType: 'PackedUserOperation',
+      message: { ...packed, entryPoint: environment.EntryPoint },
+    },
+    entryPoint: environment.EntryPoint,
+  }
+}
