@@ -6,26 +6,14 @@
 import { Hono } from 'hono'
 import { build, stop as stopEsbuild } from 'esbuild'
 import { join } from 'node:path'
-import { createWalletClient, http, isAddress, isHex, pad, toHex, type Address, type Hex } from 'viem'
-import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
-import { Implementation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
-import { SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
+import { isAddress, isHex, type Address } from 'viem'
+import type { Delegation } from '@metamask/smart-accounts-kit'
 import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
 import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
-import { renewalWindow } from '../core/lifecycle/renewal.ts'
-import { adjustmentStart, supersededGrants } from '../core/lifecycle/adjustment.ts'
-import { planRevocation } from '../core/custody/revocationPlan.ts'
-import { latestGrant } from '../core/lifecycle/grantInForce.ts'
-import { revocationOf } from '../app/revocation.ts'
 import type { Store } from '../core/store/index.ts'
-import { buildGolemDelegation } from '../core/delegations/buildGolemDelegation.ts'
-import { DelegationTree } from '../core/delegations/tree.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
-import { devnetAccount, localChain } from './devnet.ts'
-import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
-import { LocalStackError } from './errors.ts'
 import { LocalRotationError, type LocalRotation } from './rotationRequest.ts'
 import { RotationRequestError } from '../app/tick/rotateOnRequest.ts'
 
@@ -70,8 +58,6 @@ export async function bundleDashboard(): Promise<string> {
 }
 
 const GOLEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
-
-const json = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))) as unknown
 
 /** Delegations as the page sees them: the struct with decimal salts and each caveat in words. */
 function describeGrant(delegation: Delegation, chain: StackChain, now: bigint) {
@@ -141,7 +127,6 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
   const { chain, store } = o
   const app = new Hono()
   const client = chain.publicClient
-  const environment = chain.deployment.environment
   const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp
   app.get('/', (c) => c.html(PAGE))
   app.get('/app.js', (c) => c.body(o.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }))

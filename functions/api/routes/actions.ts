@@ -13,8 +13,8 @@ import {
   recoverActionRequestSigner,
   type ActionRequest,
 } from '../../../core/actions/index.ts'
-import { StoreConflictError, type Store } from '../../../core/store/index.ts'
-import type { ActionOutcome, ExecuteActionInput } from '../../../app/actions/executeAction.ts'
+import { StoreConflictError } from '../../../core/store/index.ts'
+import type { ActionOutcome } from '../../../app/actions/executeAction.ts'
 import type { ActionRouteDeps } from '../deps.ts'
 import { errorResponse, type ApiErrorCode } from '../errors.ts'
 import { answered, apiRouter, checkedByHandler, errors, jsonBody, security } from '../openapi.ts'
