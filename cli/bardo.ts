@@ -4,7 +4,7 @@
 // `runCli` is the whole program with its environment and streams passed in, so tests run it in-process.
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
-import { getAddress, isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
+import { isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
 import { BardoError } from '../core/errors.ts'
 import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
 import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment, withStackDefaults } from './context.ts'

@@ -17,7 +17,6 @@ import {
   GUARDRAIL_MAX_RUNWAY_DAYS,
   localRegistry,
   publicRegistry,
-  type PermissionPlan,
   type ProtocolRegistry,
 } from '../core/permissions/index.ts'
 import type { GolemProfile } from '../core/lifecycle/profile.ts'

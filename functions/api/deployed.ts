@@ -7,9 +7,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
-  getAddress,
   http,
-  isAddress,
   isHex,
   type Address,
   type Chain,
@@ -49,13 +47,6 @@ function atomic(env: NodeJS.ProcessEnv, name: string, fallback: bigint): bigint 
   if (raw === undefined || raw === '') return fallback
   if (!/^\d{1,30}$/.test(raw) || BigInt(raw) === 0n) throw configError(name, "must be a positive integer in the asset's atomic units")
   return BigInt(raw)
-}
-
-function optionalAddress(env: NodeJS.ProcessEnv, name: string): Address | undefined {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return undefined
-  if (!isAddress(raw, { strict: false })) throw configError(name, 'must be a 20-byte hex address')
-  return getAddress(raw)
 }
 
 /**

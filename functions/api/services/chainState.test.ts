@@ -125,7 +125,6 @@ describe('permission health shared per block (anvil)', () => {
   })
 
   describe('the deployed freshness rule: 2-second blocks, a head read reused for 1 second', () => {
-    let boreas: ProvisionedGolem
     let deployedApp: ReturnType<ApiStack['app']>
     const deployedCounts = new Map<string, number>()
     const request = async () => {
@@ -137,7 +136,7 @@ describe('permission health shared per block (anvil)', () => {
     const stateOf = (b: Record<string, unknown>) => ({ health: b.health, remaining_today: b.remaining_today, revocation: b.revocation })
 
     beforeAll(async () => {
-      boreas = await stack.provision('boreas')
+      await stack.provision('boreas')
       // The API learns the block interval from its chain (Base states 2,000 ms), as the deployed one does.
       const chain = { ...stack.devnet.publicClient.chain, blockTime: 2_000 } as Chain
       deployedApp = stack.app({
