@@ -26,11 +26,24 @@ export type DashboardOptions = {
   /** The owner whose fleet the page shows unless its URL names another (`?owner=0x...`). */
   owner?: Address
   port?: number
+  /** The Snap the page pairs (default: the workspace's Snap as `mm-snap serve` runs it). */
+  snapId?: string
   /** Rotation of the session keys this stack holds in memory, on the owner's signed request. */
   rotation?: Pick<LocalRotation, 'rotate'>
 }
 
-export type RunningDashboard = { url: string; stop(): Promise<void> }
+/** The Portal's port: the Snap answers the Portal's origins only, and its default build names this one. */
+export const PORTAL_PORT = 3003
+
+/** The workspace's Snap as `npm run serve -w snap` (`mm-snap serve`) runs it for MetaMask Flask. */
+export const LOCAL_SNAP_ID = 'local:http://localhost:8080'
+
+export type RunningDashboard = {
+  url: string
+  /** Whether the page is on the Portal's port, the one origin the Snap's default build answers. */
+  atPortalPort: boolean
+  stop(): Promise<void>
+}
 
 const webDir = join(import.meta.dirname, '..', 'web')
 
@@ -137,6 +150,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       network: `eip155:${chain.deployment.chainId}`,
       usdc: chain.usdc,
       indexer: o.indexerUrl !== undefined,
+      apiUrl: o.apiUrl,
+      snapId: o.snapId ?? LOCAL_SNAP_ID,
     }),
   )
   app.get('/local/fleet', async (c) => {
@@ -198,8 +213,15 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
 
 export async function startDashboard(o: DashboardOptions): Promise<RunningDashboard> {
   const script = await bundleDashboard()
-  const running = await serveApi(dashboardApp({ ...o, script }), o.port ?? 0)
-  return { url: running.url, stop: running.close }
+  const app = dashboardApp({ ...o, script })
+  // The Portal's port unless told otherwise, so the Snap answers the page; another port when it is taken.
+  const running =
+    o.port !== undefined
+      ? await serveApi(app, o.port)
+      : await serveApi(app, PORTAL_PORT).catch((e: NodeJS.ErrnoException) =>
+          e.code === 'EADDRINUSE' ? serveApi(app, 0) : Promise.reject(e),
+        )
+  return { url: running.url, atPortalPort: running.port === PORTAL_PORT, stop: running.close }
 }
 
 const PAGE = `<!doctype html>

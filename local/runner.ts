@@ -29,7 +29,7 @@ import { localReadKey } from './readKey.ts'
 import { localOwnerKey } from './ownerKey.ts'
 import { DEPLOYMENT_FILE, removeStackInfo, writeStackInfo } from './stackFile.ts'
 import { writeDeploymentFile } from './chain.ts'
-import { startDashboard } from './dashboard.ts'
+import { PORTAL_PORT, startDashboard } from './dashboard.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
 import { selfExtensionConfig } from '../app/tick/selfExtensionConfig.ts'
 import { dcaBeat } from '../client/dcaBeat.ts'
@@ -364,6 +364,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     log(
       `  dashboard    ${dashboard.url}/ (the owner's dashboard; owner actions through a browser wallet, e.g. MetaMask with BARDO_OWNER_KEY)`,
     )
+    if (!dashboard.atPortalPort) log(`               not on port ${PORTAL_PORT}: the Snap answers the Portal there only (docs/snap.md)`)
     log(`  API          ${api.url}/api/v1/golems/demo/permission-health`)
     log(`  OpenAPI      ${api.url}/openapi.json`)
     log(`  API docs     ${api.url}/docs`)

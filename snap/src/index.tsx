@@ -22,7 +22,12 @@ import { getState, setState } from './state.ts'
 import { completePairing, PairingError, requestPairingChallenge, type Fetch } from './statusClient.ts'
 import type { SnapState } from './types.ts'
 
-const snapFetch: Fetch = async (input, init) => fetch(input, init)
+/**
+ * MetaMask runs the Snap in a sandboxed iframe, so its requests carry `Origin: null`, which the API's
+ * Snap routes require. The header is said here too for runtimes without that iframe (the Snaps
+ * simulator's Node fetch); a browser drops it as a forbidden header and sends its own, the same `null`.
+ */
+const snapFetch: Fetch = async (input, init = {}) => fetch(input, { ...init, headers: { ...init.headers, origin: 'null' } })
 
 async function notify(alert: Alert): Promise<void> {
   await snap.request({ method: 'snap_notify', params: { type: 'inApp', message: alert.long.slice(0, 500) } })
@@ -178,6 +183,8 @@ function param<T>(params: unknown, name: string, check: (v: unknown) => v is T, 
   return value
 }
 const isString = (v: unknown): v is string => typeof v === 'string'
+/** An API's origin: scheme, host and optional port, nothing else (a path or credentials would be read as part of every call). */
+const isApiOrigin = (v: unknown): v is string => isString(v) && /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/u.test(v)
 const isText =
   (max: number) =>
   (v: unknown): v is string =>
@@ -276,8 +283,15 @@ export const onRpcRequest: OnRpcRequestHandler = async ({ origin, request }): Pr
     }
     case 'startPairing': {
       const owner = param(params, 'owner', (v): v is string => isString(v) && ADDRESS.test(v), 'must be a 20-byte 0x-prefixed hex address')
-      const pairing = await requestPairingChallenge(snapFetch, (await getState()).apiUrl ?? API_URL, owner).catch(rethrowPairing)
-      await setState({ ...(await getState()), pairing })
+      // The Portal says where its API is (the local stack picks its port at start): nothing is baked in
+      // but the build's default, and the Snap keeps the URL once the owner's signature pairs it.
+      const given = params !== null && typeof params === 'object' ? (params as Record<string, unknown>).apiUrl : undefined
+      const apiUrl =
+        given === undefined
+          ? ((await getState()).apiUrl ?? API_URL)
+          : param(params, 'apiUrl', isApiOrigin, 'must be an http(s) origin such as http://127.0.0.1:8787 (no path, query or credentials)')
+      const pairing = await requestPairingChallenge(snapFetch, apiUrl, owner).catch(rethrowPairing)
+      await setState({ ...(await getState()), pairing: { ...pairing, apiUrl } })
       return { message: pairing.message }
     }
     case 'completePairing': {
@@ -289,10 +303,12 @@ export const onRpcRequest: OnRpcRequestHandler = async ({ origin, request }): Pr
       )
       const state = await getState()
       if (state.pairing === null) throw new InvalidParamsError('signature: no pairing was started (call startPairing first)')
-      const paired = await completePairing(snapFetch, state.apiUrl ?? API_URL, state.pairing, signature).catch(rethrowPairing)
+      const apiUrl = state.pairing.apiUrl ?? state.apiUrl ?? API_URL
+      const paired = await completePairing(snapFetch, apiUrl, state.pairing, signature).catch(rethrowPairing)
       // The token stays inside the Snap: the page that asked for pairing never sees it.
       await setState({
         ...state,
+        apiUrl,
         authToken: paired.token,
         authProblem: null,
         owner: paired.owner,

@@ -47,7 +47,12 @@ export type SnapDeployment = {
   tokens: Record<string, { symbol: string; decimals: number }>
 }
 
-export type PendingPairing = { challenge: Record<string, unknown> & { owner: string; expiresAt: number }; message: string }
+export type PendingPairing = {
+  challenge: Record<string, unknown> & { owner: string; expiresAt: number }
+  message: string
+  /** The API the pairing was started with; the Snap talks to it once the pairing completes. */
+  apiUrl?: string
+}
 
 export type SnapState = {
   /** The API this Snap talks to; null means the build's BARDO_API_URL. Only the Snap itself writes its state. */

@@ -29,7 +29,17 @@ export type FleetGolem = {
   redelegation: Grant | null
   replicants: (Grant & { hash: string })[]
 }
-export type Config = { owner: string | null; chainId: number; network: `${string}:${string}`; usdc: `0x${string}`; indexer: boolean }
+export type Config = {
+  owner: string | null
+  chainId: number
+  network: `${string}:${string}`
+  usdc: `0x${string}`
+  indexer: boolean
+  /** The API's own origin, for the Snap (the page itself reads through its server's proxy). */
+  apiUrl: string
+  /** The Bardo Snap the page pairs: `local:http://localhost:8080` while `mm-snap serve` runs it. */
+  snapId: string
+}
 export class RequestError extends Error {
   constructor(
     readonly status: number,

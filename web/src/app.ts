@@ -10,6 +10,7 @@ import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
+import { pairSnap } from './snapPairing.ts'
 
 const POLL_MS = 2000
 const usdc = (v: string | bigint) => `${formatUnits(BigInt(v), 6)} USDC`
@@ -389,6 +390,10 @@ function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet:
       const r = await pay(wallet!, config, 'feed', golem.id)
       return `credited ${usdc(r.credit.amount)}`
     })}>Feed (x402)</button>
+    <button id="pair-snap" disabled=${disabled} onClick=${run('pair', async () => {
+      const r = await pairSnap(wallet!, config, golem.owner as `0x${string}`)
+      return r.paired ? `the Bardo Snap is paired for ${r.owner}; its alerts read ${config.apiUrl}` : 'the Snap did not pair'
+    })}>Pair the MetaMask Snap</button>
     ${wallet ? null : html`<p class="reason">connect the owner's wallet first</p>`}
     <p id="action-status">${status}</p>
   </section>`
