@@ -4,7 +4,9 @@
 // `runCli` is the whole program with its environment and streams passed in, so tests run it in-process.
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
-import { isAddress, parseEther, parseUnits, zeroAddress, type Address } from 'viem'
+import { isAddress, parseEther, parseUnits, zeroAddress, type Address, type PublicClient } from 'viem'
+import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
+import { runSelfHostedHeartbeat } from './run.ts'
 import { BardoError } from '../core/errors.ts'
 import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
 import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment, withStackDefaults } from './context.ts'
@@ -38,6 +40,13 @@ function addressFlag(flag: string, raw: string | undefined): Address | undefined
   if (raw === undefined) return undefined
   if (!isAddress(raw, { strict: false })) throw new CliUsageError(flag, `must be a 20-byte hex address, got ${JSON.stringify(raw)}`)
   return raw as Address
+}
+
+function wholeFlag(flag: string, raw: string, min: number): number {
+  const n = Number(raw)
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min)
+    throw new CliUsageError(flag, `must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`)
+  return n
 }
 
 function ethFlag(flag: string, raw: string | undefined, fallback: bigint): bigint {
@@ -224,6 +233,44 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         await watchOwners(notify, ownersVariable, owners)
         out.result({ ownersVariable, owners }, [`watched ${owners.length} owner(s) in variable ${ownersVariable}`])
       } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('run')
+    .description("the heartbeat on this machine: ticks the Golems whose keys are this state directory's keystore files")
+    .option('--beats <n>', 'stop after this many beats (default: until interrupted)')
+    .option('--beat-ms <ms>', 'milliseconds between beats (default 60000, the deployed schedule)', '60000')
+    .action(async (f: { beats?: string; beatMs: string }) => {
+      const beats = f.beats === undefined ? undefined : wholeFlag('--beats', f.beats, 1)
+      const beatMs = wholeFlag('--beat-ms', f.beatMs, 100)
+      const keys = keystoreSettings(io.env, stateDir())
+      const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
+      const { chain, deployment } = await withChain()
+      const { store, stop } = await openCliStore(io.env)
+      let interrupted: () => void = () => undefined
+      const stopped = new Promise<void>((done) => (interrupted = done))
+      process.once('SIGINT', interrupted)
+      process.once('SIGTERM', interrupted)
+      try {
+        const summary = await runSelfHostedHeartbeat({
+          store,
+          client: chain.publicClient as PublicClient,
+          deployment,
+          signers: new KeystoreSignerResolver(deployment, keys.passphrase),
+          operator,
+          ...(beats === undefined ? {} : { beats }),
+          beatMs,
+          stopped,
+          progress: out.progress,
+        })
+        out.result({ ...summary }, [
+          `${summary.beats} beat(s), ${summary.ticks} tick(s), ${summary.failed} failed, ${formatUsdc(BigInt(summary.redeemed))} redeemed`,
+        ])
+      } finally {
+        process.off('SIGINT', interrupted)
+        process.off('SIGTERM', interrupted)
         await stop()
       }
     })

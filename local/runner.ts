@@ -10,6 +10,8 @@ import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../app/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
+import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
+import { SignersByKind } from '../adapters/signers/signersByKind.ts'
 import type { TickDeps, TickResult } from '../app/tick/types.ts'
 import { Limiter } from '../app/concurrency.ts'
 import { LocalRotation } from './rotationRequest.ts'
@@ -252,6 +254,12 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     }
 
     const signers = new MemorySignerResolver(chain.deployment)
+    // The heartbeat and the action path resolve the keys this stack holds, and the CLI's keystore Golems when it has their passphrase.
+    const passphrase = env.BARDO_KEYSTORE_PASSPHRASE
+    const tickSigners = new SignersByKind(
+      { memory: signers, ...(passphrase ? { keystore: new KeystoreSignerResolver(chain.deployment, passphrase) } : {}) },
+      { keystore: 'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`' },
+    )
     const readApiKey = localReadKey(env)
     const onboarding = localOnboarding({
       chain,
@@ -266,7 +274,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       indexerUrl: indexer?.url,
       port: settings.apiPort,
       readApiKey,
-      signers,
+      signers: tickSigners,
       onboarding,
     })
     stops.push(api.stop)
@@ -323,7 +331,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       store,
       client: chain.publicClient,
       deployment: chain.deployment,
-      signers,
+      signers: tickSigners,
       operator: chain.operator as never,
       invocationId,
       credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },

@@ -14,9 +14,6 @@ import { Implementation, toMetaMaskSmartAccount } from '@metamask/smart-accounts
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
-import { KeystoreSignerResolver } from '../../adapters/signers/keystoreSignerResolver.ts'
-import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
-import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
 import { serveApi } from '../../functions/api/server.ts'
 import { runCli } from '../../cli/bardo.ts'
@@ -231,18 +228,22 @@ describe('a Golem from onboarding to revocation', () => {
     expect((await store.listDueGolems({ now: Date.now() + 1000 })).golems.map((g) => g.golemId)).toContain('walker')
     expect(r.stdout).not.toContain(ownerKey.slice(2))
 
-    // The heartbeat picks it up and redeems its first period through the keystore key.
-    const d = deployment()
-    const invoker = new LocalInvoker((invocationId) => ({
-      store,
-      client: clients.publicClient as never,
-      deployment: d,
-      signers: new KeystoreSignerResolver(d, PASSPHRASE),
-      operator: clients.operator.account as never,
-      invocationId,
-    }))
-    await runHeartbeat({ store, client: clients.publicClient as never, deployment: d, invoker })
-    expect(invoker.results.map((t) => t.redemption?.status)).toEqual(['confirmed'])
+    // The operator's own heartbeat (`bardo run`, the same heartbeat and tick code the AWS stack runs)
+    // picks it up and redeems its first period through the keystore key.
+    for (const [flag, value] of [
+      ['--beats', '0'],
+      ['--beat-ms', 'soon'],
+    ] as const) {
+      const bad = await bardo('run', flag, value)
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toContain(`${flag}: must be a whole number of at least`)
+    }
+    const run = await bardo('--json', 'run', '--beats', '1')
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toMatch(/tick walker: ticked .*\| redemption confirmed [\d.]+ USDC in 0x[0-9a-f]{64}/)
+    expect(run.json).toMatchObject({ beats: 1, ticks: 1, failed: 0 })
+    expect(BigInt(run.json.redeemed as string)).toBeGreaterThan(0n)
+    expect(run.stderr).not.toContain(PASSPHRASE)
   })
 
   it('refuses a second onboarding of the same Golem (a conflicting active grant), changing nothing', async () => {
