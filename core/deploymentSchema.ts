@@ -100,22 +100,25 @@ export const deploymentSchema = z.strictObject(fields, { error: deploymentError 
 /**
  * A deployment with any address left out: the indexer pins a contract with no address to one that never
  * emits, so it runs against a partial deployment (and the framework's addresses from the kit); `bardo
- * deploy` resumes from one.
+ * deploy` resumes from one. Built when first asked for, so a bundle that reads whole deployments only (the
+ * tick's) leaves it out.
  */
-export const partialDeploymentSchema = z.partial(
-  z.strictObject(
-    {
-      ...fields,
-      environment: z.optional(z.partial(z.strictObject(environmentFields, { error: environmentError }))),
-      enforcers: z.optional(z.partial(z.strictObject(enforcerFields, { error: enforcersError }))),
-      assets: z.optional(z.partial(assetsSchema)),
-    },
-    { error: deploymentError },
-  ),
-)
+export function partialDeploymentSchema() {
+  return z.partial(
+    z.strictObject(
+      {
+        ...fields,
+        environment: z.optional(z.partial(z.strictObject(environmentFields, { error: environmentError }))),
+        enforcers: z.optional(z.partial(z.strictObject(enforcerFields, { error: enforcersError }))),
+        assets: z.optional(z.partial(assetsSchema)),
+      },
+      { error: deploymentError },
+    ),
+  )
+}
 
 export type DeploymentFile = z.output<typeof deploymentSchema>
-export type PartialDeploymentFile = z.output<typeof partialDeploymentSchema>
+export type PartialDeploymentFile = z.output<ReturnType<typeof partialDeploymentSchema>>
 /** A deployment as JSON keeps it: startBlock as decimal text. */
 export type DeploymentJson = Omit<PartialDeploymentFile, 'startBlock'> & { startBlock?: string }
 
@@ -186,7 +189,7 @@ export function parseDeployment<Framework>(
 
 /** Parses a deployment any address may be missing from (the indexer's). */
 export function parsePartialDeployment(json: unknown, root: string): PartialDeploymentFile {
-  return checked(partialDeploymentSchema, json, root)
+  return checked(partialDeploymentSchema(), json, root)
 }
 
 /** A deployment as the file (and BARDO_DEPLOYMENT) holds it: what parseDeployment reads back. */

@@ -245,7 +245,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     entryPoint: (deployment.councils ?? []).length === 0 ? UNCONFIGURED : pick('entryPoint', deployment.entryPoint, defaults.entryPoint),
   }
   if ((deployment.councils ?? []).length > 0 && addresses.entryPoint === UNCONFIGURED)
-    fail('BARDO_DEPLOYMENT.entryPoint', 'is required when councils are named (or environment.EntryPoint)')
+    fail('BARDO_DEPLOYMENT.environment.EntryPoint', 'is required when councils are named')
 
   const pgliteDir = env.BARDO_INDEXER_PGLITE_DIR
   const databaseUrl = env.DATABASE_URL ?? env.DATABASE_PRIVATE_URL
