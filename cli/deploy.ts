@@ -22,7 +22,7 @@ import { getSmartAccountsEnvironment, type SmartAccountsEnvironment } from '@met
 import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
 import * as artifacts from '../contracts/artifacts/index.ts'
 import { bardoEnforcerNames } from '../core/deployment.ts'
-import { DeploymentError, deploymentJson, parseDeploymentFile, parsePartialDeployment } from '../core/deploymentSchema.ts'
+import { DeploymentError, deploymentJson, parseDeployment, parseDeploymentFile, parsePartialDeployment } from '../core/deploymentSchema.ts'
 import type { CliChain } from './context.ts'
 import { deploymentSteps } from './deploymentSteps.ts'
 import { CliConfigError, CliRefusedError, CliUsageError } from './errors.ts'
@@ -224,8 +224,8 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
 
 /** The two contracts whose events the Alchemy webhook watches, from a deployment file's contents. */
 export function custodyContractsOf(doc: Record<string, unknown>, chainId: number): CustodyContracts {
-  const environment = (doc.environment as SmartAccountsEnvironment | undefined) ?? getSmartAccountsEnvironment(chainId)
-  return custodyContractsOfDeployment({ environment, vitalityOracle: doc.vitalityOracle as Address })
+  const deployment = parseDeployment(doc, { root: 'BARDO_DEPLOYMENT', chainId, framework: getSmartAccountsEnvironment })
+  return custodyContractsOfDeployment(deployment)
 }
 
 /** The local swap router prices at the feeds and holds liquidity, so local swaps settle. */

@@ -31,6 +31,7 @@ const blockNumber = z.pipe(
 const objectError = (rule: string, unknownKey: string) => (issue: { code: string; input?: unknown }) =>
   issue.code === 'unrecognized_keys' ? unknownKey : issue.input === undefined ? `is required and ${rule}` : rule
 
+const CHAIN_RULE = 'must be a chain id (a whole number > 0)'
 const NOT_A_FIELD = 'is not a deployment field (the framework goes under environment)'
 const NOT_AN_ENFORCER = "is not one of the nine Bardo enforcers (the framework's go under environment.caveatEnforcers)"
 const environmentError = objectError('must be an object of the framework contracts (DelegationManager, …)', 'is not a framework contract')
@@ -73,7 +74,7 @@ const enforcerFields = Object.fromEntries(bardoEnforcerNames.map((name) => [name
  * be left to the MetaMask kit on a chain it knows.
  */
 const fields = {
-  chainId: z.optional(z.number({ error: 'must be a chain id (a whole number > 0)' }).check(z.int(), z.positive())),
+  chainId: z.optional(z.number({ error: CHAIN_RULE }).check(z.int(CHAIN_RULE), z.positive(CHAIN_RULE))),
   startBlock: z.optional(blockNumber),
   environment: z.optional(z.strictObject(environmentFields, { error: environmentError })),
   vitalityOracle: address,
@@ -83,7 +84,7 @@ const fields = {
   /** The local test assets, on a devnet only. */
   assets: z.optional(assetsSchema),
   /** `bardo deploy` has given the local router its feeds and liquidity. */
-  routerReady: z.optional(z.boolean()),
+  routerReady: z.optional(z.boolean({ error: 'must be true or false' })),
   /** How the indexer values spend in USD, by token address (`0x000…0` is native ETH); added to its defaults. */
   prices: z.optional(
     z.record(tokenKey, priceSchema, {
