@@ -5,7 +5,7 @@ import { isAddress, type Address } from 'viem'
 import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import * as z from './zodMini.ts'
 import { BardoError } from './errors.ts'
-import { bardoEnforcerNames, type BardoDeployment, type BardoEnforcerName, type LocalAssets } from './deployment.ts'
+import { bardoEnforcerNames, type BardoDeployment, type BardoEnforcerName } from './deployment.ts'
 
 const ADDRESS_RULE = 'must be a 0x-prefixed 20-byte address'
 
