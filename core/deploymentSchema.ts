@@ -1,6 +1,7 @@
 // The deployment file's one rule: every reader (the local runner, the CLI, the functions, the indexer, the
-// stack) parses a deployment through this schema, and every writer serialises one with deploymentJson, so
-// what is written is what is read. zod's mini build keeps the tick's bundle small.
+// stack) parses a deployment through this schema, and the writers serialise one with deploymentJson (`bardo
+// deploy`, which writes as it goes, parses its file when done), so what is written is what is read. zod's
+// mini build keeps the tick's bundle small.
 import { isAddress, type Address } from 'viem'
 import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import * as z from './zodMini.ts'

@@ -48,7 +48,8 @@ function key(env: NodeJS.ProcessEnv, name: string): Account {
  * A deployment file (what `npm start` and `bardo deploy` write) through the deployment schema, the
  * framework from the MetaMask kit when the file does not carry it. A bad file throws a DeploymentError.
  */
-export function deploymentOfFile(path: string, chainId: number, root = 'BARDO_DEPLOYMENT'): BardoDeployment {
+export function deploymentOfFile(path: string, chainId: number): BardoDeployment {
+  const root = 'BARDO_DEPLOYMENT'
   let json: unknown
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))

@@ -196,3 +196,17 @@ describe.each(Object.keys(readers))('%s refuses a bad deployment, naming the fie
     expect(refusal.message).toContain('BARDO_DEPLOYMENT.dreamOracle: is required and must be a 0x-prefixed 20-byte address')
   })
 })
+
+describe.each(Object.keys(readers))('%s refuses a BARDO_DEPLOYMENT that is no JSON', (reader) => {
+  it('naming the variable', () => {
+    const refusal = readers[reader]!('{"vitalityOracle":')
+    expect(refusal.field).toBe('BARDO_DEPLOYMENT')
+    expect(refusal.message).toMatch(/BARDO_DEPLOYMENT: must be (valid JSON|the path of a readable JSON file)/)
+  })
+})
+
+it('the functions refuse a BARDO_CHAIN_ID that is no chain id', () => {
+  expect(() => loadFunctionConfig({ ...functionsEnv(JSON.stringify(whole)), BARDO_CHAIN_ID: 'base' })).toThrow(
+    'config: BARDO_CHAIN_ID must be a chain id (a whole number > 0)',
+  )
+})

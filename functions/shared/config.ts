@@ -88,7 +88,7 @@ function loadConfig<Client, Framework extends TickFramework>(
   try {
     json = JSON.parse(required(env, 'BARDO_DEPLOYMENT'))
   } catch (error) {
-    if (error instanceof SyntaxError) throw new FunctionConfigError('config: BARDO_DEPLOYMENT must be JSON')
+    if (error instanceof SyntaxError) throw new FunctionConfigError('config: BARDO_DEPLOYMENT: must be valid JSON')
     throw error
   }
   let deployment: Omit<BardoDeployment, 'environment'> & { environment: Framework | SmartAccountsEnvironment }
