@@ -8,7 +8,6 @@ import { effectiveStatements, installStandIns, secretLeak, strings, type Recorde
 import { testDeployment } from './support/deployment.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 const DEPLOYMENT = { ...testDeployment(), startBlock: 123_456 }
 // The four Lambda entry points (lead: these files must export `handler`).
 const EXPECTED_HANDLERS = [
