@@ -1,16 +1,14 @@
 // Where the CLI's chain, keys and store come from: the environment (BARDO_RPC_URL, BARDO_DEPLOYMENT,
 // BARDO_*_KEY, BARDO_TABLE_NAME). Keys are read when a command needs them, never printed, and a missing
 // or malformed one is refused with the variable's name before anything is sent or written.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import {
   createPublicClient,
   createWalletClient,
   http,
-  isAddress,
   isHex,
   toHex,
   type Account,
-  type Address,
   type Chain,
   type Hex,
   type PublicClient,
@@ -21,7 +19,8 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import type { Store } from '../core/store/index.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
-import { readDeploymentFile } from '../local/chain.ts'
+import { DeploymentError } from '../core/deploymentSchema.ts'
+import { deploymentOfFile } from '../local/chain.ts'
 import { devnetAccount, FAUCET_ACCOUNT_INDEX, localChain } from '../local/devnet.ts'
 import { openStore } from '../local/store.ts'
 import { findStackInfo, readOwnerKey } from '../local/stackFile.ts'
@@ -80,17 +79,12 @@ export function deploymentPathOf(env: NodeJS.ProcessEnv, flag?: string): string 
 /** The deployment file `bardo deploy` writes, with the local test assets when it deployed them. */
 export function readCliDeployment(path: string, chainId: number): CliDeployment {
   if (!existsSync(path)) throw new CliConfigError('BARDO_DEPLOYMENT', `no deployment file at ${path} (run bardo deploy first)`)
-  const deployment: CliDeployment = readDeploymentFile(path, chainId)
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as { chainId?: unknown; assets?: Record<string, unknown> }
-  if (raw.chainId !== undefined && raw.chainId !== chainId)
-    throw new CliConfigError('BARDO_DEPLOYMENT', `the file is for chain ${String(raw.chainId)}, BARDO_RPC_URL is chain ${chainId}`)
-  if (raw.assets) {
-    const a = raw.assets
-    const names = ['usdc', 'weth', 'ethUsdFeed', 'usdcUsdFeed', 'vault', 'router'] as const
-    if (names.every((n) => typeof a[n] === 'string' && isAddress(a[n] as string, { strict: false })))
-      deployment.assets = Object.fromEntries(names.map((n) => [n, a[n] as Address])) as LocalAssets
+  try {
+    return deploymentOfFile(path, chainId)
+  } catch (error) {
+    if (error instanceof DeploymentError) throw new CliConfigError(error.field, error.rule)
+    throw error
   }
-  return deployment
 }
 
 /** The store the heartbeat reads: a DynamoDB table (BARDO_TABLE_NAME; BARDO_DYNAMODB_ENDPOINT for dynalite or DynamoDB Local). */

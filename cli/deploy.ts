@@ -22,9 +22,10 @@ import { getSmartAccountsEnvironment, type SmartAccountsEnvironment } from '@met
 import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
 import * as artifacts from '../contracts/artifacts/index.ts'
 import { bardoEnforcerNames } from '../core/deployment.ts'
+import { DeploymentError, deploymentJson, parseDeployment, parseDeploymentFile, parsePartialDeployment } from '../core/deploymentSchema.ts'
 import type { CliChain } from './context.ts'
 import { deploymentSteps } from './deploymentSteps.ts'
-import { CliRefusedError, CliUsageError } from './errors.ts'
+import { CliConfigError, CliRefusedError, CliUsageError } from './errors.ts'
 import { sendingAs } from './unfunded.ts'
 
 export type DeployOptions = {
@@ -68,6 +69,25 @@ function setPath(doc: DeploymentJson, path: string, value: unknown): void {
   else doc[head] = { ...((doc[head] as Record<string, unknown> | undefined) ?? {}), [tail]: value }
 }
 
+/**
+ * A deployment file to resume from: any address may be missing (an interrupted deploy wrote some), but
+ * every field present must pass the deployment schema.
+ */
+function readResumable(file: string): DeploymentJson {
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    throw new CliConfigError('BARDO_DEPLOYMENT', `${file} must be a JSON deployment file`)
+  }
+  try {
+    return deploymentJson(parsePartialDeployment(json, 'BARDO_DEPLOYMENT')) as DeploymentJson
+  } catch (error) {
+    if (error instanceof DeploymentError) throw new CliConfigError(error.field, error.rule)
+    throw error
+  }
+}
+
 /** Written whole to a temporary file and renamed over the old one: a crash leaves one or the other. */
 function writeDeploymentFile(file: string, doc: DeploymentJson): void {
   const tmp = `${file}.tmp-${process.pid}`
@@ -102,7 +122,7 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
   const hasCode = async (address: unknown): Promise<boolean> =>
     typeof address === 'string' && isAddress(address, { strict: false }) && ((await publicClient.getCode({ address })) ?? '0x') !== '0x'
 
-  const doc: DeploymentJson = existsSync(o.file) ? (JSON.parse(readFileSync(o.file, 'utf8')) as DeploymentJson) : {}
+  const doc = existsSync(o.file) ? readResumable(o.file) : {}
   if (doc.chainId !== undefined && doc.chainId !== o.chain.chainId)
     throw new CliRefusedError('BARDO_DEPLOYMENT', `${o.file} is for chain ${String(doc.chainId)}, the RPC is chain ${o.chain.chainId}`)
   const balance = await publicClient.getBalance({ address: o.deployer.address })
@@ -192,13 +212,20 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
   }
   for (const name of bardoEnforcerNames)
     if (!addresses[`enforcers.${name}`]) throw new CliRefusedError(`enforcers.${name}`, 'was not deployed')
+  // What was written is what every reader reads: the file must pass the deployment schema whole.
+  try {
+    parseDeploymentFile(JSON.parse(readFileSync(o.file, 'utf8')), { root: 'BARDO_DEPLOYMENT', chainId: o.chain.chainId })
+  } catch (error) {
+    if (error instanceof DeploymentError) throw new CliRefusedError(error.field, `${error.rule} (in the file just written)`)
+    throw error
+  }
   return { file: o.file, chainId: o.chain.chainId, deployed, kept, framework, deployment: doc }
 }
 
 /** The two contracts whose events the Alchemy webhook watches, from a deployment file's contents. */
 export function custodyContractsOf(doc: Record<string, unknown>, chainId: number): CustodyContracts {
-  const environment = (doc.environment as SmartAccountsEnvironment | undefined) ?? getSmartAccountsEnvironment(chainId)
-  return custodyContractsOfDeployment({ environment, vitalityOracle: doc.vitalityOracle as Address })
+  const deployment = parseDeployment(doc, { root: 'BARDO_DEPLOYMENT', chainId, framework: getSmartAccountsEnvironment })
+  return custodyContractsOfDeployment(deployment)
 }
 
 /** The local swap router prices at the feeds and holds liquidity, so local swaps settle. */

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BardoError } from '../core/errors.ts'
-import { indexerEnv, type IndexerDeployment } from './lib/settings.ts'
+import { indexerEnv } from './lib/settings.ts'
+import type { DeploymentJson } from '../core/deploymentSchema.ts'
 
 /** Asks the OS for a free port on 127.0.0.1: the port Ponder is asked to serve on. */
 export async function freePort(): Promise<number> {
@@ -31,7 +32,7 @@ const PONDER_BIN = join(INDEXER_ROOT, '..', 'node_modules', '.bin', 'ponder')
 export type StartIndexerOptions = {
   chainId?: number
   rpcUrl: string
-  deployment: IndexerDeployment
+  deployment: DeploymentJson
   startBlock?: number | bigint
   /** Database schema; default a fresh `bardo_<random>`. */
   schema?: string

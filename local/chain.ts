@@ -17,9 +17,9 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
-import type { BardoDeployment, BardoEnforcerName, LocalAssets } from '../core/deployment.ts'
+import type { BardoDeployment } from '../core/deployment.ts'
+import { DeploymentError, deploymentJson, parseDeployment } from '../core/deploymentSchema.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
-import { bardoEnforcerNames } from '../core/deployment.ts'
 import { PUBLIC_ADDRESSES } from '../core/permissions/index.ts'
 import { devnetAccount, localChain, startDevnet, type Devnet } from './devnet.ts'
 import { LocalStackError } from './errors.ts'
@@ -44,27 +44,31 @@ function key(env: NodeJS.ProcessEnv, name: string): Account {
   return privateKeyToAccount(value as Hex)
 }
 
-/** Reads a deployment file: `{ vitalityOracle, dreamOracle, daimonOracle, enforcers: {...}, startBlock }`. */
-export function readDeploymentFile(path: string, chainId: number): BardoDeployment {
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
-  const address = (field: string, v: unknown): Address => {
-    if (typeof v !== 'string' || !isAddress(v, { strict: false }))
-      throw new LocalStackError('LOCAL_CONFIG', `BARDO_DEPLOYMENT ${field}: must be an address`)
-    return v as Address
+/**
+ * A deployment file (what `npm start` and `bardo deploy` write) through the deployment schema, the
+ * framework from the MetaMask kit when the file does not carry it. A bad file throws a DeploymentError.
+ */
+export function deploymentOfFile(path: string, chainId: number): BardoDeployment {
+  const root = 'BARDO_DEPLOYMENT'
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new DeploymentError(
+      root,
+      `must be the path of a readable JSON file (${path} is ${error instanceof SyntaxError ? 'not JSON' : 'unreadable'})`,
+    )
   }
-  const enforcers = (raw.enforcers ?? {}) as Record<string, unknown>
-  return {
-    chainId,
-    // The framework's addresses: the kit knows every public chain; a private chain's file carries them.
-    environment: (raw.environment as BardoDeployment['environment'] | undefined) ?? getSmartAccountsEnvironment(chainId),
-    vitalityOracle: address('vitalityOracle', raw.vitalityOracle),
-    dreamOracle: address('dreamOracle', raw.dreamOracle),
-    daimonOracle: address('daimonOracle', raw.daimonOracle),
-    enforcers: Object.fromEntries(bardoEnforcerNames.map((n) => [n, address(`enforcers.${n}`, enforcers[n])])) as Record<
-      BardoEnforcerName,
-      Address
-    >,
-    startBlock: BigInt(String(raw.startBlock ?? 0)),
+  return parseDeployment(json, { root, chainId, framework: getSmartAccountsEnvironment })
+}
+
+/** deploymentOfFile, a bad file refused as the local runner's configuration error. */
+export function readDeploymentFile(path: string, chainId: number): BardoDeployment {
+  try {
+    return deploymentOfFile(path, chainId)
+  } catch (error) {
+    if (error instanceof DeploymentError) throw new LocalStackError('LOCAL_CONFIG', error.message, { details: { field: error.field } })
+    throw error
   }
 }
 
@@ -72,9 +76,8 @@ export function readDeploymentFile(path: string, chainId: number): BardoDeployme
  * Writes a deployment in the format readDeploymentFile and `bardo deploy` share, with the framework's
  * addresses (a devnet's are its own) and the local test assets, so the CLI can act on this chain.
  */
-export function writeDeploymentFile(path: string, deployment: BardoDeployment & { assets?: LocalAssets }): void {
-  const doc = { ...deployment, startBlock: deployment.startBlock.toString() }
-  writeFileSync(path, `${JSON.stringify(doc, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`, { mode: 0o600 })
+export function writeDeploymentFile(path: string, deployment: BardoDeployment): void {
+  writeFileSync(path, `${JSON.stringify(deploymentJson(deployment), null, 2)}\n`, { mode: 0o600 })
 }
 
 export async function connectChain(env: NodeJS.ProcessEnv): Promise<StackChain> {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { loadIndexerSettings } from '../indexer/lib/settings.ts'
+import { testDeployment } from '../test/support/deployment.ts'
 import { loadStackConfig, StackConfigError } from './config.ts'
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
-const DEPLOYMENT = JSON.stringify({ vitalityOracle: addr(1), dreamOracle: addr(2), daimonOracle: addr(3), startBlock: 99 })
+const DEPLOYMENT = JSON.stringify({ ...testDeployment(0), startBlock: 99 })
 const env = (extra: Record<string, string> = {}) => ({ BARDO_DEPLOYMENT: DEPLOYMENT, ...extra })
 
 const refusal = (e: Record<string, string | undefined>, stage = 'production') => {
@@ -78,20 +79,27 @@ describe('loadStackConfig', () => {
     expect(settings.addresses.enforcers.erc20PeriodTransfer).toBe(kit.caveatEnforcers.ERC20PeriodTransferEnforcer)
     expect(settings.addresses.enforcers.nativeTokenPeriodTransfer).toBe(kit.caveatEnforcers.NativeTokenPeriodTransferEnforcer)
     expect(settings.prices).toEqual({ '0x036cbd53842c5426634e7929541ec2318f3dcf7e': { decimals: 6 } })
-    // A feed named in BARDO_DEPLOYMENT is added; an address given there wins over the kit's.
+    // A feed named in BARDO_DEPLOYMENT is added; a framework given there wins over the kit's.
     const withFeed = loadStackConfig(
       env({
         BARDO_DEPLOYMENT: JSON.stringify({
           ...JSON.parse(DEPLOYMENT),
           prices: { [addr(0)]: { decimals: 18, feed: addr(9) } },
-          enforcers: { erc20PeriodTransfer: addr(8) },
+          environment: { ...kit, caveatEnforcers: { ...kit.caveatEnforcers, ERC20PeriodTransferEnforcer: addr(8) } },
         }),
       }),
       'dev',
     )
     const parsed = JSON.parse(withFeed.indexerDeploymentJson)
     expect(parsed.prices[addr(0)]).toEqual({ decimals: 18, feed: addr(9) })
-    expect(parsed.enforcers.erc20PeriodTransfer.toLowerCase()).toBe(addr(8))
+    expect(parsed.environment.caveatEnforcers.ERC20PeriodTransferEnforcer.toLowerCase()).toBe(addr(8))
+    expect(
+      loadIndexerSettings({
+        BARDO_CHAIN_ID: '84532',
+        BARDO_RPC_URL: 'https://rpc.example',
+        BARDO_DEPLOYMENT: withFeed.indexerDeploymentJson,
+      }).addresses.enforcers.erc20PeriodTransfer.toLowerCase(),
+    ).toBe(addr(8))
   })
 
   it('refuses a deploy without the Bardo contracts, naming the variable', () => {
@@ -99,9 +107,10 @@ describe('loadStackConfig', () => {
     expect(refusal({ BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: addr(1) }) })).toMatchObject({
       field: 'BARDO_DEPLOYMENT.dreamOracle',
     })
-    expect(refusal({ BARDO_DEPLOYMENT: '{"vitalityOracle":"0x12"}' })).toMatchObject({
-      field: 'BARDO_DEPLOYMENT',
-      message: expect.stringContaining('vitalityOracle'),
+    // The refusal names the field's path and the rule (it named only the variable before the schema).
+    expect(refusal({ BARDO_DEPLOYMENT: '{"vitalityOracle":"0x12"}' })).toEqual({
+      field: 'BARDO_DEPLOYMENT.vitalityOracle',
+      message: 'BARDO_DEPLOYMENT.vitalityOracle: must be a 0x-prefixed 20-byte address',
     })
   })
 

@@ -6,8 +6,9 @@ import { getDefaultAsset } from '@x402/evm'
 import { tickFrameworkOf } from '../core/deployment.ts'
 import { BardoError } from '../core/errors.ts'
 import { HEX_ADDRESS } from '../core/x402/patterns.ts'
+import { DeploymentError, deploymentJson, parseDeploymentFile, type DeploymentFile, type DeploymentJson } from '../core/deploymentSchema.ts'
 import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
-import { parseDeployment, type IndexerDeployment } from '../indexer/lib/settings.ts'
+import { deploymentSetting } from '../indexer/lib/settings.ts'
 
 /** The chains this stack deploys to: where getSmartAccountsEnvironment(chainId) knows the framework. */
 export const SUPPORTED_CHAINS = { 84532: 'Base Sepolia', 8453: 'Base' } as const
@@ -21,8 +22,8 @@ export type StackConfig = {
   production: boolean
   chainId: SupportedChainId
   /** The Bardo contracts on that chain, as parsed from BARDO_DEPLOYMENT. */
-  deployment: IndexerDeployment
-  /** The same, as compact JSON: what the functions receive in BARDO_DEPLOYMENT. */
+  deployment: DeploymentFile
+  /** The same, as compact JSON (with the chain id): what the functions receive in BARDO_DEPLOYMENT. */
   deploymentJson: string
   /**
    * What the indexer receives in BARDO_DEPLOYMENT: built by toIndexerDeployment, the function `npm start`
@@ -79,24 +80,19 @@ function chainId(env: Env): SupportedChainId {
   return id as SupportedChainId
 }
 
-function deployment(env: Env): IndexerDeployment {
+function deployment(env: Env, chain: SupportedChainId): DeploymentFile {
   const raw = present(env, 'BARDO_DEPLOYMENT')
   if (raw === undefined)
     throw new StackConfigError(
       'BARDO_DEPLOYMENT',
       'is required: the Bardo contract addresses (JSON, or the path of the JSON file the contract deploy wrote)',
     )
-  let parsed: IndexerDeployment
   try {
-    parsed = parseDeployment(raw)
+    return parseDeploymentFile(deploymentSetting(raw), { root: 'BARDO_DEPLOYMENT', chainId: chain })
   } catch (error) {
-    // parseDeployment names the field; keep its sentence, under our code.
-    throw new StackConfigError('BARDO_DEPLOYMENT', error instanceof Error ? error.message : 'must be valid')
+    if (error instanceof DeploymentError) throw new StackConfigError(error.field, error.rule)
+    throw error
   }
-  for (const name of ['vitalityOracle', 'dreamOracle', 'daimonOracle'] as const) {
-    if (parsed[name] === undefined) throw new StackConfigError(`BARDO_DEPLOYMENT.${name}`, 'is required (deploy the Bardo contracts first)')
-  }
-  return parsed
 }
 
 function schema(env: Env, stage: string): string {
@@ -126,29 +122,11 @@ function origins(env: Env): string {
 }
 
 /**
- * The indexer's deployment: the framework on `chainId` (getSmartAccountsEnvironment), where an address in
- * BARDO_DEPLOYMENT overrides the kit's, then the one builder every run of the indexer goes through.
+ * The indexer's deployment: the framework on `chainId` (getSmartAccountsEnvironment, unless the deployment
+ * carries its own), then the one builder every run of the indexer goes through.
  */
-export function indexerDeploymentFor(chainId: SupportedChainId, parsed: IndexerDeployment): IndexerDeployment {
-  const kit = getSmartAccountsEnvironment(chainId)
-  const given = parsed.enforcers ?? {}
-  const caveatEnforcers = {
-    ...kit.caveatEnforcers,
-    ...(given.erc20periodtransfer === undefined ? {} : { ERC20PeriodTransferEnforcer: given.erc20periodtransfer }),
-    ...(given.nativetokenperiodtransfer === undefined ? {} : { NativeTokenPeriodTransferEnforcer: given.nativetokenperiodtransfer }),
-  }
-  const { erc20periodtransfer: _erc20, nativetokenperiodtransfer: _native, ...bardo } = given
-  return toIndexerDeployment({
-    chainId,
-    environment: { DelegationManager: kit.DelegationManager, caveatEnforcers },
-    vitalityOracle: parsed.vitalityOracle,
-    dreamOracle: parsed.dreamOracle,
-    daimonOracle: parsed.daimonOracle,
-    delegationManager: parsed.delegationManager,
-    enforcers: bardo,
-    startBlock: parsed.startBlock,
-    prices: parsed.prices,
-  })
+export function indexerDeploymentFor(chainId: SupportedChainId, d: DeploymentFile): DeploymentJson {
+  return toIndexerDeployment({ ...d, chainId, environment: d.environment ?? getSmartAccountsEnvironment(chainId) })
 }
 
 function paymentAsset(env: Env, chain: SupportedChainId): StackConfig['paymentAsset'] {
@@ -177,17 +155,17 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
       'BARDO_KEY_POOL_SIZE',
       'is no longer read: keys are created per Golem at onboarding; follow docs/deploy.md, "Migrating from the key pool", then unset it',
     )
-  const parsed = deployment(env)
-  const production = stage === 'production'
   const chain = chainId(env)
+  const parsed = deployment(env, chain)
+  const production = stage === 'production'
   return {
     stage,
     production,
     chainId: chain,
     deployment: parsed,
-    deploymentJson: JSON.stringify(parsed),
+    deploymentJson: JSON.stringify(deploymentJson({ ...parsed, chainId: chain })),
     indexerDeploymentJson: JSON.stringify(indexerDeploymentFor(chain, parsed)),
-    startBlock: wholeNumber(env, 'BARDO_START_BLOCK', parsed.startBlock ?? 0, 0, Number.MAX_SAFE_INTEGER),
+    startBlock: wholeNumber(env, 'BARDO_START_BLOCK', Number(parsed.startBlock ?? 0n), 0, Number.MAX_SAFE_INTEGER),
     indexerSchema: schema(env, stage),
     indexerDomain: optionalMatch(
       env,

@@ -146,14 +146,15 @@ describe('how the indexer knows a council (pure)', () => {
   it('listens to the EntryPoint only for named councils, and needs its address when one is named', () => {
     const council = '0x000000000000000000000000000000000000C0c1'
     const entryPoint = '0x0000000071727De22E5E9d8BAf0edAc6f37da032'
-    expect(loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ entryPoint }) }).addresses.entryPoint).toBe(UNCONFIGURED)
-    const named = loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ entryPoint, councils: [council] }) })
+    const environment = { EntryPoint: entryPoint }
+    expect(loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ environment }) }).addresses.entryPoint).toBe(UNCONFIGURED)
+    const named = loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ environment, councils: [council] }) })
     expect(named.addresses.entryPoint).toBe(entryPoint)
     expect(named.councils).toEqual([lc(council)])
     expect(() => loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ councils: [council] }) })).toThrow(
-      'BARDO_DEPLOYMENT.entryPoint: is required when councils are named',
+      'BARDO_DEPLOYMENT.environment.EntryPoint: is required when councils are named',
     )
-    expect(() => loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ entryPoint, councils: ['0x12'] }) })).toThrow(
+    expect(() => loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify({ environment, councils: ['0x12'] }) })).toThrow(
       'BARDO_DEPLOYMENT.councils.0: must be a 0x-prefixed 20-byte address',
     )
   })

@@ -42,26 +42,46 @@ describe('settings', () => {
     expect(s.unconfigured).toContain('delegationManager')
   })
 
-  it('reads a local deployment, accepting both enforcer spellings', () => {
+  it('reads a partial deployment: the addresses given, the framework under environment', () => {
     const deployment = {
       vitalityOracle: A(1).toLowerCase(),
       dreamOracle: A(2),
-      delegationManager: A(3),
-      enforcers: { DailySpendLimitEnforcer: A(4), replicantBudget: A(5), vaultNav: A(6), AllowedTargetsEnforcer: A(7) },
+      environment: { DelegationManager: A(3), caveatEnforcers: { AllowedTargetsEnforcer: A(7) } },
+      enforcers: { dailySpendLimit: A(4), replicantBudget: A(5), vaultNav: A(6) },
     }
     const s = loadIndexerSettings(
       { BARDO_DEPLOYMENT: JSON.stringify(deployment), BARDO_START_BLOCK: '42', BARDO_INDEXER_PGLITE_DIR: '/tmp/x' },
       lookup,
     )
     expect(s.addresses.vitalityOracle).toBe(A(1))
+    expect(s.addresses.delegationManager).toBe(A(3))
     expect(s.addresses.enforcers.dailySpendLimit).toBe(A(4))
     expect(s.addresses.enforcers.replicantBudget).toBe(A(5))
     expect(s.addresses.enforcers.golemPhase).toBe(UNCONFIGURED)
     expect(s.addresses.daimonOracle).toBe(UNCONFIGURED)
+    expect(s.caveatNames[A(7).toLowerCase()]).toBe('allowedTargets')
     // Framework enforcers are not Bardo's: they do not make a delegation relevant.
     expect(s.bardoEnforcers.sort()).toEqual([A(4), A(5), A(6)].sort())
     expect(s.startBlock).toBe(42)
     expect(s.database).toEqual({ kind: 'pglite', directory: '/tmp/x' })
+  })
+
+  // The framework's addresses at the top level and enforcers under contract names were read before one
+  // schema; nothing writes them any more, and each is refused where it used to go.
+  it.each([
+    [{ delegationManager: A(3) }, 'BARDO_DEPLOYMENT.delegationManager: is not a deployment field'],
+    [{ entryPoint: A(3) }, 'BARDO_DEPLOYMENT.entryPoint: is not a deployment field'],
+    [{ caveatEnforcers: { AllowedTargetsEnforcer: A(7) } }, 'BARDO_DEPLOYMENT.caveatEnforcers: is not a deployment field'],
+    [{ enforcers: { DailySpendLimitEnforcer: A(4) } }, 'BARDO_DEPLOYMENT.enforcers.DailySpendLimitEnforcer: is not one of the nine'],
+    [{ enforcers: { erc20PeriodTransfer: A(4) } }, 'BARDO_DEPLOYMENT.enforcers.erc20PeriodTransfer: is not one of the nine'],
+    [
+      { environment: { DelegationManager: 'nope' } },
+      'BARDO_DEPLOYMENT.environment.DelegationManager: must be a 0x-prefixed 20-byte address',
+    ],
+    [{ startBlock: -1 }, 'BARDO_DEPLOYMENT.startBlock: must be a whole number >= 0'],
+    [{ chainId: '31337' }, 'BARDO_DEPLOYMENT.chainId: must be a chain id'],
+  ])('refuses the deployment %j naming the field and the rule', (deployment, message) => {
+    expect(() => loadIndexerSettings({ BARDO_DEPLOYMENT: JSON.stringify(deployment) }, lookup)).toThrow(message)
   })
 
   it('reads BARDO_DEPLOYMENT from a file, and the devnet BardoDeployment shape', () => {
@@ -113,7 +133,11 @@ describe('settings', () => {
 
   it('lets the deployment override the framework address on a public chain', () => {
     const s = loadIndexerSettings(
-      { BARDO_CHAIN_ID: '8453', BARDO_RPC_URL: 'https://rpc.example', BARDO_DEPLOYMENT: JSON.stringify({ delegationManager: A(3) }) },
+      {
+        BARDO_CHAIN_ID: '8453',
+        BARDO_RPC_URL: 'https://rpc.example',
+        BARDO_DEPLOYMENT: JSON.stringify({ environment: { DelegationManager: A(3) } }),
+      },
       lookup,
     )
     expect(s.addresses.delegationManager).toBe(A(3))

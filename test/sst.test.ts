@@ -5,16 +5,10 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { effectiveStatements, installStandIns, secretLeak, strings, type Recorded, type StandIns } from '../stacks/testing.ts'
+import { testDeployment } from './support/deployment.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
-const DEPLOYMENT = {
-  vitalityOracle: addr(0x1001),
-  dreamOracle: addr(0x1002),
-  daimonOracle: addr(0x1003),
-  enforcers: { golemPhase: addr(0x2001), dailySpendLimit: addr(0x2002), replicantBudget: addr(0x2003) },
-  startBlock: 123_456,
-}
+const DEPLOYMENT = { ...testDeployment(), startBlock: 123_456 }
 // The four Lambda entry points (lead: these files must export `handler`).
 const EXPECTED_HANDLERS = [
   'functions/heartbeat/handler.handler',

@@ -6,15 +6,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { rotationAlias, onboardingAlias, sessionKeyTags } from '../adapters/signers/kmsKeyNames.ts'
 import { loadStackConfig } from '../stacks/config.ts'
 import { effectiveStatements, installStandIns, simulate, type SimulatedRequest, type StandIns, type Statement } from '../stacks/testing.ts'
+import { testDeployment } from './support/deployment.ts'
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
-const DEPLOYMENT = {
-  vitalityOracle: addr(0x1001),
-  dreamOracle: addr(0x1002),
-  daimonOracle: addr(0x1003),
-  enforcers: { golemPhase: addr(0x2001), dailySpendLimit: addr(0x2002), replicantBudget: addr(0x2003) },
-  startBlock: 123_456,
-}
+const DEPLOYMENT = { ...testDeployment(), startBlock: 123_456 }
 const ACCOUNT = '111122223333'
 const STAGE = 'production'
 const keyArn = (id: string, account = ACCOUNT) => `arn:aws:kms:us-east-1:${account}:key/${id}`

@@ -6,6 +6,7 @@ import { getSmartAccountsEnvironment, type SmartAccountsEnvironment } from '@met
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { TICK_ENFORCERS, type BardoDeployment, type TickDeployment, type TickFramework } from '../../core/deployment.ts'
+import { DeploymentError, parseDeployment } from '../../core/deploymentSchema.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { Store } from '../../core/store/index.ts'
@@ -39,7 +40,7 @@ export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): Functi
     env,
     (transport) => createPublicClient({ transport }) as PublicClient,
     // The kit knows every public chain's framework; a private chain's deployment carries its own.
-    (given, chainId) => given ?? getSmartAccountsEnvironment(chainId),
+    getSmartAccountsEnvironment,
   )
 }
 
@@ -47,7 +48,7 @@ export function loadTickFunctionConfig(env: NodeJS.ProcessEnv = process.env): Ti
   return loadConfig(
     env,
     (transport) => createTickChainClient({ transport }),
-    (given) => given ?? tickFramework(env),
+    () => tickFramework(env),
   )
 }
 
@@ -78,18 +79,24 @@ function tickFramework(env: NodeJS.ProcessEnv): TickFramework {
 function loadConfig<Client, Framework extends TickFramework>(
   env: NodeJS.ProcessEnv,
   chainClient: (transport: Transport) => Client,
-  framework: (given: SmartAccountsEnvironment | undefined, chainId: number) => Framework,
-): FunctionConfig<Client, Omit<BardoDeployment, 'environment'> & { environment: Framework }> {
+  framework: (chainId: number) => Framework,
+): FunctionConfig<Client, Omit<BardoDeployment, 'environment'> & { environment: Framework | SmartAccountsEnvironment }> {
   const chainId = Number(required(env, 'BARDO_CHAIN_ID'))
-  const addresses = JSON.parse(required(env, 'BARDO_DEPLOYMENT')) as Omit<BardoDeployment, 'environment' | 'chainId' | 'startBlock'> & {
-    startBlock?: string
-    environment?: BardoDeployment['environment']
+  if (!Number.isSafeInteger(chainId) || chainId <= 0)
+    throw new FunctionConfigError('config: BARDO_CHAIN_ID must be a chain id (a whole number > 0)')
+  let json: unknown
+  try {
+    json = JSON.parse(required(env, 'BARDO_DEPLOYMENT'))
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new FunctionConfigError('config: BARDO_DEPLOYMENT: must be valid JSON')
+    throw error
   }
-  const deployment = {
-    ...addresses,
-    chainId,
-    environment: framework(addresses.environment, chainId),
-    startBlock: BigInt(addresses.startBlock ?? 0),
+  let deployment: Omit<BardoDeployment, 'environment'> & { environment: Framework | SmartAccountsEnvironment }
+  try {
+    deployment = parseDeployment(json, { root: 'BARDO_DEPLOYMENT', chainId, framework })
+  } catch (error) {
+    if (error instanceof DeploymentError) throw new FunctionConfigError(`config: ${error.message}`)
+    throw error
   }
   const store = new DynamoStore({
     client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),

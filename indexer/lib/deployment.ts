@@ -2,9 +2,9 @@
 // `npm start` (local/runner.ts), the deployment (stacks/config.ts) and the tests all call it, so none of
 // them can index fewer contracts or value spend differently from the others.
 import { zeroAddress, type Address } from 'viem'
-import type { BardoDeployment, LocalAssets } from '../../core/deployment.ts'
+import { bardoEnforcerNames, type BardoDeployment, type BardoEnforcerName, type LocalAssets } from '../../core/deployment.ts'
+import { deploymentJson, type DeploymentJson } from '../../core/deploymentSchema.ts'
 import { PUBLIC_ADDRESSES } from '../../core/permissions/protocolRegistry.ts'
-import type { IndexerDeployment } from './settings.ts'
 import type { TokenPrice } from './usd.ts'
 
 /** What the builder reads: a BardoDeployment, or the looser shape a deploy-time configuration gives. */
@@ -16,9 +16,7 @@ export type IndexerSource = {
   vitalityOracle?: Address | undefined
   dreamOracle?: Address | undefined
   daimonOracle?: Address | undefined
-  /** An explicit DelegationManager wins over the environment's. */
-  delegationManager?: Address | undefined
-  enforcers?: Partial<Record<string, Address>> | undefined
+  enforcers?: Partial<Record<BardoEnforcerName, Address>> | undefined
   startBlock?: bigint | number | undefined
   assets?: LocalAssets | undefined
   /** Added to (and overriding) the default prices. */
@@ -43,31 +41,36 @@ export function defaultPrices(chainId: number, assets?: LocalAssets): Record<str
   return known === undefined ? {} : { [known.usdc.toLowerCase()]: { decimals: 6 } }
 }
 
-/** Every address the indexer listens to (all nine Bardo enforcers and the framework's two period enforcers) and the USD prices. */
-export function toIndexerDeployment(d: IndexerSource): IndexerDeployment {
-  const enforcers: Record<string, Address> = {}
-  for (const [name, value] of Object.entries(d.enforcers ?? {})) if (value !== undefined) enforcers[name] = value
-  const framework = d.environment.caveatEnforcers
-  if (framework.ERC20PeriodTransferEnforcer !== undefined) enforcers.erc20PeriodTransfer = framework.ERC20PeriodTransferEnforcer
-  if (framework.NativeTokenPeriodTransferEnforcer !== undefined)
-    enforcers.nativeTokenPeriodTransfer = framework.NativeTokenPeriodTransferEnforcer
+/**
+ * The deployment the indexer is given, as JSON holds it: every Bardo contract, the framework's
+ * DelegationManager, EntryPoint and caveat enforcers (the indexer listens to the two period ones and names
+ * the rest), and the USD prices.
+ */
+export function toIndexerDeployment(d: IndexerSource): DeploymentJson {
+  const enforcers: Partial<Record<BardoEnforcerName, Address>> = {}
+  for (const name of bardoEnforcerNames) {
+    const value = d.enforcers?.[name]
+    if (value !== undefined) enforcers[name] = value
+  }
   const prices = { ...defaultPrices(d.chainId, d.assets) }
   for (const [token, price] of Object.entries(d.prices ?? {})) prices[token.toLowerCase()] = price
   const caveatEnforcers: Record<string, Address> = {}
-  for (const [name, value] of Object.entries(framework)) if (value !== undefined) caveatEnforcers[name] = value
-  const out: IndexerDeployment = {
-    delegationManager: d.delegationManager ?? d.environment.DelegationManager,
+  for (const [name, value] of Object.entries(d.environment.caveatEnforcers)) if (value !== undefined) caveatEnforcers[name] = value
+  return deploymentJson({
+    chainId: d.chainId,
+    ...(d.startBlock === undefined ? {} : { startBlock: BigInt(d.startBlock) }),
+    environment: {
+      DelegationManager: d.environment.DelegationManager,
+      ...(d.environment.EntryPoint === undefined ? {} : { EntryPoint: d.environment.EntryPoint }),
+      caveatEnforcers,
+    },
+    ...(d.vitalityOracle === undefined ? {} : { vitalityOracle: d.vitalityOracle }),
+    ...(d.dreamOracle === undefined ? {} : { dreamOracle: d.dreamOracle }),
+    ...(d.daimonOracle === undefined ? {} : { daimonOracle: d.daimonOracle }),
     enforcers,
     prices,
-    caveatEnforcers,
-  }
-  if (d.vitalityOracle !== undefined) out.vitalityOracle = d.vitalityOracle
-  if (d.dreamOracle !== undefined) out.dreamOracle = d.dreamOracle
-  if (d.daimonOracle !== undefined) out.daimonOracle = d.daimonOracle
-  if (d.startBlock !== undefined) out.startBlock = Number(d.startBlock)
-  if (d.environment.EntryPoint !== undefined) out.entryPoint = d.environment.EntryPoint
-  if (d.councils !== undefined && d.councils.length > 0) out.councils = [...d.councils]
-  return out
+    ...(d.councils !== undefined && d.councils.length > 0 ? { councils: [...d.councils] } : {}),
+  })
 }
 
 /**

@@ -1,21 +1,27 @@
 // Reads the indexer's network, addresses and database from environment variables, so one Ponder app
 // serves the local anvil devnet, Base Sepolia and Base without code changes.
 import { readFileSync } from 'node:fs'
-import { getAddress, isAddress, type Address } from 'viem'
+import { getAddress, type Address } from 'viem'
 import { BardoError } from '../../core/errors.ts'
 import { bardoEnforcerNames } from '../../core/deployment.ts'
+import { DeploymentError, parsePartialDeployment, type DeploymentJson, type PartialDeploymentFile } from '../../core/deploymentSchema.ts'
 import type { TokenPrice } from './usd.ts'
 import { caveatName } from './actions.ts'
 
-/** Where the Bardo contracts (and the framework pieces the indexer reads) live on the indexed chain. */
+/**
+ * The indexer's view of a deployment (parseDeployment's result): where the Bardo contracts and the
+ * framework pieces it reads live on the indexed chain.
+ */
 export type IndexerDeployment = {
+  /** The chain the deployment names, checked against BARDO_CHAIN_ID. */
+  chainId?: number
   vitalityOracle?: Address
   dreamOracle?: Address
   daimonOracle?: Address
   delegationManager?: Address
   /**
-   * Keyed by name, with or without "Enforcer", any case (`dailySpendLimit`, `DailySpendLimitEnforcer`);
-   * stored lower-cased. List all nine Bardo enforcers: any of them in a delegation's caveats marks it
+   * Bardo's nine by lower-cased name (`dailyspendlimit`), with the framework's two period enforcers
+   * (`erc20periodtransfer`, `nativetokenperiodtransfer`): any of Bardo's in a delegation's caveats marks it
    * as Bardo's.
    */
   enforcers?: Record<string, Address>
@@ -113,103 +119,70 @@ function parseInteger(env: Record<string, string | undefined>, name: string, fal
   return value
 }
 
-/** `DailySpendLimitEnforcer`, `dailySpendLimit` and `dailyspendlimit` all name the same enforcer. */
-function normaliseEnforcerKey(key: string): string {
-  return (key.endsWith('Enforcer') ? key.slice(0, -'Enforcer'.length) : key).toLowerCase()
-}
-
-function address(field: string, value: unknown): Address {
-  if (typeof value !== 'string' || !isAddress(value, { strict: false })) fail(field, 'must be a 0x-prefixed 20-byte address', { value })
-  return getAddress(value)
-}
-
-/** Parses BARDO_DEPLOYMENT: inline JSON, or a path to a JSON file. */
+/**
+ * Parses BARDO_DEPLOYMENT (inline JSON, or a path to a JSON file) through the deployment schema, any
+ * address left out, into the indexer's view of it.
+ */
 export function parseDeployment(raw: string | undefined): IndexerDeployment {
   if (raw === undefined || raw.trim() === '') return {}
+  try {
+    return indexerView(parsePartialDeployment(deploymentSetting(raw), 'BARDO_DEPLOYMENT'))
+  } catch (error) {
+    if (error instanceof DeploymentError) fail(error.field, error.rule)
+    throw error
+  }
+}
+
+/** The JSON a BARDO_DEPLOYMENT setting holds: inline, or in the file it names. A bad one throws a DeploymentError. */
+export function deploymentSetting(raw: string): unknown {
   let text = raw.trim()
   if (!text.startsWith('{')) {
     try {
       text = readFileSync(text, 'utf8')
-    } catch (error) {
-      fail('BARDO_DEPLOYMENT', 'must be JSON or the path of a readable JSON file', { path: raw, cause: String(error) })
+    } catch {
+      throw new DeploymentError('BARDO_DEPLOYMENT', 'must be JSON or the path of a readable JSON file')
     }
   }
-  let json: unknown
   try {
-    json = JSON.parse(text)
+    return JSON.parse(text)
   } catch {
-    fail('BARDO_DEPLOYMENT', 'must be valid JSON')
+    throw new DeploymentError('BARDO_DEPLOYMENT', 'must be valid JSON')
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('BARDO_DEPLOYMENT', 'must be a JSON object')
-  const obj = json as Record<string, unknown>
-  const out: IndexerDeployment = {}
-  for (const key of ['vitalityOracle', 'dreamOracle', 'daimonOracle', 'delegationManager'] as const) {
-    if (obj[key] !== undefined && obj[key] !== null) out[key] = address(`BARDO_DEPLOYMENT.${key}`, obj[key])
+}
+
+/** Indexed by lower-case names; the framework's two period enforcers join Bardo's nine. */
+function indexerView(d: PartialDeploymentFile): IndexerDeployment {
+  const out: IndexerDeployment = d.chainId === undefined ? {} : { chainId: d.chainId }
+  for (const key of ['vitalityOracle', 'dreamOracle', 'daimonOracle'] as const) {
+    const value = d[key]
+    if (value !== undefined) out[key] = getAddress(value)
   }
+  const environment = d.environment ?? {}
+  if (environment.DelegationManager !== undefined) out.delegationManager = getAddress(environment.DelegationManager)
+  if (environment.EntryPoint !== undefined) out.entryPoint = getAddress(environment.EntryPoint)
   const enforcers: Record<string, Address> = {}
-  // The devnet's BardoDeployment carries the framework as `environment` (DelegationManager, caveatEnforcers).
-  const environment = obj.environment as
-    | { DelegationManager?: unknown; EntryPoint?: unknown; caveatEnforcers?: Record<string, unknown> }
-    | undefined
-  if (obj.entryPoint !== undefined && obj.entryPoint !== null) out.entryPoint = address('BARDO_DEPLOYMENT.entryPoint', obj.entryPoint)
-  if (typeof environment === 'object' && environment !== null) {
-    if (out.entryPoint === undefined && environment.EntryPoint !== undefined)
-      out.entryPoint = address('BARDO_DEPLOYMENT.environment.EntryPoint', environment.EntryPoint)
-    if (out.delegationManager === undefined && environment.DelegationManager !== undefined) {
-      out.delegationManager = address('BARDO_DEPLOYMENT.environment.DelegationManager', environment.DelegationManager)
-    }
+  for (const [name, value] of Object.entries(d.enforcers ?? {})) if (value !== undefined) enforcers[name.toLowerCase()] = getAddress(value)
+  if (environment.caveatEnforcers !== undefined) {
+    out.caveatEnforcers = Object.fromEntries(Object.entries(environment.caveatEnforcers).map(([name, a]) => [name, getAddress(a)]))
     for (const name of ['ERC20PeriodTransferEnforcer', 'NativeTokenPeriodTransferEnforcer']) {
-      const value = environment.caveatEnforcers?.[name]
-      if (value !== undefined)
-        enforcers[normaliseEnforcerKey(name)] = address(`BARDO_DEPLOYMENT.environment.caveatEnforcers.${name}`, value)
-    }
-    if (typeof environment.caveatEnforcers === 'object' && environment.caveatEnforcers !== null)
-      out.caveatEnforcers = addressMap('BARDO_DEPLOYMENT.environment.caveatEnforcers', environment.caveatEnforcers)
-  }
-  if (obj.caveatEnforcers !== undefined && obj.caveatEnforcers !== null)
-    out.caveatEnforcers = { ...out.caveatEnforcers, ...addressMap('BARDO_DEPLOYMENT.caveatEnforcers', obj.caveatEnforcers) }
-  if (obj.enforcers !== undefined && obj.enforcers !== null) {
-    if (typeof obj.enforcers !== 'object' || Array.isArray(obj.enforcers))
-      fail('BARDO_DEPLOYMENT.enforcers', 'must be an object of name -> address')
-    for (const [key, value] of Object.entries(obj.enforcers as Record<string, unknown>)) {
-      if (value !== undefined && value !== null) enforcers[normaliseEnforcerKey(key)] = address(`BARDO_DEPLOYMENT.enforcers.${key}`, value)
+      const value = out.caveatEnforcers[name]
+      if (value !== undefined) enforcers[name.slice(0, -'Enforcer'.length).toLowerCase()] = value
     }
   }
   if (Object.keys(enforcers).length > 0) out.enforcers = enforcers
-  if (obj.prices !== undefined && obj.prices !== null) out.prices = parsePrices(obj.prices)
-  if (obj.councils !== undefined && obj.councils !== null) {
-    if (!Array.isArray(obj.councils)) fail('BARDO_DEPLOYMENT.councils', 'must be a list of council addresses')
-    out.councils = obj.councils.map((c, i) => address(`BARDO_DEPLOYMENT.councils.${i}`, c))
-  }
-  if (obj.startBlock !== undefined && obj.startBlock !== null) {
-    const value = Number(obj.startBlock)
-    if (!Number.isSafeInteger(value) || value < 0)
-      fail('BARDO_DEPLOYMENT.startBlock', 'must be a whole number >= 0', { value: obj.startBlock })
-    out.startBlock = value
-  }
-  return out
-}
-
-function addressMap(field: string, raw: unknown): Record<string, Address> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail(field, 'must be an object of name -> address')
-  const out: Record<string, Address> = {}
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>))
-    if (value !== undefined && value !== null) out[key] = address(`${field}.${key}`, value)
-  return out
-}
-
-function parsePrices(raw: unknown): Record<string, TokenPrice> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    fail('BARDO_DEPLOYMENT.prices', 'must be an object of token address -> { decimals, feed? }')
-  const out: Record<string, TokenPrice> = {}
-  for (const [token, value] of Object.entries(raw as Record<string, unknown>)) {
-    const field = `BARDO_DEPLOYMENT.prices.${token}`
-    const key = address(field, token).toLowerCase()
-    if (typeof value !== 'object' || value === null) fail(field, 'must be { decimals, feed? }')
-    const { decimals, feed } = value as { decimals?: unknown; feed?: unknown }
-    if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 36)
-      fail(`${field}.decimals`, 'must be a whole number from 0 to 36')
-    out[key] = feed === undefined || feed === null ? { decimals } : { decimals, feed: address(`${field}.feed`, feed) }
+  if (d.prices !== undefined)
+    out.prices = Object.fromEntries(
+      Object.entries(d.prices).map(([token, { decimals, feed }]) => [
+        token.toLowerCase(),
+        feed === undefined ? { decimals } : { decimals, feed: getAddress(feed) },
+      ]),
+    )
+  if (d.councils !== undefined) out.councils = d.councils.map((c) => getAddress(c))
+  if (d.startBlock !== undefined) {
+    // Ponder counts blocks in numbers: a start beyond the safe integers cannot be indexed from.
+    if (d.startBlock > BigInt(Number.MAX_SAFE_INTEGER))
+      fail('BARDO_DEPLOYMENT.startBlock', 'must be a whole number >= 0', { value: d.startBlock.toString() })
+    out.startBlock = Number(d.startBlock)
   }
   return out
 }
@@ -224,6 +197,8 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
   const rpcUrl = env.BARDO_RPC_URL ?? (chainId === LOCAL_CHAIN_ID ? 'http://127.0.0.1:8545' : undefined)
   if (rpcUrl === undefined || !/^(https?|wss?):\/\//.test(rpcUrl)) fail('BARDO_RPC_URL', 'must be an http(s) or ws(s) URL', { chainId })
   const deployment = parseDeployment(env.BARDO_DEPLOYMENT)
+  if (deployment.chainId !== undefined && deployment.chainId !== chainId)
+    fail('BARDO_DEPLOYMENT.chainId', `the deployment is for chain ${deployment.chainId}, the chain is ${chainId}`)
 
   let defaults: {
     delegationManager?: Address
@@ -270,7 +245,7 @@ export function loadIndexerSettings(env: Record<string, string | undefined>, fra
     entryPoint: (deployment.councils ?? []).length === 0 ? UNCONFIGURED : pick('entryPoint', deployment.entryPoint, defaults.entryPoint),
   }
   if ((deployment.councils ?? []).length > 0 && addresses.entryPoint === UNCONFIGURED)
-    fail('BARDO_DEPLOYMENT.entryPoint', 'is required when councils are named (or environment.EntryPoint)')
+    fail('BARDO_DEPLOYMENT.environment.EntryPoint', 'is required when councils are named')
 
   const pgliteDir = env.BARDO_INDEXER_PGLITE_DIR
   const databaseUrl = env.DATABASE_URL ?? env.DATABASE_PRIVATE_URL
@@ -341,7 +316,8 @@ function parseBoolean(env: Record<string, string | undefined>, name: string, fal
 export function indexerEnv(input: {
   chainId: number
   rpcUrl: string
-  deployment: IndexerDeployment
+  /** The deployment as JSON holds it (toIndexerDeployment's result). */
+  deployment: DeploymentJson
   startBlock?: number | bigint
   pgliteDir?: string
   pollingInterval?: number

@@ -16,9 +16,12 @@ import { decodeShardWalk, encodeShardWalk } from '../../app/heartbeat/shardWalk.
 import { handler as walkerHandler } from '../../functions/walker/handler.ts'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
 import { effectiveStatements, installStandIns, type StandIns } from '../../stacks/testing.ts'
+import { testDeployment } from '../support/deployment.ts'
 
 const addr = (n: number): `0x${string}` => `0x${n.toString(16).padStart(40, '0')}`
-const DEPLOYMENT = { vitalityOracle: addr(0x1001), dreamOracle: addr(0x1002), daimonOracle: addr(0x1003), enforcers: {} }
+const DEPLOYMENT = testDeployment()
+/** The framework's other contracts, which a deployment on a chain the kit does not know carries whole. */
+const ENVIRONMENT = { EntryPoint: addr(0x3002), SimpleFactory: addr(0x3003), implementations: {} }
 
 /** The document client's commands by the DynamoDB API action each sends. */
 const DOCUMENT_ACTIONS: Record<string, string> = {
@@ -76,7 +79,10 @@ beforeAll(async () => {
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'local')
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local')
   vi.stubEnv('BARDO_CHAIN_ID', String(anvil.chainId))
-  vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify({ ...DEPLOYMENT, environment: { DelegationManager: addr(0x3001), caveatEnforcers: {} } }))
+  vi.stubEnv(
+    'BARDO_DEPLOYMENT',
+    JSON.stringify({ ...DEPLOYMENT, environment: { ...ENVIRONMENT, DelegationManager: addr(0x3001), caveatEnforcers: {} } }),
+  )
   vi.stubEnv('BARDO_TABLE_NAME', 'bardo-iam')
   vi.stubEnv('BARDO_WALK_QUEUE_URL', 'https://sqs.local/walks')
   vi.stubEnv('BARDO_TICK_FUNCTION_NAME', 'tick')

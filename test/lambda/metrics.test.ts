@@ -9,8 +9,7 @@ import { installStandIns, type StandIns } from '../../stacks/testing.ts'
 import { BARDO_METRICS } from '../../stacks/alarms.ts'
 import { createTelemetry, putTickFailure, putTickMetrics } from '../../functions/shared/metrics.ts'
 import { indexerLagBlocks } from '../../functions/heartbeat/indexerLag.ts'
-
-const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
+import { testDeployment } from '../support/deployment.ts'
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -29,7 +28,7 @@ function publishedMetrics(): Set<string> {
 
 let s: StandIns
 beforeAll(async () => {
-  vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify({ vitalityOracle: addr(1), dreamOracle: addr(2), daimonOracle: addr(3), enforcers: {} }))
+  vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify(testDeployment(0)))
   vi.stubEnv('BARDO_CHAIN_ID', '84532')
   s = installStandIns({ stage: 'production' })
   const { default: config } = (await import('../../sst.config.ts')) as unknown as { default: { run(): Promise<unknown> } }
