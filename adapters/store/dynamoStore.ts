@@ -46,14 +46,14 @@ export type DynamoStoreOptions = {
   cas?: Partial<budget.CasOptions>
 }
 
-export class DynamoStore implements S.Store, C.CouncilStore {
-  readonly #table: DynamoTable
+export class DynamoStore implements S.Store {
+  protected readonly table: DynamoTable
   readonly #shards: number
   readonly #cadenceMs: number
   readonly #cas: budget.CasOptions
 
   constructor(options: DynamoStoreOptions) {
-    this.#table = new DynamoTable(options.client, options.tableName)
+    this.table = new DynamoTable(options.client, options.tableName)
     this.#shards = options.dueShards === undefined ? DEFAULT_DUE_SHARDS : v.positiveInt(options.dueShards, 'dueShards', 1000)
     this.#cadenceMs =
       options.dueCadenceMs === undefined ? DEFAULT_DUE_CADENCE_MS : v.positiveInt(options.dueCadenceMs, 'dueCadenceMs', 86_400_000)
@@ -64,156 +64,162 @@ export class DynamoStore implements S.Store, C.CouncilStore {
     return this.#shards
   }
   createGolem(input: S.CreateGolemInput): Promise<S.CreateGolemResult> {
-    return golems.createGolem(this.#table, this.#shards, input)
+    return golems.createGolem(this.table, this.#shards, input)
   }
   getGolem(golemId: string): Promise<GolemRecord | null> {
-    return golems.getGolem(this.#table, golemId)
+    return golems.getGolem(this.table, golemId)
   }
   getGolems(golemIds: readonly string[]): Promise<GolemRecord[]> {
-    return golems.getGolems(this.#table, golemIds)
+    return golems.getGolems(this.table, golemIds)
   }
   updateGolem(input: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
-    return golems.updateGolem(this.#table, { shards: this.#shards, cadenceMs: this.#cadenceMs }, input)
+    return golems.updateGolem(this.table, { shards: this.#shards, cadenceMs: this.#cadenceMs }, input)
   }
   listDueGolems(input: S.ListDueInput): Promise<S.ListDueResult> {
-    return golems.listDueGolems(this.#table, this.#shards, input)
+    return golems.listDueGolems(this.table, this.#shards, input)
   }
   findGolems(input: S.FindGolemsInput): Promise<GolemRecord[]> {
-    return golems.findGolems(this.#table, input)
+    return golems.findGolems(this.table, input)
   }
 
   claimSlot(input: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {
-    return slots.claimSlot(this.#table, input)
+    return slots.claimSlot(this.table, input)
   }
   recordSlotTx(input: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> {
-    return slots.recordSlotTx(this.#table, input)
+    return slots.recordSlotTx(this.table, input)
   }
   completeSlot(input: S.CompleteSlotInput): Promise<S.CompleteSlotResult> {
-    return slots.completeSlot(this.#table, input)
+    return slots.completeSlot(this.table, input)
   }
   releaseSlot(input: S.ReleaseSlotInput): Promise<S.ReleaseSlotResult> {
-    return slots.releaseSlot(this.#table, input)
+    return slots.releaseSlot(this.table, input)
   }
   getSlot(ref: SlotRef): Promise<TickSlot | null> {
-    return slots.getSlot(this.#table, ref)
+    return slots.getSlot(this.table, ref)
   }
 
   reserveBudget(input: S.ReserveBudgetInput): Promise<S.ReserveBudgetResult> {
-    return budget.reserveBudget(this.#table, this.#cas, input)
+    return budget.reserveBudget(this.table, this.#cas, input)
   }
   commitReservation(input: S.CommitReservationInput): Promise<S.CommitReservationResult> {
-    return budget.commitReservation(this.#table, this.#cas, input)
+    return budget.commitReservation(this.table, this.#cas, input)
   }
   releaseReservation(input: S.ReservationRef): Promise<S.ReleaseReservationResult> {
-    return budget.releaseReservation(this.#table, this.#cas, input)
+    return budget.releaseReservation(this.table, this.#cas, input)
   }
   getBudget(golemId: string, period: bigint): Promise<BudgetRecord | null> {
-    return budget.getBudget(this.#table, golemId, period)
+    return budget.getBudget(this.table, golemId, period)
   }
 
   claimPayment(input: S.ClaimPaymentInput): Promise<S.ClaimPaymentResult> {
-    return payments.claimPayment(this.#table, input)
+    return payments.claimPayment(this.table, input)
   }
   creditPaymentOnce(input: S.CreditPaymentInput): Promise<S.CreditPaymentResult> {
-    return payments.creditPaymentOnce(this.#table, input)
+    return payments.creditPaymentOnce(this.table, input)
   }
   releasePayment(input: S.ReleasePaymentInput): Promise<S.ReleasePaymentResult> {
-    return payments.releasePayment(this.#table, input)
+    return payments.releasePayment(this.table, input)
   }
   getPayment(ref: S.PaymentRef): Promise<PaymentRecord | null> {
-    return payments.getPayment(this.#table, ref)
+    return payments.getPayment(this.table, ref)
   }
 
   bindPaymentId(input: S.BindPaymentIdInput): Promise<S.BindPaymentIdResult> {
-    return paymentIds.bindPaymentId(this.#table, input)
+    return paymentIds.bindPaymentId(this.table, input)
   }
   answerPaymentId(input: S.AnswerPaymentIdInput): Promise<S.AnswerPaymentIdResult> {
-    return paymentIds.answerPaymentId(this.#table, input)
+    return paymentIds.answerPaymentId(this.table, input)
   }
   releasePaymentId(input: S.ReleasePaymentIdInput): Promise<S.ReleasePaymentIdResult> {
-    return paymentIds.releasePaymentId(this.#table, input)
+    return paymentIds.releasePaymentId(this.table, input)
   }
   getPaymentId(input: S.PaymentIdRef & { now: number }): Promise<PaymentIdRecord | null> {
-    return paymentIds.getPaymentId(this.#table, input)
+    return paymentIds.getPaymentId(this.table, input)
   }
 
   claimPoolKey(input: S.ClaimPoolKeyInput): Promise<S.ClaimPoolKeyResult> {
-    return poolKeys.claimPoolKey(this.#table, input)
+    return poolKeys.claimPoolKey(this.table, input)
   }
   getPoolKeyClaim(keyId: string): Promise<S.PoolKeyClaim | null> {
-    return poolKeys.getPoolKeyClaim(this.#table, keyId)
+    return poolKeys.getPoolKeyClaim(this.table, keyId)
   }
   findPoolKeyClaim(claimant: string): Promise<S.PoolKeyClaim | null> {
-    return poolKeys.findPoolKeyClaim(this.#table, claimant)
+    return poolKeys.findPoolKeyClaim(this.table, claimant)
   }
 
   issueNonce(input: S.IssueNonceInput): Promise<NonceRecord> {
-    return nonces.issueNonce(this.#table, input)
+    return nonces.issueNonce(this.table, input)
   }
   consumeNonce(input: { nonce: string; now: number }): Promise<S.ConsumeNonceResult> {
-    return nonces.consumeNonce(this.#table, input)
+    return nonces.consumeNonce(this.table, input)
   }
   incrementCounter(input: S.CounterInput): Promise<CounterValue> {
-    return nonces.incrementCounter(this.#table, input)
+    return nonces.incrementCounter(this.table, input)
   }
   getCounter(input: S.CounterInput): Promise<CounterValue> {
-    return nonces.getCounter(this.#table, input)
+    return nonces.getCounter(this.table, input)
   }
 
   appendEvent(input: S.AppendEventInput): Promise<S.AppendEventResult> {
-    return history.appendEvent(this.#table, input)
+    return history.appendEvent(this.table, input)
   }
   listEvents(input: S.ListEventsInput): Promise<S.ListEventsResult> {
-    return history.listEvents(this.#table, input)
+    return history.listEvents(this.table, input)
   }
   recordDeathSettlement(input: S.RecordDeathInput): Promise<S.RecordDeathResult> {
-    return history.recordDeathSettlement(this.#table, input)
+    return history.recordDeathSettlement(this.table, input)
   }
   getDeathSettlement(golemId: string): Promise<DeathSettlementRecord | null> {
-    return history.getDeathSettlement(this.#table, golemId)
+    return history.getDeathSettlement(this.table, golemId)
   }
   getSnapToken(input: { scope?: string; now: number }): Promise<SnapTokenRecord | null> {
-    return history.getSnapToken(this.#table, input)
+    return history.getSnapToken(this.table, input)
   }
   rotateSnapToken(input: S.RotateSnapTokenInput): Promise<S.RotateSnapTokenResult> {
-    return history.rotateSnapToken(this.#table, input)
+    return history.rotateSnapToken(this.table, input)
   }
 
   appendLog(input: S.AppendLogInput): Promise<S.AppendLogResult> {
-    return logs.appendLog(this.#table, input)
+    return logs.appendLog(this.table, input)
   }
   readLog(input: S.ReadLogInput): Promise<LogRecord[]> {
-    return logs.readLog(this.#table, input)
+    return logs.readLog(this.table, input)
   }
   lastLogRecord(log: string): Promise<LogRecord | null> {
-    return logs.lastLogRecord(this.#table, log)
+    return logs.lastLogRecord(this.table, log)
   }
+}
 
+/**
+ * The Store and the council's items on the same table. Apart from the Store so that what needs no council
+ * (the tick's Lambda above all) bundles none of it.
+ */
+export class DynamoCouncilStore extends DynamoStore implements C.CouncilStore {
   createCouncilProposal(record: C.CouncilProposalRecord): Promise<C.CreateCouncilProposalResult> {
-    return council.createCouncilProposal(this.#table, record)
+    return council.createCouncilProposal(this.table, record)
   }
   getCouncilProposal(id: Hex): Promise<C.CouncilProposalRecord | null> {
-    return council.getCouncilProposal(this.#table, id)
+    return council.getCouncilProposal(this.table, id)
   }
   addCouncilSignature(record: C.CouncilSignatureRecord): Promise<C.AddCouncilSignatureResult> {
-    return council.addCouncilSignature(this.#table, record)
+    return council.addCouncilSignature(this.table, record)
   }
   listCouncilSignatures(proposalId: Hex): Promise<C.CouncilSignatureRecord[]> {
-    return council.listCouncilSignatures(this.#table, proposalId)
+    return council.listCouncilSignatures(this.table, proposalId)
   }
   claimCouncilExecution(input: C.ClaimCouncilExecutionInput): Promise<C.ClaimCouncilExecutionResult> {
-    return council.claimCouncilExecution(this.#table, input)
+    return council.claimCouncilExecution(this.table, input)
   }
   reclaimCouncilExecution(input: C.ReclaimCouncilExecutionInput): Promise<C.ClaimCouncilExecutionResult> {
-    return council.reclaimCouncilExecution(this.#table, input)
+    return council.reclaimCouncilExecution(this.table, input)
   }
   listCouncilProposals(input: C.ListCouncilProposalsInput): Promise<C.CouncilProposalPage> {
-    return council.listCouncilProposals(this.#table, input)
+    return council.listCouncilProposals(this.table, input)
   }
   noteCouncilExecution(input: C.NoteCouncilExecutionInput): Promise<C.CouncilProposalRecord | null> {
-    return council.noteCouncilExecution(this.#table, input)
+    return council.noteCouncilExecution(this.table, input)
   }
   finishCouncilExecution(input: C.FinishCouncilExecutionInput & { now: number }): Promise<C.CouncilProposalRecord | null> {
-    return council.finishCouncilExecution(this.#table, input)
+    return council.finishCouncilExecution(this.table, input)
   }
 }

@@ -1,2 +1,2 @@
-export { DynamoStore, type DynamoStoreOptions } from './dynamoStore.ts'
+export { DynamoCouncilStore, DynamoStore, type DynamoStoreOptions } from './dynamoStore.ts'
 export { InMemoryStore, type InMemoryStoreOptions } from './memoryStore.ts'

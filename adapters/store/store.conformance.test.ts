@@ -2,14 +2,14 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { afterAll, beforeAll, describe } from 'vitest'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 import { storeConformance } from './conformance/index.ts'
-import { DynamoStore } from './dynamoStore.ts'
+import { DynamoCouncilStore } from './dynamoStore.ts'
 import { InMemoryStore } from './memoryStore.ts'
 
 describe('InMemoryStore', () => {
   storeConformance({ newStore: async () => new InMemoryStore({ dueShards: 3 }) })
 })
 
-describe('DynamoStore on dynalite', () => {
+describe('DynamoStore (with the council items) on dynalite', () => {
   let dynalite: Dynalite
   let client: DynamoDBClient
   let tables = 0
@@ -26,7 +26,7 @@ describe('DynamoStore on dynalite', () => {
     newStore: async () => {
       const tableName = `bardo-test-${++tables}`
       await createTable(client, tableName)
-      return new DynamoStore({ client: documentClient(client), tableName, dueShards: 3 })
+      return new DynamoCouncilStore({ client: documentClient(client), tableName, dueShards: 3 })
     },
   })
 })
