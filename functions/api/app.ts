@@ -22,6 +22,7 @@ import { paymentRoutes } from './routes/payments.ts'
 import { renewalRoutes } from './routes/renewal.ts'
 import { adjustmentRoutes } from './routes/adjustment.ts'
 import { ownerDraftRoutes } from './routes/ownerDrafts.ts'
+import { devicePageRoutes } from './routes/devicePage.ts'
 import { eventRoutes } from './routes/events.ts'
 import { revocationRoutes } from './routes/revocation.ts'
 import { onboardingRoutes } from './routes/onboarding.ts'
@@ -87,6 +88,7 @@ export function createApp(given: ApiDeps) {
     .route('/', snapRoutes(deps))
     .route('/', snapPairingRoutes(deps))
     .route('/', authRoutes(deps))
+    .route('/', devicePageRoutes())
     .route('/', cladeRoutes(deps, secret))
     .route('/', webhookRoutes(deps))
     .route('/', deps.actions ? actionRoutes(deps.actions) : notServed<ReturnType<typeof actionRoutes>>())

@@ -120,6 +120,11 @@ export function testWallet(o: TestWalletOptions): (method: string, params: unkno
           message: typedValues(types, data.primaryType, data.message) as Record<string, unknown>,
         } as never) as Promise<Hex>
       }
+      case 'personal_sign': {
+        const [data, address] = params as [Hex, string]
+        if (address.toLowerCase() !== account.address.toLowerCase()) throw new Error(`personal_sign: unknown account ${address}`)
+        return account.signMessage({ message: { raw: data } })
+      }
       case 'eth_sendTransaction': {
         if (!o.rpcUrl) throw new Error('eth_sendTransaction: this wallet has no chain')
         const [tx] = params as [{ from: string; to: Hex; data?: Hex; value?: Hex; gas?: Hex }]

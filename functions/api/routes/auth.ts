@@ -60,6 +60,9 @@ export const deviceConfirmRequest = z.strictObject({
     .max(20_000, 'must be at most 20000 characters'),
 })
 
+/** What the confirmation page asks for: the text the owner signs, for one code, owner and decision. */
+export const deviceMessageQuery = deviceConfirmRequest.pick({ userCode: true, owner: true, decision: true })
+
 export const deviceConfirmResponse = z.object({ owner: z.string(), userCode: z.string(), decision: z.enum(['approve', 'deny']) })
 
 export const tokenRequest = z.discriminatedUnion(
@@ -161,6 +164,21 @@ const confirmRoute = createRoute({
       410: 'USER_CODE_EXPIRED',
       501: 'NOT_IMPLEMENTED (no chain to verify signatures on, or no store)',
     }),
+  },
+})
+
+const messageRoute = createRoute({
+  method: 'get',
+  path: `${base}/device/message`,
+  operationId: 'getDeviceConfirmText',
+  summary:
+    'The confirmation text the owner signs for a user code, an owner and a decision (what the confirmation page has the wallet sign)',
+  tags: ['auth'],
+  security: security('tier'),
+  request: { query: deviceMessageQuery },
+  responses: {
+    200: ok('the text, exactly as the confirm route checks it', z.object({ message: z.string() })),
+    ...errors({ 400: 'VALIDATION_FAILED naming userCode, owner or decision' }),
   },
 })
 
@@ -279,6 +297,16 @@ export function authRoutes(deps: ApiDeps) {
           200,
         )
       })
+    })
+    .openapi(messageRoute, (c) => {
+      const q = c.req.valid('query')
+      const message = deviceConfirmMessage({
+        userCode: q.userCode,
+        owner: getAddress(q.owner),
+        chainId: deps.config.chainId,
+        decision: q.decision,
+      })
+      return c.json({ message }, 200)
     })
     .openapi(confirmRoute, async (c) => {
       const body = c.req.valid('json')
