@@ -224,5 +224,29 @@ describe('Lambda handler', () => {
     const items = await localDynamoClient(dynalite.endpoint).send(new ScanCommand({ TableName: 'bardo-test' }))
     expect(items.Items?.some((i) => i.pk?.S?.startsWith('RATE#'))).toBe(true)
     expect(JSON.parse(again.body)).toMatchObject({ code: 'GOLEM_NOT_FOUND' })
+    // The owner's surfaces are deployed too: the device confirmation page and its text, the owner's drafts.
+    const page = (await handler(event('/device', 'user_code=BCDF-GHJK') as never)) as LambdaResult
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('Confirm a CLI sign-in')
+    const owner = '0x000000000000000000000000000000000000bEEF'
+    const text = (await handler(
+      event('/api/v1/auth/device/message', `userCode=BCDF-GHJK&owner=${owner}&decision=approve`) as never,
+    )) as LambdaResult
+    expect(text.statusCode).toBe(200)
+    expect(JSON.parse(text.body).message).toContain(
+      'Sign in the Bardo CLI showing code BCDF-GHJK\nOwner: 0x000000000000000000000000000000000000bEEF\nChain: 84532',
+    )
+    const post = (path: string, body: unknown) => ({
+      ...event(path),
+      requestContext: { ...event(path).requestContext, http: { ...event(path).requestContext.http, method: 'POST' } },
+      headers: { host: 'api.example', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const draft = (await handler(post('/api/v1/revocation-draft', { golems: ['nobody'] }) as never)) as LambdaResult
+    expect(draft.statusCode).toBe(404)
+    expect(JSON.parse(draft.body)).toMatchObject({ code: 'GOLEM_NOT_FOUND' })
+    const bad = (await handler(post('/api/v1/revocation-draft', { golems: [] }) as never)) as LambdaResult
+    expect(bad.statusCode).toBe(400)
+    expect(JSON.parse(bad.body)).toMatchObject({ code: 'VALIDATION_FAILED', message: 'golems: must be a list of 1-50 Golem ids' })
   })
 })
