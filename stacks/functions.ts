@@ -140,7 +140,8 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
       secrets.AlchemyWebhookSigningKey,
       secrets.ReceiptSigningKey,
     ],
-    permissions: [storage.readWrite, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
+    // Signing only (the action path runs with the Golem's key); creating keys stays the tick's.
+    permissions: [storage.readWrite, ...sessionKeys.signing, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
   })
 
   new aws.ssm.Parameter('ApiUrl', { name: apiUrlParameterName, type: 'String', value: api.url })

@@ -134,10 +134,11 @@ describe('IAM: least privilege', () => {
     }
   })
 
-  it('lets only the tick use KMS', () => {
+  it('lets the tick use KMS, the API only sign with the session keys (the action path), and nothing else touch it', () => {
     expect(statementsFor(fn('Tick'), 'kms:').length).toBeGreaterThan(0)
     expect(kmsActions(fn('Heartbeat'))).toEqual([])
-    expect(kmsActions(fn('Api'))).toEqual([])
+    expect(kmsActions(fn('Walker'))).toEqual([])
+    expect([...new Set(kmsActions(fn('Api')))].sort()).toEqual(['kms:GetPublicKey', 'kms:Sign'])
   })
 
   it("lets the heartbeat only list the due shards' first pages and send to the walker queue: no write, no function", () => {

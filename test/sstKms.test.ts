@@ -29,6 +29,7 @@ async function runStack(): Promise<Stack> {
 let stack: Stack
 const statementsOf = (s: Stack, name: string) => effectiveStatements(s.standIns, s.standIns.one('sst:aws:Function', name))
 const tick = () => statementsOf(stack, 'Tick')
+const api = () => statementsOf(stack, 'Api')
 const kmsStatements = (st: Statement[]) => st.filter((s) => s.actions.some((a) => a.startsWith('kms:')))
 
 /** The context IAM evaluates a request on a key with these tags in, made by a principal of ACCOUNT. */
@@ -146,6 +147,14 @@ describe('a policy simulation over the recorded statements', () => {
     for (const action of ['kms:Sign', 'kms:GetPublicKey']) expect(simulate(tick(), onKey(action, tagsOf(STAGE, 'g-1')))).toBe('allow')
   })
 
+  it("lets the API sign with the stage's SessionKeys (the action path) and nothing more: no key made, none of another stage", () => {
+    for (const action of ['kms:Sign', 'kms:GetPublicKey']) expect(simulate(api(), onKey(action, tagsOf(STAGE, 'g-1')))).toBe('allow')
+    expect(simulate(api(), onKey('kms:Sign', tagsOf('dev', 'g-1')))).toBe('deny')
+    expect(simulate(api(), onKey('kms:Sign', { 'bardo:stage': STAGE, 'bardo:role': 'operator' }))).toBe('deny')
+    for (const action of ['kms:CreateKey', 'kms:CreateAlias', 'kms:TagResource', 'kms:ScheduleKeyDeletion'])
+      expect(simulate(api(), onKey(action, tagsOf(STAGE, 'g-1'))), action).toBe('deny')
+  })
+
   it('refuses Sign on a key tagged for another stage, another role, untagged, in another account, or of another spec', () => {
     expect(simulate(tick(), onKey('kms:Sign', tagsOf('dev', 'g-1')))).toBe('deny')
     expect(simulate(tick(), onKey('kms:Sign', { 'bardo:stage': STAGE, 'bardo:role': 'operator' }))).toBe('deny')
@@ -197,8 +206,8 @@ describe('a policy simulation over the recorded statements', () => {
     expect(simulate(tick(), onKey('kms:CreateAlias', tagsOf('dev', 'g-1')))).toBe('deny')
   })
 
-  it('the heartbeat and the API hold no KMS permission at all', () => {
-    for (const name of ['Heartbeat', 'Api']) {
+  it('the heartbeat and the walker hold no KMS permission at all (the API signs only: above)', () => {
+    for (const name of ['Heartbeat', 'Walker']) {
       const statements = statementsOf(stack, name)
       expect(kmsStatements(statements), name).toEqual([])
       expect(simulate(statements, onKey('kms:Sign', tagsOf(STAGE, 'g-1'))), name).toBe('deny')

@@ -2,7 +2,9 @@
 // links (functions/shared/resource.ts): RpcUrl, SettlementKey, CladeHmacSecret, ReadApiKeyHashes,
 // AlchemyWebhookSigningKey. The API never holds the OperatorKey; it pays x402 gas with the SettlementKey
 // and names the operator as payTo. Errors name the variable or secret, never a value.
+import { randomUUID } from 'node:crypto'
 import { LambdaClient } from '@aws-sdk/client-lambda'
+import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
 import {
   createPublicClient,
   createWalletClient,
@@ -149,6 +151,9 @@ export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): 
     deployment: fn.deployment,
     indexerUrl: env.BARDO_INDEXER_URL || undefined,
     payments,
+    // The Golems' runtimes act through the action path with their KMS keys, as the tick redeems with them;
+    // each instance holds an action's send slot under its own name.
+    actions: { signers: new KmsSignerResolver(fn.deployment), invocationId: `api-${randomUUID()}` },
     ...(alchemyWebhook ? { alchemyWebhook } : {}),
     onUnexpectedError: logUnexpected,
   }
