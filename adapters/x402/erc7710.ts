@@ -46,7 +46,12 @@ export type Erc7710FacilitatorOptions = {
   delegationManager: Address
   confirmationTimeoutMs: number
   reconcileLookbackBlocks: bigint
+  /** The most gas a redemption may use: the payer's caveats run on the settlement account's gas. */
+  maxRedemptionGas: bigint
 }
+
+/** A kit delegation (four caveats, a HybridDeleGator signature checked by ERC-1271) redeems for about 220k gas. */
+export const DEFAULT_MAX_REDEMPTION_GAS = 1_000_000n
 
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 const errorString = [parseAbiItem('error Error(string)')]
@@ -101,6 +106,9 @@ export function createErc7710Facilitator(o: Erc7710FacilitatorOptions) {
     const result = results[0]
     if (result === undefined || result.status !== 'success') {
       return { reason: erc7710Reasons.redemption, message: revertReason(result?.error) }
+    }
+    if (result.gasUsed > o.maxRedemptionGas) {
+      return { reason: erc7710Reasons.redemption, message: `the redemption uses ${result.gasUsed} gas, more than ${o.maxRedemptionGas}` }
     }
     const transfers = parseEventLogs({ abi: [transferEvent], logs: (result.logs ?? []) as Log[] }).filter((l) =>
       isAddressEqual(l.address, r.asset),

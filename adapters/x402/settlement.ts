@@ -23,7 +23,7 @@ import {
 import { pollTransactionReceipt } from '../chain/receipts.ts'
 import { asksForErc7710 } from '../../core/x402/erc7710.ts'
 import type { PaymentFacilitator } from '../../core/x402/facilitator.ts'
-import { createErc7710Facilitator, erc7710Reasons } from './erc7710.ts'
+import { createErc7710Facilitator, DEFAULT_MAX_REDEMPTION_GAS, erc7710Reasons } from './erc7710.ts'
 
 export type InProcessFacilitatorOptions = {
   publicClient: PublicClient<Transport, Chain>
@@ -36,7 +36,7 @@ export type InProcessFacilitatorOptions = {
   /** How far back to search for a settlement when reconciling. Default 50,000 blocks. */
   reconcileLookbackBlocks?: bigint
   /** Verify and settle ERC-7710 payments by redeeming through this DelegationManager (absent: refused). */
-  erc7710?: { delegationManager: Address }
+  erc7710?: { delegationManager: Address; maxRedemptionGas?: bigint }
 }
 
 export type InProcessFacilitator = PaymentFacilitator & { readonly facilitator: x402Facilitator; readonly signerAddress: Address }
@@ -117,6 +117,7 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
           delegationManager: options.erc7710.delegationManager,
           confirmationTimeoutMs,
           reconcileLookbackBlocks: lookback,
+          maxRedemptionGas: options.erc7710.maxRedemptionGas ?? DEFAULT_MAX_REDEMPTION_GAS,
         })
   const unsupported = { invalidReason: erc7710Reasons.payload, invalidMessage: 'ERC-7710 payments are not accepted here' }
 

@@ -10,9 +10,11 @@ import { x402Erc7710Client, type x402DelegationProvider } from '@metamask/x402'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentRequirements } from '@x402/core/types'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import type { Address } from 'viem'
+import { createWalletClient, http, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_MAX_REDEMPTION_GAS } from '../../adapters/x402/erc7710.ts'
+import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { postJson, PRICING, startApiStack, type ApiStack } from './harness.ts'
@@ -22,7 +24,7 @@ let payerOwner: OwnerAccount
 
 beforeAll(async () => {
   stack = await startApiStack()
-  for (const id of ['atlas', 'borg', 'cygnus']) await stack.provision(id)
+  for (const id of ['atlas', 'borg', 'cygnus', 'dara']) await stack.provision(id)
   // The payer is another owner's smart account: 100 USDC, no ETH needed (the settlement account pays gas).
   payerOwner = await stack.devnet.createOwner({ usdc: 100_000_000n, eth: 0n })
 }, 180_000)
@@ -45,8 +47,8 @@ function fetchOnto(app: App) {
 }
 
 /** The kit's provider for the payer's smart account on the local framework (no storage service: the account signs). */
-function kitProvider(): x402DelegationProvider {
-  return createx402DelegationProvider({ account: payerOwner.smartAccount, environment: stack.devnet.deployment.environment })
+function kitProvider(owner: OwnerAccount = payerOwner): x402DelegationProvider {
+  return createx402DelegationProvider({ account: owner.smartAccount, environment: stack.devnet.deployment.environment })
 }
 
 /** The stock client paying by delegation only: MetaMask's scheme client, a policy that picks the ERC-7710 offer, TestUSDC allowed. */
@@ -124,6 +126,9 @@ describe('x402 by ERC-7710 delegation', () => {
     const tx = await stack.devnet.publicClient.getTransaction({ hash: body.txHash as `0x${string}` })
     expect(tx.from.toLowerCase()).toBe(stack.settlement.address.toLowerCase())
     expect(tx.to?.toLowerCase()).toBe(stack.devnet.deployment.environment.DelegationManager.toLowerCase())
+    // The default gas bound admits the kit's delegation with room to spare.
+    const { gasUsed } = await stack.devnet.publicClient.getTransactionReceipt({ hash: tx.hash })
+    expect(gasUsed).toBeLessThan(DEFAULT_MAX_REDEMPTION_GAS / 2n)
 
     const after = await snapshot(app, 'atlas')
     expect(after.payer).toBe(before.payer - PRICING.deathReserve)
@@ -197,6 +202,67 @@ describe('x402 by ERC-7710 delegation', () => {
     expect(wrong.status).toBe(402)
     expect(await wrong.json()).toMatchObject({ code: 'PAYMENT_INVALID', message: expect.stringMatching(/^payload\.delegationManager: /) })
     expect(await snapshot(app, 'borg')).toEqual(before)
+  })
+
+  it('extend by delegation: pro rata runway for the paid hours, credited once', async () => {
+    const app = stack.app()
+    const before = await snapshot(app, 'dara')
+    const { fetcher } = fetchOnto(app)
+    const res = await wrapFetchWithPayment(fetcher, delegationClient(kitProvider()))(`${BASE}/api/v1/extend`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ golemId: 'dara', hours: 3 }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ credit: { kind: 'extend', seconds: '10800', amount: '1500000' }, profile: { applied: true } })
+    const after = await snapshot(app, 'dara')
+    expect(after).toEqual({
+      ...before,
+      payer: before.payer - 1_500_000n,
+      operator: before.operator + 1_500_000n,
+      runway: before.runway + 10_800n,
+      payments: before.payments + 1,
+    })
+  })
+
+  it('a smart account without the price is refused (402 PAYMENT_INSUFFICIENT_BALANCE) with nothing credited', async () => {
+    const app = stack.app()
+    const poor = await stack.devnet.createOwner({ usdc: 1_000_000n, eth: 0n })
+    const before = await snapshot(app, 'borg')
+    const { fetcher } = fetchOnto(app)
+    const res = await wrapFetchWithPayment(fetcher, delegationClient(kitProvider(poor)))(`${BASE}/api/v1/feed`, feedInit('borg'))
+    expect(res.status).toBe(402)
+    expect(await res.json()).toMatchObject({
+      code: 'PAYMENT_INSUFFICIENT_BALANCE',
+      message: expect.stringMatching(/^payload\.permissionContext: /),
+    })
+    expect(await stack.usdcBalance(poor.address)).toBe(1_000_000n)
+    expect(await snapshot(app, 'borg')).toEqual(before)
+  })
+
+  it('a redemption that would use more gas than the bound is refused by the facilitator, unsent', async () => {
+    const offer = await erc7710Offer(stack.app(), '/api/v1/feed', { golemId: 'borg' })
+    const settlement = createWalletClient({
+      account: stack.settlement,
+      chain: stack.devnet.publicClient.chain,
+      transport: http(stack.devnet.rpcUrl),
+    })
+    const facilitator = createInProcessFacilitator({
+      publicClient: stack.devnet.publicClient,
+      walletClient: settlement,
+      networks: [offer.network],
+      erc7710: { delegationManager: stack.devnet.deployment.environment.DelegationManager, maxRedemptionGas: 50_000n },
+    })
+    const payload = { x402Version: 2, accepted: offer, payload: { ...(await kitProvider()(offer)) } }
+    const verified = await facilitator.verify(payload, offer)
+    expect(verified).toMatchObject({
+      isValid: false,
+      invalidReason: 'invalid_erc7710_redemption',
+      invalidMessage: expect.stringMatching(/more than 50000$/),
+    })
+    const nonce = await stack.devnet.publicClient.getTransactionCount({ address: stack.settlement.address })
+    expect(await facilitator.settle(payload, offer)).toMatchObject({ success: false, transaction: '' })
+    expect(await stack.devnet.publicClient.getTransactionCount({ address: stack.settlement.address })).toBe(nonce)
   })
 
   it('crash after the redemption: recording fails (503), and after the lease the same payload is reconciled from the chain and credited once', async () => {
