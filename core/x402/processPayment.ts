@@ -12,7 +12,13 @@ import type { SettledPaymentRecord } from '../store/records.ts'
 import { codeForFacilitatorReason, PAYMENT_CREDITED, shortMessage, type X402ErrorCode } from './errors.ts'
 import type { PaymentFacilitator } from './facilitator.ts'
 import { checkErc7710Payload, ERC7710_ASSET_TRANSFER_METHOD, type Erc7710Terms } from './erc7710.ts'
-import { isErc7710Payment, PAYMENT_SIGNATURE_HEADER, parsePaymentHeader, type ParsedPaymentPayload } from './header.ts'
+import {
+  isErc7710Payment,
+  PAYMENT_SIGNATURE_HEADER,
+  parsePaymentHeader,
+  type ParsedErc7710Payload,
+  type ParsedPaymentPayload,
+} from './header.ts'
 import type { PaymentLedger, PaymentRef } from './ledger.ts'
 import { creditFor, type Credit, type GolemPricing, type PaymentKind } from './pricing.ts'
 import { reconcileSettlement } from './reconcile.ts'
@@ -190,13 +196,9 @@ function precheck(ctx: Ctx): CheckedPayment | PaymentRefused {
  * rooted at the payer that only Bardo's settlement account may redeem, through this deployment's
  * DelegationManager. Whether it really moves the money is the facilitator's simulation.
  */
-function precheckErc7710(
-  ctx: Ctx,
-  parsed: ParsedPaymentPayload & { payload: { permissionContext: Hex } },
-): CheckedPayment | PaymentRefused {
+function precheckErc7710(ctx: Ctx, parsed: ParsedErc7710Payload): CheckedPayment | PaymentRefused {
   const req = ctx.requirements
-  const { accepted } = parsed
-  const payload = parsed.payload as { delegationManager: Address; permissionContext: Hex; delegator: Address }
+  const { accepted, payload } = parsed
   if (ctx.erc7710 === undefined || ctx.erc7710 === null) {
     return refuse(
       ctx,
