@@ -1,6 +1,8 @@
 // The in-process x402 facilitator: @x402/core's x402Facilitator with @x402/evm's `exact` scheme,
 // verifying with a public client and settling with the operator's wallet (the operator submits
-// transferWithAuthorization and pays its gas). No HTTP hop to a third-party facilitator.
+// transferWithAuthorization and pays its gas), and beside it Bardo's own ERC-7710 redemption
+// (erc7710.ts) for requirements that say `assetTransferMethod: "erc7710"`. Both send from one account
+// through one nonce sequence. No HTTP hop to a third-party facilitator.
 import { x402Facilitator } from '@x402/core/facilitator'
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
@@ -19,7 +21,9 @@ import {
   type WalletClient,
 } from 'viem'
 import { pollTransactionReceipt } from '../chain/receipts.ts'
+import { asksForErc7710 } from '../../core/x402/erc7710.ts'
 import type { PaymentFacilitator } from '../../core/x402/facilitator.ts'
+import { createErc7710Facilitator, DEFAULT_MAX_REDEMPTION_GAS, erc7710Reasons } from './erc7710.ts'
 
 export type InProcessFacilitatorOptions = {
   publicClient: PublicClient<Transport, Chain>
@@ -31,6 +35,8 @@ export type InProcessFacilitatorOptions = {
   confirmationTimeoutMs?: number
   /** How far back to search for a settlement when reconciling. Default 50,000 blocks. */
   reconcileLookbackBlocks?: bigint
+  /** Verify and settle ERC-7710 payments by redeeming through this DelegationManager (absent: refused). */
+  erc7710?: { delegationManager: Address; maxRedemptionGas?: bigint }
 }
 
 export type InProcessFacilitator = PaymentFacilitator & { readonly facilitator: x402Facilitator; readonly signerAddress: Address }
@@ -100,13 +106,42 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
   // Only v2 and only EIP-3009 assets are in play; registerExactEvmScheme would also add v1 networks.
   const facilitator = new x402Facilitator().register(options.networks, new ExactEvmScheme(signer))
   const lookback = options.reconcileLookbackBlocks ?? 50_000n
+  const confirmationTimeoutMs = options.confirmationTimeoutMs ?? 60_000
+  const erc7710 =
+    options.erc7710 === undefined
+      ? undefined
+      : createErc7710Facilitator({
+          publicClient,
+          settlementAccount: account.address,
+          send: sendRaw,
+          delegationManager: options.erc7710.delegationManager,
+          confirmationTimeoutMs,
+          reconcileLookbackBlocks: lookback,
+          maxRedemptionGas: options.erc7710.maxRedemptionGas ?? DEFAULT_MAX_REDEMPTION_GAS,
+        })
+  const unsupported = { invalidReason: erc7710Reasons.payload, invalidMessage: 'ERC-7710 payments are not accepted here' }
 
   return {
     facilitator,
     signerAddress: account.address,
     settlementAccount: account.address,
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
+    async verify(payload, requirements) {
+      if (!asksForErc7710(requirements.extra)) return facilitator.verify(payload, requirements)
+      return erc7710 === undefined ? { isValid: false, ...unsupported } : erc7710.verify(payload, requirements)
+    },
     async settle(payload, requirements, settleOptions) {
+      if (asksForErc7710(requirements.extra)) {
+        if (erc7710 === undefined) {
+          return {
+            success: false,
+            errorReason: unsupported.invalidReason,
+            errorMessage: unsupported.invalidMessage,
+            transaction: '',
+            network: requirements.network,
+          }
+        }
+        return erc7710.settle(payload, requirements, settleOptions?.tag)
+      }
       const auth = payload.payload.authorization as { from?: unknown; nonce?: unknown } | undefined
       if (settleOptions?.tag === undefined || auth === undefined) return facilitator.settle(payload, requirements)
       const key = authKey(auth.from, auth.nonce)
@@ -117,7 +152,9 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
         tags.delete(key)
       }
     },
-    async findSettlement({ asset, payer, nonce }) {
+    async findSettlement(query) {
+      const { asset, payer, nonce } = query
+      if (query.erc7710 !== undefined) return erc7710 === undefined ? null : erc7710.findSettlement({ ...query, erc7710: query.erc7710 })
       // Uncached: viem keeps a block number for its polling interval, and a settlement mined within it
       // would fall past the search's end and be reported as never sent.
       const latest = await publicClient.getBlockNumber({ cacheTime: 0 })

@@ -26,6 +26,7 @@ import { authorizedBesides, paymentBudgetId, StoredPaymentLedger } from './payme
 import type { SlotBase } from './slots.ts'
 import type { SelfExtensionConfig, SelfExtensionResult, TickDeps } from './types.ts'
 import { BardoError } from '../../core/errors.ts'
+import { asksForErc7710 } from '../../core/x402/erc7710.ts'
 
 /** The tick's self-extension configuration; without it a Golem buys no runtime for itself. */
 export const RUNTIME_BOUGHT_EVENT = 'RuntimeBought'
@@ -146,6 +147,8 @@ async function pay(
     const accepted = required.accepts.find(
       (r) =>
         r.scheme === 'exact' &&
+        // The Golem pays by EIP-3009 authorization; a requirement for a delegation is another payer's.
+        !asksForErc7710(r.extra) &&
         r.network === network &&
         BigInt(r.amount) === step.amount &&
         isAddressEqual(r.asset as Address, policy.asset) &&

@@ -73,6 +73,10 @@ const facilitatorReasonCodes: Record<string, X402ErrorCode> = {
   invalid_exact_evm_network_mismatch: 'PAYMENT_WRONG_NETWORK',
   invalid_exact_evm_payload_authorization_value_mismatch: 'PAYMENT_AMOUNT_MISMATCH',
   invalid_exact_evm_scheme: 'PAYMENT_SCHEME_UNSUPPORTED',
+  // Bardo's ERC-7710 facilitator (adapters/x402/erc7710.ts): a malformed payload, or a redemption that
+  // does not move exactly the amount to the operator. A reverted redemption is told by its revert string.
+  invalid_erc7710_payload: 'PAYMENT_INVALID',
+  invalid_erc7710_transfer: 'PAYMENT_INVALID',
 }
 
 /**
@@ -85,6 +89,9 @@ const revertReasonCodes: [RegExp, X402ErrorCode][] = [
   [/authorization is expired/i, 'PAYMENT_EXPIRED'],
   [/authorization is not yet valid/i, 'PAYMENT_NOT_YET_VALID'],
   [/invalid signature|ECRecover/i, 'PAYMENT_SIGNATURE_INVALID'],
+  // The delegation's own transfer bound (the kit's erc20TransferAmount scope) is below what is asked.
+  [/ERC20TransferAmountEnforcer:allowance-exceeded/, 'PAYMENT_UNDERPAID'],
+  [/TimestampEnforcer:expired-delegation/, 'PAYMENT_EXPIRED'],
 ]
 
 export function codeForFacilitatorReason(reason: string | undefined, message?: string): X402ErrorCode {

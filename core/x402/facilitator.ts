@@ -17,6 +17,8 @@ export type OnChainSettlement = {
   input: Hex
 }
 
+export type SettlementQuery = { asset: Address; payer: Address; nonce: Hex; erc7710?: { tag: Hex } }
+
 /** `tag` is appended to the settlement calldata, binding the transfer to the claim it was sent for. */
 export type SettleOptions = { tag?: Hex }
 
@@ -26,9 +28,11 @@ export interface PaymentFacilitator {
   settle(payload: PaymentPayload, requirements: PaymentRequirements, options?: SettleOptions): Promise<SettleResponse>
   /**
    * The successful transferWithAuthorization that used (payer, nonce) on `asset`, if any. Used only
-   * when the token says the nonce is spent but the ledger has no credit for it.
+   * when the token says the nonce is spent but the ledger has no credit for it. For an ERC-7710
+   * payment (`erc7710`), the successful redemption moving the payer's `asset` whose calldata carries
+   * `tag`: a delegation has no nonce on-chain, and the tag names the claim.
    */
-  findSettlement(query: { asset: Address; payer: Address; nonce: Hex }): Promise<OnChainSettlement | null>
+  findSettlement(query: SettlementQuery): Promise<OnChainSettlement | null>
   /** The account that submits this facilitator's settlements: reconciliation accepts no other sender. */
   readonly settlementAccount: Address
 }

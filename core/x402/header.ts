@@ -1,9 +1,11 @@
 // Parses the x402 v2 PAYMENT-SIGNATURE header: base64 (RFC 4648, standard alphabet, canonical) of
-// UTF-8 JSON of a PaymentPayload whose `payload` is an EIP-3009 authorization and signature. Never
+// UTF-8 JSON of a PaymentPayload whose `payload` is an EIP-3009 authorization and signature, or an
+// ERC-7710 delegation when the accepted requirement says `assetTransferMethod: "erc7710"`. Never
 // throws: every bad input becomes a refusal that names the field and the rule. Everything that
 // reaches the facilitator has been checked here, so the facilitator never throws on our input.
 import { isAddress, parseErc6492Signature, type Address, type Hex } from 'viem'
 import { z } from 'zod/v4'
+import { asksForErc7710 } from './erc7710.ts'
 import type { X402ErrorCode } from './errors.ts'
 import { CAIP2_NETWORK, DECIMAL_UINT, HEX_ADDRESS } from './patterns.ts'
 
@@ -57,21 +59,27 @@ const network = z
 
 const jsonRecord = z.record(z.string(), z.unknown())
 
-export const paymentPayloadSchema = z.object({
+const acceptedSchema = z.object({
+  scheme: z.string().min(1).max(64),
+  network,
+  asset: address,
+  amount: uint256String,
+  payTo: address,
+  maxTimeoutSeconds: z.number().int().min(0).max(31_536_000),
+  extra: jsonRecord.optional(),
+})
+
+const envelope = {
   x402Version: z.number('must be a number').int('must be an integer'),
   resource: z
     .object({ url: z.string().max(2048) })
     .loose()
     .optional(),
-  accepted: z.object({
-    scheme: z.string().min(1).max(64),
-    network,
-    asset: address,
-    amount: uint256String,
-    payTo: address,
-    maxTimeoutSeconds: z.number().int().min(0).max(31_536_000),
-    extra: jsonRecord.optional(),
-  }),
+  accepted: acceptedSchema,
+}
+
+export const paymentPayloadSchema = z.object({
+  ...envelope,
   payload: z.object({
     signature,
     authorization: z.object({
@@ -86,7 +94,27 @@ export const paymentPayloadSchema = z.object({
   extensions: jsonRecord.optional(),
 })
 
-export type ParsedPaymentPayload = z.output<typeof paymentPayloadSchema>
+// A delegation chain of a few delegations with their caveats; the header's own cap bounds it anyway.
+const permissionContext = z
+  .string()
+  .regex(/^0x(?:[0-9a-fA-F]{2}){1,8192}$/, 'must be non-empty 0x-prefixed hex of at most 8192 bytes')
+  .transform((v) => v as Hex)
+
+/** An ERC-7710 payment (`accepted.extra.assetTransferMethod: "erc7710"`), as @metamask/x402's client sends it. */
+export const erc7710PaymentPayloadSchema = z.object({
+  ...envelope,
+  payload: z.object({ delegationManager: address, permissionContext, delegator: address }),
+  extensions: jsonRecord.optional(),
+})
+
+export type ParsedExactPayload = z.output<typeof paymentPayloadSchema>
+export type ParsedErc7710Payload = z.output<typeof erc7710PaymentPayloadSchema>
+/** An EIP-3009 payment or an ERC-7710 one; `accepted.extra.assetTransferMethod` tells which. */
+export type ParsedPaymentPayload = ParsedExactPayload | ParsedErc7710Payload
+
+export function isErc7710Payment(p: ParsedPaymentPayload): p is ParsedErc7710Payload {
+  return asksForErc7710(p.accepted.extra)
+}
 
 export type HeaderRefusal = {
   ok: false
@@ -168,7 +196,11 @@ export function parsePaymentHeader(header: string): ParseHeaderResult {
       field: '',
     }
   }
-  const parsed = paymentPayloadSchema.safeParse(json)
+  // The payer's accepted requirement says which payload it carries; each is checked field by field.
+  const accepted = (json as { accepted?: { extra?: unknown } }).accepted
+  const extra = typeof accepted === 'object' && accepted !== null ? accepted.extra : undefined
+  const erc7710 = typeof extra === 'object' && extra !== null && asksForErc7710(extra as Record<string, unknown>)
+  const parsed = (erc7710 ? erc7710PaymentPayloadSchema : paymentPayloadSchema).safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
     const field = issue.path.map(String).join('.')

@@ -54,6 +54,7 @@ export function createX402Payments(options: X402PaymentsOptions): X402Payments {
     pricing: config.pricing,
     ledger: options.ledger,
     ledgerId: config.ledgerId,
+    erc7710: config.erc7710,
     facilitator: options.facilitator,
     now: now(),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),

@@ -11,8 +11,15 @@ import { getAddress, isAddressEqual, type Address, type Hex } from 'viem'
 import type { SettledPaymentRecord } from '../store/records.ts'
 import { codeForFacilitatorReason, PAYMENT_CREDITED, shortMessage, type X402ErrorCode } from './errors.ts'
 import type { PaymentFacilitator } from './facilitator.ts'
-import { PAYMENT_SIGNATURE_HEADER, parsePaymentHeader, type ParsedPaymentPayload } from './header.ts'
-import type { ClaimField, PaymentLedger, PaymentRef } from './ledger.ts'
+import { checkErc7710Payload, ERC7710_ASSET_TRANSFER_METHOD, type Erc7710Terms } from './erc7710.ts'
+import {
+  isErc7710Payment,
+  PAYMENT_SIGNATURE_HEADER,
+  parsePaymentHeader,
+  type ParsedErc7710Payload,
+  type ParsedPaymentPayload,
+} from './header.ts'
+import type { PaymentLedger, PaymentRef } from './ledger.ts'
 import { creditFor, type Credit, type GolemPricing, type PaymentKind } from './pricing.ts'
 import { reconcileSettlement } from './reconcile.ts'
 import { X402_VERSION } from './requirements.ts'
@@ -35,6 +42,8 @@ export type ProcessPaymentInput = {
   /** Names this deployment's ledger in every settlement tag (see settlementTag.ts). */
   ledgerId: string
   facilitator: PaymentFacilitator
+  /** Payments by ERC-7710 delegation are accepted through these contracts; absent or null: EIP-3009 only. */
+  erc7710?: Erc7710Terms | null
   /** Unix ms, for the ledger's claim lease and records. (x402 checks validity on the wall clock.) */
   now: number
   /** How long a claim holds before it lapses (a crashed request must not block a payment forever). */
@@ -86,15 +95,25 @@ function refuse(ctx: Ctx, code: X402ErrorCode, message: string, details: Record<
 }
 
 /** The ledger answered that this payment was credited already: a replay, which may repair the profile. */
-function replayed(ctx: Ctx, ref: PaymentRef): PaymentRefused {
+function replayed(ctx: Ctx, ref: PaymentRef, keyField: string): PaymentRefused {
   return {
-    ...refuse(ctx, 'PAYMENT_REPLAYED', 'payload.authorization.nonce: this payment was already credited', { ...ref }),
+    ...refuse(ctx, 'PAYMENT_REPLAYED', `${keyField}: this payment was already credited`, { ...ref }),
     alreadyCredited: ref,
   }
 }
 
-/** A payment that passed every check made without the ledger or the chain: what it pays, and by whom. */
-export type CheckedPayment = { ok: true; payload: ParsedPaymentPayload; ref: PaymentRef; value: bigint }
+/**
+ * A payment that passed every check made without the ledger or the chain: what it pays, and by whom.
+ * `method` says how the money moves: an EIP-3009 authorization, or an ERC-7710 delegation whose ledger
+ * key is its leaf delegation's hash.
+ */
+export type CheckedPayment = { ok: true; payload: ParsedPaymentPayload; ref: PaymentRef; value: bigint; method: 'eip3009' | 'erc7710' }
+
+/** The payload field that names the payment's ledger key, and the one that carries its amount. */
+const keyFields = {
+  eip3009: { key: 'payload.authorization.nonce', amount: 'payload.authorization.value' },
+  erc7710: { key: 'payload.permissionContext', amount: 'accepted.amount' },
+} as const
 
 /**
  * The checks made before the ledger or the chain is touched: the Golem can be credited, the header is
@@ -124,8 +143,7 @@ function precheck(ctx: Ctx): CheckedPayment | PaymentRefused {
 
   const parsed = parsePaymentHeader(ctx.header)
   if (!parsed.ok) return refuse(ctx, parsed.code, parsed.message, parsed.field === undefined ? {} : { field: parsed.field })
-  const { accepted, payload } = parsed.payload
-  const auth = payload.authorization
+  const { accepted } = parsed.payload
   if (parsed.payload.x402Version !== X402_VERSION) {
     return refuse(ctx, 'PAYMENT_VERSION_UNSUPPORTED', `x402Version: must be ${X402_VERSION}, got ${parsed.payload.x402Version}`)
   }
@@ -143,6 +161,8 @@ function precheck(ctx: Ctx): CheckedPayment | PaymentRefused {
       got: accepted.asset,
     })
   }
+  if (isErc7710Payment(parsed.payload)) return precheckErc7710(ctx, parsed.payload)
+  const auth = parsed.payload.payload.authorization
   for (const [field, to] of [
     ['accepted.payTo', accepted.payTo],
     ['payload.authorization.to', auth.to],
@@ -167,7 +187,43 @@ function precheck(ctx: Ctx): CheckedPayment | PaymentRefused {
     })
   }
 
-  return { ok: true, payload: parsed.payload, ref: { payer: getAddress(auth.from), nonce: auth.nonce }, value }
+  return { ok: true, payload: parsed.payload, ref: { payer: getAddress(auth.from), nonce: auth.nonce }, value, method: 'eip3009' }
+}
+
+/**
+ * An ERC-7710 payment's own checks: accepted here, paid to the operator, at least the price (the
+ * amount is the accepted requirement's: the redemption transfers exactly that), and a delegation chain
+ * rooted at the payer that only Bardo's settlement account may redeem, through this deployment's
+ * DelegationManager. Whether it really moves the money is the facilitator's simulation.
+ */
+function precheckErc7710(ctx: Ctx, parsed: ParsedErc7710Payload): CheckedPayment | PaymentRefused {
+  const req = ctx.requirements
+  const { accepted, payload } = parsed
+  if (ctx.erc7710 === undefined || ctx.erc7710 === null) {
+    return refuse(
+      ctx,
+      'PAYMENT_SCHEME_UNSUPPORTED',
+      `accepted.extra.assetTransferMethod: "${ERC7710_ASSET_TRANSFER_METHOD}" is not accepted here; pay by EIP-3009`,
+      { assetTransferMethod: ERC7710_ASSET_TRANSFER_METHOD },
+    )
+  }
+  if (!isAddressEqual(accepted.payTo, req.payTo as Address)) {
+    return refuse(ctx, 'PAYMENT_WRONG_PAY_TO', `accepted.payTo: must be the operator ${req.payTo}, got ${accepted.payTo}`, {
+      expected: req.payTo,
+      got: accepted.payTo,
+    })
+  }
+  const value = BigInt(accepted.amount)
+  const price = BigInt(req.amount)
+  if (value < price) {
+    return refuse(ctx, 'PAYMENT_UNDERPAID', `accepted.amount: must be at least ${price} for ${ctx.kind}, got ${value}`, {
+      required: price.toString(),
+      offered: value.toString(),
+    })
+  }
+  const checked = checkErc7710Payload(payload, ctx.erc7710, ctx.facilitator.settlementAccount)
+  if (!checked.ok) return refuse(ctx, 'PAYMENT_INVALID', `${checked.field}: ${checked.rule}`, { field: checked.field })
+  return { ok: true, payload: parsed, ref: { payer: getAddress(payload.delegator), nonce: checked.key }, value, method: 'erc7710' }
 }
 
 export async function processPayment(input: ProcessPaymentInput): Promise<PaymentOutcome> {
@@ -175,10 +231,9 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   const checked = precheck(ctx)
   if (!checked.ok) return checked
   const { golemId } = ctx
-  const { ref, value } = checked
-  const { accepted, payload } = checked.payload
+  const { ref, value, method } = checked
+  const fields = keyFields[method]
   const req = ctx.requirements
-  const auth = payload.authorization
   const owner = randomUUID()
   let claim
   try {
@@ -187,12 +242,12 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
     ctx.onUnexpectedError?.(error)
     return refuse(ctx, 'PAYMENT_LEDGER_UNAVAILABLE', 'ledger: could not claim the payment; nothing was charged, retry later')
   }
-  if (claim === 'duplicate') return replayed(ctx, ref)
+  if (claim === 'duplicate') return replayed(ctx, ref, fields.key)
   if (claim === 'pending-elsewhere') {
-    return refuse(ctx, 'PAYMENT_IN_PROGRESS', 'payload.authorization.nonce: this payment is being settled by another request', { ...ref })
+    return refuse(ctx, 'PAYMENT_IN_PROGRESS', `${fields.key}: this payment is being settled by another request`, { ...ref })
   }
   if (typeof claim === 'object') {
-    const field = boundFieldNames[claim.boundTo]
+    const field = claim.boundTo === 'amount' ? fields.amount : claim.boundTo
     return refuse(
       ctx,
       'PAYMENT_BOUND_ELSEWHERE',
@@ -201,16 +256,21 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
     )
   }
 
+  const { accepted, payload } = checked.payload
   const x402Payload: PaymentPayload = {
     x402Version: X402_VERSION,
     accepted: { ...accepted, extra: accepted.extra ?? {} },
-    payload: { signature: payload.signature, authorization: { ...auth } },
+    payload: { ...payload },
   }
   // The facilitator checks value == amount; the payer may pay more than the price, so the
-  // requirements handed to it carry the signed value (already checked to be >= the price).
-  const effective: PaymentRequirements = { ...req, amount: auth.value }
+  // requirements handed to it carry the paid value (already checked to be >= the price). An ERC-7710
+  // payment's requirements say so, so the facilitator redeems instead of transferring by authorization.
+  const effective: PaymentRequirements =
+    method === 'erc7710'
+      ? { ...req, amount: value.toString(), extra: { assetTransferMethod: ERC7710_ASSET_TRANSFER_METHOD } }
+      : { ...req, amount: value.toString() }
   const tag = settlementTag({ ledgerId: ctx.ledgerId, payer: ref.payer, nonce: ref.nonce, golemId, kind: ctx.kind, amount: value })
-  const afterClaim = { ctx, ref, owner, value, tag }
+  const afterClaim: AfterClaim = { ctx, ref, owner, value, tag, method }
 
   let verified
   try {
@@ -260,9 +320,7 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   return recordCredit(afterClaim, settlement, false)
 }
 
-type AfterClaim = { ctx: Ctx; ref: PaymentRef; owner: string; value: bigint; tag: Hex }
-
-const boundFieldNames: Record<ClaimField, string> = { golemId: 'golemId', kind: 'kind', amount: 'payload.authorization.value' }
+type AfterClaim = { ctx: Ctx; ref: PaymentRef; owner: string; value: bigint; tag: Hex; method: CheckedPayment['method'] }
 
 async function release({ ctx, ref, owner }: AfterClaim): Promise<void> {
   try {
@@ -280,11 +338,14 @@ async function failAfterClaim(
 ): Promise<PaymentOutcome> {
   // "Nonce used" or "expired" may hide a transfer that did reach the operator (a crash or a lost
   // receipt before the credit was recorded). If the chain has it, and it is this deployment's own
-  // settlement for this claim, credit it now, once.
+  // settlement for this claim, credit it now, once. A delegation already redeemed fails its
+  // simulation in whichever way its caveats say (allowance spent, expired, ...), so an ERC-7710
+  // payment is looked for after any failure.
   let unreconciled: string | undefined
-  if (code === 'PAYMENT_REPLAYED' || code === 'PAYMENT_EXPIRED') {
+  if (code === 'PAYMENT_REPLAYED' || code === 'PAYMENT_EXPIRED' || a.method === 'erc7710') {
+    const query = { asset: a.ctx.requirements.asset as Address, payer: a.ref.payer, nonce: a.ref.nonce }
     const found = await a.ctx.facilitator
-      .findSettlement({ asset: a.ctx.requirements.asset as Address, payer: a.ref.payer, nonce: a.ref.nonce })
+      .findSettlement(a.method === 'erc7710' ? { ...query, erc7710: { tag: a.tag } } : query)
       .catch((error: unknown) => {
         a.ctx.onUnexpectedError?.(error)
         return null
@@ -314,6 +375,11 @@ async function failAfterClaim(
   const short = shortMessage(message)
   if (short !== undefined) details.facilitatorMessage = short
   if (unreconciled !== undefined) details.reconciliation = unreconciled
+  if (a.method === 'erc7710') {
+    const why = short === undefined ? (reason ?? 'invalid payment') : short
+    const rule = `must redeem for a transfer of exactly ${a.value} to the operator from the settlement account (${why})`
+    return refuse(a.ctx, code, `${keyFields.erc7710.key}: ${rule}; nothing was credited`, details)
+  }
   const what = code === 'PAYMENT_REPLAYED' ? 'the authorization nonce is already used or canceled on-chain' : (reason ?? 'invalid payment')
   return refuse(a.ctx, code, `payment: ${what}; nothing was credited`, details)
 }
@@ -335,7 +401,7 @@ async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconcile
       { txHash },
     )
   }
-  if (recorded === 'duplicate') return replayed(ctx, ref)
+  if (recorded === 'duplicate') return replayed(ctx, ref, keyFields[a.method].key)
   return {
     ok: true,
     code: PAYMENT_CREDITED,

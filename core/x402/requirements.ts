@@ -2,6 +2,7 @@
 // CAIP-2 network, the chain's USDC, the operator as payTo). The API wraps them in PAYMENT-REQUIRED.
 import type { PaymentRequirements } from '@x402/core/types'
 import { getAddress, isAddress, type Address } from 'viem'
+import type { Erc7710Terms } from './erc7710.ts'
 import { X402ConfigError } from './errors.ts'
 import { assertPricing, priceFor, type GolemPricing, type PaymentKind } from './pricing.ts'
 
@@ -23,9 +24,11 @@ export type X402Config = {
    * Default `bardo`; deployments that share a settlement account must set distinct ids.
    */
   ledgerId?: string
+  /** Accept payments by ERC-7710 delegation redeemed through these framework contracts (absent: EIP-3009 only). */
+  erc7710?: Erc7710Terms | null
 }
 
-export type ResolvedX402Config = Required<X402Config> & { network: `eip155:${number}` }
+export type ResolvedX402Config = Required<Omit<X402Config, 'erc7710'>> & { network: `eip155:${number}`; erc7710: Erc7710Terms | null }
 
 export const X402_VERSION = 2
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 300
@@ -56,7 +59,15 @@ export function resolveX402Config(config: X402Config): ResolvedX402Config {
     tokenVersion: config.tokenVersion ?? '2',
     maxTimeoutSeconds,
     ledgerId,
+    erc7710: config.erc7710 === undefined || config.erc7710 === null ? null : resolveErc7710Terms(config.erc7710),
   }
+}
+
+function resolveErc7710Terms(terms: Erc7710Terms): Erc7710Terms {
+  for (const field of ['delegationManager', 'redeemerEnforcer'] as const) {
+    if (!isAddress(terms[field], { strict: false })) throw new X402ConfigError(`erc7710.${field}`, 'must be an address')
+  }
+  return { delegationManager: getAddress(terms.delegationManager), redeemerEnforcer: getAddress(terms.redeemerEnforcer) }
 }
 
 /** The requirements for one payment of at least `amount`. */

@@ -23,8 +23,8 @@ import { X402_VERSION } from '../../core/x402/index.ts'
 import { extendRequest, feedRequest } from './schemas.ts'
 
 export type PaymentExtensionIssuer = {
-  /** The `extensions` of a 402's PAYMENT-REQUIRED for this route and these requirements. */
-  required(kind: PaymentKind, url: string, requirements: PaymentRequirements): Promise<Record<string, unknown>>
+  /** The `extensions` of a 402's PAYMENT-REQUIRED for this route and the requirements it offers. */
+  required(kind: PaymentKind, url: string, accepts: PaymentRequirements[]): Promise<Record<string, unknown>>
   /** The `extensions` of a settlement's PAYMENT-RESPONSE, if any. */
   settlement(url: string, settlement: SettleResponse): Promise<Record<string, unknown> | undefined>
 }
@@ -141,7 +141,7 @@ export function createPaymentExtensions(o: PaymentExtensionsOptions = {}): Payme
         )
 
   return {
-    async required(kind, url, requirements) {
+    async required(kind, url, accepts) {
       const extensions: Record<string, unknown> = {
         [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
         [BAZAAR.key]: bazaarListing(kind, url),
@@ -150,9 +150,9 @@ export function createPaymentExtensions(o: PaymentExtensionsOptions = {}): Payme
         const resourceInfo = { url }
         // The hook reads the resource's URL and the requirements, the way x402's resource server calls it.
         const context: PaymentRequiredContext = {
-          requirements: [requirements],
+          requirements: accepts,
           resourceInfo,
-          paymentRequiredResponse: { x402Version: X402_VERSION, resource: resourceInfo, accepts: [requirements] },
+          paymentRequiredResponse: { x402Version: X402_VERSION, resource: resourceInfo, accepts },
         }
         const offers = await offerReceipt.enrichPaymentRequiredResponse(OFFER_RECEIPT_DECLARATION, context)
         if (offers !== undefined) extensions[OFFER_RECEIPT] = offers

@@ -3,7 +3,7 @@
 // PAYMENT-REQUIRED on every 402, Retry-After while a settlement is pending) and the JSON body. A 402
 // is never cached.
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
-import type { ResourceInfo } from '@x402/core/types'
+import type { PaymentRequirements, ResourceInfo } from '@x402/core/types'
 import type { PaymentKind } from '../../core/x402/pricing.ts'
 import type { PaymentOutcome } from '../../core/x402/processPayment.ts'
 import { X402_VERSION } from '../../core/x402/requirements.ts'
@@ -32,7 +32,8 @@ export function paymentResource(kind: PaymentKind, url: string): ResourceInfo {
 }
 
 /**
- * The answer to a payment. `profile` is what applying the credit did to the Golem (a credited
+ * The answer to a payment. `accepts` is what a 402 offers (paymentOffers.ts; default: the outcome's
+ * requirement alone). `profile` is what applying the credit did to the Golem (a credited
  * payment's body reports it); without it the body is the receipt alone.
  */
 export function answerPayment(
@@ -40,6 +41,7 @@ export function answerPayment(
   resource: ResourceInfo,
   profile?: Record<string, unknown>,
   extensions: PaymentExtensions = {},
+  accepts?: PaymentRequirements[],
 ): PaymentAnswer {
   const status: PaymentStatus = paymentStatus[outcome.code]
   if (outcome.ok) {
@@ -67,7 +69,7 @@ export function answerPayment(
       x402Version: X402_VERSION,
       error: outcome.code,
       resource,
-      accepts: [outcome.requirements],
+      accepts: accepts ?? [outcome.requirements],
       ...(extensions.required === undefined ? {} : { extensions: extensions.required }),
     })
   }

@@ -18,6 +18,7 @@ import {
 import type { GolemView, PaymentRoutes } from './deps.ts'
 import type { PaymentExtensionIssuer, ReceiptSignerInfo } from './paymentExtensions.ts'
 import type { PaymentIdentifiers } from './paymentIdentifier.ts'
+import { createPaymentOffers, type PaymentOffers } from './paymentOffers.ts'
 import { paymentStatus } from './errors.ts'
 import { answerPayment, type PaymentAnswer, paymentResource, toResponse } from './paymentResponse.ts'
 
@@ -27,6 +28,8 @@ export type X402PaymentRoutesOptions = {
   credit: Omit<CreditOptions, 'runtimeCostPerHour'>
   /** What the 402 declares and the settlement carries (payment-identifier, bazaar, signed offers and receipts). */
   extensions: PaymentExtensionIssuer
+  /** What a 402 offers to be paid with (default: the EIP-3009 requirement alone). */
+  offers?: PaymentOffers
   /** The receipt signer `extensions` signs with, to publish. */
   signer?: ReceiptSignerInfo
   /** Payment identifiers in the shared store; without them an identifier is read and checked, then ignored. */
@@ -57,6 +60,7 @@ function readOf(golem: GolemView): ReadGolem | undefined {
 }
 
 export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRoutes {
+  const offers = o.offers ?? createPaymentOffers({})
   const creditOptions: CreditOptions = { ...o.credit, runtimeCostPerHour: o.payments.config.pricing.runtimeCostPerHour }
 
   /**
@@ -93,12 +97,10 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
     profile?: Record<string, unknown>,
   ): Promise<PaymentAnswer> {
     const resource = paymentResource(kind, url)
-    const extensions = outcome.ok
-      ? { settlement: await o.extensions.settlement(url, outcome.settlement) }
-      : paymentStatus402(outcome)
-        ? { required: await o.extensions.required(kind, url, outcome.requirements) }
-        : {}
-    return answerPayment(outcome, resource, profile, extensions)
+    if (outcome.ok) return answerPayment(outcome, resource, profile, { settlement: await o.extensions.settlement(url, outcome.settlement) })
+    if (!paymentStatus402(outcome)) return answerPayment(outcome, resource, profile)
+    const accepts = await offers(outcome.requirements)
+    return answerPayment(outcome, resource, profile, { required: await o.extensions.required(kind, url, accepts) }, accepts)
   }
 
   async function pay(kind: PaymentKind, golem: GolemView, c: Context, hours?: number): Promise<Response> {

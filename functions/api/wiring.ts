@@ -26,6 +26,7 @@ import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry, SnapDepl
 import { IndexerClient } from './indexerClient.ts'
 import { createPaymentExtensions, receiptSignerInfo } from './paymentExtensions.ts'
 import { createPaymentIdentifiers } from './paymentIdentifier.ts'
+import { createPaymentOffers } from './paymentOffers.ts'
 import { createX402PaymentRoutes } from './payments.ts'
 import type { ActionRouteDeps } from './deps.ts'
 import { ChainGolemState } from './services/chainState.ts'
@@ -60,6 +61,11 @@ export type ApiPaymentWiring = {
   paymentIdTtlMs?: number
   /** Signs x402 offers and receipts: the API's own key, never the settlement or operator key. Absent: none are signed. */
   receiptSigner?: LocalAccount
+  /**
+   * Offer and accept payment by ERC-7710 delegation, redeemed by the settlement account through the
+   * deployment's DelegationManager. Default: on when the deployment has the framework's RedeemerEnforcer.
+   */
+  erc7710?: boolean
 }
 
 export type ApiWiring = {
@@ -158,6 +164,11 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
   let payments: ApiDeps['payments']
   if (w.payments) {
     const p = w.payments
+    const redeemerEnforcer = w.deployment.environment.caveatEnforcers.RedeemerEnforcer
+    const erc7710 =
+      p.erc7710 !== false && redeemerEnforcer !== undefined
+        ? { delegationManager: w.deployment.environment.DelegationManager, redeemerEnforcer }
+        : undefined
     const x402 = createX402Payments({
       config: {
         chainId: w.config.chainId,
@@ -167,6 +178,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
         ...(p.tokenName === undefined ? {} : { tokenName: p.tokenName }),
         ...(p.tokenVersion === undefined ? {} : { tokenVersion: p.tokenVersion }),
         ...(p.ledgerId === undefined ? {} : { ledgerId: p.ledgerId }),
+        ...(erc7710 === undefined ? {} : { erc7710 }),
       },
       ledger: paymentLedgerFromStore(w.store),
       facilitator: createInProcessFacilitator({
@@ -174,6 +186,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
         walletClient: p.settlement,
         networks: [`eip155:${w.config.chainId}`],
         confirmationTimeoutMs: p.confirmationTimeoutMs ?? 20_000,
+        ...(erc7710 === undefined ? {} : { erc7710: { delegationManager: erc7710.delegationManager } }),
       }),
       now: () => clock.now(),
       ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
@@ -181,6 +194,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     payments = createX402PaymentRoutes({
       payments: x402,
       credit: { store: w.store, chainNow },
+      offers: createPaymentOffers(erc7710 === undefined ? {} : { erc7710: { facilitator: p.settlement.account.address } }),
       extensions: createPaymentExtensions(p.receiptSigner === undefined ? {} : { receiptSigner: p.receiptSigner }),
       ...(p.receiptSigner === undefined ? {} : { signer: receiptSignerInfo(p.receiptSigner) }),
       identifiers: createPaymentIdentifiers({

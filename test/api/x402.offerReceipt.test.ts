@@ -65,31 +65,33 @@ describe('offer-receipt', () => {
     expect(Object.keys(required.extensions ?? {})).not.toContain(OFFER_RECEIPT)
   })
 
-  it('every 402 carries an offer for its requirement, signed by the published key', async () => {
+  it('every 402 carries an offer for each of its requirements (EIP-3009 and ERC-7710), signed by the published key', async () => {
     const app = stack.app()
     const published = (await (await app.request('/.well-known/x402-receipt-signer')).json()) as Published
     const res = await postJson(app, '/api/v1/extend', { golemId: 'atlas', hours: 2 })
     expect(res.status).toBe(402)
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!)
     const offers = extractOffersFromPaymentRequired(required)
-    expect(offers).toHaveLength(1)
-    const offer = offers[0]!
-    if (!isEIP712SignedOffer(offer)) throw new Error('not an EIP-712 offer')
-    const { signer, payload } = await verifyOfferSignatureEIP712(offer)
-    expect(signer).toBe(published.address)
-    const accepted = required.accepts[0]!
-    expect(payload).toMatchObject({
-      resourceUrl: 'http://localhost/api/v1/extend',
-      scheme: accepted.scheme,
-      network: accepted.network,
-      asset: accepted.asset,
-      payTo: accepted.payTo,
-      amount: '1000000',
-    })
-    expect(payload.validUntil).toBeGreaterThan(0)
-    // The offer binds the amount: another amount does not recover to the signer.
-    const forged = await verifyOfferSignatureEIP712({ ...offer, payload: { ...payload, amount: '1' } })
-    expect(forged.signer).not.toBe(published.address)
+    expect(required.accepts).toHaveLength(2)
+    expect(offers).toHaveLength(required.accepts.length)
+    for (const [i, offer] of offers.entries()) {
+      if (!isEIP712SignedOffer(offer)) throw new Error('not an EIP-712 offer')
+      const { signer, payload } = await verifyOfferSignatureEIP712(offer)
+      expect(signer).toBe(published.address)
+      const accepted = required.accepts[i]!
+      expect(payload).toMatchObject({
+        resourceUrl: 'http://localhost/api/v1/extend',
+        scheme: accepted.scheme,
+        network: accepted.network,
+        asset: accepted.asset,
+        payTo: accepted.payTo,
+        amount: '1000000',
+      })
+      expect(payload.validUntil).toBeGreaterThan(0)
+      // The offer binds the amount: another amount does not recover to the signer.
+      const forged = await verifyOfferSignatureEIP712({ ...offer, payload: { ...payload, amount: '1' } })
+      expect(forged.signer).not.toBe(published.address)
+    }
   })
 
   it('a credited payment carries a receipt a verifier with only the published address accepts; a changed one it refuses', async () => {
