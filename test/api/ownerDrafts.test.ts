@@ -6,6 +6,7 @@ import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { walletJson, walletRequest } from '../web/testWallet.ts'
+import { signedUserOperation } from '../../web/src/userOperation.ts'
 import { postJson, startApiStack, type ApiStack } from './harness.ts'
 
 let stack: ApiStack
@@ -32,18 +33,7 @@ async function signAndSubmit(draft: OperationDraft): Promise<Hex> {
     owner.signer.address,
     walletJson(draft.typedData),
   ])) as Hex
-  const u = draft.userOperation
-  const packed = toPackedUserOperation({
-    sender: u.sender as Hex,
-    nonce: BigInt(u.nonce!),
-    callData: u.callData as Hex,
-    callGasLimit: BigInt(u.callGasLimit!),
-    verificationGasLimit: BigInt(u.verificationGasLimit!),
-    preVerificationGas: BigInt(u.preVerificationGas!),
-    maxFeePerGas: BigInt(u.maxFeePerGas!),
-    maxPriorityFeePerGas: BigInt(u.maxPriorityFeePerGas!),
-    signature,
-  })
+  const packed = toPackedUserOperation(signedUserOperation(draft, signature))
   const ownerWallet = createWalletClient({ account: owner.signer, chain: devnet.publicClient.chain, transport: http(devnet.rpcUrl) })
   const hash = await ownerWallet.writeContract({
     address: draft.entryPoint,
@@ -127,28 +117,12 @@ describe('drafts of the owner’s acts', () => {
           stranger.address,
           walletJson(forged.typedData),
         ])) as Hex
-        const u = forged.userOperation
         await devnet.publicClient.simulateContract({
           address: forged.entryPoint,
           abi: entryPoint07Abi,
           functionName: 'handleOps',
           account: owner.signer.address,
-          args: [
-            [
-              toPackedUserOperation({
-                sender: u.sender as Hex,
-                nonce: BigInt(u.nonce!),
-                callData: u.callData as Hex,
-                callGasLimit: BigInt(u.callGasLimit!),
-                verificationGasLimit: BigInt(u.verificationGasLimit!),
-                preVerificationGas: BigInt(u.preVerificationGas!),
-                maxFeePerGas: BigInt(u.maxFeePerGas!),
-                maxPriorityFeePerGas: BigInt(u.maxPriorityFeePerGas!),
-                signature,
-              }),
-            ],
-            owner.signer.address,
-          ],
+          args: [[toPackedUserOperation(signedUserOperation(draft, signature))], owner.signer.address],
         })
       })(),
     ).rejects.toThrow(/AA24 signature error/)

@@ -18,6 +18,7 @@ import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
 import { runLocalStack } from '../../local/runner.ts'
 import { launchChromium, openWalletPage, walletRequest } from './browser.ts'
 import { walletJson } from './testWallet.ts'
+import { signedUserOperation } from '../../web/src/userOperation.ts'
 
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard')
 
@@ -257,18 +258,7 @@ describe("the owner's dashboard in headless Chromium", () => {
       stranger.address,
       walletJson(draft.typedData),
     ])) as Hex
-    const u = draft.userOperation
-    const packed = toPackedUserOperation({
-      sender: u.sender as Hex,
-      nonce: BigInt(u.nonce!),
-      callData: u.callData as Hex,
-      callGasLimit: BigInt(u.callGasLimit!),
-      verificationGasLimit: BigInt(u.verificationGasLimit!),
-      preVerificationGas: BigInt(u.preVerificationGas!),
-      maxFeePerGas: BigInt(u.maxFeePerGas!),
-      maxPriorityFeePerGas: BigInt(u.maxPriorityFeePerGas!),
-      signature: forged,
-    })
+    const packed = toPackedUserOperation(signedUserOperation(draft, forged))
     const chain = createPublicClient({ transport: http(stack.rpcUrl) })
     await expect(
       chain.simulateContract({

@@ -7,7 +7,8 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { postJson, RequestError, type Config, type Draft } from './api.ts'
-import { signTypedData, submitUserOperation, type Eip1193Provider, type UserOperationDraft } from './wallet.ts'
+import type { UserOperationDraft } from './userOperation.ts'
+import { signTypedData, submitUserOperation, type Eip1193Provider } from './wallet.ts'
 
 export type Wallet = { provider: Eip1193Provider; address: `0x${string}` }
 

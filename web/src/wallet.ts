@@ -1,7 +1,8 @@
 // The owner's browser wallet over EIP-1193, found through EIP-6963 announcements (MetaMask in
 // production; the tests inject a provider backed by a local key the same way).
 import { createPublicClient, createWalletClient, custom, encodeFunctionData, parseEventLogs, type EIP1193Provider } from 'viem'
-import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
+import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction'
+import { signedUserOperation, type UserOperationDraft } from './userOperation.ts'
 
 export type Eip1193Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> }
 export type WalletInfo = { uuid: string; name: string; icon: string; rdns: string }
@@ -41,21 +42,6 @@ export async function signTypedData(provider: Eip1193Provider, address: `0x${str
   return wallet.signTypedData({ ...data, types } as Parameters<typeof wallet.signTypedData>[0])
 }
 
-/** An owner's user operation as a draft carries it: integers as decimal strings. */
-export type UserOperationDraft = {
-  userOperation: Record<string, string>
-  entryPoint: `0x${string}`
-}
-
-const USER_OPERATION_INTEGERS = [
-  'nonce',
-  'callGasLimit',
-  'verificationGasLimit',
-  'preVerificationGas',
-  'maxFeePerGas',
-  'maxPriorityFeePerGas',
-] as const
-
 /**
  * The owner's signed user operation, submitted from the owner's own wallet account: one transaction to
  * the EntryPoint's handleOps, which the wallet shows, estimates and sends, with the account itself as the
@@ -69,13 +55,7 @@ export async function submitUserOperation(
   draft: UserOperationDraft,
   signature: `0x${string}`,
 ): Promise<`0x${string}`> {
-  const o = draft.userOperation
-  const userOperation = {
-    sender: o.sender as `0x${string}`,
-    callData: o.callData as `0x${string}`,
-    signature,
-    ...Object.fromEntries(USER_OPERATION_INTEGERS.map((k) => [k, BigInt(o[k] ?? '0')])),
-  } as UserOperation<'0.7'>
+  const userOperation = signedUserOperation(draft, signature)
   const data = encodeFunctionData({
     abi: entryPoint07Abi,
     functionName: 'handleOps',
