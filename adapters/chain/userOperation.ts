@@ -2,10 +2,11 @@
 // the owner signs in the wallet (PackedUserOperation under the account's domain). Nothing here signs or
 // sends: the owner's wallet signs, and the owner's own account (or any funded account) submits it to
 // EntryPoint.handleOps, as no bundler runs on a local chain.
-import { Implementation, toMetaMaskSmartAccount, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
-import { SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
-import type { Address, Hex, PublicClient } from 'viem'
-import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
+import { createExecution, ExecutionMode, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { encodeBatchExecution, SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
+import { encodeFunctionData, type Address, type Hex, type PublicClient } from 'viem'
+import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
+import { DeleGatorExecuteAbi } from '../../core/delegations/frameworkAbi.ts'
 
 /**
  * A user operation for the owner's smart account, unsigned, with fixed generous gas limits (no bundler
@@ -48,17 +49,23 @@ export async function ownerOperation(
   owner: Address,
   calls: readonly { to: Address; data: Hex }[],
 ): Promise<OwnerOperation> {
-  const account = await toMetaMaskSmartAccount({
-    client: client as never,
-    implementation: Implementation.Hybrid,
-    address: owner,
-    environment,
+  // The account's own encoding (ERC-7579 execute in batch mode) and the EntryPoint's nonce (key 0), read
+  // directly: the kit's smart-account object would bring every framework ABI into the API's bundle.
+  const nonce = await client.readContract({
+    address: environment.EntryPoint,
+    abi: entryPoint07Abi,
+    functionName: 'getNonce',
+    args: [owner, 0n],
   })
-  const userOperation = await unsignedUserOperation(client, {
-    sender: owner,
-    nonce: await account.getNonce(),
-    callData: await account.encodeCalls(calls.map((call) => ({ to: call.to, value: 0n, data: call.data }))),
+  const callData = encodeFunctionData({
+    abi: DeleGatorExecuteAbi,
+    functionName: 'execute',
+    args: [
+      ExecutionMode.BatchDefault,
+      encodeBatchExecution(calls.map((call) => createExecution({ target: call.to, value: 0n, callData: call.data }))),
+    ],
   })
+  const userOperation = await unsignedUserOperation(client, { sender: owner, nonce, callData })
   const packed = toPackedUserOperation(userOperation)
   return {
     userOperation,
