@@ -12,6 +12,7 @@ import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
 import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import type { Store } from '../core/store/index.ts'
+import { loadActionGrant } from '../app/actions/actionGrantStore.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
 import { LocalRotationError, type LocalRotation } from './rotationRequest.ts'
@@ -72,10 +73,19 @@ export async function bundleDashboard(): Promise<string> {
 
 const GOLEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
+/** The tokens the page names, by lowercase address: the local assets with their symbols and decimals. */
+export function knownTokens(chain: StackChain): Record<string, { symbol: string; decimals: number }> {
+  const assets = chain.deployment.assets
+  return {
+    [chain.usdc.toLowerCase()]: { symbol: 'USDC', decimals: 6 },
+    ...(assets?.weth ? { [assets.weth.toLowerCase()]: { symbol: 'WETH', decimals: 18 } } : {}),
+  }
+}
+
 /** Delegations as the page sees them: the struct with decimal salts and each caveat in words. */
 function describeGrant(delegation: Delegation, chain: StackChain, now: bigint) {
   const decoded = decodeDelegationCaveats(delegation, chain.deployment, chain.deployment.environment)
-  const tokens = { [chain.usdc.toLowerCase()]: { symbol: 'USDC', decimals: 6 } }
+  const tokens = knownTokens(chain)
   return {
     delegator: delegation.delegator,
     delegate: delegation.delegate,
@@ -133,6 +143,37 @@ function fleetEntry(
     grant: grant ? describeGrant(grant, stackChain, now) : null,
     redelegation: redelegation ? describeGrant(redelegation, stackChain, now) : null,
     replicants: (profile?.replicants ?? []).map((r) => ({ hash: r.hash, ...describeGrant(r.delegation, stackChain, now) })),
+    /** The owner's native-token gas grant to the key, in words. */
+    gas: profile?.gas
+      ? {
+          periodAmount: profile.gas.periodAmount.toString(),
+          periodSeconds: Number(profile.gas.periodDuration),
+          delegationHash: profile.gas.periodDelegationHash,
+          ...describeGrant(profile.gas.chain[0]!, stackChain, now),
+        }
+      : null,
+  }
+}
+
+/** The action grants in force for a Golem, each with its caveats in words. */
+async function actionGrantsOf(store: Store, golemId: string, chain: StackChain, now: bigint) {
+  const grant = await loadActionGrant(store, golemId)
+  return (grant?.delegations ?? []).map((e) => ({ hash: e.hash, label: e.label, ...describeGrant(e.chain[0]!, chain, now) }))
+}
+
+/** Where a dead Golem's money went: what the death protocol sent home, per asset, and why it died. */
+async function deathOf(store: Store, golemId: string) {
+  const death = await store.getDeathSettlement(golemId)
+  if (!death) return null
+  const settlement = death.settlement as { fundsReturned?: { asset: string; status: string; amount?: string; txHash?: string }[] }
+  return {
+    kind: death.kind,
+    returned: (settlement.fundsReturned ?? []).map((f) => ({
+      asset: f.asset,
+      status: f.status,
+      amount: f.amount ?? null,
+      txHash: f.txHash ?? null,
+    })),
   }
 }
 
@@ -151,6 +192,7 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       usdc: chain.usdc,
       indexer: o.indexerUrl !== undefined,
       apiUrl: o.apiUrl,
+      tokens: knownTokens(chain),
       snapId: o.snapId ?? LOCAL_SNAP_ID,
     }),
   )
@@ -160,7 +202,14 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
       return c.json({ code: 'OWNER_INVALID', message: 'owner: must be the owner smart account address' }, 400)
     const now = await chainNow()
     const golems = await store.findGolems({ owner })
-    return c.json({ owner, now: Number(now), golems: golems.map((g) => fleetEntry(g, chain, now)) })
+    const entries = await Promise.all(
+      golems.map(async (g) => ({
+        ...fleetEntry(g, chain, now),
+        actionGrants: await actionGrantsOf(store, g.golemId, chain, now),
+        death: g.status === 'dead' ? await deathOf(store, g.golemId) : null,
+      })),
+    )
+    return c.json({ owner, now: Number(now), golems: entries })
   })
 
   // Rotation of a key held in this stack's memory (`bardo rotate` against `npm start`): the owner's

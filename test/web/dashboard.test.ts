@@ -138,9 +138,19 @@ describe("the owner's dashboard in headless Chromium", () => {
     // The demo swaps every beat: the permissions panel lists the swap beside the redemptions, with its USD and caveats.
     const swap = await page.waitForSelector('#permissions tr.action[data-kind="swap"]', { timeout: 60_000 })
     const row = await swap!.evaluate((e) => e.textContent ?? '')
-    expect(row).toMatch(/swap \d+(\.\d+)? USDC for at least/)
+    // Both sides in the token's units with its symbol: WETH in ether units, not base units beside an address.
+    expect(row).toMatch(/swap \d+(\.\d+)? USDC for at least \d+(\.\d+)? WETH/)
     expect(row).toMatch(/\$\d/)
     expect(row).toMatch(/bound by .*maxSlippage/)
+    // Every grant the Golem holds, in words: the runway above, the gas grant and each action grant.
+    expect(await page.$eval('#permissions [data-grant="gas"]', (e) => e.textContent ?? '')).toMatch(
+      /^[\d.]+ ETH per .+ to the Golem's key$/,
+    )
+    const actionGrants = await page.$$eval('#permissions [data-grant="action"]', (els) =>
+      els.map((e) => e.getAttribute('data-label') ?? ''),
+    )
+    expect(actionGrants.length).toBeGreaterThanOrEqual(2)
+    expect(await page.$$eval('#permissions [data-grant="action"] .caveat', (els) => els.length)).toBeGreaterThan(0)
     // Metabolism: the runway the demo redeemed, from the journal.
     const redeemed = await page.waitForSelector('#metabolism .totals .runway')
     // Just in time: the demo redeems its coming period's runtime (half a USDC), not its whole allowance.
@@ -332,6 +342,10 @@ describe("the owner's dashboard in headless Chromium", () => {
     const overlay = await page.waitForSelector('#death-overlay h3', { timeout: 60_000 })
     expect(await overlay!.evaluate((e) => e.textContent ?? '')).toBe('This Golem has died')
     expect(await page.$eval('#death-overlay', (e) => e.textContent ?? '')).toMatch(/successor/)
+    // Where the money went: what the death protocol sent home, per asset, in the token's units.
+    const home = await page.$$eval('#money-home li', (els) => els.map((e) => e.textContent ?? ''))
+    expect(home.some((l) => /^[\d.]+ (USDC|ETH) returned to the owner/.test(l))).toBe(true)
+    expect(await page.$eval('#metabolism', (e) => e.textContent ?? '')).toMatch(/went home to the owner/)
     expect((await health()).health).toBe('dead')
     await shot('5-dead')
   }, 120_000)

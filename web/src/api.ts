@@ -1,5 +1,5 @@
 // Reads and owner actions through the dashboard's own origin: /api/* reaches the Bardo API (the local
-// server adds the read key), /local/* the local stack's fleet, drafts and relay. The API is read with
+// server adds the read key), /local/* the local stack's settings and fleet. The API is read with
 // hono/client's hc, typed from the API app itself (a type-only import: nothing of the server is bundled).
 import { hc, type ClientResponse } from 'hono/client'
 import type { SuccessStatusCode } from 'hono/utils/http-status'
@@ -28,7 +28,15 @@ export type FleetGolem = {
   /** An ERC-7715 Golem's Session Account re-delegation to its key. */
   redelegation: Grant | null
   replicants: (Grant & { hash: string })[]
+  /** The owner's native-token gas grant to the key (wei per period). */
+  gas: (Grant & { periodAmount: string; periodSeconds: number; delegationHash: string }) | null
+  /** The action grants in force (swap, approve, ...), each with its caveats in words. */
+  actionGrants: (Grant & { hash: string; label: string })[]
+  /** Once dead: why, and what the death protocol sent home to the owner, per asset. */
+  death: { kind: string; returned: { asset: string; status: string; amount: string | null; txHash: string | null }[] } | null
 }
+/** A token the page names: its symbol and decimals, by lowercase address. */
+export type TokenInfo = { symbol: string; decimals: number }
 export type Config = {
   owner: string | null
   chainId: number
@@ -39,6 +47,8 @@ export type Config = {
   apiUrl: string
   /** The Bardo Snap the page pairs: `local:http://localhost:8080` while `mm-snap serve` runs it. */
   snapId: string
+  /** The tokens the page names in their units: the deployment's known assets. */
+  tokens: Record<string, TokenInfo>
 }
 export class RequestError extends Error {
   constructor(

@@ -100,10 +100,11 @@ const VERBS: Record<Action['kind'], string> = {
   other: 'call',
 }
 
-/** An amount of a token: USDC in dollars, anything else in base units beside its address (the page knows no other decimals). */
+/** An amount of a token in its units with its symbol; a token the deployment does not name, in base units beside its address. */
 function tokenAmount(token: string | undefined, amount: string | undefined, config: Config): string {
   if (token === undefined || amount === undefined) return ''
-  return token === config.usdc.toLowerCase() ? usdc(amount) : `${amount} of ${short(token)}`
+  const known = config.tokens[token.toLowerCase()]
+  return known ? `${formatUnits(BigInt(amount), known.decimals)} ${known.symbol}` : `${amount} of ${short(token)}`
 }
 
 /** What one action did, in words: "swap 10 USDC for at least 3316 of 0xC02a…", "approve 0x1234… for 10 USDC". */
@@ -169,6 +170,30 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
         }
       </li>
     </ul>
+    ${
+      golem.gas
+        ? html`<h4>Gas grant</h4>
+          <p class="grant" data-grant="gas">${formatUnits(BigInt(golem.gas.periodAmount), 18)} ETH per ${countdown(golem.gas.periodSeconds)} to the Golem's key</p>
+          <ul class="caveats">
+            ${golem.gas.caveats.map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
+          </ul>`
+        : null
+    }
+    ${
+      golem.actionGrants.length > 0
+        ? html`<h4>Action grants (${golem.actionGrants.length})</h4>
+          <ul class="action-grants">
+            ${golem.actionGrants.map(
+              (g) => html`<li class="grant" data-grant="action" data-label=${g.label}>
+                <strong>${g.label}</strong>
+                <ul class="caveats">
+                  ${g.caveats.map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
+                </ul>
+              </li>`,
+            )}
+          </ul>`
+        : null
+    }
     <h4>Redemptions, last 7 days (${week.length})</h4>
     <table class="redemptions">
       <tbody>
@@ -244,16 +269,20 @@ function Timeline({ view }: { view: GolemView }) {
  * What the Golem's life costs: runway redeemed, runtime it bought and gas it drew, in total and for the
  * latest periods, and how long its money projects it to live (never past the owner's grant).
  */
-function MetabolismPanel({ view }: { view: GolemView }) {
+function MetabolismPanel({ view, dead }: { view: GolemView; dead: boolean }) {
   const m = view.metabolism
   if (m === null) return null
   const eth = (wei: string) => `${formatUnits(BigInt(wei), 18)} ETH`
   return html`<section class="card" id="metabolism">
     <h3>Metabolism</h3>
-    <p>
-      Projected lifespan <strong class="lifespan">${countdown(Number(m.projectedLifespanSeconds))}</strong>, ${usdc(m.held)} held
-      for runtime
-    </p>
+    ${
+      dead
+        ? html`<p class="lifespan-ended">Its life has ended: what it held went home to the owner (see above).</p>`
+        : html`<p>
+          Projected lifespan <strong class="lifespan">${countdown(Number(m.projectedLifespanSeconds))}</strong>, ${usdc(m.held)} held
+          for runtime
+        </p>`
+    }
     <table>
       <thead>
         <tr><th>period</th><th>runway redeemed</th><th>runtime bought</th><th>gas</th></tr>
@@ -281,7 +310,19 @@ function MetabolismPanel({ view }: { view: GolemView }) {
   </section>`
 }
 
-function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
+/** Where a dead Golem's money went, one line per asset, in the token's units. */
+function returnedWords(death: NonNullable<FleetGolem['death']>, config: Config): string[] {
+  return death.returned.map((f) => {
+    const amount =
+      f.amount === null ? '' : f.asset === 'native' ? `${formatUnits(BigInt(f.amount), 18)} ETH` : tokenAmount(f.asset, f.amount, config)
+    if (f.status === 'returned') return `${amount} returned to the owner${f.txHash ? ` in ${short(f.txHash)}` : ''}`
+    if (f.status === 'empty')
+      return `${f.asset === 'native' ? 'ETH' : (config.tokens[f.asset.toLowerCase()]?.symbol ?? short(f.asset))}: nothing left to return`
+    return `${amount} stranded on the Golem's key (${f.status})`
+  })
+}
+
+function DeathOverlay({ golem, view, now, config }: { golem: FleetGolem; view: GolemView; now: number; config: Config }) {
   const dead = view.health.health === 'dead'
   const terminal = view.phases?.current.phase === 'Terminal'
   if (!dead && !terminal) return null
@@ -290,6 +331,14 @@ function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
     ${
       dead
         ? html`<h3>This Golem has died</h3>
+          ${
+            golem.death
+              ? html`<p>Cause: ${golem.death.kind}. Where its money went:</p>
+                <ul id="money-home">
+                  ${returnedWords(golem.death, config).map((line) => html`<li>${line}</li>`)}
+                </ul>`
+              : null
+          }
           <p>Its knowledge passes on: provision a successor Golem with the same strategy to continue its line.</p>`
         : html`<h3>Terminal: death in <span class="countdown">${countdown(end - now)}</span></h3>
           <p>Feed it to buy a reprieve, renew its grant, or prepare its successor.</p>`
@@ -487,7 +536,7 @@ export function App() {
     ${
       golem && view && config
         ? html`<main data-golem=${golem.id}>
-          <${DeathOverlay} view=${view} now=${now} />
+          <${DeathOverlay} golem=${golem} view=${view} now=${now} config=${config} />
           <${PhaseHistory} golem=${golem} view=${view} now=${now} />
           <div class="row">
             <${RunwayCard} golem=${golem} view=${view} now=${now} />
@@ -496,7 +545,7 @@ export function App() {
           <${PermissionsPanel} golem=${golem} view=${view} now=${now} config=${config} />
           <${Payments} view=${view} />
           <${Timeline} view=${view} />
-          <${MetabolismPanel} view=${view} />
+          <${MetabolismPanel} view=${view} dead=${golem.status === 'dead'} />
         </main>`
         : error && !fleet
           ? null
