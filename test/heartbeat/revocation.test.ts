@@ -173,16 +173,17 @@ describe("the owner's one act revokes everything a Golem holds", () => {
 
   it('posts Terminal before deregistering, so the oracle, its death event and the tick all say Terminal with the final vitality', async () => {
     const oracle = env.devnet.deployment.vitalityOracle
-    const logs = await env.client.getLogs({
-      address: oracle,
-      events: [
-        getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseTransition' }),
-        getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-      ],
-      args: { golem: golem.golemKey },
-      fromBlock: 0n,
-      toBlock: 'latest',
-    })
+    const logs = await env.client
+      .getLogs({
+        address: oracle,
+        events: [
+          getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseTransition' }),
+          getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
+        ],
+        fromBlock: 0n,
+        toBlock: 'latest',
+      })
+      .then((all) => all.filter((l) => l.args.golem === golem.golemKey))
     const order = logs.map((l) => `${l.eventName}:${l.eventName === 'PhaseTransition' ? l.args.toPhase : l.args.finalPhase}`)
     expect(order).toEqual(['PhaseTransition:4', 'GolemDeregistered:4'])
     const [transition, death] = logs
