@@ -126,7 +126,7 @@ export async function runDeathProtocol(
   const deadPatch = {
     status: 'dead' as const,
     phase: 'Terminal' as const,
-    lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx },
+    lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx, survivalScoreBps: final.survivalScoreBps },
   }
   const marked = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: deadPatch, now: nowMs })
   if (!marked.updated && marked.current && marked.current.status !== 'dead') {

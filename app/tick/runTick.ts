@@ -266,6 +266,7 @@ export async function runTick(
     nextTickAt: nowMs + (deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S) * 1000,
     outcome: result.redemption?.status ?? 'ticked',
     txHash: redeemed.txHash,
+    survivalScoreBps: decision.vitality.survivalScoreBps,
     servedReprieve: servedReprieve ? profile.reprieve : undefined,
     phaseEpoch: plan.phaseEpoch,
     chainNow: read.timestamp,
