@@ -14,6 +14,8 @@ import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { parseGolemProfile, toDelegations } from '../../core/lifecycle/profile.ts'
 import { renewalWindow } from '../../core/lifecycle/renewal.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
+import { ChainGolemState } from '../../functions/api/services/chainState.ts'
+import { StoreGolemRegistry } from '../../functions/api/services/storeRegistry.ts'
 import { StoreRenewalService } from '../../app/renewal.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
@@ -200,6 +202,13 @@ describe("the owner's one act revokes everything a Golem holds", () => {
     expect(died?.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: 0, livesSeconds: 0 })
     expect(died?.vitals?.change).toEqual({ kind: 'death', from: 'Thriving', to: 'Terminal' })
     expect((await env.store.getDeathSettlement('revoked'))?.settlement).toMatchObject({ finalPhase: 'Terminal' })
+    // The API states the same: Terminal, dead, the final vitality the tick printed, no life left.
+    const view = (await new StoreGolemRegistry({ store: env.store }).getGolem('revoked'))!
+    const current = await new ChainGolemState({ client: env.client, deployment: env.devnet.deployment, store: env.store }).currentPhase(
+      view,
+    )
+    expect(current).toMatchObject({ registered: false, phase: 'Terminal', survivalScore: 0 })
+    expect(current.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: died!.vitals!.vitality, livesSeconds: 0 })
   })
 
   it('no redemption of any of its delegations succeeds any more', async () => {
