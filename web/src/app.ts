@@ -9,6 +9,7 @@ import { CouncilPanel } from './councilPanel.ts'
 import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
+import { lifeWords, vitalsAt } from './vitals.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
 
 const POLL_MS = 2000
@@ -18,12 +19,25 @@ const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
 
 type Fleet = { owner: string; now: number; golems: FleetGolem[] }
 
+/** The Golem's vital signs, as the console line and the Snap state them. */
+function VitalSignsCard({ view, now }: { view: GolemView; now: number }) {
+  const api = view.phases?.current.vitals
+  if (!api) return html`<section class="card" id="vital-signs"><p>vital signs unknown (the indexer did not answer)</p></section>`
+  const v = vitalsAt(api, now)
+  const vitality = `vitality ${v.vitality.toFixed(3)}${v.recovered ? ` (recovered; ${v.phase} holds until a reprieve)` : ''}`
+  return html`<section class="card" id="vital-signs" data-phase=${v.phase} data-vitality=${v.vitality.toFixed(3)} data-lifecycle=${v.lifecycle} data-lives=${v.livesSeconds}>
+    <p>${[`phase ${v.phase}`, vitality, ...lifeWords(v)].join(' · ')}</p>
+  </section>`
+}
+
 function PhaseHistory({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
   const target = useRef<HTMLDivElement>(null)
   const moves = view.phases?.transitions ?? []
-  const current = view.phases?.current.phase ?? golem.phase
+  const vitals = view.phases?.current.vitals
+  const current = vitals?.phase ?? golem.phase
   const bands = phaseBands(golem.bornAt ?? now, moves, now, current)
-  const vitality = vitalityPoints(moves, now, view.phases?.current.survivalScore ?? null)
+  // The line ends at the vitality the vital signs state (the last tick's; the final one once dead).
+  const vitality = vitalityPoints(moves, now, vitals ? vitals.survivalScoreBps : null)
   const key = JSON.stringify([bands, vitality])
   useEffect(() => {
     if (!target.current) return
@@ -281,16 +295,17 @@ function MetabolismPanel({ view }: { view: GolemView }) {
 }
 
 function DeathOverlay({ view, now }: { view: GolemView; now: number }) {
-  const dead = view.health.health === 'dead'
-  const terminal = view.phases?.current.phase === 'Terminal'
+  const vitals = view.phases?.current.vitals
+  const dead = view.health.health === 'dead' || vitals?.lifecycle === 'dead'
+  const terminal = vitals?.phase === 'Terminal'
   if (!dead && !terminal) return null
-  const end = Math.min(view.health.grant_ends_at, view.health.runway_ends_at)
+  const left = vitals ? vitalsAt(vitals, now).livesSeconds : Math.min(view.health.grant_ends_at, view.health.runway_ends_at) - now
   return html`<section class="overlay" id="death-overlay">
     ${
       dead
         ? html`<h3>This Golem has died</h3>
           <p>Its knowledge passes on: provision a successor Golem with the same strategy to continue its line.</p>`
-        : html`<h3>Terminal: death in <span class="countdown">${countdown(end - now)}</span></h3>
+        : html`<h3>Terminal: death in <span class="countdown">${countdown(left)}</span></h3>
           <p>Feed it to buy a reprieve, renew its grant, or prepare its successor.</p>`
     }
   </section>`
@@ -483,6 +498,7 @@ export function App() {
       golem && view && config
         ? html`<main data-golem=${golem.id}>
           <${DeathOverlay} view=${view} now=${now} />
+          <${VitalSignsCard} view=${view} now=${now} />
           <${PhaseHistory} golem=${golem} view=${view} now=${now} />
           <div class="row">
             <${RunwayCard} golem=${golem} view=${view} now=${now} />
