@@ -1,7 +1,7 @@
 // Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal, its grant
 // has ended or its owner revoked it. Every step is a store slot, so a crashed or retried tick continues
 // where the last one stopped.
-import { encodeFunctionData, type Hex } from 'viem'
+import { encodeFunctionData, type Address, type Hex } from 'viem'
 import { encodeDisableDelegation } from '../../core/delegations/redeem.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -23,7 +23,8 @@ import { Phase } from '../../core/lifecycle/phase.ts'
 import { RETRY, retry } from '../../core/retry.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
-import { returnFunds } from './returnFunds.ts'
+import { maxGasCost, returnFunds } from './returnFunds.ts'
+import { feesPerGasOf } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { slotBaseOf, type SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
@@ -126,7 +127,7 @@ export async function runDeathProtocol(
   const deadPatch = {
     status: 'dead' as const,
     phase: 'Terminal' as const,
-    lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx, survivalScoreBps: final.survivalScoreBps },
+    lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx, survivalScoreBps: FINAL_SURVIVAL_SCORE_BPS },
   }
   const marked = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: deadPatch, now: nowMs })
   if (!marked.updated && marked.current && marked.current.status !== 'dead') {
@@ -136,7 +137,7 @@ export async function runDeathProtocol(
     golemId,
     outcome: 'died',
     phase: { from: read.phase, to: Phase.Terminal, posted: terminal.posted },
-    vitality: final.survivalScoreBps / 10_000,
+    vitality: FINAL_SURVIVAL_SCORE_BPS / 10_000,
     redemption: { status: 'revoke' },
   }
 }
@@ -160,7 +161,8 @@ async function postTerminal(
   read: ObservedGolem,
 ): Promise<TerminalPosted> {
   const keep: TerminalPosted = { done: true, phase: read.phase, survivalScoreBps: read.survivalScoreBps, posted: false }
-  if (!terminalPostNeeded(read)) return keep
+  const needed = terminalPostNeeded(read)
+  if (needed === 'none') return keep
   const oracle = deps.deployment.vitalityOracle
   const ownSlot = { golemId, period: 0n, step: TERMINAL_STEP }
   const own = await deps.store.getSlot(ownSlot)
@@ -168,25 +170,26 @@ async function postTerminal(
     (s) => s.signer,
     () => null,
   )
-  if (signer && own?.status !== 'failed' && own?.status !== 'reconciled') {
+  const data = encodeFunctionData({
+    abi: VitalityOracleTickAbi,
+    functionName: 'updatePhase',
+    args: [Phase.Terminal, FINAL_SURVIVAL_SCORE_BPS],
+  })
+  // A first attempt only when the key can pay for it: a transaction it cannot pay is refused at broadcast.
+  const mayTry = signer !== null && own?.status !== 'failed' && own?.status !== 'reconciled'
+  if (signer && mayTry && (own ? true : await keyCanPay(deps, signer.address, data))) {
+    // Whatever else stops the key's own post (a node that refuses it, say), the operator's reset still can.
     const sent = await sendOnce({
       ...slotBase,
       slot: ownSlot,
       afterBroadcast: () => deps.afterBroadcast?.('terminal'),
-      build: async () => ({
-        sender: signer.address,
-        to: oracle,
-        data: encodeFunctionData({
-          abi: VitalityOracleTickAbi,
-          functionName: 'updatePhase',
-          args: [Phase.Terminal, FINAL_SURVIVAL_SCORE_BPS],
-        }),
-        sign: (tx) => signer.signOracleUpdate(tx),
-      }),
-    })
-    if (landed(sent)) return { done: true, phase: Phase.Terminal, survivalScoreBps: FINAL_SURVIVAL_SCORE_BPS, posted: true }
-    if (sent.status === 'busy') return { done: false, reason: `terminal: ${sent.status}` }
+      build: async () => ({ sender: signer.address, to: oracle, data, sign: (tx) => signer.signOracleUpdate(tx) }),
+    }).catch(() => null)
+    if (sent && landed(sent)) return { done: true, phase: Phase.Terminal, survivalScoreBps: FINAL_SURVIVAL_SCORE_BPS, posted: true }
+    if (sent?.status === 'busy') return { done: false, reason: `terminal: ${sent.status}` }
   }
+  // Already Terminal: the operator's reset cannot set a score, so the last reported one stays.
+  if (needed === 'score') return keep
   const exhausted = (): TerminalPosted => ({ done: false, reason: 'terminal: no reset confirmed' })
   return retry<TerminalPosted>({ attempts: MAX_DEREGISTER_ATTEMPTS, exhausted }, async (attempt) => {
     const slot = { golemId, period: 0n, step: terminalResetStep(attempt) }
@@ -212,6 +215,17 @@ async function postTerminal(
     if (sent.status === 'reconciled' || sent.status === 'failed') return RETRY
     return { done: false, reason: `terminal: ${sent.status}` }
   })
+}
+
+/** Whether the key's ETH covers the most the post can cost, priced as sendOnce prices it. */
+async function keyCanPay(deps: TickDeps, key: Address, data: Hex): Promise<boolean> {
+  const to = deps.deployment.vitalityOracle
+  const [balance, fees, gas] = await Promise.all([
+    deps.client.getBalance({ address: key }),
+    deps.fees ? feesPerGasOf(deps.fees) : deps.client.estimateFeesPerGas(),
+    deps.client.estimateGas({ account: key, to, data }).catch(() => null),
+  ])
+  return gas !== null && balance >= maxGasCost(gas, fees.maxFeePerGas)
 }
 
 type Deregistered = { done: true; txHash: Hex | null } | { done: false; reason: string }

@@ -2,8 +2,8 @@
 // Irreversible and resumable: every step is a store slot, so a crashed or retried tick continues where
 // the last one stopped. The order is the rule:
 //   1. settle positions (settlement-only actions)
-//   2. post Terminal on the VitalityOracle (the Golem's key reports it, score 0; the operator's reset when
-//      the key cannot), so the oracle, and the death event the indexer reads, end in Terminal
+//   2. post Terminal on the VitalityOracle (the Golem's key reports it with score 0; the operator's reset
+//      when the key cannot pay), so the oracle, and the death event the indexer reads, end in Terminal
 //   3. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
 //      refuses everything (GolemPhase: GolemNotRegistered), so nothing the owner has not disabled yet can
 //      still be redeemed while the rest of the protocol runs
@@ -33,11 +33,14 @@ export function terminalResetStep(attempt: number): string {
 export const FINAL_SURVIVAL_SCORE_BPS = 0
 
 /**
- * Whether step 2 has anything to post: a Golem the oracle no longer lists (an earlier attempt
- * deregistered it) or already holds at Terminal (its own post of Terminal started the death) needs none.
+ * What step 2 still has to post: nothing for a Golem the oracle no longer lists (an earlier attempt
+ * deregistered it) or holds at Terminal with the final score; the score alone for one whose own post of
+ * Terminal started the death; else the phase.
  */
-export function terminalPostNeeded(read: { registered: boolean; phase: Phase }): boolean {
-  return read.registered && read.phase !== Phase.Terminal
+export function terminalPostNeeded(read: { registered: boolean; phase: Phase; survivalScoreBps: number }): 'none' | 'score' | 'phase' {
+  if (!read.registered) return 'none'
+  if (read.phase !== Phase.Terminal) return 'phase'
+  return read.survivalScoreBps === FINAL_SURVIVAL_SCORE_BPS ? 'none' : 'score'
 }
 
 /** The reason the operator's reset records on the oracle when the key could not post Terminal itself. */

@@ -59,13 +59,14 @@ describe('vital signs', () => {
     expect(vitalSigns({ ...alive, phase: Phase.Stable, vitality: 0.55 }).recovered).toBe(false)
   })
 
-  it('is Terminal with no life left once dead, with the final vitality the oracle keeps, and names the death', () => {
-    const v = vitalSigns({ ...alive, lifecycle: 'dead', phase: Phase.Terminal, vitality: 0, from: Phase.Stable })
+  it('is Terminal with no life and no vitality left once dead, and names the death', () => {
+    const v = vitalSigns({ ...alive, lifecycle: 'dead', phase: Phase.Terminal, vitality: 0.08, from: Phase.Stable })
     expect(v).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: 0, survivalScoreBps: 0, livesSeconds: 0, recovered: false })
     expect(v.change).toEqual({ kind: 'death', from: 'Stable', to: 'Terminal' })
     // A Golem that died before Terminal reached the oracle is Terminal all the same.
     expect(vitalSigns({ ...alive, lifecycle: 'dead', phase: Phase.Thriving, vitality: 0.7 })).toMatchObject({
       phase: 'Terminal',
+      vitality: 0,
       change: null,
     })
     // Dying still lives until the protocol ends.

@@ -12,7 +12,7 @@ export type VitalSignsInput = {
   lifecycle: VitalSignsLifecycle
   /** The VitalityOracle's phase, this tick's post or reprieve included. */
   phase: number
-  /** In [0, 1]: the tick's vitality while it lives; once dead, the survival score the oracle keeps. */
+  /** In [0, 1]: the tick's vitality (what it posts when its phase moves); a dead Golem's is 0 whatever is given. */
   vitality: number
   /** The Golem's TTL (its paid runway), unix seconds. */
   runwayEndsAt: number
@@ -31,6 +31,7 @@ export type VitalSigns = {
   lifecycle: VitalSignsLifecycle
   /** Terminal once dead, whatever the oracle held before the death protocol posted it. */
   phase: PhaseName
+  /** 0 once dead: nothing of its life is left (the score the death protocol posts with Terminal). */
   vitality: number
   survivalScoreBps: number
   /** Seconds the Golem still lives without its owner's renewal: until its runway or its grant ends, whichever comes first; 0 once dead. */
@@ -83,11 +84,12 @@ export function vitalSigns(input: VitalSignsInput): VitalSigns {
     from === undefined || from === phase
       ? null
       : { kind: input.reprieve ? 'reprieve' : dead ? 'death' : 'advance', from: phaseNames[from], to: phaseNames[phase] }
+  const vitality = dead ? 0 : input.vitality
   return {
     lifecycle: input.lifecycle,
     phase: phaseNames[phase],
-    vitality: input.vitality,
-    survivalScoreBps: Math.round(input.vitality * 10_000),
+    vitality,
+    survivalScoreBps: Math.round(vitality * 10_000),
     livesSeconds: dead ? 0 : Math.max(0, end - now),
     endsBy: runwayEndsAt < grantEndsAt ? 'runway' : 'grant',
     runwayEndsAt,

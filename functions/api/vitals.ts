@@ -16,7 +16,7 @@ export const vitalSignsResponse = z
   .object({
     lifecycle: z.enum(['alive', 'dying', 'dead']),
     phase: z.enum(phaseNames).meta({ description: 'the oracle phase; Terminal once dead' }),
-    vitality: z.number().min(0).max(1).meta({ description: "the last tick's vitality; once dead, the final one" }),
+    vitality: z.number().min(0).max(1).meta({ description: "the last tick's vitality; 0 once dead" }),
     survivalScoreBps: z.number().int().min(0).max(10_000),
     livesSeconds: seconds.meta({
       description: 'seconds it still lives without a renewal: until its runway or its grant ends; 0 once dead',

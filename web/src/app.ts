@@ -36,7 +36,7 @@ function PhaseHistory({ golem, view, now }: { golem: FleetGolem; view: GolemView
   const vitals = view.phases?.current.vitals
   const current = vitals?.phase ?? golem.phase
   const bands = phaseBands(golem.bornAt ?? now, moves, now, current)
-  // The line ends at the vitality the vital signs state (the last tick's; the final one once dead).
+  // The line ends at the vitality the vital signs state (the last tick's; 0 once dead).
   const vitality = vitalityPoints(moves, now, vitals ? vitals.survivalScoreBps : null)
   const key = JSON.stringify([bands, vitality])
   useEffect(() => {
