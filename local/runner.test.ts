@@ -31,6 +31,10 @@ describe('npm start settings', () => {
     // The grant ends first: the life ends with it, and the runway paid past it is said as such.
     const grantFirst = line(signs({ runwayEndsAt: NOW + 86_450, grantEndsAt: NOW + 50 }))
     expect(grantFirst).toContain('lives 0m50s more, until its grant ends | runway paid 1.0 d past it')
+    // Both ending together: one clock, said once.
+    expect(line(signs({ runwayEndsAt: NOW + 56, grantEndsAt: NOW + 56 }))).toContain(
+      'lives 0m56s more, until its runway and its grant end together | health low',
+    )
     expect(grantFirst.match(/\d+m\d+s|\d\.\d d/g)).toEqual(['1m00s', '0m50s', '1.0 d'])
   })
 

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { formatEther, formatUnits, parseEther } from 'viem'
-import type { VitalSigns } from '../core/lifecycle/vitalSigns.ts'
+import { vitalSignsWords } from '../core/lifecycle/vitalSignsWords.ts'
 import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../app/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
@@ -164,35 +164,13 @@ export function progressLine(ageSeconds: number, r: TickResult | undefined, extr
   return [
     `age ${formatSpan(ageSeconds).padStart(6)}`,
     `outcome ${r.outcome.padEnd(6)}`,
-    ...(r.vitals ? vitalsWords(r.vitals) : []),
+    ...(r.vitals ? vitalSignsWords(r.vitals) : []),
     dead ? 'health dead' : r.health ? `health ${r.health}` : '',
     redemption ? `last redemption ${redemption}` : '',
     `total redeemed ${usdc(extra.redeemedTotal)}`,
   ]
     .filter(Boolean)
     .join(' | ')
-}
-
-/** The vital signs in a newcomer's words: each clock named once, a feed's reprieve named as one. */
-export function vitalsWords(v: VitalSigns): string[] {
-  const phase =
-    v.change?.kind === 'reprieve'
-      ? `reprieve ${v.change.from} -> ${v.change.to} (fed)`
-      : v.change?.kind === 'death'
-        ? `phase ${v.change.from} -> ${v.change.to} (died)`
-        : v.change
-          ? `phase ${v.change.from} -> ${v.change.to}`
-          : `phase ${v.phase}`
-  const vitality = `vitality ${v.vitality.toFixed(3)}${v.recovered ? ` (recovered; ${v.phase} holds until a reprieve)` : ''}`
-  if (v.lifecycle === 'dead') return [phase, vitality, 'dead']
-  const life =
-    v.endsBy === 'runway'
-      ? [`lives ${formatSpan(v.livesSeconds)} more`, `grant ends in ${formatSpan(v.grantEndsInSeconds)}`]
-      : [
-          `lives ${formatSpan(v.livesSeconds)} more, until its grant ends`,
-          `runway paid ${formatSpan(v.runwayEndsAt - v.grantEndsAt)} past it`,
-        ]
-  return [phase, vitality, ...life]
 }
 
 /** The tick's money, one line each: gas topped up from the owner's grant, runtime bought with its runway. */

@@ -1,6 +1,7 @@
 // Numbers as the console shows them.
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import { vitalSigns, type VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import { lifeWords } from '../../core/lifecycle/vitalSignsWords.ts'
 import type { ApiVitals, GolemStatus } from './types.ts'
 
 /** USDC (6 decimals) from a decimal string of token units: "8200000" -> "8.2". */
@@ -18,14 +19,6 @@ export function ago(seconds: number): string {
   return `${Math.floor(seconds / 86_400)}d ago`
 }
 
-/** A span as the console prints it: `4m05s`, `2h10m`, `3.5 d`. */
-export function span(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds))
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
-  if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
-  return `${(s / 86_400).toFixed(1)} d`
-}
-
 /** The API's vital signs read again at the Snap's clock: the life left counts down between crons. */
 export function vitalsAt(v: ApiVitals, now: number): VitalSigns {
   return vitalSigns({
@@ -40,10 +33,8 @@ export function vitalsAt(v: ApiVitals, now: number): VitalSigns {
 
 /** Each clock once, in the console's words. */
 export function lifeLine(v: VitalSigns): string {
-  if (v.lifecycle === 'dead') return 'Dead: Terminal, nothing of its life left'
-  return v.endsBy === 'runway'
-    ? `Lives ${span(v.livesSeconds)} more - grant ends in ${span(v.grantEndsInSeconds)}`
-    : `Lives ${span(v.livesSeconds)} more, until its grant ends - runway paid ${span(v.runwayEndsAt - v.grantEndsAt)} past it`
+  const words = lifeWords(v).join(' - ')
+  return `${words[0]?.toUpperCase() ?? ''}${words.slice(1)}`
 }
 
 export function golemLines(g: GolemStatus, now: number): { title: string; life: string | null; permission: string; heartbeat: string } {

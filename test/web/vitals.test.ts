@@ -1,6 +1,7 @@
 // The dashboard's vital signs: the API's answer read again at the page's clock, in the console's words.
 import { describe, expect, it } from 'vitest'
-import { lifeWords, vitalsAt, type ApiVitals } from '../../web/src/vitals.ts'
+import { lifeWords } from '../../core/lifecycle/vitalSignsWords.ts'
+import { vitalsAt, type ApiVitals } from '../../web/src/vitals.ts'
 
 const api: ApiVitals = {
   lifecycle: 'alive',

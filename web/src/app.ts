@@ -9,7 +9,8 @@ import { CouncilPanel } from './councilPanel.ts'
 import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
-import { lifeWords, vitalsAt } from './vitals.ts'
+import { vitalSignsWords } from '../../core/lifecycle/vitalSignsWords.ts'
+import { vitalsAt } from './vitals.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
 
 const POLL_MS = 2000
@@ -24,9 +25,8 @@ function VitalSignsCard({ view, now }: { view: GolemView; now: number }) {
   const api = view.phases?.current.vitals
   if (!api) return html`<section class="card" id="vital-signs"><p>vital signs unknown (the indexer did not answer)</p></section>`
   const v = vitalsAt(api, now)
-  const vitality = `vitality ${v.vitality.toFixed(3)}${v.recovered ? ` (recovered; ${v.phase} holds until a reprieve)` : ''}`
   return html`<section class="card" id="vital-signs" data-phase=${v.phase} data-vitality=${v.vitality.toFixed(3)} data-lifecycle=${v.lifecycle} data-lives=${v.livesSeconds}>
-    <p>${[`phase ${v.phase}`, vitality, ...lifeWords(v)].join(' · ')}</p>
+    <p>${vitalSignsWords(v).join(' · ')}</p>
   </section>`
 }
 

@@ -1,8 +1,7 @@
 // The vital signs on the page: the API's answer (core/lifecycle/vitalSigns.ts) read again at the page's
-// clock, so the countdowns move between polls and say what the console line says.
+// clock, so the countdowns move between polls, in the console line's words (vitalSignsWords).
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import { vitalSigns, type VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
-import { countdown } from './phaseBands.ts'
 
 /** The vital signs as the API states them: where the Golem is, not how a tick moved it. */
 export type ApiVitals = Omit<VitalSigns, 'change'>
@@ -16,12 +15,4 @@ export function vitalsAt(v: ApiVitals, now: number): VitalSigns {
     runwayEndsAt: v.runwayEndsAt,
     grantEndsAt: v.grantEndsAt,
   })
-}
-
-/** Each clock once, as the console names them. */
-export function lifeWords(v: VitalSigns): string[] {
-  if (v.lifecycle === 'dead') return ['dead']
-  return v.endsBy === 'runway'
-    ? [`lives ${countdown(v.livesSeconds)} more`, `grant ends in ${countdown(v.grantEndsInSeconds)}`]
-    : [`lives ${countdown(v.livesSeconds)} more, until its grant ends`, `runway paid ${countdown(v.runwayEndsAt - v.grantEndsAt)} past it`]
 }
