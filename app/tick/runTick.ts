@@ -234,11 +234,12 @@ export async function runTick(
     })
     if (!dying.updated) return { ...result, outcome: 'busy' }
     // The read predates this tick's phase post: the death record must name the phase the Golem died in.
-    const posted = { ...read, phase: phaseNow, survivalScoreBps: plan.postPhase?.survivalScoreBps ?? read.survivalScoreBps }
-    const died = await runDeathProtocol(deps, dying.golem, profile, posted, nowMs)
-    // A death still pending reports this tick's vitality; a finished one the oracle's final score.
+    const afterPost = { ...read, phase: phaseNow, survivalScoreBps: plan.postPhase?.survivalScoreBps ?? read.survivalScoreBps }
+    const died = await runDeathProtocol(deps, dying.golem, profile, afterPost, nowMs)
+    // A death still pending reports this tick's vitality; a finished one the final 0.
     const reported = died.outcome === 'died' ? died : { ...died, vitality: result.vitality ?? 0 }
-    const moved = died.outcome === 'died' ? { phase: { from: decision.phase.current, to: 4, posted: true } } : {}
+    const posted = Boolean(result.phase?.posted || died.phase?.posted)
+    const moved = died.outcome === 'died' ? { phase: { from: decision.phase.current, to: 4, posted } } : {}
     return withDeathVitals(profile, read, { ...reported, ...moved, events: events.map((e) => e.type) }, decision.phase.current)
   }
 
@@ -294,7 +295,7 @@ export async function runTick(
   }
 }
 
-/** A death's vital signs: Terminal, with the final score the oracle keeps once it has died. */
+/** A death's vital signs: Terminal, vitality 0 and no life left once it has died; while it runs, where the Golem is. */
 function withDeathVitals(profile: GolemProfile, read: ObservedGolem, died: TickResult, from: Phase = read.phase): TickResult {
   const dead = died.outcome === 'died'
   const phase = dead ? 4 : (died.phase?.to ?? read.phase)
