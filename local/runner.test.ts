@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { vitalSigns } from '../core/lifecycle/vitalSigns.ts'
 import { formatSpan, localStackSettings, moneyLines, progressLine, returnLines } from './runner.ts'
+
+const NOW = 1_000_000
+const signs = (patch: Partial<Parameters<typeof vitalSigns>[0]>) =>
+  vitalSigns({ now: NOW, lifecycle: 'alive', phase: 1, vitality: 0.6, runwayEndsAt: NOW + 250, grantEndsAt: NOW + 400, ...patch })
+const line = (vitals: ReturnType<typeof signs>, outcome: 'ticked' | 'died' = 'ticked') =>
+  progressLine(60, { golemId: 'demo', outcome, vitality: vitals.vitality, health: 'low', vitals }, { redeemedTotal: 0n })
 
 describe('npm start settings', () => {
   it('keeps the chain clock with the wall clock by default; the demo life is minutes long by its own parameters', () => {
@@ -16,9 +23,30 @@ describe('npm start settings', () => {
 
   it('prints ages and spans as people read them, and a dead Golem as dead', () => {
     expect([formatSpan(65), formatSpan(7_500), formatSpan(86_400 * 1.5)]).toEqual(['1m05s', '2h05m', '1.5 d'])
-    expect(
-      progressLine(10, { golemId: 'demo', outcome: 'died' }, { runwayLeftSeconds: 0, grantLeftSeconds: 0, redeemedTotal: 0n }),
-    ).toContain('health dead')
+    expect(progressLine(10, { golemId: 'demo', outcome: 'died' }, { redeemedTotal: 0n })).toContain('health dead')
+  })
+
+  it('names each clock once: the life left, then the other clock', () => {
+    expect(line(signs({}))).toContain('phase Stable | vitality 0.600 | lives 4m10s more | grant ends in 6m40s | health low')
+    // The grant ends first: the life ends with it, and the runway paid past it is said as such.
+    const grantFirst = line(signs({ runwayEndsAt: NOW + 86_450, grantEndsAt: NOW + 50 }))
+    expect(grantFirst).toContain('lives 0m50s more, until its grant ends | runway paid 1.0 d past it')
+    // Both ending together: one clock, said once.
+    expect(line(signs({ runwayEndsAt: NOW + 56, grantEndsAt: NOW + 56 }))).toContain(
+      'lives 0m56s more, until its runway and its grant end together | health low',
+    )
+    expect(grantFirst.match(/\d+m\d+s|\d\.\d d/g)).toEqual(['1m00s', '0m50s', '1.0 d'])
+  })
+
+  it('prints a forward move, a feed reprieve as a reprieve, a recovered vitality and a death with its final vitality', () => {
+    expect(line(signs({ from: 0 }))).toContain('phase Thriving -> Stable | vitality 0.600')
+    expect(line(signs({ phase: 0, vitality: 0.8, from: 1, reprieve: true }))).toContain(
+      'reprieve Stable -> Thriving (fed) | vitality 0.800',
+    )
+    expect(line(signs({ vitality: 1 }))).toContain('phase Stable | vitality 1.000 (recovered; Stable holds until a reprieve)')
+    const died = line(signs({ lifecycle: 'dead', phase: 4, vitality: 0, from: 1 }), 'died')
+    expect(died).toContain('phase Stable -> Terminal (died) | vitality 0.000 | dead | health dead')
+    expect(died).not.toContain('lives')
   })
 
   it('prints the Golem buying its runtime, topping up gas and returning its funds at death', () => {

@@ -5,8 +5,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { formatEther, formatUnits, parseEther } from 'viem'
-import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
-import { parseGolemProfile } from '../core/lifecycle/profile.ts'
+import { vitalSignsWords } from '../core/lifecycle/vitalSignsWords.ts'
 import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../app/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
@@ -151,30 +150,23 @@ export function formatSpan(seconds: number): string {
 }
 
 /**
- * One console line per tick. `health` is the tick's own verdict (core/health/golemHealth.ts, the
- * function the API and the Snap status use too); `runway` is the paid TTL and `grant` the owner's grant.
+ * One console line per tick, from the tick's vital signs (core/lifecycle/vitalSigns.ts, what the API,
+ * the dashboard and the Snap show too) and its health verdict (core/health/golemHealth.ts).
  */
-export function progressLine(
-  ageSeconds: number,
-  r: TickResult | undefined,
-  extra: { runwayLeftSeconds: number; grantLeftSeconds?: number; redeemedTotal: bigint },
-): string {
+export function progressLine(ageSeconds: number, r: TickResult | undefined, extra: { redeemedTotal: bigint }): string {
   if (!r) return `age ${formatSpan(ageSeconds)}  (no tick yet)`
-  const phase = r.phase ? `${phaseNames[r.phase.from as Phase]} -> ${phaseNames[r.phase.to as Phase]}` : ''
   const redemption =
     r.redemption?.status === 'confirmed'
       ? `redeemed ${usdc(r.redemption.amount ?? 0n)}`
       : r.redemption?.reason === 'staggered'
         ? `staggered to this Golem's offset into its period`
         : (r.redemption?.status ?? '')
+  const dead = r.outcome === 'died' || r.outcome === 'dead'
   return [
     `age ${formatSpan(ageSeconds).padStart(6)}`,
     `outcome ${r.outcome.padEnd(6)}`,
-    phase ? `phase ${phase}` : '',
-    r.vitality === undefined ? '' : `vitality ${r.vitality.toFixed(3)}`,
-    `runway ${formatSpan(extra.runwayLeftSeconds)}`,
-    extra.grantLeftSeconds === undefined ? '' : `grant ${formatSpan(extra.grantLeftSeconds)}`,
-    r.outcome === 'died' || r.outcome === 'dead' ? 'health dead' : r.health ? `health ${r.health}` : '',
+    ...(r.vitals ? vitalSignsWords(r.vitals) : []),
+    dead ? 'health dead' : r.health ? `health ${r.health}` : '',
     redemption ? `last redemption ${redemption}` : '',
     `total redeemed ${usdc(extra.redeemedTotal)}`,
   ]
@@ -444,17 +436,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           const result = fresh.at(-1)
           if (demo && !dead && result) {
             const record = await store.getGolem('demo')
-            const profile = record?.profile ? parseGolemProfile(record.profile) : undefined
-            const now = beat.timestamp
-            const left = profile ? Math.max(0, Number(profile.life.runwayEndsAt - now)) : 0
-            const grantLeft = profile ? Math.max(0, Number(profile.runway.expiresAt - now)) : 0
-            log(
-              progressLine(Number(now - demo.golem.profile.life.bornAt), result, {
-                runwayLeftSeconds: left,
-                grantLeftSeconds: grantLeft,
-                redeemedTotal,
-              }),
-            )
+            log(progressLine(Number(beat.timestamp - demo.golem.profile.life.bornAt), result, { redeemedTotal }))
             for (const line of moneyLines(result)) log(`               ${line}`)
             if (result?.rotated)
               log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)

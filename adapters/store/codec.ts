@@ -52,7 +52,13 @@ export function golemToItem(g: GolemRecord): Item {
     lastTick:
       g.lastTick === null
         ? null
-        : compact({ at: g.lastTick.at, period: g.lastTick.period.toString(), outcome: g.lastTick.outcome, txHash: g.lastTick.txHash }),
+        : compact({
+            at: g.lastTick.at,
+            period: g.lastTick.period.toString(),
+            outcome: g.lastTick.outcome,
+            txHash: g.lastTick.txHash,
+            survivalScoreBps: g.lastTick.survivalScoreBps,
+          }),
     createdAt: g.createdAt,
     updatedAt: g.updatedAt,
     version: g.version,
@@ -71,7 +77,15 @@ export function golemFromItem(i: Item): GolemRecord {
     phase: i.phase as GolemRecord['phase'],
     nextTickAt: num(i.nextTickAt),
     lastTick:
-      t === undefined ? null : { at: num(t.at), period: big(t.period), outcome: str(t.outcome), txHash: orNull(t.txHash, (h) => h as Hex) },
+      t === undefined
+        ? null
+        : {
+            at: num(t.at),
+            period: big(t.period),
+            outcome: str(t.outcome),
+            txHash: orNull(t.txHash, (h) => h as Hex),
+            ...(t.survivalScoreBps === undefined ? {} : { survivalScoreBps: num(t.survivalScoreBps) }),
+          },
     createdAt: num(i.createdAt),
     updatedAt: num(i.updatedAt),
     version: num(i.version),

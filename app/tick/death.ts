@@ -1,7 +1,7 @@
 // Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal, its grant
 // has ended or its owner revoked it. Every step is a store slot, so a crashed or retried tick continues
 // where the last one stopped.
-import { encodeFunctionData, type Hex } from 'viem'
+import { encodeFunctionData, type Address, type Hex } from 'viem'
 import { encodeDisableDelegation } from '../../core/delegations/redeem.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -11,13 +11,20 @@ import {
   deathSettlementOf,
   deregisterStep,
   disableSteps,
+  FINAL_SURVIVAL_SCORE_BPS,
   KEY_ZEROED_STEP,
   MAX_DEREGISTER_ATTEMPTS,
+  TERMINAL_STEP,
+  terminalPostNeeded,
+  terminalResetReason,
+  terminalResetStep,
 } from '../../core/lifecycle/deathPlan.ts'
+import { Phase } from '../../core/lifecycle/phase.ts'
 import { RETRY, retry } from '../../core/retry.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
-import { returnFunds } from './returnFunds.ts'
+import { maxGasCost, returnFunds } from './returnFunds.ts'
+import { feesPerGasOf } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { slotBaseOf, type SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
@@ -41,14 +48,20 @@ export async function runDeathProtocol(
   //    here (GolemPhase allows only the SETTLEMENT class in Terminal).
   const positionsSettled: string[] = []
 
-  // 2. Deregister on the VitalityOracle with the operator key (its owner), before anything else: from
+  // 2. Post Terminal while the oracle still lists the Golem: deregistration keeps the phase it finds, and
+  //    the death event the indexer records carries it, so every surface says Terminal after the death.
+  const terminal = await postTerminal(deps, slotBase, golemId, profile, read)
+  if (!terminal.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: terminal.reason } }
+  const final = { ...read, phase: terminal.phase, survivalScoreBps: terminal.survivalScoreBps }
+
+  // 3. Deregister on the VitalityOracle with the operator key (its owner), before anything else: from
   //    then on every Bardo delegation of the Golem refuses its key (GolemPhase: GolemNotRegistered),
   //    whatever grant the owner has not disabled yet. The steps after it need no registration.
   const deregistration = await deregister(deps, slotBase, golemId, profile, read.registered)
   if (!deregistration.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: deregistration.reason } }
   const deregisterTx = deregistration.txHash
 
-  // 3. Disable every sub-delegation this Golem signed.
+  // 4. Disable every sub-delegation this Golem signed.
   const disabled: Hex[] = []
   const keyRetired = await store.getSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP })
   const subDelegations = disableSteps(profile)
@@ -77,12 +90,12 @@ export async function runDeathProtocol(
   }
   if (keyRetired) disabled.push(...subDelegations.map((d) => d.hash))
 
-  // 4. Return the key's unspent funds to the owner, token first and ETH last, before the key that can
+  // 5. Return the key's unspent funds to the owner, token first and ETH last, before the key that can
   //    move them is zeroed. Once the key is zeroed every return is settled and only read back.
   const returned = await returnFunds(deps, slotBase, golemId, profile, keyRetired ? null : signerOf)
   if (!returned.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: returned.reason } }
 
-  // 5. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
+  // 6. Zero the key: after this nothing can be signed for the Golem, ever. Retiring is idempotent and
   //    runs on every attempt: a process that still holds a copy of a memory key zeroes it too.
   await deps.signers.retire(profile)
   if (!keyRetired) {
@@ -90,13 +103,13 @@ export async function runDeathProtocol(
     await store.completeSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP, owner: deps.invocationId, outcome: 'reconciled', now: nowMs })
   }
 
-  // 6. The DeathSettlement record (write-once), then the Golem is dead.
+  // 7. The DeathSettlement record (write-once), then the Golem is dead.
   const cause = deathCause(read)
   await store.recordDeathSettlement({
     golemId,
     kind: 'DelegationExpiry',
     settledAt: nowMs,
-    settlement: deathSettlementOf(profile, read, {
+    settlement: deathSettlementOf(profile, final, {
       positionsSettled,
       subDelegationsDisabled: disabled,
       deregisterTx,
@@ -114,13 +127,105 @@ export async function runDeathProtocol(
   const deadPatch = {
     status: 'dead' as const,
     phase: 'Terminal' as const,
-    lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx },
+    lastTick: { at: nowMs, period: read.currentPeriod, outcome: 'dead', txHash: deregisterTx, survivalScoreBps: FINAL_SURVIVAL_SCORE_BPS },
   }
   const marked = await store.updateGolem({ golemId, expectedVersion: golem.version, patch: deadPatch, now: nowMs })
   if (!marked.updated && marked.current && marked.current.status !== 'dead') {
     await store.updateGolem({ golemId, expectedVersion: marked.current.version, patch: deadPatch, now: nowMs })
   }
-  return { golemId, outcome: 'died', phase: { from: read.phase, to: 4, posted: false }, redemption: { status: 'revoke' } }
+  return {
+    golemId,
+    outcome: 'died',
+    phase: { from: read.phase, to: Phase.Terminal, posted: terminal.posted },
+    vitality: FINAL_SURVIVAL_SCORE_BPS / 10_000,
+    redemption: { status: 'revoke' },
+  }
+}
+
+/** A post that reached the chain: a slot `reconciled` lost its nonce to another transaction and posted nothing. */
+const landed = (s: SlotSendOutcome) => s.status === 'confirmed' || (s.status === 'busy' && s.reason === 'completed')
+
+type TerminalPosted = { done: true; phase: Phase; survivalScoreBps: number; posted: boolean } | { done: false; reason: string }
+
+/**
+ * Step 2: the Golem's own key reports Terminal with the final score, as it reported every phase before;
+ * a key that cannot (no gas left after the owner's revocation, say) leaves it to the operator's audited
+ * reset, which keeps the last reported score. Every attempt is one slot, so a resumed death never sends
+ * twice, and one that already landed shows in the read (Terminal, or no longer listed).
+ */
+async function postTerminal(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  read: ObservedGolem,
+): Promise<TerminalPosted> {
+  const keep: TerminalPosted = { done: true, phase: read.phase, survivalScoreBps: read.survivalScoreBps, posted: false }
+  const needed = terminalPostNeeded(read)
+  if (needed === 'none') return keep
+  const oracle = deps.deployment.vitalityOracle
+  const ownSlot = { golemId, period: 0n, step: TERMINAL_STEP }
+  const own = await deps.store.getSlot(ownSlot)
+  const signer = await deps.signers.resolve(profile).then(
+    (s) => s.signer,
+    () => null,
+  )
+  const data = encodeFunctionData({
+    abi: VitalityOracleTickAbi,
+    functionName: 'updatePhase',
+    args: [Phase.Terminal, FINAL_SURVIVAL_SCORE_BPS],
+  })
+  // A first attempt only when the key can pay for it: a transaction it cannot pay is refused at broadcast.
+  const mayTry = signer !== null && own?.status !== 'failed' && own?.status !== 'reconciled'
+  if (signer && mayTry && (own ? true : await keyCanPay(deps, signer.address, data))) {
+    // Whatever else stops the key's own post (a node that refuses it, say), the operator's reset still can.
+    const sent = await sendOnce({
+      ...slotBase,
+      slot: ownSlot,
+      afterBroadcast: () => deps.afterBroadcast?.('terminal'),
+      build: async () => ({ sender: signer.address, to: oracle, data, sign: (tx) => signer.signOracleUpdate(tx) }),
+    }).catch(() => null)
+    if (sent && landed(sent)) return { done: true, phase: Phase.Terminal, survivalScoreBps: FINAL_SURVIVAL_SCORE_BPS, posted: true }
+    if (sent?.status === 'busy') return { done: false, reason: `terminal: ${sent.status}` }
+  }
+  // Already Terminal: the operator's reset cannot set a score, so the last reported one stays.
+  if (needed === 'score') return keep
+  const exhausted = (): TerminalPosted => ({ done: false, reason: 'terminal: no reset confirmed' })
+  return retry<TerminalPosted>({ attempts: MAX_DEREGISTER_ATTEMPTS, exhausted }, async (attempt) => {
+    const slot = { golemId, period: 0n, step: terminalResetStep(attempt) }
+    const existing = await deps.store.getSlot(slot)
+    if (existing?.status === 'failed' || existing?.status === 'reconciled') return RETRY
+    const sent = await sendOnce({
+      ...slotBase,
+      slot,
+      afterBroadcast: () => deps.afterBroadcast?.('terminal'),
+      build: async () => ({
+        sender: deps.operator.address,
+        to: oracle,
+        data: encodeFunctionData({
+          abi: VitalityOracleTickAbi,
+          functionName: 'resetPhase',
+          args: [profile.golemKey, Phase.Terminal, terminalResetReason(read)],
+        }),
+        sign: (tx) => deps.operator.signTransaction(tx),
+      }),
+    })
+    if (landed(sent)) return { done: true, phase: Phase.Terminal, survivalScoreBps: read.survivalScoreBps, posted: true }
+    if (sent.status === 'refused' && sent.reason === 'GolemNotRegistered') return keep
+    if (sent.status === 'reconciled' || sent.status === 'failed') return RETRY
+    return { done: false, reason: `terminal: ${sent.status}` }
+  })
+}
+
+/** Whether the key's ETH covers the most the post can cost, priced as sendOnce prices it. */
+async function keyCanPay(deps: TickDeps, key: Address, data: Hex): Promise<boolean> {
+  const to = deps.deployment.vitalityOracle
+  const [balance, fees, gas] = await Promise.all([
+    deps.client.getBalance({ address: key }),
+    deps.fees ? feesPerGasOf(deps.fees) : deps.client.estimateFeesPerGas(),
+    deps.client.estimateGas({ account: key, to, data }).catch(() => null),
+  ])
+  return gas !== null && balance >= maxGasCost(gas, fees.maxFeePerGas)
 }
 
 type Deregistered = { done: true; txHash: Hex | null } | { done: false; reason: string }

@@ -27,6 +27,8 @@ export async function finishTick(p: {
   nextTickAt: number
   outcome: string
   txHash: Hex | null
+  /** The tick's vitality in basis points: kept so the API shows the vitality the tick decided from. */
+  survivalScoreBps: number
   /** The reprieve this tick served, cleared unless a newer feed arrived meanwhile. */
   servedReprieve: GolemProfile['reprieve']
   phaseEpoch: number
@@ -38,7 +40,7 @@ export async function finishTick(p: {
   const patch = {
     phase: phaseNames[p.phase],
     nextTickAt: p.nextTickAt,
-    lastTick: { at: p.nowMs, period: p.period, outcome: p.outcome, txHash: p.txHash },
+    lastTick: { at: p.nowMs, period: p.period, outcome: p.outcome, txHash: p.txHash, survivalScoreBps: p.survivalScoreBps },
   }
   const outcome = {
     events: p.events,

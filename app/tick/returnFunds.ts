@@ -29,7 +29,7 @@ import type { TickDeps } from './types.ts'
 export type ReturnOutcome = { done: true; lines: FundsReturn[] } | { done: false; reason: string }
 
 /** The gas limit sendOnce signs with (its estimate plus 30%), times the fee cap: the most a transfer can cost. */
-const maxGasCost = (estimate: bigint, maxFeePerGas: bigint) => ((estimate * 13n) / 10n) * maxFeePerGas
+export const maxGasCost = (estimate: bigint, maxFeePerGas: bigint) => ((estimate * 13n) / 10n) * maxFeePerGas
 
 /**
  * Returns every asset, or reports the protocol pending. `signer` is null once the key is zeroed: every

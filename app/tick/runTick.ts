@@ -8,6 +8,7 @@ import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import { golemVitalSigns } from '../../core/lifecycle/golemVitalSigns.ts'
 import { grantInForce } from '../../core/lifecycle/grantInForce.ts'
 import { adjustmentInForce } from '../../core/lifecycle/adjustmentInForce.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -153,7 +154,7 @@ export async function runTick(
   const profile = adjustmentInForce(renewed, read)
   const adjusted = profile !== renewed ? adjustedEvent(renewed, profile, read.timestamp) : undefined
   if (adjusted) read = await readFor(deps, golemId, profile)
-  if (golem.status === 'dying') return runDeathProtocol(deps, golem, profile, read, nowMs)
+  if (golem.status === 'dying') return withDeathVitals(profile, read, await runDeathProtocol(deps, golem, profile, read, nowMs))
 
   const slotBase = slotBaseOf(deps, nowMs)
   const vitalityParameters = {
@@ -233,8 +234,13 @@ export async function runTick(
     })
     if (!dying.updated) return { ...result, outcome: 'busy' }
     // The read predates this tick's phase post: the death record must name the phase the Golem died in.
-    const died = await runDeathProtocol(deps, dying.golem, profile, { ...read, phase: phaseNow }, nowMs)
-    return { ...died, vitality: result.vitality ?? 0, ...(result.phase ? { phase: result.phase } : {}), events: events.map((e) => e.type) }
+    const afterPost = { ...read, phase: phaseNow, survivalScoreBps: plan.postPhase?.survivalScoreBps ?? read.survivalScoreBps }
+    const died = await runDeathProtocol(deps, dying.golem, profile, afterPost, nowMs)
+    // A death still pending reports this tick's vitality; a finished one the final 0.
+    const reported = died.outcome === 'died' ? died : { ...died, vitality: result.vitality ?? 0 }
+    const posted = Boolean(result.phase?.posted || died.phase?.posted)
+    const moved = died.outcome === 'died' ? { phase: { from: decision.phase.current, to: 4, posted } } : {}
+    return withDeathVitals(profile, read, { ...reported, ...moved, events: events.map((e) => e.type) }, decision.phase.current)
   }
 
   const redeemed = await redeemRunway(deps, slotBase, golemId, profile, plan, signer, read.timestamp)
@@ -261,6 +267,7 @@ export async function runTick(
     nextTickAt: nowMs + (deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S) * 1000,
     outcome: result.redemption?.status ?? 'ticked',
     txHash: redeemed.txHash,
+    survivalScoreBps: decision.vitality.survivalScoreBps,
     servedReprieve: servedReprieve ? profile.reprieve : undefined,
     phaseEpoch: plan.phaseEpoch,
     chainNow: read.timestamp,
@@ -268,7 +275,38 @@ export async function runTick(
   })
   const staggered = plan.runway.kind === 'none' && plan.runway.redeemAt !== undefined
   const rotated = plan.die || !finished ? null : await maybeRotate(deps, finished.record, finished.profile, read, staggered)
-  return { ...result, events: events.map((e) => e.type), ...(rotated ? { rotated } : {}) }
+  // The phase before this tick moved it: the reprieve's start when a feed reset it, else the read's.
+  const reprieved = resetTo !== undefined && planned.reprieve.kind === 'reset' ? planned.reprieve : undefined
+  const from = reprieved ? reprieved.from : decision.phase.current
+  const vitals = golemVitalSigns(finished?.profile ?? profile, {
+    now: read.timestamp,
+    lifecycle: 'alive',
+    phase: phaseNow,
+    vitality: decision.vitality.vitality,
+    ...(from === phaseNow ? {} : { from }),
+    ...(reprieved && phaseNow < reprieved.from ? { reprieve: true } : {}),
+  })
+  return {
+    ...result,
+    ...(reprieved ? { reprieve: { from: reprieved.from, to: reprieved.to } } : {}),
+    vitals,
+    events: events.map((e) => e.type),
+    ...(rotated ? { rotated } : {}),
+  }
+}
+
+/** A death's vital signs: Terminal, vitality 0 and no life left once it has died; while it runs, where the Golem is. */
+function withDeathVitals(profile: GolemProfile, read: ObservedGolem, died: TickResult, from: Phase = read.phase): TickResult {
+  const dead = died.outcome === 'died'
+  const phase = dead ? 4 : (died.phase?.to ?? read.phase)
+  const vitals = golemVitalSigns(profile, {
+    now: read.timestamp,
+    lifecycle: dead ? 'dead' : 'dying',
+    phase,
+    vitality: died.vitality ?? read.survivalScoreBps / 10_000,
+    ...(from < phase ? { from } : {}),
+  })
+  return { ...died, vitality: vitals.vitality, vitals }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { KeyRotation, SignerResolver } from '../../core/custody/signerResol
 import type { TickDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
+import type { VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
 import type { Store } from '../../core/store/index.ts'
 
 export type SelfExtensionConfig = {
@@ -66,7 +67,11 @@ export type TickResult = {
   golemId: string
   outcome: 'unknown' | 'dead' | 'busy' | 'ticked' | 'died'
   phase?: { from: number; to: number; posted: boolean }
+  /** A paid feed's reprieve served this tick: the operator's reset from one phase back to another. */
+  reprieve?: { from: number; to: number }
   vitality?: number
+  /** What every surface shows of the Golem after this tick (core/lifecycle/vitalSigns.ts). */
+  vitals?: VitalSigns
   health?: string
   /** A redemption `staggered` to the Golem's offset into its period carries the chain time it will be redeemed at. */
   redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string; redeemAt?: bigint }

@@ -2,35 +2,64 @@
 // Irreversible and resumable: every step is a store slot, so a crashed or retried tick continues where
 // the last one stopped. The order is the rule:
 //   1. settle positions (settlement-only actions)
-//   2. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
+//   2. post Terminal on the VitalityOracle (the Golem's key reports it with score 0; the operator's reset
+//      when the key cannot pay), so the oracle, and the death event the indexer reads, end in Terminal
+//   3. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
 //      refuses everything (GolemPhase: GolemNotRegistered), so nothing the owner has not disabled yet can
 //      still be redeemed while the rest of the protocol runs
-//   3. disable every sub-delegation the Golem signed (its Replicants die with it)
-//   4. return the key's unspent funds to the owner's account: every runway token first (their gas is
+//   4. disable every sub-delegation the Golem signed (its Replicants die with it)
+//   5. return the key's unspent funds to the owner's account: every runway token first (their gas is
 //      paid from the key's ETH), the ETH last, less that transfer's own gas
-//   5. zero the key: after this nothing can be signed for the Golem, ever
-//   6. write the DeathSettlement record (write-once), then the Golem is dead
-// Step 5 is reached only once every sub-delegation is disabled and every return is settled, so a
+//   6. zero the key: after this nothing can be signed for the Golem, ever
+//   7. write the DeathSettlement record (write-once), then the Golem is dead
+// Step 6 is reached only once every sub-delegation is disabled and every return is settled, so a
 // resumed protocol lists them all.
 import type { Address, Hex } from 'viem'
 import { ownerOf } from '../custody/golemPolicy.ts'
-import { phaseNames, type Phase } from './phase.ts'
+import { Phase, phaseNames } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
 
 export const KEY_ZEROED_STEP = 'death-key-zeroed'
+
+/** Step 2's slot for the Golem's own post of Terminal. */
+export const TERMINAL_STEP = 'death-terminal'
+
+/** Step 2's slot for one attempt of the operator's reset to Terminal, when the key could not post it. */
+export function terminalResetStep(attempt: number): string {
+  return attemptStep('death-terminal-reset', attempt)
+}
+
+/** The survival score a dead Golem reports with Terminal: nothing of its life is left. */
+export const FINAL_SURVIVAL_SCORE_BPS = 0
+
+/**
+ * What step 2 still has to post: nothing for a Golem the oracle no longer lists (an earlier attempt
+ * deregistered it) or holds at Terminal with the final score; the score alone for one whose own post of
+ * Terminal started the death; else the phase.
+ */
+export function terminalPostNeeded(read: { registered: boolean; phase: Phase; survivalScoreBps: number }): 'none' | 'score' | 'phase' {
+  if (!read.registered) return 'none'
+  if (read.phase !== Phase.Terminal) return 'phase'
+  return read.survivalScoreBps === FINAL_SURVIVAL_SCORE_BPS ? 'none' : 'score'
+}
+
+/** The reason the operator's reset records on the oracle when the key could not post Terminal itself. */
+export function terminalResetReason(read: { disabled: boolean }): string {
+  return `death: ${deathCause(read) === 'OwnerRevocation' ? 'the owner revoked the grant' : 'its life ran out'}`
+}
 
 /** Deregistration attempts before the tick reports the death as pending (each is one operator transaction at most). */
 export const MAX_DEREGISTER_ATTEMPTS = 5
 
 export type DisableStep = { step: string; hash: Hex; delegation: GolemProfile['replicants'][number]['delegation'] }
 
-/** Step 3's slots, one per sub-delegation, in the order the Golem signed them. */
+/** Step 4's slots, one per sub-delegation, in the order the Golem signed them. */
 export function disableSteps(profile: GolemProfile): DisableStep[] {
   return profile.replicants.map((r, index) => ({ step: `death-disable-${index}`, hash: r.hash, delegation: r.delegation }))
 }
 
 /**
- * Step 2's slot for one attempt. The operator key is shared by every tick, so an attempt can lose its
+ * Step 3's slot for one attempt. The operator key is shared by every tick, so an attempt can lose its
  * nonce to another operator transaction (its slot ends `reconciled`, nothing deregistered): the next
  * attempt gets a fresh slot while the oracle still lists the Golem.
  */
@@ -43,12 +72,12 @@ function attemptStep(base: string, attempt: number): string {
   return attempt === 0 ? base : `${base}-${attempt}`
 }
 
-/** Step 4's attempts per asset: an attempt whose nonce another transaction took moved nothing, so a fresh one may follow. */
+/** Step 5's attempts per asset: an attempt whose nonce another transaction took moved nothing, so a fresh one may follow. */
 export const MAX_RETURN_ATTEMPTS = 3
 
 export type ReturnAsset = { kind: 'token'; token: Address } | { kind: 'native' }
 
-/** Step 4's assets in order: the runway token, then the key's ETH (which pays for the token's transfer). */
+/** Step 5's assets in order: the runway token, then the key's ETH (which pays for the token's transfer). */
 export function returnAssets(profile: Pick<GolemProfile, 'runway'>): ReturnAsset[] {
   return [{ kind: 'token', token: profile.runway.token }, { kind: 'native' }]
 }
@@ -105,7 +134,7 @@ export function deathCause(read: { disabled: boolean }): 'OwnerRevocation' | 'Na
   return read.disabled ? 'OwnerRevocation' : 'NaturalExpiry'
 }
 
-/** What a DelegationExpiry death settled, as the DeathSettlement record of step 6 holds it. */
+/** What a DelegationExpiry death settled, as the DeathSettlement record of step 7 holds it. */
 export type DelegationExpirySettlement = {
   delegationHash: string
   expiryCause: 'OwnerRevocation' | 'NaturalExpiry'
@@ -120,7 +149,7 @@ export type DelegationExpirySettlement = {
   fundsReturned: FundsReturn[]
 }
 
-/** The DeathSettlement record of step 6. */
+/** The DeathSettlement record of step 7. */
 export function deathSettlementOf(
   profile: GolemProfile,
   read: { disabled: boolean; phase: Phase },

@@ -72,6 +72,7 @@ function parseLastTick(raw: unknown): LastTick | null {
     period: v.period(t.period, 'patch.lastTick.period'),
     outcome: v.shortText(t.outcome, 'patch.lastTick.outcome', 64),
     txHash: t.txHash === undefined || t.txHash === null ? null : v.hex32(t.txHash, 'patch.lastTick.txHash'),
+    ...(t.survivalScoreBps === undefined ? {} : { survivalScoreBps: v.basisPoints(t.survivalScoreBps, 'patch.lastTick.survivalScoreBps') }),
   }
 }
 

@@ -22,6 +22,8 @@ export type LastTick = {
   /** Short word for what the tick did: 'redeemed', 'skipped', 'failed', ... */
   outcome: string
   txHash: Hex | null
+  /** The tick's vitality in basis points, the one every surface shows; absent on records written before it was kept. */
+  survivalScoreBps?: number
 }
 
 export type GolemRecord = {

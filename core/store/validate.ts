@@ -101,6 +101,12 @@ export function nonNegativeInt(value: unknown, field: string): number {
   return value
 }
 
+export function basisPoints(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 10_000)
+    throw new StoreInputError(field, 'must be an integer in [0, 10000] (basis points)')
+  return value
+}
+
 export function oneOf<const T extends readonly string[]>(value: unknown, allowed: T, field: string): T[number] {
   if (typeof value !== 'string' || !allowed.includes(value)) throw new StoreInputError(field, `must be one of ${allowed.join(', ')}`)
   return value as T[number]

@@ -1,5 +1,6 @@
 // What the API needs from the world, as small interfaces: tests build the app with fakes, the local
 // runner and the Lambda handler with the real store, indexer and chain readers.
+import type { ApiVitalSigns } from './vitals.ts'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import type { Address, Hex } from 'viem'
@@ -138,7 +139,15 @@ export interface GolemHistoryService {
   spendByPeriod(golem: GolemView, page: PageRequest): Promise<Page<SpendPeriodRecord>>
 }
 
-export type ChainPhaseState = { registered: boolean; phase: PhaseName; survivalScore: number; blockNumber: bigint }
+export type ChainPhaseState = {
+  registered: boolean
+  /** The vital signs' phase: the oracle's, Terminal once dead. */
+  phase: PhaseName
+  /** The score the oracle last recorded (basis points). */
+  survivalScore: number
+  blockNumber: bigint
+  vitals: ApiVitalSigns
+}
 /** The runway's ERC20PeriodTransfer period as the enforcer sees it now, in the token's units. */
 export type ChainSpendState = {
   token: Address

@@ -1,5 +1,6 @@
 // Request and response schemas of the HTTP API. Requests are validated with them at runtime; responses
 // are documented with them in /openapi.json (and checked against them in tests).
+import { vitalSignsResponse } from './vitals.ts'
 import { getAddress, isAddress, type Address } from 'viem'
 // z from @hono/zod-openapi: zod itself, with .openapi() (which names the Error component) added.
 import { z } from '@hono/zod-openapi'
@@ -67,7 +68,13 @@ export const permissionHealthResponse = z.object({
 
 export const phasesResponse = z.object({
   golemId: z.string(),
-  current: z.object({ registered: z.boolean(), phase: phaseName, survivalScore: z.number().int(), blockNumber: decimal }),
+  current: z.object({
+    registered: z.boolean(),
+    phase: phaseName.meta({ description: 'the oracle phase; Terminal once dead' }),
+    survivalScore: z.number().int().meta({ description: 'basis points, as the oracle last recorded it' }),
+    blockNumber: decimal,
+    vitals: vitalSignsResponse,
+  }),
   transitions: z
     .array(
       z.object({
@@ -221,6 +228,7 @@ export const snapStatusResponse = z.object({
       phase: phaseName,
       vitality: z.number().min(0).max(1),
       lifecycle: z.enum(['alive', 'dying', 'dead']),
+      vitals: vitalSignsResponse.nullable().meta({ description: 'null when the profile could not be read' }),
       lastHeartbeatAt: unixSeconds.nullable(),
       permission: permissionHealthResponse
         .omit({ golemId: true })

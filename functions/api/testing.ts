@@ -2,6 +2,8 @@
 import type { Address } from 'viem'
 import { golemHealth, phaseOfName } from '../../core/health/golemHealth.ts'
 import { InMemoryStore } from '../../adapters/store/index.ts'
+import { vitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import { vitalsOf } from './vitals.ts'
 import { StoreCladeService } from './cladeService.ts'
 import type {
   ApiConfig,
@@ -120,7 +122,17 @@ export const fakeHistoryService: GolemHistoryService = {
 
 export const fakeChainService: GolemChainService = {
   async currentPhase(g) {
-    return { registered: g.lifecycle !== 'dead', phase: g.phase, survivalScore: 6800, blockNumber: 130n }
+    // A view without a profile: the stub's clocks, a month of life left.
+    const { change: _change, ...stubbed } = vitalSigns({
+      now: 1_750_000_000,
+      lifecycle: g.lifecycle,
+      phase: phaseOfName(g.phase),
+      vitality: g.vitality,
+      runwayEndsAt: 1_752_592_000,
+      grantEndsAt: 1_752_592_000,
+    })
+    const vitals = vitalsOf(g, 1_750_000_000) ?? stubbed
+    return { registered: g.lifecycle !== 'dead', phase: vitals.phase, survivalScore: 6800, blockNumber: 130n, vitals }
   },
   async currentSpend() {
     return {

@@ -1,5 +1,8 @@
 // Numbers as the console shows them.
-import type { GolemStatus } from './types.ts'
+import { phaseNames } from '../../core/lifecycle/phase.ts'
+import { vitalSigns, type VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import { lifeWords } from '../../core/lifecycle/vitalSignsWords.ts'
+import type { ApiVitals, GolemStatus } from './types.ts'
 
 /** USDC (6 decimals) from a decimal string of token units: "8200000" -> "8.2". */
 export function usdc(units: string): string {
@@ -16,10 +19,33 @@ export function ago(seconds: number): string {
   return `${Math.floor(seconds / 86_400)}d ago`
 }
 
-export function golemLines(g: GolemStatus, now: number): { title: string; permission: string; heartbeat: string } {
+/** The API's vital signs read again at the Snap's clock: the life left counts down between crons. */
+export function vitalsAt(v: ApiVitals, now: number): VitalSigns {
+  return vitalSigns({
+    now: Math.max(0, Math.floor(now)),
+    lifecycle: v.lifecycle,
+    phase: phaseNames.indexOf(v.phase),
+    vitality: v.vitality,
+    runwayEndsAt: v.runwayEndsAt,
+    grantEndsAt: v.grantEndsAt,
+  })
+}
+
+/** Each clock once, in the console's words. */
+export function lifeLine(v: VitalSigns): string {
+  const words = lifeWords(v).join(' - ')
+  return `${words[0]?.toUpperCase() ?? ''}${words.slice(1)}`
+}
+
+export function golemLines(g: GolemStatus, now: number): { title: string; life: string | null; permission: string; heartbeat: string } {
   const p = g.permission
+  const v = g.vitals ? vitalsAt(g.vitals, now) : null
+  // Dead is Terminal, whatever an older API said of its phase.
+  const phase = g.lifecycle === 'dead' ? 'Terminal' : (v?.phase ?? g.phase)
+  const vitality = v?.vitality ?? g.vitality
   return {
-    title: `◆ ${g.name} [${g.lifecycle === 'dead' ? 'DEAD' : g.phase.toUpperCase()}] ${Math.round(g.vitality * 100)} vitality`,
+    title: `◆ ${g.name} [${phase.toUpperCase()}${g.lifecycle === 'dead' ? ' · DEAD' : ''}] ${Math.round(vitality * 100)} vitality`,
+    life: v ? lifeLine(v) : null,
     permission: p
       ? `Permission: ${p.health} - ${usdc(p.remaining_today)} USDC/day remaining - ${p.days_remaining}d left`
       : 'Permission: unknown (not readable this time)',

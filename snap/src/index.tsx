@@ -73,6 +73,7 @@ function Console({ state }: { state: SnapState }) {
             <Text>
               <Bold>{l.title}</Bold>
             </Text>
+            {l.life === null ? null : <Text>{l.life}</Text>}
             <Text>{l.permission}</Text>
             <Text>{l.heartbeat}</Text>
           </Box>

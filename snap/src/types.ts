@@ -1,6 +1,10 @@
 // What the Snap reads from the Bardo API and keeps in its managed state. The API is the source of these
 // shapes (functions/api/schemas.ts snapStatusResponse); the Snap reads them as plain JSON.
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
+import type { VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+
+/** The vital signs as the API states them (core/lifecycle/vitalSigns.ts): where the Golem is, not how a tick moved it. */
+export type ApiVitals = Omit<VitalSigns, 'change'>
 
 export type PermissionHealth = 'healthy' | 'low' | 'critical' | 'revoked'
 
@@ -20,6 +24,8 @@ export type GolemStatus = {
   /** In [0, 1]. */
   vitality: number
   lifecycle: 'alive' | 'dying' | 'dead'
+  /** Absent from an API that predates them, null when the API could not read the profile. */
+  vitals?: ApiVitals | null
   lastHeartbeatAt: number | null
   permission: GolemPermission | null
   /** Seconds between heartbeats when the API says so; otherwise the scheduler's default applies. */

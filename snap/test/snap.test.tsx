@@ -157,6 +157,19 @@ describe('onHomePage', () => {
           name: 'Echo',
           phase: 'Conservation',
           vitality: 0.61,
+          // The API's vital signs as of its answer a minute ago: the Snap counts down from them at its clock.
+          vitals: {
+            lifecycle: 'alive',
+            phase: 'Conservation',
+            vitality: 0.61,
+            survivalScoreBps: 6100,
+            livesSeconds: 310,
+            endsBy: 'runway',
+            runwayEndsAt: NOW + 250,
+            grantEndsAt: NOW + 400,
+            grantEndsInSeconds: 460,
+            recovered: false,
+          },
           lastHeartbeatAt: NOW - 480,
           permission: { ...golem().permission, health: 'low', remaining_today: '2100000', days_remaining: 1 },
         }),
@@ -175,6 +188,7 @@ describe('onHomePage', () => {
             <Text>
               <Bold>◆ Atlas [THRIVING] 98 vitality</Bold>
             </Text>
+            {null}
             <Text>Permission: healthy - 8.2 USDC/day remaining - 4d left</Text>
             <Text>Last heartbeat: just now</Text>
           </Box>,
@@ -182,6 +196,7 @@ describe('onHomePage', () => {
             <Text>
               <Bold>◆ Echo [CONSERVATION] 61 vitality</Bold>
             </Text>
+            <Text>Lives 4m10s more - grant ends in 6m40s</Text>
             <Text>Permission: low - 2.1 USDC/day remaining - 1d left</Text>
             <Text>Last heartbeat: 8m ago</Text>
           </Box>,

@@ -50,7 +50,7 @@ async function apiAndSnap(): Promise<[{ health: string; reason: string }, string
 /** The three readings, taken at one block (nothing is mined between them). */
 async function readings(result: TickResult) {
   const block = await env.client.getBlockNumber()
-  const console = /health (\w+)/.exec(progressLine(0, result, { runwayLeftSeconds: 0, redeemedTotal: 0n }))?.[1]
+  const console = /health (\w+)/.exec(progressLine(0, result, { redeemedTotal: 0n }))?.[1]
   const [health, snap] = await apiAndSnap()
   expect(await env.client.getBlockNumber()).toBe(block)
   return { console, api: health.health, snap, reason: health.reason }

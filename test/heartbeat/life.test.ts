@@ -175,6 +175,8 @@ describe('a whole life in accelerated time', () => {
       args: [golem.golemKey],
     })
     expect(state.registered).toBe(false)
+    // Its own Terminal post carried the score that took it there; the death reported the final one, 0.
+    expect(state).toMatchObject({ phase: 4, survivalScore: 0 })
   })
 
   it('zeroes the session key: nothing can be signed for the Golem any more', async () => {

@@ -7,6 +7,7 @@ import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/p
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
+import { progressLine } from '../../local/runner.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, allEvents, chainNow, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
@@ -93,6 +94,10 @@ describe('reprieve', () => {
     const events = await allEvents(env.store, 'fed')
     expect(events.filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
     expect(r.outcome).toBe('ticked')
+    // The tick and its console line name the move back as what it is: a feed's reprieve.
+    expect(r.reprieve).toEqual({ from: 3, to: 1 })
+    expect(r.vitals).toMatchObject({ phase: 'Stable', change: { kind: 'reprieve', from: 'Declining', to: 'Stable' } })
+    expect(progressLine(0, r, { redeemedTotal: 0n })).toContain('reprieve Declining -> Stable (fed)')
 
     // Later ticks do not reset again, and the Golem can post Conservation a second time (new epoch,
     // at day 29). The feed bought runtime, not authority: when the owner's 30-day grant ends unrenewed,
@@ -104,13 +109,17 @@ describe('reprieve', () => {
     expect(r.outcome).toBe('died')
     expect(await env.store.getDeathSettlement('fed')).toMatchObject({
       kind: 'DelegationExpiry',
-      settlement: { expiryCause: 'NaturalExpiry' },
+      settlement: { expiryCause: 'NaturalExpiry', finalPhase: 'Terminal' },
     })
+    // Its grant ended before Terminal: the death posted Terminal (score 0) before deregistering it.
+    expect(r.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: 0, livesSeconds: 0 })
+    expect(progressLine(0, r, { redeemedTotal: 0n })).toMatch(/phase \w+ -> Terminal \(died\) \| vitality 0\.000 \| dead/)
     expect(errors).toEqual([])
     expect((await allEvents(env.store, 'fed')).filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
     const transitions = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
     expect(transitions.map((t) => t.to).slice(0, 3)).toEqual([1, 2, 3])
     expect(transitions.map((t) => t.to)).toContain(2)
     expect(transitions.filter((t) => t.to === 2).length).toBe(2)
+    expect(transitions.at(-1)).toMatchObject({ to: 4, survivalScore: 0 })
   }, 120_000)
 })

@@ -3,7 +3,7 @@
 // from the owner's smart account (as a wallet sends it) disables every grant the owner signed for it; the
 // API's wake makes it due, and the next tick runs the death protocol at once: deregistered, its funds
 // home, dead. From then on no redemption of any of its delegations succeeds.
-import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
+import { encodeFunctionData, erc20Abi, getAbiItem, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import type { Delegation } from '@metamask/smart-accounts-kit'
@@ -14,6 +14,8 @@ import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { parseGolemProfile, toDelegations } from '../../core/lifecycle/profile.ts'
 import { renewalWindow } from '../../core/lifecycle/renewal.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
+import { ChainGolemState } from '../../functions/api/services/chainState.ts'
+import { StoreGolemRegistry } from '../../functions/api/services/storeRegistry.ts'
 import { StoreRenewalService } from '../../app/renewal.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
@@ -161,7 +163,7 @@ describe("the owner's one act revokes everything a Golem holds", () => {
         functionName: 'getPhase',
         args: [golem.golemKey],
       }),
-    ).toEqual([false, 0])
+    ).toEqual([false, 4])
     expect(await usdcBalance(env.client, usdc(), golem.golemKey)).toBe(0n)
     expect(await usdcBalance(env.client, usdc(), owner.address)).toBe(ownerBefore + held)
     expect((await env.store.getGolem('revoked'))!.status).toBe('dead')
@@ -169,6 +171,44 @@ describe("the owner's one act revokes everything a Golem holds", () => {
       expiryCause: 'OwnerRevocation',
       sessionKeyZeroed: true,
     })
+  })
+
+  it('posts Terminal before deregistering, so the oracle, its death event and the tick all say Terminal with the final vitality', async () => {
+    const oracle = env.devnet.deployment.vitalityOracle
+    const logs = await env.client
+      .getLogs({
+        address: oracle,
+        events: [
+          getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseTransition' }),
+          getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
+        ],
+        fromBlock: 0n,
+        toBlock: 'latest',
+      })
+      .then((all) => all.filter((l) => l.args.golem === golem.golemKey))
+    const order = logs.map((l) => `${l.eventName}:${l.eventName === 'PhaseTransition' ? l.args.toPhase : l.args.finalPhase}`)
+    expect(order).toEqual(['PhaseTransition:4', 'GolemDeregistered:4'])
+    const [transition, death] = logs
+    expect(transition!.blockNumber < death!.blockNumber || transition!.logIndex < death!.logIndex).toBe(true)
+    // The Golem's own key reported Terminal with the final score, 0: nothing of its life is left.
+    const state = await env.client.readContract({
+      address: oracle,
+      abi: VitalityOracleAbi,
+      functionName: 'getState',
+      args: [golem.golemKey],
+    })
+    expect(state).toMatchObject({ registered: false, dead: true, phase: 4, survivalScore: 0 })
+    const died = invoker.results.find((r) => r.outcome === 'died')
+    expect(died?.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: 0, livesSeconds: 0 })
+    expect(died?.vitals?.change).toEqual({ kind: 'death', from: 'Thriving', to: 'Terminal' })
+    expect((await env.store.getDeathSettlement('revoked'))?.settlement).toMatchObject({ finalPhase: 'Terminal' })
+    // The API states the same: Terminal, dead, the final vitality the tick printed, no life left.
+    const view = (await new StoreGolemRegistry({ store: env.store }).getGolem('revoked'))!
+    const current = await new ChainGolemState({ client: env.client, deployment: env.devnet.deployment, store: env.store }).currentPhase(
+      view,
+    )
+    expect(current).toMatchObject({ registered: false, phase: 'Terminal', survivalScore: 0 })
+    expect(current.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: died!.vitals!.vitality, livesSeconds: 0 })
   })
 
   it('no redemption of any of its delegations succeeds any more', async () => {

@@ -9,6 +9,8 @@ import { CouncilPanel } from './councilPanel.ts'
 import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
+import { vitalSignsWords } from '../../core/lifecycle/vitalSignsWords.ts'
+import { vitalsAt } from './vitals.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
 import { pairSnap } from './snapPairing.ts'
 
@@ -19,12 +21,24 @@ const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
 
 type Fleet = { owner: string; now: number; golems: FleetGolem[] }
 
+/** The Golem's vital signs, as the console line and the Snap state them. */
+function VitalSignsCard({ view, now }: { view: GolemView; now: number }) {
+  const api = view.phases?.current.vitals
+  if (!api) return html`<section class="card" id="vital-signs"><p>vital signs unknown (the indexer did not answer)</p></section>`
+  const v = vitalsAt(api, now)
+  return html`<section class="card" id="vital-signs" data-phase=${v.phase} data-vitality=${v.vitality.toFixed(3)} data-lifecycle=${v.lifecycle} data-lives=${v.livesSeconds}>
+    <p>${vitalSignsWords(v).join(' · ')}</p>
+  </section>`
+}
+
 function PhaseHistory({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
   const target = useRef<HTMLDivElement>(null)
   const moves = view.phases?.transitions ?? []
-  const current = view.phases?.current.phase ?? golem.phase
+  const vitals = view.phases?.current.vitals
+  const current = vitals?.phase ?? golem.phase
   const bands = phaseBands(golem.bornAt ?? now, moves, now, current)
-  const vitality = vitalityPoints(moves, now, view.phases?.current.survivalScore ?? null)
+  // The line ends at the vitality the vital signs state (the last tick's; 0 once dead).
+  const vitality = vitalityPoints(moves, now, vitals ? vitals.survivalScoreBps : null)
   const key = JSON.stringify([bands, vitality])
   useEffect(() => {
     if (!target.current) return
@@ -323,10 +337,11 @@ function returnedWords(death: NonNullable<FleetGolem['death']>, config: Config):
 }
 
 function DeathOverlay({ golem, view, now, config }: { golem: FleetGolem; view: GolemView; now: number; config: Config }) {
-  const dead = view.health.health === 'dead'
-  const terminal = view.phases?.current.phase === 'Terminal'
+  const vitals = view.phases?.current.vitals
+  const dead = view.health.health === 'dead' || vitals?.lifecycle === 'dead'
+  const terminal = vitals?.phase === 'Terminal'
   if (!dead && !terminal) return null
-  const end = Math.min(view.health.grant_ends_at, view.health.runway_ends_at)
+  const left = vitals ? vitalsAt(vitals, now).livesSeconds : Math.min(view.health.grant_ends_at, view.health.runway_ends_at) - now
   return html`<section class="overlay" id="death-overlay">
     ${
       dead
@@ -340,7 +355,7 @@ function DeathOverlay({ golem, view, now, config }: { golem: FleetGolem; view: G
               : null
           }
           <p>Its knowledge passes on: provision a successor Golem with the same strategy to continue its line.</p>`
-        : html`<h3>Terminal: death in <span class="countdown">${countdown(end - now)}</span></h3>
+        : html`<h3>Terminal: death in <span class="countdown">${countdown(left)}</span></h3>
           <p>Feed it to buy a reprieve, renew its grant, or prepare its successor.</p>`
     }
   </section>`
@@ -537,6 +552,7 @@ export function App() {
       golem && view && config
         ? html`<main data-golem=${golem.id}>
           <${DeathOverlay} golem=${golem} view=${view} now=${now} config=${config} />
+          <${VitalSignsCard} view=${view} now=${now} />
           <${PhaseHistory} golem=${golem} view=${view} now=${now} />
           <div class="row">
             <${RunwayCard} golem=${golem} view=${view} now=${now} />

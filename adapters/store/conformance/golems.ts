@@ -30,7 +30,7 @@ export function golemSuite(backend: Backend): void {
     it('updates only at the expected version', async () => {
       const store = await backend.newStore()
       await store.createGolem(golemInput('g-1'))
-      const lastTick = { at: T0, period: 7n, outcome: 'redeemed', txHash: null }
+      const lastTick = { at: T0, period: 7n, outcome: 'redeemed', txHash: null, survivalScoreBps: 6_120 }
       const ok = await store.updateGolem({
         golemId: 'g-1',
         expectedVersion: 1,
@@ -48,6 +48,18 @@ export function golemSuite(backend: Backend): void {
         reason: 'missing',
         current: null,
       })
+    })
+
+    it("refuses a last tick's survival score outside basis points, naming the field", async () => {
+      const store = await backend.newStore()
+      await store.createGolem(golemInput('g-1'))
+      for (const survivalScoreBps of [10_001, -1, 0.5]) {
+        const lastTick = { at: T0, period: 7n, outcome: 'redeemed', txHash: null, survivalScoreBps }
+        await expect(store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { lastTick }, now: T0 })).rejects.toThrow(
+          'patch.lastTick.survivalScoreBps: must be an integer in [0, 10000] (basis points)',
+        )
+      }
+      expect((await store.getGolem('g-1'))?.version).toBe(1)
     })
 
     it('moves status alive -> dying -> dead and never back; a dead record is final', async () => {

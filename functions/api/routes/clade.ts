@@ -1,5 +1,6 @@
 // /clade/v1/*: Golem-to-Golem routes. Clade auth stays active while a Golem dies
 // (siblings must receive the death testament), so no death rules here.
+import { vitalsOf } from '../vitals.ts'
 import { createRoute, z } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
 import { cladeDomain, cladeChallengeTypes, issueCladeChallenge } from '../../../core/clade/challenge.ts'
@@ -180,12 +181,14 @@ export function cladeRoutes(deps: ApiDeps, secret: CladeSecret) {
     .openapi({ ...statusRoute, middleware }, async (c) => {
       const target = c.get('clade').aud
       const [golem, status] = await Promise.all([deps.golems.getGolem(target), deps.clade.status(target)])
+      // The vital signs every surface states (Terminal and 0 once dead), where the profile can be read.
+      const vitals = golem ? vitalsOf(golem, Math.floor(deps.clock.now() / 1000)) : null
       return c.json(
         {
           golem: target,
           name: golem?.name ?? null,
-          phase: golem?.phase ?? null,
-          vitality: golem?.vitality ?? null,
+          phase: vitals?.phase ?? golem?.phase ?? null,
+          vitality: vitals?.vitality ?? golem?.vitality ?? null,
           lifecycle: golem?.lifecycle ?? null,
           ...status,
         },

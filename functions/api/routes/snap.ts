@@ -2,6 +2,7 @@
 // and last heartbeat. Guarded twice ("Metadata leakage via Snap"): a bearer token that rotates on every
 // heartbeat (each successful call returns the next token and retires the one it used), and an Origin
 // allowlist (the Portal).
+import { vitalsOf } from '../vitals.ts'
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
@@ -96,12 +97,14 @@ export function snapRoutes(deps: ApiDeps) {
       golems.map(async (g) => {
         // One unreadable permission must not blank the whole panel; the Snap shows "unknown" for it.
         const permission = await deps.health.check(g).then(permissionHealthJson, () => null)
+        const vitals = vitalsOf(g, Math.floor(deps.clock.now() / 1000))
         return {
           id: g.id,
           name: g.name,
-          phase: g.phase,
-          vitality: g.vitality,
+          phase: vitals?.phase ?? (g.lifecycle === 'dead' ? 'Terminal' : g.phase),
+          vitality: vitals?.vitality ?? g.vitality,
           lifecycle: g.lifecycle,
+          vitals,
           lastHeartbeatAt: g.lastHeartbeatAt,
           permission,
         }

@@ -9,7 +9,7 @@ import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
 import { golemHealth, phaseOfName, type GolemHealth } from '../../../core/health/golemHealth.ts'
-import { phaseNames } from '../../../core/lifecycle/phase.ts'
+import { vitalsOf } from '../vitals.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import { adjustmentInForce } from '../../../core/lifecycle/adjustmentInForce.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
@@ -71,12 +71,14 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   }
 
   async currentPhase(golem: GolemView): Promise<ChainPhaseState> {
-    const { read } = await this.#observe(golem)
+    const { profile, read } = await this.#observe(golem)
+    const vitals = vitalsOf({ ...golem, profile }, Number(read.timestamp), read.phase)!
     return {
       registered: read.registered,
-      phase: phaseNames[read.phase],
+      phase: vitals.phase,
       survivalScore: read.survivalScoreBps,
       blockNumber: read.blockNumber,
+      vitals,
     }
   }
 

@@ -16,8 +16,13 @@ export type StoreGolemRegistryOptions = {
 
 const STORE_ID = /^[A-Za-z0-9_.:-]{1,128}$/
 
-/** Vitality as the last tick saw it: computed at the tick's time from the stored profile (pure, no clock). */
+/**
+ * Vitality as the last tick saw it: the score it kept (what its console line printed), else, for a record
+ * written before ticks kept it, computed at the tick's time from the stored profile (pure, no clock).
+ */
 function vitalityOf(record: StoredGolem, profile: GolemProfile | undefined): number {
+  const kept = record.lastTick?.survivalScoreBps
+  if (kept !== undefined) return kept / 10_000
   if (!profile) return 0
   const at = BigInt(Math.floor((record.lastTick?.at ?? record.createdAt) / 1000))
   try {

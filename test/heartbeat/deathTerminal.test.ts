@@ -1,0 +1,120 @@
+// A Golem whose key has no ETH left when its grant ends still dies Terminal: its own post of Terminal
+// cannot be paid, so the operator's audited reset sets the oracle to Terminal before deregistering it.
+// The oracle, its death event, the death record, the tick's vital signs and the API all say Terminal;
+// the reset cannot set a score, so the oracle keeps its last one while the vital signs say 0: dead.
+import { getAbiItem, numberToHex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import type { TickResult } from '../../app/tick/types.ts'
+import { ChainGolemState } from '../../functions/api/services/chainState.ts'
+import { StoreGolemRegistry } from '../../functions/api/services/storeRegistry.ts'
+import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { DAY, USDC, chainNow, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+
+const STRATEGY =
+  '---\nname: broke-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 2\n---\n\nSwap a little USDC into WETH every day.\n'
+
+let env: HeartbeatEnv
+let golem: ProvisionedGolem
+let invoker: LocalInvoker
+const errors: unknown[] = []
+const rpc = (method: string, params: unknown[]) => env.client.request({ method: method as never, params: params as never })
+
+const beat = async (): Promise<TickResult[]> => {
+  const before = invoker.results.length
+  await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
+  return invoker.results.slice(before)
+}
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  const owner = await env.devnet.createOwner()
+  golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: 'broke',
+    strategy: STRATEGY,
+    runwayDays: 2,
+  })
+  await passStaggerOffsets(env.devnet, ['broke'])
+  invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
+}, 120_000)
+afterAll(async () => env?.stop())
+
+/** An x402 extension credited to the profile, as the API credits it. */
+async function extend(seconds: bigint) {
+  const record = (await env.store.getGolem('broke'))!
+  const now = await chainNow(env.client)
+  const payer = '0x00000000000000000000000000000000000000fe' as const
+  const credit = applyCredit(
+    parseGolemProfile(record.profile),
+    {
+      kind: 'extend',
+      id: paymentCreditId(payer, `0x${'cd'.repeat(32)}`),
+      seconds,
+      amount: USDC(5),
+      payer,
+      creditedAtMs: Number(now) * 1000,
+    } as never,
+    now,
+  )
+  expect(credit.applied).toBe(true)
+  const patch = { profile: serializeGolemProfile(credit.profile) }
+  expect((await env.store.updateGolem({ golemId: 'broke', expectedVersion: record.version, patch, now: Number(now) * 1000 })).updated).toBe(
+    true,
+  )
+}
+
+describe('death with a key that cannot pay for its own Terminal post', () => {
+  it("lets the operator's reset post Terminal before deregistering, and every reading says Terminal", async () => {
+    const [alive] = await beat()
+    expect(alive).toMatchObject({ outcome: 'ticked' })
+    expect(alive?.vitals).toMatchObject({ lifecycle: 'alive', phase: 'Thriving' })
+    const oracle = env.devnet.deployment.vitalityOracle
+    const scoreBefore = (
+      await env.client.readContract({ address: oracle, abi: VitalityOracleAbi, functionName: 'getState', args: [golem.golemKey] })
+    ).survivalScore
+    // Ten days of runway paid: its vitality stays high, so the grant's end, not Terminal, ends its life,
+    // and the key has nothing left to pay gas with when it does.
+    await extend(10n * BigInt(DAY))
+    await env.devnet.increaseTime(2 * DAY + 60)
+    await rpc('anvil_setBalance', [golem.golemKey, numberToHex(0n)])
+    let died: TickResult | undefined
+    for (let i = 0; i < 3 && !died; i++) died = (await beat()).find((r) => r.outcome === 'died')
+    expect(errors).toEqual([])
+    expect(died?.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: 0, livesSeconds: 0 })
+    expect(died?.vitals?.change).toMatchObject({ kind: 'death', to: 'Terminal' })
+
+    const logs = (
+      await env.client.getLogs({
+        address: oracle,
+        events: [
+          getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseReset' }),
+          getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
+        ],
+        fromBlock: 0n,
+        toBlock: 'latest',
+      })
+    ).filter((l) => l.args.golem === golem.golemKey)
+    expect(logs.map((l) => l.eventName)).toEqual(['PhaseReset', 'GolemDeregistered'])
+    expect(logs[0]!.args).toMatchObject({ toPhase: 4, reason: 'death: its life ran out' })
+    expect(logs[1]!.args).toMatchObject({ finalPhase: 4 })
+    expect(await env.store.getDeathSettlement('broke')).toMatchObject({
+      settlement: { finalPhase: 'Terminal', expiryCause: 'NaturalExpiry' },
+    })
+
+    const view = (await new StoreGolemRegistry({ store: env.store }).getGolem('broke'))!
+    const current = await new ChainGolemState({ client: env.client, deployment: env.devnet.deployment, store: env.store }).currentPhase(
+      view,
+    )
+    expect(current).toMatchObject({ registered: false, phase: 'Terminal', survivalScore: scoreBefore })
+    expect(current.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: died!.vitals!.vitality, livesSeconds: 0 })
+  }, 120_000)
+})
