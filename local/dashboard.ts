@@ -11,6 +11,7 @@ import type { Delegation } from '@metamask/smart-accounts-kit'
 import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
 import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
+import { PeriodTransferEnforcerAbi } from '../core/delegations/frameworkAbi.ts'
 import type { Store } from '../core/store/index.ts'
 import { loadActionGrant } from '../app/actions/actionGrantStore.ts'
 import { serveApi } from '../functions/api/server.ts'
@@ -161,6 +162,19 @@ async function actionGrantsOf(store: Store, golemId: string, chain: StackChain, 
   return (grant?.delegations ?? []).map((e) => ({ hash: e.hash, label: e.label, ...describeGrant(e.chain[0]!, chain, now) }))
 }
 
+/** What the gas grant still allows in its current period (the enforcer's own count), or null without one. */
+async function gasLeftOf(chain: StackChain, profile: GolemProfile | undefined): Promise<string | null> {
+  if (!profile?.gas) return null
+  const environment = chain.deployment.environment
+  const [available] = await chain.publicClient.readContract({
+    address: environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address,
+    abi: PeriodTransferEnforcerAbi,
+    functionName: 'getAvailableAmount',
+    args: [profile.gas.periodDelegationHash, environment.DelegationManager, profile.gas.periodTerms],
+  })
+  return available.toString()
+}
+
 /** Where a dead Golem's money went: what the death protocol sent home, per asset, and why it died. */
 async function deathOf(store: Store, golemId: string) {
   const death = await store.getDeathSettlement(golemId)
@@ -203,11 +217,17 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     const now = await chainNow()
     const golems = await store.findGolems({ owner })
     const entries = await Promise.all(
-      golems.map(async (g) => ({
-        ...fleetEntry(g, chain, now),
-        actionGrants: await actionGrantsOf(store, g.golemId, chain, now),
-        death: g.status === 'dead' ? await deathOf(store, g.golemId) : null,
-      })),
+      golems.map(async (g) => {
+        const entry = fleetEntry(g, chain, now)
+        const profile = g.profile ? parseGolemProfile(g.profile) : undefined
+        const gasLeft = g.status === 'dead' ? null : await gasLeftOf(chain, profile)
+        return {
+          ...entry,
+          gas: entry.gas ? { ...entry.gas, availableInPeriod: gasLeft } : null,
+          actionGrants: await actionGrantsOf(store, g.golemId, chain, now),
+          death: g.status === 'dead' ? await deathOf(store, g.golemId) : null,
+        }
+      }),
     )
     return c.json({ owner, now: Number(now), golems: entries })
   })

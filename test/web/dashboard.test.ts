@@ -146,6 +146,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     expect(await page.$eval('#permissions [data-grant="gas"]', (e) => e.textContent ?? '')).toMatch(
       /^[\d.]+ ETH per .+ to the Golem's key$/,
     )
+    expect(await page.$eval('#permissions [data-left="gas"]', (e) => e.textContent ?? '')).toMatch(/^[\d.]+ ETH left this period$/)
     const actionGrants = await page.$$eval('#permissions [data-grant="action"]', (els) =>
       els.map((e) => e.getAttribute('data-label') ?? ''),
     )

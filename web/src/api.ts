@@ -29,7 +29,7 @@ export type FleetGolem = {
   redelegation: Grant | null
   replicants: (Grant & { hash: string })[]
   /** The owner's native-token gas grant to the key (wei per period). */
-  gas: (Grant & { periodAmount: string; periodSeconds: number; delegationHash: string }) | null
+  gas: (Grant & { periodAmount: string; periodSeconds: number; delegationHash: string; availableInPeriod: string | null }) | null
   /** The action grants in force (swap, approve, ...), each with its caveats in words. */
   actionGrants: (Grant & { hash: string; label: string })[]
   /** Once dead: why, and what the death protocol sent home to the owner, per asset. */

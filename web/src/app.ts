@@ -188,6 +188,11 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
       golem.gas
         ? html`<h4>Gas grant</h4>
           <p class="grant" data-grant="gas">${formatUnits(BigInt(golem.gas.periodAmount), 18)} ETH per ${countdown(golem.gas.periodSeconds)} to the Golem's key</p>
+          ${
+            golem.gas.availableInPeriod === null
+              ? null
+              : html`<p class="left" data-left="gas">${formatUnits(BigInt(golem.gas.availableInPeriod), 18)} ETH left this period</p>`
+          }
           <ul class="caveats">
             ${golem.gas.caveats.map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
           </ul>`
