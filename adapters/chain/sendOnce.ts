@@ -15,7 +15,7 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { feesPerGasOf, type TickFees } from '../../core/fees.ts'
-import type { SlotRef, Store, TickSlot } from '../../core/store/index.ts'
+import type { SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
 import { waitForBlockReceipt } from './blockReceipts.ts'
 import { broadcastSigned } from './broadcast.ts'
 import { decodeChainError, type DecodedChainError } from './decodeChainError.ts'
@@ -44,7 +44,7 @@ export type SlotTransaction = {
 }
 
 export type SendOnceParams = {
-  store: Store
+  store: TickStore
   client: TickChainClient
   chainId: number
   slot: SlotRef

@@ -46,7 +46,7 @@ export type DynamoStoreOptions = {
   cas?: Partial<budget.CasOptions>
 }
 
-export class DynamoStore implements S.Store {
+export class DynamoTickStore implements S.TickStore {
   protected readonly table: DynamoTable
   readonly #shards: number
   readonly #cadenceMs: number
@@ -124,19 +124,6 @@ export class DynamoStore implements S.Store {
     return payments.getPayment(this.table, ref)
   }
 
-  bindPaymentId(input: S.BindPaymentIdInput): Promise<S.BindPaymentIdResult> {
-    return paymentIds.bindPaymentId(this.table, input)
-  }
-  answerPaymentId(input: S.AnswerPaymentIdInput): Promise<S.AnswerPaymentIdResult> {
-    return paymentIds.answerPaymentId(this.table, input)
-  }
-  releasePaymentId(input: S.ReleasePaymentIdInput): Promise<S.ReleasePaymentIdResult> {
-    return paymentIds.releasePaymentId(this.table, input)
-  }
-  getPaymentId(input: S.PaymentIdRef & { now: number }): Promise<PaymentIdRecord | null> {
-    return paymentIds.getPaymentId(this.table, input)
-  }
-
   claimPoolKey(input: S.ClaimPoolKeyInput): Promise<S.ClaimPoolKeyResult> {
     return poolKeys.claimPoolKey(this.table, input)
   }
@@ -145,19 +132,6 @@ export class DynamoStore implements S.Store {
   }
   findPoolKeyClaim(claimant: string): Promise<S.PoolKeyClaim | null> {
     return poolKeys.findPoolKeyClaim(this.table, claimant)
-  }
-
-  issueNonce(input: S.IssueNonceInput): Promise<NonceRecord> {
-    return nonces.issueNonce(this.table, input)
-  }
-  consumeNonce(input: { nonce: string; now: number }): Promise<S.ConsumeNonceResult> {
-    return nonces.consumeNonce(this.table, input)
-  }
-  incrementCounter(input: S.CounterInput): Promise<CounterValue> {
-    return nonces.incrementCounter(this.table, input)
-  }
-  getCounter(input: S.CounterInput): Promise<CounterValue> {
-    return nonces.getCounter(this.table, input)
   }
 
   appendEvent(input: S.AppendEventInput): Promise<S.AppendEventResult> {
@@ -172,13 +146,6 @@ export class DynamoStore implements S.Store {
   getDeathSettlement(golemId: string): Promise<DeathSettlementRecord | null> {
     return history.getDeathSettlement(this.table, golemId)
   }
-  getSnapToken(input: { scope?: string; now: number }): Promise<SnapTokenRecord | null> {
-    return history.getSnapToken(this.table, input)
-  }
-  rotateSnapToken(input: S.RotateSnapTokenInput): Promise<S.RotateSnapTokenResult> {
-    return history.rotateSnapToken(this.table, input)
-  }
-
   appendLog(input: S.AppendLogInput): Promise<S.AppendLogResult> {
     return logs.appendLog(this.table, input)
   }
@@ -187,6 +154,43 @@ export class DynamoStore implements S.Store {
   }
   lastLogRecord(log: string): Promise<LogRecord | null> {
     return logs.lastLogRecord(this.table, log)
+  }
+}
+
+/**
+ * The whole Store: the tick's items and the API's (payment identifiers, nonces, counters, Snap tokens),
+ * on the same table. The tick's Lambda builds a DynamoTickStore, so it bundles none of the rest.
+ */
+export class DynamoStore extends DynamoTickStore implements S.Store {
+  bindPaymentId(input: S.BindPaymentIdInput): Promise<S.BindPaymentIdResult> {
+    return paymentIds.bindPaymentId(this.table, input)
+  }
+  answerPaymentId(input: S.AnswerPaymentIdInput): Promise<S.AnswerPaymentIdResult> {
+    return paymentIds.answerPaymentId(this.table, input)
+  }
+  releasePaymentId(input: S.ReleasePaymentIdInput): Promise<S.ReleasePaymentIdResult> {
+    return paymentIds.releasePaymentId(this.table, input)
+  }
+  getPaymentId(input: S.PaymentIdRef & { now: number }): Promise<PaymentIdRecord | null> {
+    return paymentIds.getPaymentId(this.table, input)
+  }
+  issueNonce(input: S.IssueNonceInput): Promise<NonceRecord> {
+    return nonces.issueNonce(this.table, input)
+  }
+  consumeNonce(input: { nonce: string; now: number }): Promise<S.ConsumeNonceResult> {
+    return nonces.consumeNonce(this.table, input)
+  }
+  incrementCounter(input: S.CounterInput): Promise<CounterValue> {
+    return nonces.incrementCounter(this.table, input)
+  }
+  getCounter(input: S.CounterInput): Promise<CounterValue> {
+    return nonces.getCounter(this.table, input)
+  }
+  getSnapToken(input: { scope?: string; now: number }): Promise<SnapTokenRecord | null> {
+    return history.getSnapToken(this.table, input)
+  }
+  rotateSnapToken(input: S.RotateSnapTokenInput): Promise<S.RotateSnapTokenResult> {
+    return history.rotateSnapToken(this.table, input)
   }
 }
 

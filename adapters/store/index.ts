@@ -1,2 +1,2 @@
-export { DynamoCouncilStore, DynamoStore, type DynamoStoreOptions } from './dynamoStore.ts'
+export { DynamoCouncilStore, DynamoStore, DynamoTickStore, type DynamoStoreOptions } from './dynamoStore.ts'
 export { InMemoryStore, type InMemoryStoreOptions } from './memoryStore.ts'

@@ -8,7 +8,7 @@ import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { mergeTickOutcome } from '../../core/lifecycle/tickPlan.ts'
 import { RETRY, retry } from '../../core/retry.ts'
-import type { GolemRecord, Store } from '../../core/store/index.ts'
+import type { GolemRecord, TickStore } from '../../core/store/index.ts'
 
 const MAX_ATTEMPTS = 5
 
@@ -17,7 +17,7 @@ const MAX_ATTEMPTS = 5
  * when the Golem left `alive` meanwhile or the conflicts did not end.
  */
 export async function finishTick(p: {
-  store: Store
+  store: TickStore
   golem: GolemRecord
   profile: GolemProfile
   events: readonly CustodyEvent[]

@@ -11,7 +11,7 @@ import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
-import type { GolemRecord, SlotRef, Store, TickSlot } from '../../core/store/index.ts'
+import type { GolemRecord, SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
 import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import type { SlotBase } from './slots.ts'
@@ -46,7 +46,7 @@ const sentAtSeconds = (slot: TickSlot): bigint => BigInt(Math.floor((slot.sentAt
  */
 export async function phaseChangedEvent(
   client: TickChainClient,
-  store: Store,
+  store: TickStore,
   ref: SlotRef,
   receipt?: TransactionReceipt,
 ): Promise<CustodyEvent | null> {
@@ -76,7 +76,7 @@ export async function settlePendingSlots(
   period: bigint,
   previousTickUnfinished: boolean,
 ): Promise<PendingSettlement> {
-  const store: Store = base.store
+  const store: TickStore = base.store
   const golemId = golem.golemId
   const events: CustodyEvent[] = []
 

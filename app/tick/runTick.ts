@@ -17,7 +17,7 @@ import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
 import { eventKey, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import { RETRY, retry } from '../../core/retry.ts'
-import type { GolemRecord, JsonInputObject, JsonInputValue, Store } from '../../core/store/index.ts'
+import type { GolemRecord, JsonInputObject, JsonInputValue, TickStore } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { runDeathProtocol } from './death.ts'
@@ -41,7 +41,7 @@ function jsonData(e: CustodyEvent): JsonInputObject {
 }
 
 export async function appendEvents(
-  store: Store,
+  store: TickStore,
   golemId: string,
   events: readonly CustodyEvent[],
   keyOf: (e: CustodyEvent) => string,

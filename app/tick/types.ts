@@ -6,7 +6,7 @@ import type { TickDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
-import type { Store } from '../../core/store/index.ts'
+import type { TickStore } from '../../core/store/index.ts'
 
 export type SelfExtensionConfig = {
   /** The API's base URL: the local API, or the deployed stack's API URL. */
@@ -32,7 +32,7 @@ export type SelfExtensionResult = {
 }
 
 export type TickDeps = {
-  store: Store
+  store: TickStore
   client: TickChainClient
   deployment: TickDeployment
   signers: SignerResolver

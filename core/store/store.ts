@@ -319,15 +319,10 @@ export interface LogStore {
   lastLogRecord(log: string): Promise<LogRecord | null>
 }
 
-export interface Store
-  extends GolemStore,
-    SlotStore,
-    BudgetStore,
-    PaymentStore,
-    PaymentIdStore,
-    NonceStore,
-    CounterStore,
-    EventStore,
-    SnapTokenStore,
-    LogStore,
-    PoolKeyStore {}
+/**
+ * What a tick reads and writes: a Golem, its slots and budgets, its payments' credits, its events and
+ * logs, and its pool key. Apart from the rest of the Store so that the tick's Lambda bundles only these.
+ */
+export interface TickStore extends GolemStore, SlotStore, BudgetStore, PaymentStore, EventStore, LogStore, PoolKeyStore {}
+
+export interface Store extends TickStore, PaymentIdStore, NonceStore, CounterStore, SnapTokenStore {}

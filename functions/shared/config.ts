@@ -7,16 +7,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { TICK_ENFORCERS, type BardoDeployment, type TickDeployment, type TickFramework } from '../../core/deployment.ts'
 import { DeploymentError, parseDeployment } from '../../core/deploymentSchema.ts'
-import { DynamoStore } from '../../adapters/store/index.ts'
+import { DynamoStore, DynamoTickStore, type DynamoStoreOptions } from '../../adapters/store/index.ts'
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
-import type { Store } from '../../core/store/index.ts'
+import type { Store, TickStore } from '../../core/store/index.ts'
 import { FunctionConfigError } from './configError.ts'
 import { secret } from './resource.ts'
 
-export type FunctionConfig<Client = PublicClient, Deployment = BardoDeployment> = {
+export type FunctionConfig<Client = PublicClient, Deployment = BardoDeployment, S = Store> = {
   chainId: number
   deployment: Deployment
-  store: Store
+  store: S
   client: Client
   operator: () => LocalAccount
   /** The x402 runtime price (atomic units of the asset per hour), as the API charges it. */
@@ -33,7 +33,7 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
  * The tick's configuration: its chain client carries only the actions a tick calls, and its deployment
  * only the framework contracts a tick calls, so its bundle stays lean.
  */
-export type TickFunctionConfig = FunctionConfig<TickChainClient, TickDeployment>
+export type TickFunctionConfig = FunctionConfig<TickChainClient, TickDeployment, TickStore>
 
 export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): FunctionConfig {
   return loadConfig(
@@ -41,6 +41,7 @@ export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): Functi
     (transport) => createPublicClient({ transport }) as PublicClient,
     // The kit knows every public chain's framework; a private chain's deployment carries its own.
     getSmartAccountsEnvironment,
+    (o) => new DynamoStore(o),
   )
 }
 
@@ -49,6 +50,8 @@ export function loadTickFunctionConfig(env: NodeJS.ProcessEnv = process.env): Ti
     env,
     (transport) => createTickChainClient({ transport }),
     () => tickFramework(env),
+    // The tick's own items only: the API's (payment identifiers, nonces, Snap tokens) stay out of its bundle.
+    (o) => new DynamoTickStore(o),
   )
 }
 
@@ -76,11 +79,12 @@ function tickFramework(env: NodeJS.ProcessEnv): TickFramework {
   return { DelegationManager: address('DelegationManager', parsed?.DelegationManager), caveatEnforcers }
 }
 
-function loadConfig<Client, Framework extends TickFramework>(
+function loadConfig<Client, Framework extends TickFramework, S>(
   env: NodeJS.ProcessEnv,
   chainClient: (transport: Transport) => Client,
   framework: (chainId: number) => Framework,
-): FunctionConfig<Client, Omit<BardoDeployment, 'environment'> & { environment: Framework | SmartAccountsEnvironment }> {
+  openStore: (options: DynamoStoreOptions) => S,
+): FunctionConfig<Client, Omit<BardoDeployment, 'environment'> & { environment: Framework | SmartAccountsEnvironment }, S> {
   const chainId = Number(required(env, 'BARDO_CHAIN_ID'))
   if (!Number.isSafeInteger(chainId) || chainId <= 0)
     throw new FunctionConfigError('config: BARDO_CHAIN_ID must be a chain id (a whole number > 0)')
@@ -98,7 +102,7 @@ function loadConfig<Client, Framework extends TickFramework>(
     if (error instanceof DeploymentError) throw new FunctionConfigError(`config: ${error.message}`)
     throw error
   }
-  const store = new DynamoStore({
+  const store = openStore({
     client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
     tableName: required(env, 'BARDO_TABLE_NAME'),
   })
