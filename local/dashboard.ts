@@ -12,6 +12,7 @@ import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
 import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { PeriodTransferEnforcerAbi } from '../core/delegations/frameworkAbi.ts'
+import { DailySpendLimitEnforcerAbi } from '../contracts/artifacts/index.ts'
 import type { Store } from '../core/store/index.ts'
 import { loadActionGrant } from '../app/actions/actionGrantStore.ts'
 import { serveApi } from '../functions/api/server.ts'
@@ -156,10 +157,31 @@ function fleetEntry(
   }
 }
 
-/** The action grants in force for a Golem, each with its caveats in words. */
+/** The action grants in force for a Golem, each with its caveats in words and, under a daily USD limit, what is left of it today. */
 async function actionGrantsOf(store: Store, golemId: string, chain: StackChain, now: bigint) {
   const grant = await loadActionGrant(store, golemId)
-  return (grant?.delegations ?? []).map((e) => ({ hash: e.hash, label: e.label, ...describeGrant(e.chain[0]!, chain, now) }))
+  const limiter = chain.deployment.enforcers.dailySpendLimit.toLowerCase()
+  return Promise.all(
+    (grant?.delegations ?? []).map(async (e) => {
+      const delegation = e.chain[0]!
+      const limit = delegation.caveats.find((c) => c.enforcer.toLowerCase() === limiter)
+      const left = limit
+        ? await chain.publicClient.readContract({
+            address: chain.deployment.enforcers.dailySpendLimit,
+            abi: DailySpendLimitEnforcerAbi,
+            functionName: 'remainingToday',
+            args: [chain.deployment.environment.DelegationManager, e.hash, limit.terms],
+          })
+        : null
+      return {
+        hash: e.hash,
+        label: e.label,
+        ...describeGrant(delegation, chain, now),
+        leftTodayUsd6: left ? left[0].toString() : null,
+        resetsAt: left ? Number(left[1]) : null,
+      }
+    }),
+  )
 }
 
 /** What the gas grant still allows in its current period (the enforcer's own count), or null without one. */

@@ -152,6 +152,11 @@ describe("the owner's dashboard in headless Chromium", () => {
     )
     expect(actionGrants.length).toBeGreaterThanOrEqual(2)
     expect(await page.$$eval('#permissions [data-grant="action"] .caveat', (els) => els.length)).toBeGreaterThan(0)
+    // Under its daily USD limit, what is left today as the enforcer counts it: below the cap once the demo has swapped.
+    const leftToday = await page.$$eval('#permissions [data-left="action"]', (els) => els.map((e) => e.textContent ?? ''))
+    expect(leftToday.length).toBeGreaterThan(0)
+    expect(leftToday[0]).toMatch(/^ ?\$[\d.]+ left today \(until .+\)$/)
+    expect(Math.min(...leftToday.map((t) => Number(/\$([\d.]+)/.exec(t)![1])))).toBeLessThan(25)
     // Metabolism: the runway the demo redeemed, from the journal.
     const redeemed = await page.waitForSelector('#metabolism .totals .runway')
     // Just in time: the demo redeems its coming period's runtime (half a USDC), not its whole allowance.

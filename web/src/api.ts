@@ -31,7 +31,7 @@ export type FleetGolem = {
   /** The owner's native-token gas grant to the key (wei per period). */
   gas: (Grant & { periodAmount: string; periodSeconds: number; delegationHash: string; availableInPeriod: string | null }) | null
   /** The action grants in force (swap, approve, ...), each with its caveats in words. */
-  actionGrants: (Grant & { hash: string; label: string })[]
+  actionGrants: (Grant & { hash: string; label: string; leftTodayUsd6: string | null; resetsAt: number | null })[]
   /** Once dead: why, and what the death protocol sent home to the owner, per asset. */
   death: { kind: string; returned: { asset: string; status: string; amount: string | null; txHash: string | null }[] } | null
 }

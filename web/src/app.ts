@@ -205,6 +205,11 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
             ${golem.actionGrants.map(
               (g) => html`<li class="grant" data-grant="action" data-label=${g.label}>
                 <strong>${g.label}</strong>
+                ${
+                  g.leftTodayUsd6 === null
+                    ? null
+                    : html` <span class="left" data-left="action">$${formatUnits(BigInt(g.leftTodayUsd6), 6)} left today (until ${when(g.resetsAt ?? 0)})</span>`
+                }
                 <ul class="caveats">
                   ${g.caveats.map((c) => html`<li class="caveat" data-type=${c.type}>${c.words}</li>`)}
                 </ul>
