@@ -1,6 +1,7 @@
 // One life of the demo Golem, run as `npm start` configures it (in this process: its own anvil, dynalite,
 // indexer, API and dashboard, stopped at the end) with a short life, and at birth, mid-life and after
-// death the console's last line, the API, GraphQL and the dashboard in headless Chromium state the same
+// death the console's last line, the API, GraphQL, the dashboard in headless Chromium and the Snap's home
+// page (its lines built by the Snap's own code from the status it fetches once paired) state the same
 // vital signs. While it lives the tick moves vitality every second, so the living readings agree on the
 // phase and on vitality and life left within a few ticks; once dead they agree exactly: Terminal, dead,
 // vitality 0, no life left, and the chart ends in a Terminal band. Screenshots go to
@@ -12,6 +13,8 @@ import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { runLocalStack } from '../../local/runner.ts'
+import { golemLines } from '../../snap/src/format.ts'
+import type { GolemStatus } from '../../snap/src/types.ts'
 import { launchChromium, openWalletPage } from './browser.ts'
 
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'vital-signs')
@@ -87,6 +90,34 @@ describe('one vital-signs truth on every surface, over one life', () => {
       text: e.textContent ?? '',
     }))
   const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
+  /** The Snap's token, from pairing as the Snap does it: the owner's wallet key signs the API's pairing text. */
+  let snapToken: string | undefined
+  let apiUrl = ''
+  const snapPost = async <T>(path: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${apiUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'null' },
+      body: JSON.stringify(body),
+    })
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+    return (await res.json()) as T
+  }
+  /** The Snap's home page lines for the demo Golem, built by the Snap's own code at the chain's clock. */
+  const snap = async (): Promise<{ phase: string; vitality: number; dead: boolean; life: string | null }> => {
+    if (!snapToken) {
+      const owner = (await json<{ golems: { id: string; owner: string }[] }>('/local/fleet')).golems.find((g) => g.id === 'demo')!.owner
+      const { challenge, message } = await snapPost<{ challenge: unknown; message: string }>('/api/snap/pairing/challenge', { owner })
+      const signature = await privateKeyToAccount(ownerKey).signMessage({ message })
+      snapToken = (await snapPost<{ token: string }>('/api/snap/pairing', { challenge, signature })).token
+    }
+    const res = await fetch(`${apiUrl}/api/snap/status`, { headers: { authorization: `Bearer ${snapToken}`, origin: 'null' } })
+    if (!res.ok) throw new Error(`snap status: ${res.status} ${await res.text()}`)
+    const status = (await res.json()) as { golems: GolemStatus[]; generatedAt: number; nextToken?: string }
+    if (status.nextToken) snapToken = status.nextToken
+    const lines = golemLines(status.golems.find((g) => g.id === 'demo')!, status.generatedAt)
+    const title = /\[(\w+)( · DEAD)?\] (\d+) vitality/.exec(lines.title)!
+    return { phase: title[1]!, vitality: Number(title[3]) / 100, dead: title[2] !== undefined, life: lines.life }
+  }
 
   /** The four readings agree on the phase, and on vitality and life left within a few ticks (the tick moves them every second). */
   async function livingAgreement(name: string) {
@@ -102,12 +133,15 @@ describe('one vital-signs truth on every surface, over one life', () => {
             })
           ).data.golem
         : null
+      const sn = await snap()
       if (!c || !g || c.lives === 'dead') return undefined
-      const phases = [c.phase, a.vitals.phase, p.phase, ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'][g.phase]]
-      if (new Set(phases).size !== 1) return undefined
+      const phases = [c.phase, a.vitals.phase, p.phase, ['Thriving', 'Stable', 'Conservation', 'Declining', 'Terminal'][g.phase], sn.phase]
+      if (new Set(phases.map((x) => x?.toUpperCase())).size !== 1) return undefined
+      // The Snap shows vitality in whole percent.
+      if (Math.abs(sn.vitality - a.vitals.vitality) > 0.03) return undefined
       if (Math.abs(c.vitality - a.vitals.vitality) > 0.03 || Math.abs(p.vitality - a.vitals.vitality) > 0.03) return undefined
       if (Math.abs(c.lives - a.vitals.livesSeconds) > 5 || Math.abs(p.lives - a.vitals.livesSeconds) > 5) return undefined
-      return { console: c, api: a, page: p, graphql: g }
+      return { console: c, api: a, page: p, graphql: g, snap: sn }
     })
   }
 
@@ -137,6 +171,7 @@ describe('one vital-signs truth on every surface, over one life', () => {
     await waitFor('ready', async () => (output.some((l) => l.includes('ready in')) ? true : undefined))
     const { readStackInfo } = await import('../../local/faucet.ts')
     const stack = readStackInfo(stateDir)
+    apiUrl = stack.apiUrl
     browser = await launchChromium()
     ;({ page } = await openWalletPage(browser, privateKeyToAccount(ownerKey), stack.chainId))
   }, 240_000)
@@ -148,13 +183,14 @@ describe('one vital-signs truth on every surface, over one life', () => {
     rmSync(stateDir, { recursive: true, force: true })
   }, 120_000)
 
-  it('at birth: alive and Thriving on the console, the API, GraphQL and the page, with the same life left', async () => {
+  it('at birth: alive and Thriving on the console, the API, GraphQL, the page and the Snap, with the same life left', async () => {
     await waitFor('the first tick line', async () => consoleReading())
     await page.goto(`${dashboard}/`, { waitUntil: 'networkidle0' })
     await page.waitForSelector('#vital-signs[data-phase]', { timeout: 60_000 })
     const at = await livingAgreement('birth')
     expect(at.api.vitals).toMatchObject({ lifecycle: 'alive', phase: 'Thriving' })
     expect(at.page.text).toMatch(/lives \d+m\d{2}s more/)
+    expect(at.snap.life).toMatch(/lives \d+m\d{2}s more/i)
     await shot('1-birth')
   }, 120_000)
 
@@ -193,6 +229,8 @@ describe('one vital-signs truth on every surface, over one life', () => {
     const bands = (await page.$eval('.bands', (e) => e.getAttribute('data-phases') ?? '')).split(',')
     expect(bands.at(-1)).toBe('Terminal')
     expect(seconds(shown.text)).toBeNaN()
+    // The Snap's home page, from the status the Snap fetches: Terminal, dead, vitality 0.
+    expect(await snap()).toMatchObject({ phase: 'TERMINAL', dead: true, vitality: 0 })
     await shot('3-dead')
   }, 240_000)
 })
