@@ -99,3 +99,21 @@ export function vitalSigns(input: VitalSignsInput): VitalSigns {
     change,
   }
 }
+
+/** The vital signs as a surface received them (where the Golem is, not how a tick moved it). */
+export type StatedVitalSigns = Omit<VitalSigns, 'change'>
+
+/**
+ * Stated vital signs read again at another clock (the page's, the Snap's), so the life left counts
+ * down between reads; the phase, vitality and ends are the stated ones.
+ */
+export function vitalSignsAt(v: StatedVitalSigns, now: number): VitalSigns {
+  return vitalSigns({
+    now: Math.max(0, Math.floor(now)),
+    lifecycle: v.lifecycle,
+    phase: phaseNames.indexOf(v.phase),
+    vitality: v.vitality,
+    runwayEndsAt: v.runwayEndsAt,
+    grantEndsAt: v.grantEndsAt,
+  })
+}

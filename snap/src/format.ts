@@ -1,8 +1,7 @@
 // Numbers as the console shows them.
-import { phaseNames } from '../../core/lifecycle/phase.ts'
-import { vitalSigns, type VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import { vitalSignsAt as vitalsAt, type VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
 import { lifeWords } from '../../core/lifecycle/vitalSignsWords.ts'
-import type { ApiVitals, GolemStatus } from './types.ts'
+import type { GolemStatus } from './types.ts'
 
 /** USDC (6 decimals) from a decimal string of token units: "8200000" -> "8.2". */
 export function usdc(units: string): string {
@@ -17,18 +16,6 @@ export function ago(seconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`
   return `${Math.floor(seconds / 86_400)}d ago`
-}
-
-/** The API's vital signs read again at the Snap's clock: the life left counts down between crons. */
-export function vitalsAt(v: ApiVitals, now: number): VitalSigns {
-  return vitalSigns({
-    now: Math.max(0, Math.floor(now)),
-    lifecycle: v.lifecycle,
-    phase: phaseNames.indexOf(v.phase),
-    vitality: v.vitality,
-    runwayEndsAt: v.runwayEndsAt,
-    grantEndsAt: v.grantEndsAt,
-  })
 }
 
 /** Each clock once, in the console's words. */

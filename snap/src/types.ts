@@ -1,10 +1,10 @@
 // What the Snap reads from the Bardo API and keeps in its managed state. The API is the source of these
 // shapes (functions/api/schemas.ts snapStatusResponse); the Snap reads them as plain JSON.
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
-import type { VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import type { StatedVitalSigns } from '../../core/lifecycle/vitalSigns.ts'
 
 /** The vital signs as the API states them (core/lifecycle/vitalSigns.ts): where the Golem is, not how a tick moved it. */
-export type ApiVitals = Omit<VitalSigns, 'change'>
+export type ApiVitals = StatedVitalSigns
 
 export type PermissionHealth = 'healthy' | 'low' | 'critical' | 'revoked'
 
