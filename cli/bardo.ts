@@ -2,12 +2,14 @@
 // revoke, renew or rotate it, against the local stack or a configured chain. Arguments are parsed by
 // commander; configuration and keys come from the environment (docs/cli.md) and are never printed.
 // `runCli` is the whole program with its environment and streams passed in, so tests run it in-process.
+import { rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { isAddress, parseEther, parseUnits, zeroAddress, type Address, type PublicClient } from 'viem'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
 import { runSelfHostedHeartbeat } from './run.ts'
 import { BardoError } from '../core/errors.ts'
+import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { authFilePath, login, removeAuthFile, whoami, type AuthIo } from './auth.ts'
 import { connect, deploymentPathOf, keyFrom, openCliStore, readCliDeployment, withStackDefaults } from './context.ts'
 import { alchemyNotifySettings, registerCustodyWebhook } from './alchemyNotify.ts'
@@ -176,6 +178,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { store, stop } = await openCliStore(io.env)
       try {
         const ownersVariable = notify ? watchedOwnersVariable(chain.chainId, deployment.vitalityOracle) : undefined
+        // A keystore made for an attempt that then failed is removed, unless the store came to name it.
+        let made: string | undefined
         const r = await onboard({
           flags: {
             golem,
@@ -205,9 +209,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
               return { address: k.address, signer: k.signer, where: `KMS ${k.alias}${k.created ? '' : ', found from an earlier attempt'}` }
             }
             const k = await newGolemKeystore(keys!, golem)
+            made = k.path
             return { address: k.address, signer: { kind: 'keystore', path: k.path }, where: `keystore ${k.path}` }
           },
           progress: out.progress,
+        }).catch(async (error: unknown) => {
+          if (made !== undefined) {
+            const record = await store.getGolem(golem).catch(() => null)
+            const kept = record?.profile ? (parseGolemProfile(record.profile).signer as { path?: string }).path === made : false
+            if (!kept) rmSync(made, { force: true })
+          }
+          throw error
         })
         out.result({ ...r }, [`onboarded Golem ${r.golemId}: key ${r.golemKey}, grant ${r.delegationHash}, ends ${chainTime(r.expiresAt)}`])
       } finally {

@@ -246,6 +246,22 @@ describe('a Golem from onboarding to revocation', () => {
     expect(run.stderr).not.toContain(PASSPHRASE)
   })
 
+  it('leaves no keystore behind when an onboarding fails after making its key (an operator key the VitalityOracle refuses)', async () => {
+    const files = keystores()
+    const operatorKey = env.BARDO_OPERATOR_KEY
+    env = { ...env, BARDO_OPERATOR_KEY: generatePrivateKey() }
+    try {
+      const r = await bardo('onboard', '--golem', 'orphan', '--strategy', strategy())
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain('session key')
+      expect(r.stderr).toMatch(/reverted/)
+    } finally {
+      env = { ...env, BARDO_OPERATOR_KEY: operatorKey }
+    }
+    expect(keystores()).toEqual(files)
+    expect(await store.getGolem('orphan')).toBeNull()
+  })
+
   it('refuses a second onboarding of the same Golem (a conflicting active grant), changing nothing', async () => {
     const before = await store.getGolem('walker')
     const files = keystores()
