@@ -213,6 +213,14 @@ describe("the owner's dashboard in headless Chromium", () => {
     expect(fleet.renewals.map((r) => r.delegationHash)).toEqual([newHash])
     await page.waitForSelector(`#runway .renewal-queued[data-hash="${newHash}"]`)
     expect((await health()).grant_ends_at).toBeGreaterThan(before.grant_ends_at)
+    // The card states the renewals' end as the vital signs do, the grant paying now beside it.
+    const vitals = await json<{ current: { vitals: { grantEndsAt: number } } }>('/api/v1/golems/demo/phases')
+    const grantsEnd = await waitFor('the renewals end on the card', async () => {
+      const at = await page.$eval('#runway #grants-end', (e) => e.getAttribute('data-at')).catch(() => null)
+      return at === null ? undefined : Number(at)
+    })
+    expect(grantsEnd).toBe(vitals.current.vitals.grantEndsAt)
+    expect(grantsEnd).toBe(Math.max(...fleet.renewals.map((r) => Number(r.expiresAt))))
     // In force once the old grant's end has passed: the next tick puts it in place of the old one.
     await waitFor(
       'the renewal in force',

@@ -68,6 +68,9 @@ function redeemedSince(redemptions: readonly Redemption[], since: number): bigin
 
 function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
   const { health } = view
+  // The grant's time left is the vital signs' (the newest queued renewal's end, the life window the
+  // owner granted); the grant paying now keeps its own end beside it while renewals wait behind it.
+  const grantEndsAt = view.phases?.current.vitals?.grantEndsAt ?? health.grant_ends_at
   return html`<section class="card" id="runway">
     <h3>Runway</h3>
     <p>
@@ -82,8 +85,8 @@ function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; 
       <dt>this period</dt>
       <dd>${view.spend ? `${usdc(view.spend.current.spent)} of ${usdc(view.spend.current.limit)}` : '—'}</dd>
       <dt>grant left</dt>
-      <dd id="grant-left">${countdown(health.grant_ends_at - now)}</dd>
-      <dt>grant ends</dt>
+      <dd id="grant-left">${countdown(grantEndsAt - now)}</dd>
+      <dt>${golem.renewals.length > 0 ? 'this grant ends' : 'grant ends'}</dt>
       <dd id="grant-ends" data-at=${health.grant_ends_at}>${when(health.grant_ends_at)}</dd>
       ${golem.renewals.map(
         (r) => html`<dt>renewal</dt>
@@ -96,6 +99,12 @@ function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; 
             ${usdc(golem.adjustment.periodAmount)} per period from ${when(golem.adjustment.periodStart)} until ${when(golem.adjustment.expiresAt)},
             once the grants it replaces are disabled
           </dd>`
+          : null
+      }
+      ${
+        golem.renewals.length > 0
+          ? html`<dt>renewals end</dt>
+          <dd id="grants-end" data-at=${grantEndsAt}>${when(grantEndsAt)}</dd>`
           : null
       }
       <dt>runway (TTL) ends</dt>
