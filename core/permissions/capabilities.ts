@@ -1,16 +1,17 @@
 import { parseStrategyDocument } from './strategyDocument.ts'
 
 import { CAPABILITIES, type Capability } from './capability.ts'
+import { UNGRANTABLE } from './ungrantable.ts'
+import { HEDGE_RULE, HEDGING_VOCABULARY, NEUTRAL_PHRASES, TRADER_VOCABULARY } from './vocabulary.ts'
 
 export { CAPABILITIES, type Capability } from './capability.ts'
 
 /**
- * The only surface forms that grant a capability from prose. A form is one token or a phrase of tokens
- * separated by spaces. Tokens are whole words: hyphens and apostrophes join a word ("trade-off" and
- * "lp-token" are single tokens and match nothing). Forms are the capability words plus their present
- * inflections; past tenses ("swapped", "bridged") describe history, not intent, and do not grant.
+ * The capability words: the names of the capabilities and their present inflections. Tokens are whole
+ * words: hyphens and apostrophes join a word ("trade-off" and "lp-token" are single tokens and match
+ * nothing). Past tenses ("swapped", "bridged") describe history, not intent, and do not grant.
  */
-export const CAPABILITY_LEXICON: Record<Capability, readonly string[]> = {
+const CAPABILITY_WORDS: Record<Capability, readonly string[]> = {
   Swap: [
     'swap',
     'swaps',
@@ -32,6 +33,20 @@ export const CAPABILITY_LEXICON: Record<Capability, readonly string[]> = {
   Bridge: ['bridge', 'bridges', 'bridging', 'cross-chain', 'crosschain', 'cross chain'],
   SpawnReplicants: ['replicant', 'replicants', 'sub-agent', 'sub-agents', 'subagent', 'subagents', 'sub agent', 'sub agents'],
   LimitOrders: ['limit order', 'limit orders', 'limit-order', 'limit-orders', 'uniswapx'],
+}
+
+/**
+ * The only surface forms that grant a capability from prose: the capability words first, then traders'
+ * phrases (vocabulary.ts), hedging phrases under Swap. A form is one token or a phrase of tokens separated
+ * by spaces.
+ */
+export const CAPABILITY_LEXICON: Record<Capability, readonly string[]> = {
+  Swap: [...CAPABILITY_WORDS.Swap, ...TRADER_VOCABULARY.Swap, ...HEDGING_VOCABULARY],
+  ProvideLiquidity: [...CAPABILITY_WORDS.ProvideLiquidity, ...TRADER_VOCABULARY.ProvideLiquidity],
+  VaultManagement: [...CAPABILITY_WORDS.VaultManagement, ...TRADER_VOCABULARY.VaultManagement],
+  Bridge: [...CAPABILITY_WORDS.Bridge, ...TRADER_VOCABULARY.Bridge],
+  SpawnReplicants: [...CAPABILITY_WORDS.SpawnReplicants, ...TRADER_VOCABULARY.SpawnReplicants],
+  LimitOrders: [...CAPABILITY_WORDS.LimitOrders, ...TRADER_VOCABULARY.LimitOrders],
 }
 
 /** Words that make every capability mention in their clause a refusal ("never bridge", "vaults are forbidden"). */
@@ -119,6 +134,9 @@ export function tokenize(text: string): string[] {
 
 export type CapabilityMention = { capability: Capability; form: string; line: number; negated: boolean }
 
+/** A phrase naming something no delegation of this compiler carries, asked for in a clause without a negator. */
+export type UngrantedMention = { form: string; what: string; rule: string; line: number }
+
 export type ProseAnalysis = {
   /** Mentioned in at least one clause without a negator, and never negated anywhere. */
   granted: Set<Capability>
@@ -127,13 +145,38 @@ export type ProseAnalysis = {
   /** Both asked for and refused: refused (negation wins), and worth telling the owner. */
   conflicted: Set<Capability>
   mentions: CapabilityMention[]
-  /** Lookalike words that were not matched. */
+  /** Asked for and not grantable; each is also in warnings. */
+  ungranted: UngrantedMention[]
+  /** Lookalike words that were not matched, phrases that cannot be granted, hedges read as Swap. */
   warnings: string[]
 }
 
-const FORMS: { capability: Capability; form: string; tokens: string[] }[] = CAPABILITIES.flatMap((capability) =>
-  CAPABILITY_LEXICON[capability].map((form) => ({ capability, form, tokens: form.split(' ') })),
-).sort((a, b) => b.tokens.length - a.tokens.length)
+/** A phrase the reader knows: one that grants a capability, one that cannot be granted, or a modifier that grants nothing. */
+type Term =
+  | { kind: 'grant'; capability: Capability; form: string; tokens: string[]; note?: string }
+  | { kind: 'ungrantable'; form: string; tokens: string[]; what: string; rule: string; instrument: boolean }
+  | { kind: 'neutral'; form: string; tokens: string[] }
+
+const HEDGES: ReadonlySet<string> = new Set(HEDGING_VOCABULARY)
+
+/** Longest phrase first, so "margin trading" is read before "trading" and "limit buy" before "buy". */
+const TERMS: readonly Term[] = [
+  ...CAPABILITIES.flatMap((capability) =>
+    CAPABILITY_LEXICON[capability].map(
+      (form): Term => ({
+        kind: 'grant',
+        capability,
+        form,
+        tokens: form.split(' '),
+        ...(HEDGES.has(form) ? { note: HEDGE_RULE } : {}),
+      }),
+    ),
+  ),
+  ...UNGRANTABLE.flatMap(({ what, rule, instrument, forms }) =>
+    forms.map((form): Term => ({ kind: 'ungrantable', form, tokens: form.split(' '), what, rule, instrument })),
+  ),
+  ...NEUTRAL_PHRASES.map((form): Term => ({ kind: 'neutral', form, tokens: form.split(' ') })),
+].sort((a, b) => b.tokens.length - a.tokens.length)
 
 /**
  * Stands between two words joined by anything but whitespace ("limit-->order", "limit/order"): a
@@ -167,16 +210,30 @@ function splitClauses(line: string): string[][] {
   return clauses
 }
 
-function findMentions(tokens: readonly string[]): { capability: Capability; form: string }[] {
-  const found: { capability: Capability; form: string }[] = []
+/**
+ * The terms of a clause, longest phrase first at each word. A Swap word directly before an instrument
+ * ("trade perps", "sell covered calls") is read with it as one ungrantable phrase: trading an instrument
+ * is not a spot swap.
+ */
+function findTerms(tokens: readonly string[]): Term[] {
+  const found: { term: Term; end: number }[] = []
   for (let i = 0; i < tokens.length; i++) {
-    const hit = FORMS.find((f) => f.tokens.every((t, k) => tokens[i + k] === t))
-    if (hit !== undefined) {
-      found.push({ capability: hit.capability, form: hit.form })
-      i += hit.tokens.length - 1
-    }
+    const term = TERMS.find((t) => t.tokens.every((w, k) => tokens[i + k] === w))
+    if (term === undefined) continue
+    const before = found.at(-1)
+    if (
+      term.kind === 'ungrantable' &&
+      term.instrument &&
+      before?.end === i &&
+      before.term.kind === 'grant' &&
+      before.term.capability === 'Swap'
+    ) {
+      const form = `${before.term.form} ${term.form}`
+      found[found.length - 1] = { term: { ...term, form, tokens: form.split(' ') }, end: i + term.tokens.length }
+    } else found.push({ term, end: i + term.tokens.length })
+    i += term.tokens.length - 1
   }
-  return found
+  return found.map((f) => f.term)
 }
 
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/
@@ -189,6 +246,7 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/
  */
 export function analyzeProse(prose: string): ProseAnalysis {
   const mentions: CapabilityMention[] = []
+  const ungranted: UngrantedMention[] = []
   const warnings: string[] = []
   let negatedList = false
   prose.split('\n').forEach((line, index) => {
@@ -196,7 +254,16 @@ export function analyzeProse(prose: string): ProseAnalysis {
     if (line.trim() !== '' && !isItem) negatedList = false
     for (const clause of splitClauses(line)) {
       const negated = (isItem && negatedList) || clauseHasNegator(clause)
-      for (const m of findMentions(clause)) mentions.push({ ...m, line: index + 1, negated })
+      for (const term of findTerms(clause)) {
+        const line = index + 1
+        if (term.kind === 'grant') {
+          mentions.push({ capability: term.capability, form: term.form, line, negated })
+          if (!negated && term.note !== undefined) warnings.push(`line ${line}: "${term.form}" is read as ${term.capability}: ${term.note}`)
+        } else if (term.kind === 'ungrantable' && !negated) {
+          ungranted.push({ form: term.form, what: term.what, rule: term.rule, line })
+          warnings.push(`line ${line}: "${term.form}" asks for ${term.what}; not granted: ${term.rule}`)
+        }
+      }
     }
     if (!isItem && /:\s*$/.test(line) && clauseHasNegator(tokenize(line))) negatedList = true
     for (const token of tokenize(line)) {
@@ -209,7 +276,7 @@ export function analyzeProse(prose: string): ProseAnalysis {
   const negated = new Set(mentions.filter((m) => m.negated).map((m) => m.capability))
   const granted = new Set(mentions.filter((m) => !m.negated && !negated.has(m.capability)).map((m) => m.capability))
   const conflicted = new Set(mentions.filter((m) => !m.negated && negated.has(m.capability)).map((m) => m.capability))
-  return { granted, negated, conflicted, mentions, warnings }
+  return { granted, negated, conflicted, mentions, ungranted, warnings: [...new Set(warnings)] }
 }
 
 // A small confusables fold (Cyrillic and Greek letters that render like Latin ones, plus NFKC for
@@ -234,7 +301,7 @@ const CONFUSABLES: Record<string, string> = {
   ι: 'i',
   ɩ: 'l',
 }
-const ALL_FORMS: ReadonlySet<string> = new Set(FORMS.filter((f) => f.tokens.length === 1).map((f) => f.form))
+const ALL_FORMS: ReadonlySet<string> = new Set(TERMS.filter((t) => t.kind === 'grant' && t.tokens.length === 1).map((t) => t.form))
 
 function lookalikeOf(token: string): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII on purpose; a lookalike has a character outside it

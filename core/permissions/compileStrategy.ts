@@ -12,6 +12,9 @@ import {
 } from './protocolRegistry.ts'
 import { SELECTORS } from './selectors.ts'
 import { parseStrategyDocument } from './strategyDocument.ts'
+import { LIQUIDITY_REMOVAL_RULE } from './ungrantable.ts'
+
+export { LIQUIDITY_REMOVAL_RULE } from './ungrantable.ts'
 
 export const PERIOD_SECONDS = 86_400
 /** Every Golem gets a gas allowance: 0.05 ETH a day. */
@@ -153,14 +156,6 @@ function resolveRunwayDays(param: number | undefined, declared: number | undefin
   return days
 }
 
-/**
- * Why no liquidity removal is ever granted. A removal's minimum amounts are free calldata words and no
- * caveat checks them against a price feed, so a leaked key could move the pool's price and remove
- * liquidity at it in one transaction (a sandwich); and it acts on any position the owner's account
- * controls, including ones minted outside Bardo. The owner removes liquidity from their own account.
- */
-export const LIQUIDITY_REMOVAL_RULE =
-  "liquidity removal is never granted: its minimum amounts are free, so a leaked key could move the pool's price and remove liquidity at it, from any position the owner's account controls; the owner removes liquidity from their own account"
 /** Liquidity removal on the protocols the registries know: V3 NonfungiblePositionManager and V2 routers. */
 const LIQUIDITY_REMOVAL_SELECTORS: readonly Hex[] = [
   SELECTORS.decreaseLiquidity,

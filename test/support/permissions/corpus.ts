@@ -100,6 +100,308 @@ export type CorpusCase = {
 const usdc = (dollars: number) => BigInt(Math.round(dollars * 100)) * 10_000n
 const days = (n: number) => NOW + n * DAY
 const OVERRIDE = '---\noverride: true\n---\n'
+const BASE_LP = {
+  targets: [B.positionManager],
+  selectors: [SEL.lpMint, SEL.collect],
+  actions: lpActions(B.positionManager),
+  approvals: [{ spender: B.positionManager, tokens: [B.weth, B.usdc] }],
+}
+const LP_WARNINGS = [/increaseLiquidity .* is not granted/, /ProvideLiquidity: liquidity removal is never granted/]
+const BASE_BRIDGE = {
+  targets: [B.cctpTokenMessengerV2],
+  selectors: [SEL.burn],
+  actions: bridgeActions(B.cctpTokenMessengerV2),
+  approvals: [{ spender: B.cctpTokenMessengerV2, tokens: [B.usdc] }],
+}
+/** A warning naming a phrase the compiler cannot grant, and what it asks for. */
+const ungranted = (form: string, what: string) => new RegExp(`"${form}" asks for ${what}; not granted: `)
+const hedged = (form: string) => new RegExp(`"${form}" is read as Swap: a hedge is granted only as a spot swap`)
+
+/**
+ * Traders' paraphrases: each capability as traders write it (trading, market-making, yield, hedging),
+ * each with its exact grant, and what cannot be granted named in a warning.
+ */
+const PARAPHRASES: CorpusCase[] = [
+  // Swap
+  {
+    name: 'Swap: buy the dip and take profit',
+    text: 'Buy WETH with USDC on dips and take profit above $4,000.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: rotate into and out of a position',
+    text: 'Rotate into WETH when momentum turns up; rotate out of it into USDC when it fades.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: rebalance a two-asset portfolio',
+    text: 'Rebalance to 60% WETH and 40% USDC every Monday.\nbudget: $40/day',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(40), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: sell on a stop-loss',
+    text: 'Sell half the WETH when the stop-loss at -8% is hit.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: convert along a multi-hop route',
+    text: 'Convert USDC to WETH along the cheapest multi-hop route.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: a hedge is read as a spot swap, with a warning saying so',
+    text: 'Hedge ETH exposure: de-risk into USDC when volatility spikes.',
+    expect: {
+      capabilities: ['Swap'],
+      dailyUsdcCap: usdc(100),
+      ...LOCAL_SWAP,
+      expiry: days(7),
+      warnings: [hedged('hedge'), hedged('de-risk')],
+    },
+  },
+  {
+    name: 'Swap: reduce exposure',
+    text: 'Reduce exposure to WETH when the feed drops 5% in an hour.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [hedged('reduce exposure')] },
+  },
+  // ProvideLiquidity
+  {
+    name: 'ProvideLiquidity: make markets in a concentrated range',
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Make markets on USDC/WETH in a concentrated range around the spot price.`,
+    expect: { capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500), ...BASE_LP, expiry: days(7), warnings: LP_WARNINGS },
+  },
+  {
+    name: 'ProvideLiquidity: earn trading fees as an LP grants no Swap',
+    adversarial: true,
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Earn trading fees as an LP on the 0.05% tier.`,
+    expect: { capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500), ...BASE_LP, expiry: days(7), warnings: LP_WARNINGS },
+  },
+  {
+    name: 'ProvideLiquidity: range orders that collect fees',
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Place range orders just above the price and collect fees when they fill.`,
+    expect: { capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500), ...BASE_LP, expiry: days(7), warnings: LP_WARNINGS },
+  },
+  {
+    name: 'ProvideLiquidity: market-making that pulls liquidity names the removal',
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Market-making on USDC/WETH; pull liquidity when the price leaves the range.`,
+    expect: {
+      capabilities: ['ProvideLiquidity'],
+      dailyUsdcCap: usdc(500),
+      ...BASE_LP,
+      expiry: days(7),
+      warnings: [...LP_WARNINGS, ungranted('pull liquidity', 'liquidity removal')],
+    },
+  },
+  {
+    name: 'pulling liquidity alone grants nothing and says why',
+    adversarial: true,
+    text: 'Pull liquidity from my old positions and remove liquidity from any that are out of range.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('pull liquidity', 'liquidity removal'), ungranted('remove liquidity', 'liquidity removal')],
+    },
+  },
+  // VaultManagement
+  {
+    name: 'VaultManagement: park idle USDC in a vault',
+    text: `${OVERRIDE}Park idle USDC in the vault while nothing else is happening.`,
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(1000), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'VaultManagement: farm the best stable rate',
+    text: `${OVERRIDE}Farm the best stable APY with idle USDC.`,
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(1000), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'VaultManagement: supply to a lending market and earn interest',
+    text: 'Supply to the lending market and earn interest on idle USDC.\nbudget: $50/day',
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(50), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'VaultManagement: lend spare USDC',
+    text: `${OVERRIDE}Lend spare USDC overnight.`,
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(1000), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'VaultManagement: earn yield on a named protocol grants the vault and names the protocol',
+    text: `${OVERRIDE}Supply USDC to Aave to earn yield.`,
+    expect: {
+      capabilities: ['VaultManagement'],
+      dailyUsdcCap: usdc(1000),
+      ...LOCAL_VAULT,
+      expiry: days(7),
+      warnings: [ungranted('aave', 'a protocol the compiler has no contracts for')],
+    },
+  },
+  // Bridge
+  {
+    name: 'Bridge: send profits over CCTP',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: 'Send profits home over CCTP once a week.\nbudget: $50/day',
+    expect: { capabilities: ['Bridge'], dailyUsdcCap: usdc(50), ...BASE_BRIDGE, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Bridge: bridging to a named EVM chain says where the grant acts',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: 'Bridging idle USDC to Arbitrum weekly.\nbudget: $50/day',
+    expect: {
+      capabilities: ['Bridge'],
+      dailyUsdcCap: usdc(50),
+      ...BASE_BRIDGE,
+      expiry: days(7),
+      warnings: [ungranted('arbitrum', 'another chain')],
+    },
+  },
+  {
+    name: 'Bridge: move USDC cross chain',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: `${OVERRIDE}Move USDC cross chain when rates elsewhere are better.`,
+    expect: { capabilities: ['Bridge'], dailyUsdcCap: usdc(300), ...BASE_BRIDGE, expiry: days(7), warnings: [] },
+  },
+  // SpawnReplicants
+  {
+    name: 'SpawnReplicants: spin up child agents',
+    text: 'Spin up child agents to scout new pairs.',
+    expect: { capabilities: ['SpawnReplicants'], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'SpawnReplicants: hand research to helper agents',
+    text: 'Hand research to helper agents and keep the final call.',
+    expect: { capabilities: ['SpawnReplicants'], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'SpawnReplicants: run worker agents',
+    text: 'Run worker agents that watch each pair.',
+    expect: { capabilities: ['SpawnReplicants'], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  // LimitOrders: never servable, so every paraphrase is refused by name
+  {
+    name: 'LimitOrders: a limit buy is a limit order, not a swap',
+    registry: 'base',
+    chainId: 8453,
+    text: 'Place a limit buy for WETH at $2,500.',
+    expect: { error: 'StrategyCompileError', field: 'capabilities' },
+  },
+  {
+    name: 'LimitOrders: resting orders below the market',
+    registry: 'base',
+    chainId: 8453,
+    text: 'Leave resting orders 2% below the market.',
+    expect: { error: 'StrategyCompileError', field: 'capabilities' },
+  },
+  {
+    name: 'LimitOrders: Dutch orders',
+    text: 'Post Dutch orders for WETH.',
+    expect: { error: 'StrategyCompileError', field: 'capabilities' },
+  },
+  // What cannot be granted is named
+  {
+    name: 'leverage is named, and only the spot swap is granted',
+    adversarial: true,
+    text: 'Trade WETH with 3x leverage.',
+    expect: {
+      capabilities: ['Swap'],
+      dailyUsdcCap: usdc(100),
+      ...LOCAL_SWAP,
+      expiry: days(7),
+      warnings: [ungranted('leverage', 'leverage or borrowing')],
+    },
+  },
+  {
+    name: 'trading perps is not a swap',
+    adversarial: true,
+    text: 'Trade perps on ETH when funding turns negative.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('trade perps', 'perpetuals or futures')],
+    },
+  },
+  {
+    name: 'margin trading is not a swap',
+    adversarial: true,
+    text: 'Margin trading on WETH, borrowing USDC against it.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('margin trading', 'leverage or borrowing'), ungranted('borrowing', 'leverage or borrowing')],
+    },
+  },
+  {
+    name: 'a short is named next to the spot swap it allows',
+    adversarial: true,
+    text: 'Go short ETH when the trend breaks; otherwise swap WETH into USDC.',
+    expect: {
+      capabilities: ['Swap'],
+      dailyUsdcCap: usdc(100),
+      ...LOCAL_SWAP,
+      expiry: days(7),
+      warnings: [ungranted('go short', 'short selling')],
+    },
+  },
+  {
+    name: 'selling covered calls is not a swap',
+    adversarial: true,
+    text: 'Sell covered calls on the WETH we hold.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('sell covered calls', 'options')],
+    },
+  },
+  {
+    name: 'an unknown venue and a non-EVM chain are named',
+    adversarial: true,
+    text: 'Swap on Aerodrome and bridge the profits to Solana.\nbudget: $50/day',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    expect: {
+      capabilities: ['Swap', 'Bridge'],
+      dailyUsdcCap: usdc(50),
+      targets: [B.swapRouter02, B.cctpTokenMessengerV2],
+      selectors: [SEL.exactInputSingle, SEL.burn, SEL.exactInput],
+      actions: [...swapActions(B.swapRouter02), ...bridgeActions(B.cctpTokenMessengerV2)],
+      approvals: [
+        { spender: B.swapRouter02, tokens: [B.weth, B.usdc] },
+        { spender: B.cctpTokenMessengerV2, tokens: [B.usdc] },
+      ],
+      expiry: days(7),
+      warnings: [ungranted('aerodrome', 'a protocol the compiler has no contracts for'), ungranted('solana', 'a chain outside the EVM')],
+    },
+  },
+  {
+    name: 'refused instruments are not named again',
+    adversarial: true,
+    text: 'Swap on dips. Never use leverage, perps, options trading or Aave.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'fee and price words grant nothing',
+    adversarial: true,
+    text: 'Swap where trading fees are lowest; track the pool price and route through the pool with the deepest book.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+]
 
 export const CORPUS: CorpusCase[] = [
   {
@@ -446,6 +748,7 @@ export const CORPUS: CorpusCase[] = [
     text: 'Swap.',
     expect: { error: 'StrategyCompileError', field: 'owner' },
   },
+  ...PARAPHRASES,
 ]
 
 /** Compiles a corpus case exactly as its expectations were written for (throws what the compiler throws). */
