@@ -58,7 +58,15 @@ export type BardoDeployment = {
 export type TickFramework = Pick<SmartAccountsEnvironment, 'DelegationManager' | 'caveatEnforcers'>
 
 /** The enforcers a tick reads, by the kit's names. */
-export const TICK_ENFORCERS = ['ERC20PeriodTransferEnforcer', 'NativeTokenPeriodTransferEnforcer'] as const
+export const TICK_ENFORCERS = [
+  'ERC20PeriodTransferEnforcer',
+  'NativeTokenPeriodTransferEnforcer',
+  // A payment by delegation from the owner's grant is built from these.
+  'ValueLteEnforcer',
+  'ERC20TransferAmountEnforcer',
+  'RedeemerEnforcer',
+  'AllowedCalldataEnforcer',
+] as const
 
 /**
  * A deployment as a tick sees it: every Bardo contract, and of the framework only what a tick calls. The

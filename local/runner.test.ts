@@ -14,6 +14,14 @@ describe('npm start settings', () => {
     expect(localStackSettings({ BARDO_SECONDS_PER_BEAT: '3600' }).secondsPerBeat).toBe(3600)
   })
 
+  it('pays runtime from the key by default, by delegation from the owner grant when asked; anything else is refused by name', () => {
+    expect(localStackSettings({}).runtimePayment).toBe('key')
+    expect(localStackSettings({ BARDO_RUNTIME_PAYMENT: 'delegation' }).runtimePayment).toBe('delegation')
+    expect(() => localStackSettings({ BARDO_RUNTIME_PAYMENT: 'grant' })).toThrow(
+      'BARDO_RUNTIME_PAYMENT: must be key or delegation, got grant',
+    )
+  })
+
   it('refuses settings that cannot make a life, naming the variable', () => {
     expect(() => localStackSettings({ BARDO_LIFE_SECONDS: '0' })).toThrow('BARDO_LIFE_SECONDS: must be an integer of at least 1, got 0')
     expect(() => localStackSettings({ BARDO_LIFE_SECONDS: '60', BARDO_PERIOD_SECONDS: '120' })).toThrow(
@@ -61,6 +69,13 @@ describe('npm start settings', () => {
       "gas topped up 0.01 ETH from the owner's gas grant",
       'bought 1h of its own runtime for 0.5 USDC (x402 POST /api/v1/extend, signed by its session key)',
     ])
+    expect(
+      moneyLines({
+        golemId: 'demo',
+        outcome: 'ticked',
+        selfExtension: { status: 'confirmed', hours: 1, amount: 500_000n, paidFrom: 'grant' },
+      }),
+    ).toEqual(["bought 1h of its own runtime for 0.5 USDC (x402 POST /api/v1/extend, paid by delegation from the owner's grant)"])
     expect(moneyLines({ golemId: 'demo', outcome: 'ticked', selfExtension: { status: 'refused', reason: 'over the bound' } })).toEqual([
       'runtime not bought: over the bound',
     ])

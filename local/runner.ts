@@ -32,6 +32,7 @@ import { DEPLOYMENT_FILE, removeStackInfo, writeStackInfo } from './stackFile.ts
 import { writeDeploymentFile } from './chain.ts'
 import { PORTAL_PORT, startDashboard } from './dashboard.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
+import { runtimeByDelegation } from '../app/tick/paymentByDelegation.ts'
 import { selfExtensionConfig } from '../app/tick/selfExtensionConfig.ts'
 import { dcaBeat } from '../client/dcaBeat.ts'
 import { golemActions, inProcessTransport, type GolemActions } from '../client/golemActions.ts'
@@ -62,6 +63,11 @@ export type LocalStackSettings = {
   /** Seconds between a Golem's ticks (chain time). */
   tickSeconds: number
   indexer: boolean
+  /**
+   * How the Golems pay their runtime: `key` redeems the runway to the key, which pays by EIP-3009;
+   * `delegation` pays by delegation from the owner's grant, and the key never holds the money.
+   */
+  runtimePayment: 'key' | 'delegation'
 }
 
 /** Where the running stack writes its addresses for `npm run faucet` and clients (removed at stop). */
@@ -103,7 +109,14 @@ export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalS
     periodSeconds,
     tickSeconds: int('BARDO_TICK_SECONDS', 5, 1),
     indexer: env.BARDO_INDEXER !== '0',
+    runtimePayment: runtimePaymentOf(env.BARDO_RUNTIME_PAYMENT),
   }
+}
+
+function runtimePaymentOf(raw: string | undefined): LocalStackSettings['runtimePayment'] {
+  if (raw === undefined || raw === '' || raw === 'key') return 'key'
+  if (raw === 'delegation') return 'delegation'
+  throw new LocalStackError('LOCAL_CONFIG', `BARDO_RUNTIME_PAYMENT: must be key or delegation, got ${raw}`)
 }
 
 /** Shows a URL without credentials (RPC URLs often carry an API key). */
@@ -174,14 +187,16 @@ export function progressLine(ageSeconds: number, r: TickResult | undefined, extr
     .join(' | ')
 }
 
-/** The tick's money, one line each: gas topped up from the owner's grant, runtime bought with its runway. */
+/** The tick's money, one line each: gas topped up from the owner's grant, runtime bought with its runway or by delegation. */
 export function moneyLines(r: TickResult | undefined): string[] {
   const lines: string[] = []
   if (r?.gas?.status === 'confirmed') lines.push(`gas topped up ${formatEther(r.gas.amount ?? 0n)} ETH from the owner's gas grant`)
   const bought = r?.selfExtension
   if (bought?.status === 'confirmed')
     lines.push(
-      `bought ${bought.hours}h of its own runtime for ${usdc(bought.amount ?? 0n)} (x402 POST /api/v1/extend, signed by its session key)`,
+      `bought ${bought.hours}h of its own runtime for ${usdc(bought.amount ?? 0n)} (x402 POST /api/v1/extend, ${
+        bought.paidFrom === 'grant' ? "paid by delegation from the owner's grant" : 'signed by its session key'
+      })`,
     )
   else if (bought?.status === 'refused' || bought?.status === 'failed') lines.push(`runtime not bought: ${bought.reason ?? bought.status}`)
   return lines
@@ -318,6 +333,10 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       payee: chain.operator.address,
       runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour,
       marginSeconds: BigInt(Math.floor(settings.lifeSeconds / 2)),
+      // Paid by delegation, only the API's settlement account may redeem a payment.
+      ...(settings.runtimePayment === 'delegation'
+        ? { byDelegation: runtimeByDelegation(chain.deployment.environment, [chain.settlement.address]) }
+        : {}),
     })
     const tickDeps = (invocationId: string): TickDeps => ({
       store,

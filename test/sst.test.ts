@@ -242,7 +242,7 @@ describe('function environment', () => {
 })
 
 describe("the tick's framework", () => {
-  it("is the kit's DelegationManager and period-transfer enforcers on the chain, from BARDO_FRAMEWORK, as the other functions load them", async () => {
+  it("is the kit's DelegationManager, period-transfer and payment-delegation enforcers on the chain, from BARDO_FRAMEWORK, as the other functions load them", async () => {
     const { loadFunctionConfig, loadTickFunctionConfig } = await import('../functions/shared/config.ts')
     const env = { ...fn('Tick').args.environment, BARDO_SECRET_RPC_URL: 'http://127.0.0.1:1' } as NodeJS.ProcessEnv
     const tick = loadTickFunctionConfig(env).deployment.environment
@@ -252,6 +252,11 @@ describe("the tick's framework", () => {
       caveatEnforcers: {
         ERC20PeriodTransferEnforcer: full.caveatEnforcers.ERC20PeriodTransferEnforcer,
         NativeTokenPeriodTransferEnforcer: full.caveatEnforcers.NativeTokenPeriodTransferEnforcer,
+        // What a payment by delegation from the owner's grant is built from.
+        ValueLteEnforcer: full.caveatEnforcers.ValueLteEnforcer,
+        ERC20TransferAmountEnforcer: full.caveatEnforcers.ERC20TransferAmountEnforcer,
+        RedeemerEnforcer: full.caveatEnforcers.RedeemerEnforcer,
+        AllowedCalldataEnforcer: full.caveatEnforcers.AllowedCalldataEnforcer,
       },
     })
     expect(fn('Api').args.environment.BARDO_FRAMEWORK).toBeUndefined()

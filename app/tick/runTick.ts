@@ -243,10 +243,15 @@ export async function runTick(
     return withDeathVitals(profile, read, { ...reported, ...moved, events: events.map((e) => e.type) }, decision.phase.current)
   }
 
-  const redeemed = await redeemRunway(deps, slotBase, golemId, profile, plan, signer, read.timestamp)
+  // Runtime paid by delegation comes from the owner's account through the runway grant itself: nothing
+  // is redeemed to the key. Otherwise the runway is redeemed to the key, which pays from it.
+  const redeemed =
+    deps.selfExtension?.byDelegation && plan.runway.kind === 'redeem'
+      ? { result: { status: 'skipped', reason: "runtime is paid by delegation from the owner's grant" }, txHash: null }
+      : await redeemRunway(deps, slotBase, golemId, profile, plan, signer, read.timestamp)
   result.redemption = redeemed.result
   if (redeemed.event) events.push(redeemed.event)
-  // After the redemption: the runway it just moved to the key is what pays for the runtime.
+  // After the redemption: the runway it just moved to the key (or the grant) is what pays for the runtime.
   if (deps.selfExtension)
     result.selfExtension = await selfExtend({ ...deps, selfExtension: deps.selfExtension }, slotBase, golemId, profile, {
       now: read.timestamp,

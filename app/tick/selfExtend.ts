@@ -1,6 +1,7 @@
 // Executes the self-extension core/lifecycle/selfExtensionPlan.ts decides: the Golem pays
-// `POST /api/v1/extend` for itself with an x402 v2 `exact` payment (EIP-3009) signed by its session key
-// through the GolemSigner, out of the runway it holds. Exactly once per decision: the decision's slot
+// `POST /api/v1/extend` for itself with an x402 v2 `exact` payment signed by its session key through the
+// GolemSigner: an EIP-3009 authorization out of the runway it holds, or, where the deployment pays by
+// delegation, a delegation under its runway grant that moves the money from the owner's account. Exactly once per decision: the decision's slot
 // (keyed by the TTL it extends) is claimed before anything is signed, the payment is reserved against
 // the per-period bound in the store, and the signed payment header is recorded in the slot before it is
 // sent, so a retry after a crash re-sends the same payment (credited once by the API's ledger) instead
@@ -27,6 +28,7 @@ import type { SlotBase } from './slots.ts'
 import type { SelfExtensionConfig, SelfExtensionResult, TickDeps } from './types.ts'
 import { BardoError } from '../../core/errors.ts'
 import { asksForErc7710 } from '../../core/x402/erc7710.ts'
+import { delegationPaymentPolicy, grantPayer, payByDelegation } from './paymentByDelegation.ts'
 
 /** The tick's self-extension configuration; without it a Golem buys no runtime for itself. */
 export const RUNTIME_BOUGHT_EVENT = 'RuntimeBought'
@@ -61,11 +63,12 @@ export async function selfExtend(
     ctx.profile = profile
     budget = await deps.store.getBudget(paymentBudgetId(golemId), period)
   }
+  // Paid from the key, the runway it holds pays; paid by delegation, the owner's account does.
   const held = await deps.client.readContract({
     address: policy.asset,
     abi: erc20Abi,
     functionName: 'balanceOf',
-    args: [profile.golemKey],
+    args: [config.byDelegation ? grantPayer(profile) : profile.golemKey],
   })
   const step = planSelfExtension({
     now: at.now,
@@ -138,29 +141,40 @@ async function pay(
 
   let header: string
   let nonce: Hex
+  const byDelegation = deps.selfExtension.byDelegation
   try {
     const required = await askPrice(ctx, step.hours)
+    const signing = byDelegation ? delegationPaymentPolicy(policy, byDelegation, profile) : policy
     const { signer } = await deps.signers.resolve(profile, {
-      payments: { policy, ledger: new StoredPaymentLedger(policy, period, authorizedBesides(reserved.budget, reservationId)) },
+      payments: { policy: signing, ledger: new StoredPaymentLedger(policy, period, authorizedBesides(reserved.budget, reservationId)) },
     })
     const network = evmNetwork(signer.policy.chainId)
     const accepted = required.accepts.find(
       (r) =>
         r.scheme === 'exact' &&
-        // The Golem pays by EIP-3009 authorization; a requirement for a delegation is another payer's.
-        !asksForErc7710(r.extra) &&
+        // The Golem pays the requirement of its own method: by delegation, or by EIP-3009 authorization.
+        asksForErc7710(r.extra) === Boolean(byDelegation) &&
         r.network === network &&
         BigInt(r.amount) === step.amount &&
         isAddressEqual(r.asset as Address, policy.asset) &&
         policy.payees.some((p) => isAddressEqual(p, r.payTo as Address)),
     )
     if (!accepted)
-      return release(`the API asks no exact price of ${step.amount} on ${network} in the configured asset to a configured payee`)
-    // Paid as a stock x402 client pays; the GolemSigner's payment policy bounds what it signs.
-    nonce = bytesToHex(crypto.getRandomValues(new Uint8Array(32)))
-    const authorization = exactAuthorization(accepted, wallClockSeconds(), nonce)
-    const signature = await signer.signPaymentAuthorization(authorization)
-    header = encodePaymentSignature(exactPaymentPayload(required, accepted, signer.address, authorization, signature))
+      return release(
+        `the API asks no exact price of ${step.amount} on ${network} in the configured asset to a configured payee${byDelegation ? ' by delegation' : ''}`,
+      )
+    if (byDelegation) {
+      // Paid as MetaMask's x402 client pays from a delegation; the GolemSigner's payment policy bounds what it signs.
+      const paid = await payByDelegation(signer, deps.deployment.environment, profile, required, accepted)
+      nonce = paid.id
+      header = encodePaymentSignature(paid.payload)
+    } else {
+      // Paid as a stock x402 client pays; the GolemSigner's payment policy bounds what it signs.
+      nonce = bytesToHex(crypto.getRandomValues(new Uint8Array(32)))
+      const authorization = exactAuthorization(accepted, wallClockSeconds(), nonce)
+      const signature = await signer.signPaymentAuthorization(authorization)
+      header = encodePaymentSignature(exactPaymentPayload(required, accepted, signer.address, authorization, signature))
+    }
   } catch (error) {
     // The signer's refusal names its rule; nothing was signed, so the reservation and the slot go back.
     return release(error instanceof Error ? error.message : String(error))
@@ -203,7 +217,7 @@ async function send(
   const { store } = deps
   const ref: SlotRef = { golemId: slot.golemId, period: slot.period, step: slot.step }
   const budget = { golemId: paymentBudgetId(golemId), period: p.period, reservationId: p.reservationId, now: slotBase.now }
-  const base = { hours: p.hours, amount: p.amount, nonce: p.nonce }
+  const base = { hours: p.hours, amount: p.amount, nonce: p.nonce, paidFrom: deps.selfExtension.byDelegation ? 'grant' : 'key' } as const
   let res: Response
   try {
     res = await extendRequest(ctx, p.hours, { 'PAYMENT-SIGNATURE': header })

@@ -3,7 +3,7 @@
 // self-extension: the Golem's TTL then moves only when someone else pays /extend or /feed.
 import type { Address } from 'viem'
 import { BardoError } from '../../core/errors.ts'
-import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
+import type { PaymentPolicy, RuntimeByDelegation } from '../../core/custody/paymentPolicy.ts'
 import type { PaymentTerms } from '../paymentTerms.ts'
 import type { SelfExtensionConfig } from './types.ts'
 
@@ -24,6 +24,8 @@ export type SelfExtensionSettings = {
   assetVersion?: string
   /** TTL kept beyond the next beats (default one beat). */
   marginSeconds?: bigint
+  /** Pay by delegation from the owner's grant (the key never holds the money); from the key without it. */
+  byDelegation?: RuntimeByDelegation
 }
 
 export function selfExtensionConfig(s: SelfExtensionSettings): SelfExtensionConfig | undefined {
@@ -43,6 +45,7 @@ export function selfExtensionConfig(s: SelfExtensionSettings): SelfExtensionConf
     runtimeCostPerHour: s.runtimeCostPerHour,
     payments,
     ...(s.marginSeconds === undefined ? {} : { marginSeconds: s.marginSeconds }),
+    ...(s.byDelegation === undefined ? {} : { byDelegation: s.byDelegation }),
   }
 }
 

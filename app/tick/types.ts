@@ -1,5 +1,5 @@
 import type { Address, Hex, LocalAccount } from 'viem'
-import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
+import type { PaymentPolicy, RuntimeByDelegation } from '../../core/custody/paymentPolicy.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { KeyRotation, SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { TickDeployment } from '../../core/deployment.ts'
@@ -15,6 +15,12 @@ export type SelfExtensionConfig = {
   runtimeCostPerHour: bigint
   /** What the key may pay: the API's asset, its payTo as the only payee, and the bounds. */
   payments: PaymentPolicy
+  /**
+   * Pay by delegation from the owner's grant instead of from the key: the runway is not redeemed to the
+   * key, and each payment is a delegation under the runway grant that only these settlement accounts
+   * may redeem. Without it the key redeems its runway and pays by EIP-3009.
+   */
+  byDelegation?: RuntimeByDelegation
   /** Seconds of TTL kept beyond the next beats; default one beat. */
   marginSeconds?: bigint
   fetch?: typeof fetch
@@ -27,8 +33,10 @@ export type SelfExtensionResult = {
   amount?: bigint
   /** The TTL the API reports once the payment is credited. */
   runwayEndsAt?: bigint
-  /** The EIP-3009 authorization nonce of the payment. */
+  /** The payment's identity: its EIP-3009 authorization nonce, or its delegation's hash. */
   nonce?: Hex
+  /** Whose money paid: the key's (EIP-3009), or the owner's through the runway grant (by delegation). */
+  paidFrom?: 'key' | 'grant'
 }
 
 export type TickDeps = {

@@ -28,9 +28,28 @@ import {
   paymentTypedData,
   type PaymentAuthorization,
   type PaymentLedger,
+  type PaymentPolicy,
 } from './paymentPolicy.ts'
+import { checkPaymentDelegationTypedData, isOpenDelegation } from './paymentDelegation.ts'
 import { redact } from './redact.ts'
 import { delegationTypedData } from '../delegations/typedData.ts'
+
+function frozenPayments(p: PaymentPolicy): PaymentPolicy {
+  const d = p.delegation
+  return Object.freeze({
+    ...p,
+    payees: Object.freeze([...p.payees]),
+    ...(d === undefined
+      ? {}
+      : {
+          delegation: Object.freeze({
+            redeemers: Object.freeze([...d.redeemers]),
+            grants: Object.freeze([...d.grants]),
+            enforcers: Object.freeze({ ...d.enforcers }),
+          }),
+        }),
+  })
+}
 
 /** Told about every signature a GolemSigner produces (a SessionKey counts and budgets them). */
 export interface OperationRecorder {
@@ -53,8 +72,8 @@ export type UnsignedDelegation = Omit<Delegation, 'signature'> & { signature?: H
 /**
  * The only signer the rest of the system gets. It signs exactly what a Golem may sign: delegation
  * redemptions, disables of its own sub-delegations, updates to its own oracles, transfers of its
- * unspent funds back to its owner, Replicant sub-delegations, EIP-3009 payments of its own costs
- * to configured payees within bounds, and council proposals it has checked, for councils it sits on. There is no message, raw-hash or authorization path; `account` is a viem Account
+ * unspent funds back to its owner, Replicant sub-delegations, payments of its own costs to configured
+ * payees within bounds (EIP-3009 from the key, or by delegation from the owner's grant where allowed), and council proposals it has checked, for councils it sits on. There is no message, raw-hash or authorization path; `account` is a viem Account
  * whose transaction and typed-data signing run through the same checks.
  */
 export class GolemSigner {
@@ -77,9 +96,7 @@ export class GolemSigner {
     this.kind = signer.kind
     this.policy = Object.freeze({
       ...policy,
-      ...(policy.payments === undefined
-        ? {}
-        : { payments: Object.freeze({ ...policy.payments, payees: Object.freeze([...policy.payments.payees]) }) }),
+      ...(policy.payments === undefined ? {} : { payments: frozenPayments(policy.payments) }),
       oracles: Object.freeze({ ...policy.oracles }),
       ...(policy.returnTokens === undefined ? {} : { returnTokens: Object.freeze([...policy.returnTokens]) }),
       ...(policy.councils === undefined ? {} : { councils: Object.freeze([...policy.councils]) }),
@@ -181,9 +198,19 @@ export class GolemSigner {
 
   async #signTypedData(td: TypedDataDefinition): Promise<Hex> {
     this.#recorder?.assertUsable()
-    // Two typed-data shapes exist, told apart by their primary type: a payment, and a sub-delegation.
+    // Three typed-data shapes exist: a payment (EIP-3009), a payment by delegation (an open delegation
+    // under the owner's grant, where the policy pays so), and a sub-delegation to a named delegate.
     if ((td as { primaryType?: string }).primaryType === 'TransferWithAuthorization') {
       const payment = checkPaymentTypedData(td as never, this.policy.payments, this.policy.chainId, this.address, this.#now(), (p) =>
+        this.#ledger.spent(p),
+      )
+      const signature = await this.#raw.signTypedData(td)
+      this.#ledger.record(payment.period, payment.amount)
+      this.#recorder?.recordOperation({ opHash: hashTypedData(td), purpose: 'payment', spent: payment.amount })
+      return signature
+    }
+    if (this.policy.payments?.delegation && isOpenDelegation(td as never)) {
+      const payment = checkPaymentDelegationTypedData(td as never, this.policy.payments, this.policy, this.address, this.#now(), (p) =>
         this.#ledger.spent(p),
       )
       const signature = await this.#raw.signTypedData(td)

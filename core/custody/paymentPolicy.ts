@@ -1,7 +1,8 @@
-// The one payment a Golem may sign: an EIP-3009 TransferWithAuthorization of the configured asset (the
+// The payments a Golem may sign: an EIP-3009 TransferWithAuthorization of the configured asset (the
 // x402 exact scheme's typed data), from its own key, to a configured payee, within a per-payment and a
-// per-period bound. It pays the Golem's own costs (runtime bought from the platform) out of the runway
-// it redeemed; anything else a typed-data signature could move is refused.
+// per-period bound; or, where the policy allows it, the same payment by delegation from the owner's
+// grant (core/custody/paymentDelegation.ts), under the same bounds. It pays the Golem's own costs
+// (runtime bought from the platform); anything else a typed-data signature could move is refused.
 import { isAddress, isAddressEqual, isHex, size, type Address, type Hex } from 'viem'
 import { CustodyConfigError, SignerPolicyError } from './errors.ts'
 
@@ -18,7 +19,26 @@ export type PaymentPolicy = {
   periodSeconds: bigint
   /** The longest validity window (validBefore - now) an authorization may carry. */
   maxValiditySeconds: bigint
+  /** Paying from the owner's grant by delegation (ERC-7710) instead of from the key; none without it. */
+  delegation?: PaymentDelegationPolicy | undefined
 }
+
+/**
+ * A payment by delegation: the key signs an open delegation under one of the owner's grants that only
+ * the seller's settlement account may redeem, for one transfer of the asset to a payee. The money goes
+ * from the owner's account to the payee and never through the key.
+ */
+export type PaymentDelegationPolicy = {
+  /** The settlement accounts that may redeem a payment (the seller's facilitator addresses). */
+  redeemers: readonly Address[]
+  /** Hashes of the grants a payment may be made under (the Golem's runway delegation). */
+  grants: readonly Hex[]
+  /** The framework's enforcers a payment delegation is built from, and nothing else. */
+  enforcers: { valueLte: Address; erc20TransferAmount: Address; redeemer: Address; allowedCalldata: Address }
+}
+
+/** A deployment's rule for paying by delegation, before it names the grant of one Golem. */
+export type RuntimeByDelegation = Omit<PaymentDelegationPolicy, 'grants'>
 
 export type PaymentAuthorization = { to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex }
 
@@ -49,6 +69,15 @@ export function assertPaymentPolicy(p: PaymentPolicy): void {
   if (p.maxPerPeriod < p.maxPerPayment) throw new CustodyConfigError('policy.payments.maxPerPeriod', 'must be at least maxPerPayment')
   if (p.periodSeconds <= 0n) throw new CustodyConfigError('policy.payments.periodSeconds', 'must be positive')
   if (p.maxValiditySeconds <= 0n) throw new CustodyConfigError('policy.payments.maxValiditySeconds', 'must be positive')
+  if (p.delegation === undefined) return
+  const d = p.delegation
+  if (d.redeemers.length === 0 || !d.redeemers.every((a) => isAddress(a, { strict: false })))
+    throw new CustodyConfigError('policy.payments.delegation.redeemers', 'must list at least one address')
+  if (d.grants.length === 0 || !d.grants.every((h) => isHex(h) && size(h) === 32))
+    throw new CustodyConfigError('policy.payments.delegation.grants', 'must list at least one 32-byte delegation hash')
+  for (const [name, address] of Object.entries(d.enforcers))
+    if (!isAddress(address, { strict: false }))
+      throw new CustodyConfigError(`policy.payments.delegation.enforcers.${name}`, 'must be an address')
 }
 
 /**

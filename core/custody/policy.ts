@@ -193,6 +193,24 @@ export type DelegationTypedDataInput = {
  * delegate (never open), with at least one caveat: the shape of a Replicant sub-delegation.
  */
 export function checkDelegationTypedData(td: DelegationTypedDataInput, config: SignerPolicyConfig, signer: Address): void {
+  const m = checkOwnDelegationEnvelope(td, config, signer)
+  if (typeof m.authority !== 'string' || !isHex(m.authority) || size(m.authority) !== 32 || m.authority.toLowerCase() === ROOT_AUTHORITY)
+    throw new SignerPolicyError('sub-delegation-only', 'delegation.authority must be the parent delegation hash, not ROOT_AUTHORITY')
+  if (typeof m.delegate !== 'string' || !isAddress(m.delegate, { strict: false }) || isAddressEqual(m.delegate, ANY_BENEFICIARY))
+    throw new SignerPolicyError('no-open-delegation', 'delegation.delegate must be a specific address, not the open-delegation marker')
+  if (!Array.isArray(m.caveats) || m.caveats.length === 0)
+    throw new SignerPolicyError('caveats-required', 'delegation.caveats must not be empty: a sub-delegation only narrows')
+}
+
+/**
+ * The envelope every delegation a Golem signs shares: exactly the DelegationManager's Delegation and
+ * Caveat types, its v1 domain on this chain, and this signer as the delegator. Returns the message.
+ */
+export function checkOwnDelegationEnvelope(
+  td: DelegationTypedDataInput,
+  config: Pick<SignerPolicyConfig, 'chainId' | 'delegationManager'>,
+  signer: Address,
+): Partial<Record<keyof Delegation, unknown>> {
   if (td.primaryType !== 'Delegation')
     throw new SignerPolicyError('typed-data-is-delegation', `typedData.primaryType must be Delegation, got ${String(td.primaryType)}`)
   const types = { ...(td.types ?? {}) }
@@ -220,12 +238,7 @@ export function checkDelegationTypedData(td: DelegationTypedDataInput, config: S
   const m = (td.message ?? {}) as Partial<Record<keyof Delegation, unknown>>
   if (typeof m.delegator !== 'string' || !isAddress(m.delegator, { strict: false }) || !isAddressEqual(m.delegator, signer))
     throw new SignerPolicyError('own-delegation', `delegation.delegator ${String(m.delegator)} is not this signer ${signer}`)
-  if (typeof m.authority !== 'string' || !isHex(m.authority) || size(m.authority) !== 32 || m.authority.toLowerCase() === ROOT_AUTHORITY)
-    throw new SignerPolicyError('sub-delegation-only', 'delegation.authority must be the parent delegation hash, not ROOT_AUTHORITY')
-  if (typeof m.delegate !== 'string' || !isAddress(m.delegate, { strict: false }) || isAddressEqual(m.delegate, ANY_BENEFICIARY))
-    throw new SignerPolicyError('no-open-delegation', 'delegation.delegate must be a specific address, not the open-delegation marker')
-  if (!Array.isArray(m.caveats) || m.caveats.length === 0)
-    throw new SignerPolicyError('caveats-required', 'delegation.caveats must not be empty: a sub-delegation only narrows')
+  return m
 }
 
 function sortKeys(value: unknown): unknown {
