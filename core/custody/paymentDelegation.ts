@@ -7,7 +7,7 @@
 import { ANY_BENEFICIARY } from '@metamask/smart-accounts-kit'
 import { hexToBigInt, isAddress, isAddressEqual, isHex, pad, size, sliceHex, type Address, type Hex } from 'viem'
 import { SignerPolicyError } from './errors.ts'
-import { paymentPeriod, type PaymentPolicy } from './paymentPolicy.ts'
+import { checkPaymentBounds, type PaymentPolicy } from './paymentPolicy.ts'
 import { checkOwnDelegationEnvelope, type DelegationTypedDataInput } from './policy.ts'
 
 /** Whether typed data is a delegation to anyone (the open delegation a payment by delegation is). */
@@ -72,9 +72,6 @@ export function checkPaymentDelegationTypedData(
   if (!isAddressEqual(token, policy.asset))
     throw new SignerPolicyError('payment-asset', `ERC20TransferAmountEnforcer token ${token} is not the configured asset ${policy.asset}`)
   const amount = hexToBigInt(sliceHex(transfer.terms, 20, 52))
-  if (amount <= 0n) throw new SignerPolicyError('payment-amount', 'ERC20TransferAmountEnforcer amount must be positive')
-  if (amount > policy.maxPerPayment)
-    throw new SignerPolicyError('payment-bound', `delegation amount ${amount} exceeds the per-payment bound ${policy.maxPerPayment}`)
 
   const redeemer = only(enforcers.redeemer, 'RedeemerEnforcer')
   const n = size(redeemer.terms)
@@ -94,12 +91,5 @@ export function checkPaymentDelegationTypedData(
   if (sliceHex(pinned, 32, 44) !== pad('0x', { size: 12 }) || !policy.payees.some((p) => isAddressEqual(p, to)))
     throw new SignerPolicyError('payee-allowed', `the pinned recipient ${to} is not a configured payee`)
 
-  const period = paymentPeriod(policy, now)
-  const spent = spentInPeriod(period)
-  if (spent + amount > policy.maxPerPeriod)
-    throw new SignerPolicyError(
-      'payment-period-bound',
-      `delegation amount ${amount} with ${spent} already authorized this period exceeds the per-period bound ${policy.maxPerPeriod}`,
-    )
-  return { period, amount }
+  return checkPaymentBounds(policy, 'ERC20TransferAmountEnforcer amount', amount, now, spentInPeriod)
 }

@@ -156,23 +156,39 @@ export function checkPaymentTypedData(
   const value = toBigInt(m.value)
   const validAfter = toBigInt(m.validAfter)
   const validBefore = toBigInt(m.validBefore)
-  if (value === null || value <= 0n) throw new SignerPolicyError('payment-amount', 'authorization.value must be a positive integer')
-  if (value > policy.maxPerPayment)
-    throw new SignerPolicyError('payment-bound', `authorization.value ${value} exceeds the per-payment bound ${policy.maxPerPayment}`)
+  if (value === null) throw new SignerPolicyError('payment-amount', 'authorization.value must be a positive integer')
   if (validAfter === null || validBefore === null || validBefore <= now || validBefore <= validAfter)
     throw new SignerPolicyError('payment-window', 'authorization validBefore must be after now and after validAfter')
   if (validBefore - now > policy.maxValiditySeconds)
     throw new SignerPolicyError('payment-window', `authorization validBefore is more than ${policy.maxValiditySeconds}s away`)
   if (typeof m.nonce !== 'string' || !isHex(m.nonce) || size(m.nonce) !== 32)
     throw new SignerPolicyError('payment-nonce', 'authorization.nonce must be 32 bytes')
+  return checkPaymentBounds(policy, 'authorization.value', value, now, spentInPeriod)
+}
+
+/**
+ * The bounds every payment a Golem signs keeps, whatever carries it: a positive amount, at most the
+ * per-payment bound, and within the per-period bound with what the period already authorized. Returns
+ * the period and amount to record once it is signed.
+ */
+export function checkPaymentBounds(
+  policy: PaymentPolicy,
+  field: string,
+  amount: bigint,
+  now: bigint,
+  spentInPeriod: (period: bigint) => bigint,
+): { period: bigint; amount: bigint } {
+  if (amount <= 0n) throw new SignerPolicyError('payment-amount', `${field} must be a positive integer`)
+  if (amount > policy.maxPerPayment)
+    throw new SignerPolicyError('payment-bound', `${field} ${amount} exceeds the per-payment bound ${policy.maxPerPayment}`)
   const period = paymentPeriod(policy, now)
   const spent = spentInPeriod(period)
-  if (spent + value > policy.maxPerPeriod)
+  if (spent + amount > policy.maxPerPeriod)
     throw new SignerPolicyError(
       'payment-period-bound',
-      `authorization.value ${value} with ${spent} already authorized this period exceeds the per-period bound ${policy.maxPerPeriod}`,
+      `${field} ${amount} with ${spent} already authorized this period exceeds the per-period bound ${policy.maxPerPeriod}`,
     )
-  return { period, amount: value }
+  return { period, amount }
 }
 
 function toBigInt(v: unknown): bigint | null {
