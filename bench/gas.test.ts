@@ -4,6 +4,7 @@
 // less than the table's terms, folding beats the previous shape
 // by at least one caveat's hook overhead, and a second run gives exactly the same numbers (the bench
 // claims determinism). No absolute gas is asserted: enforcers may change.
+import { WALLET_GRANT_ALONE } from './goals.ts'
 import { describe, expect, it } from 'vitest'
 import { formatGasBench, runGasBench, type GasBenchResult } from './gas.ts'
 
@@ -46,11 +47,15 @@ describe('gas bench', () => {
   }, 180_000)
 
   it('headlines the runway as built, and shows the previous shape and the rows with more caveats', () => {
-    const [built, previous, withDream, withDreamAndCap, previousWithDreamAndCap, erc7715] = first.policies
-    expect(first.policies).toHaveLength(6)
+    const [built, previous, withDream, withDreamAndCap, previousWithDreamAndCap, erc7715, walletAlone] = first.policies
+    expect(first.policies).toHaveLength(7)
     // The ERC-7715 chain redeems two delegations: the wallet's grant and the Session Account's re-delegation.
     expect(erc7715!.caveats).toEqual(expect.arrayContaining(['golemPhase runway', 'ERC20PeriodTransfer', 'Timestamp']))
     expect(erc7715!.gas.repeat).toBeGreaterThan(built!.gas.repeat)
+    // Its baseline: the same wallet grant redeemed directly by its delegate, none of Bardo's caveats.
+    expect(walletAlone!.name).toBe(WALLET_GRANT_ALONE)
+    expect(walletAlone!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'Timestamp'])
+    expect(erc7715!.gas.repeat).toBeGreaterThan(walletAlone!.gas.repeat)
     expect(built!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway'])
     expect(previous!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase', 'mortalityTimeWindow'])
     expect(withDream!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway', 'dreamMode'])

@@ -1,4 +1,4 @@
-// Gas bench (issue 5): what each Bardo enforcer adds to a USDC runway redemption, and what the Golem's
+// Gas bench: what each Bardo enforcer adds to a USDC runway redemption, and what the Golem's
 // complete runway policy costs next to MetaMask's own `erc20PeriodTransfer` scope alone, all measured in
 // one run on one deterministic devnet (see bench/lib/gasDevnet.ts). Every number is a receipt's gasUsed
 // for an EOA Golem key calling DelegationManager.redeemDelegations with one USDC `transfer`; "first" is
@@ -6,6 +6,7 @@
 // same period and day (warm storage, the steady state of a heartbeat). Goal: repeat <= 1.16x bare (it was
 // 1.25x until golemPhase gained runway terms).
 //   npx tsx bench/gas.ts        (or: npm run bench -- gas)
+import { WALLET_GRANT_ALONE } from './goals.ts'
 import type { Caveat } from '@metamask/smart-accounts-kit'
 import { keccak256, toHex, type Hex } from 'viem'
 import { pathToFileURL } from 'node:url'
@@ -211,6 +212,30 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
     const name = 'ERC-7715 chain: wallet grant -> Session Account -> key'
     return { name, caveats: chain.flatMap((x) => x.caveats.map(nameOf)), gas: await c.measureChain(name, chain) }
   }
+  // The baseline of the ERC-7715 chain: the same wallet grant redeemed directly by its delegate (here the
+  // key stands in as the Session Account, so it can redeem it), without Bardo's re-delegation.
+  const walletGrantAlone = async (): Promise<Omit<PolicyGas, 'ratio' | 'verdict'>> => {
+    const other = privateKeyToAccount(keccak256(toHex('bardo gas bench: execution key')))
+    const r = buildRunwayRedelegation({
+      tree,
+      permission: {
+        owner: c.owner.address,
+        sessionAccount: golem,
+        token: d.assets.usdc,
+        ...RUNWAY,
+        startTime: RUNWAY.startDate,
+        expiry: Number(WINDOW.endTime + 1n),
+        salt: nextSalt(),
+      },
+      executionKey: other.address,
+      bardo: [{ type: 'golemPhase', golem: other.address, ...WINDOW }],
+      salt: nextSalt(),
+    })
+    await tree.sign(r.parent.hash, signer)
+    const chain = tree.chain(r.parent.hash)
+    const name = WALLET_GRANT_ALONE
+    return { name, caveats: chain.flatMap((x) => x.caveats.map(nameOf)), gas: await c.measureChain(name, chain) }
+  }
   const rows = [
     await built('runway as built (complete Bardo policy)', folded, []),
     await built('previous shape: golemPhase + mortalityTimeWindow', previous, []),
@@ -218,6 +243,7 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
     await built('runway + dreamMode + dailySpendLimit', folded, [dreamMode, dailySpendLimit]),
     await built('previous shape + dreamMode + dailySpendLimit', previous, [dreamMode, dailySpendLimit]),
     await sevenSevenFifteen(),
+    await walletGrantAlone(),
   ]
   return rows.map((r) => {
     const rr = { first: ratio(r.gas.first, bare.first), repeat: ratio(r.gas.repeat, bare.repeat) }
@@ -318,7 +344,7 @@ export function formatGasBench(r: GasBenchResult): string {
     `Folding the life window into golemPhase saves ${formatInt(previous.gas.repeat - head.gas.repeat)} gas a repeat redemption ` +
       `(${formatInt(previous.gas.first - head.gas.first)} a first) against the previous shape (${formatRatio(previous.ratio.repeat, 4)} bare).`,
     ...r.policies
-      .filter((p) => p.name.startsWith('ERC-7715'))
+      .filter((p) => p.name.startsWith('ERC-7715 chain'))
       .map(
         (p) =>
           `The ERC-7715 chain (the wallet's grant, then the Session Account's re-delegation) costs ${formatInt(p.gas.repeat - head.gas.repeat)} gas ` +

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { benchGoals, formatGoals, type BenchResults } from './goals.ts'
 import { formatResultTable } from './lib/table.ts'
 
 type BenchModule = { name: string; file: string; run: string; format: string; about: string }
@@ -112,6 +113,8 @@ export async function runBenchmarks(
   const outcomes: BenchOutcome[] = []
   for (const bench of selected) outcomes.push(await runOne(bench, print))
   print(`# summary: ${outcomes.map((o) => `${o.name} ${o.status}${o.note ? ` (${o.note})` : ''}`).join(', ')}`)
+  const results = Object.fromEntries(outcomes.filter((o) => o.status === 'ran').map((o) => [o.name, o.result])) as BenchResults
+  print(`\n# goals (from this run)\n${formatGoals(benchGoals(results))}`)
   return outcomes
 }
 

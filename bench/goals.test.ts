@@ -1,0 +1,79 @@
+// The goal lines `npm run bench` ends with, computed from one run's results: PASS or MISS against each
+// target, and a goal whose benchmark did not run names the one that measures it.
+import { describe, expect, it } from 'vitest'
+import { benchGoals, formatGoals, WALLET_GRANT_ALONE, type BenchResults } from './goals.ts'
+
+const size = (bytes: number) => ({ entry: 'x', bytes, bytesWithAwsSdk: bytes, packages: [] })
+const phase = (ticks: number, seconds: number, requests: number) => ({
+  ticks,
+  seconds,
+  ticksPerMinute: (ticks / seconds) * 60,
+  rpc: 0,
+  rpcPerTick: 0,
+  rpcByMethod: {},
+  store: { requests, requestsPerTick: ticks > 0 ? requests / ticks : 0, byCommand: {} },
+})
+const gasPair = (repeat: bigint) => ({ first: repeat, repeat, calldata: 0n })
+const policy = (name: string, repeat: bigint) => ({
+  name,
+  caveats: [],
+  gas: gasPair(repeat),
+  ratio: { first: 1, repeat: 1 },
+  verdict: 'PASS' as const,
+})
+
+const results = {
+  heartbeat: {
+    rows: [
+      {
+        store: 'dynalite',
+        golems: 1_000,
+        busy: phase(3_000, 50, 12_000),
+        idle: phase(0, 60, 30),
+        idlePerGolemRead: phase(0, 1, 0),
+        rpcRatio: 0,
+      },
+    ],
+  },
+  api: { rpsRatio: 0.92, p99Ratio: 1.1 },
+  bundle: { goalBytes: 400_000, tick: size(399_000), heartbeat: size(380_000), walker: size(390_000), api: size(1_700_000) },
+  gas: { policies: [policy('ERC-7715 chain: wallet grant -> Session Account -> key', 120_000n), policy(WALLET_GRANT_ALONE, 100_000n)] },
+  dashboard: { fleet: { p99: 30 }, bare: { p99: 20 } },
+  indexer: { ratio: 0.85 },
+} as unknown as BenchResults
+
+describe('the goal lines of a bench run', () => {
+  it('judges each goal from the same run: one line each, PASS or MISS', () => {
+    expect(formatGoals(benchGoals(results)).split('\n')).toEqual([
+      'goal 1: 0.000 invocations and 0.030 DynamoDB requests per idle Golem-minute (target 0 invocations, <= 0.05 DynamoDB requests): PASS',
+      'goal 2: 4.00 DynamoDB requests per busy tick, 3,600 busy ticks/min (target <= 4 requests, >= 3,000 ticks/min at 1,000 Golems on dynalite): PASS',
+      "goal 3: permission health 0.92x bare Hono's throughput, p99 1.10x bare's (target >= 0.9x throughput, p99 <= 1.2x): PASS",
+      'goal 4: tick 399.0 KB, heartbeat 380.0 KB, walker 390.0 KB, api 1700.0 KB (target every Lambda <= 400.0 KB): MISS',
+      'goal 5: ERC-7715 chain 120,000 gas = 1.2000x the wallet grant alone (repeat) (target <= 1.25x): PASS',
+      'goal 6: fleet query p99 1.50x a bare GraphQL list; backfill 0.85x an empty-handler Ponder app (target p99 <= 2x, backfill >= 0.9x): MISS',
+    ])
+  })
+
+  it('names the benchmark that measures a goal it did not run', () => {
+    expect(formatGoals(benchGoals({ api: results.api }))).toBe(
+      [
+        'goal 1: not measured in this run (npm run bench -- heartbeat (dynalite at 1000 Golems))',
+        'goal 2: not measured in this run (npm run bench -- heartbeat (dynalite at 1000 Golems))',
+        "goal 3: permission health 0.92x bare Hono's throughput, p99 1.10x bare's (target >= 0.9x throughput, p99 <= 1.2x): PASS",
+        'goal 4: not measured in this run (npm run bench -- bundle)',
+        'goal 5: not measured in this run (npm run bench -- gas)',
+        'goal 6: not measured in this run (npm run bench -- dashboard indexer)',
+      ].join('\n'),
+    )
+  })
+
+  it('an idle Golem that is still ticked misses goal 1', () => {
+    const ticked = {
+      ...results,
+      heartbeat: { rows: [{ ...results.heartbeat!.rows[0]!, idle: phase(1_000, 60, 5_000) }] },
+    } as unknown as BenchResults
+    expect(formatGoals(benchGoals(ticked)).split('\n')[0]).toBe(
+      'goal 1: 1.000 invocations and 5.000 DynamoDB requests per idle Golem-minute (target 0 invocations, <= 0.05 DynamoDB requests): MISS',
+    )
+  })
+})

@@ -1,0 +1,122 @@
+// The performance goals as `npm run bench` ends them: one line per goal, `goal <n>: <measured> (target
+// <target>): PASS|MISS`, computed from the results of the same run (each against its own same-run
+// baseline). A goal whose benchmark was not run this time says which one measures it.
+import type { ApiBenchResult } from './api.ts'
+import type { BundleBenchResult } from './bundle.ts'
+import type { DashboardBenchResult } from './dashboard.ts'
+import type { GasBenchResult } from './gas.ts'
+import type { HeartbeatBenchResult } from './heartbeat.ts'
+import type { IndexerBenchResult } from './indexer.ts'
+
+/** The wallet's ERC-7715 grant redeemed directly by its delegate: the ERC-7715 chain's baseline (a gas row). */
+export const WALLET_GRANT_ALONE = "ERC-7715 wallet grant alone, redeemed by its delegate (MetaMask's own)"
+
+export type BenchResults = Partial<{
+  heartbeat: HeartbeatBenchResult
+  api: ApiBenchResult
+  bundle: BundleBenchResult
+  gas: GasBenchResult
+  dashboard: DashboardBenchResult
+  indexer: IndexerBenchResult
+}>
+
+export type Goal = { n: number; measured: string; target: string; verdict: 'PASS' | 'MISS' } | { n: number; missing: string }
+
+const x = (v: number, digits = 2) => `${v.toFixed(digits)}x`
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS')
+
+/** The busy-tick goals are judged on the real store at this many Golems. */
+const GOAL_GOLEMS = 1_000
+
+function heartbeatRow(r: HeartbeatBenchResult) {
+  return r.rows.find((row) => row.store === 'dynalite' && row.golems === GOAL_GOLEMS)
+}
+
+export function benchGoals(results: BenchResults): Goal[] {
+  const goals: Goal[] = []
+  const { heartbeat, api, bundle, gas, dashboard, indexer } = results
+
+  const row = heartbeat ? heartbeatRow(heartbeat) : undefined
+  const idle = row?.idle
+  if (!idle?.store) goals.push({ n: 1, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })
+  else {
+    // An idle Golem-minute: what the idle phase cost per Golem, scaled to a minute of its life.
+    const minutes = idle.seconds / 60
+    const perGolemMinute = (n: number) => (minutes > 0 ? n / (GOAL_GOLEMS * minutes) : Number.POSITIVE_INFINITY)
+    const invocations = perGolemMinute(idle.ticks)
+    const requests = perGolemMinute(idle.store.requests)
+    goals.push({
+      n: 1,
+      measured: `${invocations.toFixed(3)} invocations and ${requests.toFixed(3)} DynamoDB requests per idle Golem-minute`,
+      target: '0 invocations, <= 0.05 DynamoDB requests',
+      verdict: verdict(invocations === 0 && requests <= 0.05),
+    })
+  }
+
+  const busy = row?.busy
+  if (!busy?.store) goals.push({ n: 2, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })
+  else
+    goals.push({
+      n: 2,
+      measured: `${busy.store.requestsPerTick.toFixed(2)} DynamoDB requests per busy tick, ${Math.round(busy.ticksPerMinute).toLocaleString('en-US')} busy ticks/min`,
+      target: `<= 4 requests, >= 3,000 ticks/min at ${GOAL_GOLEMS.toLocaleString('en-US')} Golems on dynalite`,
+      verdict: verdict(busy.store.requestsPerTick <= 4 && busy.ticksPerMinute >= 3_000),
+    })
+
+  if (!api) goals.push({ n: 3, missing: 'npm run bench -- api' })
+  else
+    goals.push({
+      n: 3,
+      measured: `permission health ${x(api.rpsRatio)} bare Hono's throughput, p99 ${x(api.p99Ratio)} bare's`,
+      target: '>= 0.9x throughput, p99 <= 1.2x',
+      verdict: verdict(api.rpsRatio >= 0.9 && api.p99Ratio <= 1.2),
+    })
+
+  if (!bundle) goals.push({ n: 4, missing: 'npm run bench -- bundle' })
+  else {
+    const sizes = (['tick', 'heartbeat', 'walker', 'api'] as const).map((name) => ({ name, bytes: bundle[name].bytes }))
+    const over = sizes.filter((s) => s.bytes > bundle.goalBytes)
+    goals.push({
+      n: 4,
+      measured: sizes.map((s) => `${s.name} ${kb(s.bytes)}`).join(', '),
+      target: `every Lambda <= ${kb(bundle.goalBytes)}`,
+      verdict: verdict(over.length === 0),
+    })
+  }
+
+  const chain = gas?.policies.find((p) => p.name.startsWith('ERC-7715 chain'))
+  const alone = gas?.policies.find((p) => p.name === WALLET_GRANT_ALONE)
+  if (!chain || !alone) goals.push({ n: 5, missing: 'npm run bench -- gas' })
+  else {
+    const ratio = Number(chain.gas.repeat) / Number(alone.gas.repeat)
+    goals.push({
+      n: 5,
+      measured: `ERC-7715 chain ${chain.gas.repeat.toLocaleString('en-US')} gas = ${x(ratio, 4)} the wallet grant alone (repeat)`,
+      target: '<= 1.25x',
+      verdict: verdict(ratio <= 1.25),
+    })
+  }
+
+  if (!dashboard || !indexer) goals.push({ n: 6, missing: 'npm run bench -- dashboard indexer' })
+  else {
+    const p99 = dashboard.fleet.p99 / dashboard.bare.p99
+    goals.push({
+      n: 6,
+      measured: `fleet query p99 ${x(p99)} a bare GraphQL list; backfill ${x(indexer.ratio)} an empty-handler Ponder app`,
+      target: 'p99 <= 2x, backfill >= 0.9x',
+      verdict: verdict(p99 <= 2 && indexer.ratio >= 0.9),
+    })
+  }
+  return goals
+}
+
+export function formatGoals(goals: readonly Goal[]): string {
+  return goals
+    .map((g) =>
+      'missing' in g
+        ? `goal ${g.n}: not measured in this run (${g.missing})`
+        : `goal ${g.n}: ${g.measured} (target ${g.target}): ${g.verdict}`,
+    )
+    .join('\n')
+}
