@@ -36,7 +36,8 @@ const bps = z
     z.lte(BPS, 'must be 0..10000 basis points'),
   )
 
-const constitutionSchema = z
+/** The constitution as the Golem's profile keeps it (JSON, amounts as decimal strings). */
+export const constitutionSchema = z
   .object({
     v: z.literal(1),
     /** The portfolio's cash (the owner's USDC): always approved, never a position, what closing a position returns to. */
