@@ -90,6 +90,17 @@ describe('constitutionHash', () => {
     })
     expect(constitutionHash(reordered)).toBe(constitutionHash(constitution))
   })
+  it('is keccak256(abi.encode(constitution)), the hash contracts/test/PolicyCage.t.sol computes in Solidity', () => {
+    const pinned = parseConstitution({
+      ...raw,
+      assets: [
+        { address: VAULT, maxConcentrationBps: 5_000 },
+        { address: WETH, maxConcentrationBps: 2_500 },
+      ],
+      revokeOn: ['approvedAsset', 'maxDrawdown'],
+    })
+    expect(constitutionHash(pinned)).toBe('0x89502266cc3450d31c846d9a9fa92c4314c2c583bfd988077a6564c0b2f42f63')
+  })
   it('changes with any bound', () => {
     expect(constitutionHash(parseConstitution({ ...raw, maxDrawdownBps: 1_501 }))).not.toBe(constitutionHash(constitution))
     expect(constitutionHash(parseConstitution({ ...raw, revokeOn: [] }))).not.toBe(constitutionHash(constitution))
