@@ -4,12 +4,12 @@
 // policy_violation), and moves no funds.
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockPriceFeedAbi } from '../../contracts/artifacts/index.ts'
+import { MockPriceFeedAbi, PolicyCageAbi } from '../../contracts/artifacts/index.ts'
 import { golemActions, inProcessTransport, type GolemActions } from '../../client/golemActions.ts'
 import type { ActionRequest } from '../../core/actions/index.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
-import { parseConstitution, type ConstitutionInput } from '../../core/policy/index.ts'
+import { constitutionHash, parseConstitution, type ConstitutionInput } from '../../core/policy/index.ts'
 import type { ActionOutcome, ExecuteActionDeps } from '../../app/actions/executeAction.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
@@ -51,10 +51,19 @@ const base = (): ConstitutionInput => ({
   maxDrawdownBps: 1_500,
 })
 
-/** Puts a constitution (and a phase) on the Golem's record, as the owner's onboarding would. */
-async function constitute(raw: ConstitutionInput, phase: PhaseName = 'Thriving') {
+/** Puts a constitution (and a phase) on the Golem's record and, unless told not to, its hash in the PolicyCage. */
+async function constitute(raw: ConstitutionInput, phase: PhaseName = 'Thriving', onChain = true) {
   const record = (await env.store.getGolem(GOLEM))!
   const profile = { ...parseGolemProfile(record.profile), constitution: parseConstitution(raw) }
+  if (onChain)
+    await client.waitForTransactionReceipt({
+      hash: await env.devnet.operator.writeContract({
+        address: env.devnet.deployment.policyCage!,
+        abi: PolicyCageAbi,
+        functionName: 'setConstitution',
+        args: [profile.golemKey, constitutionHash(profile.constitution)],
+      }),
+    })
   const r = await env.store.updateGolem({
     golemId: GOLEM,
     expectedVersion: record.version,
@@ -95,6 +104,7 @@ beforeAll(async () => {
     golemId: GOLEM,
     strategy: STRATEGY,
     lifeSeconds: 3_600n,
+    constitution: parseConstitution(base()),
   })
   const deps: ExecuteActionDeps = {
     store: env.store,
@@ -119,8 +129,19 @@ async function setUsdcPrice(answer: bigint) {
 }
 
 describe("the owner's constitution on the action path", () => {
+  it('provisioning puts the constitution in the profile and its hash in the PolicyCage', async () => {
+    const profile = parseGolemProfile((await env.store.getGolem(GOLEM))!.profile)
+    expect(profile.constitution).toEqual(parseConstitution(base()))
+    const onChain = await client.readContract({
+      address: env.devnet.deployment.policyCage!,
+      abi: PolicyCageAbi,
+      functionName: 'constitutionHash',
+      args: [profile.golemKey],
+    })
+    expect(onChain).toBe(constitutionHash(profile.constitution!))
+  })
+
   it('executes a request inside every bound and records what it put at risk', async () => {
-    await constitute(base())
     const out = await act.batch(buyWeth(10), { requestId: 'pol-ok' })
     expect(out.status).toBe('executed')
     const [spend] = (await env.store.listEvents({ golemId: GOLEM, order: 'desc', limit: 1 })).events
@@ -188,5 +209,18 @@ describe("the owner's constitution on the action path", () => {
     } finally {
       await setUsdcPrice(10n ** 8n)
     }
+  })
+
+  it('constitutionHash: a Golem whose constitution is not the one in the PolicyCage acts no more', async () => {
+    const changed = { ...base(), maxDayUsd: USDC(2_000).toString() }
+    await constitute(changed, 'Thriving', false)
+    const { refusal } = await refused(buyWeth(1))
+    expect(refusal).toMatchObject({
+      error: 'constitutionHash',
+      args: ['constitutionHash', { expected: constitutionHash(parseConstitution(changed)) }],
+    })
+    expect(refusal.reason).toMatch(
+      /^policy\.constitutionHash: the constitution hashes to 0x[0-9a-f]{64}, but the PolicyCage holds 0x[0-9a-f]{64} for 0x[0-9a-fA-F]{40}; the Golem does not start$/,
+    )
   })
 })
