@@ -167,6 +167,7 @@ export const chainErrorsAbi: readonly AbiError[] = [
   },
   { type: 'error', name: 'UnknownFunction', inputs: [{ name: 'selector', type: 'bytes4' }] },
   { type: 'error', name: 'EmptyConstitution', inputs: [] },
+  { type: 'error', name: 'NoConstitution', inputs: [{ name: 'golem', type: 'address' }] },
   {
     type: 'error',
     name: 'NotOracleOwner',

@@ -111,6 +111,32 @@ contract PolicyCageTest is Test {
         cage.setConstitution(GOLEM, HASH);
     }
 
+    function test_carryConstitution_givesTheRotatedKeyTheSameHash() public {
+        address next = address(0x602E);
+        vm.startPrank(OWNER);
+        cage.setConstitution(GOLEM, HASH);
+        oracle.rotateGolemKey(GOLEM, next);
+        vm.expectEmit(true, true, true, true);
+        emit IPolicyCage.ConstitutionSet(next, bytes32(0), HASH, OWNER);
+        cage.carryConstitution(GOLEM, next);
+        vm.stopPrank();
+        assertEq(cage.constitutionHash(next), HASH);
+    }
+
+    function test_carryConstitution_reverts() public {
+        address next = address(0x602E);
+        vm.expectRevert(abi.encodeWithSelector(IPolicyCage.NotOracleOwner.selector, STRANGER, OWNER));
+        vm.prank(STRANGER);
+        cage.carryConstitution(GOLEM, next);
+        vm.startPrank(OWNER);
+        vm.expectRevert(abi.encodeWithSelector(IPolicyCage.GolemNotRegistered.selector, next));
+        cage.carryConstitution(GOLEM, next);
+        oracle.rotateGolemKey(GOLEM, next);
+        vm.expectRevert(abi.encodeWithSelector(IPolicyCage.NoConstitution.selector, GOLEM));
+        cage.carryConstitution(GOLEM, next);
+        vm.stopPrank();
+    }
+
     /// The hash core/policy computes for this constitution (assets sorted by address, revokeOn
     /// approvedAsset + maxDrawdown = bits 0 and 1) is keccak256(abi.encode(constitution)).
     function test_hashIsTheAbiEncodingCoreComputes() public pure {

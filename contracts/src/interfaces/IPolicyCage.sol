@@ -11,6 +11,7 @@ interface IPolicyCage {
     error EmptyConstitution();
     error NotOracleOwner(address caller, address owner);
     error GolemNotRegistered(address golem);
+    error NoConstitution(address golem);
 
     /// @return The Golem's constitution hash, zero when none was set.
     function constitutionHash(

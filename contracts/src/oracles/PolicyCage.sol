@@ -11,7 +11,7 @@ import { Ownable2Step } from "../access/Ownable2Step.sol";
 ///         registered, never to zero; every change is evented with the hash it replaced. Ownership is
 ///         read from the oracle on each call, so it moves with the oracle's Ownable2Step transfer.
 /// @dev One slot per Golem key: the hash, and the time it was set in a second slot. A rotated key
-///      starts with no constitution until the owner sets it for the new key.
+///      takes its old key's hash through `carryConstitution`.
 contract PolicyCage is IPolicyCage {
     struct Record {
         bytes32 hash;
@@ -44,6 +44,24 @@ contract PolicyCage is IPolicyCage {
         bytes32 previous = _constitutions[golem].hash;
         _constitutions[golem] = Record({ hash: constitutionHash_, setAt: uint64(block.timestamp) });
         emit ConstitutionSet(golem, previous, constitutionHash_, msg.sender);
+    }
+
+    /// @notice Carries a Golem's constitution hash from its rotated-away key to its new one, unchanged: a
+    ///         key rotation keeps the owner's constitution without anyone restating it.
+    /// @dev Reverts `NotOracleOwner(caller, owner)`, `GolemNotRegistered(to)`, `NoConstitution(from)`.
+    function carryConstitution(
+        address from,
+        address to
+    ) external {
+        address owner_ = Ownable2Step(address(vitalityOracle)).owner();
+        if (msg.sender != owner_) revert NotOracleOwner(msg.sender, owner_);
+        (bool registered,) = vitalityOracle.getPhase(to);
+        if (!registered) revert GolemNotRegistered(to);
+        bytes32 carried = _constitutions[from].hash;
+        if (carried == bytes32(0)) revert NoConstitution(from);
+        bytes32 previous = _constitutions[to].hash;
+        _constitutions[to] = Record({ hash: carried, setAt: uint64(block.timestamp) });
+        emit ConstitutionSet(to, previous, carried, msg.sender);
     }
 
     /// @inheritdoc IPolicyCage

@@ -65,6 +65,18 @@ contract PolicyCageHandler is Test {
         }
     }
 
+    function carry(
+        uint256 i,
+        uint256 j
+    ) external {
+        address from = keys[i % keys.length];
+        address to = keys[j % keys.length];
+        vm.prank(owner);
+        try cage.carryConstitution(from, to) {
+            ghostHash[to] = ghostHash[from];
+        } catch { }
+    }
+
     function setAsStranger(
         uint256 i,
         bytes32 h,
@@ -74,6 +86,10 @@ contract PolicyCageHandler is Test {
         address key = keys[i % keys.length];
         vm.prank(caller);
         try cage.setConstitution(key, h) {
+            ++strangerWrites;
+        } catch { }
+        vm.prank(caller);
+        try cage.carryConstitution(key, keys[(i + 1) % keys.length]) {
             ++strangerWrites;
         } catch { }
     }
