@@ -7,7 +7,7 @@ import type { GrantedAction } from '../../core/actions/index.ts'
 import type { TokenFeed } from '../../core/caveats/types.ts'
 import { BardoError } from '../../core/errors.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
-import { policyLedgerOf, usdOf, type AssetPrice, type Constitution, type PolicyState } from '../../core/policy/index.ts'
+import { constitutionHash, policyLedgerOf, usdOf, type AssetPrice, type Constitution, type PolicyState } from '../../core/policy/index.ts'
 import type { Store } from '../../core/store/index.ts'
 
 export type PolicyObservation = { nowMs: number; state: PolicyState; prices: ReadonlyMap<string, AssetPrice> }
@@ -50,7 +50,7 @@ export async function readPolicyState(
   const holdingsUsd = new Map(assets.map((a, i) => [a.toLowerCase(), usdOf(prices, a, balances[i]!)]))
   const portfolioUsd = [...holdingsUsd.values()].reduce((x, y) => x + y, 0n)
   const nowMs = Number(block.timestamp) * 1000
-  const ledger = policyLedgerOf(events, { sessionKey: p.profile.golemKey, nowMs })
+  const ledger = policyLedgerOf(events, { sessionKey: p.profile.golemKey, nowMs, constitutionHash: constitutionHash(p.constitution) })
   return { nowMs, prices, state: { holdingsUsd, portfolioUsd, ...ledger } }
 
   async function vaultPrice(vault: Address): Promise<AssetPrice> {

@@ -31,6 +31,8 @@ export type PolicyState = {
   readonly sessionSpentUsd: bigint
   /** USD put at risk this UTC day (chain time). */
   readonly daySpentUsd: bigint
+  /** A violation of a rule in revokeOn already started the revocation cascade under this constitution. */
+  readonly revokedBy?: { readonly rule: string; readonly at: bigint }
 }
 
 export type PolicyDecision = { readonly ok: true } | { readonly ok: false; readonly refusal: PolicyRefusal }
@@ -54,6 +56,10 @@ export function checkPolicy(c: Constitution, action: PolicyAction, state: Policy
     ok: false,
     refusal: policyRefusal(rule, field, values, c.revokeOn.includes(rule)),
   })
+
+  // The revocation cascade, once started, stops every action until the owner gives a new constitution.
+  if (state.revokedBy)
+    return { ok: false, refusal: policyRefusal('revoked', 'revokeOn', { rule: state.revokedBy.rule, at: state.revokedBy.at }, true) }
 
   const approved = new Map([[c.baseAsset.toLowerCase(), undefined], ...c.assets.map((a) => [a.address.toLowerCase(), a] as const)])
   for (const asset of action.assets)

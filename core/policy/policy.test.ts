@@ -186,6 +186,16 @@ describe('checkPolicy: one refusal per rule', () => {
     expect(checkPolicy(constitution, buy(WETH, 10), { ...fallen, portfolioUsd: usd(850) }, Phase.Thriving)).toEqual({ ok: true })
   })
 
+  it('revoked: once a revokeOn violation started the revocation cascade, refuses even a close', () => {
+    const locked = state({ revokedBy: { rule: 'approvedAsset', at: 1_764_000_000n } })
+    const close: PolicyAction = { assets: [WETH, USDC], acquires: { asset: USDC, usd: usd(10) }, spendUsd: 0n }
+    const r = refusalOf(checkPolicy(constitution, close, locked, Phase.Thriving))
+    expect(r).toMatchObject({ rule: 'revoked', field: 'revokeOn', values: { rule: 'approvedAsset' }, revoke: true })
+    expect(r.reason).toBe(
+      "policy.revoked: the approvedAsset violation at 24 Nov 2025 16:00 UTC started the revocation cascade (the constitution's revokeOn); custody acts no more for this Golem under this constitution",
+    )
+  })
+
   it('checks a batch on the state the earlier actions leave', () => {
     const d = checkPolicyBatch(constitution, [buy(VAULT, 100), buy(VAULT, 100), buy(VAULT, 100)], state(), Phase.Thriving)
     expect(d).toMatchObject({ ok: false, index: 2, refusal: { rule: 'maxSession', values: { spentUsd: usd(200), spendUsd: usd(100) } } })

@@ -75,4 +75,22 @@ describe('policyLedgerOf', () => {
       highWaterMarkUsd: 1_200n,
     })
   })
+  it('names the first revoking violation under the current constitution only', () => {
+    const violation = (at: number, hash: string, revoke: boolean, rule: string) => ({
+      type: 'PolicyViolation',
+      at,
+      data: { constitutionHash: hash, revoke, rule, highWaterMarkUsd: '0' },
+    })
+    const events = [
+      violation(now - 3_000, '0xold', true, 'maxDay'),
+      violation(now - 2_000, '0xnew', false, 'maxSession'),
+      violation(now - 1_000, '0xnew', true, 'approvedAsset'),
+      violation(now, '0xnew', true, 'maxDrawdown'),
+    ]
+    expect(policyLedgerOf(events, { sessionKey: KEY, nowMs: now, constitutionHash: '0xNEW' }).revokedBy).toEqual({
+      rule: 'approvedAsset',
+      at: BigInt(Math.floor((now - 1_000) / 1000)),
+    })
+    expect(policyLedgerOf(events, { sessionKey: KEY, nowMs: now, constitutionHash: '0xother' }).revokedBy).toBeUndefined()
+  })
 })

@@ -12,21 +12,42 @@ const DAY_MS = 86_400_000
 
 /** What the ledger reads of an event (the store's GolemEvent fits). */
 export type LedgerEvent = { readonly type: string; readonly at: number; readonly data: Readonly<Record<string, unknown>> }
-export type PolicyLedger = { sessionSpentUsd: bigint; daySpentUsd: bigint; highWaterMarkUsd: bigint }
+export type PolicyLedger = {
+  sessionSpentUsd: bigint
+  daySpentUsd: bigint
+  highWaterMarkUsd: bigint
+  /** The first violation under the current constitution whose rule is in its revokeOn (unix seconds). */
+  revokedBy?: { rule: string; at: bigint }
+}
 
 /** The UTC day's start (ms) for a time in ms: the day the per-day limit counts. */
 export const dayStartMs = (atMs: number): number => Math.floor(atMs / DAY_MS) * DAY_MS
 
 const big = (v: unknown): bigint => (typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : 0n)
 
-/** The spend of the current session key and of the UTC day of `nowMs`, and the highest portfolio recorded. */
-export function policyLedgerOf(events: readonly LedgerEvent[], p: { sessionKey: Address; nowMs: number }): PolicyLedger {
+/**
+ * The spend of the current session key and of the UTC day of `nowMs`, the highest portfolio recorded,
+ * and the first revoking violation under the constitution hashed `constitutionHash` (a new constitution
+ * starts clean).
+ */
+export function policyLedgerOf(
+  events: readonly LedgerEvent[],
+  p: { sessionKey: Address; nowMs: number; constitutionHash?: Hex },
+): PolicyLedger {
   const today = dayStartMs(p.nowMs)
   const ledger: PolicyLedger = { sessionSpentUsd: 0n, daySpentUsd: 0n, highWaterMarkUsd: 0n }
   for (const e of events) {
     if (e.type !== POLICY_SPEND && e.type !== POLICY_VIOLATION) continue
     const hwm = big(e.data.highWaterMarkUsd)
     if (hwm > ledger.highWaterMarkUsd) ledger.highWaterMarkUsd = hwm
+    if (
+      e.type === POLICY_VIOLATION &&
+      e.data.revoke === true &&
+      !ledger.revokedBy &&
+      p.constitutionHash !== undefined &&
+      String(e.data.constitutionHash).toLowerCase() === p.constitutionHash.toLowerCase()
+    )
+      ledger.revokedBy = { rule: String(e.data.rule), at: BigInt(Math.floor(e.at / 1000)) }
     if (e.type !== POLICY_SPEND) continue
     const spend = big(e.data.spendUsd)
     if (String(e.data.sessionKey).toLowerCase() === p.sessionKey.toLowerCase()) ledger.sessionSpentUsd += spend

@@ -1,11 +1,11 @@
 // A constitution's refusal: the rule, the constitution field that set the bound, the numbers, a sentence
 // built from them alone, and whether the owner's constitution makes it start the revocation cascade.
-import { formatBps, formatUsd } from '../caveats/format.ts'
+import { formatBps, formatDate, formatUsd } from '../caveats/format.ts'
 import { phaseNames } from '../lifecycle/phase.ts'
 import type { PolicyRule } from './constitution.ts'
 
 export type PolicyRefusal = {
-  readonly rule: PolicyRule | 'constitutionHash'
+  readonly rule: PolicyRule | 'constitutionHash' | 'revoked'
   /** The constitution field (or `phase`) whose bound the action broke. */
   readonly field: string
   readonly values: Readonly<Record<string, bigint | number | string>>
@@ -39,6 +39,8 @@ function wordsOf(rule: PolicyRefusal['rule'], v: PolicyRefusal['values']): strin
       return `this action puts ${usd('spendUsd')} at risk, ${usd('spentUsd')} already this session; at most ${usd('limitUsd')} per session`
     case 'maxDay':
       return `this action puts ${usd('spendUsd')} at risk, ${usd('spentUsd')} already today; at most ${usd('limitUsd')} per day`
+    case 'revoked':
+      return `the ${v.rule} violation at ${formatDate(BigInt(v.at!))} started the revocation cascade (the constitution's revokeOn); custody acts no more for this Golem under this constitution`
     case 'constitutionHash':
       return `the constitution hashes to ${v.expected}, but the PolicyCage holds ${v.onChain} for ${v.golem}; the Golem does not start`
   }

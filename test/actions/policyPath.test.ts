@@ -180,6 +180,13 @@ describe("the owner's constitution on the action path", () => {
     const { refusal, event } = await refused(buyWeth(5))
     expect(refusal.reason).toBe(`policy.approvedAsset: ${getAddress(assets.weth)} is not an approved asset of the constitution`)
     expect(event.data).toMatchObject({ revoke: true, field: 'assets' })
+    // The cascade started: under this constitution even a deposit inside every bound is refused now.
+    const after = await refused([
+      { kind: 'approve', token: assets.usdc, spender: assets.vault, amount: USDC(5) },
+      { kind: 'deposit', vault: assets.vault, assets: USDC(5) },
+    ])
+    expect(after.refusal).toMatchObject({ error: 'revoked', call: 0, args: ['revokeOn', { rule: 'approvedAsset' }] })
+    expect(after.refusal.reason).toMatch(/^policy\.revoked: the approvedAsset violation at .+ started the revocation cascade/)
   })
 
   it('maxConcentration: refuses a position past the asset bound', async () => {
