@@ -34,6 +34,12 @@ export function deploymentSteps(o: StepSettings): ContractStep[] {
     { path: 'dreamOracle', artifact: a(x.DreamOracleAbi, x.DreamOracleBytecode), dependsOn: [], args: () => [] },
     { path: 'daimonOracle', artifact: a(x.DaimonOracleAbi, x.DaimonOracleBytecode), dependsOn: [], args: () => [] },
     {
+      path: 'policyCage',
+      artifact: a(x.PolicyCageAbi, x.PolicyCageBytecode),
+      dependsOn: ['vitalityOracle'],
+      args: (d) => [d.vitalityOracle],
+    },
+    {
       path: 'enforcers.golemPhase',
       artifact: a(x.GolemPhaseEnforcerAbi, x.GolemPhaseEnforcerBytecode),
       dependsOn: ['vitalityOracle'],

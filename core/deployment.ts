@@ -44,6 +44,8 @@ export type BardoDeployment = {
   vitalityOracle: Address
   dreamOracle: Address
   daimonOracle: Address
+  /** Each Golem's constitution hash (PolicyCage); absent on deployments made before it. */
+  policyCage?: Address
   enforcers: Record<BardoEnforcerName, Address>
   /** Block at which the Bardo contracts were deployed (the indexer starts here). */
   startBlock: bigint

@@ -81,6 +81,8 @@ const fields = {
   vitalityOracle: address,
   dreamOracle: address,
   daimonOracle: address,
+  /** Each Golem's constitution hash; optional, so deployments made before it still parse. */
+  policyCage: z.optional(address),
   enforcers: z.strictObject(enforcerFields, { error: enforcersError }),
   /** The local test assets, on a devnet only. */
   assets: z.optional(assetsSchema),

@@ -188,6 +188,7 @@ export async function deployBardo(
     },
     { name: 'dreamMode', artifact: art(a.DreamModeEnforcerAbi, a.DreamModeEnforcerBytecode), args: [first.dreamOracle] },
     { name: 'emotionalState', artifact: art(a.EmotionalStateEnforcerAbi, a.EmotionalStateEnforcerBytecode), args: [first.daimonOracle] },
+    { name: 'policyCage', artifact: art(a.PolicyCageAbi, a.PolicyCageBytecode), args: [first.vitalityOracle] },
     { name: 'vault', artifact: art(a.TestVaultAbi, a.TestVaultBytecode), args: [first.usdc] },
     { name: 'router', artifact: art(a.TestSwapRouterAbi, a.TestSwapRouterBytecode), args: [] },
   ])
@@ -209,6 +210,7 @@ export async function deployBardo(
     vitalityOracle: addr('vitalityOracle'),
     dreamOracle: addr('dreamOracle'),
     daimonOracle: addr('daimonOracle'),
+    policyCage: addr('policyCage'),
     enforcers: {
       golemPhase: addr('golemPhase'),
       mortalityTimeWindow: addr('mortalityTimeWindow'),

@@ -6,11 +6,12 @@
 // owner's MetaMask instead of the local owner key.
 import { encodeFunctionData, isAddressEqual, parseEther, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem'
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
+import { PolicyCageAbi, VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { SessionKey } from '../core/custody/index.ts'
 import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import { smartAccountSigner } from '../core/delegations/index.ts'
 import type { GolemProfile } from '../core/lifecycle/profile.ts'
+import { constitutionHash, type Constitution } from '../core/policy/index.ts'
 import { windowEnd } from '../core/lifecycle/renewal.ts'
 import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
@@ -75,6 +76,8 @@ export type ProvisionGolemParams = {
    * stopped while the Golem dreams. Default: granted whenever the plan has any. `false`: runway and gas only.
    */
   actions?: false | ProvisionActionsOptions
+  /** The owner's constitution: kept in the profile, its hash set in the PolicyCage by the operator. */
+  constitution?: Constitution
 }
 
 export type ProvisionActionsOptions = {
@@ -139,6 +142,15 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     deployment.vitalityOracle,
     encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [golemKey] }),
   )
+  if (p.constitution) {
+    if (!deployment.policyCage) throw new LocalStackError('DEVNET', 'constitution: the deployment has no PolicyCage to hold its hash')
+    await sendAndWait(
+      clients,
+      clients.operator.account as LocalAccount,
+      deployment.policyCage,
+      encodeFunctionData({ abi: PolicyCageAbi, functionName: 'setConstitution', args: [golemKey, constitutionHash(p.constitution)] }),
+    )
+  }
   const gas = p.gasFunding ?? (p.gas === false ? parseEther('1') : 0n)
   if (gas > 0n) await client.waitForTransactionReceipt({ hash: await clients.deployer.sendTransaction({ to: golemKey, value: gas }) })
   const gasGrant =
@@ -170,6 +182,7 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
       now,
     }),
     ...(gasGrant ? { gas: gasGrant } : {}),
+    ...(p.constitution ? { constitution: p.constitution } : {}),
   }
   if (p.keyCeiling !== undefined) profile.runway.keyCeiling = p.keyCeiling
   const actions =

@@ -166,6 +166,16 @@ export const chainErrorsAbi: readonly AbiError[] = [
     ],
   },
   { type: 'error', name: 'UnknownFunction', inputs: [{ name: 'selector', type: 'bytes4' }] },
+  { type: 'error', name: 'EmptyConstitution', inputs: [] },
+  { type: 'error', name: 'NoConstitution', inputs: [{ name: 'golem', type: 'address' }] },
+  {
+    type: 'error',
+    name: 'NotOracleOwner',
+    inputs: [
+      { name: 'caller', type: 'address' },
+      { name: 'owner', type: 'address' },
+    ],
+  },
   { type: 'error', name: 'EmptyReason', inputs: [] },
   { type: 'error', name: 'GolemAlreadyRegistered', inputs: [{ name: 'golem', type: 'address' }] },
   { type: 'error', name: 'GolemIsDead', inputs: [{ name: 'golem', type: 'address' }] },

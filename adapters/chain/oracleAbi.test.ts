@@ -1,8 +1,8 @@
 import type { Abi } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { DreamOracleAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { DreamOracleAbi, PolicyCageAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { decodingParameter } from './chainErrorsSource.ts'
-import { DreamOracleTickAbi, VitalityOracleTickAbi } from './oracleAbi.ts'
+import { DreamOracleTickAbi, PolicyCageTickAbi, VitalityOracleTickAbi } from './oracleAbi.ts'
 
 type Item = Abi[number] & { name?: string; inputs?: readonly unknown[]; outputs?: readonly unknown[] }
 
@@ -18,6 +18,7 @@ describe('the oracle entries a tick calls, against the generated artifacts', () 
   it.each([
     ['VitalityOracle', VitalityOracleTickAbi, VitalityOracleAbi],
     ['DreamOracle', DreamOracleTickAbi, DreamOracleAbi],
+    ['PolicyCage', PolicyCageTickAbi, PolicyCageAbi],
   ] as const)('%s: every entry is the artifact entry of that name, which has no overload', (_, ours, artifact) => {
     for (const entry of ours as readonly Item[]) {
       const named = (artifact as readonly Item[]).filter((i) => i.type === entry.type && i.name === entry.name)

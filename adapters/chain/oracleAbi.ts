@@ -77,3 +77,15 @@ export const DreamOracleTickAbi = [
     type: 'function',
   },
 ] as const
+export const PolicyCageTickAbi = [
+  {
+    inputs: [
+      { name: 'from', type: 'address' },
+      { name: 'to', type: 'address' },
+    ],
+    name: 'carryConstitution',
+    outputs: [],
+    stateMutability: 'nonpayable',
+    type: 'function',
+  },
+] as const

@@ -1,8 +1,9 @@
 // The action path's edge: a Golem's runtime asks for one action or a batch (approve + swap); custody
-// encodes the calls, picks the covering delegation for each, pre-checks them on one observation of the
-// chain, and otherwise redeems them in one redeemDelegations transaction, exactly once per request id
-// (a store slot claimed before signing: a duplicated request gets the first one's receipt, never a
-// second redemption). A refusal, off-chain or from the chain's own simulation, comes back in words.
+// encodes the calls, picks the covering delegation for each, checks them against the owner's
+// constitution (app/actions/actionPolicy.ts), pre-checks the caveats on one observation of the chain,
+// and otherwise redeems them in one redeemDelegations transaction, exactly once per request id (a store
+// slot claimed before signing: a duplicated request gets the first one's receipt, never a second
+// redemption). A refusal, off-chain or from the chain's own simulation, comes back in words.
 import type { Address, Hex, PublicClient, TransactionReceipt } from 'viem'
 import {
   chooseDelegation,
@@ -23,6 +24,7 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { SlotRef, Store } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
+import { checkActionPolicy } from './actionPolicy.ts'
 import { loadActionGrant } from './actionGrantStore.ts'
 import { readActionObservation } from './readActionObservation.ts'
 
@@ -105,6 +107,9 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
     else if (input.precheck === false && chosen.closest) items.push({ call, delegation: chosen.closest })
     else return { status: 'refused', requestId, refusal: chosen.refusal, checkedBy: 'custody' }
   }
+  // The owner's constitution binds off-chain only, so it is checked even when the caveats' pre-check is skipped.
+  const policy = await checkActionPolicy(deps, { golem, profile, requestId, requests: input.actions, grants })
+  if (!policy.ok) return { status: 'refused', requestId, refusal: policy.refusal, checkedBy: 'custody' }
   if (input.precheck !== false) {
     const observation = await readActionObservation(client, deployment, { redeemer: profile.golemKey, needs: observationNeeds(items) })
     const refusal = precheckActions(items, observation)
@@ -141,6 +146,7 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
   })
   switch (sent.status) {
     case 'confirmed':
+      if (policy.spend) await store.appendEvent(policy.spend)
       return {
         status: 'executed',
         requestId,

@@ -1,9 +1,9 @@
 // Session-key rotation, as core/lifecycle/rotationPlan.ts decides it: generate a new key, get the
 // delegator's grant to it, move the Golem's identity on the VitalityOracle (operator: rotateGolemKey
 // keeps phase and score, marks the old key dead, so every grant naming the old key stops working),
-// swap the profile, zero the old key.
+// carry the constitution hash to the new key in the PolicyCage, swap the profile, zero the old key.
 import { encodeFunctionData, type Address } from 'viem'
-import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
+import { PolicyCageTickAbi, VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import { withRenewalsFolded } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationReturnStep, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
@@ -83,6 +83,28 @@ export async function rotateSessionKey(
       sent.reason === 'completed' &&
       (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step }))?.status === 'confirmed')
   if (!moved) return null
+  // The PolicyCage keeps the constitution hash per key: the new key takes the old one's, unchanged,
+  // before the profile switches, or custody would refuse its every action.
+  if (profile.constitution && deps.deployment.policyCage) {
+    const cageStep = `cage-${to.slice(2).toLowerCase()}`
+    const cage = deps.deployment.policyCage
+    const carried = await sendOnce({
+      ...slotBase,
+      slot: { golemId: golem.golemId, period: 0n, step: cageStep },
+      build: async () => ({
+        sender: deps.operator.address,
+        to: cage,
+        data: encodeFunctionData({ abi: PolicyCageTickAbi, functionName: 'carryConstitution', args: [profile.golemKey, to] }),
+        sign: (tx) => deps.operator.signTransaction(tx),
+      }),
+    })
+    const set =
+      carried.status === 'confirmed' ||
+      (carried.status === 'busy' &&
+        carried.reason === 'completed' &&
+        (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step: cageStep }))?.status === 'confirmed')
+    if (!set) return null
+  }
   const next = profileAfterRotation(profile, pending)
   let updated = await deps.store.updateGolem({
     golemId: golem.golemId,

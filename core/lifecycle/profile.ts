@@ -4,6 +4,7 @@ import * as z from '../zodMini.ts'
 import { isAddress, isHex, type Address, type Hex } from 'viem'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { BardoError } from '../errors.ts'
+import { constitutionSchema } from '../policy/constitution.ts'
 
 const address = z.pipe(
   z.string().check(z.refine((v) => isAddress(v, { strict: false }), 'must be an address')),
@@ -170,6 +171,11 @@ const profileSchema = z.object({
    * x402 payments already applied to this profile (core/lifecycle/credit.ts), so a retried credit is
    * applied once. Bounded: the oldest ids are dropped and `horizonMs` remembers the newest dropped one.
    */
+  /**
+   * The owner's constitution (core/policy): every action custody executes for the Golem is checked against
+   * it first. Optional: a Golem without one is bound by its delegations' caveats alone.
+   */
+  constitution: z.optional(constitutionSchema),
   credits: z.optional(
     z.object({
       applied: z.array(z.object({ id: z.string().check(z.regex(/^0x[0-9a-f]{32}$/, 'must be a payment credit id')), creditedAtMs: uint })),

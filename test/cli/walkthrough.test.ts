@@ -123,10 +123,17 @@ describe('bardo deploy', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.json.framework).toBe('deployed')
     expect(r.json.kept).toEqual([])
-    expect((r.json.deployed as string[]).length).toBe(18)
+    expect((r.json.deployed as string[]).length).toBe(19)
     expect(r.stderr).toContain('deployed     vitalityOracle')
     const d = deployment()
-    for (const address of [d.vitalityOracle, d.dreamOracle, d.daimonOracle, ...Object.values(d.enforcers), d.environment.DelegationManager])
+    for (const address of [
+      d.vitalityOracle,
+      d.dreamOracle,
+      d.daimonOracle,
+      d.policyCage!,
+      ...Object.values(d.enforcers),
+      d.environment.DelegationManager,
+    ])
       expect(await code(address)).not.toBe('0x')
     expect(d.assets?.usdc).toBeDefined()
     // The operator owns the oracle; the phase table is another key's.

@@ -7,8 +7,9 @@
 // oracle moved the identity is finished by the next one with the same new key.
 import { parseEther, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { PolicyCageAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
+import { constitutionHash, parseConstitution } from '../../core/policy/index.ts'
 import type { Store } from '../../core/store/index.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
@@ -115,6 +116,45 @@ describe('session-key rotation in the tick', () => {
     expect(next.rotated).toBeUndefined()
     expect(await redemptionsBy(env.client, dm(), newKey)).toHaveLength(1)
     expect(await redemptionsBy(env.client, dm(), golem.golemKey)).toHaveLength(2)
+  })
+
+  it("gives the new key the old one's constitution hash in the PolicyCage", async () => {
+    const { assets } = env.devnet.deployment
+    const constitution = parseConstitution({
+      v: 1,
+      baseAsset: assets.usdc,
+      assets: [{ address: assets.weth, maxConcentrationBps: 3_000 }],
+      maxTransactionUsd: '20000000',
+      maxSessionUsd: '100000000',
+      maxDayUsd: '100000000',
+      maxDrawdownBps: 1_500,
+    })
+    const golem = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'rot-cage',
+      strategy: STRATEGY,
+      runwayDays: 30,
+      constitution,
+    })
+    const cageOf = (key: Address) =>
+      env.client.readContract({
+        address: env.devnet.deployment.policyCage!,
+        abi: PolicyCageAbi,
+        functionName: 'constitutionHash',
+        args: [key],
+      })
+    expect(await cageOf(golem.golemKey)).toBe(constitutionHash(constitution))
+    await passStaggerOffsets(env.devnet, [golem.golemId])
+    await tick(golem.golemId, 'cage-day-0')
+    await env.devnet.increaseTime(7 * DAY + 60)
+    const rotated = await tick(golem.golemId, 'cage-day-7')
+    const newKey = rotated.rotated!.to
+    expect(await cageOf(newKey)).toBe(constitutionHash(constitution))
+    expect(parseGolemProfile((await env.store.getGolem(golem.golemId))!.profile).golemKey).toBe(newKey)
   })
 
   it('retries a rotation whose earlier attempt ended reconciled, under a fresh slot', async () => {

@@ -90,7 +90,7 @@ const actionRoute = createRoute({
     200: answered('executed: txHash, block, gas (duplicate: true for a repeated requestId, with the first receipt)'),
     202: answered('pending: the same requestId is being sent by another request'),
     422: answered(
-      "refused: refusal.caveat, refusal.error, refusal.args and refusal.reason (words naming the caveat and the numbers); checkedBy 'custody' or 'chain'",
+      "refused: refusal.caveat, refusal.error, refusal.args and refusal.reason (words naming the caveat and the numbers; caveat 'policy' and the rule as the error when the owner's constitution refuses it); checkedBy 'custody' or 'chain'",
     ),
     502: answered('failed: the transaction reverted or was replaced'),
     ...errors({

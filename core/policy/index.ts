@@ -1,0 +1,7 @@
+export * from './checkPolicy.ts'
+export * from './constitution.ts'
+export * from './constitutionHash.ts'
+export * from './policyRefusal.ts'
+export * from './startCheck.ts'
+export * from './policyAction.ts'
+export * from './policyLedger.ts'

@@ -1,0 +1,233 @@
+// The owner's constitution on the action path, on anvil through the real DelegationManager: a request
+// inside every bound executes and records its spend; a request that breaks a rule is refused by custody
+// before anything is sent, named by its rule, recorded as a PolicyViolation event (source
+// policy_violation), and moves no funds.
+import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MockPriceFeedAbi, PolicyCageAbi } from '../../contracts/artifacts/index.ts'
+import { golemActions, inProcessTransport, type GolemActions } from '../../client/golemActions.ts'
+import type { ActionRequest } from '../../core/actions/index.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import type { PhaseName } from '../../core/lifecycle/phase.ts'
+import { constitutionHash, parseConstitution, type ConstitutionInput } from '../../core/policy/index.ts'
+import type { ActionOutcome, ExecuteActionDeps } from '../../app/actions/executeAction.ts'
+import { provisionGolem } from '../../local/provision.ts'
+import type { OwnerAccount } from '../../local/devnet.ts'
+import { startHeartbeatEnv, USDC, type HeartbeatEnv } from '../heartbeat/harness.ts'
+
+const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $100/day'
+const GOLEM = 'p1'
+
+let env: HeartbeatEnv
+let owner: OwnerAccount
+let client: PublicClient
+let act: GolemActions
+let assets: HeartbeatEnv['devnet']['deployment']['assets']
+
+const balance = (token: Address) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
+/** A swap of `dollars` of USDC for WETH at the feed price ($3,000), 0.5 % under it, approved in the same batch. */
+const buyWeth = (dollars: number): ActionRequest[] => [
+  { kind: 'approve', token: assets.usdc, spender: assets.router, amount: USDC(dollars) },
+  {
+    kind: 'swap',
+    router: assets.router,
+    tokenIn: assets.usdc,
+    tokenOut: assets.weth,
+    amountIn: USDC(dollars),
+    amountOutMinimum: (BigInt(dollars) * 10n ** 18n * 995n) / 3_000n / 1000n,
+  },
+]
+
+const base = (): ConstitutionInput => ({
+  v: 1,
+  baseAsset: assets.usdc,
+  assets: [
+    { address: assets.weth, maxConcentrationBps: 2_500 },
+    { address: assets.vault, maxConcentrationBps: 5_000 },
+  ],
+  maxTransactionUsd: USDC(20).toString(),
+  maxSessionUsd: USDC(25).toString(),
+  maxDayUsd: USDC(1_000).toString(),
+  maxDrawdownBps: 1_500,
+})
+
+/** Puts a constitution (and a phase) on the Golem's record and, unless told not to, its hash in the PolicyCage. */
+async function constitute(raw: ConstitutionInput, phase: PhaseName = 'Thriving', onChain = true) {
+  const record = (await env.store.getGolem(GOLEM))!
+  const profile = { ...parseGolemProfile(record.profile), constitution: parseConstitution(raw) }
+  if (onChain)
+    await client.waitForTransactionReceipt({
+      hash: await env.devnet.operator.writeContract({
+        address: env.devnet.deployment.policyCage!,
+        abi: PolicyCageAbi,
+        functionName: 'setConstitution',
+        args: [profile.golemKey, constitutionHash(profile.constitution)],
+      }),
+    })
+  const r = await env.store.updateGolem({
+    golemId: GOLEM,
+    expectedVersion: record.version,
+    patch: { profile: serializeGolemProfile(profile), phase },
+    now: Date.now(),
+  })
+  expect(r.updated).toBe(true)
+}
+
+let seq = 0
+/** The request refused by custody under the constitution: its refusal, with the balances and the violation event checked. */
+async function refused(actions: ActionRequest[]) {
+  const before = await Promise.all([balance(assets.usdc), balance(assets.weth)])
+  const out: ActionOutcome = await act.batch(actions, { requestId: `pol-${++seq}` })
+  if (out.status !== 'refused') throw new Error(`expected a refusal, got ${out.status}`)
+  expect(out.checkedBy).toBe('custody')
+  expect(out.refusal.caveat).toBe('policy')
+  expect(await Promise.all([balance(assets.usdc), balance(assets.weth)])).toEqual(before)
+  const [last] = (await env.store.listEvents({ golemId: GOLEM, order: 'desc', limit: 1 })).events
+  expect(last).toMatchObject({
+    type: 'PolicyViolation',
+    data: { source: 'policy_violation', requestId: `pol-${seq}`, rule: out.refusal.error, reason: out.refusal.reason },
+  })
+  return { refusal: out.refusal, event: last! }
+}
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  client = env.client
+  assets = env.devnet.deployment.assets
+  owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
+  await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: GOLEM,
+    strategy: STRATEGY,
+    lifeSeconds: 3_600n,
+    constitution: parseConstitution(base()),
+  })
+  const deps: ExecuteActionDeps = {
+    store: env.store,
+    client,
+    deployment: env.devnet.deployment,
+    signers: env.signers,
+    invocationId: 'test-policy',
+  }
+  act = golemActions({ golemId: GOLEM, transport: inProcessTransport(deps) })
+  await setUsdcPrice(10n ** 8n)
+})
+afterAll(async () => env?.stop())
+
+async function setUsdcPrice(answer: bigint) {
+  for (const [feed, value] of [
+    [assets.ethUsdFeed, 3_000n * 10n ** 8n],
+    [assets.usdcUsdFeed, answer],
+  ] as const)
+    await client.waitForTransactionReceipt({
+      hash: await env.devnet.deployer.writeContract({ address: feed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [value] }),
+    })
+}
+
+describe("the owner's constitution on the action path", () => {
+  it('provisioning puts the constitution in the profile and its hash in the PolicyCage', async () => {
+    const profile = parseGolemProfile((await env.store.getGolem(GOLEM))!.profile)
+    expect(profile.constitution).toEqual(parseConstitution(base()))
+    const onChain = await client.readContract({
+      address: env.devnet.deployment.policyCage!,
+      abi: PolicyCageAbi,
+      functionName: 'constitutionHash',
+      args: [profile.golemKey],
+    })
+    expect(onChain).toBe(constitutionHash(profile.constitution!))
+  })
+
+  it('executes a request inside every bound and records what it put at risk', async () => {
+    const out = await act.batch(buyWeth(10), { requestId: 'pol-ok' })
+    expect(out.status).toBe('executed')
+    const [spend] = (await env.store.listEvents({ golemId: GOLEM, order: 'desc', limit: 1 })).events
+    expect(spend).toMatchObject({
+      type: 'PolicySpend',
+      data: { requestId: 'pol-ok', spendUsd: USDC(10).toString(), portfolioUsd: USDC(1_000).toString() },
+    })
+  })
+
+  it('maxSession: refuses what would take the session past its bound', async () => {
+    const { refusal } = await refused(buyWeth(20))
+    expect(refusal).toMatchObject({
+      error: 'maxSession',
+      call: 1,
+      args: ['maxSessionUsd', { spentUsd: USDC(10).toString(), limitUsd: USDC(25).toString() }],
+    })
+    expect(refusal.reason).toBe(
+      'policy.maxSession: this action puts $20.00 at risk, $10.00 already this session; at most $25.00 per session',
+    )
+  })
+
+  it('maxDay: refuses what would take the day past its bound', async () => {
+    await constitute({ ...base(), maxSessionUsd: USDC(1_000).toString(), maxDayUsd: USDC(25).toString() })
+    const { refusal } = await refused(buyWeth(20))
+    expect(refusal.reason).toBe('policy.maxDay: this action puts $20.00 at risk, $10.00 already today; at most $25.00 per day')
+  })
+
+  it('maxTransaction: refuses one action over the per-transaction bound', async () => {
+    await constitute({ ...base(), maxSessionUsd: USDC(1_000).toString() })
+    const { refusal } = await refused(buyWeth(21))
+    expect(refusal.reason).toBe('policy.maxTransaction: this action puts $21.00 at risk; at most $20.00 per transaction')
+  })
+
+  it('approvedAsset: refuses an asset the constitution does not list, and marks it for revocation where the constitution says so', async () => {
+    await constitute({ ...base(), assets: [{ address: assets.vault, maxConcentrationBps: 5_000 }], revokeOn: ['approvedAsset'] })
+    const { refusal, event } = await refused(buyWeth(5))
+    expect(refusal.reason).toBe(`policy.approvedAsset: ${getAddress(assets.weth)} is not an approved asset of the constitution`)
+    expect(event.data).toMatchObject({ revoke: true, field: 'assets' })
+    // The cascade started: under this constitution even a deposit inside every bound is refused now.
+    const after = await refused([
+      { kind: 'approve', token: assets.usdc, spender: assets.vault, amount: USDC(5) },
+      { kind: 'deposit', vault: assets.vault, assets: USDC(5) },
+    ])
+    expect(after.refusal).toMatchObject({ error: 'revoked', call: 0, args: ['revokeOn', { rule: 'approvedAsset' }] })
+    expect(after.refusal.reason).toMatch(/^policy\.revoked: the approvedAsset violation at .+ started the revocation cascade/)
+  })
+
+  it('maxConcentration: refuses a position past the asset bound', async () => {
+    await constitute({ ...base(), assets: [{ address: assets.weth, maxConcentrationBps: 50 }] })
+    const { refusal } = await refused(buyWeth(5))
+    expect(refusal).toMatchObject({
+      error: 'maxConcentration',
+      args: [`assets[${getAddress(assets.weth)}].maxConcentrationBps`, { limitBps: '50' }],
+    })
+  })
+
+  it('phaseMaxPosition: opens no new position from Conservation on', async () => {
+    await constitute(base(), 'Conservation')
+    const { refusal } = await refused(buyWeth(5))
+    expect(refusal.reason).toMatch(/^policy\.phaseMaxPosition: the Golem is in Conservation, where no new position is opened/)
+    await constitute(base())
+  })
+
+  it('maxDrawdown: takes no new risk once the portfolio fell past the bound from its high-water mark', async () => {
+    await setUsdcPrice(80_000_000n)
+    try {
+      const { refusal } = await refused(buyWeth(5))
+      expect(refusal).toMatchObject({
+        error: 'maxDrawdown',
+        args: ['maxDrawdownBps', { limitBps: '1500', highWaterMarkUsd: USDC(1_000).toString() }],
+      })
+    } finally {
+      await setUsdcPrice(10n ** 8n)
+    }
+  })
+
+  it('constitutionHash: a Golem whose constitution is not the one in the PolicyCage acts no more', async () => {
+    const changed = { ...base(), maxDayUsd: USDC(2_000).toString() }
+    await constitute(changed, 'Thriving', false)
+    const { refusal } = await refused(buyWeth(1))
+    expect(refusal).toMatchObject({
+      error: 'constitutionHash',
+      args: ['constitutionHash', { expected: constitutionHash(parseConstitution(changed)) }],
+    })
+    expect(refusal.reason).toMatch(
+      /^policy\.constitutionHash: the constitution hashes to 0x[0-9a-f]{64}, but the PolicyCage holds 0x[0-9a-f]{64} for 0x[0-9a-fA-F]{40}; the Golem does not start$/,
+    )
+  })
+})
