@@ -8,32 +8,32 @@ import { erc20Abi, getAbiItem, hexToString, parseEther, type Address, type Publi
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
-import { createLocalApi, DEFAULT_PRICING } from '../../functions/api/local.ts'
-import { serveApi, type RunningApi } from '../../functions/api/server.ts'
+import { DEFAULT_PRICING } from '../../functions/api/local.ts'
+import type { RunningApi } from '../../functions/api/server.ts'
+import { startSelfExtensionStand } from './selfExtensionStand.ts'
 import { runtimeByDelegation } from '../../app/tick/paymentByDelegation.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { RUNTIME_BOUGHT_EVENT } from '../../app/tick/selfExtend.ts'
 import type { SelfExtensionConfig, TickDeps } from '../../app/tick/types.ts'
-import { devnetAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { allEvents, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY = '---\nname: paying-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 1\n---\n\nSwap a little USDC.\n'
 const HOUR_PRICE = DEFAULT_PRICING.runtimeCostPerHour
 const BEAT_S = 300
-const settlement = devnetAccount(2)
 
 let env: HeartbeatEnv
 let api: RunningApi
 let operator: Address
 let payments: PaymentPolicy
+let settlement: Address
 
 function selfExtension(o: Partial<PaymentPolicy> = {}): SelfExtensionConfig {
   return {
     apiUrl: api.url,
     runtimeCostPerHour: HOUR_PRICE,
     payments: { ...payments, ...o },
-    byDelegation: runtimeByDelegation(env.devnet.deployment.environment, [settlement.address]),
+    byDelegation: runtimeByDelegation(env.devnet.deployment.environment, [settlement]),
   }
 }
 
@@ -76,28 +76,8 @@ async function receivedBy(to: Address) {
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  operator = env.devnet.operator.account.address
-  payments = {
-    asset: usdc(),
-    assetName: 'USD Coin',
-    assetVersion: '2',
-    payees: [operator],
-    maxPerPayment: USDC(2),
-    maxPerPeriod: USDC(5),
-    periodSeconds: 86_400n,
-    maxValiditySeconds: 900n,
-  }
-  const app = createLocalApi({
-    store: env.store,
-    publicClient: env.devnet.publicClient as never,
-    deployment: env.devnet.deployment,
-    operator,
-    settlement,
-    onUnexpectedError: (e) => {
-      throw e
-    },
-  })
-  api = await serveApi(app, 0)
+  const stand = await startSelfExtensionStand(env)
+  ;({ api, operator, payments, settlement } = stand)
 })
 afterAll(async () => {
   await api?.close()

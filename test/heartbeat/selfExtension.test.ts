@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { paymentPeriod, type PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { createLocalApi, DEFAULT_PRICING } from '../../functions/api/local.ts'
-import { serveApi, type RunningApi } from '../../functions/api/server.ts'
+import { DEFAULT_PRICING } from '../../functions/api/local.ts'
+import type { RunningApi } from '../../functions/api/server.ts'
 import { paymentBudgetId } from '../../app/tick/paymentBudget.ts'
 import { runTick } from '../../app/tick/runTick.ts'
+import { startSelfExtensionStand } from './selfExtensionStand.ts'
 import { selfExtend, RUNTIME_BOUGHT_EVENT } from '../../app/tick/selfExtend.ts'
 import type { SelfExtensionConfig } from '../../app/tick/types.ts'
 import { slotBaseOf } from '../../app/tick/slots.ts'
@@ -62,28 +63,8 @@ const paidToOperator = async (from: Address) =>
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  operator = env.devnet.operator.account.address
-  payments = {
-    asset: env.devnet.deployment.assets.usdc,
-    assetName: 'USD Coin',
-    assetVersion: '2',
-    payees: [operator],
-    maxPerPayment: USDC(2),
-    maxPerPeriod: USDC(5),
-    periodSeconds: 86_400n,
-    maxValiditySeconds: 900n,
-  }
-  const app = createLocalApi({
-    store: env.store,
-    publicClient: env.devnet.publicClient as never,
-    deployment: env.devnet.deployment,
-    operator,
-    settlement: devnetAccount(2),
-    onUnexpectedError: (e) => {
-      throw e
-    },
-  })
-  api = await serveApi(app, 0)
+  const stand = await startSelfExtensionStand(env)
+  ;({ api, operator, payments } = stand)
 })
 afterAll(async () => {
   await api?.close()
