@@ -5,9 +5,13 @@
 // multicall). Every request is counted by a transport wrapper around viem's http transport.
 //   busy tick: a new period past the stagger window, so every Golem redeems its runway in the same
 //   heartbeat (simulate, price, sign, send, receipt)
-//   idle tick: the same period a minute later; already redeemed, nothing to send
+//   idle minute: the same period a minute later; already redeemed, nothing to do: the heartbeat observes
+//   every Golem and hands none over (core/lifecycle/tickNeed.ts)
+//   baseline idle ticks: every Golem ticked that same kind of minute anyway, each reading its own record and
+//   chain state (what an idle minute cost when every Golem was ticked every minute)
 // Goals printed PASS/MISS: busy ticks a minute at 1,000 Golems on dynalite (>= 3,000) and JSON-RPC
-// requests per busy tick there (<= 4), both from the same run's busy heartbeat.
+// requests per busy tick there (<= 4), both from the same run's busy heartbeat; goal 1, an idle Golem's
+// minute: no tick invocation and <= 0.05 DynamoDB requests, from the same run's idle heartbeat there.
 // `npx tsx bench/heartbeat.ts [--sizes 100,1000] [--stores memory,dynalite] [--concurrency 8]`, or
 // `npm run bench -- heartbeat`.
 import { randomUUID } from 'node:crypto'
@@ -40,6 +44,10 @@ export type HeartbeatBenchOptions = {
 
 export type PhaseNumbers = {
   ticks: number
+  /** Tick invocations handed over (batches of up to 10 Golems). */
+  invocations: number
+  /** What the per-Golem figures divide by: the ticks, or the Golems of an idle minute. */
+  per: number
   seconds: number
   ticksPerMinute: number
   rpc: number
@@ -58,7 +66,7 @@ export type HeartbeatBenchRow = {
   golems: number
   busy: PhaseNumbers
   idle: PhaseNumbers
-  /** Baseline: idle ticks that each read their own Golem (no batched observation). */
+  /** Baseline: every Golem ticked in an idle minute, each tick reading its own Golem (no batched observation). */
   idlePerGolemRead: PhaseNumbers
   /** idle.rpcPerTick / idlePerGolemRead.rpcPerTick. */
   rpcRatio: number
@@ -71,6 +79,9 @@ export type HeartbeatBenchResult = {
   goalBusyTicksPerMinute: number
   /** Goal: JSON-RPC requests per busy tick at GOAL_GOLEMS Golems on dynalite (<= 4). */
   goalRpcPerBusyTick: number
+  /** Goal 1: an idle Golem-minute at GOAL_GOLEMS Golems on dynalite: no invocation, at most this many DynamoDB requests. */
+  goalIdleInvocations: number
+  goalIdleStoreRequests: number
   rows: HeartbeatBenchRow[]
   provisionSeconds: number
 }
@@ -78,6 +89,8 @@ export type HeartbeatBenchResult = {
 const GOAL_RPC_PER_IDLE_TICK = 0.05
 const GOAL_BUSY_TICKS_PER_MINUTE = 3_000
 const GOAL_RPC_PER_BUSY_TICK = 4
+const GOAL_IDLE_INVOCATIONS = 0
+const GOAL_IDLE_STORE_REQUESTS = 0.05
 /** The busy-tick goals are judged on this row: the real store (dynalite) at this many Golems. */
 const GOAL_STORE: StoreKind = 'dynalite'
 const GOAL_GOLEMS = 1_000
@@ -128,17 +141,23 @@ async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; clo
   return { store: new DynamoStore({ client: documentClient(raw), tableName }), close: () => raw.destroy() }
 }
 
-async function measure(env: Env, expectTicks: number, run: () => Promise<number>): Promise<PhaseNumbers> {
+/** `per`: what the per-Golem figures divide by (the ticks; the fleet for an idle minute, which runs none). */
+async function measure(
+  env: Env,
+  expectTicks: number,
+  run: () => Promise<{ ticks: number; invocations: number }>,
+  per = expectTicks,
+): Promise<PhaseNumbers> {
   env.counts.clear()
   env.storeCounts?.clear()
   const started = performance.now()
-  const ticks = await run()
+  const { ticks, invocations } = await run()
   const seconds = (performance.now() - started) / 1000
   if (ticks !== expectTicks) throw new Error(`heartbeat bench: ${ticks} ticks ran, ${expectTicks} expected`)
   const rpcByMethod = Object.fromEntries([...env.counts.entries()].sort())
   const rpc = [...env.counts.values()].reduce((a, b) => a + b, 0)
-  const store = env.storeCounts && storeNumbers(env.storeCounts, ticks)
-  return { ticks, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / ticks, rpcByMethod, store }
+  const store = env.storeCounts && storeNumbers(env.storeCounts, per)
+  return { ticks, invocations, per, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / per, rpcByMethod, store }
 }
 
 function storeNumbers(counts: Map<string, { requests: number; bytes: number }>, ticks: number): StoreNumbers {
@@ -179,14 +198,32 @@ async function benchRow(
       vitalityParameters: { shockProbabilityPerDay: 0 },
     })
     const invoker = new LocalInvoker(deps, { concurrency, onError: (_id, e) => failures.push(e) })
-    const heartbeat =
-      (via: TickInvoker = invoker) =>
-      async () => {
-        const before = invoker.results.length
-        await runHeartbeat({ store, client: env.client, deployment: env.devnet.deployment, invoker: via })
-        if (failures.length > 0) throw new Error(`heartbeat bench: ${failures.length} ticks failed: ${String(failures[0])}`)
-        return invoker.results.length - before
-      }
+    // Counts the invocations the walks hand over, as a Lambda invoker would send them.
+    let invocations = 0
+    const counted = (via: TickInvoker): TickInvoker => ({
+      invoke: (requests) => {
+        invocations++
+        return via.invoke(requests)
+      },
+      tickNeedParameters: () => invoker.tickNeedParameters(),
+    })
+    const heartbeat = () => async () => {
+      const before = invoker.results.length
+      const invoked = invocations
+      await runHeartbeat({ store, client: env.client, deployment: env.devnet.deployment, invoker: counted(invoker) })
+      if (failures.length > 0) throw new Error(`heartbeat bench: ${failures.length} ticks failed: ${String(failures[0])}`)
+      return { ticks: invoker.results.length - before, invocations: invocations - invoked }
+    }
+    /** Every Golem ticked, reading its own record and chain state, in invocations of 10 as the walks send them. */
+    const tickEveryGolem = async () => {
+      const before = invoker.results.length
+      const baseline = new PerGolemReadInvoker(invoker)
+      const batches: string[][] = []
+      for (let i = 0; i < fleet.length; i += 10) batches.push(fleet.slice(i, i + 10).map((g) => g.golemId))
+      await Promise.all(batches.map((ids) => baseline.invoke(ids.map((golemId) => ({ golemId })))))
+      if (failures.length > 0) throw new Error(`heartbeat bench: ${failures.length} ticks failed: ${String(failures[0])}`)
+      return { ticks: invoker.results.length - before, invocations: batches.length }
+    }
     const redeemed = () => invoker.results.slice(-fleet.length).filter((r) => r.redemption?.status === 'confirmed').length
 
     // Warm-up: the first period's redemptions (first writes of every enforcer slot), not measured.
@@ -198,12 +235,17 @@ async function benchRow(
     if (redeemed() !== golems) throw new Error(`heartbeat bench: ${redeemed()} of ${golems} busy ticks redeemed`)
     log(`${kind} ${golems}: busy ${busy.ticksPerMinute.toFixed(0)} ticks/min, ${busy.rpcPerTick.toFixed(2)} RPC/tick`)
     await env.devnet.increaseTime(61)
-    const idle = await measure(env, golems, heartbeat())
-    if (redeemed() !== 0) throw new Error('heartbeat bench: an idle tick redeemed')
-    log(`${kind} ${golems}: idle ${idle.ticksPerMinute.toFixed(0)} ticks/min, ${idle.rpc} RPC`)
+    // The idle minute: every Golem observed, none handed over (0 ticks); per-Golem figures over the fleet.
+    const idle = await measure(env, 0, heartbeat(), golems)
+    log(
+      `${kind} ${golems}: idle minute ${idle.invocations} invocations, ${idle.rpc} RPC, ${idle.store ? `${idle.store.requests} DynamoDB requests` : 'memory store'}`,
+    )
     await env.devnet.increaseTime(61)
-    const idlePerGolemRead = await measure(env, golems, heartbeat(new PerGolemReadInvoker(invoker)))
-    log(`${kind} ${golems}: idle with per-Golem reads ${idlePerGolemRead.ticksPerMinute.toFixed(0)} ticks/min, ${idlePerGolemRead.rpc} RPC`)
+    const idlePerGolemRead = await measure(env, golems, tickEveryGolem)
+    if (redeemed() !== 0) throw new Error('heartbeat bench: an idle tick redeemed')
+    log(
+      `${kind} ${golems}: baseline, every Golem ticked ${idlePerGolemRead.ticksPerMinute.toFixed(0)} ticks/min, ${idlePerGolemRead.rpc} RPC`,
+    )
     return { store: kind, golems, busy, idle, idlePerGolemRead, rpcRatio: idle.rpcPerTick / idlePerGolemRead.rpcPerTick }
   } finally {
     close()
@@ -245,6 +287,8 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
       goalRpcPerIdleTick: GOAL_RPC_PER_IDLE_TICK,
       goalBusyTicksPerMinute: GOAL_BUSY_TICKS_PER_MINUTE,
       goalRpcPerBusyTick: GOAL_RPC_PER_BUSY_TICK,
+      goalIdleInvocations: GOAL_IDLE_INVOCATIONS,
+      goalIdleStoreRequests: GOAL_IDLE_STORE_REQUESTS,
       rows,
       provisionSeconds,
     }
@@ -262,15 +306,17 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
       { header: 'Golems', align: 'right' },
       { header: 'busy ticks/min', align: 'right' },
       { header: 'RPC per busy tick', align: 'right' },
-      { header: 'idle ticks/min', align: 'right' },
-      { header: 'idle ticks/min, per-Golem reads', align: 'right' },
+      { header: 'idle minute: ticks', align: 'right' },
+      { header: 'idle minute: invocations', align: 'right' },
+      { header: 'baseline: idle ticks/min, every Golem ticked', align: 'right' },
     ],
     result.rows.map((r) => [
       r.store,
       n(r.golems),
       n(r.busy.ticksPerMinute),
       n(r.busy.rpcPerTick, 2),
-      n(r.idle.ticksPerMinute),
+      n(r.idle.ticks),
+      n(r.idle.invocations),
       n(r.idlePerGolemRead.ticksPerMinute),
     ]),
   )
@@ -280,7 +326,7 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
       { header: 'Golems', align: 'right' },
       { header: 'RPC per idle heartbeat', align: 'right' },
       { header: 'per Golem', align: 'right' },
-      { header: 'baseline: per-Golem reads', align: 'right' },
+      { header: 'baseline: every Golem ticked', align: 'right' },
       { header: 'per Golem', align: 'right' },
       { header: 'batched / baseline', align: 'right' },
       `goal <= ${result.goalRpcPerIdleTick}/Golem`,
@@ -309,9 +355,11 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
     .filter((r) => r.busy.store !== null)
     .flatMap((r) => [
       `${r.store} ${r.golems}: DynamoDB requests per busy tick ${r.busy.store!.requestsPerTick.toFixed(2)}: ${commands(r.busy.store!, r.busy.ticks)}`,
-      `${r.store} ${r.golems}: DynamoDB requests per idle tick ${r.idle.store!.requestsPerTick.toFixed(2)}: ${commands(r.idle.store!, r.idle.ticks)}`,
+      `${r.store} ${r.golems}: DynamoDB requests per idle Golem-minute ${r.idle.store!.requestsPerTick.toFixed(4)}: ${commands(r.idle.store!, r.idle.per)}`,
+      `${r.store} ${r.golems}: baseline, DynamoDB requests per idle tick when every Golem is ticked ${r.idlePerGolemRead.store!.requestsPerTick.toFixed(2)}: ${commands(r.idlePerGolemRead.store!, r.idlePerGolemRead.ticks)}`,
     ])
   const goalRow = result.rows.find((r) => r.store === GOAL_STORE && r.golems === GOAL_GOLEMS)
+  const goal1 = goalOne(result)
   const goals = formatTable(
     ['goal', { header: 'measured', align: 'right' }, { header: 'target', align: 'right' }, 'verdict'],
     [
@@ -330,6 +378,8 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
     ],
   )
   return [
+    goal1,
+    '',
     'Busy-tick goals:',
     '',
     goals,
@@ -349,6 +399,21 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
       : []),
     ...(storeLines.length > 0 ? ['', 'DynamoDB requests per tick by command (average request body):', '', ...storeLines] : []),
   ].join('\n')
+}
+
+/**
+ * Goal 1, from the idle heartbeat of the goal row (dynalite, 1,000 Golems; else the largest dynalite row):
+ * tick invocations and DynamoDB requests per idle Golem-minute.
+ */
+export function goalOne(result: HeartbeatBenchResult): string {
+  const dynalite = result.rows.filter((r) => r.store === GOAL_STORE && r.idle.store !== null)
+  const row = dynalite.find((r) => r.golems === GOAL_GOLEMS) ?? dynalite.at(-1)
+  const target = `${result.goalIdleInvocations} invocations, <= ${result.goalIdleStoreRequests} DynamoDB requests per idle Golem-minute`
+  if (!row) return `goal 1: not run (target ${target}): MISS`
+  const invocations = row.idle.invocations / row.golems
+  const requests = row.idle.store!.requestsPerTick
+  const pass = invocations <= result.goalIdleInvocations && requests <= result.goalIdleStoreRequests
+  return `goal 1: ${invocations} invocations, ${requests.toFixed(4)} DynamoDB requests per idle Golem-minute at ${formatInt(row.golems)} Golems on ${row.store} (target ${target}): ${pass ? 'PASS' : 'MISS'}`
 }
 
 function argList(name: string): string[] | undefined {

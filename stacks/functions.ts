@@ -3,7 +3,8 @@
 //
 //              DynamoDB (Store)        KMS (SessionKeys)          Lambda / SQS            secrets (links)
 //   heartbeat  Query                   -                          SendMessage Walks       RpcUrl
-//   walker     BatchGetItem, Query     -                          Invoke tick; receive    RpcUrl
+//   walker     BatchGetItem, Query,    -                          Invoke tick; receive    RpcUrl
+//              UpdateItem (walk record)
 //                                                                 and delete from Walks
 //   tick       + Put/Update/DeleteItem Sign, GetPublicKey (by     -                       RpcUrl, OperatorKey
 //                                      tag); CreateKey, TagResource,
@@ -31,8 +32,11 @@ export const HEARTBEAT_SCHEDULE = 'rate(1 minute)'
  * walk), so a whole minute's walks run side by side, and a burst of redeliveries cannot take more of the account's Lambda concurrency than that.
  */
 export const WALKER_MAX_CONCURRENCY = DEFAULT_DUE_SHARDS
-/** What the walker reads: the due list (Query) and a page's records (BatchGetItem), nothing else. */
-export const WALKER_TABLE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:Query'] as const
+/**
+ * What the walker reads, the due list (Query) and a page's records (BatchGetItem), and its one write: the
+ * record that its shards were walked (UpdateItem on one item), which says an idle Golem's heartbeat is alive.
+ */
+export const WALKER_TABLE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] as const
 /** What the heartbeat reads: each due shard's first page (Query), to pack the small shards into one walk. */
 export const HEARTBEAT_TABLE_ACTIONS = ['dynamodb:Query'] as const
 /** What a Lambda event source mapping does on the queue for its function. */
@@ -165,7 +169,9 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
     // Done before the next minute's walk of the same shard starts.
     timeout: '55 seconds',
     memory: '512 MB',
-    environment: { ...environment, BARDO_TICK_FUNCTION_NAME: tick.name },
+    // The tick buys its Golems' runtime and rotates their keys (its API URL parameter and KMS alias
+    // prefix): the walker hands over the Golems due for either (core/lifecycle/tickNeed.ts).
+    environment: { ...environment, BARDO_TICK_FUNCTION_NAME: tick.name, BARDO_TICK_SELF_EXTENSION: '1', BARDO_TICK_ROTATION: '1' },
     link: [secrets.RpcUrl],
     permissions: [
       { actions: [...WALKER_TABLE_ACTIONS], resources: [storage.table.arn] },

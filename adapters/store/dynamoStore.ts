@@ -81,6 +81,12 @@ export class DynamoTickStore implements S.TickStore {
   findGolems(input: S.FindGolemsInput): Promise<GolemRecord[]> {
     return golems.findGolems(this.table, input)
   }
+  recordShardWalks(input: S.RecordShardWalksInput): Promise<void> {
+    return golems.recordShardWalks(this.table, this.#shards, input)
+  }
+  lastWalkOf(golemId: string): Promise<number | null> {
+    return golems.lastWalkOf(this.table, this.#shards, golemId)
+  }
 
   claimSlot(input: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {
     return slots.claimSlot(this.table, input)

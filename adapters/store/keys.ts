@@ -13,7 +13,11 @@ export const SK = {
   snap: 'TOKEN',
   poolKey: 'CLAIM',
   councilProposal: 'PROPOSAL',
+  walks: 'WALKS',
 } as const
+/** The one item that says when each due shard was last walked (attribute `walked<shard>`). */
+export const WALKS_PK = 'HEARTBEAT'
+export const walkedAttr = (shard: number) => `walked${shard}`
 export const SLOT_PREFIX = 'SLOT#'
 export const BUDGET_PREFIX = 'BUDGET#'
 export const EVENT_PREFIX = 'EVENT#'

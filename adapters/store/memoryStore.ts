@@ -52,6 +52,8 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
   readonly #poolKeys = new Map<string, S.PoolKeyClaim>()
   /** The due entries, kept apart from the records and written by DynamoStore's rule, so both list alike. */
   readonly #due = new Map<string, DueGolem>()
+  /** When each due shard was last walked. */
+  readonly #walks = new Map<number, number>()
   readonly #shards: number
   readonly #cadenceMs: number
 
@@ -118,6 +120,15 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     const golems: DueGolem[] = page.map(({ g }) => ({ ...g }))
     const last = page.at(-1)
     return { golems, cursor: page.length === i.limit && last ? k.encodeCursor({ shard: last.shard, after: last.sk }) : null }
+  }
+
+  async recordShardWalks(raw: S.RecordShardWalksInput): Promise<void> {
+    const i = parse.parseRecordShardWalks(raw, this.#shards)
+    for (const shard of i.shards) this.#walks.set(shard, i.at)
+  }
+
+  async lastWalkOf(golemId: string): Promise<number | null> {
+    return this.#walks.get(k.dueShard(v.golemId(golemId), this.#shards)) ?? null
   }
 
   async findGolems(raw: S.FindGolemsInput): Promise<GolemRecord[]> {

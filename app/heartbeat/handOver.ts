@@ -3,6 +3,7 @@
 // messages to the walker), and what a walk reports. Types only: every hand-over speaks them.
 import type { TickFees } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
+import type { TickNeedParameters } from '../../core/lifecycle/tickNeed.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import type { ShardWalk } from './shardWalk.ts'
@@ -19,6 +20,8 @@ export type TickRequest = { golemId: string; observed?: ObservedGolem; record?: 
 export interface TickInvoker {
   /** Hands a batch of ticks over. Returns once they are handed over (Lambda) or done (local). */
   invoke(requests: readonly TickRequest[]): Promise<void>
+  /** What the ticks it runs are configured with, when it knows (a local invoker runs them itself). */
+  tickNeedParameters?(): TickNeedParameters
 }
 
 export interface ShardDispatcher {
@@ -39,6 +42,8 @@ export type WalkResult = {
   skipped: number
   /** The entry lags the record and the record is not due yet (the Golem ticked this minute already). */
   notDue: number
+  /** Due and observed, with nothing to do (core/lifecycle/tickNeed.ts): not handed over. */
+  idle: number
   /** Ticks whose hand-over failed: they are due again next minute. */
   failed: number
   /** The first hand-over failure, for the log line. */

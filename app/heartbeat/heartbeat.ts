@@ -96,6 +96,8 @@ export type HeartbeatResult = {
   skipped: number
   /** Listed by an entry that lags its record (an idle tick does not rewrite it), and not due yet. */
   notDue: number
+  /** Due and observed, with nothing to do: not handed over (core/lifecycle/tickNeed.ts). */
+  idle: number
   shards: number
   blockNumber: bigint
   timestamp: bigint
@@ -117,6 +119,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<HeartbeatResult
     invoked: sum((w) => w.invoked),
     skipped: sum((w) => w.skipped),
     notDue: sum((w) => w.notDue),
+    idle: sum((w) => w.idle),
     shards: dispatched.shards,
     blockNumber: dispatched.blockNumber,
     timestamp: dispatched.timestamp,

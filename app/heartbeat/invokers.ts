@@ -1,5 +1,7 @@
 // Ticks run in this process (local stack, tests), through the same payload the deployed heartbeat sends
 // the tick function (functions/heartbeat/lambdaInvoker.ts), so a tick sees the same thing either way.
+import { DEFAULT_ROTATION_POLICY } from '../../core/custody/rotation.ts'
+import type { TickNeedParameters } from '../../core/lifecycle/tickNeed.ts'
 import type { TickDeps, TickResult } from '../tick/types.ts'
 import { runTick } from '../tick/runTick.ts'
 import type { TickInvoker, TickRequest } from './handOver.ts'
@@ -24,6 +26,11 @@ export class LocalInvoker implements TickInvoker {
     this.#limiter = new Limiter(options.concurrency ?? 4)
   }
 
+  /** Its ticks' configuration, so a walk in this process hands over exactly the Golems they would act on. */
+  tickNeedParameters(): TickNeedParameters {
+    return tickNeedParametersOf(this.deps('tick-need'))
+  }
+
   async invoke(requests: readonly TickRequest[]): Promise<void> {
     // Round-trip through the wire format so local runs exercise exactly what Lambda receives.
     const decoded = decodeTickPayload(encodeTickPayload(requests))
@@ -43,5 +50,23 @@ export class LocalInvoker implements TickInvoker {
         }),
       ),
     )
+  }
+}
+
+/** What a tick with these dependencies acts on beyond the chain and the record: its beat, vitality, payments, rotation. */
+export function tickNeedParametersOf(deps: TickDeps): TickNeedParameters {
+  const extension = deps.selfExtension
+  return {
+    beatSeconds: BigInt(deps.tickIntervalSeconds ?? 60),
+    ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}),
+    ...(extension
+      ? {
+          selfExtension: {
+            runtimeCostPerHour: extension.runtimeCostPerHour,
+            ...(extension.marginSeconds === undefined ? {} : { marginSeconds: extension.marginSeconds }),
+          },
+        }
+      : {}),
+    ...(deps.rotation ? { rotationMaxAgeSeconds: DEFAULT_ROTATION_POLICY.maxAgeSeconds } : {}),
   }
 }

@@ -7,6 +7,7 @@ import type { PublicClient } from 'viem'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import { readRequestOf } from '../../core/lifecycle/observation.ts'
+import { tickNeed, type TickNeedParameters } from '../../core/lifecycle/tickNeed.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { GolemRecord, Store } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
@@ -32,7 +33,15 @@ export type WalkDeps = {
   chainReader?: typeof readGolems
   /** Told after each listed page is handled (tests and benches time the walk with it). */
   onPage?: (page: { shard: number; index: number; listed: number; handedOver: number }) => void
+  /**
+   * What the ticks are configured with, for deciding which Golems need one (core/lifecycle/tickNeed.ts);
+   * else the invoker's (a local invoker knows its ticks), else a plain tick every minute.
+   */
+  tickNeed?: TickNeedParameters
 }
+
+/** A tick every minute, no self-extension, no rotation, the default vitality. */
+export const PLAIN_TICKS: TickNeedParameters = { beatSeconds: 60n }
 
 export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkResult> {
   const nowMs = Number(walk.timestamp) * 1000
@@ -48,8 +57,10 @@ export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkRe
     invoked: 0,
     skipped: 0,
     notDue: 0,
+    idle: 0,
     failed: 0,
   }
+  const parameters = deps.tickNeed ?? deps.invoker.tickNeedParameters?.() ?? PLAIN_TICKS
   let fees: Promise<TickFees | undefined> | undefined
   const pending: Due[] = []
   /** Reads `due` from the chain in one multicall and hands its ticks over. */
@@ -61,17 +72,21 @@ export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkRe
       due.map((g) => readRequestOf(g.record.golemId, g.profile)),
       { number: walk.blockNumber, timestamp: walk.timestamp },
     )
-    // Read once per walk, and only when a tick is handed over: a walk with nothing due pays nothing for it.
+    // Only a Golem with something to do is handed over: an idle one costs no invocation and no write.
+    const dueOf = new Map(due.map((g) => [g.record.golemId, g]))
+    const needed = batch.golems.flatMap((g) => {
+      const observed = { ...g, timestamp: batch.timestamp }
+      const { record, profile } = dueOf.get(g.golemId)!
+      const reason = tickNeed({ golemId: g.golemId, record, profile, read: observed, parameters })
+      return reason === null ? [] : [{ golemId: g.golemId, observed, record, profile }]
+    })
+    result.idle += batch.golems.length - needed.length
+    if (needed.length === 0) return
+    // Read once per walk, and only when a tick is handed over: a walk with nothing to hand over pays nothing for it.
     fees ??= feesAt(deps.client, walk)
     const tickFees = await fees
     // The record and the profile parsed from it travel together: the tick parses nothing the walker has.
-    const dueOf = new Map(due.map((g) => [g.record.golemId, g]))
-    const requests: TickRequest[] = batch.golems.map((g) => ({
-      golemId: g.golemId,
-      observed: { ...g, timestamp: batch.timestamp },
-      ...dueOf.get(g.golemId)!,
-      ...(tickFees ? { fees: tickFees } : {}),
-    }))
+    const requests: TickRequest[] = needed.map((g) => ({ ...g, ...(tickFees ? { fees: tickFees } : {}) }))
     const slices: TickRequest[][] = []
     for (let i = 0; i < requests.length; i += batchSize) slices.push(requests.slice(i, i + batchSize))
     const settled = await settleBounded(slices, handOver, (slice) => deps.invoker.invoke(slice))
@@ -121,6 +136,9 @@ export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkRe
     } while (cursor !== null)
   }
   if (pending.length > 0) await tick(pending.splice(0))
+  // Its Golems were all observed and every one with work handed over: the walk is what says the heartbeat
+  // of an idle Golem (not ticked, nothing of its own written) is alive. One write a walk.
+  if (result.failed === 0) await deps.store.recordShardWalks({ shards: walk.shards, at: nowMs })
   return result
 }
 

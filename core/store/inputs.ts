@@ -29,6 +29,7 @@ import type {
   GolemPatch,
   IssueNonceInput,
   ListDueInput,
+  RecordShardWalksInput,
   ListEventsInput,
   PaymentRef,
   RecordDeathInput,
@@ -114,6 +115,17 @@ export function parseListDue(
     cursor: i.cursor === undefined || i.cursor === null ? null : v.shortText(i.cursor, 'cursor', 1024),
     shard,
   }
+}
+
+export function parseRecordShardWalks(raw: RecordShardWalksInput, shards: number): { shards: number[]; at: number } {
+  const i = v.object(raw, 'input')
+  if (!Array.isArray(i.shards)) throw new StoreInputError('shards', 'must be an array of due shards')
+  const walked = i.shards.map((shard: unknown, n: number) => {
+    if (typeof shard !== 'number' || !Number.isInteger(shard) || shard < 0 || shard >= shards)
+      throw new StoreInputError(`shards[${n}]`, `must be an integer from 0 to ${shards - 1} (the store's due shards)`)
+    return shard
+  })
+  return { shards: [...new Set(walked)], at: v.time(i.at, 'at') }
 }
 
 export function parseSlotRef(raw: SlotRef): SlotRef {

@@ -84,7 +84,16 @@ export interface GolemStore {
    * included, oldest first (at most MAX_GOLEMS_PER_LOOKUP). A rotated-away key finds nothing.
    */
   findGolems(input: FindGolemsInput): Promise<GolemRecord[]>
+  /**
+   * The heartbeat walked these due shards at `at` (store time): every Golem due in them was observed and
+   * handed over when it had work. One write a walk, for the whole fleet; a Golem with nothing to do writes
+   * nothing of its own, so this is what says its heartbeat is alive.
+   */
+  recordShardWalks(input: RecordShardWalksInput): Promise<void>
+  /** When the heartbeat last walked this Golem's due shard (store time), or null before its first walk. */
+  lastWalkOf(golemId: string): Promise<number | null>
 }
+export type RecordShardWalksInput = { shards: readonly number[]; at: number }
 
 // ---- Tick slots (exactly-once) ---------------------------------------------------------------
 

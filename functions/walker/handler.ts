@@ -12,6 +12,8 @@ import { walkShard } from '../../app/heartbeat/walk.ts'
 import type { WalkResult } from '../../app/heartbeat/handOver.ts'
 import { FunctionConfigError } from '../shared/configError.ts'
 import { BardoError } from '../../core/errors.ts'
+import { DEFAULT_ROTATION_POLICY } from '../../core/custody/rotation.ts'
+import type { TickNeedParameters } from '../../core/lifecycle/tickNeed.ts'
 
 /** The part of an SQS event the walker reads. */
 export type SqsEvent = { Records?: { messageId: string; body: string }[] }
@@ -22,6 +24,21 @@ export const MAX_WALK_AGE_MS = 60_000
 
 let config: FunctionConfig | undefined
 let invoker: LambdaInvoker | undefined
+
+/**
+ * What the deployed tick acts on, as the stack tells the walker: a tick every minute at the default
+ * vitality, buying its Golems' runtime at the configured price when BARDO_TICK_SELF_EXTENSION is set, and
+ * rotating keys at the default maximum age when BARDO_TICK_ROTATION is set (the tick's own environment
+ * turns both on: an API URL parameter and a KMS alias prefix).
+ */
+export function tickNeedParametersFromEnv(env: NodeJS.ProcessEnv, runtimeCostPerHour: bigint): TickNeedParameters {
+  const on = (name: string) => env[name] === '1'
+  return {
+    beatSeconds: 60n,
+    ...(on('BARDO_TICK_SELF_EXTENSION') ? { selfExtension: { runtimeCostPerHour } } : {}),
+    ...(on('BARDO_TICK_ROTATION') ? { rotationMaxAgeSeconds: DEFAULT_ROTATION_POLICY.maxAgeSeconds } : {}),
+  }
+}
 
 export async function handler(event: SqsEvent, context?: { awsRequestId?: string }): Promise<SqsBatchResponse> {
   const telemetry = createTelemetry({ requestId: context?.awsRequestId ?? `walker-${Date.now()}`, functionName: 'walker' })
@@ -41,7 +58,16 @@ export async function handler(event: SqsEvent, context?: { awsRequestId?: string
         telemetry.log('warn', 'walk dropped', { shards: walk.shards, ageMs: Date.now() - walk.dispatchedAt })
         continue
       }
-      const result = await walkShard({ store: config.store, client: config.client, deployment: config.deployment, invoker }, walk)
+      const result = await walkShard(
+        {
+          store: config.store,
+          client: config.client,
+          deployment: config.deployment,
+          invoker,
+          tickNeed: tickNeedParametersFromEnv(process.env, config.runtimeCostPerHour),
+        },
+        walk,
+      )
       logWalk(telemetry, result, walk.blockNumber)
       if (result.failed > 0) telemetry.put('WalkFailed', 1)
     } catch (error) {

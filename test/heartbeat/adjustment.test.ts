@@ -14,6 +14,7 @@ import { planRevocation } from '../../core/custody/revocationPlan.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import { staggerOffset } from '../../core/lifecycle/stagger.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { revocationOf } from '../../app/revocation.ts'
 import type { TickResult } from '../../app/tick/types.ts'
@@ -189,11 +190,11 @@ describe("the owner's adjustment: lower and shorter, without revoking", () => {
     expect(stored.runway.periodDelegationHash).toBe(before.runway.periodDelegationHash)
     expect(stored.adjustment?.periodDelegationHash).toBe(body.delegationHash)
     expect((await health()).health).toBe(healthBefore)
-    // Before the owner's transaction, a beat changes nothing: the old grant is the one in force.
+    // Before the owner's transaction, a beat changes nothing: the old grant is the one in force, and the
+    // Golem, with nothing to do this minute, is not ticked.
     await env.devnet.increaseTime(60)
-    const [result] = await beat()
-    expect(result!.health).toBe(healthBefore)
-    expect(result!.revocation).toBe('Active')
+    expect(await beat()).toEqual([])
+    expect((await health()).health).toBe(healthBefore)
     expect((await profileOf()).adjustment).toBeDefined()
   })
 
@@ -242,9 +243,10 @@ describe("the owner's adjustment: lower and shorter, without revoking", () => {
     await rpc('evm_setNextBlockTimestamp', [Number(adjusted.runway.periodStart > now ? adjusted.runway.periodStart : now + 1n)])
     await env.devnet.mine()
     let [result] = await beat()
-    // Each Golem redeems at its own offset into the period (the heartbeat staggers a fleet's redemptions).
-    const at = result!.redemption?.redeemAt
-    if (result!.redemption?.status === 'skipped' && at !== undefined) {
+    // Each Golem redeems at its own offset into the period (the heartbeat staggers a fleet's redemptions);
+    // before it the Golem has nothing to do and is not ticked.
+    const at = result?.redemption?.redeemAt ?? adjusted.runway.periodStart + staggerOffset(ID, adjusted.runway.periodDuration)
+    if (result === undefined || result.redemption?.status === 'skipped') {
       await rpc('evm_setNextBlockTimestamp', [Number(at)])
       await env.devnet.mine()
       ;[result] = await beat()

@@ -52,7 +52,16 @@ vi.mock('../../core/lifecycle/gasPlan.ts', async (importOriginal) => {
   }
 })
 
-type Count = { reads: number; parses: number; plans: number; gasPlans: number; result: TickResult }
+type Count = {
+  reads: number
+  parses: number
+  /** The walker's plan (its decision that the Golem needs a tick, core/lifecycle/tickNeed.ts), then the tick's. */
+  walkerPlans: number
+  plans: number
+  walkerGasPlans: number
+  gasPlans: number
+  result: TickResult
+}
 
 let env: HeartbeatEnv
 const ticks: Count[] = []
@@ -79,8 +88,19 @@ beforeAll(async () => {
     async invoke(requests: readonly TickRequest[]) {
       for (const request of requests) {
         const count = { reads: 0 }
+        const walker = { plans: calls.plan, gas: calls.gas }
+        calls.plan = 0
+        calls.gas = 0
         const result = await runTick(env.deps(undefined, { store: counting(env.store, count) }), request)
-        ticks.push({ reads: count.reads, parses: calls.parse, plans: calls.plan, gasPlans: calls.gas, result })
+        ticks.push({
+          reads: count.reads,
+          parses: calls.parse,
+          walkerPlans: walker.plans,
+          plans: calls.plan,
+          walkerGasPlans: walker.gas,
+          gasPlans: calls.gas,
+          result,
+        })
       }
     },
   }
@@ -119,13 +139,19 @@ describe('a tick, one way', () => {
     expect(resets).toBeGreaterThan(0)
   })
 
-  it('reads no record, parses the profile once (the walker) and plans once, on every beat of it', () => {
-    for (const [i, t] of ticks.entries())
+  it('reads no record, parses the profile once (the walker) and plans once, on every beat of it (the walker at most once, to decide it is needed)', () => {
+    for (const [i, t] of ticks.entries()) {
       expect({ beat: i, reads: t.reads, parses: t.parses, plans: t.plans }).toEqual({ beat: i, reads: 0, parses: 1, plans: 1 })
+      // None when the reason needs no plan (the first tick, a paid feed's reprieve).
+      expect(t.walkerPlans, `beat ${i}`).toBeLessThanOrEqual(1)
+    }
   })
 
-  it('plans its gas at most once a beat', () => {
-    for (const [i, t] of ticks.entries()) expect(t.gasPlans, `beat ${i}`).toBeLessThanOrEqual(1)
+  it('plans its gas at most once a beat (and the walker at most once to decide)', () => {
+    for (const [i, t] of ticks.entries()) {
+      expect(t.gasPlans, `beat ${i}`).toBeLessThanOrEqual(1)
+      expect(t.walkerGasPlans, `beat ${i}`).toBeLessThanOrEqual(1)
+    }
   })
 
   it("parses the profile once on each side when the hand-over crosses the wire: the walker's, then the tick's on arrival", async () => {

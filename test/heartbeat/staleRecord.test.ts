@@ -9,7 +9,7 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
 import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { runTick } from '../../app/tick/runTick.ts'
-import { provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const calls = vi.hoisted(() => ({ parse: 0 }))
 
@@ -81,7 +81,8 @@ describe('the record in the payload', () => {
   })
 
   it('takes the lease on the current record when the copy lost only to a credit, and keeps the credit', async () => {
-    await env.devnet.increaseTime(61)
+    // A new period: the Golem has work (an idle minute is not handed over at all).
+    await env.devnet.increaseTime(DAY)
     const request = await handOver()
     const credited = request.record && parseGolemProfile(request.record.profile).life.runwayEndsAt + 3_600n
     // A paid extension lands between the walk and the tick: a new version, the same chain reads.
@@ -99,7 +100,7 @@ describe('the record in the payload', () => {
   })
 
   it('refuses a copy whose delegations changed since: the chain was read for the old ones', async () => {
-    await env.devnet.increaseTime(61)
+    await env.devnet.increaseTime(DAY)
     const request = await handOver()
     await editProfile((p) => {
       p.runway.chainHashes = [`0x${'ee'.repeat(32)}`]

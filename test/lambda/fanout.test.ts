@@ -36,6 +36,7 @@ import type { CliChain } from '../../cli/context.ts'
 import { createGolemKmsKey } from '../../cli/kmsKeys.ts'
 import { startKmsEndpoint, type KmsEndpoint } from './kmsEndpoint.ts'
 import { startLambdaInvokeEndpoint, type LambdaInvokeEndpoint } from './invokeEndpoint.ts'
+import { startDynamoRecorder, type DynamoRecorder } from './dynamoRecorder.ts'
 
 const GOLEMS = ['lambda-a', 'lambda-b', 'lambda-c'] as const
 /** The due shards holding them, as the store spreads Golems over its due list. */
@@ -49,6 +50,7 @@ let kms: KmsEndpoint
 let lambda: LambdaInvokeEndpoint
 let sqs: SqsEndpoint
 let client: LambdaClient
+let dynamo: DynamoRecorder
 const golems: { id: string; golem: ProvisionedGolem; owner: `0x${string}` }[] = []
 
 /** The handlers' stdout: structured logs and EMF lines, as CloudWatch Logs would receive them. */
@@ -58,7 +60,7 @@ const kmsKeys: Record<string, Hex> = {}
 const keyIdOf = (id: string) => `arn:aws:kms:us-east-1:111122223333:key/${id}`
 
 /** One heartbeat, then every walk it sent and every tick those handed over; the walkers' counts summed. */
-async function beat(): Promise<{ due: number; invoked: number; shards: number }> {
+async function beat(): Promise<{ due: number; invoked: number; idle: number; shards: number }> {
   const from = logLines.length
   const out = await client.send(new InvokeCommand({ FunctionName: 'heartbeat', InvocationType: 'RequestResponse' }))
   expect(out.FunctionError, out.Payload ? Buffer.from(out.Payload).toString() : '').toBeUndefined()
@@ -67,7 +69,7 @@ async function beat(): Promise<{ due: number; invoked: number; shards: number }>
   const walks = logLines.slice(from).filter((l) => l.message === 'walk')
   const sum = (field: string) => walks.reduce((a, l) => a + Number(l[field] ?? 0), 0)
   const { shards } = JSON.parse(Buffer.from(out.Payload!).toString()) as { shards: number }
-  return { due: sum('due'), invoked: sum('invoked'), shards }
+  return { due: sum('due'), invoked: sum('invoked'), idle: sum('idle'), shards }
 }
 
 const runwayRedemptions = async (owner: `0x${string}`) =>
@@ -122,6 +124,8 @@ beforeAll(async () => {
     { duplicates: 2 },
   )
   sqs = await startSqsEndpoint((event, context) => walkerHandler(event, context))
+  // The handlers reach dynalite through a recorder that counts their requests by operation.
+  dynamo = await startDynamoRecorder(dynalite.endpoint)
 
   // The functions' environment as stacks/ sets it, with the AWS services' endpoints pointed here.
   Object.assign(process.env, {
@@ -129,7 +133,7 @@ beforeAll(async () => {
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
-    AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_KMS: kms.endpoint,
     AWS_ENDPOINT_URL_SQS: sqs.endpoint,
     BARDO_WALK_QUEUE_URL: sqs.queueUrl,
@@ -152,7 +156,7 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.restoreAllMocks()
   client?.destroy()
-  await Promise.allSettled([lambda?.stop(), sqs?.stop(), kms?.stop(), dynalite?.stop(), devnet?.stop()])
+  await Promise.allSettled([lambda?.stop(), sqs?.stop(), kms?.stop(), dynamo?.stop(), dynalite?.stop(), devnet?.stop()])
 })
 
 describe('heartbeat -> SendMessageBatch -> walker -> InvokeCommand -> tick, delivered at least once', () => {
@@ -211,6 +215,24 @@ describe('heartbeat -> SendMessageBatch -> walker -> InvokeCommand -> tick, deli
     expect(sqs.deliveries.length - before).toBe(2 * 2)
     expect(first.invoked + second.invoked).toBeGreaterThanOrEqual(GOLEMS.length)
     for (const g of golems) expect(await runwayRedemptions(g.owner)).toBe(3)
+  })
+
+  it("an idle minute: every Golem is observed and none is invoked, and no Golem's item is written", async () => {
+    // A minute after every Golem redeemed its period: nothing to post, redeem, pay, rotate or report.
+    await devnet.increaseTime(61)
+    const invocations = lambda.deliveries.length
+    const requests = dynamo.operations.length
+    const written = dynamo.writes.length
+    const result = await beat()
+    expect(result).toMatchObject({ due: GOLEMS.length, idle: GOLEMS.length, invoked: 0 })
+    expect(lambda.deliveries.length - invocations).toBe(0)
+    // The one write is the fleet's: the walk's record that its shards were observed (one per walk).
+    expect(dynamo.writes.slice(written)).toEqual([{ operation: 'UpdateItem', pks: ['HEARTBEAT'] }])
+    // Otherwise the heartbeat's read only: each shard's first page of the due list, each page's records in one batch.
+    const operations = dynamo.operations.slice(requests)
+    expect(operations.filter((o) => o !== 'Query' && o !== 'BatchGetItem' && o !== 'UpdateItem')).toEqual([])
+    expect(operations.filter((o) => o === 'BatchGetItem')).toHaveLength(GOLEM_SHARDS.length)
+    for (const g of golems) expect((await store.getGolem(g.id))!.lastTick?.outcome).toBe('confirmed')
   })
 
   it('runs the Golems of one tick invocation side by side: one that fails loses none of the others, and the event is retried', async () => {

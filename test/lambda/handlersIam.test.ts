@@ -5,7 +5,7 @@
 // handler that starts sending a command its function may not send (AccessDenied on AWS) fails here.
 import { LambdaClient } from '@aws-sdk/client-lambda'
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs'
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { mockClient } from 'aws-sdk-client-mock'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { dueToItem, golemToItem } from '../../adapters/store/codec.ts'
@@ -108,6 +108,8 @@ beforeAll(async () => {
     return { Items: mine ? [dueToItem({ ...record, status: 'alive', version: 1 }, DEFAULT_DUE_SHARDS)] : [] }
   })
   dynamo.on(BatchGetCommand).resolves({ Responses: { 'bardo-iam': [golemToItem(record)] } })
+  // The walk's record that its shard was observed.
+  dynamo.on(UpdateCommand).resolves({})
   sqs.on(SendMessageBatchCommand).callsFake((input: { Entries?: { Id?: string }[] }) => ({
     Successful: (input.Entries ?? []).map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}`, MD5OfMessageBody: '' })),
     Failed: [],
@@ -134,7 +136,7 @@ describe('the deployed heartbeat against its IAM statements', () => {
     expect(bodies.map((w) => w.shards)).toEqual([[dueShard(DUE_GOLEM, DEFAULT_DUE_SHARDS)]])
   })
 
-  it("the walker sends only commands its statements allow: it lists its shard and reads the page's records", async () => {
+  it("the walker sends only commands its statements allow: it lists its shard, reads the page's records and records the walk", async () => {
     dynamo.resetHistory()
     sqs.resetHistory()
     const shard = dueShard(DUE_GOLEM, DEFAULT_DUE_SHARDS)
@@ -145,7 +147,7 @@ describe('the deployed heartbeat against its IAM statements', () => {
     )
     expect(out).toEqual({ batchItemFailures: [] })
     const sent = sentActions()
-    expect(new Set(sent)).toEqual(new Set(['dynamodb:Query', 'dynamodb:BatchGetItem']))
+    expect(new Set(sent)).toEqual(new Set(['dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem']))
     for (const action of sent) expect(allowed.Walker, action).toContain(action)
   })
 })

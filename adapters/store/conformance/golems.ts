@@ -209,6 +209,26 @@ export function golemSuite(backend: Backend): void {
         await expect(store.listDueGolems({ now: T0, shard })).rejects.toMatchObject({ name: 'StoreInputError', field: 'shard' })
     })
 
+    it("records when each due shard was walked, and answers a Golem's by its shard", async () => {
+      const store = await backend.newStore()
+      await store.createGolem(golemInput('walked'))
+      expect(await store.lastWalkOf('walked')).toBeNull()
+      const all = Array.from({ length: store.dueShards }, (_, shard) => shard)
+      await store.recordShardWalks({ shards: all, at: T0 })
+      expect(await store.lastWalkOf('walked')).toBe(T0)
+      // A walk of the other shards leaves this Golem's alone.
+      let own: number | null = null
+      for (const shard of all) {
+        const page = await store.listDueGolems({ now: T0 + 60_000, shard })
+        if (page.golems.some((g) => g.golemId === 'walked')) own = shard
+      }
+      await store.recordShardWalks({ shards: all.filter((shard) => shard !== own), at: T0 + 60_000 })
+      expect(await store.lastWalkOf('walked')).toBe(T0)
+      await store.recordShardWalks({ shards: [own!], at: T0 + 120_000 })
+      expect(await store.lastWalkOf('walked')).toBe(T0 + 120_000)
+      await expect(store.recordShardWalks({ shards: [store.dueShards], at: T0 })).rejects.toThrow(/shards\[0\]: must be an integer from 0/)
+    })
+
     it('refuses bad input naming the field, and writes nothing', async () => {
       const store = await backend.newStore()
       const cases: [Record<string, unknown>, string][] = [

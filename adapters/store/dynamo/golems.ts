@@ -136,3 +136,15 @@ export async function findGolems(table: DynamoTable, raw: S.FindGolemsInput): Pr
     .filter((r): r is GolemRecord => r !== null && (i.by === 'owner' ? r.owner : r.sessionKeyAddress).toLowerCase() === i.address)
     .sort((a, b) => a.createdAt - b.createdAt || (a.golemId < b.golemId ? -1 : 1))
 }
+
+export async function recordShardWalks(table: DynamoTable, shards: number, raw: S.RecordShardWalksInput): Promise<void> {
+  const i = parse.parseRecordShardWalks(raw, shards)
+  if (i.shards.length === 0) return
+  await table.update({ pk: k.WALKS_PK, sk: k.SK.walks }, { set: Object.fromEntries(i.shards.map((shard) => [k.walkedAttr(shard), i.at])) })
+}
+
+export async function lastWalkOf(table: DynamoTable, shards: number, golemId: string): Promise<number | null> {
+  const item = await table.get({ pk: k.WALKS_PK, sk: k.SK.walks })
+  const at = item?.[k.walkedAttr(k.dueShard(v.golemId(golemId), shards))]
+  return typeof at === 'number' ? at : null
+}

@@ -19,7 +19,7 @@ const record = (golemId: string, version: number, phase: GolemRecord['phase'] = 
   version,
 })
 
-function storeOf(records: Map<string, GolemRecord>) {
+function storeOf(records: Map<string, GolemRecord>, walks: { at: number | null } = { at: null }) {
   let reads = 0
   const store = {
     getGolem: async (id: string) => {
@@ -27,6 +27,7 @@ function storeOf(records: Map<string, GolemRecord>) {
       return records.get(id) ?? null
     },
     findGolems: async () => [],
+    lastWalkOf: async () => walks.at,
   } as unknown as GolemStore
   return { store, reads: () => reads }
 }
@@ -56,5 +57,19 @@ describe('StoreGolemRegistry', () => {
     await registry.getGolem('b')
     expect(await registry.getGolem('a')).not.toBe(a)
     expect(() => new StoreGolemRegistry({ store: storeOf(records).store, maxViews: 0 })).toThrow(/maxViews/)
+  })
+
+  it("reports the heartbeat's last walk of the Golem's shard as its last heartbeat when no tick came since (an idle Golem is not ticked)", async () => {
+    const ticked = {
+      ...record('idle', 3),
+      nextTickAt: 1_060_000,
+      lastTick: { at: 1_000_000, period: 1n, outcome: 'confirmed', txHash: null },
+    }
+    const walks = { at: null as number | null }
+    const registry = new StoreGolemRegistry({ store: storeOf(new Map([['idle', ticked]]), walks).store })
+    expect((await registry.getGolem('idle'))?.lastHeartbeatAt).toBe(1_000)
+    walks.at = 1_600_000
+    expect((await registry.getGolem('idle'))?.lastHeartbeatAt).toBe(1_600)
+    expect((await registry.getGolem('idle'))?.phase).toBe('Thriving')
   })
 })

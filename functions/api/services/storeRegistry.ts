@@ -5,6 +5,7 @@ import { isAddress, type Address } from 'viem'
 import { phaseNames } from '../../../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import { computeVitality } from '../../../core/lifecycle/vitality.ts'
+import { lastHeartbeatAt } from '../../../core/lifecycle/lastHeartbeat.ts'
 import type { GolemRecord as StoredGolem, GolemStore } from '../../../core/store/index.ts'
 import type { GolemView, GolemRegistry } from '../deps.ts'
 
@@ -32,8 +33,12 @@ function vitalityOf(record: StoredGolem, profile: GolemProfile | undefined): num
   }
 }
 
-/** The API's view of a stored Golem. The profile and the version ride along so that neither the health check nor a paid credit reads it again. */
-export function golemViewOf(record: StoredGolem): GolemView {
+/**
+ * The API's view of a stored Golem. The profile and the version ride along so that neither the health
+ * check nor a paid credit reads it again. `shardWalkedAt`: when the heartbeat last walked the Golem's due
+ * shard, so a Golem observed with nothing to do (not ticked) still shows a recent heartbeat.
+ */
+export function golemViewOf(record: StoredGolem, shardWalkedAt: number | null = null): GolemView {
   let profile: GolemProfile | undefined
   try {
     profile = record.profile === null ? undefined : parseGolemProfile(record.profile)
@@ -49,7 +54,7 @@ export function golemViewOf(record: StoredGolem): GolemView {
     phase: record.phase ?? phaseNames[0],
     vitality: vitalityOf(record, profile),
     lifecycle: record.status,
-    lastHeartbeatAt: record.lastTick === null ? null : Math.floor(record.lastTick.at / 1000),
+    lastHeartbeatAt: heartbeatSeconds(record, shardWalkedAt),
     ...(profile ? { profile } : {}),
     version: record.version,
     // Only the last tick is kept: a later tick that did not redeem hides it (the indexer has the rest).
@@ -57,6 +62,11 @@ export function golemViewOf(record: StoredGolem): GolemView {
       ? { lastRedeemedAt: Math.floor(record.lastTick.at / 1000) }
       : {}),
   }
+}
+
+function heartbeatSeconds(record: StoredGolem, shardWalkedAt: number | null): number | null {
+  const at = lastHeartbeatAt(record, shardWalkedAt)
+  return at === null ? null : Math.floor(at / 1000)
 }
 
 export class StoreGolemRegistry implements GolemRegistry {
@@ -75,16 +85,25 @@ export class StoreGolemRegistry implements GolemRegistry {
   async getGolem(idOrAddress: string): Promise<GolemView | undefined> {
     if (STORE_ID.test(idOrAddress)) {
       const byId = await this.#store.getGolem(idOrAddress)
-      if (byId) return this.#viewOf(byId)
+      if (byId) return this.#withHeartbeat(byId)
     }
     if (!isAddress(idOrAddress, { strict: false })) return undefined
     // The store answers for the current key only: a rotated-away key finds nothing.
     const [record] = await this.#store.findGolems({ sessionKey: idOrAddress.toLowerCase() as Address })
-    return record ? this.#viewOf(record) : undefined
+    return record ? this.#withHeartbeat(record) : undefined
   }
 
   async listGolemsByOwner(owner: Address): Promise<GolemView[]> {
-    return (await this.#store.findGolems({ owner: owner.toLowerCase() as Address })).map((r) => this.#viewOf(r))
+    const records = await this.#store.findGolems({ owner: owner.toLowerCase() as Address })
+    return Promise.all(records.map((r) => this.#withHeartbeat(r)))
+  }
+
+  /** The view of the record's version, with the heartbeat's last walk of its shard (which moves without a write to the record). */
+  async #withHeartbeat(record: StoredGolem): Promise<GolemView> {
+    const view = this.#viewOf(record)
+    if (record.status === 'dead') return view
+    const lastHeartbeat = heartbeatSeconds(record, await this.#store.lastWalkOf(record.golemId))
+    return lastHeartbeat === view.lastHeartbeatAt ? view : { ...view, lastHeartbeatAt: lastHeartbeat }
   }
 
   #viewOf(record: StoredGolem): GolemView {
