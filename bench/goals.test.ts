@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { benchGoals, formatGoals, WALLET_GRANT_ALONE, type BenchResults } from './goals.ts'
 
 const size = (bytes: number) => ({ entry: 'x', bytes, bytesWithAwsSdk: bytes, packages: [] })
-const phase = (ticks: number, seconds: number, requests: number) => ({
+const phase = (ticks: number, seconds: number, requests: number, invocations = ticks) => ({
   ticks,
+  invocations,
   seconds,
   ticksPerMinute: (ticks / seconds) * 60,
   rpc: 0,
@@ -24,12 +25,14 @@ const policy = (name: string, repeat: bigint) => ({
 
 const results = {
   heartbeat: {
+    goalIdleInvocations: 0,
+    goalIdleStoreRequests: 0.05,
     rows: [
       {
         store: 'dynalite',
         golems: 1_000,
         busy: phase(3_000, 50, 12_000),
-        idle: phase(0, 60, 30),
+        idle: { ...phase(0, 60, 38), store: { requests: 38, requestsPerTick: 0.038, byCommand: {} } },
         idlePerGolemRead: phase(0, 1, 0),
         rpcRatio: 0,
       },
@@ -45,7 +48,7 @@ const results = {
 describe('the goal lines of a bench run', () => {
   it('judges each goal from the same run: one line each, PASS or MISS', () => {
     expect(formatGoals(benchGoals(results)).split('\n')).toEqual([
-      'goal 1: 0.000 invocations and 0.030 DynamoDB requests per idle Golem-minute (target 0 invocations, <= 0.05 DynamoDB requests): PASS',
+      'goal 1: 0 tick invocations and 0.0380 DynamoDB requests per idle Golem-minute at 1,000 Golems on dynalite (target 0 invocations, <= 0.05 DynamoDB requests): PASS',
       'goal 2: 4.00 DynamoDB requests per busy tick, 3,600 busy ticks/min (target <= 4 requests, >= 3,000 ticks/min at 1,000 Golems on dynalite): PASS',
       "goal 3: permission health 0.92x bare Hono's throughput, p99 1.10x bare's (target >= 0.9x throughput, p99 <= 1.2x): PASS",
       'goal 4: tick 399.0 KB, heartbeat 380.0 KB, walker 390.0 KB, api 1700.0 KB (target every Lambda <= 400.0 KB): MISS',
@@ -70,10 +73,18 @@ describe('the goal lines of a bench run', () => {
   it('an idle Golem that is still ticked misses goal 1', () => {
     const ticked = {
       ...results,
-      heartbeat: { rows: [{ ...results.heartbeat!.rows[0]!, idle: phase(1_000, 60, 5_000) }] },
+      heartbeat: {
+        ...results.heartbeat!,
+        rows: [
+          {
+            ...results.heartbeat!.rows[0]!,
+            idle: { ...phase(1_000, 60, 5_000, 100), store: { requests: 5_000, requestsPerTick: 5, byCommand: {} } },
+          },
+        ],
+      },
     } as unknown as BenchResults
     expect(formatGoals(benchGoals(ticked)).split('\n')[0]).toBe(
-      'goal 1: 1.000 invocations and 5.000 DynamoDB requests per idle Golem-minute (target 0 invocations, <= 0.05 DynamoDB requests): MISS',
+      'goal 1: 0.1 tick invocations and 5.0000 DynamoDB requests per idle Golem-minute at 1,000 Golems on dynalite (target 0 invocations, <= 0.05 DynamoDB requests): MISS',
     )
   })
 })

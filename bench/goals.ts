@@ -33,26 +33,33 @@ function heartbeatRow(r: HeartbeatBenchResult) {
   return r.rows.find((row) => row.store === 'dynalite' && row.golems === GOAL_GOLEMS)
 }
 
+/** An idle Golem-minute's cost in the goal row (dynalite, 1,000 Golems; else the largest dynalite row). */
+export function idleGolemMinute(
+  result: HeartbeatBenchResult,
+): { golems: number; store: string; invocations: number; requests: number; pass: boolean } | undefined {
+  const dynalite = result.rows.filter((r) => r.store === 'dynalite' && r.idle.store !== null)
+  const row = dynalite.find((r) => r.golems === GOAL_GOLEMS) ?? dynalite.at(-1)
+  if (!row) return undefined
+  const invocations = row.idle.invocations / row.golems
+  const requests = row.idle.store!.requestsPerTick
+  const pass = invocations <= result.goalIdleInvocations && requests <= result.goalIdleStoreRequests
+  return { golems: row.golems, store: row.store, invocations, requests, pass }
+}
+
 export function benchGoals(results: BenchResults): Goal[] {
   const goals: Goal[] = []
   const { heartbeat, api, bundle, gas, dashboard, indexer } = results
 
   const row = heartbeat ? heartbeatRow(heartbeat) : undefined
-  const idle = row?.idle
-  if (!idle?.store) goals.push({ n: 1, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })
-  else {
-    // An idle Golem-minute: what the idle phase cost per Golem, scaled to a minute of its life.
-    const minutes = idle.seconds / 60
-    const perGolemMinute = (n: number) => (minutes > 0 ? n / (GOAL_GOLEMS * minutes) : Number.POSITIVE_INFINITY)
-    const invocations = perGolemMinute(idle.ticks)
-    const requests = perGolemMinute(idle.store.requests)
+  const idle = heartbeat ? idleGolemMinute(heartbeat) : undefined
+  if (!heartbeat || !idle) goals.push({ n: 1, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })
+  else
     goals.push({
       n: 1,
-      measured: `${invocations.toFixed(3)} invocations and ${requests.toFixed(3)} DynamoDB requests per idle Golem-minute`,
-      target: '0 invocations, <= 0.05 DynamoDB requests',
-      verdict: verdict(invocations === 0 && requests <= 0.05),
+      measured: `${idle.invocations} tick invocations and ${idle.requests.toFixed(4)} DynamoDB requests per idle Golem-minute at ${idle.golems.toLocaleString('en-US')} Golems on ${idle.store}`,
+      target: `${heartbeat.goalIdleInvocations} invocations, <= ${heartbeat.goalIdleStoreRequests} DynamoDB requests`,
+      verdict: verdict(idle.pass),
     })
-  }
 
   const busy = row?.busy
   if (!busy?.store) goals.push({ n: 2, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })

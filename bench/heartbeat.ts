@@ -14,6 +14,7 @@
 // minute: no tick invocation and <= 0.05 DynamoDB requests, from the same run's idle heartbeat there.
 // `npx tsx bench/heartbeat.ts [--sizes 100,1000] [--stores memory,dynalite] [--concurrency 8]`, or
 // `npm run bench -- heartbeat`.
+import { idleGolemMinute } from './goals.ts'
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -406,14 +407,10 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
  * tick invocations and DynamoDB requests per idle Golem-minute.
  */
 export function goalOne(result: HeartbeatBenchResult): string {
-  const dynalite = result.rows.filter((r) => r.store === GOAL_STORE && r.idle.store !== null)
-  const row = dynalite.find((r) => r.golems === GOAL_GOLEMS) ?? dynalite.at(-1)
+  const idle = idleGolemMinute(result)
   const target = `${result.goalIdleInvocations} invocations, <= ${result.goalIdleStoreRequests} DynamoDB requests per idle Golem-minute`
-  if (!row) return `goal 1: not run (target ${target}): MISS`
-  const invocations = row.idle.invocations / row.golems
-  const requests = row.idle.store!.requestsPerTick
-  const pass = invocations <= result.goalIdleInvocations && requests <= result.goalIdleStoreRequests
-  return `goal 1: ${invocations} invocations, ${requests.toFixed(4)} DynamoDB requests per idle Golem-minute at ${formatInt(row.golems)} Golems on ${row.store} (target ${target}): ${pass ? 'PASS' : 'MISS'}`
+  if (!idle) return `goal 1: not run (target ${target}): MISS`
+  return `goal 1: ${idle.invocations} invocations, ${idle.requests.toFixed(4)} DynamoDB requests per idle Golem-minute at ${formatInt(idle.golems)} Golems on ${idle.store} (target ${target}): ${idle.pass ? 'PASS' : 'MISS'}`
 }
 
 function argList(name: string): string[] | undefined {
