@@ -1,15 +1,19 @@
 // The Golem's custody events over HTTP: the paged read (newest first, a cursor to the next page, a forged
 // cursor refused naming the field) and the live stream (server-sent events: a new client hears only what
 // is recorded after it connected; a reconnecting one resumes after its Last-Event-ID; a malformed one is
-// refused). The stream runs with a short poll and lifetime so a test reads it to its end.
+// refused; the owner's Snap token reads its owner's Golems only). The stream runs with a short poll and
+// lifetime so a test reads it to its end.
 import { describe, expect, it } from 'vitest'
 import { InMemoryStore } from '../../adapters/store/index.ts'
+import { rotateSnapToken } from '../../core/snap/snapToken.ts'
 import { createApp } from './app.ts'
 import { positionOf } from './routes/events.ts'
 import { StoreGolemJournal } from './services/journal.ts'
 import { sampleGolem, testApiDeps } from './testing.ts'
 
 const golem = sampleGolem()
+
+const stranger = sampleGolem({ id: 'stranger', owner: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' })
 
 async function withEvents(n: number) {
   const store = new InMemoryStore()
@@ -21,13 +25,11 @@ async function withEvents(n: number) {
       eventId: `e${i}`,
       data: { n: i },
     })
-  const app = createApp(
-    testApiDeps({
-      golems: [golem],
-      overrides: { journal: new StoreGolemJournal(store), eventStream: { pollMs: 20, maxSeconds: 0.2, batch: 100 } },
-    }),
-  )
-  return { store, app }
+  const deps = testApiDeps({
+    golems: [golem, stranger],
+    overrides: { journal: new StoreGolemJournal(store), eventStream: { pollMs: 20, maxSeconds: 0.2, batch: 100 } },
+  })
+  return { store, app: createApp(deps), deps }
 }
 
 /** The stream's messages, read to its end: [id, event, data.n]. */
@@ -88,5 +90,36 @@ describe('custody events', () => {
     expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/^Last-Event-ID: /) })
     expect(positionOf('12:abc')).toEqual({ at: 12, eventId: 'abc' })
     expect(positionOf(undefined)).toBeUndefined()
+  })
+
+  it("takes the owner's current Snap token for the owner's Golems, and answers another owner's Golem as unknown", async () => {
+    const { app, deps } = await withEvents(2)
+    const token = await rotateSnapToken(deps.stores.snapTokens, golem.owner, deps.clock.now())
+    const snap = { authorization: `Bearer ${token}`, origin: 'null' }
+    const own = await app.request(`/api/v1/golems/${golem.id}/events?limit=1`, { headers: snap })
+    expect(own.status).toBe(200)
+    expect(((await own.json()) as { events: { eventId: string }[] }).events.map((e) => e.eventId)).toEqual(['e2'])
+    const other = await app.request(`/api/v1/golems/${stranger.id}/events`, { headers: snap })
+    expect(other.status).toBe(404)
+    expect(await other.json()).toMatchObject({ code: 'GOLEM_NOT_FOUND', message: expect.stringMatching(/^id: .*Snap token's owner/) })
+    expect((await app.request(`/api/v1/golems/${stranger.id}/events/stream`, { headers: snap })).status).toBe(404)
+    // A rotated token is refused before any Golem is read.
+    await rotateSnapToken(deps.stores.snapTokens, golem.owner, deps.clock.now())
+    const rotated = await app.request(`/api/v1/golems/${golem.id}/events`, { headers: snap })
+    expect(rotated.status).toBe(401)
+    expect(await rotated.json()).toMatchObject({ code: 'INVALID_TOKEN', message: expect.stringMatching(/^authorization: /) })
+  })
+
+  it("answers the browser's preflight for the allowlisted origins only", async () => {
+    const { app } = await withEvents(1)
+    const preflight = (origin: string) =>
+      app.request(`/api/v1/golems/${golem.id}/events`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      })
+    const allowed = await preflight('http://localhost:3003')
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:3003')
+    expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization')
+    expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull()
   })
 })

@@ -2,6 +2,7 @@
 // shapes (functions/api/schemas.ts snapStatusResponse); the Snap reads them as plain JSON.
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { StatedVitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import type { EventCursor } from './eventAlerts.ts'
 
 /** The vital signs as the API states them (core/lifecycle/vitalSigns.ts): where the Golem is, not how a tick moved it. */
 export type ApiVitals = StatedVitalSigns
@@ -71,6 +72,8 @@ export type SnapState = {
   golems: GolemStatus[]
   /** Conditions that were true at the last fetch ("atlas:phase:Declining"): a notification is sent only on entry. */
   activeAlerts: string[]
+  /** Per Golem id, the custody events already read: each event notifies once. */
+  eventCursors: Record<string, EventCursor>
   /** Unix seconds of the last successful fetch (the API's clock). */
   lastFetchAt: number
   deployment: SnapDeployment | null
@@ -86,6 +89,7 @@ export const emptyState = (): SnapState => ({
   owner: null,
   golems: [],
   activeAlerts: [],
+  eventCursors: {},
   lastFetchAt: 0,
   deployment: null,
   pairing: null,

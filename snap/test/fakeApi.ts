@@ -1,5 +1,6 @@
-// A stand-in for the Bardo API's Snap routes on 127.0.0.1, for the handler tests: a rotating token and
-// pairing by a signature it accepts. The real API is exercised in test/snap/cronjob.test.ts (vitest).
+// A stand-in for the Bardo API's Snap routes on 127.0.0.1, for the handler tests: a rotating token,
+// pairing by a signature it accepts, and the custody events route (paged newest first, read with the
+// current token, or answering 503 as an API that cannot serve it). The real API is exercised in test/snap/cronjob.test.ts (vitest).
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -16,6 +17,11 @@ export type FakeApi = {
   golems: unknown[]
   generatedAt: number
   statusCalls: number
+  /** Custody events per Golem id, in the order they were recorded (the route answers newest first). */
+  events: Record<string, { eventId: string; type: string; at: number; data: Record<string, unknown> }[]>
+  /** When set, the events route answers this status (an API without the route, or one that fails). */
+  eventsStatus: number | undefined
+  eventCalls: number
   deployment: unknown
   stop(): Promise<void>
 }
@@ -34,6 +40,9 @@ export async function startFakeApi(deployment: unknown): Promise<FakeApi> {
     golems: [],
     generatedAt: 1_767_225_600,
     statusCalls: 0,
+    events: {},
+    eventsStatus: undefined,
+    eventCalls: 0,
     deployment,
     stop: async () => undefined,
   }
@@ -49,6 +58,20 @@ export async function startFakeApi(deployment: unknown): Promise<FakeApi> {
         return send(401, { code: 'INVALID_TOKEN', message: 'authorization: unknown or rotated Snap token', details: {} })
       api.current = tokenFor(OWNER)
       return send(200, { owner: OWNER, generatedAt: api.generatedAt, golems: api.golems, nextToken: api.current })
+    }
+    const events = req.method === 'GET' ? /^\/api\/v1\/golems\/([^/?]+)\/events\?(.*)$/.exec(req.url ?? '') : null
+    if (events) {
+      api.eventCalls++
+      if (api.eventsStatus !== undefined) return send(api.eventsStatus, { code: 'INTERNAL_ERROR', message: 'events', details: {} })
+      const presented = (req.headers.authorization ?? '').replace(/^Bearer /, '')
+      if (api.current === undefined || presented !== api.current)
+        return send(401, { code: 'INVALID_TOKEN', message: 'authorization: unknown or rotated Snap token', details: {} })
+      const query = new URLSearchParams(events[2])
+      const limit = Number(query.get('limit') ?? 50)
+      const from = Number(query.get('cursor') ?? 0)
+      const all = [...(api.events[decodeURIComponent(events[1]!)] ?? [])].reverse()
+      const page = all.slice(from, from + limit)
+      return send(200, { golemId: events[1], events: page, nextCursor: from + limit < all.length ? String(from + limit) : null })
     }
     if (req.method === 'POST' && req.url === '/api/snap/pairing/challenge') {
       const { owner } = (await body(req)) as { owner: string }

@@ -121,6 +121,83 @@ describe('onCronjob', () => {
     expect(death.notifications.filter((n) => n.type === 'native')).toHaveLength(1)
   })
 
+  describe('custody events', () => {
+    const at = (NOW - 3_600) * 1000
+    const rotationRequest = {
+      eventId: 'RotationRenewalRequested:0x90f79bf6eb2c4f870365e785982e1f101e93b906',
+      type: 'RotationRenewalRequested',
+      at: at + 60_000,
+      data: {
+        oldAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        newAddress: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+        startAt: String(NOW + 86_400),
+        grantEndsAt: String(NOW + 30 * 86_400),
+        delegationHash: `0x${'12'.repeat(32)}`,
+      },
+    }
+    const resetEvents = () => {
+      api.events = {}
+      api.eventsStatus = undefined
+    }
+
+    it('remembers the backlog on the first cron, notifies a new event once, and not again on the next cron', async () => {
+      const snap = await pairedSnap()
+      api.golems = [golem()]
+      api.events = {
+        atlas: [
+          { eventId: 'DelegationGranted', type: 'DelegationGranted', at, data: {} },
+          { eventId: 'p1-expiring', type: 'DelegationExpiringWarning', at: at + 1, data: { hoursRemaining: 20 } },
+        ],
+      }
+      try {
+        const first = await snap.onCronjob({ method: 'heartbeat' })
+        expect(first.notifications).toHaveLength(0)
+        api.events.atlas!.push(rotationRequest)
+        const calls = api.eventCalls
+        const second = await snap.onCronjob({ method: 'heartbeat' })
+        // Read with the token the status call just handed over: the events route accepted it.
+        expect(api.eventCalls).toBe(calls + 1)
+        expect(second.notifications.filter((n) => n.type === 'native')).toHaveLength(1)
+        expect(second).toSendNotification('Atlas: sign grant for new key', 'native')
+        expect(second).toSendNotification(
+          `Golem Atlas is moving to a new session key 0x90F7…b906, and only you can sign its grant. Open the Portal and sign the grant to the new key (from ${new Date((NOW + 86_400) * 1000).toISOString().slice(0, 10)} until ${new Date((NOW + 30 * 86_400) * 1000).toISOString().slice(0, 10)}). Until you do, it keeps its current key.`,
+          'inApp',
+        )
+        const third = await snap.onCronjob({ method: 'heartbeat' })
+        expect(third.notifications).toHaveLength(0)
+      } finally {
+        resetEvents()
+      }
+    })
+
+    it('keeps the status alerts and the token when the events route fails, then reads events once it answers', async () => {
+      const snap = await pairedSnap()
+      api.golems = [golem({ phase: 'Declining', vitality: 0.2 })]
+      api.eventsStatus = 503
+      api.events = { atlas: [rotationRequest] }
+      try {
+        const failing = await snap.onCronjob({ method: 'heartbeat' })
+        expect(failing).toSendNotification('Atlas entered Declining', 'native')
+        expect(failing.notifications.filter((n) => n.type === 'native')).toHaveLength(1)
+        expect(await status(snap)).toMatchObject({ paired: true, golems: [{ id: 'atlas', phase: 'Declining' }] })
+        // The route answers again: its first read remembers what is there, the next one tells what is new.
+        api.eventsStatus = undefined
+        expect((await snap.onCronjob({ method: 'heartbeat' })).notifications).toHaveLength(0)
+        api.events.atlas!.push({
+          eventId: 'DeathProtocolStarted',
+          type: 'DeathProtocolStarted',
+          at: at + 120_000,
+          data: { trigger: 'owner-revoked', vitality: 0.2 },
+        })
+        const dying = await snap.onCronjob({ method: 'heartbeat' })
+        expect(dying).toSendNotification('Atlas is dying', 'native')
+        expect(dying.notifications.filter((n) => n.type === 'native')).toHaveLength(1)
+      } finally {
+        resetEvents()
+      }
+    })
+  })
+
   it('without a token: calls nothing and notifies nothing', async () => {
     const snap = await installSnap({ options: { state: { apiUrl: api.url } as never } })
     const calls = api.statusCalls

@@ -2,18 +2,26 @@
 // PhaseChanged, RunwayRedeemed, DelegationExpiringWarning, SessionKeyRotated, RotationRenewalRequested,
 // DelegationAdjusted, DelegationRevoked, DeathCompleted, ...): a paged read, newest first, and a live
 // stream (server-sent events) that resumes after the last event a client saw (`Last-Event-ID`). Both take
-// the read tier's key or the owner's token, like every Golem read, and work in every lifecycle state.
+// the read tier's key or the owner's token, like every Golem read, and work in every lifecycle state. The
+// owner's Snap reads them with its Snap token, which names one owner and reads that owner's Golems only.
 import { createRoute } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { cors } from 'hono/cors'
 import { streamSSE } from 'hono/streaming'
+import { isAddressEqual } from 'viem'
 import type { GolemEvent } from '../../../core/store/index.ts'
 import { findGolem } from '../deathRules.ts'
-import type { ApiDeps, EventPosition } from '../deps.ts'
+import type { ApiDeps, EventPosition, GolemView } from '../deps.ts'
+import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import { answered, apiRouter, errors, ok, security } from '../openapi.ts'
 import { tierHeaders } from '../rateLimit.ts'
 import { eventsResponse, golemParams, pageQuery } from '../schemas.ts'
 
-const notFound = { 404: 'GOLEM_NOT_FOUND', 401: 'INVALID_API_KEY | INVALID_TOKEN' } as const
+const notFound = {
+  404: "GOLEM_NOT_FOUND (also a Golem that is not the Snap token's owner's)",
+  401: 'INVALID_API_KEY | INVALID_TOKEN',
+} as const
 
 /** How often a live stream looks for new events, and how long one connection lasts before the client reconnects. */
 export const EVENT_STREAM = { pollMs: 2_000, maxSeconds: 300, batch: 100 }
@@ -49,15 +57,39 @@ export function positionOf(lastEventId: string | undefined): EventPosition | und
   return m ? { at: Number(m[1]), eventId: m[2]! } : undefined
 }
 
-export const eventRoutes = (deps: ApiDeps) =>
-  apiRouter()
+/**
+ * The Golem a read names. A Snap token authenticates one owner's Snap: it reads that owner's Golems, and
+ * another owner's Golem is answered as unknown to it.
+ */
+async function readableGolem(deps: ApiDeps, c: Context<ApiEnv>, id: string): Promise<GolemView> {
+  const golem = await findGolem(deps, id)
+  const principal = c.get('principal')
+  if (principal.kind === 'snap' && !isAddressEqual(golem.owner, principal.owner))
+    throw new ApiError('GOLEM_NOT_FOUND', `id: no Golem ${id} of the Snap token's owner`, { golemId: id })
+  return golem
+}
+
+export function eventRoutes(deps: ApiDeps) {
+  const router = apiRouter()
+  // The Snap reads the paged route from its sandbox (Origin null) with an Authorization header, which a
+  // browser preflights; the allowlisted origins are answered here, as for the Snap's status.
+  router.use(
+    '/api/v1/golems/:id/events',
+    cors({
+      origin: (o) => (deps.config.allowedOrigins.includes(o) ? o : null),
+      allowHeaders: ['Authorization', 'X-API-Key'],
+      allowMethods: ['GET'],
+      maxAge: 600,
+    }),
+  )
+  return router
     .openapi(eventsRoute, async (c) => {
-      const golem = await findGolem(deps, c.req.valid('param').id)
+      const golem = await readableGolem(deps, c, c.req.valid('param').id)
       const page = await deps.journal.events(golem, c.req.valid('query'))
       return c.json({ golemId: golem.id, events: page.items.map(eventJson), nextCursor: page.nextCursor }, 200)
     })
     .openapi(streamRoute, async (c) => {
-      const golem = await findGolem(deps, c.req.valid('param').id)
+      const golem = await readableGolem(deps, c, c.req.valid('param').id)
       const header = c.req.header('last-event-id')
       let position = positionOf(header)
       if (header !== undefined && position === undefined)
@@ -86,3 +118,4 @@ export const eventRoutes = (deps: ApiDeps) =>
         }
       })
     })
+}
