@@ -13,7 +13,7 @@
 //   api        + Put/Update/DeleteItem -                          Invoke tick     RpcUrl, SettlementKey,
 //                                                                                 CladeHmacSecret, ReadApiKeyHashes,
 //                                                                                 AlchemyWebhookSigningKey, ReceiptSigningKey
-import { DEFAULT_DUE_SHARDS } from '../adapters/store/keys.ts'
+import { DEFAULT_DUE_SHARDS, WALKS_PK } from '../adapters/store/keys.ts'
 import type { StackConfig } from './config.ts'
 import type { SessionKeyAccess } from './keys.ts'
 import type { Secrets } from './secrets.ts'
@@ -32,11 +32,16 @@ export const HEARTBEAT_SCHEDULE = 'rate(1 minute)'
  * walk), so a whole minute's walks run side by side, and a burst of redeliveries cannot take more of the account's Lambda concurrency than that.
  */
 export const WALKER_MAX_CONCURRENCY = DEFAULT_DUE_SHARDS
+/** What the walker reads: the due list (Query) and a page's records (BatchGetItem). */
+export const WALKER_TABLE_READS = ['dynamodb:BatchGetItem', 'dynamodb:Query'] as const
 /**
- * What the walker reads, the due list (Query) and a page's records (BatchGetItem), and its one write: the
- * record that its shards were walked (UpdateItem on one item), which says an idle Golem's heartbeat is alive.
+ * The walker's one write: the record that its shards were walked (UpdateItem), which says an idle
+ * Golem's heartbeat is alive; allowed on that record's partition only.
  */
-export const WALKER_TABLE_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] as const
+export const WALKER_WALK_RECORD = {
+  actions: ['dynamodb:UpdateItem'],
+  conditions: [{ test: 'ForAllValues:StringEquals', variable: 'dynamodb:LeadingKeys', values: [WALKS_PK] }],
+} as const
 /** What the heartbeat reads: each due shard's first page (Query), to pack the small shards into one walk. */
 export const HEARTBEAT_TABLE_ACTIONS = ['dynamodb:Query'] as const
 /** What a Lambda event source mapping does on the queue for its function. */
@@ -174,7 +179,12 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
     environment: { ...environment, BARDO_TICK_FUNCTION_NAME: tick.name, BARDO_TICK_SELF_EXTENSION: '1', BARDO_TICK_ROTATION: '1' },
     link: [secrets.RpcUrl],
     permissions: [
-      { actions: [...WALKER_TABLE_ACTIONS], resources: [storage.table.arn] },
+      { actions: [...WALKER_TABLE_READS], resources: [storage.table.arn] },
+      {
+        actions: [...WALKER_WALK_RECORD.actions],
+        resources: [storage.table.arn],
+        conditions: WALKER_WALK_RECORD.conditions.map((c) => ({ ...c, values: [...c.values] })),
+      },
       // The unqualified ARN: the walker invokes the tick by name, never a version or alias.
       { actions: ['lambda:InvokeFunction'], resources: [tick.arn] },
       { actions: [...QUEUE_CONSUMER_ACTIONS], resources: [walks.arn] },

@@ -1,5 +1,6 @@
 // Runs sst.config.ts against recording stand-ins for SST's globals (the sst CLI downloads Pulumi, so
 // it cannot run here) and checks the stack: handlers, schedule, IAM, secrets, the indexer, alarms.
+import { WALKS_PK } from '../adapters/store/keys.ts'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -149,11 +150,16 @@ describe('IAM: least privilege', () => {
     ])
   })
 
-  it('lets the walker (and the API, for the Alchemy webhook) invoke the tick and nothing else; the walker only reads the table and consumes its queue', () => {
+  it("lets the walker (and the API, for the Alchemy webhook) invoke the tick and nothing else; the walker reads the table, writes only its walk record's partition, and consumes its queue", () => {
     const walker = fn('Walker')
     expect(statementsFor(walker, 'lambda:')).toEqual([{ actions: ['lambda:InvokeFunction'], resources: ['{{Tick.arn}}'] }])
     expect(statementsFor(walker, 'dynamodb:')).toEqual([
       { actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], resources: ['{{Store.arn}}'] },
+      {
+        actions: ['dynamodb:UpdateItem'],
+        resources: ['{{Store.arn}}'],
+        conditions: [{ test: 'ForAllValues:StringEquals', variable: 'dynamodb:LeadingKeys', values: [WALKS_PK] }],
+      },
     ])
     expect(statementsFor(walker, 'sqs:')).toEqual([
       {
