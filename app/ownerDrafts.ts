@@ -18,9 +18,10 @@ import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { renewalWindow } from '../core/lifecycle/renewal.ts'
 import type { Store } from '../core/store/index.ts'
 import { revocationOf } from './revocation.ts'
+import { rotationWaitingFor } from './rotationGrant.ts'
 
 export type OwnerDraftsDeps = {
-  store: Pick<Store, 'getGolem' | 'readLog'>
+  store: Pick<Store, 'getGolem' | 'readLog' | 'findPoolKeyClaim'>
   client: PublicClient
   deployment: BardoDeployment
 }
@@ -39,6 +40,7 @@ export type GrantDraft = {
 
 export type RevocationDraft = OwnerOperation & { grants: { delegationHash: Hex; kind: string; label: string }[] }
 export type RenewalDraft = GrantDraft & { expiresAt: bigint }
+export type RotationGrantDraft = GrantDraft & { to: Address; periodStart: bigint; expiresAt: bigint }
 export type AdjustmentDraft = GrantDraft & {
   disable: OwnerOperation & { grants: Hex[] }
   periodAmount: bigint
@@ -123,6 +125,37 @@ export class OwnerDrafts {
     })
     if (!grant.runway) throw new OwnerDraftError('VALIDATION_FAILED', 'golem', 'its grant has no runway delegation')
     return { ...this.#grant(grant.runway.delegation), expiresAt: window.endTime }
+  }
+
+  /**
+   * The grant a key rotation waits for: the newest grant's runway and end, to the new key the rotation
+   * created, from the runway grid's next boundary (the old key pays until then), with a higher salt.
+   */
+  async rotationGrant(golemId: string): Promise<RotationGrantDraft> {
+    const { record, profile } = await this.#golem(golemId)
+    const to = await rotationWaitingFor(this.#d.store, profile.golemKey)
+    if (!to) throw new OwnerDraftError('VALIDATION_FAILED', 'golem', 'no key rotation waits for the owner: nothing to sign')
+    if (profile.runway.chain.length !== 1)
+      throw new OwnerDraftError('VALIDATION_FAILED', 'golem', "an ERC-7715 grant's rotation is re-delegated by its Session Account")
+    const now = await this.#now()
+    const latest = latestGrant(profile)
+    const start = adjustmentStart(profile, now)
+    const tree = new DelegationTree({ environment: this.#environment, deployment: this.#d.deployment, now: () => now })
+    const grant = buildGolemDelegation({
+      tree,
+      owner: record.owner,
+      golem: to,
+      bardo: [{ type: 'golemPhase', golem: to, startTime: now, endTime: latest.expiresAt }],
+      runway: {
+        token: profile.runway.token,
+        periodAmount: latest.periodAmount,
+        periodDuration: Number(profile.runway.periodDuration),
+        startDate: Number(start),
+      },
+      salt: pad(toHex(BigInt(latest.chain[0]!.salt) + 1n), { size: 32 }) as Hex,
+    })
+    if (!grant.runway) throw new OwnerDraftError('VALIDATION_FAILED', 'golem', 'its grant has no runway delegation')
+    return { ...this.#grant(grant.runway.delegation), to, periodStart: start, expiresAt: latest.expiresAt }
   }
 
   /**

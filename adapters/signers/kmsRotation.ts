@@ -21,6 +21,7 @@ import { runwayGates } from '../../core/delegations/buildGolemDelegation.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { durableRotationDecision } from '../../core/lifecycle/rotationPlan.ts'
 import type { EventStore, GolemStore, PoolKeyStore } from '../../core/store/index.ts'
+import { rotationClaimant } from '../../core/custody/rotationClaim.ts'
 import { createKmsSigner } from './kmsSigner.ts'
 import { ensureSessionKey, findSessionKey, type SessionKeyRef } from './kmsKeys.ts'
 import { rotationAlias, stageOfPrefix } from './kmsKeyNames.ts'
@@ -59,8 +60,7 @@ export class SessionAccountKeyError extends BardoError {
   }
 }
 
-/** The claimant of a rotation away from `oldKey`: each key belongs to one Golem and is rotated away once. */
-export const rotationClaimant = (oldKey: Address) => `rotation:${oldKey.toLowerCase()}`
+export { rotationClaimant }
 /** The store key of a claim to create the key named `alias` (one per takeover attempt). */
 export const keyCreationIntent = (alias: string, attempt: number) => `${alias}:${attempt}`
 
@@ -150,6 +150,12 @@ export class KmsKeyRotation implements KeyRotation {
 
   async renew(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<RenewedRunway | null> {
     const chain = profile.runway.chain
+    // The owner answered the request: its grant to the new key, from the grid's next boundary on.
+    const answered = profile.rotationGrant
+    if (answered && isAddressEqual(answered.to, newKey)) {
+      const { chain: granted, periodDelegationHash, periodTerms, chainHashes, periodStart } = answered
+      return { chain: granted, periodDelegationHash, periodTerms, chainHashes, periodStart }
+    }
     if (!this.#sessionAccountHolds(profile, chain)) {
       await this.#requestOwnerRenewal(profile, newKey, startAt)
       return null

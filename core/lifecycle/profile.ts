@@ -105,6 +105,11 @@ const profileSchema = z.object({
    */
   adjustment: z.optional(z.extend(renewalSchema, { supersedes: z.array(hex).check(z.minLength(1)) })),
   /**
+   * The owner's grant to the new key a rotation waits for (a direct grant only the owner can sign): the
+   * next tick's rotation installs it in place of the old key's. Optional: profiles written before it parse unchanged.
+   */
+  rotationGrant: z.optional(z.extend(renewalSchema, { to: address })),
+  /**
    * The owner's native-token gas grant (NativeTokenPeriodTransfer, plain transfers to the Golem's key
    * only): the tick tops the key up from it once a period when its balance runs low. Optional: profiles
    * written before it parse unchanged, and a Golem without it is funded by hand.

@@ -3,7 +3,7 @@
 // the same key under the same authority, with a higher salt, the same token and period on the same
 // period grid, nothing wider than the grant it follows and nothing of it dropped. Only the life window may
 // move; the renewal and adjustment rules say where to. Pure.
-import { isAddressEqual, type Hex } from 'viem'
+import { isAddressEqual, type Address, type Hex } from 'viem'
 import type { Delegation, SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { findAttenuationViolation } from '../caveats/attenuation.ts'
 import { decodeDelegationCaveats, type DecodedCaveat } from '../caveats/caveat.ts'
@@ -22,6 +22,11 @@ export type SuccessorInput = {
   environment: SmartAccountsEnvironment
   /** Chain time now. */
   now: bigint
+  /**
+   * The key the successor is granted to: the Golem's session key, or the new key a rotation waits for
+   * (then the grant it follows is compared as if it had named that key).
+   */
+  key?: Address
 }
 
 /** A runway grant that may follow the current one, with its window and period as signed. */
@@ -31,15 +36,15 @@ export type SuccessorGrant = RunwayRenewal & { chain: Delegation[]; chainHashes:
 export type Refuse = (field: string, rule: string, details?: Record<string, unknown>) => BardoError
 
 const isWindow = (c: DecodedCaveat) => c.type === 'mortalityTimeWindow' || c.type === 'timestamp'
-/** The policy without its life window: a successor may move the end, nothing else. */
-const withoutWindow = (caveats: readonly DecodedCaveat[]): DecodedCaveat[] =>
+/** The policy without its life window: a successor may move the end, nothing else (its phase gate names `key`). */
+const withoutWindow = (caveats: readonly DecodedCaveat[], key?: Address): DecodedCaveat[] =>
   caveats
     .filter((c) => !isWindow(c))
     .map((c) =>
       c.type === 'golemPhase'
         ? ({
             type: 'golemPhase',
-            golem: c.golem,
+            golem: key ?? c.golem,
             ...(c.phaseMasks ? { phaseMasks: c.phaseMasks } : {}),
             ...(c.runway ? { runway: true } : {}),
           } as DecodedCaveat)
@@ -62,13 +67,13 @@ export function checkSuccessorGrant(
   window: WindowRule,
 ): SuccessorGrant {
   const { profile, candidate, now } = input
+  const key = input.key ?? profile.golemKey
   if (after.chain.length !== 1)
     throw refuse('delegation', 'only a direct runway grant (one delegation) is followed by submitting a superseding delegation')
   const current = after.chain[0]!
   if (!isAddressEqual(candidate.delegator, current.delegator))
     throw refuse('delegation.delegator', `must be the owner's account ${current.delegator}`)
-  if (!isAddressEqual(candidate.delegate, profile.golemKey))
-    throw refuse('delegation.delegate', `must be the Golem's session key ${profile.golemKey}`)
+  if (!isAddressEqual(candidate.delegate, key)) throw refuse('delegation.delegate', `must be the Golem's session key ${key}`)
   if (candidate.authority.toLowerCase() !== current.authority.toLowerCase())
     throw refuse('delegation.authority', `must be ${current.authority}, the current grant's authority`)
   if (BigInt(candidate.salt) <= BigInt(current.salt))
@@ -86,8 +91,7 @@ export function checkSuccessorGrant(
 
   const phase = next.find((c) => c.type === 'golemPhase')
   if (phase?.type !== 'golemPhase') throw refuse('delegation.caveats', 'must hold a golemPhase caveat')
-  if (!isAddressEqual(phase.golem, profile.golemKey))
-    throw refuse('golemPhase.golem', `must be the Golem's session key ${profile.golemKey}`)
+  if (!isAddressEqual(phase.golem, key)) throw refuse('golemPhase.golem', `must be the Golem's session key ${key}`)
   if (phase.endTime === undefined) throw refuse('golemPhase.endTime', 'must carry the life window')
 
   const period = next.find((c) => c.type === 'erc20PeriodTransfer')
@@ -109,10 +113,10 @@ export function checkSuccessorGrant(
     throw refuse('golemPhase.startTime', `must not be after the runway's first period ${period.startDate}`)
 
   // Nothing wider than the grant it follows, and nothing of it dropped.
-  const violation = findAttenuationViolation(withoutWindow(next), [{ relation: 'parent', caveats: withoutWindow(old) }])
+  const violation = findAttenuationViolation(withoutWindow(next), [{ relation: 'parent', caveats: withoutWindow(old, key) }])
   if (violation) throw refuse('delegation.caveats', violation.message, { attenuation: violation.details ?? {} })
   const kept = new Set(withoutWindow(next).map(caveatKey))
-  const dropped = withoutWindow(old).find((c) => !kept.has(caveatKey(c)))
+  const dropped = withoutWindow(old, key).find((c) => !kept.has(caveatKey(c)))
   if (dropped) throw refuse('delegation.caveats', `must keep the current grant's ${dropped.type} caveat`)
 
   const periodCaveat = candidate.caveats.find((c) =>

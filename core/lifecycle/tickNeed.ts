@@ -68,7 +68,7 @@ export function tickNeed(input: TickNeedInput): TickReason | null {
   const last = record.lastTick
   if (last === null) return 'first-tick'
   if (!SETTLED_OUTCOMES.has(last.outcome)) return 'in-flight'
-  if (profile.pendingRotation) return 'rotation'
+  if (profile.pendingRotation || profile.rotationGrant) return 'rotation'
   if (profile.reprieve && read.registered) return 'reprieve'
   if (grantInForce(profile, read.timestamp) !== profile) return 'grant-change'
   if (adjustmentInForce(profile, read) !== profile) return 'grant-change'

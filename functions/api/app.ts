@@ -20,6 +20,7 @@ import { golemRoutes } from './routes/golems.ts'
 import { metabolismRoutes } from './routes/metabolism.ts'
 import { paymentRoutes } from './routes/payments.ts'
 import { renewalRoutes } from './routes/renewal.ts'
+import { rotationGrantRoutes } from './routes/rotationGrant.ts'
 import { adjustmentRoutes } from './routes/adjustment.ts'
 import { ownerDraftRoutes } from './routes/ownerDrafts.ts'
 import { devicePageRoutes } from './routes/devicePage.ts'
@@ -81,6 +82,7 @@ export function createApp(given: ApiDeps) {
     .route('/', eventRoutes(deps))
     .route('/', paymentRoutes(deps))
     .route('/', renewalRoutes(deps))
+    .route('/', rotationGrantRoutes(deps))
     .route('/', adjustmentRoutes(deps))
     .route('/', ownerDraftRoutes(deps))
     .route('/', revocationRoutes(deps))

@@ -9,6 +9,7 @@ import type { NonceStore, OperatorRegistry } from '../../core/clade/index.ts'
 import type { GolemHealth } from '../../core/health/golemHealth.ts'
 import type { Metabolism } from '../../core/lifecycle/metabolism.ts'
 import type { RenewalService } from '../../app/renewal.ts'
+import type { RotationGrantService } from '../../app/rotationGrant.ts'
 import type { AdjustmentService } from '../../app/adjustment.ts'
 import type { OwnerDrafts } from '../../app/ownerDrafts.ts'
 import type { OnboardingService } from '../../app/onboarding/onboarding.ts'
@@ -276,12 +277,14 @@ export type ApiDeps = {
   revocations?: RevocationService
   /** Absent: POST /api/v1/golems/:id/renewal answers 501 NOT_IMPLEMENTED. */
   renewals?: RenewalService
+  /** Absent: POST /api/v1/golems/:id/rotation-grant answers 501 NOT_IMPLEMENTED. */
+  rotationGrants?: RotationGrantService
   /** How the custody event stream polls and how long a connection lasts (defaults: routes/events.ts). */
   eventStream?: { pollMs: number; maxSeconds: number; batch: number }
   /** Absent: POST /api/v1/golems/:id/adjustment answers 501 NOT_IMPLEMENTED. */
   adjustments?: AdjustmentService
   /** Drafts of the owner's acts for the wallet to sign; without them the draft routes answer 501. */
-  ownerDrafts?: Pick<OwnerDrafts, 'revocation' | 'renewal' | 'adjustment'>
+  ownerDrafts?: Pick<OwnerDrafts, 'revocation' | 'renewal' | 'adjustment' | 'rotationGrant'>
   /** Absent: /api/v1/onboarding answers 501 NOT_IMPLEMENTED. */
   onboarding?: Pick<OnboardingService, 'draft' | 'get' | 'grant'>
   /** Absent (no runtime price): GET /api/v1/golems/:id/metabolism answers 501 NOT_IMPLEMENTED. */

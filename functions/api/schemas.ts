@@ -206,6 +206,15 @@ export const renewalResponse = z.object({
   grant_ends_at: unixSeconds,
   periodStart: unixSeconds.meta({ description: "the renewed grant's first period (on the old grant's grid)" }),
 })
+export const rotationGrantRequest = z.strictObject({ delegation: signedDelegationSchema })
+
+export const rotationGrantResponse = z.object({
+  golemId: z.string(),
+  delegationHash: hash,
+  to: z.string().meta({ description: 'the new key the grant names' }),
+  periodStart: unixSeconds.meta({ description: "the new key's first period (the runway grid's next boundary when it was signed)" }),
+  grant_ends_at: unixSeconds,
+})
 export const adjustmentRequest = z.strictObject({ delegation: signedDelegationSchema })
 
 export const adjustmentResponse = z.object({

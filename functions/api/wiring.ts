@@ -31,6 +31,7 @@ import { createX402PaymentRoutes } from './payments.ts'
 import type { ActionRouteDeps } from './deps.ts'
 import { ChainGolemState } from './services/chainState.ts'
 import { StoreRenewalService } from '../../app/renewal.ts'
+import { StoreRotationGrantService } from '../../app/rotationGrant.ts'
 import { StoreAdjustmentService } from '../../app/adjustment.ts'
 import { OwnerDrafts } from '../../app/ownerDrafts.ts'
 import { revocationService } from '../../app/revocation.ts'
@@ -230,6 +231,12 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     ownerSignatures: { verifyMessage: (p) => w.publicClient.verifyMessage(p) },
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
+    rotationGrants: new StoreRotationGrantService({
+      store: w.store,
+      keys: w.store,
+      client: w.publicClient as PublicClient,
+      deployment: w.deployment,
+    }),
     adjustments: new StoreAdjustmentService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     ownerDrafts: new OwnerDrafts({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     revocations: revocationService({

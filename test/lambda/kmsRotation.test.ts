@@ -7,7 +7,7 @@
 // one owner renewal request and keeps the old key. A crash after the oracle moved the identity and a
 // duplicate invoke change nothing twice.
 import { KMSClient } from '@aws-sdk/client-kms'
-import { signDelegation } from '@metamask/smart-accounts-kit'
+import { signDelegation, type Delegation } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { mockClient } from 'aws-sdk-client-mock'
 import { hexToBytes, isAddressEqual, parseEther, toHex, type Address, type Hex } from 'viem'
@@ -31,6 +31,7 @@ import {
 } from '../../adapters/signers/kmsRotation.ts'
 import { rotationAlias } from '../../adapters/signers/kmsKeyNames.ts'
 import { handler as tickHandler } from '../../functions/tick/handler.ts'
+import { createLocalApi } from '../../functions/api/local.ts'
 import { encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
@@ -346,6 +347,74 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     expect(requests[0]!.data).toMatchObject({ oldAddress: oldKey, newAddress: addressOf(keyId) })
     expect(await env.store.getPoolKeyClaim(keyId)).toMatchObject({ claimant: rotationClaimant(oldKey) })
     expect(fake.created).toHaveLength(2)
+  })
+
+  it('the owner answers through the API with a grant to the new key: refused answers keep nothing, the next tick rotates to it and the new key redeems', async () => {
+    const api = createLocalApi({
+      store: env.store,
+      publicClient: env.devnet.publicClient as never,
+      deployment: env.devnet.deployment,
+      operator: env.devnet.operator.account.address,
+      settlement: devnetAccount(2),
+    })
+    const oldKey = addressOf(arn('golem-direct'))
+    const keyId = fake.created.at(-1)!
+    const newKey = addressOf(keyId)
+    const draftRes = await api.request('/api/v1/golems/kms-direct/rotation-grant-draft', { method: 'POST' })
+    expect(draftRes.status).toBe(200)
+    const draft = (await draftRes.json()) as { delegation: Delegation; to: Address; periodStart: number; expiresAt: number }
+    expect(draft.to).toBe(newKey)
+    expect(draft.delegation.delegate).toBe(newKey)
+    const answer = (delegation: Delegation) =>
+      api.request('/api/v1/golems/kms-direct/rotation-grant', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ delegation }),
+      })
+    const before = await env.store.getGolem('kms-direct')
+    // Signed by another account than the owner's: refused naming the signature, nothing kept.
+    const stranger = await owner7715.smartAccount.signDelegation({ delegation: draft.delegation })
+    const forged = await answer({ ...draft.delegation, signature: stranger })
+    expect(forged.status).toBe(422)
+    expect(await forged.json()).toMatchObject({ code: 'ROTATION_GRANT_REFUSED', details: { field: 'delegation.signature' } })
+    // A grant to the old key is no answer to the rotation: refused naming the delegate.
+    const toOld = { ...draft.delegation, delegate: oldKey }
+    const wrong = await answer({ ...toOld, signature: await directOwner.smartAccount.signDelegation({ delegation: toOld }) })
+    expect(wrong.status).toBe(422)
+    expect(await wrong.json()).toMatchObject({ code: 'ROTATION_GRANT_REFUSED', details: { field: 'delegation.delegate' } })
+    expect((await env.store.getGolem('kms-direct'))!.version).toBe(before!.version)
+
+    const signed = { ...draft.delegation, signature: await directOwner.smartAccount.signDelegation({ delegation: draft.delegation }) }
+    const kept = await answer(signed)
+    expect(kept.status).toBe(200)
+    expect(await kept.json()).toMatchObject({ golemId: 'kms-direct', to: newKey, periodStart: draft.periodStart })
+    expect((await profileOf('kms-direct')).rotationGrant).toMatchObject({ to: newKey, periodDelegationHash: hashDelegation(signed) })
+
+    // The next tick rotates with the owner's grant: the identity moves, the profile names the new KMS key.
+    const [result] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: 'req-direct-answered' })
+    expect(result!.rotated).toMatchObject({ from: oldKey, to: newKey })
+    const profile = await profileOf('kms-direct')
+    expect(profile).toMatchObject({ golemKey: newKey, signer: { kind: 'kms', keyId } })
+    expect(profile.rotationGrant).toBeUndefined()
+    expect(profile.pendingRotation).toBeUndefined()
+    expect(profile.runway.periodDelegationHash).toBe(hashDelegation(signed))
+    expect((await phaseOf(newKey))[0]).toBe(true)
+    // Nothing waits any more: no draft, and the same answer again is refused naming the Golem.
+    const none = await api.request('/api/v1/golems/kms-direct/rotation-grant-draft', { method: 'POST' })
+    expect(none.status).toBe(400)
+    expect(await none.json()).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(/^golem: no key rotation waits/) })
+    const again = await answer(signed)
+    expect(again.status).toBe(422)
+    expect(await again.json()).toMatchObject({ code: 'ROTATION_GRANT_REFUSED', details: { field: 'golemId' } })
+    // From the grant's first period on, the new key redeems the runway under the owner's grant. Its gas
+    // comes from elsewhere: the owner's answer carries no gas grant (the old one names the old key only).
+    await fund(newKey)
+    const now = await chainNow(env.client)
+    if (now < BigInt(draft.periodStart)) await env.devnet.increaseTime(BigInt(draft.periodStart) - now + 1n)
+    await passStaggerOffsets(env.devnet, ['kms-direct'], profile.runway.periodDuration)
+    const [after] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: 'req-direct-new-key' })
+    expect(after!.redemption).toMatchObject({ status: 'confirmed' })
+    expect((await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, newKey)).length).toBeGreaterThan(0)
   })
 
   it('a key no Golem holds is refused by name: no intent, no key, no claim', async () => {

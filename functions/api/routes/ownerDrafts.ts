@@ -1,7 +1,8 @@
 // Drafts of the owner's acts, for the owner's wallet to sign: POST /api/v1/revocation-draft (every grant
 // of the Golems named, disabled in one user operation), /api/v1/golems/:id/renewal-draft (the superseding
-// grant) and /api/v1/golems/:id/adjustment-draft (a narrower grant and the user operation disabling what
-// it supersedes). A draft changes nothing and proves nothing: the signature on what comes back is the
+// grant), /api/v1/golems/:id/rotation-grant-draft (the grant to the new key a rotation waits for) and
+// /api/v1/golems/:id/adjustment-draft (a narrower grant and the user operation disabling what it
+// supersedes). A draft changes nothing and proves nothing: the signature on what comes back is the
 // authority, checked where it is posted (the renewal and adjustment routes) or by the chain (the user
 // operation, submitted from the owner's own account).
 import { createRoute, z } from '@hono/zod-openapi'
@@ -56,6 +57,34 @@ const renewalDraftRoute = createRoute({
   responses: {
     200: ok('the grant to sign and post to the renewal route', z.object({ ...grantDraft, expiresAt: z.number().int() })),
     ...errors({ 404: 'GOLEM_NOT_FOUND', 410: 'GOLEM_DEAD', 503: 'GOLEM_DYING' }),
+  },
+})
+
+const rotationGrantDraftRoute = createRoute({
+  method: 'post',
+  path: '/api/v1/golems/{id}/rotation-grant-draft',
+  operationId: 'draftRotationGrant',
+  summary:
+    "Draft the grant a key rotation waits for: the newest grant's runway and end to the new key, from the runway grid's next boundary",
+  tags: ['owner'],
+  security: security('tier'),
+  request: { params: golemParams },
+  responses: {
+    200: ok(
+      'the grant to sign and post to the rotation-grant route',
+      z.object({
+        ...grantDraft,
+        to: z.string().meta({ description: 'the new key the rotation created' }),
+        periodStart: z.number().int(),
+        expiresAt: z.number().int(),
+      }),
+    ),
+    ...errors({
+      400: 'VALIDATION_FAILED: no rotation waits for the owner, or the grant is an ERC-7715 one',
+      404: 'GOLEM_NOT_FOUND',
+      410: 'GOLEM_DEAD',
+      503: 'GOLEM_DYING',
+    }),
   },
 })
 
@@ -114,6 +143,11 @@ export const ownerDraftRoutes = (deps: ApiDeps) =>
       if (!deps.ownerDrafts) throw new ApiError('NOT_IMPLEMENTED', 'renewal draft: not configured on this deployment')
       const draft = await deps.ownerDrafts.renewal(c.get('golem').id).catch(refusal)
       return c.json({ ...jsonable(draft), expiresAt: Number(draft.expiresAt) } as never, 200)
+    })
+    .openapi(rotationGrantDraftRoute, async (c) => {
+      if (!deps.ownerDrafts) throw new ApiError('NOT_IMPLEMENTED', 'rotation grant draft: not configured on this deployment')
+      const draft = await deps.ownerDrafts.rotationGrant(c.get('golem').id).catch(refusal)
+      return c.json({ ...jsonable(draft), periodStart: Number(draft.periodStart), expiresAt: Number(draft.expiresAt) } as never, 200)
     })
     .openapi(adjustmentDraftRoute, async (c) => {
       if (!deps.ownerDrafts) throw new ApiError('NOT_IMPLEMENTED', 'adjustment draft: not configured on this deployment')
