@@ -4,7 +4,7 @@
 // less than the table's terms, folding beats the previous shape
 // by at least one caveat's hook overhead, and a second run gives exactly the same numbers (the bench
 // claims determinism). No absolute gas is asserted: enforcers may change.
-import { WALLET_GRANT_ALONE } from './goals.ts'
+import { WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
 import { describe, expect, it } from 'vitest'
 import { formatGasBench, runGasBench, type GasBenchResult } from './gas.ts'
 

@@ -6,7 +6,7 @@
 // same period and day (warm storage, the steady state of a heartbeat). Goal: repeat <= 1.16x bare (it was
 // 1.25x until golemPhase gained runway terms).
 //   npx tsx bench/gas.ts        (or: npm run bench -- gas)
-import { WALLET_GRANT_ALONE } from './goals.ts'
+import { WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
 import type { Caveat } from '@metamask/smart-accounts-kit'
 import { keccak256, toHex, type Hex } from 'viem'
 import { pathToFileURL } from 'node:url'

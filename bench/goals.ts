@@ -6,10 +6,8 @@ import type { BundleBenchResult } from './bundle.ts'
 import type { DashboardBenchResult } from './dashboard.ts'
 import type { GasBenchResult } from './gas.ts'
 import type { HeartbeatBenchResult } from './heartbeat.ts'
+import { GOAL_GOLEMS, idleGolemMinute, WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
 import type { IndexerBenchResult } from './indexer.ts'
-
-/** The wallet's ERC-7715 grant redeemed directly by its delegate: the ERC-7715 chain's baseline (a gas row). */
-export const WALLET_GRANT_ALONE = "ERC-7715 wallet grant alone, redeemed by its delegate (MetaMask's own)"
 
 export type BenchResults = Partial<{
   heartbeat: HeartbeatBenchResult
@@ -26,24 +24,8 @@ const x = (v: number, digits = 2) => `${v.toFixed(digits)}x`
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS')
 
-/** The busy-tick goals are judged on the real store at this many Golems. */
-const GOAL_GOLEMS = 1_000
-
 function heartbeatRow(r: HeartbeatBenchResult) {
   return r.rows.find((row) => row.store === 'dynalite' && row.golems === GOAL_GOLEMS)
-}
-
-/** An idle Golem-minute's cost in the goal row (dynalite, 1,000 Golems; else the largest dynalite row). */
-export function idleGolemMinute(
-  result: HeartbeatBenchResult,
-): { golems: number; store: string; invocations: number; requests: number; pass: boolean } | undefined {
-  const dynalite = result.rows.filter((r) => r.store === 'dynalite' && r.idle.store !== null)
-  const row = dynalite.find((r) => r.golems === GOAL_GOLEMS) ?? dynalite.at(-1)
-  if (!row) return undefined
-  const invocations = row.idle.invocations / row.golems
-  const requests = row.idle.store!.requestsPerTick
-  const pass = invocations <= result.goalIdleInvocations && requests <= result.goalIdleStoreRequests
-  return { golems: row.golems, store: row.store, invocations, requests, pass }
 }
 
 export function benchGoals(results: BenchResults): Goal[] {

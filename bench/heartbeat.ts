@@ -14,7 +14,7 @@
 // minute: no tick invocation and <= 0.05 DynamoDB requests, from the same run's idle heartbeat there.
 // `npx tsx bench/heartbeat.ts [--sizes 100,1000] [--stores memory,dynalite] [--concurrency 8]`, or
 // `npm run bench -- heartbeat`.
-import { idleGolemMinute } from './goals.ts'
+import { idleGolemMinute } from './lib/goalFigures.ts'
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'

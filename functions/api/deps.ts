@@ -1,6 +1,6 @@
 // What the API needs from the world, as small interfaces: tests build the app with fakes, the local
 // runner and the Lambda handler with the real store, indexer and chain readers.
-import type { ApiVitalSigns } from './vitals.ts'
+import type { StatedVitalSigns } from '../../core/lifecycle/vitalSigns.ts'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import type { Address, Hex } from 'viem'
@@ -147,7 +147,7 @@ export type ChainPhaseState = {
   /** The score the oracle last recorded (basis points). */
   survivalScore: number
   blockNumber: bigint
-  vitals: ApiVitalSigns
+  vitals: StatedVitalSigns
 }
 /** The runway's ERC20PeriodTransfer period as the enforcer sees it now, in the token's units. */
 export type ChainSpendState = {

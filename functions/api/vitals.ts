@@ -4,11 +4,11 @@ import { z } from '@hono/zod-openapi'
 import { phaseOfName } from '../../core/health/golemHealth.ts'
 import { golemVitalSigns } from '../../core/lifecycle/golemVitalSigns.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
-import type { VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import type { StatedVitalSigns } from '../../core/lifecycle/vitalSigns.ts'
 import type { GolemView } from './deps.ts'
 
 /** A tick's move of the phase belongs to its console line; a read states where the Golem is. */
-export type ApiVitalSigns = Omit<VitalSigns, 'change'>
+export type ApiVitalSigns = StatedVitalSigns
 
 const seconds = z.number().int().nonnegative()
 

@@ -2,7 +2,8 @@
 // token, cache the Golems for the home page, read each Golem's new custody events, and notify on every
 // condition that has just become true and every new event the owner must act on or know.
 import { pairAgainAlert, planAlerts, type Alert } from './alerts.ts'
-import { eventAlertsOf, mergeEventAlerts, newEvents, type EventCursor } from './eventAlerts.ts'
+import { eventAlertsOf, mergeEventAlerts, newEvents } from './eventAlerts.ts'
+import type { EventCursor } from './types.ts'
 import { fetchGolemEvents } from './eventsClient.ts'
 import { fetchSnapStatus, type Fetch } from './statusClient.ts'
 import type { SnapState } from './types.ts'

@@ -5,17 +5,10 @@
 // time). The first read of a Golem only remembers: a backlog is not news, and the status alerts already
 // say what holds now.
 import { fitNative, type Alert } from './alerts.ts'
+import type { EventCursor } from './types.ts'
 
 /** One custody event as the API answers it. */
 export type CustodyEvent = { eventId: string; type: string; at: number; data: Record<string, unknown> }
-
-/** What the Snap remembers of one Golem's events (kept in managed state). */
-export type EventCursor = {
-  /** The newest event time seen (ms, the API's clock); 0 when the Golem had no events. */
-  newestAt: number
-  /** `<at>:<eventId>` of the events seen within LOOKBACK_MS before `newestAt`. */
-  seen: string[]
-}
 
 /** How far before the newest event seen a late-written event is still recognised as new. */
 export const LOOKBACK_MS = 60 * 60 * 1000

@@ -2,7 +2,8 @@
 // newest first, page after page until it reaches what the Snap has seen (or at most MAX_PAGES). Reading
 // never rotates the token. An API without the route, or one that fails, is an answer, not an exception:
 // the cron's status alerts go on without the events.
-import { LOOKBACK_MS, type CustodyEvent, type EventCursor } from './eventAlerts.ts'
+import { LOOKBACK_MS, type CustodyEvent } from './eventAlerts.ts'
+import type { EventCursor } from './types.ts'
 import type { Fetch } from './statusClient.ts'
 
 export const EVENTS_PAGE_LIMIT = 50

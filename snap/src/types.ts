@@ -2,7 +2,6 @@
 // shapes (functions/api/schemas.ts snapStatusResponse); the Snap reads them as plain JSON.
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { StatedVitalSigns } from '../../core/lifecycle/vitalSigns.ts'
-import type { EventCursor } from './eventAlerts.ts'
 
 /** The vital signs as the API states them (core/lifecycle/vitalSigns.ts): where the Golem is, not how a tick moved it. */
 export type ApiVitals = StatedVitalSigns
@@ -95,3 +94,11 @@ export const emptyState = (): SnapState => ({
   pairing: null,
   revokeRequest: null,
 })
+
+/** What the Snap remembers of one Golem's events (kept in managed state). */
+export type EventCursor = {
+  /** The newest event time seen (ms, the API's clock); 0 when the Golem had no events. */
+  newestAt: number
+  /** `<at>:<eventId>` of the events seen within LOOKBACK_MS before `newestAt`. */
+  seen: string[]
+}

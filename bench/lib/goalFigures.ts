@@ -1,0 +1,28 @@
+// The figures both a benchmark's own table and the closing goal lines (bench/goals.ts) read, so they
+// state one number: the ERC-7715 chain's baseline row, and an idle Golem-minute's cost.
+
+/** The wallet's ERC-7715 grant redeemed directly by its delegate: the ERC-7715 chain's baseline (a gas row). */
+export const WALLET_GRANT_ALONE = "ERC-7715 wallet grant alone, redeemed by its delegate (MetaMask's own)"
+
+/** The heartbeat goals are judged on the real store (dynalite) at this many Golems. */
+export const GOAL_GOLEMS = 1_000
+
+/** What an idle Golem-minute is read from: the heartbeat bench's goal targets and its rows. */
+export type IdleRows = {
+  goalIdleInvocations: number
+  goalIdleStoreRequests: number
+  rows: readonly { store: string; golems: number; idle: { invocations: number; store: { requestsPerTick: number } | null } }[]
+}
+
+/** An idle Golem-minute's cost in the goal row (dynalite, 1,000 Golems; else the largest dynalite row). */
+export function idleGolemMinute(
+  result: IdleRows,
+): { golems: number; store: string; invocations: number; requests: number; pass: boolean } | undefined {
+  const dynalite = result.rows.filter((r) => r.store === 'dynalite' && r.idle.store !== null)
+  const row = dynalite.find((r) => r.golems === GOAL_GOLEMS) ?? dynalite.at(-1)
+  if (!row) return undefined
+  const invocations = row.idle.invocations / row.golems
+  const requests = row.idle.store!.requestsPerTick
+  const pass = invocations <= result.goalIdleInvocations && requests <= result.goalIdleStoreRequests
+  return { golems: row.golems, store: row.store, invocations, requests, pass }
+}
