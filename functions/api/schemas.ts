@@ -1,11 +1,30 @@
 // Request and response schemas of the HTTP API. Requests are validated with them at runtime; responses
 // are documented with them in /openapi.json (and checked against them in tests).
-import { vitalSignsResponse } from './vitals.ts'
 import { getAddress, isAddress, type Address } from 'viem'
 // z from @hono/zod-openapi: zod itself, with .openapi() (which names the Error component) added.
 import { z } from '@hono/zod-openapi'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import { NEW_GOLEM_ID, NEW_GOLEM_ID_RULE } from '../../core/onboarding/golemDraft.ts'
+
+const vitalSeconds = z.number().int().nonnegative()
+
+/** The vital signs the API answers with (functions/api/vitals.ts computes them). */
+export const vitalSignsResponse = z
+  .object({
+    lifecycle: z.enum(['alive', 'dying', 'dead']),
+    phase: z.enum(phaseNames).meta({ description: 'the oracle phase; Terminal once dead' }),
+    vitality: z.number().min(0).max(1).meta({ description: "the last tick's vitality; 0 once dead" }),
+    survivalScoreBps: z.number().int().min(0).max(10_000),
+    livesSeconds: vitalSeconds.meta({
+      description: 'seconds it still lives without a renewal: until its runway or its grant ends; 0 once dead',
+    }),
+    endsBy: z.enum(['runway', 'grant']).meta({ description: 'the clock that ends its life first' }),
+    runwayEndsAt: vitalSeconds.meta({ description: 'the paid TTL, unix seconds' }),
+    grantEndsAt: vitalSeconds.meta({ description: "the end of the owner's newest grant, unix seconds" }),
+    grantEndsInSeconds: vitalSeconds,
+    recovered: z.boolean().meta({ description: 'its vitality points to an earlier phase than it holds: phases hold until a reprieve' }),
+  })
+  .meta({ description: 'the vital signs every surface shows (the console, the dashboard, the Snap)' })
 
 export const addressSchema = z
   .string()
