@@ -7,6 +7,8 @@ import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { isAddress, parseEther, parseUnits, zeroAddress, type Address, type PublicClient } from 'viem'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
+import { privySignersFromEnv } from '../adapters/signers/privySignerResolver.ts'
+import { SignersByKind } from '../adapters/signers/signersByKind.ts'
 import { runSelfHostedHeartbeat } from './run.ts'
 import { BardoError } from '../core/errors.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
@@ -251,7 +253,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   program
     .command('run')
-    .description("the heartbeat on this machine: ticks the Golems whose keys are this state directory's keystore files")
+    .description(
+      "the heartbeat on this machine: ticks the Golems whose keys are this state directory's keystore files, and Privy wallets with BARDO_PRIVY_APP_ID and BARDO_PRIVY_APP_SECRET",
+    )
     .option('--beats <n>', 'stop after this many beats (default: until interrupted)')
     .option('--beat-ms <ms>', 'milliseconds between beats (default 60000, the deployed schedule)', '60000')
     .action(async (f: { beats?: string; beatMs: string }) => {
@@ -260,6 +264,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const keys = keystoreSettings(io.env, stateDir())
       const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
       const { chain, deployment } = await withChain()
+      // Keystore Golems always; Privy wallets when the Privy app's settings are in the environment.
+      const privy = privySignersFromEnv(deployment, io.env)
+      const signers = new SignersByKind(
+        { keystore: new KeystoreSignerResolver(deployment, keys.passphrase), ...privy.resolvers },
+        {
+          memory: 'its key is in the memory of the local stack that made it: that stack ticks it',
+          kms: 'its key is in KMS: the deployed stack ticks it',
+          ...privy.missing,
+        },
+      )
       const { store, stop } = await openCliStore(io.env)
       let interrupted: () => void = () => undefined
       const stopped = new Promise<void>((done) => (interrupted = done))
@@ -270,7 +284,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           store,
           client: chain.publicClient as PublicClient,
           deployment,
-          signers: new KeystoreSignerResolver(deployment, keys.passphrase),
+          signers,
           operator,
           ...(beats === undefined ? {} : { beats }),
           beatMs,

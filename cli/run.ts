@@ -1,5 +1,5 @@
 // `bardo run`: the heartbeat on the operator's own machine, for Golems whose keys are keystore files (the
-// CLI's own custody): the heartbeat and tick code the AWS stack runs (app/heartbeat, app/tick), ticking in
+// CLI's own custody) or Privy wallets (with the Privy app's settings): the heartbeat and tick code the AWS stack runs (app/heartbeat, app/tick), ticking in
 // this process a beat a minute, as the deployed schedule does, or as --beat-ms says, until interrupted or
 // --beats are done. A Golem whose key this machine does not hold (in memory of a running stack, in KMS)
 // is refused by the signer at its tick and left to the deployment that holds it.

@@ -101,6 +101,33 @@ export type ProvisionedGolem = {
 }
 
 export async function provisionGolem(p: ProvisionGolemParams): Promise<ProvisionedGolem> {
+  let sessionKey: SessionKey | undefined
+  const golem = await provision(p, ({ now, expiresAt }) => {
+    const key = p.sessionKey ?? SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
+    sessionKey = key
+    const ref = `session-key:${p.golemId}`
+    return { address: key.address, signer: { kind: 'memory', ref }, hold: () => p.signers.hold(ref, key) }
+  })
+  return { ...golem, sessionKey: sessionKey! }
+}
+
+/**
+ * A Golem whose key lives outside this process (a Privy server wallet): provisioned as provisionGolem
+ * does, but the grants name `key.address` and the profile names `key.signer`; no key is generated or held
+ * here, so only a resolver for that signer kind can sign for it.
+ */
+export async function provisionGolemAt(
+  p: Omit<ProvisionGolemParams, 'sessionKey' | 'signers'> & { key: { address: Address; signer: GolemProfile['signer'] } },
+): Promise<Omit<ProvisionedGolem, 'sessionKey'>> {
+  return provision(p, () => ({ ...p.key, hold: () => undefined }))
+}
+
+type ProvisionKey = { address: Address; signer: GolemProfile['signer']; hold(): void }
+
+async function provision(
+  p: Omit<ProvisionGolemParams, 'sessionKey' | 'signers'>,
+  keyFor: (at: { now: bigint; expiresAt: bigint }) => ProvisionKey,
+): Promise<Omit<ProvisionedGolem, 'sessionKey'>> {
   const { clients, deployment, store } = p
   const client = clients.publicClient as PublicClient
   const now = (await client.getBlock()).timestamp
@@ -113,8 +140,8 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
   const runwayDays = p.runwayDays ?? (p.lifeSeconds === undefined ? 30 : undefined)
   // The window's end is inclusive: the life's last second, the last second of its last period.
   const expiresAt = windowEnd(now, lifeSeconds)
-  const sessionKey = p.sessionKey ?? SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
-  const golemKey = sessionKey.address
+  const key = keyFor({ now, expiresAt })
+  const golemKey = key.address
   const plan = compileStrategy({
     text: p.strategy,
     chainId: deployment.chainId,
@@ -167,13 +194,12 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
           now,
         })
 
-  const ref = `session-key:${p.golemId}`
-  p.signers.hold(ref, sessionKey)
+  key.hold()
   const profile = {
     ...golemProfileOf({
       chainId: deployment.chainId,
       golemKey,
-      signer: { kind: 'memory', ref },
+      signer: key.signer,
       runway,
       token: deployment.assets.usdc,
       periodAmount,
@@ -195,7 +221,6 @@ export async function provisionGolem(p: ProvisionGolemParams): Promise<Provision
     actions,
     golemId: p.golemId,
     golemKey,
-    sessionKey,
     plan,
     runway: { hash: runway.periodDelegationHash, delegation: runway.chain[0]! },
     profile,

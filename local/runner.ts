@@ -11,6 +11,8 @@ import { LocalInvoker } from '../app/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
 import { SignersByKind } from '../adapters/signers/signersByKind.ts'
+import { privySigners } from '../adapters/signers/privySignerResolver.ts'
+import { privySettingsFromEnv } from '../adapters/signers/privySettings.ts'
 import type { TickDeps, TickResult } from '../app/tick/types.ts'
 import { Limiter } from '../app/concurrency.ts'
 import { LocalRotation } from './rotationRequest.ts'
@@ -261,12 +263,21 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     }
 
     const signers = new MemorySignerResolver(chain.deployment)
-    // The heartbeat and the action path resolve the keys this stack holds, and the CLI's keystore Golems when it has their passphrase.
+    // The heartbeat and the action path resolve the keys this stack holds, the CLI's keystore Golems when it
+    // has their passphrase, and Privy wallets when it has the Privy app's settings (BARDO_PRIVY_*).
     const passphrase = env.BARDO_KEYSTORE_PASSPHRASE
+    const privySettings = privySettingsFromEnv(env)
+    const privy = privySigners(chain.deployment, privySettings)
     const tickSigners = new SignersByKind(
-      { memory: signers, ...(passphrase ? { keystore: new KeystoreSignerResolver(chain.deployment, passphrase) } : {}) },
-      { keystore: 'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`' },
+      {
+        memory: signers,
+        ...(passphrase ? { keystore: new KeystoreSignerResolver(chain.deployment, passphrase) } : {}),
+        ...privy.resolvers,
+      },
+      { keystore: 'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`', ...privy.missing },
     )
+    if (privySettings.settings)
+      log(`  privy        Privy wallets of app ${privySettings.settings.appId} through ${privySettings.settings.apiUrl}`)
     const readApiKey = localReadKey(env)
     const onboarding = localOnboarding({
       chain,

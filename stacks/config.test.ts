@@ -102,6 +102,29 @@ describe('loadStackConfig', () => {
     ).toBe(addr(8))
   })
 
+  it("takes the Privy app's id and API URL for the tick (its secret is an SST secret), none by default", () => {
+    expect(loadStackConfig(env(), 'dev').privy).toEqual({})
+    expect(loadStackConfig(env({ BARDO_PRIVY_APP_ID: 'clbh2t7ou0000l508xyzl6n5k' }), 'dev').privy).toEqual({
+      appId: 'clbh2t7ou0000l508xyzl6n5k',
+    })
+    expect(loadStackConfig(env({ BARDO_PRIVY_APP_ID: 'app-1', BARDO_PRIVY_API_URL: 'https://privy.example.com/' }), 'dev').privy).toEqual({
+      appId: 'app-1',
+      apiUrl: 'https://privy.example.com',
+    })
+    expect(refusal(env({ BARDO_PRIVY_APP_ID: 'no spaces please' }))).toEqual({
+      field: 'BARDO_PRIVY_APP_ID',
+      message: 'BARDO_PRIVY_APP_ID: must be a Privy app id: 1-128 letters, digits, - or _',
+    })
+    expect(refusal(env({ BARDO_PRIVY_APP_ID: 'app-1', BARDO_PRIVY_API_URL: 'http://privy.example.com' }))).toMatchObject({
+      field: 'BARDO_PRIVY_API_URL',
+      message: expect.stringMatching(/^BARDO_PRIVY_API_URL: must be an https URL/),
+    })
+    expect(refusal(env({ BARDO_PRIVY_API_URL: 'https://privy.example.com' }))).toEqual({
+      field: 'BARDO_PRIVY_API_URL',
+      message: 'BARDO_PRIVY_API_URL: is set, so BARDO_PRIVY_APP_ID must be set too',
+    })
+  })
+
   it('refuses a deploy without the Bardo contracts, naming the variable', () => {
     expect(refusal({})).toMatchObject({ field: 'BARDO_DEPLOYMENT', message: expect.stringContaining('is required') })
     expect(refusal({ BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: addr(1) }) })).toMatchObject({

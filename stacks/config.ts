@@ -5,6 +5,8 @@ import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { getDefaultAsset } from '@x402/evm'
 import { tickFrameworkOf } from '../core/deployment.ts'
 import { BardoError } from '../core/errors.ts'
+import { CustodyConfigError } from '../core/custody/errors.ts'
+import { apiUrlOf, checkAppId, PRIVY_API_URL_VARIABLE, PRIVY_APP_ID } from '../adapters/signers/privySettings.ts'
 import { HEX_ADDRESS } from '../core/x402/patterns.ts'
 import { DeploymentError, deploymentJson, parseDeploymentFile, type DeploymentFile, type DeploymentJson } from '../core/deploymentSchema.ts'
 import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
@@ -47,6 +49,11 @@ export type StackConfig = {
    * enforcers, from the kit's table), as JSON: the tick's BARDO_FRAMEWORK, so it does not bundle the table.
    */
   tickFrameworkJson: string
+  /**
+   * The Privy app whose server wallets hold some Golems' keys (BARDO_PRIVY_APP_ID, BARDO_PRIVY_API_URL):
+   * plain values for the tick's environment; the app's secret is the PrivyAppSecret SST secret.
+   */
+  privy: { appId?: string; apiUrl?: string }
 }
 
 export class StackConfigError extends BardoError {
@@ -147,6 +154,26 @@ function paymentAsset(env: Env, chain: SupportedChainId): StackConfig['paymentAs
   return { asset, name, version }
 }
 
+/** The Privy app's id and API URL, by the rules the tick applies to them (adapters/signers/privySettings.ts). */
+function privy(env: Env): StackConfig['privy'] {
+  const appId = present(env, PRIVY_APP_ID)
+  const apiUrl = present(env, PRIVY_API_URL_VARIABLE)
+  if (apiUrl !== undefined && appId === undefined)
+    throw new StackConfigError(PRIVY_API_URL_VARIABLE, `is set, so ${PRIVY_APP_ID} must be set too`)
+  try {
+    return {
+      ...(appId === undefined ? {} : { appId: checkAppId(appId) }),
+      ...(apiUrl === undefined ? {} : { apiUrl: apiUrlOf(apiUrl) }),
+    }
+  } catch (error) {
+    if (error instanceof CustodyConfigError) {
+      const field = String(error.details?.field)
+      throw new StackConfigError(field, error.message.slice(field.length + 2))
+    }
+    throw error
+  }
+}
+
 /** Reads and checks every deploy-time setting. `stage` is `$app.stage`. */
 export function loadStackConfig(env: Env, stage: string): StackConfig {
   // Deploying removes a stage's pool keys from the stack: make whoever still sets the pool read how first.
@@ -177,5 +204,6 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
     allowedOrigins: origins(env),
     paymentAsset: paymentAsset(env, chain),
     tickFrameworkJson: JSON.stringify(tickFrameworkOf(getSmartAccountsEnvironment(chain))),
+    privy: privy(env),
   }
 }

@@ -6,7 +6,8 @@
 //   walker     BatchGetItem, Query,    -                          Invoke tick; receive    RpcUrl
 //              UpdateItem (walk record)
 //                                                                 and delete from Walks
-//   tick       + Put/Update/DeleteItem Sign, GetPublicKey (by     -                       RpcUrl, OperatorKey
+//   tick       + Put/Update/DeleteItem Sign, GetPublicKey (by     -                       RpcUrl, OperatorKey,
+//                                                                                         PrivyAppSecret
 //                                      tag); CreateKey, TagResource,
 //                                      CreateAlias (rotation, by tag)
 //              (and ssm:GetParameter on the one parameter holding the API's URL)
@@ -111,8 +112,11 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
       BARDO_FRAMEWORK: config.tickFrameworkJson,
       BARDO_KMS_ALIAS_PREFIX: sessionKeys.aliasPrefix,
       BARDO_API_URL_PARAMETER: apiUrlParameterName,
+      // Golems whose key is a Privy wallet: the app's id and API here, its secret by link (PrivyAppSecret).
+      ...(config.privy.appId === undefined ? {} : { BARDO_PRIVY_APP_ID: config.privy.appId }),
+      ...(config.privy.apiUrl === undefined ? {} : { BARDO_PRIVY_API_URL: config.privy.apiUrl }),
     },
-    link: [secrets.RpcUrl, secrets.OperatorKey],
+    link: [secrets.RpcUrl, secrets.OperatorKey, secrets.PrivyAppSecret],
     permissions: [
       storage.readWrite,
       ...sessionKeys.signing,

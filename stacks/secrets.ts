@@ -11,6 +11,8 @@
 //   ReadApiKeyHashes  api only: SHA-256 hashes of the read-tier API keys
 //   AlchemyWebhookSigningKey  api only: verifies Alchemy Notify deliveries (empty: the webhook is off)
 //   ReceiptSigningKey api only: signs x402 offers and receipts (empty: none are signed)
+//   PrivyAppSecret    tick only: the Privy app's secret, for Golems whose key is a Privy wallet
+//                     (empty: the tick holds no Privy wallets; the app id is BARDO_PRIVY_APP_ID)
 
 export const SECRET_NAMES = [
   'RpcUrl',
@@ -20,6 +22,7 @@ export const SECRET_NAMES = [
   'ReadApiKeyHashes',
   'AlchemyWebhookSigningKey',
   'ReceiptSigningKey',
+  'PrivyAppSecret',
 ] as const
 export type SecretName = (typeof SECRET_NAMES)[number]
 export type Secrets = Record<SecretName, Sst.Secret>
@@ -36,5 +39,7 @@ export function createSecrets(): Secrets {
     AlchemyWebhookSigningKey: new sst.Secret('AlchemyWebhookSigningKey', ''),
     // Optional: without it x402 offers and receipts are not signed.
     ReceiptSigningKey: new sst.Secret('ReceiptSigningKey', ''),
+    // Optional: without it (and BARDO_PRIVY_APP_ID) the tick holds no Privy wallets.
+    PrivyAppSecret: new sst.Secret('PrivyAppSecret', ''),
   }
 }

@@ -301,6 +301,7 @@ describe('secrets', () => {
       'AlchemyWebhookSigningKey',
       'CladeHmacSecret',
       'OperatorKey',
+      'PrivyAppSecret',
       'ReadApiKeyHashes',
       'ReceiptSigningKey',
       'RpcUrl',
@@ -308,7 +309,7 @@ describe('secrets', () => {
     ])
     expect(linkedSecrets('Heartbeat')).toEqual(['RpcUrl'])
     expect(linkedSecrets('Walker')).toEqual(['RpcUrl'])
-    expect(linkedSecrets('Tick')).toEqual(['OperatorKey', 'RpcUrl'])
+    expect(linkedSecrets('Tick')).toEqual(['OperatorKey', 'PrivyAppSecret', 'RpcUrl'])
     expect(linkedSecrets('Api')).toEqual([
       'AlchemyWebhookSigningKey',
       'CladeHmacSecret',
@@ -420,5 +421,53 @@ describe('other stages', () => {
     } finally {
       dev.standIns.uninstall()
     }
+  })
+})
+
+describe("the tick's Privy wallets", () => {
+  const APP_ID = 'clbh2t7ou0000l508xyzl6n5k'
+  const SECRET = 'privy-app-secret-4f9c2d7e1a3b'
+  let privy: StandIns
+
+  beforeAll(async () => {
+    vi.stubEnv('BARDO_PRIVY_APP_ID', APP_ID)
+    vi.stubEnv('BARDO_PRIVY_API_URL', 'https://privy.example.com')
+    ;({ standIns: privy } = await runStack('dev'))
+  })
+  afterAll(() => {
+    privy?.uninstall()
+    vi.unstubAllEnvs()
+    vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify(DEPLOYMENT))
+    vi.stubEnv('BARDO_CHAIN_ID', '84532')
+  })
+
+  const tickEnv = (stack: StandIns) => stack.one('sst:aws:Function', 'Tick').args.environment as Record<string, string>
+
+  it('are off by default: the tick has no Privy settings, and a Privy Golem is refused naming what would add them', async () => {
+    expect(tickEnv(s).BARDO_PRIVY_APP_ID).toBeUndefined()
+    const { deployedSigners } = await import('../functions/tick/handler.ts')
+    const { loadTickFunctionConfig } = await import('../functions/shared/config.ts')
+    const env = { ...tickEnv(s), BARDO_SECRET_RPC_URL: 'http://127.0.0.1:1' } as NodeJS.ProcessEnv
+    const signers = deployedSigners(loadTickFunctionConfig(env), env)
+    await expect(signers.resolve({ signer: { kind: 'privy', walletId: 'w' } } as never)).rejects.toThrow(
+      'signer: this heartbeat holds no privy keys (set BARDO_PRIVY_APP_ID and secret PrivyAppSecret to tick Golems whose key is a Privy wallet)',
+    )
+  })
+
+  it("with BARDO_PRIVY_APP_ID at deploy, gives the tick the app's id and API, its secret only by the PrivyAppSecret link", async () => {
+    const env = tickEnv(privy)
+    expect(env).toMatchObject({ BARDO_PRIVY_APP_ID: APP_ID, BARDO_PRIVY_API_URL: 'https://privy.example.com' })
+    expect(env.BARDO_PRIVY_APP_SECRET).toBeUndefined()
+    const { loadTickPrivySettings } = await import('../functions/shared/config.ts')
+    // The linked secret reaches the function as Resource.PrivyAppSecret (locally BARDO_SECRET_PRIVY_APP_SECRET).
+    expect(loadTickPrivySettings({ ...env, BARDO_SECRET_PRIVY_APP_SECRET: SECRET }).settings).toMatchObject({
+      appId: APP_ID,
+      appSecret: SECRET,
+      apiUrl: 'https://privy.example.com',
+    })
+    // The app id without its secret is a configuration error naming the secret, not a silent refusal per Golem.
+    expect(() => loadTickPrivySettings(env)).toThrow(
+      "config: secret PrivyAppSecret: must be set when BARDO_PRIVY_APP_ID is (the Privy app's secret)",
+    )
   })
 })

@@ -56,6 +56,8 @@ const signerRef = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('memory'), ref: z.string().check(z.minLength(1)) }),
   z.object({ kind: z.literal('keystore'), path: z.string().check(z.minLength(1)) }),
   z.object({ kind: z.literal('kms'), keyId: z.string().check(z.minLength(1)) }),
+  /** A Privy server wallet (embedded custody): only its id; the app's credentials are the heartbeat's settings. */
+  z.object({ kind: z.literal('privy'), walletId: z.string().check(z.minLength(1)) }),
 ])
 
 const profileSchema = z.object({

@@ -24,6 +24,11 @@ describe('durableRotationDecision', () => {
     expect(durableRotationDecision(profile, 5, Number(born) + 60, { maxOperations: 5 }).rotate).toBe(true)
   })
 
+  it('never rotates a Privy wallet: the tick cannot create one, nor move the Golem out of Privy', () => {
+    const privy = testProfile({ signer: { kind: 'privy', walletId: 'id2tptkqrxd39qo9j423etij' } })
+    expect(durableRotationDecision(privy, 10_000, Number(born) + 10 * WEEK)).toEqual({ rotate: false, reasons: [] })
+  })
+
   it('refuses a policy that makes no sense, by field', () => {
     expect(() => durableRotationDecision(testProfile(), 0, Number(born), { maxAgeSeconds: 0 })).toThrow(/maxAgeSeconds/)
   })

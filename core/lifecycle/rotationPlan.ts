@@ -85,7 +85,8 @@ export function rotationReturnStep(oldKey: Address, asset: ReturnAsset, attempt:
 /**
  * The rotation policy for a key that lives outside the process (KMS), from durable facts: its age since
  * it took over (keyGrantedAt, else the Golem's birth) and the transactions it has signed (its nonce on
- * the chain). A runway key tracks no budget, so the budget floor does not apply.
+ * the chain). A runway key tracks no budget, so the budget floor does not apply. A Privy wallet is never
+ * due: the tick does not rotate it.
  */
 export function durableRotationDecision(
   profile: GolemProfile,
@@ -93,6 +94,9 @@ export function durableRotationDecision(
   now: number,
   policy: Partial<RotationPolicy> = {},
 ): RotationDecision {
+  // A Privy wallet lives in the owner's Privy app: the tick can neither create one nor move the Golem out
+  // of the custody its owner chose, so its key is rotated in Privy and onboarded again, never by the tick.
+  if (profile.signer.kind === 'privy') return { rotate: false, reasons: [] }
   const grantedAt = Number(profile.keyGrantedAt ?? profile.life.bornAt)
   return shouldRotate(
     { grantedAt, operationsSigned: transactionsSigned, initialBudget: 0n, remainingBudget: 0n },

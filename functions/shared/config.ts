@@ -11,7 +11,9 @@ import { DynamoStore, DynamoTickStore, type DynamoStoreOptions } from '../../ada
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { Store, TickStore } from '../../core/store/index.ts'
 import { FunctionConfigError } from './configError.ts'
-import { secret } from './resource.ts'
+import { optionalSecret, secret } from './resource.ts'
+import { CustodyConfigError } from '../../core/custody/errors.ts'
+import { privySettingsFromEnv, type PrivySettingsResult } from '../../adapters/signers/privySettings.ts'
 
 export type FunctionConfig<Client = PublicClient, Deployment = BardoDeployment, S = Store> = {
   chainId: number
@@ -121,5 +123,23 @@ function loadConfig<Client, Framework extends TickFramework, S>(
       if (!isHex(key) || key.length !== 66) throw new FunctionConfigError('config: OperatorKey must be a 32-byte hex key')
       return privateKeyToAccount(key as Hex)
     },
+  }
+}
+
+/**
+ * The tick's Privy settings: BARDO_PRIVY_APP_ID and BARDO_PRIVY_API_URL from the stack's environment, the
+ * app secret from the PrivyAppSecret link (never an environment variable). With neither, the tick holds
+ * no Privy wallets and says which settings would add them.
+ */
+export function loadTickPrivySettings(env: NodeJS.ProcessEnv = process.env): PrivySettingsResult {
+  const appSecret = optionalSecret('PrivyAppSecret', env)
+  try {
+    return privySettingsFromEnv(
+      { BARDO_PRIVY_APP_ID: env.BARDO_PRIVY_APP_ID, BARDO_PRIVY_API_URL: env.BARDO_PRIVY_API_URL, BARDO_PRIVY_APP_SECRET: appSecret },
+      { appSecretFrom: 'secret PrivyAppSecret' },
+    )
+  } catch (error) {
+    if (error instanceof CustodyConfigError) throw new FunctionConfigError(`config: ${error.message}`)
+    throw error
   }
 }

@@ -13,5 +13,6 @@ declare module 'sst/resource' {
     ReadApiKeyHashes: LinkedSecret
     AlchemyWebhookSigningKey: LinkedSecret
     ReceiptSigningKey: LinkedSecret
+    PrivyAppSecret: LinkedSecret
   }
 }

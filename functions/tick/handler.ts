@@ -3,9 +3,15 @@
 // tick that throws is counted, the others finish, and the invocation then throws, so Lambda retries the
 // event (the slots make the retry reconcile; the lease makes the Golems that ticked answer busy).
 import { decodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
-import { loadTickFunctionConfig as loadFunctionConfig, type TickFunctionConfig as FunctionConfig } from '../shared/config.ts'
+import {
+  loadTickFunctionConfig as loadFunctionConfig,
+  loadTickPrivySettings,
+  type TickFunctionConfig as FunctionConfig,
+} from '../shared/config.ts'
 import { createTelemetry, putTickFailure, putTickMetrics } from '../shared/metrics.ts'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
+import { privySigners } from '../../adapters/signers/privySignerResolver.ts'
+import { SignersByKind } from '../../adapters/signers/signersByKind.ts'
 import { KmsKeyRotation } from '../../adapters/signers/kmsRotation.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { apiUrlFromEnv } from './apiUrl.ts'
@@ -18,7 +24,7 @@ import type { TickRequest } from '../../app/heartbeat/handOver.ts'
 import { settleBounded } from '../../app/concurrency.ts'
 
 let config: FunctionConfig | undefined
-let signers: KmsSignerResolver | undefined
+let signers: SignersByKind | undefined
 // Resolved once per cold start (the API's URL and one read of the operator's address at most), and
 // again later while the API's URL parameter is not written yet or the resolution failed.
 let selfExtension: { config: Promise<SelfExtensionConfig | undefined>; retryAt: number } | undefined
@@ -33,6 +39,22 @@ function keyRotation(config: FunctionConfig, env: NodeJS.ProcessEnv): KmsKeyRota
   const aliasPrefix = env.BARDO_KMS_ALIAS_PREFIX?.trim()
   if (!aliasPrefix) return null
   return new KmsKeyRotation({ deployment: config.deployment, client: config.client, store: config.store, aliasPrefix })
+}
+
+/**
+ * The keys a deployed tick holds: KMS keys always, Privy wallets when the stack has the Privy app's id and
+ * its PrivyAppSecret is set (docs/deploy.md); memory and keystore keys live on other machines.
+ */
+export function deployedSigners(config: Pick<FunctionConfig, 'deployment'>, env: NodeJS.ProcessEnv): SignersByKind {
+  const privy = privySigners(config.deployment, loadTickPrivySettings(env))
+  return new SignersByKind(
+    { kms: new KmsSignerResolver(config.deployment), ...privy.resolvers },
+    {
+      memory: 'its key is in the memory of a local stack: that stack ticks it',
+      keystore: 'its key is a keystore file: `bardo run` ticks it where the file is',
+      ...privy.missing,
+    },
+  )
 }
 
 /** Golems of one invocation ticked at once: their chain and store round trips overlap instead of queueing. */
@@ -55,7 +77,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
   let deps: TickDeps
   try {
     config ??= loadFunctionConfig()
-    signers ??= new KmsSignerResolver(config.deployment)
+    signers ??= deployedSigners(config, process.env)
     if (rotation === undefined) rotation = keyRotation(config, process.env)
     const extension = await deployedSelfExtension(config)
     requests = decodeTickPayload(typeof event === 'string' ? event : JSON.stringify(event))
