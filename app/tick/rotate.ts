@@ -2,7 +2,7 @@
 // delegator's grant to it, move the Golem's identity on the VitalityOracle (operator: rotateGolemKey
 // keeps phase and score, marks the old key dead, so every grant naming the old key stops working),
 // carry the constitution hash to the new key in the PolicyCage, swap the profile, zero the old key.
-import { encodeFunctionData, type Address } from 'viem'
+import { encodeFunctionData, isAddressEqual, type Address } from 'viem'
 import { PolicyCageTickAbi, VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import { withRenewalsFolded } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -33,7 +33,19 @@ export async function rotateSessionKey(
     const whole = withRenewalsFolded(profile)
     const renewed = await deps.rotation.renew(whole, fresh.address, input.nextPeriodStart)
     // Only the owner can sign this renewal: the key source recorded the request; rotate once it is answered.
-    if (renewed === null) return null
+    // The profile says so once, so the Golem's health can tell the owner that it keeps its old key.
+    if (renewed === null) {
+      if (profile.rotationAwaits && isAddressEqual(profile.rotationAwaits.to, fresh.address)) return null
+      const rotationAwaits = { to: fresh.address, requestedAt: input.now }
+      // A conflicting write (a credit, another tick) leaves it to the next tick, which asks again.
+      await deps.store.updateGolem({
+        golemId: golem.golemId,
+        expectedVersion: golem.version,
+        patch: { profile: serializeGolemProfile({ ...profile, rotationAwaits }) },
+        now: input.nowMs,
+      })
+      return null
+    }
     const gas =
       profile.gas && deps.rotation.renewGas ? await deps.rotation.renewGas(whole, fresh.address, input.nextPeriodStart) : undefined
     pending = { to: fresh.address, signer: fresh.signer, reason: input.reason, runway: renewed, at: input.now, ...(gas ? { gas } : {}) }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Phase } from '../lifecycle/phase.ts'
-import { golemHealth, renewalRequestOf, stillNeededInPeriod, type GolemHealthInput } from './golemHealth.ts'
+import { golemHealth, renewalRequestOf, rotationWaitOf, stillNeededInPeriod, type GolemHealthInput } from './golemHealth.ts'
 import type { PermissionFacts } from './permissionHealth.ts'
 
 const DAY = 86_400n
@@ -77,6 +77,30 @@ describe('golem health: one verdict for the tick, the API and the Snap', () => {
       revocation: { kind: 'Expired' },
     })
     expect(golemHealth(input({}, { lifecycle: 'dying' })).health).toBe('critical')
+  })
+
+  it('says a key rotation waits for the owner, answered or not, without changing the verdict; never once dead or revoked', () => {
+    const OLD = '0x00000000000000000000000000000000000000a1'
+    const NEW = '0x00000000000000000000000000000000000000b2'
+    const awaits = { to: NEW, requestedAt: 1_000n * DAY } as const
+    const rotation = rotationWaitOf({ golemKey: OLD, rotationAwaits: awaits })
+    expect(rotation).toEqual({ from: OLD, to: NEW, requestedAt: 1_000n * DAY, answered: false })
+    const waiting = golemHealth(input({}, { rotation }))
+    expect(waiting).toMatchObject({
+      health: 'healthy',
+      reason:
+        "this period's planned allowance is available; its key rotation waits for the owner's grant to the new key: it keeps its old key meanwhile",
+      rotation: { status: 'awaiting-owner', old_key: OLD, new_key: NEW, requested_at: Number(1_000n * DAY) },
+    })
+    // The owner's grant to the new key arrived: the next tick installs it.
+    const answered = rotationWaitOf({ golemKey: OLD, rotationAwaits: awaits, rotationGrant: { to: NEW } })
+    expect(golemHealth(input({}, { rotation: answered })).rotation).toMatchObject({ status: 'answered' })
+    // A grant to another key answers nothing; no wait, nothing said.
+    expect(rotationWaitOf({ golemKey: OLD, rotationAwaits: awaits, rotationGrant: { to: OLD } })?.answered).toBe(false)
+    expect(rotationWaitOf({ golemKey: OLD })).toBeUndefined()
+    expect(golemHealth(input()).rotation).toBeNull()
+    expect(golemHealth(input({}, { lifecycle: 'dead', rotation })).rotation).toBeNull()
+    expect(golemHealth(input({ disabled: true }, { rotation })).rotation).toBeNull()
   })
 
   it('asks for renewal when the grant ends before the paid runway, with the days left', () => {

@@ -3,6 +3,7 @@
 // grant by what the Golem still needs: a Golem that has redeemed its planned allowance for the period
 // is not short of anything, a dead Golem is dead, and an owner's revocation is a revocation. The
 // reason comes with the status. Pure.
+import { isAddressEqual, type Address } from 'viem'
 import { Phase, phaseMultiplierBps, phaseNames } from '../lifecycle/phase.ts'
 import { revocationState, totalRemaining, type PermissionFacts, type RevocationState } from './permissionHealth.ts'
 
@@ -23,6 +24,20 @@ export type RenewalRequest = {
   days_left: number
 }
 
+/**
+ * A key rotation only the owner can complete (a direct grant): until the owner's grant to the new key is
+ * installed, the Golem keeps its old key. `answered`: the owner's grant arrived and the next tick installs it.
+ */
+export type RotationWait = {
+  status: 'awaiting-owner' | 'answered'
+  /** The key the Golem keeps meanwhile. */
+  old_key: Address
+  /** The key the rotation waits to install. */
+  new_key: Address
+  /** When the tick first asked the owner, unix seconds. */
+  requested_at: number
+}
+
 export type GolemHealthInput = {
   facts: PermissionFacts
   lifecycle: GolemLifecycleStatus
@@ -30,6 +45,8 @@ export type GolemHealthInput = {
   phase: Phase
   /** The Golem's TTL: `life.runwayEndsAt`. */
   runwayEndsAt: bigint
+  /** The profile's facts of a rotation that waits for the owner, if one does. */
+  rotation?: { from: Address; to: Address; requestedAt: bigint; answered: boolean }
 }
 
 export type GolemHealth = {
@@ -46,6 +63,7 @@ export type GolemHealth = {
   grant_ends_at: number
   runway_ends_at: number
   renewal: RenewalRequest | null
+  rotation: RotationWait | null
 }
 
 /**
@@ -104,6 +122,24 @@ export function golemHealth(input: GolemHealthInput): GolemHealth {
       needed === 0n ? "this period's planned allowance is redeemed" : "this period's planned allowance is available",
     ]
 
+  // A rotation that waits for the owner is said whatever else is true of a living, unrevoked Golem: its
+  // old key keeps working meanwhile, so it changes the verdict of nothing else.
+  const waiting = input.rotation
+  const rotation: RotationWait | null =
+    waiting && input.lifecycle !== 'dead' && revocation.kind !== 'RevokedByOwner'
+      ? {
+          status: waiting.answered ? 'answered' : 'awaiting-owner',
+          old_key: waiting.from,
+          new_key: waiting.to,
+          requested_at: Number(waiting.requestedAt),
+        }
+      : null
+  if (rotation)
+    reason +=
+      rotation.status === 'answered'
+        ? "; the owner's grant to the new key arrived: the next tick switches to it"
+        : "; its key rotation waits for the owner's grant to the new key: it keeps its old key meanwhile"
+
   return {
     health,
     reason,
@@ -115,7 +151,20 @@ export function golemHealth(input: GolemHealthInput): GolemHealth {
     grant_ends_at: Number(f.expiresAt),
     runway_ends_at: Number(input.runwayEndsAt),
     renewal,
+    rotation,
   }
+}
+
+/** The rotation-wait facts of a profile for golemHealth, when a rotation waits for the owner. */
+export function rotationWaitOf(profile: {
+  golemKey: Address
+  rotationAwaits?: { to: Address; requestedAt: bigint } | undefined
+  rotationGrant?: { to: Address } | undefined
+}): GolemHealthInput['rotation'] {
+  const awaits = profile.rotationAwaits
+  if (!awaits) return undefined
+  const answered = profile.rotationGrant !== undefined && isAddressEqual(profile.rotationGrant.to, awaits.to)
+  return { from: profile.golemKey, to: awaits.to, requestedAt: awaits.requestedAt, answered }
 }
 
 /** The Phase for a phase name from the store (`Thriving`, ...), Thriving when unknown. */

@@ -3,6 +3,7 @@
 // adapters/chain/readGolems.ts does the reading.
 import type { Address, Hex } from 'viem'
 import { revocationState, totalRemaining } from '../health/permissionHealth.ts'
+import { rotationWaitOf } from '../health/golemHealth.ts'
 import type { Phase } from './phase.ts'
 import { permissionFactsOf } from './permissionFacts.ts'
 import type { GolemProfile } from './profile.ts'
@@ -111,5 +112,6 @@ export function observationOf(
       ...(profile.known.renewalRequestedFor === undefined ? {} : { renewalRequestedFor: profile.known.renewalRequestedFor }),
     },
     permission: permissionFactsOf(profile, read),
+    ...(profile.rotationAwaits ? { rotation: rotationWaitOf(profile) } : {}),
   }
 }

@@ -112,6 +112,12 @@ const profileSchema = z.object({
    */
   rotationGrant: z.optional(z.extend(renewalSchema, { to: address })),
   /**
+   * A key rotation that only the owner can complete (a direct grant): the new key it waits for, and when
+   * the tick first asked the owner (unix seconds). The Golem keeps its old key meanwhile, and its health
+   * says so. Cleared when the rotation completes.
+   */
+  rotationAwaits: z.optional(z.object({ to: address, requestedAt: uint })),
+  /**
    * The owner's native-token gas grant (NativeTokenPeriodTransfer, plain transfers to the Golem's key
    * only): the tick tops the key up from it once a period when its balance runs low. Optional: profiles
    * written before it parse unchanged, and a Golem without it is funded by hand.

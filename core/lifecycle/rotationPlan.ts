@@ -60,7 +60,7 @@ export function planRotation(
 export function profileAfterRotation(current: GolemProfile, pending: NonNullable<GolemProfile['pendingRotation']>): GolemProfile {
   // The new key's grant runs to the newest end: the renewals queued for the old key are folded into it.
   const profile = withRenewalsFolded(current)
-  const { pendingRotation: _done, gas: _oldGas, rotationGrant: _answered, ...rest } = profile
+  const { pendingRotation: _done, gas: _oldGas, rotationGrant: _answered, rotationAwaits: _waited, ...rest } = profile
   return {
     ...rest,
     golemKey: pending.to,

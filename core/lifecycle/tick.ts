@@ -1,7 +1,7 @@
 // One Golem's heartbeat decision: from one observation of its on-chain and stored state, what this
 // tick does (post a phase, redeem, warn, rotate, die). Pure: functions/tick carries it out.
 import type { Hex } from 'viem'
-import { golemHealth, type GolemHealth } from '../health/golemHealth.ts'
+import { golemHealth, type GolemHealth, type GolemHealthInput } from '../health/golemHealth.ts'
 import { revocationState, type PermissionFacts } from '../health/permissionHealth.ts'
 import { BUDGET_WARNING_BPS, EXPIRING_WARNING_SECONDS, type CustodyEvent } from './custodyEvents.ts'
 import { nextPhase, Phase } from './phase.ts'
@@ -38,6 +38,8 @@ export type GolemObservation = {
    */
   runwayTarget?: { held: bigint; target: bigint }
   vitalityParameters?: Partial<VitalityParameters>
+  /** A key rotation that waits for the owner (core/health/golemHealth.ts rotationWaitOf). */
+  rotation?: GolemHealthInput['rotation']
 }
 
 export type TickDecision = {
@@ -110,6 +112,7 @@ export function decideTick(o: GolemObservation): TickDecision {
     lifecycle: 'alive',
     phase: next,
     runwayEndsAt: o.runwayEndsAt,
+    ...(o.rotation ? { rotation: o.rotation } : {}),
   })
   const events: CustodyEvent[] = []
   const at = o.now

@@ -83,6 +83,18 @@ export const permissionHealthResponse = z.object({
     .meta({
       description: 'present when the grant ends before the TTL: the Golem asks its owner to renew (POST /api/v1/golems/{id}/renewal)',
     }),
+  rotation: z
+    .object({
+      status: z.enum(['awaiting-owner', 'answered']),
+      old_key: addressSchema,
+      new_key: addressSchema,
+      requested_at: unixSeconds,
+    })
+    .nullable()
+    .meta({
+      description:
+        "present while a key rotation waits for the owner's grant to the new key (POST /api/v1/golems/{id}/rotation-grant): the Golem keeps its old key until the next tick installs the answer",
+    }),
 })
 
 export const phasesResponse = z.object({

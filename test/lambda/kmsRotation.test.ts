@@ -339,6 +339,8 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     const profile = await profileOf('kms-direct')
     expect(profile.golemKey).toBe(oldKey)
     expect(profile.pendingRotation).toBeUndefined()
+    // The profile says the rotation waits for the owner, once (the first tick's time), for its health to say.
+    expect(profile.rotationAwaits).toMatchObject({ to: addressOf(fake.created.at(-1)!) })
     expect((await phaseOf(oldKey))[0]).toBe(true)
     expect(await sentCount(env.client, env.devnet.operator.account.address)).toBe(operatorBefore)
     const requests = (await allEvents(env.store, 'kms-direct')).filter((e) => e.type === ROTATION_RENEWAL_REQUESTED)
@@ -360,6 +362,15 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     const oldKey = addressOf(arn('golem-direct'))
     const keyId = fake.created.at(-1)!
     const newKey = addressOf(keyId)
+    const rotationHealth = async () => {
+      const res = await api.request('/api/v1/golems/kms-direct/permission-health')
+      expect(res.status).toBe(200)
+      return (await res.json()) as { reason: string; rotation: { status: string; old_key: Address; new_key: Address } | null }
+    }
+    // Until the owner answers, the Golem's health says that it keeps its old key.
+    const waiting = await rotationHealth()
+    expect(waiting.rotation).toMatchObject({ status: 'awaiting-owner', old_key: oldKey, new_key: newKey })
+    expect(waiting.reason).toMatch(/its key rotation waits for the owner's grant to the new key: it keeps its old key meanwhile$/)
     const draftRes = await api.request('/api/v1/golems/kms-direct/rotation-grant-draft', { method: 'POST' })
     expect(draftRes.status).toBe(200)
     const draft = (await draftRes.json()) as { delegation: Delegation; to: Address; periodStart: number; expiresAt: number }
@@ -389,6 +400,7 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     expect(kept.status).toBe(200)
     expect(await kept.json()).toMatchObject({ golemId: 'kms-direct', to: newKey, periodStart: draft.periodStart })
     expect((await profileOf('kms-direct')).rotationGrant).toMatchObject({ to: newKey, periodDelegationHash: hashDelegation(signed) })
+    expect((await rotationHealth()).rotation).toMatchObject({ status: 'answered', new_key: newKey })
 
     // The next tick rotates with the owner's grant: the identity moves, the profile names the new KMS key.
     const [result] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: 'req-direct-answered' })
@@ -397,6 +409,8 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     expect(profile).toMatchObject({ golemKey: newKey, signer: { kind: 'kms', keyId } })
     expect(profile.rotationGrant).toBeUndefined()
     expect(profile.pendingRotation).toBeUndefined()
+    expect(profile.rotationAwaits).toBeUndefined()
+    expect((await rotationHealth()).rotation).toBeNull()
     expect(profile.runway.periodDelegationHash).toBe(hashDelegation(signed))
     expect((await phaseOf(newKey))[0]).toBe(true)
     // Nothing waits any more: no draft, and the same answer again is refused naming the Golem.

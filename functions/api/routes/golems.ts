@@ -35,6 +35,7 @@ export function permissionHealthJson(r: GolemHealth) {
     grant_ends_at: r.grant_ends_at,
     runway_ends_at: r.runway_ends_at,
     renewal: r.renewal,
+    rotation: r.rotation,
   }
 }
 

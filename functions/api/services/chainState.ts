@@ -8,7 +8,7 @@
 import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
-import { golemHealth, phaseOfName, type GolemHealth } from '../../../core/health/golemHealth.ts'
+import { golemHealth, phaseOfName, rotationWaitOf, type GolemHealth } from '../../../core/health/golemHealth.ts'
 import { vitalsOf } from '../vitals.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import { adjustmentInForce } from '../../../core/lifecycle/adjustmentInForce.ts'
@@ -67,6 +67,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
       lifecycle: golem.lifecycle,
       phase: phaseOfName(golem.phase),
       runwayEndsAt: profile.life.runwayEndsAt,
+      rotation: rotationWaitOf(profile),
     })
   }
 
