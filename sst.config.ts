@@ -24,6 +24,7 @@ export default $config({
     const { createIndexer } = await import('./stacks/indexer.ts')
     const { createFunctions } = await import('./stacks/functions.ts')
     const { createAlarms } = await import('./stacks/alarms.ts')
+    const { createDashboard } = await import('./stacks/dashboard.ts')
 
     const config = loadStackConfig(process.env, $app.stage)
     const secrets = createSecrets()
@@ -32,10 +33,12 @@ export default $config({
     const indexer = createIndexer(config, secrets)
     const fns = createFunctions({ config, secrets, storage, sessionKeys, indexerUrl: indexer.url })
     const { topic } = createAlarms(config, fns, storage, indexer)
+    const dashboard = createDashboard({ config, apiUrl: fns.api.url, indexerUrl: indexer.url })
 
     return {
       chainId: config.chainId,
       api: fns.api.url,
+      dashboard: dashboard.url,
       indexer: indexer.url,
       table: storage.table.name,
       sessionKeyAliasPrefix: sessionKeys.aliasPrefix,

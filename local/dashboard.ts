@@ -1,20 +1,15 @@
-// The owner's dashboard on the local stack: the page (web/, bundled with esbuild at start), a same-origin
-// proxy to the API and the indexer that adds the read key server-side (the key never reaches the page),
-// the page's configuration and the fleet from the store, and the rotation of a key this stack holds, on
-// the owner's signed request. The owner's acts are drafted by the API and submitted from the owner's own
+// The owner's dashboard on the local stack: the page (web/, bundled with esbuild at start, with this
+// stack's page settings: the demo owner, the API's origin for the Snap, the workspace's Snap), a
+// same-origin proxy to the API and the indexer that adds the read key server-side (the key never reaches
+// the page), and the rotation of a key this stack holds in memory, on the owner's signed request. The
+// chain's settings and the fleet are the API's (GET /api/v1/dashboard/config, GET /api/v1/fleet). The owner's acts are drafted by the API and submitted from the owner's own
 // wallet account: nothing here signs or relays for the owner.
 import { Hono } from 'hono'
 import { build, stop as stopEsbuild } from 'esbuild'
 import { join } from 'node:path'
-import { isAddress, isHex, type Address } from 'viem'
-import type { Delegation } from '@metamask/smart-accounts-kit'
-import { decodeDelegationCaveats } from '../core/caveats/caveat.ts'
-import { summarizeCaveats } from '../core/caveats/summarizeDelegation.ts'
-import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
-import { PeriodTransferEnforcerAbi } from '../core/delegations/frameworkAbi.ts'
-import { DailySpendLimitEnforcerAbi } from '../contracts/artifacts/index.ts'
+import { isHex, type Address } from 'viem'
+import { dashboardPage } from '../web/src/page.ts'
 import type { Store } from '../core/store/index.ts'
-import { loadActionGrant } from '../app/actions/actionGrantStore.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
 import { LocalRotationError, type LocalRotation } from './rotationRequest.ts'
@@ -75,185 +70,11 @@ export async function bundleDashboard(): Promise<string> {
 
 const GOLEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
-/** The tokens the page names, by lowercase address: the local assets with their symbols and decimals. */
-export function knownTokens(chain: StackChain): Record<string, { symbol: string; decimals: number }> {
-  const assets = chain.deployment.assets
-  return {
-    [chain.usdc.toLowerCase()]: { symbol: 'USDC', decimals: 6 },
-    ...(assets?.weth ? { [assets.weth.toLowerCase()]: { symbol: 'WETH', decimals: 18 } } : {}),
-  }
-}
-
-/** Delegations as the page sees them: the struct with decimal salts and each caveat in words. */
-function describeGrant(delegation: Delegation, chain: StackChain, now: bigint) {
-  const decoded = decodeDelegationCaveats(delegation, chain.deployment, chain.deployment.environment)
-  const tokens = knownTokens(chain)
-  return {
-    delegator: delegation.delegator,
-    delegate: delegation.delegate,
-    caveats: decoded.map((c, i) => ({
-      type: c.type,
-      enforcer: delegation.caveats[i]!.enforcer,
-      words: summarizeCaveats([c], { tokens }, now),
-    })),
-  }
-}
-
-function fleetEntry(
-  record: { golemId: string; owner: Address; status: string; phase: string; profile: string | null },
-  stackChain: StackChain,
-  now: bigint,
-) {
-  const profile: GolemProfile | undefined = record.profile ? parseGolemProfile(record.profile) : undefined
-  // The owner's grant is the chain's root; an ERC-7715 Golem's leaf is its Session Account's re-delegation.
-  const chain = profile?.runway.chain ?? []
-  const grant = chain[chain.length - 1]
-  const redelegation = chain.length > 1 ? chain[0] : undefined
-  return {
-    id: record.golemId,
-    owner: record.owner,
-    status: record.status,
-    phase: record.phase,
-    key: profile?.golemKey ?? null,
-    bornAt: profile ? Number(profile.life.bornAt) : null,
-    runwayEndsAt: profile ? Number(profile.life.runwayEndsAt) : null,
-    runway: profile
-      ? {
-          token: profile.runway.token,
-          periodAmount: profile.runway.periodAmount.toString(),
-          periodSeconds: Number(profile.runway.periodDuration),
-          expiresAt: Number(profile.runway.expiresAt),
-          delegationHash: profile.runway.periodDelegationHash,
-        }
-      : null,
-    renewals: (profile?.renewals ?? []).map((r) => ({
-      delegationHash: r.periodDelegationHash,
-      periodStart: Number(r.periodStart),
-      expiresAt: Number(r.expiresAt),
-    })),
-    /** The owner's narrower grant, signed and waiting for the owner's transaction that disables the grants it supersedes. */
-    adjustment: profile?.adjustment
-      ? {
-          delegationHash: profile.adjustment.periodDelegationHash,
-          periodAmount: profile.adjustment.periodAmount.toString(),
-          periodStart: Number(profile.adjustment.periodStart),
-          expiresAt: Number(profile.adjustment.expiresAt),
-        }
-      : null,
-    /** `permissions`: granted through the wallet's Advanced Permissions, revoked and changed in the wallet. */
-    shape: redelegation ? 'permissions' : 'delegations',
-    grant: grant ? describeGrant(grant, stackChain, now) : null,
-    redelegation: redelegation ? describeGrant(redelegation, stackChain, now) : null,
-    replicants: (profile?.replicants ?? []).map((r) => ({ hash: r.hash, ...describeGrant(r.delegation, stackChain, now) })),
-    /** The owner's native-token gas grant to the key, in words. */
-    gas: profile?.gas
-      ? {
-          periodAmount: profile.gas.periodAmount.toString(),
-          periodSeconds: Number(profile.gas.periodDuration),
-          delegationHash: profile.gas.periodDelegationHash,
-          ...describeGrant(profile.gas.chain[0]!, stackChain, now),
-        }
-      : null,
-  }
-}
-
-/** The action grants in force for a Golem, each with its caveats in words and, under a daily USD limit, what is left of it today. */
-async function actionGrantsOf(store: Store, golemId: string, chain: StackChain, now: bigint) {
-  const grant = await loadActionGrant(store, golemId)
-  const limiter = chain.deployment.enforcers.dailySpendLimit.toLowerCase()
-  return Promise.all(
-    (grant?.delegations ?? []).map(async (e) => {
-      const delegation = e.chain[0]!
-      const limit = delegation.caveats.find((c) => c.enforcer.toLowerCase() === limiter)
-      const left = limit
-        ? await chain.publicClient.readContract({
-            address: chain.deployment.enforcers.dailySpendLimit,
-            abi: DailySpendLimitEnforcerAbi,
-            functionName: 'remainingToday',
-            args: [chain.deployment.environment.DelegationManager, e.hash, limit.terms],
-          })
-        : null
-      return {
-        hash: e.hash,
-        label: e.label,
-        ...describeGrant(delegation, chain, now),
-        leftTodayUsd6: left ? left[0].toString() : null,
-        resetsAt: left ? Number(left[1]) : null,
-      }
-    }),
-  )
-}
-
-/** What the gas grant still allows in its current period (the enforcer's own count), or null without one. */
-async function gasLeftOf(chain: StackChain, profile: GolemProfile | undefined): Promise<string | null> {
-  if (!profile?.gas) return null
-  const environment = chain.deployment.environment
-  const [available] = await chain.publicClient.readContract({
-    address: environment.caveatEnforcers.NativeTokenPeriodTransferEnforcer as Address,
-    abi: PeriodTransferEnforcerAbi,
-    functionName: 'getAvailableAmount',
-    args: [profile.gas.periodDelegationHash, environment.DelegationManager, profile.gas.periodTerms],
-  })
-  return available.toString()
-}
-
-/** Where a dead Golem's money went: what the death protocol sent home, per asset, and why it died. */
-async function deathOf(store: Store, golemId: string) {
-  const death = await store.getDeathSettlement(golemId)
-  if (!death) return null
-  const settlement = death.settlement as { fundsReturned?: { asset: string; status: string; amount?: string; txHash?: string }[] }
-  return {
-    kind: death.kind,
-    returned: (settlement.fundsReturned ?? []).map((f) => ({
-      asset: f.asset,
-      status: f.status,
-      amount: f.amount ?? null,
-      txHash: f.txHash ?? null,
-    })),
-  }
-}
-
 export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
-  const { chain, store } = o
   const app = new Hono()
-  const client = chain.publicClient
-  const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp
-  app.get('/', (c) => c.html(PAGE))
+  const page = dashboardPage({ owner: o.owner ?? null, apiUrl: o.apiUrl, snapId: o.snapId ?? LOCAL_SNAP_ID })
+  app.get('/', (c) => c.html(page))
   app.get('/app.js', (c) => c.body(o.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }))
-  app.get('/local/config', async (c) =>
-    c.json({
-      owner: o.owner ?? null,
-      chainId: chain.deployment.chainId,
-      network: `eip155:${chain.deployment.chainId}`,
-      usdc: chain.usdc,
-      indexer: o.indexerUrl !== undefined,
-      apiUrl: o.apiUrl,
-      tokens: knownTokens(chain),
-      snapId: o.snapId ?? LOCAL_SNAP_ID,
-    }),
-  )
-  app.get('/local/fleet', async (c) => {
-    const owner = c.req.query('owner') ?? o.owner
-    if (!owner || !isAddress(owner))
-      return c.json({ code: 'OWNER_INVALID', message: 'owner: must be the owner smart account address' }, 400)
-    const now = await chainNow()
-    const golems = await store.findGolems({ owner })
-    const entries = await Promise.all(
-      golems.map(async (g) => {
-        const entry = fleetEntry(g, chain, now)
-        const profile = g.profile ? parseGolemProfile(g.profile) : undefined
-        const gasLeft = g.status === 'dead' ? null : await gasLeftOf(chain, profile)
-        return {
-          ...entry,
-          gas: entry.gas ? { ...entry.gas, availableInPeriod: gasLeft } : null,
-          actionGrants: await actionGrantsOf(store, g.golemId, chain, now),
-          death: g.status === 'dead' ? await deathOf(store, g.golemId) : null,
-        }
-      }),
-    )
-    return c.json({ owner, now: Number(now), golems: entries })
-  })
-
   // Rotation of a key held in this stack's memory (`bardo rotate` against `npm start`): the owner's
   // signature of the rotation text (local/rotationRequest.ts) is the owner's consent; the stack signs the
   // renewed grant with the owner key it holds, as its ticks do.
@@ -314,18 +135,3 @@ export async function startDashboard(o: DashboardOptions): Promise<RunningDashbo
         )
   return { url: running.url, atPortalPort: running.port === PORTAL_PORT, stop: running.close }
 }
-
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Bardo: the owner's dashboard</title>
-<link rel="icon" href="data:,">
-</head>
-<body>
-<div id="app"></div>
-<script type="module" src="/app.js"></script>
-</body>
-</html>
-`

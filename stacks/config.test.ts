@@ -125,6 +125,15 @@ describe('loadStackConfig', () => {
     })
   })
 
+  it('takes the Snap the dashboard pairs, the published one by default, and refuses one MetaMask would not install', () => {
+    expect(loadStackConfig(env(), 'dev').snapId).toBe('npm:@bardo/snap')
+    expect(loadStackConfig(env({ BARDO_SNAP_ID: 'npm:@acme/golem-snap' }), 'dev').snapId).toBe('npm:@acme/golem-snap')
+    expect(refusal(env({ BARDO_SNAP_ID: 'https://evil.example/snap' }))).toEqual({
+      field: 'BARDO_SNAP_ID',
+      message: 'BARDO_SNAP_ID: must be a Snap id: npm:<package> or local:<http(s) URL>',
+    })
+  })
+
   it('refuses a deploy without the Bardo contracts, naming the variable', () => {
     expect(refusal({})).toMatchObject({ field: 'BARDO_DEPLOYMENT', message: expect.stringContaining('is required') })
     expect(refusal({ BARDO_DEPLOYMENT: JSON.stringify({ vitalityOracle: addr(1) }) })).toMatchObject({

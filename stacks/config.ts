@@ -8,6 +8,7 @@ import { BardoError } from '../core/errors.ts'
 import { CustodyConfigError } from '../core/custody/errors.ts'
 import { apiUrlOf, checkAppId, PRIVY_API_URL_VARIABLE, PRIVY_APP_ID } from '../adapters/signers/privySettings.ts'
 import { HEX_ADDRESS } from '../core/x402/patterns.ts'
+import { isSnapId, PUBLISHED_SNAP_ID, SNAP_ID_RULE } from '../web/src/page.ts'
 import { DeploymentError, deploymentJson, parseDeploymentFile, type DeploymentFile, type DeploymentJson } from '../core/deploymentSchema.ts'
 import { toIndexerDeployment } from '../indexer/lib/deployment.ts'
 import { deploymentSetting } from '../indexer/lib/settings.ts'
@@ -54,6 +55,8 @@ export type StackConfig = {
    * plain values for the tick's environment; the app's secret is the PrivyAppSecret SST secret.
    */
   privy: { appId?: string; apiUrl?: string }
+  /** The Snap the deployed dashboard pairs (BARDO_SNAP_ID; default the published one). */
+  snapId: string
 }
 
 export class StackConfigError extends BardoError {
@@ -205,5 +208,12 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
     paymentAsset: paymentAsset(env, chain),
     tickFrameworkJson: JSON.stringify(tickFrameworkOf(getSmartAccountsEnvironment(chain))),
     privy: privy(env),
+    snapId: snapId(env),
   }
+}
+
+function snapId(env: Env): string {
+  const id = present(env, 'BARDO_SNAP_ID') ?? PUBLISHED_SNAP_ID
+  if (!isSnapId(id)) throw new StackConfigError('BARDO_SNAP_ID', SNAP_ID_RULE)
+  return id
 }

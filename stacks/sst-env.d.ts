@@ -192,6 +192,27 @@ declare namespace Sst {
     readonly nodes: { loadBalancer: { arn: Output<string>; arnSuffix: Output<string> } }
   }
 
+  /** A CloudFront distribution routing paths of one origin to URLs and sites. */
+  class Router {
+    constructor(name: string, args?: Record<string, never>)
+    readonly url: Output<string>
+    /** Routes requests whose path starts with `path` to `url`, the path unchanged. */
+    route(path: string, url: Input<string>): void
+  }
+  type StaticSiteArgs = {
+    /** The directory the build runs in. */
+    path?: Input<string>
+    build?: Input<{ command: Input<string>; output: Input<string> }>
+    /** Given to the build command's environment. */
+    environment?: Input<Record<string, Input<string>>>
+    /** Serves the site at the router's `/` instead of a distribution of its own. */
+    router?: Input<{ instance: Router; path?: Input<string> }>
+  }
+  class StaticSite {
+    constructor(name: string, args?: StaticSiteArgs)
+    readonly url: Output<string>
+  }
+
   class Secret {
     constructor(name: string, placeholder?: string)
     readonly name: Output<string>
@@ -314,6 +335,8 @@ declare const sst: {
     Postgres: typeof Sst.Postgres
     Cluster: typeof Sst.Cluster
     Service: typeof Sst.Service
+    Router: typeof Sst.Router
+    StaticSite: typeof Sst.StaticSite
     permission(args: Sst.Permission): Sst.PermissionInclude
   }
 }

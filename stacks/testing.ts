@@ -124,6 +124,17 @@ export function installStandIns(options: { stage: string; appName?: string }): S
           include: [],
         }),
       }),
+      // route() records each path and its origin on the router's own record (args.routes).
+      Router: (() => {
+        const Base = component('sst:aws:Router', { outputs: (name) => ({ url: ref(name, 'url') }) })
+        return class extends Base {
+          route(path: string, url: unknown, args: Record<string, unknown> = {}) {
+            const self = resources.find((r) => r.resource === this)!
+            self.args.routes = [...(self.args.routes ?? []), { path, url, ...args }]
+          }
+        }
+      })(),
+      StaticSite: component('sst:aws:StaticSite', { outputs: (name) => ({ url: ref(name, 'url') }) }),
       Cluster: component('sst:aws:Cluster', { outputs: (name) => ({ nodes: { cluster: arnName(name) } }) }),
       Service: component('sst:aws:Service', {
         outputs: (name) => ({

@@ -5,7 +5,15 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { effectiveStatements, installStandIns, secretLeak, strings, type Recorded, type StandIns } from '../stacks/testing.ts'
+import {
+  effectiveStatements,
+  installStandIns,
+  SECRET_MARKER,
+  secretLeak,
+  strings,
+  type Recorded,
+  type StandIns,
+} from '../stacks/testing.ts'
 import { testDeployment } from './support/deployment.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -229,6 +237,30 @@ describe('API', () => {
   it('ships swagger-ui-dist beside the handler for the docs page, and only the API does', () => {
     expect(fn('Api').args.nodejs).toEqual({ format: 'esm', sourcemap: true, install: ['swagger-ui-dist'] })
     for (const name of ['Tick', 'Heartbeat']) expect(fn(name).args.nodejs, name).toEqual({ format: 'esm', sourcemap: true })
+  })
+})
+
+describe("the owner's dashboard", () => {
+  it('is deployed: its page built by `npm run build:dashboard`, on one origin with the API and the indexer, and holds no secret', () => {
+    const router = s.one('sst:aws:Router', 'Dashboard')
+    expect(router.args.routes).toEqual([
+      { path: '/api', url: '{{Api.url}}' },
+      { path: '/council', url: '{{Api.url}}' },
+      { path: '/graphql', url: '{{Indexer.url}}' },
+    ])
+    const site = s.one('sst:aws:StaticSite', 'DashboardPage')
+    expect(site.args).toMatchObject({
+      path: '.',
+      build: { command: 'npm run build:dashboard', output: 'web/dist' },
+      environment: { BARDO_SNAP_ID: 'npm:@bardo/snap' },
+      router: { instance: router.resource },
+    })
+    expect(JSON.stringify(site.args.environment)).not.toContain(SECRET_MARKER)
+    expect(outputs.dashboard).toBe('{{Dashboard.url}}')
+    // The build script it names exists.
+    expect(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts['build:dashboard']).toBe(
+      'tsx scripts/buildDashboard.ts',
+    )
   })
 })
 

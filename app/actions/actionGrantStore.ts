@@ -24,7 +24,7 @@ export async function saveActionGrant(
 }
 
 /** The grant in force, or null when the Golem was granted no actions. */
-export async function loadActionGrant(store: Store, golemId: string): Promise<ActionGrantRecord | null> {
+export async function loadActionGrant(store: Pick<Store, 'lastLogRecord'>, golemId: string): Promise<ActionGrantRecord | null> {
   const last = await store.lastLogRecord(actionGrantLog(golemId))
   return last ? parseActionGrant(last.data) : null
 }

@@ -24,6 +24,7 @@ import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 import type { ActionOutcome, ExecuteActionInput } from '../../app/actions/executeAction.ts'
 import type { CouncilService } from '../../app/council/councilService.ts'
+import type { OwnerFleet } from '../../app/fleet.ts'
 import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
 import type { CustodyWebhook } from './services/custodyWebhook.ts'
 import type { ReceiptSignerInfo } from './paymentExtensions.ts'
@@ -251,6 +252,21 @@ export type ApiConfig = {
   rateLimits?: Partial<{ public: number; read: number; authenticated: number; cladeChallenge: number; clade: number }>
 }
 
+/** The dashboard's chain settings. */
+export type DashboardConfig = {
+  chainId: number
+  network: string
+  usdc: string
+  tokens: Record<string, { symbol: string; decimals: number }>
+  indexer: boolean
+}
+
+export interface FleetService {
+  config(): DashboardConfig
+  /** The owner's fleet; an owner that is no address is refused with FleetError naming `owner`. */
+  golems(owner: string): Promise<OwnerFleet>
+}
+
 export type ApiDeps = {
   config: ApiConfig
   clock: Clock
@@ -297,6 +313,8 @@ export type ApiDeps = {
   alchemyWebhook?: CustodyWebhook
   /** Absent (no council configured here): /council/v1/* is not served. */
   council?: CouncilService
+  /** The dashboard's reads (its chain settings, an owner's fleet); absent: both answer 501 NOT_IMPLEMENTED. */
+  fleet?: FleetService
   /** Told about unexpected errors (5xx); the response itself never carries their text. */
   onUnexpectedError?: (err: unknown) => void
 }

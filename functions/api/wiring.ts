@@ -16,6 +16,7 @@ import {
 } from 'viem'
 import type { OperatorRegistry } from '../../core/clade/operators.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
+import { knownTokens, ownerFleet } from '../../app/fleet.ts'
 import type { Store } from '../../core/store/index.ts'
 import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
 import { createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
@@ -149,6 +150,21 @@ export function snapDeploymentInfo(d: BardoDeployment, usdc: Address | undefined
   }
 }
 
+/** The dashboard's reads, where the runway token is known (the payment asset, else the deployment's USDC). */
+function fleetService(w: ApiWiring): Pick<ApiDeps, 'fleet'> {
+  const usdc = w.payments?.asset ?? w.deployment.assets?.usdc
+  if (!usdc) return {}
+  const chain = { publicClient: w.publicClient as PublicClient, deployment: w.deployment, usdc }
+  const config = {
+    chainId: w.deployment.chainId,
+    network: `eip155:${w.deployment.chainId}`,
+    usdc,
+    tokens: knownTokens(chain),
+    indexer: w.indexerUrl !== undefined,
+  }
+  return { fleet: { config: () => config, golems: (owner) => ownerFleet(w.store, chain, owner) } }
+}
+
 export function createApiDeps(w: ApiWiring): ApiDeps {
   const clock: Clock = w.clock ?? { now: () => Date.now() }
   const golems = new StoreGolemRegistry({ store: w.store })
@@ -230,6 +246,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
       : {}),
     ownerSignatures: { verifyMessage: (p) => w.publicClient.verifyMessage(p) },
     snapDeployment: snapDeploymentInfo(w.deployment, w.payments?.asset),
+    ...fleetService(w),
     renewals: new StoreRenewalService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     rotationGrants: new StoreRotationGrantService({
       store: w.store,

@@ -248,5 +248,19 @@ describe('Lambda handler', () => {
     const bad = (await handler(post('/api/v1/revocation-draft', { golems: [] }) as never)) as LambdaResult
     expect(bad.statusCode).toBe(400)
     expect(JSON.parse(bad.body)).toMatchObject({ code: 'VALIDATION_FAILED', message: 'golems: must be a list of 1-50 Golem ids' })
+    // The dashboard's reads are the deployed API's: its chain settings and an owner's fleet (none here).
+    const config = (await handler(event('/api/v1/dashboard/config') as never)) as LambdaResult
+    expect(config.statusCode).toBe(200)
+    expect(JSON.parse(config.body)).toMatchObject({ chainId: 84532, network: 'eip155:84532', indexer: false })
+    const fleet = (await handler(event('/api/v1/fleet', `owner=${owner}`) as never)) as LambdaResult
+    expect(fleet.statusCode).toBe(200)
+    expect(JSON.parse(fleet.body)).toMatchObject({ owner, golems: [] })
+    const noOwner = (await handler(event('/api/v1/fleet', 'owner=nobody') as never)) as LambdaResult
+    expect(noOwner.statusCode).toBe(400)
+    expect(JSON.parse(noOwner.body)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'owner: must be the owner smart account address',
+      details: { field: 'owner' },
+    })
   })
 })

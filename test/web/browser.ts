@@ -73,3 +73,13 @@ export async function openWalletPage(
   await injectWallet(page, account, chainId, wallet)
   return { page, consoleErrors }
 }
+
+/** The API's fleet path for the owner the dashboard at `origin` shows by default (its page settings). */
+export async function defaultFleetPath(origin: string): Promise<string> {
+  const html = await (await fetch(`${origin}/`)).text()
+  const json = /<script type="application\/json" id="bardo-settings">(.*?)<\/script>/s.exec(html)?.[1]
+  if (!json) throw new Error('the page carries no settings')
+  const { owner } = JSON.parse(json) as { owner: string | null }
+  if (!owner) throw new Error('the page names no default owner')
+  return `/api/v1/fleet?owner=${owner}`
+}

@@ -16,7 +16,7 @@ import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
 import { runLocalStack } from '../../local/runner.ts'
-import { launchChromium, openWalletPage, walletRequest } from './browser.ts'
+import { defaultFleetPath, launchChromium, openWalletPage, walletRequest } from './browser.ts'
 import { walletJson } from './testWallet.ts'
 import { signedUserOperation } from '../../web/src/userOperation.ts'
 
@@ -170,7 +170,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     const readKey = /read key\s+(bardo_read_[A-Za-z0-9_-]+)/.exec(output.join('\n'))![1]!
     const proxied = await fetch(`${dashboard}/api/v1/golems/demo/permission-health`)
     expect(proxied.headers.get('x-ratelimit-limit')).toBe('300')
-    for (const path of ['/', '/app.js', '/local/config', '/local/fleet'])
+    for (const path of ['/', '/app.js', '/api/v1/dashboard/config', await defaultFleetPath(dashboard)])
       expect(await (await fetch(`${dashboard}${path}`)).text()).not.toContain(readKey)
   }, 180_000)
 
@@ -198,7 +198,7 @@ describe("the owner's dashboard in headless Chromium", () => {
 
   it('renews the grant with a delegation signed in the wallet: queued behind the grant, in force once the old one ends', async () => {
     const before = await health()
-    const oldHash = (await json<Fleet>('/local/fleet')).golems[0]!.runway!.delegationHash
+    const oldHash = (await json<Fleet>(await defaultFleetPath(dashboard))).golems[0]!.runway!.delegationHash
     await page.click('#renew')
     const status = await waitFor('the renewal', async () => {
       const s = await statusText()
@@ -208,7 +208,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     expect(newHash, status).toBeDefined()
     expect(newHash).not.toBe(oldHash)
     // Queued: the old grant still pays; the page shows the renewal waiting behind it.
-    const fleet = (await json<Fleet>('/local/fleet')).golems[0]!
+    const fleet = (await json<Fleet>(await defaultFleetPath(dashboard))).golems[0]!
     expect(fleet.runway!.delegationHash).toBe(oldHash)
     expect(fleet.renewals.map((r) => r.delegationHash)).toEqual([newHash])
     await page.waitForSelector(`#runway .renewal-queued[data-hash="${newHash}"]`)
@@ -224,17 +224,17 @@ describe("the owner's dashboard in headless Chromium", () => {
     // In force once the old grant's end has passed: the next tick puts it in place of the old one.
     await waitFor(
       'the renewal in force',
-      async () => ((await json<Fleet>('/local/fleet')).golems[0]!.runway!.delegationHash === newHash ? true : undefined),
+      async () => ((await json<Fleet>(await defaultFleetPath(dashboard))).golems[0]!.runway!.delegationHash === newHash ? true : undefined),
       240_000,
     )
-    expect((await json<Fleet>('/local/fleet')).golems[0]!.renewals).toEqual([])
+    expect((await json<Fleet>(await defaultFleetPath(dashboard))).golems[0]!.renewals).toEqual([])
     expect(posts).toContain('/api/v1/golems/demo/renewal-draft')
     expect(posts.filter((p) => p.startsWith('/local/'))).toEqual([])
     await shot('3-renewed')
   }, 300_000)
 
   it('adjusts the grant from the wallet: half the amount from the next period, never read as a revocation', async () => {
-    const before = (await json<Fleet>('/local/fleet')).golems[0]!
+    const before = (await json<Fleet>(await defaultFleetPath(dashboard))).golems[0]!
     const half = BigInt(before.runway!.periodAmount) / 2n
     // A bad amount is refused before anything is signed, naming the field.
     const bad = await fetch(`${dashboard}/api/v1/golems/demo/adjustment-draft`, {
@@ -255,7 +255,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     const seen = new Set<string>()
     const adjusted = await waitFor('the adjustment in force', async () => {
       seen.add((await health()).health)
-      const g = (await json<Fleet>('/local/fleet')).golems[0]!
+      const g = (await json<Fleet>(await defaultFleetPath(dashboard))).golems[0]!
       return g.runway!.delegationHash !== before.runway!.delegationHash && g.adjustment === null ? g : undefined
     })
     expect(BigInt(adjusted.runway!.periodAmount)).toBe(half)
@@ -294,8 +294,9 @@ describe("the owner's dashboard in headless Chromium", () => {
       }),
     ).rejects.toThrow(/AA24 signature error/)
     expect(await health()).toMatchObject({ health: expect.not.stringMatching(/revoked/) })
-    const unknownOwner = await fetch(`${dashboard}/local/fleet?owner=nobody`)
+    const unknownOwner = await fetch(`${dashboard}/api/v1/fleet?owner=nobody`)
     expect(unknownOwner.status).toBe(400)
+    expect(await unknownOwner.json()).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'owner' } })
     // A draft for no Golem, or for ids that are not ids, names the field.
     for (const golems of [[], 'demo', ['../etc']]) {
       const bad = await post('/api/v1/revocation-draft', { golems })

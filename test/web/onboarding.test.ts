@@ -58,7 +58,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     return (await res.json()) as T
   }
   const statusText = () => page.$eval('#new-golem-status', (e) => e.textContent ?? '')
-  const fleetOf = async (account: Address) => (await json<{ golems: FleetGolem[] }>(`/local/fleet?owner=${account}`)).golems
+  const fleetOf = async (account: Address) => (await json<{ golems: FleetGolem[] }>(`/api/v1/fleet?owner=${account}`)).golems
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
@@ -235,7 +235,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     })
     // What the Snap granted is what Bardo holds: the lowered amount.
     const fleetGolem = (
-      await json<{ golems: { id: string; runway: { periodAmount: string } }[] }>(`/local/fleet?owner=${walletOwner.address}`)
+      await json<{ golems: { id: string; runway: { periodAmount: string } }[] }>(`/api/v1/fleet?owner=${walletOwner.address}`)
     ).golems.find((g) => g.id === 'wallet-golem')
     expect(fleetGolem?.runway.periodAmount).toBe('12000000')
     // From the wallet (MetaMask's "All permissions" page sends the same): the owner disables the runway grant.

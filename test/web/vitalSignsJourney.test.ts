@@ -15,7 +15,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { runLocalStack } from '../../local/runner.ts'
 import { golemLines } from '../../snap/src/format.ts'
 import type { GolemStatus } from '../../snap/src/types.ts'
-import { launchChromium, openWalletPage } from './browser.ts'
+import { defaultFleetPath, launchChromium, openWalletPage } from './browser.ts'
 
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts', 'vital-signs')
 const output: string[] = []
@@ -80,7 +80,8 @@ describe('one vital-signs truth on every surface, over one life', () => {
       body: JSON.stringify({ query, variables }),
     })
   const fleetKey = async () =>
-    (await json<{ golems: { id: string; key: string | null }[] }>('/local/fleet')).golems.find((g) => g.id === 'demo')?.key
+    (await json<{ golems: { id: string; key: string | null }[] }>(await defaultFleetPath(dashboard))).golems.find((g) => g.id === 'demo')
+      ?.key
   const page_ = async (): Promise<{ phase: string; vitality: number; lives: number; lifecycle: string; text: string }> =>
     page.$eval('#vital-signs', (e) => ({
       phase: e.getAttribute('data-phase') ?? '',
@@ -105,7 +106,9 @@ describe('one vital-signs truth on every surface, over one life', () => {
   /** The Snap's home page lines for the demo Golem, built by the Snap's own code at the chain's clock. */
   const snap = async (): Promise<{ phase: string; vitality: number; dead: boolean; life: string | null }> => {
     if (!snapToken) {
-      const owner = (await json<{ golems: { id: string; owner: string }[] }>('/local/fleet')).golems.find((g) => g.id === 'demo')!.owner
+      const owner = (await json<{ golems: { id: string; owner: string }[] }>(await defaultFleetPath(dashboard))).golems.find(
+        (g) => g.id === 'demo',
+      )!.owner
       const { challenge, message } = await snapPost<{ challenge: unknown; message: string }>('/api/snap/pairing/challenge', { owner })
       const signature = await privateKeyToAccount(ownerKey).signMessage({ message })
       snapToken = (await snapPost<{ token: string }>('/api/snap/pairing', { challenge, signature })).token

@@ -37,6 +37,9 @@ export type FleetGolem = {
 }
 /** A token the page names: its symbol and decimals, by lowercase address. */
 export type TokenInfo = { symbol: string; decimals: number }
+/** What the API says of the chain (GET /api/v1/dashboard/config). */
+export type ChainConfig = Omit<Config, 'owner' | 'apiUrl' | 'snapId'>
+
 export type Config = {
   owner: string | null
   chainId: number

@@ -4,7 +4,18 @@ import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatUnits, parseUnits } from 'viem'
 import { adjust, pay, renew, revoke, type Revoked, type Wallet } from './actions.ts'
-import { ACTIONS_READ, getJson, loadGolem, type Action, type Config, type FleetGolem, type GolemView, type Redemption } from './api.ts'
+import {
+  ACTIONS_READ,
+  getJson,
+  loadGolem,
+  type Action,
+  type ChainConfig,
+  type Config,
+  type FleetGolem,
+  type GolemView,
+  type Redemption,
+} from './api.ts'
+import { pageSettings } from './page.ts'
 import { CouncilPanel } from './councilPanel.ts'
 import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
@@ -14,7 +25,8 @@ import { vitalsAt } from './vitals.ts'
 import { connectWallet, discoverWallets, type WalletDetail } from './wallet.ts'
 import { pairSnap } from './snapPairing.ts'
 
-const POLL_MS = 2000
+// Eight API reads a poll (the fleet and the selected Golem's seven): 160 a minute, well inside the read tier's 300.
+const POLL_MS = 3000
 const usdc = (v: string | bigint) => `${formatUnits(BigInt(v), 6)} USDC`
 const when = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19)
 const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
@@ -497,7 +509,14 @@ export function App() {
 
   useEffect(() => discoverWallets((d) => setWallets((all) => (all.some((w) => w.info.uuid === d.info.uuid) ? all : [...all, d]))), [])
   useEffect(() => {
-    getJson<Config>('/local/config').then(setConfig, (e: Error) => setError(e.message))
+    // The chain's settings from the API; where the page is served decides the rest (web/src/page.ts).
+    getJson<ChainConfig>('/api/v1/dashboard/config').then(
+      (chain) => {
+        const page = pageSettings(document)
+        setConfig({ ...chain, owner: page.owner, snapId: page.snapId, apiUrl: page.apiUrl ?? location.origin })
+      },
+      (e: Error) => setError(e.message),
+    )
   }, [])
   useEffect(() => {
     if (!config) return
@@ -506,7 +525,7 @@ export function App() {
     const poll = async () => {
       try {
         if (!owner) throw new Error('owner: name the owner smart account in the URL (?owner=0x...)')
-        const f = await getJson<Fleet>(`/local/fleet?owner=${owner}`)
+        const f = await getJson<Fleet>(`/api/v1/fleet?owner=${owner}`)
         if (stopped) return
         setFleet(f)
         const id = selected ?? f.golems[0]?.id ?? null
