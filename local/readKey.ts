@@ -3,7 +3,7 @@
 // it across restarts (a dashboard's saved settings). Only its hash reaches the API's configuration.
 import { randomBytes } from 'node:crypto'
 import { BardoError } from '../core/errors.ts'
-import { isReadKeyShaped, readKeyFromBytes } from '../core/ratelimit/tiers.ts'
+import { isReadKeyShaped, READ_KEY_RULE, readKeyFromBytes } from '../core/ratelimit/tiers.ts'
 
 /** The configured key is not a read key; the message names the variable, never the value. */
 export class ReadKeyConfigError extends BardoError {
@@ -15,6 +15,6 @@ export class ReadKeyConfigError extends BardoError {
 export function localReadKey(env: NodeJS.ProcessEnv = process.env): string {
   const given = env.BARDO_READ_API_KEY
   if (given === undefined || given === '') return readKeyFromBytes(new Uint8Array(randomBytes(24)))
-  if (!isReadKeyShaped(given)) throw new ReadKeyConfigError("must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
+  if (!isReadKeyShaped(given)) throw new ReadKeyConfigError(READ_KEY_RULE)
   return given
 }

@@ -22,15 +22,9 @@ export type PreAuthBucket = 'credential' | 'clade-handshake'
 /** Every kind of counter: the tiers, the anonymous and authenticated Clade budgets, the pre-auth ones. */
 export type RateLimitBucketKind = Tier | 'clade-challenge' | 'clade' | PreAuthBucket
 
-export const READ_KEY_PREFIX = 'bardo_read_'
+import { READ_KEY_PREFIX } from './readKey.ts'
 
-/** A read key as the API accepts it in `x-api-key`: the prefix, then 16-128 URL-safe characters. */
-export const READ_KEY_PATTERN = /^bardo_read_[A-Za-z0-9_-]{16,128}$/
-
-/** Whether `value` has a read key's shape (not whether the key is known). */
-export function isReadKeyShaped(value: string): boolean {
-  return READ_KEY_PATTERN.test(value)
-}
+export { isReadKeyShaped, READ_KEY_PATTERN, READ_KEY_PREFIX, READ_KEY_RULE } from './readKey.ts'
 
 /**
  * A read key from at least 16 random bytes (base64url, so it needs no escaping in a header or a URL).

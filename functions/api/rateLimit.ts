@@ -11,6 +11,7 @@ import {
   rateLimitBucket,
   rateLimitHeaders,
   READ_KEY_PATTERN,
+  READ_KEY_RULE,
   TIER_LIMITS,
   type RateLimitBucketKind,
   type RateLimitDecision,
@@ -24,11 +25,7 @@ import { isSnapTokenShaped, verifySnapToken } from '../../core/snap/snapToken.ts
 import { validationError } from './validation.ts'
 
 export const tierHeaders = z.object({
-  'x-api-key': z
-    .string()
-    .regex(READ_KEY_PATTERN, "must be 'bardo_read_' followed by 16-128 letters, digits, '-' or '_'")
-    .optional()
-    .meta({ description: 'read key: 300 requests/min/key' }),
+  'x-api-key': z.string().regex(READ_KEY_PATTERN, READ_KEY_RULE).optional().meta({ description: 'read key: 300 requests/min/key' }),
   authorization: z
     .string()
     .regex(/^Bearer [A-Za-z0-9._~+/=-]{1,4096}$/, "must be 'Bearer <token>'")
