@@ -72,7 +72,7 @@ const GOLEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
 export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
   const app = new Hono()
-  const page = dashboardPage({ owner: o.owner ?? null, apiUrl: o.apiUrl, snapId: o.snapId ?? LOCAL_SNAP_ID })
+  const page = dashboardPage({ owner: o.owner ?? null, apiUrl: o.apiUrl, snapId: o.snapId ?? LOCAL_SNAP_ID, readKey: 'server' })
   app.get('/', (c) => c.html(page))
   app.get('/app.js', (c) => c.body(o.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }))
   // Rotation of a key held in this stack's memory (`bardo rotate` against `npm start`): the owner's

@@ -14,7 +14,7 @@ export async function buildDashboard(outDir: string, env: NodeJS.ProcessEnv = pr
   const script = await bundleDashboard()
   mkdirSync(outDir, { recursive: true })
   const files = [join(outDir, 'index.html'), join(outDir, 'app.js')]
-  writeFileSync(files[0]!, dashboardPage({ owner: null, apiUrl: null, snapId }))
+  writeFileSync(files[0]!, dashboardPage({ owner: null, apiUrl: null, snapId, readKey: 'owner' }))
   writeFileSync(files[1]!, script)
   return files
 }

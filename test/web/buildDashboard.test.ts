@@ -27,7 +27,7 @@ describe('npm run build:dashboard', () => {
     const html = readFileSync(join(out, 'index.html'), 'utf8')
     expect(html).toContain(`id="${SETTINGS_ELEMENT}"`)
     expect(html).toContain('<script type="module" src="/app.js"></script>')
-    expect(settingsOf(html)).toEqual({ owner: null, apiUrl: null, snapId: 'npm:@bardo/snap' })
+    expect(settingsOf(html)).toEqual({ owner: null, apiUrl: null, snapId: 'npm:@bardo/snap', readKey: 'owner' })
     // The script reads the chain's settings and the fleet from the API, never from a local route.
     const script = readFileSync(join(out, 'app.js'), 'utf8')
     expect(script).toContain('/api/v1/dashboard/config')

@@ -1,7 +1,8 @@
-// Reads and owner actions through the dashboard's own origin: /api/* reaches the Bardo API (the local
-// server adds the read key), /local/* the local stack's settings and fleet. The API is read with
+// Reads and owner actions through the dashboard's own origin: /api/* reaches the Bardo API (with the read
+// key the local server adds, or the one a deployed page's owner entered: readKey.ts), /graphql the indexer. The API is read with
 // hono/client's hc, typed from the API app itself (a type-only import: nothing of the server is bundled).
 import { hc, type ClientResponse } from 'hono/client'
+import { readKeyHeaders } from './readKey.ts'
 import type { SuccessStatusCode } from 'hono/utils/http-status'
 import type { AppType } from '../../functions/api/app.ts'
 import type { TypedData } from './wallet.ts'
@@ -38,7 +39,7 @@ export type FleetGolem = {
 /** A token the page names: its symbol and decimals, by lowercase address. */
 export type TokenInfo = { symbol: string; decimals: number }
 /** What the API says of the chain (GET /api/v1/dashboard/config). */
-export type ChainConfig = Omit<Config, 'owner' | 'apiUrl' | 'snapId'>
+export type ChainConfig = Omit<Config, 'owner' | 'apiUrl' | 'snapId' | 'readKey'>
 
 export type Config = {
   owner: string | null
@@ -52,6 +53,8 @@ export type Config = {
   snapId: string
   /** The tokens the page names in their units: the deployment's known assets. */
   tokens: Record<string, TokenInfo>
+  /** Who adds the read key to the page's API reads: the page's server, or the owner who enters it here. */
+  readKey: 'server' | 'owner'
 }
 export class RequestError extends Error {
   constructor(
@@ -76,7 +79,10 @@ async function bodyOf<T>(res: Response, path: string): Promise<T> {
 }
 
 export async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
-  return bodyOf<T>(await fetch(path, init), path)
+  // The API's reads carry the owner's read key where the owner entered one (a deployed page).
+  const api = path.startsWith('/api/') || path.startsWith('/council/')
+  const headers = api ? { ...readKeyHeaders(), ...(init?.headers as Record<string, string> | undefined) } : init?.headers
+  return bodyOf<T>(await fetch(path, { ...init, ...(headers ? { headers } : {}) }), path)
 }
 
 export const postJson = <T>(path: string, body: unknown = {}) =>
@@ -96,7 +102,7 @@ export type Action = {
 }
 
 /** The API, through this origin. */
-export const api = hc<AppType>('/')
+export const api = hc<AppType>('/', { headers: readKeyHeaders })
 
 /** What a 2xx answer of an hc call carries. */
 type Success<R> = R extends ClientResponse<infer T, infer S, infer _F> ? (S extends SuccessStatusCode ? T : never) : never

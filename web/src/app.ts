@@ -16,6 +16,7 @@ import {
   type Redemption,
 } from './api.ts'
 import { pageSettings } from './page.ts'
+import { forgetReadKey, ReadKeyError, savedReadKey, saveReadKey, shownReadKey } from './readKey.ts'
 import { CouncilPanel } from './councilPanel.ts'
 import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
@@ -494,6 +495,43 @@ function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet:
   </section>`
 }
 
+/**
+ * A deployed page's read key (readKey.ts): the owner enters the key the operator gave them, kept in this
+ * browser only and shown by its last four characters; a malformed key is refused naming the field.
+ */
+function ReadKeyCard({ onChange }: { onChange: () => void }) {
+  const [kept, setKept] = useState(savedReadKey())
+  const [typed, setTyped] = useState('')
+  const [status, setStatus] = useState('')
+  const save = () => {
+    try {
+      saveReadKey(typed)
+      setKept(savedReadKey())
+      setTyped('')
+      setStatus('')
+      onChange()
+    } catch (e) {
+      setStatus(e instanceof ReadKeyError ? e.message : String(e))
+    }
+  }
+  const forget = () => {
+    forgetReadKey()
+    setKept(null)
+    onChange()
+  }
+  return html`<section class="card" id="read-key">
+    ${
+      kept
+        ? html`<p>reading with the read key <code>${shownReadKey(kept)}</code> <button class="forget" onClick=${forget}>Forget</button></p>`
+        : html`<p>Reads without a read key are limited to 30 a minute: enter the read key your operator gave you.</p>`
+    }
+    <input type="password" autocomplete="off" placeholder="bardo_read_…" value=${typed}
+      onInput=${(e: Event) => setTyped((e.target as HTMLInputElement).value)} />
+    <button class="save" onClick=${save}>Keep in this browser</button>
+    <p class="reason" id="read-key-status">${status}</p>
+  </section>`
+}
+
 export function App() {
   const [config, setConfig] = useState<Config | null>(null)
   const [wallets, setWallets] = useState<WalletDetail[]>([])
@@ -513,7 +551,7 @@ export function App() {
     getJson<ChainConfig>('/api/v1/dashboard/config').then(
       (chain) => {
         const page = pageSettings(document)
-        setConfig({ ...chain, owner: page.owner, snapId: page.snapId, apiUrl: page.apiUrl ?? location.origin })
+        setConfig({ ...chain, owner: page.owner, snapId: page.snapId, apiUrl: page.apiUrl ?? location.origin, readKey: page.readKey })
       },
       (e: Error) => setError(e.message),
     )
@@ -573,6 +611,7 @@ export function App() {
         }
       </div>
     </header>
+    ${config?.readKey === 'owner' ? html`<${ReadKeyCard} onChange=${() => setTick((t) => t + 1)} />` : null}
     ${error ? html`<p class="error" id="error">${error}</p>` : null}
     ${revokeIds.length > 0 ? html`<${RevokeRequest} ids=${revokeIds} wallet=${wallet} onDone=${() => setTick((t) => t + 1)} />` : null}
     <nav id="fleet">

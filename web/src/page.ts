@@ -7,6 +7,8 @@ export type PageSettings = {
   owner: string | null
   apiUrl: string | null
   snapId: string
+  /** Who adds the read key to the API reads: the page's server (local), or the owner, in the page (deployed). */
+  readKey: 'server' | 'owner'
 }
 
 export const SETTINGS_ELEMENT = 'bardo-settings'
