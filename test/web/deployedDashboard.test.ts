@@ -3,7 +3,8 @@
 // to the API untouched, as CloudFront forwards them), and the API as the deployment runs it, holding the
 // hash of one read key. The page asks its owner for the key the operator gave them: a malformed key is
 // refused naming the field and nothing is kept; the real one is kept in the browser only, its API reads
-// carry it and are answered under the read tier, and the page shows the owner's fleet and Golem.
+// carry it and are answered under the read tier, and the page shows the owner's fleet and Golem. A key
+// rotation that waits for the owner is answered from the wallet through the page.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,11 +12,14 @@ import { join } from 'node:path'
 import { Hono } from 'hono'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { rotationClaimant } from '../../core/custody/rotationClaim.ts'
+import { serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { hashApiKey, readKeyFromBytes } from '../../core/ratelimit/tiers.ts'
 import { serveApi, type RunningApi } from '../../functions/api/server.ts'
 import { buildDashboard } from '../../scripts/buildDashboard.ts'
 import { startApiStack, type ApiStack } from '../api/harness.ts'
-import { launchChromium } from './browser.ts'
+import { launchChromium, openWalletPage } from './browser.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'bardo-deployed-page-'))
 const readKey = readKeyFromBytes(randomBytes(24))
@@ -103,5 +107,44 @@ describe('the deployed dashboard', () => {
     expect(keyed.every((f) => f.keyed && f.limit === '300')).toBe(true)
     // The key is the browser's alone: the files the stack serves never carry one.
     for (const path of ['/', '/app.js']) expect(await (await fetch(`${router.url}${path}`)).text()).not.toContain(readKey)
+  }, 120_000)
+
+  it('answers a key rotation that waits for the owner: the grant to the new key signed in the wallet, kept by the API, the card then says the next heartbeat switches', async () => {
+    // A rotation only the owner can complete, as the deployed tick leaves it: the new key created and
+    // claimed for the Golem's current key, the wait written into its profile.
+    const record = (await stack.store.getGolem('atlas'))!
+    const profile = await stack.profile('atlas')
+    const newKey = privateKeyToAccount(generatePrivateKey()).address
+    const now = Date.now()
+    await stack.store.claimPoolKey({
+      keyId: 'arn:aws:kms:us-east-1:1:key/rotated',
+      address: newKey,
+      claimant: rotationClaimant(profile.golemKey),
+      now,
+    })
+    const written = await stack.store.updateGolem({
+      golemId: 'atlas',
+      expectedVersion: record.version,
+      patch: {
+        profile: serializeGolemProfile({ ...profile, rotationAwaits: { to: newKey, requestedAt: BigInt(Math.floor(now / 1000)) } }),
+      },
+      now,
+    })
+    expect(written.updated).toBe(true)
+
+    const { page: owner } = await openWalletPage(browser, stack.owner.signer, stack.devnet.chain.id)
+    await owner.goto(`${router.url}/?owner=${stack.owner.address}`)
+    await owner.waitForSelector('#rotation[data-status="awaiting-owner"]', { timeout: 30_000 })
+    expect(await owner.$eval('#rotation', (e) => e.textContent ?? '')).toContain('it keeps its old key')
+    await owner.click('button.connect')
+    await owner.waitForSelector('#wallet-address')
+    await owner.click('#grant-rotation')
+    await owner.waitForSelector('#rotation[data-status="answered"]', { timeout: 30_000 })
+    expect(await owner.$eval('#rotation-status', (e) => e.textContent ?? '')).toContain(`granted to ${newKey}`)
+    // The API kept the owner's grant to the new key for the next heartbeat to install; the old key still redeems.
+    const after = await stack.profile('atlas')
+    expect(after.rotationGrant).toMatchObject({ to: newKey })
+    expect(after.golemKey).toBe(profile.golemKey)
+    await owner.close()
   }, 120_000)
 })

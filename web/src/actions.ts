@@ -47,6 +47,18 @@ export async function renew(wallet: Wallet, golemId: string): Promise<{ delegati
   }
 }
 
+/**
+ * The owner's answer to a key rotation only the owner can complete: the grant to the new key, drafted by
+ * the API (the newest grant's runway and end, from the runway grid's next boundary), signed in the wallet
+ * and given to the API, which keeps it for the next heartbeat to install.
+ */
+export async function answerRotation(wallet: Wallet, golemId: string): Promise<{ to: string; periodStart: number }> {
+  const id = encodeURIComponent(golemId)
+  const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(`/api/v1/golems/${id}/rotation-grant-draft`)
+  const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+  return postJson(`/api/v1/golems/${id}/rotation-grant`, { delegation: { ...draft.delegation, signature } })
+}
+
 export type Adjusted = { delegationHash: string; periodAmount: string; periodStart: number; grant_ends_at: number; txHash: string }
 
 /**

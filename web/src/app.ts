@@ -3,7 +3,7 @@
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatUnits, parseUnits } from 'viem'
-import { adjust, pay, renew, revoke, type Revoked, type Wallet } from './actions.ts'
+import { adjust, answerRotation, pay, renew, revoke, type Revoked, type Wallet } from './actions.ts'
 import {
   ACTIONS_READ,
   getJson,
@@ -451,6 +451,37 @@ function AdjustForm({
   </fieldset>`
 }
 
+/**
+ * A key rotation only the owner can complete (a direct grant): the Golem keeps its old key until the
+ * owner's grant to the new one arrives, which the next heartbeat installs.
+ */
+function RotationCard({ golem, view, wallet, onDone }: { golem: FleetGolem; view: GolemView; wallet: Wallet | null; onDone: () => void }) {
+  const [status, setStatus] = useState('')
+  const rotation = view.health.rotation
+  if (!rotation) return null
+  const grant = async () => {
+    setStatus('waiting for the wallet…')
+    try {
+      const r = await answerRotation(wallet!, golem.id)
+      setStatus(`granted to ${r.to} from ${when(r.periodStart)}: the next heartbeat switches keys`)
+    } catch (e) {
+      setStatus(`the grant failed: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    onDone()
+  }
+  return html`<section class="card" id="rotation" data-status=${rotation.status}>
+    <h3>Key rotation</h3>
+    ${
+      rotation.status === 'answered'
+        ? html`<p>Your grant to the new key <code>${short(rotation.new_key)}</code> arrived: the next heartbeat switches to it.</p>`
+        : html`<p>The Golem's key rotation waits for your grant to the new key <code>${short(rotation.new_key)}</code> (asked ${when(rotation.requested_at)}): it keeps its old key <code>${short(rotation.old_key)}</code> meanwhile.</p>
+          <button id="grant-rotation" disabled=${!wallet} onClick=${grant}>Grant the new key</button>
+          ${wallet ? null : html`<p class="reason">connect the owner's wallet first</p>`}`
+    }
+    <p id="rotation-status">${status}</p>
+  </section>`
+}
+
 function Actions({ golem, wallet, config, onDone }: { golem: FleetGolem; wallet: Wallet | null; config: Config; onDone: () => void }) {
   const [status, setStatus] = useState('')
   const run = (name: string, act: () => Promise<string>) => async () => {
@@ -630,6 +661,7 @@ export function App() {
         ? html`<main data-golem=${golem.id}>
           <${DeathOverlay} golem=${golem} view=${view} now=${now} config=${config} />
           <${VitalSignsCard} view=${view} now=${now} />
+          <${RotationCard} golem=${golem} view=${view} wallet=${wallet} onDone=${() => setTick((t) => t + 1)} />
           <${PhaseHistory} golem=${golem} view=${view} now=${now} />
           <div class="row">
             <${RunwayCard} golem=${golem} view=${view} now=${now} />
