@@ -1,0 +1,31 @@
+// `npm run soak -- --golems N --minutes M [--days D] [--seed S] [--reorg-rate R]`: the soak
+// (test/heartbeat/soak.ts) on this machine, its report printed; exits 1 if anything was lost, doubled or
+// not conserved.
+import { parseArgs } from 'node:util'
+import { runSoak, soakLines, SoakOptionsError } from '../test/heartbeat/soak.ts'
+
+process.env.DO_NOT_TRACK = '1'
+const { values } = parseArgs({
+  options: {
+    golems: { type: 'string', default: '20' },
+    minutes: { type: 'string', default: '5' },
+    days: { type: 'string', default: '3' },
+    seed: { type: 'string' },
+    'reorg-rate': { type: 'string', default: '0.1' },
+  },
+})
+try {
+  const report = await runSoak({
+    golems: Number(values.golems),
+    minutes: Number(values.minutes),
+    runwayDays: Number(values.days),
+    reorgRate: Number(values['reorg-rate']),
+    ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
+    log: (line) => console.log(line),
+  })
+  for (const line of soakLines(report)) console.log(line)
+  process.exit(report.held ? 0 : 1)
+} catch (error) {
+  console.error(error instanceof SoakOptionsError ? error.message : error)
+  process.exit(1)
+}

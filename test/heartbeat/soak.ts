@@ -1,0 +1,254 @@
+// The soak: a fleet of Golems with short lives on anvil and dynalite (the real DynamoStore), ticked by the
+// real heartbeat and tick through a JSON-RPC proxy that drops, delays, fails and loses answers (sends
+// that land unanswered included), while the chain is reorganised now and then: the last 1-3 blocks
+// dropped (anvil_rollback), transactions and all. Time moves in 30-second steps between heartbeats and a
+// day between days, until every Golem is dead or the wall-clock budget is spent. Then the chain is the
+// judge: per Golem, what left the owner's account for the key, what came home, what the key still holds
+// and what went anywhere else, every redemption once per period, and every redemption the store records
+// as confirmed present on the chain. `npm run soak` prints the report; test/heartbeat/soak.test.ts runs a
+// short one.
+import { createPublicClient, http, type Address, type PublicClient } from 'viem'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
+import { seededRandom, startRpcFaultProxy, type FaultRates, type RpcProxyStats } from '../support/rpcFaultProxy.ts'
+import { provisionFleet, type FleetGolem } from './fleet.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  chainNow,
+  passStaggerOffsets,
+  periodAt,
+  redemptionsBy,
+  startHeartbeatEnv,
+  usdcBalance,
+  usdcTransfersFrom,
+  WHOLE_RUNWAY_ON_KEY,
+} from './harness.ts'
+
+export type SoakOptions = {
+  golems: number
+  /** Wall-clock budget; the soak stops earlier once every Golem is dead. */
+  minutes: number
+  /** Each Golem's life in days of chain time (default 3). */
+  runwayDays?: number
+  /** PRNG seed of the faults and reorgs. */
+  seed?: number
+  /** Per-request fault rates on every JSON-RPC call (default: a quarter of requests faulted). */
+  rpcFaults?: FaultRates
+  /** Probability, per heartbeat round, that the chain drops its last 1-3 blocks afterwards (default 0.1). */
+  reorgRate?: number
+  log?: (line: string) => void
+}
+
+export type GolemAccount = {
+  golemId: string
+  /** USDC the owner's account sent the key (redemptions). */
+  toKey: bigint
+  /** USDC the key sent back to the owner (rotation and death returns). */
+  home: bigint
+  /** USDC the key holds at the end. */
+  held: bigint
+  /** USDC the key sent anywhere but the owner's account. */
+  elsewhere: bigint
+  redemptions: number
+  /** Periods redeemed more than once on the chain. */
+  doubled: number
+  /** Redemptions the store records (RunwayRedeemed) whose transaction is not on the chain. */
+  lost: number
+  dead: boolean
+  /** toKey === home + held + elsewhere, nothing elsewhere, nothing left on a dead Golem's key. */
+  conserved: boolean
+}
+
+export type SoakReport = {
+  golems: number
+  seconds: number
+  rounds: number
+  days: number
+  ticks: number
+  tickErrors: number
+  /** The failed ticks by their error's first line, most frequent first. */
+  failures: [string, number][]
+  heartbeatErrors: number
+  reorgs: { count: number; blocksDropped: number }
+  rpc: RpcProxyStats
+  deaths: number
+  accounts: GolemAccount[]
+  /** Stopped by its wall-clock budget before every Golem's life was over. */
+  cut: boolean
+  /** Every Golem conserved, none doubled, none lost, and (unless cut) every one dead. */
+  held: boolean
+}
+
+const SEND = 'eth_sendRawTransactionSync'
+const PLAIN_SEND = 'eth_sendRawTransaction'
+const DEFAULT_FAULTS: FaultRates = { drop: 0.06, delay: 0.08, fail: 0.06, loseResponse: 0.05 }
+const SEND_FAULTS: FaultRates = { loseResponse: 0.2, drop: 0.05, fail: 0.05 }
+const MAX_ROUNDS_PER_DAY = 150
+
+export class SoakOptionsError extends Error {
+  constructor(field: string, rule: string) {
+    super(`${field}: ${rule}`)
+  }
+}
+
+export function checkSoakOptions(o: SoakOptions): void {
+  if (!Number.isInteger(o.golems) || o.golems < 1 || o.golems > 2_000)
+    throw new SoakOptionsError('golems', 'must be a whole number from 1 to 2000')
+  if (!Number.isFinite(o.minutes) || o.minutes <= 0 || o.minutes > 24 * 60)
+    throw new SoakOptionsError('minutes', 'must be more than 0 and at most 1440')
+  const days = o.runwayDays ?? 3
+  if (!Number.isInteger(days) || days < 1 || days > 30) throw new SoakOptionsError('runwayDays', 'must be a whole number from 1 to 30')
+  const rate = o.reorgRate ?? 0.1
+  if (!(rate >= 0 && rate <= 1)) throw new SoakOptionsError('reorgRate', 'must be from 0 to 1')
+}
+
+export async function runSoak(o: SoakOptions): Promise<SoakReport> {
+  checkSoakOptions(o)
+  const log = o.log ?? (() => undefined)
+  const runwayDays = o.runwayDays ?? 3
+  const seed = o.seed ?? 20_261_128
+  const random = seededRandom(seed)
+  const started = performance.now()
+  const deadline = started + o.minutes * 60_000
+  const env = await startHeartbeatEnv()
+  const proxy = await startRpcFaultProxy({ target: env.devnet.rpcUrl, seed })
+  try {
+    const faulty = withReceiptPolling(
+      createPublicClient({
+        chain: env.devnet.chain,
+        transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }),
+        pollingInterval: 25,
+      }) as PublicClient,
+    )
+    const owner = await env.devnet.createOwner()
+    const usdc = env.devnet.deployment.assets.usdc
+    log(`soak: provisioning ${o.golems} Golems with ${runwayDays}-day lives`)
+    const fleet = await provisionFleet({
+      keyCeiling: WHOLE_RUNWAY_ON_KEY,
+      devnet: env.devnet,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      count: o.golems,
+      idPrefix: 'soak',
+      periodAmount: USDC(10),
+      runwayDays,
+    })
+    await passStaggerOffsets(
+      env.devnet,
+      fleet.map((g) => g.golemId),
+    )
+    proxy.setFaults(o.rpcFaults ?? DEFAULT_FAULTS, { [SEND]: SEND_FAULTS, [PLAIN_SEND]: SEND_FAULTS })
+    let tickErrors = 0
+    let heartbeatErrors = 0
+    const failures = new Map<string, number>()
+    const invoker = new LocalInvoker((id) => env.deps(id, { client: faulty, leaseMs: 10_000, tickIntervalSeconds: 3_600 }), {
+      onError: (_id, e) => {
+        tickErrors++
+        const what = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).split('\n')[0]!.slice(0, 120)
+        failures.set(what, (failures.get(what) ?? 0) + 1)
+      },
+    })
+    const reorgs = { count: 0, blocksDropped: 0 }
+    let rounds = 0
+    let days = 0
+    const alive = async () => (await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))).filter((r) => r?.status !== 'dead')
+    while (performance.now() < deadline && (await alive()).length > 0 && days <= runwayDays + 2) {
+      const dayStartMs = Number(await chainNow(env.client)) * 1000
+      for (let round = 0; round < MAX_ROUNDS_PER_DAY && performance.now() < deadline; round++) {
+        rounds++
+        const before = await env.client.getBlockNumber()
+        await runHeartbeat({ store: env.store, client: faulty, deployment: env.devnet.deployment, invoker }).catch(() => heartbeatErrors++)
+        // A reorganisation: 1-3 of the blocks this heartbeat mined leave the chain with their transactions
+        // (never an older block: the clock's steps stay on the chain).
+        const mined = Number((await env.client.getBlockNumber()) - before)
+        if (mined > 0 && random() < (o.reorgRate ?? 0.1)) {
+          const depth = Math.min(mined, 1 + Math.floor(random() * 3))
+          await env.client.request({ method: 'anvil_rollback' as never, params: [depth] as never })
+          reorgs.count++
+          reorgs.blocksDropped += depth
+        }
+        const records = await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))
+        const done = records.every(
+          (r) => r?.status === 'dead' || (r?.lastTick && r.lastTick.at >= dayStartMs && r.lastTick.outcome !== 'running'),
+        )
+        if (done) break
+        await env.devnet.increaseTime(30)
+      }
+      days++
+      log(`soak: day ${days} done after ${rounds} rounds, ${invoker.results.length} ticks, ${reorgs.count} reorgs`)
+      await env.devnet.increaseTime(DAY)
+    }
+    proxy.setFaults({})
+    const cut = performance.now() >= deadline
+    const accounts = await Promise.all(fleet.map((g) => accountOf(env, g, owner.address, usdc)))
+    return {
+      golems: o.golems,
+      seconds: Math.round((performance.now() - started) / 1000),
+      rounds,
+      days,
+      ticks: invoker.results.length,
+      tickErrors,
+      failures: [...failures].sort((a, b) => b[1] - a[1]),
+      heartbeatErrors,
+      reorgs,
+      rpc: proxy.stats,
+      deaths: accounts.filter((a) => a.dead).length,
+      accounts,
+      cut,
+      held: accounts.every((a) => a.conserved && a.doubled === 0 && a.lost === 0 && (cut || a.dead)),
+    }
+  } finally {
+    await proxy.stop()
+    await env.stop()
+  }
+}
+
+/** One Golem's money and redemptions as the chain has them, against what the store records. */
+async function accountOf(
+  env: Awaited<ReturnType<typeof startHeartbeatEnv>>,
+  g: FleetGolem,
+  owner: Address,
+  usdc: Address,
+): Promise<GolemAccount> {
+  const toKey = (await usdcTransfersFrom(env.client, usdc, owner)).filter((t) => t.to === g.golemKey).reduce((s, t) => s + t.value, 0n)
+  const out = await usdcTransfersFrom(env.client, usdc, g.golemKey)
+  const home = out.filter((t) => t.to === owner).reduce((s, t) => s + t.value, 0n)
+  const elsewhere = out.filter((t) => t.to !== owner).reduce((s, t) => s + t.value, 0n)
+  const held = await usdcBalance(env.client, usdc, g.golemKey)
+  const redemptions = await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, g.golemKey)
+  const periods = redemptions.map((r) => periodAt(g.profile, r.timestamp))
+  const doubled = periods.length - new Set(periods).size
+  const onChain = new Set(redemptions.map((r) => r.txHash.toLowerCase()))
+  // What the store says was redeemed (its RunwayRedeemed events, each with its transaction), not on the chain.
+  const recorded = (await allEvents(env.store, g.golemId)).filter((e) => e.type === 'RunwayRedeemed')
+  const lost = recorded.filter((e) => !onChain.has(String(e.data.txHash).toLowerCase())).length
+  const record = await env.store.getGolem(g.golemId)
+  const dead = record?.status === 'dead'
+  const conserved = toKey === home + held + elsewhere && elsewhere === 0n && (!dead || held === 0n)
+  return { golemId: g.golemId, toKey, home, held, elsewhere, redemptions: redemptions.length, doubled, lost, dead, conserved }
+}
+
+/** The report as the soak prints it. */
+export function soakLines(r: SoakReport): string[] {
+  const usdc = (v: bigint) => `${Number(v) / 1e6} USDC`
+  const faults = Object.entries(r.rpc.byKind)
+    .filter(([k]) => k !== 'ok')
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ')
+  const lines = [
+    `soak: ${r.golems} Golems, ${r.seconds} s, ${r.days} days of chain time, ${r.rounds} heartbeats, ${r.ticks} ticks completed (${r.tickErrors} failed and retried, ${r.heartbeatErrors} heartbeats failed)`,
+    `faults survived: ${r.rpc.faulted} of ${r.rpc.requests} JSON-RPC requests (${faults}); ${r.reorgs.count} reorgs dropping ${r.reorgs.blocksDropped} blocks`,
+    `held: ${r.accounts.reduce((s, a) => s + a.redemptions, 0)} redemptions, ${r.deaths} of ${r.golems} dead${r.cut ? ' (cut by the time budget)' : ''}, doubled ${r.accounts.reduce((s, a) => s + a.doubled, 0)}, lost ${r.accounts.reduce((s, a) => s + a.lost, 0)}`,
+  ]
+  for (const [what, n] of r.failures.slice(0, 5)) lines.push(`  failed ${n}x: ${what}`)
+  for (const a of r.accounts)
+    lines.push(
+      `  ${a.golemId}: to key ${usdc(a.toKey)} = home ${usdc(a.home)} + held ${usdc(a.held)} + elsewhere ${usdc(a.elsewhere)}: ${a.conserved ? 'conserved' : 'NOT CONSERVED'}; ${a.redemptions} redemptions${a.doubled ? `, ${a.doubled} doubled` : ''}${a.lost ? `, ${a.lost} lost` : ''}${a.dead ? ', dead' : ', alive'}`,
+    )
+  lines.push(`soak: ${r.held ? 'HELD' : 'BROKE'}`)
+  return lines
+}
