@@ -14,17 +14,9 @@
 //   PrivyAppSecret    tick only: the Privy app's secret, for Golems whose key is a Privy wallet
 //                     (empty: the tick holds no Privy wallets; the app id is BARDO_PRIVY_APP_ID)
 
-export const SECRET_NAMES = [
-  'RpcUrl',
-  'OperatorKey',
-  'SettlementKey',
-  'CladeHmacSecret',
-  'ReadApiKeyHashes',
-  'AlchemyWebhookSigningKey',
-  'ReceiptSigningKey',
-  'PrivyAppSecret',
-] as const
-export type SecretName = (typeof SECRET_NAMES)[number]
+import type { SecretName } from '../functions/shared/secretNames.ts'
+
+export { SECRET_NAMES, type SecretName } from '../functions/shared/secretNames.ts'
 export type Secrets = Record<SecretName, Sst.Secret>
 
 export function createSecrets(): Secrets {

@@ -3,7 +3,7 @@
 // first use). The local stack and the tests pass the same values as BARDO_SECRET_<NAME> instead.
 // Values never reach a log.
 import { Resource } from 'sst/resource'
-import type { SecretName } from '../../stacks/secrets.ts'
+import type { SecretName } from './secretNames.ts'
 import { FunctionConfigError } from './configError.ts'
 
 /** `RpcUrl` -> `BARDO_SECRET_RPC_URL`: the local spelling of a linked secret. */
