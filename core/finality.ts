@@ -67,7 +67,7 @@ export type SendVerdict =
   | { kind: 'final'; confirmations: number }
   /** Mined, not deep enough yet: the slot stays open and a later tick looks again. */
   | { kind: 'confirming'; confirmations: number; needed: number }
-  /** In the pool: wait for it; re-broadcasting it adds nothing and a new signature is never made. */
+  /** In the pool: a later attempt looks again; re-broadcasting it adds nothing, and a new signature is never made. */
   | { kind: 'wait' }
   /** Gone with its nonce unused: broadcast the same signed bytes again (same hash, same nonce). */
   | { kind: 'rebroadcast' }

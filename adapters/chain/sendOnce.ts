@@ -247,10 +247,7 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
   const reservationId = reservationIdOf(p.slot, slot.claims)
   // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
   // not be read as "not mined": the nonce check below would then call a mined redemption reconciled.
-  const receipt = await p.client.getTransactionReceipt({ hash: txHash }).catch((error: unknown) => {
-    if (error instanceof TransactionReceiptNotFoundError) return null
-    throw error
-  })
+  const receipt = await receiptOf(p.client, txHash)
   if (receipt) return complete(p, txHash, receipt, reservationId)
   const known = await p.client.getTransaction({ hash: txHash }).then(
     () => true,
@@ -263,7 +260,9 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
     ? { kind: 'known' }
     : { kind: 'gone', nonceUsed: await nonceUsed(p, slot), hasSignedTx: Boolean(slot.rawTx) }
   const verdict = judgeSend(sighting, p.confirmations ?? 1)
-  if (verdict.kind === 'wait') return finish(p, txHash, reservationId)
+  // In the pool: it is waited for by a later attempt, not here. A transaction of a reorg that took several
+  // of one sender's may wait there for an earlier nonce that only a later step of this tick re-broadcasts.
+  if (verdict.kind === 'wait') return { status: 'pending', txHash, confirmations: 0, needed: p.confirmations ?? 1 }
   if (verdict.kind === 'nonceTaken') {
     // Another transaction took the nonce: ours can never be mined. Nothing was redeemed by it.
     await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'reconciled', txHash, now: p.now, detail: { why: 'nonce-used' } })
@@ -274,7 +273,19 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
   // Gone with its nonce unused: send the same bytes (one hash, one nonce: mined at most once).
   const again = await broadcastSigned(p.client, slot.rawTx, { sync: false })
   if (again.kind === 'nonceTooLow') return reconcile(p, slot, false)
-  return finish(p, txHash, reservationId, again.kind === 'receipt' ? again.receipt : undefined)
+  // One look for its receipt (a node that mines on arrival has it), no waiting: a re-broadcast behind a
+  // missing earlier nonce would hold the tick until the timeout, and a later attempt settles it anyway.
+  const landed = again.kind === 'receipt' ? again.receipt : await receiptOf(p.client, txHash)
+  if (landed) return complete(p, txHash, landed, reservationId)
+  return { status: 'pending', txHash, confirmations: 0, needed: p.confirmations ?? 1 }
+}
+
+/** The receipt of `hash`, or null when the node has none (any other failure is thrown, never read as "not mined"). */
+async function receiptOf(client: TickChainClient, hash: Hex): Promise<TransactionReceipt | null> {
+  return client.getTransactionReceipt({ hash }).catch((error: unknown) => {
+    if (error instanceof TransactionReceiptNotFoundError) return null
+    throw error
+  })
 }
 
 /** Whether the sender's mined nonce is past the recorded transaction's: another transaction took it. */

@@ -24,6 +24,7 @@ import {
   redemptionsBy,
   startHeartbeatEnv,
   usdcBalance,
+  usdcTransfersFrom,
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
@@ -241,6 +242,50 @@ describe('a runway redemption dropped by anvil_reorg in a later period', () => {
     // Day 1's top-up and runway, day 2's runway: three redemptions, each mined once.
     expect(await redemptionCount(golem)).toBe(3)
   }, 120_000)
+})
+
+describe("the death protocol's return of the key's USDC to the owner, reorged out", () => {
+  it('is broadcast again as signed and lands once: the owner gets what the key held, exactly once', async () => {
+    const golem = await provision('reorg-death')
+    const usdc = env.devnet.deployment.assets.usdc
+    // Day one at anvil's own depth of 1: the runway and the gas are on the key, final.
+    const day1 = await runTick(deps('death-day1', { confirmations: { 31337: 1 } }), { golemId: golem.golemId })
+    expect(day1.redemption).toMatchObject({ status: 'confirmed' })
+    const held = await usdcBalance(env.client, usdc, golem.golemKey)
+    expect(held).toBeGreaterThan(0n)
+    const ownerBefore = await usdcBalance(env.client, usdc, golem.owner.address)
+    await env.devnet.increaseTime(5 * DAY + 60) // the runway has ended: Terminal, the Golem dies
+    let returnTx: Hex | null = null
+    let last: TickResult | null = null
+    for (let i = 0; i < 20 && last?.outcome !== 'died'; i++) {
+      const snapshot = await rpc('evm_snapshot')
+      last = await runTick(deps(`death-${i}`), { golemId: golem.golemId })
+      const returned = await usdcTransfersFrom(env.client, usdc, golem.golemKey)
+      if (returnTx === null && returned.length === 1) {
+        // The block that carried the return is taken away; its transfer goes with it.
+        returnTx = returned[0]!.txHash
+        expect(last.outcome).not.toBe('died')
+        await rpc('evm_revert', [snapshot])
+        expect(await usdcTransfersFrom(env.client, usdc, golem.golemKey)).toEqual([])
+        expect(await usdcBalance(env.client, usdc, golem.golemKey)).toBe(held)
+      } else {
+        await rpc('anvil_mine', ['0x2'])
+      }
+      // Past the tick's lease: a dying Golem's next tick may take it.
+      await env.devnet.increaseTime(150)
+    }
+    expect(returnTx).not.toBeNull()
+    expect(last?.outcome).toBe('died')
+    const returned = await usdcTransfersFrom(env.client, usdc, golem.golemKey)
+    expect(returned).toHaveLength(1)
+    expect(returned[0]).toMatchObject({ txHash: returnTx, to: golem.owner.address, value: held })
+    expect(await usdcBalance(env.client, usdc, golem.golemKey)).toBe(0n)
+    expect(await usdcBalance(env.client, usdc, golem.owner.address)).toBe(ownerBefore + held)
+    const settlement = (await env.store.getDeathSettlement(golem.golemId))?.settlement as {
+      fundsReturned: { asset: string; status: string; txHash: string | null }[]
+    }
+    expect(settlement.fundsReturned.find((f) => f.asset === usdc)).toMatchObject({ status: 'returned', txHash: returnTx })
+  }, 180_000)
 })
 
 describe('a bad confirmation depth', () => {
