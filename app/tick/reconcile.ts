@@ -16,7 +16,8 @@ import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
-import { phaseNames } from '../../core/lifecycle/phase.ts'
+import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import { phaseStep } from '../../core/lifecycle/tickPlan.ts'
 import type { GolemRecord, SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
 import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
@@ -98,6 +99,18 @@ export async function settlePendingSlots(
     if (slot?.txHash) {
       const settled = slot.status === 'sent' ? await sendOnce({ ...base, slot: ref, build: neverSignAgain }) : null
       const event = await phaseChangedEvent(base.client, store, ref, settled?.status === 'confirmed' ? settled.receipt : undefined)
+      if (event) events.push(event)
+    }
+  }
+  // A post still confirming when its tick finished: a later tick took the record's phase from the chain,
+  // so the check above no longer reaches it, and a reorg may since have taken it back (the chain behind
+  // the record). Only where the depth is over one block can a post outlive its tick `sent`.
+  if (base.confirmations > 1 && stored > 0 && read.phase <= stored) {
+    const ref: SlotRef = { golemId, period: 0n, step: phaseStep(stored as Phase, profile.phaseEpoch ?? 0) }
+    const slot = await store.getSlot(ref)
+    if (slot?.status === 'sent') {
+      const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
+      const event = settled.status === 'confirmed' ? await phaseChangedEvent(base.client, store, ref, settled.receipt) : null
       if (event) events.push(event)
     }
   }

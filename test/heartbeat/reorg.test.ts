@@ -1,11 +1,11 @@
-// Reorg-safe sends on anvil, with a confirmation depth of 3 blocks (anvil's default is 1: a local chain
+// Reorg-safe sends on anvil, with a confirmation depth of 6 blocks (anvil's default is 1: a local chain
 // reorgs only when asked). A Golem's first tick tops its key up with gas and redeems its runway; both
 // transactions are mined one block deep, not final, and their slots stay `sent`. Then the chain loses
 // them: an evm_revert to a snapshot taken before them (the blocks are gone, and the transactions with
 // them), or an anvil_reorg that replaces their blocks. The next tick finds each gone with its nonce
 // unused and broadcasts the same signed transaction again (same hash, same nonce, never a new
 // signature); one transaction that someone else re-mined first is reconciled to its new receipt. Once
-// 3 blocks deep the slots complete, the budget is committed and each event is written once. Every
+// 6 blocks deep the slots complete, the budget is committed and each event is written once. Every
 // case ends with the owner's USDC and gas moved to the key exactly once, to the unit.
 import { parseEther, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -21,6 +21,7 @@ import {
   allEvents,
   passStaggerOffsets,
   periodAt,
+  phaseTransitions,
   redemptionsBy,
   startHeartbeatEnv,
   usdcBalance,
@@ -34,7 +35,8 @@ const STRATEGY =
 const GAS_PER_DAY = parseEther('0.01')
 /** Below half a day's gas allowance: the first tick tops the key up from the grant. */
 const BOOTSTRAP = parseEther('0.001')
-const DEPTH = 3
+/** Deep enough that no tick of a case makes a send final by the blocks it mines itself (anvil may mine a re-sent transaction and the one queued behind it in one block or two). */
+const DEPTH = 6
 
 let env: HeartbeatEnv
 const deps = (id: string, overrides: Partial<TickDeps> = {}) => env.deps(id, { confirmations: { 31337: DEPTH }, ...overrides })
@@ -134,7 +136,7 @@ describe('a runway redemption and a gas top-up reorged out by evm_revert', () =>
     expect((await env.client.getTransaction({ hash: gasTx })).blockNumber).not.toBeNull()
   }, 120_000)
 
-  it('once 3 blocks deep a later tick completes both slots, commits the budget and writes each event once', async () => {
+  it('once 6 blocks deep a later tick completes both slots, commits the budget and writes each event once', async () => {
     await mineToDepth(runwayTx)
     final = await runTick(deps('revert-3'), { golemId: golem.golemId })
     expect(final.redemption).toMatchObject({ status: 'confirmed', txHash: runwayTx })
@@ -244,6 +246,66 @@ describe('a runway redemption dropped by anvil_reorg in a later period', () => {
   }, 120_000)
 })
 
+describe('a gas top-up, a phase post and a runway redemption of one tick, reorged out together', () => {
+  it('each is broadcast again as signed, the phase post behind its missing nonce too, and each lands once', async () => {
+    const golem = await provision('reorg-phase')
+    const oracle = env.devnet.deployment.vitalityOracle
+    await env.devnet.increaseTime(3 * DAY) // day 3 of a 5-day runway: Stable
+    const before = await balances(golem)
+    const snapshot = await rpc('evm_snapshot')
+    const first = await runTick(deps('phase-1'), { golemId: golem.golemId })
+    expect(first.gas).toMatchObject({ status: 'pending' })
+    expect(first.phase).toMatchObject({ from: 0, to: 1, posted: false })
+    expect(first.redemption).toMatchObject({ status: 'pending' })
+    expect(await phaseTransitions(env.client, oracle, golem.golemKey)).toHaveLength(1)
+    expect((await env.store.getGolem(golem.golemId))?.phase).toBe('Thriving')
+    const nonce = await env.client.getTransactionCount({ address: golem.golemKey, blockTag: 'latest' })
+    await rpc('evm_revert', [snapshot])
+    expect(await phaseTransitions(env.client, oracle, golem.golemKey)).toEqual([])
+    const reverted = await env.client.getTransactionCount({ address: golem.golemKey, blockTag: 'latest' })
+    expect(reverted).toBe(nonce - 3)
+
+    // Settling re-sends the top-up and the redemption (held behind the phase post's nonce); the plan posts
+    // the phase again, which re-sends the post's signed bytes: all three land, none signed anew.
+    await env.devnet.increaseTime(60)
+    const second = await runTick(deps('phase-2'), { golemId: golem.golemId })
+    expect(second.redemption).toMatchObject({ status: 'pending', txHash: first.redemption!.txHash })
+    expect(await env.client.getTransactionCount({ address: golem.golemKey, blockTag: 'latest' })).toBe(nonce)
+    for (const hash of [first.gas!.txHash, first.redemption!.txHash] as Hex[])
+      expect((await env.client.getTransactionReceipt({ hash })).status).toBe('success')
+    const transitions = await phaseTransitions(env.client, oracle, golem.golemKey)
+    expect(transitions.map((t) => [t.from, t.to])).toEqual([[0, 1]])
+
+    // One more tick before the post is final: the record takes the phase from the chain, the post's slot is still open.
+    await env.devnet.increaseTime(60)
+    await runTick(deps('phase-3'), { golemId: golem.golemId })
+    expect((await env.store.getGolem(golem.golemId))?.phase).toBe('Stable')
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: 'phase-1' })).toMatchObject({ status: 'sent' })
+    expect((await allEvents(env.store, golem.golemId)).map((e) => e.type)).not.toContain('PhaseChanged')
+
+    await mineToDepth(transitions[0]!.txHash)
+    await mineToDepth(first.redemption!.txHash as Hex)
+    await env.devnet.increaseTime(60)
+    const last = await runTick(deps('phase-4'), { golemId: golem.golemId })
+    expect(last.outcome).toBe('ticked')
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: 'phase-1' })).toMatchObject({
+      status: 'confirmed',
+      claims: 1,
+    })
+    const events = await allEvents(env.store, golem.golemId)
+    expect(events.filter((e) => e.type === 'PhaseChanged').map((e) => [e.data.from, e.data.to])).toEqual([[0, 1]])
+    expect(events.filter((e) => e.type === 'RunwayRedeemed').map((e) => e.data.txHash)).toEqual([first.redemption!.txHash])
+    expect(events.filter((e) => e.type === 'GasRedeemed').map((e) => e.data.txHash)).toEqual([first.gas!.txHash])
+    const after = await balances(golem)
+    const amount = first.redemption!.amount!
+    expect(after.ownerUsdc).toBe(before.ownerUsdc - amount)
+    expect(after.keyUsdc).toBe(before.keyUsdc + amount)
+    expect(after.ownerEth).toBe(before.ownerEth - GAS_PER_DAY)
+    expect(await redemptionCount(golem)).toBe(2)
+    expect(await phaseTransitions(env.client, oracle, golem.golemKey)).toHaveLength(1)
+  }, 180_000)
+})
+
 describe("the death protocol's return of the key's USDC to the owner, reorged out", () => {
   it('is broadcast again as signed and lands once: the owner gets what the key held, exactly once', async () => {
     const golem = await provision('reorg-death')
@@ -269,7 +331,7 @@ describe("the death protocol's return of the key's USDC to the owner, reorged ou
         expect(await usdcTransfersFrom(env.client, usdc, golem.golemKey)).toEqual([])
         expect(await usdcBalance(env.client, usdc, golem.golemKey)).toBe(held)
       } else {
-        await rpc('anvil_mine', ['0x2'])
+        await rpc('anvil_mine', [`0x${(DEPTH - 1).toString(16)}`])
       }
       // Past the tick's lease: a dying Golem's next tick may take it.
       await env.devnet.increaseTime(150)
