@@ -1,7 +1,8 @@
 // How sendOnce reads a node's refusal of a raw transaction, checked against anvil's real answers: the
 // same bytes again are "already known" (sent), and another transaction at a nonce that is taken, pending
 // (another process signing for the operator key) or mined, means ours may never be mined; and how a
-// retry reconciles a recorded transaction whose nonce went to another.
+// retry reconciles a recorded transaction whose nonce went to another, and two of one sender's that a
+// reorg took out of the chain, settled out of nonce order.
 import { createWalletClient, http, keccak256, parseEther, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -85,5 +86,59 @@ describe('sendOnce reconciling a recorded transaction', () => {
     })
     expect(outcome).toEqual({ status: 'reconciled', txHash: keccak256(ours), reason: 'nonce used by another transaction' })
     expect(await store.getSlot(slot)).toMatchObject({ status: 'reconciled', detail: { why: 'nonce-used' } })
+  })
+})
+
+describe('sendOnce settling transactions a reorg took away', () => {
+  it('re-broadcasts each as signed and never waits on one held behind a missing nonce: pending, then final 3 deep', async () => {
+    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+    const client = withReceiptPolling(publicClient)
+    const rpc = (method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never })
+    const key = privateKeyToAccount(`0x${'55'.repeat(32)}` as Hex)
+    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const wallet = createWalletClient({ account: key, chain: client.chain, transport: http(anvil.rpcUrl) })
+    const store = new InMemoryStore()
+    const now = Date.now()
+    const tx = { to: deployer.account.address, gas: 50_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }
+    const slots = [0, 1].map((n) => ({ golemId: 'g-reorg', period: 0n, step: `step-${n}` }))
+    const snapshot = await rpc('evm_snapshot')
+    const hashes: Hex[] = []
+    for (const [n, slot] of slots.entries()) {
+      const raw = await wallet.signTransaction({ ...tx, nonce: n, value: 1n, chain: client.chain })
+      await store.claimSlot({ ...slot, owner: 'inv-a', now, leaseMs: 1_000 })
+      await store.recordSlotTx({ ...slot, owner: 'inv-a', txHash: keccak256(raw), nonce: n, rawTx: raw, sender: key.address, now })
+      hashes.push(await client.sendRawTransaction({ serializedTransaction: raw }))
+    }
+    await client.waitForTransactionReceipt({ hash: hashes[1]! })
+    await rpc('evm_revert', [snapshot])
+    expect(await client.getTransactionCount({ address: key.address, blockTag: 'latest' })).toBe(0)
+
+    const settle = (n: number) =>
+      sendOnce({
+        store,
+        client,
+        chainId: anvil.chainId,
+        slot: slots[n]!,
+        owner: `inv-${n}`,
+        now: now + 60_000,
+        leaseMs: 1_000,
+        confirmations: 3,
+        build: () => Promise.reject(new Error('a recorded slot is settled from the chain, never built again')),
+      })
+    // The later nonce first: re-broadcast, held in the pool behind nonce 0, answered at once as pending.
+    expect(await settle(1)).toEqual({ status: 'pending', txHash: hashes[1], confirmations: 0, needed: 3 })
+    // Known to the node now: waited for, not sent again.
+    expect(await settle(1)).toEqual({ status: 'pending', txHash: hashes[1], confirmations: 0, needed: 3 })
+    // Nonce 0 re-broadcast: mined, and nonce 1 with it; one block deep each.
+    expect(await settle(0)).toEqual({ status: 'pending', txHash: hashes[0], confirmations: 1, needed: 3 })
+    await client.waitForTransactionReceipt({ hash: hashes[1]! })
+    expect((await settle(1)).status).toBe('pending')
+    await rpc('anvil_mine', ['0x2'])
+    for (const n of [0, 1]) {
+      expect(await settle(n)).toMatchObject({ status: 'confirmed', txHash: hashes[n] })
+      expect(await store.getSlot(slots[n]!)).toMatchObject({ status: 'confirmed', claims: 1, txHash: hashes[n] })
+    }
+    // Two transactions of the key, each mined once: its nonce is 2.
+    expect(await client.getTransactionCount({ address: key.address, blockTag: 'latest' })).toBe(2)
   })
 })

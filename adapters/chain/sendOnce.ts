@@ -3,11 +3,15 @@
 // broadcast -> receipt -> complete. A retry that finds the slot `sent` reconciles from the chain
 // (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
 // Fees come from the heartbeat when it passed them (one read per heartbeat, not per transaction); the
-// receipt comes with the send where the node allows it, else from the shared block watcher.
+// receipt comes with the send where the node allows it, else from the shared block watcher. A receipt
+// completes the slot only once it is `confirmations` blocks deep (core/finality.ts): until then the slot
+// stays `sent` and the outcome is `pending`, and a later attempt settles it from the chain, re-broadcasting
+// the same signed bytes if a reorg took its block away.
 import {
   BaseError,
   ExecutionRevertedError,
   keccak256,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Address,
   type Hex,
@@ -15,6 +19,7 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { feesPerGasOf, type TickFees } from '../../core/fees.ts'
+import { judgeSend, type SendSighting } from '../../core/finality.ts'
 import type { SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
 import { waitForBlockReceipt } from './blockReceipts.ts'
 import { broadcastSigned } from './broadcast.ts'
@@ -29,6 +34,11 @@ export type SlotSendOutcome =
   | { status: 'refused'; reason: string; error?: DecodedChainError }
   | { status: 'busy'; reason: 'leased' | 'completed' }
   | { status: 'reconciled'; txHash: Hex | null; reason: string }
+  /**
+   * Recorded and sent, not final yet: mined fewer than `needed` blocks deep (`confirmations` > 0), or
+   * waiting in the node's pool (0). The slot stays open; a later attempt settles it from the chain.
+   */
+  | { status: 'pending'; txHash: Hex; confirmations: number; needed: number }
 
 export type SlotTransaction = {
   sender: Address
@@ -55,6 +65,11 @@ export type SendOnceParams = {
   /** The heartbeat's fee data: priced from it without a fee read of its own. Absent: read from the node. */
   fees?: TickFees
   build(): Promise<SlotTransaction>
+  /**
+   * How many blocks deep a receipt must be before the slot completes (core/finality.ts). Absent: 1, the
+   * receipt itself is final.
+   */
+  confirmations?: number
   /** Reserve this much of the period budget before signing; released if the transaction fails. */
   reserve?: { amount: bigint; cap: bigint }
   /** Test hook: runs right after the broadcast, before the receipt is recorded (crash injection). */
@@ -202,6 +217,13 @@ async function finish(p: SendOnceParams, txHash: Hex, reservationId: string, kno
 }
 
 async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionReceipt, reservationId: string): Promise<SlotSendOutcome> {
+  const depth = p.confirmations ?? 1
+  if (depth > 1) {
+    // A receipt is final only `depth` blocks deep: a shallower one may still be reorged away.
+    const head = (await p.client.getBlock({ blockTag: 'latest' })).number
+    const verdict = judgeSend({ kind: 'receipt', blockNumber: receipt.blockNumber, head }, depth)
+    if (verdict.kind === 'confirming') return { status: 'pending', txHash, confirmations: verdict.confirmations, needed: verdict.needed }
+  }
   if (receipt.status === 'success') {
     await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'confirmed', txHash, now: p.now })
     if (p.reserve) await p.store.commitReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
@@ -212,29 +234,63 @@ async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionRece
   return { status: 'failed', txHash, reason: 'reverted' }
 }
 
-/** A slot with a recorded transaction: find out from the chain what happened to it. */
+/**
+ * A slot with a recorded transaction: find out from the chain what happened to it (a receipt, the pool,
+ * the sender's nonce) and act as core/finality.ts rules: complete once deep enough, wait while it is in
+ * the pool, re-broadcast the same signed bytes when it is gone with its nonce unused (a crash before the
+ * broadcast, a lost broadcast, a reorg that took its block), give up only when another transaction took
+ * its nonce. Never a new signature.
+ */
 async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = true): Promise<SlotSendOutcome> {
   const txHash = slot.txHash
   if (!txHash) return { status: 'busy', reason: 'completed' }
   const reservationId = reservationIdOf(p.slot, slot.claims)
   // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
   // not be read as "not mined": the nonce check below would then call a mined redemption reconciled.
-  const receipt = await p.client.getTransactionReceipt({ hash: txHash }).catch((error: unknown) => {
-    if (error instanceof TransactionReceiptNotFoundError) return null
-    throw error
-  })
+  const receipt = await receiptOf(p.client, txHash)
   if (receipt) return complete(p, txHash, receipt, reservationId)
-  const sender = slot.txSender
-  const latest = sender ? await p.client.getTransactionCount({ address: sender, blockTag: 'latest' }) : null
-  if (latest !== null && slot.txNonce !== null && latest > slot.txNonce) {
+  const known = await p.client.getTransaction({ hash: txHash }).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof TransactionNotFoundError) return false
+      throw error
+    },
+  )
+  const sighting: SendSighting = known
+    ? { kind: 'known' }
+    : { kind: 'gone', nonceUsed: await nonceUsed(p, slot), hasSignedTx: Boolean(slot.rawTx) }
+  const verdict = judgeSend(sighting, p.confirmations ?? 1)
+  // In the pool: it is waited for by a later attempt, not here. A transaction of a reorg that took several
+  // of one sender's may wait there for an earlier nonce that only a later step of this tick re-broadcasts.
+  if (verdict.kind === 'wait') return { status: 'pending', txHash, confirmations: 0, needed: p.confirmations ?? 1 }
+  if (verdict.kind === 'nonceTaken') {
     // Another transaction took the nonce: ours can never be mined. Nothing was redeemed by it.
     await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'reconciled', txHash, now: p.now, detail: { why: 'nonce-used' } })
     if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
     return { status: 'reconciled', txHash, reason: 'nonce used by another transaction' }
   }
-  if (!slot.rawTx || !mayRebroadcast) return { status: 'busy', reason: 'leased' }
-  // Crashed between recording and broadcasting (or the broadcast was lost): send the same bytes.
+  if (verdict.kind !== 'rebroadcast' || !slot.rawTx || !mayRebroadcast) return { status: 'busy', reason: 'leased' }
+  // Gone with its nonce unused: send the same bytes (one hash, one nonce: mined at most once).
   const again = await broadcastSigned(p.client, slot.rawTx, { sync: false })
   if (again.kind === 'nonceTooLow') return reconcile(p, slot, false)
-  return finish(p, txHash, reservationId, again.kind === 'receipt' ? again.receipt : undefined)
+  // One look for its receipt (a node that mines on arrival has it), no waiting: a re-broadcast behind a
+  // missing earlier nonce would hold the tick until the timeout, and a later attempt settles it anyway.
+  const landed = again.kind === 'receipt' ? again.receipt : await receiptOf(p.client, txHash)
+  if (landed) return complete(p, txHash, landed, reservationId)
+  return { status: 'pending', txHash, confirmations: 0, needed: p.confirmations ?? 1 }
+}
+
+/** The receipt of `hash`, or null when the node has none (any other failure is thrown, never read as "not mined"). */
+async function receiptOf(client: TickChainClient, hash: Hex): Promise<TransactionReceipt | null> {
+  return client.getTransactionReceipt({ hash }).catch((error: unknown) => {
+    if (error instanceof TransactionReceiptNotFoundError) return null
+    throw error
+  })
+}
+
+/** Whether the sender's mined nonce is past the recorded transaction's: another transaction took it. */
+async function nonceUsed(p: SendOnceParams, slot: TickSlot): Promise<boolean> {
+  if (!slot.txSender || slot.txNonce === null) return false
+  const latest = await p.client.getTransactionCount({ address: slot.txSender, blockTag: 'latest' })
+  return latest > slot.txNonce
 }

@@ -180,6 +180,9 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
       return { status: 'failed', requestId, txHash: sent.txHash, reason: sent.reason }
     case 'reconciled':
       return { status: 'failed', requestId, txHash: sent.txHash, reason: sent.reason }
+    case 'pending':
+      // Sent, not final yet (only with a confirmation depth over one block): the repeat of the request settles it.
+      return { status: 'pending', requestId, reason: `sent: ${sent.confirmations} of ${sent.needed} confirmations` }
   }
 }
 

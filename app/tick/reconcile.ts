@@ -5,12 +5,19 @@
 // reservation never committed, PhaseChanged / RunwayRedeemed never written). Each pending slot is
 // reconciled through sendOnce (receipt, account nonce, or a re-broadcast of the identical signed bytes:
 // never a second signature) and its event is timed as the tick that sent it, so an event that tick did
-// write is not written twice (events are idempotent by time and key).
-import { parseEventLogs, type Hex, type TransactionReceipt } from 'viem'
+// write is not written twice (events are idempotent by time and key). A slot whose transaction is mined
+// but not yet as deep as the chain's confirmation depth stays `sent` (the tick reports it `pending`) and
+// is settled here on every later tick until it is final: a reorg that took its block away is found here,
+// and the same signed bytes are broadcast again (core/finality.ts).
+import { parseEventLogs, parseTransaction, type Hex, type TransactionReceipt } from 'viem'
+import { firstExecutionValue } from '../../core/delegations/redeem.ts'
+import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
-import { phaseNames } from '../../core/lifecycle/phase.ts'
+import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import { phaseStep } from '../../core/lifecycle/tickPlan.ts'
 import type { GolemRecord, SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
 import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
@@ -65,16 +72,20 @@ export async function phaseChangedEvent(
 }
 
 /**
- * `previousTickUnfinished`: the tick before this one never wrote its outcome (it crashed or threw after
- * taking its lease). Only then can an earlier period hold a slot left `sent`, so only then are earlier
- * periods read: a tick that follows a finished one pays no extra store read.
+ * `previousTickUnsettled`: the tick before this one never wrote its outcome (it crashed or threw after
+ * taking its lease), or wrote `pending` (its runway redemption was not final yet). Only then can an
+ * earlier period hold a slot left `sent`, so only then are earlier periods read: a tick that follows a
+ * settled one pays no extra store read. The gas slots are read only on a chain whose confirmation depth
+ * is over one block: only there does a top-up's slot stay `sent` after its tick, while the key's balance
+ * (already topped up) plans no top-up that would reach it.
  */
 export async function settlePendingSlots(
   base: SlotBase,
   golem: GolemRecord,
+  profile: GolemProfile,
   read: ObservedGolem,
   period: bigint,
-  previousTickUnfinished: boolean,
+  previousTickUnsettled: boolean,
 ): Promise<PendingSettlement> {
   const store: TickStore = base.store
   const golemId = golem.golemId
@@ -91,12 +102,24 @@ export async function settlePendingSlots(
       if (event) events.push(event)
     }
   }
+  // A post still confirming when its tick finished: a later tick took the record's phase from the chain,
+  // so the check above no longer reaches it, and a reorg may since have taken it back (the chain behind
+  // the record). Only where the depth is over one block can a post outlive its tick `sent`.
+  if (base.confirmations > 1 && stored > 0 && read.phase <= stored) {
+    const ref: SlotRef = { golemId, period: 0n, step: phaseStep(stored as Phase, profile.phaseEpoch ?? 0) }
+    const slot = await store.getSlot(ref)
+    if (slot?.status === 'sent') {
+      const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
+      const event = settled.status === 'confirmed' ? await phaseChangedEvent(base.client, store, ref, settled.receipt) : null
+      if (event) events.push(event)
+    }
+  }
 
   // Runway slots of earlier periods: a tick that crashed after sending, followed by a next tick in a
   // later period (a crash near the boundary, or a scheduler that stopped for a while). The crashed tick
   // ran in the period of the last finished tick or a later one, and ticks come every minute, so the
   // last finished tick's period and the one just before this cover it without scanning history.
-  const earlier = previousTickUnfinished
+  const earlier = previousTickUnsettled
     ? [...new Set([golem.lastTick?.period, period - 1n])].filter((p): p is bigint => p !== undefined && p >= 0n && p < period)
     : []
   for (const p of earlier.sort((a, b) => (a < b ? -1 : 1))) {
@@ -104,10 +127,21 @@ export async function settlePendingSlots(
     if (settled?.event) events.push(settled.event)
   }
 
+  if (profile.gas && base.confirmations > 1) {
+    const gasPeriod = gasPeriodAt(profile.gas, read.timestamp)
+    for (const p of gasPeriod > 0n ? [gasPeriod - 1n, gasPeriod] : [gasPeriod]) {
+      const gasEvent = await settleGasSlot(base, { golemId, period: p, step: 'gas' })
+      if (gasEvent) events.push(gasEvent)
+    }
+  }
+
   const current = await settleRunwaySlot(base, { golemId, period, step: 'runway' })
   if (!current) return { events, reservedAmount: 0n }
   if (current.event) events.push(current.event)
-  const stillInFlight = current.status === 'busy' && current.reason === 'leased'
+  // In flight: another tick holds the slot, or its transaction waits in the pool (a mined one is already
+  // counted by the chain's own allowance).
+  const stillInFlight =
+    (current.status === 'busy' && current.reason === 'leased') || (current.status === 'pending' && current.confirmations === 0)
   return {
     events,
     runway: { status: current.status, amount: current.amount, txHash: current.txHash },
@@ -127,5 +161,24 @@ async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
     settled.status === 'confirmed'
       ? { type: 'RunwayRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period }
       : undefined
-  return { status: settled.status, reason: 'reason' in settled ? settled.reason : undefined, amount, txHash, event }
+  return {
+    status: settled.status,
+    reason: 'reason' in settled ? settled.reason : undefined,
+    confirmations: settled.status === 'pending' ? settled.confirmations : undefined,
+    amount,
+    txHash,
+    event,
+  }
+}
+
+/** Settles one gas slot left `sent`: its GasRedeemed event once final (the amount read from its signed transaction). */
+async function settleGasSlot(base: SlotBase, ref: SlotRef): Promise<CustodyEvent | null> {
+  const slot = await base.store.getSlot(ref)
+  if (slot?.status !== 'sent' || !slot.txHash) return null
+  const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
+  if (settled.status !== 'confirmed' || !slot.rawTx) return null
+  const data = parseTransaction(slot.rawTx).data
+  const amount = data ? firstExecutionValue(data) : null
+  if (amount === null) return null
+  return { type: 'GasRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period }
 }

@@ -111,6 +111,7 @@ async function returnAsset(
       return { pending: `return ${describe(asset)}: slot completed without a record` }
     }
     if (sent.status === 'busy') return { pending: `return ${describe(asset)}: another tick holds it` }
+    if (sent.status === 'pending') return { pending: `return ${describe(asset)}: ${sent.confirmations} of ${sent.needed} confirmations` }
     if (sent.status === 'reconciled') return RETRY
     // A refusal or a revert is the chain's answer, not a transient fault: the funds stay on the key and
     // the record says so, rather than holding the death open forever.

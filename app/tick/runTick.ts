@@ -17,6 +17,7 @@ import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
 import { eventKey, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import { RETRY, retry } from '../../core/retry.ts'
+import { confirmationDepth } from '../../core/finality.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, TickStore } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
@@ -139,6 +140,8 @@ export async function runTick(
   // Parsed before the lease (or handed over parsed): a profile the tick cannot read fails the tick before
   // anything is written.
   const profile0 = input.profile ?? parseGolemProfile(read0.profile)
+  // A chain with no confirmation depth, or a bad one configured, fails the tick before anything is written.
+  confirmationDepth(deps.deployment.chainId, deps.confirmations)
   let read = input.observed ?? (await readFor(deps, golemId, profile0))
   const nowMs = Number(read.timestamp) * 1000
   const leased = await takeLease(deps, read0, profile0, nowMs)
@@ -165,7 +168,8 @@ export async function runTick(
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
   const period = tickPeriod(profile, read)
-  const pending = await settlePendingSlots(slotBase, golem, read, period, record.lastTick?.outcome === 'running')
+  const lastOutcome = record.lastTick?.outcome
+  const pending = await settlePendingSlots(slotBase, golem, profile, read, period, lastOutcome === 'running' || lastOutcome === 'pending')
   await repairCredits(deps, record, profile, period)
   // Plan once; then execute in order: a paid feed's reprieve first (the plan is the reset phase's, or the
   // current phase's should the reset not land this tick), then the plan's effects.

@@ -1,3 +1,4 @@
+import type { ConfirmationDepths } from '../../core/finality.ts'
 import type { Address, Hex, LocalAccount } from 'viem'
 import type { PaymentPolicy, RuntimeByDelegation } from '../../core/custody/paymentPolicy.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
@@ -67,6 +68,11 @@ export type TickDeps = {
    * ahead of its next beats. Absent: no self-extension.
    */
   selfExtension?: SelfExtensionConfig
+  /**
+   * Confirmation depths per chain id over core/finality.ts's defaults: a slot's transaction is final only
+   * this many blocks deep, and re-checked on later ticks until then.
+   */
+  confirmations?: ConfirmationDepths
   /** Test hook: runs right after each broadcast (crash injection). */
   afterBroadcast?: (step: string) => Promise<void> | void
 }

@@ -5,7 +5,7 @@
 import { contracts, ExecutionMode, ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
 import { encodeDelegations } from '@metamask/smart-accounts-kit/utils'
 import { describe, expect, it } from 'vitest'
-import { encodeDelegationChain, encodeDisableDelegation, encodeRedemptions } from './redeem.ts'
+import { encodeDelegationChain, encodeDisableDelegation, encodeRedemptions, firstExecutionValue } from './redeem.ts'
 
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as const
 const root: Delegation = {
@@ -79,5 +79,18 @@ describe('encodeDisableDelegation', () => {
   it('is the kit encoding', () => {
     for (const d of [root, leaf])
       expect(encodeDisableDelegation(d)).toBe(contracts.DelegationManager.encode.disableDelegation({ delegation: d }))
+  })
+})
+
+describe('firstExecutionValue', () => {
+  it('reads the native value of the first single execution back from the calldata', () => {
+    expect(firstExecutionValue(encodeRedemptions([{ chain: [leaf, root], executions: [pay] }]))).toBe(5n)
+    expect(firstExecutionValue(encodeRedemptions([{ chain: [root], executions: [transfer] }]))).toBe(0n)
+  })
+
+  it('is null for a batch, for other calldata and for bytes that are no calldata', () => {
+    expect(firstExecutionValue(encodeRedemptions([{ chain: [root], executions: [pay, transfer], mode: 'batch' }]))).toBeNull()
+    expect(firstExecutionValue(encodeDisableDelegation(root))).toBeNull()
+    expect(firstExecutionValue('0x1234')).toBeNull()
   })
 })

@@ -1,6 +1,6 @@
 import { ExecutionMode, type Delegation, type ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { DELEGATION_ARRAY_ABI_TYPE, encodeExecutionCalldatas, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
-import { encodeAbiParameters, encodeFunctionData, type Hex } from 'viem'
+import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, hexToBigInt, size, slice, type Hex } from 'viem'
 import { DelegationShapeError } from './errors.ts'
 import { DelegationManagerAbi } from './frameworkAbi.ts'
 
@@ -57,4 +57,22 @@ export function encodeDelegationChain(chain: readonly Delegation[]): Hex {
 /** Calldata for DelegationManager.disableDelegation (what the kit's `encode.disableDelegation` builds). */
 export function encodeDisableDelegation(delegation: Delegation): Hex {
   return encodeFunctionData({ abi: DelegationManagerAbi, functionName: 'disableDelegation', args: [toDelegationStruct({ ...delegation })] })
+}
+
+/**
+ * The native value the first execution of redeemDelegations calldata moves (a single execution is packed
+ * as target (20 bytes), value (32), calldata): what a gas top-up redeemed, read back from its signed
+ * transaction when it is settled by a later tick. Null for other calldata.
+ */
+export function firstExecutionValue(data: Hex): bigint | null {
+  try {
+    const decoded = decodeFunctionData({ abi: DelegationManagerAbi, data })
+    if (decoded.functionName !== 'redeemDelegations') return null
+    const [, modes, executions] = decoded.args as readonly [readonly Hex[], readonly Hex[], readonly Hex[]]
+    const execution = executions[0]
+    if (modes[0] !== ExecutionMode.SingleDefault || !execution || size(execution) < 52) return null
+    return hexToBigInt(slice(execution, 20, 52))
+  } catch {
+    return null
+  }
 }
