@@ -30,7 +30,7 @@ import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
 import type { TickDeps, TickResult } from './types.ts'
 import { InvariantError } from '../../core/errors.ts'
-import { isHalted, parseMaxConsecutiveFailures } from '../../core/lifecycle/heartbeatAnomaly.ts'
+import { countsAsFailure, isHalted, parseMaxConsecutiveFailures } from '../../core/lifecycle/heartbeatAnomaly.ts'
 import { recordTickFailure } from './failure.ts'
 
 const DEFAULT_INTERVAL_S = 60
@@ -170,7 +170,7 @@ export async function runTick(
   } catch (error) {
     // Counted on the record, then thrown on as before (the caller logs it; Lambda retries the event).
     // A store that cannot take the count leaves it as it was: the tick's own error is what is thrown.
-    await recordTickFailure({ store, maxConsecutiveFailures }, golemId, nowMs, error).catch(() => null)
+    if (countsAsFailure(error)) await recordTickFailure({ store, maxConsecutiveFailures }, golemId, nowMs, error).catch(() => null)
     throw error
   }
 }

@@ -1,8 +1,10 @@
 // The heartbeat anomaly's rule: consecutive failed ticks against the configured limit, the limit's
 // parsing (a bad one refused, naming the field and the rule), and the reason kept without secrets.
 import { describe, expect, it } from 'vitest'
+import { SignerNotHeldError, SignerResolutionError } from '../custody/errors.ts'
 import {
   afterFailedTick,
+  countsAsFailure,
   DEFAULT_MAX_CONSECUTIVE_FAILURES,
   failureReason,
   HeartbeatAnomalyConfigError,
@@ -55,6 +57,15 @@ describe('parseMaxConsecutiveFailures', () => {
     } catch (e) {
       expect(e).toMatchObject({ code: 'HEARTBEAT_ANOMALY_CONFIG', details: { field: 'heartbeatAnomaly.maxConsecutiveFailures' } })
     }
+  })
+})
+
+describe('countsAsFailure', () => {
+  it("counts every error but a heartbeat's refusal of a Golem whose kind of key it holds none of", () => {
+    expect(countsAsFailure(new Error('boom'))).toBe(true)
+    expect(countsAsFailure(new SignerResolutionError('signer: no session key in memory for 0x1'))).toBe(true)
+    expect(countsAsFailure(new SignerNotHeldError('signer: this heartbeat holds no kms keys'))).toBe(false)
+    expect(countsAsFailure('text')).toBe(true)
   })
 })
 

@@ -49,6 +49,18 @@ export function afterFailedTick(previousFailures: number, maxConsecutiveFailures
   return { failures, halt: failures >= limit }
 }
 
+/** The error code of a tick refused because its heartbeat holds no keys of the Golem's kind (core/custody/errors.ts). */
+export const SIGNER_NOT_HELD = 'SIGNER_NOT_HELD'
+
+/**
+ * Whether a tick's error counts against the Golem. A heartbeat that holds no keys of the Golem's kind
+ * (two heartbeats over one store, each with its own keys) says nothing of the Golem: the heartbeat that
+ * holds its key ticks it, so that refusal is never counted.
+ */
+export function countsAsFailure(error: unknown): boolean {
+  return !(typeof error === 'object' && error !== null && (error as { code?: unknown }).code === SIGNER_NOT_HELD)
+}
+
 /** True for a record the anomaly halted: no tick runs for it. */
 export function isHalted(lastTick: { outcome: string } | null | undefined): boolean {
   return lastTick?.outcome === HALTED_OUTCOME
