@@ -67,6 +67,15 @@ describe('countsAsFailure', () => {
     expect(countsAsFailure(new SignerNotHeldError('signer: this heartbeat holds no kms keys'))).toBe(false)
     expect(countsAsFailure('text')).toBe(true)
   })
+
+  it('never counts a platform error (the endpoint down, slow or throttling), however deep in the cause chain', () => {
+    const named = (name: string, cause?: unknown) => Object.assign(new Error(name, cause === undefined ? {} : { cause }), { name })
+    expect(countsAsFailure(named('HttpRequestError'))).toBe(false)
+    expect(countsAsFailure(named('CallExecutionError', named('TimeoutError')))).toBe(false)
+    expect(countsAsFailure(named('TransactionExecutionError', named('RpcRequestError')))).toBe(false)
+    expect(countsAsFailure(named('KmsSignerError', named('ThrottlingException')))).toBe(false)
+    expect(countsAsFailure(named('ContractFunctionExecutionError', named('ContractFunctionRevertedError')))).toBe(true)
+  })
 })
 
 describe('isHalted', () => {

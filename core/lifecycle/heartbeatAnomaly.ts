@@ -53,12 +53,40 @@ export function afterFailedTick(previousFailures: number, maxConsecutiveFailures
 export const SIGNER_NOT_HELD = 'SIGNER_NOT_HELD'
 
 /**
- * Whether a tick's error counts against the Golem. A heartbeat that holds no keys of the Golem's kind
- * (two heartbeats over one store, each with its own keys) says nothing of the Golem: the heartbeat that
- * holds its key ticks it, so that refusal is never counted.
+ * Errors of the platform rather than of the Golem, by name anywhere in the cause chain: the chain's
+ * endpoint unreachable, slow or answering with a server error, a service throttling. An outage would
+ * otherwise halt every Golem at once.
+ */
+export const PLATFORM_ERRORS: ReadonlySet<string> = new Set([
+  'HttpRequestError',
+  'TimeoutError',
+  'RpcRequestError',
+  'WebSocketRequestError',
+  'SocketClosedError',
+  'InternalRpcError',
+  'LimitExceededRpcError',
+  'ResourceUnavailableRpcError',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ServiceUnavailable',
+  'InternalServerError',
+])
+
+/**
+ * Whether a tick's error counts against the Golem. Not counted: a platform error (PLATFORM_ERRORS), and a
+ * heartbeat's refusal of a Golem whose kind of key it holds none of (two heartbeats over one store, each
+ * with its own keys: the one that holds the key ticks it).
  */
 export function countsAsFailure(error: unknown): boolean {
-  return !(typeof error === 'object' && error !== null && (error as { code?: unknown }).code === SIGNER_NOT_HELD)
+  let e: unknown = error
+  for (let depth = 0; depth < 8 && typeof e === 'object' && e !== null; depth++) {
+    const { code, name, cause } = e as { code?: unknown; name?: unknown; cause?: unknown }
+    if (code === SIGNER_NOT_HELD) return false
+    if (typeof name === 'string' && PLATFORM_ERRORS.has(name)) return false
+    e = cause
+  }
+  return true
 }
 
 /** True for a record the anomaly halted: no tick runs for it. */
