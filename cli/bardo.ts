@@ -29,6 +29,7 @@ import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onbo
 import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
 import { chainTime, createOutput, type Output, type Writer } from './output.ts'
 import { assertOwns, ownerFrom, submitterFrom } from './owner.ts'
+import { parseMaxConsecutiveFailures } from '../core/lifecycle/heartbeatAnomaly.ts'
 
 export type CliIo = {
   env: NodeJS.ProcessEnv
@@ -258,9 +259,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     )
     .option('--beats <n>', 'stop after this many beats (default: until interrupted)')
     .option('--beat-ms <ms>', 'milliseconds between beats (default 60000, the deployed schedule)', '60000')
-    .action(async (f: { beats?: string; beatMs: string }) => {
+    .option('--max-failed-ticks <n>', 'failed ticks in a row that halt a Golem (default BARDO_MAX_FAILED_TICKS, else 5)')
+    .action(async (f: { beats?: string; beatMs: string; maxFailedTicks?: string }) => {
       const beats = f.beats === undefined ? undefined : wholeFlag('--beats', f.beats, 1)
       const beatMs = wholeFlag('--beat-ms', f.beatMs, 100)
+      const maxConsecutiveFailures =
+        f.maxFailedTicks === undefined
+          ? parseMaxConsecutiveFailures(io.env.BARDO_MAX_FAILED_TICKS, 'BARDO_MAX_FAILED_TICKS')
+          : parseMaxConsecutiveFailures(f.maxFailedTicks, '--max-failed-ticks')
       const keys = keystoreSettings(io.env, stateDir())
       const operator = keyFrom(io.env, 'BARDO_OPERATOR_KEY')
       const { chain, deployment } = await withChain()
@@ -288,6 +294,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           operator,
           ...(beats === undefined ? {} : { beats }),
           beatMs,
+          maxConsecutiveFailures,
           stopped,
           progress: out.progress,
         })

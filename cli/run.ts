@@ -22,6 +22,8 @@ export type SelfHostedHeartbeat = {
   /** Stop after this many beats; undefined: until `stopped`. */
   beats?: number
   beatMs: number
+  /** Ticks of one Golem that may fail in a row before it is halted (core/lifecycle/heartbeatAnomaly.ts); default 5. */
+  maxConsecutiveFailures?: number
   stopped: Promise<void>
   progress(line: string): void
 }
@@ -52,6 +54,7 @@ export async function runSelfHostedHeartbeat(o: SelfHostedHeartbeat): Promise<Se
       signers: o.signers,
       operator: o.operator,
       invocationId: `bardo-run-${invocationId}`,
+      ...(o.maxConsecutiveFailures === undefined ? {} : { maxConsecutiveFailures: o.maxConsecutiveFailures }),
     }),
     {
       onResult: (r) => {

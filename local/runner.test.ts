@@ -14,6 +14,15 @@ describe('npm start settings', () => {
     expect(localStackSettings({ BARDO_SECONDS_PER_BEAT: '3600' }).secondsPerBeat).toBe(3600)
   })
 
+  it('halts a Golem after 5 failed ticks in a row by default, or BARDO_MAX_FAILED_TICKS; a bad limit is refused by name', () => {
+    expect(localStackSettings({}).maxFailedTicks).toBe(5)
+    expect(localStackSettings({ BARDO_MAX_FAILED_TICKS: '2' }).maxFailedTicks).toBe(2)
+    for (const bad of ['0', '1.5', 'many', '1001'])
+      expect(() => localStackSettings({ BARDO_MAX_FAILED_TICKS: bad })).toThrow(
+        `BARDO_MAX_FAILED_TICKS: must be a whole number from 1 to 1000, got ${bad}`,
+      )
+  })
+
   it('pays runtime from the key by default, by delegation from the owner grant when asked; anything else is refused by name', () => {
     expect(localStackSettings({}).runtimePayment).toBe('key')
     expect(localStackSettings({ BARDO_RUNTIME_PAYMENT: 'delegation' }).runtimePayment).toBe('delegation')

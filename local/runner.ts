@@ -14,6 +14,7 @@ import { SignersByKind } from '../adapters/signers/signersByKind.ts'
 import { privySigners } from '../adapters/signers/privySignerResolver.ts'
 import { privySettingsFromEnv } from '../adapters/signers/privySettings.ts'
 import type { TickDeps, TickResult } from '../app/tick/types.ts'
+import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../core/lifecycle/heartbeatAnomaly.ts'
 import { Limiter } from '../app/concurrency.ts'
 import { LocalRotation } from './rotationRequest.ts'
 import { RepeatedLines, refusalKey } from './repeatedLines.ts'
@@ -64,6 +65,8 @@ export type LocalStackSettings = {
   periodSeconds: number
   /** Seconds between a Golem's ticks (chain time). */
   tickSeconds: number
+  /** Ticks of one Golem that may fail in a row before it is halted (core/lifecycle/heartbeatAnomaly.ts). */
+  maxFailedTicks: number
   indexer: boolean
   /**
    * How the Golems pay their runtime: `key` redeems the runway to the key, which pays by EIP-3009;
@@ -110,8 +113,18 @@ export function localStackSettings(env: NodeJS.ProcessEnv = process.env): LocalS
     lifeSeconds,
     periodSeconds,
     tickSeconds: int('BARDO_TICK_SECONDS', 5, 1),
+    maxFailedTicks: maxFailedTicksOf(env.BARDO_MAX_FAILED_TICKS),
     indexer: env.BARDO_INDEXER !== '0',
     runtimePayment: runtimePaymentOf(env.BARDO_RUNTIME_PAYMENT),
+  }
+}
+
+function maxFailedTicksOf(raw: string | undefined): number {
+  try {
+    return parseMaxConsecutiveFailures(raw, 'BARDO_MAX_FAILED_TICKS')
+  } catch (error) {
+    if (error instanceof HeartbeatAnomalyConfigError) throw new LocalStackError('LOCAL_CONFIG', `${error.message}, got ${raw}`)
+    throw error
   }
 }
 
@@ -359,6 +372,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
       ...(selfExtension ? { selfExtension } : {}),
       tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
+      maxConsecutiveFailures: settings.maxFailedTicks,
       ...(rotation ? { rotation } : {}),
     })
     // One turn at a time: a heartbeat with the demo's strategy beat, or a rotation the owner asked for.

@@ -102,6 +102,15 @@ describe('loadStackConfig', () => {
     ).toBe(addr(8))
   })
 
+  it('takes the limit of failed ticks in a row for the tick, none by default; a bad one is refused by name', () => {
+    expect(loadStackConfig(env(), 'dev').maxFailedTicks).toBeUndefined()
+    expect(loadStackConfig(env({ BARDO_MAX_FAILED_TICKS: '8' }), 'dev').maxFailedTicks).toBe(8)
+    expect(refusal(env({ BARDO_MAX_FAILED_TICKS: '0' }))).toEqual({
+      field: 'BARDO_MAX_FAILED_TICKS',
+      message: 'BARDO_MAX_FAILED_TICKS: must be a whole number from 1 to 1000',
+    })
+  })
+
   it("takes the Privy app's id and API URL for the tick (its secret is an SST secret), none by default", () => {
     expect(loadStackConfig(env(), 'dev').privy).toEqual({})
     expect(loadStackConfig(env({ BARDO_PRIVY_APP_ID: 'clbh2t7ou0000l508xyzl6n5k' }), 'dev').privy).toEqual({

@@ -7,6 +7,7 @@ import { tickFrameworkOf } from '../core/deployment.ts'
 import { BardoError } from '../core/errors.ts'
 import { CustodyConfigError } from '../core/custody/errors.ts'
 import { apiUrlOf, checkAppId, PRIVY_API_URL_VARIABLE, PRIVY_APP_ID } from '../adapters/signers/privySettings.ts'
+import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../core/lifecycle/heartbeatAnomaly.ts'
 import { HEX_ADDRESS } from '../core/x402/patterns.ts'
 import { isSnapId, PUBLISHED_SNAP_ID, SNAP_ID_RULE } from '../web/src/page.ts'
 import { DeploymentError, deploymentJson, parseDeploymentFile, type DeploymentFile, type DeploymentJson } from '../core/deploymentSchema.ts'
@@ -57,6 +58,11 @@ export type StackConfig = {
   privy: { appId?: string; apiUrl?: string }
   /** The Snap the deployed dashboard pairs (BARDO_SNAP_ID; default the published one). */
   snapId: string
+  /**
+   * BARDO_MAX_FAILED_TICKS: ticks of one Golem that may fail in a row before it is halted and its owner
+   * told (core/lifecycle/heartbeatAnomaly.ts); unset, the tick runs with its default.
+   */
+  maxFailedTicks: number | undefined
 }
 
 export class StackConfigError extends BardoError {
@@ -209,6 +215,19 @@ export function loadStackConfig(env: Env, stage: string): StackConfig {
     tickFrameworkJson: JSON.stringify(tickFrameworkOf(getSmartAccountsEnvironment(chain))),
     privy: privy(env),
     snapId: snapId(env),
+    maxFailedTicks: maxFailedTicks(env),
+  }
+}
+
+/** The tick's limit of failed ticks in a row, by the rule the tick applies to it; undefined when unset. */
+function maxFailedTicks(env: Env): number | undefined {
+  const raw = present(env, 'BARDO_MAX_FAILED_TICKS')
+  if (raw === undefined) return undefined
+  try {
+    return parseMaxConsecutiveFailures(raw, 'BARDO_MAX_FAILED_TICKS')
+  } catch (error) {
+    if (error instanceof HeartbeatAnomalyConfigError) throw new StackConfigError('BARDO_MAX_FAILED_TICKS', String(error.details?.rule))
+    throw error
   }
 }
 

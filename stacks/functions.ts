@@ -115,6 +115,8 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
       // Golems whose key is a Privy wallet: the app's id and API here, its secret by link (PrivyAppSecret).
       ...(config.privy.appId === undefined ? {} : { BARDO_PRIVY_APP_ID: config.privy.appId }),
       ...(config.privy.apiUrl === undefined ? {} : { BARDO_PRIVY_API_URL: config.privy.apiUrl }),
+      // Failed ticks in a row that halt a Golem (docs/heartbeat.md "Heartbeat anomaly"); unset, 5.
+      ...(config.maxFailedTicks === undefined ? {} : { BARDO_MAX_FAILED_TICKS: String(config.maxFailedTicks) }),
     },
     link: [secrets.RpcUrl, secrets.OperatorKey, secrets.PrivyAppSecret],
     permissions: [

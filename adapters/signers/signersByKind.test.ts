@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
-import { SignerResolutionError } from '../../core/custody/errors.ts'
+import { SignerNotHeldError, SignerResolutionError } from '../../core/custody/errors.ts'
 import { SignersByKind } from './signersByKind.ts'
 
 const profile = (signer: GolemProfile['signer']) => ({ signer }) as GolemProfile
@@ -33,6 +33,9 @@ describe('SignersByKind', () => {
     const refused = signers.resolve(profile({ kind: 'keystore', path: '/k.json' }))
     await expect(refused).rejects.toBeInstanceOf(SignerResolutionError)
     await expect(refused).rejects.toThrow('signer: this heartbeat holds no keystore keys (set BARDO_KEYSTORE_PASSPHRASE)')
+    // Another heartbeat's Golem: its tick's failure is not counted against it (core/lifecycle/heartbeatAnomaly.ts).
+    await expect(refused).rejects.toBeInstanceOf(SignerNotHeldError)
+    await expect(refused).rejects.toMatchObject({ code: 'SIGNER_NOT_HELD' })
     await expect(signers.resolve(profile({ kind: 'kms', keyId: 'k' }))).rejects.toThrow('signer: this heartbeat holds no kms keys')
     await expect(signers.retire(profile({ kind: 'kms', keyId: 'k' }))).resolves.toBeUndefined()
   })

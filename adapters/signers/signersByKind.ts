@@ -3,7 +3,7 @@
 // kind with no resolver here is refused at resolution, naming the kind and what would resolve it.
 import type { SignerPayments, SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { CustodySigner } from '../../core/custody/index.ts'
-import { SignerResolutionError } from '../../core/custody/errors.ts'
+import { SignerNotHeldError } from '../../core/custody/errors.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 
 type Kind = GolemProfile['signer']['kind']
@@ -19,7 +19,7 @@ export class SignersByKind implements SignerResolver {
     const kind = profile.signer.kind
     const resolver = this.resolvers[kind]
     if (!resolver)
-      throw new SignerResolutionError(`signer: this heartbeat holds no ${kind} keys${this.missing[kind] ? ` (${this.missing[kind]})` : ''}`)
+      throw new SignerNotHeldError(`signer: this heartbeat holds no ${kind} keys${this.missing[kind] ? ` (${this.missing[kind]})` : ''}`)
     return resolver
   }
 

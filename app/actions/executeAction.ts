@@ -27,6 +27,7 @@ import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { checkActionPolicy } from './actionPolicy.ts'
 import { loadActionGrant } from './actionGrantStore.ts'
 import { readActionObservation } from './readActionObservation.ts'
+import { isHalted } from '../../core/lifecycle/heartbeatAnomaly.ts'
 
 export type ExecuteActionDeps = {
   store: Store
@@ -94,6 +95,11 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
   const earlier = await previousOutcome(deps, slot, requestId)
   if (earlier) return earlier
   if (golem.status !== 'alive') throw new ActionRequestError('golemId', `names a ${golem.status} Golem: it acts no more`)
+  if (isHalted(golem.lastTick))
+    throw new ActionRequestError(
+      'golemId',
+      'names a Golem the heartbeat anomaly halted (its ticks failed too many times in a row): it acts no more',
+    )
 
   const profile = parseGolemProfile(golem.profile)
   const calls = input.actions.map((r, i) => encodeActionCall(r, golem.owner, `actions[${i}]`))

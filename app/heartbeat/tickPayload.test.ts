@@ -2,6 +2,7 @@
 // optional (a payload without it, from an older heartbeat or a chain without EIP-1559, still decodes).
 import { describe, expect, it } from 'vitest'
 import { testProfile } from '../../test/support/lifecycle/profile.ts'
+import type { GolemRecord } from '../../core/store/index.ts'
 import { decodeTickPayload, encodeTickPayload } from './tickPayload.ts'
 
 const fees = { baseFeePerGas: 7_000_000_000n, maxPriorityFeePerGas: 1_500_000_000n }
@@ -66,5 +67,34 @@ describe('tick payload observation', () => {
       typeof v === 'bigint' ? v.toString() : v,
     )
     expect(() => decodeTickPayload(text)).toThrow(/runwayHeld/)
+  })
+})
+
+describe('tick payload record', () => {
+  const record = (lastTick: GolemRecord['lastTick']): GolemRecord => ({
+    golemId: 'g1',
+    owner: `0x${'1'.repeat(40)}`,
+    sessionKeyAddress: `0x${'2'.repeat(40)}`,
+    custodyMode: 'Delegation',
+    profile: null,
+    status: 'alive',
+    phase: 'Thriving',
+    nextTickAt: 60_000,
+    lastTick,
+    createdAt: 0,
+    updatedAt: 0,
+    version: 3,
+  })
+
+  it("carries the last tick's count of failed ticks, so the tick's lease keeps it", () => {
+    const failing = record({ at: 1_000, period: 4n, outcome: 'running', txHash: null, failures: 2 })
+    expect(decodeTickPayload(encodeTickPayload([{ golemId: 'g1', record: failing }]))).toEqual([{ golemId: 'g1', record: failing }])
+  })
+
+  it('refuses a count that is not a whole number from 1', () => {
+    for (const failures of [0, 1.5]) {
+      const bad = record({ at: 1_000, period: 4n, outcome: 'running', txHash: null, failures })
+      expect(() => decodeTickPayload(encodeTickPayload([{ golemId: 'g1', record: bad }]))).toThrow()
+    }
   })
 })

@@ -44,6 +44,8 @@ const record = z.object({
       period: big,
       outcome: z.string(),
       txHash: z.nullable(z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/))),
+      // Carried so the tick's lease keeps the count of failed ticks (core/lifecycle/heartbeatAnomaly.ts).
+      failures: z.optional(z.number().check(z.int(), z.minimum(1))),
     }),
   ),
   createdAt: time,

@@ -31,6 +31,8 @@ import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
 import type { TickDeps, TickResult } from './types.ts'
 import { InvariantError } from '../../core/errors.ts'
+import { countsAsFailure, isHalted, parseMaxConsecutiveFailures } from '../../core/lifecycle/heartbeatAnomaly.ts'
+import { recordTickFailure } from './failure.ts'
 
 const DEFAULT_INTERVAL_S = 60
 
@@ -76,12 +78,28 @@ async function takeLease(
     const updated = await deps.store.updateGolem({
       golemId: before.golemId,
       expectedVersion: before.version,
-      patch: { lastTick: { at: nowMs, period: last?.period ?? 0n, outcome: 'running', txHash: last?.txHash ?? null } },
+      // The count of failed ticks rides on the lease: only a tick that finishes clears it.
+      patch: {
+        lastTick: {
+          at: nowMs,
+          period: last?.period ?? 0n,
+          outcome: 'running',
+          txHash: last?.txHash ?? null,
+          ...(last?.failures === undefined ? {} : { failures: last.failures }),
+        },
+      },
       now: nowMs,
     })
     if (updated.updated) return { before, profile, golem: updated.golem }
     const current = updated.current
-    if (!current || current.status === 'dead' || current.nextTickAt > nowMs || current.nextTickAt > before.nextTickAt) return null
+    if (
+      !current ||
+      current.status === 'dead' ||
+      isHalted(current.lastTick) ||
+      current.nextTickAt > nowMs ||
+      current.nextTickAt > before.nextTickAt
+    )
+      return null
     if (current.profile === null) return null
     const currentProfile = current.profile === before.profile ? profile : parseGolemProfile(current.profile)
     // The chain was read for the copy's delegations and key: a newer record that reads others waits a minute.
@@ -128,6 +146,8 @@ export async function runTick(
   const deps: TickDeps = input.fees ? { ...tickDeps, fees: input.fees } : tickDeps
   const { store } = deps
   const golemId = input.golemId
+  // A bad limit fails the tick before anything is read or written.
+  const maxConsecutiveFailures = parseMaxConsecutiveFailures(deps.maxConsecutiveFailures, 'maxConsecutiveFailures')
   // Observe: the record once, the chain once; the heartbeat hands over both (the lease checks the copy).
   const given = input.record
   if (given && given.golemId !== golemId)
@@ -137,15 +157,37 @@ export async function runTick(
   const read0 = given ?? (await store.getGolem(golemId))
   if (!read0) return { golemId, outcome: 'unknown' }
   if (read0.status === 'dead') return { golemId, outcome: 'dead' }
+  // Halted by the heartbeat anomaly: no tick runs for it, so nothing more is redeemed.
+  if (isHalted(read0.lastTick)) return { golemId, outcome: 'halted' }
   // Parsed before the lease (or handed over parsed): a profile the tick cannot read fails the tick before
   // anything is written.
   const profile0 = input.profile ?? parseGolemProfile(read0.profile)
   // A chain with no confirmation depth, or a bad one configured, fails the tick before anything is written.
   confirmationDepth(deps.deployment.chainId, deps.confirmations)
-  let read = input.observed ?? (await readFor(deps, golemId, profile0))
+  const read = input.observed ?? (await readFor(deps, golemId, profile0))
   const nowMs = Number(read.timestamp) * 1000
   const leased = await takeLease(deps, read0, profile0, nowMs)
   if (!leased) return { golemId, outcome: 'busy' }
+  try {
+    return await tickLeased(deps, golemId, leased, read, nowMs)
+  } catch (error) {
+    // Counted on the record, then thrown on as before (the caller logs it; Lambda retries the event).
+    // A store that cannot take the count leaves it as it was: the tick's own error is what is thrown.
+    if (countsAsFailure(error)) await recordTickFailure({ store, maxConsecutiveFailures }, golemId, nowMs, error).catch(() => null)
+    throw error
+  }
+}
+
+/** The tick once it holds its Golem's lease. */
+async function tickLeased(
+  deps: TickDeps,
+  golemId: string,
+  leased: { before: GolemRecord; profile: GolemProfile; golem: GolemRecord },
+  observed: ObservedGolem,
+  nowMs: number,
+): Promise<TickResult> {
+  const { store } = deps
+  let read = observed
   // The record as it was just before this tick's lease (the copy, or the newer one the lease was taken on).
   const { before: record, profile: stored, golem } = leased
   // Once the runway's end has passed, the owner's queued renewal is in force: the chain was read for the

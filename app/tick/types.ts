@@ -73,13 +73,19 @@ export type TickDeps = {
    * this many blocks deep, and re-checked on later ticks until then.
    */
   confirmations?: ConfirmationDepths
+  /**
+   * Ticks that may fail in a row before the Golem is halted and its owner told
+   * (core/lifecycle/heartbeatAnomaly.ts); default DEFAULT_MAX_CONSECUTIVE_FAILURES.
+   */
+  maxConsecutiveFailures?: number
   /** Test hook: runs right after each broadcast (crash injection). */
   afterBroadcast?: (step: string) => Promise<void> | void
 }
 
 export type TickResult = {
   golemId: string
-  outcome: 'unknown' | 'dead' | 'busy' | 'ticked' | 'died'
+  /** `halted`: the heartbeat anomaly stopped the Golem's ticks (core/lifecycle/heartbeatAnomaly.ts). */
+  outcome: 'unknown' | 'dead' | 'busy' | 'ticked' | 'died' | 'halted'
   phase?: { from: number; to: number; posted: boolean }
   /** A paid feed's reprieve served this tick: the operator's reset from one phase back to another. */
   reprieve?: { from: number; to: number }

@@ -77,3 +77,11 @@ export class SignerResolutionError extends BardoError {
     super('SIGNER_UNRESOLVED', message)
   }
 }
+
+/**
+ * The heartbeat that ticked holds no keys of the profile's kind (a KMS Golem ticked by `bardo run`, a
+ * keystore Golem by a stack without the passphrase): another heartbeat's Golem, not a failure of the Golem's.
+ */
+export class SignerNotHeldError extends SignerResolutionError {
+  override readonly code = 'SIGNER_NOT_HELD'
+}

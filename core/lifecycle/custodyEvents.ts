@@ -22,6 +22,11 @@ export type CustodyEvent =
   | { type: 'RunwayRedeemed'; at: bigint; amount: bigint; txHash: Hex; period: bigint }
   /** The key's gas topped up from the owner's native-token grant (wei), once in the grant's period. */
   | { type: 'GasRedeemed'; at: bigint; amount: bigint; txHash: Hex; period: bigint }
+  /**
+   * The Golem's ticks failed `failures` times in a row, reaching the configured limit: it is halted (no
+   * more ticks, no more redemptions). `reason` is the last failure's error name and first line, secrets cut.
+   */
+  | { type: 'HeartbeatAnomaly'; at: bigint; failures: number; maxConsecutiveFailures: number; reason: string }
   | { type: 'DeathProtocolStarted'; at: bigint; trigger: string; vitality: number }
   | { type: 'DeathCompleted'; at: bigint; delegationHash: Hex; cause: string }
   /** The owner's grant ends before the Golem's TTL: the owner is asked to sign a superseding grant. */

@@ -74,6 +74,7 @@ function parseLastTick(raw: unknown): LastTick | null {
     outcome: v.shortText(t.outcome, 'patch.lastTick.outcome', 64),
     txHash: t.txHash === undefined || t.txHash === null ? null : v.hex32(t.txHash, 'patch.lastTick.txHash'),
     ...(t.survivalScoreBps === undefined ? {} : { survivalScoreBps: v.basisPoints(t.survivalScoreBps, 'patch.lastTick.survivalScoreBps') }),
+    ...(t.failures === undefined ? {} : { failures: v.positiveInt(t.failures, 'patch.lastTick.failures') }),
   }
 }
 

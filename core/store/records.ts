@@ -24,6 +24,11 @@ export type LastTick = {
   txHash: Hex | null
   /** The tick's vitality in basis points, the one every surface shows; absent on records written before it was kept. */
   survivalScoreBps?: number
+  /**
+   * Ticks that failed in a row since the last one that finished (core/lifecycle/heartbeatAnomaly.ts);
+   * absent after a tick that finished.
+   */
+  failures?: number
 }
 
 export type GolemRecord = {

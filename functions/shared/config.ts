@@ -11,6 +11,7 @@ import { DynamoStore, DynamoTickStore, type DynamoStoreOptions } from '../../ada
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { Store, TickStore } from '../../core/store/index.ts'
 import { FunctionConfigError } from './configError.ts'
+import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../../core/lifecycle/heartbeatAnomaly.ts'
 import { optionalSecret, secret } from './resource.ts'
 import { CustodyConfigError } from '../../core/custody/errors.ts'
 import { privySettingsFromEnv, type PrivySettingsResult } from '../../adapters/signers/privySettings.ts'
@@ -123,6 +124,19 @@ function loadConfig<Client, Framework extends TickFramework, S>(
       if (!isHex(key) || key.length !== 66) throw new FunctionConfigError('config: OperatorKey must be a 32-byte hex key')
       return privateKeyToAccount(key as Hex)
     },
+  }
+}
+
+/**
+ * BARDO_MAX_FAILED_TICKS: ticks of one Golem that may fail in a row before it is halted and its owner told
+ * (core/lifecycle/heartbeatAnomaly.ts); default 5.
+ */
+export function loadMaxFailedTicks(env: NodeJS.ProcessEnv = process.env): number {
+  try {
+    return parseMaxConsecutiveFailures(env.BARDO_MAX_FAILED_TICKS, 'BARDO_MAX_FAILED_TICKS')
+  } catch (error) {
+    if (error instanceof HeartbeatAnomalyConfigError) throw new FunctionConfigError(`config: ${error.message}`)
+    throw error
   }
 }
 

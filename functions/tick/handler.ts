@@ -4,6 +4,7 @@
 // event (the slots make the retry reconcile; the lease makes the Golems that ticked answer busy).
 import { decodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import {
+  loadMaxFailedTicks,
   loadTickFunctionConfig as loadFunctionConfig,
   loadTickPrivySettings,
   type TickFunctionConfig as FunctionConfig,
@@ -90,6 +91,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
       operator: config.operator(),
       invocationId,
       credits: { runtimeCostPerHour: config.runtimeCostPerHour },
+      maxConsecutiveFailures: loadMaxFailedTicks(process.env),
       ...(extension ? { selfExtension: extension } : {}),
     }
   } catch (error) {

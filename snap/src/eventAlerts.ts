@@ -53,6 +53,12 @@ const address = (v: unknown) => (typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.
 const word = (v: unknown) => (typeof v === 'string' && /^[\w .-]{1,40}$/.test(v) ? v : undefined)
 
 /**
+ * A failure's reason as the tick recorded it (an error's name and first line), or undefined for anything
+ * that could be a link or markup: only words, spaces and plain punctuation are repeated to the owner.
+ */
+const reasonText = (v: unknown) => (typeof v === 'string' && /^[\w .,:;'()=-]{1,160}$/.test(v) ? v.slice(0, 120) : undefined)
+
+/**
  * The notification an event deserves, or undefined for events that need no word to the owner
  * (redemptions, phase changes the status already announces, grants the owner just signed, ...). An alert
  * whose news a status condition also carries uses that condition's key, so the two never both go out.
@@ -130,6 +136,15 @@ export function eventAlert(golem: { id: string; name: string }, e: CustodyEvent)
         once,
         (n) => `${n}: session key rotated`,
         `Golem ${name} now signs with a new session key${to ? ` ${to}` : ''}${reason ? ` (reason: ${reason})` : ''}; the old key is retired. Nothing to do. If you did not expect this, check the Golem in the Portal.`,
+      )
+    }
+    case 'HeartbeatAnomaly': {
+      const failures = Math.floor(num(d.failures) ?? 0)
+      const reason = reasonText(d.reason)
+      return alert(
+        `${id}:halted`,
+        (n) => `${n}: halted after ${failures} failed ticks`,
+        `Golem ${name}'s heartbeat failed ${failures} times in a row${reason ? ` (last: ${reason})` : ''}, so Bardo stopped it: it no longer ticks or redeems its runway. Revoke its grant in the Portal to get back what it holds.`,
       )
     }
     case 'DeathProtocolStarted': {

@@ -514,3 +514,20 @@ describe('POST /api/v1/golems/:id/actions', () => {
     expect(stale.body).toMatchObject({ code: 'ACTION_REQUEST_EXPIRED' })
   })
 })
+
+describe('a Golem the heartbeat anomaly halted', () => {
+  it('acts no more: custody refuses its requests before anything is sent', async () => {
+    const record = (await env.store.getGolem('g1'))!
+    await env.store.updateGolem({
+      golemId: 'g1',
+      expectedVersion: record.version,
+      patch: { lastTick: { at: Date.now(), period: 0n, outcome: 'halted', txHash: null, failures: 5 } },
+      now: Date.now(),
+    })
+    const actions = [{ kind: 'approve' as const, token: assets.usdc, spender: assets.router, amount: USDC(1) }]
+    await expect(executeAction(deps, { golemId: 'g1', requestId: 'halted-1', actions })).rejects.toThrow(
+      'golemId names a Golem the heartbeat anomaly halted',
+    )
+    expect(await env.store.getSlot({ golemId: 'g1', period: 0n, step: 'action_halted-1' })).toBeNull()
+  })
+})

@@ -68,6 +68,7 @@ describe('eventAlert', () => {
       ev('SessionKeyRotated', T, { newAddress: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', reason: 'max-age' }),
       ev('DeathProtocolStarted', T, { trigger: 'terminal', vitality: 0 }),
       ev('DeathCompleted', T, { cause: 'NaturalExpiry' }),
+      ev('HeartbeatAnomaly', T, { failures: 5, maxConsecutiveFailures: 5, reason: `Error: ${'signer unavailable '.repeat(8)}` }),
     ]
     for (const e of events) {
       const a = eventAlert(g, e)!
@@ -91,6 +92,15 @@ describe('eventAlert', () => {
     const renewal = eventAlert(atlas, ev('RenewalRequested', T, { grantEndsAt: String(NOW + 86_400), runwayEndsAt: NOW + 5 * 86_400 }))!
     expect(renewal).toMatchObject({ key: 'atlas:grant:renewal', short: 'Atlas: renew its grant' })
     expect(renewal.long).toContain('ends 2026-01-02, before the runway paid for it (until 2026-01-06). Sign the renewal in the Portal')
+    const halted = eventAlert(
+      atlas,
+      ev('HeartbeatAnomaly', T, { failures: 5, maxConsecutiveFailures: 5, reason: 'Error: signer unavailable' }),
+    )!
+    expect(halted).toMatchObject({ key: 'atlas:halted', short: 'Atlas: halted after 5 failed ticks' })
+    expect(halted.long).toContain('failed 5 times in a row (last: Error: signer unavailable), so Bardo stopped it')
+    expect(eventAlert(atlas, ev('HeartbeatAnomaly', T, { failures: '7', reason: 'see https://evil.example/fix' }))!.long).not.toContain(
+      'evil',
+    )
     // A hostile string in the data is not repeated to the owner.
     expect(eventAlert(atlas, ev('SessionKeyRotated', T, { reason: 'visit https://evil.example/claim' }))!.long).not.toContain('evil')
     for (const type of ['RunwayRedeemed', 'GasRedeemed', 'PhaseChanged', 'DelegationGranted', 'DelegationRenewed', 'PaymentCredited'])
@@ -124,6 +134,7 @@ describe('mergeEventAlerts', () => {
       ev('DelegationRevoked', T - 2, { cause: 'expired' }),
       ev('DeathProtocolStarted', T - 1, { trigger: 'delegation-expired' }),
       ev('DeathCompleted', T, { cause: 'NaturalExpiry' }),
+      ev('HeartbeatAnomaly', T, { failures: 5, maxConsecutiveFailures: 5, reason: `Error: ${'signer unavailable '.repeat(8)}` }),
     ])
     const same = mergeEventAlerts([], status, events)
     expect(same.alerts.map((a) => a.key)).toEqual(['atlas:dead'])

@@ -62,6 +62,24 @@ export function golemSuite(backend: Backend): void {
       expect((await store.getGolem('g-1'))?.version).toBe(1)
     })
 
+    it("keeps a last tick's count of failed ticks, and refuses one that is not a whole number from 1, naming the field", async () => {
+      const store = await backend.newStore()
+      await store.createGolem(golemInput('g-1'))
+      const failing = { at: T0, period: 7n, outcome: 'running', txHash: null, failures: 2 }
+      await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { lastTick: failing }, now: T0 })
+      expect((await store.getGolem('g-1'))?.lastTick).toEqual(failing)
+      for (const failures of [0, -1, 1.5]) {
+        const lastTick = { ...failing, failures }
+        await expect(store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { lastTick }, now: T0 })).rejects.toThrow(
+          'patch.lastTick.failures',
+        )
+      }
+      // A tick that finished writes its last tick without the count: it is gone.
+      const finished = { at: T0, period: 7n, outcome: 'confirmed', txHash: null }
+      await store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { lastTick: finished }, now: T0 })
+      expect((await store.getGolem('g-1'))?.lastTick).toEqual(finished)
+    })
+
     it('moves status alive -> dying -> dead and never back; a dead record is final', async () => {
       const store = await backend.newStore()
       await store.createGolem(golemInput('g-1'))

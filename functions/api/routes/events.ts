@@ -1,6 +1,6 @@
 // The Golem's custody events, as the tick, the API and the owner's acts recorded them (DelegationGranted,
 // PhaseChanged, RunwayRedeemed, DelegationExpiringWarning, SessionKeyRotated, RotationRenewalRequested,
-// DelegationAdjusted, DelegationRevoked, DeathCompleted, ...): a paged read, newest first, and a live
+// DelegationAdjusted, DelegationRevoked, HeartbeatAnomaly, DeathCompleted, ...): a paged read, newest first, and a live
 // stream (server-sent events) that resumes after the last event a client saw (`Last-Event-ID`). Both take
 // the read tier's key or the owner's token, like every Golem read, and work in every lifecycle state. The
 // owner's Snap reads them with its Snap token, which names one owner and reads that owner's Golems only.
