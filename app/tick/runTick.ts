@@ -7,7 +7,7 @@ import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
-import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import { Phase as PhaseValue, phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { golemVitalSigns } from '../../core/lifecycle/golemVitalSigns.ts'
 import { grantInForce } from '../../core/lifecycle/grantInForce.ts'
 import { adjustmentInForce } from '../../core/lifecycle/adjustmentInForce.ts'
@@ -28,6 +28,7 @@ import { DEFAULT_LEASE_MS, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
+import { windDownOrNothing, windDownSummary } from './windDown.ts'
 import type { TickDeps, TickResult } from './types.ts'
 import { InvariantError } from '../../core/errors.ts'
 
@@ -199,6 +200,16 @@ export async function runTick(
   }
 
   let phaseNow: Phase = decision.phase.current
+  // Approve is an opening action, which the chain refuses from Conservation on: the Golem's allowances are
+  // revoked while it is still Stable or better, just before it posts the fall.
+  if (plan.postPhase && decision.phase.current <= PhaseValue.Stable && plan.postPhase.next >= PhaseValue.Conservation)
+    result.windDown = windDownSummary(
+      await windDownOrNothing(deps, slotBase, golemId, profile, {
+        phase: decision.phase.current,
+        scope: 'approvals',
+        signer: async () => signer,
+      }),
+    )
   if (plan.postPhase) {
     const post = plan.postPhase
     const phaseSlot = { golemId, period: 0n, step: post.step }
@@ -242,6 +253,12 @@ export async function runTick(
     const moved = died.outcome === 'died' ? { phase: { from: decision.phase.current, to: 4, posted } } : {}
     return withDeathVitals(profile, read, { ...reported, ...moved, events: events.map((e) => e.type) }, decision.phase.current)
   }
+
+  // Declining unwinds: every vault share redeemed to the owner's account, through the action grant.
+  if (phaseNow === PhaseValue.Declining)
+    result.windDown = windDownSummary(
+      await windDownOrNothing(deps, slotBase, golemId, profile, { phase: phaseNow, scope: 'all', signer: async () => signer }),
+    )
 
   // Runtime paid by delegation comes from the owner's account through the runway grant itself: nothing
   // is redeemed to the key. Otherwise the runway is redeemed to the key, which pays from it.
