@@ -114,7 +114,7 @@ export async function runDeathProtocol(
     kind: 'DelegationExpiry',
     settledAt: nowMs,
     settlement: deathSettlementOf(profile, final, {
-      positionsSettled: wound.settled,
+      positionsSettled: wound.positionsSettled ?? [],
       positionsLeftOpen: wound.leftOpen,
       subDelegationsDisabled: disabled,
       deregisterTx,
@@ -163,6 +163,7 @@ async function settlePositions(
   return windDownOrNothing(deps, slotBase, golemId, profile, {
     phase: read.phase,
     scope: 'all',
+    describe: true,
     signer: read.registered ? signer : { none: 'the Golem is no longer registered: its delegations refuse every call' },
   })
 }

@@ -32,15 +32,22 @@ import type { SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
 export type WindDownResult = {
-  /** Every position wind-down has closed for this Golem so far, this tick's included. */
-  settled: PositionSettled[]
+  /** How many positions wind-down has closed for this Golem so far, this tick's included. */
+  settled: number
+  /** Those positions with their transactions, read from their receipts: only when asked for (`describe`). */
+  positionsSettled?: PositionSettled[]
   /** What this tick could not close, and why. */
   leftOpen: PositionLeftOpen[]
   /** A step another invocation holds (or one still in flight): the next tick finishes it. */
   pending: string | null
 }
 
-const nothing = (): WindDownResult => ({ settled: [], leftOpen: [], pending: null })
+const nothing = (describe?: boolean): WindDownResult => ({
+  settled: 0,
+  ...(describe ? { positionsSettled: [] } : {}),
+  leftOpen: [],
+  pending: null,
+})
 
 const withdrawEvent = getAbiItem({
   abi: [
@@ -72,14 +79,17 @@ export async function windDown(
      * registered): the settled positions are then only read back, and what is open is listed with the reason.
      */
     signer: (() => Promise<GolemSigner>) | { none: string }
+    /** Read every settled position's receipt for the record (the death protocol); a tick only counts them. */
+    describe?: boolean
   },
 ): Promise<WindDownResult> {
   const record = await loadActionGrant(deps.store, golemId)
-  if (!record) return nothing()
+  if (!record) return nothing(p.describe)
   const positions = grantedPositions(record, enforcersOf(deps))
-  if (positions.vaults.length === 0 && positions.approvals.length === 0) return nothing()
+  if (positions.vaults.length === 0 && positions.approvals.length === 0) return nothing(p.describe)
   const owner = ownerOf(profile)
-  const { settled, attempts } = await readSlots(deps, golemId, owner, positions)
+  const inFlight = await readSlots(deps, slotBase, golemId, positions)
+  const { confirmed, attempts } = inFlight
   const vaults =
     p.scope === 'all'
       ? await Promise.all(
@@ -98,14 +108,28 @@ export async function windDown(
   )
   const plan = windDownPlan({ phase: p.phase, scope: p.scope, vaults, approvals, attempts })
   const leftOpen = [...plan.leftOpen]
-  if (plan.steps.length === 0) return { settled, leftOpen, pending: null }
+  const done = async (pending: string | null): Promise<WindDownResult> => ({
+    settled: confirmed.length,
+    ...(p.describe
+      ? {
+          positionsSettled: await Promise.all(
+            confirmed.map(async (c) =>
+              settledOf(c.step, owner, c.txHash, c.receipt ?? (await deps.client.getTransactionReceipt({ hash: c.txHash }))),
+            ),
+          ),
+        }
+      : {}),
+    leftOpen,
+    pending,
+  })
+  if (plan.steps.length === 0) return done(inFlight.pending)
   if (typeof p.signer !== 'function') {
     const reason = p.signer.none
     leftOpen.push(...plan.steps.map((s) => openOf(s, reason)))
-    return { settled, leftOpen, pending: null }
+    return done(inFlight.pending)
   }
   const signer = await p.signer()
-  let pending: string | null = null
+  let pending = inFlight.pending
   for (const step of plan.steps) {
     const chain = chainOf(record, positions, step)
     const call = encodeActionCall(requestOf(step), owner)
@@ -120,11 +144,11 @@ export async function windDown(
         sign: (tx) => signer.signRedemptionTransaction(tx),
       }),
     })
-    if (sent.status === 'confirmed') settled.push(settledOf(step, owner, sent.txHash, sent.receipt))
+    if (sent.status === 'confirmed') confirmed.push({ step, txHash: sent.txHash, receipt: sent.receipt })
     else if (sent.status === 'busy') pending = `winddown ${step.step}: ${sent.reason}`
     else leftOpen.push(openOf(step, `${sent.status}: ${sent.reason}`))
   }
-  return { settled, leftOpen, pending }
+  return done(pending)
 }
 
 /** windDown, except that a grant record custody cannot read settles nothing rather than failing the tick again and again. */
@@ -132,14 +156,14 @@ export async function windDownOrNothing(...args: Parameters<typeof windDown>): P
   try {
     return await windDown(...args)
   } catch (error) {
-    if (error instanceof ActionGrantError || error instanceof WindDownPlanError) return nothing()
+    if (error instanceof ActionGrantError || error instanceof WindDownPlanError) return nothing(args[4].describe)
     throw error
   }
 }
 
 /** What a tick reports of its wind-down. */
 export function windDownSummary(r: WindDownResult): NonNullable<TickResult['windDown']> {
-  return { settled: r.settled.length, leftOpen: r.leftOpen, ...(r.pending ? { pending: r.pending } : {}) }
+  return { settled: r.settled, leftOpen: r.leftOpen, ...(r.pending ? { pending: r.pending } : {}) }
 }
 
 function enforcersOf(deps: TickDeps): PositionEnforcers {
@@ -156,43 +180,61 @@ function enforcersOf(deps: TickDeps): PositionEnforcers {
   }
 }
 
+type Confirmed = { step: WindDownStep; txHash: Hex; receipt?: TransactionReceipt }
+
 /**
- * The attempts spent per position and the positions they settled: a confirmed slot settled its
- * position; a failed or reconciled one moved nothing and gives way to the next; a slot still claimed or
- * sent is the attempt in progress (sendOnce settles it from the chain).
+ * The attempts spent per position and the steps that settled one: a confirmed slot settled its
+ * position; a failed or reconciled one moved nothing and gives way to the next. A slot with a recorded
+ * transaction that no tick saw through (a crash after the broadcast) is settled from the chain first,
+ * never signed again: its redemption may have emptied the position, so no plan would name it again. A
+ * slot claimed without a transaction is the attempt to use next.
  */
 async function readSlots(
   deps: TickDeps,
+  slotBase: SlotBase,
   golemId: string,
-  owner: Address,
   positions: GrantedPositions,
-): Promise<{ settled: PositionSettled[]; attempts: Record<string, number> }> {
-  const settled: PositionSettled[] = []
+): Promise<{ confirmed: Confirmed[]; attempts: Record<string, number>; pending: string | null }> {
+  const confirmed: Confirmed[] = []
   const attempts: Record<string, number> = {}
-  const bases: { base: string; position: { kind: 'redeem'; vault: Address } | { kind: 'revoke'; token: Address; spender: Address } }[] = [
-    ...positions.vaults.map(({ vault }) => ({ base: redeemBase(vault), position: { kind: 'redeem' as const, vault } })),
+  let pending: string | null = null
+  const steps: WindDownStep[] = [
+    ...positions.vaults.map(({ vault }) => ({ kind: 'redeem' as const, base: redeemBase(vault), step: '', vault, shares: 0n })),
     ...positions.approvals.map(({ token, spender }) => ({
+      kind: 'revoke' as const,
       base: revokeBase(token, spender),
-      position: { kind: 'revoke' as const, token, spender },
+      step: '',
+      token,
+      spender,
+      allowance: 0n,
     })),
   ]
-  for (const { base, position } of bases) {
+  for (const position of steps) {
     let k = 0
     for (; k < MAX_WIND_DOWN_ATTEMPTS; k++) {
-      const slot = await deps.store.getSlot({ golemId, period: 0n, step: windDownStep(base, k) })
-      if (!slot || slot.status === 'claimed' || slot.status === 'sent') break
-      if (slot.status === 'confirmed' && slot.txHash) {
-        const receipt = await deps.client.getTransactionReceipt({ hash: slot.txHash })
-        const step: WindDownStep =
-          position.kind === 'redeem'
-            ? { ...position, base, step: slot.step, shares: 0n }
-            : { ...position, base, step: slot.step, allowance: 0n }
-        settled.push(settledOf(step, owner, slot.txHash, receipt))
-      }
+      const ref = { golemId, period: 0n, step: windDownStep(position.base, k) }
+      const slot = await deps.store.getSlot(ref)
+      if (!slot || slot.status === 'claimed') break
+      const step = { ...position, step: ref.step }
+      if (slot.status === 'sent') {
+        const settled = await sendOnce({ ...slotBase, slot: ref, build: neverSignAgain })
+        if (settled.status === 'confirmed') confirmed.push({ step, txHash: settled.txHash, receipt: settled.receipt })
+        else if (settled.status === 'busy') {
+          pending = `winddown ${ref.step}: ${settled.reason}`
+          break
+        }
+      } else if (slot.status === 'confirmed' && slot.txHash) confirmed.push({ step, txHash: slot.txHash })
     }
-    attempts[base] = k
+    attempts[position.base] = k
   }
-  return { settled, attempts }
+  return { confirmed, attempts, pending }
+}
+
+const neverSignAgain = async (): Promise<never> => {
+  throw new InvariantError(
+    'SLOT_SIGNED_TWICE',
+    'wind-down: a step with a recorded transaction is settled from the chain, never signed again',
+  )
 }
 
 function requestOf(step: WindDownStep): ActionRequest {

@@ -181,7 +181,7 @@ describe('wind-down over a short life', () => {
       scope: 'all',
       signer: () => Promise.reject(new Error('nothing is open: no step may be signed')),
     })
-    expect(again.settled).toHaveLength(2)
+    expect(again.settled).toBe(2)
     expect(again.leftOpen).toEqual([])
     expect(await client.getTransactionCount({ address: golem.golemKey })).toBe(sentBefore)
   })

@@ -4,7 +4,8 @@
 // stands, so the death redeems every share to the owner's account and revokes the allowance (the Golem
 // is still Thriving, where approve is allowed), and the record lists both with their transactions. The
 // other disables every grant: nothing can be settled any more, and the record lists both positions as
-// left open, with the chain's reason, for the owner to close.
+// left open, with the chain's reason, for the owner to close. A step whose tick crashed right after its
+// broadcast is settled from the chain by the next attempt, never sent twice.
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MockPriceFeedAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
@@ -12,7 +13,11 @@ import { executeAction } from '../../app/actions/executeAction.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { revocationOf } from '../../app/revocation.ts'
+import { slotBaseOf } from '../../app/tick/slots.ts'
 import type { TickResult } from '../../app/tick/types.ts'
+import { windDown } from '../../app/tick/windDown.ts'
+import { Phase } from '../../core/lifecycle/phase.ts'
+import { redeemBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { sendOwnerCalls } from '../../local/ownerActions.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
@@ -152,5 +157,60 @@ describe('a sudden death settles what it still can', () => {
     // The owner still holds both, and closes them from their own account.
     expect(await shares(owner.address)).toBe(USDC(15))
     expect(await allowance(owner.address)).toBe(USDC(5))
+  })
+})
+
+describe('a wind-down step whose tick crashed right after the broadcast', () => {
+  it('is settled from the chain by the next attempt, never sent twice', async () => {
+    const owner = await env.devnet.createOwner({ usdc: USDC(100) })
+    const golem = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'crashed',
+      strategy: STRATEGY,
+      runwayDays: 10,
+    })
+    await freshFeeds()
+    const deps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-crash' }
+    const deposit = await executeAction(deps, {
+      golemId: 'crashed',
+      requestId: 'deposit-1',
+      actions: [
+        { kind: 'approve', token: assets.usdc, spender: assets.vault, amount: USDC(20) },
+        { kind: 'deposit', vault: assets.vault, assets: USDC(15) },
+      ],
+    })
+    expect(deposit.status).toBe('executed')
+    const sentBefore = await client.getTransactionCount({ address: golem.golemKey })
+    const signer = async () => (await env.signers.resolve(golem.profile)).signer
+    const run = async (invocation: string, crash: boolean) => {
+      const tickDeps = env.deps(invocation, crash ? { afterBroadcast: () => Promise.reject(new Error('crashed')) } : {})
+      const nowMs = Number((await client.getBlock()).timestamp) * 1000
+      return windDown(tickDeps, slotBaseOf(tickDeps, nowMs), 'crashed', golem.profile, {
+        phase: Phase.Stable,
+        scope: 'all',
+        signer,
+        describe: true,
+      })
+    }
+    await expect(run('first', true)).rejects.toThrow('crashed')
+    const redeemSlot = { golemId: 'crashed', period: 0n, step: windDownStep(redeemBase(assets.vault), 0) }
+    expect(await env.store.getSlot(redeemSlot)).toMatchObject({ status: 'sent' })
+    expect(await shares(owner.address)).toBe(0n)
+
+    const resumed = await run('second', false)
+    expect(resumed).toMatchObject({ settled: 2, leftOpen: [], pending: null })
+    expect(resumed.positionsSettled).toMatchObject([
+      { kind: 'vault', shares: USDC(15).toString(), assets: USDC(15).toString(), txHash: (await env.store.getSlot(redeemSlot))!.txHash },
+      { kind: 'approval', token: getAddress(assets.usdc), spender: getAddress(assets.vault) },
+    ])
+    expect(await env.store.getSlot(redeemSlot)).toMatchObject({ status: 'confirmed' })
+    expect(await env.store.getSlot({ golemId: 'crashed', period: 0n, step: windDownStep(redeemBase(assets.vault), 1) })).toBeNull()
+    // One redemption and one revoke: nothing was sent twice.
+    expect(await client.getTransactionCount({ address: golem.golemKey })).toBe(sentBefore + 2)
+    expect(await allowance(owner.address)).toBe(0n)
   })
 })
