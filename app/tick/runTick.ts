@@ -7,7 +7,7 @@ import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
-import { Phase as PhaseValue, phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
+import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { golemVitalSigns } from '../../core/lifecycle/golemVitalSigns.ts'
 import { grantInForce } from '../../core/lifecycle/grantInForce.ts'
 import { adjustmentInForce } from '../../core/lifecycle/adjustmentInForce.ts'
@@ -28,7 +28,8 @@ import { DEFAULT_LEASE_MS, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
-import { windDownOrNothing, windDownSummary } from './windDown.ts'
+import { closeAllIfDue, windDownOrNothing, windDownSummary } from './windDown.ts'
+import { revokeBeforeFall } from '../../core/lifecycle/windDownPlan.ts'
 import type { TickDeps, TickResult } from './types.ts'
 import { InvariantError } from '../../core/errors.ts'
 
@@ -202,7 +203,7 @@ export async function runTick(
   let phaseNow: Phase = decision.phase.current
   // Approve is an opening action, which the chain refuses from Conservation on: the Golem's allowances are
   // revoked while it is still Stable or better, just before it posts the fall.
-  if (plan.postPhase && decision.phase.current <= PhaseValue.Stable && plan.postPhase.next >= PhaseValue.Conservation)
+  if (revokeBeforeFall(decision.phase.current, plan.postPhase?.next))
     result.windDown = windDownSummary(
       await windDownOrNothing(deps, slotBase, golemId, profile, {
         phase: decision.phase.current,
@@ -254,11 +255,14 @@ export async function runTick(
     return withDeathVitals(profile, read, { ...reported, ...moved, events: events.map((e) => e.type) }, decision.phase.current)
   }
 
-  // Declining unwinds: every vault share redeemed to the owner's account, through the action grant.
-  if (phaseNow === PhaseValue.Declining)
-    result.windDown = windDownSummary(
-      await windDownOrNothing(deps, slotBase, golemId, profile, { phase: phaseNow, scope: 'all', signer: async () => signer }),
-    )
+  // Declining unwinds (every vault share redeemed to the owner's account, through the action grant), and
+  // so does any tick after which the grant covering a position stops acting before the next one.
+  const closed = await closeAllIfDue(deps, slotBase, golemId, profile, {
+    phase: phaseNow,
+    nextTickAt: read.timestamp + BigInt(deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S),
+    signer: async () => signer,
+  })
+  if (closed) result.windDown = windDownSummary(closed)
 
   // Runtime paid by delegation comes from the owner's account through the runway grant itself: nothing
   // is redeemed to the key. Otherwise the runway is redeemed to the key, which pays from it.

@@ -14,6 +14,7 @@ import { grantedPositions, type GrantedPositions, type PositionEnforcers } from 
 import type { Phase } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import {
+  closeAllDue,
   MAX_WIND_DOWN_ATTEMPTS,
   redeemBase,
   revokeBase,
@@ -82,11 +83,12 @@ export async function windDown(
     /** Read every settled position's receipt for the record (the death protocol); a tick only counts them. */
     describe?: boolean
   },
+  /** The grant as grantOf read it, when the caller already did. */
+  granted?: Granted | null,
 ): Promise<WindDownResult> {
-  const record = await loadActionGrant(deps.store, golemId)
-  if (!record) return nothing(p.describe)
-  const positions = grantedPositions(record, enforcersOf(deps))
-  if (positions.vaults.length === 0 && positions.approvals.length === 0) return nothing(p.describe)
+  const grant = granted === undefined ? await grantOf(deps, golemId) : granted
+  if (!grant) return nothing(p.describe)
+  const { record, positions } = grant
   const owner = ownerOf(profile)
   const inFlight = await readSlots(deps, slotBase, golemId, positions)
   const { confirmed, attempts } = inFlight
@@ -151,6 +153,41 @@ export async function windDown(
   return done(pending)
 }
 
+export type Granted = { record: ActionGrantRecord; positions: GrantedPositions }
+
+/** The action grant in force and what it lets the Golem hold open; null when it names nothing wind-down can close. */
+export async function grantOf(deps: TickDeps, golemId: string): Promise<Granted | null> {
+  const record = await loadActionGrant(deps.store, golemId)
+  if (!record) return null
+  const positions = grantedPositions(record, enforcersOf(deps))
+  return positions.vaults.length === 0 && positions.approvals.length === 0 ? null : { record, positions }
+}
+
+/**
+ * The tick's close-all, when it is due (core/lifecycle/windDownPlan.ts closeAllDue): in Declining, or when
+ * a delegation covering a position stops acting before the next tick. Null when not due: then only the
+ * grant was read, nothing on the chain.
+ */
+export async function closeAllIfDue(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  p: { phase: Phase; nextTickAt: bigint; signer: () => Promise<GolemSigner> },
+): Promise<WindDownResult | null> {
+  let grant: Granted | null
+  try {
+    grant = await grantOf(deps, golemId)
+  } catch (error) {
+    if (error instanceof ActionGrantError) return null
+    throw error
+  }
+  if (!grant) return null
+  const endsAt = [...grant.positions.vaults, ...grant.positions.approvals].map((g) => g.endsAt)
+  if (!closeAllDue({ phase: p.phase, nextTickAt: p.nextTickAt, endsAt })) return null
+  return windDownOrNothing(deps, slotBase, golemId, profile, { phase: p.phase, scope: 'all', signer: p.signer }, grant)
+}
+
 /** windDown, except that a grant record custody cannot read settles nothing rather than failing the tick again and again. */
 export async function windDownOrNothing(...args: Parameters<typeof windDown>): Promise<WindDownResult> {
   try {
@@ -177,6 +214,7 @@ function enforcersOf(deps: TickDeps): PositionEnforcers {
     allowedTargets: named('AllowedTargetsEnforcer'),
     allowedMethods: named('AllowedMethodsEnforcer'),
     allowedCalldata: named('AllowedCalldataEnforcer'),
+    golemPhase: deps.deployment.enforcers.golemPhase,
   }
 }
 

@@ -5,17 +5,22 @@
 // say this are read (by their framework addresses), so the tick needs no full caveat decoder.
 import { getAddress, isAddressEqual, size, slice, type Address, type Hex } from 'viem'
 import type { ActionGrantRecord } from '../actions/actionGrant.ts'
+import { decodeBardoTerms } from '../caveats/decodeBardoTerms.ts'
 
 /** ERC-4626 redeem(uint256,address,address). */
 export const REDEEM_SELECTOR: Hex = '0xba087652'
 /** ERC-20 approve(address,uint256). */
 export const APPROVE_SELECTOR: Hex = '0x095ea7b3'
 
-/** The framework's addresses of the enforcers that name targets, methods and pinned calldata. */
-export type PositionEnforcers = { allowedTargets: Address; allowedMethods: Address; allowedCalldata: Address }
+/**
+ * The addresses of the enforcers read here: the framework's that name targets, methods and pinned
+ * calldata, and Bardo's GolemPhase, whose window says when the delegation stops acting.
+ */
+export type PositionEnforcers = { allowedTargets: Address; allowedMethods: Address; allowedCalldata: Address; golemPhase: Address }
 
-export type GrantedVault = { vault: Address; delegation: Hex }
-export type GrantedApproval = { token: Address; spender: Address; delegation: Hex }
+/** `endsAt`: the last second (inclusive) the delegation can act, the earliest window end of its chain; null when unbounded. */
+export type GrantedVault = { vault: Address; delegation: Hex; endsAt: bigint | null }
+export type GrantedApproval = { token: Address; spender: Address; delegation: Hex; endsAt: bigint | null }
 export type GrantedPositions = { vaults: GrantedVault[]; approvals: GrantedApproval[] }
 
 type Link = ActionGrantRecord['delegations'][number]['chain'][number]
@@ -32,10 +37,11 @@ export function grantedPositions(record: ActionGrantRecord, enforcers: PositionE
     const targets = intersect(entry.chain.map((d) => termsOf(d, enforcers.allowedTargets, 20)))
     const methods = intersect(entry.chain.map((d) => termsOf(d, enforcers.allowedMethods, 4)))
     if (!targets || !methods) continue
+    const endsAt = windowEnd(entry.chain, enforcers.golemPhase)
     if (methods.includes(REDEEM_SELECTOR))
       for (const t of targets) {
         const vault = getAddress(t)
-        if (!vaults.some((v) => isAddressEqual(v.vault, vault))) vaults.push({ vault, delegation: entry.hash })
+        if (!vaults.some((v) => isAddressEqual(v.vault, vault))) vaults.push({ vault, delegation: entry.hash, endsAt })
       }
     if (methods.includes(APPROVE_SELECTOR)) {
       const spender = pinnedSpender(entry.chain, enforcers.allowedCalldata)
@@ -43,7 +49,7 @@ export function grantedPositions(record: ActionGrantRecord, enforcers: PositionE
       for (const t of targets) {
         const token = getAddress(t)
         if (!approvals.some((a) => isAddressEqual(a.token, token) && isAddressEqual(a.spender, spender)))
-          approvals.push({ token, spender, delegation: entry.hash })
+          approvals.push({ token, spender, delegation: entry.hash, endsAt })
       }
     }
   }
@@ -68,6 +74,23 @@ function intersect(lists: (string[] | null)[]): string[] | null {
   const present = lists.filter((l): l is string[] => l !== null)
   if (present.length === 0) return null
   return present.reduce((a, b) => a.filter((x) => b.includes(x)))
+}
+
+/** The earliest end of the GolemPhase windows of a chain; null when no link carries one (or it does not decode). */
+function windowEnd(chain: readonly Link[], enforcer: Address): bigint | null {
+  let end: bigint | null = null
+  for (const link of chain)
+    for (const c of link.caveats) {
+      if (!isAddressEqual(c.enforcer as Address, enforcer)) continue
+      let decoded: ReturnType<typeof decodeBardoTerms<'golemPhase'>>
+      try {
+        decoded = decodeBardoTerms('golemPhase', c.terms as Hex)
+      } catch {
+        continue
+      }
+      if ('endTime' in decoded && decoded.endTime !== undefined && (end === null || decoded.endTime < end)) end = decoded.endTime
+    }
+  return end
 }
 
 /** The address AllowedCalldata pins as approve's first argument (bytes 4 to 36), in any link. */

@@ -1,14 +1,16 @@
-import { concat, getAddress, pad, type Address, type Hex } from 'viem'
+import { concat, getAddress, pad, toHex, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { ActionGrantRecord } from '../actions/actionGrant.ts'
 import { APPROVE_SELECTOR, grantedPositions, REDEEM_SELECTOR, type PositionEnforcers } from './grantedPositions.ts'
 import { Phase } from './phase.ts'
 import {
+  closeAllDue,
   MAX_WIND_DOWN_ATTEMPTS,
   NO_ATTEMPT_LEFT,
   REVOKE_TOO_LATE,
   redeemBase,
   revokeBase,
+  revokeBeforeFall,
   windDownPlan,
   WindDownPlanError,
   type WindDownInput,
@@ -102,8 +104,27 @@ describe('windDownPlan', () => {
   })
 })
 
+describe('when a tick winds down', () => {
+  it('revokes allowances only before a fall from Stable or better to Conservation or lower', () => {
+    expect(revokeBeforeFall(Phase.Stable, Phase.Conservation)).toBe(true)
+    expect(revokeBeforeFall(Phase.Thriving, Phase.Declining)).toBe(true)
+    expect(revokeBeforeFall(Phase.Thriving, Phase.Stable)).toBe(false)
+    expect(revokeBeforeFall(Phase.Conservation, Phase.Declining)).toBe(false)
+    expect(revokeBeforeFall(Phase.Stable, undefined)).toBe(false)
+  })
+
+  it('closes everything in Declining, or once a covering delegation ends before the next tick', () => {
+    expect(closeAllDue({ phase: Phase.Declining, nextTickAt: 100n, endsAt: [] })).toBe(true)
+    expect(closeAllDue({ phase: Phase.Thriving, nextTickAt: 100n, endsAt: [null, 100n] })).toBe(false)
+    expect(closeAllDue({ phase: Phase.Thriving, nextTickAt: 101n, endsAt: [null, 100n] })).toBe(true)
+    expect(closeAllDue({ phase: Phase.Conservation, nextTickAt: 10n ** 12n, endsAt: [null] })).toBe(false)
+  })
+})
+
 describe('grantedPositions', () => {
-  const enforcers: PositionEnforcers = { allowedTargets: a(0xe1), allowedMethods: a(0xe2), allowedCalldata: a(0xe3) }
+  const enforcers: PositionEnforcers = { allowedTargets: a(0xe1), allowedMethods: a(0xe2), allowedCalldata: a(0xe3), golemPhase: a(0xe4) }
+  // GolemPhase's 36-byte terms: the Golem, then its window (start, end) as two uint64s.
+  const window = (start: bigint, end: bigint) => concat([a(0x601e), pad(toHex(start), { size: 8 }), pad(toHex(end), { size: 8 })])
   const caveat = (enforcer: Address, terms: Hex) => ({ enforcer, terms, args: '0x' as Hex })
   const link = (caveats: ReturnType<typeof caveat>[]) =>
     ({ delegate: a(1), delegator: a(2), authority: pad('0x', { size: 32 }), caveats, salt: '0x01', signature: '0x1234' }) as never
@@ -119,6 +140,7 @@ describe('grantedPositions', () => {
           link([
             caveat(enforcers.allowedTargets, concat([VAULT, VAULT2])),
             caveat(enforcers.allowedMethods, concat([WITHDRAW, REDEEM_SELECTOR])),
+            caveat(enforcers.golemPhase, window(100n, 2_000n)),
           ]),
         ],
       },
@@ -139,7 +161,7 @@ describe('grantedPositions', () => {
         label: 'narrowed',
         chain: [
           link([caveat(enforcers.allowedTargets, VAULT2), caveat(enforcers.allowedMethods, REDEEM_SELECTOR)]),
-          link([caveat(enforcers.allowedTargets, concat([VAULT2, a(0xa13)]))]),
+          link([caveat(enforcers.allowedTargets, concat([VAULT2, a(0xa13)])), caveat(enforcers.golemPhase, window(100n, 1_500n))]),
         ],
       },
       // No pinned spender: no approval wind-down can name.
@@ -154,10 +176,10 @@ describe('grantedPositions', () => {
   it('finds the vaults a redeem delegation targets and the approvals with a pinned spender, each once', () => {
     expect(grantedPositions(record, enforcers)).toEqual({
       vaults: [
-        { vault: VAULT, delegation: hash(2) },
-        { vault: VAULT2, delegation: hash(2) },
+        { vault: VAULT, delegation: hash(2), endsAt: 2_000n },
+        { vault: VAULT2, delegation: hash(2), endsAt: 2_000n },
       ],
-      approvals: [{ token: USDC, spender: VAULT, delegation: hash(3) }],
+      approvals: [{ token: USDC, spender: VAULT, delegation: hash(3), endsAt: null }],
     })
   })
 

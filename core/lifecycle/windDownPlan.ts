@@ -72,6 +72,19 @@ export const REVOKE_TOO_LATE =
   'approve is an opening action, which the chain refuses from Conservation on: the owner revokes it from their account'
 export const NO_ATTEMPT_LEFT = `${MAX_WIND_DOWN_ATTEMPTS} attempts ended without settling it`
 
+/**
+ * Whether a tick closes everything: in Declining, and in any phase once a delegation that covers a
+ * position stops acting before the next tick can come (its window ends): after that nothing can close it.
+ */
+export function closeAllDue(p: { phase: Phase; nextTickAt: bigint; endsAt: readonly (bigint | null)[] }): boolean {
+  return p.phase === Phase.Declining || p.endsAt.some((end) => end !== null && end < p.nextTickAt)
+}
+
+/** Whether a tick revokes the allowances before its phase post: a fall from Stable or better to Conservation or lower. */
+export function revokeBeforeFall(current: Phase, next: Phase | undefined): boolean {
+  return next !== undefined && current <= Phase.Stable && next >= Phase.Conservation
+}
+
 export function windDownPlan(input: WindDownInput): WindDownPlan {
   checkInput(input)
   const steps: WindDownStep[] = []

@@ -5,7 +5,8 @@
 // is still Thriving, where approve is allowed), and the record lists both with their transactions. The
 // other disables every grant: nothing can be settled any more, and the record lists both positions as
 // left open, with the chain's reason, for the owner to close. A step whose tick crashed right after its
-// broadcast is settled from the chain by the next attempt, never sent twice.
+// broadcast is settled from the chain by the next attempt, never sent twice. A Golem whose grant ends
+// before its next tick closes everything at its last tick, whatever its phase.
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MockPriceFeedAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
@@ -13,10 +14,13 @@ import { executeAction } from '../../app/actions/executeAction.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { revocationOf } from '../../app/revocation.ts'
+import { runTick } from '../../app/tick/runTick.ts'
 import { slotBaseOf } from '../../app/tick/slots.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { windDown } from '../../app/tick/windDown.ts'
+import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { redeemBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { sendOwnerCalls } from '../../local/ownerActions.ts'
@@ -212,5 +216,79 @@ describe('a wind-down step whose tick crashed right after the broadcast', () => 
     // One redemption and one revoke: nothing was sent twice.
     expect(await client.getTransactionCount({ address: golem.golemKey })).toBe(sentBefore + 2)
     expect(await allowance(owner.address)).toBe(0n)
+  })
+})
+
+describe('a Golem whose grant ends before its next tick', () => {
+  it('closes everything at the last tick it can, and dies at the end with every position settled', async () => {
+    const owner = await env.devnet.createOwner({ usdc: USDC(200) })
+    const start = await usdcBalance(client, assets.usdc, owner.address)
+    await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'expiring',
+      strategy: STRATEGY,
+      runwayDays: 2,
+    })
+    await freshFeeds()
+    const deps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-expiry' }
+    const deposit = await executeAction(deps, {
+      golemId: 'expiring',
+      requestId: 'deposit-1',
+      actions: [
+        { kind: 'approve', token: assets.usdc, spender: assets.vault, amount: USDC(20) },
+        { kind: 'deposit', vault: assets.vault, assets: USDC(15) },
+      ],
+    })
+    expect(deposit.status).toBe('executed')
+    // Ten days of runtime paid: its vitality stays high, so the grant's end, not its phase, ends its life.
+    const record = (await env.store.getGolem('expiring'))!
+    const now = (await client.getBlock()).timestamp
+    const payer = '0x00000000000000000000000000000000000000fe' as const
+    const credit = applyCredit(
+      parseGolemProfile(record.profile),
+      {
+        kind: 'extend',
+        id: paymentCreditId(payer, `0x${'ab'.repeat(32)}`),
+        seconds: 10n * BigInt(DAY),
+        amount: USDC(5),
+        payer,
+        creditedAtMs: Number(now) * 1000,
+      } as never,
+      now,
+    )
+    expect(credit.applied).toBe(true)
+    const patch = { profile: serializeGolemProfile(credit.profile) }
+    expect(
+      (await env.store.updateGolem({ golemId: 'expiring', expectedVersion: record.version, patch, now: Number(now) * 1000 })).updated,
+    ).toBe(true)
+
+    // Half an hour before the grant ends, with a tick every hour: the last tick that can still close.
+    const profile = parseGolemProfile(record.profile)
+    await env.devnet.increaseTime(Number(profile.runway.expiresAt - (await client.getBlock()).timestamp) - 1_800)
+    await freshFeeds()
+    const last = await runTick(env.deps('last-tick', { tickIntervalSeconds: 3_600 }), { golemId: 'expiring' })
+    expect(last.outcome).toBe('ticked')
+    expect(last.vitals?.phase).not.toBe('Declining')
+    expect(last.windDown).toEqual({ settled: 2, leftOpen: [] })
+    expect(await shares(owner.address)).toBe(0n)
+    expect(await allowance(owner.address)).toBe(0n)
+
+    await env.devnet.increaseTime(3_600)
+    const dead = await runTick(env.deps('after-the-end', { tickIntervalSeconds: 3_600 }), { golemId: 'expiring' })
+    expect(dead.outcome).toBe('died')
+    const death = await env.store.getDeathSettlement('expiring')
+    expect(death?.settlement).toMatchObject({
+      expiryCause: 'NaturalExpiry',
+      positionsSettled: [
+        { kind: 'vault', vault: getAddress(assets.vault), shares: USDC(15).toString(), assets: USDC(15).toString() },
+        { kind: 'approval', token: getAddress(assets.usdc), spender: getAddress(assets.vault) },
+      ],
+      positionsLeftOpen: [],
+    })
+    expect(await usdcBalance(client, assets.usdc, owner.address)).toBe(start)
   })
 })
