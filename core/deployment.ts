@@ -54,8 +54,8 @@ export type BardoDeployment = {
 
 /**
  * The framework contracts a tick calls: the DelegationManager it redeems and disables through, and of the
- * enforcers only the two period-transfer ones it reads the runway and the gas allowance from (the kit
- * types enforcers as a record by name; a deployed tick's holds just these two).
+ * enforcers only those it reads (TICK_ENFORCERS; the kit types enforcers as a record by name, and a
+ * deployed tick's holds just these).
  */
 export type TickFramework = Pick<SmartAccountsEnvironment, 'DelegationManager' | 'caveatEnforcers'>
 
@@ -68,6 +68,9 @@ export const TICK_ENFORCERS = [
   'ERC20TransferAmountEnforcer',
   'RedeemerEnforcer',
   'AllowedCalldataEnforcer',
+  // Wind-down reads from the action grant which vaults and approvals the Golem may hold open.
+  'AllowedTargetsEnforcer',
+  'AllowedMethodsEnforcer',
 ] as const
 
 /**

@@ -97,5 +97,20 @@ describe('npm start settings', () => {
         ],
       }),
     ).toEqual(['returned 124.5 USDC to the owner', 'returned 0.001 ETH to the owner'])
+    const vault = '0x000000000000000000000000000000000000a11a'
+    const token = '0x00000000000000000000000000000000000005dc'
+    expect(
+      returnLines({
+        positionsSettled: [
+          { kind: 'vault', vault, shares: '15000000', assets: '15000000', txHash: '0x01' },
+          { kind: 'approval', token, spender: vault, txHash: '0x02' },
+        ],
+        positionsLeftOpen: [{ kind: 'approval', token, spender: vault, allowance: '5', reason: 'refused: CannotUseADisabledDelegation' }],
+      }),
+    ).toEqual([
+      `redeemed 15000000 shares of vault ${vault} for 15000000 base units to the owner (0x01)`,
+      `revoked the allowance of ${vault} on ${token} (0x02)`,
+      `left open: allowance of 5 to ${vault} on ${token} (refused: CannotUseADisabledDelegation)`,
+    ])
   })
 })

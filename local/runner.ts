@@ -37,6 +37,7 @@ import { PORTAL_PORT, startDashboard } from './dashboard.ts'
 import { DEFAULT_PRICING } from '../functions/api/local.ts'
 import { runtimeByDelegation } from '../app/tick/paymentByDelegation.ts'
 import { selfExtensionConfig } from '../app/tick/selfExtensionConfig.ts'
+import type { PositionLeftOpen, PositionSettled } from '../core/lifecycle/windDownPlan.ts'
 import { dcaBeat } from '../client/dcaBeat.ts'
 import { golemActions, inProcessTransport, type GolemActions } from '../client/golemActions.ts'
 import { LocalStackError } from './errors.ts'
@@ -217,14 +218,32 @@ export function moneyLines(r: TickResult | undefined): string[] {
   return lines
 }
 
-/** What the death protocol sent home to the owner, one line per asset. */
+/** What the death protocol sent home to the owner, one line per asset, then what wind-down closed or left open. */
 export function returnLines(settlement: unknown): string[] {
-  const returned = (settlement as { fundsReturned?: { asset: string; status: string; amount?: string }[] } | undefined)?.fundsReturned
-  return (returned ?? []).map((f) =>
-    f.status === 'returned'
-      ? `returned ${f.asset === 'native' ? `${formatEther(BigInt(f.amount ?? '0'))} ETH` : usdc(BigInt(f.amount ?? '0'))} to the owner`
-      : `return of ${f.asset}: ${f.status}`,
-  )
+  const s = settlement as
+    | {
+        fundsReturned?: { asset: string; status: string; amount?: string }[]
+        positionsSettled?: PositionSettled[]
+        positionsLeftOpen?: PositionLeftOpen[]
+      }
+    | undefined
+  return [
+    ...(s?.fundsReturned ?? []).map((f) =>
+      f.status === 'returned'
+        ? `returned ${f.asset === 'native' ? `${formatEther(BigInt(f.amount ?? '0'))} ETH` : usdc(BigInt(f.amount ?? '0'))} to the owner`
+        : `return of ${f.asset}: ${f.status}`,
+    ),
+    ...(s?.positionsSettled ?? []).map((p) =>
+      p.kind === 'vault'
+        ? `redeemed ${p.shares} shares of vault ${p.vault} for ${p.assets} base units to the owner (${p.txHash})`
+        : `revoked the allowance of ${p.spender} on ${p.token} (${p.txHash})`,
+    ),
+    ...(s?.positionsLeftOpen ?? []).map((p) =>
+      p.kind === 'vault'
+        ? `left open: ${p.shares} shares of vault ${p.vault} (${p.reason})`
+        : `left open: allowance of ${p.allowance} to ${p.spender} on ${p.token} (${p.reason})`,
+    ),
+  ]
 }
 
 export async function runLocalStack(options: RunLocalStackOptions): Promise<void> {

@@ -295,6 +295,9 @@ describe("the tick's framework", () => {
         ERC20TransferAmountEnforcer: full.caveatEnforcers.ERC20TransferAmountEnforcer,
         RedeemerEnforcer: full.caveatEnforcers.RedeemerEnforcer,
         AllowedCalldataEnforcer: full.caveatEnforcers.AllowedCalldataEnforcer,
+        // What wind-down reads the vaults and approvals of the action grant from.
+        AllowedTargetsEnforcer: full.caveatEnforcers.AllowedTargetsEnforcer,
+        AllowedMethodsEnforcer: full.caveatEnforcers.AllowedMethodsEnforcer,
       },
     })
     expect(fn('Api').args.environment.BARDO_FRAMEWORK).toBeUndefined()

@@ -27,6 +27,7 @@ import { maxGasCost, returnFunds } from './returnFunds.ts'
 import { feesPerGasOf } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { slotBaseOf, type SlotBase } from './slots.ts'
+import { windDownOrNothing, type WindDownResult } from './windDown.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
 const done = (s: SlotSendOutcome) =>
@@ -43,10 +44,16 @@ export async function runDeathProtocol(
   const golemId = golem.golemId
   const slotBase = slotBaseOf(deps, nowMs)
 
-  // 1. Settlement-only actions. The runway grant moves USDC to the Golem's key and opens no position in
-  //    the owner's account, so there is nothing to unwind; action grants with open positions would settle
-  //    here (GolemPhase allows only the SETTLEMENT class in Terminal).
-  const positionsSettled: string[] = []
+  const keyRetired = await store.getSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP })
+  let resolved: Promise<GolemSigner> | undefined
+  const signerOf = () => (resolved ??= deps.signers.resolve(profile).then((s) => s.signer))
+
+  // 1. Settle what the Golem holds open in the owner's account, before anything takes its authority away:
+  //    its vault shares are redeemed (a settlement action the phase gate allows even in Terminal), its
+  //    allowances revoked while the phase still allows approve. Best effort: whatever the grant no longer
+  //    allows (revoked, expired) is listed as left open, and the death goes on.
+  const wound = await settlePositions(deps, slotBase, golemId, profile, read, keyRetired ? { none: 'the key is retired' } : signerOf)
+  if (wound.pending) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: wound.pending } }
 
   // 2. Post Terminal while the oracle still lists the Golem: deregistration keeps the phase it finds, and
   //    the death event the indexer records carries it, so every surface says Terminal after the death.
@@ -63,10 +70,7 @@ export async function runDeathProtocol(
 
   // 4. Disable every sub-delegation this Golem signed.
   const disabled: Hex[] = []
-  const keyRetired = await store.getSlot({ golemId, period: 0n, step: KEY_ZEROED_STEP })
   const subDelegations = disableSteps(profile)
-  let resolved: Promise<GolemSigner> | undefined
-  const signerOf = () => (resolved ??= deps.signers.resolve(profile).then((s) => s.signer))
   if (!keyRetired && subDelegations.length > 0) {
     const signer = await signerOf()
     for (const d of subDelegations) {
@@ -110,7 +114,8 @@ export async function runDeathProtocol(
     kind: 'DelegationExpiry',
     settledAt: nowMs,
     settlement: deathSettlementOf(profile, final, {
-      positionsSettled,
+      positionsSettled: wound.positionsSettled ?? [],
+      positionsLeftOpen: wound.leftOpen,
       subDelegationsDisabled: disabled,
       deregisterTx,
       fundsReturned: returned.lines,
@@ -140,6 +145,27 @@ export async function runDeathProtocol(
     vitality: FINAL_SURVIVAL_SCORE_BPS / 10_000,
     redemption: { status: 'revoke' },
   }
+}
+
+/**
+ * Step 1: wind-down with everything in scope, in the phase the chain holds the Golem in. A Golem the
+ * oracle no longer lists can act no more (its delegations refuse GolemNotRegistered), so only what was
+ * settled is read back. A grant record custody cannot read settles nothing rather than holding the death.
+ */
+async function settlePositions(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  read: ObservedGolem,
+  signer: (() => Promise<GolemSigner>) | { none: string },
+): Promise<WindDownResult> {
+  return windDownOrNothing(deps, slotBase, golemId, profile, {
+    phase: read.phase,
+    scope: 'all',
+    describe: true,
+    signer: read.registered ? signer : { none: 'the Golem is no longer registered: its delegations refuse every call' },
+  })
 }
 
 /** A post that reached the chain: a slot `reconciled` lost its nonce to another transaction and posted nothing. */

@@ -29,6 +29,8 @@ import { DEFAULT_LEASE_MS, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
+import { closeAllIfDue, windDownOrNothing, windDownSummary } from './windDown.ts'
+import { revokeBeforeFall } from '../../core/lifecycle/windDownPlan.ts'
 import type { TickDeps, TickResult } from './types.ts'
 import { InvariantError } from '../../core/errors.ts'
 import { countsAsFailure, isHalted, parseMaxConsecutiveFailures } from '../../core/lifecycle/heartbeatAnomaly.ts'
@@ -245,6 +247,16 @@ async function tickLeased(
   }
 
   let phaseNow: Phase = decision.phase.current
+  // Approve is an opening action, which the chain refuses from Conservation on: the Golem's allowances are
+  // revoked while it is still Stable or better, just before it posts the fall.
+  if (revokeBeforeFall(decision.phase.current, plan.postPhase?.next))
+    result.windDown = windDownSummary(
+      await windDownOrNothing(deps, slotBase, golemId, profile, {
+        phase: decision.phase.current,
+        scope: 'approvals',
+        signer: async () => signer,
+      }),
+    )
   if (plan.postPhase) {
     const post = plan.postPhase
     const phaseSlot = { golemId, period: 0n, step: post.step }
@@ -288,6 +300,15 @@ async function tickLeased(
     const moved = died.outcome === 'died' ? { phase: { from: decision.phase.current, to: 4, posted } } : {}
     return withDeathVitals(profile, read, { ...reported, ...moved, events: events.map((e) => e.type) }, decision.phase.current)
   }
+
+  // Declining unwinds (every vault share redeemed to the owner's account, through the action grant), and
+  // so does any tick after which the grant covering a position stops acting before the next one.
+  const closed = await closeAllIfDue(deps, slotBase, golemId, profile, {
+    phase: phaseNow,
+    nextTickAt: read.timestamp + BigInt(deps.tickIntervalSeconds ?? DEFAULT_INTERVAL_S),
+    signer: async () => signer,
+  })
+  if (closed) result.windDown = windDownSummary(closed)
 
   // Runtime paid by delegation comes from the owner's account through the runway grant itself: nothing
   // is redeemed to the key. Otherwise the runway is redeemed to the key, which pays from it.

@@ -7,6 +7,7 @@ import type { TickDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { VitalityParameters } from '../../core/lifecycle/vitality.ts'
 import type { VitalSigns } from '../../core/lifecycle/vitalSigns.ts'
+import type { PositionLeftOpen } from '../../core/lifecycle/windDownPlan.ts'
 import type { TickStore } from '../../core/store/index.ts'
 
 export type SelfExtensionConfig = {
@@ -97,6 +98,8 @@ export type TickResult = {
   redemption?: { status: string; amount?: bigint; txHash?: string | null; reason?: string; redeemAt?: bigint }
   /** The gas top-up from the owner's gas grant, when the Golem has one. */
   gas?: { status: string; amount?: bigint; txHash?: string | null; reason?: string }
+  /** Wind-down this tick: how many positions are settled so far, and what it could not close (core/lifecycle/windDownPlan.ts). */
+  windDown?: { settled: number; leftOpen: PositionLeftOpen[]; pending?: string }
   /** The Golem's purchase of its own runtime, when self-extension is configured. */
   selfExtension?: SelfExtensionResult
   events?: string[]

@@ -1,7 +1,9 @@
 // The death protocol, run once a Golem is Terminal, its grant has ended or its owner revoked it.
 // Irreversible and resumable: every step is a store slot, so a crashed or retried tick continues where
 // the last one stopped. The order is the rule:
-//   1. settle positions (settlement-only actions)
+//   1. settle what the Golem holds open in the owner's account (core/lifecycle/windDownPlan.ts): redeem its
+//      vault shares, revoke its allowances while the phase still allows approve; best effort, so a sudden
+//      death (revocation, expiry) settles what the grant still lets it and lists the rest as left open
 //   2. post Terminal on the VitalityOracle (the Golem's key reports it with score 0; the operator's reset
 //      when the key cannot pay), so the oracle, and the death event the indexer reads, end in Terminal
 //   3. deregister on the VitalityOracle with the operator key: every Bardo delegation of the Golem then
@@ -18,6 +20,7 @@ import type { Address, Hex } from 'viem'
 import { ownerOf } from '../custody/golemPolicy.ts'
 import { Phase, phaseNames } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
+import type { PositionLeftOpen, PositionSettled } from './windDownPlan.ts'
 
 export const KEY_ZEROED_STEP = 'death-key-zeroed'
 
@@ -138,7 +141,10 @@ export function deathCause(read: { disabled: boolean }): 'OwnerRevocation' | 'Na
 export type DelegationExpirySettlement = {
   delegationHash: string
   expiryCause: 'OwnerRevocation' | 'NaturalExpiry'
-  positionsSettled: string[]
+  /** Every position wind-down closed, with the transaction that closed it (its Declining ticks' included). */
+  positionsSettled: PositionSettled[]
+  /** What it could not close at death, and why: the owner closes it from their account. */
+  positionsLeftOpen: PositionLeftOpen[]
   subDelegationsDisabled: string[]
   deregisterTx: Hex | null
   sessionKeyZeroed: true
@@ -154,7 +160,8 @@ export function deathSettlementOf(
   profile: GolemProfile,
   read: { disabled: boolean; phase: Phase },
   done: {
-    positionsSettled: readonly string[]
+    positionsSettled: readonly PositionSettled[]
+    positionsLeftOpen: readonly PositionLeftOpen[]
     subDelegationsDisabled: readonly Hex[]
     deregisterTx: Hex | null
     fundsReturned: readonly FundsReturn[]
@@ -163,7 +170,8 @@ export function deathSettlementOf(
   return {
     delegationHash: profile.runway.chainHashes[0] as string,
     expiryCause: deathCause(read),
-    positionsSettled: [...done.positionsSettled],
+    positionsSettled: done.positionsSettled.map((p) => ({ ...p })),
+    positionsLeftOpen: done.positionsLeftOpen.map((p) => ({ ...p })),
     subDelegationsDisabled: [...done.subDelegationsDisabled],
     deregisterTx: done.deregisterTx,
     sessionKeyZeroed: true,

@@ -260,7 +260,7 @@ describe('the death plan', () => {
     const settlement = deathSettlementOf(
       p,
       { disabled: false, phase: Phase.Terminal },
-      { positionsSettled: [], subDelegationsDisabled: [hex32('01')], deregisterTx: null, fundsReturned: [] },
+      { positionsSettled: [], positionsLeftOpen: [], subDelegationsDisabled: [hex32('01')], deregisterTx: null, fundsReturned: [] },
     )
     expect(settlement).toMatchObject({
       expiryCause: 'NaturalExpiry',
@@ -286,6 +286,7 @@ describe('the death plan', () => {
       { disabled: false, phase: Phase.Terminal },
       {
         positionsSettled: [],
+        positionsLeftOpen: [],
         subDelegationsDisabled: [],
         deregisterTx: null,
         fundsReturned: [returnedLine(assets[0]!, 5n, hex32('aa')), unsentLine({ kind: 'native' }, 'empty', 0n)],

@@ -121,6 +121,8 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
       redemptionReason: result.redemption?.reason,
       redeemAt: result.redemption?.redeemAt,
       selfExtension: result.selfExtension?.status,
+      // Wind-down: positions closed so far, and how many this tick could not close.
+      windDown: result.windDown ? { settled: result.windDown.settled, leftOpen: result.windDown.leftOpen.length } : undefined,
       txHash: result.redemption?.txHash ?? undefined,
       health: result.health,
       rotated: result.rotated ? { from: result.rotated.from, to: result.rotated.to } : undefined,

@@ -1,0 +1,313 @@
+// Wind-down at the edge: reads what the Golem holds open in its owner's account (vault shares and
+// allowances for the vaults and approvals its action grant names), plans the closing steps
+// (core/lifecycle/windDownPlan.ts) and sends each through the action grant, exactly once per step slot.
+// The calls execute from the owner's account, so the redeemed assets land there. The settled positions
+// are read back from the step slots and their receipts, so a record built after a crash still lists
+// every one with its transaction.
+import { erc20Abi, getAbiItem, isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem'
+import { encodeActionCall, type ActionRequest } from '../../core/actions/actionCall.ts'
+import type { GolemSigner } from '../../core/custody/golemSigner.ts'
+import { ownerOf } from '../../core/custody/golemPolicy.ts'
+import { encodeRedemptions } from '../../core/delegations/redeem.ts'
+import { InvariantError } from '../../core/errors.ts'
+import { grantedPositions, type GrantedPositions, type PositionEnforcers } from '../../core/lifecycle/grantedPositions.ts'
+import type { Phase } from '../../core/lifecycle/phase.ts'
+import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import {
+  closeAllDue,
+  MAX_WIND_DOWN_ATTEMPTS,
+  redeemBase,
+  revokeBase,
+  windDownPlan,
+  WindDownPlanError,
+  windDownStep,
+  type PositionLeftOpen,
+  type PositionSettled,
+  type WindDownStep,
+} from '../../core/lifecycle/windDownPlan.ts'
+import type { ActionGrantRecord } from '../../core/actions/actionGrant.ts'
+import { ActionGrantError } from '../../core/actions/errors.ts'
+import { sendOnce } from '../../adapters/chain/sendOnce.ts'
+import { loadActionGrant } from '../actions/actionGrantStore.ts'
+import type { SlotBase } from './slots.ts'
+import type { TickDeps, TickResult } from './types.ts'
+
+export type WindDownResult = {
+  /** How many positions wind-down has closed for this Golem so far, this tick's included. */
+  settled: number
+  /** Those positions with their transactions, read from their receipts: only when asked for (`describe`). */
+  positionsSettled?: PositionSettled[]
+  /** What this tick could not close, and why. */
+  leftOpen: PositionLeftOpen[]
+  /** A step another invocation holds (or one still in flight): the next tick finishes it. */
+  pending: string | null
+}
+
+const nothing = (describe?: boolean): WindDownResult => ({
+  settled: 0,
+  ...(describe ? { positionsSettled: [] } : {}),
+  leftOpen: [],
+  pending: null,
+})
+
+const withdrawEvent = getAbiItem({
+  abi: [
+    {
+      type: 'event',
+      name: 'Withdraw',
+      inputs: [
+        { name: 'sender', type: 'address', indexed: true },
+        { name: 'receiver', type: 'address', indexed: true },
+        { name: 'owner', type: 'address', indexed: true },
+        { name: 'assets', type: 'uint256', indexed: false },
+        { name: 'shares', type: 'uint256', indexed: false },
+      ],
+    },
+  ] as const,
+  name: 'Withdraw',
+})
+
+export async function windDown(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  p: {
+    phase: Phase
+    scope: 'approvals' | 'all'
+    /**
+     * The Golem's signer, or why nothing may be sent any more (the key is retired, the Golem is no longer
+     * registered): the settled positions are then only read back, and what is open is listed with the reason.
+     */
+    signer: (() => Promise<GolemSigner>) | { none: string }
+    /** Read every settled position's receipt for the record (the death protocol); a tick only counts them. */
+    describe?: boolean
+  },
+  /** The grant as grantOf read it, when the caller already did. */
+  granted?: Granted | null,
+): Promise<WindDownResult> {
+  const grant = granted === undefined ? await grantOf(deps, golemId) : granted
+  if (!grant) return nothing(p.describe)
+  const { record, positions } = grant
+  const owner = ownerOf(profile)
+  const inFlight = await readSlots(deps, slotBase, golemId, positions)
+  const { confirmed, attempts } = inFlight
+  const vaults =
+    p.scope === 'all'
+      ? await Promise.all(
+          positions.vaults.map(async ({ vault }) => ({
+            vault,
+            shares: await deps.client.readContract({ address: vault, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+          })),
+        )
+      : []
+  const approvals = await Promise.all(
+    positions.approvals.map(async ({ token, spender }) => ({
+      token,
+      spender,
+      allowance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+    })),
+  )
+  const plan = windDownPlan({ phase: p.phase, scope: p.scope, vaults, approvals, attempts })
+  const leftOpen = [...plan.leftOpen]
+  const done = async (pending: string | null): Promise<WindDownResult> => ({
+    settled: confirmed.length,
+    ...(p.describe
+      ? {
+          positionsSettled: await Promise.all(
+            confirmed.map(async (c) =>
+              settledOf(c.step, owner, c.txHash, c.receipt ?? (await deps.client.getTransactionReceipt({ hash: c.txHash }))),
+            ),
+          ),
+        }
+      : {}),
+    leftOpen,
+    pending,
+  })
+  if (plan.steps.length === 0) return done(inFlight.pending)
+  if (typeof p.signer !== 'function') {
+    const reason = p.signer.none
+    leftOpen.push(...plan.steps.map((s) => openOf(s, reason)))
+    return done(inFlight.pending)
+  }
+  const signer = await p.signer()
+  let pending = inFlight.pending
+  for (const step of plan.steps) {
+    const chain = chainOf(record, positions, step)
+    const call = encodeActionCall(requestOf(step), owner)
+    const sent = await sendOnce({
+      ...slotBase,
+      slot: { golemId, period: 0n, step: step.step },
+      afterBroadcast: () => deps.afterBroadcast?.('winddown'),
+      build: async () => ({
+        sender: signer.address,
+        to: deps.deployment.environment.DelegationManager,
+        data: encodeRedemptions([{ chain, executions: [{ target: call.target, value: 0n, callData: call.callData }] }]),
+        sign: (tx) => signer.signRedemptionTransaction(tx),
+      }),
+    })
+    if (sent.status === 'confirmed') confirmed.push({ step, txHash: sent.txHash, receipt: sent.receipt })
+    else if (sent.status === 'busy') pending = `winddown ${step.step}: ${sent.reason}`
+    else leftOpen.push(openOf(step, `${sent.status}: ${sent.reason}`))
+  }
+  return done(pending)
+}
+
+export type Granted = { record: ActionGrantRecord; positions: GrantedPositions }
+
+/** The action grant in force and what it lets the Golem hold open; null when it names nothing wind-down can close. */
+export async function grantOf(deps: TickDeps, golemId: string): Promise<Granted | null> {
+  const record = await loadActionGrant(deps.store, golemId)
+  if (!record) return null
+  const positions = grantedPositions(record, enforcersOf(deps))
+  return positions.vaults.length === 0 && positions.approvals.length === 0 ? null : { record, positions }
+}
+
+/**
+ * The tick's close-all, when it is due (core/lifecycle/windDownPlan.ts closeAllDue): in Declining, or when
+ * a delegation covering a position stops acting before the next tick. Null when not due: then only the
+ * grant was read, nothing on the chain.
+ */
+export async function closeAllIfDue(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  profile: GolemProfile,
+  p: { phase: Phase; nextTickAt: bigint; signer: () => Promise<GolemSigner> },
+): Promise<WindDownResult | null> {
+  let grant: Granted | null
+  try {
+    grant = await grantOf(deps, golemId)
+  } catch (error) {
+    if (error instanceof ActionGrantError) return null
+    throw error
+  }
+  if (!grant) return null
+  const endsAt = [...grant.positions.vaults, ...grant.positions.approvals].map((g) => g.endsAt)
+  if (!closeAllDue({ phase: p.phase, nextTickAt: p.nextTickAt, endsAt })) return null
+  return windDownOrNothing(deps, slotBase, golemId, profile, { phase: p.phase, scope: 'all', signer: p.signer }, grant)
+}
+
+/** windDown, except that a grant record custody cannot read settles nothing rather than failing the tick again and again. */
+export async function windDownOrNothing(...args: Parameters<typeof windDown>): Promise<WindDownResult> {
+  try {
+    return await windDown(...args)
+  } catch (error) {
+    if (error instanceof ActionGrantError || error instanceof WindDownPlanError) return nothing(args[4].describe)
+    throw error
+  }
+}
+
+/** What a tick reports of its wind-down. */
+export function windDownSummary(r: WindDownResult): NonNullable<TickResult['windDown']> {
+  return { settled: r.settled, leftOpen: r.leftOpen, ...(r.pending ? { pending: r.pending } : {}) }
+}
+
+function enforcersOf(deps: TickDeps): PositionEnforcers {
+  const e = deps.deployment.environment.caveatEnforcers
+  const named = (name: string): Address => {
+    const address = e[name]
+    if (!address) throw new InvariantError('FRAMEWORK_MISSING', `deployment: the framework has no ${name}`)
+    return address
+  }
+  return {
+    allowedTargets: named('AllowedTargetsEnforcer'),
+    allowedMethods: named('AllowedMethodsEnforcer'),
+    allowedCalldata: named('AllowedCalldataEnforcer'),
+    golemPhase: deps.deployment.enforcers.golemPhase,
+  }
+}
+
+type Confirmed = { step: WindDownStep; txHash: Hex; receipt?: TransactionReceipt }
+
+/**
+ * The attempts spent per position and the steps that settled one: a confirmed slot settled its
+ * position; a failed or reconciled one moved nothing and gives way to the next. A slot with a recorded
+ * transaction that no tick saw through (a crash after the broadcast) is settled from the chain first,
+ * never signed again: its redemption may have emptied the position, so no plan would name it again. A
+ * slot claimed without a transaction is the attempt to use next.
+ */
+async function readSlots(
+  deps: TickDeps,
+  slotBase: SlotBase,
+  golemId: string,
+  positions: GrantedPositions,
+): Promise<{ confirmed: Confirmed[]; attempts: Record<string, number>; pending: string | null }> {
+  const confirmed: Confirmed[] = []
+  const attempts: Record<string, number> = {}
+  let pending: string | null = null
+  const steps: WindDownStep[] = [
+    ...positions.vaults.map(({ vault }) => ({ kind: 'redeem' as const, base: redeemBase(vault), step: '', vault, shares: 0n })),
+    ...positions.approvals.map(({ token, spender }) => ({
+      kind: 'revoke' as const,
+      base: revokeBase(token, spender),
+      step: '',
+      token,
+      spender,
+      allowance: 0n,
+    })),
+  ]
+  for (const position of steps) {
+    let k = 0
+    for (; k < MAX_WIND_DOWN_ATTEMPTS; k++) {
+      const ref = { golemId, period: 0n, step: windDownStep(position.base, k) }
+      const slot = await deps.store.getSlot(ref)
+      if (!slot || slot.status === 'claimed') break
+      const step = { ...position, step: ref.step }
+      if (slot.status === 'sent') {
+        const settled = await sendOnce({ ...slotBase, slot: ref, build: neverSignAgain })
+        if (settled.status === 'confirmed') confirmed.push({ step, txHash: settled.txHash, receipt: settled.receipt })
+        else if (settled.status === 'busy') {
+          pending = `winddown ${ref.step}: ${settled.reason}`
+          break
+        }
+      } else if (slot.status === 'confirmed' && slot.txHash) confirmed.push({ step, txHash: slot.txHash })
+    }
+    attempts[position.base] = k
+  }
+  return { confirmed, attempts, pending }
+}
+
+const neverSignAgain = async (): Promise<never> => {
+  throw new InvariantError(
+    'SLOT_SIGNED_TWICE',
+    'wind-down: a step with a recorded transaction is settled from the chain, never signed again',
+  )
+}
+
+function requestOf(step: WindDownStep): ActionRequest {
+  return step.kind === 'redeem'
+    ? { kind: 'redeem', vault: step.vault, shares: step.shares }
+    : { kind: 'approve', token: step.token, spender: step.spender, amount: 0n }
+}
+
+function chainOf(record: ActionGrantRecord, positions: GrantedPositions, step: WindDownStep) {
+  const hash =
+    step.kind === 'redeem'
+      ? positions.vaults.find((v) => v.vault === step.vault)?.delegation
+      : positions.approvals.find((a) => a.token === step.token && a.spender === step.spender)?.delegation
+  const entry = record.delegations.find((d) => d.hash === hash)
+  if (!entry) throw new InvariantError('WIND_DOWN_GRANT', `wind-down: no delegation of the grant covers ${step.step}`)
+  return entry.chain
+}
+
+/** A settled position as the record lists it: a vault's redemption with the shares and assets its Withdraw event reports. */
+function settledOf(step: WindDownStep, owner: Address, txHash: Hex, receipt: TransactionReceipt): PositionSettled {
+  if (step.kind === 'revoke') return { kind: 'approval', token: step.token, spender: step.spender, txHash }
+  const withdraw = parseEventLogs({ abi: [withdrawEvent], logs: receipt.logs }).find(
+    (l) => isAddressEqual(l.address, step.vault) && isAddressEqual(l.args.owner, owner),
+  )
+  return {
+    kind: 'vault',
+    vault: step.vault,
+    shares: (withdraw?.args.shares ?? step.shares).toString(),
+    assets: (withdraw?.args.assets ?? 0n).toString(),
+    txHash,
+  }
+}
+
+function openOf(step: WindDownStep, reason: string): PositionLeftOpen {
+  return step.kind === 'redeem'
+    ? { kind: 'vault', vault: step.vault, shares: step.shares.toString(), reason }
+    : { kind: 'approval', token: step.token, spender: step.spender, allowance: step.allowance.toString(), reason }
+}
