@@ -148,6 +148,8 @@ export async function windDown(
     })
     if (sent.status === 'confirmed') confirmed.push({ step, txHash: sent.txHash, receipt: sent.receipt })
     else if (sent.status === 'busy') pending = `winddown ${step.step}: ${sent.reason}`
+    // Mined but not yet as deep as the chain's confirmation depth: a later tick settles it.
+    else if (sent.status === 'pending') pending = `winddown ${step.step}: ${sent.confirmations} of ${sent.needed} confirmations`
     else leftOpen.push(openOf(step, `${sent.status}: ${sent.reason}`))
   }
   return done(pending)
