@@ -76,6 +76,12 @@ describe('countsAsFailure', () => {
     expect(countsAsFailure(named('KmsSignerError', named('ThrottlingException')))).toBe(false)
     expect(countsAsFailure(named('ContractFunctionExecutionError', named('ContractFunctionRevertedError')))).toBe(true)
   })
+
+  it('never counts the chain forgetting a transaction it answered before (a reorg, a lagging node)', () => {
+    const named = (name: string) => Object.assign(new Error(name), { name })
+    for (const name of ['TransactionNotFoundError', 'TransactionReceiptNotFoundError', 'BlockNotFoundError'])
+      expect(countsAsFailure(named(name)), name).toBe(false)
+  })
 })
 
 describe('isHalted', () => {

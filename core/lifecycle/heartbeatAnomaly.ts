@@ -54,8 +54,9 @@ export const SIGNER_NOT_HELD = 'SIGNER_NOT_HELD'
 
 /**
  * Errors of the platform rather than of the Golem, by name anywhere in the cause chain: the chain's
- * endpoint unreachable, slow or answering with a server error, a service throttling. An outage would
- * otherwise halt every Golem at once.
+ * endpoint unreachable, slow or answering with a server error, a service throttling, the chain no longer
+ * knowing a transaction or block it answered before (a reorg, a lagging node: the slots settle those on a
+ * later tick). An outage or a reorg would otherwise halt every Golem it touched.
  */
 export const PLATFORM_ERRORS: ReadonlySet<string> = new Set([
   'HttpRequestError',
@@ -71,6 +72,9 @@ export const PLATFORM_ERRORS: ReadonlySet<string> = new Set([
   'RequestLimitExceeded',
   'ServiceUnavailable',
   'InternalServerError',
+  'TransactionNotFoundError',
+  'TransactionReceiptNotFoundError',
+  'BlockNotFoundError',
 ])
 
 /**

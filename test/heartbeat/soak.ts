@@ -58,6 +58,8 @@ export type GolemAccount = {
   /** Redemptions the store records (RunwayRedeemed) whose transaction is not on the chain. */
   lost: number
   dead: boolean
+  /** Stopped by the heartbeat anomaly (its ticks failed too many times in a row). */
+  halted: boolean
   /** toKey === home + held + elsewhere, nothing elsewhere, nothing left on a dead Golem's key. */
   conserved: boolean
 }
@@ -87,6 +89,12 @@ const PLAIN_SEND = 'eth_sendRawTransaction'
 const DEFAULT_FAULTS: FaultRates = { drop: 0.06, delay: 0.08, fail: 0.06, loseResponse: 0.05 }
 const SEND_FAULTS: FaultRates = { loseResponse: 0.2, drop: 0.05, fail: 0.05 }
 const MAX_ROUNDS_PER_DAY = 150
+/**
+ * The chain's confirmation depth in the soak: deeper than its deepest reorg (3 blocks), as a deployment's
+ * must be deeper than its chain's (docs/reliability.md, "Depths"); a slot final at a shallower depth can
+ * be reorged after it was settled, and nothing looks at it again.
+ */
+const CONFIRMATIONS = 4
 
 export class SoakOptionsError extends Error {
   constructor(field: string, rule: string) {
@@ -145,18 +153,27 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     let tickErrors = 0
     let heartbeatErrors = 0
     const failures = new Map<string, number>()
-    const invoker = new LocalInvoker((id) => env.deps(id, { client: faulty, leaseMs: 10_000, tickIntervalSeconds: 3_600 }), {
-      onError: (_id, e) => {
-        tickErrors++
-        const what = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).split('\n')[0]!.slice(0, 120)
-        failures.set(what, (failures.get(what) ?? 0) + 1)
+    const invoker = new LocalInvoker(
+      (id) =>
+        env.deps(id, {
+          client: faulty,
+          leaseMs: 10_000,
+          tickIntervalSeconds: 3_600,
+          confirmations: { [env.devnet.chain.id]: CONFIRMATIONS },
+        }),
+      {
+        onError: (_id, e) => {
+          tickErrors++
+          const what = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).split('\n')[0]!.slice(0, 120)
+          failures.set(what, (failures.get(what) ?? 0) + 1)
+        },
       },
-    })
+    )
     const reorgs = { count: 0, blocksDropped: 0 }
     let rounds = 0
     let days = 0
     const alive = async () => (await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))).filter((r) => r?.status !== 'dead')
-    while (performance.now() < deadline && (await alive()).length > 0 && days <= runwayDays + 2) {
+    while (performance.now() < deadline && (await alive()).length > 0 && days <= runwayDays + 10) {
       const dayStartMs = Number(await chainNow(env.client)) * 1000
       for (let round = 0; round < MAX_ROUNDS_PER_DAY && performance.now() < deadline; round++) {
         rounds++
@@ -228,8 +245,9 @@ async function accountOf(
   const lost = recorded.filter((e) => !onChain.has(String(e.data.txHash).toLowerCase())).length
   const record = await env.store.getGolem(g.golemId)
   const dead = record?.status === 'dead'
+  const halted = record?.lastTick?.outcome === 'halted'
   const conserved = toKey === home + held + elsewhere && elsewhere === 0n && (!dead || held === 0n)
-  return { golemId: g.golemId, toKey, home, held, elsewhere, redemptions: redemptions.length, doubled, lost, dead, conserved }
+  return { golemId: g.golemId, toKey, home, held, elsewhere, redemptions: redemptions.length, doubled, lost, dead, halted, conserved }
 }
 
 /** The report as the soak prints it. */
@@ -247,7 +265,7 @@ export function soakLines(r: SoakReport): string[] {
   for (const [what, n] of r.failures.slice(0, 5)) lines.push(`  failed ${n}x: ${what}`)
   for (const a of r.accounts)
     lines.push(
-      `  ${a.golemId}: to key ${usdc(a.toKey)} = home ${usdc(a.home)} + held ${usdc(a.held)} + elsewhere ${usdc(a.elsewhere)}: ${a.conserved ? 'conserved' : 'NOT CONSERVED'}; ${a.redemptions} redemptions${a.doubled ? `, ${a.doubled} doubled` : ''}${a.lost ? `, ${a.lost} lost` : ''}${a.dead ? ', dead' : ', alive'}`,
+      `  ${a.golemId}: to key ${usdc(a.toKey)} = home ${usdc(a.home)} + held ${usdc(a.held)} + elsewhere ${usdc(a.elsewhere)}: ${a.conserved ? 'conserved' : 'NOT CONSERVED'}; ${a.redemptions} redemptions${a.doubled ? `, ${a.doubled} doubled` : ''}${a.lost ? `, ${a.lost} lost` : ''}${a.dead ? ', dead' : a.halted ? ', halted' : ', alive'}`,
     )
   lines.push(`soak: ${r.held ? 'HELD' : 'BROKE'}`)
   return lines
