@@ -354,7 +354,9 @@ describe("the owner's dashboard in headless Chromium", () => {
   }, 120_000)
 
   it('shows the death and the succession call to action', async () => {
-    const overlay = await page.waitForSelector('#death-overlay h3', { timeout: 60_000 })
+    // The overlay counts down through Terminal first; the page says the Golem died once its poll reads the death.
+    await page.waitForFunction("document.querySelector('#death-overlay h3')?.textContent === 'This Golem has died'", { timeout: 60_000 })
+    const overlay = await page.$('#death-overlay h3')
     expect(await overlay!.evaluate((e) => e.textContent ?? '')).toBe('This Golem has died')
     expect(await page.$eval('#death-overlay', (e) => e.textContent ?? '')).toMatch(/successor/)
     // Where the money went: what the death protocol sent home, per asset, in the token's units.
