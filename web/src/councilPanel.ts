@@ -166,6 +166,7 @@ function FormCouncil({
       const r = await formCouncil(wallet!, request)
       setStatus(`formed council ${r.council}`)
       setChosen([])
+      setReceiver('')
       onFormed()
     } catch (e) {
       setStatus(`form a council failed: ${e instanceof Error ? e.message : String(e)}`)
