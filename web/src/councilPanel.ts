@@ -13,6 +13,7 @@ import {
   councilRows,
   councilSummary,
   ran,
+  type Council,
   type CouncilCard,
   type CouncilProposal,
   type CouncilRow,
@@ -21,6 +22,11 @@ import {
 
 /** Proposals change at the pace of members signing: a read every 10 s is plenty, and keeps the read tier free for the Golem panels. */
 const COUNCIL_POLL_MS = 10_000
+/**
+ * The owner's councils change only when the owner forms one: read once a minute (and at once after a
+ * formation on this page), so a page without a council costs the read tier one request a minute.
+ */
+const COUNCIL_LIST_MS = 60_000
 const when = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19)
 const short = (a: string) => `${a.slice(0, 10)}…${a.slice(-6)}`
 
@@ -30,23 +36,18 @@ const listCouncils = (owner: string) => answer(api.api.v1.councils.$get({ query:
 const listProposals = (council: string) =>
   answer(api.council.v1.proposals.$get({ query: { council, limit: String(COUNCIL_READ) }, header: {} }))
 
-/**
- * The owner's councils, each with its newest proposals and what the indexer saw of them; null when this
- * deployment serves no councils (501, or 404 from another proxy), so the panel stays hidden. An indexer
- * that is down or behind marks executions as pending.
- */
-export async function loadCouncils(owner: string, indexer: boolean): Promise<CouncilCard[] | null> {
-  let councils: Awaited<ReturnType<typeof listCouncils>>['councils']
+/** The owner's councils; null when this deployment serves none (501, or 404 from another proxy), so the panel stays hidden. */
+export async function loadCouncils(owner: string): Promise<Council[] | null> {
   try {
-    councils = (await listCouncils(owner)).councils
+    return (await listCouncils(owner)).councils
   } catch (e) {
     if (e instanceof RequestError && (e.status === 404 || e.status === 501)) return null
     throw e
   }
-  return Promise.all(councils.map(async (council) => ({ council, rows: await proposalRows(council.council, indexer) })))
 }
 
-async function proposalRows(council: string, indexer: boolean): Promise<CouncilRow[]> {
+/** A council's newest proposals and what the indexer saw of them; an indexer that is down or behind marks executions as pending. */
+export async function proposalRows(council: string, indexer: boolean): Promise<CouncilRow[]> {
   // The API documents an execution loosely (its shape follows how the proposal ended); the panel reads the fields it knows.
   const proposals: CouncilProposal[] = (await listProposals(council)).proposals.map((p) => ({
     ...p,
@@ -81,27 +82,47 @@ export function CouncilPanel({
   wallet: Wallet | null
   usdc: string
 }) {
-  const [cards, setCards] = useState<CouncilCard[] | null>(null)
+  const [councils, setCouncils] = useState<Council[] | null>(null)
+  const [rows, setRows] = useState<Record<string, CouncilRow[]>>({})
   const [formed, setFormed] = useState(0)
+  // The owner's councils: on load, once a minute, and at once after a formation here.
   useEffect(() => {
     if (!owner) return
     let stopped = false
-    let timer: ReturnType<typeof setInterval> | undefined
-    const poll = async () => {
-      const next = await loadCouncils(owner, indexer).catch(() => undefined)
+    const read = async () => {
+      const next = await loadCouncils(owner).catch(() => undefined)
       if (stopped || next === undefined) return
-      setCards(next)
+      setCouncils(next)
       // No councils here: stop asking.
-      if (next === null && timer !== undefined) clearInterval(timer)
+      if (next === null) clearInterval(timer)
     }
-    void poll()
-    timer = setInterval(poll, COUNCIL_POLL_MS)
+    const timer = setInterval(read, COUNCIL_LIST_MS)
+    void read()
     return () => {
       stopped = true
       clearInterval(timer)
     }
-  }, [indexer, owner, formed])
-  if (cards === null) return null
+  }, [owner, formed])
+  // Each council's proposals, every 10 s.
+  useEffect(() => {
+    if (!councils || councils.length === 0) return
+    let stopped = false
+    const read = async () => {
+      const found = await Promise.all(
+        councils.map(async (c) => [c.council, await proposalRows(c.council, indexer).catch(() => undefined)] as const),
+      )
+      if (stopped) return
+      setRows((before) => Object.fromEntries(found.map(([council, r]) => [council, r ?? before[council] ?? []])))
+    }
+    void read()
+    const timer = setInterval(read, COUNCIL_POLL_MS)
+    return () => {
+      stopped = true
+      clearInterval(timer)
+    }
+  }, [councils, indexer])
+  if (councils === null) return null
+  const cards: CouncilCard[] = councils.map((council) => ({ council, rows: rows[council.council] ?? [] }))
   return html`<section class="card" id="council">
     <h3>Coordination Council</h3>
     ${cards.length === 0 ? html`<p id="no-council">No council yet.</p>` : cards.map((card) => html`<${CouncilView} card=${card} />`)}
