@@ -54,9 +54,14 @@ export async function renew(wallet: Wallet, golemId: string): Promise<{ delegati
  */
 export async function answerRotation(wallet: Wallet, golemId: string): Promise<{ to: string; periodStart: number }> {
   const id = encodeURIComponent(golemId)
-  const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(`/api/v1/golems/${id}/rotation-grant-draft`)
+  type GrantDraft = Draft<{ delegation: Record<string, unknown> }>
+  const draft = await postJson<GrantDraft & { gas?: GrantDraft }>(`/api/v1/golems/${id}/rotation-grant-draft`)
   const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
-  return postJson(`/api/v1/golems/${id}/rotation-grant`, { delegation: { ...draft.delegation, signature } })
+  // The old key's gas grant names the old key only: the new key's is signed beside the runway's.
+  const gas = draft.gas
+    ? { gas: { ...draft.gas.delegation, signature: await signTypedData(wallet.provider, wallet.address, draft.gas.typedData) } }
+    : {}
+  return postJson(`/api/v1/golems/${id}/rotation-grant`, { delegation: { ...draft.delegation, signature }, ...gas })
 }
 
 export type Adjusted = { delegationHash: string; periodAmount: string; periodStart: number; grant_ends_at: number; txHash: string }
