@@ -116,6 +116,8 @@ const KILL_STEPS = ['runway', 'phase', 'deregister', 'return-token', 'return-nat
 /** The latest random moment of a kill from outside, after the worker starts (its start-up takes about a second). */
 const MAX_KILL_DELAY_MS = 2_500
 const LEASE_MS = 10_000
+/** Golems judged at once at the end. */
+const ACCOUNTS_AT_ONCE = 20
 
 export class SoakOptionsError extends Error {
   constructor(field: string, rule: string) {
@@ -280,7 +282,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }
     proxy.setFaults({})
     const cut = performance.now() >= deadline
-    const accounts = await Promise.all(fleets.flat().map((g) => accountOf(env, g, owner.address, usdc)))
+    // The owner's transfers read once; the Golems judged a few at a time (a thousand at once time out).
+    const fromOwner = await usdcTransfersFrom(env.client, usdc, owner.address)
+    const accounts: GolemAccount[] = []
+    const everyGolem = fleets.flat()
+    for (let i = 0; i < everyGolem.length; i += ACCOUNTS_AT_ONCE)
+      accounts.push(
+        ...(await Promise.all(everyGolem.slice(i, i + ACCOUNTS_AT_ONCE).map((g) => accountOf(env, g, owner.address, usdc, fromOwner)))),
+      )
     return {
       golems: fleets.flat().length,
       generations: fleets.length,
@@ -314,8 +323,9 @@ async function accountOf(
   g: FleetGolem,
   owner: Address,
   usdc: Address,
+  fromOwner: Awaited<ReturnType<typeof usdcTransfersFrom>>,
 ): Promise<GolemAccount> {
-  const toKey = (await usdcTransfersFrom(env.client, usdc, owner)).filter((t) => t.to === g.golemKey).reduce((s, t) => s + t.value, 0n)
+  const toKey = fromOwner.filter((t) => t.to === g.golemKey).reduce((s, t) => s + t.value, 0n)
   const out = await usdcTransfersFrom(env.client, usdc, g.golemKey)
   const home = out.filter((t) => t.to === owner).reduce((s, t) => s + t.value, 0n)
   const elsewhere = out.filter((t) => t.to !== owner).reduce((s, t) => s + t.value, 0n)
