@@ -19,4 +19,9 @@ const stop = () => {
   server.closeAllConnections()
 }
 process.on('SIGTERM', stop)
+// Runs in its own process group: when the runner is gone (even by SIGKILL), this process goes too.
+const parent = process.ppid
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0)
+}, 500).unref()
 process.on('SIGINT', stop)

@@ -34,7 +34,9 @@ export async function supervise(o: SuperviseOptions): Promise<SupervisedProcess>
 
   const startOnce = () =>
     new Promise<ChildProcess>((resolve, reject) => {
-      const c = spawn(o.command, o.args, { env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
+      // Its own process group: a Ctrl-C at the terminal reaches the runner, which stops the child itself,
+      // and never the child first (its exit would look like a crash and be restarted).
+      const c = spawn(o.command, o.args, { env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
       const timer = setTimeout(() => {
         c.kill('SIGKILL')
         reject(new LocalStackError('SUPERVISOR', `${o.name}: not ready after ${o.readyTimeoutMs ?? 30_000} ms`))
@@ -70,7 +72,12 @@ export async function supervise(o: SuperviseOptions): Promise<SupervisedProcess>
   const restart = async (): Promise<void> => {
     for (let attempt = 0; !stopping; attempt++) {
       try {
-        child = await startOnce()
+        const next = await startOnce()
+        if (stopping) {
+          next.kill('SIGTERM')
+          return
+        }
+        child = next
         restarts++
         watch(child)
         o.onRestart?.(restarts)
