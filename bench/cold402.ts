@@ -22,6 +22,7 @@ import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.t
 import { startDevnet, type Devnet } from '../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite } from '../local/dynalite.ts'
 import { provisionGolem } from '../local/provision.ts'
+import { numberArg } from './lib/numberArg.ts'
 import { formatRatio, verdict } from './lib/table.ts'
 
 /**
@@ -289,13 +290,7 @@ export function formatCold402Bench(r: Cold402BenchResult): string {
   ].join('\n')
 }
 
-function arg(name: string): number | undefined {
-  const i = process.argv.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(process.argv[i + 1]) : undefined
-  return v !== undefined && Number.isFinite(v) && v > 0 ? v : undefined
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = await runCold402Bench({ rounds: arg('rounds'), log: (l) => process.stderr.write(`${l}\n`) })
+  const r = await runCold402Bench({ rounds: numberArg('rounds'), log: (l) => process.stderr.write(`${l}\n`) })
   console.log(formatCold402Bench(r))
 }

@@ -21,6 +21,7 @@ import { startLambdaInvokeEndpoint } from '../test/lambda/invokeEndpoint.ts'
 import { startSqsEndpoint } from '../test/lambda/sqsEndpoint.ts'
 import { apiEvent, bundleTo, coldStart, lambdaEnv, medianStart, RUNNER, type ColdStart } from './cold402.ts'
 import { formatRatio, formatTable } from './lib/table.ts'
+import { numberArg } from './lib/numberArg.ts'
 
 export const COLD_LAMBDAS = {
   tick: 'functions/tick/handler.ts',
@@ -142,13 +143,7 @@ export function formatColdStartBench(r: ColdStartBenchResult): string {
   ].join('\n')
 }
 
-function arg(name: string): number | undefined {
-  const i = process.argv.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(process.argv[i + 1]) : undefined
-  return v !== undefined && Number.isFinite(v) && v > 0 ? v : undefined
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = await runColdStartBench({ rounds: arg('rounds'), log: (l) => process.stderr.write(`${l}\n`) })
+  const r = await runColdStartBench({ rounds: numberArg('rounds'), log: (l) => process.stderr.write(`${l}\n`) })
   console.log(formatColdStartBench(r))
 }

@@ -6,7 +6,7 @@
 // gone is found again from the same signed bytes while its authorization is still valid; one that can
 // no longer land (its authorization expired with the nonce unused) is reversed: nothing moved, nothing
 // is credited, and the payer reads the reversal on the payment's status.
-import { confirmationsOf } from '../finality.ts'
+import { receiptStanding } from '../finality.ts'
 
 /** What the chain says about a recorded settlement. */
 export type SettlementSighting =
@@ -40,10 +40,8 @@ export type CreditVerdict =
 /** The rule for a pending credit, at confirmation depth `depth`. */
 export function judgeCredit(sighting: SettlementSighting, depth: number): CreditVerdict {
   switch (sighting.kind) {
-    case 'receipt': {
-      const confirmations = confirmationsOf(sighting.blockNumber, sighting.head)
-      return confirmations >= depth ? { kind: 'final', confirmations } : { kind: 'confirming', confirmations, needed: depth }
-    }
+    case 'receipt':
+      return receiptStanding(sighting, depth)
     case 'known':
       return { kind: 'wait' }
     case 'gone':

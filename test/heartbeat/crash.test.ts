@@ -12,7 +12,7 @@ import { runTick } from '../../app/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import type { CrashArgs } from './crashWorker.ts'
-import { crashingTick, deploymentJson, type CrashExit } from './crashingTick.ts'
+import { crashArgsOn, crashingTick, type CrashExit } from './crashingTick.ts'
 import {
   DAY,
   USDC,
@@ -65,17 +65,7 @@ async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem>
 
 /** Runs one tick in a worker process that kills itself right after broadcasting `crashAfter`. */
 function tickKilledAfter(golemId: string, crashAfter: CrashArgs['crashAfter']): Promise<CrashExit> {
-  const args: CrashArgs = {
-    rpcUrl: env.devnet.rpcUrl,
-    chainId: env.devnet.deployment.chainId,
-    dynamoEndpoint: env.dynalite.endpoint,
-    tableName: env.tableName,
-    deployment: deploymentJson(env.devnet.deployment),
-    golemId,
-    invocationId: `worker-${golemId}-${crashAfter}`,
-    crashAfter,
-    leaseMs: CHILD_LEASE_MS,
-  }
+  const args = crashArgsOn(env, { golemId, invocationId: `worker-${golemId}-${crashAfter}`, crashAfter, leaseMs: CHILD_LEASE_MS })
   return crashingTick(args, keys.get(golemId)!)
 }
 

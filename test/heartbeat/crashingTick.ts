@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process'
 import type { Hex } from 'viem'
 import type { CrashArgs } from './crashWorker.ts'
+import type { HeartbeatEnv } from './harness.ts'
 
 export type CrashExit = { code: number | null; signal: NodeJS.Signals | null; output: string }
 
@@ -26,5 +27,20 @@ export function crashingTick(args: CrashArgs, keyHex: Hex, options: { killAfterM
 }
 
 /** The deployment as the worker reads it from JSON (bigints as decimal strings). */
-export const deploymentJson = (deployment: unknown): unknown =>
+const deploymentJson = (deployment: unknown): unknown =>
   JSON.parse(JSON.stringify(deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))
+
+/** The worker's arguments for one Golem's tick on a test environment's chain and store. */
+export function crashArgsOn(
+  env: Pick<HeartbeatEnv, 'devnet' | 'dynalite' | 'tableName'>,
+  tick: Omit<CrashArgs, 'rpcUrl' | 'chainId' | 'dynamoEndpoint' | 'tableName' | 'deployment'>,
+): CrashArgs {
+  return {
+    rpcUrl: env.devnet.rpcUrl,
+    chainId: env.devnet.deployment.chainId,
+    dynamoEndpoint: env.dynalite.endpoint,
+    tableName: env.tableName,
+    deployment: deploymentJson(env.devnet.deployment),
+    ...tick,
+  }
+}

@@ -13,7 +13,7 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { seededRandom, startRpcFaultProxy, type FaultRates, type RpcProxyStats } from '../support/rpcFaultProxy.ts'
-import { crashingTick, deploymentJson } from './crashingTick.ts'
+import { crashArgsOn, crashingTick } from './crashingTick.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
 import {
   DAY,
@@ -214,19 +214,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       const delay = Math.floor(random() * MAX_KILL_DELAY_MS)
       kills.attempted++
       const exit = await crashingTick(
-        {
-          rpcUrl: env.devnet.rpcUrl,
-          chainId: env.devnet.deployment.chainId,
-          dynamoEndpoint: env.dynalite.endpoint,
-          tableName: env.tableName,
-          deployment: deploymentJson(env.devnet.deployment),
+        crashArgsOn(env, {
           golemId,
           invocationId: `soak-kill-${kills.attempted}`,
           crashAfter: atRandom ? 'none' : step,
           leaseMs: LEASE_MS,
           confirmations: CONFIRMATIONS,
           tickIntervalSeconds: 3_600,
-        },
+        }),
         keys.get(golemId)!,
         atRandom ? { killAfterMs: delay } : {},
       )
