@@ -14,6 +14,7 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { seededRandom, startRpcFaultProxy, type FaultRates, type RpcProxyStats } from '../support/rpcFaultProxy.ts'
 import { crashArgsOn, crashingTick } from './crashingTick.ts'
+import type { Store } from '../../core/store/index.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
 import {
   DAY,
@@ -235,7 +236,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }
     let rounds = 0
     let days = 0
-    const alive = async () => (await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))).filter((r) => r?.status !== 'dead')
+    const alive = async () => (await fleetRecords(env.store, fleet)).filter((r) => r?.status !== 'dead')
     for (let generation = 1; ; generation++) {
       if (generation > 1) fleet = await provision(generation)
       let lifeDays = 0
@@ -260,7 +261,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
             reorgs.count++
             reorgs.blocksDropped += depth
           }
-          const records = await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))
+          const records = await fleetRecords(env.store, fleet)
           const done = records.every(
             (r) => r?.status === 'dead' || (r?.lastTick && r.lastTick.at >= dayStartMs && r.lastTick.outcome !== 'running'),
           )
@@ -309,6 +310,22 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   } finally {
     await proxy.stop()
     await env.stop()
+  }
+}
+
+/**
+ * The soak's own reads of its fleet (who lives, who ticked today). On a loaded machine dynalite now and
+ * then drops a connection: the soak asks again rather than end the run (the ticks answer such a fault
+ * for themselves, and that is what the soak measures).
+ */
+async function fleetRecords(store: Pick<Store, 'getGolem'>, fleet: readonly FleetGolem[]) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await Promise.all(fleet.map((g) => store.getGolem(g.golemId)))
+    } catch (error) {
+      if (attempt >= 5) throw error
+      await new Promise((resume) => setTimeout(resume, 500 * attempt))
+    }
   }
 }
 
