@@ -11,6 +11,7 @@ import { AttenuationError, ContradictionError, InvalidTermsError, ObserverScopeE
 import { OBSERVER_PUBLISH_METHODS, type ObserverPublishMethod } from '../caveats/observerScope.ts'
 import type { BardoDeployment } from '../deployment.ts'
 import { DelegationTreeError } from '../delegations/errors.ts'
+import type { UnsignedDelegation } from '../delegations/signers.ts'
 import { DelegationTree } from '../delegations/tree.ts'
 import { BardoError } from '../errors.ts'
 import { grantHash } from './grantLedger.ts'
@@ -61,8 +62,8 @@ function refusalOf(error: unknown): [field: string, rule: string] {
 }
 
 export type ObserverGrantInput = {
-  /** The signed delegation as posted. */
-  delegation: Delegation
+  /** The delegation: signed as posted, or unsigned as drafted (checkObserverDraft). */
+  delegation: UnsignedDelegation | Delegation
   /** The Golem's owner: the smart account that must have granted it. */
   owner: Address
   deployment: BardoDeployment
@@ -73,12 +74,13 @@ export type ObserverGrantInput = {
 }
 
 /**
- * The grant, or ObserverGrantError naming the field and the rule: a root delegation from the owner's
- * account to one named observer (not the owner itself), signed, whose caveats allow publishing to the
- * Dream and Daimon oracles and nothing else (ObserverScopeError's rule, e.g. a token target or a
- * transfer selector), and not contradictory (an expiry already past).
+ * The observer grant a delegation makes, or ObserverGrantError naming the field and the rule: a root
+ * delegation from the owner's account to one named observer (not the owner itself) whose caveats allow
+ * publishing to the Dream and Daimon oracles and nothing else (ObserverScopeError's rule, e.g. a token
+ * target or a transfer selector), and not contradictory (an expiry already past). What an owner's signer
+ * checks of a draft before signing it.
  */
-export function checkObserverGrant(input: ObserverGrantInput): ObserverTerms & { hash: Hex } {
+export function checkObserverDraft(input: ObserverGrantInput): ObserverTerms & { hash: Hex } {
   const { delegation: d, owner, deployment, now, labels } = input
   const refuse = (field: string, rule: string, details?: Record<string, unknown>) =>
     new ObserverGrantError(`delegation.${field}`, rule, details)
@@ -89,7 +91,6 @@ export function checkObserverGrant(input: ObserverGrantInput): ObserverTerms & {
   if (isAddressEqual(d.delegate, zeroAddress) || isAddressEqual(d.delegate, ANY_BENEFICIARY))
     throw refuse('delegate', 'must name one observer; an open delegation could be redeemed by anyone')
   if (isAddressEqual(d.delegate, owner)) throw refuse('delegate', `must differ from the owner ${getAddress(owner)}`)
-  if (d.signature === '0x') throw refuse('signature', "is empty: post the delegation the owner's wallet signed")
   const tree = new DelegationTree({ environment: deployment.environment, deployment, now: () => now, ...(labels ? { labels } : {}) })
   let caveats: DecodedCaveat[]
   try {
@@ -97,5 +98,13 @@ export function checkObserverGrant(input: ObserverGrantInput): ObserverTerms & {
   } catch (error) {
     throw refuse(...refusalOf(error), { refusal: (error as BardoError).code })
   }
-  return { hash: grantHash(d), ...observerTermsOf(d.delegate, caveats) }
+  return { hash: grantHash({ ...d, signature: '0x' }), ...observerTermsOf(d.delegate, caveats) }
+}
+
+/** checkObserverDraft for a posted grant, which must also carry a signature (the edge verifies it against the owner's account). */
+export function checkObserverGrant(input: ObserverGrantInput & { delegation: Delegation }): ObserverTerms & { hash: Hex } {
+  const terms = checkObserverDraft(input)
+  if (input.delegation.signature === '0x')
+    throw new ObserverGrantError('delegation.signature', "is empty: post the delegation the owner's wallet signed")
+  return terms
 }
