@@ -6,7 +6,7 @@
 // owner's user operation that disables one. A draft changes nothing; a refused grant writes nothing.
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { isAddressEqual, type Address, type Hex } from 'viem'
+import { isAddressEqual, type Hex } from 'viem'
 import { OwnerDraftError } from '../../../app/ownerDrafts.ts'
 import { OBSERVER_PUBLISH_METHODS, type ObserverPublishMethod } from '../../../core/caveats/observerScope.ts'
 import { ObserverGrantError } from '../../../core/custody/observerGrant.ts'
@@ -17,6 +17,7 @@ import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { tierHeaders } from '../rateLimit.ts'
 import { addressSchema, golemParams, signedDelegationSchema } from '../schemas.ts'
 import { ownerOfSubject } from './auth.ts'
+import { jsonable } from './ownerDrafts.ts'
 
 const anyObject = z.record(z.string(), z.unknown())
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex')
@@ -156,11 +157,10 @@ const revocationDraftRoute = createRoute({
   },
 })
 
-/** bigints as decimal strings, then the terms' integers as JSON numbers (unix seconds, a call count). */
+/** bigints as decimal strings, but the terms' integers as JSON numbers (unix seconds, a call count). */
 function json<T extends { expiresAt: bigint | null; maxCalls: bigint | null }>(v: T) {
-  const plain = JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))) as Record<string, unknown>
   return {
-    ...plain,
+    ...jsonable(v),
     expiresAt: v.expiresAt === null ? null : Number(v.expiresAt),
     maxCalls: v.maxCalls === null ? null : Number(v.maxCalls),
   }
@@ -179,9 +179,7 @@ export const observerRoutes = (deps: ApiDeps) => {
   }
   return apiRouter()
     .openapi(draftRoute, async (c) => {
-      const draft = await service()
-        .draft(c.get('golem').id, c.req.valid('json') as { observer: Address })
-        .catch(refusal)
+      const draft = await service().draft(c.get('golem').id, c.req.valid('json')).catch(refusal)
       return c.json(json(draft) as never, 200)
     })
     .openapi(grantRoute, async (c) => {
@@ -218,6 +216,6 @@ export const observerRoutes = (deps: ApiDeps) => {
           ...(body.observer === undefined ? {} : { observer: body.observer }),
         })
         .catch(refusal)
-      return c.json(JSON.parse(JSON.stringify(draft, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))) as never, 200)
+      return c.json(jsonable(draft) as never, 200)
     })
 }
