@@ -29,7 +29,7 @@ export type OwnerDraftsDeps = {
 }
 
 export class OwnerDraftError extends BardoError {
-  constructor(code: 'VALIDATION_FAILED' | 'GOLEM_NOT_FOUND' | 'NOTHING_TO_REVOKE', field: string, rule: string) {
+  constructor(code: 'VALIDATION_FAILED' | 'GOLEM_NOT_FOUND' | 'NOTHING_TO_REVOKE' | 'OBSERVER_NOT_FOUND', field: string, rule: string) {
     super(code, `${field}: ${rule}`, { details: { field, rule } })
   }
 }

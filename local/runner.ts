@@ -457,7 +457,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           deploymentFile,
           ...(storeEndpoint ? { store: { endpoint: storeEndpoint, tableName } } : {}),
         },
-        ownerKey?.key,
+        { ...(ownerKey ? { ownerKey: ownerKey.key } : {}), readKey: readApiKey },
       )
       stops.push(async () => removeStackInfo(settings.stateDir))
       log(

@@ -126,7 +126,7 @@ const adjustmentDraftRoute = createRoute({
 })
 
 /** bigints as decimal strings: what JSON carries and the wallet reads. */
-const jsonable = <T>(v: T): Record<string, unknown> =>
+export const jsonable = <T>(v: T): Record<string, unknown> =>
   JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))) as Record<string, unknown>
 
 function refusal(error: unknown): never {
