@@ -32,6 +32,7 @@ import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
 import { chainTime, createOutput, type Output, type Writer } from './output.ts'
 import { assertOwns, ownerFrom, submitterFrom } from './owner.ts'
 import { expiresFlag, grantObserver, listObservers, observerLines, publishFlag, readerHeaders, revokeObserver } from './observer.ts'
+import { addressesFlag, councilLine, feedFlag, formCouncil, golemsFlag, listCouncils, TRANSFER_SELECTOR, usdFlag } from './council.ts'
 import { parseMaxConsecutiveFailures } from '../core/lifecycle/heartbeatAnomaly.ts'
 
 export type CliIo = {
@@ -40,6 +41,18 @@ export type CliIo = {
   stderr: Writer
   /** The sign-in's HTTP, waits and clock; tests pass the API app's own fetch and a sleep that moves time. */
   auth?: Partial<Omit<AuthIo, 'progress'>>
+}
+
+type CouncilFormFlags = {
+  golems: string
+  threshold: string
+  receiver: string[]
+  dailyUsd: string
+  target: string[]
+  selector: string[]
+  feed: string[]
+  days: string
+  api?: string
 }
 
 type GlobalFlags = { json?: boolean; quiet?: boolean; stateDir?: string; deployment?: string }
@@ -415,6 +428,75 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const payer = keyFrom(io.env, 'BARDO_PAYER_KEY')
       const r = await feedGolem({ api, golemId: golem, payer, maxAmount: parseUnits(f.maxUsdc, 6), progress: out.progress })
       out.result({ ...r }, [`fed Golem ${r.golemId}: ${formatUsdc(r.amount)} USDC from ${r.payer}`])
+    })
+
+  const council = program
+    .command('council')
+    .description("the owner's Coordination Councils: k of n of the owner's Golems acting together through the owner's delegation")
+  const collect = (value: string, previous: string[]) => [...previous, value]
+  council
+    .command('form')
+    .description(
+      "form a council of the owner's Golems through the API: draft it, sign the owner's delegation to it (BARDO_OWNER_KEY), the API deploys and keeps it",
+    )
+    .requiredOption('--golems <ids>', "the owner's living Golems that hold the seats, separated by commas")
+    .requiredOption('--threshold <k>', 'how many of the seats must sign an action')
+    .requiredOption('--receiver <address>', 'an address the council may pay (repeat for more)', collect, [])
+    .requiredOption('--daily-usd <usd>', 'the most the council may move per UTC day, in US dollars')
+    .option('--target <address>', "a contract the council may call (repeat for more; default the chain's USDC)", collect, [])
+    .option('--selector <hex>', `a function it may call (repeat for more; default ${TRANSFER_SELECTOR}, ERC-20 transfer)`, collect, [])
+    .option('--feed <token:feed:decimals>', "a token's price feed (repeat; default the deployment's known feeds)", collect, [])
+    .option('--days <n>', "how long the council's authority lasts", '30')
+    .option('--api <url>', 'the API base URL (default BARDO_API_URL)')
+    .action(async (f: CouncilFormFlags) => {
+      const golems = golemsFlag(f.golems)
+      const threshold = wholeFlag('--threshold', f.threshold, 1)
+      if (f.receiver.length === 0) throw new CliUsageError('--receiver', 'must name at least one address the council may pay')
+      const receivers = addressesFlag('--receiver', f.receiver).map((receiver) => ({ receiver, startIndex: 4 }))
+      const dailyLimitUsd = usdFlag(f.dailyUsd)
+      const days = wholeFlag('--days', f.days, 1)
+      for (const s of f.selector)
+        if (!/^0x[0-9a-fA-F]{8}$/.test(s))
+          throw new CliUsageError('--selector', `must be a 4-byte selector such as 0xa9059cbb, got ${JSON.stringify(s)}`)
+      const feeds = f.feed.map(feedFlag)
+      const api = apiUrlOf(f.api, io.env)
+      const { chain, deployment } = await withChain()
+      const targets = f.target.length > 0 ? addressesFlag('--target', f.target) : deployment.assets ? [deployment.assets.usdc] : []
+      if (targets.length === 0)
+        throw new CliUsageError('--target', "must name the token the council moves: this chain's deployment has none")
+      const owner = await ownerFrom(io.env, chain, deployment)
+      const now = (await chain.publicClient.getBlock({ blockTag: 'latest' })).timestamp
+      const r = await formCouncil({
+        api,
+        owner,
+        golems,
+        threshold,
+        scope: {
+          targets,
+          selectors: f.selector.length > 0 ? (f.selector as `0x${string}`[]) : [TRANSFER_SELECTOR],
+          receivers,
+          dailyLimitUsd,
+          ...(feeds.length > 0 ? { feeds } : {}),
+          endsAt: Number(now) + days * 86_400,
+        },
+        progress: out.progress,
+      })
+      out.result({ ...r }, [`${r.created ? 'formed' : 'formed already'} ${councilLine(r)}`])
+    })
+  council
+    .command('list')
+    .description("the owner's councils, newest first (default: the smart account of BARDO_OWNER_KEY)")
+    .option('--owner <address>', "the owner's smart account")
+    .option('--api <url>', 'the API base URL (default BARDO_API_URL)')
+    .action(async (f: { owner?: string; api?: string }) => {
+      const api = apiUrlOf(f.api, io.env)
+      let owner = addressFlag('--owner', f.owner)
+      if (!owner) {
+        const { chain, deployment } = await withChain()
+        owner = (await ownerFrom(io.env, chain, deployment)).address
+      }
+      const councils = await listCouncils({ api, owner })
+      out.result({ owner, councils }, councils.length === 0 ? [`no councils of ${owner}`] : councils.map(councilLine))
     })
 
   const authIo = (): AuthIo => ({

@@ -112,12 +112,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     return new Response(await res.arrayBuffer(), { status: res.status, headers: out })
   }
   app.all('/api/*', proxy(o.apiUrl, true))
-  // The council's list is the owner's read too. An API without a council answers 404; the page is told
-  // `served: false` instead, so a stack without a council logs no failed request in the browser.
-  app.get('/council/v1/proposals', async (c) => {
-    const res = await proxy(o.apiUrl, true)(c)
-    return res.status === 404 ? c.json({ served: false, proposals: [], next: null }) : res
-  })
+  // A council's proposals are the owner's read too (the page lists the owner's councils at /api/v1/councils).
+  app.get('/council/v1/proposals', proxy(o.apiUrl, true))
   if (o.indexerUrl) app.all('/graphql', proxy(o.indexerUrl, false))
   app.onError((e, c) => c.json({ code: 'DASHBOARD_ERROR', message: e.message.split('\n')[0] }, 500))
   return app

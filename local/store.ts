@@ -1,17 +1,18 @@
 // The local runner's store: dynalite (in-process DynamoDB) by default, or a real DynamoDB table when
 // BARDO_TABLE_NAME is set (AWS credentials and region from the usual AWS environment; an endpoint from
-// BARDO_DYNAMODB_ENDPOINT, for DynamoDB Local and the like).
+// BARDO_DYNAMODB_ENDPOINT, for DynamoDB Local and the like). It keeps the councils owners form too.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoStore } from '../adapters/store/index.ts'
+import { DynamoCouncilStore } from '../adapters/store/index.ts'
 import type { Store } from '../core/store/index.ts'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import type { CouncilStore } from '../core/council/store.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite } from './dynalite.ts'
 import { freePort } from '../indexer/start.ts'
 import { supervise } from './supervisor.ts'
 
 export type OpenedStore = {
-  store: Store
+  store: Store & CouncilStore
   describe: string
   /** Where another process reaches the same table (dynalite's endpoint locally). */
   endpoint: string | undefined
@@ -43,7 +44,7 @@ export async function openStore(env: NodeJS.ProcessEnv, options: OpenStoreOption
       ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
     })
     return {
-      store: new DynamoStore({ client: documentClient(client), tableName: table }),
+      store: new DynamoCouncilStore({ client: documentClient(client), tableName: table }),
       describe: `DynamoDB table ${table}${endpoint ? ` at ${endpoint}` : ''}`,
       endpoint,
       tableName: table,
@@ -54,7 +55,7 @@ export async function openStore(env: NodeJS.ProcessEnv, options: OpenStoreOption
   const raw = localDynamoClient(dynalite.endpoint)
   await createTable(raw, 'bardo')
   return {
-    store: new DynamoStore({ client: documentClient(raw), tableName: 'bardo' }),
+    store: new DynamoCouncilStore({ client: documentClient(raw), tableName: 'bardo' }),
     describe: `dynalite ${dynalite.endpoint} (table bardo)`,
     endpoint: dynalite.endpoint,
     tableName: 'bardo',

@@ -1,8 +1,10 @@
-// The council's chain edge: read each seat's standing from the VitalityOracle, pre-check the action as
-// the council would redeem it, submit the k-signed user operation to EntryPoint.handleOps, name the
-// signatures the council's contract refuses, and find out afterwards whether a proposal's user
-// operation ran.
+// The council's chain edge: where a council's MultiSig DeleGator is (counterfactually) and how it is
+// deployed, read each seat's standing from the VitalityOracle, pre-check the action as the council would
+// redeem it, submit the k-signed user operation to EntryPoint.handleOps, name the signatures the
+// council's contract refuses, and find out afterwards whether a proposal's user operation ran.
 import { MultiSigDeleGator } from '@metamask/delegation-abis'
+import { Implementation, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
+import { getCounterfactualAccountData } from '@metamask/smart-accounts-kit/utils'
 import {
   BaseError,
   decodeErrorResult,
@@ -22,13 +24,71 @@ import {
 } from 'viem'
 import { entryPoint07Abi, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction'
 import * as artifacts from '../../contracts/artifacts/index.ts'
+import { BardoError } from '../../core/errors.ts'
 import type { CouncilMember, MemberStanding } from '../../core/council/membership.ts'
-import { checkCouncilProposal, councilProposalTypedData, type CouncilProposal } from '../../core/council/proposal.ts'
+import { checkCouncilProposal, councilProposalTypedData, type CouncilGas, type CouncilProposal } from '../../core/council/proposal.ts'
 import { councilSignatureRule, type CouncilSignature } from '../../core/council/signatures.ts'
 import type { CouncilExecutionFinding } from '../../core/council/reconcile.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { GolemStatus } from '../../core/store/records.ts'
 import { decodeChainError, decodeRevertData, type DecodedChainError } from './decodeChainError.ts'
+
+/**
+ * The council's MultiSig DeleGator: its address (a function of the signers, the threshold and the salt
+ * alone, through the kit's SimpleFactory) and the factory call that deploys it there. Anyone may send
+ * that call; whoever does cannot change what is deployed.
+ */
+export async function councilAccountOf(p: {
+  environment: SmartAccountsEnvironment
+  signers: readonly Address[]
+  threshold: number
+  salt: Hex
+}): Promise<{ address: Address; factory: Address; factoryData: Hex }> {
+  const factory = p.environment.SimpleFactory
+  const { address, factoryData } = await getCounterfactualAccountData({
+    factory,
+    implementations: p.environment.implementations,
+    implementation: Implementation.MultiSig,
+    deployParams: [[...p.signers], BigInt(p.threshold)],
+    deploySalt: p.salt,
+  })
+  return { address, factory, factoryData }
+}
+
+/**
+ * Sends one transaction from `wallet` and waits for it, refusing a revert by name; a nonce taken by
+ * another send of the same account at the same moment is retried once.
+ */
+export function councilSender(publicClient: PublicClient, wallet: WalletClient<Transport, Chain, Account>) {
+  const once = async (call: { to: Address; data?: Hex; value?: bigint }) => {
+    const hash = await wallet.sendTransaction({ to: call.to, data: call.data, value: call.value })
+    const receipt = await publicClient.waitForTransactionReceipt({ hash })
+    if (receipt.status !== 'success') throw new BardoError('COUNCIL_TX_REVERTED', `council: the transaction ${hash} to ${call.to} reverted`)
+    return hash
+  }
+  return {
+    send: (call: { to: Address; data?: Hex; value?: bigint }) =>
+      once(call).catch((error: unknown) => {
+        if (!/nonce/i.test(firstLine(error))) throw error
+        return once(call)
+      }),
+  }
+}
+
+/**
+ * The council's user-operation gas: generous fixed limits (every member signs them, so no bundler
+ * estimates them later) at the chain's current fees.
+ */
+export async function councilGas(publicClient: PublicClient): Promise<CouncilGas> {
+  const fees = await publicClient.estimateFeesPerGas()
+  return {
+    callGasLimit: 1_500_000n,
+    verificationGasLimit: 1_000_000n,
+    preVerificationGas: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  }
+}
 
 /** What custody knows of a seat's Golem; undefined when it has no record. */
 export type CustodyStanding = (golemId: string) => Promise<{ lifecycle: GolemStatus; currentKey: Address } | undefined>

@@ -31,7 +31,7 @@ import type {
 } from '../../core/store/records.ts'
 import type * as S from '../../core/store/store.ts'
 import type * as C from '../../core/council/store.ts'
-import type { Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import * as v from '../../core/store/validate.ts'
 
 export type DynamoStoreOptions = {
@@ -205,6 +205,18 @@ export class DynamoStore extends DynamoTickStore implements S.Store {
  * (the tick's Lambda above all) bundles none of it.
  */
 export class DynamoCouncilStore extends DynamoStore implements C.CouncilStore {
+  createCouncil(record: C.CouncilRecord): Promise<C.CreateCouncilResult> {
+    return council.createCouncil(this.table, record)
+  }
+  getCouncil(address: Address): Promise<C.CouncilRecord | null> {
+    return council.getCouncil(this.table, address)
+  }
+  listCouncilsByOwner(owner: Address): Promise<C.CouncilRecord[]> {
+    return council.listCouncilsByOwner(this.table, owner)
+  }
+  listCouncilsOfGolem(golemId: string): Promise<C.CouncilRecord[]> {
+    return council.listCouncilsOfGolem(this.table, golemId)
+  }
   createCouncilProposal(record: C.CouncilProposalRecord): Promise<C.CreateCouncilProposalResult> {
     return council.createCouncilProposal(this.table, record)
   }

@@ -13,6 +13,7 @@ export const SK = {
   snap: 'TOKEN',
   poolKey: 'CLAIM',
   councilProposal: 'PROPOSAL',
+  council: 'COUNCIL',
   walks: 'WALKS',
 } as const
 /** The one item that says when each due shard was last walked (attribute `walked<shard>`). */
@@ -60,9 +61,14 @@ export const poolClaimantPk = (claimant: string) => `POOLCLAIM#${claimant}`
 export const councilPk = (proposalId: string) => `COUNCIL#${proposalId}`
 export const COUNCIL_SIGNATURE_PREFIX = 'SIG#'
 export const councilSignatureSk = (signer: string) => `${COUNCIL_SIGNATURE_PREFIX}${signer.toLowerCase()}`
-/** Every proposal's entry in one list partition, sorted by councilListKey (newest first when read backwards). */
-export const COUNCIL_LIST_PK = 'COUNCILS'
+/** A council's proposals' entries in one list partition, sorted by councilListKey (newest first when read backwards). */
+export const councilListPk = (council: string) => `COUNCILS#${council.toLowerCase()}`
 export const councilListSk = (listKey: string) => `PROPOSAL#${listKey}`
+/** A council the owner formed (by its MultiSig DeleGator's address), and its owner's and members' lookup entries. */
+export const councilRecordPk = (council: string) => `MULTISIG#${council.toLowerCase()}`
+export const ownerCouncilsPk = (owner: string) => `OWNERCOUNCILS#${owner.toLowerCase()}`
+export const golemCouncilsPk = (golemId: string) => `GOLEMCOUNCILS#${golemId}`
+export const councilEntrySk = (recordKey: string) => `COUNCIL#${recordKey}`
 export const LOG_PREFIX = 'SEQ#'
 export const logPk = (log: string) => `LOG#${log}`
 /** Twelve digits: a log holds at most MAX_LOG_SEQ records. */

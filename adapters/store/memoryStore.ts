@@ -25,8 +25,8 @@ import * as rules from '../../core/store/rules.ts'
 import { DEFAULT_DUE_CADENCE_MS, dueEntryChange } from '../../core/store/dueEntry.ts'
 import type * as S from '../../core/store/store.ts'
 import type * as C from '../../core/council/store.ts'
-import { councilListKey, councilPageLimit } from '../../core/council/store.ts'
-import type { Hex } from 'viem'
+import { councilAddressKey, councilListKey, councilPageLimit, councilRecordKey, MAX_COUNCILS_PER_LOOKUP } from '../../core/council/store.ts'
+import type { Address, Hex } from 'viem'
 import * as v from '../../core/store/validate.ts'
 
 const clone = <T>(value: T): T => structuredClone(value)
@@ -38,6 +38,7 @@ export type InMemoryStoreOptions = { dueShards?: number; dueCadenceMs?: number }
 export class InMemoryStore implements S.Store, C.CouncilStore {
   readonly #councilProposals = new Map<string, C.CouncilProposalRecord>()
   readonly #councilSignatures = new Map<string, C.CouncilSignatureRecord[]>()
+  readonly #councils = new Map<string, C.CouncilRecord>()
   readonly #golems = new Map<string, GolemRecord>()
   readonly #slots = new Map<string, TickSlot>()
   readonly #budgets = new Map<string, BudgetRecord>()
@@ -471,6 +472,36 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     return clone(this.#logs.get(v.id(log, 'log'))?.at(-1) ?? null)
   }
 
+  // ---- Councils -----------------------------------------------------------------------------
+
+  async createCouncil(record: C.CouncilRecord): Promise<C.CreateCouncilResult> {
+    const key = councilAddressKey(record.council)
+    const existing = this.#councils.get(key)
+    if (existing) return { created: false, existing: clone(existing) }
+    assertNoKeyMaterial(record)
+    this.#councils.set(key, clone(record))
+    return { created: true, record: clone(record) }
+  }
+
+  async getCouncil(council: Address): Promise<C.CouncilRecord | null> {
+    return clone(this.#councils.get(councilAddressKey(council)) ?? null)
+  }
+
+  async listCouncilsByOwner(owner: Address): Promise<C.CouncilRecord[]> {
+    return this.#newestCouncils((r) => r.owner.toLowerCase() === owner.toLowerCase())
+  }
+
+  async listCouncilsOfGolem(golemId: string): Promise<C.CouncilRecord[]> {
+    v.id(golemId, 'golemId')
+    return this.#newestCouncils((r) => r.members.some((m) => m.golemId === golemId))
+  }
+
+  #newestCouncils(match: (r: C.CouncilRecord) => boolean): C.CouncilRecord[] {
+    const found = [...this.#councils.values()].filter(match)
+    found.sort((a, b) => (councilRecordKey(a) < councilRecordKey(b) ? 1 : -1))
+    return clone(found.slice(0, MAX_COUNCILS_PER_LOOKUP))
+  }
+
   // ---- Council proposals ---------------------------------------------------------------------
 
   async createCouncilProposal(record: C.CouncilProposalRecord): Promise<C.CreateCouncilProposalResult> {
@@ -526,7 +557,9 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
 
   async listCouncilProposals(input: C.ListCouncilProposalsInput): Promise<C.CouncilProposalPage> {
     const limit = councilPageLimit(input.limit)
+    const council = councilAddressKey(input.council)
     const sorted = [...this.#councilProposals.values()]
+      .filter((r) => r.council.toLowerCase() === council)
       .map((r) => ({ key: councilListKey(r), r }))
       .filter(({ key }) => !input.after || key < input.after)
       .sort((a, b) => (a.key < b.key ? 1 : -1))

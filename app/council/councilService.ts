@@ -197,7 +197,7 @@ export class CouncilService {
 
   /** Every proposal, newest first, a page at a time (each settled first, as a read of one is). */
   async list(page: { limit: number; after?: string | null }): Promise<{ proposals: CouncilProposalView[]; next: string | null }> {
-    const { items, next } = await this.#d.store.listCouncilProposals(page)
+    const { items, next } = await this.#d.store.listCouncilProposals({ ...page, council: this.#d.config.council })
     const [seats, now] = await Promise.all([this.#seats(), this.#d.chainNow()])
     const proposals = await Promise.all(
       items.map(async (item) => {

@@ -17,6 +17,9 @@ export type CouncilRefusalCode =
   | 'COUNCIL_PROPOSAL_CLOSED'
   | 'COUNCIL_BAD_SIGNATURE'
   | 'COUNCIL_ACTION_REFUSED'
+  | 'COUNCIL_NOT_FOUND'
+  | 'COUNCIL_EXISTS'
+  | 'COUNCIL_FORMATION_REFUSED'
 
 /** A council request refused before anything was written; `code` is the API's error code. */
 export class CouncilRefusal extends BardoError {
@@ -24,4 +27,12 @@ export class CouncilRefusal extends BardoError {
   constructor(code: CouncilRefusalCode, message: string, details?: Record<string, unknown>) {
     super(code, message, details === undefined ? undefined : { details })
   }
+}
+
+/**
+ * The owner's formation of a council refused (a Golem not the owner's or not alive, a signature that is
+ * not the owner's, a delegation that is not the drafted one): the field and the rule, nothing written.
+ */
+export function formationRefused(field: string, rule: string): CouncilRefusal {
+  return new CouncilRefusal('COUNCIL_FORMATION_REFUSED', `${field}: ${rule}`, { field, rule })
 }

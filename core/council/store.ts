@@ -2,6 +2,7 @@
 // execution claim that makes a proposal run at most once however many requests complete its threshold.
 import type { Address, Hex } from 'viem'
 import { StoreInputError } from '../store/errors.ts'
+import type { CouncilMember } from './membership.ts'
 
 /**
  * open -> executing (claimed by one request; once its transaction is sent, with its hash) -> executed |
@@ -63,6 +64,8 @@ export type ClaimCouncilExecutionInput = { id: Hex; claimant: string; now: numbe
 /** Takes over the claim of `from` (a claimant presumed dead), conditionally: exactly one caller wins. */
 export type ReclaimCouncilExecutionInput = { id: Hex; from: string; claimant: string; now: number }
 export type ListCouncilProposalsInput = {
+  /** The council whose proposals are listed. */
+  council: Address
   /** At most this many, newest first. */
   limit: number
   /** The cursor a previous page returned. */
@@ -83,7 +86,48 @@ export type NoteCouncilExecutionInput = {
   execution: Pick<CouncilExecution, 'txHash' | 'userOpHash' | 'sentAt' | 'reason' | 'dropped' | 'awaitingChainSince'>
 }
 
+/**
+ * A council the owner formed: its MultiSig DeleGator (the council's id), the seats, the threshold, and
+ * the owner's signed delegation to it. Written once, when the owner's signature checked out.
+ */
+export type CouncilRecord = {
+  /** The council's MultiSig DeleGator. */
+  council: Address
+  /** The owner's smart account: the delegator of the council's delegation. */
+  owner: Address
+  chainId: number
+  /** The seats, in the order the council's multisig was deployed with. */
+  members: CouncilMember[]
+  threshold: number
+  /** The council's deploy salt, also its delegation's salt. */
+  salt: Hex
+  /** The scope the owner signed (toCouncilJson of a CouncilScope). */
+  scope: string
+  /** The owner's signed delegation to the council (toCouncilJson). */
+  delegation: string
+  delegationHash: Hex
+  /** Milliseconds since the epoch. */
+  formedAt: number
+  /** The council's deployment, when this formation sent it (an earlier one, or anyone, may have). */
+  deployTxHash?: Hex
+}
+
+export type CreateCouncilResult = { created: true; record: CouncilRecord } | { created: false; existing: CouncilRecord }
+
+/** The most councils one lookup (an owner's, a Golem's) returns. */
+export const MAX_COUNCILS_PER_LOOKUP = 100
+
 export interface CouncilStore {
+  /**
+   * Write-once by council address. The owner's and each member Golem's lookup entries are written first,
+   * so a crash between leaves entries the lookups skip, never a council they cannot reach.
+   */
+  createCouncil(record: CouncilRecord): Promise<CreateCouncilResult>
+  getCouncil(council: Address): Promise<CouncilRecord | null>
+  /** The owner's councils, newest first (at most MAX_COUNCILS_PER_LOOKUP). */
+  listCouncilsByOwner(owner: Address): Promise<CouncilRecord[]>
+  /** The councils a Golem holds a seat on, newest first (at most MAX_COUNCILS_PER_LOOKUP). */
+  listCouncilsOfGolem(golemId: string): Promise<CouncilRecord[]>
   /** Write-once by id. */
   createCouncilProposal(record: CouncilProposalRecord): Promise<CreateCouncilProposalResult>
   getCouncilProposal(id: Hex): Promise<CouncilProposalRecord | null>
@@ -95,7 +139,7 @@ export interface CouncilStore {
   claimCouncilExecution(input: ClaimCouncilExecutionInput): Promise<ClaimCouncilExecutionResult>
   /** executing by `from` -> executing by `claimant` (claimedAt now, fromBlock kept), conditionally. */
   reclaimCouncilExecution(input: ReclaimCouncilExecutionInput): Promise<ClaimCouncilExecutionResult>
-  /** Every proposal, newest first (by createdAt, then id), a page at a time. */
+  /** A council's proposals, newest first (by createdAt, then id), a page at a time. */
   listCouncilProposals(input: ListCouncilProposalsInput): Promise<CouncilProposalPage>
   /**
    * Adds to an executing claim what it learned (the transaction sent), only by the claimant; the status
@@ -109,6 +153,16 @@ export interface CouncilStore {
 /** Where a proposal sits in the newest-first list, and the list's cursor: creation time (fixed width) then id. */
 export const councilListKey = (record: Pick<CouncilProposalRecord, 'createdAt' | 'id'>): string =>
   `${String(record.createdAt).padStart(15, '0')}#${record.id}`
+
+/** Where a council sits in its owner's newest-first list: formation time (fixed width) then address. */
+export const councilRecordKey = (record: Pick<CouncilRecord, 'formedAt' | 'council'>): string =>
+  `${String(record.formedAt).padStart(15, '0')}#${record.council.toLowerCase()}`
+
+/** A council address as the store keys it: 0x and 20 bytes of lowercase hex. */
+export function councilAddressKey(value: string, field = 'council'): Address {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new StoreInputError(field, 'must be a council address: 0x and 20 bytes of hex')
+  return value.toLowerCase() as Address
+}
 
 /** The most proposals one list page returns. */
 export const MAX_COUNCIL_PAGE = 100

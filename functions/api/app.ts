@@ -15,6 +15,7 @@ import { actionRoutes } from './routes/actions.ts'
 import { accessTokenBearer, authRoutes } from './routes/auth.ts'
 import { cladeRoutes } from './routes/clade.ts'
 import { councilRoutes } from './routes/council.ts'
+import { councilFormationRoutes } from './routes/councils.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { golemRoutes } from './routes/golems.ts'
 import { metabolismRoutes } from './routes/metabolism.ts'
@@ -98,7 +99,8 @@ export function createApp(given: ApiDeps) {
     .route('/', cladeRoutes(deps, secret))
     .route('/', webhookRoutes(deps))
     .route('/', deps.actions ? actionRoutes(deps.actions) : notServed<ReturnType<typeof actionRoutes>>())
-    .route('/', deps.council ? councilRoutes(deps, deps.council, secret) : notServed<ReturnType<typeof councilRoutes>>())
+    .route('/', councilFormationRoutes(deps))
+    .route('/', deps.councils ? councilRoutes(deps, deps.councils, secret) : notServed<ReturnType<typeof councilRoutes>>())
     .route('/', docsRoutes(app, API_VERSION))
 }
 

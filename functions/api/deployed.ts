@@ -1,7 +1,8 @@
 // ApiWiring for the deployed Lambda: plain values from BARDO_* (stacks/functions.ts), secrets from SST
 // links (functions/shared/resource.ts): RpcUrl, SettlementKey, CladeHmacSecret, ReadApiKeyHashes,
 // AlchemyWebhookSigningKey. The API never holds the OperatorKey; it pays x402 gas with the SettlementKey
-// and names the operator as payTo. Errors name the variable or secret, never a value.
+// and names the operator as payTo, and the same account deploys the councils owners form and submits
+// their user operations. Errors name the variable or secret, never a value.
 import { randomUUID } from 'node:crypto'
 import { LambdaClient } from '@aws-sdk/client-lambda'
 import { KmsSignerResolver } from '../../adapters/signers/kmsSignerResolver.ts'
@@ -25,7 +26,7 @@ import { BardoError } from '../../core/errors.ts'
 import { AlchemySigningKey } from '../../core/webhooks/index.ts'
 import { LambdaInvoker } from '../heartbeat/lambdaInvoker.ts'
 import { getDefaultAsset } from '@x402/evm'
-import { loadFunctionConfig } from '../shared/config.ts'
+import { loadApiFunctionConfig } from '../shared/config.ts'
 import { resolvePaymentTerms } from '../../app/paymentTerms.ts'
 import { optionalSecret, secret } from '../shared/resource.ts'
 import { loadApiConfig } from './config.ts'
@@ -131,7 +132,7 @@ export function loadAlchemyWebhookWiring(env: NodeJS.ProcessEnv): ApiWiring['alc
 
 /** Everything the deployed API needs, read once per cold start. */
 export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): Promise<ApiWiring> {
-  const fn = loadFunctionConfig(env)
+  const fn = loadApiFunctionConfig(env)
   const rpcUrl = secret('RpcUrl', env)
   const publicClient = createPublicClient({ chain: chainFor(fn.chainId, rpcUrl), transport: http(rpcUrl) }) as PublicClient<
     Transport,
@@ -155,6 +156,9 @@ export async function loadDeployedWiring(env: NodeJS.ProcessEnv = process.env): 
     // each instance holds an action's send slot under its own name.
     actions: { signers: new KmsSignerResolver(fn.deployment), invocationId: `api-${randomUUID()}` },
     ...(alchemyWebhook ? { alchemyWebhook } : {}),
+    // Owners form councils here: kept in the same table, deployed and run by the settlement account. A
+    // real chain has no default price feeds and no fronted gas: the owner names the feeds and funds the council.
+    councils: { store: fn.store, submitter: payments.settlement },
     onUnexpectedError: logUnexpected,
   }
 }

@@ -24,7 +24,8 @@ import type { CladeService } from './cladeService.ts'
 import type { ExtendRequest, FeedRequest } from './schemas.ts'
 import type { SnapTokenStore } from '../../core/snap/snapToken.ts'
 import type { ActionOutcome, ExecuteActionInput } from '../../app/actions/executeAction.ts'
-import type { CouncilService } from '../../app/council/councilService.ts'
+import type { Councils } from '../../app/council/councils.ts'
+import type { CouncilFormation } from '../../app/council/formation.ts'
 import type { OwnerFleet } from '../../app/fleet.ts'
 import type { DeviceAuthStore } from '../../core/auth/deviceStore.ts'
 import type { CustodyWebhook } from './services/custodyWebhook.ts'
@@ -314,8 +315,10 @@ export type ApiDeps = {
   actions?: ActionRouteDeps
   /** Absent (no Alchemy webhook signing key): POST /api/v1/webhooks/alchemy answers 501 NOT_IMPLEMENTED. */
   alchemyWebhook?: CustodyWebhook
-  /** Absent (no council configured here): /council/v1/* is not served. */
-  council?: CouncilService
+  /** The councils owners formed here (their stores and chain edge); absent: /council/v1/* is not served. */
+  councils?: Pick<Councils, 'service' | 'ofProposal' | 'forMember' | 'ofOwner' | 'record'>
+  /** The owner's formation of a council; absent: POST /api/v1/councils(/draft) answers 501 NOT_IMPLEMENTED. */
+  councilFormation?: Pick<CouncilFormation, 'draft' | 'form'>
   /** The dashboard's reads (its chain settings, an owner's fleet); absent: both answer 501 NOT_IMPLEMENTED. */
   fleet?: FleetService
   /** Told about unexpected errors (5xx); the response itself never carries their text. */

@@ -3,7 +3,9 @@
 // Serve it with serveApi(createLocalApi(...)) from ./server.ts.
 import { randomBytes } from 'node:crypto'
 import {
+  erc20Abi,
   keccak256,
+  parseEther,
   stringToHex,
   type Account,
   type Address,
@@ -16,6 +18,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { Store } from '../../core/store/index.ts'
+import type { CouncilStore } from '../../core/council/store.ts'
 import type { GolemPricing } from '../../core/x402/index.ts'
 import { createApp, type ApiApp } from './app.ts'
 import type { ApiConfig, ApiDeps, Clock } from './deps.ts'
@@ -49,6 +52,13 @@ export type LocalApiOptions = {
   alchemyWebhook?: ApiWiring['alchemyWebhook']
   /** How long a head read answers later requests (ms); default from the chain's block interval (ApiWiring). */
   headMaxAgeMs?: number
+  /**
+   * Where councils are kept; default the store itself when it keeps them (the local stack's and the tests'
+   * stores do), null: no councils are served.
+   */
+  councilStore?: CouncilStore | null
+  /** ETH the settlement account sends each council it deploys, for its first proposals; default 0.05 ETH. */
+  councilGasBootstrap?: bigint
   /** Signs x402 offers and receipts; default the local stack's (localReceiptSigner), null: none are signed. */
   receiptSigner?: LocalAccount | null
   onUnexpectedError?: (error: unknown) => void
@@ -69,12 +79,37 @@ function paymentAsset(o: LocalApiOptions): Address {
   return asset
 }
 
+/** The store's council items, when it keeps them. */
+const councilStoreOf = (store: Store): CouncilStore | undefined =>
+  'createCouncil' in store && 'createCouncilProposal' in store ? (store as Store & CouncilStore) : undefined
+
+/** The local assets' price feeds, with each token's decimals as the token reports them. */
+function localFeeds(o: LocalApiOptions) {
+  const assets = o.deployment.assets
+  if (!assets) return undefined
+  return async () => {
+    const priced = [
+      { token: assets.usdc, feed: assets.usdcUsdFeed },
+      { token: assets.weth, feed: assets.ethUsdFeed },
+    ]
+    const feeds = await Promise.all(
+      priced.map(async (f) => ({
+        ...f,
+        decimals: await o.publicClient.readContract({ address: f.token, abi: erc20Abi, functionName: 'decimals' }),
+      })),
+    )
+    return { feeds, maxPriceAge: 86_400 }
+  }
+}
+
 export function createLocalApi(o: LocalApiOptions): ApiApp {
   const operator = typeof o.operator === 'string' ? o.operator : o.operator.address
   const settlement =
     'account' in o.settlement && o.settlement.account !== undefined && 'sendTransaction' in o.settlement
       ? o.settlement
       : walletOver(o.publicClient, o.settlement as Account)
+  const councilStore = o.councilStore === null ? undefined : (o.councilStore ?? councilStoreOf(o.store))
+  const feeds = localFeeds(o)
   const config: ApiConfig = {
     chainId: o.deployment.chainId,
     // 'null' is the Snap: MetaMask runs it in a sandboxed iframe whose requests carry Origin: null.
@@ -102,6 +137,16 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.signers ? { actions: { signers: o.signers, invocationId: 'local-api' } } : {}),
     ...(o.alchemyWebhook ? { alchemyWebhook: o.alchemyWebhook } : {}),
+    ...(councilStore
+      ? {
+          councils: {
+            store: councilStore,
+            submitter: settlement,
+            ...(feeds ? { defaultFeeds: feeds } : {}),
+            gasBootstrap: o.councilGasBootstrap ?? parseEther('0.05'),
+          },
+        }
+      : {}),
     ...(o.headMaxAgeMs === undefined ? {} : { headMaxAgeMs: o.headMaxAgeMs }),
     onUnexpectedError:
       o.onUnexpectedError ??

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod/v4'
-import { CouncilService } from '../../app/council/councilService.ts'
+import { Councils } from '../../app/council/councils.ts'
 import { createApp } from './app.ts'
 import { apiErrorStatus } from './errors.ts'
 import { paymentsResponse, permissionHealthResponse, phasesResponse, redemptionsResponse, spendResponse } from './schemas.ts'
@@ -29,7 +29,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(48) // 44 API routes, the device confirmation page, /openapi.json, and /docs with its assets
+    expect(served).toHaveLength(52) // 48 API routes, the device confirmation page, /openapi.json, and /docs with its assets
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -71,6 +71,9 @@ describe('/openapi.json', () => {
       '/api/v1/webhooks/alchemy',
       '/api/v1/onboarding',
       '/api/v1/onboarding/{id}',
+      '/api/v1/councils/draft',
+      '/api/v1/councils',
+      '/api/v1/councils/{council}',
       '/api/v1/onboarding/{id}/grant',
       '/docs',
       '/docs/swagger-ui-dist/{file}',
@@ -83,13 +86,11 @@ describe('/openapi.json', () => {
     const served = (a: ReturnType<typeof createApp>) =>
       new Set(a.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`))
     // The routes never call the service at registration, so an unwired one is enough to count them.
-    const withCouncil = createApp(
-      testApiDeps({ golems: [golem], overrides: { council: Object.create(CouncilService.prototype) as CouncilService } }),
-    )
+    const withCouncil = createApp(testApiDeps({ golems: [golem], overrides: { councils: Object.create(Councils.prototype) as Councils } }))
     const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(served(withCouncil))
-    expect(served(withCouncil).size).toBe(52) // the 48 above and the council's four
+    expect(served(withCouncil).size).toBe(56) // the 52 above and the council's four member routes
     for (const route of [
       'post /council/v1/proposals',
       'get /council/v1/proposals',

@@ -148,7 +148,7 @@ const isCouncilMemberRoute = (method: string, path: string) =>
 /** Every other path, unknown ones (404) included, so that every response carries the headers. */
 export function tierRateLimit(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
-    if (CLADE_ROUTES.test(c.req.path) || (deps.council !== undefined && isCouncilMemberRoute(c.req.method, c.req.path))) return next()
+    if (CLADE_ROUTES.test(c.req.path) || (deps.councils !== undefined && isCouncilMemberRoute(c.req.method, c.req.path))) return next()
     const ip = clientAddress(c, deps.config.trustedProxyHops)
     const { principal, tier, subject } = await identify(c, deps, ip)
     const decision = await charge(c, deps, tier, subject, limitsOf(deps)[tier])

@@ -1,6 +1,6 @@
 // Request and response schemas of the HTTP API. Requests are validated with them at runtime; responses
 // are documented with them in /openapi.json (and checked against them in tests).
-import { getAddress, isAddress, type Address } from 'viem'
+import { getAddress, isAddress, maxUint256, type Address } from 'viem'
 // z from @hono/zod-openapi: zod itself, with .openapi() (which names the Error component) added.
 import { z } from '@hono/zod-openapi'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
@@ -38,6 +38,12 @@ const decimal = z
   .meta({ description: 'unsigned integer as a decimal string (bigint)' })
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex')
 const unixSeconds = z.number().int().nonnegative().meta({ description: 'unix seconds' })
+
+/** A uint256 as a decimal string. */
+export const uint256 = z
+  .string()
+  .regex(/^\d{1,78}$/, { message: 'must be a decimal integer string of at most 78 digits', abort: true })
+  .refine((v) => BigInt(v) <= maxUint256, 'must be at most 2^256 - 1 (a uint256)')
 
 export const golemIdSchema = z
   .string()

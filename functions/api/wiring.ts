@@ -22,6 +22,10 @@ import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
 import { createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { executeAction } from '../../app/actions/executeAction.ts'
+import { Councils } from '../../app/council/councils.ts'
+import { CouncilFormation, type CouncilFormationDeps } from '../../app/council/formation.ts'
+import { councilSender } from '../../adapters/chain/council.ts'
+import type { CouncilStore } from '../../core/council/store.ts'
 import { StoreCladeService, type CladeService } from './cladeService.ts'
 import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry, SnapDeploymentInfo } from './deps.ts'
 import { IndexerClient } from './indexerClient.ts'
@@ -95,6 +99,21 @@ export type ApiWiring = {
    * heartbeat's). Without it POST /api/v1/webhooks/alchemy answers 501 NOT_IMPLEMENTED.
    */
   alchemyWebhook?: { signingKey: AlchemySigningKey; invoker: TickInvoker } | undefined
+  /**
+   * The councils owners form here: the store that keeps them (the same table), and the API's own account
+   * that deploys each council and submits its k-signed user operations. Without it neither the owner's
+   * council routes nor /council/v1/* are served.
+   */
+  councils?:
+    | {
+        store: CouncilStore
+        submitter: WalletClient<Transport, Chain, Account>
+        /** Price feeds for a scope that names none (the local assets'); without them the owner names them. */
+        defaultFeeds?: CouncilFormationDeps['defaultFeeds']
+        /** ETH the submitter sends a council it deployed, for its first user operations; default 0. */
+        gasBootstrap?: bigint
+      }
+    | undefined
   /**
    * How long a head read answers later requests (ms). Default: half the chain's block interval when the
    * chain states one (Base: 1,000 ms), so no answer is staler than one block; 0 when it does not
@@ -266,6 +285,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     }),
     ...(w.bearer ? { bearer: w.bearer } : {}),
     ...(w.actions ? { actions: actionRoute(w, w.actions) } : {}),
+    ...(w.councils ? councilServices(w, w.councils, clock) : {}),
     ...(w.alchemyWebhook
       ? {
           alchemyWebhook: storeCustodyWebhook({
@@ -277,6 +297,34 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
         }
       : {}),
     ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
+  }
+}
+
+function councilServices(
+  w: ApiWiring,
+  c: NonNullable<ApiWiring['councils']>,
+  clock: Clock,
+): Pick<ApiDeps, 'councils' | 'councilFormation'> {
+  const client = w.publicClient as PublicClient
+  return {
+    councils: new Councils({
+      store: c.store,
+      golems: w.store,
+      publicClient: client,
+      deployment: w.deployment,
+      submitter: c.submitter,
+      clockMs: () => clock.now(),
+    }),
+    councilFormation: new CouncilFormation({
+      store: c.store,
+      golems: w.store,
+      client,
+      deployment: w.deployment,
+      sender: councilSender(client, c.submitter),
+      ...(c.defaultFeeds ? { defaultFeeds: c.defaultFeeds } : {}),
+      ...(c.gasBootstrap === undefined ? {} : { gasBootstrap: c.gasBootstrap }),
+      clockMs: () => clock.now(),
+    }),
   }
 }
 

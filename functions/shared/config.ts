@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { TICK_ENFORCERS, type BardoDeployment, type TickDeployment, type TickFramework } from '../../core/deployment.ts'
 import { DeploymentError, parseDeployment } from '../../core/deploymentSchema.ts'
-import { DynamoStore, DynamoTickStore, type DynamoStoreOptions } from '../../adapters/store/index.ts'
+import { DynamoCouncilStore, DynamoStore, DynamoTickStore, type DynamoStoreOptions } from '../../adapters/store/index.ts'
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import type { Store, TickStore } from '../../core/store/index.ts'
 import { FunctionConfigError } from './configError.ts'
@@ -45,6 +45,18 @@ export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): Functi
     // The kit knows every public chain's framework; a private chain's deployment carries its own.
     getSmartAccountsEnvironment,
     (o) => new DynamoStore(o),
+  )
+}
+
+/** The API's configuration: its store keeps the councils owners form too (the same table). */
+export function loadApiFunctionConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): FunctionConfig<PublicClient, BardoDeployment, DynamoCouncilStore> {
+  return loadConfig(
+    env,
+    (transport) => createPublicClient({ transport }) as PublicClient,
+    getSmartAccountsEnvironment,
+    (o) => new DynamoCouncilStore(o),
   )
 }
 

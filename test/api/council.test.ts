@@ -1,8 +1,9 @@
-// The council API on anvil: Clade-authenticated members propose and sign over HTTP, the signature that
-// completes 2 of 3 executes the proposal once through the real EntryPoint and DelegationManager, and
-// every refused request (unsigned, replayed, expired, non-member, beyond the bounds, a signature the
-// chain would refuse, a field out of range) writes nothing. Proposals are shown to the council's
-// owner and members only; the dashboard's read key sees them without call data.
+// The council API on anvil, for a council stored as formed: Clade-authenticated members propose and sign
+// over HTTP, the signature that completes 2 of 3 executes the proposal once through the real EntryPoint
+// and DelegationManager, and every refused request (unsigned, replayed, expired, non-member, beyond the
+// bounds, a signature the chain would refuse, a field out of range) writes nothing. Proposals are shown
+// to the council's owner and members only; the dashboard's read key sees them without call data.
+// (test/api/councilFormation.test.ts forms a council the owner's way, through the draft and the wallet.)
 import { parseSignature, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,15 +12,17 @@ import { cladeChallengeTypedData, type CladeChallenge } from '../../core/clade/c
 import { deviceConfirmMessage, normalizeUserCode, POLL_INTERVAL_SECONDS } from '../../core/auth/deviceCode.ts'
 import { highS, withV } from '../support/council/signatures.ts'
 import { hashApiKey } from '../../core/ratelimit/tiers.ts'
-import type { CouncilStore } from '../../core/council/index.ts'
+import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
+import { toCouncilJson, type CouncilStore } from '../../core/council/index.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { fromDigestSigner } from '../../core/custody/rawSigner.ts'
 import { createApp, type ApiApp } from '../../functions/api/app.ts'
 import { testApiDeps } from '../../functions/api/testing.ts'
-import { CouncilService, type CouncilProposalView } from '../../app/council/councilService.ts'
+import type { CouncilProposalView } from '../../app/council/councilService.ts'
+import { Councils } from '../../app/council/councils.ts'
 import { startDevnet, type Devnet } from '../../local/devnet.ts'
-import { chainNow, newGolem, transferCall, USDC, usdcBalance } from '../chain/harness.ts'
-import { councilChainDeps, setupCouncil, type CouncilFixture } from '../chain/councilHarness.ts'
+import { chainNow, newGolem, transferCall, USD, USDC, usdcBalance } from '../chain/harness.ts'
+import { fixtureCustody, setupCouncil, type CouncilFixture } from '../chain/councilHarness.ts'
 
 const operator = '0x00000000000000000000000000000000000000A1'
 const readKey = `bardo_read_${'r'.repeat(24)}`
@@ -46,6 +49,10 @@ function countingWrites(store: CouncilStore): CouncilStore {
     finishCouncilExecution: count(store.finishCouncilExecution.bind(store)),
     reclaimCouncilExecution: count(store.reclaimCouncilExecution.bind(store)),
     noteCouncilExecution: count(store.noteCouncilExecution.bind(store)),
+    createCouncil: count(store.createCouncil.bind(store)),
+    getCouncil: store.getCouncil.bind(store),
+    listCouncilsByOwner: store.listCouncilsByOwner.bind(store),
+    listCouncilsOfGolem: store.listCouncilsOfGolem.bind(store),
     getCouncilProposal: store.getCouncilProposal.bind(store),
     listCouncilProposals: store.listCouncilProposals.bind(store),
     listCouncilSignatures: store.listCouncilSignatures.bind(store),
@@ -58,10 +65,40 @@ beforeAll(async () => {
   // A sibling of the same operator, registered and alive, that holds no seat.
   outsider = await newGolem(devnet)
   const operators = Object.fromEntries([...f.golems, outsider].map((g) => [g.address, operator]))
-  const council = new CouncilService({
-    ...councilChainDeps(devnet, f),
-    store: countingWrites(new InMemoryStore()),
+  // The fixture's council as the owner's formation stores it; its seats' custody is the fixture's.
+  const store = new InMemoryStore()
+  const usdc = devnet.deployment.assets.usdc
+  const now = await chainNow(devnet)
+  await store.createCouncil({
+    council: f.config.council,
+    owner: f.owner.address,
+    chainId: devnet.chain.id,
+    members: f.members,
+    threshold: 2,
+    salt: '0x',
+    scope: toCouncilJson({
+      targets: [usdc],
+      selectors: ['0xa9059cbb'],
+      receivers: [{ startIndex: 4, receiver: f.treasury }],
+      maxValue: 0n,
+      dailyLimitUsd: USD(1_000),
+      maxPriceAge: 86_400,
+      feeds: [{ token: usdc, decimals: 6, feed: devnet.deployment.assets.usdcUsdFeed }],
+      startsAt: now,
+      endsAt: now + 30n * 86_400n,
+    }),
+    delegation: toCouncilJson(f.delegation),
+    delegationHash: hashDelegation(f.delegation),
+    formedAt: Date.now(),
+  })
+  const councils = new Councils({
+    store: countingWrites(store),
+    golems: store,
+    publicClient: devnet.publicClient,
+    deployment: devnet.deployment,
+    submitter: devnet.deployer,
     clockMs: () => Date.now(),
+    custody: fixtureCustody(f),
   })
   deps = testApiDeps({
     operators,
@@ -71,7 +108,7 @@ beforeAll(async () => {
       readApiKeyHashes: [hashApiKey(readKey)],
     },
     // The device flow checks the owner's signature on the chain (its smart account answers ERC-1271).
-    overrides: { council, ownerSignatures: { verifyMessage: (p) => devnet.publicClient.verifyMessage(p) } },
+    overrides: { councils, ownerSignatures: { verifyMessage: (p) => devnet.publicClient.verifyMessage(p) } },
   })
   app = createApp(deps)
 }, 120_000)
@@ -106,6 +143,7 @@ const post = (path: string, headers: Record<string, string>, body: unknown) =>
 async function propose(who: PrivateKeyAccount, to: Address, amount: bigint, deadline?: number): Promise<Response> {
   const action = transferCall(devnet.deployment.assets.usdc, to, amount)
   return post('/council/v1/proposals', await auth(who), {
+    council: f.config.council,
     action: { target: action.target, value: '0', callData: action.callData },
     deadline: deadline ?? Number(await chainNow(devnet)) + 3_600,
   })
@@ -317,17 +355,20 @@ describe('council API', () => {
   })
 
   it('lists every proposal newest first, a page at a time, with its state, k of n and execution, to a read key only', async () => {
-    const anonymous = await app.request('/council/v1/proposals')
+    const anonymous = await app.request(`/council/v1/proposals?council=${f.config.council}`)
     expect(anonymous.status).toBe(401)
     expect(await body(anonymous)).toMatchObject({ code: 'AUTH_REQUIRED' })
     // A member's Clade session is not a reader's credential.
-    expect((await app.request('/council/v1/proposals', { headers: await auth(f.golems[0]!) })).status).toBe(400)
+    expect((await app.request(`/council/v1/proposals?council=${f.config.council}`, { headers: await auth(f.golems[0]!) })).status).toBe(400)
     const headers = { 'x-api-key': readKey }
     type Page = { proposals: CouncilProposalView[]; next: string | null }
     const all: CouncilProposalView[] = []
     let next: string | null = null
     do {
-      const res = await app.request(`/council/v1/proposals?limit=3${next ? `&cursor=${encodeURIComponent(next)}` : ''}`, { headers })
+      const res = await app.request(
+        `/council/v1/proposals?council=${f.config.council}&limit=3${next ? `&cursor=${encodeURIComponent(next)}` : ''}`,
+        { headers },
+      )
       expect(res.status).toBe(200)
       const page = await body<Page>(res)
       expect(page.proposals.length).toBeLessThanOrEqual(3)
@@ -341,7 +382,7 @@ describe('council API', () => {
     expect(first).toMatchObject({ status: 'executed', counted: 2, threshold: 2 })
     expect((first.execution as { txHash: string }).txHash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(all[0]).toMatchObject({ status: 'expired', counted: 1 })
-    const badCursor = await app.request('/council/v1/proposals?cursor=nope', { headers })
+    const badCursor = await app.request(`/council/v1/proposals?council=${f.config.council}&cursor=nope`, { headers })
     expect(badCursor.status).toBe(400)
     expect(await body(badCursor)).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('cursor') })
   })
@@ -372,7 +413,7 @@ describe('council API', () => {
   })
 
   it('lists proposals in full only to the council’s owner signed in; another signed-in wallet gets 403, a read key no call data', async () => {
-    const path = '/council/v1/proposals?limit=5'
+    const path = `/council/v1/proposals?council=${f.config.council}&limit=5`
     type Page = { proposals: Record<string, unknown>[]; next: string | null }
     // Any wallet can sign in through the device flow: a stranger's, or a member Golem's own key.
     for (const wallet of [privateKeyToAccount(generatePrivateKey()), f.golems[1]!]) {
@@ -450,7 +491,7 @@ describe('council API', () => {
     ]
     it.each(cases)('POST /proposals %s (%#)', async (field, make, rule) => {
       writes = 0
-      const res = await post('/council/v1/proposals', await auth(f.golems[0]!), await make())
+      const res = await post('/council/v1/proposals', await auth(f.golems[0]!), { council: f.config.council, ...(await make()) })
       expect(res.status).toBe(400)
       const out = await body<{ code: string; message: string; details: { issues: { path: string }[] } }>(res)
       expect(out).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining(rule) })
@@ -466,7 +507,7 @@ describe('council API', () => {
       [`0x${'11'.repeat(64)}1d`, 'v must be 27 or 28'],
     ])('POST /proposals/:id/signatures signature %s', async (signature, rule) => {
       const page = await body<{ proposals: { id: string }[] }>(
-        await app.request('/council/v1/proposals?limit=1', { headers: { 'x-api-key': readKey } }),
+        await app.request(`/council/v1/proposals?council=${f.config.council}&limit=1`, { headers: { 'x-api-key': readKey } }),
       )
       writes = 0
       const res = await post(`/council/v1/proposals/${page.proposals[0]!.id}/signatures`, await auth(f.golems[0]!), { signature })
@@ -475,14 +516,17 @@ describe('council API', () => {
       expect(writes).toBe(0)
     })
 
+    const COUNCIL = '0x000000000000000000000000000000000000C0c1'
     it.each([
+      ['GET', '/council/v1/proposals?limit=1', 'council: must be the council’s address (its MultiSig DeleGator)'],
+      ['GET', `/council/v1/proposals?council=0x1234`, 'council: must be a 20-byte 0x-prefixed hex address'],
       ['GET', '/council/v1/proposals/0x1234', 'id: must be 0x and 16 bytes of hex'],
       ['POST', `/council/v1/proposals/0x${'ab'.repeat(17)}/signatures`, 'id: must be 0x and 16 bytes of hex'],
-      ['GET', '/council/v1/proposals?limit=0', 'limit: must be at least 1'],
-      ['GET', '/council/v1/proposals?limit=101', 'limit: must be at most 100'],
-      ['GET', '/council/v1/proposals?limit=1.5', 'limit: must be an integer'],
-      ['GET', '/council/v1/proposals?limit=ten', 'limit: must be a number'],
-      ['GET', '/council/v1/proposals?cursor=nope', 'cursor: must be the `next` of a previous page'],
+      ['GET', `/council/v1/proposals?council=${COUNCIL}&limit=0`, 'limit: must be at least 1'],
+      ['GET', `/council/v1/proposals?council=${COUNCIL}&limit=101`, 'limit: must be at most 100'],
+      ['GET', `/council/v1/proposals?council=${COUNCIL}&limit=1.5`, 'limit: must be an integer'],
+      ['GET', `/council/v1/proposals?council=${COUNCIL}&limit=ten`, 'limit: must be a number'],
+      ['GET', `/council/v1/proposals?council=${COUNCIL}&cursor=nope`, 'cursor: must be the `next` of a previous page'],
     ])('%s %s', async (method, path, message) => {
       writes = 0
       const headers = path.includes('?') ? { 'x-api-key': readKey } : await auth(f.golems[0]!)

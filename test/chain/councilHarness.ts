@@ -17,14 +17,9 @@ import {
 } from '../../core/council/index.ts'
 import { smartAccountSigner } from '../../core/delegations/index.ts'
 import type { GolemStatus } from '../../core/store/records.ts'
-import {
-  findCouncilExecution,
-  findCouncilSignatureFaults,
-  precheckCouncilAction,
-  readCouncilStandings,
-  submitCouncilProposal,
-} from '../../adapters/chain/council.ts'
+import { councilGas as chainCouncilGas } from '../../adapters/chain/council.ts'
 import type { CouncilServiceDeps } from '../../app/council/councilService.ts'
+import { councilChainDeps as productChainDeps } from '../../app/council/councils.ts'
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
 import { chainNow, newGolem, newTree, transferCall, USD, waitOk } from './harness.ts'
 
@@ -55,43 +50,27 @@ export async function setupCouncil(devnet: Devnet): Promise<CouncilFixture> {
   return { owner, golems, members, council, config, delegation, treasury, custody }
 }
 
+/** The fixture's custody: each seat's Golem as the tests set it (alive, dying, rotated). */
+export const fixtureCustody = (f: CouncilFixture) => async (id: string) => f.custody.get(id)
+
 /** The council service's chain edge on the devnet (2 of the fixture's seats), as a deployment wires it; tests add the store and a clock. */
 export function councilChainDeps(devnet: Devnet, f: CouncilFixture) {
-  const publicClient = devnet.publicClient
   return {
+    ...productChainDeps({
+      publicClient: devnet.publicClient,
+      vitalityOracle: devnet.deployment.vitalityOracle,
+      submitter: devnet.deployer,
+      custody: fixtureCustody(f),
+    }),
     config: f.config,
     members: async () => f.members,
     threshold: 2,
     delegation: f.delegation,
-    standings: (members) =>
-      readCouncilStandings({
-        publicClient,
-        vitalityOracle: devnet.deployment.vitalityOracle,
-        members,
-        custody: async (id) => f.custody.get(id),
-      }),
-    chainNow: () => chainNow(devnet),
-    gas: () => councilGas(devnet),
-    precheck: (p) => precheckCouncilAction(publicClient, p),
-    submit: (proposal, signature, onSent) =>
-      submitCouncilProposal({ publicClient, submitter: devnet.deployer, proposal, signature, onSent }),
-    signatureFaults: (proposal, signatures) => findCouncilSignatureFaults({ publicClient, proposal, signatures }),
-    blockNumber: () => publicClient.getBlockNumber({ cacheTime: 0 }),
-    findExecution: (proposal, fromBlock, txHash) => findCouncilExecution({ publicClient, proposal, fromBlock, txHash }),
   } satisfies Omit<CouncilServiceDeps, 'store' | 'clockMs'>
 }
 
-/** Generous fixed limits at the chain's current fees: no bundler estimates locally. */
-export async function councilGas(devnet: Devnet): Promise<CouncilGas> {
-  const fees = await devnet.publicClient.estimateFeesPerGas()
-  return {
-    callGasLimit: 1_500_000n,
-    verificationGasLimit: 1_000_000n,
-    preVerificationGas: 100_000n,
-    maxFeePerGas: fees.maxFeePerGas,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-  }
-}
+/** The council's gas as a deployment fixes it: generous limits at the chain's current fees. */
+export const councilGas = (devnet: Devnet): Promise<CouncilGas> => chainCouncilGas(devnet.publicClient)
 
 let proposals = 0
 /** A proposal to transfer `amount` USDC to `to` from the owner's account, open for an hour. */

@@ -1,7 +1,14 @@
 // The dashboard's council panel, by its pure view: one row per proposal with its state, k of n signed,
-// the execution's transaction and whether the indexer has seen it.
+// the execution's transaction and whether the indexer has seen it; a council in words; and the owner's
+// request its "Form a council" form sends.
 import { describe, expect, it } from 'vitest'
-import { councilRows, type CouncilProposal, type IndexedCouncilExecution } from '../../web/src/council.ts'
+import {
+  councilFormRequest,
+  councilRows,
+  councilSummary,
+  type CouncilProposal,
+  type IndexedCouncilExecution,
+} from '../../web/src/council.ts'
 
 const TX = `0x${'ab'.repeat(32)}`
 const proposal = (id: string, over: Partial<CouncilProposal> = {}): CouncilProposal => ({
@@ -80,5 +87,34 @@ describe('council panel rows', () => {
       [{ ...seen(0, true), proposalId: upper }],
     )
     expect(rows[0]?.indexed).toBe('seen')
+  })
+
+  it('says a council in words: k of n, its seats, and whom it pays how much a day', () => {
+    const council = {
+      council: '0x00000000000000000000000000000000000000c0',
+      members: ['atlas', 'boreas', 'calypso'].map((golemId) => ({ golemId, signer: '0x01' })),
+      threshold: 2,
+      scope: { dailyLimitUsd: '1000', receivers: [{ receiver: '0x00000000000000000000000000000000000005dc' }], endsAt: 1_800_000_000 },
+      formedAt: 1_700_000_000,
+    }
+    expect(councilSummary(council)).toBe('2 of 3: atlas, boreas, calypso; $1000 a day to 0x00000000000000000000000000000000000005dc')
+  })
+
+  it('asks for a council of the chosen Golems paying one receiver in USDC, a cap a day, for the days given', () => {
+    const usdc = '0x0000000000000000000000000000000000000005'
+    const input = { golems: ['atlas', 'boreas'], threshold: '2', receiver: ' 0xabc ', dailyUsd: '250.5', days: '7' }
+    expect(councilFormRequest(input, usdc, 1_000)).toEqual({
+      golems: ['atlas', 'boreas'],
+      threshold: 2,
+      scope: {
+        targets: [usdc],
+        selectors: ['0xa9059cbb'],
+        receivers: [{ receiver: '0xabc', startIndex: 4 }],
+        dailyLimitUsd: '250.5',
+        endsAt: 1_000 + 7 * 86_400,
+      },
+    })
+    // No days: the API's default end.
+    expect(councilFormRequest({ ...input, days: '' }, usdc, 1_000).scope).not.toHaveProperty('endsAt')
   })
 })

@@ -8,6 +8,7 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { postJson, RequestError, type Config, type Draft } from './api.ts'
+import type { councilFormRequest } from './council.ts'
 import type { UserOperationDraft } from './userOperation.ts'
 import { signTypedData, submitUserOperation, type Eip1193Provider } from './wallet.ts'
 
@@ -63,6 +64,25 @@ export async function answerRotation(wallet: Wallet, golemId: string): Promise<{
     ? { gas: { ...draft.gas.delegation, signature: await signTypedData(wallet.provider, wallet.address, draft.gas.typedData) } }
     : {}
   return postJson(`/api/v1/golems/${id}/rotation-grant`, { delegation: { ...draft.delegation, signature }, ...gas })
+}
+
+type CouncilDraft = { salt: string; threshold: number; scope: Record<string, unknown>; delegation: Record<string, unknown> }
+
+/**
+ * The owner forms a council of the owner's Golems: the API drafts the council (its MultiSig DeleGator)
+ * and the owner's bounded delegation to it, the wallet signs the delegation, and the API checks it,
+ * deploys the council and keeps it; its members then propose and sign through the API.
+ */
+export async function formCouncil(wallet: Wallet, request: ReturnType<typeof councilFormRequest>): Promise<{ council: string }> {
+  const draft = await postJson<Draft<CouncilDraft>>('/api/v1/councils/draft', request)
+  const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+  return postJson('/api/v1/councils', {
+    golems: request.golems,
+    threshold: draft.threshold,
+    scope: draft.scope,
+    salt: draft.salt,
+    delegation: { ...draft.delegation, signature },
+  })
 }
 
 export type Adjusted = { delegationHash: string; periodAmount: string; periodStart: number; grant_ends_at: number; txHash: string }

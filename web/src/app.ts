@@ -678,6 +678,15 @@ export function App() {
           ? null
           : html`<p>Loading…</p>`
     }
-    ${config ? html`<${CouncilPanel} indexer=${config.indexer} />` : null}
+    ${
+      config
+        ? html`<${CouncilPanel}
+          indexer=${config.indexer}
+          owner=${fleet?.owner ?? null}
+          golems=${(fleet?.golems ?? []).filter((g) => g.status === 'alive')}
+          wallet=${wallet}
+          usdc=${config.usdc} />`
+        : null
+    }
   </div>`
 }

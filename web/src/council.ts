@@ -1,6 +1,7 @@
-// The council panel's content: the API's proposals (GET /council/v1/proposals) and the executions the
-// indexer has seen (council_execution), joined into one row per proposal. Pure, so the panel is tested
-// without a browser; councilPanel.ts reads and draws.
+// The council panel's content: the owner's councils (GET /api/v1/councils), each council's proposals
+// (GET /council/v1/proposals) and the executions the indexer has seen (council_execution), joined into
+// one row per proposal; and the owner's request to form a council from the panel's form. Pure, so the
+// panel is tested without a browser; councilPanel.ts reads and draws.
 
 export type CouncilState = 'open' | 'executing' | 'executed' | 'reverted' | 'rejected' | 'expired'
 
@@ -65,3 +66,41 @@ export const COUNCIL_READ = 20
 export const COUNCIL_EXECUTIONS_QUERY = `query($ids: [String!]) {
   councilExecutions(where: { proposalId_in: $ids }, limit: ${COUNCIL_READ}) { items { proposalId userOpHash txHash success } }
 }`
+
+/** A council as the API lists it (GET /api/v1/councils?owner=): what the panel shows of it. */
+export type Council = {
+  council: string
+  members: { golemId: string; signer: string }[]
+  threshold: number
+  scope: { dailyLimitUsd: string; receivers: { receiver: string }[]; endsAt: number }
+  formedAt: number
+}
+
+/** A council and its proposals' rows. */
+export type CouncilCard = { council: Council; rows: CouncilRow[] }
+
+/** "2 of 3: atlas, boreas, calypso; $1000/day to 0x…" */
+export const councilSummary = (c: Council) =>
+  `${c.threshold} of ${c.members.length}: ${c.members.map((m) => m.golemId).join(', ')}; $${c.scope.dailyLimitUsd} a day to ${c.scope.receivers.map((r) => r.receiver).join(', ')}`
+
+/** What the panel's form asks for. */
+export type CouncilFormInput = { golems: readonly string[]; threshold: string; receiver: string; dailyUsd: string; days: string }
+
+/**
+ * The owner's request for a council of the chosen Golems (POST /api/v1/councils/draft): transfers of the
+ * chain's USDC to one pinned receiver, a USD cap a day, for some days. The API names anything out of range.
+ */
+export function councilFormRequest(input: CouncilFormInput, usdc: string, nowSeconds: number) {
+  const days = Number(input.days)
+  return {
+    golems: [...input.golems],
+    threshold: Number(input.threshold),
+    scope: {
+      targets: [usdc],
+      selectors: ['0xa9059cbb'],
+      receivers: [{ receiver: input.receiver.trim(), startIndex: 4 }],
+      dailyLimitUsd: input.dailyUsd.trim(),
+      ...(Number.isFinite(days) && days > 0 ? { endsAt: Math.floor(nowSeconds + days * 86_400) } : {}),
+    },
+  }
+}

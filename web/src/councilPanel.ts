@@ -1,13 +1,19 @@
-// The council panel: every recent proposal with its state, its signatures (k of n, t needed), the
-// execution's transaction and whether the indexer has seen it. Hidden where no council is served.
+// The council panel: the owner's councils (k of n, who sits, whom each may pay and how much a day), each
+// with its recent proposals (state, k of n signed, the execution's transaction and whether the indexer
+// has seen it), and a form that forms a new council of the owner's living Golems: drafted by the API,
+// signed in the wallet, posted back. Hidden where this deployment serves no councils.
 import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
+import { formCouncil, type Wallet } from './actions.ts'
 import { answer, api, postJson, RequestError } from './api.ts'
 import {
   COUNCIL_EXECUTIONS_QUERY,
   COUNCIL_READ,
+  councilFormRequest,
   councilRows,
+  councilSummary,
   ran,
+  type CouncilCard,
   type CouncilProposal,
   type CouncilRow,
   type IndexedCouncilExecution,
@@ -18,24 +24,34 @@ const COUNCIL_POLL_MS = 10_000
 const when = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19)
 const short = (a: string) => `${a.slice(0, 10)}…${a.slice(-6)}`
 
-/** The newest proposals, through the dashboard's server (which adds the read key, and says `served: false` for an API without a council). */
-const list = () => answer(api.council.v1.proposals.$get({ query: { limit: String(COUNCIL_READ) }, header: {} }))
+/** The owner's councils, through the dashboard's server (which adds the read key). */
+const listCouncils = (owner: string) => answer(api.api.v1.councils.$get({ query: { owner }, header: {} }))
+/** A council's newest proposals. */
+const listProposals = (council: string) =>
+  answer(api.council.v1.proposals.$get({ query: { council, limit: String(COUNCIL_READ) }, header: {} }))
 
 /**
- * The newest proposals and what the indexer saw of them; null when this deployment serves no council
- * (the local dashboard says `served: false`, another proxy may answer 404), so the panel stays hidden. An indexer that is down or behind marks executions as pending.
+ * The owner's councils, each with its newest proposals and what the indexer saw of them; null when this
+ * deployment serves no councils (501, or 404 from another proxy), so the panel stays hidden. An indexer
+ * that is down or behind marks executions as pending.
  */
-export async function loadCouncil(indexer: boolean): Promise<CouncilRow[] | null> {
-  let proposals: CouncilProposal[]
+export async function loadCouncils(owner: string, indexer: boolean): Promise<CouncilCard[] | null> {
+  let councils: Awaited<ReturnType<typeof listCouncils>>['councils']
   try {
-    const page: { served?: false } & Awaited<ReturnType<typeof list>> = await list()
-    if (page.served === false) return null
-    // The API documents an execution loosely (its shape follows how the proposal ended); the panel reads the fields it knows.
-    proposals = page.proposals.map((p) => ({ ...p, execution: p.execution as CouncilProposal['execution'] }))
+    councils = (await listCouncils(owner)).councils
   } catch (e) {
-    if (e instanceof RequestError && e.status === 404) return null
+    if (e instanceof RequestError && (e.status === 404 || e.status === 501)) return null
     throw e
   }
+  return Promise.all(councils.map(async (council) => ({ council, rows: await proposalRows(council.council, indexer) })))
+}
+
+async function proposalRows(council: string, indexer: boolean): Promise<CouncilRow[]> {
+  // The API documents an execution loosely (its shape follows how the proposal ended); the panel reads the fields it knows.
+  const proposals: CouncilProposal[] = (await listProposals(council)).proposals.map((p) => ({
+    ...p,
+    execution: p.execution as CouncilProposal['execution'],
+  }))
   const ids = proposals.filter((p) => ran(p.status)).map((p) => p.id.toLowerCase())
   let seen: IndexedCouncilExecution[] = []
   if (indexer && ids.length > 0) {
@@ -48,16 +64,34 @@ export async function loadCouncil(indexer: boolean): Promise<CouncilRow[] | null
   return councilRows(proposals, seen)
 }
 
-export function CouncilPanel({ indexer }: { indexer: boolean }) {
-  const [rows, setRows] = useState<CouncilRow[] | null>(null)
+type Seat = { id: string }
+
+export function CouncilPanel({
+  indexer,
+  owner,
+  golems,
+  wallet,
+  usdc,
+}: {
+  indexer: boolean
+  /** The owner's smart account whose councils are shown; null until the fleet is known. */
+  owner: string | null
+  /** The owner's living Golems: the seats a new council may hold. */
+  golems: readonly Seat[]
+  wallet: Wallet | null
+  usdc: string
+}) {
+  const [cards, setCards] = useState<CouncilCard[] | null>(null)
+  const [formed, setFormed] = useState(0)
   useEffect(() => {
+    if (!owner) return
     let stopped = false
     let timer: ReturnType<typeof setInterval> | undefined
     const poll = async () => {
-      const next = await loadCouncil(indexer).catch(() => undefined)
+      const next = await loadCouncils(owner, indexer).catch(() => undefined)
       if (stopped || next === undefined) return
-      setRows(next)
-      // No council here: stop asking.
+      setCards(next)
+      // No councils here: stop asking.
       if (next === null && timer !== undefined) clearInterval(timer)
     }
     void poll()
@@ -66,13 +100,24 @@ export function CouncilPanel({ indexer }: { indexer: boolean }) {
       stopped = true
       clearInterval(timer)
     }
-  }, [indexer])
-  if (rows === null) return null
+  }, [indexer, owner, formed])
+  if (cards === null) return null
   return html`<section class="card" id="council">
     <h3>Coordination Council</h3>
+    ${cards.length === 0 ? html`<p id="no-council">No council yet.</p>` : cards.map((card) => html`<${CouncilView} card=${card} />`)}
+    <${FormCouncil} golems=${golems} wallet=${wallet} usdc=${usdc} onFormed=${() => setFormed((n) => n + 1)} />
+  </section>`
+}
+
+function CouncilView({ card }: { card: CouncilCard }) {
+  const { council, rows } = card
+  return html`<div class="council" data-council=${council.council} data-threshold=${council.threshold} data-seats=${council.members.length}>
+    <p class="council-summary">
+      Council <code title=${council.council}>${short(council.council)}</code>: ${councilSummary(council)}, until ${when(council.scope.endsAt)}
+    </p>
     ${
       rows.length === 0
-        ? html`<p>No proposals yet.</p>`
+        ? html`<p class="no-proposals">No proposals yet.</p>`
         : html`<table>
           <tr><th>proposal</th><th>state</th><th>signatures</th><th>deadline</th><th>execution</th><th>indexer</th></tr>
           ${rows.map(
@@ -87,5 +132,60 @@ export function CouncilPanel({ indexer }: { indexer: boolean }) {
           )}
         </table>`
     }
-  </section>`
+  </div>`
+}
+
+/**
+ * Form a council of the owner's living Golems: the seats chosen, how many must sign, whom it may pay (in
+ * the chain's USDC), how much a day and for how long. The API drafts it, the wallet signs the owner's
+ * delegation, the API checks it, deploys the council and keeps it.
+ */
+function FormCouncil({
+  golems,
+  wallet,
+  usdc,
+  onFormed,
+}: {
+  golems: readonly Seat[]
+  wallet: Wallet | null
+  usdc: string
+  onFormed: () => void
+}) {
+  const [chosen, setChosen] = useState<string[]>([])
+  const [threshold, setThreshold] = useState('2')
+  const [receiver, setReceiver] = useState('')
+  const [dailyUsd, setDailyUsd] = useState('100')
+  const [days, setDays] = useState('30')
+  const [status, setStatus] = useState('')
+  const toggle = (id: string) => setChosen((all) => (all.includes(id) ? all.filter((g) => g !== id) : [...all, id]))
+  const value = (set: (v: string) => void) => (e: Event) => set((e.target as HTMLInputElement).value)
+  const form = async () => {
+    setStatus('form a council: waiting for the wallet…')
+    try {
+      const request = councilFormRequest({ golems: chosen, threshold, receiver, dailyUsd, days }, usdc, Date.now() / 1000)
+      const r = await formCouncil(wallet!, request)
+      setStatus(`formed council ${r.council}`)
+      setChosen([])
+      setReceiver('')
+      onFormed()
+    } catch (e) {
+      setStatus(`form a council failed: ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  return html`<fieldset id="form-council" disabled=${!wallet}>
+    <legend>Form a council</legend>
+    <p class="seats">
+      ${golems.map(
+        (g) =>
+          html`<label class="seat"><input type="checkbox" name="council-golem" value=${g.id} checked=${chosen.includes(g.id)} onChange=${() => toggle(g.id)} /> ${g.id}</label>`,
+      )}
+    </p>
+    <label>signatures needed <input id="council-threshold" inputmode="numeric" value=${threshold} onInput=${value(setThreshold)} /></label>
+    <label>pays only <input id="council-receiver" placeholder="0x…" value=${receiver} onInput=${value(setReceiver)} /></label>
+    <label>USD a day <input id="council-daily-usd" inputmode="decimal" value=${dailyUsd} onInput=${value(setDailyUsd)} /></label>
+    <label>days <input id="council-days" inputmode="numeric" value=${days} onInput=${value(setDays)} /></label>
+    <button id="form-council-button" disabled=${!wallet || chosen.length < 2 || receiver.trim() === ''} onClick=${form}>Form a council</button>
+    ${wallet ? null : html`<span class="reason">connect the owner's wallet first</span>`}
+    <p class="reason" id="council-status">${status}</p>
+  </fieldset>`
 }

@@ -2,20 +2,38 @@
 // many concurrent requests wins.
 import type { Address, Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import type { CouncilProposalRecord } from '../../../core/council/store.ts'
+import type { CouncilProposalRecord, CouncilRecord } from '../../../core/council/store.ts'
 import type { Backend } from './fixtures.ts'
 
 const ID: Hex = `0x${'ab'.repeat(16)}`
 const A: Address = '0x00000000000000000000000000000000000000A1'
 const B: Address = '0x00000000000000000000000000000000000000B2'
+const COUNCIL: Address = '0x000000000000000000000000000000000000C0c1'
+const OTHER: Address = '0x000000000000000000000000000000000000C0c2'
 const record = (over: Partial<CouncilProposalRecord> = {}): CouncilProposalRecord => ({
   id: ID,
-  council: '0x000000000000000000000000000000000000C0c1',
+  council: COUNCIL,
   proposer: A,
   status: 'open',
   deadline: 1_800_000_000,
   createdAt: 1_750_000_000_000,
   proposal: '{"id":"0xabab"}',
+  ...over,
+})
+const formed = (over: Partial<CouncilRecord> = {}): CouncilRecord => ({
+  council: COUNCIL,
+  owner: '0x00000000000000000000000000000000000000f1',
+  chainId: 31337,
+  members: [
+    { golemId: 'atlas', signer: A },
+    { golemId: 'boreas', signer: B },
+  ],
+  threshold: 2,
+  salt: `0x${'01'.repeat(32)}`,
+  scope: '{"targets":[]}',
+  delegation: '{"delegate":"0x"}',
+  delegationHash: `0x${'cd'.repeat(32)}`,
+  formedAt: 1_750_000_000_000,
   ...over,
 })
 const sig = (signer: Address, at: number) => ({ proposalId: ID, signer, signature: `0x${'11'.repeat(65)}` as Hex, at })
@@ -136,16 +154,40 @@ export function councilSuite(backend: Backend): void {
       for (const [i, id] of ids.entries()) await store.createCouncilProposal(record({ id, createdAt: 1_000 + i }))
       // A losing create is not listed twice.
       await store.createCouncilProposal(record({ id: ids[0]!, createdAt: 9_999 }))
-      const first = await store.listCouncilProposals({ limit: 2 })
+      // Another council's proposal is not in this council's list.
+      await store.createCouncilProposal(record({ id: `0x${'ee'.repeat(16)}`, council: OTHER, createdAt: 5_000 }))
+      const list = (page: { limit: number; after?: string | null }) => store.listCouncilProposals({ council: COUNCIL, ...page })
+      const first = await list({ limit: 2 })
       expect(first.items.map((r) => r.id)).toEqual([ids[4], ids[3]])
       expect(first.next).not.toBeNull()
-      const second = await store.listCouncilProposals({ limit: 2, after: first.next })
+      const second = await list({ limit: 2, after: first.next })
       expect(second.items.map((r) => r.id)).toEqual([ids[2], ids[1]])
-      const third = await store.listCouncilProposals({ limit: 2, after: second.next })
+      const third = await list({ limit: 2, after: second.next })
       expect(third.items.map((r) => r.id)).toEqual([ids[0]])
-      const rest = third.next === null ? [] : (await store.listCouncilProposals({ limit: 2, after: third.next })).items
+      const rest = third.next === null ? [] : (await list({ limit: 2, after: third.next })).items
       expect(rest).toEqual([])
-      await expect(store.listCouncilProposals({ limit: 0 })).rejects.toThrow('limit: must be an integer from 1 to 100')
+      expect((await store.listCouncilProposals({ council: OTHER, limit: 10 })).items.map((r) => r.id)).toEqual([`0x${'ee'.repeat(16)}`])
+      await expect(list({ limit: 0 })).rejects.toThrow('limit: must be an integer from 1 to 100')
+    })
+
+    it('writes a council once and finds it by address, by its owner and by each member Golem, newest first', async () => {
+      const store = await backend.newStore()
+      expect(await store.getCouncil(COUNCIL)).toBeNull()
+      expect(await store.createCouncil(formed())).toEqual({ created: true, record: formed() })
+      expect(await store.createCouncil(formed({ threshold: 1, formedAt: 1_750_000_000_001 }))).toEqual({
+        created: false,
+        existing: formed(),
+      })
+      expect(await store.getCouncil(COUNCIL.toUpperCase().replace('0X', '0x') as Address)).toEqual(formed())
+      const later = formed({ council: OTHER, members: [{ golemId: 'atlas', signer: A }], formedAt: 1_750_000_000_500 })
+      await store.createCouncil(later)
+      const owner = formed().owner
+      expect((await store.listCouncilsByOwner(owner)).map((c) => c.council)).toEqual([OTHER, COUNCIL])
+      expect((await store.listCouncilsOfGolem('atlas')).map((c) => c.council)).toEqual([OTHER, COUNCIL])
+      expect((await store.listCouncilsOfGolem('boreas')).map((c) => c.council)).toEqual([COUNCIL])
+      expect(await store.listCouncilsOfGolem('zephyr')).toEqual([])
+      expect(await store.listCouncilsByOwner(A)).toEqual([])
+      await expect(store.getCouncil('0x12' as Address)).rejects.toThrow('council: must be a council address')
     })
 
     it('refuses an id that is not 16 bytes of lowercase hex, writing nothing', async () => {

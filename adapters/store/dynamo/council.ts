@@ -1,9 +1,12 @@
-// Council proposals and signatures on DynamoDB: one partition per proposal (COUNCIL#<id>) holding the
-// proposal item and one item per signer, each written once by a conditional put; the execution claim is
-// a conditional update on the proposal's status.
-import type { Hex } from 'viem'
+// Councils, their proposals and signatures on DynamoDB. A council is one item (MULTISIG#<address>)
+// written once, with lookup entries for its owner and each member Golem. A proposal is one partition
+// (COUNCIL#<id>) holding the proposal item and one item per signer, each written once by a conditional
+// put; the execution claim is a conditional update on the proposal's status.
+import type { Address, Hex } from 'viem'
 import type {
   AddCouncilSignatureResult,
+  CouncilRecord,
+  CreateCouncilResult,
   ClaimCouncilExecutionResult,
   ClaimCouncilExecutionInput,
   CouncilProposalPage,
@@ -15,10 +18,53 @@ import type {
   NoteCouncilExecutionInput,
   ReclaimCouncilExecutionInput,
 } from '../../../core/council/store.ts'
-import { councilListKey, councilPageLimit } from '../../../core/council/store.ts'
+import {
+  councilAddressKey,
+  councilListKey,
+  councilPageLimit,
+  councilRecordKey,
+  MAX_COUNCILS_PER_LOOKUP,
+} from '../../../core/council/store.ts'
 import { StoreInputError } from '../../../core/store/errors.ts'
+import * as v from '../../../core/store/validate.ts'
 import * as k from '../keys.ts'
 import type { DynamoTable } from './table.ts'
+
+const councilKey = (council: string) => ({ pk: k.councilRecordPk(councilAddressKey(council)), sk: k.SK.council })
+
+function toCouncil(item: Record<string, unknown>): CouncilRecord {
+  const { pk: _pk, sk: _sk, members, ...rest } = item
+  return { ...(rest as Omit<CouncilRecord, 'members'>), members: JSON.parse(members as string) }
+}
+
+export async function createCouncil(table: DynamoTable, record: CouncilRecord): Promise<CreateCouncilResult> {
+  // The lookup entries first: a crash before the council item leaves entries the lookups skip. Two
+  // formations of one council at once write entries naming the same council, which a lookup reads once.
+  const sk = k.councilEntrySk(councilRecordKey(record))
+  const council = councilAddressKey(record.council)
+  const entries = [k.ownerCouncilsPk(record.owner), ...record.members.map((m) => k.golemCouncilsPk(v.id(m.golemId, 'members.golemId')))]
+  for (const pk of entries) await table.put({ pk, sk, council })
+  const item = { ...councilKey(record.council), ...record, members: JSON.stringify(record.members) }
+  if (await table.put(item, { expression: 'attribute_not_exists(pk)' })) return { created: true, record }
+  return { created: false, existing: toCouncil((await table.get(councilKey(record.council)))!) }
+}
+
+export async function getCouncil(table: DynamoTable, council: Address): Promise<CouncilRecord | null> {
+  const item = await table.get(councilKey(council))
+  return item ? toCouncil(item) : null
+}
+
+/** The councils a lookup partition names, newest first; an entry whose council was never written is skipped. */
+async function councilsIn(table: DynamoTable, pk: string): Promise<CouncilRecord[]> {
+  const page = await table.query({ pk, skBeginsWith: 'COUNCIL#', limit: MAX_COUNCILS_PER_LOOKUP, forward: false })
+  const councils = [...new Set(page.items.map((entry) => entry.council as string))]
+  const records = (await table.batchGet(councils.map(councilKey))).map(toCouncil)
+  return records.sort((a, b) => (councilRecordKey(a) < councilRecordKey(b) ? 1 : -1))
+}
+
+export const listCouncilsByOwner = (table: DynamoTable, owner: Address) => councilsIn(table, k.ownerCouncilsPk(owner))
+
+export const listCouncilsOfGolem = (table: DynamoTable, golemId: string) => councilsIn(table, k.golemCouncilsPk(v.id(golemId, 'golemId')))
 
 const id = (value: string, field = 'id'): string => {
   if (!/^0x[0-9a-f]{32}$/.test(value)) throw new StoreInputError(field, 'must be a council proposal id: 0x and 16 bytes of lowercase hex')
@@ -39,7 +85,7 @@ const toItem = (r: CouncilProposalRecord) => {
 export async function createCouncilProposal(table: DynamoTable, record: CouncilProposalRecord): Promise<CreateCouncilProposalResult> {
   // The list entry goes first, so a crash between the two writes leaves an entry the list skips, never
   // a proposal the list cannot reach; a losing create takes its entry back.
-  const entry = { pk: k.COUNCIL_LIST_PK, sk: k.councilListSk(councilListKey(record)) }
+  const entry = { pk: k.councilListPk(councilAddressKey(record.council)), sk: k.councilListSk(councilListKey(record)) }
   await table.put({ ...entry, proposalId: id(record.id) })
   if (await table.put(toItem(record), { expression: 'attribute_not_exists(pk)' })) return { created: true, record }
   const existing = toRecord((await table.get(proposalKey(record.id)))!)
@@ -50,7 +96,7 @@ export async function createCouncilProposal(table: DynamoTable, record: CouncilP
 export async function listCouncilProposals(table: DynamoTable, input: ListCouncilProposalsInput): Promise<CouncilProposalPage> {
   const limit = councilPageLimit(input.limit)
   const page = await table.query({
-    pk: k.COUNCIL_LIST_PK,
+    pk: k.councilListPk(councilAddressKey(input.council)),
     limit,
     forward: false,
     after: input.after ? k.councilListSk(input.after) : null,

@@ -1,27 +1,29 @@
-// /council/v1/*: the Coordination Council. Members are sibling Golems, so the member routes are Clade
-// authenticated (the caller is the Golem's current session key); the service decides membership and
-// signatures from fresh standings. The list is the owner's: in full to the council's owner signed in,
-// and without any call data to the dashboard's read key. A refused request writes nothing.
+// /council/v1/*: the Coordination Councils owners formed here (routes/councils.ts). Members are sibling
+// Golems, so the member routes are Clade authenticated (the caller is the Golem's current session key);
+// a proposal's council is the one it was made on, and a new proposal's the one it names or the one
+// council the caller's Golem sits on. Each council's service decides membership and signatures from
+// fresh standings. A council's list is its owner's: in full to the owner signed in, and without any call
+// data to the dashboard's read key. A refused request writes nothing.
 import { createRoute, z } from '@hono/zod-openapi'
-import { isAddressEqual, maxUint256 } from 'viem'
+import { isAddressEqual } from 'viem'
 import type { CladeSecret } from '../../../core/clade/secret.ts'
 import { councilSignatureRule } from '../../../core/council/signatures.ts'
-import { councilSummaryOf, type CouncilService } from '../../../app/council/councilService.ts'
+import { councilSummaryOf } from '../../../app/council/councilService.ts'
 import { cladeAuth, cladeAuthHeaders } from '../cladeAuth.ts'
 import type { ApiDeps } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { ownerOfSubject } from './auth.ts'
 import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { tierHeaders } from '../rateLimit.ts'
-import { addressSchema } from '../schemas.ts'
+import { addressSchema, uint256 } from '../schemas.ts'
 
-const uint256 = z
-  .string()
-  .regex(/^\d{1,78}$/, { message: 'must be a decimal integer string of at most 78 digits', abort: true })
-  .refine((v) => BigInt(v) <= maxUint256, 'must be at most 2^256 - 1 (a uint256)')
+const councilAddress = z.string('must be the council’s address (its MultiSig DeleGator)').pipe(addressSchema)
 const hexBytes = z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes')
 
 export const councilProposeRequest = z.strictObject({
+  council: councilAddress
+    .optional()
+    .meta({ description: 'the council proposed to; may be left out when the caller’s Golem sits on exactly one council' }),
   action: z.strictObject({
     target: addressSchema,
     value: uint256.default('0').meta({ description: 'native value in wei, a uint256 as a decimal string' }),
@@ -46,6 +48,7 @@ export const councilSignRequest = z.strictObject({
 })
 const proposalParams = z.object({ id: z.string().regex(/^0x[0-9a-fA-F]{32}$/, 'must be 0x and 16 bytes of hex') })
 export const councilListQuery = z.strictObject({
+  council: councilAddress.meta({ description: 'the council (its MultiSig DeleGator) whose proposals are listed' }),
   limit: z.coerce
     .number('must be a number')
     .int('must be an integer')
@@ -106,7 +109,9 @@ const proposeRoute = createRoute({
     201: ok('the stored proposal, open for signatures', proposalView, tokenHeaders),
     ...errors({
       401: authErrors,
+      400: 'VALIDATION_FAILED: a field out of range, or `council` left out by a Golem that sits on several',
       403: 'COUNCIL_NOT_MEMBER | COUNCIL_MEMBER_NOT_COUNTING',
+      404: 'COUNCIL_NOT_FOUND: no council was formed at the address named',
       422: 'COUNCIL_ACTION_REFUSED: a caveat of the council’s delegation refuses the action (named)',
     }),
   },
@@ -138,13 +143,14 @@ const listRoute = createRoute({
   path: '/council/v1/proposals',
   operationId: 'listCouncilProposals',
   summary:
-    'Every proposal of the council, newest first, with its state, signatures and execution: in full to the council’s owner, without call data to a read key',
+    'Every proposal of a council, newest first, with its state, signatures and execution: in full to the council’s owner, without call data to a read key',
   request: { headers: tierHeaders, query: councilListQuery },
   responses: {
     200: ok('a page of proposals', proposalList),
     ...errors({
       401: 'AUTH_REQUIRED: anonymous callers are not shown the council | INVALID_API_KEY | INVALID_TOKEN',
       403: 'COUNCIL_NOT_OWNER: signed in, but not as the owner whose delegation the council holds',
+      404: 'COUNCIL_NOT_FOUND: no council was formed at the address named',
     }),
   },
 })
@@ -162,22 +168,25 @@ const getRoute = createRoute({
   },
 })
 
-export function councilRoutes(deps: ApiDeps, council: CouncilService, secret: CladeSecret) {
+export function councilRoutes(deps: ApiDeps, councils: NonNullable<ApiDeps['councils']>, secret: CladeSecret) {
   const middleware = cladeAuth(deps, secret)
   return (
     apiRouter()
       .openapi({ ...proposeRoute, middleware }, async (c) => {
         const body = c.req.valid('json')
+        const caller = c.get('clade').sub
+        const council = await councils.forMember(caller, body.council)
         const view = await council.propose(
-          c.get('clade').sub,
+          caller,
           { target: body.action.target, value: BigInt(body.action.value), callData: body.action.callData as `0x${string}` },
           BigInt(body.deadline),
         )
         return c.json(json(proposalView, view), 201)
       })
       .openapi({ ...signRoute, middleware }, async (c) => {
-        const { id } = c.req.valid('param')
-        const out = await council.sign(c.get('clade').sub, id as `0x${string}`, c.req.valid('json').signature as `0x${string}`)
+        const id = c.req.valid('param').id as `0x${string}`
+        const council = await councils.ofProposal(id)
+        const out = await council.sign(c.get('clade').sub, id, c.req.valid('json').signature as `0x${string}`)
         return c.json(json(signed, out), 200)
       })
       // Read-only and for the owner's views, so it takes the tier's credentials rather than a member's Clade
@@ -191,13 +200,14 @@ export function councilRoutes(deps: ApiDeps, council: CouncilService, secret: Cl
             'AUTH_REQUIRED',
             'x-api-key or authorization: must be a read key or the council owner’s access token to list the council',
           )
+        const { council: address, limit, cursor } = c.req.valid('query')
+        const council = await councils.service(address)
         const owner = principal.kind === 'user' && ownerOfSubject(principal.subject)
         if (principal.kind !== 'read' && !(owner && isAddressEqual(owner, council.owner)))
           throw new ApiError(
             'COUNCIL_NOT_OWNER',
             `authorization: only the council's owner ${council.owner} (signed in with its access token) or a read key lists the council's proposals`,
           )
-        const { limit, cursor } = c.req.valid('query')
         const page = await council.list({ limit, after: cursor ?? null })
         return c.json(
           json(proposalList, principal.kind === 'read' ? { ...page, proposals: page.proposals.map(councilSummaryOf) } : page),
@@ -205,7 +215,9 @@ export function councilRoutes(deps: ApiDeps, council: CouncilService, secret: Cl
         )
       })
       .openapi({ ...getRoute, middleware }, async (c) => {
-        return c.json(json(proposalView, await council.get(c.get('clade').sub, c.req.valid('param').id as `0x${string}`)), 200)
+        const id = c.req.valid('param').id as `0x${string}`
+        const council = await councils.ofProposal(id)
+        return c.json(json(proposalView, await council.get(c.get('clade').sub, id)), 200)
       })
   )
 }
