@@ -80,7 +80,7 @@ export class ObserverGrants {
         throw new OwnerDraftError('VALIDATION_FAILED', error.field, error.message.slice(error.field.length + 1))
       throw error
     }
-    const terms = observerTermsOf(built.delegation.delegate, tree.get(built.hash)!.caveats)
+    const terms = observerTermsOf(built.delegation.delegate, tree.get(built.hash)!.caveats, deployment)
     return {
       delegation: { ...built.delegation, signature: '0x' },
       typedData: delegationTypedData(built.delegation, delegationDomainOf(deployment)),
@@ -100,7 +100,7 @@ export class ObserverGrants {
     const now = await this.#now()
     // The deployment's own tokens are named in a refusal (a chain's USDC is known where its assets are).
     const labels = deployment.assets ? { tokens: knownTokens({ deployment, usdc: deployment.assets.usdc }) } : {}
-    const checked = checkObserverGrant({ delegation, owner: record.owner, deployment, now, labels })
+    const checked = checkObserverGrant({ delegation, owner: record.owner, deployment, environment: deployment.environment, now, labels })
     const verified = await client
       .verifyTypedData({
         address: record.owner,
@@ -159,7 +159,11 @@ export class ObserverGrants {
       this.#now(),
     ])
     const observers = grants.map((g): ObserverGrantView => {
-      const terms = observerTermsOf(g.delegation.delegate, decodeDelegationCaveats(g.delegation, deployment, deployment.environment))
+      const terms = observerTermsOf(
+        g.delegation.delegate,
+        decodeDelegationCaveats(g.delegation, deployment, deployment.environment),
+        deployment,
+      )
       const status: ObserverStatus = disabled.has(g.hash)
         ? 'revoked'
         : terms.expiresAt !== null && terms.expiresAt <= now

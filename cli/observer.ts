@@ -126,7 +126,13 @@ export async function grantObserver(o: {
     throw new CliRefusedError('--observer', `the API drafted a grant to ${unsigned.delegate}, not to ${o.observer}`)
   const now = (await o.chain.publicClient.getBlock()).timestamp
   try {
-    checkObserverDraft({ delegation: unsigned, owner: o.owner.address, deployment: o.deployment, now })
+    checkObserverDraft({
+      delegation: unsigned,
+      owner: o.owner.address,
+      deployment: o.deployment,
+      environment: o.deployment.environment,
+      now,
+    })
   } catch (error) {
     if (error instanceof ObserverGrantError)
       throw new CliRefusedError('draft', `the API drafted more than an observer's grant: ${error.message}`)

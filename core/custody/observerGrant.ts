@@ -3,13 +3,14 @@
 // tree's own (core/delegations/tree.ts with `observer: true`: the observer scope, then contradictions),
 // judged from the delegation's caveats alone, plus what makes it the owner's grant for this Golem. Pure:
 // the edge verifies the signature against the owner's account and records what this accepts.
-import { ANY_BENEFICIARY, ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
+import { ANY_BENEFICIARY, ROOT_AUTHORITY, type Delegation, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { getAddress, isAddressEqual, zeroAddress, type Address, type Hex } from 'viem'
 import type { DecodedCaveat } from '../caveats/caveat.ts'
 import type { Labels } from '../caveats/format.ts'
 import { AttenuationError, ContradictionError, InvalidTermsError, ObserverScopeError } from '../caveats/errors.ts'
-import { OBSERVER_PUBLISH_METHODS, type ObserverPublishMethod } from '../caveats/observerScope.ts'
-import type { BardoDeployment } from '../deployment.ts'
+import { OBSERVER_METHOD_ORACLE, OBSERVER_PUBLISH_METHODS, type ObserverPublishMethod } from '../caveats/observerScope.ts'
+import { includesAddress } from '../caveats/semantics.ts'
+import type { BardoDeployment } from '../caveats/types.ts'
 import { DelegationTreeError } from '../delegations/errors.ts'
 import type { UnsignedDelegation } from '../delegations/signers.ts'
 import { DelegationTree } from '../delegations/tree.ts'
@@ -38,11 +39,21 @@ const METHOD_OF: Readonly<Record<string, ObserverPublishMethod>> = Object.fromEn
   Object.entries(OBSERVER_PUBLISH_METHODS).map(([name, selector]) => [selector, name as ObserverPublishMethod]),
 )
 
-/** The terms of an observer delegation whose caveats passed the observer scope (several caveats of a kind: the narrowest binds). */
-export function observerTermsOf(delegate: Address, caveats: readonly DecodedCaveat[]): ObserverTerms {
+/**
+ * The terms of an observer delegation whose caveats passed the observer scope (several caveats of a kind:
+ * the narrowest binds). A method publishes only where every AllowedMethods names it and every
+ * AllowedTargets names its oracle (a selector sent to the other oracle reverts there).
+ */
+export function observerTermsOf(
+  delegate: Address,
+  caveats: readonly DecodedCaveat[],
+  deployment: Pick<BardoDeployment, 'dreamOracle' | 'daimonOracle'>,
+): ObserverTerms {
   const methodSets = caveats.flatMap((c) => (c.type === 'allowedMethods' ? [c.selectors.map((s) => METHOD_OF[s.toLowerCase()]!)] : []))
-  const publish = (Object.keys(OBSERVER_PUBLISH_METHODS) as ObserverPublishMethod[]).filter((m) =>
-    methodSets.every((set) => set.includes(m)),
+  const targetSets = caveats.flatMap((c) => (c.type === 'allowedTargets' ? [c.targets] : []))
+  const publish = (Object.keys(OBSERVER_PUBLISH_METHODS) as ObserverPublishMethod[]).filter(
+    (m) =>
+      methodSets.every((set) => set.includes(m)) && targetSets.every((set) => includesAddress(set, deployment[OBSERVER_METHOD_ORACLE[m]])),
   )
   const ends = caveats.flatMap((c) => (c.type === 'timestamp' && c.beforeThreshold !== 0n ? [c.beforeThreshold] : []))
   const limits = caveats.flatMap((c) => (c.type === 'limitedCalls' ? [c.limit] : []))
@@ -67,6 +78,7 @@ export type ObserverGrantInput = {
   /** The Golem's owner: the smart account that must have granted it. */
   owner: Address
   deployment: BardoDeployment
+  environment: SmartAccountsEnvironment
   /** Chain time (unix seconds): a grant that has already expired is refused. */
   now: bigint
   /** Token and target names, so a refused target is named for what it is. */
@@ -81,7 +93,7 @@ export type ObserverGrantInput = {
  * checks of a draft before signing it.
  */
 export function checkObserverDraft(input: ObserverGrantInput): ObserverTerms & { hash: Hex } {
-  const { delegation: d, owner, deployment, now, labels } = input
+  const { delegation: d, owner, deployment, environment, now, labels } = input
   const refuse = (field: string, rule: string, details?: Record<string, unknown>) =>
     new ObserverGrantError(`delegation.${field}`, rule, details)
   if (!isAddressEqual(d.delegator, owner))
@@ -91,14 +103,14 @@ export function checkObserverDraft(input: ObserverGrantInput): ObserverTerms & {
   if (isAddressEqual(d.delegate, zeroAddress) || isAddressEqual(d.delegate, ANY_BENEFICIARY))
     throw refuse('delegate', 'must name one observer; an open delegation could be redeemed by anyone')
   if (isAddressEqual(d.delegate, owner)) throw refuse('delegate', `must differ from the owner ${getAddress(owner)}`)
-  const tree = new DelegationTree({ environment: deployment.environment, deployment, now: () => now, ...(labels ? { labels } : {}) })
+  const tree = new DelegationTree({ environment, deployment, now: () => now, ...(labels ? { labels } : {}) })
   let caveats: DecodedCaveat[]
   try {
     caveats = tree.check(d, { observer: true })
   } catch (error) {
     throw refuse(...refusalOf(error), { refusal: (error as BardoError).code })
   }
-  return { hash: grantHash({ ...d, signature: '0x' }), ...observerTermsOf(d.delegate, caveats) }
+  return { hash: grantHash({ ...d, signature: '0x' }), ...observerTermsOf(d.delegate, caveats, deployment) }
 }
 
 /** checkObserverDraft for a posted grant, which must also carry a signature (the edge verifies it against the owner's account). */

@@ -127,8 +127,7 @@ describe('bardo observer', () => {
 
   it("grants: the owner's key signs the API's draft after checking it, and the API keeps the grant", async () => {
     const before = await ledger('atlas')
-    const r = await bardo([
-      '--json',
+    const grant = [
       'observer',
       'grant',
       '--golem',
@@ -139,7 +138,8 @@ describe('bardo observer', () => {
       'setPAD,startDream',
       '--expires',
       '7d',
-    ])
+    ]
+    const r = await bardo(['--json', ...grant])
     expect(r.code, r.stderr).toBe(0)
     const out = r.json()
     expect(out).toMatchObject({
@@ -155,18 +155,7 @@ describe('bardo observer', () => {
     expect(r.stdout + r.stderr).not.toContain(ownerKey.slice(2))
     granted = out as typeof granted
     expect(await ledger('atlas')).toBe(before + 1)
-    const human = await bardo([
-      'observer',
-      'grant',
-      '--golem',
-      'atlas',
-      '--observer',
-      observer.address,
-      '--publish',
-      'setPAD,startDream',
-      '--expires',
-      '7d',
-    ])
+    const human = await bardo(grant)
     expect(human.code, human.stderr).toBe(0)
     // A second draft has its own salt: a second grant, kept as well.
     expect(human.stdout).toMatch(
