@@ -1,7 +1,8 @@
 // Onboarding on the local stack: the API's OnboardingService wired to what the runner holds — the chain,
 // the store, the Golems' keys in this process's memory, the operator's key for the oracle registration
 // and the first gas, the local price feeds for action grants, and the stack's life and period settings.
-import { createWalletClient, http, type Hex } from 'viem'
+import { createWalletClient, http } from 'viem'
+import { serialSender } from '../adapters/chain/serialSender.ts'
 import { MemoryKeyIssuer, type MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import { OnboardingService, type OperatorSender } from '../app/onboarding/onboarding.ts'
 import { localRegistry, publicRegistry } from '../core/permissions/index.ts'
@@ -18,28 +19,11 @@ function operatorSender(chain: StackChain): OperatorSender {
     chain: localChain(chain.rpcUrl, chain.deployment.chainId),
     transport: http(chain.rpcUrl),
   })
-  let queue: Promise<unknown> = Promise.resolve()
-  const sendOnce = async (call: { to: Hex; data?: Hex; value?: bigint }) => {
-    const hash = await wallet.sendTransaction({ to: call.to, data: call.data, value: call.value })
-    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
-    if (receipt.status !== 'success')
-      throw new LocalStackError('OPERATOR_TX_REVERTED', `operator: transaction ${hash} to ${call.to} reverted`)
-    return hash
-  }
-  return {
-    send(call) {
-      const run = queue.then(async () => {
-        try {
-          return await sendOnce(call)
-        } catch (error) {
-          if (!/nonce/i.test(String((error as Error).message))) throw error
-          return sendOnce(call)
-        }
-      })
-      queue = run.catch(() => undefined)
-      return run
-    },
-  }
+  return serialSender(
+    chain.publicClient,
+    wallet,
+    (hash, call) => new LocalStackError('OPERATOR_TX_REVERTED', `operator: transaction ${hash} to ${call.to} reverted`),
+  )
 }
 
 export function localOnboarding(o: {

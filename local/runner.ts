@@ -465,6 +465,9 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       )
     }
     log(`  read key     ${readApiKey} (header x-api-key: 300 requests/min for dashboards; 30/min per IP without it)`)
+    log(
+      "  council      form one of the owner's Golems in the dashboard's council panel, or: npx bardo council form --golems <id>,<id> --threshold 2 --receiver <address> --daily-usd 100",
+    )
     const accelerated = devnet !== undefined && settings.secondsPerBeat > 0
     log(
       `  ready in ${Date.now() - started} ms; ${accelerated ? `chain time moves ${formatSpan(settings.secondsPerBeat)} per beat (BARDO_SECONDS_PER_BEAT): clients that sign with their own clock, x402 payers included, will be refused` : 'chain time follows the wall clock'}. Ctrl-C stops everything.`,

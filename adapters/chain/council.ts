@@ -24,7 +24,6 @@ import {
 } from 'viem'
 import { entryPoint07Abi, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction'
 import * as artifacts from '../../contracts/artifacts/index.ts'
-import { BardoError } from '../../core/errors.ts'
 import type { CouncilMember, MemberStanding } from '../../core/council/membership.ts'
 import { checkCouncilProposal, councilProposalTypedData, type CouncilGas, type CouncilProposal } from '../../core/council/proposal.ts'
 import { councilSignatureRule, type CouncilSignature } from '../../core/council/signatures.ts'
@@ -53,26 +52,6 @@ export async function councilAccountOf(p: {
     deploySalt: p.salt,
   })
   return { address, factory, factoryData }
-}
-
-/**
- * Sends one transaction from `wallet` and waits for it, refusing a revert by name; a nonce taken by
- * another send of the same account at the same moment is retried once.
- */
-export function councilSender(publicClient: PublicClient, wallet: WalletClient<Transport, Chain, Account>) {
-  const once = async (call: { to: Address; data?: Hex; value?: bigint }) => {
-    const hash = await wallet.sendTransaction({ to: call.to, data: call.data, value: call.value })
-    const receipt = await publicClient.waitForTransactionReceipt({ hash })
-    if (receipt.status !== 'success') throw new BardoError('COUNCIL_TX_REVERTED', `council: the transaction ${hash} to ${call.to} reverted`)
-    return hash
-  }
-  return {
-    send: (call: { to: Address; data?: Hex; value?: bigint }) =>
-      once(call).catch((error: unknown) => {
-        if (!/nonce/i.test(firstLine(error))) throw error
-        return once(call)
-      }),
-  }
 }
 
 /**

@@ -3,17 +3,7 @@
 // A member's request finds its council by the proposal it names, by the council it names, or by the one
 // council its Golem sits on.
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import {
-  getAddress,
-  isAddressEqual,
-  type Account,
-  type Address,
-  type Chain,
-  type Hex,
-  type PublicClient,
-  type Transport,
-  type WalletClient,
-} from 'viem'
+import { getAddress, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem'
 import {
   councilGas,
   findCouncilExecution,
@@ -136,9 +126,6 @@ export class Councils {
   #serviceOf(record: CouncilRecord): CouncilService {
     const { environment } = this.#d.deployment
     const members = record.members.map((m) => ({ golemId: m.golemId, signer: getAddress(m.signer) }))
-    const delegation = fromCouncilJson<Delegation>(record.delegation)
-    if (!isAddressEqual(delegation.delegate, record.council))
-      throw new CouncilRefusal('COUNCIL_NOT_FOUND', `council: the stored delegation of ${record.council} is not to it`)
     return new CouncilService({
       ...this.#chain,
       store: this.#d.store,
@@ -153,7 +140,7 @@ export class Councils {
       // signer there), and the owner forms a new council to change the membership.
       members: async () => members,
       threshold: record.threshold,
-      delegation,
+      delegation: fromCouncilJson<Delegation>(record.delegation),
     })
   }
 }

@@ -10,6 +10,7 @@ import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { bytesToHex, getAddress, type Address, type Hex, type PublicClient } from 'viem'
 import { randomBytes } from 'node:crypto'
 import { councilAccountOf, readCouncilStandings } from '../../adapters/chain/council.ts'
+import { hasCode, type TransactionSender } from '../../adapters/chain/serialSender.ts'
 import type { TokenFeed } from '../../core/caveats/types.ts'
 import { buildCouncilDelegation } from '../../core/council/buildCouncilDelegation.ts'
 import { CouncilError, CouncilRefusal, formationRefused } from '../../core/council/errors.ts'
@@ -32,18 +33,13 @@ import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import { storeCustody } from './councils.ts'
 
-/** Sends one transaction from the API's own account and waits for it; throws when it reverts. */
-export interface CouncilSender {
-  send(call: { to: Address; data?: Hex; value?: bigint }): Promise<Hex>
-}
-
 export type CouncilFormationDeps = {
   store: CouncilStore
   golems: Pick<Store, 'getGolem'>
   client: PublicClient
   deployment: BardoDeployment
   /** Deploys the council (and fronts its first gas): the API's own account, never the owner's. */
-  sender: CouncilSender
+  sender: TransactionSender
   /** The price feeds and their freshness for a scope that names none (the deployment's known assets). */
   defaultFeeds?: () => Promise<{ feeds: TokenFeed[]; maxPriceAge: number }>
   /** ETH sent to a council this formation deployed, for its first user operations (the local stack's); default 0. */
@@ -137,7 +133,7 @@ export class CouncilFormation {
     const existing = await this.#d.store.getCouncil(plan.council)
     if (existing) return this.#formedBefore(existing, plan)
     const txHashes: Hex[] = []
-    if (!(await isDeployed(this.#d.client, plan.council))) {
+    if (!(await hasCode(this.#d.client, plan.council))) {
       txHashes.push(await this.#d.sender.send({ to: plan.factory, data: plan.factoryData }))
       const bootstrap = this.#d.gasBootstrap ?? 0n
       if (bootstrap > 0n) txHashes.push(await this.#d.sender.send({ to: plan.council, value: bootstrap }))
@@ -211,7 +207,7 @@ export class CouncilFormation {
       delegation: { ...delegation, signature: '0x' },
       typedData: delegationTypedData(delegation, delegationDomainOf(deployment)),
       delegationHash: hashDelegation(delegation),
-      deployed: await isDeployed(client, account.address),
+      deployed: await hasCode(client, account.address),
       factory: account.factory,
       factoryData: account.factoryData,
     }
@@ -258,9 +254,4 @@ export class CouncilFormation {
   async #now(): Promise<bigint> {
     return (await this.#d.client.getBlock({ blockTag: 'latest' })).timestamp
   }
-}
-
-async function isDeployed(client: PublicClient, address: Address): Promise<boolean> {
-  const code = await client.getCode({ address })
-  return code !== undefined && code !== '0x'
 }

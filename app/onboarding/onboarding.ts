@@ -6,6 +6,7 @@
 import { Implementation, toMetaMaskSmartAccount, type Delegation } from '@metamask/smart-accounts-kit'
 import { encodeFunctionData, isAddressEqual, recoverTypedDataAddress, type Address, type Hex, type PublicClient } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { hasCode, type TransactionSender } from '../../adapters/chain/serialSender.ts'
 import type { KeyIssuer } from '../../core/custody/keyIssuer.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import { delegationDomainOf, delegationTypedData } from '../../core/delegations/typedData.ts'
@@ -47,10 +48,7 @@ import { saveActionGrant } from '../actions/actionGrantStore.ts'
 import { golemProfileOf, recordGolem } from './golemRecord.ts'
 
 /** The hashes of the operator's transactions onboarding sends: the smart account's deployment, the oracle registration, the first gas. */
-export interface OperatorSender {
-  /** Sends one transaction from the operator and waits for it; throws when it reverts. */
-  send(call: { to: Address; data?: Hex; value?: bigint }): Promise<Hex>
-}
+export type OperatorSender = TransactionSender
 
 export type OnboardingDeps = {
   store: Store
@@ -312,7 +310,7 @@ export class OnboardingService {
         throw new OnboardingError('GRANT_REFUSED', `signatures[${i}].hash`, `names no delegation of the draft for ${draft.golemId}`)
       byHash.set(s.hash.toLowerCase(), s.signature)
     })
-    const deployed = await isDeployed(client, draft.account)
+    const deployed = await hasCode(client, draft.account)
     const out = []
     for (const [i, d] of draft.delegations.entries()) {
       const signature = byHash.get(d.hash.toLowerCase())
@@ -438,9 +436,4 @@ export class OnboardingService {
       environment: this.deps.deployment.environment,
     })
   }
-}
-
-async function isDeployed(client: PublicClient, address: Address): Promise<boolean> {
-  const code = await client.getCode({ address })
-  return code !== undefined && code !== '0x'
 }

@@ -24,7 +24,8 @@ import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { executeAction } from '../../app/actions/executeAction.ts'
 import { Councils } from '../../app/council/councils.ts'
 import { CouncilFormation, type CouncilFormationDeps } from '../../app/council/formation.ts'
-import { councilSender } from '../../adapters/chain/council.ts'
+import { serialSender } from '../../adapters/chain/serialSender.ts'
+import { BardoError } from '../../core/errors.ts'
 import type { CouncilStore } from '../../core/council/store.ts'
 import { StoreCladeService, type CladeService } from './cladeService.ts'
 import type { ApiConfig, ApiDeps, BearerVerifier, Clock, GolemRegistry, SnapDeploymentInfo } from './deps.ts'
@@ -320,7 +321,11 @@ function councilServices(
       golems: w.store,
       client,
       deployment: w.deployment,
-      sender: councilSender(client, c.submitter),
+      sender: serialSender(
+        client,
+        c.submitter,
+        (hash, call) => new BardoError('COUNCIL_TX_REVERTED', `council: the transaction ${hash} to ${call.to} reverted`),
+      ),
       ...(c.defaultFeeds ? { defaultFeeds: c.defaultFeeds } : {}),
       ...(c.gasBootstrap === undefined ? {} : { gasBootstrap: c.gasBootstrap }),
       clockMs: () => clock.now(),

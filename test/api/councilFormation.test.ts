@@ -244,6 +244,28 @@ describe('the owner forms a council through the API', () => {
     expect(refused.status).toBe(403)
     expect(await body(refused)).toMatchObject({ code: 'COUNCIL_NOT_MEMBER' })
   })
+
+  it('a Golem on two councils names the one it proposes to; without a name it is refused naming council, nothing stored', async () => {
+    const draft = await body<Draft>(draftOf(['atlas', 'boreas'], 1))
+    expect((await formOf(draft, await ownerSigns(draft.typedData))).status).toBe(201)
+    expect((await store.listCouncilsOfGolem('atlas')).map((c) => c.council)).toEqual([draft.council, formed.council])
+    const atlas = await memberOf('atlas', draft.council)
+    const action = transferCall(stack.devnet.deployment.assets.usdc, treasury, USDC(1))
+    const deadline = Number((await stack.devnet.publicClient.getBlock()).timestamp) + 3_600
+    const proposal = { action: { target: action.target, value: '0', callData: action.callData }, deadline }
+    const before = (await store.listCouncilProposals({ council: draft.council, limit: 100 })).items.length
+    const unnamed = await postJson(app, '/council/v1/proposals', proposal, await atlas.auth())
+    expect(unnamed.status).toBe(400)
+    expect(await body<Refusal>(unnamed)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/^council must name the council: Golem atlas sits on 2/),
+      details: { issues: [{ path: 'council' }] },
+    })
+    expect((await store.listCouncilProposals({ council: draft.council, limit: 100 })).items).toHaveLength(before)
+    const named = await postJson(app, '/council/v1/proposals', { council: draft.council, ...proposal }, await atlas.auth())
+    expect(named.status).toBe(201)
+    expect(await body(named)).toMatchObject({ council: draft.council, threshold: 1, seats: 2 })
+  })
 })
 
 type Member = { key: Address; auth(): Promise<Record<string, string>>; sign(view: CouncilProposalView): Promise<Hex> }

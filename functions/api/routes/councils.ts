@@ -16,6 +16,7 @@ import { ApiError } from '../errors.ts'
 import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { tierHeaders } from '../rateLimit.ts'
 import { addressSchema, golemIdSchema, signedDelegationSchema, uint256 } from '../schemas.ts'
+import { jsonable } from './ownerDrafts.ts'
 
 const MAX_LIST = 16
 const selector = z.string().regex(/^0x[0-9a-fA-F]{8}$/, 'must be a 4-byte function selector: 0x and 8 hex digits')
@@ -245,10 +246,6 @@ const scopeJson = (s: CouncilScope): ScopeJson => ({
   startsAt: Number(s.startsAt),
   endsAt: Number(s.endsAt),
 })
-
-/** bigints as decimal strings: what JSON carries and the wallet reads. */
-const jsonable = (v: unknown): Record<string, unknown> =>
-  JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))) as Record<string, unknown>
 
 const draftBody = (d: CouncilDraft) => ({
   council: d.council,
