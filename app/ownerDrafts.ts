@@ -16,6 +16,8 @@ import { adjustmentStart, supersededGrants } from '../core/lifecycle/adjustment.
 import { latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import { renewalWindow } from '../core/lifecycle/renewal.ts'
+import { draftGasGrant } from '../core/permissions/golemGrants.ts'
+import { directGasGrant } from '../core/permissions/rotationGasGrant.ts'
 import type { Store } from '../core/store/index.ts'
 import { revocationOf } from './revocation.ts'
 import { rotationWaitingFor } from './rotationGrant.ts'
@@ -27,7 +29,7 @@ export type OwnerDraftsDeps = {
 }
 
 export class OwnerDraftError extends BardoError {
-  constructor(code: 'VALIDATION_FAILED' | 'GOLEM_NOT_FOUND' | 'NOTHING_TO_REVOKE', field: string, rule: string) {
+  constructor(code: 'VALIDATION_FAILED' | 'GOLEM_NOT_FOUND' | 'NOTHING_TO_REVOKE' | 'OBSERVER_NOT_FOUND', field: string, rule: string) {
     super(code, `${field}: ${rule}`, { details: { field, rule } })
   }
 }
@@ -40,7 +42,8 @@ export type GrantDraft = {
 
 export type RevocationDraft = OwnerOperation & { grants: { delegationHash: Hex; kind: string; label: string }[] }
 export type RenewalDraft = GrantDraft & { expiresAt: bigint }
-export type RotationGrantDraft = GrantDraft & { to: Address; periodStart: bigint; expiresAt: bigint }
+/** `gas`: the gas grant to the new key, drafted when the old key had a direct one from the owner. */
+export type RotationGrantDraft = GrantDraft & { to: Address; periodStart: bigint; expiresAt: bigint; gas?: GrantDraft }
 export type AdjustmentDraft = GrantDraft & {
   disable: OwnerOperation & { grants: Hex[] }
   periodAmount: bigint
@@ -155,7 +158,26 @@ export class OwnerDrafts {
       salt: pad(toHex(BigInt(latest.chain[0]!.salt) + 1n), { size: 32 }) as Hex,
     })
     if (!grant.runway) throw new OwnerDraftError('VALIDATION_FAILED', 'golem', 'its grant has no runway delegation')
-    return { ...this.#grant(grant.runway.delegation), to, periodStart: start, expiresAt: latest.expiresAt }
+    // The old gas grant names the old key only: the same allowance to the new key, over the same window.
+    const oldGas = directGasGrant(profile)
+    const gas = oldGas
+      ? draftGasGrant(tree, {
+          deployment: this.#d.deployment,
+          owner: record.owner,
+          golemKey: to,
+          periodAmount: oldGas.periodAmount,
+          startDate: start,
+          expiresAt: latest.expiresAt,
+          now,
+        })
+      : undefined
+    return {
+      ...this.#grant(grant.runway.delegation),
+      to,
+      periodStart: start,
+      expiresAt: latest.expiresAt,
+      ...(gas ? { gas: this.#grant(gas.delegation) } : {}),
+    }
   }
 
   /**

@@ -13,7 +13,7 @@ import { parseGolemProfile, serializeGolemProfile } from '../core/lifecycle/prof
 import type { SuccessorInput } from '../core/lifecycle/successorGrant.ts'
 import { RETRY, retry } from '../core/retry.ts'
 import type { EventStore, GolemStore, JsonInputObject, LogStore } from '../core/store/index.ts'
-import { recordOwnerGrants } from '../core/custody/grantLedger.ts'
+import { recordOwnerGrants, type OwnerGrant } from '../core/custody/grantLedger.ts'
 import { delegationDomainOf, delegationTypedData } from '../core/delegations/typedData.ts'
 
 export type OwnerGrantDeps = {
@@ -37,6 +37,8 @@ export type OwnerGrantRule<G, O> = {
   install: (profile: GolemProfile, grant: G) => GolemProfile
   /** The answer, and the event's data, from what was installed. */
   outcome: (p: { grant: G; hash: Hex; before: GolemProfile }) => { result: O; data: JsonInputObject }
+  /** Grants the owner signed beside it (a rotation's gas grant): verified and kept in the ledger with it. */
+  companions?: readonly (OwnerGrant & { field: string })[]
 }
 
 export async function applyOwnerSignedGrant<G, O>(
@@ -60,21 +62,34 @@ export async function applyOwnerSignedGrant<G, O>(
     const profile = parseGolemProfile(record.profile)
     const now = (await client.getBlock({ blockTag: 'latest' })).timestamp
     const grant = rule.check({ profile, candidate: delegation, candidateHash: hash, deployment, environment: deployment.environment, now })
+    const companions = rule.companions ?? []
     if (!verified) {
-      verified = await client
-        .verifyTypedData({
-          address: delegation.delegator,
-          ...delegationTypedData(delegation, delegationDomainOf(deployment)),
-          signature: delegation.signature,
-        })
-        .catch(() => false)
-      if (!verified)
-        throw rule.refuse(
-          'delegation.signature',
-          `must be the owner's signature over the delegation, valid for ${delegation.delegator} (ERC-1271 / ERC-6492)`,
-        )
+      for (const signed of [{ field: 'delegation', delegation }, ...companions]) {
+        const valid = await client
+          .verifyTypedData({
+            address: signed.delegation.delegator,
+            ...delegationTypedData(signed.delegation, delegationDomainOf(deployment)),
+            signature: signed.delegation.signature,
+          })
+          .catch(() => false)
+        if (!valid)
+          throw rule.refuse(
+            `${signed.field}.signature`,
+            `must be the owner's signature over the delegation, valid for ${signed.delegation.delegator} (ERC-1271 / ERC-6492)`,
+          )
+      }
+      verified = true
     }
-    if (attempt === 0) await recordOwnerGrants(store, golemId, [{ kind: 'runway', label: rule.label, delegation }], Number(now) * 1000)
+    if (attempt === 0)
+      await recordOwnerGrants(
+        store,
+        golemId,
+        [
+          { kind: 'runway', label: rule.label, delegation },
+          ...companions.map(({ kind, label, delegation }) => ({ kind, label, delegation })),
+        ],
+        Number(now) * 1000,
+      )
     const updated = await store.updateGolem({
       golemId,
       expectedVersion: record.version,

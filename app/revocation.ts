@@ -38,7 +38,8 @@ export async function grantsOf(store: RevocationDeps['store'], record: GolemReco
   return [...(await loadOwnerGrants(store, record.golemId)), ...grantsOfProfile(profile), ...actions]
 }
 
-async function disabledAmong(deps: RevocationDeps, hashes: readonly Hex[]): Promise<Set<Hex>> {
+/** Which of `hashes` the DelegationManager reports disabled, read at the chain's head. */
+export async function disabledAmong(deps: Pick<RevocationDeps, 'client' | 'delegationManager'>, hashes: readonly Hex[]): Promise<Set<Hex>> {
   const flags = await Promise.all(
     hashes.map((hash) =>
       deps.client.readContract({

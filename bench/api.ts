@@ -27,6 +27,7 @@ import { startDevnet } from '../local/devnet.ts'
 import { provisionGolem } from '../local/provision.ts'
 import { countingTransport } from './lib/countingTransport.ts'
 import { formatRatio, verdict } from './lib/table.ts'
+import { numberArg } from './lib/numberArg.ts'
 
 /** The goal: the real route keeps at least half of bare Hono's throughput, with p99 under 25 ms. */
 const BLOCK_SECONDS = 2
@@ -244,15 +245,9 @@ export function formatApiBench(r: ApiBenchResult): string {
   ].join('\n')
 }
 
-function arg(name: string): number | undefined {
-  const i = process.argv.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(process.argv[i + 1]) : undefined
-  return v !== undefined && Number.isFinite(v) && v > 0 ? v : undefined
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--serve')) {
   await serveBenchApps()
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = await runApiBench({ requests: arg('requests'), concurrency: arg('concurrency'), rounds: arg('rounds') })
+  const r = await runApiBench({ requests: numberArg('requests'), concurrency: numberArg('concurrency'), rounds: numberArg('rounds') })
   console.log(formatApiBench(r))
 }

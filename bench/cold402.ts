@@ -19,9 +19,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { DynamoStore } from '../adapters/store/index.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import { startDevnet } from '../local/devnet.ts'
+import { startDevnet, type Devnet } from '../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite } from '../local/dynalite.ts'
 import { provisionGolem } from '../local/provision.ts'
+import { numberArg } from './lib/numberArg.ts'
 import { formatRatio, verdict } from './lib/table.ts'
 
 /**
@@ -61,7 +62,7 @@ export const handler = handle(app)
 `
 
 /** The child: imports the bundle, invokes it twice with the event, prints its clock (ms since start). */
-const RUNNER = `const { handler } = await import(process.argv[2])
+export const RUNNER = `const { handler } = await import(process.argv[2])
 const importedMs = performance.now()
 const event = JSON.parse(process.argv[3])
 const first = await handler(event, {})
@@ -75,7 +76,7 @@ const warmMs = performance.now() - warmStart
 process.stdout.write(JSON.stringify({ importedMs, firstMs, warmMs, status: first.statusCode }) + '\\n')
 `
 
-async function bundleTo(file: string, entry: string | { contents: string }): Promise<void> {
+export async function bundleTo(file: string, entry: string | { contents: string }): Promise<void> {
   await build({
     absWorkingDir: root,
     ...(typeof entry === 'string' ? { entryPoints: [entry] } : { stdin: { contents: entry.contents, resolveDir: root, loader: 'ts' } }),
@@ -92,9 +93,42 @@ async function bundleTo(file: string, entry: string | { contents: string }): Pro
   })
 }
 
-/** POST /api/v1/feed as API Gateway v2 hands it to the function, with no payment. */
-function feedEvent(golemId: string) {
-  const path = '/api/v1/feed'
+/** The environment the stack gives its functions, on anvil and dynalite (the secrets' local stand-ins). */
+export function lambdaEnv(p: {
+  deployment: Devnet['deployment']
+  table: string
+  rpcUrl: string
+  dynamoEndpoint: string
+}): Record<string, string> {
+  const d = p.deployment
+  // anvil's third well-known key: a gas-only settlement account, as the handler test uses.
+  const settlementKey = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a'
+  return {
+    BARDO_CHAIN_ID: String(d.chainId),
+    BARDO_DEPLOYMENT: JSON.stringify({
+      vitalityOracle: d.vitalityOracle,
+      dreamOracle: d.dreamOracle,
+      daimonOracle: d.daimonOracle,
+      enforcers: d.enforcers,
+      // The local chain is none the kit knows: the framework's addresses come with the deployment.
+      environment: d.environment,
+      startBlock: d.startBlock.toString(),
+    }),
+    BARDO_USDC: d.assets.usdc,
+    BARDO_TABLE_NAME: p.table,
+    BARDO_TRUSTED_PROXY_HOPS: '0',
+    BARDO_SECRET_RPC_URL: p.rpcUrl,
+    BARDO_SECRET_SETTLEMENT_KEY: settlementKey,
+    BARDO_SECRET_CLADE_HMAC_SECRET: `0x${'5a'.repeat(32)}`,
+    AWS_ENDPOINT_URL_DYNAMODB: p.dynamoEndpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  }
+}
+
+/** A request as API Gateway v2 hands it to the function (POST /api/v1/feed with no payment, for the cold 402). */
+export function apiEvent(method: string, path: string, body?: unknown) {
   return {
     version: '2.0',
     routeKey: '$default',
@@ -102,7 +136,7 @@ function feedEvent(golemId: string) {
     rawQueryString: '',
     headers: { host: 'api.example', 'content-type': 'application/json' },
     requestContext: {
-      http: { method: 'POST', path, sourceIp: '203.0.113.7', protocol: 'HTTP/1.1', userAgent: 'bench' },
+      http: { method, path, sourceIp: '203.0.113.7', protocol: 'HTTP/1.1', userAgent: 'bench' },
       requestId: 'cold',
       stage: '$default',
       domainName: 'api.example',
@@ -112,7 +146,7 @@ function feedEvent(golemId: string) {
       timeEpoch: 0,
       routeKey: '$default',
     },
-    body: JSON.stringify({ golemId }),
+    body: body === undefined ? undefined : JSON.stringify(body),
     isBase64Encoded: false,
   }
 }
@@ -136,8 +170,13 @@ async function countingProxy(target: string): Promise<{ url: string; counts: Map
   return { url: `http://127.0.0.1:${port}`, counts, close: () => new Promise((done) => server.close(() => done())) }
 }
 
-async function coldStart(bundle: string, event: unknown, env: Record<string, string>, rpc?: Map<string, number>): Promise<ColdStart> {
-  const runner = join(outDir, 'runner.mjs')
+export async function coldStart(
+  bundle: string,
+  event: unknown,
+  env: Record<string, string>,
+  rpc?: Map<string, number>,
+  runner = join(outDir, 'runner.mjs'),
+): Promise<ColdStart> {
   rpc?.clear()
   const child = spawn(process.execPath, [runner, pathToFileURL(bundle).href, JSON.stringify(event)], {
     env: { PATH: process.env.PATH ?? '', DO_NOT_TRACK: '1', ...env },
@@ -148,7 +187,8 @@ async function coldStart(bundle: string, event: unknown, env: Record<string, str
   let rpcBeforeFirst: number | undefined
   child.stdout.on('data', (d) => {
     out += d
-    if (rpcBeforeFirst === undefined && out.startsWith('first\n')) {
+    // A handler may log to stdout before its first answer: the marker is a line of its own.
+    if (rpcBeforeFirst === undefined && /(^|\n)first\n/.test(out)) {
       rpcBeforeFirst = [...(rpc?.values() ?? [])].reduce((a, b) => a + b, 0)
       child.stdin.end('go')
     }
@@ -159,8 +199,8 @@ async function coldStart(bundle: string, event: unknown, env: Record<string, str
   return { ...(JSON.parse(out.trim().split('\n').pop()!) as ColdStart), rpcBeforeFirst }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const medianStart = (runs: ColdStart[]): ColdStart => ({
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+export const medianStart = (runs: ColdStart[]): ColdStart => ({
   importedMs: median(runs.map((r) => r.importedMs)),
   firstMs: median(runs.map((r) => r.firstMs)),
   warmMs: median(runs.map((r) => r.warmMs)),
@@ -197,32 +237,8 @@ export async function runCold402Bench(o: { rounds?: number; log?: (line: string)
       strategy,
       runwayDays: 30,
     })
-    const d = devnet.deployment
-    // anvil's third well-known key: a gas-only settlement account, as the handler test uses.
-    const settlementKey = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a'
-    const env: Record<string, string> = {
-      BARDO_CHAIN_ID: String(d.chainId),
-      BARDO_DEPLOYMENT: JSON.stringify({
-        vitalityOracle: d.vitalityOracle,
-        dreamOracle: d.dreamOracle,
-        daimonOracle: d.daimonOracle,
-        enforcers: d.enforcers,
-        // The local chain is none the kit knows: the framework's addresses come with the deployment.
-        environment: d.environment,
-        startBlock: d.startBlock.toString(),
-      }),
-      BARDO_USDC: d.assets.usdc,
-      BARDO_TABLE_NAME: table,
-      BARDO_TRUSTED_PROXY_HOPS: '0',
-      BARDO_SECRET_RPC_URL: proxy.url,
-      BARDO_SECRET_SETTLEMENT_KEY: settlementKey,
-      BARDO_SECRET_CLADE_HMAC_SECRET: `0x${'5a'.repeat(32)}`,
-      AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-    }
-    const event = feedEvent('atlas')
+    const env = lambdaEnv({ deployment: devnet.deployment, table, rpcUrl: proxy.url, dynamoEndpoint: dynalite.endpoint })
+    const event = apiEvent('POST', '/api/v1/feed', { golemId: 'atlas' })
     const api: ColdStart[] = []
     const bare: ColdStart[] = []
     const rpcByMethod: Record<string, number> = {}
@@ -274,13 +290,7 @@ export function formatCold402Bench(r: Cold402BenchResult): string {
   ].join('\n')
 }
 
-function arg(name: string): number | undefined {
-  const i = process.argv.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(process.argv[i + 1]) : undefined
-  return v !== undefined && Number.isFinite(v) && v > 0 ? v : undefined
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = await runCold402Bench({ rounds: arg('rounds'), log: (l) => process.stderr.write(`${l}\n`) })
+  const r = await runCold402Bench({ rounds: numberArg('rounds'), log: (l) => process.stderr.write(`${l}\n`) })
   console.log(formatCold402Bench(r))
 }

@@ -50,11 +50,12 @@ describe('gas bench', () => {
     const [built, previous, withDream, withDreamAndCap, previousWithDreamAndCap, erc7715, walletAlone] = first.policies
     expect(first.policies).toHaveLength(7)
     // The ERC-7715 chain redeems two delegations: the wallet's grant and the Session Account's re-delegation.
-    expect(erc7715!.caveats).toEqual(expect.arrayContaining(['golemPhase runway', 'ERC20PeriodTransfer', 'Timestamp']))
+    expect(erc7715!.caveats).toEqual(expect.arrayContaining(['golemPhase runway', 'ERC20PeriodTransfer', 'Timestamp', 'Nonce']))
     expect(erc7715!.gas.repeat).toBeGreaterThan(built!.gas.repeat)
-    // Its baseline: the same wallet grant redeemed directly by its delegate, none of Bardo's caveats.
+    // Its baseline: the same wallet grant redeemed directly by its delegate, none of Bardo's caveats; both
+    // carry the owner's NonceEnforcer nonce, as every grant MetaMask makes does.
     expect(walletAlone!.name).toBe(WALLET_GRANT_ALONE)
-    expect(walletAlone!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'Timestamp'])
+    expect(walletAlone!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'Timestamp', 'Nonce'])
     expect(erc7715!.gas.repeat).toBeGreaterThan(walletAlone!.gas.repeat)
     expect(built!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase runway'])
     expect(previous!.caveats).toEqual(['ValueLte', 'ERC20PeriodTransfer', 'golemPhase', 'mortalityTimeWindow'])

@@ -8,7 +8,8 @@
 //   npx tsx bench/gas.ts        (or: npm run bench -- gas)
 import { WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
 import type { Caveat } from '@metamask/smart-accounts-kit'
-import { keccak256, toHex, type Hex } from 'viem'
+import { keccak256, toHex, type Address, type Hex } from 'viem'
+import { NonceEnforcer } from '@metamask/delegation-abis'
 import { pathToFileURL } from 'node:url'
 import { fromCaveat, toCaveat } from '../core/caveats/caveat.ts'
 import { lifeWindowOf } from '../core/caveats/semantics.ts'
@@ -178,6 +179,14 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
     if (chain.length !== 1) throw new Error('gas bench: the runway grant is expected to be a root delegation')
     return { name, caveats: chain[0]!.caveats.map(nameOf), gas: await c.measureChain(name, chain) }
   }
+  // MetaMask puts the owner's NonceEnforcer nonce on every grant it makes (its permissions Snap adds the
+  // caveat; the local owner wallet does too): the wallet's grant, on both sides of the ratio, carries it.
+  const ownerNonce = (await c.devnet.publicClient.readContract({
+    address: d.environment.caveatEnforcers.NonceEnforcer as Address,
+    abi: NonceEnforcer,
+    functionName: 'currentNonce',
+    args: [d.environment.DelegationManager, c.owner.address],
+  })) as bigint
   // The ERC-7715 shape: the wallet's periodic grant (with its expiry) to a Session Account, which
   // re-delegates to the key adding the phase gate; the key redeems both layers.
   const sevenSevenFifteen = async (): Promise<Omit<PolicyGas, 'ratio' | 'verdict'>> => {
@@ -193,6 +202,7 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
         ...RUNWAY,
         startTime: RUNWAY.startDate,
         expiry: Number(WINDOW.endTime + 1n),
+        nonce: ownerNonce,
         salt: nextSalt(),
       },
       executionKey: golem,
@@ -225,6 +235,7 @@ async function policies(c: GasChain, bare: GasPair, nextSalt: () => Hex): Promis
         ...RUNWAY,
         startTime: RUNWAY.startDate,
         expiry: Number(WINDOW.endTime + 1n),
+        nonce: ownerNonce,
         salt: nextSalt(),
       },
       executionKey: other.address,

@@ -58,6 +58,15 @@ describe('the goal lines of a bench run', () => {
     ])
   })
 
+  it("reports each Lambda's cold start beside the bundle sizes when the cold-start bench ran", () => {
+    const ratio = (r: number) => ({ ratio: r })
+    const cold = { lambdas: { tick: ratio(2.9), heartbeat: ratio(2.8), walker: ratio(2.75), api: ratio(4.5) } }
+    const line = formatGoals(benchGoals({ bundle: results.bundle, cold } as unknown as BenchResults)).split('\n')[3]
+    expect(line).toBe(
+      "goal 4: tick 399.0 KB, heartbeat 380.0 KB, walker 390.0 KB, api 1700.0 KB; cold start tick 2.90x, heartbeat 2.80x, walker 2.75x, api 4.50x viem's alone (target every Lambda <= 400.0 KB): MISS",
+    )
+  })
+
   it('names the benchmark that measures a goal it did not run', () => {
     expect(formatGoals(benchGoals({ api: results.api }))).toBe(
       [

@@ -51,6 +51,13 @@ export const BENCHMARKS: readonly BenchModule[] = [
     about: "a cold API Lambda's first x402 402 (fresh process, deployed bundle) vs a bare Hono Lambda's first answer",
   },
   {
+    name: 'cold',
+    file: './coldStart.ts',
+    run: 'runColdStartBench',
+    format: 'formatColdStartBench',
+    about: "every Lambda's cold start (fresh process, deployed bundle, one request answered) vs viem's public client alone",
+  },
+  {
     name: 'actions',
     file: './actions.ts',
     run: 'runActionsBench',

@@ -1,11 +1,12 @@
-// The operator's `bardo` CLI: deploy the contracts, onboard a Golem from a STRATEGY.md, and see,
-// revoke, renew or rotate it, against the local stack or a configured chain. Arguments are parsed by
-// commander; configuration and keys come from the environment (docs/cli.md) and are never printed.
-// `runCli` is the whole program with its environment and streams passed in, so tests run it in-process.
+// The operator's `bardo` CLI: deploy the contracts, onboard a Golem from a STRATEGY.md, and see, revoke,
+// renew or rotate it or grant and revoke its read-only observers, against the local stack or a configured
+// chain. Arguments are parsed by commander; configuration and keys come from the environment
+// (docs/cli.md) and are never printed. `runCli` is the whole program with its environment and streams
+// passed in, so tests run it in-process.
 import { rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
-import { isAddress, parseEther, parseUnits, zeroAddress, type Address, type PublicClient } from 'viem'
+import { parseEther, parseUnits, zeroAddress, type Address, type Hex, type PublicClient } from 'viem'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
 import { privySignersFromEnv } from '../adapters/signers/privySignerResolver.ts'
 import { SignersByKind } from '../adapters/signers/signersByKind.ts'
@@ -21,6 +22,7 @@ import { custodyContractsOf, deployContracts } from './deploy.ts'
 import { apiUrlOf, feedGolem } from './feed.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import { CliConfigError, CliUsageError } from './errors.ts'
+import { addressFlag, wholeFlag } from './flags.ts'
 import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemOf, golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
@@ -29,6 +31,7 @@ import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onbo
 import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
 import { chainTime, createOutput, type Output, type Writer } from './output.ts'
 import { assertOwns, ownerFrom, submitterFrom } from './owner.ts'
+import { expiresFlag, grantObserver, listObservers, observerLines, publishFlag, readerHeaders, revokeObserver } from './observer.ts'
 import { addressesFlag, councilLine, feedFlag, formCouncil, golemsFlag, listCouncils, TRANSFER_SELECTOR, usdFlag } from './council.ts'
 import { parseMaxConsecutiveFailures } from '../core/lifecycle/heartbeatAnomaly.ts'
 
@@ -53,19 +56,6 @@ type CouncilFormFlags = {
 }
 
 type GlobalFlags = { json?: boolean; quiet?: boolean; stateDir?: string; deployment?: string }
-
-function addressFlag(flag: string, raw: string | undefined): Address | undefined {
-  if (raw === undefined) return undefined
-  if (!isAddress(raw, { strict: false })) throw new CliUsageError(flag, `must be a 20-byte hex address, got ${JSON.stringify(raw)}`)
-  return raw as Address
-}
-
-function wholeFlag(flag: string, raw: string, min: number): number {
-  const n = Number(raw)
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min)
-    throw new CliUsageError(flag, `must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`)
-  return n
-}
 
 function ethFlag(flag: string, raw: string | undefined, fallback: bigint): bigint {
   if (raw === undefined) return fallback
@@ -515,6 +505,89 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     now: io.auth?.now ?? Date.now,
     progress: out.progress,
   })
+
+  const observer = program
+    .command('observer')
+    .description("the owner's read-only observers (Sleepwalkers): they may publish to the Dream and Daimon oracles and nothing else")
+
+  observer
+    .command('grant')
+    .description("grant an observer from the owner's smart account (BARDO_OWNER_KEY signs the API's draft)")
+    .requiredOption('--golem <id>', 'the Golem id')
+    .requiredOption('--observer <address>', "the observer's key or account")
+    .option('--publish <methods>', 'comma-separated: startDream, endDream, setPAD (default all three)')
+    .option('--expires <when>', 'a span from now (90m, 24h, 7d) or an ISO 8601 time (default: no expiry)')
+    .option('--max-calls <n>', 'how many publish calls in all (default: no limit)')
+    .option('--api <url>', 'the API base URL (default BARDO_API_URL)')
+    .action(async (f: { golem: string; observer: string; publish?: string; expires?: string; maxCalls?: string; api?: string }) => {
+      const golem = checkGolemId(f.golem)
+      const observerKey = addressFlag('--observer', f.observer)!
+      const publish = publishFlag(f.publish)
+      const maxCalls = f.maxCalls === undefined ? undefined : wholeFlag('--max-calls', f.maxCalls, 1)
+      const api = apiUrlOf(f.api, io.env)
+      const { chain, deployment } = await withChain()
+      const expiresAt = expiresFlag(f.expires, (await chain.publicClient.getBlock()).timestamp)
+      const owner = await ownerFrom(io.env, chain, deployment)
+      const r = await grantObserver({
+        api,
+        chain,
+        deployment,
+        owner,
+        golemId: golem,
+        observer: observerKey,
+        ...(publish ? { publish } : {}),
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+        ...(maxCalls === undefined ? {} : { maxCalls }),
+        progress: out.progress,
+      })
+      out.result({ ...r }, [
+        `${r.recorded ? 'granted' : 'already granted'} observer ${r.observer} for Golem ${r.golemId}: ${r.publish.join(', ')} from ${owner.address}, ${r.expiresAt === null ? 'no expiry' : `until ${chainTime(r.expiresAt)}`}, ${r.maxCalls === null ? 'no call limit' : `${r.maxCalls} calls`}`,
+        `  delegation ${r.delegationHash} (bardo --json observer list prints it signed, for the observer to redeem)`,
+      ])
+    })
+
+  observer
+    .command('list')
+    .description("a Golem's observers, active, revoked or expired (BARDO_READ_API_KEY, or the owner's bardo login)")
+    .requiredOption('--golem <id>', 'the Golem id')
+    .option('--api <url>', 'the API base URL (default BARDO_API_URL)')
+    .action(async (f: { golem: string; api?: string }) => {
+      const golem = checkGolemId(f.golem)
+      const api = apiUrlOf(f.api, io.env)
+      const r = await listObservers({ api, golemId: golem, headers: await readerHeaders(io.env, api, authIo()) })
+      out.result({ ...r }, observerLines(r.golemId, r.observers))
+    })
+
+  observer
+    .command('revoke')
+    .description("disable an observer's grant from the owner's smart account (BARDO_OWNER_KEY signs the API's user operation)")
+    .requiredOption('--golem <id>', 'the Golem id')
+    .option('--observer <address>', 'every grant to this observer')
+    .option('--delegation <hash>', 'one grant, by its delegation hash')
+    .option('--api <url>', 'the API base URL (default BARDO_API_URL)')
+    .action(async (f: { golem: string; observer?: string; delegation?: string; api?: string }) => {
+      const golem = checkGolemId(f.golem)
+      if ((f.observer === undefined) === (f.delegation === undefined))
+        throw new CliUsageError('--observer', 'exactly one of --observer and --delegation is required')
+      if (f.delegation !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(f.delegation))
+        throw new CliUsageError('--delegation', `must be a 32-byte hex delegation hash, got ${JSON.stringify(f.delegation)}`)
+      const which =
+        f.delegation === undefined ? { observer: addressFlag('--observer', f.observer)! } : { delegationHash: f.delegation as Hex }
+      const api = apiUrlOf(f.api, io.env)
+      const { chain, deployment } = await withChain()
+      const owner = await ownerFrom(io.env, chain, deployment)
+      const r = await revokeObserver({
+        api,
+        chain,
+        deployment,
+        owner,
+        submitter: submitterFrom(io.env, owner),
+        golemId: golem,
+        which,
+        progress: out.progress,
+      })
+      out.result({ ...r }, [`revoked ${r.disabled.length} observer grant(s) of Golem ${r.golemId} in ${r.txHash}`])
+    })
 
   program
     .command('login')

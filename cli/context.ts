@@ -23,7 +23,7 @@ import { DeploymentError } from '../core/deploymentSchema.ts'
 import { deploymentOfFile } from '../local/chain.ts'
 import { devnetAccount, FAUCET_ACCOUNT_INDEX, localChain } from '../local/devnet.ts'
 import { openStore } from '../local/store.ts'
-import { findStackInfo, readOwnerKey } from '../local/stackFile.ts'
+import { findStackInfo, readOwnerKey, readReadKey } from '../local/stackFile.ts'
 import { CliConfigError } from './errors.ts'
 
 export type CliChain = {
@@ -121,6 +121,11 @@ export function withStackDefaults(env: NodeJS.ProcessEnv, stateDir: string): Nod
   if (!out.BARDO_OWNER_KEY) {
     const key = readOwnerKey(info)
     if (key) out.BARDO_OWNER_KEY = key
+  }
+  // The stack's read key, for the owner's views the API shows a read key (`bardo observer list`).
+  if (!out.BARDO_READ_API_KEY) {
+    const key = readReadKey(info)
+    if (key) out.BARDO_READ_API_KEY = key
   }
   // `bardo feed` pays from the stack's faucet account where no payer is named: anvil's public test key,
   // holding the local USDC reserve, on the local chain only.

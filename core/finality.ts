@@ -53,6 +53,15 @@ export function confirmationsOf(blockNumber: bigint, head: bigint): number {
   return head >= blockNumber ? Number(head - blockNumber + 1n) : 0
 }
 
+/** A receipt's standing at depth `depth`: final once that deep, confirming until then. */
+export function receiptStanding(
+  receipt: { blockNumber: bigint; head: bigint },
+  depth: number,
+): { kind: 'final'; confirmations: number } | { kind: 'confirming'; confirmations: number; needed: number } {
+  const confirmations = confirmationsOf(receipt.blockNumber, receipt.head)
+  return confirmations >= depth ? { kind: 'final', confirmations } : { kind: 'confirming', confirmations, needed: depth }
+}
+
 /** What the chain says about a recorded transaction. */
 export type SendSighting =
   /** Its receipt, in the block `blockNumber`, with the chain's head at `head`. */
@@ -79,10 +88,8 @@ export type SendVerdict =
 /** The rule: a receipt `depth` blocks deep is final; a missing one is waited for, re-sent as is, or given up only when its nonce is taken. */
 export function judgeSend(sighting: SendSighting, depth: number): SendVerdict {
   switch (sighting.kind) {
-    case 'receipt': {
-      const confirmations = confirmationsOf(sighting.blockNumber, sighting.head)
-      return confirmations >= depth ? { kind: 'final', confirmations } : { kind: 'confirming', confirmations, needed: depth }
-    }
+    case 'receipt':
+      return receiptStanding(sighting, depth)
     case 'known':
       return { kind: 'wait' }
     case 'gone':

@@ -19,7 +19,7 @@ import { Limiter } from '../app/concurrency.ts'
 import { LocalRotation } from './rotationRequest.ts'
 import { RepeatedLines, refusalKey } from './repeatedLines.ts'
 import { demoSliceUsdc, regrantDemoActions } from './demoStrategy.ts'
-import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
+import { superviseIndexer, type SupervisedIndexer } from './indexerProcess.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import type { Devnet, OwnerAccount } from './devnet.ts'
 import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
@@ -272,11 +272,17 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         : `  chain        ${redactUrl(chain.rpcUrl)} (chain ${chain.deployment.chainId}), Bardo contracts from BARDO_DEPLOYMENT`,
     )
 
-    const { store, describe: storeLine, stop: stopStore, endpoint: storeEndpoint, tableName } = await openStore(env)
+    const {
+      store,
+      describe: storeLine,
+      stop: stopStore,
+      endpoint: storeEndpoint,
+      tableName,
+    } = await openStore(env, { stateDir: settings.stateDir, log })
     stops.push(stopStore)
     log(`  store        ${storeLine}`)
 
-    let indexer: RunningIndexer | undefined
+    let indexer: SupervisedIndexer | undefined
     if (settings.indexer) {
       const databaseUrl = env.DATABASE_URL
       // The index of a chain that lives as long as this run: readable by the user alone, removed at stop
@@ -286,10 +292,13 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         mkdirSync(pgliteDir, { recursive: true, mode: 0o700 })
         stops.push(async () => rmSync(pgliteDir, { recursive: true, force: true }))
       }
-      indexer = await startIndexer({
-        ...stackIndexerOptions(chain, { local: devnet !== undefined }),
-        ...(databaseUrl ? { databaseUrl } : { pgliteDir: pgliteDir! }),
-      })
+      indexer = await superviseIndexer(
+        {
+          ...stackIndexerOptions(chain, { local: devnet !== undefined }),
+          ...(databaseUrl ? { databaseUrl } : { pgliteDir: pgliteDir! }),
+        },
+        log,
+      )
       stops.push(indexer.stop)
       log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
     }
@@ -448,7 +457,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
           deploymentFile,
           ...(storeEndpoint ? { store: { endpoint: storeEndpoint, tableName } } : {}),
         },
-        ownerKey?.key,
+        { ...(ownerKey ? { ownerKey: ownerKey.key } : {}), readKey: readApiKey },
       )
       stops.push(async () => removeStackInfo(settings.stateDir))
       log(

@@ -1,7 +1,8 @@
 // What a running local stack publishes in its state directory for the clients beside it: the faucet,
 // the `bardo` CLI and tests. `npm start` writes it when it is ready and removes it when it stops. The
-// addresses and endpoints are public; the demo owner's key is the one secret, kept in a file of its own
-// that only its owner can read (the local demo only: a real owner's key never leaves the wallet).
+// addresses and endpoints are public; the demo owner's key and the stack's read key are the secrets, each
+// kept in a file of its own that only its owner can read (the local demo only: a real owner's key never
+// leaves the wallet).
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { isAddress, type Address, type Hex } from 'viem'
@@ -10,6 +11,7 @@ import { BardoError } from '../core/errors.ts'
 export const STACK_FILE = 'stack.json'
 export const DEPLOYMENT_FILE = 'deployment.json'
 export const OWNER_KEY_FILE = 'owner.key'
+export const READ_KEY_FILE = 'read.key'
 
 export type StackInfo = {
   rpcUrl: string
@@ -24,6 +26,8 @@ export type StackInfo = {
   store?: { endpoint: string; tableName: string }
   /** The demo owner's key (mode 0600), for `bardo` acting as the demo owner. */
   ownerKeyFile?: string
+  /** The API's read key (mode 0600), for `bardo`'s reads of the owner's views (observer list). */
+  readKeyFile?: string
 }
 
 export class StackFileError extends BardoError {
@@ -36,14 +40,20 @@ export function stackFilePath(stateDir: string): string {
   return join(stateDir, STACK_FILE)
 }
 
-/** Written with mode 0600 (it names the owner key's file); the key goes to a 0600 file of its own. */
-export function writeStackInfo(stateDir: string, info: StackInfo, ownerKey?: Hex): StackInfo {
-  let written = info
-  if (ownerKey) {
-    const keyFile = join(stateDir, OWNER_KEY_FILE)
-    writeFileSync(keyFile, `${ownerKey}\n`, { mode: 0o600 })
-    chmodSync(keyFile, 0o600)
-    written = { ...info, ownerKeyFile: keyFile }
+/** A secret in a 0600 file of the state directory; its path. */
+function writeSecret(stateDir: string, name: string, value: string): string {
+  const file = join(stateDir, name)
+  writeFileSync(file, `${value}\n`, { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return file
+}
+
+/** Written with mode 0600 (it names the keys' files); each key goes to a 0600 file of its own. */
+export function writeStackInfo(stateDir: string, info: StackInfo, secrets: { ownerKey?: Hex; readKey?: string } = {}): StackInfo {
+  const written: StackInfo = {
+    ...info,
+    ...(secrets.ownerKey ? { ownerKeyFile: writeSecret(stateDir, OWNER_KEY_FILE, secrets.ownerKey) } : {}),
+    ...(secrets.readKey ? { readKeyFile: writeSecret(stateDir, READ_KEY_FILE, secrets.readKey) } : {}),
   }
   writeFileSync(stackFilePath(stateDir), `${JSON.stringify(written, null, 2)}\n`, { mode: 0o600 })
   return written
@@ -53,6 +63,7 @@ export function writeStackInfo(stateDir: string, info: StackInfo, ownerKey?: Hex
 export function removeStackInfo(stateDir: string): void {
   rmSync(stackFilePath(stateDir), { force: true })
   rmSync(join(stateDir, OWNER_KEY_FILE), { force: true })
+  rmSync(join(stateDir, READ_KEY_FILE), { force: true })
   rmSync(join(stateDir, DEPLOYMENT_FILE), { force: true })
 }
 
@@ -73,8 +84,11 @@ export function findStackInfo(stateDir: string): StackInfo | undefined {
   return raw as StackInfo
 }
 
+const readSecret = (file: string | undefined): string | undefined =>
+  file && existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined
+
 /** The demo owner's key from the stack's key file. */
-export function readOwnerKey(info: StackInfo): Hex | undefined {
-  if (!info.ownerKeyFile || !existsSync(info.ownerKeyFile)) return undefined
-  return readFileSync(info.ownerKeyFile, 'utf8').trim() as Hex
-}
+export const readOwnerKey = (info: StackInfo): Hex | undefined => readSecret(info.ownerKeyFile) as Hex | undefined
+
+/** The stack's read key from its key file. */
+export const readReadKey = (info: StackInfo): string | undefined => readSecret(info.readKeyFile)

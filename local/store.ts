@@ -4,8 +4,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoCouncilStore } from '../adapters/store/index.ts'
 import type { Store } from '../core/store/index.ts'
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import type { CouncilStore } from '../core/council/store.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite } from './dynalite.ts'
+import { freePort } from '../indexer/start.ts'
+import { supervise } from './supervisor.ts'
 
 export type OpenedStore = {
   store: Store & CouncilStore
@@ -16,7 +20,17 @@ export type OpenedStore = {
   stop(): Promise<void>
 }
 
-export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
+export type OpenStoreOptions = {
+  /**
+   * Runs dynalite as a supervised process of its own with its data on disk under this directory, so a
+   * crash of that process (even a SIGKILL) is followed by a restart on the same port with the same table
+   * and items. Without it dynalite serves from memory inside this process.
+   */
+  stateDir?: string
+  log?: (line: string) => void
+}
+
+export async function openStore(env: NodeJS.ProcessEnv, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   const table = env.BARDO_TABLE_NAME
   if (table) {
     const endpoint = env.BARDO_DYNAMODB_ENDPOINT
@@ -37,7 +51,7 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
       stop: async () => client.destroy(),
     }
   }
-  const dynalite = await startDynalite()
+  const dynalite = options.stateDir ? await startDynaliteProcess(options.stateDir, options.log) : await startDynalite()
   const raw = localDynamoClient(dynalite.endpoint)
   await createTable(raw, 'bardo')
   return {
@@ -48,6 +62,28 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
     stop: async () => {
       raw.destroy()
       await dynalite.stop()
+    },
+  }
+}
+
+/** dynalite in a child process (local/dynaliteServer.ts) the supervisor restarts; its LevelDB lives until stop(). */
+async function startDynaliteProcess(stateDir: string, log?: (line: string) => void): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  const path = join(stateDir, `dynalite-${Date.now()}`)
+  mkdirSync(path, { recursive: true, mode: 0o700 })
+  const port = await freePort()
+  const running = await supervise({
+    name: 'dynalite',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(import.meta.dirname, 'dynaliteServer.ts')],
+    env: { ...process.env, BARDO_DYNALITE_PATH: path, BARDO_DYNALITE_PORT: String(port) },
+    ready: (line) => line.startsWith('dynalite listening on'),
+    onRestart: () => log?.(`  store        dynalite restarted on port ${port} with its data (${path})`),
+  })
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await running.stop()
+      rmSync(path, { recursive: true, force: true })
     },
   }
 }

@@ -1,4 +1,4 @@
-// `npm run soak -- --golems N --minutes M [--days D] [--seed S] [--reorg-rate R]`: the soak
+// `npm run soak -- --golems N --minutes M [--days D] [--seed S] [--reorg-rate R] [--kill-rate K] [--refill]`: the soak
 // (test/heartbeat/soak.ts) on this machine, its report printed; exits 1 if anything was lost, doubled or
 // not conserved.
 import { parseArgs } from 'node:util'
@@ -12,6 +12,8 @@ const { values } = parseArgs({
     days: { type: 'string', default: '3' },
     seed: { type: 'string' },
     'reorg-rate': { type: 'string', default: '0.1' },
+    'kill-rate': { type: 'string', default: '0.1' },
+    refill: { type: 'boolean', default: false },
   },
 })
 try {
@@ -20,6 +22,8 @@ try {
     minutes: Number(values.minutes),
     runwayDays: Number(values.days),
     reorgRate: Number(values['reorg-rate']),
+    killRate: Number(values['kill-rate']),
+    refill: values.refill,
     ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
     log: (line) => console.log(line),
   })

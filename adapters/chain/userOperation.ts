@@ -4,9 +4,10 @@
 // EntryPoint.handleOps, as no bundler runs on a local chain.
 import { createExecution, ExecutionMode, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { encodeBatchExecution, SIGNABLE_USER_OP_TYPED_DATA } from '@metamask/smart-accounts-kit/utils'
-import { encodeFunctionData, type Address, type Hex, type PublicClient } from 'viem'
+import { decodeAbiParameters, decodeFunctionData, encodeFunctionData, type Address, type Hex, type PublicClient } from 'viem'
 import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction'
 import { DeleGatorExecuteAbi } from '../../core/delegations/frameworkAbi.ts'
+import { BardoError } from '../../core/errors.ts'
 
 /**
  * A user operation for the owner's smart account, unsigned, with fixed generous gas limits (no bundler
@@ -66,15 +67,34 @@ export async function ownerOperation(
     ],
   })
   const userOperation = await unsignedUserOperation(client, { sender: owner, nonce, callData })
-  const packed = toPackedUserOperation(userOperation)
   return {
     userOperation,
-    typedData: {
-      domain: { chainId, name: 'HybridDeleGator', version: '1', verifyingContract: owner },
-      types: SIGNABLE_USER_OP_TYPED_DATA,
-      primaryType: 'PackedUserOperation',
-      message: { ...packed, entryPoint: environment.EntryPoint },
-    },
+    typedData: ownerOperationTypedData(userOperation, chainId, environment.EntryPoint),
     entryPoint: environment.EntryPoint,
   }
+}
+
+/** What the owner signs for a user operation of its HybridDeleGator (`userOperation.sender`). */
+export function ownerOperationTypedData(
+  userOperation: UserOperation<'0.7'>,
+  chainId: number,
+  entryPoint: Address,
+): OwnerOperation['typedData'] {
+  return {
+    domain: { chainId, name: 'HybridDeleGator', version: '1', verifyingContract: userOperation.sender },
+    types: SIGNABLE_USER_OP_TYPED_DATA,
+    primaryType: 'PackedUserOperation',
+    message: { ...toPackedUserOperation(userOperation), entryPoint },
+  }
+}
+
+const BATCH_EXECUTION = [{ type: 'tuple[]', components: [{ type: 'address' }, { type: 'uint256' }, { type: 'bytes' }] }] as const
+
+/** The calls an owner operation's callData makes (ownerOperation's encoding read back), for a signer to see before signing. */
+export function ownerOperationCalls(callData: Hex): { to: Address; value: bigint; data: Hex }[] {
+  const { args } = decodeFunctionData({ abi: DeleGatorExecuteAbi, data: callData })
+  if (args.length !== 2 || args[0] !== ExecutionMode.BatchDefault)
+    throw new BardoError('USER_OPERATION_UNREADABLE', "userOperation.callData: must be execute in batch mode, as the owner's drafts are")
+  const [executions] = decodeAbiParameters(BATCH_EXECUTION, args[1] as Hex)
+  return executions.map(([to, value, data]) => ({ to, value, data }))
 }

@@ -170,8 +170,13 @@ export class KmsKeyRotation implements KeyRotation {
     }
   }
 
-  /** The Session Account's gas permission re-delegated to the new key; none for an owner's direct gas grant. */
+  /**
+   * The Session Account's gas permission re-delegated to the new key; for an owner's direct gas grant, the
+   * owner's answer's gas grant to the new key (none before the owner answers).
+   */
   async renewGas(profile: GolemProfile, newKey: Address, startAt: bigint): Promise<NonNullable<GolemProfile['gas']> | undefined> {
+    const answered = profile.rotationGrant
+    if (answered?.gas && isAddressEqual(answered.to, newKey)) return answered.gas
     const gas = profile.gas
     if (!gas || !this.#sessionAccountHolds(profile, gas.chain)) return undefined
     const renewed = await this.#redelegate(profile, gas.chain, gas.chainHashes, newKey, startAt)

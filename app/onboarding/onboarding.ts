@@ -12,6 +12,7 @@ import type { BardoDeployment } from '../../core/deployment.ts'
 import { delegationDomainOf, delegationTypedData } from '../../core/delegations/typedData.ts'
 import { BardoError } from '../../core/errors.ts'
 import { windowEnd } from '../../core/lifecycle/renewal.ts'
+import { GAS_BOOTSTRAP } from '../../core/lifecycle/gasPlan.ts'
 import {
   checkNewGolemId,
   DRAFT_TTL_SECONDS,
@@ -67,7 +68,7 @@ export type OnboardingDeps = {
   gasBootstrap?: bigint
 }
 
-export const DEFAULT_GAS_BOOTSTRAP = 1_000_000_000_000_000n
+export const DEFAULT_GAS_BOOTSTRAP = GAS_BOOTSTRAP
 
 /** The shortest life a wallet's grant may leave a Golem: an expiry sooner than this is refused. */
 const MINIMUM_LIFE_SECONDS = 60

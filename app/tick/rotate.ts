@@ -6,13 +6,20 @@ import { encodeFunctionData, isAddressEqual, type Address } from 'viem'
 import { PolicyCageTickAbi, VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import { withRenewalsFolded } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import { MAX_ROTATION_ATTEMPTS, profileAfterRotation, rotationReturnStep, rotationStepName } from '../../core/lifecycle/rotationPlan.ts'
+import { GAS_BOOTSTRAP } from '../../core/lifecycle/gasPlan.ts'
+import {
+  MAX_ROTATION_ATTEMPTS,
+  profileAfterRotation,
+  rotationGasStep,
+  rotationReturnStep,
+  rotationStepName,
+} from '../../core/lifecycle/rotationPlan.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { KeyRotation } from '../../core/custody/signerResolver.ts'
 import { grantsOfProfile, recordOwnerGrants } from '../../core/custody/grantLedger.ts'
 import { returnFunds } from './returnFunds.ts'
-import { slotBaseOf } from './slots.ts'
+import { slotBaseOf, type SlotBase } from './slots.ts'
 import type { TickDeps } from './types.ts'
 
 export async function rotateSessionKey(
@@ -78,6 +85,9 @@ export async function rotateSessionKey(
     (asset, attempt) => rotationReturnStep(profile.golemKey, asset, attempt),
   )
   if (!returned.done) return null
+  // The new key starts empty: the operator fronts its first gas, as at onboarding, so it can pay for its
+  // first top-up from the gas grant it is handed. Only when it has one; a key funded already is left alone.
+  if (pending.gas && !(await frontFirstGas(deps, slotBase, golem.golemId, to))) return null
   const sent = await sendOnce({
     ...slotBase,
     slot: { golemId: golem.golemId, period: 0n, step },
@@ -88,13 +98,7 @@ export async function rotateSessionKey(
       sign: (tx) => deps.operator.signTransaction(tx),
     }),
   })
-  // Confirmed now, or by an earlier attempt that crashed before switching the profile.
-  const moved =
-    sent.status === 'confirmed' ||
-    (sent.status === 'busy' &&
-      sent.reason === 'completed' &&
-      (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step }))?.status === 'confirmed')
-  if (!moved) return null
+  if (!(await landed(deps, sent, { golemId: golem.golemId, period: 0n, step }))) return null
   // The PolicyCage keeps the constitution hash per key: the new key takes the old one's, unchanged,
   // before the profile switches, or custody would refuse its every action.
   if (profile.constitution && deps.deployment.policyCage) {
@@ -110,12 +114,7 @@ export async function rotateSessionKey(
         sign: (tx) => deps.operator.signTransaction(tx),
       }),
     })
-    const set =
-      carried.status === 'confirmed' ||
-      (carried.status === 'busy' &&
-        carried.reason === 'completed' &&
-        (await deps.store.getSlot({ golemId: golem.golemId, period: 0n, step: cageStep }))?.status === 'confirmed')
-    if (!set) return null
+    if (!(await landed(deps, carried, { golemId: golem.golemId, period: 0n, step: cageStep }))) return null
   }
   const next = profileAfterRotation(profile, pending)
   let updated = await deps.store.updateGolem({
@@ -158,4 +157,34 @@ export async function rotationStep(deps: Pick<TickDeps, 'store'>, golemId: strin
     return step
   }
   return null
+}
+
+type Sent = Awaited<ReturnType<typeof sendOnce>>
+
+/** Confirmed now, or by an earlier attempt that crashed before the step after it. */
+async function landed(
+  deps: Pick<TickDeps, 'store'>,
+  sent: Sent,
+  slot: { golemId: string; period: bigint; step: string },
+): Promise<boolean> {
+  if (sent.status === 'confirmed') return true
+  return sent.status === 'busy' && sent.reason === 'completed' && (await deps.store.getSlot(slot))?.status === 'confirmed'
+}
+
+/** The operator's first gas to the new key, once (its own slot); true once the key holds it. */
+async function frontFirstGas(deps: TickDeps, slotBase: SlotBase, golemId: string, key: Address): Promise<boolean> {
+  const slot = { golemId, period: 0n, step: rotationGasStep(key) }
+  if (!(await deps.store.getSlot(slot)) && (await deps.client.getBalance({ address: key })) >= GAS_BOOTSTRAP) return true
+  const sent = await sendOnce({
+    ...slotBase,
+    slot,
+    build: async () => ({
+      sender: deps.operator.address,
+      to: key,
+      data: '0x',
+      valueAfterGas: () => GAS_BOOTSTRAP,
+      sign: (tx) => deps.operator.signTransaction(tx),
+    }),
+  })
+  return landed(deps, sent, slot)
 }

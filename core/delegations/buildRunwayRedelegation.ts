@@ -1,6 +1,6 @@
 import { createDelegation, type Delegation } from '@metamask/smart-accounts-kit'
-import { generateSalt } from '@metamask/smart-accounts-kit/utils'
-import { isAddressEqual, type Address, type Hex } from 'viem'
+import { createCaveatBuilder, generateSalt } from '@metamask/smart-accounts-kit/utils'
+import { isAddressEqual, toHex, type Address, type Hex } from 'viem'
 import type { StandardCaveat } from '../caveats/caveat.ts'
 import type { BardoCaveat } from '../caveats/types.ts'
 import { extraCaveats, requireGolemCaveats, runwayGates, type GrantedDelegation } from './buildGolemDelegation.ts'
@@ -22,6 +22,11 @@ export type LocalRunwayPermission = {
   startTime: number
   /** Unix seconds after which the permission is void (the 7715 `expiry` rule). */
   expiry?: number
+  /**
+   * The owner's NonceEnforcer nonce, which MetaMask puts on every grant it makes (so the owner can
+   * revoke them all at once by incrementing it); absent, the grant carries no NonceEnforcer.
+   */
+  nonce?: bigint
   salt?: Hex
 }
 
@@ -65,12 +70,18 @@ function localPermission(tree: DelegationTree, p: LocalRunwayPermission): Delega
         } as const)
   const expiry: StandardCaveat[] =
     p.expiry === undefined ? [] : [{ type: 'timestamp', afterThreshold: 0n, beforeThreshold: BigInt(p.expiry) }]
+  const nonce =
+    p.nonce === undefined
+      ? []
+      : createCaveatBuilder(tree.environment)
+          .addCaveat('nonce', { nonce: toHex(p.nonce) })
+          .build()
   return createDelegation({
     environment: tree.environment,
     from: p.owner,
     to: p.sessionAccount,
     scope,
-    caveats: extraCaveats(tree, [], expiry),
+    caveats: [...extraCaveats(tree, [], expiry), ...nonce],
     salt: p.salt ?? generateSalt(),
   })
 }

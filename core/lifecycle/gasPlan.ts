@@ -13,6 +13,12 @@ import type { GolemProfile } from './profile.ts'
  */
 export const GAS_THRESHOLD_BPS = 5_000n
 
+/**
+ * What the operator fronts a key that starts empty (at onboarding, and the new key of a rotation, whose
+ * old key's funds went home): enough to pay for its first top-up from the owner's gas grant.
+ */
+export const GAS_BOOTSTRAP = 1_000_000_000_000_000n
+
 export type GasStep =
   | { kind: 'redeem'; slot: { period: bigint; step: 'gas' }; amount: bigint; recipient: Address }
   | { kind: 'none'; reason: string }

@@ -110,7 +110,13 @@ const profileSchema = z.object({
    * The owner's grant to the new key a rotation waits for (a direct grant only the owner can sign): the
    * next tick's rotation installs it in place of the old key's. Optional: profiles written before it parse unchanged.
    */
-  rotationGrant: z.optional(z.extend(renewalSchema, { to: address })),
+  rotationGrant: z.optional(
+    z.extend(renewalSchema, {
+      to: address,
+      /** The owner's gas grant to the new key, when the old key had a direct one (it names the old key only). */
+      gas: z.optional(gasGrant),
+    }),
+  ),
   /**
    * A key rotation that only the owner can complete (a direct grant): the new key it waits for, and when
    * the tick first asked the owner (unix seconds). The Golem keeps its old key meanwhile, and its health

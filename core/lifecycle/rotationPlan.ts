@@ -82,6 +82,11 @@ export function rotationReturnStep(oldKey: Address, asset: ReturnAsset, attempt:
   return attempt === 0 ? base : `${base}-${attempt}`
 }
 
+/** The slot of the operator's first gas to the new key a rotation hands the Golem (by the new key's address). */
+export function rotationGasStep(newKey: Address): string {
+  return `rot-gas-${newKey.slice(2, 18).toLowerCase()}`
+}
+
 /**
  * The rotation policy for a key that lives outside the process (KMS), from durable facts: its age since
  * it took over (keyGrantedAt, else the Golem's birth) and the transactions it has signed (its nonce on

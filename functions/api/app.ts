@@ -24,6 +24,7 @@ import { renewalRoutes } from './routes/renewal.ts'
 import { rotationGrantRoutes } from './routes/rotationGrant.ts'
 import { adjustmentRoutes } from './routes/adjustment.ts'
 import { ownerDraftRoutes } from './routes/ownerDrafts.ts'
+import { observerRoutes } from './routes/observers.ts'
 import { fleetRoutes } from './routes/fleet.ts'
 import { devicePageRoutes } from './routes/devicePage.ts'
 import { eventRoutes } from './routes/events.ts'
@@ -87,6 +88,7 @@ export function createApp(given: ApiDeps) {
     .route('/', rotationGrantRoutes(deps))
     .route('/', adjustmentRoutes(deps))
     .route('/', ownerDraftRoutes(deps))
+    .route('/', observerRoutes(deps))
     .route('/', fleetRoutes(deps))
     .route('/', revocationRoutes(deps))
     .route('/', onboardingRoutes(deps))

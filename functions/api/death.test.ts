@@ -60,6 +60,20 @@ describe('death rules', () => {
     for (const r of reads) expect((await app.request(`/api/v1/golems/atlas/${r}`)).status, r).toBe(200)
   })
 
+  it("lets the owner draft an observer's revocation for a dying or dead Golem, and refuses a new observer grant", async () => {
+    for (const lifecycle of ['dying', 'dead'] as const) {
+      const app = setup(lifecycle)
+      const draft = await post(app, '/api/v1/golems/atlas/observer-draft', { observer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })
+      expect(draft.status, lifecycle).toBe(lifecycle === 'dead' ? 410 : 503)
+      // Past the death rules to the route: no observer service is wired in this app.
+      const revocation = await post(app, '/api/v1/golems/atlas/observers/revocation-draft', {
+        observer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      })
+      expect(revocation.status, lifecycle).toBe(501)
+      expect(await revocation.json()).toMatchObject({ code: 'NOT_IMPLEMENTED' })
+    }
+  })
+
   it('lets writes through for a living Golem: payment middleware, then the handler', async () => {
     const { payments, paid } = fakePayments()
     const app = setup('alive', payments)

@@ -41,12 +41,18 @@ export function refuseWritesToDying(deps: ApiDeps, golemIdOf: (c: Context<ApiEnv
   }
 }
 
-/** Every non-read method under /api/v1/golems/:id/* (today none; Steer and FollowUp land here later). */
+/**
+ * Drafts that take authority back stay open to the owner of a dying or dead Golem: they change nothing,
+ * and a grant from the owner's account (an observer's) outlives the Golem it was given for.
+ */
+const TAKES_AUTHORITY_BACK = /\/revocation-draft$/
+
+/** Every non-read method under /api/v1/golems/:id/* but the drafts that take authority back. */
 export function golemWriteRules(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
   const guard = refuseWritesToDying(deps, (c) => {
     const params = golemParams.safeParse({ id: c.req.param('id') })
     if (!params.success) throw validationError('param', params.error.issues)
     return params.data.id
   })
-  return async (c, next) => (READ_METHODS.has(c.req.method) ? next() : guard(c, next))
+  return async (c, next) => (READ_METHODS.has(c.req.method) || TAKES_AUTHORITY_BACK.test(c.req.path) ? next() : guard(c, next))
 }

@@ -12,6 +12,7 @@ import type { RenewalService } from '../../app/renewal.ts'
 import type { RotationGrantService } from '../../app/rotationGrant.ts'
 import type { AdjustmentService } from '../../app/adjustment.ts'
 import type { OwnerDrafts } from '../../app/ownerDrafts.ts'
+import type { ObserverGrants } from '../../app/observers.ts'
 import type { OnboardingService } from '../../app/onboarding/onboarding.ts'
 import type { RevocationPlan } from '../../core/custody/revocationPlan.ts'
 import type { PaymentCredit } from '../../core/lifecycle/paymentHistory.ts'
@@ -302,6 +303,8 @@ export type ApiDeps = {
   adjustments?: AdjustmentService
   /** Drafts of the owner's acts for the wallet to sign; without them the draft routes answer 501. */
   ownerDrafts?: Pick<OwnerDrafts, 'revocation' | 'renewal' | 'adjustment' | 'rotationGrant'>
+  /** The owner's read-only observers (drafts, grants, the list, revocation drafts); absent: those routes answer 501. */
+  observers?: Pick<ObserverGrants, 'draft' | 'grant' | 'list' | 'revocationDraft'>
   /** Absent: /api/v1/onboarding answers 501 NOT_IMPLEMENTED. */
   onboarding?: Pick<OnboardingService, 'draft' | 'get' | 'grant'>
   /** Absent (no runtime price): GET /api/v1/golems/:id/metabolism answers 501 NOT_IMPLEMENTED. */

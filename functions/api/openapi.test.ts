@@ -29,7 +29,7 @@ describe('/openapi.json', () => {
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(new Set(served))
-    expect(served).toHaveLength(48) // 44 API routes, the device confirmation page, /openapi.json, and /docs with its assets
+    expect(served).toHaveLength(52) // 48 API routes, the device confirmation page, /openapi.json, and /docs with its assets
     for (const path of [
       '/api/v1/golems/{id}/permission-health',
       '/api/v1/golems/{id}/phases',
@@ -42,6 +42,9 @@ describe('/openapi.json', () => {
       '/api/v1/golems/{id}/rotation-grant-draft',
       '/api/v1/golems/{id}/rotation-grant',
       '/api/v1/revocation-draft',
+      '/api/v1/golems/{id}/observer-draft',
+      '/api/v1/golems/{id}/observers',
+      '/api/v1/golems/{id}/observers/revocation-draft',
       '/api/v1/dashboard/config',
       '/api/v1/fleet',
       '/api/v1/golems/{id}/events',
@@ -87,7 +90,7 @@ describe('/openapi.json', () => {
     const doc = (await (await withCouncil.request('/openapi.json')).json()) as Doc
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
     expect(new Set(documented)).toEqual(served(withCouncil))
-    expect(served(withCouncil).size).toBe(52) // the 48 above and the council's four member routes
+    expect(served(withCouncil).size).toBe(56) // the 52 above and the council's four member routes
     for (const route of [
       'post /council/v1/proposals',
       'get /council/v1/proposals',

@@ -243,11 +243,18 @@ export const renewalResponse = z.object({
   grant_ends_at: unixSeconds,
   periodStart: unixSeconds.meta({ description: "the renewed grant's first period (on the old grant's grid)" }),
 })
-export const rotationGrantRequest = z.strictObject({ delegation: signedDelegationSchema })
+export const rotationGrantRequest = z.strictObject({
+  delegation: signedDelegationSchema,
+  gas: signedDelegationSchema.optional().meta({
+    description:
+      "the owner's signed gas grant to the new key (the draft's `gas`): required when the old key had a direct gas grant, absent otherwise",
+  }),
+})
 
 export const rotationGrantResponse = z.object({
   golemId: z.string(),
   delegationHash: hash,
+  gasDelegationHash: hash.nullable().meta({ description: 'the gas grant to the new key, when one was answered' }),
   to: z.string().meta({ description: 'the new key the grant names' }),
   periodStart: unixSeconds.meta({ description: "the new key's first period (the runway grid's next boundary when it was signed)" }),
   grant_ends_at: unixSeconds,

@@ -40,6 +40,7 @@ import { StoreRenewalService } from '../../app/renewal.ts'
 import { StoreRotationGrantService } from '../../app/rotationGrant.ts'
 import { StoreAdjustmentService } from '../../app/adjustment.ts'
 import { OwnerDrafts } from '../../app/ownerDrafts.ts'
+import { ObserverGrants } from '../../app/observers.ts'
 import { revocationService } from '../../app/revocation.ts'
 import { indexerHistory, noIndexerHistory } from './services/indexerHistory.ts'
 import { StoreGolemJournal } from './services/journal.ts'
@@ -276,6 +277,7 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
     }),
     adjustments: new StoreAdjustmentService({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     ownerDrafts: new OwnerDrafts({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
+    observers: new ObserverGrants({ store: w.store, client: w.publicClient as PublicClient, deployment: w.deployment }),
     revocations: revocationService({
       store: w.store,
       client: w.publicClient as PublicClient,

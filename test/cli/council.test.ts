@@ -45,7 +45,7 @@ beforeAll(async () => {
       network: `eip155:${stack.devnet.deployment.chainId}`,
       deploymentFile,
     },
-    ownerKey,
+    { ownerKey },
   )
 }, 120_000)
 

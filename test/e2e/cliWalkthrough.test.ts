@@ -6,17 +6,26 @@
 // new key signs the demo's next actions), renews the demo's grant, and revokes it: one transaction
 // disables every grant, the death is printed within two beats and the key's funds go home; afterwards
 // every grant is disabled on-chain, the oracle no longer knows the key, and no redemption is mined again.
+// On the way the owner grants the second Golem a read-only observer (`bardo observer grant`), whose own
+// key publishes the owner account's PAD vector through the stack's DelegationManager and is refused a
+// transfer, and revokes it (`bardo observer revoke`), after which `bardo observer list` says revoked and
+// the observer publishes nothing more.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { createPublicClient, erc20Abi, getAbiItem, http, type Address, type Hex } from 'viem'
+import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
+import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, getAbiItem, http, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { findStackInfo, type StackInfo } from '../../local/stackFile.ts'
+import { DaimonOracleAbi } from '../../contracts/artifacts/index.ts'
+import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import { readDeploymentFile } from '../../local/chain.ts'
+import { localChain } from '../../local/devnet.ts'
+import { refusal } from '../chain/harness.ts'
 import { localRotationMessage } from '../../local/rotationRequest.ts'
 import { polite, root, startStack, waitFor, type StartedStack } from './stackProcess.ts'
 
@@ -78,9 +87,10 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
     rmSync(stateDir, { recursive: true, force: true })
   })
 
-  it('writes what the CLI needs into the state directory, the demo owner key readable by its owner alone; status and feed need nothing more', async () => {
+  it('writes what the CLI needs into the state directory, the demo owner key and the read key readable by their owner alone; status and feed need nothing more', async () => {
     expect(info).toMatchObject({ deploymentFile: join(stateDir, 'deployment.json'), store: { tableName: 'bardo' } })
     expect(statSync(info.ownerKeyFile!).mode & 0o777).toBe(0o600)
+    expect(statSync(info.readKeyFile!).mode & 0o777).toBe(0o600)
     expect(statSync(join(stateDir, 'stack.json')).mode & 0o777).toBe(0o600)
     // `bardo status` works with nothing but the state directory.
     const status = await bardo(stateDir, ['status', '--golem', 'demo'])
@@ -100,6 +110,64 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
       const r = await get<{ redemptions: unknown[] }>('/api/v1/golems/second/redemptions')
       return r.redemptions.length > 0 ? true : undefined
     })
+  }, 180_000)
+
+  it("grants the second Golem a read-only observer: its key publishes the owner account's PAD on the stack's chain, is refused a transfer, and nothing once the owner revokes it", async () => {
+    const observer = privateKeyToAccount(generatePrivateKey())
+    await promisify(execFile)('npm', ['run', '-s', 'faucet', '--', observer.address, '0', '1'], {
+      cwd: root,
+      env: { ...process.env, BARDO_STATE_DIR: stateDir },
+    })
+    const granted = JSON.parse(
+      (await bardo(stateDir, ['--json', 'observer', 'grant', '--golem', 'second', '--observer', observer.address, '--publish', 'setPAD']))
+        .stdout,
+    ) as { delegationHash: Hex; status: string; publish: string[] }
+    expect(granted).toMatchObject({ status: 'active', publish: ['setPAD'] })
+    // The list reads the API with the stack's read key, from the state directory like everything else.
+    const list = await bardo(stateDir, ['--json', 'observer', 'list', '--golem', 'second'])
+    const listed = JSON.parse(list.stdout) as {
+      owner: Address
+      observers: { delegationHash: Hex; status: string; delegation: Delegation }[]
+    }
+    const grant = listed.observers.find((o) => o.delegationHash === granted.delegationHash)!
+    expect(grant.status).toBe('active')
+
+    // The observer's own key redeems the owner's grant through the stack's DelegationManager.
+    const deployment = readDeploymentFile(info.deploymentFile!, info.chainId)
+    const chain = createPublicClient({ transport: http(info.rpcUrl) })
+    const wallet = createWalletClient({ account: observer, chain: localChain(info.rpcUrl, info.chainId), transport: http(info.rpcUrl) })
+    const redeem = (execution: ExecutionStruct) =>
+      wallet.sendTransaction({
+        to: deployment.environment.DelegationManager,
+        data: encodeRedemptions([{ chain: [grant.delegation], executions: [execution] }]),
+      })
+    const setPAD: ExecutionStruct = {
+      target: deployment.daimonOracle,
+      value: 0n,
+      callData: encodeFunctionData({ abi: DaimonOracleAbi, functionName: 'setPAD', args: [25, -5, 10] }),
+    }
+    const pad = (who: Address) =>
+      chain.readContract({ address: deployment.daimonOracle, abi: DaimonOracleAbi, functionName: 'getPAD', args: [who] })
+    const published = await chain.waitForTransactionReceipt({ hash: await redeem(setPAD) })
+    expect(published.status).toBe('success')
+    expect(await pad(listed.owner)).toEqual([25, -5, 10])
+    expect(await pad(observer.address)).toEqual([0, 0, 0])
+    const transfer: ExecutionStruct = {
+      target: info.usdc,
+      value: 0n,
+      callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [observer.address, 1_000_000n] }),
+    }
+    expect(await refusal(redeem(transfer))).toMatchObject({ name: 'Error', args: ['AllowedTargetsEnforcer:target-address-not-allowed'] })
+    expect(await chain.readContract({ address: info.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [observer.address] })).toBe(0n)
+
+    const revoked = await bardo(stateDir, ['observer', 'revoke', '--golem', 'second', '--observer', observer.address])
+    expect(revoked.stdout).toMatch(/^revoked 1 observer grant\(s\) of Golem second in 0x[0-9a-f]{64}/)
+    const after = await bardo(stateDir, ['observer', 'list', '--golem', 'second'])
+    expect(after.stdout).toContain(`${observer.address}  revoked  setPAD`)
+    const again = { ...setPAD, callData: encodeFunctionData({ abi: DaimonOracleAbi, functionName: 'setPAD', args: [1, 1, 1] }) }
+    expect(await refusal(redeem(again))).toMatchObject({ name: 'CannotUseADisabledDelegation' })
+    expect(await pad(listed.owner)).toEqual([25, -5, 10])
+    expect(after.stdout + after.stderr + revoked.stderr).not.toContain(readFileSync(info.ownerKeyFile!, 'utf8').trim().slice(2))
   }, 180_000)
 
   it("rotates the demo's key in the stack, once: the new key redeems and swaps at the next ticks, and refused attempts change nothing", async () => {

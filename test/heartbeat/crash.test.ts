@@ -3,7 +3,6 @@
 // writes anything more. The next tick, in this process with another invocation id and after the
 // lease, must reconcile from the chain and the store: the slot ends confirmed with the crashed tick's
 // transaction, its event is written once, and no second transaction is ever sent.
-import { spawn } from 'node:child_process'
 import { bytesToHex, getAbiItem, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
@@ -13,6 +12,7 @@ import { runTick } from '../../app/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import type { CrashArgs } from './crashWorker.ts'
+import { crashArgsOn, crashingTick, type CrashExit } from './crashingTick.ts'
 import {
   DAY,
   USDC,
@@ -64,30 +64,9 @@ async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem>
 }
 
 /** Runs one tick in a worker process that kills itself right after broadcasting `crashAfter`. */
-function crashingTick(
-  golemId: string,
-  crashAfter: CrashArgs['crashAfter'],
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  const args: CrashArgs = {
-    rpcUrl: env.devnet.rpcUrl,
-    chainId: env.devnet.deployment.chainId,
-    dynamoEndpoint: env.dynalite.endpoint,
-    tableName: env.tableName,
-    deployment: JSON.parse(JSON.stringify(env.devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))),
-    golemId,
-    invocationId: `worker-${golemId}-${crashAfter}`,
-    crashAfter,
-    leaseMs: CHILD_LEASE_MS,
-  }
-  const worker = new URL('./crashWorker.ts', import.meta.url).pathname
-  const child = spawn(process.execPath, ['--import', 'tsx', worker], {
-    env: { ...process.env, BARDO_CRASH_ARGS: JSON.stringify(args), BARDO_TEST_SESSION_KEY: keys.get(golemId)! },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()))
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, output })))
+function tickKilledAfter(golemId: string, crashAfter: CrashArgs['crashAfter']): Promise<CrashExit> {
+  const args = crashArgsOn(env, { golemId, invocationId: `worker-${golemId}-${crashAfter}`, crashAfter, leaseMs: CHILD_LEASE_MS })
+  return crashingTick(args, keys.get(golemId)!)
 }
 
 const dm = () => env.devnet.deployment.environment.DelegationManager
@@ -104,7 +83,7 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
 
   it('dies with the transaction mined, the slot sent, the Golem leased, and nothing else recorded', async () => {
     golem = await provisionWithKnownKey('crash-runway')
-    const exit = await crashingTick(golem.golemId, 'runway')
+    const exit = await tickKilledAfter(golem.golemId, 'runway')
     expect(exit.signal, exit.output).toBe('SIGKILL')
     const redemptions = await redemptionsBy(env.client, dm(), golem.golemKey)
     expect(redemptions).toHaveLength(1)
@@ -157,7 +136,7 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
 describe('a worker killed right after broadcasting, with the next tick in the next period', () => {
   it("settles the earlier period's slot from the chain (confirmed, budget committed, its own event) and redeems the new period once", async () => {
     const golem = await provisionWithKnownKey('crash-boundary')
-    const exit = await crashingTick(golem.golemId, 'runway')
+    const exit = await tickKilledAfter(golem.golemId, 'runway')
     expect(exit.signal, exit.output).toBe('SIGKILL')
     const [crashed] = await redemptionsBy(env.client, dm(), golem.golemKey)
     const crashedPeriod = periodAt(golem.profile, crashed!.timestamp)
@@ -200,7 +179,7 @@ describe('a worker killed right after broadcasting a phase update', () => {
   it('the next tick records the transition from the chain once, then redeems at the new phase; the key sent two txs in all', async () => {
     const golem = await provisionWithKnownKey('crash-phase')
     await env.devnet.increaseTime(3 * DAY) // day 3 of a 5-day runway: Stable
-    const exit = await crashingTick(golem.golemId, 'phase')
+    const exit = await tickKilledAfter(golem.golemId, 'phase')
     expect(exit.signal, exit.output).toBe('SIGKILL')
     const transitions = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
     expect(transitions.map((t) => [t.from, t.to])).toEqual([[0, 1]])
@@ -227,7 +206,7 @@ describe('a worker killed right after broadcasting the deregistration (death pro
     const operator = env.devnet.operator.account.address
     await env.devnet.increaseTime(5 * DAY + 60) // the runway has ended: Terminal
     const operatorBefore = await sentCount(env.client, operator)
-    const exit = await crashingTick(golem.golemId, 'deregister')
+    const exit = await tickKilledAfter(golem.golemId, 'deregister')
     expect(exit.signal, exit.output).toBe('SIGKILL')
     expect((await env.store.getGolem(golem.golemId))?.status).toBe('dying')
     expect(await env.store.getDeathSettlement(golem.golemId)).toBeNull()
@@ -269,7 +248,7 @@ describe('a worker killed inside the death settlement, right after broadcasting 
       await env.devnet.increaseTime(5 * DAY + 60) // the runway has ended: Terminal
       const sentBefore = await sentCount(env.client, golem.golemKey)
 
-      const exit = await crashingTick(golem.golemId, step)
+      const exit = await tickKilledAfter(golem.golemId, step)
       expect(exit.signal, exit.output).toBe('SIGKILL')
       expect((await env.store.getGolem(golem.golemId))?.status).toBe('dying')
       expect(await env.store.getDeathSettlement(golem.golemId)).toBeNull()

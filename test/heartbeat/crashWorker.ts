@@ -1,6 +1,8 @@
-// A tick worker that dies mid-tick, for test/heartbeat/crash.test.ts: runs one Golem's tick against the
-// test's anvil and dynalite and SIGKILLs itself right after broadcasting the step it is told to
-// (`runway`, `phase`, `deregister`, or a death return: `return-token`, `return-native`): no receipt, no completeSlot, no events, no finally blocks.
+// A tick worker that dies mid-tick, for test/heartbeat/crash.test.ts and the soak: runs one Golem's tick
+// against the test's anvil and dynalite and SIGKILLs itself right after broadcasting the step it is told
+// to (`runway`, `phase`, `deregister`, a death return: `return-token`, `return-native`, or `any`: the
+// first step it broadcasts): no receipt, no completeSlot, no events, no finally blocks. With `none` it
+// never kills itself: the soak kills it from outside at a random moment.
 // Input: BARDO_CRASH_ARGS (JSON, public data only) and BARDO_TEST_SESSION_KEY (the Golem's key, hex:
 // a memory key lives in one process, so the test hands it over; test-only, read once, never printed).
 import { hexToBytes, type Hex, type LocalAccount, type PublicClient } from 'viem'
@@ -23,8 +25,11 @@ export type CrashArgs = {
   deployment: unknown
   golemId: string
   invocationId: string
-  crashAfter: 'runway' | 'phase' | 'deregister' | 'return-token' | 'return-native'
+  crashAfter: 'runway' | 'phase' | 'deregister' | 'return-token' | 'return-native' | 'any' | 'none'
   leaseMs: number
+  /** The tick's settings where the caller runs others than the defaults (the soak's). */
+  confirmations?: number
+  tickIntervalSeconds?: number
 }
 
 const args = JSON.parse(process.env.BARDO_CRASH_ARGS ?? 'null') as CrashArgs | null
@@ -67,8 +72,10 @@ await runTick(
     invocationId: args.invocationId,
     leaseMs: args.leaseMs,
     vitalityParameters: { shockProbabilityPerDay: 0 },
+    ...(args.confirmations === undefined ? {} : { confirmations: { [args.chainId]: args.confirmations } }),
+    ...(args.tickIntervalSeconds === undefined ? {} : { tickIntervalSeconds: args.tickIntervalSeconds }),
     afterBroadcast: (step) => {
-      if (step === args.crashAfter) process.kill(process.pid, 'SIGKILL')
+      if (step === args.crashAfter || args.crashAfter === 'any') process.kill(process.pid, 'SIGKILL')
     },
   },
   { golemId: args.golemId },

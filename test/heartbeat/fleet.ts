@@ -3,9 +3,10 @@
 // golemPhase carrying the life window), but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
 // back to back in nonce order, and gas money is set with anvil_setBalance instead of a transfer
 // each. provisionGolem takes ~20 ms a Golem; this takes ~5.
-import { encodeFunctionData, numberToHex, parseEther, type Address, type Hex, type PublicClient } from 'viem'
+import { bytesToHex, encodeFunctionData, numberToHex, parseEther, type Address, type Hex, type PublicClient } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { SessionKey } from '../../core/custody/index.ts'
+import { MemoryKey } from '../../core/custody/memoryKey.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { Store } from '../../core/store/index.ts'
 import type { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
@@ -28,6 +29,11 @@ export type ProvisionFleetParams = {
   gasFunding?: bigint
   /** The key's ceiling for the runway token (just-in-time runway); default one period's allowance. */
   keyCeiling?: bigint
+  /**
+   * Filled with each Golem's key (hex) when given: for a tick run in a worker process, which cannot
+   * reach this process's memory keys (the soak's process kills). Test-only; never printed.
+   */
+  exportKeys?: Map<string, Hex>
   /** Store writes in flight (dynalite answers in ~9 ms each). */
   concurrency?: number
   log?: (line: string) => void
@@ -49,7 +55,13 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
 
   // 1. Keys and owner-signed runway grants (local signing, no RPC), as local/provision.ts makes them.
   const golems = await inBatches(ids, 50, async (golemId): Promise<FleetGolem> => {
-    const sessionKey = SessionKey.generate({ expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
+    const memoryKey = MemoryKey.generate()
+    if (p.exportKeys) {
+      const bytes = memoryKey.exportBytesForKeystore()
+      p.exportKeys.set(golemId, bytesToHex(bytes))
+      bytes.fill(0)
+    }
+    const sessionKey = SessionKey.fromMemoryKey(memoryKey, { expiresAt: Number(expiresAt), initialBudget: 0n, now: Number(now) })
     const golemKey = sessionKey.address
     const runway = await signRunwayGrant({
       deployment,

@@ -1,17 +1,20 @@
 // The soak: a fleet of Golems with short lives on anvil and dynalite (the real DynamoStore), ticked by the
 // real heartbeat and tick through a JSON-RPC proxy that drops, delays, fails and loses answers (sends
 // that land unanswered included), while the chain is reorganised now and then: the last 1-3 blocks
-// dropped (anvil_rollback), transactions and all. Time moves in 30-second steps between heartbeats and a
+// dropped (anvil_rollback), transactions and all, and now and then a Golem's tick runs in a process of
+// its own that is SIGKILLed mid-tick (right after it broadcasts, or at a random moment). Time moves in 30-second steps between heartbeats and a
 // day between days, until every Golem is dead or the wall-clock budget is spent. Then the chain is the
 // judge: per Golem, what left the owner's account for the key, what came home, what the key still holds
 // and what went anywhere else, every redemption once per period, and every redemption the store records
 // as confirmed present on the chain. `npm run soak` prints the report; test/heartbeat/soak.test.ts runs a
 // short one.
-import { createPublicClient, http, type Address, type PublicClient } from 'viem'
+import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { seededRandom, startRpcFaultProxy, type FaultRates, type RpcProxyStats } from '../support/rpcFaultProxy.ts'
+import { crashArgsOn, crashingTick } from './crashingTick.ts'
+import type { Store } from '../../core/store/index.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
 import {
   DAY,
@@ -39,6 +42,16 @@ export type SoakOptions = {
   rpcFaults?: FaultRates
   /** Probability, per heartbeat round, that the chain drops its last 1-3 blocks afterwards (default 0.1). */
   reorgRate?: number
+  /**
+   * Probability, per heartbeat round, that one living Golem's tick runs in a worker process that is
+   * SIGKILLed mid-tick (default 0.1).
+   */
+  killRate?: number
+  /**
+   * Keep the fleet's size until the budget is spent: when a generation has died, provision the next
+   * (every generation judged at the end). Default: one generation.
+   */
+  refill?: boolean
   log?: (line: string) => void
 }
 
@@ -65,7 +78,9 @@ export type GolemAccount = {
 }
 
 export type SoakReport = {
+  /** Golems provisioned, every generation's. */
   golems: number
+  generations: number
   seconds: number
   rounds: number
   days: number
@@ -75,6 +90,8 @@ export type SoakReport = {
   failures: [string, number][]
   heartbeatErrors: number
   reorgs: { count: number; blocksDropped: number }
+  /** Ticks run in a worker process to be killed: `killed` by SIGKILL (by where), `finished` before the kill came. */
+  kills: { attempted: number; killed: number; finished: number; byMoment: Record<string, number> }
   rpc: RpcProxyStats
   deaths: number
   accounts: GolemAccount[]
@@ -95,6 +112,13 @@ const MAX_ROUNDS_PER_DAY = 150
  * be reorged after it was settled, and nothing looks at it again.
  */
 const CONFIRMATIONS = 4
+/** Where a killed tick dies: right after broadcasting one of these steps (`any`: its first), or at a random moment. */
+const KILL_STEPS = ['runway', 'phase', 'deregister', 'return-token', 'return-native', 'any'] as const
+/** The latest random moment of a kill from outside, after the worker starts (its start-up takes about a second). */
+const MAX_KILL_DELAY_MS = 2_500
+const LEASE_MS = 10_000
+/** Golems judged at once at the end. */
+const ACCOUNTS_AT_ONCE = 20
 
 export class SoakOptionsError extends Error {
   constructor(field: string, rule: string) {
@@ -111,6 +135,8 @@ export function checkSoakOptions(o: SoakOptions): void {
   if (!Number.isInteger(days) || days < 1 || days > 30) throw new SoakOptionsError('runwayDays', 'must be a whole number from 1 to 30')
   const rate = o.reorgRate ?? 0.1
   if (!(rate >= 0 && rate <= 1)) throw new SoakOptionsError('reorgRate', 'must be from 0 to 1')
+  const kill = o.killRate ?? 0.1
+  if (!(kill >= 0 && kill <= 1)) throw new SoakOptionsError('killRate', 'must be from 0 to 1')
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
@@ -131,24 +157,34 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         pollingInterval: 25,
       }) as PublicClient,
     )
-    const owner = await env.devnet.createOwner()
+    // The owner's account is paid enough for every generation's whole lives: a soak never starves.
+    const owner = await env.devnet.createOwner({ usdc: 0n })
     const usdc = env.devnet.deployment.assets.usdc
-    log(`soak: provisioning ${o.golems} Golems with ${runwayDays}-day lives`)
-    const fleet = await provisionFleet({
-      keyCeiling: WHOLE_RUNWAY_ON_KEY,
-      devnet: env.devnet,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      count: o.golems,
-      idPrefix: 'soak',
-      periodAmount: USDC(10),
-      runwayDays,
-    })
-    await passStaggerOffsets(
-      env.devnet,
-      fleet.map((g) => g.golemId),
-    )
+    const keys = new Map<string, Hex>()
+    const fleets: FleetGolem[][] = []
+    const provision = async (generation: number): Promise<FleetGolem[]> => {
+      log(`soak: provisioning ${o.golems} Golems with ${runwayDays}-day lives${generation > 1 ? ` (generation ${generation})` : ''}`)
+      await env.devnet.mintUsdc(owner.address, USDC(10) * BigInt(o.golems * (runwayDays + 1)))
+      const fleet = await provisionFleet({
+        exportKeys: keys,
+        keyCeiling: WHOLE_RUNWAY_ON_KEY,
+        devnet: env.devnet,
+        store: env.store,
+        signers: env.signers,
+        owner,
+        count: o.golems,
+        idPrefix: generation === 1 ? 'soak' : `soak-g${generation}`,
+        periodAmount: USDC(10),
+        runwayDays,
+      })
+      await passStaggerOffsets(
+        env.devnet,
+        fleet.map((g) => g.golemId),
+      )
+      fleets.push(fleet)
+      return fleet
+    }
+    let fleet = await provision(1)
     proxy.setFaults(o.rpcFaults ?? DEFAULT_FAULTS, { [SEND]: SEND_FAULTS, [PLAIN_SEND]: SEND_FAULTS })
     let tickErrors = 0
     let heartbeatErrors = 0
@@ -157,7 +193,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       (id) =>
         env.deps(id, {
           client: faulty,
-          leaseMs: 10_000,
+          leaseMs: LEASE_MS,
           tickIntervalSeconds: 3_600,
           confirmations: { [env.devnet.chain.id]: CONFIRMATIONS },
         }),
@@ -170,40 +206,89 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       },
     )
     const reorgs = { count: 0, blocksDropped: 0 }
+    const kills: SoakReport['kills'] = { attempted: 0, killed: 0, finished: 0, byMoment: {} }
+    /** One living Golem's tick in a worker process, SIGKILLed after a step's broadcast or at a random moment. */
+    const killOne = async (living: readonly string[]) => {
+      const golemId = living[Math.floor(random() * living.length)]!
+      const atRandom = random() < 0.5
+      const step = KILL_STEPS[Math.floor(random() * KILL_STEPS.length)]!
+      const delay = Math.floor(random() * MAX_KILL_DELAY_MS)
+      kills.attempted++
+      const exit = await crashingTick(
+        crashArgsOn(env, {
+          golemId,
+          invocationId: `soak-kill-${kills.attempted}`,
+          crashAfter: atRandom ? 'none' : step,
+          leaseMs: LEASE_MS,
+          confirmations: CONFIRMATIONS,
+          tickIntervalSeconds: 3_600,
+        }),
+        keys.get(golemId)!,
+        atRandom ? { killAfterMs: delay } : {},
+      )
+      if (exit.signal !== 'SIGKILL') {
+        kills.finished++
+        return
+      }
+      kills.killed++
+      const moment = atRandom ? 'at a random moment' : `after ${step}`
+      kills.byMoment[moment] = (kills.byMoment[moment] ?? 0) + 1
+    }
     let rounds = 0
     let days = 0
-    const alive = async () => (await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))).filter((r) => r?.status !== 'dead')
-    while (performance.now() < deadline && (await alive()).length > 0 && days <= runwayDays + 10) {
-      const dayStartMs = Number(await chainNow(env.client)) * 1000
-      for (let round = 0; round < MAX_ROUNDS_PER_DAY && performance.now() < deadline; round++) {
-        rounds++
-        const before = await env.client.getBlockNumber()
-        await runHeartbeat({ store: env.store, client: faulty, deployment: env.devnet.deployment, invoker }).catch(() => heartbeatErrors++)
-        // A reorganisation: 1-3 of the blocks this heartbeat mined leave the chain with their transactions
-        // (never an older block: the clock's steps stay on the chain).
-        const mined = Number((await env.client.getBlockNumber()) - before)
-        if (mined > 0 && random() < (o.reorgRate ?? 0.1)) {
-          const depth = Math.min(mined, 1 + Math.floor(random() * 3))
-          await env.client.request({ method: 'anvil_rollback' as never, params: [depth] as never })
-          reorgs.count++
-          reorgs.blocksDropped += depth
+    const alive = async () => (await fleetRecords(env.store, fleet)).filter((r) => r?.status !== 'dead')
+    for (let generation = 1; ; generation++) {
+      if (generation > 1) fleet = await provision(generation)
+      let lifeDays = 0
+      while (performance.now() < deadline && (await alive()).length > 0 && lifeDays <= runwayDays + 10) {
+        const dayStartMs = Number(await chainNow(env.client)) * 1000
+        for (let round = 0; round < MAX_ROUNDS_PER_DAY && performance.now() < deadline; round++) {
+          rounds++
+          const before = await env.client.getBlockNumber()
+          await runHeartbeat({ store: env.store, client: faulty, deployment: env.devnet.deployment, invoker }).catch(
+            () => heartbeatErrors++,
+          )
+          if (random() < (o.killRate ?? 0.1)) {
+            const living = (await alive()).map((r) => r!.golemId)
+            if (living.length > 0) await killOne(living)
+          }
+          // A reorganisation: 1-3 of the blocks this heartbeat mined leave the chain with their transactions
+          // (never an older block: the clock's steps stay on the chain).
+          const mined = Number((await env.client.getBlockNumber()) - before)
+          if (mined > 0 && random() < (o.reorgRate ?? 0.1)) {
+            const depth = Math.min(mined, 1 + Math.floor(random() * 3))
+            await env.client.request({ method: 'anvil_rollback' as never, params: [depth] as never })
+            reorgs.count++
+            reorgs.blocksDropped += depth
+          }
+          const records = await fleetRecords(env.store, fleet)
+          const done = records.every(
+            (r) => r?.status === 'dead' || (r?.lastTick && r.lastTick.at >= dayStartMs && r.lastTick.outcome !== 'running'),
+          )
+          if (done) break
+          await env.devnet.increaseTime(30)
         }
-        const records = await Promise.all(fleet.map((g) => env.store.getGolem(g.golemId)))
-        const done = records.every(
-          (r) => r?.status === 'dead' || (r?.lastTick && r.lastTick.at >= dayStartMs && r.lastTick.outcome !== 'running'),
-        )
-        if (done) break
-        await env.devnet.increaseTime(30)
+        days++
+        lifeDays++
+        log(`soak: day ${days} done after ${rounds} rounds, ${invoker.results.length} ticks, ${reorgs.count} reorgs`)
+        await env.devnet.increaseTime(DAY)
       }
-      days++
-      log(`soak: day ${days} done after ${rounds} rounds, ${invoker.results.length} ticks, ${reorgs.count} reorgs`)
-      await env.devnet.increaseTime(DAY)
+      // With refill, a new generation takes the dead one's place until the budget is spent.
+      if (!o.refill || performance.now() >= deadline) break
     }
     proxy.setFaults({})
     const cut = performance.now() >= deadline
-    const accounts = await Promise.all(fleet.map((g) => accountOf(env, g, owner.address, usdc)))
+    // The owner's transfers read once; the Golems judged a few at a time (a thousand at once time out).
+    const fromOwner = await usdcTransfersFrom(env.client, usdc, owner.address)
+    const accounts: GolemAccount[] = []
+    const everyGolem = fleets.flat()
+    for (let i = 0; i < everyGolem.length; i += ACCOUNTS_AT_ONCE)
+      accounts.push(
+        ...(await Promise.all(everyGolem.slice(i, i + ACCOUNTS_AT_ONCE).map((g) => accountOf(env, g, owner.address, usdc, fromOwner)))),
+      )
     return {
-      golems: o.golems,
+      golems: fleets.flat().length,
+      generations: fleets.length,
       seconds: Math.round((performance.now() - started) / 1000),
       rounds,
       days,
@@ -212,15 +297,35 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       failures: [...failures].sort((a, b) => b[1] - a[1]),
       heartbeatErrors,
       reorgs,
+      kills,
       rpc: proxy.stats,
       deaths: accounts.filter((a) => a.dead).length,
       accounts,
       cut,
-      held: accounts.every((a) => a.conserved && a.doubled === 0 && a.lost === 0 && (cut || a.dead)),
+      // Every generation but a last one the budget cut must have died.
+      held: accounts.every(
+        (a, i) => a.conserved && a.doubled === 0 && a.lost === 0 && (a.dead || (cut && i >= accounts.length - fleet.length)),
+      ),
     }
   } finally {
     await proxy.stop()
     await env.stop()
+  }
+}
+
+/**
+ * The soak's own reads of its fleet (who lives, who ticked today). On a loaded machine dynalite now and
+ * then drops a connection: the soak asks again rather than end the run (the ticks answer such a fault
+ * for themselves, and that is what the soak measures).
+ */
+async function fleetRecords(store: Pick<Store, 'getGolem'>, fleet: readonly FleetGolem[]) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await Promise.all(fleet.map((g) => store.getGolem(g.golemId)))
+    } catch (error) {
+      if (attempt >= 5) throw error
+      await new Promise((resume) => setTimeout(resume, 500 * attempt))
+    }
   }
 }
 
@@ -230,8 +335,9 @@ async function accountOf(
   g: FleetGolem,
   owner: Address,
   usdc: Address,
+  fromOwner: Awaited<ReturnType<typeof usdcTransfersFrom>>,
 ): Promise<GolemAccount> {
-  const toKey = (await usdcTransfersFrom(env.client, usdc, owner)).filter((t) => t.to === g.golemKey).reduce((s, t) => s + t.value, 0n)
+  const toKey = fromOwner.filter((t) => t.to === g.golemKey).reduce((s, t) => s + t.value, 0n)
   const out = await usdcTransfersFrom(env.client, usdc, g.golemKey)
   const home = out.filter((t) => t.to === owner).reduce((s, t) => s + t.value, 0n)
   const elsewhere = out.filter((t) => t.to !== owner).reduce((s, t) => s + t.value, 0n)
@@ -257,9 +363,12 @@ export function soakLines(r: SoakReport): string[] {
     .filter(([k]) => k !== 'ok')
     .map(([k, n]) => `${k} ${n}`)
     .join(', ')
+  const kills = Object.entries(r.kills.byMoment)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ')
   const lines = [
-    `soak: ${r.golems} Golems, ${r.seconds} s, ${r.days} days of chain time, ${r.rounds} heartbeats, ${r.ticks} ticks completed (${r.tickErrors} failed and retried, ${r.heartbeatErrors} heartbeats failed)`,
-    `faults survived: ${r.rpc.faulted} of ${r.rpc.requests} JSON-RPC requests (${faults}); ${r.reorgs.count} reorgs dropping ${r.reorgs.blocksDropped} blocks`,
+    `soak: ${r.golems} Golems${r.generations > 1 ? ` in ${r.generations} generations` : ''}, ${r.seconds} s, ${r.days} days of chain time, ${r.rounds} heartbeats, ${r.ticks} ticks completed (${r.tickErrors} failed and retried, ${r.heartbeatErrors} heartbeats failed)`,
+    `faults survived: ${r.rpc.faulted} of ${r.rpc.requests} JSON-RPC requests (${faults}); ${r.reorgs.count} reorgs dropping ${r.reorgs.blocksDropped} blocks; ${r.kills.killed} ticks SIGKILLed mid-tick (${kills || 'none'}), ${r.kills.finished} more finished before their kill`,
     `held: ${r.accounts.reduce((s, a) => s + a.redemptions, 0)} redemptions, ${r.deaths} of ${r.golems} dead${r.cut ? ' (cut by the time budget)' : ''}, doubled ${r.accounts.reduce((s, a) => s + a.doubled, 0)}, lost ${r.accounts.reduce((s, a) => s + a.lost, 0)}`,
   ]
   for (const [what, n] of r.failures.slice(0, 5)) lines.push(`  failed ${n}x: ${what}`)

@@ -19,6 +19,8 @@ import { MemoryKey } from '../../core/custody/memoryKey.ts'
 import { SessionKey } from '../../core/custody/index.ts'
 import { buildRunwayRedelegation, DelegationTree, smartAccountSigner } from '../../core/delegations/index.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { GAS_BOOTSTRAP } from '../../core/lifecycle/gasPlan.ts'
+import { grantLedgerLog } from '../../core/custody/grantLedger.ts'
 import type { Store } from '../../core/store/index.ts'
 import {
   KEY_CREATION_LEASE_MS,
@@ -373,40 +375,83 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     expect(waiting.reason).toMatch(/its key rotation waits for the owner's grant to the new key: it keeps its old key meanwhile$/)
     const draftRes = await api.request('/api/v1/golems/kms-direct/rotation-grant-draft', { method: 'POST' })
     expect(draftRes.status).toBe(200)
-    const draft = (await draftRes.json()) as { delegation: Delegation; to: Address; periodStart: number; expiresAt: number }
+    const draft = (await draftRes.json()) as {
+      delegation: Delegation
+      to: Address
+      periodStart: number
+      expiresAt: number
+      gas?: { delegation: Delegation }
+    }
     expect(draft.to).toBe(newKey)
     expect(draft.delegation.delegate).toBe(newKey)
-    const answer = (delegation: Delegation) =>
+    // The old key had the owner's gas grant, which names it only: the draft carries one to the new key.
+    expect(draft.gas?.delegation.delegate).toBe(newKey)
+    const gasDraft = draft.gas!.delegation
+    const answer = (delegation: Delegation, gas?: Delegation) =>
       api.request('/api/v1/golems/kms-direct/rotation-grant', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ delegation }),
+        body: JSON.stringify({ delegation, ...(gas ? { gas } : {}) }),
       })
+    const ownerSigned = async (delegation: Delegation) => ({
+      ...delegation,
+      signature: await directOwner.smartAccount.signDelegation({ delegation }),
+    })
     const before = await env.store.getGolem('kms-direct')
-    // Signed by another account than the owner's: refused naming the signature, nothing kept.
-    const stranger = await owner7715.smartAccount.signDelegation({ delegation: draft.delegation })
-    const forged = await answer({ ...draft.delegation, signature: stranger })
-    expect(forged.status).toBe(422)
-    expect(await forged.json()).toMatchObject({ code: 'ROTATION_GRANT_REFUSED', details: { field: 'delegation.signature' } })
-    // A grant to the old key is no answer to the rotation: refused naming the delegate.
-    const toOld = { ...draft.delegation, delegate: oldKey }
-    const wrong = await answer({ ...toOld, signature: await directOwner.smartAccount.signDelegation({ delegation: toOld }) })
-    expect(wrong.status).toBe(422)
-    expect(await wrong.json()).toMatchObject({ code: 'ROTATION_GRANT_REFUSED', details: { field: 'delegation.delegate' } })
+    const ledgerBefore = await env.store.readLog({ log: grantLedgerLog('kms-direct'), limit: 500 })
+    const signed = await ownerSigned(draft.delegation)
+    const signedGas = await ownerSigned(gasDraft)
+    const refusals: [string, Response][] = [
+      // Signed by another account than the owner's: refused naming the signature, nothing kept.
+      [
+        'delegation.signature',
+        await answer(
+          { ...draft.delegation, signature: await owner7715.smartAccount.signDelegation({ delegation: draft.delegation }) },
+          signedGas,
+        ),
+      ],
+      // A grant to the old key is no answer to the rotation: refused naming the delegate.
+      ['delegation.delegate', await answer(await ownerSigned({ ...draft.delegation, delegate: oldKey }), signedGas)],
+      // Without the gas grant the new key could never top itself up: refused naming it.
+      ['gas', await answer(signed)],
+      ['gas.delegate', await answer(signed, await ownerSigned({ ...gasDraft, delegate: oldKey }))],
+      [
+        'gas.signature',
+        await answer(signed, { ...gasDraft, signature: await owner7715.smartAccount.signDelegation({ delegation: gasDraft }) }),
+      ],
+    ]
+    for (const [field, res] of refusals) {
+      expect(res.status, field).toBe(422)
+      expect(await res.json(), field).toMatchObject({ code: 'ROTATION_GRANT_REFUSED', details: { field } })
+    }
     expect((await env.store.getGolem('kms-direct'))!.version).toBe(before!.version)
+    expect(await env.store.readLog({ log: grantLedgerLog('kms-direct'), limit: 500 })).toHaveLength(ledgerBefore.length)
 
-    const signed = { ...draft.delegation, signature: await directOwner.smartAccount.signDelegation({ delegation: draft.delegation }) }
-    const kept = await answer(signed)
+    const kept = await answer(signed, signedGas)
     expect(kept.status).toBe(200)
-    expect(await kept.json()).toMatchObject({ golemId: 'kms-direct', to: newKey, periodStart: draft.periodStart })
-    expect((await profileOf('kms-direct')).rotationGrant).toMatchObject({ to: newKey, periodDelegationHash: hashDelegation(signed) })
+    expect(await kept.json()).toMatchObject({
+      golemId: 'kms-direct',
+      to: newKey,
+      periodStart: draft.periodStart,
+      gasDelegationHash: hashDelegation(signedGas),
+    })
+    expect((await profileOf('kms-direct')).rotationGrant).toMatchObject({
+      to: newKey,
+      periodDelegationHash: hashDelegation(signed),
+      gas: { periodDelegationHash: hashDelegation(signedGas) },
+    })
     expect((await rotationHealth()).rotation).toMatchObject({ status: 'answered', new_key: newKey })
 
-    // The next tick rotates with the owner's grant: the identity moves, the profile names the new KMS key.
+    // The next tick rotates with the owner's grants: the identity moves, the profile names the new KMS key
+    // and its gas grant, and the operator fronts the empty new key its first gas, as at onboarding.
+    const operatorBefore = await sentCount(env.client, env.devnet.operator.account.address)
     const [result] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: 'req-direct-answered' })
     expect(result!.rotated).toMatchObject({ from: oldKey, to: newKey })
     const profile = await profileOf('kms-direct')
     expect(profile).toMatchObject({ golemKey: newKey, signer: { kind: 'kms', keyId } })
+    expect(profile.gas?.chain[0]?.delegate).toBe(newKey)
+    expect(await env.client.getBalance({ address: newKey })).toBe(GAS_BOOTSTRAP)
+    expect(await sentCount(env.client, env.devnet.operator.account.address)).toBe(operatorBefore + 2)
     expect(profile.rotationGrant).toBeUndefined()
     expect(profile.pendingRotation).toBeUndefined()
     expect(profile.rotationAwaits).toBeUndefined()
@@ -420,15 +465,17 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     const again = await answer(signed)
     expect(again.status).toBe(422)
     expect(await again.json()).toMatchObject({ code: 'ROTATION_GRANT_REFUSED', details: { field: 'golemId' } })
-    // From the grant's first period on, the new key redeems the runway under the owner's grant. Its gas
-    // comes from elsewhere: the owner's answer carries no gas grant (the old one names the old key only).
-    await fund(newKey)
+    // From the grants' first period on, the new key tops its gas up under the owner's gas grant, paying
+    // for it from what the operator fronted, and redeems the runway under the owner's runway grant.
     const now = await chainNow(env.client)
     if (now < BigInt(draft.periodStart)) await env.devnet.increaseTime(BigInt(draft.periodStart) - now + 1n)
     await passStaggerOffsets(env.devnet, ['kms-direct'], profile.runway.periodDuration)
     const [after] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: 'req-direct-new-key' })
+    expect(after!.gas).toMatchObject({ status: 'confirmed' })
     expect(after!.redemption).toMatchObject({ status: 'confirmed' })
-    expect((await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, newKey)).length).toBeGreaterThan(0)
+    const dm = env.devnet.deployment.environment.DelegationManager
+    expect((await redemptionsBy(env.client, dm, newKey)).length).toBe(2)
+    expect(await env.client.getBalance({ address: newKey })).toBeGreaterThan(GAS_BOOTSTRAP)
   })
 
   it('a key no Golem holds is refused by name: no intent, no key, no claim', async () => {

@@ -3,7 +3,8 @@
 // @sparticuz/chromium, and a wallet announced over EIP-6963 whose key is the demo owner's
 // (BARDO_OWNER_KEY). The page loads cleanly and draws the demo Golem's phases; a browser x402 payment is
 // credited; a renewal signed in the wallet waits behind the grant and takes over when it ends; the
-// Snap's hand-off (?revoke=) offers the one act; a revocation from the owner's smart account disables
+// Snap's hand-off (?revoke=) offers the one act; a read-only observer is granted on the Observers card
+// and revoked through the owner's user operation; a revocation from the owner's smart account disables
 // every grant of the Golem in one user operation and it dies within two beats. A screenshot of each
 // state is kept in test-artifacts/dashboard/.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -265,6 +266,50 @@ describe("the owner's dashboard in headless Chromium", () => {
     await page.waitForSelector('#timeline tr.event[data-type="DelegationAdjustmentSigned"]')
     expect(output.some((l) => /died/.test(l))).toBe(false)
     await shot('3b-adjusted')
+  }, 120_000)
+
+  it("grants a read-only observer from the wallet and revokes it through the owner's user operation, on the Observers card", async () => {
+    const observer = privateKeyToAccount(generatePrivateKey()).address
+    await page.waitForSelector('#observers #no-observers')
+    // A bad address is refused by the API naming the field, and nothing is granted.
+    await page.type('#observer-address', '0x1234')
+    await page.click('#grant-observer-button')
+    const refused = await waitFor('the refusal', async () => {
+      const s = await page.$eval('#observers-status', (e) => e.textContent ?? '')
+      return /failed|may publish/.test(s) ? s : undefined
+    })
+    expect(refused).toMatch(/^grant failed: .*400 VALIDATION_FAILED observer: must be a 20-byte/)
+    // The address typed over the refused one (selected whole, as an owner corrects a field).
+    await page.click('#observer-address', { clickCount: 3 })
+    await page.type('#observer-address', observer)
+    await page.click('#grant-observer-button')
+    const granted = await waitFor('the grant', async () => {
+      const s = await page.$eval('#observers-status', (e) => e.textContent ?? '')
+      return s !== refused && /failed|may publish/.test(s) ? s : undefined
+    })
+    expect(granted).toBe(`grant: ${observer} may publish startDream, endDream, setPAD from your account`)
+    const row = `#observers tr.observer[data-observer="${observer}"]`
+    await page.waitForSelector(`${row}[data-status="active"]`)
+    await shot('3c-observer')
+    await page.click(`${row} .revoke-observer`)
+    const revoked = await waitFor('the revocation', async () => {
+      const s = await page.$eval('#observers-status', (e) => e.textContent ?? '')
+      return /failed|revoked in/.test(s) ? s : undefined
+    })
+    expect(revoked).toMatch(/^revoke: 0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4} revoked in 0x[0-9a-f]{64}$/)
+    // The list reads the chain's head: revoked as soon as the owner's transaction is mined.
+    await page.waitForSelector(`${row}[data-status="revoked"]`, { timeout: 30_000 })
+    const txHash = /revoked in (0x[0-9a-f]{64})$/.exec(revoked)![1] as Hex
+    const tx = await createPublicClient({ transport: http(stack.rpcUrl) }).getTransaction({ hash: txHash })
+    expect(tx.from.toLowerCase()).toBe(owner.address.toLowerCase())
+    expect(posts).toEqual(
+      expect.arrayContaining([
+        '/api/v1/golems/demo/observer-draft',
+        '/api/v1/golems/demo/observers',
+        '/api/v1/golems/demo/observers/revocation-draft',
+      ]),
+    )
+    expect(posts.filter((p) => p.startsWith('/local/'))).toEqual([])
   }, 120_000)
 
   it("refuses a draft for no Golem, naming the field, and the chain refuses a stranger's signature on the owner's operation; nothing changes", async () => {

@@ -141,9 +141,12 @@ describe('the deployed dashboard', () => {
     await owner.click('#grant-rotation')
     await owner.waitForSelector('#rotation[data-status="answered"]', { timeout: 30_000 })
     expect(await owner.$eval('#rotation-status', (e) => e.textContent ?? '')).toContain(`granted to ${newKey}`)
-    // The API kept the owner's grant to the new key for the next heartbeat to install; the old key still redeems.
+    // The API kept the owner's grants to the new key for the next heartbeat to install, the runway's and,
+    // signed beside it in the wallet, the gas grant's; the old key still redeems.
     const after = await stack.profile('atlas')
+    expect(profile.gas?.chain).toHaveLength(1)
     expect(after.rotationGrant).toMatchObject({ to: newKey })
+    expect(after.rotationGrant?.gas?.chain[0]?.delegate).toBe(newKey)
     expect(after.golemKey).toBe(profile.golemKey)
     await owner.close()
   }, 120_000)

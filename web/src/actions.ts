@@ -1,7 +1,8 @@
 // The owner's acts from the browser wallet, drafted by the API: revoke (one user operation from the
 // owner's smart account disabling every grant of the Golems named, signed in the wallet and submitted from
 // the owner's own wallet account), renew (the superseding grant signed in the wallet, posted to the API),
-// adjust (a narrower grant posted to the API, then one user operation disabling what it supersedes) and
+// adjust (a narrower grant posted to the API, then one user operation disabling what it supersedes), grant
+// and revoke a read-only observer (a grant posted to the API; one user operation disabling it), and
 // pay extend/feed with x402 (the stock @x402 client logic, signing the EIP-3009 authorization with
 // eth_signTypedData_v4).
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
@@ -55,9 +56,14 @@ export async function renew(wallet: Wallet, golemId: string): Promise<{ delegati
  */
 export async function answerRotation(wallet: Wallet, golemId: string): Promise<{ to: string; periodStart: number }> {
   const id = encodeURIComponent(golemId)
-  const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(`/api/v1/golems/${id}/rotation-grant-draft`)
+  type GrantDraft = Draft<{ delegation: Record<string, unknown> }>
+  const draft = await postJson<GrantDraft & { gas?: GrantDraft }>(`/api/v1/golems/${id}/rotation-grant-draft`)
   const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
-  return postJson(`/api/v1/golems/${id}/rotation-grant`, { delegation: { ...draft.delegation, signature } })
+  // The old key's gas grant names the old key only: the new key's is signed beside the runway's.
+  const gas = draft.gas
+    ? { gas: { ...draft.gas.delegation, signature: await signTypedData(wallet.provider, wallet.address, draft.gas.typedData) } }
+    : {}
+  return postJson(`/api/v1/golems/${id}/rotation-grant`, { delegation: { ...draft.delegation, signature }, ...gas })
 }
 
 type CouncilDraft = { salt: string; threshold: number; scope: Record<string, unknown>; delegation: Record<string, unknown> }
@@ -109,6 +115,42 @@ export async function adjust(wallet: Wallet, golemId: string, change: { periodAm
     const txHash = await submitUserOperation(wallet.provider, wallet.address, draft.disable, disabling)
     return { ...adjusted, txHash }
   }
+}
+
+/** An observer grant as the API keeps and lists it. */
+export type ObserverGrant = {
+  delegationHash: string
+  observer: string
+  publish: string[]
+  expiresAt: number | null
+  maxCalls: number | null
+  status: 'active' | 'revoked' | 'expired'
+}
+
+/**
+ * The owner grants a read-only observer (docs/observer.md): the API drafts the delegation from the
+ * owner's account (publish to the Dream and Daimon oracles, nothing else), the wallet signs it, and the
+ * API keeps it once the signature checks out against the owner's account.
+ */
+export async function grantObserver(
+  wallet: Wallet,
+  golemId: string,
+  request: { observer: string; publish?: string[]; expiresAt?: number },
+): Promise<ObserverGrant> {
+  const id = encodeURIComponent(golemId)
+  const draft = await postJson<Draft<{ delegation: Record<string, unknown> }>>(`/api/v1/golems/${id}/observer-draft`, request)
+  const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+  return postJson(`/api/v1/golems/${id}/observers`, { delegation: { ...draft.delegation, signature } })
+}
+
+/** The owner revokes an observer grant: one user operation from the owner's account, signed in the wallet and sent by it. */
+export async function revokeObserver(wallet: Wallet, golemId: string, delegationHash: string): Promise<Revoked> {
+  const draft = await postJson<Draft<UserOperationDraft & { grants: string[] }>>(
+    `/api/v1/golems/${encodeURIComponent(golemId)}/observers/revocation-draft`,
+    { delegationHash },
+  )
+  const signature = await signTypedData(wallet.provider, wallet.address, draft.typedData)
+  return { txHash: await submitUserOperation(wallet.provider, wallet.address, draft, signature), grants: draft.grants.length }
 }
 
 /** Largest payment the page signs without asking again (20 USDC: a feed is the death reserve, 12 USDC). */

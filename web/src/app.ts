@@ -1,5 +1,5 @@
-// The owner's dashboard: the fleet, and per Golem its phase history, runway, permissions, payments,
-// the owner's actions and, in Terminal, the death countdown. Preact components written with htm.
+// The owner's dashboard: the fleet, and per Golem its phase history, runway, permissions, observers,
+// payments, the owner's actions and, in Terminal, the death countdown. Preact components written with htm.
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatUnits, parseUnits } from 'viem'
@@ -18,6 +18,7 @@ import {
 import { pageSettings } from './page.ts'
 import { forgetReadKey, ReadKeyError, savedReadKey, saveReadKey, shownReadKey } from './readKey.ts'
 import { CouncilPanel } from './councilPanel.ts'
+import { ObserversCard } from './observers.ts'
 import { NewGolem, type Registered } from './onboard.ts'
 import { countdown, phaseBands, vitalityPoints } from './phaseBands.ts'
 import { drawPhaseChart, PHASE_COLORS } from './phaseChart.ts'
@@ -668,6 +669,7 @@ export function App() {
             <${Actions} golem=${golem} wallet=${wallet} config=${config} onDone=${() => setTick((t) => t + 1)} />
           </div>
           <${PermissionsPanel} golem=${golem} view=${view} now=${now} config=${config} />
+          <${ObserversCard} golemId=${golem.id} shape=${golem.shape} wallet=${wallet} />
           <${Payments} view=${view} />
           <${Timeline} view=${view} />
           <${MetabolismPanel} view=${view} dead=${golem.status === 'dead'} />

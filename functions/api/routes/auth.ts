@@ -120,6 +120,12 @@ function oauthResponse(c: Context, err: OAuthError) {
   )
 }
 
+/** The account of a device-flow access token's subject (`owner:<address>`); undefined for any other subject. */
+export const ownerOfSubject = (subject: string): `0x${string}` | undefined => {
+  const m = /^owner:(0x[0-9a-fA-F]{40})$/.exec(subject)
+  return m ? (m[1] as `0x${string}`) : undefined
+}
+
 /** The API's own access tokens first, then whatever other verifier the deployment wires (Portal users). */
 export function accessTokenBearer(deps: ApiDeps): BearerVerifier {
   const tokens = deviceAuthTokens(deps.config.clade.hmacSecret)

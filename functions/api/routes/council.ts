@@ -12,6 +12,7 @@ import { councilSummaryOf } from '../../../app/council/councilService.ts'
 import { cladeAuth, cladeAuthHeaders } from '../cladeAuth.ts'
 import type { ApiDeps } from '../deps.ts'
 import { ApiError } from '../errors.ts'
+import { ownerOfSubject } from './auth.ts'
 import { apiRouter, errors, jsonBody, ok, security } from '../openapi.ts'
 import { tierHeaders } from '../rateLimit.ts'
 import { addressSchema, uint256 } from '../schemas.ts'
@@ -88,12 +89,6 @@ const proposalList = z.object({
 
 const authErrors =
   'CLADE_AUTH_REQUIRED | CLADE_CHALLENGE_NOT_ISSUED | CLADE_BAD_SIGNATURE | CLADE_CHALLENGE_EXPIRED | CLADE_NONCE_REUSED | CLADE_UNKNOWN_AGENT | CLADE_OPERATOR_MISMATCH | CLADE_TOKEN_INVALID | CLADE_TOKEN_EXPIRED'
-
-/** The account of a device-flow access token's subject (`owner:<address>`); undefined for any other subject. */
-const ownerOfSubject = (subject: string): `0x${string}` | undefined => {
-  const m = /^owner:(0x[0-9a-fA-F]{40})$/.exec(subject)
-  return m ? (m[1] as `0x${string}`) : undefined
-}
 
 /** The service's answer as JSON (bigints as decimal strings), in the shape its schema documents. */
 const json = <S extends z.ZodType>(_schema: S, value: unknown): z.output<S> =>

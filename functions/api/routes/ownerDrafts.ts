@@ -77,6 +77,9 @@ const rotationGrantDraftRoute = createRoute({
         to: z.string().meta({ description: 'the new key the rotation created' }),
         periodStart: z.number().int(),
         expiresAt: z.number().int(),
+        gas: z.object(grantDraft).optional().meta({
+          description: 'the gas grant to the new key, to sign and post beside the runway grant; present when the old key had a direct one',
+        }),
       }),
     ),
     ...errors({

@@ -1,6 +1,6 @@
 // POST /api/v1/golems/:id/rotation-grant: the owner's answer to a key rotation only the owner can sign
-// for. The body is the owner's signed runway grant to the new key the rotation created; the signature is
-// the authentication. The next tick's rotation installs it. A refused grant changes nothing.
+// for. The body is the owner's signed runway grant to the new key the rotation created, and its gas grant
+// to that key when the old key had one; the signatures are the authentication. The next tick's rotation installs it. A refused grant changes nothing.
 import { createRoute } from '@hono/zod-openapi'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { RotationGrantError } from '../../../core/lifecycle/rotationGrant.ts'
@@ -14,7 +14,7 @@ const rotationGrantRoute = createRoute({
   path: '/api/v1/golems/{id}/rotation-grant',
   operationId: 'answerRotation',
   summary:
-    "Answer a key rotation with the owner's signed runway grant to the new key (the newest grant's runway and end, from the grid's next boundary)",
+    "Answer a key rotation with the owner's signed runway grant to the new key (the newest grant's runway and end, from the grid's next boundary), and its gas grant when the old key had one",
   tags: ['golems'],
   security: security('tier'),
   request: { params: golemParams, body: jsonBody(rotationGrantRequest) },
@@ -23,7 +23,7 @@ const rotationGrantRoute = createRoute({
     ...errors({
       404: 'GOLEM_NOT_FOUND',
       410: 'GOLEM_DEAD',
-      422: 'ROTATION_GRANT_REFUSED: details.field and details.rule name what is wrong (no rotation waits, signature, delegate, salt, amount, end, period grid, attenuation)',
+      422: 'ROTATION_GRANT_REFUSED: details.field and details.rule name what is wrong (no rotation waits, signature, delegate, salt, amount, end, period grid, attenuation, the gas grant to the new key)',
       501: 'NOT_IMPLEMENTED: rotation grants are not wired',
       503: 'GOLEM_DYING',
     }),
@@ -34,13 +34,14 @@ export const rotationGrantRoutes = (deps: ApiDeps) =>
   apiRouter().openapi(rotationGrantRoute, async (c) => {
     if (!deps.rotationGrants) throw new ApiError('NOT_IMPLEMENTED', 'rotation grant: not configured on this deployment')
     const golem = c.get('golem')
-    const { delegation } = c.req.valid('json')
+    const { delegation, gas } = c.req.valid('json')
     try {
-      const answered = await deps.rotationGrants.answer(golem.id, delegation as Delegation)
+      const answered = await deps.rotationGrants.answer(golem.id, delegation as Delegation, gas as Delegation | undefined)
       return c.json(
         {
           golemId: golem.id,
           delegationHash: answered.delegationHash,
+          gasDelegationHash: answered.gasDelegationHash,
           to: answered.to,
           periodStart: Number(answered.periodStart),
           grant_ends_at: Number(answered.expiresAt),
