@@ -192,7 +192,8 @@ describe('a runway redemption re-mined by someone else after the reorg', () => {
     // A new chain of two empty blocks, then anyone re-broadcasts the public signed bytes into a later block.
     await rpc('anvil_mine', ['0x2'])
     for (const raw of raws) await env.client.sendRawTransaction({ serializedTransaction: raw })
-    const reMined = (await env.client.getTransactionReceipt({ hash: runwayTx })).blockNumber
+    // anvil mines a sent transaction on its own schedule, not before answering the send: wait for it.
+    const reMined = (await env.client.waitForTransactionReceipt({ hash: runwayTx })).blockNumber
     expect(reMined).toBeGreaterThan(firstBlock)
     await env.devnet.increaseTime(60)
     const nonce = await env.client.getTransactionCount({ address: golem.golemKey, blockTag: 'latest' })
