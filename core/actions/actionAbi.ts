@@ -25,6 +25,28 @@ export const exactInputSingleAbi = [
   },
 ] as const
 
+/** SwapRouter02's exactInput: a multi-hop swap along a Uniswap V3 path (token, fee, token, ..., token). */
+export const exactInputAbi = [
+  {
+    type: 'function',
+    name: 'exactInput',
+    stateMutability: 'payable',
+    inputs: [
+      {
+        name: 'params',
+        type: 'tuple',
+        components: [
+          { name: 'path', type: 'bytes' },
+          { name: 'recipient', type: 'address' },
+          { name: 'amountIn', type: 'uint256' },
+          { name: 'amountOutMinimum', type: 'uint256' },
+        ],
+      },
+    ],
+    outputs: [{ name: 'amountOut', type: 'uint256' }],
+  },
+] as const
+
 /** ERC-4626's deposit, withdraw and redeem. */
 export const erc4626Abi = [
   {

@@ -2,17 +2,26 @@
 // receiver of a swap's output or a vault's shares defaults to the owner's account, because every
 // actions delegation pins it there; naming another receiver is allowed here so the refusal can say why.
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, type Address, type Hex } from 'viem'
-import { erc4626Abi, exactInputSingleAbi } from './actionAbi.ts'
+import { erc4626Abi, exactInputAbi, exactInputSingleAbi } from './actionAbi.ts'
 import { ActionRequestError } from './errors.ts'
+import { encodeSwapPath, type SwapHop } from './swapPath.ts'
 
-/** SwapRouter02 exactInputSingle: `amountIn` of `tokenIn` for at least `amountOutMinimum` of `tokenOut`. */
+/** The most tokens a multi-hop swap may pass through between its input and its output. */
+export const MAX_SWAP_VIA = 3
+
+/**
+ * `amountIn` of `tokenIn` for at least `amountOutMinimum` of `tokenOut`: SwapRouter02 exactInputSingle,
+ * or exactInput along a route when `via` names the tokens it passes through.
+ */
 export type SwapRequest = {
   kind: 'swap'
   router: Address
   tokenIn: Address
   tokenOut: Address
-  /** Pool fee tier in hundredths of a bip; default 500 (0.05%). */
+  /** Fee tier of the pool into `tokenOut`, in hundredths of a bip; default 500 (0.05%). */
   fee?: number
+  /** A multi-hop route: each token passed through, in order, with the fee tier of the pool into it (default 500). */
+  via?: readonly { token: Address; fee?: number }[]
   amountIn: bigint
   amountOutMinimum: bigint
   /** Default: the owner's account. */
@@ -42,8 +51,8 @@ export function encodeActionCall(request: ActionRequest, owner: Address, field =
     throw new ActionRequestError(`${field}.kind`, `must be one of ${ACTION_KINDS.join(', ')}`)
   switch (request.kind) {
     case 'swap': {
-      const fee = request.fee ?? 500
-      if (!Number.isInteger(fee) || fee < 0 || fee >= 2 ** 24) throw new ActionRequestError(`${field}.fee`, 'must be a uint24 fee tier')
+      const fee = feeTier(request.fee, `${field}.fee`)
+      if (request.via !== undefined) return swapAlongRoute(request, fee, owner, field)
       return {
         kind: 'swap',
         target: addr(request.router, `${field}.router`),
@@ -94,6 +103,51 @@ export function encodeActionCall(request: ActionRequest, owner: Address, field =
         }),
       }
   }
+}
+
+/** exactInput along tokenIn -> via... -> tokenOut; every hop must lead to a token other than the one before it. */
+function swapAlongRoute(request: SwapRequest, fee: number, owner: Address, field: string): ActionCall {
+  const via = request.via
+  if (!Array.isArray(via) || via.length === 0 || via.length > MAX_SWAP_VIA)
+    throw new ActionRequestError(`${field}.via`, `must name 1-${MAX_SWAP_VIA} tokens the route passes through`)
+  const tokenIn = addr(request.tokenIn, `${field}.tokenIn`)
+  const hops: SwapHop[] = via.map((hop, i) => {
+    if (!hop || typeof hop !== 'object') throw new ActionRequestError(`${field}.via[${i}]`, 'must be { token, fee? }')
+    return { token: addr(hop.token, `${field}.via[${i}].token`), fee: feeTier(hop.fee, `${field}.via[${i}].fee`) }
+  })
+  hops.push({ token: addr(request.tokenOut, `${field}.tokenOut`), fee })
+  hops.forEach((hop, i) => {
+    const before = i === 0 ? tokenIn : hops[i - 1]!.token
+    if (hop.token === before)
+      throw new ActionRequestError(
+        i === hops.length - 1 ? `${field}.tokenOut` : `${field}.via[${i}].token`,
+        'must differ from the token before it on the route',
+      )
+  })
+  return {
+    kind: 'swap',
+    target: addr(request.router, `${field}.router`),
+    value: 0n,
+    callData: encodeFunctionData({
+      abi: exactInputAbi,
+      functionName: 'exactInput',
+      args: [
+        {
+          path: encodeSwapPath(tokenIn, hops),
+          recipient: addr(request.recipient ?? owner, `${field}.recipient`),
+          amountIn: positive(request.amountIn, `${field}.amountIn`),
+          amountOutMinimum: amount(request.amountOutMinimum, `${field}.amountOutMinimum`),
+        },
+      ],
+    }),
+  }
+}
+
+function feeTier(value: unknown, field: string): number {
+  const fee = value ?? 500
+  if (typeof fee !== 'number' || !Number.isInteger(fee) || fee < 0 || fee >= 2 ** 24)
+    throw new ActionRequestError(field, 'must be a uint24 fee tier')
+  return fee
 }
 
 function vaultCall(kind: 'deposit' | 'withdraw' | 'redeem', vault: Address, field: string, args: readonly unknown[]): ActionCall {

@@ -1,6 +1,6 @@
 // The action path's pure decisions: which delegation covers a call, and the pre-check that refuses with
 // the enforcer's own error, arguments and words, on a fixed observation (no chain).
-import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex } from 'viem'
+import { decodeFunctionData, encodeFunctionData, encodePacked, erc20Abi, getAddress, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import {
   DEC_21_2026,
@@ -19,8 +19,11 @@ import {
 } from '../../test/support/caveats/fixtures.ts'
 import { buildGolemDelegation } from '../delegations/buildGolemDelegation.ts'
 import { DelegationTree } from '../delegations/tree.ts'
+import { TUPLE_OFFSET_WORD } from '../permissions/callLayouts.ts'
 import { SELECTORS } from '../permissions/selectors.ts'
+import { exactInputAbi } from './actionAbi.ts'
 import { encodeActionCall, type ActionRequest } from './actionCall.ts'
+import { swapPathEnds } from './swapPath.ts'
 import { chooseDelegation, type GrantedAction } from './chooseDelegation.ts'
 import { ActionRequestError } from './errors.ts'
 import { observationNeeds, precheckActions, type ActionObservation } from './precheckAction.ts'
@@ -49,6 +52,14 @@ function grant(): GrantedAction[] {
         targets: [ROUTER],
         selectors: [SELECTORS.exactInputSingle],
         receivers: [100],
+        bardo: [{ type: 'maxSlippage', maxSlippageBps: 100, maxPriceAge: 3_600, feeds: FEEDS }],
+      },
+      {
+        name: 'Swap: exactInput',
+        targets: [ROUTER],
+        selectors: [SELECTORS.exactInput],
+        receivers: [68],
+        calldata: [{ startIndex: 4, value: TUPLE_OFFSET_WORD }],
         bardo: [{ type: 'maxSlippage', maxSlippageBps: 100, maxPriceAge: 3_600, feeds: FEEDS }],
       },
       {
@@ -98,6 +109,7 @@ function observation(
     dreamingSince: new Map([[GOLEM.toLowerCase(), p.dreamingSince ?? 0n]]),
     actionClasses: new Map<string, number>([
       [SELECTORS.exactInputSingle, 0x01],
+      [SELECTORS.exactInput, 0x01],
       [SELECTORS.erc20Approve, 0x01],
       [SELECTORS.vaultWithdraw, 0x02],
     ]),
@@ -105,7 +117,7 @@ function observation(
       [FEED_USDC.toLowerCase(), { answer: 10n ** 8n, updatedAt: now, decimals: 8 }],
       [FEED_ETH.toLowerCase(), { answer: 3_000n * 10n ** 8n, updatedAt: p.ethUpdatedAt ?? now, decimals: 8 }],
     ]),
-    spentTodayUsd: new Map([[hashes[2]!, p.spent ?? 0n]]),
+    spentTodayUsd: new Map([[hashes[3]!, p.spent ?? 0n]]),
   }
 }
 
@@ -243,6 +255,20 @@ describe('precheckActions', () => {
     expect(r).toMatchObject({ caveat: 'maxSlippage', error: 'StalePrice', args: [FEED_ETH, NOW - 10_000n, 3_600n] })
   })
 
+  it('checks a multi-hop swap between its route’s ends: a fair one passes, one below the bound is refused as a single-pool swap is', () => {
+    const fair = WEI / 300n
+    const route = { via: [{ token: OTHER, fee: 3_000 }] }
+    expect(chooseDelegation(grant(), call(swap(route)))).toMatchObject({ ok: true, delegation: { label: 'Swap: exactInput' } })
+    expect(check([swap(route)])).toBeUndefined()
+    const minOut = (fair * 98n) / 100n
+    expect(check([swap({ ...route, amountOutMinimum: minOut })])).toMatchObject({
+      caveat: 'maxSlippage',
+      error: 'SlippageExceeded',
+      args: [fair, minOut, 200n, 100n],
+    })
+    expect(check([swap({ via: [{ token: WETH }], tokenOut: OTHER })])).toMatchObject({ error: 'UnpricedAsset', args: [OTHER] })
+  })
+
   it('counts a batch’s approvals against one day’s budget in order, as one transaction’s redemptions do', () => {
     const r = check([approve(USD(15)), swap(), approve(USD(15))], observation({ spent: USD(0) }))
     expect(r).toMatchObject({
@@ -265,7 +291,7 @@ describe('precheckActions', () => {
     expect(needs.golems).toEqual([GOLEM])
     expect(needs.selectors.sort()).toEqual([SELECTORS.erc20Approve, SELECTORS.exactInputSingle].sort())
     expect(needs.feeds.sort()).toEqual([FEED_USDC, FEED_ETH].sort())
-    expect(needs.spendHashes).toEqual([grants[2]!.hash.toLowerCase()])
+    expect(needs.spendHashes).toEqual([grants[3]!.hash.toLowerCase()])
   })
 })
 
@@ -289,9 +315,42 @@ describe('encodeActionCall', () => {
     ['a zero swap', { ...swap(), amountIn: 0n }, 'request.amountIn must be greater than 0'],
     ['a number amount', { kind: 'approve', token: USDC, spender: ROUTER, amount: 5 }, 'request.amount must be a uint256 bigint'],
     ['a fee tier out of range', { ...swap(), fee: 2 ** 24 }, 'request.fee must be a uint24 fee tier'],
+    ['an empty route', { ...swap(), via: [] }, 'request.via must name 1-3 tokens the route passes through'],
+    [
+      'a route of four tokens',
+      { ...swap(), via: [{ token: OTHER }, { token: VAULT }, { token: OTHER }, { token: VAULT }] },
+      'request.via must name 1-3 tokens',
+    ],
+    ['a bad token on the route', { ...swap(), via: [{ token: '0x12' }] }, 'request.via[0].token must be a 20-byte 0x address'],
+    ['a bad fee on the route', { ...swap(), via: [{ token: OTHER, fee: -1 }] }, 'request.via[0].fee must be a uint24 fee tier'],
+    [
+      'a hop to the token it starts from',
+      { ...swap(), via: [{ token: USDC }] },
+      'request.via[0].token must differ from the token before it on the route',
+    ],
+    [
+      'a route ending where it last passed',
+      { ...swap(), via: [{ token: OTHER }, { token: WETH }] },
+      'request.tokenOut must differ from the token before it on the route',
+    ],
   ])('refuses %s, naming the field', (_name, request, message) => {
     expect(() => encodeActionCall(request as ActionRequest, OWNER)).toThrowError(ActionRequestError)
     expect(() => encodeActionCall(request as ActionRequest, OWNER)).toThrowError(message)
+  })
+
+  it('encodes a route as exactInput along the packed path, output to the owner', () => {
+    const c = call(swap({ via: [{ token: OTHER, fee: 3_000 }], fee: 100 }))
+    const { functionName, args } = decodeFunctionData({ abi: exactInputAbi, data: c.callData })
+    expect(functionName).toBe('exactInput')
+    expect(args[0]).toEqual({
+      path: encodePacked(['address', 'uint24', 'address', 'uint24', 'address'], [USDC, 3_000, OTHER, 100, WETH]),
+      recipient: OWNER,
+      amountIn: USD(10),
+      amountOutMinimum: ((WEI / 300n) * 995n) / 1000n,
+    })
+    expect(swapPathEnds(args[0].path)).toEqual({ tokenIn: USDC, tokenOut: WETH })
+    expect(swapPathEnds(`${args[0].path}00`)).toBeUndefined()
+    expect(swapPathEnds(USDC)).toBeUndefined()
   })
 
   it('sends a swap’s output and a vault’s assets to the owner unless told otherwise', () => {

@@ -3,17 +3,20 @@
 // observed, in the order the DelegationManager runs them, and returns the refusal the chain would
 // give (same error, same arguments), or undefined. A batch is checked call by call, each call seeing
 // the spend the earlier ones recorded, as the chain runs the redemptions of one transaction in order.
-import { decodeAbiParameters, getAddress, size, slice, type Address, type Hex } from 'viem'
+import { decodeAbiParameters, decodeFunctionData, getAddress, size, slice, type Address, type Hex } from 'viem'
 import type { DecodedCaveat } from '../caveats/caveat.ts'
 import { ACTION_CLASS, DEFAULT_PHASE_MASKS, type TokenFeed } from '../caveats/types.ts'
+import { exactInputAbi } from './actionAbi.ts'
 import type { ActionCall } from './actionCall.ts'
 import type { GrantedAction } from './chooseDelegation.ts'
 import { refusalOf, type ActionRefusal } from './refusal.ts'
+import { swapPathEnds } from './swapPath.ts'
 import { priceError, slippageOf, toUsd, tokenAmountOf, type FeedReading } from './usdValuation.ts'
 import { InvariantError } from '../errors.ts'
 
 const SUBDELEGATION = 0x08
 const EXACT_INPUT_SINGLE = '0x04e45aaf'
+const EXACT_INPUT = '0xb858183f'
 const ERC20_TRANSFER = '0xa9059cbb'
 const DAY = 86_400n
 
@@ -128,8 +131,14 @@ function precheckCall(
         return since !== 0n ? { name: 'GolemDreaming', args: [getAddress(c.golem), since] } : undefined
       }
       case 'maxSlippage': {
-        if (selector !== EXACT_INPUT_SINGLE) return undefined
-        const swap = decodeExactInputSingle(call.callData)
+        const swap =
+          selector === EXACT_INPUT_SINGLE
+            ? decodeExactInputSingle(call.callData)
+            : selector === EXACT_INPUT
+              ? decodeExactInput(call.callData)
+              : undefined
+        if (swap === undefined) return undefined
+        if (swap === 'malformed') return { name: 'MalformedSwap', args: [selector] }
         const side = (token: Address) => {
           const feed = c.feeds.find((f) => f.token.toLowerCase() === token.toLowerCase())
           return feed ? { feed, reading: reading(feed) } : undefined
@@ -190,6 +199,13 @@ function precheckCall(
 }
 
 const selectorOf = (callData: Hex): Hex => (size(callData) >= 4 ? (slice(callData, 0, 4).toLowerCase() as Hex) : '0x00000000')
+
+/** exactInput's path ends and amounts; 'malformed' where MaxSlippage reverts MalformedSwap (a path of no whole hop). */
+function decodeExactInput(callData: Hex): { tokenIn: Address; tokenOut: Address; amountIn: bigint; minOut: bigint } | 'malformed' {
+  const [{ path, amountIn, amountOutMinimum }] = decodeFunctionData({ abi: exactInputAbi, data: callData }).args
+  const ends = swapPathEnds(path)
+  return ends ? { ...ends, amountIn, minOut: amountOutMinimum } : 'malformed'
+}
 
 function decodeExactInputSingle(callData: Hex): { tokenIn: Address; tokenOut: Address; amountIn: bigint; minOut: bigint } {
   const [tokenIn, tokenOut, , , amountIn, minOut] = decodeAbiParameters(

@@ -2,21 +2,11 @@
 // permission context, the delegation chain and the calls the owner's account made, which are decoded
 // here into what the Golem did (swap, deposit, withdraw, redeem, approve, other), on which tokens and
 // for how much. Pure: the handler adds the vault's asset, the USD value and the caveat names.
-import {
-  decodeAbiParameters,
-  decodeFunctionData,
-  erc20Abi,
-  getAddress,
-  hexToBigInt,
-  parseAbi,
-  size,
-  slice,
-  type Address,
-  type Hex,
-} from 'viem'
+import { decodeAbiParameters, decodeFunctionData, erc20Abi, getAddress, hexToBigInt, size, slice, type Address, type Hex } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
-import { erc4626Abi, exactInputSingleAbi } from '../../core/actions/actionAbi.ts'
+import { erc4626Abi, exactInputAbi, exactInputSingleAbi } from '../../core/actions/actionAbi.ts'
+import { swapPathEnds } from '../../core/actions/swapPath.ts'
 import { SELECTORS } from '../../core/permissions/selectors.ts'
 import type { DelegationStruct } from './delegationHash.ts'
 
@@ -54,11 +44,7 @@ const EXECUTION_ARRAY = [
   },
 ] as const
 
-const actionAbi = [
-  ...exactInputSingleAbi,
-  ...erc4626Abi,
-  ...parseAbi(['function exactInput((bytes path, address recipient, uint256 amountIn, uint256 amountOutMinimum) params)']),
-] as const
+const actionAbi = [...exactInputSingleAbi, ...erc4626Abi, ...exactInputAbi] as const
 // ERC-7579 call types (the mode's first byte): 0x00 one call, 0x01 a batch.
 const CALLTYPE_SINGLE = 0x00
 const CALLTYPE_BATCH = 0x01
@@ -107,12 +93,6 @@ export function decodeRedemptionCalldata(input: Hex): RedeemedContext[] | null {
   }
 }
 
-/** The first and last token of a Uniswap V3 path (token, fee, token, fee, token ...). */
-function pathEnds(path: Hex): [Address, Address] | null {
-  if (size(path) < 43) return null
-  return [getAddress(slice(path, 0, 20)), getAddress(slice(path, size(path) - 20))]
-}
-
 /** Decodes one call into an action; anything unrecognised (or malformed) is `other`, with its selector. */
 export function decodeAction(e: Execution): DecodedAction {
   const selector = size(e.callData) >= 4 ? slice(e.callData, 0, 4) : null
@@ -146,15 +126,15 @@ export function decodeAction(e: Execution): DecodedAction {
       case SELECTORS.exactInput: {
         const { args } = decodeFunctionData({ abi: actionAbi, data: e.callData })
         const p = args[0] as { path: Hex; recipient: Address; amountIn: bigint; amountOutMinimum: bigint }
-        const ends = pathEnds(p.path)
-        if (ends === null) return other
+        const ends = swapPathEnds(p.path)
+        if (ends === undefined) return other
         return {
           ...other,
           kind: 'swap',
           counterparty: p.recipient,
-          tokens: ends,
+          tokens: [ends.tokenIn, ends.tokenOut],
           amounts: [p.amountIn, p.amountOutMinimum],
-          valued: { token: ends[0], amount: p.amountIn },
+          valued: { token: ends.tokenIn, amount: p.amountIn },
         }
       }
       case SELECTORS.vaultDeposit:

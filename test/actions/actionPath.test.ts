@@ -5,7 +5,16 @@
 // duplicated request redeems once.
 import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DreamOracleAbi, MockPriceFeedAbi, TestVaultAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import {
+  DreamOracleAbi,
+  MockPriceFeedAbi,
+  MockPriceFeedBytecode,
+  TestSwapRouterAbi,
+  TestTokenAbi,
+  TestTokenBytecode,
+  TestVaultAbi,
+  VitalityOracleAbi,
+} from '../../contracts/artifacts/index.ts'
 import { readFileSync } from 'node:fs'
 import { Hono } from 'hono'
 import { hexToBytes, type LocalAccount } from 'viem'
@@ -78,9 +87,9 @@ async function golemOracleCall(to: Address, data: Hex, golemId = 'g1'): Promise<
 }
 
 /** The request refused by custody off-chain, then the same request sent to the chain without the pre-check: both refusals. */
-async function refusedBothWays(actions: ActionRequest[]) {
-  const offChain = await executeAction(deps, { golemId: 'g1', requestId: rid(), actions })
-  const onChain = await executeAction(deps, { golemId: 'g1', requestId: rid(), actions, precheck: false })
+async function refusedBothWays(actions: ActionRequest[], golemId = 'g1') {
+  const offChain = await executeAction(deps, { golemId, requestId: rid(), actions })
+  const onChain = await executeAction(deps, { golemId, requestId: rid(), actions, precheck: false })
   if (offChain.status !== 'refused' || onChain.status !== 'refused')
     throw new Error(`expected two refusals, got ${offChain.status} and ${onChain.status}`)
   expect(offChain.checkedBy).toBe('custody')
@@ -228,6 +237,90 @@ describe('the action path carries out actions for the owner', () => {
     expect(withdrawn.status).toBe('executed')
     expect(await balance(assets.usdc, owner.address)).toBe(usdcBefore)
     expect(await balance(assets.usdc, golem.golemKey)).toBe(0n)
+  })
+})
+
+describe('a multi-hop swap (exactInput along a route)', () => {
+  // A Golem of its own, so its approvals count against a day's budget no other test reads.
+  let routed: ProvisionedGolem
+  let routedOwner: OwnerAccount
+  let routedAct: GolemActions
+  beforeAll(async () => {
+    routedOwner = await env.devnet.createOwner({ usdc: USDC(100) })
+    routed = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner: routedOwner,
+      golemId: 'g5',
+      strategy: STRATEGY,
+      lifeSeconds: 3_600n,
+    })
+    routedAct = golemActions({ golemId: 'g5', transport: inProcessTransport(deps) })
+  })
+
+  /** A token the route passes through, priced by its own feed at $20, with the router holding some. */
+  async function routeToken(): Promise<Address> {
+    const deployer = env.devnet.deployer
+    const mined = async (hash: Hex) => client.waitForTransactionReceipt({ hash })
+    const token = (
+      await mined(await deployer.deployContract({ abi: TestTokenAbi, bytecode: TestTokenBytecode, args: ['Chainlink', 'LINK', 18] }))
+    ).contractAddress!
+    const feed = (
+      await mined(
+        await deployer.deployContract({ abi: MockPriceFeedAbi, bytecode: MockPriceFeedBytecode, args: [8, 20n * 10n ** 8n, 'LINK / USD'] }),
+      )
+    ).contractAddress!
+    await mined(
+      await deployer.writeContract({ address: assets.router, abi: TestSwapRouterAbi, functionName: 'setFeed', args: [token, feed] }),
+    )
+    await mined(
+      await deployer.writeContract({ address: token, abi: TestTokenAbi, functionName: 'mint', args: [assets.router, 10n ** 24n] }),
+    )
+    return token
+  }
+
+  it('swaps USDC for WETH through a third token: the WETH lands in the owner account, the route token nowhere of ours; a route below the bound is refused both ways', async () => {
+    const link = await routeToken()
+    const [usdcBefore, wethBefore] = await Promise.all([
+      balance(assets.usdc, routedOwner.address),
+      balance(assets.weth, routedOwner.address),
+    ])
+    const route = { via: [{ token: link, fee: 3_000 }] }
+    const out = await routedAct.batch([{ kind: 'approve', token: assets.usdc, spender: assets.router, amount: USDC(10) }, swap(route)])
+    expect(out.status).toBe('executed')
+    if (out.status !== 'executed') return
+    expect(out.receipt.status).toBe('success')
+    expect(out.calls.map((c) => c.label)).toEqual([`approvals: ${getAddress(assets.router)}`, 'Swap: exactInput'])
+    expect(usdcBefore - (await balance(assets.usdc, routedOwner.address))).toBe(USDC(10))
+    // Two pools' fees (0.3% and 0.05%) below the feed price, within the 1% the grant allows.
+    expect((await balance(assets.weth, routedOwner.address)) - wethBefore).toBeGreaterThanOrEqual(
+      (FAIR_WETH_FOR_10 * 995n) / 1000n - FAIR_WETH_FOR_10 / 300n,
+    )
+    for (const who of [routedOwner.address, routed.golemKey]) expect(await balance(link, who)).toBe(0n)
+    expect(await balance(assets.weth, routed.golemKey)).toBe(0n)
+
+    const { offChain, onChain } = await refusedBothWays([swap({ ...route, amountOutMinimum: (FAIR_WETH_FOR_10 * 95n) / 100n })], 'g5')
+    expect(offChain.caveat).toBe('maxSlippage')
+    expect(offChain.error).toBe('SlippageExceeded')
+    expect(offChain.args.slice(2)).toEqual([500n, 100n])
+    expect(onChain.args).toEqual(offChain.args)
+  })
+
+  it('a route whose output goes to an account that is not the owner: allowedCalldata, at exactInput’s recipient word', async () => {
+    const link = await routeToken()
+    const { offChain } = await refusedBothWays([swap({ via: [{ token: link }], recipient: OTHER })], 'g5')
+    expect(offChain.caveat).toBe('allowedCalldata')
+    expect(offChain.reason).toContain(`byte 68 must be the owner's account ${getAddress(routedOwner.address)}; the call names ${OTHER}`)
+  })
+
+  it('a malformed route is refused by name and redeems nothing', async () => {
+    const requestId = rid()
+    await expect(
+      executeAction(deps, { golemId: 'g5', requestId, actions: [swap({ via: [{ token: assets.usdc }] })] }),
+    ).rejects.toThrowError('actions[0].via[0].token must differ from the token before it on the route')
+    expect(await env.store.getSlot({ golemId: 'g5', period: 0n, step: `action_${requestId}` })).toBeNull()
   })
 })
 
@@ -458,6 +551,21 @@ describe('POST /api/v1/golems/:id/actions', () => {
     expect(res.status).toBe(401)
     expect(await res.json()).toMatchObject({ code: 'ACTION_AUTH_REQUIRED' })
     expect(await env.store.getSlot({ golemId: 'g4', period: 0n, step: 'action_http-3' })).toBeNull()
+  })
+
+  it('refuses a route it cannot take, naming the field: more than three tokens between, a hop back to the token before it', async () => {
+    const via = [{ token: OTHER }, { token: assets.vault }, { token: OTHER }, { token: assets.vault }]
+    const long = await send({ golemId: 'g4', requestId: 'http-r1', actions: [swap({ via })] })
+    expect(long.httpStatus).toBe(400)
+    expect(long.body).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('body.actions.0.via: ') })
+    const back = await send({ golemId: 'g4', requestId: 'http-r2', actions: [swap({ via: [{ token: assets.usdc }] })] })
+    expect(back.httpStatus).toBe(400)
+    expect(back.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining('must differ from the token before it on the route'),
+      details: { field: 'actions[0].via[0].token' },
+    })
+    for (const id of ['http-r1', 'http-r2']) expect(await env.store.getSlot({ golemId: 'g4', period: 0n, step: `action_${id}` })).toBeNull()
   })
 
   it('refuses a replayed request (same signature, same nonce): no second redemption', async () => {

@@ -9,6 +9,7 @@ import {
   ACTION_HEADERS,
   ACTION_KINDS,
   ACTION_REQUEST_MAX_SKEW_SECONDS,
+  MAX_SWAP_VIA,
   ActionRequestError,
   recoverActionRequestSigner,
   type ActionRequest,
@@ -28,6 +29,12 @@ const action = z.discriminatedUnion('kind', [
     tokenIn: address,
     tokenOut: address,
     fee: z.number().int().optional(),
+    via: z
+      .array(z.object({ token: address, fee: z.number().int().optional() }))
+      .min(1)
+      .max(MAX_SWAP_VIA)
+      .optional()
+      .describe('a multi-hop route: each token passed through, in order, with the fee tier of the pool into it'),
     amountIn: uint,
     amountOutMinimum: uint,
     recipient: address.optional(),
