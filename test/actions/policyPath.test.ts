@@ -55,8 +55,8 @@ const base = (): ConstitutionInput => ({
 async function constitute(raw: ConstitutionInput, phase: PhaseName = 'Thriving', onChain = true) {
   const record = (await env.store.getGolem(GOLEM))!
   const profile = { ...parseGolemProfile(record.profile), constitution: parseConstitution(raw) }
-  if (onChain)
-    await client.waitForTransactionReceipt({
+  if (onChain) {
+    const receipt = await client.waitForTransactionReceipt({
       hash: await env.devnet.operator.writeContract({
         address: env.devnet.deployment.policyCage!,
         abi: PolicyCageAbi,
@@ -64,6 +64,15 @@ async function constitute(raw: ConstitutionInput, phase: PhaseName = 'Thriving',
         args: [profile.golemKey, constitutionHash(profile.constitution)],
       }),
     })
+    expect(receipt.status).toBe('success')
+    const held = await client.readContract({
+      address: env.devnet.deployment.policyCage!,
+      abi: PolicyCageAbi,
+      functionName: 'constitutionHash',
+      args: [profile.golemKey],
+    })
+    expect(held).toBe(constitutionHash(profile.constitution))
+  }
   const r = await env.store.updateGolem({
     golemId: GOLEM,
     expectedVersion: record.version,
