@@ -2,7 +2,15 @@
 // what must go together (approve + swap), and a request id per call that the caller may pass again to
 // retry the same request safely (custody redeems a request id at most once).
 import { randomUUID } from 'node:crypto'
-import type { ActionRequest, ApproveRequest, DepositRequest, RedeemRequest, SwapRequest, WithdrawRequest } from '../core/actions/index.ts'
+import type {
+  ActionRequest,
+  ApproveRequest,
+  BridgeRequest,
+  DepositRequest,
+  RedeemRequest,
+  SwapRequest,
+  WithdrawRequest,
+} from '../core/actions/index.ts'
 import { executeAction, type ActionOutcome, type ExecuteActionDeps, type ExecuteActionInput } from '../app/actions/executeAction.ts'
 
 type Without<T> = Omit<T, 'kind'>
@@ -14,6 +22,7 @@ export type GolemActions = {
   withdraw(request: Without<WithdrawRequest>, options?: ActOptions): Promise<ActionOutcome>
   redeem(request: Without<RedeemRequest>, options?: ActOptions): Promise<ActionOutcome>
   approve(request: Without<ApproveRequest>, options?: ActOptions): Promise<ActionOutcome>
+  bridge(request: Without<BridgeRequest>, options?: ActOptions): Promise<ActionOutcome>
   /** Several actions in one transaction, in order: all happen or none. */
   batch(actions: readonly ActionRequest[], options?: ActOptions): Promise<ActionOutcome>
 }
@@ -31,6 +40,7 @@ export function golemActions(p: { golemId: string; transport: ActionTransport; n
     withdraw: (r, o) => send([{ kind: 'withdraw', ...r }], o),
     redeem: (r, o) => send([{ kind: 'redeem', ...r }], o),
     approve: (r, o) => send([{ kind: 'approve', ...r }], o),
+    bridge: (r, o) => send([{ kind: 'bridge', ...r }], o),
     batch: (actions, o) => send(actions, o),
   }
 }

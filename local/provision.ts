@@ -13,7 +13,7 @@ import { smartAccountSigner } from '../core/delegations/index.ts'
 import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import { constitutionHash, type Constitution } from '../core/policy/index.ts'
 import { windowEnd } from '../core/lifecycle/renewal.ts'
-import { compileStrategy, localRegistry, type PermissionPlan } from '../core/permissions/index.ts'
+import { compileStrategy, localRegistry, type BridgeDestination, type PermissionPlan } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
 import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { RenewedRunway } from '../core/custody/signerResolver.ts'
@@ -35,6 +35,13 @@ import { sendOwnerCalls } from './ownerActions.ts'
 import { readTokenDecimals } from './tokenDecimals.ts'
 import { LocalStackError } from './errors.ts'
 
+function registryOf(assets: LocalAssets, protocols: ProvisionGolemParams['protocols'] = {}) {
+  const { bridge } = protocols
+  if (bridge === undefined) return localRegistry(assets)
+  const { messenger, ...destination } = bridge
+  return localRegistry({ ...assets, bridge: messenger }, { bridge: destination })
+}
+
 export type ProvisionGolemParams = {
   clients: DevnetClients
   deployment: BardoDeployment & { assets: LocalAssets }
@@ -53,6 +60,11 @@ export type ProvisionGolemParams = {
   periodSeconds?: bigint
   /** Overrides the compiled daily cap (tests). */
   periodAmount?: bigint
+  /**
+   * Protocols the devnet does not deploy, for the capabilities that need them: a CCTP messenger with the
+   * owner's bridge destination (every transfer is pinned to it).
+   */
+  protocols?: { bridge?: { messenger: Address } & BridgeDestination }
   /**
    * The most of the runway token the key may hold at once (just-in-time runway); default one period's
    * allowance. An owner who lets the key hold more (a week of runway) accepts a larger loss to a leaked key.
@@ -149,7 +161,7 @@ async function provision(
     sessionKey: golemKey,
     ...(runwayDays === undefined ? {} : { runwayDays }),
     now: Number(now),
-    registry: localRegistry(deployment.assets),
+    registry: registryOf(deployment.assets, p.protocols),
   })
   const periodAmount = p.periodAmount ?? plan.dailyUsdcCap
   const runway = await signRunwayGrant({

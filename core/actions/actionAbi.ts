@@ -47,6 +47,25 @@ export const exactInputAbi = [
   },
 ] as const
 
+/** Circle CCTP V2 TokenMessengerV2's depositForBurn: burn here, mint to `mintRecipient` on the destination domain. */
+export const depositForBurnAbi = [
+  {
+    type: 'function',
+    name: 'depositForBurn',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'amount', type: 'uint256' },
+      { name: 'destinationDomain', type: 'uint32' },
+      { name: 'mintRecipient', type: 'bytes32' },
+      { name: 'burnToken', type: 'address' },
+      { name: 'destinationCaller', type: 'bytes32' },
+      { name: 'maxFee', type: 'uint256' },
+      { name: 'minFinalityThreshold', type: 'uint32' },
+    ],
+    outputs: [],
+  },
+] as const
+
 /** ERC-4626's deposit, withdraw and redeem. */
 export const erc4626Abi = [
   {

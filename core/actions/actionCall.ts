@@ -1,8 +1,8 @@
 // What a Golem's runtime may ask custody to do, as the one contract call each request becomes. The
 // receiver of a swap's output or a vault's shares defaults to the owner's account, because every
 // actions delegation pins it there; naming another receiver is allowed here so the refusal can say why.
-import { encodeFunctionData, erc20Abi, getAddress, isAddress, type Address, type Hex } from 'viem'
-import { erc4626Abi, exactInputAbi, exactInputSingleAbi } from './actionAbi.ts'
+import { encodeFunctionData, erc20Abi, getAddress, isAddress, pad, zeroAddress, type Address, type Hex } from 'viem'
+import { depositForBurnAbi, erc4626Abi, exactInputAbi, exactInputSingleAbi } from './actionAbi.ts'
 import { ActionRequestError } from './errors.ts'
 import { encodeSwapPath, type SwapHop } from './swapPath.ts'
 
@@ -35,10 +35,34 @@ export type WithdrawRequest = { kind: 'withdraw'; vault: Address; assets: bigint
 export type RedeemRequest = { kind: 'redeem'; vault: Address; shares: bigint; receiver?: Address; shareOwner?: Address }
 /** ERC-20 approve(spender, amount) on the owner's token. */
 export type ApproveRequest = { kind: 'approve'; token: Address; spender: Address; amount: bigint }
+/**
+ * CCTP V2 depositForBurn: `amount` of `token` (USDC) burnt here and minted to the owner's account on
+ * `destinationDomain`. The grant pins the domain, the token, the destination caller and the maximum fee to
+ * the owner's configuration, so a request naming others is refused with the pinned byte.
+ */
+export type BridgeRequest = {
+  kind: 'bridge'
+  messenger: Address
+  token: Address
+  amount: bigint
+  /** CCTP domain of the destination chain. */
+  destinationDomain: number
+  /** Who may relay the message there; default the zero address (anyone). */
+  destinationCaller?: Address
+  /** The most CCTP may take, in the token's base units; default 0. Must be below `amount`. */
+  maxFee?: bigint
+  /** CCTP V2 finality the transfer waits for: 2000 (finalized, the default) or 1000 (fast). */
+  minFinalityThreshold?: number
+  /** Default: the owner's account. */
+  mintRecipient?: Address
+}
 
-export type ActionRequest = SwapRequest | DepositRequest | WithdrawRequest | RedeemRequest | ApproveRequest
+export type ActionRequest = SwapRequest | DepositRequest | WithdrawRequest | RedeemRequest | ApproveRequest | BridgeRequest
 export type ActionKind = ActionRequest['kind']
-export const ACTION_KINDS = ['swap', 'deposit', 'withdraw', 'redeem', 'approve'] as const satisfies readonly ActionKind[]
+export const ACTION_KINDS = ['swap', 'deposit', 'withdraw', 'redeem', 'approve', 'bridge'] as const satisfies readonly ActionKind[]
+
+/** CCTP V2's standard finality: the transfer is attested once the source chain finalised the burn. */
+export const CCTP_FINALIZED = 2_000
 
 /** One call the owner's account makes, as the DelegationManager executes it. */
 export type ActionCall = { kind: ActionKind; target: Address; value: bigint; callData: Hex }
@@ -91,6 +115,8 @@ export function encodeActionCall(request: ActionRequest, owner: Address, field =
         addr(request.receiver ?? owner, `${field}.receiver`),
         addr(request.shareOwner ?? owner, `${field}.shareOwner`),
       ])
+    case 'bridge':
+      return bridgeCall(request, owner, field)
     case 'approve':
       return {
         kind: 'approve',
@@ -106,6 +132,36 @@ export function encodeActionCall(request: ActionRequest, owner: Address, field =
 }
 
 /** exactInput along tokenIn -> via... -> tokenOut; every hop must lead to a token other than the one before it. */
+function bridgeCall(request: BridgeRequest, owner: Address, field: string): ActionCall {
+  const burnt = positive(request.amount, `${field}.amount`)
+  const maxFee = amount(request.maxFee ?? 0n, `${field}.maxFee`)
+  if (maxFee >= burnt) throw new ActionRequestError(`${field}.maxFee`, 'must be below amount (CCTP refuses a transfer that is all fee)')
+  return {
+    kind: 'bridge',
+    target: addr(request.messenger, `${field}.messenger`),
+    value: 0n,
+    callData: encodeFunctionData({
+      abi: depositForBurnAbi,
+      functionName: 'depositForBurn',
+      args: [
+        burnt,
+        uint32(request.destinationDomain, `${field}.destinationDomain`),
+        pad(addr(request.mintRecipient ?? owner, `${field}.mintRecipient`)),
+        addr(request.token, `${field}.token`),
+        pad(addr(request.destinationCaller ?? zeroAddress, `${field}.destinationCaller`)),
+        maxFee,
+        uint32(request.minFinalityThreshold ?? CCTP_FINALIZED, `${field}.minFinalityThreshold`),
+      ],
+    }),
+  }
+}
+
+function uint32(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff)
+    throw new ActionRequestError(field, 'must be a uint32')
+  return value
+}
+
 function swapAlongRoute(request: SwapRequest, fee: number, owner: Address, field: string): ActionCall {
   const via = request.via
   if (!Array.isArray(via) || via.length === 0 || via.length > MAX_SWAP_VIA)

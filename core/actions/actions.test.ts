@@ -1,6 +1,6 @@
 // The action path's pure decisions: which delegation covers a call, and the pre-check that refuses with
 // the enforcer's own error, arguments and words, on a fixed observation (no chain).
-import { decodeFunctionData, encodeFunctionData, encodePacked, erc20Abi, getAddress, type Address, type Hex } from 'viem'
+import { decodeFunctionData, encodeFunctionData, encodePacked, erc20Abi, getAddress, pad, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import {
   DEC_21_2026,
@@ -21,7 +21,7 @@ import { buildGolemDelegation } from '../delegations/buildGolemDelegation.ts'
 import { DelegationTree } from '../delegations/tree.ts'
 import { TUPLE_OFFSET_WORD } from '../permissions/callLayouts.ts'
 import { SELECTORS } from '../permissions/selectors.ts'
-import { exactInputAbi } from './actionAbi.ts'
+import { depositForBurnAbi, exactInputAbi } from './actionAbi.ts'
 import { encodeActionCall, type ActionRequest } from './actionCall.ts'
 import { swapPathEnds } from './swapPath.ts'
 import { chooseDelegation, type GrantedAction } from './chooseDelegation.ts'
@@ -310,7 +310,7 @@ describe('the enforcers’ arithmetic', () => {
 
 describe('encodeActionCall', () => {
   it.each([
-    ['an unknown kind', { kind: 'bridge' }, 'request.kind must be one of swap, deposit, withdraw, redeem, approve'],
+    ['an unknown kind', { kind: 'borrow' }, 'request.kind must be one of swap, deposit, withdraw, redeem, approve, bridge'],
     ['a bad router', { ...swap(), router: '0x1234' }, 'request.router must be a 20-byte 0x address'],
     ['a zero swap', { ...swap(), amountIn: 0n }, 'request.amountIn must be greater than 0'],
     ['a number amount', { kind: 'approve', token: USDC, spender: ROUTER, amount: 5 }, 'request.amount must be a uint256 bigint'],
@@ -333,6 +333,21 @@ describe('encodeActionCall', () => {
       { ...swap(), via: [{ token: OTHER }, { token: WETH }] },
       'request.tokenOut must differ from the token before it on the route',
     ],
+    [
+      'a bridge that is all fee',
+      { kind: 'bridge', messenger: ROUTER, token: USDC, amount: 5n, destinationDomain: 3, maxFee: 5n },
+      'request.maxFee must be below amount',
+    ],
+    [
+      'a bridge to no domain',
+      { kind: 'bridge', messenger: ROUTER, token: USDC, amount: 5n, destinationDomain: -1 },
+      'request.destinationDomain must be a uint32',
+    ],
+    [
+      'a bridge of no token',
+      { kind: 'bridge', messenger: ROUTER, amount: 5n, destinationDomain: 3 },
+      'request.token must be a 20-byte 0x address',
+    ],
   ])('refuses %s, naming the field', (_name, request, message) => {
     expect(() => encodeActionCall(request as ActionRequest, OWNER)).toThrowError(ActionRequestError)
     expect(() => encodeActionCall(request as ActionRequest, OWNER)).toThrowError(message)
@@ -351,6 +366,13 @@ describe('encodeActionCall', () => {
     expect(swapPathEnds(args[0].path)).toEqual({ tokenIn: USDC, tokenOut: WETH })
     expect(swapPathEnds(`${args[0].path}00`)).toBeUndefined()
     expect(swapPathEnds(USDC)).toBeUndefined()
+  })
+
+  it('encodes a bridge as depositForBurn minting to the owner, anyone relaying, no fee, at finality', () => {
+    const c = call({ kind: 'bridge', messenger: ROUTER, token: USDC, amount: USD(10), destinationDomain: 3 })
+    const { functionName, args } = decodeFunctionData({ abi: depositForBurnAbi, data: c.callData })
+    expect(functionName).toBe('depositForBurn')
+    expect(args).toEqual([USD(10), 3, pad(OWNER.toLowerCase() as Hex), USDC, pad('0x'), 0n, 2_000])
   })
 
   it('sends a swap’s output and a vault’s assets to the owner unless told otherwise', () => {

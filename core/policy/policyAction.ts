@@ -1,6 +1,6 @@
 // What a requested action does to the portfolio, in the constitution's terms: the assets it touches,
 // the position it opens or adds to, and the USD it puts at risk. Value moved into the base asset (a
-// close, a withdrawal to cash) is not risk; value moved into any other asset is.
+// close, a withdrawal to cash) is not risk; value moved into any other asset, or off this chain, is.
 import type { Address } from 'viem'
 import type { ActionRequest } from '../actions/actionCall.ts'
 
@@ -46,5 +46,9 @@ export function policyActionOf(request: ActionRequest, prices: AssetPrices, base
     }
     case 'approve':
       return { assets: [request.token], spendUsd: 0n }
+    // The owner's USDC leaves the chain this constitution watches (to the owner's account elsewhere):
+    // all of it is at risk against the per-transaction, session and day limits; nothing is acquired here.
+    case 'bridge':
+      return { assets: [request.token], spendUsd: usdOf(prices, request.token, request.amount) }
   }
 }

@@ -1,16 +1,16 @@
 // Reads a Golem's actions back from a redemption transaction: the redeemDelegations calldata holds, per
 // permission context, the delegation chain and the calls the owner's account made, which are decoded
-// here into what the Golem did (swap, deposit, withdraw, redeem, approve, other), on which tokens and
+// here into what the Golem did (swap, deposit, withdraw, redeem, approve, bridge, other), on which tokens and
 // for how much. Pure: the handler adds the vault's asset, the USD value and the caveat names.
 import { decodeAbiParameters, decodeFunctionData, erc20Abi, getAddress, hexToBigInt, size, slice, type Address, type Hex } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
-import { erc4626Abi, exactInputAbi, exactInputSingleAbi } from '../../core/actions/actionAbi.ts'
+import { depositForBurnAbi, erc4626Abi, exactInputAbi, exactInputSingleAbi } from '../../core/actions/actionAbi.ts'
 import { swapPathEnds } from '../../core/actions/swapPath.ts'
 import { SELECTORS } from '../../core/permissions/selectors.ts'
 import type { DelegationStruct } from './delegationHash.ts'
 
-export type ActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'other'
+export type ActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'bridge' | 'other'
 
 export type Execution = { target: Address; value: bigint; callData: Hex }
 
@@ -135,6 +135,17 @@ export function decodeAction(e: Execution): DecodedAction {
           tokens: [ends.tokenIn, ends.tokenOut],
           amounts: [p.amountIn, p.amountOutMinimum],
           valued: { token: ends.tokenIn, amount: p.amountIn },
+        }
+      }
+      case SELECTORS.cctpDepositForBurn: {
+        const [amount, , mintRecipient, burnToken] = decodeFunctionData({ abi: depositForBurnAbi, data: e.callData }).args
+        return {
+          ...other,
+          kind: 'bridge',
+          counterparty: getAddress(slice(mintRecipient, 12)),
+          tokens: [burnToken],
+          amounts: [amount],
+          valued: { token: burnToken, amount },
         }
       }
       case SELECTORS.vaultDeposit:

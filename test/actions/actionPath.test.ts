@@ -3,13 +3,15 @@
 // chain alike (the same caveat, error and numbers), for an over-budget approval, a swap below the
 // slippage bound, a receiver that is not the owner, dreaming and a phase that forbids opening. A
 // duplicated request redeems once.
-import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex, type PublicClient } from 'viem'
+import { encodeFunctionData, erc20Abi, getAddress, pad, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DreamOracleAbi,
   MockPriceFeedAbi,
   MockPriceFeedBytecode,
   TestSwapRouterAbi,
+  TestTokenMessengerAbi,
+  TestTokenMessengerBytecode,
   TestTokenAbi,
   TestTokenBytecode,
   TestVaultAbi,
@@ -324,6 +326,79 @@ describe('a multi-hop swap (exactInput along a route)', () => {
   })
 })
 
+describe('bridging the owner’s USDC (CCTP depositForBurn)', () => {
+  const ARBITRUM = 3
+  let messenger: Address
+  let bridgeOwner: OwnerAccount
+  let bridgeAct: GolemActions
+  const bridge = (p: Partial<Extract<ActionRequest, { kind: 'bridge' }>> = {}): Extract<ActionRequest, { kind: 'bridge' }> => ({
+    kind: 'bridge',
+    messenger,
+    token: assets.usdc,
+    amount: USDC(10),
+    destinationDomain: ARBITRUM,
+    ...p,
+  })
+  beforeAll(async () => {
+    const deployed = await client.waitForTransactionReceipt({
+      hash: await env.devnet.deployer.deployContract({ abi: TestTokenMessengerAbi, bytecode: TestTokenMessengerBytecode }),
+    })
+    messenger = deployed.contractAddress!
+    bridgeOwner = await env.devnet.createOwner({ usdc: USDC(100) })
+    await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner: bridgeOwner,
+      golemId: 'g6',
+      strategy: 'Bridge USDC to Arbitrum when yields there are higher.\nbudget: $50/day',
+      lifeSeconds: 3_600n,
+      protocols: { bridge: { messenger, destinationDomain: ARBITRUM } },
+    })
+    bridgeAct = golemActions({ golemId: 'g6', transport: inProcessTransport(deps) })
+  })
+
+  it('burns the owner’s USDC here for a mint to the owner’s own account on the configured chain', async () => {
+    const before = await balance(assets.usdc, bridgeOwner.address)
+    const out = await bridgeAct.batch([{ kind: 'approve', token: assets.usdc, spender: messenger, amount: USDC(10) }, bridge()])
+    expect(out.status).toBe('executed')
+    if (out.status !== 'executed') return
+    expect(out.calls.map((c) => c.label)).toEqual([`approvals: ${getAddress(messenger)}`, expect.stringMatching(/depositForBurn/)])
+    expect(before - (await balance(assets.usdc, bridgeOwner.address))).toBe(USDC(10))
+    const [burn] = await client.getContractEvents({
+      address: messenger,
+      abi: TestTokenMessengerAbi,
+      eventName: 'DepositForBurn',
+      fromBlock: out.receipt.blockNumber,
+    })
+    expect(burn?.args).toMatchObject({
+      amount: USDC(10),
+      destinationDomain: ARBITRUM,
+      mintRecipient: pad(bridgeOwner.address.toLowerCase() as Hex),
+    })
+  })
+
+  it('a transfer to another chain, or minted to someone else, is refused both ways at the pinned word', async () => {
+    const elsewhere = await refusedBothWays([bridge({ destinationDomain: 0 })], 'g6')
+    expect(elsewhere.offChain.caveat).toBe('allowedCalldata')
+    expect(elsewhere.offChain.reason).toContain('byte 36')
+    const stranger = await refusedBothWays([bridge({ mintRecipient: OTHER })], 'g6')
+    expect(stranger.offChain.caveat).toBe('allowedCalldata')
+    expect(stranger.offChain.reason).toContain(
+      `byte 68 must be the owner's account ${getAddress(bridgeOwner.address)}; the call names ${OTHER}`,
+    )
+  })
+
+  it('a transfer that would be all fee is refused by name and redeems nothing', async () => {
+    const requestId = rid()
+    await expect(executeAction(deps, { golemId: 'g6', requestId, actions: [bridge({ maxFee: USDC(10) })] })).rejects.toThrowError(
+      'actions[0].maxFee must be below amount',
+    )
+    expect(await env.store.getSlot({ golemId: 'g6', period: 0n, step: `action_${requestId}` })).toBeNull()
+  })
+})
+
 describe('exactly once', () => {
   it('a request sent three times (two at once, one after) redeems once; the repeats answer with the first receipt or as in flight', async () => {
     const manager = env.devnet.deployment.environment.DelegationManager
@@ -419,7 +494,11 @@ describe('bad input changes nothing', () => {
   it.each([
     ['a request id with spaces', { requestId: 'two words' }, 'requestId must be 1-40 letters, digits, - or _'],
     ['no actions', { actions: [] }, 'actions must hold 1 to 8 actions'],
-    ['an unknown kind', { actions: [{ kind: 'bridge' }] }, 'actions[0].kind must be one of swap, deposit, withdraw, redeem, approve'],
+    [
+      'an unknown kind',
+      { actions: [{ kind: 'borrow' }] },
+      'actions[0].kind must be one of swap, deposit, withdraw, redeem, approve, bridge',
+    ],
     ['a zero amount', { actions: [{ kind: 'withdraw', vault: OTHER, assets: 0n }] }, 'actions[0].assets must be greater than 0'],
     ['an unknown Golem', { golemId: 'nobody' }, 'golemId names no Golem (nobody)'],
   ])('refuses %s, naming the field', async (_name, patch, message) => {

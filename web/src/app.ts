@@ -134,6 +134,7 @@ const VERBS: Record<Action['kind'], string> = {
   withdraw: 'withdraw',
   redeem: 'redeem shares',
   approve: 'approve',
+  bridge: 'bridge',
   other: 'call',
 }
 

@@ -43,6 +43,17 @@ const action = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('withdraw'), vault: address, assets: uint, receiver: address.optional(), shareOwner: address.optional() }),
   z.object({ kind: z.literal('redeem'), vault: address, shares: uint, receiver: address.optional(), shareOwner: address.optional() }),
   z.object({ kind: z.literal('approve'), token: address, spender: address, amount: uint }),
+  z.object({
+    kind: z.literal('bridge'),
+    messenger: address,
+    token: address,
+    amount: uint,
+    destinationDomain: z.number().int(),
+    destinationCaller: address.optional(),
+    maxFee: uint.optional(),
+    minFinalityThreshold: z.number().int().optional(),
+    mintRecipient: address.optional(),
+  }),
 ])
 export const actionRequestBody = z.object({
   requestId: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be 1-40 letters, digits, - or _'),
@@ -54,7 +65,7 @@ const actionHeaders = z.object({
   [ACTION_HEADERS.signature]: z.string().describe("EIP-712 ActionRequest signature by the Golem's current key"),
 })
 
-const AMOUNT_FIELDS = new Set(['amountIn', 'amountOutMinimum', 'assets', 'shares', 'amount'])
+const AMOUNT_FIELDS = new Set(['amountIn', 'amountOutMinimum', 'assets', 'shares', 'amount', 'maxFee'])
 const toRequest = (a: z.infer<typeof action>): ActionRequest =>
   Object.fromEntries(Object.entries(a).map(([k, v]) => [k, AMOUNT_FIELDS.has(k) ? BigInt(v as string) : v])) as ActionRequest
 
@@ -89,7 +100,7 @@ const actionRoute = createRoute({
   path: '/api/v1/golems/{id}/actions',
   operationId: 'golemAction',
   summary:
-    "A Golem's runtime asks custody to swap, deposit, withdraw, redeem or approve (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
+    "A Golem's runtime asks custody to swap, deposit, withdraw, redeem, approve or bridge (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
   tags: ['golems'],
   security: security('none'),
   request: { params: z.object({ id: z.string() }), headers: actionHeaders, body: jsonBody(actionRequestBody) },
