@@ -11,8 +11,8 @@
 //                                      tag); CreateKey, TagResource,
 //                                      CreateAlias (rotation, by tag)
 //              (and ssm:GetParameter on the one parameter holding the API's URL)
-//   api        + Put/Update/DeleteItem -                          Invoke tick     RpcUrl, SettlementKey,
-//                                                                                 CladeHmacSecret, ReadApiKeyHashes,
+//   api        + Put/Update/DeleteItem Sign, GetPublicKey (by     Invoke tick     RpcUrl, SettlementKey,
+//              BatchGetItem (councils) tag: the action path)                      CladeHmacSecret, ReadApiKeyHashes,
 //                                                                                 AlchemyWebhookSigningKey, ReceiptSigningKey
 import { DEFAULT_DUE_SHARDS, WALKS_PK } from '../adapters/store/keys.ts'
 import type { StackConfig } from './config.ts'
