@@ -240,7 +240,7 @@ describe("the owner's council through the deployed handler", () => {
   let formed: Record<string, unknown>
   let proposal: CouncilProposalView
 
-  it('drafts the council of two of the owner’s Golems, writing nothing; a threshold above the seats is refused naming threshold', async () => {
+  it('drafts the council of two of the owner’s Golems, writing nothing; a threshold above the seats, another owner’s Golem and a scope without price feeds are refused by name', async () => {
     await refusedWritingNothing(
       () => post('/api/v1/councils/draft', { golems: ['atlas', 'boreas'], threshold: 3, scope: councilScope() }),
       400,
@@ -252,6 +252,14 @@ describe("the owner's council through the deployed handler", () => {
       422,
       'COUNCIL_FORMATION_REFUSED',
       `golems[1]: zephyr is not a Golem of the owner ${stack.owner.address}: a council seats the owner's own Golems only`,
+    )
+    // Deployed, no price feeds are known: a scope without them is refused naming scope.feeds.
+    const { feeds: _feeds, maxPriceAge: _age, ...unpriced } = councilScope()
+    await refusedWritingNothing(
+      () => post('/api/v1/councils/draft', { golems: ['atlas', 'boreas'], threshold: 2, scope: unpriced }),
+      422,
+      'COUNCIL_FORMATION_REFUSED',
+      'scope.feeds: must name the price feed of every token the council moves: this deployment knows none',
     )
     const before = await tableItems()
     const res = await post('/api/v1/councils/draft', { golems: ['atlas', 'boreas'], threshold: 2, scope: councilScope() })
