@@ -11,8 +11,8 @@
 //                                      tag); CreateKey, TagResource,
 //                                      CreateAlias (rotation, by tag)
 //              (and ssm:GetParameter on the one parameter holding the API's URL)
-//   api        + Put/Update/DeleteItem -                          Invoke tick     RpcUrl, SettlementKey,
-//                                                                                 CladeHmacSecret, ReadApiKeyHashes,
+//   api        + Put/Update/DeleteItem Sign, GetPublicKey (by     Invoke tick     RpcUrl, SettlementKey,
+//              BatchGetItem (councils) tag: the action path)                      CladeHmacSecret, ReadApiKeyHashes,
 //                                                                                 AlchemyWebhookSigningKey, ReceiptSigningKey
 import { DEFAULT_DUE_SHARDS, WALKS_PK } from '../adapters/store/keys.ts'
 import type { StackConfig } from './config.ts'
@@ -43,6 +43,11 @@ export const WALKER_WALK_RECORD = {
   actions: ['dynamodb:UpdateItem'],
   conditions: [{ test: 'ForAllValues:StringEquals', variable: 'dynamodb:LeadingKeys', values: [WALKS_PK] }],
 } as const
+/**
+ * The API's batched read: the councils a lookup names (an owner's councils, the councils a Golem sits on)
+ * read in one BatchGetItem, on the table only.
+ */
+export const API_TABLE_BATCH_READS = ['dynamodb:BatchGetItem'] as const
 /** What the heartbeat reads: each due shard's first page (Query), to pack the small shards into one walk. */
 export const HEARTBEAT_TABLE_ACTIONS = ['dynamodb:Query'] as const
 /** What a Lambda event source mapping does on the queue for its function. */
@@ -156,7 +161,12 @@ export function createFunctions({ config, secrets, storage, sessionKeys, indexer
       secrets.ReceiptSigningKey,
     ],
     // Signing only (the action path runs with the Golem's key); creating keys stays the tick's.
-    permissions: [storage.readWrite, ...sessionKeys.signing, { actions: ['lambda:InvokeFunction'], resources: [tick.arn] }],
+    permissions: [
+      storage.readWrite,
+      { actions: [...API_TABLE_BATCH_READS], resources: [storage.table.arn] },
+      ...sessionKeys.signing,
+      { actions: ['lambda:InvokeFunction'], resources: [tick.arn] },
+    ],
   })
 
   new aws.ssm.Parameter('ApiUrl', { name: apiUrlParameterName, type: 'String', value: api.url })

@@ -10,7 +10,11 @@ export const TABLE_PRIMARY_INDEX = { hashKey: 'pk', rangeKey: 'sk' } as const
 
 /** What DynamoStore's read paths send (getGolem, listDueGolems, list/get of history). */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const
-/** Every command DynamoStore sends: conditional single-item writes, no Scan, Batch or Transact. */
+/**
+ * DynamoStore's single-item reads and conditional single-item writes: no Scan or Transact. Its batched
+ * reads (BatchGetItem: a walk's page of records, the councils a lookup names) are granted apart, to the
+ * functions that send them.
+ */
 export const TABLE_READ_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const
 
 export type Storage = {

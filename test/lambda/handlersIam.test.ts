@@ -15,7 +15,7 @@ import { handler as heartbeatHandler } from '../../functions/heartbeat/handler.t
 import { decodeShardWalk, encodeShardWalk } from '../../app/heartbeat/shardWalk.ts'
 import { handler as walkerHandler } from '../../functions/walker/handler.ts'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
-import { effectiveStatements, installStandIns, type StandIns } from '../../stacks/testing.ts'
+import { allowedActions } from './stackIam.ts'
 import { testDeployment } from '../support/deployment.ts'
 
 const addr = (n: number): `0x${string}` => `0x${n.toString(16).padStart(40, '0')}`
@@ -61,19 +61,7 @@ const DUE_GOLEM = 'iam-golem'
 
 beforeAll(async () => {
   anvil = await startAnvil()
-  vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify(DEPLOYMENT))
-  vi.stubEnv('BARDO_CHAIN_ID', '84532')
-  let standIns: StandIns | undefined
-  try {
-    standIns = installStandIns({ stage: 'production' })
-    const { default: config } = (await import('../../sst.config.ts')) as unknown as { default: { run(): Promise<unknown> } }
-    await config.run()
-    for (const name of ['Heartbeat', 'Walker'] as const)
-      allowed[name] = effectiveStatements(standIns, standIns.one('sst:aws:Function', name)).flatMap((s) => s.actions)
-  } finally {
-    standIns?.uninstall()
-    vi.unstubAllEnvs()
-  }
+  Object.assign(allowed, await allowedActions(['Heartbeat', 'Walker']))
   // The heartbeat's environment as the stack sets it, its chain and services pointed here.
   vi.stubEnv('AWS_REGION', 'us-east-1')
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'local')
