@@ -8,6 +8,8 @@ import { createLazyApiHandler } from '../../functions/api/handler.ts'
 import type { ApiWiring } from '../../functions/api/wiring.ts'
 import { createTable, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 import { startApiStack, type ApiStack } from './harness.ts'
+import { startDynamoRecorder, type DynamoRecorder } from '../lambda/dynamoRecorder.ts'
+import { allowedActions } from '../lambda/stackIam.ts'
 
 const hmac = `0x${'5a'.repeat(32)}`
 // anvil's third well-known key (0x3C44...): a gas-only settlement account, distinct from the operator.
@@ -15,14 +17,18 @@ const settlementKey = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a80
 
 let stack: ApiStack
 let dynalite: Dynalite
+/** The handlers' DynamoDB traffic passes this recorder, so what they send can be checked against the Api's IAM. */
+let table: DynamoRecorder
 
 beforeAll(async () => {
   stack = await startApiStack()
   await stack.provision('atlas')
   dynalite = await startDynalite()
   await createTable(localDynamoClient(dynalite.endpoint), 'bardo-test')
+  table = await startDynamoRecorder(dynalite.endpoint)
 })
 afterAll(async () => {
+  await table?.stop()
   await dynalite?.stop()
   await stack?.stop()
 })
@@ -48,7 +54,7 @@ function deployedEnv(chainId: number): Record<string, string> {
     BARDO_SECRET_SETTLEMENT_KEY: settlementKey,
     BARDO_SECRET_CLADE_HMAC_SECRET: hmac,
     // The SDK's service endpoint override and placeholder credentials: the table lives on dynalite.
-    AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
@@ -262,5 +268,15 @@ describe('Lambda handler', () => {
       message: 'owner: must be the owner smart account address',
       details: { field: 'owner' },
     })
+  })
+})
+
+describe('the deployed API against its IAM statements', () => {
+  // The local stand-ins enforce no IAM: a request the Api function may not send would be AccessDenied on AWS.
+  it('sent only DynamoDB requests the stack gives the Api function', async () => {
+    const allowed = (await allowedActions(['Api'])).Api
+    const sent = [...new Set(table.operations.map((o) => `dynamodb:${o}`))].sort()
+    expect(sent).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:UpdateItem']))
+    expect(sent.filter((a) => !allowed.includes(a))).toEqual([])
   })
 })

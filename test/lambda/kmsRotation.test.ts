@@ -39,6 +39,8 @@ import { runTick } from '../../app/tick/runTick.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { answerFromFake, FakeKms, KmsFault } from './fakeKms.ts'
+import { startDynamoRecorder, type DynamoRecorder } from './dynamoRecorder.ts'
+import { allowedActions } from './stackIam.ts'
 import {
   DAY,
   allEvents,
@@ -122,6 +124,23 @@ async function setProfile(golemId: string, profile: GolemProfile) {
   expect(saved.updated).toBe(true)
 }
 
+/** Every AWS request the deployed tick handler sent, as IAM actions: its DynamoDB traffic passes a recorder, its KMS commands are the mock's. */
+let tickTable: DynamoRecorder
+const tickKms: string[] = []
+async function invokeTick(golemId: string, awsRequestId: string) {
+  const before = kms.calls().length
+  try {
+    return await tickHandler(encodeTickPayload([{ golemId }]), { awsRequestId })
+  } finally {
+    tickKms.push(
+      ...kms
+        .calls()
+        .slice(before)
+        .map((c) => `kms:${c.args[0].constructor.name.replace(/Command$/, '')}`),
+    )
+  }
+}
+
 let directOwner: OwnerAccount
 let owner7715: OwnerAccount
 const sessionAccount = addressOf(arn('session-account'))
@@ -185,6 +204,7 @@ beforeAll(async () => {
 }, 240_000)
 
 afterAll(async () => {
+  await tickTable?.stop()
   kms.restore()
   await env?.stop()
 })
@@ -323,7 +343,7 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: env.dynalite.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: (tickTable ??= await startDynamoRecorder(env.dynalite.endpoint)).endpoint,
       BARDO_CHAIN_ID: String(env.devnet.deployment.chainId),
       BARDO_DEPLOYMENT: JSON.stringify(env.devnet.deployment, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
       BARDO_TABLE_NAME: env.tableName,
@@ -334,7 +354,7 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     const oldKey = addressOf(arn('golem-direct'))
     const operatorBefore = await sentCount(env.client, env.devnet.operator.account.address)
     for (let i = 0; i < 3; i++) {
-      const [result] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: `req-direct-${i}` })
+      const [result] = await invokeTick('kms-direct', `req-direct-${i}`)
       expect(result!.outcome).toBe('ticked')
       expect(result!.rotated).toBeUndefined()
     }
@@ -445,7 +465,7 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     // The next tick rotates with the owner's grants: the identity moves, the profile names the new KMS key
     // and its gas grant, and the operator fronts the empty new key its first gas, as at onboarding.
     const operatorBefore = await sentCount(env.client, env.devnet.operator.account.address)
-    const [result] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: 'req-direct-answered' })
+    const [result] = await invokeTick('kms-direct', 'req-direct-answered')
     expect(result!.rotated).toMatchObject({ from: oldKey, to: newKey })
     const profile = await profileOf('kms-direct')
     expect(profile).toMatchObject({ golemKey: newKey, signer: { kind: 'kms', keyId } })
@@ -470,7 +490,7 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     const now = await chainNow(env.client)
     if (now < BigInt(draft.periodStart)) await env.devnet.increaseTime(BigInt(draft.periodStart) - now + 1n)
     await passStaggerOffsets(env.devnet, ['kms-direct'], profile.runway.periodDuration)
-    const [after] = await tickHandler(encodeTickPayload([{ golemId: 'kms-direct' }]), { awsRequestId: 'req-direct-new-key' })
+    const [after] = await invokeTick('kms-direct', 'req-direct-new-key')
     expect(after!.gas).toMatchObject({ status: 'confirmed' })
     expect(after!.redemption).toMatchObject({ status: 'confirmed' })
     const dm = env.devnet.deployment.environment.DelegationManager
@@ -485,5 +505,15 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     await expect(newRotation().newKey(stranger)).rejects.toThrow(`profile.golemKey: no Golem in the store holds ${stranger.golemKey}`)
     expect(fake.created).toHaveLength(before)
     expect(await env.store.findPoolKeyClaim(rotationClaimant(stranger.golemKey))).toBeNull()
+  })
+})
+
+describe('the deployed tick against its IAM statements', () => {
+  // The local stand-ins enforce no IAM: a request the Tick function may not send would be AccessDenied on AWS.
+  it('sent only requests the stack gives the Tick function: its table reads and writes, and KMS public keys and signing', async () => {
+    const allowed = (await allowedActions(['Tick'])).Tick
+    const sent = [...new Set([...tickTable.operations.map((o) => `dynamodb:${o}`), ...tickKms])].sort()
+    expect(sent).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'kms:GetPublicKey', 'kms:Sign']))
+    expect(sent.filter((a) => !allowed.includes(a))).toEqual([])
   })
 })
