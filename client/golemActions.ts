@@ -6,7 +6,9 @@ import type {
   ActionRequest,
   ApproveRequest,
   BridgeRequest,
+  CollectRequest,
   DepositRequest,
+  ProvideLiquidityRequest,
   RedeemRequest,
   SwapRequest,
   WithdrawRequest,
@@ -23,6 +25,8 @@ export type GolemActions = {
   redeem(request: Without<RedeemRequest>, options?: ActOptions): Promise<ActionOutcome>
   approve(request: Without<ApproveRequest>, options?: ActOptions): Promise<ActionOutcome>
   bridge(request: Without<BridgeRequest>, options?: ActOptions): Promise<ActionOutcome>
+  provideLiquidity(request: Without<ProvideLiquidityRequest>, options?: ActOptions): Promise<ActionOutcome>
+  collect(request: Without<CollectRequest>, options?: ActOptions): Promise<ActionOutcome>
   /** Several actions in one transaction, in order: all happen or none. */
   batch(actions: readonly ActionRequest[], options?: ActOptions): Promise<ActionOutcome>
 }
@@ -41,6 +45,8 @@ export function golemActions(p: { golemId: string; transport: ActionTransport; n
     redeem: (r, o) => send([{ kind: 'redeem', ...r }], o),
     approve: (r, o) => send([{ kind: 'approve', ...r }], o),
     bridge: (r, o) => send([{ kind: 'bridge', ...r }], o),
+    provideLiquidity: (r, o) => send([{ kind: 'provideLiquidity', ...r }], o),
+    collect: (r, o) => send([{ kind: 'collect', ...r }], o),
     batch: (actions, o) => send(actions, o),
   }
 }

@@ -36,10 +36,11 @@ import { readTokenDecimals } from './tokenDecimals.ts'
 import { LocalStackError } from './errors.ts'
 
 function registryOf(assets: LocalAssets, protocols: ProvisionGolemParams['protocols'] = {}) {
-  const { bridge } = protocols
-  if (bridge === undefined) return localRegistry(assets)
+  const { bridge, positionManager } = protocols
+  const withManager = positionManager === undefined ? assets : { ...assets, positionManager }
+  if (bridge === undefined) return localRegistry(withManager)
   const { messenger, ...destination } = bridge
-  return localRegistry({ ...assets, bridge: messenger }, { bridge: destination })
+  return localRegistry({ ...withManager, bridge: messenger }, { bridge: destination })
 }
 
 export type ProvisionGolemParams = {
@@ -62,9 +63,9 @@ export type ProvisionGolemParams = {
   periodAmount?: bigint
   /**
    * Protocols the devnet does not deploy, for the capabilities that need them: a CCTP messenger with the
-   * owner's bridge destination (every transfer is pinned to it).
+   * owner's bridge destination (every transfer is pinned to it), a Uniswap V3 position manager.
    */
-  protocols?: { bridge?: { messenger: Address } & BridgeDestination }
+  protocols?: { bridge?: { messenger: Address } & BridgeDestination; positionManager?: Address }
   /**
    * The most of the runway token the key may hold at once (just-in-time runway); default one period's
    * allowance. An owner who lets the key hold more (a week of runway) accepts a larger loss to a leaked key.

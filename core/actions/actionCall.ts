@@ -2,7 +2,7 @@
 // receiver of a swap's output or a vault's shares defaults to the owner's account, because every
 // actions delegation pins it there; naming another receiver is allowed here so the refusal can say why.
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, pad, zeroAddress, type Address, type Hex } from 'viem'
-import { depositForBurnAbi, erc4626Abi, exactInputAbi, exactInputSingleAbi } from './actionAbi.ts'
+import { depositForBurnAbi, erc4626Abi, exactInputAbi, exactInputSingleAbi, positionManagerAbi } from './actionAbi.ts'
 import { ActionRequestError } from './errors.ts'
 import { encodeSwapPath, type SwapHop } from './swapPath.ts'
 
@@ -57,9 +57,61 @@ export type BridgeRequest = {
   mintRecipient?: Address
 }
 
-export type ActionRequest = SwapRequest | DepositRequest | WithdrawRequest | RedeemRequest | ApproveRequest | BridgeRequest
+/**
+ * Uniswap V3 NonfungiblePositionManager mint: a new position of `token0`/`token1` (sorted, as the manager
+ * requires) between two ticks. `amount0Min`/`amount1Min` are its price bound: the mint reverts if the pool's
+ * price would take less of either. The position goes to the owner's account.
+ */
+export type ProvideLiquidityRequest = {
+  kind: 'provideLiquidity'
+  positionManager: Address
+  token0: Address
+  token1: Address
+  /** Pool fee tier in hundredths of a bip; default 500. */
+  fee?: number
+  tickLower: number
+  tickUpper: number
+  amount0Desired: bigint
+  amount1Desired: bigint
+  amount0Min: bigint
+  amount1Min: bigint
+  /** Unix seconds after which the manager refuses the mint; default none (custody sends at once). */
+  deadline?: bigint
+  /** Default: the owner's account. */
+  recipient?: Address
+}
+/** NonfungiblePositionManager collect: what a position owes (fees, removed liquidity) paid to the owner. */
+export type CollectRequest = {
+  kind: 'collect'
+  positionManager: Address
+  tokenId: bigint
+  /** Default: everything owed. */
+  amount0Max?: bigint
+  amount1Max?: bigint
+  /** Default: the owner's account. */
+  recipient?: Address
+}
+
+export type ActionRequest =
+  | SwapRequest
+  | DepositRequest
+  | WithdrawRequest
+  | RedeemRequest
+  | ApproveRequest
+  | BridgeRequest
+  | ProvideLiquidityRequest
+  | CollectRequest
 export type ActionKind = ActionRequest['kind']
-export const ACTION_KINDS = ['swap', 'deposit', 'withdraw', 'redeem', 'approve', 'bridge'] as const satisfies readonly ActionKind[]
+export const ACTION_KINDS = [
+  'swap',
+  'deposit',
+  'withdraw',
+  'redeem',
+  'approve',
+  'bridge',
+  'provideLiquidity',
+  'collect',
+] as const satisfies readonly ActionKind[]
 
 /** CCTP V2's standard finality: the transfer is attested once the source chain finalised the burn. */
 export const CCTP_FINALIZED = 2_000
@@ -68,6 +120,9 @@ export const CCTP_FINALIZED = 2_000
 export type ActionCall = { kind: ActionKind; target: Address; value: bigint; callData: Hex }
 
 const MAX_UINT256 = 2n ** 256n - 1n
+const MAX_UINT128 = 2n ** 128n - 1n
+/** Uniswap V3's tick range: |tick| <= 887272. */
+const MAX_TICK = 887_272
 
 /** Encodes a request as the call the owner's account makes; throws ActionRequestError naming the field for bad input. */
 export function encodeActionCall(request: ActionRequest, owner: Address, field = 'request'): ActionCall {
@@ -117,6 +172,26 @@ export function encodeActionCall(request: ActionRequest, owner: Address, field =
       ])
     case 'bridge':
       return bridgeCall(request, owner, field)
+    case 'provideLiquidity':
+      return mintCall(request, owner, field)
+    case 'collect':
+      return {
+        kind: 'collect',
+        target: addr(request.positionManager, `${field}.positionManager`),
+        value: 0n,
+        callData: encodeFunctionData({
+          abi: positionManagerAbi,
+          functionName: 'collect',
+          args: [
+            {
+              tokenId: amount(request.tokenId, `${field}.tokenId`),
+              recipient: addr(request.recipient ?? owner, `${field}.recipient`),
+              amount0Max: uint128(request.amount0Max ?? MAX_UINT128, `${field}.amount0Max`),
+              amount1Max: uint128(request.amount1Max ?? MAX_UINT128, `${field}.amount1Max`),
+            },
+          ],
+        }),
+      }
     case 'approve':
       return {
         kind: 'approve',
@@ -132,6 +207,61 @@ export function encodeActionCall(request: ActionRequest, owner: Address, field =
 }
 
 /** exactInput along tokenIn -> via... -> tokenOut; every hop must lead to a token other than the one before it. */
+function mintCall(request: ProvideLiquidityRequest, owner: Address, field: string): ActionCall {
+  const token0 = addr(request.token0, `${field}.token0`)
+  const token1 = addr(request.token1, `${field}.token1`)
+  if (BigInt(token0) >= BigInt(token1))
+    throw new ActionRequestError(`${field}.token1`, 'must sort after token0 (the pool orders its tokens by address)')
+  const tickLower = tick(request.tickLower, `${field}.tickLower`)
+  const tickUpper = tick(request.tickUpper, `${field}.tickUpper`)
+  if (tickUpper <= tickLower) throw new ActionRequestError(`${field}.tickUpper`, 'must be above tickLower')
+  const amount0Desired = amount(request.amount0Desired, `${field}.amount0Desired`)
+  const amount1Desired = amount(request.amount1Desired, `${field}.amount1Desired`)
+  if (amount0Desired === 0n && amount1Desired === 0n)
+    throw new ActionRequestError(`${field}.amount0Desired`, 'and amount1Desired must not both be 0')
+  const bound = (min: unknown, desired: bigint, name: string) => {
+    const v = amount(min, `${field}.${name}`)
+    if (v > desired) throw new ActionRequestError(`${field}.${name}`, `must not exceed ${name.replace('Min', 'Desired')}`)
+    return v
+  }
+  return {
+    kind: 'provideLiquidity',
+    target: addr(request.positionManager, `${field}.positionManager`),
+    value: 0n,
+    callData: encodeFunctionData({
+      abi: positionManagerAbi,
+      functionName: 'mint',
+      args: [
+        {
+          token0,
+          token1,
+          fee: feeTier(request.fee, `${field}.fee`),
+          tickLower,
+          tickUpper,
+          amount0Desired,
+          amount1Desired,
+          amount0Min: bound(request.amount0Min, amount0Desired, 'amount0Min'),
+          amount1Min: bound(request.amount1Min, amount1Desired, 'amount1Min'),
+          recipient: addr(request.recipient ?? owner, `${field}.recipient`),
+          deadline: amount(request.deadline ?? MAX_UINT256, `${field}.deadline`),
+        },
+      ],
+    }),
+  }
+}
+
+function tick(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > MAX_TICK)
+    throw new ActionRequestError(field, `must be a whole tick within ±${MAX_TICK}`)
+  return value
+}
+
+function uint128(value: unknown, field: string): bigint {
+  const v = amount(value, field)
+  if (v > MAX_UINT128) throw new ActionRequestError(field, 'must be a uint128')
+  return v
+}
+
 function bridgeCall(request: BridgeRequest, owner: Address, field: string): ActionCall {
   const burnt = positive(request.amount, `${field}.amount`)
   const maxFee = amount(request.maxFee ?? 0n, `${field}.maxFee`)

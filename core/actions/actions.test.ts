@@ -21,7 +21,7 @@ import { buildGolemDelegation } from '../delegations/buildGolemDelegation.ts'
 import { DelegationTree } from '../delegations/tree.ts'
 import { TUPLE_OFFSET_WORD } from '../permissions/callLayouts.ts'
 import { SELECTORS } from '../permissions/selectors.ts'
-import { depositForBurnAbi, exactInputAbi } from './actionAbi.ts'
+import { depositForBurnAbi, exactInputAbi, positionManagerAbi } from './actionAbi.ts'
 import { encodeActionCall, type ActionRequest } from './actionCall.ts'
 import { swapPathEnds } from './swapPath.ts'
 import { chooseDelegation, type GrantedAction } from './chooseDelegation.ts'
@@ -310,7 +310,11 @@ describe('the enforcers’ arithmetic', () => {
 
 describe('encodeActionCall', () => {
   it.each([
-    ['an unknown kind', { kind: 'borrow' }, 'request.kind must be one of swap, deposit, withdraw, redeem, approve, bridge'],
+    [
+      'an unknown kind',
+      { kind: 'borrow' },
+      'request.kind must be one of swap, deposit, withdraw, redeem, approve, bridge, provideLiquidity, collect',
+    ],
     ['a bad router', { ...swap(), router: '0x1234' }, 'request.router must be a 20-byte 0x address'],
     ['a zero swap', { ...swap(), amountIn: 0n }, 'request.amountIn must be greater than 0'],
     ['a number amount', { kind: 'approve', token: USDC, spender: ROUTER, amount: 5 }, 'request.amount must be a uint256 bigint'],
@@ -348,6 +352,50 @@ describe('encodeActionCall', () => {
       { kind: 'bridge', messenger: ROUTER, amount: 5n, destinationDomain: 3 },
       'request.token must be a 20-byte 0x address',
     ],
+    [
+      'a mint of two zero amounts',
+      {
+        ...{
+          kind: 'provideLiquidity',
+          positionManager: ROUTER,
+          token0: USDC < WETH ? USDC : WETH,
+          token1: USDC < WETH ? WETH : USDC,
+          tickLower: -60,
+          tickUpper: 60,
+          amount0Desired: 5n,
+          amount1Desired: 5n,
+          amount0Min: 0n,
+          amount1Min: 0n,
+        },
+        amount0Desired: 0n,
+        amount1Desired: 0n,
+      },
+      'request.amount0Desired and amount1Desired must not both be 0',
+    ],
+    [
+      'a mint with a tick out of range',
+      {
+        ...{
+          kind: 'provideLiquidity',
+          positionManager: ROUTER,
+          token0: USDC < WETH ? USDC : WETH,
+          token1: USDC < WETH ? WETH : USDC,
+          tickLower: -60,
+          tickUpper: 60,
+          amount0Desired: 5n,
+          amount1Desired: 5n,
+          amount0Min: 0n,
+          amount1Min: 0n,
+        },
+        tickLower: -887_273,
+      },
+      'request.tickLower must be a whole tick within ±887272',
+    ],
+    [
+      'a collect over uint128',
+      { kind: 'collect', positionManager: ROUTER, tokenId: 1n, amount0Max: 2n ** 128n },
+      'request.amount0Max must be a uint128',
+    ],
   ])('refuses %s, naming the field', (_name, request, message) => {
     expect(() => encodeActionCall(request as ActionRequest, OWNER)).toThrowError(ActionRequestError)
     expect(() => encodeActionCall(request as ActionRequest, OWNER)).toThrowError(message)
@@ -373,6 +421,31 @@ describe('encodeActionCall', () => {
     const { functionName, args } = decodeFunctionData({ abi: depositForBurnAbi, data: c.callData })
     expect(functionName).toBe('depositForBurn')
     expect(args).toEqual([USD(10), 3, pad(OWNER.toLowerCase() as Hex), USDC, pad('0x'), 0n, 2_000])
+  })
+
+  it('mints a position for the owner and collects to the owner, everything owed unless told otherwise', () => {
+    const minted = decodeFunctionData({
+      abi: positionManagerAbi,
+      data: call({
+        kind: 'provideLiquidity',
+        positionManager: ROUTER,
+        token0: USDC < WETH ? USDC : WETH,
+        token1: USDC < WETH ? WETH : USDC,
+        tickLower: -60,
+        tickUpper: 60,
+        amount0Desired: 5n,
+        amount1Desired: 5n,
+        amount0Min: 0n,
+        amount1Min: 0n,
+      }).callData,
+    })
+    expect(minted.functionName).toBe('mint')
+    expect(minted.args[0]).toMatchObject({ recipient: OWNER, fee: 500, deadline: 2n ** 256n - 1n })
+    const collected = decodeFunctionData({
+      abi: positionManagerAbi,
+      data: call({ kind: 'collect', positionManager: ROUTER, tokenId: 7n }).callData,
+    })
+    expect(collected.args[0]).toEqual({ tokenId: 7n, recipient: OWNER, amount0Max: 2n ** 128n - 1n, amount1Max: 2n ** 128n - 1n })
   })
 
   it('sends a swap’s output and a vault’s assets to the owner unless told otherwise', () => {

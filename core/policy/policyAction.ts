@@ -50,5 +50,17 @@ export function policyActionOf(request: ActionRequest, prices: AssetPrices, base
     // all of it is at risk against the per-transaction, session and day limits; nothing is acquired here.
     case 'bridge':
       return { assets: [request.token], spendUsd: usdOf(prices, request.token, request.amount) }
+    // A liquidity position is an asset of its own, the position manager's: the constitution must approve
+    // it, and what goes into the position is the value put at risk.
+    case 'provideLiquidity':
+      return {
+        assets: [request.token0, request.token1, request.positionManager],
+        ...into(
+          request.positionManager,
+          usdOf(prices, request.token0, request.amount0Desired) + usdOf(prices, request.token1, request.amount1Desired),
+        ),
+      }
+    case 'collect':
+      return { assets: [request.positionManager], spendUsd: 0n }
   }
 }

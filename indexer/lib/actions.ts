@@ -1,16 +1,16 @@
 // Reads a Golem's actions back from a redemption transaction: the redeemDelegations calldata holds, per
 // permission context, the delegation chain and the calls the owner's account made, which are decoded
-// here into what the Golem did (swap, deposit, withdraw, redeem, approve, bridge, other), on which tokens and
+// here into what the Golem did (swap, deposit, withdraw, redeem, approve, bridge, provideLiquidity, collect, other), on which tokens and
 // for how much. Pure: the handler adds the vault's asset, the USD value and the caveat names.
 import { decodeAbiParameters, decodeFunctionData, erc20Abi, getAddress, hexToBigInt, size, slice, type Address, type Hex } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { decodeDelegations } from '@metamask/smart-accounts-kit/utils'
-import { depositForBurnAbi, erc4626Abi, exactInputAbi, exactInputSingleAbi } from '../../core/actions/actionAbi.ts'
+import { depositForBurnAbi, erc4626Abi, exactInputAbi, exactInputSingleAbi, positionManagerAbi } from '../../core/actions/actionAbi.ts'
 import { swapPathEnds } from '../../core/actions/swapPath.ts'
 import { SELECTORS } from '../../core/permissions/selectors.ts'
 import type { DelegationStruct } from './delegationHash.ts'
 
-export type ActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'bridge' | 'other'
+export type ActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'bridge' | 'provideLiquidity' | 'collect' | 'other'
 
 export type Execution = { target: Address; value: bigint; callData: Hex }
 
@@ -147,6 +147,25 @@ export function decodeAction(e: Execution): DecodedAction {
           amounts: [amount],
           valued: { token: burnToken, amount },
         }
+      }
+      case SELECTORS.positionMint: {
+        const mint = decodeFunctionData({ abi: positionManagerAbi, data: e.callData })
+        if (mint.functionName !== 'mint') return other
+        const [p] = mint.args
+        return {
+          ...other,
+          kind: 'provideLiquidity',
+          counterparty: p.recipient,
+          tokens: [p.token0, p.token1],
+          amounts: [p.amount0Desired, p.amount1Desired],
+          valued: { token: p.token0, amount: p.amount0Desired },
+        }
+      }
+      case SELECTORS.collect: {
+        const collect = decodeFunctionData({ abi: positionManagerAbi, data: e.callData })
+        if (collect.functionName !== 'collect') return other
+        const [p] = collect.args
+        return { ...other, kind: 'collect', counterparty: p.recipient, amounts: [p.tokenId], valued: null }
       }
       case SELECTORS.vaultDeposit:
       case SELECTORS.vaultWithdraw: {

@@ -10,6 +10,8 @@ import {
   MockPriceFeedAbi,
   MockPriceFeedBytecode,
   TestSwapRouterAbi,
+  TestPositionManagerAbi,
+  TestPositionManagerBytecode,
   TestTokenMessengerAbi,
   TestTokenMessengerBytecode,
   TestTokenAbi,
@@ -399,6 +401,109 @@ describe('bridging the owner’s USDC (CCTP depositForBurn)', () => {
   })
 })
 
+describe('providing liquidity (Uniswap V3 positions)', () => {
+  let manager: Address
+  let lpOwner: OwnerAccount
+  let lpAct: GolemActions
+  const sorted = () =>
+    (BigInt(assets.usdc) < BigInt(assets.weth) ? [assets.usdc, assets.weth] : [assets.weth, assets.usdc]) as [Address, Address]
+  const amountOf = (token: Address) => (token === assets.usdc ? USDC(10) : FAIR_WETH_FOR_10)
+  const provide = (
+    p: Partial<Extract<ActionRequest, { kind: 'provideLiquidity' }>> = {},
+  ): Extract<ActionRequest, { kind: 'provideLiquidity' }> => {
+    const [token0, token1] = sorted()
+    return {
+      kind: 'provideLiquidity',
+      positionManager: manager,
+      token0,
+      token1,
+      fee: 3_000,
+      tickLower: -600,
+      tickUpper: 600,
+      amount0Desired: amountOf(token0),
+      amount1Desired: amountOf(token1),
+      amount0Min: (amountOf(token0) * 99n) / 100n,
+      amount1Min: (amountOf(token1) * 99n) / 100n,
+      ...p,
+    }
+  }
+  beforeAll(async () => {
+    const deployed = await client.waitForTransactionReceipt({
+      hash: await env.devnet.deployer.deployContract({ abi: TestPositionManagerAbi, bytecode: TestPositionManagerBytecode }),
+    })
+    manager = deployed.contractAddress!
+    lpOwner = await env.devnet.createOwner({ usdc: USDC(100) })
+    await client.waitForTransactionReceipt({
+      hash: await env.devnet.deployer.writeContract({
+        address: assets.weth,
+        abi: TestTokenAbi,
+        functionName: 'mint',
+        args: [lpOwner.address, 10n ** 18n],
+      }),
+    })
+    await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner: lpOwner,
+      golemId: 'g7',
+      strategy: 'Provide liquidity to the USDC/WETH pool and collect the fees.\nbudget: $50/day',
+      lifeSeconds: 3_600n,
+      protocols: { positionManager: manager },
+    })
+    lpAct = golemActions({ golemId: 'g7', transport: inProcessTransport(deps) })
+  })
+
+  it('mints a position of the owner’s USDC and WETH, held by the owner’s account, and collects what it owes to the owner', async () => {
+    const before = await Promise.all([balance(assets.usdc, lpOwner.address), balance(assets.weth, lpOwner.address)])
+    const out = await lpAct.batch([
+      { kind: 'approve', token: assets.usdc, spender: manager, amount: USDC(10) },
+      { kind: 'approve', token: assets.weth, spender: manager, amount: FAIR_WETH_FOR_10 },
+      provide(),
+    ])
+    expect(out.status).toBe('executed')
+    if (out.status !== 'executed') return
+    const [minted] = await client.getContractEvents({
+      address: manager,
+      abi: TestPositionManagerAbi,
+      eventName: 'IncreaseLiquidity',
+      fromBlock: out.receipt.blockNumber,
+    })
+    const tokenId = minted!.args.tokenId!
+    const position = await client.readContract({
+      address: manager,
+      abi: TestPositionManagerAbi,
+      functionName: 'positions',
+      args: [tokenId],
+    })
+    expect(position[0]).toBe(getAddress(lpOwner.address))
+    expect(before[0] - (await balance(assets.usdc, lpOwner.address))).toBe(USDC(10))
+    expect(before[1] - (await balance(assets.weth, lpOwner.address))).toBe(FAIR_WETH_FOR_10)
+    const collected = await lpAct.collect({ positionManager: manager, tokenId })
+    expect(collected.status).toBe('executed')
+  })
+
+  it('a position minted to someone else is refused both ways at the pinned recipient', async () => {
+    const { offChain } = await refusedBothWays([provide({ recipient: OTHER })], 'g7')
+    expect(offChain.caveat).toBe('allowedCalldata')
+    expect(offChain.reason).toContain(`byte 292 must be the owner's account ${getAddress(lpOwner.address)}; the call names ${OTHER}`)
+  })
+
+  it('a mint it cannot make is refused by name and redeems nothing: unsorted tokens, an empty range, a bound above the amount', async () => {
+    const [token0, token1] = sorted()
+    for (const [patch, message] of [
+      [{ token0: token1, token1: token0 }, 'actions[0].token1 must sort after token0'],
+      [{ tickLower: 600, tickUpper: 600 }, 'actions[0].tickUpper must be above tickLower'],
+      [{ amount0Min: amountOf(token0) + 1n }, 'actions[0].amount0Min must not exceed amount0Desired'],
+    ] as const) {
+      const requestId = rid()
+      await expect(executeAction(deps, { golemId: 'g7', requestId, actions: [provide(patch)] })).rejects.toThrowError(message)
+      expect(await env.store.getSlot({ golemId: 'g7', period: 0n, step: `action_${requestId}` })).toBeNull()
+    }
+  })
+})
+
 describe('exactly once', () => {
   it('a request sent three times (two at once, one after) redeems once; the repeats answer with the first receipt or as in flight', async () => {
     const manager = env.devnet.deployment.environment.DelegationManager
@@ -497,7 +602,7 @@ describe('bad input changes nothing', () => {
     [
       'an unknown kind',
       { actions: [{ kind: 'borrow' }] },
-      'actions[0].kind must be one of swap, deposit, withdraw, redeem, approve, bridge',
+      'actions[0].kind must be one of swap, deposit, withdraw, redeem, approve, bridge, provideLiquidity, collect',
     ],
     ['a zero amount', { actions: [{ kind: 'withdraw', vault: OTHER, assets: 0n }] }, 'actions[0].assets must be greater than 0'],
     ['an unknown Golem', { golemId: 'nobody' }, 'golemId names no Golem (nobody)'],

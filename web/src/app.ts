@@ -135,6 +135,8 @@ const VERBS: Record<Action['kind'], string> = {
   redeem: 'redeem shares',
   approve: 'approve',
   bridge: 'bridge',
+  provideLiquidity: 'provide liquidity',
+  collect: 'collect',
   other: 'call',
 }
 

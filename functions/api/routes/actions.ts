@@ -54,6 +54,29 @@ const action = z.discriminatedUnion('kind', [
     minFinalityThreshold: z.number().int().optional(),
     mintRecipient: address.optional(),
   }),
+  z.object({
+    kind: z.literal('provideLiquidity'),
+    positionManager: address,
+    token0: address,
+    token1: address,
+    fee: z.number().int().optional(),
+    tickLower: z.number().int(),
+    tickUpper: z.number().int(),
+    amount0Desired: uint,
+    amount1Desired: uint,
+    amount0Min: uint,
+    amount1Min: uint,
+    deadline: uint.optional(),
+    recipient: address.optional(),
+  }),
+  z.object({
+    kind: z.literal('collect'),
+    positionManager: address,
+    tokenId: uint,
+    amount0Max: uint.optional(),
+    amount1Max: uint.optional(),
+    recipient: address.optional(),
+  }),
 ])
 export const actionRequestBody = z.object({
   requestId: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be 1-40 letters, digits, - or _'),
@@ -65,7 +88,22 @@ const actionHeaders = z.object({
   [ACTION_HEADERS.signature]: z.string().describe("EIP-712 ActionRequest signature by the Golem's current key"),
 })
 
-const AMOUNT_FIELDS = new Set(['amountIn', 'amountOutMinimum', 'assets', 'shares', 'amount', 'maxFee'])
+const AMOUNT_FIELDS = new Set([
+  'amountIn',
+  'amountOutMinimum',
+  'assets',
+  'shares',
+  'amount',
+  'maxFee',
+  'amount0Desired',
+  'amount1Desired',
+  'amount0Min',
+  'amount1Min',
+  'deadline',
+  'tokenId',
+  'amount0Max',
+  'amount1Max',
+])
 const toRequest = (a: z.infer<typeof action>): ActionRequest =>
   Object.fromEntries(Object.entries(a).map(([k, v]) => [k, AMOUNT_FIELDS.has(k) ? BigInt(v as string) : v])) as ActionRequest
 
@@ -100,7 +138,7 @@ const actionRoute = createRoute({
   path: '/api/v1/golems/{id}/actions',
   operationId: 'golemAction',
   summary:
-    "A Golem's runtime asks custody to swap, deposit, withdraw, redeem, approve or bridge (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
+    "A Golem's runtime asks custody to swap, deposit, withdraw, redeem, approve, bridge, provide liquidity or collect (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
   tags: ['golems'],
   security: security('none'),
   request: { params: z.object({ id: z.string() }), headers: actionHeaders, body: jsonBody(actionRequestBody) },
