@@ -113,12 +113,8 @@ export async function applyPaymentCredit(
         eventId: `payment-${reversed ? 'reversed' : 'confirming'}-${credit.id}`,
         data: reversed ? { ...data, reason: judged.reason } : { ...data, seconds: credit.seconds },
       })
-      return {
-        applied: false,
-        reason: reversed ? 'reversed' : 'confirming',
-        runwayEndsAt: given.golem?.profile.life.runwayEndsAt ?? null,
-        attempts: 0,
-      }
+      // No runway is reported: this credit changed none, and a caller must not take the current one for its result.
+      return { applied: false, reason: reversed ? 'reversed' : 'confirming', runwayEndsAt: null, attempts: 0 }
     }
   }
 
