@@ -5,9 +5,9 @@
 // signed bytes (same hash) and the credit goes final once it is deep: the runway is extended once and
 // the USDC moved once. One reorged out whose authorization then expired unused can never land: the
 // credit is reversed, nothing moved, no runtime granted, and the reversal is in the Golem's events.
-import { decodePaymentResponseHeader } from '@x402/core/http'
+import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentRequirements } from '@x402/core/types'
-import type { Hex, PrivateKeyAccount } from 'viem'
+import { createWalletClient, http, parseAbi, type Address, type Hex, type PrivateKeyAccount } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { advanceConfirmingCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { signedHeader } from '../x402.harness.ts'
@@ -15,6 +15,9 @@ import { postJson, PRICING, requirementsOf, startApiStack, type ApiStack } from 
 import { chainCreditStanding } from '../../adapters/x402/creditStanding.ts'
 
 const DEPTH = 3
+const transferWithAuthorizationAbi = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+])
 const CONFIRMATIONS = { 31337: DEPTH }
 
 let stack: ApiStack
@@ -24,7 +27,7 @@ const app = () => stack.app({ confirmations: CONFIRMATIONS })
 
 beforeAll(async () => {
   stack = await startApiStack()
-  for (const id of ['remined', 'expired']) await stack.provision(id)
+  for (const id of ['remined', 'elsewhere', 'expired']) await stack.provision(id)
 }, 120_000)
 afterAll(async () => stack?.stop())
 
@@ -103,6 +106,53 @@ describe('an x402 credit at a confirmation depth of 3 blocks', () => {
     expect((await stack.profile('remined')).life.runwayEndsAt).toBe(after.life.runwayEndsAt)
     expect(await stack.usdcBalance(stack.operator)).toBe(operatorBefore + amount)
     expect(await stack.usdcBalance(payer.address)).toBe(100_000_000n - amount)
+  }, 120_000)
+
+  it('a settlement reorged out whose authorization someone else then carried stands once that transfer is deep: credited once, moved once', async () => {
+    const before = await stack.profile('elsewhere')
+    const operatorBefore = await stack.usdcBalance(stack.operator)
+    const { payer, requirements, header, send, first } = await extend('elsewhere')
+    const body = (await first.json()) as { txHash: Hex; profile: { applied: boolean; reason?: string } }
+    expect(body.profile).toMatchObject({ applied: false, reason: 'confirming' })
+    await rpc('anvil_reorg', [1, []])
+    // Another account submits the payer's signed authorization itself (it is public once broadcast).
+    const { payload } = decodePaymentSignatureHeader(header)
+    const auth = payload.authorization as { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex }
+    const other = await stack.devnet.fundedAccount()
+    const wallet = createWalletClient({ account: other, chain: stack.devnet.publicClient.chain, transport: http(stack.devnet.rpcUrl) })
+    const theirs = await wallet.writeContract({
+      address: stack.devnet.deployment.assets.usdc,
+      abi: transferWithAuthorizationAbi,
+      functionName: 'transferWithAuthorization',
+      args: [
+        auth.from,
+        auth.to,
+        BigInt(auth.value),
+        BigInt(auth.validAfter),
+        BigInt(auth.validBefore),
+        auth.nonce,
+        payload.signature as Hex,
+      ],
+    })
+    expect((await stack.devnet.publicClient.waitForTransactionReceipt({ hash: theirs })).status).toBe('success')
+    const amount = BigInt(requirements.amount)
+    expect(await stack.usdcBalance(stack.operator)).toBe(operatorBefore + amount)
+    // Not deep yet: still confirming, nothing applied; our bytes are not sent again (the authorization is used).
+    const early = await send()
+    expect(((await early.json()) as { details: { credit?: unknown } }).details.credit).toEqual({ standing: 'confirming' })
+    expect((await stack.profile('elsewhere')).life.runwayEndsAt).toBe(before.life.runwayEndsAt)
+    await mineToDepth(theirs)
+    const final = await send()
+    expect(((await final.json()) as { details: { credit?: unknown } }).details.credit).toBeUndefined()
+    const after = await stack.profile('elsewhere')
+    expect(after.life.runwayEndsAt).toBeGreaterThan(before.life.runwayEndsAt)
+    expect(await events('elsewhere', 'PaymentCredited')).toHaveLength(1)
+    await send()
+    expect((await stack.profile('elsewhere')).life.runwayEndsAt).toBe(after.life.runwayEndsAt)
+    expect(await stack.usdcBalance(stack.operator)).toBe(operatorBefore + amount)
+    expect(await stack.usdcBalance(payer.address)).toBe(100_000_000n - amount)
+    // Our recorded settlement never landed.
+    await expect(stack.devnet.publicClient.getTransactionReceipt({ hash: body.txHash })).rejects.toThrow()
   }, 120_000)
 
   it('a settlement reorged out whose authorization expired unused is reversed: nothing moved, no runtime, the reversal readable', async () => {
