@@ -217,6 +217,8 @@ export function paymentToItem(p: PaymentRecord): Item {
     txHash: p.txHash,
     claimedAt: p.claimedAt,
     creditedAt: p.creditedAt,
+    signedTx: p.signedTx,
+    validBefore: p.validBefore?.toString(),
     version: p.version,
   })
 }
@@ -234,6 +236,8 @@ export function paymentFromItem(i: Item): PaymentRecord {
     txHash: orNull(i.txHash, (h) => h as Hex),
     claimedAt: orNull(i.claimedAt, num),
     creditedAt: orNull(i.creditedAt, num),
+    ...(i.signedTx === undefined ? {} : { signedTx: i.signedTx as Hex }),
+    ...(i.validBefore === undefined ? {} : { validBefore: big(i.validBefore) }),
     version: num(i.version),
   }
 }

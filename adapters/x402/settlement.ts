@@ -8,6 +8,7 @@ import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import {
   concatHex,
+  encodeFunctionData,
   getAddress,
   isAddressEqual,
   parseAbiItem,
@@ -41,6 +42,9 @@ export type InProcessFacilitatorOptions = {
 
 export type InProcessFacilitator = PaymentFacilitator & { readonly facilitator: x402Facilitator; readonly signerAddress: Address }
 
+/** Signed settlements kept for their requests to take (far above the settlements in flight at once). */
+const MAX_SIGNED_KEPT = 1_000
+
 const authorizationUsedEvent = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)')
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 
@@ -64,6 +68,13 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
   // ledger's claim makes one settle per authorization at a time.
   const tags = new Map<string, Hex>()
   const authKey = (payer: unknown, nonce: unknown) => `${String(payer).toLowerCase()}:${String(nonce).toLowerCase()}`
+  // Signed settlements by hash, until the request that sent one takes it to record with its credit.
+  const signed = new Map<Hex, Hex>()
+  const remember = (hash: Hex, raw: Hex) => {
+    signed.set(hash, raw)
+    // Bounded: a request that crashed before taking its bytes leaves them here; the oldest go first.
+    if (signed.size > MAX_SIGNED_KEPT) signed.delete(signed.keys().next().value as Hex)
+  }
   const send = serialized(
     async (args: {
       address: Address
@@ -75,6 +86,22 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
     }) => {
       const tag = args.functionName === 'transferWithAuthorization' ? tags.get(authKey(args.args[0], args.args[5])) : undefined
       const dataSuffix = tag === undefined ? args.dataSuffix : args.dataSuffix === undefined ? tag : concatHex([args.dataSuffix, tag])
+      if (account.type === 'local') {
+        // Signed here and sent as bytes, so the settlement's signed transaction can be recorded with the
+        // credit and broadcast again, unchanged, if a reorg drops it.
+        const call = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args } as never)
+        const prepared = await walletClient.prepareTransactionRequest({
+          account,
+          chain: walletClient.chain,
+          to: args.address,
+          data: dataSuffix === undefined ? call : concatHex([call, dataSuffix]),
+          ...(args.gas === undefined ? {} : { gas: args.gas }),
+        } as never)
+        const serializedTransaction = await walletClient.signTransaction(prepared as never)
+        const hash = await walletClient.sendRawTransaction({ serializedTransaction })
+        remember(hash, serializedTransaction)
+        return hash
+      }
       const hash = await walletClient.writeContract({
         address: args.address,
         abi: args.abi as never,
@@ -125,6 +152,11 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
     facilitator,
     signerAddress: account.address,
     settlementAccount: account.address,
+    takeSignedSettlement(txHash) {
+      const raw = signed.get(txHash)
+      signed.delete(txHash)
+      return raw
+    },
     async verify(payload, requirements) {
       if (!asksForErc7710(requirements.extra)) return facilitator.verify(payload, requirements)
       return erc7710 === undefined ? { isValid: false, ...unsupported } : erc7710.verify(payload, requirements)

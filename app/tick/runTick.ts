@@ -12,7 +12,7 @@ import { golemVitalSigns } from '../../core/lifecycle/golemVitalSigns.ts'
 import { grantInForce } from '../../core/lifecycle/grantInForce.ts'
 import { adjustmentInForce } from '../../core/lifecycle/adjustmentInForce.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
-import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
+import { advanceConfirmingCredits, reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
 import { eventKey, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
@@ -215,6 +215,7 @@ async function tickLeased(
   const lastOutcome = record.lastTick?.outcome
   const pending = await settlePendingSlots(slotBase, golem, profile, read, period, lastOutcome === 'running' || lastOutcome === 'pending')
   await repairCredits(deps, record, profile, period)
+  await advanceCredits(deps, golemId, read.timestamp, nowMs)
   // Plan once; then execute in order: a paid feed's reprieve first (the plan is the reset phase's, or the
   // current phase's should the reset not land this tick), then the plan's effects.
   const planned = planTick({ golemId, profile, read, pending, ...vitalityParameters })
@@ -397,6 +398,25 @@ async function repairCredits(deps: TickDeps, before: GolemRecord, profile: Golem
     before.golemId,
     sinceMs,
     profile,
+  )
+}
+
+/** How far back a tick looks for credits still confirming: a day covers any authorization the API accepts for a self-extension or a payer's extend. */
+const CONFIRMING_LOOKBACK_MS = 86_400_000
+
+/**
+ * Every tick, where settlements may be reorged out (deps.credits.standing), the Golem's credits still
+ * confirming are judged again: applied once final, reversed once they can never land, their settlement
+ * sent again from its signed bytes when a reorg dropped it. Like a repair, an applied credit changes the
+ * record; this tick's outcome is merged into the new version when it is written.
+ */
+async function advanceCredits(deps: TickDeps, golemId: string, chainSeconds: bigint, nowMs: number): Promise<void> {
+  const standing = deps.credits?.standing
+  if (!deps.credits || standing === undefined) return
+  await advanceConfirmingCredits(
+    { store: deps.store, runtimeCostPerHour: deps.credits.runtimeCostPerHour, chainNow: async () => chainSeconds, standing },
+    golemId,
+    nowMs - CONFIRMING_LOOKBACK_MS,
   )
 }
 

@@ -1,3 +1,4 @@
+import type { CreditOptions } from '../../core/lifecycle/applyPaymentCredit.ts'
 import type { ConfirmationDepths } from '../../core/finality.ts'
 import type { Address, Hex, LocalAccount } from 'viem'
 import type { PaymentPolicy, RuntimeByDelegation } from '../../core/custody/paymentPolicy.ts'
@@ -61,7 +62,15 @@ export type TickDeps = {
    * The runtime price: when present, the tick re-applies once a period any paid credit that was
    * journaled but never reached the profile (a crash between the two writes).
    */
-  credits?: { runtimeCostPerHour: bigint }
+  credits?: {
+    runtimeCostPerHour: bigint
+    /**
+     * Where settlements may be reorged out (a confirmation depth above one block): the credit standing
+     * judge (adapters/x402/creditStanding.ts). With it every tick advances the Golem's credits still
+     * confirming: applied once final, reversed once they can never land.
+     */
+    standing?: CreditOptions['standing']
+  }
   /** When present, keys rotate as the rotation policy says (10,000 ops, 7 days, budget floor). */
   rotation?: KeyRotation
   /**

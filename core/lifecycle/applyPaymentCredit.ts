@@ -22,6 +22,13 @@ export type CreditOptions = {
   runtimeCostPerHour: bigint
   /** Chain time, unix seconds: the base an ended runway is extended from. */
   chainNow: () => Promise<bigint>
+  /**
+   * Where a settlement may still be reorged out (a confirmation depth above one block), the credit's
+   * standing judged against the chain: only a final credit is applied; a pending one is journaled as
+   * confirming and looked at again later, a reversed one is journaled as reversed and never applied.
+   * Absent: a settled payment is final at its receipt.
+   */
+  standing?: (payment: SettledPaymentRecord) => Promise<JudgedStanding>
   /** Compare-and-swap attempts before giving up (each re-reads the Golem). Default 20. */
   maxAttempts?: number
   /** Waits between attempts (tests pass a no-op). Default: full jitter from 10 ms, doubling, at most 200 ms. */
@@ -32,12 +39,19 @@ export type CreditApplied =
   | { applied: true; runwayEndsAt: bigint; seconds: bigint; reprieveRequested: boolean; attempts: number }
   | {
       applied: false
-      reason: 'already' | 'beforeHorizon' | 'golemMissing' | 'golemDead' | 'notSettled' | 'otherGolem'
+      reason: 'already' | 'beforeHorizon' | 'golemMissing' | 'golemDead' | 'notSettled' | 'otherGolem' | 'confirming' | 'reversed'
       runwayEndsAt: bigint | null
       attempts: number
     }
 
 export const PAYMENT_CREDITED_EVENT = 'PaymentCredited'
+/** A settled payment whose settlement is not yet final: no runtime granted; it is looked at again. */
+export const PAYMENT_CONFIRMING_EVENT = 'PaymentConfirming'
+/** A settled payment whose settlement can never land (reorged out, its authorization expired unused): nothing moved, nothing credited. */
+export const PAYMENT_REVERSED_EVENT = 'PaymentReversed'
+
+/** A credit's standing as judged against the chain, with the reason a reversed one is reversed. */
+export type JudgedStanding = { standing: 'final' | 'pending' } | { standing: 'reversed'; reason: string }
 
 /** The credit a settled payment record stands for (extend and feed buy runway at the same rate). */
 export function creditOfPayment(
@@ -83,6 +97,26 @@ export async function applyPaymentCredit(
     return { applied: false, reason: 'notSettled', runwayEndsAt: null, attempts: 0 }
   if (payment.golemId !== golemId) return { applied: false, reason: 'otherGolem', runwayEndsAt: null, attempts: 0 }
   const credit = creditOfPayment(payment, o.runtimeCostPerHour)
+  const settled: SettledPaymentRecord = { ...payment, status: 'settled' }
+  const data = { kind: credit.kind, payer: credit.payer, nonce: payment.nonce, amount: credit.amount, txHash: payment.txHash }
+
+  // A credit already in the profile was final when it was applied; any other is judged first.
+  if (o.standing !== undefined && !(given.golem !== undefined && isCreditApplied(given.golem.profile, credit.id))) {
+    const judged = await o.standing(settled)
+    if (judged.standing !== 'final') {
+      const reversed = judged.standing === 'reversed'
+      // Idempotent like the credit's own event: the same (at, eventId) on every look.
+      await o.store.appendEvent({
+        golemId,
+        type: reversed ? PAYMENT_REVERSED_EVENT : PAYMENT_CONFIRMING_EVENT,
+        at: credit.creditedAtMs,
+        eventId: `payment-${reversed ? 'reversed' : 'confirming'}-${credit.id}`,
+        data: reversed ? { ...data, reason: judged.reason } : { ...data, seconds: credit.seconds },
+      })
+      // No runway is reported: this credit changed none, and a caller must not take the current one for its result.
+      return { applied: false, reason: reversed ? 'reversed' : 'confirming', runwayEndsAt: null, attempts: 0 }
+    }
+  }
 
   // The journal: idempotent by (at, eventId), both fixed by the payment, so a retry appends nothing.
   await o.store.appendEvent({
@@ -165,21 +199,82 @@ export async function reconcileCredits(
   sinceMs: number,
   known?: GolemProfile,
 ): Promise<{ checked: number; applied: number }> {
-  let cursor: string | null = null
   let checked = 0
   let applied = 0
+  const { credits, reversed } = await journaledCredits(
+    o.store,
+    golemId,
+    sinceMs,
+    o.standing === undefined ? [] : [PAYMENT_CONFIRMING_EVENT],
+  )
+  for (const [id, ref] of credits) {
+    // A reversed credit is never applied: the journal says so, and the chain is not asked again.
+    if (reversed.has(id)) continue
+    checked++
+    if (known && isCreditApplied(known, id)) continue
+    if ((await applyPaymentCredit(o, golemId, ref)).applied) applied++
+  }
+  return { checked, applied }
+}
+
+/**
+ * Advances the Golem's credits still confirming (journaled since `sinceMs`, neither credited nor
+ * reversed since): each is judged again, applied once it is final, reversed once it can never land.
+ * Without `o.standing` there is nothing to advance.
+ */
+export async function advanceConfirmingCredits(
+  o: CreditOptions,
+  golemId: string,
+  sinceMs: number,
+): Promise<{ checked: number; applied: number; reversed: number }> {
+  let checked = 0
+  let applied = 0
+  let reversedNow = 0
+  if (o.standing === undefined) return { checked, applied, reversed: reversedNow }
+  const journal = await journaledCredits(o.store, golemId, sinceMs, [PAYMENT_CONFIRMING_EVENT])
+  for (const [id, ref] of journal.credits) {
+    // Credited or reversed since: settled in the journal (a credit whose profile update was lost is reconcileCredits' repair).
+    if (journal.credited.has(id) || journal.reversed.has(id)) continue
+    checked++
+    const result = await applyPaymentCredit(o, golemId, ref)
+    if (result.applied) applied++
+    else if (result.reason === 'reversed') reversedNow++
+  }
+  return { checked, applied, reversed: reversedNow }
+}
+
+type CreditRef = { payer: Address; nonce: Hex }
+
+/**
+ * The payments the journal names since `sinceMs`, by credit id: those with a PaymentCredited event and
+ * those with an event of the `open` types, with the ids already credited and those reversed (events of
+ * one payment share their time, so the sets, not the order, tell).
+ */
+async function journaledCredits(
+  store: CreditStore,
+  golemId: string,
+  sinceMs: number,
+  open: string[],
+): Promise<{ credits: Map<string, CreditRef>; credited: Set<string>; reversed: Set<string> }> {
+  const credits = new Map<string, CreditRef>()
+  const credited = new Set<string>()
+  const reversed = new Set<string>()
+  let cursor: string | null = null
   do {
-    const page = await o.store.listEvents({ golemId, since: sinceMs, order: 'asc', limit: 100, cursor })
+    const page = await store.listEvents({ golemId, since: sinceMs, order: 'asc', limit: 100, cursor })
     for (const e of page.events) {
-      if (e.type !== PAYMENT_CREDITED_EVENT) continue
+      if (e.type !== PAYMENT_CREDITED_EVENT && e.type !== PAYMENT_REVERSED_EVENT && !open.includes(e.type)) continue
       const payer = e.data.payer
       const nonce = e.data.nonce
       if (typeof payer !== 'string' || typeof nonce !== 'string') continue
-      checked++
-      if (known && isCreditApplied(known, paymentCreditId(payer as Address, nonce as Hex))) continue
-      if ((await applyPaymentCredit(o, golemId, { payer: payer as Address, nonce: nonce as Hex })).applied) applied++
+      const id = paymentCreditId(payer as Address, nonce as Hex)
+      if (e.type === PAYMENT_REVERSED_EVENT) reversed.add(id)
+      else {
+        if (e.type === PAYMENT_CREDITED_EVENT) credited.add(id)
+        credits.set(id, { payer: payer as Address, nonce: nonce as Hex })
+      }
     }
     cursor = page.cursor
   } while (cursor !== null)
-  return { checked, applied }
+  return { credits, credited, reversed }
 }

@@ -232,6 +232,8 @@ export function parseCreditPayment(raw: CreditPaymentInput): CreditPaymentInput 
   const out: CreditPaymentInput = { ...parsePayment(raw), now: v.time(i.now, 'now') }
   if (i.txHash !== undefined) out.txHash = v.hex32(i.txHash, 'txHash')
   if (i.owner !== undefined) out.owner = v.owner(i.owner)
+  if (i.signedTx !== undefined) out.signedTx = v.hexData(i.signedTx, 'signedTx')
+  if (i.validBefore !== undefined) out.validBefore = v.amount(i.validBefore, 'validBefore', 0n)
   return out
 }
 

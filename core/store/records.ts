@@ -137,6 +137,13 @@ export type PaymentRecord = {
   txHash: Hex | null
   claimedAt: number | null
   creditedAt: number | null
+  /**
+   * The settlement's signed transaction, recorded so the same bytes can be broadcast again if a reorg
+   * drops it (a signed transfer is public once sent; it carries no key). Absent for records made without it.
+   */
+  signedTx?: Hex
+  /** The payer's authorization is void from this unix second: a settlement still unmined then can never land. */
+  validBefore?: bigint
   version: number
 }
 
@@ -165,9 +172,10 @@ export type PaymentIdRecord = {
 }
 
 /** A settled payment as the request that recorded it knows it: what applying its credit needs, without a read-back. */
-export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> & {
-  status: 'settled'
-}
+export type SettledPaymentRecord = Pick<PaymentRecord, 'payer' | 'nonce' | 'golemId' | 'kind' | 'amount' | 'txHash' | 'creditedAt'> &
+  Pick<PaymentRecord, 'signedTx' | 'validBefore'> & {
+    status: 'settled'
+  }
 
 export type NonceRecord = {
   nonce: string

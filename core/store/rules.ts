@@ -254,6 +254,8 @@ export function creditedPayment(existing: PaymentRecord | null, i: CreditPayment
     txHash: i.txHash ?? null,
     claimedAt: existing?.claimedAt ?? null,
     creditedAt: i.now,
+    ...(i.signedTx === undefined ? {} : { signedTx: i.signedTx }),
+    ...(i.validBefore === undefined ? {} : { validBefore: i.validBefore }),
     version: (existing?.version ?? 0) + 1,
   }
 }

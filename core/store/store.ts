@@ -172,7 +172,7 @@ export interface BudgetStore {
 export type PaymentRef = { payer: Address; nonce: Hex }
 export type PaymentInput = PaymentRef & { golemId: string; amount: bigint; kind: PaymentKind }
 export type ClaimPaymentInput = PaymentInput & { owner: string; now: number; leaseMs: number }
-export type CreditPaymentInput = PaymentInput & { now: number; txHash?: Hex; owner?: string }
+export type CreditPaymentInput = PaymentInput & { now: number; txHash?: Hex; owner?: string; signedTx?: Hex; validBefore?: bigint }
 export type ReleasePaymentInput = PaymentRef & { owner: string }
 
 export type ClaimPaymentResult = { claimed: true; payment: PaymentRecord } | { claimed: false; existing: PaymentRecord }

@@ -33,6 +33,12 @@ export interface PaymentFacilitator {
    * `tag`: a delegation has no nonce on-chain, and the tag names the claim.
    */
   findSettlement(query: SettlementQuery): Promise<OnChainSettlement | null>
+  /**
+   * The signed transaction of a settlement this facilitator sent (by its hash), handed over once, to be
+   * recorded with the credit so a reorg that drops it can be answered by sending the same bytes again.
+   * Absent, or undefined for a hash: no bytes to record (the credit is then found again only by the payer's authorization).
+   */
+  takeSignedSettlement?(txHash: Hex): Hex | undefined
   /** The account that submits this facilitator's settlements: reconciliation accepts no other sender. */
   readonly settlementAccount: Address
 }

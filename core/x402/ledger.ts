@@ -41,7 +41,16 @@ export function boundField(existing: ClaimTerms, claim: ClaimTerms): ClaimField 
   return null
 }
 
-export type SettledPayment = { txHash: Hex; credit: Credit; owner: string; now: number }
+export type SettledPayment = {
+  txHash: Hex
+  credit: Credit
+  owner: string
+  now: number
+  /** The settlement's signed transaction, to broadcast again unchanged if a reorg drops it. */
+  signedTx?: Hex
+  /** The payer's authorization is void from this unix second. */
+  validBefore?: bigint
+}
 
 export interface PaymentLedger {
   /** Atomic: of any number of concurrent claims on one ref, at most one is 'claimed'. */

@@ -271,6 +271,7 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
       : { ...req, amount: value.toString() }
   const tag = settlementTag({ ledgerId: ctx.ledgerId, payer: ref.payer, nonce: ref.nonce, golemId, kind: ctx.kind, amount: value })
   const afterClaim: AfterClaim = { ctx, ref, owner, value, tag, method }
+  if (!isErc7710Payment(checked.payload)) afterClaim.validBefore = BigInt(checked.payload.payload.authorization.validBefore)
 
   let verified
   try {
@@ -320,7 +321,16 @@ export async function processPayment(input: ProcessPaymentInput): Promise<Paymen
   return recordCredit(afterClaim, settlement, false)
 }
 
-type AfterClaim = { ctx: Ctx; ref: PaymentRef; owner: string; value: bigint; tag: Hex; method: CheckedPayment['method'] }
+type AfterClaim = {
+  ctx: Ctx
+  ref: PaymentRef
+  owner: string
+  value: bigint
+  tag: Hex
+  method: CheckedPayment['method']
+  /** The EIP-3009 authorization's end (unix seconds): a settlement still unmined then can never land. */
+  validBefore?: bigint
+}
 
 async function release({ ctx, ref, owner }: AfterClaim): Promise<void> {
   try {
@@ -388,9 +398,16 @@ async function recordCredit(a: AfterClaim, settlement: SettleResponse, reconcile
   const { ctx, ref, owner } = a
   const txHash = settlement.transaction as Hex
   const credit = creditFor(ctx.kind, ctx.golemId, a.value, ctx.pricing)
+  // What a reorg of the settlement needs: the same signed bytes to send again (only a settlement this
+  // request sent has them) and when the authorization stops being valid.
+  const signedTx = reconciled ? undefined : ctx.facilitator.takeSignedSettlement?.(txHash)
+  const finality = {
+    ...(signedTx === undefined ? {} : { signedTx }),
+    ...(a.validBefore === undefined ? {} : { validBefore: a.validBefore }),
+  }
   let recorded
   try {
-    recorded = await ctx.ledger.markSettled(ref, { txHash, credit, owner, now: ctx.now })
+    recorded = await ctx.ledger.markSettled(ref, { txHash, credit, owner, now: ctx.now, ...finality })
   } catch (error) {
     ctx.onUnexpectedError?.(error)
     // The transfer happened; the claim stays so a retry after the lease reconciles and credits it.

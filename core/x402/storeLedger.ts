@@ -30,6 +30,8 @@ export function paymentLedgerFromStore(store: PaymentStore): PaymentLedger {
         txHash: settled.txHash,
         owner: settled.owner,
         now: settled.now,
+        ...(settled.signedTx === undefined ? {} : { signedTx: settled.signedTx }),
+        ...(settled.validBefore === undefined ? {} : { validBefore: settled.validBefore }),
       })
       return result.credited ? 'settled' : 'duplicate'
     },

@@ -1,6 +1,7 @@
 // The API for the local runner: the same app and services as on Lambda, wired from what the runner
 // holds in memory (the devnet's clients and deployment, the dynalite store, the indexer's URL).
 // Serve it with serveApi(createLocalApi(...)) from ./server.ts.
+import type { ConfirmationDepths } from '../../core/finality.ts'
 import { randomBytes } from 'node:crypto'
 import {
   erc20Abi,
@@ -61,6 +62,8 @@ export type LocalApiOptions = {
   councilGasBootstrap?: bigint
   /** Signs x402 offers and receipts; default the local stack's (localReceiptSigner), null: none are signed. */
   receiptSigner?: LocalAccount | null
+  /** Confirmation depths per chain id (the devnet's default is one block: a credit is final at its receipt). */
+  confirmations?: ConfirmationDepths
   onUnexpectedError?: (error: unknown) => void
 }
 
@@ -132,6 +135,7 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
       asset: paymentAsset(o),
       pricing: o.pricing ?? DEFAULT_PRICING,
       confirmationTimeoutMs: 20_000,
+      ...(o.confirmations === undefined ? {} : { confirmations: o.confirmations }),
       ...(o.receiptSigner === null ? {} : { receiptSigner: o.receiptSigner ?? localReceiptSigner(o.deployment) }),
     },
     ...(o.clock ? { clock: o.clock } : {}),

@@ -82,9 +82,15 @@ export function createX402PaymentRoutes(o: X402PaymentRoutesOptions): PaymentRou
       }
     }
     if (outcome.alreadyCredited !== undefined) {
-      await applyPaymentCredit(creditOptions, golem.id, outcome.alreadyCredited, { golem: read }).catch((error: unknown) =>
-        o.onUnexpectedError?.(error),
+      const applied = await applyPaymentCredit(creditOptions, golem.id, outcome.alreadyCredited, { golem: read }).catch(
+        (error: unknown) => {
+          o.onUnexpectedError?.(error)
+          return undefined
+        },
       )
+      // The payer's retry is where it reads a credit not yet final, or reversed: the replay says which.
+      if (applied !== undefined && !applied.applied && (applied.reason === 'confirming' || applied.reason === 'reversed'))
+        outcome.details.credit = { standing: applied.reason }
     }
     return undefined
   }

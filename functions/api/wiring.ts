@@ -48,6 +48,8 @@ import { StoreMetabolism } from './services/metabolism.ts'
 import { StoreGolemRegistry } from './services/storeRegistry.ts'
 import type { AlchemySigningKey } from '../../core/webhooks/index.ts'
 import type { TickInvoker } from '../../app/heartbeat/handOver.ts'
+import { confirmationDepth, type ConfirmationDepths } from '../../core/finality.ts'
+import { chainCreditStanding } from '../../adapters/x402/creditStanding.ts'
 import { storeCustodyWebhook } from './services/custodyWebhook.ts'
 import { cladeNoncesFromStore, deviceAuthFromStore, rateLimitCountersFromStore, snapTokensFromStore } from './storeAdapters.ts'
 
@@ -63,6 +65,11 @@ export type ApiPaymentWiring = {
   pricing: GolemPricing
   /** Keep it under the function's deadline: a slow chain then answers 503 pending instead of being killed. */
   confirmationTimeoutMs?: number
+  /**
+   * Confirmation depths per chain id over core/finality.ts's defaults. Above one block a credit is
+   * applied only once its settlement is that deep; until then it is confirming (adapters/x402/creditStanding.ts).
+   */
+  confirmations?: ConfirmationDepths
   /** Names this deployment's payment ledger in settlement tags; distinct per stage (see core/x402/settlementTag.ts). */
   ledgerId?: string
   /** How long a payment identifier (x402 idempotency) is remembered; default 24 h. */
@@ -207,6 +214,25 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
       p.erc7710 !== false && redeemerEnforcer !== undefined
         ? { delegationManager: w.deployment.environment.DelegationManager, redeemerEnforcer }
         : undefined
+    const facilitator = createInProcessFacilitator({
+      publicClient: w.publicClient,
+      walletClient: p.settlement,
+      networks: [`eip155:${w.config.chainId}`],
+      confirmationTimeoutMs: p.confirmationTimeoutMs ?? 20_000,
+      ...(erc7710 === undefined ? {} : { erc7710: { delegationManager: erc7710.delegationManager } }),
+    })
+    // At one block a settlement is final at its receipt; deeper, a credit waits for its settlement's depth.
+    const depth = confirmationDepth(w.config.chainId, p.confirmations)
+    const standing =
+      depth > 1
+        ? chainCreditStanding({
+            client: w.publicClient,
+            asset: p.asset,
+            depth,
+            findSettlement: (query) => facilitator.findSettlement(query),
+            ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
+          })
+        : undefined
     const x402 = createX402Payments({
       config: {
         chainId: w.config.chainId,
@@ -219,19 +245,13 @@ export function createApiDeps(w: ApiWiring): ApiDeps {
         ...(erc7710 === undefined ? {} : { erc7710 }),
       },
       ledger: paymentLedgerFromStore(w.store),
-      facilitator: createInProcessFacilitator({
-        publicClient: w.publicClient,
-        walletClient: p.settlement,
-        networks: [`eip155:${w.config.chainId}`],
-        confirmationTimeoutMs: p.confirmationTimeoutMs ?? 20_000,
-        ...(erc7710 === undefined ? {} : { erc7710: { delegationManager: erc7710.delegationManager } }),
-      }),
+      facilitator,
       now: () => clock.now(),
       ...(w.onUnexpectedError ? { onUnexpectedError: w.onUnexpectedError } : {}),
     })
     payments = createX402PaymentRoutes({
       payments: x402,
-      credit: { store: w.store, chainNow },
+      credit: { store: w.store, chainNow, ...(standing === undefined ? {} : { standing }) },
       offers: createPaymentOffers(erc7710 === undefined ? {} : { erc7710: { facilitator: p.settlement.account.address } }),
       extensions: createPaymentExtensions(p.receiptSigner === undefined ? {} : { receiptSigner: p.receiptSigner }),
       ...(p.receiptSigner === undefined ? {} : { signer: receiptSignerInfo(p.receiptSigner) }),

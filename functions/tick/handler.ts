@@ -23,6 +23,10 @@ import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { TickDeps, TickResult } from '../../app/tick/types.ts'
 import type { TickRequest } from '../../app/heartbeat/handOver.ts'
 import { settleBounded } from '../../app/concurrency.ts'
+import type { Address } from 'viem'
+import type { CreditOptions } from '../../core/lifecycle/applyPaymentCredit.ts'
+import { confirmationDepth } from '../../core/finality.ts'
+import { chainCreditStanding } from '../../adapters/x402/creditStanding.ts'
 
 let config: FunctionConfig | undefined
 let signers: SignersByKind | undefined
@@ -90,7 +94,7 @@ export async function handler(event: unknown, context?: { awsRequestId?: string 
       ...(rotation ? { rotation } : {}),
       operator: config.operator(),
       invocationId,
-      credits: { runtimeCostPerHour: config.runtimeCostPerHour },
+      credits: { runtimeCostPerHour: config.runtimeCostPerHour, ...creditStanding(config, extension?.payments.asset) },
       maxConsecutiveFailures: loadMaxFailedTicks(process.env),
       ...(extension ? { selfExtension: extension } : {}),
     }
@@ -142,6 +146,19 @@ function fail(telemetry: ReturnType<typeof createTelemetry>, error: unknown, gol
     golemId,
     error: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
   })
+}
+
+/**
+ * Where the chain's confirmation depth is above one block (Base: 30), the tick advances the Golems'
+ * confirming x402 credits (app/tick/runTick.ts advanceCredits) with the payment asset's token. The tick's
+ * client reads no logs, so a settlement another transaction carried (the payer's authorization used
+ * elsewhere) stays confirming here until the API judges it on the payer's retry.
+ */
+function creditStanding(loaded: FunctionConfig, asset: Address | undefined): { standing?: CreditOptions['standing'] } {
+  const depth = confirmationDepth(loaded.chainId)
+  const token = asset ?? loaded.deployment.assets?.usdc
+  if (depth <= 1 || token === undefined) return {}
+  return { standing: chainCreditStanding({ client: loaded.client, asset: token, depth, findSettlement: async () => null }) }
 }
 
 async function deployedSelfExtension(loaded: FunctionConfig): Promise<SelfExtensionConfig | undefined> {

@@ -2,6 +2,7 @@
 // chain (the operator its payTo, devnet account 2 its settlement account), and the Golem's payment
 // policy toward it.
 import type { Address } from 'viem'
+import type { ConfirmationDepths } from '../../core/finality.ts'
 import type { PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
 import { serveApi, type RunningApi } from '../../functions/api/server.ts'
@@ -10,7 +11,11 @@ import { USDC, type HeartbeatEnv } from './harness.ts'
 
 export type SelfExtensionStand = { api: RunningApi; operator: Address; settlement: Address; payments: PaymentPolicy }
 
-export async function startSelfExtensionStand(env: HeartbeatEnv): Promise<SelfExtensionStand> {
+/** `confirmations`: the API's confirmation depths (a credit is applied once its settlement is that deep). */
+export async function startSelfExtensionStand(
+  env: HeartbeatEnv,
+  o: { confirmations?: ConfirmationDepths } = {},
+): Promise<SelfExtensionStand> {
   const operator = env.devnet.operator.account.address
   const settlement = devnetAccount(2)
   const payments: PaymentPolicy = {
@@ -29,6 +34,7 @@ export async function startSelfExtensionStand(env: HeartbeatEnv): Promise<SelfEx
     deployment: env.devnet.deployment,
     operator,
     settlement,
+    ...(o.confirmations === undefined ? {} : { confirmations: o.confirmations }),
     onUnexpectedError: (e) => {
       throw e
     },

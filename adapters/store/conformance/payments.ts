@@ -111,7 +111,20 @@ export function paymentSuite(backend: Backend): void {
       await expect(store.creditPaymentOnce({ ...payment, kind: 'tip' as never, now: T0 })).rejects.toMatchObject({ field: 'kind' })
       await expect(store.creditPaymentOnce({ ...payment, nonce: '0x12' as never, now: T0 })).rejects.toMatchObject({ field: 'nonce' })
       await expect(store.claimPayment({ ...payment, owner: 'a', now: T0, leaseMs: -5 })).rejects.toMatchObject({ field: 'leaseMs' })
+      await expect(store.creditPaymentOnce({ ...payment, signedTx: 'raw' as never, now: T0 })).rejects.toMatchObject({ field: 'signedTx' })
+      await expect(store.creditPaymentOnce({ ...payment, validBefore: -1n, now: T0 })).rejects.toMatchObject({ field: 'validBefore' })
       expect(await store.getPayment(payment)).toBeNull()
+    })
+
+    it("keeps a settlement's signed bytes and its authorization's validBefore with the credit, to judge a reorg by", async () => {
+      const store = await backend.newStore()
+      const signedTx = `0x02${'ab'.repeat(120)}` as const
+      await store.creditPaymentOnce({ ...payment, txHash: hex32(1), signedTx, validBefore: 1_900_000_000n, now: T0 })
+      expect(await store.getPayment(payment)).toMatchObject({ status: 'settled', txHash: hex32(1), signedTx, validBefore: 1_900_000_000n })
+      await store.creditPaymentOnce({ ...payment, payer: addr(8), now: T0 })
+      const without = await store.getPayment({ ...payment, payer: addr(8) })
+      expect(without).not.toHaveProperty('signedTx')
+      expect(without).not.toHaveProperty('validBefore')
     })
   })
 }

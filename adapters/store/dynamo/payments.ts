@@ -73,7 +73,15 @@ export async function creditPaymentOnce(table: DynamoTable, raw: S.CreditPayment
     Object.assign(names, { '#owner': 'owner', '#golemId': 'golemId', '#amount': 'amount', '#kind': 'kind' })
     Object.assign(values, { ':owner': i.owner, ':golemId': i.golemId, ':amount': i.amount.toString(), ':kind': i.kind })
   }
-  const set = codec.compact({ ...terms(i), status: 'settled', creditedAt: i.now, owner: i.owner, txHash: i.txHash })
+  const set = codec.compact({
+    ...terms(i),
+    status: 'settled',
+    creditedAt: i.now,
+    owner: i.owner,
+    txHash: i.txHash,
+    signedTx: i.signedTx,
+    validBefore: i.validBefore?.toString(),
+  })
   const remove = ['leaseUntil', ...(i.owner === undefined ? ['owner'] : []), ...(i.txHash === undefined ? ['txHash'] : [])]
   return retry(RACE('creditPaymentOnce'), async () => {
     const item = await table.update(
