@@ -24,15 +24,18 @@ export class BudgetGuesses {
   readonly #known = new Map<string, BudgetRecord>()
   constructor(readonly max = 1024) {}
 
+  // Copies in and out: a caller that changed a record it was answered with must not change a guess,
+  // whose content the version condition vouches for only as written.
   get(golemId: string, period: bigint): BudgetRecord | null {
-    return this.#known.get(`${golemId}:${period}`) ?? null
+    const known = this.#known.get(`${golemId}:${period}`)
+    return known ? structuredClone(known) : null
   }
 
   set(golemId: string, period: bigint, record: BudgetRecord | null): void {
     const id = `${golemId}:${period}`
     this.#known.delete(id)
     if (record === null) return
-    this.#known.set(id, record)
+    this.#known.set(id, structuredClone(record))
     if (this.#known.size > this.max) this.#known.delete(this.#known.keys().next().value as string)
   }
 }
