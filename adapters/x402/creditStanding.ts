@@ -4,14 +4,24 @@
 // authorization's validBefore. It acts on the verdict's one side effect: a settlement gone while its
 // authorization is unused and valid is broadcast again from its recorded signed bytes (the same
 // transaction, never a new signature).
-import { parseAbiItem, type Address, type Hex, type PublicClient } from 'viem'
+import type { Address, Hex, PublicClient } from 'viem'
 import type { JudgedStanding } from '../../core/lifecycle/applyPaymentCredit.ts'
 import type { SettledPaymentRecord } from '../../core/store/index.ts'
 import { judgeCredit, type SettlementSighting } from '../../core/x402/creditFinality.ts'
 import { receiptStanding } from '../../core/finality.ts'
 import type { PaymentFacilitator } from '../../core/x402/facilitator.ts'
 
-const authorizationState = parseAbiItem('function authorizationState(address authorizer, bytes32 nonce) view returns (bool)')
+/** EIP-3009's authorizationState(authorizer, nonce): whether the payer's authorization was used. As JSON, so the tick bundles no ABI parser. */
+const authorizationState = {
+  type: 'function',
+  name: 'authorizationState',
+  stateMutability: 'view',
+  inputs: [
+    { name: 'authorizer', type: 'address' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+  outputs: [{ type: 'bool' }],
+} as const
 
 export type CreditStandingOptions = {
   client: Pick<PublicClient, 'getBlock' | 'getTransactionReceipt' | 'getTransaction' | 'readContract' | 'sendRawTransaction'>
