@@ -9,7 +9,7 @@ import { vitalSignsWords } from '../core/lifecycle/vitalSignsWords.ts'
 import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../app/heartbeat/invokers.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
+import { StackKeystoreResolver, newStackKey, removeStackKeys, stackKeys } from './stackKeys.ts'
 import { SignersByKind } from '../adapters/signers/signersByKind.ts'
 import { privySigners } from '../adapters/signers/privySignerResolver.ts'
 import { privySettingsFromEnv } from '../adapters/signers/privySettings.ts'
@@ -25,7 +25,7 @@ import type { Devnet, OwnerAccount } from './devnet.ts'
 import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
-import { provisionGolem } from './provision.ts'
+import { provisionGolemAt } from './provision.ts'
 import { localOnboarding } from './onboarding.ts'
 import { startLocalApi, type LocalApi } from './api.ts'
 import { LocalKeyRotation } from './rotation.ts'
@@ -303,19 +303,28 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
     }
 
+    // The stack's own Golem keys are keystore files under the state directory, so any of its processes
+    // resolves them; they sign for this run's chain and go at stop.
+    const keys = stackKeys(env, settings.stateDir)
+    stops.push(async () => removeStackKeys(keys))
+    // The heartbeat and the action path resolve the keys this stack made, the CLI's keystore Golems when it
+    // has their passphrase, memory keys a test hands it, and Privy wallets when it has the Privy app's
+    // settings (BARDO_PRIVY_*).
     const signers = new MemorySignerResolver(chain.deployment)
-    // The heartbeat and the action path resolve the keys this stack holds, the CLI's keystore Golems when it
-    // has their passphrase, and Privy wallets when it has the Privy app's settings (BARDO_PRIVY_*).
-    const passphrase = env.BARDO_KEYSTORE_PASSPHRASE
     const privySettings = privySettingsFromEnv(env)
     const privy = privySigners(chain.deployment, privySettings)
     const tickSigners = new SignersByKind(
       {
         memory: signers,
-        ...(passphrase ? { keystore: new KeystoreSignerResolver(chain.deployment, passphrase) } : {}),
+        keystore: new StackKeystoreResolver(
+          keys,
+          chain.deployment,
+          env.BARDO_KEYSTORE_PASSPHRASE,
+          'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`',
+        ),
         ...privy.resolvers,
       },
-      { keystore: 'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`', ...privy.missing },
+      privy.missing,
     )
     if (privySettings.settings)
       log(`  privy        Privy wallets of app ${privySettings.settings.appId} through ${privySettings.settings.apiUrl}`)
@@ -323,7 +332,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     const onboarding = localOnboarding({
       chain,
       store,
-      signers,
+      keys,
       lifeSeconds: BigInt(settings.lifeSeconds),
       periodSeconds: BigInt(settings.periodSeconds),
     })
@@ -338,7 +347,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     })
     stops.push(api.stop)
 
-    let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
+    let demo: { golem: Awaited<ReturnType<typeof provisionGolemAt>>; owner: OwnerAccount } | undefined
     let sliceUsdc = 0n
     const ownerKey = devnet ? localOwnerKey(env) : undefined
     if (devnet && ownerKey) {
@@ -348,11 +357,11 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       await devnet.publicClient.waitForTransactionReceipt({
         hash: await devnet.deployer.sendTransaction({ to: owner.signer.address, value: parseEther('1') }),
       })
-      const golem = await provisionGolem({
+      const golem = await provisionGolemAt({
         clients: devnet,
         deployment: devnet.deployment,
         store,
-        signers,
+        key: await newStackKey(keys, 'demo'),
         owner,
         golemId: 'demo',
         strategy: readFileSync(settings.strategyPath, 'utf8'),
@@ -371,7 +380,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     }
     const rotation =
       devnet && demo
-        ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
+        ? new LocalKeyRotation(devnet.deployment, demo.owner, keys, async (address) => {
             await devnet.publicClient.waitForTransactionReceipt({
               hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }),
             })
@@ -409,7 +418,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       rotation && demo && devnet
         ? new LocalRotation({
             deps: (invocationId) => ({ ...tickDeps(invocationId), rotation }),
-            signers,
+            keys,
             client: chain.publicClient,
             chainId: chain.deployment.chainId,
             owner: demo.owner.address,
@@ -489,7 +498,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
               store,
               client: chain.publicClient,
               deployment: chain.deployment,
-              signers,
+              signers: tickSigners,
               invocationId: 'demo-runtime',
             }),
           })
