@@ -1,5 +1,5 @@
-// The `npm start` stack survives a SIGKILL of its parts: with the demo Golem alive, dynalite and the
-// indexer are each killed with SIGKILL at a seeded-random moment of its life, and the runner starts them
+// The `npm start` stack survives a SIGKILL of its parts: with the demo Golem alive, dynalite, the
+// indexer and the heartbeat scheduler are each killed with SIGKILL at a seeded-random moment of its life, and the runner starts them
 // again. At the end the Golem died of its own life's end, each runway period was redeemed at most once
 // (the period enforcer allows one per period; a redemption sent twice would show as two transfers in one
 // period), the owner's and the key's USDC add up to the owner's starting balance less what left for the
@@ -79,12 +79,15 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
     const owner = getAddress(/owner smart account (0x[0-9a-fA-F]{40})/.exec(s.output())![1]!)
     const graphql = /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)\/graphql/.exec(s.output())![1]!
 
-    // Each part once, in its own window of the life: dynalite in the first third, the indexer in the second.
+    // Each part once, in its own window of the life: dynalite first, then the indexer, then the scheduler
+    // (whose restarted process must pick up the ticks, the strategy and the death from the store).
     const rand = random(SEED)
+    const restartedLine = { dynalite: 'dynalite restarted', indexer: 'indexer      restarted', scheduler: 'scheduler    restarted' }
     const plan = [
-      { part: 'dynalite', marker: 'dynaliteServer.ts', atMs: 8_000 + Math.floor(rand() * 18_000) },
-      { part: 'indexer', marker: 'ponder', atMs: 30_000 + Math.floor(rand() * 18_000) },
-    ]
+      { part: 'dynalite', marker: 'dynaliteServer.ts', atMs: 6_000 + Math.floor(rand() * 12_000) },
+      { part: 'indexer', marker: 'ponder', atMs: 22_000 + Math.floor(rand() * 12_000) },
+      { part: 'scheduler', marker: 'schedulerProcess.ts', atMs: 38_000 + Math.floor(rand() * 12_000) },
+    ] as const
     for (const { part, marker, atMs } of plan) {
       await sleep(Math.max(0, readyAt + atMs - Date.now()))
       expect(s.output(), `${part} killed while the Golem lives (seed ${SEED})`).not.toContain('the demo Golem died')
@@ -95,12 +98,7 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
         `${part} restarted`,
         async () => {
           const next = processOf(s.child.pid!, marker)
-          return next !== undefined &&
-            next !== pid &&
-            alive(next) &&
-            s.output().includes(`${part === 'indexer' ? 'indexer      restarted' : 'dynalite restarted'}`)
-            ? true
-            : undefined
+          return next !== undefined && next !== pid && alive(next) && s.output().includes(restartedLine[part]) ? true : undefined
         },
         opts,
       )
@@ -186,6 +184,8 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       },
       opts,
     )
-    for (const { part } of plan) expect(s.output(), part).toMatch(part === 'indexer' ? /indexer {6}restarted/ : /dynalite restarted/)
+    for (const { part } of plan) expect(s.output(), part).toContain(restartedLine[part])
+    // The restarted scheduler goes on printing the demo's ticks, and nothing failed for good.
+    expect(s.output().slice(s.output().indexOf(restartedLine.scheduler))).toMatch(/\n\s*age\s/)
   }, 420_000)
 })
