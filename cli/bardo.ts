@@ -27,7 +27,7 @@ import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemOf, golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
 import { rotateInStack } from './stackRotation.ts'
-import { isStackKey, STACK_KEYS_DIR } from '../local/stackKeys.ts'
+import { isStackKey, STACK_KEYS_DIR, withoutStackKeys } from '../local/stackKeys.ts'
 import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onboard.ts'
 import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
 import { chainTime, createOutput, type Output, type Writer } from './output.ts'
@@ -277,7 +277,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Keystore Golems always; Privy wallets when the Privy app's settings are in the environment.
       const privy = privySignersFromEnv(deployment, io.env)
       const signers = new SignersByKind(
-        { keystore: new KeystoreSignerResolver(deployment, keys.passphrase), ...privy.resolvers },
+        {
+          keystore: withoutStackKeys({ dir: join(stateDir(), STACK_KEYS_DIR) }, new KeystoreSignerResolver(deployment, keys.passphrase)),
+          ...privy.resolvers,
+        },
         {
           memory: 'its key is in the memory of the local stack that made it: that stack ticks it',
           kms: 'its key is in KMS: the deployed stack ticks it',

@@ -1,18 +1,18 @@
 // The local runner behind `npm start`: the whole system on 127.0.0.1 — anvil with the real MetaMask
 // framework and the Bardo contracts, dynalite, the Ponder indexer on PGlite, the HTTP API and the
-// heartbeat scheduler — plus a demo Golem provisioned from examples/STRATEGY.md whose life is minutes
-// long on an honest chain clock. SIGINT/SIGTERM stop every process it started.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+// heartbeat scheduler (the last four each a process the runner restarts after a crash) — plus a demo
+// Golem provisioned from examples/STRATEGY.md whose life is minutes long on an honest chain clock.
+// SIGINT/SIGTERM stop every process it started.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { formatEther, formatUnits, parseEther } from 'viem'
 import { vitalSignsWords } from '../core/lifecycle/vitalSignsWords.ts'
-import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import { STACK_KEY_SECRET_ENV, StackKeystoreResolver, newStackKey, removeStackKeys, stackKeys } from './stackKeys.ts'
+import { STACK_KEY_SECRET_ENV, newStackKey, removeStackKeys, stackKeys } from './stackKeys.ts'
 import { forwardedRotation, writeSchedulerConfig } from './schedulerConfig.ts'
 import { supervise } from './supervisor.ts'
+import { READ_KEY_HASH_ENV, type ApiConfig } from './apiConfig.ts'
+import { hashApiKey } from '../core/ratelimit/tiers.ts'
 import { freePort } from '../indexer/start.ts'
-import { SignersByKind } from '../adapters/signers/signersByKind.ts'
-import { privySigners } from '../adapters/signers/privySignerResolver.ts'
 import { privySettingsFromEnv } from '../adapters/signers/privySettings.ts'
 import type { TickResult } from '../app/tick/types.ts'
 import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../core/lifecycle/heartbeatAnomaly.ts'
@@ -24,8 +24,6 @@ import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
 import { provisionGolemAt } from './provision.ts'
-import { localOnboarding } from './onboarding.ts'
-import { startLocalApi, type LocalApi } from './api.ts'
 import { localReadKey } from './readKey.ts'
 import { localOwnerKey } from './ownerKey.ts'
 import { DEPLOYMENT_FILE, removeStackInfo, writeStackInfo } from './stackFile.ts'
@@ -295,45 +293,51 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     // resolves them; they sign for this run's chain and go at stop.
     const keys = stackKeys(env, settings.stateDir)
     stops.push(async () => removeStackKeys(keys))
-    // The heartbeat and the action path resolve the keys this stack made, the CLI's keystore Golems when it
-    // has their passphrase, memory keys a test hands it, and Privy wallets when it has the Privy app's
-    // settings (BARDO_PRIVY_*).
-    const signers = new MemorySignerResolver(chain.deployment)
+    // The API and the heartbeat scheduler, each a process of its own, resolve the keys this stack made, the
+    // CLI's keystore Golems when they have their passphrase, and Privy wallets when they have the Privy
+    // app's settings (BARDO_PRIVY_*).
     const privySettings = privySettingsFromEnv(env)
-    const privy = privySigners(chain.deployment, privySettings)
-    const tickSigners = new SignersByKind(
-      {
-        memory: signers,
-        keystore: new StackKeystoreResolver(
-          keys,
-          chain.deployment,
-          env.BARDO_KEYSTORE_PASSPHRASE,
-          'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`',
-        ),
-        ...privy.resolvers,
-      },
-      privy.missing,
-    )
     if (privySettings.settings)
       log(`  privy        Privy wallets of app ${privySettings.settings.appId} through ${privySettings.settings.apiUrl}`)
     const readApiKey = localReadKey(env)
-    const onboarding = localOnboarding({
-      chain,
-      store,
-      keys,
-      lifeSeconds: BigInt(settings.lifeSeconds),
-      periodSeconds: BigInt(settings.periodSeconds),
+    // What the CLI, the API process and the scheduler process read the chain's contracts from.
+    if (devnet) writeDeploymentFile(join(settings.stateDir, DEPLOYMENT_FILE), devnet.deployment)
+    // The API on a port of its own that a restart keeps, so the dashboard, the CLI and the Golems' x402
+    // payments find it again; it reads the stack from api.json (no secret in it) and the read key's hash
+    // and the keys' secret from its environment.
+    const apiPort = settings.apiPort || (await freePort())
+    const apiConfig = join(settings.stateDir, 'api.json')
+    writeFileSync(
+      apiConfig,
+      `${JSON.stringify({
+        stateDir: settings.stateDir,
+        rpcUrl: chain.rpcUrl,
+        chainId: chain.deployment.chainId,
+        devnet: devnet !== undefined,
+        deploymentFile: devnet ? join(settings.stateDir, DEPLOYMENT_FILE) : env.BARDO_DEPLOYMENT,
+        store: storeEndpoint && !env.BARDO_TABLE_NAME ? { endpoint: storeEndpoint, tableName } : undefined,
+        indexerUrl: indexer?.url,
+        port: apiPort,
+        lifeSeconds: settings.lifeSeconds,
+        periodSeconds: settings.periodSeconds,
+      } satisfies ApiConfig)}\n`,
+      { mode: 0o600 },
+    )
+    stops.push(async () => rmSync(apiConfig, { force: true }))
+    const apiProcess = await supervise({
+      name: 'api',
+      command: process.execPath,
+      args: ['--import', 'tsx', join(import.meta.dirname, 'apiProcess.ts')],
+      env: { ...env, BARDO_API_CONFIG: apiConfig, [STACK_KEY_SECRET_ENV]: keys.secret, [READ_KEY_HASH_ENV]: hashApiKey(readApiKey) },
+      ready: (line) => line.startsWith('api listening on'),
+      readyTimeoutMs: 60_000,
+      onLine: (line) => {
+        if (!line.startsWith('api listening on')) log(line)
+      },
+      onRestart: () => log(`  API          restarted on http://127.0.0.1:${apiPort}; what it settled and credited is in the store`),
     })
-    const api: LocalApi = await startLocalApi({
-      chain,
-      store,
-      indexerUrl: indexer?.url,
-      port: settings.apiPort,
-      readApiKey,
-      signers: tickSigners,
-      onboarding,
-    })
-    stops.push(api.stop)
+    stops.push(apiProcess.stop)
+    const api = { url: `http://127.0.0.1:${apiPort}` }
 
     let demo: { golem: Awaited<ReturnType<typeof provisionGolemAt>>; owner: OwnerAccount } | undefined
     let sliceUsdc = 0n
@@ -394,7 +398,6 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     if (devnet) {
       // What the CLI and the faucet need to act on this stack with no setup but the state directory.
       const deploymentFile = join(settings.stateDir, DEPLOYMENT_FILE)
-      writeDeploymentFile(deploymentFile, devnet.deployment)
       writeStackInfo(
         settings.stateDir,
         {

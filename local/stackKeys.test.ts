@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { isStackKey, newStackKey, removeStackKeys, stackKeys } from './stackKeys.ts'
+import { isStackKey, newStackKey, removeStackKeys, stackKeys, withoutStackKeys } from './stackKeys.ts'
+import { SignerNotHeldError } from '../core/custody/errors.ts'
+import type { GolemProfile } from '../core/lifecycle/profile.ts'
 import { loadKeystoreKey } from '../adapters/signers/keystoreSigner.ts'
 
 describe("the stack's own keys", () => {
@@ -40,5 +42,30 @@ describe("the stack's own keys", () => {
       expect(() => stackKeys({ BARDO_KEYSTORE_SCRYPT_N: bad }, stateDir)).toThrow(
         /^BARDO_KEYSTORE_SCRYPT_N: must be a power of two of at least 1024, got /,
       )
+  })
+
+  it("a heartbeat outside the stack leaves the stack's keys alone: not held, never retired", async () => {
+    const keys = stackKeys({ BARDO_KEYSTORE_SCRYPT_N: '1024' }, stateDir)
+    const { address, signer } = await newStackKey(keys, 'demo')
+    const calls: string[] = []
+    const other = {
+      resolve: async () => {
+        calls.push('resolve')
+        throw new Error('not reached')
+      },
+      retire: async () => void calls.push('retire'),
+    }
+    const resolver = withoutStackKeys(keys, other)
+    const profile = { golemKey: address, signer } as unknown as GolemProfile
+    expect(() => resolver.resolve(profile)).toThrow(SignerNotHeldError)
+    await resolver.retire(profile)
+    expect(calls).toEqual([])
+    expect(statSync((signer as { path: string }).path).isFile()).toBe(true)
+    await resolver.retire({
+      golemKey: address,
+      signer: { kind: 'keystore', path: join(stateDir, 'keys', 'x.json') },
+    } as unknown as GolemProfile)
+    expect(calls).toEqual(['retire'])
+    removeStackKeys(keys)
   })
 })

@@ -11,7 +11,7 @@ import { join, resolve, sep } from 'node:path'
 import type { Address } from 'viem'
 import { createKeystoreKey, loadKeystoreKey } from '../adapters/signers/keystoreSigner.ts'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
-import { SignerResolutionError } from '../core/custody/errors.ts'
+import { SignerNotHeldError, SignerResolutionError } from '../core/custody/errors.ts'
 import type { SignerPayments, SignerResolver } from '../core/custody/signerResolver.ts'
 import type { CustodySigner } from '../core/custody/index.ts'
 import type { IssuedKeyRole, KeyIssuer } from '../core/custody/keyIssuer.ts'
@@ -89,7 +89,7 @@ export class StackKeystoreResolver implements SignerResolver {
   #of(profile: GolemProfile): KeystoreSignerResolver {
     if (isStackKey(this.keys, profile.signer)) return this.#own
     if (this.#cli) return this.#cli
-    throw new SignerResolutionError(`signer: Golem key ${profile.golemKey} is a keystore file of the CLI: ${this.missing}`)
+    throw new SignerNotHeldError(`signer: this heartbeat holds no keystore keys of the CLI (${this.missing})`)
   }
 
   resolve(profile: GolemProfile, options?: { payments?: SignerPayments }): Promise<CustodySigner> {
@@ -125,5 +125,22 @@ export class StackKeyIssuer implements KeyIssuer {
         loaded.key.zero()
       }
     }
+  }
+}
+
+/**
+ * A heartbeat outside the stack (`bardo run`) over the same state directory: the stack's own keys are
+ * not its to tick (the stack does, with its secret); any other keystore file goes to `resolver`.
+ */
+export function withoutStackKeys(keys: Pick<StackKeys, 'dir'>, resolver: SignerResolver): SignerResolver {
+  return {
+    resolve(profile, options) {
+      if (isStackKey(keys, profile.signer))
+        throw new SignerNotHeldError('signer: its key is a keystore file of the running local stack: that stack ticks it')
+      return resolver.resolve(profile, options)
+    },
+    async retire(profile) {
+      if (!isStackKey(keys, profile.signer)) await resolver.retire(profile)
+    },
   }
 }
