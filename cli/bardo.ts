@@ -4,7 +4,7 @@
 // (docs/cli.md) and are never printed. `runCli` is the whole program with its environment and streams
 // passed in, so tests run it in-process.
 import { rmSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { parseEther, parseUnits, zeroAddress, type Address, type Hex, type PublicClient } from 'viem'
 import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
@@ -27,6 +27,7 @@ import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
 import { golemOf, golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
 import { rotateInStack } from './stackRotation.ts'
+import { isStackKey, STACK_KEYS_DIR, withoutStackKeys } from '../local/stackKeys.ts'
 import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onboard.ts'
 import { onboardingAnswerer, onboardThroughApi } from './onboardThroughApi.ts'
 import { chainTime, createOutput, type Output, type Writer } from './output.ts'
@@ -276,7 +277,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Keystore Golems always; Privy wallets when the Privy app's settings are in the environment.
       const privy = privySignersFromEnv(deployment, io.env)
       const signers = new SignersByKind(
-        { keystore: new KeystoreSignerResolver(deployment, keys.passphrase), ...privy.resolvers },
+        {
+          keystore: withoutStackKeys({ dir: join(stateDir(), STACK_KEYS_DIR) }, new KeystoreSignerResolver(deployment, keys.passphrase)),
+          ...privy.resolvers,
+        },
         {
           memory: 'its key is in the memory of the local stack that made it: that stack ticks it',
           kms: 'its key is in KMS: the deployed stack ticks it',
@@ -385,8 +389,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { store, stop } = await openCliStore(io.env)
       try {
         const { record, profile } = await golemOf(store, golem)
-        // A key the running local stack holds in memory is rotated by that stack, on the owner's signed request.
-        if (profile.signer.kind === 'memory') {
+        // A key the running local stack holds (in memory, or a keystore file of its own under the state
+        // directory's stack-keys) is rotated by that stack, on the owner's signed request.
+        if (profile.signer.kind === 'memory' || isStackKey({ dir: join(stateDir(), STACK_KEYS_DIR) }, profile.signer)) {
           const owner = await ownerFrom(io.env, chain, deployment)
           assertOwns(owner, record.owner, golem)
           const r = await rotateInStack({ env: io.env, chainId: chain.chainId, owner, golemId: golem, profile, progress: out.progress })

@@ -1,5 +1,5 @@
-// `bardo rotate` for a Golem whose session key a running local stack holds in memory (the demo of
-// `npm start`, or a Golem it onboarded): the key cannot leave the stack, so the owner signs the rotation
+// `bardo rotate` for a Golem whose session key a running local stack holds (the demo of `npm start`, or a
+// Golem it onboarded; a keystore file of the stack's own, its secret the stack's): the key cannot leave the stack, so the owner signs the rotation
 // text and the stack rotates between two heartbeats, through the tick's own rotation. Nothing is written
 // here: no keystore, no store record.
 import type { Address } from 'viem'
@@ -22,7 +22,7 @@ export async function rotateInStack(o: {
   if (!raw)
     throw new CliConfigError(
       'BARDO_DASHBOARD_URL',
-      `must be the running local stack's dashboard: Golem ${o.golemId}'s key is held in that stack's memory (give the CLI the stack's state directory)`,
+      `must be the running local stack's dashboard: Golem ${o.golemId}'s key is held by that stack (give the CLI the stack's state directory)`,
     )
   const dashboard = httpUrl('BARDO_DASHBOARD_URL', raw)
   const message = localRotationMessage({ golemId: o.golemId, golemKey: o.profile.golemKey, chainId: o.chainId })

@@ -1,7 +1,7 @@
 // The owner's dashboard on the local stack: the page (web/, bundled with esbuild at start, with this
 // stack's page settings: the demo owner, the API's origin for the Snap, the workspace's Snap), a
 // same-origin proxy to the API and the indexer that adds the read key server-side (the key never reaches
-// the page), and the rotation of a key this stack holds in memory, on the owner's signed request. The
+// the page), and the rotation of a key this stack holds, on the owner's signed request. The
 // chain's settings and the fleet are the API's (GET /api/v1/dashboard/config, GET /api/v1/fleet). The owner's acts are drafted by the API and submitted from the owner's own
 // wallet account: nothing here signs or relays for the owner.
 import { Hono } from 'hono'
@@ -26,7 +26,7 @@ export type DashboardOptions = {
   port?: number
   /** The Snap the page pairs (default: the workspace's Snap as `mm-snap serve` runs it). */
   snapId?: string
-  /** Rotation of the session keys this stack holds in memory, on the owner's signed request. */
+  /** Rotation of the session keys this stack holds, on the owner's signed request. */
   rotation?: Pick<LocalRotation, 'rotate'>
 }
 
@@ -75,7 +75,7 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
   const page = dashboardPage({ owner: o.owner ?? null, apiUrl: o.apiUrl, snapId: o.snapId ?? LOCAL_SNAP_ID, readKey: 'server' })
   app.get('/', (c) => c.html(page))
   app.get('/app.js', (c) => c.body(o.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }))
-  // Rotation of a key held in this stack's memory (`bardo rotate` against `npm start`): the owner's
+  // Rotation of a key this stack holds (`bardo rotate` against `npm start`): the owner's
   // signature of the rotation text (local/rotationRequest.ts) is the owner's consent; the stack signs the
   // renewed grant with the owner key it holds, as its ticks do.
   app.post('/local/golems/:id/rotation', async (c) => {

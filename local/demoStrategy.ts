@@ -7,7 +7,7 @@ import { dailyLimitPerSpender, type PermissionPlan } from '../core/permissions/i
 import { parseGolemProfile } from '../core/lifecycle/profile.ts'
 import type { Store } from '../core/store/index.ts'
 import { saveActionGrant } from '../app/actions/actionGrantStore.ts'
-import type { Devnet, OwnerAccount } from './devnet.ts'
+import type { AttachedDevnet, OwnerAccount } from './devnet.ts'
 import { signPlanActions } from './provision.ts'
 
 /** The slice a beat asks for at most (1 USDC): a life long enough for bigger slices still swaps this. */
@@ -46,7 +46,7 @@ export function demoSliceUsdc(o: {
  * runway and gas grants only. Answers with a console line; a failure is that line, the rotation stands.
  */
 export async function regrantDemoActions(
-  o: { devnet: Devnet; store: Store; owner: OwnerAccount; plan: PermissionPlan },
+  o: { devnet: AttachedDevnet; store: Store; owner: OwnerAccount; plan: PermissionPlan },
   newKey: Address,
 ): Promise<string> {
   try {

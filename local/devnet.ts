@@ -265,6 +265,30 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   }
 }
 
+/** The devnet another process of the stack started (its anvil, its deployment): the same clients and actions, nothing to stop. */
+export type AttachedDevnet = Omit<Devnet, 'anvil'>
+
+export function attachDevnet(rpcUrl: string, deployment: BardoDeployment & { assets: LocalAssets }): AttachedDevnet {
+  const clients = devnetClients(rpcUrl, deployment.chainId)
+  return { ...clients, rpcUrl, deployment, ...devnetActions(clients, deployment), stop: async () => {} }
+}
+
+/** The owner's Hybrid smart account controlled by `signer`, as createOwner deployed it (the same address). */
+export function ownerAccountOf(
+  publicClient: PublicClient<Transport, Chain>,
+  deployment: BardoDeployment,
+  signer: PrivateKeyAccount,
+): Promise<MetaMaskSmartAccount> {
+  return toMetaMaskSmartAccount({
+    client: publicClient as never,
+    implementation: Implementation.Hybrid,
+    deployParams: [signer.address, [], [], []],
+    deploySalt: '0x',
+    signer: { account: signer },
+    environment: deployment.environment,
+  })
+}
+
 export function devnetActions(clients: DevnetClients, deployment: BardoDeployment & { assets: LocalAssets }) {
   const { publicClient, deployer } = clients
   // Chain-time control through viem's test client, over the public client's own transport.
@@ -290,14 +314,7 @@ export function devnetActions(clients: DevnetClients, deployment: BardoDeploymen
       funding: { usdc?: bigint; eth?: bigint } = {},
       signer: PrivateKeyAccount = privateKeyToAccount(generatePrivateKey()),
     ): Promise<OwnerAccount> {
-      const smartAccount = await toMetaMaskSmartAccount({
-        client: publicClient as never,
-        implementation: Implementation.Hybrid,
-        deployParams: [signer.address, [], [], []],
-        deploySalt: '0x',
-        signer: { account: signer },
-        environment: deployment.environment,
-      })
+      const smartAccount = await ownerAccountOf(publicClient, deployment, signer)
       const { factory, factoryData } = await smartAccount.getFactoryArgs()
       if (!factory || !factoryData) throw new LocalStackError('DEVNET', 'smart account has no factory data')
       await send(deployer.sendTransaction({ to: factory, data: factoryData }))

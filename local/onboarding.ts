@@ -1,9 +1,10 @@
 // Onboarding on the local stack: the API's OnboardingService wired to what the runner holds — the chain,
-// the store, the Golems' keys in this process's memory, the operator's key for the oracle registration
+// the store, the Golems' keys in the stack's keystore (local/stackKeys.ts), the operator's key for the oracle registration
 // and the first gas, the local price feeds for action grants, and the stack's life and period settings.
 import { createWalletClient, http } from 'viem'
 import { serialSender } from '../adapters/chain/serialSender.ts'
-import { MemoryKeyIssuer, type MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
+import { StackKeyIssuer, type StackKeys } from './stackKeys.ts'
+import { MemoryKeyIssuer, MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import { OnboardingService, type OperatorSender } from '../app/onboarding/onboarding.ts'
 import { localRegistry, publicRegistry } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
@@ -29,7 +30,8 @@ function operatorSender(chain: StackChain): OperatorSender {
 export function localOnboarding(o: {
   chain: StackChain
   store: Store
-  signers: MemorySignerResolver
+  /** Where new Golems' keys go: the stack's keystore, or a resolver's memory (a test's stack in one process). */
+  keys: StackKeys | MemorySignerResolver
   lifeSeconds?: bigint
   periodSeconds?: bigint
 }): OnboardingService {
@@ -40,7 +42,8 @@ export function localOnboarding(o: {
     client: chain.publicClient as never,
     deployment: chain.deployment,
     registry: assets ? localRegistry(assets) : publicRegistry(chain.deployment.chainId),
-    keys: new MemoryKeyIssuer(o.signers, chain.deployment),
+    keys:
+      o.keys instanceof MemorySignerResolver ? new MemoryKeyIssuer(o.keys, chain.deployment) : new StackKeyIssuer(o.keys, chain.deployment),
     operator: operatorSender(chain),
     ...(assets ? { usdCaps: () => localUsdCaps(chain.publicClient as never, assets) } : {}),
     life: {

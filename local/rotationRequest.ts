@@ -1,10 +1,10 @@
-// The owner's request to rotate a Golem whose session key the local stack holds in memory (`bardo rotate`
+// The owner's request to rotate a Golem whose session key the local stack holds (its keystore) (`bardo rotate`
 // against `npm start`): the owner signs a text naming the Golem, its current key and the chain, and the
 // stack runs the tick's rotation (app/tick/rotateOnRequest.ts) between two heartbeats. The text names
 // the key it rotates away from, so one signature rotates once: a replay names a key already retired.
 import type { Address, Hex, PublicClient } from 'viem'
 import type { KeyRotation } from '../core/custody/signerResolver.ts'
-import type { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
+import { isStackKey, type StackKeys } from './stackKeys.ts'
 import { rotatableGolem, rotateOnRequest } from '../app/tick/rotateOnRequest.ts'
 import type { TickDeps } from '../app/tick/types.ts'
 import { LocalStackError } from './errors.ts'
@@ -34,7 +34,8 @@ export class LocalRotationError extends LocalStackError {
 
 export type LocalRotationOptions = {
   deps: (invocationId: string) => TickDeps & { rotation: KeyRotation }
-  signers: MemorySignerResolver
+  /** The stack's own keys: only a Golem whose key is one of them rotates here. */
+  keys: Pick<StackKeys, 'dir'>
   client: Pick<PublicClient, 'verifyMessage'>
   chainId: number
   /** The owner whose grants this stack signs (the demo owner): only that owner's Golems rotate here. */
@@ -55,7 +56,7 @@ export class LocalRotation {
     return this.o.serial(async () => {
       const deps = this.o.deps(`local-rotate-${golemId}-${Date.now()}`)
       const { record, profile } = await rotatableGolem(deps.store, golemId)
-      const held = profile.signer.kind === 'memory' && this.o.signers.keyOf(profile.signer.ref) !== undefined
+      const held = isStackKey(this.o.keys, profile.signer)
       if (!held)
         throw new LocalRotationError(
           'golem',

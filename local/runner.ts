@@ -1,45 +1,35 @@
 // The local runner behind `npm start`: the whole system on 127.0.0.1 — anvil with the real MetaMask
 // framework and the Bardo contracts, dynalite, the Ponder indexer on PGlite, the HTTP API and the
-// heartbeat scheduler — plus a demo Golem provisioned from examples/STRATEGY.md whose life is minutes
-// long on an honest chain clock. SIGINT/SIGTERM stop every process it started.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+// heartbeat scheduler (the last four each a process the runner restarts after a crash) — plus a demo
+// Golem provisioned from examples/STRATEGY.md whose life is minutes long on an honest chain clock.
+// SIGINT/SIGTERM stop every process it started.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { formatEther, formatUnits, parseEther } from 'viem'
 import { vitalSignsWords } from '../core/lifecycle/vitalSignsWords.ts'
-import { runHeartbeat } from '../app/heartbeat/heartbeat.ts'
-import { LocalInvoker } from '../app/heartbeat/invokers.ts'
-import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
-import { KeystoreSignerResolver } from '../adapters/signers/keystoreSignerResolver.ts'
-import { SignersByKind } from '../adapters/signers/signersByKind.ts'
-import { privySigners } from '../adapters/signers/privySignerResolver.ts'
+import { STACK_KEY_SECRET_ENV, newStackKey, removeStackKeys, stackKeys } from './stackKeys.ts'
+import { forwardedRotation, writeSchedulerConfig } from './schedulerConfig.ts'
+import { supervise } from './supervisor.ts'
+import { READ_KEY_HASH_ENV, type ApiConfig } from './apiConfig.ts'
+import { hashApiKey } from '../core/ratelimit/tiers.ts'
+import { freePort } from '../indexer/start.ts'
 import { privySettingsFromEnv } from '../adapters/signers/privySettings.ts'
-import type { TickDeps, TickResult } from '../app/tick/types.ts'
+import type { TickResult } from '../app/tick/types.ts'
 import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../core/lifecycle/heartbeatAnomaly.ts'
-import { Limiter } from '../app/concurrency.ts'
-import { LocalRotation } from './rotationRequest.ts'
-import { RepeatedLines, refusalKey } from './repeatedLines.ts'
-import { demoSliceUsdc, regrantDemoActions } from './demoStrategy.ts'
+import { demoSliceUsdc } from './demoStrategy.ts'
 import { superviseIndexer, type SupervisedIndexer } from './indexerProcess.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
-import type { Devnet, OwnerAccount } from './devnet.ts'
+import type { OwnerAccount } from './devnet.ts'
 import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
-import { provisionGolem } from './provision.ts'
-import { localOnboarding } from './onboarding.ts'
-import { startLocalApi, type LocalApi } from './api.ts'
-import { LocalKeyRotation } from './rotation.ts'
+import { provisionGolemAt } from './provision.ts'
 import { localReadKey } from './readKey.ts'
 import { localOwnerKey } from './ownerKey.ts'
 import { DEPLOYMENT_FILE, removeStackInfo, writeStackInfo } from './stackFile.ts'
 import { writeDeploymentFile } from './chain.ts'
 import { PORTAL_PORT, startDashboard } from './dashboard.ts'
-import { DEFAULT_PRICING } from '../functions/api/local.ts'
-import { runtimeByDelegation } from '../app/tick/paymentByDelegation.ts'
-import { selfExtensionConfig } from '../app/tick/selfExtensionConfig.ts'
 import type { PositionLeftOpen, PositionSettled } from '../core/lifecycle/windDownPlan.ts'
-import { dcaBeat } from '../client/dcaBeat.ts'
-import { golemActions, inProcessTransport, type GolemActions } from '../client/golemActions.ts'
 import { LocalStackError } from './errors.ts'
 
 export type RunLocalStackOptions = {
@@ -255,10 +245,6 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`stop failed: ${String(e)}`))
   }
   const until = options.until ?? signalled()
-  let stopping = false
-  void until.then(() => {
-    stopping = true
-  })
   try {
     const started = Date.now()
     log('Bardo Custody: starting the local stack on 127.0.0.1')
@@ -303,42 +289,57 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
     }
 
-    const signers = new MemorySignerResolver(chain.deployment)
-    // The heartbeat and the action path resolve the keys this stack holds, the CLI's keystore Golems when it
-    // has their passphrase, and Privy wallets when it has the Privy app's settings (BARDO_PRIVY_*).
-    const passphrase = env.BARDO_KEYSTORE_PASSPHRASE
+    // The stack's own Golem keys are keystore files under the state directory, so any of its processes
+    // resolves them; they sign for this run's chain and go at stop.
+    const keys = stackKeys(env, settings.stateDir)
+    stops.push(async () => removeStackKeys(keys))
+    // The API and the heartbeat scheduler, each a process of its own, resolve the keys this stack made, the
+    // CLI's keystore Golems when they have their passphrase, and Privy wallets when they have the Privy
+    // app's settings (BARDO_PRIVY_*).
     const privySettings = privySettingsFromEnv(env)
-    const privy = privySigners(chain.deployment, privySettings)
-    const tickSigners = new SignersByKind(
-      {
-        memory: signers,
-        ...(passphrase ? { keystore: new KeystoreSignerResolver(chain.deployment, passphrase) } : {}),
-        ...privy.resolvers,
-      },
-      { keystore: 'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`', ...privy.missing },
-    )
     if (privySettings.settings)
       log(`  privy        Privy wallets of app ${privySettings.settings.appId} through ${privySettings.settings.apiUrl}`)
     const readApiKey = localReadKey(env)
-    const onboarding = localOnboarding({
-      chain,
-      store,
-      signers,
-      lifeSeconds: BigInt(settings.lifeSeconds),
-      periodSeconds: BigInt(settings.periodSeconds),
+    // What the CLI, the API process and the scheduler process read the chain's contracts from.
+    if (devnet) writeDeploymentFile(join(settings.stateDir, DEPLOYMENT_FILE), devnet.deployment)
+    // The API on a port of its own that a restart keeps, so the dashboard, the CLI and the Golems' x402
+    // payments find it again; it reads the stack from api.json (no secret in it) and the read key's hash
+    // and the keys' secret from its environment.
+    const apiPort = settings.apiPort || (await freePort())
+    const apiConfig = join(settings.stateDir, 'api.json')
+    writeFileSync(
+      apiConfig,
+      `${JSON.stringify({
+        stateDir: settings.stateDir,
+        rpcUrl: chain.rpcUrl,
+        chainId: chain.deployment.chainId,
+        devnet: devnet !== undefined,
+        deploymentFile: devnet ? join(settings.stateDir, DEPLOYMENT_FILE) : env.BARDO_DEPLOYMENT,
+        store: storeEndpoint && !env.BARDO_TABLE_NAME ? { endpoint: storeEndpoint, tableName } : undefined,
+        indexerUrl: indexer?.url,
+        port: apiPort,
+        lifeSeconds: settings.lifeSeconds,
+        periodSeconds: settings.periodSeconds,
+      } satisfies ApiConfig)}\n`,
+      { mode: 0o600 },
+    )
+    stops.push(async () => rmSync(apiConfig, { force: true }))
+    const apiProcess = await supervise({
+      name: 'api',
+      command: process.execPath,
+      args: ['--import', 'tsx', join(import.meta.dirname, 'apiProcess.ts')],
+      env: { ...env, BARDO_API_CONFIG: apiConfig, [STACK_KEY_SECRET_ENV]: keys.secret, [READ_KEY_HASH_ENV]: hashApiKey(readApiKey) },
+      ready: (line) => line.startsWith('api listening on'),
+      readyTimeoutMs: 60_000,
+      onLine: (line) => {
+        if (!line.startsWith('api listening on')) log(line)
+      },
+      onRestart: () => log(`  API          restarted on http://127.0.0.1:${apiPort}; what it settled and credited is in the store`),
     })
-    const api: LocalApi = await startLocalApi({
-      chain,
-      store,
-      indexerUrl: indexer?.url,
-      port: settings.apiPort,
-      readApiKey,
-      signers: tickSigners,
-      onboarding,
-    })
-    stops.push(api.stop)
+    stops.push(apiProcess.stop)
+    const api = { url: `http://127.0.0.1:${apiPort}` }
 
-    let demo: { golem: Awaited<ReturnType<typeof provisionGolem>>; owner: OwnerAccount } | undefined
+    let demo: { golem: Awaited<ReturnType<typeof provisionGolemAt>>; owner: OwnerAccount } | undefined
     let sliceUsdc = 0n
     const ownerKey = devnet ? localOwnerKey(env) : undefined
     if (devnet && ownerKey) {
@@ -348,11 +349,11 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
       await devnet.publicClient.waitForTransactionReceipt({
         hash: await devnet.deployer.sendTransaction({ to: owner.signer.address, value: parseEther('1') }),
       })
-      const golem = await provisionGolem({
+      const golem = await provisionGolemAt({
         clients: devnet,
         deployment: devnet.deployment,
         store,
-        signers,
+        key: await newStackKey(keys, 'demo'),
         owner,
         golemId: 'demo',
         strategy: readFileSync(settings.strategyPath, 'utf8'),
@@ -369,58 +370,11 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     } else {
       log('  demo Golem   not provisioned on a real chain (the owner signs the grant in MetaMask); ticking the Golems in the store')
     }
-    const rotation =
-      devnet && demo
-        ? new LocalKeyRotation(devnet.deployment, demo.owner, signers, async (address) => {
-            await devnet.publicClient.waitForTransactionReceipt({
-              hash: await devnet.deployer.sendTransaction({ to: address, value: 10n ** 18n }),
-            })
-          })
-        : undefined
-    // The demo Golem buys its own runtime from this API, paying the operator (the API's payTo) in USDC.
-    // Its life is minutes long, so it keeps half a life of TTL ahead: it buys while it still thrives.
-    const selfExtension = selfExtensionConfig({
-      apiUrl: api.url,
-      asset: chain.usdc,
-      payee: chain.operator.address,
-      runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour,
-      marginSeconds: BigInt(Math.floor(settings.lifeSeconds / 2)),
-      // Paid by delegation, only the API's settlement account may redeem a payment.
-      ...(settings.runtimePayment === 'delegation'
-        ? { byDelegation: runtimeByDelegation(chain.deployment.environment, [chain.settlement.address]) }
-        : {}),
-    })
-    const tickDeps = (invocationId: string): TickDeps => ({
-      store,
-      client: chain.publicClient,
-      deployment: chain.deployment,
-      signers: tickSigners,
-      operator: chain.operator as never,
-      invocationId,
-      credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
-      ...(selfExtension ? { selfExtension } : {}),
-      tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
-      maxConsecutiveFailures: settings.maxFailedTicks,
-      ...(rotation ? { rotation } : {}),
-    })
-    // One turn at a time: a heartbeat with the demo's strategy beat, or a rotation the owner asked for.
-    const turns = new Limiter(1)
-    const ownerRotation =
-      rotation && demo && devnet
-        ? new LocalRotation({
-            deps: (invocationId) => ({ ...tickDeps(invocationId), rotation }),
-            signers,
-            client: chain.publicClient,
-            chainId: chain.deployment.chainId,
-            owner: demo.owner.address,
-            serial: (task) => turns.run(task),
-            afterRotation: async (r) => {
-              log(`               session key of '${r.golemId}' rotated ${r.from} -> ${r.to} (operator, on the owner's request)`)
-              if (r.golemId === 'demo')
-                log(`               ${await regrantDemoActions({ devnet, store, owner: demo.owner, plan: demo.golem.plan }, r.to)}`)
-            },
-          })
-        : undefined
+    // The heartbeat scheduler runs as a process of its own (local/schedulerProcess.ts), restarted after a
+    // crash; the owner's rotation requests the dashboard takes go to it, to run between two heartbeats.
+    const controlPort = await freePort()
+    const controlUrl = `http://127.0.0.1:${controlPort}`
+    const ownerRotation = devnet && demo ? forwardedRotation(controlUrl) : undefined
     const dashboard = await startDashboard({
       ...(ownerRotation ? { rotation: ownerRotation } : {}),
       chain,
@@ -444,7 +398,6 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     if (devnet) {
       // What the CLI and the faucet need to act on this stack with no setup but the state directory.
       const deploymentFile = join(settings.stateDir, DEPLOYMENT_FILE)
-      writeDeploymentFile(deploymentFile, devnet.deployment)
       writeStackInfo(
         settings.stateDir,
         {
@@ -468,93 +421,61 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     log(
       "  council      form one of the owner's Golems in the dashboard's council panel, or: npx bardo council form --golems <id>,<id> --threshold 2 --receiver <address> --daily-usd 100",
     )
+
+    // The scheduler's process reads the stack from a file with no secret in it; the stack keys' secret and
+    // the demo owner's key reach it in its environment.
+    const schedulerConfig = join(settings.stateDir, 'scheduler.json')
+    writeSchedulerConfig(schedulerConfig, {
+      stateDir: settings.stateDir,
+      rpcUrl: chain.rpcUrl,
+      chainId: chain.deployment.chainId,
+      devnet: devnet !== undefined,
+      deploymentFile: devnet ? join(settings.stateDir, DEPLOYMENT_FILE) : env.BARDO_DEPLOYMENT,
+      store: storeEndpoint && !env.BARDO_TABLE_NAME ? { endpoint: storeEndpoint, tableName } : undefined,
+      usdc: chain.usdc,
+      settlement: chain.settlement.address,
+      apiUrl: api.url,
+      controlPort,
+      settings: {
+        secondsPerBeat: settings.secondsPerBeat,
+        // A real chain beats like the cron on AWS: once a minute unless BARDO_BEAT_MS says otherwise.
+        beatMs: devnet || env.BARDO_BEAT_MS ? settings.beatMs : 60_000,
+        lifeSeconds: settings.lifeSeconds,
+        tickSeconds: settings.tickSeconds,
+        maxFailedTicks: settings.maxFailedTicks,
+        runtimePayment: settings.runtimePayment,
+      },
+      demo: demo ? { owner: demo.owner.address, plan: demo.golem.plan, bornAt: demo.golem.profile.life.bornAt, sliceUsdc } : undefined,
+    })
+    stops.push(async () => rmSync(join(settings.stateDir, 'scheduler-console.json'), { force: true }))
+    stops.push(async () => rmSync(schedulerConfig, { force: true }))
+    const scheduler = await supervise({
+      name: 'scheduler',
+      command: process.execPath,
+      args: ['--import', 'tsx', join(import.meta.dirname, 'schedulerProcess.ts')],
+      env: {
+        ...env,
+        BARDO_SCHEDULER_CONFIG: schedulerConfig,
+        [STACK_KEY_SECRET_ENV]: keys.secret,
+        ...(ownerKey ? { BARDO_OWNER_KEY: ownerKey.key } : {}),
+      },
+      ready: (line) => line === 'scheduler ready',
+      readyTimeoutMs: 60_000,
+      onLine: (line) => {
+        if (line !== 'scheduler ready') log(line)
+      },
+      onRestart: () => log('  scheduler    restarted; it carries on from the store'),
+    })
+    stops.push(scheduler.stop)
     const accelerated = devnet !== undefined && settings.secondsPerBeat > 0
     log(
       `  ready in ${Date.now() - started} ms; ${accelerated ? `chain time moves ${formatSpan(settings.secondsPerBeat)} per beat (BARDO_SECONDS_PER_BEAT): clients that sign with their own clock, x402 payers included, will be refused` : 'chain time follows the wall clock'}. Ctrl-C stops everything.`,
     )
     log('')
-
-    const invoker = new LocalInvoker(tickDeps, {
-      onError: (id, e) => log(`tick ${id} failed: ${e instanceof Error ? e.message : String(e)} (the next beat retries)`),
-    })
-    // The demo Golem's runtime lives its strategy through custody's action path: each of its ticks a DCA
-    // slice (approve + swap USDC for WETH on the local router, sized so the whole life fits the swap's
-    // daily limit); every fourth asks a minimum output 3% under the feed, past the grant's MaxSlippage,
-    // so the console shows custody refusing it in words.
-    const runtime =
-      devnet && demo
-        ? golemActions({
-            golemId: 'demo',
-            transport: inProcessTransport({
-              store,
-              client: chain.publicClient,
-              deployment: chain.deployment,
-              signers,
-              invocationId: 'demo-runtime',
-            }),
-          })
-        : undefined
-    let strategyBeats = 0
-    // A refusal the demo meets beat after beat is printed once, then counted.
-    const strategyLines = new RepeatedLines('               ')
-    let dead = false
-    let redeemedTotal = 0n
-    let seen = 0
-    while (!stopping) {
-      await turns.run(async () => {
-        try {
-          const beat = await runHeartbeat({ store, client: chain.publicClient, deployment: chain.deployment, invoker })
-          // The console follows the demo's own ticks: other Golems in the store tick without a line.
-          const fresh = invoker.results.slice(seen).filter((r) => r.golemId === 'demo')
-          seen = invoker.results.length
-          for (const r of fresh) if (r.redemption?.status === 'confirmed') redeemedTotal += r.redemption.amount ?? 0n
-          const result = fresh.at(-1)
-          if (demo && !dead && result) {
-            const record = await store.getGolem('demo')
-            log(progressLine(Number(beat.timestamp - demo.golem.profile.life.bornAt), result, { redeemedTotal }))
-            for (const line of moneyLines(result)) log(`               ${line}`)
-            if (result?.rotated)
-              log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
-            if (runtime && devnet && record?.status !== 'dead') {
-              const strategy = await strategyBeat(devnet, runtime, sliceUsdc, ++strategyBeats % 4 === 0 ? 300 : 50).catch(
-                (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
-              )
-              for (const line of strategyLines.next(`               ${strategy}`, refusalKey(strategy))) log(line)
-            }
-            if (record?.status === 'dead') {
-              dead = true
-              for (const line of strategyLines.flush()) log(line)
-              const death = await store.getDeathSettlement('demo')
-              log(
-                `the demo Golem died: ${death?.kind ?? 'DelegationExpiry'} (${String((death?.settlement as { expiryCause?: string } | undefined)?.expiryCause ?? '')}); the stack stays up for the API and the indexer`,
-              )
-              for (const line of returnLines(death?.settlement)) log(`               ${line}`)
-            }
-          }
-        } catch (error) {
-          log(`heartbeat failed: ${error instanceof Error ? error.message : String(error)} (retrying)`)
-        }
-      })
-      // A real chain beats like the cron on AWS: once a minute unless BARDO_BEAT_MS says otherwise.
-      const beatMs = devnet || env.BARDO_BEAT_MS ? settings.beatMs : 60_000
-      await Promise.race([until, new Promise((r) => setTimeout(r, beatMs))])
-      if (stopping) break
-      // Anvil mines only on transactions: a block per beat keeps chain time with the wall clock (or
-      // moves it on, when BARDO_SECONDS_PER_BEAT asks for an accelerated life).
-      if (devnet) await (accelerated && !dead ? devnet.increaseTime(settings.secondsPerBeat) : devnet.mine()).catch(() => undefined)
-    }
-    for (const line of strategyLines.flush()) log(line)
+    await until
   } finally {
     log('stopping: scheduler, dashboard, API, indexer, dynalite, anvil')
     await stopAll()
     log('stopped')
   }
-}
-
-/** One beat of the demo's DCA strategy through the action path, with the local feeds fresh first. */
-async function strategyBeat(devnet: Devnet, actions: GolemActions, sliceUsdc: bigint, slippageBps: number): Promise<string> {
-  const { router, usdc, weth } = devnet.deployment.assets
-  await devnet.refreshFeeds()
-  const { line } = await dcaBeat({ actions, router, usdc, weth, sliceUsdc, wethPerUsdc: 10n ** 18n / 3_000n, slippageBps })
-  return `strategy: ${line}`
 }

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises'
 import { GolemSigner, SessionKey, type CustodySigner } from '../../core/custody/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
-import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+import type { SignerPayments, SignerResolver } from '../../core/custody/signerResolver.ts'
 import { golemSignerPolicy } from '../../core/custody/golemPolicy.ts'
 import { loadKeystoreKey } from './keystoreSigner.ts'
 import { SignerResolutionError } from '../../core/custody/errors.ts'
@@ -21,7 +21,7 @@ export class KeystoreSignerResolver implements SignerResolver {
     this.#passphrase = passphrase
   }
 
-  async resolve(profile: GolemProfile): Promise<CustodySigner> {
+  async resolve(profile: GolemProfile, options: { payments?: SignerPayments } = {}): Promise<CustodySigner> {
     if (profile.signer.kind !== 'keystore')
       throw new SignerResolutionError(`signer: this resolver holds keystore keys only, the profile names ${profile.signer.kind}`)
     const path = profile.signer.path
@@ -37,8 +37,13 @@ export class KeystoreSignerResolver implements SignerResolver {
     }
     if (key.address.toLowerCase() !== profile.golemKey.toLowerCase())
       throw new SignerResolutionError(`signer: the keystore at ${path} holds ${key.address}, the profile names ${profile.golemKey}`)
+    // A Golem's own x402 payments are signed within the payment policy and recorded in its ledger.
+    const payments = options.payments
+    const policy = payments
+      ? { ...golemSignerPolicy(this.deployment, profile), payments: payments.policy }
+      : golemSignerPolicy(this.deployment, profile)
     return {
-      signer: new GolemSigner({ signer: key.signer, policy: golemSignerPolicy(this.deployment, profile), recorder: key }),
+      signer: new GolemSigner({ signer: key.signer, policy, recorder: key, ...(payments ? { paymentLedger: payments.ledger } : {}) }),
       sessionKey: key,
     }
   }

@@ -2,7 +2,7 @@
 // honest clock), then `npx bardo` with nothing set but the state directory `npm start` used. The CLI
 // finds the stack's chain, deployment, store, API, dashboard and the demo owner's key there. It shows the
 // demo's status, feeds it over x402, onboards a second Golem (the stack holds its key), rotates the demo's
-// key (the stack holds it in memory, so the stack rotates it on the owner's signed request: once, and the
+// key (the stack holds it in its own keystore, so the stack rotates it on the owner's signed request: once, and the
 // new key signs the demo's next actions), renews the demo's grant, and revokes it: one transaction
 // disables every grant, the death is printed within two beats and the key's funds go home; afterwards
 // every grant is disabled on-chain, the oracle no longer knows the key, and no redemption is mined again.
@@ -13,7 +13,7 @@
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 import { promisify } from 'node:util'
 import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, getAbiItem, http, type Address, type Hex } from 'viem'
@@ -201,8 +201,16 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
     expect(r).toMatchObject({ golemId: 'demo', from: before.golemKey })
     expect(r.to).not.toBe(before.golemKey)
     expect(rotated.stdout + rotated.stderr).not.toContain(ownerKey.slice(2))
-    // No keystore or any other file: the new key lives where the old one did, in the stack's memory.
-    expect(filesUnder(stateDir)).toEqual(files)
+    // The new key lives where the old one did, a keystore file of the stack's (mode 0600); the old key's
+    // file is gone with the retired key, and nothing else was written.
+    const stackKeys = (list: string[]) => list.filter((f) => f.includes(`${sep}stack-keys${sep}`))
+    const after = filesUnder(stateDir)
+    expect(after.filter((f) => !stackKeys(after).includes(f))).toEqual(files.filter((f) => !stackKeys(files).includes(f)))
+    expect(stackKeys(after)).toHaveLength(stackKeys(files).length)
+    const made = stackKeys(after).filter((f) => !files.includes(f))
+    expect(made).toHaveLength(1)
+    expect(statSync(made[0]!).mode & 0o777).toBe(0o600)
+    expect(readFileSync(made[0]!, 'utf8').toLowerCase()).toContain(r.to.slice(2).toLowerCase())
 
     // The owner's signature rotates once: replayed, it names a key that is retired.
     const replay = await fetch(`${info.dashboardUrl}/local/golems/demo/rotation`, {

@@ -1,11 +1,18 @@
-// The `npm start` stack survives a SIGKILL of its parts: with the demo Golem alive, dynalite and the
-// indexer are each killed with SIGKILL at a seeded-random moment of its life, and the runner starts them
+// The `npm start` stack survives a SIGKILL of its parts: with the demo Golem alive, dynalite, the
+// indexer, the heartbeat scheduler and the API are each killed with SIGKILL at a seeded-random moment of its life, and the runner starts them
 // again. At the end the Golem died of its own life's end, each runway period was redeemed at most once
 // (the period enforcer allows one per period; a redemption sent twice would show as two transfers in one
 // period), the owner's and the key's USDC add up to the owner's starting balance less what left for the
 // world (x402 payments, swaps), the key holds nothing, and the indexer shows the death and every runway
-// redemption the chain holds.
-import { execFileSync } from 'node:child_process'
+// redemption the chain holds. The API is killed with a payer's x402 extend in flight (the stock
+// @x402/fetch client, its paid request sent): the client asks again under the same payment identifier
+// once the API is back, and the payment is settled once and credited once.
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +21,7 @@ import { createPublicClient, erc20Abi, getAddress, http, type Address } from 'vi
 import { DynamoStore } from '../../adapters/store/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { documentClient, localDynamoClient } from '../../local/dynalite.ts'
-import { alive, descendants, startStack, waitFor, type StartedStack } from './stackProcess.ts'
+import { alive, descendants, polite, root, startStack, waitFor, type StartedStack } from './stackProcess.ts'
 
 const SEED = Number(process.env.BARDO_CRASH_SEED ?? 20261129)
 const LIFE_SECONDS = 80
@@ -73,37 +80,114 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
     const info = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as {
       rpcUrl: string
       usdc: Address
+      apiUrl: string
+      network: `${string}:${string}`
       store: { endpoint: string; tableName: string }
     }
     const key = getAddress(/'demo' key (0x[0-9a-fA-F]{40})/.exec(s.output())![1]!)
     const owner = getAddress(/owner smart account (0x[0-9a-fA-F]{40})/.exec(s.output())![1]!)
     const graphql = /GraphQL\s+(http:\/\/127\.0\.0\.1:\d+)\/graphql/.exec(s.output())![1]!
 
-    // Each part once, in its own window of the life: dynalite in the first third, the indexer in the second.
+    // A payer with test USDC from the faucet, and the stock x402 client, as README "Paying locally" sets it up.
+    const payer = privateKeyToAccount(generatePrivateKey())
+    await promisify(execFile)('npm', ['run', '-s', 'faucet', '--', payer.address, '30', '0'], {
+      cwd: root,
+      env: { ...process.env, BARDO_STATE_DIR: stateDir },
+    })
+    const client = createPublicClient({ transport: http(info.rpcUrl) })
+    const payerUsdc = () => client.readContract({ address: info.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [payer.address] })
+    expect(await payerUsdc()).toBe(30_000_000n)
+    const paymentId = generatePaymentId()
+    const stockClient = () => {
+      const x402 = new x402Client()
+      registerExactEvmScheme(x402, { signer: payer })
+      x402.setSpendControls({ allowedAssets: [{ network: info.network, asset: info.usdc, maxAmountPerPayment: '20000000' }] })
+      x402.onBeforePaymentCreation(async ({ paymentRequired }) => {
+        paymentRequired.extensions ??= {}
+        appendPaymentIdentifierToExtensions(paymentRequired.extensions, paymentId)
+      })
+      return x402
+    }
+    const extendInit = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ golemId: 'demo', hours: 1 }),
+    }
+    let firstAnswer: Promise<number | string> | undefined
+
+    // The extend in flight at the API's kill: answered or lost, the client asks again under the same
+    // payment identifier once the API is back; one settlement moved the payer's USDC, and the Golem's
+    // payments hold it once.
+    const extendAgain = async () => {
+      expect(firstAnswer, 'the extend in flight at the kill').toBeDefined()
+      await firstAnswer
+      const retried = await polite(() => wrapFetchWithPayment(fetch, stockClient())(`${info.apiUrl}/api/v1/extend`, extendInit))
+      expect(retried.status, `${await retried.clone().text()}\n--- output ---\n${s.output().slice(-2000)}`).toBe(200)
+      expect(await payerUsdc()).toBe(29_500_000n)
+      const settlements = await client.getContractEvents({
+        address: info.usdc,
+        abi: erc20Abi,
+        eventName: 'Transfer',
+        args: { from: payer.address },
+        fromBlock: 0n,
+      })
+      expect(settlements).toHaveLength(1)
+      // The Golem's credits (newest first): this payer's, once, naming the one settlement.
+      const payments = (
+        (await (await polite(() => fetch(`${info.apiUrl}/api/v1/golems/demo/payments?limit=100`))).json()) as {
+          payments: { payer: string; txHash: string | null; kind: string; seconds: string }[]
+        }
+      ).payments.filter((p) => p.payer.toLowerCase() === payer.address.toLowerCase())
+      expect(payments).toEqual([expect.objectContaining({ kind: 'extend', seconds: '3600', txHash: settlements[0]!.transactionHash })])
+    }
+
+    // Each part once, in its own window of the life: dynalite first, then the indexer, then the API with a
+    // paid extend in flight (early enough for the payer to ask again while the Golem lives), then the
+    // scheduler (whose restarted process must pick up the ticks, the strategy and the death from the store).
     const rand = random(SEED)
+    const restartedLine = {
+      dynalite: 'dynalite restarted',
+      indexer: 'indexer      restarted',
+      scheduler: 'scheduler    restarted',
+      api: 'API          restarted',
+    }
     const plan = [
-      { part: 'dynalite', marker: 'dynaliteServer.ts', atMs: 8_000 + Math.floor(rand() * 18_000) },
-      { part: 'indexer', marker: 'ponder', atMs: 30_000 + Math.floor(rand() * 18_000) },
-    ]
+      { part: 'dynalite', marker: 'dynaliteServer.ts', atMs: 4_000 + Math.floor(rand() * 8_000) },
+      { part: 'indexer', marker: 'ponder', atMs: 15_000 + Math.floor(rand() * 8_000) },
+      { part: 'api', marker: 'apiProcess.ts', atMs: 26_000 + Math.floor(rand() * 8_000) },
+      { part: 'scheduler', marker: 'schedulerProcess.ts', atMs: 37_000 + Math.floor(rand() * 8_000) },
+    ] as const
     for (const { part, marker, atMs } of plan) {
       await sleep(Math.max(0, readyAt + atMs - Date.now()))
       expect(s.output(), `${part} killed while the Golem lives (seed ${SEED})`).not.toContain('the demo Golem died')
       const pid = processOf(s.child.pid!, marker)
       expect(pid, `${part}'s process`).toBeDefined()
+      if (part === 'api') {
+        // The paid request goes out, and the API is killed as it arrives: its answer may be lost.
+        let paidSent: () => void = () => undefined
+        const sent = new Promise<void>((r) => (paidSent = r))
+        const killing: typeof fetch = (input, init) => {
+          const paid = new Headers(input instanceof Request ? input.headers : init?.headers).has('payment-signature')
+          const answer = fetch(input, init)
+          if (paid) paidSent()
+          return answer
+        }
+        firstAnswer = wrapFetchWithPayment(killing, stockClient())(`${info.apiUrl}/api/v1/extend`, extendInit).then(
+          (r) => r.status,
+          (e: unknown) => String(e),
+        )
+        await sent
+      }
       process.kill(pid!, 'SIGKILL')
       await waitFor(
         `${part} restarted`,
         async () => {
           const next = processOf(s.child.pid!, marker)
-          return next !== undefined &&
-            next !== pid &&
-            alive(next) &&
-            s.output().includes(`${part === 'indexer' ? 'indexer      restarted' : 'dynalite restarted'}`)
-            ? true
-            : undefined
+          return next !== undefined && next !== pid && alive(next) && s.output().includes(restartedLine[part]) ? true : undefined
         },
         opts,
       )
+      if (part === 'api') await extendAgain()
     }
 
     await waitFor('the death', async () => (s.output().includes('the demo Golem died') ? true : undefined), opts)
@@ -116,7 +200,6 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
     expect(record?.status).toBe('dead')
     const { runway } = parseGolemProfile(record!.profile ?? null)
 
-    const client = createPublicClient({ transport: http(info.rpcUrl) })
     const transfers = async (args: { from?: Address; to?: Address }) =>
       client.getContractEvents({ address: info.usdc, abi: erc20Abi, eventName: 'Transfer', args, fromBlock: 0n })
     const runwayTransfers = await transfers({ from: owner, to: key })
@@ -186,6 +269,8 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       },
       opts,
     )
-    for (const { part } of plan) expect(s.output(), part).toMatch(part === 'indexer' ? /indexer {6}restarted/ : /dynalite restarted/)
+    for (const { part } of plan) expect(s.output(), part).toContain(restartedLine[part])
+    // The restarted scheduler goes on printing the demo's ticks, and nothing failed for good.
+    expect(s.output().slice(s.output().indexOf(restartedLine.scheduler))).toMatch(/\n\s*age\s/)
   }, 420_000)
 })

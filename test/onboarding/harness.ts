@@ -29,7 +29,7 @@ export function onboardingApi(env: HeartbeatEnv, o: { signingKey?: AlchemySignin
     deployment: env.devnet.deployment,
     operator: env.devnet.operator.account,
     settlement: devnetAccount(2),
-    onboarding: localOnboarding({ chain, store: env.store, signers: env.signers }),
+    onboarding: localOnboarding({ chain, store: env.store, keys: env.signers }),
     ...(o.signingKey ? { alchemyWebhook: { signingKey: o.signingKey, invoker } } : {}),
   })
   const post = (path: string, body: unknown) =>
