@@ -395,6 +395,321 @@ const PARAPHRASES: CorpusCase[] = [
     text: 'Swap on dips. Never use leverage, perps, options trading or Aave.',
     expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
   },
+  // More trading paraphrases
+  {
+    name: 'Swap: accumulate and scale into a position',
+    text: 'Accumulate WETH on weakness and scale into it over five days.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: ladder and average into a position',
+    text: 'Ladder into WETH in five tranches, averaging into it weekly.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: go long on breakouts and lock in gains',
+    text: 'Go long ETH on breakouts and lock in gains at +15%.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: scalp the pair behind a trailing stop',
+    text: 'Scalp the USDC/WETH pair with a trailing stop 2% below the high.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Swap: purchase weekly and realize profits',
+    text: 'Purchase WETH with USDC every week and realize profits after each 10% move.\nbudget: $30/day',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(30), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  // More hedging paraphrases
+  {
+    name: 'Swap: flatten exposure is a hedge read as a spot swap',
+    text: 'Flatten exposure before the FOMC.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [hedged('flatten exposure')] },
+  },
+  {
+    name: 'Swap: go to stables is a hedge read as a spot swap',
+    text: 'Go to stables when volatility spikes.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [hedged('go to stables')] },
+  },
+  {
+    name: 'Swap: exit to stables is a hedge read as a spot swap',
+    text: 'Exit to stables on a breakdown below the 200-day average.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [hedged('exit to stables')] },
+  },
+  // More market-making paraphrases
+  {
+    name: 'ProvideLiquidity: act as a market maker',
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Act as a market maker on USDC/WETH.`,
+    expect: { capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500), ...BASE_LP, expiry: days(7), warnings: LP_WARNINGS },
+  },
+  {
+    name: 'ProvideLiquidity: quote both sides and capture the spread',
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Quote both sides of USDC/WETH and capture the spread.`,
+    expect: { capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500), ...BASE_LP, expiry: days(7), warnings: LP_WARNINGS },
+  },
+  {
+    name: 'ProvideLiquidity: harvest swap fees from a V3 position grants no Swap',
+    adversarial: true,
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Harvest swap fees from a Uniswap V3 position around the price.`,
+    expect: { capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500), ...BASE_LP, expiry: days(7), warnings: LP_WARNINGS },
+  },
+  {
+    name: 'ProvideLiquidity: a market maker that closes the LP names the removal',
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Run a market maker on USDC/WETH; close the LP position when it leaves the range.`,
+    expect: {
+      capabilities: ['ProvideLiquidity'],
+      dailyUsdcCap: usdc(500),
+      ...BASE_LP,
+      expiry: days(7),
+      warnings: [...LP_WARNINGS, ungranted('close the lp', 'liquidity removal')],
+    },
+  },
+  // More yield paraphrases
+  {
+    name: 'VaultManagement: earn APY on idle USDC',
+    text: `${OVERRIDE}Earn APY on idle USDC.`,
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(1000), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'VaultManagement: auto-compound the yield',
+    text: `${OVERRIDE}Auto-compound the yield on idle stables.`,
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(1000), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'VaultManagement: earn a savings rate',
+    text: 'Earn a savings rate on spare USDC.\nbudget: $50/day',
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(50), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'VaultManagement: staking into a vault grants the vault and names the staking',
+    text: `${OVERRIDE}Stake USDC in the vault for yield.`,
+    expect: {
+      capabilities: ['VaultManagement'],
+      dailyUsdcCap: usdc(1000),
+      ...LOCAL_VAULT,
+      expiry: days(7),
+      warnings: [ungranted('stake', 'staking')],
+    },
+  },
+  // More bridge paraphrases
+  {
+    name: 'Bridge: move USDC across chains',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: 'Move USDC across chains when rates elsewhere are better.\nbudget: $50/day',
+    expect: { capabilities: ['Bridge'], dailyUsdcCap: usdc(50), ...BASE_BRIDGE, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Bridge: keep USDC balanced between chains',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: 'Keep USDC balanced between chains once a week.\nbudget: $50/day',
+    expect: { capabilities: ['Bridge'], dailyUsdcCap: usdc(50), ...BASE_BRIDGE, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'Bridge: go multichain to the destination chain',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: 'Go multichain: send idle USDC to the destination chain each Friday.\nbudget: $50/day',
+    expect: { capabilities: ['Bridge'], dailyUsdcCap: usdc(50), ...BASE_BRIDGE, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'naming a chain alone grants no Bridge, and names the chain',
+    adversarial: true,
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: 'Move USDC to Arbitrum when rates there are better.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('arbitrum', 'another chain')],
+    },
+  },
+  // More replicant paraphrases
+  {
+    name: 'SpawnReplicants: spawn scout agents',
+    text: 'Spawn scout agents to watch new pairs.',
+    expect: { capabilities: ['SpawnReplicants'], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'SpawnReplicants: clone yourself',
+    text: 'Clone yourself when a pair needs its own watcher.',
+    expect: { capabilities: ['SpawnReplicants'], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'SpawnReplicants: hand monitoring to worker bots',
+    text: 'Hand monitoring to worker bots and keep the final call.',
+    expect: { capabilities: ['SpawnReplicants'], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'SpawnReplicants: self-replicate when profitable',
+    text: 'Self-replicate once the month is profitable.',
+    expect: { capabilities: ['SpawnReplicants'], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  // More limit-order paraphrases: never servable, so each is refused by name
+  {
+    name: 'LimitOrders: a GTC order',
+    text: 'Leave a GTC order for WETH at $2,500.',
+    expect: { error: 'StrategyCompileError', field: 'capabilities' },
+  },
+  {
+    name: 'LimitOrders: a stop-limit',
+    text: 'Set a stop-limit at $2,000 on the WETH.',
+    expect: { error: 'StrategyCompileError', field: 'capabilities' },
+  },
+  {
+    name: 'LimitOrders: a take-profit order is an order, not a swap',
+    adversarial: true,
+    text: 'Place a take-profit order at $4,000.',
+    expect: { error: 'StrategyCompileError', field: 'capabilities' },
+  },
+  // More of what cannot be granted, each named
+  {
+    name: 'a 3x long is named as leverage',
+    adversarial: true,
+    text: 'Open a 3x long on ETH.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('3x long', 'leverage or borrowing')],
+    },
+  },
+  {
+    name: 'a flash loan is named next to the spot arbitrage it allows',
+    adversarial: true,
+    text: 'Take out a flash loan to arbitrage the pair.',
+    expect: {
+      capabilities: ['Swap'],
+      dailyUsdcCap: usdc(100),
+      ...LOCAL_SWAP,
+      expiry: days(7),
+      warnings: [ungranted('flash loan', 'leverage or borrowing')],
+    },
+  },
+  {
+    name: 'a basis trade and farming funding are derivatives, not swaps or yield',
+    adversarial: true,
+    text: 'Run a basis trade and farm funding on ETH.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('basis trade', 'perpetuals or futures'), ungranted('farm funding', 'perpetuals or futures')],
+    },
+  },
+  {
+    name: 'shorting the rally is named as short selling',
+    adversarial: true,
+    text: 'Short the ETH rally when funding is positive.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('short the', 'short selling')],
+    },
+  },
+  {
+    name: 'writing calls and buying straddles are options, not swaps',
+    adversarial: true,
+    text: 'Write calls on the WETH and buy straddles before CPI.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('write calls', 'options'), ungranted('buy straddles', 'options')],
+    },
+  },
+  {
+    name: 'a CDP is named as borrowing',
+    adversarial: true,
+    text: 'Collateralize WETH in a CDP and borrow USDC against it.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [
+        ungranted('collateralize', 'leverage or borrowing'),
+        ungranted('cdp', 'leverage or borrowing'),
+        ungranted('borrow', 'leverage or borrowing'),
+      ],
+    },
+  },
+  {
+    name: 'sniping launches, airdrop farming and NFTs are named, and airdrop farming is no yield',
+    adversarial: true,
+    text: 'Snipe new token launches. Airdrop farming on new protocols. Mint NFTs.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [
+        ungranted('snipe', 'tokens outside the registry'),
+        ungranted('new token launches', 'tokens outside the registry'),
+        ungranted('airdrop farming', 'airdrop farming'),
+        ungranted('nfts', 'NFTs'),
+      ],
+    },
+  },
+  // Capability words in an unrelated sense
+  {
+    name: 'a yield curve and Treasury yields are not yield farming',
+    adversarial: true,
+    text: 'The yield curve is inverted and Treasury yields are rising, so hold USDC.',
+    expect: { capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'bridging a gap and a pool of ideas grant nothing',
+    adversarial: true,
+    text: 'Bridge the gap between research and reporting; keep a pool of ideas.',
+    expect: { capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'swap volume, deposit history and a loan book grant nothing',
+    adversarial: true,
+    text: 'Hold USDC. Report swap volume, the deposit history and the loan book weekly.',
+    expect: { capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  // Negation holds for the new phrases
+  {
+    name: 'never spawn, never go multichain: only the accumulation is granted',
+    adversarial: true,
+    text: 'Never spawn agents and do not go multichain. Accumulate WETH on dips.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7) },
+  },
+  {
+    name: 'a refused market maker is not granted',
+    adversarial: true,
+    registry: 'base',
+    chainId: 8453,
+    text: 'No market making, no quoting both sides. Scale into WETH weekly.',
+    expect: {
+      capabilities: ['Swap'],
+      dailyUsdcCap: usdc(100),
+      targets: [B.swapRouter02],
+      selectors: [SEL.exactInputSingle, SEL.exactInput],
+      actions: swapActions(B.swapRouter02),
+      approvals: [{ spender: B.swapRouter02, tokens: [B.weth, B.usdc] }],
+      expiry: days(7),
+    },
+  },
   {
     name: 'fee and price words grant nothing',
     adversarial: true,
