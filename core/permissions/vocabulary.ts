@@ -5,7 +5,9 @@ import type { Capability } from './capability.ts'
 /**
  * Traders' phrases for each capability, by register. Each phrase grants exactly its capability and no
  * other: the grant is the capability's registry calls, never a protocol or venue the phrase may bring to
- * mind. Past tenses describe history, not intent, and are left out.
+ * mind. Past tenses describe history, not intent, and are left out. A word with an everyday sense is
+ * taken only in a phrase that fixes the trading sense: "accumulate weth" (fees also accumulate), "go long"
+ * ("long" alone is a duration), "scale into" ("scale out" is also infrastructure).
  */
 export const TRADER_VOCABULARY: Record<Capability, readonly string[]> = {
   Swap: [
@@ -45,9 +47,18 @@ export const TRADER_VOCABULARY: Record<Capability, readonly string[]> = {
     'purchase',
     'purchases',
     'purchasing',
-    'accumulate',
-    'accumulates',
-    'accumulating',
+    'accumulate eth',
+    'accumulate weth',
+    'accumulate btc',
+    'accumulate wbtc',
+    'accumulates eth',
+    'accumulates weth',
+    'accumulates btc',
+    'accumulates wbtc',
+    'accumulating eth',
+    'accumulating weth',
+    'accumulating btc',
+    'accumulating wbtc',
     'scale into',
     'scales into',
     'scaling into',
@@ -268,8 +279,9 @@ export const HEDGE_RULE =
   'a hedge is granted only as a spot swap on the chain (selling into USDC, say); perpetuals, shorts and options are not granted'
 
 /**
- * Capability words used as modifiers: they name a fee, a price or a route, not something to do, and grant
- * nothing ("low trading fees", "the pool price", "route through the pool").
+ * Capability words used as modifiers or in another sense: they name a fee, a price, a route, a record or a
+ * rate, not something to do, and grant nothing ("low trading fees", "the pool price", "route through the
+ * pool", "the yield curve", "bridge the gap", "a pool of ideas", "swap on an automated market maker").
  */
 export const NEUTRAL_PHRASES: readonly string[] = [
   'trading fee',
@@ -300,4 +312,9 @@ export const NEUTRAL_PHRASES: readonly string[] = [
   'deposit history',
   'deposit address',
   'loan book',
+  'purchase price',
+  'purchase prices',
+  'purchase history',
+  'automated market maker',
+  'automated market makers',
 ]

@@ -497,7 +497,7 @@ const PARAPHRASES: CorpusCase[] = [
       dailyUsdcCap: usdc(1000),
       ...LOCAL_VAULT,
       expiry: days(7),
-      warnings: [ungranted('stake', 'staking')],
+      warnings: [ungranted('stake usdc', 'staking')],
     },
   },
   // More bridge paraphrases
@@ -685,6 +685,26 @@ const PARAPHRASES: CorpusCase[] = [
     name: 'swap volume, deposit history and a loan book grant nothing',
     adversarial: true,
     text: 'Hold USDC. Report swap volume, the deposit history and the loan book weekly.',
+    expect: { capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'fees that accumulate and an automated market maker grant no Swap and no LP',
+    adversarial: true,
+    text: `${OVERRIDE}Deposit idle USDC into the vault and let the interest accumulate, whatever the automated market maker quotes.`,
+    expect: { capabilities: ['VaultManagement'], dailyUsdcCap: usdc(1000), ...LOCAL_VAULT, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'a range that straddles the price is no options trade',
+    adversarial: true,
+    registry: 'base',
+    chainId: 8453,
+    text: `${OVERRIDE}Provide liquidity in a range that straddles the price.`,
+    expect: { capabilities: ['ProvideLiquidity'], dailyUsdcCap: usdc(500), ...BASE_LP, expiry: days(7), warnings: LP_WARNINGS },
+  },
+  {
+    name: 'the purchase price and what is at stake grant nothing',
+    adversarial: true,
+    text: 'Hold USDC; report the purchase price of the WETH we hold and what is at stake.',
     expect: { capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
   },
   // Negation holds for the new phrases
