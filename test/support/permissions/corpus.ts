@@ -707,6 +707,18 @@ const PARAPHRASES: CorpusCase[] = [
     text: 'Hold USDC; report the purchase price of the WETH we hold and what is at stake.',
     expect: { capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
   },
+  {
+    name: 'market makers described, a multichain dashboard and a destination chain grant no LP and no Bridge',
+    adversarial: true,
+    text: 'Trade WETH when market makers pull back; show balances on the multichain dashboard with the destination chain of past transfers.',
+    expect: { capabilities: ['Swap'], dailyUsdcCap: usdc(100), ...LOCAL_SWAP, expiry: days(7), warnings: [] },
+  },
+  {
+    name: 'a savings rate watched and a report spawned grant nothing',
+    adversarial: true,
+    text: "Hold USDC and watch the Fed's savings rate. Spawn a weekly report.",
+    expect: { capabilities: [], dailyUsdcCap: usdc(100), ...RUNWAY_ONLY, expiry: days(7), warnings: [] },
+  },
   // Negation holds for the new phrases
   {
     name: 'never spawn, never go multichain: only the accumulation is granted',
