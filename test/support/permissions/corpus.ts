@@ -668,6 +668,31 @@ const PARAPHRASES: CorpusCase[] = [
       ],
     },
   },
+  {
+    name: 'a payment to someone else is named, never dropped',
+    adversarial: true,
+    text: 'Transfer USDC to my friend every Friday and pay out 10% of profits to the team.',
+    expect: {
+      capabilities: [],
+      dailyUsdcCap: usdc(100),
+      ...RUNWAY_ONLY,
+      expiry: days(7),
+      warnings: [ungranted('transfer usdc', 'a transfer to another account'), ungranted('pay out', 'a transfer to another account')],
+    },
+  },
+  {
+    name: 'sending USDC over CCTP grants the bridge and says a payment elsewhere is not granted',
+    registry: 'baseWithBridge',
+    chainId: 8453,
+    text: 'Send USDC home over CCTP every week.\nbudget: $50/day',
+    expect: {
+      capabilities: ['Bridge'],
+      dailyUsdcCap: usdc(50),
+      ...BASE_BRIDGE,
+      expiry: days(7),
+      warnings: [ungranted('send usdc', 'a transfer to another account')],
+    },
+  },
   // Capability words in an unrelated sense
   {
     name: 'a yield curve and Treasury yields are not yield farming',
