@@ -101,8 +101,10 @@ describe('a council formed from the dashboard on the local stack', () => {
     await page.click('button.connect')
     await page.waitForSelector('#wallet-address')
     for (const id of ['demo', 'atlas', 'boreas']) {
-      await page.waitForSelector(`input[name="council-golem"][value="${id}"]`)
-      await page.click(`input[name="council-golem"][value="${id}"]`)
+      const box = `input[name="council-golem"][value="${id}"]`
+      await page.waitForSelector(box)
+      await page.click(box)
+      await page.waitForFunction(`document.querySelector('${box}')?.checked === true`)
     }
     await page.type('#council-receiver', treasury)
     await page.click('#council-daily-usd', { clickCount: 3 })

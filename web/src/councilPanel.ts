@@ -196,10 +196,16 @@ function FormCouncil({
   return html`<fieldset id="form-council" disabled=${!wallet}>
     <legend>Form a council</legend>
     <p class="seats">
-      ${golems.map(
-        (g) =>
-          html`<label class="seat"><input type="checkbox" name="council-golem" value=${g.id} checked=${chosen.includes(g.id)} onChange=${() => toggle(g.id)} /> ${g.id}</label>`,
-      )}
+      ${
+        // In a fixed order and keyed by Golem, so a poll that brings the fleet in another order, or a Golem
+        // coming alive, never moves a box under the owner's pointer or carries one's tick to another.
+        [...golems]
+          .sort((a, b) => a.id.localeCompare(b.id))
+          .map(
+            (g) =>
+              html`<label class="seat" key=${g.id}><input type="checkbox" name="council-golem" value=${g.id} checked=${chosen.includes(g.id)} onChange=${() => toggle(g.id)} /> ${g.id}</label>`,
+          )
+      }
     </p>
     <label>signatures needed <input id="council-threshold" inputmode="numeric" value=${threshold} onInput=${value(setThreshold)} /></label>
     <label>pays only <input id="council-receiver" placeholder="0x…" value=${receiver} onInput=${value(setReceiver)} /></label>
