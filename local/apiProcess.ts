@@ -7,20 +7,14 @@
 // answer is settled once when the client asks again.
 import { readFileSync } from 'node:fs'
 import type { Address, Hex } from 'viem'
-import { SignersByKind } from '../adapters/signers/signersByKind.ts'
-import { privySigners } from '../adapters/signers/privySignerResolver.ts'
-import { privySettingsFromEnv } from '../adapters/signers/privySettings.ts'
-import { DynamoCouncilStore } from '../adapters/store/index.ts'
 import { createLocalApi } from '../functions/api/local.ts'
 import { serveApi } from '../functions/api/server.ts'
 import { connectChain, readDeploymentFile, type StackChain } from './chain.ts'
 import { attachDevnet, devnetAccount } from './devnet.ts'
-import { documentClient, localDynamoClient } from './dynalite.ts'
 import { LocalStackError } from './errors.ts'
 import { localOnboarding } from './onboarding.ts'
-import { StackKeystoreResolver, stackKeys } from './stackKeys.ts'
-import { openStore } from './store.ts'
 import { READ_KEY_HASH_ENV, type ApiConfig } from './apiConfig.ts'
+import { openStackStore, stackSigners } from './stackChild.ts'
 
 const configPath = process.env.BARDO_API_CONFIG
 if (!configPath) throw new LocalStackError('LOCAL_CONFIG', 'BARDO_API_CONFIG: must name the API config the runner wrote')
@@ -40,23 +34,8 @@ const chain: StackChain = devnet
       stop: async () => {},
     }
   : await connectChain(env)
-const store = config.store
-  ? new DynamoCouncilStore({ client: documentClient(localDynamoClient(config.store.endpoint)), tableName: config.store.tableName })
-  : (await openStore(env)).store
-const keys = stackKeys(env, config.stateDir)
-const privy = privySigners(chain.deployment, privySettingsFromEnv(env))
-const signers = new SignersByKind(
-  {
-    keystore: new StackKeystoreResolver(
-      keys,
-      chain.deployment,
-      env.BARDO_KEYSTORE_PASSPHRASE,
-      'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`',
-    ),
-    ...privy.resolvers,
-  },
-  { memory: "its key is in the memory of another process: this stack's keys are keystore files", ...privy.missing },
-)
+const store = await openStackStore(config.store, env)
+const { keys, signers } = stackSigners(env, config.stateDir, chain.deployment)
 const readKeyHash = env[READ_KEY_HASH_ENV] as Hex | undefined
 const app = createLocalApi({
   store,

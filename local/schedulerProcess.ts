@@ -9,19 +9,13 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { DynamoCouncilStore } from '../adapters/store/index.ts'
-import { SignersByKind } from '../adapters/signers/signersByKind.ts'
-import { privySigners } from '../adapters/signers/privySignerResolver.ts'
-import { privySettingsFromEnv } from '../adapters/signers/privySettings.ts'
 import { RotationRequestError } from '../app/tick/rotateOnRequest.ts'
 import { connectChain, readDeploymentFile } from './chain.ts'
 import { attachDevnet, devnetAccount, ownerAccountOf } from './devnet.ts'
-import { documentClient, localDynamoClient } from './dynalite.ts'
 import { LocalStackError } from './errors.ts'
 import { LocalRotationError } from './rotationRequest.ts'
 import { runScheduler, schedulerParts } from './scheduler.ts'
-import { StackKeystoreResolver, stackKeys } from './stackKeys.ts'
-import { openStore } from './store.ts'
+import { openStackStore, stackSigners } from './stackChild.ts'
 import { parseSchedulerConfig, type SchedulerConfig } from './schedulerConfig.ts'
 
 const configPath = process.env.BARDO_SCHEDULER_CONFIG
@@ -34,23 +28,8 @@ const devnet = config.devnet && deployment?.assets ? attachDevnet(config.rpcUrl,
 const chain = devnet
   ? { publicClient: devnet.publicClient, deployment: devnet.deployment, operator: devnetAccount(1) }
   : await connectChain(env)
-const store = config.store
-  ? new DynamoCouncilStore({ client: documentClient(localDynamoClient(config.store.endpoint)), tableName: config.store.tableName })
-  : (await openStore(env)).store
-const keys = stackKeys(env, config.stateDir)
-const privy = privySigners(chain.deployment, privySettingsFromEnv(env))
-const signers = new SignersByKind(
-  {
-    keystore: new StackKeystoreResolver(
-      keys,
-      chain.deployment,
-      env.BARDO_KEYSTORE_PASSPHRASE,
-      'start the stack with BARDO_KEYSTORE_PASSPHRASE, or tick them with `bardo run`',
-    ),
-    ...privy.resolvers,
-  },
-  { memory: "its key is in the memory of another process: this stack's keys are keystore files", ...privy.missing },
-)
+const store = await openStackStore(config.store, env)
+const { keys, signers } = stackSigners(env, config.stateDir, chain.deployment)
 const ownerKey = env.BARDO_OWNER_KEY as Hex | undefined
 const demo =
   config.demo && ownerKey && devnet
