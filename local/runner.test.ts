@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { vitalSigns } from '../core/lifecycle/vitalSigns.ts'
-import { formatSpan, localStackSettings, moneyLines, progressLine, returnLines } from './runner.ts'
+import { formatSpan, moneyLines, progressLine, returnLines } from './consoleLines.ts'
+import { localStackSettings } from './runner.ts'
 
 const NOW = 1_000_000
 const signs = (patch: Partial<Parameters<typeof vitalSigns>[0]>) =>

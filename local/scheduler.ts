@@ -25,7 +25,7 @@ import { RepeatedLines, refusalKey } from './repeatedLines.ts'
 import { LocalKeyRotation } from './rotation.ts'
 import { LocalRotation } from './rotationRequest.ts'
 import type { StackKeys } from './stackKeys.ts'
-import { moneyLines, progressLine, returnLines } from './runner.ts'
+import { moneyLines, progressLine, returnLines } from './consoleLines.ts'
 
 export type SchedulerSettings = {
   secondsPerBeat: number

@@ -12,7 +12,7 @@ import type { TickResult } from '../../app/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { progressLine } from '../../local/runner.ts'
+import { progressLine } from '../../local/consoleLines.ts'
 import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =

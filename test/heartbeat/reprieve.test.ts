@@ -7,7 +7,7 @@ import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/p
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
-import { progressLine } from '../../local/runner.ts'
+import { progressLine } from '../../local/consoleLines.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, allEvents, chainNow, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
