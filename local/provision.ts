@@ -228,7 +228,6 @@ async function provision(
     p.actions === false
       ? []
       : await signPlanActions(clients, { deployment, owner: p.owner, plan, startDate: now, expiresAt, options: p.actions ?? {} })
-  profile.actionGrant = actions.length > 0
   await recordGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
   if (actions.length > 0) await saveActionGrant(store, { golemId: p.golemId, entries: actions, now: Number(now) * 1000 })
   return {

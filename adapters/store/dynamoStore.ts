@@ -51,7 +51,6 @@ export class DynamoTickStore implements S.TickStore {
   readonly #shards: number
   readonly #cadenceMs: number
   readonly #cas: budget.CasOptions
-  readonly #budgets = new budget.BudgetGuesses()
 
   constructor(options: DynamoStoreOptions) {
     this.table = new DynamoTable(options.client, options.tableName)
@@ -106,13 +105,13 @@ export class DynamoTickStore implements S.TickStore {
   }
 
   reserveBudget(input: S.ReserveBudgetInput): Promise<S.ReserveBudgetResult> {
-    return budget.reserveBudget(this.table, this.#cas, this.#budgets, input)
+    return budget.reserveBudget(this.table, this.#cas, input)
   }
   commitReservation(input: S.CommitReservationInput): Promise<S.CommitReservationResult> {
-    return budget.commitReservation(this.table, this.#cas, this.#budgets, input)
+    return budget.commitReservation(this.table, this.#cas, input)
   }
   releaseReservation(input: S.ReservationRef): Promise<S.ReleaseReservationResult> {
-    return budget.releaseReservation(this.table, this.#cas, this.#budgets, input)
+    return budget.releaseReservation(this.table, this.#cas, input)
   }
   getBudget(golemId: string, period: bigint): Promise<BudgetRecord | null> {
     return budget.getBudget(this.table, golemId, period)

@@ -212,7 +212,8 @@ async function tickLeased(
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
   const period = tickPeriod(profile, read)
-  const pending = await settlePendingSlots(slotBase, golem, profile, read, period, record.lastTick)
+  const lastOutcome = record.lastTick?.outcome
+  const pending = await settlePendingSlots(slotBase, golem, profile, read, period, lastOutcome === 'running' || lastOutcome === 'pending')
   await repairCredits(deps, record, profile, period)
   await advanceCredits(deps, golemId, read.timestamp, nowMs)
   // Plan once; then execute in order: a paid feed's reprieve first (the plan is the reset phase's, or the
