@@ -147,6 +147,17 @@ export function eventAlert(golem: { id: string; name: string }, e: CustodyEvent)
         `Golem ${name}'s heartbeat failed ${failures} times in a row${reason ? ` (last: ${reason})` : ''}, so Bardo stopped it: it no longer ticks or redeems its runway. Revoke its grant in the Portal to get back what it holds.`,
       )
     }
+    case 'PolicyViolation': {
+      // A refusal the Golem's constitution only records is the dashboard's news; one whose rule the
+      // constitution lists in revokeOn started the revocation cascade, and only the owner can finish it.
+      if (d.revoke !== true) return undefined
+      const rule = word(d.rule)
+      return alert(
+        `${id}:policy:revoked`,
+        (n) => `${n}: stopped by its constitution`,
+        `Golem ${name} broke its constitution${rule ? `'s ${rule} rule` : ''}, which your constitution says revokes it, so Bardo acts no more for it under this constitution. Revoke its grant in the Portal to get back what it holds, or give it a new constitution.`,
+      )
+    }
     case 'DeathProtocolStarted': {
       const because =
         d.trigger === 'owner-revoked'

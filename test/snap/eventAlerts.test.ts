@@ -69,6 +69,7 @@ describe('eventAlert', () => {
       ev('DeathProtocolStarted', T, { trigger: 'terminal', vitality: 0 }),
       ev('DeathCompleted', T, { cause: 'NaturalExpiry' }),
       ev('HeartbeatAnomaly', T, { failures: 5, maxConsecutiveFailures: 5, reason: `Error: ${'signer unavailable '.repeat(8)}` }),
+      ev('PolicyViolation', T, { rule: 'maxConcentration', revoke: true }),
     ]
     for (const e of events) {
       const a = eventAlert(g, e)!
@@ -103,6 +104,12 @@ describe('eventAlert', () => {
     )
     // A hostile string in the data is not repeated to the owner.
     expect(eventAlert(atlas, ev('SessionKeyRotated', T, { reason: 'visit https://evil.example/claim' }))!.long).not.toContain('evil')
+    const caged = eventAlert(atlas, ev('PolicyViolation', T, { source: 'policy_violation', rule: 'approvedAsset', revoke: true }))!
+    expect(caged).toMatchObject({ key: 'atlas:policy:revoked', short: 'Atlas: stopped by its constitution' })
+    expect(caged.long).toContain("broke its constitution's approvedAsset rule, which your constitution says revokes it")
+    // A refusal the constitution only records is not news for a notification.
+    expect(eventAlert(atlas, ev('PolicyViolation', T, { rule: 'maxTransaction', revoke: false }))).toBeUndefined()
+    expect(eventAlert(atlas, ev('PolicyViolation', T, { rule: '<a href=x>', revoke: true }))!.long).not.toContain('href')
     for (const type of ['RunwayRedeemed', 'GasRedeemed', 'PhaseChanged', 'DelegationGranted', 'DelegationRenewed', 'PaymentCredited'])
       expect(eventAlert(atlas, ev(type, T)), type).toBeUndefined()
   })
