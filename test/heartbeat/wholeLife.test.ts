@@ -1,0 +1,255 @@
+// A Golem's whole life through custody, on anvil and dynalite, one heartbeat per day of chain time: while
+// Thriving it trades (USDC for WETH on the router), provides liquidity (a USDC/WETH position held by the
+// owner's account) and deposits into the vault, all through the action path; in Conservation a new swap,
+// deposit or position is refused and moves nothing; in Declining the tick unwinds what it opened (vault
+// shares redeemed, allowances revoked) into the owner's account; it dies with an empty key and a death
+// record listing every settled position with its transaction. The owner's balances at the end are what
+// they were at the start, less exactly what the receipts say went out and plus what came back.
+import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  MockPriceFeedAbi,
+  TestPositionManagerAbi,
+  TestPositionManagerBytecode,
+  TestTokenAbi,
+  TestVaultAbi,
+} from '../../contracts/artifacts/index.ts'
+import type { ActionRequest } from '../../core/actions/actionCall.ts'
+import { executeAction, type ActionOutcome, type ExecuteActionDeps } from '../../app/actions/executeAction.ts'
+import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
+import type { TickResult } from '../../app/tick/types.ts'
+import { Phase } from '../../core/lifecycle/phase.ts'
+import type { OwnerAccount } from '../../local/devnet.ts'
+import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import { DAY, USDC, passStaggerOffsets, phaseTransitions, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+
+const STRATEGY = [
+  'Swap USDC for WETH on the router, provide liquidity to the USDC/WETH pool and collect the fees,',
+  'and park idle USDC in the vault, withdrawing it later.',
+  'budget: $50/day',
+].join('\n')
+const ID = 'life'
+// $10 of USDC at $3,000 per WETH is 1/300 WETH at the feed price.
+const FAIR_WETH_FOR_10 = 10n ** 18n / 300n
+const OWNER_WETH = 10n ** 18n
+// A $10 position: $5 of USDC and $5 of WETH.
+const LP_USDC = USDC(5)
+const LP_WETH = FAIR_WETH_FOR_10 / 2n
+
+let env: HeartbeatEnv
+let client: PublicClient
+let owner: OwnerAccount
+let golem: ProvisionedGolem
+let assets: HeartbeatEnv['devnet']['deployment']['assets']
+let manager: Address
+let actionDeps: ExecuteActionDeps
+const start = { usdc: 0n, weth: 0n }
+const days: TickResult[] = []
+const errors: unknown[] = []
+const thriving: Record<string, ActionOutcome> = {}
+const conservation: Record<string, { outcome: ActionOutcome; before: bigint[]; after: bigint[] }> = {}
+let declineDay = -1
+
+const balance = (token: Address, who: Address) =>
+  client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] })
+const shares = () => client.readContract({ address: assets.vault, abi: TestVaultAbi, functionName: 'balanceOf', args: [owner.address] })
+const holdings = async (): Promise<[bigint, bigint, bigint]> => [
+  await balance(assets.usdc, owner.address),
+  await balance(assets.weth, owner.address),
+  await shares(),
+]
+const act = (requestId: string, actions: ActionRequest[]) => executeAction(actionDeps, { golemId: ID, requestId, actions })
+
+const sorted = () =>
+  (BigInt(assets.usdc) < BigInt(assets.weth) ? [assets.usdc, assets.weth] : [assets.weth, assets.usdc]) as [Address, Address]
+const lpAmountOf = (token: Address) => (token === assets.usdc ? LP_USDC : LP_WETH)
+const provide = (): Extract<ActionRequest, { kind: 'provideLiquidity' }> => {
+  const [token0, token1] = sorted()
+  return {
+    kind: 'provideLiquidity',
+    positionManager: manager,
+    token0,
+    token1,
+    fee: 3_000,
+    tickLower: -600,
+    tickUpper: 600,
+    amount0Desired: lpAmountOf(token0),
+    amount1Desired: lpAmountOf(token1),
+    amount0Min: (lpAmountOf(token0) * 99n) / 100n,
+    amount1Min: (lpAmountOf(token1) * 99n) / 100n,
+  }
+}
+const swap = (amountIn: bigint): ActionRequest => ({
+  kind: 'swap',
+  router: assets.router,
+  tokenIn: assets.usdc,
+  tokenOut: assets.weth,
+  amountIn,
+  amountOutMinimum: (((FAIR_WETH_FOR_10 * amountIn) / USDC(10)) * 995n) / 1000n,
+})
+
+const THRIVING_DAYS: { name: string; actions: () => ActionRequest[] }[] = [
+  { name: 'trade', actions: () => [{ kind: 'approve', token: assets.usdc, spender: assets.router, amount: USDC(10) }, swap(USDC(10))] },
+  {
+    name: 'liquidity',
+    actions: () => [
+      { kind: 'approve', token: assets.usdc, spender: manager, amount: LP_USDC },
+      { kind: 'approve', token: assets.weth, spender: manager, amount: LP_WETH },
+      provide(),
+    ],
+  },
+  {
+    name: 'deposit',
+    actions: () => [
+      { kind: 'approve', token: assets.usdc, spender: assets.vault, amount: USDC(12) },
+      { kind: 'deposit', vault: assets.vault, assets: USDC(8) },
+    ],
+  },
+]
+
+/** The local feeds at chain time: the action path's USD bounds refuse stale prices. */
+async function freshFeeds() {
+  for (const [feed, answer] of [
+    [assets.ethUsdFeed, 3_000n * 10n ** 8n],
+    [assets.usdcUsdFeed, 10n ** 8n],
+  ] as const)
+    await client.waitForTransactionReceipt({
+      hash: await env.devnet.deployer.writeContract({ address: feed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [answer] }),
+    })
+}
+
+/** The death record's settled positions (the record is JSON in the store). */
+const settledOf = (settlement: unknown) =>
+  ((settlement as { positionsSettled?: unknown })?.positionsSettled ?? []) as { kind: string; txHash: Hex }[]
+
+/** What went out of (negative) or came into the owner's account in `token` by the transactions of `hashes`. */
+async function ownerFlow(token: Address, hashes: readonly Hex[]): Promise<bigint> {
+  let flow = 0n
+  for (const hash of hashes) {
+    const { logs } = await client.getTransactionReceipt({ hash })
+    for (const { address, args } of parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs })) {
+      if (!isAddressEqual(address, token)) continue
+      if (isAddressEqual(args.from, owner.address)) flow -= args.value
+      if (isAddressEqual(args.to, owner.address)) flow += args.value
+    }
+  }
+  return flow
+}
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  client = env.client
+  assets = env.devnet.deployment.assets
+  const deployed = await client.waitForTransactionReceipt({
+    hash: await env.devnet.deployer.deployContract({ abi: TestPositionManagerAbi, bytecode: TestPositionManagerBytecode }),
+  })
+  manager = deployed.contractAddress!
+  owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
+  await client.waitForTransactionReceipt({
+    hash: await env.devnet.deployer.writeContract({
+      address: assets.weth,
+      abi: TestTokenAbi,
+      functionName: 'mint',
+      args: [owner.address, OWNER_WETH],
+    }),
+  })
+  ;[start.usdc, start.weth] = await holdings()
+  golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId: ID,
+    strategy: STRATEGY,
+    runwayDays: 14,
+    protocols: { positionManager: manager },
+  })
+  await passStaggerOffsets(env.devnet, [ID])
+  await freshFeeds()
+  actionDeps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-whole-life' }
+
+  const invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
+  let phase: number = Phase.Thriving
+  for (let day = 0; day < 20; day++) {
+    await freshFeeds()
+    // Thriving, one act a day (the grant's USD bound is per day): a trade, a liquidity position, a deposit
+    // that leaves part of its approval unspent.
+    const plan = THRIVING_DAYS[day]
+    if (plan && phase === Phase.Thriving) thriving[plan.name] = await act(plan.name, plan.actions())
+    if (phase === Phase.Conservation && Object.keys(conservation).length === 0) {
+      for (const [name, actions] of [
+        ['swap', [{ kind: 'approve', token: assets.usdc, spender: assets.router, amount: USDC(5) }, swap(USDC(5))]],
+        ['deposit', [{ kind: 'deposit', vault: assets.vault, assets: USDC(1) }]],
+        ['liquidity', [provide()]],
+      ] as const) {
+        const before = await holdings()
+        const outcome = await act(`conservation-${name}`, [...actions])
+        conservation[name] = { outcome, before, after: await holdings() }
+      }
+    }
+    const before = invoker.results.length
+    await runHeartbeat({ store: env.store, client, deployment: env.devnet.deployment, invoker })
+    expect(invoker.results.length - before, `day ${day}: one tick`).toBe(1)
+    const r = invoker.results.at(-1)!
+    days.push(r)
+    const next = r.phase ? r.phase.to : phase
+    if (next === Phase.Declining && phase !== Phase.Declining) declineDay = day
+    phase = next
+    if ((await env.store.getGolem(ID))?.status === 'dead') break
+    await env.devnet.increaseTime(DAY)
+  }
+}, 400_000)
+afterAll(async () => env?.stop())
+
+describe("a Golem's whole life through custody", () => {
+  it('trades, provides liquidity and deposits while Thriving, through the action path', () => {
+    expect(Object.keys(thriving)).toEqual(THRIVING_DAYS.map((d) => d.name))
+    for (const [name, outcome] of Object.entries(thriving)) expect(outcome.status, name).toBe('executed')
+  })
+
+  it('falls through every phase to death with no failed tick', async () => {
+    expect(errors).toEqual([])
+    const onChain = await phaseTransitions(client, env.devnet.deployment.vitalityOracle, golem.golemKey)
+    expect(onChain.map((t) => t.to)).toEqual([1, 2, 3, 4])
+    expect(days.at(-1)?.outcome).toBe('died')
+    expect(declineDay).toBeGreaterThan(0)
+  })
+
+  it('refuses a new swap, deposit or position in Conservation, moving nothing', () => {
+    expect(Object.keys(conservation).sort()).toEqual(['deposit', 'liquidity', 'swap'])
+    for (const [name, { outcome, before, after }] of Object.entries(conservation)) {
+      expect(outcome, name).toMatchObject({ status: 'refused', checkedBy: 'custody', refusal: { caveat: 'golemPhase' } })
+      expect(after, name).toEqual(before)
+    }
+  })
+
+  it('dies with an empty key, every position it opened settled and listed with its transaction', async () => {
+    expect(await usdcBalance(client, assets.usdc, golem.golemKey)).toBe(0n)
+    const death = await env.store.getDeathSettlement(ID)
+    expect(death?.settlement.positionsLeftOpen).toEqual([])
+    const settled = settledOf(death?.settlement)
+    expect(settled.map((p) => p.kind).sort()).toEqual(['approval', 'vault'])
+    for (const p of settled) expect(p.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(await shares()).toBe(0n)
+    for (const spender of [assets.router, assets.vault, manager]) {
+      for (const token of [assets.usdc, assets.weth])
+        expect(
+          await client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner.address, spender] }),
+          `${token} to ${spender}`,
+        ).toBe(0n)
+    }
+  })
+
+  it("leaves the owner's balances exact: the start, less what the receipts took out, plus what came back", async () => {
+    const hashes = [...Object.values(thriving)].flatMap((o) => (o.status === 'executed' ? [o.receipt.transactionHash] : []))
+    const death = await env.store.getDeathSettlement(ID)
+    const windDownTx = settledOf(death?.settlement).map((p) => p.txHash)
+    const [usdc, weth, vaultShares] = await holdings()
+    // The runway the Golem redeemed came home at death: USDC moves only by the actions and their unwinding.
+    expect(usdc).toBe(start.usdc + (await ownerFlow(assets.usdc, [...hashes, ...windDownTx])))
+    expect(weth).toBe(start.weth + (await ownerFlow(assets.weth, [...hashes, ...windDownTx])))
+    expect(vaultShares).toBe(0n)
+  })
+})
