@@ -42,6 +42,26 @@ describe('the metabolism', () => {
     expect(metabolismOf([], input)).toMatchObject({ periods: [], held: 0n, projectedEnd: input.ttl })
   })
 
+  it('counts no runtime bought with a payment the chain reversed: the key still holds that USDC', () => {
+    const nonce = `0x${'ab'.repeat(32)}`
+    const bought = (n: string, s: bigint): JournalEntry => ({ type: 'RuntimeBought', at: at(s), data: { amount: '500000', nonce: n } })
+    const m = metabolismOf(
+      [
+        entry('RunwayRedeemed', T0, '3000000'),
+        bought(nonce, T0 + 10n),
+        bought(`0x${'cd'.repeat(32)}`, T0 + 20n),
+        {
+          type: 'PaymentReversed',
+          at: at(T0 + 30n),
+          data: { kind: 'self-extension', nonce: nonce.toUpperCase().replace('0X', '0x'), amount: '500000' },
+        },
+      ],
+      input,
+    )
+    expect(m.totals.runtimeBought).toBe(500_000n)
+    expect(m.held).toBe(2_500_000n)
+  })
+
   it('refuses a period or price that is not positive', () => {
     expect(() => metabolismOf([], { ...input, periodSeconds: 0n })).toThrow(/periodSeconds: must be positive/)
     expect(() => metabolismOf([], { ...input, runtimeCostPerHour: 0n })).toThrow(/runtimeCostPerHour: must be positive/)

@@ -4,6 +4,8 @@
 import { SECONDS_PER_HOUR } from '../x402/pricing.ts'
 
 export const METABOLISM_EVENTS = { runway: 'RunwayRedeemed', runtime: 'RuntimeBought', gas: 'GasRedeemed' } as const
+/** A payment whose settlement left the chain and expired unused: the runtime it bought was never paid for. */
+const PAYMENT_REVERSED = 'PaymentReversed'
 
 export type JournalEntry = { type: string; at: number; data: Record<string, unknown> }
 
@@ -54,12 +56,18 @@ function amountOf(data: Record<string, unknown>): bigint {
   return typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : 0n
 }
 
+/** The payment's authorization nonce, as both the runtime bought and its reversal name it. */
+const nonceOf = (data: Record<string, unknown>) => (typeof data.nonce === 'string' ? data.nonce.toLowerCase() : undefined)
+
 export function metabolismOf(entries: readonly JournalEntry[], input: MetabolismInput): Metabolism {
   if (input.periodSeconds <= 0n) throw new RangeError(`periodSeconds: must be positive, got ${input.periodSeconds}`)
   if (input.runtimeCostPerHour <= 0n) throw new RangeError(`runtimeCostPerHour: must be positive, got ${input.runtimeCostPerHour}`)
   const byStart = new Map<bigint, MetabolismPeriod>()
   const totals = { runwayRedeemed: 0n, runtimeBought: 0n, gasRedeemed: 0n }
+  // Runtime bought with a payment later reversed cost nothing: the key still holds what it would have paid.
+  const reversed = new Set(entries.filter((e) => e.type === PAYMENT_REVERSED).map((e) => nonceOf(e.data)))
   for (const e of entries) {
+    if (e.type === METABOLISM_EVENTS.runtime && reversed.has(nonceOf(e.data))) continue
     const kind =
       e.type === METABOLISM_EVENTS.runway
         ? 'runwayRedeemed'
