@@ -75,7 +75,11 @@ export function createApp(given: ApiDeps) {
   app.use('*', tierRateLimit(deps))
   const common = sizeLimit(MAX_BODY_BYTES)
   const webhook = sizeLimit(MAX_WEBHOOK_BODY_BYTES)
-  app.use('*', (c, next) => (c.req.path === ALCHEMY_WEBHOOK_PATH ? webhook : common)(c, next))
+  // A GET or HEAD has no body (neither the Node server nor the Lambda adapter builds one with a body), so
+  // it skips the check, which would otherwise build the whole Request (stream, abort signal) to find that.
+  app.use('*', (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : (c.req.path === ALCHEMY_WEBHOOK_PATH ? webhook : common)(c, next),
+  )
   app.use('/api/v1/golems/:id/*', golemWriteRules(deps))
   registerSecuritySchemes(app)
 

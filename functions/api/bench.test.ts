@@ -15,10 +15,12 @@ describe('runApiBench', () => {
     }
     expect(r.rpsRatio).toBeGreaterThan(0)
     // Reads are shared per block: fewer JSON-RPC requests than HTTP requests, and one multicall for the
-    // one Golem (no block is mined during the run).
+    // one Golem per block read. The devnet mines every 2 seconds, so a run slowed by a busy machine spans
+    // more than one block and reads the Golem once in each.
     expect(r.rpcPerRequest).toBeGreaterThan(0)
     expect(r.rpcPerRequest).toBeLessThan(2)
-    expect(r.rpcByMethod.eth_call).toBe(1)
+    expect(r.rpcByMethod.eth_call).toBeGreaterThanOrEqual(1)
+    expect(r.rpcByMethod.eth_call).toBe(r.rpcByMethod.eth_getBlockByNumber)
     expect(['PASS', 'MISS']).toContain(r.goal)
   })
 })

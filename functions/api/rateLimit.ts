@@ -97,34 +97,44 @@ export function keepRateLimitHeaders(c: Context, decision: RateLimitDecision): v
  * Charges a refused credential to the caller's IP, public tier, before refusing it: the response still
  * carries the headers, and guessing keys or tokens is throttled like any anonymous traffic.
  */
-async function refuse(c: Context, deps: ApiDeps, ip: string, error: ApiError): Promise<never> {
-  await charge(c, deps, 'public', ip, limitsOf(deps).public)
+async function refuse(c: Context, deps: ApiDeps, limits: Limits, ip: string, error: ApiError): Promise<never> {
+  await charge(c, deps, 'public', ip, limits.public)
   throw error
 }
 
-async function identify(c: Context<ApiEnv>, deps: ApiDeps, ip: string): Promise<{ principal: Principal; tier: Tier; subject: string }> {
-  const parsed = tierHeaders.safeParse({ 'x-api-key': c.req.header('x-api-key'), authorization: c.req.header('authorization') })
-  if (!parsed.success) return refuse(c, deps, ip, validationError('header', parsed.error.issues))
+async function identify(
+  c: Context<ApiEnv>,
+  deps: ApiDeps,
+  limits: Limits,
+  ip: string,
+): Promise<{ principal: Principal; tier: Tier; subject: string }> {
+  const apiKey = c.req.header('x-api-key')
+  const authorization = c.req.header('authorization')
+  // Neither header: the public tier, with nothing to check (both are optional).
+  if (apiKey === undefined && authorization === undefined) return { principal: { kind: 'public', ip }, tier: 'public', subject: ip }
+  const parsed = tierHeaders.safeParse({ 'x-api-key': apiKey, authorization })
+  if (!parsed.success) return refuse(c, deps, limits, ip, validationError('header', parsed.error.issues))
   const claim = claimTier({ apiKey: parsed.data['x-api-key'], bearerToken: parsed.data.authorization?.slice('Bearer '.length) })
   if (claim.tier === 'read') {
     const hash = hashApiKey(claim.apiKey)
     if (!deps.config.readApiKeyHashes.some((h) => h.toLowerCase() === hash)) {
-      return refuse(c, deps, ip, new ApiError('INVALID_API_KEY', 'x-api-key: is not a known read key'))
+      return refuse(c, deps, limits, ip, new ApiError('INVALID_API_KEY', 'x-api-key: is not a known read key'))
     }
     const keyId = hash.slice(2, 18)
     return { principal: { kind: 'read', keyId }, tier: 'read', subject: keyId }
   }
   if (claim.tier === 'authenticated') {
     // Charged before the store read or the verifier call: past this budget a token is not even looked at.
-    await charge(c, deps, 'credential', ip, limitsOf(deps).credential)
+    await charge(c, deps, 'credential', ip, limits.credential)
     // Snap tokens are bearer tokens too; they authenticate one owner's Snap.
     if (isSnapTokenShaped(claim.bearerToken)) {
       const owner = await verifySnapToken(deps.stores.snapTokens, claim.bearerToken)
-      if (!owner) return refuse(c, deps, ip, new ApiError('INVALID_TOKEN', 'authorization: Snap token is unknown or was rotated away'))
+      if (!owner)
+        return refuse(c, deps, limits, ip, new ApiError('INVALID_TOKEN', 'authorization: Snap token is unknown or was rotated away'))
       return { principal: { kind: 'snap', owner }, tier: 'authenticated', subject: `snap:${owner}` }
     }
     const user = await deps.bearer?.verifyBearer(claim.bearerToken)
-    if (!user) return refuse(c, deps, ip, new ApiError('INVALID_TOKEN', 'authorization: bearer token is not valid'))
+    if (!user) return refuse(c, deps, limits, ip, new ApiError('INVALID_TOKEN', 'authorization: bearer token is not valid'))
     // Subjects come from an identity provider in any shape; the bucket holds a short hash of it.
     return {
       principal: { kind: 'user', subject: user.subject },
@@ -147,11 +157,13 @@ const isCouncilMemberRoute = (method: string, path: string) =>
 
 /** Every other path, unknown ones (404) included, so that every response carries the headers. */
 export function tierRateLimit(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
+  // The limits are the deployment's, fixed for the app's life: worked out once, not on every request.
+  const limits = limitsOf(deps)
   return async (c, next) => {
     if (CLADE_ROUTES.test(c.req.path) || (deps.councils !== undefined && isCouncilMemberRoute(c.req.method, c.req.path))) return next()
     const ip = clientAddress(c, deps.config.trustedProxyHops)
-    const { principal, tier, subject } = await identify(c, deps, ip)
-    const decision = await charge(c, deps, tier, subject, limitsOf(deps)[tier])
+    const { principal, tier, subject } = await identify(c, deps, limits, ip)
+    const decision = await charge(c, deps, tier, subject, limits[tier])
     c.set('principal', principal)
     await next()
     keepRateLimitHeaders(c, decision)

@@ -35,6 +35,15 @@ export type ChainGolemStateOptions = {
 
 type Observed = GolemChainState & { timestamp: bigint; blockNumber: bigint }
 
+type Verdict = {
+  read: Observed
+  profile: GolemProfile
+  lifecycle: GolemView['lifecycle']
+  phase: GolemView['phase']
+  last: bigint | undefined
+  health: GolemHealth
+}
+
 /** The same facts the tick decides from (core/lifecycle/permissionFacts.ts). */
 export { permissionFactsOf }
 
@@ -43,6 +52,9 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   readonly #head: HeadBlock
   readonly #blocks = new BlockSnapshots<{ number: bigint; timestamp: bigint }>({ maxEntries: 1 })
   readonly #golems: BlockSnapshots<Observed>
+  /** The last verdict per Golem with what it was computed from (as many Golems as reads are kept). */
+  readonly #verdicts = new Map<string, Verdict>()
+  readonly #maxVerdicts: number
 
   constructor(options: ChainGolemStateOptions) {
     this.#o = options
@@ -52,23 +64,49 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     this.#head = new HeadBlock(async () => BigInt(await client.request({ method: 'eth_blockNumber' })), {
       maxAgeMs: options.headMaxAgeMs ?? 0,
     })
-    this.#golems = new BlockSnapshots({ maxEntries: options.maxSnapshots ?? 10_000 })
+    this.#maxVerdicts = options.maxSnapshots ?? 10_000
+    this.#golems = new BlockSnapshots({ maxEntries: this.#maxVerdicts })
   }
 
+  /**
+   * The verdict, computed once per Golem from the same inputs: the chain read (one object per Golem and
+   * block, so a new block is a new read), the profile in force, the lifecycle and phase the store holds,
+   * and the newest redemption. Any of them changing (a new block, a store write) gives a fresh verdict;
+   * otherwise the one already computed is returned, the same object.
+   */
   async check(golem: GolemView): Promise<GolemHealth> {
     const [{ profile, read }, indexed] = await Promise.all([this.#observe(golem), this.#indexedRedemption(golem)])
     const hint = golem.lastRedeemedAt === undefined ? undefined : BigInt(golem.lastRedeemedAt)
     // The indexer may lag a block or two behind a redemption the store already saw, and vice versa.
     const last = indexed === undefined ? hint : hint === undefined || indexed > hint ? indexed : hint
+    const kept = this.#verdicts.get(golem.id)
+    if (
+      kept &&
+      kept.read === read &&
+      kept.profile === profile &&
+      kept.lifecycle === golem.lifecycle &&
+      kept.phase === golem.phase &&
+      kept.last === last
+    ) {
+      return kept.health
+    }
     // The tick's own verdict (core/health/golemHealth.ts) from the same facts: the phase and the
     // lifecycle the last tick stored, the TTL the payments moved.
-    return golemHealth({
+    const health = golemHealth({
       facts: permissionFactsOf(profile, read, last),
       lifecycle: golem.lifecycle,
       phase: phaseOfName(golem.phase),
       runwayEndsAt: profile.life.runwayEndsAt,
       rotation: rotationWaitOf(profile),
     })
+    // Only an answer at least as fresh as the one kept replaces it: a request that found an older head
+    // does not push a newer verdict out.
+    if (!kept || kept.read.blockNumber <= read.blockNumber) {
+      this.#verdicts.delete(golem.id)
+      this.#verdicts.set(golem.id, { read, profile, lifecycle: golem.lifecycle, phase: golem.phase, last, health })
+      if (this.#verdicts.size > this.#maxVerdicts) this.#verdicts.delete(this.#verdicts.keys().next().value!)
+    }
+    return health
   }
 
   async currentPhase(golem: GolemView): Promise<ChainPhaseState> {
