@@ -14,6 +14,7 @@ import { spawnSlot } from '../../app/actions/spawnReplicant.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { runTick } from '../../app/tick/runTick.ts'
+import { ownerFleet } from '../../app/fleet.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { ActionRequestError, replicantIdOf, type SpawnReplicantRequest } from '../../core/actions/index.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
@@ -112,6 +113,9 @@ async function replicantRedemptionRefusal(o: { replicantId: string }) {
   )
 }
 
+const fleetNow = () =>
+  ownerFleet(env.store, { publicClient: client, deployment: env.devnet.deployment, usdc: env.devnet.deployment.assets.usdc }, owner.address)
+
 const beat = async () => {
   const invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
   await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })
@@ -155,6 +159,17 @@ describe('a Thriving Golem spawns a Replicant through the action path', () => {
 
     const listed = parseGolemProfile((await env.store.getGolem('parent'))!.profile).replicants
     expect(listed.map((r) => [r.hash, r.golemId])).toEqual([[spawned.delegationHash, spawned.replicantId]])
+
+    // The owner's fleet lists it under its parent: on the parent's list with its status, its own entry right after.
+    const fleet = await fleetNow()
+    expect(fleet.golems.map((g) => [g.id, g.parent])).toEqual([
+      ['parent', null],
+      [spawned.replicantId, 'parent'],
+      ['calm', null],
+    ])
+    expect(fleet.golems[0]!.replicants).toMatchObject([
+      { hash: spawned.delegationHash, golemId: spawned.replicantId, status: 'alive', phase: 'Thriving' },
+    ])
   })
 
   it('spawns once per request id: a retried request answers with the same Replicant', async () => {
@@ -266,6 +281,7 @@ describe('a Thriving Golem spawns a Replicant through the action path', () => {
     ).toBe(true)
     expect((await env.store.getDeathSettlement('parent'))?.settlement).toMatchObject({ subDelegationsDisabled: [spawned.delegationHash] })
     expect(await registered(spawned.replicantKey)).toBe(false)
+    expect((await fleetNow()).golems[0]!.replicants).toMatchObject([{ golemId: spawned.replicantId, status: 'dead' }])
     // What the Replicant held went back to the owner's account.
     expect(await usdcBalance(client, env.devnet.deployment.assets.usdc, spawned.replicantKey)).toBe(0n)
   })
