@@ -96,7 +96,14 @@ function fleetEntry(
     shape: redelegation ? 'permissions' : 'delegations',
     grant: grant ? describeGrant(grant, stackChain, now) : null,
     redelegation: redelegation ? describeGrant(redelegation, stackChain, now) : null,
-    replicants: (profile?.replicants ?? []).map((r) => ({ hash: r.hash, ...describeGrant(r.delegation, stackChain, now) })),
+    /** The Replicants this Golem spawned, each with its own record's id (null for one signed by hand). */
+    replicants: (profile?.replicants ?? []).map((r) => ({
+      hash: r.hash,
+      golemId: r.golemId ?? null,
+      ...describeGrant(r.delegation, stackChain, now),
+    })),
+    /** A Replicant's parent Golem (the one whose sub-delegation it redeems), or null. */
+    parent: profile?.parent?.golemId ?? null,
     /** The owner's native-token gas grant to the key, in words. */
     gas: profile?.gas
       ? {
@@ -185,7 +192,18 @@ export async function ownerFleet(store: FleetStore, chain: FleetChain, owner: st
       }
     }),
   )
-  return { owner, now: Number(now), golems: entries }
+  // Each Replicant is listed under its parent: its status and phase on the parent's list, its own entry right after the parent's.
+  const byId = new Map(entries.map((e) => [e.id, e]))
+  const listed = entries.map((e) => ({
+    ...e,
+    replicants: e.replicants.map((r) => {
+      const own = r.golemId ? byId.get(r.golemId) : undefined
+      return { ...r, status: own?.status ?? null, phase: own?.phase ?? null }
+    }),
+  }))
+  const children = (id: string) => listed.filter((e) => e.parent === id)
+  const ordered = listed.filter((e) => e.parent === null || !byId.has(e.parent)).flatMap((e) => [e, ...children(e.id)])
+  return { owner, now: Number(now), golems: ordered }
 }
 
 export type OwnerFleet = Awaited<ReturnType<typeof ownerFleet>>

@@ -48,6 +48,8 @@ export function describeOutcome(outcome: ActionOutcome, what: string): string {
       return `${what}: failed (${outcome.reason})`
     case 'pending':
       return `${what}: in flight (${outcome.reason})`
+    case 'spawned':
+      return `${what}: spawned Replicant ${outcome.replicantId} (${outcome.replicantKey})${outcome.duplicate ? ', a repeat of an earlier request' : ''}`
   }
 }
 

@@ -10,6 +10,7 @@ import type {
   DepositRequest,
   ProvideLiquidityRequest,
   RedeemRequest,
+  SpawnReplicantRequest,
   SwapRequest,
   WithdrawRequest,
 } from '../core/actions/index.ts'
@@ -27,6 +28,8 @@ export type GolemActions = {
   bridge(request: Without<BridgeRequest>, options?: ActOptions): Promise<ActionOutcome>
   provideLiquidity(request: Without<ProvideLiquidityRequest>, options?: ActOptions): Promise<ActionOutcome>
   collect(request: Without<CollectRequest>, options?: ActOptions): Promise<ActionOutcome>
+  /** A Replicant with a key of its own and a narrower slice of this Golem's runway (Thriving only). */
+  spawnReplicant(request?: Without<SpawnReplicantRequest>, options?: ActOptions): Promise<ActionOutcome>
   /** Several actions in one transaction, in order: all happen or none. */
   batch(actions: readonly ActionRequest[], options?: ActOptions): Promise<ActionOutcome>
 }
@@ -36,7 +39,7 @@ export type ActionTransport = (input: ExecuteActionInput) => Promise<ActionOutco
 
 export function golemActions(p: { golemId: string; transport: ActionTransport; newRequestId?: () => string }): GolemActions {
   const newId = p.newRequestId ?? (() => randomUUID())
-  const send = (actions: readonly ActionRequest[], options: ActOptions = {}) =>
+  const send = (actions: ExecuteActionInput['actions'], options: ActOptions = {}) =>
     p.transport({ golemId: p.golemId, requestId: options.requestId ?? newId(), actions })
   return {
     swap: (r, o) => send([{ kind: 'swap', ...r }], o),
@@ -47,6 +50,7 @@ export function golemActions(p: { golemId: string; transport: ActionTransport; n
     bridge: (r, o) => send([{ kind: 'bridge', ...r }], o),
     provideLiquidity: (r, o) => send([{ kind: 'provideLiquidity', ...r }], o),
     collect: (r, o) => send([{ kind: 'collect', ...r }], o),
+    spawnReplicant: (r, o) => send([{ kind: 'spawnReplicant', ...r }], o),
     batch: (actions, o) => send(actions, o),
   }
 }

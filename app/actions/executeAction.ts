@@ -17,6 +17,7 @@ import {
   type ActionRefusal,
   type ActionRequest,
   type GrantedAction,
+  type SpawnReplicantRequest,
 } from '../../core/actions/index.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
@@ -28,6 +29,7 @@ import { checkActionPolicy } from './actionPolicy.ts'
 import { loadActionGrant } from './actionGrantStore.ts'
 import { readActionObservation } from './readActionObservation.ts'
 import { isHalted } from '../../core/lifecycle/heartbeatAnomaly.ts'
+import { spawnReplicant, type ReplicantSpawning, type SpawnOutcome } from './spawnReplicant.ts'
 
 export type ExecuteActionDeps = {
   store: Store
@@ -39,14 +41,19 @@ export type ExecuteActionDeps = {
   /** Store time in ms; default Date.now. */
   now?: () => number
   leaseMs?: number
+  /** What spawning a Replicant needs; without it a `spawnReplicant` request is refused by name. */
+  replicants?: ReplicantSpawning
 }
 
 export type ExecuteActionInput = {
   golemId: string
   /** The runtime's own id for this request (1-40 letters, digits, - or _): a repeat with the same id is the same request. */
   requestId: string
-  /** One action, or a batch redeemed in one transaction in this order (approve before swap). */
-  actions: readonly ActionRequest[]
+  /**
+   * One action, or a batch redeemed in one transaction in this order (approve before swap). A
+   * `spawnReplicant` request stands alone: it signs a sub-delegation and redeems nothing.
+   */
+  actions: readonly (ActionRequest | SpawnReplicantRequest)[]
   /**
    * Skip custody's pre-check and let the chain judge (diagnostics and tests: the caveats still bind on
    * the chain, so this never widens what the Golem can do). Default true.
@@ -71,6 +78,7 @@ export type ActionOutcome =
   | { status: 'refused'; requestId: string; refusal: ActionRefusal; checkedBy: 'custody' | 'chain' }
   | { status: 'failed'; requestId: string; txHash: Hex | null; reason: string }
   | { status: 'pending'; requestId: string; reason: string }
+  | Extract<SpawnOutcome, { status: 'spawned' }>
 
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,40}$/
 export const MAX_BATCH = 8
@@ -88,6 +96,19 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
     throw new ActionRequestError('actions', `must hold 1 to ${MAX_BATCH} actions`)
   const golem = await store.getGolem(input.golemId)
   if (!golem) throw new ActionRequestError('golemId', `names no Golem (${input.golemId})`)
+  const spawn = input.actions.findIndex((a) => a?.kind === 'spawnReplicant')
+  if (spawn >= 0) {
+    if (input.actions.length !== 1)
+      throw new ActionRequestError(`actions[${spawn}]`, 'spawnReplicant must be the only action of its request')
+    if (!deps.replicants)
+      throw new ActionRequestError(
+        'actions[0].kind',
+        'spawnReplicant is not offered by this deployment (no key issuer, operator or price feeds for Replicants)',
+      )
+    const request = input.actions[0] as SpawnReplicantRequest
+    return spawnReplicant({ ...deps, replicants: deps.replicants }, { golem, requestId, request })
+  }
+  const requests = input.actions as readonly ActionRequest[]
   const slot = actionSlot(input.golemId, requestId)
 
   // A request already redeemed answers with its receipt before anything is checked again: the budget
@@ -102,7 +123,7 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
     )
 
   const profile = parseGolemProfile(golem.profile)
-  const calls = input.actions.map((r, i) => encodeActionCall(r, golem.owner, `actions[${i}]`))
+  const calls = requests.map((r, i) => encodeActionCall(r, golem.owner, `actions[${i}]`))
   const record = await loadActionGrant(store, input.golemId)
   const grants = record ? grantedActions(record, deployment, deployment.environment) : []
   const started = performance.now()
@@ -114,7 +135,7 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
     else return { status: 'refused', requestId, refusal: chosen.refusal, checkedBy: 'custody' }
   }
   // The owner's constitution binds off-chain only, so it is checked even when the caveats' pre-check is skipped.
-  const policy = await checkActionPolicy(deps, { golem, profile, requestId, requests: input.actions, grants })
+  const policy = await checkActionPolicy(deps, { golem, profile, requestId, requests, grants })
   if (!policy.ok) return { status: 'refused', requestId, refusal: policy.refusal, checkedBy: 'custody' }
   if (input.precheck !== false) {
     const observation = await readActionObservation(client, deployment, { redeemer: profile.golemKey, needs: observationNeeds(items) })

@@ -140,8 +140,21 @@ const profileSchema = z.object({
    */
   sessionAccount: z.optional(z.object({ address, signer: signerRef })),
   life: z.object({ bornAt: uint, runwayEndsAt: uint, runwayTotalSeconds: uint, lastInsightAt: uint }),
-  /** Sub-delegations this Golem signed (Replicants); the death protocol disables them. */
-  replicants: z._default(z.array(z.object({ hash: hex, delegation: delegationSchema })), []),
+  /**
+   * Sub-delegations this Golem signed (Replicants); the death protocol disables them. `golemId` names the
+   * Replicant's own record when it was spawned through the action path (absent on one signed by hand).
+   */
+  replicants: z._default(
+    z.array(z.object({ hash: hex, delegation: delegationSchema, golemId: z.optional(z.string().check(z.minLength(1))) })),
+    [],
+  ),
+  /**
+   * A Replicant's link to the Golem that spawned it: the parent's id, the sub-delegation it redeems
+   * through (its runway chain's leaf), and the action request that spawned it (a retried request spawns once).
+   */
+  parent: z.optional(
+    z.object({ golemId: z.string().check(z.minLength(1)), delegationHash: hex, requestId: z.string().check(z.minLength(1)) }),
+  ),
   known: z._default(
     z.object({
       revokedReported: z.boolean(),

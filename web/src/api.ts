@@ -28,7 +28,10 @@ export type FleetGolem = {
   grant: Grant | null
   /** An ERC-7715 Golem's Session Account re-delegation to its key. */
   redelegation: Grant | null
-  replicants: (Grant & { hash: string })[]
+  /** The Replicants this Golem spawned: each one's record (null for one signed by hand), its status and phase. */
+  replicants: (Grant & { hash: string; golemId: string | null; status: string | null; phase: string | null })[]
+  /** A Replicant's parent Golem, or null. */
+  parent: string | null
   /** The owner's native-token gas grant to the key (wei per period). */
   gas: (Grant & { periodAmount: string; periodSeconds: number; delegationHash: string; availableInPeriod: string | null }) | null
   /** The action grants in force (swap, approve, ...), each with its caveats in words. */

@@ -176,7 +176,10 @@ function keyLayer(golem: FleetGolem, grant: FleetGolem['grant']) {
     ${
       golem.replicants.length > 0
         ? html`<ul>
-          ${golem.replicants.map((r) => html`<li>Replicant <code>${short(r.delegate)}</code>: ${r.caveats.map((c) => c.words).join('; ')}</li>`)}
+          ${golem.replicants.map(
+            (r) =>
+              html`<li data-replicant=${r.golemId ?? r.hash}>Replicant ${r.golemId ? html`${r.golemId} (${r.status ?? 'unknown'}${r.phase ? `, ${r.phase}` : ''}) ` : null}<code>${short(r.delegate)}</code>: ${r.caveats.map((c) => c.words).join('; ')}</li>`,
+          )}
         </ul>`
         : null
     }
@@ -188,6 +191,7 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
   const actions = view.actions.filter((a) => Number(a.timestamp) >= now - 7 * 86_400)
   return html`<section class="card" id="permissions">
     <h3>Permissions</h3>
+    ${golem.parent ? html`<p data-parent=${golem.parent}>A Replicant of ${golem.parent}: it redeems a slice of that Golem's grant and dies no later than it.</p>` : null}
     <ul class="tree">
       <li>
         owner account <code>${short(golem.owner)}</code>

@@ -13,6 +13,7 @@ import {
   ActionRequestError,
   recoverActionRequestSigner,
   type ActionRequest,
+  type SpawnReplicantRequest,
 } from '../../../core/actions/index.ts'
 import { StoreConflictError } from '../../../core/store/index.ts'
 import type { ActionOutcome } from '../../../app/actions/executeAction.ts'
@@ -77,6 +78,13 @@ const action = z.discriminatedUnion('kind', [
     amount1Max: uint.optional(),
     recipient: address.optional(),
   }),
+  z.object({
+    kind: z.literal('spawnReplicant'),
+    dailyRunway: uint.optional(),
+    lifespanSeconds: uint.optional(),
+    budgetUsd: uint.optional(),
+    maxCalls: z.number().int().optional(),
+  }),
 ])
 export const actionRequestBody = z.object({
   requestId: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be 1-40 letters, digits, - or _'),
@@ -103,9 +111,14 @@ const AMOUNT_FIELDS = new Set([
   'tokenId',
   'amount0Max',
   'amount1Max',
+  'dailyRunway',
+  'lifespanSeconds',
+  'budgetUsd',
 ])
-const toRequest = (a: z.infer<typeof action>): ActionRequest =>
-  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, AMOUNT_FIELDS.has(k) ? BigInt(v as string) : v])) as ActionRequest
+const toRequest = (a: z.infer<typeof action>): ActionRequest | SpawnReplicantRequest =>
+  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, AMOUNT_FIELDS.has(k) ? BigInt(v as string) : v])) as
+    | ActionRequest
+    | SpawnReplicantRequest
 
 const fail = (c: Context, code: ApiErrorCode, message: string, details: Record<string, unknown> = {}) =>
   errorResponse(c, code, message, details)
@@ -126,12 +139,22 @@ function outcomeBody(o: ActionOutcome) {
       }
     case 'refused':
       return { status: o.status, requestId: o.requestId, checkedBy: o.checkedBy, refusal: { ...o.refusal, args: o.refusal.args.map(text) } }
+    case 'spawned':
+      return {
+        status: o.status,
+        requestId: o.requestId,
+        replicantId: o.replicantId,
+        replicantKey: o.replicantKey,
+        delegationHash: o.delegationHash,
+        expiresAt: o.expiresAt.toString(),
+        duplicate: o.duplicate,
+      }
     default:
       return o
   }
 }
 
-const STATUS = { executed: 200, pending: 202, refused: 422, failed: 502 } as const
+const STATUS = { executed: 200, spawned: 201, pending: 202, refused: 422, failed: 502 } as const
 
 const actionRoute = createRoute({
   method: 'post',
@@ -144,6 +167,9 @@ const actionRoute = createRoute({
   request: { params: z.object({ id: z.string() }), headers: actionHeaders, body: jsonBody(actionRequestBody) },
   responses: {
     200: answered('executed: txHash, block, gas (duplicate: true for a repeated requestId, with the first receipt)'),
+    201: answered(
+      "spawned (a spawnReplicant request): the Replicant's Golem id, key, sub-delegation hash and deadline (duplicate: true for a repeated requestId)",
+    ),
     202: answered('pending: the same requestId is being sent by another request'),
     422: answered(
       "refused: refusal.caveat, refusal.error, refusal.args and refusal.reason (words naming the caveat and the numbers; caveat 'policy' and the rule as the error when the owner's constitution refuses it); checkedBy 'custody' or 'chain'",
