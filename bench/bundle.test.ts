@@ -1,7 +1,8 @@
 // The bundle bench builds every Lambda entry, and the tick's bundle keeps out what a tick never uses: the
 // contracts' artifacts, MetaMask's utils library (lodash, semver), viem's WebSocket transport (ws), the
 // framework's ABIs and every chain's framework addresses, and the x402 client packages, and its chain
-// client is not viem's whole public client.
+// client is not viem's whole public client; nor are the heartbeat's and the walker's, and the API carries
+// no framework ABI beyond the DelegationManager's.
 // No size is asserted (it moves with the lockfile); the named packages and the shares are.
 import { describe, expect, it } from 'vitest'
 import { measureBundle, runBundleBench } from './bundle.ts'
@@ -41,5 +42,21 @@ describe('runBundleBench', () => {
     expect(viemIn).toBeGreaterThan(0)
     // The floor is viem's public client over http alone (with @noble), the tick's viem share of it stays under 3/4.
     expect(viemIn / r.viemFloor).toBeLessThan(0.75)
+  })
+
+  it("the heartbeat's and the walker's chain client carries only the actions a walk calls: viem in each is well under its public client", async () => {
+    const r = await runBundleBench()
+    for (const s of [r.heartbeat, r.walker]) {
+      const viemIn = s.packages.find((p) => p.name === 'viem')?.bytes ?? 0
+      expect(viemIn, s.entry).toBeGreaterThan(0)
+      expect(viemIn / r.viemFloor, s.entry).toBeLessThan(0.75)
+      // ox is viem's public client's (signature checks, ERC-6492); the walk's three actions need only a little of it.
+      expect(s.packages.find((p) => p.name === 'ox')?.bytes ?? 0, s.entry).toBeLessThan(10_000)
+    }
+  })
+
+  it('the API carries no framework ABI beyond the DelegationManager (the council computes its account itself)', async () => {
+    const api = await measureBundle('functions/api/handler.ts')
+    expect(api.packages.find((p) => p.name === '@metamask/delegation-abis')?.bytes ?? 0).toBeLessThan(20_000)
   })
 })

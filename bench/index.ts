@@ -34,7 +34,7 @@ export const BENCHMARKS: readonly BenchModule[] = [
     file: './bundle.ts',
     run: 'runBundleBench',
     format: 'formatBundleBench',
-    about: 'Lambda bundle sizes (esbuild, minified, AWS SDK external) vs the tick goal of 400 KB',
+    about: 'Lambda bundle sizes (esbuild, minified, AWS SDK external), each vs the goal of 400 KB',
   },
   {
     name: 'x402',

@@ -2,14 +2,17 @@
 // deployed, read each seat's standing from the VitalityOracle, pre-check the action as the council would
 // redeem it, submit the k-signed user operation to EntryPoint.handleOps, name the signatures the
 // council's contract refuses, and find out afterwards whether a proposal's user operation ran.
-import { MultiSigDeleGator } from '@metamask/delegation-abis'
-import { Implementation, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
-import { getCounterfactualAccountData } from '@metamask/smart-accounts-kit/utils'
+import { ERC1967Proxy as ERC1967ProxyBytecode } from '@metamask/delegation-abis/bytecode'
+import type { SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import {
   BaseError,
   decodeErrorResult,
   decodeEventLog,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
   isAddressEqual,
+  pad,
   recoverTypedDataAddress,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
@@ -29,13 +32,17 @@ import { checkCouncilProposal, councilProposalTypedData, type CouncilGas, type C
 import { councilSignatureRule, type CouncilSignature } from '../../core/council/signatures.ts'
 import type { CouncilExecutionFinding } from '../../core/council/reconcile.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
+import { ERC1967ProxyConstructorAbi, MultiSigDeleGatorAbi, SimpleFactoryAbi } from '../../core/delegations/frameworkAbi.ts'
 import type { GolemStatus } from '../../core/store/records.ts'
 import { decodeChainError, decodeRevertData, type DecodedChainError } from './decodeChainError.ts'
 
 /**
  * The council's MultiSig DeleGator: its address (a function of the signers, the threshold and the salt
  * alone, through the kit's SimpleFactory) and the factory call that deploys it there. Anyone may send
- * that call; whoever does cannot change what is deployed.
+ * that call; whoever does cannot change what is deployed. Computed as the kit's counterfactual account
+ * data computes it (an ERC1967 proxy to the MultiSig implementation, initialized with the signers and
+ * the threshold, CREATE2'd by the factory with the salt left-padded to 32 bytes), from the few framework
+ * entries it needs: the kit's own helper carries every framework ABI into the bundle.
  */
 export async function councilAccountOf(p: {
   environment: SmartAccountsEnvironment
@@ -44,13 +51,21 @@ export async function councilAccountOf(p: {
   salt: Hex
 }): Promise<{ address: Address; factory: Address; factoryData: Hex }> {
   const factory = p.environment.SimpleFactory
-  const { address, factoryData } = await getCounterfactualAccountData({
-    factory,
-    implementations: p.environment.implementations,
-    implementation: Implementation.MultiSig,
-    deployParams: [[...p.signers], BigInt(p.threshold)],
-    deploySalt: p.salt,
+  const implementation = p.environment.implementations.MultiSigDeleGatorImpl
+  if (!implementation) throw new Error('MultiSigDeleGatorImpl address not provided in environment')
+  const initcode = encodeFunctionData({
+    abi: MultiSigDeleGatorAbi,
+    functionName: 'initialize',
+    args: [[...p.signers], BigInt(p.threshold)],
   })
+  const salt = pad(p.salt, { dir: 'left', size: 32 })
+  const creationCode = encodeDeployData({
+    abi: ERC1967ProxyConstructorAbi,
+    args: [implementation, initcode],
+    bytecode: ERC1967ProxyBytecode,
+  })
+  const address = getContractAddress({ bytecode: creationCode, from: factory, opcode: 'CREATE2', salt })
+  const factoryData = encodeFunctionData({ abi: SimpleFactoryAbi, functionName: 'deploy', args: [creationCode, salt] })
   return { address, factory, factoryData }
 }
 
@@ -246,7 +261,7 @@ export async function findCouncilSignatureFaults(p: {
       if (!recovered || !isAddressEqual(recovered, signer)) return { signer, rule: 'signature: does not recover to its signer' }
       const seated = await p.publicClient.readContract({
         address: p.proposal.council,
-        abi: MultiSigDeleGator,
+        abi: MultiSigDeleGatorAbi,
         functionName: 'isSigner',
         args: [signer],
       })

@@ -4,7 +4,7 @@
 // (walk.ts) lists its shards' due Golems, reads them from the chain in one batch per page and hands each
 // Golem with its observation and its record to a tick. The invokers decide how ticks run:
 // in-process locally, asynchronous Lambda invocations on AWS.
-import type { PublicClient } from 'viem'
+import type { WalkChainActions } from '../../adapters/chain/walkChainClient.ts'
 import { planWalks, type ShardLoad } from '../../core/lifecycle/walkPlan.ts'
 import type { Store } from '../../core/store/index.ts'
 import { LocalShardDispatcher } from './dispatchers.ts'
@@ -23,7 +23,7 @@ export type DispatchResult = {
 
 /** The dispatcher's whole job: one head read, one page of each shard's due list, then the minute's walks. */
 export async function dispatchHeartbeat(deps: {
-  client: PublicClient
+  client: Pick<WalkChainActions, 'getBlock' | 'estimateMaxPriorityFeePerGas'>
   store: Pick<Store, 'listDueGolems'>
   shards: number
   dispatcher: ShardDispatcher

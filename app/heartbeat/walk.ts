@@ -3,7 +3,7 @@
 // hand the ticks over a few invocations at a time, each with its observation and its record. The due
 // Golems of a walk's small shards share a multicall: they are read once a page's worth has gathered, or
 // at the end of the walk; a shard with more pages to come is read page by page.
-import type { PublicClient } from 'viem'
+import type { WalkChainActions } from '../../adapters/chain/walkChainClient.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { TickFees } from '../../core/fees.ts'
 import { readRequestOf } from '../../core/lifecycle/observation.ts'
@@ -21,7 +21,7 @@ export const DEFAULT_PAGE_SIZE = 200
 
 export type WalkDeps = {
   store: Store
-  client: PublicClient
+  client: WalkChainActions
   deployment: BardoDeployment
   invoker: TickInvoker
   /** Golems per store page and per multicall (DEFAULT_PAGE_SIZE). */
@@ -161,7 +161,7 @@ function readableProfile(profile: string): GolemProfile | null {
  * then read their own, so a failed fee read never stops a walk.
  */
 async function feesAt(
-  client: Pick<PublicClient, 'estimateMaxPriorityFeePerGas'>,
+  client: Pick<WalkChainActions, 'estimateMaxPriorityFeePerGas'>,
   walk: Pick<ShardWalk, 'baseFeePerGas' | 'maxPriorityFeePerGas'>,
 ): Promise<TickFees | undefined> {
   const { baseFeePerGas } = walk

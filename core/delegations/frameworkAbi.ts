@@ -231,3 +231,92 @@ export const DeleGatorExecuteAbi = [
     stateMutability: 'payable',
   },
 ] as const
+
+/** The MultiSig DeleGator's initializer (its signers and threshold) and its seat check. */
+export const MultiSigDeleGatorAbi = [
+  {
+    type: 'function',
+    name: 'initialize',
+    inputs: [
+      {
+        name: '_signers',
+        type: 'address[]',
+        internalType: 'address[]',
+      },
+      {
+        name: '_threshold',
+        type: 'uint256',
+        internalType: 'uint256',
+      },
+    ],
+    outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    name: 'isSigner',
+    inputs: [
+      {
+        name: '_addr',
+        type: 'address',
+        internalType: 'address',
+      },
+    ],
+    outputs: [
+      {
+        name: '',
+        type: 'bool',
+        internalType: 'bool',
+      },
+    ],
+    stateMutability: 'view',
+  },
+] as const
+
+/** The proxy a DeleGator is deployed behind: its constructor takes the implementation and the initializer call. */
+export const ERC1967ProxyConstructorAbi = [
+  {
+    type: 'constructor',
+    inputs: [
+      {
+        name: 'implementation',
+        type: 'address',
+        internalType: 'address',
+      },
+      {
+        name: '_data',
+        type: 'bytes',
+        internalType: 'bytes',
+      },
+    ],
+    stateMutability: 'payable',
+  },
+] as const
+
+/** The SimpleFactory's CREATE2 deploy. */
+export const SimpleFactoryAbi = [
+  {
+    type: 'function',
+    name: 'deploy',
+    inputs: [
+      {
+        name: '_bytecode',
+        type: 'bytes',
+        internalType: 'bytes',
+      },
+      {
+        name: '_salt',
+        type: 'bytes32',
+        internalType: 'bytes32',
+      },
+    ],
+    outputs: [
+      {
+        name: 'addr_',
+        type: 'address',
+        internalType: 'address',
+      },
+    ],
+    stateMutability: 'nonpayable',
+  },
+] as const

@@ -3,14 +3,14 @@
 // each in its own invocation: a shard that fills a page alone, smaller ones packed together), then
 // publishes the indexer's lag behind the chain.
 import { SQSClient } from '@aws-sdk/client-sqs'
-import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
+import { loadFunctionConfig, type WalkFunctionConfig } from '../shared/config.ts'
 import { createTelemetry } from '../shared/metrics.ts'
 import { dispatchHeartbeat, type DispatchResult } from '../../app/heartbeat/heartbeat.ts'
 import { readIndexerLag } from './indexerLag.ts'
 import { SqsShardDispatcher } from './sqsDispatcher.ts'
 import { FunctionConfigError } from '../shared/configError.ts'
 
-let config: FunctionConfig | undefined
+let config: WalkFunctionConfig | undefined
 let dispatcher: SqsShardDispatcher | undefined
 
 export async function handler(_event?: unknown, context?: { awsRequestId?: string }): Promise<DispatchResult> {

@@ -9,6 +9,7 @@ import { TICK_ENFORCERS, type BardoDeployment, type TickDeployment, type TickFra
 import { DeploymentError, parseDeployment } from '../../core/deploymentSchema.ts'
 import { DynamoCouncilStore, DynamoStore, DynamoTickStore, type DynamoStoreOptions } from '../../adapters/store/index.ts'
 import { createTickChainClient, type TickChainClient } from '../../adapters/chain/tickChainClient.ts'
+import { createWalkChainClient, type WalkChainClient } from '../../adapters/chain/walkChainClient.ts'
 import type { Store, TickStore } from '../../core/store/index.ts'
 import { FunctionConfigError } from './configError.ts'
 import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../../core/lifecycle/heartbeatAnomaly.ts'
@@ -38,10 +39,16 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
  */
 export type TickFunctionConfig = FunctionConfig<TickChainClient, TickDeployment, TickStore>
 
-export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): FunctionConfig {
+/**
+ * The heartbeat's and the walker's configuration: their chain client carries only the three actions a
+ * walk calls (the block, the priority fee, the multicall), so their bundles stay lean.
+ */
+export type WalkFunctionConfig = FunctionConfig<WalkChainClient>
+
+export function loadFunctionConfig(env: NodeJS.ProcessEnv = process.env): WalkFunctionConfig {
   return loadConfig(
     env,
-    (transport) => createPublicClient({ transport }) as PublicClient,
+    (transport) => createWalkChainClient({ transport }),
     // The kit knows every public chain's framework; a private chain's deployment carries its own.
     getSmartAccountsEnvironment,
     (o) => new DynamoStore(o),

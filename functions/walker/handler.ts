@@ -4,7 +4,7 @@
 // minute is dropped: the heartbeat has sent a fresher one. A walk that fails is reported as the batch's
 // failed item; SQS redelivers it only within the queue's one-minute retention, so it never runs late.
 import { LambdaClient } from '@aws-sdk/client-lambda'
-import { loadFunctionConfig, type FunctionConfig } from '../shared/config.ts'
+import { loadFunctionConfig, type WalkFunctionConfig } from '../shared/config.ts'
 import { createTelemetry } from '../shared/metrics.ts'
 import { decodeShardWalk } from '../../app/heartbeat/shardWalk.ts'
 import { LambdaInvoker } from '../heartbeat/lambdaInvoker.ts'
@@ -22,7 +22,7 @@ export type SqsBatchResponse = { batchItemFailures: { itemIdentifier: string }[]
 /** A walk this much older than its dispatch is stale: the next minute's walk replaces it. */
 export const MAX_WALK_AGE_MS = 60_000
 
-let config: FunctionConfig | undefined
+let config: WalkFunctionConfig | undefined
 let invoker: LambdaInvoker | undefined
 
 /**
