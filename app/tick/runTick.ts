@@ -21,6 +21,7 @@ import { confirmationDepth } from '../../core/finality.ts'
 import type { GolemRecord, JsonInputObject, JsonInputValue, TickStore } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
+import { waitForBlockReceipt } from '../../adapters/chain/blockReceipts.ts'
 import { runDeathProtocol } from './death.ts'
 import { topUpGas } from './gas.ts'
 import { finishTick } from './finish.ts'
@@ -37,6 +38,8 @@ import { countsAsFailure, isHalted, parseMaxConsecutiveFailures } from '../../co
 import { recordTickFailure } from './failure.ts'
 
 const DEFAULT_INTERVAL_S = 60
+/** How long a tick waits for a re-broadcast phase post's receipt, as long as a first send's. */
+const POST_RECEIPT_TIMEOUT_MS = 60_000
 
 function jsonData(e: CustodyEvent): JsonInputObject {
   const out: JsonInputObject = {}
@@ -214,6 +217,10 @@ async function tickLeased(
   const period = tickPeriod(profile, read)
   const lastOutcome = record.lastTick?.outcome
   const pending = await settlePendingSlots(slotBase, golem, profile, read, period, lastOutcome === 'running' || lastOutcome === 'pending')
+  // A slot settled here is confirmed in the store already, so no later tick would find it again: its event
+  // is written now, before anything of this tick can throw (the tick's own write of it later is the same
+  // key, so nothing is written twice).
+  await appendEvents(store, golemId, pending.events, (e) => eventKey(e, period))
   await repairCredits(deps, record, profile, period)
   await advanceCredits(deps, golemId, read.timestamp, nowMs)
   // Plan once; then execute in order: a paid feed's reprieve first (the plan is the reset phase's, or the
@@ -261,17 +268,27 @@ async function tickLeased(
   if (plan.postPhase) {
     const post = plan.postPhase
     const phaseSlot = { golemId, period: 0n, step: post.step }
-    const sent = await sendOnce({
-      ...slotBase,
-      slot: phaseSlot,
-      afterBroadcast: () => deps.afterBroadcast?.('phase'),
-      build: async () => ({
-        sender: signer.address,
-        to: deps.deployment.vitalityOracle,
-        data: encodeFunctionData({ abi: VitalityOracleTickAbi, functionName: 'updatePhase', args: [post.next, post.survivalScoreBps] }),
-        sign: (tx) => signer.signOracleUpdate(tx),
-      }),
-    })
+    const postOnce = () =>
+      sendOnce({
+        ...slotBase,
+        slot: phaseSlot,
+        afterBroadcast: () => deps.afterBroadcast?.('phase'),
+        build: async () => ({
+          sender: signer.address,
+          to: deps.deployment.vitalityOracle,
+          data: encodeFunctionData({ abi: VitalityOracleTickAbi, functionName: 'updatePhase', args: [post.next, post.survivalScoreBps] }),
+          sign: (tx) => signer.signOracleUpdate(tx),
+        }),
+      })
+    let sent = await postOnce()
+    // A post an earlier tick signed and this one found unmined sits in the node's pool once re-broadcast
+    // from its slot: its receipt is waited for here, as a first send's is, and the slot settled from it.
+    // Left in the pool, the tick would end on the phase it started from while the post lands behind it:
+    // on the Golem's last day, alive with Terminal on-chain, its death protocol not started.
+    if (sent.status === 'pending' && sent.confirmations === 0) {
+      await waitForBlockReceipt(deps.client, { hash: sent.txHash, timeout: POST_RECEIPT_TIMEOUT_MS })
+      sent = await postOnce()
+    }
     // The transaction that confirmed may be an earlier tick's (its signed bytes re-broadcast from the
     // slot), carrying that tick's score: record what the chain did, timed as the tick that signed it.
     const completed = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed')
