@@ -66,8 +66,33 @@ export const depositForBurnAbi = [
   },
 ] as const
 
-/** Uniswap V3 NonfungiblePositionManager's mint and collect: a new position, and what it owes paid out. */
+/**
+ * Uniswap V3 NonfungiblePositionManager's mint, decreaseLiquidity and collect: a new position, liquidity
+ * taken out of one (owed to it), and what it owes paid out.
+ */
 export const positionManagerAbi = [
+  {
+    type: 'function',
+    name: 'decreaseLiquidity',
+    stateMutability: 'payable',
+    inputs: [
+      {
+        name: 'params',
+        type: 'tuple',
+        components: [
+          { name: 'tokenId', type: 'uint256' },
+          { name: 'liquidity', type: 'uint128' },
+          { name: 'amount0Min', type: 'uint256' },
+          { name: 'amount1Min', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+    ],
+    outputs: [
+      { name: 'amount0', type: 'uint256' },
+      { name: 'amount1', type: 'uint256' },
+    ],
+  },
   {
     type: 'function',
     name: 'mint',

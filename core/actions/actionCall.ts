@@ -92,6 +92,25 @@ export type CollectRequest = {
   recipient?: Address
 }
 
+/**
+ * NonfungiblePositionManager decreaseLiquidity: `liquidity` taken out of position `tokenId`, owed to the
+ * position until a collect pays it to the owner. Its price bound is the grant's MaxSlippage: the removal is
+ * refused while the position's pool is priced further from the feeds than the cap; `amount0Min`/`amount1Min`
+ * are a second bound the manager checks.
+ */
+export type RemoveLiquidityRequest = {
+  kind: 'removeLiquidity'
+  positionManager: Address
+  tokenId: bigint
+  liquidity: bigint
+  /** Default 0. */
+  amount0Min?: bigint
+  /** Default 0. */
+  amount1Min?: bigint
+  /** Unix seconds after which the manager refuses the removal; default none (custody sends at once). */
+  deadline?: bigint
+}
+
 export type ActionRequest =
   | SwapRequest
   | DepositRequest
@@ -101,6 +120,7 @@ export type ActionRequest =
   | BridgeRequest
   | ProvideLiquidityRequest
   | CollectRequest
+  | RemoveLiquidityRequest
 export type ActionKind = ActionRequest['kind']
 export const ACTION_KINDS = [
   'swap',
@@ -111,6 +131,7 @@ export const ACTION_KINDS = [
   'bridge',
   'provideLiquidity',
   'collect',
+  'removeLiquidity',
 ] as const satisfies readonly ActionKind[]
 
 /** CCTP V2's standard finality: the transfer is attested once the source chain finalised the burn. */
@@ -174,6 +195,25 @@ export function encodeActionCall(request: ActionRequest, owner: Address, field =
       return bridgeCall(request, owner, field)
     case 'provideLiquidity':
       return mintCall(request, owner, field)
+    case 'removeLiquidity':
+      return {
+        kind: 'removeLiquidity',
+        target: addr(request.positionManager, `${field}.positionManager`),
+        value: 0n,
+        callData: encodeFunctionData({
+          abi: positionManagerAbi,
+          functionName: 'decreaseLiquidity',
+          args: [
+            {
+              tokenId: amount(request.tokenId, `${field}.tokenId`),
+              liquidity: positiveUint128(request.liquidity, `${field}.liquidity`),
+              amount0Min: amount(request.amount0Min ?? 0n, `${field}.amount0Min`),
+              amount1Min: amount(request.amount1Min ?? 0n, `${field}.amount1Min`),
+              deadline: amount(request.deadline ?? MAX_UINT256, `${field}.deadline`),
+            },
+          ],
+        }),
+      }
     case 'collect':
       return {
         kind: 'collect',
@@ -254,6 +294,12 @@ function tick(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > MAX_TICK)
     throw new ActionRequestError(field, `must be a whole tick within ±${MAX_TICK}`)
   return value
+}
+
+function positiveUint128(value: unknown, field: string): bigint {
+  const v = uint128(value, field)
+  if (v === 0n) throw new ActionRequestError(field, 'must be positive')
+  return v
 }
 
 function uint128(value: unknown, field: string): bigint {

@@ -154,9 +154,9 @@ describe('buildGolemDelegation actions', () => {
       'actions[0].receivers exactInputSingle (0x04e45aaf) names its receivers at bytes [100]',
     ],
     [
-      'decreaseLiquidity (liquidity removal, minimums free)',
+      'decreaseLiquidity without maxSlippage (liquidity removal, minimums free)',
       { ...base, selectors: [S.decreaseLiquidity] },
-      'actions[0].selectors must not include decreaseLiquidity (0x0c49ccbe): its minimum amounts are free words no caveat checks against a price feed',
+      "actions[0].bardo must carry maxSlippage to include decreaseLiquidity (0x0c49ccbe): its minimum amounts are free, so only the pool's price checked against the feeds keeps a sandwich from removing the position at a moved price",
     ],
     [
       'depositForBurn with only its recipient pinned',

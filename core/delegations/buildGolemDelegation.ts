@@ -213,6 +213,12 @@ function checkActions(a: ActionsSlot, i: number, owner: Address): CalldataPin[] 
     if (typeof p.value !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(p.value))
       throw new DelegationShapeError(`${field}.calldata[${k}].value`, `must be non-empty hex bytes, got ${JSON.stringify(p.value)}`)
   }
+  // A removal's minimum amounts are free words; its bound is MaxSlippage's check of the pool's price.
+  if (a.selectors.some((s) => s.toLowerCase() === SELECTORS.decreaseLiquidity) && !(a.bardo ?? []).some((c) => c.type === 'maxSlippage'))
+    throw new DelegationShapeError(
+      `${field}.bardo`,
+      `must carry maxSlippage to include decreaseLiquidity (${SELECTORS.decreaseLiquidity}): its minimum amounts are free, so only the pool's price checked against the feeds keeps a sandwich from removing the position at a moved price`,
+    )
   // Every call whose receiver layout is known must have exactly that layout here: a receiver left
   // unpinned lets a leaked key name itself; a different layout would pin the wrong bytes.
   for (const selector of a.selectors) {

@@ -108,7 +108,7 @@ describe('CALL_LAYOUTS', () => {
       vaultRedeem: ['receiver@36', 'owner@68'],
       positionMint: ['params.recipient@292'],
       collect: ['params.recipient@36'],
-      decreaseLiquidity: 'unpinnable',
+      decreaseLiquidity: 'none',
       increaseLiquidity: 'unpinnable',
       cctpDepositForBurn: ['mintRecipient@68'],
     })

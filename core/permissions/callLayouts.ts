@@ -68,11 +68,13 @@ export const CALL_LAYOUTS: Record<ProtocolFunctionName, CallLayout> = {
   positionMint: { kind: 'receivers', receivers: [{ argument: 'params.recipient', startIndex: 292 }] },
   // collect((tokenId, recipient, amount0Max, amount1Max)).
   collect: { kind: 'receivers', receivers: [{ argument: 'params.recipient', startIndex: 36 }] },
-  // Never granted (the compiler refuses it by selector, LIQUIDITY_REMOVAL_RULE): its minimum amounts are
-  // free and it reaches every position the owner's account controls.
+  // decreaseLiquidity((tokenId, liquidity, amount0Min, amount1Min, deadline)): what it removes stays in the
+  // position as tokensOwed, which only collect (its recipient pinned to the owner) pays out. Its price bound
+  // is MaxSlippage's: the delegation granting it must carry that caveat (buildGolemDelegation refuses it
+  // without), which refuses a removal while the pool's price is off the feeds.
   decreaseLiquidity: {
-    kind: 'unpinnable',
-    why: "its minimum amounts are free words no caveat checks against a price feed, so a leaked key could move the pool's price and remove liquidity at it in one transaction; and it acts on any position the owner's account controls, including ones minted outside Bardo",
+    kind: 'none',
+    why: "what it removes stays in the owner's position until collect pays it to the owner's account",
   },
   increaseLiquidity: {
     kind: 'unpinnable',

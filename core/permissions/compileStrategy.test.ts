@@ -202,7 +202,6 @@ describe('compileStrategy', () => {
   })
 
   it.each([
-    ['decreaseLiquidity', SELECTORS.decreaseLiquidity],
     ['removeLiquidity', '0xbaa2abde'],
     ['removeLiquidityETH', '0x02751cec'],
   ] as const)('refuses a registry that lists liquidity removal (%s) as a call, naming the rule', (name, selector) => {
@@ -243,17 +242,17 @@ describe('compileStrategy', () => {
     ).toThrowError('capabilities: Bridge is not available on chain 8453 (Base): the owner must name the bridge destination')
   })
 
-  it('the Base LP plan grants no liquidity removal and says why', () => {
+  it('the Base LP plan grants liquidity removal in a delegation of its own, which names no receiver', () => {
     const plan = compileStrategy({
       ...base,
       chainId: 8453,
       registry: REGISTRIES.base(),
       text: '---\noverride: true\n---\nProvide liquidity.',
     })
-    expect(plan.selectors).not.toContain(SELECTORS.decreaseLiquidity)
-    expect(plan.actions.flatMap((a) => a.selectors)).not.toContain(SELECTORS.decreaseLiquidity)
-    expect(plan.warnings).toContain(`ProvideLiquidity: ${LIQUIDITY_REMOVAL_RULE}`)
-    expect(LIQUIDITY_REMOVAL_RULE).toMatch(/^liquidity removal is never granted: its minimum amounts are free/)
+    expect(plan.selectors).toContain(SELECTORS.decreaseLiquidity)
+    const removal = plan.actions.find((a) => a.selectors.includes(SELECTORS.decreaseLiquidity))
+    expect(removal).toMatchObject({ name: 'ProvideLiquidity: decreaseLiquidity', selectors: [SELECTORS.decreaseLiquidity], receivers: [] })
+    expect(LIQUIDITY_REMOVAL_RULE).toMatch(/^liquidity removal is no capability of its own/)
   })
 
   it('the Base LP plan warns that increaseLiquidity is not granted', () => {

@@ -156,9 +156,8 @@ function resolveRunwayDays(param: number | undefined, declared: number | undefin
   return days
 }
 
-/** Liquidity removal on the protocols the registries know: V3 NonfungiblePositionManager and V2 routers. */
+/** V2 routers' liquidity removal: no caveat prices a V2 pair (V3's decreaseLiquidity is granted, price-bounded). */
 const LIQUIDITY_REMOVAL_SELECTORS: readonly Hex[] = [
-  SELECTORS.decreaseLiquidity,
   '0xbaa2abde', // V2 removeLiquidity(address,address,uint256,uint256,uint256,address,uint256)
   '0x02751cec', // V2 removeLiquidityETH(address,uint256,uint256,uint256,address,uint256)
   '0x2195995c', // V2 removeLiquidityWithPermit
@@ -354,7 +353,6 @@ export function compileStrategy(p: CompileStrategyParameters): PermissionPlan {
     }
     actions.push(...actionSets(c, served.calls, warnings))
     pairs.push(...served.approvals)
-    if (c === 'ProvideLiquidity') warnings.push(`ProvideLiquidity: ${LIQUIDITY_REMOVAL_RULE}`)
   }
   const violations: { field: string; rule: string }[] = []
   if (dailyUsdcCap > GUARDRAIL_MAX_DAILY_CAP) {

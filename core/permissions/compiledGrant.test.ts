@@ -64,8 +64,10 @@ describe('compiled strategies as Golem grants', () => {
         ...e.receivers.map((r) => ({ type: 'allowedCalldata', startIndex: BigInt(r), value: ownerWord })),
         ...e.calldata.map((w) => ({ type: 'allowedCalldata', startIndex: BigInt(w.startIndex), value: w.value })),
       ])
-      // The phase gate with the life window, and on a swap the slippage bound against the feeds.
-      const swaps = e.selectors.some((x) => x === SELECTORS.exactInputSingle || x === SELECTORS.exactInput)
+      // The phase gate with the life window, and on a swap or a liquidity removal the slippage bound against the feeds.
+      const swaps = e.selectors.some(
+        (x) => x === SELECTORS.exactInputSingle || x === SELECTORS.exactInput || x === SELECTORS.decreaseLiquidity,
+      )
       expect(caveats.slice(swaps ? -2 : -1)).toEqual([
         lifeGate(plan),
         ...(swaps ? [{ type: 'maxSlippage', maxSlippageBps: DEFAULT_MAX_SLIPPAGE_BPS, maxPriceAge: 3_600, feeds: feedsOf(plan) }] : []),

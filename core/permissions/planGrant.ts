@@ -48,7 +48,8 @@ export type BuildPlanGrantParameters = {
 }
 
 export const DEFAULT_MAX_SLIPPAGE_BPS = 100
-const SWAP_SELECTORS: readonly string[] = [SELECTORS.exactInputSingle, SELECTORS.exactInput]
+/** Calls MaxSlippage bounds: swaps (their minimum output) and liquidity removal (its pool's price). */
+const SLIPPAGE_SELECTORS: readonly string[] = [SELECTORS.exactInputSingle, SELECTORS.exactInput, SELECTORS.decreaseLiquidity]
 
 export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
   const { plan } = p
@@ -78,16 +79,21 @@ export function buildPlanGrant(p: BuildPlanGrantParameters): GolemGrant {
       : { runway: { token: plan.usdc, periodAmount: plan.dailyUsdcCap, periodDuration: plan.period, startDate: plan.startTime } }),
     ...(plan.actions.length > 0
       ? {
-          actions: plan.actions.map((a) => {
-            const swaps = a.selectors.some((s) => SWAP_SELECTORS.includes(s.toLowerCase()))
-            if (!caps || !swaps) return a
+          actions: plan.actions.flatMap((a) => {
+            const bounded = a.selectors.some((s) => SLIPPAGE_SELECTORS.includes(s.toLowerCase()))
+            // Without feeds nothing prices a removal's pool: an unbounded grant leaves the removal out.
+            if (!caps && a.selectors.includes(SELECTORS.decreaseLiquidity)) {
+              const selectors = a.selectors.filter((s) => s !== SELECTORS.decreaseLiquidity)
+              return selectors.length === 0 ? [] : [{ ...a, selectors }]
+            }
+            if (!caps || !bounded) return [a]
             const slippage: BardoCaveat = {
               type: 'maxSlippage',
               maxSlippageBps: caps.maxSlippageBps ?? DEFAULT_MAX_SLIPPAGE_BPS,
               maxPriceAge: caps.maxPriceAge,
               feeds: caps.feeds,
             }
-            return { ...a, bardo: [slippage] }
+            return [{ ...a, bardo: [slippage] }]
           }),
         }
       : {}),

@@ -147,9 +147,9 @@ function liquidity(usdc: Address, weth: Address, manager: Address): CapabilityPr
       {
         name: 'Uniswap V3 NonfungiblePositionManager',
         target: manager,
-        // increaseLiquidity is listed as unpinnable: the compiler leaves it out with a warning. Liquidity
-        // removal (decreaseLiquidity) is not listed: the compiler refuses it (LIQUIDITY_REMOVAL_RULE).
-        functions: [fn('positionMint'), fn('increaseLiquidity'), fn('collect')],
+        // increaseLiquidity is listed as unpinnable: the compiler leaves it out with a warning.
+        // decreaseLiquidity is granted with MaxSlippage (its pool priced against the feeds).
+        functions: [fn('positionMint'), fn('increaseLiquidity'), fn('decreaseLiquidity'), fn('collect')],
       },
     ],
     [

@@ -2,13 +2,13 @@
 // (not even a capability word inside it: "margin trading" is not a Swap) and is named in a warning.
 
 /**
- * Why no liquidity removal is ever granted. A removal's minimum amounts are free calldata words and no
- * caveat checks them against a price feed, so a leaked key could move the pool's price and remove
- * liquidity at it in one transaction (a sandwich); and it acts on any position the owner's account
- * controls, including ones minted outside Bardo. The owner removes liquidity from their own account.
+ * How liquidity removal is granted, and why no V2 removal ever is. A V2 removal's minimum amounts are free calldata words and no
+ * caveat prices a V2 pair, so a leaked key could move the pair's price and remove liquidity at it in one
+ * transaction (a sandwich). A Uniswap V3 position's removal (decreaseLiquidity) is granted with
+ * ProvideLiquidity, bounded by MaxSlippage against the pool's price.
  */
 export const LIQUIDITY_REMOVAL_RULE =
-  "liquidity removal is never granted: its minimum amounts are free, so a leaked key could move the pool's price and remove liquidity at it, from any position the owner's account controls; the owner removes liquidity from their own account"
+  "liquidity removal is no capability of its own: a Uniswap V3 position is removed with ProvideLiquidity, only while its pool's price is within the slippage cap of the price feeds, and V2 liquidity removal is never granted (its minimum amounts are free and no caveat prices a V2 pair)"
 
 export type Ungrantable = {
   /** What the phrases ask for, as the warning names it. */

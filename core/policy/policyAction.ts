@@ -62,5 +62,8 @@ export function policyActionOf(request: ActionRequest, prices: AssetPrices, base
       }
     case 'collect':
       return { assets: [request.positionManager], spendUsd: 0n }
+    // Closing adds no risk: the position's tokens stay owed to it until collect pays them to the owner.
+    case 'removeLiquidity':
+      return { assets: [request.positionManager], spendUsd: 0n }
   }
 }

@@ -471,13 +471,13 @@ describe('providing liquidity (Uniswap V3 positions)', () => {
       fromBlock: out.receipt.blockNumber,
     })
     const tokenId = minted!.args.tokenId!
-    const position = await client.readContract({
+    const positionOwner = await client.readContract({
       address: manager,
       abi: TestPositionManagerAbi,
-      functionName: 'positions',
+      functionName: 'ownerOf',
       args: [tokenId],
     })
-    expect(position[0]).toBe(getAddress(lpOwner.address))
+    expect(positionOwner).toBe(getAddress(lpOwner.address))
     expect(before[0] - (await balance(assets.usdc, lpOwner.address))).toBe(USDC(10))
     expect(before[1] - (await balance(assets.weth, lpOwner.address))).toBe(FAIR_WETH_FOR_10)
     const collected = await lpAct.collect({ positionManager: manager, tokenId })

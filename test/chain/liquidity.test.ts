@@ -25,13 +25,11 @@ const chains = new Map<string, Delegation[]>()
 const abi = artifacts.TestPositionManagerAbi
 
 const positionOf = async (tokenId: bigint) => {
-  const [owner_, , , liquidity, , , owed0, owed1] = await devnet.publicClient.readContract({
-    address: manager,
-    abi,
-    functionName: 'positions',
-    args: [tokenId],
-  })
-  return { owner: owner_, liquidity, owed0, owed1 }
+  const [owner_, position] = await Promise.all([
+    devnet.publicClient.readContract({ address: manager, abi, functionName: 'ownerOf', args: [tokenId] }),
+    devnet.publicClient.readContract({ address: manager, abi, functionName: 'positions', args: [tokenId] }),
+  ])
+  return { owner: owner_, liquidity: position[7], owed0: position[10], owed1: position[11] }
 }
 const mintData = (recipient: Address, amount0: bigint, amount1: bigint): Hex => {
   const { usdc, weth } = devnet.deployment.assets

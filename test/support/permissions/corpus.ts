@@ -34,10 +34,11 @@ const vaultActions = (vault: Address): Actions => [
   { name: 'VaultManagement: deposit, mint', targets: [vault], selectors: [SEL.deposit, SEL.mint4626], receivers: [36], calldata: [] },
   { name: 'VaultManagement: withdraw, redeem', targets: [vault], selectors: [SEL.withdraw, SEL.redeem], receivers: [36, 68], calldata: [] },
 ]
-// increaseLiquidity is never granted (it can add the owner's tokens to anyone's position), nor is
-// decreaseLiquidity (its minimums are free, so removal could be sandwiched): warnings say so.
+// increaseLiquidity is never granted (it can add the owner's tokens to anyone's position): a warning says
+// so. decreaseLiquidity names no receiver (collect, pinned to the owner, pays what it removes out).
 const lpActions = (manager: Address): Actions => [
   { name: 'ProvideLiquidity: mint', targets: [manager], selectors: [SEL.lpMint], receivers: [292], calldata: [] },
+  { name: 'ProvideLiquidity: decreaseLiquidity', targets: [manager], selectors: [SEL.decrease], receivers: [], calldata: [] },
   { name: 'ProvideLiquidity: collect', targets: [manager], selectors: [SEL.collect], receivers: [36], calldata: [] },
 ]
 // Besides the mint recipient: destination domain 3 (Arbitrum), burnt token USDC, destination caller zero
@@ -102,11 +103,11 @@ const days = (n: number) => NOW + n * DAY
 const OVERRIDE = '---\noverride: true\n---\n'
 const BASE_LP = {
   targets: [B.positionManager],
-  selectors: [SEL.lpMint, SEL.collect],
+  selectors: [SEL.decrease, SEL.lpMint, SEL.collect],
   actions: lpActions(B.positionManager),
   approvals: [{ spender: B.positionManager, tokens: [B.weth, B.usdc] }],
 }
-const LP_WARNINGS = [/increaseLiquidity .* is not granted/, /ProvideLiquidity: liquidity removal is never granted/]
+const LP_WARNINGS = [/increaseLiquidity .* is not granted/]
 const BASE_BRIDGE = {
   targets: [B.cctpTokenMessengerV2],
   selectors: [SEL.burn],
@@ -993,11 +994,11 @@ export const CORPUS: CorpusCase[] = [
       capabilities: ['ProvideLiquidity'],
       dailyUsdcCap: usdc(500),
       targets: [B.positionManager],
-      selectors: [SEL.lpMint, SEL.collect],
+      selectors: [SEL.decrease, SEL.lpMint, SEL.collect],
       actions: lpActions(B.positionManager),
       approvals: [{ spender: B.positionManager, tokens: [B.weth, B.usdc] }],
       expiry: days(7),
-      warnings: [/increaseLiquidity .* is not granted/, /ProvideLiquidity: liquidity removal is never granted/],
+      warnings: [/increaseLiquidity .* is not granted/],
     },
   },
   {
@@ -1027,7 +1028,7 @@ export const CORPUS: CorpusCase[] = [
       capabilities: ['ProvideLiquidity', 'VaultManagement', 'Bridge'],
       dailyUsdcCap: usdc(1200),
       targets: [B.positionManager, B.cctpTokenMessengerV2, BASE_VAULT],
-      selectors: [SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.withdraw, SEL.redeem, SEL.collect],
+      selectors: [SEL.decrease, SEL.deposit, SEL.lpMint, SEL.burn, SEL.mint4626, SEL.withdraw, SEL.redeem, SEL.collect],
       actions: [...lpActions(B.positionManager), ...vaultActions(BASE_VAULT), ...bridgeActions(B.cctpTokenMessengerV2)],
       approvals: [
         { spender: B.positionManager, tokens: [B.weth, B.usdc] },
