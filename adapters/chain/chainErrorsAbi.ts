@@ -199,7 +199,36 @@ export const chainErrorsAbi: readonly AbiError[] = [
     ],
   },
   { type: 'error', name: 'InvalidSlippageBps', inputs: [{ name: 'maxSlippageBps', type: 'uint16' }] },
+  {
+    type: 'error',
+    name: 'LiquidityRemovalAfterOtherCall',
+    inputs: [
+      { name: 'index', type: 'uint256' },
+      { name: 'otherCall', type: 'uint256' },
+    ],
+  },
+  { type: 'error', name: 'MalformedLiquidityRemoval', inputs: [{ name: 'selector', type: 'bytes4' }] },
   { type: 'error', name: 'MalformedSwap', inputs: [{ name: 'selector', type: 'bytes4' }] },
+  {
+    type: 'error',
+    name: 'NoPool',
+    inputs: [
+      { name: 'token0', type: 'address' },
+      { name: 'token1', type: 'address' },
+      { name: 'fee', type: 'uint24' },
+    ],
+  },
+  {
+    type: 'error',
+    name: 'PoolPriceOffFeeds',
+    inputs: [
+      { name: 'pool', type: 'address' },
+      { name: 'poolPriceX96', type: 'uint256' },
+      { name: 'feedPriceX96', type: 'uint256' },
+      { name: 'deviationBps', type: 'uint256' },
+      { name: 'maxSlippageBps', type: 'uint256' },
+    ],
+  },
   {
     type: 'error',
     name: 'SlippageExceeded',

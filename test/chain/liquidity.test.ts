@@ -1,7 +1,9 @@
 // Liquidity removal on anvil with the real MetaMask framework: a compiled LP strategy's grant lets the
-// Golem open positions for the owner and collect them, but no delegation of the grant can remove
-// liquidity (decreaseLiquidity with free minimums could be sandwiched, and it reaches positions the
-// owner minted outside Bardo). The owner still removes liquidity from their own account.
+// Golem open positions for the owner, remove liquidity from them and collect them to the owner. The
+// removal has a delegation of its own, bound by MaxSlippage to the pool's price: a decreaseLiquidity
+// passes only while the position's pool is priced within the bound of the feeds (a sandwich's first leg
+// moves the pool's price before the removal, and the removal is refused), whatever its minimums say.
+// No other delegation of the grant can remove liquidity.
 import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { encodeFunctionData, erc20Abi, getAddress, maxUint128, parseEther, type Address, type Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
@@ -31,20 +33,22 @@ const positionOf = async (tokenId: bigint) => {
   ])
   return { owner: owner_, liquidity: position[7], owed0: position[10], owed1: position[11] }
 }
-const mintData = (recipient: Address, amount0: bigint, amount1: bigint): Hex => {
+/** A mint of `usdc` and `weth` (the manager takes its tokens sorted, as Uniswap's does). */
+const mintData = (recipient: Address, usdcAmount: bigint, wethAmount: bigint): Hex => {
   const { usdc, weth } = devnet.deployment.assets
+  const usdcFirst = BigInt(usdc) < BigInt(weth)
   return encodeFunctionData({
     abi,
     functionName: 'mint',
     args: [
       {
-        token0: usdc,
-        token1: weth,
+        token0: usdcFirst ? usdc : weth,
+        token1: usdcFirst ? weth : usdc,
         fee: 500,
         tickLower: -600,
         tickUpper: 600,
-        amount0Desired: amount0,
-        amount1Desired: amount1,
+        amount0Desired: usdcFirst ? usdcAmount : wethAmount,
+        amount1Desired: usdcFirst ? wethAmount : usdcAmount,
         amount0Min: 0n,
         amount1Min: 0n,
         recipient,
@@ -80,13 +84,14 @@ beforeAll(async () => {
   )
   manager = (await waitOk(devnet, devnet.deployer.deployContract({ abi, bytecode: artifacts.TestPositionManagerBytecode })))
     .contractAddress!
-  // A position the owner minted from their own account, outside Bardo.
+  // A position the owner minted from their own account, outside Bardo: it prices the pool at the feeds'
+  // $3,000 per WETH.
   const approve = (token: Address) =>
     encodeCall(token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [manager, 2n ** 255n] }))
   await ownerCalls(devnet, owner, [
     approve(usdc),
     approve(weth),
-    encodeCall(manager, mintData(owner.address, USDC(1_000), parseEther('1'))),
+    encodeCall(manager, mintData(owner.address, USDC(3_000), parseEther('1'))),
   ])
   ownersPosition = 1n
   const now = await chainNow(devnet)
@@ -129,17 +134,36 @@ beforeAll(async () => {
 })
 afterAll(async () => devnet?.stop())
 
+const poolOf = async (): Promise<Address> => {
+  const { usdc, weth } = devnet.deployment.assets
+  const [token0, token1] = BigInt(usdc) < BigInt(weth) ? [usdc, weth] : [weth, usdc]
+  return devnet.publicClient.readContract({ address: manager, abi, functionName: 'getPool', args: [token0, token1, 500] })
+}
+const sqrtPriceOf = async (pool: Address) =>
+  (await devnet.publicClient.readContract({ address: pool, abi: artifacts.TestUniswapV3PoolAbi, functionName: 'slot0' }))[0]
+const movePrice = async (pool: Address, sqrtPriceX96: bigint) =>
+  waitOk(
+    devnet,
+    devnet.deployer.writeContract({ address: pool, abi: artifacts.TestUniswapV3PoolAbi, functionName: 'movePrice', args: [sqrtPriceX96] }),
+  )
+const usdcOf = (who: Address) =>
+  devnet.publicClient.readContract({ address: devnet.deployment.assets.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] })
+
 describe('a compiled LP grant on-chain', () => {
-  it('holds no liquidity removal: no delegation names decreaseLiquidity, and the plan says why', () => {
-    expect(grant.actions!.map((a) => a.name)).toEqual(['ProvideLiquidity: mint', 'ProvideLiquidity: collect'])
-    expect(plan.selectors).not.toContain(SELECTORS.decreaseLiquidity)
-    expect(plan.warnings.some((w) => w.startsWith('ProvideLiquidity: liquidity removal is never granted'))).toBe(true)
+  it('grants removal only in a delegation of its own, bound by MaxSlippage', () => {
+    expect(grant.actions!.map((a) => a.name).sort()).toEqual([
+      'ProvideLiquidity: collect',
+      'ProvideLiquidity: decreaseLiquidity',
+      'ProvideLiquidity: mint',
+    ])
+    expect(plan.selectors).toContain(SELECTORS.decreaseLiquidity)
   })
 
-  it("refuses decreaseLiquidity with free minimums through every delegation of the grant, on the owner's own position; nothing moves", async () => {
+  it('refuses decreaseLiquidity through every other delegation of the grant; nothing moves', async () => {
     const before = await positionOf(ownersPosition)
     expect(before.liquidity).toBeGreaterThan(0n)
     for (const [name, chain] of chains) {
+      if (name === 'ProvideLiquidity: decreaseLiquidity') continue
       const refused = await redeemRefused(devnet, golem, chain, [onManager(decreaseData(ownersPosition, before.liquidity))])
       expect(refused.name, name).toBe('Error')
       expect(refused.args[0], name).toMatch(
@@ -149,27 +173,31 @@ describe('a compiled LP grant on-chain', () => {
     expect(await positionOf(ownersPosition)).toEqual(before)
   })
 
-  it('still lets the Golem open a position for the owner and collect it, and the owner remove liquidity from their own account', async () => {
+  it("opens a position for the owner, is refused its removal while the pool is priced off the feeds, and removes and collects it to the owner at the feeds' price", async () => {
     const { usdc } = devnet.deployment.assets
+    await refreshFeeds(devnet)
     await redeem(devnet, golem, chains.get(`approvals ${getAddress(manager)}`)!, [approveCall(usdc, manager, USDC(20))])
     await redeem(devnet, golem, chains.get('ProvideLiquidity: mint')!, [onManager(mintData(owner.address, USDC(20), 0n))])
     const opened = await positionOf(2n)
     expect(opened.owner).toBe(owner.address)
     expect(opened.liquidity).toBe(USDC(20))
-    await ownerCalls(devnet, owner, [encodeCall(manager, decreaseData(2n, USDC(20)))])
-    const usdcBefore = await devnet.publicClient.readContract({
-      address: usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [owner.address],
-    })
+
+    // A sandwich's first leg: the pool's price moved to a quarter of the feeds'.
+    const pool = await poolOf()
+    const fair = await sqrtPriceOf(pool)
+    await movePrice(pool, fair * 2n)
+    const removal = chains.get('ProvideLiquidity: decreaseLiquidity')!
+    const refused = await redeemRefused(devnet, golem, removal, [onManager(decreaseData(2n, USDC(20)))])
+    expect(refused.name).toBe('PoolPriceOffFeeds')
+    expect((await positionOf(2n)).liquidity).toBe(USDC(20))
+
+    // Back at the feeds' price the same removal, with free minimums, passes; collect pays the owner.
+    await movePrice(pool, fair)
+    await refreshFeeds(devnet)
+    await redeem(devnet, golem, removal, [onManager(decreaseData(2n, USDC(20)))])
+    expect((await positionOf(2n)).liquidity).toBe(0n)
+    const usdcBefore = await usdcOf(owner.address)
     await redeem(devnet, golem, chains.get('ProvideLiquidity: collect')!, [onManager(collectData(2n, owner.address))])
-    const usdcAfter = await devnet.publicClient.readContract({
-      address: usdc,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [owner.address],
-    })
-    expect(usdcAfter - usdcBefore).toBe(USDC(20))
+    expect((await usdcOf(owner.address)) - usdcBefore).toBe(USDC(20))
   })
 })
