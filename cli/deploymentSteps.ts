@@ -78,6 +78,12 @@ export function deploymentSteps(o: StepSettings): ContractStep[] {
       args: (d) => [d.daimonOracle],
     },
     {
+      path: 'enforcers.policyCage',
+      artifact: a(x.PolicyCageEnforcerAbi, x.PolicyCageEnforcerBytecode),
+      dependsOn: [],
+      args: () => seq,
+    },
+    {
       path: 'enforcers.knowledgeRoyalty',
       artifact: a(x.KnowledgeRoyaltyEnforcerAbi, x.KnowledgeRoyaltyEnforcerBytecode),
       dependsOn: [],

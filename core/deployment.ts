@@ -46,7 +46,8 @@ export type BardoDeployment = {
   daimonOracle: Address
   /** Each Golem's constitution hash (PolicyCage); absent on deployments made before it. */
   policyCage?: Address
-  enforcers: Record<BardoEnforcerName, Address>
+  /** The nine enforcers, and the PolicyCageEnforcer (optional: deployments made before it still parse). */
+  enforcers: Record<BardoEnforcerName, Address> & { policyCage?: Address }
   /** Block at which the Bardo contracts were deployed (the indexer starts here). */
   startBlock: bigint
   assets?: LocalAssets

@@ -67,7 +67,11 @@ const priceSchema = z.strictObject({
 
 const tokenKey = z.string().check(z.refine((v) => isAddress(v, { strict: false }), ADDRESS_RULE))
 
-const enforcerFields = Object.fromEntries(bardoEnforcerNames.map((name) => [name, address])) as Record<BardoEnforcerName, typeof address>
+const enforcerFields = {
+  ...(Object.fromEntries(bardoEnforcerNames.map((name) => [name, address])) as Record<BardoEnforcerName, typeof address>),
+  /** The PolicyCageEnforcer; optional, so deployments made before it still parse. */
+  policyCage: z.optional(address),
+}
 
 /**
  * The fields, declared once. The oracles, the nine enforcers and (when given) the whole framework are

@@ -179,6 +179,7 @@ export async function deployBardo(
     { name: 'maxSlippage', artifact: art(a.MaxSlippageEnforcerAbi, a.MaxSlippageEnforcerBytecode), args: [] },
     { name: 'dailySpendLimit', artifact: art(a.DailySpendLimitEnforcerAbi, a.DailySpendLimitEnforcerBytecode), args: [zeroAddress, 0n] },
     { name: 'knowledgeRoyalty', artifact: art(a.KnowledgeRoyaltyEnforcerAbi, a.KnowledgeRoyaltyEnforcerBytecode), args: [] },
+    { name: 'policyCageEnforcer', artifact: art(a.PolicyCageEnforcerAbi, a.PolicyCageEnforcerBytecode), args: [zeroAddress, 0n] },
   ])
   const second = await deployAll(clients, [
     {
@@ -221,6 +222,7 @@ export async function deployBardo(
       dailySpendLimit: addr('dailySpendLimit'),
       emotionalState: addr('emotionalState'),
       knowledgeRoyalty: addr('knowledgeRoyalty'),
+      policyCage: addr('policyCageEnforcer'),
     },
     startBlock,
     assets,

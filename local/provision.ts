@@ -27,7 +27,7 @@ import {
   runwayOfSigned,
 } from '../core/permissions/golemGrants.ts'
 import type { ActionGrantEntry } from '../core/actions/index.ts'
-import type { TokenFeed } from '../core/caveats/index.ts'
+import type { BardoCaveat, TokenFeed } from '../core/caveats/index.ts'
 import { saveActionGrant } from '../app/actions/actionGrantStore.ts'
 import { golemProfileOf, recordGolem } from '../app/onboarding/golemRecord.ts'
 import type { OwnerAccount, DevnetClients } from './devnet.ts'
@@ -227,7 +227,15 @@ async function provision(
   const actions =
     p.actions === false
       ? []
-      : await signPlanActions(clients, { deployment, owner: p.owner, plan, startDate: now, expiresAt, options: p.actions ?? {} })
+      : await signPlanActions(clients, {
+          deployment,
+          owner: p.owner,
+          plan,
+          startDate: now,
+          expiresAt,
+          options: p.actions ?? {},
+          ...(p.constitution ? { constitution: p.constitution } : {}),
+        })
   await recordGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
   if (actions.length > 0) await saveActionGrant(store, { golemId: p.golemId, entries: actions, now: Number(now) * 1000 })
   return {
@@ -309,14 +317,21 @@ export async function signPlanActions(
     startDate: bigint
     expiresAt: bigint
     options?: ProvisionActionsOptions
+    /**
+     * The owner's constitution: every delegation then carries the PolicyCageEnforcer caveat (its hash
+     * checked against the PolicyCage for the Golem's key, the portfolio priced with the grant's feeds).
+     */
+    constitution?: Constitution
   },
 ): Promise<ActionGrantEntry[]> {
   if (p.plan.actions.length === 0 && p.plan.approvals.length === 0) return []
   const tree = grantTree({ deployment: p.deployment, now: p.startDate })
+  const usdCaps = await localUsdCaps(clients.publicClient as PublicClient, p.deployment.assets, p.options)
   const drafts = draftPlanActions(tree, {
     ...p,
-    usdCaps: await localUsdCaps(clients.publicClient as PublicClient, p.deployment.assets, p.options),
+    usdCaps,
     ...(p.options?.dailyUsd === undefined ? {} : { dailyUsd: p.options.dailyUsd }),
+    ...(p.constitution ? { bardo: [policyCageCaveat(p.deployment, p.plan.sessionKey, p.constitution, usdCaps)] } : {}),
   })
   const signer = smartAccountSigner(p.owner.smartAccount)
   const entries: ActionGrantEntry[] = []
@@ -325,6 +340,13 @@ export async function signPlanActions(
     entries.push({ hash: a.hash, label: a.label, chain: tree.chain(a.hash) })
   }
   return entries
+}
+
+/** The constitution's caveat; a deployment without the PolicyCage or its enforcer cannot bind it on-chain. */
+function policyCageCaveat(deployment: BardoDeployment, golem: Address, constitution: Constitution, caps: PlanUsdCaps): BardoCaveat {
+  if (!deployment.policyCage || !deployment.enforcers.policyCage)
+    throw new LocalStackError('DEVNET', 'constitution: the deployment has no PolicyCage and PolicyCageEnforcer to bind it on-chain')
+  return { type: 'policyCage', policyCage: deployment.policyCage, golem, maxPriceAge: caps.maxPriceAge, constitution, feeds: caps.feeds }
 }
 
 async function sendAndWait(clients: DevnetClients, account: LocalAccount, to: Address, data: Hex): Promise<void> {

@@ -242,6 +242,53 @@ export const chainErrorsAbi: readonly AbiError[] = [
   { type: 'error', name: 'NoDataPresent', inputs: [{ name: 'roundId', type: 'uint80' }] },
   {
     type: 'error',
+    name: 'ApprovedAsset',
+    inputs: [
+      { name: 'asset', type: 'address' },
+      { name: 'balanceBefore', type: 'uint256' },
+      { name: 'balanceAfter', type: 'uint256' },
+    ],
+  },
+  {
+    type: 'error',
+    name: 'ConstitutionHash',
+    inputs: [
+      { name: 'golem', type: 'address' },
+      { name: 'constitutionHash', type: 'bytes32' },
+      { name: 'cageHash', type: 'bytes32' },
+    ],
+  },
+  {
+    type: 'error',
+    name: 'InvalidTerms',
+    inputs: [
+      { name: 'field', type: 'string' },
+      { name: 'rule', type: 'string' },
+    ],
+  },
+  {
+    type: 'error',
+    name: 'MaxConcentration',
+    inputs: [
+      { name: 'asset', type: 'address' },
+      { name: 'positionUsd', type: 'uint256' },
+      { name: 'portfolioUsd', type: 'uint256' },
+      { name: 'positionBps', type: 'uint256' },
+      { name: 'limitBps', type: 'uint256' },
+    ],
+  },
+  {
+    type: 'error',
+    name: 'MaxDrawdown',
+    inputs: [
+      { name: 'highWaterMarkUsd', type: 'uint256' },
+      { name: 'portfolioUsd', type: 'uint256' },
+      { name: 'drawdownBps', type: 'uint256' },
+      { name: 'limitBps', type: 'uint256' },
+    ],
+  },
+  {
+    type: 'error',
     name: 'ReplicantBudgetExceeded',
     inputs: [
       { name: 'spentUsd', type: 'uint256' },

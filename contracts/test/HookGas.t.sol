@@ -11,6 +11,8 @@ import { VaultNAVEnforcer } from "../src/enforcers/VaultNAVEnforcer.sol";
 import { KnowledgeRoyaltyEnforcer } from "../src/enforcers/KnowledgeRoyaltyEnforcer.sol";
 import { TestSwapRouter } from "../src/test-assets/TestSwapRouter.sol";
 import { TestVault } from "../src/test-assets/TestVault.sol";
+import { PolicyCageEnforcer, Constitution, AssetBound } from "../src/enforcers/PolicyCageEnforcer.sol";
+import { CageStub } from "./helpers/PolicyCageFixture.sol";
 
 interface VmCool {
     function cool(
@@ -169,6 +171,69 @@ contract HookGasTest is PricedAssetsTest {
             Execution(address(vault), 0, abi.encodeWithSignature("deposit(uint256,address)", 100e6, DELEGATOR))
         );
         _report("VaultNAV approve + deposit batch", _gas(address(nav), terms, BATCH, batch(e)), 30_000);
+    }
+
+    /// PolicyCage: beforeHook (the cage's hash, the watched balances) and afterHook (the balances again;
+    /// for new risk, every portfolio asset priced) for a constitution of USDC, WETH and a USDC vault, with
+    /// USDC, WETH and DAI feeds: 5 watched balances.
+    function test_gas_policyCage() public {
+        PolicyCageEnforcer cageEnforcer = new PolicyCageEnforcer(address(0), 0);
+        CageStub cage = new CageStub();
+        Constitution memory c;
+        c.v = 1;
+        c.baseAsset = address(usdc);
+        c.assets = new AssetBound[](2);
+        AssetBound memory w = AssetBound(address(weth), 2500);
+        AssetBound memory v = AssetBound(address(vault), 5000);
+        (c.assets[0], c.assets[1]) = address(weth) < address(vault) ? (w, v) : (v, w);
+        c.maxTransactionUsd = 1000e6;
+        c.maxSessionUsd = 1000e6;
+        c.maxDayUsd = 1000e6;
+        c.maxDrawdownBps = 1500;
+        bytes memory encoded = abi.encode(c);
+        cage.set(address(0x601E), keccak256(encoded));
+        bytes memory terms = abi.encode(address(cage), address(0x601E), MAX_AGE, encoded, tokenFeedsOnly());
+        usdc.mint(DELEGATOR, 10_000e6);
+        bytes memory buy = single(address(usdc), 0, transferCall(1000e6));
+
+        _report("PolicyCage beforeHook", _policyGas(cageEnforcer, cage, ICaveatEnforcer.beforeHook.selector, terms, buy), 60_000);
+        vm.prank(DELEGATOR);
+        usdc.transfer(PAYEE, 1000e6);
+        weth.mint(DELEGATOR, uint256(1000e18) / 3000);
+        _report(
+            "PolicyCage afterHook, a buy (new risk, first mark)",
+            _policyGas(cageEnforcer, cage, ICaveatEnforcer.afterHook.selector, terms, buy),
+            110_000
+        );
+
+        bytes memory close = single(address(weth), 0, transferCall(uint256(500e18) / 3000));
+        _policyGas(cageEnforcer, cage, ICaveatEnforcer.beforeHook.selector, terms, close);
+        vm.prank(DELEGATOR);
+        weth.transfer(PAYEE, uint256(500e18) / 3000);
+        usdc.mint(DELEGATOR, 500e6);
+        _report(
+            "PolicyCage afterHook, a close (no price read)",
+            _policyGas(cageEnforcer, cage, ICaveatEnforcer.afterHook.selector, terms, close),
+            40_000
+        );
+    }
+
+    function _policyGas(
+        PolicyCageEnforcer cageEnforcer,
+        CageStub cage,
+        bytes4 hook,
+        bytes memory terms,
+        bytes memory execution
+    ) internal returns (uint256 used) {
+        bytes memory data = abi.encodeWithSelector(hook, terms, "", SINGLE, execution, HASH, DELEGATOR, REDEEMER);
+        _coolAll();
+        VmCool(address(vm)).cool(address(cageEnforcer));
+        VmCool(address(vm)).cool(address(cage));
+        vm.prank(MANAGER);
+        uint256 before = gasleft();
+        (bool ok,) = address(cageEnforcer).call(data);
+        used = before - gasleft();
+        assertTrue(ok, "hook reverted");
     }
 
     function test_gas_knowledgeRoyalty() public {

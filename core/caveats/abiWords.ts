@@ -21,9 +21,9 @@ export function termsBytes(caveat: string, terms: Hex): Uint8Array {
   return out
 }
 
-const wordAt = (bytes: Uint8Array, index: number): bigint => hexToBigInt(bytesToHex(bytes.subarray(index * 32, index * 32 + 32)))
+export const wordAt = (bytes: Uint8Array, index: number): bigint => hexToBigInt(bytesToHex(bytes.subarray(index * 32, index * 32 + 32)))
 
-function readWord(caveat: string, field: string, type: WordType, w: bigint): WordValue {
+export function readWord(caveat: string, field: string, type: WordType, w: bigint): WordValue {
   switch (type) {
     case 'address':
       if (w >> 160n !== 0n) throw new InvalidTermsError(caveat, field, 'is not a clean address word (the high 12 bytes must be zero)')

@@ -36,12 +36,17 @@ export type UnknownCaveat = { type: 'unknown'; enforcer: Address; terms: Hex }
 export type DecodedCaveat = BardoCaveat | StandardCaveat | OtherStandardCaveat | UnknownCaveat
 export type DecodedCaveatOf<T extends DecodedCaveat['type']> = Extract<DecodedCaveat, { type: T }>
 
-export const bardoEnforcerAddress = (deployment: BardoDeployment, type: BardoCaveatType): Address => deployment.enforcers[type]
+/** The enforcer's address; a deployment without the optional PolicyCageEnforcer refuses its caveat. */
+export function bardoEnforcerAddress(deployment: BardoDeployment, type: BardoCaveatType): Address {
+  const at = deployment.enforcers[type]
+  if (!at) throw new CaveatConfigError(type, 'enforcer', 'the deployment has no PolicyCageEnforcer (enforcers.policyCage)')
+  return at
+}
 
 /** Which Bardo enforcer (if any) lives at `enforcer`. */
 export function bardoCaveatTypeAt(deployment: BardoDeployment, enforcer: Hex): BardoCaveatType | undefined {
   const e = enforcer.toLowerCase()
-  return BARDO_CAVEAT_TYPES.find((t) => deployment.enforcers[t].toLowerCase() === e)
+  return BARDO_CAVEAT_TYPES.find((t) => deployment.enforcers[t]?.toLowerCase() === e)
 }
 
 /**

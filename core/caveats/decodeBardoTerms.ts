@@ -1,5 +1,7 @@
-import { bytesToHex, getAddress, zeroAddress, type Address, type Hex } from 'viem'
-import { readAbiTerms, termsBytes, type Field, type WordValue } from './abiWords.ts'
+import { bytesToHex, getAddress, size, zeroAddress, type Address, type Hex } from 'viem'
+import { ConstitutionError } from '../policy/constitution.ts'
+import { decodeConstitution } from '../policy/constitutionHash.ts'
+import { readAbiTerms, readWord, termsBytes, wordAt, type Field, type WordValue } from './abiWords.ts'
 import { InvalidTermsError } from './errors.ts'
 import {
   isBardoCaveatType,
@@ -175,5 +177,48 @@ export function decodeBardoTerms(type: BardoCaveatType, terms: Hex): BardoCaveat
       if (royaltyBps > 10_000) throw new InvalidTermsError(type, 'royaltyBps', `must be at most 10000, got ${royaltyBps}`)
       return { type, token, author, royaltyBps }
     }
+    case 'policyCage':
+      return policyCage(terms)
   }
+}
+
+/**
+ * PolicyCageEnforcer terms: `abi.encode(policyCage, golem, uint32 maxPriceAge, bytes constitution, TokenFeed[])`,
+ * canonical as the enforcer requires it; the constitution by its own rules.
+ */
+function policyCage(terms: Hex): BardoCaveatOf<'policyCage'> {
+  const type = 'policyCage'
+  const bytes = termsBytes(type, terms)
+  const len = bytes.length
+  const layout = (field: string, rule: string) => new InvalidTermsError(type, field, `${rule} (terms are ${len} bytes)`, { length: len })
+  if (len < 224) throw layout('terms', 'are truncated: the head, the constitution and the feeds need at least 224 bytes')
+  const [cage, golem, maxPriceAge] = (
+    [
+      ['policyCage', 'address'],
+      ['golem', 'address'],
+      ['maxPriceAge', 'uint32'],
+    ] as const
+  ).map(([name, t], i) => readWord(type, name, t, wordAt(bytes, i))) as [Address, Address, number]
+  if (wordAt(bytes, 3) !== 160n) throw layout('constitution', 'offset must be 160')
+  const constitutionLength = Number(wordAt(bytes, 5))
+  if (constitutionLength > len) throw layout('constitution', 'length runs past the terms')
+  const feedsAt = 192 + Math.ceil(constitutionLength / 32) * 32
+  if (wordAt(bytes, 4) !== BigInt(feedsAt) || len < feedsAt + 32) throw layout('feeds', `offset must be ${feedsAt}`)
+  const count = wordAt(bytes, feedsAt / 32)
+  if (BigInt(len) !== BigInt(feedsAt + 32) + count * 96n) throw layout('feeds', `declares ${count} entries, which do not fill the terms`)
+  const items: WordValue[][] = []
+  for (let i = 0; i < Number(count); i++)
+    items.push(FEED.map(([name, t], j) => readWord(type, `feeds[${i}].${name}`, t, wordAt(bytes, feedsAt / 32 + 1 + i * 3 + j))))
+  if (cage === zeroAddress) throw new InvalidTermsError(type, 'policyCage', "must be the PolicyCage's address")
+  if (golem === zeroAddress) throw new InvalidTermsError(type, 'golem', "must be the Golem's key")
+  const encoded = bytesToHex(bytes.subarray(192, 192 + constitutionLength))
+  let constitution: ReturnType<typeof decodeConstitution>
+  try {
+    constitution = decodeConstitution(encoded)
+  } catch (e) {
+    if (e instanceof ConstitutionError)
+      throw new InvalidTermsError(type, `constitution.${e.field}`, e.message.replace(/^constitution\.\S+: /, ''))
+    throw new InvalidTermsError(type, 'constitution', `must be abi.encode of the constitution tuple (${size(encoded)} bytes)`)
+  }
+  return { type, policyCage: cage, golem, maxPriceAge, constitution, feeds: toFeeds(type, items) }
 }

@@ -1,4 +1,6 @@
 import { bytesToHex, encodeAbiParameters, encodePacked, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem'
+import { ConstitutionError, parseConstitution, constitutionJson } from '../policy/constitution.ts'
+import { encodeConstitution } from '../policy/constitutionHash.ts'
 import { CaveatConfigError } from './errors.ts'
 import {
   ALL_ACTION_CLASSES,
@@ -6,6 +8,7 @@ import {
   RUNWAY_PHASE_MASKS,
   type BardoCaveat,
   type GolemPhaseCaveat,
+  type PolicyCageCaveat,
   type TokenFeed,
 } from './types.ts'
 
@@ -162,9 +165,33 @@ export function encodeBardoTerms(c: BardoCaveat): Hex {
         [{ type: 'address' }, { type: 'address' }, { type: 'uint16' }],
         [address(t, 'token', c.token), address(t, 'author', c.author), int(t, 'royaltyBps', c.royaltyBps, 0, 10_000)],
       )
+    case 'policyCage':
+      return policyCageTerms(c)
     default: {
       const never: never = c
       throw new CaveatConfigError(String((never as { type: unknown }).type), 'type', 'is not a Bardo caveat')
     }
   }
+}
+
+/** PolicyCageEnforcer terms, `abi.encode(policyCage, golem, uint32 maxPriceAge, bytes constitution, TokenFeed[])`. */
+function policyCageTerms(c: PolicyCageCaveat): Hex {
+  const t = c.type
+  const cage = address(t, 'policyCage', c.policyCage)
+  if (cage.toLowerCase() === zeroAddress) throw new CaveatConfigError(t, 'policyCage', "must be the PolicyCage's address")
+  const golem = address(t, 'golem', c.golem)
+  if (golem.toLowerCase() === zeroAddress) throw new CaveatConfigError(t, 'golem', "must be the Golem's key")
+  let constitution: Hex
+  try {
+    // The constitution's own rules, as the profile's parse applies them: the enforcer refuses the same.
+    constitution = encodeConstitution(parseConstitution(constitutionJson(c.constitution)))
+  } catch (e) {
+    if (e instanceof ConstitutionError)
+      throw new CaveatConfigError(t, `constitution.${e.field}`, e.message.replace(/^constitution\.\S+: /, ''))
+    throw e
+  }
+  return encodeAbiParameters(
+    [{ type: 'address' }, { type: 'address' }, { type: 'uint32' }, { type: 'bytes' }, TOKEN_FEED_TUPLE],
+    [cage, golem, int(t, 'maxPriceAge', c.maxPriceAge, 0, 2 ** 32 - 1), constitution, feeds(t, c.feeds)],
+  )
 }

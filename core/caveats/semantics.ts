@@ -1,4 +1,5 @@
 import { getAddress, type Address } from 'viem'
+import { constitutionHash } from '../policy/constitutionHash.ts'
 import type { DecodedCaveat, DecodedCaveatOf } from './caveat.ts'
 import {
   bracket,
@@ -133,6 +134,8 @@ export function describeValue(c: DecodedCaveat, labels: Labels = {}): string {
       return `${formatBps(c.maxNavBps)} of ${labelAddress(c.vault, labels)}`
     case 'knowledgeRoyalty':
       return `${formatBps(c.royaltyBps)} to ${labelAddress(c.author, labels)}`
+    case 'policyCage':
+      return `the constitution ${constitutionHash(c.constitution)} of ${labelAddress(c.golem, labels)}`
     case 'golemPhase': {
       const masks = bracket(effectiveMasks(c.phaseMasks).map(hex2))
       return c.startTime === undefined ? masks : `${masks} ${describeWindow(c)}`

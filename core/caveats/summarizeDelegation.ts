@@ -142,6 +142,10 @@ function phrase(c: DecodedCaveat, labels: Labels, now: bigint | undefined): stri
       return [`at most ${formatBps(c.maxNavBps)} of ${labelAddress(c.vault, labels)}'s assets per redemption`]
     case 'knowledgeRoyalty':
       return [`a ${formatBps(c.royaltyBps)} royalty in ${labelAddress(c.token, labels)} to ${labelAddress(c.author, labels)}`]
+    case 'policyCage':
+      return [
+        `only while the PolicyCage holds this constitution for ${labelAddress(c.golem, labels)}: approved assets ${listPhrase([c.constitution.baseAsset, ...c.constitution.assets.map((a) => a.address)].map((a) => labelToken(a, labels)))}, each within its concentration bound, no new risk past ${formatBps(c.constitution.maxDrawdownBps)} below the high-water mark`,
+      ]
     case 'redeemer':
       return [
         `redeemable only by ${listPhrase(

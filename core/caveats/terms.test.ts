@@ -41,6 +41,7 @@ const FIELDS: Record<BardoCaveatType, string[]> = {
   replicantBudget: ['maxBudgetUsd', 'maxLifespanSeconds', 'maxPriceAge', 'feeds', 'feeds.length'],
   maxSlippage: ['maxSlippageBps', 'maxPriceAge', 'feeds', 'feeds.length'],
   knowledgeRoyalty: ['token', 'author', 'royaltyBps'],
+  policyCage: ['terms', 'policyCage', 'golem', 'maxPriceAge', 'constitution', 'feeds'],
 }
 
 const isValid = (type: BardoCaveatType, terms: Hex) => {

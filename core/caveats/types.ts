@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem'
 import type { BardoDeployment as FullDeployment, BardoEnforcerName } from '../deployment.ts'
+import type { Constitution } from '../policy/constitution.ts'
 
 /**
  * The part of core/deployment.ts's BardoDeployment that caveats need (oracles and the nine enforcer
@@ -78,6 +79,19 @@ export type ReplicantBudgetCaveat = {
 }
 export type MaxSlippageCaveat = { type: 'maxSlippage'; maxSlippageBps: number; maxPriceAge: number; feeds: readonly TokenFeed[] }
 export type KnowledgeRoyaltyCaveat = { type: 'knowledgeRoyalty'; token: Address; author: Address; royaltyBps: number }
+/**
+ * The owner's constitution bound on-chain (PolicyCageEnforcer): the PolicyCage that must hold its hash for
+ * the Golem's key, and the feeds that price the portfolio's assets (an approved ERC-4626 vault without a
+ * feed of its own is priced through its asset's).
+ */
+export type PolicyCageCaveat = {
+  type: 'policyCage'
+  policyCage: Address
+  golem: Address
+  maxPriceAge: number
+  constitution: Constitution
+  feeds: readonly TokenFeed[]
+}
 
 /** The terms of one of the nine Bardo enforcers, typed. */
 export type BardoCaveat =
@@ -90,6 +104,7 @@ export type BardoCaveat =
   | ReplicantBudgetCaveat
   | MaxSlippageCaveat
   | KnowledgeRoyaltyCaveat
+  | PolicyCageCaveat
 
 export type BardoCaveatType = BardoCaveat['type']
 export type BardoCaveatOf<T extends BardoCaveatType> = Extract<BardoCaveat, { type: T }>
@@ -104,11 +119,13 @@ export const BARDO_CAVEAT_TYPES = [
   'replicantBudget',
   'maxSlippage',
   'knowledgeRoyalty',
+  'policyCage',
 ] as const satisfies readonly BardoCaveatType[]
 
 export const isBardoCaveatType = (type: string): type is BardoCaveatType => (BARDO_CAVEAT_TYPES as readonly string[]).includes(type)
 
-// The caveat types are exactly the deployment's enforcer names (a compile error here means they drifted).
+// The caveat types are exactly the deployment's enforcer names, the optional policyCage included (a
+// compile error here means they drifted).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-const namesMatch: Same<BardoCaveatType, BardoEnforcerName> = true
+const namesMatch: Same<BardoCaveatType, BardoEnforcerName | 'policyCage'> = true
 void namesMatch

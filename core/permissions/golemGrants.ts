@@ -5,6 +5,7 @@
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { isAddressEqual, type Address, type Hex } from 'viem'
 import type { RenewedRunway } from '../custody/signerResolver.ts'
+import type { BardoCaveat } from '../caveats/types.ts'
 import type { BardoDeployment } from '../deployment.ts'
 import type { GolemProfile } from '../lifecycle/profile.ts'
 import { buildGolemDelegation, type GrantedDelegation } from '../delegations/buildGolemDelegation.ts'
@@ -78,7 +79,13 @@ export function draftGasGrant(tree: DelegationTree, w: GolemGrantWindow & { peri
  */
 export function draftPlanActions(
   tree: DelegationTree,
-  w: Pick<GolemGrantWindow, 'startDate' | 'expiresAt'> & { plan: PermissionPlan; usdCaps: PlanUsdCaps; dailyUsd?: bigint },
+  w: Pick<GolemGrantWindow, 'startDate' | 'expiresAt'> & {
+    plan: PermissionPlan
+    usdCaps: PlanUsdCaps
+    dailyUsd?: bigint
+    /** More Bardo caveats on every delegation (the owner's constitution: policyCage). */
+    bardo?: readonly BardoCaveat[]
+  },
 ): GolemActionDraft[] {
   const { plan } = w
   if (plan.actions.length === 0 && plan.approvals.length === 0) return []
@@ -87,7 +94,7 @@ export function draftPlanActions(
     // golemPhase's end is inclusive, the plan's expiry is not.
     plan: { ...plan, startTime: Number(w.startDate), expiry: Number(w.expiresAt) + 1, dailyUsdcCap: w.dailyUsd ?? plan.dailyUsdcCap },
     usdCaps: w.usdCaps,
-    bardo: [{ type: 'dreamMode', golem: plan.sessionKey }],
+    bardo: [{ type: 'dreamMode', golem: plan.sessionKey }, ...(w.bardo ?? [])],
     runway: false,
   })
   return [

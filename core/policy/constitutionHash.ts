@@ -1,10 +1,10 @@
 // The constitution's hash: keccak256 of its ABI encoding, with the assets sorted by address and the
 // revocation rules as a bit mask in POLICY_RULES order, so two constitutions that say the same thing
 // hash the same however their JSON was written. The hash is what the PolicyCage contract stores.
-import { encodeAbiParameters, keccak256, type Hex } from 'viem'
-import { POLICY_RULES, type Constitution, type PolicyRule } from './constitution.ts'
+import { decodeAbiParameters, encodeAbiParameters, keccak256, type Hex } from 'viem'
+import { parseConstitution, POLICY_RULES, type Constitution, type PolicyRule } from './constitution.ts'
 
-const CONSTITUTION_ABI = [
+export const CONSTITUTION_ABI = [
   {
     type: 'tuple',
     components: [
@@ -50,3 +50,24 @@ export function encodeConstitution(c: Constitution): Hex {
 }
 
 export const constitutionHash = (c: Constitution): Hex => keccak256(encodeConstitution(c))
+
+/**
+ * The constitution an encoding carries (the inverse of encodeConstitution), checked by the constitution's
+ * own rules: a ConstitutionError names the field. Throws viem's decoding error on bytes that are not the
+ * tuple's encoding.
+ */
+export function decodeConstitution(encoded: Hex): Constitution {
+  const [t] = decodeAbiParameters(CONSTITUTION_ABI, encoded)
+  const revokeOn = POLICY_RULES.filter((_, i) => (t.revokeOnMask & (1 << i)) !== 0)
+  const c = parseConstitution({
+    v: t.v,
+    baseAsset: t.baseAsset,
+    assets: t.assets.map((a) => ({ address: a.asset, maxConcentrationBps: a.maxConcentrationBps })),
+    maxTransactionUsd: t.maxTransactionUsd.toString(),
+    maxSessionUsd: t.maxSessionUsd.toString(),
+    maxDayUsd: t.maxDayUsd.toString(),
+    maxDrawdownBps: t.maxDrawdownBps,
+    revokeOn,
+  })
+  return c
+}

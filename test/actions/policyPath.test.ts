@@ -2,7 +2,9 @@
 // inside every bound executes and records its spend; a request that breaks a rule is refused by custody
 // before anything is sent, named by its rule, recorded as a PolicyViolation event (source
 // policy_violation), and moves no funds.
-import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem'
+import { erc20Abi, getAddress, isAddressEqual, type Address, type PublicClient } from 'viem'
+import { loadActionGrant } from '../../app/actions/actionGrantStore.ts'
+import { decodeBardoTerms } from '../../core/caveats/decodeBardoTerms.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MockPriceFeedAbi, PolicyCageAbi } from '../../contracts/artifacts/index.ts'
 import { golemActions, inProcessTransport, type GolemActions } from '../../client/golemActions.ts'
@@ -148,6 +150,18 @@ describe("the owner's constitution on the action path", () => {
       args: [profile.golemKey],
     })
     expect(onChain).toBe(constitutionHash(profile.constitution!))
+    // Every delegation of the action grant carries the constitution to the chain (PolicyCageEnforcer).
+    const grant = (await loadActionGrant(env.store, GOLEM))!
+    expect(grant.delegations.length).toBeGreaterThan(0)
+    for (const entry of grant.delegations) {
+      const caveat = entry.chain[0]!.caveats.find((c) => isAddressEqual(c.enforcer, env.devnet.deployment.enforcers.policyCage!))
+      expect(caveat, entry.label).toBeDefined()
+      expect(decodeBardoTerms('policyCage', caveat!.terms)).toMatchObject({
+        policyCage: getAddress(env.devnet.deployment.policyCage!),
+        golem: profile.golemKey,
+        constitution: parseConstitution(base()),
+      })
+    }
   })
 
   it('executes a request inside every bound and records what it put at risk', async () => {

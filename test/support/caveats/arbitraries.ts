@@ -9,6 +9,7 @@ import {
   type PhaseMasks,
   type TokenFeed,
 } from '../../../core/caveats/types.ts'
+import { POLICY_RULES, type Constitution } from '../../../core/policy/constitution.ts'
 
 /** fast-check generators for valid values of every Bardo caveat (test helpers only). */
 export const address = (): fc.Arbitrary<Address> => fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(bytesToHex(b)))
@@ -112,7 +113,45 @@ export const bardoCaveatOf: { [T in BardoCaveatType]: () => fc.Arbitrary<Extract
     fc
       .record({ token: address(), author: address(), royaltyBps: fc.integer({ min: 0, max: 10_000 }) })
       .map((r) => ({ type: 'knowledgeRoyalty', ...r })),
+  policyCage: () =>
+    fc
+      .record({
+        policyCage: address().filter((a) => a !== zeroAddress),
+        golem: address().filter((a) => a !== zeroAddress),
+        maxPriceAge: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        constitution: constitution(),
+        feeds: tokenFeeds(),
+      })
+      .map((r) => ({ type: 'policyCage', ...r })),
 }
+
+/** A valid constitution as decoding returns it: assets sorted by address, revokeOn in POLICY_RULES order. */
+export const constitution = (): fc.Arbitrary<Constitution> =>
+  fc
+    .record({
+      baseAsset: address().filter((a) => a !== zeroAddress),
+      assets: fc.uniqueArray(
+        fc.record({ address: address().filter((a) => a !== zeroAddress), maxConcentrationBps: fc.integer({ min: 0, max: 10_000 }) }),
+        { maxLength: 4, selector: (a) => a.address.toLowerCase() },
+      ),
+      usd: fc.tuple(uint(90), uint(90), uint(90)),
+      maxDrawdownBps: fc.integer({ min: 0, max: 10_000 }),
+      revoke: fc.subarray([...POLICY_RULES]),
+    })
+    .filter((r) => !r.assets.some((a) => a.address.toLowerCase() === r.baseAsset.toLowerCase()))
+    .map(({ baseAsset, assets, usd: [a, b, c], maxDrawdownBps, revoke }) => {
+      const tx = [a, b, c].reduce((x, y) => (x < y ? x : y))
+      return {
+        v: 1 as const,
+        baseAsset,
+        assets: [...assets].sort((x, y) => (BigInt(x.address) < BigInt(y.address) ? -1 : 1)),
+        maxTransactionUsd: tx,
+        maxSessionUsd: b,
+        maxDayUsd: c,
+        maxDrawdownBps,
+        revokeOn: revoke,
+      }
+    })
 
 export const anyBardoCaveat = (): fc.Arbitrary<BardoCaveat> =>
   fc.oneof(...Object.values(bardoCaveatOf).map((f) => f() as fc.Arbitrary<BardoCaveat>))

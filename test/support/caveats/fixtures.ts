@@ -22,6 +22,7 @@ export const DEPLOYMENT: BardoDeployment = {
     dailySpendLimit: a(0xe0007),
     emotionalState: a(0xe0008),
     knowledgeRoyalty: a(0xe0009),
+    policyCage: a(0xe000a),
   },
 }
 
