@@ -1,6 +1,7 @@
 // A Golem's whole life through custody, on anvil and dynalite, one heartbeat per day of chain time: while
 // Thriving it trades (USDC for WETH on the router), provides liquidity (a USDC/WETH position held by the
-// owner's account) and deposits into the vault, all through the action path; in Conservation a new swap,
+// owner's account), deposits into the vault and spawns a Replicant (its own key, a slice of the runway),
+// all through the action path; the Replicant is ticked beside it and dies with it; in Conservation a new swap,
 // deposit or position is refused and moves nothing; in Declining the tick unwinds what it opened (vault
 // shares redeemed, allowances revoked) into the owner's account; it dies with an empty key and a death
 // record listing every settled position with its transaction. The owner's balances at the end are what
@@ -22,11 +23,13 @@ import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, passStaggerOffsets, phaseTransitions, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import { replicantIdOf } from '../../core/actions/index.ts'
+import { spawnReplicantThroughActions } from './replicants.ts'
+import { DAY, USDC, allEvents, passStaggerOffsets, phaseTransitions, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY = [
   'Swap USDC for WETH on the router, provide liquidity to the USDC/WETH pool and collect the fees,',
-  'and park idle USDC in the vault, withdrawing it later.',
+  'and park idle USDC in the vault, withdrawing it later. Spawn helpers while thriving.',
   'budget: $50/day',
 ].join('\n')
 const ID = 'life'
@@ -50,6 +53,8 @@ const errors: unknown[] = []
 const thriving: Record<string, ActionOutcome> = {}
 const conservation: Record<string, { outcome: ActionOutcome; before: bigint[]; after: bigint[] }> = {}
 let declineDay = -1
+let replicantId: string | undefined
+const replicantDays: TickResult[] = []
 
 const balance = (token: Address, who: Address) =>
   client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] })
@@ -89,7 +94,7 @@ const swap = (amountIn: bigint): ActionRequest => ({
   amountOutMinimum: (((FAIR_WETH_FOR_10 * amountIn) / USDC(10)) * 995n) / 1000n,
 })
 
-const THRIVING_DAYS: { name: string; actions: () => ActionRequest[] }[] = [
+const THRIVING_DAYS: { name: string; actions: () => ActionRequest[] | 'spawn' }[] = [
   { name: 'trade', actions: () => [{ kind: 'approve', token: assets.usdc, spender: assets.router, amount: USDC(10) }, swap(USDC(10))] },
   {
     name: 'liquidity',
@@ -106,6 +111,7 @@ const THRIVING_DAYS: { name: string; actions: () => ActionRequest[] }[] = [
       { kind: 'deposit', vault: assets.vault, assets: USDC(8) },
     ],
   },
+  { name: 'replicant', actions: () => 'spawn' },
 ]
 
 /** The local feeds at chain time: the action path's USD bounds refuse stale prices. */
@@ -177,7 +183,12 @@ beforeAll(async () => {
     // Thriving, one act a day (the grant's USD bound is per day): a trade, a liquidity position, a deposit
     // that leaves part of its approval unspent.
     const plan = THRIVING_DAYS[day]
-    if (plan && phase === Phase.Thriving) thriving[plan.name] = await act(plan.name, plan.actions())
+    if (plan && phase === Phase.Thriving) {
+      const actions = plan.actions()
+      thriving[plan.name] =
+        actions === 'spawn' ? await spawnReplicantThroughActions(env, { golemId: ID, requestId: plan.name }) : await act(plan.name, actions)
+      if (actions === 'spawn') replicantId = replicantIdOf(ID, plan.name)
+    }
     if (phase === Phase.Conservation && Object.keys(conservation).length === 0) {
       for (const [name, actions] of [
         ['swap', [{ kind: 'approve', token: assets.usdc, spender: assets.router, amount: USDC(5) }, swap(USDC(5))]],
@@ -191,22 +202,44 @@ beforeAll(async () => {
     }
     const before = invoker.results.length
     await runHeartbeat({ store: env.store, client, deployment: env.devnet.deployment, invoker })
-    expect(invoker.results.length - before, `day ${day}: one tick`).toBe(1)
-    const r = invoker.results.at(-1)!
+    const ticked = invoker.results.slice(before)
+    if (replicantId) replicantDays.push(...ticked.filter((r) => r.golemId === replicantId))
+    const own = ticked.filter((r) => r.golemId === ID)
+    if ((await env.store.getGolem(ID))?.status === 'dead' && days.at(-1)?.outcome === 'died') {
+      // The parent is dead: only its Replicant's last ticks remain.
+      if (!replicantId || (await env.store.getGolem(replicantId))?.status === 'dead') break
+      await env.devnet.increaseTime(DAY)
+      continue
+    }
+    expect(own.length, `day ${day}: one tick of the parent`).toBe(1)
+    const r = own[0]!
     days.push(r)
     const next = r.phase ? r.phase.to : phase
     if (next === Phase.Declining && phase !== Phase.Declining) declineDay = day
     phase = next
-    if ((await env.store.getGolem(ID))?.status === 'dead') break
+    if ((await env.store.getGolem(ID))?.status === 'dead' && (!replicantId || (await env.store.getGolem(replicantId))?.status === 'dead'))
+      break
     await env.devnet.increaseTime(DAY)
   }
 }, 400_000)
 afterAll(async () => env?.stop())
 
 describe("a Golem's whole life through custody", () => {
-  it('trades, provides liquidity and deposits while Thriving, through the action path', () => {
+  it('trades, provides liquidity, deposits and spawns a Replicant while Thriving, through the action path', () => {
     expect(Object.keys(thriving)).toEqual(THRIVING_DAYS.map((d) => d.name))
-    for (const [name, outcome] of Object.entries(thriving)) expect(outcome.status, name).toBe('executed')
+    for (const [name, outcome] of Object.entries(thriving)) expect(outcome.status, name).toBe(name === 'replicant' ? 'spawned' : 'executed')
+  })
+
+  it('ticks its Replicant beside it, on a slice of its runway, and the Replicant dies with it, its key emptied', async () => {
+    const spawned = thriving.replicant as Extract<ActionOutcome, { status: 'spawned' }>
+    const child = (await env.store.getGolem(replicantId!))!
+    expect(JSON.parse(child.profile as string).parent).toMatchObject({ golemId: ID, requestId: 'replicant' })
+    const redeemed = (await allEvents(env.store, replicantId!)).filter((e) => e.type === 'RunwayRedeemed')
+    expect(redeemed.length).toBeGreaterThan(0)
+    for (const e of redeemed) expect(e.data.amount).toBe(USDC(2).toString())
+    expect(child.status).toBe('dead')
+    expect(replicantDays.at(-1)?.outcome).toBe('died')
+    expect(await usdcBalance(client, assets.usdc, spawned.replicantKey)).toBe(0n)
   })
 
   it('falls through every phase to death with no failed tick', async () => {
