@@ -4,7 +4,8 @@
 // all through the action path; the Replicant is ticked beside it and dies with it; in Conservation a new swap,
 // deposit or position is refused and moves nothing; in Declining the tick unwinds what it opened (vault
 // shares redeemed, allowances revoked) into the owner's account; it dies with an empty key and a death
-// record listing every settled position with its transaction. The owner's balances at the end are what
+// record listing every settled position with its transaction. Its liquidity position is not wound down
+// yet: it stays the owner's, held by the owner's account with all its liquidity. The owner's balances at the end are what
 // they were at the start, less exactly what the receipts say went out and plus what came back.
 import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -258,7 +259,7 @@ describe("a Golem's whole life through custody", () => {
     }
   })
 
-  it('dies with an empty key, every position it opened settled and listed with its transaction', async () => {
+  it('dies with an empty key, its vault shares and allowances settled and listed with their transactions', async () => {
     expect(await usdcBalance(client, assets.usdc, golem.golemKey)).toBe(0n)
     const death = await env.store.getDeathSettlement(ID)
     expect(death?.settlement.positionsLeftOpen).toEqual([])
@@ -266,6 +267,10 @@ describe("a Golem's whole life through custody", () => {
     expect(settled.map((p) => p.kind).sort()).toEqual(['approval', 'vault'])
     for (const p of settled) expect(p.txHash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(await shares()).toBe(0n)
+    // The liquidity position is the owner's, untouched by wind-down.
+    expect(
+      await client.readContract({ address: manager, abi: TestPositionManagerAbi, functionName: 'balanceOf', args: [owner.address] }),
+    ).toBe(1n)
     for (const spender of [assets.router, assets.vault, manager]) {
       for (const token of [assets.usdc, assets.weth])
         expect(
