@@ -123,7 +123,7 @@ describe('bardo deploy', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.json.framework).toBe('deployed')
     expect(r.json.kept).toEqual([])
-    expect((r.json.deployed as string[]).length).toBe(19)
+    expect((r.json.deployed as string[]).length).toBe(20)
     expect(r.stderr).toContain('deployed     vitalityOracle')
     const d = deployment()
     for (const address of [

@@ -162,12 +162,18 @@ describe('a Thriving Golem spawns a Replicant through the action path', () => {
 
     // The owner's fleet lists it under its parent: on the parent's list with its status, its own entry right after.
     const fleet = await fleetNow()
-    expect(fleet.golems.map((g) => [g.id, g.parent])).toEqual([
-      ['parent', null],
-      [spawned.replicantId, 'parent'],
-      ['calm', null],
-    ])
-    expect(fleet.golems[0]!.replicants).toMatchObject([
+    // The store lists an owner's Golems in no promised order; a Replicant's entry always follows its parent's.
+    const order = fleet.golems.map((g) => [g.id, g.parent])
+    expect([...order].sort()).toEqual(
+      [
+        ['calm', null],
+        ['parent', null],
+        [spawned.replicantId, 'parent'],
+      ].sort(),
+    )
+    const at = fleet.golems.findIndex((g) => g.id === 'parent')
+    expect(fleet.golems[at + 1]?.id).toBe(spawned.replicantId)
+    expect(fleet.golems[at]!.replicants).toMatchObject([
       { hash: spawned.delegationHash, golemId: spawned.replicantId, status: 'alive', phase: 'Thriving' },
     ])
   })
@@ -281,7 +287,8 @@ describe('a Thriving Golem spawns a Replicant through the action path', () => {
     ).toBe(true)
     expect((await env.store.getDeathSettlement('parent'))?.settlement).toMatchObject({ subDelegationsDisabled: [spawned.delegationHash] })
     expect(await registered(spawned.replicantKey)).toBe(false)
-    expect((await fleetNow()).golems[0]!.replicants).toMatchObject([{ golemId: spawned.replicantId, status: 'dead' }])
+    const parentEntry = (await fleetNow()).golems.find((g) => g.id === 'parent')!
+    expect(parentEntry.replicants).toMatchObject([{ golemId: spawned.replicantId, status: 'dead' }])
     // What the Replicant held went back to the owner's account.
     expect(await usdcBalance(client, env.devnet.deployment.assets.usdc, spawned.replicantKey)).toBe(0n)
   })
