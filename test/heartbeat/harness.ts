@@ -17,7 +17,7 @@ import {
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { MockPriceFeedAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { staggerOffset } from '../../core/lifecycle/stagger.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
@@ -252,4 +252,16 @@ export async function stealWithKey(
   } catch {
     return false
   }
+}
+
+/** The devnet's feeds answered again at chain time ($3,000 per WETH, $1 per USDC): the USD bounds refuse stale prices. */
+export async function freshFeeds(env: Pick<HeartbeatEnv, 'client' | 'devnet'>): Promise<void> {
+  const { ethUsdFeed, usdcUsdFeed } = env.devnet.deployment.assets
+  for (const [feed, answer] of [
+    [ethUsdFeed, 3_000n * 10n ** 8n],
+    [usdcUsdFeed, 10n ** 8n],
+  ] as const)
+    await env.client.waitForTransactionReceipt({
+      hash: await env.devnet.deployer.writeContract({ address: feed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [answer] }),
+    })
 }

@@ -9,13 +9,7 @@
 // they were at the start, less exactly what the receipts say went out and plus what came back.
 import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  MockPriceFeedAbi,
-  TestPositionManagerAbi,
-  TestPositionManagerBytecode,
-  TestTokenAbi,
-  TestVaultAbi,
-} from '../../contracts/artifacts/index.ts'
+import { TestPositionManagerAbi, TestPositionManagerBytecode, TestTokenAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
 import type { ActionRequest } from '../../core/actions/actionCall.ts'
 import { executeAction, type ActionOutcome, type ExecuteActionDeps } from '../../app/actions/executeAction.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -26,7 +20,17 @@ import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { replicantIdOf } from '../../core/actions/index.ts'
 import { spawnReplicantThroughActions } from './replicants.ts'
-import { DAY, USDC, allEvents, passStaggerOffsets, phaseTransitions, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  passStaggerOffsets,
+  phaseTransitions,
+  startHeartbeatEnv,
+  usdcBalance,
+  type HeartbeatEnv,
+  freshFeeds,
+} from './harness.ts'
 
 const STRATEGY = [
   'Swap USDC for WETH on the router, provide liquidity to the USDC/WETH pool and collect the fees,',
@@ -115,17 +119,6 @@ const THRIVING_DAYS: { name: string; actions: () => ActionRequest[] | 'spawn' }[
   { name: 'replicant', actions: () => 'spawn' },
 ]
 
-/** The local feeds at chain time: the action path's USD bounds refuse stale prices. */
-async function freshFeeds() {
-  for (const [feed, answer] of [
-    [assets.ethUsdFeed, 3_000n * 10n ** 8n],
-    [assets.usdcUsdFeed, 10n ** 8n],
-  ] as const)
-    await client.waitForTransactionReceipt({
-      hash: await env.devnet.deployer.writeContract({ address: feed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [answer] }),
-    })
-}
-
 /** The death record's settled positions (the record is JSON in the store). */
 const settledOf = (settlement: unknown) =>
   ((settlement as { positionsSettled?: unknown })?.positionsSettled ?? []) as { kind: string; txHash: Hex }[]
@@ -174,13 +167,13 @@ beforeAll(async () => {
     protocols: { positionManager: manager },
   })
   await passStaggerOffsets(env.devnet, [ID])
-  await freshFeeds()
+  await freshFeeds(env)
   actionDeps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-whole-life' }
 
   const invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
   let phase: number = Phase.Thriving
   for (let day = 0; day < 20; day++) {
-    await freshFeeds()
+    await freshFeeds(env)
     // Thriving, one act a day (the grant's USD bound is per day): a trade, a liquidity position, a deposit
     // that leaves part of its approval unspent.
     const plan = THRIVING_DAYS[day]

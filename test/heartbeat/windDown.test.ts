@@ -5,7 +5,7 @@
 // with its transaction. The owner ends with exactly the USDC they started with.
 import { erc20Abi, getAbiItem, getAddress, type Address, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockPriceFeedAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
+import { TestVaultAbi } from '../../contracts/artifacts/index.ts'
 import { executeAction, type ActionOutcome, type ExecuteActionDeps } from '../../app/actions/executeAction.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
@@ -16,7 +16,16 @@ import { Phase } from '../../core/lifecycle/phase.ts'
 import { redeemBase, revokeBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, passStaggerOffsets, phaseTransitions, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  passStaggerOffsets,
+  phaseTransitions,
+  startHeartbeatEnv,
+  usdcBalance,
+  type HeartbeatEnv,
+  freshFeeds,
+} from './harness.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 const ID = 'wd'
@@ -40,17 +49,6 @@ const allowance = (spender: Address) =>
   client.readContract({ address: assets.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner.address, spender] })
 const ownerUsdc = () => usdcBalance(client, assets.usdc, owner.address)
 
-/** The local feeds at chain time: the approvals' USD bound refuses stale prices. */
-async function freshFeeds() {
-  for (const [feed, answer] of [
-    [assets.ethUsdFeed, 3_000n * 10n ** 8n],
-    [assets.usdcUsdFeed, 10n ** 8n],
-  ] as const)
-    await client.waitForTransactionReceipt({
-      hash: await env.devnet.deployer.writeContract({ address: feed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [answer] }),
-    })
-}
-
 const phaseAfter = (r: TickResult, before: number) => (r.phase ? r.phase.to : before)
 
 beforeAll(async () => {
@@ -70,7 +68,7 @@ beforeAll(async () => {
     runwayDays: 14,
   })
   await passStaggerOffsets(env.devnet, [ID])
-  await freshFeeds()
+  await freshFeeds(env)
   actionDeps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-winddown' }
   // Thriving: approve 20 USDC to the vault and deposit 15 of it; 5 stay approved.
   const deposit = await executeAction(actionDeps, {
@@ -87,7 +85,7 @@ beforeAll(async () => {
   const invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
   let phase: number = Phase.Thriving
   for (let day = 0; day < 20; day++) {
-    await freshFeeds()
+    await freshFeeds(env)
     if (phase === Phase.Conservation && !conservationRefusal) {
       const before = [await ownerUsdc(), await shares()]
       conservationRefusal = await executeAction(actionDeps, {

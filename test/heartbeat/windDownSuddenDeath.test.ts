@@ -9,7 +9,7 @@
 // before its next tick closes everything at its last tick, whatever its phase.
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockPriceFeedAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
+import { TestVaultAbi } from '../../contracts/artifacts/index.ts'
 import { executeAction } from '../../app/actions/executeAction.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
@@ -25,7 +25,7 @@ import { redeemBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { sendOwnerCalls } from '../../local/ownerActions.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, type HeartbeatEnv, freshFeeds } from './harness.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 
@@ -39,16 +39,6 @@ let died: TickResult[] = []
 const shares = (who: Address) => client.readContract({ address: assets.vault, abi: TestVaultAbi, functionName: 'balanceOf', args: [who] })
 const allowance = (who: Address) =>
   client.readContract({ address: assets.usdc, abi: erc20Abi, functionName: 'allowance', args: [who, assets.vault] })
-
-async function freshFeeds() {
-  for (const [feed, answer] of [
-    [assets.ethUsdFeed, 3_000n * 10n ** 8n],
-    [assets.usdcUsdFeed, 10n ** 8n],
-  ] as const)
-    await client.waitForTransactionReceipt({
-      hash: await env.devnet.deployer.writeContract({ address: feed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [answer] }),
-    })
-}
 
 /** The owner disables the Golem's grants from their account: all of them, or only the runway grant. */
 async function revoke(id: string, only?: 'runway') {
@@ -87,7 +77,7 @@ beforeAll(async () => {
     golems[id] = { owner, golem, start }
   }
   await passStaggerOffsets(env.devnet, Object.keys(golems))
-  await freshFeeds()
+  await freshFeeds(env)
   const deps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-sudden' }
   for (const id of Object.keys(golems)) {
     const out = await executeAction(deps, {
@@ -111,7 +101,7 @@ beforeAll(async () => {
   await revoke('runway-only', 'runway')
   await revoke('everything')
   await env.devnet.increaseTime(DAY)
-  await freshFeeds()
+  await freshFeeds(env)
   died = await beat()
 }, 300_000)
 afterAll(async () => env?.stop())
@@ -177,7 +167,7 @@ describe('a wind-down step whose tick crashed right after the broadcast', () => 
       strategy: STRATEGY,
       runwayDays: 10,
     })
-    await freshFeeds()
+    await freshFeeds(env)
     const deps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-crash' }
     const deposit = await executeAction(deps, {
       golemId: 'crashed',
@@ -233,7 +223,7 @@ describe('a Golem whose grant ends before its next tick', () => {
       strategy: STRATEGY,
       runwayDays: 2,
     })
-    await freshFeeds()
+    await freshFeeds(env)
     const deps = { store: env.store, client, deployment: env.devnet.deployment, signers: env.signers, invocationId: 'test-expiry' }
     const deposit = await executeAction(deps, {
       golemId: 'expiring',
@@ -269,7 +259,7 @@ describe('a Golem whose grant ends before its next tick', () => {
     // Half an hour before the grant ends, with a tick every hour: the last tick that can still close.
     const profile = parseGolemProfile(record.profile)
     await env.devnet.increaseTime(Number(profile.runway.expiresAt - (await client.getBlock()).timestamp) - 1_800)
-    await freshFeeds()
+    await freshFeeds(env)
     const last = await runTick(env.deps('last-tick', { tickIntervalSeconds: 3_600 }), { golemId: 'expiring' })
     expect(last.outcome).toBe('ticked')
     expect(last.vitals?.phase).not.toBe('Declining')
