@@ -49,14 +49,16 @@ describe('a redemption settled by a tick that then fails', () => {
     expect(sent).toMatchObject({ status: 'sent' })
     expect(await redeemed()).toEqual([])
 
-    // The next tick settles the slot from the chain, then fails before anything else of it is written.
+    // The next tick, a minute later (a Golem ticks at most once a minute), settles the slot from the chain,
+    // then fails before anything else of it is written.
+    await env.devnet.increaseTime(60)
     const noSigner = { resolve: () => Promise.reject(new Error('signer unavailable')) } as unknown as TickDeps['signers']
     await expect(runTick(env.deps('second', { leaseMs: 1, signers: noSigner }), { golemId: ID })).rejects.toThrow('signer unavailable')
     expect(await env.store.getSlot({ golemId: ID, period, step: 'runway' })).toMatchObject({ status: 'confirmed', txHash: sent!.txHash })
     expect((await redeemed()).map((e) => e.data.txHash)).toEqual([sent!.txHash])
 
     // A tick that finishes writes it no second time.
-    await env.devnet.increaseTime(2)
+    await env.devnet.increaseTime(60)
     const third = await runTick(env.deps('third', { leaseMs: 1 }), { golemId: ID })
     expect(third.outcome).not.toBe('failed')
     expect((await redeemed()).map((e) => e.data.txHash)).toEqual([sent!.txHash])
