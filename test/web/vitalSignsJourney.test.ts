@@ -159,7 +159,7 @@ describe('one vital-signs truth on every surface, over one life', () => {
         BARDO_STATE_DIR: stateDir,
         BARDO_OWNER_KEY: ownerKey,
         // A short life with 5 s periods: born, a phase change and dead within about a minute.
-        BARDO_LIFE_SECONDS: '60',
+        BARDO_LIFE_SECONDS: '120',
         BARDO_PERIOD_SECONDS: '5',
         BARDO_TICK_SECONDS: '1',
         BARDO_BEAT_MS: '250',
