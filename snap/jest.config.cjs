@@ -14,5 +14,8 @@ module.exports = {
       },
     ],
   },
+  // zod's locale files are ES modules reached by their own path (core's mini-zod names its English
+  // messages so), which jest's CommonJS runtime cannot load untransformed.
+  transformIgnorePatterns: ['/node_modules/(?!zod/)'],
   testTimeout: 60_000,
 }

@@ -1,5 +1,6 @@
 // What the Snap reads from the Bardo API and keeps in its managed state. The API is the source of these
 // shapes (functions/api/schemas.ts snapStatusResponse); the Snap reads them as plain JSON.
+import type { BardoDeployment } from '../../core/deployment.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import type { StatedVitalSigns } from '../../core/lifecycle/vitalSigns.ts'
 
@@ -49,7 +50,8 @@ export type SnapDeployment = {
   vitalityOracle: `0x${string}`
   dreamOracle: `0x${string}`
   daimonOracle: `0x${string}`
-  enforcers: Record<string, `0x${string}`>
+  /** Bardo's enforcers by name, as the deployment file names them. */
+  enforcers: BardoDeployment['enforcers']
   tokens: Record<string, { symbol: string; decimals: number }>
 }
 
