@@ -7,6 +7,7 @@ import type { Clock } from '../functions/api/deps.ts'
 import { createLocalApi, type LocalApiOptions } from '../functions/api/local.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
+import { LOCAL_READ_LIMIT } from './readKey.ts'
 import type { SignerResolver } from '../core/custody/signerResolver.ts'
 
 export type LocalApi = { url: string; stop(): Promise<void> }
@@ -35,7 +36,9 @@ export async function startLocalApi(p: StartLocalApiParams): Promise<LocalApi> {
     operator: p.chain.operator.address,
     settlement: p.chain.settlement,
     indexerUrl: p.indexerUrl,
-    ...(p.readApiKey === undefined ? {} : { config: { readApiKeyHashes: [hashApiKey(p.readApiKey)] } }),
+    ...(p.readApiKey === undefined
+      ? {}
+      : { config: { readApiKeyHashes: [hashApiKey(p.readApiKey)], rateLimits: { read: LOCAL_READ_LIMIT } } }),
     ...(p.clock === undefined ? {} : { clock: p.clock }),
     ...(p.signers === undefined ? {} : { signers: p.signers }),
     ...(p.onboarding === undefined ? {} : { onboarding: p.onboarding }),

@@ -14,6 +14,7 @@ import { attachDevnet, devnetAccount } from './devnet.ts'
 import { LocalStackError } from './errors.ts'
 import { localOnboarding } from './onboarding.ts'
 import { READ_KEY_HASH_ENV, type ApiConfig } from './apiConfig.ts'
+import { LOCAL_READ_LIMIT } from './readKey.ts'
 import { openStackStore, stackSigners } from './stackChild.ts'
 
 const configPath = process.env.BARDO_API_CONFIG
@@ -45,7 +46,7 @@ const app = createLocalApi({
   operator: chain.operator.address,
   settlement: chain.settlement,
   indexerUrl: config.indexerUrl,
-  ...(readKeyHash ? { config: { readApiKeyHashes: [readKeyHash] } } : {}),
+  ...(readKeyHash ? { config: { readApiKeyHashes: [readKeyHash], rateLimits: { read: LOCAL_READ_LIMIT } } } : {}),
   signers,
   onboarding: localOnboarding({
     chain,

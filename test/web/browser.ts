@@ -66,7 +66,9 @@ export async function openWalletPage(
   await page.setViewport({ width: 1200, height: options.height ?? 900 })
   const consoleErrors: string[] = []
   page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(m.text())
+    // A failed load's message does not name the resource; its location does.
+    const url = m.location().url
+    if (m.type() === 'error') consoleErrors.push(url ? `${m.text()} (${url})` : m.text())
   })
   page.on('pageerror', (e) => consoleErrors.push(String(e)))
   const { height: _height, ...wallet } = options

@@ -614,11 +614,31 @@ export function App() {
         if (!stopped) setError(e instanceof Error ? e.message : String(e))
       }
     }
-    void poll()
-    const timer = setInterval(poll, POLL_MS)
+    // One read at a time: the next starts POLL_MS after the last answered, so a slow API is never asked
+    // twice over; a hidden tab reads nothing until it is shown again.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let reading = false
+    const read = async () => {
+      timer = undefined
+      reading = true
+      await poll()
+      reading = false
+      later()
+    }
+    const later = () => {
+      if (!stopped && timer === undefined && document.visibilityState !== 'hidden') timer = setTimeout(read, POLL_MS)
+    }
+    const visibility = () => {
+      clearTimeout(timer)
+      timer = undefined
+      if (document.visibilityState !== 'hidden' && !reading) void read()
+    }
+    void read()
+    document.addEventListener('visibilitychange', visibility)
     return () => {
       stopped = true
-      clearInterval(timer)
+      clearTimeout(timer)
+      document.removeEventListener('visibilitychange', visibility)
     }
   }, [config, selected, tick, fleetOwner])
 
