@@ -16,6 +16,7 @@ import { createPublicClient, http, parseUnits, type Hex } from 'viem'
 import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { fund, readStackInfo, type StackInfo } from '../../local/faucet.ts'
+import { LOCAL_READ_LIMIT } from '../../local/readKey.ts'
 import { runLocalStack } from '../../local/runner.ts'
 import { defaultFleetPath, launchChromium, openWalletPage, walletRequest } from './browser.ts'
 import { walletJson } from './testWallet.ts'
@@ -170,7 +171,7 @@ describe("the owner's dashboard in headless Chromium", () => {
     // Reads go out under the read tier, with the key added by the server: the page never holds it.
     const readKey = /read key\s+(bardo_read_[A-Za-z0-9_-]+)/.exec(output.join('\n'))![1]!
     const proxied = await fetch(`${dashboard}/api/v1/golems/demo/permission-health`)
-    expect(proxied.headers.get('x-ratelimit-limit')).toBe('300')
+    expect(proxied.headers.get('x-ratelimit-limit')).toBe(String(LOCAL_READ_LIMIT))
     for (const path of ['/', '/app.js', '/api/v1/dashboard/config', await defaultFleetPath(dashboard)])
       expect(await (await fetch(`${dashboard}${path}`)).text()).not.toContain(readKey)
   }, 180_000)
