@@ -74,12 +74,16 @@ export function returnLines(settlement: unknown): string[] {
     ...(s?.positionsSettled ?? []).map((p) =>
       p.kind === 'vault'
         ? `redeemed ${p.shares} shares of vault ${p.vault} for ${p.assets} base units to the owner (${p.txHash})`
-        : `revoked the allowance of ${p.spender} on ${p.token} (${p.txHash})`,
+        : p.kind === 'liquidity'
+          ? `removed ${p.liquidity} liquidity of position ${p.tokenId} on ${p.manager} and collected ${p.amount0} of ${p.token0} and ${p.amount1} of ${p.token1} to the owner (${p.txHash})`
+          : `revoked the allowance of ${p.spender} on ${p.token} (${p.txHash})`,
     ),
     ...(s?.positionsLeftOpen ?? []).map((p) =>
       p.kind === 'vault'
         ? `left open: ${p.shares} shares of vault ${p.vault} (${p.reason})`
-        : `left open: allowance of ${p.allowance} to ${p.spender} on ${p.token} (${p.reason})`,
+        : p.kind === 'liquidity'
+          ? `left open: position ${p.tokenId} on ${p.manager}, liquidity ${p.liquidity} (${p.reason})`
+          : `left open: allowance of ${p.allowance} to ${p.spender} on ${p.token} (${p.reason})`,
     ),
   ]
 }

@@ -113,5 +113,19 @@ describe('npm start settings', () => {
       `revoked the allowance of ${vault} on ${token} (0x02)`,
       `left open: allowance of 5 to ${vault} on ${token} (refused: CannotUseADisabledDelegation)`,
     ])
+    const manager = '0x00000000000000000000000000000000000009f1'
+    const weth = '0x00000000000000000000000000000000000007e7'
+    const position = { kind: 'liquidity', manager, tokenId: '7', token0: token, token1: weth } as const
+    expect(
+      returnLines({
+        positionsSettled: [{ ...position, liquidity: '10', amount0: '5', amount1: '4', txHash: '0x03' }],
+        positionsLeftOpen: [
+          { ...position, tokenId: '8', liquidity: '9', tokensOwed0: '0', tokensOwed1: '0', reason: 'refused: PoolPriceOffFeeds' },
+        ],
+      }),
+    ).toEqual([
+      `removed 10 liquidity of position 7 on ${manager} and collected 5 of ${token} and 4 of ${weth} to the owner (0x03)`,
+      `left open: position 8 on ${manager}, liquidity 9 (refused: PoolPriceOffFeeds)`,
+    ])
   })
 })

@@ -1,26 +1,39 @@
 // Wind-down at the edge: reads what the Golem holds open in its owner's account (vault shares and
-// allowances for the vaults and approvals its action grant names), plans the closing steps
+// allowances for the vaults and approvals its action grant names, and the owner's Uniswap V3 positions on
+// every position manager it may remove liquidity from and collect on), plans the closing steps
 // (core/lifecycle/windDownPlan.ts) and sends each through the action grant, exactly once per step slot.
-// The calls execute from the owner's account, so the redeemed assets land there. The settled positions
+// The calls execute from the owner's account, so the redeemed assets and the collected tokens land
+// there. A position is closed by one redeemDelegations: decreaseLiquidity through the removal delegation
+// (MaxSlippage refuses it while the pool is off the feeds; it is the first call of its redemption, as the
+// enforcer requires), then collect through the collect delegation, to the owner. The settled positions
 // are read back from the step slots and their receipts, so a record built after a crash still lists
 // every one with its transaction.
 import { erc20Abi, getAbiItem, isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem'
+import type { ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { encodeActionCall, type ActionRequest } from '../../core/actions/actionCall.ts'
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { ownerOf } from '../../core/custody/golemPolicy.ts'
-import { encodeRedemptions } from '../../core/delegations/redeem.ts'
+import { encodeRedemptions, type Redemption } from '../../core/delegations/redeem.ts'
 import { InvariantError } from '../../core/errors.ts'
-import { grantedPositions, type GrantedPositions, type PositionEnforcers } from '../../core/lifecycle/grantedPositions.ts'
+import {
+  grantedPositions,
+  type GrantedLiquidity,
+  type GrantedPositions,
+  type PositionEnforcers,
+} from '../../core/lifecycle/grantedPositions.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import {
   closeAllDue,
+  liquidityBase,
+  liquidityOpen,
   MAX_WIND_DOWN_ATTEMPTS,
   redeemBase,
   revokeBase,
   windDownPlan,
   WindDownPlanError,
   windDownStep,
+  type LiquidityHolding,
   type PositionLeftOpen,
   type PositionSettled,
   type WindDownStep,
@@ -67,6 +80,67 @@ const withdrawEvent = getAbiItem({
   name: 'Withdraw',
 })
 
+/** The NonfungiblePositionManager's ERC-721 enumeration and position view, and the events a close emits. */
+const positionViewsAbi = [
+  {
+    type: 'function',
+    name: 'balanceOf',
+    stateMutability: 'view',
+    inputs: [{ name: 'owner', type: 'address' }],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'tokenOfOwnerByIndex',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'index', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'positions',
+    stateMutability: 'view',
+    inputs: [{ name: 'tokenId', type: 'uint256' }],
+    outputs: [
+      { name: 'nonce', type: 'uint96' },
+      { name: 'operator', type: 'address' },
+      { name: 'token0', type: 'address' },
+      { name: 'token1', type: 'address' },
+      { name: 'fee', type: 'uint24' },
+      { name: 'tickLower', type: 'int24' },
+      { name: 'tickUpper', type: 'int24' },
+      { name: 'liquidity', type: 'uint128' },
+      { name: 'feeGrowthInside0LastX128', type: 'uint256' },
+      { name: 'feeGrowthInside1LastX128', type: 'uint256' },
+      { name: 'tokensOwed0', type: 'uint128' },
+      { name: 'tokensOwed1', type: 'uint128' },
+    ],
+  },
+  {
+    type: 'event',
+    name: 'DecreaseLiquidity',
+    inputs: [
+      { name: 'tokenId', type: 'uint256', indexed: true },
+      { name: 'liquidity', type: 'uint128', indexed: false },
+      { name: 'amount0', type: 'uint256', indexed: false },
+      { name: 'amount1', type: 'uint256', indexed: false },
+    ],
+  },
+  {
+    type: 'event',
+    name: 'Collect',
+    inputs: [
+      { name: 'tokenId', type: 'uint256', indexed: true },
+      { name: 'recipient', type: 'address', indexed: false },
+      { name: 'amount0', type: 'uint256', indexed: false },
+      { name: 'amount1', type: 'uint256', indexed: false },
+    ],
+  },
+] as const
+
 export async function windDown(
   deps: TickDeps,
   slotBase: SlotBase,
@@ -90,7 +164,14 @@ export async function windDown(
   if (!grant) return nothing(p.describe)
   const { record, positions } = grant
   const owner = ownerOf(profile)
-  const inFlight = await readSlots(deps, slotBase, golemId, positions)
+  // Every position the owner's account holds on a manager whose collect pays the owner, closed or not:
+  // a closed one is read for its settled slot (the record lists it), an open one is planned.
+  const liquidity = await readLiquidity(
+    deps,
+    owner,
+    positions.liquidity.filter((l) => isAddressEqual(l.recipient, owner)),
+  )
+  const inFlight = await readSlots(deps, slotBase, golemId, positions, liquidity)
   const { confirmed, attempts } = inFlight
   const vaults =
     p.scope === 'all'
@@ -108,7 +189,7 @@ export async function windDown(
       allowance: await deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
     })),
   )
-  const plan = windDownPlan({ phase: p.phase, scope: p.scope, vaults, approvals, attempts })
+  const plan = windDownPlan({ phase: p.phase, scope: p.scope, vaults, approvals, liquidity, attempts })
   const leftOpen = [...plan.leftOpen]
   const done = async (pending: string | null): Promise<WindDownResult> => ({
     settled: confirmed.length,
@@ -133,8 +214,7 @@ export async function windDown(
   const signer = await p.signer()
   let pending = inFlight.pending
   for (const step of plan.steps) {
-    const chain = chainOf(record, positions, step)
-    const call = encodeActionCall(requestOf(step), owner)
+    const redemptions = redemptionsOf(record, positions, step, owner)
     const sent = await sendOnce({
       ...slotBase,
       slot: { golemId, period: 0n, step: step.step },
@@ -142,7 +222,7 @@ export async function windDown(
       build: async () => ({
         sender: signer.address,
         to: deps.deployment.environment.DelegationManager,
-        data: encodeRedemptions([{ chain, executions: [{ target: call.target, value: 0n, callData: call.callData }] }]),
+        data: encodeRedemptions(redemptions),
         sign: (tx) => signer.signRedemptionTransaction(tx),
       }),
     })
@@ -162,7 +242,9 @@ export async function grantOf(deps: TickDeps, golemId: string): Promise<Granted 
   const record = await loadActionGrant(deps.store, golemId)
   if (!record) return null
   const positions = grantedPositions(record, enforcersOf(deps))
-  return positions.vaults.length === 0 && positions.approvals.length === 0 ? null : { record, positions }
+  return positions.vaults.length === 0 && positions.approvals.length === 0 && positions.liquidity.length === 0
+    ? null
+    : { record, positions }
 }
 
 /**
@@ -185,7 +267,7 @@ export async function closeAllIfDue(
     throw error
   }
   if (!grant) return null
-  const endsAt = [...grant.positions.vaults, ...grant.positions.approvals].map((g) => g.endsAt)
+  const endsAt = [...grant.positions.vaults, ...grant.positions.approvals, ...grant.positions.liquidity].map((g) => g.endsAt)
   if (!closeAllDue({ phase: p.phase, nextTickAt: p.nextTickAt, endsAt })) return null
   return windDownOrNothing(deps, slotBase, golemId, profile, { phase: p.phase, scope: 'all', signer: p.signer }, grant)
 }
@@ -234,12 +316,14 @@ async function readSlots(
   slotBase: SlotBase,
   golemId: string,
   positions: GrantedPositions,
+  liquidity: readonly LiquidityHolding[],
 ): Promise<{ confirmed: Confirmed[]; attempts: Record<string, number>; pending: string | null }> {
   const confirmed: Confirmed[] = []
   const attempts: Record<string, number> = {}
   let pending: string | null = null
   const steps: WindDownStep[] = [
     ...positions.vaults.map(({ vault }) => ({ kind: 'redeem' as const, base: redeemBase(vault), step: '', vault, shares: 0n })),
+    ...liquidity.map((l) => ({ kind: 'removeLiquidity' as const, base: liquidityBase(l.manager, l.tokenId), step: '', ...l })),
     ...positions.approvals.map(({ token, spender }) => ({
       kind: 'revoke' as const,
       base: revokeBase(token, spender),
@@ -277,25 +361,106 @@ const neverSignAgain = async (): Promise<never> => {
   )
 }
 
-function requestOf(step: WindDownStep): ActionRequest {
-  return step.kind === 'redeem'
-    ? { kind: 'redeem', vault: step.vault, shares: step.shares }
-    : { kind: 'approve', token: step.token, spender: step.spender, amount: 0n }
-}
-
-function chainOf(record: ActionGrantRecord, positions: GrantedPositions, step: WindDownStep) {
+/**
+ * The redemptions of one step, in one redeemDelegations. A liquidity close is decreaseLiquidity through
+ * the removal delegation (left out when the position has no liquidity, only owed tokens), then collect of
+ * everything owed to the owner through the collect delegation: each its own single-call redemption, the
+ * removal first, so MaxSlippage sees it as the first call of its batch (it refuses a removal after any
+ * call but another removal or collect on the same manager) and collect pays out what it just removed.
+ */
+function redemptionsOf(record: ActionGrantRecord, positions: GrantedPositions, step: WindDownStep, owner: Address): Redemption[] {
+  const execution = (request: ActionRequest): ExecutionStruct => {
+    const call = encodeActionCall(request, owner)
+    return { target: call.target, value: 0n, callData: call.callData }
+  }
+  if (step.kind === 'removeLiquidity') {
+    const granted = positions.liquidity.find((l) => isAddressEqual(l.manager, step.manager))
+    const { manager: positionManager, tokenId } = step
+    return [
+      ...(step.liquidity > 0n
+        ? [
+            {
+              chain: chainOf(record, granted?.removal, step),
+              executions: [execution({ kind: 'removeLiquidity', positionManager, tokenId, liquidity: step.liquidity })],
+            },
+          ]
+        : []),
+      { chain: chainOf(record, granted?.collect, step), executions: [execution({ kind: 'collect', positionManager, tokenId })] },
+    ]
+  }
   const hash =
     step.kind === 'redeem'
       ? positions.vaults.find((v) => v.vault === step.vault)?.delegation
       : positions.approvals.find((a) => a.token === step.token && a.spender === step.spender)?.delegation
+  const request: ActionRequest =
+    step.kind === 'redeem'
+      ? { kind: 'redeem', vault: step.vault, shares: step.shares }
+      : { kind: 'approve', token: step.token, spender: step.spender, amount: 0n }
+  return [{ chain: chainOf(record, hash, step), executions: [execution(request)] }]
+}
+
+function chainOf(record: ActionGrantRecord, hash: Hex | undefined, step: WindDownStep) {
   const entry = record.delegations.find((d) => d.hash === hash)
   if (!entry) throw new InvariantError('WIND_DOWN_GRANT', `wind-down: no delegation of the grant covers ${step.step}`)
   return entry.chain
 }
 
-/** A settled position as the record lists it: a vault's redemption with the shares and assets its Withdraw event reports. */
+/**
+ * The owner's positions on each granted manager (ERC-721 enumeration, then positions(tokenId)), read
+ * together as the vault and approval holdings are.
+ */
+async function readLiquidity(deps: TickDeps, owner: Address, granted: readonly GrantedLiquidity[]): Promise<LiquidityHolding[]> {
+  const perManager = await Promise.all(
+    granted.map(async ({ manager }) => {
+      const count = await deps.client.readContract({ address: manager, abi: positionViewsAbi, functionName: 'balanceOf', args: [owner] })
+      const ids = await Promise.all(
+        Array.from({ length: Number(count) }, (_, i) =>
+          deps.client.readContract({
+            address: manager,
+            abi: positionViewsAbi,
+            functionName: 'tokenOfOwnerByIndex',
+            args: [owner, BigInt(i)],
+          }),
+        ),
+      )
+      return Promise.all(
+        ids.map(async (tokenId): Promise<LiquidityHolding> => {
+          const p = await deps.client.readContract({ address: manager, abi: positionViewsAbi, functionName: 'positions', args: [tokenId] })
+          return { manager, tokenId, token0: p[2], token1: p[3], liquidity: p[7], tokensOwed0: p[10], tokensOwed1: p[11] }
+        }),
+      )
+    }),
+  )
+  return perManager.flat()
+}
+
+/**
+ * A settled position as the record lists it: a vault's redemption with the shares and assets its Withdraw
+ * event reports; a liquidity close with the liquidity its DecreaseLiquidity events and the amounts its
+ * Collect events (to the owner) report.
+ */
 function settledOf(step: WindDownStep, owner: Address, txHash: Hex, receipt: TransactionReceipt): PositionSettled {
   if (step.kind === 'revoke') return { kind: 'approval', token: step.token, spender: step.spender, txHash }
+  if (step.kind === 'removeLiquidity') {
+    const ofPosition = <T extends { address: Address; args: { tokenId?: bigint } }>(logs: T[]) =>
+      logs.filter((l) => isAddressEqual(l.address, step.manager) && l.args.tokenId === step.tokenId)
+    const decreased = ofPosition(parseEventLogs({ abi: positionViewsAbi, eventName: 'DecreaseLiquidity', logs: receipt.logs }))
+    const collected = ofPosition(parseEventLogs({ abi: positionViewsAbi, eventName: 'Collect', logs: receipt.logs })).filter((l) =>
+      isAddressEqual(l.args.recipient, owner),
+    )
+    const sum = (values: bigint[]) => values.reduce((a, b) => a + b, 0n).toString()
+    return {
+      kind: 'liquidity',
+      manager: step.manager,
+      tokenId: step.tokenId.toString(),
+      token0: step.token0,
+      token1: step.token1,
+      liquidity: sum(decreased.map((l) => l.args.liquidity)),
+      amount0: sum(collected.map((l) => l.args.amount0)),
+      amount1: sum(collected.map((l) => l.args.amount1)),
+      txHash,
+    }
+  }
   const withdraw = parseEventLogs({ abi: [withdrawEvent], logs: receipt.logs }).find(
     (l) => isAddressEqual(l.address, step.vault) && isAddressEqual(l.args.owner, owner),
   )
@@ -309,6 +474,7 @@ function settledOf(step: WindDownStep, owner: Address, txHash: Hex, receipt: Tra
 }
 
 function openOf(step: WindDownStep, reason: string): PositionLeftOpen {
+  if (step.kind === 'removeLiquidity') return liquidityOpen(step, reason)
   return step.kind === 'redeem'
     ? { kind: 'vault', vault: step.vault, shares: step.shares.toString(), reason }
     : { kind: 'approval', token: step.token, spender: step.spender, allowance: step.allowance.toString(), reason }

@@ -1,7 +1,9 @@
 // What a Golem's action grant lets it leave open in the owner's account, read from the signed caveats
 // themselves: every vault it may redeem from (a delegation whose targets are vaults and whose methods
-// include ERC-4626 redeem) and every (token, spender) approval it may give (a delegation whose methods
-// include ERC-20 approve, its spender pinned as approve's first argument). Only the three enforcers that
+// include ERC-4626 redeem), every (token, spender) approval it may give (a delegation whose methods
+// include ERC-20 approve, its spender pinned as approve's first argument), and every Uniswap V3 position
+// manager it may both remove liquidity from (a delegation whose methods include decreaseLiquidity) and
+// collect from (one whose methods include collect, its recipient pinned). Only the three enforcers that
 // say this are read (by their framework addresses), so the tick needs no full caveat decoder.
 import { getAddress, isAddressEqual, size, slice, type Address, type Hex } from 'viem'
 import type { ActionGrantRecord } from '../actions/actionGrant.ts'
@@ -11,6 +13,12 @@ import { decodeBardoTerms } from '../caveats/decodeBardoTerms.ts'
 export const REDEEM_SELECTOR: Hex = '0xba087652'
 /** ERC-20 approve(address,uint256). */
 export const APPROVE_SELECTOR: Hex = '0x095ea7b3'
+/** NonfungiblePositionManager decreaseLiquidity((uint256,uint128,uint256,uint256,uint256)). */
+export const DECREASE_LIQUIDITY_SELECTOR: Hex = '0x0c49ccbe'
+/** NonfungiblePositionManager collect((uint256,address,uint128,uint128)). */
+export const COLLECT_SELECTOR: Hex = '0xfc6f7865'
+/** Where collect's params.recipient sits in its calldata (selector included): AllowedCalldata pins it there. */
+const COLLECT_RECIPIENT_AT = 36n
 
 /**
  * The addresses of the enforcers read here: the framework's that name targets, methods and pinned
@@ -21,18 +29,28 @@ export type PositionEnforcers = { allowedTargets: Address; allowedMethods: Addre
 /** `endsAt`: the last second (inclusive) the delegation can act, the earliest window end of its chain; null when unbounded. */
 export type GrantedVault = { vault: Address; delegation: Hex; endsAt: bigint | null }
 export type GrantedApproval = { token: Address; spender: Address; delegation: Hex; endsAt: bigint | null }
-export type GrantedPositions = { vaults: GrantedVault[]; approvals: GrantedApproval[] }
+/**
+ * A position manager wind-down can close positions on: `removal` the delegation that allows decreaseLiquidity
+ * on it (its MaxSlippage bounds the pool's price), `collect` the one that allows collect with its recipient
+ * pinned to `recipient`; `endsAt` the earlier of the two windows' ends.
+ */
+export type GrantedLiquidity = { manager: Address; removal: Hex; collect: Hex; recipient: Address; endsAt: bigint | null }
+export type GrantedPositions = { vaults: GrantedVault[]; approvals: GrantedApproval[]; liquidity: GrantedLiquidity[] }
 
 type Link = ActionGrantRecord['delegations'][number]['chain'][number]
 
 /**
- * The vaults and approvals of a grant, each once, with the first delegation (in the grant's order) that
- * covers it. A delegation whose every link lists no targets or no methods covers nothing here: wind-down
- * never guesses a target.
+ * The vaults, approvals and position managers of a grant, each once, with the first delegation (in the
+ * grant's order) that covers it. A delegation whose every link lists no targets or no methods covers
+ * nothing here: wind-down never guesses a target. A manager is listed only when the grant both removes
+ * and collects on it (a removal that could not be collected would leave the tokens owed in the position),
+ * and only a collect whose recipient is pinned counts.
  */
 export function grantedPositions(record: ActionGrantRecord, enforcers: PositionEnforcers): GrantedPositions {
   const vaults: GrantedVault[] = []
   const approvals: GrantedApproval[] = []
+  const removals: { manager: Address; delegation: Hex; endsAt: bigint | null }[] = []
+  const collects: { manager: Address; delegation: Hex; recipient: Address; endsAt: bigint | null }[] = []
   for (const entry of record.delegations) {
     const targets = intersect(entry.chain.map((d) => termsOf(d, enforcers.allowedTargets, 20)))
     const methods = intersect(entry.chain.map((d) => termsOf(d, enforcers.allowedMethods, 4)))
@@ -43,8 +61,22 @@ export function grantedPositions(record: ActionGrantRecord, enforcers: PositionE
         const vault = getAddress(t)
         if (!vaults.some((v) => isAddressEqual(v.vault, vault))) vaults.push({ vault, delegation: entry.hash, endsAt })
       }
+    if (methods.includes(DECREASE_LIQUIDITY_SELECTOR))
+      for (const t of targets) {
+        const manager = getAddress(t)
+        if (!removals.some((r) => isAddressEqual(r.manager, manager))) removals.push({ manager, delegation: entry.hash, endsAt })
+      }
+    if (methods.includes(COLLECT_SELECTOR)) {
+      const recipient = pinnedAddress(entry.chain, enforcers.allowedCalldata, COLLECT_RECIPIENT_AT)
+      if (recipient)
+        for (const t of targets) {
+          const manager = getAddress(t)
+          if (!collects.some((c) => isAddressEqual(c.manager, manager)))
+            collects.push({ manager, delegation: entry.hash, recipient, endsAt })
+        }
+    }
     if (methods.includes(APPROVE_SELECTOR)) {
-      const spender = pinnedSpender(entry.chain, enforcers.allowedCalldata)
+      const spender = pinnedAddress(entry.chain, enforcers.allowedCalldata, 4n)
       if (!spender) continue
       for (const t of targets) {
         const token = getAddress(t)
@@ -53,7 +85,14 @@ export function grantedPositions(record: ActionGrantRecord, enforcers: PositionE
       }
     }
   }
-  return { vaults, approvals }
+  const liquidity = removals.flatMap((r): GrantedLiquidity[] => {
+    const c = collects.find((c) => isAddressEqual(c.manager, r.manager))
+    if (!c) return []
+    const ends = [r.endsAt, c.endsAt].filter((e): e is bigint => e !== null)
+    const endsAt = ends.length === 0 ? null : ends.reduce((a, b) => (a < b ? a : b))
+    return [{ manager: r.manager, removal: r.delegation, collect: c.delegation, recipient: c.recipient, endsAt }]
+  })
+  return { vaults, approvals, liquidity }
 }
 
 /** The terms of one enforcer in one link, cut into `width`-byte items (lowercase); null when the link has none. */
@@ -93,12 +132,15 @@ function windowEnd(chain: readonly Link[], enforcer: Address): bigint | null {
   return end
 }
 
-/** The address AllowedCalldata pins as approve's first argument (bytes 4 to 36), in any link. */
-function pinnedSpender(chain: readonly Link[], enforcer: Address): Address | null {
+/**
+ * The address AllowedCalldata pins as the word at byte `at` of the calldata (approve's spender at 4,
+ * collect's recipient at 36), in any link.
+ */
+function pinnedAddress(chain: readonly Link[], enforcer: Address, at: bigint): Address | null {
   for (const link of chain)
     for (const c of link.caveats) {
       if (!isAddressEqual(c.enforcer as Address, enforcer) || size(c.terms as Hex) !== 64) continue
-      if (BigInt(slice(c.terms as Hex, 0, 32)) !== 4n) continue
+      if (BigInt(slice(c.terms as Hex, 0, 32)) !== at) continue
       const word = slice(c.terms as Hex, 32, 64)
       if (BigInt(slice(word, 0, 12)) !== 0n) continue
       return getAddress(slice(word, 12, 32))

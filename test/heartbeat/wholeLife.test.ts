@@ -3,11 +3,11 @@
 // owner's account), deposits into the vault and spawns a Replicant (its own key, a slice of the runway),
 // all through the action path; the Replicant is ticked beside it and dies with it; in Conservation a new swap,
 // deposit or position is refused and moves nothing; in Declining the tick unwinds what it opened (vault
-// shares redeemed, allowances revoked) into the owner's account; it dies with an empty key and a death
-// record listing every settled position with its transaction. Its liquidity position is not wound down
-// yet: it stays the owner's, held by the owner's account with all its liquidity. The owner's balances at the end are what
-// they were at the start, less exactly what the receipts say went out and plus what came back.
-import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
+// shares redeemed, the liquidity position's liquidity removed and collected, allowances revoked) into the
+// owner's account; it dies with an empty key and a death record listing every settled position with its
+// transaction. The owner's balances at the end are what they were at the start, less exactly what the
+// receipts say went out and plus what came back.
+import { erc20Abi, getAddress, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TestPositionManagerAbi, TestPositionManagerBytecode, TestTokenAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
 import type { ActionRequest } from '../../core/actions/actionCall.ts'
@@ -16,6 +16,7 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
+import { liquidityBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { replicantIdOf } from '../../core/actions/index.ts'
@@ -252,15 +253,59 @@ describe("a Golem's whole life through custody", () => {
     }
   })
 
-  it('dies with an empty key, its vault shares and allowances settled and listed with their transactions', async () => {
+  it("removes the liquidity position in Declining, exactly once, and collects it to the owner's account", async () => {
+    // The manager is the test's own: the Golem's mint is its first position.
+    const tokenId = 1n
+    expect(await client.readContract({ address: manager, abi: TestPositionManagerAbi, functionName: 'ownerOf', args: [tokenId] })).toBe(
+      owner.address,
+    )
+    const position = await client.readContract({
+      address: manager,
+      abi: TestPositionManagerAbi,
+      functionName: 'positions',
+      args: [tokenId],
+    })
+    expect({ liquidity: position[7], owed0: position[10], owed1: position[11] }).toEqual({ liquidity: 0n, owed0: 0n, owed1: 0n })
+    // The tick that posted Declining closed it (with the vault; the allowance went before Conservation).
+    expect(days[declineDay]?.windDown).toEqual({ settled: 3, leftOpen: [] })
+    const base = liquidityBase(manager, tokenId)
+    const slot = await env.store.getSlot({ golemId: ID, period: 0n, step: windDownStep(base, 0) })
+    expect(slot).toMatchObject({ status: 'confirmed', claims: 1 })
+    expect(await env.store.getSlot({ golemId: ID, period: 0n, step: windDownStep(base, 1) })).toBeNull()
+    const receipt = await client.getTransactionReceipt({ hash: slot!.txHash! })
+    const terminal = (await phaseTransitions(client, env.devnet.deployment.vitalityOracle, golem.golemKey)).find((t) => t.to === 4)!
+    expect(receipt.blockNumber).toBeLessThan(terminal.blockNumber)
+    // decreaseLiquidity then collect, in one transaction: the whole position back to the owner.
+    const [token0, token1] = sorted()
+    expect(await ownerFlow(token0, [slot!.txHash!])).toBe(lpAmountOf(token0))
+    expect(await ownerFlow(token1, [slot!.txHash!])).toBe(lpAmountOf(token1))
+    const death = await env.store.getDeathSettlement(ID)
+    expect(settledOf(death?.settlement).filter((p) => p.kind === 'liquidity')).toEqual([
+      {
+        kind: 'liquidity',
+        manager: getAddress(manager),
+        tokenId: '1',
+        token0: getAddress(token0),
+        token1: getAddress(token1),
+        liquidity: (LP_USDC + LP_WETH).toString(),
+        amount0: lpAmountOf(token0).toString(),
+        amount1: lpAmountOf(token1).toString(),
+        txHash: slot!.txHash,
+      },
+    ])
+    // Later Declining ticks find it closed and send nothing for it.
+    for (const r of days.slice(declineDay + 1, -1)) expect(r.windDown).toEqual({ settled: 3, leftOpen: [] })
+  })
+
+  it('dies with an empty key, its vault shares, liquidity and allowances settled and listed with their transactions', async () => {
     expect(await usdcBalance(client, assets.usdc, golem.golemKey)).toBe(0n)
     const death = await env.store.getDeathSettlement(ID)
     expect(death?.settlement.positionsLeftOpen).toEqual([])
     const settled = settledOf(death?.settlement)
-    expect(settled.map((p) => p.kind).sort()).toEqual(['approval', 'vault'])
+    expect(settled.map((p) => p.kind).sort()).toEqual(['approval', 'liquidity', 'vault'])
     for (const p of settled) expect(p.txHash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(await shares()).toBe(0n)
-    // The liquidity position is the owner's, untouched by wind-down.
+    // The position's NFT stays the owner's, emptied.
     expect(
       await client.readContract({ address: manager, abi: TestPositionManagerAbi, functionName: 'balanceOf', args: [owner.address] }),
     ).toBe(1n)
@@ -282,5 +327,8 @@ describe("a Golem's whole life through custody", () => {
     expect(usdc).toBe(start.usdc + (await ownerFlow(assets.usdc, [...hashes, ...windDownTx])))
     expect(weth).toBe(start.weth + (await ownerFlow(assets.weth, [...hashes, ...windDownTx])))
     expect(vaultShares).toBe(0n)
+    // Nothing is left in the manager: the position's tokens came back with the rest.
+    expect(await balance(assets.usdc, manager)).toBe(0n)
+    expect(await balance(assets.weth, manager)).toBe(0n)
   })
 })
