@@ -25,6 +25,8 @@ export type StartLocalApiParams = {
   signers?: SignerResolver
   /** Onboarding through the owner's wallet (local/onboarding.ts). */
   onboarding?: LocalApiOptions['onboarding']
+  /** Spawning Replicants through the action path (local/replicants.ts); it needs `signers` too. */
+  replicants?: LocalApiOptions['replicants']
 }
 
 export async function startLocalApi(p: StartLocalApiParams): Promise<LocalApi> {
@@ -42,6 +44,7 @@ export async function startLocalApi(p: StartLocalApiParams): Promise<LocalApi> {
     ...(p.clock === undefined ? {} : { clock: p.clock }),
     ...(p.signers === undefined ? {} : { signers: p.signers }),
     ...(p.onboarding === undefined ? {} : { onboarding: p.onboarding }),
+    ...(p.replicants === undefined ? {} : { replicants: p.replicants }),
   })
   const running = await serveApi(app, p.port ?? 0)
   return { url: running.url, stop: running.close }

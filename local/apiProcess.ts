@@ -13,6 +13,7 @@ import { connectChain, readDeploymentFile, type StackChain } from './chain.ts'
 import { attachDevnet, devnetAccount } from './devnet.ts'
 import { LocalStackError } from './errors.ts'
 import { localOnboarding } from './onboarding.ts'
+import { localReplicantSpawning } from './replicants.ts'
 import { READ_KEY_HASH_ENV, type ApiConfig } from './apiConfig.ts'
 import { LOCAL_READ_LIMIT } from './readKey.ts'
 import { openStackStore, stackSigners } from './stackChild.ts'
@@ -38,6 +39,7 @@ const chain: StackChain = devnet
 const store = await openStackStore(config.store, env)
 const { keys, signers } = stackSigners(env, config.stateDir, chain.deployment)
 const readKeyHash = env[READ_KEY_HASH_ENV] as Hex | undefined
+const replicants = localReplicantSpawning({ chain, keys })
 const app = createLocalApi({
   store,
   publicClient: chain.publicClient,
@@ -48,6 +50,7 @@ const app = createLocalApi({
   indexerUrl: config.indexerUrl,
   ...(readKeyHash ? { config: { readApiKeyHashes: [readKeyHash], rateLimits: { read: LOCAL_READ_LIMIT } } } : {}),
   signers,
+  ...(replicants ? { replicants } : {}),
   onboarding: localOnboarding({
     chain,
     store,

@@ -8,13 +8,14 @@ import { MemoryKeyIssuer, MemorySignerResolver } from '../adapters/signers/memor
 import { OnboardingService, type OperatorSender } from '../app/onboarding/onboarding.ts'
 import { localRegistry, publicRegistry } from '../core/permissions/index.ts'
 import type { Store } from '../core/store/index.ts'
+import type { KeyIssuer } from '../core/custody/keyIssuer.ts'
 import type { StackChain } from './chain.ts'
 import { localChain } from './devnet.ts'
 import { localUsdCaps } from './provision.ts'
 import { LocalStackError } from './errors.ts'
 
 /** The operator's transactions, one at a time (the heartbeat sends from the same account: one retry on a taken nonce). */
-function operatorSender(chain: StackChain): OperatorSender {
+export function operatorSender(chain: StackChain): OperatorSender {
   const wallet = createWalletClient({
     account: chain.operator,
     chain: localChain(chain.rpcUrl, chain.deployment.chainId),
@@ -25,6 +26,11 @@ function operatorSender(chain: StackChain): OperatorSender {
     wallet,
     (hash, call) => new LocalStackError('OPERATOR_TX_REVERTED', `operator: transaction ${hash} to ${call.to} reverted`),
   )
+}
+
+/** Where the stack's new Golem keys go: its keystore, or a resolver's memory (a test's stack in one process). */
+export function stackKeyIssuer(keys: StackKeys | MemorySignerResolver, chain: StackChain): KeyIssuer {
+  return keys instanceof MemorySignerResolver ? new MemoryKeyIssuer(keys, chain.deployment) : new StackKeyIssuer(keys, chain.deployment)
 }
 
 export function localOnboarding(o: {
@@ -42,8 +48,7 @@ export function localOnboarding(o: {
     client: chain.publicClient as never,
     deployment: chain.deployment,
     registry: assets ? localRegistry(assets) : publicRegistry(chain.deployment.chainId),
-    keys:
-      o.keys instanceof MemorySignerResolver ? new MemoryKeyIssuer(o.keys, chain.deployment) : new StackKeyIssuer(o.keys, chain.deployment),
+    keys: stackKeyIssuer(o.keys, chain),
     operator: operatorSender(chain),
     ...(assets ? { usdCaps: () => localUsdCaps(chain.publicClient as never, assets) } : {}),
     life: {

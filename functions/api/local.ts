@@ -25,6 +25,7 @@ import { createApp, type ApiApp } from './app.ts'
 import type { ApiConfig, ApiDeps, Clock } from './deps.ts'
 import { createApiDeps, walletOver, type ApiWiring } from './wiring.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
+import type { ReplicantSpawning } from '../../app/actions/spawnReplicant.ts'
 import { FunctionConfigError } from '../shared/configError.ts'
 
 /** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
@@ -47,6 +48,8 @@ export type LocalApiOptions = {
   clock?: Clock
   /** The Golems' signers: with them the API serves the action path for the Golems' runtimes. */
   signers?: SignerResolver
+  /** What spawning a Replicant needs (local/replicants.ts): with it and `signers` the action path spawns them. */
+  replicants?: ReplicantSpawning
   /** Onboarding through the owner's wallet (the runner wires it with the operator and the Golems' keys). */
   onboarding?: ApiDeps['onboarding']
   /** The Alchemy Notify webhook's signing key and the invoker its ticks run on (the local heartbeat's). */
@@ -139,7 +142,9 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
       ...(o.receiptSigner === null ? {} : { receiptSigner: o.receiptSigner ?? localReceiptSigner(o.deployment) }),
     },
     ...(o.clock ? { clock: o.clock } : {}),
-    ...(o.signers ? { actions: { signers: o.signers, invocationId: 'local-api' } } : {}),
+    ...(o.signers
+      ? { actions: { signers: o.signers, invocationId: 'local-api', ...(o.replicants ? { replicants: o.replicants } : {}) } }
+      : {}),
     ...(o.alchemyWebhook ? { alchemyWebhook: o.alchemyWebhook } : {}),
     ...(councilStore
       ? {

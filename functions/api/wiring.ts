@@ -22,6 +22,7 @@ import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
 import { createX402Payments, paymentLedgerFromStore, type GolemPricing } from '../../core/x402/index.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { executeAction } from '../../app/actions/executeAction.ts'
+import type { ReplicantSpawning } from '../../app/actions/spawnReplicant.ts'
 import { Councils } from '../../app/council/councils.ts'
 import { CouncilFormation, type CouncilFormationDeps } from '../../app/council/formation.ts'
 import { serialSender } from '../../adapters/chain/serialSender.ts'
@@ -98,9 +99,11 @@ export type ApiWiring = {
   clade?: CladeService
   /**
    * The Golems' signers, for the action path (POST /api/v1/golems/:id/actions); without them the route
-   * is not served. `invocationId` names this process as the holder of an action's send slot.
+   * is not served. `invocationId` names this process as the holder of an action's send slot. With
+   * `replicants` (a key issuer, the operator's sender, the USD feeds) the route spawns Replicants too;
+   * without it a `spawnReplicant` request is refused naming `actions[<i>].kind`.
    */
-  actions?: { signers: SignerResolver; invocationId: string } | undefined
+  actions?: { signers: SignerResolver; invocationId: string; replicants?: ReplicantSpawning | undefined } | undefined
   bearer?: BearerVerifier
   /**
    * The Alchemy Notify webhook: its signing key, and the invoker that runs the ticks it asks for (the
@@ -360,6 +363,7 @@ function actionRoute(w: ApiWiring, a: NonNullable<ApiWiring['actions']>): Action
     deployment: w.deployment,
     signers: a.signers,
     invocationId: a.invocationId,
+    ...(a.replicants ? { replicants: a.replicants } : {}),
   }
   return { store: w.store, chainId: w.config.chainId, execute: (input) => executeAction(deps, input) }
 }

@@ -98,6 +98,10 @@ describe('deployed configuration', () => {
     })
     expect(wiring.payments!.settlement.account.address).toBe('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC')
     expect(wiring.indexerUrl).toBeUndefined()
+    // The action path signs with the Golems' KMS keys; spawning Replicants needs the operator key and
+    // kms:CreateKey, which the internet-facing API does not hold: a spawnReplicant request is refused by name.
+    expect(wiring.actions?.signers).toBeDefined()
+    expect(wiring.actions?.replicants).toBeUndefined()
   })
 
   it('takes overrides, and names the variable (never the value) when one is wrong', async () => {
