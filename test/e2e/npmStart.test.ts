@@ -14,6 +14,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 
+import { LOCAL_READ_LIMIT } from '../../local/readKey.ts'
 import { alive, descendants, polite, portOpen, root, waitFor as waitUntil } from './stackProcess.ts'
 
 let output = ''
@@ -133,7 +134,7 @@ describe('npm start', () => {
     expect(readKey).toBeDefined()
     const keyed = await fetch(`${api}/api/v1/golems/demo/permission-health`, { headers: { 'x-api-key': readKey! } })
     expect(keyed.status).toBe(200)
-    expect(keyed.headers.get('x-ratelimit-limit')).toBe('300')
+    expect(keyed.headers.get('x-ratelimit-limit')).toBe(String(LOCAL_READ_LIMIT))
   }, 120_000)
 
   it('pays extend and feed with the stock x402 client from a fresh address funded by the faucet', async () => {
