@@ -12,6 +12,7 @@ import { dashboardPage } from '../web/src/page.ts'
 import type { Store } from '../core/store/index.ts'
 import { serveApi } from '../functions/api/server.ts'
 import type { StackChain } from './chain.ts'
+import { LocalStackError } from './errors.ts'
 import { LocalRotationError, type LocalRotation } from './rotationRequest.ts'
 import { RotationRequestError } from '../app/tick/rotateOnRequest.ts'
 
@@ -92,6 +93,8 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     } catch (e) {
       if (e instanceof LocalRotationError) return refused(e.code, e.field, e.rule, e.status)
       if (e instanceof RotationRequestError) return refused(e.code, e.field, e.rule, e.code === 'GOLEM_NOT_FOUND' ? 404 : 409)
+      // The scheduler runs the rotation: when it did not answer, or failed, the owner may try again.
+      if (e instanceof LocalStackError) return c.json({ code: e.code, message: e.message }, 503)
       throw e
     }
   })

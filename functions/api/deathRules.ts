@@ -43,9 +43,11 @@ export function refuseWritesToDying(deps: ApiDeps, golemIdOf: (c: Context<ApiEnv
 
 /**
  * Drafts that take authority back stay open to the owner of a dying or dead Golem: they change nothing,
- * and a grant from the owner's account (an observer's) outlives the Golem it was given for.
+ * and a grant from the owner's account (an observer's) outlives the Golem it was given for. So does the
+ * news that the owner's revocation landed: its heartbeat may have found it first and begun the death
+ * protocol, and the owner is told so (woken: false) rather than refused.
  */
-const TAKES_AUTHORITY_BACK = /\/revocation-draft$/
+const TAKES_AUTHORITY_BACK = /\/revocation(-draft)?$/
 
 /** Every non-read method under /api/v1/golems/:id/* but the drafts that take authority back. */
 export function golemWriteRules(deps: ApiDeps): MiddlewareHandler<ApiEnv> {

@@ -33,7 +33,12 @@ function service(o: { wakes?: string[] } = {}): RevocationService {
 const app = (revocations?: RevocationService) =>
   createApp(
     testApiDeps({
-      golems: [sampleGolem(), sampleGolem({ id: 'bare' }), sampleGolem({ id: 'gone', lifecycle: 'dead' })],
+      golems: [
+        sampleGolem(),
+        sampleGolem({ id: 'bare' }),
+        sampleGolem({ id: 'gone', lifecycle: 'dead' }),
+        sampleGolem({ id: 'going', lifecycle: 'dying' }),
+      ],
       overrides: revocations ? { revocations } : {},
     }),
   )
@@ -49,7 +54,7 @@ describe('/api/v1/golems/:id/revocation', () => {
     expect(wakes).toEqual(['atlas'])
   })
 
-  it('is 404 for an unknown Golem and for one without a custody profile, 409 for a wake before the revocation, 410 when dead', async () => {
+  it('is 404 for an unknown Golem and for one without a custody profile, 409 for a wake before the revocation', async () => {
     const wakes: string[] = []
     const api = app(service({ wakes }))
     expect(await (await api.request('/api/v1/golems/nobody/revocation')).json()).toMatchObject({ code: 'GOLEM_NOT_FOUND' })
@@ -59,8 +64,19 @@ describe('/api/v1/golems/:id/revocation', () => {
     const early = await api.request('/api/v1/golems/bare/revocation', { method: 'POST' })
     expect(early.status).toBe(409)
     expect(await early.json()).toMatchObject({ code: 'GOLEM_NOT_REVOKED' })
-    expect((await api.request('/api/v1/golems/gone/revocation', { method: 'POST' })).status).toBe(410)
     expect((await api.request('/api/v1/golems/a%20b/revocation')).status).toBe(400)
+    expect((await api.request('/api/v1/golems/a%20b/revocation', { method: 'POST' })).status).toBe(400)
+    expect(wakes).toEqual([])
+  })
+
+  it('answers woken: false for a Golem whose death protocol runs or ran: its heartbeat found the revocation first', async () => {
+    const wakes: string[] = []
+    const api = app(service({ wakes }))
+    for (const id of ['going', 'gone']) {
+      const res = await api.request(`/api/v1/golems/${id}/revocation`, { method: 'POST' })
+      expect(res.status).toBe(202)
+      expect(await res.json()).toEqual({ golemId: id, woken: false })
+    }
     expect(wakes).toEqual([])
   })
 

@@ -191,7 +191,7 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message }) }),
     })
-    expect(forged.status).toBe(403)
+    expect(forged.status, await forged.clone().text()).toBe(403)
     expect(((await forged.json()) as { message: string }).message).toMatch(/^signature: is not the owner's \(0x[0-9a-fA-F]{40}\) signature/)
     expect(filesUnder(stateDir)).toEqual(files)
 
@@ -218,7 +218,7 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ signature: await privateKeyToAccount(ownerKey).signMessage({ message }) }),
     })
-    expect(replay.status).toBe(403)
+    expect(replay.status, await replay.clone().text()).toBe(403)
 
     const status = JSON.parse((await bardo(stateDir, ['status', '--golem', 'demo', '--json'])).stdout) as {
       golemKey: Address

@@ -36,13 +36,11 @@ const wakeRoute = createRoute({
   security: security('tier'),
   request: { params: golemParams },
   responses: {
-    202: ok('the chain reports the runway disabled', revocationWakeResponse),
+    202: ok('the chain reports the runway disabled, or the death protocol already runs or ran (woken: false)', revocationWakeResponse),
     ...errors({
       404: 'GOLEM_NOT_FOUND',
       409: 'GOLEM_NOT_REVOKED: the chain does not report the runway disabled; nothing changed',
-      410: 'GOLEM_DEAD',
       501: 'NOT_IMPLEMENTED: revocations are not wired',
-      503: 'GOLEM_DYING',
     }),
   },
 })
@@ -76,7 +74,9 @@ export const revocationRoutes = (deps: ApiDeps) =>
     })
     .openapi(wakeRoute, async (c) => {
       if (!deps.revocations) throw new ApiError('NOT_IMPLEMENTED', 'revocation: not configured on this deployment')
-      const golem = c.get('golem')
+      const golem = await findGolem(deps, c.req.valid('param').id)
+      // Its death protocol already runs (or ran): the revocation needs nothing more from the API.
+      if (golem.lifecycle !== 'alive') return c.json({ golemId: golem.id, woken: false }, 202)
       try {
         const { woken } = await deps.revocations.wake(golem.id)
         return c.json({ golemId: golem.id, woken }, 202)
