@@ -1,9 +1,9 @@
 // The off-chain pre-check of an action: runs the chosen delegation's stateful caveats (phase and life
 // window, dreaming, the day's USD budget for approvals, a swap's slippage and a liquidity removal's pool
-// price against the feeds) on what the edge
-// observed, in the order the DelegationManager runs them, and returns the refusal the chain would
-// give (same error, same arguments), or undefined. A batch is checked call by call, each call seeing
-// the spend the earlier ones recorded, as the chain runs the redemptions of one transaction in order.
+// price against the feeds) on what the edge observed, in the order the DelegationManager runs them, and
+// returns the refusal the chain would give (same error, same arguments), or undefined. A batch is
+// checked call by call, each call seeing the spend the earlier ones recorded, as the chain runs the
+// redemptions of one transaction in order.
 import { decodeAbiParameters, decodeFunctionData, getAddress, size, slice, type Address, type Hex } from 'viem'
 import type { DecodedCaveat } from '../caveats/caveat.ts'
 import { ACTION_CLASS, DEFAULT_PHASE_MASKS, type MaxSlippageCaveat, type TokenFeed } from '../caveats/types.ts'
