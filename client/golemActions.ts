@@ -10,6 +10,7 @@ import type {
   DepositRequest,
   ProvideLiquidityRequest,
   RedeemRequest,
+  RemoveLiquidityRequest,
   SpawnReplicantRequest,
   SwapRequest,
   WithdrawRequest,
@@ -27,6 +28,8 @@ export type GolemActions = {
   approve(request: Without<ApproveRequest>, options?: ActOptions): Promise<ActionOutcome>
   bridge(request: Without<BridgeRequest>, options?: ActOptions): Promise<ActionOutcome>
   provideLiquidity(request: Without<ProvideLiquidityRequest>, options?: ActOptions): Promise<ActionOutcome>
+  /** Liquidity out of a position, refused while its pool is priced off the feeds by more than the grant's slippage cap. */
+  removeLiquidity(request: Without<RemoveLiquidityRequest>, options?: ActOptions): Promise<ActionOutcome>
   collect(request: Without<CollectRequest>, options?: ActOptions): Promise<ActionOutcome>
   /** A Replicant with a key of its own and a narrower slice of this Golem's runway (Thriving only). */
   spawnReplicant(request?: Without<SpawnReplicantRequest>, options?: ActOptions): Promise<ActionOutcome>
@@ -49,6 +52,7 @@ export function golemActions(p: { golemId: string; transport: ActionTransport; n
     approve: (r, o) => send([{ kind: 'approve', ...r }], o),
     bridge: (r, o) => send([{ kind: 'bridge', ...r }], o),
     provideLiquidity: (r, o) => send([{ kind: 'provideLiquidity', ...r }], o),
+    removeLiquidity: (r, o) => send([{ kind: 'removeLiquidity', ...r }], o),
     collect: (r, o) => send([{ kind: 'collect', ...r }], o),
     spawnReplicant: (r, o) => send([{ kind: 'spawnReplicant', ...r }], o),
     batch: (actions, o) => send(actions, o),

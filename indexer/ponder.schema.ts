@@ -278,7 +278,17 @@ export type PendingSpendItem = {
   logIndex: number
 }
 
-export type GolemActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'bridge' | 'provideLiquidity' | 'collect' | 'other'
+export type GolemActionKind =
+  | 'swap'
+  | 'deposit'
+  | 'withdraw'
+  | 'redeem'
+  | 'approve'
+  | 'bridge'
+  | 'provideLiquidity'
+  | 'removeLiquidity'
+  | 'collect'
+  | 'other'
 
 /**
  * One call a Golem made through an actions or approvals delegation (never the runway or the gas),

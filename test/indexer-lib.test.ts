@@ -1,5 +1,6 @@
 // The indexer's pure parts, without a chain: configuration from the environment (local, Base, Base
-// Sepolia), the delegation hash, the enforcers' period arithmetic, redemption grouping and cursors.
+// Sepolia), the delegation hash, the enforcers' period arithmetic, redemption grouping, cursors and a
+// liquidity removal's decoding.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +10,8 @@ import { getAddress, type Address, type Hex } from 'viem'
 import { getSmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { hashDelegation } from '@metamask/smart-accounts-kit/utils'
 import { BardoError } from '../core/errors.ts'
+import { encodeActionCall } from '../core/actions/actionCall.ts'
+import { decodeAction } from '../indexer/lib/actions.ts'
 import { createDelegationHasher, delegationHash } from '../indexer/lib/delegationHash.ts'
 import { decodeCursor, encodeCursor } from '../indexer/lib/cursor.ts'
 import { groupRedemptions, type RedemptionRow, type SpendRow } from '../indexer/lib/redemptions.ts'
@@ -540,5 +543,22 @@ describe('benchmark plumbing', () => {
 
   it('counts the generated events per Golem', () => {
     expect(eventsPerGolem(DEFAULT_MIX) * DEFAULT_MIX.golems).toBeGreaterThanOrEqual(10_000)
+  })
+})
+
+describe('decoding a liquidity removal (pure)', () => {
+  it('reads decreaseLiquidity as removeLiquidity: the position and the liquidity, nothing valued (it stays owed to the position)', () => {
+    const call = encodeActionCall({ kind: 'removeLiquidity', positionManager: A(9), tokenId: 7n, liquidity: 1_000n }, A(1))
+    expect(decodeAction({ target: call.target, value: 0n, callData: call.callData })).toEqual({
+      kind: 'removeLiquidity',
+      selector: '0x0c49ccbe',
+      target: A(9),
+      counterparty: null,
+      tokens: [],
+      amounts: [7n, 1_000n],
+      valued: null,
+    })
+    // Cut short, it is not guessed at.
+    expect(decodeAction({ target: A(9), value: 0n, callData: call.callData.slice(0, 74) as Hex })).toMatchObject({ kind: 'other' })
   })
 })

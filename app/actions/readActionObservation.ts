@@ -1,6 +1,6 @@
 // Reads, once, everything the pre-check of a request needs: chain time, each Golem's phase and dream
-// state, each selector's action class in GolemPhase's table, each price feed, and each spend-limited
-// delegation's spend today. The same contracts the enforcers read, so the pre-check judges what the
+// state, each selector's action class in GolemPhase's table, each price feed, each spend-limited
+// delegation's spend today, and the pool of each position a removal takes liquidity out of. The same contracts the enforcers read, so the pre-check judges what the
 // chain would.
 import type { Address, Hex, PublicClient } from 'viem'
 import {
@@ -12,6 +12,7 @@ import {
 } from '../../contracts/artifacts/index.ts'
 import type { ActionObservation, ObservationNeeds } from '../../core/actions/index.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
+import { readRemovalPools } from './readRemovalPools.ts'
 
 export async function readActionObservation(
   client: PublicClient,
@@ -24,7 +25,7 @@ export async function readActionObservation(
   const day = now / 86_400n
   const read = <T>(address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[] = []) =>
     client.readContract({ address, abi, functionName, args } as never) as Promise<T>
-  const [vitality, dreams, classes, feeds, spends] = await Promise.all([
+  const [vitality, dreams, classes, feeds, spends, removals] = await Promise.all([
     Promise.all(p.needs.golems.map((g) => read<readonly [boolean, number]>(deployment.vitalityOracle, VitalityOracleAbi, 'getPhase', [g]))),
     Promise.all(p.needs.golems.map((g) => read<bigint>(deployment.dreamOracle, DreamOracleAbi, 'dreamingSince', [g]))),
     Promise.all(p.needs.selectors.map((s) => read<number>(deployment.enforcers.golemPhase, GolemPhaseEnforcerAbi, 'actionClassOf', [s]))),
@@ -42,6 +43,7 @@ export async function readActionObservation(
         read<bigint>(deployment.enforcers.dailySpendLimit, DailySpendLimitEnforcerAbi, 'spentOn', [manager, h, day]),
       ),
     ),
+    readRemovalPools(client, p.needs.removals, block.number),
   ])
   const lower = (a: string) => a.toLowerCase()
   return {
@@ -53,5 +55,6 @@ export async function readActionObservation(
     actionClasses: new Map(p.needs.selectors.map((s, i) => [lower(s), Number(classes[i]!)])),
     feeds: new Map(p.needs.feeds.map((f, i) => [lower(f), feeds[i]!])),
     spentTodayUsd: new Map(p.needs.spendHashes.map((h, i) => [lower(h), spends[i]!])),
+    removals,
   }
 }

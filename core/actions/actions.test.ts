@@ -118,6 +118,7 @@ function observation(
       [FEED_ETH.toLowerCase(), { answer: 3_000n * 10n ** 8n, updatedAt: p.ethUpdatedAt ?? now, decimals: 8 }],
     ]),
     spentTodayUsd: new Map([[hashes[3]!, p.spent ?? 0n]]),
+    removals: new Map(),
   }
 }
 

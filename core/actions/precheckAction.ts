@@ -1,24 +1,38 @@
 // The off-chain pre-check of an action: runs the chosen delegation's stateful caveats (phase and life
-// window, dreaming, the day's USD budget for approvals, slippage against the feeds) on what the edge
-// observed, in the order the DelegationManager runs them, and returns the refusal the chain would
-// give (same error, same arguments), or undefined. A batch is checked call by call, each call seeing
-// the spend the earlier ones recorded, as the chain runs the redemptions of one transaction in order.
+// window, dreaming, the day's USD budget for approvals, a swap's slippage and a liquidity removal's pool
+// price against the feeds) on what the edge observed, in the order the DelegationManager runs them, and
+// returns the refusal the chain would give (same error, same arguments), or undefined. A batch is
+// checked call by call, each call seeing the spend the earlier ones recorded, as the chain runs the
+// redemptions of one transaction in order.
 import { decodeAbiParameters, decodeFunctionData, getAddress, size, slice, type Address, type Hex } from 'viem'
 import type { DecodedCaveat } from '../caveats/caveat.ts'
-import { ACTION_CLASS, DEFAULT_PHASE_MASKS, type TokenFeed } from '../caveats/types.ts'
+import { ACTION_CLASS, DEFAULT_PHASE_MASKS, type MaxSlippageCaveat, type TokenFeed } from '../caveats/types.ts'
 import { exactInputAbi } from './actionAbi.ts'
 import type { ActionCall } from './actionCall.ts'
 import type { GrantedAction } from './chooseDelegation.ts'
+import { poolPriceOffFeeds, removalPrice } from './poolPrice.ts'
 import { refusalOf, type ActionRefusal } from './refusal.ts'
 import { swapPathEnds } from './swapPath.ts'
-import { priceError, slippageOf, toUsd, tokenAmountOf, type FeedReading } from './usdValuation.ts'
+import { priceError, slippageOf, toUsd, tokenAmountOf, wordAt, type FeedReading } from './usdValuation.ts'
 import { InvariantError } from '../errors.ts'
 
 const SUBDELEGATION = 0x08
 const EXACT_INPUT_SINGLE = '0x04e45aaf'
 const EXACT_INPUT = '0xb858183f'
 const ERC20_TRANSFER = '0xa9059cbb'
+const DECREASE_LIQUIDITY = '0x0c49ccbe'
 const DAY = 86_400n
+
+/**
+ * What MaxSlippage reads for a liquidity removal: the position's tokens and fee (positions(tokenId)), the
+ * pool the manager's factory names for them, and that pool's sqrtPriceX96 (slot0), or no price when the
+ * address holds no contract. 'unreadable' when a read reverted (no such position): the chain then refuses
+ * with the manager's own error, which custody does not guess.
+ */
+export type RemovalPool = { token0: Address; token1: Address; fee: number; pool: Address; sqrtPriceX96: bigint | undefined } | 'unreadable'
+
+/** The key of a removal's reading: the position manager and the position. */
+export const removalKey = (positionManager: Address, tokenId: bigint): string => `${positionManager.toLowerCase()}:${tokenId}`
 
 /** Everything the stateful caveats read on-chain, read once by the edge before the check. */
 export type ActionObservation = {
@@ -37,22 +51,37 @@ export type ActionObservation = {
   readonly feeds: ReadonlyMap<string, FeedReading>
   /** DailySpendLimit.spentOn(manager, hash, today) per delegation hash (lowercase keys). */
   readonly spentTodayUsd: ReadonlyMap<string, bigint>
+  /** The pool of each position a MaxSlippage-bound call removes liquidity from, by removalKey. */
+  readonly removals: ReadonlyMap<string, RemovalPool>
 }
 
 /** What the edge must read for these calls on these delegations. */
-export type ObservationNeeds = { golems: Address[]; selectors: Hex[]; feeds: Address[]; spendHashes: Hex[] }
+export type ObservationNeeds = {
+  golems: Address[]
+  selectors: Hex[]
+  feeds: Address[]
+  spendHashes: Hex[]
+  /** Positions whose pool MaxSlippage prices before a removal. */
+  removals: { positionManager: Address; tokenId: bigint }[]
+}
 
 export function observationNeeds(items: readonly { call: ActionCall; delegation: GrantedAction }[]): ObservationNeeds {
   const golems = new Set<string>()
   const selectors = new Set<string>()
   const feeds = new Set<string>()
   const spendHashes = new Set<string>()
+  const removals = new Map<string, { positionManager: Address; tokenId: bigint }>()
   for (const { call, delegation } of items) {
-    selectors.add(selectorOf(call.callData))
+    const selector = selectorOf(call.callData)
+    selectors.add(selector)
     for (const c of delegation.caveats) {
       if (c.type === 'golemPhase' || c.type === 'dreamMode') golems.add(getAddress(c.golem))
       if (c.type === 'maxSlippage' || c.type === 'dailySpendLimit') for (const f of c.feeds) feeds.add(getAddress(f.feed))
       if (c.type === 'dailySpendLimit') spendHashes.add(delegation.hash.toLowerCase())
+      if (c.type === 'maxSlippage' && selector === DECREASE_LIQUIDITY && size(call.callData) >= REMOVAL_BYTES) {
+        const removal = { positionManager: getAddress(call.target), tokenId: wordAt(call.callData, 4) }
+        removals.set(removalKey(removal.positionManager, removal.tokenId), removal)
+      }
     }
   }
   return {
@@ -60,6 +89,7 @@ export function observationNeeds(items: readonly { call: ActionCall; delegation:
     selectors: [...selectors] as Hex[],
     feeds: [...feeds] as Address[],
     spendHashes: [...spendHashes] as Hex[],
+    removals: [...removals.values()],
   }
 }
 
@@ -131,6 +161,7 @@ function precheckCall(
         return since !== 0n ? { name: 'GolemDreaming', args: [getAddress(c.golem), since] } : undefined
       }
       case 'maxSlippage': {
+        if (selector === DECREASE_LIQUIDITY) return checkRemoval(c)
         const swap =
           selector === EXACT_INPUT_SINGLE
             ? decodeExactInputSingle(call.callData)
@@ -191,12 +222,42 @@ function precheckCall(
     }
   }
 
+  /** MaxSlippage's bound on a decreaseLiquidity, in the enforcer's order: the call, the pool, the feeds, the price. */
+  function checkRemoval(c: MaxSlippageCaveat): { name: string; args: unknown[] } | undefined {
+    if (size(call.callData) < REMOVAL_BYTES) return { name: 'MalformedLiquidityRemoval', args: [DECREASE_LIQUIDITY] }
+    const read = o.removals.get(removalKey(call.target, wordAt(call.callData, 4)))
+    if (read === undefined)
+      throw new InvariantError('PRECHECK_READING_MISSING', `precheck: no pool reading for the removal on ${call.target}`)
+    if (read === 'unreadable') return undefined
+    if (read.sqrtPriceX96 === undefined) return { name: 'NoPool', args: [read.token0, read.token1, read.fee] }
+    const feed0 = c.feeds.find((f) => f.token.toLowerCase() === read.token0.toLowerCase())
+    if (!feed0) return { name: 'UnpricedAsset', args: [read.token0] }
+    const feed1 = c.feeds.find((f) => f.token.toLowerCase() === read.token1.toLowerCase())
+    if (!feed1) return { name: 'UnpricedAsset', args: [read.token1] }
+    const [r0, r1] = [reading(feed0), reading(feed1)]
+    const stale = priceError(feed0.feed, r0, c.maxPriceAge, o.now) ?? priceError(feed1.feed, r1, c.maxPriceAge, o.now)
+    if (stale) return stale
+    const price = removalPrice(
+      read.sqrtPriceX96,
+      { decimals: feed0.decimals, price: r0.answer, feedDecimals: r0.decimals },
+      { decimals: feed1.decimals, price: r1.answer, feedDecimals: r1.decimals },
+    )
+    if (price === 'overflow' || !poolPriceOffFeeds(price, c.maxSlippageBps)) return undefined
+    return {
+      name: 'PoolPriceOffFeeds',
+      args: [read.pool, price.poolPriceX96, price.feedPriceX96, price.deviationBps, BigInt(c.maxSlippageBps)],
+    }
+  }
+
   function reading(feed: TokenFeed): FeedReading {
     const r = o.feeds.get(feed.feed.toLowerCase())
     if (!r) throw new InvariantError('PRECHECK_READING_MISSING', `precheck: no reading for price feed ${feed.feed}`)
     return r
   }
 }
+
+/** decreaseLiquidity((tokenId, liquidity, amount0Min, amount1Min, deadline)): a selector and five static words. */
+const REMOVAL_BYTES = 4 + 160
 
 const selectorOf = (callData: Hex): Hex => (size(callData) >= 4 ? (slice(callData, 0, 4).toLowerCase() as Hex) : '0x00000000')
 

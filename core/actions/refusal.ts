@@ -33,6 +33,10 @@ const CAVEAT_OF: Readonly<Record<string, string>> = {
   GolemDreaming: 'dreamMode',
   SlippageExceeded: 'maxSlippage',
   MalformedSwap: 'maxSlippage',
+  PoolPriceOffFeeds: 'maxSlippage',
+  NoPool: 'maxSlippage',
+  MalformedLiquidityRemoval: 'maxSlippage',
+  LiquidityRemovalAfterOtherCall: 'maxSlippage',
   DailySpendLimitExceeded: 'dailySpendLimit',
   'AllowedTargetsEnforcer:target-address-not-allowed': 'allowedTargets',
   'AllowedMethodsEnforcer:method-not-allowed': 'allowedMethods',
@@ -99,6 +103,19 @@ function wordsOf(name: string, args: readonly unknown[]): string {
       return `the swap's minimum output ${n(args[1])} is ${formatBps(Number(args[2]))} below the ${n(args[0])} the price feeds imply; at most ${formatBps(Number(args[3]))} is allowed`
     case 'MalformedSwap':
       return `the swap's calldata (${labelSelector(args[0] as Hex)}) does not decode, so its slippage cannot be checked`
+    case 'PoolPriceOffFeeds': {
+      const [deviation, cap] = [n(args[3]), n(args[4])]
+      // The maximum stands for a pool priced where the feeds give no price at all (a feed price of 0).
+      const off =
+        deviation === 2n ** 256n - 1n ? 'where the price feeds give no price' : `${formatBps(Number(deviation))} off the price feeds`
+      return `the position's pool ${a(args[0])} is priced ${off} (pool ${n(args[1])}, feeds ${n(args[2])}, token1 per token0 in Q96); at most ${formatBps(Number(cap))} is allowed, so the removal would be paid out at a moved price`
+    }
+    case 'NoPool':
+      return `the position manager's factory names no pool for ${a(args[0])}/${a(args[1])} at fee ${n(args[2])}, so the position's price cannot be checked`
+    case 'MalformedLiquidityRemoval':
+      return `the removal's calldata (${labelSelector(args[0] as Hex)}) does not decode, so its pool cannot be priced`
+    case 'LiquidityRemovalAfterOtherCall':
+      return `call ${n(args[0])} removes liquidity after call ${n(args[1])}, which could move the pool first`
     case 'DailySpendLimitExceeded': {
       const [spent, requested, limit] = [n(args[1]), n(args[2]), n(args[3])]
       const left = limit > spent ? limit - spent : 0n

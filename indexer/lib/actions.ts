@@ -1,6 +1,7 @@
 // Reads a Golem's actions back from a redemption transaction: the redeemDelegations calldata holds, per
 // permission context, the delegation chain and the calls the owner's account made, which are decoded
-// here into what the Golem did (swap, deposit, withdraw, redeem, approve, bridge, provideLiquidity, collect, other), on which tokens and
+// here into what the Golem did (swap, deposit, withdraw, redeem, approve, bridge, provideLiquidity, removeLiquidity, collect,
+// other), on which tokens and
 // for how much. Pure: the handler adds the vault's asset, the USD value and the caveat names.
 import { decodeAbiParameters, decodeFunctionData, erc20Abi, getAddress, hexToBigInt, size, slice, type Address, type Hex } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
@@ -10,7 +11,17 @@ import { swapPathEnds } from '../../core/actions/swapPath.ts'
 import { SELECTORS } from '../../core/permissions/selectors.ts'
 import type { DelegationStruct } from './delegationHash.ts'
 
-export type ActionKind = 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'bridge' | 'provideLiquidity' | 'collect' | 'other'
+export type ActionKind =
+  | 'swap'
+  | 'deposit'
+  | 'withdraw'
+  | 'redeem'
+  | 'approve'
+  | 'bridge'
+  | 'provideLiquidity'
+  | 'removeLiquidity'
+  | 'collect'
+  | 'other'
 
 export type Execution = { target: Address; value: bigint; callData: Hex }
 
@@ -160,6 +171,13 @@ export function decodeAction(e: Execution): DecodedAction {
           amounts: [p.amount0Desired, p.amount1Desired],
           valued: { token: p.token0, amount: p.amount0Desired },
         }
+      }
+      // What a removal takes out stays owed to the position until a collect pays it: no token leaves here.
+      case SELECTORS.decreaseLiquidity: {
+        const removal = decodeFunctionData({ abi: positionManagerAbi, data: e.callData })
+        if (removal.functionName !== 'decreaseLiquidity') return other
+        const [p] = removal.args
+        return { ...other, kind: 'removeLiquidity', amounts: [p.tokenId, p.liquidity], valued: null }
       }
       case SELECTORS.collect: {
         const collect = decodeFunctionData({ abi: positionManagerAbi, data: e.callData })

@@ -602,7 +602,7 @@ describe('bad input changes nothing', () => {
     [
       'an unknown kind',
       { actions: [{ kind: 'borrow' }] },
-      'actions[0].kind must be one of swap, deposit, withdraw, redeem, approve, bridge, provideLiquidity, collect',
+      'actions[0].kind must be one of swap, deposit, withdraw, redeem, approve, bridge, provideLiquidity, collect, removeLiquidity',
     ],
     ['a zero amount', { actions: [{ kind: 'withdraw', vault: OTHER, assets: 0n }] }, 'actions[0].assets must be greater than 0'],
     ['an unknown Golem', { golemId: 'nobody' }, 'golemId names no Golem (nobody)'],

@@ -93,7 +93,7 @@ export const postJson = <T>(path: string, body: unknown = {}) =>
 
 /** One call the Golem made through its actions or approvals delegation, as the indexer decoded it (golem_action). */
 export type Action = {
-  kind: 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'bridge' | 'provideLiquidity' | 'collect' | 'other'
+  kind: 'swap' | 'deposit' | 'withdraw' | 'redeem' | 'approve' | 'bridge' | 'provideLiquidity' | 'removeLiquidity' | 'collect' | 'other'
   target: string
   counterparty: string | null
   tokens: string[]

@@ -136,6 +136,7 @@ const VERBS: Record<Action['kind'], string> = {
   approve: 'approve',
   bridge: 'bridge',
   provideLiquidity: 'provide liquidity',
+  removeLiquidity: 'remove liquidity',
   collect: 'collect',
   other: 'call',
 }
@@ -161,6 +162,8 @@ function actionWords(a: Action, config: Config): string {
       return `${a.kind} ${tokenAmount(t0, n0, config)} ${a.kind === 'deposit' ? 'into' : 'from'} vault ${short(a.target)}`
     case 'redeem':
       return `redeem ${n0 ?? ''} shares of vault ${short(a.target)}`
+    case 'removeLiquidity':
+      return `remove ${n1 ?? ''} liquidity from position #${n0 ?? ''} of ${short(a.target)}`
     default:
       return `call ${short(a.target)}`
   }

@@ -79,6 +79,15 @@ const action = z.discriminatedUnion('kind', [
     recipient: address.optional(),
   }),
   z.object({
+    kind: z.literal('removeLiquidity'),
+    positionManager: address,
+    tokenId: uint,
+    liquidity: uint.describe("liquidity taken out of the position, owed to it until a collect pays it to the owner's account"),
+    amount0Min: uint.optional(),
+    amount1Min: uint.optional(),
+    deadline: uint.optional(),
+  }),
+  z.object({
     kind: z.literal('spawnReplicant'),
     dailyRunway: uint.optional(),
     lifespanSeconds: uint.optional(),
@@ -109,6 +118,7 @@ const AMOUNT_FIELDS = new Set([
   'amount1Min',
   'deadline',
   'tokenId',
+  'liquidity',
   'amount0Max',
   'amount1Max',
   'dailyRunway',
@@ -161,7 +171,7 @@ const actionRoute = createRoute({
   path: '/api/v1/golems/{id}/actions',
   operationId: 'golemAction',
   summary:
-    "A Golem's runtime asks custody to swap, deposit, withdraw, redeem, approve, bridge, provide liquidity or collect (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
+    "A Golem's runtime asks custody to swap, deposit, withdraw, redeem, approve, bridge, provide liquidity, remove liquidity or collect (or a batch, in one transaction): custody picks the covering delegation, pre-checks every caveat and redeems once per requestId",
   tags: ['golems'],
   security: security('none'),
   request: { params: z.object({ id: z.string() }), headers: actionHeaders, body: jsonBody(actionRequestBody) },
