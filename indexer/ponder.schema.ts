@@ -2,6 +2,7 @@
 // are bigint (USD6 or token base units), block numbers and unix-second times are bigint as Ponder reads
 // them. docs/indexer.md describes every column.
 import { index, onchainTable, primaryKey, relations } from 'ponder'
+import type { ActionKind } from './lib/actions.ts'
 
 /** One row per Golem key seen by the VitalityOracle (or the Dream/Daimon oracles). */
 export const golem = onchainTable(
@@ -278,17 +279,8 @@ export type PendingSpendItem = {
   logIndex: number
 }
 
-export type GolemActionKind =
-  | 'swap'
-  | 'deposit'
-  | 'withdraw'
-  | 'redeem'
-  | 'approve'
-  | 'bridge'
-  | 'provideLiquidity'
-  | 'removeLiquidity'
-  | 'collect'
-  | 'other'
+/** The kinds the decoder names (indexer/lib/actions.ts). */
+export type GolemActionKind = ActionKind
 
 /**
  * One call a Golem made through an actions or approvals delegation (never the runway or the gas),

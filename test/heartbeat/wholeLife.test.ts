@@ -7,9 +7,9 @@
 // owner's account; it dies with an empty key and a death record listing every settled position with its
 // transaction. The owner's balances at the end are what they were at the start, less exactly what the
 // receipts say went out and plus what came back.
-import { erc20Abi, getAddress, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
+import { erc20Abi, getAddress, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TestPositionManagerAbi, TestPositionManagerBytecode, TestTokenAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
+import { TestPositionManagerAbi, TestVaultAbi } from '../../contracts/artifacts/index.ts'
 import type { ActionRequest } from '../../core/actions/actionCall.ts'
 import { executeAction, type ActionOutcome, type ExecuteActionDeps } from '../../app/actions/executeAction.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -21,6 +21,7 @@ import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { replicantIdOf } from '../../core/actions/index.ts'
 import { spawnReplicantThroughActions } from './replicants.ts'
+import { accountFlow, deployPositionManager, mintWeth, provideUsdcWeth, sortedPair } from './liquidity.ts'
 import {
   DAY,
   USDC,
@@ -72,25 +73,9 @@ const holdings = async (): Promise<[bigint, bigint, bigint]> => [
 ]
 const act = (requestId: string, actions: ActionRequest[]) => executeAction(actionDeps, { golemId: ID, requestId, actions })
 
-const sorted = () =>
-  (BigInt(assets.usdc) < BigInt(assets.weth) ? [assets.usdc, assets.weth] : [assets.weth, assets.usdc]) as [Address, Address]
+const sorted = () => sortedPair(assets)
 const lpAmountOf = (token: Address) => (token === assets.usdc ? LP_USDC : LP_WETH)
-const provide = (): Extract<ActionRequest, { kind: 'provideLiquidity' }> => {
-  const [token0, token1] = sorted()
-  return {
-    kind: 'provideLiquidity',
-    positionManager: manager,
-    token0,
-    token1,
-    fee: 3_000,
-    tickLower: -600,
-    tickUpper: 600,
-    amount0Desired: lpAmountOf(token0),
-    amount1Desired: lpAmountOf(token1),
-    amount0Min: (lpAmountOf(token0) * 99n) / 100n,
-    amount1Min: (lpAmountOf(token1) * 99n) / 100n,
-  }
-}
+const provide = () => provideUsdcWeth({ manager, assets, fee: 3_000, usdc: LP_USDC, weth: LP_WETH, minBps: 9_900n })
 const swap = (amountIn: bigint): ActionRequest => ({
   kind: 'swap',
   router: assets.router,
@@ -125,36 +110,15 @@ const settledOf = (settlement: unknown) =>
   ((settlement as { positionsSettled?: unknown })?.positionsSettled ?? []) as { kind: string; txHash: Hex }[]
 
 /** What went out of (negative) or came into the owner's account in `token` by the transactions of `hashes`. */
-async function ownerFlow(token: Address, hashes: readonly Hex[]): Promise<bigint> {
-  let flow = 0n
-  for (const hash of hashes) {
-    const { logs } = await client.getTransactionReceipt({ hash })
-    for (const { address, args } of parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs })) {
-      if (!isAddressEqual(address, token)) continue
-      if (isAddressEqual(args.from, owner.address)) flow -= args.value
-      if (isAddressEqual(args.to, owner.address)) flow += args.value
-    }
-  }
-  return flow
-}
+const ownerFlow = (token: Address, hashes: readonly Hex[]) => accountFlow(client, owner.address, token, hashes)
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   client = env.client
   assets = env.devnet.deployment.assets
-  const deployed = await client.waitForTransactionReceipt({
-    hash: await env.devnet.deployer.deployContract({ abi: TestPositionManagerAbi, bytecode: TestPositionManagerBytecode }),
-  })
-  manager = deployed.contractAddress!
+  manager = await deployPositionManager(env)
   owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
-  await client.waitForTransactionReceipt({
-    hash: await env.devnet.deployer.writeContract({
-      address: assets.weth,
-      abi: TestTokenAbi,
-      functionName: 'mint',
-      args: [owner.address, OWNER_WETH],
-    }),
-  })
+  await mintWeth(env, owner.address, OWNER_WETH)
   ;[start.usdc, start.weth] = await holdings()
   golem = await provisionGolem({
     clients: env.devnet,

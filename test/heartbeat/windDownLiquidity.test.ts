@@ -8,9 +8,9 @@
 // is refused again, and at death (Terminal, where the chain refuses decreaseLiquidity) the record lists it
 // as left open for the owner to remove. Nothing else is broken: the allowance is revoked before
 // Conservation, the Golem dies with an empty key, and the owner's balances are exact.
-import { erc20Abi, getAddress, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
+import { erc20Abi, getAddress, isAddressEqual, type Address, type Hex, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TestPositionManagerAbi, TestPositionManagerBytecode, TestTokenAbi, TestUniswapV3PoolAbi } from '../../contracts/artifacts/index.ts'
+import { TestPositionManagerAbi, TestUniswapV3PoolAbi } from '../../contracts/artifacts/index.ts'
 import type { ActionRequest } from '../../core/actions/actionCall.ts'
 import { executeAction, type ActionOutcome } from '../../app/actions/executeAction.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -20,6 +20,7 @@ import { Phase } from '../../core/lifecycle/phase.ts'
 import { LIQUIDITY_TOO_LATE, liquidityBase, revokeBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import { accountFlow, deployPositionManager, mintWeth, provideUsdcWeth, sortedPair } from './liquidity.ts'
 import {
   DAY,
   USDC,
@@ -57,8 +58,7 @@ let afterFirstDecline: { stuck: bigint; retried: bigint } | undefined
 
 const balance = (token: Address, who: Address) =>
   client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] })
-const sorted = () =>
-  (BigInt(assets.usdc) < BigInt(assets.weth) ? [assets.usdc, assets.weth] : [assets.weth, assets.usdc]) as [Address, Address]
+const sorted = () => sortedPair(assets)
 const lpAmountOf = (token: Address) => (token === assets.usdc ? LP_USDC : LP_WETH)
 const liquidityOf = async (tokenId: bigint) =>
   (await client.readContract({ address: manager, abi: TestPositionManagerAbi, functionName: 'positions', args: [tokenId] }))[7]
@@ -77,36 +77,10 @@ const movePrice = async (pool: Address, sqrtPriceX96: bigint) =>
       args: [sqrtPriceX96],
     }),
   })
-const provide = (fee: number): ActionRequest => {
-  const [token0, token1] = sorted()
-  return {
-    kind: 'provideLiquidity',
-    positionManager: manager,
-    token0,
-    token1,
-    fee,
-    tickLower: -600,
-    tickUpper: 600,
-    amount0Desired: lpAmountOf(token0),
-    amount1Desired: lpAmountOf(token1),
-    amount0Min: lpAmountOf(token0),
-    amount1Min: lpAmountOf(token1),
-  }
-}
+const provide = (fee: number): ActionRequest => provideUsdcWeth({ manager, assets, fee, usdc: LP_USDC, weth: LP_WETH, minBps: 10_000n })
 
 /** What went out of (negative) or came into the owner's account in `token` by the transactions of `hashes`. */
-async function ownerFlow(token: Address, hashes: readonly Hex[]): Promise<bigint> {
-  let flow = 0n
-  for (const hash of hashes) {
-    const { logs } = await client.getTransactionReceipt({ hash })
-    for (const { address, args } of parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs })) {
-      if (!isAddressEqual(address, token)) continue
-      if (isAddressEqual(args.from, owner.address)) flow -= args.value
-      if (isAddressEqual(args.to, owner.address)) flow += args.value
-    }
-  }
-  return flow
-}
+const ownerFlow = (token: Address, hashes: readonly Hex[]) => accountFlow(client, owner.address, token, hashes)
 
 const settlementOf = async () =>
   (await env.store.getDeathSettlement(ID))?.settlement as
@@ -117,19 +91,9 @@ beforeAll(async () => {
   env = await startHeartbeatEnv()
   client = env.client
   assets = env.devnet.deployment.assets
-  const deployed = await client.waitForTransactionReceipt({
-    hash: await env.devnet.deployer.deployContract({ abi: TestPositionManagerAbi, bytecode: TestPositionManagerBytecode }),
-  })
-  manager = deployed.contractAddress!
+  manager = await deployPositionManager(env)
   owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
-  await client.waitForTransactionReceipt({
-    hash: await env.devnet.deployer.writeContract({
-      address: assets.weth,
-      abi: TestTokenAbi,
-      functionName: 'mint',
-      args: [owner.address, OWNER_WETH],
-    }),
-  })
+  await mintWeth(env, owner.address, OWNER_WETH)
   start.usdc = await balance(assets.usdc, owner.address)
   start.weth = await balance(assets.weth, owner.address)
   golem = await provisionGolem({
