@@ -165,8 +165,16 @@ describe('exactly once under duplicate deliveries', () => {
       return selfExtend({ ...d, selfExtension: d.selfExtension! }, slotBaseOf(d, Number(now) * 1000), 'dup', profile, at)
     }
     const results = await Promise.all([once('dup-a'), once('dup-b'), once('dup-c')])
-    expect(results.filter((r) => r.status === 'confirmed')).toHaveLength(1)
-    expect(results.filter((r) => r.status === 'busy')).toHaveLength(2)
+    // One delivery pays. What the others answer depends on how far it got when they looked: claimed by
+    // another (busy), or already sent, when they re-send the same payment header and the API, which
+    // settles a header once, answers for the one payment (pending or confirmed). The money says once.
+    const statuses = results.map((r) => r.status)
+    const shown = JSON.stringify(results, (_k, v) => (typeof v === 'bigint' ? String(v) : v))
+    expect(statuses, shown).toContain('confirmed')
+    expect(
+      statuses.filter((s) => !['busy', 'pending', 'confirmed'].includes(s)),
+      shown,
+    ).toEqual([])
     // A late copy with the stale profile: the decision's slot is completed.
     expect(await once('dup-late')).toMatchObject({ status: 'busy', reason: 'completed' })
     expect((await paidToOperator(dup.golemKey)).map((t) => t.value)).toEqual([HOUR_PRICE])
