@@ -1,7 +1,7 @@
 // The dashboards' read key as `npm start` sets it up: the local chain and store the runner opens, the
 // key from local/readKey.ts, and the API from startLocalApi with only the key's hash. A dashboard that
-// polls its panels with the key is not held to the public 30 requests a minute, is held to the read
-// tier's 300, and a forged key is refused. The limiter's clock is pinned so no minute boundary can fall
+// polls its panels with the key is not held to the public 30 requests a minute, is held to the local
+// key's budget (LOCAL_READ_LIMIT: the dashboard's proxy reads for every tab with it), and a forged key is refused. The limiter's clock is pinned so no minute boundary can fall
 // inside a burst.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashApiKey, isReadKeyShaped, readKeyFromBytes } from '../../core/ratelimit/tiers.ts'
@@ -9,7 +9,7 @@ import { ManualClock } from '../../functions/api/testing.ts'
 import { startLocalApi, type LocalApi } from '../../local/api.ts'
 import { connectChain, type StackChain } from '../../local/chain.ts'
 import { provisionGolem } from '../../local/provision.ts'
-import { localReadKey, ReadKeyConfigError } from '../../local/readKey.ts'
+import { LOCAL_READ_LIMIT, localReadKey, ReadKeyConfigError } from '../../local/readKey.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import { openStore } from '../../local/store.ts'
 import { STRATEGY } from './harness.ts'
@@ -59,25 +59,25 @@ describe('the local read key', () => {
     expect(() => readKeyFromBytes(new Uint8Array(8))).toThrow(RangeError)
   })
 
-  it('lets a polling dashboard past 30 a minute, holds it at 300, and refuses a forged key', async () => {
+  it('lets a polling dashboard past 30 a minute, holds it at the local budget, and refuses a forged key', async () => {
     // Without the key the public tier stops the 31st request of the minute.
     for (let i = 0; i < 30; i++) expect((await health()).status).toBe(200)
     const anonymous = await health()
     expect(anonymous.status).toBe(429)
     expect(await anonymous.json()).toMatchObject({ code: 'RATE_LIMITED', details: { tier: 'public', limit: 30 } })
 
-    // With it, from the same address in the same minute, every poll is answered up to 300.
+    // With it, from the same address in the same minute, every poll is answered up to the budget.
     let last: Response | undefined
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < LOCAL_READ_LIMIT; i++) {
       last = await health({ 'x-api-key': readKey })
       expect(last.status).toBe(200)
     }
-    expect(last!.headers.get('x-ratelimit-limit')).toBe('300')
+    expect(last!.headers.get('x-ratelimit-limit')).toBe(String(LOCAL_READ_LIMIT))
     expect(last!.headers.get('x-ratelimit-remaining')).toBe('0')
     expect(await last!.json()).toMatchObject({ golemId: 'demo' })
     const over = await health({ 'x-api-key': readKey })
     expect(over.status).toBe(429)
-    expect(await over.json()).toMatchObject({ code: 'RATE_LIMITED', details: { tier: 'read', limit: 300 } })
+    expect(await over.json()).toMatchObject({ code: 'RATE_LIMITED', details: { tier: 'read', limit: LOCAL_READ_LIMIT } })
     expect(over.headers.get('retry-after')).toBe('40')
 
     // Next minute: a forged key, well-formed but not this stack's, is refused and not downgraded.
