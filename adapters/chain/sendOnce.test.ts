@@ -129,8 +129,11 @@ describe('sendOnce settling transactions a reorg took away', () => {
     expect(await settle(1)).toEqual({ status: 'pending', txHash: hashes[1], confirmations: 0, needed: 3 })
     // Known to the node now: waited for, not sent again.
     expect(await settle(1)).toEqual({ status: 'pending', txHash: hashes[1], confirmations: 0, needed: 3 })
-    // Nonce 0 re-broadcast: mined, and nonce 1 with it; one block deep each.
-    expect(await settle(0)).toEqual({ status: 'pending', txHash: hashes[0], confirmations: 1, needed: 3 })
+    // Nonce 0 re-broadcast: mined, and nonce 1 behind it, in the same block or the next (anvil mines
+    // each as it becomes ready): one or two blocks deep, short of three either way.
+    const first = await settle(0)
+    expect(first).toMatchObject({ status: 'pending', txHash: hashes[0], needed: 3 })
+    expect([1, 2]).toContain((first as { confirmations: number }).confirmations)
     await client.waitForTransactionReceipt({ hash: hashes[1]! })
     expect((await settle(1)).status).toBe('pending')
     await rpc('anvil_mine', ['0x2'])
