@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { InvariantError } from './errors.ts'
-import { backoffMs, RETRY, retry, type RetryPolicy } from './retry.ts'
+import { backoffMs, PASSED, RETRY, retry, type RetryPolicy } from './retry.ts'
 
 const recorder = () => {
   const waits: number[] = []
@@ -88,6 +88,38 @@ describe('retry', () => {
   it('refuses a negative backoff, naming the fields and the rule', async () => {
     const refused = retry({ attempts: 2, backoff: { baseMs: -1, capMs: 10 }, exhausted }, async () => 'x')
     await expect(refused).rejects.toMatchObject({ code: 'RETRY_POLICY', message: expect.stringContaining('backoff.baseMs') })
+  })
+})
+
+describe('retry: turns spent before the loop ran (PASSED)', () => {
+  it('moves past PASSED turns without counting them as attempts or waiting, and numbers every turn', async () => {
+    const { waits, sleep } = recorder()
+    const turns: number[] = []
+    // Turns 0-4 were spent by an earlier loop; this one makes its own 3 attempts from turn 5 on.
+    const answer = await retry(
+      { attempts: 3, passes: 10, backoff: { baseMs: 1, capMs: 1 }, exhausted, sleep, random: () => 1 },
+      async (n) => {
+        turns.push(n)
+        return n < 5 ? PASSED : RETRY
+      },
+    )
+    expect(turns).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+    expect(answer).toBe('exhausted after 3')
+    expect(waits).toEqual([1, 1])
+  })
+
+  it('answers the first turn that is neither, after passing the spent ones', async () => {
+    expect(await retry({ attempts: 1, passes: 5, exhausted }, async (n) => (n < 5 ? PASSED : `done at ${n}`))).toBe('done at 5')
+  })
+
+  it('answers exhausted with the attempts made once more turns were passed than allowed (default none)', async () => {
+    expect(await retry({ attempts: 5, exhausted }, async () => PASSED)).toBe('exhausted after 0')
+    expect(await retry({ attempts: 5, passes: 2, exhausted }, async (n) => (n === 0 ? RETRY : PASSED))).toBe('exhausted after 1')
+  })
+
+  it.each([-1, 1.5])('refuses passes %s, naming the field and the rule', async (passes) => {
+    const refused = retry({ attempts: 2, passes, exhausted }, async () => 'x')
+    await expect(refused).rejects.toMatchObject({ code: 'RETRY_POLICY', message: expect.stringContaining('passes must be a whole number') })
   })
 })
 

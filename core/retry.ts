@@ -9,6 +9,13 @@ export const RETRY: unique symbol = Symbol('retry')
 export type Retry = typeof RETRY
 
 /**
+ * What an attempt answers when its turn was used up before this loop ran (an attempt slot an earlier
+ * tick spent): the loop moves on to the next without counting it among `attempts` or waiting.
+ */
+export const PASSED: unique symbol = Symbol('passed')
+export type Passed = typeof PASSED
+
+/**
  * Exponential backoff with full jitter: after the n-th failed attempt (0-based) a random wait in
  * [0, min(capMs, baseMs * 2^n)) ms, so contenders spread out instead of colliding again in lockstep.
  */
@@ -21,6 +28,11 @@ export type RetryPolicy<T> = {
   backoff?: Backoff
   /** What the loop answers (or throws) when every attempt asked for another; `attempts` is how many ran. */
   exhausted: (attempts: number) => T
+  /**
+   * How many PASSED answers the loop moves past before it answers `exhausted` (default 0: the first
+   * PASSED ends it). Bounds the reads of a step whose earlier turns were all spent.
+   */
+  passes?: number
   /** Injected by tests; setTimeout by default. */
   sleep?: (ms: number) => Promise<void>
   /** Injected by tests; Math.random by default. */
@@ -35,22 +47,34 @@ export function backoffMs(backoff: Backoff, failed: number, random: number): num
 }
 
 /**
- * Runs `attempt(0)`, `attempt(1)`, ... until one answers something other than RETRY, and answers that;
- * after `policy.attempts` RETRYs it answers `policy.exhausted(attempts)`. An attempt that throws ends the
- * loop with its error: only what the attempt itself recognises as worth another try is retried.
+ * Runs `attempt(0)`, `attempt(1)`, ... until one answers something other than RETRY or PASSED, and
+ * answers that; after `policy.attempts` RETRYs (or more than `policy.passes` PASSEDs) it answers
+ * `policy.exhausted(attempts made)`. `n` counts every turn, passed ones included, so a turn keeps its
+ * number (its slot) across loops. An attempt that throws ends the loop with its error: only what the
+ * attempt itself recognises as worth another try is retried.
  */
-export async function retry<T>(policy: RetryPolicy<T>, attempt: (n: number) => Promise<T | Retry>): Promise<T> {
+export async function retry<T>(policy: RetryPolicy<T>, attempt: (n: number) => Promise<T | Retry | Passed>): Promise<T> {
   const { attempts, backoff } = policy
   if (!(attempts === Number.POSITIVE_INFINITY || (Number.isInteger(attempts) && attempts >= 1)))
     throw new InvariantError('RETRY_POLICY', `retry: attempts must be a whole number of at least 1 or Infinity, got ${attempts}`)
   if (backoff !== undefined && !(backoff.baseMs >= 0 && backoff.capMs >= 0))
     throw new InvariantError('RETRY_POLICY', 'retry: backoff.baseMs and backoff.capMs must be at least 0')
+  const passes = policy.passes ?? 0
+  if (!(Number.isInteger(passes) && passes >= 0))
+    throw new InvariantError('RETRY_POLICY', `retry: passes must be a whole number of at least 0, got ${passes}`)
   const sleep = policy.sleep ?? defaultSleep
   const random = policy.random ?? Math.random
-  for (let n = 0; n < attempts; n++) {
-    if (n > 0 && backoff !== undefined) await sleep(backoffMs(backoff, n - 1, random()))
+  let made = 0
+  let passed = 0
+  for (let n = 0; made < attempts; n++) {
     const answer = await attempt(n)
+    if (answer === PASSED) {
+      if (++passed > passes) return policy.exhausted(made)
+      continue
+    }
     if (answer !== RETRY) return answer as T
+    made++
+    if (made < attempts && backoff !== undefined) await sleep(backoffMs(backoff, made - 1, random()))
   }
   return policy.exhausted(attempts)
 }

@@ -14,13 +14,14 @@ import {
   FINAL_SURVIVAL_SCORE_BPS,
   KEY_ZEROED_STEP,
   MAX_DEREGISTER_ATTEMPTS,
+  MAX_SPENT_OPERATOR_ATTEMPTS,
   TERMINAL_STEP,
   terminalPostNeeded,
   terminalResetReason,
   terminalResetStep,
 } from '../../core/lifecycle/deathPlan.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { RETRY, retry } from '../../core/retry.ts'
+import { PASSED, RETRY, retry } from '../../core/retry.ts'
 import type { GolemRecord } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { maxGasCost, returnFunds } from './returnFunds.ts'
@@ -217,10 +218,11 @@ async function postTerminal(
   // Already Terminal: the operator's reset cannot set a score, so the last reported one stays.
   if (needed === 'score') return keep
   const exhausted = (): TerminalPosted => ({ done: false, reason: 'terminal: no reset confirmed' })
-  return retry<TerminalPosted>({ attempts: MAX_DEREGISTER_ATTEMPTS, exhausted }, async (attempt) => {
+  const policy = { attempts: MAX_DEREGISTER_ATTEMPTS, passes: MAX_SPENT_OPERATOR_ATTEMPTS, exhausted }
+  return retry<TerminalPosted>(policy, async (attempt) => {
     const slot = { golemId, period: 0n, step: terminalResetStep(attempt) }
     const existing = await deps.store.getSlot(slot)
-    if (existing?.status === 'failed' || existing?.status === 'reconciled') return RETRY
+    if (existing?.status === 'failed' || existing?.status === 'reconciled') return PASSED
     const sent = await sendOnce({
       ...slotBase,
       slot,
@@ -273,11 +275,12 @@ async function deregister(
 ): Promise<Deregistered> {
   const oracle = deps.deployment.vitalityOracle
   const exhausted = (): Deregistered => ({ done: false, reason: 'deregister: no attempt confirmed' })
-  return retry<Deregistered>({ attempts: MAX_DEREGISTER_ATTEMPTS, exhausted }, async (attempt) => {
+  const policy = { attempts: MAX_DEREGISTER_ATTEMPTS, passes: MAX_SPENT_OPERATOR_ATTEMPTS, exhausted }
+  return retry<Deregistered>(policy, async (attempt) => {
     const slot = { golemId, period: 0n, step: deregisterStep(attempt) }
     const existing = await deps.store.getSlot(slot)
     if (existing?.status === 'confirmed') return { done: true, txHash: existing.txHash }
-    if (existing?.status === 'failed' || existing?.status === 'reconciled') return RETRY
+    if (existing?.status === 'failed' || existing?.status === 'reconciled') return PASSED
     if (existing?.status !== 'sent') {
       const registered =
         attempt === 0

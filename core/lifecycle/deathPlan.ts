@@ -51,8 +51,18 @@ export function terminalResetReason(read: { disabled: boolean }): string {
   return `death: ${deathCause(read) === 'OwnerRevocation' ? 'the owner revoked the grant' : 'its life ran out'}`
 }
 
-/** Deregistration attempts before the tick reports the death as pending (each is one operator transaction at most). */
+/**
+ * The operator's attempts at one death step (its reset to Terminal, the deregistration) in one tick,
+ * before the tick reports the death as pending; each is one operator transaction at most.
+ */
 export const MAX_DEREGISTER_ATTEMPTS = 5
+
+/**
+ * Attempt slots of an operator death step that earlier ticks spent (their nonce taken by another operator
+ * transaction, or refused) and a tick passes over to reach a fresh one: the step is tried again on every
+ * tick, not given up after its first ticks' attempts, while each tick's reads stay bounded.
+ */
+export const MAX_SPENT_OPERATOR_ATTEMPTS = 50
 
 export type DisableStep = { step: string; hash: Hex; delegation: GolemProfile['replicants'][number]['delegation'] }
 

@@ -2,6 +2,8 @@
 // cannot be paid, so the operator's audited reset sets the oracle to Terminal before deregistering it.
 // The oracle, its death event, the death record, the tick's vital signs and the API all say Terminal;
 // the reset cannot set a score, so the oracle keeps its last one while the vital signs say 0: dead.
+// The operator's attempts at the reset and the deregistration go on past the slots earlier ticks spent
+// (their nonce taken by another operator transaction), so such a death still completes.
 import { getAbiItem, numberToHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
@@ -13,6 +15,7 @@ import { StoreGolemRegistry } from '../../functions/api/services/storeRegistry.t
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { deregisterStep, MAX_DEREGISTER_ATTEMPTS, terminalResetStep } from '../../core/lifecycle/deathPlan.ts'
 import { DAY, USDC, chainNow, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
@@ -49,8 +52,8 @@ beforeAll(async () => {
 afterAll(async () => env?.stop())
 
 /** An x402 extension credited to the profile, as the API credits it. */
-async function extend(seconds: bigint) {
-  const record = (await env.store.getGolem('broke'))!
+async function extend(golemId: string, seconds: bigint) {
+  const record = (await env.store.getGolem(golemId))!
   const now = await chainNow(env.client)
   const payer = '0x00000000000000000000000000000000000000fe' as const
   const credit = applyCredit(
@@ -67,9 +70,7 @@ async function extend(seconds: bigint) {
   )
   expect(credit.applied).toBe(true)
   const patch = { profile: serializeGolemProfile(credit.profile) }
-  expect((await env.store.updateGolem({ golemId: 'broke', expectedVersion: record.version, patch, now: Number(now) * 1000 })).updated).toBe(
-    true,
-  )
+  expect((await env.store.updateGolem({ golemId, expectedVersion: record.version, patch, now: Number(now) * 1000 })).updated).toBe(true)
 }
 
 describe('death with a key that cannot pay for its own Terminal post', () => {
@@ -83,7 +84,7 @@ describe('death with a key that cannot pay for its own Terminal post', () => {
     ).survivalScore
     // Ten days of runway paid: its vitality stays high, so the grant's end, not Terminal, ends its life,
     // and the key has nothing left to pay gas with when it does.
-    await extend(10n * BigInt(DAY))
+    await extend('broke', 10n * BigInt(DAY))
     await env.devnet.increaseTime(2 * DAY + 60)
     await rpc('anvil_setBalance', [golem.golemKey, numberToHex(0n)])
     let died: TickResult | undefined
@@ -116,5 +117,61 @@ describe('death with a key that cannot pay for its own Terminal post', () => {
     )
     expect(current).toMatchObject({ registered: false, phase: 'Terminal', survivalScore: scoreBefore })
     expect(current.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: died!.vitals!.vitality, livesSeconds: 0 })
+  }, 120_000)
+})
+
+describe("the operator's death steps after earlier ticks spent their attempts", () => {
+  it('passes over the spent attempt slots and resets and deregisters from a fresh one, once each', async () => {
+    const owner = await env.devnet.createOwner()
+    const spent = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'spent',
+      strategy: STRATEGY,
+      runwayDays: 2,
+    })
+    await passStaggerOffsets(env.devnet, ['spent'])
+    // As above: the grant's end, not a Terminal vitality, ends its life, with no ETH left on the key.
+    await extend('spent', 10n * BigInt(DAY))
+    await env.devnet.increaseTime(2 * DAY + 60)
+    await rpc('anvil_setBalance', [spent.golemKey, numberToHex(0n)])
+    // Every attempt a tick may make, spent by earlier ticks: each lost its nonce to another operator
+    // transaction (reconciled, nothing sent for the Golem). Before, the death stopped here for good.
+    const now = Number(await chainNow(env.client)) * 1000
+    for (const step of Array.from({ length: MAX_DEREGISTER_ATTEMPTS }, (_, n) => [terminalResetStep(n), deregisterStep(n)]).flat()) {
+      const slot = { golemId: 'spent', period: 0n, step }
+      await env.store.claimSlot({ ...slot, owner: 'an-earlier-tick', now, leaseMs: 60_000 })
+      await env.store.completeSlot({ ...slot, owner: 'an-earlier-tick', outcome: 'reconciled', now })
+    }
+    let died: TickResult | undefined
+    for (let i = 0; i < 3 && !died; i++) died = (await beat()).find((r) => r.golemId === 'spent' && r.outcome === 'died')
+    expect(errors).toEqual([])
+    expect(died).toBeDefined()
+
+    const oracle = env.devnet.deployment.vitalityOracle
+    const logs = (
+      await env.client.getLogs({
+        address: oracle,
+        events: [
+          getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseReset' }),
+          getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
+        ],
+        fromBlock: 0n,
+        toBlock: 'latest',
+      })
+    ).filter((l) => l.args.golem === spent.golemKey)
+    expect(logs.map((l) => l.eventName)).toEqual(['PhaseReset', 'GolemDeregistered'])
+    const fresh = MAX_DEREGISTER_ATTEMPTS
+    const reset = await env.store.getSlot({ golemId: 'spent', period: 0n, step: terminalResetStep(fresh) })
+    const deregistered = await env.store.getSlot({ golemId: 'spent', period: 0n, step: deregisterStep(fresh) })
+    expect(reset).toMatchObject({ status: 'confirmed', txHash: logs[0]!.transactionHash })
+    expect(deregistered).toMatchObject({ status: 'confirmed', txHash: logs[1]!.transactionHash })
+    expect(await env.store.getDeathSettlement('spent')).toMatchObject({
+      settlement: { finalPhase: 'Terminal', deregisterTx: logs[1]!.transactionHash },
+    })
+    expect((await env.store.getGolem('spent'))?.status).toBe('dead')
   }, 120_000)
 })

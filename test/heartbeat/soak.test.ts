@@ -5,17 +5,22 @@
 // then judges each one: every USDC the owner's account sent the key came home or is accounted for,
 // no period redeemed twice, no redemption the store records missing from the chain.
 import { describe, expect, it } from 'vitest'
-import { checkSoakOptions, runSoak } from './soak.ts'
+import { checkSoakOptions, runSoak, soakLines } from './soak.ts'
 
 describe('the soak, short', () => {
   it('holds through RPC faults, reorgs and killed ticks: every Golem dies with its money conserved, nothing doubled or lost', async () => {
     const report = await runSoak({ golems: 3, minutes: 8, runwayDays: 3, reorgRate: 0.1, killRate: 0.3 })
-    expect(report.reorgs.count).toBeGreaterThan(0)
-    expect(report.kills.killed).toBeGreaterThan(0)
-    for (const kind of ['drop', 'delay', 'fail', 'loseResponse'] as const) expect(report.rpc.byKind[kind], kind).toBeGreaterThan(0)
-    expect(report.deaths).toBe(3)
-    for (const a of report.accounts) expect(a, a.golemId).toMatchObject({ conserved: true, doubled: 0, lost: 0, dead: true, held: 0n })
-    expect(report.held).toBe(true)
+    // Every assertion carries the whole report (each Golem alive, halted or dead, its money, the failed
+    // ticks by reason), so a failure says which Golem broke and how.
+    const said = soakLines(report).join('\n')
+    expect(report.reorgs.count, said).toBeGreaterThan(0)
+    expect(report.kills.killed, said).toBeGreaterThan(0)
+    for (const kind of ['drop', 'delay', 'fail', 'loseResponse'] as const)
+      expect(report.rpc.byKind[kind], `${kind}\n${said}`).toBeGreaterThan(0)
+    expect(report.deaths, said).toBe(3)
+    for (const a of report.accounts)
+      expect(a, `${a.golemId}\n${said}`).toMatchObject({ conserved: true, doubled: 0, lost: 0, dead: true, held: 0n })
+    expect(report.held, said).toBe(true)
   }, 600_000)
 
   it('refuses options out of range, naming the field and the rule', () => {

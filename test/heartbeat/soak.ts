@@ -73,6 +73,9 @@ export type GolemAccount = {
   dead: boolean
   /** Stopped by the heartbeat anomaly (its ticks failed too many times in a row). */
   halted: boolean
+  /** The record's status and its last tick's outcome at the end: where a Golem that did not die stopped. */
+  status: string
+  lastOutcome: string
   /** toKey === home + held + elsewhere, nothing elsewhere, nothing left on a dead Golem's key. */
   conserved: boolean
 }
@@ -352,8 +355,26 @@ async function accountOf(
   const record = await env.store.getGolem(g.golemId)
   const dead = record?.status === 'dead'
   const halted = record?.lastTick?.outcome === 'halted'
+  const status = record?.status ?? 'missing'
+  const lastOutcome = record?.lastTick
+    ? `${record.lastTick.outcome}${record.lastTick.failures ? ` (${record.lastTick.failures} failed in a row)` : ''}`
+    : 'never ticked'
   const conserved = toKey === home + held + elsewhere && elsewhere === 0n && (!dead || held === 0n)
-  return { golemId: g.golemId, toKey, home, held, elsewhere, redemptions: redemptions.length, doubled, lost, dead, halted, conserved }
+  return {
+    golemId: g.golemId,
+    toKey,
+    home,
+    held,
+    elsewhere,
+    redemptions: redemptions.length,
+    doubled,
+    lost,
+    dead,
+    halted,
+    status,
+    lastOutcome,
+    conserved,
+  }
 }
 
 /** The report as the soak prints it. */
@@ -374,7 +395,7 @@ export function soakLines(r: SoakReport): string[] {
   for (const [what, n] of r.failures.slice(0, 5)) lines.push(`  failed ${n}x: ${what}`)
   for (const a of r.accounts)
     lines.push(
-      `  ${a.golemId}: to key ${usdc(a.toKey)} = home ${usdc(a.home)} + held ${usdc(a.held)} + elsewhere ${usdc(a.elsewhere)}: ${a.conserved ? 'conserved' : 'NOT CONSERVED'}; ${a.redemptions} redemptions${a.doubled ? `, ${a.doubled} doubled` : ''}${a.lost ? `, ${a.lost} lost` : ''}${a.dead ? ', dead' : a.halted ? ', halted' : ', alive'}`,
+      `  ${a.golemId}: to key ${usdc(a.toKey)} = home ${usdc(a.home)} + held ${usdc(a.held)} + elsewhere ${usdc(a.elsewhere)}: ${a.conserved ? 'conserved' : 'NOT CONSERVED'}; ${a.redemptions} redemptions${a.doubled ? `, ${a.doubled} doubled` : ''}${a.lost ? `, ${a.lost} lost` : ''}${a.dead ? ', dead' : a.halted ? ', halted' : `, ${a.status}`}; last tick ${a.lastOutcome}`,
     )
   lines.push(`soak: ${r.held ? 'HELD' : 'BROKE'}`)
   return lines
