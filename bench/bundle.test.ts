@@ -55,6 +55,27 @@ describe('runBundleBench', () => {
     }
   })
 
+  // `import { z } from 'zod'` (or 'zod/v4') makes zod's namespace a value, which holds `z.locales`: every
+  // language's messages, about 264 KB. `import * as z` is the same API and keeps English alone (the
+  // messages the full build sets). @hono/zod-openapi's module still holds the namespace, so the API's
+  // bundle keeps every locale until its runtime stops importing that module.
+  it('the modules that import zod themselves keep its English messages alone', async () => {
+    for (const entry of [
+      'functions/api/cladeAuth.ts',
+      'functions/api/config.ts',
+      'functions/api/indexerClient.ts',
+      'functions/api/rateLimit.ts',
+      'core/clade/challenge.ts',
+      'core/permissions/erc7715.ts',
+      'core/x402/header.ts',
+      'core/webhooks/alchemyNotification.ts',
+    ]) {
+      const zod = (await measureBundle(entry)).packages.find((p) => p.name === 'zod')?.bytes ?? 0
+      expect(zod, entry).toBeGreaterThan(0)
+      expect(zod, entry).toBeLessThan(150_000)
+    }
+  })
+
   it('the API carries no framework ABI beyond the DelegationManager (the council computes its account itself)', async () => {
     const api = await measureBundle('functions/api/handler.ts')
     expect(api.packages.find((p) => p.name === '@metamask/delegation-abis')?.bytes ?? 0).toBeLessThan(20_000)

@@ -1,7 +1,7 @@
 // The EIP-712 CladeChallenge: its domain, types, issuance and the JSON form callers echo.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { bytesToHex, concat, getAddress, hexToBytes, isAddress, numberToBytes, type Address, type Hex } from 'viem'
-import { z } from 'zod/v4'
+import * as z from 'zod/v4'
 import type { CladeSecret } from './secret.ts'
 
 export const CLADE_DOMAIN_NAME = 'Bardo Clade'

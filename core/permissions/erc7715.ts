@@ -1,7 +1,7 @@
 import type { Erc20TokenPeriodicPermission, ExpiryRule, NativeTokenPeriodicPermission } from '@metamask/7715-permission-types'
 import type { PermissionRequestParameter } from '@metamask/smart-accounts-kit/actions'
 import { formatEther, getAddress, hexToBigInt, isAddress, toHex, type Address, type Hex } from 'viem'
-import { z } from 'zod/v4'
+import * as z from 'zod/v4'
 import { formatUsdc } from './budget.ts'
 import { PERIOD_SECONDS, type PermissionPlan } from './compileStrategy.ts'
 import { StrategyCompileError } from './errors.ts'

@@ -1,7 +1,7 @@
 // The body of an Alchemy Notify custom (GraphQL) webhook delivery, for the query `bardo deploy`
 // registers (core/webhooks/custodyQuery.ts): one block and, in one list per field of the query, the
 // custody logs our contracts emitted in it.
-import { z } from 'zod/v4'
+import * as z from 'zod/v4'
 import { getAddress, isAddress, isHex, type Address, type Hex } from 'viem'
 import { CUSTODY_LOG_FIELDS, type CustodyLogField } from './custodyQuery.ts'
 import { WebhookBodyError } from './errors.ts'

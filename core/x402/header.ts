@@ -4,7 +4,7 @@
 // throws: every bad input becomes a refusal that names the field and the rule. Everything that
 // reaches the facilitator has been checked here, so the facilitator never throws on our input.
 import { isAddress, parseErc6492Signature, type Address, type Hex } from 'viem'
-import { z } from 'zod/v4'
+import * as z from 'zod/v4'
 import { asksForErc7710 } from './erc7710.ts'
 import type { X402ErrorCode } from './errors.ts'
 import { CAIP2_NETWORK, DECIMAL_UINT, HEX_ADDRESS } from './patterns.ts'

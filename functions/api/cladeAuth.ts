@@ -3,7 +3,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Hex } from 'viem'
 import type { RateLimitDecision } from '../../core/ratelimit/window.ts'
-import { z } from 'zod'
+import * as z from 'zod'
 import { cladeChallengeSchema } from '../../core/clade/challenge.ts'
 import { CladeAuthError } from '../../core/clade/errors.ts'
 import type { CladeSecret } from '../../core/clade/secret.ts'

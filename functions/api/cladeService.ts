@@ -1,7 +1,7 @@
 // What Clade siblings exchange: knowledge entries, alerts, a sync cursor. The interface
 // is what the routes need; StoreCladeService keeps it in the store, so every API instance shares it.
 import type { Address } from 'viem'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { LogRecord, LogStore } from '../../core/store/index.ts'
 import { addressSchema } from './schemas.ts'
 

@@ -1,7 +1,7 @@
 // ApiConfig from environment variables (Lambda and the local runner). Errors name the variable and the
 // rule, never the value: BARDO_CLADE_HMAC_SECRET must not reach a log through a config error.
 import { getAddress, isAddress, type Address, type Hex } from 'viem'
-import { z } from 'zod'
+import * as z from 'zod'
 import { CLADE_SECRET_MIN_BYTES } from '../../core/clade/secret.ts'
 import { BardoError } from '../../core/errors.ts'
 import type { ApiConfig } from './deps.ts'

@@ -2,7 +2,7 @@
 // history reads for the API and the latest redemption time for permission health. Responses are
 // parsed with zod, so a shape change in the indexer is a clear error here, not a wrong answer.
 import { getAddress, zeroAddress, type Address, type Hex } from 'viem'
-import { z } from 'zod'
+import * as z from 'zod'
 import { phaseNames } from '../../core/lifecycle/phase.ts'
 import type { Page, PhaseTransitionRecord, RedemptionRecord, SpendPeriodRecord } from './deps.ts'
 import { BardoError } from '../../core/errors.ts'

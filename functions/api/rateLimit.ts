@@ -2,7 +2,7 @@
 // response (errors included), refuse with 429 + Retry-After. A bearer or Snap token is charged to the
 // client address before it is checked, so refused credentials never cost more checks than the budget.
 import type { Context, MiddlewareHandler } from 'hono'
-import { z } from 'zod'
+import * as z from 'zod'
 import {
   CLADE_CHALLENGE_LIMIT,
   claimTier,
