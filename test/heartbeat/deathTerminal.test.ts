@@ -4,7 +4,7 @@
 // the reset cannot set a score, so the oracle keeps its last one while the vital signs say 0: dead.
 // The operator's attempts at the reset and the deregistration go on past the slots earlier ticks spent
 // (their nonce taken by another operator transaction), so such a death still completes.
-import { getAbiItem, numberToHex } from 'viem'
+import { getAbiItem, numberToHex, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -51,6 +51,17 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => env?.stop())
 
+/** The oracle's audited resets and deregistrations of one key, in chain order. */
+async function resetAndDeregistration(golemKey: Address) {
+  const logs = await env.client.getLogs({
+    address: env.devnet.deployment.vitalityOracle,
+    events: [getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseReset' }), getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' })],
+    fromBlock: 0n,
+    toBlock: 'latest',
+  })
+  return logs.filter((l) => l.args.golem === golemKey)
+}
+
 /** An x402 extension credited to the profile, as the API credits it. */
 async function extend(golemId: string, seconds: bigint) {
   const record = (await env.store.getGolem(golemId))!
@@ -93,17 +104,7 @@ describe('death with a key that cannot pay for its own Terminal post', () => {
     expect(died?.vitals).toMatchObject({ lifecycle: 'dead', phase: 'Terminal', vitality: 0, livesSeconds: 0 })
     expect(died?.vitals?.change).toMatchObject({ kind: 'death', to: 'Terminal' })
 
-    const logs = (
-      await env.client.getLogs({
-        address: oracle,
-        events: [
-          getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseReset' }),
-          getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-        ],
-        fromBlock: 0n,
-        toBlock: 'latest',
-      })
-    ).filter((l) => l.args.golem === golem.golemKey)
+    const logs = await resetAndDeregistration(golem.golemKey)
     expect(logs.map((l) => l.eventName)).toEqual(['PhaseReset', 'GolemDeregistered'])
     expect(logs[0]!.args).toMatchObject({ toPhase: 4, reason: 'death: its life ran out' })
     expect(logs[1]!.args).toMatchObject({ finalPhase: 4 })
@@ -151,18 +152,7 @@ describe("the operator's death steps after earlier ticks spent their attempts", 
     expect(errors).toEqual([])
     expect(died).toBeDefined()
 
-    const oracle = env.devnet.deployment.vitalityOracle
-    const logs = (
-      await env.client.getLogs({
-        address: oracle,
-        events: [
-          getAbiItem({ abi: VitalityOracleAbi, name: 'PhaseReset' }),
-          getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-        ],
-        fromBlock: 0n,
-        toBlock: 'latest',
-      })
-    ).filter((l) => l.args.golem === spent.golemKey)
+    const logs = await resetAndDeregistration(spent.golemKey)
     expect(logs.map((l) => l.eventName)).toEqual(['PhaseReset', 'GolemDeregistered'])
     const fresh = MAX_DEREGISTER_ATTEMPTS
     const reset = await env.store.getSlot({ golemId: 'spent', period: 0n, step: terminalResetStep(fresh) })
