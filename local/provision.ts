@@ -236,6 +236,7 @@ async function provision(
           options: p.actions ?? {},
           ...(p.constitution ? { constitution: p.constitution } : {}),
         })
+  profile.actionGrant = actions.length > 0
   await recordGolem(store, { golemId: p.golemId, owner: p.owner.address, profile, now })
   if (actions.length > 0) await saveActionGrant(store, { golemId: p.golemId, entries: actions, now: Number(now) * 1000 })
   return {

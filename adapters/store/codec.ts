@@ -19,6 +19,7 @@ import type {
   SnapTokenRecord,
   TickSlot,
 } from '../../core/store/records.ts'
+import type { GolemPatch } from '../../core/store/store.ts'
 
 export type Item = Record<string, unknown>
 
@@ -49,21 +50,37 @@ export function golemToItem(g: GolemRecord): Item {
     status: g.status,
     phase: g.phase,
     nextTickAt: g.nextTickAt,
-    lastTick:
-      g.lastTick === null
-        ? null
-        : compact({
-            at: g.lastTick.at,
-            period: g.lastTick.period.toString(),
-            outcome: g.lastTick.outcome,
-            txHash: g.lastTick.txHash,
-            survivalScoreBps: g.lastTick.survivalScoreBps,
-            failures: g.lastTick.failures,
-          }),
+    lastTick: g.lastTick === null ? null : lastTickToItem(g.lastTick),
     createdAt: g.createdAt,
     updatedAt: g.updatedAt,
     version: g.version,
   })
+}
+
+function lastTickToItem(t: NonNullable<GolemRecord['lastTick']>): Item {
+  return compact({
+    at: t.at,
+    period: t.period.toString(),
+    outcome: t.outcome,
+    txHash: t.txHash,
+    survivalScoreBps: t.survivalScoreBps,
+    failures: t.failures,
+  })
+}
+
+/**
+ * A Golem patch as the attributes it sets and the ones it removes, encoded as golemToItem encodes them
+ * (a field patched to null is absent from the item, as it is from a whole record written with null).
+ */
+export function golemPatchToUpdate(patch: GolemPatch): { set: Item; remove: string[] } {
+  const set: Item = {}
+  const remove: string[] = []
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue
+    if (value === null) remove.push(field)
+    else set[field] = field === 'lastTick' ? lastTickToItem(value as NonNullable<GolemPatch['lastTick']>) : value
+  }
+  return { set, remove }
 }
 
 export function golemFromItem(i: Item): GolemRecord {

@@ -118,6 +118,43 @@ describe('DynamoStore on the table', () => {
     expect(await raw(tableName, k.duePk(k.dueShard('g-1', 2)), k.dueSk('g-1'))).toMatchObject({ dueAt: T0 + 99, version: 2 })
   })
 
+  it('decides a budget write on a stale guess only if the version still matches: two stores on one period keep the cap', async () => {
+    const { store: a, tableName } = await freshStore()
+    const b = new DynamoStore({ client: doc, tableName })
+    const reserve = (s: DynamoStore, reservationId: string, amount: bigint) =>
+      s.reserveBudget({ golemId: 'g-1', period: 3n, amount, cap: 10n, reservationId, now: T0 })
+    expect(await reserve(a, 'r1', 4n)).toMatchObject({ reserved: true })
+    // b knows no record of the period and guesses none: its write's attribute_not_exists fails, it reads.
+    expect(await reserve(b, 'r2', 4n)).toMatchObject({ reserved: true })
+    // a's guess is the record it wrote (version 1), now stale: the cap is decided on the stored one.
+    expect(await reserve(a, 'r3', 4n)).toMatchObject({ reserved: false, reason: 'cap', available: 2n })
+    expect(await a.commitReservation({ golemId: 'g-1', period: 3n, reservationId: 'r1', now: T0 })).toMatchObject({ committed: true })
+    expect(await b.releaseReservation({ golemId: 'g-1', period: 3n, reservationId: 'r2', now: T0 })).toMatchObject({ released: true })
+    expect(await a.getBudget('g-1', 3n)).toMatchObject({ reserved: 0n, spent: 4n, version: 4 })
+    const item = await raw(tableName, k.golemPk('g-1'), k.budgetSk(3n))
+    expect(item?.reservations).toMatchObject({ r1: { state: 'committed' }, r2: { state: 'released' } })
+  })
+
+  it('writes a patched record as a whole record of the same fields would be: a field patched to null is absent', async () => {
+    const { store, tableName } = await freshStore()
+    await store.createGolem(golemInput('g-1'))
+    const lastTick = { at: T0, period: 2n, outcome: 'confirmed', txHash: null, survivalScoreBps: 9000 }
+    const updated = await store.updateGolem({ golemId: 'g-1', expectedVersion: 1, patch: { lastTick, phase: 'Stable' }, now: T0 + 1 })
+    expect(updated).toMatchObject({ updated: true, golem: { version: 2, phase: 'Stable', lastTick, updatedAt: T0 + 1 } })
+    expect(await store.getGolem('g-1')).toEqual(updated.updated ? updated.golem : null)
+    expect((await raw(tableName, k.golemPk('g-1'), k.SK.golem))?.lastTick).toEqual({
+      at: T0,
+      period: '2',
+      outcome: 'confirmed',
+      survivalScoreBps: 9000,
+    })
+    await store.updateGolem({ golemId: 'g-1', expectedVersion: 2, patch: { lastTick: null, profile: null }, now: T0 + 2 })
+    const item = await raw(tableName, k.golemPk('g-1'), k.SK.golem)
+    expect(item).not.toHaveProperty('lastTick')
+    expect(item).not.toHaveProperty('profile')
+    expect(await store.getGolem('g-1')).toMatchObject({ lastTick: null, profile: null, version: 3 })
+  })
+
   it('reports a missing table as a StoreBackendError naming the operation', async () => {
     const store = new DynamoStore({ client: doc, tableName: 'no-such-table' })
     const err = await store

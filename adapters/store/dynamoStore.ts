@@ -51,6 +51,7 @@ export class DynamoTickStore implements S.TickStore {
   readonly #shards: number
   readonly #cadenceMs: number
   readonly #cas: budget.CasOptions
+  readonly #budgets = new budget.BudgetGuesses()
 
   constructor(options: DynamoStoreOptions) {
     this.table = new DynamoTable(options.client, options.tableName)
@@ -105,13 +106,13 @@ export class DynamoTickStore implements S.TickStore {
   }
 
   reserveBudget(input: S.ReserveBudgetInput): Promise<S.ReserveBudgetResult> {
-    return budget.reserveBudget(this.table, this.#cas, input)
+    return budget.reserveBudget(this.table, this.#cas, this.#budgets, input)
   }
   commitReservation(input: S.CommitReservationInput): Promise<S.CommitReservationResult> {
-    return budget.commitReservation(this.table, this.#cas, input)
+    return budget.commitReservation(this.table, this.#cas, this.#budgets, input)
   }
   releaseReservation(input: S.ReservationRef): Promise<S.ReleaseReservationResult> {
-    return budget.releaseReservation(this.table, this.#cas, input)
+    return budget.releaseReservation(this.table, this.#cas, this.#budgets, input)
   }
   getBudget(golemId: string, period: bigint): Promise<BudgetRecord | null> {
     return budget.getBudget(this.table, golemId, period)

@@ -247,6 +247,7 @@ export class OnboardingService {
         now: draft.startDate,
       }),
       gas: gasOfSigned(deployment, gas, { periodAmount: draft.gasPeriodAmount, startDate: draft.startDate }),
+      actionGrant: signed.some((d) => d.role === 'actions'),
     }
     await recordGolem(store, { golemId, owner: draft.account, profile, now })
     const actions = signed.filter((d) => d.role === 'actions')

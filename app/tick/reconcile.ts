@@ -72,10 +72,37 @@ export async function phaseChangedEvent(
 }
 
 /**
- * `previousTickUnsettled`: the tick before this one never wrote its outcome (it crashed or threw after
- * taking its lease), or wrote `pending` (its runway redemption was not final yet). Only then can an
- * earlier period hold a slot left `sent`, so only then are earlier periods read: a tick that follows a
- * settled one pays no extra store read. The gas slots are read only on a chain whose confirmation depth
+ * Outcomes a tick writes only once its runway slot is settled (confirmed, failed, released after a
+ * refusal, reconciled) or when it sent none (skipped, revoke, an idle tick). Any other (`running` from a
+ * lease a crash or a throw left, `pending`, `busy` when another invocation held the slot, or one not
+ * named here) may leave a slot `sent`.
+ */
+const RUNWAY_SETTLED_OUTCOMES: ReadonlySet<string> = new Set([
+  'confirmed',
+  'failed',
+  'refused',
+  'reconciled',
+  'skipped',
+  'revoke',
+  'ticked',
+])
+
+/**
+ * Whether this period's runway slot can be left `sent` by an earlier tick, as the record before this
+ * tick's lease says. A tick leases the record (lastTick `running`) before it claims a slot and writes
+ * its outcome only after its sends: so when the last tick finished with a settled outcome, every tick
+ * that claimed this period's slot saw it settled, and no slot needs reading. A Golem never ticked is read.
+ */
+export function runwaySlotMayBeOpen(lastTick: GolemRecord['lastTick']): boolean {
+  return lastTick === null || !RUNWAY_SETTLED_OUTCOMES.has(lastTick.outcome)
+}
+
+/**
+ * `previous`: the record's last tick as it was before this tick's lease. Only when the tick before this
+ * one never wrote its outcome (it crashed or threw after taking its lease), or wrote `pending` (its
+ * runway redemption was not final yet), can an earlier period hold a slot left `sent`, so only then are
+ * earlier periods read; this period's slot is read only when runwaySlotMayBeOpen says so. A tick that
+ * follows a settled one reads no slot. The gas slots are read only on a chain whose confirmation depth
  * is over one block: only there does a top-up's slot stay `sent` after its tick, while the key's balance
  * (already topped up) plans no top-up that would reach it.
  */
@@ -85,8 +112,9 @@ export async function settlePendingSlots(
   profile: GolemProfile,
   read: ObservedGolem,
   period: bigint,
-  previousTickUnsettled: boolean,
+  previous: GolemRecord['lastTick'],
 ): Promise<PendingSettlement> {
+  const previousTickUnsettled = previous?.outcome === 'running' || previous?.outcome === 'pending'
   const store: TickStore = base.store
   const golemId = golem.golemId
   const events: CustodyEvent[] = []
@@ -135,7 +163,8 @@ export async function settlePendingSlots(
     }
   }
 
-  const current = await settleRunwaySlot(base, { golemId, period, step: 'runway' })
+  // This period's slot, read only when an earlier tick may have left it open (runwaySlotMayBeOpen).
+  const current = runwaySlotMayBeOpen(previous) ? await settleRunwaySlot(base, { golemId, period, step: 'runway' }) : null
   if (!current) return { events, reservedAmount: 0n }
   if (current.event) events.push(current.event)
   // In flight: another tick holds the slot, or its transaction waits in the pool (a mined one is already

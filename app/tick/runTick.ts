@@ -215,8 +215,7 @@ async function tickLeased(
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
   const period = tickPeriod(profile, read)
-  const lastOutcome = record.lastTick?.outcome
-  const pending = await settlePendingSlots(slotBase, golem, profile, read, period, lastOutcome === 'running' || lastOutcome === 'pending')
+  const pending = await settlePendingSlots(slotBase, golem, profile, read, period, record.lastTick)
   // A slot settled here is confirmed in the store already, so no later tick would find it again: its event
   // is written now, before anything of this tick can throw (the tick's own write of it later is the same
   // key, so nothing is written twice).

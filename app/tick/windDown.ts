@@ -259,6 +259,8 @@ export async function closeAllIfDue(
   profile: GolemProfile,
   p: { phase: Phase; nextTickAt: bigint; signer: () => Promise<GolemSigner> },
 ): Promise<WindDownResult | null> {
+  // Provisioned without an action grant: nothing the Golem holds to close, and no log to read.
+  if (profile.actionGrant === false) return null
   let grant: Granted | null
   try {
     grant = await grantOf(deps, golemId)

@@ -130,6 +130,12 @@ const profileSchema = z.object({
    */
   gas: z.optional(gasGrant),
   /**
+   * Whether custody saved an action grant for the Golem when it was provisioned (the only time one is
+   * saved; a path that saves one later sets it true). false: the tick never reads the action grant log
+   * for a close-all. Absent (profiles written before it): read as before.
+   */
+  actionGrant: z.optional(z.boolean()),
+  /**
    * When the current key took over (unix seconds): its age under the rotation policy, for keys that live
    * outside the process (KMS). Absent: since the Golem's birth (life.bornAt).
    */

@@ -126,6 +126,11 @@ export function checkGolemPatch(g: GolemRecord, patch: GolemPatch): void {
   }
 }
 
+/** The statuses a record may be in for a patch to move it to `status` (the death protocol never goes back). */
+export function statusesThatMayBecome(status: GolemStatus): GolemStatus[] {
+  return (Object.keys(STATUS_ORDER) as GolemStatus[]).filter((s) => s !== 'dead' && STATUS_ORDER[s] <= STATUS_ORDER[status])
+}
+
 export function applyGolemPatch(g: GolemRecord, patch: GolemPatch, now: number): GolemRecord {
   return { ...g, ...patch, updatedAt: now, version: g.version + 1 }
 }

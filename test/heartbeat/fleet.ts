@@ -86,6 +86,8 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
       now,
     })
     if (p.keyCeiling !== undefined) profile.runway.keyCeiling = p.keyCeiling
+    // A fleet Golem is granted no actions: its tick never reads an action grant.
+    profile.actionGrant = false
     return { golemId, golemKey, sessionKey, runwayHash: runway.periodDelegationHash, profile }
   })
   p.log?.(`fleet: ${golems.length} grants signed`)

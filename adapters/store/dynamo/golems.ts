@@ -4,7 +4,8 @@
 // entry is a lower bound on its nextTickAt, written after it only when that bound changes
 // (core/store/dueEntry.ts), guarded by version so a slow writer never rolls the entry back.
 import * as codec from '../codec.ts'
-import { StoreConflictError } from '../../../core/store/errors.ts'
+import { contended, StoreConflictError } from '../../../core/store/errors.ts'
+import { RETRY, retry } from '../../../core/retry.ts'
 import * as parse from '../../../core/store/inputs.ts'
 import * as k from '../keys.ts'
 import type { DueGolem, GolemRecord } from '../../../core/store/records.ts'
@@ -55,9 +56,48 @@ export async function createGolem(table: DynamoTable, shards: number, raw: S.Cre
 
 export type DueLayout = { shards: number; cadenceMs: number }
 
+/**
+ * One conditional UpdateItem on the version the caller read (and a status the patch may leave), answering
+ * the record as it was: no read before the write. Only a refused write reads, to say why (missing, a newer
+ * version, or the patch's conflict). A patch that moves the session key reads first: the new key's lookup
+ * entry is written before the record names it, and only when the key changes.
+ */
 export async function updateGolem(table: DynamoTable, due: DueLayout, raw: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
-  const shards = due.shards
   const i = parse.parseUpdateGolem(raw)
+  if (i.patch.sessionKeyAddress !== undefined) return updateGolemAfterRead(table, due, i)
+  const { set, remove } = codec.golemPatchToUpdate(i.patch)
+  const names: Record<string, string> = { '#version': 'version', '#status': 'status' }
+  const values: Record<string, unknown> = { ':expected': i.expectedVersion, ':dead': 'dead' }
+  let expression = '#version = :expected AND #status <> :dead'
+  if (i.patch.status !== undefined) {
+    const from = rules.statusesThatMayBecome(i.patch.status)
+    for (const [n, s] of from.entries()) values[`:from${n}`] = s
+    expression += ` AND #status IN (${from.map((_, n) => `:from${n}`).join(', ')})`
+  }
+  const spec = { set: { ...set, updatedAt: i.now, version: i.expectedVersion + 1 }, remove }
+  return retry({ attempts: 5, exhausted: contended('updateGolem') }, async () => {
+    const old = await table.updateReturningOld({ pk: k.golemPk(i.golemId), sk: k.SK.golem }, spec, { expression, names, values })
+    if (old === null) {
+      const current = await getGolem(table, i.golemId)
+      if (current === null) return { updated: false, reason: 'missing', current: null }
+      if (current.version !== i.expectedVersion) {
+        await syncDueEntry(table, due.shards, current)
+        return { updated: false, reason: 'version', current }
+      }
+      // Same version, refused: the patch's own conflict (a dead record, a status going back) is thrown here.
+      rules.checkGolemPatch(current, i.patch)
+      return RETRY
+    }
+    const current = codec.golemFromItem(old)
+    const next = rules.applyGolemPatch(current, i.patch, i.now)
+    // An idle tick only moves nextTickAt by one beat: the entry, a lower bound, still lists it in time.
+    if (dueEntryChange(current, next, i.now, due.cadenceMs) !== 'none') await syncDueEntry(table, due.shards, next)
+    return { updated: true, golem: next }
+  })
+}
+
+async function updateGolemAfterRead(table: DynamoTable, due: DueLayout, i: S.UpdateGolemInput): Promise<S.UpdateGolemResult> {
+  const shards = due.shards
   const current = await getGolem(table, i.golemId)
   if (current === null) return { updated: false, reason: 'missing', current: null }
   if (current.version !== i.expectedVersion) {
@@ -76,7 +116,6 @@ export async function updateGolem(table: DynamoTable, due: DueLayout, raw: S.Upd
     const latest = await getGolem(table, i.golemId)
     return latest === null ? { updated: false, reason: 'missing', current: null } : { updated: false, reason: 'version', current: latest }
   }
-  // An idle tick only moves nextTickAt by one beat: the entry, a lower bound, still lists it in time.
   if (dueEntryChange(current, next, i.now, due.cadenceMs) !== 'none') await syncDueEntry(table, shards, next)
   return { updated: true, golem: next }
 }

@@ -93,6 +93,18 @@ export class DynamoTable {
 
   /** Updates (creating if absent) and returns the new item; null if `condition` failed. */
   async update(key: Key, spec: UpdateSpec, condition?: Condition): Promise<Item | null> {
+    return this.#update(key, spec, condition, 'ALL_NEW')
+  }
+
+  /**
+   * Updates an item that `condition` requires to exist and returns it as it was before the write (so the
+   * caller knows what it changed without reading it first); null if `condition` failed.
+   */
+  async updateReturningOld(key: Key, spec: UpdateSpec, condition: Condition): Promise<Item | null> {
+    return this.#update(key, spec, condition, 'ALL_OLD')
+  }
+
+  async #update(key: Key, spec: UpdateSpec, condition: Condition | undefined, returnValues: 'ALL_NEW' | 'ALL_OLD'): Promise<Item | null> {
     assertNoKeyMaterial({ ...spec.set, ...spec.add, ...spec.setIfAbsent })
     const names: Record<string, string> = { ...condition?.names }
     const values: Record<string, unknown> = { ...condition?.values }
@@ -138,7 +150,7 @@ export class DynamoTable {
           ...(condition ? { ConditionExpression: condition.expression } : {}),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: returnValues,
         }),
       )
       return (out.Attributes as Item | undefined) ?? null
