@@ -41,6 +41,7 @@ import {
 import type { ActionGrantRecord } from '../../core/actions/actionGrant.ts'
 import { ActionGrantError } from '../../core/actions/errors.ts'
 import { PositionManagerTickAbi } from '../../adapters/chain/positionManagerAbi.ts'
+import { MAX_MULTICALL_CALLDATA_BYTES } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { loadActionGrant } from '../actions/actionGrantStore.ts'
 import type { SlotBase } from './slots.ts'
@@ -346,42 +347,35 @@ function chainOf(record: ActionGrantRecord, hash: Hex | undefined, step: WindDow
 }
 
 /**
- * The owner's positions on each granted manager (ERC-721 enumeration, then positions(tokenId)), read
- * together as the vault and approval holdings are.
+ * The owner's positions on each granted manager: how many it holds on each, then their ids (ERC-721
+ * enumeration), then positions(tokenId). Each read needs the one before, so they are at most three
+ * deployless multicalls for every manager and position at once (none past a step with nothing to read),
+ * not one call per position; each reads the latest block, as the vault and approval reads do.
  */
 async function readLiquidity(deps: TickDeps, owner: Address, granted: readonly GrantedLiquidity[]): Promise<LiquidityHolding[]> {
-  const perManager = await Promise.all(
-    granted.map(async ({ manager }) => {
-      const count = await deps.client.readContract({
-        address: manager,
-        abi: PositionManagerTickAbi,
-        functionName: 'balanceOf',
-        args: [owner],
-      })
-      const ids = await Promise.all(
-        Array.from({ length: Number(count) }, (_, i) =>
-          deps.client.readContract({
-            address: manager,
-            abi: PositionManagerTickAbi,
-            functionName: 'tokenOfOwnerByIndex',
-            args: [owner, BigInt(i)],
-          }),
-        ),
-      )
-      return Promise.all(
-        ids.map(async (tokenId): Promise<LiquidityHolding> => {
-          const p = await deps.client.readContract({
-            address: manager,
-            abi: PositionManagerTickAbi,
-            functionName: 'positions',
-            args: [tokenId],
-          })
-          return { manager, tokenId, token0: p[2], token1: p[3], liquidity: p[7], tokensOwed0: p[10], tokensOwed1: p[11] }
-        }),
-      )
-    }),
-  )
-  return perManager.flat()
+  if (granted.length === 0) return []
+  const at = { allowFailure: false, deployless: true, batchSize: MAX_MULTICALL_CALLDATA_BYTES } as const
+  const abi = PositionManagerTickAbi
+  const counts = await deps.client.multicall({
+    ...at,
+    contracts: granted.map(({ manager }) => ({ address: manager, abi, functionName: 'balanceOf', args: [owner] }) as const),
+  })
+  const held = granted.flatMap(({ manager }, m) => Array.from({ length: Number(counts[m]) }, (_, i) => ({ manager, index: BigInt(i) })))
+  if (held.length === 0) return []
+  const ids = await deps.client.multicall({
+    ...at,
+    contracts: held.map(
+      ({ manager, index }) => ({ address: manager, abi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }) as const,
+    ),
+  })
+  const positions = await deps.client.multicall({
+    ...at,
+    contracts: held.map(({ manager }, i) => ({ address: manager, abi, functionName: 'positions', args: [ids[i]!] }) as const),
+  })
+  return held.map(({ manager }, i): LiquidityHolding => {
+    const p = positions[i]!
+    return { manager, tokenId: ids[i]!, token0: p[2], token1: p[3], liquidity: p[7], tokensOwed0: p[10], tokensOwed1: p[11] }
+  })
 }
 
 /**
