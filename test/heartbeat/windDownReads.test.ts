@@ -2,7 +2,7 @@
 // manager's position count, then the ids, then positions(tokenId), each step one multicall for every
 // position at once, so a close-all costs as many JSON-RPC requests with three positions as with one. On
 // anvil and dynalite; nothing is sent (the wind-down has no signer), only read.
-import { createPublicClient, http, type Address, type PublicClient } from 'viem'
+import { createPublicClient, type Address, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { executeAction } from '../../app/actions/executeAction.ts'
 import { slotBaseOf } from '../../app/tick/slots.ts'
@@ -11,28 +11,17 @@ import { Phase } from '../../core/lifecycle/phase.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { USDC, freshFeeds, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 import { deployPositionManager, mintWeth, provideUsdcWeth } from './liquidity.ts'
+import { countingTransport } from '../../bench/lib/countingTransport.ts'
 
 const ID = 'lp-reads'
 const LP_USDC = USDC(5)
 const LP_WETH = 10n ** 18n / 600n
 
-type Counts = Record<string, number>
+type Counts = Map<string, number>
 
 /** A client on the devnet with every request counted by method. */
-function countingClient(env: HeartbeatEnv, counts: Counts): PublicClient {
-  const node = http(env.devnet.rpcUrl, { batch: false })
-  return createPublicClient({
-    chain: env.devnet.chain,
-    transport: (config) => {
-      const t = node(config)
-      const request = (async (args: { method: string; params?: unknown }) => {
-        counts[args.method] = (counts[args.method] ?? 0) + 1
-        return (t.request as (a: unknown) => Promise<unknown>)(args)
-      }) as typeof t.request
-      return { ...t, request }
-    },
-  }) as PublicClient
-}
+const countingClient = (env: HeartbeatEnv, counts: Counts): PublicClient =>
+  createPublicClient({ chain: env.devnet.chain, transport: countingTransport(env.devnet.rpcUrl, counts) }) as PublicClient
 
 let env: HeartbeatEnv
 let golem: ProvisionedGolem
@@ -41,7 +30,7 @@ const reads: { counts: Counts; result: WindDownResult }[] = []
 
 /** A close-all in Declining with no signer: every open position is read and listed, nothing is sent. */
 async function closeAllRead(): Promise<{ counts: Counts; result: WindDownResult }> {
-  const counts: Counts = {}
+  const counts: Counts = new Map()
   const deps = env.deps('reads', { client: countingClient(env, counts) })
   const block = await env.client.getBlock()
   const result = await windDown(deps, slotBaseOf(deps, Number(block.timestamp) * 1000), ID, golem.profile, {
@@ -100,6 +89,6 @@ describe("a close-all's liquidity reads", () => {
     const [one, three] = reads.map((r) => r.counts)
     expect(three).toEqual(one)
     // Two allowances (USDC and WETH to the manager) and the three liquidity multicalls.
-    expect(one).toEqual({ eth_call: 5 })
+    expect(Object.fromEntries(one!)).toEqual({ eth_call: 5 })
   })
 })
