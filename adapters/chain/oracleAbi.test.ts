@@ -1,8 +1,9 @@
 import type { Abi } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { DreamOracleAbi, PolicyCageAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
+import { DreamOracleAbi, INonfungiblePositionManagerViewsAbi, PolicyCageAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { decodingParameter } from './chainErrorsSource.ts'
 import { DreamOracleTickAbi, PolicyCageTickAbi, VitalityOracleTickAbi } from './oracleAbi.ts'
+import { PositionManagerTickAbi } from './positionManagerAbi.ts'
 
 type Item = Abi[number] & { name?: string; inputs?: readonly unknown[]; outputs?: readonly unknown[] }
 
@@ -14,11 +15,12 @@ function withoutInternalType(item: Item): Item {
   return out
 }
 
-describe('the oracle entries a tick calls, against the generated artifacts', () => {
+describe('the oracle and position manager entries a tick uses, against the generated artifacts', () => {
   it.each([
     ['VitalityOracle', VitalityOracleTickAbi, VitalityOracleAbi],
     ['DreamOracle', DreamOracleTickAbi, DreamOracleAbi],
     ['PolicyCage', PolicyCageTickAbi, PolicyCageAbi],
+    ['INonfungiblePositionManagerViews', PositionManagerTickAbi, INonfungiblePositionManagerViewsAbi],
   ] as const)('%s: every entry is the artifact entry of that name, which has no overload', (_, ours, artifact) => {
     for (const entry of ours as readonly Item[]) {
       const named = (artifact as readonly Item[]).filter((i) => i.type === entry.type && i.name === entry.name)

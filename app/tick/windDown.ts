@@ -40,6 +40,8 @@ import {
 } from '../../core/lifecycle/windDownPlan.ts'
 import type { ActionGrantRecord } from '../../core/actions/actionGrant.ts'
 import { ActionGrantError } from '../../core/actions/errors.ts'
+import { PositionManagerTickAbi } from '../../adapters/chain/positionManagerAbi.ts'
+import { MAX_MULTICALL_CALLDATA_BYTES } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { loadActionGrant } from '../actions/actionGrantStore.ts'
 import type { SlotBase } from './slots.ts'
@@ -79,67 +81,6 @@ const withdrawEvent = getAbiItem({
   ] as const,
   name: 'Withdraw',
 })
-
-/** The NonfungiblePositionManager's ERC-721 enumeration and position view, and the events a close emits. */
-const positionViewsAbi = [
-  {
-    type: 'function',
-    name: 'balanceOf',
-    stateMutability: 'view',
-    inputs: [{ name: 'owner', type: 'address' }],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'tokenOfOwnerByIndex',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'index', type: 'uint256' },
-    ],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'positions',
-    stateMutability: 'view',
-    inputs: [{ name: 'tokenId', type: 'uint256' }],
-    outputs: [
-      { name: 'nonce', type: 'uint96' },
-      { name: 'operator', type: 'address' },
-      { name: 'token0', type: 'address' },
-      { name: 'token1', type: 'address' },
-      { name: 'fee', type: 'uint24' },
-      { name: 'tickLower', type: 'int24' },
-      { name: 'tickUpper', type: 'int24' },
-      { name: 'liquidity', type: 'uint128' },
-      { name: 'feeGrowthInside0LastX128', type: 'uint256' },
-      { name: 'feeGrowthInside1LastX128', type: 'uint256' },
-      { name: 'tokensOwed0', type: 'uint128' },
-      { name: 'tokensOwed1', type: 'uint128' },
-    ],
-  },
-  {
-    type: 'event',
-    name: 'DecreaseLiquidity',
-    inputs: [
-      { name: 'tokenId', type: 'uint256', indexed: true },
-      { name: 'liquidity', type: 'uint128', indexed: false },
-      { name: 'amount0', type: 'uint256', indexed: false },
-      { name: 'amount1', type: 'uint256', indexed: false },
-    ],
-  },
-  {
-    type: 'event',
-    name: 'Collect',
-    inputs: [
-      { name: 'tokenId', type: 'uint256', indexed: true },
-      { name: 'recipient', type: 'address', indexed: false },
-      { name: 'amount0', type: 'uint256', indexed: false },
-      { name: 'amount1', type: 'uint256', indexed: false },
-    ],
-  },
-] as const
 
 export async function windDown(
   deps: TickDeps,
@@ -408,32 +349,35 @@ function chainOf(record: ActionGrantRecord, hash: Hex | undefined, step: WindDow
 }
 
 /**
- * The owner's positions on each granted manager (ERC-721 enumeration, then positions(tokenId)), read
- * together as the vault and approval holdings are.
+ * The owner's positions on each granted manager: how many it holds on each, then their ids (ERC-721
+ * enumeration), then positions(tokenId). Each read needs the one before, so they are at most three
+ * deployless multicalls for every manager and position at once (none past a step with nothing to read),
+ * not one call per position; each reads the latest block, as the vault and approval reads do.
  */
 async function readLiquidity(deps: TickDeps, owner: Address, granted: readonly GrantedLiquidity[]): Promise<LiquidityHolding[]> {
-  const perManager = await Promise.all(
-    granted.map(async ({ manager }) => {
-      const count = await deps.client.readContract({ address: manager, abi: positionViewsAbi, functionName: 'balanceOf', args: [owner] })
-      const ids = await Promise.all(
-        Array.from({ length: Number(count) }, (_, i) =>
-          deps.client.readContract({
-            address: manager,
-            abi: positionViewsAbi,
-            functionName: 'tokenOfOwnerByIndex',
-            args: [owner, BigInt(i)],
-          }),
-        ),
-      )
-      return Promise.all(
-        ids.map(async (tokenId): Promise<LiquidityHolding> => {
-          const p = await deps.client.readContract({ address: manager, abi: positionViewsAbi, functionName: 'positions', args: [tokenId] })
-          return { manager, tokenId, token0: p[2], token1: p[3], liquidity: p[7], tokensOwed0: p[10], tokensOwed1: p[11] }
-        }),
-      )
-    }),
-  )
-  return perManager.flat()
+  if (granted.length === 0) return []
+  const at = { allowFailure: false, deployless: true, batchSize: MAX_MULTICALL_CALLDATA_BYTES } as const
+  const abi = PositionManagerTickAbi
+  const counts = await deps.client.multicall({
+    ...at,
+    contracts: granted.map(({ manager }) => ({ address: manager, abi, functionName: 'balanceOf', args: [owner] }) as const),
+  })
+  const held = granted.flatMap(({ manager }, m) => Array.from({ length: Number(counts[m]) }, (_, i) => ({ manager, index: BigInt(i) })))
+  if (held.length === 0) return []
+  const ids = await deps.client.multicall({
+    ...at,
+    contracts: held.map(
+      ({ manager, index }) => ({ address: manager, abi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }) as const,
+    ),
+  })
+  const positions = await deps.client.multicall({
+    ...at,
+    contracts: held.map(({ manager }, i) => ({ address: manager, abi, functionName: 'positions', args: [ids[i]!] }) as const),
+  })
+  return held.map(({ manager }, i): LiquidityHolding => {
+    const p = positions[i]!
+    return { manager, tokenId: ids[i]!, token0: p[2], token1: p[3], liquidity: p[7], tokensOwed0: p[10], tokensOwed1: p[11] }
+  })
 }
 
 /**
@@ -446,8 +390,8 @@ function settledOf(step: WindDownStep, owner: Address, txHash: Hex, receipt: Tra
   if (step.kind === 'removeLiquidity') {
     const ofPosition = <T extends { address: Address; args: { tokenId?: bigint } }>(logs: T[]) =>
       logs.filter((l) => isAddressEqual(l.address, step.manager) && l.args.tokenId === step.tokenId)
-    const decreased = ofPosition(parseEventLogs({ abi: positionViewsAbi, eventName: 'DecreaseLiquidity', logs: receipt.logs }))
-    const collected = ofPosition(parseEventLogs({ abi: positionViewsAbi, eventName: 'Collect', logs: receipt.logs })).filter((l) =>
+    const decreased = ofPosition(parseEventLogs({ abi: PositionManagerTickAbi, eventName: 'DecreaseLiquidity', logs: receipt.logs }))
+    const collected = ofPosition(parseEventLogs({ abi: PositionManagerTickAbi, eventName: 'Collect', logs: receipt.logs })).filter((l) =>
       isAddressEqual(l.args.recipient, owner),
     )
     const sum = (values: bigint[]) => values.reduce((a, b) => a + b, 0n).toString()

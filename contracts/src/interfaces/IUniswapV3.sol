@@ -1,9 +1,22 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.23;
 
-/// @notice The views of Uniswap V3's NonfungiblePositionManager that price a position.
+/// @notice The views of Uniswap V3's NonfungiblePositionManager that find and price a position (its ERC-721
+///         enumeration, positions(tokenId), the factory), and the events a position's close emits.
 interface INonfungiblePositionManagerViews {
+    event DecreaseLiquidity(uint256 indexed tokenId, uint128 liquidity, uint256 amount0, uint256 amount1);
+    event Collect(uint256 indexed tokenId, address recipient, uint256 amount0, uint256 amount1);
+
     function factory() external view returns (address);
+
+    function balanceOf(
+        address owner
+    ) external view returns (uint256);
+
+    function tokenOfOwnerByIndex(
+        address owner,
+        uint256 index
+    ) external view returns (uint256);
 
     function positions(
         uint256 tokenId
