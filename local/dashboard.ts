@@ -107,8 +107,16 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
     if (withKey) headers.set('x-api-key', o.readApiKey)
     const method = c.req.raw.method
     const init: RequestInit = { method, headers }
-    if (method !== 'GET' && method !== 'HEAD') init.body = await c.req.raw.arrayBuffer()
-    const res = await fetch(`${target}${url.pathname}${url.search}`, init)
+    const read = method === 'GET' || method === 'HEAD'
+    if (!read) init.body = await c.req.raw.arrayBuffer()
+    const to = `${target}${url.pathname}${url.search}`
+    // A read that failed before any answer (the upstream closed a kept-alive connection as it was reused,
+    // say) is asked once more on a fresh connection: it changes nothing, so asking twice is safe. A write
+    // is never re-sent; its failure is the owner's to see.
+    const res = await fetch(to, init).catch((e: unknown) => {
+      if (!read) throw e
+      return fetch(to, init)
+    })
     const out = new Headers(res.headers)
     out.delete('content-encoding')
     out.delete('content-length')
@@ -118,7 +126,13 @@ export function dashboardApp(o: DashboardOptions & { script: string }): Hono {
   // A council's proposals are the owner's read too (the page lists the owner's councils at /api/v1/councils).
   app.get('/council/v1/proposals', proxy(o.apiUrl, true))
   if (o.indexerUrl) app.all('/graphql', proxy(o.indexerUrl, false))
-  app.onError((e, c) => c.json({ code: 'DASHBOARD_ERROR', message: e.message.split('\n')[0] }, 500))
+  app.onError((e, c) => {
+    const cause = (e as { cause?: { code?: string } }).cause?.code
+    const message = `${e.message.split('\n')[0]}${cause ? ` (${cause})` : ''}`
+    // The page shows only a status: the stack's log says what failed.
+    process.stderr.write(`dashboard: ${c.req.method} ${new URL(c.req.url).pathname}: ${message}\n`)
+    return c.json({ code: 'DASHBOARD_ERROR', message }, 500)
+  })
   return app
 }
 

@@ -125,7 +125,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
     expect(fleet.map((g) => g.id).sort()).toEqual(['demo', 'second'])
     await page.waitForSelector('#fleet li[data-golem="second"].selected')
     await page.screenshot({ path: join(artifacts, '2-registered.png'), fullPage: true })
-    expect(consoleErrors).toEqual([])
+    expect(consoleErrors, output.slice(-40).join('\n')).toEqual([])
   }, 180_000)
 
   it('the heartbeat ticks the new Golem and redeems its runway from the owner’s smart account', async () => {
@@ -248,7 +248,7 @@ describe('new Golems from the dashboard and the CLI on the local stack', () => {
       return g?.status === 'dead' ? g : undefined
     })
     await walletPage.screenshot({ path: join(artifacts, '5-permissions-revoked-from-wallet.png'), fullPage: true })
-    expect(walletPageErrors).toEqual([])
+    expect(walletPageErrors, output.slice(-40).join('\n')).toEqual([])
     await walletPage.close()
   }, 180_000)
 
