@@ -29,6 +29,13 @@ import type { ReplicantSpawning } from '../../app/actions/spawnReplicant.ts'
 import { FunctionConfigError } from '../shared/configError.ts'
 
 /** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
+/**
+ * How long the local API waits for the local indexer before a history read answers 503. Locally Ponder
+ * on PGlite shares the machine with the chain, the store, the ticks and the page, and while it catches up
+ * on a burst of blocks one read can take several seconds; a deployment keeps the API's 5 s.
+ */
+export const LOCAL_INDEXER_TIMEOUT_MS = 20_000
+
 export const DEFAULT_PRICING: GolemPricing = { runtimeCostPerHour: 500_000n, deathReserve: 12_000_000n }
 
 export type LocalApiOptions = {
@@ -132,6 +139,7 @@ export function createLocalApi(o: LocalApiOptions): ApiApp {
     publicClient: o.publicClient,
     deployment: o.deployment,
     indexerUrl: o.indexerUrl,
+    indexerTimeoutMs: LOCAL_INDEXER_TIMEOUT_MS,
     payments: {
       settlement,
       payTo: operator,

@@ -91,6 +91,8 @@ export type ApiWiring = {
   deployment: BardoDeployment
   /** The indexer's base URL; without it history routes answer 503 INDEXER_UNAVAILABLE. */
   indexerUrl?: string | undefined
+  /** How long a read of the indexer may take before it answers 503 INDEXER_UNAVAILABLE (default 5 s). */
+  indexerTimeoutMs?: number
   /** Without it /extend and /feed answer 501 NOT_IMPLEMENTED. */
   payments?: ApiPaymentWiring | undefined
   /** The platform operator for Clade's same-operator check (every Golem in the store has it). */
@@ -199,7 +201,9 @@ function fleetService(w: ApiWiring): Pick<ApiDeps, 'fleet'> {
 export function createApiDeps(w: ApiWiring): ApiDeps {
   const clock: Clock = w.clock ?? { now: () => Date.now() }
   const golems = new StoreGolemRegistry({ store: w.store })
-  const indexer = w.indexerUrl ? new IndexerClient({ baseUrl: w.indexerUrl }) : undefined
+  const indexer = w.indexerUrl
+    ? new IndexerClient({ baseUrl: w.indexerUrl, ...(w.indexerTimeoutMs === undefined ? {} : { timeoutMs: w.indexerTimeoutMs }) })
+    : undefined
   const state = new ChainGolemState({
     client: w.publicClient as PublicClient,
     deployment: w.deployment,
