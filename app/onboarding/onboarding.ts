@@ -234,6 +234,7 @@ export class OnboardingService {
     txHashes.push(...(await this.#register(draft.golemKey)))
     const runway = signed.find((d) => d.role === 'runway')!
     const gas = signed.find((d) => d.role === 'gas')!
+    const actions = signed.filter((d) => d.role === 'actions')
     const profile = {
       ...golemProfileOf({
         chainId: deployment.chainId,
@@ -247,10 +248,9 @@ export class OnboardingService {
         now: draft.startDate,
       }),
       gas: gasOfSigned(deployment, gas, { periodAmount: draft.gasPeriodAmount, startDate: draft.startDate }),
-      actionGrant: signed.some((d) => d.role === 'actions'),
+      actionGrant: actions.length > 0,
     }
     await recordGolem(store, { golemId, owner: draft.account, profile, now })
-    const actions = signed.filter((d) => d.role === 'actions')
     if (actions.length > 0)
       await saveActionGrant(store, {
         golemId,

@@ -356,22 +356,22 @@ function chainOf(record: ActionGrantRecord, hash: Hex | undefined, step: WindDow
  */
 async function readLiquidity(deps: TickDeps, owner: Address, granted: readonly GrantedLiquidity[]): Promise<LiquidityHolding[]> {
   if (granted.length === 0) return []
-  const at = { allowFailure: false, deployless: true, batchSize: MAX_MULTICALL_CALLDATA_BYTES } as const
+  const batched = { allowFailure: false, deployless: true, batchSize: MAX_MULTICALL_CALLDATA_BYTES } as const
   const abi = PositionManagerTickAbi
   const counts = await deps.client.multicall({
-    ...at,
+    ...batched,
     contracts: granted.map(({ manager }) => ({ address: manager, abi, functionName: 'balanceOf', args: [owner] }) as const),
   })
   const held = granted.flatMap(({ manager }, m) => Array.from({ length: Number(counts[m]) }, (_, i) => ({ manager, index: BigInt(i) })))
   if (held.length === 0) return []
   const ids = await deps.client.multicall({
-    ...at,
+    ...batched,
     contracts: held.map(
       ({ manager, index }) => ({ address: manager, abi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }) as const,
     ),
   })
   const positions = await deps.client.multicall({
-    ...at,
+    ...batched,
     contracts: held.map(({ manager }, i) => ({ address: manager, abi, functionName: 'positions', args: [ids[i]!] }) as const),
   })
   return held.map(({ manager }, i): LiquidityHolding => {

@@ -28,7 +28,6 @@ import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import type { ReplicantSpawning } from '../../app/actions/spawnReplicant.ts'
 import { FunctionConfigError } from '../shared/configError.ts'
 
-/** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
 /**
  * How long the local API waits for the local indexer before a history read answers 503. Locally Ponder
  * on PGlite shares the machine with the chain, the store, the ticks and the page, and while it catches up
@@ -36,6 +35,7 @@ import { FunctionConfigError } from '../shared/configError.ts'
  */
 export const LOCAL_INDEXER_TIMEOUT_MS = 20_000
 
+/** $0.50 per runtime hour; the death reserve buys 24 hours of runtime (docs/api.md, "Payments"). */
 export const DEFAULT_PRICING: GolemPricing = { runtimeCostPerHour: 500_000n, deathReserve: 12_000_000n }
 
 export type LocalApiOptions = {
