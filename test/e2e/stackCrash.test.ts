@@ -141,11 +141,13 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       expect(payments).toEqual([expect.objectContaining({ kind: 'extend', seconds: '3600', txHash: settlements[0]!.transactionHash })])
     }
 
-    // Each part once, in its own window of the life, each after the one before is back: the API first, with
-    // a paid extend in flight (the payer asks again once it is back, which must be while the Golem lives),
-    // then dynalite, then the scheduler (whose restarted process must pick up the ticks, the strategy and
-    // the death from the store), then the indexer last: Ponder's restart is the slowest (tens of seconds
-    // on a loaded machine), and nothing after it needs the Golem alive.
+    // Each part once, in its own window of the life, each after the one before is back: dynalite, then the
+    // scheduler (whose restarted process must pick up the ticks, the strategy and the death from the
+    // store), then the API with a paid extend in flight. The extend pays the runway past the life, so the
+    // ticks redeem nothing after it: it comes late enough for the runway to be redeemed more than once
+    // first, and early enough for the payer to ask again while the Golem lives. The indexer goes last:
+    // Ponder's restart is the slowest (tens of seconds on a loaded machine), and nothing after it needs
+    // the Golem alive.
     const rand = random(SEED)
     const restartedLine = {
       dynalite: 'dynalite restarted',
@@ -154,10 +156,10 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       api: 'API          restarted',
     }
     const plan = [
-      { part: 'api', marker: 'apiProcess.ts', atMs: 4_000 + Math.floor(rand() * 6_000) },
-      { part: 'dynalite', marker: 'dynaliteServer.ts', atMs: 14_000 + Math.floor(rand() * 6_000) },
-      { part: 'scheduler', marker: 'schedulerProcess.ts', atMs: 24_000 + Math.floor(rand() * 6_000) },
-      { part: 'indexer', marker: 'ponder', atMs: 34_000 + Math.floor(rand() * 6_000) },
+      { part: 'dynalite', marker: 'dynaliteServer.ts', atMs: 4_000 + Math.floor(rand() * 6_000) },
+      { part: 'scheduler', marker: 'schedulerProcess.ts', atMs: 14_000 + Math.floor(rand() * 6_000) },
+      { part: 'api', marker: 'apiProcess.ts', atMs: 24_000 + Math.floor(rand() * 8_000) },
+      { part: 'indexer', marker: 'ponder', atMs: 36_000 + Math.floor(rand() * 6_000) },
     ] as const
     for (const { part, marker, atMs } of plan) {
       await sleep(Math.max(0, readyAt + atMs - Date.now()))
