@@ -72,11 +72,16 @@ function listeningPort(child: ChildProcess, timeoutMs: number): Promise<number> 
   })
 }
 
+/** How long one start-up request to anvil may take: without a bound, a connection anvil accepted and never
+ * answered would hold the start (and the suite's setup) for undici's 300 s, past every caller's deadline. */
+const STARTUP_REQUEST_TIMEOUT_MS = 5_000
+
 async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<void> {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(STARTUP_REQUEST_TIMEOUT_MS),
   })
   if (!res.ok) throw new LocalStackError('ANVIL', `anvil: ${method} answered HTTP ${res.status}`)
 }

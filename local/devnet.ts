@@ -103,11 +103,19 @@ export function localChain(rpcUrl: string, chainId = 31337): Chain {
   })
 }
 
+/** How long the devnet's clients wait for a receipt when the caller names no timeout. */
+export const DEVNET_RECEIPT_TIMEOUT_MS = 60_000
+
 export function devnetClients(rpcUrl: string, chainId = 31337): DevnetClients {
   const chain = localChain(rpcUrl, chainId)
   // Local blocks arrive in milliseconds; viem's default 4 s polling would dominate every test.
   const transport = http(rpcUrl, { batch: false })
-  const publicClient = withReceiptPolling(createPublicClient({ chain, transport, pollingInterval: 25 }) as PublicClient<Transport, Chain>)
+  // A local chain mines on arrival: a receipt missing for 60 s is a transaction the node will not mine (held
+  // behind a nonce gap, priced under the base fee), and the error names its hash well inside a suite's
+  // 120 s setup, where viem's 180 s default would end the setup with no word of which transaction it was.
+  const publicClient = withReceiptPolling(createPublicClient({ chain, transport, pollingInterval: 25 }) as PublicClient<Transport, Chain>, {
+    timeout: DEVNET_RECEIPT_TIMEOUT_MS,
+  })
   const deployer = createWalletClient({
     account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }),
     chain,

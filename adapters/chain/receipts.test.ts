@@ -83,6 +83,15 @@ describe('pollTransactionReceipt', () => {
     expect(receipt.status).toBe('success')
   })
 
+  it("gives up at the wrapper's default timeout when the caller names none, and at the caller's when it names one", async () => {
+    const { client } = lateReceiptNode(Number.POSITIVE_INFINITY)
+    const wrapped = withReceiptPolling(client, { timeout: 30 })
+    await expect(wrapped.waitForTransactionReceipt({ hash })).rejects.toBeInstanceOf(WaitForTransactionReceiptTimeoutError)
+    const late = lateReceiptNode(3)
+    const receipt = await withReceiptPolling(late.client, { timeout: 1 }).waitForTransactionReceipt({ hash, timeout: 60_000 })
+    expect(receipt.status).toBe('success')
+  })
+
   it("gives up with viem's timeout error naming the hash", async () => {
     const { client } = lateReceiptNode(Number.POSITIVE_INFINITY)
     const error = await pollTransactionReceipt(client, { hash, timeout: 30 }).catch((e: unknown) => e)

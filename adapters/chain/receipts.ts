@@ -54,8 +54,12 @@ export async function pollTransactionReceipt(
  * calls `client.waitForTransactionReceipt` (the MetaMask kit's deploySmartAccountsEnvironment among
  * it) cannot hang on a block that never comes.
  */
-export function withReceiptPolling<C extends Client<Transport, Chain | undefined>>(client: C): C {
+export function withReceiptPolling<C extends Client<Transport, Chain | undefined>>(
+  client: C,
+  /** The timeout for a caller that names none (the kit names none): viem's 180 s unless given. */
+  defaults: { timeout?: number } = {},
+): C {
   return client.extend((c) => ({
-    waitForTransactionReceipt: (args: PollReceiptParameters) => pollTransactionReceipt(c, args),
+    waitForTransactionReceipt: (args: PollReceiptParameters) => pollTransactionReceipt(c, { timeout: defaults.timeout, ...args }),
   })) as unknown as C
 }
