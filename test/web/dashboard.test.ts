@@ -405,7 +405,13 @@ describe("the owner's dashboard in headless Chromium", () => {
     const overlay = await page.$('#death-overlay h3')
     expect(await overlay!.evaluate((e) => e.textContent ?? '')).toBe('This Golem has died')
     expect(await page.$eval('#death-overlay', (e) => e.textContent ?? '')).toMatch(/successor/)
-    // Where the money went: what the death protocol sent home, per asset, in the token's units.
+    // Where the money went: what the death protocol sent home, per asset, in the token's units. It comes
+    // from the fleet list, which each poll reads before the Golem's own view: the view can say dead a
+    // poll before the list holds the death's settlement, and the next poll (3 s) shows both.
+    await page.waitForFunction(
+      String.raw`[...document.querySelectorAll('#money-home li')].some((e) => /^[\d.]+ (USDC|ETH) returned to the owner/.test(e.textContent ?? ''))`,
+      { timeout: 30_000 },
+    )
     const home = await page.$$eval('#money-home li', (els) => els.map((e) => e.textContent ?? ''))
     expect(home.some((l) => /^[\d.]+ (USDC|ETH) returned to the owner/.test(l))).toBe(true)
     expect(await page.$eval('#metabolism', (e) => e.textContent ?? '')).toMatch(/went home to the owner/)
