@@ -201,9 +201,7 @@ function fleetService(w: ApiWiring): Pick<ApiDeps, 'fleet'> {
 export function createApiDeps(w: ApiWiring): ApiDeps {
   const clock: Clock = w.clock ?? { now: () => Date.now() }
   const golems = new StoreGolemRegistry({ store: w.store })
-  const indexer = w.indexerUrl
-    ? new IndexerClient({ baseUrl: w.indexerUrl, ...(w.indexerTimeoutMs === undefined ? {} : { timeoutMs: w.indexerTimeoutMs }) })
-    : undefined
+  const indexer = w.indexerUrl ? new IndexerClient({ baseUrl: w.indexerUrl, timeoutMs: w.indexerTimeoutMs }) : undefined
   const state = new ChainGolemState({
     client: w.publicClient as PublicClient,
     deployment: w.deployment,
