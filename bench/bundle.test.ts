@@ -19,14 +19,15 @@ describe('runBundleBench', () => {
     expect(r.goal).toBe(r.tick.bytes <= 400_000 ? 'PASS' : 'MISS')
   })
 
-  it('the tick bundle carries no artifact, no MetaMask utils, no ws, no framework ABI or address table and no x402 package', async () => {
+  it('the tick bundle carries no artifact but the multicall code, no MetaMask utils, no ws, no framework ABI or address table and no x402 package', async () => {
     const tick = await measureBundle('functions/tick/handler.ts')
     const bytesOf = (name: string) => tick.packages.find((p) => p.name === name)?.bytes ?? 0
     for (const name of ['lodash', 'semver', 'ws', '@metamask/utils', '@metamask/superstruct', '@metamask/scure-bip39']) {
       expect(bytesOf(name), name).toBe(0)
     }
-    // The oracle entries it calls are adapters/chain/oracleAbi.ts, not the generated artifacts.
-    expect(bytesOf('contracts/artifacts')).toBe(0)
+    // The oracle entries it calls are adapters/chain/oracleAbi.ts, not the generated artifacts: of those it
+    // carries the deployless multicall's creation code and ABI alone (about 3 KB).
+    expect(bytesOf('contracts/artifacts')).toBeLessThan(4_000)
     // The six framework functions it calls are core/delegations/frameworkAbi.ts, not the package's ABIs.
     expect(bytesOf('@metamask/delegation-abis')).toBe(0)
     // The framework addresses it calls come from BARDO_FRAMEWORK, not the kit's table of every chain.

@@ -62,6 +62,8 @@ function main() {
       lines.push(`export const ${name}Abi = ${JSON.stringify(c.abi)} as const`)
       const bytecode = c.evm.bytecode.object
       if (bytecode.length > 0) lines.push(`export const ${name}Bytecode = '0x${bytecode}' as const`)
+      // Runtime code, for the contracts a read sets at an address through an eth_call's state override.
+      if (file.startsWith('src/reads/')) lines.push(`export const ${name}RuntimeBytecode = '0x${c.evm.deployedBytecode.object}' as const`)
       lines.push('')
     }
   }

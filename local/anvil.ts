@@ -21,6 +21,11 @@ export type StartAnvilOptions = {
   /** Start the chain clock here (unix seconds). Defaults to now. */
   timestamp?: bigint
   gasLimit?: bigint
+  /**
+   * The most runtime code a creation may return. Omitted, anvil holds mainnet's rules, as Base and every
+   * public chain do, in an eth_call as in a transaction: 24,576 bytes of runtime code (EIP-170) and
+   * 49,152 of creation code (EIP-3860); a read that works locally then works there too.
+   */
   codeSizeLimit?: number
 }
 
@@ -90,7 +95,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const chainId = options.chainId ?? 31337
   // Not --silent: anvil then prints nothing, the port it bound included.
   const args = ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId)]
-  args.push('--code-size-limit', String(options.codeSizeLimit ?? 0x100000))
+  if (options.codeSizeLimit !== undefined) args.push('--code-size-limit', String(options.codeSizeLimit))
   args.push('--gas-limit', String(options.gasLimit ?? 300_000_000n))
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime))
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp))

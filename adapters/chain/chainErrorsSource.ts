@@ -25,8 +25,9 @@ export function decodingParameter(p: AbiParameter): AbiParameter {
 export function deriveChainErrorsAbi(): AbiError[] {
   const sources: Abi[] = [
     // By name: a module namespace's key order differs between loaders, and the output must not.
+    // Not the deployless multicall's: its one error is how it hands back its results, never a failure.
     ...Object.entries(artifacts)
-      .filter(([name]) => name.endsWith('Abi'))
+      .filter(([name]) => name.endsWith('Abi') && name !== 'DeploylessMulticallAbi')
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, abi]) => abi as Abi),
     DelegationManager as Abi,

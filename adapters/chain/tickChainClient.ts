@@ -3,19 +3,22 @@
 // and a bundler keeps them all, about 300 KB minified; a Lambda that ticks carries only these. The type
 // is the public client's own methods, picked (estimateGas narrowed to a call from an address), so a full
 // public client (the tests', the local stack's) still fits and the compiler refuses a tick that calls
-// anything else until it is added here.
-import { createClient, type Address, type BaseError, type Chain, type Client, type Hex, type PublicClient, type Transport } from 'viem'
+// anything else until it is added here. Its batched reads are deploylessMulticall.ts, over `request`.
 import {
-  estimateFeesPerGas,
-  getBalance,
-  getBlock,
-  getTransaction,
-  getTransactionCount,
-  getTransactionReceipt,
-  multicall,
-  readContract,
-  sendRawTransaction,
-} from 'viem/actions'
+  createClient,
+  decodeFunctionResult,
+  encodeFunctionData,
+  numberToHex,
+  type Address,
+  type BaseError,
+  type Chain,
+  type Client,
+  type Hex,
+  type PublicClient,
+  type Transport,
+} from 'viem'
+import { estimateFeesPerGas, getBlock, getTransaction, getTransactionCount, getTransactionReceipt, sendRawTransaction } from 'viem/actions'
+import { ChainReadError } from './deploylessMulticall.ts'
 import { formatTransactionRequest, getEstimateGasError } from 'viem/utils'
 
 /** The public actions a tick calls: its reads, its gas and fee estimates, its broadcast and receipts. */
@@ -27,7 +30,6 @@ export type TickChainAction =
   | 'getTransaction'
   | 'getTransactionCount'
   | 'getTransactionReceipt'
-  | 'multicall'
   | 'readContract'
   | 'sendRawTransaction'
 
@@ -59,6 +61,35 @@ export async function estimateGasFrom(client: Client<Transport, Chain | undefine
   }
 }
 
+type BlockParameter = { blockNumber?: bigint | undefined; blockTag?: string | undefined }
+type ContractRead = { address: Address; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] } & BlockParameter
+const blockOf = (p: BlockParameter) => (p.blockNumber === undefined ? (p.blockTag ?? 'latest') : numberToHex(p.blockNumber)) as Hex
+
+/**
+ * A view's answer, decoded: one `eth_call` to the contract. viem's readContract goes through its `call`
+ * action, which carries the deployless-call bytecodes, offchain lookups (CCIP-read) and call batching a
+ * tick never uses: about 40 KB of a tick's bundle with getBalance's multicall path. A revert fails with
+ * the node's error, whose revert data decodeChainError names; an answer that does not decode (no code at
+ * the address) is a ChainReadError naming the read.
+ */
+export async function readContractOf(client: Client<Transport, Chain | undefined>, read: ContractRead): Promise<unknown> {
+  const data = encodeFunctionData(read as Parameters<typeof encodeFunctionData>[0])
+  const answer = await client.request({ method: 'eth_call', params: [{ to: read.address, data }, blockOf(read)] })
+  try {
+    return decodeFunctionResult({ ...read, data: answer } as Parameters<typeof decodeFunctionResult>[0])
+  } catch (error) {
+    throw new ChainReadError(read, answer, error)
+  }
+}
+
+/** An account's ether balance: `eth_getBalance`, without viem's getBalance and its multicall path. */
+export async function balanceOf(
+  client: Client<Transport, Chain | undefined>,
+  args: { address: Address } & BlockParameter,
+): Promise<bigint> {
+  return BigInt(await client.request({ method: 'eth_getBalance', params: [args.address, blockOf(args)] }))
+}
+
 export type TickChainClient = Client<Transport, Chain | undefined> & TickChainActions
 
 /** Binds the tick's actions to a client, as viem's publicActions binds all of them. */
@@ -66,13 +97,12 @@ export function tickChainActions(client: Client<Transport, Chain | undefined>): 
   return {
     estimateFeesPerGas: (args) => estimateFeesPerGas(client, args),
     estimateGas: (args) => estimateGasFrom(client, args),
-    getBalance: (args) => getBalance(client, args),
+    getBalance: (args) => balanceOf(client, args),
     getBlock: (args) => getBlock(client, args),
     getTransaction: (args) => getTransaction(client, args),
     getTransactionCount: (args) => getTransactionCount(client, args),
     getTransactionReceipt: (args) => getTransactionReceipt(client, args),
-    multicall: (args) => multicall(client, args),
-    readContract: (args) => readContract(client, args),
+    readContract: ((args: ContractRead) => readContractOf(client, args)) as PublicClient['readContract'],
     sendRawTransaction: (args) => sendRawTransaction(client, args),
   }
 }

@@ -4,17 +4,18 @@
 // all at the observation's block), not one call per position.
 import { zeroAddress, type Address, type PublicClient } from 'viem'
 import { INonfungiblePositionManagerViewsAbi, IUniswapV3FactoryViewsAbi, IUniswapV3PoolViewsAbi } from '../../contracts/artifacts/index.ts'
+import { deploylessMulticall } from '../../adapters/chain/deploylessMulticall.ts'
 import { removalKey, type ObservationNeeds, type RemovalPool } from '../../core/actions/index.ts'
 
 export async function readRemovalPools(
-  client: Pick<PublicClient, 'multicall' | 'getCode'>,
+  client: Pick<PublicClient, 'request' | 'getCode'>,
   removals: ObservationNeeds['removals'],
   blockNumber: bigint,
 ): Promise<Map<string, RemovalPool>> {
   const out = new Map<string, RemovalPool>()
   if (removals.length === 0) return out
-  const at = { allowFailure: true, deployless: true, blockNumber } as const
-  const first = await client.multicall({
+  const at = { allowFailure: true, blockNumber } as const
+  const first = await deploylessMulticall(client, {
     ...at,
     contracts: removals.flatMap((r) => [
       { address: r.positionManager, abi: INonfungiblePositionManagerViewsAbi, functionName: 'positions', args: [r.tokenId] } as const,
@@ -30,13 +31,13 @@ export async function readRemovalPools(
   const known = positions.filter((p) => p !== undefined)
   for (const [i, r] of removals.entries()) if (!positions[i]) out.set(removalKey(r.positionManager, r.tokenId), 'unreadable')
   if (known.length === 0) return out
-  const pools = await client.multicall({
+  const pools = await deploylessMulticall(client, {
     ...at,
     contracts: known.map(
       (p) => ({ address: p.factory, abi: IUniswapV3FactoryViewsAbi, functionName: 'getPool', args: [p.token0, p.token1, p.fee] }) as const,
     ),
   })
-  const prices = await client.multicall({
+  const prices = await deploylessMulticall(client, {
     ...at,
     contracts: pools.map((pool) => ({
       address: pool.status === 'success' ? (pool.result as Address) : zeroAddress,

@@ -41,7 +41,7 @@ import {
 import type { ActionGrantRecord } from '../../core/actions/actionGrant.ts'
 import { ActionGrantError } from '../../core/actions/errors.ts'
 import { PositionManagerTickAbi } from '../../adapters/chain/positionManagerAbi.ts'
-import { MAX_MULTICALL_CALLDATA_BYTES } from '../../adapters/chain/readGolems.ts'
+import { deploylessMulticall } from '../../adapters/chain/deploylessMulticall.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { loadActionGrant } from '../actions/actionGrantStore.ts'
 import type { SlotBase } from './slots.ts'
@@ -356,21 +356,21 @@ function chainOf(record: ActionGrantRecord, hash: Hex | undefined, step: WindDow
  */
 async function readLiquidity(deps: TickDeps, owner: Address, granted: readonly GrantedLiquidity[]): Promise<LiquidityHolding[]> {
   if (granted.length === 0) return []
-  const batched = { allowFailure: false, deployless: true, batchSize: MAX_MULTICALL_CALLDATA_BYTES } as const
+  const batched = { allowFailure: false } as const
   const abi = PositionManagerTickAbi
-  const counts = await deps.client.multicall({
+  const counts = await deploylessMulticall(deps.client, {
     ...batched,
     contracts: granted.map(({ manager }) => ({ address: manager, abi, functionName: 'balanceOf', args: [owner] }) as const),
   })
   const held = granted.flatMap(({ manager }, m) => Array.from({ length: Number(counts[m]) }, (_, i) => ({ manager, index: BigInt(i) })))
   if (held.length === 0) return []
-  const ids = await deps.client.multicall({
+  const ids = await deploylessMulticall(deps.client, {
     ...batched,
     contracts: held.map(
       ({ manager, index }) => ({ address: manager, abi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }) as const,
     ),
   })
-  const positions = await deps.client.multicall({
+  const positions = await deploylessMulticall(deps.client, {
     ...batched,
     contracts: held.map(({ manager }, i) => ({ address: manager, abi, functionName: 'positions', args: [ids[i]!] }) as const),
   })
