@@ -3,8 +3,8 @@
 // third eth_call parameter, which anvil, reth, Erigon, Nethermind and the hosted providers take) and calls
 // its `aggregate` there. Not a creation, the way viem's deployless multicall is: nodes hold a creation to
 // 49,152 bytes of code (EIP-3860) and 24,576 of returned code (EIP-170) even inside an eth_call, and a
-// heartbeat page of 200 Golems sends ~270 KB and reads back more, so a creation could carry about 35
-// Golems a request. It needs only the client's `request`, so the tick, the walk and the API read the same
+// heartbeat page of 200 Golems sends ~270 KB and reads back more, so a creation would take about six
+// requests a page. It needs only the client's `request`, so the tick, the walk and the API read the same
 // way whatever client they hold.
 import {
   decodeFunctionResult,
