@@ -1,6 +1,6 @@
 // Reads the on-chain state of many Golems at once: one block read and one deployless multicall for the
-// whole batch (its requests sent at once, each within the chain's 48 KiB of creation code: about 35
-// Golems), so an idle heartbeat's reads grow with a page's calldata, not with one request per Golem.
+// whole batch (one eth_call per 512 KiB of encoded calls: a 200-Golem page is one), so an idle heartbeat
+// costs two JSON-RPC requests per page of Golems, not one or more per Golem.
 import { erc20Abi, type Address, type PublicClient } from 'viem'
 import { deploylessMulticall, etherBalance } from './deploylessMulticall.ts'
 import { DreamOracleTickAbi, VitalityOracleTickAbi } from './oracleAbi.ts'
