@@ -1,7 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { describe, expect, it } from 'vitest'
-import { startAnvil, type Anvil } from './anvil.ts'
+import { CACHE_OWNER_FILE, startAnvil, sweepAbandonedCaches, type Anvil } from './anvil.ts'
 
 /** The directory anvil was told to write its out-of-memory historical states to. */
 function cachePathOf(anvil: Anvil): string {
@@ -21,7 +23,9 @@ async function mine(anvil: Anvil, blocks: number): Promise<void> {
 }
 
 function persistedStates(dir: string): number {
-  return readdirSync(dir).reduce((n, sub) => n + readdirSync(`${dir}/${sub}`).length, 0)
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .reduce((n, sub) => n + readdirSync(`${dir}/${sub.name}`).length, 0)
 }
 
 async function exited(anvil: Anvil): Promise<void> {
@@ -48,5 +52,49 @@ describe("anvil's state cache", () => {
     anvil.process.kill('SIGKILL')
     await exited(anvil)
     expect(existsSync(dir)).toBe(false)
+  })
+})
+
+/** A pid that named a process a moment ago and names none now. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+  return Number(child.stdout)
+}
+
+describe('caches whose anvil is gone', () => {
+  it('are removed by the next start: the owner named no longer runs, or no owner file after an hour', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'bardo-sweep-'))
+    try {
+      const cache = (name: string, owner?: number) => {
+        const dir = join(tmp, `bardo-anvil-${name}`)
+        mkdirSync(join(dir, 'anvil-state-1'), { recursive: true })
+        if (owner !== undefined) writeFileSync(join(dir, CACHE_OWNER_FILE), String(owner))
+        return dir
+      }
+      const killed = cache('killed', deadPid())
+      const running = cache('running', process.pid)
+      const oldUnowned = cache('old')
+      const hourAgo = (Date.now() - 2 * 60 * 60 * 1000) / 1000
+      utimesSync(oldUnowned, hourAgo, hourAgo)
+      const freshUnowned = cache('fresh')
+      const other = join(tmp, 'not-an-anvil-cache')
+      mkdirSync(other)
+
+      expect(sweepAbandonedCaches(tmp).sort()).toEqual([killed, oldUnowned].sort())
+      for (const kept of [running, freshUnowned, other]) expect(existsSync(kept)).toBe(true)
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+
+  it("names its anvil in its own directory, so a start after the starter's SIGKILL finds it gone", async () => {
+    const anvil = await startAnvil()
+    const dir = cachePathOf(anvil)
+    const owner = Number(readFileSync(join(dir, CACHE_OWNER_FILE), 'utf8'))
+    expect(owner).toBe(anvil.process.pid)
+    // While it runs, no start removes it.
+    expect(sweepAbandonedCaches()).not.toContain(dir)
+    expect(existsSync(dir)).toBe(true)
+    await anvil.stop()
   })
 })

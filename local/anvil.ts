@@ -1,6 +1,6 @@
 // Starts and stops an anvil process from the @foundry-rs/anvil npm binary on a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { foundryBinary } from './foundryBinary.ts'
@@ -91,6 +91,58 @@ async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<v
   if (!res.ok) throw new LocalStackError('ANVIL', `anvil: ${method} answered HTTP ${res.status}`)
 }
 
+const CACHE_PREFIX = 'bardo-anvil-'
+/** The file in each cache directory naming the anvil process that writes there. */
+export const CACHE_OWNER_FILE = 'anvil.pid'
+/** A cache directory with no owner file this old was left by a start that never wrote one. */
+const UNOWNED_CACHE_MS = 60 * 60 * 1000
+
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the state caches of anvils that are gone. Each anvil's directory is removed when it exits, but
+ * only by the process that started it: when that process is killed outright (SIGKILL of `npm start`, of a
+ * suite's stack), the directory stays behind, hundreds of MB each. Whichever anvil starts next removes it:
+ * a directory whose owner file names a process that no longer runs, or one without an owner file an hour
+ * old. A directory whose anvil still runs is never touched.
+ */
+export function sweepAbandonedCaches(dir = tmpdir(), now = Date.now()): string[] {
+  const removed: string[] = []
+  let entries: string[]
+  try {
+    entries = readdirSync(dir).filter((name) => name.startsWith(CACHE_PREFIX))
+  } catch {
+    return removed
+  }
+  for (const name of entries) {
+    const path = join(dir, name)
+    try {
+      let abandoned: boolean
+      try {
+        const pid = Number(readFileSync(join(path, CACHE_OWNER_FILE), 'utf8'))
+        abandoned = Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid)
+      } catch {
+        abandoned = now - statSync(path).mtimeMs > UNOWNED_CACHE_MS
+      }
+      if (abandoned) {
+        rmSync(path, { recursive: true, force: true })
+        removed.push(path)
+      }
+    } catch {
+      // Gone meanwhile, or not ours to read: left as it is.
+    }
+  }
+  return removed
+}
+
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil> {
   const chainId = options.chainId ?? 31337
   // Not --silent: anvil then prints nothing, the port it bound included.
@@ -101,10 +153,13 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp))
   // Anvil writes every historical state it moves out of memory to a directory under ~/.foundry, and only
   // removes it when it shuts down on its own; a signalled anvil leaves it behind (hundreds of MB for a
-  // suite, GBs for a bench). Each anvil gets its own directory, removed whenever the process exits.
-  const cachePath = mkdtempSync(join(tmpdir(), 'bardo-anvil-'))
+  // suite, GBs for a bench). Each anvil gets its own directory, removed whenever the process exits, or
+  // by a later start when whoever started it was killed before it could.
+  sweepAbandonedCaches()
+  const cachePath = mkdtempSync(join(tmpdir(), CACHE_PREFIX))
   args.push('--cache-path', cachePath)
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  if (child.pid !== undefined) writeFileSync(join(cachePath, CACHE_OWNER_FILE), String(child.pid))
   const removeCache = () => rmSync(cachePath, { recursive: true, force: true })
   child.once('exit', removeCache)
   child.once('error', removeCache)
