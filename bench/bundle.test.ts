@@ -26,7 +26,7 @@ describe('runBundleBench', () => {
       expect(bytesOf(name), name).toBe(0)
     }
     // The oracle entries it calls are adapters/chain/oracleAbi.ts, not the generated artifacts: of those it
-    // carries the deployless multicall's creation code and ABI alone (about 3.1 KB).
+    // carries the deployless multicall's runtime code and ABI alone (about 3.1 KB).
     expect(bytesOf('contracts/artifacts')).toBeLessThan(4_000)
     // The six framework functions it calls are core/delegations/frameworkAbi.ts, not the package's ABIs.
     expect(bytesOf('@metamask/delegation-abis')).toBe(0)

@@ -69,6 +69,15 @@ export class ChainReadError extends Error {
 }
 
 type Read = { address: Address; abi: ContractFunctionParameters['abi']; functionName: string; args?: readonly unknown[] }
+
+/** A read's answer, decoded by the read's ABI; an answer that does not decode is a ChainReadError naming the read. */
+export function decodeRead(read: Read, data: Hex): unknown {
+  try {
+    return decodeFunctionResult({ ...read, data } as never)
+  } catch (error) {
+    throw new ChainReadError(read, data, error)
+  }
+}
 type Outcome = { status: 'success'; result: unknown } | { status: 'failure'; error: Error }
 
 export async function deploylessMulticall<const contracts extends readonly unknown[], allowFailure extends boolean = true>(
@@ -86,11 +95,11 @@ export async function deploylessMulticall<const contracts extends readonly unkno
   const answers = (await Promise.all(chunks.map((chunk) => runChunk(client, chunk, block)))).flat()
   const outcomes = reads.map((read, i): Outcome => {
     const answer = answers[i]!
-    if (!answer.success) return { status: 'failure', error: new ChainReadError(read, answer.returnData) }
     try {
-      return { status: 'success', result: decodeFunctionResult({ ...read, data: answer.returnData } as never) }
+      if (!answer.success) throw new ChainReadError(read, answer.returnData)
+      return { status: 'success', result: decodeRead(read, answer.returnData) }
     } catch (error) {
-      return { status: 'failure', error: new ChainReadError(read, answer.returnData, error) }
+      return { status: 'failure', error: error as ChainReadError }
     }
   })
   if (allowFailure) return outcomes as MulticallResults<Narrow<contracts>, allowFailure>

@@ -6,7 +6,6 @@
 // anything else until it is added here. Its batched reads are deploylessMulticall.ts, over `request`.
 import {
   createClient,
-  decodeFunctionResult,
   encodeFunctionData,
   numberToHex,
   type Address,
@@ -18,7 +17,7 @@ import {
   type Transport,
 } from 'viem'
 import { estimateFeesPerGas, getBlock, getTransaction, getTransactionCount, getTransactionReceipt, sendRawTransaction } from 'viem/actions'
-import { ChainReadError } from './deploylessMulticall.ts'
+import { decodeRead } from './deploylessMulticall.ts'
 import { formatTransactionRequest, getEstimateGasError } from 'viem/utils'
 
 /** The public actions a tick calls: its reads, its gas and fee estimates, its broadcast and receipts. */
@@ -75,11 +74,7 @@ const blockOf = (p: BlockParameter) => (p.blockNumber === undefined ? (p.blockTa
 export async function readContractOf(client: Client<Transport, Chain | undefined>, read: ContractRead): Promise<unknown> {
   const data = encodeFunctionData(read as Parameters<typeof encodeFunctionData>[0])
   const answer = await client.request({ method: 'eth_call', params: [{ to: read.address, data }, blockOf(read)] })
-  try {
-    return decodeFunctionResult({ ...read, data: answer } as Parameters<typeof decodeFunctionResult>[0])
-  } catch (error) {
-    throw new ChainReadError(read, answer, error)
-  }
+  return decodeRead(read as Parameters<typeof decodeRead>[0], answer)
 }
 
 /** An account's ether balance: `eth_getBalance`, without viem's getBalance and its multicall path. */
