@@ -141,11 +141,14 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       expect(payments).toEqual([expect.objectContaining({ kind: 'extend', seconds: '3600', txHash: settlements[0]!.transactionHash })])
     }
 
+    const runwayRedemptions = () =>
+      client.getContractEvents({ address: info.usdc, abi: erc20Abi, eventName: 'Transfer', args: { from: owner, to: key }, fromBlock: 0n })
+
     // Each part once, in its own window of the life, each after the one before is back: dynalite, then the
     // scheduler (whose restarted process must pick up the ticks, the strategy and the death from the
     // store), then the API with a paid extend in flight. The extend pays the runway past the life, so the
-    // ticks redeem nothing after it: it comes late enough for the runway to be redeemed more than once
-    // first, and early enough for the payer to ask again while the Golem lives. The indexer goes last:
+    // ticks redeem nothing after it: it waits for the runway's second redemption (below), and comes
+    // early enough for the payer to ask again while the Golem lives. The indexer goes last:
     // Ponder's restart is the slowest (tens of seconds on a loaded machine), and nothing after it needs
     // the Golem alive.
     const rand = random(SEED)
@@ -167,6 +170,10 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       const pid = processOf(s.child.pid!, marker)
       expect(pid, `${part}'s process`).toBeDefined()
       if (part === 'api') {
+        // The runway must have been redeemed twice before the payer's extend pays it past the life. The
+        // second redemption tops the key up after the Golem's own self-extension at Thriving -> Stable (about
+        // 36 s into its life), which a machine that keeps to the kill plan can reach after the API's moment.
+        await waitFor('a second runway redemption', async () => ((await runwayRedemptions()).length > 1 ? true : undefined), opts)
         // The paid request goes out, and the API is killed as it arrives: its answer may be lost.
         let paidSent: () => void = () => undefined
         const sent = new Promise<void>((r) => (paidSent = r))
@@ -206,7 +213,7 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
 
     const transfers = async (args: { from?: Address; to?: Address }) =>
       client.getContractEvents({ address: info.usdc, abi: erc20Abi, eventName: 'Transfer', args, fromBlock: 0n })
-    const runwayTransfers = await transfers({ from: owner, to: key })
+    const runwayTransfers = await runwayRedemptions()
     expect(runwayTransfers.length).toBeGreaterThan(1)
     const periods = new Set<bigint>()
     for (const t of runwayTransfers) {
