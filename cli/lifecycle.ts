@@ -101,7 +101,7 @@ export function statusLines(s: GolemStatus): string[] {
     `  owner     ${s.owner}`,
     `  key       ${s.golemKey} (${formatEther(s.chain.keyEth)} ETH)`,
     `  grant     ${formatUsdc(s.grant.periodAmount)} USDC per ${s.grant.periodSeconds} s, ${s.chain.grantDisabled ? 'REVOKED by the owner' : `${s.grant.secondsLeft} s left`} (${s.grant.delegationHash})`,
-    ...s.renewals.map((r) => `  renewal   from ${r.periodStart} to ${r.expiresAt} (${r.delegationHash})`),
+    ...s.renewals.map((r) => `  renewal   from ${chainTime(r.periodStart)} to ${chainTime(r.expiresAt)} (${r.delegationHash})`),
     `  events    ${s.store.events.join(', ') || 'none'}`,
   ]
 }

@@ -28,6 +28,7 @@ import { localChain } from '../../local/devnet.ts'
 import { refusal } from '../chain/harness.ts'
 import { localRotationMessage } from '../../local/rotationRequest.ts'
 import { polite, root, startStack, waitFor, type StartedStack } from './stackProcess.ts'
+import { chainTime } from '../../cli/output.ts'
 
 /** The environment a new user's shell has: no Bardo variable but the state directory. */
 function userEnv(stateDir: string): NodeJS.ProcessEnv {
@@ -260,8 +261,12 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
     const r = JSON.parse(renewed.stdout) as { golemId: string; delegationHash: Hex; expiresAt: string }
     expect(r.golemId).toBe('demo')
     const status = await bardo(stateDir, ['status', '--golem', 'demo'])
-    expect(status.stdout).toContain(`renewal   from `)
-    expect(status.stdout).toContain(r.delegationHash)
+    // In UTC as people read it, ending where renew said the renewal ends.
+    expect(status.stdout).toMatch(
+      new RegExp(
+        `renewal   from \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTC to ${chainTime(BigInt(r.expiresAt))} \\(${r.delegationHash}\\)`,
+      ),
+    )
   }, 120_000)
 
   it('revokes: one transaction disables every grant; the death is printed within two beats; the funds go home', async () => {
