@@ -171,8 +171,8 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       expect(pid, `${part}'s process`).toBeDefined()
       if (part === 'api') {
         // The runway must have been redeemed twice before the payer's extend pays it past the life. The
-        // second redemption tops the key up after the Golem's own self-extension at Thriving -> Stable (about
-        // 36 s into its life), which a machine that keeps to the kill plan can reach after the API's moment.
+        // second redemption tops the key up after the Golem's own self-extension at Thriving -> Stable, about
+        // 36 s into its life: later than the API's planned moment on a machine that keeps to the plan.
         await waitFor('a second runway redemption', async () => ((await runwayRedemptions()).length > 1 ? true : undefined), opts)
         // The paid request goes out, and the API is killed as it arrives: its answer may be lost.
         let paidSent: () => void = () => undefined
