@@ -17,7 +17,7 @@ import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
-import { phaseStep } from '../../core/lifecycle/tickPlan.ts'
+import { MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, phaseStep } from '../../core/lifecycle/tickPlan.ts'
 import type { GolemRecord, SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
 import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
@@ -72,6 +72,21 @@ export async function phaseChangedEvent(
 }
 
 /**
+ * A phase post's attempt slots up to the first that is not spent (absent, open or confirmed): the post's
+ * own step, then each later attempt a spent one (reconciled, failed) was followed by.
+ */
+async function postAttempts(store: TickStore, first: SlotRef): Promise<{ ref: SlotRef; slot: TickSlot | null }[]> {
+  const attempts: { ref: SlotRef; slot: TickSlot | null }[] = []
+  for (let attempt = 1; attempt <= MAX_PHASE_POST_ATTEMPTS; attempt++) {
+    const ref = { ...first, step: phaseAttemptStep(first.step, attempt) }
+    const slot = await store.getSlot(ref)
+    attempts.push({ ref, slot })
+    if (slot?.status !== 'reconciled' && slot?.status !== 'failed') break
+  }
+  return attempts
+}
+
+/**
  * Outcomes a tick writes only once its runway slot is settled (confirmed, failed, released after a
  * refusal, reconciled) or when it sent none (skipped, revoke, an idle tick). Any other (`running` from a
  * lease a crash or a throw left, `pending`, `busy` when another invocation held the slot, or one not
@@ -121,10 +136,10 @@ export async function settlePendingSlots(
 
   // Phase: the chain is ahead of the store only when a post landed that no tick finished recording.
   const stored = phaseNames.indexOf(golem.phase)
+  // Each attempt of a post is looked at in turn while the one before it was spent (runTick's phase post).
   if (stored >= 0 && read.phase > stored) {
-    const ref: SlotRef = { golemId, period: 0n, step: `phase-${read.phase}` }
-    const slot = await store.getSlot(ref)
-    if (slot?.txHash) {
+    for (const { ref, slot } of await postAttempts(store, { golemId, period: 0n, step: `phase-${read.phase}` })) {
+      if (!slot?.txHash) continue
       const settled = slot.status === 'sent' ? await sendOnce({ ...base, slot: ref, build: neverSignAgain }) : null
       const event = await phaseChangedEvent(base.client, store, ref, settled?.status === 'confirmed' ? settled.receipt : undefined)
       if (event) events.push(event)
@@ -134,9 +149,12 @@ export async function settlePendingSlots(
   // so the check above no longer reaches it, and a reorg may since have taken it back (the chain behind
   // the record). Only where the depth is over one block can a post outlive its tick `sent`.
   if (base.confirmations > 1 && stored > 0 && read.phase <= stored) {
-    const ref: SlotRef = { golemId, period: 0n, step: phaseStep(stored as Phase, profile.phaseEpoch ?? 0) }
-    const slot = await store.getSlot(ref)
-    if (slot?.status === 'sent') {
+    for (const { ref, slot } of await postAttempts(store, {
+      golemId,
+      period: 0n,
+      step: phaseStep(stored as Phase, profile.phaseEpoch ?? 0),
+    })) {
+      if (slot?.status !== 'sent') continue
       const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
       const event = settled.status === 'confirmed' ? await phaseChangedEvent(base.client, store, ref, settled.receipt) : null
       if (event) events.push(event)

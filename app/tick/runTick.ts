@@ -14,7 +14,7 @@ import { adjustmentInForce } from '../../core/lifecycle/adjustmentInForce.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { advanceConfirmingCredits, reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
-import { eventKey, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
+import { eventKey, MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import { RETRY, retry } from '../../core/retry.ts'
 import { confirmationDepth } from '../../core/finality.ts'
@@ -266,11 +266,11 @@ async function tickLeased(
     )
   if (plan.postPhase) {
     const post = plan.postPhase
-    const phaseSlot = { golemId, period: 0n, step: post.step }
-    const postOnce = () =>
+    const slotOf = (attempt: number) => ({ golemId, period: 0n, step: phaseAttemptStep(post.step, attempt) })
+    const postOnce = (attempt: number) =>
       sendOnce({
         ...slotBase,
-        slot: phaseSlot,
+        slot: slotOf(attempt),
         afterBroadcast: () => deps.afterBroadcast?.('phase'),
         build: async () => ({
           sender: signer.address,
@@ -279,15 +279,25 @@ async function tickLeased(
           sign: (tx) => signer.signOracleUpdate(tx),
         }),
       })
-    let sent = await postOnce()
-    // A post an earlier tick signed and this one found unmined sits in the node's pool once re-broadcast
-    // from its slot: its receipt is waited for here, as a first send's is, and the slot settled from it.
-    // Left in the pool, the tick would end on the phase it started from while the post lands behind it:
-    // on the Golem's last day, alive with Terminal on-chain, its death protocol not started.
-    if (sent.status === 'pending' && sent.confirmations === 0) {
-      await waitForBlockReceipt(deps.client, { hash: sent.txHash, timeout: POST_RECEIPT_TIMEOUT_MS })
-      sent = await postOnce()
+    const postAttempt = async (attempt: number) => {
+      const first = await postOnce(attempt)
+      // A post an earlier tick signed and this one found unmined sits in the node's pool once re-broadcast
+      // from its slot: its receipt is waited for here, as a first send's is, and the slot settled from it.
+      // Left in the pool, the tick would end on the phase it started from while the post lands behind it:
+      // on the Golem's last day, alive with Terminal on-chain, its death protocol not started.
+      if (first.status !== 'pending' || first.confirmations !== 0) return first
+      await waitForBlockReceipt(deps.client, { hash: first.txHash, timeout: POST_RECEIPT_TIMEOUT_MS })
+      return postOnce(attempt)
     }
+    // An attempt that settled without landing is spent (MAX_PHASE_POST_ATTEMPTS): the next one is sent.
+    const spent = async (sent: Awaited<ReturnType<typeof postOnce>>, attempt: number) =>
+      sent.status === 'reconciled' ||
+      sent.status === 'failed' ||
+      (sent.status === 'busy' && sent.reason === 'completed' && (await store.getSlot(slotOf(attempt)))?.status !== 'confirmed')
+    let attempt = 1
+    let sent = await postAttempt(attempt)
+    while (attempt < MAX_PHASE_POST_ATTEMPTS && (await spent(sent, attempt))) sent = await postAttempt(++attempt)
+    const phaseSlot = slotOf(attempt)
     // The transaction that confirmed may be an earlier tick's (its signed bytes re-broadcast from the
     // slot), carrying that tick's score: record what the chain did, timed as the tick that signed it.
     const completed = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed')

@@ -76,6 +76,20 @@ export function phaseStep(next: Phase, phaseEpoch: number): string {
 }
 
 /**
+ * How many attempts a phase post may take. An attempt whose slot settled without landing (its nonce taken
+ * by another transaction of the key, so it can never be mined, or reverted) is spent: a completed slot is
+ * never claimed again, so the post goes on under the next attempt's slot. Without it a Golem whose post of
+ * Terminal was dropped (a reorg, a node evicting it) and whose nonce the next send took stayed alive for
+ * good. The oracle's phases only move forward, so a post sent twice can at worst revert.
+ */
+export const MAX_PHASE_POST_ATTEMPTS = 10
+
+/** The slot step of a phase post's n-th attempt: the first is the post's own step. */
+export function phaseAttemptStep(step: string, attempt: number): string {
+  return attempt <= 1 ? step : `${step}-a${attempt}`
+}
+
+/**
  * An event's idempotency key within its Golem: a retried or duplicated tick appends each event once.
  * A phase change is keyed by its target, a budget warning by its period, a redemption by its own
  * period (one settled from an earlier period is not this period's); everything else once per Golem.
