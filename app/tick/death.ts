@@ -22,7 +22,7 @@ import {
 } from '../../core/lifecycle/deathPlan.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { PASSED, RETRY, retry } from '../../core/retry.ts'
-import type { GolemRecord } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { maxGasCost, returnFunds } from './returnFunds.ts'
 import { feesPerGasOf } from '../../core/fees.ts'
@@ -203,7 +203,7 @@ async function postTerminal(
     args: [Phase.Terminal, FINAL_SURVIVAL_SCORE_BPS],
   })
   // A first attempt only when the key can pay for it: a transaction it cannot pay is refused at broadcast.
-  const mayTry = signer !== null && own?.status !== 'failed' && own?.status !== 'reconciled'
+  const mayTry = signer !== null && !isSpent(own?.status)
   if (signer && mayTry && (own ? true : await keyCanPay(deps, signer.address, data))) {
     // Whatever else stops the key's own post (a node that refuses it, say), the operator's reset still can.
     const sent = await sendOnce({
@@ -222,7 +222,7 @@ async function postTerminal(
   return retry<TerminalPosted>(policy, async (attempt) => {
     const slot = { golemId, period: 0n, step: terminalResetStep(attempt) }
     const existing = await deps.store.getSlot(slot)
-    if (existing?.status === 'failed' || existing?.status === 'reconciled') return PASSED
+    if (isSpent(existing?.status)) return PASSED
     const sent = await sendOnce({
       ...slotBase,
       slot,
@@ -240,7 +240,7 @@ async function postTerminal(
     })
     if (landed(sent)) return { done: true, phase: Phase.Terminal, survivalScoreBps: read.survivalScoreBps, posted: true }
     if (sent.status === 'refused' && sent.reason === 'GolemNotRegistered') return keep
-    if (sent.status === 'reconciled' || sent.status === 'failed') return RETRY
+    if (isSpent(sent.status)) return RETRY
     return { done: false, reason: `terminal: ${sent.status}` }
   })
 }
@@ -280,7 +280,7 @@ async function deregister(
     const slot = { golemId, period: 0n, step: deregisterStep(attempt) }
     const existing = await deps.store.getSlot(slot)
     if (existing?.status === 'confirmed') return { done: true, txHash: existing.txHash }
-    if (existing?.status === 'failed' || existing?.status === 'reconciled') return PASSED
+    if (isSpent(existing?.status)) return PASSED
     if (existing?.status !== 'sent') {
       const registered =
         attempt === 0
@@ -308,7 +308,7 @@ async function deregister(
     })
     if (sent.status === 'confirmed') return { done: true, txHash: sent.txHash }
     if (sent.status === 'refused' && sent.reason === 'GolemNotRegistered') return { done: true, txHash: null }
-    if (sent.status === 'reconciled' || sent.status === 'failed') return RETRY
+    if (isSpent(sent.status)) return RETRY
     return { done: false, reason: `deregister: ${sent.status}` }
   })
 }

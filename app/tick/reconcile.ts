@@ -18,7 +18,7 @@ import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, phaseStep } from '../../core/lifecycle/tickPlan.ts'
-import type { GolemRecord, SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
 import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import type { SlotBase } from './slots.ts'
@@ -81,7 +81,7 @@ async function postAttempts(store: TickStore, first: SlotRef): Promise<{ ref: Sl
     const ref = { ...first, step: phaseAttemptStep(first.step, attempt) }
     const slot = await store.getSlot(ref)
     attempts.push({ ref, slot })
-    if (slot?.status !== 'reconciled' && slot?.status !== 'failed') break
+    if (!isSpent(slot?.status)) break
   }
   return attempts
 }

@@ -14,7 +14,7 @@ import {
   rotationReturnStep,
   rotationStepName,
 } from '../../core/lifecycle/rotationPlan.ts'
-import type { GolemRecord } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { KeyRotation } from '../../core/custody/signerResolver.ts'
 import { grantsOfProfile, recordOwnerGrants } from '../../core/custody/grantLedger.ts'
@@ -153,7 +153,7 @@ export async function rotationStep(deps: Pick<TickDeps, 'store'>, golemId: strin
   for (let attempt = 0; attempt < MAX_ROTATION_ATTEMPTS; attempt++) {
     const step = rotationStepName(oldKey, attempt)
     const slot = await deps.store.getSlot({ golemId, period: 0n, step })
-    if (slot?.status === 'reconciled' || slot?.status === 'failed') continue
+    if (isSpent(slot?.status)) continue
     return step
   }
   return null

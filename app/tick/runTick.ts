@@ -18,7 +18,7 @@ import { eventKey, MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, planTick, tickPeri
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import { RETRY, retry } from '../../core/retry.ts'
 import { confirmationDepth } from '../../core/finality.ts'
-import type { GolemRecord, JsonInputObject, JsonInputValue, TickStore } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent, type JsonInputObject, type JsonInputValue, type TickStore } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { waitForBlockReceipt } from '../../adapters/chain/blockReceipts.ts'
@@ -291,8 +291,7 @@ async function tickLeased(
     }
     // An attempt that settled without landing is spent (MAX_PHASE_POST_ATTEMPTS): the next one is sent.
     const spent = async (sent: Awaited<ReturnType<typeof postOnce>>, attempt: number) =>
-      sent.status === 'reconciled' ||
-      sent.status === 'failed' ||
+      isSpent(sent.status) ||
       (sent.status === 'busy' && sent.reason === 'completed' && (await store.getSlot(slotOf(attempt)))?.status !== 'confirmed')
     let attempt = 1
     let sent = await postAttempt(attempt)

@@ -32,6 +32,13 @@ import type {
 const TERMINAL: ReadonlySet<SlotStatus> = new Set(['confirmed', 'failed', 'reconciled'])
 export const isTerminal = (s: TickSlot) => TERMINAL.has(s.status)
 
+/**
+ * A slot that settled without landing: `reconciled` (its nonce went to another transaction of the key, so
+ * it can never be mined) or `failed` (reverted). A completed slot is never claimed again, so a step that
+ * must still happen goes on under a fresh slot of its own: its next attempt's.
+ */
+export const isSpent = (status: string | undefined): boolean => status === 'reconciled' || status === 'failed'
+
 // ---- Tick slots ------------------------------------------------------------------------------
 
 /** null: the caller may claim. A slot with a recorded tx is never claimable again. */
