@@ -6,87 +6,25 @@
 // post: record it, and run the death protocol. Ending instead on the phase it started from, with a
 // settled outcome, left the Golem alive with Terminal on-chain and Conservation in the store, never
 // deregistered: the fault suite's rounds stop for a Golem once its tick of the day settled.
-import { createPublicClient, getAbiItem, http, type PublicClient } from 'viem'
+import { getAbiItem } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
-import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
-import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpcFaultProxy.ts'
-import { provisionFleet, type FleetGolem } from './fleet.ts'
-import {
-  DAY,
-  USDC,
-  allEvents,
-  passStaggerOffsets,
-  phaseTransitions,
-  startHeartbeatEnv,
-  WHOLE_RUNWAY_ON_KEY,
-  type HeartbeatEnv,
-} from './harness.ts'
+import { allEvents, phaseTransitions } from './harness.ts'
+import { startLastDay, type LastDay } from './lastDay.ts'
 
-const RUNWAY_DAYS = 5
-
-let env: HeartbeatEnv
-let proxy: RpcFaultProxy
-let invoker: LocalInvoker
-let golem: FleetGolem
-const errors: unknown[] = []
+let day: LastDay
 /** The results of the last day's ticks, in order. */
 const lastDay: TickResult[] = []
 let rebroadcastWaited = false
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const rpc = (method: string, params: unknown[] = []) => env.client.request({ method: method as never, params: params as never })
-
-async function beat(): Promise<TickResult[]> {
-  const before = invoker.results.length
-  await runHeartbeat({ store: env.store, client, deployment: env.devnet.deployment, invoker })
-  return invoker.results.slice(before)
-}
-
-let client: PublicClient
 
 beforeAll(async () => {
-  env = await startHeartbeatEnv()
-  proxy = await startRpcFaultProxy({ target: env.devnet.rpcUrl })
-  client = withReceiptPolling(
-    createPublicClient({
-      chain: env.devnet.chain,
-      transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }),
-      pollingInterval: 25,
-    }) as PublicClient,
-  )
-  const owner = await env.devnet.createOwner()
-  ;[golem] = (await provisionFleet({
-    keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    devnet: env.devnet,
-    store: env.store,
-    signers: env.signers,
-    owner,
-    count: 1,
-    idPrefix: 'inflight',
-    periodAmount: USDC(10),
-    runwayDays: RUNWAY_DAYS,
-  })) as [FleetGolem]
-  await passStaggerOffsets(env.devnet, [golem.golemId])
-  invoker = new LocalInvoker((id) => env.deps(id, { client, leaseMs: 10_000, tickIntervalSeconds: 3_600 }), {
-    onError: (_id, e) => errors.push(e),
-  })
-  // The days before the last, without faults: the Golem falls to Conservation.
-  for (let day = 0; day < RUNWAY_DAYS; day++) {
-    await beat()
-    await env.devnet.increaseTime(DAY)
-  }
-  expect((await env.store.getGolem(golem.golemId))?.phase).toBe('Conservation')
-  expect(errors).toEqual([])
-
   // The last day. 1: the post of Terminal is dropped before the node sees it; the tick throws.
-  proxy.setFaults({}, { eth_sendRawTransactionSync: { drop: 1 } })
-  lastDay.push(...(await beat()))
-  proxy.setFaults({})
-  expect(errors).toHaveLength(1)
+  day = await startLastDay('inflight')
+  const { env, proxy, rpc, beat } = day
+  lastDay.push(...day.lostPost)
   // 2: past the lease, with the node mining only when told: the next tick re-broadcasts the signed post and
   // finds no receipt at once; once it waits for one (the watcher's first block read, after the look), a
   // block is mined.
@@ -108,12 +46,12 @@ beforeAll(async () => {
   lastDay.push(...(await ticking))
 }, 120_000)
 afterAll(async () => {
-  await proxy?.stop()
-  await env?.stop()
+  await day?.stop()
 })
 
 describe('a phase post re-broadcast from its slot and not mined yet', () => {
   it('is waited for: the tick records the post and runs the death protocol to the end', async () => {
+    const { env, golem, errors } = day
     expect(rebroadcastWaited).toBe(true)
     expect(errors).toHaveLength(1)
     expect(lastDay).toHaveLength(1)
@@ -133,6 +71,7 @@ describe('a phase post re-broadcast from its slot and not mined yet', () => {
   })
 
   it('writes the post once in the store, as the chain has it', async () => {
+    const { env, golem } = day
     const onChain = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
     expect(onChain.map((t) => [t.from, t.to])).toContainEqual([Phase.Conservation, Phase.Terminal])
     const changes = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'PhaseChanged')
