@@ -292,7 +292,7 @@ async function tickLeased(
     // An attempt that settled without landing is spent (MAX_PHASE_POST_ATTEMPTS): the next one is sent.
     const spent = async (sent: Awaited<ReturnType<typeof postOnce>>, attempt: number) =>
       isSpent(sent.status) ||
-      (sent.status === 'busy' && sent.reason === 'completed' && (await store.getSlot(slotOf(attempt)))?.status !== 'confirmed')
+      (sent.status === 'busy' && sent.reason === 'completed' && isSpent((await store.getSlot(slotOf(attempt)))?.status))
     let attempt = 1
     let sent = await postAttempt(attempt)
     while (attempt < MAX_PHASE_POST_ATTEMPTS && (await spent(sent, attempt))) sent = await postAttempt(++attempt)
