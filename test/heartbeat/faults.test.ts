@@ -6,10 +6,9 @@
 // Golem's tick for the day completed, then the next day starts. Three Golems with a five-day runway
 // live through Thriving, Stable, Conservation and die. At the end the chain and the store must agree:
 // no double redemption, no lost redemption, no lost phase update, one deregistration each.
-import { createPublicClient, getAbiItem, http, type PublicClient } from 'viem'
+import { getAbiItem, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { nextPhase, phaseMultiplierBps, Phase } from '../../core/lifecycle/phase.ts'
 import { computeVitality } from '../../core/lifecycle/vitality.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -18,6 +17,7 @@ import type { OwnerAccount } from '../../local/devnet.ts'
 import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpcFaultProxy.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
 import {
+  clientThrough,
   DAY,
   USDC,
   allEvents,
@@ -78,13 +78,7 @@ beforeAll(async () => {
     seed: Number(process.env.BARDO_FAULT_SEED ?? 20_261_121),
     scripted: { [SEND]: ['loseResponse', 'drop', 'fail', 'loseResponse'], [PLAIN_SEND]: ['loseResponse', 'drop', 'fail', 'loseResponse'] },
   })
-  faulty = withReceiptPolling(
-    createPublicClient({
-      chain: env.devnet.chain,
-      transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }),
-      pollingInterval: 25,
-    }) as PublicClient,
-  )
+  faulty = clientThrough(env, proxy.url)
   owner = await env.devnet.createOwner()
   fleet = await provisionFleet({
     keyCeiling: WHOLE_RUNWAY_ON_KEY,

@@ -4,9 +4,11 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import {
+  createPublicClient,
   encodeFunctionData,
   erc20Abi,
   getAbiItem,
+  http,
   isAddressEqual,
   numberToHex,
   type Address,
@@ -21,6 +23,7 @@ import { MockPriceFeedAbi, VitalityOracleAbi } from '../../contracts/artifacts/i
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import { staggerOffset } from '../../core/lifecycle/stagger.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
+import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import type { GolemEvent, Store } from '../../core/store/index.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
@@ -86,6 +89,20 @@ export async function startHeartbeatEnv(): Promise<HeartbeatEnv> {
 }
 
 export const chainNow = async (client: PublicClient): Promise<bigint> => (await client.getBlock()).timestamp
+
+/**
+ * The ticks' client through an RPC fault proxy at `url`: no retries of its own (a fault reaches the tick
+ * as it would from a real node), receipts polled.
+ */
+export function clientThrough(env: Pick<HeartbeatEnv, 'devnet'>, url: string): PublicClient {
+  return withReceiptPolling(
+    createPublicClient({
+      chain: env.devnet.chain,
+      transport: http(url, { retryCount: 0, timeout: 10_000, batch: false }),
+      pollingInterval: 25,
+    }) as PublicClient,
+  )
+}
 
 /**
  * Moves the chain clock, inside the Golems' first period, past the largest of their stagger offsets

@@ -1,16 +1,10 @@
-// One Golem taken to its last day with its post of Terminal lost: the setup of the phase post suites.
-// The Golem lives its days before the last without faults (it falls to Conservation), ticked through a
-// fault proxy; on the last day the tick's post of Terminal is dropped before the node sees it, and the
-// tick throws. What happens to the post next is each suite's own.
-import { createPublicClient, http, type PublicClient } from 'viem'
 import { expect } from 'vitest'
-import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpcFaultProxy.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
-import { DAY, USDC, passStaggerOffsets, startHeartbeatEnv, WHOLE_RUNWAY_ON_KEY, type HeartbeatEnv } from './harness.ts'
+import { clientThrough, DAY, USDC, passStaggerOffsets, startHeartbeatEnv, WHOLE_RUNWAY_ON_KEY, type HeartbeatEnv } from './harness.ts'
 
 const RUNWAY_DAYS = 5
 
@@ -33,13 +27,7 @@ export type LastDay = {
 export async function startLastDay(idPrefix: string): Promise<LastDay> {
   const env = await startHeartbeatEnv()
   const proxy = await startRpcFaultProxy({ target: env.devnet.rpcUrl })
-  const client = withReceiptPolling(
-    createPublicClient({
-      chain: env.devnet.chain,
-      transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }),
-      pollingInterval: 25,
-    }) as PublicClient,
-  )
+  const client = clientThrough(env, proxy.url)
   const owner = await env.devnet.createOwner()
   const [golem] = (await provisionFleet({
     keyCeiling: WHOLE_RUNWAY_ON_KEY,

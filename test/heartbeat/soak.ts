@@ -8,15 +8,15 @@
 // and what went anywhere else, every redemption once per period, and every redemption the store records
 // as confirmed present on the chain. `npm run soak` prints the report; test/heartbeat/soak.test.ts runs a
 // short one.
-import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem'
+import type { Address, Hex } from 'viem'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
-import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
 import { seededRandom, startRpcFaultProxy, type FaultRates, type RpcProxyStats } from '../support/rpcFaultProxy.ts'
 import { crashArgsOn, crashingTick } from './crashingTick.ts'
 import type { Store } from '../../core/store/index.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
 import {
+  clientThrough,
   DAY,
   USDC,
   allEvents,
@@ -153,13 +153,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const env = await startHeartbeatEnv()
   const proxy = await startRpcFaultProxy({ target: env.devnet.rpcUrl, seed })
   try {
-    const faulty = withReceiptPolling(
-      createPublicClient({
-        chain: env.devnet.chain,
-        transport: http(proxy.url, { retryCount: 0, timeout: 10_000, batch: false }),
-        pollingInterval: 25,
-      }) as PublicClient,
-    )
+    const faulty = clientThrough(env, proxy.url)
     // The owner's account is paid enough for every generation's whole lives: a soak never starves.
     const owner = await env.devnet.createOwner({ usdc: 0n })
     const usdc = env.devnet.deployment.assets.usdc
