@@ -5,11 +5,15 @@
 // no framework ABI beyond the DelegationManager's.
 // No size is asserted (it moves with the lockfile); the named packages and the shares are.
 import { describe, expect, it } from 'vitest'
-import { measureBundle, runBundleBench } from './bundle.ts'
+import { type BundleBenchResult, measureBundle, runBundleBench } from './bundle.ts'
+
+// One run of the bench serves every test: bundling the four Lambdas and the baseline is most of this file's time.
+let run: Promise<BundleBenchResult> | undefined
+const bench = () => (run ??= runBundleBench())
 
 describe('runBundleBench', () => {
   it('measures the four Lambda bundles and the viem baseline in one run', async () => {
-    const r = await runBundleBench()
+    const r = await bench()
     for (const s of [r.tick, r.heartbeat, r.walker, r.api]) {
       expect(s.bytes).toBeGreaterThan(0)
       expect(s.bytesWithAwsSdk).toBeGreaterThan(s.bytes)
@@ -20,7 +24,7 @@ describe('runBundleBench', () => {
   })
 
   it('the tick bundle carries no artifact but the multicall code, no MetaMask utils, no ws, no framework ABI or address table and no x402 package', async () => {
-    const tick = await measureBundle('functions/tick/handler.ts')
+    const { tick } = await bench()
     const bytesOf = (name: string) => tick.packages.find((p) => p.name === name)?.bytes ?? 0
     for (const name of ['lodash', 'semver', 'ws', '@metamask/utils', '@metamask/superstruct', '@metamask/scure-bip39']) {
       expect(bytesOf(name), name).toBe(0)
@@ -38,7 +42,7 @@ describe('runBundleBench', () => {
   })
 
   it("the tick's chain client carries only the actions a tick calls: viem in the tick is well under its public client", async () => {
-    const r = await runBundleBench()
+    const r = await bench()
     const viemIn = r.tick.packages.find((p) => p.name === 'viem')?.bytes ?? 0
     expect(viemIn).toBeGreaterThan(0)
     // The floor is viem's public client over http alone (with @noble), the tick's viem share of it stays under 3/4.
@@ -46,7 +50,7 @@ describe('runBundleBench', () => {
   })
 
   it("the heartbeat's and the walker's chain client carries only the actions a walk calls: viem in each is well under its public client", async () => {
-    const r = await runBundleBench()
+    const r = await bench()
     for (const s of [r.heartbeat, r.walker]) {
       const viemIn = s.packages.find((p) => p.name === 'viem')?.bytes ?? 0
       expect(viemIn, s.entry).toBeGreaterThan(0)
@@ -78,7 +82,7 @@ describe('runBundleBench', () => {
   })
 
   it('the API carries no framework ABI beyond the DelegationManager (the council computes its account itself)', async () => {
-    const api = await measureBundle('functions/api/handler.ts')
+    const { api } = await bench()
     expect(api.packages.find((p) => p.name === '@metamask/delegation-abis')?.bytes ?? 0).toBeLessThan(20_000)
   })
 })
