@@ -10,7 +10,6 @@ import { formatSpan, usdc } from './consoleLines.ts'
 import { STACK_KEY_SECRET_ENV, newStackKey, removeStackKeys, stackKeys } from './stackKeys.ts'
 import { forwardedRotation, writeSchedulerConfig } from './schedulerConfig.ts'
 import { supervise } from './supervisor.ts'
-import { beside } from './beside.ts'
 import { READ_KEY_HASH_ENV, type ApiConfig } from './apiConfig.ts'
 import { hashApiKey } from '../core/ratelimit/tiers.ts'
 import { freePort } from '../indexer/start.ts'
@@ -19,6 +18,7 @@ import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../cor
 import { demoSliceUsdc } from './demoStrategy.ts'
 import { superviseIndexer, type SupervisedIndexer } from './indexerProcess.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
+import type { OwnerAccount } from './devnet.ts'
 import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
 import { connectChain } from './chain.ts'
 import { openStore } from './store.ts'
@@ -188,9 +188,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(stopStore)
     log(`  store        ${storeLine}`)
 
-    // Ponder takes the longest to start (10-15 s): the demo Golem is provisioned meanwhile, and what needs
-    // the indexer's URL (the API, the dashboard) starts once it serves.
-    let indexerStarting: Promise<SupervisedIndexer> | undefined
+    let indexer: SupervisedIndexer | undefined
     if (settings.indexer) {
       const databaseUrl = env.DATABASE_URL
       // The index of a chain that lives as long as this run: readable by the user alone, removed at stop
@@ -200,17 +198,15 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         mkdirSync(pgliteDir, { recursive: true, mode: 0o700 })
         stops.push(async () => rmSync(pgliteDir, { recursive: true, force: true }))
       }
-      indexerStarting = beside(
-        superviseIndexer(
-          {
-            ...stackIndexerOptions(chain, { local: devnet !== undefined }),
-            ...(databaseUrl ? { databaseUrl } : { pgliteDir: pgliteDir! }),
-          },
-          log,
-        ),
-        stops,
-        (started) => started.stop(),
+      indexer = await superviseIndexer(
+        {
+          ...stackIndexerOptions(chain, { local: devnet !== undefined }),
+          ...(databaseUrl ? { databaseUrl } : { pgliteDir: pgliteDir! }),
+        },
+        log,
       )
+      stops.push(indexer.stop)
+      log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
     }
 
     // The stack's own Golem keys are keystore files under the state directory, so any of its processes
@@ -223,36 +219,6 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     const privySettings = privySettingsFromEnv(env)
     if (privySettings.settings)
       log(`  privy        Privy wallets of app ${privySettings.settings.appId} through ${privySettings.settings.apiUrl}`)
-    // The demo Golem, provisioned while the indexer starts.
-    const ownerKey = devnet ? localOwnerKey(env) : undefined
-    const demoProvisioning =
-      devnet && ownerKey
-        ? beside(
-            (async () => {
-              const owner = await devnet.createOwner({}, ownerKey.account)
-              // The owner's wallet key holds ETH, as a MetaMask user's does: it submits the owner's own acts
-              // (`bardo revoke`, `renew`) to the EntryPoint with no relay.
-              await devnet.publicClient.waitForTransactionReceipt({
-                hash: await devnet.deployer.sendTransaction({ to: owner.signer.address, value: parseEther('1') }),
-              })
-              const golem = await provisionGolemAt({
-                clients: devnet,
-                deployment: devnet.deployment,
-                store,
-                key: await newStackKey(keys, 'demo'),
-                owner,
-                golemId: 'demo',
-                strategy: readFileSync(settings.strategyPath, 'utf8'),
-                lifeSeconds: BigInt(settings.lifeSeconds),
-                periodSeconds: BigInt(settings.periodSeconds),
-              })
-              return { golem, owner }
-            })(),
-            stops,
-          )
-        : undefined
-    const indexer = await indexerStarting
-    if (indexer) log(`  indexer      Ponder on ${env.DATABASE_URL ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
     const readApiKey = localReadKey(env)
     // What the CLI, the API process and the scheduler process read the chain's contracts from.
     if (devnet) writeDeploymentFile(join(settings.stateDir, DEPLOYMENT_FILE), devnet.deployment)
@@ -293,10 +259,28 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(apiProcess.stop)
     const api = { url: `http://127.0.0.1:${apiPort}` }
 
-    const demo = await demoProvisioning
+    let demo: { golem: Awaited<ReturnType<typeof provisionGolemAt>>; owner: OwnerAccount } | undefined
     let sliceUsdc = 0n
-    if (demo) {
-      const { golem, owner } = demo
+    const ownerKey = devnet ? localOwnerKey(env) : undefined
+    if (devnet && ownerKey) {
+      const owner = await devnet.createOwner({}, ownerKey.account)
+      // The owner's wallet key holds ETH, as a MetaMask user's does: it submits the owner's own acts
+      // (`bardo revoke`, `renew`) to the EntryPoint with no relay.
+      await devnet.publicClient.waitForTransactionReceipt({
+        hash: await devnet.deployer.sendTransaction({ to: owner.signer.address, value: parseEther('1') }),
+      })
+      const golem = await provisionGolemAt({
+        clients: devnet,
+        deployment: devnet.deployment,
+        store,
+        key: await newStackKey(keys, 'demo'),
+        owner,
+        golemId: 'demo',
+        strategy: readFileSync(settings.strategyPath, 'utf8'),
+        lifeSeconds: BigInt(settings.lifeSeconds),
+        periodSeconds: BigInt(settings.periodSeconds),
+      })
+      demo = { golem, owner }
       sliceUsdc = demoSliceUsdc({ plan: golem.plan, lifeSeconds: settings.lifeSeconds, tickSeconds: settings.tickSeconds })
       log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
       log(
