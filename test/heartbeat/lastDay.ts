@@ -1,3 +1,7 @@
+// One Golem taken to its last day with its post of Terminal lost: the setup of the phase post suites.
+// The Golem lives its days before the last without faults (it falls to Conservation), ticked through a
+// fault proxy; on the last day the tick's post of Terminal is dropped before the node sees it, and the
+// tick throws. What happens to the post next is each suite's own.
 import { expect } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
