@@ -3,9 +3,8 @@
 // writes anything more. The next tick, in this process with another invocation id and after the
 // lease, must reconcile from the chain and the store: the slot ends confirmed with the crashed tick's
 // transaction, its event is written once, and no second transaction is ever sent.
-import { bytesToHex, getAbiItem, type Hex } from 'viem'
+import { bytesToHex, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { SessionKey } from '../../core/custody/index.ts'
 import { MemoryKey } from '../../core/custody/memoryKey.ts'
 import { runTick } from '../../app/tick/runTick.ts'
@@ -28,6 +27,7 @@ import {
   usdcTransfersFrom,
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
+  deregistrations,
 } from './harness.ts'
 
 const CHILD_LEASE_MS = 60_000
@@ -216,12 +216,7 @@ describe('a worker killed right after broadcasting the deregistration (death pro
     const result = await runTick(env.deps('parent-death'), { golemId: golem.golemId })
     expect(result.outcome).toBe('died')
     expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
-    const deregistered = await env.client.getLogs({
-      address: env.devnet.deployment.vitalityOracle,
-      event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-      args: { golem: golem.golemKey },
-      fromBlock: 0n,
-    })
+    const deregistered = await deregistrations(env, golem.golemKey)
     expect(deregistered).toHaveLength(1)
     expect((await env.store.getDeathSettlement(golem.golemId))?.settlement).toMatchObject({
       deregisterTx: deregistered[0]!.transactionHash,

@@ -6,9 +6,8 @@
 // Golem's tick for the day completed, then the next day starts. Three Golems with a five-day runway
 // live through Thriving, Stable, Conservation and die. At the end the chain and the store must agree:
 // no double redemption, no lost redemption, no lost phase update, one deregistration each.
-import { getAbiItem, type PublicClient } from 'viem'
+import type { PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { nextPhase, phaseMultiplierBps, Phase } from '../../core/lifecycle/phase.ts'
 import { computeVitality } from '../../core/lifecycle/vitality.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
@@ -31,6 +30,7 @@ import {
   usdcTransfersFrom,
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
+  deregistrations,
 } from './harness.ts'
 
 const GOLEMS = 3
@@ -194,12 +194,7 @@ describe('RPC faults: drops, delays, errors and lost answers on >= 20 % of reque
 
   it('runs each death protocol to the end once: deregistered once, the record written, the key zeroed', async () => {
     for (const g of fleet) {
-      const deregistered = await env.client.getLogs({
-        address: env.devnet.deployment.vitalityOracle,
-        event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-        args: { golem: g.golemKey },
-        fromBlock: 0n,
-      })
+      const deregistered = await deregistrations(env, g.golemKey)
       expect(deregistered, g.golemId).toHaveLength(1)
       const death = await env.store.getDeathSettlement(g.golemId)
       expect(death?.settlement, g.golemId).toMatchObject({

@@ -180,6 +180,16 @@ export async function usdcBalance(client: PublicClient, usdc: Address, account: 
   return client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account] })
 }
 
+/** The VitalityOracle's GolemDeregistered logs for one Golem key, from the first block. */
+export function deregistrations(env: Pick<HeartbeatEnv, 'client' | 'devnet'>, golem: Address) {
+  return env.client.getLogs({
+    address: env.devnet.deployment.vitalityOracle,
+    event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
+    args: { golem },
+    fromBlock: 0n,
+  })
+}
+
 export type OnChainPhaseTransition = { from: number; to: number; survivalScore: number; txHash: Hex; blockNumber: bigint }
 
 export async function phaseTransitions(client: PublicClient, vitalityOracle: Address, golem: Address): Promise<OnChainPhaseTransition[]> {

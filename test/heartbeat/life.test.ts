@@ -3,7 +3,7 @@
 // The chain is the truth the store is checked against: every phase transition, every redemption, every
 // USDC that left the owner's smart account, the deregistration.
 import { readFileSync } from 'node:fs'
-import { encodeFunctionData, erc20Abi, getAbiItem, type Hex } from 'viem'
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
@@ -29,6 +29,7 @@ import {
   usdcTransfersFrom,
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
+  deregistrations,
 } from './harness.ts'
 
 let env: HeartbeatEnv
@@ -146,12 +147,7 @@ describe('a whole life in accelerated time', () => {
 
   it('writes the DeathSettlement record, DeathCompleted, and deregisters the Golem on-chain', async () => {
     const death = await env.store.getDeathSettlement('life')
-    const deregistered = await env.client.getLogs({
-      address: env.devnet.deployment.vitalityOracle,
-      event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-      args: { golem: golem.golemKey },
-      fromBlock: 0n,
-    })
+    const deregistered = await deregistrations(env, golem.golemKey)
     expect(deregistered).toHaveLength(1)
     expect(deregistered[0]!.args.finalPhase).toBe(4)
     expect(death).toMatchObject({

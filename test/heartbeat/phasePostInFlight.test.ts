@@ -6,12 +6,10 @@
 // post: record it, and run the death protocol. Ending instead on the phase it started from, with a
 // settled outcome, left the Golem alive with Terminal on-chain and Conservation in the store, never
 // deregistered: the fault suite's rounds stop for a Golem once its tick of the day settled.
-import { getAbiItem } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { allEvents, phaseTransitions } from './harness.ts'
+import { allEvents, phaseTransitions, deregistrations } from './harness.ts'
 import { startLastDay, type LastDay } from './lastDay.ts'
 
 let day: LastDay
@@ -57,12 +55,7 @@ describe('a phase post re-broadcast from its slot and not mined yet', () => {
     expect(lastDay).toHaveLength(1)
     expect(lastDay[0]).toMatchObject({ outcome: 'died', phase: { from: Phase.Conservation, to: Phase.Terminal, posted: true } })
     expect(await env.store.getGolem(golem.golemId)).toMatchObject({ status: 'dead', phase: 'Terminal' })
-    const deregistered = await env.client.getLogs({
-      address: env.devnet.deployment.vitalityOracle,
-      event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-      args: { golem: golem.golemKey },
-      fromBlock: 0n,
-    })
+    const deregistered = await deregistrations(env, golem.golemKey)
     expect(deregistered).toHaveLength(1)
     expect((await env.store.getDeathSettlement(golem.golemId))?.settlement).toMatchObject({
       finalPhase: 'Terminal',

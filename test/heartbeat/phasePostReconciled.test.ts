@@ -6,13 +6,11 @@
 // claimed again. The post must go on under its next attempt's slot and the Golem die; before, every later
 // tick found the slot completed, posted nothing and recorded `skipped`, and the Golem lived on with its
 // runway on the key (the soak's "alive; last tick skipped").
-import { getAbiItem } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { phaseAttemptStep } from '../../core/lifecycle/tickPlan.ts'
-import { allEvents, phaseTransitions } from './harness.ts'
+import { allEvents, phaseTransitions, deregistrations } from './harness.ts'
 import { startLastDay, type LastDay } from './lastDay.ts'
 
 let day: LastDay
@@ -52,12 +50,7 @@ describe('a phase post whose nonce another transaction took', () => {
     expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: phaseAttemptStep(step, 2) })).toMatchObject({
       status: 'confirmed',
     })
-    const deregistered = await env.client.getLogs({
-      address: env.devnet.deployment.vitalityOracle,
-      event: getAbiItem({ abi: VitalityOracleAbi, name: 'GolemDeregistered' }),
-      args: { golem: golem.golemKey },
-      fromBlock: 0n,
-    })
+    const deregistered = await deregistrations(env, golem.golemKey)
     expect(deregistered).toHaveLength(1)
   })
 
