@@ -6,9 +6,20 @@ import { expect } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
+import { Phase } from '../../core/lifecycle/phase.ts'
 import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpcFaultProxy.ts'
 import { provisionFleet, type FleetGolem } from './fleet.ts'
-import { clientThrough, DAY, USDC, passStaggerOffsets, startHeartbeatEnv, WHOLE_RUNWAY_ON_KEY, type HeartbeatEnv } from './harness.ts'
+import {
+  allEvents,
+  clientThrough,
+  DAY,
+  USDC,
+  passStaggerOffsets,
+  phaseTransitions,
+  startHeartbeatEnv,
+  WHOLE_RUNWAY_ON_KEY,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const RUNWAY_DAYS = 5
 
@@ -79,4 +90,12 @@ export async function startLastDay(idPrefix: string): Promise<LastDay> {
       await env.stop()
     },
   }
+}
+
+/** The Golem's PhaseChanged history in the store is the chain's PhaseTransition history, the post of Terminal in it once. */
+export async function expectPhasesAsOnChain({ env, golem }: LastDay): Promise<void> {
+  const onChain = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
+  expect(onChain.map((t) => [t.from, t.to])).toContainEqual([Phase.Conservation, Phase.Terminal])
+  const changes = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'PhaseChanged')
+  expect(changes.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps])).toEqual(onChain.map((t) => [t.from, t.to, t.survivalScore]))
 }

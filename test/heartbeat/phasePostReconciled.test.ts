@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { phaseAttemptStep } from '../../core/lifecycle/tickPlan.ts'
-import { allEvents, phaseTransitions, deregistrations } from './harness.ts'
-import { startLastDay, type LastDay } from './lastDay.ts'
+import { deregistrations } from './harness.ts'
+import { expectPhasesAsOnChain, startLastDay, type LastDay } from './lastDay.ts'
 
 let day: LastDay
 /** The results of the ticks after the key's nonce was taken, in order. */
@@ -55,12 +55,6 @@ describe('a phase post whose nonce another transaction took', () => {
   })
 
   it('writes the post once in the store, as the chain has it', async () => {
-    const { env, golem } = day
-    const onChain = await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)
-    expect(onChain.map((t) => [t.from, t.to])).toContainEqual([Phase.Conservation, Phase.Terminal])
-    const changes = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'PhaseChanged')
-    expect(changes.map((e) => [e.data.from, e.data.to, e.data.survivalScoreBps])).toEqual(
-      onChain.map((t) => [t.from, t.to, t.survivalScore]),
-    )
+    await expectPhasesAsOnChain(day)
   })
 })
