@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     // snap/ is its own workspace tested with jest (snaps-jest); its suites never run here.
     exclude: ['**/node_modules/**', 'snap/**'],
-    // One fast-check seed for the whole run (override with BARDO_PROPERTY_SEED).
-    setupFiles: ['test/support/propertySeed.ts'],
+    // One fast-check seed for the whole run (override with BARDO_PROPERTY_SEED); each file starts from the
+    // run's environment, whatever the file before it in the same worker stubbed or set.
+    setupFiles: ['test/support/propertySeed.ts', 'test/support/restoreEnvironment.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Suites start their own anvil, dynalite and indexer processes; two cores, so run files in a small pool.
@@ -16,7 +17,10 @@ export default defineConfig({
     // stack's processes (Ponder, the API, the scheduler) shared the two cores with the forks' loading.
     pool: 'forks',
     poolOptions: {
-      forks: { maxForks: 2, minForks: 1 },
+      // The forks are kept from file to file (the pool's isolation is off), so the packages in node_modules
+      // (viem, the kit, zod, the AWS SDK) load once per fork rather than once per file; the suites' project
+      // still isolates its files (below): our own modules, and their mocks, start afresh in every file.
+      forks: { maxForks: 2, minForks: 1, isolate: false },
       // core's project only (below): one worker thread, its files one after another in one module graph.
       threads: { isolate: false, maxThreads: 1, minThreads: 1 },
     },
@@ -38,6 +42,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'suites',
+          poolOptions: { forks: { isolate: true } },
+          // SST's runtime SDK reads the environment once per module (functions/shared/resource.test.ts sets
+          // its own): loaded like our modules, afresh in every file, not once per fork.
+          server: { deps: { inline: [/node_modules\/sst\/dist\/resource\//] } },
           include: [
             'app/**/*.test.ts',
             'adapters/**/*.test.ts',

@@ -210,17 +210,16 @@ describe('settings', () => {
 })
 
 describe('ponder.config.ts', () => {
-  const saved = { ...process.env }
   afterEach(() => {
-    process.env = { ...saved }
+    vi.unstubAllEnvs()
     vi.resetModules()
   })
 
   it('builds one Base chain with the framework DelegationManager and the configured Bardo contracts', async () => {
-    process.env.BARDO_CHAIN_ID = '8453'
-    process.env.BARDO_RPC_URL = 'https://rpc.example'
-    process.env.BARDO_START_BLOCK = '30000000'
-    process.env.BARDO_DEPLOYMENT = JSON.stringify({ vitalityOracle: A(1), dreamOracle: A(2), enforcers: { dailySpendLimit: A(3) } })
+    vi.stubEnv('BARDO_CHAIN_ID', '8453')
+    vi.stubEnv('BARDO_RPC_URL', 'https://rpc.example')
+    vi.stubEnv('BARDO_START_BLOCK', '30000000')
+    vi.stubEnv('BARDO_DEPLOYMENT', JSON.stringify({ vitalityOracle: A(1), dreamOracle: A(2), enforcers: { dailySpendLimit: A(3) } }))
     const { default: config } = await import('../indexer/ponder.config.ts')
     expect(Object.keys(config.chains)).toEqual(['base'])
     expect(config.chains.base).toMatchObject({ id: 8453, rpc: 'https://rpc.example' })

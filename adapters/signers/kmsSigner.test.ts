@@ -13,7 +13,7 @@ import {
   type Hex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { KmsSignerError } from '../../core/custody/errors.ts'
 import { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { createKmsSigner, toEthereumSignature } from './kmsSigner.ts'
@@ -48,6 +48,8 @@ function fakeKms(privateKey: Hex, opts: { s?: 'low' | 'high' | 'alternate' } = {
 
 beforeEach(() => kms.reset())
 afterEach(() => kms.reset())
+// The worker runs other files after this one: KMSClient's send is KMS's own again.
+afterAll(() => kms.restore())
 
 describe('createKmsSigner', () => {
   it('derives the address from the SPKI public key', async () => {

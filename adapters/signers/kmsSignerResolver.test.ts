@@ -1,7 +1,7 @@
 import { GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms'
 import { mockClient } from 'aws-sdk-client-mock'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { encodeSecp256k1Spki } from '../../test/support/custody/der.ts'
 import type { BardoDeployment } from '../../core/deployment.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -31,6 +31,8 @@ const publicKey = {
 }
 
 beforeEach(() => kms.reset())
+// The worker runs other files after this one: KMSClient's send is KMS's own again.
+afterAll(() => kms.restore())
 
 describe('KmsSignerResolver', () => {
   it("asks KMS for a key's public key once, not on every tick", async () => {

@@ -2,17 +2,25 @@
 // SST writes it into a bundle (AES-256-GCM, zero nonce, tag at the end, key in SST_KEY), and an
 // SST_RESOURCE_<Name> variable, read through functions/shared/resource.ts; the local BARDO_SECRET_*
 // spelling is the fallback. SST's Resource reads the environment once, on first use, so the whole
-// file shares one environment set up before that.
+// file shares one environment set up before that. It keeps what it read in its module and on the global
+// object: the suites load its module afresh in every file (vitest.config.ts), and this file clears the
+// global copy before and after, so neither an earlier file's reading nor this file's links leak.
 import { createCipheriv, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 const RPC_URL = 'https://rpc.example/v1/secret-token'
 const OPERATOR_KEY = `0x${'ab'.repeat(32)}`
 const dir = mkdtempSync(join(tmpdir(), 'bardo-sst-'))
-const saved = { ...process.env }
+
+/** SST's Resource keeps the links it read on the global object, under these names. */
+function forgetSstLinks() {
+  const state = globalThis as Record<string, unknown>
+  delete state.__SST_RESOURCE_RAW__
+  delete state.__SST_RESOURCE_ENVIRONMENT__
+}
 
 /** What SST writes into a function's bundle for its links: the JSON of every linked resource, sealed. */
 function sealResources(resources: Record<string, unknown>, key: Buffer): Buffer {
@@ -37,16 +45,18 @@ beforeAll(async () => {
       key,
     ),
   )
-  process.env.SST_KEY = key.toString('base64')
-  process.env.SST_KEY_FILE = file
-  process.env.SST_RESOURCE_ReadApiKeyHashes = JSON.stringify({ type: 'sst.sst.Secret', value: 'hash-a,hash-b' })
+  vi.stubEnv('SST_KEY', key.toString('base64'))
+  vi.stubEnv('SST_KEY_FILE', file)
+  vi.stubEnv('SST_RESOURCE_ReadApiKeyHashes', JSON.stringify({ type: 'sst.sst.Secret', value: 'hash-a,hash-b' }))
   // A linked value wins over the local spelling of the same secret.
-  process.env.BARDO_SECRET_RPC_URL = 'http://127.0.0.1:8545'
+  vi.stubEnv('BARDO_SECRET_RPC_URL', 'http://127.0.0.1:8545')
+  forgetSstLinks()
   resource = await import('./resource.ts')
 })
 
 afterAll(() => {
-  process.env = saved
+  vi.unstubAllEnvs()
+  forgetSstLinks()
   rmSync(dir, { recursive: true, force: true })
 })
 
