@@ -13,29 +13,43 @@ process.env.PONDER_TELEMETRY_DISABLED = 'true'
 
 type Counts = { passed: number; failed: number; skipped: number }
 
-function run(cmd: string, args: string[], cwd?: string): Promise<{ code: number; output: string }> {
+const sum = (a: Counts, c: Counts): Counts => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped })
+
+/**
+ * Runs one step's command. The vitest run's output is forwarded as it comes; a step that runs beside
+ * another keeps its output and prints it whole, under its heading, when it ends, so two steps' lines
+ * never interleave.
+ */
+function run(
+  name: string,
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; live?: boolean } = {},
+): Promise<{ code: number; output: string }> {
+  if (opts.live) process.stdout.write(`\n=== ${name} ===\n`)
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env, ...(cwd ? { cwd } : {}) })
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env, ...(opts.cwd ? { cwd: opts.cwd } : {}) })
     let output = ''
     const forward = (stream: NodeJS.WriteStream) => (d: Buffer) => {
       output += d.toString()
-      stream.write(d)
+      if (opts.live) stream.write(d)
     }
     child.stdout.on('data', forward(process.stdout))
     child.stderr.on('data', forward(process.stderr))
-    child.on('close', (code) => resolve({ code: code ?? 1, output }))
+    child.on('close', (code) => {
+      if (!opts.live) process.stdout.write(`\n=== ${name} ===\n${output}`)
+      resolve({ code: code ?? 1, output })
+    })
   })
 }
 
 async function step(name: string, cmd: string, args: string[], cwd?: string): Promise<Counts> {
-  process.stdout.write(`\n=== ${name} ===\n`)
-  const { code } = await run(cmd, args, cwd)
+  const { code } = await run(name, cmd, args, cwd ? { cwd } : {})
   return code === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }
 }
 
 async function forge(): Promise<Counts> {
-  process.stdout.write('\n=== Foundry: unit, fuzz and invariant tests ===\n')
-  const { code, output } = await run(foundryBinary('forge'), ['test'])
+  const { code, output } = await run('Foundry: unit, fuzz and invariant tests', foundryBinary('forge'), ['test'])
   const m = /(\d+) tests passed, (\d+) failed, (\d+) skipped/.exec(output)
   if (!m) return { passed: 0, failed: 1, skipped: 0 }
   const counts = { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3]) }
@@ -44,16 +58,14 @@ async function forge(): Promise<Counts> {
 }
 
 async function vitest(filters: string[]): Promise<Counts> {
-  process.stdout.write('\n=== vitest: TypeScript suites ===\n')
   const dir = mkdtempSync(join(tmpdir(), 'bardo-vitest-'))
   const report = join(dir, 'report.json')
-  const { code } = await run('node_modules/.bin/vitest', [
-    'run',
-    ...filters,
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${report}`,
-  ])
+  const { code } = await run(
+    'vitest: TypeScript suites',
+    'node_modules/.bin/vitest',
+    ['run', ...filters, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
+    { live: true },
+  )
   try {
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
       numPassedTests: number
@@ -83,10 +95,9 @@ async function vitest(filters: string[]): Promise<Counts> {
 
 /** The Snap workspace's jest suite (snaps-jest runs the built bundle in its simulator). */
 async function snapJest(): Promise<Counts> {
-  process.stdout.write('\n=== Snap: snaps-jest ===\n')
   const dir = mkdtempSync(join(tmpdir(), 'bardo-snap-jest-'))
   const report = join(dir, 'report.json')
-  const { code } = await run(resolve('node_modules/.bin/jest'), ['--json', `--outputFile=${report}`], 'snap')
+  const { code } = await run('Snap: snaps-jest', resolve('node_modules/.bin/jest'), ['--json', `--outputFile=${report}`], { cwd: 'snap' })
   try {
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
       numPassedTests: number
@@ -109,24 +120,44 @@ async function snapJest(): Promise<Counts> {
   }
 }
 
+/** Steps one after another; the list of their counts. */
+async function inTurn(steps: (() => Promise<Counts>)[]): Promise<Counts[]> {
+  const counts: Counts[] = []
+  for (const s of steps) counts.push(await s())
+  return counts
+}
+
+/** The Snap: its manifest, its build, then the suite that runs the bundle just built. */
+async function snap(): Promise<Counts[]> {
+  const manifest = await step('Snap: manifest', resolve('node_modules/.bin/tsx'), ['manifest.ts'], 'snap')
+  const build = await step('Snap: mm-snap build', resolve('node_modules/.bin/mm-snap'), ['build'], 'snap')
+  // Without a bundle the suite would only report the build's failure again.
+  return build.failed === 0 ? [manifest, build, await snapJest()] : [manifest, build]
+}
+
 const filters = process.argv.slice(2)
 const results: Counts[] = []
+// The artifacts first: the typechecks and the suites import them.
 results.push(await step('contracts: build TypeScript artifacts', 'node_modules/.bin/tsx', ['contracts/build.ts']))
 if (filters.length === 0) {
-  results.push(await step('typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', '.']))
-  results.push(await step('typecheck: the dashboard page', 'node_modules/.bin/tsc', ['--noEmit', '-p', 'web']))
-  // Lint and format (biome, with the core/ import boundary) and the Solidity format.
-  results.push(await step('lint and format: biome ci', 'node_modules/.bin/biome', ['ci', '--colors=off', '.']))
-  results.push(await step('Solidity format: forge fmt --check', foundryBinary('forge'), ['fmt', '--check']))
-  results.push(await forge())
-  results.push(await step('Snap: typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', 'snap']))
-  results.push(await step('Snap: manifest', resolve('node_modules/.bin/tsx'), ['manifest.ts'], 'snap'))
-  const snapBuild = await step('Snap: mm-snap build', resolve('node_modules/.bin/mm-snap'), ['build'], 'snap')
-  results.push(snapBuild)
-  // The suite runs the bundle just built; without one it would only report the build's failure again.
-  if (snapBuild.failed === 0) results.push(await snapJest())
+  // Two lanes side by side, one per core: the typechecks and the lint beside the Solidity suites and the
+  // Snap (each mostly one core's work; 211 s one after another).
+  const lanes = await Promise.all([
+    inTurn([
+      () => step('typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', '.']),
+      () => step('typecheck: the dashboard page', 'node_modules/.bin/tsc', ['--noEmit', '-p', 'web']),
+      () => step('Snap: typecheck', 'node_modules/.bin/tsc', ['--noEmit', '-p', 'snap']),
+      // Lint and format (biome, with the core/ import boundary).
+      () => step('lint and format: biome ci', 'node_modules/.bin/biome', ['ci', '--colors=off', '.']),
+    ]),
+    (async () => [
+      ...(await inTurn([() => step('Solidity format: forge fmt --check', foundryBinary('forge'), ['fmt', '--check']), forge])),
+      ...(await snap()),
+    ])(),
+  ])
+  results.push(...lanes.flat())
 }
 results.push(await vitest(filters))
-const total = results.reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }))
+const total = results.reduce(sum)
 process.stdout.write(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped\n`)
 process.exit(total.failed > 0 ? 1 : 0)
