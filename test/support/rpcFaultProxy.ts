@@ -43,6 +43,11 @@ export type RpcProxyStats = {
   byKind: Record<FaultKind | 'ok', number>
   /** Calls per method. */
   byMethod: Record<string, number>
+  /**
+   * Each method's latest call, by its place in the count of calls (the first call is 1): which came after
+   * which, whenever a test looks (a count read after a call cannot tell what came before it).
+   */
+  lastCall: Record<string, number>
   /** Faults per method and kind, e.g. `eth_sendRawTransaction:loseResponse`. */
   faultsByMethod: Record<string, number>
 }
@@ -74,6 +79,7 @@ const emptyStats = (): RpcProxyStats => ({
   faulted: 0,
   byKind: { ok: 0, drop: 0, delay: 0, fail: 0, loseResponse: 0 },
   byMethod: {},
+  lastCall: {},
   faultsByMethod: {},
 })
 
@@ -181,8 +187,11 @@ export async function startRpcFaultProxy(options: RpcFaultProxyOptions): Promise
       const methods = methodsOf(body)
       const method = methods[0] ?? '?'
       stats.requests += 1
-      stats.calls += methods.length
-      for (const m of methods) stats.byMethod[m] = (stats.byMethod[m] ?? 0) + 1
+      for (const m of methods) {
+        stats.calls += 1
+        stats.byMethod[m] = (stats.byMethod[m] ?? 0) + 1
+        stats.lastCall[m] = stats.calls
+      }
       const kind = pick(method)
       stats.byKind[kind] += 1
       if (kind !== 'ok') {
