@@ -32,6 +32,9 @@ export async function golemOf(store: Store, golemId: string): Promise<{ record: 
   return { record, profile: parseGolemProfile(record.profile) }
 }
 
+/** How many of the Golem's latest events `bardo status` lists. */
+export const STATUS_EVENTS = 50
+
 export type GolemStatus = {
   golemId: string
   status: string
@@ -63,7 +66,8 @@ export async function golemStatus(store: Store, chain: CliChain, deployment: Cli
     client.getBalance({ address: profile.golemKey }),
     client.getBlock(),
   ])
-  const events = await store.listEvents({ golemId, limit: 50 })
+  // The latest events, oldest first.
+  const events = await store.listEvents({ golemId, limit: STATUS_EVENTS, order: 'desc' })
   const inForce = grantInForce(profile, block.timestamp)
   const end = grantEndOf(inForce)
   return {
@@ -75,7 +79,7 @@ export async function golemStatus(store: Store, chain: CliChain, deployment: Cli
       phase: record.phase,
       nextTickAt: record.nextTickAt,
       lastTick: record.lastTick ?? null,
-      events: events.events.map((e) => e.type),
+      events: events.events.map((e) => e.type).reverse(),
     },
     chain: {
       registered: registered as boolean,

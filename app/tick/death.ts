@@ -21,6 +21,7 @@ import {
   terminalResetStep,
 } from '../../core/lifecycle/deathPlan.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
+import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { PASSED, RETRY, retry } from '../../core/retry.ts'
 import { type GolemRecord, isSpent } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
@@ -125,7 +126,7 @@ export async function runDeathProtocol(
   await store.appendEvent({
     golemId,
     type: 'DeathCompleted',
-    at: nowMs,
+    at: tickEventTime(nowMs, 'DeathCompleted'),
     eventId: 'DeathCompleted',
     data: { delegationHash: profile.runway.chainHashes[0] as string, cause },
   })

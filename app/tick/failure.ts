@@ -2,6 +2,7 @@
 // (the lease stays as it was, so the next tick still waits it out and reconciles what this one left).
 // At the configured limit the Golem is halted and the owner told (core/lifecycle/heartbeatAnomaly.ts).
 import { afterFailedTick, failureReason, HALTED_OUTCOME } from '../../core/lifecycle/heartbeatAnomaly.ts'
+import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { RETRY, retry } from '../../core/retry.ts'
 import type { GolemRecord, TickStore } from '../../core/store/index.ts'
 
@@ -28,7 +29,7 @@ export async function recordTickFailure(
       await deps.store.appendEvent({
         golemId,
         type: 'HeartbeatAnomaly',
-        at: leasedAtMs,
+        at: tickEventTime(leasedAtMs, 'HeartbeatAnomaly'),
         eventId: `HeartbeatAnomaly:${leasedAtMs}`,
         data: { failures: decision.failures, maxConsecutiveFailures: deps.maxConsecutiveFailures, reason: failureReason(error) },
       })

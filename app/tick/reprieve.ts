@@ -3,6 +3,7 @@
 import { encodeFunctionData } from 'viem'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
+import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ReprievePlan } from '../../core/lifecycle/reprievePlan.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
@@ -32,7 +33,7 @@ export async function serveReprieve(
   await deps.store.appendEvent({
     golemId,
     type: 'PhaseReset',
-    at: slotBase.now,
+    at: tickEventTime(slotBase.now, 'PhaseReset'),
     eventId: plan.eventId,
     data: { from: plan.from, to: plan.to, reason: 'reprieve', payer: plan.request.payer, amount: plan.request.amount.toString() },
   })

@@ -7,6 +7,7 @@ import { PolicyCageTickAbi, VitalityOracleTickAbi } from '../../adapters/chain/o
 import { withRenewalsFolded } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { GAS_BOOTSTRAP } from '../../core/lifecycle/gasPlan.ts'
+import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import {
   MAX_ROTATION_ATTEMPTS,
   profileAfterRotation,
@@ -138,7 +139,7 @@ export async function rotateSessionKey(
   await deps.store.appendEvent({
     golemId: golem.golemId,
     type: 'SessionKeyRotated',
-    at: input.nowMs,
+    at: tickEventTime(input.nowMs, 'SessionKeyRotated'),
     eventId: `SessionKeyRotated:${to.toLowerCase()}`,
     data: { oldAddress: profile.golemKey, newAddress: to, reason: pending.reason, returned: returned.lines },
   })

@@ -6,6 +6,7 @@ import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
+import { inTickOrder, tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { readRequestOf, type ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { golemVitalSigns } from '../../core/lifecycle/golemVitalSigns.ts'
@@ -54,8 +55,8 @@ export async function appendEvents(
   events: readonly CustodyEvent[],
   keyOf: (e: CustodyEvent) => string,
 ): Promise<void> {
-  for (const e of events) {
-    await store.appendEvent({ golemId, type: e.type, at: Number(e.at) * 1000, eventId: keyOf(e), data: jsonData(e) })
+  for (const e of inTickOrder(events)) {
+    await store.appendEvent({ golemId, type: e.type, at: tickEventTime(Number(e.at) * 1000, e.type), eventId: keyOf(e), data: jsonData(e) })
   }
 }
 

@@ -10,6 +10,7 @@ import type { PaymentRequired } from '@x402/core/types'
 import { bytesToHex, erc20Abi, hexToString, isAddressEqual, stringToHex, type Address, type Hex } from 'viem'
 import { paymentPeriod } from '../../core/custody/paymentPolicy.ts'
 import type { Phase } from '../../core/lifecycle/phase.ts'
+import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { grantEndOf } from '../../core/lifecycle/grantInForce.ts'
 import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { planSelfExtension, type SelfExtensionStep } from '../../core/lifecycle/selfExtensionPlan.ts'
@@ -234,7 +235,7 @@ async function send(
     await store.appendEvent({
       golemId,
       type: RUNTIME_BOUGHT_EVENT,
-      at: slot.sentAt ?? slotBase.now,
+      at: tickEventTime(slot.sentAt ?? slotBase.now, RUNTIME_BOUGHT_EVENT),
       eventId: `${RUNTIME_BOUGHT_EVENT}:${slot.period}`,
       data: {
         amount: p.amount.toString(),

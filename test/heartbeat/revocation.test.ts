@@ -82,6 +82,22 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => env?.stop())
 
+/** The event name of a server-sent stream's first message; the stream is then closed, as a client would. */
+async function firstMessageEvent(res: Response): Promise<string> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+  let text = ''
+  try {
+    while (!text.includes('\n\n')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += value
+    }
+  } finally {
+    await reader.cancel()
+  }
+  return /^event: ?(.*)$/m.exec(text)?.[1] ?? ''
+}
+
 describe("the owner's one act revokes everything a Golem holds", () => {
   it('before: the Golem redeems, and the owner queues a renewal behind its grant', async () => {
     expect((await beat()).map((r) => r.redemption?.status)).toEqual(['confirmed'])
@@ -171,6 +187,23 @@ describe("the owner's one act revokes everything a Golem holds", () => {
       expiryCause: 'OwnerRevocation',
       sessionKeyZeroed: true,
     })
+  })
+
+  it("lists the death tick's events in the order they happened, and a stream that saw the death start is sent its end", async () => {
+    type Listed = { eventId: string; type: string; at: number }
+    const page = (await (await api.request('/api/v1/golems/revoked/events?limit=20')).json()) as { events: Listed[] }
+    const newestFirst = page.events.map((e) => e.type)
+    const place = (type: string) => newestFirst.indexOf(type)
+    expect(place('DeathCompleted')).toBe(0)
+    expect(place('DeathProtocolStarted')).toBeGreaterThan(place('DeathCompleted'))
+    expect(place('DelegationRevoked')).toBeGreaterThan(place('DeathProtocolStarted'))
+    // A dashboard's live stream that saw DeathProtocolStarted while the death ran resumes after it.
+    const started = page.events.find((e) => e.type === 'DeathProtocolStarted')!
+    const res = await api.request('/api/v1/golems/revoked/events/stream', {
+      headers: { 'last-event-id': `${started.at}:${started.eventId}` },
+    })
+    expect(res.status).toBe(200)
+    expect(await firstMessageEvent(res)).toBe('DeathCompleted')
   })
 
   it('posts Terminal before deregistering, so the oracle, its death event and the tick all say Terminal with the final vitality', async () => {

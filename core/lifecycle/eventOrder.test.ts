@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { InMemoryStore } from '../../adapters/store/index.ts'
+import type { CustodyEvent } from './custodyEvents.ts'
+import { inTickOrder, TICK_EVENT_ORDER, tickEventTime } from './eventOrder.ts'
+import { hex32 } from '../../test/support/lifecycle/profile.ts'
+
+const TICK_MS = 1_796_000_000_000
+
+describe("the order of a tick's events", () => {
+  it("places each type after the ones a tick writes before it, inside the tick's second", () => {
+    const times = TICK_EVENT_ORDER.map((type) => tickEventTime(TICK_MS, type))
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    expect(new Set(times).size).toBe(TICK_EVENT_ORDER.length)
+    for (const t of times) expect(Math.floor(t / 1000)).toBe(TICK_MS / 1000)
+    expect(times[0]).toBeGreaterThan(TICK_MS)
+  })
+
+  it('leaves the time of an event a tick never records as it is given', () => {
+    expect(tickEventTime(TICK_MS, 'DelegationGranted')).toBe(TICK_MS)
+  })
+
+  it("sorts a death tick's findings in the order they happen, whatever order they were planned in", () => {
+    const at = BigInt(TICK_MS / 1000)
+    const planned: CustodyEvent[] = [
+      { type: 'DeathProtocolStarted', at, trigger: 'owner-revoked', vitality: 0.4 },
+      { type: 'PhaseChanged', at, from: 2, to: 4, survivalScoreBps: 0 },
+      { type: 'DelegationRevoked', at, delegationHash: hex32('aa'), cause: 'owner' },
+    ]
+    expect(inTickOrder(planned).map((e) => e.type)).toEqual(['DelegationRevoked', 'PhaseChanged', 'DeathProtocolStarted'])
+  })
+
+  it("lists a tick's events from the store in the order written, though their ids sort otherwise", async () => {
+    const store = new InMemoryStore()
+    const written = ['DelegationRevoked', 'PhaseChanged', 'DeathProtocolStarted', 'DeathCompleted'] as const
+    for (const type of written) await store.appendEvent({ golemId: 'g-1', type, at: tickEventTime(TICK_MS, type), eventId: type })
+    expect([...written].sort()).not.toEqual(written)
+    const listed = await store.listEvents({ golemId: 'g-1', limit: 10 })
+    expect(listed.events.map((e) => e.type)).toEqual(written)
+  })
+})

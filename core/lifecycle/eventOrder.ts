@@ -1,0 +1,49 @@
+// The order of a tick's events. Every event a tick records carries the tick's time (its chain second),
+// and the store lists events by time, then by event id. Each type is recorded its place in
+// TICK_EVENT_ORDER of milliseconds into the tick, so that a list shows a tick's events in the order
+// they happened (DeathProtocolStarted before DeathCompleted, whatever their ids), and the live stream,
+// which resumes after the last event it sent, also sends an event written later in the same tick. The
+// places follow the order in which a tick writes them: an event written later is never placed before
+// one written earlier. A retried tick puts each event at the same time, under the same key.
+
+import type { CustodyEvent } from './custodyEvents.ts'
+
+/**
+ * The types a tick records, in the order it writes them: the paid reprieve and the runtime bought
+ * (written as they happen), then the tick's findings and effects (written together), then what follows
+ * the tick's outcome (the session key's rotation, a halt, the end of a death).
+ */
+export const TICK_EVENT_ORDER = [
+  'PhaseReset',
+  'RuntimeBought',
+  'DelegationAdjusted',
+  'DelegationRevoked',
+  'DelegationExpiringWarning',
+  'BudgetWarning',
+  'RenewalRequested',
+  'GasRedeemed',
+  'PhaseChanged',
+  'RunwayRedeemed',
+  'DeathProtocolStarted',
+  'SessionKeyRotated',
+  'HeartbeatAnomaly',
+  'DeathCompleted',
+] as const
+
+export type TickEventType = (typeof TICK_EVENT_ORDER)[number]
+
+/**
+ * The time of an event of `type` recorded by a tick at `tickMs` (milliseconds): its place in the tick.
+ * A custody event a tick never records (DelegationGranted) keeps the time it is given.
+ */
+export function tickEventTime(tickMs: number, type: TickEventType | CustodyEvent['type']): number {
+  return tickMs + placeOf(type)
+}
+
+/** 1 for the first type written; 0 for a type a tick does not record. */
+const placeOf = (type: string) => (TICK_EVENT_ORDER as readonly string[]).indexOf(type) + 1
+
+/** A tick's custody events in the order they are written. */
+export function inTickOrder(events: readonly CustodyEvent[]): CustodyEvent[] {
+  return [...events].sort((a, b) => placeOf(a.type) - placeOf(b.type))
+}
