@@ -12,13 +12,15 @@ let run: Promise<BundleBenchResult> | undefined
 const bench = () => (run ??= runBundleBench())
 
 describe('runBundleBench', () => {
-  it('measures the four Lambda bundles and the viem baseline in one run', async () => {
+  it("measures the four Lambda bundles, the viem baseline and the API's router alone in one run", async () => {
     const r = await bench()
     for (const s of [r.tick, r.heartbeat, r.walker, r.api]) {
       expect(s.bytes).toBeGreaterThan(0)
       expect(s.bytesWithAwsSdk).toBeGreaterThan(s.bytes)
     }
     expect(r.viemFloor).toBeGreaterThan(0)
+    expect(r.openApiFloor).toBeGreaterThan(0)
+    expect(r.openApiFloor).toBeLessThan(r.api.bytes)
     expect(r.tickRatio).toBe(r.tick.bytes / r.goalBytes)
     expect(r.goal).toBe(r.tick.bytes <= 400_000 ? 'PASS' : 'MISS')
   })

@@ -23,6 +23,11 @@ export type BundleSize = { entry: string; bytes: number; bytesWithAwsSdk: number
 export type BundleBenchResult = {
   /** The floor: viem's public client over http alone, which any Lambda reading the chain carries. */
   viemFloor: number
+  /**
+   * An empty app of @hono/zod-openapi, the API's router: what any Lambda serving routes declared with it
+   * carries. It hands zod's whole namespace to zod-to-openapi, so every locale zod ships comes with it.
+   */
+  openApiFloor: number
   tick: BundleSize
   heartbeat: BundleSize
   walker: BundleSize
@@ -49,6 +54,9 @@ function byPackage(metafile: Metafile): { name: string; bytes: number }[] {
 /** The baseline: viem's public client over http alone. */
 export const VIEM_FLOOR =
   "import { createPublicClient, http } from 'viem'\nexport const client = createPublicClient({ transport: http() })\n"
+
+/** The API's router alone: an empty @hono/zod-openapi app. */
+export const OPENAPI_FLOOR = "import { OpenAPIHono } from '@hono/zod-openapi'\nexport const app = new OpenAPIHono()\n"
 
 async function bundle(entry: string | { contents: string }, awsSdkExternal: boolean): Promise<{ bytes: number; metafile: Metafile }> {
   const r = await build({
@@ -86,8 +94,9 @@ export async function runBundleBench(o: { log?: (line: string) => void } = {}): 
     sizes[name] = await measureBundle(entry)
   }
   const viemFloor = await bundledBytes(VIEM_FLOOR)
+  const openApiFloor = await bundledBytes(OPENAPI_FLOOR)
   const tickRatio = sizes.tick.bytes / TICK_BUNDLE_GOAL_BYTES
-  return { viemFloor, ...sizes, goalBytes: TICK_BUNDLE_GOAL_BYTES, tickRatio, goal: verdict(tickRatio, 1) }
+  return { viemFloor, openApiFloor, ...sizes, goalBytes: TICK_BUNDLE_GOAL_BYTES, tickRatio, goal: verdict(tickRatio, 1) }
 }
 
 const kb = (bytes: number) => `${formatInt(Math.round(bytes / 1000))} KB`
@@ -105,6 +114,14 @@ export function formatBundleBench(r: BundleBenchResult): string {
     ]
   })
   rows.push(["baseline: viem's public client over http alone", kb(r.viemFloor), '', formatRatio(1, 2), '', ''])
+  rows.push([
+    "the API's router alone: an empty @hono/zod-openapi app",
+    kb(r.openApiFloor),
+    '',
+    formatRatio(r.openApiFloor / r.viemFloor, 2),
+    `${formatRatio(r.openApiFloor / r.goalBytes, 2)} of ${kb(r.goalBytes)}`,
+    verdict(r.openApiFloor / r.goalBytes, 1),
+  ])
   const names = ['tick', 'heartbeat', 'walker', 'api'] as const
   const parts = names.flatMap((name) => [
     '',
