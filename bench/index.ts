@@ -65,6 +65,13 @@ export const BENCHMARKS: readonly BenchModule[] = [
     about: "custody's off-chain pre-check of an action vs the on-chain redemption it guards (approve + swap on anvil)",
   },
   {
+    name: 'cli',
+    file: './cliStart.ts',
+    run: 'runCliStartBench',
+    format: 'formatCliStartBench',
+    about: "a `bardo` command's start from its kept bundle vs the same CLI loaded by tsx",
+  },
+  {
     name: 'dashboard',
     file: './dashboard.ts',
     run: 'runDashboardBench',
