@@ -12,10 +12,10 @@ export default defineConfig({
     // Suites start their own anvil, dynalite and indexer processes; two cores, so run files in a small pool.
     // With a process per file, a third fork was slower, not faster: the whole run took 1,526 s of vitest
     // against 1,331 s with two, most of it in loading modules (collect 915 s against 496 s summed over
-    // files). So is a third lane
-    // for the eight stack journeys alone (the threads pool beside core), though they mostly wait on the
-    // wall clock: 1,408 s against 1,321 s, the tests' summed time 3,029 s against 1,990 s, as every
-    // stack's processes (Ponder, the API, the scheduler) shared the two cores with the forks' loading.
+    // files). So is a third lane for the eight stack journeys alone (the threads pool beside core), though
+    // they mostly wait on the wall clock: 1,408 s against 1,321 s, the tests' summed time 3,029 s against
+    // 1,990 s, as every stack's processes (Ponder, the API, the scheduler) shared the two cores with the
+    // forks' loading.
     pool: 'forks',
     poolOptions: {
       // The forks are kept from file to file (the pool's isolation is off), so the packages in node_modules

@@ -5,9 +5,9 @@
 // 4 s to start. The project's own modules are therefore run from one bundle that esbuild builds on
 // first use and keeps in node_modules/.cache/bardo: packages stay external, resolved by Node as
 // usual, and the bundle is built again as soon as one of the files it was built from changes. A
-// command then starts in about 2.2 s (`npm run bench -- cli`). Where no bundle can be built or kept (esbuild missing, a
-// read-only install, a file esbuild cannot compile), tsx runs cli/main.ts as before, and a compile
-// error is reported by tsx as it always was.
+// command then starts in about 2.2 s (`npm run bench -- cli`). Where no bundle can be built or kept
+// (esbuild missing, a read-only install, a file esbuild cannot compile), tsx runs cli/main.ts as
+// before, and a compile error is reported by tsx as it always was.
 import { cliBundle } from './cliBundle.mjs'
 
 const bundle = await cliBundle().catch(() => null)
