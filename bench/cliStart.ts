@@ -10,11 +10,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { bundlePaths, cliBundle } from '../bin/cliBundle.mjs'
+import { bundlePaths, entryBundle } from '../bin/entryBundle.mjs'
 import { formatInt, formatRatio, formatTable } from './lib/table.ts'
 import { numberArg } from './lib/numberArg.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const CLI = 'cli/main.ts'
 
 export type CliStartBenchResult = {
   rounds: number
@@ -42,13 +43,13 @@ export async function runCliStartBench(o: { rounds?: number; log?: (line: string
   let build: number
   try {
     const start = performance.now()
-    await cliBundle(bundlePaths(dir))
+    await entryBundle(CLI, bundlePaths(CLI, dir))
     build = performance.now() - start
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
   // The installed command's own bundle, built (or found fresh) before the clock runs.
-  await cliBundle()
+  await entryBundle(CLI)
   const bundled: number[] = []
   const viaTsx: number[] = []
   for (let i = 0; i < rounds; i++) {

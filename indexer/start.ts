@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BardoError } from '../core/errors.ts'
 import { indexerEnv } from './lib/settings.ts'
+import { seedPgliteDir } from './pgliteTemplate.ts'
 import type { DeploymentJson } from '../core/deploymentSchema.ts'
 
 /** Asks the OS for a free port on 127.0.0.1: the port Ponder is asked to serve on. */
@@ -69,6 +70,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   const schema = options.schema ?? `bardo_${randomBytes(6).toString('hex')}`
   const ownDir = options.pgliteDir === undefined && options.databaseUrl === undefined
   const pgliteDir = options.databaseUrl !== undefined ? undefined : (options.pgliteDir ?? mkdtempSync(join(tmpdir(), 'bardo-indexer-')))
+  if (pgliteDir !== undefined) await seedPgliteDir(pgliteDir)
   const requestedPort = options.port ?? (await freePort())
   // The child's configuration comes from these options only, never from BARDO_* or DATABASE_* in our env.
   const inherited = Object.fromEntries(

@@ -10,6 +10,7 @@ import { formatSpan, usdc } from './consoleLines.ts'
 import { STACK_KEY_SECRET_ENV, newStackKey, removeStackKeys, stackKeys } from './stackKeys.ts'
 import { forwardedRotation, writeSchedulerConfig } from './schedulerConfig.ts'
 import { supervise } from './supervisor.ts'
+import { programCommand } from './program.ts'
 import { READ_KEY_HASH_ENV, type ApiConfig } from './apiConfig.ts'
 import { hashApiKey } from '../core/ratelimit/tiers.ts'
 import { freePort } from '../indexer/start.ts'
@@ -18,9 +19,8 @@ import { HeartbeatAnomalyConfigError, parseMaxConsecutiveFailures } from '../cor
 import { demoSliceUsdc } from './demoStrategy.ts'
 import { superviseIndexer, type SupervisedIndexer } from './indexerProcess.ts'
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
-import type { OwnerAccount } from './devnet.ts'
 import { FAUCET_ACCOUNT_INDEX } from './devnet.ts'
-import { connectChain } from './chain.ts'
+import { connectChain, type StackChain } from './chain.ts'
 import { openStore } from './store.ts'
 import { provisionGolemAt } from './provision.ts'
 import { localReadKey } from './readKey.ts'
@@ -136,7 +136,7 @@ export function redactUrl(url: string): string {
 /**
  * Resolves on the first SIGINT or SIGTERM, or when the process that started this one is gone, and keeps
  * the handlers installed: a Ctrl-C reaches this process twice (from the terminal's process group and
- * relayed by tsx), and a second signal without a handler would kill the runner halfway through stopping
+ * relayed by npm), and a second signal without a handler would kill the runner halfway through stopping
  * what it started. A parent that died without relaying anything (SIGKILL, a shell that does not forward
  * signals) leaves this process orphaned: that is a stop too, never a stack left running on its own.
  */
@@ -154,6 +154,38 @@ function signalled(): Promise<void> {
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
+}
+
+/**
+ * The stack's indexer, supervised (restarted after a crash). Its index lives as long as this run: a
+ * PGlite directory readable by the user alone, removed when the indexer has stopped, unless DATABASE_URL
+ * names a Postgres. `stop` may be called while it is still starting: it waits for the start, then stops.
+ */
+function startStackIndexer(
+  chain: StackChain,
+  stateDir: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): { starting: Promise<SupervisedIndexer>; stop(): Promise<void> } {
+  const databaseUrl = env.DATABASE_URL
+  const pgliteDir = databaseUrl ? undefined : join(stateDir, `pglite-${Date.now()}`)
+  if (pgliteDir) mkdirSync(pgliteDir, { recursive: true, mode: 0o700 })
+  const starting = superviseIndexer(
+    {
+      ...stackIndexerOptions(chain, { local: chain.devnet !== undefined }),
+      ...(databaseUrl ? { databaseUrl } : { pgliteDir: pgliteDir! }),
+    },
+    log,
+  )
+  // A failed start is reported where the runner awaits it; until then its rejection is not unhandled.
+  starting.catch(() => undefined)
+  return {
+    starting,
+    async stop() {
+      await (await starting.catch(() => undefined))?.stop()
+      if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true })
+    },
+  }
 }
 
 export async function runLocalStack(options: RunLocalStackOptions): Promise<void> {
@@ -178,6 +210,12 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
         : `  chain        ${redactUrl(chain.rpcUrl)} (chain ${chain.deployment.chainId}), Bardo contracts from BARDO_DEPLOYMENT`,
     )
 
+    // The indexer starts first, as a process of its own: Ponder takes the longest of the stack's parts
+    // (about 12 s) and needs only the chain. The store, the demo Golem and the API are made meanwhile; its
+    // line is printed in its place, when it is up.
+    const indexerStart = settings.indexer ? startStackIndexer(chain, settings.stateDir, env, log) : undefined
+    if (indexerStart) stops.push(indexerStart.stop)
+
     const {
       store,
       describe: storeLine,
@@ -188,31 +226,40 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(stopStore)
     log(`  store        ${storeLine}`)
 
-    let indexer: SupervisedIndexer | undefined
-    if (settings.indexer) {
-      const databaseUrl = env.DATABASE_URL
-      // The index of a chain that lives as long as this run: readable by the user alone, removed at stop
-      // (after the indexer, which stops first).
-      const pgliteDir = databaseUrl ? undefined : join(settings.stateDir, `pglite-${Date.now()}`)
-      if (pgliteDir) {
-        mkdirSync(pgliteDir, { recursive: true, mode: 0o700 })
-        stops.push(async () => rmSync(pgliteDir, { recursive: true, force: true }))
-      }
-      indexer = await superviseIndexer(
-        {
-          ...stackIndexerOptions(chain, { local: devnet !== undefined }),
-          ...(databaseUrl ? { databaseUrl } : { pgliteDir: pgliteDir! }),
-        },
-        log,
-      )
-      stops.push(indexer.stop)
-      log(`  indexer      Ponder on ${databaseUrl ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
-    }
-
     // The stack's own Golem keys are keystore files under the state directory, so any of its processes
     // resolves them; they sign for this run's chain and go at stop.
     const keys = stackKeys(env, settings.stateDir)
     stops.push(async () => removeStackKeys(keys))
+    const ownerKey = devnet ? localOwnerKey(env) : undefined
+    const demoProvisioning =
+      devnet && ownerKey
+        ? (async () => {
+            const owner = await devnet.createOwner({}, ownerKey.account)
+            // The owner's wallet key holds ETH, as a MetaMask user's does: it submits the owner's own acts
+            // (`bardo revoke`, `renew`) to the EntryPoint with no relay.
+            await devnet.publicClient.waitForTransactionReceipt({
+              hash: await devnet.deployer.sendTransaction({ to: owner.signer.address, value: parseEther('1') }),
+            })
+            const golem = await provisionGolemAt({
+              clients: devnet,
+              deployment: devnet.deployment,
+              store,
+              key: await newStackKey(keys, 'demo'),
+              owner,
+              golemId: 'demo',
+              strategy: readFileSync(settings.strategyPath, 'utf8'),
+              lifeSeconds: BigInt(settings.lifeSeconds),
+              periodSeconds: BigInt(settings.periodSeconds),
+            })
+            return { golem, owner }
+          })()
+        : undefined
+    // As the indexer's: a failure is reported where the provisioning is awaited.
+    demoProvisioning?.catch(() => undefined)
+
+    const indexer = await indexerStart?.starting
+    if (indexer) log(`  indexer      Ponder on ${env.DATABASE_URL ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
+
     // The API and the heartbeat scheduler, each a process of its own, resolve the keys this stack made, the
     // CLI's keystore Golems when they have their passphrase, and Privy wallets when they have the Privy
     // app's settings (BARDO_PRIVY_*).
@@ -246,8 +293,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(async () => rmSync(apiConfig, { force: true }))
     const apiProcess = await supervise({
       name: 'api',
-      command: process.execPath,
-      args: ['--import', 'tsx', join(import.meta.dirname, 'apiProcess.ts')],
+      ...programCommand(join(import.meta.dirname, 'apiProcess.ts')),
       env: { ...env, BARDO_API_CONFIG: apiConfig, [STACK_KEY_SECRET_ENV]: keys.secret, [READ_KEY_HASH_ENV]: hashApiKey(readApiKey) },
       ready: (line) => line.startsWith('api listening on'),
       readyTimeoutMs: 60_000,
@@ -259,28 +305,10 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(apiProcess.stop)
     const api = { url: `http://127.0.0.1:${apiPort}` }
 
-    let demo: { golem: Awaited<ReturnType<typeof provisionGolemAt>>; owner: OwnerAccount } | undefined
+    const demo = await demoProvisioning
     let sliceUsdc = 0n
-    const ownerKey = devnet ? localOwnerKey(env) : undefined
-    if (devnet && ownerKey) {
-      const owner = await devnet.createOwner({}, ownerKey.account)
-      // The owner's wallet key holds ETH, as a MetaMask user's does: it submits the owner's own acts
-      // (`bardo revoke`, `renew`) to the EntryPoint with no relay.
-      await devnet.publicClient.waitForTransactionReceipt({
-        hash: await devnet.deployer.sendTransaction({ to: owner.signer.address, value: parseEther('1') }),
-      })
-      const golem = await provisionGolemAt({
-        clients: devnet,
-        deployment: devnet.deployment,
-        store,
-        key: await newStackKey(keys, 'demo'),
-        owner,
-        golemId: 'demo',
-        strategy: readFileSync(settings.strategyPath, 'utf8'),
-        lifeSeconds: BigInt(settings.lifeSeconds),
-        periodSeconds: BigInt(settings.periodSeconds),
-      })
-      demo = { golem, owner }
+    if (demo) {
+      const { golem, owner } = demo
       sliceUsdc = demoSliceUsdc({ plan: golem.plan, lifeSeconds: settings.lifeSeconds, tickSeconds: settings.tickSeconds })
       log(`  demo Golem   'demo' key ${golem.golemKey}, owner smart account ${owner.address}`)
       log(
@@ -371,8 +399,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     stops.push(async () => rmSync(schedulerConfig, { force: true }))
     const scheduler = await supervise({
       name: 'scheduler',
-      command: process.execPath,
-      args: ['--import', 'tsx', join(import.meta.dirname, 'schedulerProcess.ts')],
+      ...programCommand(join(import.meta.dirname, 'schedulerProcess.ts')),
       env: {
         ...env,
         BARDO_SCHEDULER_CONFIG: schedulerConfig,
@@ -394,7 +421,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     log('')
     await until
   } finally {
-    log('stopping: scheduler, dashboard, API, indexer, dynalite, anvil')
+    log('stopping: scheduler, dashboard, API, dynalite, indexer, anvil')
     await stopAll()
     log('stopped')
   }

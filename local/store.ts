@@ -10,6 +10,7 @@ import type { CouncilStore } from '../core/council/store.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite } from './dynalite.ts'
 import { freePort } from '../indexer/start.ts'
 import { supervise } from './supervisor.ts'
+import { programCommand } from './program.ts'
 
 export type OpenedStore = {
   store: Store & CouncilStore
@@ -73,8 +74,7 @@ async function startDynaliteProcess(stateDir: string, log?: (line: string) => vo
   const port = await freePort()
   const running = await supervise({
     name: 'dynalite',
-    command: process.execPath,
-    args: ['--import', 'tsx', join(import.meta.dirname, 'dynaliteServer.ts')],
+    ...programCommand(join(import.meta.dirname, 'dynaliteServer.ts')),
     env: { ...process.env, BARDO_DYNALITE_PATH: path, BARDO_DYNALITE_PORT: String(port) },
     ready: (line) => line.startsWith('dynalite listening on'),
     onRestart: () => log?.(`  store        dynalite restarted on port ${port} with its data (${path})`),

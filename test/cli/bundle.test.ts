@@ -1,18 +1,19 @@
 // The `bardo` command runs the CLI from a bundle of the project's own modules, kept while the files it
 // was built from are unchanged and built again once one changes; a module that finds files beside
 // itself still finds them from inside the bundle; and the command answers as the TypeScript CLI does.
+// bin/run.mjs runs the stack's other programs the same way.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { bundlePaths, cliBundle } from '../../bin/cliBundle.mjs'
+import { bundlePaths, entryBundle } from '../../bin/entryBundle.mjs'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'bardo-cli-bundle-'))
-const paths = bundlePaths(dir)
+const paths = bundlePaths('cli/main.ts', dir)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const sourcesOf = () => (JSON.parse(readFileSync(paths.sources, 'utf8')) as { files: [string, number][] }).files
@@ -31,7 +32,7 @@ async function command(args: string[]): Promise<{ code: number; stdout: string; 
 
 describe("the CLI's bundle", () => {
   it("is built from cli/main.ts and the project's modules it imports, packages left to Node", async () => {
-    const url = await cliBundle(paths)
+    const url = await entryBundle('cli/main.ts', paths)
     expect(url).toBe(pathToFileURL(paths.code).href)
     const files = sourcesOf().map(([file]) => file)
     expect(files).toContain('cli/main.ts')
@@ -48,21 +49,21 @@ describe("the CLI's bundle", () => {
 
   it('is kept while its sources are unchanged, and built again once one has changed or when it was built in another checkout', async () => {
     const built = statSync(paths.code).mtimeMs
-    await cliBundle(paths)
+    await entryBundle('cli/main.ts', paths)
     expect(statSync(paths.code).mtimeMs).toBe(built)
     // One source as if edited since the build: its recorded time no longer matches the file's.
     const sources = sourcesOf()
     sources[0]![1] -= 1
     writeSources(sources)
     await new Promise((r) => setTimeout(r, 20))
-    await cliBundle(paths)
+    await entryBundle('cli/main.ts', paths)
     const rebuilt = statSync(paths.code).mtimeMs
     expect(rebuilt).toBeGreaterThan(built)
     expect(sourcesOf()[0]![1]).toBe(statSync(join(root, sourcesOf()[0]![0])).mtimeMs)
     // A bundle built in another checkout (its paths are that checkout's) is not used here.
     writeSources(sourcesOf(), '/elsewhere/')
     await new Promise((r) => setTimeout(r, 20))
-    await cliBundle(paths)
+    await entryBundle('cli/main.ts', paths)
     expect(statSync(paths.code).mtimeMs).toBeGreaterThan(rebuilt)
   })
 
@@ -74,4 +75,19 @@ describe("the CLI's bundle", () => {
     }
     expect((await command(['bin/bardo.mjs', 'status', '--golem', 'BAD_ID'])).code).toBe(2)
   }, 120_000)
+})
+
+describe("bin/run.mjs, which runs `npm start` and the local stack's processes from their bundles", () => {
+  it('runs a program with the arguments after it, as tsx does: its refusal and exit status', async () => {
+    const args = ['scripts/faucet.ts', 'not-an-address']
+    const bundled = await command(['bin/run.mjs', ...args])
+    expect(bundled).toEqual(await command(['--import', 'tsx', ...args]))
+    expect(bundled.code).toBe(1)
+    expect(bundled.stderr).toMatch(/^faucet: /)
+    expect(existsSync(bundlePaths('scripts/faucet.ts').code)).toBe(true)
+  }, 60_000)
+
+  it('without a program prints its usage and exits 2', async () => {
+    expect(await command(['bin/run.mjs'])).toEqual({ code: 2, stdout: '', stderr: 'usage: node bin/run.mjs <module.ts> [args…]\n' })
+  })
 })

@@ -1,25 +1,34 @@
-// The CLI's bundle: the project's own modules of cli/main.ts in one ESM file, packages external,
+// An entry module's bundle: the project's own modules it imports in one ESM file, packages external,
 // built by esbuild and kept with the list of the files it was built from and their modification times.
 // It is used while every one of those files is unchanged, and built again otherwise.
+//
+// tsx's hooks load a TypeScript program's modules one by one: the CLI took about 4 s to start, and each
+// of the local stack's processes (the stack itself, its API, its scheduler) 4-5 s. From a kept bundle
+// they start in about half that. Where no bundle can be built or kept (esbuild missing, a read-only
+// install, a file esbuild cannot compile), tsx runs the module as before, and reports a compile error
+// as it always did.
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const entry = 'cli/main.ts'
 
-/** Where the bundle and its list of sources are kept (`dir` is for tests). */
-export function bundlePaths(dir = join(root, 'node_modules', '.cache', 'bardo')) {
-  return { dir, code: join(dir, 'cli.mjs'), sources: join(dir, 'cli.sources.json') }
+/** The entry's path from the project's root: `cli/main.ts` for the CLI. */
+const fromRoot = (entry) => relative(root, resolve(root, entry)).split('\\').join('/')
+
+/** Where an entry's bundle and its list of sources are kept (`dir` is for tests). */
+export function bundlePaths(entry, dir = join(root, 'node_modules', '.cache', 'bardo')) {
+  const name = fromRoot(entry).replace(/\.ts$/, '').replaceAll('/', '-')
+  return { dir, code: join(dir, `${name}.mjs`), sources: join(dir, `${name}.sources.json`) }
 }
 
 /** The bundle's file URL: the kept one while its sources are unchanged, else a new build. */
-export async function cliBundle(paths = bundlePaths()) {
+export async function entryBundle(entry, paths = bundlePaths(entry)) {
   if (fresh(paths)) return pathToFileURL(paths.code).href
   const { build } = await import('esbuild')
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [entry],
+    entryPoints: [fromRoot(entry)],
     bundle: true,
     packages: 'external',
     platform: 'node',
@@ -32,7 +41,7 @@ export async function cliBundle(paths = bundlePaths()) {
     plugins: [ownLocation],
   })
   const files = Object.keys(result.metafile.inputs).map((file) => [file, statSync(join(root, file)).mtimeMs])
-  // Written under a name of this process, then renamed: a command started meanwhile reads a whole file.
+  // Written under a name of this process, then renamed: a process started meanwhile reads a whole file.
   mkdirSync(paths.dir, { recursive: true })
   const part = `.${process.pid}`
   writeFileSync(paths.code + part, result.outputFiles[0].contents)
@@ -40,6 +49,15 @@ export async function cliBundle(paths = bundlePaths()) {
   renameSync(paths.code + part, paths.code)
   renameSync(paths.sources + part, paths.sources)
   return pathToFileURL(paths.code).href
+}
+
+/** Runs the entry module: from its bundle, or through tsx where no bundle can be had. */
+export async function runEntry(entry) {
+  const bundle = await entryBundle(entry).catch(() => null)
+  if (bundle) return import(bundle)
+  const { register } = await import('tsx/esm/api')
+  register()
+  return import(pathToFileURL(resolve(root, entry)).href)
 }
 
 /**
