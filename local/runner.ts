@@ -211,8 +211,7 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     )
 
     // The indexer starts first, as a process of its own: Ponder takes the longest of the stack's parts
-    // (about 12 s) and needs only the chain. The store, the demo Golem and the API are made meanwhile; its
-    // line is printed in its place, when it is up.
+    // (about 12 s) and needs only the chain. The store starts meanwhile.
     const indexerStart = settings.indexer ? startStackIndexer(chain, settings.stateDir, env, log) : undefined
     if (indexerStart) stops.push(indexerStart.stop)
 
@@ -230,6 +229,11 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
     // resolves them; they sign for this run's chain and go at stop.
     const keys = stackKeys(env, settings.stateDir)
     stops.push(async () => removeStackKeys(keys))
+    const indexer = await indexerStart?.starting
+    if (indexer) log(`  indexer      Ponder on ${env.DATABASE_URL ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
+
+    // The demo Golem is born now, while the API starts: its life (a few minutes, on the wall clock) begins
+    // a few seconds before the stack is ready, not while the indexer is still starting.
     const ownerKey = devnet ? localOwnerKey(env) : undefined
     const demoProvisioning =
       devnet && ownerKey
@@ -254,11 +258,8 @@ export async function runLocalStack(options: RunLocalStackOptions): Promise<void
             return { golem, owner }
           })()
         : undefined
-    // As the indexer's: a failure is reported where the provisioning is awaited.
+    // A failure is reported where the provisioning is awaited, after the API has started.
     demoProvisioning?.catch(() => undefined)
-
-    const indexer = await indexerStart?.starting
-    if (indexer) log(`  indexer      Ponder on ${env.DATABASE_URL ? 'Postgres (DATABASE_URL)' : 'PGlite'} ${indexer.url}`)
 
     // The API and the heartbeat scheduler, each a process of its own, resolve the keys this stack made, the
     // CLI's keystore Golems when they have their passphrase, and Privy wallets when they have the Privy
