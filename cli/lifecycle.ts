@@ -9,6 +9,7 @@ import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { renewalWindow } from '../core/lifecycle/renewal.ts'
+import { ownerActTime } from '../core/lifecycle/eventOrder.ts'
 import { grantEndOf, grantInForce, latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
@@ -124,6 +125,7 @@ export async function revokeGolem(o: {
   const dm = o.deployment.environment.DelegationManager
   const plan = await revocationOf({ store: o.store, client: o.chain.publicClient, delegationManager: dm }, o.golemId)
   let txHash: Hex | null = null
+  let block: bigint | undefined
   if (plan.calls.length > 0) {
     // One transaction from the owner's account: every grant the owner signed for this Golem, at once.
     const receipt = await sendingAs(
@@ -136,19 +138,20 @@ export async function revokeGolem(o: {
       submitterRole(o.chain, o.submitter),
     )
     txHash = receipt.transactionHash
+    block = receipt.blockNumber
     const kinds = [...new Set(plan.calls.map((c) => c.kind))].join(', ')
     o.progress(`revoked       ${plan.calls.length} delegation(s) (${kinds}) disabled by the owner's smart account in ${txHash}`)
   } else o.progress('revoked       already: every grant of this Golem is disabled on-chain')
-  const nowMs = Date.now()
+  const { timestamp } = await o.chain.publicClient.getBlock(block === undefined ? {} : { blockNumber: block })
   await o.store.appendEvent({
     golemId: o.golemId,
     type: 'OwnerRevoked',
-    at: nowMs,
+    at: ownerActTime(timestamp),
     eventId: `OwnerRevoked:${txHash ?? 'already'}`,
     data: { delegationHashes: plan.calls.map((c) => c.hash), alreadyDisabled: plan.alreadyDisabled, txHash },
   })
   // Due now: the next heartbeat sees the revocation and runs the death protocol.
-  await wakeRevoked({ store: o.store, client: o.chain.publicClient, delegationManager: dm }, o.golemId, nowMs)
+  await wakeRevoked({ store: o.store, client: o.chain.publicClient, delegationManager: dm }, o.golemId, Date.now())
   return { golemId: o.golemId, disabled: plan.calls.map((c) => c.hash), alreadyDisabled: plan.alreadyDisabled, txHash }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { InMemoryStore } from '../../adapters/store/index.ts'
 import type { CustodyEvent } from './custodyEvents.ts'
-import { inTickOrder, TICK_EVENT_ORDER, tickEventTime } from './eventOrder.ts'
+import { inTickOrder, ownerActTime, TICK_EVENT_ORDER, tickEventTime } from './eventOrder.ts'
 import { hex32 } from '../../test/support/lifecycle/profile.ts'
 
 const TICK_MS = 1_796_000_000_000
@@ -36,5 +36,19 @@ describe("the order of a tick's events", () => {
     expect([...written].sort()).not.toEqual(written)
     const listed = await store.listEvents({ golemId: 'g-1', limit: 10 })
     expect(listed.events.map((e) => e.type)).toEqual(written)
+  })
+
+  it("places the owner's revocation at the start of its block's second: before every event of the tick that sees it", async () => {
+    const block = BigInt(TICK_MS / 1000)
+    const act = ownerActTime(block)
+    expect(act).toBe(TICK_MS)
+    for (const type of TICK_EVENT_ORDER) expect(tickEventTime(TICK_MS, type)).toBeGreaterThan(act)
+    // A death tick in the same chain second lists after it (newest first from the store).
+    const store = new InMemoryStore()
+    await store.appendEvent({ golemId: 'g-1', type: 'OwnerRevoked', at: act, eventId: 'OwnerRevoked:0xaa' })
+    for (const type of ['DelegationRevoked', 'DeathProtocolStarted', 'DeathCompleted'] as const)
+      await store.appendEvent({ golemId: 'g-1', type, at: tickEventTime(TICK_MS, type), eventId: type })
+    const listed = await store.listEvents({ golemId: 'g-1', limit: 10 })
+    expect(listed.events.map((e) => e.type)).toEqual(['OwnerRevoked', 'DelegationRevoked', 'DeathProtocolStarted', 'DeathCompleted'])
   })
 })

@@ -47,3 +47,15 @@ const placeOf = (type: string) => (TICK_EVENT_ORDER as readonly string[]).indexO
 export function inTickOrder(events: readonly CustodyEvent[]): CustodyEvent[] {
   return [...events].sort((a, b) => placeOf(a.type) - placeOf(b.type))
 }
+
+/**
+ * The time of the owner's act that `bardo revoke` records (OwnerRevoked): the start of the chain second
+ * of the block that holds the owner's transaction, in milliseconds. The tick that runs the death sees
+ * the revocation at that block or a later one, and places its events after that second's start, so a
+ * list shows the act before the death it caused, and a live stream that has sent the act still sends
+ * the death. (The wall clock at the write is later than the chain's second, and put the act after the
+ * death.)
+ */
+export function ownerActTime(blockTimestamp: bigint): number {
+  return Number(blockTimestamp) * 1000
+}

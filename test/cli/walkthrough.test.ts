@@ -419,8 +419,11 @@ describe('a Golem from onboarding to revocation', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(await disabled(profile.runway.periodDelegationHash)).toBe(true)
     expect(r.json.disabled).toContain(profile.runway.periodDelegationHash)
-    const events = (await store.listEvents({ golemId: 'walker' })).events.map((e) => e.type)
-    expect(events).toContain('OwnerRevoked')
+    const events = (await store.listEvents({ golemId: 'walker' })).events
+    // At the start of the chain second of the owner's transaction: before anything the death tick records.
+    const { blockNumber } = await clients.publicClient.getTransactionReceipt({ hash: r.json.txHash as Hex })
+    const { timestamp } = await clients.publicClient.getBlock({ blockNumber })
+    expect(events.find((e) => e.type === 'OwnerRevoked')?.at).toBe(Number(timestamp) * 1000)
     expect((await store.listDueGolems({ now: Date.now() + 1000 })).golems.map((g) => g.golemId)).toContain('walker')
     const again = await bardo('--json', 'revoke', '--golem', 'walker')
     expect(again.json.disabled).toEqual([])

@@ -302,8 +302,18 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
     // No redemption by the Golem's key is mined after the revocation (the second Golem, the same owner's,
     // lives on), and its key holds no USDC.
     const status = await bardo(stateDir, ['status', '--golem', 'demo', '--json'])
-    const s = JSON.parse(status.stdout) as { status: string; golemKey: Address; chain: { registered: boolean } }
+    const s = JSON.parse(status.stdout) as {
+      status: string
+      golemKey: Address
+      chain: { registered: boolean }
+      store: { events: string[] }
+    }
     expect(s).toMatchObject({ status: 'dead', chain: { registered: false } })
+    // Listed as they happened: the owner's act, then the death it caused.
+    const events = s.store.events
+    expect(events.indexOf('OwnerRevoked')).toBeGreaterThan(-1)
+    expect(events.indexOf('OwnerRevoked')).toBeLessThan(events.indexOf('DeathProtocolStarted'))
+    expect(events.at(-1)).toBe('DeathCompleted')
     const chain = createPublicClient({ transport: http(info.rpcUrl) })
     const deployment = readDeploymentFile(info.deploymentFile!, info.chainId)
     const revokedIn = (await chain.getTransactionReceipt({ hash: tx })).blockNumber
