@@ -3,7 +3,9 @@
 // installed (bin/bardo.mjs: the project's modules from their kept bundle) against the baseline of the
 // same CLI loaded by tsx module by module, as bin/bardo.mjs did before the bundle; both in the same run,
 // one after the other, the median of the rounds. Also the bundle's build, which the first command after
-// an edit pays.
+// an edit pays. And the same for the local stack's API and scheduler processes (bin/run.mjs against
+// tsx): each is timed to its refusal without the config the runner writes, which it gives once every
+// module it imports is loaded.
 //   npx tsx bench/cliStart.ts [--rounds 5]
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -26,12 +28,17 @@ export type CliStartBenchResult = {
   ratio: number
   /** One build of the bundle, milliseconds. */
   build: number
+  /** The stack's processes, medians in milliseconds: from their kept bundles and through tsx. */
+  processes: { program: string; bundled: number; tsx: number; ratio: number }[]
 }
 
-function timed(args: string[]): number {
+/** The local stack's processes the runner starts through bin/run.mjs (local/program.ts). */
+const PROCESSES = ['local/apiProcess.ts', 'local/schedulerProcess.ts']
+
+function timed(args: string[], status = 0): number {
   const start = performance.now()
   const r = spawnSync(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH, DO_NOT_TRACK: '1' }, stdio: 'ignore' })
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}`)
+  if (r.status !== status) throw new Error(`node ${args.join(' ')} exited ${r.status}`)
   return performance.now() - start
 }
 
@@ -48,26 +55,44 @@ export async function runCliStartBench(o: { rounds?: number; log?: (line: string
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  // The installed command's own bundle, built (or found fresh) before the clock runs.
+  // The installed command's own bundle, and the processes', built (or found fresh) before the clock runs.
   await entryBundle(CLI)
+  for (const program of PROCESSES) await entryBundle(program)
   const bundled: number[] = []
   const viaTsx: number[] = []
+  const each = PROCESSES.map(() => ({ bundled: [] as number[], tsx: [] as number[] }))
   for (let i = 0; i < rounds; i++) {
     o.log?.(`round ${i + 1} of ${rounds}`)
     bundled.push(timed(['bin/bardo.mjs', '--help']))
     viaTsx.push(timed(['--import', 'tsx', 'cli/main.ts', '--help']))
+    PROCESSES.forEach((program, p) => {
+      each[p]!.bundled.push(timed(['bin/run.mjs', program], 1))
+      each[p]!.tsx.push(timed(['--import', 'tsx', program], 1))
+    })
   }
-  const result = { rounds, bundled: median(bundled), tsx: median(viaTsx), build }
+  const processes = PROCESSES.map((program, p) => {
+    const r = { program, bundled: median(each[p]!.bundled), tsx: median(each[p]!.tsx) }
+    return { ...r, ratio: r.bundled / r.tsx }
+  })
+  const result = { rounds, bundled: median(bundled), tsx: median(viaTsx), build, processes }
   return { ...result, ratio: result.bundled / result.tsx }
 }
 
 export function formatCliStartBench(r: CliStartBenchResult): string {
   return formatTable(
-    ['`bardo --help`', { header: `ms, median of ${r.rounds}`, align: 'right' }, { header: 'vs tsx', align: 'right' }],
+    [
+      'start to exit (`bardo --help`; a process without its config)',
+      { header: `ms, median of ${r.rounds}`, align: 'right' },
+      { header: 'vs tsx', align: 'right' },
+    ],
     [
       ['bin/bardo.mjs: the kept bundle of the CLI', formatInt(r.bundled), formatRatio(r.ratio, 2)],
       ['baseline: cli/main.ts loaded by tsx', formatInt(r.tsx), formatRatio(1, 2)],
       ["the bundle's build (the first command after an edit)", formatInt(r.build), ''],
+      ...r.processes.flatMap((p) => [
+        [`bin/run.mjs ${p.program}: its kept bundle`, formatInt(p.bundled), formatRatio(p.ratio, 2)],
+        [`baseline: ${p.program} loaded by tsx`, formatInt(p.tsx), formatRatio(1, 2)],
+      ]),
     ],
   )
 }

@@ -69,7 +69,8 @@ export const BENCHMARKS: readonly BenchModule[] = [
     file: './cliStart.ts',
     run: 'runCliStartBench',
     format: 'formatCliStartBench',
-    about: "a `bardo` command's start from its kept bundle vs the same CLI loaded by tsx",
+    about:
+      "a `bardo` command's start, and the local stack's API and scheduler processes', from their kept bundles vs the same programs loaded by tsx",
   },
   {
     name: 'dashboard',
