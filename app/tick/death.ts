@@ -1,7 +1,7 @@
 // Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal, its grant
 // has ended or its owner revoked it. Every step is a store slot, so a crashed or retried tick continues
 // where the last one stopped.
-import { encodeFunctionData, type Address, type Hex } from 'viem'
+import { encodeFunctionData, type Address, type Hex, type TransactionReceipt } from 'viem'
 import { encodeDisableDelegation } from '../../core/delegations/redeem.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -21,14 +21,15 @@ import {
   terminalResetStep,
 } from '../../core/lifecycle/deathPlan.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
+import { deathEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { PASSED, RETRY, retry } from '../../core/retry.ts'
-import { type GolemRecord, isSpent } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent, type SlotRef } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { maxGasCost, returnFunds } from './returnFunds.ts'
 import { feesPerGasOf } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { slotBaseOf, type SlotBase } from './slots.ts'
+import { phaseChangedEvent } from './reconcile.ts'
 import { windDownOrNothing, type WindDownResult } from './windDown.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
@@ -61,6 +62,7 @@ export async function runDeathProtocol(
   //    the death event the indexer records carries it, so every surface says Terminal after the death.
   const terminal = await postTerminal(deps, slotBase, golemId, profile, read)
   if (!terminal.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: terminal.reason } }
+  await recordTerminal(deps, golemId, read, terminal)
   const final = { ...read, phase: terminal.phase, survivalScoreBps: terminal.survivalScoreBps }
 
   // 3. Deregister on the VitalityOracle with the operator key (its owner), before anything else: from
@@ -126,7 +128,7 @@ export async function runDeathProtocol(
   await store.appendEvent({
     golemId,
     type: 'DeathCompleted',
-    at: tickEventTime(nowMs, 'DeathCompleted'),
+    at: deathEventTime(nowMs, 'DeathCompleted'),
     eventId: 'DeathCompleted',
     data: { delegationHash: profile.runway.chainHashes[0] as string, cause },
   })
@@ -173,7 +175,60 @@ async function settlePositions(
 /** A post that reached the chain: a slot `reconciled` lost its nonce to another transaction and posted nothing. */
 const landed = (s: SlotSendOutcome) => s.status === 'confirmed' || (s.status === 'busy' && s.reason === 'completed')
 
-type TerminalPosted = { done: true; phase: Phase; survivalScoreBps: number; posted: boolean } | { done: false; reason: string }
+type TerminalPosted =
+  | {
+      done: true
+      phase: Phase
+      survivalScoreBps: number
+      posted: boolean
+      /** The slot whose transaction took the Golem to Terminal in this attempt, and how (the key's post, the operator's reset). */
+      landed?: { slot: SlotRef; by: 'post' | 'reset'; receipt?: TransactionReceipt }
+    }
+  | { done: false; reason: string }
+
+/** The receipt of an outcome that confirmed in this attempt (none for a slot an earlier attempt completed). */
+const receiptOf = (s: SlotSendOutcome) => (s.status === 'confirmed' ? { receipt: s.receipt } : {})
+
+/**
+ * Terminal as the oracle took it, in the store once, placed after the tick's own events: PhaseChanged from
+ * the key's post (its PhaseTransition log), or PhaseReset for the operator's reset. The key's post is looked
+ * for on every attempt, so a death resumed after a crash that followed the post still records it; the
+ * operator's reset is recorded by the attempt that landed it.
+ */
+async function recordTerminal(
+  deps: TickDeps,
+  golemId: string,
+  read: ObservedGolem,
+  terminal: Extract<TerminalPosted, { done: true }>,
+): Promise<void> {
+  const landed = terminal.landed
+  if (landed?.by === 'reset') {
+    const slot = await deps.store.getSlot(landed.slot)
+    if (slot?.status !== 'confirmed') return
+    await deps.store.appendEvent({
+      golemId,
+      type: 'PhaseReset',
+      at: deathEventTime(slot.sentAt ?? slot.claimedAt, 'PhaseReset'),
+      eventId: `PhaseReset:${landed.slot.step}`,
+      data: { from: read.phase, to: Phase.Terminal, reason: 'death' },
+    })
+    return
+  }
+  const post = await phaseChangedEvent(
+    deps.client,
+    deps.store,
+    landed?.slot ?? { golemId, period: 0n, step: TERMINAL_STEP },
+    landed?.receipt,
+  )
+  if (post?.type !== 'PhaseChanged') return
+  await deps.store.appendEvent({
+    golemId,
+    type: post.type,
+    at: deathEventTime(Number(post.at) * 1000, post.type),
+    eventId: `phase:${post.to}`,
+    data: { from: post.from, to: post.to, survivalScoreBps: post.survivalScoreBps },
+  })
+}
 
 /**
  * Step 2: the Golem's own key reports Terminal with the final score, as it reported every phase before;
@@ -213,7 +268,14 @@ async function postTerminal(
       afterBroadcast: () => deps.afterBroadcast?.('terminal'),
       build: async () => ({ sender: signer.address, to: oracle, data, sign: (tx) => signer.signOracleUpdate(tx) }),
     }).catch(() => null)
-    if (sent && landed(sent)) return { done: true, phase: Phase.Terminal, survivalScoreBps: FINAL_SURVIVAL_SCORE_BPS, posted: true }
+    if (sent && landed(sent))
+      return {
+        done: true,
+        phase: Phase.Terminal,
+        survivalScoreBps: FINAL_SURVIVAL_SCORE_BPS,
+        posted: true,
+        landed: { slot: ownSlot, by: 'post', ...receiptOf(sent) },
+      }
     if (sent?.status === 'busy') return { done: false, reason: `terminal: ${sent.status}` }
   }
   // Already Terminal: the operator's reset cannot set a score, so the last reported one stays.
@@ -239,7 +301,8 @@ async function postTerminal(
         sign: (tx) => deps.operator.signTransaction(tx),
       }),
     })
-    if (landed(sent)) return { done: true, phase: Phase.Terminal, survivalScoreBps: read.survivalScoreBps, posted: true }
+    if (landed(sent))
+      return { done: true, phase: Phase.Terminal, survivalScoreBps: read.survivalScoreBps, posted: true, landed: { slot, by: 'reset' } }
     if (sent.status === 'refused' && sent.reason === 'GolemNotRegistered') return keep
     if (isSpent(sent.status)) return RETRY
     return { done: false, reason: `terminal: ${sent.status}` }

@@ -27,10 +27,19 @@ export const TICK_EVENT_ORDER = [
   'DeathProtocolStarted',
   'SessionKeyRotated',
   'HeartbeatAnomaly',
-  'DeathCompleted',
 ] as const
 
 export type TickEventType = (typeof TICK_EVENT_ORDER)[number]
+
+/**
+ * What the death protocol records, after everything of the tick that runs it: Terminal as the oracle
+ * took it (the Golem's own post, or the operator's reset when the key could not pay for it), then the
+ * death's end. The death may start in one tick and finish in a later one; either way its events come
+ * after the ones written before them.
+ */
+export const DEATH_EVENT_ORDER = ['PhaseChanged', 'PhaseReset', 'DeathCompleted'] as const
+
+export type DeathEventType = (typeof DEATH_EVENT_ORDER)[number]
 
 /**
  * The time of an event of `type` recorded by a tick at `tickMs` (milliseconds): its place in the tick.
@@ -38,6 +47,11 @@ export type TickEventType = (typeof TICK_EVENT_ORDER)[number]
  */
 export function tickEventTime(tickMs: number, type: TickEventType | CustodyEvent['type']): number {
   return tickMs + placeOf(type)
+}
+
+/** The time of the death protocol's event of `type`, recorded at `tickMs`: after every place of a tick's own events. */
+export function deathEventTime(tickMs: number, type: DeathEventType): number {
+  return tickMs + TICK_EVENT_ORDER.length + 1 + DEATH_EVENT_ORDER.indexOf(type)
 }
 
 /** 1 for the first type written; 0 for a type a tick does not record. */

@@ -108,6 +108,12 @@ describe('death with a key that cannot pay for its own Terminal post', () => {
     expect(logs.map((l) => l.eventName)).toEqual(['PhaseReset', 'GolemDeregistered'])
     expect(logs[0]!.args).toMatchObject({ toPhase: 4, reason: 'death: its life ran out' })
     expect(logs[1]!.args).toMatchObject({ finalPhase: 4 })
+    // The store says the same, once: the reset, then the death's end (newest first).
+    const events = (await env.store.listEvents({ golemId: 'broke', limit: 50, order: 'desc' })).events
+    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['DeathCompleted', 'PhaseReset'])
+    expect(events.filter((e) => e.type === 'PhaseReset')).toHaveLength(1)
+    expect(events[1]!.data).toEqual({ from: 0, to: 4, reason: 'death' })
+    expect(events.filter((e) => e.type === 'PhaseChanged' && e.data.to === 4)).toEqual([])
     expect(await env.store.getDeathSettlement('broke')).toMatchObject({
       settlement: { finalPhase: 'Terminal', expiryCause: 'NaturalExpiry' },
     })

@@ -83,11 +83,12 @@ beforeAll(async () => {
 afterAll(async () => env?.stop())
 
 /** The event name of a server-sent stream's first message; the stream is then closed, as a client would. */
-async function firstMessageEvent(res: Response): Promise<string> {
+/** The event names of a live stream's first `count` messages. */
+async function messageEvents(res: Response, count: number): Promise<string[]> {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
   let text = ''
   try {
-    while (!text.includes('\n\n')) {
+    while (text.split('\n\n').length <= count) {
       const { value, done } = await reader.read()
       if (done) break
       text += value
@@ -95,7 +96,7 @@ async function firstMessageEvent(res: Response): Promise<string> {
   } finally {
     await reader.cancel()
   }
-  return /^event: ?(.*)$/m.exec(text)?.[1] ?? ''
+  return [...text.matchAll(/^event: ?(.*)$/gm)].map((m) => m[1]!).slice(0, count)
 }
 
 describe("the owner's one act revokes everything a Golem holds", () => {
@@ -189,13 +190,17 @@ describe("the owner's one act revokes everything a Golem holds", () => {
     })
   })
 
-  it("lists the death tick's events in the order they happened, and a stream that saw the death start is sent its end", async () => {
-    type Listed = { eventId: string; type: string; at: number }
+  it("lists the death tick's events in the order they happened, Terminal included, and a stream that saw the death start is sent the rest", async () => {
+    type Listed = { eventId: string; type: string; at: number; data: Record<string, unknown> }
     const page = (await (await api.request('/api/v1/golems/revoked/events?limit=20')).json()) as { events: Listed[] }
     const newestFirst = page.events.map((e) => e.type)
     const place = (type: string) => newestFirst.indexOf(type)
     expect(place('DeathCompleted')).toBe(0)
-    expect(place('DeathProtocolStarted')).toBeGreaterThan(place('DeathCompleted'))
+    // The death protocol's own post of Terminal, as the chain took it: between the death's start and its end.
+    expect(place('PhaseChanged')).toBe(1)
+    expect(page.events[1]).toMatchObject({ eventId: 'phase:4', data: { from: 0, to: 4, survivalScoreBps: 0 } })
+    expect(newestFirst.filter((t) => t === 'PhaseChanged')).toHaveLength(1)
+    expect(place('DeathProtocolStarted')).toBeGreaterThan(place('PhaseChanged'))
     expect(place('DelegationRevoked')).toBeGreaterThan(place('DeathProtocolStarted'))
     // A dashboard's live stream that saw DeathProtocolStarted while the death ran resumes after it.
     const started = page.events.find((e) => e.type === 'DeathProtocolStarted')!
@@ -203,7 +208,7 @@ describe("the owner's one act revokes everything a Golem holds", () => {
       headers: { 'last-event-id': `${started.at}:${started.eventId}` },
     })
     expect(res.status).toBe(200)
-    expect(await firstMessageEvent(res)).toBe('DeathCompleted')
+    expect(await messageEvents(res, 2)).toEqual(['PhaseChanged', 'DeathCompleted'])
   })
 
   it('posts Terminal before deregistering, so the oracle, its death event and the tick all say Terminal with the final vitality', async () => {
