@@ -195,12 +195,12 @@ export interface GolemJournal {
   payments(golem: GolemView, req: PageRequest): Promise<Page<PaymentCredit>>
   /** The custody events the tick, the API and the owner's acts recorded, newest first. */
   events(golem: GolemView, req: PageRequest): Promise<Page<GolemEvent>>
-  /** The custody events after `after` (oldest first): what a live stream has not sent yet. */
-  eventsAfter(golem: GolemView, after: EventPosition | undefined, limit: number): Promise<GolemEvent[]>
+  /** The custody events at or after `since` (ms), oldest first, at most `limit`: what a live stream reads. */
+  eventsSince(golem: GolemView, since: number, limit: number): Promise<GolemEvent[]>
 }
 
-/** Where a live stream of custody events stands: the last event it sent. */
-export type EventPosition = { at: number; eventId: string }
+/** Where a live stream of custody events stands: the newest event it sent. */
+export type { EventPosition } from '../../core/lifecycle/liveStreamWindow.ts'
 
 /**
  * Bearer tokens other than the API's own: the CLI's signed access tokens are verified by the app itself

@@ -92,6 +92,38 @@ describe('custody events', () => {
     expect(positionOf(undefined)).toBeUndefined()
   })
 
+  it('sends an event written after the stream moved past its time, with the stream position as its id', async () => {
+    const { store, deps } = await withEvents(3)
+    const app = createApp({ ...deps, eventStream: { pollMs: 20, maxSeconds: 30, batch: 100 } })
+    // The response is answered once the stream's start is fixed (the newest event, e3).
+    const res = await app.request(`/api/v1/golems/${golem.id}/events/stream`)
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let text = ''
+    const next = async () => {
+      while (!text.includes('\n\n')) text += (await reader.read()).value ?? ''
+      const [block] = text.split('\n\n', 1)
+      text = text.slice(block!.length + 2)
+      const field = (name: string) =>
+        block!
+          .split('\n')
+          .find((l) => l.startsWith(`${name}:`))
+          ?.replace(/^\w+: ?/, '')
+      return [field('id'), field('event'), (JSON.parse(field('data')!) as { data: { n: number } }).data.n]
+    }
+    try {
+      // A payment credited at the API's clock, then the last event of a tick that started earlier.
+      await store.appendEvent({ golemId: golem.id, type: 'PaymentCredited', at: 9_000, eventId: 'e9', data: { n: 9 } })
+      expect(await next()).toEqual(['9000:e9', 'PaymentCredited', 9])
+      await store.appendEvent({ golemId: golem.id, type: 'DeathCompleted', at: 5_016, eventId: 'e5', data: { n: 5 } })
+      expect(await next()).toEqual(['9000:e9', 'DeathCompleted', 5])
+    } finally {
+      await reader.cancel()
+    }
+    // A client that reconnects with that id is not sent the late event again.
+    const again = await createApp(deps).request(`/api/v1/golems/${golem.id}/events/stream`, { headers: { 'last-event-id': '9000:e9' } })
+    expect(await messages(again)).toEqual([])
+  })
+
   it("takes the owner's current Snap token for the owner's Golems, and answers another owner's Golem as unknown", async () => {
     const { app, deps } = await withEvents(2)
     const token = await rotateSnapToken(deps.stores.snapTokens, golem.owner, deps.clock.now())

@@ -1,7 +1,8 @@
 // The Golem's custody events, as the tick, the API and the owner's acts recorded them (DelegationGranted,
 // PhaseChanged, RunwayRedeemed, DelegationExpiringWarning, SessionKeyRotated, RotationRenewalRequested,
 // DelegationAdjusted, DelegationRevoked, HeartbeatAnomaly, DeathCompleted, ...): a paged read, newest first, and a live
-// stream (server-sent events) that resumes after the last event a client saw (`Last-Event-ID`). Both take
+// stream (server-sent events) that resumes where a client stood (`Last-Event-ID`), and sends an event
+// written late behind it too (core/lifecycle/liveStreamWindow.ts). Both take
 // the read tier's key or the owner's token, like every Golem read, and work in every lifecycle state. The
 // owner's Snap reads them with its Snap token, which names one owner and reads that owner's Golems only.
 import { createRoute } from '@hono/zod-openapi'
@@ -12,6 +13,7 @@ import { isAddressEqual } from 'viem'
 import type { GolemEvent } from '../../../core/store/index.ts'
 import { findGolem } from '../deathRules.ts'
 import type { ApiDeps, EventPosition, GolemView } from '../deps.ts'
+import { LiveStreamWindow } from '../../../core/lifecycle/liveStreamWindow.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import { answered, apiRouter, errors, ok, security } from '../openapi.ts'
@@ -25,6 +27,9 @@ const notFound = {
 
 /** How often a live stream looks for new events, and how long one connection lasts before the client reconnects. */
 export const EVENT_STREAM = { pollMs: 2_000, maxSeconds: 300, batch: 100 }
+
+/** The most events a live stream reads from its window in one poll. */
+const WINDOW_EVENTS = 2_000
 
 const eventsRoute = createRoute({
   tags: ['golems'],
@@ -44,7 +49,7 @@ const streamRoute = createRoute({
   path: '/api/v1/golems/{id}/events/stream',
   operationId: 'streamEvents',
   summary:
-    "The Golem's custody events as they are recorded (text/event-stream): each message's id is `<at>:<eventId>`, its event the type, its data the event; reconnect with Last-Event-ID to resume",
+    "The Golem's custody events as they are recorded (text/event-stream): each message's event is the type, its data the event, its id the stream's position `<at>:<eventId>` (the newest event sent so far); reconnect with Last-Event-ID to resume. An event written up to five minutes behind the newest one sent is still sent",
   request: { params: golemParams, headers: tierHeaders },
   responses: { 200: answered('a server-sent event stream; it ends after a few minutes and the client reconnects'), ...errors(notFound) },
 })
@@ -100,6 +105,10 @@ export function eventRoutes(deps: ApiDeps) {
         position = newest ? { at: newest.at, eventId: newest.eventId } : { at: 0, eventId: '' }
       }
       const stream = deps.eventStream ?? EVENT_STREAM
+      // What the client saw is what lists at or before its position; an event written later behind it, within
+      // the window, is still sent (core/lifecycle/liveStreamWindow.ts).
+      const read = (since: number) => deps.journal.eventsSince(golem, since, WINDOW_EVENTS)
+      const window = new LiveStreamWindow(position, await read(LiveStreamWindow.sinceOf(position)))
       return streamSSE(c, async (sse) => {
         const until = Date.now() + stream.maxSeconds * 1000
         let open = true
@@ -109,9 +118,12 @@ export function eventRoutes(deps: ApiDeps) {
         // What is new is sent at once; then, while the connection may last, every poll. A connection that
         // may not last (maxSeconds 0: an API that cannot stream) answers once and the client reconnects.
         for (;;) {
-          for (const e of await deps.journal.eventsAfter(golem, position, stream.batch)) {
-            await sse.writeSSE({ id: `${e.at}:${e.eventId}`, event: e.type, data: JSON.stringify(eventJson(e)) })
-            position = { at: e.at, eventId: e.eventId }
+          for (const e of window.unsent(await read(window.since)).slice(0, stream.batch)) {
+            window.sent(e)
+            // The message's id is the stream's position (its newest event), so a client that reconnects
+            // with it is not sent again an event that came late.
+            const at = window.position
+            await sse.writeSSE({ id: `${at.at}:${at.eventId}`, event: e.type, data: JSON.stringify(eventJson(e)) })
           }
           if (!open || Date.now() + stream.pollMs >= until) break
           await sse.sleep(stream.pollMs)

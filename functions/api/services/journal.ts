@@ -4,7 +4,7 @@
 import { paymentCreditOf, type PaymentCredit } from '../../../core/lifecycle/paymentHistory.ts'
 import { StoreInputError } from '../../../core/store/errors.ts'
 import type { GolemEvent, Store } from '../../../core/store/index.ts'
-import type { EventPosition, GolemJournal, GolemView, Page, PageRequest } from '../deps.ts'
+import type { GolemJournal, GolemView, Page, PageRequest } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 
 type Position = { page: string | null; skip: number }
@@ -70,10 +70,15 @@ export class StoreGolemJournal implements GolemJournal {
     }
   }
 
-  async eventsAfter(golem: GolemView, after: EventPosition | undefined, limit: number): Promise<GolemEvent[]> {
-    // Events at the same millisecond are ordered by id: the ones at `after.at` up to its id were sent.
-    const page = await this.store.listEvents({ golemId: golem.id, limit: limit + 50, order: 'asc', ...(after ? { since: after.at } : {}) })
-    const fresh = after ? page.events.filter((e) => e.at > after.at || (e.at === after.at && e.eventId > after.eventId)) : page.events
-    return fresh.slice(0, limit)
+  async eventsSince(golem: GolemView, since: number, limit: number): Promise<GolemEvent[]> {
+    const events: GolemEvent[] = []
+    let cursor: string | null = null
+    for (let read = 0; read < this.scan.maxPages && events.length < limit; read++) {
+      const page = await this.store.listEvents({ golemId: golem.id, limit: this.scan.pageSize, cursor, order: 'asc', since })
+      events.push(...page.events)
+      if (page.cursor === null) break
+      cursor = page.cursor
+    }
+    return events.slice(0, limit)
   }
 }
