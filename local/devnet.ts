@@ -29,7 +29,7 @@ import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import { BardoError } from '../core/errors.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
-import { sendInNonceOrder } from './sendInOrder.ts'
+import { batchReceipts, sendInNonceOrder } from './sendInOrder.ts'
 import { deployCanonicalFramework } from './canonicalFramework.ts'
 import { LocalStackError } from './errors.ts'
 
@@ -151,7 +151,7 @@ async function deployAll(
       data: encodeDeployData({ abi: item.artifact.abi, bytecode: item.artifact.bytecode, args: item.args as never }),
     })),
   )
-  const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
+  const receipts = await batchReceipts(publicClient, deployer.account.address, hashes)
   const out: Record<string, Address> = {}
   receipts.forEach((r, i) => {
     const item = items[i]!
@@ -254,7 +254,7 @@ async function configureRouter(clients: DevnetClients, assets: LocalAssets): Pro
     call(assets.weth, artifacts.TestTokenAbi, 'mint', [assets.router, parseEther('10000')]),
     call(assets.usdc, artifacts.TestUSDCAbi, 'mint', [devnetAccount(FAUCET_ACCOUNT_INDEX).address, FAUCET_RESERVE_USDC]),
   ])
-  await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
+  await batchReceipts(publicClient, deployer.account.address, hashes)
 }
 
 export type StartDevnetOptions = StartAnvilOptions
