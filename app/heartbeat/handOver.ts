@@ -38,7 +38,7 @@ export type WalkResult = {
   listed: number
   due: number
   invoked: number
-  /** Dead, halted by the heartbeat anomaly, or a record the tick could not read. */
+  /** Dead, or a record the tick could not read (a Golem the heartbeat anomaly halted is observed: idle until its death is due). */
   skipped: number
   /** The entry lags the record and the record is not due yet (the Golem ticked this minute already). */
   notDue: number

@@ -92,11 +92,14 @@ export type HeartbeatResult = {
   /** Golems whose record said they were due (and alive or dying). */
   due: number
   invoked: number
-  /** Listed but not ticked: dead, halted by the heartbeat anomaly, or a record the tick could not read. */
+  /** Listed but not ticked: dead, or a record the tick could not read. */
   skipped: number
   /** Listed by an entry that lags its record (an idle tick does not rewrite it), and not due yet. */
   notDue: number
-  /** Due and observed, with nothing to do: not handed over (core/lifecycle/tickNeed.ts). */
+  /**
+   * Due and observed, with nothing to do: not handed over (core/lifecycle/tickNeed.ts). A Golem the heartbeat
+   * anomaly halted is counted here until its death is due.
+   */
   idle: number
   shards: number
   blockNumber: bigint

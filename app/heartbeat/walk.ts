@@ -14,7 +14,6 @@ import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { settleBounded } from '../concurrency.ts'
 import type { ShardWalk } from './shardWalk.ts'
 import type { TickInvoker, TickRequest, WalkResult } from './handOver.ts'
-import { isHalted } from '../../core/lifecycle/heartbeatAnomaly.ts'
 
 /** Golems per store page and per multicall (200: ~76 KB of calldata, inside providers' eth_call limits). */
 export const DEFAULT_PAGE_SIZE = 200
@@ -119,9 +118,9 @@ export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkRe
           notDue++
           continue
         }
-        // A Golem the heartbeat anomaly halted is handed to no tick (core/lifecycle/heartbeatAnomaly.ts).
-        const profile =
-          record.status === 'dead' || record.profile === null || isHalted(record.lastTick) ? null : readableProfile(record.profile)
+        // A Golem the heartbeat anomaly halted is observed too: it is handed over for its death only
+        // (core/lifecycle/haltedDeath.ts, through tickNeed).
+        const profile = record.status === 'dead' || record.profile === null ? null : readableProfile(record.profile)
         if (profile) {
           pending.push({ record, profile })
           due++

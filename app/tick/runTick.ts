@@ -36,6 +36,7 @@ import { revokeBeforeFall } from '../../core/lifecycle/windDownPlan.ts'
 import type { TickDeps, TickResult } from './types.ts'
 import { InvariantError } from '../../core/errors.ts'
 import { countsAsFailure, isHalted, parseMaxConsecutiveFailures } from '../../core/lifecycle/heartbeatAnomaly.ts'
+import { haltedDeathDue } from '../../core/lifecycle/haltedDeath.ts'
 import { recordTickFailure } from './failure.ts'
 
 const DEFAULT_INTERVAL_S = 60
@@ -74,6 +75,7 @@ async function takeLease(
   read: GolemRecord,
   readProfile: GolemProfile,
   nowMs: number,
+  freshCount = false,
 ): Promise<{ before: GolemRecord; profile: GolemProfile; golem: GolemRecord } | null> {
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
   let before = read
@@ -91,7 +93,7 @@ async function takeLease(
           period: last?.period ?? 0n,
           outcome: 'running',
           txHash: last?.txHash ?? null,
-          ...(last?.failures === undefined ? {} : { failures: last.failures }),
+          ...(last?.failures === undefined || freshCount ? {} : { failures: last.failures }),
         },
       },
       now: nowMs,
@@ -163,19 +165,23 @@ export async function runTick(
   const read0 = given ?? (await store.getGolem(golemId))
   if (!read0) return { golemId, outcome: 'unknown' }
   if (read0.status === 'dead') return { golemId, outcome: 'dead' }
-  // Halted by the heartbeat anomaly: no tick runs for it, so nothing more is redeemed.
-  if (isHalted(read0.lastTick)) return { golemId, outcome: 'halted' }
+  // Halted by the heartbeat anomaly: no tick runs for it, so nothing more is redeemed; only its death
+  // does, once it is due (core/lifecycle/haltedDeath.ts). A death the halt caught midway stays halted.
+  const halted = isHalted(read0.lastTick)
+  if (halted && read0.status !== 'alive') return { golemId, outcome: 'halted' }
   // Parsed before the lease (or handed over parsed): a profile the tick cannot read fails the tick before
   // anything is written.
   const profile0 = input.profile ?? parseGolemProfile(read0.profile)
   // A chain with no confirmation depth, or a bad one configured, fails the tick before anything is written.
   confirmationDepth(deps.deployment.chainId, deps.confirmations)
   const read = input.observed ?? (await readFor(deps, golemId, profile0))
+  if (halted && !haltedDeathDue({ golemId, profile: profile0, read, ...planParameters(deps) })) return { golemId, outcome: 'halted' }
   const nowMs = Number(read.timestamp) * 1000
-  const leased = await takeLease(deps, read0, profile0, nowMs)
+  // The death of a halted Golem counts its failures afresh: one more would halt it again at once.
+  const leased = await takeLease(deps, read0, profile0, nowMs, halted)
   if (!leased) return { golemId, outcome: 'busy' }
   try {
-    return await tickLeased(deps, golemId, leased, read, nowMs)
+    return await tickLeased(deps, golemId, leased, read, nowMs, halted)
   } catch (error) {
     // Counted on the record, then thrown on as before (the caller logs it; Lambda retries the event).
     // A store that cannot take the count leaves it as it was: the tick's own error is what is thrown.
@@ -191,6 +197,7 @@ async function tickLeased(
   leased: { before: GolemRecord; profile: GolemProfile; golem: GolemRecord },
   observed: ObservedGolem,
   nowMs: number,
+  halted = false,
 ): Promise<TickResult> {
   const { store } = deps
   let read = observed
@@ -208,11 +215,7 @@ async function tickLeased(
   if (golem.status === 'dying') return withDeathVitals(profile, read, await runDeathProtocol(deps, golem, profile, read, nowMs))
 
   const slotBase = slotBaseOf(deps, nowMs)
-  const vitalityParameters = {
-    ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}),
-    // A Golem that buys its own runtime is judged on what its money projects, not only the TTL paid so far.
-    ...(deps.selfExtension ? { runtimeCostPerHour: deps.selfExtension.runtimeCostPerHour } : {}),
-  }
+  const vitalityParameters = planParameters(deps)
   // A transaction an earlier tick recorded but never saw through is settled before anything is decided.
   // The record as it was before this tick's lease: 'running' there means the last tick never finished.
   const period = tickPeriod(profile, read)
@@ -226,6 +229,16 @@ async function tickLeased(
   // Plan once; then execute in order: a paid feed's reprieve first (the plan is the reset phase's, or the
   // current phase's should the reset not land this tick), then the plan's effects.
   const planned = planTick({ golemId, profile, read, pending, ...vitalityParameters })
+  if (halted) {
+    if (!planned.die) {
+      // The record or the chain moved since the death was judged due: the halt is put back as it was.
+      await store.updateGolem({ golemId, expectedVersion: golem.version, patch: { lastTick: record.lastTick }, now: nowMs })
+      return { golemId, outcome: 'halted' }
+    }
+    const events = adjusted ? [adjusted, ...planned.events] : planned.events
+    const died = await startDeath(deps, golem, profile, read, events, planned.period, planned.decision.phase.current, nowMs)
+    return died ? withDeathVitals(profile, read, { ...died, events: events.map((e) => e.type) }) : { golemId, outcome: 'busy' }
+  }
   const resetTo = await serveReprieve(deps, slotBase, golemId, profile, planned.reprieve)
   const plan: TickPlan = planned.unreset && resetTo === undefined ? planned.unreset : planned
   const servedReprieve = planned.reprieve.kind === 'served' || resetTo !== undefined
@@ -310,17 +323,10 @@ async function tickLeased(
   }
 
   if (plan.die && phaseNow === decision.phase.next) {
-    await appendEvents(store, golemId, events, (e) => eventKey(e, plan.period))
-    const dying = await store.updateGolem({
-      golemId,
-      expectedVersion: golem.version,
-      patch: { status: 'dying', phase: phaseNames[phaseNow] },
-      now: nowMs,
-    })
-    if (!dying.updated) return { ...result, outcome: 'busy' }
     // The read predates this tick's phase post: the death record must name the phase the Golem died in.
     const afterPost = { ...read, phase: phaseNow, survivalScoreBps: plan.postPhase?.survivalScoreBps ?? read.survivalScoreBps }
-    const died = await runDeathProtocol(deps, dying.golem, profile, afterPost, nowMs)
+    const died = await startDeath(deps, golem, profile, afterPost, events, plan.period, phaseNow, nowMs)
+    if (!died) return { ...result, outcome: 'busy' }
     // A death still pending reports this tick's vitality; a finished one the final 0.
     const reported = died.outcome === 'died' ? died : { ...died, vitality: result.vitality ?? 0 }
     const posted = Boolean(result.phase?.posted || died.phase?.posted)
@@ -392,6 +398,41 @@ async function tickLeased(
     events: events.map((e) => e.type),
     ...(rotated ? { rotated } : {}),
   }
+}
+
+/** What the plan is judged with beside the observation: the vitality configured, and the runtime's price. */
+function planParameters(deps: TickDeps): { vitalityParameters?: NonNullable<TickDeps['vitalityParameters']>; runtimeCostPerHour?: bigint } {
+  return {
+    ...(deps.vitalityParameters ? { vitalityParameters: deps.vitalityParameters } : {}),
+    // A Golem that buys its own runtime is judged on what its money projects, not only the TTL paid so far.
+    ...(deps.selfExtension ? { runtimeCostPerHour: deps.selfExtension.runtimeCostPerHour } : {}),
+  }
+}
+
+/**
+ * The tick's events written, the Golem marked dying in `phase` (the record this tick leased), and the death
+ * protocol run on `read`; null when another writer moved the record first.
+ */
+async function startDeath(
+  deps: TickDeps,
+  golem: GolemRecord,
+  profile: GolemProfile,
+  read: ObservedGolem,
+  events: readonly CustodyEvent[],
+  period: bigint,
+  phase: Phase,
+  nowMs: number,
+): Promise<TickResult | null> {
+  const golemId = golem.golemId
+  await appendEvents(deps.store, golemId, events, (e) => eventKey(e, period))
+  const dying = await deps.store.updateGolem({
+    golemId,
+    expectedVersion: golem.version,
+    patch: { status: 'dying', phase: phaseNames[phase] },
+    now: nowMs,
+  })
+  if (!dying.updated) return null
+  return runDeathProtocol(deps, dying.golem, profile, read, nowMs)
 }
 
 /** A death's vital signs: Terminal, vitality 0 and no life left once it has died; while it runs, where the Golem is. */

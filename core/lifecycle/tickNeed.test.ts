@@ -56,6 +56,18 @@ describe('tickNeed: whether the walk hands a Golem over', () => {
     expect(need({ read: { ...idleRead, phase: Phase.Terminal } })).toBe('death')
   })
 
+  it('hands a halted Golem over for its death only: a revocation or an ended grant, never its work; a halted death stays halted', () => {
+    const halted = { status: 'alive' as const, lastTick: { period: thisPeriod - 1n, outcome: 'halted' } }
+    // A new period, a redemption to make, a phase to post: the halt stops all of it.
+    const busyRead = testRead({ timestamp: born + DAY_S + offset })
+    expect(need({ read: busyRead })).toBe('redemption')
+    expect(need({ record: halted, read: busyRead })).toBeNull()
+    expect(need({ record: halted })).toBeNull()
+    expect(need({ record: halted, read: { ...idleRead, disabled: true } })).toBe('death')
+    expect(need({ record: halted, read: { ...idleRead, timestamp: profile.runway.expiresAt + 1n } })).toBe('death')
+    expect(need({ record: { ...halted, status: 'dying' }, read: { ...idleRead, disabled: true } })).toBeNull()
+  })
+
   it('hands over a Golem whose vitality moved it to the next phase', () => {
     // Twenty-five days into a thirty-day life, the chain still says Thriving.
     const late = testRead({ timestamp: born + 25n * DAY_S + offset + 60n, availableInPeriod: 0n })

@@ -6,6 +6,8 @@
 import { adjustmentInForce } from './adjustmentInForce.ts'
 import { planGas } from './gasPlan.ts'
 import { grantInForce } from './grantInForce.ts'
+import { haltedDeathDue } from './haltedDeath.ts'
+import { isHalted } from './heartbeatAnomaly.ts'
 import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
@@ -64,8 +66,20 @@ const SETTLED_OUTCOMES: ReadonlySet<string> = new Set(['ticked', 'confirmed', 's
 export function tickNeed(input: TickNeedInput): TickReason | null {
   const { golemId, record, profile, read, parameters } = input
   if (record.status === 'dead') return null
-  if (record.status === 'dying') return 'death'
   const last = record.lastTick
+  // Halted: only its death is ticked (core/lifecycle/haltedDeath.ts); a death the halt caught midway stays halted.
+  if (isHalted(last))
+    return record.status === 'alive' &&
+      haltedDeathDue({
+        golemId,
+        profile,
+        read,
+        ...(parameters.vitalityParameters ? { vitalityParameters: parameters.vitalityParameters } : {}),
+        ...(parameters.selfExtension ? { runtimeCostPerHour: parameters.selfExtension.runtimeCostPerHour } : {}),
+      })
+      ? 'death'
+      : null
+  if (record.status === 'dying') return 'death'
   if (last === null) return 'first-tick'
   if (!SETTLED_OUTCOMES.has(last.outcome)) return 'in-flight'
   if (profile.pendingRotation || profile.rotationGrant) return 'rotation'

@@ -10,7 +10,9 @@ import { runTick } from '../../app/tick/runTick.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
-import { devnetAccount } from '../../local/devnet.ts'
+import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
+import { sendOwnerCalls } from '../../local/ownerActions.ts'
+import { revocationOf } from '../../app/revocation.ts'
 import type { ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
@@ -20,12 +22,14 @@ import {
   provisionExampleGolem,
   redemptionsBy,
   startHeartbeatEnv,
+  usdcBalance,
   type HeartbeatEnv,
 } from './harness.ts'
 
 const LIMIT = 3
 let env: HeartbeatEnv
 let broken: ProvisionedGolem
+let brokenOwner: OwnerAccount
 let flaky: ProvisionedGolem
 let invoker: LocalInvoker
 let api: ReturnType<typeof createLocalApi>
@@ -39,7 +43,7 @@ const failuresOf = async (id: string) => (await env.store.getGolem(id))!.lastTic
 const outcomeOf = async (id: string) => (await env.store.getGolem(id))!.lastTick?.outcome
 
 /** A day later (a new period: each Golem has a redemption to make), one whole heartbeat; its tick results by Golem. */
-async function beat(): Promise<{ results: Map<string, TickResult>; skipped: number; errors: number }> {
+async function beat(): Promise<{ results: Map<string, TickResult>; skipped: number; idle: number; errors: number }> {
   await env.devnet.increaseTime(DAY)
   const before = invoker.results.length
   const errorsBefore = errors.length
@@ -47,13 +51,15 @@ async function beat(): Promise<{ results: Map<string, TickResult>; skipped: numb
   return {
     results: new Map(invoker.results.slice(before).map((r) => [r.golemId, r])),
     skipped: run.skipped,
+    idle: run.idle,
     errors: errors.length - errorsBefore,
   }
 }
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  broken = await provisionExampleGolem(env, 'broken', { keyCeiling: WHOLE_RUNWAY_ON_KEY })
+  brokenOwner = await env.devnet.createOwner()
+  broken = await provisionExampleGolem(env, 'broken', { keyCeiling: WHOLE_RUNWAY_ON_KEY, owner: brokenOwner })
   flaky = await provisionExampleGolem(env, 'flaky', { keyCeiling: WHOLE_RUNWAY_ON_KEY })
   await passStaggerOffsets(env.devnet, ['broken', 'flaky'])
   const signers: SignerResolver = {
@@ -124,8 +130,10 @@ describe('a Golem whose ticks keep failing', () => {
     for (let day = 0; day < 2; day++) {
       const next = await beat()
       expect(next.errors).toBe(0)
+      // Observed with the rest, and handed to no tick: nothing but its death is due.
       expect(next.results.has('broken')).toBe(false)
-      expect(next.skipped).toBe(1)
+      expect(next.idle).toBe(1)
+      expect(next.skipped).toBe(0)
       expect(next.results.get('flaky')?.redemption?.status).toBe('confirmed')
     }
     expect(await redeemed(broken)).toBe(1)
@@ -144,5 +152,34 @@ describe('a Golem whose ticks keep failing', () => {
     expect(await failuresOf('flaky')).toBeUndefined()
     expect(await outcomeOf('flaky')).toBe('confirmed')
     expect((await allEvents(env.store, 'flaky')).some((e) => e.type === 'HeartbeatAnomaly')).toBe(false)
+  })
+
+  it("its owner's revocation still ends it: the next beat runs its death, and what its key holds goes home", async () => {
+    const usdc = env.devnet.deployment.assets.usdc
+    const plan = await revocationOf({ store: env.store, client: env.client, delegationManager: dm() }, 'broken')
+    const receipt = await sendOwnerCalls({
+      publicClient: env.client,
+      submitter: env.devnet.deployer,
+      smartAccount: brokenOwner.smartAccount,
+      calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
+    })
+    expect(receipt.status).toBe('success')
+    const held = await usdcBalance(env.client, usdc, broken.golemKey)
+    expect(held).toBeGreaterThan(0n)
+    const ownerBefore = await usdcBalance(env.client, usdc, brokenOwner.address)
+    const next = await beat()
+    expect(next.errors).toBe(0)
+    expect(next.results.get('broken')).toMatchObject({ outcome: 'died', redemption: { status: 'revoke' } })
+    expect(await usdcBalance(env.client, usdc, broken.golemKey)).toBe(0n)
+    expect(await usdcBalance(env.client, usdc, brokenOwner.address)).toBe(ownerBefore + held)
+    expect((await env.store.getGolem('broken'))!.status).toBe('dead')
+    expect((await env.store.getDeathSettlement('broken'))?.settlement).toMatchObject({
+      expiryCause: 'OwnerRevocation',
+      sessionKeyZeroed: true,
+    })
+    const types = (await allEvents(env.store, 'broken')).map((e) => e.type)
+    expect(types).toEqual(expect.arrayContaining(['HeartbeatAnomaly', 'DelegationRevoked', 'DeathProtocolStarted', 'DeathCompleted']))
+    // Nothing was redeemed on the way: the halt still held for its work.
+    expect(await redeemed(broken)).toBe(1)
   })
 })
