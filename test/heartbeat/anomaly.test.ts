@@ -11,8 +11,6 @@ import type { TickResult } from '../../app/tick/types.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { sendOwnerCalls } from '../../local/ownerActions.ts'
-import { revocationOf } from '../../app/revocation.ts'
 import type { ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
@@ -21,6 +19,7 @@ import {
   passStaggerOffsets,
   provisionExampleGolem,
   redemptionsBy,
+  revokeAsOwner,
   startHeartbeatEnv,
   usdcBalance,
   type HeartbeatEnv,
@@ -156,13 +155,7 @@ describe('a Golem whose ticks keep failing', () => {
 
   it("its owner's revocation still ends it: the next beat runs its death, and what its key holds goes home", async () => {
     const usdc = env.devnet.deployment.assets.usdc
-    const plan = await revocationOf({ store: env.store, client: env.client, delegationManager: dm() }, 'broken')
-    const receipt = await sendOwnerCalls({
-      publicClient: env.client,
-      submitter: env.devnet.deployer,
-      smartAccount: brokenOwner.smartAccount,
-      calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
-    })
+    const { receipt } = await revokeAsOwner(env, brokenOwner, 'broken')
     expect(receipt.status).toBe('success')
     const held = await usdcBalance(env.client, usdc, broken.golemKey)
     expect(held).toBeGreaterThan(0n)

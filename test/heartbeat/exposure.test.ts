@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import type { Delegation } from '@metamask/smart-accounts-kit'
-import { revocationOf } from '../../app/revocation.ts'
 import { loadOwnerGrants } from '../../core/custody/grantLedger.ts'
 import { ownerSignedGrants } from '../../core/custody/revocationPlan.ts'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
@@ -26,9 +25,8 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { selfExtensionConfig } from '../../app/tick/selfExtensionConfig.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { sendOwnerCalls } from '../../local/ownerActions.ts'
 import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
-import { USDC, allEvents, chainNow, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import { USDC, allEvents, chainNow, revokeAsOwner, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY = '---\nname: exposed\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 1\n---\n\nSwap a little USDC.\n'
 /** Ten-second periods, a two-minute life, a beat per period: the chain stays within a minute or two of the wall clock, which x402 needs. */
@@ -184,13 +182,7 @@ describe("a leaked key's worth through a whole life", () => {
         )
       }
       if (beat === revokeAt) {
-        const plan = await revocationOf({ store: env.store, client: env.client, delegationManager: dm() }, 'exposed')
-        await sendOwnerCalls({
-          publicClient: env.client,
-          submitter: env.devnet.deployer,
-          smartAccount: owner.smartAccount,
-          calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
-        })
+        await revokeAsOwner(env, owner, 'exposed')
         await look(beat)
       }
       await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker })

@@ -29,6 +29,8 @@ import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolve
 import type { TickDeps } from '../../app/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import { sendOwnerCalls } from '../../local/ownerActions.ts'
+import { revocationOf } from '../../app/revocation.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
 
 export const USDC = (n: number | bigint) => BigInt(n) * 1_000_000n
@@ -225,6 +227,22 @@ export const sentCount = (client: PublicClient, address: Address) => client.getT
 
 export function sameAddress(a: string, b: string): boolean {
   return isAddressEqual(a as Address, b as Address)
+}
+
+/**
+ * The owner's one revocation, as a wallet sends it: every grant the owner signed for the Golem disabled in
+ * one user operation from the owner's smart account. The plan and the receipt, for the test to check.
+ */
+export async function revokeAsOwner(env: Pick<HeartbeatEnv, 'store' | 'client' | 'devnet'>, owner: OwnerAccount, golemId: string) {
+  const delegationManager = env.devnet.deployment.environment.DelegationManager
+  const plan = await revocationOf({ store: env.store, client: env.client, delegationManager }, golemId)
+  const receipt = await sendOwnerCalls({
+    publicClient: env.client,
+    submitter: env.devnet.deployer,
+    smartAccount: owner.smartAccount,
+    calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
+  })
+  return { plan, receipt }
 }
 
 /** A Golem provisioned from examples/STRATEGY.md for a fresh owner, as `npm start` provisions its demo. */

@@ -22,9 +22,18 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { decodeChainError } from '../../adapters/chain/decodeChainError.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { sendOwnerCalls } from '../../local/ownerActions.ts'
 import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, chainNow, passStaggerOffsets, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  chainNow,
+  passStaggerOffsets,
+  revokeAsOwner,
+  startHeartbeatEnv,
+  usdcBalance,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: revoked-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -142,13 +151,7 @@ describe("the owner's one act revokes everything a Golem holds", () => {
   })
 
   it('one user operation from the owner disables them all; the API wakes the Golem', async () => {
-    const plan = await revocationOf({ store: env.store, client: env.client, delegationManager: dm() }, 'revoked')
-    const receipt = await sendOwnerCalls({
-      publicClient: env.client,
-      submitter: env.devnet.deployer,
-      smartAccount: owner.smartAccount,
-      calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
-    })
+    const { plan, receipt } = await revokeAsOwner(env, owner, 'revoked')
     expect(receipt.status).toBe('success')
     for (const call of plan.calls) expect(await disabled(call.hash)).toBe(true)
     // Nothing is left to disable: a second revocation is empty.
