@@ -25,7 +25,7 @@ import { CliConfigError, CliUsageError } from './errors.ts'
 import { addressFlag, wholeFlag } from './flags.ts'
 import { keystoreSettings, newGolemKeystore } from './golemKeys.ts'
 import { createGolemKmsKey, kmsAliasPrefix } from './kmsKeys.ts'
-import { golemOf, golemStatus, renewGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
+import { golemOf, golemStatus, renewGolem, resumeGolem, revokeGolem, rotateGolem, statusLines } from './lifecycle.ts'
 import { rotateInStack } from './stackRotation.ts'
 import { isStackKey, STACK_KEYS_DIR, withoutStackKeys } from '../local/stackKeys.ts'
 import { checkGolemId, onboard, positiveSeconds, readStrategyFile } from './onboard.ts'
@@ -352,6 +352,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         })
         out.result({ ...r }, [
           `revoked Golem ${r.golemId}: ${r.disabled.length} delegation(s) disabled; the next heartbeat runs its death protocol`,
+        ])
+      } finally {
+        await stop()
+      }
+    })
+
+  program
+    .command('resume')
+    .description('lift the halt of a Golem whose ticks kept failing, once the cause is fixed: the next heartbeat ticks it')
+    .requiredOption('--golem <id>', 'the Golem id')
+    .action(async (f: { golem: string }) => {
+      const golem = checkGolemId(f.golem)
+      const { store, stop } = await openCliStore(io.env)
+      try {
+        const r = await resumeGolem({ store, golemId: golem, now: Date.now() })
+        out.result({ ...r }, [
+          `resumed Golem ${r.golemId}: its halt after ${r.failures} failed tick(s) lifted; the next heartbeat ticks it`,
         ])
       } finally {
         await stop()

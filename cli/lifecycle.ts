@@ -1,7 +1,8 @@
 // The owner's and the operator's acts on one onboarded Golem: status (store and chain side by side),
 // revoke (the owner's kill switch: disableDelegation from the smart account), renew (the owner's
-// superseding grant with a later end) and rotate (a new session key now, the owner re-granting the rest
-// of the runway to it). Each refuses a Golem it cannot act on before anything is sent or written.
+// superseding grant with a later end), rotate (a new session key now, the owner re-granting the rest
+// of the runway to it) and resume (the operator lifts the heartbeat anomaly's halt once its cause is
+// fixed). Each refuses a Golem it cannot act on before anything is sent or written.
 import { chainTime } from './output.ts'
 import { formatEther, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
@@ -10,6 +11,7 @@ import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { renewalWindow } from '../core/lifecycle/renewal.ts'
 import { ownerActTime } from '../core/lifecycle/eventOrder.ts'
+import { liftHalt } from '../core/lifecycle/heartbeatAnomaly.ts'
 import { grantEndOf, grantInForce, latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
@@ -153,6 +155,33 @@ export async function revokeGolem(o: {
   // Due now: the next heartbeat sees the revocation and runs the death protocol.
   await wakeRevoked({ store: o.store, client: o.chain.publicClient, delegationManager: dm }, o.golemId, Date.now())
   return { golemId: o.golemId, disabled: plan.calls.map((c) => c.hash), alreadyDisabled: plan.alreadyDisabled, txHash }
+}
+
+/**
+ * Lifts the halt of a Golem whose ticks kept failing, once what failed them is fixed: its failure count
+ * cleared and the Golem due now, so the next heartbeat ticks it and settles what the failed ticks left
+ * open. The owner is told by a HeartbeatResumed event. Should it keep failing, it is halted again.
+ */
+export async function resumeGolem(o: { store: Store; golemId: string; now: number }): Promise<{ golemId: string; failures: number }> {
+  const { record } = await golemOf(o.store, o.golemId)
+  const lifted = liftHalt(record)
+  if ('refused' in lifted) throw new CliRefusedError('--golem', lifted.refused)
+  const updated = await o.store.updateGolem({
+    golemId: o.golemId,
+    expectedVersion: record.version,
+    patch: { lastTick: lifted.lastTick, nextTickAt: o.now },
+    now: o.now,
+  })
+  if (!updated.updated)
+    throw new CliRefusedError('--golem', `Golem ${o.golemId} changed while it was being resumed: run bardo resume again`)
+  await o.store.appendEvent({
+    golemId: o.golemId,
+    type: 'HeartbeatResumed',
+    at: o.now,
+    eventId: `HeartbeatResumed:${o.now}`,
+    data: { failures: lifted.failures },
+  })
+  return { golemId: o.golemId, failures: lifted.failures }
 }
 
 export async function renewGolem(o: {

@@ -9,8 +9,10 @@ import {
   failureReason,
   HeartbeatAnomalyConfigError,
   isHalted,
+  liftHalt,
   MAX_REASON_LENGTH,
   parseMaxConsecutiveFailures,
+  RESUMED_OUTCOME,
 } from './heartbeatAnomaly.ts'
 
 describe('afterFailedTick', () => {
@@ -107,5 +109,25 @@ describe('failureReason', () => {
 
   it(`is at most ${MAX_REASON_LENGTH} characters`, () => {
     expect(failureReason(new Error('x'.repeat(500))).length).toBe(MAX_REASON_LENGTH)
+  })
+})
+
+describe('lifting a halt', () => {
+  const halted = { at: 1_000, period: 3n, outcome: 'halted', txHash: null, failures: 5 }
+  it('clears the count and leaves an outcome the walk hands over at once', () => {
+    expect(liftHalt({ status: 'alive', lastTick: halted })).toEqual({
+      lastTick: { at: 1_000, period: 3n, outcome: RESUMED_OUTCOME, txHash: null },
+      failures: 5,
+    })
+    // A death the halt caught midway runs again.
+    expect(liftHalt({ status: 'dying', lastTick: halted })).toMatchObject({ failures: 5 })
+  })
+
+  it('refuses a Golem that is not halted, or dead, naming the rule', () => {
+    expect(liftHalt({ status: 'alive', lastTick: { ...halted, outcome: 'confirmed' } })).toEqual({
+      refused: 'must name a Golem the heartbeat anomaly halted',
+    })
+    expect(liftHalt({ status: 'alive', lastTick: null })).toEqual({ refused: 'must name a Golem the heartbeat anomaly halted' })
+    expect(liftHalt({ status: 'dead', lastTick: halted })).toEqual({ refused: 'names a dead Golem: nothing ticks for it again' })
   })
 })

@@ -98,6 +98,29 @@ export function isHalted(lastTick: { outcome: string } | null | undefined): bool
   return lastTick?.outcome === HALTED_OUTCOME
 }
 
+/**
+ * The lastTick outcome of a Golem whose halt was lifted. It is not a settled outcome, so the walk hands the
+ * Golem over at once and its tick settles whatever the failed ticks left open.
+ */
+export const RESUMED_OUTCOME = 'resumed'
+
+type HaltedRecord<T extends { outcome: string; failures?: number }> = { status: 'alive' | 'dying' | 'dead'; lastTick: T | null }
+
+/**
+ * Lifting a halt, once its cause is fixed: the lastTick to write (the count cleared, the outcome
+ * `resumed`) and the failures that halted it; or the rule a record that cannot be resumed breaks.
+ * A dying Golem resumes too: its death protocol runs again.
+ */
+export function liftHalt<T extends { outcome: string; failures?: number }>(
+  record: HaltedRecord<T>,
+): { lastTick: Omit<T, 'failures'> & { outcome: string }; failures: number } | { refused: string } {
+  if (record.status === 'dead') return { refused: 'names a dead Golem: nothing ticks for it again' }
+  const last = record.lastTick
+  if (!last || !isHalted(last)) return { refused: 'must name a Golem the heartbeat anomaly halted' }
+  const { failures, ...rest } = last
+  return { lastTick: { ...rest, outcome: RESUMED_OUTCOME }, failures: failures ?? 0 }
+}
+
 const HEX_RUN = /(0x)?[0-9a-fA-F]{64,}/g
 
 /**

@@ -28,6 +28,8 @@ describe('usage errors', () => {
   it.each([
     [['status'], "required option '--golem <id>' not specified"],
     [['status', '--golem', 'BAD_ID'], '--golem: must be 1-63 lowercase letters'],
+    [['resume'], "required option '--golem <id>' not specified"],
+    [['resume', '--golem', 'BAD_ID'], '--golem: must be 1-63 lowercase letters'],
     [['nonsense'], "unknown command 'nonsense'"],
   ])('%j: printed once, exit 2', async (argv, message) => {
     const r = await run(argv)

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { runTick } from '../../app/tick/runTick.ts'
+import { resumeGolem } from '../../cli/lifecycle.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import type { SignerResolver } from '../../core/custody/signerResolver.ts'
 import { createLocalApi } from '../../functions/api/local.ts'
@@ -174,5 +175,29 @@ describe('a Golem whose ticks keep failing', () => {
     expect(types).toEqual(expect.arrayContaining(['HeartbeatAnomaly', 'DelegationRevoked', 'DeathProtocolStarted', 'DeathCompleted']))
     // Nothing was redeemed on the way: the halt still held for its work.
     expect(await redeemed(broken)).toBe(1)
+  })
+
+  it('resumed once its cause is fixed, it ticks again: the halt lifted, the next beat redeems, the owner told', async () => {
+    failing.add(flaky.profile.golemKey)
+    for (let n = 0; n < LIMIT; n++) await beat()
+    expect(await outcomeOf('flaky')).toBe('halted')
+    const before = await redeemed(flaky)
+    expect((await beat()).results.has('flaky')).toBe(false)
+    failing.delete(flaky.profile.golemKey)
+    // Refused, with nothing written, for a Golem that is not halted.
+    const version = (await env.store.getGolem('flaky'))!.version
+    await expect(resumeGolem({ store: env.store, golemId: 'broken', now: Date.now() })).rejects.toThrow(/^--golem: names a dead Golem/)
+    expect(await resumeGolem({ store: env.store, golemId: 'flaky', now: Date.now() })).toEqual({ golemId: 'flaky', failures: LIMIT })
+    expect((await env.store.getGolem('flaky'))!.version).toBe(version + 1)
+    await expect(resumeGolem({ store: env.store, golemId: 'flaky', now: Date.now() })).rejects.toThrow(
+      '--golem: must name a Golem the heartbeat anomaly halted',
+    )
+    const next = await beat()
+    expect(next.errors).toBe(0)
+    expect(next.results.get('flaky')?.redemption?.status).toBe('confirmed')
+    expect(await redeemed(flaky)).toBe(before + 1)
+    expect(await failuresOf('flaky')).toBeUndefined()
+    const resumed = (await allEvents(env.store, 'flaky')).find((e) => e.type === 'HeartbeatResumed')
+    expect(resumed?.data).toEqual({ failures: LIMIT })
   })
 })
