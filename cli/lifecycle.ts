@@ -11,7 +11,7 @@ import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { renewalWindow } from '../core/lifecycle/renewal.ts'
 import { ownerActTime } from '../core/lifecycle/eventOrder.ts'
-import { liftHalt } from '../core/lifecycle/heartbeatAnomaly.ts'
+import { isHalted, liftHalt } from '../core/lifecycle/heartbeatAnomaly.ts'
 import { grantEndOf, grantInForce, latestGrant } from '../core/lifecycle/grantInForce.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
@@ -41,6 +41,8 @@ export const STATUS_EVENTS = 50
 export type GolemStatus = {
   golemId: string
   status: string
+  /** Halted by the heartbeat anomaly after this many failed ticks in a row (`bardo resume` lifts it); null when not. */
+  halted: { failures: number } | null
   owner: Address
   golemKey: Address
   store: { phase: string; nextTickAt: number; lastTick: unknown; events: string[] }
@@ -76,6 +78,7 @@ export async function golemStatus(store: Store, chain: CliChain, deployment: Cli
   return {
     golemId,
     status: record.status,
+    halted: isHalted(record.lastTick) ? { failures: record.lastTick?.failures ?? 0 } : null,
     owner: record.owner,
     golemKey: profile.golemKey,
     store: {
@@ -105,6 +108,9 @@ export async function golemStatus(store: Store, chain: CliChain, deployment: Cli
 export function statusLines(s: GolemStatus): string[] {
   return [
     `Golem ${s.golemId}: ${s.status}, phase ${s.store.phase} (oracle: ${s.chain.registered ? s.chain.phase : 'not registered'})`,
+    ...(s.halted
+      ? [`  HALTED    after ${s.halted.failures} failed tick(s) in a row: no tick runs but its death; bardo resume once the cause is fixed`]
+      : []),
     `  owner     ${s.owner}`,
     `  key       ${s.golemKey} (${formatEther(s.chain.keyEth)} ETH)`,
     `  grant     ${formatUsdc(s.grant.periodAmount)} USDC per ${s.grant.periodSeconds} s, ${s.chain.grantDisabled ? 'REVOKED by the owner' : `${s.grant.secondsLeft} s left`} (${s.grant.delegationHash})`,

@@ -282,7 +282,13 @@ describe('a Golem from onboarding to revocation', () => {
   it('shows status from the store and the chain', async () => {
     const r = await bardo('--json', 'status', '--golem', 'walker')
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json).toMatchObject({ golemId: 'walker', status: 'alive', golemKey, chain: { registered: true, grantDisabled: false } })
+    expect(r.json).toMatchObject({
+      golemId: 'walker',
+      status: 'alive',
+      halted: null,
+      golemKey,
+      chain: { registered: true, grantDisabled: false },
+    })
     expect((r.json.store as { events: string[] }).events).toContain('DelegationGranted')
     const human = await bardo('status', '--golem', 'walker')
     expect(human.stdout).toContain('Golem walker: alive')
