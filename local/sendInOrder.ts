@@ -7,6 +7,7 @@
 import {
   WaitForTransactionReceiptTimeoutError,
   type Account,
+  type Address,
   type Chain,
   type Hex,
   type PublicClient,
@@ -46,7 +47,7 @@ type PoolInspection = { pending?: Record<string, Record<string, string>>; queued
  */
 export async function batchReceipts(
   publicClient: PublicClient<Transport, Chain>,
-  sender: Hex,
+  sender: Address,
   hashes: readonly Hex[],
   options: { timeout?: number } = {},
 ): Promise<TransactionReceipt[]> {
@@ -64,7 +65,7 @@ export async function batchReceipts(
   }
 }
 
-async function poolState(publicClient: PublicClient<Transport, Chain>, sender: Hex): Promise<string> {
+async function poolState(publicClient: PublicClient<Transport, Chain>, sender: Address): Promise<string> {
   const nonces = (pool: Record<string, Record<string, string>> | undefined) =>
     Object.keys(Object.entries(pool ?? {}).find(([address]) => address.toLowerCase() === sender.toLowerCase())?.[1] ?? {}).join(',') ||
     'none'

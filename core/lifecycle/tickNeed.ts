@@ -67,18 +67,17 @@ export function tickNeed(input: TickNeedInput): TickReason | null {
   const { golemId, record, profile, read, parameters } = input
   if (record.status === 'dead') return null
   const last = record.lastTick
+  // What the plan is judged with beside the observation, here and for a halted Golem's death alike.
+  const runtimeCostPerHour = parameters.selfExtension?.runtimeCostPerHour
+  const judged = {
+    golemId,
+    profile,
+    read,
+    ...(parameters.vitalityParameters ? { vitalityParameters: parameters.vitalityParameters } : {}),
+    ...(runtimeCostPerHour === undefined ? {} : { runtimeCostPerHour }),
+  }
   // Halted: only its death is ticked (core/lifecycle/haltedDeath.ts); a death the halt caught midway stays halted.
-  if (isHalted(last))
-    return record.status === 'alive' &&
-      haltedDeathDue({
-        golemId,
-        profile,
-        read,
-        ...(parameters.vitalityParameters ? { vitalityParameters: parameters.vitalityParameters } : {}),
-        ...(parameters.selfExtension ? { runtimeCostPerHour: parameters.selfExtension.runtimeCostPerHour } : {}),
-      })
-      ? 'death'
-      : null
+  if (isHalted(last)) return record.status === 'alive' && haltedDeathDue(judged) ? 'death' : null
   if (record.status === 'dying') return 'death'
   if (last === null) return 'first-tick'
   if (!SETTLED_OUTCOMES.has(last.outcome)) return 'in-flight'
@@ -86,15 +85,7 @@ export function tickNeed(input: TickNeedInput): TickReason | null {
   if (profile.reprieve && read.registered) return 'reprieve'
   if (grantInForce(profile, read.timestamp) !== profile) return 'grant-change'
   if (adjustmentInForce(profile, read) !== profile) return 'grant-change'
-  const runtimeCostPerHour = parameters.selfExtension?.runtimeCostPerHour
-  const plan = planTick({
-    golemId,
-    profile,
-    read,
-    pending: { events: [], reservedAmount: 0n },
-    ...(parameters.vitalityParameters ? { vitalityParameters: parameters.vitalityParameters } : {}),
-    ...(runtimeCostPerHour === undefined ? {} : { runtimeCostPerHour }),
-  })
+  const plan = planTick({ ...judged, pending: { events: [], reservedAmount: 0n } })
   if (plan.die) return 'death'
   if (plan.postPhase) return 'phase-change'
   if (plan.runway.kind === 'redeem') return 'redemption'
