@@ -64,6 +64,17 @@ function readConsoleState(path: string): ConsoleState {
   return JSON.parse(readFileSync(path, 'utf8')) as ConsoleState
 }
 
+/**
+ * How long a tick of this scheduler owns its Golem and its slots on the stack's own chain. Deployed, the
+ * lease is the tick function's timeout: only then is a silent invocation surely gone. Here the ticks run
+ * in this process, one heartbeat at a time, and the runner starts it again the moment it dies; anvil
+ * mines each transaction as it arrives. So the lease only has to outlast a live tick: a tick the crash cut
+ * short must not keep its Golem from the restarted scheduler for two minutes of a life of a few. A
+ * `bardo run` beside the stack could see its tick overtaken after this; the slots still send each
+ * transaction once (a tick that lost its slot's lease never broadcasts).
+ */
+export const DEVNET_LEASE_MS = 10_000
+
 /** The tick dependencies and the owner's rotation, as this scheduler runs them. */
 export function schedulerParts(d: SchedulerDeps) {
   const { devnet, demo, settings } = d
@@ -96,6 +107,7 @@ export function schedulerParts(d: SchedulerDeps) {
     credits: { runtimeCostPerHour: DEFAULT_PRICING.runtimeCostPerHour },
     ...(selfExtension ? { selfExtension } : {}),
     tickIntervalSeconds: devnet ? settings.tickSeconds : undefined,
+    ...(devnet ? { leaseMs: DEVNET_LEASE_MS } : {}),
     maxConsecutiveFailures: settings.maxFailedTicks,
     ...(rotation ? { rotation } : {}),
   })

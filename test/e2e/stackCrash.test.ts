@@ -1,6 +1,7 @@
 // The `npm start` stack survives a SIGKILL of its parts: with the demo Golem alive, dynalite, the
 // indexer, the heartbeat scheduler and the API are each killed with SIGKILL at a seeded-random moment of its life, and the runner starts them
-// again. At the end the Golem died of its own life's end, each runway period was redeemed at most once
+// again. The scheduler dies in the middle of a tick, and its successor takes the Golem over once the
+// local lease lapses. At the end the Golem died of its own life's end, each runway period was redeemed at most once
 // (the period enforcer allows one per period; a redemption sent twice would show as two transfers in one
 // period), the owner's and the key's USDC add up to the owner's starting balance less what left for the
 // world (x402 payments, swaps), the key holds nothing, and the indexer shows the death and every runway
@@ -141,6 +142,21 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       expect(payments).toEqual([expect.objectContaining({ kind: 'extend', seconds: '3600', txHash: settlements[0]!.transactionHash })])
     }
 
+    // The scheduler dies in the middle of a tick: the Golem's record says a tick holds its lease. The
+    // restarted scheduler is the only one that ticks, so the Golem must not wait out a lease its dead
+    // predecessor held.
+    const store = new DynamoStore({ client: documentClient(localDynamoClient(info.store.endpoint)), tableName: info.store.tableName })
+    const tickRunning = () =>
+      waitFor(
+        "a tick holding the Golem's lease",
+        async () => ((await store.getGolem('demo'))?.lastTick?.outcome === 'running' ? true : undefined),
+        {
+          ...opts,
+          timeoutMs: 30_000,
+          everyMs: 5,
+        },
+      )
+
     const runwayRedemptions = () =>
       client.getContractEvents({ address: info.usdc, abi: erc20Abi, eventName: 'Transfer', args: { from: owner, to: key }, fromBlock: 0n })
 
@@ -169,6 +185,7 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
       expect(s.output(), `${part} killed while the Golem lives (seed ${SEED})`).not.toContain('the demo Golem died')
       const pid = processOf(s.child.pid!, marker)
       expect(pid, `${part}'s process`).toBeDefined()
+      if (part === 'scheduler') await tickRunning()
       if (part === 'api') {
         // The runway must have been redeemed twice before the payer's extend pays it past the life. The
         // second redemption tops the key up after the Golem's own self-extension at Thriving -> Stable, about
@@ -206,7 +223,6 @@ describe('npm start: SIGKILL of each part of the stack while the Golem lives', (
     expect(s.output().match(/the demo Golem died/g)).toHaveLength(1)
 
     // The store (through the restarted dynalite) still holds the Golem, dead.
-    const store = new DynamoStore({ client: documentClient(localDynamoClient(info.store.endpoint)), tableName: info.store.tableName })
     const record = await store.getGolem('demo')
     expect(record?.status).toBe('dead')
     const { runway } = parseGolemProfile(record!.profile ?? null)
