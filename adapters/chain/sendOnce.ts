@@ -1,5 +1,5 @@
 // Sends one transaction for one tick slot exactly once, following the store's slot protocol
-// (docs/store.md "Tick slots"): claim -> reserve -> simulate -> sign -> record the signed transaction ->
+// (docs/store.md "Tick slots"): claim -> simulate -> sign -> record the signed transaction ->
 // broadcast -> receipt -> complete. A retry that finds the slot `sent` reconciles from the chain
 // (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
 // Fees come from the heartbeat when it passed them (one read per heartbeat, not per transaction); the
@@ -70,19 +70,9 @@ export type SendOnceParams = {
    * receipt itself is final.
    */
   confirmations?: number
-  /** Reserve this much of the period budget before signing; released if the transaction fails. */
-  reserve?: { amount: bigint; cap: bigint }
   /** Test hook: runs right after the broadcast, before the receipt is recorded (crash injection). */
   afterBroadcast?: (txHash: Hex) => Promise<void> | void
 }
-
-/**
- * One reservation per claim of a slot. A released reservation id can never reserve again (the store's
- * rule), so a slot re-claimed after a failed or crashed attempt needs a fresh id; the first claim keeps
- * the plain `${period}:${step}`.
- */
-export const reservationIdOf = (slot: SlotRef, claims: number) =>
-  claims <= 1 ? `${slot.period}:${slot.step}` : `${slot.period}:${slot.step}:${claims}`
 
 export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   const claim = await p.store.claimSlot({ ...p.slot, owner: p.owner, now: p.now, leaseMs: p.leaseMs })
@@ -90,33 +80,7 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
     if (claim.reason === 'sent') return reconcile(p, claim.slot)
     return { status: 'busy', reason: claim.reason }
   }
-  const reservationId = reservationIdOf(p.slot, claim.slot.claims)
-  if (p.reserve) {
-    // An earlier claim that failed or crashed before recording a transaction may have left its
-    // reservation behind: give it back, or it would count against the cap forever.
-    for (let k = 1; k < claim.slot.claims; k++) {
-      await p.store.releaseReservation({
-        golemId: p.slot.golemId,
-        period: p.slot.period,
-        reservationId: reservationIdOf(p.slot, k),
-        now: p.now,
-      })
-    }
-    const r = await p.store.reserveBudget({
-      golemId: p.slot.golemId,
-      period: p.slot.period,
-      amount: p.reserve.amount,
-      cap: p.reserve.cap,
-      reservationId,
-      now: p.now,
-    })
-    if (!r.reserved) {
-      await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
-      return { status: 'refused', reason: `budget: ${r.reason}` }
-    }
-  }
   const release = async () => {
-    if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
     await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
   }
   let t: SlotTransaction
@@ -161,7 +125,6 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
     const recorded = await p.store.recordSlotTx({ ...p.slot, owner: p.owner, txHash, nonce, now: p.now, rawTx: raw, sender: t.sender })
     if (!recorded.recorded) {
       // We lost the lease: another invocation owns the slot now; never broadcast.
-      if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
       return { status: 'busy', reason: 'leased' }
     }
     const broadcast = await broadcastSigned(p.client, raw)
@@ -174,7 +137,7 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   })
   if ('status' in sent) return sent
   await p.afterBroadcast?.(sent.txHash)
-  return finish(p, sent.txHash, reservationId, sent.receipt)
+  return finish(p, sent.txHash, sent.receipt)
 }
 
 /**
@@ -211,12 +174,12 @@ async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise
   }
 }
 
-async function finish(p: SendOnceParams, txHash: Hex, reservationId: string, known?: TransactionReceipt): Promise<SlotSendOutcome> {
+async function finish(p: SendOnceParams, txHash: Hex, known?: TransactionReceipt): Promise<SlotSendOutcome> {
   const receipt = known ?? (await waitForBlockReceipt(p.client, { hash: txHash, timeout: 60_000 }))
-  return complete(p, txHash, receipt, reservationId)
+  return complete(p, txHash, receipt)
 }
 
-async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionReceipt, reservationId: string): Promise<SlotSendOutcome> {
+async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionReceipt): Promise<SlotSendOutcome> {
   const depth = p.confirmations ?? 1
   if (depth > 1) {
     // A receipt is final only `depth` blocks deep: a shallower one may still be reorged away.
@@ -226,11 +189,9 @@ async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionRece
   }
   if (receipt.status === 'success') {
     await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'confirmed', txHash, now: p.now })
-    if (p.reserve) await p.store.commitReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
     return { status: 'confirmed', txHash, receipt }
   }
   await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'failed', txHash, now: p.now })
-  if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
   return { status: 'failed', txHash, reason: 'reverted' }
 }
 
@@ -244,11 +205,10 @@ async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionRece
 async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = true): Promise<SlotSendOutcome> {
   const txHash = slot.txHash
   if (!txHash) return { status: 'busy', reason: 'completed' }
-  const reservationId = reservationIdOf(p.slot, slot.claims)
   // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
   // not be read as "not mined": the nonce check below would then call a mined redemption reconciled.
   const receipt = await receiptOf(p.client, txHash)
-  if (receipt) return complete(p, txHash, receipt, reservationId)
+  if (receipt) return complete(p, txHash, receipt)
   const known = await p.client.getTransaction({ hash: txHash }).then(
     () => true,
     (error: unknown) => {
@@ -266,7 +226,6 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
   if (verdict.kind === 'nonceTaken') {
     // Another transaction took the nonce: ours can never be mined. Nothing was redeemed by it.
     await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'reconciled', txHash, now: p.now, detail: { why: 'nonce-used' } })
-    if (p.reserve) await p.store.releaseReservation({ golemId: p.slot.golemId, period: p.slot.period, reservationId, now: p.now })
     return { status: 'reconciled', txHash, reason: 'nonce used by another transaction' }
   }
   if (verdict.kind !== 'rebroadcast' || !slot.rawTx || !mayRebroadcast) return { status: 'busy', reason: 'leased' }
@@ -276,7 +235,7 @@ async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = tru
   // One look for its receipt (a node that mines on arrival has it), no waiting: a re-broadcast behind a
   // missing earlier nonce would hold the tick until the timeout, and a later attempt settles it anyway.
   const landed = again.kind === 'receipt' ? again.receipt : await receiptOf(p.client, txHash)
-  if (landed) return complete(p, txHash, landed, reservationId)
+  if (landed) return complete(p, txHash, landed)
   return { status: 'pending', txHash, confirmations: 0, needed: p.confirmations ?? 1 }
 }
 

@@ -4,7 +4,15 @@
 // refused. The record is the store's budget record of the Golem's payment account, beside (and never
 // mixed with) the runway budget of the Golem itself.
 import type { PaymentLedger, PaymentPolicy } from '../../core/custody/paymentPolicy.ts'
-import type { BudgetRecord } from '../../core/store/index.ts'
+import type { BudgetRecord, SlotRef } from '../../core/store/index.ts'
+
+/**
+ * One reservation per claim of a payment's slot. A released reservation id can never reserve again (the
+ * store's rule), so a slot re-claimed after a failed or crashed attempt needs a fresh id; the first claim
+ * keeps the plain `${period}:${step}`.
+ */
+export const reservationIdOf = (slot: SlotRef, claims: number) =>
+  claims <= 1 ? `${slot.period}:${slot.step}` : `${slot.period}:${slot.step}:${claims}`
 
 /** The budget account of a Golem's own payments. */
 export const paymentBudgetId = (golemId: string): string => `${golemId}:payments`

@@ -10,7 +10,7 @@
 // is settled here on every later tick until it is final: a reorg that took its block away is found here,
 // and the same signed bytes are broadcast again (core/finality.ts).
 import { parseEventLogs, parseTransaction, type Hex, type TransactionReceipt } from 'viem'
-import { firstExecutionValue } from '../../core/delegations/redeem.ts'
+import { firstExecutionTransferAmount, firstExecutionValue } from '../../core/delegations/redeem.ts'
 import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
@@ -19,7 +19,7 @@ import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, phaseStep } from '../../core/lifecycle/tickPlan.ts'
 import { type GolemRecord, isSpent, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
-import { reservationIdOf, sendOnce } from '../../adapters/chain/sendOnce.ts'
+import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import type { SlotBase } from './slots.ts'
 import { InvariantError } from '../../core/errors.ts'
@@ -30,10 +30,10 @@ export type PendingSettlement = {
   /** This period's runway slot, when it was settled here: this tick must not plan another one. */
   runway?: { status: string; amount: bigint; txHash: Hex | null }
   /**
-   * What the redemption planner must count as in flight. Only a recorded, unsettled transaction is;
-   * a reservation left by a claim that never recorded one is stale (sendOnce releases it on re-claim).
+   * What the redemption planner must count as in flight: only a recorded, unsettled transaction (its
+   * amount read from its signed bytes); a claim that never recorded one moved nothing.
    */
-  reservedAmount: bigint
+  inFlightAmount: bigint
 }
 
 const neverSignAgain = async (): Promise<never> => {
@@ -183,7 +183,7 @@ export async function settlePendingSlots(
 
   // This period's slot, read only when an earlier tick may have left it open (runwaySlotMayBeOpen).
   const current = runwaySlotMayBeOpen(previous) ? await settleRunwaySlot(base, { golemId, period, step: 'runway' }) : null
-  if (!current) return { events, reservedAmount: 0n }
+  if (!current) return { events, inFlightAmount: 0n }
   if (current.event) events.push(current.event)
   // In flight: another tick holds the slot, or its transaction waits in the pool (a mined one is already
   // counted by the chain's own allowance).
@@ -192,7 +192,7 @@ export async function settlePendingSlots(
   return {
     events,
     runway: { status: current.status, amount: current.amount, txHash: current.txHash },
-    reservedAmount: stillInFlight ? current.amount : 0n,
+    inFlightAmount: stillInFlight ? current.amount : 0n,
   }
 }
 
@@ -200,9 +200,11 @@ export async function settlePendingSlots(
 async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
   const slot = await base.store.getSlot(ref)
   if (slot?.status !== 'sent' || !slot.txHash) return null
-  const budget = await base.store.getBudget(ref.golemId, ref.period)
-  const amount = budget?.reservations.find((r) => r.reservationId === reservationIdOf(ref, slot.claims))?.amount ?? 0n
-  const settled = await sendOnce({ ...base, slot: ref, reserve: { amount, cap: amount }, build: neverSignAgain })
+  // What it redeems, read back from its signed transaction (the slot holds those bytes from before its
+  // broadcast).
+  const data = slot.rawTx ? parseTransaction(slot.rawTx).data : undefined
+  const amount = (data ? firstExecutionTransferAmount(data) : null) ?? 0n
+  const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
   const txHash = 'txHash' in settled ? settled.txHash : slot.txHash
   const event: CustodyEvent | undefined =
     settled.status === 'confirmed'

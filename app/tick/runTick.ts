@@ -512,7 +512,6 @@ async function redeemRunway(
   const sent = await sendOnce({
     ...slotBase,
     slot: { golemId, ...step.slot },
-    reserve: { amount: step.amount, cap: step.cap },
     afterBroadcast: () => deps.afterBroadcast?.('runway'),
     build: async () => ({
       sender: signer.address,

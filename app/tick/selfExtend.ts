@@ -23,8 +23,7 @@ import {
   paymentSignatureAmount,
   parsePaymentRequiredHeader,
 } from '../../core/x402/exactPayment.ts'
-import { reservationIdOf } from '../../adapters/chain/sendOnce.ts'
-import { authorizedBesides, paymentBudgetId, StoredPaymentLedger } from './paymentBudget.ts'
+import { authorizedBesides, paymentBudgetId, reservationIdOf, StoredPaymentLedger } from './paymentBudget.ts'
 import type { SlotBase } from './slots.ts'
 import type { SelfExtensionConfig, SelfExtensionResult, TickDeps } from './types.ts'
 import { BardoError } from '../../core/errors.ts'

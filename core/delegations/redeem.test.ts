@@ -5,7 +5,14 @@
 import { contracts, ExecutionMode, ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
 import { encodeDelegations } from '@metamask/smart-accounts-kit/utils'
 import { describe, expect, it } from 'vitest'
-import { encodeDelegationChain, encodeDisableDelegation, encodeRedemptions, firstExecutionValue } from './redeem.ts'
+import { encodeFunctionData, erc20Abi } from 'viem'
+import {
+  encodeDelegationChain,
+  encodeDisableDelegation,
+  encodeRedemptions,
+  firstExecutionTransferAmount,
+  firstExecutionValue,
+} from './redeem.ts'
 
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as const
 const root: Delegation = {
@@ -92,5 +99,28 @@ describe('firstExecutionValue', () => {
     expect(firstExecutionValue(encodeRedemptions([{ chain: [root], executions: [pay, transfer], mode: 'batch' }]))).toBeNull()
     expect(firstExecutionValue(encodeDisableDelegation(root))).toBeNull()
     expect(firstExecutionValue('0x1234')).toBeNull()
+  })
+})
+
+describe('firstExecutionTransferAmount', () => {
+  const usdcTransfer = {
+    target: a(20),
+    value: 0n,
+    callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [a(22), 20_000_000n] }),
+  }
+
+  it("reads the amount of the first single execution's ERC-20 transfer back from the calldata", () => {
+    expect(firstExecutionTransferAmount(encodeRedemptions([{ chain: [leaf, root], executions: [usdcTransfer] }]))).toBe(20_000_000n)
+    expect(firstExecutionTransferAmount(encodeRedemptions([{ chain: [root], executions: [usdcTransfer, pay] }]))).toBe(20_000_000n)
+  })
+
+  it('is null for a native payment, a batch, a call that is no transfer and bytes that are no calldata', () => {
+    const approve = { ...usdcTransfer, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [a(22), 1n] }) }
+    expect(firstExecutionTransferAmount(encodeRedemptions([{ chain: [root], executions: [pay] }]))).toBeNull()
+    expect(firstExecutionTransferAmount(encodeRedemptions([{ chain: [root], executions: [usdcTransfer, pay], mode: 'batch' }]))).toBeNull()
+    expect(firstExecutionTransferAmount(encodeRedemptions([{ chain: [root], executions: [approve] }]))).toBeNull()
+    expect(firstExecutionTransferAmount(encodeRedemptions([{ chain: [root], executions: [transfer] }]))).toBeNull()
+    expect(firstExecutionTransferAmount(encodeDisableDelegation(root))).toBeNull()
+    expect(firstExecutionTransferAmount('0x1234')).toBeNull()
   })
 })

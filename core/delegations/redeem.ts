@@ -1,6 +1,6 @@
 import { ExecutionMode, type Delegation, type ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { DELEGATION_ARRAY_ABI_TYPE, encodeExecutionCalldatas, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, hexToBigInt, size, slice, type Hex } from 'viem'
+import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, erc20Abi, hexToBigInt, size, slice, type Hex } from 'viem'
 import { DelegationShapeError } from './errors.ts'
 import { DelegationManagerAbi } from './frameworkAbi.ts'
 
@@ -60,18 +60,42 @@ export function encodeDisableDelegation(delegation: Delegation): Hex {
 }
 
 /**
- * The native value the first execution of redeemDelegations calldata moves (a single execution is packed
- * as target (20 bytes), value (32), calldata): what a gas top-up redeemed, read back from its signed
- * transaction when it is settled by a later tick. Null for other calldata.
+ * The first execution of redeemDelegations calldata, when it is a single one (packed as target (20
+ * bytes), value (32), calldata). Null for a batch, for other calldata and for bytes that are no calldata.
  */
-export function firstExecutionValue(data: Hex): bigint | null {
+function firstSingleExecution(data: Hex): Hex | null {
   try {
     const decoded = decodeFunctionData({ abi: DelegationManagerAbi, data })
     if (decoded.functionName !== 'redeemDelegations') return null
     const [, modes, executions] = decoded.args as readonly [readonly Hex[], readonly Hex[], readonly Hex[]]
     const execution = executions[0]
     if (modes[0] !== ExecutionMode.SingleDefault || !execution || size(execution) < 52) return null
-    return hexToBigInt(slice(execution, 20, 52))
+    return execution
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The native value the first execution of redeemDelegations calldata moves: what a gas top-up redeemed,
+ * read back from its signed transaction when it is settled by a later tick. Null for other calldata.
+ */
+export function firstExecutionValue(data: Hex): bigint | null {
+  const execution = firstSingleExecution(data)
+  return execution === null ? null : hexToBigInt(slice(execution, 20, 52))
+}
+
+/**
+ * The token amount the first execution of redeemDelegations calldata transfers (an ERC-20 `transfer`):
+ * what a runway redemption redeemed, read back from its signed transaction when a later tick settles it.
+ * Null for any other calldata.
+ */
+export function firstExecutionTransferAmount(data: Hex): bigint | null {
+  const execution = firstSingleExecution(data)
+  if (execution === null || size(execution) === 52) return null
+  try {
+    const call = decodeFunctionData({ abi: erc20Abi, data: slice(execution, 52) })
+    return call.functionName === 'transfer' ? call.args[1] : null
   } catch {
     return null
   }

@@ -27,5 +27,5 @@ export function haltedDeathDue(input: HaltedDeathInput): boolean {
   const { profile, read } = input
   if (grantInForce(profile, read.timestamp) !== profile) return false
   if (adjustmentInForce(profile, read) !== profile) return false
-  return planTick({ ...input, pending: { events: [], reservedAmount: 0n } }).die
+  return planTick({ ...input, pending: { events: [], inFlightAmount: 0n } }).die
 }

@@ -89,7 +89,7 @@ export function observationOf(
   golemId: string,
   profile: GolemProfile,
   read: ObservedGolem,
-  reserved: bigint,
+  inFlight: bigint,
   runtimeCostPerHour?: bigint,
 ): GolemObservation {
   return {
@@ -104,7 +104,7 @@ export function observationOf(
     runwayEndsAt: economicEnd(profile, read, runtimeCostPerHour),
     runwayTotalSeconds: profile.life.runwayTotalSeconds,
     lastInsightAt: profile.life.lastInsightAt,
-    reservedAmount: reserved,
+    inFlightAmount: inFlight,
     known: {
       revokedReported: profile.known.revokedReported,
       expiringWarned: profile.known.expiringWarned,

@@ -57,7 +57,7 @@ describe('planRedemption', () => {
   })
 
   it('leaves room for reservations of in-flight redemptions', () => {
-    expect(planRedemption({ phase: Phase.Thriving, periodAmount: cap, availableAmount: cap, reservedAmount: cap, revoked: false })).toEqual(
+    expect(planRedemption({ phase: Phase.Thriving, periodAmount: cap, availableAmount: cap, inFlightAmount: cap, revoked: false })).toEqual(
       { action: 'skip', reason: 'exhausted' },
     )
   })

@@ -9,8 +9,8 @@ export type RedemptionPlanInput = {
   periodAmount: bigint
   /** What the period enforcer reports as still available this period (createCaveatEnforcerClient). */
   availableAmount: bigint
-  /** Reserved by in-flight redemptions of this Golem that are not yet confirmed. */
-  reservedAmount?: bigint
+  /** Moved by this Golem's redemption in flight: sent, not yet confirmed. */
+  inFlightAmount?: bigint
   /** Whether the owner disabled the delegation, or it expired / ran out of calls. */
   revoked: boolean
   /**
@@ -33,7 +33,7 @@ export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
   for (const [field, value] of [
     ['periodAmount', input.periodAmount],
     ['availableAmount', input.availableAmount],
-    ['reservedAmount', input.reservedAmount ?? 0n],
+    ['inFlightAmount', input.inFlightAmount ?? 0n],
     ['target.held', input.target?.held ?? 0n],
     ['target.target', input.target?.target ?? 0n],
   ] as const) {
@@ -43,7 +43,7 @@ export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
   if (input.phase === Phase.Terminal) return { action: 'revoke', reason: 'terminal' }
   const multiplierBps = phaseMultiplierBps[input.phase]
   const wanted = (input.periodAmount * multiplierBps) / 10_000n
-  const free = input.availableAmount - (input.reservedAmount ?? 0n)
+  const free = input.availableAmount - (input.inFlightAmount ?? 0n)
   if (free <= 0n) return { action: 'skip', reason: 'exhausted' }
   // The enforcer's available amount already counts what this period redeemed, so bounding by it
   // keeps a second tick in the same period from taking more than the multiplier allows in total.
@@ -52,7 +52,7 @@ export function planRedemption(input: RedemptionPlanInput): RedemptionPlan {
   if (amount <= 0n) return { action: 'skip', reason: 'nothing-to-redeem' }
   if (input.target) {
     // In flight counts as held: it reaches the key once it confirms.
-    const held = input.target.held + (input.reservedAmount ?? 0n)
+    const held = input.target.held + (input.inFlightAmount ?? 0n)
     const short = input.target.target - held
     if (short <= 0n) return { action: 'skip', reason: 'held', held, target: input.target.target }
     if (short < amount) amount = short

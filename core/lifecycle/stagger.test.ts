@@ -147,7 +147,7 @@ describe("the tick's redemption, staggered", () => {
 
   it('says "staggered" only when there is something to redeem: other skips keep their own reason', () => {
     expect(decideTick(obs(DAY, 0n, { availableInPeriod: 0n })).redemption).toEqual({ action: 'skip', reason: 'exhausted' })
-    expect(decideTick(obs(DAY, 0n, {}, { reservedAmount: 100n })).redemption).toEqual({ action: 'skip', reason: 'exhausted' })
+    expect(decideTick(obs(DAY, 0n, {}, { inFlightAmount: 100n })).redemption).toEqual({ action: 'skip', reason: 'exhausted' })
     expect(decideTick(obs(DAY, 0n, {}, { dreaming: true })).redemption).toEqual({ action: 'skip', reason: 'nothing-to-redeem' })
     expect(decideTick(obs(DAY, 0n, { disabled: true })).redemption).toEqual({ action: 'skip', reason: 'revoked' })
     // Conservation takes half the period: with half already taken there is nothing to wait for.
@@ -165,7 +165,7 @@ describe("the tick's redemption, staggered", () => {
     const golemId = idWithOffsetAtLeast(600n)
     const o = staggerOffset(golemId, DAY_S)
     const at = (t: bigint) =>
-      planTick({ golemId, profile: testProfile(), read: testRead({ timestamp: t }), pending: { events: [], reservedAmount: 0n } })
+      planTick({ golemId, profile: testProfile(), read: testRead({ timestamp: t }), pending: { events: [], inFlightAmount: 0n } })
     const start = born + DAY_S
     expect(at(start + 60n).runway).toEqual({ kind: 'none', status: 'skipped', reason: 'staggered', redeemAt: start + o })
     expect(at(start + o).runway).toMatchObject({ kind: 'redeem', slot: { period: start / DAY_S, step: 'runway' }, amount: 10n })

@@ -30,8 +30,8 @@ export type GolemObservation = {
   permission: PermissionFacts
   /** What the store already knows, so warnings and revocations are reported once. */
   known: { revokedReported: boolean; expiringWarned: boolean; budgetWarnedPeriod?: bigint; renewalRequestedFor?: bigint }
-  /** In-flight reservations not yet confirmed. */
-  reservedAmount?: bigint
+  /** A redemption in flight: sent, not yet confirmed. */
+  inFlightAmount?: bigint
   /**
    * Just-in-time runway: what the key holds of the runway token and what it should hold for the coming
    * period (core/lifecycle/runwayTarget.ts). Absent: the phase's share of the period is redeemed.
@@ -88,7 +88,7 @@ export function decideTick(o: GolemObservation): TickDecision {
           phase: next,
           periodAmount: o.permission.periodAmount,
           availableAmount: o.permission.availableInPeriod,
-          reservedAmount: o.reservedAmount ?? 0n,
+          inFlightAmount: o.inFlightAmount ?? 0n,
           revoked,
           ...(o.runwayTarget === undefined ? {} : { target: o.runwayTarget }),
         })

@@ -85,7 +85,7 @@ export function tickNeed(input: TickNeedInput): TickReason | null {
   if (profile.reprieve && read.registered) return 'reprieve'
   if (grantInForce(profile, read.timestamp) !== profile) return 'grant-change'
   if (adjustmentInForce(profile, read) !== profile) return 'grant-change'
-  const plan = planTick({ ...judged, pending: { events: [], reservedAmount: 0n } })
+  const plan = planTick({ ...judged, pending: { events: [], inFlightAmount: 0n } })
   if (plan.die) return 'death'
   if (plan.postPhase) return 'phase-change'
   if (plan.runway.kind === 'redeem') return 'redemption'

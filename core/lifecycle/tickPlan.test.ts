@@ -25,7 +25,7 @@ const noShocks = { shockProbabilityPerDay: 0 }
 
 const read = testRead
 
-const none = { events: [], reservedAmount: 0n }
+const none = { events: [], inFlightAmount: 0n }
 
 describe('planTick', () => {
   it('redeems the period allowance to the Golem key in a fresh period, keyed by the absolute period', () => {
@@ -36,7 +36,6 @@ describe('planTick', () => {
       kind: 'redeem',
       slot: { period: (born + DAY_S) / DAY_S, step: 'runway' },
       amount: 10n,
-      cap: 10n,
       token: golemKey,
       recipient: golemKey,
     })
@@ -82,7 +81,7 @@ describe('planTick', () => {
   })
 
   it('plans no second redemption when an earlier tick already sent this period', () => {
-    const pending = { events: [], reservedAmount: 0n, runway: { status: 'confirmed', amount: 10n, txHash: hex32('cd') } }
+    const pending = { events: [], inFlightAmount: 0n, runway: { status: 'confirmed', amount: 10n, txHash: hex32('cd') } }
     const plan = planTick({ golemId: 'g', profile: testProfile(), read: read(), pending, vitalityParameters: noShocks })
     expect(plan.runway).toEqual({ kind: 'settled', status: 'confirmed', amount: 10n, txHash: hex32('cd') })
   })

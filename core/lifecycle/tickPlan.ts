@@ -25,7 +25,7 @@ export type PendingWork = {
   /** This period's runway slot, when an earlier tick sent it: this tick must not plan another. */
   runway?: { status: string; amount: bigint; txHash: Hex | null }
   /** What the redemption planner must count as in flight. */
-  reservedAmount: bigint
+  inFlightAmount: bigint
 }
 
 export type TickPlanInput = {
@@ -40,7 +40,7 @@ export type TickPlanInput = {
 
 export type RunwayStep =
   | { kind: 'settled'; status: string; amount: bigint; txHash: Hex | null }
-  | { kind: 'redeem'; slot: { period: bigint; step: 'runway' }; amount: bigint; cap: bigint; token: Address; recipient: Address }
+  | { kind: 'redeem'; slot: { period: bigint; step: 'runway' }; amount: bigint; token: Address; recipient: Address }
   /** Nothing sent; a staggered redemption says when in this period it will be redeemed. */
   | { kind: 'none'; status: 'revoke' | 'skipped'; reason: string; redeemAt?: bigint }
 
@@ -135,7 +135,7 @@ function planFrom(input: TickPlanInput, resetTo?: Phase): TickPlan {
   const held = read.runwayHeld
   const decision = decideTick({
     ...observation,
-    reservedAmount: pending.reservedAmount,
+    inFlightAmount: pending.inFlightAmount,
     ...(held === undefined
       ? {}
       : {
@@ -176,7 +176,6 @@ function planFrom(input: TickPlanInput, resetTo?: Phase): TickPlan {
           kind: 'redeem',
           slot: { period, step: 'runway' },
           amount: plan.amount,
-          cap: profile.runway.periodAmount,
           token: profile.runway.token,
           recipient: profile.golemKey,
         }

@@ -90,7 +90,6 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
     crashedTx = redemptions[0]!.txHash
     const period = periodAt(golem.profile, redemptions[0]!.timestamp)
     expect(await env.store.getSlot({ golemId: golem.golemId, period, step: 'runway' })).toMatchObject({ status: 'sent', txHash: crashedTx })
-    expect((await env.store.getBudget(golem.golemId, period))?.reserved).toBe(USDC(20))
     expect((await env.store.getGolem(golem.golemId))?.lastTick?.outcome).toBe('running')
     expect((await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')).toHaveLength(0)
     expect(await sentCount(env.client, golem.golemKey)).toBe(1)
@@ -101,7 +100,7 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
     expect((await runTick(env.deps('parent-early'), { golemId: golem.golemId })).outcome).toBe('busy')
   })
 
-  it('the next tick after the lease reconciles it: slot confirmed with the crashed tx, budget committed, one event, no second send', async () => {
+  it('the next tick after the lease reconciles it: slot confirmed with the crashed tx, one event with the amount it signed, no second send', async () => {
     await env.devnet.increaseTime(120)
     const result = await runTick(env.deps('parent-after-lease'), { golemId: golem.golemId })
     expect(result.outcome).toBe('ticked')
@@ -115,9 +114,10 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
       txHash: crashedTx,
       claims: 1,
     })
-    expect(await env.store.getBudget(golem.golemId, period)).toMatchObject({ reserved: 0n, spent: USDC(20) })
+    // The amount is read back from the signed transaction the slot holds; no budget record is kept.
+    expect(await env.store.getBudget(golem.golemId, period)).toBeNull()
     const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')
-    expect(events.map((e) => e.data.txHash)).toEqual([crashedTx])
+    expect(events.map((e) => [e.data.txHash, e.data.amount])).toEqual([[crashedTx, USDC(20).toString()]])
     expect((await env.store.getGolem(golem.golemId))?.lastTick).toMatchObject({ outcome: 'confirmed', txHash: crashedTx })
   })
 
@@ -134,7 +134,7 @@ describe('a worker killed right after broadcasting the runway redemption', () =>
 })
 
 describe('a worker killed right after broadcasting, with the next tick in the next period', () => {
-  it("settles the earlier period's slot from the chain (confirmed, budget committed, its own event) and redeems the new period once", async () => {
+  it("settles the earlier period's slot from the chain (confirmed, its own event) and redeems the new period once", async () => {
     const golem = await provisionWithKnownKey('crash-boundary')
     const exit = await tickKilledAfter(golem.golemId, 'runway')
     expect(exit.signal, exit.output).toBe('SIGKILL')
@@ -156,15 +156,14 @@ describe('a worker killed right after broadcasting, with the next tick in the ne
       status: 'confirmed',
       txHash: crashed!.txHash,
     })
-    expect(await env.store.getBudget(golem.golemId, crashedPeriod)).toMatchObject({ reserved: 0n, spent: USDC(20) })
     expect(await env.store.getSlot({ golemId: golem.golemId, period: nextPeriod, step: 'runway' })).toMatchObject({
       status: 'confirmed',
       txHash: result.redemption!.txHash,
     })
     const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')
-    expect(events.map((e) => [e.data.period, e.data.txHash])).toEqual([
-      [crashedPeriod.toString(), crashed!.txHash],
-      [nextPeriod.toString(), result.redemption!.txHash],
+    expect(events.map((e) => [e.data.period, e.data.txHash, e.data.amount])).toEqual([
+      [crashedPeriod.toString(), crashed!.txHash, USDC(20).toString()],
+      [nextPeriod.toString(), result.redemption!.txHash, USDC(20).toString()],
     ])
 
     // A retry in the new period sends nothing and writes no event again.

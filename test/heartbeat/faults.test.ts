@@ -157,7 +157,7 @@ describe('RPC faults: drops, delays, errors and lost answers on >= 20 % of reque
     }
   })
 
-  it('keeps the store in step with the chain: every redemption has its confirmed slot, committed budget and RunwayRedeemed', async () => {
+  it('keeps the store in step with the chain: every redemption has its confirmed slot and RunwayRedeemed', async () => {
     for (const g of fleet) {
       const redemptions = await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, g.golemKey)
       const events = (await allEvents(env.store, g.golemId)).filter((e) => e.type === 'RunwayRedeemed')
@@ -168,7 +168,6 @@ describe('RPC faults: drops, delays, errors and lost answers on >= 20 % of reque
           status: 'confirmed',
           txHash: r.txHash,
         })
-        expect(await env.store.getBudget(g.golemId, period)).toMatchObject({ reserved: 0n })
       }
     }
   })
