@@ -147,6 +147,15 @@ export function eventAlert(golem: { id: string; name: string }, e: CustodyEvent)
         `Golem ${name}'s heartbeat failed ${failures} times in a row${reason ? ` (last: ${reason})` : ''}, so Bardo stopped it: it no longer ticks or redeems its runway. Revoke its grant in the Portal to get back what it holds.`,
       )
     }
+    case 'HeartbeatResumed': {
+      // The operator lifted a halt the owner was told of: each lift is news of its own.
+      const failures = Math.floor(num(d.failures) ?? 0)
+      return alert(
+        once,
+        (n) => `${n}: heartbeat resumed`,
+        `Bardo lifted the halt on Golem ${name}${failures > 0 ? ` (${failures} failed ticks in a row had stopped it)` : ''}: it ticks and redeems its runway again. Nothing to do. Should it keep failing, it is halted again and you are told.`,
+      )
+    }
     case 'PolicyViolation': {
       // A refusal the Golem's constitution only records is the dashboard's news; one whose rule the
       // constitution lists in revokeOn started the revocation cascade, and only the owner can finish it.

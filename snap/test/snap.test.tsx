@@ -170,6 +170,32 @@ describe('onCronjob', () => {
       }
     })
 
+    it('tells a halt, its lift by the operator, and a second halt, each once', async () => {
+      const snap = await pairedSnap()
+      api.golems = [golem()]
+      api.events = { atlas: [{ eventId: 'DelegationGranted', type: 'DelegationGranted', at, data: {} }] }
+      const halt = (n: number) => ({
+        eventId: `HeartbeatAnomaly:${n}`,
+        type: 'HeartbeatAnomaly',
+        at: at + n * 60_000,
+        data: { failures: 5, maxConsecutiveFailures: 5, reason: 'Error: signer unavailable' },
+      })
+      try {
+        expect((await snap.onCronjob({ method: 'heartbeat' })).notifications).toHaveLength(0)
+        api.events.atlas!.push(halt(1))
+        expect(await snap.onCronjob({ method: 'heartbeat' })).toSendNotification('Atlas: halted after 5 failed ticks', 'native')
+        api.events.atlas!.push({ eventId: 'HeartbeatResumed:2', type: 'HeartbeatResumed', at: at + 120_000, data: { failures: 5 } })
+        const resumed = await snap.onCronjob({ method: 'heartbeat' })
+        expect(resumed.notifications.filter((n) => n.type === 'native')).toHaveLength(1)
+        expect(resumed).toSendNotification('Atlas: heartbeat resumed', 'native')
+        api.events.atlas!.push(halt(3))
+        expect(await snap.onCronjob({ method: 'heartbeat' })).toSendNotification('Atlas: halted after 5 failed ticks', 'native')
+        expect((await snap.onCronjob({ method: 'heartbeat' })).notifications).toHaveLength(0)
+      } finally {
+        resetEvents()
+      }
+    })
+
     it('keeps the status alerts and the token when the events route fails, then reads events once it answers', async () => {
       const snap = await pairedSnap()
       api.golems = [golem({ phase: 'Declining', vitality: 0.2 })]

@@ -69,6 +69,7 @@ describe('eventAlert', () => {
       ev('DeathProtocolStarted', T, { trigger: 'terminal', vitality: 0 }),
       ev('DeathCompleted', T, { cause: 'NaturalExpiry' }),
       ev('HeartbeatAnomaly', T, { failures: 5, maxConsecutiveFailures: 5, reason: `Error: ${'signer unavailable '.repeat(8)}` }),
+      ev('HeartbeatResumed', T, { failures: 5 }),
       ev('PolicyViolation', T, { rule: 'maxConcentration', revoke: true }),
     ]
     for (const e of events) {
@@ -102,6 +103,11 @@ describe('eventAlert', () => {
     expect(eventAlert(atlas, ev('HeartbeatAnomaly', T, { failures: '7', reason: 'see https://evil.example/fix' }))!.long).not.toContain(
       'evil',
     )
+    // The operator's lift of a halt: news each time, under the event's own key.
+    const resumed = eventAlert(atlas, ev('HeartbeatResumed', T, { failures: 5 }))!
+    expect(resumed).toMatchObject({ key: `atlas:event:${T}:HeartbeatResumed:${T}`, short: 'Atlas: heartbeat resumed' })
+    expect(resumed.long).toContain('Bardo lifted the halt on Golem Atlas (5 failed ticks in a row had stopped it): it ticks and redeems')
+    expect(eventAlert(atlas, ev('HeartbeatResumed', T, { failures: 'many' }))!.long).toContain('lifted the halt on Golem Atlas: it ticks')
     // A hostile string in the data is not repeated to the owner.
     expect(eventAlert(atlas, ev('SessionKeyRotated', T, { reason: 'visit https://evil.example/claim' }))!.long).not.toContain('evil')
     const caged = eventAlert(atlas, ev('PolicyViolation', T, { source: 'policy_violation', rule: 'approvedAsset', revoke: true }))!
