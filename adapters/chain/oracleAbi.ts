@@ -67,6 +67,18 @@ export const VitalityOracleTickAbi = [
     name: 'PhaseTransition',
     type: 'event',
   },
+  {
+    anonymous: false,
+    inputs: [
+      { indexed: true, name: 'golem', type: 'address' },
+      { indexed: false, name: 'fromPhase', type: 'uint8' },
+      { indexed: false, name: 'toPhase', type: 'uint8' },
+      { indexed: true, name: 'by', type: 'address' },
+      { indexed: false, name: 'reason', type: 'string' },
+    ],
+    name: 'PhaseReset',
+    type: 'event',
+  },
 ] as const
 export const DreamOracleTickAbi = [
   {

@@ -1,7 +1,7 @@
 // Executes the death protocol that core/lifecycle/deathPlan.ts orders, once a Golem is Terminal, its grant
 // has ended or its owner revoked it. Every step is a store slot, so a crashed or retried tick continues
 // where the last one stopped.
-import { encodeFunctionData, type Address, type Hex, type TransactionReceipt } from 'viem'
+import { encodeFunctionData, parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem'
 import { encodeDisableDelegation } from '../../core/delegations/redeem.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
@@ -23,13 +23,13 @@ import {
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { deathEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { PASSED, RETRY, retry } from '../../core/retry.ts'
-import { type GolemRecord, isSpent, type SlotRef } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent, type SlotRef, type TickSlot } from '../../core/store/index.ts'
 import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { maxGasCost, returnFunds } from './returnFunds.ts'
 import { feesPerGasOf } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { slotBaseOf, type SlotBase } from './slots.ts'
-import { phaseChangedEvent } from './reconcile.ts'
+import { neverSignAgain, phaseChangedEvent } from './reconcile.ts'
 import { windDownOrNothing, type WindDownResult } from './windDown.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
@@ -62,7 +62,7 @@ export async function runDeathProtocol(
   //    the death event the indexer records carries it, so every surface says Terminal after the death.
   const terminal = await postTerminal(deps, slotBase, golemId, profile, read)
   if (!terminal.done) return { golemId, outcome: 'busy', redemption: { status: 'death-pending', reason: terminal.reason } }
-  await recordTerminal(deps, golemId, read, terminal)
+  await recordTerminal(deps, slotBase, golemId, terminal)
   const final = { ...read, phase: terminal.phase, survivalScoreBps: terminal.survivalScoreBps }
 
   // 3. Deregister on the VitalityOracle with the operator key (its owner), before anything else: from
@@ -191,43 +191,69 @@ const receiptOf = (s: SlotSendOutcome) => (s.status === 'confirmed' ? { receipt:
 
 /**
  * Terminal as the oracle took it, in the store once, placed after the tick's own events: PhaseChanged from
- * the key's post (its PhaseTransition log), or PhaseReset for the operator's reset. The key's post is looked
- * for on every attempt, so a death resumed after a crash that followed the post still records it; the
- * operator's reset is recorded by the attempt that landed it.
+ * the key's post (its PhaseTransition log), or PhaseReset from the operator's reset (its PhaseReset log).
+ * Both are looked for on every attempt, so a death resumed after a crash that followed either still
+ * records it.
  */
 async function recordTerminal(
   deps: TickDeps,
+  slotBase: SlotBase,
   golemId: string,
-  read: ObservedGolem,
   terminal: Extract<TerminalPosted, { done: true }>,
 ): Promise<void> {
   const landed = terminal.landed
-  if (landed?.by === 'reset') {
-    const slot = await deps.store.getSlot(landed.slot)
-    if (slot?.status !== 'confirmed') return
-    await deps.store.appendEvent({
-      golemId,
-      type: 'PhaseReset',
-      at: deathEventTime(slot.sentAt ?? slot.claimedAt, 'PhaseReset'),
-      eventId: `PhaseReset:${landed.slot.step}`,
-      data: { from: read.phase, to: Phase.Terminal, reason: 'death' },
-    })
-    return
+  if (landed?.by !== 'reset') {
+    const post = await phaseChangedEvent(
+      deps.client,
+      deps.store,
+      landed?.slot ?? { golemId, period: 0n, step: TERMINAL_STEP },
+      landed?.receipt,
+    )
+    if (post?.type === 'PhaseChanged') {
+      await deps.store.appendEvent({
+        golemId,
+        type: post.type,
+        at: deathEventTime(Number(post.at) * 1000, post.type),
+        eventId: `phase:${post.to}`,
+        data: { from: post.from, to: post.to, survivalScoreBps: post.survivalScoreBps },
+      })
+      return
+    }
+    // The key's own post landed in this attempt: no reset was sent.
+    if (landed) return
   }
-  const post = await phaseChangedEvent(
-    deps.client,
-    deps.store,
-    landed?.slot ?? { golemId, period: 0n, step: TERMINAL_STEP },
-    landed?.receipt,
-  )
-  if (post?.type !== 'PhaseChanged') return
+  const reset = await landedReset(deps, slotBase, golemId)
+  if (!reset) return
   await deps.store.appendEvent({
     golemId,
-    type: post.type,
-    at: deathEventTime(Number(post.at) * 1000, post.type),
-    eventId: `phase:${post.to}`,
-    data: { from: post.from, to: post.to, survivalScoreBps: post.survivalScoreBps },
+    type: 'PhaseReset',
+    at: deathEventTime(reset.slot.sentAt ?? reset.slot.claimedAt, 'PhaseReset'),
+    eventId: `PhaseReset:${reset.slot.step}`,
+    data: { from: reset.from, to: Phase.Terminal, reason: 'death' },
   })
+}
+
+/**
+ * The operator's reset to Terminal that landed, as the chain recorded it: the first reset attempt that is
+ * not spent, settled from the chain first when an attempt that crashed after its broadcast left it `sent`.
+ * Null when no reset landed.
+ */
+async function landedReset(deps: TickDeps, slotBase: SlotBase, golemId: string): Promise<{ slot: TickSlot; from: number } | null> {
+  for (let attempt = 0; attempt <= MAX_DEREGISTER_ATTEMPTS + MAX_SPENT_OPERATOR_ATTEMPTS; attempt++) {
+    const ref = { golemId, period: 0n, step: terminalResetStep(attempt) }
+    let slot = await deps.store.getSlot(ref)
+    if (slot === null) return null
+    if (isSpent(slot.status)) continue
+    if (slot.status === 'sent') {
+      await sendOnce({ ...slotBase, slot: ref, build: neverSignAgain })
+      slot = await deps.store.getSlot(ref)
+    }
+    if (slot?.status !== 'confirmed' || !slot.txHash) return null
+    const { logs } = await deps.client.getTransactionReceipt({ hash: slot.txHash })
+    const [log] = parseEventLogs({ abi: VitalityOracleTickAbi, logs, eventName: 'PhaseReset' })
+    return log ? { slot, from: log.args.fromPhase } : null
+  }
+  return null
 }
 
 /**

@@ -36,7 +36,7 @@ export type PendingSettlement = {
   inFlightAmount: bigint
 }
 
-const neverSignAgain = async (): Promise<never> => {
+export const neverSignAgain = async (): Promise<never> => {
   throw new InvariantError(
     'SLOT_SIGNED_TWICE',
     'reconcile: a slot with a recorded transaction is settled from the chain, never signed again',

@@ -3,7 +3,8 @@
 // The oracle, its death event, the death record, the tick's vital signs and the API all say Terminal;
 // the reset cannot set a score, so the oracle keeps its last one while the vital signs say 0: dead.
 // The operator's attempts at the reset and the deregistration go on past the slots earlier ticks spent
-// (their nonce taken by another operator transaction), so such a death still completes.
+// (their nonce taken by another operator transaction), so such a death still completes. A death attempt
+// killed right after the reset went out leaves it to the next attempt, which records it from the chain.
 import { getAbiItem, numberToHex, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
@@ -169,5 +170,62 @@ describe("the operator's death steps after earlier ticks spent their attempts", 
       settlement: { finalPhase: 'Terminal', deregisterTx: logs[1]!.transactionHash },
     })
     expect((await env.store.getGolem('spent'))?.status).toBe('dead')
+  }, 120_000)
+})
+
+describe("a death attempt killed right after the operator's reset went out", () => {
+  it('records the reset from the chain at the next attempt, once, and completes the death', async () => {
+    const owner = await env.devnet.createOwner()
+    const crashed = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'crashed',
+      strategy: STRATEGY,
+      runwayDays: 2,
+    })
+    await passStaggerOffsets(env.devnet, ['crashed'])
+    await extend('crashed', 10n * BigInt(DAY))
+    await env.devnet.increaseTime(2 * DAY + 60)
+    await rpc('anvil_setBalance', [crashed.golemKey, numberToHex(0n)])
+    // The attempt that resets dies right after the broadcast: the reset is mined, its slot left `sent`,
+    // nothing recorded of it.
+    const killed: unknown[] = []
+    const killing = new LocalInvoker(
+      (id) =>
+        env.deps(id, {
+          afterBroadcast: (step) => {
+            if (step === 'terminal') throw new Error('killed after the broadcast')
+          },
+        }),
+      { onError: (_id, e) => killed.push(e) },
+    )
+    await runHeartbeat({ store: env.store, client: env.client, deployment: env.devnet.deployment, invoker: killing })
+    expect(killed.map(String)).toEqual(['Error: killed after the broadcast'])
+    const [mined] = await resetAndDeregistration(crashed.golemKey)
+    expect(mined?.eventName).toBe('PhaseReset')
+    const slot = await env.store.getSlot({ golemId: 'crashed', period: 0n, step: terminalResetStep(0) })
+    expect(slot).toMatchObject({ status: 'sent', txHash: mined!.transactionHash })
+    const stored = async () => (await env.store.listEvents({ golemId: 'crashed', limit: 50, order: 'desc' })).events
+    expect((await stored()).filter((e) => e.type === 'PhaseReset')).toEqual([])
+
+    // Once the killed attempt's lease has lapsed, the next beats take the death over.
+    await env.devnet.increaseTime(180)
+    let died: TickResult | undefined
+    for (let i = 0; i < 3 && !died; i++) died = (await beat()).find((r) => r.golemId === 'crashed' && r.outcome === 'died')
+    expect(errors).toEqual([])
+    expect(died).toBeDefined()
+    const logs = await resetAndDeregistration(crashed.golemKey)
+    expect(logs.map((l) => l.eventName)).toEqual(['PhaseReset', 'GolemDeregistered'])
+    expect(await env.store.getSlot({ golemId: 'crashed', period: 0n, step: terminalResetStep(0) })).toMatchObject({
+      status: 'confirmed',
+      txHash: mined!.transactionHash,
+    })
+    const events = await stored()
+    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['DeathCompleted', 'PhaseReset'])
+    expect(events.filter((e) => e.type === 'PhaseReset').map((e) => e.data)).toEqual([{ from: 0, to: 4, reason: 'death' }])
+    expect((await env.store.getGolem('crashed'))?.status).toBe('dead')
   }, 120_000)
 })
