@@ -13,11 +13,11 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { ChainGolemState } from '../../functions/api/services/chainState.ts'
 import { StoreGolemRegistry } from '../../functions/api/services/storeRegistry.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { deregisterStep, MAX_DEREGISTER_ATTEMPTS, terminalResetStep } from '../../core/lifecycle/deathPlan.ts'
-import { DAY, USDC, chainNow, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, chainNow, passStaggerOffsets, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: broke-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 2\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -34,20 +34,16 @@ const beat = async (): Promise<TickResult[]> => {
   return invoker.results.slice(before)
 }
 
+/** A Golem of STRATEGY with an owner of its own, past its stagger offset. */
+async function provision(golemId: string): Promise<ProvisionedGolem> {
+  const provisioned = await provisionExampleGolem(env, golemId, { strategy: STRATEGY, runwayDays: 2 })
+  await passStaggerOffsets(env.devnet, [golemId])
+  return provisioned
+}
+
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  const owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
-    owner,
-    golemId: 'broke',
-    strategy: STRATEGY,
-    runwayDays: 2,
-  })
-  await passStaggerOffsets(env.devnet, ['broke'])
+  golem = await provision('broke')
   invoker = new LocalInvoker((id) => env.deps(id), { onError: (_id, e) => errors.push(e) })
 }, 120_000)
 afterAll(async () => env?.stop())
@@ -85,6 +81,16 @@ async function extend(golemId: string, seconds: bigint) {
   expect((await env.store.updateGolem({ golemId, expectedVersion: record.version, patch, now: Number(now) * 1000 })).updated).toBe(true)
 }
 
+/**
+ * Ten days of runway paid, so its vitality stays high and the grant's end, not Terminal, ends its life;
+ * then past that end with no ETH left on its key to pay for its own Terminal post.
+ */
+async function pastGrantEndWithoutGas(g: ProvisionedGolem) {
+  await extend(g.golemId, 10n * BigInt(DAY))
+  await env.devnet.increaseTime(2 * DAY + 60)
+  await rpc('anvil_setBalance', [g.golemKey, numberToHex(0n)])
+}
+
 describe('death with a key that cannot pay for its own Terminal post', () => {
   it("lets the operator's reset post Terminal before deregistering, and every reading says Terminal", async () => {
     const [alive] = await beat()
@@ -94,11 +100,7 @@ describe('death with a key that cannot pay for its own Terminal post', () => {
     const scoreBefore = (
       await env.client.readContract({ address: oracle, abi: VitalityOracleAbi, functionName: 'getState', args: [golem.golemKey] })
     ).survivalScore
-    // Ten days of runway paid: its vitality stays high, so the grant's end, not Terminal, ends its life,
-    // and the key has nothing left to pay gas with when it does.
-    await extend('broke', 10n * BigInt(DAY))
-    await env.devnet.increaseTime(2 * DAY + 60)
-    await rpc('anvil_setBalance', [golem.golemKey, numberToHex(0n)])
+    await pastGrantEndWithoutGas(golem)
     let died: TickResult | undefined
     for (let i = 0; i < 3 && !died; i++) died = (await beat()).find((r) => r.outcome === 'died')
     expect(errors).toEqual([])
@@ -130,22 +132,8 @@ describe('death with a key that cannot pay for its own Terminal post', () => {
 
 describe("the operator's death steps after earlier ticks spent their attempts", () => {
   it('passes over the spent attempt slots and resets and deregisters from a fresh one, once each', async () => {
-    const owner = await env.devnet.createOwner()
-    const spent = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      golemId: 'spent',
-      strategy: STRATEGY,
-      runwayDays: 2,
-    })
-    await passStaggerOffsets(env.devnet, ['spent'])
-    // As above: the grant's end, not a Terminal vitality, ends its life, with no ETH left on the key.
-    await extend('spent', 10n * BigInt(DAY))
-    await env.devnet.increaseTime(2 * DAY + 60)
-    await rpc('anvil_setBalance', [spent.golemKey, numberToHex(0n)])
+    const spent = await provision('spent')
+    await pastGrantEndWithoutGas(spent)
     // Every attempt a tick may make, spent by earlier ticks: each lost its nonce to another operator
     // transaction (reconciled, nothing sent for the Golem). Before, the death stopped here for good.
     const now = Number(await chainNow(env.client)) * 1000
@@ -175,21 +163,8 @@ describe("the operator's death steps after earlier ticks spent their attempts", 
 
 describe("a death attempt killed right after the operator's reset went out", () => {
   it('records the reset from the chain at the next attempt, once, and completes the death', async () => {
-    const owner = await env.devnet.createOwner()
-    const crashed = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      golemId: 'crashed',
-      strategy: STRATEGY,
-      runwayDays: 2,
-    })
-    await passStaggerOffsets(env.devnet, ['crashed'])
-    await extend('crashed', 10n * BigInt(DAY))
-    await env.devnet.increaseTime(2 * DAY + 60)
-    await rpc('anvil_setBalance', [crashed.golemKey, numberToHex(0n)])
+    const crashed = await provision('crashed')
+    await pastGrantEndWithoutGas(crashed)
     // The attempt that resets dies right after the broadcast: the reset is mined, its slot left `sent`,
     // nothing recorded of it.
     const killed: unknown[] = []
