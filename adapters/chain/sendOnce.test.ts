@@ -151,3 +151,86 @@ describe('sendOnce settling transactions a reorg took away', () => {
     expect(await client.getTransactionCount({ address: key.address, blockTag: 'latest' })).toBe(2)
   })
 })
+
+describe('sendOnce claiming the slot with its signed transaction', () => {
+  it('an attempt that loses the write to one that sent broadcasts nothing: it settles the first, whose transaction alone is mined', async () => {
+    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+    const client = withReceiptPolling(publicClient)
+    const key = privateKeyToAccount(`0x${'66'.repeat(32)}` as Hex)
+    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const store = new InMemoryStore()
+    const slot = { golemId: 'g-race', period: 0n, step: 'runway' }
+    const signed: Hex[] = []
+    const attempt = (owner: string, afterBroadcast?: () => never) =>
+      sendOnce({
+        store,
+        client,
+        chainId: anvil.chainId,
+        slot,
+        owner,
+        now: Date.now(),
+        leaseMs: 1_000,
+        build: async () => ({
+          sender: key.address,
+          to: deployer.account.address,
+          data: '0x01',
+          sign: async (tx) => {
+            const raw = await key.signTransaction(tx)
+            signed.push(raw)
+            return raw
+          },
+        }),
+        ...(afterBroadcast ? { afterBroadcast } : {}),
+      })
+    // The first attempt dies right after its broadcast: its slot stays `sent`.
+    await expect(
+      attempt('inv-a', () => {
+        throw new Error('crashed after the broadcast')
+      }),
+    ).rejects.toThrow('crashed after the broadcast')
+    const first = keccak256(signed[0]!)
+    expect(await store.getSlot(slot)).toMatchObject({ status: 'sent', owner: 'inv-a', txHash: first, claims: 1 })
+
+    // The second signs (its simulation passes: a plain transfer), loses the write, and settles the first.
+    expect(await attempt('inv-b')).toMatchObject({ status: 'confirmed', txHash: first })
+    expect(signed).toHaveLength(2)
+    expect(keccak256(signed[1]!)).not.toBe(first)
+    expect(await store.getSlot(slot)).toMatchObject({ status: 'confirmed', owner: 'inv-a', txHash: first, claims: 1 })
+    // A third finds the slot completed: busy, nothing sent.
+    expect(await attempt('inv-c')).toEqual({ status: 'busy', reason: 'completed' })
+    expect(await client.getTransactionCount({ address: key.address, blockTag: 'latest' })).toBe(1)
+  })
+
+  it('a refusal before the write leaves no slot behind; a sweep refused after its slot was sent settles that one instead', async () => {
+    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+    const client = withReceiptPolling(publicClient)
+    const key = privateKeyToAccount(`0x${'77'.repeat(32)}` as Hex)
+    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const store = new InMemoryStore()
+    const slot = { golemId: 'g-sweep', period: 0n, step: 'return-eth' }
+    const sweep = (owner: string, left: (maxGasCost: bigint) => bigint) =>
+      sendOnce({
+        store,
+        client,
+        chainId: anvil.chainId,
+        slot,
+        owner,
+        now: Date.now(),
+        leaseMs: 1_000,
+        build: async () => ({
+          sender: key.address,
+          to: deployer.account.address,
+          data: '0x',
+          valueAfterGas: left,
+          sign: (tx) => key.signTransaction(tx),
+        }),
+      })
+    expect(await sweep('inv-a', () => 0n)).toEqual({ status: 'refused', reason: 'value: nothing left after gas' })
+    expect(await store.getSlot(slot)).toBeNull()
+    const swept = await sweep('inv-b', () => parseEther('0.5'))
+    expect(swept).toMatchObject({ status: 'confirmed' })
+    // Nothing is left to sweep now, but the slot says it was swept: the answer is the slot's, not a refusal.
+    expect(await sweep('inv-c', () => 0n)).toEqual({ status: 'busy', reason: 'completed' })
+    expect(await client.getTransactionCount({ address: key.address, blockTag: 'latest' })).toBe(1)
+  })
+})

@@ -1,7 +1,9 @@
 // Sends one transaction for one tick slot exactly once, following the store's slot protocol
-// (docs/store.md "Tick slots"): claim -> simulate -> sign -> record the signed transaction ->
-// broadcast -> receipt -> complete. A retry that finds the slot `sent` reconciles from the chain
-// (receipt, account nonce) and re-broadcasts the identical signed transaction instead of signing anew.
+// (docs/store.md "Tick slots"): simulate -> sign -> claim the slot and record the signed transaction in
+// one conditional write -> broadcast -> receipt -> complete. Nothing is broadcast unless that write
+// passed: a transaction signed by an attempt that lost it is dropped unsent. A retry that finds the slot
+// `sent` reconciles from the chain (receipt, account nonce) and re-broadcasts the identical signed
+// transaction instead of signing anew.
 // Fees come from the heartbeat when it passed them (one read per heartbeat, not per transaction); the
 // receipt comes with the send where the node allows it, else from the shared block watcher. A receipt
 // completes the slot only once it is `confirmations` blocks deep (core/finality.ts): until then the slot
@@ -21,6 +23,7 @@ import {
 import { feesPerGasOf, type TickFees } from '../../core/fees.ts'
 import { judgeSend, type SendSighting } from '../../core/finality.ts'
 import type { SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
+import { slotClaimRefusal } from '../../core/store/rules.ts'
 import { waitForBlockReceipt } from './blockReceipts.ts'
 import { broadcastSigned } from './broadcast.ts'
 import { decodeChainError, type DecodedChainError } from './decodeChainError.ts'
@@ -74,15 +77,10 @@ export type SendOnceParams = {
   afterBroadcast?: (txHash: Hex) => Promise<void> | void
 }
 
+/** What settling a slot from the chain needs: a send's parameters without a transaction to build. */
+export type SettleParams = Omit<SendOnceParams, 'build' | 'afterBroadcast'>
+
 export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
-  const claim = await p.store.claimSlot({ ...p.slot, owner: p.owner, now: p.now, leaseMs: p.leaseMs })
-  if (!claim.claimed) {
-    if (claim.reason === 'sent') return reconcile(p, claim.slot)
-    return { status: 'busy', reason: claim.reason }
-  }
-  const release = async () => {
-    await p.store.releaseSlot({ ...p.slot, owner: p.owner, now: p.now })
-  }
   let t: SlotTransaction
   let gas: bigint
   try {
@@ -90,54 +88,83 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
     // Simulating first turns a caveat refusal into a decoded reason instead of a reverted transaction.
     gas = await p.client.estimateGas({ account: t.sender, to: t.to, data: t.data, ...(t.valueAfterGas ? { value: 1n } : {}) })
   } catch (error) {
-    return refuseOrThrow(error, release)
+    return unlessTaken(p, () => refuseOrThrow(error))
   }
-  const sent = await withSenderLock(t.sender, async (): Promise<SlotSendOutcome | { txHash: Hex; receipt?: TransactionReceipt }> => {
-    let raw: Hex
-    let nonce: number
-    try {
-      const [fees, pendingNonce] = await Promise.all([
-        p.fees ? feesPerGasOf(p.fees) : p.client.estimateFeesPerGas(),
-        p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
-      ])
-      nonce = pendingNonce
-      const gasLimit = (gas * 13n) / 10n
-      const value = t.valueAfterGas ? t.valueAfterGas(gasLimit * fees.maxFeePerGas) : 0n
-      if (value < 0n || (t.valueAfterGas && value === 0n)) {
-        await release()
-        return { status: 'refused', reason: 'value: nothing left after gas' } as const
+  const sent = await withSenderLock(
+    t.sender,
+    async (): Promise<SlotSendOutcome | { taken: TickSlot } | { txHash: Hex; receipt?: TransactionReceipt }> => {
+      let raw: Hex
+      let nonce: number
+      try {
+        const [fees, pendingNonce] = await Promise.all([
+          p.fees ? feesPerGasOf(p.fees) : p.client.estimateFeesPerGas(),
+          p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
+        ])
+        nonce = pendingNonce
+        const gasLimit = (gas * 13n) / 10n
+        const value = t.valueAfterGas ? t.valueAfterGas(gasLimit * fees.maxFeePerGas) : 0n
+        if (value < 0n || (t.valueAfterGas && value === 0n))
+          return unlessTaken(p, async () => ({ status: 'refused', reason: 'value: nothing left after gas' }) as const)
+        raw = await t.sign({
+          type: 'eip1559',
+          chainId: p.chainId,
+          nonce,
+          to: t.to,
+          data: t.data,
+          value,
+          gas: gasLimit,
+          maxFeePerGas: fees.maxFeePerGas,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        })
+      } catch (error) {
+        return unlessTaken(p, () => refuseOrThrow(error))
       }
-      raw = await t.sign({
-        type: 'eip1559',
-        chainId: p.chainId,
+      const txHash = keccak256(raw)
+      // The claim and the signed bytes in one conditional write: nothing is broadcast unless it passed.
+      const claim = await p.store.claimSlotWithTx({
+        ...p.slot,
+        owner: p.owner,
+        now: p.now,
+        leaseMs: p.leaseMs,
+        txHash,
         nonce,
-        to: t.to,
-        data: t.data,
-        value,
-        gas: gasLimit,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        rawTx: raw,
+        sender: t.sender,
       })
-    } catch (error) {
-      return refuseOrThrow(error, release)
-    }
-    const txHash = keccak256(raw)
-    const recorded = await p.store.recordSlotTx({ ...p.slot, owner: p.owner, txHash, nonce, now: p.now, rawTx: raw, sender: t.sender })
-    if (!recorded.recorded) {
-      // We lost the lease: another invocation owns the slot now; never broadcast.
-      return { status: 'busy', reason: 'leased' }
-    }
-    const broadcast = await broadcastSigned(p.client, raw)
-    if (broadcast.kind === 'nonceTooLow') {
-      // Another process signed with the same nonce first: settle from the chain what happened.
-      const slot = await p.store.getSlot(p.slot)
-      if (slot) return reconcile(p, slot, false)
-    }
-    return broadcast.kind === 'receipt' ? { txHash, receipt: broadcast.receipt } : { txHash }
-  })
+      if (!claim.claimed) return claim.reason === 'sent' ? { taken: claim.slot } : { status: 'busy', reason: claim.reason }
+      const broadcast = await broadcastSigned(p.client, raw)
+      if (broadcast.kind === 'nonceTooLow') {
+        // Another process signed with the same nonce first: settle from the chain what happened.
+        const slot = await p.store.getSlot(p.slot)
+        if (slot) return reconcile(p, slot, false)
+      }
+      return broadcast.kind === 'receipt' ? { txHash, receipt: broadcast.receipt } : { txHash }
+    },
+  )
+  if ('taken' in sent) return reconcile(p, sent.taken)
   if ('status' in sent) return sent
   await p.afterBroadcast?.(sent.txHash)
   return finish(p, sent.txHash, sent.receipt)
+}
+
+/**
+ * Settles a slot an earlier attempt left `sent` from the chain, without a transaction of its own: a tick
+ * that finds one open never signs for it again.
+ */
+export function settleSlot(p: SettleParams, slot: TickSlot): Promise<SlotSendOutcome> {
+  return reconcile(p, slot)
+}
+
+/**
+ * An attempt that ends before its write (refused by the simulation, nothing left after gas, a failure
+ * to price or sign) first looks at the slot: an earlier attempt may have sent for it, and that one is
+ * settled from the chain (its redemption is why the simulation refuses now), or another holds it.
+ */
+async function unlessTaken(p: SendOnceParams, otherwise: () => Promise<SlotSendOutcome>): Promise<SlotSendOutcome> {
+  const slot = await p.store.getSlot(p.slot)
+  const refusal = slotClaimRefusal(slot, p.owner, p.now)
+  if (refusal === null || !slot) return otherwise()
+  return refusal === 'sent' ? reconcile(p, slot) : { status: 'busy', reason: refusal }
 }
 
 /**
@@ -145,8 +172,7 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
  * (a call inside the owner's account that failed without a reason, such as a transfer of ETH it does not
  * hold) is a refusal too. Anything else (the RPC, the signer) is thrown.
  */
-async function refuseOrThrow(error: unknown, release: () => Promise<void>): Promise<SlotSendOutcome> {
-  await release()
+async function refuseOrThrow(error: unknown): Promise<SlotSendOutcome> {
   const decoded = decodeChainError(error)
   if (decoded) return { status: 'refused', reason: decoded.name, error: decoded }
   if (error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError))
@@ -174,12 +200,12 @@ async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise
   }
 }
 
-async function finish(p: SendOnceParams, txHash: Hex, known?: TransactionReceipt): Promise<SlotSendOutcome> {
+async function finish(p: SettleParams, txHash: Hex, known?: TransactionReceipt): Promise<SlotSendOutcome> {
   const receipt = known ?? (await waitForBlockReceipt(p.client, { hash: txHash, timeout: 60_000 }))
   return complete(p, txHash, receipt)
 }
 
-async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionReceipt): Promise<SlotSendOutcome> {
+async function complete(p: SettleParams, txHash: Hex, receipt: TransactionReceipt): Promise<SlotSendOutcome> {
   const depth = p.confirmations ?? 1
   if (depth > 1) {
     // A receipt is final only `depth` blocks deep: a shallower one may still be reorged away.
@@ -202,7 +228,7 @@ async function complete(p: SendOnceParams, txHash: Hex, receipt: TransactionRece
  * broadcast, a lost broadcast, a reorg that took its block), give up only when another transaction took
  * its nonce. Never a new signature.
  */
-async function reconcile(p: SendOnceParams, slot: TickSlot, mayRebroadcast = true): Promise<SlotSendOutcome> {
+async function reconcile(p: SettleParams, slot: TickSlot, mayRebroadcast = true): Promise<SlotSendOutcome> {
   const txHash = slot.txHash
   if (!txHash) return { status: 'busy', reason: 'completed' }
   // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
@@ -248,7 +274,7 @@ async function receiptOf(client: TickChainClient, hash: Hex): Promise<Transactio
 }
 
 /** Whether the sender's mined nonce is past the recorded transaction's: another transaction took it. */
-async function nonceUsed(p: SendOnceParams, slot: TickSlot): Promise<boolean> {
+async function nonceUsed(p: SettleParams, slot: TickSlot): Promise<boolean> {
   if (!slot.txSender || slot.txNonce === null) return false
   const latest = await p.client.getTransactionCount({ address: slot.txSender, blockTag: 'latest' })
   return latest > slot.txNonce

@@ -92,6 +92,9 @@ export class DynamoTickStore implements S.TickStore {
   claimSlot(input: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {
     return slots.claimSlot(this.table, input)
   }
+  claimSlotWithTx(input: S.ClaimSlotWithTxInput): Promise<S.ClaimSlotResult> {
+    return slots.claimSlotWithTx(this.table, input)
+  }
   recordSlotTx(input: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> {
     return slots.recordSlotTx(this.table, input)
   }

@@ -151,6 +151,17 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     return { claimed: true, slot: this.#putSlot(rules.claimedSlot(existing, i)) }
   }
 
+  async claimSlotWithTx(raw: S.ClaimSlotWithTxInput): Promise<S.ClaimSlotResult> {
+    const i = parse.parseClaimSlotWithTx(raw)
+    const existing = this.#slots.get(slotKey(i)) ?? null
+    const refusal = rules.claimWithTxRefusal(existing, i)
+    if (refusal !== null && existing)
+      return refusal === 'idempotent'
+        ? { claimed: true, slot: clone(existing) }
+        : { claimed: false, reason: refusal, slot: clone(existing) }
+    return { claimed: true, slot: this.#putSlot(rules.claimedSlotWithTx(existing, i)) }
+  }
+
   async recordSlotTx(raw: S.RecordSlotTxInput): Promise<S.RecordSlotTxResult> {
     const i = parse.parseRecordSlotTx(raw)
     const s = this.#slots.get(slotKey(i)) ?? null

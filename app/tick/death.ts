@@ -24,12 +24,12 @@ import { Phase } from '../../core/lifecycle/phase.ts'
 import { deathEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { PASSED, RETRY, retry } from '../../core/retry.ts'
 import { type GolemRecord, isSpent, type SlotRef, type TickSlot } from '../../core/store/index.ts'
-import { sendOnce, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
+import { sendOnce, settleSlot, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { maxGasCost, returnFunds } from './returnFunds.ts'
 import { feesPerGasOf } from '../../core/fees.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import { slotBaseOf, type SlotBase } from './slots.ts'
-import { neverSignAgain, phaseChangedEvent } from './reconcile.ts'
+import { phaseChangedEvent } from './reconcile.ts'
 import { windDownOrNothing, type WindDownResult } from './windDown.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
@@ -245,7 +245,7 @@ async function landedReset(deps: TickDeps, slotBase: SlotBase, golemId: string):
     if (slot === null) return null
     if (isSpent(slot.status)) continue
     if (slot.status === 'sent') {
-      await sendOnce({ ...slotBase, slot: ref, build: neverSignAgain })
+      await settleSlot({ ...slotBase, slot: ref }, slot)
       slot = await deps.store.getSlot(ref)
     }
     if (slot?.status !== 'confirmed' || !slot.txHash) return null

@@ -19,10 +19,9 @@ import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, phaseStep } from '../../core/lifecycle/tickPlan.ts'
 import { type GolemRecord, isSpent, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
-import { sendOnce } from '../../adapters/chain/sendOnce.ts'
+import { settleSlot } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import type { SlotBase } from './slots.ts'
-import { InvariantError } from '../../core/errors.ts'
 
 export type PendingSettlement = {
   /** Events of the slots settled here, at the time of the tick that sent them. */
@@ -34,13 +33,6 @@ export type PendingSettlement = {
    * amount read from its signed bytes); a claim that never recorded one moved nothing.
    */
   inFlightAmount: bigint
-}
-
-export const neverSignAgain = async (): Promise<never> => {
-  throw new InvariantError(
-    'SLOT_SIGNED_TWICE',
-    'reconcile: a slot with a recorded transaction is settled from the chain, never signed again',
-  )
 }
 
 /** The chain time (s) of the tick that recorded the slot's transaction. */
@@ -140,7 +132,7 @@ export async function settlePendingSlots(
   if (stored >= 0 && read.phase > stored) {
     for (const { ref, slot } of await postAttempts(store, { golemId, period: 0n, step: `phase-${read.phase}` })) {
       if (!slot?.txHash) continue
-      const settled = slot.status === 'sent' ? await sendOnce({ ...base, slot: ref, build: neverSignAgain }) : null
+      const settled = slot.status === 'sent' ? await settleSlot({ ...base, slot: ref }, slot) : null
       const event = await phaseChangedEvent(base.client, store, ref, settled?.status === 'confirmed' ? settled.receipt : undefined)
       if (event) events.push(event)
     }
@@ -155,7 +147,7 @@ export async function settlePendingSlots(
       step: phaseStep(stored as Phase, profile.phaseEpoch ?? 0),
     })) {
       if (slot?.status !== 'sent') continue
-      const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
+      const settled = await settleSlot({ ...base, slot: ref }, slot)
       const event = settled.status === 'confirmed' ? await phaseChangedEvent(base.client, store, ref, settled.receipt) : null
       if (event) events.push(event)
     }
@@ -204,7 +196,7 @@ async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
   // broadcast).
   const data = slot.rawTx ? parseTransaction(slot.rawTx).data : undefined
   const amount = (data ? firstExecutionTransferAmount(data) : null) ?? 0n
-  const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
+  const settled = await settleSlot({ ...base, slot: ref }, slot)
   const txHash = 'txHash' in settled ? settled.txHash : slot.txHash
   const event: CustodyEvent | undefined =
     settled.status === 'confirmed'
@@ -224,7 +216,7 @@ async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
 async function settleGasSlot(base: SlotBase, ref: SlotRef): Promise<CustodyEvent | null> {
   const slot = await base.store.getSlot(ref)
   if (slot?.status !== 'sent' || !slot.txHash) return null
-  const settled = await sendOnce({ ...base, slot: ref, build: neverSignAgain })
+  const settled = await settleSlot({ ...base, slot: ref }, slot)
   if (settled.status !== 'confirmed' || !slot.rawTx) return null
   const data = parseTransaction(slot.rawTx).data
   const amount = data ? firstExecutionValue(data) : null

@@ -42,7 +42,7 @@ import type { ActionGrantRecord } from '../../core/actions/actionGrant.ts'
 import { ActionGrantError } from '../../core/actions/errors.ts'
 import { PositionManagerTickAbi } from '../../adapters/chain/positionManagerAbi.ts'
 import { deploylessMulticall } from '../../adapters/chain/deploylessMulticall.ts'
-import { sendOnce } from '../../adapters/chain/sendOnce.ts'
+import { sendOnce, settleSlot } from '../../adapters/chain/sendOnce.ts'
 import { loadActionGrant } from '../actions/actionGrantStore.ts'
 import type { SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
@@ -252,7 +252,8 @@ type Confirmed = { step: WindDownStep; txHash: Hex; receipt?: TransactionReceipt
  * position; a failed or reconciled one moved nothing and gives way to the next. A slot with a recorded
  * transaction that no tick saw through (a crash after the broadcast) is settled from the chain first,
  * never signed again: its redemption may have emptied the position, so no plan would name it again. A
- * slot claimed without a transaction is the attempt to use next.
+ * slot without a transaction (none yet, or a bare claim an older tick left in the store) is the attempt
+ * to use next.
  */
 async function readSlots(
   deps: TickDeps,
@@ -284,7 +285,7 @@ async function readSlots(
       if (!slot || slot.status === 'claimed') break
       const step = { ...position, step: ref.step }
       if (slot.status === 'sent') {
-        const settled = await sendOnce({ ...slotBase, slot: ref, build: neverSignAgain })
+        const settled = await settleSlot({ ...slotBase, slot: ref }, slot)
         if (settled.status === 'confirmed') confirmed.push({ step, txHash: settled.txHash, receipt: settled.receipt })
         else if (settled.status === 'busy') {
           pending = `winddown ${ref.step}: ${settled.reason}`
@@ -295,13 +296,6 @@ async function readSlots(
     attempts[position.base] = k
   }
   return { confirmed, attempts, pending }
-}
-
-const neverSignAgain = async (): Promise<never> => {
-  throw new InvariantError(
-    'SLOT_SIGNED_TWICE',
-    'wind-down: a step with a recorded transaction is settled from the chain, never signed again',
-  )
 }
 
 /**

@@ -21,6 +21,7 @@ import type {
   ClaimPoolKeyInput,
   ClaimPaymentInput,
   ClaimSlotInput,
+  ClaimSlotWithTxInput,
   CommitReservationInput,
   CompleteSlotInput,
   CounterInput,
@@ -142,6 +143,10 @@ export function parseClaimSlot(raw: ClaimSlotInput): ClaimSlotInput {
     now: v.time(i.now, 'now'),
     leaseMs: v.positiveInt(i.leaseMs, 'leaseMs', MAX_LEASE_MS),
   }
+}
+
+export function parseClaimSlotWithTx(raw: ClaimSlotWithTxInput): ClaimSlotWithTxInput {
+  return { ...parseRecordSlotTx(raw), leaseMs: parseClaimSlot(raw).leaseMs }
 }
 
 export function parseRecordSlotTx(raw: RecordSlotTxInput): RecordSlotTxInput {

@@ -16,6 +16,7 @@ import type {
   BindPaymentIdInput,
   ClaimPaymentInput,
   ClaimSlotInput,
+  ClaimSlotWithTxInput,
   CommitReservationInput,
   CommitReservationResult,
   CompleteSlotInput,
@@ -69,6 +70,25 @@ export function claimedSlot(existing: TickSlot | null, i: ClaimSlotInput): TickS
     completedBy: null,
     detail: null,
     version: (existing?.version ?? 0) + 1,
+  }
+}
+
+/** A claim with its transaction: refused on the claim's rule, except the holder's retry of the same transaction. */
+export function claimWithTxRefusal(s: TickSlot | null, i: ClaimSlotWithTxInput): null | 'idempotent' | 'leased' | 'sent' | 'completed' {
+  if (s?.status === 'sent' && s.owner === i.owner && s.txHash === i.txHash) return 'idempotent'
+  return slotClaimRefusal(s, i.owner, i.now)
+}
+
+/** The slot a claim with its transaction writes: claimed and sent at once. */
+export function claimedSlotWithTx(existing: TickSlot | null, i: ClaimSlotWithTxInput): TickSlot {
+  return {
+    ...claimedSlot(existing, i),
+    status: 'sent',
+    txHash: i.txHash,
+    txNonce: i.nonce,
+    txSender: i.sender ?? null,
+    rawTx: i.rawTx ?? null,
+    sentAt: i.now,
   }
 }
 

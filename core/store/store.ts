@@ -107,6 +107,8 @@ export type RecordSlotTxInput = SlotRef & {
   /** The account that signed rawTx. */
   sender?: Address
 }
+/** A claim that records its signed transaction in the same write: the slot is created `sent`. */
+export type ClaimSlotWithTxInput = ClaimSlotInput & Omit<RecordSlotTxInput, keyof SlotRef | 'owner' | 'now'>
 export type CompleteSlotInput = SlotRef & {
   /** Who completes: the holder, or (for a slot in 'sent') any reconciler. */
   owner: string
@@ -134,6 +136,12 @@ export type ReleaseSlotResult =
 
 export interface SlotStore {
   claimSlot(input: ClaimSlotInput): Promise<ClaimSlotResult>
+  /**
+   * Claim and record the signed transaction in one write, BEFORE broadcasting it: refused on the same
+   * rule as a claim (a live lease of another, a recorded transaction, a completed slot); broadcast only
+   * if claimed. The caller's own retry of the same transaction is answered as claimed.
+   */
+  claimSlotWithTx(input: ClaimSlotWithTxInput): Promise<ClaimSlotResult>
   /** Record the signed transaction BEFORE broadcasting it; broadcast only if recorded. */
   recordSlotTx(input: RecordSlotTxInput): Promise<RecordSlotTxResult>
   completeSlot(input: CompleteSlotInput): Promise<CompleteSlotResult>

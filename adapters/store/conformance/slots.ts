@@ -70,6 +70,61 @@ export function slotSuite(backend: Backend): void {
       expect(await claim(store, 'inv-a', T0 + 10 * LEASE)).toMatchObject({ claimed: false, reason: 'sent' })
     })
 
+    it("claims a fresh slot with its signed tx in one write; the holder's retry of it is idempotent, anything else refused", async () => {
+      const store = await backend.newStore()
+      const sender = '0x00000000000000000000000000000000000000a1'
+      const sent = (owner: string, n: number, now = T0) =>
+        store.claimSlotWithTx({ ...ref, owner, now, leaseMs: LEASE, txHash: hex32(n), nonce: n, rawTx: '0x02F8AB01', sender })
+      expect(await sent('inv-a', 7)).toMatchObject({
+        claimed: true,
+        slot: {
+          ...ref,
+          status: 'sent',
+          owner: 'inv-a',
+          claimedAt: T0,
+          leaseUntil: T0 + LEASE,
+          claims: 1,
+          txHash: hex32(7),
+          txNonce: 7,
+          txSender: sender,
+          rawTx: '0x02f8ab01',
+          sentAt: T0,
+          version: 1,
+        },
+      })
+      expect(await sent('inv-a', 7, T0 + 1)).toMatchObject({ claimed: true, slot: { txHash: hex32(7), sentAt: T0, version: 1 } })
+      expect(await sent('inv-a', 8, T0 + 1)).toMatchObject({ claimed: false, reason: 'sent', slot: { txHash: hex32(7) } })
+      expect(await sent('inv-b', 9, T0 + 10 * LEASE)).toMatchObject({ claimed: false, reason: 'sent', slot: { owner: 'inv-a' } })
+      expect(await claim(store, 'inv-b', T0 + 10 * LEASE)).toMatchObject({ claimed: false, reason: 'sent' })
+      await store.completeSlot({ ...ref, owner: 'inv-b', outcome: 'confirmed', txHash: hex32(7), now: T0 + 2 })
+      expect(await sent('inv-a', 7, T0 + 3)).toMatchObject({ claimed: false, reason: 'completed' })
+    })
+
+    it("claims with a tx on a claim's rule: the holder's or a lapsed claim, never another's live one", async () => {
+      const store = await backend.newStore()
+      const sent = (owner: string, n: number, now: number) =>
+        store.claimSlotWithTx({ ...ref, owner, now, leaseMs: LEASE, txHash: hex32(n), nonce: n })
+      await claim(store, 'inv-a')
+      expect(await sent('inv-b', 1, T0 + LEASE - 1)).toMatchObject({ claimed: false, reason: 'leased', slot: { status: 'claimed' } })
+      expect(await sent('inv-a', 2, T0 + 1)).toMatchObject({ claimed: true, slot: { status: 'sent', owner: 'inv-a', claims: 2 } })
+      const other = { ...ref, step: 'other' }
+      await store.claimSlot({ ...other, owner: 'inv-a', now: T0, leaseMs: LEASE })
+      expect(
+        await store.claimSlotWithTx({ ...other, owner: 'inv-b', now: T0 + LEASE, leaseMs: LEASE, txHash: hex32(3), nonce: 3 }),
+      ).toMatchObject({ claimed: true, slot: { status: 'sent', owner: 'inv-b', claims: 2, txSender: null, rawTx: null } })
+    })
+
+    it('lets exactly one of 20 concurrent invocations claim a slot with its tx', async () => {
+      const store = await backend.newStore()
+      const results = await concurrently(20, (i) =>
+        store.claimSlotWithTx({ ...ref, owner: `inv-${i}`, now: T0, leaseMs: LEASE, txHash: hex32(100 + i), nonce: i }),
+      )
+      const winners = results.filter((r) => r.claimed)
+      expect(winners).toHaveLength(1)
+      expect(results.filter((r) => !r.claimed && r.reason === 'sent')).toHaveLength(19)
+      expect(await store.getSlot(ref)).toMatchObject({ claims: 1, txHash: winners[0]!.slot.txHash })
+    })
+
     it('records a tx only for the holder; the same tx twice is idempotent, another is refused', async () => {
       const store = await backend.newStore()
       expect(await store.recordSlotTx({ ...ref, owner: 'inv-a', txHash: hex32(1), nonce: 0, now: T0 })).toEqual({
@@ -221,6 +276,15 @@ export function slotSuite(backend: Backend): void {
         store.completeSlot({ ...ref, owner: 'inv-a', outcome: 'failed', now: T0, detail: { sessionKey: KEY_LIKE } }),
       ).rejects.toThrow(KeyMaterialError)
       expect(await store.getSlot(ref)).toMatchObject({ status: 'claimed', txHash: null, version: 1 })
+      const fresh = { ...ref, step: 'fresh' }
+      const input = { ...fresh, owner: 'inv-a', now: T0, leaseMs: LEASE, txHash: hex32(1), nonce: 0 }
+      await expect(store.claimSlotWithTx({ ...input, txHash: '0x1234' })).rejects.toMatchObject({ field: 'txHash' })
+      await expect(store.claimSlotWithTx({ ...input, nonce: -1 })).rejects.toMatchObject({ field: 'nonce' })
+      await expect(store.claimSlotWithTx({ ...input, leaseMs: 0 })).rejects.toMatchObject({ field: 'leaseMs' })
+      await expect(store.claimSlotWithTx({ ...input, rawTx: '0x123' as never })).rejects.toMatchObject({ field: 'rawTx' })
+      await expect(store.claimSlotWithTx({ ...input, sender: '0x1234' as never })).rejects.toMatchObject({ field: 'sender' })
+      await expect(store.claimSlotWithTx({ ...input, owner: '' })).rejects.toMatchObject({ field: 'owner' })
+      expect(await store.getSlot(fresh)).toBeNull()
     })
   })
 }

@@ -21,36 +21,49 @@ export async function getSlot(table: DynamoTable, ref: SlotRef): Promise<TickSlo
   return item ? codec.slotFromItem(item) : null
 }
 
+/** Who may claim: nobody holds the slot, or its holder is us or its lease lapsed, and no tx is recorded. */
+const claimable = (owner: string, now: number): Condition => ({
+  expression:
+    'attribute_not_exists(pk) OR (#status = :claimed AND attribute_not_exists(#txHash) AND (#owner = :owner OR #leaseUntil <= :now))',
+  names: NAMES,
+  values: { ':claimed': 'claimed', ':owner': owner, ':now': now },
+})
+
+const claimFields = (i: S.ClaimSlotInput) => ({
+  entity: 'slot',
+  golemId: i.golemId,
+  period: i.period.toString(),
+  step: i.step,
+  status: 'claimed',
+  owner: i.owner,
+  claimedAt: i.now,
+  leaseUntil: i.now + i.leaseMs,
+})
+
 export async function claimSlot(table: DynamoTable, raw: S.ClaimSlotInput): Promise<S.ClaimSlotResult> {
   const i = parse.parseClaimSlot(raw)
-  const condition: Condition = {
-    expression:
-      'attribute_not_exists(pk) OR (#status = :claimed AND attribute_not_exists(#txHash) AND (#owner = :owner OR #leaseUntil <= :now))',
-    names: NAMES,
-    values: { ':claimed': 'claimed', ':owner': i.owner, ':now': i.now },
-  }
   return retry(RACE('claimSlot'), async () => {
-    const item = await table.update(
-      keyOf(i),
-      {
-        set: {
-          entity: 'slot',
-          golemId: i.golemId,
-          period: i.period.toString(),
-          step: i.step,
-          status: 'claimed',
-          owner: i.owner,
-          claimedAt: i.now,
-          leaseUntil: i.now + i.leaseMs,
-        },
-        add: { claims: 1, version: 1 },
-      },
-      condition,
-    )
+    const item = await table.update(keyOf(i), { set: claimFields(i), add: { claims: 1, version: 1 } }, claimable(i.owner, i.now))
     if (item) return { claimed: true, slot: codec.slotFromItem(item) }
     const slot = await getSlot(table, i)
     const refusal = rules.slotClaimRefusal(slot, i.owner, i.now)
     return refusal !== null && slot ? { claimed: false, reason: refusal, slot } : RETRY
+  })
+}
+
+export async function claimSlotWithTx(table: DynamoTable, raw: S.ClaimSlotWithTxInput): Promise<S.ClaimSlotResult> {
+  const i = parse.parseClaimSlotWithTx(raw)
+  const set = {
+    ...claimFields(i),
+    ...codec.compact({ status: 'sent', txHash: i.txHash, txNonce: i.nonce, txSender: i.sender, rawTx: i.rawTx, sentAt: i.now }),
+  }
+  return retry(RACE('claimSlotWithTx'), async () => {
+    const item = await table.update(keyOf(i), { set, add: { claims: 1, version: 1 } }, claimable(i.owner, i.now))
+    if (item) return { claimed: true, slot: codec.slotFromItem(item) }
+    const slot = await getSlot(table, i)
+    const refusal = rules.claimWithTxRefusal(slot, i)
+    if (refusal === null || !slot) return RETRY
+    return refusal === 'idempotent' ? { claimed: true, slot } : { claimed: false, reason: refusal, slot }
   })
 }
 
