@@ -182,7 +182,9 @@ export async function runScheduler(d: SchedulerDeps, parts: ReturnType<typeof sc
           for (const line of moneyLines(result)) log(`               ${line}`)
           if (result.rotated)
             log(`               session key rotated ${result.rotated.from} -> ${result.rotated.to} (${result.rotated.reason})`)
-          if (runtime && devnet && record?.status !== 'dead') {
+          // The strategy beats with the Golem's own ticks: a tick that found another holding the Golem's
+          // lease (busy) did nothing, and neither does the strategy, or it would swap more often than it plans.
+          if (runtime && devnet && record?.status !== 'dead' && result.outcome === 'ticked') {
             const strategy = await strategyBeat(devnet, runtime, demo.sliceUsdc, ++state.strategyBeats % 4 === 0 ? 300 : 50).catch(
               (e: unknown) => `strategy beat failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
             )
