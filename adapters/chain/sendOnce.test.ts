@@ -3,20 +3,46 @@
 // (another process signing for the operator key) or mined, means ours may never be mined; and how a
 // retry reconciles a recorded transaction whose nonce went to another, and two of one sender's that a
 // reorg took out of the chain, settled out of nonce order.
-import { createWalletClient, http, keccak256, parseEther, type Hex } from 'viem'
+import { createWalletClient, http, keccak256, parseEther, type Hex, type TransactionSerializable } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { withReceiptPolling } from './receipts.ts'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
 import { devnetClients } from '../../local/devnet.ts'
 import { InMemoryStore } from '../store/memoryStore.ts'
-import { classifyBroadcastError, sendOnce } from './sendOnce.ts'
+import type { SlotRef } from '../../core/store/index.ts'
+import { classifyBroadcastError, sendOnce, type SlotTransaction } from './sendOnce.ts'
 
 let anvil: Anvil
 beforeAll(async () => {
   anvil = await startAnvil()
 })
 afterAll(async () => anvil?.stop())
+
+/** The chain's clients and a key the deployer funded with 1 ETH: the key's 32 bytes are `byte` repeated. */
+async function fundedKey(byte: string) {
+  const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
+  const client = withReceiptPolling(publicClient)
+  const key = privateKeyToAccount(`0x${byte.repeat(32)}` as Hex)
+  await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+  return { client, deployer, key }
+}
+
+/** Attempts at `slot`, each by its own invocation: a transaction of the funded key to the deployer. */
+function attemptsAt(funded: Awaited<ReturnType<typeof fundedKey>>, store: InMemoryStore, slot: SlotRef) {
+  return (owner: string, tx: Omit<SlotTransaction, 'sender' | 'to'>, afterBroadcast?: () => never) =>
+    sendOnce({
+      store,
+      client: funded.client,
+      chainId: anvil.chainId,
+      slot,
+      owner,
+      now: Date.now(),
+      leaseMs: 1_000,
+      build: async () => ({ sender: funded.key.address, to: funded.deployer.account.address, ...tx }),
+      ...(afterBroadcast ? { afterBroadcast } : {}),
+    })
+}
 
 async function refusal(send: () => Promise<unknown>): Promise<unknown> {
   try {
@@ -29,10 +55,7 @@ async function refusal(send: () => Promise<unknown>): Promise<unknown> {
 
 describe('classifyBroadcastError', () => {
   it('reads the refusals of anvil: the same bytes are sent, another transaction at a pending or mined nonce is nonceTooLow', async () => {
-    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
-    const client = withReceiptPolling(publicClient)
-    const key = privateKeyToAccount(`0x${'42'.repeat(32)}` as Hex)
-    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const { client, deployer, key } = await fundedKey('42')
     const wallet = createWalletClient({ account: key, chain: client.chain, transport: http(anvil.rpcUrl) })
     const fees = { maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }
     const sign = (data: Hex) =>
@@ -56,10 +79,7 @@ describe('classifyBroadcastError', () => {
 
 describe('sendOnce reconciling a recorded transaction', () => {
   it("completes the slot as reconciled when another transaction took its nonce, reading the sender from the slot's record", async () => {
-    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
-    const client = withReceiptPolling(publicClient)
-    const key = privateKeyToAccount(`0x${'44'.repeat(32)}` as Hex)
-    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const { client, deployer, key } = await fundedKey('44')
     const wallet = createWalletClient({ account: key, chain: client.chain, transport: http(anvil.rpcUrl) })
     const tx = { to: deployer.account.address, nonce: 0, gas: 50_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }
     const [ours, theirs] = await Promise.all([
@@ -91,11 +111,8 @@ describe('sendOnce reconciling a recorded transaction', () => {
 
 describe('sendOnce settling transactions a reorg took away', () => {
   it('re-broadcasts each as signed and never waits on one held behind a missing nonce: pending, then final 3 deep', async () => {
-    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
-    const client = withReceiptPolling(publicClient)
+    const { client, deployer, key } = await fundedKey('55')
     const rpc = (method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never })
-    const key = privateKeyToAccount(`0x${'55'.repeat(32)}` as Hex)
-    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
     const wallet = createWalletClient({ account: key, chain: client.chain, transport: http(anvil.rpcUrl) })
     const store = new InMemoryStore()
     const now = Date.now()
@@ -154,34 +171,21 @@ describe('sendOnce settling transactions a reorg took away', () => {
 
 describe('sendOnce claiming the slot with its signed transaction', () => {
   it('an attempt that loses the write to one that sent broadcasts nothing: it settles the first, whose transaction alone is mined', async () => {
-    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
-    const client = withReceiptPolling(publicClient)
-    const key = privateKeyToAccount(`0x${'66'.repeat(32)}` as Hex)
-    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const funded = await fundedKey('66')
+    const { client, key } = funded
     const store = new InMemoryStore()
     const slot = { golemId: 'g-race', period: 0n, step: 'runway' }
     const signed: Hex[] = []
-    const attempt = (owner: string, afterBroadcast?: () => never) =>
-      sendOnce({
-        store,
-        client,
-        chainId: anvil.chainId,
-        slot,
-        owner,
-        now: Date.now(),
-        leaseMs: 1_000,
-        build: async () => ({
-          sender: key.address,
-          to: deployer.account.address,
-          data: '0x01',
-          sign: async (tx) => {
-            const raw = await key.signTransaction(tx)
-            signed.push(raw)
-            return raw
-          },
-        }),
-        ...(afterBroadcast ? { afterBroadcast } : {}),
-      })
+    const send = attemptsAt(funded, store, slot)
+    const transfer = {
+      data: '0x01' as const,
+      sign: async (tx: TransactionSerializable) => {
+        const raw = await funded.key.signTransaction(tx)
+        signed.push(raw)
+        return raw
+      },
+    }
+    const attempt = (owner: string, afterBroadcast?: () => never) => send(owner, transfer, afterBroadcast)
     // The first attempt dies right after its broadcast: its slot stays `sent`.
     await expect(
       attempt('inv-a', () => {
@@ -202,29 +206,13 @@ describe('sendOnce claiming the slot with its signed transaction', () => {
   })
 
   it('a refusal before the write leaves no slot behind; a sweep refused after its slot was sent settles that one instead', async () => {
-    const { publicClient, deployer } = devnetClients(anvil.rpcUrl)
-    const client = withReceiptPolling(publicClient)
-    const key = privateKeyToAccount(`0x${'77'.repeat(32)}` as Hex)
-    await client.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: key.address, value: parseEther('1') }) })
+    const funded = await fundedKey('77')
+    const { client, key } = funded
     const store = new InMemoryStore()
     const slot = { golemId: 'g-sweep', period: 0n, step: 'return-eth' }
+    const send = attemptsAt(funded, store, slot)
     const sweep = (owner: string, left: (maxGasCost: bigint) => bigint) =>
-      sendOnce({
-        store,
-        client,
-        chainId: anvil.chainId,
-        slot,
-        owner,
-        now: Date.now(),
-        leaseMs: 1_000,
-        build: async () => ({
-          sender: key.address,
-          to: deployer.account.address,
-          data: '0x',
-          valueAfterGas: left,
-          sign: (tx) => key.signTransaction(tx),
-        }),
-      })
+      send(owner, { data: '0x', valueAfterGas: left, sign: (tx) => funded.key.signTransaction(tx) })
     expect(await sweep('inv-a', () => 0n)).toEqual({ status: 'refused', reason: 'value: nothing left after gas' })
     expect(await store.getSlot(slot)).toBeNull()
     const swept = await sweep('inv-b', () => parseEther('0.5'))

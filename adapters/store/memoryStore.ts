@@ -171,16 +171,7 @@ export class InMemoryStore implements S.Store, C.CouncilStore {
     if (d !== 'write') return { recorded: false, reason: d, slot: clone(s) }
     return {
       recorded: true,
-      slot: this.#putSlot({
-        ...s,
-        status: 'sent',
-        txHash: i.txHash,
-        txNonce: i.nonce,
-        txSender: i.sender ?? null,
-        rawTx: i.rawTx ?? null,
-        sentAt: i.now,
-        version: s.version + 1,
-      }),
+      slot: this.#putSlot({ ...s, ...rules.sentFields(i), version: s.version + 1 }),
     }
   }
 

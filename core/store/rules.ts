@@ -79,17 +79,20 @@ export function claimWithTxRefusal(s: TickSlot | null, i: ClaimSlotWithTxInput):
   return slotClaimRefusal(s, i.owner, i.now)
 }
 
-/** The slot a claim with its transaction writes: claimed and sent at once. */
-export function claimedSlotWithTx(existing: TickSlot | null, i: ClaimSlotWithTxInput): TickSlot {
-  return {
-    ...claimedSlot(existing, i),
+/** What recording a signed transaction sets on a slot: it is `sent`, with the bytes to re-broadcast. */
+export const sentFields = (i: RecordSlotTxInput) =>
+  ({
     status: 'sent',
     txHash: i.txHash,
     txNonce: i.nonce,
     txSender: i.sender ?? null,
     rawTx: i.rawTx ?? null,
     sentAt: i.now,
-  }
+  }) satisfies Partial<TickSlot>
+
+/** The slot a claim with its transaction writes: claimed and sent at once. */
+export function claimedSlotWithTx(existing: TickSlot | null, i: ClaimSlotWithTxInput): TickSlot {
+  return { ...claimedSlot(existing, i), ...sentFields(i) }
 }
 
 export type Decision<R extends string> = 'write' | 'idempotent' | R
