@@ -241,16 +241,18 @@ async function recordTerminal(
 async function landedReset(deps: TickDeps, slotBase: SlotBase, golemId: string): Promise<{ slot: TickSlot; from: number } | null> {
   for (let attempt = 0; attempt <= MAX_DEREGISTER_ATTEMPTS + MAX_SPENT_OPERATOR_ATTEMPTS; attempt++) {
     const ref = { golemId, period: 0n, step: terminalResetStep(attempt) }
-    let slot = await deps.store.getSlot(ref)
+    const slot = await deps.store.getSlot(ref)
     if (slot === null) return null
     if (isSpent(slot.status)) continue
+    let receipt: TransactionReceipt
     if (slot.status === 'sent') {
-      await settleSlot({ ...slotBase, slot: ref }, slot)
-      slot = await deps.store.getSlot(ref)
-    }
-    if (slot?.status !== 'confirmed' || !slot.txHash) return null
-    const { logs } = await deps.client.getTransactionReceipt({ hash: slot.txHash })
-    const [log] = parseEventLogs({ abi: VitalityOracleTickAbi, logs, eventName: 'PhaseReset' })
+      // Settled from the chain here: its receipt is the one the settling read.
+      const settled = await settleSlot({ ...slotBase, slot: ref }, slot)
+      if (settled.status !== 'confirmed') return null
+      receipt = settled.receipt
+    } else if (slot.status === 'confirmed' && slot.txHash) receipt = await deps.client.getTransactionReceipt({ hash: slot.txHash })
+    else return null
+    const [log] = parseEventLogs({ abi: VitalityOracleTickAbi, logs: receipt.logs, eventName: 'PhaseReset' })
     return log ? { slot, from: log.args.fromPhase } : null
   }
   return null

@@ -146,7 +146,7 @@ export function parseClaimSlot(raw: ClaimSlotInput): ClaimSlotInput {
 }
 
 export function parseClaimSlotWithTx(raw: ClaimSlotWithTxInput): ClaimSlotWithTxInput {
-  return { ...parseRecordSlotTx(raw), leaseMs: parseClaimSlot(raw).leaseMs }
+  return { ...parseRecordSlotTx(raw), leaseMs: v.positiveInt(v.object(raw, 'input').leaseMs, 'leaseMs', MAX_LEASE_MS) }
 }
 
 export function parseRecordSlotTx(raw: RecordSlotTxInput): RecordSlotTxInput {

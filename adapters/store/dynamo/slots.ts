@@ -51,12 +51,13 @@ export async function claimSlot(table: DynamoTable, raw: S.ClaimSlotInput): Prom
   })
 }
 
+/** What recording a signed transaction sets: the slot is `sent`, with the bytes to re-broadcast. */
+const sentFields = (i: S.RecordSlotTxInput) =>
+  codec.compact({ status: 'sent', txHash: i.txHash, txNonce: i.nonce, txSender: i.sender, rawTx: i.rawTx, sentAt: i.now })
+
 export async function claimSlotWithTx(table: DynamoTable, raw: S.ClaimSlotWithTxInput): Promise<S.ClaimSlotResult> {
   const i = parse.parseClaimSlotWithTx(raw)
-  const set = {
-    ...claimFields(i),
-    ...codec.compact({ status: 'sent', txHash: i.txHash, txNonce: i.nonce, txSender: i.sender, rawTx: i.rawTx, sentAt: i.now }),
-  }
+  const set = { ...claimFields(i), ...sentFields(i) }
   return retry(RACE('claimSlotWithTx'), async () => {
     const item = await table.update(keyOf(i), { set, add: { claims: 1, version: 1 } }, claimable(i.owner, i.now))
     if (item) return { claimed: true, slot: codec.slotFromItem(item) }
@@ -72,10 +73,7 @@ export async function recordSlotTx(table: DynamoTable, raw: S.RecordSlotTxInput)
   return retry(RACE('recordSlotTx'), async () => {
     const item = await table.update(
       keyOf(i),
-      {
-        set: codec.compact({ status: 'sent', txHash: i.txHash, txNonce: i.nonce, txSender: i.sender, rawTx: i.rawTx, sentAt: i.now }),
-        add: { version: 1 },
-      },
+      { set: sentFields(i), add: { version: 1 } },
       {
         expression: '#status = :claimed AND #owner = :owner AND attribute_not_exists(#txHash)',
         names: pick('#status', '#owner', '#txHash'),
