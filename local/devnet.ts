@@ -29,7 +29,7 @@ import type { BardoDeployment, LocalAssets } from '../core/deployment.ts'
 import { BardoError } from '../core/errors.ts'
 import { withReceiptPolling } from '../adapters/chain/receipts.ts'
 import { startAnvil, type Anvil, type StartAnvilOptions } from './anvil.ts'
-import { batchReceipts, sendInNonceOrder } from './sendInOrder.ts'
+import { sendInOrder } from './sendInOrder.ts'
 import { deployCanonicalFramework } from './canonicalFramework.ts'
 import { LocalStackError } from './errors.ts'
 
@@ -143,15 +143,13 @@ async function deployAll(
   clients: DevnetClients,
   items: { name: string; artifact: Deployable; args: readonly unknown[] }[],
 ): Promise<Record<string, Address>> {
-  const { publicClient, deployer } = clients
-  // Every deployment back to back, then one wait: anvil mines each as it arrives.
-  const hashes = await sendInNonceOrder(
-    deployer,
+  // Signed together, each sent once the one before it is mined.
+  const receipts = await sendInOrder(
+    clients.deployer,
     items.map((item) => ({
       data: encodeDeployData({ abi: item.artifact.abi, bytecode: item.artifact.bytecode, args: item.args as never }),
     })),
   )
-  const receipts = await batchReceipts(publicClient, deployer.account.address, hashes)
   const out: Record<string, Address> = {}
   receipts.forEach((r, i) => {
     const item = items[i]!
@@ -242,19 +240,19 @@ export async function deployBardo(
  * account its reserve of test USDC.
  */
 async function configureRouter(clients: DevnetClients, assets: LocalAssets): Promise<void> {
-  const { publicClient, deployer } = clients
   const call = (address: Address, abi: Abi, functionName: string, args: readonly unknown[]) => ({
     to: address,
     data: encodeFunctionData({ abi, functionName, args } as never),
   })
-  const hashes = await sendInNonceOrder(deployer, [
+  const receipts = await sendInOrder(clients.deployer, [
     call(assets.router, artifacts.TestSwapRouterAbi, 'setFeed', [assets.usdc, assets.usdcUsdFeed]),
     call(assets.router, artifacts.TestSwapRouterAbi, 'setFeed', [assets.weth, assets.ethUsdFeed]),
     call(assets.usdc, artifacts.TestUSDCAbi, 'mint', [assets.router, parseUnits('10000000', 6)]),
     call(assets.weth, artifacts.TestTokenAbi, 'mint', [assets.router, parseEther('10000')]),
     call(assets.usdc, artifacts.TestUSDCAbi, 'mint', [devnetAccount(FAUCET_ACCOUNT_INDEX).address, FAUCET_RESERVE_USDC]),
   ])
-  await batchReceipts(publicClient, deployer.account.address, hashes)
+  const reverted = receipts.find((r) => r.status !== 'success')
+  if (reverted) throw new LocalStackError('DEVNET', `configuring the swap router failed: ${reverted.transactionHash} reverted`)
 }
 
 export type StartDevnetOptions = StartAnvilOptions

@@ -1,30 +1,28 @@
-// Sends a batch of transactions from one local account: prepared and signed in parallel, then submitted
-// one at a time in nonce order.
+// Sends a batch of transactions from one local account: prepared and signed in parallel, then each
+// submitted only once the one before it is mined.
 //
-// Anvil's automine can leave a transaction that arrives before its predecessor in the pool's queue for
-// good (foundry-rs/foundry#10122): once the predecessor is mined the follower is never promoted, no
-// block comes, and a receipt wait runs to its timeout. Submitting in nonce order never queues one.
-import {
-  WaitForTransactionReceiptTimeoutError,
-  type Account,
-  type Address,
-  type Chain,
-  type Hex,
-  type PublicClient,
-  type SendTransactionParameters,
-  type TransactionReceipt,
-  type Transport,
-  type WalletClient,
-} from 'viem'
-import { getTransactionCount } from 'viem/actions'
+// Anvil's automine can leave a transaction that arrives while its predecessor is being mined in the pool's
+// queue for good (foundry-rs/foundry#10122): the pool checks its nonce against the state before the
+// predecessor's block, files it behind a gap that is then closed without promoting it, no block comes,
+// and a receipt wait runs to its timeout. Submitting in nonce order made that rare, not impossible. Each
+// transaction here goes out through `eth_sendRawTransactionSync`, which answers with its receipt, so the
+// next one is checked against a state that already holds its predecessor.
+import type { Account, Address, Chain, SendTransactionParameters, TransactionReceipt, Transport, WalletClient } from 'viem'
+import { getBlockNumber, getTransactionCount, sendRawTransactionSync } from 'viem/actions'
 import { LocalStackError } from './errors.ts'
 
 export type BatchTransaction = Omit<SendTransactionParameters<Chain, Account>, 'account' | 'chain' | 'nonce'>
 
-export async function sendInNonceOrder(
+/**
+ * The receipts of `transactions`, sent from `wallet`'s account in order, each after the one before it is
+ * mined. A reverted transaction is returned as its receipt (the caller judges it). A transaction whose
+ * receipt does not come within the wallet transport's timeout stops the batch with an error that says what
+ * the node holds.
+ */
+export async function sendInOrder(
   wallet: WalletClient<Transport, Chain, Account>,
   transactions: readonly BatchTransaction[],
-): Promise<Hex[]> {
+): Promise<TransactionReceipt[]> {
   const first = await getTransactionCount(wallet, { address: wallet.account.address, blockTag: 'pending' })
   const signed = await Promise.all(
     transactions.map(async (tx, i) => {
@@ -32,49 +30,39 @@ export async function sendInNonceOrder(
       return wallet.signTransaction(request as never)
     }),
   )
-  const hashes: Hex[] = []
-  for (const serializedTransaction of signed) hashes.push(await wallet.sendRawTransaction({ serializedTransaction }))
-  return hashes
+  const receipts: TransactionReceipt[] = []
+  for (const [i, serializedTransaction] of signed.entries()) {
+    try {
+      receipts.push(await sendRawTransactionSync(wallet, { serializedTransaction, throwOnReceiptRevert: false }))
+    } catch (error) {
+      throw new LocalStackError(
+        'DEVNET',
+        `transaction ${i + 1} of a local batch of ${signed.length} was not mined: ${await poolState(wallet, wallet.account.address)}`,
+        { cause: error },
+      )
+    }
+  }
+  return receipts
 }
 
 /** The pool as anvil's `txpool_inspect` answers it: per sender, per nonce, a summary line. */
 type PoolInspection = { pending?: Record<string, Record<string, string>>; queued?: Record<string, Record<string, string>> }
 
 /**
- * The receipts of a batch sent from `sender`. A wait that times out says what the node holds: its block
- * number, the sender's mined and pending nonces, and the nonces its pool has pending and queued for the
- * sender, so a stuck batch shows whether a transaction sits queued behind a gap or never arrived.
+ * What the node holds for `sender`: its block number, the sender's mined and pending nonces, and the
+ * nonces its pool has pending and queued for the sender, so a stuck batch shows whether a transaction sits
+ * queued behind a gap or never arrived.
  */
-export async function batchReceipts(
-  publicClient: PublicClient<Transport, Chain>,
-  sender: Address,
-  hashes: readonly Hex[],
-  options: { timeout?: number } = {},
-): Promise<TransactionReceipt[]> {
-  try {
-    return await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash, ...options })))
-  } catch (error) {
-    if (!(error instanceof WaitForTransactionReceiptTimeoutError)) throw error
-    throw new LocalStackError(
-      'DEVNET',
-      `a local batch of ${hashes.length} transactions was not mined in time: ${await poolState(publicClient, sender)}`,
-      {
-        cause: error,
-      },
-    )
-  }
-}
-
-async function poolState(publicClient: PublicClient<Transport, Chain>, sender: Address): Promise<string> {
+async function poolState(client: WalletClient<Transport, Chain, Account>, sender: Address): Promise<string> {
   const nonces = (pool: Record<string, Record<string, string>> | undefined) =>
     Object.keys(Object.entries(pool ?? {}).find(([address]) => address.toLowerCase() === sender.toLowerCase())?.[1] ?? {}).join(',') ||
     'none'
   try {
     const [block, mined, pending, pool] = await Promise.all([
-      publicClient.getBlockNumber({ cacheTime: 0 }),
-      getTransactionCount(publicClient, { address: sender, blockTag: 'latest' }),
-      getTransactionCount(publicClient, { address: sender, blockTag: 'pending' }),
-      publicClient.request({ method: 'txpool_inspect' } as never) as Promise<PoolInspection>,
+      getBlockNumber(client, { cacheTime: 0 }),
+      getTransactionCount(client, { address: sender, blockTag: 'latest' }),
+      getTransactionCount(client, { address: sender, blockTag: 'pending' }),
+      client.request({ method: 'txpool_inspect' } as never) as Promise<PoolInspection>,
     ])
     return `block ${block}; ${sender} nonce ${mined} mined, ${pending} pending; pool pending [${nonces(pool.pending)}], queued [${nonces(pool.queued)}]`
   } catch (error) {

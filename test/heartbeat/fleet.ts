@@ -13,7 +13,7 @@ import type { MemorySignerResolver } from '../../adapters/signers/memorySignerRe
 import type { Devnet, OwnerAccount } from '../../local/devnet.ts'
 import { golemProfileOf, recordGolem } from '../../app/onboarding/golemRecord.ts'
 import { signRunwayGrant } from '../../local/provision.ts'
-import { sendInNonceOrder } from '../../local/sendInOrder.ts'
+import { sendInOrder } from '../../local/sendInOrder.ts'
 
 export type FleetGolem = { golemId: string; golemKey: Address; sessionKey: SessionKey; runwayHash: Hex; profile: GolemProfile }
 
@@ -92,11 +92,11 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
   })
   p.log?.(`fleet: ${golems.length} grants signed`)
 
-  // 2. Registration on the VitalityOracle: signed in parallel, sent in nonce order, one wait per batch.
+  // 2. Registration on the VitalityOracle: signed in parallel, each sent once the one before it is mined.
   const operator = devnet.operator
   const fees = await client.estimateFeesPerGas()
   for (let i = 0; i < golems.length; i += 100) {
-    const hashes = await sendInNonceOrder(
+    const receipts = await sendInOrder(
       operator,
       golems.slice(i, i + 100).map((g) => ({
         to: deployment.vitalityOracle,
@@ -106,7 +106,6 @@ export async function provisionFleet(p: ProvisionFleetParams): Promise<FleetGole
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       })),
     )
-    const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash })))
     const failed = receipts.find((r) => r.status !== 'success')
     if (failed) throw new Error(`fleet: registerGolem ${failed.transactionHash} reverted`)
   }
