@@ -15,6 +15,7 @@ import { constitutionHash, parseConstitution, type ConstitutionInput } from '../
 import type { ActionOutcome, ExecuteActionDeps } from '../../app/actions/executeAction.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
+import { setConstitutionHash } from '../chain/harness.ts'
 import { startHeartbeatEnv, USDC, type HeartbeatEnv } from '../heartbeat/harness.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $100/day'
@@ -58,15 +59,7 @@ async function constitute(raw: ConstitutionInput, phase: PhaseName = 'Thriving',
   const record = (await env.store.getGolem(GOLEM))!
   const profile = { ...parseGolemProfile(record.profile), constitution: parseConstitution(raw) }
   if (onChain) {
-    const receipt = await client.waitForTransactionReceipt({
-      hash: await env.devnet.operator.writeContract({
-        address: env.devnet.deployment.policyCage!,
-        abi: PolicyCageAbi,
-        functionName: 'setConstitution',
-        args: [profile.golemKey, constitutionHash(profile.constitution)],
-      }),
-    })
-    expect(receipt.status).toBe('success')
+    await setConstitutionHash(env.devnet, profile.golemKey, constitutionHash(profile.constitution))
     const held = await client.readContract({
       address: env.devnet.deployment.policyCage!,
       abi: PolicyCageAbi,

@@ -6,7 +6,7 @@ import type { Delegation, ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { erc20Abi, getAddress, type Address, type Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockPriceFeedAbi, PolicyCageAbi } from '../../contracts/artifacts/index.ts'
+import { MockPriceFeedAbi } from '../../contracts/artifacts/index.ts'
 import { constitutionHash, parseConstitution, type Constitution, type ConstitutionInput } from '../../core/policy/index.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
 import { signPlanActions } from '../../local/provision.ts'
@@ -20,6 +20,7 @@ import {
   redeemAll,
   refreshFeeds,
   swapCall,
+  setConstitutionHash,
   waitOk,
 } from './harness.ts'
 
@@ -70,16 +71,7 @@ async function grantUnder(c: Constitution): Promise<Grant> {
   return { golem, swap: swap.chain, approve: approve.chain, constitution: c }
 }
 
-const setCage = async (golem: Address, hash: Hex) =>
-  waitOk(
-    devnet,
-    devnet.operator.writeContract({
-      address: devnet.deployment.policyCage!,
-      abi: PolicyCageAbi,
-      functionName: 'setConstitution',
-      args: [golem, hash],
-    }),
-  )
+const setCage = (golem: Address, hash: Hex) => setConstitutionHash(devnet, golem, hash)
 
 const approveRouter = (amount: bigint): ExecutionStruct =>
   approveCall(devnet.deployment.assets.usdc, devnet.deployment.assets.router, amount)
