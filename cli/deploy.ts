@@ -20,6 +20,7 @@ import {
 } from 'viem'
 import { getSmartAccountsEnvironment, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit'
 import { deploySmartAccountsEnvironment } from '@metamask/smart-accounts-kit/utils'
+import { estimateGasWithHeadroom } from '../adapters/chain/gasHeadroom.ts'
 import * as artifacts from '../contracts/artifacts/index.ts'
 import { bardoEnforcerNames } from '../core/deployment.ts'
 import { DeploymentError, deploymentJson, parseDeployment, parseDeploymentFile, parsePartialDeployment } from '../core/deploymentSchema.ts'
@@ -188,10 +189,11 @@ export async function deployContracts(o: DeployOptions): Promise<DeployResult> {
       o.progress(`kept         ${step.path.padEnd(30)} ${String(current)}`)
       continue
     }
+    const creation = {
+      data: encodeDeployData({ abi: step.artifact.abi, bytecode: step.artifact.bytecode, args: step.args(addresses) as never }),
+    }
     const hash = await sendingAs(
-      wallet.sendTransaction({
-        data: encodeDeployData({ abi: step.artifact.abi, bytecode: step.artifact.bytecode, args: step.args(addresses) as never }),
-      }),
+      estimateGasWithHeadroom(wallet, creation).then((gas) => wallet.sendTransaction({ ...creation, gas })),
       deployerRole(o),
     )
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
@@ -265,7 +267,10 @@ async function configureLocalRouter(o: DeployOptions, d: Record<string, Address>
   // One at a time: the same sender's transactions must reach anvil in nonce order.
   for (const call of calls) {
     const receipt = await o.chain.publicClient.waitForTransactionReceipt({
-      hash: await sendingAs(wallet.sendTransaction(call), deployerRole(o)),
+      hash: await sendingAs(
+        estimateGasWithHeadroom(wallet, call).then((gas) => wallet.sendTransaction({ ...call, gas })),
+        deployerRole(o),
+      ),
     })
     if (receipt.status !== 'success')
       throw new CliRefusedError('assets.router', `configuring the router reverted (${receipt.transactionHash})`)

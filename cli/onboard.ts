@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { encodeFunctionData, formatEther, type Account, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { estimateGasWithHeadroom } from '../adapters/chain/gasHeadroom.ts'
 import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
 import {
   compileStrategy,
@@ -149,12 +150,13 @@ export async function onboard(o: {
   })
   o.progress(`grant         signed by the owner's smart account (delegation ${runway.periodDelegationHash})`)
   const operator = chain.wallet(o.operator)
+  const register = {
+    to: deployment.vitalityOracle,
+    data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [key.address] }),
+  }
   const registered = await chain.publicClient.waitForTransactionReceipt({
     hash: await sendingAs(
-      operator.sendTransaction({
-        to: deployment.vitalityOracle,
-        data: encodeFunctionData({ abi: VitalityOracleAbi, functionName: 'registerGolem', args: [key.address] }),
-      }),
+      estimateGasWithHeadroom(operator, register).then((gas) => operator.sendTransaction({ ...register, gas })),
       { chain, account: o.operator.address, variable: 'BARDO_OPERATOR_KEY', role: "registers the Golem's key on the VitalityOracle" },
     ),
   })

@@ -13,6 +13,8 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction'
+import { estimateContractGas } from 'viem/actions'
+import { withGasHeadroom } from '../adapters/chain/gasHeadroom.ts'
 import { unsignedUserOperation } from '../adapters/chain/userOperation.ts'
 import { contracts, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 import { LocalStackError } from './errors.ts'
@@ -36,12 +38,15 @@ export async function sendOwnerCalls(params: {
   const signature = await smartAccount.signUserOperation({ ...userOperation, chainId })
   const packed = toPackedUserOperation({ ...userOperation, signature })
   const entryPoint = smartAccount.entryPoint.address
-  const hash = await submitter.writeContract({
+  const handleOps = {
     address: entryPoint,
     abi: entryPoint07Abi,
     functionName: 'handleOps',
     args: [[packed], submitter.account.address],
-  })
+  } as const
+  // Sent with headroom over the exact estimate: the operation's gas may depend on the block it is mined in.
+  const gas = withGasHeadroom(await estimateContractGas(submitter, handleOps))
+  const hash = await submitter.writeContract({ ...handleOps, gas })
   const receipt = await publicClient.waitForTransactionReceipt({ hash })
   if (receipt.status !== 'success') throw new LocalStackError('OWNER_OPERATION_REVERTED', `handleOps ${hash} reverted`)
   // handleOps succeeds even when the inner call reverts; the EntryPoint reports it in UserOperationEvent.

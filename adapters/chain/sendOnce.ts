@@ -27,6 +27,7 @@ import { slotClaimRefusal } from '../../core/store/rules.ts'
 import { waitForBlockReceipt } from './blockReceipts.ts'
 import { broadcastSigned } from './broadcast.ts'
 import { decodeChainError, type DecodedChainError } from './decodeChainError.ts'
+import { withGasHeadroom } from './gasHeadroom.ts'
 import type { TickChainClient } from './tickChainClient.ts'
 
 export { classifyBroadcastError } from './broadcast.ts'
@@ -101,7 +102,7 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
           p.client.getTransactionCount({ address: t.sender, blockTag: 'pending' }),
         ])
         nonce = pendingNonce
-        const gasLimit = (gas * 13n) / 10n
+        const gasLimit = withGasHeadroom(gas)
         const value = t.valueAfterGas ? t.valueAfterGas(gasLimit * fees.maxFeePerGas) : 0n
         if (value < 0n || (t.valueAfterGas && value === 0n))
           return unlessTaken(p, async () => ({ status: 'refused', reason: 'value: nothing left after gas' }) as const)

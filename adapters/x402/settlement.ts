@@ -21,6 +21,8 @@ import {
   type Transport,
   type WalletClient,
 } from 'viem'
+import { estimateContractGas } from 'viem/actions'
+import { estimateGasWithHeadroom, withGasHeadroom } from '../chain/gasHeadroom.ts'
 import { pollTransactionReceipt } from '../chain/receipts.ts'
 import { asksForErc7710 } from '../../core/x402/erc7710.ts'
 import type { PaymentFacilitator } from '../../core/x402/facilitator.ts'
@@ -97,27 +99,30 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
           data: dataSuffix === undefined ? call : concatHex([call, dataSuffix]),
           ...(args.gas === undefined ? {} : { gas: args.gas }),
         } as never)
+        // The gas viem filled is the node's exact estimate: sent with headroom. A caller's gas is kept.
+        if (args.gas === undefined && prepared.gas !== undefined) prepared.gas = withGasHeadroom(prepared.gas)
         const serializedTransaction = await walletClient.signTransaction(prepared as never)
         const hash = await walletClient.sendRawTransaction({ serializedTransaction })
         remember(hash, serializedTransaction)
         return hash
       }
-      const hash = await walletClient.writeContract({
+      const contractCall = {
         address: args.address,
         abi: args.abi as never,
         functionName: args.functionName as never,
         args: args.args as never,
         account,
-        chain: walletClient.chain,
-        ...(args.gas === undefined ? {} : { gas: args.gas }),
         ...(dataSuffix === undefined ? {} : { dataSuffix }),
-      } as never)
+      }
+      const gas = args.gas ?? withGasHeadroom(await estimateContractGas(walletClient, contractCall as never))
+      const hash = await walletClient.writeContract({ ...contractCall, chain: walletClient.chain, gas } as never)
       return hash
     },
   )
-  const sendRaw = serialized(async (args: { to: Address; data: Hex }) =>
-    walletClient.sendTransaction({ to: args.to, data: args.data, account, chain: walletClient.chain }),
-  )
+  const sendRaw = serialized(async (args: { to: Address; data: Hex }) => {
+    const gas = await estimateGasWithHeadroom(walletClient, { account, to: args.to, data: args.data })
+    return walletClient.sendTransaction({ to: args.to, data: args.data, account, chain: walletClient.chain, gas })
+  })
   const signer: FacilitatorEvmSigner = toFacilitatorEvmSigner(
     {
       address: account.address,

@@ -29,6 +29,7 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { expect } from 'vitest'
+import { withGasHeadroom } from '../../adapters/chain/gasHeadroom.ts'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import { toCaveat } from '../../core/caveats/index.ts'
 import type { BardoCaveat } from '../../core/caveats/index.ts'
@@ -71,9 +72,9 @@ export async function waitOk(devnet: Devnet, hash: Hex | Promise<Hex>): Promise<
 
 /**
  * Sets a Golem's constitution hash in the PolicyCage as the oracle's owner. The gas limit leaves 30 % over
- * the node's estimate, which is exact: setConstitution also stamps the block time it was set at, and
- * restamping the same second costs less than a new one, so an estimate made in the second of the previous
- * set runs out of gas when the transaction is mined in the next.
+ * the node's estimate (withGasHeadroom), which is exact: setConstitution also stamps the block time it was
+ * set at, and restamping the same second costs less than a new one, so an estimate made in the second of
+ * the previous set runs out of gas when the transaction is mined in the next.
  */
 export async function setConstitutionHash(devnet: Devnet, golem: Address, hash: Hex): Promise<TransactionReceipt> {
   const call = {
@@ -83,7 +84,7 @@ export async function setConstitutionHash(devnet: Devnet, golem: Address, hash: 
     args: [golem, hash],
   } as const
   const gas = await devnet.publicClient.estimateContractGas({ ...call, account: devnet.operator.account })
-  return waitOk(devnet, devnet.operator.writeContract({ ...call, gas: (gas * 13n) / 10n }))
+  return waitOk(devnet, devnet.operator.writeContract({ ...call, gas: withGasHeadroom(gas) }))
 }
 
 /** A funded EOA registered as a Golem by the operator (starts Thriving). */
