@@ -2,7 +2,8 @@
 // same bytes again are "already known" (sent), and another transaction at a nonce that is taken, pending
 // (another process signing for the operator key) or mined, means ours may never be mined; and how a
 // retry reconciles a recorded transaction whose nonce went to another, and two of one sender's that a
-// reorg took out of the chain, settled out of nonce order.
+// reorg took out of the chain, settled out of nonce order; and a caller whose own outcome completes the
+// slot (outcomeCompletes) finding it left `sent`.
 import { createWalletClient, http, keccak256, parseEther, type Hex, type TransactionSerializable } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -29,7 +30,12 @@ async function fundedKey(byte: string) {
 }
 
 /** Attempts at `slot`, each by its own invocation: a transaction of the funded key to the deployer. */
-function attemptsAt(funded: Awaited<ReturnType<typeof fundedKey>>, store: InMemoryStore, slot: SlotRef) {
+function attemptsAt(
+  funded: Awaited<ReturnType<typeof fundedKey>>,
+  store: InMemoryStore,
+  slot: SlotRef,
+  o: { outcomeCompletes?: boolean; now?: () => number } = {},
+) {
   return (owner: string, tx: Omit<SlotTransaction, 'sender' | 'to'>, afterBroadcast?: () => never) =>
     sendOnce({
       store,
@@ -37,10 +43,11 @@ function attemptsAt(funded: Awaited<ReturnType<typeof fundedKey>>, store: InMemo
       chainId: anvil.chainId,
       slot,
       owner,
-      now: Date.now(),
+      now: o.now?.() ?? Date.now(),
       leaseMs: 1_000,
       build: async () => ({ sender: funded.key.address, to: funded.deployer.account.address, ...tx }),
       ...(afterBroadcast ? { afterBroadcast } : {}),
+      ...(o.outcomeCompletes ? { outcomeCompletes: true } : {}),
     })
 }
 
@@ -220,5 +227,23 @@ describe('sendOnce claiming the slot with its signed transaction', () => {
     // Nothing is left to sweep now, but the slot says it was swept: the answer is the slot's, not a refusal.
     expect(await sweep('inv-c', () => 0n)).toEqual({ status: 'busy', reason: 'completed' })
     expect(await client.getTransactionCount({ address: key.address, blockTag: 'latest' })).toBe(1)
+  })
+
+  it("with outcomeCompletes a success leaves the slot `sent` for the caller's outcome; a later attempt settles it, at the first one's time", async () => {
+    const funded = await fundedKey('88')
+    const store = new InMemoryStore()
+    const slot = { golemId: 'g-outcome', period: 0n, step: 'runway' }
+    let now = 1_000_000
+    const send = attemptsAt(funded, store, slot, { outcomeCompletes: true, now: () => now })
+    const transfer = { data: '0x02' as const, sign: (tx: TransactionSerializable) => funded.key.signTransaction(tx) }
+    const first = await send('inv-a', transfer)
+    expect(first).toMatchObject({ status: 'confirmed', sentAt: 1_000_000 })
+    const txHash = first.status === 'confirmed' ? first.txHash : null
+    expect(await store.getSlot(slot)).toMatchObject({ status: 'sent', owner: 'inv-a', txHash, claims: 1 })
+    // A later attempt (its own time) loses the write and settles the slot: the first one's transaction and time.
+    now = 2_000_000
+    expect(await send('inv-b', transfer)).toMatchObject({ status: 'confirmed', txHash, sentAt: 1_000_000 })
+    expect(await store.getSlot(slot)).toMatchObject({ status: 'confirmed', txHash, claims: 1 })
+    expect(await funded.client.getTransactionCount({ address: funded.key.address, blockTag: 'latest' })).toBe(1)
   })
 })

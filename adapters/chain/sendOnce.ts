@@ -8,7 +8,8 @@
 // receipt comes with the send where the node allows it, else from the shared block watcher. A receipt
 // completes the slot only once it is `confirmations` blocks deep (core/finality.ts): until then the slot
 // stays `sent` and the outcome is `pending`, and a later attempt settles it from the chain, re-broadcasting
-// the same signed bytes if a reorg took its block away.
+// the same signed bytes if a reorg took its block away. A caller whose own durable outcome stands for the
+// slot's completion (the tick's runway redemption) leaves a confirmed slot `sent` (outcomeCompletes).
 import {
   BaseError,
   ExecutionRevertedError,
@@ -33,7 +34,8 @@ import type { TickChainClient } from './tickChainClient.ts'
 export { classifyBroadcastError } from './broadcast.ts'
 
 export type SlotSendOutcome =
-  | { status: 'confirmed'; txHash: Hex; receipt: TransactionReceipt }
+  /** `sentAt`: the store time (ms) the slot's transaction was recorded at, whichever attempt sent it. */
+  | { status: 'confirmed'; txHash: Hex; receipt: TransactionReceipt; sentAt: number }
   | { status: 'failed'; txHash: Hex | null; reason: string; error?: DecodedChainError }
   | { status: 'refused'; reason: string; error?: DecodedChainError }
   | { status: 'busy'; reason: 'leased' | 'completed' }
@@ -76,10 +78,17 @@ export type SendOnceParams = {
   confirmations?: number
   /** Test hook: runs right after the broadcast, before the receipt is recorded (crash injection). */
   afterBroadcast?: (txHash: Hex) => Promise<void> | void
+  /**
+   * The caller records this send's outcome durably itself (the Golem record's last tick), and a settled
+   * outcome there stands for the slot's completion: a successful final receipt then leaves the slot
+   * `sent`, one store write fewer. Whoever later finds it `sent` settles it from the chain, as it would
+   * the slot of an attempt that crashed after its broadcast.
+   */
+  outcomeCompletes?: boolean
 }
 
 /** What settling a slot from the chain needs: a send's parameters without a transaction to build. */
-export type SettleParams = Omit<SendOnceParams, 'build' | 'afterBroadcast'>
+export type SettleParams = Omit<SendOnceParams, 'build' | 'afterBroadcast' | 'outcomeCompletes'>
 
 export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   let t: SlotTransaction
@@ -145,7 +154,8 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   if ('taken' in sent) return reconcile(p, sent.taken)
   if ('status' in sent) return sent
   await p.afterBroadcast?.(sent.txHash)
-  return finish(p, sent.txHash, sent.receipt)
+  const receipt = sent.receipt ?? (await waitForBlockReceipt(p.client, { hash: sent.txHash, timeout: 60_000 }))
+  return complete(p, sent.txHash, receipt, p.now, p.outcomeCompletes)
 }
 
 /**
@@ -201,12 +211,17 @@ async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise
   }
 }
 
-async function finish(p: SettleParams, txHash: Hex, known?: TransactionReceipt): Promise<SlotSendOutcome> {
-  const receipt = known ?? (await waitForBlockReceipt(p.client, { hash: txHash, timeout: 60_000 }))
-  return complete(p, txHash, receipt)
-}
-
-async function complete(p: SettleParams, txHash: Hex, receipt: TransactionReceipt): Promise<SlotSendOutcome> {
+/**
+ * A receipt judged final or not; a final one completes the slot, unless `outcomeCompletes` leaves a
+ * success to the caller's own outcome. `sentAt`: when the slot's transaction was recorded.
+ */
+async function complete(
+  p: SettleParams,
+  txHash: Hex,
+  receipt: TransactionReceipt,
+  sentAt: number,
+  outcomeCompletes = false,
+): Promise<SlotSendOutcome> {
   const depth = p.confirmations ?? 1
   if (depth > 1) {
     // A receipt is final only `depth` blocks deep: a shallower one may still be reorged away.
@@ -215,8 +230,8 @@ async function complete(p: SettleParams, txHash: Hex, receipt: TransactionReceip
     if (verdict.kind === 'confirming') return { status: 'pending', txHash, confirmations: verdict.confirmations, needed: verdict.needed }
   }
   if (receipt.status === 'success') {
-    await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'confirmed', txHash, now: p.now })
-    return { status: 'confirmed', txHash, receipt }
+    if (!outcomeCompletes) await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'confirmed', txHash, now: p.now })
+    return { status: 'confirmed', txHash, receipt, sentAt }
   }
   await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'failed', txHash, now: p.now })
   return { status: 'failed', txHash, reason: 'reverted' }
@@ -234,8 +249,9 @@ async function reconcile(p: SettleParams, slot: TickSlot, mayRebroadcast = true)
   if (!txHash) return { status: 'busy', reason: 'completed' }
   // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
   // not be read as "not mined": the nonce check below would then call a mined redemption reconciled.
+  const sentAt = slot.sentAt ?? slot.claimedAt
   const receipt = await receiptOf(p.client, txHash)
-  if (receipt) return complete(p, txHash, receipt)
+  if (receipt) return complete(p, txHash, receipt, sentAt)
   const known = await p.client.getTransaction({ hash: txHash }).then(
     () => true,
     (error: unknown) => {
@@ -262,7 +278,7 @@ async function reconcile(p: SettleParams, slot: TickSlot, mayRebroadcast = true)
   // One look for its receipt (a node that mines on arrival has it), no waiting: a re-broadcast behind a
   // missing earlier nonce would hold the tick until the timeout, and a later attempt settles it anyway.
   const landed = again.kind === 'receipt' ? again.receipt : await receiptOf(p.client, txHash)
-  if (landed) return complete(p, txHash, landed)
+  if (landed) return complete(p, txHash, landed, sentAt)
   return { status: 'pending', txHash, confirmations: 0, needed: p.confirmations ?? 1 }
 }
 

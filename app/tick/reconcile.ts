@@ -98,7 +98,9 @@ const RUNWAY_SETTLED_OUTCOMES: ReadonlySet<string> = new Set([
  * Whether this period's runway slot can be left `sent` by an earlier tick, as the record before this
  * tick's lease says. A tick leases the record (lastTick `running`) before it claims a slot and writes
  * its outcome only after its sends: so when the last tick finished with a settled outcome, every tick
- * that claimed this period's slot saw it settled, and no slot needs reading. A Golem never ticked is read.
+ * that claimed this period's slot saw it settled, and no slot needs reading. A confirmed redemption's slot
+ * is left `sent` (the outcome stands for its completion), so settled means settled on the record, not in
+ * the slot. A Golem never ticked is read.
  */
 export function runwaySlotMayBeOpen(lastTick: GolemRecord['lastTick']): boolean {
   return lastTick === null || !RUNWAY_SETTLED_OUTCOMES.has(lastTick.outcome)

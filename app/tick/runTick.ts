@@ -348,7 +348,7 @@ async function tickLeased(
   const redeemed =
     deps.selfExtension?.byDelegation && plan.runway.kind === 'redeem'
       ? { result: { status: 'skipped', reason: "runtime is paid by delegation from the owner's grant" }, txHash: null }
-      : await redeemRunway(deps, slotBase, golemId, profile, plan, signer, read.timestamp)
+      : await redeemRunway(deps, slotBase, golemId, profile, plan, signer)
   result.redemption = redeemed.result
   if (redeemed.event) events.push(redeemed.event)
   // After the redemption: the runway it just moved to the key (or the grant) is what pays for the runtime.
@@ -494,7 +494,6 @@ async function redeemRunway(
   profile: GolemProfile,
   plan: TickPlan,
   signer: Awaited<ReturnType<TickDeps['signers']['resolve']>>['signer'],
-  at: bigint,
 ): Promise<{ result: NonNullable<TickResult['redemption']>; txHash: Hex | null; event?: CustodyEvent }> {
   const step = plan.runway
   if (step.kind === 'settled') {
@@ -513,6 +512,9 @@ async function redeemRunway(
     ...slotBase,
     slot: { golemId, ...step.slot },
     afterBroadcast: () => deps.afterBroadcast?.('runway'),
+    // The tick's outcome on the record completes the slot: a confirmed redemption leaves it `sent`, and a
+    // tick that follows one that never wrote its outcome settles it from the chain (settlePendingSlots).
+    outcomeCompletes: true,
     build: async () => ({
       sender: signer.address,
       to: deps.deployment.environment.DelegationManager,
@@ -534,6 +536,9 @@ async function redeemRunway(
   const txHash = 'txHash' in sent ? sent.txHash : null
   const result = { status: sent.status, amount: step.amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
   if (sent.status !== 'confirmed') return { result, txHash }
+  // At the time the slot's transaction was recorded (the chain time of the tick that signed it), as a
+  // later tick settling the slot writes it: the same event, written once whoever writes it.
+  const at = BigInt(Math.floor(sent.sentAt / 1000))
   return { result, txHash, event: { type: 'RunwayRedeemed', at, amount: step.amount, txHash: sent.txHash, period: step.slot.period } }
 }
 

@@ -1,7 +1,7 @@
 // A busy tick (a new period: the Golem redeems its runway) makes few DynamoDB requests, counted on the wire
 // by the recording stand-in in front of dynalite: the lease, the slot's claim with the signed transaction
-// (one write, before the broadcast), the slot's outcome after it, the RunwayRedeemed event, and the outcome
-// on the record. No read: the heartbeat hands over the record, the record's last tick says no earlier tick
+// (one write, before the broadcast), the RunwayRedeemed event, and the outcome on the record, which stands
+// for the slot's completion (the slot is left `sent`). No read: the heartbeat hands over the record, the record's last tick says no earlier tick
 // left a slot open, the record is written on the version the tick already knows, and a Golem granted no
 // actions has no action grant to read. A Golem with an action grant reads it once (is a close-all due?).
 // The heartbeat's own reads (its walk) are not the tick's and go around the stand-in.
@@ -27,8 +27,8 @@ import {
 } from './harness.ts'
 
 /** DynamoDB requests one busy tick may make: a Golem granted no actions, and one with an action grant. */
-const BUSY_TICK_REQUESTS = 5
-const BUSY_TICK_REQUESTS_WITH_ACTIONS = 6
+const BUSY_TICK_REQUESTS = 4
+const BUSY_TICK_REQUESTS_WITH_ACTIONS = 5
 const READS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan'])
 
 let env: HeartbeatEnv

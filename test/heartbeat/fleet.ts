@@ -1,8 +1,8 @@
 // Provisions many Golems at once for the duplicate suite and the heartbeat bench. Same grant and profile
 // as local/provision.ts (signRunwayGrant, and golemProfileOf from app/onboarding: a direct ERC-7710 runway grant with
-// golemPhase carrying the life window), but batched: one owner smart account grants to every Golem, the operator's registerGolem calls go
-// back to back in nonce order, and gas money is set with anvil_setBalance instead of a transfer
-// each. provisionGolem takes ~20 ms a Golem; this takes ~5.
+// golemPhase carrying the life window), but batched: one owner smart account grants to every Golem, the operator's registerGolem calls are
+// signed together and sent one mined transaction after another (local/sendInOrder.ts), and gas money is
+// set with anvil_setBalance instead of a transfer each.
 import { bytesToHex, encodeFunctionData, numberToHex, parseEther, type Address, type Hex, type PublicClient } from 'viem'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { SessionKey } from '../../core/custody/index.ts'

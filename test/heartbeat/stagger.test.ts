@@ -115,7 +115,7 @@ describe('a Golem in its second period, through the heartbeat', () => {
     expect(redemptions[1]!.timestamp).toBeGreaterThanOrEqual(secondStart + offset)
     const period = periodAt(golem.profile, secondStart)
     expect(periodAt(golem.profile, redemptions[1]!.timestamp)).toBe(period)
-    expect(await env.store.getSlot({ golemId, period, step: 'runway' })).toMatchObject({ status: 'confirmed', claims: 1 })
+    expect(await env.store.getSlot({ golemId, period, step: 'runway' })).toMatchObject({ status: 'sent', claims: 1 })
     expect((await redeemedEvents()).map((e) => e.data.period)).toEqual([(period - 1n).toString(), period.toString()])
   })
 
