@@ -168,6 +168,11 @@ const profileSchema = z.object({
       budgetWarnedPeriod: z.nullable(uint),
       /** The grant end a RenewalRequested event was recorded for (once per grant end). */
       renewalRequestedFor: z.optional(uint),
+      /**
+       * The latest period whose runway redemption is recorded (a RunwayRedeemed event): its slot is
+       * spent, and no tick plans another redemption in it.
+       */
+      runwayRedeemedPeriod: z.optional(uint),
     }),
     { revokedReported: false, expiringWarned: false, budgetWarnedPeriod: null },
   ),

@@ -31,6 +31,17 @@ describe('tickNeed: whether the walk hands a Golem over', () => {
       expect(need({ record: { status: 'alive', lastTick: { period: thisPeriod, outcome } } })).toBeNull()
   })
 
+  it("leaves a Golem alone once this period's redemption is recorded, though its key spent below its target", () => {
+    // A just-in-time runway: the key holds 2 of its target of 10 (it spent from it), and the period
+    // still allows 4 more. Its one slot of the period is spent: no redemption until the next period.
+    const spent = testRead({ timestamp: born + DAY_S + offset + 60n, availableInPeriod: 4n, runwayHeld: 2n })
+    const redeemedProfile = { ...profile, known: { ...profile.known, runwayRedeemedPeriod: thisPeriod } }
+    expect(need({ read: spent })).toBe('redemption')
+    expect(need({ read: spent, profile: redeemedProfile })).toBeNull()
+    const nextPeriod = testRead({ timestamp: born + 3n * DAY_S - 60n, currentPeriod: 3n, availableInPeriod: 10n, runwayHeld: 2n })
+    expect(need({ read: nextPeriod, profile: redeemedProfile })).toBe('redemption')
+  })
+
   it('leaves a Golem waiting for its stagger offset alone, and hands it over at the offset', () => {
     const before = testRead({ timestamp: born + DAY_S + offset - 1n })
     const at = testRead({ timestamp: born + DAY_S + offset })

@@ -86,6 +86,20 @@ describe('planTick', () => {
     expect(plan.runway).toEqual({ kind: 'settled', status: 'confirmed', amount: 10n, txHash: hex32('cd') })
   })
 
+  it('plans no second redemption in a period whose redemption is recorded, and redeems again in the next', () => {
+    const due = read({ timestamp: born + DAY_S + staggerOffset('g', DAY_S) })
+    const period = (born + DAY_S) / DAY_S
+    const profile = testProfile()
+    const redeemed = { ...profile, known: { ...profile.known, runwayRedeemedPeriod: period } }
+    expect(planTick({ golemId: 'g', profile: redeemed, read: due, pending: none, vitalityParameters: noShocks }).runway).toEqual({
+      kind: 'none',
+      status: 'skipped',
+      reason: 'redeemed this period',
+    })
+    const earlier = { ...profile, known: { ...profile.known, runwayRedeemedPeriod: period - 1n } }
+    expect(planTick({ golemId: 'g', profile: earlier, read: due, pending: none, vitalityParameters: noShocks }).runway.kind).toBe('redeem')
+  })
+
   it('skips the redemption while dreaming and when nothing is left in the period', () => {
     expect(planTick({ golemId: 'g', profile: testProfile(), read: read({ dreaming: true }), pending: none }).runway.kind).toBe('none')
     expect(planTick({ golemId: 'g', profile: testProfile(), read: read({ availableInPeriod: 0n }), pending: none }).runway.kind).toBe(
@@ -175,6 +189,17 @@ describe('mergeTickOutcome', () => {
       servedReprieve: reprieve,
     })
     expect(newer.reprieve?.amount).toBe(2n)
+  })
+
+  it('records the latest period whose runway redemption is recorded, never moving it back', () => {
+    const redeemed = (period: bigint): CustodyEvent => ({ type: 'RunwayRedeemed', at: 1n, amount: 10n, txHash: hex32('ef'), period })
+    const first = mergeTickOutcome(testProfile(), { events: [redeemed(7n)], period: 7n, phaseEpoch: 0 })
+    expect(first.known.runwayRedeemedPeriod).toBe(7n)
+    // A tick that settles an earlier period's redemption (after a crash) and redeems its own.
+    expect(mergeTickOutcome(first, { events: [redeemed(9n), redeemed(8n)], period: 9n, phaseEpoch: 0 }).known.runwayRedeemedPeriod).toBe(9n)
+    expect(mergeTickOutcome(first, { events: [redeemed(6n)], period: 7n, phaseEpoch: 0 }).known.runwayRedeemedPeriod).toBe(7n)
+    expect(mergeTickOutcome(first, { events: [], period: 8n, phaseEpoch: 0 }).known.runwayRedeemedPeriod).toBe(7n)
+    expect(mergeTickOutcome(testProfile(), { events: [], period: 8n, phaseEpoch: 0 }).known.runwayRedeemedPeriod).toBeUndefined()
   })
 })
 

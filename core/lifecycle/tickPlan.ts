@@ -169,22 +169,27 @@ function planFrom(input: TickPlanInput, resetTo?: Phase): TickPlan {
     ? { step: phaseStep(decision.phase.next, phaseEpoch), next: decision.phase.next, survivalScoreBps: decision.vitality.survivalScoreBps }
     : undefined
   const plan = decision.redemption
+  // One redemption a period (its slot): once this period's is recorded, a plan to top the key up again in
+  // it (a just-in-time runway the Golem spent from) would only lose the slot's claim. It waits for the next.
+  const redeemed = plan.action === 'redeem' && profile.known.runwayRedeemedPeriod === period
   const runway: RunwayStep = pending.runway
     ? { kind: 'settled', ...pending.runway }
-    : plan.action === 'redeem'
-      ? {
-          kind: 'redeem',
-          slot: { period, step: 'runway' },
-          amount: plan.amount,
-          token: profile.runway.token,
-          recipient: profile.golemKey,
-        }
-      : {
-          kind: 'none',
-          status: plan.action === 'revoke' ? 'revoke' : 'skipped',
-          reason: plan.reason,
-          ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
-        }
+    : redeemed
+      ? { kind: 'none', status: 'skipped', reason: 'redeemed this period' }
+      : plan.action === 'redeem'
+        ? {
+            kind: 'redeem',
+            slot: { period, step: 'runway' },
+            amount: plan.amount,
+            token: profile.runway.token,
+            recipient: profile.golemKey,
+          }
+        : {
+            kind: 'none',
+            status: plan.action === 'revoke' ? 'revoke' : 'skipped',
+            reason: plan.reason,
+            ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
+          }
   return { decision, period, phaseEpoch, ...(postPhase ? { postPhase } : {}), events, runway, die: decision.die }
 }
 
@@ -193,6 +198,13 @@ function renewalRequestedFor(events: readonly CustodyEvent[], known: bigint | un
   const requested = events.find((e) => e.type === 'RenewalRequested')
   const value = requested?.type === 'RenewalRequested' ? requested.grantEndsAt : known
   return value === undefined ? {} : { renewalRequestedFor: value }
+}
+
+/** The latest period a RunwayRedeemed event of the tick, or the profile, records. */
+function runwayRedeemedPeriod(events: readonly CustodyEvent[], known: bigint | undefined): { runwayRedeemedPeriod?: bigint } {
+  let latest = known
+  for (const e of events) if (e.type === 'RunwayRedeemed' && (latest === undefined || e.period > latest)) latest = e.period
+  return latest === undefined ? {} : { runwayRedeemedPeriod: latest }
 }
 
 /**
@@ -225,6 +237,7 @@ export function mergeTickOutcome(
       expiringWarned: current.known.expiringWarned || outcome.events.some((e) => e.type === 'DelegationExpiringWarning'),
       budgetWarnedPeriod: outcome.events.some((e) => e.type === 'BudgetWarning') ? outcome.period : current.known.budgetWarnedPeriod,
       ...renewalRequestedFor(outcome.events, current.known.renewalRequestedFor),
+      ...runwayRedeemedPeriod(outcome.events, current.known.runwayRedeemedPeriod),
     },
   }
   if (outcome.phaseEpoch > (current.phaseEpoch ?? 0)) merged.phaseEpoch = outcome.phaseEpoch
