@@ -1,6 +1,8 @@
 // One account's own transactions, sent one at a time and each awaited: a revert is refused by name, and a
 // nonce taken by a send of the same account elsewhere (the heartbeat, an x402 settlement) is retried once.
+// Each is sent with headroom over the node's exact gas estimate (withGasHeadroom).
 import type { Account, Address, Chain, Hex, PublicClient, Transport, WalletClient } from 'viem'
+import { estimateGasWithHeadroom } from './gasHeadroom.ts'
 
 export type TransactionCall = { to: Address; data?: Hex; value?: bigint }
 
@@ -16,7 +18,9 @@ export function serialSender(
 ): TransactionSender {
   let queue: Promise<unknown> = Promise.resolve()
   const sendOnce = async (call: TransactionCall) => {
-    const hash = await wallet.sendTransaction({ to: call.to, data: call.data, value: call.value })
+    const request = { to: call.to, data: call.data, value: call.value }
+    const gas = await estimateGasWithHeadroom(wallet, { account: wallet.account, ...request })
+    const hash = await wallet.sendTransaction({ ...request, gas })
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success') throw reverted(hash, call)
     return hash
