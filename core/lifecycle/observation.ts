@@ -110,6 +110,7 @@ export function observationOf(
       expiringWarned: profile.known.expiringWarned,
       ...(profile.known.budgetWarnedPeriod === null ? {} : { budgetWarnedPeriod: profile.known.budgetWarnedPeriod }),
       ...(profile.known.renewalRequestedFor === undefined ? {} : { renewalRequestedFor: profile.known.renewalRequestedFor }),
+      ...(profile.known.runwayRedeemedPeriod === undefined ? {} : { runwayRedeemedPeriod: profile.known.runwayRedeemedPeriod }),
     },
     permission: permissionFactsOf(profile, read),
     ...(profile.rotationAwaits ? { rotation: rotationWaitOf(profile) } : {}),

@@ -23,6 +23,8 @@ export type RedemptionPlanInput = {
 export type RedemptionPlan =
   | { action: 'redeem'; amount: bigint; multiplierBps: bigint }
   | { action: 'skip'; reason: 'revoked' | 'exhausted' | 'nothing-to-redeem' }
+  /** This period's one redemption (its slot) is recorded already: a key that spent since waits for the next. */
+  | { action: 'skip'; reason: 'redeemed-this-period' }
   /** The key already holds what the coming period needs. */
   | { action: 'skip'; reason: 'held'; held: bigint; target: bigint }
   /** There is runway to redeem, but not before this Golem's offset into its period (core/lifecycle/stagger.ts). */

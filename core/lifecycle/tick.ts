@@ -29,7 +29,14 @@ export type GolemObservation = {
   /** Permission facts read from the DelegationManager and the period enforcer. */
   permission: PermissionFacts
   /** What the store already knows, so warnings and revocations are reported once. */
-  known: { revokedReported: boolean; expiringWarned: boolean; budgetWarnedPeriod?: bigint; renewalRequestedFor?: bigint }
+  known: {
+    revokedReported: boolean
+    expiringWarned: boolean
+    budgetWarnedPeriod?: bigint
+    renewalRequestedFor?: bigint
+    /** The latest period whose runway redemption is recorded. */
+    runwayRedeemedPeriod?: bigint
+  }
   /** A redemption in flight: sent, not yet confirmed. */
   inFlightAmount?: bigint
   /**
@@ -102,8 +109,16 @@ export function decideTick(o: GolemObservation): TickDecision {
     periodDuration: o.permission.periodDuration,
     expiresAt: o.permission.expiresAt,
   })
+  // One redemption a period (its slot): once this period's is recorded, topping up a key that spent since
+  // (just-in-time runway) would only lose the slot's claim, so it waits for the next period.
   const redemption: RedemptionPlan =
-    planned.action === 'redeem' && o.now < due.redeemAt ? { action: 'skip', reason: 'staggered', redeemAt: due.redeemAt } : planned
+    planned.action !== 'redeem'
+      ? planned
+      : o.known.runwayRedeemedPeriod === currentPeriod(o.permission)
+        ? { action: 'skip', reason: 'redeemed-this-period' }
+        : o.now < due.redeemAt
+          ? { action: 'skip', reason: 'staggered', redeemAt: due.redeemAt }
+          : planned
   const redeemedNow = redemption.action === 'redeem' ? redemption.amount : 0n
   // Health as it stands once this tick's redemption lands, so the tick's report and a read of the
   // chain right after it agree.

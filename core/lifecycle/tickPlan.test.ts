@@ -91,11 +91,10 @@ describe('planTick', () => {
     const period = (born + DAY_S) / DAY_S
     const profile = testProfile()
     const redeemed = { ...profile, known: { ...profile.known, runwayRedeemedPeriod: period } }
-    expect(planTick({ golemId: 'g', profile: redeemed, read: due, pending: none, vitalityParameters: noShocks }).runway).toEqual({
-      kind: 'none',
-      status: 'skipped',
-      reason: 'redeemed this period',
-    })
+    const skipped = planTick({ golemId: 'g', profile: redeemed, read: due, pending: none, vitalityParameters: noShocks })
+    expect(skipped.runway).toEqual({ kind: 'none', status: 'skipped', reason: 'redeemed-this-period' })
+    // Decided where the stagger is: the decision's health counts no redemption this tick.
+    expect(skipped.decision.redemption).toEqual({ action: 'skip', reason: 'redeemed-this-period' })
     const earlier = { ...profile, known: { ...profile.known, runwayRedeemedPeriod: period - 1n } }
     expect(planTick({ golemId: 'g', profile: earlier, read: due, pending: none, vitalityParameters: noShocks }).runway.kind).toBe('redeem')
   })

@@ -169,27 +169,22 @@ function planFrom(input: TickPlanInput, resetTo?: Phase): TickPlan {
     ? { step: phaseStep(decision.phase.next, phaseEpoch), next: decision.phase.next, survivalScoreBps: decision.vitality.survivalScoreBps }
     : undefined
   const plan = decision.redemption
-  // One redemption a period (its slot): once this period's is recorded, a plan to top the key up again in
-  // it (a just-in-time runway the Golem spent from) would only lose the slot's claim. It waits for the next.
-  const redeemed = plan.action === 'redeem' && profile.known.runwayRedeemedPeriod === period
   const runway: RunwayStep = pending.runway
     ? { kind: 'settled', ...pending.runway }
-    : redeemed
-      ? { kind: 'none', status: 'skipped', reason: 'redeemed this period' }
-      : plan.action === 'redeem'
-        ? {
-            kind: 'redeem',
-            slot: { period, step: 'runway' },
-            amount: plan.amount,
-            token: profile.runway.token,
-            recipient: profile.golemKey,
-          }
-        : {
-            kind: 'none',
-            status: plan.action === 'revoke' ? 'revoke' : 'skipped',
-            reason: plan.reason,
-            ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
-          }
+    : plan.action === 'redeem'
+      ? {
+          kind: 'redeem',
+          slot: { period, step: 'runway' },
+          amount: plan.amount,
+          token: profile.runway.token,
+          recipient: profile.golemKey,
+        }
+      : {
+          kind: 'none',
+          status: plan.action === 'revoke' ? 'revoke' : 'skipped',
+          reason: plan.reason,
+          ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
+        }
   return { decision, period, phaseEpoch, ...(postPhase ? { postPhase } : {}), events, runway, die: decision.die }
 }
 
