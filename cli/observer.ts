@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs'
 import type { Delegation } from '@metamask/smart-accounts-kit'
 import { getAddress, isAddressEqual, parseEventLogs, type Account, type Address, type Hex } from 'viem'
 import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction'
-import { estimateContractGas } from 'viem/actions'
-import { withGasHeadroom } from '../adapters/chain/gasHeadroom.ts'
+import { estimateContractGasWithHeadroom } from '../adapters/chain/gasHeadroom.ts'
 import { ownerOperationCalls, ownerOperationTypedData } from '../adapters/chain/userOperation.ts'
 import { OBSERVER_PUBLISH_METHODS, type ObserverPublishMethod } from '../core/caveats/observerScope.ts'
 import { DISABLE_DELEGATION_SELECTOR } from '../core/custody/policy.ts'
@@ -218,7 +217,7 @@ export async function revokeObserver(o: {
   const submitter = o.chain.wallet(o.submitter)
   const handleOps = { address: EntryPoint, abi: entryPoint07Abi, functionName: 'handleOps', args: [[packed], o.submitter.address] } as const
   const txHash = await sendingAs(
-    estimateContractGas(submitter, handleOps).then((gas) => submitter.writeContract({ ...handleOps, gas: withGasHeadroom(gas) })),
+    estimateContractGasWithHeadroom(submitter, handleOps).then((gas) => submitter.writeContract({ ...handleOps, gas })),
     submitterRole(o.chain, o.submitter),
   )
   const receipt = await o.chain.publicClient.waitForTransactionReceipt({ hash: txHash })

@@ -13,8 +13,7 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction'
-import { estimateContractGas } from 'viem/actions'
-import { withGasHeadroom } from '../adapters/chain/gasHeadroom.ts'
+import { estimateContractGasWithHeadroom } from '../adapters/chain/gasHeadroom.ts'
 import { unsignedUserOperation } from '../adapters/chain/userOperation.ts'
 import { contracts, type Delegation, type MetaMaskSmartAccount } from '@metamask/smart-accounts-kit'
 import { LocalStackError } from './errors.ts'
@@ -45,7 +44,7 @@ export async function sendOwnerCalls(params: {
     args: [[packed], submitter.account.address],
   } as const
   // Sent with headroom over the exact estimate: the operation's gas may depend on the block it is mined in.
-  const gas = withGasHeadroom(await estimateContractGas(submitter, handleOps))
+  const gas = await estimateContractGasWithHeadroom(submitter, handleOps)
   const hash = await submitter.writeContract({ ...handleOps, gas })
   const receipt = await publicClient.waitForTransactionReceipt({ hash })
   if (receipt.status !== 'success') throw new LocalStackError('OWNER_OPERATION_REVERTED', `handleOps ${hash} reverted`)

@@ -26,7 +26,6 @@ import {
   type WalletClient,
 } from 'viem'
 import { entryPoint07Abi, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction'
-import { estimateContractGas } from 'viem/actions'
 import * as artifacts from '../../contracts/artifacts/index.ts'
 import type { CouncilMember, MemberStanding } from '../../core/council/membership.ts'
 import { checkCouncilProposal, councilProposalTypedData, type CouncilGas, type CouncilProposal } from '../../core/council/proposal.ts'
@@ -36,7 +35,7 @@ import { encodeRedemptions } from '../../core/delegations/redeem.ts'
 import { ERC1967ProxyConstructorAbi, MultiSigDeleGatorAbi, SimpleFactoryAbi } from '../../core/delegations/frameworkAbi.ts'
 import type { GolemStatus } from '../../core/store/records.ts'
 import { decodeChainError, decodeRevertData, type DecodedChainError } from './decodeChainError.ts'
-import { withGasHeadroom } from './gasHeadroom.ts'
+import { estimateContractGasWithHeadroom } from './gasHeadroom.ts'
 
 /**
  * The council's MultiSig DeleGator: its address (a function of the signers, the threshold and the salt
@@ -199,7 +198,7 @@ export async function submitCouncilProposal(p: {
   try {
     const handleOps = { address: proposal.entryPoint, abi: entryPoint07Abi, functionName: 'handleOps', args } as const
     // The user operation's own limits are fixed; the transaction carrying it is estimated, with headroom.
-    const gas = withGasHeadroom(await estimateContractGas(p.submitter, handleOps))
+    const gas = await estimateContractGasWithHeadroom(p.submitter, handleOps)
     txHash = await p.submitter.writeContract({ ...handleOps, gas })
   } catch (error) {
     return { status: 'pending', userOpHash, reason: `the send failed, it may still be out: ${firstLine(error)}` }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PolicyCageAbi, PolicyCageBytecode, VitalityOracleAbi, VitalityOracleBytecode } from '../../contracts/artifacts/index.ts'
 import { startAnvil, type Anvil } from '../../local/anvil.ts'
 import { devnetClients, type DevnetClients } from '../../local/devnet.ts'
-import { estimateGasWithHeadroom, withGasHeadroom } from './gasHeadroom.ts'
+import { estimateContractGasWithHeadroom, estimateGasWithHeadroom, withGasHeadroom } from './gasHeadroom.ts'
 
 describe('withGasHeadroom', () => {
   it('adds 30 % to the estimate', () => {
@@ -96,5 +96,6 @@ describe('a timestamp-stamping write, estimated in the second of the previous wr
     const exact = await publicClient.estimateGas({ ...call, account: operator.account.address })
     expect(await estimateGasWithHeadroom(operator, call)).toBe(withGasHeadroom(exact))
     expect(await estimateGasWithHeadroom(publicClient, { ...call, account: operator.account.address })).toBe(withGasHeadroom(exact))
+    expect(await estimateContractGasWithHeadroom(operator, setCall('third'))).toBe(withGasHeadroom(exact))
   })
 })

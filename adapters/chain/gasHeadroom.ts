@@ -1,6 +1,6 @@
 // The gas limit a transaction is sent with when its gas was estimated: the estimate and 30 % more.
 import type { Account, Chain, Client, EstimateGasParameters, Transport } from 'viem'
-import { estimateGas } from 'viem/actions'
+import { estimateContractGas, estimateGas } from 'viem/actions'
 
 /**
  * The gas limit for a transaction whose gas was estimated: 30 % over the estimate, rounded down
@@ -21,4 +21,9 @@ export async function estimateGasWithHeadroom<chain extends Chain | undefined, a
   request: EstimateGasParameters<chain>,
 ): Promise<bigint> {
   return withGasHeadroom(await estimateGas(client, request))
+}
+
+/** A contract call's gas limit with headroom: estimated on the client's node, as viem would before writing it. */
+export async function estimateContractGasWithHeadroom(...call: Parameters<typeof estimateContractGas>): Promise<bigint> {
+  return withGasHeadroom(await estimateContractGas(...call))
 }

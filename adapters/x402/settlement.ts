@@ -21,8 +21,7 @@ import {
   type Transport,
   type WalletClient,
 } from 'viem'
-import { estimateContractGas } from 'viem/actions'
-import { estimateGasWithHeadroom, withGasHeadroom } from '../chain/gasHeadroom.ts'
+import { estimateContractGasWithHeadroom, estimateGasWithHeadroom, withGasHeadroom } from '../chain/gasHeadroom.ts'
 import { pollTransactionReceipt } from '../chain/receipts.ts'
 import { asksForErc7710 } from '../../core/x402/erc7710.ts'
 import type { PaymentFacilitator } from '../../core/x402/facilitator.ts'
@@ -114,7 +113,7 @@ export function createInProcessFacilitator(options: InProcessFacilitatorOptions)
         account,
         ...(dataSuffix === undefined ? {} : { dataSuffix }),
       }
-      const gas = args.gas ?? withGasHeadroom(await estimateContractGas(walletClient, contractCall as never))
+      const gas = args.gas ?? (await estimateContractGasWithHeadroom(walletClient, contractCall as never))
       const hash = await walletClient.writeContract({ ...contractCall, chain: walletClient.chain, gas } as never)
       return hash
     },
