@@ -14,6 +14,7 @@ const phase = (ticks: number, seconds: number, requests: number, invocations = t
   rpcPerTick: 0,
   rpcByMethod: {},
   store: { requests, requestsPerTick: ticks > 0 ? requests / ticks : 0, byCommand: {} },
+  cpu: { chainMs: null, benchMs: 0 },
 })
 const gasPair = (repeat: bigint) => ({ first: repeat, repeat, calldata: 0n })
 const policy = (name: string, repeat: bigint) => ({
@@ -26,6 +27,7 @@ const policy = (name: string, repeat: bigint) => ({
 
 const results = {
   heartbeat: {
+    cores: 2,
     goalIdleInvocations: 0,
     goalIdleStoreRequests: 0.05,
     rows: [
@@ -64,6 +66,17 @@ describe('the goal lines of a bench run', () => {
     const line = formatGoals(benchGoals({ bundle: results.bundle, cold } as unknown as BenchResults)).split('\n')[3]
     expect(line).toBe(
       "goal 4: tick 399.0 KB, heartbeat 380.0 KB, walker 390.0 KB, api 1700.0 KB; cold start tick 2.90x, heartbeat 2.80x, walker 2.75x, api 4.50x viem's alone (target every Lambda <= 400.0 KB): MISS",
+    )
+  })
+
+  it("says where the busy ticks' time went beside goal 2: the chain's CPU, the ticks', and the machine's ceiling", () => {
+    const row = results.heartbeat!.rows[0]!
+    const timed = {
+      heartbeat: { ...results.heartbeat!, rows: [{ ...row, busy: { ...row.busy, cpu: { chainMs: 90_000, benchMs: 60_000 } } }] },
+    } as unknown as BenchResults
+    // 3,000 ticks: 30 ms of chain and 20 ms of ticks each; 2 cores run 2 x 60,000 / 50 = 2,400 a minute at most.
+    expect(formatGoals(benchGoals(timed)).split('\n')[1]).toBe(
+      'goal 2: 4.00 DynamoDB requests per busy tick, 3,600 busy ticks/min; CPU per busy tick: chain 30.0 ms, ticks and store 20.0 ms (ceiling 2,400 ticks/min on 2 cores) (target <= 4 requests, >= 3,000 ticks/min at 1,000 Golems on dynalite): PASS',
     )
   })
 

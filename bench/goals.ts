@@ -7,7 +7,7 @@ import type { ColdStartBenchResult } from './coldStart.ts'
 import type { DashboardBenchResult } from './dashboard.ts'
 import type { GasBenchResult } from './gas.ts'
 import type { HeartbeatBenchResult } from './heartbeat.ts'
-import { GOAL_GOLEMS, idleGolemMinute, WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
+import { busyTickCpu, GOAL_GOLEMS, idleGolemMinute, WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
 import type { IndexerBenchResult } from './indexer.ts'
 
 export type BenchResults = Partial<{
@@ -47,13 +47,19 @@ export function benchGoals(results: BenchResults): Goal[] {
 
   const busy = row?.busy
   if (!busy?.store) goals.push({ n: 2, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })
-  else
+  else {
+    // Where the ticks' time went, beside the throughput: the chain's CPU and the ticks' (with the store emulator's).
+    const split = busyTickCpu(busy, heartbeat!.cores)
+    const cpu = split
+      ? `; CPU per busy tick: chain ${split.chainMs.toFixed(1)} ms, ticks and store ${split.benchMs.toFixed(1)} ms (ceiling ${Math.round(split.ceilingPerMinute).toLocaleString('en-US')} ticks/min on ${heartbeat!.cores} cores)`
+      : ''
     goals.push({
       n: 2,
-      measured: `${busy.store.requestsPerTick.toFixed(2)} DynamoDB requests per busy tick, ${Math.round(busy.ticksPerMinute).toLocaleString('en-US')} busy ticks/min`,
+      measured: `${busy.store.requestsPerTick.toFixed(2)} DynamoDB requests per busy tick, ${Math.round(busy.ticksPerMinute).toLocaleString('en-US')} busy ticks/min${cpu}`,
       target: `<= 4 requests, >= 3,000 ticks/min at ${GOAL_GOLEMS.toLocaleString('en-US')} Golems on dynalite`,
       verdict: verdict(busy.store.requestsPerTick <= 4 && busy.ticksPerMinute >= 3_000),
     })
+  }
 
   if (!api) goals.push({ n: 3, missing: 'npm run bench -- api' })
   else

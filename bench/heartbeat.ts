@@ -14,8 +14,9 @@
 // minute: no tick invocation and <= 0.05 DynamoDB requests, from the same run's idle heartbeat there.
 // `npx tsx bench/heartbeat.ts [--sizes 100,1000] [--stores memory,dynalite] [--concurrency 8]`, or
 // `npm run bench -- heartbeat`.
-import { idleGolemMinute } from './lib/goalFigures.ts'
+import { busyTickCpu, idleGolemMinute } from './lib/goalFigures.ts'
 import { randomUUID } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { createPublicClient, type LocalAccount, type PublicClient } from 'viem'
@@ -33,6 +34,7 @@ import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../local/dynalite.ts'
 import { provisionFleet } from '../test/heartbeat/fleet.ts'
 import { WHOLE_RUNWAY_ON_KEY } from '../test/heartbeat/harness.ts'
+import { childCpuMs, processCpuMs } from './lib/cpuTime.ts'
 import { formatInt, formatRatio, formatTable, verdict } from './lib/table.ts'
 
 export type StoreKind = 'memory' | 'dynalite'
@@ -56,6 +58,11 @@ export type PhaseNumbers = {
   rpcByMethod: Record<string, number>
   /** DynamoDB requests (dynalite only; null in memory): how many, by command, and their request bytes. */
   store: StoreNumbers | null
+  /**
+   * CPU time over the phase, in milliseconds: the chain's process (anvil; null where /proc cannot tell)
+   * and this one (the ticks, the heartbeat, the AWS SDK and, on dynalite, the store itself).
+   */
+  cpu: { chainMs: number | null; benchMs: number }
 }
 export type StoreNumbers = {
   requests: number
@@ -74,6 +81,8 @@ export type HeartbeatBenchRow = {
 }
 export type HeartbeatBenchResult = {
   concurrency: number
+  /** This machine's cores (what the busy ticks' CPU ceiling divides among the chain and the ticks). */
+  cores: number
   /** Goal: JSON-RPC requests per idle tick well under one per Golem (<= 0.05). */
   goalRpcPerIdleTick: number
   /** Goal: busy ticks a minute at GOAL_GOLEMS Golems on dynalite (>= 3,000). */
@@ -151,14 +160,20 @@ async function measure(
 ): Promise<PhaseNumbers> {
   env.counts.clear()
   env.storeCounts?.clear()
+  const chainPid = env.devnet.anvil.process.pid
+  const chainBefore = childCpuMs(chainPid)
+  const benchBefore = processCpuMs()
   const started = performance.now()
   const { ticks, invocations } = await run()
   const seconds = (performance.now() - started) / 1000
+  const benchMs = processCpuMs() - benchBefore
+  const chainAfter = childCpuMs(chainPid)
+  const cpu = { chainMs: chainBefore === null || chainAfter === null ? null : chainAfter - chainBefore, benchMs }
   if (ticks !== expectTicks) throw new Error(`heartbeat bench: ${ticks} ticks ran, ${expectTicks} expected`)
   const rpcByMethod = Object.fromEntries([...env.counts.entries()].sort())
   const rpc = [...env.counts.values()].reduce((a, b) => a + b, 0)
   const store = env.storeCounts && storeNumbers(env.storeCounts, per)
-  return { ticks, invocations, per, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / per, rpcByMethod, store }
+  return { ticks, invocations, per, seconds, ticksPerMinute: (ticks / seconds) * 60, rpc, rpcPerTick: rpc / per, rpcByMethod, store, cpu }
 }
 
 function storeNumbers(counts: Map<string, { requests: number; bytes: number }>, ticks: number): StoreNumbers {
@@ -285,6 +300,7 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
     }
     return {
       concurrency,
+      cores: availableParallelism(),
       goalRpcPerIdleTick: GOAL_RPC_PER_IDLE_TICK,
       goalBusyTicksPerMinute: GOAL_BUSY_TICKS_PER_MINUTE,
       goalRpcPerBusyTick: GOAL_RPC_PER_BUSY_TICK,
@@ -343,6 +359,25 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
       verdict(r.idle.rpcPerTick, result.goalRpcPerIdleTick),
     ]),
   )
+  const ms = (v: number) => `${v.toFixed(1)} ms`
+  const cpuRows = result.rows.flatMap((r) => {
+    const split = busyTickCpu(r.busy, result.cores)
+    return split ? [[r.store, n(r.golems), ms(split.chainMs), ms(split.benchMs), n(split.ceilingPerMinute), n(r.busy.ticksPerMinute)]] : []
+  })
+  const cpu =
+    cpuRows.length > 0
+      ? formatTable(
+          [
+            'store',
+            { header: 'Golems', align: 'right' },
+            { header: 'chain (anvil) CPU per busy tick', align: 'right' },
+            { header: 'ticks and store CPU per busy tick', align: 'right' },
+            { header: `ceiling on ${result.cores} cores, ticks/min`, align: 'right' },
+            { header: 'measured, ticks/min', align: 'right' },
+          ],
+          cpuRows,
+        )
+      : null
   const methods = (m: Record<string, number>) =>
     Object.entries(m)
       .map(([k, v]) => `${k} ${v}`)
@@ -388,6 +423,14 @@ export function formatHeartbeatBench(result: HeartbeatBenchResult): string {
     `Ticks per minute (LocalInvoker, ${result.concurrency} ticks in flight; anvil automine; this machine):`,
     '',
     speed,
+    ...(cpu
+      ? [
+          '',
+          "Where a busy tick's time goes (CPU time per busy tick; the ceiling is the most ticks a minute these cores could run at that cost):",
+          '',
+          cpu,
+        ]
+      : []),
     '',
     'JSON-RPC requests per idle tick (same period, nothing to redeem):',
     '',

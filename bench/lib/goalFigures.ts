@@ -26,3 +26,18 @@ export function idleGolemMinute(
   const pass = invocations <= result.goalIdleInvocations && requests <= result.goalIdleStoreRequests
   return { golems: row.golems, store: row.store, invocations, requests, pass }
 }
+
+/**
+ * Where a busy tick's time went: CPU milliseconds per tick in the chain's process and in the bench's own
+ * (ticks, heartbeat, the AWS SDK and the store emulator), and the most ticks a minute this machine's
+ * cores could run at that cost, were both kept busy all the time. Null where the chain's time is unknown.
+ */
+export function busyTickCpu(
+  busy: { ticks: number; cpu: { chainMs: number | null; benchMs: number } },
+  cores: number,
+): { chainMs: number; benchMs: number; ceilingPerMinute: number } | null {
+  if (busy.cpu.chainMs === null || busy.ticks === 0) return null
+  const chainMs = busy.cpu.chainMs / busy.ticks
+  const benchMs = busy.cpu.benchMs / busy.ticks
+  return { chainMs, benchMs, ceilingPerMinute: (cores * 60_000) / (chainMs + benchMs) }
+}
