@@ -274,23 +274,22 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
   const stores = options.stores ?? ['memory', 'dynalite']
   const concurrency = options.concurrency ?? 8
   process.env.DO_NOT_TRACK ??= '1'
-  const devnet = await startDevnet()
-  const env: Env = { devnet, client: devnet.publicClient as PublicClient, counts: new Map(), storeCounts: null, owner: undefined as never }
+  let dynalite: Dynalite | undefined
   try {
-    env.client = withReceiptPolling(
-      createPublicClient({
-        chain: devnet.chain,
-        transport: countingTransport(devnet.rpcUrl, env.counts),
-        pollingInterval: 25,
-      }) as PublicClient,
-    )
-    env.owner = await devnet.createOwner({ usdc: USDC(10_000_000) })
     const rows: HeartbeatBenchRow[] = []
     let provisionSeconds = 0
     for (const kind of stores) {
       for (const golems of sizes) {
         const started = performance.now()
-        rows.push(await benchRow(env, kind, golems, concurrency, log))
+        // Each row on a chain of its own: anvil's work a block grows with the chain's state, so a row run
+        // after others would pay for their fleets too.
+        const env = await openChain(dynalite)
+        try {
+          rows.push(await benchRow(env, kind, golems, concurrency, log))
+        } finally {
+          dynalite = env.dynalite
+          await env.devnet.stop()
+        }
         provisionSeconds +=
           (performance.now() - started) / 1000 -
           rows.at(-1)!.busy.seconds -
@@ -310,8 +309,23 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
       provisionSeconds,
     }
   } finally {
-    await env.dynalite?.stop()
+    await dynalite?.stop()
+  }
+}
+
+/** A fresh devnet, its counted client and a funded owner; the store emulator is shared between rows. */
+async function openChain(dynalite: Dynalite | undefined): Promise<Env> {
+  const devnet = await startDevnet()
+  try {
+    const counts = new Map<string, number>()
+    const client = withReceiptPolling(
+      createPublicClient({ chain: devnet.chain, transport: countingTransport(devnet.rpcUrl, counts), pollingInterval: 25 }) as PublicClient,
+    )
+    const owner = await devnet.createOwner({ usdc: USDC(10_000_000) })
+    return { devnet, client, counts, storeCounts: null, owner, ...(dynalite ? { dynalite } : {}) }
+  } catch (error) {
     await devnet.stop()
+    throw error
   }
 }
 
