@@ -2,7 +2,9 @@
 // in-memory store and with the real DynamoStore on dynalite, and JSON-RPC requests per idle tick.
 // Baseline, measured in the same run on the same Golems: the per-Golem read a tick does when it is not
 // handed the heartbeat's batched observation (readGolems for one Golem: a block read and its own
-// multicall). Every request is counted by a transport wrapper around viem's http transport.
+// multicall). Every request is counted by a transport wrapper around viem's http transport. Each row
+// (store and size) runs on a devnet of its own, and each heartbeat's CPU time is split between the
+// chain's process and this one (the ticks and the store emulator), per busy tick.
 //   busy tick: a new period past the stagger window, so every Golem redeems its runway in the same
 //   heartbeat (simulate, price, sign, send, receipt)
 //   idle minute: the same period a minute later; already redeemed, nothing to do: the heartbeat observes
