@@ -12,7 +12,7 @@ let run: Promise<BundleBenchResult> | undefined
 const bench = () => (run ??= runBundleBench())
 
 describe('runBundleBench', () => {
-  it("measures the four Lambda bundles, the viem baseline and the API's router alone in one run", async () => {
+  it("measures the four Lambda bundles, the viem baseline, the API's router alone and its x402 settlement alone in one run", async () => {
     const r = await bench()
     for (const s of [r.tick, r.heartbeat, r.walker, r.api]) {
       expect(s.bytes).toBeGreaterThan(0)
@@ -21,6 +21,9 @@ describe('runBundleBench', () => {
     expect(r.viemFloor).toBeGreaterThan(0)
     expect(r.openApiFloor).toBeGreaterThan(0)
     expect(r.openApiFloor).toBeLessThan(r.api.bytes)
+    // The stock x402 settlement is part of the API: above viem's public client alone, below the whole API.
+    expect(r.x402Floor).toBeGreaterThan(r.viemFloor)
+    expect(r.x402Floor).toBeLessThan(r.api.bytes)
     expect(r.tickRatio).toBe(r.tick.bytes / r.goalBytes)
     expect(r.goal).toBe(r.tick.bytes <= 400_000 ? 'PASS' : 'MISS')
   })

@@ -28,6 +28,12 @@ export type BundleBenchResult = {
    * carries. It hands zod's whole namespace to zod-to-openapi, so every locale zod ships comes with it.
    */
   openApiFloor: number
+  /**
+   * The API's x402 settlement alone, as adapters/x402/settlement.ts builds it: @x402/core's facilitator with
+   * @x402/evm's `exact` scheme over viem's public and wallet clients. The paid routes verify and settle in
+   * the API's own process, so the API carries at least this.
+   */
+  x402Floor: number
   tick: BundleSize
   heartbeat: BundleSize
   walker: BundleSize
@@ -54,6 +60,20 @@ function byPackage(metafile: Metafile): { name: string; bytes: number }[] {
 /** The baseline: viem's public client over http alone. */
 export const VIEM_FLOOR =
   "import { createPublicClient, http } from 'viem'\nexport const client = createPublicClient({ transport: http() })\n"
+
+/** The API's x402 settlement alone: the stock facilitator and `exact` scheme, nothing of Bardo's. */
+export const X402_FLOOR = [
+  "import { x402Facilitator } from '@x402/core/facilitator'",
+  "import { toFacilitatorEvmSigner } from '@x402/evm'",
+  "import { ExactEvmScheme } from '@x402/evm/exact/facilitator'",
+  "import { createPublicClient, createWalletClient, http } from 'viem'",
+  "import { privateKeyToAccount } from 'viem/accounts'",
+  'const publicClient = createPublicClient({ transport: http() })',
+  'const wallet = createWalletClient({ account: privateKeyToAccount(process.env.KEY as `0x${string}`), transport: http() })',
+  'const signer = toFacilitatorEvmSigner({ ...publicClient, ...wallet, address: wallet.account.address } as never)',
+  "export const facilitator = new x402Facilitator().register('eip155:8453', new ExactEvmScheme(signer))",
+  '',
+].join('\n')
 
 /** The API's router alone: an empty @hono/zod-openapi app. */
 export const OPENAPI_FLOOR = "import { OpenAPIHono } from '@hono/zod-openapi'\nexport const app = new OpenAPIHono()\n"
@@ -95,8 +115,9 @@ export async function runBundleBench(o: { log?: (line: string) => void } = {}): 
   }
   const viemFloor = await bundledBytes(VIEM_FLOOR)
   const openApiFloor = await bundledBytes(OPENAPI_FLOOR)
+  const x402Floor = await bundledBytes(X402_FLOOR)
   const tickRatio = sizes.tick.bytes / TICK_BUNDLE_GOAL_BYTES
-  return { viemFloor, openApiFloor, ...sizes, goalBytes: TICK_BUNDLE_GOAL_BYTES, tickRatio, goal: verdict(tickRatio, 1) }
+  return { viemFloor, openApiFloor, x402Floor, ...sizes, goalBytes: TICK_BUNDLE_GOAL_BYTES, tickRatio, goal: verdict(tickRatio, 1) }
 }
 
 const kb = (bytes: number) => `${formatInt(Math.round(bytes / 1000))} KB`
@@ -121,6 +142,14 @@ export function formatBundleBench(r: BundleBenchResult): string {
     formatRatio(r.openApiFloor / r.viemFloor, 2),
     `${formatRatio(r.openApiFloor / r.goalBytes, 2)} of ${kb(r.goalBytes)}`,
     verdict(r.openApiFloor / r.goalBytes, 1),
+  ])
+  rows.push([
+    "the API's x402 settlement alone: @x402/core's facilitator with @x402/evm's exact scheme",
+    kb(r.x402Floor),
+    '',
+    formatRatio(r.x402Floor / r.viemFloor, 2),
+    `${formatRatio(r.x402Floor / r.goalBytes, 2)} of ${kb(r.goalBytes)}`,
+    verdict(r.x402Floor / r.goalBytes, 1),
   ])
   const names = ['tick', 'heartbeat', 'walker', 'api'] as const
   const parts = names.flatMap((name) => [
