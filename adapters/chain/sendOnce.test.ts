@@ -202,8 +202,9 @@ describe('sendOnce claiming the slot with its signed transaction', () => {
     const first = keccak256(signed[0]!)
     expect(await store.getSlot(slot)).toMatchObject({ status: 'sent', owner: 'inv-a', txHash: first, claims: 1 })
 
-    // The second signs (its simulation passes: a plain transfer), loses the write, and settles the first.
-    expect(await attempt('inv-b')).toMatchObject({ status: 'confirmed', txHash: first })
+    // The second signs (its simulation passes: a plain transfer), loses the write, and settles the first,
+    // answering with the first's signed bytes (what it moved is read from those, not from its own).
+    expect(await attempt('inv-b')).toMatchObject({ status: 'confirmed', txHash: first, earlier: { rawTx: signed[0] } })
     expect(signed).toHaveLength(2)
     expect(keccak256(signed[1]!)).not.toBe(first)
     expect(await store.getSlot(slot)).toMatchObject({ status: 'confirmed', owner: 'inv-a', txHash: first, claims: 1 })
@@ -237,12 +238,14 @@ describe('sendOnce claiming the slot with its signed transaction', () => {
     const send = attemptsAt(funded, store, slot, { outcomeCompletes: true, now: () => now })
     const transfer = { data: '0x02' as const, sign: (tx: TransactionSerializable) => funded.key.signTransaction(tx) }
     const first = await send('inv-a', transfer)
-    expect(first).toMatchObject({ status: 'confirmed', sentAt: 1_000_000 })
+    expect(first).toMatchObject({ status: 'confirmed', sentAt: 1_000_000, earlier: null })
     const txHash = first.status === 'confirmed' ? first.txHash : null
     expect(await store.getSlot(slot)).toMatchObject({ status: 'sent', owner: 'inv-a', txHash, claims: 1 })
     // A later attempt (its own time) loses the write and settles the slot: the first one's transaction and time.
     now = 2_000_000
-    expect(await send('inv-b', transfer)).toMatchObject({ status: 'confirmed', txHash, sentAt: 1_000_000 })
+    const settled = await send('inv-b', transfer)
+    expect(settled).toMatchObject({ status: 'confirmed', txHash, sentAt: 1_000_000 })
+    expect(settled.status === 'confirmed' && settled.earlier?.rawTx && keccak256(settled.earlier.rawTx)).toBe(txHash)
     expect(await store.getSlot(slot)).toMatchObject({ status: 'confirmed', txHash, claims: 1 })
     expect(await funded.client.getTransactionCount({ address: funded.key.address, blockTag: 'latest' })).toBe(1)
   })

@@ -23,7 +23,7 @@ import {
 } from 'viem'
 import { feesPerGasOf, type TickFees } from '../../core/fees.ts'
 import { judgeSend, type SendSighting } from '../../core/finality.ts'
-import type { SlotRef, TickStore, TickSlot } from '../../core/store/index.ts'
+import { slotSentAt, type SlotRef, type TickStore, type TickSlot } from '../../core/store/index.ts'
 import { slotClaimRefusal } from '../../core/store/rules.ts'
 import { waitForBlockReceipt } from './blockReceipts.ts'
 import { broadcastSigned } from './broadcast.ts'
@@ -34,8 +34,13 @@ import type { TickChainClient } from './tickChainClient.ts'
 export { classifyBroadcastError } from './broadcast.ts'
 
 export type SlotSendOutcome =
-  /** `sentAt`: the store time (ms) the slot's transaction was recorded at, whichever attempt sent it. */
-  | { status: 'confirmed'; txHash: Hex; receipt: TransactionReceipt; sentAt: number }
+  /**
+   * `sentAt`: the store time (ms) the slot's transaction was recorded at, whichever attempt sent it.
+   * `earlier`: null for this attempt's own transaction; for one an earlier attempt recorded and this one
+   * settled (it lost the slot to it), that one's signed bytes (null for a slot recorded without them), from
+   * which what it moved is read.
+   */
+  | { status: 'confirmed'; txHash: Hex; receipt: TransactionReceipt; sentAt: number; earlier: { rawTx: Hex | null } | null }
   | { status: 'failed'; txHash: Hex | null; reason: string; error?: DecodedChainError }
   | { status: 'refused'; reason: string; error?: DecodedChainError }
   | { status: 'busy'; reason: 'leased' | 'completed' }
@@ -155,7 +160,7 @@ export async function sendOnce(p: SendOnceParams): Promise<SlotSendOutcome> {
   if ('status' in sent) return sent
   await p.afterBroadcast?.(sent.txHash)
   const receipt = sent.receipt ?? (await waitForBlockReceipt(p.client, { hash: sent.txHash, timeout: 60_000 }))
-  return complete(p, sent.txHash, receipt, p.now, p.outcomeCompletes)
+  return complete(p, { txHash: sent.txHash, sentAt: p.now, earlier: null }, receipt, p.outcomeCompletes)
 }
 
 /**
@@ -211,17 +216,20 @@ async function withSenderLock<T>(sender: Address, fn: () => Promise<T>): Promise
   }
 }
 
+/** The slot's transaction: its hash, when it was recorded, and, when an earlier attempt recorded it, its signed bytes. */
+type RecordedTx = { txHash: Hex; sentAt: number; earlier: { rawTx: Hex | null } | null }
+
 /**
  * A receipt judged final or not; a final one completes the slot, unless `outcomeCompletes` leaves a
- * success to the caller's own outcome. `sentAt`: when the slot's transaction was recorded.
+ * success to the caller's own outcome.
  */
 async function complete(
   p: SettleParams,
-  txHash: Hex,
+  recorded: RecordedTx,
   receipt: TransactionReceipt,
-  sentAt: number,
   outcomeCompletes = false,
 ): Promise<SlotSendOutcome> {
+  const { txHash } = recorded
   const depth = p.confirmations ?? 1
   if (depth > 1) {
     // A receipt is final only `depth` blocks deep: a shallower one may still be reorged away.
@@ -231,7 +239,7 @@ async function complete(
   }
   if (receipt.status === 'success') {
     if (!outcomeCompletes) await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'confirmed', txHash, now: p.now })
-    return { status: 'confirmed', txHash, receipt, sentAt }
+    return { status: 'confirmed', receipt, ...recorded }
   }
   await p.store.completeSlot({ ...p.slot, owner: p.owner, outcome: 'failed', txHash, now: p.now })
   return { status: 'failed', txHash, reason: 'reverted' }
@@ -249,9 +257,9 @@ async function reconcile(p: SettleParams, slot: TickSlot, mayRebroadcast = true)
   if (!txHash) return { status: 'busy', reason: 'completed' }
   // Only "no such receipt" means not mined. Any other failure (a dropped or failed RPC request) must
   // not be read as "not mined": the nonce check below would then call a mined redemption reconciled.
-  const sentAt = slot.sentAt ?? slot.claimedAt
+  const recorded = { txHash, sentAt: slotSentAt(slot), earlier: { rawTx: slot.rawTx } }
   const receipt = await receiptOf(p.client, txHash)
-  if (receipt) return complete(p, txHash, receipt, sentAt)
+  if (receipt) return complete(p, recorded, receipt)
   const known = await p.client.getTransaction({ hash: txHash }).then(
     () => true,
     (error: unknown) => {
@@ -278,7 +286,7 @@ async function reconcile(p: SettleParams, slot: TickSlot, mayRebroadcast = true)
   // One look for its receipt (a node that mines on arrival has it), no waiting: a re-broadcast behind a
   // missing earlier nonce would hold the tick until the timeout, and a later attempt settles it anyway.
   const landed = again.kind === 'receipt' ? again.receipt : await receiptOf(p.client, txHash)
-  if (landed) return complete(p, txHash, landed, sentAt)
+  if (landed) return complete(p, recorded, landed)
   return { status: 'pending', txHash, confirmations: 0, needed: p.confirmations ?? 1 }
 }
 

@@ -23,7 +23,7 @@ import {
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { deathEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { PASSED, RETRY, retry } from '../../core/retry.ts'
-import { type GolemRecord, isSpent, type SlotRef, type TickSlot } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent, slotSentAt, type SlotRef, type TickSlot } from '../../core/store/index.ts'
 import { sendOnce, settleSlot, type SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { maxGasCost, returnFunds } from './returnFunds.ts'
 import { feesPerGasOf } from '../../core/fees.ts'
@@ -227,7 +227,7 @@ async function recordTerminal(
   await deps.store.appendEvent({
     golemId,
     type: 'PhaseReset',
-    at: deathEventTime(reset.slot.sentAt ?? reset.slot.claimedAt, 'PhaseReset'),
+    at: deathEventTime(slotSentAt(reset.slot), 'PhaseReset'),
     eventId: `PhaseReset:${reset.slot.step}`,
     data: { from: reset.from, to: Phase.Terminal, reason: 'death' },
   })

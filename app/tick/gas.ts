@@ -2,7 +2,8 @@
 // grant to the Golem's own key, through the period's `gas` slot (sendOnce), so duplicate or retried
 // ticks top up at most once a period.
 import type { GolemSigner } from '../../core/custody/golemSigner.ts'
-import { encodeRedemptions } from '../../core/delegations/redeem.ts'
+import { encodeRedemptions, signedExecutionValue } from '../../core/delegations/redeem.ts'
+import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import type { GasStep } from '../../core/lifecycle/gasPlan.ts'
 import { toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
@@ -16,8 +17,9 @@ export async function topUpGas(
   profile: GolemProfile,
   step: GasStep,
   signer: GolemSigner,
-): Promise<NonNullable<TickResult['gas']>> {
-  if (step.kind === 'none' || !profile.gas) return { status: 'skipped', reason: step.kind === 'none' ? step.reason : 'no gas grant' }
+): Promise<{ result: NonNullable<TickResult['gas']>; event?: CustodyEvent }> {
+  if (step.kind === 'none' || !profile.gas)
+    return { result: { status: 'skipped', reason: step.kind === 'none' ? step.reason : 'no gas grant' } }
   const chain = toDelegations(profile.gas.chain)
   const sent = await sendOnce({
     ...slotBase,
@@ -32,5 +34,12 @@ export async function topUpGas(
     }),
   })
   const txHash = 'txHash' in sent ? sent.txHash : null
-  return { status: sent.status, amount: step.amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
+  // A tick that lost the slot to an earlier one reports that one's top-up: the value its signed bytes move.
+  const amount = (sent.status === 'confirmed' && sent.earlier?.rawTx ? signedExecutionValue(sent.earlier.rawTx) : null) ?? step.amount
+  const result = { status: sent.status, amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
+  if (sent.status !== 'confirmed') return { result }
+  // At the time the slot's transaction was recorded, as a later tick settling the slot writes it: the
+  // same event, written once whoever writes it.
+  const at = BigInt(Math.floor(sent.sentAt / 1000))
+  return { result, event: { type: 'GasRedeemed', at, amount, txHash: sent.txHash, period: step.slot.period } }
 }

@@ -9,8 +9,8 @@
 // but not yet as deep as the chain's confirmation depth stays `sent` (the tick reports it `pending`) and
 // is settled here on every later tick until it is final: a reorg that took its block away is found here,
 // and the same signed bytes are broadcast again (core/finality.ts).
-import { parseEventLogs, parseTransaction, type Hex, type TransactionReceipt } from 'viem'
-import { firstExecutionTransferAmount, firstExecutionValue } from '../../core/delegations/redeem.ts'
+import { parseEventLogs, type Hex, type TransactionReceipt } from 'viem'
+import { signedExecutionValue, signedTransferAmount } from '../../core/delegations/redeem.ts'
 import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
@@ -18,7 +18,7 @@ import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
 import { MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, phaseStep } from '../../core/lifecycle/tickPlan.ts'
-import { type GolemRecord, isSpent, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
+import { type GolemRecord, isSpent, slotSentAt, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
 import { settleSlot } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
 import type { SlotBase } from './slots.ts'
@@ -36,7 +36,7 @@ export type PendingSettlement = {
 }
 
 /** The chain time (s) of the tick that recorded the slot's transaction. */
-const sentAtSeconds = (slot: TickSlot): bigint => BigInt(Math.floor((slot.sentAt ?? slot.claimedAt) / 1000))
+const sentAtSeconds = (slot: TickSlot): bigint => BigInt(Math.floor(slotSentAt(slot) / 1000))
 
 /**
  * The PhaseChanged event of a confirmed phase slot, as the chain recorded it (the PhaseTransition log),
@@ -196,8 +196,7 @@ async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
   if (slot?.status !== 'sent' || !slot.txHash) return null
   // What it redeems, read back from its signed transaction (the slot holds those bytes from before its
   // broadcast).
-  const data = slot.rawTx ? parseTransaction(slot.rawTx).data : undefined
-  const amount = (data ? firstExecutionTransferAmount(data) : null) ?? 0n
+  const amount = (slot.rawTx ? signedTransferAmount(slot.rawTx) : null) ?? 0n
   const settled = await settleSlot({ ...base, slot: ref }, slot)
   const txHash = 'txHash' in settled ? settled.txHash : slot.txHash
   const event: CustodyEvent | undefined =
@@ -220,8 +219,7 @@ async function settleGasSlot(base: SlotBase, ref: SlotRef): Promise<CustodyEvent
   if (slot?.status !== 'sent' || !slot.txHash) return null
   const settled = await settleSlot({ ...base, slot: ref }, slot)
   if (settled.status !== 'confirmed' || !slot.rawTx) return null
-  const data = parseTransaction(slot.rawTx).data
-  const amount = data ? firstExecutionValue(data) : null
+  const amount = signedExecutionValue(slot.rawTx)
   if (amount === null) return null
   return { type: 'GasRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period }
 }

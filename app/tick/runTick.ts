@@ -3,7 +3,7 @@
 // (sendOnce), and write the outcome back once.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
-import { encodeRedemptions } from '../../core/delegations/redeem.ts'
+import { encodeRedemptions, signedTransferAmount } from '../../core/delegations/redeem.ts'
 import type { TickFees } from '../../core/fees.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { inTickOrder, tickEventTime } from '../../core/lifecycle/eventOrder.ts'
@@ -256,15 +256,9 @@ async function tickLeased(
   // Gas first: every other transaction of the tick is paid from it.
   if (profile.gas) {
     const gasStep = planGas(profile, read, plan.die)
-    result.gas = await topUpGas(deps, slotBase, golemId, profile, gasStep, signer)
-    if (result.gas.status === 'confirmed' && gasStep.kind === 'redeem' && result.gas.txHash)
-      events.push({
-        type: 'GasRedeemed',
-        at: read.timestamp,
-        amount: gasStep.amount,
-        txHash: result.gas.txHash as Hex,
-        period: gasStep.slot.period,
-      })
+    const topUp = await topUpGas(deps, slotBase, golemId, profile, gasStep, signer)
+    result.gas = topUp.result
+    if (topUp.event) events.push(topUp.event)
   }
 
   let phaseNow: Phase = decision.phase.current
@@ -534,12 +528,14 @@ async function redeemRunway(
     }),
   })
   const txHash = 'txHash' in sent ? sent.txHash : null
-  const result = { status: sent.status, amount: step.amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
+  // A tick that lost the slot to an earlier one reports that one's redemption: the amount its signed bytes move.
+  const amount = (sent.status === 'confirmed' && sent.earlier?.rawTx ? signedTransferAmount(sent.earlier.rawTx) : null) ?? step.amount
+  const result = { status: sent.status, amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
   if (sent.status !== 'confirmed') return { result, txHash }
   // At the time the slot's transaction was recorded (the chain time of the tick that signed it), as a
   // later tick settling the slot writes it: the same event, written once whoever writes it.
   const at = BigInt(Math.floor(sent.sentAt / 1000))
-  return { result, txHash, event: { type: 'RunwayRedeemed', at, amount: step.amount, txHash: sent.txHash, period: step.slot.period } }
+  return { result, txHash, event: { type: 'RunwayRedeemed', at, amount, txHash: sent.txHash, period: step.slot.period } }
 }
 
 async function maybeRotate(deps: TickDeps, record: GolemRecord, profile: GolemProfile, read: ObservedGolem, runwayStaggered: boolean) {

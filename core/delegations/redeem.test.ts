@@ -5,13 +5,16 @@
 import { contracts, ExecutionMode, ROOT_AUTHORITY, type Delegation } from '@metamask/smart-accounts-kit'
 import { encodeDelegations } from '@metamask/smart-accounts-kit/utils'
 import { describe, expect, it } from 'vitest'
-import { encodeFunctionData, erc20Abi } from 'viem'
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import {
   encodeDelegationChain,
   encodeDisableDelegation,
   encodeRedemptions,
   firstExecutionTransferAmount,
   firstExecutionValue,
+  signedExecutionValue,
+  signedTransferAmount,
 } from './redeem.ts'
 
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as const
@@ -122,5 +125,37 @@ describe('firstExecutionTransferAmount', () => {
     expect(firstExecutionTransferAmount(encodeRedemptions([{ chain: [root], executions: [transfer] }]))).toBeNull()
     expect(firstExecutionTransferAmount(encodeDisableDelegation(root))).toBeNull()
     expect(firstExecutionTransferAmount('0x1234')).toBeNull()
+  })
+})
+
+describe('signedTransferAmount and signedExecutionValue', () => {
+  const key = privateKeyToAccount(`0x${'42'.repeat(32)}`)
+  const signed = (data: Hex) =>
+    key.signTransaction({
+      type: 'eip1559',
+      chainId: 31337,
+      nonce: 3,
+      to: a(30),
+      data,
+      gas: 300_000n,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+    })
+  const usdcTransfer = {
+    target: a(20),
+    value: 0n,
+    callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [a(22), 7_000_000n] }),
+  }
+
+  it('read what a signed redemption moves from the signed transaction itself', async () => {
+    expect(signedTransferAmount(await signed(encodeRedemptions([{ chain: [leaf, root], executions: [usdcTransfer] }])))).toBe(7_000_000n)
+    expect(signedExecutionValue(await signed(encodeRedemptions([{ chain: [root], executions: [pay] }])))).toBe(5n)
+  })
+
+  it('are null for a transaction that is no such redemption and for bytes that are no transaction', async () => {
+    expect(signedTransferAmount(await signed(encodeRedemptions([{ chain: [root], executions: [pay] }])))).toBeNull()
+    expect(signedExecutionValue(await signed(encodeDisableDelegation(root)))).toBeNull()
+    expect(signedTransferAmount('0x1234')).toBeNull()
+    expect(signedExecutionValue('0x02')).toBeNull()
   })
 })

@@ -1,6 +1,16 @@
 import { ExecutionMode, type Delegation, type ExecutionStruct } from '@metamask/smart-accounts-kit'
 import { DELEGATION_ARRAY_ABI_TYPE, encodeExecutionCalldatas, toDelegationStruct } from '@metamask/smart-accounts-kit/utils'
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, erc20Abi, hexToBigInt, size, slice, type Hex } from 'viem'
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeFunctionData,
+  erc20Abi,
+  hexToBigInt,
+  parseTransaction,
+  size,
+  slice,
+  type Hex,
+} from 'viem'
 import { DelegationShapeError } from './errors.ts'
 import { DelegationManagerAbi } from './frameworkAbi.ts'
 
@@ -99,4 +109,28 @@ export function firstExecutionTransferAmount(data: Hex): bigint | null {
   } catch {
     return null
   }
+}
+
+/** The calldata of a signed transaction; null for bytes that are no transaction. */
+function signedCalldata(rawTx: Hex): Hex | null {
+  try {
+    return parseTransaction(rawTx).data ?? null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * What a signed runway redemption transfers (its first execution's ERC-20 amount), read from the signed
+ * transaction itself: the amount of whichever tick signed it. Null for any other transaction.
+ */
+export function signedTransferAmount(rawTx: Hex): bigint | null {
+  const data = signedCalldata(rawTx)
+  return data === null ? null : firstExecutionTransferAmount(data)
+}
+
+/** What a signed gas top-up redeems (its first execution's native value), read from the signed transaction. Null for any other. */
+export function signedExecutionValue(rawTx: Hex): bigint | null {
+  const data = signedCalldata(rawTx)
+  return data === null ? null : firstExecutionValue(data)
 }

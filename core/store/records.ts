@@ -93,6 +93,12 @@ export type TickSlot = SlotRef & {
   version: number
 }
 
+/**
+ * When the slot's transaction was recorded (store time, ms): its send, or its claim for a slot recorded
+ * before the send time was kept. Events of the transaction are timed by it, whichever tick writes them.
+ */
+export const slotSentAt = (slot: Pick<TickSlot, 'sentAt' | 'claimedAt'>): number => slot.sentAt ?? slot.claimedAt
+
 export const RESERVATION_STATES = ['reserved', 'committed', 'released'] as const
 export type ReservationState = (typeof RESERVATION_STATES)[number]
 
