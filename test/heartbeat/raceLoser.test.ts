@@ -1,104 +1,162 @@
-// A tick that loses its runway slot to another tick's redemption (a tick overtaken after its lease; the
-// other signed first, for another amount) sends nothing of its own and settles the other's from the chain.
-// It reports, and records once, what the chain did: the other's transaction and the amount that one's
-// signed bytes move, not the amount it planned itself.
-import { concatHex, decodeFunctionData, encodeFunctionData, erc20Abi, keccak256, parseTransaction, slice, type Hex } from 'viem'
+// A tick that loses a slot to another tick's transaction (a tick overtaken after its lease; the other
+// signed first, for another amount, at another time) sends nothing of its own and settles the other's from
+// the chain. It reports, and records once, what the chain did: the other's transaction, the amount that
+// one's signed bytes move (not the amount it planned itself), at the time that one was recorded.
+import {
+  concatHex,
+  decodeFunctionData,
+  encodeFunctionData,
+  erc20Abi,
+  hexToBigInt,
+  keccak256,
+  numberToHex,
+  parseEther,
+  parseTransaction,
+  size,
+  slice,
+  type Hex,
+} from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runTick } from '../../app/tick/runTick.ts'
 import { DelegationManagerAbi } from '../../core/delegations/frameworkAbi.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { allEvents, chainNow, passStaggerOffsets, periodAt, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { allEvents, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: race-loser\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
-const GOLEM = 'race-loser'
+const GAS_PER_DAY = parseEther('0.01')
+/** Below half a day's gas allowance: the first tick tops the key up from the grant. */
+const BOOTSTRAP = parseEther('0.001')
+/** How much earlier than the loser the other tick recorded its transaction. */
+const EARLIER_MS = 30_000
 
 let env: HeartbeatEnv
-let golem: ProvisionedGolem
+const golems = new Map<string, ProvisionedGolem>()
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
-    owner: await env.devnet.createOwner(),
-    golemId: GOLEM,
-    strategy: STRATEGY,
-    runwayDays: 5,
-  })
-  await passStaggerOffsets(env.devnet, [GOLEM])
+  for (const golemId of ['loses-runway', 'loses-gas'])
+    golems.set(
+      golemId,
+      await provisionGolem({
+        clients: env.devnet,
+        deployment: env.devnet.deployment,
+        store: env.store,
+        signers: env.signers,
+        owner: await env.devnet.createOwner(),
+        golemId,
+        strategy: STRATEGY,
+        runwayDays: 5,
+        gas: { periodAmount: GAS_PER_DAY, bootstrap: BOOTSTRAP },
+      }),
+    )
+  await passStaggerOffsets(env.devnet, [...golems.keys()])
 }, 120_000)
 afterAll(async () => env?.stop())
 
-/** The same redemption calldata, its first execution's ERC-20 transfer moving `amount` instead. */
-function withTransferAmount(data: Hex, amount: bigint): Hex {
-  const { args } = decodeFunctionData({ abi: DelegationManagerAbi, data })
-  const [contexts, modes, executions] = args as readonly [readonly Hex[], readonly Hex[], readonly Hex[]]
-  const execution = executions[0]!
-  const call = decodeFunctionData({ abi: erc20Abi, data: slice(execution, 52) })
-  const [to] = call.args as readonly [Hex, bigint]
-  const transfer = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] })
-  return encodeFunctionData({
-    abi: DelegationManagerAbi,
-    functionName: 'redeemDelegations',
-    args: [contexts, modes, [concatHex([slice(execution, 0, 52), transfer]), ...executions.slice(1)]],
-  })
+type Execution = { target: Hex; value: bigint; callData: Hex }
+const unpack = (packed: Hex): Execution => ({
+  target: slice(packed, 0, 20),
+  value: hexToBigInt(slice(packed, 20, 52)),
+  callData: size(packed) > 52 ? slice(packed, 52) : '0x',
+})
+const pack = (e: Execution): Hex => concatHex([e.target, numberToHex(e.value, { size: 32 }), e.callData])
+
+/** The first execution of a signed redemption, and the same calldata with that execution rewritten. */
+function firstExecution(rawTx: Hex) {
+  const data = parseTransaction(rawTx).data!
+  const [contexts, modes, executions] = decodeFunctionData({ abi: DelegationManagerAbi, data }).args as readonly [
+    readonly Hex[],
+    readonly Hex[],
+    readonly Hex[],
+  ]
+  const with_ = (e: Execution): Hex =>
+    encodeFunctionData({
+      abi: DelegationManagerAbi,
+      functionName: 'redeemDelegations',
+      args: [contexts, modes, [pack(e), ...executions.slice(1)]],
+    })
+  return { execution: unpack(executions[0]!), with: with_ }
 }
 
-/** The planned amount of a signed runway redemption. */
-function transferAmountOf(rawTx: Hex): bigint {
-  const { args } = decodeFunctionData({ abi: DelegationManagerAbi, data: parseTransaction(rawTx).data! })
-  const execution = (args as readonly [readonly Hex[], readonly Hex[], readonly Hex[]])[2][0]!
-  return (decodeFunctionData({ abi: erc20Abi, data: slice(execution, 52) }).args as readonly [Hex, bigint])[1]
+/** The runway's ERC-20 transfer, halved. */
+function halfTransfer(e: Execution): { execution: Execution; amount: bigint } {
+  const [to, amount] = decodeFunctionData({ abi: erc20Abi, data: e.callData }).args as readonly [Hex, bigint]
+  const half = amount / 2n
+  return { execution: { ...e, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, half] }) }, amount: half }
 }
 
-describe('a tick that loses its runway slot to another tick', () => {
-  it("reports and records the other's redemption with the amount its signed bytes move, and sends nothing", async () => {
-    const period = periodAt(golem.profile, await chainNow(env.client))
-    const record = await env.store.getGolem(GOLEM)
-    const { signer } = await env.signers.resolve(parseGolemProfile(record!.profile))
-    let planned: bigint | undefined
-    let other: { txHash: Hex; amount: bigint } | undefined
-    // Just before this tick's claim, another tick signs the same redemption for half the amount at the
-    // same nonce, claims the slot with it and broadcasts it.
-    const store = new Proxy(env.store, {
-      get(target, key) {
-        if (key === 'claimSlotWithTx')
-          return async (input: ClaimSlotWithTxInput) => {
-            if (input.step === 'runway' && input.rawTx && !other) {
-              // The transaction's fields without the loser's signature.
-              const { r: _r, s: _s, v: _v, yParity: _y, ...tx } = parseTransaction(input.rawTx)
-              planned = transferAmountOf(input.rawTx)
-              const amount = planned / 2n
-              const rawTx = await signer.signRedemptionTransaction({ ...tx, data: withTransferAmount(tx.data!, amount) }, { spent: amount })
-              const txHash = keccak256(rawTx)
-              const claimed = await target.claimSlotWithTx({ ...input, owner: 'the-other-tick', txHash, rawTx })
-              expect(claimed.claimed).toBe(true)
-              await env.client.waitForTransactionReceipt({ hash: await env.client.sendRawTransaction({ serializedTransaction: rawTx }) })
-              other = { txHash, amount }
-            }
-            return target.claimSlotWithTx(input)
+/** The gas top-up's native value, halved. */
+const halfValue = (e: Execution) => ({ execution: { ...e, value: e.value / 2n }, amount: e.value / 2n })
+
+type Race = { planned: bigint; amount: bigint; txHash: Hex; sentAt: number }
+
+/**
+ * The tick's store, where just before this tick claims `step` another tick signs the same redemption for
+ * half the amount at the same nonce, claims the slot with it (EARLIER_MS before this tick's time) and
+ * broadcasts it.
+ */
+async function raced(golemId: string, step: 'runway' | 'gas', half: (e: Execution) => { execution: Execution; amount: bigint }) {
+  const record = await env.store.getGolem(golemId)
+  const { signer } = await env.signers.resolve(parseGolemProfile(record!.profile))
+  const race: { done?: Race } = {}
+  const store = new Proxy(env.store, {
+    get(target, key) {
+      if (key === 'claimSlotWithTx')
+        return async (input: ClaimSlotWithTxInput) => {
+          if (input.step === step && input.rawTx && !race.done) {
+            // The transaction's fields without the loser's signature.
+            const { r: _r, s: _s, v: _v, yParity: _y, ...tx } = parseTransaction(input.rawTx)
+            const first = firstExecution(input.rawTx)
+            const planned = step === 'runway' ? halfTransfer(first.execution).amount * 2n : first.execution.value
+            const other = half(first.execution)
+            const rawTx = await signer.signRedemptionTransaction({ ...tx, data: first.with(other.execution) }, { spent: other.amount })
+            const txHash = keccak256(rawTx)
+            const sentAt = input.now - EARLIER_MS
+            const claimed = await target.claimSlotWithTx({ ...input, owner: 'the-other-tick', now: sentAt, txHash, rawTx })
+            expect(claimed.claimed).toBe(true)
+            await env.client.waitForTransactionReceipt({ hash: await env.client.sendRawTransaction({ serializedTransaction: rawTx }) })
+            race.done = { planned, amount: other.amount, txHash, sentAt }
           }
-        const value = Reflect.get(target, key)
-        return typeof value === 'function' ? value.bind(target) : value
-      },
-    }) as TickStore
+          return target.claimSlotWithTx(input)
+        }
+      const value = Reflect.get(target, key)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  }) as TickStore
+  return { store, race }
+}
 
-    const result = await runTick(env.deps('the-loser', { store }), { golemId: GOLEM })
-    expect(other).toBeDefined()
-    expect(planned).toBeGreaterThan(other!.amount)
-    expect(result.redemption).toMatchObject({ status: 'confirmed', txHash: other!.txHash, amount: other!.amount })
-
-    // One redemption on-chain, the other's; the loser's signature was dropped unsent.
+describe('a tick that loses a slot to another tick', () => {
+  it("runway: reports and records the other's redemption with the amount its signed bytes move, and sends nothing", async () => {
+    const golem = golems.get('loses-runway')!
+    const { store, race } = await raced(golem.golemId, 'runway', halfTransfer)
+    const result = await runTick(env.deps('the-loser', { store }), { golemId: golem.golemId })
+    const other = race.done!
+    expect(other.planned).toBeGreaterThan(other.amount)
+    expect(result.redemption).toMatchObject({ status: 'confirmed', txHash: other.txHash, amount: other.amount })
+    // One runway redemption on-chain besides the gas top-up, the other's; the loser's signature was dropped unsent.
     const onChain = await redemptionsBy(env.client, env.devnet.deployment.environment.DelegationManager, golem.golemKey)
-    expect(onChain.map((r) => r.txHash)).toEqual([other!.txHash])
-    // Recorded once, with the other's amount.
-    const events = (await allEvents(env.store, GOLEM)).filter((e) => e.type === 'RunwayRedeemed')
-    expect(events).toHaveLength(1)
-    expect(events[0]!.data).toMatchObject({ txHash: other!.txHash, amount: other!.amount.toString(), period: period.toString() })
+    expect(onChain.map((r) => r.txHash)).toEqual([result.gas!.txHash, other.txHash])
+    // Recorded once, with the other's amount, at the time the other recorded its transaction.
+    const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'RunwayRedeemed')
+    expect(events.map((e) => [e.data.txHash, e.data.amount, Math.floor(e.at / 1000)])).toEqual([
+      [other.txHash, other.amount.toString(), Math.floor(other.sentAt / 1000)],
+    ])
+  })
+
+  it("gas: reports and records the other's top-up with the value its signed bytes move, at the other's time", async () => {
+    const golem = golems.get('loses-gas')!
+    const { store, race } = await raced(golem.golemId, 'gas', halfValue)
+    const result = await runTick(env.deps('the-loser', { store }), { golemId: golem.golemId })
+    const other = race.done!
+    expect(other.planned).toBeGreaterThan(other.amount)
+    expect(result.gas).toMatchObject({ status: 'confirmed', txHash: other.txHash, amount: other.amount })
+    const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'GasRedeemed')
+    expect(events.map((e) => [e.data.txHash, e.data.amount, Math.floor(e.at / 1000)])).toEqual([
+      [other.txHash, other.amount.toString(), Math.floor(other.sentAt / 1000)],
+    ])
   })
 })
