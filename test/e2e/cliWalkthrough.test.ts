@@ -1,7 +1,8 @@
 // The operator's CLI as a new user runs it against `npm start`: the stack in a child process (the default
 // honest clock), then `npx bardo` with nothing set but the state directory `npm start` used. The CLI
 // finds the stack's chain, deployment, store, API, dashboard and the demo owner's key there. It shows the
-// demo's status, feeds it over x402, onboards a second Golem (the stack holds its key), rotates the demo's
+// demo's status, feeds it over x402, pays extend and feed from a fresh key with the README's stock-client
+// program (examples/payLocally.ts), onboards a second Golem (the stack holds its key), rotates the demo's
 // key (the stack holds it in its own keystore, so the stack rotates it on the owner's signed request: once, and the
 // new key signs the demo's next actions), renews the demo's grant, and revokes it: one transaction
 // disables every grant, the death is printed within two beats and the key's funds go home; afterwards
@@ -101,6 +102,25 @@ describe('the `bardo` CLI against a running `npm start`, with nothing set but th
     // `bardo feed` too: the stack's faucet account pays over x402 where no payer is named.
     const fed = await bardo(stateDir, ['feed', '--golem', 'demo'])
     expect(fed.stdout).toMatch(/^fed Golem demo: [\d.]+ USDC from 0x[0-9a-fA-F]{40}/)
+  }, 120_000)
+
+  it("pays extend and feed from a fresh key with the README's stock-client program (examples/payLocally.ts), run as a user runs it", async () => {
+    const key = generatePrivateKey()
+    const payer = privateKeyToAccount(key).address
+    const env = { ...userEnv(stateDir), PAYER_KEY: key }
+    await promisify(execFile)('npm', ['run', '-s', 'faucet', '--', payer, '30', '0'], { cwd: root, env })
+    const before = await get<{ runway_ends_at: number }>('/api/v1/golems/demo/permission-health')
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'examples/payLocally.ts'], { cwd: root, env, timeout: 120_000 })
+    // Each answer's status first, as the program prints them: both paid.
+    expect(stdout.match(/^\d{3}(?= )/gm)).toEqual(['200', '200'])
+    expect(stdout).toContain(`payer: '${payer}'`)
+    const chain = createPublicClient({ transport: http(info.rpcUrl) })
+    expect(await chain.readContract({ address: info.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [payer] })).toBe(
+      30_000_000n - 500_000n - 12_000_000n,
+    )
+    // An hour for the extend, 24 for the feed's 12 USDC at $0.50 an hour (and whatever runtime the demo bought itself meanwhile).
+    const after = await get<{ runway_ends_at: number }>('/api/v1/golems/demo/permission-health')
+    expect(after.runway_ends_at).toBeGreaterThanOrEqual(before.runway_ends_at + 3_600 + 86_400)
   }, 120_000)
 
   it('onboards a second Golem: the demo owner key answers the API draft, and the stack ticks it', async () => {
