@@ -173,6 +173,9 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
   })
   switch (sent.status) {
     case 'confirmed':
+      // A copy of the request in flight at once that lost the send settles the first copy's transaction:
+      // a duplicate. It records the spend too (should the first have crashed before its record); the
+      // ledger counts one request's spend once.
       if (policy.spend) await store.appendEvent(policy.spend)
       return {
         status: 'executed',
@@ -180,7 +183,7 @@ export async function executeAction(deps: ExecuteActionDeps, input: ExecuteActio
         txHash: sent.txHash,
         receipt: sent.receipt,
         calls: summaries,
-        duplicate: false,
+        duplicate: sent.earlier !== null,
         timings: { checkMs: checked - started, redeemMs: performance.now() - checked },
       }
     case 'refused': {

@@ -75,6 +75,15 @@ describe('policyLedgerOf', () => {
       highWaterMarkUsd: 1_200n,
     })
   })
+  it("counts one request's spend once, however many events record it", () => {
+    const of = (at: number, usd: number, requestId?: string) => ({
+      ...spend(at, usd),
+      data: { ...spend(at, usd).data, ...(requestId === undefined ? {} : { requestId }) },
+    })
+    // Two copies of request r1 in flight at once each recorded it; r2 once; two without an id each count.
+    const events = [of(now - 2_000, 4, 'r1'), of(now - 1_000, 4, 'r1'), of(now, 2, 'r2'), of(now, 1), of(now, 1)]
+    expect(policyLedgerOf(events, { sessionKey: KEY, nowMs: now })).toMatchObject({ sessionSpentUsd: 8n, daySpentUsd: 8n })
+  })
   it('names the first revoking violation under the current constitution only', () => {
     const violation = (at: number, hash: string, revoke: boolean, rule: string) => ({
       type: 'PolicyViolation',

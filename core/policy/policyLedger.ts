@@ -36,6 +36,7 @@ export function policyLedgerOf(
 ): PolicyLedger {
   const today = dayStartMs(p.nowMs)
   const ledger: PolicyLedger = { sessionSpentUsd: 0n, daySpentUsd: 0n, highWaterMarkUsd: 0n }
+  const counted = new Set<string>()
   for (const e of events) {
     if (e.type !== POLICY_SPEND && e.type !== POLICY_VIOLATION) continue
     const hwm = big(e.data.highWaterMarkUsd)
@@ -49,6 +50,14 @@ export function policyLedgerOf(
     )
       ledger.revokedBy = { rule: String(e.data.rule), at: BigInt(Math.floor(e.at / 1000)) }
     if (e.type !== POLICY_SPEND) continue
+    // One request's spend counts once: two copies of a request in flight at once both record it (the one
+    // that lost the send to the other settled the same transaction), and a copy that crashed before its
+    // record leaves the other's to stand for it.
+    const requestId = typeof e.data.requestId === 'string' ? e.data.requestId : undefined
+    if (requestId !== undefined) {
+      if (counted.has(requestId)) continue
+      counted.add(requestId)
+    }
     const spend = big(e.data.spendUsd)
     if (String(e.data.sessionKey).toLowerCase() === p.sessionKey.toLowerCase()) ledger.sessionSpentUsd += spend
     if (e.at >= today) ledger.daySpentUsd += spend

@@ -1,7 +1,8 @@
 // The owner's constitution on the action path, on anvil through the real DelegationManager: a request
 // inside every bound executes and records its spend; a request that breaks a rule is refused by custody
 // before anything is sent, named by its rule, recorded as a PolicyViolation event (source
-// policy_violation), and moves no funds.
+// policy_violation), and moves no funds. Two copies of one request in flight at once execute it once, and
+// the ledger counts its spend once.
 import { erc20Abi, getAddress, isAddressEqual, type Address, type PublicClient } from 'viem'
 import { loadActionGrant } from '../../app/actions/actionGrantStore.ts'
 import { decodeBardoTerms } from '../../core/caveats/decodeBardoTerms.ts'
@@ -11,7 +12,8 @@ import { golemActions, inProcessTransport, type GolemActions } from '../../clien
 import type { ActionRequest } from '../../core/actions/index.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { PhaseName } from '../../core/lifecycle/phase.ts'
-import { constitutionHash, parseConstitution, type ConstitutionInput } from '../../core/policy/index.ts'
+import { constitutionHash, parseConstitution, policyLedgerOf, type ConstitutionInput } from '../../core/policy/index.ts'
+import type { TickStore } from '../../core/store/index.ts'
 import type { ActionOutcome, ExecuteActionDeps } from '../../app/actions/executeAction.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
@@ -25,6 +27,7 @@ let env: HeartbeatEnv
 let owner: OwnerAccount
 let client: PublicClient
 let act: GolemActions
+let deps: ExecuteActionDeps
 let assets: HeartbeatEnv['devnet']['deployment']['assets']
 
 const balance = (token: Address) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner.address] })
@@ -110,7 +113,7 @@ beforeAll(async () => {
     lifeSeconds: 3_600n,
     constitution: parseConstitution(base()),
   })
-  const deps: ExecuteActionDeps = {
+  deps = {
     store: env.store,
     client,
     deployment: env.devnet.deployment,
@@ -245,5 +248,82 @@ describe("the owner's constitution on the action path", () => {
     expect(refusal.reason).toMatch(
       /^policy\.constitutionHash: the constitution hashes to 0x[0-9a-f]{64}, but the PolicyCage holds 0x[0-9a-f]{64} for 0x[0-9a-fA-F]{40}; the Golem does not start$/,
     )
+  })
+  it('two copies of one request in flight at once: one transaction, both answered with it, its spend counted once', async () => {
+    // The constitution the grant's caveats carry, in the profile and the PolicyCage again.
+    await constitute(base())
+    const profile = parseGolemProfile((await env.store.getGolem(GOLEM))!.profile)
+    const ledger = async () =>
+      policyLedgerOf((await env.store.listEvents({ golemId: GOLEM, order: 'asc', limit: 1_000 })).events, {
+        sessionKey: profile.golemKey,
+        nowMs: Number((await client.getBlock()).timestamp) * 1000,
+      })
+    const before = await ledger()
+    const sent = await client.getTransactionCount({ address: profile.golemKey })
+    // The first copy, past its look for an earlier outcome and its reading of the chain, claims the send only
+    // once the second has looked too and found none, a block later (so each reads its own block and records
+    // the spend at its own time, two seconds apart), and completes it only once the second tried to claim it:
+    // the second loses the send to the first and settles the first's transaction.
+    let firstAtClaim!: () => void
+    const atClaim = new Promise<void>((resolve) => (firstAtClaim = resolve))
+    let secondLooked!: () => void
+    const looked = new Promise<void>((resolve) => (secondLooked = resolve))
+    let secondLooks = 0
+    let secondClaimed!: () => void
+    const claimed = new Promise<void>((resolve) => (secondClaimed = resolve))
+    const through = (overrides: Partial<TickStore>) =>
+      new Proxy(env.store, {
+        get(target, key) {
+          const own = overrides[key as keyof TickStore]
+          if (own) return own
+          const value = Reflect.get(target, key)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+    const copy = (invocationId: string, store: typeof env.store) =>
+      golemActions({ golemId: GOLEM, transport: inProcessTransport({ ...deps, invocationId, store }) })
+    const first = copy(
+      'copy-1',
+      through({
+        claimSlotWithTx: async (input) => {
+          firstAtClaim()
+          await looked
+          return env.store.claimSlotWithTx(input)
+        },
+        // Its transaction mined, the first completes the slot only after the second tried to claim it.
+        completeSlot: async (input) => {
+          await claimed
+          return env.store.completeSlot(input)
+        },
+      }),
+    )
+    const second = copy(
+      'copy-2',
+      through({
+        getSlot: async (ref) => {
+          if (secondLooks++ > 0) return env.store.getSlot(ref)
+          await atClaim
+          await env.devnet.increaseTime(2)
+          return env.store.getSlot(ref).finally(secondLooked)
+        },
+        claimSlotWithTx: (input) => env.store.claimSlotWithTx(input).finally(secondClaimed),
+      }),
+    )
+    const [a, b] = await Promise.all([
+      first.batch(buyWeth(1), { requestId: 'pol-twice' }),
+      second.batch(buyWeth(1), { requestId: 'pol-twice' }),
+    ])
+    if (a.status !== 'executed' || b.status !== 'executed')
+      throw new Error(`expected both executed, got ${JSON.stringify([a, b], (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`)
+    expect(b.txHash).toBe(a.txHash)
+    expect([a.duplicate, b.duplicate]).toEqual([false, true])
+    expect(await client.getTransactionCount({ address: profile.golemKey })).toBe(sent + 1)
+    // Both copies recorded the spend; the ledger counts it once.
+    const records = (await env.store.listEvents({ golemId: GOLEM, order: 'asc', limit: 1_000 })).events.filter(
+      (e) => e.type === 'PolicySpend' && e.data.requestId === 'pol-twice',
+    )
+    expect(records).toHaveLength(2)
+    const after = await ledger()
+    expect(after.sessionSpentUsd - before.sessionSpentUsd).toBe(USDC(1))
   })
 })
