@@ -6,9 +6,9 @@ import type { Phase } from '../../core/lifecycle/phase.ts'
 import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ReprievePlan } from '../../core/lifecycle/reprievePlan.ts'
-import { slotSentAt, type SlotRef } from '../../core/store/index.ts'
+import type { SlotRef } from '../../core/store/index.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import type { SlotBase } from './slots.ts'
+import { sentAtOf, type SlotBase } from './slots.ts'
 import type { TickDeps } from './types.ts'
 
 /** The phase the Golem was reset to, or undefined when nothing was reset this tick. */
@@ -34,7 +34,7 @@ export async function serveReprieve(
   if (sent.status !== 'confirmed' && !(sent.status === 'busy' && sent.reason === 'completed')) return undefined
   // Timed as the tick that sent the reset (the slot's send time), whichever tick records it: a tick that
   // lost the reset to another one writes the same event, recorded once.
-  const sentAt = sent.status === 'confirmed' ? sent.sentAt : await sentAtOf(deps, slot, slotBase.now)
+  const sentAt = await sentAtOf(deps.store, sent, slot, slotBase.now)
   await deps.store.appendEvent({
     golemId,
     type: 'PhaseReset',
@@ -43,10 +43,4 @@ export async function serveReprieve(
     data: { from: plan.from, to: plan.to, reason: 'reprieve', payer: plan.request.payer, amount: plan.request.amount.toString() },
   })
   return plan.to
-}
-
-/** When a completed slot's transaction was recorded; `fallback` for a slot the store no longer answers. */
-async function sentAtOf(deps: TickDeps, ref: SlotRef, fallback: number): Promise<number> {
-  const slot = await deps.store.getSlot(ref)
-  return slot ? slotSentAt(slot) : fallback
 }

@@ -20,7 +20,7 @@ import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import type { KeyRotation } from '../../core/custody/signerResolver.ts'
 import { grantsOfProfile, recordOwnerGrants } from '../../core/custody/grantLedger.ts'
 import { returnFunds } from './returnFunds.ts'
-import { slotBaseOf, type SlotBase } from './slots.ts'
+import { sentAtOf, slotBaseOf, type SlotBase } from './slots.ts'
 import type { TickDeps } from './types.ts'
 
 export async function rotateSessionKey(
@@ -99,7 +99,8 @@ export async function rotateSessionKey(
       sign: (tx) => deps.operator.signTransaction(tx),
     }),
   })
-  if (!(await landed(deps, sent, { golemId: golem.golemId, period: 0n, step }))) return null
+  const rotationSlot = { golemId: golem.golemId, period: 0n, step }
+  if (!(await landed(deps, sent, rotationSlot))) return null
   // The PolicyCage keeps the constitution hash per key: the new key takes the old one's, unchanged,
   // before the profile switches, or custody would refuse its every action.
   if (profile.constitution && deps.deployment.policyCage) {
@@ -139,7 +140,8 @@ export async function rotateSessionKey(
   await deps.store.appendEvent({
     golemId: golem.golemId,
     type: 'SessionKeyRotated',
-    at: tickEventTime(input.nowMs, 'SessionKeyRotated'),
+    // Timed by the rotation's send: a tick that lost it to another writes the same event, recorded once.
+    at: tickEventTime(await sentAtOf(deps.store, sent, rotationSlot, input.nowMs), 'SessionKeyRotated'),
     eventId: `SessionKeyRotated:${to.toLowerCase()}`,
     data: { oldAddress: profile.golemKey, newAddress: to, reason: pending.reason, returned: returned.lines },
   })

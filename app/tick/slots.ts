@@ -1,7 +1,8 @@
 // What every exactly-once send of one tick shares: the store, the chain, the tick's invocation as the
 // owner of the slots it claims, the tick's time, how long a claim holds before a retry may take over,
 // and how deep a receipt must be before its slot is final (the chain's confirmation depth).
-import type { SendOnceParams } from '../../adapters/chain/sendOnce.ts'
+import type { SendOnceParams, SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
+import { slotSentAt, type SlotRef, type TickStore } from '../../core/store/index.ts'
 import { confirmationDepth } from '../../core/finality.ts'
 import type { TickDeps } from './types.ts'
 
@@ -23,4 +24,16 @@ export function slotBaseOf(deps: TickDeps, nowMs: number): SlotBase {
     confirmations: confirmationDepth(deps.deployment.chainId, deps.confirmations),
     ...(deps.fees ? { fees: deps.fees } : {}),
   }
+}
+
+/**
+ * When the transaction a send settled was recorded (store time, ms), whichever tick sent it: the
+ * outcome's own time when it confirmed now, the slot's when an earlier tick completed it; `fallback` when
+ * the store answers no slot. A send's event is timed by it, so every tick that records the event (one
+ * that lost the send to another included) writes the same one, and the store keeps it once.
+ */
+export async function sentAtOf(store: Pick<TickStore, 'getSlot'>, sent: SlotSendOutcome, ref: SlotRef, fallback: number): Promise<number> {
+  if (sent.status === 'confirmed') return sent.sentAt
+  const slot = await store.getSlot(ref)
+  return slot ? slotSentAt(slot) : fallback
 }
