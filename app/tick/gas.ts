@@ -7,7 +7,7 @@ import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import type { GasStep } from '../../core/lifecycle/gasPlan.ts'
 import { toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import type { SlotBase } from './slots.ts'
+import { movedAmount, type SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
 export async function topUpGas(
@@ -35,7 +35,7 @@ export async function topUpGas(
   })
   const txHash = 'txHash' in sent ? sent.txHash : null
   // A tick that lost the slot to an earlier one reports that one's top-up: the value its signed bytes move.
-  const amount = (sent.status === 'confirmed' && sent.earlier?.rawTx ? signedExecutionValue(sent.earlier.rawTx) : null) ?? step.amount
+  const amount = movedAmount(sent, signedExecutionValue, step.amount)
   const result = { status: sent.status, amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
   if (sent.status !== 'confirmed') return { result }
   // At the time the slot's transaction was recorded, as a later tick settling the slot writes it: the

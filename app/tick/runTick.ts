@@ -27,7 +27,7 @@ import { runDeathProtocol } from './death.ts'
 import { topUpGas } from './gas.ts'
 import { finishTick } from './finish.ts'
 import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
-import { DEFAULT_LEASE_MS, slotBaseOf, type SlotBase } from './slots.ts'
+import { DEFAULT_LEASE_MS, movedAmount, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
@@ -529,7 +529,7 @@ async function redeemRunway(
   })
   const txHash = 'txHash' in sent ? sent.txHash : null
   // A tick that lost the slot to an earlier one reports that one's redemption: the amount its signed bytes move.
-  const amount = (sent.status === 'confirmed' && sent.earlier?.rawTx ? signedTransferAmount(sent.earlier.rawTx) : null) ?? step.amount
+  const amount = movedAmount(sent, signedTransferAmount, step.amount)
   const result = { status: sent.status, amount, txHash, ...('reason' in sent ? { reason: sent.reason } : {}) }
   if (sent.status !== 'confirmed') return { result, txHash }
   // At the time the slot's transaction was recorded (the chain time of the tick that signed it), as a

@@ -1,6 +1,7 @@
 // What every exactly-once send of one tick shares: the store, the chain, the tick's invocation as the
 // owner of the slots it claims, the tick's time, how long a claim holds before a retry may take over,
 // and how deep a receipt must be before its slot is final (the chain's confirmation depth).
+import type { Hex } from 'viem'
 import type { SendOnceParams, SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
 import { slotSentAt, type SlotRef, type TickStore } from '../../core/store/index.ts'
 import { confirmationDepth } from '../../core/finality.ts'
@@ -36,4 +37,12 @@ export async function sentAtOf(store: Pick<TickStore, 'getSlot'>, sent: SlotSend
   if (sent.status === 'confirmed') return sent.sentAt
   const slot = await store.getSlot(ref)
   return slot ? slotSentAt(slot) : fallback
+}
+
+/**
+ * What a send moved: when it settled another attempt's transaction (it lost the slot to that one), what
+ * that one's signed bytes move (`read`); otherwise what this attempt planned.
+ */
+export function movedAmount(sent: SlotSendOutcome, read: (rawTx: Hex) => bigint | null, planned: bigint): bigint {
+  return (sent.status === 'confirmed' && sent.earlier?.rawTx ? read(sent.earlier.rawTx) : null) ?? planned
 }
