@@ -132,13 +132,11 @@ export function formatBundleBench(r: BundleBenchResult): string {
     `${formatRatio(bytes / r.goalBytes, 2)} of ${kb(r.goalBytes)}`,
     verdict(bytes / r.goalBytes, 1),
   ]
-  const rows = (['tick', 'heartbeat', 'walker', 'api'] as const).map((name) =>
-    row(`\`${r[name].entry}\``, r[name].bytes, r[name].bytesWithAwsSdk),
-  )
+  const names = ['tick', 'heartbeat', 'walker', 'api'] as const
+  const rows = names.map((name) => row(`\`${r[name].entry}\``, r[name].bytes, r[name].bytesWithAwsSdk))
   rows.push(["baseline: viem's public client over http alone", kb(r.viemFloor), '', formatRatio(1, 2), '', ''])
   rows.push(row("the API's router alone: an empty @hono/zod-openapi app", r.openApiFloor))
   rows.push(row("the API's x402 settlement alone: @x402/core's facilitator with @x402/evm's exact scheme", r.x402Floor))
-  const names = ['tick', 'heartbeat', 'walker', 'api'] as const
   const parts = names.flatMap((name) => [
     '',
     `Largest parts of the ${name} bundle:`,
