@@ -2,6 +2,7 @@
 // dependencies, and the on-chain truth the suites check the store against (RedeemedDelegation logs,
 // USDC transfers out of the owner, VitalityOracle phase transitions).
 import { randomUUID } from 'node:crypto'
+import { expect } from 'vitest'
 import { readFileSync } from 'node:fs'
 import {
   createPublicClient,
@@ -20,7 +21,8 @@ import type { Delegation } from '@metamask/smart-accounts-kit'
 import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
 import { MockPriceFeedAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import type { GolemProfile } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile, serializeGolemProfile, type GolemProfile } from '../../core/lifecycle/profile.ts'
+import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { staggerOffset } from '../../core/lifecycle/stagger.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
 import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
@@ -309,4 +311,39 @@ export async function freshFeeds(env: Pick<HeartbeatEnv, 'client' | 'devnet'>): 
     await env.client.waitForTransactionReceipt({
       hash: await env.devnet.deployer.writeContract({ address: feed, abi: MockPriceFeedAbi, functionName: 'setAnswer', args: [answer] }),
     })
+}
+
+/**
+ * A paid feed of `seconds` of runway (12 USDC) credited to the Golem's profile as the API credits it, which
+ * records the reprieve the next tick serves; `nonceByte` makes the payment's id.
+ */
+export async function feedGolem(
+  env: Pick<HeartbeatEnv, 'store' | 'client'>,
+  golemId: string,
+  seconds: bigint,
+  nonceByte: string,
+): Promise<void> {
+  const record = (await env.store.getGolem(golemId))!
+  const now = await chainNow(env.client)
+  const payer = '0x00000000000000000000000000000000000000fe' as const
+  const credit = applyCredit(
+    parseGolemProfile(record.profile),
+    {
+      kind: 'feed',
+      id: paymentCreditId(payer, `0x${nonceByte.repeat(32)}`),
+      seconds,
+      amount: USDC(12),
+      payer,
+      creditedAtMs: Number(now) * 1000,
+    } as never,
+    now,
+  )
+  expect(credit.applied).toBe(true)
+  const updated = await env.store.updateGolem({
+    golemId,
+    expectedVersion: record.version,
+    patch: { profile: serializeGolemProfile(credit.profile) },
+    now: Number(now) * 1000,
+  })
+  expect(updated.updated).toBe(true)
 }

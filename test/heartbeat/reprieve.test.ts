@@ -2,14 +2,13 @@
 // operator's audited resetPhase back to the phase the fed vitality points to, exactly once, after which
 // the Golem moves forward again from there (and may post a phase it posted before its reset).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
-import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { progressLine } from '../../local/consoleLines.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, chainNow, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, allEvents, feedGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: fed-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -43,32 +42,6 @@ beforeAll(async () => {
 })
 afterAll(async () => env?.stop())
 
-async function feed(seconds: bigint, nonceByte: string) {
-  const record = (await env.store.getGolem('fed'))!
-  const now = await chainNow(env.client)
-  const payer = '0x00000000000000000000000000000000000000fe' as const
-  const credit = applyCredit(
-    parseGolemProfile(record.profile),
-    {
-      kind: 'feed',
-      id: paymentCreditId(payer, `0x${nonceByte.repeat(32)}`),
-      seconds,
-      amount: USDC(12),
-      payer,
-      creditedAtMs: Number(now) * 1000,
-    } as never,
-    now,
-  )
-  expect(credit.applied).toBe(true)
-  const updated = await env.store.updateGolem({
-    golemId: 'fed',
-    expectedVersion: record.version,
-    patch: { profile: serializeGolemProfile(credit.profile) },
-    now: Number(now) * 1000,
-  })
-  expect(updated.updated).toBe(true)
-}
-
 describe('reprieve', () => {
   it('resets a Declining Golem to the phase its fed vitality points to, once, and it moves on from there', async () => {
     let r = await beat()
@@ -82,7 +55,7 @@ describe('reprieve', () => {
 
     // Fed 11 more days of runway at day 27: at day 28 economic 13/30, vitality ~0.52, so the operator
     // resets Declining -> Stable (docs/vitality.md thresholds).
-    await feed(11n * BigInt(DAY), 'ab')
+    await feedGolem(env, 'fed', 11n * BigInt(DAY), 'ab')
     await env.devnet.increaseTime(DAY)
     r = await beat()
     expect(errors).toEqual([])

@@ -7,13 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { runTick } from '../../app/tick/runTick.ts'
-import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
-import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, chainNow, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, allEvents, feedGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: fed-twice\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -47,28 +46,7 @@ beforeAll(async () => {
   expect(errors).toEqual([])
   expect((await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)).map((t) => t.to)).toEqual([1, 2, 3])
   // Fed 11 more days of runway: the next tick resets Declining -> Stable.
-  const record = (await env.store.getGolem('fed-twice'))!
-  const now = await chainNow(env.client)
-  const payer = '0x00000000000000000000000000000000000000fe' as const
-  const credit = applyCredit(
-    parseGolemProfile(record.profile),
-    {
-      kind: 'feed',
-      id: paymentCreditId(payer, `0x${'cd'.repeat(32)}`),
-      seconds: 11n * BigInt(DAY),
-      amount: USDC(12),
-      payer,
-      creditedAtMs: Number(now) * 1000,
-    } as never,
-    now,
-  )
-  const fed = await env.store.updateGolem({
-    golemId: 'fed-twice',
-    expectedVersion: record.version,
-    patch: { profile: serializeGolemProfile(credit.profile) },
-    now: Number(now) * 1000,
-  })
-  expect(fed.updated).toBe(true)
+  await feedGolem(env, 'fed-twice', 11n * BigInt(DAY), 'cd')
   await env.devnet.increaseTime(DAY)
 }, 240_000)
 afterAll(async () => env?.stop())
