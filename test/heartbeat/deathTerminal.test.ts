@@ -14,10 +14,17 @@ import type { TickResult } from '../../app/tick/types.ts'
 import { ChainGolemState } from '../../functions/api/services/chainState.ts'
 import { StoreGolemRegistry } from '../../functions/api/services/storeRegistry.ts'
 import type { ProvisionedGolem } from '../../local/provision.ts'
-import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
-import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { deregisterStep, MAX_DEREGISTER_ATTEMPTS, terminalResetStep } from '../../core/lifecycle/deathPlan.ts'
-import { DAY, USDC, chainNow, passStaggerOffsets, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import {
+  DAY,
+  USDC,
+  chainNow,
+  creditGolem,
+  passStaggerOffsets,
+  provisionExampleGolem,
+  startHeartbeatEnv,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: broke-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 2\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -59,34 +66,12 @@ async function resetAndDeregistration(golemKey: Address) {
   return logs.filter((l) => l.args.golem === golemKey)
 }
 
-/** An x402 extension credited to the profile, as the API credits it. */
-async function extend(golemId: string, seconds: bigint) {
-  const record = (await env.store.getGolem(golemId))!
-  const now = await chainNow(env.client)
-  const payer = '0x00000000000000000000000000000000000000fe' as const
-  const credit = applyCredit(
-    parseGolemProfile(record.profile),
-    {
-      kind: 'extend',
-      id: paymentCreditId(payer, `0x${'cd'.repeat(32)}`),
-      seconds,
-      amount: USDC(5),
-      payer,
-      creditedAtMs: Number(now) * 1000,
-    } as never,
-    now,
-  )
-  expect(credit.applied).toBe(true)
-  const patch = { profile: serializeGolemProfile(credit.profile) }
-  expect((await env.store.updateGolem({ golemId, expectedVersion: record.version, patch, now: Number(now) * 1000 })).updated).toBe(true)
-}
-
 /**
  * Ten days of runway paid, so its vitality stays high and the grant's end, not Terminal, ends its life;
  * then past that end with no ETH left on its key to pay for its own Terminal post.
  */
 async function pastGrantEndWithoutGas(g: ProvisionedGolem) {
-  await extend(g.golemId, 10n * BigInt(DAY))
+  await creditGolem(env, g.golemId, { kind: 'extend', seconds: 10n * BigInt(DAY), amount: USDC(5), nonceByte: 'cd' })
   await env.devnet.increaseTime(2 * DAY + 60)
   await rpc('anvil_setBalance', [g.golemKey, numberToHex(0n)])
 }

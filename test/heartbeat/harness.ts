@@ -314,14 +314,13 @@ export async function freshFeeds(env: Pick<HeartbeatEnv, 'client' | 'devnet'>): 
 }
 
 /**
- * A paid feed of `seconds` of runway (12 USDC) credited to the Golem's profile as the API credits it, which
- * records the reprieve the next tick serves; `nonceByte` makes the payment's id.
+ * An x402 payment credited to the Golem's profile as the API credits it: `seconds` of runway for `amount`
+ * (a feed also records the reprieve the next tick serves); `nonceByte` makes the payment's id.
  */
-export async function feedGolem(
+export async function creditGolem(
   env: Pick<HeartbeatEnv, 'store' | 'client'>,
   golemId: string,
-  seconds: bigint,
-  nonceByte: string,
+  payment: { kind: 'extend' | 'feed'; seconds: bigint; amount: bigint; nonceByte: string },
 ): Promise<void> {
   const record = (await env.store.getGolem(golemId))!
   const now = await chainNow(env.client)
@@ -329,10 +328,10 @@ export async function feedGolem(
   const credit = applyCredit(
     parseGolemProfile(record.profile),
     {
-      kind: 'feed',
-      id: paymentCreditId(payer, `0x${nonceByte.repeat(32)}`),
-      seconds,
-      amount: USDC(12),
+      kind: payment.kind,
+      id: paymentCreditId(payer, `0x${payment.nonceByte.repeat(32)}`),
+      seconds: payment.seconds,
+      amount: payment.amount,
       payer,
       creditedAtMs: Number(now) * 1000,
     } as never,

@@ -8,7 +8,7 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { progressLine } from '../../local/consoleLines.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, allEvents, feedGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, allEvents, creditGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: fed-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -55,7 +55,7 @@ describe('reprieve', () => {
 
     // Fed 11 more days of runway at day 27: at day 28 economic 13/30, vitality ~0.52, so the operator
     // resets Declining -> Stable (docs/vitality.md thresholds).
-    await feedGolem(env, 'fed', 11n * BigInt(DAY), 'ab')
+    await creditGolem(env, 'fed', { kind: 'feed', seconds: 11n * BigInt(DAY), amount: USDC(12), nonceByte: 'ab' })
     await env.devnet.increaseTime(DAY)
     r = await beat()
     expect(errors).toEqual([])

@@ -12,7 +12,7 @@ import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, allEvents, feedGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, allEvents, creditGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 
 const STRATEGY =
   '---\nname: fed-twice\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -46,7 +46,7 @@ beforeAll(async () => {
   expect(errors).toEqual([])
   expect((await phaseTransitions(env.client, env.devnet.deployment.vitalityOracle, golem.golemKey)).map((t) => t.to)).toEqual([1, 2, 3])
   // Fed 11 more days of runway: the next tick resets Declining -> Stable.
-  await feedGolem(env, 'fed-twice', 11n * BigInt(DAY), 'cd')
+  await creditGolem(env, 'fed-twice', { kind: 'feed', seconds: 11n * BigInt(DAY), amount: USDC(12), nonceByte: 'cd' })
   await env.devnet.increaseTime(DAY)
 }, 240_000)
 afterAll(async () => env?.stop())

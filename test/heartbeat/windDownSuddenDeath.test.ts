@@ -18,14 +18,13 @@ import { runTick } from '../../app/tick/runTick.ts'
 import { slotBaseOf } from '../../app/tick/slots.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { windDown } from '../../app/tick/windDown.ts'
-import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { redeemBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { sendOwnerCalls } from '../../local/ownerActions.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, type HeartbeatEnv, freshFeeds } from './harness.ts'
+import { DAY, USDC, creditGolem, passStaggerOffsets, startHeartbeatEnv, usdcBalance, type HeartbeatEnv, freshFeeds } from './harness.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 
@@ -236,25 +235,7 @@ describe('a Golem whose grant ends before its next tick', () => {
     expect(deposit.status).toBe('executed')
     // Ten days of runtime paid: its vitality stays high, so the grant's end, not its phase, ends its life.
     const record = (await env.store.getGolem('expiring'))!
-    const now = (await client.getBlock()).timestamp
-    const payer = '0x00000000000000000000000000000000000000fe' as const
-    const credit = applyCredit(
-      parseGolemProfile(record.profile),
-      {
-        kind: 'extend',
-        id: paymentCreditId(payer, `0x${'ab'.repeat(32)}`),
-        seconds: 10n * BigInt(DAY),
-        amount: USDC(5),
-        payer,
-        creditedAtMs: Number(now) * 1000,
-      } as never,
-      now,
-    )
-    expect(credit.applied).toBe(true)
-    const patch = { profile: serializeGolemProfile(credit.profile) }
-    expect(
-      (await env.store.updateGolem({ golemId: 'expiring', expectedVersion: record.version, patch, now: Number(now) * 1000 })).updated,
-    ).toBe(true)
+    await creditGolem(env, 'expiring', { kind: 'extend', seconds: 10n * BigInt(DAY), amount: USDC(5), nonceByte: 'ab' })
 
     // Half an hour before the grant ends, with a tick every hour: the last tick that can still close.
     const profile = parseGolemProfile(record.profile)
