@@ -125,15 +125,21 @@ export async function rotateSessionKey(
     patch: { sessionKeyAddress: to, profile: serializeGolemProfile(next) },
     now: input.nowMs,
   })
-  // A credit may have landed meanwhile: the conflict answer carries the record to switch instead.
+  // A credit may have landed meanwhile: the conflict answer carries the record to switch instead. When
+  // that record is switched to this key already, another attempt of this rotation (a tick, the operator's
+  // request) won the switch: it is not written again, or whatever landed on the record after that switch
+  // (an owner's renewal for the new key, a credit) would be overwritten by this attempt's grant.
   if (!updated.updated && updated.reason === 'version' && updated.current?.status === 'alive') {
     const latest = updated.current
-    updated = await deps.store.updateGolem({
-      golemId: golem.golemId,
-      expectedVersion: latest.version,
-      patch: { sessionKeyAddress: to, profile: serializeGolemProfile(profileAfterRotation(parseGolemProfile(latest.profile), pending)) },
-      now: input.nowMs,
-    })
+    const latestProfile = parseGolemProfile(latest.profile)
+    updated = isAddressEqual(latestProfile.golemKey, to)
+      ? { updated: true, golem: latest }
+      : await deps.store.updateGolem({
+          golemId: golem.golemId,
+          expectedVersion: latest.version,
+          patch: { sessionKeyAddress: to, profile: serializeGolemProfile(profileAfterRotation(latestProfile, pending)) },
+          now: input.nowMs,
+        })
   }
   if (!updated.updated) return null
   await deps.signers.retire(profile)

@@ -4,14 +4,17 @@
 // store's key lookup switch, the old key is zeroed, and the current period is never redeemed twice.
 // An attempt that ends without rotating (its operator nonce taken by another instance) is retried
 // under a fresh slot instead of blocking the key's rotation for good, and a tick that dies after the
-// oracle moved the identity is finished by the next one with the same new key.
+// oracle moved the identity is finished by the next one with the same new key. Two attempts of one
+// rotation (a tick and the operator's request) switch the record once: the loser writes nothing over
+// what landed after the winner's switch.
 import { parseEther, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PolicyCageAbi, VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
+import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { constitutionHash, parseConstitution } from '../../core/policy/index.ts'
 import type { Store } from '../../core/store/index.ts'
 import { runTick } from '../../app/tick/runTick.ts'
+import { rotateOnRequest } from '../../app/tick/rotateOnRequest.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { LocalKeyRotation } from '../../local/rotation.ts'
@@ -239,5 +242,82 @@ describe('session-key rotation in the tick', () => {
     await env.devnet.increaseTime(DAY)
     expect((await tick(golem.golemId, 'crash-day-8')).redemption?.status).toBe('confirmed')
     expect(await redemptionsBy(env.client, dm(), pending!.to)).toHaveLength(1)
+  })
+
+  it("a rotation that loses the switch to another attempt of it writes nothing again: the owner's renewal queued after the winner's switch stays", async () => {
+    const golem = await provisionGolem({
+      clients: env.devnet,
+      deployment: env.devnet.deployment,
+      store: env.store,
+      signers: env.signers,
+      owner,
+      golemId: 'rot-race',
+      strategy: STRATEGY,
+      runwayDays: 30,
+    })
+    await passStaggerOffsets(env.devnet, [golem.golemId])
+    await tick(golem.golemId, 'race-day-0')
+    await env.devnet.increaseTime(7 * DAY + 60)
+    const operator = env.devnet.operator.account.address
+    const operatorBefore = await sentCount(env.client, operator)
+
+    // The tick's switch write waits while the operator's request runs the same rotation through (its
+    // oracle transaction already landed, so the request finds it done and switches first), and the owner
+    // then queues a renewal for the new key: the tick's write meets a newer record.
+    let winner: { from: Address; to: Address } | undefined
+    let renewed: string | undefined
+    const switchWrites: boolean[] = []
+    const racing: Store = new Proxy(env.store, {
+      get(target, name, receiver) {
+        if (name === 'updateGolem') {
+          return async (input: Parameters<Store['updateGolem']>[0]) => {
+            if (input.patch.sessionKeyAddress === undefined) return target.updateGolem(input)
+            if (winner === undefined) {
+              winner = await rotateOnRequest({ ...env.deps('race-request'), rotation }, golem.golemId)
+              const record = (await target.getGolem(golem.golemId))!
+              const profile = parseGolemProfile(record.profile)
+              const { runway } = profile
+              const renewal = {
+                chain: runway.chain,
+                periodAmount: runway.periodAmount,
+                periodDelegationHash: runway.periodDelegationHash,
+                periodTerms: runway.periodTerms,
+                chainHashes: runway.chainHashes,
+                periodStart: runway.expiresAt,
+                expiresAt: runway.expiresAt + 30n * BigInt(DAY),
+              }
+              renewed = serializeGolemProfile({ ...profile, renewals: [renewal] })
+              const queued = await target.updateGolem({
+                golemId: golem.golemId,
+                expectedVersion: record.version,
+                patch: { profile: renewed },
+                now: input.now,
+              })
+              expect(queued.updated).toBe(true)
+            }
+            const result = await target.updateGolem(input)
+            switchWrites.push(result.updated)
+            return result
+          }
+        }
+        const value = Reflect.get(target, name, receiver) as unknown
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    const ticked = await runTick(env.deps('race-tick', { rotation, store: racing }), { golemId: golem.golemId })
+
+    expect(winner).toMatchObject({ from: golem.golemKey })
+    // The tick reports the rotation the chain and the record hold: the request's key.
+    expect(ticked.rotated).toMatchObject({ from: golem.golemKey, to: winner!.to })
+    // Its one switch write lost the version race, and it wrote no second one.
+    expect(switchWrites).toEqual([false])
+    const record = (await env.store.getGolem(golem.golemId))!
+    expect(record.profile).toBe(renewed)
+    expect(parseGolemProfile(record.profile).renewals).toHaveLength(1)
+    expect(record.sessionKeyAddress).toBe(winner!.to.toLowerCase())
+    // One oracle transaction, one event.
+    expect(await sentCount(env.client, operator)).toBe(operatorBefore + 1)
+    const events = (await allEvents(env.store, golem.golemId)).filter((e) => e.type === 'SessionKeyRotated')
+    expect(events.map((e) => e.data.newAddress)).toEqual([winner!.to])
   })
 })
