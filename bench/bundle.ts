@@ -29,9 +29,10 @@ export type BundleBenchResult = {
    */
   openApiFloor: number
   /**
-   * The API's x402 settlement alone, as adapters/x402/settlement.ts builds it: @x402/core's facilitator with
-   * @x402/evm's `exact` scheme over viem's public and wallet clients. The paid routes verify and settle in
-   * the API's own process, so the API carries at least this.
+   * The least an x402 settlement can be: @x402/core's facilitator with @x402/evm's `exact` scheme, its
+   * signer over the six viem actions it calls on a bare client. The paid routes verify and settle in the
+   * API's own process, so the API carries at least this (more as it is: viem's whole public and wallet
+   * clients).
    */
   x402Floor: number
   tick: BundleSize
@@ -61,16 +62,29 @@ function byPackage(metafile: Metafile): { name: string; bytes: number }[] {
 export const VIEM_FLOOR =
   "import { createPublicClient, http } from 'viem'\nexport const client = createPublicClient({ transport: http() })\n"
 
-/** The API's x402 settlement alone: the stock facilitator and `exact` scheme, nothing of Bardo's. */
+/**
+ * The least an x402 settlement can be: the stock facilitator and `exact` scheme, nothing of Bardo's, its
+ * signer over only the viem actions the scheme calls (viem's whole public and wallet clients, as the API
+ * builds them, add about 75 KB).
+ */
 export const X402_FLOOR = [
   "import { x402Facilitator } from '@x402/core/facilitator'",
   "import { toFacilitatorEvmSigner } from '@x402/evm'",
   "import { ExactEvmScheme } from '@x402/evm/exact/facilitator'",
-  "import { createPublicClient, createWalletClient, http } from 'viem'",
+  "import { createClient, http } from 'viem'",
   "import { privateKeyToAccount } from 'viem/accounts'",
-  'const publicClient = createPublicClient({ transport: http() })',
-  'const wallet = createWalletClient({ account: privateKeyToAccount(process.env.KEY as `0x${string}`), transport: http() })',
-  'const signer = toFacilitatorEvmSigner({ ...publicClient, ...wallet, address: wallet.account.address } as never)',
+  "import { getCode, readContract, sendTransaction, verifyTypedData, waitForTransactionReceipt, writeContract } from 'viem/actions'",
+  'const account = privateKeyToAccount(process.env.KEY as `0x${string}`)',
+  'const client = createClient({ account, transport: http() })',
+  'const signer = toFacilitatorEvmSigner({',
+  '  address: account.address,',
+  '  readContract: (a) => readContract(client, a as never),',
+  '  verifyTypedData: (a) => verifyTypedData(client, a as never),',
+  '  writeContract: (a) => writeContract(client, a as never),',
+  '  sendTransaction: (a) => sendTransaction(client, a as never),',
+  '  waitForTransactionReceipt: (a) => waitForTransactionReceipt(client, a),',
+  '  getCode: (a) => getCode(client, a),',
+  '})',
   "export const facilitator = new x402Facilitator().register('eip155:8453', new ExactEvmScheme(signer))",
   '',
 ].join('\n')
@@ -136,7 +150,7 @@ export function formatBundleBench(r: BundleBenchResult): string {
   const rows = names.map((name) => row(`\`${r[name].entry}\``, r[name].bytes, r[name].bytesWithAwsSdk))
   rows.push(["baseline: viem's public client over http alone", kb(r.viemFloor), '', formatRatio(1, 2), '', ''])
   rows.push(row("the API's router alone: an empty @hono/zod-openapi app", r.openApiFloor))
-  rows.push(row("the API's x402 settlement alone: @x402/core's facilitator with @x402/evm's exact scheme", r.x402Floor))
+  rows.push(row("the least an x402 settlement can be: @x402/core's facilitator, @x402/evm's exact scheme, six viem actions", r.x402Floor))
   const parts = names.flatMap((name) => [
     '',
     `Largest parts of the ${name} bundle:`,
