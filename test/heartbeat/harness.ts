@@ -2,7 +2,6 @@
 // dependencies, and the on-chain truth the suites check the store against (RedeemedDelegation logs,
 // USDC transfers out of the owner, VitalityOracle phase transitions).
 import { randomUUID } from 'node:crypto'
-import { expect } from 'vitest'
 import { readFileSync } from 'node:fs'
 import {
   createPublicClient,
@@ -337,12 +336,12 @@ export async function creditGolem(
     } as never,
     now,
   )
-  expect(credit.applied).toBe(true)
+  if (!credit.applied) throw new Error(`creditGolem: the credit was not applied (${credit.reason})`)
   const updated = await env.store.updateGolem({
     golemId,
     expectedVersion: record.version,
     patch: { profile: serializeGolemProfile(credit.profile) },
     now: Number(now) * 1000,
   })
-  expect(updated.updated).toBe(true)
+  if (!updated.updated) throw new Error(`creditGolem: the record moved (${updated.reason})`)
 }
