@@ -46,18 +46,23 @@ export function benchGoals(results: BenchResults): Goal[] {
     })
 
   const busy = row?.busy
-  if (!busy?.store) goals.push({ n: 2, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })
+  const onBlocks = row?.busyOnBlocks
+  if (!busy?.store || !onBlocks) goals.push({ n: 2, missing: `npm run bench -- heartbeat (dynalite at ${GOAL_GOLEMS} Golems)` })
   else {
-    // Where the ticks' time went, beside the throughput: the chain's CPU and the ticks' (with the store emulator's).
-    const split = busyTickCpu(busy, heartbeat!.cores)
+    // The throughput is judged on blocks (the target chain's block time, the deployment's ticks in flight):
+    // under automine the chain builds a block for every transaction, work no chain does a heartbeat's worth
+    // of times, so that figure (kept beside it) measures the emulator more than the ticks. Beside both, where
+    // the ticks' time went on blocks: the chain's CPU and the ticks' (with the store emulator's).
+    const split = busyTickCpu(onBlocks, heartbeat!.cores)
     const cpu = split
-      ? `; CPU per busy tick: chain ${split.chainMs.toFixed(1)} ms, ticks and store ${split.benchMs.toFixed(1)} ms (ceiling ${Math.round(split.ceilingPerMinute).toLocaleString('en-US')} ticks/min on ${heartbeat!.cores} cores)`
+      ? `; CPU per busy tick on blocks: chain ${split.chainMs.toFixed(1)} ms, ticks and store ${split.benchMs.toFixed(1)} ms (ceiling ${Math.round(split.ceilingPerMinute).toLocaleString('en-US')} ticks/min on ${heartbeat!.cores} cores)`
       : ''
+    const perMinute = (v: number) => Math.round(v).toLocaleString('en-US')
     goals.push({
       n: 2,
-      measured: `${busy.store.requestsPerTick.toFixed(2)} DynamoDB requests per busy tick, ${Math.round(busy.ticksPerMinute).toLocaleString('en-US')} busy ticks/min${cpu}`,
+      measured: `${busy.store.requestsPerTick.toFixed(2)} DynamoDB requests per busy tick, ${perMinute(onBlocks.ticksPerMinute)} busy ticks/min on ${onBlocks.blockSeconds}-second blocks with ${perMinute(onBlocks.inFlight)} ticks in flight (${perMinute(busy.ticksPerMinute)} under automine with ${perMinute(heartbeat!.concurrency)})${cpu}`,
       target: `<= 4 requests, >= 3,000 ticks/min at ${GOAL_GOLEMS.toLocaleString('en-US')} Golems on dynalite`,
-      verdict: verdict(busy.store.requestsPerTick <= 4 && busy.ticksPerMinute >= 3_000),
+      verdict: verdict(busy.store.requestsPerTick <= 4 && onBlocks.ticksPerMinute >= 3_000),
     })
   }
 

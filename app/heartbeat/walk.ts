@@ -43,10 +43,13 @@ export type WalkDeps = {
 /** A tick every minute, no self-extension, no rotation, the default vitality. */
 export const PLAIN_TICKS: TickNeedParameters = { beatSeconds: 60n }
 
+/** Golems handed over in one tick invocation, unless the walk is told otherwise. */
+export const WALK_BATCH_SIZE = 10
+
 export async function walkShard(deps: WalkDeps, walk: ShardWalk): Promise<WalkResult> {
   const nowMs = Number(walk.timestamp) * 1000
   const pageSize = deps.pageSize ?? DEFAULT_PAGE_SIZE
-  const batchSize = deps.batchSize ?? 10
+  const batchSize = deps.batchSize ?? WALK_BATCH_SIZE
   const handOver = deps.handOverConcurrency ?? 8
   const result: WalkResult = {
     shards: walk.shards,
