@@ -39,7 +39,7 @@ import { TICK_CONCURRENCY } from '../functions/tick/handler.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../app/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
-import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../local/dynalite.ts'
+import { createTable, documentClient, localDynamoClient, startDynaliteProcess, type Dynalite } from '../local/dynalite.ts'
 import { provisionFleet } from '../test/heartbeat/fleet.ts'
 import { WHOLE_RUNWAY_ON_KEY } from '../test/heartbeat/harness.ts'
 import { childCpuMs, processCpuMs } from './lib/cpuTime.ts'
@@ -68,7 +68,8 @@ export type PhaseNumbers = {
   store: StoreNumbers | null
   /**
    * CPU time over the phase, in milliseconds: the chain's process (anvil; null where /proc cannot tell)
-   * and this one (the ticks, the heartbeat, the AWS SDK and, on dynalite, the store itself).
+   * and the ticks' with the store's: this one (the ticks, the heartbeat, the AWS SDK) and, on dynalite, the
+   * emulator's own process.
    */
   cpu: { chainMs: number | null; benchMs: number }
 }
@@ -160,7 +161,7 @@ type Env = {
   /** DynamoDB requests of the current store by command name, counted on the wire (the serialised request). */
   storeCounts: Map<string, { requests: number; bytes: number }> | null
   owner: OwnerAccount
-  dynalite?: Dynalite
+  dynalite?: Dynalite & { pid: number }
 }
 
 async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; close: () => void }> {
@@ -168,7 +169,10 @@ async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; clo
     env.storeCounts = null
     return { store: new InMemoryStore(), close: () => {} }
   }
-  env.dynalite ??= await startDynalite()
+  // In a process of its own, as DynamoDB never runs in a function's. The client keeps the SDK's 50
+  // sockets: with 1,000 (one per tick in flight, as many functions would open) dynalite's one process
+  // hung up on some of them.
+  env.dynalite ??= await startDynaliteProcess()
   const raw = localDynamoClient(env.dynalite.endpoint)
   const counts = new Map<string, { requests: number; bytes: number }>()
   env.storeCounts = counts
@@ -201,11 +205,14 @@ async function measure(
   env.storeCounts?.clear()
   const chainPid = env.devnet.anvil.process.pid
   const chainBefore = childCpuMs(chainPid)
-  const benchBefore = processCpuMs()
+  // The store's emulator runs beside the ticks only on a dynalite row.
+  const storePid = env.storeCounts ? env.dynalite?.pid : undefined
+  const storeCpu = () => (storePid === undefined ? 0 : (childCpuMs(storePid) ?? 0))
+  const benchBefore = processCpuMs() + storeCpu()
   const started = performance.now()
   const { ticks, invocations } = await run()
   const seconds = (performance.now() - started) / 1000
-  const benchMs = processCpuMs() - benchBefore
+  const benchMs = processCpuMs() + storeCpu() - benchBefore
   const chainAfter = childCpuMs(chainPid)
   const cpu = { chainMs: chainBefore === null || chainAfter === null ? null : chainAfter - chainBefore, benchMs }
   if (ticks !== expectTicks) throw new Error(`heartbeat bench: ${ticks} ticks ran, ${expectTicks} expected`)
@@ -335,7 +342,7 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
   const stores = options.stores ?? ['memory', 'dynalite']
   const concurrency = options.concurrency ?? 8
   process.env.DO_NOT_TRACK ??= '1'
-  let dynalite: Dynalite | undefined
+  let dynalite: (Dynalite & { pid: number }) | undefined
   try {
     const rows: HeartbeatBenchRow[] = []
     let provisionSeconds = 0
@@ -376,7 +383,7 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
 }
 
 /** A fresh devnet, its counted client and a funded owner; the store emulator is shared between rows. */
-async function openChain(dynalite: Dynalite | undefined): Promise<Env> {
+async function openChain(dynalite: (Dynalite & { pid: number }) | undefined): Promise<Env> {
   const devnet = await startDevnet()
   try {
     const counts = new Map<string, number>()

@@ -2,9 +2,11 @@
 // the one table Bardo uses. Everything listens on 127.0.0.1; stop() frees the port and the data.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import { spawn } from 'node:child_process'
 import type { Server } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
+import { dirname } from 'node:path'
 import { LocalStackError } from './errors.ts'
 
 // dynalite ships no types; this is the slice of its API used here.
@@ -37,6 +39,47 @@ export async function startDynalite(): Promise<Dynalite> {
       stopped ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()))
         server.closeAllConnections()
+      })
+      return stopped
+    },
+  }
+}
+
+/**
+ * Starts dynalite in a process of its own (in-memory, a free loopback port), for a benchmark that must
+ * not share its own thread with the store's emulator, as a deployment never shares its functions' with
+ * DynamoDB. `pid` is the server's process.
+ */
+export async function startDynaliteProcess(): Promise<Dynalite & { pid: number }> {
+  const server = [
+    "const server = require('dynalite')({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })",
+    "server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\\n`))",
+    "process.on('SIGTERM', () => process.exit(0))",
+    "process.on('disconnect', () => process.exit(0))",
+  ].join('\n')
+  const child = spawn(process.execPath, ['-e', server], {
+    cwd: dirname(createRequire(import.meta.url).resolve('dynalite/package.json')),
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  })
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const line = out.split('\n')[0]
+      if (out.includes('\n') && Number(line) > 0) resolve(Number(line))
+    })
+    child.once('exit', (code) => reject(new LocalStackError('DYNALITE', `dynalite exited (${code}) before it listened`)))
+    child.once('error', reject)
+  })
+  let stopped: Promise<void> | undefined
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
       })
       return stopped
     },
