@@ -26,12 +26,12 @@ import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.t
 import { startDevnet } from '../local/devnet.ts'
 import { provisionGolem } from '../local/provision.ts'
 import { countingTransport } from './lib/countingTransport.ts'
-import { formatRatio, verdict } from './lib/table.ts'
+import { API_GOAL } from './lib/goalFigures.ts'
+import { formatRatio } from './lib/table.ts'
 import { numberArg } from './lib/numberArg.ts'
 
-/** The goal: the real route keeps at least half of bare Hono's throughput, with p99 under 25 ms. */
+/** The chain's block time (Base's): the route's chain state is shared per block. */
 const BLOCK_SECONDS = 2
-export const API_GOAL = { minRpsRatio: 0.5, maxP99Ms: 25 } as const
 
 export type RouteStats = { requests: number; rps: number; p50Ms: number; p99Ms: number; errors: number }
 
@@ -53,7 +53,7 @@ export type ApiBenchResult = {
   /** JSON-RPC requests the real route made per request (warm-up included), and by method. */
   rpcPerRequest: number
   rpcByMethod: Record<string, number>
-  /** PASS when rpsRatio >= 0.5 and the real route's p99 < 25 ms. */
+  /** PASS when rpsRatio >= 0.9 and p99Ratio <= 1.2. */
   goal: 'PASS' | 'MISS'
 }
 
@@ -208,6 +208,7 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
     const rpcByMethod = await servers.stop()
     const rpc = Object.values(rpcByMethod).reduce((a, b) => a + b, 0)
     const rpsRatio = ratio(permissionHealth.rps, bareStats.rps)
+    const p99Ratio = ratio(permissionHealth.p99Ms, bareStats.p99Ms)
     return {
       requests,
       concurrency,
@@ -216,11 +217,11 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
       permissionHealthStubbed,
       bare: bareStats,
       rpsRatio,
-      p99Ratio: ratio(permissionHealth.p99Ms, bareStats.p99Ms),
+      p99Ratio,
       stubbedRpsRatio: ratio(permissionHealthStubbed.rps, bareStats.rps),
       rpcPerRequest: Math.round((rpc / (permissionHealth.requests + warmup)) * 1000) / 1000,
       rpcByMethod,
-      goal: verdict(rpsRatio, API_GOAL.minRpsRatio, 'atLeast') === 'PASS' && permissionHealth.p99Ms < API_GOAL.maxP99Ms ? 'PASS' : 'MISS',
+      goal: rpsRatio >= API_GOAL.minRpsRatio && p99Ratio <= API_GOAL.maxP99Ratio ? 'PASS' : 'MISS',
     }
   } finally {
     if (!stopped) await servers.stop()
@@ -241,7 +242,7 @@ export function formatApiBench(r: ApiBenchResult): string {
     `JSON-RPC per real request: ${r.rpcPerRequest} (${Object.entries(r.rpcByMethod)
       .map(([m, n]) => `${m} ${n}`)
       .join(', ')})`,
-    `goal: permission-health >= ${formatRatio(API_GOAL.minRpsRatio, 1)} bare throughput with p99 < ${API_GOAL.maxP99Ms} ms: ${formatRatio(r.rpsRatio, 3)}, p99 ${r.permissionHealth.p99Ms.toFixed(1)} ms -> ${r.goal}`,
+    `goal: permission-health >= ${formatRatio(API_GOAL.minRpsRatio, 1)} bare throughput with p99 <= ${formatRatio(API_GOAL.maxP99Ratio, 1)} bare's: ${formatRatio(r.rpsRatio, 3)}, p99 ${formatRatio(r.p99Ratio, 2)} -> ${r.goal}`,
   ].join('\n')
 }
 

@@ -7,7 +7,7 @@ import type { ColdStartBenchResult } from './coldStart.ts'
 import type { DashboardBenchResult } from './dashboard.ts'
 import type { GasBenchResult } from './gas.ts'
 import type { HeartbeatBenchResult } from './heartbeat.ts'
-import { busyTickCpu, GOAL_GOLEMS, idleGolemMinute, WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
+import { API_GOAL, BACKFILL_GOAL, busyTickCpu, GOAL_GOLEMS, idleGolemMinute, WALLET_GRANT_ALONE } from './lib/goalFigures.ts'
 import type { IndexerBenchResult } from './indexer.ts'
 
 export type BenchResults = Partial<{
@@ -71,8 +71,8 @@ export function benchGoals(results: BenchResults): Goal[] {
     goals.push({
       n: 3,
       measured: `permission health ${x(api.rpsRatio)} bare Hono's throughput, p99 ${x(api.p99Ratio)} bare's`,
-      target: '>= 0.9x throughput, p99 <= 1.2x',
-      verdict: verdict(api.rpsRatio >= 0.9 && api.p99Ratio <= 1.2),
+      target: `>= ${API_GOAL.minRpsRatio}x throughput, p99 <= ${API_GOAL.maxP99Ratio}x`,
+      verdict: verdict(api.rpsRatio >= API_GOAL.minRpsRatio && api.p99Ratio <= API_GOAL.maxP99Ratio),
     })
 
   if (!bundle) goals.push({ n: 4, missing: 'npm run bench -- bundle' })
@@ -118,8 +118,8 @@ export function benchGoals(results: BenchResults): Goal[] {
     goals.push({
       n: 6,
       measured: `fleet query p99 ${x(p99)} a bare GraphQL list; backfill ${x(indexer.ratio)} an empty-handler Ponder app`,
-      target: 'p99 <= 2x, backfill >= 0.9x',
-      verdict: verdict(p99 <= 2 && indexer.ratio >= 0.9),
+      target: `p99 <= 2x, backfill >= ${BACKFILL_GOAL}x`,
+      verdict: verdict(p99 <= 2 && indexer.ratio >= BACKFILL_GOAL),
     })
   }
   return goals

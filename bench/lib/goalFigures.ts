@@ -4,6 +4,12 @@
 /** The wallet's ERC-7715 grant redeemed directly by its delegate: the ERC-7715 chain's baseline (a gas row). */
 export const WALLET_GRANT_ALONE = "ERC-7715 wallet grant alone, redeemed by its delegate (MetaMask's own)"
 
+/** Permission health against bare Hono, in the same run: at least this much of its throughput, p99 at most this much of its. */
+export const API_GOAL = { minRpsRatio: 0.9, maxP99Ratio: 1.2 } as const
+
+/** The indexer's backfill with Bardo's handlers: at least this share of an empty-handler app's events a second. */
+export const BACKFILL_GOAL = 0.9
+
 /** The heartbeat goals are judged on the real store (dynalite) at this many Golems. */
 export const GOAL_GOLEMS = 1_000
 
