@@ -51,6 +51,38 @@ const phaseOf = (key: Address) =>
   env.client.readContract({ address: env.devnet.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getPhase', args: [key] })
 const dm = () => env.devnet.deployment.environment.DelegationManager
 
+/** A Golem ticked on its first day, then a week on: its next tick rotates its key. */
+async function golemDueForRotation(golemId: string) {
+  const golem = await provisionGolem({
+    clients: env.devnet,
+    deployment: env.devnet.deployment,
+    store: env.store,
+    signers: env.signers,
+    owner,
+    golemId,
+    strategy: STRATEGY,
+    runwayDays: 30,
+  })
+  await passStaggerOffsets(env.devnet, [golem.golemId])
+  await tick(golem.golemId, `${golemId}-day-0`)
+  await env.devnet.increaseTime(7 * DAY + 60)
+  const operator = env.devnet.operator.account.address
+  return { golem, operator, operatorBefore: await sentCount(env.client, operator) }
+}
+
+/** The store, with the write that switches a Golem to its new key (its sessionKeyAddress) through `switchWrite`. */
+function storeAtSwitch(switchWrite: (input: Parameters<Store['updateGolem']>[0], store: Store) => ReturnType<Store['updateGolem']>): Store {
+  return new Proxy(env.store, {
+    get(target, name, receiver) {
+      if (name === 'updateGolem')
+        return (input: Parameters<Store['updateGolem']>[0]) =>
+          input.patch.sessionKeyAddress === undefined ? target.updateGolem(input) : switchWrite(input, target)
+      const value = Reflect.get(target, name, receiver) as unknown
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    },
+  })
+}
+
 describe('session-key rotation in the tick', () => {
   it('rotates a key past its maximum age: identity moved on-chain, profile and lookup switched, old key zeroed, no period redeemed twice', async () => {
     const golem = await provisionGolem({
@@ -191,35 +223,10 @@ describe('session-key rotation in the tick', () => {
   })
 
   it('a tick that dies after the oracle moved the identity, before the profile switched, is finished by the next tick: same new key, no second oracle transaction', async () => {
-    const golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      golemId: 'rot-crash',
-      strategy: STRATEGY,
-      runwayDays: 30,
-    })
-    await passStaggerOffsets(env.devnet, [golem.golemId])
-    await tick(golem.golemId, 'crash-day-0')
-    await env.devnet.increaseTime(7 * DAY + 60)
-    const operator = env.devnet.operator.account.address
-    const operatorBefore = await sentCount(env.client, operator)
+    const { golem, operator, operatorBefore } = await golemDueForRotation('rot-crash')
 
     // The store refuses the one write that switches the Golem to its new key: the tick dies there.
-    const dying: Store = new Proxy(env.store, {
-      get(target, name, receiver) {
-        if (name === 'updateGolem') {
-          return (input: Parameters<Store['updateGolem']>[0]) => {
-            if (input.patch.sessionKeyAddress !== undefined) return Promise.reject(new Error('crash before the profile switch'))
-            return target.updateGolem(input)
-          }
-        }
-        const value = Reflect.get(target, name, receiver) as unknown
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
-      },
-    })
+    const dying = storeAtSwitch(() => Promise.reject(new Error('crash before the profile switch')))
     await expect(runTick(env.deps('crash-day-7', { rotation, store: dying }), { golemId: golem.golemId })).rejects.toThrow(
       /crash before the profile switch/,
     )
@@ -245,21 +252,7 @@ describe('session-key rotation in the tick', () => {
   })
 
   it("a rotation that loses the switch to another attempt of it writes nothing again: the owner's renewal queued after the winner's switch stays", async () => {
-    const golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      golemId: 'rot-race',
-      strategy: STRATEGY,
-      runwayDays: 30,
-    })
-    await passStaggerOffsets(env.devnet, [golem.golemId])
-    await tick(golem.golemId, 'race-day-0')
-    await env.devnet.increaseTime(7 * DAY + 60)
-    const operator = env.devnet.operator.account.address
-    const operatorBefore = await sentCount(env.client, operator)
+    const { golem, operator, operatorBefore } = await golemDueForRotation('rot-race')
 
     // The tick's switch write waits while the operator's request runs the same rotation through (its
     // oracle transaction already landed, so the request finds it done and switches first), and the owner
@@ -267,42 +260,33 @@ describe('session-key rotation in the tick', () => {
     let winner: { from: Address; to: Address } | undefined
     let renewed: string | undefined
     const switchWrites: boolean[] = []
-    const racing: Store = new Proxy(env.store, {
-      get(target, name, receiver) {
-        if (name === 'updateGolem') {
-          return async (input: Parameters<Store['updateGolem']>[0]) => {
-            if (input.patch.sessionKeyAddress === undefined) return target.updateGolem(input)
-            if (winner === undefined) {
-              winner = await rotateOnRequest({ ...env.deps('race-request'), rotation }, golem.golemId)
-              const record = (await target.getGolem(golem.golemId))!
-              const profile = parseGolemProfile(record.profile)
-              const { runway } = profile
-              const renewal = {
-                chain: runway.chain,
-                periodAmount: runway.periodAmount,
-                periodDelegationHash: runway.periodDelegationHash,
-                periodTerms: runway.periodTerms,
-                chainHashes: runway.chainHashes,
-                periodStart: runway.expiresAt,
-                expiresAt: runway.expiresAt + 30n * BigInt(DAY),
-              }
-              renewed = serializeGolemProfile({ ...profile, renewals: [renewal] })
-              const queued = await target.updateGolem({
-                golemId: golem.golemId,
-                expectedVersion: record.version,
-                patch: { profile: renewed },
-                now: input.now,
-              })
-              expect(queued.updated).toBe(true)
-            }
-            const result = await target.updateGolem(input)
-            switchWrites.push(result.updated)
-            return result
-          }
+    const racing = storeAtSwitch(async (input, target) => {
+      if (winner === undefined) {
+        winner = await rotateOnRequest({ ...env.deps('race-request'), rotation }, golem.golemId)
+        const record = (await target.getGolem(golem.golemId))!
+        const profile = parseGolemProfile(record.profile)
+        const { runway } = profile
+        const renewal = {
+          chain: runway.chain,
+          periodAmount: runway.periodAmount,
+          periodDelegationHash: runway.periodDelegationHash,
+          periodTerms: runway.periodTerms,
+          chainHashes: runway.chainHashes,
+          periodStart: runway.expiresAt,
+          expiresAt: runway.expiresAt + 30n * BigInt(DAY),
         }
-        const value = Reflect.get(target, name, receiver) as unknown
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
-      },
+        renewed = serializeGolemProfile({ ...profile, renewals: [renewal] })
+        const queued = await target.updateGolem({
+          golemId: golem.golemId,
+          expectedVersion: record.version,
+          patch: { profile: renewed },
+          now: input.now,
+        })
+        expect(queued.updated).toBe(true)
+      }
+      const result = await target.updateGolem(input)
+      switchWrites.push(result.updated)
+      return result
     })
     const ticked = await runTick(env.deps('race-tick', { rotation, store: racing }), { golemId: golem.golemId })
 
