@@ -39,7 +39,7 @@ import { TICK_CONCURRENCY } from '../functions/tick/handler.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../app/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
-import { createTable, documentClient, localDynamoClient, startDynaliteProcess, type Dynalite } from '../local/dynalite.ts'
+import { createTable, documentClient, localDynamoClient, startDynaliteChild, type Dynalite } from '../local/dynalite.ts'
 import { provisionFleet } from '../test/heartbeat/fleet.ts'
 import { WHOLE_RUNWAY_ON_KEY } from '../test/heartbeat/harness.ts'
 import { childCpuMs, processCpuMs } from './lib/cpuTime.ts'
@@ -172,7 +172,7 @@ async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; clo
   // In a process of its own, as DynamoDB never runs in a function's. The client keeps the SDK's 50
   // sockets: with 1,000 (one per tick in flight, as many functions would open) dynalite's one process
   // hung up on some of them.
-  env.dynalite ??= await startDynaliteProcess()
+  env.dynalite ??= await startDynaliteChild()
   const raw = localDynamoClient(env.dynalite.endpoint)
   const counts = new Map<string, { requests: number; bytes: number }>()
   env.storeCounts = counts

@@ -2,7 +2,7 @@
 // and stopping it ends the process.
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest'
-import { createTable, documentClient, localDynamoClient, startDynaliteProcess } from './dynalite.ts'
+import { createTable, documentClient, localDynamoClient, startDynaliteChild } from './dynalite.ts'
 
 const alive = (pid: number) => {
   try {
@@ -13,9 +13,9 @@ const alive = (pid: number) => {
   }
 }
 
-describe('startDynaliteProcess', () => {
+describe('startDynaliteChild', () => {
   it('serves a table from a process of its own, and stopping it ends that process', async () => {
-    const dynalite = await startDynaliteProcess()
+    const dynalite = await startDynaliteChild()
     const raw = localDynamoClient(dynalite.endpoint)
     try {
       expect(dynalite.pid).not.toBe(process.pid)

@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process'
 import type { Server } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
-import { dirname } from 'node:path'
+import { join } from 'node:path'
 import { LocalStackError } from './errors.ts'
+import { programCommand } from './program.ts'
 
 // dynalite ships no types; this is the slice of its API used here.
 type DynaliteOptions = { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number; maxItemSizeKb?: number }
@@ -46,27 +47,19 @@ export async function startDynalite(): Promise<Dynalite> {
 }
 
 /**
- * Starts dynalite in a process of its own (in-memory, a free loopback port), for a benchmark that must
- * not share its own thread with the store's emulator, as a deployment never shares its functions' with
- * DynamoDB. `pid` is the server's process.
+ * dynalite in a child process of its own (local/dynaliteServer.ts, in-memory, a free loopback port), for
+ * a benchmark that must not share its thread with the store's emulator, as a deployment's functions never
+ * share theirs with DynamoDB. `pid` is the server's process; unlike the local stack's, nobody restarts it.
  */
-export async function startDynaliteProcess(): Promise<Dynalite & { pid: number }> {
-  const server = [
-    "const server = require('dynalite')({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })",
-    "server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\\n`))",
-    "process.on('SIGTERM', () => process.exit(0))",
-    "process.on('disconnect', () => process.exit(0))",
-  ].join('\n')
-  const child = spawn(process.execPath, ['-e', server], {
-    cwd: dirname(createRequire(import.meta.url).resolve('dynalite/package.json')),
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  })
+export async function startDynaliteChild(): Promise<Dynalite & { pid: number }> {
+  const { command, args } = programCommand(join(import.meta.dirname, 'dynaliteServer.ts'))
+  const child = spawn(command, args, { env: { ...process.env, BARDO_DYNALITE_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString()
-      const line = out.split('\n')[0]
-      if (out.includes('\n') && Number(line) > 0) resolve(Number(line))
+      const listening = /dynalite listening on (\d+)/.exec(out)
+      if (listening) resolve(Number(listening[1]))
     })
     child.once('exit', (code) => reject(new LocalStackError('DYNALITE', `dynalite exited (${code}) before it listened`)))
     child.once('error', reject)
