@@ -89,9 +89,10 @@ export async function rotateSessionKey(
   // The new key starts empty: the operator fronts its first gas, as at onboarding, so it can pay for its
   // first top-up from the gas grant it is handed. Only when it has one; a key funded already is left alone.
   if (pending.gas && !(await frontFirstGas(deps, slotBase, golem.golemId, to))) return null
+  const rotationSlot = { golemId: golem.golemId, period: 0n, step }
   const sent = await sendOnce({
     ...slotBase,
-    slot: { golemId: golem.golemId, period: 0n, step },
+    slot: rotationSlot,
     build: async () => ({
       sender: deps.operator.address,
       to: deps.deployment.vitalityOracle,
@@ -99,16 +100,15 @@ export async function rotateSessionKey(
       sign: (tx) => deps.operator.signTransaction(tx),
     }),
   })
-  const rotationSlot = { golemId: golem.golemId, period: 0n, step }
   if (!(await landed(deps, sent, rotationSlot))) return null
   // The PolicyCage keeps the constitution hash per key: the new key takes the old one's, unchanged,
   // before the profile switches, or custody would refuse its every action.
   if (profile.constitution && deps.deployment.policyCage) {
-    const cageStep = `cage-${to.slice(2).toLowerCase()}`
+    const cageSlot = { golemId: golem.golemId, period: 0n, step: `cage-${to.slice(2).toLowerCase()}` }
     const cage = deps.deployment.policyCage
     const carried = await sendOnce({
       ...slotBase,
-      slot: { golemId: golem.golemId, period: 0n, step: cageStep },
+      slot: cageSlot,
       build: async () => ({
         sender: deps.operator.address,
         to: cage,
@@ -116,7 +116,7 @@ export async function rotateSessionKey(
         sign: (tx) => deps.operator.signTransaction(tx),
       }),
     })
-    if (!(await landed(deps, carried, { golemId: golem.golemId, period: 0n, step: cageStep }))) return null
+    if (!(await landed(deps, carried, cageSlot))) return null
   }
   const next = profileAfterRotation(profile, pending)
   let updated = await deps.store.updateGolem({
