@@ -7,7 +7,7 @@ import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import type { GasStep } from '../../core/lifecycle/gasPlan.ts'
 import { toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import { movedAmount, type SlotBase } from './slots.ts'
+import { movedAmount, sentAtSeconds, type SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
 export async function topUpGas(
@@ -40,6 +40,5 @@ export async function topUpGas(
   if (sent.status !== 'confirmed') return { result }
   // At the time the slot's transaction was recorded, as a later tick settling the slot writes it: the
   // same event, written once whoever writes it.
-  const at = BigInt(Math.floor(sent.sentAt / 1000))
-  return { result, event: { type: 'GasRedeemed', at, amount, txHash: sent.txHash, period: step.slot.period } }
+  return { result, event: { type: 'GasRedeemed', at: sentAtSeconds(sent.sentAt), amount, txHash: sent.txHash, period: step.slot.period } }
 }

@@ -21,7 +21,7 @@ import { MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, phaseStep } from '../../core
 import { type GolemRecord, isSpent, slotSentAt, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
 import { settleSlot } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
-import type { SlotBase } from './slots.ts'
+import { sentAtSeconds, type SlotBase } from './slots.ts'
 
 export type PendingSettlement = {
   /** Events of the slots settled here, at the time of the tick that sent them. */
@@ -34,9 +34,6 @@ export type PendingSettlement = {
    */
   inFlightAmount: bigint
 }
-
-/** The chain time (s) of the tick that recorded the slot's transaction. */
-const sentAtSeconds = (slot: TickSlot): bigint => BigInt(Math.floor(slotSentAt(slot) / 1000))
 
 /**
  * The PhaseChanged event of a confirmed phase slot, as the chain recorded it (the PhaseTransition log),
@@ -56,7 +53,7 @@ export async function phaseChangedEvent(
   if (!log) return null
   return {
     type: 'PhaseChanged',
-    at: sentAtSeconds(slot),
+    at: sentAtSeconds(slotSentAt(slot)),
     from: log.args.fromPhase,
     to: log.args.toPhase,
     survivalScoreBps: log.args.survivalScore,
@@ -201,7 +198,7 @@ async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
   const txHash = 'txHash' in settled ? settled.txHash : slot.txHash
   const event: CustodyEvent | undefined =
     settled.status === 'confirmed'
-      ? { type: 'RunwayRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period }
+      ? { type: 'RunwayRedeemed', at: sentAtSeconds(slotSentAt(slot)), amount, txHash: settled.txHash, period: ref.period }
       : undefined
   return {
     status: settled.status,
@@ -221,5 +218,5 @@ async function settleGasSlot(base: SlotBase, ref: SlotRef): Promise<CustodyEvent
   if (settled.status !== 'confirmed' || !slot.rawTx) return null
   const amount = signedExecutionValue(slot.rawTx)
   if (amount === null) return null
-  return { type: 'GasRedeemed', at: sentAtSeconds(slot), amount, txHash: settled.txHash, period: ref.period }
+  return { type: 'GasRedeemed', at: sentAtSeconds(slotSentAt(slot)), amount, txHash: settled.txHash, period: ref.period }
 }

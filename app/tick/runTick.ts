@@ -27,7 +27,7 @@ import { runDeathProtocol } from './death.ts'
 import { topUpGas } from './gas.ts'
 import { finishTick } from './finish.ts'
 import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
-import { DEFAULT_LEASE_MS, movedAmount, slotBaseOf, type SlotBase } from './slots.ts'
+import { DEFAULT_LEASE_MS, movedAmount, sentAtSeconds, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
@@ -534,8 +534,11 @@ async function redeemRunway(
   if (sent.status !== 'confirmed') return { result, txHash }
   // At the time the slot's transaction was recorded (the chain time of the tick that signed it), as a
   // later tick settling the slot writes it: the same event, written once whoever writes it.
-  const at = BigInt(Math.floor(sent.sentAt / 1000))
-  return { result, txHash, event: { type: 'RunwayRedeemed', at, amount, txHash: sent.txHash, period: step.slot.period } }
+  return {
+    result,
+    txHash,
+    event: { type: 'RunwayRedeemed', at: sentAtSeconds(sent.sentAt), amount, txHash: sent.txHash, period: step.slot.period },
+  }
 }
 
 async function maybeRotate(deps: TickDeps, record: GolemRecord, profile: GolemProfile, read: ObservedGolem, runwayStaggered: boolean) {

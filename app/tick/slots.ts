@@ -39,6 +39,9 @@ export async function sentAtOf(store: Pick<TickStore, 'getSlot'>, sent: SlotSend
   return slot ? slotSentAt(slot) : fallback
 }
 
+/** The chain time (s) of the tick that recorded a slot's transaction, from its store time (ms). */
+export const sentAtSeconds = (sentAtMs: number): bigint => BigInt(Math.floor(sentAtMs / 1000))
+
 /**
  * What a send moved: when it settled another attempt's transaction (it lost the slot to that one), what
  * that one's signed bytes move (`read`); otherwise what this attempt planned.
