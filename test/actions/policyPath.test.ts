@@ -19,6 +19,7 @@ import { provisionGolem } from '../../local/provision.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { setConstitutionHash } from '../chain/harness.ts'
 import { startHeartbeatEnv, USDC, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import { storeWith } from '../support/storeWith.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $100/day'
 const GOLEM = 'p1'
@@ -271,15 +272,7 @@ describe("the owner's constitution on the action path", () => {
     let secondLooks = 0
     let secondClaimed!: () => void
     const claimed = new Promise<void>((resolve) => (secondClaimed = resolve))
-    const through = (overrides: Partial<TickStore>) =>
-      new Proxy(env.store, {
-        get(target, key) {
-          const own = overrides[key as keyof TickStore]
-          if (own) return own
-          const value = Reflect.get(target, key)
-          return typeof value === 'function' ? value.bind(target) : value
-        },
-      })
+    const through = (overrides: Partial<TickStore>) => storeWith(env.store, overrides)
     const copy = (invocationId: string, store: typeof env.store) =>
       golemActions({ golemId: GOLEM, transport: inProcessTransport({ ...deps, invocationId, store }) })
     const first = copy(

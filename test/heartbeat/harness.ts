@@ -10,7 +10,9 @@ import {
   getAbiItem,
   http,
   isAddressEqual,
+  keccak256,
   numberToHex,
+  parseTransaction,
   type Address,
   type Hex,
   type LocalAccount,
@@ -25,7 +27,7 @@ import { applyCredit, paymentCreditId } from '../../core/lifecycle/credit.ts'
 import { staggerOffset } from '../../core/lifecycle/stagger.ts'
 import { DynamoStore } from '../../adapters/store/index.ts'
 import { withReceiptPolling } from '../../adapters/chain/receipts.ts'
-import type { GolemEvent, Store } from '../../core/store/index.ts'
+import type { ClaimSlotWithTxInput, GolemEvent, Store } from '../../core/store/index.ts'
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
@@ -344,4 +346,29 @@ export async function creditGolem(
     now: Number(now) * 1000,
   })
   if (!updated.updated) throw new Error(`creditGolem: the record moved (${updated.reason})`)
+}
+
+/** A signed transaction's fields without its signature: what another signer signs anew at the same nonce. */
+export function unsignedOf(rawTx: Hex) {
+  const { r: _r, s: _s, v: _v, yParity: _y, ...tx } = parseTransaction(rawTx)
+  return tx
+}
+
+/**
+ * Another tick overtaking this one at its claim of the slot `input` names: it claims the slot with its own
+ * signed transaction `rawTx`, `earlierMs` before this tick's time, and broadcasts it (mined at once).
+ * Answers that transaction's hash and the store time it was recorded at.
+ */
+export async function otherTickClaims(
+  env: Pick<HeartbeatEnv, 'store' | 'client'>,
+  input: ClaimSlotWithTxInput,
+  rawTx: Hex,
+  earlierMs: number,
+): Promise<{ txHash: Hex; sentAt: number }> {
+  const txHash = keccak256(rawTx)
+  const sentAt = input.now - earlierMs
+  const claimed = await env.store.claimSlotWithTx({ ...input, owner: 'the-other-tick', now: sentAt, txHash, rawTx })
+  if (!claimed.claimed) throw new Error(`otherTickClaims: the slot ${input.step} was taken already`)
+  await env.client.waitForTransactionReceipt({ hash: await env.client.sendRawTransaction({ serializedTransaction: rawTx }) })
+  return { txHash, sentAt }
 }

@@ -8,7 +8,6 @@ import {
   encodeFunctionData,
   erc20Abi,
   hexToBigInt,
-  keccak256,
   numberToHex,
   parseEther,
   parseTransaction,
@@ -22,7 +21,16 @@ import { DelegationManagerAbi } from '../../core/delegations/frameworkAbi.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { allEvents, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { storeWith } from '../support/storeWith.ts'
+import {
+  allEvents,
+  otherTickClaims,
+  passStaggerOffsets,
+  redemptionsBy,
+  startHeartbeatEnv,
+  unsignedOf,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: race-loser\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -102,30 +110,21 @@ async function raced(golemId: string, step: 'runway' | 'gas', half: (e: Executio
   const record = await env.store.getGolem(golemId)
   const { signer } = await env.signers.resolve(parseGolemProfile(record!.profile))
   const race: { done?: Race } = {}
-  const store = new Proxy(env.store, {
-    get(target, key) {
-      if (key === 'claimSlotWithTx')
-        return async (input: ClaimSlotWithTxInput) => {
-          if (input.step === step && input.rawTx && !race.done) {
-            // The transaction's fields without the loser's signature.
-            const { r: _r, s: _s, v: _v, yParity: _y, ...tx } = parseTransaction(input.rawTx)
-            const first = firstExecution(input.rawTx)
-            const planned = step === 'runway' ? halfTransfer(first.execution).amount * 2n : first.execution.value
-            const other = half(first.execution)
-            const rawTx = await signer.signRedemptionTransaction({ ...tx, data: first.with(other.execution) }, { spent: other.amount })
-            const txHash = keccak256(rawTx)
-            const sentAt = input.now - EARLIER_MS
-            const claimed = await target.claimSlotWithTx({ ...input, owner: 'the-other-tick', now: sentAt, txHash, rawTx })
-            expect(claimed.claimed).toBe(true)
-            await env.client.waitForTransactionReceipt({ hash: await env.client.sendRawTransaction({ serializedTransaction: rawTx }) })
-            race.done = { planned, amount: other.amount, txHash, sentAt }
-          }
-          return target.claimSlotWithTx(input)
-        }
-      const value = Reflect.get(target, key)
-      return typeof value === 'function' ? value.bind(target) : value
+  const store = storeWith<TickStore>(env.store, {
+    claimSlotWithTx: async (input: ClaimSlotWithTxInput) => {
+      if (input.step === step && input.rawTx && !race.done) {
+        const first = firstExecution(input.rawTx)
+        const planned = step === 'runway' ? halfTransfer(first.execution).amount * 2n : first.execution.value
+        const other = half(first.execution)
+        const rawTx = await signer.signRedemptionTransaction(
+          { ...unsignedOf(input.rawTx), data: first.with(other.execution) },
+          { spent: other.amount },
+        )
+        race.done = { planned, amount: other.amount, ...(await otherTickClaims(env, input, rawTx, EARLIER_MS)) }
+      }
+      return env.store.claimSlotWithTx(input)
     },
-  }) as TickStore
+  })
   return { store, race }
 }
 

@@ -2,7 +2,6 @@
 // tick sends the operator's phase reset first and records its PhaseReset; this one loses the reset's slot
 // to it, sends nothing and settles the other's transaction. The reset happens once on-chain and its
 // PhaseReset is recorded once, at the time of the tick that sent it.
-import { keccak256, parseTransaction } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
@@ -12,7 +11,18 @@ import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, allEvents, creditGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { storeWith } from '../support/storeWith.ts'
+import {
+  DAY,
+  USDC,
+  allEvents,
+  creditGolem,
+  otherTickClaims,
+  phaseTransitions,
+  startHeartbeatEnv,
+  unsignedOf,
+  type HeartbeatEnv,
+} from './harness.ts'
 
 const STRATEGY =
   '---\nname: fed-twice\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -54,36 +64,26 @@ afterAll(async () => env?.stop())
 describe("a reprieve's reset lost to another tick", () => {
   it('is sent once and its PhaseReset recorded once, at the time of the tick that sent it', async () => {
     let other: { txHash: string; sentAt: number } | undefined
-    const store = new Proxy(env.store, {
-      get(target, key) {
-        if (key === 'claimSlotWithTx')
-          return async (input: ClaimSlotWithTxInput) => {
-            if (input.step.startsWith('reprieve-') && input.rawTx && !other) {
-              // The other tick: the same reset, signed anew by the operator at the same nonce, claimed
-              // EARLIER_MS before this tick's time, sent, and its PhaseReset recorded as it records it.
-              const { r: _r, s: _s, v: _v, yParity: _y, ...tx } = parseTransaction(input.rawTx)
-              const rawTx = await env.deps().operator.signTransaction(tx)
-              const txHash = keccak256(rawTx)
-              const sentAt = input.now - EARLIER_MS
-              const claimed = await target.claimSlotWithTx({ ...input, owner: 'the-other-tick', now: sentAt, txHash, rawTx })
-              expect(claimed.claimed).toBe(true)
-              await env.client.waitForTransactionReceipt({ hash: await env.client.sendRawTransaction({ serializedTransaction: rawTx }) })
-              const plan = parseGolemProfile((await target.getGolem('fed-twice'))!.profile).reprieve!
-              await target.appendEvent({
-                golemId: 'fed-twice',
-                type: 'PhaseReset',
-                at: tickEventTime(sentAt, 'PhaseReset'),
-                eventId: `PhaseReset:${plan.requestedAt}`,
-                data: { from: 3, to: 1, reason: 'reprieve', payer: plan.payer, amount: plan.amount.toString() },
-              })
-              other = { txHash, sentAt }
-            }
-            return target.claimSlotWithTx(input)
-          }
-        const value = Reflect.get(target, key)
-        return typeof value === 'function' ? value.bind(target) : value
+    const store = storeWith<TickStore>(env.store, {
+      claimSlotWithTx: async (input: ClaimSlotWithTxInput) => {
+        if (input.step.startsWith('reprieve-') && input.rawTx && !other) {
+          // The other tick: the same reset, signed anew by the operator at the same nonce, claimed
+          // EARLIER_MS before this tick's time, sent, and its PhaseReset recorded as it records it.
+          const rawTx = await env.deps().operator.signTransaction(unsignedOf(input.rawTx))
+          const { txHash, sentAt } = await otherTickClaims(env, input, rawTx, EARLIER_MS)
+          const plan = parseGolemProfile((await env.store.getGolem('fed-twice'))!.profile).reprieve!
+          await env.store.appendEvent({
+            golemId: 'fed-twice',
+            type: 'PhaseReset',
+            at: tickEventTime(sentAt, 'PhaseReset'),
+            eventId: `PhaseReset:${plan.requestedAt}`,
+            data: { from: 3, to: 1, reason: 'reprieve', payer: plan.payer, amount: plan.amount.toString() },
+          })
+          other = { txHash, sentAt }
+        }
+        return env.store.claimSlotWithTx(input)
       },
-    }) as TickStore
+    })
 
     const result = await runTick(env.deps('the-loser', { store }), { golemId: 'fed-twice' })
     expect(other).toBeDefined()

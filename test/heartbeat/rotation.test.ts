@@ -18,6 +18,7 @@ import { rotateOnRequest } from '../../app/tick/rotateOnRequest.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { LocalKeyRotation } from '../../local/rotation.ts'
+import { storeWith } from '../support/storeWith.ts'
 import {
   DAY,
   allEvents,
@@ -51,9 +52,9 @@ const phaseOf = (key: Address) =>
   env.client.readContract({ address: env.devnet.deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getPhase', args: [key] })
 const dm = () => env.devnet.deployment.environment.DelegationManager
 
-/** A Golem ticked on its first day, then a week on: its next tick rotates its key. */
-async function golemDueForRotation(golemId: string) {
-  const golem = await provisionGolem({
+/** A Golem of this suite's owner and strategy, with 30 days of runway (and `extra` provisioning options). */
+const provision = (golemId: string, extra: Partial<Parameters<typeof provisionGolem>[0]> = {}) =>
+  provisionGolem({
     clients: env.devnet,
     deployment: env.devnet.deployment,
     store: env.store,
@@ -62,7 +63,12 @@ async function golemDueForRotation(golemId: string) {
     golemId,
     strategy: STRATEGY,
     runwayDays: 30,
+    ...extra,
   })
+
+/** A Golem ticked on its first day, then a week on: its next tick rotates its key. */
+async function golemDueForRotation(golemId: string) {
+  const golem = await provision(golemId)
   await passStaggerOffsets(env.devnet, [golem.golemId])
   await tick(golem.golemId, `${golemId}-day-0`)
   await env.devnet.increaseTime(7 * DAY + 60)
@@ -71,31 +77,15 @@ async function golemDueForRotation(golemId: string) {
 }
 
 /** The store, with the write that switches a Golem to its new key (its sessionKeyAddress) through `switchWrite`. */
-function storeAtSwitch(switchWrite: (input: Parameters<Store['updateGolem']>[0], store: Store) => ReturnType<Store['updateGolem']>): Store {
-  return new Proxy(env.store, {
-    get(target, name, receiver) {
-      if (name === 'updateGolem')
-        return (input: Parameters<Store['updateGolem']>[0]) =>
-          input.patch.sessionKeyAddress === undefined ? target.updateGolem(input) : switchWrite(input, target)
-      const value = Reflect.get(target, name, receiver) as unknown
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
-    },
+function storeAtSwitch(switchWrite: Store['updateGolem']): Store {
+  return storeWith<Store>(env.store, {
+    updateGolem: (input) => (input.patch.sessionKeyAddress === undefined ? env.store.updateGolem(input) : switchWrite(input)),
   })
 }
 
 describe('session-key rotation in the tick', () => {
   it('rotates a key past its maximum age: identity moved on-chain, profile and lookup switched, old key zeroed, no period redeemed twice', async () => {
-    const golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      golemId: 'rot-age',
-      strategy: STRATEGY,
-      runwayDays: 30,
-      keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    })
+    const golem = await provision('rot-age', { keyCeiling: WHOLE_RUNWAY_ON_KEY })
     // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.
     await passStaggerOffsets(env.devnet, [golem.golemId])
     const first = await tick(golem.golemId, 'day-0')
@@ -164,17 +154,7 @@ describe('session-key rotation in the tick', () => {
       maxDayUsd: '100000000',
       maxDrawdownBps: 1_500,
     })
-    const golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      golemId: 'rot-cage',
-      strategy: STRATEGY,
-      runwayDays: 30,
-      constitution,
-    })
+    const golem = await provision('rot-cage', { constitution })
     const cageOf = (key: Address) =>
       env.client.readContract({
         address: env.devnet.deployment.policyCage!,
@@ -193,16 +173,7 @@ describe('session-key rotation in the tick', () => {
   })
 
   it('retries a rotation whose earlier attempt ended reconciled, under a fresh slot', async () => {
-    const golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
-      owner,
-      golemId: 'rot-retry',
-      strategy: STRATEGY,
-      runwayDays: 30,
-    })
+    const golem = await provision('rot-retry')
     await passStaggerOffsets(env.devnet, [golem.golemId])
     await tick(golem.golemId, 'retry-day-0')
     // An earlier attempt lost its operator nonce to another instance: its slot ended reconciled.
@@ -260,10 +231,10 @@ describe('session-key rotation in the tick', () => {
     let winner: { from: Address; to: Address } | undefined
     let renewed: string | undefined
     const switchWrites: boolean[] = []
-    const racing = storeAtSwitch(async (input, target) => {
+    const racing = storeAtSwitch(async (input) => {
       if (winner === undefined) {
         winner = await rotateOnRequest({ ...env.deps('race-request'), rotation }, golem.golemId)
-        const record = (await target.getGolem(golem.golemId))!
+        const record = (await env.store.getGolem(golem.golemId))!
         const profile = parseGolemProfile(record.profile)
         const { runway } = profile
         const renewal = {
@@ -276,7 +247,7 @@ describe('session-key rotation in the tick', () => {
           expiresAt: runway.expiresAt + 30n * BigInt(DAY),
         }
         renewed = serializeGolemProfile({ ...profile, renewals: [renewal] })
-        const queued = await target.updateGolem({
+        const queued = await env.store.updateGolem({
           golemId: golem.golemId,
           expectedVersion: record.version,
           patch: { profile: renewed },
@@ -284,7 +255,7 @@ describe('session-key rotation in the tick', () => {
         })
         expect(queued.updated).toBe(true)
       }
-      const result = await target.updateGolem(input)
+      const result = await env.store.updateGolem(input)
       switchWrites.push(result.updated)
       return result
     })
