@@ -1,6 +1,6 @@
 // Bench: GET /api/v1/golems/:id/permission-health with the REAL services (createLocalApi: the Golem
 // from the store, the chain state from a local anvil devnet mining a block every 2 seconds, read through
-// readGolems and shared per block: one eth_blockNumber per second shared by every request, one multicall
+// readGolems and shared per block: one read of the latest block per second shared by every request, one multicall
 // per Golem and block, then core/health)
 // next to the same route with a stubbed chain read (functions/api/testing.ts fakes) and a bare Hono
 // route: same machine, same run. Every JSON-RPC request the real route makes is counted. Load is a

@@ -14,13 +14,15 @@ describe('runApiBench', () => {
       expect(s.p99Ms).toBeGreaterThanOrEqual(s.p50Ms)
     }
     expect(r.rpsRatio).toBeGreaterThan(0)
-    // Reads are shared per block: fewer JSON-RPC requests than HTTP requests, and one multicall for the
-    // one Golem per block read. The devnet mines every 2 seconds, so a run slowed by a busy machine spans
-    // more than one block and reads the Golem once in each.
+    // Reads are shared per block: fewer JSON-RPC requests than HTTP requests; the head is one read of the
+    // latest block, and the one Golem is read once per block a head read found (so never more multicalls
+    // than head reads). The devnet mines every 2 seconds, so a run slowed by a busy machine spans more
+    // than one block and reads the Golem once in each.
     expect(r.rpcPerRequest).toBeGreaterThan(0)
     expect(r.rpcPerRequest).toBeLessThan(2)
+    expect(r.rpcByMethod.eth_blockNumber ?? 0).toBe(0)
     expect(r.rpcByMethod.eth_call).toBeGreaterThanOrEqual(1)
-    expect(r.rpcByMethod.eth_call).toBe(r.rpcByMethod.eth_getBlockByNumber)
+    expect(r.rpcByMethod.eth_call).toBeLessThanOrEqual(r.rpcByMethod.eth_getBlockByNumber!)
     expect(['PASS', 'MISS']).toContain(r.goal)
   })
 })

@@ -2,9 +2,12 @@
 // and one batched read), the oracle phase, and the runway period's spend. The read is the tick's own
 // (adapters/chain/readGolems: one deployless multicall at a block), so the API classifies a permission
 // from exactly the facts the heartbeat sees. Reads are shared per block: each request learns the head
-// (one eth_blockNumber shared by concurrent requests, sent at most `headMaxAgeMs` before the request
-// arrived: see headBlock.ts) and every request at that head gets the same read of the Golem, so a Golem
-// costs one multicall per block however many ask, and no answer is older than the head its request found.
+// block, its number and timestamp in one read (shared by concurrent requests, sent at most
+// `headMaxAgeMs` before the request arrived: see headBlock.ts), and every request at that head gets the
+// same read of the Golem, so a Golem costs one multicall per block however many ask, and no answer is
+// older than the head its request found. Read ahead: a head read that finds a new block reads, in one
+// multicall at that block, the Golems asked about at the head before it, so that the requests that follow
+// find their Golem already read.
 import { permissionFactsOf } from '../../../core/lifecycle/permissionFacts.ts'
 import type { Address, PublicClient } from 'viem'
 import type { BardoDeployment } from '../../../core/deployment.ts'
@@ -34,6 +37,10 @@ export type ChainGolemStateOptions = {
 }
 
 type Observed = GolemChainState & { timestamp: bigint; blockNumber: bigint }
+type Block = { number: bigint; timestamp: bigint }
+
+/** The most Golems read ahead at a new block, in one multicall: as many as the heartbeat reads in one. */
+const MAX_READ_AHEAD = 200
 
 type Verdict = {
   read: Observed
@@ -49,8 +56,11 @@ export { permissionFactsOf }
 
 export class ChainGolemState implements PermissionHealthService, GolemChainService {
   readonly #o: ChainGolemStateOptions
-  readonly #head: HeadBlock
-  readonly #blocks = new BlockSnapshots<{ number: bigint; timestamp: bigint }>({ maxEntries: 1 })
+  readonly #head: HeadBlock<Block>
+  /** Each Golem read's request and the head it was last asked at, newest last (as many as reads are kept). */
+  readonly #asked = new Map<string, { request: GolemReadRequest; at: bigint }>()
+  /** The newest head a head read found. */
+  #lastHead: bigint | undefined
   readonly #golems: BlockSnapshots<Observed>
   /** The last verdict per Golem with what it was computed from (as many Golems as reads are kept). */
   readonly #verdicts = new Map<string, Verdict>()
@@ -59,11 +69,18 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   constructor(options: ChainGolemStateOptions) {
     this.#o = options
     const client = options.client
-    // eth_blockNumber directly: viem's getBlockNumber caches the number for the client's polling interval
-    // and lets a caller join a request sent before it arrived, either of which could miss a block.
-    this.#head = new HeadBlock(async () => BigInt(await client.request({ method: 'eth_blockNumber' })), {
-      maxAgeMs: options.headMaxAgeMs ?? 0,
-    })
+    // The latest block itself, not viem's getBlockNumber (which caches the number for the client's polling
+    // interval and lets a caller join a request sent before it arrived, either of which could miss a
+    // block): its timestamp comes with its number, so a new block costs no second read before the Golem's.
+    this.#head = new HeadBlock(
+      async () => {
+        const b = await client.getBlock({ blockTag: 'latest' })
+        const block = { number: b.number, timestamp: b.timestamp }
+        await this.#readAhead(block)
+        return block
+      },
+      { maxAgeMs: options.headMaxAgeMs ?? 0 },
+    )
     this.#maxVerdicts = options.maxSnapshots ?? 10_000
     this.#golems = new BlockSnapshots({ maxEntries: this.#maxVerdicts })
   }
@@ -166,15 +183,40 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     // Keyed by everything the read depends on: a renewal or a key rotation (a new profile) is a new read
     // even within the same block.
     const key = [golem.id, request.golemKey, request.periodDelegationHash, request.periodTerms, ...request.chainHashes].join(':')
-    const head = await this.#head.latest()
-    return this.#golems.at(key, head, async () => {
-      const block = await this.#blocks.at('head', head, async () => {
-        const b = await this.#o.client.getBlock({ blockNumber: head })
-        return { number: b.number, timestamp: b.timestamp }
-      })
-      const batch = await readGolems(this.#o.client, this.#o.deployment, [request], block)
-      return { ...batch.golems[0]!, timestamp: batch.timestamp, blockNumber: batch.blockNumber }
-    })
+    const block = await this.#head.latest()
+    this.#asked.delete(key)
+    this.#asked.set(key, { request, at: block.number })
+    if (this.#asked.size > this.#maxVerdicts) this.#asked.delete(this.#asked.keys().next().value!)
+    return this.#golems.at(key, block.number, async () => (await this.#readAt(block, [request]))[0]!)
+  }
+
+  async #readAt(block: Block, requests: readonly GolemReadRequest[]): Promise<Observed[]> {
+    const batch = await readGolems(this.#o.client, this.#o.deployment, requests, block)
+    return batch.golems.map((g) => ({ ...g, timestamp: batch.timestamp, blockNumber: batch.blockNumber }))
+  }
+
+  /**
+   * At a new head: the Golems asked about at the head before it (the newest first, at most MAX_READ_AHEAD)
+   * read in one multicall at the new block, before the head answers anyone. A read that fails is
+   * forgotten (BlockSnapshots), and each request then reads its own Golem as it would have.
+   */
+  async #readAhead(block: Block): Promise<void> {
+    const previous = this.#lastHead
+    if (previous !== undefined && block.number <= previous) return
+    this.#lastHead = block.number
+    if (previous === undefined) return
+    const due: [string, GolemReadRequest][] = []
+    for (const [key, asked] of [...this.#asked].reverse()) {
+      if (due.length === MAX_READ_AHEAD) break
+      if (asked.at >= previous) due.push([key, asked.request])
+    }
+    if (due.length === 0) return
+    const batch = this.#readAt(
+      block,
+      due.map(([, r]) => r),
+    )
+    const reads = due.map(([key], i) => this.#golems.at(key, block.number, async () => (await batch)[i]!))
+    await Promise.allSettled(reads)
   }
 
   async #indexedRedemption(golem: GolemView): Promise<bigint | undefined> {

@@ -1,5 +1,6 @@
 // HeadBlock shares head reads and never answers a caller from a read sent more than `maxAgeMs` before it
-// arrived (by default: from a read sent before it arrived).
+// arrived (by default: from a read sent before it arrived); with an age, a caller answered by a read half
+// its age old starts the next one without waiting for it.
 import { describe, expect, it } from 'vitest'
 import { HeadBlock } from './headBlock.ts'
 
@@ -82,10 +83,48 @@ describe('HeadBlock', () => {
       chain.answer()
       expect(await first).toBe(1n)
       expect(await joined).toBe(1n)
-      advance(599) // 999 ms after the read was sent
+      advance(99) // 499 ms after the read was sent: under half its age, nothing is read ahead
       chain.mine()
       expect(await head.latest()).toBe(1n)
       expect(chain.pending).toHaveLength(0)
+    })
+
+    it('a caller answered by a read half its age old starts the next read and does not wait for it', async () => {
+      const { chain, head, advance } = clocked(1_000)
+      const first = head.latest()
+      chain.answer()
+      expect(await first).toBe(1n)
+      advance(500)
+      chain.mine()
+      // Answered at once by the read sent 500 ms ago; the next read is sent now, in the background.
+      expect(await head.latest()).toBe(1n)
+      expect(chain.pending).toHaveLength(1)
+      expect(await head.latest()).toBe(1n) // one read ahead at a time
+      expect(chain.pending).toHaveLength(1)
+      // The first read has aged out: the caller is answered by the read ahead, sent 500 ms before it came.
+      advance(500)
+      const later = head.latest()
+      expect(chain.pending).toHaveLength(1)
+      chain.answer()
+      expect(await later).toBe(2n)
+      expect(chain.pending).toHaveLength(0)
+    })
+
+    it('a read ahead that fails reaches no caller; the next caller after the age reads again', async () => {
+      const { chain, head, advance } = clocked(1_000)
+      const first = head.latest()
+      chain.answer()
+      expect(await first).toBe(1n)
+      advance(600)
+      expect(await head.latest()).toBe(1n)
+      chain.fail()
+      await tick()
+      advance(400)
+      const fresh = head.latest()
+      expect(chain.pending).toHaveLength(1)
+      chain.mine()
+      chain.answer()
+      expect(await fresh).toBe(2n)
     })
 
     it('a caller arriving the age or more after the read was sent gets a new read', async () => {

@@ -13,7 +13,7 @@ import { createApp } from '../app.ts'
 import { sampleGolem, testApiDeps } from '../testing.ts'
 import { ChainGolemState } from './chainState.ts'
 
-const chain = vi.hoisted(() => ({ head: 100n, reads: 0, available: 10n }))
+const chain = vi.hoisted(() => ({ head: 100n, reads: 0, available: 10n, batches: [] as string[][], failNext: false }))
 
 vi.mock('../../../adapters/chain/readGolems.ts', () => ({
   readGolems: async (
@@ -23,8 +23,13 @@ vi.mock('../../../adapters/chain/readGolems.ts', () => ({
     block: { number: bigint; timestamp: bigint },
   ) => {
     chain.reads++
+    chain.batches.push(requests.map((r) => r.golemId))
     // Let concurrent callers pile up on the read in flight, as they do on a real one.
     await new Promise((resolve) => setTimeout(resolve, 5))
+    if (chain.failNext) {
+      chain.failNext = false
+      throw new Error('rpc down')
+    }
     return {
       blockNumber: block.number,
       timestamp: block.timestamp,
@@ -47,8 +52,10 @@ vi.mock('../../../adapters/chain/readGolems.ts', () => ({
 const born = 1_750_000_000n
 
 const client = {
-  request: async () => `0x${chain.head.toString(16)}`,
-  getBlock: async ({ blockNumber }: { blockNumber: bigint }) => ({ number: blockNumber, timestamp: born + 3_600n + blockNumber * 2n }),
+  getBlock: async ({ blockTag }: { blockTag: 'latest' }) => {
+    if (blockTag !== 'latest') throw new Error(`getBlock: the head is read as 'latest', got ${String(blockTag)}`)
+    return { number: chain.head, timestamp: born + 3_600n + chain.head * 2n }
+  },
 } as unknown as PublicClient
 
 const golem = (overrides: Parameters<typeof sampleGolem>[0] = {}) => sampleGolem({ profile: testProfile(), version: 1, ...overrides })
@@ -61,6 +68,8 @@ beforeEach(() => {
   chain.head = 100n
   chain.reads = 0
   chain.available = 10n
+  chain.batches = []
+  chain.failNext = false
 })
 
 describe('the health verdict, kept per Golem and block', () => {
@@ -110,6 +119,42 @@ describe('the health verdict, kept per Golem and block', () => {
     chain.head = 100n
     expect(await state.check(view)).toBe(newer)
     expect(chain.reads).toBe(1)
+  })
+
+  it("a new block reads the Golems asked about at the head before it in one multicall, before anyone's request reads", async () => {
+    const state = service()
+    const atlas = golem()
+    const boreas = golem({ id: 'boreas' })
+    await Promise.all([state.check(atlas), state.check(boreas)])
+    expect(chain.batches).toEqual([['atlas'], ['boreas']])
+    chain.head = 101n
+    chain.available = 3n
+    // The head read finds block 101 and reads both at it; neither request reads again.
+    const [a, b] = await Promise.all([state.check(atlas), state.check(boreas)])
+    expect(chain.batches).toEqual([['atlas'], ['boreas'], ['boreas', 'atlas']])
+    expect(a.remaining_today).toBe('3')
+    expect(b.remaining_today).toBe('3')
+    // Asked at 101 only: cyrene is read ahead at the next block, and atlas, asked at 101, with it.
+    const cyrene = golem({ id: 'cyrene' })
+    await state.check(cyrene)
+    expect(chain.batches).toHaveLength(4)
+    chain.head = 103n
+    await state.check(atlas)
+    expect(chain.batches.at(-1)).toEqual(['cyrene', 'boreas', 'atlas'])
+    expect(chain.batches).toHaveLength(5)
+  })
+
+  it('a read ahead that fails leaves each request to read its own Golem', async () => {
+    const state = service()
+    const view = golem()
+    await state.check(view)
+    chain.head = 101n
+    chain.available = 3n
+    chain.failNext = true
+    const next = await state.check(view)
+    expect(next.remaining_today).toBe('3')
+    // The read ahead (failed), then the request's own.
+    expect(chain.batches).toEqual([['atlas'], ['atlas'], ['atlas']])
   })
 })
 
