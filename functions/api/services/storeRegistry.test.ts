@@ -1,5 +1,6 @@
 // The registry computes a Golem's view once per stored version: the same version read again is the same
-// view, a new version (any write) is computed afresh, and the kept views are bounded.
+// view, a new version (any write) is computed afresh, and the kept views are bounded. A Golem asked for
+// by id has its record and its shard's last walk read together.
 import { describe, expect, it } from 'vitest'
 import type { GolemRecord, GolemStore } from '../../../core/store/index.ts'
 import { StoreGolemRegistry } from './storeRegistry.ts'
@@ -57,6 +58,37 @@ describe('StoreGolemRegistry', () => {
     await registry.getGolem('b')
     expect(await registry.getGolem('a')).not.toBe(a)
     expect(() => new StoreGolemRegistry({ store: storeOf(records).store, maxViews: 0 })).toThrow(/maxViews/)
+  })
+
+  it("reads a Golem's record and its shard's last walk together, and reads no walk for an unknown id", async () => {
+    const order: string[] = []
+    let release: () => void = () => undefined
+    const held = new Promise<void>((r) => {
+      release = r
+    })
+    const store = {
+      getGolem: async (id: string) => {
+        order.push(`record ${id}`)
+        await held
+        return id === 'atlas' ? record('atlas', 1) : null
+      },
+      findGolems: async () => [],
+      lastWalkOf: async (id: string) => {
+        order.push(`walk ${id}`)
+        return 1_600_000
+      },
+    } as unknown as GolemStore
+    const registry = new StoreGolemRegistry({ store })
+    const view = registry.getGolem('atlas')
+    await Promise.resolve()
+    // Both reads are in flight before the record's answer came.
+    expect(order).toEqual(['record atlas', 'walk atlas'])
+    release()
+    expect((await view)?.lastHeartbeatAt).toBe(1_600)
+    expect(order).toHaveLength(2)
+    order.length = 0
+    expect(await registry.getGolem('0x00000000000000000000000000000000000000cc')).toBeUndefined()
+    expect(order).toEqual(['record 0x00000000000000000000000000000000000000cc'])
   })
 
   it("reports the heartbeat's last walk of the Golem's shard as its last heartbeat when no tick came since (an idle Golem is not ticked)", async () => {

@@ -83,11 +83,17 @@ export class StoreGolemRegistry implements GolemRegistry {
   }
 
   async getGolem(idOrAddress: string): Promise<GolemView | undefined> {
+    const address = isAddress(idOrAddress, { strict: false })
     if (STORE_ID.test(idOrAddress)) {
-      const byId = await this.#store.getGolem(idOrAddress)
-      if (byId) return this.#withHeartbeat(byId)
+      // The shard's last walk depends on the id alone, so it is read beside the record: one round trip, not
+      // two. An address is rarely an id (it is looked up by key next): its walk is read once a record is found.
+      const [byId, walked] = await Promise.all([
+        this.#store.getGolem(idOrAddress),
+        address ? undefined : this.#store.lastWalkOf(idOrAddress),
+      ])
+      if (byId) return this.#withHeartbeat(byId, walked)
     }
-    if (!isAddress(idOrAddress, { strict: false })) return undefined
+    if (!address) return undefined
     // The store answers for the current key only: a rotated-away key finds nothing.
     const [record] = await this.#store.findGolems({ sessionKey: idOrAddress.toLowerCase() as Address })
     return record ? this.#withHeartbeat(record) : undefined
@@ -98,11 +104,14 @@ export class StoreGolemRegistry implements GolemRegistry {
     return Promise.all(records.map((r) => this.#withHeartbeat(r)))
   }
 
-  /** The view of the record's version, with the heartbeat's last walk of its shard (which moves without a write to the record). */
-  async #withHeartbeat(record: StoredGolem): Promise<GolemView> {
+  /**
+   * The view of the record's version, with the heartbeat's last walk of its shard (which moves without a
+   * write to the record): `walked` when it was read already, else read now.
+   */
+  async #withHeartbeat(record: StoredGolem, walked?: number | null): Promise<GolemView> {
     const view = this.#viewOf(record)
     if (record.status === 'dead') return view
-    const lastHeartbeat = heartbeatSeconds(record, await this.#store.lastWalkOf(record.golemId))
+    const lastHeartbeat = heartbeatSeconds(record, walked === undefined ? await this.#store.lastWalkOf(record.golemId) : walked)
     return lastHeartbeat === view.lastHeartbeatAt ? view : { ...view, lastHeartbeatAt: lastHeartbeat }
   }
 
