@@ -4,9 +4,9 @@
 // one paid feed: the store's record reads, and the profile parses and credit decisions through the
 // modules everyone imports parseGolemProfile and applyCredit from.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { Store } from '../../core/store/index.ts'
 import { payWithX402Client } from '../x402.harness.ts'
 import { postJson, requirementsOf, startApiStack, type ApiStack } from './harness.ts'
+import { countedStore } from '../support/storeWith.ts'
 
 const calls = vi.hoisted(() => ({ parse: 0, applyCredit: 0 }))
 
@@ -40,20 +40,6 @@ beforeAll(async () => {
 })
 afterAll(async () => stack?.stop())
 
-/** The store, counting each method's calls. */
-function counting(store: Store, counts: Record<string, number>): Store {
-  return new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver) as unknown
-      if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        counts[String(name)] = (counts[String(name)] ?? 0) + 1
-        return (value as (...a: unknown[]) => unknown).apply(target, args)
-      }
-    },
-  })
-}
-
 /**
  * Asks for the price (402), then pays it through a fresh app, so nothing the asking request read is
  * remembered: what is counted is the paid request alone, from a cold start.
@@ -62,7 +48,7 @@ async function paidRequest(path: '/api/v1/extend' | '/api/v1/feed', body: Record
   const requirements = requirementsOf(await postJson(stack.app(), path, body))
   const header = await payWithX402Client(await stack.newPayer(), requirements, `http://localhost${path}`)
   const counts: Record<string, number> = {}
-  const app = stack.app({ store: counting(stack.store, counts) })
+  const app = stack.app({ store: countedStore(stack.store, counts) })
   calls.parse = 0
   calls.applyCredit = 0
   const res = await postJson(app, path, body, { 'payment-signature': header })

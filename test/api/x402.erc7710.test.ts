@@ -15,9 +15,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MAX_REDEMPTION_GAS } from '../../adapters/x402/erc7710.ts'
 import { createInProcessFacilitator } from '../../adapters/x402/settlement.ts'
-import type { Store } from '../../core/store/index.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { postJson, PRICING, startApiStack, type ApiStack } from './harness.ts'
+import { storeWith } from '../support/storeWith.ts'
 
 let stack: ApiStack
 let payerOwner: OwnerAccount
@@ -267,16 +267,10 @@ describe('x402 by ERC-7710 delegation', () => {
 
   it('crash after the redemption: recording fails (503), and after the lease the same payload is reconciled from the chain and credited once', async () => {
     let failures = 1
-    const crashing = new Proxy(stack.store, {
-      get(target, prop, receiver) {
-        if (prop === 'creditPaymentOnce') {
-          return async (input: Parameters<Store['creditPaymentOnce']>[0]) => {
-            if (failures-- > 0) throw new Error('store outage')
-            return target.creditPaymentOnce(input)
-          }
-        }
-        const value = Reflect.get(target, prop, receiver) as unknown
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+    const crashing = storeWith(stack.store, {
+      creditPaymentOnce: async (input) => {
+        if (failures-- > 0) throw new Error('store outage')
+        return stack.store.creditPaymentOnce(input)
       },
     })
     let now = Date.now()

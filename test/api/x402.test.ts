@@ -13,6 +13,7 @@ import { reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { payWithX402Client, signedHeader } from '../x402.harness.ts'
 import { provisionGolem } from '../../local/provision.ts'
 import { postJson, PRICING, requirementsOf, startApiStack, STRATEGY, type ApiStack } from './harness.ts'
+import { countedStore, storeWith } from '../support/storeWith.ts'
 
 let stack: ApiStack
 
@@ -201,16 +202,7 @@ describe('x402 extend and feed through the API on anvil', () => {
 describe('one direction for a payment', () => {
   it('credits the payment it just recorded without reading it back, and reads the Golem once to apply it', async () => {
     const counts: Record<string, number> = {}
-    const counted = new Proxy(stack.store, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop) as unknown
-        if (typeof value !== 'function') return value
-        return (...args: unknown[]) => {
-          counts[String(prop)] = (counts[String(prop)] ?? 0) + 1
-          return (value as (...a: unknown[]) => unknown).apply(target, args)
-        }
-      },
-    }) as Store
+    const counted = countedStore(stack.store, counts)
     const { res } = await pay(stack.app({ store: counted }), '/api/v1/extend', { golemId: 'atlas', hours: 1 })
     expect(res.status).toBe(200)
     expect(counts.getPayment ?? 0).toBe(0)
@@ -223,16 +215,10 @@ describe('exactly once when the profile update is retried or interrupted', () =>
   /** A store whose updateGolem runs `before` first on the calls it selects (a racing tick, an outage). */
   function interfering(store: Store, before: (call: number) => Promise<void>): Store {
     let calls = 0
-    return new Proxy(store, {
-      get(target, prop, receiver) {
-        if (prop === 'updateGolem') {
-          return async (input: Parameters<Store['updateGolem']>[0]) => {
-            await before(++calls)
-            return target.updateGolem(input)
-          }
-        }
-        const value = Reflect.get(target, prop, receiver) as unknown
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+    return storeWith(store, {
+      updateGolem: async (input) => {
+        await before(++calls)
+        return store.updateGolem(input)
       },
     })
   }

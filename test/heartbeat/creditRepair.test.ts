@@ -5,9 +5,9 @@ import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyPaymentCredit } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
-import type { Store } from '../../core/store/index.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { DAY, chainNow, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { storeWith } from '../support/storeWith.ts'
 
 const PRICE = 500_000n
 let env: HeartbeatEnv
@@ -29,13 +29,7 @@ describe('a journaled credit lost before the profile', () => {
     const now = Number(await chainNow(env.client)) * 1000
     await env.store.creditPaymentOnce({ payer, nonce, golemId: 'fed', amount: 3n * PRICE, kind: 'extend', now })
     // The API journals the credit, then its profile write fails.
-    const crashing = new Proxy(env.store, {
-      get: (t, name) => {
-        if (name === 'updateGolem') return async () => Promise.reject(new Error('store outage'))
-        const value = Reflect.get(t, name)
-        return typeof value === 'function' ? value.bind(t) : value
-      },
-    }) as Store
+    const crashing = storeWith(env.store, { updateGolem: async () => Promise.reject(new Error('store outage')) })
     await expect(
       applyPaymentCredit(
         { store: crashing, runtimeCostPerHour: PRICE, chainNow: () => chainNow(env.client), sleep: async () => {} },

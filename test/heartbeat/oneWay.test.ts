@@ -5,7 +5,6 @@
 // included: the calls of the core functions are counted through the modules everyone imports them from.
 // Across the wire the parsed profile stays behind, and each side parses it once.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { Store } from '../../core/store/index.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
 import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
@@ -13,6 +12,7 @@ import { runTick } from '../../app/tick/runTick.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
 import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { countedStore } from '../support/storeWith.ts'
 
 const calls = vi.hoisted(() => ({ parse: 0, plan: 0, gas: 0 }))
 const reset = () => {
@@ -66,20 +66,6 @@ type Count = {
 let env: HeartbeatEnv
 const ticks: Count[] = []
 
-/** The store, counting the record reads. */
-function counting(store: Store, count: { reads: number }): Store {
-  return new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver)
-      if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        if (name === 'getGolem') count.reads++
-        return value.apply(target, args)
-      }
-    },
-  })
-}
-
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   await provisionExampleGolem(env, 'oneway')
@@ -87,13 +73,13 @@ beforeAll(async () => {
   const invoker: TickInvoker = {
     async invoke(requests: readonly TickRequest[]) {
       for (const request of requests) {
-        const count = { reads: 0 }
+        const counts: Record<string, number> = {}
         const walker = { plans: calls.plan, gas: calls.gas }
         calls.plan = 0
         calls.gas = 0
-        const result = await runTick(env.deps(undefined, { store: counting(env.store, count) }), request)
+        const result = await runTick(env.deps(undefined, { store: countedStore(env.store, counts) }), request)
         ticks.push({
-          reads: count.reads,
+          reads: counts.getGolem ?? 0,
           parses: calls.parse,
           walkerPlans: walker.plans,
           plans: calls.plan,

@@ -9,6 +9,7 @@ import type { TickDeps } from '../../app/tick/types.ts'
 import type { TickStore } from '../../core/store/index.ts'
 import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { allEvents, chainNow, passStaggerOffsets, periodAt, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { storeWith } from '../support/storeWith.ts'
 
 const STRATEGY =
   '---\nname: outcome-completes\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -46,21 +47,17 @@ const redemptionsOf = (golem: ProvisionedGolem) =>
 
 /** The tick's store, with one kind of write dying (as the worker would) once the redemption is mined. */
 function dyingAt(write: 'appendEvent' | 'outcome'): TickStore {
-  const store = env.store
-  return new Proxy(store, {
-    get(target, key) {
-      if (write === 'appendEvent' && key === 'appendEvent')
-        return (input: { type: string }) =>
-          input.type === 'RunwayRedeemed' ? Promise.reject(new Error('worker killed')) : target.appendEvent(input as never)
-      if (write === 'outcome' && key === 'updateGolem')
-        return (input: { patch: { lastTick?: { outcome: string } } }) =>
+  const store: TickStore = env.store
+  return write === 'appendEvent'
+    ? storeWith(store, {
+        appendEvent: (input) => (input.type === 'RunwayRedeemed' ? Promise.reject(new Error('worker killed')) : store.appendEvent(input)),
+      })
+    : storeWith(store, {
+        updateGolem: (input) =>
           input.patch.lastTick && input.patch.lastTick.outcome !== 'running'
             ? Promise.reject(new Error('worker killed'))
-            : target.updateGolem(input as never)
-      const value = Reflect.get(target, key)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
+            : store.updateGolem(input),
+      })
 }
 
 describe('a confirmed redemption whose tick dies before its outcome', () => {

@@ -4,29 +4,14 @@
 // the walker's batch. Counted on the real DynamoStore; test/heartbeat/oneWay.test.ts counts the parses
 // and plans.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Store } from '../../core/store/index.ts'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { countedStore } from '../support/storeWith.ts'
 
 type Counts = Record<string, number>
-
-/** The store, with every call counted by method name. */
-function counting(store: Store, counts: Counts): Store {
-  return new Proxy(store, {
-    get(target, name) {
-      // The target as the receiver: the store's getters read its private fields.
-      const value = Reflect.get(target, name, target)
-      if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        counts[String(name)] = (counts[String(name)] ?? 0) + 1
-        return value.apply(target, args)
-      }
-    },
-  })
-}
 
 let env: HeartbeatEnv
 /** One beat: the tick's store calls, and the heartbeat's. */
@@ -42,7 +27,7 @@ beforeAll(async () => {
     async invoke(requests: readonly TickRequest[]) {
       for (const request of requests) {
         const counts: Counts = {}
-        const deps = env.deps(undefined, { store: counting(env.store, counts), credits: { runtimeCostPerHour: 1_000_000n } })
+        const deps = env.deps(undefined, { store: countedStore(env.store, counts), credits: { runtimeCostPerHour: 1_000_000n } })
         ticked.push({ result: await runTick(deps, request), counts })
       }
     },
@@ -50,7 +35,7 @@ beforeAll(async () => {
   for (let day = 0; day < 40; day++) {
     const heartbeat: Counts = {}
     ticked = []
-    await runHeartbeat({ store: counting(env.store, heartbeat), client: env.client, deployment: env.devnet.deployment, invoker })
+    await runHeartbeat({ store: countedStore(env.store, heartbeat), client: env.client, deployment: env.devnet.deployment, invoker })
     expect(ticked).toHaveLength(1)
     beats.push({ ...ticked[0]!, heartbeat })
     if ((await env.store.getGolem('once'))?.status === 'dead') break
@@ -73,7 +58,7 @@ describe('a tick', () => {
 
   it('reads its record once when it is invoked alone, without a copy from the heartbeat', async () => {
     const counts: Counts = {}
-    const result = await runTick(env.deps(undefined, { store: counting(env.store, counts) }), { golemId: 'once' })
+    const result = await runTick(env.deps(undefined, { store: countedStore(env.store, counts) }), { golemId: 'once' })
     expect(result.outcome).toBe('dead')
     expect(counts.getGolem).toBe(1)
   })

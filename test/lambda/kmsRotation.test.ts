@@ -52,6 +52,7 @@ import {
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
 } from '../heartbeat/harness.ts'
+import { storeWith } from '../support/storeWith.ts'
 
 const STRATEGY =
   '---\nname: kms-rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -230,17 +231,11 @@ describe('rotation in the deployed tick, keys created in KMS', () => {
     const operatorBefore = await sentCount(env.client, operator)
 
     // The store refuses the write that switches the Golem to its new key: the tick dies after the oracle moved it.
-    const dying: Store = new Proxy(env.store, {
-      get(target, name, receiver) {
-        if (name === 'updateGolem') {
-          return (input: Parameters<Store['updateGolem']>[0]) =>
-            input.patch.sessionKeyAddress !== undefined
-              ? Promise.reject(new Error('crash before the profile switch'))
-              : target.updateGolem(input)
-        }
-        const value = Reflect.get(target, name, receiver) as unknown
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
-      },
+    const dying: Store = storeWith(env.store, {
+      updateGolem: (input) =>
+        input.patch.sessionKeyAddress !== undefined
+          ? Promise.reject(new Error('crash before the profile switch'))
+          : env.store.updateGolem(input),
     })
     await expect(tick('kms-7715', { store: dying })).rejects.toThrow(/crash before the profile switch/)
     const pending = (await profileOf('kms-7715')).pendingRotation!
