@@ -26,8 +26,9 @@ import { stackIndexerOptions, toIndexerDeployment } from '../indexer/lib/deploym
 import { indexerEnv, loadIndexerSettings } from '../indexer/lib/settings.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { getJson, graphqlQuery, sqlQuery, waitForIndexed } from '../indexer/testing.ts'
-import { provisionGolem, type ProvisionedGolem } from '../local/provision.ts'
+import type { ProvisionedGolem } from '../local/provision.ts'
 import { startHeartbeatEnv, USDC, type HeartbeatEnv } from './heartbeat/harness.ts'
+import { provisionGolemIn } from './support/provisionGolemIn.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 // $10 of USDC at $3,000 per WETH is 1/300 WETH at the feed price.
@@ -65,13 +66,8 @@ beforeAll(async () => {
   indexer = await startIndexer(stackIndexerOptions({ rpcUrl: env.devnet.rpcUrl, deployment: env.devnet.deployment }, { local: true }))
   const ownerAccount = await env.devnet.createOwner({ usdc: USDC(1_000) })
   owner = ownerAccount.address
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'g1', {
     owner: ownerAccount,
-    golemId: 'g1',
     strategy: STRATEGY,
     lifeSeconds: 3_600n,
   })

@@ -16,10 +16,11 @@ import { councilProposalTypedData, tallyCouncilSignatures, type CouncilProposal 
 import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { getJson, graphqlQuery, pollUntil, sqlQuery, waitForIndexed } from '../indexer/testing.ts'
-import { provisionGolem, type ProvisionedGolem } from '../local/provision.ts'
+import type { ProvisionedGolem } from '../local/provision.ts'
 import { COUNCIL_EXECUTIONS_QUERY } from '../web/src/council.ts'
 import { proposeTransfer, setupCouncil, type CouncilFixture } from './chain/councilHarness.ts'
 import { passStaggerOffsets, redemptionsBy, startHeartbeatEnv, USDC, type HeartbeatEnv } from './heartbeat/harness.ts'
+import { provisionGolemIn } from './support/provisionGolemIn.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 const FAIR_WETH_FOR_10 = 10n ** 18n / 300n
@@ -152,13 +153,8 @@ beforeAll(async () => {
   const assets = env.devnet.deployment.assets
   const owners = [await env.devnet.createOwner({ usdc: USDC(1_000) }), await env.devnet.createOwner({ usdc: USDC(1_000) })]
   const provision = (golemId: string, i: number) =>
-    provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    provisionGolemIn(env, golemId, {
       owner: owners[i]!,
-      golemId,
       strategy: STRATEGY,
       lifeSeconds: 3_600n,
     })

@@ -14,9 +14,10 @@ import { stackIndexerOptions } from '../indexer/lib/deployment.ts'
 import { startIndexer, type RunningIndexer } from '../indexer/start.ts'
 import { getJson, graphqlQuery, sqlQuery, waitForIndexed } from '../indexer/testing.ts'
 import type { OwnerAccount } from '../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../local/provision.ts'
+import type { ProvisionedGolem } from '../local/provision.ts'
 import { LocalKeyRotation } from '../local/rotation.ts'
 import { DAY, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv, WHOLE_RUNWAY_ON_KEY } from './heartbeat/harness.ts'
+import { provisionGolemIn } from './support/provisionGolemIn.ts'
 
 const STRATEGY = readFileSync(join(import.meta.dirname, '..', 'examples', 'STRATEGY.md'), 'utf8')
 const lc = (a: string) => a.toLowerCase()
@@ -32,14 +33,9 @@ beforeAll(async () => {
   // What the runner does, minus its PGlite directory under .bardo: startIndexer makes a fresh one.
   indexer = await startIndexer(stackIndexerOptions({ rpcUrl: env.devnet.rpcUrl, deployment: env.devnet.deployment }, { local: true }))
   owner = await env.devnet.createOwner()
-  demo = await provisionGolem({
+  demo = await provisionGolemIn(env, 'demo', {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
     owner,
-    golemId: 'demo',
     strategy: STRATEGY,
     runwayDays: 30,
   })

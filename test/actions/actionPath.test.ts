@@ -33,9 +33,10 @@ import { ActionRequestError, grantedActions, type ActionRequest } from '../../co
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { executeAction, type ActionOutcome, type ExecuteActionDeps, type ExecuteActionInput } from '../../app/actions/executeAction.ts'
 import { loadActionGrant } from '../../app/actions/actionGrantStore.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { redemptionsBy, startHeartbeatEnv, USDC, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 const OTHER: Address = getAddress('0x000000000000000000000000000000000000a77a')
@@ -108,13 +109,8 @@ beforeAll(async () => {
   client = env.client
   assets = env.devnet.deployment.assets
   owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'g1', {
     owner,
-    golemId: 'g1',
     strategy: STRATEGY,
     lifeSeconds: 3_600n,
   })
@@ -196,13 +192,8 @@ describe('provisioning grants the whole plan', () => {
 
   it('grants runway and gas only when asked (`actions: false`), and stores no action grant', async () => {
     const other = await env.devnet.createOwner({ usdc: USDC(10) })
-    const g2 = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    const g2 = await provisionGolemIn(env, 'g2', {
       owner: other,
-      golemId: 'g2',
       strategy: STRATEGY,
       lifeSeconds: 3_600n,
       actions: false,
@@ -251,13 +242,8 @@ describe('a multi-hop swap (exactInput along a route)', () => {
   let routedAct: GolemActions
   beforeAll(async () => {
     routedOwner = await env.devnet.createOwner({ usdc: USDC(100) })
-    routed = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    routed = await provisionGolemIn(env, 'g5', {
       owner: routedOwner,
-      golemId: 'g5',
       strategy: STRATEGY,
       lifeSeconds: 3_600n,
     })
@@ -347,13 +333,8 @@ describe('bridging the owner’s USDC (CCTP depositForBurn)', () => {
     })
     messenger = deployed.contractAddress!
     bridgeOwner = await env.devnet.createOwner({ usdc: USDC(100) })
-    await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    await provisionGolemIn(env, 'g6', {
       owner: bridgeOwner,
-      golemId: 'g6',
       strategy: 'Bridge USDC to Arbitrum when yields there are higher.\nbudget: $50/day',
       lifeSeconds: 3_600n,
       protocols: { bridge: { messenger, destinationDomain: ARBITRUM } },
@@ -441,13 +422,8 @@ describe('providing liquidity (Uniswap V3 positions)', () => {
         args: [lpOwner.address, 10n ** 18n],
       }),
     })
-    await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    await provisionGolemIn(env, 'g7', {
       owner: lpOwner,
-      golemId: 'g7',
       strategy: 'Provide liquidity to the USDC/WETH pool and collect the fees.\nbudget: $50/day',
       lifeSeconds: 3_600n,
       protocols: { positionManager: manager },
@@ -617,13 +593,8 @@ describe('bad input changes nothing', () => {
 describe('the example strategy (examples/STRATEGY.md) through the client', () => {
   it('a DCA beat swaps within the bound, a beat asking too little is refused for slippage, and after the phase falls opening is refused', async () => {
     const owner3 = await env.devnet.createOwner({ usdc: USDC(100) })
-    const g3 = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    const g3 = await provisionGolemIn(env, 'g3', {
       owner: owner3,
-      golemId: 'g3',
       strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
       lifeSeconds: 3_600n,
     })
@@ -681,13 +652,8 @@ describe('POST /api/v1/golems/:id/actions', () => {
       expiresAt: Number(await chainNowOf()) + 3_600,
       initialBudget: 0n,
     })
-    await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    await provisionGolemIn(env, 'g4', {
       owner: await env.devnet.createOwner({ usdc: USDC(100) }),
-      golemId: 'g4',
       strategy: STRATEGY,
       lifeSeconds: 3_600n,
       sessionKey,

@@ -15,11 +15,12 @@ import type { PhaseName } from '../../core/lifecycle/phase.ts'
 import { constitutionHash, parseConstitution, policyLedgerOf, type ConstitutionInput } from '../../core/policy/index.ts'
 import type { TickStore } from '../../core/store/index.ts'
 import type { ActionOutcome, ExecuteActionDeps } from '../../app/actions/executeAction.ts'
-import { provisionGolem } from '../../local/provision.ts'
+
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { setConstitutionHash } from '../chain/harness.ts'
 import { startHeartbeatEnv, USDC, type HeartbeatEnv } from '../heartbeat/harness.ts'
 import { storeWith } from '../support/storeWith.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $100/day'
 const GOLEM = 'p1'
@@ -103,13 +104,8 @@ beforeAll(async () => {
   client = env.client
   assets = env.devnet.deployment.assets
   owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
-  await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  await provisionGolemIn(env, GOLEM, {
     owner,
-    golemId: GOLEM,
     strategy: STRATEGY,
     lifeSeconds: 3_600n,
     constitution: parseConstitution(base()),

@@ -14,8 +14,9 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { startHeartbeatEnv, type HeartbeatEnv } from '../heartbeat/harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: watched-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -63,13 +64,8 @@ const post = (body: string, signature: string | null = signingKey.sign(body)) =>
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'watched', {
     owner,
-    golemId: 'watched',
     strategy: STRATEGY,
     runwayDays: 5,
   })
@@ -178,13 +174,8 @@ describe('POST /api/v1/webhooks/alchemy', () => {
 
   it("wakes the owner's Golem when a stranger's huge disableDelegations share the revocation's block", async () => {
     const crowdedOwner = await env.devnet.createOwner()
-    const crowded = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    const crowded = await provisionGolemIn(env, 'crowded', {
       owner: crowdedOwner,
-      golemId: 'crowded',
       strategy: STRATEGY,
       runwayDays: 5,
     })

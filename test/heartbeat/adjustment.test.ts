@@ -20,7 +20,7 @@ import { revocationOf } from '../../app/revocation.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { sendOwnerCalls } from '../../local/ownerActions.ts'
-import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
+import { signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
   WHOLE_RUNWAY_ON_KEY,
@@ -32,6 +32,7 @@ import {
   usdcTransfersFrom,
   type HeartbeatEnv,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = '---\nname: adjusted\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 6\n---\n\nSwap a little USDC.\n'
 const ID = 'adjusted'
@@ -101,13 +102,8 @@ beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
   stranger = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, ID, {
     owner,
-    golemId: ID,
     strategy: STRATEGY,
     runwayDays: 6,
     // Every period's redemption is the whole period amount: it shows which grant paid it.

@@ -18,13 +18,13 @@ import {
   WHOLE_RUNWAY_ON_KEY,
   allEvents,
   passStaggerOffsets,
-  provisionExampleGolem,
   redemptionsBy,
   revokeAsOwner,
   startHeartbeatEnv,
   usdcBalance,
   type HeartbeatEnv,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const LIMIT = 3
 let env: HeartbeatEnv
@@ -59,8 +59,8 @@ async function beat(): Promise<{ results: Map<string, TickResult>; skipped: numb
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   brokenOwner = await env.devnet.createOwner()
-  broken = await provisionExampleGolem(env, 'broken', { keyCeiling: WHOLE_RUNWAY_ON_KEY, owner: brokenOwner })
-  flaky = await provisionExampleGolem(env, 'flaky', { keyCeiling: WHOLE_RUNWAY_ON_KEY })
+  broken = await provisionGolemIn(env, 'broken', { keyCeiling: WHOLE_RUNWAY_ON_KEY, owner: brokenOwner })
+  flaky = await provisionGolemIn(env, 'flaky', { keyCeiling: WHOLE_RUNWAY_ON_KEY })
   await passStaggerOffsets(env.devnet, ['broken', 'flaky'])
   const signers: SignerResolver = {
     resolve: async (profile, options) => {

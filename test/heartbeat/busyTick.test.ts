@@ -15,16 +15,8 @@ import { DynamoStore } from '../../adapters/store/index.ts'
 import { documentClient, localDynamoClient } from '../../local/dynalite.ts'
 import { startDynamoRecorder, type DynamoRecorder } from '../lambda/dynamoRecorder.ts'
 import { provisionFleet } from './fleet.ts'
-import {
-  DAY,
-  passStaggerOffsets,
-  provisionExampleGolem,
-  redemptionsBy,
-  startHeartbeatEnv,
-  USDC,
-  WHOLE_RUNWAY_ON_KEY,
-  type HeartbeatEnv,
-} from './harness.ts'
+import { DAY, passStaggerOffsets, redemptionsBy, startHeartbeatEnv, USDC, WHOLE_RUNWAY_ON_KEY, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 /** DynamoDB requests one busy tick may make: a Golem granted no actions, and one with an action grant. */
 const BUSY_TICK_REQUESTS = 4
@@ -51,7 +43,7 @@ beforeAll(async () => {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
   })
   for (const g of fleet) keys.set(g.golemId, g.golemKey)
-  keys.set('acting', (await provisionExampleGolem(env, 'acting', { keyCeiling: WHOLE_RUNWAY_ON_KEY })).golemKey)
+  keys.set('acting', (await provisionGolemIn(env, 'acting', { keyCeiling: WHOLE_RUNWAY_ON_KEY })).golemKey)
   await passStaggerOffsets(env.devnet, [...keys.keys()])
   const recorded = localDynamoClient(recorder.endpoint)
   let counted = false

@@ -9,7 +9,7 @@ import { SessionKey } from '../../core/custody/index.ts'
 import { MemoryKey } from '../../core/custody/memoryKey.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import type { CrashArgs } from './crashWorker.ts'
 import { crashArgsOn, crashingTick, type CrashExit } from './crashingTick.ts'
 import {
@@ -29,6 +29,7 @@ import {
   WHOLE_RUNWAY_ON_KEY,
   deregistrations,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const CHILD_LEASE_MS = 60_000
 const STRATEGY =
@@ -46,13 +47,8 @@ async function provisionWithKnownKey(golemId: string): Promise<ProvisionedGolem>
   keys.set(golemId, bytesToHex(bytes))
   bytes.fill(0)
   const sessionKey = SessionKey.fromMemoryKey(memoryKey, { expiresAt: Number(now) + 5 * DAY, initialBudget: 0n, now: Number(now) })
-  const golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  const golem = await provisionGolemIn(env, golemId, {
     owner,
-    golemId,
     strategy: STRATEGY,
     runwayDays: 5,
     sessionKey,

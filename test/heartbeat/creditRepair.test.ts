@@ -6,15 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyPaymentCredit } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { runTick } from '../../app/tick/runTick.ts'
-import { DAY, chainNow, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, chainNow, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 import { storeWith } from '../support/storeWith.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const PRICE = 500_000n
 let env: HeartbeatEnv
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  await provisionExampleGolem(env, 'fed')
+  await provisionGolemIn(env, 'fed')
 })
 afterAll(async () => env?.stop())
 

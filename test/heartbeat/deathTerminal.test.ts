@@ -15,16 +15,8 @@ import { ChainGolemState } from '../../functions/api/services/chainState.ts'
 import { StoreGolemRegistry } from '../../functions/api/services/storeRegistry.ts'
 import type { ProvisionedGolem } from '../../local/provision.ts'
 import { deregisterStep, MAX_DEREGISTER_ATTEMPTS, terminalResetStep } from '../../core/lifecycle/deathPlan.ts'
-import {
-  DAY,
-  USDC,
-  chainNow,
-  creditGolem,
-  passStaggerOffsets,
-  provisionExampleGolem,
-  startHeartbeatEnv,
-  type HeartbeatEnv,
-} from './harness.ts'
+import { DAY, USDC, chainNow, creditGolem, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: broke-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 2\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -43,7 +35,7 @@ const beat = async (): Promise<TickResult[]> => {
 
 /** A Golem of STRATEGY with an owner of its own, past its stagger offset. */
 async function provision(golemId: string): Promise<ProvisionedGolem> {
-  const provisioned = await provisionExampleGolem(env, golemId, { strategy: STRATEGY, runwayDays: 2 })
+  const provisioned = await provisionGolemIn(env, golemId, { strategy: STRATEGY, runwayDays: 2 })
   await passStaggerOffsets(env.devnet, [golemId])
   return provisioned
 }

@@ -25,8 +25,9 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { selfExtensionConfig } from '../../app/tick/selfExtensionConfig.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
+import { signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
 import { USDC, allEvents, chainNow, revokeAsOwner, startHeartbeatEnv, usdcBalance, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = '---\nname: exposed\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 1\n---\n\nSwap a little USDC.\n'
 /** Ten-second periods, a two-minute life, a beat per period: the chain stays within a minute or two of the wall clock, which x402 needs. */
@@ -98,13 +99,8 @@ beforeAll(async () => {
     }),
     0,
   )
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'exposed', {
     owner,
-    golemId: 'exposed',
     strategy: STRATEGY,
     lifeSeconds: LIFE,
     periodSeconds: PERIOD,

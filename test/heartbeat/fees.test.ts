@@ -8,7 +8,8 @@ import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
 import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { TickResult } from '../../app/tick/types.ts'
-import { DAY, passStaggerOffsets, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 type Counts = Record<string, number>
 
@@ -40,7 +41,7 @@ let baseFeePerGas: bigint
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  await provisionExampleGolem(env, 'fees')
+  await provisionGolemIn(env, 'fees')
   // A day and the Golem's stagger offset later, its tick is a busy one: it redeems the second period.
   await passStaggerOffsets(env.devnet, ['fees'])
   await env.devnet.increaseTime(DAY)

@@ -2,7 +2,6 @@
 // dependencies, and the on-chain truth the suites check the store against (RedeemedDelegation logs,
 // USDC transfers out of the owner, VitalityOracle phase transitions).
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import {
   createPublicClient,
   encodeFunctionData,
@@ -31,7 +30,6 @@ import type { ClaimSlotWithTxInput, GolemEvent, Store } from '../../core/store/i
 import { MemorySignerResolver } from '../../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
 import { sendOwnerCalls } from '../../local/ownerActions.ts'
 import { revocationOf } from '../../app/revocation.ts'
 import { createTable, documentClient, localDynamoClient, startDynalite, type Dynalite } from '../../local/dynalite.ts'
@@ -246,25 +244,6 @@ export async function revokeAsOwner(env: Pick<HeartbeatEnv, 'store' | 'client' |
     calls: plan.calls.map((c) => ({ to: c.to, data: c.data })),
   })
   return { plan, receipt }
-}
-
-/** A Golem provisioned from examples/STRATEGY.md for a fresh owner, as `npm start` provisions its demo. */
-export async function provisionExampleGolem(
-  env: HeartbeatEnv,
-  golemId: string,
-  options: { owner?: OwnerAccount; strategy?: string; runwayDays?: number; keyCeiling?: bigint } = {},
-): Promise<ProvisionedGolem> {
-  return provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
-    owner: options.owner ?? (await env.devnet.createOwner()),
-    golemId,
-    strategy: options.strategy ?? readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
-    ...(options.runwayDays === undefined ? {} : { runwayDays: options.runwayDays }),
-    ...(options.keyCeiling === undefined ? {} : { keyCeiling: options.keyCeiling }),
-  })
 }
 
 /**

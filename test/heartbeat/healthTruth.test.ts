@@ -11,9 +11,10 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
 import { disableDelegationCall, sendOwnerCalls } from '../../local/ownerActions.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { progressLine } from '../../local/consoleLines.ts'
 import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: truthful-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 10\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -59,13 +60,8 @@ async function readings(result: TickResult) {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'truth', {
     owner,
-    golemId: 'truth',
     strategy: STRATEGY,
     runwayDays: 10,
   })

@@ -12,7 +12,8 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import type { ProvisionedGolem } from '../../local/provision.ts'
-import { DAY, USDC, chainNow, provisionExampleGolem, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, USDC, chainNow, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: key-spent\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -29,7 +30,7 @@ const errors: unknown[] = []
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionExampleGolem(env, GOLEM_ID, { owner, strategy: STRATEGY, runwayDays: 30 })
+  golem = await provisionGolemIn(env, GOLEM_ID, { owner, strategy: STRATEGY, runwayDays: 30 })
   await env.client.request({ method: 'anvil_impersonateAccount' as never, params: [golem.golemKey] as never })
 }, 120_000)
 afterAll(async () => env?.stop())

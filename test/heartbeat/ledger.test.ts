@@ -9,7 +9,7 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { erc20Abi } from 'viem'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
@@ -26,6 +26,7 @@ import {
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: ledger-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -75,14 +76,9 @@ beforeAll(async () => {
   start.usdc = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)
   start.eth = await env.client.getBalance({ address: owner.address })
   firstBlock = (await env.client.getBlockNumber()) + 1n
-  golem = await provisionGolem({
+  golem = await provisionGolemIn(env, 'ledger', {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
     owner,
-    golemId: 'ledger',
     strategy: STRATEGY,
     runwayDays: 5,
     gas: { periodAmount: GAS_PER_DAY, bootstrap: BOOTSTRAP },
@@ -162,14 +158,9 @@ describe('the gas top-up under duplicate deliveries', () => {
 
   beforeAll(async () => {
     const other = await env.devnet.createOwner()
-    dup = await provisionGolem({
+    dup = await provisionGolemIn(env, 'gas-dup', {
       keyCeiling: WHOLE_RUNWAY_ON_KEY,
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
       owner: other,
-      golemId: 'gas-dup',
       strategy: STRATEGY,
       runwayDays: 5,
       gas: { periodAmount: GAS_PER_DAY, bootstrap: BOOTSTRAP },

@@ -14,7 +14,7 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { decodeChainError } from '../../adapters/chain/decodeChainError.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
   USDC,
@@ -31,6 +31,7 @@ import {
   WHOLE_RUNWAY_ON_KEY,
   deregistrations,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 let env: HeartbeatEnv
 let owner: OwnerAccount
@@ -44,14 +45,9 @@ beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
   ownerStart = await usdcBalance(env.client, env.devnet.deployment.assets.usdc, owner.address)
-  golem = await provisionGolem({
+  golem = await provisionGolemIn(env, 'life', {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
     owner,
-    golemId: 'life',
     strategy: readFileSync(new URL('../../examples/STRATEGY.md', import.meta.url), 'utf8'),
   })
   // Whole days later each tick is past the Golem's stagger offset, so every period's tick redeems.

@@ -11,8 +11,9 @@ import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPa
 import { runTick } from '../../app/tick/runTick.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { parseGolemProfile, serializeGolemProfile } from '../../core/lifecycle/profile.ts'
-import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 import { countedStore } from '../support/storeWith.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const calls = vi.hoisted(() => ({ parse: 0, plan: 0, gas: 0 }))
 const reset = () => {
@@ -68,7 +69,7 @@ const ticks: Count[] = []
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  await provisionExampleGolem(env, 'oneway')
+  await provisionGolemIn(env, 'oneway')
   // One Golem, so a beat is one tick: what the walker and the tick call in it is counted together.
   const invoker: TickInvoker = {
     async invoke(requests: readonly TickRequest[]) {
@@ -141,7 +142,7 @@ describe('a tick, one way', () => {
   })
 
   it("parses the profile once on each side when the hand-over crosses the wire: the walker's, then the tick's on arrival", async () => {
-    await provisionExampleGolem(env, 'wire')
+    await provisionGolemIn(env, 'wire')
     const sides: { parses: number; plans: number }[] = []
     const invoker: TickInvoker = {
       async invoke(requests: readonly TickRequest[]) {

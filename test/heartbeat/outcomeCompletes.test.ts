@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
 import type { TickStore } from '../../core/store/index.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { allEvents, chainNow, passStaggerOffsets, periodAt, redemptionsBy, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 import { storeWith } from '../support/storeWith.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: outcome-completes\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -25,13 +26,8 @@ beforeAll(async () => {
     const golemId = idOf(write)
     golems.set(
       golemId,
-      await provisionGolem({
-        clients: env.devnet,
-        deployment: env.devnet.deployment,
-        store: env.store,
-        signers: env.signers,
+      await provisionGolemIn(env, golemId, {
         owner: await env.devnet.createOwner(),
-        golemId,
         strategy: STRATEGY,
         runwayDays: 5,
       }),

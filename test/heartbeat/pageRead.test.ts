@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { readRequestOf } from '../../core/lifecycle/observation.ts'
-import { provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 let env: HeartbeatEnv
 beforeAll(async () => {
@@ -15,7 +16,7 @@ afterAll(async () => env?.stop())
 
 describe('a heartbeat page of 200 Golems', () => {
   it('reads every Golem at the page block, each as it reads alone', async () => {
-    const golem = await provisionExampleGolem(env, 'page')
+    const golem = await provisionGolemIn(env, 'page')
     const request = readRequestOf('page', golem.profile)
     const block = await env.client.getBlock({ blockTag: 'latest' })
     const at = { number: block.number, timestamp: block.timestamp }

@@ -20,7 +20,7 @@ import { runTick } from '../../app/tick/runTick.ts'
 import { DelegationManagerAbi } from '../../core/delegations/frameworkAbi.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { storeWith } from '../support/storeWith.ts'
 import {
   allEvents,
@@ -31,6 +31,7 @@ import {
   unsignedOf,
   type HeartbeatEnv,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: race-loser\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -48,13 +49,8 @@ beforeAll(async () => {
   for (const golemId of ['loses-runway', 'loses-gas'])
     golems.set(
       golemId,
-      await provisionGolem({
-        clients: env.devnet,
-        deployment: env.devnet.deployment,
-        store: env.store,
-        signers: env.signers,
+      await provisionGolemIn(env, golemId, {
         owner: await env.devnet.createOwner(),
-        golemId,
         strategy: STRATEGY,
         runwayDays: 5,
         gas: { periodAmount: GAS_PER_DAY, bootstrap: BOOTSTRAP },

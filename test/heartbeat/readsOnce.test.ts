@@ -8,8 +8,9 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { TickResult } from '../../app/tick/types.ts'
-import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 import { countedStore } from '../support/storeWith.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 type Counts = Record<string, number>
 
@@ -19,7 +20,7 @@ const beats: { result: TickResult; counts: Counts; heartbeat: Counts }[] = []
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  await provisionExampleGolem(env, 'once')
+  await provisionGolemIn(env, 'once')
   // The heartbeat reads the chain for the tick; the tick gets its own counted store, and so does the
   // heartbeat. Credits are on, so the once-a-period repair is counted too.
   let ticked: { result: TickResult; counts: Counts }[] = []

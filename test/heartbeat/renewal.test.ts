@@ -18,8 +18,9 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
+import { signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, WHOLE_RUNWAY_ON_KEY, allEvents, chainNow, passStaggerOffsets, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: renewal-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -99,13 +100,8 @@ beforeAll(async () => {
   owner = await env.devnet.createOwner()
   stranger = await env.devnet.createOwner()
   for (const golemId of ['renewed', 'lapsed'] as const) {
-    golems[golemId] = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    golems[golemId] = await provisionGolemIn(env, golemId, {
       owner,
-      golemId,
       strategy: STRATEGY,
       runwayDays: 5,
       // Every period's redemption then shows which grant paid it.

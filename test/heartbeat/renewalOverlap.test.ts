@@ -12,8 +12,9 @@ import { parseGolemProfile, type GolemProfile } from '../../core/lifecycle/profi
 import { RenewalError } from '../../core/lifecycle/renewalCheck.ts'
 import { StoreRenewalService } from '../../app/renewal.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
+import { signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, chainNow, startHeartbeatEnv, stealWithKey, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = '---\nname: overlap\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 3\n---\n\nSwap a little USDC.\n'
 
@@ -51,13 +52,8 @@ async function at(timestamp: bigint): Promise<void> {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'overlap', {
     owner,
-    golemId: 'overlap',
     strategy: STRATEGY,
     runwayDays: 3,
   })

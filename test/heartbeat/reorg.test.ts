@@ -14,7 +14,7 @@ import type { TickDeps, TickResult } from '../../app/tick/types.ts'
 import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
 import { FinalityConfigError } from '../../core/finality.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
   USDC,
@@ -29,6 +29,7 @@ import {
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: reorg-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -54,14 +55,9 @@ type Provisioned = ProvisionedGolem & { owner: OwnerAccount }
 
 async function provision(golemId: string): Promise<Provisioned> {
   const owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
-  const golem = await provisionGolem({
+  const golem = await provisionGolemIn(env, golemId, {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
     owner,
-    golemId,
     strategy: STRATEGY,
     runwayDays: 5,
     gas: { periodAmount: GAS_PER_DAY, bootstrap: BOOTSTRAP },

@@ -15,7 +15,7 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { decodeChainError, type DecodedChainError } from '../../adapters/chain/decodeChainError.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
   USDC,
@@ -27,6 +27,7 @@ import {
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: parent-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -81,14 +82,9 @@ async function replicantRefusal(amount: bigint): Promise<DecodedChainError | und
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
+  golem = await provisionGolemIn(env, 'parent', {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
     owner,
-    golemId: 'parent',
     strategy: STRATEGY,
     runwayDays: 5,
   })

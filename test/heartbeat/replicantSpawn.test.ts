@@ -21,9 +21,10 @@ import { encodeRedemptions } from '../../core/delegations/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { staggerOffset } from '../../core/lifecycle/stagger.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, redemptionsBy, startHeartbeatEnv, usdcBalance, WHOLE_RUNWAY_ON_KEY, type HeartbeatEnv } from './harness.ts'
 import { spawningDeps, spawnReplicantThroughActions } from './replicants.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: parent-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -38,14 +39,9 @@ let spawned: Extract<ActionOutcome, { status: 'spawned' }>
 const errors: unknown[] = []
 
 const provision = (golemId: string) =>
-  provisionGolem({
+  provisionGolemIn(env, golemId, {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
     owner,
-    golemId,
     strategy: STRATEGY,
     runwayDays: 5,
   })

@@ -7,8 +7,9 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { progressLine } from '../../local/consoleLines.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, allEvents, creditGolem, phaseTransitions, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: fed-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -28,13 +29,8 @@ const beat = async (): Promise<TickResult> => {
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   const owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'fed', {
     owner,
-    golemId: 'fed',
     strategy: STRATEGY,
     runwayDays: 30,
   })

@@ -10,7 +10,7 @@ import { tickEventTime } from '../../core/lifecycle/eventOrder.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { storeWith } from '../support/storeWith.ts'
 import {
   DAY,
@@ -23,6 +23,7 @@ import {
   unsignedOf,
   type HeartbeatEnv,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: fed-twice\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -34,13 +35,8 @@ let golem: ProvisionedGolem
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'fed-twice', {
     owner: await env.devnet.createOwner(),
-    golemId: 'fed-twice',
     strategy: STRATEGY,
     runwayDays: 30,
   })

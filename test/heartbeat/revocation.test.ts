@@ -22,7 +22,7 @@ import { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { decodeChainError } from '../../adapters/chain/decodeChainError.ts'
 import type { TickResult } from '../../app/tick/types.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
+import { signRunwayGrant, type ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
   USDC,
@@ -34,6 +34,7 @@ import {
   usdcBalance,
   type HeartbeatEnv,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: revoked-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -69,13 +70,8 @@ async function refusal(chain: readonly Delegation[], execution: { target: `0x${s
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, 'revoked', {
     owner,
-    golemId: 'revoked',
     strategy: STRATEGY,
     runwayDays: 5,
   })

@@ -16,7 +16,7 @@ import type { Store } from '../../core/store/index.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { rotateOnRequest } from '../../app/tick/rotateOnRequest.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem } from '../../local/provision.ts'
+import type { provisionGolem } from '../../local/provision.ts'
 import { LocalKeyRotation } from '../../local/rotation.ts'
 import { storeWith } from '../support/storeWith.ts'
 import {
@@ -30,6 +30,7 @@ import {
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -54,13 +55,8 @@ const dm = () => env.devnet.deployment.environment.DelegationManager
 
 /** A Golem of this suite's owner and strategy, with 30 days of runway (and `extra` provisioning options). */
 const provision = (golemId: string, extra: Partial<Parameters<typeof provisionGolem>[0]> = {}) =>
-  provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  provisionGolemIn(env, golemId, {
     owner,
-    golemId,
     strategy: STRATEGY,
     runwayDays: 30,
     ...extra,

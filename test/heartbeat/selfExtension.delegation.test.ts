@@ -15,8 +15,9 @@ import { runtimeByDelegation } from '../../app/tick/paymentByDelegation.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { RUNTIME_BOUGHT_EVENT } from '../../app/tick/selfExtend.ts'
 import type { SelfExtensionConfig, TickDeps } from '../../app/tick/types.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { allEvents, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = '---\nname: paying-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 1\n---\n\nSwap a little USDC.\n'
 const HOUR_PRICE = DEFAULT_PRICING.runtimeCostPerHour
@@ -42,13 +43,8 @@ const deps = (id: string, o: Partial<PaymentPolicy> = {}, beat = BEAT_S): TickDe
 
 async function provision(golemId: string, lifeSeconds: bigint, periodSeconds = 3600n): Promise<ProvisionedGolem & { owner: Address }> {
   const owner = await env.devnet.createOwner()
-  const golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  const golem = await provisionGolemIn(env, golemId, {
     owner,
-    golemId,
     strategy: STRATEGY,
     lifeSeconds,
     periodSeconds,

@@ -15,8 +15,9 @@ import { runTick } from '../../app/tick/runTick.ts'
 import { startSelfExtensionStand } from './selfExtensionStand.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
 import { chainCreditStanding } from '../../adapters/x402/creditStanding.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { allEvents, USDC, startHeartbeatEnv, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = '---\nname: reorg-payer\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 1\n---\n\nSwap a little USDC.\n'
 const HOUR_PRICE = DEFAULT_PRICING.runtimeCostPerHour
@@ -65,13 +66,8 @@ describe('a self-extension whose settlement is reorged out', () => {
 
   it('is sent again from its signed bytes, credited once when deep: money moved once, TTL extended once', async () => {
     const owner = await env.devnet.createOwner()
-    golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    golem = await provisionGolemIn(env, 'reorg-payer', {
       owner,
-      golemId: 'reorg-payer',
       strategy: STRATEGY,
       lifeSeconds: 600n,
       periodSeconds: 3600n,

@@ -17,8 +17,9 @@ import type { SelfExtensionConfig } from '../../app/tick/types.ts'
 import { slotBaseOf } from '../../app/tick/slots.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
 import { devnetAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { allEvents, USDC, passStaggerOffsets, startHeartbeatEnv, usdcBalance, usdcTransfersFrom, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = '---\nname: paying-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 1\n---\n\nSwap a little USDC.\n'
 const HOUR_PRICE = DEFAULT_PRICING.runtimeCostPerHour
@@ -40,13 +41,8 @@ function deps(id: string, o: Partial<PaymentPolicy> = {}): TickDeps {
 
 async function provision(golemId: string, lifeSeconds: bigint): Promise<ProvisionedGolem> {
   const owner = await env.devnet.createOwner()
-  return provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  return provisionGolemIn(env, golemId, {
     owner,
-    golemId,
     strategy: STRATEGY,
     lifeSeconds,
     periodSeconds: 3600n,
@@ -223,13 +219,8 @@ describe('the whole-life ledger with self-extension', () => {
     const owner = await env.devnet.createOwner()
     const usdc = env.devnet.deployment.assets.usdc
     const start = await usdcBalance(env.client, usdc, owner.address)
-    const life = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    const life = await provisionGolemIn(env, 'whole', {
       owner,
-      golemId: 'whole',
       strategy: STRATEGY,
       lifeSeconds: 240n,
       periodSeconds: 60n,

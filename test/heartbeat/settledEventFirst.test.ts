@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runTick } from '../../app/tick/runTick.ts'
 import type { TickDeps } from '../../app/tick/types.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { allEvents, chainNow, passStaggerOffsets, periodAt, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: settle-first\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -20,13 +21,8 @@ let golem: ProvisionedGolem
 beforeAll(async () => {
   env = await startHeartbeatEnv()
   owner = await env.devnet.createOwner()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, ID, {
     owner,
-    golemId: ID,
     strategy: STRATEGY,
     runwayDays: 5,
   })

@@ -19,12 +19,12 @@ import {
   allEvents,
   chainNow,
   periodAt,
-  provisionExampleGolem,
   redemptionsBy,
   startHeartbeatEnv,
   type HeartbeatEnv,
   WHOLE_RUNWAY_ON_KEY,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: staggered-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -47,7 +47,7 @@ afterAll(async () => env?.stop())
 
 // The key may hold every period's runway, so each period's redemption shows when the stagger let it happen.
 const provision = (golemId: string): Promise<ProvisionedGolem> =>
-  provisionExampleGolem(env, golemId, { owner, strategy: STRATEGY, runwayDays: 30, keyCeiling: WHOLE_RUNWAY_ON_KEY })
+  provisionGolemIn(env, golemId, { owner, strategy: STRATEGY, runwayDays: 30, keyCeiling: WHOLE_RUNWAY_ON_KEY })
 
 /** Moves the chain clock to `at` (a later chain time) and mines. */
 async function advanceTo(at: bigint): Promise<void> {

@@ -9,7 +9,8 @@ import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
 import type { TickInvoker, TickRequest } from '../../app/heartbeat/handOver.ts'
 import { decodeTickPayload, encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { runTick } from '../../app/tick/runTick.ts'
-import { DAY, provisionExampleGolem, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { DAY, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const calls = vi.hoisted(() => ({ parse: 0 }))
 
@@ -56,7 +57,7 @@ async function editProfile(edit: (p: ReturnType<typeof parseGolemProfile>) => vo
 
 beforeAll(async () => {
   env = await startHeartbeatEnv()
-  await provisionExampleGolem(env, ID)
+  await provisionGolemIn(env, ID)
 })
 afterAll(async () => env?.stop())
 

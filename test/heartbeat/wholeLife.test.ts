@@ -18,7 +18,7 @@ import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { liquidityBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { replicantIdOf } from '../../core/actions/index.ts'
 import { spawnReplicantThroughActions } from './replicants.ts'
 import { accountFlow, deployPositionManager, mintWeth, provideUsdcWeth, sortedPair } from './liquidity.ts'
@@ -33,6 +33,7 @@ import {
   type HeartbeatEnv,
   freshFeeds,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = [
   'Swap USDC for WETH on the router, provide liquidity to the USDC/WETH pool and collect the fees,',
@@ -120,13 +121,8 @@ beforeAll(async () => {
   owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
   await mintWeth(env, owner.address, OWNER_WETH)
   ;[start.usdc, start.weth] = await holdings()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, ID, {
     owner,
-    golemId: ID,
     strategy: STRATEGY,
     runwayDays: 14,
     protocols: { positionManager: manager },

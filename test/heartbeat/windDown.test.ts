@@ -15,7 +15,7 @@ import { windDown } from '../../app/tick/windDown.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { redeemBase, revokeBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import {
   DAY,
   USDC,
@@ -26,6 +26,7 @@ import {
   type HeartbeatEnv,
   freshFeeds,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 const ID = 'wd'
@@ -57,13 +58,8 @@ beforeAll(async () => {
   assets = env.devnet.deployment.assets
   owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
   ownerStart = await ownerUsdc()
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, ID, {
     owner,
-    golemId: ID,
     strategy: STRATEGY,
     runwayDays: 14,
   })

@@ -19,7 +19,7 @@ import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
 import { LIQUIDITY_TOO_LATE, liquidityBase, revokeBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { accountFlow, deployPositionManager, mintWeth, provideUsdcWeth, sortedPair } from './liquidity.ts'
 import {
   DAY,
@@ -31,6 +31,7 @@ import {
   usdcBalance,
   type HeartbeatEnv,
 } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = 'Provide liquidity to the USDC/WETH pool and collect the fees.\nbudget: $50/day'
 const ID = 'lp-off'
@@ -96,13 +97,8 @@ beforeAll(async () => {
   await mintWeth(env, owner.address, OWNER_WETH)
   start.usdc = await balance(assets.usdc, owner.address)
   start.weth = await balance(assets.weth, owner.address)
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, ID, {
     owner,
-    golemId: ID,
     strategy: STRATEGY,
     runwayDays: 14,
     protocols: { positionManager: manager },

@@ -8,10 +8,11 @@ import { executeAction } from '../../app/actions/executeAction.ts'
 import { slotBaseOf } from '../../app/tick/slots.ts'
 import { windDown, type WindDownResult } from '../../app/tick/windDown.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { USDC, freshFeeds, startHeartbeatEnv, type HeartbeatEnv } from './harness.ts'
 import { deployPositionManager, mintWeth, provideUsdcWeth } from './liquidity.ts'
 import { countingTransport } from '../../bench/lib/countingTransport.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const ID = 'lp-reads'
 const LP_USDC = USDC(5)
@@ -47,13 +48,8 @@ beforeAll(async () => {
   manager = await deployPositionManager(env)
   const owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
   await mintWeth(env, owner.address, 10n ** 18n)
-  golem = await provisionGolem({
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
+  golem = await provisionGolemIn(env, ID, {
     owner,
-    golemId: ID,
     strategy: 'Provide liquidity to the USDC/WETH pool and collect the fees.\nbudget: $50/day',
     runwayDays: 14,
     protocols: { positionManager: manager },

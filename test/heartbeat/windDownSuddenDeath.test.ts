@@ -23,8 +23,9 @@ import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import { redeemBase, windDownStep } from '../../core/lifecycle/windDownPlan.ts'
 import type { OwnerAccount } from '../../local/devnet.ts'
 import { sendOwnerCalls } from '../../local/ownerActions.ts'
-import { provisionGolem, type ProvisionedGolem } from '../../local/provision.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
 import { DAY, USDC, creditGolem, passStaggerOffsets, startHeartbeatEnv, usdcBalance, type HeartbeatEnv, freshFeeds } from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY = 'Swap USDC for WETH on the router and deposit USDC into the vault, withdraw it later.\nbudget: $50/day'
 
@@ -63,13 +64,8 @@ beforeAll(async () => {
   for (const id of ['runway-only', 'everything']) {
     const owner = await env.devnet.createOwner({ usdc: USDC(1_000) })
     const start = await usdcBalance(client, assets.usdc, owner.address)
-    const golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    const golem = await provisionGolemIn(env, id, {
       owner,
-      golemId: id,
       strategy: STRATEGY,
       runwayDays: 10,
     })
@@ -156,13 +152,8 @@ describe('a sudden death settles what it still can', () => {
 describe('a wind-down step whose tick crashed right after the broadcast', () => {
   it('is settled from the chain by the next attempt, never sent twice', async () => {
     const owner = await env.devnet.createOwner({ usdc: USDC(100) })
-    const golem = await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    const golem = await provisionGolemIn(env, 'crashed', {
       owner,
-      golemId: 'crashed',
       strategy: STRATEGY,
       runwayDays: 10,
     })
@@ -212,13 +203,8 @@ describe('a Golem whose grant ends before its next tick', () => {
   it('closes everything at the last tick it can, and dies at the end with every position settled', async () => {
     const owner = await env.devnet.createOwner({ usdc: USDC(200) })
     const start = await usdcBalance(client, assets.usdc, owner.address)
-    await provisionGolem({
-      clients: env.devnet,
-      deployment: env.devnet.deployment,
-      store: env.store,
-      signers: env.signers,
+    await provisionGolemIn(env, 'expiring', {
       owner,
-      golemId: 'expiring',
       strategy: STRATEGY,
       runwayDays: 2,
     })

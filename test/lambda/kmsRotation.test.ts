@@ -37,7 +37,7 @@ import { createLocalApi } from '../../functions/api/local.ts'
 import { encodeTickPayload } from '../../app/heartbeat/tickPayload.ts'
 import { runTick } from '../../app/tick/runTick.ts'
 import { devnetAccount, type OwnerAccount } from '../../local/devnet.ts'
-import { provisionGolem } from '../../local/provision.ts'
+
 import { answerFromFake, FakeKms, KmsFault } from './fakeKms.ts'
 import { startDynamoRecorder, type DynamoRecorder } from './dynamoRecorder.ts'
 import { allowedActions } from './stackIam.ts'
@@ -53,6 +53,7 @@ import {
   WHOLE_RUNWAY_ON_KEY,
 } from '../heartbeat/harness.ts'
 import { storeWith } from '../support/storeWith.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
 
 const STRATEGY =
   '---\nname: kms-rotating-golem\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 30\n---\n\nSwap a little USDC into WETH every day.\n'
@@ -98,14 +99,9 @@ async function kmsGolem(golemId: string, keyId: string, owner: OwnerAccount) {
     initialBudget: 0n,
     now: Number(now),
   })
-  const golem = await provisionGolem({
+  const golem = await provisionGolemIn(env, golemId, {
     keyCeiling: WHOLE_RUNWAY_ON_KEY,
-    clients: env.devnet,
-    deployment: env.devnet.deployment,
-    store: env.store,
-    signers: env.signers,
     owner,
-    golemId,
     strategy: STRATEGY,
     sessionKey,
     runwayDays: 30,
