@@ -215,6 +215,8 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
       block,
       due.map(([, r]) => r),
     )
+    // Its failure reaches the requests through their entries; a batch no entry took is dropped quietly.
+    batch.catch(() => undefined)
     const reads = due.map(([key], i) => this.#golems.at(key, block.number, async () => (await batch)[i]!))
     await Promise.allSettled(reads)
   }
