@@ -184,10 +184,17 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     // even within the same block.
     const key = [golem.id, request.golemKey, request.periodDelegationHash, request.periodTerms, ...request.chainHashes].join(':')
     const block = await this.#head.latest()
+    const asked = { request, at: block.number }
     this.#asked.delete(key)
-    this.#asked.set(key, { request, at: block.number })
+    this.#asked.set(key, asked)
     if (this.#asked.size > this.#maxVerdicts) this.#asked.delete(this.#asked.keys().next().value!)
-    return this.#golems.at(key, block.number, async () => (await this.#readAt(block, [request]))[0]!)
+    const read = this.#golems.at(key, block.number, async () => (await this.#readAt(block, [request]))[0]!)
+    // A Golem whose own read fails is not read ahead (until it is asked for again): one read that keeps
+    // failing would fail every block's batch, and every other Golem's request would read on its own.
+    read.catch(() => {
+      if (this.#asked.get(key) === asked) this.#asked.delete(key)
+    })
+    return read
   }
 
   async #readAt(block: Block, requests: readonly GolemReadRequest[]): Promise<Observed[]> {

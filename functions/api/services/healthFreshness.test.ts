@@ -13,7 +13,7 @@ import { createApp } from '../app.ts'
 import { sampleGolem, testApiDeps } from '../testing.ts'
 import { ChainGolemState } from './chainState.ts'
 
-const chain = vi.hoisted(() => ({ head: 100n, reads: 0, available: 10n, batches: [] as string[][], failNext: false }))
+const chain = vi.hoisted(() => ({ head: 100n, reads: 0, available: 10n, batches: [] as string[][], failNext: false, poison: '' }))
 
 vi.mock('../../../adapters/chain/readGolems.ts', () => ({
   readGolems: async (
@@ -30,6 +30,8 @@ vi.mock('../../../adapters/chain/readGolems.ts', () => ({
       chain.failNext = false
       throw new Error('rpc down')
     }
+    // A read that always reverts fails the whole multicall it is in.
+    if (requests.some((r) => r.golemId === chain.poison)) throw new Error('execution reverted')
     return {
       blockNumber: block.number,
       timestamp: block.timestamp,
@@ -70,6 +72,7 @@ beforeEach(() => {
   chain.available = 10n
   chain.batches = []
   chain.failNext = false
+  chain.poison = ''
 })
 
 describe('the health verdict, kept per Golem and block', () => {
@@ -155,6 +158,19 @@ describe('the health verdict, kept per Golem and block', () => {
     expect(next.remaining_today).toBe('3')
     // The read ahead (failed), then the request's own.
     expect(chain.batches).toEqual([['atlas'], ['atlas'], ['atlas']])
+  })
+
+  it('a Golem whose read keeps failing is left out of the read ahead, so the others are still read ahead', async () => {
+    const state = service()
+    const atlas = golem()
+    const broken = golem({ id: 'broken' })
+    chain.poison = 'broken'
+    await state.check(atlas)
+    await expect(state.check(broken)).rejects.toThrow('execution reverted')
+    chain.head = 101n
+    await state.check(atlas)
+    // Read ahead at 101: atlas alone; its request found it read.
+    expect(chain.batches.slice(2)).toEqual([['atlas']])
   })
 })
 
