@@ -39,7 +39,7 @@ import { TICK_CONCURRENCY } from '../functions/tick/handler.ts'
 import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.ts'
 import type { TickDeps } from '../app/tick/types.ts'
 import { startDevnet, type Devnet, type OwnerAccount } from '../local/devnet.ts'
-import { createTable, documentClient, localDynamoClient, startDynaliteChild, type Dynalite } from '../local/dynalite.ts'
+import { createTable, documentClient, localDynamoClient, startDynaliteChild, type DynaliteProcess } from '../local/dynalite.ts'
 import { provisionFleet } from '../test/heartbeat/fleet.ts'
 import { WHOLE_RUNWAY_ON_KEY } from '../test/heartbeat/harness.ts'
 import { childCpuMs, processCpuMs } from './lib/cpuTime.ts'
@@ -161,7 +161,7 @@ type Env = {
   /** DynamoDB requests of the current store by command name, counted on the wire (the serialised request). */
   storeCounts: Map<string, { requests: number; bytes: number }> | null
   owner: OwnerAccount
-  dynalite?: Dynalite & { pid: number }
+  dynalite?: DynaliteProcess
 }
 
 async function openStore(kind: StoreKind, env: Env): Promise<{ store: Store; close: () => void }> {
@@ -342,7 +342,7 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
   const stores = options.stores ?? ['memory', 'dynalite']
   const concurrency = options.concurrency ?? 8
   process.env.DO_NOT_TRACK ??= '1'
-  let dynalite: (Dynalite & { pid: number }) | undefined
+  let dynalite: DynaliteProcess | undefined
   try {
     const rows: HeartbeatBenchRow[] = []
     let provisionSeconds = 0
@@ -383,7 +383,7 @@ export async function runHeartbeatBench(options: HeartbeatBenchOptions = {}): Pr
 }
 
 /** A fresh devnet, its counted client and a funded owner; the store emulator is shared between rows. */
-async function openChain(dynalite: (Dynalite & { pid: number }) | undefined): Promise<Env> {
+async function openChain(dynalite: DynaliteProcess | undefined): Promise<Env> {
   const devnet = await startDevnet()
   try {
     const counts = new Map<string, number>()

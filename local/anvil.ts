@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { foundryBinary } from './foundryBinary.ts'
 import { LocalStackError } from './errors.ts'
+import { processAlive } from './processAlive.ts'
 
 export type Anvil = {
   rpcUrl: string
@@ -96,16 +97,6 @@ const CACHE_PREFIX = 'bardo-anvil-'
 export const CACHE_OWNER_FILE = 'anvil.pid'
 /** A cache directory with no owner file this old was left by a start that never wrote one. */
 const UNOWNED_CACHE_MS = 60 * 60 * 1000
-
-const processAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /**
  * Removes the state caches of anvils that are gone. Each anvil's directory is removed when it exits, but

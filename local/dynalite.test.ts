@@ -3,23 +3,17 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest'
 import { createTable, documentClient, localDynamoClient, startDynaliteChild } from './dynalite.ts'
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+import { processAlive } from './processAlive.ts'
 
 describe('startDynaliteChild', () => {
   it('serves a table from a process of its own, and stopping it ends that process', async () => {
     const dynalite = await startDynaliteChild()
     const raw = localDynamoClient(dynalite.endpoint)
+    const pid = dynalite.pid
+    if (pid === undefined) throw new Error('startDynaliteChild: no pid for the running child')
     try {
-      expect(dynalite.pid).not.toBe(process.pid)
-      expect(alive(dynalite.pid)).toBe(true)
+      expect(pid).not.toBe(process.pid)
+      expect(processAlive(pid)).toBe(true)
       await createTable(raw, 'own-process')
       const client = documentClient(raw)
       await client.send(new PutCommand({ TableName: 'own-process', Item: { pk: 'g', sk: 'record', n: 1 } }))
@@ -29,6 +23,6 @@ describe('startDynaliteChild', () => {
       raw.destroy()
       await dynalite.stop()
     }
-    expect(alive(dynalite.pid)).toBe(false)
+    expect(processAlive(pid)).toBe(false)
   })
 })

@@ -2,13 +2,14 @@
 // the one table Bardo uses. Everything listens on 127.0.0.1; stop() frees the port and the data.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { spawn } from 'node:child_process'
 import type { Server } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { freePort } from '../indexer/start.ts'
 import { LocalStackError } from './errors.ts'
 import { programCommand } from './program.ts'
+import { supervise } from './supervisor.ts'
 
 // dynalite ships no types; this is the slice of its API used here.
 type DynaliteOptions = { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number; maxItemSizeKb?: number }
@@ -46,36 +47,28 @@ export async function startDynalite(): Promise<Dynalite> {
   }
 }
 
+/** dynalite in a process of its own: `pid` is the server's (a new one should it be restarted). */
+export type DynaliteProcess = Dynalite & { readonly pid: number | undefined }
+
 /**
- * dynalite in a child process of its own (local/dynaliteServer.ts, in-memory, a free loopback port), for
- * a benchmark that must not share its thread with the store's emulator, as a deployment's functions never
- * share theirs with DynamoDB. `pid` is the server's process; unlike the local stack's, nobody restarts it.
+ * dynalite in a child process of its own (local/dynaliteServer.ts, in memory, on a free loopback port),
+ * for a benchmark that must not share its thread with the store's emulator, as a deployment's functions
+ * never share theirs with DynamoDB. Started and stopped by the local stack's supervisor.
  */
-export async function startDynaliteChild(): Promise<Dynalite & { pid: number }> {
-  const { command, args } = programCommand(join(import.meta.dirname, 'dynaliteServer.ts'))
-  const child = spawn(command, args, { env: { ...process.env, BARDO_DYNALITE_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const listening = /dynalite listening on (\d+)/.exec(out)
-      if (listening) resolve(Number(listening[1]))
-    })
-    child.once('exit', (code) => reject(new LocalStackError('DYNALITE', `dynalite exited (${code}) before it listened`)))
-    child.once('error', reject)
+export async function startDynaliteChild(): Promise<DynaliteProcess> {
+  const port = await freePort()
+  const running = await supervise({
+    name: 'dynalite',
+    ...programCommand(join(import.meta.dirname, 'dynaliteServer.ts')),
+    env: { ...process.env, BARDO_DYNALITE_PORT: String(port) },
+    ready: (line) => line.startsWith('dynalite listening on'),
   })
-  let stopped: Promise<void> | undefined
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
-    stop() {
-      stopped ??= new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve()
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      })
-      return stopped
+    get pid() {
+      return running.pid
     },
+    stop: () => running.stop(),
   }
 }
 

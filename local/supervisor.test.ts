@@ -1,5 +1,6 @@
 // The supervisor starts a child again after an exit nobody asked for, and never after stop().
 import { describe, expect, it } from 'vitest'
+import { processAlive } from './processAlive.ts'
 import { supervise } from './supervisor.ts'
 
 const child = "process.stdout.write('ready\\n'); setInterval(() => {}, 1000); process.on('SIGTERM', () => process.exit(0))"
@@ -9,14 +10,7 @@ const until = async (check: () => boolean) => {
   expect(check()).toBe(true)
 }
 
-const gone = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch {
-    return true
-  }
-}
+const gone = (pid: number) => !processAlive(pid)
 
 describe('supervise', () => {
   it('restarts a child killed with SIGKILL, and stop() ends it for good', async () => {

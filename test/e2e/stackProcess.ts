@@ -3,6 +3,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { connect } from 'node:net'
 import { join } from 'node:path'
+import { processAlive as alive } from '../../local/processAlive.ts'
 
 export const root = join(import.meta.dirname, '..', '..')
 
@@ -26,14 +27,7 @@ export function descendants(pid: number): number[] {
   return all
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+export { alive }
 
 export function portOpen(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url)
