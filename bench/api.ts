@@ -26,7 +26,7 @@ import { MemorySignerResolver } from '../adapters/signers/memorySignerResolver.t
 import { startDevnet } from '../local/devnet.ts'
 import { provisionGolem } from '../local/provision.ts'
 import { countingTransport } from './lib/countingTransport.ts'
-import { API_GOAL } from './lib/goalFigures.ts'
+import { API_GOAL, apiGoalMet } from './lib/goalFigures.ts'
 import { formatRatio } from './lib/table.ts'
 import { numberArg } from './lib/numberArg.ts'
 
@@ -221,7 +221,7 @@ export async function runApiBench(o: ApiBenchOptions = {}): Promise<ApiBenchResu
       stubbedRpsRatio: ratio(permissionHealthStubbed.rps, bareStats.rps),
       rpcPerRequest: Math.round((rpc / (permissionHealth.requests + warmup)) * 1000) / 1000,
       rpcByMethod,
-      goal: rpsRatio >= API_GOAL.minRpsRatio && p99Ratio <= API_GOAL.maxP99Ratio ? 'PASS' : 'MISS',
+      goal: apiGoalMet({ rpsRatio, p99Ratio }) ? 'PASS' : 'MISS',
     }
   } finally {
     if (!stopped) await servers.stop()

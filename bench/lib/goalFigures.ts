@@ -7,6 +7,10 @@ export const WALLET_GRANT_ALONE = "ERC-7715 wallet grant alone, redeemed by its 
 /** Permission health against bare Hono, in the same run: at least this much of its throughput, p99 at most this much of its. */
 export const API_GOAL = { minRpsRatio: 0.9, maxP99Ratio: 1.2 } as const
 
+/** Goal 3, as the API bench prints it and the goal line judges it. */
+export const apiGoalMet = (r: { rpsRatio: number; p99Ratio: number }): boolean =>
+  r.rpsRatio >= API_GOAL.minRpsRatio && r.p99Ratio <= API_GOAL.maxP99Ratio
+
 /** The indexer's backfill with Bardo's handlers: at least this share of an empty-handler app's events a second. */
 export const BACKFILL_GOAL = 0.9
 
