@@ -1,6 +1,7 @@
-// When a tick reads this period's runway slot before it plans: only when the last tick may have left it open.
+// When a tick reads this period's runway slots before it plans: only when the last tick may have left one
+// open, or spent one.
 import { describe, expect, it } from 'vitest'
-import { runwaySlotMayBeOpen } from './reconcile.ts'
+import { runwayAttemptMayBeSpent, runwaySlotMayBeOpen } from './reconcile.ts'
 
 const last = (outcome: string) => ({ at: 1_000, period: 3n, outcome, txHash: null })
 
@@ -17,5 +18,18 @@ describe('runwaySlotMayBeOpen', () => {
   it('skips it after a tick that settled its slot or sent none', () => {
     for (const outcome of ['confirmed', 'failed', 'refused', 'reconciled', 'skipped', 'revoke', 'ticked'])
       expect(runwaySlotMayBeOpen(last(outcome)), outcome).toBe(false)
+  })
+})
+
+describe('runwayAttemptMayBeSpent', () => {
+  it('reads the attempts after a tick of this period whose redemption reverted, was never mined, or was refused', () => {
+    for (const outcome of ['failed', 'reconciled', 'refused']) expect(runwayAttemptMayBeSpent(last(outcome), 3n), outcome).toBe(true)
+  })
+
+  it('skips them after a tick of an earlier period, one that redeemed or sent none, and for a Golem never ticked', () => {
+    for (const outcome of ['failed', 'reconciled', 'refused']) expect(runwayAttemptMayBeSpent(last(outcome), 4n), outcome).toBe(false)
+    for (const outcome of ['confirmed', 'skipped', 'revoke', 'ticked'])
+      expect(runwayAttemptMayBeSpent(last(outcome), 3n), outcome).toBe(false)
+    expect(runwayAttemptMayBeSpent(null, 3n)).toBe(false)
   })
 })

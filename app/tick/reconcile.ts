@@ -17,7 +17,7 @@ import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
-import { MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, phaseStep } from '../../core/lifecycle/tickPlan.ts'
+import { attemptStep, MAX_PHASE_POST_ATTEMPTS, MAX_RUNWAY_ATTEMPTS, phaseStep, RUNWAY_STEP } from '../../core/lifecycle/tickPlan.ts'
 import { type GolemRecord, isSpent, slotSentAt, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
 import { settleSlot } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
@@ -28,6 +28,8 @@ export type PendingSettlement = {
   events: CustodyEvent[]
   /** This period's runway slot, when it was settled here: this tick must not plan another one. */
   runway?: { status: string; amount: bigint; txHash: Hex | null }
+  /** The first of this period's runway attempts not spent, when they were read. */
+  runwayAttempt?: number
   /**
    * What the redemption planner must count as in flight: only a recorded, unsettled transaction (its
    * amount read from its signed bytes); a claim that never recorded one moved nothing.
@@ -61,13 +63,13 @@ export async function phaseChangedEvent(
 }
 
 /**
- * A phase post's attempt slots up to the first that is not spent (absent, open or confirmed): the post's
- * own step, then each later attempt a spent one (reconciled, failed) was followed by.
+ * A send's attempt slots up to the first that is not spent (absent, open or confirmed), at most `max`:
+ * the send's own step, then each later attempt a spent one (reconciled, failed) was followed by.
  */
-async function postAttempts(store: TickStore, first: SlotRef): Promise<{ ref: SlotRef; slot: TickSlot | null }[]> {
+async function attemptsOf(store: TickStore, first: SlotRef, max: number): Promise<{ ref: SlotRef; slot: TickSlot | null }[]> {
   const attempts: { ref: SlotRef; slot: TickSlot | null }[] = []
-  for (let attempt = 1; attempt <= MAX_PHASE_POST_ATTEMPTS; attempt++) {
-    const ref = { ...first, step: phaseAttemptStep(first.step, attempt) }
+  for (let attempt = 1; attempt <= max; attempt++) {
+    const ref = { ...first, step: attemptStep(first.step, attempt) }
     const slot = await store.getSlot(ref)
     attempts.push({ ref, slot })
     if (!isSpent(slot?.status)) break
@@ -104,6 +106,16 @@ export function runwaySlotMayBeOpen(lastTick: GolemRecord['lastTick']): boolean 
 }
 
 /**
+ * Whether the last tick, in this period, may have spent a runway attempt: its redemption reverted or was
+ * never mined, or it was refused, which a tick reports when the attempt after a spent one is refused by
+ * its simulation. This tick then starts from the first attempt not spent instead of signing for one the
+ * store will refuse.
+ */
+export function runwayAttemptMayBeSpent(lastTick: GolemRecord['lastTick'], period: bigint): boolean {
+  return lastTick !== null && lastTick.period === period && (isSpent(lastTick.outcome) || lastTick.outcome === 'refused')
+}
+
+/**
  * `previous`: the record's last tick as it was before this tick's lease. Only when the tick before this
  * one never wrote its outcome (it crashed or threw after taking its lease), or wrote `pending` (its
  * runway redemption was not final yet), can an earlier period hold a slot left `sent`, so only then are
@@ -129,7 +141,7 @@ export async function settlePendingSlots(
   const stored = phaseNames.indexOf(golem.phase)
   // Each attempt of a post is looked at in turn while the one before it was spent (runTick's phase post).
   if (stored >= 0 && read.phase > stored) {
-    for (const { ref, slot } of await postAttempts(store, { golemId, period: 0n, step: `phase-${read.phase}` })) {
+    for (const { ref, slot } of await attemptsOf(store, { golemId, period: 0n, step: `phase-${read.phase}` }, MAX_PHASE_POST_ATTEMPTS)) {
       if (!slot?.txHash) continue
       const settled = slot.status === 'sent' ? await settleSlot({ ...base, slot: ref }, slot) : null
       const event = await phaseChangedEvent(base.client, store, ref, settled?.status === 'confirmed' ? settled.receipt : undefined)
@@ -140,11 +152,11 @@ export async function settlePendingSlots(
   // so the check above no longer reaches it, and a reorg may since have taken it back (the chain behind
   // the record). Only where the depth is over one block can a post outlive its tick `sent`.
   if (base.confirmations > 1 && stored > 0 && read.phase <= stored) {
-    for (const { ref, slot } of await postAttempts(store, {
-      golemId,
-      period: 0n,
-      step: phaseStep(stored as Phase, profile.phaseEpoch ?? 0),
-    })) {
+    for (const { ref, slot } of await attemptsOf(
+      store,
+      { golemId, period: 0n, step: phaseStep(stored as Phase, profile.phaseEpoch ?? 0) },
+      MAX_PHASE_POST_ATTEMPTS,
+    )) {
       if (slot?.status !== 'sent') continue
       const settled = await settleSlot({ ...base, slot: ref }, slot)
       const event = settled.status === 'confirmed' ? await phaseChangedEvent(base.client, store, ref, settled.receipt) : null
@@ -160,7 +172,7 @@ export async function settlePendingSlots(
     ? [...new Set([golem.lastTick?.period, period - 1n])].filter((p): p is bigint => p !== undefined && p >= 0n && p < period)
     : []
   for (const p of earlier.sort((a, b) => (a < b ? -1 : 1))) {
-    const settled = await settleRunwaySlot(base, { golemId, period: p, step: 'runway' })
+    const { settled } = await settleRunway(base, golemId, p)
     if (settled?.event) events.push(settled.event)
   }
 
@@ -172,9 +184,11 @@ export async function settlePendingSlots(
     }
   }
 
-  // This period's slot, read only when an earlier tick may have left it open (runwaySlotMayBeOpen).
-  const current = runwaySlotMayBeOpen(previous) ? await settleRunwaySlot(base, { golemId, period, step: 'runway' }) : null
-  if (!current) return { events, inFlightAmount: 0n }
+  // This period's attempts, read only when an earlier tick may have left one open (runwaySlotMayBeOpen) or
+  // spent one (runwayAttemptMayBeSpent).
+  if (!runwaySlotMayBeOpen(previous) && !runwayAttemptMayBeSpent(previous, period)) return { events, inFlightAmount: 0n }
+  const { attempt, settled: current } = await settleRunway(base, golemId, period)
+  if (!current) return { events, runwayAttempt: attempt, inFlightAmount: 0n }
   if (current.event) events.push(current.event)
   // In flight: another tick holds the slot, or its transaction waits in the pool (a mined one is already
   // counted by the chain's own allowance).
@@ -183,13 +197,30 @@ export async function settlePendingSlots(
   return {
     events,
     runway: { status: current.status, amount: current.amount, txHash: current.txHash },
+    runwayAttempt: attempt,
     inFlightAmount: stillInFlight ? current.amount : 0n,
   }
 }
 
+/**
+ * A period's runway attempts, settled in turn: one an earlier tick left `sent` is settled from the chain,
+ * and one that is spent (already, or by this settlement) passes to the next. Answers the first attempt
+ * not spent (MAX_RUNWAY_ATTEMPTS + 1 once every one is) and what settling it found: null when there was
+ * nothing to settle (an absent, open or completed slot).
+ */
+async function settleRunway(base: SlotBase, golemId: string, period: bigint) {
+  for (let attempt = 1; attempt <= MAX_RUNWAY_ATTEMPTS; attempt++) {
+    const ref = { golemId, period, step: attemptStep(RUNWAY_STEP, attempt) }
+    const slot = await base.store.getSlot(ref)
+    if (isSpent(slot?.status)) continue
+    const settled = await settleRunwaySlot(base, ref, slot)
+    if (settled === null || !isSpent(settled.status)) return { attempt, settled }
+  }
+  return { attempt: MAX_RUNWAY_ATTEMPTS + 1, settled: null }
+}
+
 /** Settles one runway slot left `sent` with a recorded transaction; null when there is nothing to settle. */
-async function settleRunwaySlot(base: SlotBase, ref: SlotRef) {
-  const slot = await base.store.getSlot(ref)
+async function settleRunwaySlot(base: SlotBase, ref: SlotRef, slot: TickSlot | null) {
   if (slot?.status !== 'sent' || !slot.txHash) return null
   // What it redeems, read back from its signed transaction (the slot holds those bytes from before its
   // broadcast).

@@ -15,11 +15,20 @@ import { adjustmentInForce } from '../../core/lifecycle/adjustmentInForce.ts'
 import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { advanceConfirmingCredits, reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
-import { eventKey, MAX_PHASE_POST_ATTEMPTS, phaseAttemptStep, planTick, tickPeriod, type TickPlan } from '../../core/lifecycle/tickPlan.ts'
+import {
+  attemptStep,
+  eventKey,
+  MAX_PHASE_POST_ATTEMPTS,
+  MAX_RUNWAY_ATTEMPTS,
+  planTick,
+  RUNWAY_STEP,
+  tickPeriod,
+  type TickPlan,
+} from '../../core/lifecycle/tickPlan.ts'
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import { RETRY, retry } from '../../core/retry.ts'
 import { confirmationDepth } from '../../core/finality.ts'
-import { type GolemRecord, isSpent, type JsonInputObject, type JsonInputValue, type TickStore } from '../../core/store/index.ts'
+import type { GolemRecord, JsonInputObject, JsonInputValue, TickStore } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { waitForBlockReceipt } from '../../adapters/chain/blockReceipts.ts'
@@ -27,7 +36,7 @@ import { runDeathProtocol } from './death.ts'
 import { topUpGas } from './gas.ts'
 import { finishTick } from './finish.ts'
 import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
-import { DEFAULT_LEASE_MS, movedAmount, sentAtSeconds, slotBaseOf, type SlotBase } from './slots.ts'
+import { attemptSpent, DEFAULT_LEASE_MS, movedAmount, sentAtSeconds, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
@@ -274,7 +283,7 @@ async function tickLeased(
     )
   if (plan.postPhase) {
     const post = plan.postPhase
-    const slotOf = (attempt: number) => ({ golemId, period: 0n, step: phaseAttemptStep(post.step, attempt) })
+    const slotOf = (attempt: number) => ({ golemId, period: 0n, step: attemptStep(post.step, attempt) })
     const postOnce = (attempt: number) =>
       sendOnce({
         ...slotBase,
@@ -298,12 +307,9 @@ async function tickLeased(
       return postOnce(attempt)
     }
     // An attempt that settled without landing is spent (MAX_PHASE_POST_ATTEMPTS): the next one is sent.
-    const spent = async (sent: Awaited<ReturnType<typeof postOnce>>, attempt: number) =>
-      isSpent(sent.status) ||
-      (sent.status === 'busy' && sent.reason === 'completed' && isSpent((await store.getSlot(slotOf(attempt)))?.status))
     let attempt = 1
     let sent = await postAttempt(attempt)
-    while (attempt < MAX_PHASE_POST_ATTEMPTS && (await spent(sent, attempt))) sent = await postAttempt(++attempt)
+    while (attempt < MAX_PHASE_POST_ATTEMPTS && (await attemptSpent(store, sent, slotOf(attempt)))) sent = await postAttempt(++attempt)
     const phaseSlot = slotOf(attempt)
     // The transaction that confirmed may be an earlier tick's (its signed bytes re-broadcast from the
     // slot), carrying that tick's score: record what the chain did, timed as the tick that signed it.
@@ -502,31 +508,38 @@ async function redeemRunway(
       result: { status: step.status, reason: step.reason, ...(step.redeemAt === undefined ? {} : { redeemAt: step.redeemAt }) },
       txHash: null,
     }
-  const sent = await sendOnce({
-    ...slotBase,
-    slot: { golemId, ...step.slot },
-    afterBroadcast: () => deps.afterBroadcast?.('runway'),
-    // The tick's outcome on the record completes the slot: a confirmed redemption leaves it `sent`, and a
-    // tick that follows one that never wrote its outcome settles it from the chain (settlePendingSlots).
-    outcomeCompletes: true,
-    build: async () => ({
-      sender: signer.address,
-      to: deps.deployment.environment.DelegationManager,
-      data: encodeRedemptions([
-        {
-          chain: toDelegations(profile.runway.chain),
-          executions: [
-            {
-              target: step.token,
-              value: 0n,
-              callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [step.recipient, step.amount] }),
-            },
-          ],
-        },
-      ]),
-      sign: (tx) => signer.signRedemptionTransaction(tx, { spent: step.amount }),
-    }),
-  })
+  const slotOf = (attempt: number) => ({ golemId, period: step.slot.period, step: attemptStep(RUNWAY_STEP, attempt) })
+  const sendAttempt = (attempt: number) =>
+    sendOnce({
+      ...slotBase,
+      slot: slotOf(attempt),
+      afterBroadcast: () => deps.afterBroadcast?.('runway'),
+      // The tick's outcome on the record completes the slot: a confirmed redemption leaves it `sent`, and a
+      // tick that follows one that never wrote its outcome settles it from the chain (settlePendingSlots).
+      outcomeCompletes: true,
+      build: async () => ({
+        sender: signer.address,
+        to: deps.deployment.environment.DelegationManager,
+        data: encodeRedemptions([
+          {
+            chain: toDelegations(profile.runway.chain),
+            executions: [
+              {
+                target: step.token,
+                value: 0n,
+                callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [step.recipient, step.amount] }),
+              },
+            ],
+          },
+        ]),
+        sign: (tx) => signer.signRedemptionTransaction(tx, { spent: step.amount }),
+      }),
+    })
+  // An attempt that settled without landing is spent (MAX_RUNWAY_ATTEMPTS): the redemption goes on under the
+  // next one, simulated first like every send, so a cause that persists is refused before it is signed.
+  let attempt = step.attempt
+  let sent = await sendAttempt(attempt)
+  while (attempt < MAX_RUNWAY_ATTEMPTS && (await attemptSpent(deps.store, sent, slotOf(attempt)))) sent = await sendAttempt(++attempt)
   const txHash = 'txHash' in sent ? sent.txHash : null
   // A tick that lost the slot to an earlier one reports that one's redemption: the amount its signed bytes move.
   const amount = movedAmount(sent, signedTransferAmount, step.amount)

@@ -3,7 +3,7 @@
 // and how deep a receipt must be before its slot is final (the chain's confirmation depth).
 import type { Hex } from 'viem'
 import type { SendOnceParams, SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
-import { slotSentAt, type SlotRef, type TickStore } from '../../core/store/index.ts'
+import { isSpent, slotSentAt, type SlotRef, type TickStore } from '../../core/store/index.ts'
 import { confirmationDepth } from '../../core/finality.ts'
 import type { TickDeps } from './types.ts'
 
@@ -48,4 +48,14 @@ export const sentAtSeconds = (sentAtMs: number): bigint => BigInt(Math.floor(sen
  */
 export function movedAmount(sent: SlotSendOutcome, read: (rawTx: Hex) => bigint | null, planned: bigint): bigint {
   return (sent.status === 'confirmed' && sent.earlier?.rawTx ? read(sent.earlier.rawTx) : null) ?? planned
+}
+
+/**
+ * Whether a send's attempt is spent, so the send goes on under its next attempt's slot: it settled now
+ * without landing (reverted, or its nonce taken), or it found its slot completed by an earlier tick that
+ * saw the same.
+ */
+export async function attemptSpent(store: Pick<TickStore, 'getSlot'>, sent: SlotSendOutcome, ref: SlotRef): Promise<boolean> {
+  if (isSpent(sent.status)) return true
+  return sent.status === 'busy' && sent.reason === 'completed' && isSpent((await store.getSlot(ref))?.status)
 }

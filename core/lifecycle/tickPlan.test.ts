@@ -18,7 +18,7 @@ import { Phase } from './phase.ts'
 import { planReprieve } from './reprievePlan.ts'
 import { planRotation, profileAfterRotation, rotationStepName } from './rotationPlan.ts'
 import { staggerOffset } from './stagger.ts'
-import { eventKey, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
+import { eventKey, MAX_RUNWAY_ATTEMPTS, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
 import { born, DAY_S, golemKey, hex32, testProfile, testRead } from '../../test/support/lifecycle/profile.ts'
 
 const noShocks = { shockProbabilityPerDay: 0 }
@@ -35,12 +35,28 @@ describe('planTick', () => {
     expect(plan.runway).toEqual({
       kind: 'redeem',
       slot: { period: (born + DAY_S) / DAY_S, step: 'runway' },
+      attempt: 1,
       amount: 10n,
       token: golemKey,
       recipient: golemKey,
     })
     expect(plan.period).toBe((born + DAY_S) / DAY_S)
     expect(plan.die).toBe(false)
+  })
+
+  it("redeems under the period's first attempt not spent, and sends nothing once every attempt is spent", () => {
+    const due = read({ timestamp: born + DAY_S + staggerOffset('g', DAY_S) })
+    const planned = (runwayAttempt: number) =>
+      planTick({ golemId: 'g', profile: testProfile(), read: due, pending: { ...none, runwayAttempt }, vitalityParameters: noShocks })
+        .runway
+    const period = (born + DAY_S) / DAY_S
+    expect(planned(2)).toMatchObject({ kind: 'redeem', slot: { period, step: 'runway-a2' }, attempt: 2, amount: 10n })
+    expect(planned(MAX_RUNWAY_ATTEMPTS)).toMatchObject({ slot: { step: `runway-a${MAX_RUNWAY_ATTEMPTS}` }, attempt: MAX_RUNWAY_ATTEMPTS })
+    expect(planned(MAX_RUNWAY_ATTEMPTS + 1)).toEqual({
+      kind: 'none',
+      status: 'skipped',
+      reason: `this period's ${MAX_RUNWAY_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
+    })
   })
 
   it("judges a self-extending Golem's economic clock on what its held runway projects, never past the grant", () => {

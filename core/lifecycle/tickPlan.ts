@@ -24,6 +24,11 @@ export type PendingWork = {
   events: readonly CustodyEvent[]
   /** This period's runway slot, when an earlier tick sent it: this tick must not plan another. */
   runway?: { status: string; amount: bigint; txHash: Hex | null }
+  /**
+   * The attempt this period's redemption goes under: past the attempts earlier ticks spent (sent and
+   * reverted, or never mined); 1 when none was spent or none was read.
+   */
+  runwayAttempt?: number
   /** What the redemption planner must count as in flight. */
   inFlightAmount: bigint
 }
@@ -40,7 +45,7 @@ export type TickPlanInput = {
 
 export type RunwayStep =
   | { kind: 'settled'; status: string; amount: bigint; txHash: Hex | null }
-  | { kind: 'redeem'; slot: { period: bigint; step: 'runway' }; amount: bigint; token: Address; recipient: Address }
+  | { kind: 'redeem'; slot: { period: bigint; step: string }; attempt: number; amount: bigint; token: Address; recipient: Address }
   /** Nothing sent; a staggered redemption says when in this period it will be redeemed. */
   | { kind: 'none'; status: 'revoke' | 'skipped'; reason: string; redeemAt?: bigint }
 
@@ -84,10 +89,23 @@ export function phaseStep(next: Phase, phaseEpoch: number): string {
  */
 export const MAX_PHASE_POST_ATTEMPTS = 10
 
-/** The slot step of a phase post's n-th attempt: the first is the post's own step. */
-export function phaseAttemptStep(step: string, attempt: number): string {
+/** The slot step of a send's n-th attempt (a phase post, the runway): the first is the send's own step. */
+export function attemptStep(step: string, attempt: number): string {
   return attempt <= 1 ? step : `${step}-a${attempt}`
 }
+
+/** The slot step of this period's runway redemption: one per period, and one more per spent attempt. */
+export const RUNWAY_STEP = 'runway'
+
+/**
+ * How many attempts a period's runway redemption may take. A redemption simulated before it was signed
+ * can still revert once mined (the owner moved the tokens in between) or never be mined (another
+ * transaction of the key took its nonce): its slot is then spent, and a completed slot is never claimed
+ * again, so without a next attempt the Golem got no runway until the next period. Each attempt is
+ * simulated first, so one that would revert again is refused unsent; a reverted one costs the key its
+ * gas, which three attempts bound. The period transfer caveat caps what all of them can move together.
+ */
+export const MAX_RUNWAY_ATTEMPTS = 3
 
 /**
  * An event's idempotency key within its Golem: a retried or duplicated tick appends each event once.
@@ -168,24 +186,35 @@ function planFrom(input: TickPlanInput, resetTo?: Phase): TickPlan {
   const postPhase = decision.phase.post
     ? { step: phaseStep(decision.phase.next, phaseEpoch), next: decision.phase.next, survivalScoreBps: decision.vitality.survivalScoreBps }
     : undefined
-  const plan = decision.redemption
-  const runway: RunwayStep = pending.runway
-    ? { kind: 'settled', ...pending.runway }
-    : plan.action === 'redeem'
-      ? {
-          kind: 'redeem',
-          slot: { period, step: 'runway' },
-          amount: plan.amount,
-          token: profile.runway.token,
-          recipient: profile.golemKey,
-        }
-      : {
-          kind: 'none',
-          status: plan.action === 'revoke' ? 'revoke' : 'skipped',
-          reason: plan.reason,
-          ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
-        }
+  const runway = runwayStepOf(decision.redemption, pending, period, profile)
   return { decision, period, phaseEpoch, ...(postPhase ? { postPhase } : {}), events, runway, die: decision.die }
+}
+
+/** What the tick does with this period's runway: settle an earlier tick's send, redeem, or nothing. */
+function runwayStepOf(plan: TickDecision['redemption'], pending: PendingWork, period: bigint, profile: GolemProfile): RunwayStep {
+  if (pending.runway) return { kind: 'settled', ...pending.runway }
+  if (plan.action !== 'redeem')
+    return {
+      kind: 'none',
+      status: plan.action === 'revoke' ? 'revoke' : 'skipped',
+      reason: plan.reason,
+      ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
+    }
+  const attempt = pending.runwayAttempt ?? 1
+  if (attempt > MAX_RUNWAY_ATTEMPTS)
+    return {
+      kind: 'none',
+      status: 'skipped',
+      reason: `this period's ${MAX_RUNWAY_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
+    }
+  return {
+    kind: 'redeem',
+    slot: { period, step: attemptStep(RUNWAY_STEP, attempt) },
+    attempt,
+    amount: plan.amount,
+    token: profile.runway.token,
+    recipient: profile.golemKey,
+  }
 }
 
 /** The grant end a renewal was last requested for: this tick's request, or the one already known. */

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TickResult } from '../../app/tick/types.ts'
 import { Phase } from '../../core/lifecycle/phase.ts'
-import { phaseAttemptStep } from '../../core/lifecycle/tickPlan.ts'
+import { attemptStep } from '../../core/lifecycle/tickPlan.ts'
 import { deregistrations } from './harness.ts'
 import { expectPhasesAsOnChain, startLastDay, type LastDay } from './lastDay.ts'
 
@@ -47,7 +47,7 @@ describe('a phase post whose nonce another transaction took', () => {
       status: 'reconciled',
       detail: { why: 'nonce-used' },
     })
-    expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: phaseAttemptStep(step, 2) })).toMatchObject({
+    expect(await env.store.getSlot({ golemId: golem.golemId, period: 0n, step: attemptStep(step, 2) })).toMatchObject({
       status: 'confirmed',
     })
     const deregistered = await deregistrations(env, golem.golemKey)

@@ -1,0 +1,185 @@
+// A runway redemption that passed its simulation and reverted once mined: the owner moved the tokens
+// between the tick's simulation and the block. Its slot is completed `failed`, and a completed slot is
+// never claimed again; before attempts, every later tick of the period found it so and the Golem got no
+// runway until the next period. Now the redemption goes on under the period's next attempt, simulated
+// first like every send, so a cause that persists is refused unsigned; once the owner's tokens are back,
+// the next tick redeems under the next attempt, and the period's events record one redemption. After
+// MAX_RUNWAY_ATTEMPTS spent attempts the period sends nothing more.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { encodeFunctionData, erc20Abi, type Address, type Hex } from 'viem'
+import { runTick } from '../../app/tick/runTick.ts'
+import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
+import { attemptStep, MAX_RUNWAY_ATTEMPTS, RUNWAY_STEP } from '../../core/lifecycle/tickPlan.ts'
+import type { OwnerAccount } from '../../local/devnet.ts'
+import type { ProvisionedGolem } from '../../local/provision.ts'
+import {
+  allEvents,
+  chainNow,
+  passStaggerOffsets,
+  periodAt,
+  sentCount,
+  startHeartbeatEnv,
+  usdcBalance,
+  type HeartbeatEnv,
+} from './harness.ts'
+import { provisionGolemIn } from '../support/provisionGolemIn.ts'
+import { storeWith } from '../support/storeWith.ts'
+
+const STRATEGY =
+  '---\nname: runway-retry\ncapabilities: [swap]\nbudget: $20/day\nrunway_days: 5\n---\n\nSwap a little USDC into WETH every day.\n'
+/** Gas for a redemption whose simulation the stale client passes: enough for a real one. */
+const STALE_GAS = 600_000n
+/** Where the owner moves its tokens. */
+const PARKED: Address = '0x000000000000000000000000000000000000dEaD'
+
+let env: HeartbeatEnv
+const golems = new Map<string, { golem: ProvisionedGolem; owner: OwnerAccount }>()
+
+beforeAll(async () => {
+  env = await startHeartbeatEnv()
+  for (const golemId of ['retried', 'bounded', 'crashed']) {
+    const owner = await env.devnet.createOwner()
+    golems.set(golemId, { owner, golem: await provisionGolemIn(env, golemId, { owner, strategy: STRATEGY, runwayDays: 5 }) })
+  }
+  await passStaggerOffsets(env.devnet, [...golems.keys()])
+}, 120_000)
+afterAll(async () => env?.stop())
+
+const usdc = () => env.devnet.deployment.assets.usdc
+const slotOf = (golemId: string, period: bigint, attempt: number) =>
+  env.store.getSlot({ golemId, period, step: attemptStep(RUNWAY_STEP, attempt) })
+
+/** The owner moves every USDC it holds away, as the owner may at any time. */
+async function ownerMovesTokensAway(owner: Address): Promise<bigint> {
+  const held = await usdcBalance(env.client, usdc(), owner)
+  const request = env.client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>
+  await request({ method: 'anvil_impersonateAccount', params: [owner] })
+  try {
+    const hash = (await request({
+      method: 'eth_sendTransaction',
+      params: [{ from: owner, to: usdc(), data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [PARKED, held] }) }],
+    })) as Hex
+    expect((await env.client.waitForTransactionReceipt({ hash })).status).toBe('success')
+  } finally {
+    await request({ method: 'anvil_stopImpersonatingAccount', params: [owner] })
+  }
+  return held
+}
+
+/**
+ * The tick's client with its simulation of the runway redemption answered from before the owner moved
+ * the tokens: it passes (`times` times), and the signed redemption reverts once mined.
+ */
+function staleSimulation(times: number): { client: TickChainClient; passed: () => number } {
+  const client = env.client as unknown as TickChainClient
+  const manager = env.devnet.deployment.environment.DelegationManager.toLowerCase()
+  let passed = 0
+  return {
+    client: {
+      ...client,
+      estimateGas: (args) => {
+        if (args.to?.toLowerCase() !== manager || passed >= times) return client.estimateGas(args)
+        passed++
+        return Promise.resolve(STALE_GAS)
+      },
+    },
+    passed: () => passed,
+  }
+}
+
+describe('a runway redemption that reverts once mined', () => {
+  it('is redeemed again in the same period under the next attempt, once the owner holds the tokens again', async () => {
+    const { golem, owner } = golems.get('retried')!
+    const golemId = golem.golemId
+    const period = periodAt(golem.profile, await chainNow(env.client))
+    const keyBefore = await usdcBalance(env.client, usdc(), golem.golemKey)
+    const held = await ownerMovesTokensAway(owner.address)
+
+    const stale = staleSimulation(1)
+    const first = await runTick(env.deps('stale', { client: stale.client }), { golemId })
+    expect(stale.passed()).toBe(1)
+    // The first attempt reverted; the second was simulated against the chain as it is and refused unsent.
+    expect(first.redemption).toMatchObject({ status: 'refused' })
+    expect(await slotOf(golemId, period, 1)).toMatchObject({ status: 'failed' })
+    expect(await slotOf(golemId, period, 2)).toBeNull()
+    expect(await sentCount(env.client, golem.golemKey)).toBe(1)
+    expect(await usdcBalance(env.client, usdc(), golem.golemKey)).toBe(keyBefore)
+
+    // The owner's tokens are back; a minute later, the same period.
+    await env.devnet.mintUsdc(owner.address, held)
+    await env.devnet.increaseTime(60)
+    expect(periodAt(golem.profile, await chainNow(env.client))).toBe(period)
+    const second = await runTick(env.deps('after'), { golemId })
+    expect(second.redemption).toMatchObject({ status: 'confirmed' })
+    const amount = second.redemption!.amount!
+    expect(amount).toBeGreaterThan(0n)
+    expect(await usdcBalance(env.client, usdc(), golem.golemKey)).toBe(keyBefore + amount)
+    // Signed once for the second attempt: the tick started from it, not from the spent first.
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+    expect(await slotOf(golemId, period, 2)).toMatchObject({ status: 'sent', txHash: second.redemption!.txHash })
+    const redeemed = (await allEvents(env.store, golemId)).filter((e) => e.type === 'RunwayRedeemed')
+    expect(redeemed.map((e) => e.data)).toEqual([expect.objectContaining({ txHash: second.redemption!.txHash, period: period.toString() })])
+
+    // The period is redeemed: a later tick of it sends nothing.
+    await env.devnet.increaseTime(60)
+    const third = await runTick(env.deps('later'), { golemId })
+    expect(third.redemption?.status).not.toBe('confirmed')
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+  })
+
+  it(`sends at most ${MAX_RUNWAY_ATTEMPTS} attempts in a period, however many revert`, async () => {
+    const { golem, owner } = golems.get('bounded')!
+    const golemId = golem.golemId
+    const period = periodAt(golem.profile, await chainNow(env.client))
+    await ownerMovesTokensAway(owner.address)
+
+    const stale = staleSimulation(Number.POSITIVE_INFINITY)
+    const first = await runTick(env.deps('stale-1', { client: stale.client }), { golemId })
+    expect(first.redemption).toMatchObject({ status: 'failed' })
+    expect(stale.passed()).toBe(MAX_RUNWAY_ATTEMPTS)
+    for (let attempt = 1; attempt <= MAX_RUNWAY_ATTEMPTS; attempt++)
+      expect(await slotOf(golemId, period, attempt)).toMatchObject({ status: 'failed' })
+    expect(await sentCount(env.client, golem.golemKey)).toBe(MAX_RUNWAY_ATTEMPTS)
+
+    await env.devnet.increaseTime(60)
+    const next = await runTick(env.deps('stale-2', { client: stale.client }), { golemId })
+    expect(next.redemption).toMatchObject({ status: 'skipped', reason: expect.stringContaining('next period') })
+    expect(stale.passed()).toBe(MAX_RUNWAY_ATTEMPTS)
+    expect(await sentCount(env.client, golem.golemKey)).toBe(MAX_RUNWAY_ATTEMPTS)
+    expect(await slotOf(golemId, period, MAX_RUNWAY_ATTEMPTS + 1)).toBeNull()
+  })
+
+  it('whose next attempt landed but whose tick died before its outcome: the next tick settles that attempt and sends nothing', async () => {
+    const { golem, owner } = golems.get('crashed')!
+    const golemId = golem.golemId
+    const period = periodAt(golem.profile, await chainNow(env.client))
+    const held = await ownerMovesTokensAway(owner.address)
+    const stale = staleSimulation(1)
+    await runTick(env.deps('stale', { client: stale.client }), { golemId })
+    expect(await slotOf(golemId, period, 1)).toMatchObject({ status: 'failed' })
+
+    // Tokens back; the tick that redeems under the second attempt dies at its outcome write.
+    await env.devnet.mintUsdc(owner.address, held)
+    await env.devnet.increaseTime(60)
+    const dies = storeWith(env.store, {
+      updateGolem: (input) =>
+        input.patch.lastTick && input.patch.lastTick.outcome !== 'running'
+          ? Promise.reject(new Error('worker killed'))
+          : env.store.updateGolem(input),
+    })
+    await expect(runTick(env.deps('dies', { store: dies }), { golemId })).rejects.toThrow('worker killed')
+    const landed = await slotOf(golemId, period, 2)
+    expect(landed).toMatchObject({ status: 'sent' })
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+
+    // Past the dead tick's lease: the second attempt is settled from the chain, recorded once.
+    await env.devnet.increaseTime(60)
+    const next = await runTick(env.deps('after', { leaseMs: 1 }), { golemId })
+    expect(next.redemption).toMatchObject({ status: 'confirmed', txHash: landed!.txHash })
+    expect(await sentCount(env.client, golem.golemKey)).toBe(2)
+    expect(await slotOf(golemId, period, 2)).toMatchObject({ status: 'confirmed', txHash: landed!.txHash })
+    expect(await slotOf(golemId, period, 3)).toBeNull()
+    const redeemed = (await allEvents(env.store, golemId)).filter((e) => e.type === 'RunwayRedeemed')
+    expect(redeemed.map((e) => e.data.txHash)).toEqual([landed!.txHash])
+  })
+})
