@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { CACHE_OWNER_FILE, startAnvil, sweepAbandonedCaches, type Anvil } from './anvil.ts'
+import { expectGone, pidLeftByCrashedStarter } from '../test/support/crashedStarter.ts'
 
 /** The directory anvil was told to write its out-of-memory historical states to. */
 function cachePathOf(anvil: Anvil): string {
@@ -52,6 +53,14 @@ describe("anvil's state cache", () => {
     anvil.process.kill('SIGKILL')
     await exited(anvil)
     expect(existsSync(dir)).toBe(false)
+  })
+})
+
+describe('an anvil whose starter exits without stopping it', () => {
+  it('is killed as the starter exits (an uncaught error), not left serving nobody', async () => {
+    const pid = await pidLeftByCrashedStarter(`const { startAnvil } = await import('./local/anvil.ts')
+      return (await startAnvil()).process.pid`)
+    await expectGone(pid)
   })
 })
 

@@ -154,6 +154,11 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const removeCache = () => rmSync(cachePath, { recursive: true, force: true })
   child.once('exit', removeCache)
   child.once('error', removeCache)
+  // A process that exits without stopping its anvil (an uncaught error, a bench whose output pipe
+  // closed) would leave it running, serving nobody; a signal that kills this process outright still can.
+  const killWithParent = () => child.kill('SIGKILL')
+  process.once('exit', killWithParent)
+  child.once('exit', () => process.off('exit', killWithParent))
   let stderr = ''
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4096)

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { processAlive } from './processAlive.ts'
 import { supervise } from './supervisor.ts'
+import { expectGone, pidLeftByCrashedStarter } from '../test/support/crashedStarter.ts'
 
 const child = "process.stdout.write('ready\\n'); setInterval(() => {}, 1000); process.on('SIGTERM', () => process.exit(0))"
 
@@ -37,5 +38,12 @@ describe('supervise', () => {
     await expect(
       supervise({ name: 'quitter', command: process.execPath, args: ['-e', 'process.exit(3)'], ready: () => false }),
     ).rejects.toThrow(/quitter: exited before it was ready/)
+  })
+
+  it('kills its child when the runner exits without stopping it (an uncaught error)', async () => {
+    const pid = await pidLeftByCrashedStarter(`const { supervise } = await import('./local/supervisor.ts')
+      const running = await supervise({ name: 'orphan', command: process.execPath, args: ['-e', "console.log('ready'); setInterval(() => {}, 1000)"], ready: (line) => line === 'ready' })
+      return running.pid`)
+    await expectGone(pid)
   })
 })

@@ -91,6 +91,10 @@ export async function supervise(o: SuperviseOptions): Promise<SupervisedProcess>
 
   child = await startOnce()
   watch(child)
+  // A runner that exits without stopping it (an uncaught error) would leave the child running, in its own
+  // process group, serving nobody; a signal that kills the runner outright still can.
+  const killWithRunner = () => child?.kill('SIGKILL')
+  process.once('exit', killWithRunner)
   return {
     get pid() {
       return child?.pid
@@ -100,6 +104,7 @@ export async function supervise(o: SuperviseOptions): Promise<SupervisedProcess>
     },
     async stop() {
       stopping = true
+      process.off('exit', killWithRunner)
       const c = child
       if (!c || c.exitCode !== null || c.signalCode !== null) return
       await new Promise<void>((resolve) => {
