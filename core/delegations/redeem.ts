@@ -5,6 +5,7 @@ import {
   encodeAbiParameters,
   encodeFunctionData,
   erc20Abi,
+  getAddress,
   hexToBigInt,
   parseTransaction,
   size,
@@ -73,14 +74,18 @@ export function encodeDisableDelegation(delegation: Delegation): Hex {
  * The first execution of redeemDelegations calldata, when it is a single one (packed as target (20
  * bytes), value (32), calldata). Null for a batch, for other calldata and for bytes that are no calldata.
  */
-function firstSingleExecution(data: Hex): Hex | null {
+export function firstSingleExecution(data: Hex): ExecutionStruct | null {
   try {
     const decoded = decodeFunctionData({ abi: DelegationManagerAbi, data })
     if (decoded.functionName !== 'redeemDelegations') return null
     const [, modes, executions] = decoded.args as readonly [readonly Hex[], readonly Hex[], readonly Hex[]]
     const execution = executions[0]
     if (modes[0] !== ExecutionMode.SingleDefault || !execution || size(execution) < 52) return null
-    return execution
+    return {
+      target: getAddress(slice(execution, 0, 20)),
+      value: hexToBigInt(slice(execution, 20, 52)),
+      callData: size(execution) > 52 ? slice(execution, 52) : '0x',
+    }
   } catch {
     return null
   }
@@ -91,8 +96,7 @@ function firstSingleExecution(data: Hex): Hex | null {
  * read back from its signed transaction when it is settled by a later tick. Null for other calldata.
  */
 export function firstExecutionValue(data: Hex): bigint | null {
-  const execution = firstSingleExecution(data)
-  return execution === null ? null : hexToBigInt(slice(execution, 20, 52))
+  return firstSingleExecution(data)?.value ?? null
 }
 
 /**
@@ -102,9 +106,9 @@ export function firstExecutionValue(data: Hex): bigint | null {
  */
 export function firstExecutionTransferAmount(data: Hex): bigint | null {
   const execution = firstSingleExecution(data)
-  if (execution === null || size(execution) === 52) return null
+  if (execution === null || execution.callData === '0x') return null
   try {
-    const call = decodeFunctionData({ abi: erc20Abi, data: slice(execution, 52) })
+    const call = decodeFunctionData({ abi: erc20Abi, data: execution.callData })
     return call.functionName === 'transfer' ? call.args[1] : null
   } catch {
     return null

@@ -2,22 +2,13 @@
 // signed first, for another amount, at another time) sends nothing of its own and settles the other's from
 // the chain. It reports, and records once, what the chain did: the other's transaction, the amount that
 // one's signed bytes move (not the amount it planned itself), at the time that one was recorded.
-import {
-  concatHex,
-  decodeFunctionData,
-  encodeFunctionData,
-  erc20Abi,
-  hexToBigInt,
-  numberToHex,
-  parseEther,
-  parseTransaction,
-  size,
-  slice,
-  type Hex,
-} from 'viem'
+import type { ExecutionStruct } from '@metamask/smart-accounts-kit'
+import { encodeExecutionCalldatas } from '@metamask/smart-accounts-kit/utils'
+import { decodeFunctionData, encodeFunctionData, erc20Abi, parseEther, parseTransaction, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runTick } from '../../app/tick/runTick.ts'
 import { DelegationManagerAbi } from '../../core/delegations/frameworkAbi.ts'
+import { firstSingleExecution } from '../../core/delegations/redeem.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
 import type { ClaimSlotWithTxInput, TickStore } from '../../core/store/index.ts'
 import type { ProvisionedGolem } from '../../local/provision.ts'
@@ -60,14 +51,6 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => env?.stop())
 
-type Execution = { target: Hex; value: bigint; callData: Hex }
-const unpack = (packed: Hex): Execution => ({
-  target: slice(packed, 0, 20),
-  value: hexToBigInt(slice(packed, 20, 52)),
-  callData: size(packed) > 52 ? slice(packed, 52) : '0x',
-})
-const pack = (e: Execution): Hex => concatHex([e.target, numberToHex(e.value, { size: 32 }), e.callData])
-
 /** The first execution of a signed redemption, and the same calldata with that execution rewritten. */
 function firstExecution(rawTx: Hex) {
   const data = parseTransaction(rawTx).data!
@@ -76,24 +59,24 @@ function firstExecution(rawTx: Hex) {
     readonly Hex[],
     readonly Hex[],
   ]
-  const with_ = (e: Execution): Hex =>
+  const with_ = (e: ExecutionStruct): Hex =>
     encodeFunctionData({
       abi: DelegationManagerAbi,
       functionName: 'redeemDelegations',
-      args: [contexts, modes, [pack(e), ...executions.slice(1)]],
+      args: [contexts, modes, [...encodeExecutionCalldatas([[e]]), ...executions.slice(1)]],
     })
-  return { execution: unpack(executions[0]!), with: with_ }
+  return { execution: firstSingleExecution(data)!, with: with_ }
 }
 
 /** The runway's ERC-20 transfer, halved. */
-function halfTransfer(e: Execution): { execution: Execution; amount: bigint } {
+function halfTransfer(e: ExecutionStruct): { execution: ExecutionStruct; amount: bigint } {
   const [to, amount] = decodeFunctionData({ abi: erc20Abi, data: e.callData }).args as readonly [Hex, bigint]
   const half = amount / 2n
   return { execution: { ...e, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, half] }) }, amount: half }
 }
 
 /** The gas top-up's native value, halved. */
-const halfValue = (e: Execution) => ({ execution: { ...e, value: e.value / 2n }, amount: e.value / 2n })
+const halfValue = (e: ExecutionStruct) => ({ execution: { ...e, value: e.value / 2n }, amount: e.value / 2n })
 
 type Race = { planned: bigint; amount: bigint; txHash: Hex; sentAt: number }
 
@@ -102,7 +85,11 @@ type Race = { planned: bigint; amount: bigint; txHash: Hex; sentAt: number }
  * half the amount at the same nonce, claims the slot with it (EARLIER_MS before this tick's time) and
  * broadcasts it.
  */
-async function raced(golemId: string, step: 'runway' | 'gas', half: (e: Execution) => { execution: Execution; amount: bigint }) {
+async function raced(
+  golemId: string,
+  step: 'runway' | 'gas',
+  half: (e: ExecutionStruct) => { execution: ExecutionStruct; amount: bigint },
+) {
   const record = await env.store.getGolem(golemId)
   const { signer } = await env.signers.resolve(parseGolemProfile(record!.profile))
   const race: { done?: Race } = {}
