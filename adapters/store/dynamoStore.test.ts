@@ -155,6 +155,33 @@ describe('DynamoStore on the table', () => {
     expect(await store.getGolem('g-1')).toMatchObject({ lastTick: null, profile: null, version: 3 })
   })
 
+  it("reads a heartbeat page's records eventually consistent (half the read units) and one record consistently", async () => {
+    const tableName = `bardo-dyn-${++tables}`
+    await createTable(client, tableName)
+    // A client of its own, so the recording reaches no other test's requests.
+    const recorded = localDynamoClient(dynalite.endpoint)
+    const reads: { command: string; input: unknown }[] = []
+    recorded.middlewareStack.add(
+      (next, context) => async (args) => {
+        reads.push({ command: String((context as { commandName?: string }).commandName), input: args.input })
+        return next(args)
+      },
+      { step: 'initialize', name: 'recordReads' },
+    )
+    try {
+      const store = new DynamoStore({ client: documentClient(recorded), tableName })
+      for (const id of ['g-1', 'g-2']) await store.createGolem(golemInput(id))
+      reads.length = 0
+      expect((await store.getGolems(['g-2', 'g-1'])).map((g) => g.golemId)).toEqual(['g-2', 'g-1'])
+      expect(await store.getGolem('g-1')).toMatchObject({ golemId: 'g-1' })
+      const batch = reads.find((r) => r.command === 'BatchGetItemCommand')
+      expect(batch?.input).toMatchObject({ RequestItems: { [tableName]: { ConsistentRead: false } } })
+      expect(reads.find((r) => r.command === 'GetItemCommand')?.input).toMatchObject({ ConsistentRead: true })
+    } finally {
+      recorded.destroy()
+    }
+  })
+
   it('reports a missing table as a StoreBackendError naming the operation', async () => {
     const store = new DynamoStore({ client: doc, tableName: 'no-such-table' })
     const err = await store

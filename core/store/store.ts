@@ -67,7 +67,13 @@ export type ListDueResult = { golems: DueGolem[]; cursor: string | null }
 export interface GolemStore {
   createGolem(input: CreateGolemInput): Promise<CreateGolemResult>
   getGolem(golemId: string): Promise<GolemRecord | null>
-  /** Many records in few requests (a heartbeat page): unknown ids are left out, the rest in the order asked. */
+  /**
+   * Many records in few requests (a heartbeat page): unknown ids are left out, the rest in the order asked.
+   * Eventually consistent where the backend offers the choice (DynamoDB: half the read units of a
+   * consistent read), so a write of about the last second may not show yet: a copy read here is for
+   * deciding what to hand over, and anything written from it is conditional on its version (the tick's
+   * lease), which takes the current record. getGolem reads one record consistently.
+   */
   getGolems(golemIds: readonly string[]): Promise<GolemRecord[]>
   /** Optimistic: applies `patch` only if the record is still at `expectedVersion`. */
   updateGolem(input: UpdateGolemInput): Promise<UpdateGolemResult>

@@ -23,13 +23,16 @@ export async function getGolem(table: DynamoTable, golemId: string): Promise<Gol
   return item ? codec.golemFromItem(item) : null
 }
 
-/** The records of these Golems (unknown ids left out), in the order asked, BATCH_GET_MAX per request. */
+/**
+ * The records of these Golems (unknown ids left out), in the order asked, BATCH_GET_MAX per request,
+ * read eventually consistent (GolemStore.getGolems).
+ */
 export async function getGolems(table: DynamoTable, golemIds: readonly string[]): Promise<GolemRecord[]> {
   const ids = golemIds.map((id) => v.golemId(id))
   const found = new Map<string, GolemRecord>()
   for (let i = 0; i < ids.length; i += BATCH_GET_MAX) {
     const keys = [...new Set(ids.slice(i, i + BATCH_GET_MAX))].map((id) => ({ pk: k.golemPk(id), sk: k.SK.golem }))
-    for (const item of await table.batchGet(keys)) {
+    for (const item of await table.batchGet(keys, { consistent: false })) {
       const golem = codec.golemFromItem(item)
       found.set(golem.golemId, golem)
     }

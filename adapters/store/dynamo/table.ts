@@ -1,6 +1,7 @@
 // A thin wrapper over the DocumentClient for one table: conditional put/update/delete that answer
 // false/null when the condition fails (instead of throwing), the key guard on every write, and
-// consistent reads. No TransactWrite and no TTL: dynalite has neither, and nothing here needs them.
+// consistent reads unless a batch read asks otherwise. No TransactWrite and no TTL: dynalite has
+// neither, and nothing here needs them.
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -59,10 +60,12 @@ export class DynamoTable {
   }
 
   /**
-   * Consistent reads of up to BATCH_GET_MAX keys in one BatchGetItem (and again for any keys DynamoDB
-   * leaves unprocessed under throttling, with a short backoff). Items come back in no particular order.
+   * Reads of up to BATCH_GET_MAX keys in one BatchGetItem (and again for any keys DynamoDB leaves
+   * unprocessed under throttling, with a short backoff). Items come back in no particular order.
+   * Consistent unless `consistent: false`: an eventually consistent read costs half the read units and
+   * may miss a write of about the last second.
    */
-  async batchGet(keys: readonly Key[]): Promise<Item[]> {
+  async batchGet(keys: readonly Key[], { consistent = true }: { consistent?: boolean } = {}): Promise<Item[]> {
     if (keys.length > BATCH_GET_MAX) throw new RangeError(`batchGet: at most ${BATCH_GET_MAX} keys, got ${keys.length}`)
     const items: Item[] = []
     let pending: Key[] = [...keys]
@@ -71,7 +74,7 @@ export class DynamoTable {
     const untilProcessed = { attempts: Number.POSITIVE_INFINITY, backoff: { baseMs: 50, capMs: 1000 }, exhausted: () => items }
     return retry(untilProcessed, async () => {
       const out = await this.#call('BatchGetItem', () =>
-        this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
+        this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: consistent } } })),
       )
       items.push(...((out.Responses?.[this.tableName] as Item[] | undefined) ?? []))
       pending = (out.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined) ?? []
