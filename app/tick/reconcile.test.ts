@@ -16,7 +16,7 @@ describe('runwaySlotMayBeOpen', () => {
   })
 
   it('skips it after a tick that settled its slot or sent none', () => {
-    for (const outcome of ['confirmed', 'failed', 'refused', 'reconciled', 'skipped', 'revoke', 'ticked'])
+    for (const outcome of ['confirmed', 'failed', 'refused', 'reconciled', 'skipped', 'revoke', 'ticked', 'attempts-spent'])
       expect(runwaySlotMayBeOpen(last(outcome)), outcome).toBe(false)
   })
 })

@@ -17,7 +17,15 @@ import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import { phaseNames, type Phase } from '../../core/lifecycle/phase.ts'
-import { attemptStep, MAX_PHASE_POST_ATTEMPTS, MAX_RUNWAY_ATTEMPTS, phaseStep, RUNWAY_STEP } from '../../core/lifecycle/tickPlan.ts'
+import {
+  attemptStep,
+  runwayAttemptFromRecord,
+  MAX_PHASE_POST_ATTEMPTS,
+  MAX_RUNWAY_ATTEMPTS,
+  phaseStep,
+  RUNWAY_ATTEMPTS_SPENT,
+  RUNWAY_STEP,
+} from '../../core/lifecycle/tickPlan.ts'
 import { type GolemRecord, isSpent, slotSentAt, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
 import { settleSlot } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
@@ -91,6 +99,7 @@ const RUNWAY_SETTLED_OUTCOMES: ReadonlySet<string> = new Set([
   'skipped',
   'revoke',
   'ticked',
+  RUNWAY_ATTEMPTS_SPENT,
 ])
 
 /**
@@ -185,7 +194,9 @@ export async function settlePendingSlots(
   }
 
   // This period's attempts, read only when an earlier tick may have left one open (runwaySlotMayBeOpen) or
-  // spent one (runwayAttemptMayBeSpent).
+  // spent one (runwayAttemptMayBeSpent); once a tick found them all spent, they are not read again.
+  const spentAll = runwayAttemptFromRecord(previous, period)
+  if (spentAll !== undefined) return { events, runwayAttempt: spentAll, inFlightAmount: 0n }
   if (!runwaySlotMayBeOpen(previous) && !runwayAttemptMayBeSpent(previous, period)) return { events, inFlightAmount: 0n }
   const { attempt, settled: current } = await settleRunway(base, golemId, period)
   if (!current) return { events, runwayAttempt: attempt, inFlightAmount: 0n }

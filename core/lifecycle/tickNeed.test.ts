@@ -27,7 +27,7 @@ describe('tickNeed: whether the walk hands a Golem over', () => {
   it('leaves an idle Golem alone: runway redeemed this period, no phase to post, nothing in flight', () => {
     expect(need()).toBeNull()
     // Every outcome that leaves nothing open is idle the next minute.
-    for (const outcome of ['ticked', 'confirmed', 'skipped', 'revoke', 'failed', 'refused', 'reconciled'])
+    for (const outcome of ['ticked', 'confirmed', 'skipped', 'revoke', 'failed', 'refused', 'reconciled', 'attempts-spent'])
       expect(need({ record: { status: 'alive', lastTick: { period: thisPeriod, outcome } } })).toBeNull()
   })
 
@@ -40,6 +40,15 @@ describe('tickNeed: whether the walk hands a Golem over', () => {
     expect(need({ read: spent, profile: redeemedProfile })).toBeNull()
     const nextPeriod = testRead({ timestamp: born + 3n * DAY_S - 60n, currentPeriod: 3n, availableInPeriod: 10n, runwayHeld: 2n })
     expect(need({ read: nextPeriod, profile: redeemedProfile })).toBe('redemption')
+  })
+
+  it("leaves a Golem alone once this period's runway attempts are all spent, and hands it over the next period", () => {
+    const due = testRead({ timestamp: born + DAY_S + offset + 60n, availableInPeriod: 10n, runwayHeld: 0n })
+    const period = tickPeriod(profile, due)
+    expect(need({ read: due, record: { status: 'alive', lastTick: { period, outcome: 'failed' } } })).toBe('redemption')
+    expect(need({ read: due, record: { status: 'alive', lastTick: { period, outcome: 'attempts-spent' } } })).toBeNull()
+    const nextPeriod = testRead({ timestamp: born + 3n * DAY_S - 60n, currentPeriod: 3n, availableInPeriod: 10n, runwayHeld: 0n })
+    expect(need({ read: nextPeriod, record: { status: 'alive', lastTick: { period, outcome: 'attempts-spent' } } })).toBe('redemption')
   })
 
   it('leaves a Golem waiting for its stagger offset alone, and hands it over at the offset', () => {

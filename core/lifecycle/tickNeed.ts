@@ -12,7 +12,7 @@ import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
 import { SELF_EXTENSION_BEATS_AHEAD } from './selfExtensionPlan.ts'
-import { planTick, tickPeriod } from './tickPlan.ts'
+import { runwayAttemptFromRecord, planTick, RUNWAY_ATTEMPTS_SPENT, tickPeriod } from './tickPlan.ts'
 import type { VitalityParameters } from './vitality.ts'
 
 /** Why the walk hands a Golem over; null (no reason) is an idle Golem, which is not ticked. */
@@ -61,7 +61,16 @@ export type TickNeedInput = {
  * Outcomes a tick records that leave nothing in flight. Anything else (`running`: the tick never
  * finished; `sent`, `busy`: a transaction or a slot still open) hands the Golem over to settle it.
  */
-const SETTLED_OUTCOMES: ReadonlySet<string> = new Set(['ticked', 'confirmed', 'skipped', 'revoke', 'failed', 'refused', 'reconciled'])
+const SETTLED_OUTCOMES: ReadonlySet<string> = new Set([
+  'ticked',
+  'confirmed',
+  'skipped',
+  'revoke',
+  'failed',
+  'refused',
+  'reconciled',
+  RUNWAY_ATTEMPTS_SPENT,
+])
 
 export function tickNeed(input: TickNeedInput): TickReason | null {
   const { golemId, record, profile, read, parameters } = input
@@ -85,7 +94,9 @@ export function tickNeed(input: TickNeedInput): TickReason | null {
   if (profile.reprieve && read.registered) return 'reprieve'
   if (grantInForce(profile, read.timestamp) !== profile) return 'grant-change'
   if (adjustmentInForce(profile, read) !== profile) return 'grant-change'
-  const plan = planTick({ ...judged, pending: { events: [], inFlightAmount: 0n } })
+  // A period whose runway attempts were all spent asks for no redemption until the next period.
+  const runwayAttempt = runwayAttemptFromRecord(last, tickPeriod(profile, read))
+  const plan = planTick({ ...judged, pending: { events: [], inFlightAmount: 0n, ...(runwayAttempt ? { runwayAttempt } : {}) } })
   if (plan.die) return 'death'
   if (plan.postPhase) return 'phase-change'
   if (plan.runway.kind === 'redeem') return 'redemption'

@@ -18,7 +18,7 @@ import { Phase } from './phase.ts'
 import { planReprieve } from './reprievePlan.ts'
 import { planRotation, profileAfterRotation, rotationStepName } from './rotationPlan.ts'
 import { staggerOffset } from './stagger.ts'
-import { eventKey, MAX_RUNWAY_ATTEMPTS, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
+import { eventKey, runwayAttemptFromRecord, MAX_RUNWAY_ATTEMPTS, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
 import { born, DAY_S, golemKey, hex32, testProfile, testRead } from '../../test/support/lifecycle/profile.ts'
 
 const noShocks = { shockProbabilityPerDay: 0 }
@@ -44,6 +44,13 @@ describe('planTick', () => {
     expect(plan.die).toBe(false)
   })
 
+  it('starts past every runway attempt only after a tick of this same period found them all spent', () => {
+    expect(runwayAttemptFromRecord({ period: 7n, outcome: 'attempts-spent' }, 7n)).toBe(MAX_RUNWAY_ATTEMPTS + 1)
+    expect(runwayAttemptFromRecord({ period: 6n, outcome: 'attempts-spent' }, 7n)).toBeUndefined()
+    expect(runwayAttemptFromRecord({ period: 7n, outcome: 'failed' }, 7n)).toBeUndefined()
+    expect(runwayAttemptFromRecord(null, 7n)).toBeUndefined()
+  })
+
   it("redeems under the period's first attempt not spent, and sends nothing once every attempt is spent", () => {
     const due = read({ timestamp: born + DAY_S + staggerOffset('g', DAY_S) })
     const planned = (runwayAttempt: number) =>
@@ -54,7 +61,7 @@ describe('planTick', () => {
     expect(planned(MAX_RUNWAY_ATTEMPTS)).toMatchObject({ slot: { step: `runway-a${MAX_RUNWAY_ATTEMPTS}` }, attempt: MAX_RUNWAY_ATTEMPTS })
     expect(planned(MAX_RUNWAY_ATTEMPTS + 1)).toEqual({
       kind: 'none',
-      status: 'skipped',
+      status: 'attempts-spent',
       reason: `this period's ${MAX_RUNWAY_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
     })
   })

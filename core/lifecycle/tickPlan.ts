@@ -47,7 +47,8 @@ export type RunwayStep =
   | { kind: 'settled'; status: string; amount: bigint; txHash: Hex | null }
   | { kind: 'redeem'; slot: { period: bigint; step: string }; attempt: number; amount: bigint; token: Address; recipient: Address }
   /** Nothing sent; a staggered redemption says when in this period it will be redeemed. */
-  | { kind: 'none'; status: 'revoke' | 'skipped'; reason: string; redeemAt?: bigint }
+  /** `attempts-spent`: every attempt of this period's redemption was spent; the period sends no more. */
+  | { kind: 'none'; status: 'revoke' | 'skipped' | typeof RUNWAY_ATTEMPTS_SPENT; reason: string; redeemAt?: bigint }
 
 export type TickPlan = {
   decision: TickDecision
@@ -106,6 +107,18 @@ export const RUNWAY_STEP = 'runway'
  * gas, which three attempts bound. The period transfer caveat caps what all of them can move together.
  */
 export const MAX_RUNWAY_ATTEMPTS = 3
+
+/** The outcome of a tick whose period's runway attempts were all spent. */
+export const RUNWAY_ATTEMPTS_SPENT = 'attempts-spent'
+
+/**
+ * The attempt a tick's redemption starts from as far as the record's last tick says: past every attempt
+ * when that tick, in this period, found them all spent (a completed slot never changes, so they stay
+ * spent and need no reading again); otherwise undefined, the first or what the store's slots say.
+ */
+export function runwayAttemptFromRecord(lastTick: { period: bigint; outcome: string } | null, period: bigint): number | undefined {
+  return lastTick?.outcome === RUNWAY_ATTEMPTS_SPENT && lastTick.period === period ? MAX_RUNWAY_ATTEMPTS + 1 : undefined
+}
 
 /**
  * An event's idempotency key within its Golem: a retried or duplicated tick appends each event once.
@@ -204,7 +217,7 @@ function runwayStepOf(plan: TickDecision['redemption'], pending: PendingWork, pe
   if (attempt > MAX_RUNWAY_ATTEMPTS)
     return {
       kind: 'none',
-      status: 'skipped',
+      status: RUNWAY_ATTEMPTS_SPENT,
       reason: `this period's ${MAX_RUNWAY_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
     }
   return {

@@ -141,12 +141,24 @@ describe('a runway redemption that reverts once mined', () => {
       expect(await slotOf(golemId, period, attempt)).toMatchObject({ status: 'failed' })
     expect(await sentCount(env.client, golem.golemKey)).toBe(MAX_RUNWAY_ATTEMPTS)
 
-    await env.devnet.increaseTime(60)
-    const next = await runTick(env.deps('stale-2', { client: stale.client }), { golemId })
-    expect(next.redemption).toMatchObject({ status: 'skipped', reason: expect.stringContaining('next period') })
+    // The next tick reads the spent attempts once and sends nothing; the one after does not read them again.
+    for (const beat of [2, 3]) {
+      await env.devnet.increaseTime(60)
+      const reads = { slots: 0 }
+      const counted = storeWith(env.store, {
+        getSlot: (ref) => {
+          if (ref.step.startsWith(RUNWAY_STEP)) reads.slots++
+          return env.store.getSlot(ref)
+        },
+      })
+      const next = await runTick(env.deps(`stale-${beat}`, { client: stale.client, store: counted }), { golemId })
+      expect(next.redemption).toMatchObject({ status: 'attempts-spent', reason: expect.stringContaining('next period') })
+      expect(reads.slots).toBe(beat === 2 ? MAX_RUNWAY_ATTEMPTS : 0)
+    }
     expect(stale.passed()).toBe(MAX_RUNWAY_ATTEMPTS)
     expect(await sentCount(env.client, golem.golemKey)).toBe(MAX_RUNWAY_ATTEMPTS)
     expect(await slotOf(golemId, period, MAX_RUNWAY_ATTEMPTS + 1)).toBeNull()
+    expect((await env.store.getGolem(golemId))?.lastTick).toMatchObject({ period, outcome: 'attempts-spent' })
   })
 
   it('whose next attempt landed but whose tick died before its outcome: the next tick settles that attempt and sends nothing', async () => {
