@@ -11,7 +11,7 @@
 // and the same signed bytes are broadcast again (core/finality.ts).
 import { parseEventLogs, type Hex, type TransactionReceipt } from 'viem'
 import { signedExecutionValue, signedTransferAmount } from '../../core/delegations/redeem.ts'
-import { gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
+import { GAS_STEP, gasPeriodAt } from '../../core/lifecycle/gasPlan.ts'
 import type { GolemProfile } from '../../core/lifecycle/profile.ts'
 import type { TickChainClient } from '../../adapters/chain/tickChainClient.ts'
 import { VitalityOracleTickAbi } from '../../adapters/chain/oracleAbi.ts'
@@ -21,15 +21,15 @@ import {
   attemptStep,
   runwayAttemptFromRecord,
   MAX_PHASE_POST_ATTEMPTS,
-  MAX_RUNWAY_ATTEMPTS,
+  MAX_REDEMPTION_ATTEMPTS,
   phaseStep,
-  RUNWAY_ATTEMPTS_SPENT,
+  ATTEMPTS_SPENT,
   RUNWAY_STEP,
 } from '../../core/lifecycle/tickPlan.ts'
 import { type GolemRecord, isSpent, slotSentAt, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
 import { settleSlot } from '../../adapters/chain/sendOnce.ts'
 import type { ObservedGolem } from '../../core/lifecycle/observation.ts'
-import { sentAtSeconds, type SlotBase } from './slots.ts'
+import { attemptsOf, sentAtSeconds, type SlotBase } from './slots.ts'
 
 export type PendingSettlement = {
   /** Events of the slots settled here, at the time of the tick that sent them. */
@@ -71,21 +71,6 @@ export async function phaseChangedEvent(
 }
 
 /**
- * A send's attempt slots up to the first that is not spent (absent, open or confirmed), at most `max`:
- * the send's own step, then each later attempt a spent one (reconciled, failed) was followed by.
- */
-async function attemptsOf(store: TickStore, first: SlotRef, max: number): Promise<{ ref: SlotRef; slot: TickSlot | null }[]> {
-  const attempts: { ref: SlotRef; slot: TickSlot | null }[] = []
-  for (let attempt = 1; attempt <= max; attempt++) {
-    const ref = { ...first, step: attemptStep(first.step, attempt) }
-    const slot = await store.getSlot(ref)
-    attempts.push({ ref, slot })
-    if (!isSpent(slot?.status)) break
-  }
-  return attempts
-}
-
-/**
  * Outcomes a tick writes only once its runway slot is settled (confirmed, failed, released after a
  * refusal, reconciled) or when it sent none (skipped, revoke, an idle tick). Any other (`running` from a
  * lease a crash or a throw left, `pending`, `busy` when another invocation held the slot, or one not
@@ -99,7 +84,7 @@ const RUNWAY_SETTLED_OUTCOMES: ReadonlySet<string> = new Set([
   'skipped',
   'revoke',
   'ticked',
-  RUNWAY_ATTEMPTS_SPENT,
+  ATTEMPTS_SPENT,
 ])
 
 /**
@@ -188,7 +173,9 @@ export async function settlePendingSlots(
   if (profile.gas && base.confirmations > 1) {
     const gasPeriod = gasPeriodAt(profile.gas, read.timestamp)
     for (const p of gasPeriod > 0n ? [gasPeriod - 1n, gasPeriod] : [gasPeriod]) {
-      const gasEvent = await settleGasSlot(base, { golemId, period: p, step: 'gas' })
+      // The period's attempts up to the first not spent: only that one can still be open.
+      const open = (await attemptsOf(store, { golemId, period: p, step: GAS_STEP }, MAX_REDEMPTION_ATTEMPTS)).at(-1)
+      const gasEvent = open ? await settleGasSlot(base, open.ref, open.slot) : null
       if (gasEvent) events.push(gasEvent)
     }
   }
@@ -216,18 +203,18 @@ export async function settlePendingSlots(
 /**
  * A period's runway attempts, settled in turn: one an earlier tick left `sent` is settled from the chain,
  * and one that is spent (already, or by this settlement) passes to the next. Answers the first attempt
- * not spent (MAX_RUNWAY_ATTEMPTS + 1 once every one is) and what settling it found: null when there was
+ * not spent (MAX_REDEMPTION_ATTEMPTS + 1 once every one is) and what settling it found: null when there was
  * nothing to settle (an absent, open or completed slot).
  */
 async function settleRunway(base: SlotBase, golemId: string, period: bigint) {
-  for (let attempt = 1; attempt <= MAX_RUNWAY_ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= MAX_REDEMPTION_ATTEMPTS; attempt++) {
     const ref = { golemId, period, step: attemptStep(RUNWAY_STEP, attempt) }
     const slot = await base.store.getSlot(ref)
     if (isSpent(slot?.status)) continue
     const settled = await settleRunwaySlot(base, ref, slot)
     if (settled === null || !isSpent(settled.status)) return { attempt, settled }
   }
-  return { attempt: MAX_RUNWAY_ATTEMPTS + 1, settled: null }
+  return { attempt: MAX_REDEMPTION_ATTEMPTS + 1, settled: null }
 }
 
 /** Settles one runway slot left `sent` with a recorded transaction; null when there is nothing to settle. */
@@ -253,8 +240,7 @@ async function settleRunwaySlot(base: SlotBase, ref: SlotRef, slot: TickSlot | n
 }
 
 /** Settles one gas slot left `sent`: its GasRedeemed event once final (the amount read from its signed transaction). */
-async function settleGasSlot(base: SlotBase, ref: SlotRef): Promise<CustodyEvent | null> {
-  const slot = await base.store.getSlot(ref)
+async function settleGasSlot(base: SlotBase, ref: SlotRef, slot: TickSlot | null): Promise<CustodyEvent | null> {
   if (slot?.status !== 'sent' || !slot.txHash) return null
   const settled = await settleSlot({ ...base, slot: ref }, slot)
   if (settled.status !== 'confirmed' || !slot.rawTx) return null

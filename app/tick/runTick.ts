@@ -19,7 +19,7 @@ import {
   attemptStep,
   eventKey,
   MAX_PHASE_POST_ATTEMPTS,
-  MAX_RUNWAY_ATTEMPTS,
+  MAX_REDEMPTION_ATTEMPTS,
   planTick,
   RUNWAY_STEP,
   tickPeriod,
@@ -535,11 +535,11 @@ async function redeemRunway(
         sign: (tx) => signer.signRedemptionTransaction(tx, { spent: step.amount }),
       }),
     })
-  // An attempt that settled without landing is spent (MAX_RUNWAY_ATTEMPTS): the redemption goes on under the
+  // An attempt that settled without landing is spent (MAX_REDEMPTION_ATTEMPTS): the redemption goes on under the
   // next one, simulated first like every send, so a cause that persists is refused before it is signed.
   let attempt = step.attempt
   let sent = await sendAttempt(attempt)
-  while (attempt < MAX_RUNWAY_ATTEMPTS && (await attemptSpent(deps.store, sent, slotOf(attempt)))) sent = await sendAttempt(++attempt)
+  while (attempt < MAX_REDEMPTION_ATTEMPTS && (await attemptSpent(deps.store, sent, slotOf(attempt)))) sent = await sendAttempt(++attempt)
   const txHash = 'txHash' in sent ? sent.txHash : null
   // A tick that lost the slot to an earlier one reports that one's redemption: the amount its signed bytes move.
   const amount = movedAmount(sent, signedTransferAmount, step.amount)

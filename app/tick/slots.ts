@@ -3,7 +3,8 @@
 // and how deep a receipt must be before its slot is final (the chain's confirmation depth).
 import type { Hex } from 'viem'
 import type { SendOnceParams, SlotSendOutcome } from '../../adapters/chain/sendOnce.ts'
-import { isSpent, slotSentAt, type SlotRef, type TickStore } from '../../core/store/index.ts'
+import { attemptStep } from '../../core/lifecycle/tickPlan.ts'
+import { isSpent, slotSentAt, type SlotRef, type TickSlot, type TickStore } from '../../core/store/index.ts'
 import { confirmationDepth } from '../../core/finality.ts'
 import type { TickDeps } from './types.ts'
 
@@ -58,4 +59,23 @@ export function movedAmount(sent: SlotSendOutcome, read: (rawTx: Hex) => bigint 
 export async function attemptSpent(store: Pick<TickStore, 'getSlot'>, sent: SlotSendOutcome, ref: SlotRef): Promise<boolean> {
   if (isSpent(sent.status)) return true
   return sent.status === 'busy' && sent.reason === 'completed' && isSpent((await store.getSlot(ref))?.status)
+}
+
+/**
+ * A send's attempt slots up to the first that is not spent (absent, open or confirmed), at most `max`:
+ * the send's own step, then each later attempt a spent one (reconciled, failed) was followed by.
+ */
+export async function attemptsOf(
+  store: Pick<TickStore, 'getSlot'>,
+  first: SlotRef,
+  max: number,
+): Promise<{ ref: SlotRef; slot: TickSlot | null }[]> {
+  const attempts: { ref: SlotRef; slot: TickSlot | null }[] = []
+  for (let attempt = 1; attempt <= max; attempt++) {
+    const ref = { ...first, step: attemptStep(first.step, attempt) }
+    const slot = await store.getSlot(ref)
+    attempts.push({ ref, slot })
+    if (!isSpent(slot?.status)) break
+  }
+  return attempts
 }

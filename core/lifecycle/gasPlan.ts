@@ -20,8 +20,11 @@ export const GAS_THRESHOLD_BPS = 5_000n
 export const GAS_BOOTSTRAP = 1_000_000_000_000_000n
 
 export type GasStep =
-  | { kind: 'redeem'; slot: { period: bigint; step: 'gas' }; amount: bigint; recipient: Address }
+  | { kind: 'redeem'; slot: { period: bigint; step: typeof GAS_STEP }; amount: bigint; recipient: Address }
   | { kind: 'none'; reason: string }
+
+/** The slot step of a gas period's top-up (its later attempts: `attemptStep`). */
+export const GAS_STEP = 'gas'
 
 export function gasThreshold(periodAmount: bigint): bigint {
   return (periodAmount * GAS_THRESHOLD_BPS) / 10_000n
@@ -50,5 +53,5 @@ export function planGas(profile: GolemProfile, read: ObservedGolem, dying: boole
   if (read.ethBalance >= threshold) return { kind: 'none', reason: `balance ${read.ethBalance} is at or above the threshold ${threshold}` }
   const amount = read.gasAvailableInPeriod < gas.periodAmount ? read.gasAvailableInPeriod : gas.periodAmount
   if (amount === 0n) return { kind: 'none', reason: "this period's gas allowance is spent" }
-  return { kind: 'redeem', slot: { period: gasPeriodAt(gas, read.timestamp), step: 'gas' }, amount, recipient: profile.golemKey }
+  return { kind: 'redeem', slot: { period: gasPeriodAt(gas, read.timestamp), step: GAS_STEP }, amount, recipient: profile.golemKey }
 }

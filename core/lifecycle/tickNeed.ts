@@ -12,7 +12,7 @@ import type { ObservedGolem } from './observation.ts'
 import { Phase } from './phase.ts'
 import type { GolemProfile } from './profile.ts'
 import { SELF_EXTENSION_BEATS_AHEAD } from './selfExtensionPlan.ts'
-import { runwayAttemptFromRecord, planTick, RUNWAY_ATTEMPTS_SPENT, tickPeriod } from './tickPlan.ts'
+import { runwayAttemptFromRecord, planTick, ATTEMPTS_SPENT, tickPeriod } from './tickPlan.ts'
 import type { VitalityParameters } from './vitality.ts'
 
 /** Why the walk hands a Golem over; null (no reason) is an idle Golem, which is not ticked. */
@@ -69,7 +69,7 @@ const SETTLED_OUTCOMES: ReadonlySet<string> = new Set([
   'failed',
   'refused',
   'reconciled',
-  RUNWAY_ATTEMPTS_SPENT,
+  ATTEMPTS_SPENT,
 ])
 
 export function tickNeed(input: TickNeedInput): TickReason | null {

@@ -18,7 +18,7 @@ import { Phase } from './phase.ts'
 import { planReprieve } from './reprievePlan.ts'
 import { planRotation, profileAfterRotation, rotationStepName } from './rotationPlan.ts'
 import { staggerOffset } from './stagger.ts'
-import { eventKey, runwayAttemptFromRecord, MAX_RUNWAY_ATTEMPTS, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
+import { eventKey, runwayAttemptFromRecord, MAX_REDEMPTION_ATTEMPTS, mergeTickOutcome, phaseStep, planTick } from './tickPlan.ts'
 import { born, DAY_S, golemKey, hex32, testProfile, testRead } from '../../test/support/lifecycle/profile.ts'
 
 const noShocks = { shockProbabilityPerDay: 0 }
@@ -45,7 +45,7 @@ describe('planTick', () => {
   })
 
   it('starts past every runway attempt only after a tick of this same period found them all spent', () => {
-    expect(runwayAttemptFromRecord({ period: 7n, outcome: 'attempts-spent' }, 7n)).toBe(MAX_RUNWAY_ATTEMPTS + 1)
+    expect(runwayAttemptFromRecord({ period: 7n, outcome: 'attempts-spent' }, 7n)).toBe(MAX_REDEMPTION_ATTEMPTS + 1)
     expect(runwayAttemptFromRecord({ period: 6n, outcome: 'attempts-spent' }, 7n)).toBeUndefined()
     expect(runwayAttemptFromRecord({ period: 7n, outcome: 'failed' }, 7n)).toBeUndefined()
     expect(runwayAttemptFromRecord(null, 7n)).toBeUndefined()
@@ -58,11 +58,14 @@ describe('planTick', () => {
         .runway
     const period = (born + DAY_S) / DAY_S
     expect(planned(2)).toMatchObject({ kind: 'redeem', slot: { period, step: 'runway-a2' }, attempt: 2, amount: 10n })
-    expect(planned(MAX_RUNWAY_ATTEMPTS)).toMatchObject({ slot: { step: `runway-a${MAX_RUNWAY_ATTEMPTS}` }, attempt: MAX_RUNWAY_ATTEMPTS })
-    expect(planned(MAX_RUNWAY_ATTEMPTS + 1)).toEqual({
+    expect(planned(MAX_REDEMPTION_ATTEMPTS)).toMatchObject({
+      slot: { step: `runway-a${MAX_REDEMPTION_ATTEMPTS}` },
+      attempt: MAX_REDEMPTION_ATTEMPTS,
+    })
+    expect(planned(MAX_REDEMPTION_ATTEMPTS + 1)).toEqual({
       kind: 'none',
       status: 'attempts-spent',
-      reason: `this period's ${MAX_RUNWAY_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
+      reason: `this period's ${MAX_REDEMPTION_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
     })
   })
 

@@ -48,7 +48,7 @@ export type RunwayStep =
   | { kind: 'redeem'; slot: { period: bigint; step: string }; attempt: number; amount: bigint; token: Address; recipient: Address }
   /** Nothing sent; a staggered redemption says when in this period it will be redeemed. */
   /** `attempts-spent`: every attempt of this period's redemption was spent; the period sends no more. */
-  | { kind: 'none'; status: 'revoke' | 'skipped' | typeof RUNWAY_ATTEMPTS_SPENT; reason: string; redeemAt?: bigint }
+  | { kind: 'none'; status: 'revoke' | 'skipped' | typeof ATTEMPTS_SPENT; reason: string; redeemAt?: bigint }
 
 export type TickPlan = {
   decision: TickDecision
@@ -99,17 +99,18 @@ export function attemptStep(step: string, attempt: number): string {
 export const RUNWAY_STEP = 'runway'
 
 /**
- * How many attempts a period's runway redemption may take. A redemption simulated before it was signed
- * can still revert once mined (the owner moved the tokens in between) or never be mined (another
- * transaction of the key took its nonce): its slot is then spent, and a completed slot is never claimed
- * again, so without a next attempt the Golem got no runway until the next period. Each attempt is
- * simulated first, so one that would revert again is refused unsent; a reverted one costs the key its
- * gas, which three attempts bound. The period transfer caveat caps what all of them can move together.
+ * How many attempts a period's redemption may take: the runway's, and the gas top-up's. A redemption
+ * simulated before it was signed can still revert once mined (the owner moved the tokens or the ETH in
+ * between) or never be mined (another transaction of the key took its nonce): its slot is then spent,
+ * and a completed slot is never claimed again, so without a next attempt the Golem got no runway (or no
+ * gas) until the next period. Each attempt is simulated first, so one that would revert again is refused
+ * unsent; a reverted one costs the key its gas, which three attempts bound. The period transfer caveat
+ * caps what all of them can move together.
  */
-export const MAX_RUNWAY_ATTEMPTS = 3
+export const MAX_REDEMPTION_ATTEMPTS = 3
 
-/** The outcome of a tick whose period's runway attempts were all spent. */
-export const RUNWAY_ATTEMPTS_SPENT = 'attempts-spent'
+/** What a period's redemption reports once its every attempt was spent: it sends no more that period. */
+export const ATTEMPTS_SPENT = 'attempts-spent'
 
 /**
  * The attempt a tick's redemption starts from as far as the record's last tick says: past every attempt
@@ -117,7 +118,7 @@ export const RUNWAY_ATTEMPTS_SPENT = 'attempts-spent'
  * spent and need no reading again); otherwise undefined, the first or what the store's slots say.
  */
 export function runwayAttemptFromRecord(lastTick: { period: bigint; outcome: string } | null, period: bigint): number | undefined {
-  return lastTick?.outcome === RUNWAY_ATTEMPTS_SPENT && lastTick.period === period ? MAX_RUNWAY_ATTEMPTS + 1 : undefined
+  return lastTick?.outcome === ATTEMPTS_SPENT && lastTick.period === period ? MAX_REDEMPTION_ATTEMPTS + 1 : undefined
 }
 
 /**
@@ -214,11 +215,11 @@ function runwayStepOf(plan: TickDecision['redemption'], pending: PendingWork, pe
       ...(plan.action === 'skip' && plan.reason === 'staggered' ? { redeemAt: plan.redeemAt } : {}),
     }
   const attempt = pending.runwayAttempt ?? 1
-  if (attempt > MAX_RUNWAY_ATTEMPTS)
+  if (attempt > MAX_REDEMPTION_ATTEMPTS)
     return {
       kind: 'none',
-      status: RUNWAY_ATTEMPTS_SPENT,
-      reason: `this period's ${MAX_RUNWAY_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
+      status: ATTEMPTS_SPENT,
+      reason: `this period's ${MAX_REDEMPTION_ATTEMPTS} redemption attempts were sent and none landed: the next period redeems again`,
     }
   return {
     kind: 'redeem',
