@@ -46,8 +46,10 @@ export type TickPlanInput = {
 export type RunwayStep =
   | { kind: 'settled'; status: string; amount: bigint; txHash: Hex | null }
   | { kind: 'redeem'; slot: { period: bigint; step: string }; attempt: number; amount: bigint; token: Address; recipient: Address }
-  /** Nothing sent; a staggered redemption says when in this period it will be redeemed. */
-  /** `attempts-spent`: every attempt of this period's redemption was spent; the period sends no more. */
+  /**
+   * Nothing sent; a staggered redemption says when in this period it will be redeemed, and
+   * `attempts-spent` says every attempt of this period's redemption was spent: the period sends no more.
+   */
   | { kind: 'none'; status: 'revoke' | 'skipped' | typeof ATTEMPTS_SPENT; reason: string; redeemAt?: bigint }
 
 export type TickPlan = {
@@ -90,7 +92,7 @@ export function phaseStep(next: Phase, phaseEpoch: number): string {
  */
 export const MAX_PHASE_POST_ATTEMPTS = 10
 
-/** The slot step of a send's n-th attempt (a phase post, the runway): the first is the send's own step. */
+/** The slot step of a send's n-th attempt (a phase post, a period's redemption): the first is the send's own step. */
 export function attemptStep(step: string, attempt: number): string {
   return attempt <= 1 ? step : `${step}-a${attempt}`
 }
