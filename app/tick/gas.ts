@@ -6,11 +6,11 @@ import type { GolemSigner } from '../../core/custody/golemSigner.ts'
 import { encodeRedemptions, signedExecutionValue } from '../../core/delegations/redeem.ts'
 import type { CustodyEvent } from '../../core/lifecycle/custodyEvents.ts'
 import type { GasStep } from '../../core/lifecycle/gasPlan.ts'
-import { ATTEMPTS_SPENT, attemptStep, MAX_REDEMPTION_ATTEMPTS } from '../../core/lifecycle/tickPlan.ts'
-import { isSpent } from '../../core/store/index.ts'
+import { ATTEMPTS_SPENT, MAX_REDEMPTION_ATTEMPTS } from '../../core/lifecycle/tickPlan.ts'
+import { isSpent, type SlotRef } from '../../core/store/index.ts'
 import { toDelegations, type GolemProfile } from '../../core/lifecycle/profile.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
-import { attemptSpent, attemptsOf, movedAmount, sentAtSeconds, type SlotBase } from './slots.ts'
+import { attemptsOf, movedAmount, sendAttempts, sentAtSeconds, type SlotBase } from './slots.ts'
 import type { TickDeps, TickResult } from './types.ts'
 
 export async function topUpGas(
@@ -25,7 +25,6 @@ export async function topUpGas(
     return { result: { status: 'skipped', reason: step.kind === 'none' ? step.reason : 'no gas grant' } }
   const chain = toDelegations(profile.gas.chain)
   const first = { golemId, ...step.slot }
-  const slotOf = (attempt: number) => ({ ...first, step: attemptStep(first.step, attempt) })
   // The period's attempts up to the first not spent (one read when none was): a top-up that reverted once
   // mined (the owner moved the ETH after the simulation) or was never mined goes on under the next.
   const attempts = await attemptsOf(deps.store, first, MAX_REDEMPTION_ATTEMPTS)
@@ -36,10 +35,10 @@ export async function topUpGas(
         reason: `this period's ${MAX_REDEMPTION_ATTEMPTS} top-up attempts were sent and none landed: the next period tops up again`,
       },
     }
-  const sendAttempt = (attempt: number) =>
+  const sendAttempt = (slot: SlotRef) =>
     sendOnce({
       ...slotBase,
-      slot: slotOf(attempt),
+      slot,
       afterBroadcast: () => deps.afterBroadcast?.('gas'),
       build: async () => ({
         sender: signer.address,
@@ -49,9 +48,12 @@ export async function topUpGas(
         sign: (tx) => signer.signRedemptionTransaction(tx),
       }),
     })
-  let attempt = attempts.length
-  let sent = await sendAttempt(attempt)
-  while (attempt < MAX_REDEMPTION_ATTEMPTS && (await attemptSpent(deps.store, sent, slotOf(attempt)))) sent = await sendAttempt(++attempt)
+  const { sent } = await sendAttempts(deps.store, {
+    first,
+    from: attempts.length,
+    max: MAX_REDEMPTION_ATTEMPTS,
+    send: sendAttempt,
+  })
   const txHash = 'txHash' in sent ? sent.txHash : null
   // A tick that lost the slot to an earlier one reports that one's top-up: the value its signed bytes move.
   const amount = movedAmount(sent, signedExecutionValue, step.amount)

@@ -16,7 +16,6 @@ import { parseGolemProfile, toDelegations, type GolemProfile } from '../../core/
 import { advanceConfirmingCredits, reconcileCredits } from '../../core/lifecycle/applyPaymentCredit.ts'
 import { planRotation } from '../../core/lifecycle/rotationPlan.ts'
 import {
-  attemptStep,
   eventKey,
   MAX_PHASE_POST_ATTEMPTS,
   MAX_REDEMPTION_ATTEMPTS,
@@ -28,7 +27,7 @@ import {
 import { planGas } from '../../core/lifecycle/gasPlan.ts'
 import { RETRY, retry } from '../../core/retry.ts'
 import { confirmationDepth } from '../../core/finality.ts'
-import type { GolemRecord, JsonInputObject, JsonInputValue, TickStore } from '../../core/store/index.ts'
+import type { GolemRecord, JsonInputObject, JsonInputValue, SlotRef, TickStore } from '../../core/store/index.ts'
 import { readGolems } from '../../adapters/chain/readGolems.ts'
 import { sendOnce } from '../../adapters/chain/sendOnce.ts'
 import { waitForBlockReceipt } from '../../adapters/chain/blockReceipts.ts'
@@ -36,7 +35,7 @@ import { runDeathProtocol } from './death.ts'
 import { topUpGas } from './gas.ts'
 import { finishTick } from './finish.ts'
 import { phaseChangedEvent, settlePendingSlots } from './reconcile.ts'
-import { attemptSpent, DEFAULT_LEASE_MS, movedAmount, sentAtSeconds, slotBaseOf, type SlotBase } from './slots.ts'
+import { DEFAULT_LEASE_MS, movedAmount, sendAttempts, sentAtSeconds, slotBaseOf, type SlotBase } from './slots.ts'
 import { serveReprieve } from './reprieve.ts'
 import { selfExtend } from './selfExtend.ts'
 import { rotateSessionKey } from './rotate.ts'
@@ -283,11 +282,10 @@ async function tickLeased(
     )
   if (plan.postPhase) {
     const post = plan.postPhase
-    const slotOf = (attempt: number) => ({ golemId, period: 0n, step: attemptStep(post.step, attempt) })
-    const postOnce = (attempt: number) =>
+    const postOnce = (slot: SlotRef) =>
       sendOnce({
         ...slotBase,
-        slot: slotOf(attempt),
+        slot,
         afterBroadcast: () => deps.afterBroadcast?.('phase'),
         build: async () => ({
           sender: signer.address,
@@ -296,21 +294,23 @@ async function tickLeased(
           sign: (tx) => signer.signOracleUpdate(tx),
         }),
       })
-    const postAttempt = async (attempt: number) => {
-      const first = await postOnce(attempt)
+    const postAttempt = async (slot: SlotRef) => {
+      const first = await postOnce(slot)
       // A post an earlier tick signed and this one found unmined sits in the node's pool once re-broadcast
       // from its slot: its receipt is waited for here, as a first send's is, and the slot settled from it.
       // Left in the pool, the tick would end on the phase it started from while the post lands behind it:
       // on the Golem's last day, alive with Terminal on-chain, its death protocol not started.
       if (first.status !== 'pending' || first.confirmations !== 0) return first
       await waitForBlockReceipt(deps.client, { hash: first.txHash, timeout: POST_RECEIPT_TIMEOUT_MS })
-      return postOnce(attempt)
+      return postOnce(slot)
     }
     // An attempt that settled without landing is spent (MAX_PHASE_POST_ATTEMPTS): the next one is sent.
-    let attempt = 1
-    let sent = await postAttempt(attempt)
-    while (attempt < MAX_PHASE_POST_ATTEMPTS && (await attemptSpent(store, sent, slotOf(attempt)))) sent = await postAttempt(++attempt)
-    const phaseSlot = slotOf(attempt)
+    const { sent, slot: phaseSlot } = await sendAttempts(store, {
+      first: { golemId, period: 0n, step: post.step },
+      from: 1,
+      max: MAX_PHASE_POST_ATTEMPTS,
+      send: postAttempt,
+    })
     // The transaction that confirmed may be an earlier tick's (its signed bytes re-broadcast from the
     // slot), carrying that tick's score: record what the chain did, timed as the tick that signed it.
     const completed = sent.status === 'confirmed' || (sent.status === 'busy' && sent.reason === 'completed')
@@ -508,11 +508,10 @@ async function redeemRunway(
       result: { status: step.status, reason: step.reason, ...(step.redeemAt === undefined ? {} : { redeemAt: step.redeemAt }) },
       txHash: null,
     }
-  const slotOf = (attempt: number) => ({ golemId, period: step.slot.period, step: attemptStep(RUNWAY_STEP, attempt) })
-  const sendAttempt = (attempt: number) =>
+  const sendAttempt = (slot: SlotRef) =>
     sendOnce({
       ...slotBase,
-      slot: slotOf(attempt),
+      slot,
       afterBroadcast: () => deps.afterBroadcast?.('runway'),
       // The tick's outcome on the record completes the slot: a confirmed redemption leaves it `sent`, and a
       // tick that follows one that never wrote its outcome settles it from the chain (settlePendingSlots).
@@ -537,9 +536,12 @@ async function redeemRunway(
     })
   // An attempt that settled without landing is spent (MAX_REDEMPTION_ATTEMPTS): the redemption goes on under the
   // next one, simulated first like every send, so a cause that persists is refused before it is signed.
-  let attempt = step.attempt
-  let sent = await sendAttempt(attempt)
-  while (attempt < MAX_REDEMPTION_ATTEMPTS && (await attemptSpent(deps.store, sent, slotOf(attempt)))) sent = await sendAttempt(++attempt)
+  const { sent } = await sendAttempts(deps.store, {
+    first: { golemId, period: step.slot.period, step: RUNWAY_STEP },
+    from: step.attempt,
+    max: MAX_REDEMPTION_ATTEMPTS,
+    send: sendAttempt,
+  })
   const txHash = 'txHash' in sent ? sent.txHash : null
   // A tick that lost the slot to an earlier one reports that one's redemption: the amount its signed bytes move.
   const amount = movedAmount(sent, signedTransferAmount, step.amount)

@@ -56,9 +56,27 @@ export function movedAmount(sent: SlotSendOutcome, read: (rawTx: Hex) => bigint 
  * without landing (reverted, or its nonce taken), or it found its slot completed by an earlier tick that
  * saw the same.
  */
-export async function attemptSpent(store: Pick<TickStore, 'getSlot'>, sent: SlotSendOutcome, ref: SlotRef): Promise<boolean> {
+async function attemptSpent(store: Pick<TickStore, 'getSlot'>, sent: SlotSendOutcome, ref: SlotRef): Promise<boolean> {
   if (isSpent(sent.status)) return true
   return sent.status === 'busy' && sent.reason === 'completed' && isSpent((await store.getSlot(ref))?.status)
+}
+
+/**
+ * A send with attempts (a phase post, a period's redemption): attempt `from` is sent, and while an attempt
+ * is spent the next one is, up to `max`. Answers the last attempt's outcome and its slot.
+ */
+export async function sendAttempts<T extends SlotSendOutcome>(
+  store: Pick<TickStore, 'getSlot'>,
+  o: { first: SlotRef; from: number; max: number; send: (slot: SlotRef) => Promise<T> },
+): Promise<{ sent: T; slot: SlotRef }> {
+  const slotOf = (attempt: number) => ({ ...o.first, step: attemptStep(o.first.step, attempt) })
+  let attempt = o.from
+  let sent = await o.send(slotOf(attempt))
+  while (attempt < o.max && (await attemptSpent(store, sent, slotOf(attempt)))) {
+    attempt++
+    sent = await o.send(slotOf(attempt))
+  }
+  return { sent, slot: slotOf(attempt) }
 }
 
 /**
