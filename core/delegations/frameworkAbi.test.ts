@@ -16,6 +16,7 @@ import {
   MultiSigDeleGatorAbi,
   NonceEnforcerAbi,
   PeriodTransferEnforcerAbi,
+  RevocationEventsAbi,
   SimpleFactoryAbi,
 } from './frameworkAbi.ts'
 
@@ -34,6 +35,12 @@ describe("the framework functions Bardo calls, against the framework's own ABIs"
   ] as const)('%s: every entry is the package entry of that name, overloads included', (_, ours, theirs, names) => {
     for (const name of names) expect(functions(ours, name)).toEqual(functions(theirs, name))
     expect(ours.filter((i) => !(names as readonly string[]).includes(i.name))).toEqual([])
+  })
+
+  it("the revocation events are the package's: DelegationManager's DisabledDelegation, NonceEnforcer's UsedNonce", () => {
+    const event = (abi: readonly { type: string; name?: string }[], name: string) =>
+      abi.filter((i) => i.type === 'event' && i.name === name)
+    expect(RevocationEventsAbi).toEqual([...event(DelegationManager, 'DisabledDelegation'), ...event(NonceEnforcer, 'UsedNonce')])
   })
 
   it("ERC1967Proxy: the constructor is the package's", () => {

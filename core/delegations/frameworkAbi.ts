@@ -180,6 +180,118 @@ export const NonceEnforcerAbi = [
   },
 ] as const
 
+/**
+ * The two events that revoke a grant: the owner's disableDelegation of a delegation in its chain, and the
+ * owner's NonceEnforcer increment (MetaMask's "revoke all"), which emits the nonce it used up.
+ */
+export const RevocationEventsAbi = [
+  {
+    type: 'event',
+    name: 'DisabledDelegation',
+    inputs: [
+      {
+        name: 'delegationHash',
+        type: 'bytes32',
+        indexed: true,
+        internalType: 'bytes32',
+      },
+      {
+        name: 'delegator',
+        type: 'address',
+        indexed: true,
+        internalType: 'address',
+      },
+      {
+        name: 'delegate',
+        type: 'address',
+        indexed: true,
+        internalType: 'address',
+      },
+      {
+        name: 'delegation',
+        type: 'tuple',
+        indexed: false,
+        internalType: 'struct Delegation',
+        components: [
+          {
+            name: 'delegate',
+            type: 'address',
+            internalType: 'address',
+          },
+          {
+            name: 'delegator',
+            type: 'address',
+            internalType: 'address',
+          },
+          {
+            name: 'authority',
+            type: 'bytes32',
+            internalType: 'bytes32',
+          },
+          {
+            name: 'caveats',
+            type: 'tuple[]',
+            internalType: 'struct Caveat[]',
+            components: [
+              {
+                name: 'enforcer',
+                type: 'address',
+                internalType: 'address',
+              },
+              {
+                name: 'terms',
+                type: 'bytes',
+                internalType: 'bytes',
+              },
+              {
+                name: 'args',
+                type: 'bytes',
+                internalType: 'bytes',
+              },
+            ],
+          },
+          {
+            name: 'salt',
+            type: 'uint256',
+            internalType: 'uint256',
+          },
+          {
+            name: 'signature',
+            type: 'bytes',
+            internalType: 'bytes',
+          },
+        ],
+      },
+    ],
+    anonymous: false,
+  },
+  {
+    type: 'event',
+    name: 'UsedNonce',
+    inputs: [
+      {
+        name: 'delegationManager',
+        type: 'address',
+        indexed: true,
+        internalType: 'address',
+      },
+      {
+        name: 'delegator',
+        type: 'address',
+        indexed: true,
+        internalType: 'address',
+      },
+      {
+        name: 'nonce',
+        type: 'uint256',
+        indexed: false,
+        internalType: 'uint256',
+      },
+    ],
+    anonymous: false,
+  },
+] as const
+
 /** A DeleGator's two execute overloads (one execution; a mode and its encoded executions). */
 export const DeleGatorExecuteAbi = [
   {

@@ -3,7 +3,8 @@
 
 export type RevocationState =
   | { kind: 'Active' }
-  | { kind: 'RevokedByOwner'; revokedAt: bigint; txHash?: string }
+  /** When and in which transaction, once the caller found the owner's revoking transaction; never guessed. */
+  | { kind: 'RevokedByOwner'; revokedAt?: bigint; txHash?: string }
   | { kind: 'Expired'; expiredAt: bigint }
   | { kind: 'Exhausted'; totalCalls: bigint }
 
@@ -11,6 +12,7 @@ export type PermissionFacts = {
   now: bigint
   /** disabledDelegations(hash) on the DelegationManager (any delegation in the chain). */
   disabled: boolean
+  /** The block time and transaction of the owner's revocation, when the caller looked it up. */
   disabledAt?: bigint
   disabledTxHash?: string
   /** The delegation's end (golemPhase's window, a MortalityTimeWindow or a timestamp caveat: semantics' windowBounds). */
@@ -29,8 +31,11 @@ export type PermissionFacts = {
 
 export function revocationState(f: PermissionFacts): RevocationState {
   if (f.disabled) {
-    const s: RevocationState = { kind: 'RevokedByOwner', revokedAt: f.disabledAt ?? f.now }
-    return f.disabledTxHash ? { ...s, txHash: f.disabledTxHash } : s
+    return {
+      kind: 'RevokedByOwner',
+      ...(f.disabledAt === undefined ? {} : { revokedAt: f.disabledAt }),
+      ...(f.disabledTxHash === undefined ? {} : { txHash: f.disabledTxHash }),
+    }
   }
   if (f.now > f.expiresAt) return { kind: 'Expired', expiredAt: f.expiresAt }
   if (f.callsLimit !== undefined && f.callsUsed !== undefined && f.callsUsed >= f.callsLimit) {

@@ -174,7 +174,15 @@ describe("an owner whose wallet account is the smart account onboards through th
   })
 
   it("the owner's nonce increment in the wallet (not through Bardo) revokes: the next heartbeat runs the death protocol", async () => {
-    await incrementNonce(owner)
+    const receipt = await incrementNonce(owner)
+    // Permission health says so at once, before any tick, dated by the owner's transaction.
+    const res = await api.request('/api/v1/golems/wallet-golem/permission-health')
+    expect(res.status).toBe(200)
+    const revokedAt = String((await env.client.getBlock({ blockNumber: receipt.blockNumber })).timestamp)
+    expect(await res.json()).toMatchObject({
+      health: 'revoked',
+      revocation: { kind: 'RevokedByOwner', revokedAt, txHash: receipt.transactionHash },
+    })
     invoker.results.length = 0
     // The Golem's next tick: the heartbeat reads the owner's nonce and finds the grants void.
     await env.devnet.increaseTime(120)

@@ -114,15 +114,22 @@ describe('permission health shared per block (anvil)', () => {
     expect(counts.get('eth_call')).toBe(1)
   })
 
-  it('an owner revocation is seen by the next request after its block', async () => {
-    await sendOwnerCalls({
+  it("an owner revocation is seen by the next request after its block, dated by the owner's transaction", async () => {
+    const receipt = await sendOwnerCalls({
       publicClient: stack.devnet.publicClient as never,
       submitter: stack.devnet.deployer,
       smartAccount: stack.owner.smartAccount,
       calls: [disableDelegationCall(stack.devnet.deployment.environment.DelegationManager, atlas.runway.delegation)],
     })
+    const revokedAt = String((await stack.devnet.publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp)
+    const revocation = { kind: 'RevokedByOwner', revokedAt, txHash: receipt.transactionHash }
     const { body, block } = await healthNow('atlas')
-    expect(body).toMatchObject({ ...(await healthAt('atlas', block)), health: 'revoked', revocation: { kind: 'RevokedByOwner' } })
+    expect(body).toMatchObject({ ...(await healthAt('atlas', block)), health: 'revoked', revocation })
+    // Blocks later, the same time and transaction: found once, never the time of the read.
+    for (let i = 0; i < 3; i++) await stack.devnet.increaseTime(2)
+    counts.clear()
+    expect((await healthNow('atlas')).body).toMatchObject({ health: 'revoked', revocation })
+    expect(counts.get('eth_getLogs') ?? 0).toBe(0)
   })
 
   describe('the deployed freshness rule: 2-second blocks, a head read reused for 1 second', () => {

@@ -17,6 +17,7 @@ import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/pr
 import { adjustmentInForce } from '../../../core/lifecycle/adjustmentInForce.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
 import { readGolems, type GolemChainState, type GolemReadRequest } from '../../../adapters/chain/readGolems.ts'
+import { findRevocation, type GrantRevocation } from '../../../adapters/chain/revocation.ts'
 import { BlockSnapshots } from './blockSnapshots.ts'
 import { HeadBlock } from './headBlock.ts'
 import type { ChainPhaseState, ChainSpendState, GolemChainService, GolemView, PermissionHealthService } from '../deps.ts'
@@ -28,7 +29,7 @@ export type ChainGolemStateOptions = {
   store: Pick<GolemStore, 'getGolem'>
   /** The newest redemption's time (unix s), e.g. from the indexer; failures fall back to the store. */
   lastRedemptionAt?: (golem: GolemView) => Promise<bigint | undefined>
-  /** Told when the lastRedemptionAt source failed (the answer still comes, from the store). */
+  /** Told when the lastRedemptionAt source or a revocation's lookup failed (the answer still comes, without it). */
   onUnexpectedError?: (error: unknown) => void
   /** Golem reads kept (one per Golem and grant; 10,000 by default); the oldest is dropped first. */
   maxSnapshots?: number
@@ -48,6 +49,7 @@ type Verdict = {
   lifecycle: GolemView['lifecycle']
   phase: GolemView['phase']
   last: bigint | undefined
+  revocation: GrantRevocation | null
   health: GolemHealth
 }
 
@@ -65,6 +67,11 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   /** The last verdict per Golem with what it was computed from (as many Golems as reads are kept). */
   readonly #verdicts = new Map<string, Verdict>()
   readonly #maxVerdicts: number
+  /**
+   * Per read key, the revoking transaction found (it never moves while the grant stays disabled), or the
+   * block at which none was found yet; as many as reads are kept.
+   */
+  readonly #revocations = new Map<string, { askedAt: bigint; found: GrantRevocation | null }>()
 
   constructor(options: ChainGolemStateOptions) {
     this.#o = options
@@ -96,6 +103,8 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     const hint = golem.lastRedeemedAt === undefined ? undefined : BigInt(golem.lastRedeemedAt)
     // The indexer may lag a block or two behind a redemption the store already saw, and vice versa.
     const last = indexed === undefined ? hint : hint === undefined || indexed > hint ? indexed : hint
+    // Nothing to ask on the common path: a grant enabled, and no revocation kept to forget.
+    const revocation = read.disabled || this.#revocations.size > 0 ? await this.#revocation(golem, profile, read) : null
     const kept = this.#verdicts.get(golem.id)
     if (
       kept &&
@@ -103,14 +112,17 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
       kept.profile === profile &&
       kept.lifecycle === golem.lifecycle &&
       kept.phase === golem.phase &&
-      kept.last === last
+      kept.last === last &&
+      kept.revocation === revocation
     ) {
       return kept.health
     }
     // The tick's own verdict (core/health/golemHealth.ts) from the same facts: the phase and the
-    // lifecycle the last tick stored, the TTL the payments moved.
+    // lifecycle the last tick stored, the TTL the payments moved; a revoked grant dated by the owner's
+    // transaction.
+    const facts = permissionFactsOf(profile, read, last)
     const health = golemHealth({
-      facts: permissionFactsOf(profile, read, last),
+      facts: revocation ? { ...facts, disabledAt: revocation.at, disabledTxHash: revocation.txHash } : facts,
       lifecycle: golem.lifecycle,
       phase: phaseOfName(golem.phase),
       runwayEndsAt: profile.life.runwayEndsAt,
@@ -120,7 +132,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     // does not push a newer verdict out.
     if (!kept || kept.read.blockNumber <= read.blockNumber) {
       this.#verdicts.delete(golem.id)
-      this.#verdicts.set(golem.id, { read, profile, lifecycle: golem.lifecycle, phase: golem.phase, last, health })
+      this.#verdicts.set(golem.id, { read, profile, lifecycle: golem.lifecycle, phase: golem.phase, last, revocation, health })
       if (this.#verdicts.size > this.#maxVerdicts) this.#verdicts.delete(this.#verdicts.keys().next().value!)
     }
     return health
@@ -171,7 +183,8 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     return parseGolemProfile(record?.profile ?? null)
   }
 
-  async #read(golem: GolemView, profile: GolemProfile): Promise<Observed> {
+  /** What the API reads of a Golem: the tick's read of its runway grant (an owner's nonce included), without its gas and balances. */
+  #request(golem: GolemView, profile: GolemProfile): { request: GolemReadRequest; key: string } {
     const r = profile.runway
     const request: GolemReadRequest = {
       golemId: golem.id,
@@ -179,10 +192,47 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
       chainHashes: r.chainHashes,
       periodDelegationHash: r.periodDelegationHash,
       periodTerms: r.periodTerms,
+      ...(r.nonce ? { nonce: r.nonce } : {}),
     }
     // Keyed by everything the read depends on: a renewal or a key rotation (a new profile) is a new read
     // even within the same block.
-    const key = [golem.id, request.golemKey, request.periodDelegationHash, request.periodTerms, ...request.chainHashes].join(':')
+    const nonce = r.nonce ? [r.nonce.enforcer, r.nonce.delegator, r.nonce.value] : []
+    const key = [golem.id, request.golemKey, request.periodDelegationHash, request.periodTerms, ...request.chainHashes, ...nonce].join(':')
+    return { request, key }
+  }
+
+  /**
+   * The owner's revoking transaction of a grant the read found disabled, looked up once and kept until a
+   * read finds the grant enabled again. A lookup that finds nothing (a node still indexing the logs) is
+   * asked again at the next block, and one that fails at the next request; the answer meanwhile says
+   * revoked, without a time.
+   */
+  async #revocation(golem: GolemView, profile: GolemProfile, read: Observed): Promise<GrantRevocation | null> {
+    const { request, key } = this.#request(golem, profile)
+    if (!read.disabled) {
+      this.#revocations.delete(key)
+      return null
+    }
+    const kept = this.#revocations.get(key)
+    if (kept && (kept.found ? kept.found.blockNumber <= read.blockNumber : kept.askedAt >= read.blockNumber)) return kept.found
+    const { deployment, client } = this.#o
+    try {
+      const found = await findRevocation(client, deployment.environment.DelegationManager, request, {
+        fromBlock: deployment.startBlock,
+        toBlock: read.blockNumber,
+      })
+      this.#revocations.delete(key)
+      this.#revocations.set(key, { askedAt: read.blockNumber, found })
+      if (this.#revocations.size > this.#maxVerdicts) this.#revocations.delete(this.#revocations.keys().next().value!)
+      return found
+    } catch (error) {
+      this.#o.onUnexpectedError?.(error)
+      return null
+    }
+  }
+
+  async #read(golem: GolemView, profile: GolemProfile): Promise<Observed> {
+    const { request, key } = this.#request(golem, profile)
     const block = await this.#head.latest()
     const asked = { request, at: block.number }
     this.#asked.delete(key)
