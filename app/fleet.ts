@@ -160,9 +160,14 @@ async function gasLeftOf(chain: FleetChain, profile: GolemProfile | undefined): 
 async function deathOf(store: Pick<Store, 'getDeathSettlement'>, golemId: string) {
   const death = await store.getDeathSettlement(golemId)
   if (!death) return null
-  const settlement = death.settlement as { fundsReturned?: { asset: string; status: string; amount?: string; txHash?: string }[] }
+  const settlement = death.settlement as {
+    expiryCause?: string
+    fundsReturned?: { asset: string; status: string; amount?: string; txHash?: string }[]
+  }
   return {
     kind: death.kind,
+    // A grant's end: the owner's revocation, or its natural expiry.
+    cause: settlement.expiryCause === 'OwnerRevocation' || settlement.expiryCause === 'NaturalExpiry' ? settlement.expiryCause : null,
     returned: (settlement.fundsReturned ?? []).map((f) => ({
       asset: f.asset,
       status: f.status,

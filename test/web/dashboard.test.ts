@@ -396,6 +396,12 @@ describe("the owner's dashboard in headless Chromium", () => {
     expect(tx.from.toLowerCase()).toBe(owner.address.toLowerCase())
     expect(posts).toContain('/api/v1/revocation-draft')
     expect(posts.filter((p) => p.startsWith('/local/'))).toEqual([])
+    // The runway card shows the grant revoked, dated by that transaction, in place of the time it had left.
+    await page.waitForFunction(`document.querySelector('#grant-revoked')?.dataset.tx === '${txHash}'`, { timeout: 30_000 })
+    expect(await page.$eval('#grant-revoked', (e) => e.textContent ?? '')).toMatch(
+      new RegExp(`^revoked by the owner at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} in ${txHash.slice(0, 6)}…${txHash.slice(-4)}$`),
+    )
+    expect(await page.$('#grant-left')).toBeNull()
     await shot('4-revoked')
   }, 120_000)
 
@@ -414,6 +420,9 @@ describe("the owner's dashboard in headless Chromium", () => {
     )
     const home = await page.$$eval('#money-home li', (els) => els.map((e) => e.textContent ?? ''))
     expect(home.some((l) => /^[\d.]+ (USDC|ETH) returned to the owner/.test(l))).toBe(true)
+    expect(await page.$eval('#death-cause', (e) => e.textContent ?? '')).toMatch(
+      /^Cause: the owner revoked the grant \(DelegationExpiry\)\./,
+    )
     expect(await page.$eval('#metabolism', (e) => e.textContent ?? '')).toMatch(/went home to the owner/)
     expect((await health()).health).toBe('dead')
     await shot('5-dead')

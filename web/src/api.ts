@@ -36,8 +36,12 @@ export type FleetGolem = {
   gas: (Grant & { periodAmount: string; periodSeconds: number; delegationHash: string; availableInPeriod: string | null }) | null
   /** The action grants in force (swap, approve, ...), each with its caveats in words. */
   actionGrants: (Grant & { hash: string; label: string; leftTodayUsd6: string | null; resetsAt: number | null })[]
-  /** Once dead: why, and what the death protocol sent home to the owner, per asset. */
-  death: { kind: string; returned: { asset: string; status: string; amount: string | null; txHash: string | null }[] } | null
+  /** Once dead: why (the kind of death and, for a grant's end, whether the owner revoked it), and what the death protocol sent home to the owner, per asset. */
+  death: {
+    kind: string
+    cause: 'OwnerRevocation' | 'NaturalExpiry' | null
+    returned: { asset: string; status: string; amount: string | null; txHash: string | null }[]
+  } | null
 }
 /** A token the page names: its symbol and decimals, by lowercase address. */
 export type TokenInfo = { symbol: string; decimals: number }

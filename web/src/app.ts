@@ -80,26 +80,10 @@ function redeemedSince(redemptions: readonly Redemption[], since: number): bigin
     .reduce((sum, t) => sum + BigInt(t.amount), 0n)
 }
 
-function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
-  const { health } = view
-  // The grant's time left is the vital signs' (the newest queued renewal's end, the life window the
-  // owner granted); the grant paying now keeps its own end beside it while renewals wait behind it.
-  const grantEndsAt = view.phases?.current.vitals?.grantEndsAt ?? health.grant_ends_at
-  return html`<section class="card" id="runway">
-    <h3>Runway</h3>
-    <p>
-      <span class=${`badge ${health.health}`} data-health=${health.health}>${health.health}</span>
-      <span class="reason">${health.reason}</span>
-    </p>
-    <dl>
-      <dt>cap per period</dt>
-      <dd>${golem.runway ? `${usdc(golem.runway.periodAmount)} per ${countdown(golem.runway.periodSeconds)}` : '—'}</dd>
-      <dt>redeemed today</dt>
-      <dd>${usdc(redeemedSince(view.redemptions, now - 86_400))}</dd>
-      <dt>this period</dt>
-      <dd>${view.spend ? `${usdc(view.spend.current.spent)} of ${usdc(view.spend.current.limit)}` : '—'}</dd>
-      <dt>grant left</dt>
-      <dd id="grant-left">${countdown(grantEndsAt - now)}</dd>
+/** The grant's end and the renewals queued behind it; a dead Golem has no grant time left. */
+function grantRows(golem: FleetGolem, health: GolemView['health'], grantEndsAt: number, now: number) {
+  return html`<dt>grant left</dt>
+      <dd id="grant-left">${health.health === 'dead' ? '—' : countdown(grantEndsAt - now)}</dd>
       <dt>${golem.renewals.length > 0 ? 'this grant ends' : 'grant ends'}</dt>
       <dd id="grant-ends" data-at=${health.grant_ends_at}>${when(health.grant_ends_at)}</dd>
       ${golem.renewals.map(
@@ -120,7 +104,36 @@ function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; 
           ? html`<dt>renewals end</dt>
           <dd id="grants-end" data-at=${grantEndsAt}>${when(grantEndsAt)}</dd>`
           : null
-      }
+      }`
+}
+
+/** The owner's revocation in words, with its time and transaction once the API found them. */
+function revokedWords(r: Record<string, string | undefined>): string {
+  const { revokedAt, txHash } = r
+  return `revoked by the owner${revokedAt ? ` at ${when(Number(revokedAt))}` : ''}${txHash ? ` in ${short(txHash)}` : ''}`
+}
+
+function RunwayCard({ golem, view, now }: { golem: FleetGolem; view: GolemView; now: number }) {
+  const { health } = view
+  // The grant's time left is the vital signs' (the newest queued renewal's end, the life window the
+  // owner granted); the grant paying now keeps its own end beside it while renewals wait behind it.
+  const grantEndsAt = view.phases?.current.vitals?.grantEndsAt ?? health.grant_ends_at
+  // Revoked, the grant pays nothing more: its end and the renewals behind it no longer count.
+  const revoked = health.revocation.kind === 'RevokedByOwner' ? health.revocation : null
+  return html`<section class="card" id="runway">
+    <h3>Runway</h3>
+    <p>
+      <span class=${`badge ${health.health}`} data-health=${health.health}>${health.health}</span>
+      <span class="reason">${health.reason}</span>
+    </p>
+    <dl>
+      <dt>cap per period</dt>
+      <dd>${golem.runway ? `${usdc(golem.runway.periodAmount)} per ${countdown(golem.runway.periodSeconds)}` : '—'}</dd>
+      <dt>redeemed today</dt>
+      <dd>${usdc(redeemedSince(view.redemptions, now - 86_400))}</dd>
+      <dt>this period</dt>
+      <dd>${view.spend ? `${usdc(view.spend.current.spent)} of ${usdc(view.spend.current.limit)}` : '—'}</dd>
+      ${revoked ? html`<dt>grant</dt><dd id="grant-revoked" data-tx=${revoked.txHash}>${revokedWords(revoked)}</dd>` : grantRows(golem, health, grantEndsAt, now)}
       <dt>runway (TTL) ends</dt>
       <dd id="runway-ends" data-at=${health.runway_ends_at}>${when(health.runway_ends_at)}</dd>
     </dl>
@@ -379,6 +392,13 @@ function returnedWords(death: NonNullable<FleetGolem['death']>, config: Config):
   })
 }
 
+/** Why the Golem died, in words, with the death's kind as the record names it. */
+function deathCauseWords(death: NonNullable<FleetGolem['death']>): string {
+  if (death.cause === 'OwnerRevocation') return `the owner revoked the grant (${death.kind})`
+  if (death.cause === 'NaturalExpiry') return `its grant ran out (${death.kind})`
+  return death.kind
+}
+
 function DeathOverlay({ golem, view, now, config }: { golem: FleetGolem; view: GolemView; now: number; config: Config }) {
   const vitals = view.phases?.current.vitals
   const dead = view.health.health === 'dead' || vitals?.lifecycle === 'dead'
@@ -391,7 +411,7 @@ function DeathOverlay({ golem, view, now, config }: { golem: FleetGolem; view: G
         ? html`<h3>This Golem has died</h3>
           ${
             golem.death
-              ? html`<p>Cause: ${golem.death.kind}. Where its money went:</p>
+              ? html`<p id="death-cause">Cause: ${deathCauseWords(golem.death)}. Where its money went:</p>
                 <ul id="money-home">
                   ${returnedWords(golem.death, config).map((line) => html`<li>${line}</li>`)}
                 </ul>`
