@@ -5,14 +5,15 @@
 // fixed). Each refuses a Golem it cannot act on before anything is sent or written.
 import { chainTime } from './output.ts'
 import { formatEther, pad, toHex, type Account, type Address, type Hex, type PublicClient } from 'viem'
-import { DelegationManager as DelegationManagerAbi } from '@metamask/delegation-abis'
-import { VitalityOracleAbi } from '../contracts/artifacts/index.ts'
-import { phaseNames, type Phase } from '../core/lifecycle/phase.ts'
+import { phaseNames } from '../core/lifecycle/phase.ts'
 import { parseGolemProfile, type GolemProfile } from '../core/lifecycle/profile.ts'
 import { renewalWindow } from '../core/lifecycle/renewal.ts'
 import { ownerActTime } from '../core/lifecycle/eventOrder.ts'
 import { isHalted, liftHalt } from '../core/lifecycle/heartbeatAnomaly.ts'
 import { grantEndOf, grantInForce, latestGrant } from '../core/lifecycle/grantInForce.ts'
+import { adjustmentInForce } from '../core/lifecycle/adjustmentInForce.ts'
+import { readRequestOf } from '../core/lifecycle/observation.ts'
+import { readGolems } from '../adapters/chain/readGolems.ts'
 import { formatUsdc } from '../core/permissions/index.ts'
 import type { GolemRecord, Store } from '../core/store/index.ts'
 import { StoreRenewalService } from '../app/renewal.ts'
@@ -56,24 +57,17 @@ export type GolemStatus = {
 export async function golemStatus(store: Store, chain: CliChain, deployment: CliDeployment, golemId: string): Promise<GolemStatus> {
   const { record, profile } = await golemOf(store, golemId)
   const client = chain.publicClient
-  const [[registered, phase], disabled, keyEth, block] = await Promise.all([
-    client.readContract({ address: deployment.vitalityOracle, abi: VitalityOracleAbi, functionName: 'getPhase', args: [profile.golemKey] }),
-    Promise.all(
-      profile.runway.chainHashes.map((h) =>
-        client.readContract({
-          address: deployment.environment.DelegationManager,
-          abi: DelegationManagerAbi,
-          functionName: 'disabledDelegations',
-          args: [h],
-        }),
-      ),
-    ),
-    client.getBalance({ address: profile.golemKey }),
-    client.getBlock(),
-  ])
+  // The tick's own read of the grant in force (a queued renewal once the runway's end has passed, an
+  // owner's adjustment once the grants it supersedes read disabled), so an owner's NonceEnforcer increment
+  // reads revoked as the tick reads it, and an adjustment does not.
+  const block = await client.getBlock()
+  const readOf = async (p: GolemProfile) => (await readGolems(client, deployment, [readRequestOf(golemId, p)], block)).golems[0]!
+  const renewed = grantInForce(profile, block.timestamp)
+  const first = await readOf(renewed)
+  const inForce = adjustmentInForce(renewed, first)
+  const read = inForce === renewed ? first : await readOf(inForce)
   // The latest events, oldest first.
   const events = await store.listEvents({ golemId, limit: STATUS_EVENTS, order: 'desc' })
-  const inForce = grantInForce(profile, block.timestamp)
   const end = grantEndOf(inForce)
   return {
     golemId,
@@ -88,10 +82,10 @@ export async function golemStatus(store: Store, chain: CliChain, deployment: Cli
       events: events.events.map((e) => e.type).reverse(),
     },
     chain: {
-      registered: registered as boolean,
-      phase: phaseNames[Number(phase) as Phase],
-      grantDisabled: (disabled as boolean[]).some(Boolean),
-      keyEth,
+      registered: read.registered,
+      phase: phaseNames[read.phase],
+      grantDisabled: read.disabled,
+      keyEth: read.ethBalance ?? (await client.getBalance({ address: profile.golemKey })),
       blockTime: block.timestamp,
     },
     grant: {

@@ -10,6 +10,7 @@ import { NonceEnforcer } from '@metamask/delegation-abis'
 import { createWalletClient, encodeFunctionData, getAddress, http, pad, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runHeartbeat } from '../../app/heartbeat/heartbeat.ts'
+import { golemStatus } from '../../cli/lifecycle.ts'
 import type { LocalInvoker } from '../../app/heartbeat/invokers.ts'
 import { VitalityOracleAbi } from '../../contracts/artifacts/index.ts'
 import { parseGolemProfile } from '../../core/lifecycle/profile.ts'
@@ -183,6 +184,9 @@ describe("an owner whose wallet account is the smart account onboards through th
       health: 'revoked',
       revocation: { kind: 'RevokedByOwner', revokedAt, txHash: receipt.transactionHash },
     })
+    // So does `bardo status`, from the tick's own read.
+    const status = await golemStatus(env.store, { publicClient: env.devnet.publicClient } as never, env.devnet.deployment, 'wallet-golem')
+    expect(status.chain.grantDisabled).toBe(true)
     invoker.results.length = 0
     // The Golem's next tick: the heartbeat reads the owner's nonce and finds the grants void.
     await env.devnet.increaseTime(120)
