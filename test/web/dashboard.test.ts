@@ -402,6 +402,7 @@ describe("the owner's dashboard in headless Chromium", () => {
       new RegExp(`^revoked by the owner at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} in ${txHash.slice(0, 6)}…${txHash.slice(-4)}$`),
     )
     expect(await page.$('#grant-left')).toBeNull()
+    expect(await page.$eval('#permissions-revoked', (e) => e.textContent ?? '')).toMatch(/owner revoked these grants/)
     await shot('4-revoked')
   }, 120_000)
 

@@ -207,6 +207,11 @@ function PermissionsPanel({ golem, view, now, config }: { golem: FleetGolem; vie
   const actions = view.actions.filter((a) => Number(a.timestamp) >= now - 7 * 86_400)
   return html`<section class="card" id="permissions">
     <h3>Permissions</h3>
+    ${
+      view.health.revocation.kind === 'RevokedByOwner'
+        ? html`<p class="reason" id="permissions-revoked">The owner revoked these grants: none of them acts any more.</p>`
+        : null
+    }
     ${golem.parent ? html`<p data-parent=${golem.parent}>A Replicant of ${golem.parent}: it redeems a slice of that Golem's grant and dies no later than it.</p>` : null}
     <ul class="tree">
       <li>
