@@ -1,5 +1,7 @@
 // The one DynamoDB table behind core/store's DynamoStore: string `pk` and `sk`, no secondary index
-// (the due list is a sharded partition, DUE#<n>), no TTL (expiry is an attribute checked on read).
+// (the due list is a sharded partition, DUE#<n>). TTL on `ttl` collects what expires (rate-limit
+// counters, single-use nonces, payment-id bindings): garbage collection only, since every expiry is an
+// attribute the store checks on read, and DynamoDB deletes expired items only within days.
 // The table is not `link`ed anywhere: SST's Dynamo link grants dynamodb:* on it. Functions get the
 // exact actions the store sends instead.
 import type { StackConfig } from './config.ts'
@@ -7,6 +9,8 @@ import type { StackConfig } from './config.ts'
 /** The key schema adapters/store/dynamo/table.ts reads and writes. */
 export const TABLE_FIELDS = { pk: 'string', sk: 'string' } as const
 export const TABLE_PRIMARY_INDEX = { hashKey: 'pk', rangeKey: 'sk' } as const
+/** The attribute adapters/store/codec.ts writes (unix seconds) on the items that expire. */
+export const TABLE_TTL_ATTRIBUTE = 'ttl'
 
 /** What DynamoStore's read paths send (getGolem, listDueGolems, list/get of history). */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const
@@ -27,6 +31,7 @@ export function createStorage(config: StackConfig): Storage {
   const table = new sst.aws.Dynamo('Store', {
     fields: { ...TABLE_FIELDS },
     primaryIndex: { ...TABLE_PRIMARY_INDEX },
+    ttl: TABLE_TTL_ATTRIBUTE,
     transform: {
       // SST already turns on point-in-time recovery; production also refuses DeleteTable.
       table: (args) => {

@@ -1,6 +1,7 @@
 // Runs sst.config.ts against recording stand-ins for SST's globals (the sst CLI downloads Pulumi, so
 // it cannot run here) and checks the stack: handlers, schedule, IAM, secrets, the indexer, alarms.
 import { WALKS_PK } from '../adapters/store/keys.ts'
+import { counterToItem } from '../adapters/store/codec.ts'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -216,6 +217,9 @@ describe('DynamoDB table', () => {
     expect(tables[0]!.args).toMatchObject({ fields: { pk: 'string', sk: 'string' }, primaryIndex: { hashKey: 'pk', rangeKey: 'sk' } })
     expect(Object.keys(tables[0]!.args.fields)).toEqual(['pk', 'sk'])
     expect(tables[0]!.args.globalIndexes).toBeUndefined()
+    // The rate-limit counters, nonces and payment-id bindings carry `ttl` (unix seconds): collected, never kept.
+    const counter = counterToItem('ip:127.0.0.1', 60_000, { count: 1, resetAt: 120_000 })
+    expect(counter[tables[0]!.args.ttl]).toBe(120)
     const table: Record<string, unknown> = {}
     tables[0]!.args.transform.table(table)
     expect(table.deletionProtectionEnabled).toBe(true)
