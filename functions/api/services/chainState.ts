@@ -38,6 +38,8 @@ export type ChainGolemStateOptions = {
 }
 
 type Observed = GolemChainState & { timestamp: bigint; blockNumber: bigint }
+/** One lookup of a grant's revoking transaction: the read it was for, the block it was asked at, its answer, and what it found once found. */
+type RevocationLookup = { key: string; askedAt: bigint; answer: Promise<GrantRevocation | null>; found?: GrantRevocation }
 type Block = { number: bigint; timestamp: bigint }
 
 /** The most Golems read ahead at a new block, in one multicall: as many as the heartbeat reads in one. */
@@ -68,10 +70,10 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
   readonly #verdicts = new Map<string, Verdict>()
   readonly #maxVerdicts: number
   /**
-   * Per read key, the revoking transaction found (it never moves while the grant stays disabled), or the
-   * block at which none was found yet; as many as reads are kept.
+   * Per Golem, the last lookup of its grant's revoking transaction: what it found never moves while the grant
+   * stays disabled; one that found nothing is good for the block it was asked at. As many as reads are kept.
    */
-  readonly #revocations = new Map<string, { askedAt: bigint; found: GrantRevocation | null }>()
+  readonly #revocations = new Map<string, RevocationLookup>()
 
   constructor(options: ChainGolemStateOptions) {
     this.#o = options
@@ -104,7 +106,7 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     // The indexer may lag a block or two behind a redemption the store already saw, and vice versa.
     const last = indexed === undefined ? hint : hint === undefined || indexed > hint ? indexed : hint
     // Nothing to ask on the common path: a grant enabled, and no revocation kept to forget.
-    const revocation = read.disabled || this.#revocations.size > 0 ? await this.#revocation(golem, profile, read) : null
+    const revocation = read.disabled || this.#revocations.has(golem.id) ? await this.#revocation(golem, profile, read) : null
     const kept = this.#verdicts.get(golem.id)
     if (
       kept &&
@@ -203,32 +205,42 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
 
   /**
    * The owner's revoking transaction of a grant the read found disabled, looked up once and kept until a
-   * read finds the grant enabled again. A lookup that finds nothing (a node still indexing the logs) is
-   * asked again at the next block, and one that fails at the next request; the answer meanwhile says
-   * revoked, without a time.
+   * read finds the grant enabled again. A lookup that finds nothing (a node still indexing the logs) or
+   * fails (a node refusing the block range) is asked again at the next block, not at every request; the
+   * answer meanwhile says revoked, without a time.
    */
   async #revocation(golem: GolemView, profile: GolemProfile, read: Observed): Promise<GrantRevocation | null> {
-    const { request, key } = this.#request(golem, profile)
     if (!read.disabled) {
-      this.#revocations.delete(key)
+      this.#revocations.delete(golem.id)
       return null
     }
-    const kept = this.#revocations.get(key)
-    if (kept && (kept.found ? kept.found.blockNumber <= read.blockNumber : kept.askedAt >= read.blockNumber)) return kept.found
+    const { request, key } = this.#request(golem, profile)
+    // Requests at one block share one lookup, as they share one read.
+    const kept = this.#revocations.get(golem.id)
+    if (kept && kept.key === key && (kept.askedAt >= read.blockNumber || (kept.found && kept.found.blockNumber <= read.blockNumber)))
+      return kept.answer
     const { deployment, client } = this.#o
-    try {
-      const found = await findRevocation(client, deployment.environment.DelegationManager, request, {
+    const lookup: RevocationLookup = {
+      key,
+      askedAt: read.blockNumber,
+      answer: findRevocation(client, deployment.environment.DelegationManager, request, {
         fromBlock: deployment.startBlock,
         toBlock: read.blockNumber,
-      })
-      this.#revocations.delete(key)
-      this.#revocations.set(key, { askedAt: read.blockNumber, found })
-      if (this.#revocations.size > this.#maxVerdicts) this.#revocations.delete(this.#revocations.keys().next().value!)
-      return found
-    } catch (error) {
-      this.#o.onUnexpectedError?.(error)
-      return null
+      }).then(
+        (found) => {
+          if (found) lookup.found = found
+          return found
+        },
+        (error: unknown) => {
+          this.#o.onUnexpectedError?.(error)
+          return null
+        },
+      ),
     }
+    this.#revocations.delete(golem.id)
+    this.#revocations.set(golem.id, lookup)
+    if (this.#revocations.size > this.#maxVerdicts) this.#revocations.delete(this.#revocations.keys().next().value!)
+    return lookup.answer
   }
 
   async #read(golem: GolemView, profile: GolemProfile): Promise<Observed> {
