@@ -155,7 +155,7 @@ describe('DynamoStore on the table', () => {
     expect(await store.getGolem('g-1')).toMatchObject({ lastTick: null, profile: null, version: 3 })
   })
 
-  it("reads a heartbeat page's records eventually consistent (half the read units) and one record consistently", async () => {
+  it("reads the heartbeat's due list and a page's records eventually consistent (half the read units), one record consistently", async () => {
     const tableName = `bardo-dyn-${++tables}`
     await createTable(client, tableName)
     // A client of its own, so the recording reaches no other test's requests.
@@ -177,6 +177,15 @@ describe('DynamoStore on the table', () => {
       const batch = reads.find((r) => r.command === 'BatchGetItemCommand')
       expect(batch?.input).toMatchObject({ RequestItems: { [tableName]: { ConsistentRead: false } } })
       expect(reads.find((r) => r.command === 'GetItemCommand')?.input).toMatchObject({ ConsistentRead: true })
+      // The heartbeat's due list as well; the Golem's own history stays consistent.
+      reads.length = 0
+      expect((await store.listDueGolems({ now: Date.now() + 3_600_000, limit: 10, cursor: null })).golems).toHaveLength(2)
+      const due = reads.filter((r) => r.command === 'QueryCommand')
+      expect(due.length).toBeGreaterThan(0)
+      for (const q of due) expect(q.input).toMatchObject({ ConsistentRead: false })
+      reads.length = 0
+      await store.listEvents({ golemId: 'g-1', limit: 10 })
+      expect(reads.find((r) => r.command === 'QueryCommand')?.input).toMatchObject({ ConsistentRead: true })
     } finally {
       recorded.destroy()
     }

@@ -149,6 +149,9 @@ export async function listDueGolems(table: DynamoTable, shards: number, raw: S.L
         },
         limit: DUE_QUERY_BATCH,
         after,
+        // Eventually consistent, at half the read units, like the walk's read of the records: an entry
+        // written in the last second may wait for the next beat, as one written just after the read did.
+        consistent: false,
       })
       for (const item of page.items) {
         golems.push(codec.dueFromItem(item))

@@ -1,7 +1,7 @@
 // A thin wrapper over the DocumentClient for one table: conditional put/update/delete that answer
 // false/null when the condition fails (instead of throwing), the key guard on every write, and
-// consistent reads unless a batch read asks otherwise. No TransactWrite and no TTL: dynalite has
-// neither, and nothing here needs them.
+// consistent reads unless a batch read or a Query asks otherwise. No TransactWrite: dynalite has none,
+// and nothing here needs it (the deployed table's TTL only collects expired items, stacks/storage.ts).
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -39,6 +39,8 @@ export type QuerySpec = {
   /** Continue after this sk (exclusive). */
   after?: string | null
   forward?: boolean
+  /** Strongly consistent unless false: an eventually consistent page costs half the read units. */
+  consistent?: boolean
 }
 
 /** DynamoDB's limit of keys per BatchGetItem. */
@@ -197,7 +199,7 @@ export class DynamoTable {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           Limit: q.limit,
-          ConsistentRead: true,
+          ConsistentRead: q.consistent ?? true,
           ScanIndexForward: q.forward ?? true,
           ...(q.after ? { ExclusiveStartKey: { pk: q.pk, sk: q.after } } : {}),
         }),
