@@ -15,6 +15,7 @@ import { golemHealth, phaseOfName, rotationWaitOf, type GolemHealth } from '../.
 import { vitalsOf } from '../vitals.ts'
 import { parseGolemProfile, type GolemProfile } from '../../../core/lifecycle/profile.ts'
 import { adjustmentInForce } from '../../../core/lifecycle/adjustmentInForce.ts'
+import { readRequestOf } from '../../../core/lifecycle/observation.ts'
 import type { GolemStore } from '../../../core/store/index.ts'
 import { readGolems, type GolemChainState, type GolemReadRequest } from '../../../adapters/chain/readGolems.ts'
 import { findRevocation, type GrantRevocation } from '../../../adapters/chain/revocation.ts'
@@ -185,20 +186,16 @@ export class ChainGolemState implements PermissionHealthService, GolemChainServi
     return parseGolemProfile(record?.profile ?? null)
   }
 
-  /** What the API reads of a Golem: the tick's read of its runway grant (an owner's nonce included), without its gas and balances. */
+  /**
+   * What the API reads of a Golem: the tick's own read request (readRequestOf), so every fact that revokes
+   * a grant for the tick (a disabled delegation, the owner's nonce) revokes it here too, without the reads
+   * only the tick acts on (the key's runway balance, the gas grant).
+   */
   #request(golem: GolemView, profile: GolemProfile): { request: GolemReadRequest; key: string } {
-    const r = profile.runway
-    const request: GolemReadRequest = {
-      golemId: golem.id,
-      golemKey: profile.golemKey,
-      chainHashes: r.chainHashes,
-      periodDelegationHash: r.periodDelegationHash,
-      periodTerms: r.periodTerms,
-      ...(r.nonce ? { nonce: r.nonce } : {}),
-    }
+    const { runwayToken: _runwayToken, gas: _gas, ...request } = readRequestOf(golem.id, profile)
     // Keyed by everything the read depends on: a renewal or a key rotation (a new profile) is a new read
     // even within the same block.
-    const nonce = r.nonce ? [r.nonce.enforcer, r.nonce.delegator, r.nonce.value] : []
+    const nonce = request.nonce ? [request.nonce.enforcer, request.nonce.delegator, request.nonce.value] : []
     const key = [golem.id, request.golemKey, request.periodDelegationHash, request.periodTerms, ...request.chainHashes, ...nonce].join(':')
     return { request, key }
   }
